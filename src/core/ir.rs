@@ -1,0 +1,384 @@
+//! Typed three-address miniCUDA (RaCUDA Fig. 2 plus `sync`, unary operators and the three
+//! thread-index components kept apart).
+//!
+//! Shapes: operands are atoms (`x`, `p`, `c`, `threadIdx.d`); expressions apply at most one
+//! operator to operands or read one array cell; statements are those of Fig. 2. Array
+//! indices are counted in *elements*, not bytes; each array records its element size in
+//! bytes so that `MemReads`/`Conflicts` can convert. Variable names, parameter names and
+//! array names are disjoint (the lowering renames clashes).
+
+use std::fmt;
+
+/// Value types of miniCUDA (RaCUDA §3.1: `int`, `bool`, abstract base type `B`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ty {
+    /// Mathematical integers (all C integer types: `int`, `unsigned`, `char`, `long` ...).
+    Int,
+    /// Booleans (results of comparisons and logical operators).
+    Bool,
+    /// The abstract base type `B`: `float` and `double` values.
+    Float,
+}
+
+impl Ty {
+    /// The keyword used for this type in `spec/` and in certificates.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Ty::Int => "int",
+            Ty::Bool => "bool",
+            Ty::Float => "float",
+        }
+    }
+}
+
+/// One of the three components of a CUDA index triple.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dim {
+    /// `.x`, the fastest-varying component.
+    X,
+    /// `.y`
+    Y,
+    /// `.z`
+    Z,
+}
+
+impl Dim {
+    /// All three components, in linearization order (x fastest).
+    pub const ALL: [Dim; 3] = [Dim::X, Dim::Y, Dim::Z];
+    /// Index 0, 1, 2.
+    pub fn index(self) -> usize {
+        match self {
+            Dim::X => 0,
+            Dim::Y => 1,
+            Dim::Z => 2,
+        }
+    }
+    /// `x`, `y` or `z`.
+    pub fn letter(self) -> char {
+        match self {
+            Dim::X => 'x',
+            Dim::Y => 'y',
+            Dim::Z => 'z',
+        }
+    }
+}
+
+/// Memory space of an array (RaCUDA's `G` and `S`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Global memory: kernel pointer parameters. Accesses cost `M^gread(MemReads(R))`.
+    Global,
+    /// Shared memory: `__shared__` arrays. Accesses cost `M^sread(Conflicts(R))`.
+    Shared,
+}
+
+impl Space {
+    /// `global` or `shared`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+        }
+    }
+}
+
+/// A constant `c` of Fig. 2.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Const {
+    /// Integer literal.
+    Int(i64),
+    /// Boolean literal.
+    Bool(bool),
+    /// Floating-point literal (abstract type `B`; only the semantics looks at its value).
+    Float(f64),
+}
+
+/// Operands `o ::= x | p | c | tid` of Fig. 2, with `tid` split into its components.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A thread-local variable.
+    Var(String),
+    /// A read-only parameter: a scalar kernel argument, `blockIdx.d`, or `gridDim.d`
+    /// when the grid is left symbolic.
+    Param(String),
+    /// A constant.
+    Const(Const),
+    /// `threadIdx.d`: the component `d` of the thread index (RaCUDA's `tid`).
+    Tid(Dim),
+}
+
+/// Binary operators (the `op` of Fig. 2). Integer `/` and `%` truncate toward zero as in C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    /// Logical and on two already-evaluated booleans (short circuit is lowered to `if`).
+    And,
+    /// Logical or on two already-evaluated booleans.
+    Or,
+    /// `min(a, b)`
+    Min,
+    /// `max(a, b)`
+    Max,
+}
+
+impl BinOp {
+    /// The symbol used in `spec/`, certificates and printed programs.
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Shl => "<<",
+            Shr => ">>",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Eq => "==",
+            Ne => "!=",
+            And => "&&",
+            Or => "||",
+            Min => "min",
+            Max => "max",
+        }
+    }
+    /// Inverse of [`BinOp::symbol`].
+    pub fn from_symbol(s: &str) -> Option<BinOp> {
+        use BinOp::*;
+        Some(match s {
+            "+" => Add,
+            "-" => Sub,
+            "*" => Mul,
+            "/" => Div,
+            "%" => Rem,
+            "<<" => Shl,
+            ">>" => Shr,
+            "&" => BitAnd,
+            "|" => BitOr,
+            "^" => BitXor,
+            "<" => Lt,
+            "<=" => Le,
+            ">" => Gt,
+            ">=" => Ge,
+            "==" => Eq,
+            "!=" => Ne,
+            "&&" => And,
+            "||" => Or,
+            "min" => Min,
+            "max" => Max,
+            _ => return None,
+        })
+    }
+    /// Whether the result is a boolean.
+    pub fn is_comparison(self) -> bool {
+        use BinOp::*;
+        matches!(self, Lt | Le | Gt | Ge | Eq | Ne | And | Or)
+    }
+}
+
+/// Unary operators (an extension of Fig. 2, charged like `op`: rule `EC:UOP`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// Arithmetic negation `-o`.
+    Neg,
+    /// Logical negation `!o`.
+    Not,
+    /// Bitwise complement `~o`.
+    BitNot,
+    /// Conversion to the abstract float type `(float) o`.
+    ToFloat,
+    /// Conversion to an integer `(int) o` (truncation toward zero).
+    ToInt,
+    /// Conversion to a boolean (`o != 0`).
+    ToBool,
+}
+
+impl UnOp {
+    /// The name used in `spec/` and certificates.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnOp::Neg => "neg",
+            UnOp::Not => "not",
+            UnOp::BitNot => "bitnot",
+            UnOp::ToFloat => "tofloat",
+            UnOp::ToInt => "toint",
+            UnOp::ToBool => "tobool",
+        }
+    }
+    /// Inverse of [`UnOp::name`].
+    pub fn from_name(s: &str) -> Option<UnOp> {
+        Some(match s {
+            "neg" => UnOp::Neg,
+            "not" => UnOp::Not,
+            "bitnot" => UnOp::BitNot,
+            "tofloat" => UnOp::ToFloat,
+            "toint" => UnOp::ToInt,
+            "tobool" => UnOp::ToBool,
+            _ => return None,
+        })
+    }
+}
+
+/// Expressions `e ::= o | o op o | A[o]` of Fig. 2 (plus `op o`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// An operand.
+    Opd(Operand),
+    /// `o1 op o2`
+    Bin(BinOp, Operand, Operand),
+    /// `op o`
+    Un(UnOp, Operand),
+    /// `A[o]`: a read of array `A` (global or shared, from its declaration) at element index `o`.
+    Read(String, Operand),
+}
+
+/// A source position (1-based line and column in the user's `.cu` file), kept on
+/// statements for reports. `Loc::default()` means "synthesized by the lowering".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    /// 1-based line, 0 if unknown.
+    pub line: u32,
+    /// 1-based column, 0 if unknown.
+    pub col: u32,
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Statements `s` of Fig. 2 plus `sync`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `skip`
+    Skip,
+    /// `s1; s2`
+    Seq(Box<Stmt>, Box<Stmt>),
+    /// `x ← e`
+    Assign(String, Expr, Loc),
+    /// `A[o] ← e`
+    Write(String, Operand, Expr, Loc),
+    /// `if e then s1 else s2`
+    If(Expr, Box<Stmt>, Box<Stmt>, Loc),
+    /// `while (e) s`
+    While(Expr, Box<Stmt>, Loc),
+    /// `sync` (`__syncthreads()`)
+    Sync(Loc),
+}
+
+impl Stmt {
+    /// Right-nested sequence of the statements (`skip` for an empty list); `skip`s are kept.
+    pub fn seq(mut stmts: Vec<Stmt>) -> Stmt {
+        match stmts.len() {
+            0 => Stmt::Skip,
+            1 => stmts.pop().unwrap_or(Stmt::Skip),
+            _ => {
+                let first = stmts.remove(0);
+                Stmt::Seq(Box::new(first), Box::new(Stmt::seq(stmts)))
+            }
+        }
+    }
+
+    /// `W(s)`: the local variables syntactically assigned by `s` (RaCUDA §4; array writes
+    /// do not count), in first-occurrence order without duplicates.
+    pub fn writes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_writes(&mut out);
+        out
+    }
+
+    fn collect_writes(&self, out: &mut Vec<String>) {
+        match self {
+            Stmt::Skip | Stmt::Sync(_) | Stmt::Write(..) => {}
+            Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+                a.collect_writes(out);
+                b.collect_writes(out);
+            }
+            Stmt::Assign(x, _, _) => {
+                if !out.contains(x) {
+                    out.push(x.clone());
+                }
+            }
+            Stmt::While(_, s, _) => s.collect_writes(out),
+        }
+    }
+}
+
+/// An array of the kernel: a global pointer parameter or a `__shared__` declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayDecl {
+    /// Name (unique among variables, parameters and arrays).
+    pub name: String,
+    /// Global or shared.
+    pub space: Space,
+    /// Element type.
+    pub elem: Ty,
+    /// Element size in bytes (int 4, float 4, double 8, char 1, short 2, long 8 ...).
+    pub elem_bytes: u32,
+    /// Number of elements for shared arrays of known size; `None` for global arrays and
+    /// `extern` shared arrays. Informational only: out-of-bounds reads yield the default value.
+    pub len: Option<u64>,
+}
+
+/// A scalar kernel parameter or a symbolic CUDA built-in (`blockIdx.x`, `gridDim.x` ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamDecl {
+    /// Name as written (`w`, `blockIdx.x`).
+    pub name: String,
+    /// Type.
+    pub ty: Ty,
+}
+
+/// A lowered kernel: RaCUDA's "program" plus its signature Σ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The `__global__` function's name.
+    pub name: String,
+    /// Scalar parameters, then the built-in parameters the body uses (`blockIdx.x` ...).
+    pub params: Vec<ParamDecl>,
+    /// Arrays (global pointer parameters first, in parameter order, then shared arrays).
+    pub arrays: Vec<ArrayDecl>,
+    /// Local variables with their types (user locals and lowering temporaries). Every local
+    /// starts at the default value of its type (0, false, 0.0) in every thread.
+    pub locals: Vec<(String, Ty)>,
+    /// The kernel body.
+    pub body: Stmt,
+}
+
+impl Program {
+    /// The declaration of array `name`.
+    pub fn array(&self, name: &str) -> Option<&ArrayDecl> {
+        self.arrays.iter().find(|a| a.name == name)
+    }
+    /// The type of local variable `name`.
+    pub fn local_ty(&self, name: &str) -> Option<Ty> {
+        self.locals.iter().find(|(n, _)| n == name).map(|(_, t)| *t)
+    }
+    /// The type of parameter `name`.
+    pub fn param_ty(&self, name: &str) -> Option<Ty> {
+        self.params.iter().find(|p| p.name == name).map(|p| p.ty)
+    }
+}

@@ -1,0 +1,15 @@
+//! The miniCUDA core language (RaCUDA §3, Fig. 2, extended with `sync`), the resource
+//! metrics of RaCUDA Table 1 and the hardware functions `MemReads` / `Conflicts`.
+//!
+//! Everything after the front end works on these types: the executable semantics
+//! (`crate::semantics`), the inference (`crate::analysis`) and the certificate writer
+//! (`crate::certificate`). The normative definition is `spec/minicuda.md`.
+
+pub mod hardware;
+pub mod ir;
+pub mod metric;
+pub mod print;
+
+pub use hardware::{conflicts, mem_reads, Hardware, Launch};
+pub use ir::*;
+pub use metric::{Metric, MetricName};

@@ -1,0 +1,159 @@
+//! Printing miniCUDA: the s-expression form used in certificates (`spec/certificate.md`,
+//! section "Program") and a readable form for humans (`Display`).
+
+use super::ir::*;
+use std::fmt::{self, Write};
+
+/// The certificate s-expression of a constant: `(int 5)`, `(bool true)`, `(float 1.5)`.
+pub fn sexp_const(c: &Const) -> String {
+    match c {
+        Const::Int(n) => format!("(int {n})"),
+        Const::Bool(b) => format!("(bool {b})"),
+        Const::Float(x) => format!("(float {x:?})"),
+    }
+}
+
+/// The certificate s-expression of an operand: `(var x)`, `(param w)`, `(tid x)`, a constant.
+pub fn sexp_operand(o: &Operand) -> String {
+    match o {
+        Operand::Var(x) => format!("(var {x})"),
+        Operand::Param(p) => format!("(param {p})"),
+        Operand::Const(c) => sexp_const(c),
+        Operand::Tid(d) => format!("(tid {})", d.letter()),
+    }
+}
+
+/// The certificate s-expression of an expression: an operand, `(bin OP O O)`, `(un OP O)`,
+/// `(read A O)`.
+pub fn sexp_expr(e: &Expr) -> String {
+    match e {
+        Expr::Opd(o) => sexp_operand(o),
+        Expr::Bin(op, a, b) => format!(
+            "(bin {} {} {})",
+            op.symbol(),
+            sexp_operand(a),
+            sexp_operand(b)
+        ),
+        Expr::Un(op, a) => format!("(un {} {})", op.name(), sexp_operand(a)),
+        Expr::Read(arr, o) => format!("(read {arr} {})", sexp_operand(o)),
+    }
+}
+
+/// The certificate s-expression of a statement, one node per line, indented by `indent`.
+pub fn sexp_stmt(s: &Stmt, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match s {
+        Stmt::Skip => {
+            let _ = writeln!(out, "{pad}(skip)");
+        }
+        Stmt::Sync(_) => {
+            let _ = writeln!(out, "{pad}(sync)");
+        }
+        Stmt::Assign(x, e, _) => {
+            let _ = writeln!(out, "{pad}(assign {x} {})", sexp_expr(e));
+        }
+        Stmt::Write(a, o, e, _) => {
+            let _ = writeln!(out, "{pad}(write {a} {} {})", sexp_operand(o), sexp_expr(e));
+        }
+        Stmt::Seq(a, b) => {
+            let _ = writeln!(out, "{pad}(seq");
+            sexp_stmt(a, indent + 2, out);
+            sexp_stmt(b, indent + 2, out);
+            let _ = writeln!(out, "{pad})");
+        }
+        Stmt::If(e, a, b, _) => {
+            let _ = writeln!(out, "{pad}(if {}", sexp_expr(e));
+            sexp_stmt(a, indent + 2, out);
+            sexp_stmt(b, indent + 2, out);
+            let _ = writeln!(out, "{pad})");
+        }
+        Stmt::While(e, b, _) => {
+            let _ = writeln!(out, "{pad}(while {}", sexp_expr(e));
+            sexp_stmt(b, indent + 2, out);
+            let _ = writeln!(out, "{pad})");
+        }
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Var(x) | Operand::Param(x) => f.write_str(x),
+            Operand::Const(Const::Int(n)) => write!(f, "{n}"),
+            Operand::Const(Const::Bool(b)) => write!(f, "{b}"),
+            Operand::Const(Const::Float(x)) => write!(f, "{x:?}"),
+            Operand::Tid(d) => write!(f, "threadIdx.{}", d.letter()),
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Opd(o) => write!(f, "{o}"),
+            Expr::Bin(op @ (BinOp::Min | BinOp::Max), a, b) => {
+                write!(f, "{}({a}, {b})", op.symbol())
+            }
+            Expr::Bin(op, a, b) => write!(f, "{a} {} {b}", op.symbol()),
+            Expr::Un(op, a) => write!(f, "{}({a})", op.name()),
+            Expr::Read(arr, o) => write!(f, "{arr}[{o}]"),
+        }
+    }
+}
+
+fn fmt_stmt(s: &Stmt, indent: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let pad = " ".repeat(indent);
+    match s {
+        Stmt::Skip => writeln!(f, "{pad}skip"),
+        Stmt::Sync(_) => writeln!(f, "{pad}sync"),
+        Stmt::Assign(x, e, _) => writeln!(f, "{pad}{x} ← {e}"),
+        Stmt::Write(a, o, e, _) => writeln!(f, "{pad}{a}[{o}] ← {e}"),
+        Stmt::Seq(a, b) => {
+            fmt_stmt(a, indent, f)?;
+            fmt_stmt(b, indent, f)
+        }
+        Stmt::If(e, a, b, _) => {
+            writeln!(f, "{pad}if {e} then")?;
+            fmt_stmt(a, indent + 2, f)?;
+            if **b != Stmt::Skip {
+                writeln!(f, "{pad}else")?;
+                fmt_stmt(b, indent + 2, f)?;
+            }
+            Ok(())
+        }
+        Stmt::While(e, b, _) => {
+            writeln!(f, "{pad}while ({e})")?;
+            fmt_stmt(b, indent + 2, f)
+        }
+    }
+}
+
+impl fmt::Display for Stmt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_stmt(self, 0, f)
+    }
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "kernel {}", self.name)?;
+        for p in &self.params {
+            writeln!(f, "  param {} {}", p.ty.keyword(), p.name)?;
+        }
+        for a in &self.arrays {
+            writeln!(
+                f,
+                "  array {} {} {}[{}] ({} bytes/elem)",
+                a.space.keyword(),
+                a.elem.keyword(),
+                a.name,
+                a.len.map(|n| n.to_string()).unwrap_or_default(),
+                a.elem_bytes
+            )?;
+        }
+        for (x, t) in &self.locals {
+            writeln!(f, "  local {} {x}", t.keyword())?;
+        }
+        fmt_stmt(&self.body, 2, f)
+    }
+}

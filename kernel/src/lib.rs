@@ -1,1 +1,379 @@
-//! kernel
+//! # warpcert-kernel: the trusted certificate checker
+//!
+//! **Trust contract.** [`check`] returning `Ok(verdict)` guarantees that the certificate
+//! text contains a derivation, valid rule by rule for the logic of `spec/logic.md`
+//! (RaCUDA §4–§5, Fig. 8, with the representations of `spec/logic.md` §1–§2), of the
+//! judgment `⊢_M {P₀; D₀; B} body {…}` where `M` is the metric named in the certificate
+//! (tables of `spec/metrics.md`), the hardware parameters and block dimensions are those
+//! in the certificate, `P₀` are the launch facts, `D₀` is implied by the initial
+//! dependence map, and `B` is the printed bound (spec/logic.md §5). By RaCUDA Theorem 1 this
+//! means: for every warp of a block launched with those dimensions, every parameter value
+//! and every array content, the cost of the miniCUDA body written in the certificate is at
+//! most `B(params)`, *provided the run terminates*.
+//!
+//! **Trusted:** the specification files `spec/logic.md`, `spec/certificate.md`,
+//! `spec/metrics.md` (and the soundness of the logic they describe), the `num-bigint` /
+//! `num-rational` / `num-traits` / `num-integer` crates, `std` and rustc.
+//!
+//! **Not checked:** that the miniCUDA program in the certificate faithfully represents some
+//! CUDA source (front end and lowering are untrusted and outside this crate); that the
+//! bound is optimal or tight; termination of the kernel.
+//!
+//! The kernel depends on no other part of warpcert: it reads certificates with its own
+//! s-expression reader ([`sexp`]) and checks every rule instance with exact rational
+//! arithmetic ([`arith`]); no floating point is used anywhere.
+
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::float_arithmetic)]
+#![warn(missing_docs)]
+// `Rejection` has the shape fixed by the brief (rule, node path, reason by value); it is
+// only built on the failure path, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
+pub mod access;
+pub mod arith;
+pub mod metric;
+pub mod registry;
+pub mod rules;
+pub mod sexp;
+pub mod syntax;
+
+use arith::FarkasProblem;
+use std::fmt;
+
+pub use registry::LOGIC_RULES;
+
+/// Stack size of the checking thread: enough for derivations nested up to
+/// [`sexp::MAX_DEPTH`] lists deep.
+pub const STACK_BYTES: usize = 1 << 30;
+
+/// What is wrong with an assertion (spec/logic.md §1, well-formedness).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WfProblem {
+    /// A constraint mentions a name that is not an `int` local, `int` parameter or `threadIdx.d`.
+    BadConstraintVar(String),
+    /// A dep entry for a name that is not a local.
+    DepNotLocal(String),
+    /// A `bool`/`float` local with a dep entry other than `(dep x 0 0 0 0 1)`.
+    NonIntDep(String),
+    /// A potential atom mentions a name that is not an `int` parameter or an `int` local in `X(D)`.
+    BadPotentialVar(String),
+    /// A potential term with a negative coefficient.
+    NegativeCoefficient(String),
+}
+
+impl fmt::Display for WfProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WfProblem::BadConstraintVar(v) => {
+                write!(f, "constraint mentions `{v}`, not an int local, int parameter or threadIdx")
+            }
+            WfProblem::DepNotLocal(v) => write!(f, "dep entry for `{v}`, which is not a local"),
+            WfProblem::NonIntDep(v) => {
+                write!(f, "non-int local `{v}` must have entry (dep {v} 0 0 0 0 1)")
+            }
+            WfProblem::BadPotentialVar(v) => {
+                write!(f, "potential mentions `{v}`, not an int parameter or uniform int local")
+            }
+            WfProblem::NegativeCoefficient(t) => {
+                write!(f, "potential term `{t}` has a negative coefficient")
+            }
+        }
+    }
+}
+
+/// Why a certificate is rejected. Every variant carries the offending values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Malformed text: what was expected, what was found, on which line (0: missing section).
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// What the grammar expected.
+        expected: &'static str,
+        /// What was found.
+        found: String,
+    },
+    /// Unsupported certificate version.
+    Version {
+        /// Version on line 1.
+        found: String,
+        /// Supported range.
+        supported: &'static str,
+    },
+    /// An input exceeds a resource limit of the kernel (nesting depth, enumeration work).
+    ResourceLimit {
+        /// Which limit.
+        what: &'static str,
+        /// Its value.
+        limit: u64,
+    },
+    /// The metric is not one of spec/metrics.md's four.
+    UnknownMetric(String),
+    /// A rule name not in [`LOGIC_RULES`].
+    UnknownRule(String),
+    /// A statement rule where an expression node is expected, or vice versa.
+    WrongRuleKind {
+        /// `statement` or `expression`.
+        expected: &'static str,
+    },
+    /// A name used but not declared (with the kind expected).
+    Undeclared {
+        /// `local`, `parameter`, `array`, …
+        kind: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A name declared twice among params, arrays and locals.
+    DuplicateName(String),
+    /// An operand or target of the wrong type.
+    IllTyped {
+        /// The offending operand or name.
+        what: String,
+        /// The type required.
+        expected: &'static str,
+    },
+    /// An ill-formed `pre` or `post` assertion.
+    IllFormed {
+        /// `pre` or `post`.
+        which: &'static str,
+        /// The problem.
+        problem: WfProblem,
+    },
+    /// The rule does not apply to the statement or expression the node is about.
+    WrongSubject {
+        /// What the rule is about.
+        expected: &'static str,
+        /// What the node is about.
+        found: String,
+    },
+    /// Wrong number of child nodes.
+    ChildCount {
+        /// Required.
+        expected: usize,
+        /// Present.
+        found: usize,
+    },
+    /// A required field is absent.
+    MissingField(&'static str),
+    /// A field this rule does not take.
+    UnexpectedField(String),
+    /// Two things the rule requires to be equal differ.
+    Differs {
+        /// The first.
+        left: &'static str,
+        /// The second.
+        right: &'static str,
+        /// Which component (`P`, `D`, `Q`).
+        component: &'static str,
+        /// The first's value.
+        left_val: String,
+        /// The second's value.
+        right_val: String,
+    },
+    /// A node's `(cost C)` differs from the recomputed cost.
+    CostMismatch {
+        /// Claimed.
+        claimed: String,
+        /// Recomputed.
+        computed: String,
+    },
+    /// A claimed access count `n` below `N*` (or below 1).
+    AccessBound {
+        /// Claimed `n`.
+        claimed: String,
+        /// Required minimum `max(N*, 1)`.
+        required: u64,
+    },
+    /// Wrong number of Farkas witnesses in a named list.
+    WitnessCount {
+        /// List name (`post`, `cond`, …).
+        list: String,
+        /// One per target constraint.
+        expected: usize,
+        /// Given.
+        found: usize,
+    },
+    /// An invalid Farkas witness.
+    Farkas {
+        /// List name (`rewrite pre` etc. for rewrite witnesses).
+        list: String,
+        /// 0-based witness index in the list.
+        item: usize,
+        /// The target constraint.
+        target: String,
+        /// The defect.
+        problem: FarkasProblem,
+    },
+    /// After the rewrites, `Q1 − Q2` has a negative coefficient.
+    NotDominated {
+        /// The rewrite list (`pre`/`post`).
+        list: &'static str,
+        /// The negative term.
+        term: String,
+    },
+    /// A negative `frame` or shift amount.
+    Negative {
+        /// `frame` or `shift`.
+        what: &'static str,
+        /// The value.
+        value: String,
+    },
+    /// An operand that is not warp-uniform where the rule requires `P ⇒ e unif`.
+    NotUniform(String),
+    /// The assigned local is not in `X(D)` (Q:VWRITE1).
+    NotInUniformSet(String),
+    /// A dep entry not implied by what the rule provides.
+    DepNotImplied {
+        /// The local.
+        var: String,
+        /// Available entry (`⊤`/`absent` if none).
+        have: String,
+        /// Required entry.
+        want: String,
+    },
+    /// A substitution needs `lin(e)`, which is undefined.
+    SubstUndefined(String),
+    /// The post potential mentions the assigned local (Q:VWRITE2).
+    PotentialMentions(String),
+    /// The condition is not a linear comparison with an operator the rule allows.
+    NoCondition(String),
+    /// The root's bound differs from its pre potential.
+    BoundMismatch {
+        /// `(bound …)`.
+        bound: String,
+        /// Root pre `Q`.
+        root: String,
+    },
+    /// The checking thread could not be started or aborted.
+    ThreadFailed,
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Reason::*;
+        match self {
+            Syntax { line, expected, found } => write!(f, "line {line}: expected {expected}, found `{found}`"),
+            Version { found, supported } => {
+                write!(f, "unsupported certificate version {found} (supported: {supported})")
+            }
+            ResourceLimit { what, limit } => write!(f, "{what} exceeds the limit ({limit})"),
+            UnknownMetric(m) => write!(f, "unknown metric `{m}`"),
+            UnknownRule(r) => write!(f, "unknown rule `{r}`"),
+            WrongRuleKind { expected } => write!(f, "a {expected} rule is required here"),
+            Undeclared { kind, name } => write!(f, "`{name}` is not a declared {kind}"),
+            DuplicateName(n) => write!(f, "`{n}` is declared twice"),
+            IllTyped { what, expected } => write!(f, "`{what}` must be {expected}"),
+            IllFormed { which, problem } => write!(f, "ill-formed {which}: {problem}"),
+            WrongSubject { expected, found } => {
+                write!(f, "rule is about {expected}, node is about {found}")
+            }
+            ChildCount { expected, found } => {
+                write!(f, "expected {expected} children, found {found}")
+            }
+            MissingField(x) => write!(f, "missing field ({x} …)"),
+            UnexpectedField(x) => write!(f, "unexpected field ({x} …)"),
+            Differs { left, right, component, left_val, right_val } => {
+                write!(f, "{left} differs from {right} ({component}: `{left_val}` vs `{right_val}`)")
+            }
+            CostMismatch { claimed, computed } => {
+                write!(f, "claimed cost {claimed}, recomputed {computed}")
+            }
+            AccessBound { claimed, required } => {
+                write!(f, "claimed access count {claimed} is below the required {required}")
+            }
+            WitnessCount { list, expected, found } => {
+                write!(f, "entail {list}: expected {expected} witnesses, found {found}")
+            }
+            Farkas { list, item, target, problem } => write!(f, "{list} witness {item} for `{target}`: {problem}"),
+            NotDominated { list, term } => {
+                write!(f, "rewrite {list}: difference has negative term `{term}`")
+            }
+            Negative { what, value } => write!(f, "{what} {value} is negative"),
+            NotUniform(o) => write!(f, "operand `{o}` is not warp-uniform"),
+            NotInUniformSet(x) => write!(f, "`{x}` is not uniform in the pre's D"),
+            DepNotImplied { var, have, want } => {
+                write!(f, "dep entry {want} of `{var}` is not implied by {have}")
+            }
+            SubstUndefined(x) => write!(f, "substitution for `{x}` needs a linear right-hand side"),
+            PotentialMentions(x) => write!(f, "post potential mentions the assigned `{x}`"),
+            NoCondition(op) => write!(f, "condition `{op}` is not a linear comparison this rule can use"),
+            BoundMismatch { bound, root } => write!(f, "bound `{bound}` differs from the root potential `{root}`"),
+            ThreadFailed => write!(f, "the checking thread failed"),
+        }
+    }
+}
+
+/// A rejection: the rule and node (dotted child path from the root `0`) where checking
+/// failed, and why. Parse and program errors have rule `parse`/`program` and an empty path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// Rule name of the failing node (or `parse`, `program`, `root`).
+    pub rule: String,
+    /// Child path of the failing node, e.g. `0.2.1`; empty outside the derivation.
+    pub node_path: String,
+    /// The reason.
+    pub reason: Reason,
+}
+
+impl Rejection {
+    /// A rejection outside the derivation (rule `parse`).
+    pub fn parse(reason: Reason) -> Rejection {
+        Rejection { rule: "parse".to_string(), node_path: String::new(), reason }
+    }
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.node_path.is_empty() {
+            write!(f, "{}: {}", self.rule, self.reason)
+        } else {
+            write!(f, "rule {} at node {}: {}", self.rule, self.node_path, self.reason)
+        }
+    }
+}
+
+impl std::error::Error for Rejection {}
+
+/// An accepted certificate's claim (spec/logic.md §5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Kernel name.
+    pub kernel: String,
+    /// Metric name.
+    pub metric: String,
+    /// `[warp, banks, bank_bytes, sector_bytes]`.
+    pub hardware: [u32; 4],
+    /// Block dimensions.
+    pub block: [u32; 3],
+    /// The bound, printed from the kernel's own parse, e.g. `3 + 14*max(0, h + 1)`.
+    pub bound: String,
+    /// Number of derivation nodes checked.
+    pub nodes_checked: usize,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [w, b, bb, s] = self.hardware;
+        let [x, y, z] = self.block;
+        write!(
+            f,
+            "ACCEPTED kernel {} metric {} block {x}x{y}x{z} hardware warp={w} banks={b} bank_bytes={bb} sector_bytes={s}: per-warp cost <= {} ({} nodes checked)",
+            self.kernel, self.metric, self.bound, self.nodes_checked
+        )
+    }
+}
+
+/// Checks a certificate (spec/certificate.md, version 1) completely: parse, program
+/// well-typedness, every rule instance of the derivation, and the root conditions
+/// (spec/logic.md §5). Runs on a thread with a [`STACK_BYTES`] stack.
+///
+/// Errors: the first [`Rejection`] found. Never panics.
+pub fn check(text: &str) -> Result<Verdict, Rejection> {
+    let text = text.to_string();
+    let handle = std::thread::Builder::new()
+        .name("warpcert-kernel".to_string())
+        .stack_size(STACK_BYTES)
+        .spawn(move || rules::check_certificate(&text));
+    let fail = || Rejection::parse(Reason::ThreadFailed);
+    handle.map_err(|_| fail())?.join().map_err(|_| fail())?
+}

@@ -50,7 +50,11 @@ impl Launch {
     pub fn thread_index(&self, t: u64) -> [i64; 3] {
         let bx = self.block[0] as u64;
         let by = self.block[1] as u64;
-        [(t % bx) as i64, ((t / bx) % by) as i64, (t / (bx * by)) as i64]
+        [
+            (t % bx) as i64,
+            ((t / bx) % by) as i64,
+            (t / (bx * by)) as i64,
+        ]
     }
     /// The linear thread ids of warp `w` of a block: `w·warp_size ..` up to the block's end.
     pub fn warp_lanes(&self, hw: &Hardware, w: u64) -> std::ops::Range<u64> {

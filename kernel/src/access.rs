@@ -1,0 +1,110 @@
+//! `N*(o)`: the access bound the kernel recomputes for `MemReads` / `Conflicts`
+//! (spec/logic.md §2 "Access bounds"; RaCUDA §7's use of the thread-dependence
+//! information), by enumeration over the warps of the block and the admissible residues.
+
+use crate::arith::{Cstr, Dep, Rat};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive, Zero};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which hardware function to bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `MemReads`: distinct sectors (global memory).
+    MemReads,
+    /// `Conflicts`: distinct addresses in the fullest bank (shared memory).
+    Conflicts,
+}
+
+/// Enumeration work limit (lanes × residues); beyond it the bound is not computed.
+pub const WORK_LIMIT: u64 = 4_000_000;
+
+/// The thread index `[x, y, z]` of linear thread id `t` in a block (x fastest).
+pub fn thread_index(block: [u32; 3], t: u64) -> [i64; 3] {
+    let (bx, by) = (u64::from(block[0]), u64::from(block[1]));
+    [(t % bx) as i64, ((t / bx) % by) as i64, (t / (bx * by)) as i64]
+}
+
+fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
+    const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+    p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).all(|c| {
+        let mut v = c.lin.c.clone();
+        for (name, a) in &c.lin.terms {
+            let d = NAMES.iter().position(|n| n == name).unwrap_or(0);
+            v += a * Rat::from_integer(BigInt::from(tid[d]));
+        }
+        if c.eq {
+            v.is_zero()
+        } else {
+            !v.is_positive()
+        }
+    })
+}
+
+/// `N*`: the maximum over warps (and, for a known dependence, over admissible base
+/// addresses `β`) of the access count, given the block dimensions, hardware
+/// `[warp, banks, bank_bytes, sector_bytes]`, the pre-constraints `p`, the index's
+/// dependence `dep` (`None` = ⊤) and the element size `es` in bytes.
+///
+/// Errors: `Err(work)` when the enumeration would exceed [`WORK_LIMIT`].
+pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: u32, kind: Kind) -> Result<u64, u64> {
+    let [warp, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    let total = block
+        .iter()
+        .try_fold(1u64, |acc, &b| acc.checked_mul(u64::from(b)))
+        .filter(|&t| t <= WORK_LIMIT)
+        .ok_or(u64::MAX)?;
+    let m = match kind {
+        Kind::MemReads => sector_bytes,
+        Kind::Conflicts => bank_bytes * banks,
+    };
+    let es_i = BigInt::from(es);
+    let m_i = BigInt::from(m);
+    let (base, step) = match dep {
+        None => (0, m),
+        Some(d) => {
+            let step = (&d.g * &es_i).gcd(&m_i);
+            let base = (&d.r * &es_i).mod_floor(&step);
+            (base.to_u64().unwrap_or(0), step.to_u64().unwrap_or(m).max(1))
+        }
+    };
+    let work = total.saturating_mul((m - base.min(m)).div_ceil(step));
+    if work > WORK_LIMIT {
+        return Err(work);
+    }
+    let betas: Vec<u64> = (base..m).step_by(usize::try_from(step).unwrap_or(usize::MAX)).collect();
+    let mut best = 0u64;
+    let mut start = 0u64;
+    while start < total {
+        let end = start.saturating_add(warp).min(total);
+        let lanes: Vec<[i64; 3]> =
+            (start..end).map(|t| thread_index(block, t)).filter(|&tid| lane_ok(p, tid)).collect();
+        start = end;
+        let Some(d) = dep else {
+            best = best.max(lanes.len() as u64);
+            continue;
+        };
+        let offs: Vec<BigInt> = lanes.iter().map(|t| (0..3).map(|i| &d.k[i] * BigInt::from(t[i])).sum()).collect();
+        for &beta in &betas {
+            let addr = |o: &BigInt| o * &es_i + BigInt::from(beta);
+            let count = match kind {
+                Kind::MemReads => {
+                    let s: BTreeSet<BigInt> =
+                        offs.iter().map(|o| addr(o).div_floor(&BigInt::from(sector_bytes))).collect();
+                    s.len() as u64
+                }
+                Kind::Conflicts => {
+                    let mut per: BTreeMap<BigInt, BTreeSet<&BigInt>> = BTreeMap::new();
+                    for o in &offs {
+                        let bank = addr(o).div_floor(&BigInt::from(bank_bytes)).mod_floor(&BigInt::from(banks));
+                        per.entry(bank).or_default().insert(o);
+                    }
+                    per.values().map(|s| s.len() as u64).max().unwrap_or(0)
+                }
+            };
+            best = best.max(count);
+        }
+    }
+    Ok(best)
+}

@@ -1,0 +1,410 @@
+//! Exact arithmetic: linear forms, constraints, normalized polynomials over `max0` atoms,
+//! substitution, Farkas checking and atom rewrites (spec/certificate.md "Linear forms …",
+//! "Derivation nodes"; RaCUDA §5's potential functions), and the thread-dependence entries
+//! of spec/logic.md §2.
+//!
+//! Canonical atoms: the linear form `L` of an atom `max0(L)` is scaled to integer
+//! coefficients (constant included) with gcd 1, the positive factor `f` being moved into the
+//! term coefficient (`max0(f·L') = f·max0(L')`); an atom with a constant form is evaluated.
+//! Potentials are then compared as maps from sorted atom multisets to coefficients.
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Exact rationals.
+pub type Rat = BigRational;
+
+/// Integer `n` as a rational.
+pub fn rat(n: i64) -> Rat {
+    Rat::from_integer(BigInt::from(n))
+}
+
+/// A linear form `c + Σ a_v·v`, normalized: no zero coefficients, terms sorted by name.
+/// Ordered by constant, then terms (the order of printed bounds, spec/certificate.md).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Lin {
+    /// The constant `c`.
+    pub c: Rat,
+    /// Terms `v ↦ a_v`, all `a_v ≠ 0`.
+    pub terms: BTreeMap<String, Rat>,
+}
+
+impl Lin {
+    /// The constant form `c`.
+    pub fn constant(c: Rat) -> Lin {
+        Lin { terms: BTreeMap::new(), c }
+    }
+    /// The form `v` (coefficient 1).
+    pub fn var(v: &str) -> Lin {
+        let mut l = Lin::constant(Rat::zero());
+        l.add_term(v, &Rat::one());
+        l
+    }
+    /// Adds `a·v`, keeping the form normalized.
+    pub fn add_term(&mut self, v: &str, a: &Rat) {
+        let e = self.terms.entry(v.to_string()).or_insert_with(Rat::zero);
+        *e += a;
+        if e.is_zero() {
+            self.terms.remove(v);
+        }
+    }
+    /// `self + k·other`.
+    pub fn add_scaled(&self, other: &Lin, k: &Rat) -> Lin {
+        let mut r = self.clone();
+        r.c += &other.c * k;
+        for (v, a) in &other.terms {
+            r.add_term(v, &(a * k));
+        }
+        r
+    }
+    /// `k·self`.
+    pub fn scale(&self, k: &Rat) -> Lin {
+        Lin::constant(Rat::zero()).add_scaled(self, k)
+    }
+    /// Whether `v` occurs.
+    pub fn mentions(&self, v: &str) -> bool {
+        self.terms.contains_key(v)
+    }
+    /// `self[v ← e]`.
+    pub fn subst(&self, v: &str, e: &Lin) -> Lin {
+        match self.terms.get(v) {
+            None => self.clone(),
+            Some(a) => {
+                let mut r = self.clone();
+                r.terms.remove(v);
+                r.add_scaled(e, a)
+            }
+        }
+    }
+    /// The constant value if no variable occurs.
+    pub fn as_const(&self) -> Option<&Rat> {
+        self.terms.is_empty().then_some(&self.c)
+    }
+    /// Canonical atom form: `Err(max(0, c))` for a constant form, else `Ok((f, L'))` with
+    /// `self = f·L'`, `f > 0`, `L'` integer with coprime coefficients.
+    pub fn canonical(&self) -> Result<(Rat, Lin), Rat> {
+        if self.terms.is_empty() {
+            return Err(if self.c.is_positive() { self.c.clone() } else { Rat::zero() });
+        }
+        let all = || std::iter::once(&self.c).chain(self.terms.values());
+        let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
+        let num = all().fold(BigInt::zero(), |acc, a| acc.gcd(&(a * Rat::from_integer(den.clone())).to_integer()));
+        // num > 0 because some term is non-zero.
+        let f = Rat::new(num, den);
+        let inv = Rat::one() / &f;
+        Ok((f, self.scale(&inv)))
+    }
+}
+
+fn fmt_rat(r: &Rat) -> String {
+    if r.is_integer() {
+        r.numer().to_string()
+    } else {
+        format!("{}/{}", r.numer(), r.denom())
+    }
+}
+
+impl fmt::Display for Lin {
+    /// Human grammar (spec/certificate.md, "printed bound"): positive terms by name, then
+    /// negative terms by name, then a non-zero constant: `n - i + 1`, `2*h`, `1/2*x`, `0`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pos = self.terms.iter().filter(|t| t.1.is_positive());
+        let neg = self.terms.iter().filter(|t| t.1.is_negative());
+        let mut items: Vec<(&Rat, Option<&String>)> = pos.chain(neg).map(|(v, a)| (a, Some(v))).collect();
+        if !self.c.is_zero() || items.is_empty() {
+            items.push((&self.c, None));
+        }
+        for (i, (a, v)) in items.into_iter().enumerate() {
+            let mag = a.abs();
+            match (i, a.is_negative()) {
+                (0, true) => f.write_str("-")?,
+                (0, false) => {}
+                (_, true) => f.write_str(" - ")?,
+                (_, false) => f.write_str(" + ")?,
+            }
+            match v {
+                None => f.write_str(&fmt_rat(&mag))?,
+                Some(v) if mag.is_one() => f.write_str(v)?,
+                Some(v) => write!(f, "{}*{v}", fmt_rat(&mag))?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A constraint `lin ≤ 0` (`eq = false`) or `lin = 0` (`eq = true`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cstr {
+    /// Equality?
+    pub eq: bool,
+    /// The linear form.
+    pub lin: Lin,
+}
+
+impl fmt::Display for Cstr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} 0", self.lin, if self.eq { "=" } else { "<=" })
+    }
+}
+
+/// Why a Farkas witness fails (spec/certificate.md: a witness for `(le L)` needs `λ ≥ 0` on
+/// `le` sources and `L − Σλ·L_I = μ ≤ 0`; for `(eq L)` only `eq` sources and residual 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FarkasProblem {
+    /// The index is not below the source list's length.
+    IndexOutOfRange(usize),
+    /// A negative multiplier on an inequality.
+    NegativeMultiplier(usize),
+    /// An inequality used for an equality target.
+    InequalityForEquality(usize),
+    /// The residual still mentions variables.
+    NotConstant(String),
+    /// The residual is a constant that is too large (`> 0`, or `≠ 0` for `eq`).
+    BadConstant(String),
+}
+
+impl fmt::Display for FarkasProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FarkasProblem::IndexOutOfRange(i) => write!(f, "index {i} out of range"),
+            FarkasProblem::NegativeMultiplier(i) => {
+                write!(f, "negative multiplier on inequality {i}")
+            }
+            FarkasProblem::InequalityForEquality(i) => {
+                write!(f, "inequality {i} used for an equality")
+            }
+            FarkasProblem::NotConstant(r) => write!(f, "residual `{r}` is not constant"),
+            FarkasProblem::BadConstant(r) => write!(f, "residual constant {r} is too large"),
+        }
+    }
+}
+
+/// Checks one Farkas witness that `source ⇒ target`.
+pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Result<(), FarkasProblem> {
+    let mut res = target.lin.clone();
+    for (i, l) in w {
+        let c = source.get(*i).ok_or(FarkasProblem::IndexOutOfRange(*i))?;
+        if !c.eq && l.is_negative() {
+            return Err(FarkasProblem::NegativeMultiplier(*i));
+        }
+        if target.eq && !c.eq {
+            return Err(FarkasProblem::InequalityForEquality(*i));
+        }
+        res = res.add_scaled(&c.lin, &-l.clone());
+    }
+    let mu = res.as_const().ok_or_else(|| FarkasProblem::NotConstant(res.to_string()))?;
+    if (target.eq && !mu.is_zero()) || mu.is_positive() {
+        return Err(FarkasProblem::BadConstant(fmt_rat(mu)));
+    }
+    Ok(())
+}
+
+/// A polynomial `Σ c·Π max0(L)` over canonical atoms: sorted atom multiset ↦ non-zero
+/// coefficient. The empty multiset is the constant term.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Poly {
+    /// Terms.
+    pub terms: BTreeMap<Vec<Lin>, Rat>,
+}
+
+impl Poly {
+    /// The zero polynomial.
+    pub fn zero() -> Poly {
+        Poly::default()
+    }
+    /// The constant `c`.
+    pub fn constant(c: Rat) -> Poly {
+        let mut p = Poly::zero();
+        p.add_term(c, Vec::new());
+        p
+    }
+    /// Adds `c·Π max0(atoms)`, canonicalizing each atom.
+    pub fn add_term(&mut self, mut c: Rat, atoms: Vec<Lin>) {
+        let mut canon = Vec::with_capacity(atoms.len());
+        for a in atoms {
+            match a.canonical() {
+                Ok((f, l)) => {
+                    c *= f;
+                    canon.push(l);
+                }
+                Err(v) => c *= v,
+            }
+        }
+        if c.is_zero() {
+            return;
+        }
+        canon.sort();
+        let e = self.terms.entry(canon.clone()).or_insert_with(Rat::zero);
+        *e += c;
+        if e.is_zero() {
+            self.terms.remove(&canon);
+        }
+    }
+    /// `self + k·other`.
+    pub fn add_scaled(&self, other: &Poly, k: &Rat) -> Poly {
+        let mut r = self.clone();
+        for (atoms, c) in &other.terms {
+            r.add_term(c * k, atoms.clone());
+        }
+        r
+    }
+    /// `self + c`.
+    pub fn plus_const(&self, c: &Rat) -> Poly {
+        self.add_scaled(&Poly::constant(c.clone()), &Rat::one())
+    }
+    /// `self · other`.
+    pub fn mul(&self, other: &Poly) -> Poly {
+        let mut r = Poly::zero();
+        for (a1, c1) in &self.terms {
+            for (a2, c2) in &other.terms {
+                r.add_term(c1 * c2, a1.iter().chain(a2).cloned().collect());
+            }
+        }
+        r
+    }
+    /// Applies `f` to every atom's linear form and re-normalizes.
+    pub fn map_atoms(&self, f: impl Fn(&Lin) -> Lin) -> Poly {
+        let mut r = Poly::zero();
+        for (atoms, c) in &self.terms {
+            r.add_term(c.clone(), atoms.iter().map(&f).collect());
+        }
+        r
+    }
+    /// Variables mentioned by some atom.
+    pub fn vars(&self) -> Vec<&String> {
+        let mut v: Vec<&String> = self.terms.keys().flatten().flat_map(|l| l.terms.keys()).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+    /// Whether `v` occurs in some atom.
+    pub fn mentions(&self, v: &str) -> bool {
+        self.terms.keys().flatten().any(|l| l.mentions(v))
+    }
+    /// The first term with a negative coefficient, printed, if any.
+    pub fn negative_term(&self) -> Option<String> {
+        self.terms.iter().find(|(_, c)| c.is_negative()).map(|(a, c)| fmt_term(c, a))
+    }
+    /// Replaces every occurrence of the canonical atom `atom` by the polynomial `by`.
+    pub fn replace_atom(&self, atom: &Lin, by: &Poly) -> Poly {
+        let mut r = Poly::zero();
+        for (atoms, c) in &self.terms {
+            let rest: Vec<Lin> = atoms.iter().filter(|a| *a != atom).cloned().collect();
+            let mut t = Poly::zero();
+            t.add_term(c.clone(), rest.clone());
+            for _ in rest.len()..atoms.len() {
+                t = t.mul(by);
+            }
+            r = r.add_scaled(&t, &Rat::one());
+        }
+        r
+    }
+}
+
+fn fmt_term(c: &Rat, atoms: &[Lin]) -> String {
+    let mut s = String::new();
+    let one = c.is_one() && !atoms.is_empty();
+    if !one {
+        s.push_str(&fmt_rat(c));
+    }
+    for (i, a) in atoms.iter().enumerate() {
+        if !one || i > 0 {
+            s.push('*');
+        }
+        s.push_str(&format!("max(0, {a})"));
+    }
+    s
+}
+
+impl fmt::Display for Poly {
+    /// Human grammar: `3 + 14*max(0, h + 1)`; the zero polynomial prints `0`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        for (i, (atoms, c)) in self.terms.iter().enumerate() {
+            if i > 0 {
+                if c.is_negative() {
+                    f.write_str(" - ")?;
+                    f.write_str(&fmt_term(&-c.clone(), atoms))?;
+                    continue;
+                }
+                f.write_str(" + ")?;
+            }
+            f.write_str(&fmt_term(c, atoms))?;
+        }
+        Ok(())
+    }
+}
+
+/// A thread-dependence value `(k, r, g)` (spec/logic.md §2): `σ(x, t) = k·tid(t) + c` with
+/// `c ≡ r (mod g)`; normalized so that `g ≥ 0` and `0 ≤ r < g` when `g > 0`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dep {
+    /// Coefficients of `threadIdx.x/y/z`.
+    pub k: [BigInt; 3],
+    /// Residue.
+    pub r: BigInt,
+    /// Modulus (0: exact).
+    pub g: BigInt,
+}
+
+impl Dep {
+    /// Normalizes `g` to `|g|` and `r` to `r mod g`.
+    pub fn norm(k: [BigInt; 3], r: BigInt, g: BigInt) -> Dep {
+        let g = g.abs();
+        let r = if g.is_zero() { r } else { r.mod_floor(&g) };
+        Dep { k, r, g }
+    }
+    /// The exact constant `(0, c, 0)`.
+    pub fn exact(c: BigInt) -> Dep {
+        Dep::norm(Default::default(), c, BigInt::zero())
+    }
+    /// Uniform with no information: `(0, 0, 1)`.
+    pub fn unknown_uniform() -> Dep {
+        Dep::norm(Default::default(), BigInt::zero(), BigInt::one())
+    }
+    /// `k = 0`.
+    pub fn uniform(&self) -> bool {
+        self.k.iter().all(Zero::is_zero)
+    }
+    /// `Some(c)` if this is `(0, c, 0)`.
+    pub fn as_exact(&self) -> Option<&BigInt> {
+        (self.uniform() && self.g.is_zero()).then_some(&self.r)
+    }
+    /// Componentwise `self + s·other` (congruences added).
+    pub fn add(&self, other: &Dep, s: i64) -> Dep {
+        let s = BigInt::from(s);
+        let k = [0, 1, 2].map(|i| &self.k[i] + &s * &other.k[i]);
+        Dep::norm(k, &self.r + &s * &other.r, self.g.gcd(&other.g))
+    }
+    /// Scaled by the integer `c`.
+    pub fn scale(&self, c: &BigInt) -> Dep {
+        Dep::norm(self.k.clone().map(|k| k * c), &self.r * c, &self.g * c)
+    }
+    /// Product of two uniform entries: `(0, r1·r2, gcd(g1·g2, r1·g2, r2·g1))`.
+    pub fn mul_uniform(&self, o: &Dep) -> Dep {
+        let g = (&self.g * &o.g).gcd(&(&self.r * &o.g)).gcd(&(&o.r * &self.g));
+        Dep::norm(Default::default(), &self.r * &o.r, g)
+    }
+    /// `self` implies `other` (same `k`; `g2 | g1` and `r1 ≡ r2 (mod g2)`; `g2 = 0`: equal).
+    pub fn implies(&self, other: &Dep) -> bool {
+        if self.k != other.k {
+            return false;
+        }
+        if other.g.is_zero() {
+            return self.g.is_zero() && self.r == other.r;
+        }
+        self.g.is_multiple_of(&other.g) && (&self.r - &other.r).is_multiple_of(&other.g)
+    }
+}
+
+impl fmt::Display for Dep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g)
+    }
+}

@@ -1,0 +1,604 @@
+//! The checking context and the computed notions of spec/logic.md §2 shared by the rules:
+//! `lin`, `cond`, uniformity, `dep_D`, assertion comparison, Farkas entailment lists,
+//! potential domination by rewrites, access bounds; plus program typing and the root
+//! conditions (spec/logic.md §5).
+
+pub mod expr;
+pub mod stmt;
+
+use crate::access::{self, Kind};
+use crate::arith::{check_farkas, rat, Cstr, Dep, Lin, Poly, Rat};
+use crate::metric::{self, Metric};
+use crate::syntax::{self, Assn, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
+use crate::{registry, sexp, Reason, Rejection, Verdict, WfProblem};
+use num_bigint::BigInt;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+/// What a derivation node is about.
+#[derive(Clone, Copy, Debug)]
+pub enum Subject<'a> {
+    /// A statement (statement rules `Q:*`).
+    Stmt(&'a Stmt),
+    /// An expression (`EQ:*`, or an `OQ:*` rule when it is an operand).
+    Expr(&'a Expr),
+    /// An operand (`OQ:*`).
+    Opd(&'a Opd),
+}
+
+impl Subject<'_> {
+    /// A short description for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Subject::Stmt(s) => format!("statement `{}`", s.kind()),
+            Subject::Expr(e) => format!("expression `{e}`"),
+            Subject::Opd(o) => format!("operand `{o}`"),
+        }
+    }
+}
+
+/// The checking context: the certificate's program, metric, hardware and launch, and the
+/// path of the node being checked (for rejections).
+pub struct Ctx<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// The metric's table.
+    pub m: Metric,
+    /// `[warp, banks, bank_bytes, sector_bytes]`.
+    pub hw: [u32; 4],
+    /// Block dimensions.
+    pub block: [u32; 3],
+    stack: RefCell<Vec<(String, usize)>>,
+    count: Cell<usize>,
+}
+
+impl Ctx<'_> {
+    /// A rejection at the current node.
+    pub fn rej(&self, reason: Reason) -> Rejection {
+        let st = self.stack.borrow();
+        let rule = st.last().map(|s| s.0.clone()).unwrap_or_else(|| "root".to_string());
+        let path: Vec<String> = st.iter().map(|s| s.1.to_string()).collect();
+        Rejection { rule, node_path: path.join("."), reason }
+    }
+
+    /// Checks child `idx` of the current node: looks its rule up in the registry, checks
+    /// the node kind and fields common to its kind (statement nodes: `pre`/`post` present
+    /// and well-formed; expression nodes: `cost` present and equal to the recomputed cost),
+    /// then runs the rule. `env` is the enclosing statement's pre for expression nodes.
+    /// Returns the node's cost (0 for statement nodes).
+    pub fn check_node(&self, n: &Node, s: Subject<'_>, env: &Assn, idx: usize) -> Result<Rat, Rejection> {
+        self.stack.borrow_mut().push((n.rule.clone(), idx));
+        self.count.set(self.count.get() + 1);
+        let r = self.check_node_inner(n, s, env);
+        self.stack.borrow_mut().pop();
+        r
+    }
+
+    fn check_node_inner(&self, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
+        let f = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.clone())))?;
+        let is_stmt_rule = n.rule.starts_with("Q:");
+        match s {
+            Subject::Stmt(_) => {
+                if !is_stmt_rule {
+                    return Err(self.rej(Reason::WrongRuleKind { expected: "statement" }));
+                }
+                let pre = n.pre.as_ref().ok_or_else(|| self.rej(Reason::MissingField("pre")))?;
+                let post = n.post.as_ref().ok_or_else(|| self.rej(Reason::MissingField("post")))?;
+                if n.cost.is_some() {
+                    return Err(self.rej(Reason::UnexpectedField("cost".to_string())));
+                }
+                self.wf(pre, "pre")?;
+                self.wf(post, "post")?;
+                f(self, n, s, pre)
+            }
+            _ => {
+                if is_stmt_rule {
+                    return Err(self.rej(Reason::WrongRuleKind { expected: "expression" }));
+                }
+                let claimed = n.cost.as_ref().ok_or_else(|| self.rej(Reason::MissingField("cost")))?;
+                if n.pre.is_some() || n.post.is_some() {
+                    let f = if n.pre.is_some() { "pre" } else { "post" };
+                    return Err(self.rej(Reason::UnexpectedField(f.to_string())));
+                }
+                let c = f(self, n, s, env)?;
+                if *claimed != c {
+                    return Err(
+                        self.rej(Reason::CostMismatch { claimed: claimed.to_string(), computed: c.to_string() })
+                    );
+                }
+                Ok(c)
+            }
+        }
+    }
+
+    /// The node's `post` (present: checked by [`Ctx::check_node`]).
+    pub fn post<'n>(&self, n: &'n Node) -> Result<&'n Assn, Rejection> {
+        n.post.as_ref().ok_or_else(|| self.rej(Reason::MissingField("post")))
+    }
+
+    /// Requires exactly `k` children and only the listed fields (besides `pre`, `post`,
+    /// `cost`); field keys are `n`, `frame`, `entail NAME`, `rewrite NAME`.
+    pub fn shape<'n>(&self, n: &'n Node, k: usize, fields: &[&str]) -> Result<&'n [Node], Rejection> {
+        for f in &n.fields {
+            if !["pre", "post", "cost"].contains(&f.as_str()) && !fields.contains(&f.as_str()) {
+                return Err(self.rej(Reason::UnexpectedField(f.clone())));
+            }
+        }
+        if n.children.len() != k {
+            return Err(self.rej(Reason::ChildCount { expected: k, found: n.children.len() }));
+        }
+        Ok(&n.children)
+    }
+
+    /// A statement child's `pre` and `post` (checked present when the child is checked).
+    pub fn pp<'n>(&self, c: &'n Node) -> Result<(&'n Assn, &'n Assn), Rejection> {
+        match (&c.pre, &c.post) {
+            (Some(a), Some(b)) => Ok((a, b)),
+            _ => Err(self.rej(Reason::MissingField("pre"))),
+        }
+    }
+
+    /// Well-formedness of an assertion (spec/logic.md §1).
+    pub fn wf(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
+        let bad = |problem| self.rej(Reason::IllFormed { which, problem });
+        let p = self.prog;
+        for c in &a.p {
+            for v in c.lin.terms.keys() {
+                let ok = p.local(v) == Some(Ty::Int)
+                    || p.param(v) == Some(Ty::Int)
+                    || ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str());
+                if !ok {
+                    return Err(bad(WfProblem::BadConstraintVar(v.clone())));
+                }
+            }
+        }
+        for (x, d) in &a.d {
+            match p.local(x) {
+                None => return Err(bad(WfProblem::DepNotLocal(x.clone()))),
+                Some(Ty::Int) => {}
+                Some(_) => {
+                    if *d != Dep::unknown_uniform() {
+                        return Err(bad(WfProblem::NonIntDep(x.clone())));
+                    }
+                }
+            }
+        }
+        for v in a.q.vars() {
+            let uniform_local = p.local(v) == Some(Ty::Int) && a.d.get(v).is_some_and(Dep::uniform);
+            if !(uniform_local || p.param(v) == Some(Ty::Int)) {
+                return Err(bad(WfProblem::BadPotentialVar(v.clone())));
+            }
+        }
+        if let Some(t) = a.q.negative_term() {
+            return Err(bad(WfProblem::NegativeCoefficient(t)));
+        }
+        Ok(())
+    }
+
+    /// `lin(o)` (spec/logic.md §2).
+    pub fn lin_opd(&self, o: &Opd) -> Option<Lin> {
+        match o {
+            Opd::Var(x) if self.prog.local(x) == Some(Ty::Int) => Some(Lin::var(x)),
+            Opd::Param(x) if self.prog.param(x) == Some(Ty::Int) => Some(Lin::var(x)),
+            Opd::Int(n) => Some(Lin::constant(Rat::from_integer(n.clone()))),
+            Opd::Tid(d) => Some(Lin::var(["threadIdx.x", "threadIdx.y", "threadIdx.z"][*d % 3])),
+            _ => None,
+        }
+    }
+
+    /// `lin(e)` (spec/logic.md §2).
+    pub fn lin_expr(&self, e: &Expr) -> Option<Lin> {
+        let int = |o: &Opd| match o {
+            Opd::Int(n) => Some(Rat::from_integer(n.clone())),
+            _ => None,
+        };
+        match e {
+            Expr::Opd(o) => self.lin_opd(o),
+            Expr::Bin(op, a, b) => {
+                let (la, lb) = (self.lin_opd(a)?, self.lin_opd(b)?);
+                match op.as_str() {
+                    "+" => Some(la.add_scaled(&lb, &Rat::one())),
+                    "-" => Some(la.add_scaled(&lb, &-Rat::one())),
+                    "*" => match (int(a), int(b)) {
+                        (Some(c), _) => Some(lb.scale(&c)),
+                        (_, Some(c)) => Some(la.scale(&c)),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            Expr::Un(op, a) if op == "neg" => Some(self.lin_opd(a)?.scale(&-Rat::one())),
+            _ => None,
+        }
+    }
+
+    /// `(op, a − b)` when `e` is a comparison of linear operands.
+    fn comparison(&self, e: &Expr) -> Option<(String, Lin)> {
+        match e {
+            Expr::Bin(op, a, b) if ["<", "<=", ">", ">=", "==", "!="].contains(&op.as_str()) => {
+                let d = self.lin_opd(a)?.add_scaled(&self.lin_opd(b)?, &-Rat::one());
+                Some((op.clone(), d))
+            }
+            _ => None,
+        }
+    }
+
+    /// `cond(e)` (`neg = false`) or `cond(¬e)` (`neg = true`), spec/logic.md §2's table.
+    pub fn cond(&self, e: &Expr, neg: bool) -> Vec<Cstr> {
+        let Some((op, d)) = self.comparison(e) else {
+            return Vec::new();
+        };
+        let one = Rat::one();
+        let le = |l: Lin| vec![Cstr { eq: false, lin: l }];
+        let ab1 = d.add_scaled(&Lin::constant(one.clone()), &one); // a − b + 1
+        let ba = d.scale(&-one.clone()); // b − a
+        let ba1 = ba.add_scaled(&Lin::constant(one.clone()), &one); // b − a + 1
+        match (op.as_str(), neg) {
+            ("<", false) | (">=", true) => le(ab1),
+            ("<", true) | (">=", false) => le(ba),
+            ("<=", false) | (">", true) => le(d),
+            ("<=", true) | (">", false) => le(ba1),
+            ("==", false) | ("!=", true) => vec![Cstr { eq: true, lin: d }],
+            _ => Vec::new(),
+        }
+    }
+
+    /// `P ⇒ e` / `P ⇒ ¬e` targets for Q:IF2 / Q:IF3: `cond` of a linear comparison whose
+    /// operator is allowed (`<,<=,>,>=,==` for `e`; `<,<=,>,>=,!=` for `¬e`).
+    pub fn decided_cond(&self, e: &Expr, neg: bool) -> Result<Vec<Cstr>, Rejection> {
+        let excluded = if neg { "==" } else { "!=" };
+        match (self.comparison(e), e) {
+            (Some((op, _)), _) if op != excluded => Ok(self.cond(e, neg)),
+            (_, Expr::Bin(op, ..)) => Err(self.rej(Reason::NoCondition(op.clone()))),
+            _ => Err(self.rej(Reason::NoCondition(e.to_string()))),
+        }
+    }
+
+    /// `P ⇒ e unif` (spec/logic.md §2): every operand constant, parameter or in `X(D)`.
+    pub fn uniform(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Result<(), Rejection> {
+        let opds: Vec<&Opd> = match e {
+            Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => vec![o],
+            Expr::Bin(_, a, b) => vec![a, b],
+        };
+        for o in opds {
+            let ok = match o {
+                Opd::Var(x) => d.get(x).is_some_and(Dep::uniform),
+                Opd::Tid(_) => false,
+                _ => true,
+            };
+            if !ok {
+                return Err(self.rej(Reason::NotUniform(o.to_string())));
+            }
+        }
+        Ok(())
+    }
+
+    /// `dep_D(o)`; `None` is `⊤`.
+    pub fn dep_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<Dep> {
+        match o {
+            Opd::Int(n) => Some(Dep::exact(n.clone())),
+            Opd::Param(_) | Opd::Bool(_) | Opd::Float(_) => Some(Dep::unknown_uniform()),
+            Opd::Tid(i) => {
+                let mut k: [BigInt; 3] = Default::default();
+                k[*i % 3] = BigInt::one();
+                Some(Dep::norm(k, BigInt::zero(), BigInt::zero()))
+            }
+            Opd::Var(x) => d.get(x).cloned(),
+        }
+    }
+
+    /// `dep_D(e)` (spec/logic.md §2); `None` is `⊤`.
+    pub fn dep_expr(d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
+        let opaque =
+            |ds: &[Option<Dep>]| ds.iter().all(|x| x.as_ref().is_some_and(Dep::uniform)).then(Dep::unknown_uniform);
+        match e {
+            Expr::Opd(o) => Self::dep_opd(d, o),
+            Expr::Read(_, o) => opaque(&[Self::dep_opd(d, o)]),
+            Expr::Un(op, o) => {
+                let x = Self::dep_opd(d, o);
+                match (op.as_str(), &x) {
+                    ("neg", Some(x)) => Some(x.scale(&-BigInt::one())),
+                    _ => opaque(std::slice::from_ref(&x)),
+                }
+            }
+            Expr::Bin(op, a, b) => {
+                let (x, y) = (Self::dep_opd(d, a), Self::dep_opd(d, b));
+                match (op.as_str(), &x, &y) {
+                    ("+", Some(x), Some(y)) => Some(x.add(y, 1)),
+                    ("-", Some(x), Some(y)) => Some(x.add(y, -1)),
+                    ("*", Some(x), Some(y)) => match (x.as_exact(), y.as_exact()) {
+                        (Some(c), _) => Some(y.scale(c)),
+                        (_, Some(c)) => Some(x.scale(c)),
+                        _ if x.uniform() && y.uniform() => Some(x.mul_uniform(y)),
+                        _ => None,
+                    },
+                    ("<<", Some(x), Some(y)) => match y.as_exact().and_then(ToPrimitive::to_u32) {
+                        Some(c) if c < 62 => Some(x.scale(&(BigInt::one() << c))),
+                        _ => opaque(&[Some(x.clone()), Some(y.clone())]),
+                    },
+                    _ => opaque(&[x.clone(), y.clone()]),
+                }
+            }
+        }
+    }
+
+    /// Compares two assertions component by component (P as lists, D as maps, Q normalized).
+    pub fn same(&self, a: &Assn, b: &Assn, left: &'static str, right: &'static str) -> Result<(), Rejection> {
+        self.same_p(&a.p, &b.p, left, right)?;
+        self.same_d(&a.d, &b.d, left, right)?;
+        self.same_q(&a.q, &b.q, left, right)
+    }
+
+    /// `P` list equality.
+    pub fn same_p(&self, a: &[Cstr], b: &[Cstr], left: &'static str, right: &'static str) -> Result<(), Rejection> {
+        if a == b {
+            return Ok(());
+        }
+        let show = |p: &[Cstr]| p.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        Err(self.rej(Reason::Differs { left, right, component: "P", left_val: show(a), right_val: show(b) }))
+    }
+
+    /// `D` set equality.
+    pub fn same_d(
+        &self,
+        a: &BTreeMap<String, Dep>,
+        b: &BTreeMap<String, Dep>,
+        left: &'static str,
+        right: &'static str,
+    ) -> Result<(), Rejection> {
+        if a == b {
+            return Ok(());
+        }
+        let show = |d: &BTreeMap<String, Dep>| d.iter().map(|(x, e)| format!("{x}:{e}")).collect::<Vec<_>>().join(", ");
+        Err(self.rej(Reason::Differs { left, right, component: "D", left_val: show(a), right_val: show(b) }))
+    }
+
+    /// Potential equality after normalization.
+    pub fn same_q(&self, a: &Poly, b: &Poly, left: &'static str, right: &'static str) -> Result<(), Rejection> {
+        if a == b {
+            return Ok(());
+        }
+        Err(self.rej(Reason::Differs {
+            left,
+            right,
+            component: "Q",
+            left_val: a.to_string(),
+            right_val: b.to_string(),
+        }))
+    }
+
+    /// `D1 ⊒ D2`: every entry of `d2` is implied by `d1`'s entry for the same local.
+    pub fn covers(&self, d1: &BTreeMap<String, Dep>, d2: &BTreeMap<String, Dep>) -> Result<(), Rejection> {
+        for (x, want) in d2 {
+            match d1.get(x) {
+                Some(have) if have.implies(want) => {}
+                have => {
+                    return Err(self.rej(Reason::DepNotImplied {
+                        var: x.clone(),
+                        have: have.map_or("absent".to_string(), ToString::to_string),
+                        want: want.to_string(),
+                    }))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the witness list `(entail NAME …)`: one valid Farkas witness per target,
+    /// each from `source` (an absent list counts as empty).
+    pub fn entail(&self, n: &Node, name: &str, source: &[Cstr], targets: &[Cstr]) -> Result<(), Rejection> {
+        let empty = Vec::new();
+        let ws = n.entails.get(name).unwrap_or(&empty);
+        if ws.len() != targets.len() {
+            return Err(self.rej(Reason::WitnessCount {
+                list: name.to_string(),
+                expected: targets.len(),
+                found: ws.len(),
+            }));
+        }
+        for (i, (w, t)) in ws.iter().zip(targets).enumerate() {
+            check_farkas(source, t, w).map_err(|problem| {
+                self.rej(Reason::Farkas { list: format!("entail {name}"), item: i, target: t.to_string(), problem })
+            })?;
+        }
+        Ok(())
+    }
+
+    /// `(rewrite NAME …)` justifies `q1 ≥ q2` under `p` (spec/certificate.md): each rewrite's
+    /// Farkas witness is checked, the rewrites are applied to `q1` in order, and
+    /// `q1' − q2` must have only non-negative coefficients.
+    pub fn dominates(&self, n: &Node, name: &'static str, p: &[Cstr], q1: &Poly, q2: &Poly) -> Result<(), Rejection> {
+        let mut q = q1.clone();
+        for (i, r) in n.rewrites.get(name).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
+            let (l, target, by, w) = match r {
+                Rw::Shift(l, d, w) => {
+                    if d.is_negative() {
+                        return Err(self.rej(Reason::Negative { what: "shift", value: d.to_string() }));
+                    }
+                    // P ⇒ LIN ≥ D, i.e. D − LIN ≤ 0.
+                    let t = Lin::constant(d.clone()).add_scaled(l, &-Rat::one());
+                    let mut by = Poly::constant(d.clone());
+                    by.add_term(Rat::one(), vec![l.add_scaled(&Lin::constant(d.clone()), &-Rat::one())]);
+                    (l, t, by, w)
+                }
+                Rw::Zero(l, w) => (l, l.clone(), Poly::zero(), w),
+            };
+            let target = Cstr { eq: false, lin: target };
+            check_farkas(p, &target, w).map_err(|problem| {
+                self.rej(Reason::Farkas {
+                    list: format!("rewrite {name}"),
+                    item: i,
+                    target: target.to_string(),
+                    problem,
+                })
+            })?;
+            // max0(L) = f·max0(L'), so max0(L') = (1/f)·by.
+            if let Ok((f, atom)) = l.canonical() {
+                q = q.replace_atom(&atom, &Poly::zero().add_scaled(&by, &(Rat::one() / f)));
+            }
+        }
+        match q.add_scaled(q2, &-Rat::one()).negative_term() {
+            Some(term) => Err(self.rej(Reason::NotDominated { list: name, term })),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks a claimed access count `(n N)` for index `o` of array `arr` (which must be in
+    /// `space`) against `N*` under the pre `(P, D)` = `env`; returns `N` as a rational.
+    pub fn access(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
+        let a = self
+            .prog
+            .array(arr)
+            .ok_or_else(|| self.rej(Reason::Undeclared { kind: "array", name: arr.to_string() }))?;
+        if a.space != space {
+            return Err(self.rej(Reason::WrongSubject {
+                expected: if space == Space::Global { "a global array" } else { "a shared array" },
+                found: format!("array `{arr}`"),
+            }));
+        }
+        let claimed = n.n.as_ref().ok_or_else(|| self.rej(Reason::MissingField("n")))?;
+        let kind = if space == Space::Global { Kind::MemReads } else { Kind::Conflicts };
+        let dep = Self::dep_opd(&env.d, o);
+        let star = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
+            self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
+        })?;
+        let required = star.max(1);
+        if *claimed < BigInt::from(required) {
+            return Err(self.rej(Reason::AccessBound { claimed: claimed.to_string(), required }));
+        }
+        Ok(Rat::from_integer(claimed.clone()))
+    }
+}
+
+fn prog_err(reason: Reason) -> Rejection {
+    Rejection { rule: "program".to_string(), node_path: String::new(), reason }
+}
+
+/// Light well-typedness of the program: distinct declared names, declared operands,
+/// assignment targets locals, write targets and reads declared arrays, array indices `int`.
+fn check_program(p: &Program) -> Result<(), Rejection> {
+    let mut names: Vec<&String> = p
+        .params
+        .iter()
+        .map(|x| &x.1)
+        .chain(p.locals.iter().map(|x| &x.1))
+        .chain(p.arrays.iter().map(|a| &a.name))
+        .collect();
+    names.sort();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(prog_err(Reason::DuplicateName(w[0].clone())));
+    }
+    // `threadIdx.*` are the thread-index variables of constraints, not declarable names.
+    if let Some(n) = names.iter().find(|n| n.starts_with("threadIdx.")) {
+        return Err(prog_err(Reason::IllTyped { what: n.to_string(), expected: "a name other than threadIdx.*" }));
+    }
+    let opd_ty = |o: &Opd| -> Result<Ty, Rejection> {
+        let und = |kind, name: &String| prog_err(Reason::Undeclared { kind, name: name.clone() });
+        match o {
+            Opd::Var(x) => p.local(x).ok_or_else(|| und("local", x)),
+            Opd::Param(x) => p.param(x).ok_or_else(|| und("parameter", x)),
+            Opd::Int(_) | Opd::Tid(_) => Ok(Ty::Int),
+            Opd::Bool(_) => Ok(Ty::Bool),
+            Opd::Float(_) => Ok(Ty::Float),
+        }
+    };
+    let index = |a: &String, o: &Opd| -> Result<(), Rejection> {
+        p.array(a).ok_or_else(|| prog_err(Reason::Undeclared { kind: "array", name: a.clone() }))?;
+        if opd_ty(o)? != Ty::Int {
+            return Err(prog_err(Reason::IllTyped { what: o.to_string(), expected: "an int index" }));
+        }
+        Ok(())
+    };
+    let expr = |e: &Expr| -> Result<(), Rejection> {
+        match e {
+            Expr::Opd(o) | Expr::Un(_, o) => opd_ty(o).map(|_| ()),
+            Expr::Bin(_, a, b) => opd_ty(a).and(opd_ty(b)).map(|_| ()),
+            Expr::Read(a, o) => index(a, o),
+        }
+    };
+    let mut todo = vec![&p.body];
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Skip | Stmt::Sync => {}
+            Stmt::Seq(a, b) => todo.extend([&**a, &**b]),
+            Stmt::Assign(x, e) => {
+                p.local(x).ok_or_else(|| prog_err(Reason::Undeclared { kind: "local", name: x.clone() }))?;
+                expr(e)?;
+            }
+            Stmt::Write(a, o, e) => {
+                index(a, o)?;
+                expr(e)?;
+            }
+            Stmt::If(e, a, b) => {
+                expr(e)?;
+                todo.extend([&**a, &**b]);
+            }
+            Stmt::While(e, b) => {
+                expr(e)?;
+                todo.push(b);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The launch facts of spec/logic.md §5, in order.
+pub fn launch_facts(p: &Program, block: [u32; 3]) -> Vec<Cstr> {
+    let mut v = Vec::new();
+    for (d, b) in ["x", "y", "z"].iter().zip(block) {
+        let t = Lin::var(&format!("threadIdx.{d}"));
+        v.push(Cstr { eq: false, lin: t.scale(&-Rat::one()) });
+        v.push(Cstr { eq: false, lin: t.add_scaled(&Lin::constant(rat(i64::from(b) - 1)), &-Rat::one()) });
+    }
+    for (_, name) in &p.params {
+        if ["blockIdx.x", "blockIdx.y", "blockIdx.z"].contains(&name.as_str()) {
+            v.push(Cstr { eq: false, lin: Lin::var(name).scale(&-Rat::one()) });
+        }
+    }
+    v
+}
+
+/// Parses and checks a whole certificate (the body of [`crate::check`]).
+pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
+    let top = sexp::parse_all(text)?;
+    let cert = syntax::certificate(&top)?;
+    let m =
+        metric::standard(&cert.metric).ok_or_else(|| Rejection::parse(Reason::UnknownMetric(cert.metric.clone())))?;
+    check_program(&cert.program)?;
+    let cx = Ctx {
+        prog: &cert.program,
+        m,
+        hw: cert.hardware,
+        block: cert.block,
+        stack: RefCell::new(Vec::new()),
+        count: Cell::new(0),
+    };
+    let root = &cert.root;
+    let dummy = Assn { p: Vec::new(), d: BTreeMap::new(), q: Poly::zero() };
+    cx.check_node(root, Subject::Stmt(&cert.program.body), &dummy, 0)?;
+    // Root conditions (spec/logic.md §5), reported at node 0.
+    cx.stack.borrow_mut().push((root.rule.clone(), 0));
+    let pre = root.pre.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("pre")))?;
+    cx.same_p(&launch_facts(&cert.program, cert.block), &pre.p, "the launch facts", "the root pre")?;
+    let mut init = BTreeMap::new();
+    for (t, x) in &cert.program.locals {
+        let d = if *t == Ty::Int { Dep::exact(BigInt::zero()) } else { Dep::unknown_uniform() };
+        init.insert(x.clone(), d);
+    }
+    cx.covers(&init, &pre.d)?;
+    if let Some(v) = pre.q.vars().into_iter().find(|v| cert.program.param(v) != Some(Ty::Int)) {
+        return Err(cx.rej(Reason::IllFormed { which: "pre", problem: WfProblem::BadPotentialVar(v.clone()) }));
+    }
+    if cert.bound != pre.q {
+        return Err(cx.rej(Reason::BoundMismatch { bound: cert.bound.to_string(), root: pre.q.to_string() }));
+    }
+    Ok(Verdict {
+        kernel: cert.program.name.clone(),
+        metric: cert.metric.clone(),
+        hardware: cert.hardware,
+        block: cert.block,
+        bound: cert.bound.to_string(),
+        nodes_checked: cx.count.get(),
+    })
+}

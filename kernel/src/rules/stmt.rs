@@ -1,0 +1,315 @@
+//! Statement rules `⊢_M {P; D; Q} s {P'; D'; Q'}` (spec/logic.md §4; RaCUDA Fig. 8, rules
+//! Q:*). Each receives the context, the node (whose `pre`/`post` are present and
+//! well-formed), the statement and the node's `pre`; it checks its children and returns 0.
+
+use super::{Ctx, Subject};
+use crate::arith::{Cstr, Dep, Poly, Rat};
+use crate::metric::at;
+use crate::syntax::{Assn, Expr, Node, Space, Stmt};
+use crate::{Reason, Rejection};
+use num_traits::{Signed, Zero};
+use std::collections::BTreeMap;
+
+fn wrong(cx: &Ctx, expected: &'static str, s: Subject<'_>) -> Rejection {
+    cx.rej(Reason::WrongSubject { expected, found: s.describe() })
+}
+
+fn plus(q: &Poly, c: &Rat) -> Poly {
+    q.plus_const(c)
+}
+
+fn and(p: &[Cstr], extra: Vec<Cstr>) -> Vec<Cstr> {
+    p.iter().cloned().chain(extra).collect()
+}
+
+fn without(d: &BTreeMap<String, Dep>, w: &[String]) -> BTreeMap<String, Dep> {
+    d.iter().filter(|(x, _)| !w.contains(x)).map(|(x, e)| (x.clone(), e.clone())).collect()
+}
+
+/// Q:SKIP — `skip`: `pre = post`.
+pub fn q_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Skip) = s else {
+        return Err(wrong(cx, "skip", s));
+    };
+    cx.shape(n, 0, &[])?;
+    cx.same(pre, cx.post(n)?, "pre", "post")?;
+    Ok(Rat::zero())
+}
+
+/// Q:SYNC — `sync`: `P = P'`, `D = D'`, `Q = Q' + M^sync`.
+pub fn q_sync(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Sync) = s else {
+        return Err(wrong(cx, "sync", s));
+    };
+    cx.shape(n, 0, &[])?;
+    let post = cx.post(n)?;
+    cx.same_p(&pre.p, &post.p, "pre", "post")?;
+    cx.same_d(&pre.d, &post.d, "pre", "post")?;
+    cx.same_q(&pre.q, &plus(&post.q, &cx.m.sync), "pre", "post + M^sync")?;
+    Ok(Rat::zero())
+}
+
+/// Q:SEQ — `s1; s2`: `c1.pre = pre`, `c1.post = c2.pre`, `c2.post = post`.
+pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Seq(s1, s2)) = s else {
+        return Err(wrong(cx, "seq", s));
+    };
+    let c = cx.shape(n, 2, &[])?;
+    cx.check_node(&c[0], Subject::Stmt(s1), pre, 0)?;
+    cx.check_node(&c[1], Subject::Stmt(s2), pre, 1)?;
+    let ((p1, q1), (p2, q2)) = (cx.pp(&c[0])?, cx.pp(&c[1])?);
+    cx.same(p1, pre, "pre of first premise", "pre")?;
+    cx.same(q1, p2, "post of first premise", "pre of second")?;
+    cx.same(q2, cx.post(n)?, "post of second premise", "post")?;
+    Ok(Rat::zero())
+}
+
+/// Shared part of Q:VWRITE1/2: `D'` equals `D` except at `x`, the `(entail post …)`
+/// witnesses `P ⇒ c[x ← e]` for each `c ∈ P'`; returns the cost `C` of the child.
+fn vwrite_common(cx: &Ctx, n: &Node, x: &str, e: &Expr, pre: &Assn) -> Result<Rat, Rejection> {
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 1, &["entail post"])?;
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    let wx = [x.to_string()];
+    cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
+    let le = cx.lin_expr(e);
+    let mut targets = Vec::new();
+    for k in &post.p {
+        let lin = match (&le, k.lin.mentions(x)) {
+            (_, false) => k.lin.clone(),
+            (Some(l), true) => k.lin.subst(x, l),
+            (None, true) => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
+        };
+        targets.push(Cstr { eq: k.eq, lin });
+    }
+    cx.entail(n, "post", &pre.p, &targets)?;
+    Ok(cost)
+}
+
+fn assign<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Rejection> {
+    match s {
+        Subject::Stmt(Stmt::Assign(x, e)) => Ok((x, e)),
+        _ => Err(wrong(cx, "an assignment", s)),
+    }
+}
+
+fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), Rejection> {
+    match have {
+        Some(h) if h.implies(want) => Ok(()),
+        h => Err(cx.rej(Reason::DepNotImplied {
+            var: x.to_string(),
+            have: h.map_or("⊤".to_string(), |d| d.to_string()),
+            want: want.to_string(),
+        })),
+    }
+}
+
+/// Q:VWRITE1 — uniform `x ← e`: `x ∈ X(D)`, `P ⇒ e unif`, `D'(x)` uniform and implied by
+/// `dep_D(e)`, `Q = Q'[x ← e] + M^vwrite + C`, `(entail post …)`.
+pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let (x, e) = assign(cx, s)?;
+    let post = cx.post(n)?;
+    if !pre.d.get(x).is_some_and(Dep::uniform) {
+        return Err(cx.rej(Reason::NotInUniformSet(x.clone())));
+    }
+    cx.uniform(&pre.d, e)?;
+    let cost = vwrite_common(cx, n, x, e, pre)?;
+    let want = post.d.get(x).cloned().unwrap_or_else(|| Dep::norm(Default::default(), 0.into(), 0.into()));
+    if !post.d.contains_key(x) || !want.uniform() {
+        return Err(cx.rej(Reason::NotInUniformSet(x.clone())));
+    }
+    dep_implied(cx, x, Ctx::dep_expr(&pre.d, e), &want)?;
+    let q = if post.q.mentions(x) {
+        let l = cx.lin_expr(e).ok_or_else(|| cx.rej(Reason::SubstUndefined(x.clone())))?;
+        post.q.map_atoms(|a| a.subst(x, &l))
+    } else {
+        post.q.clone()
+    };
+    cx.same_q(&pre.q, &plus(&q, &(&cx.m.vwrite + cost)), "pre", "post[x ← e] + M^vwrite + C")?;
+    Ok(Rat::zero())
+}
+
+/// Q:VWRITE2 — possibly non-uniform `x ← e`: `D'(x)` absent or implied by `dep_D(e)`,
+/// `Q'` does not mention `x`, `Q = Q' + M^vwrite + C`, `(entail post …)`.
+pub fn q_vwrite2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let (x, e) = assign(cx, s)?;
+    let post = cx.post(n)?;
+    let cost = vwrite_common(cx, n, x, e, pre)?;
+    if let Some(want) = post.d.get(x) {
+        dep_implied(cx, x, Ctx::dep_expr(&pre.d, e), want)?;
+    }
+    if post.q.mentions(x) {
+        return Err(cx.rej(Reason::PotentialMentions(x.clone())));
+    }
+    cx.same_q(&pre.q, &plus(&post.q, &(&cx.m.vwrite + cost)), "pre", "post + M^vwrite + C")?;
+    Ok(Rat::zero())
+}
+
+fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Write(arr, o, e)) = s else {
+        return Err(wrong(cx, "an array write", s));
+    };
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 2, &["n"])?;
+    let count = cx.access(n, pre, arr, o, space)?;
+    let c1 = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
+    let c2 = cx.check_node(&c[1], Subject::Expr(e), pre, 1)?;
+    cx.same_p(&pre.p, &post.p, "pre", "post")?;
+    cx.same_d(&pre.d, &post.d, "pre", "post")?;
+    let f = if space == Space::Global { &cx.m.gwrite } else { &cx.m.swrite };
+    cx.same_q(&pre.q, &plus(&post.q, &(at(f, &count) + c1 + c2)), "pre", "post + M^write(N) + C1 + C2")?;
+    Ok(Rat::zero())
+}
+
+/// Q:GWRITE — `A[o] ← e`, `A` global: `(n N)` with `N ≥ N*_MemReads(o)`, `P' = P`,
+/// `D' = D`, `Q = Q' + M^gwrite(N) + C1 + C2`.
+pub fn q_gwrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    write(cx, n, s, pre, Space::Global)
+}
+
+/// Q:SWRITE — as Q:GWRITE for a shared array, with `Conflicts` and `M^swrite`.
+pub fn q_swrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    write(cx, n, s, pre, Space::Shared)
+}
+
+fn cond_stmt<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a Expr, &'a Stmt, &'a Stmt), Rejection> {
+    match s {
+        Subject::Stmt(Stmt::If(e, a, b)) => Ok((e, a, b)),
+        _ => Err(wrong(cx, "an if statement", s)),
+    }
+}
+
+/// Q:IF1 — uniform `if`: `P ⇒ e unif`; `T.pre = (P ∧ e, D, Q₀)`, `F.pre = (P ∧ ¬e, D, Q₀)`,
+/// `T.post = F.post = post`, `Q = Q₀ + M^if + C`.
+pub fn q_if1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let (e, s1, s2) = cond_stmt(cx, s)?;
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 3, &[])?;
+    cx.uniform(&pre.d, e)?;
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    cx.check_node(&c[1], Subject::Stmt(s1), pre, 1)?;
+    cx.check_node(&c[2], Subject::Stmt(s2), pre, 2)?;
+    let ((tp, tq), (fp, fq)) = (cx.pp(&c[1])?, cx.pp(&c[2])?);
+    cx.same_p(&and(&pre.p, cx.cond(e, false)), &tp.p, "P ∧ e", "then pre")?;
+    cx.same_p(&and(&pre.p, cx.cond(e, true)), &fp.p, "P ∧ ¬e", "else pre")?;
+    cx.same_d(&pre.d, &tp.d, "pre", "then pre")?;
+    cx.same_d(&pre.d, &fp.d, "pre", "else pre")?;
+    cx.same_q(&tp.q, &fp.q, "then pre", "else pre")?;
+    cx.same(tq, post, "then post", "post")?;
+    cx.same(fq, post, "else post", "post")?;
+    cx.same_q(&pre.q, &plus(&tp.q, &(&cx.m.if_ + cost)), "pre", "branch pre + M^if + C")?;
+    Ok(Rat::zero())
+}
+
+fn if_decided(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, neg: bool) -> Result<Rat, Rejection> {
+    let (e, s1, s2) = cond_stmt(cx, s)?;
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 2, &["entail cond"])?;
+    let targets = cx.decided_cond(e, neg)?;
+    cx.entail(n, "cond", &pre.p, &targets)?;
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    cx.check_node(&c[1], Subject::Stmt(if neg { s2 } else { s1 }), pre, 1)?;
+    let (bp, bq) = cx.pp(&c[1])?;
+    cx.same_p(&pre.p, &bp.p, "pre", "branch pre")?;
+    cx.same_d(&pre.d, &bp.d, "pre", "branch pre")?;
+    cx.same(bq, post, "branch post", "post")?;
+    cx.same_q(&pre.q, &plus(&bp.q, &(&cx.m.if_ + cost)), "pre", "branch pre + M^if + C")?;
+    Ok(Rat::zero())
+}
+
+/// Q:IF2 — `P ⇒ e` (`(entail cond …)`): only the then branch `T`, `T.pre = (P, D, Q₀)`,
+/// `T.post = post`, `Q = Q₀ + M^if + C`.
+pub fn q_if2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    if_decided(cx, n, s, pre, false)
+}
+
+/// Q:IF3 — `P ⇒ ¬e` (`(entail cond …)`): only the else branch `F`, as Q:IF2.
+pub fn q_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    if_decided(cx, n, s, pre, true)
+}
+
+/// Q:IF4 — possibly divergent `if`: `T.pre = (P ∧ e, D, Q₀)`, `T.post = (P1, D1, Q1)`,
+/// `F.pre = (P_F, D1 \ W(s1), Q1)`, `F.post = (P2, D2, Q2)`; witnesses `else-cond`
+/// (`P ∧ ¬e ⇒ P_F`), `else-then` (`P1 ⇒ P_F`), `join-then` (`P1 ⇒ P'`), `join-else`
+/// (`P2 ⇒ P'`); `D' = D2 \ W(s2)`, `Q' = Q2`, `Q = Q₀ + M^if + C + M^div`.
+pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let (e, s1, s2) = cond_stmt(cx, s)?;
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 3, &["entail else-cond", "entail else-then", "entail join-then", "entail join-else"])?;
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    cx.check_node(&c[1], Subject::Stmt(s1), pre, 1)?;
+    cx.check_node(&c[2], Subject::Stmt(s2), pre, 2)?;
+    let ((tp, t1), (fp, f2)) = (cx.pp(&c[1])?, cx.pp(&c[2])?);
+    cx.same_p(&and(&pre.p, cx.cond(e, false)), &tp.p, "P ∧ e", "then pre")?;
+    cx.same_d(&pre.d, &tp.d, "pre", "then pre")?;
+    cx.same_d(&without(&t1.d, &s1.writes()), &fp.d, "then post D \\ W(s1)", "else pre")?;
+    cx.same_q(&t1.q, &fp.q, "then post", "else pre")?;
+    cx.entail(n, "else-cond", &and(&pre.p, cx.cond(e, true)), &fp.p)?;
+    cx.entail(n, "else-then", &t1.p, &fp.p)?;
+    cx.entail(n, "join-then", &t1.p, &post.p)?;
+    cx.entail(n, "join-else", &f2.p, &post.p)?;
+    cx.same_d(&without(&f2.d, &s2.writes()), &post.d, "else post D \\ W(s2)", "post")?;
+    cx.same_q(&f2.q, &post.q, "else post", "post")?;
+    let extra = &cx.m.if_ + cost + &cx.m.div;
+    cx.same_q(&pre.q, &plus(&tp.q, &extra), "pre", "then pre + M^if + C + M^div")?;
+    Ok(Rat::zero())
+}
+
+fn while_rule(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, divergent: bool) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::While(e, body)) = s else {
+        return Err(wrong(cx, "a while loop", s));
+    };
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 2, &[])?;
+    if !divergent {
+        cx.uniform(&pre.d, e)?;
+    }
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    cx.check_node(&c[1], Subject::Stmt(body), pre, 1)?;
+    let (bpre, bpost) = cx.pp(&c[1])?;
+    let step = if divergent { &cx.m.if_ + &cx.m.div + cost } else { &cx.m.if_ + cost };
+    let inv = plus(&post.q, &step);
+    cx.same_q(&pre.q, &inv, "pre", "post + loop-test cost")?;
+    cx.same_p(&and(&pre.p, cx.cond(e, false)), &bpre.p, "P ∧ e", "body pre")?;
+    cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
+    cx.same_q(&post.q, &bpre.q, "post", "body pre")?;
+    cx.same(pre, bpost, "pre", "body post")?;
+    cx.same_p(&and(&pre.p, cx.cond(e, true)), &post.p, "P ∧ ¬e", "post")?;
+    let d_out = if divergent { without(&pre.d, &body.writes()) } else { pre.d.clone() };
+    cx.same_d(&d_out, &post.d, if divergent { "pre D \\ W(s)" } else { "pre" }, "post")?;
+    Ok(Rat::zero())
+}
+
+/// Q:WHILE1 — uniform loop: `P ⇒ e unif`; `B.pre = (P ∧ e, D, Q')`,
+/// `B.post = (P, D, Q' + M^if + C)`, `pre = (P, D, Q' + M^if + C)`, `post = (P ∧ ¬e, D, Q')`.
+pub fn q_while1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    while_rule(cx, n, s, pre, false)
+}
+
+/// Q:WHILE2 — possibly divergent loop: as Q:WHILE1 without uniformity, with
+/// `M^if + M^div + C`, and `post = (P ∧ ¬e, D \ W(s), Q')`.
+pub fn q_while2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    while_rule(cx, n, s, pre, true)
+}
+
+/// Q:WEAK — consequence: child about the same statement; `(frame C)`, `C ≥ 0`;
+/// `(entail pre …)`: `P ⇒ N.pre.P`; `(rewrite pre …)`: `Q ≥ N.pre.Q + C` under `P`;
+/// `D ⊒ N.pre.D`; `(entail post …)`: `N.post.P ⇒ P'`; `(rewrite post …)`:
+/// `N.post.Q + C ≥ Q'` under `N.post.P`; `N.post.D ⊒ D'`.
+pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 1, &["frame", "entail pre", "rewrite pre", "entail post", "rewrite post"])?;
+    let frame = n.frame.clone().unwrap_or_else(Rat::zero);
+    if frame.is_negative() {
+        return Err(cx.rej(Reason::Negative { what: "frame", value: frame.to_string() }));
+    }
+    cx.check_node(&c[0], s, pre, 0)?;
+    let (np, nq) = cx.pp(&c[0])?;
+    cx.entail(n, "pre", &pre.p, &np.p)?;
+    cx.dominates(n, "pre", &pre.p, &pre.q, &plus(&np.q, &frame))?;
+    cx.covers(&pre.d, &np.d)?;
+    cx.entail(n, "post", &nq.p, &post.p)?;
+    cx.dominates(n, "post", &nq.p, &plus(&nq.q, &frame), &post.q)?;
+    cx.covers(&nq.d, &post.d)?;
+    Ok(Rat::zero())
+}

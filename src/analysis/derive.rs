@@ -1,0 +1,1345 @@
+//! The inference proper (RaCUDA §7, note §8): a forward abstract interpretation that fixes
+//! the rule of every statement and the `(P, D)` parts of every assertion, then a backward
+//! pass that builds potentials with template coefficients (LP variables), the LP, and the
+//! instantiation of the derivation tree with the exact LP solution.
+
+use super::access::{n_star, AccessKind};
+use super::entail::{entails, entails_all, join_p};
+use super::linear::*;
+use super::lp::{Lp, Rel};
+use super::poly::{canon_atom, AtomVal, Coef, LinExpr, Mono, Poly, TPoly};
+use super::{AnalysisError, AnalysisOptions};
+use crate::certificate::{Assn, Farkas, Field, Judgment, Node, Rewrite};
+use crate::core::metric::{q, Q};
+use crate::core::{Expr, Hardware, Launch, Loc, Metric, Operand, Program, Space, Stmt, Ty};
+use num_traits::{One, Zero};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// An abstract state `(P, D)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Abs {
+    /// Linear constraints (ordered list).
+    pub p: Vec<Cstr>,
+    /// Thread-dependence map.
+    pub d: DepMap,
+}
+
+fn with(p: &[Cstr], extra: &[Cstr]) -> Vec<Cstr> {
+    let mut out = p.to_vec();
+    out.extend(extra.iter().cloned());
+    out
+}
+
+fn identity_witnesses(p: &[Cstr]) -> Vec<Farkas> {
+    (0..p.len()).map(|i| Farkas(vec![(i, Q::one())])).collect()
+}
+
+fn minus_writes(d: &DepMap, w: &[String]) -> DepMap {
+    d.iter()
+        .filter(|(x, _)| !w.contains(x))
+        .map(|(x, e)| (x.clone(), *e))
+        .collect()
+}
+
+/// The loop's ranking atom: canonical `max0(atom)`, shift amount, witness for the shift.
+#[derive(Clone, Debug)]
+struct LoopAtom {
+    atom: Lin,
+    shift: Q,
+    witness: Farkas,
+}
+
+/// The annotated statement produced by the forward pass.
+#[derive(Clone, Debug)]
+struct AN {
+    pre: Abs,
+    post: Abs,
+    kind: AK,
+}
+
+#[derive(Clone, Debug)]
+enum AK {
+    Skip,
+    Sync,
+    Seq(Box<AN>, Box<AN>),
+    Assign {
+        x: String,
+        loc: Loc,
+        lin: Option<Lin>,
+        vw1: bool,
+        witnesses: Vec<Farkas>,
+        e: Node,
+        cost: Q,
+    },
+    Write {
+        global: bool,
+        n: u64,
+        o: Node,
+        e: Node,
+        cost: Q,
+    },
+    If23 {
+        rule: &'static str,
+        witnesses: Vec<Farkas>,
+        e: Node,
+        cost: Q,
+        branch: Box<AN>,
+    },
+    If1 {
+        e: Node,
+        cost: Q,
+        t: Box<AN>,
+        f: Box<AN>,
+        join: Abs,
+        wt: Vec<Farkas>,
+        wf: Vec<Farkas>,
+    },
+    If4 {
+        e: Node,
+        cost: Q,
+        t: Box<AN>,
+        f: Box<AN>,
+        w_else_cond: Vec<Farkas>,
+        w_else_then: Vec<Farkas>,
+        w_join_then: Vec<Farkas>,
+        w_join_else: Vec<Farkas>,
+    },
+    While {
+        e: Node,
+        cost: Q,
+        uniform: bool,
+        inv: Abs,
+        body: Box<AN>,
+        w_pre: Vec<Farkas>,
+        w_body_post: Vec<Farkas>,
+        atom: Option<LoopAtom>,
+        /// Why the loop has no ranking atom (when `atom` is `None`).
+        atom_err: Option<String>,
+        writes: Vec<String>,
+        loc: Loc,
+        key: usize,
+    },
+}
+
+/// Inference context.
+pub struct Ctx<'a> {
+    prog: &'a Program,
+    metric: &'a Metric,
+    hw: &'a Hardware,
+    launch: &'a Launch,
+    degree: usize,
+    /// Candidate atoms of each loop's invariant template, keyed by the address of the loop
+    /// body: the loop's own atoms and those of its enclosing and enclosed loops (atoms of
+    /// later sibling loops reach a template through the potential after the loop).
+    atoms: BTreeMap<usize, Vec<Lin>>,
+    /// Loops without a ranking atom, with the reason.
+    no_atom: Vec<(Loc, String)>,
+}
+
+fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
+    AnalysisError {
+        loc,
+        reason: reason.into(),
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// A context for one analysis run.
+    pub fn new(
+        prog: &'a Program,
+        metric: &'a Metric,
+        hw: &'a Hardware,
+        launch: &'a Launch,
+        opts: &AnalysisOptions,
+    ) -> Ctx<'a> {
+        let mut c = Ctx {
+            prog,
+            metric,
+            hw,
+            launch,
+            degree: opts.degree as usize,
+            atoms: BTreeMap::new(),
+            no_atom: Vec::new(),
+        };
+        c.collect_atoms(&prog.body, &mut Vec::new());
+        c
+    }
+
+    // ---------------------------------------------------------------- expressions
+
+    fn operand_node(&self, o: &Operand, loc: Loc) -> Result<(Node, Q), AnalysisError> {
+        let (rule, cost) = match o {
+            Operand::Var(x) => {
+                if self.prog.local_ty(x).is_none() {
+                    return Err(err(Some(loc), format!("undeclared local `{x}`")));
+                }
+                ("OQ:VAR", self.metric.var.clone())
+            }
+            Operand::Tid(_) => ("OQ:TID", self.metric.var.clone()),
+            Operand::Const(_) => ("OQ:CONST", self.metric.konst.clone()),
+            Operand::Param(p) => {
+                if self.prog.param_ty(p).is_none() {
+                    return Err(err(Some(loc), format!("undeclared parameter `{p}`")));
+                }
+                ("OQ:PARAM", self.metric.param.clone())
+            }
+        };
+        Ok((
+            Node {
+                rule,
+                judgment: Judgment::Expr { cost: cost.clone() },
+                fields: vec![],
+                children: vec![],
+            },
+            cost,
+        ))
+    }
+
+    fn access_n(
+        &self,
+        arr: &str,
+        o: &Operand,
+        pre: &Abs,
+        loc: Loc,
+    ) -> Result<(bool, u64), AnalysisError> {
+        let decl = self
+            .prog
+            .array(arr)
+            .ok_or_else(|| err(Some(loc), format!("undeclared array `{arr}`")))?;
+        let global = decl.space == Space::Global;
+        let kind = if global {
+            AccessKind::MemReads
+        } else {
+            AccessKind::Conflicts
+        };
+        let dep = dep_operand(&pre.d, o);
+        let n = n_star(&pre.p, dep, decl.elem_bytes, kind, self.hw, self.launch).max(1);
+        Ok((global, n))
+    }
+
+    fn expr_node(&self, e: &Expr, pre: &Abs, loc: Loc) -> Result<(Node, Q), AnalysisError> {
+        let mk = |rule, cost: Q, fields, children| Node {
+            rule,
+            judgment: Judgment::Expr { cost },
+            fields,
+            children,
+        };
+        match e {
+            Expr::Opd(o) => self.operand_node(o, loc),
+            Expr::Bin(_, a, b) => {
+                let (na, ca) = self.operand_node(a, loc)?;
+                let (nb, cb) = self.operand_node(b, loc)?;
+                let c = ca + cb + &self.metric.op;
+                Ok((mk("EQ:OP", c.clone(), vec![], vec![na, nb]), c))
+            }
+            Expr::Un(_, a) => {
+                let (na, ca) = self.operand_node(a, loc)?;
+                let c = ca + &self.metric.op;
+                Ok((mk("EQ:UOP", c.clone(), vec![], vec![na]), c))
+            }
+            Expr::Read(arr, o) => {
+                let (global, n) = self.access_n(arr, o, pre, loc)?;
+                let (no, co) = self.operand_node(o, loc)?;
+                let (rule, c) = if global {
+                    ("EQ:GARRAY", co + self.metric.gread.at(n))
+                } else {
+                    ("EQ:SARRAY", co + self.metric.sread.at(n))
+                };
+                Ok((mk(rule, c.clone(), vec![Field::N(n)], vec![no]), c))
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- atoms
+
+    /// The raw ranking atom `−L + s` of `while (e) body` (RaCUDA §7 `⟦x, U⟧`; note §8.4):
+    /// `cond(e) = [L ≤ 0]`, the counter `x` is updated once, by `x ← x + δ` at the top level
+    /// of the body, and `s = coef_x(L)·δ > 0`. Other variables of `L` written in the body are
+    /// replaced by their linear definition in the loop invariant `pinv` when it has one.
+    /// Returns the atom, `s` and the counter's name, or why there is no atom.
+    fn loop_atom_raw(
+        &self,
+        e: &Expr,
+        body: &Stmt,
+        pinv: Option<&[Cstr]>,
+    ) -> Result<(Lin, Q, String), String> {
+        let (ce, _, _, _) = cond(self.prog, e);
+        let l = match ce.as_slice() {
+            [c] if c.kind == CKind::Le => c.lin.clone(),
+            _ => return Err("the condition is not an inequality between linear operands".into()),
+        };
+        let writes = body.writes();
+        let written: Vec<String> = l.vars().filter(|v| writes.contains(v)).cloned().collect();
+        if written.is_empty() {
+            return Err("no variable of the condition is written in the body".into());
+        }
+        let mut top = Vec::new();
+        flatten(body, &mut top);
+        let mut found: Vec<(String, Q)> = Vec::new();
+        for x in &written {
+            let mut count = 0;
+            count_assigns(body, x, &mut count);
+            if count != 1 {
+                continue;
+            }
+            for st in &top {
+                if let Stmt::Assign(y, ex, _) = st {
+                    if y == x {
+                        if let Some(le) = lin_expr(self.prog, ex) {
+                            let d = le.sub(&Lin::var(x));
+                            if d.is_const() {
+                                found.push((x.clone(), d.c));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let (x, delta) = match found.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                return Err(match written.as_slice() {
+                    [x] => format!(
+                        "the counter `{x}` is not updated by `{x} ← {x} + c` (c an integer constant) exactly once, at the top level of the body"
+                    ),
+                    _ => "no variable of the condition is updated by `x ← x + c` (c an integer constant) exactly once, at the top level of the body".into(),
+                })
+            }
+            _ => return Err("several variables of the condition are counters of the body".into()),
+        };
+        let mut l = l;
+        for y in written.iter().filter(|y| **y != x) {
+            let def = match pinv {
+                Some(p) => defining_lin(p, y, &writes),
+                // candidate atoms only (validated later against the invariant): the
+                // top-level linear assignment of `y` in the body, if any
+                None => top.iter().find_map(|st| match st {
+                    Stmt::Assign(z, ex, _) if z == y => {
+                        lin_expr(self.prog, ex).filter(|le| le.vars().all(|v| !writes.contains(v)))
+                    }
+                    _ => None,
+                }),
+            };
+            match def {
+                Some(def) => l = l.subst(y, &def),
+                None => {
+                    return Err(format!(
+                        "`{y}` in the loop condition is written in the body and the loop invariant gives no linear definition of it"
+                    ))
+                }
+            }
+        }
+        let s = l.coef(&x) * &delta;
+        if s <= Q::zero() {
+            return Err(format!(
+                "the update of `{x}` does not move it towards the bound"
+            ));
+        }
+        // atom = −L + s
+        Ok((l.scale(&-Q::one()).plus_const(&s), s, x))
+    }
+
+    fn collect_atoms(&mut self, s: &Stmt, stack: &mut Vec<(usize, Vec<Lin>)>) {
+        let mut top = Vec::new();
+        flatten(s, &mut top);
+        for (i, st) in top.iter().enumerate() {
+            match st {
+                Stmt::While(e, body, _) => {
+                    let key = loop_key(body);
+                    let mut own: Vec<Lin> = Vec::new();
+                    if let Ok((raw, sh, _)) = self.loop_atom_raw(e, body, None) {
+                        let mut cands = vec![raw.clone(), raw.plus_const(&-sh)];
+                        let mut cur = raw;
+                        for prev in top[..i].iter().rev() {
+                            match prev {
+                                Stmt::Assign(x, ex, _) => {
+                                    if cur.mentions(x) {
+                                        match lin_expr(self.prog, ex) {
+                                            Some(le) => {
+                                                cur = cur.subst(x, &le);
+                                                cands.push(cur.clone());
+                                            }
+                                            None => break,
+                                        }
+                                    }
+                                }
+                                Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => {}
+                                other => {
+                                    if other.writes().iter().any(|w| cur.mentions(w)) {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        for c in cands {
+                            if let AtomVal::Scaled(_, a) = canon_atom(&c) {
+                                if !own.contains(&a) {
+                                    own.push(a);
+                                }
+                            }
+                        }
+                    }
+                    // this loop sees its own atoms and its ancestors'; ancestors see this one's
+                    let mut scope = own.clone();
+                    for (k, anc) in stack.iter() {
+                        scope.extend(anc.iter().cloned());
+                        let e = self.atoms.entry(*k).or_default();
+                        e.extend(own.iter().cloned());
+                    }
+                    self.atoms.entry(key).or_default().extend(scope);
+                    stack.push((key, own));
+                    self.collect_atoms(body, stack);
+                    stack.pop();
+                }
+                Stmt::If(_, a, b, _) => {
+                    self.collect_atoms(a, stack);
+                    self.collect_atoms(b, stack);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- forward pass
+
+    fn fwd(&mut self, s: &Stmt, pre: &Abs) -> Result<AN, AnalysisError> {
+        let kind_post: (AK, Abs) = match s {
+            Stmt::Skip => (AK::Skip, pre.clone()),
+            Stmt::Sync(_) => (AK::Sync, pre.clone()),
+            Stmt::Seq(a, b) => {
+                let na = self.fwd(a, pre)?;
+                let nb = self.fwd(b, &na.post)?;
+                let post = nb.post.clone();
+                (AK::Seq(Box::new(na), Box::new(nb)), post)
+            }
+            Stmt::Assign(x, e, loc) => {
+                let xty = self.prog.local_ty(x).ok_or_else(|| {
+                    err(Some(*loc), format!("assignment to undeclared local `{x}`"))
+                })?;
+                let (en, cost) = self.expr_node(e, pre, *loc)?;
+                let dep_e = dep_expr(&pre.d, e);
+                let lin = if xty == Ty::Int {
+                    lin_expr(self.prog, e)
+                } else {
+                    None
+                };
+                let x_unif = pre.d.get(x).is_some_and(|d| d.is_uniform());
+                let e_unif = expr_uniform(&pre.d, e);
+                let vw1 = x_unif && e_unif;
+                let mut d = pre.d.clone();
+                d.remove(x);
+                let newdep = match dep_e {
+                    Some(de) if xty == Ty::Int => Some(de),
+                    Some(de) if de.is_uniform() => Some(Dep::unknown_uniform()),
+                    _ => None,
+                };
+                let newdep = match newdep {
+                    None if vw1 => Some(Dep::unknown_uniform()),
+                    other => other,
+                };
+                if let Some(nd) = newdep {
+                    d.insert(x.clone(), nd);
+                }
+                let mut p: Vec<Cstr> = Vec::new();
+                match &lin {
+                    Some(le) if le.sub(&Lin::var(x)).is_const() => {
+                        let c = le.sub(&Lin::var(x)).c;
+                        let back = Lin::var(x).plus_const(&-c);
+                        for cs in &pre.p {
+                            p.push(Cstr {
+                                kind: cs.kind,
+                                lin: cs.lin.subst(x, &back),
+                            });
+                        }
+                    }
+                    Some(le) if !le.mentions(x) => {
+                        p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned());
+                        p.push(Cstr::eq(Lin::var(x).sub(le)));
+                    }
+                    _ => p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned()),
+                }
+                let mut witnesses = Vec::new();
+                for c in &p {
+                    let target = match &lin {
+                        Some(le) => Cstr {
+                            kind: c.kind,
+                            lin: c.lin.subst(x, le),
+                        },
+                        None => c.clone(),
+                    };
+                    witnesses.push(entails(&pre.p, &target).ok_or_else(|| {
+                        err(
+                            Some(*loc),
+                            "internal: no witness for the assignment's postcondition",
+                        )
+                    })?);
+                }
+                (
+                    AK::Assign {
+                        x: x.clone(),
+                        loc: *loc,
+                        lin,
+                        vw1,
+                        witnesses,
+                        e: en,
+                        cost,
+                    },
+                    Abs { p, d },
+                )
+            }
+            Stmt::Write(arr, o, e, loc) => {
+                let (global, n) = self.access_n(arr, o, pre, *loc)?;
+                let (on, c1) = self.operand_node(o, *loc)?;
+                let (en, c2) = self.expr_node(e, pre, *loc)?;
+                let acc = if global {
+                    self.metric.gwrite.at(n)
+                } else {
+                    self.metric.swrite.at(n)
+                };
+                (
+                    AK::Write {
+                        global,
+                        n,
+                        o: on,
+                        e: en,
+                        cost: acc + c1 + c2,
+                    },
+                    pre.clone(),
+                )
+            }
+            Stmt::If(e, s1, s2, loc) => {
+                let (en, cost) = self.expr_node(e, pre, *loc)?;
+                let (ce, cne, can_t, can_f) = cond(self.prog, e);
+                let w_t = if can_t && !ce.is_empty() {
+                    entails_all(&pre.p, &ce)
+                } else {
+                    None
+                };
+                let w_f = if w_t.is_none() && can_f && !cne.is_empty() {
+                    entails_all(&pre.p, &cne)
+                } else {
+                    None
+                };
+                if let Some(w) = w_t {
+                    let b = self.fwd(s1, pre)?;
+                    let post = b.post.clone();
+                    (
+                        AK::If23 {
+                            rule: "Q:IF2",
+                            witnesses: w,
+                            e: en,
+                            cost,
+                            branch: Box::new(b),
+                        },
+                        post,
+                    )
+                } else if let Some(w) = w_f {
+                    let b = self.fwd(s2, pre)?;
+                    let post = b.post.clone();
+                    (
+                        AK::If23 {
+                            rule: "Q:IF3",
+                            witnesses: w,
+                            e: en,
+                            cost,
+                            branch: Box::new(b),
+                        },
+                        post,
+                    )
+                } else if expr_uniform(&pre.d, e) {
+                    let t = self.fwd(
+                        s1,
+                        &Abs {
+                            p: with(&pre.p, &ce),
+                            d: pre.d.clone(),
+                        },
+                    )?;
+                    let f = self.fwd(
+                        s2,
+                        &Abs {
+                            p: with(&pre.p, &cne),
+                            d: pre.d.clone(),
+                        },
+                    )?;
+                    let join = Abs {
+                        p: join_p(&t.post.p, &f.post.p),
+                        d: join_deps(&t.post.d, &f.post.d),
+                    };
+                    let wt = entails_all(&t.post.p, &join.p)
+                        .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
+                    let wf = entails_all(&f.post.p, &join.p)
+                        .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
+                    (
+                        AK::If1 {
+                            e: en,
+                            cost,
+                            t: Box::new(t),
+                            f: Box::new(f),
+                            join: join.clone(),
+                            wt,
+                            wf,
+                        },
+                        join,
+                    )
+                } else {
+                    let pe = with(&pre.p, &ce);
+                    let pne = with(&pre.p, &cne);
+                    let t = self.fwd(
+                        s1,
+                        &Abs {
+                            p: pe,
+                            d: pre.d.clone(),
+                        },
+                    )?;
+                    let pf = join_p(&pne, &t.post.p);
+                    let df = minus_writes(&t.post.d, &s1.writes());
+                    let f = self.fwd(
+                        s2,
+                        &Abs {
+                            p: pf.clone(),
+                            d: df,
+                        },
+                    )?;
+                    let pj = join_p(&t.post.p, &f.post.p);
+                    let dj = minus_writes(&f.post.d, &s2.writes());
+                    let internal = || err(Some(*loc), "internal: IF4 join not entailed");
+                    let w_else_cond = entails_all(&pne, &pf).ok_or_else(internal)?;
+                    let w_else_then = entails_all(&t.post.p, &pf).ok_or_else(internal)?;
+                    let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
+                    let w_join_else = entails_all(&f.post.p, &pj).ok_or_else(internal)?;
+                    (
+                        AK::If4 {
+                            e: en,
+                            cost,
+                            t: Box::new(t),
+                            f: Box::new(f),
+                            w_else_cond,
+                            w_else_then,
+                            w_join_then,
+                            w_join_else,
+                        },
+                        Abs { p: pj, d: dj },
+                    )
+                }
+            }
+            Stmt::While(e, body, loc) => self.fwd_while(e, body, *loc, pre)?,
+        };
+        let (kind, post) = kind_post;
+        Ok(AN {
+            pre: pre.clone(),
+            post,
+            kind,
+        })
+    }
+
+    fn fwd_while(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        let (ce, cne, _, _) = cond(self.prog, e);
+        // Houdini: candidates are the entry constraints, equalities split into two inequalities
+        let mut p: Vec<Cstr> = Vec::new();
+        for c in &pre.p {
+            match c.kind {
+                CKind::Le => p.push(c.clone()),
+                CKind::Eq => {
+                    p.push(Cstr::le(c.lin.clone()));
+                    p.push(Cstr::le(c.lin.scale(&-Q::one())));
+                }
+            }
+        }
+        p.dedup();
+        let mut d = pre.d.clone();
+        let mut rounds = 0;
+        let (body_an, p, d) = loop {
+            rounds += 1;
+            if rounds > 40 {
+                return Err(err(Some(loc), "the loop-invariant search did not converge"));
+            }
+            let b = self.fwd(
+                body,
+                &Abs {
+                    p: with(&p, &ce),
+                    d: d.clone(),
+                },
+            )?;
+            let np: Vec<Cstr> = p
+                .iter()
+                .filter(|c| entails(&b.post.p, c).is_some())
+                .cloned()
+                .collect();
+            let nd = join_deps(&d, &b.post.d);
+            if np == p && nd == d {
+                break (b, p, d);
+            }
+            p = np;
+            d = nd;
+        };
+        let uniform = expr_uniform(&d, e);
+        let writes = body.writes();
+        let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
+            err(
+                Some(loc),
+                "internal: invariant not entailed by the loop entry",
+            )
+        })?;
+        let w_body_post = entails_all(&body_an.post.p, &p)
+            .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
+        // ranking atom
+        let mut atom_err = None;
+        let pe = with(&p, &ce);
+        let atom = match self.loop_atom_raw(e, body, Some(&p)) {
+            Ok((raw, s, x)) => {
+                let allowed = |v: &String| -> bool {
+                    if self.prog.param_ty(v) == Some(Ty::Int) {
+                        return true;
+                    }
+                    self.prog.local_ty(v) == Some(Ty::Int)
+                        && d.get(v).is_some_and(|e| e.is_uniform())
+                        && (uniform || !writes.contains(v))
+                };
+                if !raw.vars().all(allowed) {
+                    atom_err = Some(format!(
+                        "the counter `{x}` or the bound is not warp-uniform"
+                    ));
+                    None
+                } else if !uniform {
+                    atom_err = Some("the loop condition is not warp-uniform".to_string());
+                    None
+                } else {
+                    match canon_atom(&raw) {
+                        AtomVal::Scaled(f, a) => {
+                            let shift = s / f;
+                            // P ∧ e ⇒ a ≥ shift, i.e. shift − a ≤ 0
+                            let target = Cstr::le(Lin::constant(shift.clone()).sub(&a));
+                            match entails(&pe, &target) {
+                                Some(w) => {
+                                    let own = self.atoms.entry(loop_key(body)).or_default();
+                                    for extra in [a.clone(), a.plus_const(&-shift.clone())] {
+                                        if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
+                                            if !own.contains(&c) {
+                                                own.push(c);
+                                            }
+                                        }
+                                    }
+                                    Some(LoopAtom {
+                                        atom: a,
+                                        shift,
+                                        witness: w,
+                                    })
+                                }
+                                None => {
+                                    atom_err = Some(
+                                        "the loop invariant does not entail that the ranking atom decreases"
+                                            .to_string(),
+                                    );
+                                    None
+                                }
+                            }
+                        }
+                        AtomVal::Const(_) => None,
+                    }
+                }
+            }
+            Err(why) => {
+                atom_err = Some(why);
+                None
+            }
+        };
+        if let Some(why) = &atom_err {
+            if !self.no_atom.iter().any(|(l, w)| *l == loc && w == why) {
+                self.no_atom.push((loc, why.clone()));
+            }
+        }
+        let (en, cost) = self.expr_node(
+            e,
+            &Abs {
+                p: p.clone(),
+                d: d.clone(),
+            },
+            loc,
+        )?;
+        let post = Abs {
+            p: with(&p, &cne),
+            d: if uniform {
+                d.clone()
+            } else {
+                minus_writes(&d, &writes)
+            },
+        };
+        Ok((
+            AK::While {
+                e: en,
+                cost,
+                uniform,
+                inv: Abs { p, d },
+                body: Box::new(body_an),
+                w_pre,
+                w_body_post,
+                atom,
+                atom_err,
+                writes,
+                loc,
+                key: loop_key(body),
+            },
+            post,
+        ))
+    }
+}
+
+/// A linear definition `y = lin` from a pair `L ≤ 0`, `−L ≤ 0` (or `L = 0`) of `p`, with
+/// `coef_y(L) ≠ 0` and no other variable of `L` in `writes`.
+fn defining_lin(p: &[Cstr], y: &str, writes: &[String]) -> Option<Lin> {
+    for c in p {
+        let a = c.lin.coef(y);
+        if a.is_zero() || c.lin.vars().any(|v| v != y && writes.contains(v)) {
+            continue;
+        }
+        let both = c.kind == CKind::Eq || p.contains(&Cstr::le(c.lin.scale(&-Q::one())));
+        if both {
+            let mut rest = c.lin.clone();
+            rest.terms.remove(y);
+            return Some(rest.scale(&(-Q::one() / a)));
+        }
+    }
+    None
+}
+
+/// Identity of a loop: the address of its body (stable while the program is borrowed).
+fn loop_key(body: &Stmt) -> usize {
+    body as *const Stmt as usize
+}
+
+fn flatten<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
+    match s {
+        Stmt::Seq(a, b) => {
+            flatten(a, out);
+            flatten(b, out);
+        }
+        other => out.push(other),
+    }
+}
+
+fn count_assigns(s: &Stmt, x: &str, n: &mut usize) {
+    match s {
+        Stmt::Assign(y, _, _) if y == x => *n += 1,
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+            count_assigns(a, x, n);
+            count_assigns(b, x, n);
+        }
+        Stmt::While(_, b, _) => count_assigns(b, x, n),
+        _ => {}
+    }
+}
+
+// -------------------------------------------------------------------- backward pass
+
+/// A derivation node whose potentials are templates.
+struct TNode {
+    rule: &'static str,
+    pre: (Abs, TPoly),
+    post: (Abs, TPoly),
+    fields: Vec<Field>,
+    children: Vec<TChild>,
+}
+
+enum TChild {
+    Expr(Node),
+    Stmt(TNode),
+}
+
+struct Back<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    lp: Lp,
+    /// Assignments that forced potential coefficients to 0 (reported if the LP fails).
+    hints: Vec<(Loc, String)>,
+}
+
+impl Back<'_, '_> {
+    fn allowed_var(&self, d: &DepMap, v: &str) -> bool {
+        if self.ctx.prog.param_ty(v) == Some(Ty::Int) {
+            return true;
+        }
+        self.ctx.prog.local_ty(v) == Some(Ty::Int) && d.get(v).is_some_and(|e| e.is_uniform())
+    }
+
+    /// Forces to 0 (LP equalities) and drops the monomials that mention a variable `bad`
+    /// rejects.
+    fn restrict(
+        &mut self,
+        qp: TPoly,
+        bad: impl Fn(&str) -> bool,
+        why: &str,
+    ) -> Result<TPoly, AnalysisError> {
+        let mut out = TPoly::zero();
+        for (m, c) in qp.terms {
+            if m.iter().any(|a| a.vars().any(|v| bad(v))) {
+                self.lp
+                    .add(c, Rel::Eq, why)
+                    .map_err(|e| err(None, format!("no bound: {e}")))?;
+            } else {
+                out.add_term(m, c);
+            }
+        }
+        Ok(out)
+    }
+
+    fn restrict_d(&mut self, qp: TPoly, d: &DepMap) -> Result<TPoly, AnalysisError> {
+        let dd = d.clone();
+        let ctx = self.ctx;
+        let allowed = move |v: &str| {
+            ctx.prog.param_ty(v) == Some(Ty::Int)
+                || (ctx.prog.local_ty(v) == Some(Ty::Int)
+                    && dd.get(v).is_some_and(|e| e.is_uniform()))
+        };
+        self.restrict(
+            qp,
+            |v| !allowed(v),
+            "potential may only mention uniform variables",
+        )
+    }
+
+    /// `hi ≥ lo` coefficientwise.
+    fn geq(&mut self, hi: &TPoly, lo: &TPoly, why: &str) -> Result<(), AnalysisError> {
+        let mut monos: BTreeSet<&Mono> = hi.terms.keys().collect();
+        monos.extend(lo.terms.keys());
+        for m in monos {
+            let a = hi.terms.get(m).cloned().unwrap_or_default();
+            let b = lo.terms.get(m).cloned().unwrap_or_default();
+            self.lp
+                .add(a.minus(&b), Rel::Ge, why)
+                .map_err(|e| err(None, format!("no bound: {e}")))?;
+        }
+        Ok(())
+    }
+
+    fn template(&mut self, monos: &BTreeSet<Mono>) -> TPoly {
+        let mut t = TPoly::zero();
+        for m in monos {
+            let v = self.lp.fresh(true);
+            t.add_term(m.clone(), LinExpr::var(v));
+        }
+        t
+    }
+
+    fn monomials(&self, key: usize, d: &DepMap, exclude: &[String]) -> BTreeSet<Mono> {
+        let mut scope: Vec<&Lin> = Vec::new();
+        for a in self.ctx.atoms.get(&key).into_iter().flatten() {
+            if !scope.contains(&a) {
+                scope.push(a);
+            }
+        }
+        let atoms: Vec<&Lin> = scope
+            .into_iter()
+            .filter(|a| {
+                a.vars()
+                    .all(|v| self.allowed_var(d, v) && !exclude.contains(v))
+            })
+            .collect();
+        let mut out: BTreeSet<Mono> = BTreeSet::new();
+        out.insert(Vec::new());
+        let mut frontier: Vec<Mono> = vec![Vec::new()];
+        for _ in 0..self.ctx.degree {
+            let mut next = Vec::new();
+            for m in &frontier {
+                for a in &atoms {
+                    if m.last().is_some_and(|l| l > *a) {
+                        continue;
+                    }
+                    let mut nm = m.clone();
+                    nm.push((*a).clone());
+                    if out.insert(nm.clone()) {
+                        next.push(nm);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        out
+    }
+
+    fn back(&mut self, a: &AN, qpost: TPoly) -> Result<(TNode, TPoly), AnalysisError> {
+        let qpost = self.restrict_d(qpost, &a.post.d)?;
+        let node = |rule, qpre: &TPoly, fields, children| TNode {
+            rule,
+            pre: (a.pre.clone(), qpre.clone()),
+            post: (a.post.clone(), qpost.clone()),
+            fields,
+            children,
+        };
+        let (n, qpre) = match &a.kind {
+            AK::Skip => (node("Q:SKIP", &qpost, vec![], vec![]), qpost.clone()),
+            AK::Sync => {
+                let qp = qpost.plus_const(&self.ctx.metric.sync);
+                (node("Q:SYNC", &qp, vec![], vec![]), qp)
+            }
+            AK::Seq(s1, s2) => {
+                let (n2, qm) = self.back(s2, qpost.clone())?;
+                let (n1, qp) = self.back(s1, qm)?;
+                (
+                    node(
+                        "Q:SEQ",
+                        &qp,
+                        vec![],
+                        vec![TChild::Stmt(n1), TChild::Stmt(n2)],
+                    ),
+                    qp,
+                )
+            }
+            AK::Assign {
+                x,
+                loc,
+                lin,
+                vw1,
+                witnesses,
+                e,
+                cost,
+            } => {
+                let k = cost + &self.ctx.metric.vwrite;
+                let fields = vec![Field::Entail("post", witnesses.clone())];
+                if *vw1 && lin.is_some() {
+                    let le = lin.clone().unwrap_or_default();
+                    let qp = qpost.subst(x, &le).plus_const(&k);
+                    (
+                        node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
+                        qp,
+                    )
+                } else {
+                    // Q' must not mention x: force those coefficients to 0 (now qpost is exact)
+                    if qpost.mentions(x) {
+                        let why = if *vw1 {
+                            format!("`{x}` is assigned a non-linear value, so the potential after it cannot mention `{x}`")
+                        } else {
+                            format!("`{x}` is not warp-uniform before this assignment (Q:VWRITE1 needs it in X(D)) or the value is not uniform, so the potential after it cannot mention `{x}`")
+                        };
+                        if !self.hints.iter().any(|(l, w)| l == loc && *w == why) {
+                            self.hints.push((*loc, why));
+                        }
+                    }
+                    let xs = x.clone();
+                    let restricted = self.restrict(
+                        qpost.clone(),
+                        |v| v == xs,
+                        "the potential after an assignment without substitution must not mention the variable",
+                    )?;
+                    let qp = restricted.plus_const(&k);
+                    let rule = if *vw1 { "Q:VWRITE1" } else { "Q:VWRITE2" };
+                    let mut nn = node(rule, &qp, fields, vec![TChild::Expr(e.clone())]);
+                    nn.post.1 = restricted;
+                    (nn, qp)
+                }
+            }
+            AK::Write {
+                global,
+                n,
+                o,
+                e,
+                cost,
+            } => {
+                let qp = qpost.plus_const(cost);
+                let rule = if *global { "Q:GWRITE" } else { "Q:SWRITE" };
+                (
+                    node(
+                        rule,
+                        &qp,
+                        vec![Field::N(*n)],
+                        vec![TChild::Expr(o.clone()), TChild::Expr(e.clone())],
+                    ),
+                    qp,
+                )
+            }
+            AK::If23 {
+                rule,
+                witnesses,
+                e,
+                cost,
+                branch,
+            } => {
+                let (nb, qb) = self.back(branch, qpost.clone())?;
+                let qp = qb.plus_const(&(cost + &self.ctx.metric.if_));
+                (
+                    node(
+                        rule,
+                        &qp,
+                        vec![Field::Entail("cond", witnesses.clone())],
+                        vec![TChild::Expr(e.clone()), TChild::Stmt(nb)],
+                    ),
+                    qp,
+                )
+            }
+            AK::If1 {
+                e,
+                cost,
+                t,
+                f,
+                join,
+                wt,
+                wf,
+            } => {
+                let (nt, qt) = self.back(t, qpost.clone())?;
+                let (nf, qf) = self.back(f, qpost.clone())?;
+                let mut monos: BTreeSet<Mono> = qt.terms.keys().cloned().collect();
+                monos.extend(qf.terms.keys().cloned());
+                let tpl = self.template(&monos);
+                self.geq(&tpl, &qt, "IF1 then-branch")?;
+                self.geq(&tpl, &qf, "IF1 else-branch")?;
+                let weak = |child: TNode, w: &Vec<Farkas>, pre: &Abs| TNode {
+                    rule: "Q:WEAK",
+                    pre: (pre.clone(), tpl.clone()),
+                    post: (join.clone(), qpost.clone()),
+                    fields: vec![
+                        Field::Entail("pre", identity_witnesses(&pre.p)),
+                        Field::Entail("post", w.clone()),
+                    ],
+                    children: vec![TChild::Stmt(child)],
+                };
+                let tpre = t.pre.clone();
+                let fpre = f.pre.clone();
+                let wnt = weak(nt, wt, &tpre);
+                let wnf = weak(nf, wf, &fpre);
+                let qp = tpl.plus_const(&(cost + &self.ctx.metric.if_));
+                (
+                    node(
+                        "Q:IF1",
+                        &qp,
+                        vec![],
+                        vec![
+                            TChild::Expr(e.clone()),
+                            TChild::Stmt(wnt),
+                            TChild::Stmt(wnf),
+                        ],
+                    ),
+                    qp,
+                )
+            }
+            AK::If4 {
+                e,
+                cost,
+                t,
+                f,
+                w_else_cond,
+                w_else_then,
+                w_join_then,
+                w_join_else,
+            } => {
+                let (nf, q1) = self.back(f, qpost.clone())?;
+                let (nt, qt) = self.back(t, q1)?;
+                let qp = qt.plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+                (
+                    node(
+                        "Q:IF4",
+                        &qp,
+                        vec![
+                            Field::Entail("else-cond", w_else_cond.clone()),
+                            Field::Entail("else-then", w_else_then.clone()),
+                            Field::Entail("join-then", w_join_then.clone()),
+                            Field::Entail("join-else", w_join_else.clone()),
+                        ],
+                        vec![TChild::Expr(e.clone()), TChild::Stmt(nt), TChild::Stmt(nf)],
+                    ),
+                    qp,
+                )
+            }
+            AK::While {
+                e,
+                cost,
+                uniform,
+                inv,
+                body,
+                w_pre,
+                w_body_post,
+                atom,
+                atom_err,
+                writes,
+                loc,
+                key,
+            } => {
+                let k = if *uniform {
+                    cost + &self.ctx.metric.if_
+                } else {
+                    cost + &self.ctx.metric.if_ + &self.ctx.metric.div
+                };
+                let excl: Vec<String> = if *uniform { vec![] } else { writes.clone() };
+                let mut monos = self.monomials(*key, &inv.d, &excl);
+                monos.extend(qpost.terms.keys().cloned());
+                let i = self.template(&monos);
+                let i = self.restrict_d(i, &a.post.d)?;
+                self.geq(
+                    &i,
+                    &qpost,
+                    "loop invariant covers the potential after the loop",
+                )?;
+                let ik = i.plus_const(&k);
+                let (nb, qb) = self.back(body, ik.clone())?;
+                let (ishift, rws) = match atom {
+                    Some(la) => (
+                        i.shift(&la.atom, &la.shift),
+                        vec![Rewrite::Shift(
+                            la.atom.clone(),
+                            la.shift.clone(),
+                            la.witness.clone(),
+                        )],
+                    ),
+                    None => (i.clone(), vec![]),
+                };
+                self.geq(&ishift, &qb, "loop body is paid by the invariant")
+                    .map_err(|e| {
+                        let why = match atom_err {
+                            Some(w) => format!(
+                                "no bound for this loop: its body has a cost but the loop has no ranking atom ({w})"
+                            ),
+                            None => format!("no bound for this loop: {}", e.reason),
+                        };
+                        err(Some(*loc), why)
+                    })?;
+                let body_pre = body.pre.clone();
+                let mut bfields = vec![Field::Entail("pre", identity_witnesses(&body_pre.p))];
+                if !rws.is_empty() {
+                    bfields.push(Field::Rewrite("pre", rws));
+                }
+                bfields.push(Field::Entail("post", w_body_post.clone()));
+                let bweak = TNode {
+                    rule: "Q:WEAK",
+                    pre: (body_pre, i.clone()),
+                    post: (inv.clone(), ik.clone()),
+                    fields: bfields,
+                    children: vec![TChild::Stmt(nb)],
+                };
+                let wnode = TNode {
+                    rule: if *uniform { "Q:WHILE1" } else { "Q:WHILE2" },
+                    pre: (inv.clone(), ik.clone()),
+                    post: (a.post.clone(), i.clone()),
+                    fields: vec![],
+                    children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
+                };
+                let outer = node(
+                    "Q:WEAK",
+                    &ik,
+                    vec![
+                        Field::Entail("pre", w_pre.clone()),
+                        Field::Entail("post", identity_witnesses(&a.post.p)),
+                    ],
+                    vec![TChild::Stmt(wnode)],
+                );
+                (outer, ik)
+            }
+        };
+        let qpre = self.restrict_d(qpre, &a.pre.d)?;
+        let mut n = n;
+        n.pre.1 = qpre.clone();
+        Ok((n, qpre))
+    }
+}
+
+fn inst(n: &TNode, sol: &[Q]) -> Result<Node, AnalysisError> {
+    let assn = |(abs, qp): &(Abs, TPoly)| -> Result<Assn, AnalysisError> {
+        let qq = qp.instantiate(sol);
+        if !qq.nonneg() {
+            return Err(err(None, "internal: negative potential coefficient"));
+        }
+        Ok(Assn {
+            p: abs.p.clone(),
+            d: abs.d.clone(),
+            q: qq,
+        })
+    };
+    let mut children = Vec::new();
+    for c in &n.children {
+        children.push(match c {
+            TChild::Expr(e) => e.clone(),
+            TChild::Stmt(s) => inst(s, sol)?,
+        });
+    }
+    Ok(Node {
+        rule: n.rule,
+        judgment: Judgment::Stmt {
+            pre: assn(&n.pre)?,
+            post: assn(&n.post)?,
+        },
+        fields: n.fields.clone(),
+        children,
+    })
+}
+
+/// The launch facts of `spec/logic.md` §5, in order.
+pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
+    let mut p = Vec::new();
+    for dim in crate::core::Dim::ALL {
+        let t = Lin::var(&tid_name(dim));
+        p.push(Cstr::le(t.scale(&-Q::one())));
+        p.push(Cstr::le(
+            t.plus_const(&-q(launch.block[dim.index()] as i64 - 1)),
+        ));
+    }
+    for prm in &prog.params {
+        if prm.name.starts_with("blockIdx.") {
+            p.push(Cstr::le(Lin::var(&prm.name).scale(&-Q::one())));
+        }
+    }
+    p
+}
+
+/// Runs the whole inference: forward pass, backward pass, LP, instantiation.
+/// Returns the root node (about the kernel body) and the bound.
+pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
+    let prog = ctx.prog;
+    let root = Abs {
+        p: launch_facts(prog, ctx.launch),
+        d: initial_deps(prog),
+    };
+    let an = ctx.fwd(&prog.body, &root)?;
+    let ctx_ref: &Ctx<'_> = ctx;
+    let mut back = Back {
+        ctx: ctx_ref,
+        lp: Lp::default(),
+        hints: Vec::new(),
+    };
+    let (tn, qroot) = back.back(&an, TPoly::zero())?;
+    // the root potential may mention only int parameters
+    let qroot = back.restrict(
+        qroot,
+        |v| prog.param_ty(v) != Some(Ty::Int),
+        "the bound may mention only parameters",
+    )?;
+    let mut tn = tn;
+    tn.pre.1 = qroot.clone();
+    let mut obj = LinExpr::default();
+    for (m, c) in &qroot.terms {
+        let w = match m.len() {
+            0 => q(1),
+            1 => q(1000),
+            2 => q(1_000_000),
+            _ => q(1_000_000_000),
+        };
+        obj.add_assign_c(&c.scaled(&w));
+    }
+    let nvars = back.lp.nonneg.len();
+    for i in 0..nvars {
+        let e = obj.v.entry(i).or_insert_with(Q::zero);
+        *e += Q::new(1.into(), 100000.into());
+    }
+    let hints = back.hints.clone();
+    let sol = back.lp.solve(&obj).map_err(|why| {
+        let mut msg = format!("no bound found: {why}");
+        for (loc, r) in &ctx_ref.no_atom {
+            msg.push_str(&format!("; loop at {loc}: {r}"));
+        }
+        for (loc, h) in &hints {
+            msg.push_str(&format!("; assignment at {loc}: {h}"));
+        }
+        if ctx_ref.no_atom.is_empty() && hints.is_empty() {
+            msg.push_str(&format!(
+                " (every loop has a ranking atom; a bound may need a degree above {})",
+                ctx_ref.degree
+            ));
+        }
+        let loc = ctx_ref.no_atom.first().or(hints.first()).map(|(l, _)| *l);
+        err(loc, msg)
+    })?;
+    let node = inst(&tn, &sol)?;
+    let bound = qroot.instantiate(&sol);
+    Ok((node, bound))
+}

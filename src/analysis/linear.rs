@@ -1,0 +1,479 @@
+//! Linear forms, linear constraints and the thread-dependence map (`spec/logic.md` §1–§2;
+//! RaCUDA §7, note §8.2: the domain `(𝒫, 𝒱)` with `𝒱_tid`/`𝒱_const` made checkable).
+//!
+//! Variables of linear forms are `int` locals, `int` parameters and `threadIdx.x/y/z`.
+//! All arithmetic is exact (`Q`); dependence entries use `i64` with checked arithmetic and
+//! fall back to "no information" (`None`, the spec's `⊤`) on overflow.
+
+use crate::core::metric::{q, Q};
+use crate::core::{BinOp, Const, Dim, Expr, Operand, Program, Ty, UnOp};
+use num_integer::Integer;
+use num_traits::{One, Signed, Zero};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The name used in linear forms for `threadIdx.d`.
+pub fn tid_name(d: Dim) -> String {
+    format!("threadIdx.{}", d.letter())
+}
+
+/// A linear form `c + Σ a_v·v` with exact rational coefficients. Invariant: no zero
+/// coefficient is stored, so structural equality is equality after normalization.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Lin {
+    /// Constant part.
+    pub c: Q,
+    /// Coefficients by variable name (sorted by name).
+    pub terms: BTreeMap<String, Q>,
+}
+
+impl Lin {
+    /// The constant form `c`.
+    pub fn constant(c: Q) -> Lin {
+        Lin {
+            c,
+            terms: BTreeMap::new(),
+        }
+    }
+    /// The form `v`.
+    pub fn var(v: &str) -> Lin {
+        let mut terms = BTreeMap::new();
+        terms.insert(v.to_string(), Q::one());
+        Lin {
+            c: Q::zero(),
+            terms,
+        }
+    }
+    /// Coefficient of `v` (0 if absent).
+    pub fn coef(&self, v: &str) -> Q {
+        self.terms.get(v).cloned().unwrap_or_else(Q::zero)
+    }
+    /// Whether the form has no variables.
+    pub fn is_const(&self) -> bool {
+        self.terms.is_empty()
+    }
+    /// Whether `v` occurs with a non-zero coefficient.
+    pub fn mentions(&self, v: &str) -> bool {
+        self.terms.contains_key(v)
+    }
+    /// `self + k·other`.
+    pub fn add_scaled(&self, other: &Lin, k: &Q) -> Lin {
+        let mut out = self.clone();
+        out.c += &other.c * k;
+        for (v, a) in &other.terms {
+            let e = out.terms.entry(v.clone()).or_insert_with(Q::zero);
+            *e += a * k;
+        }
+        out.terms.retain(|_, a| !a.is_zero());
+        out
+    }
+    /// `self + other`.
+    pub fn add(&self, other: &Lin) -> Lin {
+        self.add_scaled(other, &Q::one())
+    }
+    /// `self − other`.
+    pub fn sub(&self, other: &Lin) -> Lin {
+        self.add_scaled(other, &-Q::one())
+    }
+    /// `k·self`.
+    pub fn scale(&self, k: &Q) -> Lin {
+        Lin::default().add_scaled(self, k)
+    }
+    /// `self + k` for a constant `k`.
+    pub fn plus_const(&self, k: &Q) -> Lin {
+        let mut out = self.clone();
+        out.c += k;
+        out
+    }
+    /// `self[v ← e]`: replaces `v` by the linear form `e`.
+    pub fn subst(&self, v: &str, e: &Lin) -> Lin {
+        match self.terms.get(v) {
+            None => self.clone(),
+            Some(a) => {
+                let mut rest = self.clone();
+                rest.terms.remove(v);
+                rest.add_scaled(e, &a.clone())
+            }
+        }
+    }
+    /// Value under `env` (missing variables count as 0).
+    pub fn eval(&self, env: &BTreeMap<String, i64>) -> Q {
+        let mut s = self.c.clone();
+        for (v, a) in &self.terms {
+            s += a * q(env.get(v).copied().unwrap_or(0));
+        }
+        s
+    }
+    /// The variables, sorted.
+    pub fn vars(&self) -> impl Iterator<Item = &String> {
+        self.terms.keys()
+    }
+}
+
+/// Prints a rational as `n` or `p/q`.
+pub fn fmt_q(x: &Q) -> String {
+    if x.is_integer() {
+        x.numer().to_string()
+    } else {
+        format!("{}/{}", x.numer(), x.denom())
+    }
+}
+
+impl fmt::Display for Lin {
+    /// Human form `h - j + 1` (variables by name, positive ones first, then the constant).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut items: Vec<(Q, Option<&str>)> = Vec::new();
+        for (v, a) in &self.terms {
+            if a.is_positive() {
+                items.push((a.clone(), Some(v)));
+            }
+        }
+        for (v, a) in &self.terms {
+            if a.is_negative() {
+                items.push((a.clone(), Some(v)));
+            }
+        }
+        if !self.c.is_zero() || items.is_empty() {
+            items.push((self.c.clone(), None));
+        }
+        for (i, (a, v)) in items.iter().enumerate() {
+            let neg = a.is_negative();
+            let mag = a.abs();
+            if i == 0 {
+                if neg {
+                    f.write_str("-")?;
+                }
+            } else {
+                f.write_str(if neg { " - " } else { " + " })?;
+            }
+            match v {
+                None => f.write_str(&fmt_q(&mag))?,
+                Some(v) => {
+                    if mag.is_one() {
+                        f.write_str(v)?
+                    } else {
+                        write!(f, "{}*{}", fmt_q(&mag), v)?
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Kind of a linear constraint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CKind {
+    /// `L ≤ 0`
+    Le,
+    /// `L = 0`
+    Eq,
+}
+
+/// A linear constraint `L ≤ 0` or `L = 0` (`spec/certificate.md`, `CSTR`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cstr {
+    /// `le` or `eq`.
+    pub kind: CKind,
+    /// The form compared with 0.
+    pub lin: Lin,
+}
+
+impl Cstr {
+    /// `lin ≤ 0`.
+    pub fn le(lin: Lin) -> Cstr {
+        Cstr {
+            kind: CKind::Le,
+            lin,
+        }
+    }
+    /// `lin = 0`.
+    pub fn eq(lin: Lin) -> Cstr {
+        Cstr {
+            kind: CKind::Eq,
+            lin,
+        }
+    }
+    /// Whether the constraint mentions `v`.
+    pub fn mentions(&self, v: &str) -> bool {
+        self.lin.mentions(v)
+    }
+    /// Whether every variable is a `threadIdx.*` component (vacuously true for constants).
+    pub fn only_tid(&self) -> bool {
+        self.lin.vars().all(|v| v.starts_with("threadIdx."))
+    }
+}
+
+/// `lin(o)` of `spec/logic.md` §2: defined for `int` locals, `int` parameters, integer
+/// constants and `threadIdx.d`.
+pub fn lin_operand(prog: &Program, o: &Operand) -> Option<Lin> {
+    match o {
+        Operand::Var(x) if prog.local_ty(x) == Some(Ty::Int) => Some(Lin::var(x)),
+        Operand::Param(p) if prog.param_ty(p) == Some(Ty::Int) => Some(Lin::var(p)),
+        Operand::Const(Const::Int(n)) => Some(Lin::constant(q(*n))),
+        Operand::Tid(d) => Some(Lin::var(&tid_name(*d))),
+        _ => None,
+    }
+}
+
+/// `lin(e)` of `spec/logic.md` §2: operands, `+`, `−`, `*` by an integer constant, `neg`.
+pub fn lin_expr(prog: &Program, e: &Expr) -> Option<Lin> {
+    match e {
+        Expr::Opd(o) => lin_operand(prog, o),
+        Expr::Bin(BinOp::Add, a, b) => Some(lin_operand(prog, a)?.add(&lin_operand(prog, b)?)),
+        Expr::Bin(BinOp::Sub, a, b) => Some(lin_operand(prog, a)?.sub(&lin_operand(prog, b)?)),
+        Expr::Bin(BinOp::Mul, a, b) => match (a, b) {
+            (Operand::Const(Const::Int(n)), o) | (o, Operand::Const(Const::Int(n))) => {
+                Some(lin_operand(prog, o)?.scale(&q(*n)))
+            }
+            _ => None,
+        },
+        Expr::Un(UnOp::Neg, a) => Some(lin_operand(prog, a)?.scale(&-Q::one())),
+        _ => None,
+    }
+}
+
+/// `(cond(e), cond(¬e))` of `spec/logic.md` §2 (strict inequalities tightened over the
+/// integers); both empty when `e` is not a comparison of linear operands. The first flag
+/// says whether `P ⇒ e` may be claimed (Q:IF2), the second whether `P ⇒ ¬e` may (Q:IF3).
+pub fn cond(prog: &Program, e: &Expr) -> (Vec<Cstr>, Vec<Cstr>, bool, bool) {
+    let none = (Vec::new(), Vec::new(), false, false);
+    let Expr::Bin(op, a, b) = e else {
+        return none;
+    };
+    let (Some(a), Some(b)) = (lin_operand(prog, a), lin_operand(prog, b)) else {
+        return none;
+    };
+    let one = Q::one();
+    let amb = a.sub(&b);
+    let bma = b.sub(&a);
+    match op {
+        BinOp::Lt => (
+            vec![Cstr::le(amb.plus_const(&one))],
+            vec![Cstr::le(bma)],
+            true,
+            true,
+        ),
+        BinOp::Le => (
+            vec![Cstr::le(amb)],
+            vec![Cstr::le(bma.plus_const(&one))],
+            true,
+            true,
+        ),
+        BinOp::Gt => (
+            vec![Cstr::le(bma.plus_const(&one))],
+            vec![Cstr::le(amb)],
+            true,
+            true,
+        ),
+        BinOp::Ge => (
+            vec![Cstr::le(bma)],
+            vec![Cstr::le(amb.plus_const(&one))],
+            true,
+            true,
+        ),
+        BinOp::Eq => (vec![Cstr::eq(amb)], vec![], true, false),
+        BinOp::Ne => (vec![], vec![Cstr::eq(amb)], false, true),
+        _ => none,
+    }
+}
+
+/// A thread-dependence entry `(k, r, g)` (`spec/logic.md` §1): the value is
+/// `k·threadIdx + c` with `c ≡ r (mod g)` (`g = 0`: `c = r`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Dep {
+    /// Coefficients of `threadIdx.x/y/z`.
+    pub k: [i64; 3],
+    /// Residue (normalized: `0 ≤ r < g` when `g > 0`).
+    pub r: i64,
+    /// Modulus (`≥ 0`).
+    pub g: i64,
+}
+
+/// `gcd(|a|, |b|)` (`gcd(0, x) = |x|`); `None` if it does not fit in `i64`.
+fn gcd(a: i64, b: i64) -> Option<i64> {
+    i64::try_from((a as i128).gcd(&(b as i128))).ok()
+}
+
+impl Dep {
+    /// Normalized entry, `None` on overflow.
+    pub fn new(k: [i64; 3], r: i64, g: i64) -> Option<Dep> {
+        let g = g.checked_abs()?;
+        let r = if g > 0 { r.rem_euclid(g) } else { r };
+        Some(Dep { k, r, g })
+    }
+    /// The exact constant `n`: `(0, n, 0)`.
+    pub fn exact(n: i64) -> Dep {
+        Dep {
+            k: [0; 3],
+            r: n,
+            g: 0,
+        }
+    }
+    /// Uniform without information: `(0, 0, 1)`.
+    pub fn unknown_uniform() -> Dep {
+        Dep {
+            k: [0; 3],
+            r: 0,
+            g: 1,
+        }
+    }
+    /// Whether `k = 0` (the value is warp-uniform).
+    pub fn is_uniform(&self) -> bool {
+        self.k == [0; 3]
+    }
+    /// `Some(c)` when this is the exact constant `(0, c, 0)`.
+    pub fn as_exact(&self) -> Option<i64> {
+        (self.is_uniform() && self.g == 0).then_some(self.r)
+    }
+    /// Scaling by `c` (spec §2, `*` by an exact side).
+    pub fn scale(&self, c: i64) -> Option<Dep> {
+        let k = [
+            self.k[0].checked_mul(c)?,
+            self.k[1].checked_mul(c)?,
+            self.k[2].checked_mul(c)?,
+        ];
+        Dep::new(k, self.r.checked_mul(c)?, self.g.checked_mul(c)?)
+    }
+    /// Componentwise sum (`sign = 1`) or difference (`sign = −1`).
+    pub fn combine(&self, o: &Dep, sign: i64) -> Option<Dep> {
+        let mut k = [0i64; 3];
+        for (i, ki) in k.iter_mut().enumerate() {
+            *ki = self.k[i].checked_add(o.k[i].checked_mul(sign)?)?;
+        }
+        Dep::new(
+            k,
+            self.r.checked_add(o.r.checked_mul(sign)?)?,
+            gcd(self.g, o.g)?,
+        )
+    }
+    /// "`self` implies `o`" (spec §2): same `k`, `o.g | self.g`, residues agree mod `o.g`.
+    pub fn implies(&self, o: &Dep) -> bool {
+        if self.k != o.k {
+            return false;
+        }
+        if o.g == 0 {
+            return self.g == 0 && self.r == o.r;
+        }
+        self.g % o.g == 0 && (self.r as i128 - o.r as i128).rem_euclid(o.g as i128) == 0
+    }
+    /// The strongest entry implied by both (`None` if the `k` differ): the join of the
+    /// dependence domain used at control-flow merges and loop heads.
+    pub fn join(&self, o: &Dep) -> Option<Dep> {
+        if self.k != o.k {
+            return None;
+        }
+        let diff = self.r.checked_sub(o.r)?.checked_abs()?;
+        let g = gcd(gcd(self.g, o.g)?, diff)?;
+        Dep::new(self.k, self.r, g)
+    }
+}
+
+/// The thread-dependence map `D` (at most one entry per local), ordered by name.
+pub type DepMap = BTreeMap<String, Dep>;
+
+/// `dep_D(o)` of spec §2 (`None` = `⊤`).
+pub fn dep_operand(d: &DepMap, o: &Operand) -> Option<Dep> {
+    match o {
+        Operand::Const(Const::Int(n)) => Some(Dep::exact(*n)),
+        Operand::Const(_) | Operand::Param(_) => Some(Dep::unknown_uniform()),
+        Operand::Tid(dim) => {
+            let mut k = [0; 3];
+            k[dim.index()] = 1;
+            Some(Dep { k, r: 0, g: 0 })
+        }
+        Operand::Var(x) => d.get(x).copied(),
+    }
+}
+
+/// `dep_D(e)` of spec §2 (`None` = `⊤`).
+pub fn dep_expr(d: &DepMap, e: &Expr) -> Option<Dep> {
+    let other = |ds: &[Option<Dep>]| -> Option<Dep> {
+        if ds.iter().all(|x| matches!(x, Some(dd) if dd.is_uniform())) {
+            Some(Dep::unknown_uniform())
+        } else {
+            None
+        }
+    };
+    match e {
+        Expr::Opd(o) => dep_operand(d, o),
+        Expr::Read(_, o) => other(&[dep_operand(d, o)]),
+        Expr::Un(UnOp::Neg, a) => dep_operand(d, a)?.scale(-1),
+        Expr::Un(_, a) => other(&[dep_operand(d, a)]),
+        Expr::Bin(op, a, b) => {
+            let da = dep_operand(d, a);
+            let db = dep_operand(d, b);
+            match op {
+                BinOp::Add => da?.combine(&db?, 1),
+                BinOp::Sub => da?.combine(&db?, -1),
+                BinOp::Mul => {
+                    if let Some(c) = db.and_then(|x| x.as_exact()) {
+                        return da?.scale(c);
+                    }
+                    if let Some(c) = da.and_then(|x| x.as_exact()) {
+                        return db?.scale(c);
+                    }
+                    let (x, y) = (da?, db?);
+                    if x.is_uniform() && y.is_uniform() {
+                        let g1 = x.g.checked_mul(y.g)?;
+                        let g2 = x.r.checked_mul(y.g)?;
+                        let g3 = y.r.checked_mul(x.g)?;
+                        Dep::new([0; 3], x.r.checked_mul(y.r)?, gcd(gcd(g1, g2)?, g3)?)
+                    } else {
+                        None
+                    }
+                }
+                BinOp::Shl => match db.and_then(|x| x.as_exact()) {
+                    Some(c) if (0..62).contains(&c) => da?.scale(1i64 << c),
+                    _ => other(&[da, db]),
+                },
+                _ => other(&[da, db]),
+            }
+        }
+    }
+}
+
+/// Whether `e` is uniform under `D` (`P ⇒ e unif`, spec §2): every operand is a constant, a
+/// parameter or a local in `X(D)`; no `threadIdx`.
+pub fn expr_uniform(d: &DepMap, e: &Expr) -> bool {
+    let opd = |o: &Operand| match o {
+        Operand::Const(_) | Operand::Param(_) => true,
+        Operand::Tid(_) => false,
+        Operand::Var(x) => d.get(x).is_some_and(|e| e.is_uniform()),
+    };
+    match e {
+        Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => opd(o),
+        Expr::Bin(_, a, b) => opd(a) && opd(b),
+    }
+}
+
+/// The initial map of spec §5: `int` locals `(0,0,0)`, other locals `(0,0,1)`.
+pub fn initial_deps(prog: &Program) -> DepMap {
+    prog.locals
+        .iter()
+        .map(|(x, t)| {
+            let dep = if *t == Ty::Int {
+                Dep::exact(0)
+            } else {
+                Dep::unknown_uniform()
+            };
+            (x.clone(), dep)
+        })
+        .collect()
+}
+
+/// Join of two maps: for each local present in both, the join of the entries if defined.
+pub fn join_deps(a: &DepMap, b: &DepMap) -> DepMap {
+    a.iter()
+        .filter_map(|(x, da)| {
+            let db = b.get(x)?;
+            Some((x.clone(), da.join(db)?))
+        })
+        .collect()
+}
+
+/// `D1 ⊒ D2`: every entry of `d2` is implied by `d1`'s entry for the same local.
+pub fn deps_imply(d1: &DepMap, d2: &DepMap) -> bool {
+    d2.iter()
+        .all(|(x, e2)| d1.get(x).is_some_and(|e1| e1.implies(e2)))
+}

@@ -1,0 +1,124 @@
+//! Inference of certified per-warp cost bounds (RaCUDA §7; note §8): abstract
+//! interpretation computing `(P, D)` at every program point, the quantitative logic of
+//! `spec/logic.md` with potentials over `max0` atoms, an LP for the template coefficients
+//! (`good_lp` + `microlp`), exact re-verification, and the certificate.
+//!
+//! Entry point: [`analyze`].
+
+pub mod access;
+pub mod derive;
+pub mod entail;
+pub mod linear;
+pub mod lp;
+pub mod poly;
+
+use crate::certificate::Node;
+use crate::core::{Hardware, Launch, Loc, Metric, Program};
+pub use poly::Poly;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Stack size of the analysis thread (bytes).
+pub const STACK_BYTES: usize = 512 << 20;
+
+/// Options of the inference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisOptions {
+    /// Largest degree of the potential templates (number of atoms in a monomial). Default 2.
+    pub degree: u32,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        AnalysisOptions { degree: 2 }
+    }
+}
+
+/// Why no bound could be derived: a source location when one is known (`Loc` of the
+/// statement or loop) and a reason (non-uniform counter, unsupported update, LP infeasible ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisError {
+    /// Location of the offending statement, if known.
+    pub loc: Option<Loc>,
+    /// Human-readable reason.
+    pub reason: String,
+}
+
+impl fmt::Display for AnalysisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.loc {
+            Some(l) => write!(f, "at {l}: {}", self.reason),
+            None => f.write_str(&self.reason),
+        }
+    }
+}
+
+impl std::error::Error for AnalysisError {}
+
+/// The result of a successful analysis.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The per-warp bound (a polynomial in the `int` parameters), equal to the root potential.
+    pub bound: Poly,
+    /// The derivation (root: the kernel body).
+    pub derivation: Node,
+    /// The certificate text (`spec/certificate.md`, version 1).
+    pub certificate: String,
+    /// How often each rule of `spec/logic.md` is used in the derivation.
+    pub rules_used: BTreeMap<&'static str, usize>,
+}
+
+/// Infers a per-warp bound on the cost of `prog` under `metric` for blocks of
+/// `launch.block` threads on hardware `hw`, with a derivation and its certificate
+/// (RaCUDA Theorem 1 makes the bound sound for every warp, parameter values and array
+/// contents, provided the kernel terminates). Errors are values: unsupported loops, LP
+/// infeasibility, or a solution that fails exact re-verification.
+pub fn analyze(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+) -> Result<Analysis, AnalysisError> {
+    if hw.warp_size == 0 || hw.banks == 0 || hw.bank_bytes == 0 || hw.sector_bytes == 0 {
+        return Err(AnalysisError {
+            loc: None,
+            reason: "hardware parameters must be positive".into(),
+        });
+    }
+    if launch.block.contains(&0) {
+        return Err(AnalysisError {
+            loc: None,
+            reason: "block dimensions must be positive".into(),
+        });
+    }
+    // The passes recurse along the program's nesting (sequences are right-nested), so they
+    // run on a thread with a large stack, like the kernel.
+    std::thread::scope(|sc| {
+        std::thread::Builder::new()
+            .name("warpcert-analysis".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(sc, || {
+                let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
+                let (derivation, bound) = derive::run(&mut ctx)?;
+                let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
+                let mut rules_used = BTreeMap::new();
+                derivation.count_rules(&mut rules_used);
+                Ok(Analysis {
+                    bound,
+                    derivation,
+                    certificate,
+                    rules_used,
+                })
+            })
+            .map_err(|e| AnalysisError {
+                loc: None,
+                reason: format!("cannot start the analysis thread: {e}"),
+            })?
+            .join()
+            .map_err(|_| AnalysisError {
+                loc: None,
+                reason: "internal error: the analysis thread failed".into(),
+            })?
+    })
+}

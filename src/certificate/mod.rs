@@ -1,0 +1,102 @@
+//! Derivation trees of the quantitative logic (`spec/logic.md`, RaCUDA §4 Fig. 8) in the
+//! shape of `spec/certificate.md`, and the certificate writer ([`write()`]).
+//!
+//! A [`Node`] does not name its statement: as in the certificate format, the statement is
+//! determined by walking the program together with the derivation.
+
+mod write;
+
+pub use write::write;
+
+use crate::analysis::linear::{Cstr, DepMap, Lin};
+use crate::analysis::poly::Poly;
+use crate::core::metric::Q;
+
+/// A Farkas witness `(farkas (I λ) ...)`: multipliers `λ` for constraints `I` (0-based
+/// indices into the source `P` list). Valid for target `(le L)` when `L − Σ λ_I·L_I` is a
+/// constant `≤ 0` and `λ ≥ 0` on `le` sources; for `(eq L)` when it is `0` and only `eq`
+/// sources are used.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Farkas(pub Vec<(usize, Q)>);
+
+/// One atom rewrite of a `(rewrite NAME ...)` field (`spec/certificate.md`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rewrite {
+    /// `(shift LIN D FARKAS)`: `P ⇒ LIN ≥ D` (witness for the target `(le D − LIN)`),
+    /// `D ≥ 0`; `max0(LIN) = max0(LIN − D) + D`.
+    Shift(Lin, Q, Farkas),
+    /// `(zero LIN FARKAS)`: `P ⇒ LIN ≤ 0` (witness for `(le LIN)`); `max0(LIN) = 0`.
+    Zero(Lin, Farkas),
+}
+
+/// An assertion `(assn (P ...) (D ...) (Q POLY))` (spec/logic.md §1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assn {
+    /// Ordered list of linear constraints.
+    pub p: Vec<Cstr>,
+    /// Thread-dependence map.
+    pub d: DepMap,
+    /// Potential (coefficients ≥ 0).
+    pub q: Poly,
+}
+
+/// A field of a node (each kind at most once per node).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Field {
+    /// `(n N)`: the claimed `MemReads`/`Conflicts` bound.
+    N(u64),
+    /// `(frame C)` of Q:WEAK.
+    Frame(Q),
+    /// `(entail NAME FARKAS ...)`: one witness per constraint of the target list.
+    Entail(&'static str, Vec<Farkas>),
+    /// `(rewrite NAME RW ...)`.
+    Rewrite(&'static str, Vec<Rewrite>),
+}
+
+/// What a node proves: a statement triple or an expression cost.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Judgment {
+    /// `⊢_M {pre} s {post}`.
+    Stmt {
+        /// Precondition.
+        pre: Assn,
+        /// Postcondition.
+        post: Assn,
+    },
+    /// `P ⊢_M e : cost`.
+    Expr {
+        /// The cost `C`.
+        cost: Q,
+    },
+}
+
+/// A derivation node: rule name (spec/logic.md names, e.g. `Q:WHILE1`), judgment, fields,
+/// children in the order spec/logic.md gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Rule name.
+    pub rule: &'static str,
+    /// Judgment.
+    pub judgment: Judgment,
+    /// Fields, written before the children.
+    pub fields: Vec<Field>,
+    /// Sub-derivations.
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    /// Counts the rule instances of the tree by name.
+    pub fn count_rules(&self, out: &mut std::collections::BTreeMap<&'static str, usize>) {
+        *out.entry(self.rule).or_insert(0) += 1;
+        for c in &self.children {
+            c.count_rules(out);
+        }
+    }
+    /// The precondition of a statement node.
+    pub fn pre(&self) -> Option<&Assn> {
+        match &self.judgment {
+            Judgment::Stmt { pre, .. } => Some(pre),
+            Judgment::Expr { .. } => None,
+        }
+    }
+}

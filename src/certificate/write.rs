@@ -1,0 +1,173 @@
+//! The certificate writer (`spec/certificate.md`, version 1). Deterministic: every map is
+//! ordered (`BTreeMap`) and nodes are written in tree order.
+
+use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
+use crate::analysis::linear::{fmt_q, CKind, Cstr, Lin};
+use crate::analysis::poly::Poly;
+use crate::core::print::sexp_stmt;
+use crate::core::{Hardware, Launch, Metric, Program};
+use std::fmt::Write;
+
+fn lin_s(l: &Lin) -> String {
+    let mut s = format!("(lin {}", fmt_q(&l.c));
+    for (v, a) in &l.terms {
+        let _ = write!(s, " ({} {v})", fmt_q(a));
+    }
+    s.push(')');
+    s
+}
+
+fn cstr_s(c: &Cstr) -> String {
+    match c.kind {
+        CKind::Le => format!("(le {})", lin_s(&c.lin)),
+        CKind::Eq => format!("(eq {})", lin_s(&c.lin)),
+    }
+}
+
+/// `(poly TERM ...)` with terms `(C ATOM ...)` in canonical order.
+pub fn poly_s(p: &Poly) -> String {
+    let mut s = String::from("(poly");
+    for (m, c) in &p.terms {
+        let _ = write!(s, " ({}", fmt_q(c));
+        for a in m {
+            let _ = write!(s, " (max0 {})", lin_s(a));
+        }
+        s.push(')');
+    }
+    s.push(')');
+    s
+}
+
+fn assn_s(a: &Assn) -> String {
+    let mut s = String::from("(assn (P");
+    for c in &a.p {
+        s.push(' ');
+        s.push_str(&cstr_s(c));
+    }
+    s.push_str(") (D");
+    for (x, d) in &a.d {
+        let _ = write!(
+            s,
+            " (dep {x} {} {} {} {} {})",
+            d.k[0], d.k[1], d.k[2], d.r, d.g
+        );
+    }
+    let _ = write!(s, ") (Q {}))", poly_s(&a.q));
+    s
+}
+
+fn farkas_s(f: &Farkas) -> String {
+    let mut s = String::from("(farkas");
+    for (i, l) in &f.0 {
+        let _ = write!(s, " ({i} {})", fmt_q(l));
+    }
+    s.push(')');
+    s
+}
+
+fn field_s(f: &Field) -> String {
+    match f {
+        Field::N(n) => format!("(n {n})"),
+        Field::Frame(c) => format!("(frame {})", fmt_q(c)),
+        Field::Entail(name, ws) => {
+            let mut s = format!("(entail {name}");
+            for w in ws {
+                s.push(' ');
+                s.push_str(&farkas_s(w));
+            }
+            s.push(')');
+            s
+        }
+        Field::Rewrite(name, rws) => {
+            let mut s = format!("(rewrite {name}");
+            for rw in rws {
+                match rw {
+                    Rewrite::Shift(l, d, w) => {
+                        let _ = write!(s, " (shift {} {} {})", lin_s(l), fmt_q(d), farkas_s(w));
+                    }
+                    Rewrite::Zero(l, w) => {
+                        let _ = write!(s, " (zero {} {})", lin_s(l), farkas_s(w));
+                    }
+                }
+            }
+            s.push(')');
+            s
+        }
+    }
+}
+
+fn node_s(n: &Node, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    let _ = write!(out, "{pad}({}", n.rule);
+    match &n.judgment {
+        Judgment::Stmt { pre, post } => {
+            let _ = write!(out, "\n{pad}  (pre {})", assn_s(pre));
+            let _ = write!(out, "\n{pad}  (post {})", assn_s(post));
+        }
+        Judgment::Expr { cost } => {
+            let _ = write!(out, " (cost {})", fmt_q(cost));
+        }
+    }
+    for f in &n.fields {
+        let _ = write!(out, "\n{pad}  {}", field_s(f));
+    }
+    for c in &n.children {
+        out.push('\n');
+        node_s(c, indent + 2, out);
+    }
+    out.push(')');
+}
+
+/// Writes the certificate text for the claim "per warp, the cost of `prog` under `metric`
+/// with hardware `hw` and block `launch.block` is at most the root potential", with the
+/// derivation `root` (whose `pre` potential is the bound). The output is version 1 of
+/// `spec/certificate.md`; the function is total and deterministic.
+pub fn write(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    root: &Node,
+) -> String {
+    let mut s = String::from("warpcert-certificate 1\n");
+    let _ = writeln!(s, "(metric {})", metric.name.as_str());
+    let _ = writeln!(
+        s,
+        "(hardware {} {} {} {})",
+        hw.warp_size, hw.banks, hw.bank_bytes, hw.sector_bytes
+    );
+    let _ = writeln!(
+        s,
+        "(launch {} {} {})",
+        launch.block[0], launch.block[1], launch.block[2]
+    );
+    let _ = writeln!(s, "(program {}", prog.name);
+    s.push_str("  (params");
+    for p in &prog.params {
+        let _ = write!(s, " ({} {})", p.ty.keyword(), p.name);
+    }
+    s.push_str(")\n  (arrays");
+    for a in &prog.arrays {
+        let _ = write!(
+            s,
+            " ({} {} {} {})",
+            a.name,
+            a.space.keyword(),
+            a.elem.keyword(),
+            a.elem_bytes
+        );
+    }
+    s.push_str(")\n  (locals");
+    for (x, t) in &prog.locals {
+        let _ = write!(s, " ({} {x})", t.keyword());
+    }
+    s.push_str(")\n  (body\n");
+    sexp_stmt(&prog.body, 4, &mut s);
+    s.push_str("  ))\n");
+    let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
+    let _ = writeln!(s, "(bound {})", poly_s(&bound));
+    s.push_str("(derivation\n");
+    node_s(root, 2, &mut s);
+    s.push_str(")\n");
+    s
+}

@@ -1,0 +1,123 @@
+//! Source files, positions and diagnostics of the front end.
+//!
+//! Every token carries a [`Pos`] in the *original* file it was read from (the preprocessor
+//! works on tokens, so positions survive `#include` and macro expansion: an expanded token
+//! takes the position of the macro use). A [`SourceMap`] turns a `Pos` into a [`Diagnostic`]
+//! that names file, line and column and shows the source line.
+
+use std::fmt;
+
+/// A position in one of the source files of a [`SourceMap`]: file index, 1-based line and
+/// 1-based column (in characters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pos {
+    /// Index into [`SourceMap::files`].
+    pub file: u32,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+}
+
+/// The source files read while parsing one translation unit (the main file first, then
+/// every `#include "…"`d file in order of first inclusion).
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    /// `(display name, text)` per file.
+    pub files: Vec<(String, String)>,
+}
+
+impl SourceMap {
+    /// Adds a file and returns its index.
+    pub fn add(&mut self, name: &str, text: String) -> u32 {
+        self.files.push((name.to_string(), text));
+        (self.files.len() - 1) as u32
+    }
+
+    /// The display name of file `f` (`<unknown>` when out of range).
+    pub fn name(&self, f: u32) -> &str {
+        self.files
+            .get(f as usize)
+            .map(|(n, _)| n.as_str())
+            .unwrap_or("<unknown>")
+    }
+
+    /// The text of line `pos.line` of `pos.file`, without its line terminator (empty when out of range).
+    pub fn line_text(&self, pos: Pos) -> String {
+        self.files
+            .get(pos.file as usize)
+            .and_then(|(_, t)| t.lines().nth(pos.line.saturating_sub(1) as usize))
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// An error at `pos`.
+    pub fn error(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            file: self.name(pos.file).to_string(),
+            line: pos.line,
+            col: pos.col,
+            message: msg.into(),
+            source_line: self.line_text(pos),
+        }
+    }
+
+    /// A warning at `pos`.
+    pub fn warning(&self, pos: Pos, msg: impl Into<String>) -> Warning {
+        Warning(self.error(pos, msg))
+    }
+}
+
+/// A front-end error: what went wrong and where (file, 1-based line and column), with the
+/// offending source line. `Display` renders one screen:
+/// `error: MSG\n --> file:line:col\n  | src line\n  |   ^`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// File name as given to `parse_file`/`parse_str` (or the include path).
+    pub file: String,
+    /// 1-based line (0 when the error has no position).
+    pub line: u32,
+    /// 1-based column (0 when the error has no position).
+    pub col: u32,
+    /// The message; names the construct when something cannot be modelled.
+    pub message: String,
+    /// The source line at `line`, without terminator.
+    pub source_line: String,
+}
+
+fn render(f: &mut fmt::Formatter<'_>, kind: &str, d: &Diagnostic) -> fmt::Result {
+    writeln!(f, "{kind}: {}", d.message)?;
+    write!(f, " --> {}:{}:{}", d.file, d.line, d.col)?;
+    if d.line > 0 {
+        let src = d.source_line.replace('\t', " ");
+        write!(f, "\n  | {src}")?;
+        let caret = " ".repeat(d.col.saturating_sub(1) as usize);
+        write!(f, "\n  | {caret}^")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        render(f, "error", self)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+impl miette::Diagnostic for Diagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new("warpcert::frontend"))
+    }
+}
+
+/// A front-end warning (a deviation from CUDA that is accepted, e.g. RaCUDA's
+/// `__shared__ int s[n]`); same shape and rendering as [`Diagnostic`] with `warning:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning(pub Diagnostic);
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        render(f, "warning", &self.0)
+    }
+}

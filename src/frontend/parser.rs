@@ -1,0 +1,1334 @@
+//! Recursive-descent parser (Pratt for expressions) from preprocessed tokens to [`Unit`].
+//!
+//! Top level: `__global__`/`__device__` function definitions are parsed; everything else
+//! (host functions, `main`, `namespace`, `typedef`, structs, variables) is skipped by
+//! brace/semicolon matching. A syntax error inside a device function body is stored in the
+//! function (`Function::body`) and reported when that function is lowered or called.
+
+use super::ast::*;
+use super::diag::{Diagnostic, Pos, SourceMap, Warning};
+use super::lexer::{TokKind, Token};
+use std::collections::{HashMap, HashSet};
+
+type PResult<T> = Result<T, Diagnostic>;
+
+const MAX_DEPTH: usize = 256;
+
+/// The parser state.
+pub struct Parser<'a> {
+    toks: &'a [Token],
+    i: usize,
+    sm: &'a SourceMap,
+    typedefs: HashMap<String, Option<CType>>,
+    cg_handles: HashSet<String>,
+    depth: usize,
+    /// Warnings collected (RaCUDA dialect deviations found while parsing).
+    pub warnings: Vec<Warning>,
+}
+
+const QUALS: [&str; 14] = [
+    "const",
+    "volatile",
+    "static",
+    "inline",
+    "__inline__",
+    "__forceinline__",
+    "__noinline__",
+    "register",
+    "__restrict__",
+    "__restrict",
+    "restrict",
+    "extern",
+    "__shared__",
+    "__constant__",
+];
+
+const BASE_WORDS: [&str; 10] = [
+    "void", "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+];
+
+fn named_type(s: &str) -> Option<BaseTy> {
+    Some(match s {
+        "size_t" | "ptrdiff_t" | "int64_t" | "uint64_t" | "ulong" | "longlong" => BaseTy::Long,
+        "uint" | "int32_t" | "uint32_t" | "unsigned_int" => BaseTy::Int,
+        "uchar" | "int8_t" | "uint8_t" => BaseTy::Char,
+        "ushort" | "int16_t" | "uint16_t" => BaseTy::Short,
+        "float2" | "float3" | "float4" | "int2" | "int3" | "int4" | "uint2" | "uint3" | "uint4"
+        | "uchar4" | "uchar3" | "uchar2" | "double2" | "dim3" => BaseTy::Named(s.to_string()),
+        _ => return None,
+    })
+}
+
+fn is_unsigned_alias(s: &str) -> bool {
+    matches!(
+        s,
+        "size_t"
+            | "uint64_t"
+            | "ulong"
+            | "uint"
+            | "uint32_t"
+            | "uchar"
+            | "uint8_t"
+            | "ushort"
+            | "uint16_t"
+    )
+}
+
+impl<'a> Parser<'a> {
+    /// A parser over `toks`; positions are resolved through `sm`.
+    pub fn new(toks: &'a [Token], sm: &'a SourceMap) -> Parser<'a> {
+        Parser {
+            toks,
+            i: 0,
+            sm,
+            typedefs: HashMap::new(),
+            cg_handles: HashSet::new(),
+            depth: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn peek(&self) -> Option<&'a Token> {
+        self.toks.get(self.i)
+    }
+    fn peek_at(&self, k: usize) -> Option<&'a Token> {
+        self.toks.get(self.i + k)
+    }
+    fn at(&self, p: &str) -> bool {
+        self.peek().map(|t| t.is(p)).unwrap_or(false)
+    }
+    fn at_ident(&self, s: &str) -> bool {
+        self.peek().and_then(|t| t.ident()) == Some(s)
+    }
+    fn pos(&self) -> Pos {
+        match self.peek() {
+            Some(t) => t.pos,
+            None => self.toks.last().map(|t| t.pos).unwrap_or(Pos {
+                file: 0,
+                line: 1,
+                col: 1,
+            }),
+        }
+    }
+    fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
+        Err(self.sm.error(self.pos(), msg))
+    }
+    fn found(&self) -> String {
+        self.peek()
+            .map(|t| t.describe())
+            .unwrap_or_else(|| "end of file".to_string())
+    }
+    fn expect(&mut self, p: &str) -> PResult<Pos> {
+        if self.at(p) {
+            let pos = self.pos();
+            self.i += 1;
+            Ok(pos)
+        } else {
+            self.err(format!("expected `{p}`, found {}", self.found()))
+        }
+    }
+    fn ident(&mut self) -> PResult<(String, Pos)> {
+        match self.peek() {
+            Some(t) => match &t.kind {
+                TokKind::Ident(s) => {
+                    self.i += 1;
+                    Ok((s.clone(), t.pos))
+                }
+                _ => self.err(format!("expected an identifier, found {}", self.found())),
+            },
+            None => self.err("expected an identifier, found end of file"),
+        }
+    }
+
+    fn is_type_word(&self, t: &Token) -> bool {
+        match t.ident() {
+            Some(s) => {
+                BASE_WORDS.contains(&s)
+                    || QUALS.contains(&s)
+                    || named_type(s).is_some()
+                    || self.typedefs.contains_key(s)
+            }
+            None => false,
+        }
+    }
+
+    // ----- top level -----
+
+    /// Parses the whole token stream. Errors only for junk that cannot start a declaration.
+    pub fn unit(&mut self) -> PResult<Unit> {
+        let mut unit = Unit::default();
+        while let Some(t) = self.peek() {
+            if t.is(";") {
+                self.i += 1;
+                continue;
+            }
+            let Some(word) = t.ident() else {
+                if t.is("}") || t.is("{") {
+                    // stray braces from skipped `extern "C" {` / namespaces
+                    self.i += 1;
+                    continue;
+                }
+                return self.err(format!("expected a declaration, found {}", t.describe()));
+            };
+            match word {
+                "template" => {
+                    self.i += 1;
+                    self.skip_angles();
+                    self.item(&mut unit, true)?;
+                }
+                "typedef" => self.typedef(),
+                "namespace" | "using" | "struct" | "class" | "union" | "enum" => self.skip_item(),
+                "extern" if matches!(self.peek_at(1).map(|t| &t.kind), Some(TokKind::Str(_))) => {
+                    self.i += 2;
+                }
+                _ => self.item(&mut unit, false)?,
+            }
+        }
+        Ok(unit)
+    }
+
+    fn skip_angles(&mut self) {
+        if !self.at("<") {
+            return;
+        }
+        let mut depth = 0i32;
+        while let Some(t) = self.peek() {
+            self.i += 1;
+            if t.is("<") {
+                depth += 1;
+            } else if t.is(">") {
+                depth -= 1;
+                if depth <= 0 {
+                    return;
+                }
+            } else if t.is(">>") {
+                depth -= 2;
+                if depth <= 0 {
+                    return;
+                }
+            } else if t.is("{") || t.is(";") {
+                return;
+            }
+        }
+    }
+
+    /// Skips one top-level item: up to a `;` at depth 0, or a `{…}` block at depth 0
+    /// (followed by an optional `;`).
+    fn skip_item(&mut self) {
+        let mut depth = 0i32;
+        while let Some(t) = self.peek() {
+            self.i += 1;
+            if t.is("(") || t.is("[") {
+                depth += 1;
+            } else if t.is(")") || t.is("]") {
+                depth -= 1;
+            } else if t.is(";") && depth <= 0 {
+                return;
+            } else if t.is("{") {
+                self.skip_braces_from_open();
+                if self.at(";") {
+                    self.i += 1;
+                }
+                if depth <= 0 {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// After consuming a `{`, skips to just after its matching `}`.
+    fn skip_braces_from_open(&mut self) {
+        let mut depth = 1i32;
+        while let Some(t) = self.peek() {
+            self.i += 1;
+            if t.is("{") {
+                depth += 1;
+            } else if t.is("}") {
+                depth -= 1;
+                if depth == 0 {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn typedef(&mut self) {
+        let start = self.i;
+        self.i += 1;
+        let simple = self.parse_type(true).ok().and_then(|ty| {
+            let n = self.peek().and_then(|t| t.ident()).map(|s| s.to_string());
+            if n.is_some() && self.peek_at(1).map(|t| t.is(";")) == Some(true) {
+                n.map(|n| (n, ty))
+            } else {
+                None
+            }
+        });
+        match simple {
+            Some((n, ty)) => {
+                self.typedefs.insert(n, Some(ty));
+                self.i += 2;
+            }
+            None => {
+                self.i = start;
+                self.skip_item();
+                if let (Some(n), Some(true)) = (
+                    self.peek().and_then(|t| t.ident()).map(|n| n.to_string()),
+                    self.peek_at(1).map(|t| t.is(";")),
+                ) {
+                    self.typedefs.insert(n, None);
+                    self.i += 2;
+                    return;
+                }
+                // `typedef struct { … } name;`: remember `name` as an (unsupported) type
+                if let Some(t) = self.toks.get(self.i.wrapping_sub(2)) {
+                    if let Some(n) = t.ident() {
+                        if self.toks.get(self.i.wrapping_sub(1)).map(|x| x.is(";")) == Some(true) {
+                            self.typedefs.insert(n.to_string(), None);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn item(&mut self, unit: &mut Unit, template: bool) -> PResult<()> {
+        let start = self.i;
+        // scan the declaration head up to `(`, `;`, `=` or `{`
+        let mut global = false;
+        let mut device = false;
+        let mut shared = false;
+        let mut k = self.i;
+        while let Some(t) = self.toks.get(k) {
+            match t.ident() {
+                Some("__global__") => global = true,
+                Some("__device__") => device = true,
+                Some("__shared__") => shared = true,
+                _ => {}
+            }
+            if t.is("(") || t.is(";") || t.is("{") || t.is("=") {
+                break;
+            }
+            k += 1;
+        }
+        let is_fn = self.toks.get(k).map(|t| t.is("(")).unwrap_or(false);
+        let constant = self.toks[start..k]
+            .iter()
+            .any(|t| t.ident() == Some("__constant__"));
+        if !is_fn && !shared && (device || constant) {
+            if let Some(n) = self.toks[start..k].iter().rev().find_map(|t| t.ident()) {
+                let q = if constant {
+                    "__constant__"
+                } else {
+                    "__device__"
+                };
+                unit.unsupported_globals
+                    .push((n.to_string(), q.to_string()));
+            }
+            self.skip_item();
+            return Ok(());
+        }
+        if !(global || device || (shared && !is_fn)) {
+            self.skip_item();
+            return Ok(());
+        }
+        if !is_fn {
+            if shared {
+                match self.decl_stmt() {
+                    Ok(StmtKind::Decl(ds)) => unit.shared.extend(ds),
+                    _ => {
+                        self.i = start;
+                        self.skip_item();
+                    }
+                }
+            } else {
+                self.skip_item();
+            }
+            return Ok(());
+        }
+        match self.function(global, template) {
+            Ok(Some(f)) => unit.functions.push(f),
+            Ok(None) => {
+                if let Some(n) = self.toks[start..k].iter().rev().find_map(|t| t.ident()) {
+                    unit.prototypes.push(n.to_string());
+                }
+            }
+            Err(d) => {
+                // a broken signature: record a function stub if we know its name
+                let name = self.toks[start..k]
+                    .iter()
+                    .rev()
+                    .find_map(|t| t.ident())
+                    .unwrap_or("")
+                    .to_string();
+                let pos = self.toks[start..k]
+                    .iter()
+                    .rev()
+                    .find(|t| t.ident().is_some())
+                    .map(|t| t.pos)
+                    .unwrap_or_else(|| self.pos());
+                self.i = start;
+                self.skip_item();
+                unit.functions.push(Function {
+                    name,
+                    kind: if global {
+                        FnKind::Global
+                    } else {
+                        FnKind::Device
+                    },
+                    ret: None,
+                    params: Vec::new(),
+                    body: Err(d),
+                    template,
+                    pos,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn function(&mut self, global: bool, template: bool) -> PResult<Option<Function>> {
+        // specifiers
+        loop {
+            match self.peek().and_then(|t| t.ident()) {
+                Some(
+                    "__global__" | "__device__" | "__host__" | "static" | "inline" | "__inline__"
+                    | "__forceinline__" | "__noinline__" | "extern",
+                ) => self.i += 1,
+                Some("__launch_bounds__" | "__attribute__" | "__declspec") => {
+                    self.i += 1;
+                    self.skip_parens()?;
+                }
+                _ => break,
+            }
+        }
+        let head_pos = self.pos();
+        // return type: absent when an identifier is directly followed by `(`
+        let ret = if self.peek().and_then(|t| t.ident()).is_some()
+            && self.peek_at(1).map(|t| t.is("(")) == Some(true)
+        {
+            None
+        } else {
+            Some(self.parse_type(true)?)
+        };
+        while matches!(
+            self.peek().and_then(|t| t.ident()),
+            Some("__launch_bounds__" | "__attribute__" | "__declspec")
+        ) {
+            self.i += 1;
+            self.skip_parens()?;
+        }
+        let (name, pos) = self.ident()?;
+        if ret.is_none() {
+            self.warnings.push(self.sm.warning(
+                head_pos,
+                format!("function `{name}` has no return type (RaCUDA dialect, not valid CUDA); assuming `void`"),
+            ));
+        }
+        self.expect("(")?;
+        let mut params = Vec::new();
+        if self.at_ident("void") && self.peek_at(1).map(|t| t.is(")")) == Some(true) {
+            self.i += 1;
+        }
+        while !self.at(")") {
+            let ty = self.parse_type(true)?;
+            let (pname, ppos) = match self.peek().and_then(|t| t.ident()) {
+                Some(_) => self.ident()?,
+                None => (String::new(), self.pos()),
+            };
+            let mut ty = ty;
+            while self.at("[") {
+                // `T a[]` parameter = pointer
+                self.i += 1;
+                while !self.at("]") && self.peek().is_some() {
+                    self.i += 1;
+                }
+                self.expect("]")?;
+                ty.ptr += 1;
+            }
+            params.push(Param {
+                name: pname,
+                ty,
+                pos: ppos,
+            });
+            if !self.at(")") {
+                self.expect(",")?;
+            }
+        }
+        self.expect(")")?;
+        if self.at(";") {
+            self.i += 1;
+            return Ok(None); // prototype
+        }
+        if !self.at("{") {
+            return self.err(format!(
+                "expected `{{` or `;` after the parameters of `{name}`, found {}",
+                self.found()
+            ));
+        }
+        let open = self.i;
+        let body = self.block_body();
+        if body.is_err() {
+            self.i = open + 1;
+            self.skip_braces_from_open();
+        }
+        Ok(Some(Function {
+            name,
+            kind: if global {
+                FnKind::Global
+            } else {
+                FnKind::Device
+            },
+            ret,
+            params,
+            body,
+            template,
+            pos,
+        }))
+    }
+
+    fn skip_parens(&mut self) -> PResult<()> {
+        self.expect("(")?;
+        let mut depth = 1;
+        while let Some(t) = self.peek() {
+            self.i += 1;
+            if t.is("(") {
+                depth += 1;
+            } else if t.is(")") {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(());
+                }
+            }
+        }
+        self.err("unbalanced parentheses")
+    }
+
+    /// Parses a type: qualifiers, base words, `*`s (with `const`/`__restrict__`), `&`.
+    /// `allow_ptr`: also read the pointer part.
+    fn parse_type(&mut self, allow_ptr: bool) -> PResult<CType> {
+        let start = self.pos();
+        let mut words: Vec<String> = Vec::new();
+        let mut named: Option<BaseTy> = None;
+        let mut unsigned = false;
+        let mut alias_ptr = 0;
+        while let Some(w) = self.peek().and_then(|t| t.ident()) {
+            if QUALS.contains(&w) {
+                self.i += 1;
+                continue;
+            }
+            if BASE_WORDS.contains(&w) {
+                if w == "unsigned" {
+                    unsigned = true;
+                }
+                words.push(w.to_string());
+                self.i += 1;
+                continue;
+            }
+            if words.is_empty() && named.is_none() {
+                if let Some(b) = named_type(w) {
+                    unsigned = is_unsigned_alias(w);
+                    named = Some(b);
+                    self.i += 1;
+                    continue;
+                }
+                if let Some(td) = self.typedefs.get(w) {
+                    match td {
+                        Some(ct) => {
+                            unsigned = ct.unsigned;
+                            alias_ptr = ct.ptr;
+                            named = Some(ct.base.clone());
+                        }
+                        None => named = Some(BaseTy::Named(w.to_string())),
+                    }
+                    self.i += 1;
+                    continue;
+                }
+            }
+            break;
+        }
+        if words.is_empty() && named.is_none() {
+            // an unknown type name (struct, class, template parameter) followed by a declarator
+            if let Some(w) = self.peek().and_then(|t| t.ident()) {
+                let next_is_decl = self
+                    .peek_at(1)
+                    .map(|n| n.ident().is_some() || n.is("*") || n.is("&"))
+                    .unwrap_or(false);
+                if next_is_decl {
+                    named = Some(BaseTy::Named(w.to_string()));
+                    self.i += 1;
+                }
+            }
+        }
+        let base = if let Some(b) = named {
+            b
+        } else if words.is_empty() {
+            return Err(self
+                .sm
+                .error(start, format!("expected a type, found {}", self.found())));
+        } else if words.iter().any(|w| w == "void") {
+            BaseTy::Void
+        } else if words.iter().any(|w| w == "bool") {
+            BaseTy::Bool
+        } else if words.iter().any(|w| w == "char") {
+            BaseTy::Char
+        } else if words.iter().any(|w| w == "short") {
+            BaseTy::Short
+        } else if words.iter().any(|w| w == "float") {
+            BaseTy::Float
+        } else if words.iter().any(|w| w == "double") {
+            BaseTy::Double
+        } else if words.iter().any(|w| w == "long") {
+            BaseTy::Long
+        } else {
+            BaseTy::Int
+        };
+        let mut ty = CType {
+            base,
+            unsigned,
+            ptr: alias_ptr,
+            is_ref: false,
+        };
+        if allow_ptr {
+            self.ptr_part(&mut ty);
+        }
+        Ok(ty)
+    }
+
+    fn ptr_part(&mut self, ty: &mut CType) {
+        loop {
+            if self.at("*") {
+                ty.ptr += 1;
+                self.i += 1;
+            } else if self.at("&") {
+                ty.is_ref = true;
+                self.i += 1;
+            } else if self
+                .peek()
+                .and_then(|t| t.ident())
+                .map(|w| QUALS.contains(&w))
+                .unwrap_or(false)
+            {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    // ----- statements -----
+
+    fn block_body(&mut self) -> PResult<Vec<Stmt>> {
+        self.expect("{")?;
+        let mut v = Vec::new();
+        while !self.at("}") {
+            if self.peek().is_none() {
+                return self.err("unterminated block: expected `}` before end of file");
+            }
+            v.push(self.stmt()?);
+        }
+        self.i += 1;
+        Ok(v)
+    }
+
+    fn starts_decl(&self) -> bool {
+        match self.peek() {
+            Some(t) if self.is_type_word(t) => {
+                // `uint(x)` style constructor casts are not declarations; identifiers used as
+                // typedef names followed by `(` neither.
+                !self.peek_at(1).map(|n| n.is("(")).unwrap_or(false)
+                    || BASE_WORDS.contains(&t.ident().unwrap_or(""))
+            }
+            _ => false,
+        }
+    }
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        self.depth += 1;
+        let r = if self.depth > MAX_DEPTH {
+            self.err("nesting too deep (more than 256 levels of expressions or statements)")
+        } else {
+            self.stmt_inner()
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn stmt_inner(&mut self) -> PResult<Stmt> {
+        let pos = self.pos();
+        let Some(t) = self.peek() else {
+            return self.err("expected a statement, found end of file");
+        };
+        if t.is("{") {
+            let b = self.block_body()?;
+            return Ok(Stmt {
+                kind: StmtKind::Block(b),
+                pos,
+            });
+        }
+        if t.is(";") {
+            self.i += 1;
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                pos,
+            });
+        }
+        if let Some(w) = t.ident() {
+            match w {
+                "if" => {
+                    self.i += 1;
+                    self.expect("(")?;
+                    let c = self.expr()?;
+                    self.expect(")")?;
+                    let a = self.stmt()?;
+                    let b = if self.at_ident("else") {
+                        self.i += 1;
+                        Some(Box::new(self.stmt()?))
+                    } else {
+                        None
+                    };
+                    return Ok(Stmt {
+                        kind: StmtKind::If(c, Box::new(a), b),
+                        pos,
+                    });
+                }
+                "while" => {
+                    self.i += 1;
+                    self.expect("(")?;
+                    let c = self.expr()?;
+                    self.expect(")")?;
+                    let b = self.stmt()?;
+                    return Ok(Stmt {
+                        kind: StmtKind::While(c, Box::new(b)),
+                        pos,
+                    });
+                }
+                "do" => {
+                    self.i += 1;
+                    let b = self.stmt()?;
+                    if !self.at_ident("while") {
+                        return self.err(format!(
+                            "expected `while` after `do` body, found {}",
+                            self.found()
+                        ));
+                    }
+                    self.i += 1;
+                    self.expect("(")?;
+                    let c = self.expr()?;
+                    self.expect(")")?;
+                    self.expect(";")?;
+                    return Ok(Stmt {
+                        kind: StmtKind::DoWhile(Box::new(b), c),
+                        pos,
+                    });
+                }
+                "for" => {
+                    self.i += 1;
+                    self.expect("(")?;
+                    let init = if self.at(";") {
+                        self.i += 1;
+                        None
+                    } else if self.starts_decl() {
+                        let ipos = self.pos();
+                        let k = self.decl_stmt()?;
+                        Some(Box::new(Stmt { kind: k, pos: ipos }))
+                    } else {
+                        let ipos = self.pos();
+                        let e = self.expr()?;
+                        self.expect(";")?;
+                        Some(Box::new(Stmt {
+                            kind: StmtKind::Expr(e),
+                            pos: ipos,
+                        }))
+                    };
+                    let cond = if self.at(";") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
+                    self.expect(";")?;
+                    let step = if self.at(")") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
+                    self.expect(")")?;
+                    let body = self.stmt()?;
+                    return Ok(Stmt {
+                        kind: StmtKind::For(init, cond, step, Box::new(body)),
+                        pos,
+                    });
+                }
+                "break" | "continue" => {
+                    self.i += 1;
+                    self.expect(";")?;
+                    return Ok(Stmt {
+                        kind: if w == "break" {
+                            StmtKind::Break
+                        } else {
+                            StmtKind::Continue
+                        },
+                        pos,
+                    });
+                }
+                "return" => {
+                    self.i += 1;
+                    let e = if self.at(";") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
+                    self.expect(";")?;
+                    return Ok(Stmt {
+                        kind: StmtKind::Return(e),
+                        pos,
+                    });
+                }
+                "goto" | "switch" | "case" | "default" | "asm" | "__asm__" | "try" | "throw" => {
+                    return self.err(format!(
+                        "`{w}` is not supported by warpcert (cannot be modelled in miniCUDA)"
+                    ));
+                }
+                "struct" | "union" | "class" | "enum" => {
+                    return self.err(format!("`{w}` declarations are not supported by warpcert (structs cannot be modelled)"));
+                }
+                "template" => return self.err("templates are not supported by warpcert"),
+                _ => {}
+            }
+            // cooperative groups: `[cg::]thread_block b = [cg::]this_thread_block();` is
+            // dropped; `[cg::]sync(b);`, `[cg::]synchronize(b);`, `b.sync();` are the barrier
+            // of the whole block, i.e. `__syncthreads()`. Other groups are errors.
+            if let Some(st) = self.cooperative_groups(pos)? {
+                return Ok(st);
+            }
+            // a label `name:`
+            if self.peek_at(1).map(|n| n.is(":")) == Some(true) {
+                return self.err(format!(
+                    "label `{w}:` (goto targets) is not supported by warpcert"
+                ));
+            }
+        }
+        if self.starts_decl() {
+            let k = self.decl_stmt()?;
+            return Ok(Stmt { kind: k, pos });
+        }
+        let e = self.expr()?;
+        self.expect(";")?;
+        Ok(Stmt {
+            kind: StmtKind::Expr(e),
+            pos,
+        })
+    }
+
+    /// Recognizes the cooperative-groups idioms at the current statement (see `stmt`).
+    fn cooperative_groups(&mut self, pos: Pos) -> PResult<Option<Stmt>> {
+        let ns = usize::from(self.peek_at(1).map(|n| n.is("::")) == Some(true)) * 2;
+        let what = self.peek_at(ns).and_then(|t| t.ident()).unwrap_or("");
+        let next_ident = self.peek_at(ns + 1).and_then(|t| t.ident());
+        if what == "thread_block" {
+            if let Some(h) = next_ident {
+                self.cg_handles.insert(h.to_string());
+                while !self.at(";") && self.peek().is_some() {
+                    self.i += 1;
+                }
+                self.expect(";")?;
+                return Ok(Some(Stmt {
+                    kind: StmtKind::Empty,
+                    pos,
+                }));
+            }
+        }
+        if next_ident.is_some()
+            && matches!(
+                what,
+                "grid_group"
+                    | "thread_group"
+                    | "thread_block_tile"
+                    | "coalesced_group"
+                    | "multi_grid_group"
+            )
+        {
+            return self.err(format!(
+                "cooperative group `{what}` (grid-wide or sub-block synchronization) cannot be modelled in miniCUDA"
+            ));
+        }
+        let arg = self.peek_at(ns + 2).and_then(|t| t.ident()).unwrap_or("");
+        if matches!(what, "sync" | "synchronize")
+            && self.peek_at(ns + 1).map(|t| t.is("(")) == Some(true)
+            && self.cg_handles.contains(arg)
+            && self.peek_at(ns + 3).map(|t| t.is(")")) == Some(true)
+        {
+            self.i += ns + 4;
+            self.expect(";")?;
+            return Ok(Some(sync_stmt(pos)));
+        }
+        if ns == 0
+            && self.cg_handles.contains(what)
+            && self.peek_at(1).map(|t| t.is(".")) == Some(true)
+            && self.peek_at(2).and_then(|t| t.ident()) == Some("sync")
+            && self.peek_at(3).map(|t| t.is("(")) == Some(true)
+            && self.peek_at(4).map(|t| t.is(")")) == Some(true)
+        {
+            self.i += 5;
+            self.expect(";")?;
+            return Ok(Some(sync_stmt(pos)));
+        }
+        Ok(None)
+    }
+
+    /// `T d1, d2 = e, *p, a[N][M];` (consumes the `;`).
+    fn decl_stmt(&mut self) -> PResult<StmtKind> {
+        let mut shared = false;
+        let mut is_extern = false;
+        let mut k = self.i;
+        while let Some(t) = self.toks.get(k) {
+            match t.ident() {
+                Some("__shared__") => shared = true,
+                Some("extern") => is_extern = true,
+                Some(w) if QUALS.contains(&w) || BASE_WORDS.contains(&w) => {}
+                _ => break,
+            }
+            k += 1;
+        }
+        let base = self.parse_type(false)?;
+        let mut decls = Vec::new();
+        loop {
+            let mut ty = base.clone();
+            self.ptr_part(&mut ty);
+            let (name, pos) = self.ident()?;
+            let mut dims = Vec::new();
+            while self.at("[") {
+                self.i += 1;
+                if self.at("]") {
+                    dims.push(None);
+                } else {
+                    dims.push(Some(self.expr()?));
+                }
+                self.expect("]")?;
+            }
+            let init = if self.at("=") {
+                self.i += 1;
+                if self.at("{") {
+                    return self.err("initializer lists `{…}` are not supported by warpcert");
+                }
+                Some(self.assign_expr()?)
+            } else if self.at("(") {
+                return self.err(format!(
+                    "constructor-style initialization of `{name}` is not supported by warpcert"
+                ));
+            } else {
+                None
+            };
+            decls.push(Decl {
+                name,
+                ty,
+                dims,
+                init,
+                shared,
+                is_extern,
+                pos,
+            });
+            if self.at(",") {
+                self.i += 1;
+                continue;
+            }
+            break;
+        }
+        self.expect(";")?;
+        Ok(StmtKind::Decl(decls))
+    }
+
+    // ----- expressions -----
+
+    /// Full expression including the comma operator.
+    pub fn expr(&mut self) -> PResult<Expr> {
+        let mut e = self.assign_expr()?;
+        while self.at(",") {
+            let pos = self.pos();
+            self.i += 1;
+            let r = self.assign_expr()?;
+            e = Expr {
+                kind: ExprKind::Binary(BinaryOp::Comma, Box::new(e), Box::new(r)),
+                pos,
+            };
+        }
+        Ok(e)
+    }
+
+    fn assign_expr(&mut self) -> PResult<Expr> {
+        self.depth += 1;
+        let r = if self.depth > MAX_DEPTH {
+            self.err("nesting too deep (more than 256 levels of expressions or statements)")
+        } else {
+            self.assign_expr_inner()
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn assign_expr_inner(&mut self) -> PResult<Expr> {
+        let lhs = self.cond_expr()?;
+        let op = match self.peek().map(|t| &t.kind) {
+            Some(TokKind::Punct(p)) => match *p {
+                "=" => Some(None),
+                "+=" => Some(Some(BinaryOp::Add)),
+                "-=" => Some(Some(BinaryOp::Sub)),
+                "*=" => Some(Some(BinaryOp::Mul)),
+                "/=" => Some(Some(BinaryOp::Div)),
+                "%=" => Some(Some(BinaryOp::Rem)),
+                "<<=" => Some(Some(BinaryOp::Shl)),
+                ">>=" => Some(Some(BinaryOp::Shr)),
+                "&=" => Some(Some(BinaryOp::BitAnd)),
+                "|=" => Some(Some(BinaryOp::BitOr)),
+                "^=" => Some(Some(BinaryOp::BitXor)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match op {
+            Some(op) => {
+                let pos = lhs.pos;
+                self.i += 1;
+                let rhs = self.assign_expr()?;
+                Ok(Expr {
+                    kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+                    pos,
+                })
+            }
+            None => Ok(lhs),
+        }
+    }
+
+    fn cond_expr(&mut self) -> PResult<Expr> {
+        let c = self.bin_expr(0)?;
+        if self.at("?") {
+            let pos = c.pos;
+            self.i += 1;
+            let a = self.expr()?;
+            self.expect(":")?;
+            let b = self.cond_expr()?;
+            return Ok(Expr {
+                kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+                pos,
+            });
+        }
+        Ok(c)
+    }
+
+    fn bin_op(p: &str) -> Option<(BinaryOp, u8)> {
+        use BinaryOp::*;
+        Some(match p {
+            "||" => (LOr, 1),
+            "&&" => (LAnd, 2),
+            "|" => (BitOr, 3),
+            "^" => (BitXor, 4),
+            "&" => (BitAnd, 5),
+            "==" => (Eq, 6),
+            "!=" => (Ne, 6),
+            "<" => (Lt, 7),
+            ">" => (Gt, 7),
+            "<=" => (Le, 7),
+            ">=" => (Ge, 7),
+            "<<" => (Shl, 8),
+            ">>" => (Shr, 8),
+            "+" => (Add, 9),
+            "-" => (Sub, 9),
+            "*" => (Mul, 10),
+            "/" => (Div, 10),
+            "%" => (Rem, 10),
+            _ => return None,
+        })
+    }
+
+    fn bin_expr(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some(TokKind::Punct(p)) = self.peek().map(|t| &t.kind) {
+            let Some((op, prec)) = Self::bin_op(p) else {
+                break;
+            };
+            if prec <= min {
+                break;
+            }
+            let pos = self.pos();
+            self.i += 1;
+            let rhs = self.bin_expr(prec)?;
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                pos,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn cast_ahead(&self) -> bool {
+        self.at("(")
+            && self
+                .peek_at(1)
+                .map(|t| self.is_type_word(t))
+                .unwrap_or(false)
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        self.depth += 1;
+        let r = if self.depth > MAX_DEPTH {
+            self.err("nesting too deep (more than 256 levels of expressions or statements)")
+        } else {
+            self.unary_inner()
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        let Some(t) = self.peek() else {
+            return self.err("expected an expression, found end of file");
+        };
+        let un = match &t.kind {
+            TokKind::Punct("-") => Some(UnaryOp::Neg),
+            TokKind::Punct("+") => Some(UnaryOp::Plus),
+            TokKind::Punct("!") => Some(UnaryOp::Not),
+            TokKind::Punct("~") => Some(UnaryOp::BitNot),
+            TokKind::Punct("*") => Some(UnaryOp::Deref),
+            TokKind::Punct("&") => Some(UnaryOp::AddrOf),
+            _ => None,
+        };
+        if let Some(op) = un {
+            self.i += 1;
+            let e = self.unary()?;
+            return Ok(Expr {
+                kind: ExprKind::Unary(op, Box::new(e)),
+                pos,
+            });
+        }
+        if t.is("++") || t.is("--") {
+            let inc = t.is("++");
+            self.i += 1;
+            let e = self.unary()?;
+            return Ok(Expr {
+                kind: ExprKind::IncDec {
+                    pre: true,
+                    inc,
+                    e: Box::new(e),
+                },
+                pos,
+            });
+        }
+        if self.cast_ahead() {
+            self.i += 1;
+            let ty = self.parse_type(true)?;
+            self.expect(")")?;
+            let e = self.unary()?;
+            return Ok(Expr {
+                kind: ExprKind::Cast(ty, Box::new(e)),
+                pos,
+            });
+        }
+        if t.ident() == Some("sizeof") {
+            self.i += 1;
+            if self.cast_ahead() {
+                self.i += 1;
+                let ty = self.parse_type(true)?;
+                self.expect(")")?;
+                let n = if ty.ptr > 0 { Some(8) } else { ty.base_bytes() };
+                return Ok(Expr {
+                    kind: ExprKind::Sizeof(n),
+                    pos,
+                });
+            }
+            let _ = self.unary()?;
+            return Ok(Expr {
+                kind: ExprKind::Sizeof(None),
+                pos,
+            });
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            let pos = self.pos();
+            if self.at("[") {
+                self.i += 1;
+                let idx = self.expr()?;
+                self.expect("]")?;
+                let bp = e_pos(&e);
+                e = Expr {
+                    kind: ExprKind::Index(Box::new(e), Box::new(idx)),
+                    pos: bp,
+                };
+            } else if self.at("(") {
+                self.i += 1;
+                let mut args = Vec::new();
+                while !self.at(")") {
+                    args.push(self.assign_expr()?);
+                    if !self.at(")") {
+                        self.expect(",")?;
+                    }
+                }
+                self.i += 1;
+                e = Expr {
+                    kind: ExprKind::Call(Box::new(e.clone()), args),
+                    pos: e.pos,
+                };
+            } else if self.at(".") || self.at("->") {
+                let arrow = self.at("->");
+                self.i += 1;
+                let (f, _) = self.ident()?;
+                let p = e.pos;
+                e = Expr {
+                    kind: if arrow {
+                        ExprKind::Arrow(Box::new(e), f)
+                    } else {
+                        ExprKind::Member(Box::new(e), f)
+                    },
+                    pos: p,
+                };
+            } else if self.at("++") || self.at("--") {
+                let inc = self.at("++");
+                self.i += 1;
+                let p = e.pos;
+                e = Expr {
+                    kind: ExprKind::IncDec {
+                        pre: false,
+                        inc,
+                        e: Box::new(e),
+                    },
+                    pos: p,
+                };
+            } else if self.at("<<<")
+                || (self.at("<<") && self.peek_at(1).map(|t| t.is("<")) == Some(true))
+            {
+                let _ = pos;
+                return self.err(
+                    "kernel launch `<<<…>>>` inside device code is not supported by warpcert",
+                );
+            } else {
+                break;
+            }
+        }
+        Ok(e)
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        let Some(t) = self.peek() else {
+            return self.err("expected an expression, found end of file");
+        };
+        let kind = match &t.kind {
+            TokKind::Int(n) => ExprKind::Int(*n),
+            TokKind::Float(x) => ExprKind::Float(*x),
+            TokKind::Str(s) => ExprKind::Str(s.clone()),
+            TokKind::Ident(s) => {
+                if s == "true" || s == "false" {
+                    ExprKind::Int((s == "true") as i64)
+                } else if self.peek_at(1).map(|n| n.is("::")) == Some(true) {
+                    return self.err(format!(
+                        "C++ scope `{s}::…` (namespaces, cooperative groups) is not supported by warpcert"
+                    ));
+                } else if self.peek_at(1).map(|n| n.is("<")) == Some(true)
+                    && self.peek_at(2).map(|n| self.is_type_word(n)) == Some(true)
+                {
+                    return self.err(format!(
+                        "template instantiation `{s}<…>` is not supported by warpcert"
+                    ));
+                } else {
+                    ExprKind::Ident(s.clone())
+                }
+            }
+            TokKind::Punct("(") => {
+                self.i += 1;
+                let e = self.expr()?;
+                self.expect(")")?;
+                return Ok(e);
+            }
+            _ => return self.err(format!("expected an expression, found {}", t.describe())),
+        };
+        self.i += 1;
+        Ok(Expr { kind, pos })
+    }
+}
+
+fn sync_stmt(pos: Pos) -> Stmt {
+    let callee = Expr {
+        kind: ExprKind::Ident("__syncthreads".to_string()),
+        pos,
+    };
+    Stmt {
+        kind: StmtKind::Expr(Expr {
+            kind: ExprKind::Call(Box::new(callee), Vec::new()),
+            pos,
+        }),
+        pos,
+    }
+}
+
+fn e_pos(e: &Expr) -> Pos {
+    e.pos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::lexer::lex;
+
+    fn parse(src: &str) -> Result<Unit, Diagnostic> {
+        let mut sm = SourceMap::default();
+        let f = sm.add("t.cu", src.to_string());
+        let toks = lex(&sm, f)?;
+        Parser::new(&toks, &sm).unit()
+    }
+
+    #[test]
+    fn precedence_and_casts() {
+        let u = parse("__global__ void k(int *a) { a[0] = 1 + 2 * (int)3.5 << 1; }");
+        let f = u.ok().and_then(|u| u.functions.into_iter().next());
+        let body = f.and_then(|f| f.body.ok()).unwrap_or_default();
+        let StmtKind::Expr(Expr {
+            kind: ExprKind::Assign(None, _, rhs),
+            ..
+        }) = &body[0].kind
+        else {
+            panic!("expected assignment")
+        };
+        // `<<` binds weaker than `+`: (1 + 2*(int)3.5) << 1
+        assert!(matches!(rhs.kind, ExprKind::Binary(BinaryOp::Shl, _, _)));
+    }
+
+    #[test]
+    fn launch_bounds_after_return_type() {
+        let u = parse("__global__ void __launch_bounds__(256, 2) k(int *a) { a[0] = 1; }");
+        let f = u.ok().and_then(|u| u.functions.into_iter().next());
+        assert_eq!(
+            f.map(|f| (f.name, f.body.is_ok())),
+            Some(("k".to_string(), true))
+        );
+    }
+
+    #[test]
+    fn dangling_else_binds_to_inner_if() {
+        let u = parse("__global__ void k(int *a) { if (1) if (2) a[0] = 1; else a[0] = 2; }");
+        let body = u
+            .ok()
+            .and_then(|u| u.functions.into_iter().next())
+            .and_then(|f| f.body.ok())
+            .unwrap_or_default();
+        let StmtKind::If(_, inner, outer_else) = &body[0].kind else {
+            panic!("expected if")
+        };
+        assert!(outer_else.is_none());
+        assert!(matches!(&inner.kind, StmtKind::If(_, _, Some(_))));
+    }
+
+    #[test]
+    fn host_code_is_skipped() {
+        let u = parse(
+            "struct S { int a; }; int main(int c, char **v) { foo<<<1, 2>>>(x); return 0; }\n\
+             __global__ void k() {}",
+        );
+        let names: Vec<String> = u
+            .map(|u| u.functions.into_iter().map(|f| f.name).collect())
+            .unwrap_or_default();
+        assert_eq!(names, vec!["k".to_string()]);
+    }
+}

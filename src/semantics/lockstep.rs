@@ -1,0 +1,640 @@
+//! One warp executing miniCUDA in lock-step: the big-step judgments
+//! `σ; e ⇓^𝒯_M R; C` and `σ; s ⇓^𝒯_M σ'; C` of RaCUDA §3, Fig. 5, one match arm per rule.
+//!
+//! Representation: the active set `𝒯` is a slice of lane positions (`0..lanes`, ascending);
+//! a result family `R` is a `Vec<Value>` aligned with `𝒯`. Locals are one flat vector
+//! `(local, lane) ↦ value`; arrays are a sparse [`Memory`] updated in place (no step copies
+//! the store). Costs are accumulated as a [`Usage`] (counts of resource constants), from
+//! which the cost under every metric follows exactly. The rules are only ever applied to a
+//! non-empty `𝒯` (the initial warp is non-empty, and `SC:IFD`/`SC:WHILESOME` only recurse
+//! on non-empty parts), so no access is charged on an empty family.
+//!
+//! Sequences (`SC:SEQ` on a right-nested chain) and loops (`SC:WHILEALL`/`SC:WHILESOME`
+//! recursing on the loop) are executed iteratively, so long runs use constant stack; the
+//! derivation, when requested, is assembled afterwards with the nesting of the rules.
+
+use super::derivation::{AccRes, CostModel, Derivation, Res, Usage};
+use super::store::Memory;
+use super::value::{apply_bin, apply_un, Value};
+use super::*;
+use crate::core::{conflicts, mem_reads, Expr, Hardware, Loc, Operand, Program, Space, Stmt};
+use std::collections::HashMap;
+
+/// The state of one warp: its lanes, its locals, the parameter values, the usage so far,
+/// the remaining fuel and whether derivations are built.
+#[derive(Debug)]
+pub struct Warp<'a> {
+    prog: &'a Program,
+    hw: &'a Hardware,
+    costs: &'a CostModel,
+    params: &'a HashMap<String, Value>,
+    /// Block-linear thread id of each lane.
+    lane_ids: Vec<u32>,
+    /// `threadIdx` of each lane.
+    tids: Vec<[i64; 3]>,
+    /// Locals: `locals[v * lanes + lane]`.
+    locals: Vec<Value>,
+    var_idx: HashMap<&'a str, usize>,
+    array_idx: HashMap<&'a str, usize>,
+    /// Resource usage so far.
+    pub usage: Usage,
+    fuel: u64,
+    used: u64,
+    trace: bool,
+}
+
+type Family = Vec<Value>;
+
+fn at(loc: Loc, e: SemError) -> SemError {
+    if loc == Loc::default() || matches!(e, SemError::At { .. }) {
+        e
+    } else {
+        SemError::At {
+            loc,
+            error: Box::new(e),
+        }
+    }
+}
+
+fn as_index(v: Value, array: &str) -> Result<i64, SemError> {
+    match v {
+        Value::Int(i) => Ok(i),
+        other => Err(SemError::Type(format!(
+            "index of `{array}` must be int, got {}",
+            other.ty().keyword()
+        ))),
+    }
+}
+
+fn as_bool(v: Value) -> Result<bool, SemError> {
+    match v {
+        Value::Bool(b) => Ok(b),
+        other => Err(SemError::Type(format!(
+            "condition must be bool, got {}",
+            other.ty().keyword()
+        ))),
+    }
+}
+
+/// The readable head of a statement, for derivation nodes.
+fn stmt_phrase(s: &Stmt) -> String {
+    match s {
+        Stmt::Skip => "skip".into(),
+        Stmt::Seq(..) => "_ ; _".into(),
+        Stmt::Assign(x, e, _) => format!("{x} ← {e}"),
+        Stmt::Write(a, o, e, _) => format!("{a}[{o}] ← {e}"),
+        Stmt::If(e, ..) => format!("if {e} then _ else _"),
+        Stmt::While(e, ..) => format!("while ({e}) _"),
+        Stmt::Sync(_) => "sync".into(),
+    }
+}
+
+impl<'a> Warp<'a> {
+    /// A warp of `prog` whose lanes are `lanes` = (block-linear thread id, `threadIdx`),
+    /// with every local at its type's default value, parameter values `params` (every
+    /// declared parameter is expected to be present; a missing one fails when read), a fuel
+    /// of `fuel` rule applications and, if `trace`, derivation building (node costs under
+    /// the metrics of `costs`).
+    pub fn new(
+        prog: &'a Program,
+        hw: &'a Hardware,
+        costs: &'a CostModel,
+        params: &'a HashMap<String, Value>,
+        lanes: &[(u32, [i64; 3])],
+        fuel: u64,
+        trace: bool,
+    ) -> Warp<'a> {
+        let n = lanes.len();
+        let mut locals = Vec::with_capacity(prog.locals.len() * n);
+        for (_, ty) in &prog.locals {
+            locals.extend(std::iter::repeat_n(Value::default_of(*ty), n));
+        }
+        Warp {
+            prog,
+            hw,
+            costs,
+            params,
+            lane_ids: lanes.iter().map(|l| l.0).collect(),
+            tids: lanes.iter().map(|l| l.1).collect(),
+            locals,
+            var_idx: prog
+                .locals
+                .iter()
+                .enumerate()
+                .map(|(i, (x, _))| (x.as_str(), i))
+                .collect(),
+            array_idx: prog
+                .arrays
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.name.as_str(), i))
+                .collect(),
+            usage: Usage::default(),
+            fuel,
+            used: 0,
+            trace,
+        }
+    }
+
+    /// Number of lanes.
+    pub fn lanes(&self) -> usize {
+        self.lane_ids.len()
+    }
+
+    /// Block-linear thread id of each lane.
+    pub fn lane_ids(&self) -> &[u32] {
+        &self.lane_ids
+    }
+
+    /// Rule applications so far.
+    pub fn steps_used(&self) -> u64 {
+        self.used
+    }
+
+    /// The value of local `x` in lane `lane`, if both exist.
+    pub fn local(&self, x: &str, lane: usize) -> Option<Value> {
+        let v = *self.var_idx.get(x)?;
+        if lane >= self.lanes() {
+            return None;
+        }
+        self.locals.get(v * self.lanes() + lane).copied()
+    }
+
+    /// Runs `s` on all lanes (the warp's full thread set) against `mem`.
+    ///
+    /// Returns the derivation of `σ; s ⇓^𝒯_M σ'; C` when tracing is on (else `None`);
+    /// `σ'` is left in `mem` and in the warp's locals, `C` is added to [`Warp::usage`].
+    /// Errors: any [`SemError`] raised by a rule, wrapped in [`SemError::At`] with the
+    /// innermost statement location known; [`SemError::OutOfFuel`].
+    pub fn run(&mut self, s: &Stmt, mem: &mut Memory) -> Result<Option<Derivation>, SemError> {
+        let all: Vec<usize> = (0..self.lanes()).collect();
+        if all.is_empty() {
+            return Ok(None);
+        }
+        self.exec(s, &all, mem)
+    }
+
+    fn tick(&mut self) -> Result<(), SemError> {
+        if self.used >= self.fuel {
+            return Err(SemError::OutOfFuel(self.fuel));
+        }
+        self.used += 1;
+        Ok(())
+    }
+
+    fn node(
+        &self,
+        rule: &'static str,
+        ts: &[usize],
+        start: &Usage,
+        phrase: String,
+        children: Vec<Derivation>,
+    ) -> Derivation {
+        Derivation {
+            rule,
+            threads: ts.iter().map(|&l| self.lane_ids[l]).collect(),
+            cost: self.costs.costs(&self.usage.since(start)),
+            phrase,
+            children,
+        }
+    }
+
+    fn var_slot(&self, x: &str) -> Result<usize, SemError> {
+        self.var_idx
+            .get(x)
+            .copied()
+            .ok_or_else(|| SemError::Undeclared {
+                kind: "local",
+                name: x.to_string(),
+            })
+    }
+
+    fn array_slot(&self, a: &str) -> Result<usize, SemError> {
+        self.array_idx
+            .get(a)
+            .copied()
+            .ok_or_else(|| SemError::Undeclared {
+                kind: "array",
+                name: a.to_string(),
+            })
+    }
+
+    /// `σ; o ⇓^𝒯_M R; C` — rules OC:VAR, OC:CONST, OC:PARAM, OC:TID.
+    fn eval_opd(
+        &mut self,
+        o: &Operand,
+        ts: &[usize],
+    ) -> Result<(Family, Option<Derivation>), SemError> {
+        self.tick()?;
+        let start = self.usage;
+        let (rule, fam) = match o {
+            Operand::Var(x) => {
+                let base = self.var_slot(x)? * self.lanes();
+                let fam = ts
+                    .iter()
+                    .map(|&l| self.locals.get(base + l).copied())
+                    .collect::<Option<Family>>()
+                    .ok_or_else(|| SemError::Type(format!("local `{x}` has no storage")))?;
+                self.usage.charge(Res::Var);
+                (OC_VAR, fam)
+            }
+            Operand::Const(c) => {
+                self.usage.charge(Res::Const);
+                (OC_CONST, vec![Value::of_const(c); ts.len()])
+            }
+            Operand::Param(p) => {
+                let v = *self.params.get(p).ok_or_else(|| SemError::Undeclared {
+                    kind: "parameter",
+                    name: p.clone(),
+                })?;
+                self.usage.charge(Res::Param);
+                (OC_PARAM, vec![v; ts.len()])
+            }
+            Operand::Tid(d) => {
+                let k = d.index();
+                self.usage.charge(Res::Var);
+                (
+                    OC_TID,
+                    ts.iter().map(|&l| Value::Int(self.tids[l][k])).collect(),
+                )
+            }
+        };
+        let d = if self.trace {
+            Some(self.node(rule, ts, &start, o.to_string(), Vec::new()))
+        } else {
+            None
+        };
+        Ok((fam, d))
+    }
+
+    /// `σ; e ⇓^𝒯_M R; C` — operands and rules EC:OP, EC:UOP, EC:GARR, EC:SARR.
+    fn eval_expr(
+        &mut self,
+        e: &Expr,
+        ts: &[usize],
+        mem: &Memory,
+    ) -> Result<(Family, Option<Derivation>), SemError> {
+        let (a, b) = match e {
+            Expr::Opd(o) => return self.eval_opd(o, ts),
+            Expr::Bin(_, a, b) => (a, Some(b)),
+            Expr::Un(_, a) => (a, None),
+            Expr::Read(_, o) => (o, None),
+        };
+        self.tick()?;
+        let start = self.usage;
+        let (ra, da) = self.eval_opd(a, ts)?;
+        let mut kids = Vec::new();
+        kids.extend(da);
+        let (rule, fam) = match e {
+            Expr::Bin(op, ..) => {
+                let (rb, db) = match b {
+                    Some(b) => self.eval_opd(b, ts)?,
+                    None => return Err(SemError::Type("binary operator without operand".into())),
+                };
+                kids.extend(db);
+                let fam = ra
+                    .into_iter()
+                    .zip(rb)
+                    .map(|(x, y)| apply_bin(*op, x, y))
+                    .collect::<Result<Family, _>>()?;
+                self.usage.charge(Res::Op);
+                (EC_OP, fam)
+            }
+            Expr::Un(op, _) => {
+                let fam = ra
+                    .into_iter()
+                    .map(|x| apply_un(*op, x))
+                    .collect::<Result<Family, _>>()?;
+                self.usage.charge(Res::Op);
+                (EC_UOP, fam)
+            }
+            Expr::Read(arr, _) => {
+                let slot = self.array_slot(arr)?;
+                let cells = mem.arrays.get(slot).ok_or_else(|| SemError::Undeclared {
+                    kind: "array",
+                    name: arr.clone(),
+                })?;
+                let idx = ra
+                    .into_iter()
+                    .map(|v| as_index(v, arr))
+                    .collect::<Result<Vec<i64>, _>>()?;
+                let fam: Family = idx.iter().map(|&i| cells.get(i)).collect();
+                match cells.space {
+                    Space::Global => {
+                        let n = mem_reads(&idx, cells.elem_bytes, self.hw);
+                        self.usage.charge_access(AccRes::GRead, n);
+                        (EC_GARR, fam)
+                    }
+                    Space::Shared => {
+                        let n = conflicts(&idx, cells.elem_bytes, self.hw);
+                        self.usage.charge_access(AccRes::SRead, n);
+                        (EC_SARR, fam)
+                    }
+                }
+            }
+            Expr::Opd(_) => return Err(SemError::Type("unreachable operand case".into())),
+        };
+        let d = if self.trace {
+            Some(self.node(rule, ts, &start, e.to_string(), kids))
+        } else {
+            None
+        };
+        Ok((fam, d))
+    }
+
+    /// `σ; s ⇓^𝒯_M σ'; C` — the statement rules (`ts` non-empty).
+    fn exec(
+        &mut self,
+        s: &Stmt,
+        ts: &[usize],
+        mem: &mut Memory,
+    ) -> Result<Option<Derivation>, SemError> {
+        match s {
+            Stmt::Seq(..) => self.exec_seq(s, ts, mem),
+            Stmt::While(e, body, loc) => self.exec_while(e, body, ts, mem).map_err(|x| at(*loc, x)),
+            Stmt::Skip => {
+                self.tick()?;
+                let start = self.usage;
+                Ok(self.leaf(SC_SKIP, ts, &start, s, Vec::new()))
+            }
+            Stmt::Sync(loc) => {
+                // SC:SYNC in lock-step: a barrier is a no-op on the store of one warp.
+                self.tick().map_err(|x| at(*loc, x))?;
+                let start = self.usage;
+                self.usage.charge(Res::Sync);
+                Ok(self.leaf(SC_SYNC, ts, &start, s, Vec::new()))
+            }
+            Stmt::Assign(x, e, loc) => self.exec_assign(s, x, e, ts, mem).map_err(|y| at(*loc, y)),
+            Stmt::Write(a, o, e, loc) => self
+                .exec_write(s, a, o, e, ts, mem)
+                .map_err(|y| at(*loc, y)),
+            Stmt::If(e, s1, s2, loc) => {
+                self.exec_if(s, e, s1, s2, ts, mem).map_err(|y| at(*loc, y))
+            }
+        }
+    }
+
+    fn leaf(
+        &self,
+        rule: &'static str,
+        ts: &[usize],
+        start: &Usage,
+        s: &Stmt,
+        kids: Vec<Derivation>,
+    ) -> Option<Derivation> {
+        if self.trace {
+            Some(self.node(rule, ts, start, stmt_phrase(s), kids))
+        } else {
+            None
+        }
+    }
+
+    /// SC:SEQ, iterated along the right spine of `s1; (s2; (s3; …))`.
+    fn exec_seq(
+        &mut self,
+        s: &Stmt,
+        ts: &[usize],
+        mem: &mut Memory,
+    ) -> Result<Option<Derivation>, SemError> {
+        // (usage before the SC:SEQ node, derivation of its first premise)
+        let mut spine: Vec<(Usage, Option<Derivation>)> = Vec::new();
+        let mut cur = s;
+        let last = loop {
+            match cur {
+                Stmt::Seq(a, b) => {
+                    self.tick()?;
+                    let start = self.usage;
+                    let d = self.exec(a, ts, mem)?;
+                    if self.trace {
+                        spine.push((start, d));
+                    }
+                    cur = b;
+                }
+                other => break self.exec(other, ts, mem)?,
+            }
+        };
+        if !self.trace {
+            return Ok(None);
+        }
+        let mut acc = last;
+        while let Some((start, d1)) = spine.pop() {
+            let mut kids = Vec::with_capacity(2);
+            kids.extend(d1);
+            kids.extend(acc);
+            acc = Some(self.node(SC_SEQ, ts, &start, "_ ; _".into(), kids));
+        }
+        Ok(acc)
+    }
+
+    /// SC:VWRITE.
+    fn exec_assign(
+        &mut self,
+        s: &Stmt,
+        x: &str,
+        e: &Expr,
+        ts: &[usize],
+        mem: &Memory,
+    ) -> Result<Option<Derivation>, SemError> {
+        self.tick()?;
+        let start = self.usage;
+        let slot = self.var_slot(x)?;
+        let ty =
+            self.prog
+                .locals
+                .get(slot)
+                .map(|(_, t)| *t)
+                .ok_or_else(|| SemError::Undeclared {
+                    kind: "local",
+                    name: x.to_string(),
+                })?;
+        let (r, de) = self.eval_expr(e, ts, mem)?;
+        if let Some(v) = r.iter().find(|v| v.ty() != ty) {
+            return Err(SemError::Type(format!(
+                "assigning a {} value to `{x}` of type {}",
+                v.ty().keyword(),
+                ty.keyword()
+            )));
+        }
+        let base = slot * self.lanes();
+        for (&l, v) in ts.iter().zip(r) {
+            if let Some(cell) = self.locals.get_mut(base + l) {
+                *cell = v;
+            }
+        }
+        self.usage.charge(Res::VWrite);
+        Ok(self.leaf(SC_VWRITE, ts, &start, s, de.into_iter().collect()))
+    }
+
+    /// SC:GWRITE / SC:SWRITE, with the write-write race check.
+    fn exec_write(
+        &mut self,
+        s: &Stmt,
+        a: &str,
+        o: &Operand,
+        e: &Expr,
+        ts: &[usize],
+        mem: &mut Memory,
+    ) -> Result<Option<Derivation>, SemError> {
+        self.tick()?;
+        let start = self.usage;
+        let slot = self.array_slot(a)?;
+        let (r1, d1) = self.eval_opd(o, ts)?;
+        let (r2, d2) = self.eval_expr(e, ts, mem)?;
+        let cells = mem
+            .arrays
+            .get_mut(slot)
+            .ok_or_else(|| SemError::Undeclared {
+                kind: "array",
+                name: a.to_string(),
+            })?;
+        let idx = r1
+            .into_iter()
+            .map(|v| as_index(v, a))
+            .collect::<Result<Vec<i64>, _>>()?;
+        if let Some(v) = r2.iter().find(|v| v.ty() != cells.elem) {
+            return Err(SemError::Type(format!(
+                "writing a {} value into `{a}` of element type {}",
+                v.ty().keyword(),
+                cells.elem.keyword()
+            )));
+        }
+        // Race check: sort (index, position) and compare neighbours.
+        let mut order: Vec<usize> = (0..idx.len()).collect();
+        order.sort_by_key(|&k| (idx[k], k));
+        for w in order.windows(2) {
+            let (p, q) = (w[0], w[1]);
+            if idx[p] == idx[q] && !r2[p].same_bits(r2[q]) {
+                return Err(SemError::Race {
+                    array: a.to_string(),
+                    index: idx[p],
+                    t1: self.lane_ids[ts[p]],
+                    v1: r2[p],
+                    t2: self.lane_ids[ts[q]],
+                    v2: r2[q],
+                });
+            }
+        }
+        for (&i, &v) in idx.iter().zip(r2.iter()) {
+            cells.set(i, v);
+        }
+        let rule = match cells.space {
+            Space::Global => {
+                let n = mem_reads(&idx, cells.elem_bytes, self.hw);
+                self.usage.charge_access(AccRes::GWrite, n);
+                SC_GWRITE
+            }
+            Space::Shared => {
+                let n = conflicts(&idx, cells.elem_bytes, self.hw);
+                self.usage.charge_access(AccRes::SWrite, n);
+                SC_SWRITE
+            }
+        };
+        let kids = d1.into_iter().chain(d2).collect();
+        Ok(self.leaf(rule, ts, &start, s, kids))
+    }
+
+    /// SC:IFT, SC:IFF, SC:IFD.
+    fn exec_if(
+        &mut self,
+        s: &Stmt,
+        e: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+        ts: &[usize],
+        mem: &mut Memory,
+    ) -> Result<Option<Derivation>, SemError> {
+        self.tick()?;
+        let start = self.usage;
+        let (r, de) = self.eval_expr(e, ts, mem)?;
+        self.usage.charge(Res::If);
+        let mut tt = Vec::new();
+        let mut tf = Vec::new();
+        for (&l, v) in ts.iter().zip(r) {
+            if as_bool(v)? {
+                tt.push(l);
+            } else {
+                tf.push(l);
+            }
+        }
+        let mut kids: Vec<Derivation> = de.into_iter().collect();
+        let rule = if tf.is_empty() {
+            kids.extend(self.exec(s1, ts, mem)?);
+            SC_IFT
+        } else if tt.is_empty() {
+            kids.extend(self.exec(s2, ts, mem)?);
+            SC_IFF
+        } else {
+            // s1 on 𝒯_T, then s2 on 𝒯_F on the store s1 produced; plus M^div.
+            self.usage.charge(Res::Div);
+            kids.extend(self.exec(s1, &tt, mem)?);
+            kids.extend(self.exec(s2, &tf, mem)?);
+            SC_IFD
+        };
+        Ok(self.leaf(rule, ts, &start, s, kids))
+    }
+
+    /// SC:WHILEALL, SC:WHILESOME (continuing on `𝒯_T`), SC:WHILENONE, iterated.
+    fn exec_while(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        ts: &[usize],
+        mem: &mut Memory,
+    ) -> Result<Option<Derivation>, SemError> {
+        struct Iter {
+            rule: &'static str,
+            threads: Vec<usize>,
+            start: Usage,
+            kids: Vec<Derivation>,
+        }
+        let mut iters: Vec<Iter> = Vec::new();
+        let mut cur: Vec<usize> = ts.to_vec();
+        loop {
+            self.tick()?;
+            let start = self.usage;
+            let (r, de) = self.eval_expr(e, &cur, mem)?;
+            self.usage.charge(Res::If);
+            let mut tt = Vec::with_capacity(cur.len());
+            for (&l, v) in cur.iter().zip(r) {
+                if as_bool(v)? {
+                    tt.push(l);
+                }
+            }
+            let mut kids: Vec<Derivation> = de.into_iter().collect();
+            // next: None = the loop ends; Some(None) = same threads; Some(Some(t)) = 𝒯_T.
+            let (rule, next) = if tt.is_empty() {
+                (SC_WHILENONE, None)
+            } else if tt.len() == cur.len() {
+                kids.extend(self.exec(body, &cur, mem)?);
+                (SC_WHILEALL, Some(None))
+            } else {
+                self.usage.charge(Res::Div);
+                kids.extend(self.exec(body, &tt, mem)?);
+                (SC_WHILESOME, Some(Some(tt)))
+            };
+            if self.trace {
+                iters.push(Iter {
+                    rule,
+                    threads: cur.clone(),
+                    start,
+                    kids,
+                });
+            }
+            match next {
+                None => break,
+                Some(None) => {}
+                Some(Some(t)) => cur = t,
+            }
+        }
+        if !self.trace {
+            return Ok(None);
+        }
+        let phrase = format!("while ({e}) _");
+        let mut acc: Option<Derivation> = None;
+        while let Some(mut it) = iters.pop() {
+            it.kids.extend(acc);
+            acc = Some(self.node(it.rule, &it.threads, &it.start, phrase.clone(), it.kids));
+        }
+        Ok(acc)
+    }
+}

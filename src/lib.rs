@@ -6,4 +6,10 @@
 //! `certificate` (derivations written in the certificate format) → the `warpcert-kernel`
 //! crate (independent checker) → `report` (text and JSON) → `cli`.
 
+pub mod analysis;
+pub mod certificate;
+pub mod cli;
 pub mod core;
+pub mod frontend;
+pub mod report;
+pub mod semantics;

@@ -1,0 +1,180 @@
+//! `warpcert analyze`: per-warp bounds with checked certificates, one per metric.
+
+use super::options::{load, Loaded};
+use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
+use crate::analysis::{analyze, AnalysisOptions};
+use crate::core::{Metric, MetricName};
+use crate::report::{
+    self, bound, AnalyzeOutcome, BoundReport, CertificateReport, FailureReport, Format,
+};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `warpcert analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    kernel: KernelArgs,
+    /// Write the certificate here: a file for one metric, a directory (created) for
+    /// several, holding `KERNEL.METRIC.cert`.
+    #[arg(long)]
+    cert: Option<PathBuf>,
+    /// Maximal degree of the potential templates.
+    #[arg(long, default_value_t = 2)]
+    degree: u32,
+    /// Print the lowered miniCUDA program before the bounds.
+    #[arg(long)]
+    dump_core: bool,
+}
+
+/// The number of warps of the launch: an integer, or an expression over `gridDim.*`.
+pub fn warps_expr(l: &Loaded) -> String {
+    let per_block = l.launch.warps_per_block(&l.hw);
+    match l.launch.grid {
+        Some(g) => (per_block * g.iter().map(|&d| d as u64).product::<u64>()).to_string(),
+        None => format!("gridDim.x*gridDim.y*gridDim.z*{per_block}"),
+    }
+}
+
+fn cert_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
+    if several {
+        base.join(format!("{kernel}.{metric}.cert"))
+    } else {
+        base.to_path_buf()
+    }
+}
+
+/// Analyses one metric of a loaded kernel: infer, write, check.
+pub fn analyze_metric(
+    l: &Loaded,
+    metric: MetricName,
+    degree: u32,
+    cert_out: Option<PathBuf>,
+) -> Result<AnalyzeOutcome, String> {
+    let start = Instant::now();
+    let m = Metric::standard(metric);
+    let result = analyze(
+        &l.program,
+        &m,
+        &l.hw,
+        &l.launch,
+        &AnalysisOptions { degree },
+    );
+    let a = match result {
+        Ok(a) => a,
+        Err(e) => {
+            return Ok(AnalyzeOutcome::Failure(FailureReport {
+                kernel: l.program.name.clone(),
+                metric: metric.to_string(),
+                error: e.to_string(),
+            }))
+        }
+    };
+    let time_ms = start.elapsed().as_secs_f64() * 1e3;
+    let path = match cert_out {
+        Some(p) => {
+            if let Some(dir) = p.parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                }
+            }
+            std::fs::write(&p, &a.certificate)
+                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            Some(p.display().to_string())
+        }
+        None => None,
+    };
+    let check_start = Instant::now();
+    let verdict = warpcert_kernel::check(&a.certificate);
+    let check_ms = check_start.elapsed().as_secs_f64() * 1e3;
+    let per_warp = a.bound.to_bound_string();
+    let warps = warps_expr(l);
+    let certificate = match &verdict {
+        Ok(v) => CertificateReport {
+            path,
+            checked: true,
+            verdict: format!("accepted by the kernel (bound {})", v.bound),
+            nodes: v.nodes_checked,
+            check_ms,
+        },
+        Err(r) => CertificateReport {
+            path,
+            checked: false,
+            verdict: format!("REJECTED by the kernel: {r}"),
+            nodes: 0,
+            check_ms,
+        },
+    };
+    Ok(AnalyzeOutcome::Bound(BoundReport {
+        kernel: l.program.name.clone(),
+        metric: metric.to_string(),
+        relation: "upper",
+        total: bound::times(&warps, &per_warp),
+        per_warp,
+        warps,
+        certificate,
+        time_ms,
+        block: l.launch.block,
+        grid: l.launch.grid,
+        hardware: l.hw,
+    }))
+}
+
+/// Runs `warpcert analyze`; returns the exit code.
+pub fn run(args: &AnalyzeArgs) -> i32 {
+    let l = match load(&args.kernel, None) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    for w in &l.warnings {
+        eprintln!("{w}");
+    }
+    if l.block_source == "default" {
+        eprintln!(
+            "note: no --block and no //--blockDim= header: using block {}x{}x{}",
+            l.launch.block[0], l.launch.block[1], l.launch.block[2]
+        );
+    }
+    if args.dump_core {
+        eprintln!("{}", l.program);
+    }
+    let several = l.metrics.len() > 1;
+    let mut outcomes = Vec::new();
+    for &m in &l.metrics {
+        let out = args
+            .cert
+            .as_ref()
+            .map(|c| cert_path(c, &l.program.name, m, several));
+        match analyze_metric(&l, m, args.degree, out) {
+            Ok(o) => outcomes.push(o),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_BAD_INPUT;
+            }
+        }
+    }
+    match args.kernel.format {
+        Format::Text => print!("{}", report::analyze_text(&outcomes)),
+        Format::Json => match serde_json::to_string_pretty(&outcomes) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_FAILED;
+            }
+        },
+    }
+    let all_ok = outcomes.iter().all(|o| match o {
+        AnalyzeOutcome::Bound(b) => b.certificate.checked,
+        AnalyzeOutcome::Failure(_) => false,
+    });
+    if all_ok {
+        0
+    } else {
+        EXIT_FAILED
+    }
+}

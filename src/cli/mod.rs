@@ -1,0 +1,104 @@
+//! The command line: `warpcert analyze | run | check | bench` (clap). Parses options,
+//! calls the pipeline stages, hands results to `crate::report`, and maps outcomes to exit
+//! codes: 0 success, 1 no bound / certificate rejected, 2 bad input.
+
+mod analyze;
+mod bench;
+mod check;
+mod options;
+mod run;
+
+use crate::report::Format;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit code for bad input: unreadable file, parse error, unknown kernel or metric.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code when no bound was found or a certificate was rejected.
+pub const EXIT_FAILED: i32 = 1;
+
+/// warpcert computes certified per-warp cost bounds for CUDA kernels.
+///
+/// For a kernel and a launch configuration it bounds, as formulas in the kernel's
+/// parameters, the global-memory sectors (uncoalesced accesses), shared-memory bank
+/// conflicts, divergent warps and evaluation steps of every warp (RaCUDA's quantitative
+/// logic). Each bound comes with a certificate — a derivation tree — that an independent
+/// kernel re-checks before the bound is printed.
+#[derive(Debug, Parser)]
+#[command(name = "warpcert", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Bound the cost of every warp of a kernel, with a checked certificate per metric.
+    ///
+    /// Example: warpcert analyze examples/vector_add.cu --metric all --cert out/
+    Analyze(analyze::AnalyzeArgs),
+    /// Run a kernel under the lock-step cost semantics for concrete parameters and inputs.
+    ///
+    /// Prints the largest per-warp cost and the whole-kernel cost (the oracle the bounds
+    /// are tested against). Example: warpcert run examples/vector_add.cu --param len=5000
+    Run(run::RunArgs),
+    /// Check a certificate with the independent kernel: exit 0 accepted, 1 rejected.
+    Check(check::CheckArgs),
+    /// Analyse every benchmark kernel × metric and print a table with times.
+    Bench(bench::BenchArgs),
+}
+
+/// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
+#[derive(Debug, Args)]
+pub struct KernelArgs {
+    /// The CUDA source file (`.cu`).
+    pub file: PathBuf,
+    /// Which `__global__` function to use (default: the only one in the file).
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Metric: sectors, conflicts, divwarps, steps, or all.
+    #[arg(long, default_value = "all")]
+    pub metric: String,
+    /// Block dimensions X[,Y[,Z]] (default: the file's `//--blockDim=` header, else 256).
+    #[arg(long)]
+    pub block: Option<String>,
+    /// Grid dimensions X[,Y[,Z]] (default: the file's `//--gridDim=` header; `analyze`
+    /// leaves it symbolic otherwise, `run` uses 1).
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// Fix a scalar kernel parameter: NAME=VALUE (integer). Repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Threads per warp.
+    #[arg(long, default_value_t = 32)]
+    pub warp_size: u32,
+    /// Number of shared-memory banks.
+    #[arg(long, default_value_t = 32)]
+    pub banks: u32,
+    /// Width of a shared-memory bank in bytes.
+    #[arg(long, default_value_t = 4)]
+    pub bank_bytes: u32,
+    /// Size of a global-memory sector in bytes.
+    #[arg(long, default_value_t = 32)]
+    pub sector_bytes: u32,
+}
+
+/// Parses the command line and runs it; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Analyze(a) => analyze::run(&a),
+        Command::Run(a) => run::run(&a),
+        Command::Check(a) => check::run(&a),
+        Command::Bench(a) => bench::run(&a),
+    }
+}

@@ -1,0 +1,162 @@
+//! Reports: what `warpcert analyze`, `run` and `check` print, as text for people and as
+//! JSON for tools. Only this module knows the output formats.
+
+pub mod bound;
+
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Output format chosen with `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// One JSON document on stdout.
+    Json,
+}
+
+/// The certificate part of an analysis report.
+#[derive(Clone, Debug, Serialize)]
+pub struct CertificateReport {
+    /// Where the certificate was written, if `--cert` was given.
+    pub path: Option<String>,
+    /// Whether the independent kernel accepted it.
+    pub checked: bool,
+    /// The kernel's verdict, in one line (`accepted: …` or the rejection).
+    pub verdict: String,
+    /// Derivation nodes the kernel checked.
+    pub nodes: usize,
+    /// Time the kernel took, in milliseconds.
+    pub check_ms: f64,
+}
+
+/// One analysed metric of one kernel (`warpcert analyze`): the JSON object of the contract.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoundReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// Metric name (`sectors`, `conflicts`, `divwarps`, `steps`).
+    pub metric: String,
+    /// Which relation the bound satisfies; always `"upper"` for the quantitative logic.
+    pub relation: &'static str,
+    /// Per-warp bound, an expression over the kernel's parameters (`spec/` bound grammar).
+    pub per_warp: String,
+    /// Number of warps of the launch (an integer, or an expression over `gridDim.*`).
+    pub warps: String,
+    /// Whole-kernel bound: `warps × per_warp`.
+    pub total: String,
+    /// The certificate and the kernel's verdict.
+    pub certificate: CertificateReport,
+    /// Analysis time including certificate generation, milliseconds.
+    pub time_ms: f64,
+    /// Block dimensions used.
+    pub block: [u32; 3],
+    /// Grid dimensions used, if concrete.
+    pub grid: Option<[u32; 3]>,
+    /// Hardware parameters used.
+    pub hardware: crate::core::Hardware,
+}
+
+/// A metric for which no bound was found (`warpcert analyze`), with the reason.
+#[derive(Clone, Debug, Serialize)]
+pub struct FailureReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// Metric name.
+    pub metric: String,
+    /// Why no bound was found, with the source location.
+    pub error: String,
+}
+
+/// Either outcome of analysing one metric.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum AnalyzeOutcome {
+    /// A checked bound.
+    Bound(BoundReport),
+    /// No bound, and why.
+    Failure(FailureReport),
+}
+
+/// Renders analysis outcomes as text: one block per metric.
+pub fn analyze_text(outcomes: &[AnalyzeOutcome]) -> String {
+    let mut out = String::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        if i == 0 {
+            if let AnalyzeOutcome::Bound(b) = o {
+                let _ = writeln!(
+                    out,
+                    "kernel {}  block {}x{}x{}  grid {}  warp {} banks {}x{}B sector {}B",
+                    b.kernel,
+                    b.block[0],
+                    b.block[1],
+                    b.block[2],
+                    b.grid
+                        .map(|g| format!("{}x{}x{}", g[0], g[1], g[2]))
+                        .unwrap_or_else(|| "symbolic".into()),
+                    b.hardware.warp_size,
+                    b.hardware.banks,
+                    b.hardware.bank_bytes,
+                    b.hardware.sector_bytes
+                );
+            }
+        }
+        match o {
+            AnalyzeOutcome::Bound(b) => {
+                let _ = writeln!(out, "{}:", b.metric);
+                let _ = writeln!(out, "  per warp  ≤ {}", b.per_warp);
+                let _ = writeln!(out, "  warps     = {}", b.warps);
+                let _ = writeln!(out, "  kernel    ≤ {}", b.total);
+                let _ = writeln!(
+                    out,
+                    "  certificate: {}{} ({} nodes, checked in {:.1} ms; analysis {:.1} ms)",
+                    b.certificate.verdict,
+                    b.certificate
+                        .path
+                        .as_ref()
+                        .map(|p| format!(", written to {p}"))
+                        .unwrap_or_default(),
+                    b.certificate.nodes,
+                    b.certificate.check_ms,
+                    b.time_ms
+                );
+            }
+            AnalyzeOutcome::Failure(f) => {
+                let _ = writeln!(out, "{}:", f.metric);
+                let _ = writeln!(out, "  no bound: {}", f.error);
+            }
+        }
+    }
+    out
+}
+
+/// One metric of a concrete run (`warpcert run`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// Metric name.
+    pub metric: String,
+    /// Largest cost of one warp, exact (`p/q` or an integer).
+    pub max_per_warp: String,
+    /// Sum over all warps of all blocks.
+    pub total: String,
+    /// Number of warps run.
+    pub warps: u64,
+}
+
+/// Renders run results as text.
+pub fn run_text(reports: &[RunReport]) -> String {
+    let mut out = String::new();
+    if let Some(r) = reports.first() {
+        let _ = writeln!(out, "kernel {}  ({} warps run)", r.kernel, r.warps);
+    }
+    for r in reports {
+        let _ = writeln!(
+            out,
+            "{:<10} max per warp {:>12}   total {:>14}",
+            r.metric, r.max_per_warp, r.total
+        );
+    }
+    out
+}

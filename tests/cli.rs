@@ -1,0 +1,182 @@
+//! Command-line contract: exit codes, one-screen errors with locations, JSON keys.
+//! Bad input (garbage, empty file, no kernel, unsupported construct, syntax error, unknown
+//! metric or kernel, unreadable file) exits with code 2 and never panics.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warpcert"))
+}
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_bad_input(o: &Output, must_mention: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "exit code for bad input; stderr:\n{err}"
+    );
+    assert!(!err.contains("panicked"), "panic on bad input:\n{err}");
+    assert!(
+        err.lines().count() <= 25,
+        "error longer than one screen:\n{err}"
+    );
+    for m in must_mention {
+        assert!(err.contains(m), "error should mention `{m}`:\n{err}");
+    }
+}
+
+#[test]
+fn garbage_input_is_a_located_error() {
+    let o = bin()
+        .arg("analyze")
+        .arg(data("err/garbage.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["garbage.cu:1:"]);
+}
+
+#[test]
+fn empty_file_is_an_error() {
+    let o = bin()
+        .arg("analyze")
+        .arg(data("err/empty.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["empty.cu"]);
+}
+
+#[test]
+fn file_without_kernel_is_an_error() {
+    let o = bin()
+        .arg("analyze")
+        .arg(data("err/no_kernel.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["no_kernel.cu", "__global__"]);
+}
+
+#[test]
+fn unsupported_construct_is_named_with_location() {
+    let o = bin()
+        .arg("analyze")
+        .arg(data("err/atomic.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["atomicAdd", "atomic.cu:4:"]);
+}
+
+#[test]
+fn syntax_error_is_located() {
+    let o = bin()
+        .arg("analyze")
+        .arg(data("err/syntax.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["syntax.cu:"]);
+}
+
+#[test]
+fn unreadable_file_unknown_metric_and_kernel() {
+    let o = bin()
+        .arg("analyze")
+        .arg(data("err/does-not-exist.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["does-not-exist.cu"]);
+    let o = bin()
+        .args(["analyze", "--metric", "latency"])
+        .arg(example("vector_add.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["latency"]);
+    let o = bin()
+        .args(["analyze", "--kernel", "nosuchkernel"])
+        .arg(example("vector_add.cu"))
+        .output()
+        .unwrap();
+    assert_bad_input(&o, &["nosuchkernel"]);
+}
+
+#[test]
+fn analyze_json_has_the_contract_keys() {
+    let o = bin()
+        .args(["analyze", "--format", "json", "--metric", "sectors"])
+        .arg(example("vector_add.cu"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let first = &v[0];
+    for key in [
+        "kernel",
+        "metric",
+        "relation",
+        "per_warp",
+        "warps",
+        "total",
+        "certificate",
+        "time_ms",
+    ] {
+        assert!(first.get(key).is_some(), "missing key {key} in {first}");
+    }
+    assert_eq!(first["relation"], "upper");
+    assert_eq!(first["certificate"]["checked"], true);
+    assert!(first["certificate"].get("path").is_some());
+}
+
+#[test]
+fn check_exit_codes() {
+    let dir = std::env::temp_dir().join(format!("warpcert-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = dir.join("va.cert");
+    let o = bin()
+        .args(["analyze", "--metric", "sectors", "--cert"])
+        .arg(&cert)
+        .arg(example("vector_add.cu"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{}", stderr(&o));
+    let o = bin().arg("check").arg(&cert).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    // A certificate whose bound line is changed is rejected (exit 1), naming why.
+    let text = std::fs::read_to_string(&cert).unwrap();
+    let bad = dir.join("bad.cert");
+    let mutated = text.replacen("warpcert-certificate 1", "warpcert-certificate 9", 1);
+    std::fs::write(&bad, mutated).unwrap();
+    let o = bin().arg("check").arg(&bad).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains('9'));
+    let o = bin()
+        .arg("check")
+        .arg(dir.join("missing.cert"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn help_explains_the_commands() {
+    let o = bin().arg("--help").output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    for cmd in ["analyze", "run", "check", "bench"] {
+        assert!(out.contains(cmd), "--help should list {cmd}:\n{out}");
+    }
+    assert_eq!(o.status.code(), Some(0));
+}

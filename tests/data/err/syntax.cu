@@ -1,0 +1,4 @@
+__global__ void broken(int *A, int n) {
+  int i = threadIdx.x
+  A[i] = n;
+}

@@ -1,0 +1,77 @@
+//! Helpers shared by the integration tests: locating `../shared/corpus`, loading a kernel
+//! through the front end, and the RaCUDA launch configurations of the benchmark.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
+use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
+use warpcert::frontend;
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/corpus/racuda`, or `None` (the test prints that it skips) when the shared
+/// directory is absent, as in a user's fresh clone.
+pub fn racuda_corpus(test: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared/corpus/racuda");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("{test}: skipped, ../shared/corpus/racuda is absent (corpus tests need ../shared beside the project)");
+        None
+    }
+}
+
+/// RTX-class hardware of RaCUDA §8: warp 32, 32 banks of 4 bytes, 32-byte sectors.
+pub fn hw() -> Hardware {
+    Hardware {
+        warp_size: 32,
+        banks: 32,
+        bank_bytes: 4,
+        sector_bytes: 32,
+    }
+}
+
+/// The five kernels of the foundation issue with the block sizes of RaCUDA's parameter
+/// files (MANIFEST.md: `addsub-0` blockDim 1024, `vectoradd-0` blockDim 256), as
+/// (corpus file, certificate stem, block x).
+pub const FOUNDATION: &[(&str, &str, u32)] = &[
+    ("addSub0.cu", "addSub0", 1024),
+    ("addSub1.cu", "addSub1", 1024),
+    ("addSub2.cu", "addSub2", 1024),
+    ("addSub3.cu", "addSub3", 1024),
+    ("vectorAdd.cu", "vectorAdd", 256),
+];
+
+/// Reads and lowers `path` for a block of `bx` threads and a symbolic grid.
+pub fn load(path: &Path, bx: u32) -> Program {
+    let parsed = frontend::parse_file(path).unwrap_or_else(|d| panic!("{d}"));
+    let launch = launch(bx, None);
+    let (prog, _) = frontend::lower(&parsed, None, &launch, &hw(), &BTreeMap::new())
+        .unwrap_or_else(|d| panic!("{d}"));
+    prog
+}
+
+/// A 1-D launch.
+pub fn launch(bx: u32, gx: Option<u32>) -> Launch {
+    Launch {
+        block: [bx, 1, 1],
+        grid: gx.map(|g| [g, 1, 1]),
+    }
+}
+
+/// Analyses `prog` for `metric` at degree 2 on a symbolic grid.
+pub fn bound(prog: &Program, metric: MetricName, bx: u32) -> Analysis {
+    analyze(
+        prog,
+        &Metric::standard(metric),
+        &hw(),
+        &launch(bx, None),
+        &AnalysisOptions { degree: 2 },
+    )
+    .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))
+}

@@ -140,6 +140,17 @@ const BENCHES: &[Bench] = &[
     },
 ];
 
+/// The first reason of an analysis failure, on one line and without table separators.
+fn short_reason(e: &str) -> String {
+    let one = e.replace(['|', '\n'], " ");
+    let first = one.split("; ").take(2).collect::<Vec<_>>().join("; ");
+    if first.chars().count() > 160 {
+        format!("{}…", first.chars().take(160).collect::<String>())
+    } else {
+        first
+    }
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
@@ -180,6 +191,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                 continue;
             }
         };
+        let stem = b.file.trim_end_matches(".cu");
         let l = Loaded {
             program,
             launch,
@@ -215,7 +227,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                     all_ok &= r.certificate.checked;
                     println!(
                         "| {} | {} | {} | {} | {} | {:.1} | {:.1} |",
-                        l.program.name,
+                        stem,
                         m,
                         r.per_warp,
                         b.racuda[i],
@@ -232,9 +244,9 @@ pub fn run(args: &BenchArgs) -> i32 {
                     all_ok = false;
                     println!(
                         "| {} | {} | no bound: {} | {} | – | – | – |",
-                        l.program.name,
+                        stem,
                         m,
-                        f.error.replace('|', "/").replace('\n', " "),
+                        short_reason(&f.error),
                         b.racuda[i]
                     );
                 }

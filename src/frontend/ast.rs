@@ -167,6 +167,9 @@ pub enum ExprKind {
     Cast(CType, Box<Expr>),
     /// `sizeof(T)` / `sizeof e` (type known: size in bytes; else `None`).
     Sizeof(Option<u32>),
+    /// `f<T1, …>`: a function name with explicit template (type) arguments; only valid as
+    /// the callee of a call.
+    Inst(String, Vec<CType>),
 }
 
 /// An expression with the position of its first token (operators: of the operator).
@@ -253,6 +256,15 @@ pub struct Param {
     pub pos: Pos,
 }
 
+/// A template parameter: `class T` / `typename T` (a type) or `int N` (a value).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TParam {
+    /// Its name.
+    pub name: String,
+    /// `class`/`typename` (else a non-type parameter, which warpcert cannot instantiate).
+    pub is_type: bool,
+}
+
 /// A `__global__` or `__device__` function definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
@@ -269,6 +281,8 @@ pub struct Function {
     pub body: Result<Vec<Stmt>, Diagnostic>,
     /// Declared under `template <…>`.
     pub template: bool,
+    /// The template parameters (empty when not a template).
+    pub tparams: Vec<TParam>,
     /// Position of the name.
     pub pos: Pos,
 }

@@ -63,6 +63,10 @@ struct Lw<'a> {
     scopes: Vec<HashMap<String, Binding>>,
     call_stack: Vec<String>,
     f: FnCtx,
+    /// Template type parameters of the function being lowered → their instantiation.
+    tsubst: HashMap<String, CType>,
+    /// Positions of atomics already warned about (inlining repeats them).
+    warned_atomics: HashSet<Pos>,
 }
 
 fn loc(p: Pos) -> Loc {
@@ -104,23 +108,65 @@ pub fn lower_kernel(
         .iter()
         .filter(|f| f.kind == FnKind::Global)
         .collect();
-    let kf = match kernel {
+    let devices: Vec<&ast::Function> = parsed
+        .unit
+        .functions
+        .iter()
+        .filter(|f| f.kind == FnKind::Device && f.body.is_ok())
+        .collect();
+    let device_list = || -> String {
+        let names: Vec<String> = devices
+            .iter()
+            .map(|f| {
+                if f.template {
+                    format!("{}<…>", f.name)
+                } else {
+                    f.name.clone()
+                }
+            })
+            .collect();
+        names.join(", ")
+    };
+    // `name` or `name<T1, …>` (explicit template arguments of a template entry)
+    let (kname, targs_text) = match kernel {
+        Some(k) => match k.split_once('<') {
+            Some((n, rest)) => (Some(n.trim()), Some(rest.trim_end().trim_end_matches('>'))),
+            None => (Some(k.trim()), None),
+        },
+        None => (None, None),
+    };
+    let kf = match kname {
         Some(k) => match kernels.iter().find(|f| f.name == k) {
             Some(f) => *f,
-            None => {
-                let names: Vec<&str> = kernels.iter().map(|f| f.name.as_str()).collect();
-                return Err(sm.error(
-                    first,
-                    format!(
-                        "no `__global__` kernel named `{k}`; kernels in this file: {}",
-                        names.join(", ")
-                    ),
-                ));
-            }
+            None => match devices.iter().find(|f| f.name == k) {
+                Some(f) => *f,
+                None => {
+                    let names: Vec<&str> = kernels.iter().map(|f| f.name.as_str()).collect();
+                    return Err(sm.error(
+                        first,
+                        format!(
+                            "no `__global__` kernel or `__device__` function named `{k}`; kernels in this file: {}; device functions: {}",
+                            if names.is_empty() { "none".to_string() } else { names.join(", ") },
+                            device_list()
+                        ),
+                    ));
+                }
+            },
         },
         None => match kernels.as_slice() {
             [one] => *one,
-            [] => return Err(sm.error(first, "no `__global__` kernel found in this file")),
+            [] if devices.is_empty() => {
+                return Err(sm.error(first, "no `__global__` kernel found in this file"))
+            }
+            [] => {
+                return Err(sm.error(
+                    first,
+                    format!(
+                        "no `__global__` kernel found in this file; a `__device__` function can be analysed as the entry with --kernel NAME (templates as NAME<float>): {}",
+                        device_list()
+                    ),
+                ))
+            }
             many => {
                 let names: Vec<&str> = many.iter().map(|f| f.name.as_str()).collect();
                 return Err(sm.error(
@@ -137,10 +183,63 @@ pub fn lower_kernel(
         Ok(b) => b,
         Err(d) => return Err(d.clone()),
     };
-    if kf.template {
-        return Err(sm.error(
+    let mut entry_warnings = Vec::new();
+    let display_name = match targs_text {
+        Some(t) => format!("{}<{}>", kf.name, t),
+        None => kf.name.clone(),
+    };
+    let tsubst = if kf.template {
+        let Some(text) = targs_text else {
+            return Err(sm.error(
+                kf.pos,
+                format!(
+                    "`{}` is a template: give its type arguments, e.g. --kernel '{}<float>'",
+                    kf.name, kf.name
+                ),
+            ));
+        };
+        let mut targs = Vec::new();
+        for part in text.split(',') {
+            match type_from_name(part.trim()) {
+                Some(t) => targs.push(t),
+                None => {
+                    return Err(sm.error(
+                        kf.pos,
+                        format!(
+                            "template argument `{}` of `{}`: only scalar types (float, double, int, unsigned, bool, char, short, long) are supported",
+                            part.trim(),
+                            kf.name
+                        ),
+                    ))
+                }
+            }
+        }
+        let m = instantiate(sm, kf, &targs, kf.pos)?;
+        if let Some(tp) = kf.tparams.iter().find(|t| !m.contains_key(&t.name)) {
+            return Err(sm.error(
+                kf.pos,
+                format!(
+                    "template parameter `{}` of `{}` has no argument in `{display_name}`",
+                    tp.name, kf.name
+                ),
+            ));
+        }
+        m
+    } else {
+        if targs_text.is_some() {
+            return Err(sm.error(
+                kf.pos,
+                format!("`{}` is not a template; drop the `<…>`", kf.name),
+            ));
+        }
+        HashMap::new()
+    };
+    if kf.kind == FnKind::Device {
+        entry_warnings.push(sm.warning(
             kf.pos,
-            format!("template kernel `{}` is not supported by warpcert", kf.name),
+            format!(
+                "entry `{display_name}` is a `__device__` function, analysed as if it were a kernel: its scalar parameters become kernel parameters, i.e. the same value in every thread of a warp (bounds hold for calls with warp-uniform arguments); its result is discarded"
+            ),
         ));
     }
     let mut lw = Lw {
@@ -159,8 +258,11 @@ pub fn lower_kernel(
         scopes: vec![HashMap::new()],
         call_stack: vec![kf.name.clone()],
         f: FnCtx::default(),
+        tsubst,
+        warned_atomics: HashSet::new(),
     };
-    if let Some(rt) = &kf.ret {
+    lw.warnings.extend(entry_warnings);
+    if let (Some(rt), FnKind::Global) = (&kf.ret, kf.kind) {
         if rt.base != BaseTy::Void || rt.ptr > 0 {
             lw.warnings.push(sm.warning(
                 kf.pos,
@@ -200,8 +302,8 @@ pub fn lower_kernel(
             return Err(sm.error(
                 p.pos,
                 format!(
-                    "reference parameter `{}` is not supported by warpcert",
-                    p.name
+                    "reference parameter `{}` of entry `{}` is not supported by warpcert (references are supported as parameters of inlined `__device__` calls, bound to local variables)",
+                    p.name, kf.name
                 ),
             ));
         }
@@ -280,7 +382,7 @@ pub fn lower_kernel(
         params.push(ParamDecl { name, ty: Ty::Int });
     }
     let program = Program {
-        name: kf.name.clone(),
+        name: display_name,
         params,
         arrays: lw.arrays,
         locals: lw.locals,
@@ -493,9 +595,29 @@ fn is_annotation(name: &str) -> bool {
     )
 }
 
+/// The read-modify-write operator of a modelled atomic (`None` for `atomicExch`), also
+/// for the `_block`/`_system` scoped variants; `None` for other names.
+fn atomic_op(name: &str) -> Option<Option<BinOp>> {
+    let base = name
+        .strip_suffix("_block")
+        .or_else(|| name.strip_suffix("_system"))
+        .unwrap_or(name);
+    Some(match base {
+        "atomicAdd" => Some(BinOp::Add),
+        "atomicSub" => Some(BinOp::Sub),
+        "atomicMin" => Some(BinOp::Min),
+        "atomicMax" => Some(BinOp::Max),
+        "atomicAnd" => Some(BinOp::BitAnd),
+        "atomicOr" => Some(BinOp::BitOr),
+        "atomicXor" => Some(BinOp::BitXor),
+        "atomicExch" => None,
+        _ => return None,
+    })
+}
+
 fn unsupported_call(name: &str) -> Option<String> {
     let what = if name.starts_with("atomic") {
-        "atomic operation"
+        return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor and atomicExch used as statements)"));
     } else if name.starts_with("__shfl") {
         "warp shuffle"
     } else if matches!(
@@ -553,7 +675,13 @@ impl Lw<'_> {
         }
     }
 
+    /// `t` with the current template parameters replaced by their instantiation.
+    fn subst(&self, t: &CType) -> CType {
+        subst_with(&self.tsubst, t)
+    }
+
     fn scalar_ty(&self, t: &CType, p: Pos) -> R<Ty> {
+        let t = &self.subst(t);
         if t.is_ref {
             return self.err(
                 p,
@@ -586,7 +714,7 @@ impl Lw<'_> {
     }
 
     fn elem_of(&self, t: &CType, p: Pos) -> R<(Ty, u32)> {
-        let base = CType::base(t.base.clone());
+        let base = CType::base(self.subst(t).base);
         let ty = self.scalar_ty(&base, p)?;
         let bytes = base.base_bytes().unwrap_or(4);
         Ok((ty, bytes))
@@ -860,7 +988,8 @@ impl Lw<'_> {
                 let (x, from) = self.rv(a, out)?;
                 Ok((self.convert_expr(x, from, to, p, out), to))
             }
-            ExprKind::Call(f, args) => match self.call(f, args, p, out)? {
+            ExprKind::Inst(n, _) => self.err(p, format!("template function `{n}<…>` used as a value (only calls are supported)")),
+            ExprKind::Call(f, args) => match self.call(f, args, p, true, out)? {
                 Some((o, t)) => Ok((Expr::Opd(o), t)),
                 None => self.err(p, "the result of a `void` function call is used as a value"),
             },
@@ -1018,6 +1147,7 @@ impl Lw<'_> {
             ExprKind::Binary(BinaryOp::Add, a, b) => self.is_ptr(a) || self.is_ptr(b),
             ExprKind::Binary(BinaryOp::Sub, a, _) => self.is_ptr(a),
             ExprKind::Cast(t, a) => t.ptr > 0 && self.is_ptr(a),
+            ExprKind::Unary(UnaryOp::AddrOf, _) => true,
             _ => false,
         }
     }
@@ -1097,8 +1227,17 @@ impl Lw<'_> {
                     t.describe()
                 ),
             ),
+            ExprKind::Unary(UnaryOp::AddrOf, a)
+                if matches!(
+                    &a.kind,
+                    ExprKind::Index(..) | ExprKind::Unary(UnaryOp::Deref, _)
+                ) || matches!(&a.kind, ExprKind::Ident(n) if self.is_shared_scalar(n)) =>
+            {
+                // `&A[i]`, `&*p`, `&s` (a `__shared__` scalar): the address of a cell
+                self.access(a, out)
+            }
             ExprKind::Unary(UnaryOp::AddrOf, _) => {
-                self.err(p, "address-of `&` cannot be modelled in miniCUDA")
+                self.err(p, "address-of `&` of a variable cannot be modelled in miniCUDA (only `&A[i]` of an array cell)")
             }
             _ => self.err(
                 p,
@@ -1333,7 +1472,7 @@ impl Lw<'_> {
                 self.effect(a, out)?;
                 self.effect(b, out)
             }
-            ExprKind::Call(f, args) => self.call(f, args, e.pos, out).map(|_| ()),
+            ExprKind::Call(f, args) => self.call(f, args, e.pos, false, out).map(|_| ()),
             ExprKind::Cast(_, a) => self.effect(a, out),
             _ => self.rv(e, out).map(|_| ()),
         }
@@ -1341,19 +1480,143 @@ impl Lw<'_> {
 
     // ----- calls -----
 
+    /// The type of argument `a` for template argument deduction, found without lowering it
+    /// (literals, variables, parameters, casts, built-ins, array elements, operators on
+    /// those); `None` when it cannot be told this way.
+    fn arg_ty(&self, a: &ast::Expr) -> Option<Ty> {
+        match &a.kind {
+            ExprKind::Int(_) | ExprKind::Sizeof(_) | ExprKind::Member(..) => Some(Ty::Int),
+            ExprKind::Float(_) => Some(Ty::Float),
+            ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Binding::Local(_, t)) | Some(Binding::Value(_, t)) => Some(*t),
+                Some(Binding::SharedScalar { elem, .. }) => Some(*elem),
+                _ if n == "warpSize" => Some(Ty::Int),
+                _ => None,
+            },
+            ExprKind::Cast(t, _) => self.scalar_ty(t, a.pos).ok(),
+            ExprKind::Index(b, _) => {
+                let mut base = b;
+                while let ExprKind::Index(bb, _) = &base.kind {
+                    base = bb;
+                }
+                match &base.kind {
+                    ExprKind::Ident(n) => match self.lookup(n) {
+                        Some(Binding::Ptr { elem, .. }) | Some(Binding::Array { elem, .. }) => {
+                            Some(*elem)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            ExprKind::Unary(UnaryOp::Neg | UnaryOp::Plus, x) => self.arg_ty(x),
+            ExprKind::Unary(UnaryOp::BitNot, _) => Some(Ty::Int),
+            ExprKind::Unary(UnaryOp::Not, _) => Some(Ty::Bool),
+            ExprKind::Binary(op, x, y) => match op {
+                BinaryOp::Lt
+                | BinaryOp::Le
+                | BinaryOp::Gt
+                | BinaryOp::Ge
+                | BinaryOp::Eq
+                | BinaryOp::Ne
+                | BinaryOp::LAnd
+                | BinaryOp::LOr => Some(Ty::Bool),
+                BinaryOp::Comma => self.arg_ty(y),
+                _ => Some(Self::common(self.arg_ty(x)?, self.arg_ty(y)?)),
+            },
+            _ => None,
+        }
+    }
+
+    /// The element type of pointer expression `a`, found without lowering it.
+    fn ptr_elem(&self, a: &ast::Expr) -> Option<Ty> {
+        match &a.kind {
+            ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Binding::Ptr { elem, .. }) | Some(Binding::Array { elem, .. }) => Some(*elem),
+                _ => None,
+            },
+            ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, x, y) => {
+                self.ptr_elem(x).or_else(|| self.ptr_elem(y))
+            }
+            ExprKind::Unary(UnaryOp::AddrOf, x) => self.arg_ty(x),
+            _ => None,
+        }
+    }
+
+    /// `atomicOp(ptr, v)` as a statement (`spec/lowering.md` §6, atomics):
+    /// `⟦ptr⟧; ⟦v⟧ₒ; t ← A[o]; A[o] ← t op ov` (`atomicExch`: `A[o] ← ov`).
+    fn atomic(
+        &mut self,
+        name: &str,
+        op: Option<BinOp>,
+        args: &[ast::Expr],
+        p: Pos,
+        want: bool,
+        out: &mut Vec<Stmt>,
+    ) -> R<Option<(Operand, Ty)>> {
+        if args.len() != 2 {
+            return self.err(
+                p,
+                format!("`{name}` expects 2 arguments, found {}", args.len()),
+            );
+        }
+        if want {
+            return self.err(
+                p,
+                format!(
+                    "the value returned by `{name}` (the old value of the cell) cannot be modelled: in lock-step every lane of a warp that hits the same cell would read the same old value; warpcert supports `{name}` only as a statement"
+                ),
+            );
+        }
+        let (arr, off, elem) = self.ptr_expr(&args[0], out)?;
+        let (ov, tv) = self.opd(&args[1], out)?;
+        let t1 = self.temp(elem);
+        out.push(Stmt::Assign(
+            t1.clone(),
+            Expr::Read(arr.clone(), off.clone()),
+            loc(p),
+        ));
+        let value = match op {
+            Some(b) => {
+                let (x, t) = self.binary_opds(b, var(&t1), elem, ov, tv, p, out)?;
+                self.convert_expr(x, t, elem, p, out)
+            }
+            None => self.convert_expr(Expr::Opd(ov), tv, elem, p, out),
+        };
+        out.push(Stmt::Write(arr.clone(), off, value, loc(p)));
+        if self.warned_atomics.insert(p) {
+            self.warnings.push(self.sm.warning(
+                p,
+                format!(
+                    "`{name}` on `{arr}` is lowered to a read and a write of the cell (spec/lowering.md §6): its cost is that of one read and one write of the warp's addresses (lanes hitting the same address count once, as for a broadcast; hardware serialization of such lanes is not charged); the value stored when several lanes of a warp update the same cell is not modelled (lock-step keeps one lane's write), so simulated contents of `{arr}` are not faithful after it"
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
+    /// A call `f(args)`; `want`: the value is used (else evaluated for effect only).
     fn call(
         &mut self,
         f: &ast::Expr,
         args: &[ast::Expr],
         p: Pos,
+        want: bool,
         out: &mut Vec<Stmt>,
     ) -> R<Option<(Operand, Ty)>> {
-        let ExprKind::Ident(name) = &f.kind else {
-            return self.err(
-                p,
-                "call through a function pointer or member cannot be modelled in miniCUDA",
-            );
+        let (name, targs) = match &f.kind {
+            ExprKind::Ident(name) => (name, &[][..]),
+            ExprKind::Inst(name, targs) => (name, targs.as_slice()),
+            _ => {
+                return self.err(
+                    p,
+                    "call through a function pointer or member cannot be modelled in miniCUDA",
+                )
+            }
         };
+        if let Some(op) = atomic_op(name) {
+            return self.atomic(name, op, args, p, want, out);
+        }
         if is_annotation(name) {
             self.warnings.push(self.sm.warning(
                 p,
@@ -1406,14 +1669,18 @@ impl Lw<'_> {
                 format!("recursive call to `{name}`: recursion cannot be modelled in miniCUDA"),
             );
         }
-        if fd.template {
+        if !fd.template && !targs.is_empty() {
             return self.err(
                 p,
-                format!(
-                    "call to template function `{name}`: templates are not supported by warpcert"
-                ),
+                format!("`{name}` is not a template but is called with template arguments"),
             );
         }
+        let targs: Vec<CType> = targs.iter().map(|t| self.subst(t)).collect();
+        let mut callee_subst = if fd.template {
+            instantiate(self.sm, fd, &targs, p)?
+        } else {
+            HashMap::new()
+        };
         let body = match &fd.body {
             Ok(b) => b,
             Err(d) => return Err(d.clone()),
@@ -1429,17 +1696,76 @@ impl Lw<'_> {
             );
         }
         let mut scope = HashMap::new();
+        let assigned_in_body = assigned_names(body);
         for (prm, a) in fd.params.iter().zip(args) {
-            if prm.ty.is_ref {
-                return self.err(
-                    prm.pos,
-                    format!(
-                        "reference parameter `{}` of `{name}` is not supported by warpcert",
-                        prm.name
-                    ),
-                );
+            // template argument deduction from this argument (`T x`, `const T &x`, `T *p`)
+            if let BaseTy::Named(tn) = &prm.ty.base {
+                let is_tparam = fd.tparams.iter().any(|t| t.is_type && &t.name == tn);
+                if is_tparam && !callee_subst.contains_key(tn) {
+                    let deduced = if prm.ty.ptr > 0 {
+                        self.ptr_elem(a)
+                    } else {
+                        self.arg_ty(a)
+                    };
+                    let Some(t) = deduced else {
+                        return self.err(a.pos, format!("cannot deduce template parameter `{tn}` of `{name}` from this argument; write `{name}<float>(…)`"));
+                    };
+                    let base = match t {
+                        Ty::Float => BaseTy::Float,
+                        Ty::Int => BaseTy::Int,
+                        Ty::Bool => BaseTy::Bool,
+                    };
+                    callee_subst.insert(tn.clone(), CType::base(base));
+                }
             }
-            if prm.ty.ptr > 0 {
+            let pty = subst_with(&callee_subst, &prm.ty);
+            if pty.is_ref {
+                let vty = CType {
+                    is_ref: false,
+                    ..pty.clone()
+                };
+                if vty.ptr > 0 {
+                    return self.err(prm.pos, format!("reference-to-pointer parameter `{}` of `{name}` is not supported by warpcert", prm.name));
+                }
+                let want_ty = self.scalar_ty(&vty, prm.pos)?;
+                // a reference bound to a local variable (or a `__shared__` scalar) of the
+                // same type aliases it: the inlined body reads and writes that variable
+                if let ExprKind::Ident(n) = &a.kind {
+                    match self.lookup(n).cloned() {
+                        Some(Binding::Local(core, t)) if t == want_ty => {
+                            scope.insert(prm.name.clone(), Binding::Local(core, t));
+                            continue;
+                        }
+                        Some(Binding::SharedScalar { core, elem }) if elem == want_ty => {
+                            scope.insert(prm.name.clone(), Binding::SharedScalar { core, elem });
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
+                let is_mem = matches!(
+                    &a.kind,
+                    ExprKind::Index(..) | ExprKind::Unary(UnaryOp::Deref, _)
+                );
+                if assigned_in_body.contains(&prm.name) || is_mem {
+                    return self.err(
+                        a.pos,
+                        format!(
+                            "reference parameter `{}` of `{name}` must be bound to a local variable of type `{}` (references to array elements, or assigned references to other expressions, are not supported by warpcert)",
+                            prm.name,
+                            want_ty.keyword()
+                        ),
+                    );
+                }
+                // a reference the body never assigns, bound to a value: a copy is equivalent
+                let (x, t) = self.rv(a, out)?;
+                let x = self.convert_expr(x, t, want_ty, a.pos, out);
+                let core = self.new_local(&prm.name, want_ty);
+                out.push(Stmt::Assign(core.clone(), x, loc(a.pos)));
+                scope.insert(prm.name.clone(), Binding::Local(core, want_ty));
+                continue;
+            }
+            if pty.ptr > 0 {
                 let (array, off, elem) = self.ptr_expr(a, out)?;
                 let offset = match off {
                     Operand::Var(_) => {
@@ -1459,16 +1785,23 @@ impl Lw<'_> {
                 );
                 continue;
             }
-            let pt = self.scalar_ty(&prm.ty, prm.pos)?;
+            let pt = self.scalar_ty(&pty, prm.pos)?;
             let (x, t) = self.rv(a, out)?;
             let x = self.convert_expr(x, t, pt, a.pos, out);
             let core = self.new_local(&prm.name, pt);
             out.push(Stmt::Assign(core.clone(), x, loc(a.pos)));
             scope.insert(prm.name.clone(), Binding::Local(core, pt));
         }
-        let ret = match &fd.ret {
+        if let Some(tp) = fd
+            .tparams
+            .iter()
+            .find(|t| t.is_type && !callee_subst.contains_key(&t.name))
+        {
+            return self.err(p, format!("template parameter `{}` of `{name}` cannot be deduced from the arguments; write `{name}<float>(…)`", tp.name));
+        }
+        let ret = match fd.ret.as_ref().map(|t| subst_with(&callee_subst, t)) {
             Some(t) if !(t.base == BaseTy::Void && t.ptr == 0) => {
-                let rt = self.scalar_ty(t, fd.pos)?;
+                let rt = self.scalar_ty(&t, fd.pos)?;
                 Some((self.fresh("ret", rt), rt))
             }
             _ => None,
@@ -1482,10 +1815,12 @@ impl Lw<'_> {
                 loop_depth: 0,
             },
         );
+        let saved_subst = std::mem::replace(&mut self.tsubst, callee_subst);
         self.call_stack.push(name.clone());
         let mut inner = Vec::new();
         let r = self.block(body, &mut inner, true);
         self.call_stack.pop();
+        self.tsubst = saved_subst;
         self.scopes = saved_scopes;
         let fctx = std::mem::replace(&mut self.f, saved_f);
         r?;
@@ -1916,6 +2251,87 @@ impl Lw<'_> {
         out.push(Stmt::While(Expr::Opd(var(&g)), Box::new(seq(b)), loc(p)));
         Ok(())
     }
+}
+
+/// `t` with template type parameters replaced according to `m` (pointer depth and
+/// reference-ness of `t` are kept and added to those of the argument).
+fn subst_with(m: &HashMap<String, CType>, t: &CType) -> CType {
+    if let BaseTy::Named(n) = &t.base {
+        if let Some(a) = m.get(n) {
+            return CType {
+                base: a.base.clone(),
+                unsigned: a.unsigned,
+                ptr: t.ptr + a.ptr,
+                is_ref: t.is_ref || a.is_ref,
+            };
+        }
+    }
+    t.clone()
+}
+
+/// A scalar C type from its spelling in a `--kernel NAME<T>` argument.
+fn type_from_name(s: &str) -> Option<CType> {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let unsigned =
+        words.contains(&"unsigned") || matches!(s, "uint" | "uchar" | "ushort" | "size_t");
+    let w: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| *w != "unsigned" && *w != "signed" && *w != "const")
+        .collect();
+    let base = match w.as_slice() {
+        [] if unsigned => BaseTy::Int,
+        ["float"] => BaseTy::Float,
+        ["double"] => BaseTy::Double,
+        ["int"] | ["uint"] => BaseTy::Int,
+        ["bool"] => BaseTy::Bool,
+        ["char"] | ["uchar"] => BaseTy::Char,
+        ["short"] | ["ushort"] => BaseTy::Short,
+        ["long"] | ["long", "long"] | ["size_t"] | ["long", "int"] => BaseTy::Long,
+        _ => return None,
+    };
+    Some(CType {
+        base,
+        unsigned,
+        ptr: 0,
+        is_ref: false,
+    })
+}
+
+/// The substitution of the template parameters of `f` by `targs` (explicit arguments, in
+/// order). Errors: non-type parameters, more arguments than type parameters, or type
+/// parameters left without an argument.
+fn instantiate(
+    sm: &SourceMap,
+    f: &ast::Function,
+    targs: &[CType],
+    at: Pos,
+) -> R<HashMap<String, CType>> {
+    if let Some(tp) = f.tparams.iter().find(|t| !t.is_type) {
+        return Err(sm.error(
+            at,
+            format!(
+                "non-type template parameter `{}` of `{}` cannot be instantiated by warpcert (only type parameters)",
+                tp.name, f.name
+            ),
+        ));
+    }
+    if targs.len() > f.tparams.len() {
+        return Err(sm.error(
+            at,
+            format!(
+                "`{}` has {} template parameter(s), {} argument(s) given",
+                f.name,
+                f.tparams.len(),
+                targs.len()
+            ),
+        ));
+    }
+    let mut m = HashMap::new();
+    for (tp, a) in f.tparams.iter().zip(targs) {
+        m.insert(tp.name.clone(), a.clone());
+    }
+    Ok(m)
 }
 
 fn contains_return(s: &ast::Stmt) -> bool {

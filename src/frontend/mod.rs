@@ -25,6 +25,7 @@ pub mod lexer;
 pub mod lower;
 pub mod parser;
 pub mod preprocess;
+pub mod sdk;
 
 pub use diag::{Diagnostic, Pos, SourceMap, Warning};
 
@@ -62,7 +63,9 @@ pub struct Parsed {
 
 /// Reads, preprocesses and parses the file at `path` (`#include "…"` resolved relative to
 /// the including file). Errors: unreadable file, lexical/preprocessor errors, junk at top
-/// level, or no `__global__` function that could be parsed (each with file:line:col).
+/// level, or neither a `__global__` function that could be parsed nor a `__device__`
+/// function (each with file:line:col). A file with only `__device__` functions parses; one
+/// of them is then the entry given to [`lower`].
 pub fn parse_file(path: &Path) -> Result<Parsed, Diagnostic> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| Diagnostic {
@@ -142,7 +145,13 @@ fn parse_inner(name: &str, text: String, path: Option<&Path>) -> Result<Parsed, 
         line: 1,
         col: 1,
     };
-    if kernels.is_empty() {
+    // a file without `__global__` functions is still read when it defines `__device__`
+    // functions (e.g. a sample's `.cuh`): one of them can be the entry (`lower`)
+    let has_device = unit
+        .functions
+        .iter()
+        .any(|f| f.kind == ast::FnKind::Device && f.body.is_ok());
+    if kernels.is_empty() && !has_device {
         return Err(sources.error(start, "no `__global__` kernel found in this file"));
     }
     let kernel_fns: Vec<&ast::Function> = unit
@@ -227,7 +236,9 @@ fn parse_dims(v: &str) -> Option<[u32; 3]> {
 }
 
 /// Lowers kernel `kernel` (or the only `__global__` function) of `parsed` to miniCUDA for
-/// `launch` and `hw`, replacing the scalar parameters named in `param_values` by constants.
+/// `launch` and `hw`. `kernel` may also name a `__device__` function, analysed as if it were
+/// a kernel (a warning says so; template functions as `name<float>`, `spec/lowering.md` §8).
+/// Scalar parameters named in `param_values` are replaced by constants.
 /// The scheme is `spec/lowering.md`. Errors name the construct that cannot be modelled and
 /// its location; warnings report accepted deviations (RaCUDA dialect) and include the
 /// warnings of [`parse_file`]/[`parse_str`] (`Parsed::warnings`), so a caller prints only these.

@@ -21,6 +21,8 @@ pub struct Parser<'a> {
     sm: &'a SourceMap,
     typedefs: HashMap<String, Option<CType>>,
     cg_handles: HashSet<String>,
+    /// Template parameters of the item being parsed (`template <class T, int N>`).
+    tparams: Vec<TParam>,
     depth: usize,
     /// Warnings collected (RaCUDA dialect deviations found while parsing).
     pub warnings: Vec<Warning>,
@@ -83,6 +85,7 @@ impl<'a> Parser<'a> {
             sm,
             typedefs: HashMap::new(),
             cg_handles: HashSet::new(),
+            tparams: Vec::new(),
             depth: 0,
             warnings: Vec::new(),
         }
@@ -147,6 +150,7 @@ impl<'a> Parser<'a> {
                     || QUALS.contains(&s)
                     || named_type(s).is_some()
                     || self.typedefs.contains_key(s)
+                    || self.is_tparam_type(s)
             }
             None => false,
         }
@@ -173,8 +177,10 @@ impl<'a> Parser<'a> {
             match word {
                 "template" => {
                     self.i += 1;
-                    self.skip_angles();
-                    self.item(&mut unit, true)?;
+                    self.tparams = self.template_params();
+                    let r = self.item(&mut unit, true);
+                    self.tparams.clear();
+                    r?;
                 }
                 "typedef" => self.typedef(),
                 "namespace" | "using" | "struct" | "class" | "union" | "enum" => self.skip_item(),
@@ -185,6 +191,42 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(unit)
+    }
+
+    /// Whether `s` names a type parameter of the current template.
+    fn is_tparam_type(&self, s: &str) -> bool {
+        self.tparams.iter().any(|t| t.is_type && t.name == s)
+    }
+
+    /// Reads `<class T, typename U, int N = 4>` after `template`: the parameter names (the
+    /// last identifier of each comma-separated part before any `=`); `class`/`typename`
+    /// parts are type parameters. Skips the list like `skip_angles` on anything else.
+    fn template_params(&mut self) -> Vec<TParam> {
+        let start = self.i;
+        self.skip_angles();
+        let end = self.i;
+        let inner = self
+            .toks
+            .get(start + 1..end.saturating_sub(1))
+            .unwrap_or(&[]);
+        let mut out = Vec::new();
+        for part in inner.split(|t| t.is(",")) {
+            let head: Vec<&Token> = part.iter().take_while(|t| !t.is("=")).collect();
+            let is_type = head
+                .first()
+                .and_then(|t| t.ident())
+                .map(|w| w == "class" || w == "typename")
+                .unwrap_or(false);
+            if let Some(name) = head.iter().rev().find_map(|t| t.ident()) {
+                if !(is_type && head.len() == 1) {
+                    out.push(TParam {
+                        name: name.to_string(),
+                        is_type,
+                    });
+                }
+            }
+        }
+        out
     }
 
     fn skip_angles(&mut self) {
@@ -379,6 +421,7 @@ impl<'a> Parser<'a> {
                     params: Vec::new(),
                     body: Err(d),
                     template,
+                    tparams: self.tparams.clone(),
                     pos,
                 });
             }
@@ -482,6 +525,7 @@ impl<'a> Parser<'a> {
             params,
             body,
             template,
+            tparams: self.tparams.clone(),
             pos,
         }))
     }
@@ -525,6 +569,11 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if words.is_empty() && named.is_none() {
+                if self.is_tparam_type(w) {
+                    named = Some(BaseTy::Named(w.to_string()));
+                    self.i += 1;
+                    continue;
+                }
                 if let Some(b) = named_type(w) {
                     unsigned = is_unsigned_alias(w);
                     named = Some(b);
@@ -1229,9 +1278,42 @@ impl<'a> Parser<'a> {
                 } else if self.peek_at(1).map(|n| n.is("<")) == Some(true)
                     && self.peek_at(2).map(|n| self.is_type_word(n)) == Some(true)
                 {
-                    return self.err(format!(
-                        "template instantiation `{s}<…>` is not supported by warpcert"
-                    ));
+                    // `f<T1, T2>`: explicit template arguments (types only)
+                    let name = s.clone();
+                    self.i += 2;
+                    let mut targs = Vec::new();
+                    loop {
+                        targs.push(self.parse_type(true)?);
+                        if self.at(",") {
+                            self.i += 1;
+                            continue;
+                        }
+                        break;
+                    }
+                    if !self.at(">") {
+                        return self.err(format!(
+                            "template arguments of `{name}<…>`: expected `>` after a type, found {} (only type arguments are supported by warpcert)",
+                            self.found()
+                        ));
+                    }
+                    self.i += 1;
+                    return Ok(Expr {
+                        kind: ExprKind::Inst(name, targs),
+                        pos,
+                    });
+                } else if self.peek_at(1).map(|n| n.is("(")) == Some(true)
+                    && self.is_type_word(t)
+                    && !QUALS.contains(&s.as_str())
+                {
+                    // functional cast `T(e)`, `float(e)`, `uint(e)`
+                    let ty = self.parse_type(false)?;
+                    self.expect("(")?;
+                    let e = self.expr()?;
+                    self.expect(")")?;
+                    return Ok(Expr {
+                        kind: ExprKind::Cast(ty, Box::new(e)),
+                        pos,
+                    });
                 } else {
                     ExprKind::Ident(s.clone())
                 }

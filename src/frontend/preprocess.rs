@@ -263,11 +263,30 @@ impl Pp<'_> {
             return Ok(());
         };
         let TokKind::Str(rel) = &t.kind else {
-            // `<system>` headers (and computed includes) are skipped.
+            // `<system>` headers (and computed includes) are skipped; headers other than
+            // the C library's and the CUDA toolkit's with a note
+            if t.is("<") {
+                let name: String = line
+                    .get(2..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take_while(|x| !x.is(">"))
+                    .map(tok_text)
+                    .collect();
+                if !super::sdk::is_known_system_header(&name) {
+                    self.warnings.push(self.sm.warning(
+                        t.pos,
+                        format!("`#include <{name}>` not read (system/SDK headers are skipped; a name it would define that the kernel uses must be a warpcert built-in, else lowering reports it as unknown)"),
+                    ));
+                }
+            }
             return Ok(());
         };
         let base = self.paths.get(cur as usize).cloned().flatten();
         let Some(base) = base else {
+            if let Some(text) = super::sdk::stand_in(rel) {
+                return self.stand_in(rel, text, t.pos, "source given as text, no directory");
+            }
             self.warnings.push(self.sm.warning(
                 t.pos,
                 format!("`#include \"{rel}\"` not followed (source given as text, no directory)"),
@@ -292,6 +311,10 @@ impl Pp<'_> {
                 r
             }
             Err(e) => {
+                if let Some(text) = super::sdk::stand_in(rel) {
+                    let why = format!("cannot read {}: {e}", p.display());
+                    return self.stand_in(rel, text, t.pos, &why);
+                }
                 self.warnings.push(self.sm.warning(
                     t.pos,
                     format!(
@@ -302,6 +325,40 @@ impl Pp<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// Reads warpcert's built-in stand-in `text` for the missing header `rel` (warning at `at`).
+    fn stand_in(&mut self, rel: &str, text: &str, at: Pos, why: &str) -> Result<(), Diagnostic> {
+        let names: Vec<&str> = text
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("#define ")
+                    .or_else(|| l.strip_prefix("typedef "))
+                    .map(|r| {
+                        let r = r.trim_end_matches(';');
+                        if l.starts_with('t') {
+                            r.rsplit(' ').next().unwrap_or(r)
+                        } else {
+                            r.split([' ', '(']).next().unwrap_or(r)
+                        }
+                    })
+            })
+            .collect();
+        self.warnings.push(self.sm.warning(
+            at,
+            format!(
+                "`#include \"{rel}\"` ({why}): using warpcert's built-in stand-in with the upstream NVIDIA CUDA Samples definitions of {}",
+                names.join(", ")
+            ),
+        ));
+        let id = self
+            .sm
+            .add(&format!("<warpcert stand-in for {rel}>"), text.to_string());
+        self.set_path(id, None);
+        self.depth += 1;
+        let r = self.file(id);
+        self.depth -= 1;
+        r
     }
 
     /// Expands macros in `toks` (positions of expansions = position of the use).

@@ -1374,3 +1374,308 @@ fn show_program() {
     }
     println!("{p}");
 }
+
+// ----- issue 3: constructs of the CUDA samples and GPUVerify kernels -----
+
+fn fc(x: f64) -> Operand {
+    Operand::Const(Const::Float(x))
+}
+fn tidd(d: Dim) -> Operand {
+    Operand::Tid(d)
+}
+fn data(f: &str) -> PathBuf {
+    manifest().join("tests/data/frontend").join(f)
+}
+fn lower_file(
+    f: &str,
+    kernel: Option<&str>,
+    b: [u32; 3],
+) -> Result<(Program, Vec<frontend::Warning>), Diagnostic> {
+    let parsed = frontend::parse_file(&data(f))?;
+    frontend::lower(
+        &parsed,
+        kernel,
+        &launch(b),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+}
+
+/// Atomics as statements (lowering.md §6, atomics): `⟦ptr⟧; ⟦v⟧ₒ; t ← A[o]; A[o] ← t op ov`,
+/// with `&A[i]` resolved like `A + i` (§5) and the value converted to the element type
+/// (`atomicExch(f, 1)` on a float array stores `1.0`). One warning per atomic names the
+/// approximation.
+#[test]
+fn atomics_lower_to_read_and_write() {
+    let (prog, warns) =
+        lower_file("atomics.cu", None, [64, 1, 1]).unwrap_or_else(|d| panic!("{d}"));
+    let expected = Stmt::seq(vec![
+        asg("t0", bin(BinOp::Rem, tid(), c(64))),
+        asg("t1", rd("h", v("t0"))),
+        wr("h", v("t0"), bin(BinOp::Add, v("t1"), c(2))),
+        asg("t2", rd("a", tid())),
+        wr("a", tid(), bin(BinOp::Max, v("t2"), c(7))),
+        asg("t3", rd("f", c(0))),
+        wr("f", c(0), opd(fc(1.0))),
+    ]);
+    assert_eq!(strip(&prog.body), expected);
+    let h = prog.array("h").expect("h");
+    assert_eq!((h.space, h.len), (Space::Shared, Some(64)));
+    let notes = warns
+        .iter()
+        .filter(|w| {
+            w.0.message
+                .contains("is lowered to a read and a write of the cell")
+        })
+        .count();
+    assert_eq!(notes, 3);
+}
+
+/// The atomic is charged exactly like `A[i] += v` (same core statements), so its cost is
+/// one read and one write of the warp's cells: with `h[2·t]` for the 32 lanes of a warp,
+/// lanes t and t+16 hit the same bank at different addresses, a 2-way conflict, charged
+/// `Conflicts − 1 = 1` for the read and 1 for the write: 2 per warp (hand-derived,
+/// spec/metrics.md).
+#[test]
+fn atomic_costs_a_read_and_a_write() {
+    use warpcert::semantics::run::{run_kernel, Params};
+    use warpcert::semantics::store::Inputs;
+    let atomic = "__global__ void k(int *a) {\n  __shared__ int h[64];\n  atomicAdd(&h[2 * threadIdx.x], 1);\n}";
+    let plain =
+        "__global__ void k(int *a) {\n  __shared__ int h[64];\n  h[2 * threadIdx.x] += 1;\n}";
+    let pa = lower_str(atomic, [32, 1, 1]).expect("atomic");
+    let pp = lower_str(plain, [32, 1, 1]).expect("plain");
+    assert_eq!(strip(&pa.body), strip(&pp.body));
+    let l = Launch {
+        block: [32, 1, 1],
+        grid: Some([1, 1, 1]),
+    };
+    let hw = Hardware::default();
+    let metrics = [Metric::standard(MetricName::Conflicts)];
+    let run = run_kernel(&pa, &metrics, &hw, &l, &Params::new(), &Inputs::zero()).expect("runs");
+    let m = run.metric(MetricName::Conflicts).expect("conflicts");
+    assert_eq!(m.max_per_warp, warpcert::core::metric::q(2));
+}
+
+/// Atomics that cannot be modelled are errors naming the construct and its position.
+#[test]
+fn atomic_errors() {
+    let d = err_str("__global__ void k(int *a) {\n  atomicCAS(a, 1, 2);\n}");
+    assert!(
+        d.message
+            .contains("atomic operation `atomicCAS` cannot be modelled"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (2, 3));
+    let d = err_str("__global__ void k(unsigned *a) {\n  atomicInc(a, 10);\n}");
+    assert!(d.message.contains("`atomicInc`"), "{d}");
+    let d = err_str("__global__ void k(float *f) {\n  atomicAnd(f, 1);\n}");
+    assert!(
+        d.message
+            .contains("operator `&` applied to a floating-point value"),
+        "{d}"
+    );
+    let d = err_str("__global__ void k(int *a) {\n  int x = 0;\n  atomicAdd(&x, 1);\n}");
+    assert!(d.message.contains("address-of `&` of a variable"), "{d}");
+    assert_eq!(pos(&d), (3, 13));
+    let d = err_str("__global__ void k(int *a) {\n  int old = atomicExch(a, 3);\n}");
+    assert!(d.message.contains("value returned by `atomicExch`"), "{d}");
+}
+
+/// Templates (lowering.md §7): `scale<float>(…)` instantiates `T = float`; `scale(b[i], 3)`
+/// deduces `T = int` from the array's element type; `T(1)` is a functional cast, folded
+/// (`1.0` resp. `1`). Inlining as in §7 (parameters renamed on clash: `x_1`, `k_1`).
+#[test]
+fn templates_are_instantiated() {
+    let (prog, _) =
+        lower_file("templates_refs.cu", Some("tmpl"), [32, 1, 1]).unwrap_or_else(|d| panic!("{d}"));
+    let expected = Stmt::seq(vec![
+        asg("x", rd("a", tid())),
+        asg("k", opd(fc(2.0))),
+        asg("t0", bin(BinOp::Mul, v("x"), v("k"))),
+        asg("ret0", bin(BinOp::Add, v("t0"), fc(1.0))),
+        wr("a", tid(), opd(v("ret0"))),
+        asg("x_1", rd("b", tid())),
+        asg("k_1", opd(c(3))),
+        asg("t1", bin(BinOp::Mul, v("x_1"), v("k_1"))),
+        asg("ret1", bin(BinOp::Add, v("t1"), c(1))),
+        wr("b", tid(), opd(v("ret1"))),
+    ]);
+    assert_eq!(strip(&prog.body), expected);
+    assert_eq!(prog.local_ty("ret0"), Some(Ty::Float));
+    assert_eq!(prog.local_ty("ret1"), Some(Ty::Int));
+}
+
+/// Reference parameters of inlined device functions (lowering.md §7): a reference bound to
+/// a local of the same type aliases it (`s`, `e` are `hi`, `lo`); binding one that the body
+/// assigns to an array element is an error at the argument.
+#[test]
+fn reference_parameters_alias_locals() {
+    let (prog, _) =
+        lower_file("templates_refs.cu", Some("refs"), [32, 1, 1]).unwrap_or_else(|d| panic!("{d}"));
+    let expected = Stmt::seq(vec![
+        asg("a", rd("o", c(0))),
+        asg("b", opd(fc(1.0))),
+        asg("hi", bin(BinOp::Add, v("a"), v("b"))),
+        asg("t0", bin(BinOp::Sub, v("hi"), v("a"))),
+        asg("lo", bin(BinOp::Sub, v("b"), v("t0"))),
+        wr("o", c(1), bin(BinOp::Add, v("hi"), v("lo"))),
+    ]);
+    assert_eq!(strip(&prog.body), expected);
+    let d = lower_file("templates_refs.cu", Some("badref"), [32, 1, 1]).expect_err("array element");
+    assert!(
+        d.message
+            .contains("reference parameter `s` of `twoSum` must be bound to a local variable"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (31, 12));
+}
+
+/// Sample-style constructs (lowering.md §2–§4): `uint`/`unsigned` are `int`; `warpSize - 1`
+/// folds to 31; `__umul24(blockIdx.y, blockDim.y)` is `blockIdx.y * 4`; `threadIdx.y/z`
+/// are operands; `(uint)e` and `uint(e)` are conversions int → int (nothing); `#pragma
+/// unroll` is ignored; `^` binds tighter than `|`. `<cuda_runtime.h>` is skipped silently,
+/// `<helper_math.h>` with a note.
+#[test]
+fn sample_constructs_lower() {
+    let (prog, warns) =
+        lower_file("samples_constructs.cu", None, [32, 4, 2]).unwrap_or_else(|d| panic!("{d}"));
+    let expected = Stmt::seq(vec![
+        asg("lane", bin(BinOp::BitAnd, tid(), c(31))),
+        asg("t0", bin(BinOp::Mul, p("blockIdx.y"), c(4))),
+        asg("row", bin(BinOp::Add, v("t0"), tidd(Dim::Y))),
+        asg("k", opd(c(0))),
+        wh(
+            bin(BinOp::Lt, v("k"), c(2)),
+            vec![
+                asg("t1", bin(BinOp::Mul, v("row"), p("n"))),
+                asg("t2", bin(BinOp::Add, v("t1"), v("lane"))),
+                asg("t3", bin(BinOp::Shr, v("lane"), c(1))),
+                asg("t4", bin(BinOp::BitXor, v("k"), tidd(Dim::Z))),
+                wr("out", v("t2"), bin(BinOp::BitOr, v("t3"), v("t4"))),
+                asg("k", bin(BinOp::Add, v("k"), c(1))),
+            ],
+        ),
+    ]);
+    assert_eq!(strip(&prog.body), expected);
+    assert_eq!(prog.params, vec![iparam("n"), iparam("blockIdx.y")]);
+    let msgs: Vec<&str> = warns.iter().map(|w| w.0.message.as_str()).collect();
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    assert!(
+        msgs[0].contains("`#include <helper_math.h>` not read"),
+        "{msgs:?}"
+    );
+}
+
+/// A file with only `__device__` functions parses; lowering needs an entry name, and a
+/// template entry its type arguments (lowering.md §8). `steps<float>`: the `&&` guard is a
+/// short-circuit temp recomputed at the end of the body (§6 loops); `T(100)` is `100.0`.
+#[test]
+fn device_function_entry() {
+    let parsed = frontend::parse_file(&data("device_entry.cu")).unwrap_or_else(|d| panic!("{d}"));
+    assert!(parsed.kernels.is_empty());
+    let l = launch([32, 1, 1]);
+    let hw = Hardware::default();
+    let none = BTreeMap::new();
+    let d = frontend::lower(&parsed, None, &l, &hw, &none).expect_err("needs an entry");
+    assert!(d.message.contains("steps<…>, plain"), "{d}");
+    let d = frontend::lower(&parsed, Some("steps"), &l, &hw, &none).expect_err("template");
+    assert!(d.message.contains("is a template"), "{d}");
+    let d = frontend::lower(&parsed, Some("steps<float4>"), &l, &hw, &none).expect_err("vector");
+    assert!(d.message.contains("template argument `float4`"), "{d}");
+    let d = frontend::lower(&parsed, Some("nosuch"), &l, &hw, &none).expect_err("unknown");
+    assert!(
+        d.message
+            .contains("no `__global__` kernel or `__device__` function named `nosuch`"),
+        "{d}"
+    );
+    let (prog, warns) = frontend::lower(&parsed, Some("plain"), &l, &hw, &none).expect("plain");
+    assert!(warns[0]
+        .0
+        .message
+        .contains("entry `plain` is a `__device__` function"));
+    assert_eq!(prog.params, vec![iparam("n")]);
+    assert_eq!(
+        strip(&prog.body),
+        ite(
+            bin(BinOp::Lt, tid(), p("n")),
+            vec![wr("a", tid(), opd(fc(0.0)))],
+            vec![]
+        )
+    );
+    let (prog, _) = frontend::lower(&parsed, Some("steps<float>"), &l, &hw, &none).expect("steps");
+    assert_eq!(prog.name, "steps<float>");
+    assert_eq!(
+        prog.params,
+        vec![
+            ParamDecl {
+                name: "x0".into(),
+                ty: Ty::Float
+            },
+            iparam("limit")
+        ]
+    );
+    let guard = || {
+        vec![
+            asg("t0", bin(BinOp::Lt, v("i"), p("limit"))),
+            ite(
+                opd(v("t0")),
+                vec![asg("t0", bin(BinOp::Lt, v("x"), fc(100.0)))],
+                vec![],
+            ),
+        ]
+    };
+    let mut body = vec![asg("x", opd(p("x0"))), asg("i", opd(c(0)))];
+    body.extend(guard());
+    let mut inner = vec![
+        asg("x", bin(BinOp::Mul, v("x"), fc(2.0))),
+        asg("i", bin(BinOp::Add, v("i"), c(1))),
+    ];
+    inner.extend(guard());
+    body.push(wh(opd(v("t0")), inner));
+    assert_eq!(strip(&prog.body), Stmt::seq(body));
+}
+
+/// A missing `histogram_common.h` is replaced by the built-in stand-in (with a warning):
+/// `UMAD(blockIdx.x, HISTOGRAM256_BIN_COUNT, threadIdx.x)` is
+/// `((blockIdx.x) * (256)) + (threadIdx.x)`; a name no header defines stays an error at
+/// its use.
+#[test]
+fn sdk_header_stand_in() {
+    let (prog, warns) =
+        lower_file("sdk_header.cu", Some("bins"), [256, 1, 1]).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(
+        strip(&prog.body),
+        Stmt::seq(vec![
+            asg("t0", bin(BinOp::Mul, p("blockIdx.x"), c(256))),
+            asg("t1", bin(BinOp::Add, v("t0"), tid())),
+            wr("h", v("t1"), opd(c(0))),
+        ])
+    );
+    assert!(warns
+        .iter()
+        .any(|w| w.0.message.contains("built-in stand-in")
+            && w.0.message.contains("HISTOGRAM256_BIN_COUNT")));
+    let d = lower_file("sdk_header.cu", Some("unknown"), [256, 1, 1]).expect_err("unknown name");
+    assert!(
+        d.message
+            .contains("unknown identifier `MISSING_FROM_HEADER`"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (12, 22));
+    // also for source given as text
+    let parsed = frontend::parse_str(
+        "t.cu",
+        "#include \"histogram_common.h\"\n__global__ void k(uint *h) { h[threadIdx.x] = WARP_COUNT; }",
+    )
+    .expect("parses");
+    let (prog, _) = frontend::lower(
+        &parsed,
+        None,
+        &launch([32, 1, 1]),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .expect("lowers");
+    assert_eq!(strip(&prog.body), wr("h", tid(), opd(c(6))));
+}

@@ -23,6 +23,9 @@ pub struct Parser<'a> {
     cg_handles: HashSet<String>,
     /// Template parameters of the item being parsed (`template <class T, int N>`).
     tparams: Vec<TParam>,
+    /// Names of the template functions defined so far (`f<T>(…)` is an instantiation only
+    /// for these; elsewhere `x < T(…)` is a comparison).
+    templates: HashSet<String>,
     depth: usize,
     /// Warnings collected (RaCUDA dialect deviations found while parsing).
     pub warnings: Vec<Warning>,
@@ -86,6 +89,7 @@ impl<'a> Parser<'a> {
             typedefs: HashMap::new(),
             cg_handles: HashSet::new(),
             tparams: Vec::new(),
+            templates: HashSet::new(),
             depth: 0,
             warnings: Vec::new(),
         }
@@ -461,6 +465,9 @@ impl<'a> Parser<'a> {
             self.skip_parens()?;
         }
         let (name, pos) = self.ident()?;
+        if template {
+            self.templates.insert(name.clone());
+        }
         if ret.is_none() {
             self.warnings.push(self.sm.warning(
                 head_pos,
@@ -1277,6 +1284,7 @@ impl<'a> Parser<'a> {
                     ));
                 } else if self.peek_at(1).map(|n| n.is("<")) == Some(true)
                     && self.peek_at(2).map(|n| self.is_type_word(n)) == Some(true)
+                    && self.templates.contains(s.as_str())
                 {
                     // `f<T1, T2>`: explicit template arguments (types only)
                     let name = s.clone();

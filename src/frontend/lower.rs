@@ -1241,7 +1241,10 @@ impl Lw<'_> {
             }
             _ => self.err(
                 p,
-                "pointer expression cannot be resolved to an array + offset",
+                format!(
+                    "pointer expression ({}) cannot be resolved to an array + offset",
+                    construct_name(e)
+                ),
             ),
         }
     }
@@ -2250,6 +2253,25 @@ impl Lw<'_> {
         }
         out.push(Stmt::While(Expr::Opd(var(&g)), Box::new(seq(b)), loc(p)));
         Ok(())
+    }
+}
+
+/// A short name of the C construct `e`, for messages (e.g. "conditional `?:`").
+fn construct_name(e: &ast::Expr) -> String {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) => "a number literal `…`".to_string(),
+        ExprKind::Str(_) => "a string literal `\"…\"`".to_string(),
+        ExprKind::Ident(n) => format!("the variable `{n}`"),
+        ExprKind::Member(_, f) => format!("member access `.{f}`"),
+        ExprKind::Arrow(_, f) => format!("member access `->{f}`"),
+        ExprKind::Index(..) => "an array element `a[i]`".to_string(),
+        ExprKind::Call(..) | ExprKind::Inst(..) => "a call `f(…)`".to_string(),
+        ExprKind::Unary(..) | ExprKind::IncDec { .. } => "a unary operator `op e`".to_string(),
+        ExprKind::Binary(..) => "a binary operator `a op b`".to_string(),
+        ExprKind::Assign(..) => "an assignment `a = b`".to_string(),
+        ExprKind::Cond(..) => "a conditional `c ? a : b`".to_string(),
+        ExprKind::Cast(..) => "a cast `(T) e`".to_string(),
+        ExprKind::Sizeof(_) => "`sizeof`".to_string(),
     }
 }
 

@@ -679,6 +679,29 @@ fn garbage_never_panics() {
             );
         }
     }
+    // every prefix of the new-construct kernels (templates, references, atomics, entries)
+    for (f, names) in [
+        ("templates_refs.cu", &["tmpl", "refs", "badref"][..]),
+        ("atomics.cu", &["hist"][..]),
+        ("device_entry.cu", &["steps<float>", "plain"][..]),
+    ] {
+        let text = std::fs::read_to_string(data(f)).unwrap_or_default();
+        let chars: Vec<char> = text.chars().collect();
+        for k in (0..chars.len()).step_by(3) {
+            let prefix: String = chars[..k].iter().collect();
+            if let Ok(p) = frontend::parse_str("prefix.cu", &prefix) {
+                for n in names {
+                    let _ = frontend::lower(
+                        &p,
+                        Some(n),
+                        &launch([32, 1, 1]),
+                        &Hardware::default(),
+                        &BTreeMap::new(),
+                    );
+                }
+            }
+        }
+    }
     for ex in ["examples/vector_add.cu", "examples/add_sub.cu"] {
         let text = std::fs::read_to_string(manifest().join(ex)).unwrap_or_default();
         let chars: Vec<char> = text.chars().collect();
@@ -1782,5 +1805,54 @@ fn mandelbrot_wrapper_computes_the_sample() {
     assert!(
         distinct.len() > 3,
         "the sample points exercise several exits: {distinct:?}"
+    );
+}
+
+/// Template kernels are instantiated by name (`k<float>`, lowering.md §8); non-type template
+/// parameters and arguments, and parameters that cannot be deduced, are errors at the call.
+#[test]
+fn template_kernels_and_template_errors() {
+    let src = "template <class T>\n__global__ void k(T *a, T s) {\n  a[threadIdx.x] = a[threadIdx.x] * s;\n}\n";
+    let parsed = frontend::parse_str("t.cu", src).expect("parses");
+    let hw = Hardware::default();
+    let none = BTreeMap::new();
+    let l = launch([32, 1, 1]);
+    let d = frontend::lower(&parsed, None, &l, &hw, &none).expect_err("needs T");
+    assert!(d.message.contains("k<float>"), "{d}");
+    let (prog, _) =
+        frontend::lower(&parsed, Some("k<double>"), &l, &hw, &none).expect("instantiates");
+    assert_eq!(prog.arrays[0].elem, Ty::Float);
+    assert_eq!(prog.arrays[0].elem_bytes, 8, "double elements are 8 bytes");
+    assert_eq!(
+        prog.params,
+        vec![ParamDecl {
+            name: "s".into(),
+            ty: Ty::Float
+        }]
+    );
+    assert_eq!(
+        strip(&prog.body),
+        Stmt::seq(vec![
+            asg("t0", rd("a", tid())),
+            wr("a", tid(), bin(BinOp::Mul, v("t0"), p("s"))),
+        ])
+    );
+    let d = err_str("template <int N>\n__device__ int f(int x) { return x * N; }\n__global__ void g(int *a) {\n  a[0] = f<4>(a[1]);\n}");
+    assert!(
+        d.message
+            .contains("non-type template arguments are not supported"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (4, 12));
+    let d = err_str("template <int N>\n__device__ int f(int x) { return x * N; }\n__global__ void g(int *a) {\n  a[0] = f(a[1]);\n}");
+    assert!(
+        d.message.contains("non-type template parameter `N` of `f`"),
+        "{d}"
+    );
+    let d = err_str("template <class T>\n__device__ T z() { return T(0); }\n__global__ void g(int *a) {\n  a[0] = z();\n}");
+    assert!(
+        d.message
+            .contains("template parameter `T` of `z` cannot be deduced"),
+        "{d}"
     );
 }

@@ -1283,7 +1283,6 @@ impl<'a> Parser<'a> {
                         "C++ scope `{s}::…` (namespaces, cooperative groups) is not supported by warpcert"
                     ));
                 } else if self.peek_at(1).map(|n| n.is("<")) == Some(true)
-                    && self.peek_at(2).map(|n| self.is_type_word(n)) == Some(true)
                     && self.templates.contains(s.as_str())
                 {
                     // `f<T1, T2>`: explicit template arguments (types only)
@@ -1291,6 +1290,12 @@ impl<'a> Parser<'a> {
                     self.i += 2;
                     let mut targs = Vec::new();
                     loop {
+                        if !self.peek().map(|t| self.is_type_word(t)).unwrap_or(false) {
+                            return self.err(format!(
+                                "template argument {} of `{name}<…>` is not a type: non-type template arguments are not supported by warpcert",
+                                self.found()
+                            ));
+                        }
                         targs.push(self.parse_type(true)?);
                         if self.at(",") {
                             self.i += 1;

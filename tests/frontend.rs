@@ -609,9 +609,9 @@ fn error_atomic_value_used() {
 
 #[test]
 fn error_unknown_function() {
-    let d = err_str("__global__ void k(float *a) {\n  a[0] = sqrtf(a[1]);\n}");
+    let d = err_str("__global__ void k(float *a) {\n  a[0] = mySqrt(a[1]);\n}");
     assert_eq!(pos(&d), (2, 10));
-    assert!(d.message.contains("unknown function `sqrtf`"), "{d}");
+    assert!(d.message.contains("unknown function `mySqrt`"), "{d}");
 }
 
 #[test]
@@ -1854,5 +1854,60 @@ fn template_kernels_and_template_errors() {
         d.message
             .contains("template parameter `T` of `z` cannot be deduced"),
         "{d}"
+    );
+}
+
+/// Intrinsics with a core equivalent (lowering.md §2): `abs(a)` is `t ← neg a; t' ← a max t`;
+/// `fmaf(a, b, c)` is `t ← a * b; t' ← t + c`; `__fmul_rn` is `*` (rounding modes are not
+/// distinguished by the abstract base type); `__float2int_rz` is `toint`; `fabsf(-3)`
+/// converts its constant argument to `-3.0`. Math functions without an operator are errors.
+#[test]
+fn intrinsics_lower_to_core_operators() {
+    let src = "__global__ void k(float *f, int *a) {\n  a[0] = abs(a[1]);\n  f[0] = fmaf(f[1], 2.0f, f[2]);\n  f[1] = __fmul_rn(f[2], f[3]);\n  a[2] = __float2int_rz(f[4]);\n  f[5] = fabsf(-3);\n}";
+    let prog = lower_str(src, [32, 1, 1]).unwrap_or_else(|d| panic!("{d}"));
+    let un = |op: UnOp, o: Operand| Expr::Un(op, o);
+    let expected = Stmt::seq(vec![
+        asg("t0", rd("a", c(1))),
+        asg("t1", un(UnOp::Neg, v("t0"))),
+        asg("t2", bin(BinOp::Max, v("t0"), v("t1"))),
+        wr("a", c(0), opd(v("t2"))),
+        asg("t3", rd("f", c(1))),
+        asg("t4", bin(BinOp::Mul, v("t3"), fc(2.0))),
+        asg("t5", rd("f", c(2))),
+        asg("t6", bin(BinOp::Add, v("t4"), v("t5"))),
+        wr("f", c(0), opd(v("t6"))),
+        asg("t7", rd("f", c(2))),
+        asg("t8", rd("f", c(3))),
+        asg("t9", bin(BinOp::Mul, v("t7"), v("t8"))),
+        wr("f", c(1), opd(v("t9"))),
+        asg("t10", rd("f", c(4))),
+        asg("t11", un(UnOp::ToInt, v("t10"))),
+        wr("a", c(2), opd(v("t11"))),
+        asg("t12", bin(BinOp::Max, fc(-3.0), fc(3.0))),
+        wr("f", c(5), opd(v("t12"))),
+    ]);
+    assert_eq!(strip(&prog.body), expected);
+    let d = err_str("__global__ void k(float *f) {\n  f[0] = sqrtf(f[1]);\n}");
+    assert!(
+        d.message
+            .contains("math function `sqrtf` has no miniCUDA operator"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (2, 10));
+    let d = err_str("__global__ void k(int *a) {\n  a[0] = __popc(a[1]);\n}");
+    assert!(d.message.contains("bit/integer intrinsic `__popc`"), "{d}");
+    // a device function of the same name is used instead of the intrinsic
+    let prog = lower_str(
+        "__device__ int abs(int x) { return x; }\n__global__ void k(int *a) { a[0] = abs(a[1]); }",
+        [32, 1, 1],
+    )
+    .expect("user abs");
+    assert_eq!(
+        strip(&prog.body),
+        Stmt::seq(vec![
+            asg("x", rd("a", c(1))),
+            asg("ret0", opd(v("x"))),
+            wr("a", c(0), opd(v("ret0"))),
+        ])
     );
 }

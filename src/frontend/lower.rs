@@ -615,6 +615,122 @@ fn atomic_op(name: &str) -> Option<Option<BinOp>> {
     })
 }
 
+/// Whether `name` is one of the math/conversion/bit intrinsics handled by `Lw::intrinsic`.
+fn is_intrinsic(name: &str) -> bool {
+    let rounded = |stem: &str| {
+        ["_rn", "_rz", "_ru", "_rd"]
+            .iter()
+            .any(|r| name == format!("__f{stem}{r}") || name == format!("__d{stem}{r}"))
+    };
+    ["add", "sub", "mul", "div"].iter().any(|s| rounded(s))
+        || matches!(
+            name,
+            "__fdividef"
+                | "fdividef"
+                | "abs"
+                | "labs"
+                | "llabs"
+                | "fabs"
+                | "fabsf"
+                | "fma"
+                | "fmaf"
+        )
+        || ((name.starts_with("__fma") && name.len() <= 10)
+            || name.starts_with("__float2")
+            || name.starts_with("__double2")
+            || name.starts_with("__int2")
+            || name.starts_with("__uint2")
+            || name.starts_with("__ll2"))
+        || matches!(
+            name,
+            "sqrt"
+                | "sqrtf"
+                | "rsqrt"
+                | "rsqrtf"
+                | "cbrt"
+                | "cbrtf"
+                | "exp"
+                | "expf"
+                | "exp2"
+                | "exp2f"
+                | "exp10"
+                | "exp10f"
+                | "__expf"
+                | "log"
+                | "logf"
+                | "log2"
+                | "log2f"
+                | "log10"
+                | "log10f"
+                | "__logf"
+                | "__log2f"
+                | "sin"
+                | "sinf"
+                | "cos"
+                | "cosf"
+                | "tan"
+                | "tanf"
+                | "__sinf"
+                | "__cosf"
+                | "__tanf"
+                | "sincosf"
+                | "tanh"
+                | "tanhf"
+                | "atan"
+                | "atanf"
+                | "atan2"
+                | "atan2f"
+                | "pow"
+                | "powf"
+                | "__powf"
+                | "floor"
+                | "floorf"
+                | "ceil"
+                | "ceilf"
+                | "round"
+                | "roundf"
+                | "rint"
+                | "rintf"
+                | "trunc"
+                | "truncf"
+                | "fmod"
+                | "fmodf"
+                | "hypot"
+                | "hypotf"
+                | "__saturatef"
+                | "erf"
+                | "erff"
+                | "__frcp_rn"
+                | "__fsqrt_rn"
+        )
+        || matches!(
+            name,
+            "__popc"
+                | "__popcll"
+                | "__clz"
+                | "__clzll"
+                | "__ffs"
+                | "__ffsll"
+                | "__brev"
+                | "__brevll"
+                | "__byte_perm"
+                | "__funnelshift_l"
+                | "__funnelshift_r"
+                | "__funnelshift_lc"
+                | "__funnelshift_rc"
+                | "__umulhi"
+                | "__mulhi"
+                | "__umul64hi"
+                | "__mul64hi"
+                | "__sad"
+                | "__usad"
+                | "__hadd"
+                | "__rhadd"
+                | "__uhadd"
+                | "__urhadd"
+        )
+}
+
 fn unsupported_call(name: &str) -> Option<String> {
     let what = if name.starts_with("atomic") {
         return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor and atomicExch used as statements)"));
@@ -1598,6 +1714,137 @@ impl Lw<'_> {
         Ok(None)
     }
 
+    /// CUDA math and conversion intrinsics with a core equivalent (`spec/lowering.md` §2),
+    /// or an error naming those without one; `None` for other names.
+    fn intrinsic(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> Option<R<(Operand, Ty)>> {
+        if !is_intrinsic(name) {
+            return None;
+        }
+        Some(self.intrinsic_call(name, args, p, out))
+    }
+
+    fn intrinsic_call(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> R<(Operand, Ty)> {
+        let arity = |n: usize| -> R<()> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(self.sm.error(
+                    p,
+                    format!("`{name}` expects {n} argument(s), found {}", args.len()),
+                ))
+            }
+        };
+        // IEEE rounding-mode variants: the abstract base type has one of each operation
+        let rounded = |stem: &str| -> bool {
+            ["_rn", "_rz", "_ru", "_rd"]
+                .iter()
+                .any(|r| name == format!("__f{stem}{r}") || name == format!("__d{stem}{r}"))
+        };
+        let bop = if rounded("add") {
+            Some(BinOp::Add)
+        } else if rounded("sub") {
+            Some(BinOp::Sub)
+        } else if rounded("mul") {
+            Some(BinOp::Mul)
+        } else if rounded("div") || name == "__fdividef" || name == "fdividef" {
+            Some(BinOp::Div)
+        } else {
+            None
+        };
+        if let Some(b) = bop {
+            arity(2)?;
+            let (oa, ta) = self.opd(&args[0], out)?;
+            let (ob, tb) = self.opd(&args[1], out)?;
+            let oa = self.convert(oa, ta, Ty::Float, p, out);
+            let ob = self.convert(ob, tb, Ty::Float, p, out);
+            return Ok((
+                self.bind(Expr::Bin(b, oa, ob), Ty::Float, p, out),
+                Ty::Float,
+            ));
+        }
+        match name {
+            "abs" | "labs" | "llabs" | "fabs" | "fabsf" => {
+                // ⟦a⟧ₒ; t ← neg oa; t' ← oa max t
+                arity(1)?;
+                let (o, t) = self.opd(&args[0], out)?;
+                let (o, t) = match t {
+                    Ty::Bool => (self.convert(o, t, Ty::Int, p, out), Ty::Int),
+                    _ if name.starts_with('f') => (self.convert(o, t, Ty::Float, p, out), Ty::Float),
+                    _ => (o, t),
+                };
+                let n = match &o {
+                    Operand::Const(Const::Int(v)) if *v != i64::MIN => int(-v),
+                    Operand::Const(Const::Float(x)) => Operand::Const(Const::Float(-x)),
+                    _ => self.bind(Expr::Un(UnOp::Neg, o.clone()), t, p, out),
+                };
+                let (x, t) = self.binary_opds(BinOp::Max, o, t, n, t, p, out)?;
+                Ok((self.bind(x, t, p, out), t))
+            }
+            "fma" | "fmaf" | "__fmaf_rn" | "__fmaf_rz" | "__fmaf_ru" | "__fmaf_rd" | "__fma_rn"
+            | "__fma_rz" | "__fma_ru" | "__fma_rd" => {
+                // ⟦a⟧ₒ; ⟦b⟧ₒ; t ← oa * ob; ⟦c⟧ₒ; t' ← t + oc   (on floats)
+                arity(3)?;
+                let (oa, ta) = self.opd(&args[0], out)?;
+                let oa = self.convert(oa, ta, Ty::Float, p, out);
+                let (ob, tb) = self.opd(&args[1], out)?;
+                let ob = self.convert(ob, tb, Ty::Float, p, out);
+                let m = self.bind(Expr::Bin(BinOp::Mul, oa, ob), Ty::Float, p, out);
+                let (oc, tc) = self.opd(&args[2], out)?;
+                let oc = self.convert(oc, tc, Ty::Float, p, out);
+                Ok((self.bind(Expr::Bin(BinOp::Add, m, oc), Ty::Float, p, out), Ty::Float))
+            }
+            "__float2int_rz" | "__double2int_rz" | "__float2uint_rz" | "__double2uint_rz"
+            | "__float2ll_rz" | "__double2ll_rz" => {
+                arity(1)?;
+                let (o, t) = self.opd(&args[0], out)?;
+                Ok((self.convert(o, t, Ty::Int, p, out), Ty::Int))
+            }
+            "__int2float_rn" | "__uint2float_rn" | "__int2double_rn" | "__uint2double_rn"
+            | "__ll2float_rn" | "__ll2double_rn" => {
+                arity(1)?;
+                let (o, t) = self.opd(&args[0], out)?;
+                Ok((self.convert(o, t, Ty::Float, p, out), Ty::Float))
+            }
+            "sqrt" | "sqrtf" | "rsqrt" | "rsqrtf" | "cbrt" | "cbrtf" | "exp" | "expf" | "exp2"
+            | "exp2f" | "exp10" | "exp10f" | "__expf" | "log" | "logf" | "log2" | "log2f"
+            | "log10" | "log10f" | "__logf" | "__log2f" | "sin" | "sinf" | "cos" | "cosf"
+            | "tan" | "tanf" | "__sinf" | "__cosf" | "__tanf" | "sincosf" | "tanh" | "tanhf"
+            | "atan" | "atanf" | "atan2" | "atan2f" | "pow" | "powf" | "__powf" | "floor"
+            | "floorf" | "ceil" | "ceilf" | "round" | "roundf" | "rint" | "rintf" | "trunc"
+            | "truncf" | "fmod" | "fmodf" | "hypot" | "hypotf" | "__saturatef" | "erf" | "erff"
+            | "__frcp_rn" | "__fsqrt_rn" | "__float2int_rn" | "__float2int_ru"
+            | "__float2int_rd" | "__double2int_rn" => Err(self.sm.error(
+                p,
+                format!("math function `{name}` has no miniCUDA operator (the abstract base type has only `+ - * / min max`, comparisons and conversions that truncate)"),
+            )),
+            "__popc" | "__popcll" | "__clz" | "__clzll" | "__ffs" | "__ffsll" | "__brev"
+            | "__brevll" | "__byte_perm" | "__funnelshift_l" | "__funnelshift_r"
+            | "__funnelshift_lc" | "__funnelshift_rc" | "__umulhi" | "__mulhi" | "__umul64hi"
+            | "__mul64hi" | "__sad" | "__usad" | "__hadd" | "__rhadd" | "__uhadd" | "__urhadd" => {
+                Err(self.sm.error(
+                    p,
+                    format!("bit/integer intrinsic `{name}` has no miniCUDA operator"),
+                ))
+            }
+            _ => Err(self.sm.error(
+                p,
+                format!("conversion/arithmetic intrinsic `{name}` has no miniCUDA operator (only the truncating `_rz` float→int and the `_rn` int→float conversions are modelled)"),
+            )),
+        }
+    }
+
     /// A call `f(args)`; `want`: the value is used (else evaluated for effect only).
     fn call(
         &mut self,
@@ -1655,6 +1902,12 @@ impl Lw<'_> {
                 return Ok(Some((self.bind(x, t, p, out), t)));
             }
             _ => {}
+        }
+        let defined = self.unit.functions.iter().any(|g| &g.name == name);
+        if !defined {
+            if let Some(r) = self.intrinsic(name, args, p, out) {
+                return r.map(Some);
+            }
         }
         let unit = self.unit;
         let Some(fd) = unit.functions.iter().find(|g| &g.name == name) else {

@@ -1911,3 +1911,37 @@ fn intrinsics_lower_to_core_operators() {
         ])
     );
 }
+
+/// A pointer local without initializer is bound by `q = ptr;` in its own block
+/// (lowering.md §5): `q = p + 1; q[threadIdx.x]` is `p[1 + threadIdx.x]`, and a second
+/// assignment rebinds it. Under a branch, or before any assignment, it is an error.
+#[test]
+fn pointer_assigned_in_its_block() {
+    let prog = lower_str(
+        "__global__ void k(int *p, int *r) {\n  int *q;\n  q = p + 1;\n  q[threadIdx.x] = 0;\n  q = r;\n  q[0] = 1;\n}",
+        [32, 1, 1],
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(
+        strip(&prog.body),
+        Stmt::seq(vec![
+            asg("t0", bin(BinOp::Add, c(1), tid())),
+            wr("p", v("t0"), opd(c(0))),
+            wr("r", c(0), opd(c(1))),
+        ])
+    );
+    let d = err_str("__global__ void k(int *p) {\n  int *q;\n  if (threadIdx.x == 0) { q = p; }\n  q[0] = 1;\n}");
+    assert!(
+        d.message
+            .contains("assignment to pointer `q` inside a branch"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (3, 27));
+    let d = err_str("__global__ void k(int *p) {\n  int *q;\n  q[0] = 1;\n}");
+    assert!(
+        d.message
+            .contains("pointer `q` is used before a pointer is assigned"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (3, 3));
+}

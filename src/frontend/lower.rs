@@ -38,6 +38,8 @@ enum Binding {
         offset: Operand,
         elem: Ty,
     },
+    /// A pointer local declared without initializer (`T *q;`), not yet assigned.
+    UnsetPtr { elem: Ty },
 }
 
 #[derive(Default)]
@@ -1018,7 +1020,7 @@ impl Lw<'_> {
                 Some(Binding::Local(c, t)) => Ok((Expr::Opd(var(&c)), t)),
                 Some(Binding::Value(o, t)) => Ok((Expr::Opd(o), t)),
                 Some(Binding::SharedScalar { core, elem }) => Ok((Expr::Read(core, int(0)), elem)),
-                Some(Binding::Array { .. }) | Some(Binding::Ptr { .. }) => self.err(
+                Some(Binding::Array { .. }) | Some(Binding::Ptr { .. }) | Some(Binding::UnsetPtr { .. }) => self.err(
                     p,
                     format!("array/pointer `{n}` used as a value: pointer arithmetic or aliasing that cannot be resolved to an array + index"),
                 ),
@@ -1258,7 +1260,9 @@ impl Lw<'_> {
         match &e.kind {
             ExprKind::Ident(n) => matches!(
                 self.lookup(n),
-                Some(Binding::Ptr { .. }) | Some(Binding::Array { .. })
+                Some(Binding::Ptr { .. })
+                    | Some(Binding::Array { .. })
+                    | Some(Binding::UnsetPtr { .. })
             ),
             ExprKind::Binary(BinaryOp::Add, a, b) => self.is_ptr(a) || self.is_ptr(b),
             ExprKind::Binary(BinaryOp::Sub, a, _) => self.is_ptr(a),
@@ -1319,6 +1323,10 @@ impl Lw<'_> {
                 Some(Binding::Array { .. }) => self.err(
                     p,
                     format!("multi-dimensional array `{n}` used as a pointer cannot be modelled"),
+                ),
+                Some(Binding::UnsetPtr { .. }) => self.err(
+                    p,
+                    format!("pointer `{n}` is used before a pointer is assigned to it"),
                 ),
                 _ => self.err(p, format!("`{n}` is not an array or pointer")),
             },
@@ -2223,13 +2231,18 @@ impl Lw<'_> {
         }
         if d.ty.ptr > 0 {
             let Some(init) = &d.init else {
-                return self.err(
-                    d.pos,
-                    format!(
-                        "pointer `{}` without initializer cannot be resolved to an array",
-                        d.name
-                    ),
-                );
+                if d.ty.ptr > 1 {
+                    return self.err(
+                        d.pos,
+                        format!("pointer-to-pointer local `{}` cannot be modelled", d.name),
+                    );
+                }
+                // `T *q;`: bound by a later `q = ptr;` in the same block (§5)
+                let (elem, _) = self.elem_of(&d.ty, d.pos)?;
+                self.scopes
+                    .last_mut()
+                    .map(|s| s.insert(d.name.clone(), Binding::UnsetPtr { elem }));
+                return Ok(());
             };
             let (array, off, elem) = self.ptr_expr(init, out)?;
             let offset = match off {
@@ -2349,7 +2362,18 @@ impl Lw<'_> {
                 }
                 Ok(())
             }
-            StmtKind::Expr(e) => self.effect(e, out),
+            StmtKind::Expr(e) => {
+                if let ExprKind::Assign(None, l, r) = &e.kind {
+                    if let ExprKind::Ident(q) = &l.kind {
+                        if let Some(Binding::Ptr { elem, .. } | Binding::UnsetPtr { elem }) =
+                            self.lookup(q).cloned()
+                        {
+                            return self.assign_ptr(q, elem, r, l.pos, out);
+                        }
+                    }
+                }
+                self.effect(e, out)
+            }
             StmtKind::Block(v) => self.block(v, out, tail),
             StmtKind::If(c, a, b) => {
                 // `if (a && b) s` without else: nested ifs
@@ -2418,6 +2442,60 @@ impl Lw<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// The statement `q = e;` for a pointer local `q` (§5): allowed only when `q` was
+    /// declared in the current block (so the assignment is not under a branch or loop that
+    /// the declaration is outside of); `q` is rebound to the resolved pointer of `e`.
+    fn assign_ptr(
+        &mut self,
+        q: &str,
+        elem: Ty,
+        r: &ast::Expr,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let here = self
+            .scopes
+            .last()
+            .map(|s| s.contains_key(q))
+            .unwrap_or(false);
+        if !here {
+            return self.err(
+                p,
+                format!("assignment to pointer `{q}` inside a branch, loop or block it was not declared in (pointer aliasing that depends on control flow cannot be modelled)"),
+            );
+        }
+        let (array, off, e2) = self.ptr_expr(r, out)?;
+        if e2 != elem {
+            return self.err(
+                p,
+                format!(
+                    "pointer `{q}` (to {}) assigned a pointer to {}",
+                    elem.keyword(),
+                    e2.keyword()
+                ),
+            );
+        }
+        let offset = match off {
+            Operand::Var(_) => {
+                let t = self.temp(Ty::Int);
+                out.push(Stmt::Assign(t.clone(), Expr::Opd(off), loc(p)));
+                var(&t)
+            }
+            o => o,
+        };
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(
+                q.to_string(),
+                Binding::Ptr {
+                    array,
+                    offset,
+                    elem,
+                },
+            );
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -752,7 +752,7 @@ fn include_and_macros_from_files() {
     .expect_err("atomic in header");
     assert!(d.file.ends_with("defs.h"), "{d}");
     assert_eq!(d.line, 9, "{d}");
-    assert!(d.message.contains("atomic operation `atomicInc`"), "{d}");
+    assert!(d.message.contains("atomic operation `atomicFoo`"), "{d}");
 }
 
 /// Number of statements of `s` (recursively) satisfying `pred`.
@@ -1498,15 +1498,15 @@ fn atomic_costs_a_read_and_a_write() {
 /// Atomics that cannot be modelled are errors naming the construct and its position.
 #[test]
 fn atomic_errors() {
-    let d = err_str("__global__ void k(int *a) {\n  atomicCAS(a, 1, 2);\n}");
+    let d = err_str("__global__ void k(int *a) {\n  atomicAnd_system2(a, 1);\n}");
     assert!(
         d.message
-            .contains("atomic operation `atomicCAS` cannot be modelled"),
+            .contains("atomic operation `atomicAnd_system2` cannot be modelled"),
         "{d}"
     );
     assert_eq!(pos(&d), (2, 3));
-    let d = err_str("__global__ void k(unsigned *a) {\n  atomicInc(a, 10);\n}");
-    assert!(d.message.contains("`atomicInc`"), "{d}");
+    let d = err_str("__global__ void k(unsigned *a) {\n  a[0] = atomicInc(a, 10);\n}");
+    assert!(d.message.contains("value returned by `atomicInc`"), "{d}");
     let d = err_str("__global__ void k(float *f) {\n  atomicAnd(f, 1);\n}");
     assert!(
         d.message
@@ -1944,4 +1944,49 @@ fn pointer_assigned_in_its_block() {
         "{d}"
     );
     assert_eq!(pos(&d), (3, 3));
+}
+
+/// `atomicInc`, `atomicDec`, `atomicCAS` (lowering.md §6, atomics) compute CUDA's update
+/// without a branch: run on one warp where every lane owns its cell (no collisions), each
+/// cell ends as the C definition says (`old >= 5 ? 0 : old + 1`,
+/// `(old == 0 || old > 5) ? 5 : old - 1`, `old == 3 ? 100 : old`), and no branch diverges.
+#[test]
+fn conditional_atomics_compute_cuda_updates() {
+    use warpcert::semantics::run::{run_kernel, Params};
+    use warpcert::semantics::store::{ArrayInit, Inputs};
+    use warpcert::semantics::value::Value;
+    let src = "__global__ void k(unsigned *a, unsigned *b, int *c) {\n  atomicInc(&a[threadIdx.x], 5);\n  atomicDec(b + threadIdx.x, 5);\n  atomicCAS(&c[threadIdx.x], 3, 100);\n}";
+    let prog = lower_str(src, [32, 1, 1]).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(count_stmts(&prog.body, &|s| matches!(s, Stmt::If(..))), 0);
+    let l = Launch {
+        block: [32, 1, 1],
+        grid: Some([1, 1, 1]),
+    };
+    let init: Vec<Value> = (0..32).map(|i| Value::Int(i % 8)).collect();
+    let inputs = Inputs::zero()
+        .with_array("a", ArrayInit::Values(init.clone()))
+        .with_array("b", ArrayInit::Values(init.clone()))
+        .with_array("c", ArrayInit::Values(init));
+    let metrics = [Metric::standard(MetricName::Divwarps)];
+    let hw = Hardware::default();
+    let run = run_kernel(&prog, &metrics, &hw, &l, &Params::new(), &inputs).expect("runs");
+    assert_eq!(
+        run.metric(MetricName::Divwarps)
+            .map(|m| m.max_per_warp.clone()),
+        Some(warpcert::core::metric::q(0))
+    );
+    for i in 0..32i64 {
+        let old = i % 8;
+        let inc = if old >= 5 { 0 } else { old + 1 };
+        let dec = if old == 0 || old > 5 { 5 } else { old - 1 };
+        let cas = if old == 3 { 100 } else { old };
+        assert_eq!(run.memory.read("a", i), Some(Value::Int(inc)), "inc {i}");
+        assert_eq!(run.memory.read("b", i), Some(Value::Int(dec)), "dec {i}");
+        assert_eq!(run.memory.read("c", i), Some(Value::Int(cas)), "cas {i}");
+    }
+    let d = err_str("__global__ void k(float *f) {\n  atomicCAS(f, 1, 2);\n}");
+    assert!(
+        d.message.contains("`atomicCAS` on a non-integer array `f`"),
+        "{d}"
+    );
 }

@@ -735,7 +735,7 @@ fn is_intrinsic(name: &str) -> bool {
 
 fn unsupported_call(name: &str) -> Option<String> {
     let what = if name.starts_with("atomic") {
-        return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor and atomicExch used as statements)"));
+        return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor, atomicExch, atomicInc, atomicDec and atomicCAS used as statements)"));
     } else if name.starts_with("__shfl") {
         "warp shuffle"
     } else if matches!(
@@ -1670,6 +1670,120 @@ impl Lw<'_> {
         }
     }
 
+    /// `atomicInc`, `atomicDec`, `atomicCAS` as statements on integer cells
+    /// (`spec/lowering.md` §6, atomics): the conditional update is computed without a branch
+    /// (`c` a comparison, `ci ← toint c`, the new value blended by `ci`), so it costs no
+    /// divergence, like the hardware instruction.
+    fn atomic_conditional(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        p: Pos,
+        want: bool,
+        out: &mut Vec<Stmt>,
+    ) -> R<Option<(Operand, Ty)>> {
+        let base = name.split('_').next().unwrap_or(name);
+        let n = if base == "atomicCAS" { 3 } else { 2 };
+        if args.len() != n {
+            return self.err(
+                p,
+                format!("`{name}` expects {n} arguments, found {}", args.len()),
+            );
+        }
+        if want {
+            return self.err(
+                p,
+                format!(
+                    "the value returned by `{name}` (the old value of the cell) cannot be modelled: in lock-step every lane of a warp that hits the same cell would read the same old value; warpcert supports `{name}` only as a statement"
+                ),
+            );
+        }
+        let (arr, off, elem) = self.ptr_expr(&args[0], out)?;
+        if elem != Ty::Int {
+            return self.err(p, format!("`{name}` on a non-integer array `{arr}`"));
+        }
+        let mut ops = Vec::new();
+        for a in &args[1..] {
+            ops.push(self.int_opd(a, out)?);
+        }
+        let tn = self.temp(Ty::Int);
+        let t = var(&tn);
+        out.push(Stmt::Assign(
+            tn,
+            Expr::Read(arr.clone(), off.clone()),
+            loc(p),
+        ));
+        let l = loc(p);
+        let b = |this: &mut Self, e: Expr, ty: Ty, out: &mut Vec<Stmt>| -> Operand {
+            let x = this.temp(ty);
+            out.push(Stmt::Assign(x.clone(), e, l));
+            var(&x)
+        };
+        let value = match base {
+            "atomicInc" => {
+                // ((old >= v) ? 0 : old + 1)  =  (old + 1) * toint(old < v)
+                let c = b(
+                    self,
+                    Expr::Bin(BinOp::Lt, t.clone(), ops[0].clone()),
+                    Ty::Bool,
+                    out,
+                );
+                let ci = b(self, Expr::Un(UnOp::ToInt, c), Ty::Int, out);
+                let u = b(self, Expr::Bin(BinOp::Add, t.clone(), int(1)), Ty::Int, out);
+                Expr::Bin(BinOp::Mul, u, ci)
+            }
+            "atomicDec" => {
+                // ((old == 0 || old > v) ? v : old - 1)  =  d + (v - d) * toint(c), d = old - 1
+                let c1 = b(self, Expr::Bin(BinOp::Eq, t.clone(), int(0)), Ty::Bool, out);
+                let c2 = b(
+                    self,
+                    Expr::Bin(BinOp::Gt, t.clone(), ops[0].clone()),
+                    Ty::Bool,
+                    out,
+                );
+                let c = b(self, Expr::Bin(BinOp::Or, c1, c2), Ty::Bool, out);
+                let ci = b(self, Expr::Un(UnOp::ToInt, c), Ty::Int, out);
+                let d = b(self, Expr::Bin(BinOp::Sub, t.clone(), int(1)), Ty::Int, out);
+                let e = b(
+                    self,
+                    Expr::Bin(BinOp::Sub, ops[0].clone(), d.clone()),
+                    Ty::Int,
+                    out,
+                );
+                let f = b(self, Expr::Bin(BinOp::Mul, e, ci), Ty::Int, out);
+                Expr::Bin(BinOp::Add, d, f)
+            }
+            _ => {
+                // ((old == cmp) ? v : old)  =  old + (v - old) * toint(old == cmp)
+                let c = b(
+                    self,
+                    Expr::Bin(BinOp::Eq, t.clone(), ops[0].clone()),
+                    Ty::Bool,
+                    out,
+                );
+                let ci = b(self, Expr::Un(UnOp::ToInt, c), Ty::Int, out);
+                let e = b(
+                    self,
+                    Expr::Bin(BinOp::Sub, ops[1].clone(), t.clone()),
+                    Ty::Int,
+                    out,
+                );
+                let f = b(self, Expr::Bin(BinOp::Mul, e, ci), Ty::Int, out);
+                Expr::Bin(BinOp::Add, t.clone(), f)
+            }
+        };
+        out.push(Stmt::Write(arr.clone(), off, value, loc(p)));
+        if self.warned_atomics.insert(p) {
+            self.warnings.push(self.sm.warning(
+                p,
+                format!(
+                    "`{name}` on `{arr}` is lowered to a read, a branch-free update and a write of the cell (spec/lowering.md §6): lanes hitting the same address count once and the value stored when several lanes of a warp update the same cell is not modelled, as for `atomicAdd`"
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
     /// `atomicOp(ptr, v)` as a statement (`spec/lowering.md` §6, atomics):
     /// `⟦ptr⟧; ⟦v⟧ₒ; t ← A[o]; A[o] ← t op ov` (`atomicExch`: `A[o] ← ov`).
     fn atomic(
@@ -1874,6 +1988,20 @@ impl Lw<'_> {
         };
         if let Some(op) = atomic_op(name) {
             return self.atomic(name, op, args, p, want, out);
+        }
+        if matches!(
+            name.as_str(),
+            "atomicInc"
+                | "atomicDec"
+                | "atomicCAS"
+                | "atomicInc_block"
+                | "atomicDec_block"
+                | "atomicCAS_block"
+                | "atomicInc_system"
+                | "atomicDec_system"
+                | "atomicCAS_system"
+        ) {
+            return self.atomic_conditional(name, args, p, want, out);
         }
         if is_annotation(name) {
             self.warnings.push(self.sm.warning(

@@ -6,6 +6,6 @@
 __device__ int twice(int x) { return 2 * x; }
 __device__ void dec(int *p)
 {
-    atomicInc(p, 1);
+    atomicFoo(p, 1);
 }
 #endif

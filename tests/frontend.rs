@@ -1990,3 +1990,56 @@ fn conditional_atomics_compute_cuda_updates() {
         "{d}"
     );
 }
+
+/// File-scope `__device__` variables are global arrays (lowering.md §1): the scalar
+/// `counter` is the one-cell array read and written at 0 (`&counter` is its cell), the
+/// array `table[4][8]` is flattened row-major (`table[1][i]` at `1·8 + i`); an initializer
+/// is ignored with a warning; arrays follow the kernel's pointer parameters in declaration
+/// order. `__constant__` variables stay errors at their use.
+#[test]
+fn device_variables_are_global_arrays() {
+    let src = "__device__ int counter;\n__device__ float table[4][8];\n__device__ int flag = 0;\n__global__ void k(float *o) {\n  atomicAdd(&counter, 1);\n  o[threadIdx.x] = table[1][threadIdx.x % 8];\n}";
+    let parsed = frontend::parse_str("t.cu", src).expect("parses");
+    let (prog, warns) = frontend::lower(
+        &parsed,
+        None,
+        &launch([32, 1, 1]),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(
+        strip(&prog.body),
+        Stmt::seq(vec![
+            asg("t0", rd("counter", c(0))),
+            wr("counter", c(0), bin(BinOp::Add, v("t0"), c(1))),
+            asg("t1", bin(BinOp::Rem, tid(), c(8))),
+            asg("t2", bin(BinOp::Add, c(8), v("t1"))),
+            wr("o", tid(), rd("table", v("t2"))),
+        ])
+    );
+    let arrays: Vec<(&str, Space, Option<u64>)> = prog
+        .arrays
+        .iter()
+        .map(|a| (a.name.as_str(), a.space, a.len))
+        .collect();
+    assert_eq!(
+        arrays,
+        vec![
+            ("o", Space::Global, None),
+            ("counter", Space::Global, Some(1)),
+            ("table", Space::Global, Some(32)),
+            ("flag", Space::Global, Some(1)),
+        ]
+    );
+    assert!(warns.iter().any(|w| w
+        .0
+        .message
+        .contains("initializer of `__device__` variable `flag` ignored")));
+    let d = err_str("__constant__ int c[4];\n__global__ void k(int *a) {\n  a[0] = c[1];\n}");
+    assert!(
+        d.message.contains("file-scope `__constant__` variable `c`"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (3, 10));
+}

@@ -294,6 +294,8 @@ pub struct Unit {
     pub functions: Vec<Function>,
     /// File-scope `__shared__` arrays.
     pub shared: Vec<Decl>,
+    /// File-scope `__device__` variables (scalars and arrays in global memory).
+    pub device_vars: Vec<Decl>,
     /// File-scope variables that cannot be modelled: `(name, qualifier)` such as
     /// `("A", "__constant__")` or `("g", "__device__")`.
     pub unsupported_globals: Vec<(String, String)>,

@@ -30,7 +30,8 @@ enum Binding {
         dims: Vec<Option<u64>>,
         elem: Ty,
     },
-    /// A scalar `__shared__ T x;`: the one-element shared array `core`, accessed at index 0.
+    /// A scalar `__shared__ T x;` or `__device__ T x;`: the one-element (shared or global)
+    /// array `core`, accessed at index 0.
     SharedScalar { core: String, elem: Ty },
     /// A pointer into array `array` at element offset `offset`.
     Ptr {
@@ -368,7 +369,11 @@ pub fn lower_kernel(
             ));
         }
     }
-    // file-scope shared arrays
+    // file-scope `__device__` variables, then file-scope shared arrays
+    for d in &parsed.unit.device_vars {
+        let b = lw.device_var_decl(d)?;
+        lw.globals.insert(d.name.clone(), b);
+    }
     for d in &parsed.unit.shared {
         let b = lw.shared_decl(d)?;
         lw.globals.insert(d.name.clone(), b);
@@ -784,7 +789,7 @@ impl Lw<'_> {
         match self.unit.unsupported_globals.iter().find(|(g, _)| g == n) {
             Some((_, q)) => self.sm.error(
                 p,
-                format!("file-scope `{q}` variable `{n}` cannot be modelled in miniCUDA (only kernel pointer parameters and `__shared__` arrays)"),
+                format!("file-scope `{q}` variable `{n}` cannot be modelled in miniCUDA (only kernel pointer parameters, `__device__` variables and `__shared__` arrays; constant and pointer variables are not modelled)"),
             ),
             None => self.sm.error(
                 p,
@@ -2277,6 +2282,50 @@ impl Lw<'_> {
             }
             _ => return self.err(e.pos, "array size must be a constant expression"),
         })
+    }
+
+    /// A file-scope `__device__` variable: a global array (length 1 for a scalar, read and
+    /// written at index 0 like a `__shared__` scalar). Its initializer is ignored with a
+    /// warning: like every global array its contents are an input.
+    fn device_var_decl(&mut self, d: &ast::Decl) -> R<Binding> {
+        if d.init.is_some() {
+            self.warnings.push(self.sm.warning(
+                d.pos,
+                format!(
+                    "initializer of `__device__` variable `{}` ignored: global memory contents are inputs of the analysis (any value)",
+                    d.name
+                ),
+            ));
+        }
+        let (elem, bytes) = self.elem_of(&d.ty, d.pos)?;
+        let mut dims = Vec::new();
+        for de in &d.dims {
+            match de {
+                Some(x) => dims.push(self.const_dim(x, &d.name)?),
+                None => {
+                    return self.err(
+                        d.pos,
+                        format!("`__device__` array `{}` needs a size", d.name),
+                    )
+                }
+            }
+        }
+        let core = self.unique(&d.name);
+        let len = dims
+            .iter()
+            .try_fold(1u64, |acc, x| x.and_then(|x| acc.checked_mul(x)));
+        self.arrays.push(ArrayDecl {
+            name: core.clone(),
+            space: Space::Global,
+            elem,
+            elem_bytes: bytes,
+            len,
+        });
+        if dims.is_empty() {
+            Ok(Binding::SharedScalar { core, elem })
+        } else {
+            Ok(Binding::Array { core, dims, elem })
+        }
     }
 
     fn shared_decl(&mut self, d: &ast::Decl) -> R<Binding> {

@@ -360,6 +360,19 @@ impl<'a> Parser<'a> {
         let constant = self.toks[start..k]
             .iter()
             .any(|t| t.ident() == Some("__constant__"));
+        if !is_fn && !shared && device && !constant {
+            // `__device__ T x [= e];`, `__device__ T a[N];`: a global-memory variable
+            while self.at_ident("__device__") || self.at_ident("static") {
+                self.i += 1;
+            }
+            match self.decl_stmt() {
+                Ok(StmtKind::Decl(ds)) if ds.iter().all(|d| d.ty.ptr == 0 && !d.ty.is_ref) => {
+                    unit.device_vars.extend(ds);
+                    return Ok(());
+                }
+                _ => self.i = start,
+            }
+        }
         if !is_fn && !shared && (device || constant) {
             if let Some(n) = self.toks[start..k].iter().rev().find_map(|t| t.ident()) {
                 let q = if constant {

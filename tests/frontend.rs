@@ -2043,3 +2043,13 @@ fn device_variables_are_global_arrays() {
     );
     assert_eq!(pos(&d), (3, 10));
 }
+
+/// Vector types are errors that say so (lowering.md §0.4), at the declaration.
+#[test]
+fn vector_types_are_named_errors() {
+    let d = err_str("__global__ void k(int *a) {\n  uint4 v;\n  a[0] = v.x;\n}");
+    assert!(d.message.contains("vector type `uint4` is not supported"), "{d}");
+    assert_eq!(pos(&d), (2, 9));
+    let d = err_str("__global__ void k(float4 *a) {\n  a[0].x = 1;\n}");
+    assert!(d.message.contains("vector type `float4`"), "{d}");
+}

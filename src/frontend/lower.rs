@@ -826,12 +826,34 @@ impl Lw<'_> {
             BaseTy::Float | BaseTy::Double => Ty::Float,
             BaseTy::Void => return self.err(p, "`void` value cannot be used"),
             BaseTy::Named(n) => {
+                let vector = [
+                    "char",
+                    "uchar",
+                    "short",
+                    "ushort",
+                    "int",
+                    "uint",
+                    "long",
+                    "ulong",
+                    "longlong",
+                    "ulonglong",
+                    "float",
+                    "double",
+                ]
+                .iter()
+                .any(|b| {
+                    n.strip_prefix(b)
+                        .map(|d| matches!(d, "1" | "2" | "3" | "4"))
+                        .unwrap_or(false)
+                }) || n == "dim3";
                 return self.err(
                     p,
-                    format!(
-                    "type `{n}` (vector types, structs, templates) is not supported by warpcert"
-                ),
-                )
+                    if vector {
+                        format!("vector type `{n}` is not supported by warpcert (its multi-word accesses and members `.x`, `.y`, … have no miniCUDA counterpart)")
+                    } else {
+                        format!("type `{n}` (a struct, class or unknown type) is not supported by warpcert (structs cannot be modelled)")
+                    },
+                );
             }
         })
     }

@@ -2048,8 +2048,37 @@ fn device_variables_are_global_arrays() {
 #[test]
 fn vector_types_are_named_errors() {
     let d = err_str("__global__ void k(int *a) {\n  uint4 v;\n  a[0] = v.x;\n}");
-    assert!(d.message.contains("vector type `uint4` is not supported"), "{d}");
+    assert!(
+        d.message.contains("vector type `uint4` is not supported"),
+        "{d}"
+    );
     assert_eq!(pos(&d), (2, 9));
     let d = err_str("__global__ void k(float4 *a) {\n  a[0].x = 1;\n}");
     assert!(d.message.contains("vector type `float4`"), "{d}");
+}
+
+/// `sizeof(T)` of a template parameter is the size of its instantiation (8 for `double`),
+/// also in a `__shared__` array size: `64 / sizeof(double)` = 8 cells of 8 bytes.
+#[test]
+fn sizeof_template_parameter() {
+    let src = "template <typename T>\n__global__ void k(T *a, int *n) {\n  __shared__ T s[64 / sizeof(T)];\n  s[threadIdx.x % 8] = a[threadIdx.x];\n  n[0] = sizeof(T);\n}";
+    let parsed = frontend::parse_str("t.cu", src).expect("parses");
+    let (prog, _) = frontend::lower(
+        &parsed,
+        Some("k<double>"),
+        &launch([32, 1, 1]),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let s = prog.array("s").expect("s");
+    assert_eq!((s.len, s.elem_bytes, s.elem), (Some(8), 8, Ty::Float));
+    assert_eq!(
+        strip(&prog.body),
+        Stmt::seq(vec![
+            asg("t0", bin(BinOp::Rem, tid(), c(8))),
+            wr("s", v("t0"), rd("a", tid())),
+            wr("n", c(0), opd(c(8))),
+        ])
+    );
 }

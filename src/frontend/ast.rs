@@ -167,6 +167,8 @@ pub enum ExprKind {
     Cast(CType, Box<Expr>),
     /// `sizeof(T)` / `sizeof e` (type known: size in bytes; else `None`).
     Sizeof(Option<u32>),
+    /// `sizeof(T)` of a type only known at instantiation (a template parameter).
+    SizeofType(CType),
     /// `f<T1, …>`: a function name with explicit template (type) arguments; only valid as
     /// the callee of a call.
     Inst(String, Vec<CType>),

@@ -858,6 +858,16 @@ impl Lw<'_> {
         })
     }
 
+    /// `sizeof(T)` for a template parameter `T`, in bytes, after instantiation.
+    fn sizeof_type(&self, t: &CType, p: Pos) -> R<u32> {
+        let t = self.subst(t);
+        let n = if t.ptr > 0 { Some(8) } else { t.base_bytes() };
+        match n {
+            Some(n) => Ok(n),
+            None => self.err(p, format!("`sizeof({})` is not known", t.describe())),
+        }
+    }
+
     fn elem_of(&self, t: &CType, p: Pos) -> R<(Ty, u32)> {
         let base = CType::base(self.subst(t).base);
         let ty = self.scalar_ty(&base, p)?;
@@ -1042,6 +1052,7 @@ impl Lw<'_> {
             ExprKind::Float(x) => Ok((Expr::Opd(Operand::Const(Const::Float(*x))), Ty::Float)),
             ExprKind::Str(_) => self.err(p, "string literal cannot be modelled in miniCUDA"),
             ExprKind::Sizeof(Some(n)) => Ok((Expr::Opd(int(*n as i64)), Ty::Int)),
+            ExprKind::SizeofType(t) => Ok((Expr::Opd(int(self.sizeof_type(t, p)? as i64)), Ty::Int)),
             ExprKind::Sizeof(None) => self.err(p, "`sizeof` of an expression is not supported by warpcert (use `sizeof(type)`)"),
             ExprKind::Ident(n) => match self.lookup(n).cloned() {
                 Some(Binding::Local(c, t)) => Ok((Expr::Opd(var(&c)), t)),
@@ -1639,7 +1650,10 @@ impl Lw<'_> {
     /// those); `None` when it cannot be told this way.
     fn arg_ty(&self, a: &ast::Expr) -> Option<Ty> {
         match &a.kind {
-            ExprKind::Int(_) | ExprKind::Sizeof(_) | ExprKind::Member(..) => Some(Ty::Int),
+            ExprKind::Int(_)
+            | ExprKind::Sizeof(_)
+            | ExprKind::SizeofType(_)
+            | ExprKind::Member(..) => Some(Ty::Int),
             ExprKind::Float(_) => Some(Ty::Float),
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Binding::Local(_, t)) | Some(Binding::Value(_, t)) => Some(*t),
@@ -2268,6 +2282,7 @@ impl Lw<'_> {
         Ok(match &e.kind {
             ExprKind::Int(n) => Some(*n),
             ExprKind::Sizeof(Some(n)) => Some(*n as i64),
+            ExprKind::SizeofType(t) => Some(self.sizeof_type(t, e.pos)? as i64),
             ExprKind::Member(..) => match self.builtin(e) {
                 Some(r) => {
                     let (o, _) = r?;
@@ -2801,7 +2816,7 @@ fn construct_name(e: &ast::Expr) -> String {
         ExprKind::Assign(..) => "an assignment `a = b`".to_string(),
         ExprKind::Cond(..) => "a conditional `c ? a : b`".to_string(),
         ExprKind::Cast(..) => "a cast `(T) e`".to_string(),
-        ExprKind::Sizeof(_) => "`sizeof`".to_string(),
+        ExprKind::Sizeof(_) | ExprKind::SizeofType(_) => "`sizeof`".to_string(),
     }
 }
 

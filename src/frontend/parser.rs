@@ -1198,6 +1198,12 @@ impl<'a> Parser<'a> {
                 self.i += 1;
                 let ty = self.parse_type(true)?;
                 self.expect(")")?;
+                if ty.ptr == 0 && matches!(&ty.base, BaseTy::Named(n) if self.is_tparam_type(n)) {
+                    return Ok(Expr {
+                        kind: ExprKind::SizeofType(ty),
+                        pos,
+                    });
+                }
                 let n = if ty.ptr > 0 { Some(8) } else { ty.base_bytes() };
                 return Ok(Expr {
                     kind: ExprKind::Sizeof(n),

@@ -5,7 +5,10 @@
 //! form with fresh temporaries `t0, t1, …`; short circuit and `?:` become `if`s on temps;
 //! `for`/`while`/`do` become `while` with the guard kept as `o1 op o2` when possible;
 //! `break`/`continue`/non-final `return` set a per-function flag `jmp_k` (1 continue, 2 break,
-//! 3 return) that guards the rest of the body; device functions are inlined.
+//! 3 return) that guards the rest of the body; device functions are inlined (template
+//! functions instantiated, reference parameters bound to the caller's locals); atomics
+//! used as statements become a read and a write of the cell; a `__device__` function can be
+//! the entry in place of a kernel.
 
 use super::ast::{self, BaseTy, BinaryOp, CType, ExprKind, FnKind, StmtKind, UnaryOp};
 use super::diag::{Diagnostic, Pos, SourceMap, Warning};

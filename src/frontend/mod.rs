@@ -4,7 +4,8 @@
 //!
 //! Errors are values: every failure is a [`Diagnostic`] naming file, line, column and the
 //! construct; accepted deviations (RaCUDA's benchmark dialect, ignored GPUVerify annotations,
-//! missing local headers) are [`Warning`]s. No input makes the front end panic; parsing and
+//! missing local headers, skipped SDK headers and built-in stand-ins, the approximations of
+//! atomics, a `__device__` function analysed as the entry) are [`Warning`]s. No input makes the front end panic; parsing and
 //! lowering run on a worker thread with a large stack, and nesting deeper than 256 levels is
 //! an error.
 //!

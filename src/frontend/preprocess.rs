@@ -1,5 +1,8 @@
 //! A token-level C preprocessor: `#define` (object- and function-like, `#` and `##`
-//! approximated), `#undef`, `#include "…"` (relative to the including file; `<…>` skipped),
+//! approximated), `#undef`, `#include "…"` (relative to the including file; a missing CUDA
+//! Samples helper header with a built-in stand-in in [`super::sdk`] is read from it, with a
+//! warning), `#include <…>` skipped (with a warning unless it is a C library or CUDA
+//! toolkit header, [`super::sdk::is_known_system_header`]),
 //! `#if/#ifdef/#ifndef/#elif/#else/#endif` on integer constant expressions with `defined`,
 //! `#pragma` and unknown directives ignored, `#error` an error in active regions.
 //!

@@ -191,7 +191,10 @@ pub fn lower_kernel(
     };
     let mut entry_warnings = Vec::new();
     let display_name = match targs_text {
-        Some(t) => format!("{}<{}>", kf.name, t),
+        Some(t) => {
+            let parts: Vec<&str> = t.split(',').map(|x| x.trim()).collect();
+            format!("{}<{}>", kf.name, parts.join(", "))
+        }
         None => kf.name.clone(),
     };
     let tsubst = if kf.template {

@@ -2082,3 +2082,19 @@ fn sizeof_template_parameter() {
         ])
     );
 }
+
+/// A zero-sized array dimension is an error at the size (`__device__` and `__shared__`).
+#[test]
+fn zero_sized_arrays_are_errors() {
+    let d = err_str("__device__ double C[4][0];\n__global__ void k(double *h) {\n  C[threadIdx.x][0] = h[0];\n}");
+    assert!(
+        d.message.contains("array `C` has a dimension of size 0"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (1, 24));
+    let d = err_str("__global__ void k(int *h) {\n  __shared__ int s[0];\n  s[0] = h[0];\n}");
+    assert!(
+        d.message.contains("array `s` has a dimension of size 0"),
+        "{d}"
+    );
+}

@@ -2344,7 +2344,16 @@ impl Lw<'_> {
         let mut dims = Vec::new();
         for de in &d.dims {
             match de {
-                Some(x) => dims.push(self.const_dim(x, &d.name)?),
+                Some(x) => {
+                    let n = self.const_dim(x, &d.name)?;
+                    if n == Some(0) {
+                        return self.err(
+                            x.pos,
+                            format!("array `{}` has a dimension of size 0 (not valid C)", d.name),
+                        );
+                    }
+                    dims.push(n)
+                }
                 None => {
                     return self.err(
                         d.pos,
@@ -2409,7 +2418,16 @@ impl Lw<'_> {
         let mut dims = Vec::new();
         for (k, de) in d.dims.iter().enumerate() {
             match de {
-                Some(x) => dims.push(self.const_dim(x, &d.name)?),
+                Some(x) => {
+                    let n = self.const_dim(x, &d.name)?;
+                    if n == Some(0) {
+                        return self.err(
+                            x.pos,
+                            format!("array `{}` has a dimension of size 0 (not valid C)", d.name),
+                        );
+                    }
+                    dims.push(n)
+                }
                 None if k == 0 && d.is_extern => dims.push(None),
                 None => {
                     return self.err(

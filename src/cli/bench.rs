@@ -407,8 +407,8 @@ fn fmt_num(x: f64) -> String {
     }
 }
 
-/// `bound / max simulated per-warp cost` at each sample (max over zero and two random
-/// inputs), as `lo–hi` over the samples; `1` when both are 0, `∞` when only the bound is.
+/// `bound / max simulated per-warp cost` at each sample (max over zero, two random and
+/// the [`alternating`] inputs), as `lo–hi` over the samples; `1` when both are 0, `∞` when only the bound is.
 fn tightness(
     prog: &Program,
     b: &Bench,
@@ -434,7 +434,12 @@ fn tightness(
             }
         }
         let mut worst = vec![Q::zero(); metrics.len()];
-        for input in [Inputs::zero(), Inputs::random(1), Inputs::random(2)] {
+        for input in [
+            Inputs::zero(),
+            Inputs::random(1),
+            Inputs::random(2),
+            alternating(prog),
+        ] {
             let run = run_kernel(prog, &metrics, hw, &launch, &params, &input)
                 .map_err(|e| format!("simulation: {e}"))?;
             for (i, r) in run.metrics.iter().enumerate() {
@@ -481,6 +486,27 @@ fn tightness(
             }
         })
         .collect())
+}
+
+/// An adversarial input: every array's cells alternate `0` and `2` (`0.0`/`2.0`, `false`/
+/// `true`), so data-dependent conditions such as matrixMulBad's `be − 1.0 < 0.001` split
+/// warps (random floats lie in `[0, 1)` and never do).
+fn alternating(prog: &Program) -> Inputs {
+    use crate::core::Ty;
+    use crate::semantics::ArrayInit;
+    let mut inp = Inputs::zero();
+    for a in &prog.arrays {
+        let cell = |i: usize| match a.elem {
+            Ty::Int => Value::Int(2 * (i % 2) as i64),
+            Ty::Float => Value::Float(2.0 * (i % 2) as f64),
+            Ty::Bool => Value::Bool(i % 2 == 1),
+        };
+        inp.arrays.insert(
+            a.name.clone(),
+            ArrayInit::Values((0..1 << 16).map(cell).collect()),
+        );
+    }
+    inp
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {

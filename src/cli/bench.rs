@@ -385,12 +385,12 @@ fn verdict(ours: &Poly, theirs: &Published, pts: &[BTreeMap<String, i64>], who: 
         let tol = 1e-9 * a.abs().max(b.abs()).max(1.0);
         if a > b + tol {
             let at: Vec<String> = p.iter().map(|(k, x)| format!("{k}={x}")).collect();
-            return format!(
-                "looser ({} > {} at {})",
-                fmt_num(a),
-                fmt_num(b),
-                at.join(" ")
-            );
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", at.join(" "))
+            };
+            return format!("looser ({} > {}{at})", fmt_num(a), fmt_num(b));
         }
         if a < b - tol {
             strict = true;

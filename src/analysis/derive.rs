@@ -148,6 +148,8 @@ pub struct Ctx<'a> {
     /// `y = c` for every `int` local assigned exactly once in the program, by a constant:
     /// used only to propose candidate ranking atoms (validated against the invariant).
     const_facts: Vec<Cstr>,
+    /// Memoized access bounds `N*` (see `access_n`).
+    nstar_cache: std::cell::RefCell<BTreeMap<String, u64>>,
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -176,6 +178,7 @@ impl<'a> Ctx<'a> {
             no_atom: Vec::new(),
             udims: warp_uniform_dims(launch, hw.warp_size),
             const_facts: Vec::new(),
+            nstar_cache: Default::default(),
         };
         c.const_facts = const_facts(prog);
         c.collect_atoms(&prog.body, &mut Vec::new());
@@ -230,7 +233,15 @@ impl<'a> Ctx<'a> {
             AccessKind::Conflicts
         };
         let dep = dep_operand(&pre.d, o);
-        let n = n_star(&pre.p, dep, decl.elem_bytes, kind, self.hw, self.launch).max(1);
+        // N* depends only on the thread constraints of P, the dependence, the element size
+        // and the kind; loops re-run the forward pass, so it is memoized.
+        let tid_p: Vec<Cstr> = pre.p.iter().filter(|c| c.only_tid()).cloned().collect();
+        let key = format!("{tid_p:?}|{dep:?}|{}|{global}", decl.elem_bytes);
+        if let Some(&n) = self.nstar_cache.borrow().get(&key) {
+            return Ok((global, n));
+        }
+        let n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch).max(1);
+        self.nstar_cache.borrow_mut().insert(key, n);
         Ok((global, n))
     }
 

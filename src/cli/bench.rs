@@ -1,5 +1,6 @@
-//! `warpcert bench`: every benchmark kernel × metric of the RaCUDA/Pico benchmark (issue 3),
-//! analysed and checked, in one table: our per-warp bound, RaCUDA's and Pico's published
+//! `warpcert bench`: every benchmark kernel × metric of the RaCUDA/Pico benchmark (issue 3:
+//! the sixteen RaCUDA kernels and NVIDIA's histogram256 beside them; a kernel the front
+//! end cannot read yet gets one `front end: …` row), analysed and checked, in one table: our per-warp bound, RaCUDA's and Pico's published
 //! bounds (`shared/targets.md`: RaCUDA Tables 4–7 via the corpus MANIFEST, Pico Table 1),
 //! a verdict against each, the tightness ratio bound / largest simulated per-warp cost
 //! (`semantics::run_kernel`) at sampled parameters and inputs, and median times.
@@ -81,6 +82,8 @@ const NB: Published = Published {
 /// divwarps, steps) and Pico's (sectors, conflicts).
 struct Bench {
     file: &'static str,
+    /// Which `__global__` function (files with several kernels).
+    kernel: Option<&'static str>,
     block: [u32; 3],
     vars: &'static [&'static str],
     samples: &'static [&'static [(&'static str, i64)]],
@@ -123,6 +126,7 @@ fn benches() -> Vec<Bench> {
     // Pico's conflicts bound is RaCUDA's where RaCUDA has one (Table 1), else 0.
     let reduce = |file, s: RefFn, st: &'static str, c: Published, d: Published, steps| Bench {
         file,
+        kernel: None,
         block: [256, 1, 1],
         vars: &[],
         samples: REDUCE,
@@ -136,6 +140,7 @@ fn benches() -> Vec<Bench> {
     vec![
         Bench {
             file: "addSub0.cu",
+            kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
             samples: ADDSUB,
@@ -150,6 +155,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "addSub1.cu",
+            kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
             samples: ADDSUB,
@@ -164,6 +170,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "addSub2.cu",
+            kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
             samples: ADDSUB,
@@ -178,6 +185,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "addSub3.cu",
+            kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
             samples: ADDSUB,
@@ -195,6 +203,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "vectorAdd.cu",
+            kernel: None,
             block: [256, 1, 1],
             vars: &[],
             samples: &[
@@ -213,6 +222,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "matrixMul.cu",
+            kernel: None,
             block: [32, 32, 1],
             vars: &["wA"],
             samples: MATMUL,
@@ -234,6 +244,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "matrixMulBad.cu",
+            kernel: None,
             block: [32, 32, 1],
             vars: &["wA"],
             samples: MATMUL,
@@ -253,6 +264,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "matrixMulTranspose.cu",
+            kernel: None,
             block: [32, 32, 1],
             vars: &["wA"],
             samples: MATMUL,
@@ -306,8 +318,38 @@ fn benches() -> Vec<Bench> {
             ok("130.5", |_| 130.5),
             ok("4139", |_| 4139.0),
         ),
+        // NVIDIA's histogram256 (cuda-samples, beside the RaCUDA folder); RaCUDA's block 64.
+        // RaCUDA's conflicts bound is tagged R (incorrect: `data % 256` differs per thread);
+        // Pico's bounds as printed (two decimals).
+        Bench {
+            file: "../cuda-samples-subset/histogram256.cu",
+            kernel: Some("histogram256Kernel"),
+            block: [64, 1, 1],
+            vars: &["dataCount"],
+            samples: &[
+                &[("dataCount", 64)],
+                &[("dataCount", 1000)],
+                &[("dataCount", 4096)],
+            ],
+            grid: [2, 1, 1],
+            racuda: [
+                ok("44.8437 + 0.078125 (63 + d)", |e| {
+                    44.84375 + 0.078125 * mx(63.0 + v(e, "dataCount"))
+                }),
+                wrong("0.875 (63 + d)", |e| 0.875 * mx(63.0 + v(e, "dataCount"))),
+                ok("0", c0),
+                ok("383.75 + 2 (63 + d)", |e| {
+                    383.75 + 2.0 * mx(63.0 + v(e, "dataCount"))
+                }),
+            ],
+            pico: [
+                Some(ok("0.08 d + 49.9", |e| 0.08 * v(e, "dataCount") + 49.9)),
+                Some(ok("3.88 d + 244.0", |e| 3.88 * v(e, "dataCount") + 244.0)),
+            ],
+        },
         Bench {
             file: "syn-brdis.cu",
+            kernel: None,
             block: [32, 1, 1],
             vars: &["M", "N"],
             samples: SYN,
@@ -324,6 +366,7 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "syn-brdis-opt.cu",
+            kernel: None,
             block: [32, 1, 1],
             vars: &["M", "N"],
             samples: SYN,
@@ -548,9 +591,15 @@ pub fn run(args: &BenchArgs) -> i32 {
         let loaded = frontend::parse_file(&path)
             .map_err(|d| d.to_string())
             .and_then(|p| {
-                frontend::lower(&p, None, &launch, &hw, &BTreeMap::new()).map_err(|d| d.to_string())
+                frontend::lower(&p, b.kernel, &launch, &hw, &BTreeMap::new())
+                    .map_err(|d| d.to_string())
             });
-        let stem = b.file.trim_end_matches(".cu");
+        let stem = b
+            .file
+            .rsplit('/')
+            .next()
+            .unwrap_or(b.file)
+            .trim_end_matches(".cu");
         let prog = match loaded {
             Ok((p, _)) => p,
             Err(e) => {

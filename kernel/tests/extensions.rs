@@ -190,3 +190,34 @@ fn q_unroll_constant_trip_count() {
     let r = rej(&t);
     assert!(matches!(r.reason, Reason::WrongSubject { expected: "a while loop", .. }), "{r}");
 }
+
+/// The kernel memoizes `N*` per (thread constraints, dependence, element size, kind); a
+/// repeated access must still be checked against its own claim: `A[threadIdx.x] ← 1`
+/// twice under `sectors` (32 ints = 4 sectors each, by hand), the second claiming 3.
+#[test]
+fn repeated_access_is_checked_each_time() {
+    let l = launch([32, 1, 1]);
+    let mk = |n2: u32| {
+        let total = 4 + n2;
+        let w = |pre: u32, post: u32, n: u32| {
+            snode(
+                "Q:GWRITE",
+                &assn(&l, "", &format!("({pre})")),
+                &assn(&l, "", &format!("({post})")),
+                &format!("(n {n}) (OQ:TID (cost 0)) (OQ:CONST (cost 0))"),
+            )
+        };
+        let root = snode(
+            "Q:SEQ",
+            &assn(&l, "", &format!("({total})")),
+            &assn(&l, "", "(0)"),
+            &format!("{} {}", w(total, n2, 4), w(n2, 0, n2)),
+        );
+        let body = "(seq (write A (tid x) (int 1)) (write A (tid x) (int 1)))";
+        let bound = format!("({total})");
+        simple("sectors", "", "(A global int 4)", "", body, &bound, root).text()
+    };
+    assert_eq!(ok(&mk(4)).bound, "8");
+    let r = rej(&mk(3));
+    assert_eq!(r.reason, Reason::AccessBound { claimed: "3".into(), required: 4 });
+}

@@ -54,6 +54,8 @@ pub struct Ctx<'a> {
     pub udims: [bool; 3],
     stack: RefCell<Vec<(String, usize)>>,
     count: Cell<usize>,
+    /// Memoized `N*` values ([`Ctx::access`]).
+    nstar: RefCell<BTreeMap<String, u64>>,
 }
 
 impl Ctx<'_> {
@@ -509,9 +511,25 @@ impl Ctx<'_> {
         let claimed = n.n.as_ref().ok_or_else(|| self.rej(Reason::MissingField("n")))?;
         let kind = if space == Space::Global { Kind::MemReads } else { Kind::Conflicts };
         let dep = Self::dep_opd(&env.d, o);
-        let star = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
-            self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
-        })?;
+        // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
+        // (those constraints, dependence, element size, kind) give equal N*: memoized.
+        let tid_only: Vec<&Cstr> = env
+            .p
+            .iter()
+            .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
+            .collect();
+        let key = format!("{tid_only:?}|{dep:?}|{}|{kind:?}", a.bytes);
+        let cached = self.nstar.borrow().get(&key).copied();
+        let star = match cached {
+            Some(n) => n,
+            None => {
+                let n = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
+                    self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
+                })?;
+                self.nstar.borrow_mut().insert(key, n);
+                n
+            }
+        };
         let required = star.max(1);
         if *claimed < BigInt::from(required) {
             return Err(self.rej(Reason::AccessBound { claimed: claimed.to_string(), required }));
@@ -697,6 +715,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         udims: warp_uniform_dims(cert.block, cert.hardware[0]),
         stack: RefCell::new(Vec::new()),
         count: Cell::new(0),
+        nstar: RefCell::new(BTreeMap::new()),
     };
     let root = &cert.root;
     let dummy = Assn { p: Vec::new(), d: BTreeMap::new(), q: Poly::zero() };

@@ -34,6 +34,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:IF4",
     "Q:WHILE1",
     "Q:WHILE2",
+    "Q:UNROLL",
     "Q:WEAK",
 ];
 
@@ -61,6 +62,7 @@ pub fn lookup(name: &str) -> Option<Rule> {
         "Q:IF4" => q_if4,
         "Q:WHILE1" => q_while1,
         "Q:WHILE2" => q_while2,
+        "Q:UNROLL" => q_unroll,
         "Q:WEAK" => q_weak,
         _ => return None,
     })

@@ -15,6 +15,10 @@ use crate::core::{Expr, Hardware, Launch, Loc, Metric, Operand, Program, Space, 
 use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Most iterations a loop is unrolled by Q:UNROLL before the analysis falls back to
+/// Q:WHILE1/2 (a launch-constant trip count such as `for (s = 1; s < 1024; s *= 2)` is 10).
+pub const UNROLL_LIMIT: usize = 64;
+
 /// An abstract state `(P, D)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Abs {
@@ -104,6 +108,11 @@ enum AK {
         w_join_then: Vec<Farkas>,
         w_join_else: Vec<Farkas>,
     },
+    /// Q:UNROLL: the loop by its first iteration; `inner` is about
+    /// `if e then (body; loop) else skip` (Q:IF2 into an iteration, Q:IF3 out of the last).
+    Unroll {
+        inner: Box<AN>,
+    },
     While {
         e: Node,
         cost: Q,
@@ -134,6 +143,13 @@ pub struct Ctx<'a> {
     atoms: BTreeMap<usize, Vec<Lin>>,
     /// Loops without a ranking atom, with the reason.
     no_atom: Vec<(Loc, String)>,
+    /// Warp-uniform thread dimensions of the launch (spec/logic.md §2).
+    udims: [bool; 3],
+    /// `y = c` for every `int` local assigned exactly once in the program, by a constant:
+    /// used only to propose candidate ranking atoms (validated against the invariant).
+    const_facts: Vec<Cstr>,
+    /// Memoized access bounds `N*` (see `access_n`).
+    nstar_cache: std::cell::RefCell<BTreeMap<String, u64>>,
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -160,7 +176,11 @@ impl<'a> Ctx<'a> {
             degree: opts.degree as usize,
             atoms: BTreeMap::new(),
             no_atom: Vec::new(),
+            udims: warp_uniform_dims(launch, hw.warp_size),
+            const_facts: Vec::new(),
+            nstar_cache: Default::default(),
         };
+        c.const_facts = const_facts(prog);
         c.collect_atoms(&prog.body, &mut Vec::new());
         c
     }
@@ -213,7 +233,15 @@ impl<'a> Ctx<'a> {
             AccessKind::Conflicts
         };
         let dep = dep_operand(&pre.d, o);
-        let n = n_star(&pre.p, dep, decl.elem_bytes, kind, self.hw, self.launch).max(1);
+        // N* depends only on the thread constraints of P, the dependence, the element size
+        // and the kind; loops re-run the forward pass, so it is memoized.
+        let tid_p: Vec<Cstr> = pre.p.iter().filter(|c| c.only_tid()).cloned().collect();
+        let key = format!("{tid_p:?}|{dep:?}|{}|{global}", decl.elem_bytes);
+        if let Some(&n) = self.nstar_cache.borrow().get(&key) {
+            return Ok((global, n));
+        }
+        let n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch).max(1);
+        self.nstar_cache.borrow_mut().insert(key, n);
         Ok((global, n))
     }
 
@@ -285,7 +313,11 @@ impl<'a> Ctx<'a> {
             for st in &top {
                 if let Stmt::Assign(y, ex, _) = st {
                     if y == x {
-                        if let Some(le) = lin_expr(self.prog, ex) {
+                        let le = match pinv {
+                            Some(p) => lin_fixed(self.prog, p, ex),
+                            None => lin_fixed(self.prog, &self.const_facts, ex),
+                        };
+                        if let Some(le) = le {
                             let d = le.sub(&Lin::var(x));
                             if d.is_const() {
                                 found.push((x.clone(), d.c));
@@ -417,15 +449,17 @@ impl<'a> Ctx<'a> {
                     err(Some(*loc), format!("assignment to undeclared local `{x}`"))
                 })?;
                 let (en, cost) = self.expr_node(e, pre, *loc)?;
-                let dep_e = dep_expr(&pre.d, e);
                 let lin = if xty == Ty::Int {
-                    lin_expr(self.prog, e)
+                    lin_fixed(self.prog, &pre.p, e)
                 } else {
                     None
                 };
-                let x_unif = pre.d.get(x).is_some_and(|d| d.is_uniform());
-                let e_unif = expr_uniform(&pre.d, e);
-                let vw1 = x_unif && e_unif;
+                let dep_e = match lin.as_ref().filter(|l| l.is_const()) {
+                    Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
+                    _ => dep_expr(&pre.d, e, self.udims),
+                };
+                // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
+                let vw1 = expr_uniform(&pre.d, e);
                 let mut d = pre.d.clone();
                 d.remove(x);
                 let newdep = match dep_e {
@@ -622,7 +656,27 @@ impl<'a> Ctx<'a> {
                     )
                 }
             }
-            Stmt::While(e, body, loc) => self.fwd_while(e, body, *loc, pre)?,
+            Stmt::While(e, body, loc) => {
+                // a loop without a linear ranking atom whose condition P decides at every
+                // iteration (constant trip count) is unrolled exactly
+                let unrolled = if self.loop_atom_raw(e, body, None).is_err() {
+                    self.unroll(e, body, *loc, pre, 0)?
+                } else {
+                    None
+                };
+                match unrolled {
+                    Some(an) => {
+                        let post = an.post.clone();
+                        (
+                            AK::Unroll {
+                                inner: Box::new(an),
+                            },
+                            post,
+                        )
+                    }
+                    None => self.fwd_while(e, body, *loc, pre)?,
+                }
+            }
         };
         let (kind, post) = kind_post;
         Ok(AN {
@@ -630,6 +684,80 @@ impl<'a> Ctx<'a> {
             post,
             kind,
         })
+    }
+
+    /// The annotated `if e then (body; while (e) body) else skip` of iteration `k` of an
+    /// unrolled loop (Q:UNROLL), or `None` when `pre` decides neither `e` nor `¬e` or the
+    /// loop runs more than [`UNROLL_LIMIT`] iterations.
+    fn unroll(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+        k: usize,
+    ) -> Result<Option<AN>, AnalysisError> {
+        if k > UNROLL_LIMIT {
+            return Ok(None);
+        }
+        let (ce, cne, can_t, can_f) = cond(self.prog, e);
+        let (en, cost) = self.expr_node(e, pre, loc)?;
+        let decided = |c: &[Cstr], ok: bool| {
+            if ok && !c.is_empty() {
+                entails_all(&pre.p, c)
+            } else {
+                None
+            }
+        };
+        if let Some(w) = decided(&cne, can_f) {
+            let skip = AN {
+                pre: pre.clone(),
+                post: pre.clone(),
+                kind: AK::Skip,
+            };
+            return Ok(Some(AN {
+                pre: pre.clone(),
+                post: pre.clone(),
+                kind: AK::If23 {
+                    rule: "Q:IF3",
+                    witnesses: w,
+                    e: en,
+                    cost,
+                    branch: Box::new(skip),
+                },
+            }));
+        }
+        let Some(w) = decided(&ce, can_t) else {
+            return Ok(None);
+        };
+        let b = self.fwd(body, pre)?;
+        let Some(rest) = self.unroll(e, body, loc, &b.post, k + 1)? else {
+            return Ok(None);
+        };
+        let post = rest.post.clone();
+        let rest = AN {
+            pre: b.post.clone(),
+            post: post.clone(),
+            kind: AK::Unroll {
+                inner: Box::new(rest),
+            },
+        };
+        let seq = AN {
+            pre: pre.clone(),
+            post: post.clone(),
+            kind: AK::Seq(Box::new(b), Box::new(rest)),
+        };
+        Ok(Some(AN {
+            pre: pre.clone(),
+            post,
+            kind: AK::If23 {
+                rule: "Q:IF2",
+                witnesses: w,
+                e: en,
+                cost,
+                branch: Box::new(seq),
+            },
+        }))
     }
 
     fn fwd_while(
@@ -806,6 +934,43 @@ fn defining_lin(p: &[Cstr], y: &str, writes: &[String]) -> Option<Lin> {
         }
     }
     None
+}
+
+/// `y − c = 0` for each `int` local whose only assignment in `prog` is `y ← c`.
+fn const_facts(prog: &Program) -> Vec<Cstr> {
+    let mut out = Vec::new();
+    for (y, t) in &prog.locals {
+        if *t != Ty::Int {
+            continue;
+        }
+        let mut n = 0;
+        count_assigns(&prog.body, y, &mut n);
+        if n != 1 {
+            continue;
+        }
+        let mut top = Vec::new();
+        all_assigns(&prog.body, &mut top);
+        for (z, e) in top {
+            if z == y {
+                if let Expr::Opd(Operand::Const(crate::core::Const::Int(c))) = e {
+                    out.push(Cstr::eq(Lin::var(y).plus_const(&-q(*c))));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn all_assigns<'s>(s: &'s Stmt, out: &mut Vec<(&'s String, &'s Expr)>) {
+    match s {
+        Stmt::Assign(y, e, _) => out.push((y, e)),
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+            all_assigns(a, out);
+            all_assigns(b, out);
+        }
+        Stmt::While(_, b, _) => all_assigns(b, out),
+        _ => {}
+    }
 }
 
 /// Identity of a loop: the address of its body (stable while the program is borrowed).
@@ -1142,6 +1307,10 @@ impl Back<'_, '_> {
                     ),
                     qp,
                 )
+            }
+            AK::Unroll { inner } => {
+                let (ni, qi) = self.back(inner, qpost.clone())?;
+                (node("Q:UNROLL", &qi, vec![], vec![TChild::Stmt(ni)]), qi)
             }
             AK::While {
                 e,

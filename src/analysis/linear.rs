@@ -386,8 +386,44 @@ pub fn dep_operand(d: &DepMap, o: &Operand) -> Option<Dep> {
     }
 }
 
-/// `dep_D(e)` of spec §2 (`None` = `⊤`).
-pub fn dep_expr(d: &DepMap, e: &Expr) -> Option<Dep> {
+/// Collapse of spec §2: an entry whose thread dependence is only on warp-uniform
+/// dimensions (`udims`) becomes uniform, `(0, r, gcd(g, k_x, k_y, k_z))`.
+pub fn collapse(x: Dep, udims: [bool; 3]) -> Dep {
+    if x.is_uniform() || (0..3).any(|i| x.k[i] != 0 && !udims[i]) {
+        return x;
+    }
+    let g = x.k.iter().try_fold(x.g, |g, &k| gcd(g, k));
+    match g.and_then(|g| Dep::new([0; 3], x.r, g)) {
+        Some(d) => d,
+        None => Dep::unknown_uniform(),
+    }
+}
+
+/// The warp-uniform thread dimensions of spec §2: `d` such that every warp of the block
+/// (`warp` lanes, x fastest) has one value of `threadIdx.d`.
+pub fn warp_uniform_dims(launch: &crate::core::Launch, warp: u32) -> [bool; 3] {
+    let total = launch.block_threads();
+    let warp = u64::from(warp.max(1));
+    let mut out = [true; 3];
+    let mut start = 0;
+    while start < total {
+        let end = (start + warp).min(total);
+        let first = launch.thread_index(start);
+        for t in start..end {
+            let ti = launch.thread_index(t);
+            for d in 0..3 {
+                out[d] &= ti[d] == first[d];
+            }
+        }
+        start = end;
+    }
+    out
+}
+
+/// `dep_D(e)` of spec §2 (`None` = `⊤`), with operands of `*` and opaque operators
+/// collapsed on the warp-uniform dimensions `udims`.
+pub fn dep_expr(d: &DepMap, e: &Expr, udims: [bool; 3]) -> Option<Dep> {
+    let col = |x: Option<Dep>| x.map(|x| collapse(x, udims));
     let other = |ds: &[Option<Dep>]| -> Option<Dep> {
         if ds.iter().all(|x| matches!(x, Some(dd) if dd.is_uniform())) {
             Some(Dep::unknown_uniform())
@@ -397,9 +433,9 @@ pub fn dep_expr(d: &DepMap, e: &Expr) -> Option<Dep> {
     };
     match e {
         Expr::Opd(o) => dep_operand(d, o),
-        Expr::Read(_, o) => other(&[dep_operand(d, o)]),
+        Expr::Read(_, o) => other(&[col(dep_operand(d, o))]),
         Expr::Un(UnOp::Neg, a) => dep_operand(d, a)?.scale(-1),
-        Expr::Un(_, a) => other(&[dep_operand(d, a)]),
+        Expr::Un(_, a) => other(&[col(dep_operand(d, a))]),
         Expr::Bin(op, a, b) => {
             let da = dep_operand(d, a);
             let db = dep_operand(d, b);
@@ -413,7 +449,7 @@ pub fn dep_expr(d: &DepMap, e: &Expr) -> Option<Dep> {
                     if let Some(c) = da.and_then(|x| x.as_exact()) {
                         return db?.scale(c);
                     }
-                    let (x, y) = (da?, db?);
+                    let (x, y) = (collapse(da?, udims), collapse(db?, udims));
                     if x.is_uniform() && y.is_uniform() {
                         let g1 = x.g.checked_mul(y.g)?;
                         let g2 = x.r.checked_mul(y.g)?;
@@ -425,11 +461,62 @@ pub fn dep_expr(d: &DepMap, e: &Expr) -> Option<Dep> {
                 }
                 BinOp::Shl => match db.and_then(|x| x.as_exact()) {
                     Some(c) if (0..62).contains(&c) => da?.scale(1i64 << c),
-                    _ => other(&[da, db]),
+                    _ => other(&[col(da), col(db)]),
                 },
-                _ => other(&[da, db]),
+                _ => other(&[col(da), col(db)]),
             }
         }
+    }
+}
+
+/// `fix_P(y)` of spec §2: the integer `c` pinned by the constraints of `p` over `y` alone.
+pub fn fixed(p: &[Cstr], y: &str) -> Option<i64> {
+    let (mut lo, mut hi): (Option<Q>, Option<Q>) = (None, None);
+    for c in p {
+        let a = c.lin.coef(y);
+        if a.is_zero() || c.lin.vars().count() != 1 {
+            continue;
+        }
+        let v = -c.lin.c.clone() / &a;
+        if c.kind == CKind::Eq || a > Q::zero() {
+            hi = Some(hi.map_or(v.clone(), |h: Q| h.min(v.clone())));
+        }
+        if c.kind == CKind::Eq || a < Q::zero() {
+            lo = Some(lo.map_or(v.clone(), |l: Q| l.max(v)));
+        }
+    }
+    match (lo, hi) {
+        (Some(l), Some(h)) if l == h && l.is_integer() => l.to_integer().try_into().ok(),
+        _ => None,
+    }
+}
+
+/// `lin_P(e)` of spec §2: `lin` after replacing operands fixed by `p` with their values
+/// and evaluating a non-linear integer operator on two constants as the semantics does.
+pub fn lin_fixed(prog: &Program, p: &[Cstr], e: &Expr) -> Option<Lin> {
+    let fix = |o: &Operand| match o {
+        Operand::Var(y) if prog.local_ty(y) == Some(Ty::Int) => {
+            fixed(p, y).map_or_else(|| o.clone(), |c| Operand::Const(Const::Int(c)))
+        }
+        _ => o.clone(),
+    };
+    match e {
+        Expr::Opd(o) => lin_operand(prog, &fix(o)),
+        Expr::Bin(op, a, b) => match (fix(a), fix(b)) {
+            (Operand::Const(Const::Int(x)), Operand::Const(Const::Int(y)))
+                if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) =>
+            {
+                use crate::semantics::value::apply_bin;
+                use crate::semantics::Value;
+                match apply_bin(*op, Value::Int(x), Value::Int(y)) {
+                    Ok(Value::Int(v)) => Some(Lin::constant(q(v))),
+                    _ => None,
+                }
+            }
+            (a, b) => lin_expr(prog, &Expr::Bin(*op, a, b)),
+        },
+        Expr::Un(op, a) => lin_expr(prog, &Expr::Un(*op, fix(a))),
+        Expr::Read(..) => None,
     }
 }
 

@@ -1,16 +1,33 @@
-//! `warpcert bench`: every benchmark kernel × metric, analysed and checked, in one table
-//! with RaCUDA's published per-warp bounds beside ours (RaCUDA artifact results, as listed
-//! in `shared/corpus/racuda/MANIFEST.md`) and median times.
+//! `warpcert bench`: every benchmark kernel × metric of the RaCUDA/Pico benchmark (issue 3:
+//! the sixteen RaCUDA kernels and NVIDIA's histogram256 beside them; a kernel the front
+//! end cannot read yet gets one `front end: …` row), analysed and checked, in one table: our per-warp bound, RaCUDA's and Pico's published
+//! bounds (`shared/targets.md`: RaCUDA Tables 4–7 via the corpus MANIFEST, Pico Table 1),
+//! a verdict against each, the tightness ratio bound / largest simulated per-warp cost
+//! (`semantics::run_kernel`) at sampled parameters and inputs, and median times.
+//!
+//! **Comparisons.** A published bound is compared with ours numerically at every point of
+//! a grid over its parameters (each of `0..=64` and the multiples of 32 up to 4096; for two
+//! parameters, all pairs): `equal` (same value everywhere, within 10⁻⁹ relative),
+//! `tighter` (ours ≤ theirs everywhere, < somewhere), `looser` (ours > theirs somewhere;
+//! the first such point is shown). RaCUDA bounds the Pico paper marks incorrect (tag **M**:
+//! assumed alignment) are reported as `RaCUDA incorrect`; `no bound` rows as
+//! `RaCUDA: no bound`. Pico's Table 1 prints two decimals; `0.31 wA + 15.0` is read as
+//! `5/16·wA + 15` (10 sectors per 32-column tile, `⌈wA/32⌉ ≤ wA/32 + 1`) and
+//! `0.97 wA + 30.0` as `31/32·(wA + 31)` (31 conflicts per tile), the exact forms these
+//! roundings come from.
 
-use super::analyze::analyze_metric;
-use super::options::Loaded;
-use super::{EXIT_BAD_INPUT, EXIT_FAILED};
-use crate::core::{Hardware, Launch, MetricName};
+use crate::analysis::{analyze, AnalysisOptions, Poly};
+use crate::core::metric::Q;
+use crate::core::{Hardware, Launch, Metric, MetricName, Program};
 use crate::frontend;
-use crate::report::AnalyzeOutcome;
+use crate::semantics::{run_kernel, Inputs, Params, Value};
 use clap::Args;
+use num_traits::{ToPrimitive, Zero};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Instant;
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILED};
 
 /// Arguments of `warpcert bench`.
 #[derive(Debug, Args)]
@@ -21,139 +38,533 @@ pub struct BenchArgs {
     /// Runs per kernel and metric; the table shows the median time.
     #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// Skip the simulation (no tightness column).
+    #[arg(long)]
+    no_sim: bool,
 }
 
-/// One benchmark: file, block, and RaCUDA's published per-warp bounds
-/// (sectors, conflicts, divwarps, steps; `n/b` = no bound found).
+type Env = BTreeMap<String, f64>;
+type RefFn = fn(&Env) -> f64;
+
+/// A published bound: its text, its value as a function of the parameters (`None`: no
+/// bound), and whether it is known incorrect (Pico §7.1, tag M).
+#[derive(Clone, Copy)]
+struct Published {
+    text: &'static str,
+    f: Option<RefFn>,
+    incorrect: bool,
+}
+
+const fn ok(text: &'static str, f: RefFn) -> Published {
+    Published {
+        text,
+        f: Some(f),
+        incorrect: false,
+    }
+}
+
+const fn wrong(text: &'static str, f: RefFn) -> Published {
+    Published {
+        text,
+        f: Some(f),
+        incorrect: true,
+    }
+}
+
+const NB: Published = Published {
+    text: "no bound",
+    f: None,
+    incorrect: false,
+};
+
+/// One benchmark kernel: file, block, the parameters the bounds are compared over, the
+/// parameter points and grid of the simulation, RaCUDA's bounds (sectors, conflicts,
+/// divwarps, steps) and Pico's (sectors, conflicts).
 struct Bench {
     file: &'static str,
+    /// Which `__global__` function (files with several kernels).
+    kernel: Option<&'static str>,
     block: [u32; 3],
-    racuda: [&'static str; 4],
+    vars: &'static [&'static str],
+    samples: &'static [&'static [(&'static str, i64)]],
+    grid: [u32; 3],
+    racuda: [Published; 4],
+    pico: [Option<Published>; 2],
 }
 
-/// RaCUDA's launch configurations (paper Table 2 / artifact parameter files) and results.
-const BENCHES: &[Bench] = &[
-    Bench {
-        file: "addSub0.cu",
-        block: [1024, 1, 1],
-        racuda: ["132 max(0, w)", "0", "max(0, w)", "7 + 177 max(0, w)"],
-    },
-    Bench {
-        file: "addSub1.cu",
-        block: [1024, 1, 1],
-        racuda: ["132 max(0, w)", "0", "0", "7 + 183 max(0, w)"],
-    },
-    Bench {
-        file: "addSub2.cu",
-        block: [1024, 1, 1],
-        racuda: ["14 max(0, 1 + h)", "0", "0", "14 + 32 max(0, 1 + h)"],
-    },
-    Bench {
-        file: "addSub3.cu",
-        block: [1024, 1, 1],
-        racuda: ["4 + 10 max(0, 1 + h)", "0", "0", "22 + 29 max(0, 1 + h)"],
-    },
-    Bench {
-        file: "vectorAdd.cu",
-        block: [256, 1, 1],
-        racuda: ["12", "0", "1", "27"],
-    },
-    Bench {
-        file: "matrixMul.cu",
-        block: [32, 32, 1],
-        racuda: [
-            "4 + 0.312496 max(0, 31 + wA)",
-            "31 max(0, 31 + wA)",
-            "0",
-            "75 + 50.6562 max(0, 31 + wA)",
-        ],
-    },
-    Bench {
-        file: "matrixMulBad.cu",
-        block: [32, 32, 1],
-        racuda: [
-            "15 max(0, 31 + wA)",
-            "0",
-            "max(0, 31 + wA)",
-            "51 + 83.6875 max(0, 31 + wA)",
-        ],
-    },
-    Bench {
-        file: "matrixMulTranspose.cu",
-        block: [32, 32, 1],
-        racuda: [
-            "4 + 0.312496 max(0, 31 + wA)",
-            "31.9687 max(0, 31 + wA)",
-            "0",
-            "75 + 51.625 max(0, 31 + wA)",
-        ],
-    },
-    Bench {
-        file: "reduce0.cu",
-        block: [256, 1, 1],
-        racuda: ["5", "0", "257", "6412"],
-    },
-    Bench {
-        file: "reduce1.cu",
-        block: [256, 1, 1],
-        racuda: ["5", "23715", "257", "30892"],
-    },
-    Bench {
-        file: "reduce2.cu",
-        block: [256, 1, 1],
-        racuda: ["5", "n/b", "n/b", "n/b"],
-    },
-    Bench {
-        file: "reduce2a.cu",
-        block: [256, 1, 1],
-        racuda: ["5", "0", "129.5", "3352"],
-    },
-    Bench {
-        file: "reduce3.cu",
-        block: [256, 1, 1],
-        racuda: ["9", "n/b", "n/b", "n/b"],
-    },
-    Bench {
-        file: "reduce3a.cu",
-        block: [256, 1, 1],
-        racuda: ["9", "0", "130.5", "4139"],
-    },
-    Bench {
-        file: "syn-brdis.cu",
-        block: [32, 1, 1],
-        racuda: [
-            "0",
-            "0",
-            "max(0, N)",
-            "9 + 85 max(0, M) max(0, N) + 64 max(0, N)",
-        ],
-    },
-    Bench {
-        file: "syn-brdis-opt.cu",
-        block: [32, 1, 1],
-        racuda: [
-            "0",
-            "0",
-            "2 max(0, N)",
-            "9 + 69 max(0, M) max(0, N) + 62 max(0, N)",
-        ],
-    },
-];
+fn v(e: &Env, x: &str) -> f64 {
+    e.get(x).copied().unwrap_or(0.0)
+}
 
-/// The first reason of an analysis failure, on one line and without table separators.
-fn short_reason(e: &str) -> String {
-    let one = e.replace(['|', '\n'], " ");
-    let first = one.split("; ").take(2).collect::<Vec<_>>().join("; ");
-    if first.chars().count() > 160 {
-        format!("{}…", first.chars().take(160).collect::<String>())
-    } else {
-        first
+fn mx(x: f64) -> f64 {
+    x.max(0.0)
+}
+
+fn c0(_: &Env) -> f64 {
+    0.0
+}
+
+/// The benchmark (launches of RaCUDA Table 2 / the artifact's parameter files).
+fn benches() -> Vec<Bench> {
+    const ADDSUB: &[&[(&str, i64)]] = &[
+        &[("w", 1), ("h", 1)],
+        &[("w", 7), ("h", 5)],
+        &[("w", 33), ("h", 32)],
+        &[("w", 100), ("h", 3)],
+    ];
+    const MATMUL: &[&[(&str, i64)]] = &[
+        &[("wA", 32), ("wB", 32)],
+        &[("wA", 100), ("wB", 100)],
+        &[("wA", 64), ("wB", 96)],
+    ];
+    const REDUCE: &[&[(&str, i64)]] = &[&[("n", 512)], &[("n", 300)], &[("n", 100)]];
+    const SYN: &[&[(&str, i64)]] = &[
+        &[("M", 1), ("N", 1), ("val", 3)],
+        &[("M", 4), ("N", 3), ("val", 3)],
+        &[("M", 9), ("N", 6), ("val", 3)],
+    ];
+    // Pico's conflicts bound is RaCUDA's where RaCUDA has one (Table 1), else 0.
+    let reduce = |file, s: RefFn, st: &'static str, c: Published, d: Published, steps| Bench {
+        file,
+        kernel: None,
+        block: [256, 1, 1],
+        vars: &[],
+        samples: REDUCE,
+        grid: [2, 1, 1],
+        racuda: [ok(st, s), c, d, steps],
+        pico: [
+            Some(ok(st, s)),
+            Some(if c.f.is_some() { c } else { ok("0", c0) }),
+        ],
+    };
+    vec![
+        Bench {
+            file: "addSub0.cu",
+            kernel: None,
+            block: [1024, 1, 1],
+            vars: &["w", "h"],
+            samples: ADDSUB,
+            grid: [1, 1, 1],
+            racuda: [
+                ok("132 w", |e| 132.0 * mx(v(e, "w"))),
+                ok("0", c0),
+                ok("w", |e| mx(v(e, "w"))),
+                ok("7 + 177 w", |e| 7.0 + 177.0 * mx(v(e, "w"))),
+            ],
+            pico: [Some(ok("66 w", |e| 66.0 * v(e, "w"))), None],
+        },
+        Bench {
+            file: "addSub1.cu",
+            kernel: None,
+            block: [1024, 1, 1],
+            vars: &["w", "h"],
+            samples: ADDSUB,
+            grid: [1, 1, 1],
+            racuda: [
+                ok("132 w", |e| 132.0 * mx(v(e, "w"))),
+                ok("0", c0),
+                ok("0", c0),
+                ok("7 + 183 w", |e| 7.0 + 183.0 * mx(v(e, "w"))),
+            ],
+            pico: [Some(ok("130 w", |e| 130.0 * v(e, "w"))), None],
+        },
+        Bench {
+            file: "addSub2.cu",
+            kernel: None,
+            block: [1024, 1, 1],
+            vars: &["w", "h"],
+            samples: ADDSUB,
+            grid: [1, 1, 1],
+            racuda: [
+                ok("14 (h + 1)", |e| 14.0 * mx(v(e, "h") + 1.0)),
+                ok("0", c0),
+                ok("0", c0),
+                ok("14 + 32 (h + 1)", |e| 14.0 + 32.0 * mx(v(e, "h") + 1.0)),
+            ],
+            pico: [Some(ok("14 h + 14", |e| 14.0 * v(e, "h") + 14.0)), None],
+        },
+        Bench {
+            file: "addSub3.cu",
+            kernel: None,
+            block: [1024, 1, 1],
+            vars: &["w", "h"],
+            samples: ADDSUB,
+            grid: [1, 1, 1],
+            racuda: [
+                ok("4 + 10 (h + 1)", |e| 4.0 + 10.0 * mx(v(e, "h") + 1.0)),
+                ok("0", c0),
+                ok("0", c0),
+                ok("22 + 29 (h + 1)", |e| 22.0 + 29.0 * mx(v(e, "h") + 1.0)),
+            ],
+            pico: [
+                Some(ok("10 h + 14", |e| 10.0 * v(e, "h") + 14.0)),
+                Some(ok("0", c0)),
+            ],
+        },
+        Bench {
+            file: "vectorAdd.cu",
+            kernel: None,
+            block: [256, 1, 1],
+            vars: &[],
+            samples: &[
+                &[("numElements", 1)],
+                &[("numElements", 1000)],
+                &[("numElements", 4096)],
+            ],
+            grid: [2, 1, 1],
+            racuda: [
+                ok("12", |_| 12.0),
+                ok("0", c0),
+                ok("1", |_| 1.0),
+                ok("27", |_| 27.0),
+            ],
+            pico: [Some(ok("12", |_| 12.0)), None],
+        },
+        Bench {
+            file: "matrixMul.cu",
+            kernel: None,
+            block: [32, 32, 1],
+            vars: &["wA"],
+            samples: MATMUL,
+            grid: [1, 1, 1],
+            racuda: [
+                wrong("4 + 0.312496 (31 + wA)", |e| {
+                    4.0 + 0.312496 * mx(31.0 + v(e, "wA"))
+                }),
+                ok("31 (31 + wA)", |e| 31.0 * mx(31.0 + v(e, "wA"))),
+                ok("0", c0),
+                ok("75 + 1621 (31 + wA)/32", |e| {
+                    75.0 + 1621.0 / 32.0 * mx(31.0 + v(e, "wA"))
+                }),
+            ],
+            pico: [
+                Some(ok("0.31 wA + 15.0", |e| 5.0 / 16.0 * v(e, "wA") + 15.0)),
+                Some(ok("0", c0)),
+            ],
+        },
+        Bench {
+            file: "matrixMulBad.cu",
+            kernel: None,
+            block: [32, 32, 1],
+            vars: &["wA"],
+            samples: MATMUL,
+            grid: [1, 1, 1],
+            racuda: [
+                wrong("15 (31 + wA)", |e| 15.0 * mx(31.0 + v(e, "wA"))),
+                ok("0", c0),
+                ok("31 + wA", |e| mx(31.0 + v(e, "wA"))),
+                ok("51 + 2678 (31 + wA)/32", |e| {
+                    51.0 + 2678.0 / 32.0 * mx(31.0 + v(e, "wA"))
+                }),
+            ],
+            pico: [
+                Some(ok("16.0 wA + 496.0", |e| 16.0 * v(e, "wA") + 496.0)),
+                None,
+            ],
+        },
+        Bench {
+            file: "matrixMulTranspose.cu",
+            kernel: None,
+            block: [32, 32, 1],
+            vars: &["wA"],
+            samples: MATMUL,
+            grid: [1, 1, 1],
+            racuda: [
+                wrong("4 + 0.312496 (31 + wA)", |e| {
+                    4.0 + 0.312496 * mx(31.0 + v(e, "wA"))
+                }),
+                ok("31.9687 (31 + wA)", |e| 31.96875 * mx(31.0 + v(e, "wA"))),
+                ok("0", c0),
+                ok("75 + 1652 (31 + wA)/32", |e| {
+                    75.0 + 1652.0 / 32.0 * mx(31.0 + v(e, "wA"))
+                }),
+            ],
+            pico: [
+                Some(ok("0.31 wA + 15.0", |e| 5.0 / 16.0 * v(e, "wA") + 15.0)),
+                Some(ok("0.97 wA + 30.0", |e| 31.0 / 32.0 * (v(e, "wA") + 31.0))),
+            ],
+        },
+        reduce(
+            "reduce0.cu",
+            |_| 5.0,
+            "5",
+            ok("0", c0),
+            ok("257", |_| 257.0),
+            ok("6412", |_| 6412.0),
+        ),
+        reduce(
+            "reduce1.cu",
+            |_| 5.0,
+            "5",
+            ok("23715", |_| 23715.0),
+            ok("257", |_| 257.0),
+            ok("30892", |_| 30892.0),
+        ),
+        reduce("reduce2.cu", |_| 5.0, "5", NB, NB, NB),
+        reduce(
+            "reduce2a.cu",
+            |_| 5.0,
+            "5",
+            ok("0", c0),
+            ok("129.5", |_| 129.5),
+            ok("3352", |_| 3352.0),
+        ),
+        reduce("reduce3.cu", |_| 9.0, "9", NB, NB, NB),
+        reduce(
+            "reduce3a.cu",
+            |_| 9.0,
+            "9",
+            ok("0", c0),
+            ok("130.5", |_| 130.5),
+            ok("4139", |_| 4139.0),
+        ),
+        // NVIDIA's histogram256 (cuda-samples, beside the RaCUDA folder); RaCUDA's block 64.
+        // RaCUDA's conflicts bound is tagged R (incorrect: `data % 256` differs per thread);
+        // Pico's bounds as printed (two decimals).
+        Bench {
+            file: "../cuda-samples-subset/histogram256.cu",
+            kernel: Some("histogram256Kernel"),
+            block: [64, 1, 1],
+            vars: &["dataCount"],
+            samples: &[
+                &[("dataCount", 64)],
+                &[("dataCount", 1000)],
+                &[("dataCount", 4096)],
+            ],
+            grid: [2, 1, 1],
+            racuda: [
+                ok("44.8437 + 0.078125 (63 + d)", |e| {
+                    44.84375 + 0.078125 * mx(63.0 + v(e, "dataCount"))
+                }),
+                wrong("0.875 (63 + d)", |e| 0.875 * mx(63.0 + v(e, "dataCount"))),
+                ok("0", c0),
+                ok("383.75 + 2 (63 + d)", |e| {
+                    383.75 + 2.0 * mx(63.0 + v(e, "dataCount"))
+                }),
+            ],
+            pico: [
+                Some(ok("0.08 d + 49.9", |e| 0.08 * v(e, "dataCount") + 49.9)),
+                Some(ok("3.88 d + 244.0", |e| 3.88 * v(e, "dataCount") + 244.0)),
+            ],
+        },
+        Bench {
+            file: "syn-brdis.cu",
+            kernel: None,
+            block: [32, 1, 1],
+            vars: &["M", "N"],
+            samples: SYN,
+            grid: [1, 1, 1],
+            racuda: [
+                ok("0", c0),
+                ok("0", c0),
+                ok("N", |e| mx(v(e, "N"))),
+                ok("9 + 85 MN + 64 N", |e| {
+                    9.0 + 85.0 * mx(v(e, "M")) * mx(v(e, "N")) + 64.0 * mx(v(e, "N"))
+                }),
+            ],
+            pico: [None, None],
+        },
+        Bench {
+            file: "syn-brdis-opt.cu",
+            kernel: None,
+            block: [32, 1, 1],
+            vars: &["M", "N"],
+            samples: SYN,
+            grid: [1, 1, 1],
+            racuda: [
+                ok("0", c0),
+                ok("0", c0),
+                ok("2 N", |e| 2.0 * mx(v(e, "N"))),
+                ok("9 + 69 MN + 62 N", |e| {
+                    9.0 + 69.0 * mx(v(e, "M")) * mx(v(e, "N")) + 62.0 * mx(v(e, "N"))
+                }),
+            ],
+            pico: [None, None],
+        },
+    ]
+}
+
+/// The comparison grid of one parameter: `0..=64` and the multiples of 32 up to 4096.
+fn axis() -> Vec<i64> {
+    let mut a: Vec<i64> = (0..=64).collect();
+    a.extend((3..=128).map(|k| 32 * k));
+    a
+}
+
+/// Every point of the comparison grid over `vars` (one empty point when there are none).
+fn grid_points(vars: &[&str]) -> Vec<BTreeMap<String, i64>> {
+    let mut pts = vec![BTreeMap::new()];
+    for x in vars {
+        let mut next = Vec::new();
+        for p in &pts {
+            for &val in &axis() {
+                let mut q = p.clone();
+                q.insert(x.to_string(), val);
+                next.push(q);
+            }
+        }
+        pts = next;
     }
+    pts
+}
+
+fn to_f(x: &Q) -> f64 {
+    x.to_f64().unwrap_or(f64::NAN)
+}
+
+/// Our bound against a published one over the grid (module documentation).
+fn verdict(ours: &Poly, theirs: &Published, pts: &[BTreeMap<String, i64>], who: &str) -> String {
+    let Some(f) = theirs.f else {
+        return format!("{who}: no bound");
+    };
+    if theirs.incorrect {
+        return format!("{who} incorrect");
+    }
+    let mut strict = false;
+    for p in pts {
+        let a = to_f(&ours.eval(p));
+        let env: Env = p.iter().map(|(k, &x)| (k.clone(), x as f64)).collect();
+        let b = f(&env);
+        let tol = 1e-9 * a.abs().max(b.abs()).max(1.0);
+        if a > b + tol {
+            let at: Vec<String> = p.iter().map(|(k, x)| format!("{k}={x}")).collect();
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", at.join(" "))
+            };
+            return format!("looser ({} > {}{at})", fmt_num(a), fmt_num(b));
+        }
+        if a < b - tol {
+            strict = true;
+        }
+    }
+    if strict { "tighter" } else { "equal" }.to_string()
+}
+
+fn fmt_num(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// `bound / max simulated per-warp cost` at each sample (max over zero, two random and
+/// the [`alternating`] inputs), as `lo–hi` over the samples; `1` when both are 0, `∞` when only the bound is.
+fn tightness(
+    prog: &Program,
+    b: &Bench,
+    bounds: &[Option<Poly>],
+    hw: &Hardware,
+) -> Result<Vec<String>, String> {
+    let launch = Launch {
+        block: b.block,
+        grid: Some(b.grid),
+    };
+    let metrics: Vec<Metric> = MetricName::ALL
+        .iter()
+        .map(|&m| Metric::standard(m))
+        .collect();
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
+    for s in b.samples {
+        let mut params = Params::new();
+        let mut env = BTreeMap::new();
+        for (k, x) in s.iter() {
+            if prog.param_ty(k).is_some() {
+                params.insert(k.to_string(), Value::Int(*x));
+                env.insert(k.to_string(), *x);
+            }
+        }
+        let mut worst = vec![Q::zero(); metrics.len()];
+        for input in [
+            Inputs::zero(),
+            Inputs::random(1),
+            Inputs::random(2),
+            alternating(prog),
+        ] {
+            let run = run_kernel(prog, &metrics, hw, &launch, &params, &input)
+                .map_err(|e| format!("simulation: {e}"))?;
+            for (i, r) in run.metrics.iter().enumerate() {
+                if r.max_per_warp > worst[i] {
+                    worst[i] = r.max_per_warp.clone();
+                }
+            }
+        }
+        for (i, w) in worst.iter().enumerate() {
+            if let Some(bd) = &bounds[i] {
+                let bv = bd.eval(&env);
+                let r = if w.is_zero() {
+                    if bv.is_zero() {
+                        1.0
+                    } else {
+                        f64::INFINITY
+                    }
+                } else {
+                    to_f(&(bv / w))
+                };
+                ratios[i].push(r);
+            }
+        }
+    }
+    Ok(ratios
+        .into_iter()
+        .map(|rs| {
+            if rs.is_empty() {
+                return "–".to_string();
+            }
+            let lo = rs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = rs.iter().copied().fold(0.0, f64::max);
+            let show = |x: f64| {
+                if x.is_infinite() {
+                    "∞".to_string()
+                } else {
+                    format!("{x:.2}")
+                }
+            };
+            if (hi - lo).abs() < 5e-3 {
+                show(lo)
+            } else {
+                format!("{}–{}", show(lo), show(hi))
+            }
+        })
+        .collect())
+}
+
+/// An adversarial input: every array's cells alternate `0` and `2` (`0.0`/`2.0`, `false`/
+/// `true`), so data-dependent conditions such as matrixMulBad's `be − 1.0 < 0.001` split
+/// warps (random floats lie in `[0, 1)` and never do).
+fn alternating(prog: &Program) -> Inputs {
+    use crate::core::Ty;
+    use crate::semantics::ArrayInit;
+    let mut inp = Inputs::zero();
+    for a in &prog.arrays {
+        let cell = |i: usize| match a.elem {
+            Ty::Int => Value::Int(2 * (i % 2) as i64),
+            Ty::Float => Value::Float(2.0 * (i % 2) as f64),
+            Ty::Bool => Value::Bool(i % 2 == 1),
+        };
+        inp.arrays.insert(
+            a.name.clone(),
+            ArrayInit::Values((0..1 << 16).map(cell).collect()),
+        );
+    }
+    inp
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// One-line failure reason without table separators.
+fn short(e: &str) -> String {
+    let one = e.replace(['|', '\n'], " ");
+    if one.chars().count() > 140 {
+        format!("{}…", one.chars().take(140).collect::<String>())
+    } else {
+        one
+    }
 }
 
 /// Runs `warpcert bench`; prints the table, returns 0 when every row has a checked bound.
@@ -167,11 +578,11 @@ pub fn run(args: &BenchArgs) -> i32 {
     }
     let hw = Hardware::default();
     println!(
-        "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | certificate | analysis ms | check ms |"
+        "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | vs RaCUDA | Pico bound | vs Pico | bound / max simulated | analysis ms | check ms |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut all_ok = true;
-    for b in BENCHES {
+    for b in benches() {
         let path = args.corpus.join(b.file);
         let launch = Launch {
             block: b.block,
@@ -180,77 +591,98 @@ pub fn run(args: &BenchArgs) -> i32 {
         let loaded = frontend::parse_file(&path)
             .map_err(|d| d.to_string())
             .and_then(|p| {
-                frontend::lower(&p, None, &launch, &hw, &BTreeMap::new()).map_err(|d| d.to_string())
+                frontend::lower(&p, b.kernel, &launch, &hw, &BTreeMap::new())
+                    .map_err(|d| d.to_string())
             });
-        let program = match loaded {
+        let stem = b
+            .file
+            .rsplit('/')
+            .next()
+            .unwrap_or(b.file)
+            .trim_end_matches(".cu");
+        let prog = match loaded {
             Ok((p, _)) => p,
             Err(e) => {
                 all_ok = false;
                 let first = e.lines().next().unwrap_or("").to_string();
-                println!("| {} | all | front end: {first} | | | | |", b.file);
+                println!(
+                    "| {stem} | all | front end: {} | | | | | | | |",
+                    short(&first)
+                );
                 continue;
             }
         };
-        let stem = b.file.trim_end_matches(".cu");
-        let l = Loaded {
-            program,
-            launch,
-            hw,
-            metrics: MetricName::ALL.to_vec(),
-            warnings: Vec::new(),
-            block_source: "bench",
-        };
-        for (i, &m) in MetricName::ALL.iter().enumerate() {
+        let pts = grid_points(b.vars);
+        let mut rows = Vec::new();
+        let mut bounds = Vec::new();
+        for &m in MetricName::ALL.iter() {
+            let metric = Metric::standard(m);
             let mut times = Vec::new();
             let mut checks = Vec::new();
             let mut last = None;
             for _ in 0..args.runs.max(1) {
-                match analyze_metric(&l, m, 2, None) {
-                    Ok(o) => {
-                        if let AnalyzeOutcome::Bound(r) = &o {
-                            times.push(r.time_ms);
-                            checks.push(r.certificate.check_ms);
-                        }
-                        last = Some(o);
+                let t0 = Instant::now();
+                let a = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default());
+                let t1 = t0.elapsed().as_secs_f64() * 1e3;
+                match a {
+                    Ok(a) => {
+                        let c0 = Instant::now();
+                        let verdict = warpcert_kernel::check(&a.certificate);
+                        checks.push(c0.elapsed().as_secs_f64() * 1e3);
+                        times.push(t1);
+                        last = Some(Ok((a.bound, verdict.is_ok())));
                     }
                     Err(e) => {
-                        eprintln!("error: {e}");
-                        return EXIT_FAILED;
+                        last = Some(Err(e.to_string()));
+                        break;
                     }
-                }
-                if !matches!(last, Some(AnalyzeOutcome::Bound(_))) {
-                    break;
                 }
             }
             match last {
-                Some(AnalyzeOutcome::Bound(r)) => {
-                    all_ok &= r.certificate.checked;
-                    println!(
-                        "| {} | {} | {} | {} | {} | {:.1} | {:.1} |",
-                        stem,
-                        m,
-                        r.per_warp,
-                        b.racuda[i],
-                        if r.certificate.checked {
-                            "accepted"
-                        } else {
-                            "REJECTED"
-                        },
-                        median(times),
-                        median(checks)
-                    );
+                Some(Ok((bound, accepted))) => {
+                    all_ok &= accepted;
+                    bounds.push(Some(bound.clone()));
+                    rows.push((m, Ok((bound, accepted, median(times), median(checks)))));
                 }
-                Some(AnalyzeOutcome::Failure(f)) => {
+                Some(Err(e)) => {
                     all_ok = false;
+                    bounds.push(None);
+                    rows.push((m, Err(e)));
+                }
+                None => bounds.push(None),
+            }
+        }
+        let tight = if args.no_sim {
+            vec!["–".to_string(); MetricName::ALL.len()]
+        } else {
+            tightness(&prog, &b, &bounds, &hw)
+                .unwrap_or_else(|e| vec![short(&e); MetricName::ALL.len()])
+        };
+        for (i, (m, row)) in rows.into_iter().enumerate() {
+            let rac = &b.racuda[i];
+            let pico = b.pico.get(i).copied().flatten();
+            match row {
+                Ok((bound, accepted, t, c)) => {
+                    let shown = if accepted {
+                        bound.to_bound_string()
+                    } else {
+                        format!("{} (REJECTED)", bound.to_bound_string())
+                    };
                     println!(
-                        "| {} | {} | no bound: {} | {} | – | – | – |",
-                        stem,
-                        m,
-                        short_reason(&f.error),
-                        b.racuda[i]
+                        "| {stem} | {m} | {shown} | {} | {} | {} | {} | {} | {t:.1} | {c:.1} |",
+                        rac.text,
+                        verdict(&bound, rac, &pts, "RaCUDA"),
+                        pico.map_or("–", |p| p.text),
+                        pico.map_or("–".to_string(), |p| verdict(&bound, &p, &pts, "Pico")),
+                        tight[i],
                     );
                 }
-                None => {}
+                Err(e) => println!(
+                    "| {stem} | {m} | no bound: {} | {} | – | {} | – | – | – | – |",
+                    short(&e),
+                    rac.text,
+                    pico.map_or("–", |p| p.text)
+                ),
             }
         }
     }

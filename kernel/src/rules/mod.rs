@@ -12,6 +12,7 @@ use crate::metric::{self, Metric};
 use crate::syntax::{self, Assn, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
 use crate::{registry, sexp, Reason, Rejection, Verdict, WfProblem};
 use num_bigint::BigInt;
+use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -49,8 +50,12 @@ pub struct Ctx<'a> {
     pub hw: [u32; 4],
     /// Block dimensions.
     pub block: [u32; 3],
+    /// The warp-uniform thread dimensions of the launch ([`warp_uniform_dims`]).
+    pub udims: [bool; 3],
     stack: RefCell<Vec<(String, usize)>>,
     count: Cell<usize>,
+    /// Memoized `N*` values ([`Ctx::access`]).
+    nstar: RefCell<BTreeMap<String, u64>>,
 }
 
 impl Ctx<'_> {
@@ -288,18 +293,21 @@ impl Ctx<'_> {
         }
     }
 
-    /// `dep_D(e)` (spec/logic.md §2); `None` is `⊤`.
-    pub fn dep_expr(d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
+    /// `dep_D(e)` (spec/logic.md §2); `None` is `⊤`. Operands of `*` (when neither side is
+    /// an exact constant) and of opaque operators are first made warp-uniform by
+    /// [`Ctx::collapse`] when their thread dependence is only on warp-uniform dimensions.
+    pub fn dep_expr(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
+        let col = |x: &Option<Dep>| x.as_ref().map(|x| self.collapse(x));
         let opaque =
             |ds: &[Option<Dep>]| ds.iter().all(|x| x.as_ref().is_some_and(Dep::uniform)).then(Dep::unknown_uniform);
         match e {
             Expr::Opd(o) => Self::dep_opd(d, o),
-            Expr::Read(_, o) => opaque(&[Self::dep_opd(d, o)]),
+            Expr::Read(_, o) => opaque(&[col(&Self::dep_opd(d, o))]),
             Expr::Un(op, o) => {
                 let x = Self::dep_opd(d, o);
                 match (op.as_str(), &x) {
                     ("neg", Some(x)) => Some(x.scale(&-BigInt::one())),
-                    _ => opaque(std::slice::from_ref(&x)),
+                    _ => opaque(&[col(&x)]),
                 }
             }
             Expr::Bin(op, a, b) => {
@@ -310,16 +318,59 @@ impl Ctx<'_> {
                     ("*", Some(x), Some(y)) => match (x.as_exact(), y.as_exact()) {
                         (Some(c), _) => Some(y.scale(c)),
                         (_, Some(c)) => Some(x.scale(c)),
-                        _ if x.uniform() && y.uniform() => Some(x.mul_uniform(y)),
-                        _ => None,
+                        _ => {
+                            let (x, y) = (self.collapse(x), self.collapse(y));
+                            (x.uniform() && y.uniform()).then(|| x.mul_uniform(&y))
+                        }
                     },
                     ("<<", Some(x), Some(y)) => match y.as_exact().and_then(ToPrimitive::to_u32) {
                         Some(c) if c < 62 => Some(x.scale(&(BigInt::one() << c))),
-                        _ => opaque(&[Some(x.clone()), Some(y.clone())]),
+                        _ => opaque(&[col(&Some(x.clone())), col(&Some(y.clone()))]),
                     },
-                    _ => opaque(&[x.clone(), y.clone()]),
+                    _ => opaque(&[col(&x), col(&y)]),
                 }
             }
+        }
+    }
+
+    /// Collapse of a dependence on warp-uniform dimensions only (spec/logic.md §2):
+    /// `(k, r, g)` with `k_d = 0` for every dimension `d` that is not warp-uniform becomes
+    /// `(0, r, gcd(g, k_d …))`; any other entry is returned unchanged.
+    pub fn collapse(&self, x: &Dep) -> Dep {
+        if x.uniform() || (0..3).any(|i| !x.k[i].is_zero() && !self.udims[i]) {
+            return x.clone();
+        }
+        let g = x.k.iter().fold(x.g.clone(), |g, k| g.gcd(k));
+        Dep::norm(Default::default(), x.r.clone(), g)
+    }
+
+    /// `lin_P(e)` (spec/logic.md §2 "Fixed operands"): `lin(e′)` where `e′` is `e` with every
+    /// `(var y)` operand fixed by `p` ([`fixed`]) replaced by its value, and a binary integer
+    /// operator on two constants evaluated ([`eval_int`]; undefined when the evaluation is).
+    pub fn lin_fixed(&self, p: &[Cstr], e: &Expr) -> Option<Lin> {
+        let fix = |o: &Opd| match o {
+            Opd::Var(y) if self.prog.local(y) == Some(Ty::Int) => fixed(p, y).map_or_else(|| o.clone(), Opd::Int),
+            _ => o.clone(),
+        };
+        match e {
+            Expr::Opd(o) => self.lin_opd(&fix(o)),
+            Expr::Bin(op, a, b) => match (fix(a), fix(b)) {
+                (Opd::Int(x), Opd::Int(y)) if !["+", "-", "*"].contains(&op.as_str()) => {
+                    eval_int(op, &x, &y).map(|v| Lin::constant(Rat::from_integer(v)))
+                }
+                (a, b) => self.lin_expr(&Expr::Bin(op.clone(), a, b)),
+            },
+            Expr::Un(op, a) => self.lin_expr(&Expr::Un(op.clone(), fix(a))),
+            Expr::Read(..) => None,
+        }
+    }
+
+    /// The dependence a Q:VWRITE node may claim for `x ← e`: `(0, c, 0)` when `lin_P(e)` is
+    /// the constant `c`, else `dep_D(e)`.
+    pub fn dep_assigned(&self, pre: &Assn, e: &Expr) -> Option<Dep> {
+        match self.lin_fixed(&pre.p, e).as_ref().and_then(Lin::as_const) {
+            Some(c) if c.is_integer() => Some(Dep::exact(c.to_integer())),
+            _ => self.dep_expr(&pre.d, e),
         }
     }
 
@@ -460,15 +511,105 @@ impl Ctx<'_> {
         let claimed = n.n.as_ref().ok_or_else(|| self.rej(Reason::MissingField("n")))?;
         let kind = if space == Space::Global { Kind::MemReads } else { Kind::Conflicts };
         let dep = Self::dep_opd(&env.d, o);
-        let star = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
-            self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
-        })?;
+        // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
+        // (those constraints, dependence, element size, kind) give equal N*: memoized.
+        let tid_only: Vec<&Cstr> = env
+            .p
+            .iter()
+            .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
+            .collect();
+        let key = format!("{tid_only:?}|{dep:?}|{}|{kind:?}", a.bytes);
+        let cached = self.nstar.borrow().get(&key).copied();
+        let star = match cached {
+            Some(n) => n,
+            None => {
+                let n = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
+                    self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
+                })?;
+                self.nstar.borrow_mut().insert(key, n);
+                n
+            }
+        };
         let required = star.max(1);
         if *claimed < BigInt::from(required) {
             return Err(self.rej(Reason::AccessBound { claimed: claimed.to_string(), required }));
         }
         Ok(Rat::from_integer(claimed.clone()))
     }
+}
+
+/// `fix_P(y)` (spec/logic.md §2): the integer `c` with `P ⇒ y = c` read off the
+/// constraints of `p` that mention `y` alone (an `eq`, or an upper and a lower bound that
+/// meet). `None` when `p` does not pin `y` to one integer this way.
+pub fn fixed(p: &[Cstr], y: &str) -> Option<BigInt> {
+    let (mut lo, mut hi): (Option<Rat>, Option<Rat>) = (None, None);
+    for c in p {
+        let Some(a) = c.lin.terms.get(y) else { continue };
+        if c.lin.terms.len() != 1 || a.is_zero() {
+            continue;
+        }
+        // a·y + c₀ ≤ 0 (or = 0): y ≤ −c₀/a when a > 0, y ≥ −c₀/a when a < 0.
+        let v = -&c.lin.c / a;
+        if c.eq || a.is_positive() {
+            hi = Some(hi.map_or(v.clone(), |h: Rat| h.min(v.clone())));
+        }
+        if c.eq || a.is_negative() {
+            lo = Some(lo.map_or(v.clone(), |l: Rat| l.max(v)));
+        }
+    }
+    match (lo, hi) {
+        (Some(l), Some(h)) if l == h && l.is_integer() => Some(l.to_integer()),
+        _ => None,
+    }
+}
+
+/// `a op b` on 64-bit integers exactly as the lock-step semantics computes it
+/// (spec/semantics.md, `EC:OP`): `/` and `%` truncate, `>>` is arithmetic, `<<` must not
+/// lose bits. `None` for comparisons and logical operators, a value outside `i64`, division
+/// by zero or a shift amount outside `0..64` (the semantics errs there).
+pub fn eval_int(op: &str, a: &BigInt, b: &BigInt) -> Option<BigInt> {
+    let (x, y) = (a.to_i64()?, b.to_i64()?);
+    let v = match op {
+        "+" => x.checked_add(y)?,
+        "-" => x.checked_sub(y)?,
+        "*" => x.checked_mul(y)?,
+        "/" => x.checked_div(y)?,
+        "%" => x.checked_rem(y)?,
+        "<<" if (0..64).contains(&y) => i64::try_from(i128::from(x) << y).ok()?,
+        ">>" if (0..64).contains(&y) => x >> y,
+        "&" => x & y,
+        "|" => x | y,
+        "^" => x ^ y,
+        "min" => x.min(y),
+        "max" => x.max(y),
+        _ => return None,
+    };
+    Some(BigInt::from(v))
+}
+
+/// The warp-uniform thread dimensions of a launch: `d` is warp-uniform when, in every warp
+/// of the block (linear thread ids `W·w … W·w+W−1` below the block size, x fastest),
+/// all lanes have the same `threadIdx.d` (spec/logic.md §2).
+pub fn warp_uniform_dims(block: [u32; 3], warp: u32) -> [bool; 3] {
+    let total: u64 = block.iter().map(|&b| u64::from(b)).product();
+    let warp = u64::from(warp.max(1));
+    let mut out = [true; 3];
+    if total > access::WORK_LIMIT {
+        return [false; 3];
+    }
+    let mut start = 0;
+    while start < total {
+        let end = (start + warp).min(total);
+        let first = access::thread_index(block, start);
+        for t in start..end {
+            let ti = access::thread_index(block, t);
+            for d in 0..3 {
+                out[d] &= ti[d] == first[d];
+            }
+        }
+        start = end;
+    }
+    out
 }
 
 fn prog_err(reason: Reason) -> Rejection {
@@ -571,8 +712,10 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         m,
         hw: cert.hardware,
         block: cert.block,
+        udims: warp_uniform_dims(cert.block, cert.hardware[0]),
         stack: RefCell::new(Vec::new()),
         count: Cell::new(0),
+        nstar: RefCell::new(BTreeMap::new()),
     };
     let root = &cert.root;
     let dummy = Assn { p: Vec::new(), d: BTreeMap::new(), q: Poly::zero() };

@@ -72,7 +72,7 @@ fn vwrite_common(cx: &Ctx, n: &Node, x: &str, e: &Expr, pre: &Assn) -> Result<Ra
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let wx = [x.to_string()];
     cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
-    let le = cx.lin_expr(e);
+    let le = cx.lin_fixed(&pre.p, e);
     let mut targets = Vec::new();
     for k in &post.p {
         let lin = match (&le, k.lin.mentions(x)) {
@@ -104,23 +104,21 @@ fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), R
     }
 }
 
-/// Q:VWRITE1 — uniform `x ← e`: `x ∈ X(D)`, `P ⇒ e unif`, `D'(x)` uniform and implied by
-/// `dep_D(e)`, `Q = Q'[x ← e] + M^vwrite + C`, `(entail post …)`.
+/// Q:VWRITE1 — uniform `x ← e`: `P ⇒ e unif` (`x` itself need not be in `X(D)` before),
+/// `D'(x)` uniform and implied by `dep_P,D(e)`, `Q = Q'[x ← lin_P(e)] + M^vwrite + C`,
+/// `(entail post …)`.
 pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    if !pre.d.get(x).is_some_and(Dep::uniform) {
-        return Err(cx.rej(Reason::NotInUniformSet(x.clone())));
-    }
     cx.uniform(&pre.d, e)?;
     let cost = vwrite_common(cx, n, x, e, pre)?;
     let want = post.d.get(x).cloned().unwrap_or_else(|| Dep::norm(Default::default(), 0.into(), 0.into()));
     if !post.d.contains_key(x) || !want.uniform() {
         return Err(cx.rej(Reason::NotInUniformSet(x.clone())));
     }
-    dep_implied(cx, x, Ctx::dep_expr(&pre.d, e), &want)?;
+    dep_implied(cx, x, cx.dep_assigned(pre, e), &want)?;
     let q = if post.q.mentions(x) {
-        let l = cx.lin_expr(e).ok_or_else(|| cx.rej(Reason::SubstUndefined(x.clone())))?;
+        let l = cx.lin_fixed(&pre.p, e).ok_or_else(|| cx.rej(Reason::SubstUndefined(x.clone())))?;
         post.q.map_atoms(|a| a.subst(x, &l))
     } else {
         post.q.clone()
@@ -136,7 +134,7 @@ pub fn q_vwrite2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     let post = cx.post(n)?;
     let cost = vwrite_common(cx, n, x, e, pre)?;
     if let Some(want) = post.d.get(x) {
-        dep_implied(cx, x, Ctx::dep_expr(&pre.d, e), want)?;
+        dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
     }
     if post.q.mentions(x) {
         return Err(cx.rej(Reason::PotentialMentions(x.clone())));
@@ -290,6 +288,22 @@ pub fn q_while1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, R
 /// `M^if + M^div + C`, and `post = (P ∧ ¬e, D \ W(s), Q')`.
 pub fn q_while2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     while_rule(cx, n, s, pre, true)
+}
+
+/// Q:UNROLL — `while (e) s` by its first iteration: one child about
+/// `if e then (s; while (e) s) else skip` with the node's own `pre` and `post` (the lock-step
+/// semantics gives both statements the same final store and cost; spec/logic.md §4).
+pub fn q_unroll(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(w @ Stmt::While(e, body)) = s else {
+        return Err(wrong(cx, "a while loop", s));
+    };
+    let c = cx.shape(n, 1, &[])?;
+    let unrolled = Stmt::If(e.clone(), Box::new(Stmt::Seq(body.clone(), Box::new(w.clone()))), Box::new(Stmt::Skip));
+    cx.check_node(&c[0], Subject::Stmt(&unrolled), pre, 0)?;
+    let (cp, cq) = cx.pp(&c[0])?;
+    cx.same(pre, cp, "pre", "unrolled pre")?;
+    cx.same(cq, cx.post(n)?, "unrolled post", "post")?;
+    Ok(Rat::zero())
 }
 
 /// Q:WEAK — consequence: child about the same statement; `(frame C)`, `C ≥ 0`;

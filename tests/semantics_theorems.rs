@@ -248,7 +248,7 @@ fn theorem6(seed: u64, p: u8) -> TestResult {
     };
     // Race freedom (Collingbourne lock-step with race log) is needed for equal stores:
     // warps interleave differently in the two semantics.
-    let checked = run_grid_checked(&prog, &hw(), &launch, &params, &input, &opts);
+    let checked = run_grid_checked(&prog, &hw(), &launch, &params, &input, &opts, false);
     let par = run_block(
         &prog,
         &[wm, sm],
@@ -356,7 +356,7 @@ fn collingbourne(seed: u64, sched: u64) -> TestResult {
         fuel: 1_000_000,
         derivation: false,
     };
-    let lock = run_grid_checked(&prog, &hw(), &launch, &params, &input, &opts);
+    let lock = run_grid_checked(&prog, &hw(), &launch, &params, &input, &opts, false);
     let schedulers = [
         Scheduler::RoundRobin,
         Scheduler::Lowest,
@@ -368,6 +368,7 @@ fn collingbourne(seed: u64, sched: u64) -> TestResult {
             scheduler: s.clone(),
             max_steps: 1_000_000,
             detect_races: true,
+            benign_equal_writes: false,
             trace: false,
         };
         let il = run_interleaving(&prog, &hw(), &launch, &params, &input, &iopts).expect("runs");

@@ -28,6 +28,16 @@ use super::store::{Inputs, Memory};
 use super::SemError;
 use crate::core::{Hardware, Launch, Loc, Program, Stmt};
 
+/// The rules of the interleaving semantics (Collingbourne et al. Fig. 4c/d), in the order
+/// of `spec/semantics.md` §11; thread steps apply the lock-step rules to `{t}`.
+pub const INTERLEAVING_RULES: &[&str] = &[
+    "THREAD_B",
+    "THREAD_T",
+    "BARRIER_S",
+    "BARRIER_F",
+    "TERMINATION",
+];
+
 /// The scheduler oracle: which runnable thread steps next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scheduler {
@@ -45,8 +55,11 @@ impl Scheduler {
         match self {
             Scheduler::Lowest => 0,
             Scheduler::RoundRobin => {
-                // The first runnable thread after the one stepped last.
-                let i = runnable.iter().position(|&t| t > *rr).unwrap_or(0);
+                // The first runnable thread after the one stepped last (`runnable` ascends).
+                let mut i = runnable.partition_point(|&t| t <= *rr);
+                if i == runnable.len() {
+                    i = 0;
+                }
                 *rr = runnable[i];
                 i
             }
@@ -69,6 +82,8 @@ pub struct InterleavingOptions {
     pub max_steps: u64,
     /// Whether accesses are checked for data races.
     pub detect_races: bool,
+    /// Write-write conflicts of equal values are benign ([`RaceLog::benign_equal_writes`]).
+    pub benign_equal_writes: bool,
     /// Record one trace line per step.
     pub trace: bool,
 }
@@ -80,6 +95,7 @@ impl Default for InterleavingOptions {
             scheduler: Scheduler::RoundRobin,
             max_steps: 10_000_000,
             detect_races: true,
+            benign_equal_writes: false,
             trace: false,
         }
     }
@@ -158,7 +174,7 @@ pub fn run_interleaving(
         trace: Vec::new(),
     };
     let mut log = if opts.detect_races {
-        Some(RaceLog::new())
+        Some(RaceLog::with_benign_equal_writes(opts.benign_equal_writes))
     } else {
         None
     };
@@ -221,12 +237,9 @@ fn run_block<'p>(
         })
         .collect();
     let mut rr = usize::MAX;
-    let mut runnable: Vec<usize> = Vec::with_capacity(n);
+    // The runnable threads (not waiting, not finished), ascending; kept up to date.
+    let mut runnable: Vec<usize> = (0..n).collect();
     loop {
-        runnable.clear();
-        runnable.extend(
-            (0..n).filter(|&t| !threads[t].todo.is_empty() && threads[t].at_barrier.is_none()),
-        );
         if run.steps >= opts.max_steps {
             return Outcome::StepLimit(opts.max_steps);
         }
@@ -270,6 +283,7 @@ fn run_block<'p>(
             for t in threads.iter_mut() {
                 t.at_barrier = None;
             }
+            runnable.extend((0..n).filter(|&t| !threads[t].todo.is_empty()));
             run.steps += 1;
             if opts.trace {
                 run.trace.push(format!(
@@ -288,6 +302,9 @@ fn run_block<'p>(
             Ok(r) => r,
             Err(e) => return classify(e),
         };
+        if threads[t].todo.is_empty() || threads[t].at_barrier.is_some() {
+            runnable.remove(i);
+        }
         if let Some(rule) = rule {
             run.steps += 1;
             if opts.trace {

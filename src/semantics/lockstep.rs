@@ -473,7 +473,7 @@ impl<'a> Warp<'a> {
                 let (space, bytes) = (cells.space, cells.elem_bytes);
                 if let Some(log) = self.races.as_mut() {
                     for (&l, &i) in ts.iter().zip(&idx) {
-                        log.access(slot, space, i, self.lane_ids[l], false, self.cur_loc, arr)?;
+                        log.access(slot, space, i, self.lane_ids[l], None, self.cur_loc, arr)?;
                     }
                 }
                 match space {
@@ -684,13 +684,13 @@ impl<'a> Warp<'a> {
             )));
         }
         if let Some(log) = self.races.as_mut() {
-            for (&l, &i) in ts.iter().zip(&idx) {
+            for ((&l, &i), &v) in ts.iter().zip(&idx).zip(&r2) {
                 log.access(
                     slot,
                     cells.space,
                     i,
                     self.lane_ids[l],
-                    true,
+                    Some(v),
                     self.cur_loc,
                     a,
                 )?;

@@ -177,9 +177,9 @@ pub enum SemError {
         /// Element index.
         index: i64,
         /// The earlier access.
-        first: races::AccessSite,
+        first: Box<races::AccessSite>,
         /// The access that completed the race.
-        second: races::AccessSite,
+        second: Box<races::AccessSite>,
     },
     /// Barrier divergence: a `__syncthreads()` reached by only part of a block, by threads
     /// at different barriers, or while other threads have finished.

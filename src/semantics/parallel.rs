@@ -30,6 +30,9 @@ use crate::core::metric::{q, Affine, Q};
 use crate::core::{Hardware, Launch, Metric, Program};
 use num_traits::{One, Zero};
 
+/// The rules of the parallel semantics beyond the lock-step rules (`spec/semantics.md` §9).
+pub const PARALLEL_RULES: &[&str] = &["SC:IFFULL", "SC:WHILEFULL", "SF:FULL", "SF:PARTIAL"];
+
 /// The result of running one block under the parallel semantics.
 #[derive(Clone, Debug)]
 pub struct ParallelRun {
@@ -197,7 +200,8 @@ pub struct CheckedRun {
 /// Collingbourne et al.'s lock-step semantics with race and barrier-divergence checks: every
 /// block runs in lock-step on all its threads (block mode), blocks one after another on one
 /// memory, with every access logged in a [`RaceLog`] (a barrier passed by the whole block
-/// starts a new epoch).
+/// starts a new epoch). With `benign_equal_writes`, write-write conflicts of equal values
+/// are not races ([`RaceLog::benign_equal_writes`]).
 ///
 /// Errors: [`SemError::DataRace`] (first race found), [`SemError::BarrierDivergence`], and
 /// the errors of [`run_block`], wrapped in [`SemError::InWarp`] naming the block (warp 0).
@@ -208,6 +212,7 @@ pub fn run_grid_checked(
     params: &Params,
     input: &Inputs,
     opts: &RunOptions,
+    benign_equal_writes: bool,
 ) -> Result<CheckedRun, SemError> {
     let grid = launch.grid.ok_or(SemError::SymbolicGrid)?;
     check_hw(hw, launch)?;
@@ -215,7 +220,7 @@ pub fn run_grid_checked(
     let mut mem = Memory::new(prog, input)?;
     let (all, warp_of) = block_lanes(hw, launch);
     let model = CostModel::new(&[]);
-    let mut log = Some(RaceLog::new());
+    let mut log = Some(RaceLog::with_benign_equal_writes(benign_equal_writes));
     let mut usage = Usage::default();
     let mut blocks = 0u64;
     for bz in 0..grid[2] {

@@ -7,15 +7,18 @@
 //! barrier interval ("epoch") and the source location of the statement. Two accesses are
 //! concurrent when they come from different blocks (blocks never synchronize with each
 //! other; global memory only) or from the same block in the same epoch. Shared arrays are
-//! per block, so their cells are keyed by block as well. Write-write races are reported even
-//! when both threads write the same value (GPUVerify's default).
+//! per block, so their cells are keyed by block as well. By default every write-write
+//! conflict is a race (Def. 3.1); optionally ([`RaceLog::benign_equal_writes`]) two writes of
+//! the same value (same bits) are benign and not reported, like GPUVerify's
+//! `--equality-abstraction` and the lock-step semantics' own write check.
 
+use super::value::Value;
 use super::SemError;
 use crate::core::{Loc, Space};
 use std::collections::HashMap;
 
 /// One logged access.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AccessSite {
     /// Block-linear thread id.
     pub thread: u32,
@@ -27,6 +30,8 @@ pub struct AccessSite {
     pub loc: Loc,
     /// Whether the access is a write.
     pub write: bool,
+    /// The value written (writes only).
+    pub value: Option<Value>,
 }
 
 #[derive(Debug, Default)]
@@ -40,15 +45,25 @@ struct CellLog {
 /// array access of a thread.
 #[derive(Debug, Default)]
 pub struct RaceLog {
+    /// Do not report write-write conflicts of equal values.
+    pub benign_equal_writes: bool,
     cells: HashMap<(usize, u64, i64), CellLog>,
     block: u64,
     epoch: u64,
 }
 
 impl RaceLog {
-    /// An empty log (block 0, epoch 0).
+    /// An empty log (block 0, epoch 0); every write-write conflict is a race.
     pub fn new() -> RaceLog {
         RaceLog::default()
+    }
+
+    /// An empty log where write-write conflicts of equal values are benign iff `benign`.
+    pub fn with_benign_equal_writes(benign: bool) -> RaceLog {
+        RaceLog {
+            benign_equal_writes: benign,
+            ..RaceLog::default()
+        }
     }
 
     /// The accesses that follow are made by threads of block `block` (linear index), in a
@@ -70,7 +85,8 @@ impl RaceLog {
     }
 
     /// Logs an access by `thread` of the current block to cell `index` of the array in slot
-    /// `slot` (named `array`, in `space`), at `loc`.
+    /// `slot` (named `array`, in `space`), at `loc`; `value` is the value written (`None` for
+    /// a read).
     ///
     /// Errors: [`SemError::DataRace`] when the access conflicts with a logged concurrent
     /// access of another thread (write-write, or read-write in either order).
@@ -81,10 +97,11 @@ impl RaceLog {
         space: Space,
         index: i64,
         thread: u32,
-        write: bool,
+        value: Option<Value>,
         loc: Loc,
         array: &str,
     ) -> Result<(), SemError> {
+        let write = value.is_some();
         let key_block = match space {
             Space::Shared => self.block,
             Space::Global => u64::MAX,
@@ -95,6 +112,7 @@ impl RaceLog {
             epoch: self.epoch,
             loc,
             write,
+            value,
         };
         let cell = self
             .cells
@@ -104,11 +122,15 @@ impl RaceLog {
         let race = |first: AccessSite| SemError::DataRace {
             array: array.to_string(),
             index,
-            first,
-            second: me,
+            first: Box::new(first),
+            second: Box::new(me),
         };
         if let Some(w) = cell.last_write {
-            if self.concurrent(&w, thread) {
+            let benign = match (w.value, value) {
+                (Some(a), Some(b)) => self.benign_equal_writes && a.same_bits(b),
+                _ => false,
+            };
+            if self.concurrent(&w, thread) && !benign {
                 return Err(race(w));
             }
         }

@@ -686,11 +686,11 @@ pub fn run_smallstep(
         let exec: Vec<usize> = ready.iter().copied().take(p).collect();
         let mut stepped = Vec::new();
         let mut stop = None;
-        for i in 0..nw {
+        for (i, ws) in warps.iter_mut().enumerate() {
             if exec.contains(&i) {
-                match m.step(i, &mut warps[i], &mut mem) {
+                match m.step(i, ws, &mut mem) {
                     Ok(Ok((rule, lat))) => {
-                        warps[i].delay = lat;
+                        ws.delay = lat;
                         stepped.push(format!("w{i}:{rule}"));
                     }
                     Ok(Err(st)) => {
@@ -702,8 +702,8 @@ pub fn run_smallstep(
                         break;
                     }
                 }
-            } else if warps[i].delay > 0 {
-                warps[i].delay -= 1;
+            } else if ws.delay > 0 {
+                ws.delay -= 1;
             }
         }
         if let Some(o) = stop {

@@ -256,3 +256,126 @@ fn new_rule_lines_match_spec() {
         }
     }
 }
+
+// ---------------------------------------------------------------- command line
+
+fn warpcert(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// The data race of `tests/data/sem/race.cu` is reported with both threads, their accesses
+/// and the source location (line 5, where `A[0] = threadIdx.x` is written).
+#[test]
+fn cli_interleaving_reports_race_with_threads_and_locations() {
+    let (code, out) = warpcert(&[
+        "run",
+        "tests/data/sem/race.cu",
+        "--semantics",
+        "interleaving",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("outcome                race"), "{out}");
+    assert!(out.contains("data race on A[0]"), "{out}");
+    assert!(out.contains("writes at 5:"), "{out}");
+    let (code, out) = warpcert(&[
+        "run",
+        "tests/data/sem/race.cu",
+        "--semantics",
+        "interleaving",
+        "--schedule",
+        "3",
+        "--trace",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("SC:GWRITE  T={"), "{out}");
+}
+
+/// Habermaier's spin lock from the command line: SIMT reports non-termination (exit 1),
+/// the fair interleaving terminates (exit 0).
+#[test]
+fn cli_spin_lock() {
+    let (code, out) = warpcert(&[
+        "run",
+        "examples/spinlock.cu",
+        "--semantics",
+        "simt",
+        "--steps",
+        "5000",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no termination within 5000 steps"), "{out}");
+    let (code, out) = warpcert(&[
+        "run",
+        "examples/spinlock.cu",
+        "--semantics",
+        "interleaving",
+        "--no-race-check",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("terminated"), "{out}");
+}
+
+/// `tricky` from the command line: W = S = 8 sectors (hand derivation in
+/// `tricky_fig13_work_and_span`), the small-step run completes within `W/P + S`, and
+/// `derive` prints a derivation with the rules of Fig. 5.
+#[test]
+fn cli_parallel_smallstep_derive() {
+    let (code, out) = warpcert(&[
+        "run",
+        "examples/tricky.cu",
+        "--semantics",
+        "parallel",
+        "--metric",
+        "sectors",
+        "--slots",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("2 warps, 2 segments"), "{out}");
+    assert!(
+        out.contains("work W            8   span S            8"),
+        "{out}"
+    );
+    let (code, out) = warpcert(&[
+        "run",
+        "examples/tricky.cu",
+        "--semantics",
+        "smallstep",
+        "--trace",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("BL:SYNC") && out.contains("Completed"),
+        "{out}"
+    );
+    let (code, out) = warpcert(&[
+        "derive",
+        "examples/tricky.cu",
+        "--block",
+        "4",
+        "--metric",
+        "steps",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    for rule in [
+        "SC:SEQ",
+        "SC:IFT",
+        "SC:IFF",
+        "SC:GWRITE",
+        "SC:SYNC",
+        "OC:TID",
+    ] {
+        assert!(out.contains(rule), "{rule} missing: {out}");
+    }
+    let (code, out) = warpcert(&["run", "examples/tricky.cu", "--trace", "--block", "4"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("SC:SYNC"), "{out}");
+}

@@ -21,7 +21,7 @@ use warpcert::core::{
 use warpcert::semantics::interleaving::{
     run_interleaving, InterleavingOptions, Outcome, Scheduler,
 };
-use warpcert::semantics::parallel::{run_block, run_grid_checked, ws_metrics};
+use warpcert::semantics::parallel::{run_block, run_block_lockstep, run_grid_checked, ws_metrics};
 use warpcert::semantics::simt::{run_simt, SimtOutcome};
 use warpcert::semantics::smallstep::{run_smallstep, SmallOutcome};
 use warpcert::semantics::store::{Inputs, Memory};
@@ -483,4 +483,66 @@ fn habermaier_simt_agrees_with_lockstep() {
     let d = S_DIVERGENT.load(Relaxed);
     eprintln!("SIMT: {d} of the compared runs had divergent branches");
     assert!(d >= 50, "too few divergent runs ({d})");
+}
+
+/// RaCUDA Lemmas 4/5 (the lock-step semantics on the whole block bounds the parallel
+/// semantics): when the parallel semantics has a derivation, the lock-step run on `𝒯` = all
+/// threads of the block ends in the same store with costs `C` such that `W ≤ C · |warps|`
+/// and `S ≤ C`, under each standard metric.
+fn lemma5(seed: u64) -> TestResult {
+    let prog = kernel(seed, 2);
+    let launch = launch(seed, 1);
+    let input = Inputs::random(seed);
+    let params = Params::new();
+    let opts = RunOptions {
+        fuel: 1_000_000,
+        derivation: false,
+    };
+    let metrics: Vec<Metric> = MetricName::ALL
+        .iter()
+        .map(|&m| Metric::standard(m))
+        .collect();
+    let Ok(par) = run_block(
+        &prog,
+        &metrics,
+        &hw(),
+        &launch,
+        [0, 0, 0],
+        &params,
+        &input,
+        &opts,
+    ) else {
+        return TestResult::discard();
+    };
+    let (c, mem) = run_block_lockstep(
+        &prog,
+        &metrics,
+        &hw(),
+        &launch,
+        [0, 0, 0],
+        &params,
+        &input,
+        &opts,
+    )
+    .expect("the lock-step run exists when the parallel one does");
+    if cells(&mem) != cells(&par.memory) {
+        return TestResult::error("final stores differ");
+    }
+    let warps = q(par.warps as i64);
+    for (i, m) in metrics.iter().enumerate() {
+        if par.work[i] > &c[i] * &warps || par.span[i] > c[i] {
+            return TestResult::error(format!(
+                "{}: W = {}, S = {}, lock-step C = {} on {} warps",
+                m.name, par.work[i], par.span[i], c[i], par.warps
+            ));
+        }
+    }
+    TestResult::passed()
+}
+
+#[test]
+fn racuda_lemma5_lockstep_bounds_parallel() {
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(lemma5 as fn(u64) -> TestResult);
 }

@@ -252,3 +252,31 @@ pub fn run_grid_checked(
         blocks,
     })
 }
+
+/// The lock-step semantics of Fig. 5 applied to the whole block as one thread set
+/// (`σ; s ⇓^𝒯_M σ'; C` with `𝒯` = all threads of block `block`, `sync` a no-op costing
+/// `M^sync`): the right-hand side of RaCUDA's Lemma 5, which bounds the parallel semantics
+/// (`W(C) ≤ C_w · |warps|`, `S(C) ≤ C_s`). Returns the cost under each of `metrics` and the
+/// final arrays.
+///
+/// Errors: as [`run_block`], except that there is no barrier divergence.
+#[allow(clippy::too_many_arguments)]
+pub fn run_block_lockstep(
+    prog: &Program,
+    metrics: &[Metric],
+    hw: &Hardware,
+    launch: &Launch,
+    block: [u32; 3],
+    params: &Params,
+    input: &Inputs,
+    opts: &RunOptions,
+) -> Result<(Vec<Q>, Memory), SemError> {
+    check_hw(hw, launch)?;
+    let pv = resolve_params(prog, hw, launch, block, params)?;
+    let mut mem = Memory::new(prog, input)?;
+    let (all, _) = block_lanes(hw, launch);
+    let model = CostModel::new(metrics);
+    let mut w = Warp::new(prog, hw, &model, &pv, &all, opts.fuel, false);
+    w.run(&prog.body, &mut mem)?;
+    Ok((model.costs(&w.usage), mem))
+}

@@ -301,6 +301,10 @@ impl<'a> Machine<'a> {
         })
     }
 
+    fn is_shared(&self, array: &str) -> bool {
+        self.prog.array(array).map(|a| a.space) == Some(Space::Shared)
+    }
+
     /// Removes free items (sequences, switch entry/exit, skip, loop unrolling, statement
     /// expansion) until the next item takes a step or is a `sync`.
     fn normalize(&self, ws: &mut WarpState<'a>) {
@@ -380,7 +384,10 @@ impl<'a> Machine<'a> {
                 ws.vals.push(fam);
                 let rule = match ctx {
                     "ES:OP1" | "ES:OP2" => ctx,
-                    "ARR1" => "ES:GARR1",
+                    "ARR1" => match ws.items.last() {
+                        Some(Item::Read(a)) if self.is_shared(a) => "ES:SARR1",
+                        _ => "ES:GARR1",
+                    },
                     _ => rule,
                 };
                 (rule, Some(r), self.lat.of(r))

@@ -6,6 +6,17 @@
 //! * [`lockstep`]: one warp executing one statement in lock-step, rule by rule.
 //! * [`derivation`]: resource usage counters and derivation trees.
 //! * [`run`]: running one warp ([`run_warp`]) or a whole kernel ([`run_kernel`]).
+//!
+//! The other operational semantics (issue 6; `spec/semantics.md` §§9–12), all built on the
+//! rules above:
+//!
+//! * [`parallel`]: RaCUDA §5 work/span of a block (cost collections per warp), `W/P + S`,
+//!   and Collingbourne et al.'s checked block-wide lock-step run.
+//! * [`smallstep`]: RaCUDA §6 bounded implementation (latencies, greedy scheduler of `P`
+//!   warp slots, stuck states).
+//! * [`interleaving`]: Collingbourne et al.'s interleaving semantics with a scheduler oracle,
+//!   barrier divergence and data-race detection ([`races`]).
+//! * [`simt`]: Habermaier's SIMT machine with a reconvergence stack.
 
 pub mod derivation;
 pub mod interleaving;

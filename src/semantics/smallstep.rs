@@ -122,7 +122,8 @@ pub struct SmallRun {
     pub per_warp: Vec<Usage>,
     /// Final arrays.
     pub memory: Memory,
-    /// Trace lines when requested: `step  rule(s)  T={…}  …`.
+    /// Trace lines when requested: `n  BL:STEP  w0:RULE w1:RULE …  delays=[…]` (the rule each
+    /// executed warp applied and every warp's delay afterwards) or `n  BL:SYNC  warps=k`.
     pub trace: Vec<String>,
 }
 

@@ -379,3 +379,77 @@ fn cli_parallel_smallstep_derive() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("SC:SYNC"), "{out}");
 }
+
+/// RaCUDA Theorem 3 with the existing logic, for the standard metrics (where the work and
+/// span metrics are the metric itself): analysing the kernel with the *whole block* as the
+/// thread set (hardware with a "warp" of all the block's threads) gives a certified bound `Q`
+/// on the lock-step cost over `𝒯` = the block; by Lemma 5 (property-tested in
+/// `semantics_theorems`), the parallel semantics on the real hardware then has
+/// `W ≤ Q · |warps|` and `S ≤ Q`. Checked on `tricky` (64 threads) and `vector_add`
+/// (256 threads, `len` = 200 so that the last warps are partly idle).
+#[test]
+fn theorem3_block_analysis_bounds_work_and_span() {
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    for (file, bx, len) in [
+        ("tricky.cu", 64u32, None),
+        ("vector_add.cu", 256, Some(200)),
+    ] {
+        let parsed = frontend::parse_file(&root().join("examples").join(file)).expect("parses");
+        let launch = Launch {
+            block: [bx, 1, 1],
+            grid: Some([1, 1, 1]),
+        };
+        let hw = Hardware::default();
+        let mut pv = BTreeMap::new();
+        if let Some(n) = len {
+            pv.insert("len".to_string(), n);
+        }
+        let prog = frontend::lower(&parsed, None, &launch, &hw, &pv)
+            .expect("lowers")
+            .0;
+        let block_hw = Hardware {
+            warp_size: bx,
+            ..hw
+        };
+        let metrics: Vec<Metric> = MetricName::ALL
+            .iter()
+            .map(|&m| Metric::standard(m))
+            .collect();
+        let par = run_block(
+            &prog,
+            &metrics,
+            &hw,
+            &launch,
+            [0, 0, 0],
+            &Params::new(),
+            &Inputs::random(3),
+            &RunOptions::default(),
+        )
+        .expect("runs");
+        let env: BTreeMap<String, i64> = prog.params.iter().map(|p| (p.name.clone(), 0)).collect();
+        for (i, m) in metrics.iter().enumerate() {
+            let a = analyze(&prog, m, &block_hw, &launch, &AnalysisOptions { degree: 2 })
+                .unwrap_or_else(|e| panic!("{file} {}: {e}", m.name));
+            assert!(
+                warpcert_kernel::check(&a.certificate).is_ok(),
+                "{file} {}: certificate rejected",
+                m.name
+            );
+            let qb = a.bound.eval(&env);
+            let warps = q(par.warps as i64);
+            eprintln!(
+                "{file} {}: W = {}, S = {}, block bound Q = {qb}, warps = {}",
+                m.name, par.work[i], par.span[i], par.warps
+            );
+            assert!(
+                par.work[i] <= &qb * &warps && par.span[i] <= qb,
+                "{file} {}: W = {}, S = {}, block bound {} on {} warps",
+                m.name,
+                par.work[i],
+                par.span[i],
+                qb,
+                par.warps
+            );
+        }
+    }
+}

@@ -5,6 +5,7 @@
 mod analyze;
 mod bench;
 mod check;
+mod derive;
 mod options;
 mod run;
 
@@ -46,6 +47,10 @@ enum Command {
     Check(check::CheckArgs),
     /// Analyse every benchmark kernel × metric and print a table with times.
     Bench(bench::BenchArgs),
+    /// Print the big-step lock-step derivation tree of one warp (RaCUDA Figs. 6/7 style).
+    ///
+    /// Example: warpcert derive examples/tricky.cu --block 4 --metric steps
+    Derive(derive::DeriveArgs),
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
@@ -100,5 +105,6 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Derive(a) => derive::run(&a),
     }
 }

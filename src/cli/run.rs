@@ -1,5 +1,8 @@
 //! `warpcert run`: the kernel under the lock-step cost semantics (RaCUDA §3) for concrete
-//! parameters and inputs — the oracle the bounds are tested against.
+//! parameters and inputs — the oracle the bounds are tested against — or, with
+//! `--semantics`, under the parallel work/span semantics (§5), the small-step bounded
+//! implementation (§6), the interleaving semantics (Collingbourne et al.) or the SIMT machine
+//! (Habermaier), optionally with a step-by-step `--trace`.
 
 use super::options::load;
 use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
@@ -10,6 +13,9 @@ use crate::semantics::store::Inputs;
 use crate::semantics::SemError;
 use clap::Args;
 
+#[path = "run_other.rs"]
+mod other;
+
 /// Arguments of `warpcert run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -19,6 +25,46 @@ pub struct RunArgs {
     /// reproducible pseudo-random contents.
     #[arg(long, default_value = "zero")]
     input: String,
+    /// Which semantics: lockstep (RaCUDA §3, every warp), parallel (§5 work/span of block
+    /// 0), smallstep (§6 bounded implementation of block 0), interleaving (Collingbourne et
+    /// al., whole grid, race and barrier-divergence checks), simt (Habermaier, warp 0 of
+    /// block 0).
+    #[arg(long, value_enum, default_value = "lockstep")]
+    semantics: SemanticsKind,
+    /// Print one line per step (rule, active threads, cost or steps so far); for lockstep,
+    /// the derivation of warp 0 of block 0.
+    #[arg(long)]
+    trace: bool,
+    /// At most this many trace lines.
+    #[arg(long, default_value_t = 200)]
+    trace_lines: usize,
+    /// Warp slots `P` (parallel: for `W/P + S`; smallstep: the greedy scheduler's width).
+    #[arg(long, default_value_t = 4)]
+    slots: u64,
+    /// Interleaving scheduler: round-robin, lowest, or a seed for random choices.
+    #[arg(long, default_value = "round-robin")]
+    schedule: String,
+    /// Step limit (smallstep, interleaving, simt) or fuel per warp (lockstep, parallel).
+    #[arg(long, default_value_t = 10_000_000)]
+    steps: u64,
+    /// Interleaving: do not check for data races.
+    #[arg(long)]
+    no_race_check: bool,
+}
+
+/// The semantics `warpcert run` can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SemanticsKind {
+    /// RaCUDA §3, Fig. 5: every warp of every block in lock-step.
+    Lockstep,
+    /// RaCUDA §5: work and span of block 0.
+    Parallel,
+    /// RaCUDA §6: the bounded implementation of block 0 with latencies.
+    Smallstep,
+    /// Collingbourne et al.: per-thread steps under a scheduler oracle.
+    Interleaving,
+    /// Habermaier: warp 0 of block 0 on a SIMT machine with a reconvergence stack.
+    Simt,
 }
 
 /// Parses `--input`.
@@ -55,6 +101,15 @@ pub fn run(args: &RunArgs) -> i32 {
     let metrics: Vec<Metric> = l.metrics.iter().map(|&m| Metric::standard(m)).collect();
     // Scalar parameters given with --param are constants of the lowered program already.
     let params = Params::new();
+    if args.semantics != SemanticsKind::Lockstep || args.trace {
+        if args.kernel.format == Format::Json {
+            eprintln!(
+                "error: --format json is only available for --semantics lockstep without --trace"
+            );
+            return EXIT_BAD_INPUT;
+        }
+        return other::run(args, &l, &metrics, &params, &input);
+    }
     let run = match run_kernel(&l.program, &metrics, &l.hw, &l.launch, &params, &input) {
         Ok(r) => r,
         Err(SemError::MissingParams(names)) => {

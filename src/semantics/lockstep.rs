@@ -14,6 +14,7 @@
 //! derivation, when requested, is assembled afterwards with the nesting of the rules.
 
 use super::derivation::{AccRes, CostModel, Derivation, Res, Usage};
+use super::races::RaceLog;
 use super::store::Memory;
 use super::value::{apply_bin, apply_un, Value};
 use super::*;
@@ -41,6 +42,17 @@ pub struct Warp<'a> {
     fuel: u64,
     used: u64,
     trace: bool,
+    /// Block mode (RaCUDA §5, cost collections): the warp index of each lane; empty in the
+    /// single-warp mode of Fig. 5.
+    lane_warp: Vec<u32>,
+    /// Block mode: per-warp usage of the current barrier interval (segment).
+    seg: Vec<Usage>,
+    /// Block mode: per-warp usages of the closed segments, in order.
+    segments: Vec<Vec<Usage>>,
+    /// Optional access log for data-race detection (Collingbourne et al. Def. 3.1/4.1).
+    pub races: Option<RaceLog>,
+    /// Location of the statement being executed (for race reports).
+    cur_loc: Loc,
 }
 
 type Family = Vec<Value>;
@@ -133,7 +145,146 @@ impl<'a> Warp<'a> {
             fuel,
             used: 0,
             trace,
+            lane_warp: Vec::new(),
+            seg: Vec::new(),
+            segments: Vec::new(),
+            races: None,
+            cur_loc: Loc::default(),
         }
+    }
+
+    /// Switches to *block mode* (RaCUDA §5, Figs. 10–12): the lanes are all threads of a
+    /// block and `lane_warp[l]` is the warp of lane `l` (lanes ascending by thread id, so
+    /// each warp's lanes are contiguous). Every charge `C ⊕_𝒯 M^rc` then goes once to each
+    /// warp with an active lane (per-warp access counts `MemReads`/`Conflicts` over that
+    /// warp's lanes), `M^div` only to warps that actually split, and `sync` must be reached
+    /// by every lane ([`SemError::BarrierDivergence`] otherwise) and closes a segment.
+    /// [`Warp::usage`] is then the sum over warps (the work usage).
+    pub fn block_mode(&mut self, lane_warp: Vec<u32>) {
+        let n = lane_warp.iter().map(|&w| w as usize + 1).max().unwrap_or(0);
+        self.lane_warp = lane_warp;
+        self.seg = vec![Usage::default(); n];
+        self.segments.clear();
+    }
+
+    /// Block mode: the per-warp usages of every segment (barrier interval), the open one
+    /// last. Empty in single-warp mode.
+    pub fn segments(&self) -> Vec<Vec<Usage>> {
+        if self.lane_warp.is_empty() {
+            return Vec::new();
+        }
+        let mut out = self.segments.clone();
+        out.push(self.seg.clone());
+        out
+    }
+
+    /// Charges `r` once per warp with an active lane (once in single-warp mode).
+    fn charge(&mut self, ts: &[usize], r: Res) {
+        if self.lane_warp.is_empty() {
+            self.usage.charge(r);
+            return;
+        }
+        let mut last = u32::MAX;
+        for &l in ts {
+            let w = self.lane_warp[l];
+            if w != last {
+                last = w;
+                self.usage.charge(r);
+                self.seg[w as usize].charge(r);
+            }
+        }
+    }
+
+    /// Charges an access `M^r(n)`, `n` = `MemReads`/`Conflicts` of the indices of each
+    /// warp's active lanes (the whole family in single-warp mode).
+    fn charge_access(&mut self, ts: &[usize], idx: &[i64], elem_bytes: u32, r: AccRes) {
+        let count = |ix: &[i64], hw: &Hardware| match r {
+            AccRes::GRead | AccRes::GWrite => mem_reads(ix, elem_bytes, hw),
+            AccRes::SRead | AccRes::SWrite => conflicts(ix, elem_bytes, hw),
+        };
+        if self.lane_warp.is_empty() {
+            let n = count(idx, self.hw);
+            self.usage.charge_access(r, n);
+            return;
+        }
+        let mut i = 0;
+        while i < ts.len() {
+            let w = self.lane_warp[ts[i]];
+            let mut j = i;
+            while j < ts.len() && self.lane_warp[ts[j]] == w {
+                j += 1;
+            }
+            let n = count(&idx[i..j], self.hw);
+            self.usage.charge_access(r, n);
+            self.seg[w as usize].charge_access(r, n);
+            i = j;
+        }
+    }
+
+    /// Charges `M^div` for a split of the active set into `tt` and `tf` (both non-empty):
+    /// once in single-warp mode; in block mode once per warp with lanes on both sides
+    /// (`⊕_{w | ∃t1 ∈ 𝒯_T, t2 ∈ 𝒯_F. w = WarpOf(t1) = WarpOf(t2)}`, SC:IFFULL).
+    pub(crate) fn charge_div(&mut self, tt: &[usize], tf: &[usize]) {
+        if self.lane_warp.is_empty() {
+            self.usage.charge(Res::Div);
+            return;
+        }
+        let mut in_t = vec![false; self.seg.len()];
+        for &l in tt {
+            in_t[self.lane_warp[l] as usize] = true;
+        }
+        let mut done = vec![false; self.seg.len()];
+        for &l in tf {
+            let w = self.lane_warp[l] as usize;
+            if in_t[w] && !done[w] {
+                done[w] = true;
+                self.usage.charge(Res::Div);
+                self.seg[w].charge(Res::Div);
+            }
+        }
+    }
+
+    /// Executes `s` on the active lanes `ts` (ascending, non-empty): the statement rules of
+    /// Fig. 5 applied to an arbitrary active set. Used by the interleaving semantics (one
+    /// lane: a thread step) and the SIMT machine (the active mask) for atomic statements.
+    pub(crate) fn exec_on(
+        &mut self,
+        s: &Stmt,
+        ts: &[usize],
+        mem: &mut Memory,
+    ) -> Result<(), SemError> {
+        if ts.is_empty() {
+            return Ok(());
+        }
+        self.exec(s, ts, mem).map(|_| ())
+    }
+
+    /// The first premise of SC:IFT/IFF/IFD (and of the loop rules) plus its `M^if`:
+    /// evaluates the condition `e` on `ts` and charges `M^if`; returns one boolean per lane
+    /// of `ts`. `loc` is the statement's location (for errors and race reports).
+    pub(crate) fn branch(
+        &mut self,
+        e: &Expr,
+        ts: &[usize],
+        mem: &Memory,
+        loc: Loc,
+    ) -> Result<Vec<bool>, SemError> {
+        self.cur_loc = loc;
+        let r = (|| {
+            self.tick()?;
+            let (r, _) = self.eval_expr(e, ts, mem)?;
+            self.charge(ts, Res::If);
+            r.into_iter().map(as_bool).collect::<Result<Vec<bool>, _>>()
+        })();
+        r.map_err(|x| at(loc, x))
+    }
+
+    /// Charges `M^sync` on `ts` without block-mode checks (the thread-level semantics
+    /// handle barriers themselves); one rule application.
+    pub(crate) fn charge_sync(&mut self, ts: &[usize]) -> Result<(), SemError> {
+        self.tick()?;
+        self.charge(ts, Res::Sync);
+        Ok(())
     }
 
     /// Number of lanes.
@@ -235,11 +386,11 @@ impl<'a> Warp<'a> {
                     .map(|&l| self.locals.get(base + l).copied())
                     .collect::<Option<Family>>()
                     .ok_or_else(|| SemError::Type(format!("local `{x}` has no storage")))?;
-                self.usage.charge(Res::Var);
+                self.charge(ts, Res::Var);
                 (OC_VAR, fam)
             }
             Operand::Const(c) => {
-                self.usage.charge(Res::Const);
+                self.charge(ts, Res::Const);
                 (OC_CONST, vec![Value::of_const(c); ts.len()])
             }
             Operand::Param(p) => {
@@ -247,12 +398,12 @@ impl<'a> Warp<'a> {
                     kind: "parameter",
                     name: p.clone(),
                 })?;
-                self.usage.charge(Res::Param);
+                self.charge(ts, Res::Param);
                 (OC_PARAM, vec![v; ts.len()])
             }
             Operand::Tid(d) => {
                 let k = d.index();
-                self.usage.charge(Res::Var);
+                self.charge(ts, Res::Var);
                 (
                     OC_TID,
                     ts.iter().map(|&l| Value::Int(self.tids[l][k])).collect(),
@@ -297,7 +448,7 @@ impl<'a> Warp<'a> {
                     .zip(rb)
                     .map(|(x, y)| apply_bin(*op, x, y))
                     .collect::<Result<Family, _>>()?;
-                self.usage.charge(Res::Op);
+                self.charge(ts, Res::Op);
                 (EC_OP, fam)
             }
             Expr::Un(op, _) => {
@@ -305,7 +456,7 @@ impl<'a> Warp<'a> {
                     .into_iter()
                     .map(|x| apply_un(*op, x))
                     .collect::<Result<Family, _>>()?;
-                self.usage.charge(Res::Op);
+                self.charge(ts, Res::Op);
                 (EC_UOP, fam)
             }
             Expr::Read(arr, _) => {
@@ -319,15 +470,19 @@ impl<'a> Warp<'a> {
                     .map(|v| as_index(v, arr))
                     .collect::<Result<Vec<i64>, _>>()?;
                 let fam: Family = idx.iter().map(|&i| cells.get(i)).collect();
-                match cells.space {
+                let (space, bytes) = (cells.space, cells.elem_bytes);
+                if let Some(log) = self.races.as_mut() {
+                    for (&l, &i) in ts.iter().zip(&idx) {
+                        log.access(slot, space, i, self.lane_ids[l], None, self.cur_loc, arr)?;
+                    }
+                }
+                match space {
                     Space::Global => {
-                        let n = mem_reads(&idx, cells.elem_bytes, self.hw);
-                        self.usage.charge_access(AccRes::GRead, n);
+                        self.charge_access(ts, &idx, bytes, AccRes::GRead);
                         (EC_GARR, fam)
                     }
                     Space::Shared => {
-                        let n = conflicts(&idx, cells.elem_bytes, self.hw);
-                        self.usage.charge_access(AccRes::SRead, n);
+                        self.charge_access(ts, &idx, bytes, AccRes::SRead);
                         (EC_SARR, fam)
                     }
                 }
@@ -351,7 +506,11 @@ impl<'a> Warp<'a> {
     ) -> Result<Option<Derivation>, SemError> {
         match s {
             Stmt::Seq(..) => self.exec_seq(s, ts, mem),
-            Stmt::While(e, body, loc) => self.exec_while(e, body, ts, mem).map_err(|x| at(*loc, x)),
+            Stmt::While(e, body, loc) => {
+                self.cur_loc = *loc;
+                self.exec_while(e, body, ts, mem, *loc)
+                    .map_err(|x| at(*loc, x))
+            }
             Stmt::Skip => {
                 self.tick()?;
                 let start = self.usage;
@@ -361,14 +520,40 @@ impl<'a> Warp<'a> {
                 // SC:SYNC in lock-step: a barrier is a no-op on the store of one warp.
                 self.tick().map_err(|x| at(*loc, x))?;
                 let start = self.usage;
-                self.usage.charge(Res::Sync);
+                if !self.lane_warp.is_empty() && ts.len() != self.lanes() {
+                    // Block mode: a barrier reached by only part of the block has no
+                    // derivation (RaCUDA §5; Collingbourne et al.'s barrier divergence).
+                    return Err(SemError::BarrierDivergence {
+                        loc: *loc,
+                        reached: ts.iter().map(|&l| self.lane_ids[l]).collect(),
+                        waiting: (0..self.lanes())
+                            .filter(|l| !ts.contains(l))
+                            .map(|l| self.lane_ids[l])
+                            .collect(),
+                    });
+                }
+                self.charge(ts, Res::Sync);
+                if !self.lane_warp.is_empty() {
+                    // SF:PARTIAL: the segment ends here; spans are joined by the caller.
+                    let fresh = vec![Usage::default(); self.seg.len()];
+                    self.segments.push(std::mem::replace(&mut self.seg, fresh));
+                    if let Some(log) = self.races.as_mut() {
+                        log.barrier();
+                    }
+                }
                 Ok(self.leaf(SC_SYNC, ts, &start, s, Vec::new()))
             }
-            Stmt::Assign(x, e, loc) => self.exec_assign(s, x, e, ts, mem).map_err(|y| at(*loc, y)),
-            Stmt::Write(a, o, e, loc) => self
-                .exec_write(s, a, o, e, ts, mem)
-                .map_err(|y| at(*loc, y)),
+            Stmt::Assign(x, e, loc) => {
+                self.cur_loc = *loc;
+                self.exec_assign(s, x, e, ts, mem).map_err(|y| at(*loc, y))
+            }
+            Stmt::Write(a, o, e, loc) => {
+                self.cur_loc = *loc;
+                self.exec_write(s, a, o, e, ts, mem)
+                    .map_err(|y| at(*loc, y))
+            }
             Stmt::If(e, s1, s2, loc) => {
+                self.cur_loc = *loc;
                 self.exec_if(s, e, s1, s2, ts, mem).map_err(|y| at(*loc, y))
             }
         }
@@ -461,7 +646,7 @@ impl<'a> Warp<'a> {
                 *cell = v;
             }
         }
-        self.usage.charge(Res::VWrite);
+        self.charge(ts, Res::VWrite);
         Ok(self.leaf(SC_VWRITE, ts, &start, s, de.into_iter().collect()))
     }
 
@@ -498,6 +683,19 @@ impl<'a> Warp<'a> {
                 cells.elem.keyword()
             )));
         }
+        if let Some(log) = self.races.as_mut() {
+            for ((&l, &i), &v) in ts.iter().zip(&idx).zip(&r2) {
+                log.access(
+                    slot,
+                    cells.space,
+                    i,
+                    self.lane_ids[l],
+                    Some(v),
+                    self.cur_loc,
+                    a,
+                )?;
+            }
+        }
         // Race check: sort (index, position) and compare neighbours.
         let mut order: Vec<usize> = (0..idx.len()).collect();
         order.sort_by_key(|&k| (idx[k], k));
@@ -517,15 +715,14 @@ impl<'a> Warp<'a> {
         for (&i, &v) in idx.iter().zip(r2.iter()) {
             cells.set(i, v);
         }
-        let rule = match cells.space {
+        let (space, bytes) = (cells.space, cells.elem_bytes);
+        let rule = match space {
             Space::Global => {
-                let n = mem_reads(&idx, cells.elem_bytes, self.hw);
-                self.usage.charge_access(AccRes::GWrite, n);
+                self.charge_access(ts, &idx, bytes, AccRes::GWrite);
                 SC_GWRITE
             }
             Space::Shared => {
-                let n = conflicts(&idx, cells.elem_bytes, self.hw);
-                self.usage.charge_access(AccRes::SWrite, n);
+                self.charge_access(ts, &idx, bytes, AccRes::SWrite);
                 SC_SWRITE
             }
         };
@@ -546,7 +743,7 @@ impl<'a> Warp<'a> {
         self.tick()?;
         let start = self.usage;
         let (r, de) = self.eval_expr(e, ts, mem)?;
-        self.usage.charge(Res::If);
+        self.charge(ts, Res::If);
         let mut tt = Vec::new();
         let mut tf = Vec::new();
         for (&l, v) in ts.iter().zip(r) {
@@ -565,7 +762,7 @@ impl<'a> Warp<'a> {
             SC_IFF
         } else {
             // s1 on 𝒯_T, then s2 on 𝒯_F on the store s1 produced; plus M^div.
-            self.usage.charge(Res::Div);
+            self.charge_div(&tt, &tf);
             kids.extend(self.exec(s1, &tt, mem)?);
             kids.extend(self.exec(s2, &tf, mem)?);
             SC_IFD
@@ -580,6 +777,7 @@ impl<'a> Warp<'a> {
         body: &Stmt,
         ts: &[usize],
         mem: &mut Memory,
+        loc: Loc,
     ) -> Result<Option<Derivation>, SemError> {
         struct Iter {
             rule: &'static str,
@@ -592,12 +790,16 @@ impl<'a> Warp<'a> {
         loop {
             self.tick()?;
             let start = self.usage;
+            self.cur_loc = loc;
             let (r, de) = self.eval_expr(e, &cur, mem)?;
-            self.usage.charge(Res::If);
+            self.charge(&cur, Res::If);
             let mut tt = Vec::with_capacity(cur.len());
+            let mut tf = Vec::new();
             for (&l, v) in cur.iter().zip(r) {
                 if as_bool(v)? {
                     tt.push(l);
+                } else if !self.lane_warp.is_empty() {
+                    tf.push(l);
                 }
             }
             let mut kids: Vec<Derivation> = de.into_iter().collect();
@@ -608,7 +810,7 @@ impl<'a> Warp<'a> {
                 kids.extend(self.exec(body, &cur, mem)?);
                 (SC_WHILEALL, Some(None))
             } else {
-                self.usage.charge(Res::Div);
+                self.charge_div(&tt, &tf);
                 kids.extend(self.exec(body, &tt, mem)?);
                 (SC_WHILESOME, Some(Some(tt)))
             };

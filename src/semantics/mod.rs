@@ -6,10 +6,26 @@
 //! * [`lockstep`]: one warp executing one statement in lock-step, rule by rule.
 //! * [`derivation`]: resource usage counters and derivation trees.
 //! * [`run`]: running one warp ([`run_warp`]) or a whole kernel ([`run_kernel`]).
+//!
+//! The other operational semantics (issue 6; `spec/semantics.md` §§9–12), all built on the
+//! rules above:
+//!
+//! * [`parallel`]: RaCUDA §5 work/span of a block (cost collections per warp), `W/P + S`,
+//!   and Collingbourne et al.'s checked block-wide lock-step run.
+//! * [`smallstep`]: RaCUDA §6 bounded implementation (latencies, greedy scheduler of `P`
+//!   warp slots, stuck states).
+//! * [`interleaving`]: Collingbourne et al.'s interleaving semantics with a scheduler oracle,
+//!   barrier divergence and data-race detection ([`races`]).
+//! * [`simt`]: Habermaier's SIMT machine with a reconvergence stack.
 
 pub mod derivation;
+pub mod interleaving;
 pub mod lockstep;
+pub mod parallel;
+pub mod races;
 pub mod run;
+pub mod simt;
+pub mod smallstep;
 pub mod store;
 pub mod value;
 
@@ -159,6 +175,37 @@ pub enum SemError {
     /// An explicit input that does not fit the program.
     #[error("bad input: {0}")]
     BadInput(String),
+    /// A data race (Collingbourne et al. Def. 3.1/4.1): two distinct threads access the same
+    /// cell, at least one writes, with no barrier between them.
+    #[error(
+        "data race on {array}[{index}]: thread {} (block {}) {} at {} and thread {} (block {}) {} at {}",
+        .first.thread, .first.block, if .first.write { "writes" } else { "reads" }, .first.loc,
+        .second.thread, .second.block, if .second.write { "writes" } else { "reads" }, .second.loc
+    )]
+    DataRace {
+        /// Array name.
+        array: String,
+        /// Element index.
+        index: i64,
+        /// The earlier access.
+        first: Box<races::AccessSite>,
+        /// The access that completed the race.
+        second: Box<races::AccessSite>,
+    },
+    /// Barrier divergence: a `__syncthreads()` reached by only part of a block, by threads
+    /// at different barriers, or while other threads have finished.
+    #[error(
+        "barrier divergence at {loc}: threads {} wait at the barrier, threads {} do not",
+        derivation::render_threads(.reached), derivation::render_threads(.waiting)
+    )]
+    BarrierDivergence {
+        /// Location of the barrier (one of them, when threads wait at different ones).
+        loc: Loc,
+        /// Threads (block-linear ids) at this barrier.
+        reached: Vec<u32>,
+        /// Threads of the block not at this barrier.
+        waiting: Vec<u32>,
+    },
     /// An error raised by the statement at `loc` (innermost statement with a known location).
     #[error("at {loc}: {error}")]
     At {

@@ -109,7 +109,7 @@ impl KernelRun {
     }
 }
 
-fn check_hw(hw: &Hardware, launch: &Launch) -> Result<u64, SemError> {
+pub(crate) fn check_hw(hw: &Hardware, launch: &Launch) -> Result<u64, SemError> {
     if hw.warp_size == 0 || hw.banks == 0 || hw.bank_bytes == 0 || hw.sector_bytes == 0 {
         return Err(SemError::BadLaunch(
             "warp size, banks, bank width and sector size must be positive".into(),
@@ -135,7 +135,7 @@ fn dim_of(suffix: &str) -> Option<usize> {
 
 /// The parameter values of block `block`: user values plus the built-ins, checked against
 /// the program's declarations.
-fn resolve_params(
+pub(crate) fn resolve_params(
     prog: &Program,
     hw: &Hardware,
     launch: &Launch,
@@ -181,7 +181,7 @@ fn resolve_params(
 }
 
 /// The lanes of warp `warp`: (block-linear thread id, `threadIdx`).
-fn lanes(hw: &Hardware, launch: &Launch, warp: u64) -> Vec<(u32, [i64; 3])> {
+pub(crate) fn lanes(hw: &Hardware, launch: &Launch, warp: u64) -> Vec<(u32, [i64; 3])> {
     launch
         .warp_lanes(hw, warp)
         .map(|t| (t as u32, launch.thread_index(t)))

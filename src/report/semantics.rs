@@ -1,0 +1,54 @@
+//! Text output of `warpcert run --semantics parallel|smallstep|interleaving|simt` and of
+//! `warpcert derive` (issue 6).
+
+use crate::core::metric::Q;
+use crate::core::MetricName;
+use std::fmt::Write;
+
+/// `parallel`: one line per metric with the block's work `W`, span `S` and `W/P + S`.
+pub fn parallel_text(
+    kernel: &str,
+    warps: u64,
+    segments: usize,
+    p: u64,
+    rows: &[(MetricName, Q, Q, Q)],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "kernel {kernel}  block (0, 0, 0): {warps} warps, {segments} segments (RaCUDA §5 parallel semantics)"
+    );
+    for (m, w, s, t) in rows {
+        let _ = writeln!(
+            out,
+            "{:<10} work W {:>12}   span S {:>12}   W/P + S (P = {p}) {:>12}",
+            m.as_str(),
+            w,
+            s,
+            t
+        );
+    }
+    out
+}
+
+/// Key/value lines (`name: value`), for the machines' summaries.
+pub fn summary_text(title: &str, fields: &[(&str, String)]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{title}");
+    for (k, v) in fields {
+        let _ = writeln!(out, "  {k:<22} {v}");
+    }
+    out
+}
+
+/// Trace lines, at most `max` of them (then a line saying how many were left out).
+pub fn trace_text(lines: &[String], max: usize) -> String {
+    let mut out = String::new();
+    for l in lines.iter().take(max) {
+        let _ = writeln!(out, "{l}");
+    }
+    if lines.len() > max {
+        let _ = writeln!(out, "… {} more steps not shown", lines.len() - max);
+    }
+    out
+}

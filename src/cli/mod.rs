@@ -6,6 +6,7 @@ mod analyze;
 mod bench;
 mod check;
 mod options;
+mod relation;
 mod run;
 
 use crate::report::Format;
@@ -49,7 +50,7 @@ enum Command {
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct KernelArgs {
     /// The CUDA source file (`.cu`).
     pub file: PathBuf,

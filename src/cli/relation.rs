@@ -1,0 +1,311 @@
+//! `warpcert analyze --relation exact|upper|lower|auto` and `--stats`: Pico's relational
+//! analysis (`crate::relational`, `spec/relational.md`).
+
+use super::options::{load, Loaded};
+use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
+use crate::core::MetricName;
+use crate::relational::{self, Relation};
+use crate::report::relation::{
+    relation_text, stats_text, Ratio, RelationReport, Stats, StatsRow, Witness,
+};
+use crate::report::Format;
+use crate::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The relation asked for with `--relation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RelationArg {
+    /// Only an exact result (fails otherwise).
+    Exact,
+    /// An upper bound (an exact one when the analysis is exact).
+    Upper,
+    /// A lower bound: the exact bound, or a replayed witness.
+    Lower,
+    /// Exact where the analysis is exact, else upper.
+    Auto,
+}
+
+impl RelationArg {
+    fn as_str(self) -> &'static str {
+        match self {
+            RelationArg::Exact => "exact",
+            RelationArg::Upper => "upper",
+            RelationArg::Lower => "lower",
+            RelationArg::Auto => "auto",
+        }
+    }
+}
+
+/// Value given to scalar parameters left symbolic when a lower-bound witness is replayed.
+pub const WITNESS_PARAM: i64 = 64;
+
+const CERT_NOTE_EXACT: &str = "not certified by the kernel: the relational derivation is \
+     replayed against the executable semantics only in tests (spec/relational.md §8)";
+
+fn stats_of(r: &relational::RelResult) -> Stats {
+    let t = r.totals();
+    let get = |k| {
+        let (e, n) = t.get(&k).copied().unwrap_or((0, 0));
+        Ratio { exact: e, total: n }
+    };
+    Stats {
+        conditionals: get(relational::analysis::Kind::Conditional),
+        loops: get(relational::analysis::Kind::Loop),
+        indices: get(relational::analysis::Kind::Index),
+    }
+}
+
+fn relational_metrics(l: &Loaded) -> Vec<MetricName> {
+    l.metrics
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, MetricName::Sectors | MetricName::Conflicts))
+        .collect()
+}
+
+/// Replays every warp of block 0 under the lock-step semantics with the symbolic scalar
+/// parameters set to [`WITNESS_PARAM`] and zero inputs; returns the costliest warp.
+fn witness(l: &Loaded, metric: MetricName) -> Result<Witness, String> {
+    let m = crate::core::Metric::standard(metric);
+    let mut params = Params::new();
+    let mut shown = Vec::new();
+    for p in &l.program.params {
+        if p.name.starts_with("blockIdx.") {
+            continue;
+        }
+        let v = if p.name.starts_with("gridDim.") {
+            1
+        } else {
+            WITNESS_PARAM
+        };
+        let val = match p.ty {
+            crate::core::Ty::Int => Value::Int(v),
+            crate::core::Ty::Bool => Value::Bool(true),
+            crate::core::Ty::Float => Value::Float(v as f64),
+        };
+        params.insert(p.name.clone(), val);
+        shown.push((p.name.clone(), v));
+    }
+    let mut best: Option<Witness> = None;
+    let mut best_cost = None;
+    for w in 0..l.launch.warps_per_block(&l.hw) {
+        let run = run_warp(
+            &l.program,
+            std::slice::from_ref(&m),
+            &l.hw,
+            &l.launch,
+            [0, 0, 0],
+            w,
+            &params,
+            &Inputs::zero(),
+            &RunOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let c = run.costs[0].clone();
+        if best_cost.as_ref().is_none_or(|b| c > *b) {
+            best = Some(Witness {
+                params: shown.clone(),
+                block: [0, 0, 0],
+                warp: w,
+                input: "zero".into(),
+                cost: crate::report::bound::rational(&c),
+            });
+            best_cost = Some(c);
+        }
+    }
+    best.ok_or_else(|| "the block has no warps".into())
+}
+
+/// One metric's relational report.
+pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> RelationReport {
+    let start = Instant::now();
+    let res = relational::analyze(&l.program, metric, &l.hw, &l.launch);
+    let mut rep = RelationReport {
+        kernel: l.program.name.clone(),
+        metric: metric.to_string(),
+        relation: None,
+        requested: want.as_str().into(),
+        per_warp: None,
+        assumptions: vec![],
+        witness: None,
+        note: None,
+        stats: Stats::default(),
+        rules: vec![],
+        certification: CERT_NOTE_EXACT.into(),
+        time_ms: 0.0,
+    };
+    let r = match res {
+        Ok(r) => r,
+        Err(e) => {
+            rep.note = Some(e);
+            rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
+            return rep;
+        }
+    };
+    rep.stats = stats_of(&r);
+    rep.rules = r.rules.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    rep.assumptions = r.assumptions.clone();
+    let exact = r.has_bound() && r.relation == Relation::Exact;
+    match want {
+        RelationArg::Exact if !exact => {
+            rep.note = Some(if r.has_bound() {
+                format!(
+                    "the analysis is not exact for this kernel (upper bound {})",
+                    r.bound_string()
+                )
+            } else {
+                r.failures.join("; ")
+            });
+        }
+        RelationArg::Lower if !exact => match witness(l, metric) {
+            Ok(w) => {
+                rep.relation = Some("lower".into());
+                rep.per_warp = Some(w.cost.clone());
+                rep.certification = "witness replayed by warpcert's lock-step semantics; \
+                     not yet replayed by the independent kernel"
+                    .into();
+                rep.witness = Some(w);
+                rep.assumptions.clear();
+            }
+            Err(e) => rep.note = Some(format!("no witness: {e}")),
+        },
+        _ => {
+            if r.has_bound() {
+                rep.relation = Some(r.relation.as_str().into());
+                rep.per_warp = Some(r.bound_string());
+            } else {
+                rep.note = Some(r.failures.join("; "));
+            }
+        }
+    }
+    rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    rep
+}
+
+/// `warpcert analyze FILE --relation R`: exit 0 when every metric got a result of the
+/// requested relation.
+pub fn run_relation(args: &KernelArgs, want: RelationArg) -> i32 {
+    let l = match load(args, None) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    for w in &l.warnings {
+        eprintln!("{w}");
+    }
+    let reps: Vec<RelationReport> = relational_metrics(&l)
+        .into_iter()
+        .map(|m| relation_report(&l, m, want))
+        .collect();
+    if reps.is_empty() {
+        eprintln!("--relation applies to the metrics sectors and conflicts");
+        return EXIT_BAD_INPUT;
+    }
+    match args.format {
+        Format::Text => print!("{}", relation_text(&reps)),
+        Format::Json => match serde_json::to_string_pretty(&reps) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_FAILED;
+            }
+        },
+    }
+    if reps.iter().all(|r| r.relation.is_some()) {
+        0
+    } else {
+        EXIT_FAILED
+    }
+}
+
+fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// `warpcert analyze PATH --stats`: the exactness table over a file or every `.cu` file of
+/// a directory (Pico §7.2).
+pub fn run_stats(args: &KernelArgs) -> i32 {
+    let files = if args.file.is_dir() {
+        cu_files(&args.file)
+    } else {
+        vec![args.file.clone()]
+    };
+    if files.is_empty() {
+        eprintln!("no .cu files in {}", args.file.display());
+        return EXIT_BAD_INPUT;
+    }
+    let mut rows = Vec::new();
+    for f in files {
+        let mut a = args.clone();
+        a.file = f.clone();
+        let name = f
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let metrics = match super::options::parse_metrics(&args.metric) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("{e}");
+                return EXIT_BAD_INPUT;
+            }
+        };
+        let metrics: Vec<MetricName> = metrics
+            .into_iter()
+            .filter(|m| matches!(m, MetricName::Sectors | MetricName::Conflicts))
+            .collect();
+        match load(&a, None) {
+            Ok(l) => {
+                for m in metrics {
+                    let res = relational::analyze(&l.program, m, &l.hw, &l.launch);
+                    rows.push(match res {
+                        Ok(r) => StatsRow {
+                            file: name.clone(),
+                            metric: m.to_string(),
+                            stats: Some(stats_of(&r)),
+                            note: None,
+                        },
+                        Err(e) => StatsRow {
+                            file: name.clone(),
+                            metric: m.to_string(),
+                            stats: None,
+                            note: Some(e),
+                        },
+                    });
+                }
+            }
+            Err(e) => {
+                let first = e.lines().next().unwrap_or("").to_string();
+                for m in metrics {
+                    rows.push(StatsRow {
+                        file: name.clone(),
+                        metric: m.to_string(),
+                        stats: None,
+                        note: Some(first.clone()),
+                    });
+                }
+            }
+        }
+    }
+    match args.format {
+        Format::Text => print!("{}", stats_text(&rows)),
+        Format::Json => match serde_json::to_string_pretty(&rows) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_FAILED;
+            }
+        },
+    }
+    0
+}

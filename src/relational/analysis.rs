@@ -841,6 +841,17 @@ impl Ctx<'_> {
             .min()
             .unwrap_or(0);
         let xs = format!("{x}'");
+        // The largest iteration count over the blocks: `blockIdx` occurring in `lo` only,
+        // with non-negative coefficients, is set to 0 (more iterations: `≤`).
+        for a in unif.atoms() {
+            if a.starts_with("blockIdx.")
+                && !phi.mentions(&a)
+                && !pk.mentions(&a)
+                && unif.nonneg_coeffs()
+            {
+                unif = unif.subst(&a, &Poly::zero());
+            }
+        }
         let scalar_lo = unif.add(&Poly::int(min));
         let delta = vary.sub(&Poly::int(min));
         let xv = Poly::atom(&xs).add(&delta);
@@ -854,14 +865,27 @@ impl Ctx<'_> {
         let res = self.rel(&body);
         self.phi.pop();
         self.gamma.remove(&xs);
-        let (s, _) = res?;
+        let (s, body_exact) = res?;
         self.mark(Kind::Loop, id, false);
+        if body_exact && zero_cost(&s) {
+            // 0 = 0 whatever the iteration count.
+            return Ok((SStmt::Tick(NExpr::Lit(0)), true));
+        }
         let range = Range {
             lo: self.to_expr(&scalar_lo),
             hi: r.hi.clone(),
             step: r.step.clone(),
         };
         Ok((SStmt::For(xs, range, Box::new(s)), false))
+    }
+}
+
+/// Whether every tick of `s` is the literal 0.
+fn zero_cost(s: &SStmt) -> bool {
+    match s {
+        SStmt::Tick(n) => *n == NExpr::Lit(0),
+        SStmt::Seq(v) => v.iter().all(zero_cost),
+        SStmt::If(_, b) | SStmt::For(_, _, b) => zero_cost(b),
     }
 }
 

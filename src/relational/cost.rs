@@ -77,6 +77,16 @@ fn sum_range(x: &str, r: &Range, body: &Poly, asm: &mut Vec<String>) -> Result<P
     let hi = expr_poly(&r.hi);
     let diff = hi.sub(&lo);
     match &r.step {
+        Step::Add(k) if expr_poly(k).as_int().is_none() => {
+            // A symbolic step k (assumed ≥ 1): x = lo + k·y, y ∈ 0..⌊(hi − lo)/k⌋.
+            let kp = expr_poly(k);
+            asm.push(format!("{kp} >= 1"));
+            asm.push(format!("{} >= 0", diff.add(&kp)));
+            let last = Poly::atom(&format!("⌊({diff})/({kp})⌋"));
+            let y = format!("{x}#");
+            let sub = lo.add(&Poly::atom(&y).mul(&kp));
+            Ok(sum(&body.subst(x, &sub), &y, &Poly::zero(), &last))
+        }
         Step::Add(k) => {
             let k = expr_poly(k)
                 .as_int()

@@ -147,11 +147,18 @@ pub fn eval_atom(a: &str, params: &BTreeMap<String, i64>) -> Option<Q> {
     }
     let inner = a.strip_prefix("⌊(")?.strip_suffix('⌋')?;
     let (num, k) = inner.rsplit_once(")/")?;
-    let k: i64 = k.parse().ok()?;
+    let k = match k.strip_prefix('(').and_then(|k| k.strip_suffix(')')) {
+        Some(kp) => eval_poly_text(kp, params)?,
+        None => crate::core::metric::q(k.parse().ok()?),
+    };
     let v = eval_poly_text(num, params)?;
-    let v = v.to_integer();
-    let k = num_bigint::BigInt::from(k);
-    Some(Q::from_integer(num_integer::Integer::div_floor(&v, &k)))
+    if k.is_zero() || !k.is_integer() || !v.is_integer() {
+        return None;
+    }
+    Some(Q::from_integer(num_integer::Integer::div_floor(
+        &v.to_integer(),
+        &k.to_integer(),
+    )))
 }
 
 /// Evaluates the `Display` form of a [`Poly`] (`c*a^e*b + …`) at `params`.

@@ -314,52 +314,40 @@ impl Tr<'_> {
     fn while_loop(&mut self, e: &Expr, body: &Stmt, line: u32) -> Proto {
         let written = body.writes();
         let head = self.env.clone();
-        let result = self.loop_shape(e, body, &written);
+        let shape = self.loop_shape(e, body, &written);
         let id = self.id();
-        let proto = match result {
-            Some((x, r)) => {
-                // Secondary induction variables `y ← y ± k` (invariant k) of a loop with a
-                // positive literal additive step: the loop is normalized to an iteration
-                // counter n ∈ 0..⌊(hi − lo + k_x)/k_x⌋ − 1, with x = lo + k_x·n and
-                // y = y₀ ± k_y·n (Pico §6.3's loop normalization).
-                let mut secondary = Vec::new();
-                if let Step::Add(NExpr::Lit(kx)) = r.step {
-                    if kx > 0 {
-                        for y in &written {
-                            if *y == x {
-                                continue;
-                            }
-                            if let (Some((op @ (BinOp::Add | BinOp::Sub), k)), Some(Val::N(y0))) =
-                                (find_step(body, y), self.env.get(y).cloned())
-                            {
-                                let inv = !matches!(&k, Operand::Var(v) if written.contains(v));
-                                if inv {
-                                    let kv = self.num(&k);
-                                    secondary.push((y.clone(), op, y0, kv));
-                                }
-                            }
-                        }
-                    }
-                }
+        let proto = match shape {
+            Some(LoopShape {
+                x,
+                range,
+                secondary,
+            }) => {
                 for y in &written {
                     if *y != x {
                         let u = self.fresh();
                         self.env.insert(y.clone(), Val::N(u));
                     }
                 }
-                if secondary.is_empty() {
+                let counter = match &range.step {
+                    Step::Add(NExpr::Lit(k)) => *k > 0 && !secondary.is_empty(),
+                    _ => false,
+                };
+                if !counter {
                     self.env.insert(x.clone(), Val::N(NExpr::var(&x)));
                     let p = self.stmt(body);
-                    Proto::For(id, x, r, Box::new(p))
+                    Proto::For(id, x, range, Box::new(p))
                 } else {
-                    let Step::Add(kx) = r.step.clone() else {
+                    // Secondary induction variables `y ← y ± k`: the loop is normalized to an
+                    // iteration counter n ∈ 0..⌊(hi − lo + k_x)/k_x⌋ − 1 with x = lo + k_x·n
+                    // and y = y₀ ± k_y·n (Pico §6.3's loop normalization).
+                    let Step::Add(kx) = range.step.clone() else {
                         unreachable!()
                     };
                     let n = format!("{x}#n");
                     let nv = NExpr::var(&n);
                     let span = NExpr::bin(
                         NOp::Add,
-                        NExpr::bin(NOp::Sub, r.hi.clone(), r.lo.clone()),
+                        NExpr::bin(NOp::Sub, range.hi.clone(), range.lo.clone()),
                         kx.clone(),
                     );
                     let hi = NExpr::bin(
@@ -371,15 +359,14 @@ impl Tr<'_> {
                         x.clone(),
                         Val::N(NExpr::bin(
                             NOp::Add,
-                            r.lo.clone(),
+                            range.lo.clone(),
                             NExpr::bin(NOp::Mul, kx, nv.clone()),
                         )),
                     );
                     for (y, op, y0, ky) in secondary {
-                        let nop = if op == BinOp::Add { NOp::Add } else { NOp::Sub };
                         self.env.insert(
                             y,
-                            Val::N(NExpr::bin(nop, y0, NExpr::bin(NOp::Mul, ky, nv.clone()))),
+                            Val::N(NExpr::bin(op, y0, NExpr::bin(NOp::Mul, ky, nv.clone()))),
                         );
                     }
                     let p = self.stmt(body);
@@ -412,7 +399,11 @@ impl Tr<'_> {
         proto
     }
 
-    fn loop_shape(&mut self, e: &Expr, body: &Stmt, written: &[String]) -> Option<(String, Range)> {
+    /// Recognizes the loop by executing the body once symbolically from placeholders
+    /// `y@head` for the locals it writes: the loop variable ends as `x@head ⊕ k` with `k`
+    /// free of placeholders and of unknowns made in the body; the bound has the same value
+    /// at the head and after the body.
+    fn loop_shape(&mut self, e: &Expr, body: &Stmt, written: &[String]) -> Option<LoopShape> {
         let Expr::Bin(op, a, b) = e else { return None };
         let cop = match op {
             BinOp::Lt => COp::Lt,
@@ -422,10 +413,58 @@ impl Tr<'_> {
             BinOp::Ne => COp::Ne,
             _ => return None,
         };
-        // Which side is the loop variable.
+        // Head values.
+        let head_a = self.opd(a);
+        let head_b = self.opd(b);
+        // Scratch pass.
+        let saved = (
+            self.env.clone(),
+            self.next_unknown,
+            self.next_id,
+            self.unsupported.len(),
+        );
+        let mark = self.next_unknown;
+        for y in written {
+            self.env
+                .insert(y.clone(), Val::N(NExpr::var(&format!("{y}@head"))));
+        }
+        let _ = self.stmt(body);
+        let end = self.env.clone();
+        let end_a = self.opd(a);
+        let end_b = self.opd(b);
+        self.env = saved.0;
+        self.next_unknown = saved.1;
+        self.next_id = saved.2;
+        self.unsupported.truncate(saved.3);
+
+        let clean = |n: &NExpr| {
+            let mut atoms = Vec::new();
+            n.atoms(&mut atoms);
+            atoms.iter().all(|t| match t {
+                Atom::Var(v) => !v.ends_with("@head"),
+                Atom::Unknown(k) => *k <= mark,
+                _ => true,
+            })
+        };
+        // x@head ⊕ k
+        let step_of = |y: &str| -> Option<(NOp, NExpr)> {
+            let Some(Val::N(NExpr::Bin(op, l, r))) = end.get(y) else {
+                return None;
+            };
+            let me = NExpr::var(&format!("{y}@head"));
+            if **l == me && clean(r) {
+                return Some((*op, (**r).clone()));
+            }
+            if **r == me && matches!(op, NOp::Add | NOp::Mul) && clean(l) {
+                return Some((*op, (**l).clone()));
+            }
+            None
+        };
         let (x, bound, cop) = match (a, b) {
-            (Operand::Var(x), o) if written.contains(x) => (x.clone(), o.clone(), cop),
-            (o, Operand::Var(x)) if written.contains(x) => {
+            (Operand::Var(x), _) if written.contains(x) && head_b == end_b => {
+                (x.clone(), head_b.clone(), cop)
+            }
+            (_, Operand::Var(x)) if written.contains(x) && head_a == end_a => {
                 let flipped = match cop {
                     COp::Lt => COp::Gt,
                     COp::Le => COp::Ge,
@@ -433,94 +472,61 @@ impl Tr<'_> {
                     COp::Ge => COp::Le,
                     c => c,
                 };
-                (x.clone(), o.clone(), flipped)
+                (x.clone(), head_a.clone(), flipped)
             }
             _ => return None,
         };
-        if let Operand::Var(bv) = &bound {
-            if written.contains(bv) {
-                return None;
-            }
+        let Val::N(bound) = bound else { return None };
+        if !clean(&bound) {
+            return None;
         }
         let init = match self.env.get(&x)? {
             Val::N(n) => n.clone(),
             Val::C(_) => return None,
         };
-        let bound_v = match self.opd(&bound) {
-            Val::N(n) => n,
-            Val::C(_) => return None,
-        };
-        // The update of x: exactly one assignment `x ← x ⊕ k` at the top level of the body.
-        let step = find_step(body, &x)?;
-        let (sop, k) = step;
-        // k must be invariant: a literal, parameter, or a local the body does not write.
-        if let Operand::Var(kv) = &k {
-            if written.contains(kv) {
-                return None;
-            }
-        }
-        let kv = self.num(&k);
+        let (sop, k) = step_of(&x)?;
         let step = match sop {
-            BinOp::Add => Step::Add(kv),
-            BinOp::Sub => Step::Sub(kv),
-            BinOp::Mul => Step::Mul(kv),
-            BinOp::Div => Step::Div(kv),
-            BinOp::Shr => Step::Div(NExpr::bin(NOp::Shl, NExpr::Lit(1), kv)),
-            BinOp::Shl => Step::Mul(NExpr::bin(NOp::Shl, NExpr::Lit(1), kv)),
+            NOp::Add => Step::Add(k),
+            NOp::Sub => Step::Sub(k),
+            NOp::Mul => Step::Mul(k),
+            NOp::Div => Step::Div(k),
+            NOp::Shr => Step::Div(NExpr::bin(NOp::Shl, NExpr::Lit(1), k)),
+            NOp::Shl => Step::Mul(NExpr::bin(NOp::Shl, NExpr::Lit(1), k)),
             _ => return None,
         };
         let one = NExpr::Lit(1);
         let hi = match (cop, step.decreasing()) {
-            (COp::Lt, false) => NExpr::bin(NOp::Sub, bound_v, one),
-            (COp::Le, false) => bound_v,
+            (COp::Lt, false) => NExpr::bin(NOp::Sub, bound, one),
+            (COp::Le, false) => bound,
             (COp::Ne, false) if matches!(step, Step::Add(NExpr::Lit(1))) => {
-                NExpr::bin(NOp::Sub, bound_v, one)
+                NExpr::bin(NOp::Sub, bound, one)
             }
-            (COp::Gt, true) => NExpr::bin(NOp::Add, bound_v, one),
-            (COp::Ge, true) => bound_v,
+            (COp::Gt, true) => NExpr::bin(NOp::Add, bound, one),
+            (COp::Ge, true) => bound,
             _ => return None,
         };
-        Some((x, Range { lo: init, hi, step }))
+        let mut secondary = Vec::new();
+        for y in written {
+            if *y == x {
+                continue;
+            }
+            if let (Some((op @ (NOp::Add | NOp::Sub), k)), Some(Val::N(y0))) =
+                (step_of(y), self.env.get(y).cloned())
+            {
+                secondary.push((y.clone(), op, y0, k));
+            }
+        }
+        Some(LoopShape {
+            x,
+            range: Range { lo: init, hi, step },
+            secondary,
+        })
     }
 }
 
-/// The unique assignment `x ← x op k` (or `x ← k op x` for `+ *`) in `s`, not nested in a
-/// conditional or loop; `None` if there is none or more than one assignment to `x`.
-fn find_step(s: &Stmt, x: &str) -> Option<(BinOp, Operand)> {
-    let mut found = Vec::new();
-    let mut nested = false;
-    collect(s, x, &mut found, &mut nested, false);
-    if nested || found.len() != 1 {
-        return None;
-    }
-    found.pop()
-}
-
-fn collect(s: &Stmt, x: &str, found: &mut Vec<(BinOp, Operand)>, nested: &mut bool, inside: bool) {
-    match s {
-        Stmt::Seq(a, b) => {
-            collect(a, x, found, nested, inside);
-            collect(b, x, found, nested, inside);
-        }
-        Stmt::If(_, a, b, _) => {
-            collect(a, x, found, nested, true);
-            collect(b, x, found, nested, true);
-        }
-        Stmt::While(_, b, _) => collect(b, x, found, nested, true),
-        Stmt::Assign(y, e, _) if y == x => {
-            if inside {
-                *nested = true;
-                return;
-            }
-            let self_op = Operand::Var(x.to_string());
-            match e {
-                Expr::Bin(op, a, k) if *a == self_op => found.push((*op, k.clone())),
-                Expr::Bin(op @ (BinOp::Add | BinOp::Mul), k, a) if *a == self_op => {
-                    found.push((*op, k.clone()))
-                }
-                _ => *nested = true,
-            }
-        }
-        _ => {}
-    }
+struct LoopShape {
+    x: String,
+    range: Range,
+    /// `(y, ±, y₀, k_y)`
+    secondary: Vec<(String, NOp, NExpr, NExpr)>,
 }

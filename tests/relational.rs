@@ -467,6 +467,14 @@ fn exhaustive_small_launches() {
                             Relation::Exact => assert_eq!(ours, sim, "{ctx}"),
                             _ => assert!(ours >= sim, "{ctx}: simulated {sim}"),
                         }
+                        // `--relation lower`: a witness at these parameters replays in the
+                        // kernel to its stated cost, which is at most the maximum.
+                        let w =
+                            relational::witness::witness(&prog, metric, &hw, &launch, n).unwrap();
+                        let v = warpcert_kernel::witness::check_witness(&w.text)
+                            .unwrap_or_else(|e| panic!("{ctx}: witness rejected: {e}"));
+                        assert_eq!(v.cost, w.cost, "{ctx}");
+                        assert!(w.cost <= sim, "{ctx}: witness {} > max {sim}", w.cost);
                     }
                 }
             }
@@ -499,4 +507,41 @@ fn divergent_loop_kernel_is_exact() {
     // One sector per iteration, 4 iterations (lanes 0..3 iterate 1..4 times).
     assert_eq!(r.bound_string(), "4");
     let _ = (Atom::Tid(Dim::X), q(0));
+}
+
+/// Lower-bound witnesses for every Table 1 row: the independent kernel replays each with its
+/// own interpreter and finds the stated cost; the cost is at most the relational bound at the
+/// witness' parameters, and equal to it where the bound is exact.
+#[test]
+fn witnesses_replay_in_kernel() {
+    let hw = Hardware::default();
+    for row in rows() {
+        let Some(path) = corpus(row.file) else { return };
+        let prog = load(&path, row.block, &hw);
+        let launch = Launch {
+            block: row.block,
+            grid: None,
+        };
+        let w = relational::witness::witness(&prog, row.metric, &hw, &launch, 64).unwrap();
+        let v = warpcert_kernel::witness::check_witness(&w.text)
+            .unwrap_or_else(|e| panic!("{} {}: {e}", row.file, row.metric));
+        assert_eq!(v.cost, w.cost);
+        let r = relational::analyze(&prog, row.metric, &hw, &launch).unwrap();
+        let mut ps: BTreeMap<String, i64> = w.params.iter().cloned().collect();
+        ps.insert("gridDim.x".into(), 1);
+        let b = r.eval(&ps).unwrap();
+        assert!(b >= w.cost, "{} {}", row.file, row.metric);
+        if r.relation == Relation::Exact {
+            assert_eq!(b, w.cost, "{} {}", row.file, row.metric);
+        }
+        // A wrong stated cost is rejected.
+        let bad = w.text.replace(
+            &format!("(cost {})", warpcert::report::bound::rational(&w.cost)),
+            &format!(
+                "(cost {})",
+                warpcert::report::bound::rational(&(w.cost.clone() + q(1)))
+            ),
+        );
+        assert!(warpcert_kernel::witness::check_witness(&bad).is_err());
+    }
 }

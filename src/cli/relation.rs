@@ -9,7 +9,6 @@ use crate::report::relation::{
     relation_text, stats_text, Ratio, RelationReport, Stats, StatsRow, Witness,
 };
 use crate::report::Format;
-use crate::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -64,57 +63,64 @@ fn relational_metrics(l: &Loaded) -> Vec<MetricName> {
         .collect()
 }
 
-/// Replays every warp of block 0 under the lock-step semantics with the symbolic scalar
-/// parameters set to [`WITNESS_PARAM`] and zero inputs; returns the costliest warp.
-fn witness(l: &Loaded, metric: MetricName) -> Result<Witness, String> {
-    let m = crate::core::Metric::standard(metric);
-    let mut params = Params::new();
-    let mut shown = Vec::new();
-    for p in &l.program.params {
-        if p.name.starts_with("blockIdx.") {
-            continue;
-        }
-        let v = if p.name.starts_with("gridDim.") {
-            1
-        } else {
-            WITNESS_PARAM
-        };
-        let val = match p.ty {
-            crate::core::Ty::Int => Value::Int(v),
-            crate::core::Ty::Bool => Value::Bool(true),
-            crate::core::Ty::Float => Value::Float(v as f64),
-        };
-        params.insert(p.name.clone(), val);
-        shown.push((p.name.clone(), v));
+/// A witness for the largest per-warp cost, replayed by the independent kernel.
+fn witness(l: &Loaded, metric: MetricName) -> Result<(Witness, String), String> {
+    let w = relational::witness::witness(&l.program, metric, &l.hw, &l.launch, WITNESS_PARAM)?;
+    let verdict = match warpcert_kernel::witness::check_witness(&w.text) {
+        Ok(v) => format!(
+            "witness replayed by the independent kernel: accepted (cost {})",
+            v.cost
+        ),
+        Err(e) => format!("witness REJECTED by the kernel: {e}"),
+    };
+    Ok((
+        Witness {
+            params: w.params,
+            block: [0, 0, 0],
+            warp: w.warp,
+            input: "zero".into(),
+            cost: crate::report::bound::rational(&w.cost),
+        },
+        verdict,
+    ))
+}
+
+/// Checks the bound at one point against a kernel-replayed witness: the replayed cost must
+/// equal (exact) or not exceed (upper) the bound's value at the witness' parameters.
+fn point_check(l: &Loaded, metric: MetricName, r: &relational::RelResult) -> String {
+    let w = match relational::witness::witness(&l.program, metric, &l.hw, &l.launch, WITNESS_PARAM)
+    {
+        Ok(w) => w,
+        Err(e) => return format!("{CERT_NOTE_EXACT}; no point check: {e}"),
+    };
+    let replay = warpcert_kernel::witness::check_witness(&w.text);
+    let mut ps: std::collections::BTreeMap<String, i64> = w.params.iter().cloned().collect();
+    for d in ["x", "y", "z"] {
+        ps.insert(format!("gridDim.{d}"), 1);
     }
-    let mut best: Option<Witness> = None;
-    let mut best_cost = None;
-    for w in 0..l.launch.warps_per_block(&l.hw) {
-        let run = run_warp(
-            &l.program,
-            std::slice::from_ref(&m),
-            &l.hw,
-            &l.launch,
-            [0, 0, 0],
-            w,
-            &params,
-            &Inputs::zero(),
-            &RunOptions::default(),
-        )
-        .map_err(|e| e.to_string())?;
-        let c = run.costs[0].clone();
-        if best_cost.as_ref().is_none_or(|b| c > *b) {
-            best = Some(Witness {
-                params: shown.clone(),
-                block: [0, 0, 0],
-                warp: w,
-                input: "zero".into(),
-                cost: crate::report::bound::rational(&c),
-            });
-            best_cost = Some(c);
+    let value = r.eval(&ps);
+    match (replay, value) {
+        (Ok(v), Some(b)) => {
+            let ok = if r.relation == Relation::Exact {
+                b == v.cost
+            } else {
+                b >= v.cost
+            };
+            format!(
+                "{CERT_NOTE_EXACT}; point check {}: at {} the kernel replays cost {} and the bound is {}",
+                if ok { "passed" } else { "FAILED" },
+                w.params.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(","),
+                v.cost,
+                crate::report::bound::rational(&b)
+            )
+        }
+        (Err(e), _) => {
+            format!("{CERT_NOTE_EXACT}; point check: witness rejected by the kernel: {e}")
+        }
+        (_, None) => {
+            format!("{CERT_NOTE_EXACT}; no point check (bound not evaluable at the witness)")
         }
     }
-    best.ok_or_else(|| "the block has no warps".into())
 }
 
 /// One metric's relational report.
@@ -159,12 +165,10 @@ pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> Rel
             });
         }
         RelationArg::Lower if !exact => match witness(l, metric) {
-            Ok(w) => {
+            Ok((w, verdict)) => {
                 rep.relation = Some("lower".into());
                 rep.per_warp = Some(w.cost.clone());
-                rep.certification = "witness replayed by warpcert's lock-step semantics; \
-                     not yet replayed by the independent kernel"
-                    .into();
+                rep.certification = verdict;
                 rep.witness = Some(w);
                 rep.assumptions.clear();
             }
@@ -174,6 +178,7 @@ pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> Rel
             if r.has_bound() {
                 rep.relation = Some(r.relation.as_str().into());
                 rep.per_warp = Some(r.bound_string());
+                rep.certification = point_check(l, metric, &r);
             } else {
                 rep.note = Some(r.failures.join("; "));
             }

@@ -17,6 +17,7 @@ pub mod calculus;
 pub mod cost;
 pub mod poly;
 pub mod translate;
+pub mod witness;
 
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, MetricName, Program};

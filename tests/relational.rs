@@ -545,3 +545,54 @@ fn witnesses_replay_in_kernel() {
         assert!(warpcert_kernel::witness::check_witness(&bad).is_err());
     }
 }
+
+/// The translation of addSub0 (notes Appendix B source) is Example 2.2's protocol with the
+/// else-branch: `for i ∈ 0..w−1 { if (j % 2 = 0) {B[j·w+i]; A[i]; B[j·w+i]};
+/// if (¬(j % 2 = 0)) {…} }` with `j = blockIdx.x·256 + threadIdx.x` (read, read, write).
+#[test]
+fn addsub0_protocol_shape() {
+    let Some(path) = corpus("addSub0.cu") else {
+        return;
+    };
+    let hw = Hardware::default();
+    let prog = load(&path, [256, 1, 1], &hw);
+    let tr = relational::translate::translate(&prog);
+    assert!(tr.unsupported.is_empty());
+    let Proto::For(_, x, r, body) = &tr.proto else {
+        panic!("not a loop: {}", tr.proto)
+    };
+    assert_eq!(x, "i");
+    assert_eq!(r.lo, NExpr::Lit(0));
+    assert_eq!(r.hi.to_string(), "(w - 1)");
+    let Proto::Seq(branches) = &**body else {
+        panic!("{body}")
+    };
+    assert_eq!(branches.len(), 2);
+    let j = "((blockIdx.x * 256) + threadIdx.x)";
+    for (b, cmp) in branches.iter().zip(["==", "!="]) {
+        let Proto::If(_, Cond::Cmp(_, l, _), inner) = b else {
+            panic!("{b}")
+        };
+        assert_eq!(l.to_string(), format!("({j} % 2)"));
+        assert!(b.to_string().contains(cmp));
+        let Proto::Seq(accs) = &**inner else {
+            panic!("{inner}")
+        };
+        let shown: Vec<(String, String, Mode)> = accs
+            .iter()
+            .map(|a| match a {
+                Proto::Acc(a) => (a.array.clone(), a.index.to_string(), a.mode),
+                p => panic!("{p}"),
+            })
+            .collect();
+        let bidx = format!("(({j} * w) + i)");
+        assert_eq!(
+            shown,
+            vec![
+                ("B".to_string(), bidx.clone(), Mode::Read),
+                ("A".to_string(), "i".to_string(), Mode::Read),
+                ("B".to_string(), bidx, Mode::Write),
+            ]
+        );
+    }
+}

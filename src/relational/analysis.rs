@@ -76,6 +76,10 @@ pub enum RelError {
 /// Maximal number of loop iterations simulated (unrolled) per warp.
 pub const UNROLL_FUEL: u64 = 20_000;
 
+/// Uniform loops with literal bounds and more iterations than this are analysed
+/// symbolically (rule FOR with `x: U`) instead of being unrolled.
+pub const UNROLL_MAX_ITERATIONS: i64 = 1024;
+
 struct Ctx<'a> {
     lanes: &'a Lanes,
     metric: PicoMetric,
@@ -659,7 +663,18 @@ impl Ctx<'_> {
         let xa = Atom::Var(x.to_string());
         match ty {
             Ty::U => {
-                if let (Some(lo), Some(hi), Some(kv)) = (plo.as_int(), phi.as_int(), pk.as_int()) {
+                let small = match (&r.step, plo.as_int(), phi.as_int(), pk.as_int()) {
+                    (Step::Add(_), Some(lo), Some(hi), Some(k)) if k > 0 => {
+                        (hi - lo) / k < UNROLL_MAX_ITERATIONS
+                    }
+                    (Step::Sub(_), Some(lo), Some(hi), Some(k)) if k > 0 => {
+                        (lo - hi) / k < UNROLL_MAX_ITERATIONS
+                    }
+                    _ => true,
+                };
+                if let (true, Some(lo), Some(hi), Some(kv)) =
+                    (small, plo.as_int(), phi.as_int(), pk.as_int())
+                {
                     // Uniform loop with literal bounds: FOR with `≈` and the loop unrolled
                     // (Pico's optimization pass; each iteration's tick is computed).
                     let mut v = lo;

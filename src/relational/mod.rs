@@ -300,6 +300,16 @@ pub fn analyze_proto(
     let all = forms.clone();
     forms.retain(|g| !all.iter().any(|f| f != g && f.sub(g).nonneg_coeffs()));
     forms.sort();
+    if forms
+        .iter()
+        .any(|f| f.atoms().iter().any(|a| a.contains("blockIdx.")))
+    {
+        failures.push(
+            "the closed form depends on blockIdx (a per-block cost; the maximum over blocks \
+             is not computed)"
+                .into(),
+        );
+    }
     Ok(RelResult {
         proto: proto.clone(),
         warps,

@@ -82,6 +82,8 @@ pub const UNROLL_MAX_ITERATIONS: i64 = 1024;
 
 struct Ctx<'a> {
     lanes: &'a Lanes,
+    /// All lanes of the block (for the argmax of divergent loop ranges), if known.
+    block: Option<&'a Lanes>,
     metric: PicoMetric,
     /// Γ: types of the bound variables in scope.
     gamma: BTreeMap<String, Ty>,
@@ -100,15 +102,17 @@ struct Ctx<'a> {
 }
 
 /// Analyses `p` for the warp `lanes` under `metric`: `∅; t ⊢ p ∼ s`.
-pub fn analyze_warp(
+pub fn analyze_warp_in_block(
     p: &Proto,
     lanes: &Lanes,
+    block: Option<&Lanes>,
     metric: PicoMetric,
 ) -> Result<WarpAnalysis, RelError> {
     let mut ex = Exactness::new();
     register(p, metric, &mut ex);
     let mut cx = Ctx {
         lanes,
+        block,
         metric,
         gamma: BTreeMap::new(),
         phi: Vec::new(),
@@ -128,6 +132,15 @@ pub fn analyze_warp(
         rules: cx.rules,
         failures: cx.failures,
     })
+}
+
+/// Analyses `p` for the warp `lanes` under `metric`: `∅; t ⊢ p ∼ s` (Pico's single warp).
+pub fn analyze_warp(
+    p: &Proto,
+    lanes: &Lanes,
+    metric: PicoMetric,
+) -> Result<WarpAnalysis, RelError> {
+    analyze_warp_in_block(p, lanes, None, metric)
 }
 
 /// Registers every construct of `p` as exact (constructs the analysis never reaches are
@@ -848,13 +861,24 @@ impl Ctx<'_> {
         }
         let lv = self.eval_poly(&vary)?;
         let (mask, _) = self.mask()?;
-        let min = lv
+        let mut min = lv
             .iter()
             .zip(&mask)
             .filter(|(_, b)| **b)
             .map(|(v, _)| *v)
             .min()
             .unwrap_or(0);
+        // With the block's lanes known and `v` over thread indices only, take the minimum
+        // over the whole block: every warp then gets the same scalar range (still `≤`:
+        // the scalar loop has at least as many iterations as any lane).
+        if let Some(block) = self.block {
+            if vary.atoms().iter().all(|a| a.starts_with("threadIdx.")) {
+                let e = self.to_expr(&vary);
+                if let Ok(bv) = eval_n(&e, block, &VEnv::default()) {
+                    min = min.min(bv.into_iter().min().unwrap_or(min));
+                }
+            }
+        }
         let xs = format!("{x}'");
         // The largest iteration count over the blocks: `blockIdx` occurring in `lo` only,
         // with non-negative coefficients, is set to 0 (more iterations: `≤`).

@@ -21,7 +21,7 @@ pub mod witness;
 
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, MetricName, Program};
-use analysis::{analyze_warp, totals, Exactness, Kind};
+use analysis::{analyze_warp_in_block, totals, Exactness, Kind};
 use calculus::{Atom, Lanes, NExpr, PicoMetric, Proto, SStmt};
 use num_traits::Zero;
 use poly::Poly;
@@ -254,10 +254,15 @@ pub fn analyze_proto(
         .collect();
     let mut assumptions = Vec::new();
     let mut all_exact = true;
+    let block = Lanes {
+        tid: (0..launch.block_threads())
+            .map(|t| launch.thread_index(t))
+            .collect(),
+    };
     for w in 0..launch.warps_per_block(hw) {
         let lanes = warp_lanes(launch, hw, w);
         let p = specialize(proto, &lanes);
-        let wa = analyze_warp(&p, &lanes, m).map_err(|e| e.to_string())?;
+        let wa = analyze_warp_in_block(&p, &lanes, Some(&block), m).map_err(|e| e.to_string())?;
         for (k, (wt, e)) in wa.exactness {
             let ent = exactness.entry(k).or_insert((wt, true));
             ent.1 &= e;

@@ -596,3 +596,110 @@ fn addsub0_protocol_shape() {
         );
     }
 }
+
+/// Every kernel of the GPUVerify test suite the front end accepts (launch from its header;
+/// grid 2 when the header gives none or a large one): where the relational bound is `exact`
+/// it equals the largest simulated per-warp cost, where `upper` it is at least that, with
+/// every scalar parameter set to 1 and to 4 (zero inputs). Kernels whose run fails (races,
+/// division by zero, …) are skipped with a message.
+#[test]
+fn gpuverify_corpus_against_semantics() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/gpuverify-testsuite");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        eprintln!("skipping: {} is absent", dir.display());
+        return;
+    };
+    let mut files: Vec<_> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    let hw = Hardware::default();
+    let mut checked = 0;
+    for f in files {
+        let Ok(parsed) = warpcert::frontend::parse_file(&f) else {
+            continue;
+        };
+        let block = parsed.header.block.unwrap_or([256, 1, 1]);
+        if block.iter().product::<u32>() > 1024 {
+            continue;
+        }
+        let grid = match parsed.header.grid {
+            Some(g) if g.iter().product::<u32>() <= 4 => g,
+            _ => [2, 1, 1],
+        };
+        let launch = Launch { block, grid: None };
+        let Ok((prog, _)) =
+            warpcert::frontend::lower(&parsed, None, &launch, &hw, &BTreeMap::new())
+        else {
+            continue;
+        };
+        for metric in [MetricName::Sectors, MetricName::Conflicts] {
+            let r = relational::analyze(&prog, metric, &hw, &launch).unwrap();
+            if !r.has_bound() {
+                continue;
+            }
+            for v in [1i64, 4] {
+                let mut ps: BTreeMap<String, i64> = prog
+                    .params
+                    .iter()
+                    .filter(|p| !p.name.starts_with("blockIdx."))
+                    .map(|p| (p.name.clone(), v))
+                    .collect();
+                for (d, g) in ["x", "y", "z"].iter().zip(grid) {
+                    ps.insert(format!("gridDim.{d}"), g as i64);
+                }
+                let m = warpcert::core::Metric::standard(metric);
+                let mut sp = Params::new();
+                for p in &prog.params {
+                    if let Some(x) = ps.get(&p.name) {
+                        let val = match p.ty {
+                            warpcert::core::Ty::Int => Value::Int(*x),
+                            warpcert::core::Ty::Bool => Value::Bool(true),
+                            warpcert::core::Ty::Float => Value::Float(*x as f64),
+                        };
+                        sp.insert(p.name.clone(), val);
+                    }
+                }
+                let run = run_kernel(
+                    &prog,
+                    &[m],
+                    &hw,
+                    &Launch {
+                        block,
+                        grid: Some(grid),
+                    },
+                    &sp,
+                    &Inputs::zero(),
+                );
+                let sim = match run {
+                    Ok(k) => k.metrics[0].max_per_warp.clone(),
+                    Err(e) => {
+                        eprintln!("skipping {} ({metric}, {v}): {e}", f.display());
+                        continue;
+                    }
+                };
+                let Some(ours) = r.eval(&ps) else {
+                    eprintln!(
+                        "skipping {}: bound {} not evaluable",
+                        f.display(),
+                        r.bound_string()
+                    );
+                    continue;
+                };
+                let ctx = format!(
+                    "{} {metric} params={v}: bound {}",
+                    f.display(),
+                    r.bound_string()
+                );
+                match r.relation {
+                    Relation::Exact => assert_eq!(ours, sim, "{ctx}"),
+                    _ => assert!(ours >= sim, "{ctx} < simulated {sim}"),
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("checked {checked} (kernel, metric, parameter) cases");
+}

@@ -43,7 +43,10 @@ const CERT_NOTE_EXACT: &str = "not certified by the kernel: the relational deriv
      replayed against the executable semantics only in tests (spec/relational.md §8)";
 
 fn stats_of(r: &relational::RelResult) -> Stats {
-    let t = r.totals();
+    stats_from(r.totals())
+}
+
+fn stats_from(t: std::collections::BTreeMap<relational::analysis::Kind, (usize, usize)>) -> Stats {
     let get = |k| {
         let (e, n) = t.get(&k).copied().unwrap_or((0, 0));
         Ratio { exact: e, total: n }
@@ -137,6 +140,7 @@ pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> Rel
         witness: None,
         note: None,
         stats: Stats::default(),
+        stats_pico: Stats::default(),
         rules: vec![],
         certification: CERT_NOTE_EXACT.into(),
         time_ms: 0.0,
@@ -150,6 +154,7 @@ pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> Rel
         }
     };
     rep.stats = stats_of(&r);
+    rep.stats_pico = stats_from(r.pico_totals());
     rep.rules = r.rules.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     rep.assumptions = r.assumptions.clone();
     let exact = r.has_bound() && r.relation == Relation::Exact;
@@ -278,12 +283,14 @@ pub fn run_stats(args: &KernelArgs) -> i32 {
                             file: name.clone(),
                             metric: m.to_string(),
                             stats: Some(stats_of(&r)),
+                            stats_pico: Some(stats_from(r.pico_totals())),
                             note: None,
                         },
                         Err(e) => StatsRow {
                             file: name.clone(),
                             metric: m.to_string(),
                             stats: None,
+                            stats_pico: None,
                             note: Some(e),
                         },
                     });
@@ -296,6 +303,7 @@ pub fn run_stats(args: &KernelArgs) -> i32 {
                         file: name.clone(),
                         metric: m.to_string(),
                         stats: None,
+                        stats_pico: None,
                         note: Some(first.clone()),
                     });
                 }

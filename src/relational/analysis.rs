@@ -52,6 +52,10 @@ pub struct WarpAnalysis {
     pub exact: bool,
     /// Per-construct exactness.
     pub exactness: Exactness,
+    /// Per-construct exactness by Pico's own criterion (§6.5): a conditional is exact unless
+    /// it mentions a divergent variable (a `D` loop variable or an unknown; `threadIdx` and
+    /// parameters are allowed), a loop iff its binding is `U`; indices as in `exactness`.
+    pub pico_exactness: Exactness,
     /// Rule applications, in order (`SKIP`, `ACC`, `SEQ`, `IF-U`, `IF-D`, `FOR`), for reports.
     pub rules: BTreeMap<&'static str, usize>,
     /// Loops the loop analysis could not relate (their bodies were still visited for the
@@ -96,6 +100,7 @@ struct Ctx<'a> {
     /// Opaque sub-terms of polynomials: name ↦ expression.
     opaque: BTreeMap<String, NExpr>,
     exactness: Exactness,
+    pico: Exactness,
     rules: BTreeMap<&'static str, usize>,
     fuel: u64,
     failures: Vec<String>,
@@ -119,6 +124,7 @@ pub fn analyze_warp_in_block(
         known: BTreeMap::new(),
         masks: Vec::new(),
         opaque: BTreeMap::new(),
+        pico: ex.clone(),
         exactness: ex,
         rules: BTreeMap::new(),
         fuel: UNROLL_FUEL,
@@ -129,6 +135,7 @@ pub fn analyze_warp_in_block(
         stmt,
         exact,
         exactness: cx.exactness,
+        pico_exactness: cx.pico,
         rules: cx.rules,
         failures: cx.failures,
     })
@@ -206,6 +213,14 @@ fn lit_q(c: &Q) -> Option<i64> {
 impl Ctx<'_> {
     fn mark(&mut self, kind: Kind, id: u32, exact: bool) {
         if let Some(e) = self.exactness.get_mut(&(kind, id)) {
+            e.1 &= exact;
+        }
+        if kind == Kind::Index {
+            self.mark_pico(kind, id, exact);
+        }
+    }
+    fn mark_pico(&mut self, kind: Kind, id: u32, exact: bool) {
+        if let Some(e) = self.pico.get_mut(&(kind, id)) {
             e.1 &= exact;
         }
     }
@@ -602,6 +617,13 @@ impl Ctx<'_> {
                         self.rule("IF-D");
                         let exact = self.cond_closed(&c);
                         self.mark(Kind::Conditional, *id, exact);
+                        let names = self.cond_atoms(&c);
+                        let pico = !names.iter().any(|n| {
+                            n.starts_with('$')
+                                || self.known.contains_key(n)
+                                || self.gamma.get(n) == Some(&Ty::D)
+                        });
+                        self.mark_pico(Kind::Conditional, *id, pico);
                         self.phi.push(c);
                         let r = self.rel(q);
                         self.phi.pop();
@@ -631,6 +653,7 @@ impl Ctx<'_> {
                         // divergent and unknown so that its constructs are still counted.
                         self.failures.push(format!("loop `{v}`: {why}"));
                         self.mark(Kind::Loop, *id, false);
+                        self.mark_pico(Kind::Loop, *id, false);
                         self.gamma.insert(x.clone(), Ty::D);
                         let res = self.rel(q);
                         self.gamma.remove(x);
@@ -814,6 +837,7 @@ impl Ctx<'_> {
             None => self.known.remove(x),
         };
         self.mark(Kind::Loop, id, true);
+        self.mark_pico(Kind::Loop, id, false);
         Ok((fit_ticks(x, ticks), exact))
     }
 
@@ -906,6 +930,7 @@ impl Ctx<'_> {
         self.gamma.remove(&xs);
         let (s, body_exact) = res?;
         self.mark(Kind::Loop, id, false);
+        self.mark_pico(Kind::Loop, id, false);
         if body_exact && zero_cost(&s) {
             // 0 = 0 whatever the iteration count.
             return Ok((SStmt::Tick(NExpr::Lit(0)), true));

@@ -93,6 +93,8 @@ pub struct RelResult {
     pub relation: Relation,
     /// Exactness per construct (exact iff exact in every warp).
     pub exactness: Exactness,
+    /// The same by Pico's criterion (see [`analysis::WarpAnalysis::pico_exactness`]).
+    pub pico_exactness: Exactness,
     /// Rule applications summed over warps.
     pub rules: BTreeMap<&'static str, usize>,
     /// Side conditions of the closed forms.
@@ -137,6 +139,10 @@ impl RelResult {
     /// `(exact, total)` per kind.
     pub fn totals(&self) -> BTreeMap<Kind, (usize, usize)> {
         totals(&self.exactness)
+    }
+    /// `(exact, total)` per kind by Pico's criterion.
+    pub fn pico_totals(&self) -> BTreeMap<Kind, (usize, usize)> {
+        totals(&self.pico_exactness)
     }
 }
 
@@ -247,6 +253,7 @@ pub fn analyze_proto(
 ) -> Result<RelResult, String> {
     let mut warps = Vec::new();
     let mut exactness: Exactness = BTreeMap::new();
+    let mut pico_exactness: Exactness = BTreeMap::new();
     let mut rules: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut failures: Vec<String> = unsupported
         .iter()
@@ -265,6 +272,10 @@ pub fn analyze_proto(
         let wa = analyze_warp_in_block(&p, &lanes, Some(&block), m).map_err(|e| e.to_string())?;
         for (k, (wt, e)) in wa.exactness {
             let ent = exactness.entry(k).or_insert((wt, true));
+            ent.1 &= e;
+        }
+        for (k, (wt, e)) in wa.pico_exactness {
+            let ent = pico_exactness.entry(k).or_insert((wt, true));
             ent.1 &= e;
         }
         for (r, n) in wa.rules {
@@ -325,6 +336,7 @@ pub fn analyze_proto(
             Relation::Upper
         },
         exactness,
+        pico_exactness,
         rules,
         assumptions,
         failures,

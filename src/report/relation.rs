@@ -85,8 +85,10 @@ pub struct RelationReport {
     pub witness: Option<Witness>,
     /// Why no bound (or no bound of the requested relation) was given.
     pub note: Option<String>,
-    /// Exactness accounting.
+    /// Exactness accounting (warpcert's criterion, spec/relational.md §5).
     pub stats: Stats,
+    /// Exactness accounting by Pico's criterion (§6.5).
+    pub stats_pico: Stats,
     /// Rule applications (SKIP, ACC, SEQ, IF-U, IF-D, FOR) summed over the block's warps.
     pub rules: Vec<(String, usize)>,
     /// How the result is checked: what is and is not certified.
@@ -158,6 +160,8 @@ pub struct StatsRow {
     pub metric: String,
     /// Counts, or `None` when the kernel could not be loaded.
     pub stats: Option<Stats>,
+    /// Counts by Pico's criterion.
+    pub stats_pico: Option<Stats>,
     /// Error or failure note.
     pub note: Option<String>,
 }
@@ -203,13 +207,43 @@ pub fn stats_text(rows: &[StatsRow]) -> String {
             }
         }
     }
+    let mut tot_pico: std::collections::BTreeMap<String, (Stats, usize, usize)> =
+        Default::default();
+    for r in rows {
+        if let Some(s) = &r.stats_pico {
+            let e = tot_pico.entry(r.metric.clone()).or_default();
+            e.0.add(s);
+            e.1 += 1;
+        } else {
+            tot_pico.entry(r.metric.clone()).or_default().2 += 1;
+        }
+    }
+    totals_block(
+        &mut out,
+        "exact by warpcert's criterion (spec/relational.md §5)",
+        &tot,
+    );
+    totals_block(
+        &mut out,
+        "exact by Pico's criterion (§6.5: conditionals without divergent variables, loops with uniform binding)",
+        &tot_pico,
+    );
+    out
+}
+
+fn totals_block(
+    out: &mut String,
+    title: &str,
+    tot: &std::collections::BTreeMap<String, (Stats, usize, usize)>,
+) {
     let _ = writeln!(out);
+    let _ = writeln!(out, "{title}");
     let _ = writeln!(
         out,
         "{:<10} {:>8} {:>18} {:>18} {:>18}",
         "metric", "kernels", "conditionals", "loops", "indices"
     );
-    for (m, (s, n, skipped)) in &tot {
+    for (m, (s, n, skipped)) in tot {
         let _ = writeln!(
             out,
             "{:<10} {:>8} {:>9} {:>8} {:>9} {:>8} {:>9} {:>8}   ({} skipped)",
@@ -224,5 +258,4 @@ pub fn stats_text(rows: &[StatsRow]) -> String {
             skipped
         );
     }
-    out
 }

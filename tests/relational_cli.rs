@@ -53,7 +53,7 @@ fn relation_json_says_which_relation_holds() {
     assert!(v[0]["certification"]
         .as_str()
         .unwrap()
-        .contains("point check passed"));
+        .contains("point checks passed"));
 }
 
 #[test]

@@ -316,8 +316,11 @@ impl Ctx<'_> {
                     });
                 }
             }
-            let num = c.numer().to_i64().unwrap_or(i64::MAX);
-            let den = c.denom().to_i64().unwrap_or(1);
+            let (Some(num), Some(den)) = (c.numer().to_i64(), c.denom().to_i64()) else {
+                // A coefficient outside i64: an unknown (divergent, never closed), so every
+                // use of the expression falls back to the worst case — sound.
+                return NExpr::Atom(Atom::Unknown(u32::MAX - 1));
+            };
             let mut term = match t {
                 None => NExpr::Lit(num),
                 Some(x) if num == 1 => x,

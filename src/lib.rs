@@ -11,5 +11,6 @@ pub mod certificate;
 pub mod cli;
 pub mod core;
 pub mod frontend;
+pub mod relational;
 pub mod report;
 pub mod semantics;

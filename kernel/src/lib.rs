@@ -36,6 +36,7 @@ pub mod registry;
 pub mod rules;
 pub mod sexp;
 pub mod syntax;
+pub mod witness;
 
 use arith::FarkasProblem;
 use std::fmt;

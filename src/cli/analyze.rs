@@ -26,6 +26,15 @@ pub struct AnalyzeArgs {
     /// Print the lowered miniCUDA program before the bounds.
     #[arg(long)]
     dump_core: bool,
+    /// Use Pico's relational analysis (metrics sectors and conflicts) and ask for an
+    /// `exact`, `upper` or `lower` per-warp cost, or `auto` (exact where the analysis is
+    /// exact, else upper); the output always says which relation holds.
+    #[arg(long, value_enum)]
+    relation: Option<super::relation::RelationArg>,
+    /// Print the relational analysis' exactness table (conditionals, loops, indices:
+    /// exact / total) for the file, or for every `.cu` file of a directory.
+    #[arg(long)]
+    stats: bool,
 }
 
 /// The number of warps of the launch: an integer, or an expression over `gridDim.*`.
@@ -124,6 +133,12 @@ pub fn analyze_metric(
 
 /// Runs `warpcert analyze`; returns the exit code.
 pub fn run(args: &AnalyzeArgs) -> i32 {
+    if args.stats {
+        return super::relation::run_stats(&args.kernel);
+    }
+    if let Some(r) = args.relation {
+        return super::relation::run_relation(&args.kernel, r);
+    }
     let l = match load(&args.kernel, None) {
         Ok(l) => l,
         Err(e) => {

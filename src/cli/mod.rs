@@ -7,6 +7,7 @@ mod bench;
 mod check;
 mod derive;
 mod options;
+mod relation;
 mod run;
 
 use crate::report::Format;
@@ -54,7 +55,7 @@ enum Command {
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct KernelArgs {
     /// The CUDA source file (`.cu`).
     pub file: PathBuf,

@@ -2,6 +2,7 @@
 //! JSON for tools. Only this module knows the output formats.
 
 pub mod bound;
+pub mod relation;
 pub mod semantics;
 
 use serde::Serialize;

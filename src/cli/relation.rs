@@ -1,0 +1,338 @@
+//! `warpcert analyze --relation exact|upper|lower|auto` and `--stats`: Pico's relational
+//! analysis (`crate::relational`, `spec/relational.md`).
+
+use super::options::{load, Loaded};
+use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
+use crate::core::MetricName;
+use crate::relational::{self, Relation};
+use crate::report::relation::{
+    relation_text, stats_text, Ratio, RelationReport, Stats, StatsRow, Witness,
+};
+use crate::report::Format;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The relation asked for with `--relation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RelationArg {
+    /// Only an exact result (fails otherwise).
+    Exact,
+    /// An upper bound (an exact one when the analysis is exact).
+    Upper,
+    /// A lower bound: the exact bound, or a replayed witness.
+    Lower,
+    /// Exact where the analysis is exact, else upper.
+    Auto,
+}
+
+impl RelationArg {
+    fn as_str(self) -> &'static str {
+        match self {
+            RelationArg::Exact => "exact",
+            RelationArg::Upper => "upper",
+            RelationArg::Lower => "lower",
+            RelationArg::Auto => "auto",
+        }
+    }
+}
+
+/// Value given to scalar parameters left symbolic when a lower-bound witness is replayed.
+pub const WITNESS_PARAM: i64 = 64;
+
+const CERT_NOTE_EXACT: &str = "formula not certified by the kernel (spec/relational.md §9)";
+
+fn stats_of(r: &relational::RelResult) -> Stats {
+    stats_from(r.totals())
+}
+
+fn stats_from(t: std::collections::BTreeMap<relational::analysis::Kind, (usize, usize)>) -> Stats {
+    let get = |k| {
+        let (e, n) = t.get(&k).copied().unwrap_or((0, 0));
+        Ratio { exact: e, total: n }
+    };
+    Stats {
+        conditionals: get(relational::analysis::Kind::Conditional),
+        loops: get(relational::analysis::Kind::Loop),
+        indices: get(relational::analysis::Kind::Index),
+    }
+}
+
+fn relational_metrics(l: &Loaded) -> Vec<MetricName> {
+    l.metrics
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, MetricName::Sectors | MetricName::Conflicts))
+        .collect()
+}
+
+/// A witness for the largest per-warp cost, replayed by the independent kernel.
+fn witness(l: &Loaded, metric: MetricName) -> Result<(Witness, String), String> {
+    let w = relational::witness::witness(&l.program, metric, &l.hw, &l.launch, WITNESS_PARAM)?;
+    let verdict = match warpcert_kernel::witness::check_witness(&w.text) {
+        Ok(v) => format!(
+            "witness replayed by the independent kernel: accepted (cost {})",
+            v.cost
+        ),
+        Err(e) => format!("witness REJECTED by the kernel: {e}"),
+    };
+    Ok((
+        Witness {
+            params: w.params,
+            block: [0, 0, 0],
+            warp: w.warp,
+            input: "zero".into(),
+            cost: crate::report::bound::rational(&w.cost),
+        },
+        verdict,
+    ))
+}
+
+/// Parameter values of the point checks (every scalar parameter takes the same value).
+pub const POINT_CHECK_VALUES: [i64; 3] = [1, 7, WITNESS_PARAM];
+
+/// Checks the bound at [`POINT_CHECK_VALUES`] against kernel-replayed witnesses: at each
+/// point the replayed cost of the costliest warp of block 0 must equal (exact) or not exceed
+/// (upper) the bound's value.
+fn point_check(l: &Loaded, metric: MetricName, r: &relational::RelResult) -> String {
+    let mut shown = Vec::new();
+    let mut all_ok = true;
+    for value in POINT_CHECK_VALUES {
+        let w = match relational::witness::witness(&l.program, metric, &l.hw, &l.launch, value) {
+            Ok(w) => w,
+            Err(e) => {
+                shown.push(format!("no check at {value}: {e}"));
+                continue;
+            }
+        };
+        let replay = warpcert_kernel::witness::check_witness(&w.text);
+        let mut ps: std::collections::BTreeMap<String, i64> = w.params.iter().cloned().collect();
+        for d in ["x", "y", "z"] {
+            ps.insert(format!("gridDim.{d}"), 1);
+        }
+        match (replay, r.eval(&ps)) {
+            (Ok(v), Some(b)) => {
+                let ok = if r.relation == Relation::Exact {
+                    b == v.cost
+                } else {
+                    b >= v.cost
+                };
+                all_ok &= ok;
+                shown.push(format!(
+                    "params={value}: replayed {} {} bound {}",
+                    v.cost,
+                    if ok { "vs" } else { "CONTRADICTS" },
+                    crate::report::bound::rational(&b)
+                ));
+            }
+            (Err(e), _) => {
+                all_ok = false;
+                shown.push(format!(
+                    "params={value}: witness rejected by the kernel: {e}"
+                ));
+            }
+            (_, None) => shown.push(format!("params={value}: bound not evaluable")),
+        }
+    }
+    format!(
+        "{CERT_NOTE_EXACT}; kernel-replayed point checks {} ({})",
+        if all_ok { "passed" } else { "FAILED" },
+        shown.join("; ")
+    )
+}
+
+/// One metric's relational report.
+pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> RelationReport {
+    let start = Instant::now();
+    let res = relational::analyze(&l.program, metric, &l.hw, &l.launch);
+    let mut rep = RelationReport {
+        kernel: l.program.name.clone(),
+        metric: metric.to_string(),
+        relation: None,
+        requested: want.as_str().into(),
+        per_warp: None,
+        assumptions: vec![],
+        witness: None,
+        note: None,
+        stats: Stats::default(),
+        stats_pico: Stats::default(),
+        rules: vec![],
+        certification: CERT_NOTE_EXACT.into(),
+        time_ms: 0.0,
+    };
+    let r = match res {
+        Ok(r) => r,
+        Err(e) => {
+            rep.note = Some(e);
+            rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
+            return rep;
+        }
+    };
+    rep.stats = stats_of(&r);
+    rep.stats_pico = stats_from(r.pico_totals());
+    rep.rules = r.rules.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    rep.assumptions = r.assumptions.clone();
+    let exact = r.has_bound() && r.relation == Relation::Exact;
+    match want {
+        RelationArg::Exact if !exact => {
+            rep.note = Some(if r.has_bound() {
+                format!(
+                    "the analysis is not exact for this kernel (upper bound {})",
+                    r.bound_string()
+                )
+            } else {
+                r.failures.join("; ")
+            });
+        }
+        RelationArg::Lower if !exact => match witness(l, metric) {
+            Ok((w, verdict)) => {
+                rep.relation = Some("lower".into());
+                rep.per_warp = Some(w.cost.clone());
+                rep.certification = verdict;
+                rep.witness = Some(w);
+                rep.assumptions.clear();
+            }
+            Err(e) => rep.note = Some(format!("no witness: {e}")),
+        },
+        _ => {
+            if r.has_bound() {
+                rep.relation = Some(r.relation.as_str().into());
+                rep.per_warp = Some(r.bound_string());
+                rep.certification = point_check(l, metric, &r);
+            } else {
+                rep.note = Some(r.failures.join("; "));
+            }
+        }
+    }
+    rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    rep
+}
+
+/// `warpcert analyze FILE --relation R`: exit 0 when every metric got a result of the
+/// requested relation.
+pub fn run_relation(args: &KernelArgs, want: RelationArg) -> i32 {
+    let l = match load(args, None) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    for w in &l.warnings {
+        eprintln!("{w}");
+    }
+    let reps: Vec<RelationReport> = relational_metrics(&l)
+        .into_iter()
+        .map(|m| relation_report(&l, m, want))
+        .collect();
+    if reps.is_empty() {
+        eprintln!("--relation applies to the metrics sectors and conflicts");
+        return EXIT_BAD_INPUT;
+    }
+    match args.format {
+        Format::Text => print!("{}", relation_text(&reps)),
+        Format::Json => match serde_json::to_string_pretty(&reps) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_FAILED;
+            }
+        },
+    }
+    if reps.iter().all(|r| r.relation.is_some()) {
+        0
+    } else {
+        EXIT_FAILED
+    }
+}
+
+fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// `warpcert analyze PATH --stats`: the exactness table over a file or every `.cu` file of
+/// a directory (Pico §7.2).
+pub fn run_stats(args: &KernelArgs) -> i32 {
+    let files = if args.file.is_dir() {
+        cu_files(&args.file)
+    } else {
+        vec![args.file.clone()]
+    };
+    if files.is_empty() {
+        eprintln!("no .cu files in {}", args.file.display());
+        return EXIT_BAD_INPUT;
+    }
+    let mut rows = Vec::new();
+    for f in files {
+        let mut a = args.clone();
+        a.file = f.clone();
+        let name = f
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let metrics = match super::options::parse_metrics(&args.metric) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("{e}");
+                return EXIT_BAD_INPUT;
+            }
+        };
+        let metrics: Vec<MetricName> = metrics
+            .into_iter()
+            .filter(|m| matches!(m, MetricName::Sectors | MetricName::Conflicts))
+            .collect();
+        match load(&a, None) {
+            Ok(l) => {
+                for m in metrics {
+                    let res = relational::analyze(&l.program, m, &l.hw, &l.launch);
+                    rows.push(match res {
+                        Ok(r) => StatsRow {
+                            file: name.clone(),
+                            metric: m.to_string(),
+                            stats: Some(stats_of(&r)),
+                            stats_pico: Some(stats_from(r.pico_totals())),
+                            note: None,
+                        },
+                        Err(e) => StatsRow {
+                            file: name.clone(),
+                            metric: m.to_string(),
+                            stats: None,
+                            stats_pico: None,
+                            note: Some(e),
+                        },
+                    });
+                }
+            }
+            Err(e) => {
+                let first = e.lines().next().unwrap_or("").to_string();
+                for m in metrics {
+                    rows.push(StatsRow {
+                        file: name.clone(),
+                        metric: m.to_string(),
+                        stats: None,
+                        stats_pico: None,
+                        note: Some(first.clone()),
+                    });
+                }
+            }
+        }
+    }
+    match args.format {
+        Format::Text => print!("{}", stats_text(&rows)),
+        Format::Json => match serde_json::to_string_pretty(&rows) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_FAILED;
+            }
+        },
+    }
+    0
+}

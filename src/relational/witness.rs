@@ -1,0 +1,141 @@
+//! Lower-bound witnesses (`spec/relational.md` §8): a concrete launch and input whose replay
+//! under the lock-step cost semantics gives a stated per-warp cost, written in the text
+//! format the kernel's `witness::check_witness` replays with its own interpreter.
+
+use crate::core::metric::Q;
+use crate::core::print::sexp_stmt;
+use crate::core::{Hardware, Launch, Metric, MetricName, Program, Ty};
+use crate::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use std::fmt::Write;
+
+/// A witness: parameter values, block 0, the costliest warp of that block, zero inputs.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// Scalar parameter values (not `blockIdx.*`/`gridDim.*`).
+    pub params: Vec<(String, i64)>,
+    /// Warp index within block 0.
+    pub warp: u64,
+    /// The cost of that warp under the semantics.
+    pub cost: Q,
+    /// The witness text (version 1).
+    pub text: String,
+}
+
+/// Runs every warp of block 0 of a one-block grid with every scalar parameter set to
+/// `value` (booleans `true`) and zero inputs, and returns the costliest warp as a witness.
+/// Errors: a run error of the semantics, or a metric other than `sectors`/`conflicts`.
+pub fn witness(
+    prog: &Program,
+    metric: MetricName,
+    hw: &Hardware,
+    launch: &Launch,
+    value: i64,
+) -> Result<Witness, String> {
+    if !matches!(metric, MetricName::Sectors | MetricName::Conflicts) {
+        return Err("witnesses are for sectors and conflicts".into());
+    }
+    let m = Metric::standard(metric);
+    let launch = Launch {
+        block: launch.block,
+        grid: Some([1, 1, 1]),
+    };
+    let mut params = Params::new();
+    let mut shown = Vec::new();
+    for p in &prog.params {
+        if p.name.starts_with("blockIdx.") || p.name.starts_with("gridDim.") {
+            continue;
+        }
+        let val = match p.ty {
+            Ty::Int => Value::Int(value),
+            Ty::Bool => Value::Bool(true),
+            Ty::Float => Value::Float(value as f64),
+        };
+        params.insert(p.name.clone(), val);
+        shown.push((p.name.clone(), if p.ty == Ty::Bool { 1 } else { value }));
+    }
+    let mut best: Option<(u64, Q)> = None;
+    for w in 0..launch.warps_per_block(hw) {
+        let run = run_warp(
+            prog,
+            std::slice::from_ref(&m),
+            hw,
+            &launch,
+            [0, 0, 0],
+            w,
+            &params,
+            &Inputs::zero(),
+            &RunOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let c = run.costs[0].clone();
+        if best.as_ref().is_none_or(|(_, b)| c > *b) {
+            best = Some((w, c));
+        }
+    }
+    let (warp, cost) = best.ok_or("the block has no warps")?;
+    let text = write(prog, metric, hw, &launch, &shown, warp, &cost);
+    Ok(Witness {
+        params: shown,
+        warp,
+        cost,
+        text,
+    })
+}
+
+/// The witness text (spec/relational.md §8).
+pub fn write(
+    prog: &Program,
+    metric: MetricName,
+    hw: &Hardware,
+    launch: &Launch,
+    params: &[(String, i64)],
+    warp: u64,
+    cost: &Q,
+) -> String {
+    let mut s = String::from("warpcert-witness 1\n");
+    let _ = writeln!(s, "(metric {metric})");
+    let _ = writeln!(
+        s,
+        "(hardware {} {} {} {})",
+        hw.warp_size, hw.banks, hw.bank_bytes, hw.sector_bytes
+    );
+    let _ = writeln!(
+        s,
+        "(launch {} {} {})",
+        launch.block[0], launch.block[1], launch.block[2]
+    );
+    let g = launch.grid.unwrap_or([1, 1, 1]);
+    let _ = writeln!(s, "(grid {} {} {})", g[0], g[1], g[2]);
+    s.push_str("(block 0 0 0)\n");
+    let _ = writeln!(s, "(warp {warp})");
+    s.push_str("(params");
+    for (n, v) in params {
+        let _ = write!(s, " ({n} {v})");
+    }
+    s.push_str(")\n");
+    let _ = writeln!(s, "(program {}", prog.name);
+    s.push_str("  (params");
+    for p in &prog.params {
+        let _ = write!(s, " ({} {})", p.ty.keyword(), p.name);
+    }
+    s.push_str(")\n  (arrays");
+    for a in &prog.arrays {
+        let _ = write!(
+            s,
+            " ({} {} {} {})",
+            a.name,
+            a.space.keyword(),
+            a.elem.keyword(),
+            a.elem_bytes
+        );
+    }
+    s.push_str(")\n  (locals");
+    for (x, t) in &prog.locals {
+        let _ = write!(s, " ({} {x})", t.keyword());
+    }
+    s.push_str(")\n  (body\n");
+    sexp_stmt(&prog.body, 4, &mut s);
+    s.push_str("  ))\n");
+    let _ = writeln!(s, "(cost {})", crate::report::bound::rational(cost));
+    s
+}

@@ -1,0 +1,261 @@
+//! Output of `warpcert analyze --relation …` and `--stats` (Pico's relational analysis,
+//! `spec/relational.md` §7): text and JSON.
+
+use serde::Serialize;
+use std::fmt::Write;
+
+/// `exact / total` for one kind of construct.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Ratio {
+    /// Constructs analysed exactly.
+    pub exact: usize,
+    /// All constructs.
+    pub total: usize,
+}
+
+impl Ratio {
+    /// Adds another ratio.
+    pub fn add(&mut self, o: Ratio) {
+        self.exact += o.exact;
+        self.total += o.total;
+    }
+    fn pct(&self) -> String {
+        if self.total == 0 {
+            "–".into()
+        } else {
+            format!("{:.1} %", 100.0 * self.exact as f64 / self.total as f64)
+        }
+    }
+}
+
+/// Exactness accounting of one kernel and metric (Pico §6.5/§7.2): conditionals weighted by
+/// their comparisons, loops, indices of accesses the metric counts.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    /// Conditionals.
+    pub conditionals: Ratio,
+    /// Loops.
+    pub loops: Ratio,
+    /// Array indices.
+    pub indices: Ratio,
+}
+
+impl Stats {
+    /// Adds another kernel's counts.
+    pub fn add(&mut self, o: &Stats) {
+        self.conditionals.add(o.conditionals);
+        self.loops.add(o.loops);
+        self.indices.add(o.indices);
+    }
+}
+
+/// A witness for a lower bound: a concrete launch and input whose replay under the
+/// lock-step cost semantics costs `cost` in warp `warp` of block `block`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Witness {
+    /// Parameter values (name, value).
+    pub params: Vec<(String, i64)>,
+    /// Block index.
+    pub block: [u32; 3],
+    /// Warp index within the block.
+    pub warp: u64,
+    /// Input model (`zero`: every unwritten cell is 0).
+    pub input: String,
+    /// The replayed cost.
+    pub cost: String,
+}
+
+/// One relational result (`warpcert analyze --relation`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RelationReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// `sectors` (Pico's `ua`) or `conflicts` (Pico's `bc`).
+    pub metric: String,
+    /// Which relation holds between the largest per-warp cost and `per_warp`:
+    /// `exact`, `upper` or `lower`; absent when there is no bound.
+    pub relation: Option<String>,
+    /// Relation requested on the command line (`exact`, `upper`, `lower`, `auto`).
+    pub requested: String,
+    /// Per-warp bound (a closed form in the kernel's parameters, or a number for a witness).
+    pub per_warp: Option<String>,
+    /// Side conditions under which the closed form holds.
+    pub assumptions: Vec<String>,
+    /// The witness of a lower bound.
+    pub witness: Option<Witness>,
+    /// Why no bound (or no bound of the requested relation) was given.
+    pub note: Option<String>,
+    /// Exactness accounting (warpcert's criterion, spec/relational.md §5).
+    pub stats: Stats,
+    /// Exactness accounting by Pico's criterion (§6.5).
+    pub stats_pico: Stats,
+    /// Rule applications (SKIP, ACC, SEQ, IF-U, IF-D, FOR) summed over the block's warps.
+    pub rules: Vec<(String, usize)>,
+    /// How the result is checked: what is and is not certified.
+    pub certification: String,
+    /// Analysis time, milliseconds.
+    pub time_ms: f64,
+}
+
+/// Renders relational results as text.
+pub fn relation_text(rs: &[RelationReport]) -> String {
+    let mut out = String::new();
+    for r in rs {
+        let _ = writeln!(out, "{} {} (relational, Pico):", r.kernel, r.metric);
+        match (&r.relation, &r.per_warp) {
+            (Some(rel), Some(b)) => {
+                let sym = match rel.as_str() {
+                    "exact" => "=",
+                    "lower" => "≥",
+                    _ => "≤",
+                };
+                let _ = writeln!(out, "  per warp  {sym} {b}   (relation: {rel})");
+            }
+            _ => {
+                let _ = writeln!(out, "  no bound");
+            }
+        }
+        if !r.assumptions.is_empty() {
+            let _ = writeln!(out, "  assuming  {}", r.assumptions.join(", "));
+        }
+        if let Some(w) = &r.witness {
+            let ps: Vec<String> = w.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            let _ = writeln!(
+                out,
+                "  witness   block ({},{},{}) warp {} params [{}] input {} → cost {}",
+                w.block[0],
+                w.block[1],
+                w.block[2],
+                w.warp,
+                ps.join(", "),
+                w.input,
+                w.cost
+            );
+        }
+        if let Some(n) = &r.note {
+            let _ = writeln!(out, "  note      {n}");
+        }
+        let s = &r.stats;
+        let _ = writeln!(
+            out,
+            "  exact     conditionals {}/{}  loops {}/{}  indices {}/{}",
+            s.conditionals.exact,
+            s.conditionals.total,
+            s.loops.exact,
+            s.loops.total,
+            s.indices.exact,
+            s.indices.total
+        );
+        let _ = writeln!(out, "  checked   {}", r.certification);
+    }
+    out
+}
+
+/// One row of the `--stats` table.
+#[derive(Clone, Debug, Serialize)]
+pub struct StatsRow {
+    /// File (relative name).
+    pub file: String,
+    /// Metric.
+    pub metric: String,
+    /// Counts, or `None` when the kernel could not be loaded.
+    pub stats: Option<Stats>,
+    /// Counts by Pico's criterion.
+    pub stats_pico: Option<Stats>,
+    /// Error or failure note.
+    pub note: Option<String>,
+}
+
+/// Renders the exactness table: one line per file × metric, then totals per metric in the
+/// layout of Pico §7.2.
+pub fn stats_text(rows: &[StatsRow]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<58} {:<9} {:>9} {:>9} {:>9}",
+        "file", "metric", "conds", "loops", "indices"
+    );
+    let mut tot: std::collections::BTreeMap<String, (Stats, usize, usize)> = Default::default();
+    for r in rows {
+        match &r.stats {
+            Some(s) => {
+                let _ = writeln!(
+                    out,
+                    "{:<58} {:<9} {:>4}/{:<4} {:>4}/{:<4} {:>4}/{:<4}",
+                    r.file,
+                    r.metric,
+                    s.conditionals.exact,
+                    s.conditionals.total,
+                    s.loops.exact,
+                    s.loops.total,
+                    s.indices.exact,
+                    s.indices.total
+                );
+                let e = tot.entry(r.metric.clone()).or_default();
+                e.0.add(s);
+                e.1 += 1;
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{:<58} {:<9} skipped: {}",
+                    r.file,
+                    r.metric,
+                    r.note.clone().unwrap_or_default()
+                );
+                tot.entry(r.metric.clone()).or_default().2 += 1;
+            }
+        }
+    }
+    let mut tot_pico: std::collections::BTreeMap<String, (Stats, usize, usize)> =
+        Default::default();
+    for r in rows {
+        if let Some(s) = &r.stats_pico {
+            let e = tot_pico.entry(r.metric.clone()).or_default();
+            e.0.add(s);
+            e.1 += 1;
+        } else {
+            tot_pico.entry(r.metric.clone()).or_default().2 += 1;
+        }
+    }
+    totals_block(
+        &mut out,
+        "exact by warpcert's criterion (spec/relational.md §5)",
+        &tot,
+    );
+    totals_block(
+        &mut out,
+        "exact by Pico's criterion (§6.5: conditionals without divergent variables, loops with uniform binding)",
+        &tot_pico,
+    );
+    out
+}
+
+fn totals_block(
+    out: &mut String,
+    title: &str,
+    tot: &std::collections::BTreeMap<String, (Stats, usize, usize)>,
+) {
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{title}");
+    let _ = writeln!(
+        out,
+        "{:<10} {:>8} {:>18} {:>18} {:>18}",
+        "metric", "kernels", "conditionals", "loops", "indices"
+    );
+    for (m, (s, n, skipped)) in tot {
+        let _ = writeln!(
+            out,
+            "{:<10} {:>8} {:>9} {:>8} {:>9} {:>8} {:>9} {:>8}   ({} skipped)",
+            m,
+            n,
+            format!("{}/{}", s.conditionals.exact, s.conditionals.total),
+            s.conditionals.pct(),
+            format!("{}/{}", s.loops.exact, s.loops.total),
+            s.loops.pct(),
+            format!("{}/{}", s.indices.exact, s.indices.total),
+            s.indices.pct(),
+            skipped
+        );
+    }
+}

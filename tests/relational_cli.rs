@@ -1,0 +1,136 @@
+//! `warpcert analyze --relation …` and `--stats` through the binary (spec/relational.md §5,
+//! §7, §8). Expected values: addSub0 = 66·w (Pico Table 1); the divergent-loop kernel's
+//! cost is hand-derived.
+
+use std::process::Command;
+
+fn warpcert(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .args(args)
+        .output()
+        .expect("run warpcert");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn corpus(name: &str) -> Option<String> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/racuda")
+        .join(name);
+    if p.exists() {
+        Some(p.display().to_string())
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}
+
+#[test]
+fn relation_json_says_which_relation_holds() {
+    let Some(f) = corpus("addSub0.cu") else {
+        return;
+    };
+    let (code, out) = warpcert(&[
+        "analyze",
+        &f,
+        "--relation",
+        "auto",
+        "--metric",
+        "sectors,conflicts",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["metric"], "sectors");
+    assert_eq!(v[0]["relation"], "upper");
+    assert_eq!(v[0]["per_warp"], "66*w");
+    assert_eq!(v[1]["metric"], "conflicts");
+    assert_eq!(v[1]["relation"], "exact");
+    assert_eq!(v[1]["per_warp"], "0");
+    assert!(v[0]["certification"]
+        .as_str()
+        .unwrap()
+        .contains("point checks passed"));
+}
+
+#[test]
+fn exact_refuses_an_upper_bound_and_lower_gives_a_replayed_witness() {
+    let Some(f) = corpus("addSub0.cu") else {
+        return;
+    };
+    let (code, out) = warpcert(&["analyze", &f, "--relation", "exact", "--metric", "sectors"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("not exact"), "{out}");
+    let (code, out) = warpcert(&[
+        "analyze",
+        &f,
+        "--relation",
+        "lower",
+        "--metric",
+        "sectors",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["relation"], "lower");
+    // 66·w at w = 64: the witness attains the upper bound.
+    assert_eq!(v[0]["per_warp"], "4224");
+    assert!(v[0]["certification"].as_str().unwrap().contains("accepted"));
+}
+
+#[test]
+fn stats_over_a_directory() {
+    let dir = std::env::temp_dir().join(format!("warpcert-stats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // One divergent loop (simulated: exact), one condition on a parameter (dropped: inexact).
+    std::fs::write(
+        dir.join("a.cu"),
+        "//--blockDim=32\n__global__ void a(int *A) { for (int x = 0; x <= threadIdx.x; x++) { A[0] = 1; } }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.cu"),
+        "//--blockDim=32\n__global__ void b(int *A, int n) { if (threadIdx.x < n) { A[threadIdx.x] = 1; } }\n",
+    )
+    .unwrap();
+    let (code, out) = warpcert(&[
+        "analyze",
+        dir.to_str().unwrap(),
+        "--stats",
+        "--metric",
+        "sectors",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let a = &v[0]["stats"];
+    assert_eq!(a["loops"]["exact"], 1);
+    assert_eq!(a["loops"]["total"], 1);
+    assert_eq!(a["indices"]["exact"], 1);
+    let b = &v[1]["stats"];
+    assert_eq!(b["conditionals"]["exact"], 0);
+    assert_eq!(b["conditionals"]["total"], 1);
+    assert_eq!(b["indices"]["exact"], 0);
+    let (_, text) = warpcert(&["analyze", dir.to_str().unwrap(), "--stats"]);
+    assert!(
+        text.contains("sectors") && text.contains("conflicts"),
+        "{text}"
+    );
+    let (code, out) = warpcert(&[
+        "analyze",
+        dir.join("a.cu").to_str().unwrap(),
+        "--relation",
+        "exact",
+        "--metric",
+        "sectors",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    // 32 iterations, one sector each (lanes 0..31 iterate 1..32 times).
+    assert!(out.contains("per warp  = 32"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -167,11 +167,14 @@ Definition rws_apply (rs : list rw) (Q1 : pot) : pot := fold_left (fun q r => rw
 Definition pot_ge_under (P : list cstr) (rs : list rw) (Q1 Q2 : pot) : bool :=
   rws_ok P rs && pot_ge (rws_apply rs Q1) Q2.
 
-Definition cstrs_equiv (P1 P2 : list cstr) : bool :=
-  (length P1 =? length P2) &&
-  forallb (fun cc => match cc with
-                     | (CLe L1, CLe L2) | (CEq L1, CEq L2) => if lin_eq_dec (lnorm L1) (lnorm L2) then true else false
-                     | _ => false end) (combine P1 P2).
+(** Equality of constraint lists up to normalization of each form. *)
+Fixpoint cstrs_equiv (P1 P2 : list cstr) : bool :=
+  match P1, P2 with
+  | [], [] => true
+  | CLe L1 :: P1', CLe L2 :: P2' | CEq L1 :: P1', CEq L2 :: P2' =>
+      (if lin_eq_dec (lnorm L1) (lnorm L2) then true else false) && cstrs_equiv P1' P2'
+  | _, _ => false
+  end.
 
 (** ** Judgments for operands and expressions: [P ⊢_M e : C] *)
 Inductive qopd : opd -> Q -> Prop :=

@@ -618,4 +618,185 @@ Proof.
       fold M. lra.
 Qed.
 
+(** ** Q:WHILE1 *)
+Lemma cstrs_equiv_sat : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P2 -> sat r P1.
+Proof.
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc.
+  - contradiction.
+  - discriminate.
+  - destruct c1; discriminate.
+  - assert (Hc2 : holds r c2) by (apply HP; left; auto).
+    assert (HP2 : sat r P2) by (intros c' Hc'; apply HP; right; auto).
+    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
+      apply andb_true_iff in H as [H1 H2];
+      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
+      (destruct Hc as [<-|Hc];
+       [simpl in *; rewrite <- lnorm_eval, E, lnorm_eval; auto | apply (IH P2); auto]).
+Qed.
+
+Lemma cstrs_equiv_sat' : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P1 -> sat r P2.
+Proof.
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; [contradiction|discriminate|contradiction|].
+  - assert (Hc2 : holds r c1) by (apply HP; left; auto).
+    assert (HP2 : sat r P1) by (intros c' Hc'; apply HP; right; auto).
+    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
+      apply andb_true_iff in H as [H1 H2];
+      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
+      (destruct Hc as [<-|Hc];
+       [simpl in *; rewrite <- lnorm_eval, <- E, lnorm_eval; auto | apply (IH P2); auto]).
+Qed.
+
+Lemma while1_loop : forall P X Q' e n C b B PB QB QB',
+  qexpr G e n C -> unif X e = true ->
+  valid (mkAssn B X QB) b (mkAssn PB X QB') ->
+  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
+  forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
+  forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  sat_assn ps (mkAssn P X Q') s T ->
+  sat_assn ps (mkAssn (P ++ snd (cond G e)) X Q') s' T /\
+  forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) Q' + (m_if M + C).
+Proof.
+  intros P X Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB' F ps s sw T s' Cr Hrun.
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HX];
+    simpl in HP, HX.
+  - (* SC_WHILEALL *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi H Hq) as Hce.
+    assert (Hpre : sat_assn ps (mkAssn B X QB) s T).
+    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto.
+      apply (cond_correct F ps s e T R C1 t Hp Hw H Ht); auto. }
+    destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as [[HP1 HX1] HQ1].
+    assert (Hs1 : sat_assn ps (mkAssn P X Q') st1 T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
+    destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
+    split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
+    pose proof (pot_ge_sound (rho ps st1 t) _ _ HQB') as H1. rewrite padd_val in H1.
+    pose proof (pot_ge_sound (rho ps s t) _ _ HQB) as H2. fold M in H1, H2, HQ1, HQ2 |- *. lra.
+  - (* SC_WHILESOME: impossible, the condition is uniform *)
+    exfalso. destruct (nonempty_elem _ H1) as [t1 Ht1]. destruct (nonempty_elem _ H2) as [t2 Ht2].
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (unif_correct F ps s e T R C1 X Hu H HX t1 t2 Ht1 Ht2) in E1.
+    destruct (R t2) as [| [] |]; discriminate.
+  - (* SC_WHILENONE *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi H Hq) as Hce.
+    split; [split; simpl; auto|].
+    + intros t Ht. apply sat_app; auto. apply (cond_correct F ps s e T R C0 t Hp Hw H Ht); auto.
+    + intros t Ht. fold M. lra.
+Qed.
+
+Lemma sound_Q_WHILE1 : forall P X Qn Q' e n C b B PB QB QB' P',
+  qexpr G e n C -> unif X e = true ->
+  valid (mkAssn B X QB) b (mkAssn PB X QB') ->
+  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
+  pot_ge Qn (padd Q' (m_if M + C)) = true ->
+  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
+  valid (mkAssn P X Qn) (SWhile e b) (mkAssn P' X Q').
+Proof.
+  intros P X Qn Q' e n C b B PB QB QB' P' Hq Hu V HB HPB HQB HQB' Hpre HP'. start_valid.
+  destruct (while1_loop P X Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB'
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HX)) as [[HP1 HX1] HQ1].
+  split; [split; auto|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - intros t Ht. specialize (HQ1 t Ht). simpl.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. lra.
+Qed.
+
+(** ** Q:WEAK and atom rewrites *)
+Lemma psum_cons : forall r x l, psum r (x :: l) = fst x * atom r (snd x) + psum r l.
+Proof. reflexivity. Qed.
+
+Lemma atom_shift : forall r L d, (0 <= d <= leval r L)%Z ->
+  atom r (lplus L (- d)) + inject_Z d == atom r L.
+Proof.
+  intros r L d H. unfold atom, lplus. rewrite ladd_eval, leval_const.
+  rewrite !Z.max_r by lia. rewrite <- inject_Z_plus. replace (leval r L + - d + d)%Z with (leval r L) by lia.
+  reflexivity.
+Qed.
+
+Lemma atom_zero : forall r L, (leval r L <= 0)%Z -> atom r L == 0.
+Proof. intros r L H. unfold atom. rewrite Z.max_l by lia. reflexivity. Qed.
+
+Lemma atom_eq : forall r L L', lnorm L' = lnorm L -> atom r L' = atom r L.
+Proof. intros r L L' E. rewrite <- (atom_lnorm r L'), E, atom_lnorm; auto. Qed.
+
+Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true ->
+  pval r (rw_apply rw0 Q1) == pval r Q1.
+Proof.
+  intros r P [L d w|L w] [c l] HP H; simpl in H; unfold pval; cbn [rw_apply pcst pterms].
+  - apply andb_true_iff in H as [Hd H]. apply Z.leb_le in Hd.
+    pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+    unfold lsub in Hf. rewrite ladd_eval, lscale_eval, leval_const in Hf.
+    induction l as [|[c' L'] l IH]; [simpl; lra|].
+    cbn [fold_right]. set (acc := fold_right _ _ l) in *.
+    destruct (lin_eq_dec (lnorm (snd (c', L'))) (lnorm L)) as [E|E]; cbn [pcst pterms];
+      rewrite !psum_cons; cbn [fst snd] in *.
+    + pose proof (atom_shift r L' d) as Hs. rewrite (atom_eq r L L' E) in Hs |- *.
+      assert (HL : leval r L' = leval r L) by (rewrite <- (lnorm_eval r L'), E, lnorm_eval; auto).
+      rewrite HL in Hs. specialize (Hs ltac:(lia)).
+      assert (c' * atom r (lplus L' (- d)) + c' * inject_Z d == c' * atom r L) by
+        (rewrite <- Qmult_plus_distr_r, Hs; reflexivity).
+      lra.
+    + lra.
+  - pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+    induction l as [|[c' L'] l IH]; [simpl; lra|].
+    cbn [filter]. destruct (lin_eq_dec (lnorm (snd (c', L'))) (lnorm L)) as [E|E];
+      rewrite ?psum_cons; cbn [fst snd] in *.
+    + rewrite (atom_eq r L L' E), (atom_zero r L Hf). lra.
+    + lra.
+Qed.
+
+Lemma rws_apply_sound : forall r P rs Q1, sat r P -> rws_ok P rs = true ->
+  pval r (rws_apply rs Q1) == pval r Q1.
+Proof.
+  intros r P rs; induction rs as [|r0 rs IH]; intros Q1 HP H; simpl in *; [lra|].
+  apply andb_true_iff in H as [H1 H2]. rewrite IH by auto. apply (rw_apply_sound r P); auto.
+Qed.
+
+Lemma pot_ge_under_sound : forall r P rs Q1 Q2, sat r P -> pot_ge_under P rs Q1 Q2 = true ->
+  pval r Q2 <= pval r Q1.
+Proof.
+  intros r P rs Q1 Q2 HP H. unfold pot_ge_under in H. apply andb_true_iff in H as [H1 H2].
+  rewrite <- (rws_apply_sound r P rs Q1) by auto. apply pot_ge_sound; auto.
+Qed.
+
+Lemma sound_Q_WEAK : forall P X Qn P' X' Q' s NP NX NQ NP' NX' NQ' k wpre rpre wpost rpost,
+  valid (mkAssn NP NX NQ) s (mkAssn NP' NX' NQ') -> Qle_bool 0 k = true ->
+  entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> subset NX X = true ->
+  entails NP' P' wpost = true -> pot_ge_under NP' rpost (padd NQ' k) Q' = true ->
+  subset X' NX' = true ->
+  valid (mkAssn P X Qn) s (mkAssn P' X' Q').
+Proof.
+  intros P X Qn P' X' Q' st NP NX NQ NP' NX' NQ' k wpre rpre wpost rpost V Hk Hpre Hrpre HsX
+    Hpost Hrpost HsX'. start_valid. simpl in HP, HX.
+  assert (Hpre1 : sat_assn ps (mkAssn NP NX NQ) s T).
+  { split; simpl.
+    - intros t Ht; apply (entails_sound _ _ _ _ (HP t Ht) Hpre).
+    - intros x Hx; apply HX; apply (subset_mem NX); auto. }
+  destruct (V F ps s T s' Crun w Hp Hn Hne Hi Hw Hpre1 Hrun) as [[HP1 HX1] HQ1].
+  split; [split|].
+  - intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hpost).
+  - intros x Hx; apply HX1; apply (subset_mem X'); auto.
+  - intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
+    pose proof (pot_ge_under_sound _ _ _ _ _ (HP t Ht) Hrpre) as H1.
+    pose proof (pot_ge_under_sound _ _ _ _ _ (HP1 t Ht) Hrpost) as H2.
+    rewrite padd_val in H1, H2. lra.
+Qed.
+
+(** ** RaCUDA Theorem 1 for these representations *)
+Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.
+Proof.
+  intros A s A' H; induction H.
+  - apply sound_Q_SKIP.
+  - apply sound_Q_SYNC; auto.
+  - eapply sound_Q_SEQ; eauto.
+  - eapply sound_Q_VWRITE1; eauto.
+  - eapply sound_Q_VWRITE2; eauto.
+  - eapply sound_Q_GWRITE; eauto.
+  - eapply sound_Q_SWRITE; eauto.
+  - eapply sound_Q_IF4; eauto.
+  - eapply sound_Q_WHILE1; eauto.
+  - eapply sound_Q_WEAK; eauto.
+Qed.
+
 End Sound.

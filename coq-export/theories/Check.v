@@ -126,7 +126,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
       match ecost e ne with
       | Some C =>
           let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
-          peq (aP T) (aP A ++ fst (cond G e)) && xeq (aX T) (aX A) && qeq (aQ F) (aQ T') &&
+          cstrs_equiv (aP T) (aP A ++ fst (cond G e)) && xeq (aX T) (aX A) && qeq (aQ F) (aQ T') &&
           qeq (aQ B) (aQ F') &&
           entails (aP A ++ snd (cond G e)) (aP F) wec && entails (aP T') (aP F) wet &&
           entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
@@ -191,7 +191,7 @@ Proof.
     destruct A as [P X Qn], B as [P' X' Q'], (dpre d1) as [PT XT QT] eqn:E1,
       (dpost d1) as [P1 X1 Q1] eqn:E2, (dpre d2) as [PF XF QF] eqn:E3,
       (dpost d2) as [P2 X2 Q2] eqn:E4; simpl in *; subst.
-    eapply Q_IF4; eauto using ecost_sound.
+    eapply (Q_IF4 G P X Qn QT e ne C s1 s2 PT); eauto using ecost_sound.
   - destruct (ecost e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
     destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [PB XB QB] eqn:E1,

@@ -220,9 +220,9 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr e ne C2 ->
       acc_ok (m_swrite M) n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
       qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
-  | Q_IF4 : forall P X Qn Q e n C s1 s2 P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
-      qexpr e n C ->
-      qstmt (mkAssn (P ++ fst (cond e)) X Q) s1 (mkAssn P1 X1 Q1) ->
+  | Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
+      qexpr e n C -> cstrs_equiv PT (P ++ fst (cond e)) = true ->
+      qstmt (mkAssn PT X Q) s1 (mkAssn P1 X1 Q1) ->
       qstmt (mkAssn PF XF Q1) s2 (mkAssn P2 X2 Q2) ->
       entails (P ++ snd (cond e)) PF wec = true -> entails P1 PF wet = true ->
       entails P1 P' wjt = true -> entails P2 P' wje = true ->

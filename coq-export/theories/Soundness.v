@@ -492,9 +492,36 @@ Proof. intros [|a l] H; [contradiction|exists a; left; auto]. Qed.
 Lemma incl_filter : forall f (T : list nat), incl (filter f T) T.
 Proof. intros f T t Ht; apply filter_In in Ht; tauto. Qed.
 
-Lemma sound_Q_IF4 : forall P X Qn Q e n C s1 s2 P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
-  qexpr G e n C ->
-  valid (mkAssn (P ++ fst (cond G e)) X Q) s1 (mkAssn P1 X1 Q1) ->
+Lemma cstrs_equiv_sat : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P2 -> sat r P1.
+Proof.
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc.
+  - contradiction.
+  - discriminate.
+  - destruct c1; discriminate.
+  - assert (Hc2 : holds r c2) by (apply HP; left; auto).
+    assert (HP2 : sat r P2) by (intros c' Hc'; apply HP; right; auto).
+    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
+      apply andb_true_iff in H as [H1 H2];
+      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
+      (destruct Hc as [<-|Hc];
+       [simpl in *; rewrite <- lnorm_eval, E, lnorm_eval; auto | apply (IH P2); auto]).
+Qed.
+
+Lemma cstrs_equiv_sat' : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P1 -> sat r P2.
+Proof.
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; [contradiction|discriminate|contradiction|].
+  - assert (Hc2 : holds r c1) by (apply HP; left; auto).
+    assert (HP2 : sat r P1) by (intros c' Hc'; apply HP; right; auto).
+    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
+      apply andb_true_iff in H as [H1 H2];
+      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
+      (destruct Hc as [<-|Hc];
+       [simpl in *; rewrite <- lnorm_eval, <- E, lnorm_eval; auto | apply (IH P2); auto]).
+Qed.
+
+Lemma sound_Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
+  qexpr G e n C -> cstrs_equiv PT (P ++ fst (cond G e)) = true ->
+  valid (mkAssn PT X Q) s1 (mkAssn P1 X1 Q1) ->
   valid (mkAssn PF XF Q1) s2 (mkAssn P2 X2 Q2) ->
   entails (P ++ snd (cond G e)) PF wec = true -> entails P1 PF wet = true ->
   entails P1 P' wjt = true -> entails P2 P' wje = true ->
@@ -505,8 +532,8 @@ Lemma sound_Q_IF4 : forall P X Qn Q e n C s1 s2 P1 X1 Q1 PF XF P2 X2 Q2 P' X' we
   pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
   valid (mkAssn P X Qn) (SIf e s1 s2) (mkAssn P' X' Q2).
 Proof.
-  intros P X Qn Q e n C s1 s2 P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje
-    Hq V1 V2 Hec Het Hjt Hje HsF HdF HsX HdX HvQ HvQ1 HvQ2 HQQ1 HQ1Q2 Hpre.
+  intros P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje
+    Hq HPT V1 V2 Hec Het Hjt Hje HsF HdF HsX HdX HvQ HvQ1 HvQ2 HQQ1 HQ1Q2 Hpre.
   start_valid. simpl in HP, HX.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
   assert (HXF : forall x, memn x XF = true -> ~ In x (writes s1)) by
@@ -520,8 +547,8 @@ Proof.
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
     match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
     pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi Hee Hq) as Hce.
-    assert (Hpre1 : sat_assn ps (mkAssn (P ++ fst (cond G e)) X Q) s T).
-    { split; simpl; auto. intros t Ht; apply sat_app; auto.
+    assert (Hpre1 : sat_assn ps (mkAssn PT X Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT); apply sat_app; auto.
       apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto. }
     destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as [[HP1 HX1] HQ1].
     split; [split|].
@@ -570,9 +597,9 @@ Proof.
     assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
     assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
     assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
-    assert (Hpre1 : sat_assn ps (mkAssn (P ++ fst (cond G e)) X Q) s TT).
+    assert (Hpre1 : sat_assn ps (mkAssn PT X Q) s TT).
     { split; simpl.
-      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply sat_app; auto.
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT), sat_app; auto.
         apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto.
       - intros x Hx t t' Ht Ht'. apply HTT in Ht; apply HTT in Ht'. apply HX; tauto. }
     destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 HX1] HQ1].
@@ -619,33 +646,6 @@ Proof.
 Qed.
 
 (** ** Q:WHILE1 *)
-Lemma cstrs_equiv_sat : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P2 -> sat r P1.
-Proof.
-  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc.
-  - contradiction.
-  - discriminate.
-  - destruct c1; discriminate.
-  - assert (Hc2 : holds r c2) by (apply HP; left; auto).
-    assert (HP2 : sat r P2) by (intros c' Hc'; apply HP; right; auto).
-    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
-      apply andb_true_iff in H as [H1 H2];
-      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
-      (destruct Hc as [<-|Hc];
-       [simpl in *; rewrite <- lnorm_eval, E, lnorm_eval; auto | apply (IH P2); auto]).
-Qed.
-
-Lemma cstrs_equiv_sat' : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P1 -> sat r P2.
-Proof.
-  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; [contradiction|discriminate|contradiction|].
-  - assert (Hc2 : holds r c1) by (apply HP; left; auto).
-    assert (HP2 : sat r P1) by (intros c' Hc'; apply HP; right; auto).
-    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
-      apply andb_true_iff in H as [H1 H2];
-      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
-      (destruct Hc as [<-|Hc];
-       [simpl in *; rewrite <- lnorm_eval, <- E, lnorm_eval; auto | apply (IH P2); auto]).
-Qed.
-
 Lemma while1_loop : forall P X Q' e n C b B PB QB QB',
   qexpr G e n C -> unif X e = true ->
   valid (mkAssn B X QB) b (mkAssn PB X QB') ->

@@ -5,6 +5,7 @@
 mod analyze;
 mod bench;
 mod check;
+mod export;
 mod options;
 mod run;
 
@@ -46,6 +47,11 @@ enum Command {
     Check(check::CheckArgs),
     /// Analyse every benchmark kernel × metric and print a table with times.
     Bench(bench::BenchArgs),
+    /// Export a certificate the kernel accepts as a Coq file proving its bound.
+    ///
+    /// Check the result with coqc against coq-export/theories (README, "Checking a bound
+    /// in Coq"). Example: warpcert export-coq certificates/vectorAdd.steps.cert -o va.v
+    ExportCoq(export::ExportCoqArgs),
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
@@ -100,5 +106,6 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::ExportCoq(a) => export::run(&a),
     }
 }

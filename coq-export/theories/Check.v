@@ -11,15 +11,19 @@ From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness.
 Import ListNotations.
 
+(** The access witness of a read or write: the claimed count [n] and, optionally,
+    a dependence witness for the global-memory bound [N*] (Logic.dep_ok). *)
+Definition accw := (Z * option dwit)%type.
+
 Inductive dtree :=
   | DSkip (A : assn)
   | DSync (A B : assn)
   | DSeq (A B : assn) (d1 d2 : dtree)
-  | DVwrite1 (A B : assn) (ne : Z) (ws : list fwit)
-  | DVwrite2 (A B : assn) (ne : Z) (ws : list fwit)
-  | DWrite (A B : assn) (n ne : Z)
-  | DIf4 (A B : assn) (ne : Z) (wec wet wjt wje : list fwit) (dt df : dtree)
-  | DWhile1 (A B : assn) (ne : Z) (db : dtree)
+  | DVwrite1 (A B : assn) (ne : accw) (ws : list fwit)
+  | DVwrite2 (A B : assn) (ne : accw) (ws : list fwit)
+  | DWrite (A B : assn) (n ne : accw)
+  | DIf4 (A B : assn) (ne : accw) (wec wet wjt wje : list fwit) (dt df : dtree)
+  | DWhile1 (A B : assn) (ne : accw) (db : dtree)
   | DWeak (A B : assn) (k : Q) (wpre : list fwit) (rpre : list rw) (wpost : list fwit)
       (rpost : list rw) (d : dtree).
 
@@ -58,15 +62,27 @@ Let M := c_metric G.
 Definition ocost (o : opd) : Q :=
   match o with OVar _ | OTid _ => m_var M | OConst _ => m_const M | OParam _ => m_param M end.
 
-Definition ecost (e : expr) (n : Z) : option Q :=
+Definition gacc_ok (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
+  acc_ok G f (fst a) || match snd a with Some dw => dep_ok G P X i es (fst a) dw | None => false end.
+
+Lemma gacc_ok_sound : forall f P X i es a, gacc_ok f P X i es a = true ->
+  acc_ok G f (fst a) = true \/ exists dw, dep_ok G P X i es (fst a) dw = true.
+Proof.
+  intros f P X i es [n [dw|]] H; unfold gacc_ok in H; simpl in *;
+    apply orb_true_iff in H as [H|H]; eauto; discriminate.
+Qed.
+
+Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q :=
   match e with
   | EOpd o => Some (ocost o)
   | EBin _ a b => Some (ocost a + ocost b + m_op M)
   | EUn _ a => Some (ocost a + m_op M)
   | ERead A i =>
       match c_arr G A with
-      | Some (Global, _) => if acc_ok G (m_gread M) n then Some (ocost i + m_gread M n) else None
-      | Some (Shared, _) => if acc_ok G (m_sread M) n then Some (ocost i + m_sread M n) else None
+      | Some (Global, es) =>
+          if gacc_ok (m_gread M) P X i es a then Some (ocost i + m_gread M (fst a)) else None
+      | Some (Shared, _) =>
+          if acc_ok G (m_sread M) (fst a) then Some (ocost i + m_sread M (fst a)) else None
       | None => None
       end
   end.
@@ -74,16 +90,16 @@ Definition ecost (e : expr) (n : Z) : option Q :=
 Lemma ocost_sound : forall o, qopd G o (ocost o).
 Proof. intros [x|p|v|d]; constructor. Qed.
 
-Lemma ecost_sound : forall e n C, ecost e n = Some C -> qexpr G e n C.
+Lemma ecost_sound : forall P X e a C, ecost P X e a = Some C -> qexpr G P X e (fst a) C.
 Proof.
-  intros [o|op a b|op a|A i] n C H; simpl in H.
+  intros P X [o|op a b|op a|A i] ac C H; simpl in H.
   - inversion H; constructor; apply ocost_sound.
   - inversion H; constructor; apply ocost_sound.
   - inversion H; constructor; apply ocost_sound.
   - destruct (c_arr G A) as [[[] es]|] eqn:E; try discriminate.
-    + destruct (acc_ok G (m_gread M) n) eqn:Ea; inversion H.
-      eapply EQ_GARRAY; eauto; apply ocost_sound.
-    + destruct (acc_ok G (m_sread M) n) eqn:Ea; inversion H.
+    + destruct (gacc_ok (m_gread M) P X i es ac) eqn:Ea; inversion H.
+      eapply EQ_GARRAY; eauto using gacc_ok_sound; apply ocost_sound.
+    + destruct (acc_ok G (m_sread M) (fst ac)) eqn:Ea; inversion H.
       eapply EQ_SARRAY; eauto; apply ocost_sound.
 Qed.
 
@@ -96,7 +112,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
       aeq (dpre d1) A && aeq (dpost d1) (dpre d2) && aeq (dpost d2) B &&
       check s1 d1 && check s2 d2
   | DVwrite1 A B ne ws, SAssign x e =>
-      match ecost e ne with
+      match ecost (aP A) (aX A) e ne with
       | Some C =>
           memn x (aX A) && unif (aX A) e && x_after (aX A) x e (aX B) &&
           entails_subst G (aP A) x e (aP B) ws &&
@@ -106,24 +122,24 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
       | None => false
       end
   | DVwrite2 A B ne ws, SAssign x e =>
-      match ecost e ne with
+      match ecost (aP A) (aX A) e ne with
       | Some C =>
           x_after (aX A) x e (aX B) && entails_subst G (aP A) x e (aP B) ws &&
           negb (pmentions (VL x) (aQ B)) && pot_ge (aQ A) (padd (aQ B) (m_vwrite M + C))
       | None => false
       end
   | DWrite A B n ne, SWrite Ar i e =>
-      match ecost e ne, c_arr G Ar with
-      | Some C2, Some (Global, _) =>
-          peq (aP A) (aP B) && xeq (aX A) (aX B) && acc_ok G (m_gwrite M) n &&
-          pot_ge (aQ A) (padd (aQ B) (m_gwrite M n + ocost i + C2))
+      match ecost (aP A) (aX A) e ne, c_arr G Ar with
+      | Some C2, Some (Global, es) =>
+          peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok (m_gwrite M) (aP A) (aX A) i es n &&
+          pot_ge (aQ A) (padd (aQ B) (m_gwrite M (fst n) + ocost i + C2))
       | Some C2, Some (Shared, _) =>
-          peq (aP A) (aP B) && xeq (aX A) (aX B) && acc_ok G (m_swrite M) n &&
-          pot_ge (aQ A) (padd (aQ B) (m_swrite M n + ocost i + C2))
+          peq (aP A) (aP B) && xeq (aX A) (aX B) && acc_ok G (m_swrite M) (fst n) &&
+          pot_ge (aQ A) (padd (aQ B) (m_swrite M (fst n) + ocost i + C2))
       | _, _ => false
       end
   | DIf4 A B ne wec wet wjt wje dt df, SIf e s1 s2 =>
-      match ecost e ne with
+      match ecost (aP A) (aX A) e ne with
       | Some C =>
           let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
           cstrs_equiv (aP T) (aP A ++ fst (cond G e)) && xeq (aX T) (aX A) && qeq (aQ F) (aQ T') &&
@@ -139,7 +155,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
       | None => false
       end
   | DWhile1 A B ne db, SWhile e s =>
-      match ecost e ne with
+      match ecost (aP A) (aX A) e ne with
       | Some C =>
           let Bp := dpre db in let Bq := dpost db in
           unif (aX A) e && xeq (aX Bp) (aX A) && xeq (aX Bq) (aX A) && xeq (aX B) (aX A) &&
@@ -173,26 +189,27 @@ Proof.
   - apply Q_SKIP.
   - split_b. destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst. apply Q_SYNC; auto.
   - split_b. subst. eapply Q_SEQ; [apply IHd1 | rewrite H3; apply IHd2]; auto.
-  - destruct (ecost e ne) as [C|] eqn:Ec; try discriminate. split_b.
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
     eapply Q_VWRITE1; eauto using ecost_sound.
     destruct (lin_expr G e); [left; discriminate | right; apply negb_true_iff; auto].
-  - destruct (ecost e ne) as [C|] eqn:Ec; try discriminate. split_b.
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
     eapply Q_VWRITE2; eauto using ecost_sound. apply negb_true_iff; auto.
-  - destruct (ecost e ne) as [C2|] eqn:Ec; try discriminate.
+  - destruct (ecost (aP A) (aX A) e ne) as [C2|] eqn:Ec; try discriminate.
     destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b;
+      pose proof (ecost_sound _ _ _ _ _ Ec);
       destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst.
-    + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound.
+    + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
     + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound.
-  - destruct (ecost e ne) as [C|] eqn:Ec; try discriminate. split_b.
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d1 = true |- _ => specialize (IHd1 _ Hc) end.
     match goal with Hc : check _ d2 = true |- _ => specialize (IHd2 _ Hc) end.
     destruct A as [P X Qn], B as [P' X' Q'], (dpre d1) as [PT XT QT] eqn:E1,
       (dpost d1) as [P1 X1 Q1] eqn:E2, (dpre d2) as [PF XF QF] eqn:E3,
       (dpost d2) as [P2 X2 Q2] eqn:E4; simpl in *; subst.
-    eapply (Q_IF4 G P X Qn QT e ne C s1 s2 PT); eauto using ecost_sound.
-  - destruct (ecost e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    eapply (Q_IF4 G P X Qn QT e (fst ne) C s1 s2 PT); eauto using ecost_sound.
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
     destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [PB XB QB] eqn:E1,
       (dpost d) as [PB' XB' QB'] eqn:E2; simpl in *; subst.

@@ -104,6 +104,50 @@ Definition unif (X : list nat) (e : expr) : bool :=
 (** The coarse access bound: charging [n] is at least charging the warp size. *)
 Definition acc_ok (f : Z -> Q) (n : Z) : bool := Qle_bool (f (Z.of_nat (c_warp G))) (f n).
 
+(** ** Dependence-based access bounds for global accesses (spec/logic.md §2, [N*])
+
+    The certificate's dependence map says that the index [x] is [k·threadIdx + c] on
+    the active threads, with a warp-uniform [c ≡ r (mod g)].  The Coq check
+    re-derives this from the constraints: a Farkas witness for
+    [x − k·threadIdx − U = 0], [U] a linear form over parameters and uniform
+    locals ([c = U], [r] its constant, [g] the gcd of its coefficients).  [N*] is
+    computed by enumeration exactly as in spec/logic.md §2 (MemReads). *)
+Definition zrange (n : Z) : list Z := map Z.of_nat (seq 0 (Z.to_nat n)).
+Definition tid_only (c : cstr) : bool :=
+  forallb (fun av => match snd av with VT _ => true | _ => false end) (lterms (cform c)).
+Definition holds_b (r : var -> Z) (c : cstr) : bool :=
+  match c with CLe L => (leval r L <=? 0)%Z | CEq L => (leval r L =? 0)%Z end.
+Definition rho_tid (t : nat) : var -> Z := fun v => match v with VT d => tid G d t | _ => 0%Z end.
+Definition kval (k : Z * Z * Z) (t : nat) : Z :=
+  let '(kx, ky, kz) := k in (kx * tid G 0 t + ky * tid G 1 t + kz * tid G 2 t)%Z.
+Definition nwarps : nat := (c_bx G * c_by G * c_bz G + c_warp G - 1) / c_warp G.
+Definition gcd_terms (U : lin) : Z := fold_right (fun av acc => Z.gcd (fst av) acc) 0%Z (lterms U).
+Definition sectors_of (L : list nat) (k : Z * Z * Z) (es b : Z) : Z :=
+  Z.of_nat (length (nodup Z.eq_dec (map (fun t => ((kval k t * es + b) / c_sector_bytes G)%Z) L))).
+Definition dep_bound (P : list cstr) (k : Z * Z * Z) (U : lin) (es : Z) : Z :=
+  let gg := Z.gcd (gcd_terms U * es) (c_sector_bytes G) in
+  let betas := filter (fun b => ((b - lcst U * es) mod gg =? 0)%Z) (zrange (c_sector_bytes G)) in
+  let tc := filter tid_only P in
+  fold_right Z.max 0%Z
+    (flat_map (fun w => map (sectors_of (filter (fun t => forallb (holds_b (rho_tid t)) tc) (lanes G w)) k es)
+                            betas) (seq 0 nwarps)).
+Definition dep_target (x : nat) (k : Z * Z * Z) (U : lin) : cstr :=
+  let '(kx, ky, kz) := k in
+  CEq (ladd (mkLin 0 [(1%Z, VL x)]) (lscale (-1) (ladd (mkLin 0 [(kx, VT 0); (ky, VT 1); (kz, VT 2)]) U))).
+Definition uvars_ok (X : list nat) (U : lin) : bool :=
+  forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms U).
+Definition dwit := ((Z * Z * Z) * lin * fwit)%type.
+Definition dep_ok (P : list cstr) (X : list nat) (i : opd) (es n : Z) (dw : dwit) : bool :=
+  let '(k, U, w) := dw in
+  match i with
+  | OVar x => match c_lty G x with
+              | Some TInt => (0 <? c_sector_bytes G)%Z && (0 <? c_warp G)%nat &&
+                             farkas_ok P (dep_target x k U) w && uvars_ok X U &&
+                             (dep_bound P k U es <=? n)%Z
+              | _ => false end
+  | _ => false
+  end.
+
 (** Potentials may mention only [int] parameters and locals of [X]. *)
 Definition pvars_ok (X : list nat) (Q1 : pot) : bool :=
   forallb (fun cl => forallb (fun av => match snd av with
@@ -185,14 +229,16 @@ Inductive qopd : opd -> Q -> Prop :=
 
 (** [n] is the access count claimed for a read (ignored by the other rules);
     [EQ_OPD] is the coercion of an operand to an expression. *)
-Inductive qexpr : expr -> Z -> Q -> Prop :=
-  | EQ_OPD : forall o n C, qopd o C -> qexpr (EOpd o) n C
-  | EQ_OP : forall op a b n Ca Cb, qopd a Ca -> qopd b Cb -> qexpr (EBin op a b) n (Ca + Cb + m_op M)
-  | EQ_UOP : forall op a n Ca, qopd a Ca -> qexpr (EUn op a) n (Ca + m_op M)
+Inductive qexpr (P : list cstr) (X : list nat) : expr -> Z -> Q -> Prop :=
+  | EQ_OPD : forall o n C, qopd o C -> qexpr P X (EOpd o) n C
+  | EQ_OP : forall op a b n Ca Cb, qopd a Ca -> qopd b Cb ->
+      qexpr P X (EBin op a b) n (Ca + Cb + m_op M)
+  | EQ_UOP : forall op a n Ca, qopd a Ca -> qexpr P X (EUn op a) n (Ca + m_op M)
   | EQ_GARRAY : forall A i n Ci es, c_arr G A = Some (Global, es) -> qopd i Ci ->
-      acc_ok (m_gread M) n = true -> qexpr (ERead A i) n (Ci + m_gread M n)
+      (acc_ok (m_gread M) n = true \/ exists dw, dep_ok P X i es n dw = true) ->
+      qexpr P X (ERead A i) n (Ci + m_gread M n)
   | EQ_SARRAY : forall A i n Ci es, c_arr G A = Some (Shared, es) -> qopd i Ci ->
-      acc_ok (m_sread M) n = true -> qexpr (ERead A i) n (Ci + m_sread M n).
+      acc_ok (m_sread M) n = true -> qexpr P X (ERead A i) n (Ci + m_sread M n).
 
 (** ** Statement judgments [⊢_M {P; X; Q} s {P'; X'; Q'}] *)
 Inductive qstmt : assn -> stmt -> assn -> Prop :=
@@ -202,26 +248,26 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qstmt (mkAssn P X Qn) SSync (mkAssn P X Q')
   | Q_SEQ : forall A A1 A' s1 s2, qstmt A s1 A1 -> qstmt A1 s2 A' -> qstmt A (SSeq s1 s2) A'
   | Q_VWRITE1 : forall P X Qn P' X' Q' x e n C ws,
-      qexpr e n C -> memn x X = true -> unif X e = true -> x_after X x e X' = true ->
+      qexpr P X e n C -> memn x X = true -> unif X e = true -> x_after X x e X' = true ->
       entails_subst P x e P' ws = true ->
       lin_expr e <> None \/ pmentions (VL x) Q' = false ->
       pot_ge Qn (padd (match lin_expr e with Some E => psubst (VL x) E Q' | None => Q' end)
                       (m_vwrite M + C)) = true ->
       qstmt (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q')
   | Q_VWRITE2 : forall P X Qn P' X' Q' x e n C ws,
-      qexpr e n C -> x_after X x e X' = true -> entails_subst P x e P' ws = true ->
+      qexpr P X e n C -> x_after X x e X' = true -> entails_subst P x e P' ws = true ->
       pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + C)) = true ->
       qstmt (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q')
   | Q_GWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-      c_arr G A = Some (Global, es) -> qopd i C1 -> qexpr e ne C2 ->
-      acc_ok (m_gwrite M) n = true -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
+      c_arr G A = Some (Global, es) -> qopd i C1 -> qexpr P X e ne C2 ->
+      (acc_ok (m_gwrite M) n = true \/ exists dw, dep_ok P X i es n dw = true) -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
       qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
   | Q_SWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-      c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr e ne C2 ->
+      c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr P X e ne C2 ->
       acc_ok (m_swrite M) n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
       qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
   | Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
-      qexpr e n C -> cstrs_equiv PT (P ++ fst (cond e)) = true ->
+      qexpr P X e n C -> cstrs_equiv PT (P ++ fst (cond e)) = true ->
       qstmt (mkAssn PT X Q) s1 (mkAssn P1 X1 Q1) ->
       qstmt (mkAssn PF XF Q1) s2 (mkAssn P2 X2 Q2) ->
       entails (P ++ snd (cond e)) PF wec = true -> entails P1 PF wet = true ->
@@ -233,7 +279,7 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
       qstmt (mkAssn P X Qn) (SIf e s1 s2) (mkAssn P' X' Q2)
   | Q_WHILE1 : forall P X Qn Q' e n C s B PB QB QB' P',
-      qexpr e n C -> unif X e = true ->
+      qexpr P X e n C -> unif X e = true ->
       qstmt (mkAssn B X QB) s (mkAssn PB X QB') ->
       cstrs_equiv B (P ++ fst (cond e)) = true -> cstrs_equiv PB P = true ->
       pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->

@@ -183,14 +183,140 @@ Proof.
   eapply Qle_trans; [apply Hm; eauto | auto].
 Qed.
 
+(** ** Dependence-based access bounds (MemReads) *)
+Lemma nonempty_elem : forall (l : list nat), l <> [] -> exists x, In x l.
+Proof. intros [|a l] H; [contradiction|exists a; left; auto]. Qed.
+
+Lemma fold_max_in : forall (l : list Z) x, In x l -> (x <= fold_right Z.max 0 l)%Z.
+Proof.
+  induction l as [|a l IH]; simpl; intros x H; [contradiction|].
+  destruct H as [<-|H]; [lia|]. specialize (IH x H). lia.
+Qed.
+
+Lemma gcd_terms_divides : forall r U, Z.divide (gcd_terms U) (tsum r (lterms U)).
+Proof.
+  intros r [c l]; unfold gcd_terms; simpl. induction l as [|[a v] l IH]; simpl.
+  - apply Z.divide_0_r.
+  - apply Z.divide_add_r.
+    + apply Z.divide_mul_l. apply Z.gcd_divide_l.
+    + eapply Z.divide_trans; [apply Z.gcd_divide_r | exact IH].
+Qed.
+
+Lemma NoDup_map_shift : forall (q : Z) (l : list Z), NoDup l -> NoDup (map (fun v => (v - q)%Z) l).
+Proof.
+  intros q l H; induction H as [|a l Ha H IH]; simpl; constructor; auto.
+  intros Hin; apply in_map_iff in Hin as [b [E Hb]]. assert (b = a) by lia. subst; auto.
+Qed.
+
+Lemma nodup_shift_le : forall (f : nat -> Z) (q : Z) (T L : list nat), incl T L ->
+  (length (nodup Z.eq_dec (map (fun t => (f t + q)%Z) T)) <= length (nodup Z.eq_dec (map f L)))%nat.
+Proof.
+  intros f q T L Hi.
+  set (A := nodup Z.eq_dec (map (fun t => (f t + q)%Z) T)).
+  assert (HA : NoDup (map (fun v => (v - q)%Z) A)).
+  { apply NoDup_map_shift, NoDup_nodup. }
+  rewrite <- (map_length (fun v => (v - q)%Z) A).
+  apply NoDup_incl_length; auto.
+  intros y Hy. apply in_map_iff in Hy as [v [<- Hv]]. apply nodup_In in Hv.
+  apply in_map_iff in Hv as [t [<- Ht]].
+  apply nodup_In. apply in_map_iff. exists t. split; [lia | auto].
+Qed.
+
+Lemma dep_sound : forall ps s P X x es n dw T w, dep_ok G P X (OVar x) es n dw = true ->
+  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) ->
+  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
+  T <> [] -> incl T (lanes G w) ->
+  (memreads G es T (oval G ps s (OVar x)) <= n)%Z.
+Proof.
+  intros ps s P X x es n [[k U] fw] T w H Hp Hw HP HX Hne Hi.
+  unfold dep_ok in H. destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+  repeat rewrite andb_true_iff in H. destruct H as [[[[HSB HW] Hf] Hu] Hb].
+  apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  set (c := leval (rho ps s t0) U).
+  assert (HU : forall t, In t T -> leval (rho ps s t) U = c).
+  { intros t Ht. unfold c. apply leval_ext. intros a v Hav.
+    unfold uvars_ok in Hu. rewrite forallb_forall in Hu. specialize (Hu _ Hav).
+    destruct v as [y|p|d]; simpl in *; try discriminate; auto. rewrite (HX y Hu t t0); auto. }
+  assert (Hidx : forall t, In t T -> int_of (oval G ps s (OVar x) t) = (kval G k t + c)%Z).
+  { intros t Ht. pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf) as H1.
+    rewrite <- (HU t Ht).
+    destruct k as [[kx ky] kz]. unfold dep_target in H1. cbn [holds] in H1.
+    rewrite ladd_eval, lscale_eval, ladd_eval in H1.
+    unfold leval at 1 2 in H1. cbn [tsum fold_right lcst lterms fst snd rho] in H1.
+    unfold kval. simpl oval. lia. }
+  assert (Hcr : Z.divide (gcd_terms U) (c - lcst U)).
+  { replace (c - lcst U)%Z with (tsum (rho ps s t0) (lterms U)) by (unfold c, leval; lia).
+    apply gcd_terms_divides. }
+  set (SB := c_sector_bytes G) in *.
+  set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
+  assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
+  assert (Hb0 : (0 <= b0 < SB)%Z) by (apply Z.mod_pos_bound; lia).
+  assert (Hgg : (0 < Z.gcd (gcd_terms U * es) SB)%Z).
+  { pose proof (Z.gcd_nonneg (gcd_terms U * es) SB).
+    destruct (Z.eq_dec (Z.gcd (gcd_terms U * es) SB) 0) as [E|E]; [|lia].
+    apply Z.gcd_eq_0 in E. lia. }
+  assert (Hbeta : In b0 (filter (fun b => ((b - lcst U * es) mod Z.gcd (gcd_terms U * es) SB =? 0)%Z)
+                          (zrange SB))).
+  { apply filter_In; split.
+    - unfold zrange. apply in_map_iff. exists (Z.to_nat b0). split; [lia|]. apply in_seq. lia.
+    - apply Z.eqb_eq. apply Z.mod_divide; [lia|].
+      replace (b0 - lcst U * es)%Z with ((c - lcst U) * es - SB * q0)%Z by lia.
+      apply Z.divide_sub_r.
+      + eapply Z.divide_trans; [apply Z.gcd_divide_l|]. apply Z.mul_divide_mono_r; auto.
+      + apply Z.divide_mul_l, Z.gcd_divide_r. }
+  assert (Hwn : (w < nwarps G)%nat).
+  { pose proof (Hi t0 Ht0) as Hl. unfold lanes in Hl. apply filter_In in Hl as [Hl Hb'].
+    apply in_seq in Hl. apply Nat.ltb_lt in Hb'. unfold nwarps.
+    apply Nat.div_le_lower_bound; lia. }
+  assert (HTL : incl T (filter (fun t => forallb (holds_b (rho_tid G t)) (filter tid_only P))
+                               (lanes G w))).
+  { intros t Ht. apply filter_In. split; [apply Hi; auto|]. apply forallb_forall.
+    intros c' Hc'. apply filter_In in Hc' as [Hc' Htc]. specialize (HP t Ht c' Hc').
+    assert (E : leval (rho ps s t) (cform c') = leval (rho_tid G t) (cform c')).
+    { apply leval_ext. intros a v Hav. unfold tid_only in Htc. rewrite forallb_forall in Htc.
+      specialize (Htc _ Hav). destruct v; simpl in *; try discriminate; auto. }
+    destruct c' as [L|L]; simpl in *; rewrite <- E; [apply Z.leb_le | apply Z.eqb_eq]; auto. }
+  unfold memreads. fold SB.
+  assert (Hmap : map (fun t => (int_of (oval G ps s (OVar x) t) * es) / SB)%Z T =
+                 map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
+  { apply map_ext_in. intros t Ht. rewrite Hidx by auto.
+    replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
+      by (rewrite Z.mul_add_distr_r, Hcq; ring).
+    rewrite Z.div_add by lia. reflexivity. }
+  rewrite Hmap. eapply Z.le_trans; [| exact Hb].
+  unfold dep_bound. fold SB.
+  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map; exists w; split;
+    [apply in_seq; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
+  unfold sectors_of. fold SB. apply Nat2Z.inj_le.
+  apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
+Qed.
+
 (** ** Lemma 2: expression costs are bounded by the judgment's cost *)
 Lemma qopd_sound : forall s o T C C', oeval G s o T C -> qopd G o C' -> C == C'.
 Proof. intros s o T C C' H1 H2; inversion H1; inversion H2; subst; try discriminate; lra. Qed.
 
-Lemma qexpr_sound : forall F ps s e T R C n C' w, NoDup T -> incl T (lanes G w) ->
-  eeval G F ps s e T R C -> qexpr G e n C' -> C <= C'.
+Lemma gread_bound : forall ps s P X i es n T w, pok ps -> wt s ->
+  (forall t, In t T -> sat (rho ps s t) P) ->
+  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
+  NoDup T -> T <> [] -> incl T (lanes G w) ->
+  forall f : Z -> Q, (forall a b, (a <= b)%Z -> f a <= f b) ->
+  (acc_ok G f n = true \/ exists dw, dep_ok G P X i es n dw = true) ->
+  f (memreads G es T (oval G ps s i)) <= f n.
 Proof.
-  intros F ps s e T R C n C' w Hn Hi H1 H2. pose proof (m_mono M) as Hm.
+  intros ps s P X i es n T w Hp Hw HP HX Hn Hne Hi f Hm [Hc|[dw Hd]].
+  - apply acc_sound; auto. eapply memreads_le; eauto.
+  - apply Hm. destruct i as [x| | |]; try (destruct dw as [[? ?] ?]; discriminate).
+    eapply dep_sound; eauto.
+Qed.
+
+Lemma qexpr_sound : forall F ps s e T R C P X n C' w, pok ps -> wt s ->
+  (forall t, In t T -> sat (rho ps s t) P) ->
+  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
+  NoDup T -> T <> [] -> incl T (lanes G w) ->
+  eeval G F ps s e T R C -> qexpr G P X e n C' -> C <= C'.
+Proof.
+  intros F ps s e T R C P X n C' w Hp Hw HP HX Hn Hne Hi H1 H2. pose proof (m_mono M) as Hm.
   inversion H2; subst; inversion H1; subst;
     repeat match goal with
            | Ha : oeval _ _ ?o _ ?c, Hb : qopd _ ?o ?c' |- _ =>
@@ -203,7 +329,7 @@ Proof.
   all: try lra.
   - match goal with |- context[m_gread _ (memreads G ?es ?T ?R)] =>
       assert (m_gread M (memreads G es T R) <= m_gread M n)
-        by (apply acc_sound; [intros; apply Hm; auto | auto | eapply memreads_le; eauto]) end.
+        by (eapply gread_bound; eauto; intros; apply Hm; auto) end.
     fold M; lra.
   - match goal with |- context[m_sread _ (conflicts_of G ?es ?T ?R)] =>
       assert (m_sread M (conflicts_of G es T R) <= m_sread M n)
@@ -391,7 +517,7 @@ Proof.
 Qed.
 
 Lemma sound_Q_VWRITE2 : forall P X Qn P' X' Q' x e n Cj ws,
-  qexpr G e n Cj -> x_after X x e X' = true -> entails_subst G P x e P' ws = true ->
+  qexpr G P X e n Cj -> x_after X x e X' = true -> entails_subst G P x e P' ws = true ->
   pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + Cj)) = true ->
   valid (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q').
 Proof.
@@ -399,7 +525,7 @@ Proof.
   inversion Hrun; subst. simpl in HP, HX. split; [split|].
   - intros t Ht; eapply vwrite_post; eauto.
   - eapply vwrite_unif; eauto.
-  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi H1 Hq).
+  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H1 Hq).
     pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
     rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
       (intros; apply rho_set_local; auto).
@@ -407,7 +533,7 @@ Proof.
 Qed.
 
 Lemma sound_Q_VWRITE1 : forall P X Qn P' X' Q' x e n Cj ws,
-  qexpr G e n Cj -> x_after X x e X' = true -> entails_subst G P x e P' ws = true ->
+  qexpr G P X e n Cj -> x_after X x e X' = true -> entails_subst G P x e P' ws = true ->
   lin_expr G e <> None \/ pmentions (VL x) Q' = false ->
   pot_ge Qn (padd (match lin_expr G e with Some E => psubst (VL x) E Q' | None => Q' end)
                   (m_vwrite M + Cj)) = true ->
@@ -417,7 +543,7 @@ Proof.
   inversion Hrun; subst. simpl in HP, HX. split; [split|].
   - intros t Ht; eapply vwrite_post; eauto.
   - eapply vwrite_unif; eauto.
-  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi H1 Hq).
+  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H1 Hq).
     pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
     rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
       (intros; apply rho_set_local; auto).
@@ -429,8 +555,8 @@ Proof.
 Qed.
 
 Lemma sound_Q_GWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-  c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G e ne C2 ->
-  acc_ok G (m_gwrite M) n = true -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
+  c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G P X e ne C2 ->
+  (acc_ok G (m_gwrite M) n = true \/ exists dw, dep_ok G P X i es n dw = true) -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
   valid (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q').
 Proof.
   intros P X Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
@@ -439,16 +565,16 @@ Proof.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
   match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi Hee He1) end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee He1) end.
   pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
   match goal with |- context[m_gwrite _ (memreads G ?es ?T ?R)] =>
     assert (m_gwrite M (memreads G es T R) <= m_gwrite M n)
-      by (apply acc_sound; [intros; apply (m_mono M); auto | auto | eapply memreads_le; eauto]) end.
+      by (eapply gread_bound; eauto; intros; apply (m_mono M); auto) end.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 
 Lemma sound_Q_SWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-  c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G e ne C2 ->
+  c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G P X e ne C2 ->
   acc_ok G (m_swrite M) n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
   valid (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q').
 Proof.
@@ -458,7 +584,7 @@ Proof.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
   match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi Hee He1) end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee He1) end.
   pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
   match goal with |- context[m_swrite _ (conflicts_of G ?es ?T ?R)] =>
     assert (m_swrite M (conflicts_of G es T R) <= m_swrite M n)
@@ -486,8 +612,6 @@ Proof.
   apply memn_In in Hx. specialize (H x Hx). apply memn_In in Hin. rewrite Hin in H; discriminate.
 Qed.
 
-Lemma nonempty_elem : forall (l : list nat), l <> [] -> exists x, In x l.
-Proof. intros [|a l] H; [contradiction|exists a; left; auto]. Qed.
 
 Lemma incl_filter : forall f (T : list nat), incl (filter f T) T.
 Proof. intros f T t Ht; apply filter_In in Ht; tauto. Qed.
@@ -520,7 +644,7 @@ Proof.
 Qed.
 
 Lemma sound_Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
-  qexpr G e n C -> cstrs_equiv PT (P ++ fst (cond G e)) = true ->
+  qexpr G P X e n C -> cstrs_equiv PT (P ++ fst (cond G e)) = true ->
   valid (mkAssn PT X Q) s1 (mkAssn P1 X1 Q1) ->
   valid (mkAssn PF XF Q1) s2 (mkAssn P2 X2 Q2) ->
   entails (P ++ snd (cond G e)) PF wec = true -> entails P1 PF wet = true ->
@@ -546,7 +670,7 @@ Proof.
   - (* SC_IFT *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
     match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi Hee Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce.
     assert (Hpre1 : sat_assn ps (mkAssn PT X Q) s T).
     { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT); apply sat_app; auto.
       apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto. }
@@ -561,7 +685,7 @@ Proof.
   - (* SC_IFF *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
     match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi Hee Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce.
     assert (Hpre2 : sat_assn ps (mkAssn PF XF Q1) s T).
     { split; simpl.
       - intros t Ht. refine (entails_sound _ _ _ _ (sat_app _ _ _ (HP t Ht) _) Hec).
@@ -584,7 +708,7 @@ Proof.
     match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
     set (TT := filter (fun t => is_true_v (R t)) T) in *.
     set (TF := filter (fun t => is_false_v (R t)) T) in *.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi Hee Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce.
     assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
       (intros; unfold TT; apply filter_In).
     assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
@@ -647,7 +771,7 @@ Qed.
 
 (** ** Q:WHILE1 *)
 Lemma while1_loop : forall P X Q' e n C b B PB QB QB',
-  qexpr G e n C -> unif X e = true ->
+  qexpr G P X e n C -> unif X e = true ->
   valid (mkAssn B X QB) b (mkAssn PB X QB') ->
   cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
   pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
@@ -661,7 +785,7 @@ Proof.
   induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HX];
     simpl in HP, HX.
   - (* SC_WHILEALL *)
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi H Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H Hq) as Hce.
     assert (Hpre : sat_assn ps (mkAssn B X QB) s T).
     { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto.
       apply (cond_correct F ps s e T R C1 t Hp Hw H Ht); auto. }
@@ -678,14 +802,14 @@ Proof.
     rewrite (unif_correct F ps s e T R C1 X Hu H HX t1 t2 Ht1 Ht2) in E1.
     destruct (R t2) as [| [] |]; discriminate.
   - (* SC_WHILENONE *)
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ Hn Hi H Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H Hq) as Hce.
     split; [split; simpl; auto|].
     + intros t Ht. apply sat_app; auto. apply (cond_correct F ps s e T R C0 t Hp Hw H Ht); auto.
     + intros t Ht. fold M. lra.
 Qed.
 
 Lemma sound_Q_WHILE1 : forall P X Qn Q' e n C b B PB QB QB' P',
-  qexpr G e n C -> unif X e = true ->
+  qexpr G P X e n C -> unif X e = true ->
   valid (mkAssn B X QB) b (mkAssn PB X QB') ->
   cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
   pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->

@@ -399,9 +399,117 @@ impl<'c> Exporter<'c> {
         Ok(format!("[{}]", out.join("; ")))
     }
 
-    /// The `n` of an expression node (reads), else 0.
-    fn expr_n(e: &Node) -> String {
-        z(&e.n.clone().unwrap_or_default())
+    /// The access witness `(n, dep)` of an expression node under `pre` (`Check.accw`):
+    /// the claimed `n` of a read (else 0) and, for a global read, a dependence witness.
+    fn expr_acc(&self, e: &Node, ex: &Expr, pre: &Assn) -> String {
+        let n = e.n.clone().unwrap_or_default();
+        match ex {
+            Expr::Read(a, o) if self.is_global(a) => self.acc(&n, o, pre),
+            _ => format!("({}, None)", z(&n)),
+        }
+    }
+
+    fn is_global(&self, a: &str) -> bool {
+        self.cert
+            .program
+            .array(a)
+            .is_some_and(|x| x.space == Space::Global)
+    }
+
+    fn acc(&self, n: &BigInt, o: &Opd, pre: &Assn) -> String {
+        match self.dep_witness(o, pre) {
+            Some(w) => format!("({}, Some {w})", z(n)),
+            None => format!("({}, None)", z(n)),
+        }
+    }
+
+    /// A witness `((kx, ky, kz), U, farkas)` for `x = k·threadIdx + U` from the equalities
+    /// of `pre.P` (`Logic.dep_ok`), found by eliminating locals; `None` when the index is
+    /// not a local or some non-uniform local cannot be eliminated.
+    fn dep_witness(&self, o: &Opd, pre: &Assn) -> Option<String> {
+        self.dep_witness_with(o, pre, false)
+            .or_else(|| self.dep_witness_with(o, pre, true))
+    }
+
+    /// [`Exporter::dep_witness`] eliminating uniform locals too (`keep_uniform` false:
+    /// finer congruences, e.g. `t0 = 256·blockIdx.x`) or keeping them at once.
+    fn dep_witness_with(&self, o: &Opd, pre: &Assn, keep_uniform: bool) -> Option<String> {
+        let Opd::Var(x) = o else { return None };
+        if self.cert.program.local(x) != Some(Ty::Int) {
+            return None;
+        }
+        let uniform: Vec<&String> = pre
+            .d
+            .iter()
+            .filter(|(_, d)| d.k.iter().all(Zero::is_zero))
+            .map(|(v, _)| v)
+            .collect();
+        let mut e: BTreeMap<String, Rat> = BTreeMap::new();
+        e.insert(x.clone(), Rat::one());
+        let mut c = Rat::zero();
+        let mut lam: Vec<Rat> = vec![Rat::zero(); pre.p.len()];
+        let mut used = vec![false; pre.p.len()];
+        let mut kept: Vec<String> = Vec::new();
+        loop {
+            let y = e
+                .keys()
+                .find(|v| self.locals.contains_key(v.as_str()) && !kept.contains(v))
+                .cloned();
+            let Some(y) = y else { break };
+            if keep_uniform && uniform.contains(&&y) {
+                kept.push(y);
+                continue;
+            }
+            let found = (0..pre.p.len())
+                .find(|&i| !used[i] && pre.p[i].eq && pre.p[i].lin.terms.contains_key(&y));
+            match found {
+                Some(i) => {
+                    let l = &pre.p[i].lin;
+                    let mu = e[&y].clone() / l.terms[&y].clone();
+                    for (v, a) in &l.terms {
+                        let ent = e.entry(v.clone()).or_insert_with(Rat::zero);
+                        *ent -= &mu * a;
+                        if ent.is_zero() {
+                            e.remove(v);
+                        }
+                    }
+                    c -= &mu * &l.c;
+                    lam[i] += &mu;
+                    used[i] = true;
+                }
+                None if uniform.contains(&&y) => kept.push(y),
+                None => return None,
+            }
+        }
+        let int = |r: &Rat| {
+            if r.denom().is_one() {
+                Some(r.numer().clone())
+            } else {
+                None
+            }
+        };
+        let mut k = Vec::new();
+        for d in ["threadIdx.x", "threadIdx.y", "threadIdx.z"] {
+            k.push(int(&e.remove(d).unwrap_or_else(Rat::zero))?);
+        }
+        let mut terms = Vec::new();
+        for (v, a) in &e {
+            terms.push(format!("({}, {})", z(&int(a)?), self.var(v).ok()?));
+        }
+        let u = format!("mkLin {} [{}]", z(&int(&c)?), terms.join("; "));
+        let w: Vec<(usize, Rat)> = lam
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| used[*i])
+            .map(|(i, l)| (i, l.clone()))
+            .collect();
+        let f = Self::farkas(&w, &BigInt::one(), &Self::scales(&pre.p, 0)).ok()?;
+        Some(format!(
+            "(({}, {}, {}), {u}, {f})",
+            z(&k[0]),
+            z(&k[1]),
+            z(&k[2])
+        ))
     }
 
     fn node(&mut self, n: &Node, s: &Stmt, ind: usize) -> Result<String, ExportError> {
@@ -438,11 +546,23 @@ impl<'c> Exporter<'c> {
                     "DVwrite2"
                 };
                 let ws = Self::witnesses(n, "post", &post_scales, &Self::scales(&pre.p, 0))?;
-                format!("{k} {a} {b} {} {ws}", Self::expr_n(child(0)?))
+                let Stmt::Assign(_, ex) = s else {
+                    return Err(ExportError::Unsupported(format!(
+                        "{} about a {}",
+                        n.rule,
+                        s.kind()
+                    )));
+                };
+                format!("{k} {a} {b} {} {ws}", self.expr_acc(child(0)?, ex, pre))
             }
-            ("Q:GWRITE" | "Q:SWRITE", _) => {
-                let nn = z(&n.n.clone().unwrap_or_default());
-                format!("DWrite {a} {b} {nn} {}", Self::expr_n(child(1)?))
+            ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
+                let nn = n.n.clone().unwrap_or_default();
+                let acc = if self.is_global(arr) {
+                    self.acc(&nn, o, pre)
+                } else {
+                    format!("({}, None)", z(&nn))
+                };
+                format!("DWrite {a} {b} {acc} {}", self.expr_acc(child(1)?, ex, pre))
             }
             ("Q:IF4", Stmt::If(e, s1, s2)) => {
                 let (t, f) = (child(1)?, child(2)?);
@@ -466,12 +586,15 @@ impl<'c> Exporter<'c> {
                 let df = self.node(f, s2, ind + 2)?;
                 format!(
                     "DIf4 {a} {b} {} {wec} {wet} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})",
-                    Self::expr_n(child(0)?)
+                    self.expr_acc(child(0)?, e, pre)
                 )
             }
-            ("Q:WHILE1", Stmt::While(_, body)) => {
+            ("Q:WHILE1", Stmt::While(e, body)) => {
                 let db = self.node(child(1)?, body, ind + 2)?;
-                format!("DWhile1 {a} {b} {}\n{pad}  ({db})", Self::expr_n(child(0)?))
+                format!(
+                    "DWhile1 {a} {b} {}\n{pad}  ({db})",
+                    self.expr_acc(child(0)?, e, pre)
+                )
             }
             ("Q:WEAK", _) => {
                 let c = child(0)?;
@@ -492,7 +615,7 @@ impl<'c> Exporter<'c> {
                 let d = self.node(c, s, ind + 2)?;
                 format!("DWeak {a} {b} {k} {wpre} {rpre} {wpost} {rpost}\n{pad}  ({d})")
             }
-            (r @ ("Q:SEQ" | "Q:IF4" | "Q:WHILE1"), _) => {
+            (r @ ("Q:SEQ" | "Q:IF4" | "Q:WHILE1" | "Q:GWRITE" | "Q:SWRITE"), _) => {
                 return Err(ExportError::Unsupported(format!(
                     "{r} about a {}",
                     s.kind()

@@ -108,8 +108,8 @@ Definition acc_ok (f : Z -> Q) (n : Z) : bool := Qle_bool (f (Z.of_nat (c_warp G
 
     The certificate's dependence map says that the index [x] is [k·threadIdx + c] on
     the active threads, with a warp-uniform [c ≡ r (mod g)].  The Coq check
-    re-derives this from the constraints: a Farkas witness for
-    [x − k·threadIdx − U = 0], [U] a linear form over parameters and uniform
+    re-derives this from the constraints: Farkas witnesses for
+    [x − k·threadIdx − U ≤ 0] and [≥ 0], [U] a linear form over parameters and uniform
     locals ([c = U], [r] its constant, [g] the gcd of its coefficients).  [N*] is
     computed by enumeration exactly as in spec/logic.md §2 (MemReads). *)
 Definition zrange (n : Z) : list Z := map Z.of_nat (seq 0 (Z.to_nat n)).
@@ -131,18 +131,20 @@ Definition dep_bound (P : list cstr) (k : Z * Z * Z) (U : lin) (es : Z) : Z :=
   fold_right Z.max 0%Z
     (flat_map (fun w => map (sectors_of (filter (fun t => forallb (holds_b (rho_tid t)) tc) (lanes G w)) k es)
                             betas) (seq 0 nwarps)).
-Definition dep_target (x : nat) (k : Z * Z * Z) (U : lin) : cstr :=
+Definition dep_form (x : nat) (k : Z * Z * Z) (U : lin) : lin :=
   let '(kx, ky, kz) := k in
-  CEq (ladd (mkLin 0 [(1%Z, VL x)]) (lscale (-1) (ladd (mkLin 0 [(kx, VT 0); (ky, VT 1); (kz, VT 2)]) U))).
+  ladd (mkLin 0 [(1%Z, VL x)]) (lscale (-1) (ladd (mkLin 0 [(kx, VT 0); (ky, VT 1); (kz, VT 2)]) U)).
 Definition uvars_ok (X : list nat) (U : lin) : bool :=
   forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms U).
-Definition dwit := ((Z * Z * Z) * lin * fwit)%type.
+(** [(k, U, w1, w2)]: witnesses for [x − k·threadIdx − U ≤ 0] and for its negation. *)
+Definition dwit := ((Z * Z * Z) * lin * fwit * fwit)%type.
 Definition dep_ok (P : list cstr) (X : list nat) (i : opd) (es n : Z) (dw : dwit) : bool :=
-  let '(k, U, w) := dw in
+  let '(k, U, w1, w2) := dw in
   match i with
   | OVar x => match c_lty G x with
               | Some TInt => (0 <? c_sector_bytes G)%Z && (0 <? c_warp G)%nat &&
-                             farkas_ok P (dep_target x k U) w && uvars_ok X U &&
+                             farkas_ok P (CLe (dep_form x k U)) w1 &&
+                             farkas_ok P (CLe (lscale (-1) (dep_form x k U))) w2 && uvars_ok X U &&
                              (dep_bound P k U es <=? n)%Z
               | _ => false end
   | _ => false

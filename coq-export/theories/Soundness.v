@@ -228,9 +228,9 @@ Lemma dep_sound : forall ps s P X x es n dw T w, dep_ok G P X (OVar x) es n dw =
   T <> [] -> incl T (lanes G w) ->
   (memreads G es T (oval G ps s (OVar x)) <= n)%Z.
 Proof.
-  intros ps s P X x es n [[k U] fw] T w H Hp Hw HP HX Hne Hi.
+  intros ps s P X x es n [[[k U] fw1] fw2] T w H Hp Hw HP HX Hne Hi.
   unfold dep_ok in H. destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-  repeat rewrite andb_true_iff in H. destruct H as [[[[HSB HW] Hf] Hu] Hb].
+  repeat rewrite andb_true_iff in H. destruct H as [[[[[HSB HW] Hf1] Hf2] Hu] Hb].
   apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
   destruct (nonempty_elem _ Hne) as [t0 Ht0].
   set (c := leval (rho ps s t0) U).
@@ -239,11 +239,13 @@ Proof.
     unfold uvars_ok in Hu. rewrite forallb_forall in Hu. specialize (Hu _ Hav).
     destruct v as [y|p|d]; simpl in *; try discriminate; auto. rewrite (HX y Hu t t0); auto. }
   assert (Hidx : forall t, In t T -> int_of (oval G ps s (OVar x) t) = (kval G k t + c)%Z).
-  { intros t Ht. pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf) as H1.
-    rewrite <- (HU t Ht).
-    destruct k as [[kx ky] kz]. unfold dep_target in H1. cbn [holds] in H1.
-    rewrite ladd_eval, lscale_eval, ladd_eval in H1.
-    unfold leval at 1 2 in H1. cbn [tsum fold_right lcst lterms fst snd rho] in H1.
+  { intros t Ht. pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf1) as H1.
+    pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf2) as H2.
+    rewrite <- (HU t Ht). cbn [holds] in H1, H2. rewrite lscale_eval in H2.
+    destruct k as [[kx ky] kz]. unfold dep_form in H1, H2.
+    rewrite ladd_eval, lscale_eval, ladd_eval in H1, H2.
+    unfold leval at 1 2 in H1. unfold leval at 1 2 in H2.
+    cbn [tsum fold_right lcst lterms fst snd rho] in H1, H2.
     unfold kval. simpl oval. lia. }
   assert (Hcr : Z.divide (gcd_terms U) (c - lcst U)).
   { replace (c - lcst U)%Z with (tsum (rho ps s t0) (lterms U)) by (unfold c, leval; lia).
@@ -306,7 +308,7 @@ Lemma gread_bound : forall ps s P X i es n T w, pok ps -> wt s ->
 Proof.
   intros ps s P X i es n T w Hp Hw HP HX Hn Hne Hi f Hm [Hc|[dw Hd]].
   - apply acc_sound; auto. eapply memreads_le; eauto.
-  - apply Hm. destruct i as [x| | |]; try (destruct dw as [[? ?] ?]; discriminate).
+  - apply Hm. destruct i as [x| | |]; try (destruct dw as [[[? ?] ?] ?]; discriminate).
     eapply dep_sound; eauto.
 Qed.
 

@@ -447,6 +447,21 @@ impl<'c> Exporter<'c> {
         let mut e: BTreeMap<String, Rat> = BTreeMap::new();
         e.insert(x.clone(), Rat::one());
         let mut c = Rat::zero();
+        // Rows usable as equalities: `eq` constraints, and `le` constraints whose
+        // negation is also in P (row i with partner j: L_j = −L_i).
+        let neg = |l: &Lin| Lin {
+            c: -l.c.clone(),
+            terms: l.terms.iter().map(|(v, a)| (v.clone(), -a)).collect(),
+        };
+        let partner: Vec<Option<usize>> = (0..pre.p.len())
+            .map(|i| {
+                if pre.p[i].eq {
+                    return Some(i);
+                }
+                let ni = neg(&pre.p[i].lin);
+                (0..pre.p.len()).find(|&j| j != i && !pre.p[j].eq && pre.p[j].lin == ni)
+            })
+            .collect();
         let mut lam: Vec<Rat> = vec![Rat::zero(); pre.p.len()];
         let mut used = vec![false; pre.p.len()];
         let mut kept: Vec<String> = Vec::new();
@@ -460,8 +475,11 @@ impl<'c> Exporter<'c> {
                 kept.push(y);
                 continue;
             }
-            let found = (0..pre.p.len())
-                .find(|&i| !used[i] && pre.p[i].eq && pre.p[i].lin.terms.contains_key(&y));
+            let found = (0..pre.p.len()).find(|&i| {
+                !used[i]
+                    && partner[i].is_some_and(|j| !used[j])
+                    && pre.p[i].lin.terms.contains_key(&y)
+            });
             match found {
                 Some(i) => {
                     let l = &pre.p[i].lin;
@@ -476,6 +494,9 @@ impl<'c> Exporter<'c> {
                     c -= &mu * &l.c;
                     lam[i] += &mu;
                     used[i] = true;
+                    if let Some(j) = partner[i] {
+                        used[j] = true;
+                    }
                 }
                 None if uniform.contains(&&y) => kept.push(y),
                 None => return None,
@@ -497,13 +518,30 @@ impl<'c> Exporter<'c> {
             terms.push(format!("({}, {})", z(&int(a)?), self.var(v).ok()?));
         }
         let u = format!("mkLin {} [{}]", z(&int(&c)?), terms.join("; "));
-        let w: Vec<(usize, Rat)> = lam
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| used[*i])
-            .map(|(i, l)| (i, l.clone()))
-            .collect();
-        let f = Self::farkas(&w, &BigInt::one(), &Self::scales(&pre.p, 0)).ok()?;
+        // T = x − e = Σ lam_i·L_i; witnesses for T ≤ 0 and −T ≤ 0 (le rows by sign).
+        let mut w1 = Vec::new();
+        let mut w2 = Vec::new();
+        for (i, l) in lam.iter().enumerate() {
+            if l.is_zero() {
+                continue;
+            }
+            let j = partner[i].unwrap_or(i);
+            let negl = -l.clone();
+            if pre.p[i].eq {
+                w1.push((i, l.clone()));
+                w2.push((i, negl));
+            } else if l.is_positive() {
+                w1.push((i, l.clone()));
+                w2.push((j, l.clone()));
+            } else {
+                w1.push((j, negl.clone()));
+                w2.push((i, negl));
+            }
+        }
+        let ss = Self::scales(&pre.p, 0);
+        let f1 = Self::farkas(&w1, &BigInt::one(), &ss).ok()?;
+        let f2 = Self::farkas(&w2, &BigInt::one(), &ss).ok()?;
+        let f = format!("{f1}, {f2}");
         Some(format!(
             "(({}, {}, {}), {u}, {f})",
             z(&k[0]),

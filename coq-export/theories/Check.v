@@ -72,6 +72,16 @@ Proof.
     apply orb_true_iff in H as [H|H]; eauto; discriminate.
 Qed.
 
+Definition gacc_ok_sh (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
+  acc_ok G f (fst a) || match snd a with Some dw => dep_ok_sh G P X i es (fst a) dw | None => false end.
+
+Lemma gacc_ok_sh_sound : forall f P X i es a, gacc_ok_sh f P X i es a = true ->
+  acc_ok G f (fst a) = true \/ exists dw, dep_ok_sh G P X i es (fst a) dw = true.
+Proof.
+  intros f P X i es [n [dw|]] H; unfold gacc_ok_sh in H; simpl in *;
+    apply orb_true_iff in H as [H|H]; eauto; discriminate.
+Qed.
+
 Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q :=
   match e with
   | EOpd o => Some (ocost o)
@@ -81,8 +91,8 @@ Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q
       match c_arr G A with
       | Some (Global, es) =>
           if gacc_ok (m_gread M) P X i es a then Some (ocost i + m_gread M (fst a)) else None
-      | Some (Shared, _) =>
-          if acc_ok G (m_sread M) (fst a) then Some (ocost i + m_sread M (fst a)) else None
+      | Some (Shared, es) =>
+          if gacc_ok_sh (m_sread M) P X i es a then Some (ocost i + m_sread M (fst a)) else None
       | None => None
       end
   end.
@@ -99,8 +109,8 @@ Proof.
   - destruct (c_arr G A) as [[[] es]|] eqn:E; try discriminate.
     + destruct (gacc_ok (m_gread M) P X i es ac) eqn:Ea; inversion H.
       eapply EQ_GARRAY; eauto using gacc_ok_sound; apply ocost_sound.
-    + destruct (acc_ok G (m_sread M) (fst ac)) eqn:Ea; inversion H.
-      eapply EQ_SARRAY; eauto; apply ocost_sound.
+    + destruct (gacc_ok_sh (m_sread M) P X i es ac) eqn:Ea; inversion H.
+      eapply EQ_SARRAY; eauto using gacc_ok_sh_sound; apply ocost_sound.
 Qed.
 
 Fixpoint check (s : stmt) (d : dtree) : bool :=
@@ -133,8 +143,8 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
       | Some C2, Some (Global, es) =>
           peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok (m_gwrite M) (aP A) (aX A) i es n &&
           pot_ge (aQ A) (padd (aQ B) (m_gwrite M (fst n) + ocost i + C2))
-      | Some C2, Some (Shared, _) =>
-          peq (aP A) (aP B) && xeq (aX A) (aX B) && acc_ok G (m_swrite M) (fst n) &&
+      | Some C2, Some (Shared, es) =>
+          peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok_sh (m_swrite M) (aP A) (aX A) i es n &&
           pot_ge (aQ A) (padd (aQ B) (m_swrite M (fst n) + ocost i + C2))
       | _, _ => false
       end
@@ -201,7 +211,7 @@ Proof.
       pose proof (ecost_sound _ _ _ _ _ Ec);
       destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst.
     + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
-    + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound.
+    + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sh_sound.
   - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d1 = true |- _ => specialize (IHd1 _ Hc) end.
     match goal with Hc : check _ d2 = true |- _ => specialize (IHd2 _ Hc) end.

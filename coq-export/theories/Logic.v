@@ -138,6 +138,9 @@ Definition uvars_ok (X : list nat) (U : lin) : bool :=
   forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms U).
 (** [(k, U, w1, w2)]: witnesses for [x − k·threadIdx − U ≤ 0] and for its negation. *)
 Definition dwit := ((Z * Z * Z) * lin * fwit * fwit)%type.
+Definition tid_k (d : nat) : Z * Z * Z :=
+  match d with O => (1, 0, 0)%Z | S O => (0, 1, 0)%Z | _ => (0, 0, 1)%Z end.
+
 Definition dep_ok (P : list cstr) (X : list nat) (i : opd) (es n : Z) (dw : dwit) : bool :=
   let '(k, U, w1, w2) := dw in
   match i with
@@ -147,6 +150,39 @@ Definition dep_ok (P : list cstr) (X : list nat) (i : opd) (es n : Z) (dw : dwit
                              farkas_ok P (CLe (lscale (-1) (dep_form x k U))) w2 && uvars_ok X U &&
                              (dep_bound P k U es <=? n)%Z
               | _ => false end
+  | OTid d => (0 <? c_sector_bytes G)%Z && (0 <? c_warp G)%nat &&
+              (dep_bound P (tid_k d) (mkLin 0 []) es <=? n)%Z
+  | _ => false
+  end.
+
+(** [N*] for [Conflicts]: per bank [⌊a/bank_bytes⌋ mod banks] of the byte addresses
+    [a = k·tid·es + β], the distinct offsets [k·tid]; the fullest bank; the maximum over
+    warps and [β ∈ [0, bank_bytes·banks)] with [β ≡ r·es (mod gcd(g·es, bank_bytes·banks))]. *)
+Definition cbank (es b K : Z) : Z := (((K * es + b) / c_bank_bytes G) mod c_banks G)%Z.
+Definition conf_of (L : list nat) (k : Z * Z * Z) (es b : Z) : Z :=
+  let offs := nodup Z.eq_dec (map (kval k) L) in
+  fold_right Z.max 0%Z
+    (map (fun j => Z.of_nat (length (filter (fun K => (cbank es b K =? j)%Z) offs)))
+         (map (cbank es b) offs)).
+Definition conf_bound (P : list cstr) (k : Z * Z * Z) (U : lin) (es : Z) : Z :=
+  let MB := (c_bank_bytes G * c_banks G)%Z in
+  let gg := Z.gcd (gcd_terms U * es) MB in
+  let betas := filter (fun b => ((b - lcst U * es) mod gg =? 0)%Z) (zrange MB) in
+  let tc := filter tid_only P in
+  fold_right Z.max 0%Z
+    (flat_map (fun w => map (conf_of (filter (fun t => forallb (holds_b (rho_tid t)) tc) (lanes G w)) k es)
+                            betas) (seq 0 nwarps)).
+Definition dep_ok_sh (P : list cstr) (X : list nat) (i : opd) (es n : Z) (dw : dwit) : bool :=
+  let '(k, U, w1, w2) := dw in
+  match i with
+  | OVar x => match c_lty G x with
+              | Some TInt => (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z && (0 <? c_warp G)%nat &&
+                             farkas_ok P (CLe (dep_form x k U)) w1 &&
+                             farkas_ok P (CLe (lscale (-1) (dep_form x k U))) w2 && uvars_ok X U &&
+                             (conf_bound P k U es <=? n)%Z
+              | _ => false end
+  | OTid d => (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z && (0 <? c_warp G)%nat &&
+              (conf_bound P (tid_k d) (mkLin 0 []) es <=? n)%Z
   | _ => false
   end.
 
@@ -240,7 +276,8 @@ Inductive qexpr (P : list cstr) (X : list nat) : expr -> Z -> Q -> Prop :=
       (acc_ok (m_gread M) n = true \/ exists dw, dep_ok P X i es n dw = true) ->
       qexpr P X (ERead A i) n (Ci + m_gread M n)
   | EQ_SARRAY : forall A i n Ci es, c_arr G A = Some (Shared, es) -> qopd i Ci ->
-      acc_ok (m_sread M) n = true -> qexpr P X (ERead A i) n (Ci + m_sread M n).
+      (acc_ok (m_sread M) n = true \/ exists dw, dep_ok_sh P X i es n dw = true) ->
+      qexpr P X (ERead A i) n (Ci + m_sread M n).
 
 (** ** Statement judgments [⊢_M {P; X; Q} s {P'; X'; Q'}] *)
 Inductive qstmt : assn -> stmt -> assn -> Prop :=
@@ -266,7 +303,7 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
   | Q_SWRITE : forall P X Qn Q' A i e es n ne C1 C2,
       c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr P X e ne C2 ->
-      acc_ok (m_swrite M) n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
+      (acc_ok (m_swrite M) n = true \/ exists dw, dep_ok_sh P X i es n dw = true) -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
       qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
   | Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
       qexpr P X e n C -> cstrs_equiv PT (P ++ fst (cond e)) = true ->

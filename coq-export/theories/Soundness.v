@@ -222,34 +222,39 @@ Proof.
   apply nodup_In. apply in_map_iff. exists t. split; [lia | auto].
 Qed.
 
-Lemma dep_sound : forall ps s P X x es n dw T w, dep_ok G P X (OVar x) es n dw = true ->
-  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) ->
+Lemma dep_index : forall ps s P X x k U fw1 fw2 T t0,
+  c_lty G x = Some TInt ->
+  farkas_ok P (CLe (dep_form x k U)) fw1 = true ->
+  farkas_ok P (CLe (lscale (-1) (dep_form x k U))) fw2 = true -> uvars_ok X U = true ->
+  (forall t, In t T -> sat (rho ps s t) P) ->
   (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
-  T <> [] -> incl T (lanes G w) ->
-  (memreads G es T (oval G ps s (OVar x)) <= n)%Z.
+  In t0 T ->
+  forall t, In t T -> int_of (oval G ps s (OVar x) t) = (kval G k t + leval (rho ps s t0) U)%Z.
 Proof.
-  intros ps s P X x es n [[[k U] fw1] fw2] T w H Hp Hw HP HX Hne Hi.
-  unfold dep_ok in H. destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-  repeat rewrite andb_true_iff in H. destruct H as [[[[[HSB HW] Hf1] Hf2] Hu] Hb].
-  apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-  destruct (nonempty_elem _ Hne) as [t0 Ht0].
-  set (c := leval (rho ps s t0) U).
-  assert (HU : forall t, In t T -> leval (rho ps s t) U = c).
-  { intros t Ht. unfold c. apply leval_ext. intros a v Hav.
+  intros ps s P X x k U fw1 fw2 T t0 Ex Hf1 Hf2 Hu HP HX Ht0 t Ht.
+  assert (HU : leval (rho ps s t) U = leval (rho ps s t0) U).
+  { apply leval_ext. intros a v Hav.
     unfold uvars_ok in Hu. rewrite forallb_forall in Hu. specialize (Hu _ Hav).
     destruct v as [y|p|d]; simpl in *; try discriminate; auto. rewrite (HX y Hu t t0); auto. }
-  assert (Hidx : forall t, In t T -> int_of (oval G ps s (OVar x) t) = (kval G k t + c)%Z).
-  { intros t Ht. pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf1) as H1.
-    pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf2) as H2.
-    rewrite <- (HU t Ht). cbn [holds] in H1, H2. rewrite lscale_eval in H2.
-    destruct k as [[kx ky] kz]. unfold dep_form in H1, H2.
-    rewrite ladd_eval, lscale_eval, ladd_eval in H1, H2.
-    unfold leval at 1 2 in H1. unfold leval at 1 2 in H2.
-    cbn [tsum fold_right lcst lterms fst snd rho] in H1, H2.
-    unfold kval. simpl oval. lia. }
-  assert (Hcr : Z.divide (gcd_terms U) (c - lcst U)).
-  { replace (c - lcst U)%Z with (tsum (rho ps s t0) (lterms U)) by (unfold c, leval; lia).
-    apply gcd_terms_divides. }
+  pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf1) as H1.
+  pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf2) as H2.
+  rewrite <- HU. cbn [holds] in H1, H2. rewrite lscale_eval in H2.
+  destruct k as [[kx ky] kz]. unfold dep_form in H1, H2.
+  rewrite ladd_eval, lscale_eval, ladd_eval in H1, H2.
+  unfold leval at 1 2 in H1. unfold leval at 1 2 in H2.
+  cbn [tsum fold_right lcst lterms fst snd rho] in H1, H2.
+  unfold kval. simpl oval. lia.
+Qed.
+
+Lemma dep_core : forall ps s P k U es n T w i c,
+  (0 < c_sector_bytes G)%Z -> (0 < c_warp G)%nat -> (dep_bound G P k U es <= n)%Z ->
+  (forall t, In t T -> int_of (oval G ps s i t) = (kval G k t + c)%Z) ->
+  Z.divide (gcd_terms U) (c - lcst U) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (memreads G es T (oval G ps s i) <= n)%Z.
+Proof.
+  intros ps s P k U es n T w i c HSB HW Hb Hidx Hcr HP Hne Hi.
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
   set (SB := c_sector_bytes G) in *.
   set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
   assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
@@ -280,7 +285,7 @@ Proof.
       specialize (Htc _ Hav). destruct v; simpl in *; try discriminate; auto. }
     destruct c' as [L|L]; simpl in *; rewrite <- E; [apply Z.leb_le | apply Z.eqb_eq]; auto. }
   unfold memreads. fold SB.
-  assert (Hmap : map (fun t => (int_of (oval G ps s (OVar x) t) * es) / SB)%Z T =
+  assert (Hmap : map (fun t => (int_of (oval G ps s i t) * es) / SB)%Z T =
                  map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
   { apply map_ext_in. intros t Ht. rewrite Hidx by auto.
     replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
@@ -292,6 +297,140 @@ Proof.
     [apply in_seq; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
   unfold sectors_of. fold SB. apply Nat2Z.inj_le.
   apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
+Qed.
+
+Lemma kval_tid : forall d t, kval G (tid_k d) t = tid G d t.
+Proof. intros [|[|[|d]]] t; unfold kval, tid_k, tid; cbv beta iota zeta; lia. Qed.
+
+Lemma dep_sound : forall ps s P X i es n dw T w, dep_ok G P X i es n dw = true ->
+  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) ->
+  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
+  T <> [] -> incl T (lanes G w) ->
+  (memreads G es T (oval G ps s i) <= n)%Z.
+Proof.
+  intros ps s P X i es n [[[k U] fw1] fw2] T w H Hp Hw HP HX Hne Hi.
+  unfold dep_ok in H. destruct i as [x| | |d]; try discriminate.
+  - destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+    repeat rewrite andb_true_iff in H. destruct H as [[[[[HSB HW] Hf1] Hf2] Hu] Hb].
+    apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
+    destruct (nonempty_elem _ Hne) as [t0 Ht0].
+    apply (dep_core ps s P k U es n T w (OVar x) (leval (rho ps s t0) U)); auto.
+    + eapply dep_index; eauto.
+    + replace (leval (rho ps s t0) U - lcst U)%Z with (tsum (rho ps s t0) (lterms U))
+        by (unfold leval; lia). apply gcd_terms_divides.
+  - repeat rewrite andb_true_iff in H. destruct H as [[HSB HW] Hb].
+    apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
+    apply (dep_core ps s P (tid_k d) (mkLin 0 []) es n T w (OTid d) 0); auto.
+    + intros t Ht. rewrite kval_tid. simpl. lia.
+    + unfold gcd_terms; simpl. apply Z.divide_refl.
+Qed.
+
+(** ** Dependence-based access bounds (Conflicts) *)
+Lemma fold_max_dom : forall (A B : list Z), (forall a, In a A -> exists b, In b B /\ (a <= b)%Z) ->
+  (fold_right Z.max 0 A <= fold_right Z.max 0 B)%Z.
+Proof.
+  intros A B H. assert (H0 : (0 <= fold_right Z.max 0 B)%Z).
+  { clear H. induction B; simpl; lia. }
+  apply fold_max_le; auto. intros a Ha. destruct (H a Ha) as [b [Hb Hab]].
+  pose proof (fold_max_in B b Hb). lia.
+Qed.
+
+
+
+Lemma conf_core : forall ps s P k U es n T w o c,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
+  (conf_bound G P k U es <= n)%Z ->
+  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
+  Z.divide (gcd_terms U) (c - lcst U) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+Proof.
+  intros ps s P k U es n T w o c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
+  set (b0 := ((c * es) mod (BB * NB))%Z). set (q0 := ((c * es) / (BB * NB))%Z).
+  assert (Hcq : (c * es = (BB * NB) * q0 + b0)%Z) by (apply Z.div_mod; lia).
+  assert (Hb0 : (0 <= b0 < BB * NB)%Z) by (apply Z.mod_pos_bound; lia).
+  assert (Hgg : (0 < Z.gcd (gcd_terms U * es) (BB * NB))%Z).
+  { pose proof (Z.gcd_nonneg (gcd_terms U * es) (BB * NB)).
+    destruct (Z.eq_dec (Z.gcd (gcd_terms U * es) (BB * NB)) 0) as [E|E]; [|lia].
+    apply Z.gcd_eq_0 in E. lia. }
+  assert (Hbeta : In b0 (filter (fun b => ((b - lcst U * es) mod Z.gcd (gcd_terms U * es) (BB * NB) =? 0)%Z)
+                          (zrange (BB * NB)))).
+  { apply filter_In; split.
+    - unfold zrange. apply in_map_iff. exists (Z.to_nat b0). split; [lia|]. apply in_seq. lia.
+    - apply Z.eqb_eq. apply Z.mod_divide; [lia|].
+      replace (b0 - lcst U * es)%Z with ((c - lcst U) * es - (BB * NB) * q0)%Z by lia.
+      apply Z.divide_sub_r.
+      + eapply Z.divide_trans; [apply Z.gcd_divide_l|]. apply Z.mul_divide_mono_r; auto.
+      + apply Z.divide_mul_l, Z.gcd_divide_r. }
+  assert (Hwn : (w < nwarps G)%nat).
+  { pose proof (Hi t0 Ht0) as Hl. unfold lanes in Hl. apply filter_In in Hl as [Hl Hb'].
+    apply in_seq in Hl. apply Nat.ltb_lt in Hb'. unfold nwarps.
+    apply Nat.div_le_lower_bound; lia. }
+  set (L := filter (fun t => forallb (holds_b (rho_tid G t)) (filter tid_only P)) (lanes G w)).
+  assert (HTL : incl T L).
+  { intros t Ht. apply filter_In. split; [apply Hi; auto|]. apply forallb_forall.
+    intros c' Hc'. apply filter_In in Hc' as [Hc' Htc]. specialize (HP t Ht c' Hc').
+    assert (E : leval (rho ps s t) (cform c') = leval (rho_tid G t) (cform c')).
+    { apply leval_ext. intros a v Hav. unfold tid_only in Htc. rewrite forallb_forall in Htc.
+      specialize (Htc _ Hav). destruct v; simpl in *; try discriminate; auto. }
+    destruct c' as [L'|L']; simpl in *; rewrite <- E; [apply Z.leb_le | apply Z.eqb_eq]; auto. }
+  (* the bank of an actual index is the bank of its offset under b0 *)
+  assert (Hbank : forall K, bank G es (K + c) = cbank G es b0 K).
+  { intros K. unfold bank, cbank. fold BB NB.
+    replace ((K + c) * es)%Z with ((K * es + b0) + (q0 * NB) * BB)%Z
+      by (rewrite Z.mul_add_distr_r, Hcq; ring).
+    rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
+  eapply Z.le_trans; [| exact Hb].
+  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map; exists w; split;
+    [apply in_seq; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
+  unfold conflicts_of, conf_of.
+  set (offs := nodup Z.eq_dec (map (kval G k) L)).
+  apply fold_max_dom. intros a Ha.
+  apply in_map_iff in Ha as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi']].
+  apply nodup_In, in_map_iff in Hi' as [t [Eti Ht]].
+  rewrite Hidx in Eti by auto. subst i.
+  exists (Z.of_nat (length (filter (fun K => (cbank G es b0 K =? bank G es (kval G k t + c))%Z) offs))).
+  split.
+  - apply in_map_iff. exists (bank G es (kval G k t + c)). split; [reflexivity|].
+    rewrite Hbank. apply in_map_iff. exists (kval G k t). split; [reflexivity|].
+    apply nodup_In, in_map_iff. exists t; split; auto.
+  - apply Nat2Z.inj_le.
+    set (jj := bank G es (kval G k t + c)).
+    set (A := filter (fun i => (bank G es i =? jj)%Z) (nodup Z.eq_dec (map (fun t => int_of (oval G ps s o t)) T))).
+    assert (HA : NoDup (map (fun v => (v - c)%Z) A)).
+    { apply NoDup_map_shift. apply NoDup_filter, NoDup_nodup. }
+    rewrite <- (map_length (fun v => (v - c)%Z) A).
+    apply NoDup_incl_length; auto.
+    intros y Hy. apply in_map_iff in Hy as [v [<- Hv]]. apply filter_In in Hv as [Hv Hbj].
+    apply nodup_In, in_map_iff in Hv as [t' [Ev Ht']]. rewrite Hidx in Ev by auto. subst v.
+    apply filter_In. split.
+    + apply nodup_In, in_map_iff. exists t'. split; [lia | apply HTL; auto].
+    + replace (kval G k t' + c - c)%Z with (kval G k t') by lia. rewrite <- Hbank. exact Hbj.
+Qed.
+
+Lemma conf_sound : forall ps s P X i es n dw T w, dep_ok_sh G P X i es n dw = true ->
+  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) ->
+  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
+  T <> [] -> incl T (lanes G w) ->
+  (conflicts_of G es T (oval G ps s i) <= n)%Z.
+Proof.
+  intros ps s P X i es n [[[k U] fw1] fw2] T w H Hp Hw HP HX Hne Hi.
+  unfold dep_ok_sh in H. destruct i as [x| | |d]; try discriminate.
+  - destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+    repeat rewrite andb_true_iff in H. destruct H as [[[[[[HBB HNB] HW] Hf1] Hf2] Hu] Hb].
+    apply Z.ltb_lt in HBB, HNB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
+    destruct (nonempty_elem _ Hne) as [t0 Ht0].
+    apply (conf_core ps s P k U es n T w (OVar x) (leval (rho ps s t0) U)); auto.
+    + eapply dep_index; eauto.
+    + replace (leval (rho ps s t0) U - lcst U)%Z with (tsum (rho ps s t0) (lterms U))
+        by (unfold leval; lia). apply gcd_terms_divides.
+  - repeat rewrite andb_true_iff in H. destruct H as [[[HBB HNB] HW] Hb].
+    apply Z.ltb_lt in HBB, HNB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
+    apply (conf_core ps s P (tid_k d) (mkLin 0 []) es n T w (OTid d) 0); auto.
+    + intros t Ht. rewrite kval_tid. simpl. lia.
+    + unfold gcd_terms; simpl. apply Z.divide_refl.
 Qed.
 
 (** ** Lemma 2: expression costs are bounded by the judgment's cost *)
@@ -308,8 +447,20 @@ Lemma gread_bound : forall ps s P X i es n T w, pok ps -> wt s ->
 Proof.
   intros ps s P X i es n T w Hp Hw HP HX Hn Hne Hi f Hm [Hc|[dw Hd]].
   - apply acc_sound; auto. eapply memreads_le; eauto.
-  - apply Hm. destruct i as [x| | |]; try (destruct dw as [[[? ?] ?] ?]; discriminate).
-    eapply dep_sound; eauto.
+  - apply Hm. eapply dep_sound; eauto.
+Qed.
+
+Lemma sread_bound : forall ps s P X i es n T w, pok ps -> wt s ->
+  (forall t, In t T -> sat (rho ps s t) P) ->
+  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
+  NoDup T -> T <> [] -> incl T (lanes G w) ->
+  forall f : Z -> Q, (forall a b, (a <= b)%Z -> f a <= f b) ->
+  (acc_ok G f n = true \/ exists dw, dep_ok_sh G P X i es n dw = true) ->
+  f (conflicts_of G es T (oval G ps s i)) <= f n.
+Proof.
+  intros ps s P X i es n T w Hp Hw HP HX Hn Hne Hi f Hm [Hc|[dw Hd]].
+  - apply acc_sound; auto. eapply conflicts_le; eauto.
+  - apply Hm. eapply conf_sound; eauto.
 Qed.
 
 Lemma qexpr_sound : forall F ps s e T R C P X n C' w, pok ps -> wt s ->
@@ -335,7 +486,7 @@ Proof.
     fold M; lra.
   - match goal with |- context[m_sread _ (conflicts_of G ?es ?T ?R)] =>
       assert (m_sread M (conflicts_of G es T R) <= m_sread M n)
-        by (apply acc_sound; [intros; apply Hm; auto | auto | eapply conflicts_le; eauto]) end.
+        by (eapply sread_bound; eauto; intros; apply Hm; auto) end.
     fold M; lra.
 Qed.
 (** ** Linear expressions, conditions and uniformity *)
@@ -577,7 +728,7 @@ Qed.
 
 Lemma sound_Q_SWRITE : forall P X Qn Q' A i e es n ne C1 C2,
   c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G P X e ne C2 ->
-  acc_ok G (m_swrite M) n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
+  (acc_ok G (m_swrite M) n = true \/ exists dw, dep_ok_sh G P X i es n dw = true) -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
   valid (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q').
 Proof.
   intros P X Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
@@ -590,7 +741,7 @@ Proof.
   pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
   match goal with |- context[m_swrite _ (conflicts_of G ?es ?T ?R)] =>
     assert (m_swrite M (conflicts_of G es T R) <= m_swrite M n)
-      by (apply acc_sound; [intros; apply (m_mono M); auto | auto | eapply conflicts_le; eauto]) end.
+      by (eapply sread_bound; eauto; intros; apply (m_mono M); auto) end.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 

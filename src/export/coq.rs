@@ -404,16 +404,9 @@ impl<'c> Exporter<'c> {
     fn expr_acc(&self, e: &Node, ex: &Expr, pre: &Assn) -> String {
         let n = e.n.clone().unwrap_or_default();
         match ex {
-            Expr::Read(a, o) if self.is_global(a) => self.acc(&n, o, pre),
+            Expr::Read(_, o) => self.acc(&n, o, pre),
             _ => format!("({}, None)", z(&n)),
         }
-    }
-
-    fn is_global(&self, a: &str) -> bool {
-        self.cert
-            .program
-            .array(a)
-            .is_some_and(|x| x.space == Space::Global)
     }
 
     fn acc(&self, n: &BigInt, o: &Opd, pre: &Assn) -> String {
@@ -434,6 +427,10 @@ impl<'c> Exporter<'c> {
     /// [`Exporter::dep_witness`] eliminating uniform locals too (`keep_uniform` false:
     /// finer congruences, e.g. `t0 = 256·blockIdx.x`) or keeping them at once.
     fn dep_witness_with(&self, o: &Opd, pre: &Assn, keep_uniform: bool) -> Option<String> {
+        if let Opd::Tid(_) = o {
+            // `Logic.dep_ok` reads `threadIdx.d` directly; the witness is not used.
+            return Some("((0%Z, 0%Z, 0%Z), mkLin 0%Z [], (1%Z, []), (1%Z, []))".to_string());
+        }
         let Opd::Var(x) = o else { return None };
         if self.cert.program.local(x) != Some(Ty::Int) {
             return None;
@@ -593,13 +590,9 @@ impl<'c> Exporter<'c> {
                 };
                 format!("{k} {a} {b} {} {ws}", self.expr_acc(child(0)?, ex, pre))
             }
-            ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
+            ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(_, o, ex)) => {
                 let nn = n.n.clone().unwrap_or_default();
-                let acc = if self.is_global(arr) {
-                    self.acc(&nn, o, pre)
-                } else {
-                    format!("({}, None)", z(&nn))
-                };
+                let acc = self.acc(&nn, o, pre);
                 format!("DWrite {a} {b} {acc} {}", self.expr_acc(child(1)?, ex, pre))
             }
             ("Q:IF4", Stmt::If(e, s1, s2)) => {

@@ -145,3 +145,60 @@ fn mutated_certificate_fails_to_export_with_a_clear_error() {
         other => panic!("expected a kernel rejection, got {other:?}"),
     }
 }
+
+#[test]
+fn cli_export_coq_and_analyze_coq_write_coq_files() {
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = tmp.join("vectorAdd_steps.v");
+    let st = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .arg("export-coq")
+        .arg(root().join("certificates/vectorAdd.steps.cert"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let v = std::fs::read_to_string(&out).unwrap();
+    assert!(v.contains("Theorem warp_bound") && v.contains("bound_sound"));
+    // A certificate the kernel rejects: exit 1 and a message naming the kernel.
+    let bad = tmp.join("bad.cert");
+    let text = std::fs::read_to_string(root().join("certificates/vectorAdd.steps.cert")).unwrap();
+    std::fs::write(
+        &bad,
+        text.replace("(bound (poly (33)))", "(bound (poly (32)))"),
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .arg("export-coq")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the kernel rejected the certificate"));
+    // analyze --coq: one Coq file per metric in a directory.
+    let dir = tmp.join("coq");
+    let st = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .arg("analyze")
+        .arg(root().join("examples/vector_add.cu"))
+        .arg("--coq")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    for m in ["sectors", "conflicts", "divwarps", "steps"] {
+        let f = dir.join(format!("vector_add_{m}.v"));
+        assert!(
+            std::fs::read_to_string(&f)
+                .unwrap()
+                .contains("Theorem warp_bound"),
+            "{}",
+            f.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

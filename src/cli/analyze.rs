@@ -22,7 +22,7 @@ pub struct AnalyzeArgs {
     cert: Option<PathBuf>,
     /// Also export each checked certificate as a Coq file proving the bound
     /// (`coq-export/README.md`): a file for one metric, a directory (created) for several,
-    /// holding `KERNEL.METRIC.v`.
+    /// holding `KERNEL_METRIC.v` (a Coq file name may not contain dots).
     #[arg(long)]
     coq: Option<PathBuf>,
     /// Maximal degree of the potential templates.
@@ -52,7 +52,7 @@ fn cert_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> Pa
 
 fn coq_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
     if several {
-        base.join(format!("{kernel}.{metric}.v"))
+        base.join(format!("{kernel}_{metric}.v"))
     } else {
         base.to_path_buf()
     }

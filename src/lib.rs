@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod certificate;
 pub mod cli;
 pub mod core;
+pub mod export;
 pub mod frontend;
 pub mod relational;
 pub mod report;

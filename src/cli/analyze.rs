@@ -20,6 +20,11 @@ pub struct AnalyzeArgs {
     /// several, holding `KERNEL.METRIC.cert`.
     #[arg(long)]
     cert: Option<PathBuf>,
+    /// Also export each checked certificate as a Coq file proving the bound
+    /// (`coq-export/README.md`): a file for one metric, a directory (created) for several,
+    /// holding `KERNEL_METRIC.v` (a Coq file name may not contain dots).
+    #[arg(long)]
+    coq: Option<PathBuf>,
     /// Maximal degree of the potential templates.
     #[arg(long, default_value_t = 2)]
     degree: u32,
@@ -49,6 +54,14 @@ pub fn warps_expr(l: &Loaded) -> String {
 fn cert_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
     if several {
         base.join(format!("{kernel}.{metric}.cert"))
+    } else {
+        base.to_path_buf()
+    }
+}
+
+fn coq_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
+    if several {
+        base.join(format!("{kernel}_{metric}.v"))
     } else {
         base.to_path_buf()
     }
@@ -161,12 +174,35 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     let several = l.metrics.len() > 1;
     let mut outcomes = Vec::new();
     for &m in &l.metrics {
-        let out = args
+        let mut out = args
             .cert
             .as_ref()
             .map(|c| cert_path(c, &l.program.name, m, several));
-        match analyze_metric(&l, m, args.degree, out) {
-            Ok(o) => outcomes.push(o),
+        let coq_out = args
+            .coq
+            .as_ref()
+            .map(|c| coq_path(c, &l.program.name, m, several));
+        if coq_out.is_some() && out.is_none() {
+            let tmp = std::env::temp_dir().join(format!(
+                "warpcert-{}-{}.{m}.cert",
+                std::process::id(),
+                l.program.name
+            ));
+            out = Some(tmp);
+        }
+        match analyze_metric(&l, m, args.degree, out.clone()) {
+            Ok(o) => {
+                if let (Some(v), Some(c)) = (&coq_out, &out) {
+                    if let Err(e) = super::export::write_coq(c, v) {
+                        eprintln!("error: {e}");
+                        return EXIT_FAILED;
+                    }
+                    if args.cert.is_none() {
+                        let _ = std::fs::remove_file(c);
+                    }
+                }
+                outcomes.push(o)
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return EXIT_BAD_INPUT;

@@ -6,6 +6,7 @@ mod analyze;
 mod bench;
 mod check;
 mod derive;
+mod export;
 mod options;
 mod relation;
 mod run;
@@ -52,6 +53,11 @@ enum Command {
     ///
     /// Example: warpcert derive examples/tricky.cu --block 4 --metric steps
     Derive(derive::DeriveArgs),
+    /// Export a certificate the kernel accepts as a Coq file proving its bound.
+    ///
+    /// Check the result with coqc against coq-export/theories (README, "Checking a bound
+    /// in Coq"). Example: warpcert export-coq certificates/vectorAdd.steps.cert -o va.v
+    ExportCoq(export::ExportCoqArgs),
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
@@ -107,5 +113,6 @@ pub fn main() -> i32 {
         Command::Check(a) => check::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Derive(a) => derive::run(&a),
+        Command::ExportCoq(a) => export::run(&a),
     }
 }

@@ -1,0 +1,8 @@
+#!/usr/bin/env sh
+# Compiles the Coq theories in dependency order (the same order as _CoqProject).
+# Usage: coq-export/build.sh   (from anywhere; needs coqc, e.g. Debian's `coq` 8.16)
+set -eu
+cd "$(dirname "$0")"
+for f in Metric Syntax Semantics Lin Logic Soundness Check; do
+  coqc -Q theories WarpCert "theories/$f.v"
+done

@@ -1,0 +1,306 @@
+(** * Derivation trees, the boolean checker, and the bound theorem
+
+    An exported certificate is a [dtree]: one node per rule application of
+    the certificate, carrying the node's pre- and post-assertion and the
+    witnesses.  [check] walks program and tree together and decides every side
+    condition by computation; [check_qstmt] reflects an accepted tree into the
+    inductive logic of Logic.v, and [bound_sound] combines it with
+    [soundness] (Soundness.v): the exported file proves its bound theorem by
+    [vm_compute] on [check_root] (proof by reflection). *)
+From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
+From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness.
+Import ListNotations.
+
+(** The access witness of a read or write: the claimed count [n] and, optionally,
+    a dependence witness for the global-memory bound [N*] (Logic.dep_ok). *)
+Definition accw := (Z * option dwit)%type.
+
+Inductive dtree :=
+  | DSkip (A : assn)
+  | DSync (A B : assn)
+  | DSeq (A B : assn) (d1 d2 : dtree)
+  | DVwrite1 (A B : assn) (ne : accw) (ws : list fwit)
+  | DVwrite2 (A B : assn) (ne : accw) (ws : list fwit)
+  | DWrite (A B : assn) (n ne : accw)
+  | DIf4 (A B : assn) (ne : accw) (wec wet wjt wje : list fwit) (dt df : dtree)
+  | DWhile1 (A B : assn) (ne : accw) (db : dtree)
+  | DWeak (A B : assn) (k : Q) (wpre : list fwit) (rpre : list rw) (wpost : list fwit)
+      (rpost : list rw) (d : dtree).
+
+Definition dpre (d : dtree) : assn :=
+  match d with
+  | DSkip A => A
+  | DSync A _ | DSeq A _ _ _ | DVwrite1 A _ _ _ | DVwrite2 A _ _ _ | DWrite A _ _ _
+  | DIf4 A _ _ _ _ _ _ _ _ | DWhile1 A _ _ _ | DWeak A _ _ _ _ _ _ _ => A
+  end.
+Definition dpost (d : dtree) : assn :=
+  match d with
+  | DSkip A => A
+  | DSync _ B | DSeq _ B _ _ | DVwrite1 _ B _ _ | DVwrite2 _ B _ _ | DWrite _ B _ _
+  | DIf4 _ B _ _ _ _ _ _ _ | DWhile1 _ B _ _ | DWeak _ B _ _ _ _ _ _ => B
+  end.
+
+Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
+  if d a b then true else false.
+Lemma dec_b_eq : forall A d (a b : A), dec_b d a b = true -> a = b.
+Proof. intros A d a b; unfold dec_b; destruct (d a b); congruence. Qed.
+
+Definition pot_eq_dec : forall a b : pot, {a = b} + {a <> b}.
+Proof.
+  intros a b. destruct (assn_eq_dec (mkAssn [] [] a) (mkAssn [] [] b)) as [E|E];
+    [left; inversion E; auto | right; intros ->; auto].
+Defined.
+Definition peq := dec_b (list_eq_dec cstr_eq_dec).
+Definition xeq := dec_b (list_eq_dec Nat.eq_dec).
+Definition qeq := dec_b pot_eq_dec.
+Definition aeq := dec_b assn_eq_dec.
+
+Section Check.
+Variable G : ctx.
+Let M := c_metric G.
+
+Definition ocost (o : opd) : Q :=
+  match o with OVar _ | OTid _ => m_var M | OConst _ => m_const M | OParam _ => m_param M end.
+
+Definition gacc_ok (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
+  acc_ok G f (fst a) || match snd a with Some dw => dep_ok G P X i es (fst a) dw | None => false end.
+
+Lemma gacc_ok_sound : forall f P X i es a, gacc_ok f P X i es a = true ->
+  acc_ok G f (fst a) = true \/ exists dw, dep_ok G P X i es (fst a) dw = true.
+Proof.
+  intros f P X i es [n [dw|]] H; unfold gacc_ok in H; simpl in *;
+    apply orb_true_iff in H as [H|H]; eauto; discriminate.
+Qed.
+
+Definition gacc_ok_sh (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
+  acc_ok G f (fst a) || match snd a with Some dw => dep_ok_sh G P X i es (fst a) dw | None => false end.
+
+Lemma gacc_ok_sh_sound : forall f P X i es a, gacc_ok_sh f P X i es a = true ->
+  acc_ok G f (fst a) = true \/ exists dw, dep_ok_sh G P X i es (fst a) dw = true.
+Proof.
+  intros f P X i es [n [dw|]] H; unfold gacc_ok_sh in H; simpl in *;
+    apply orb_true_iff in H as [H|H]; eauto; discriminate.
+Qed.
+
+Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q :=
+  match e with
+  | EOpd o => Some (ocost o)
+  | EBin _ a b => Some (ocost a + ocost b + m_op M)
+  | EUn _ a => Some (ocost a + m_op M)
+  | ERead A i =>
+      match c_arr G A with
+      | Some (Global, es) =>
+          if gacc_ok (m_gread M) P X i es a then Some (ocost i + m_gread M (fst a)) else None
+      | Some (Shared, es) =>
+          if gacc_ok_sh (m_sread M) P X i es a then Some (ocost i + m_sread M (fst a)) else None
+      | None => None
+      end
+  end.
+
+Lemma ocost_sound : forall o, qopd G o (ocost o).
+Proof. intros [x|p|v|d]; constructor. Qed.
+
+Lemma ecost_sound : forall P X e a C, ecost P X e a = Some C -> qexpr G P X e (fst a) C.
+Proof.
+  intros P X [o|op a b|op a|A i] ac C H; simpl in H.
+  - inversion H; constructor; apply ocost_sound.
+  - inversion H; constructor; apply ocost_sound.
+  - inversion H; constructor; apply ocost_sound.
+  - destruct (c_arr G A) as [[[] es]|] eqn:E; try discriminate.
+    + destruct (gacc_ok (m_gread M) P X i es ac) eqn:Ea; inversion H.
+      eapply EQ_GARRAY; eauto using gacc_ok_sound; apply ocost_sound.
+    + destruct (gacc_ok_sh (m_sread M) P X i es ac) eqn:Ea; inversion H.
+      eapply EQ_SARRAY; eauto using gacc_ok_sh_sound; apply ocost_sound.
+Qed.
+
+Fixpoint check (s : stmt) (d : dtree) : bool :=
+  match d, s with
+  | DSkip _, SSkip => true
+  | DSync A B, SSync =>
+      peq (aP A) (aP B) && xeq (aX A) (aX B) && pot_ge (aQ A) (padd (aQ B) (m_sync M))
+  | DSeq A B d1 d2, SSeq s1 s2 =>
+      aeq (dpre d1) A && aeq (dpost d1) (dpre d2) && aeq (dpost d2) B &&
+      check s1 d1 && check s2 d2
+  | DVwrite1 A B ne ws, SAssign x e =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          memn x (aX A) && unif (aX A) e && x_after (aX A) x e (aX B) &&
+          entails_subst G (aP A) x e (aP B) ws &&
+          (match lin_expr G e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
+          pot_ge (aQ A) (padd (match lin_expr G e with Some E => psubst (VL x) E (aQ B)
+                                                   | None => aQ B end) (m_vwrite M + C))
+      | None => false
+      end
+  | DVwrite2 A B ne ws, SAssign x e =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          x_after (aX A) x e (aX B) && entails_subst G (aP A) x e (aP B) ws &&
+          negb (pmentions (VL x) (aQ B)) && pot_ge (aQ A) (padd (aQ B) (m_vwrite M + C))
+      | None => false
+      end
+  | DWrite A B n ne, SWrite Ar i e =>
+      match ecost (aP A) (aX A) e ne, c_arr G Ar with
+      | Some C2, Some (Global, es) =>
+          peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok (m_gwrite M) (aP A) (aX A) i es n &&
+          pot_ge (aQ A) (padd (aQ B) (m_gwrite M (fst n) + ocost i + C2))
+      | Some C2, Some (Shared, es) =>
+          peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok_sh (m_swrite M) (aP A) (aX A) i es n &&
+          pot_ge (aQ A) (padd (aQ B) (m_swrite M (fst n) + ocost i + C2))
+      | _, _ => false
+      end
+  | DIf4 A B ne wec wet wjt wje dt df, SIf e s1 s2 =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
+          cstrs_equiv (aP T) (aP A ++ fst (cond G e)) && xeq (aX T) (aX A) && qeq (aQ F) (aQ T') &&
+          qeq (aQ B) (aQ F') &&
+          entails (aP A ++ snd (cond G e)) (aP F) wec && entails (aP T') (aP F) wet &&
+          entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+          subset (aX F) (aX A) && disjoint (aX F) (writes s1) &&
+          subset (aX B) (aX A) && disjoint (aX B) (writes s1 ++ writes s2) &&
+          pvars_ok (aX A) (aQ T) && pvars_ok (aX F) (aQ T') && pvars_ok (aX B) (aQ F') &&
+          pot_ge (aQ T) (aQ T') && pot_ge (aQ T') (aQ F') &&
+          pot_ge (aQ A) (padd (aQ T) (m_if M + C + m_div M)) &&
+          check s1 dt && check s2 df
+      | None => false
+      end
+  | DWhile1 A B ne db, SWhile e s =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          unif (aX A) e && xeq (aX Bp) (aX A) && xeq (aX Bq) (aX A) && xeq (aX B) (aX A) &&
+          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ B) (aQ Bp) && pot_ge (aQ Bq) (padd (aQ B) (m_if M + C)) &&
+          pot_ge (aQ A) (padd (aQ B) (m_if M + C)) &&
+          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) && check s db
+      | None => false
+      end
+  | DWeak A B k wpre rpre wpost rpost d, s =>
+      let N := dpre d in let N' := dpost d in
+      Qle_bool 0 k && entails (aP A) (aP N) wpre &&
+      pot_ge_under (aP A) rpre (aQ A) (padd (aQ N) k) && subset (aX N) (aX A) &&
+      entails (aP N') (aP B) wpost && pot_ge_under (aP N') rpost (padd (aQ N') k) (aQ B) &&
+      subset (aX B) (aX N') && check s d
+  | _, _ => false
+  end.
+
+Ltac split_b :=
+  repeat match goal with
+         | H : (_ && _) = true |- _ => apply andb_true_iff in H as [? ?]
+         | H : peq _ _ = true |- _ => apply dec_b_eq in H
+         | H : xeq _ _ = true |- _ => apply dec_b_eq in H
+         | H : qeq _ _ = true |- _ => apply dec_b_eq in H
+         | H : aeq _ _ = true |- _ => apply dec_b_eq in H
+         end.
+
+Lemma check_qstmt : forall d s, check s d = true -> qstmt G (dpre d) s (dpost d).
+Proof.
+  induction d; intros s H; [destruct s; cbn [check] in H; try discriminate; cbn [dpre dpost]..|].
+  - apply Q_SKIP.
+  - split_b. destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst. apply Q_SYNC; auto.
+  - split_b. subst. eapply Q_SEQ; [apply IHd1 | rewrite H3; apply IHd2]; auto.
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
+    eapply Q_VWRITE1; eauto using ecost_sound.
+    destruct (lin_expr G e); [left; discriminate | right; apply negb_true_iff; auto].
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
+    eapply Q_VWRITE2; eauto using ecost_sound. apply negb_true_iff; auto.
+  - destruct (ecost (aP A) (aX A) e ne) as [C2|] eqn:Ec; try discriminate.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b;
+      pose proof (ecost_sound _ _ _ _ _ Ec);
+      destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst.
+    + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
+    + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sh_sound.
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check _ d1 = true |- _ => specialize (IHd1 _ Hc) end.
+    match goal with Hc : check _ d2 = true |- _ => specialize (IHd2 _ Hc) end.
+    destruct A as [P X Qn], B as [P' X' Q'], (dpre d1) as [PT XT QT] eqn:E1,
+      (dpost d1) as [P1 X1 Q1] eqn:E2, (dpre d2) as [PF XF QF] eqn:E3,
+      (dpost d2) as [P2 X2 Q2] eqn:E4; simpl in *; subst.
+    eapply (Q_IF4 G P X Qn QT e (fst ne) C s1 s2 PT); eauto using ecost_sound.
+  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+    destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [PB XB QB] eqn:E1,
+      (dpost d) as [PB' XB' QB'] eqn:E2; simpl in *; subst.
+    eapply Q_WHILE1; eauto using ecost_sound.
+  - cbn [check] in H. split_b. cbn [dpre dpost].
+    match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+    destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [NP NX NQ] eqn:E1,
+      (dpost d) as [NP' NX' NQ'] eqn:E2; simpl in *.
+    eapply Q_WEAK; eauto.
+Qed.
+(** ** The root (spec/logic.md §5) and the bound theorem *)
+Definition bdim (d : nat) : nat := match d with O => c_bx G | S O => c_by G | _ => c_bz G end.
+
+(** The launch facts: [0 ≤ threadIdx.d ≤ B_d − 1] for [d = x, y, z], then
+    [0 ≤ blockIdx.d] for the program's [blockIdx] parameters. *)
+Definition launch_facts : list cstr :=
+  flat_map (fun d => [CLe (mkLin 0 [((-1)%Z, VT d)]);
+                      CLe (mkLin (- (Z.of_nat (bdim d) - 1)) [(1%Z, VT d)])]) [0; 1; 2]%nat
+  ++ map (fun p => CLe (mkLin 0 [((-1)%Z, VP p)])) (c_blockidx G).
+
+Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=
+  (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) &&
+  cstrs_equiv (aP (dpre d)) launch_facts && qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
+  pnonneg (aQ (dpost d)) && check body d.
+
+(** The value of a potential that mentions only parameters. *)
+Definition rho_params (ps : nat -> val) : var -> Z :=
+  fun v => match v with VP p => int_of (ps p) | _ => 0%Z end.
+
+Lemma launch_facts_hold : forall ps s w t,
+  (0 < c_bx G)%nat -> (0 < c_by G)%nat ->
+  (forall p, In p (c_blockidx G) -> (0 <= int_of (ps p))%Z) ->
+  In t (lanes G w) -> sat (rho G ps s t) launch_facts.
+Proof.
+  intros ps s w t Hx Hy Hb Ht. unfold lanes in Ht. apply filter_In in Ht as [_ Ht].
+  apply Nat.ltb_lt in Ht.
+  pose proof (Nat.mod_upper_bound t (c_bx G) ltac:(lia)).
+  pose proof (Nat.mod_upper_bound (t / c_bx G) (c_by G) ltac:(lia)).
+  assert (t / (c_bx G * c_by G) < c_bz G)%nat by (apply Nat.div_lt_upper_bound; lia).
+  intros c Hc. unfold launch_facts in Hc. apply in_app_iff in Hc as [Hc|Hc].
+  - simpl in Hc.
+    repeat (destruct Hc as [<-|Hc];
+      [unfold holds, leval, tsum;
+       cbv beta iota zeta delta [fold_right fst snd lcst lterms rho tid bdim]; lia|]).
+    contradiction.
+  - apply in_map_iff in Hc as [p [<- Hp]]. specialize (Hb p Hp).
+    unfold holds, leval, tsum; cbv beta iota zeta delta [fold_right fst snd lcst lterms rho]. lia.
+Qed.
+
+Theorem bound_sound : forall body d bound, check_root body d bound = true ->
+  forall F ps arrays w s' C, pok G ps ->
+  (forall p, In p (c_blockidx G) -> (0 <= int_of (ps p))%Z) ->
+  lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->
+  C <= pval (rho_params ps) bound.
+Proof.
+  intros body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
+  unfold check_root in H. split_b.
+  repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
+  match goal with Hc : check body d = true |- _ => rename Hc into Hchk end.
+  match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
+  match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
+  match goal with Hc : pnonneg _ = true |- _ => rename Hc into Hnn end.
+  match goal with Hc : aQ (dpre d) = bound |- _ => rename Hc into HQb end.
+  pose proof (soundness G _ _ _ (check_qstmt _ _ Hchk)) as V.
+  assert (Hsat : sat_assn G ps (dpre d) (init_store G arrays) (lanes G w)).
+  { split.
+    - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
+    - intros x _ t t' _ _. reflexivity. }
+  assert (Hwt : wt G (init_store G arrays)).
+  { intros x ty Hx t. simpl. rewrite Hx. destruct ty; reflexivity. }
+  assert (Hn : NoDup (lanes G w)) by (apply NoDup_filter, seq_NoDup).
+  destruct (V F ps _ _ _ _ w Hp Hn Hne (incl_refl _) Hwt Hsat Hrun) as [_ HQ].
+  destruct (nonempty_elem _ Hne) as [t Ht]. specialize (HQ t Ht).
+  pose proof (pnonneg_sound (rho G ps s' t) _ Hnn).
+  rewrite HQb in HQ.
+  assert (pval (rho G ps (init_store G arrays) t) bound = pval (rho_params ps) bound).
+  { unfold pval; f_equal. apply psum_ext. intros c L a v HcL Hav.
+    unfold pvars_ok in Hpv. rewrite forallb_forall in Hpv. specialize (Hpv _ HcL).
+    rewrite forallb_forall in Hpv. specialize (Hpv _ Hav). destruct v; simpl in *; auto; discriminate. }
+  match goal with Hv : pval _ bound = pval _ bound |- _ => rewrite Hv in HQ end.
+  lra.
+Qed.
+
+End Check.

@@ -124,7 +124,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
   | DVwrite1 A B ne ws, SAssign x e =>
       match ecost (aP A) (aX A) e ne with
       | Some C =>
-          memn x (aX A) && unif (aX A) e && x_after (aX A) x e (aX B) &&
+          unif (aX A) e && x_after (aX A) x e (aX B) &&
           entails_subst G (aP A) x e (aP B) ws &&
           (match lin_expr G e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
           pot_ge (aQ A) (padd (match lin_expr G e with Some E => psubst (VL x) E (aQ B)

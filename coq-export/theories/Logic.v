@@ -287,7 +287,7 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qstmt (mkAssn P X Qn) SSync (mkAssn P X Q')
   | Q_SEQ : forall A A1 A' s1 s2, qstmt A s1 A1 -> qstmt A1 s2 A' -> qstmt A (SSeq s1 s2) A'
   | Q_VWRITE1 : forall P X Qn P' X' Q' x e n C ws,
-      qexpr P X e n C -> memn x X = true -> unif X e = true -> x_after X x e X' = true ->
+      qexpr P X e n C -> unif X e = true -> x_after X x e X' = true ->
       entails_subst P x e P' ws = true ->
       lin_expr e <> None \/ pmentions (VL x) Q' = false ->
       pot_ge Qn (padd (match lin_expr e with Some E => psubst (VL x) E Q' | None => Q' end)

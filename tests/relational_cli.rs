@@ -134,3 +134,44 @@ fn stats_over_a_directory() {
     assert!(out.contains("per warp  = 32"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The certified companion (spec/relational.md §9): the RaCUDA-logic certificate for the
+/// same kernel and metric is checked by the kernel, written with `--cert`, accepted again
+/// by `warpcert check`, and its bound is never below Pico's exact `66·w` (Table 1) at the
+/// sampled points — a certified upper bound below an exact cost would be unsound.
+#[test]
+fn relation_reports_a_certified_companion() {
+    let Some(f) = corpus("addSub0.cu") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("warpcert-relcert-{}", std::process::id()));
+    let (code, out) = warpcert(&[
+        "analyze",
+        &f,
+        "--relation",
+        "auto",
+        "--cert",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for r in v.as_array().unwrap() {
+        let c = &r["certified"];
+        assert_eq!(c["checked"], true, "{r}");
+        assert!(c["bound"].is_string(), "{r}");
+        let cmp = c["comparison"].as_str().unwrap();
+        assert!(!cmp.contains("exceeds"), "{cmp}");
+        assert!(cmp.contains("sampled points"), "{cmp}");
+        let path = c["path"].as_str().unwrap();
+        let (code, text) = warpcert(&["check", path]);
+        assert_eq!(code, 0, "{text}");
+    }
+    // Conflicts: exact 0, certified 0 — equal everywhere.
+    assert!(v[1]["certified"]["comparison"]
+        .as_str()
+        .unwrap()
+        .starts_with("formula = certified bound"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -51,7 +51,7 @@ pub fn warps_expr(l: &Loaded) -> String {
     }
 }
 
-fn cert_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
+pub(super) fn cert_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
     if several {
         base.join(format!("{kernel}.{metric}.cert"))
     } else {
@@ -150,7 +150,7 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
         return super::relation::run_stats(&args.kernel);
     }
     if let Some(r) = args.relation {
-        return super::relation::run_relation(&args.kernel, r);
+        return super::relation::run_relation(&args.kernel, r, args.cert.as_deref());
     }
     let l = match load(&args.kernel, None) {
         Ok(l) => l,

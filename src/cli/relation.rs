@@ -3,12 +3,14 @@
 
 use super::options::{load, Loaded};
 use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
-use crate::core::MetricName;
+use crate::analysis::{analyze, AnalysisOptions};
+use crate::core::{Metric, MetricName, Ty};
 use crate::relational::{self, Relation};
 use crate::report::relation::{
-    relation_text, stats_text, Ratio, RelationReport, Stats, StatsRow, Witness,
+    relation_text, stats_text, Certified, Ratio, RelationReport, Stats, StatsRow, Witness,
 };
 use crate::report::Format;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -140,8 +142,138 @@ fn point_check(l: &Loaded, metric: MetricName, r: &relational::RelResult) -> Str
     )
 }
 
+/// Values of one symbolic parameter at which the relational formula and the certified bound
+/// are compared (non-negative: assumption A1 of spec/relational.md §4).
+const SAMPLE_AXIS: [i64; 25] = [
+    0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 255, 256, 1000,
+    1024, 4096,
+];
+
+/// The sample points of [`certified_companion`]: every `int` parameter of the program
+/// (kernel parameters, `blockIdx.*`, `gridDim.*`) over [`SAMPLE_AXIS`] (`gridDim.*` from 1),
+/// the axis thinned so that there are at most about 20 000 points.
+fn sample_points(l: &Loaded) -> Vec<BTreeMap<String, i64>> {
+    let vars: Vec<&str> = l
+        .program
+        .params
+        .iter()
+        .filter(|p| p.ty == Ty::Int)
+        .map(|p| p.name.as_str())
+        .collect();
+    let mut per_axis = SAMPLE_AXIS.len();
+    while per_axis > 2 && per_axis.pow(vars.len() as u32) > 20_000 {
+        per_axis -= 1;
+    }
+    let mut pts = vec![BTreeMap::new()];
+    for v in vars {
+        let axis: Vec<i64> = SAMPLE_AXIS
+            .iter()
+            .copied()
+            .filter(|&x| !v.starts_with("gridDim.") || x >= 1)
+            .take(per_axis)
+            .collect();
+        pts = pts
+            .into_iter()
+            .flat_map(|p| {
+                axis.iter().map(move |&x| {
+                    let mut q = p.clone();
+                    q.insert(v.to_string(), x);
+                    q
+                })
+            })
+            .collect();
+    }
+    pts
+}
+
+/// The certified companion of a relational result (spec/relational.md §9): the RaCUDA-logic
+/// analysis of the same kernel and metric, its certificate checked by the independent
+/// kernel, and the comparison of the certified per-warp bound `B` with the relational
+/// formula `F` at [`sample_points`]. `B` is what is certified (for every parameter value);
+/// the comparison only says how `F` relates to it where sampled.
+fn certified_companion(
+    l: &Loaded,
+    metric: MetricName,
+    r: Option<&relational::RelResult>,
+    cert_out: Option<&Path>,
+) -> Certified {
+    let a = match analyze(
+        &l.program,
+        &Metric::standard(metric),
+        &l.hw,
+        &l.launch,
+        &AnalysisOptions::default(),
+    ) {
+        Ok(a) => a,
+        Err(e) => {
+            return Certified {
+                bound: None,
+                checked: false,
+                verdict: format!("no RaCUDA-logic certificate: {e}"),
+                comparison: None,
+                path: None,
+            }
+        }
+    };
+    let mut path = None;
+    if let Some(p) = cert_out {
+        match std::fs::write(p, &a.certificate) {
+            Ok(()) => path = Some(p.display().to_string()),
+            Err(e) => eprintln!("error: cannot write {}: {e}", p.display()),
+        }
+    }
+    let (checked, verdict) = match warpcert_kernel::check(&a.certificate) {
+        Ok(v) => (true, format!("accepted by the kernel (bound {})", v.bound)),
+        Err(e) => (false, format!("REJECTED by the kernel: {e}")),
+    };
+    let comparison = r.filter(|r| r.has_bound()).map(|r| {
+        let (mut equal, mut below, mut above, mut n) = (0usize, 0usize, None, 0usize);
+        for p in sample_points(l) {
+            let Some(f) = r.eval(&p) else { continue };
+            n += 1;
+            let b = a.bound.eval(&p);
+            if f == b {
+                equal += 1;
+            } else if f < b {
+                below += 1;
+            } else if above.is_none() {
+                let at: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                above = Some(format!(
+                    "formula {} > certified {} at {}",
+                    crate::report::bound::rational(&f),
+                    crate::report::bound::rational(&b),
+                    at.join(" ")
+                ));
+            }
+        }
+        match above {
+            Some(w) => format!(
+                "the formula exceeds the certified bound at some of {n} sampled points ({w})"
+            ),
+            None if equal == n => format!("formula = certified bound at all {n} sampled points"),
+            None => format!(
+                "formula ≤ certified bound at all {n} sampled points (equal at {equal}, below at {below})"
+            ),
+        }
+    });
+    Certified {
+        bound: Some(a.bound.to_bound_string()),
+        checked,
+        verdict,
+        comparison,
+        path,
+    }
+}
+
 /// One metric's relational report.
-pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> RelationReport {
+///
+/// `cert_out`: where to write the RaCUDA-logic certificate of the certified companion.
+pub fn relation_report(
+    l: &Loaded,
+    metric: MetricName,
+    want: RelationArg,
+    cert_out: Option<&Path>,
+) -> RelationReport {
     let start = Instant::now();
     let res = relational::analyze(&l.program, metric, &l.hw, &l.launch);
     let mut rep = RelationReport {
@@ -157,12 +289,14 @@ pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> Rel
         stats_pico: Stats::default(),
         rules: vec![],
         certification: CERT_NOTE_EXACT.into(),
+        certified: None,
         time_ms: 0.0,
     };
     let r = match res {
         Ok(r) => r,
         Err(e) => {
             rep.note = Some(e);
+            rep.certified = Some(certified_companion(l, metric, None, cert_out));
             rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
             return rep;
         }
@@ -203,13 +337,15 @@ pub fn relation_report(l: &Loaded, metric: MetricName, want: RelationArg) -> Rel
             }
         }
     }
+    rep.certified = Some(certified_companion(l, metric, Some(&r), cert_out));
     rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
     rep
 }
 
-/// `warpcert analyze FILE --relation R`: exit 0 when every metric got a result of the
-/// requested relation.
-pub fn run_relation(args: &KernelArgs, want: RelationArg) -> i32 {
+/// `warpcert analyze FILE --relation R [--cert PATH]`: exit 0 when every metric got a result
+/// of the requested relation. `--cert` receives the certified companions' certificates (a
+/// file for one metric, a directory of `KERNEL.METRIC.cert` for several).
+pub fn run_relation(args: &KernelArgs, want: RelationArg, cert: Option<&Path>) -> i32 {
     let l = match load(args, None) {
         Ok(l) => l,
         Err(e) => {
@@ -220,9 +356,20 @@ pub fn run_relation(args: &KernelArgs, want: RelationArg) -> i32 {
     for w in &l.warnings {
         eprintln!("{w}");
     }
-    let reps: Vec<RelationReport> = relational_metrics(&l)
+    let metrics = relational_metrics(&l);
+    let several = metrics.len() > 1;
+    if let (Some(dir), true) = (cert, several) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: cannot create {}: {e}", dir.display());
+            return EXIT_BAD_INPUT;
+        }
+    }
+    let reps: Vec<RelationReport> = metrics
         .into_iter()
-        .map(|m| relation_report(&l, m, want))
+        .map(|m| {
+            let out = cert.map(|c| super::analyze::cert_path(c, &l.program.name, m, several));
+            relation_report(&l, m, want, out.as_deref())
+        })
         .collect();
     if reps.is_empty() {
         eprintln!("--relation applies to the metrics sectors and conflicts");

@@ -65,6 +65,24 @@ pub struct Witness {
     pub cost: String,
 }
 
+/// The certified companion of a relational result (spec/relational.md §9): a RaCUDA-logic
+/// certificate for the same kernel and metric, checked by the independent kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct Certified {
+    /// The certified per-warp upper bound (for every parameter value), if the RaCUDA-logic
+    /// analysis found one.
+    pub bound: Option<String>,
+    /// Whether the kernel accepted the certificate.
+    pub checked: bool,
+    /// The kernel's verdict, or why there is no certificate.
+    pub verdict: String,
+    /// How the relational formula compares with the certified bound at sampled parameter
+    /// values (absent when the relational analysis gave no formula).
+    pub comparison: Option<String>,
+    /// Where the certificate was written (`--cert`).
+    pub path: Option<String>,
+}
+
 /// One relational result (`warpcert analyze --relation`).
 #[derive(Clone, Debug, Serialize)]
 pub struct RelationReport {
@@ -93,6 +111,8 @@ pub struct RelationReport {
     pub rules: Vec<(String, usize)>,
     /// How the result is checked: what is and is not certified.
     pub certification: String,
+    /// The certified companion bound (RaCUDA logic, kernel-checked).
+    pub certified: Option<Certified>,
     /// Analysis time, milliseconds.
     pub time_ms: f64,
 }
@@ -147,6 +167,27 @@ pub fn relation_text(rs: &[RelationReport]) -> String {
             s.indices.total
         );
         let _ = writeln!(out, "  checked   {}", r.certification);
+        if let Some(c) = &r.certified {
+            match &c.bound {
+                Some(b) => {
+                    let _ = writeln!(
+                        out,
+                        "  certified ≤ {b}   (RaCUDA-logic certificate {}{})",
+                        c.verdict,
+                        c.path
+                            .as_ref()
+                            .map(|p| format!(", written to {p}"))
+                            .unwrap_or_default()
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "  certified none: {}", c.verdict);
+                }
+            }
+            if let Some(cmp) = &c.comparison {
+                let _ = writeln!(out, "            {cmp}");
+            }
+        }
     }
     out
 }

@@ -66,13 +66,16 @@ Definition xeq := dec_b (list_eq_dec Nat.eq_dec).
 Definition qeq := dec_b pot_eq_dec.
 Definition aeq := dec_b assn_eq_dec.
 
-Definition nkey_eq_dec : forall a b : nkey, {a = b} + {a <> b}.
+Definition pair_dec {A B} (da : forall a b : A, {a = b} + {a <> b})
+    (db : forall a b : B, {a = b} + {a <> b}) : forall a b : A * B, {a = b} + {a <> b}.
 Proof.
-  intros [[[[[s1 t1] [[k1 k2] k3]] g1] r1] e1] [[[[[s2 t2] [[l1 l2] l3]] g2] r2] e2].
-  destruct (Bool.bool_dec s1 s2), (list_eq_dec cstr_eq_dec t1 t2), (Z.eq_dec k1 l1),
-    (Z.eq_dec k2 l2), (Z.eq_dec k3 l3), (Z.eq_dec g1 g2), (Z.eq_dec r1 r2), (Z.eq_dec e1 e2);
-    subst; auto; right; intros H; inversion H; auto.
+  intros [a1 b1] [a2 b2]. destruct (da a1 a2), (db b1 b2); subst; auto;
+    right; intros H; inversion H; auto.
 Defined.
+
+Definition nkey_eq_dec : forall a b : nkey, {a = b} + {a <> b} :=
+  pair_dec (pair_dec (pair_dec (pair_dec (pair_dec Bool.bool_dec (list_eq_dec cstr_eq_dec))
+    (pair_dec (pair_dec Z.eq_dec Z.eq_dec) Z.eq_dec)) Z.eq_dec) Z.eq_dec) Z.eq_dec.
 
 (** A table of access-bound claims [N*(key) ≤ n]. *)
 Definition ntab := list (nkey * Z).
@@ -84,14 +87,16 @@ Variable G : ctx.
 Variable tab : ntab.
 Let M := c_metric G.
 
-Definition tab_ok : bool := forallb (fun kn => exact_bnd G (fst kn) (snd kn)) tab.
+(** Each claim of the table, [N*] computed once per entry, the lanes' thread ids once. *)
+Definition tab_ok : bool :=
+  let wt := wtids G in forallb (fun kn => (nstar_w G wt (fst kn) <=? snd kn)%Z) tab.
 
 Lemma tab_sound : tab_ok = true -> forall key n, tab_le tab key n = true -> exact_bnd G key n = true.
 Proof.
   intros Ht key n H. unfold tab_le in H. apply existsb_exists in H as [[k m] [Hin H]].
   apply andb_true_iff in H as [E H]. apply dec_b_eq in E. simpl in E, H. subst k.
-  unfold tab_ok in Ht. rewrite forallb_forall in Ht. specialize (Ht _ Hin). simpl in Ht.
-  unfold exact_bnd in *. apply Z.leb_le in Ht, H. apply Z.leb_le. lia.
+  unfold tab_ok in Ht. cbv zeta in Ht. rewrite forallb_forall in Ht. specialize (Ht _ Hin).
+  simpl in Ht. unfold exact_bnd, nstar. apply Z.leb_le in Ht, H. apply Z.leb_le. lia.
 Qed.
 
 Lemma dep_ok_with_mono : forall (b1 b2 : nkey -> Z -> bool) sh P X i es n dw,
@@ -368,19 +373,21 @@ Definition launch_facts : list cstr :=
 
 (** Dimension [d] is warp-uniform: in every warp all lanes share [threadIdx.d]. *)
 Definition wud_b (d : nat) : bool :=
-  forallb (fun w => match lanes G w with
+  forallb (fun L => match L with
                     | [] => true
-                    | t0 :: _ => forallb (fun t => (tid G d t =? tid G d t0)%Z) (lanes G w)
-                    end) (seq 0 (nwarps G)).
+                    | t0 :: _ => forallb (fun tt => (rho_tt tt (VT d) =? rho_tt t0 (VT d))%Z) L
+                    end) (wtids G).
 
 Lemma wud_sound : (0 < c_warp G)%nat -> forallb wud_b (c_wu G) = true -> wu_sound G.
 Proof.
   intros HW H d Hd w t t' Ht Ht'. rewrite forallb_forall in H. specialize (H d Hd).
   unfold wud_b in H. rewrite forallb_forall in H.
-  specialize (H w ltac:(apply in_seq; pose proof (lanes_nwarps G w t HW Ht); lia)).
-  destruct (lanes G w) as [|t0 l]; [contradiction|].
-  rewrite forallb_forall in H. pose proof (H t Ht) as E1.
-  pose proof (H t' Ht') as E2. apply Z.eqb_eq in E1, E2. congruence.
+  specialize (H _ (in_wtids G w ltac:(eapply lanes_nwarps; eauto))).
+  destruct (lanes G w) as [|t0 l] eqn:El; [contradiction|]. cbn [map] in H.
+  rewrite forallb_forall in H.
+  pose proof (H (lane_t G t) (in_map (lane_t G) (t0 :: l) t Ht)) as E1.
+  pose proof (H (lane_t G t') (in_map (lane_t G) (t0 :: l) t' Ht')) as E2.
+  apply Z.eqb_eq in E1, E2. rewrite !rho_tt_lane in E1, E2. unfold rho_tid in E1, E2. congruence.
 Qed.
 
 Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=

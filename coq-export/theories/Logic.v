@@ -211,40 +211,52 @@ Definition kval (k : Z * Z * Z) (t : nat) : Z :=
 Definition nwarps : nat := (c_bx G * c_by G * c_bz G + c_warp G - 1) / c_warp G.
 Definition gcd_terms (U : lin) : Z := fold_right (fun av acc => Z.gcd (fst av) acc) 0%Z (lterms U).
 
-(** The lanes of warp [w] satisfying the thread constraints [tc], and their offsets. *)
+(** The lanes of warp [w] satisfying the thread constraints [tc] (used by the proofs). *)
 Definition wlanes (tc : list cstr) (w : nat) : list nat :=
   filter (fun t => forallb (holds_b (rho_tid t)) tc) (lanes G w).
 Definition betas (MB g r es : Z) : list Z :=
   filter (fun b => ((b - r * es) mod Z.gcd (g * es) MB =? 0)%Z) (zrange MB).
 
+(** For computation, the thread ids of every lane of every warp are computed once, in
+    binary integers ([ztid] equals [tid]: Soundness.ztid_tid). *)
+Definition ztid (d : nat) (zt : Z) : Z :=
+  let zx := Z.of_nat (c_bx G) in let zy := Z.of_nat (c_by G) in
+  match d with O => (zt mod zx)%Z | S O => ((zt / zx) mod zy)%Z | _ => (zt / (zx * zy))%Z end.
+Definition lane_t (t : nat) : Z * Z * Z := let zt := Z.of_nat t in (ztid 0 zt, ztid 1 zt, ztid 2 zt).
+Definition wtids : list (list (Z * Z * Z)) := map (fun w => map lane_t (lanes G w)) (seq 0 nwarps).
+Definition rho_tt (tt : Z * Z * Z) : var -> Z :=
+  fun v => let '(a, b, c) := tt in match v with VT O => a | VT (S O) => b | VT _ => c | _ => 0%Z end.
+Definition kvalz (k tt : Z * Z * Z) : Z :=
+  let '(kx, ky, kz) := k in let '(a, b, c) := tt in (kx * a + ky * b + kz * c)%Z.
+Definition wfilter (tc : list cstr) (L : list (Z * Z * Z)) : list (Z * Z * Z) :=
+  filter (fun tt => forallb (holds_b (rho_tt tt)) tc) L.
+
 (** MemReads: distinct sectors of the byte addresses [K·es + β]. *)
 Definition sec_count (offs : list Z) (es b : Z) : Z :=
   Z.of_nat (length (nodup Z.eq_dec (map (fun K => ((K * es + b) / c_sector_bytes G)%Z) offs))).
-Definition nstar_mem (tc : list cstr) (k : Z * Z * Z) (g r es : Z) : Z :=
+Definition nstar_mem (wt : list (list (Z * Z * Z))) (tc : list cstr) (k : Z * Z * Z) (g r es : Z) : Z :=
   let bs := betas (c_sector_bytes G) g r es in
   fold_right Z.max 0%Z
-    (flat_map (fun w => let offs := map (kval k) (wlanes tc w) in map (sec_count offs es) bs)
-              (seq 0 nwarps)).
+    (flat_map (fun L => let offs := map (kvalz k) (wfilter tc L) in map (sec_count offs es) bs) wt).
 
 (** Conflicts: per bank [⌊a/bank_bytes⌋ mod banks] of [a = K·es + β], the distinct
     offsets [K]; the fullest bank. *)
 Definition cbank (es b K : Z) : Z := (((K * es + b) / c_bank_bytes G) mod c_banks G)%Z.
 Definition conf_count (offs : list Z) (es b : Z) : Z :=
-  fold_right Z.max 0%Z
-    (map (fun j => Z.of_nat (length (filter (fun K => (cbank es b K =? j)%Z) offs)))
-         (map (cbank es b) offs)).
-Definition nstar_conf (tc : list cstr) (k : Z * Z * Z) (g r es : Z) : Z :=
+  let bks := map (cbank es b) offs in
+  fold_right Z.max 0%Z (map (fun j => Z.of_nat (length (filter (Z.eqb j) bks))) bks).
+Definition nstar_conf (wt : list (list (Z * Z * Z))) (tc : list cstr) (k : Z * Z * Z) (g r es : Z) : Z :=
   let bs := betas (c_bank_bytes G * c_banks G) g r es in
   fold_right Z.max 0%Z
-    (flat_map (fun w => let offs := nodup Z.eq_dec (map (kval k) (wlanes tc w)) in
-                        map (conf_count offs es) bs)
-              (seq 0 nwarps)).
+    (flat_map (fun L => let offs := nodup Z.eq_dec (map (kvalz k) (wfilter tc L)) in
+                        map (conf_count offs es) bs) wt).
 
-(** Keys of [N*]: [(shared?, tc, k, g, r, es)]. *)
+(** Keys of [N*]: [(shared?, tc, k, g, r, es)]; [nstar_w wt] with [wt = wtids]. *)
 Definition nkey := (bool * list cstr * (Z * Z * Z) * Z * Z * Z)%type.
-Definition nstar (key : nkey) : Z :=
+Definition nstar_w (wt : list (list (Z * Z * Z))) (key : nkey) : Z :=
   let '(sh, tc, k, g, r, es) := key in
-  if sh then nstar_conf tc k g r es else nstar_mem tc k g r es.
+  if sh then nstar_conf wt tc k g r es else nstar_mem wt tc k g r es.
+Definition nstar (key : nkey) : Z := nstar_w wtids key.
 
 (** A bound oracle: [bnd key n] claims [N*(key) ≤ n]; [exact_bnd] computes. *)
 Definition exact_bnd (key : nkey) (n : Z) : bool := (nstar key <=? n)%Z.

@@ -317,9 +317,41 @@ Proof.
     + apply Z.divide_mul_l, Z.gcd_divide_r.
 Qed.
 
+(** The binary thread ids of the lanes are the thread ids. *)
+Lemma ztid_tid : forall d t, ztid G d (Z.of_nat t) = tid G d t.
+Proof.
+  intros [|[|d]] t; unfold ztid, tid; cbv zeta;
+    rewrite ?Nat2Z.inj_mod, ?Nat2Z.inj_div, ?Nat2Z.inj_mul; reflexivity.
+Qed.
+
+Lemma rho_tt_lane : forall t v, rho_tt (lane_t G t) v = rho_tid G t v.
+Proof.
+  intros t [x|p|[|[|d]]]; unfold rho_tt, lane_t, rho_tid; cbv zeta; auto;
+    rewrite ztid_tid; reflexivity.
+Qed.
+
+Lemma holds_b_ext : forall r1 r2 c, (forall v, r1 v = r2 v) -> holds_b r1 c = holds_b r2 c.
+Proof. intros r1 r2 [L|L] H; simpl; rewrite (leval_ext r1 r2); auto. Qed.
+
+Lemma forallb_ext_f : forall A (f g : A -> bool) l, (forall a, f a = g a) -> forallb f l = forallb g l.
+Proof. intros A f g l H; induction l as [|a l IH]; simpl; auto. rewrite H, IH; auto. Qed.
+
+Lemma wfilter_lanes : forall tc k w,
+  map (kvalz k) (wfilter tc (map (lane_t G) (lanes G w))) = map (kval G k) (wlanes G tc w).
+Proof.
+  intros tc [[kx ky] kz] w. unfold wfilter, wlanes. induction (lanes G w) as [|t L IH]; auto.
+  simpl. rewrite (forallb_ext_f _ _ (holds_b (rho_tid G t)))
+    by (intros c; apply holds_b_ext; apply rho_tt_lane).
+  destruct (forallb (holds_b (rho_tid G t)) tc); simpl; rewrite IH; auto.
+  f_equal. rewrite <- !(ztid_tid _ t). reflexivity.
+Qed.
+
+Lemma in_wtids : forall w, (w < nwarps G)%nat -> In (map (lane_t G) (lanes G w)) (wtids G).
+Proof. intros w Hw. unfold wtids. apply in_map_iff. exists w; split; auto. apply in_seq; lia. Qed.
+
 Lemma dep_core : forall ps s P k g r es n T w i c,
   (0 < c_sector_bytes G)%Z -> (0 < c_warp G)%nat ->
-  (nstar_mem G (filter tid_only P) k g r es <= n)%Z ->
+  (nstar_mem G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
   (forall t, In t T -> int_of (oval G ps s i t) = (kval G k t + c)%Z) ->
   Z.divide g (c - r) ->
   (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
@@ -342,9 +374,10 @@ Proof.
     rewrite Z.div_add by lia. reflexivity. }
   rewrite Hmap. eapply Z.le_trans; [| exact Hb].
   unfold nstar_mem. fold SB.
-  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map; exists w; split;
-    [apply in_seq; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
-  unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
+  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map;
+    exists (map (lane_t G) (lanes G w)); split;
+    [apply in_wtids; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
+  rewrite wfilter_lanes. unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
   apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
 Qed.
 
@@ -352,7 +385,7 @@ Lemma kval_tid : forall d t, kval G (tid_k d) t = tid G d t.
 Proof. intros [|[|[|d]]] t; unfold kval, tid_k, tid; cbv beta iota zeta; lia. Qed.
 
 Ltac dep_split H :=
-  cbv beta iota zeta delta [dep_ok dep_ok_sh dep_ok_with exact_bnd nstar] in H;
+  cbv beta iota zeta delta [dep_ok dep_ok_sh dep_ok_with exact_bnd nstar nstar_w] in H;
   repeat rewrite andb_true_iff in H.
 
 Lemma dep_sound : forall ps s P X i es n dw T w, dep_ok G P X i es n dw = true ->
@@ -400,9 +433,19 @@ Qed.
 
 
 
+Lemma conf_count_eq : forall offs es b, conf_count G offs es b =
+  fold_right Z.max 0%Z
+    (map (fun j => Z.of_nat (length (filter (fun K => (cbank G es b K =? j)%Z) offs)))
+         (map (cbank G es b) offs)).
+Proof.
+  intros offs es b. unfold conf_count. cbv zeta. f_equal. apply map_ext. intros j. f_equal.
+  induction offs as [|K offs IH]; simpl; auto.
+  rewrite Z.eqb_sym. destruct (cbank G es b K =? j)%Z; simpl; rewrite IH; auto.
+Qed.
+
 Lemma conf_core : forall ps s P k g r es n T w o c,
   (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
-  (nstar_conf G (filter tid_only P) k g r es <= n)%Z ->
+  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
   (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
   Z.divide g (c - r) ->
   (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
@@ -425,9 +468,10 @@ Proof.
     rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
   eapply Z.le_trans; [| exact Hb].
   unfold nstar_conf. fold BB NB.
-  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map; exists w; split;
-    [apply in_seq; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
-  unfold conflicts_of, conf_count. fold L.
+  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map;
+    exists (map (lane_t G) (lanes G w)); split;
+    [apply in_wtids; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
+  rewrite wfilter_lanes, conf_count_eq. unfold conflicts_of. fold L.
   set (offs := nodup Z.eq_dec (map (kval G k) L)).
   apply fold_max_dom. intros a Ha.
   apply in_map_iff in Ha as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi']].

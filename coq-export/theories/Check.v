@@ -87,15 +87,17 @@ Variable G : ctx.
 Variable tab : ntab.
 Let M := c_metric G.
 
-(** Each claim of the table, [N*] computed once per entry, the lanes' thread ids once. *)
-Definition tab_ok : bool :=
-  let wt := wtids G in forallb (fun kn => (nstar_w G wt (fst kn) <=? snd kn)%Z) tab.
+(** Each claim of the table, [N*] computed once per entry from the lanes' thread ids
+    [wt] ([wtids G], computed once by [check_root]). *)
+Definition tab_ok_w (wt : list (list (Z * Z * Z))) : bool :=
+  forallb (fun kn => (nstar_w G wt (fst kn) <=? snd kn)%Z) tab.
+Definition tab_ok : bool := tab_ok_w (wtids G).
 
 Lemma tab_sound : tab_ok = true -> forall key n, tab_le tab key n = true -> exact_bnd G key n = true.
 Proof.
   intros Ht key n H. unfold tab_le in H. apply existsb_exists in H as [[k m] [Hin H]].
   apply andb_true_iff in H as [E H]. apply dec_b_eq in E. simpl in E, H. subst k.
-  unfold tab_ok in Ht. cbv zeta in Ht. rewrite forallb_forall in Ht. specialize (Ht _ Hin).
+  unfold tab_ok, tab_ok_w in Ht. rewrite forallb_forall in Ht. specialize (Ht _ Hin).
   simpl in Ht. unfold exact_bnd, nstar. apply Z.leb_le in Ht, H. apply Z.leb_le. lia.
 Qed.
 
@@ -372,16 +374,17 @@ Definition launch_facts : list cstr :=
   ++ map (fun p => CLe (mkLin 0 [((-1)%Z, VP p)])) (c_blockidx G).
 
 (** Dimension [d] is warp-uniform: in every warp all lanes share [threadIdx.d]. *)
-Definition wud_b (d : nat) : bool :=
+Definition wud_b_w (wt : list (list (Z * Z * Z))) (d : nat) : bool :=
   forallb (fun L => match L with
                     | [] => true
                     | t0 :: _ => forallb (fun tt => (rho_tt tt (VT d) =? rho_tt t0 (VT d))%Z) L
-                    end) (wtids G).
+                    end) wt.
+Definition wud_b : nat -> bool := wud_b_w (wtids G).
 
 Lemma wud_sound : (0 < c_warp G)%nat -> forallb wud_b (c_wu G) = true -> wu_sound G.
 Proof.
   intros HW H d Hd w t t' Ht Ht'. rewrite forallb_forall in H. specialize (H d Hd).
-  unfold wud_b in H. rewrite forallb_forall in H.
+  unfold wud_b, wud_b_w in H. rewrite forallb_forall in H.
   specialize (H _ (in_wtids G w ltac:(eapply lanes_nwarps; eauto))).
   destruct (lanes G w) as [|t0 l] eqn:El; [contradiction|]. cbn [map] in H.
   rewrite forallb_forall in H.
@@ -391,8 +394,9 @@ Proof.
 Qed.
 
 Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=
+  let wt := wtids G in
   (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
-  forallb wud_b (c_wu G) && tab_ok &&
+  forallb (wud_b_w wt) (c_wu G) && tab_ok_w wt &&
   cstrs_equiv (aP (dpre d)) launch_facts && qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
   pnonneg (aQ (dpost d)) && check body d.
 
@@ -427,7 +431,7 @@ Theorem bound_sound : forall body d bound, check_root body d bound = true ->
   C <= pval (rho_params ps) bound.
 Proof.
   intros body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
-  unfold check_root in H. split_b.
+  unfold check_root in H. cbv zeta in H. fold wud_b tab_ok in H. split_b.
   repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
   match goal with Hc : check body d = true |- _ => rename Hc into Hchk end.
   match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.

@@ -1,10 +1,11 @@
 //! `warpcert export-coq`: a certificate the kernel accepted, printed as a Coq file whose
 //! bound theorem is proved by reflection against the theories in `coq-export/theories/`.
 //!
-//! The file defines the context `G` (metric, hardware, launch, signature), the program
-//! `body`, the derivation `tree` (one `dtree` node per rule application, assertions
-//! shared as `Definition a<N>`) and the `bound`, proves `root_ok : check_root G body
-//! tree bound = true` by `vm_compute`, and concludes (`warp_bound`) by applying
+//! The file defines the context `G` (metric, hardware, launch, signature, warp-uniform
+//! dimensions), the program `body`, the derivation `tree` (one `dtree` node per rule
+//! application, assertions shared as `Definition a<N>`), the `bound` and the access-bound
+//! table `tab`, proves `root_ok : check_root G tab body tree bound = true` by
+//! `vm_compute`, and concludes (`warp_bound`) by applying
 //! `Check.bound_sound`, itself a consequence of `Soundness.soundness` (RaCUDA
 //! Theorem 1 for warpcert's representations). See `coq-export/README.md`.
 //!

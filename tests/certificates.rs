@@ -3,15 +3,53 @@
 //! `UPDATE_CERTS=1` to rewrite them after an intended change); and mutants of one are
 //! rejected.
 //!
-//! Certificates named `KERNEL.METRIC.cert` come from the RaCUDA corpus kernels of the
-//! foundation issue (launch of RaCUDA's parameter files) and from `examples/` (launch of
-//! the file's `//--blockDim=` header, grid symbolic).
+//! Certificates named `KERNEL.METRIC.cert` come from the 16 RaCUDA benchmark kernels
+//! (`../shared/corpus/racuda`, launches of RaCUDA's parameter files as in `warpcert bench`)
+//! and from `examples/` (launch of the file's `//--blockDim=` header, grid symbolic).
+//! `tests/coq_export.rs` exports every one of them to Coq and checks it with `coqc`.
 
 mod common;
 
 use common::*;
-use std::path::PathBuf;
-use warpcert::core::MetricName;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use warpcert::analysis::{analyze, AnalysisOptions};
+use warpcert::core::{Launch, Metric, MetricName, Program};
+use warpcert::frontend;
+
+/// The benchmark kernels beyond [`FOUNDATION`], with the blocks of RaCUDA's parameter
+/// files (MANIFEST.md: `matrixMul-0` 32×32, `reduce-0` 256, `brdis` 32), as (corpus
+/// file, certificate stem, block).
+const BENCHMARK: &[(&str, &str, [u32; 3])] = &[
+    ("matrixMul.cu", "matrixMul", [32, 32, 1]),
+    ("matrixMulBad.cu", "matrixMulBad", [32, 32, 1]),
+    ("matrixMulTranspose.cu", "matrixMulTranspose", [32, 32, 1]),
+    ("reduce0.cu", "reduce0", [256, 1, 1]),
+    ("reduce1.cu", "reduce1", [256, 1, 1]),
+    ("reduce2.cu", "reduce2", [256, 1, 1]),
+    ("reduce2a.cu", "reduce2a", [256, 1, 1]),
+    ("reduce3.cu", "reduce3", [256, 1, 1]),
+    ("reduce3a.cu", "reduce3a", [256, 1, 1]),
+    ("syn-brdis.cu", "syn-brdis", [32, 1, 1]),
+    ("syn-brdis-opt.cu", "syn-brdis-opt", [32, 1, 1]),
+];
+
+/// Reads, lowers and analyses `path` for `block` (grid symbolic, degree 2) for `metric`.
+fn bound_block(path: &Path, block: [u32; 3], metric: MetricName) -> String {
+    let parsed = frontend::parse_file(path).unwrap_or_else(|d| panic!("{d}"));
+    let launch = Launch { block, grid: None };
+    let (prog, _): (Program, _) = frontend::lower(&parsed, None, &launch, &hw(), &BTreeMap::new())
+        .unwrap_or_else(|d| panic!("{d}"));
+    analyze(
+        &prog,
+        &Metric::standard(metric),
+        &hw(),
+        &launch,
+        &AnalysisOptions { degree: 2 },
+    )
+    .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))
+    .certificate
+}
 
 fn cert_dir() -> PathBuf {
     root().join("certificates")
@@ -48,8 +86,9 @@ fn compare_or_update(stem: &str, metric: MetricName, text: &str) -> Option<Strin
 #[test]
 fn committed_certificates_are_accepted() {
     let certs = committed();
-    // 5 corpus kernels and 2 examples, 4 metrics each.
-    assert_eq!(certs.len(), 28, "{certs:?}");
+    // 16 benchmark kernels and 2 examples, 4 metrics each.
+    assert_eq!(FOUNDATION.len() + BENCHMARK.len(), 16);
+    assert_eq!(certs.len(), 72, "{certs:?}");
     for p in certs {
         let text = std::fs::read_to_string(&p).unwrap();
         if let Err(r) = warpcert_kernel::check(&text) {
@@ -86,6 +125,12 @@ fn corpus_certificates_regenerate_identically() {
         for m in MetricName::ALL {
             let a = bound(&prog, m, bx);
             problems.extend(compare_or_update(stem, m, &a.certificate));
+        }
+    }
+    for &(file, stem, block) in BENCHMARK {
+        for m in MetricName::ALL {
+            let text = bound_block(&dir.join(file), block, m);
+            problems.extend(compare_or_update(stem, m, &text));
         }
     }
     assert!(

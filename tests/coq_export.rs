@@ -1,16 +1,23 @@
 //! Coq export (issue 5): the theories compile with `coqc` and contain no `Admitted`,
-//! `admit.` or `Axiom`; every committed certificate is exported and checked by `coqc`
-//! (`Print Assumptions` of each bound theorem: closed under the global context); a
-//! mutated exported bound and a mutated certificate are rejected.
+//! `admit.` or `Axiom`; every committed certificate (the 16 RaCUDA benchmark kernels and
+//! the examples, 4 metrics each) and the certificates of `tests/data/coq/if1_while2.cu`
+//! (the rules Q:IF1 and Q:WHILE2, which no committed certificate uses) are exported and
+//! checked by `coqc` (`Print Assumptions` of each bound theorem: closed under the global
+//! context); mutated exports (a lowered bound, a lowered product coefficient, a wrong
+//! `N*` claim in the access table, Q:IF2 replaced by Q:IF3) are rejected by `coqc`, and a
+//! mutated certificate by the export.
 //!
-//! Skips with a message when `coqc` is not installed (CI installs Debian's `coq`).
+//! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
+//! is not installed (CI installs Debian's `coq`).
 
 mod common;
 
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+use warpcert::core::MetricName;
 use warpcert::export::coq::{bound_line, export, ExportError};
 
 fn coqc_available() -> bool {
@@ -40,6 +47,57 @@ fn coqc(file: &Path) -> (bool, String) {
     (out.status.success(), text)
 }
 
+/// One `coqc` run: name, success, output, seconds.
+struct Run {
+    name: String,
+    ok: bool,
+    out: String,
+    secs: f64,
+}
+
+/// Runs `coqc` on every `(name, file)` with `jobs` workers; results in input order.
+fn coqc_all(files: &[(String, PathBuf)], jobs: usize) -> Vec<Run> {
+    let next = AtomicUsize::new(0);
+    let mut runs: Vec<(usize, Run)> = std::thread::scope(|sc| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some((name, file)) = files.get(i) else {
+                            break;
+                        };
+                        let t = Instant::now();
+                        let (ok, out) = coqc(file);
+                        let secs = t.elapsed().as_secs_f64();
+                        eprintln!(
+                            "coqc {name}: {secs:.2} s, {}",
+                            if ok { "accepted" } else { "rejected" }
+                        );
+                        done.push((
+                            i,
+                            Run {
+                                name: name.clone(),
+                                ok,
+                                out,
+                                secs,
+                            },
+                        ));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("coqc worker"))
+            .collect()
+    });
+    runs.sort_by_key(|(i, _)| *i);
+    runs.into_iter().map(|(_, r)| r).collect()
+}
+
 fn build_theories() {
     for f in [
         "Metric",
@@ -57,6 +115,13 @@ fn build_theories() {
     }
 }
 
+/// A Coq module name for a certificate stem (`syn-brdis.steps` → `syn_brdis_steps`).
+fn coq_name(stem: &str) -> String {
+    stem.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
 #[test]
 fn theories_have_no_admitted_or_axioms() {
     for e in std::fs::read_dir(coq_dir().join("theories")).unwrap() {
@@ -68,6 +133,96 @@ fn theories_have_no_admitted_or_axioms() {
             }
         }
     }
+}
+
+/// Rule names (spec/logic.md, the kernel's registry) and the constructors of the Coq logic
+/// agree: `R:NAME` is `R_NAME`, every rule is formalized and every constructor is a rule
+/// (`EQ_OPD`, the coercion of an operand to an expression, is not a rule).
+#[test]
+fn coq_constructors_are_the_logic_rules() {
+    let logic = std::fs::read_to_string(coq_dir().join("theories/Logic.v")).unwrap();
+    let ctors: Vec<String> = logic
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start().strip_prefix("| ")?;
+            let name = l.split_whitespace().next()?;
+            let rule = ["Q_", "EQ_", "OQ_"].iter().any(|p| name.starts_with(p));
+            (rule && name != "EQ_OPD").then(|| name.replacen('_', ":", 1))
+        })
+        .collect();
+    let mut want: Vec<String> = warpcert_kernel::LOGIC_RULES
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    let mut have = ctors.clone();
+    want.sort();
+    have.sort();
+    assert_eq!(have, want, "Coq constructors vs the kernel's rules");
+}
+
+/// Replaces the first occurrence of `from` in `text` by `to`, which must occur.
+fn mutate(text: &str, from: &str, to: &str, what: &str) -> String {
+    assert!(text.contains(from), "{what}: `{from}` not in the export");
+    text.replacen(from, to, 1)
+}
+
+/// Coq-level mutants of exported files, each of which `coqc` must reject in the
+/// reflective check (name, mutated file text).
+fn mutants() -> Vec<(String, String)> {
+    let exp = |stem: &str| {
+        export(&std::fs::read_to_string(root().join(format!("certificates/{stem}.cert"))).unwrap())
+            .unwrap()
+    };
+    let mut v = Vec::new();
+    // A lowered bound (vectorAdd divwarps: 1 → 0).
+    let t = exp("vectorAdd.divwarps");
+    let line = bound_line(&t).expect("bound line");
+    v.push((
+        "mutant_lowered_bound".to_string(),
+        t.replace(line, "Definition bound : pot := mkPot (0 # 1) []."),
+    ));
+    // A lowered product coefficient, in the bound and in the root assertion alike
+    // (syn-brdis steps: 95·max(0, M)·max(0, N) → 94·…), so that only the derivation can
+    // reject it.
+    let t = exp("syn-brdis.steps");
+    let line = bound_line(&t).expect("bound line").to_string();
+    let prod = "((95 # 1), [mkLin 0%Z [(1%Z, VP 1)]; mkLin 0%Z [(1%Z, VP 0)]])";
+    let low = "((94 # 1), [mkLin 0%Z [(1%Z, VP 1)]; mkLin 0%Z [(1%Z, VP 0)]])";
+    let a0 = t
+        .lines()
+        .find(|l| l.starts_with("Definition a0 "))
+        .expect("root assertion")
+        .to_string();
+    let t = mutate(&t, &line, &line.replacen(prod, low, 1), "product bound");
+    let t = mutate(&t, &a0, &mutate(&a0, prod, low, "product root"), "root");
+    v.push(("mutant_lowered_product".to_string(), t));
+    // An access claim of the N* table lowered to 0 (addSub3 sectors: the first entry).
+    let t = exp("addSub3.sectors");
+    let entry = t
+        .lines()
+        .skip_while(|l| !l.starts_with("Definition tab : ntab"))
+        .nth(1)
+        .expect("table entry")
+        .to_string();
+    let cut = entry.rfind(", ").expect("claim");
+    let t = mutate(
+        &t,
+        &entry,
+        &format!(
+            "{}, 0%Z){}",
+            &entry[..cut],
+            if entry.ends_with(';') { ";" } else { "" }
+        ),
+        "claim",
+    );
+    v.push(("mutant_access_claim".to_string(), t));
+    // A decided branch checked as the other one (reduce0 steps: Q:IF2 as Q:IF3).
+    let t = exp("reduce0.steps");
+    v.push((
+        "mutant_if2_as_if3".to_string(),
+        mutate(&t, "(DIf2 ", "(DIf3 ", "Q:IF2"),
+    ));
+    v
 }
 
 #[test]
@@ -85,52 +240,78 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         .filter(|p| p.extension().is_some_and(|e| e == "cert"))
         .collect();
     certs.sort();
-    assert_eq!(certs.len(), 28);
-    let mut accepted = Vec::new();
-    let mut rejected = Vec::new();
-    for c in &certs {
-        let stem = c.file_stem().unwrap().to_str().unwrap().to_string();
-        let v =
-            export(&std::fs::read_to_string(c).unwrap()).unwrap_or_else(|e| panic!("{stem}: {e}"));
-        let file = tmp.join(format!("{}.v", stem.replace('.', "_")));
+    // tests/certificates.rs: 16 benchmark kernels and 2 examples, 4 metrics each.
+    assert_eq!(certs.len(), 72);
+    let mut texts: Vec<(String, String)> = certs
+        .iter()
+        .map(|c| {
+            let stem = c.file_stem().unwrap().to_str().unwrap().to_string();
+            (stem, std::fs::read_to_string(c).unwrap())
+        })
+        .collect();
+    // Q:IF1 and Q:WHILE2 (a divergent loop: bounds for the zero-cost metrics only).
+    let prog = load(&root().join("tests/data/coq/if1_while2.cu"), 64);
+    for m in [MetricName::Sectors, MetricName::Conflicts] {
+        let c = bound(&prog, m, 64).certificate;
+        for r in ["(Q:IF1", "(Q:WHILE2"] {
+            assert!(c.contains(r), "if1_while2 {m}: no {r}");
+        }
+        texts.push((format!("if1_while2.{m}"), c));
+    }
+    let mut files = Vec::new();
+    for (stem, text) in &texts {
+        let v = export(text).unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let file = tmp.join(format!("{}.v", coq_name(stem)));
         std::fs::write(&file, &v).unwrap();
-        let t = Instant::now();
-        let (ok, out) = coqc(&file);
-        eprintln!(
-            "coqc {stem}: {:.2} s, {}",
-            t.elapsed().as_secs_f64(),
-            if ok { "accepted" } else { "rejected" }
-        );
-        if ok {
+        files.push((stem.clone(), file));
+    }
+    let muts = mutants();
+    for (name, text) in &muts {
+        let file = tmp.join(format!("{name}.v"));
+        std::fs::write(&file, text).unwrap();
+        files.push((name.clone(), file));
+    }
+    let t = Instant::now();
+    let runs = coqc_all(&files, 2);
+    eprintln!(
+        "coqc on {} files (2 jobs): {:.1} s wall, {:.1} s total",
+        runs.len(),
+        t.elapsed().as_secs_f64(),
+        runs.iter().map(|r| r.secs).sum::<f64>()
+    );
+    let mut rejected = Vec::new();
+    for r in &runs[..texts.len()] {
+        if r.ok {
             assert!(
-                out.contains("Closed under the global context"),
-                "{stem}: Print Assumptions lists assumptions:\n{out}"
+                r.out.contains("Closed under the global context"),
+                "{}: Print Assumptions lists assumptions:\n{}",
+                r.name,
+                r.out
             );
-            accepted.push(stem);
         } else {
             // The reflective check `root_ok` (vm_compute; reflexivity) computes `false`.
             assert!(
-                out.contains("Unable to unify \"true\" with \"false\""),
-                "{stem}: coqc failed elsewhere than the reflective check:\n{out}"
+                r.out.contains("Unable to unify \"true\" with \"false\""),
+                "{}: coqc failed elsewhere than the reflective check:\n{}",
+                r.name,
+                r.out
             );
-            rejected.push(stem);
+            rejected.push(r.name.clone());
         }
     }
     assert!(
         rejected.is_empty(),
-        "coqc rejected the exports of {rejected:?} (accepted: {accepted:?})"
+        "coqc rejected the exports of {rejected:?}"
     );
-
-    // A mutated bound (vectorAdd divwarps: 1 → 0) must make coqc reject the file.
-    let text =
-        std::fs::read_to_string(root().join("certificates/vectorAdd.divwarps.cert")).unwrap();
-    let v = export(&text).unwrap();
-    let line = bound_line(&v).expect("bound line");
-    let mutated = v.replace(line, "Definition bound : pot := mkPot (0 # 1) [].");
-    let file = tmp.join("vectorAdd_divwarps_mutated.v");
-    std::fs::write(&file, mutated).unwrap();
-    let (ok, out) = coqc(&file);
-    assert!(!ok, "coqc accepted a lowered bound:\n{out}");
+    for r in &runs[texts.len()..] {
+        assert!(!r.ok, "coqc accepted {}:\n{}", r.name, r.out);
+        assert!(
+            r.out.contains("Unable to unify \"true\" with \"false\""),
+            "{}: coqc failed elsewhere than the reflective check:\n{}",
+            r.name,
+            r.out
+        );
+    }
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

@@ -6,7 +6,11 @@
     condition by computation; [check_qstmt] reflects an accepted tree into the
     inductive logic of Logic.v, and [bound_sound] combines it with
     [soundness] (Soundness.v): the exported file proves its bound theorem by
-    [vm_compute] on [check_root] (proof by reflection). *)
+    [vm_compute] on [check_root] (proof by reflection).
+
+    Access bounds [N*] are memoized as the kernel does: the file carries a table
+    of claims [(key, n)] ([N*(key) ≤ n]); [check_root] computes [N*] once per
+    entry ([tab_ok]), and the accesses of the tree look their key up ([tab_le]). *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness.
 Import ListNotations.
@@ -22,8 +26,13 @@ Inductive dtree :=
   | DVwrite1 (A B : assn) (ne : accw) (ws : list fwit)
   | DVwrite2 (A B : assn) (ne : accw) (ws : list fwit)
   | DWrite (A B : assn) (n ne : accw)
+  | DIf1 (A B : assn) (ne : accw) (dt df : dtree)
+  | DIf2 (A B : assn) (ne : accw) (ws : list fwit) (dt : dtree)
+  | DIf3 (A B : assn) (ne : accw) (ws : list fwit) (df : dtree)
   | DIf4 (A B : assn) (ne : accw) (wec wet wjt wje : list fwit) (dt df : dtree)
   | DWhile1 (A B : assn) (ne : accw) (db : dtree)
+  | DWhile2 (A B : assn) (ne : accw) (db : dtree)
+  | DUnroll (A B : assn) (d : dtree)
   | DWeak (A B : assn) (k : Q) (wpre : list fwit) (rpre : list rw) (wpost : list fwit)
       (rpost : list rw) (d : dtree).
 
@@ -31,13 +40,15 @@ Definition dpre (d : dtree) : assn :=
   match d with
   | DSkip A => A
   | DSync A _ | DSeq A _ _ _ | DVwrite1 A _ _ _ | DVwrite2 A _ _ _ | DWrite A _ _ _
-  | DIf4 A _ _ _ _ _ _ _ _ | DWhile1 A _ _ _ | DWeak A _ _ _ _ _ _ _ => A
+  | DIf1 A _ _ _ _ | DIf2 A _ _ _ _ | DIf3 A _ _ _ _ | DIf4 A _ _ _ _ _ _ _ _
+  | DWhile1 A _ _ _ | DWhile2 A _ _ _ | DUnroll A _ _ | DWeak A _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
   | DSkip A => A
   | DSync _ B | DSeq _ B _ _ | DVwrite1 _ B _ _ | DVwrite2 _ B _ _ | DWrite _ B _ _
-  | DIf4 _ B _ _ _ _ _ _ _ | DWhile1 _ B _ _ | DWeak _ B _ _ _ _ _ _ => B
+  | DIf1 _ B _ _ _ | DIf2 _ B _ _ _ | DIf3 _ B _ _ _ | DIf4 _ B _ _ _ _ _ _ _
+  | DWhile1 _ B _ _ | DWhile2 _ B _ _ | DUnroll _ B _ | DWeak _ B _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -55,31 +66,78 @@ Definition xeq := dec_b (list_eq_dec Nat.eq_dec).
 Definition qeq := dec_b pot_eq_dec.
 Definition aeq := dec_b assn_eq_dec.
 
+Definition pair_dec {A B} (da : forall a b : A, {a = b} + {a <> b})
+    (db : forall a b : B, {a = b} + {a <> b}) : forall a b : A * B, {a = b} + {a <> b}.
+Proof.
+  intros [a1 b1] [a2 b2]. destruct (da a1 a2), (db b1 b2); subst; auto;
+    right; intros H; inversion H; auto.
+Defined.
+
+Definition nkey_eq_dec : forall a b : nkey, {a = b} + {a <> b} :=
+  pair_dec (pair_dec (pair_dec (pair_dec (pair_dec Bool.bool_dec (list_eq_dec cstr_eq_dec))
+    (pair_dec (pair_dec Z.eq_dec Z.eq_dec) Z.eq_dec)) Z.eq_dec) Z.eq_dec) Z.eq_dec.
+
+(** A table of access-bound claims [N*(key) ≤ n]. *)
+Definition ntab := list (nkey * Z).
+Definition tab_le (tab : ntab) (key : nkey) (n : Z) : bool :=
+  existsb (fun kn => dec_b nkey_eq_dec (fst kn) key && (snd kn <=? n)%Z) tab.
+
 Section Check.
 Variable G : ctx.
+Variable tab : ntab.
 Let M := c_metric G.
+
+(** Each claim of the table, [N*] computed once per entry from the lanes' thread ids
+    [wt] ([wtids G], computed once by [check_root]). *)
+Definition tab_ok_w (wt : list (list (Z * Z * Z))) : bool :=
+  forallb (fun kn => (nstar_w G wt (fst kn) <=? snd kn)%Z) tab.
+Definition tab_ok : bool := tab_ok_w (wtids G).
+
+Lemma tab_sound : tab_ok = true -> forall key n, tab_le tab key n = true -> exact_bnd G key n = true.
+Proof.
+  intros Ht key n H. unfold tab_le in H. apply existsb_exists in H as [[k m] [Hin H]].
+  apply andb_true_iff in H as [E H]. apply dec_b_eq in E. simpl in E, H. subst k.
+  unfold tab_ok, tab_ok_w in Ht. rewrite forallb_forall in Ht. specialize (Ht _ Hin).
+  simpl in Ht. unfold exact_bnd, nstar. apply Z.leb_le in Ht, H. apply Z.leb_le. lia.
+Qed.
+
+Lemma dep_ok_with_mono : forall (b1 b2 : nkey -> Z -> bool) sh P X i es n dw,
+  (forall key m, b1 key m = true -> b2 key m = true) ->
+  dep_ok_with G b1 sh P X i es n dw = true -> dep_ok_with G b2 sh P X i es n dw = true.
+Proof.
+  intros b1 b2 sh P X i es n [[[k U] w1] w2] Hb H. unfold dep_ok_with in *.
+  destruct i as [x|p|[c| |]|d]; auto.
+  - destruct (c_lty G x) as [[]|]; auto. repeat rewrite andb_true_iff in *. intuition.
+  - destruct (c_pty G p) as [[]|]; auto. repeat rewrite andb_true_iff in *. intuition.
+  - repeat rewrite andb_true_iff in *. intuition.
+  - repeat rewrite andb_true_iff in *. intuition.
+Qed.
 
 Definition ocost (o : opd) : Q :=
   match o with OVar _ | OTid _ => m_var M | OConst _ => m_const M | OParam _ => m_param M end.
 
 Definition gacc_ok (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
-  acc_ok G f (fst a) || match snd a with Some dw => dep_ok G P X i es (fst a) dw | None => false end.
+  acc_ok G f (fst a) ||
+  match snd a with Some dw => dep_ok_with G (tab_le tab) false P X i es (fst a) dw | None => false end.
 
-Lemma gacc_ok_sound : forall f P X i es a, gacc_ok f P X i es a = true ->
+Lemma gacc_ok_sound : tab_ok = true -> forall f P X i es a, gacc_ok f P X i es a = true ->
   acc_ok G f (fst a) = true \/ exists dw, dep_ok G P X i es (fst a) dw = true.
 Proof.
-  intros f P X i es [n [dw|]] H; unfold gacc_ok in H; simpl in *;
-    apply orb_true_iff in H as [H|H]; eauto; discriminate.
+  intros Ht f P X i es [n [dw|]] H; unfold gacc_ok in H; simpl in *;
+    apply orb_true_iff in H as [H|H]; eauto; try discriminate.
+  right; exists dw. eapply dep_ok_with_mono; [|exact H]. apply tab_sound; auto.
 Qed.
 
 Definition gacc_ok_sh (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
-  acc_ok G f (fst a) || match snd a with Some dw => dep_ok_sh G P X i es (fst a) dw | None => false end.
+  acc_ok G f (fst a) ||
+  match snd a with Some dw => dep_ok_with G (tab_le tab) true P X i es (fst a) dw | None => false end.
 
-Lemma gacc_ok_sh_sound : forall f P X i es a, gacc_ok_sh f P X i es a = true ->
+Lemma gacc_ok_sh_sound : tab_ok = true -> forall f P X i es a, gacc_ok_sh f P X i es a = true ->
   acc_ok G f (fst a) = true \/ exists dw, dep_ok_sh G P X i es (fst a) dw = true.
 Proof.
-  intros f P X i es [n [dw|]] H; unfold gacc_ok_sh in H; simpl in *;
-    apply orb_true_iff in H as [H|H]; eauto; discriminate.
+  intros Ht f P X i es [n [dw|]] H; unfold gacc_ok_sh in H; simpl in *;
+    apply orb_true_iff in H as [H|H]; eauto; try discriminate.
+  right; exists dw. eapply dep_ok_with_mono; [|exact H]. apply tab_sound; auto.
 Qed.
 
 Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q :=
@@ -100,9 +158,10 @@ Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q
 Lemma ocost_sound : forall o, qopd G o (ocost o).
 Proof. intros [x|p|v|d]; constructor. Qed.
 
-Lemma ecost_sound : forall P X e a C, ecost P X e a = Some C -> qexpr G P X e (fst a) C.
+Lemma ecost_sound : tab_ok = true ->
+  forall P X e a C, ecost P X e a = Some C -> qexpr G P X e (fst a) C.
 Proof.
-  intros P X [o|op a b|op a|A i] ac C H; simpl in H.
+  intros Ht P X [o|op a b|op a|A i] ac C H; simpl in H.
   - inversion H; constructor; apply ocost_sound.
   - inversion H; constructor; apply ocost_sound.
   - inversion H; constructor; apply ocost_sound.
@@ -124,17 +183,16 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
   | DVwrite1 A B ne ws, SAssign x e =>
       match ecost (aP A) (aX A) e ne with
       | Some C =>
-          unif (aX A) e && x_after (aX A) x e (aX B) &&
+          unif G (aX A) e && x_after G (aP A) (aX A) x e (aX B) &&
           entails_subst G (aP A) x e (aP B) ws &&
-          (match lin_expr G e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
-          pot_ge (aQ A) (padd (match lin_expr G e with Some E => psubst (VL x) E (aQ B)
-                                                   | None => aQ B end) (m_vwrite M + C))
+          (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
+          pot_ge (aQ A) (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C))
       | None => false
       end
   | DVwrite2 A B ne ws, SAssign x e =>
       match ecost (aP A) (aX A) e ne with
       | Some C =>
-          x_after (aX A) x e (aX B) && entails_subst G (aP A) x e (aP B) ws &&
+          x_after G (aP A) (aX A) x e (aX B) && entails_subst G (aP A) x e (aP B) ws &&
           negb (pmentions (VL x) (aQ B)) && pot_ge (aQ A) (padd (aQ B) (m_vwrite M + C))
       | None => false
       end
@@ -147,6 +205,35 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
           peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok_sh (m_swrite M) (aP A) (aX A) i es n &&
           pot_ge (aQ A) (padd (aQ B) (m_swrite M (fst n) + ocost i + C2))
       | _, _ => false
+      end
+  | DIf1 A B ne dt df, SIf e s1 s2 =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          let T := dpre dt in let F := dpre df in
+          unif G (aX A) e &&
+          cstrs_equiv (aP T) (aP A ++ fst (cond G e)) && cstrs_equiv (aP F) (aP A ++ snd (cond G e)) &&
+          xeq (aX T) (aX A) && xeq (aX F) (aX A) && qeq (aQ F) (aQ T) &&
+          aeq (dpost dt) B && aeq (dpost df) B &&
+          pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check s1 dt && check s2 df
+      | None => false
+      end
+  | DIf2 A B ne ws dt, SIf e s1 s2 =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          let T := dpre dt in
+          nonempty (fst (cond G e)) && entails (aP A) (fst (cond G e)) ws &&
+          peq (aP T) (aP A) && xeq (aX T) (aX A) && aeq (dpost dt) B &&
+          pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check s1 dt
+      | None => false
+      end
+  | DIf3 A B ne ws df, SIf e s1 s2 =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          let F := dpre df in
+          nonempty (snd (cond G e)) && entails (aP A) (snd (cond G e)) ws &&
+          peq (aP F) (aP A) && xeq (aX F) (aX A) && aeq (dpost df) B &&
+          pot_ge (aQ A) (padd (aQ F) (m_if M + C)) && check s2 df
+      | None => false
       end
   | DIf4 A B ne wec wet wjt wje dt df, SIf e s1 s2 =>
       match ecost (aP A) (aX A) e ne with
@@ -168,13 +255,28 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
       match ecost (aP A) (aX A) e ne with
       | Some C =>
           let Bp := dpre db in let Bq := dpost db in
-          unif (aX A) e && xeq (aX Bp) (aX A) && xeq (aX Bq) (aX A) && xeq (aX B) (aX A) &&
+          unif G (aX A) e && xeq (aX Bp) (aX A) && xeq (aX Bq) (aX A) && xeq (aX B) (aX A) &&
           cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
           pot_ge (aQ B) (aQ Bp) && pot_ge (aQ Bq) (padd (aQ B) (m_if M + C)) &&
           pot_ge (aQ A) (padd (aQ B) (m_if M + C)) &&
           cstrs_equiv (aP B) (aP A ++ snd (cond G e)) && check s db
       | None => false
       end
+  | DWhile2 A B ne db, SWhile e s =>
+      match ecost (aP A) (aX A) e ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          xeq (aX Bp) (aX A) && xeq (aX Bq) (aX A) &&
+          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ B) (aQ Bp) && pot_ge (aQ Bq) (padd (aQ B) (m_if M + m_div M + C)) &&
+          pot_ge (aQ A) (padd (aQ B) (m_if M + m_div M + C)) &&
+          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
+          subset (aX B) (aX A) && disjoint (aX B) (writes s) && pvars_ok (aX B) (aQ B) &&
+          check s db
+      | None => false
+      end
+  | DUnroll A B d, SWhile e s =>
+      aeq (dpre d) A && aeq (dpost d) B && check (SIf e (SSeq s (SWhile e s)) SSkip) d
   | DWeak A B k wpre rpre wpost rpost d, s =>
       let N := dpre d in let N' := dpost d in
       Qle_bool 0 k && entails (aP A) (aP N) wpre &&
@@ -193,8 +295,9 @@ Ltac split_b :=
          | H : aeq _ _ = true |- _ => apply dec_b_eq in H
          end.
 
-Lemma check_qstmt : forall d s, check s d = true -> qstmt G (dpre d) s (dpost d).
+Lemma check_qstmt : tab_ok = true -> forall d s, check s d = true -> qstmt G (dpre d) s (dpost d).
 Proof.
+  intros Htab.
   induction d; intros s H; [destruct s; cbn [check] in H; try discriminate; cbn [dpre dpost]..|].
   - apply Q_SKIP.
   - split_b. destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst. apply Q_SYNC; auto.
@@ -202,34 +305,64 @@ Proof.
   - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
     eapply Q_VWRITE1; eauto using ecost_sound.
-    destruct (lin_expr G e); [left; discriminate | right; apply negb_true_iff; auto].
+    destruct (lin_fix G P e); [left; discriminate | right; apply negb_true_iff; auto].
   - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
     eapply Q_VWRITE2; eauto using ecost_sound. apply negb_true_iff; auto.
   - destruct (ecost (aP A) (aX A) e ne) as [C2|] eqn:Ec; try discriminate.
     destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b;
-      pose proof (ecost_sound _ _ _ _ _ Ec);
+      pose proof (ecost_sound Htab _ _ _ _ _ Ec);
       destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst.
     + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
     + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sh_sound.
-  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+  - (* DIf1 *)
+    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check s1 d1 = true |- _ => specialize (IHd1 _ Hc) end.
+    match goal with Hc : check s2 d2 = true |- _ => specialize (IHd2 _ Hc) end.
+    destruct A as [P X Qn], (dpre d1) as [PT XT QT] eqn:E1, (dpre d2) as [PF XF QF] eqn:E3;
+      simpl in *; subst.
+    eapply (Q_IF1 G P X Qn QT e (fst ne) C s1 s2 PT PF); eauto using ecost_sound.
+    rewrite <- H3; auto.
+  - (* DIf2 *)
+    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check s1 d = true |- _ => specialize (IHd _ Hc) end.
+    destruct A as [P X Qn], (dpre d) as [PT XT QT] eqn:E1; simpl in *; subst.
+    eapply (Q_IF2 G P X Qn QT e (fst ne) C s1 s2); eauto using ecost_sound.
+  - (* DIf3 *)
+    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check s2 d = true |- _ => specialize (IHd _ Hc) end.
+    destruct A as [P X Qn], (dpre d) as [PF XF QF] eqn:E1; simpl in *; subst.
+    eapply (Q_IF3 G P X Qn QF e (fst ne) C s1 s2); eauto using ecost_sound.
+  - (* DIf4 *)
+    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d1 = true |- _ => specialize (IHd1 _ Hc) end.
     match goal with Hc : check _ d2 = true |- _ => specialize (IHd2 _ Hc) end.
     destruct A as [P X Qn], B as [P' X' Q'], (dpre d1) as [PT XT QT] eqn:E1,
       (dpost d1) as [P1 X1 Q1] eqn:E2, (dpre d2) as [PF XF QF] eqn:E3,
       (dpost d2) as [P2 X2 Q2] eqn:E4; simpl in *; subst.
     eapply (Q_IF4 G P X Qn QT e (fst ne) C s1 s2 PT); eauto using ecost_sound.
-  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+  - (* DWhile1 *)
+    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
     destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [PB XB QB] eqn:E1,
       (dpost d) as [PB' XB' QB'] eqn:E2; simpl in *; subst.
     eapply Q_WHILE1; eauto using ecost_sound.
+  - (* DWhile2 *)
+    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+    destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [PB XB QB] eqn:E1,
+      (dpost d) as [PB' XB' QB'] eqn:E2; simpl in *; subst.
+    eapply Q_WHILE2; eauto using ecost_sound.
+  - (* DUnroll *)
+    split_b. match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+    subst. apply Q_UNROLL; auto.
   - cbn [check] in H. split_b. cbn [dpre dpost].
     match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
     destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [NP NX NQ] eqn:E1,
       (dpost d) as [NP' NX' NQ'] eqn:E2; simpl in *.
     eapply Q_WEAK; eauto.
 Qed.
+
 (** ** The root (spec/logic.md §5) and the bound theorem *)
 Definition bdim (d : nat) : nat := match d with O => c_bx G | S O => c_by G | _ => c_bz G end.
 
@@ -240,8 +373,30 @@ Definition launch_facts : list cstr :=
                       CLe (mkLin (- (Z.of_nat (bdim d) - 1)) [(1%Z, VT d)])]) [0; 1; 2]%nat
   ++ map (fun p => CLe (mkLin 0 [((-1)%Z, VP p)])) (c_blockidx G).
 
+(** Dimension [d] is warp-uniform: in every warp all lanes share [threadIdx.d]. *)
+Definition wud_b_w (wt : list (list (Z * Z * Z))) (d : nat) : bool :=
+  forallb (fun L => match L with
+                    | [] => true
+                    | t0 :: _ => forallb (fun tt => (rho_tt tt (VT d) =? rho_tt t0 (VT d))%Z) L
+                    end) wt.
+Definition wud_b : nat -> bool := wud_b_w (wtids G).
+
+Lemma wud_sound : (0 < c_warp G)%nat -> forallb wud_b (c_wu G) = true -> wu_sound G.
+Proof.
+  intros HW H d Hd w t t' Ht Ht'. rewrite forallb_forall in H. specialize (H d Hd).
+  unfold wud_b, wud_b_w in H. rewrite forallb_forall in H.
+  specialize (H _ (in_wtids G w ltac:(eapply lanes_nwarps; eauto))).
+  destruct (lanes G w) as [|t0 l] eqn:El; [contradiction|]. cbn [map] in H.
+  rewrite forallb_forall in H.
+  pose proof (H (lane_t G t) (in_map (lane_t G) (t0 :: l) t Ht)) as E1.
+  pose proof (H (lane_t G t') (in_map (lane_t G) (t0 :: l) t' Ht')) as E2.
+  apply Z.eqb_eq in E1, E2. rewrite !rho_tt_lane in E1, E2. unfold rho_tid in E1, E2. congruence.
+Qed.
+
 Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=
-  (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) &&
+  let wt := wtids G in
+  (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
+  forallb (wud_b_w wt) (c_wu G) && tab_ok_w wt &&
   cstrs_equiv (aP (dpre d)) launch_facts && qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
   pnonneg (aQ (dpost d)) && check body d.
 
@@ -276,14 +431,17 @@ Theorem bound_sound : forall body d bound, check_root body d bound = true ->
   C <= pval (rho_params ps) bound.
 Proof.
   intros body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
-  unfold check_root in H. split_b.
+  unfold check_root in H. cbv zeta in H. fold wud_b tab_ok in H. split_b.
   repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
   match goal with Hc : check body d = true |- _ => rename Hc into Hchk end.
   match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
   match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
   match goal with Hc : pnonneg _ = true |- _ => rename Hc into Hnn end.
   match goal with Hc : aQ (dpre d) = bound |- _ => rename Hc into HQb end.
-  pose proof (soundness G _ _ _ (check_qstmt _ _ Hchk)) as V.
+  match goal with Hc : tab_ok = true |- _ => rename Hc into Htab end.
+  match goal with Hc : forallb wud_b _ = true |- _ => rename Hc into Hwu end.
+  assert (HWU : wu_sound G) by (apply wud_sound; auto).
+  pose proof (soundness G HWU _ _ _ (check_qstmt Htab _ _ Hchk)) as V.
   assert (Hsat : sat_assn G ps (dpre d) (init_store G arrays) (lanes G w)).
   { split.
     - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
@@ -296,9 +454,9 @@ Proof.
   pose proof (pnonneg_sound (rho G ps s' t) _ Hnn).
   rewrite HQb in HQ.
   assert (pval (rho G ps (init_store G arrays) t) bound = pval (rho_params ps) bound).
-  { unfold pval; f_equal. apply psum_ext. intros c L a v HcL Hav.
-    unfold pvars_ok in Hpv. rewrite forallb_forall in Hpv. specialize (Hpv _ HcL).
-    rewrite forallb_forall in Hpv. specialize (Hpv _ Hav). destruct v; simpl in *; auto; discriminate. }
+  { unfold pval; f_equal. apply psum_ext. intros c m L a v HcL HL Hav.
+    pose proof (pvars_ok_var [] bound c m L a v Hpv HcL HL Hav) as Hv.
+    destruct v; simpl in *; auto; try discriminate; contradiction. }
   match goal with Hv : pval _ bound = pval _ bound |- _ => rewrite Hv in HQ end.
   lra.
 Qed.

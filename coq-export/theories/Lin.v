@@ -234,18 +234,38 @@ Qed.
 
 Local Open Scope Q_scope.
 
-(** ** Linear potentials [c + Σ cᵢ·max(0, Lᵢ)] *)
-Record pot := mkPot { pcst : Q; pterms : list (Q * lin) }.
+(** ** Polynomial potentials [c + Σ cᵢ·Π_j max(0, L_ij)] (spec/logic.md §1)
+
+    A monomial is a coefficient and a list of atoms (linear forms [L] standing for
+    [max(0, L)]); the constant term is kept apart.  Atoms are compared after
+    canonicalization (spec/certificate.md): a constant form is evaluated, any other form
+    is divided by the gcd of its coefficients (constant included), the factor moving
+    into the coefficient; monomials are compared as multisets of atoms. *)
+Record pot := mkPot { pcst : Q; pterms : list (Q * list lin) }.
 
 Definition atom (rho : var -> Z) (L : lin) : Q := inject_Z (Z.max 0 (leval rho L)).
-
-Definition psum (rho : var -> Z) (l : list (Q * lin)) : Q :=
-  fold_right (fun cl acc => fst cl * atom rho (snd cl) + acc) 0 l.
-
+Definition mval (rho : var -> Z) (m : list lin) : Q :=
+  fold_right (fun L acc => atom rho L * acc) 1 m.
+Definition psum (rho : var -> Z) (l : list (Q * list lin)) : Q :=
+  fold_right (fun cm acc => fst cm * mval rho (snd cm) + acc) 0 l.
 Definition pval (rho : var -> Z) (Q0 : pot) : Q := pcst Q0 + psum rho (pterms Q0).
 
 Lemma atom_nonneg : forall rho L, 0 <= atom rho L.
 Proof. intros; unfold atom, Qle; simpl; lia. Qed.
+
+Lemma mval_nonneg : forall rho m, 0 <= mval rho m.
+Proof.
+  intros rho m; induction m as [|L m IH]; simpl; [discriminate|].
+  apply Qmult_le_0_compat; auto using atom_nonneg.
+Qed.
+
+Lemma mval_app : forall rho m1 m2, mval rho (m1 ++ m2) == mval rho m1 * mval rho m2.
+Proof.
+  intros rho m1 m2; induction m1 as [|L m1 IH]; simpl; [ring|]. rewrite IH; ring.
+Qed.
+
+Lemma psum_app : forall rho l1 l2, psum rho (l1 ++ l2) == psum rho l1 + psum rho l2.
+Proof. intros rho l1 l2; induction l1 as [|[c m] l1 IH]; simpl; [lra|]. rewrite IH; lra. Qed.
 
 Lemma lin_eq_dec : forall a b : lin, {a = b} + {a <> b}.
 Proof.
@@ -257,60 +277,182 @@ Proof.
     right; intros H; inversion H; auto.
 Defined.
 
-(** Merge a term into a list with distinct (normalized) atoms. *)
-Fixpoint pinsert (c : Q) (L : lin) (l : list (Q * lin)) : list (Q * lin) :=
-  match l with
-  | [] => [(c, L)]
-  | (d, L') :: l' => if lin_eq_dec L L' then (c + d, L') :: l' else (d, L') :: pinsert c L l'
+(** *** Canonical atoms *)
+Definition lgcd (L : lin) : Z :=
+  fold_right (fun av acc => Z.gcd (fst av) acc) (Z.abs (lcst L)) (lterms L).
+Definition ldiv (g : Z) (L : lin) : lin :=
+  mkLin (lcst L / g)%Z (map (fun av => (fst av / g, snd av)%Z) (lterms L)).
+
+(** [acanon L = (f, m)]: [max(0, L) = f·Π m], [m] empty (constant form) or one atom. *)
+Definition acanon (L : lin) : Q * list lin :=
+  let L1 := lnorm L in
+  match lterms L1 with
+  | [] => (inject_Z (Z.max 0 (lcst L1)), [])
+  | _ => let g := lgcd L1 in if (g =? 0)%Z then (0, []) else (inject_Z g, [ldiv g L1])
   end.
 
-Lemma pinsert_sum : forall rho c L l, psum rho (pinsert c L l) == c * atom rho L + psum rho l.
+Lemma lgcd_divides : forall L, (Z.divide (lgcd L) (lcst L) /\
+  forall a v, In (a, v) (lterms L) -> Z.divide (lgcd L) a)%Z.
 Proof.
-  intros rho c L l; induction l as [|[d L'] l IH]; simpl.
-  - lra.
-  - destruct (lin_eq_dec L L'); simpl; [subst; lra|]. rewrite IH; lra.
+  intros [c l]; unfold lgcd; simpl. induction l as [|[a v] l IH]; simpl.
+  - split; [apply Z.divide_abs_l, Z.divide_refl | intros; contradiction].
+  - destruct IH as [IH1 IH2]. split.
+    + eapply Z.divide_trans; [apply Z.gcd_divide_r|exact IH1].
+    + intros a' v' [E|Hin].
+      * inversion E; subst. apply Z.gcd_divide_l.
+      * eapply Z.divide_trans; [apply Z.gcd_divide_r|]. eapply IH2; eauto.
 Qed.
 
-Definition pmerge (l : list (Q * lin)) : list (Q * lin) :=
-  fold_right (fun cl acc => pinsert (fst cl) (lnorm (snd cl)) acc) [] l.
+Lemma div_exact : forall g a : Z, (g <> 0)%Z -> Z.divide g a -> a = (g * (a / g))%Z.
+Proof. intros g a Hg [q ->]. rewrite Z.div_mul by auto. ring. Qed.
+
+Lemma ldiv_eval : forall rho L, (lgcd L <> 0)%Z ->
+  leval rho L = (lgcd L * leval rho (ldiv (lgcd L) L))%Z.
+Proof.
+  intros rho L Hg. destruct (lgcd_divides L) as [H1 H2].
+  destruct L as [c l]; unfold leval, ldiv in *; simpl in *.
+  set (g := lgcd (mkLin c l)) in *. clearbody g.
+  assert (Ht : tsum rho l = (g * tsum rho (map (fun av => (fst av / g, snd av)%Z) l))%Z).
+  { induction l as [|[a v] l IH]; simpl; [lia|].
+    rewrite IH by (intros; eapply H2; right; eauto).
+    rewrite (div_exact g a) at 1 by (auto; eapply H2; left; eauto). ring. }
+  rewrite Ht, (div_exact g c) at 1 by auto. ring.
+Qed.
+
+Lemma lgcd_nonneg : forall L, (0 <= lgcd L)%Z.
+Proof. intros [c l]; unfold lgcd; simpl; destruct l as [|[a v] l]; simpl; [lia|apply Z.gcd_nonneg]. Qed.
 
 Lemma atom_lnorm : forall rho L, atom rho (lnorm L) = atom rho L.
 Proof. intros; unfold atom; rewrite lnorm_eval; reflexivity. Qed.
 
+Lemma lgcd_zero : forall rho L, lgcd L = 0%Z -> leval rho L = 0%Z.
+Proof.
+  intros rho L E. destruct (lgcd_divides L) as [H1 H2]. rewrite E in H1, H2.
+  apply Z.divide_0_l in H1. destruct L as [c l]; unfold leval; simpl in *. subst c.
+  clear E. induction l as [|[a v] l IH]; simpl; auto.
+  rewrite (Z.divide_0_l a (H2 a v (or_introl eq_refl))).
+  assert (H3 : (0 + tsum rho l)%Z = 0%Z) by (apply IH; intros; eapply H2; right; eauto). lia.
+Qed.
+
+Lemma acanon_val : forall rho L, atom rho L == fst (acanon L) * mval rho (snd (acanon L)).
+Proof.
+  intros rho L. rewrite <- atom_lnorm. unfold acanon. set (L1 := lnorm L). clearbody L1.
+  destruct (lterms L1) eqn:Ht; simpl.
+  - unfold atom, leval; rewrite Ht; simpl. rewrite Z.add_0_r. ring.
+  - destruct (Z.eqb_spec (lgcd L1) 0) as [E|E]; simpl.
+    + unfold atom. rewrite (lgcd_zero rho L1 E). reflexivity.
+    + unfold atom. rewrite (ldiv_eval rho L1 E). pose proof (lgcd_nonneg L1).
+      rewrite Qmult_1_r, <- inject_Z_mult.
+      set (x := leval rho (ldiv (lgcd L1) L1)).
+      assert (Hx : Z.max 0 (lgcd L1 * x) = (lgcd L1 * Z.max 0 x)%Z).
+      { destruct (Z.le_ge_cases 0 x); [rewrite !Z.max_r | rewrite !Z.max_l]; nia. }
+      rewrite Hx. reflexivity.
+Qed.
+
+Lemma acanon_one : forall L f L', acanon L = (f, [L']) -> 0 < f.
+Proof.
+  intros L f L' H; unfold acanon in H. destruct (lterms (lnorm L)); [inversion H|].
+  destruct (Z.eqb_spec (lgcd (lnorm L)) 0) as [E|E]; inversion H; subst.
+  pose proof (lgcd_nonneg (lnorm L)). unfold Qlt; simpl; lia.
+Qed.
+
+(** *** Monomials: canonical form, multiset equality, merging *)
+Definition mcanon (cm : Q * list lin) : Q * list lin :=
+  fold_right (fun L acc => let fa := acanon L in (fst fa * fst acc, snd fa ++ snd acc))
+    (fst cm, []) (snd cm).
+
+Lemma mcanon_val : forall rho cm,
+  fst (mcanon cm) * mval rho (snd (mcanon cm)) == fst cm * mval rho (snd cm).
+Proof.
+  intros rho [c m]; induction m as [|L m IH]; [simpl; ring|].
+  change (mcanon (c, L :: m)) with
+    (let fa := acanon L in (fst fa * fst (mcanon (c, m)), snd fa ++ snd (mcanon (c, m)))).
+  cbv zeta. cbn [fst snd] in *. rewrite mval_app. cbn [mval fold_right]. fold (mval rho m).
+  rewrite (acanon_val rho L). fold (mval rho m) in IH.
+  set (a := mcanon (c, m)) in *. set (b := acanon L).
+  transitivity (fst b * mval rho (snd b) * (fst a * mval rho (snd a))); [ring|].
+  rewrite IH. ring.
+Qed.
+
+Fixpoint mremove (L : lin) (m : list lin) : option (list lin) :=
+  match m with
+  | [] => None
+  | L' :: m' => if lin_eq_dec L L' then Some m' else option_map (cons L') (mremove L m')
+  end.
+
+Fixpoint meq (m1 m2 : list lin) : bool :=
+  match m1 with
+  | [] => match m2 with [] => true | _ => false end
+  | L :: m1' => match mremove L m2 with Some m2' => meq m1' m2' | None => false end
+  end.
+
+Lemma mremove_val : forall rho L m m', mremove L m = Some m' ->
+  mval rho m == atom rho L * mval rho m'.
+Proof.
+  intros rho L m; induction m as [|L' m IH]; intros m' H; simpl in H; [discriminate|].
+  destruct (lin_eq_dec L L') as [<-|]; [inversion H; subst; simpl; ring|].
+  destruct (mremove L m) as [m''|] eqn:E; simpl in H; [|discriminate]. inversion H; subst.
+  simpl. rewrite (IH m'' eq_refl). ring.
+Qed.
+
+Lemma meq_val : forall rho m1 m2, meq m1 m2 = true -> mval rho m1 == mval rho m2.
+Proof.
+  intros rho m1; induction m1 as [|L m1 IH]; intros m2 H; simpl in H.
+  - destruct m2; [reflexivity|discriminate].
+  - destruct (mremove L m2) as [m2'|] eqn:E; [|discriminate].
+    rewrite (mremove_val rho L m2 m2' E). simpl. rewrite (IH m2' H). reflexivity.
+Qed.
+
+Fixpoint minsert (c : Q) (m : list lin) (l : list (Q * list lin)) : list (Q * list lin) :=
+  match l with
+  | [] => [(c, m)]
+  | (d, m') :: l' => if meq m m' then (c + d, m') :: l' else (d, m') :: minsert c m l'
+  end.
+
+Lemma minsert_sum : forall rho c m l, psum rho (minsert c m l) == c * mval rho m + psum rho l.
+Proof.
+  intros rho c m l; induction l as [|[d m'] l IH]; simpl; [ring|].
+  destruct (meq m m') eqn:E; simpl.
+  - rewrite (meq_val rho m m' E). ring.
+  - rewrite IH. ring.
+Qed.
+
+(** Canonical monomials with equal atom multisets merged. *)
+Definition pmerge (l : list (Q * list lin)) : list (Q * list lin) :=
+  fold_right (fun cm acc => let c := mcanon cm in minsert (fst c) (snd c) acc) [] l.
+
 Lemma pmerge_sum : forall rho l, psum rho (pmerge l) == psum rho l.
 Proof.
-  intros rho l; induction l as [|[c L] l IH]; simpl; [lra|].
-  rewrite pinsert_sum, atom_lnorm, IH; lra.
+  intros rho l; induction l as [|cm l IH]; simpl; [reflexivity|].
+  rewrite minsert_sum, mcanon_val, IH. reflexivity.
 Qed.
 
-Definition pneg (l : list (Q * lin)) : list (Q * lin) := map (fun cl => (- fst cl, snd cl)) l.
+Definition pneg (l : list (Q * list lin)) : list (Q * list lin) :=
+  map (fun cm => (- fst cm, snd cm)) l.
 
 Lemma pneg_sum : forall rho l, psum rho (pneg l) == - psum rho l.
-Proof. intros rho l; induction l as [|[c L] l IH]; simpl; [lra|]. rewrite IH; lra. Qed.
+Proof. intros rho l; induction l as [|[c m] l IH]; simpl; [lra|]. rewrite IH; ring. Qed.
 
-Lemma psum_app : forall rho l1 l2, psum rho (l1 ++ l2) == psum rho l1 + psum rho l2.
-Proof. intros rho l1 l2; induction l1 as [|[c L] l1 IH]; simpl; [lra|]. rewrite IH; lra. Qed.
-
-Lemma psum_nonneg : forall rho l, forallb (fun cl => Qle_bool 0 (fst cl)) l = true ->
+Lemma psum_nonneg : forall rho l, forallb (fun cm => Qle_bool 0 (fst cm)) l = true ->
   0 <= psum rho l.
 Proof.
-  intros rho l; induction l as [|[c L] l IH]; simpl; intros H; [lra|].
+  intros rho l; induction l as [|[c m] l IH]; simpl; intros H; [lra|].
   apply andb_true_iff in H as [H1 H2]. apply Qle_bool_iff in H1.
-  pose proof (atom_nonneg rho L). specialize (IH H2).
-  assert (0 <= c * atom rho L) by (apply Qmult_le_0_compat; auto). lra.
+  pose proof (mval_nonneg rho m). specialize (IH H2).
+  assert (0 <= c * mval rho m) by (apply Qmult_le_0_compat; auto). lra.
 Qed.
 
-(** [pot_ge Q1 Q2]: every coefficient of [Q1 − Q2] (atoms merged after
-    normalization) is [≥ 0]; since atoms are [≥ 0], [Q1 ≥ Q2] everywhere. *)
+(** [pot_ge Q1 Q2]: every coefficient of [Q1 − Q2] (canonical monomials merged, the
+    constant term included) is [≥ 0]; since monomials are [≥ 0], [Q1 ≥ Q2] everywhere. *)
 Definition pot_ge (Q1 Q2 : pot) : bool :=
-  Qle_bool (pcst Q2) (pcst Q1) &&
-  forallb (fun cl => Qle_bool 0 (fst cl)) (pmerge (pterms Q1 ++ pneg (pterms Q2))).
+  forallb (fun cm => Qle_bool 0 (fst cm))
+    (pmerge ((pcst Q1 - pcst Q2, []) :: pterms Q1 ++ pneg (pterms Q2))).
 
 Lemma pot_ge_sound : forall rho Q1 Q2, pot_ge Q1 Q2 = true -> pval rho Q2 <= pval rho Q1.
 Proof.
-  intros rho Q1 Q2 H. unfold pot_ge in H. apply andb_true_iff in H as [H1 H2].
-  apply Qle_bool_iff in H1. pose proof (psum_nonneg rho _ H2) as H3.
-  rewrite pmerge_sum, psum_app, pneg_sum in H3. unfold pval. lra.
+  intros rho Q1 Q2 H. unfold pot_ge in H. pose proof (psum_nonneg rho _ H) as H3.
+  rewrite pmerge_sum in H3. simpl in H3. rewrite psum_app, pneg_sum in H3.
+  unfold pval. lra.
 Qed.
 
 Definition padd (Q1 : pot) (k : Q) : pot := mkPot (pcst Q1 + k) (pterms Q1).
@@ -318,7 +460,7 @@ Lemma padd_val : forall rho Q1 k, pval rho (padd Q1 k) == pval rho Q1 + k.
 Proof. intros; unfold pval, padd; simpl; lra. Qed.
 
 Definition pnonneg (Q1 : pot) : bool :=
-  Qle_bool 0 (pcst Q1) && forallb (fun cl => Qle_bool 0 (fst cl)) (pterms Q1).
+  Qle_bool 0 (pcst Q1) && forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1).
 Lemma pnonneg_sound : forall rho Q1, pnonneg Q1 = true -> 0 <= pval rho Q1.
 Proof.
   intros rho Q1 H; apply andb_true_iff in H as [H1 H2]; apply Qle_bool_iff in H1.
@@ -327,23 +469,27 @@ Qed.
 
 (** Substitution in potentials and the variables a potential mentions. *)
 Definition psubst (x : var) (E : lin) (Q1 : pot) : pot :=
-  mkPot (pcst Q1) (map (fun cl => (fst cl, lsubst x E (snd cl))) (pterms Q1)).
+  mkPot (pcst Q1) (map (fun cm => (fst cm, map (lsubst x E) (snd cm))) (pterms Q1)).
 
 Lemma psubst_val : forall rho x E Q1,
   pval rho (psubst x E Q1) == pval (upd rho x (leval rho E)) Q1.
 Proof.
   intros rho x E [c l]; unfold pval, psubst; simpl.
-  induction l as [|[d L] l IH]; simpl; [lra|]. unfold atom at 1; rewrite lsubst_eval.
-  simpl in IH; unfold atom in *; lra.
+  assert (Hm : forall m, mval rho (map (lsubst x E) m) = mval (upd rho x (leval rho E)) m).
+  { induction m as [|L m IH]; simpl; auto. unfold atom at 1; rewrite lsubst_eval, IH. reflexivity. }
+  induction l as [|[d m] l IH]; simpl; [lra|]. rewrite Hm. simpl in IH. lra.
 Qed.
 
-Definition pmentions (x : var) (Q1 : pot) : bool := existsb (fun cl => mentions x (snd cl)) (pterms Q1).
+Definition pmentions (x : var) (Q1 : pot) : bool :=
+  existsb (fun cm => existsb (mentions x) (snd cm)) (pterms Q1).
 
 Lemma pval_upd_notin : forall rho x z Q1, pmentions x Q1 = false ->
   pval (upd rho x z) Q1 == pval rho Q1.
 Proof.
   intros rho x z [c l]; unfold pmentions, pval; simpl; intros H.
-  induction l as [|[d L] l IH]; simpl in *; [lra|].
-  apply orb_false_iff in H as [H1 H2]. unfold atom at 1; rewrite leval_upd_notin by auto.
-  specialize (IH H2). unfold atom in *; lra.
+  assert (Hm : forall m, existsb (mentions x) m = false -> mval (upd rho x z) m = mval rho m).
+  { induction m as [|L m IH]; simpl; intros Hm; auto. apply orb_false_iff in Hm as [H1 H2].
+    unfold atom at 1; rewrite leval_upd_notin, IH by auto. reflexivity. }
+  induction l as [|[d m] l IH]; simpl in *; [lra|].
+  apply orb_false_iff in H as [H1 H2]. rewrite Hm by auto. specialize (IH H2). lra.
 Qed.

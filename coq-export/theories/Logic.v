@@ -2,23 +2,25 @@
     concrete representations of warpcert certificates.
 
     Assertions are [{P; X; Q}]: [P] a list of integer linear constraints
-    (per active thread), [X] the set of warp-uniform locals — the projection
-    of a certificate's dependence map [D] to its entries [(dep x 0 0 0 _ _)]
-    (RaCUDA's [X]) — and [Q] a linear potential.  Rule names: spec/logic.md
-    with [:] written [_] ([Q:WHILE1] is [Q_WHILE1]).
+    (per active thread), [X] a set of locals that are warp-uniform — the
+    exporter takes the locals whose dependence entry [(dep x k r g)] has non-zero
+    [k] only on warp-uniform dimensions ([c_wu]), which includes RaCUDA's [X]
+    ([k = 0]) — and [Q] a polynomial potential.  Rule names: spec/logic.md with
+    [:] written [_] ([Q:WHILE1] is [Q_WHILE1]).
 
     Side conditions are boolean functions ([entails], [pot_ge], ...), so that
     an exported derivation is checked by computation.  Differences from
     spec/logic.md (all make the Coq rules *stronger* in their premises, so a
-    derivation here is also one of the spec's logic):
+    derivation here is also one of the spec's logic; coq-export/README.md):
     - potential equalities of the spec are checked as [≥] ([pot_ge]);
-    - EQ:GARRAY/EQ:SARRAY/Q:GWRITE/Q:SWRITE use the coarse access bound
-      [M(W) ≤ M(n)] ([acc_ok]; [MemReads], [Conflicts] ≤ warp size);
-      the dependence-based bound [N*] is not formalized;
+    - access bounds [N*] re-derive the index's dependence from [P] ([dep_ok]);
     - Q:IF4 additionally requires [Q ≥ Q1], [Q1 ≥ Q2], that the uniform sets
       of the else branch and of the post are subsets of [X] not written by the
       branches before them, and that the potentials mention only uniform
-      variables (these replace RaCUDA's Lemma 3, see coq-export/README.md). *)
+      variables (these replace RaCUDA's Lemma 3, see coq-export/README.md);
+    - Q:WHILE2 additionally requires that the post's uniform set is a subset of
+      [X] not written by the body and that [Q'] mentions only it (the kernel's
+      well-formedness of the post gives both). *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin.
 Import ListNotations.
@@ -34,11 +36,21 @@ Proof.
       right; intros H; inversion H; auto. }
   assert (Hp : forall a b : pot, {a = b} + {a <> b}).
   { intros [c l] [d m]. destruct (Hq c d); [|right; intros H; inversion H; auto].
-    destruct (list_eq_dec (fun x y : Q * lin => ltac:(decide equality; apply lin_eq_dec)) l m);
+    destruct (list_eq_dec (fun x y : Q * list lin =>
+                ltac:(decide equality; apply list_eq_dec, lin_eq_dec)) l m);
       subst; auto; right; intros H; inversion H; auto. }
   decide equality; [apply list_eq_dec, Nat.eq_dec | apply list_eq_dec, cstr_eq_dec].
 Defined.
 Definition assn_eqb (a b : assn) : bool := if assn_eq_dec a b then true else false.
+
+(** Integer operations as the semantics computes them (float models play no role on
+    integers: [bop_eval_int]). *)
+Definition f0 : fmodel := {| f_bin := fun _ _ _ => None; f_un := fun _ _ => None |}.
+Definition int_eval (op : binop) (a b : Z) : option Z :=
+  match bop_eval f0 op (VInt a) (VInt b) with Some (VInt z) => Some z | _ => None end.
+Lemma bop_eval_int : forall F op a b,
+  bop_eval F op (VInt a) (VInt b) = bop_eval f0 op (VInt a) (VInt b).
+Proof. intros F op a b; destruct op; reflexivity. Qed.
 
 Section Logic.
 Variable G : ctx.
@@ -89,29 +101,105 @@ Definition cond (e : expr) : list cstr * list cstr :=
   | _ => ([], [])
   end.
 
+Definition nonempty {A} (l : list A) : bool := match l with [] => false | _ => true end.
+
 Definition memn (x : nat) (X : list nat) : bool := existsb (Nat.eqb x) X.
 
+(** Uniform operands: constants, parameters, locals of [X], and [threadIdx.d] for a
+    warp-uniform dimension [d]. *)
 Definition opd_unif (X : list nat) (o : opd) : bool :=
-  match o with OVar x => memn x X | OParam _ | OConst _ => true | OTid _ => false end.
+  match o with OVar x => memn x X | OParam _ | OConst _ => true | OTid d => memn d (c_wu G) end.
 
-(** [P ⇒ e unif]: every operand is a constant, a parameter or a uniform local. *)
+(** [P ⇒ e unif]: every operand is uniform. *)
 Definition unif (X : list nat) (e : expr) : bool :=
   match e with
   | EOpd o | EUn _ o | ERead _ o => opd_unif X o
   | EBin _ a b => opd_unif X a && opd_unif X b
   end.
 
+(** ** Fixed operands and [lin_P(e)] (spec/logic.md §2)
+
+    [ybounds y P = (lo, hi)]: the best integer bounds on the local [y] read off the
+    constraints of [P] mentioning [y] alone; [fixv P y = Some c] when they meet. *)
+Definition omax (a b : option Z) : option Z :=
+  match a, b with Some x, Some y => Some (Z.max x y) | Some x, None | None, Some x => Some x | None, None => None end.
+Definition omin (a b : option Z) : option Z :=
+  match a, b with Some x, Some y => Some (Z.min x y) | Some x, None | None, Some x => Some x | None, None => None end.
+
+(** Bounds on [y] from [a·y + c ≤ 0]: [y ≤ ⌊−c/a⌋] ([a > 0]), [y ≥ ⌈c/(−a)⌉] ([a < 0]). *)
+Definition le_bounds (a c : Z) : option Z * option Z :=
+  ((if (a <? 0)%Z then Some (- ((- c) / (- a)))%Z else None),
+   (if (0 <? a)%Z then Some ((- c) / a)%Z else None)).
+
+Definition cbounds (y : nat) (k : cstr) : option Z * option Z :=
+  let L := lnorm (cform k) in
+  match lterms L with
+  | [(a, VL y')] =>
+      if y' =? y then
+        let b1 := le_bounds a (lcst L) in
+        match k with
+        | CLe _ => b1
+        | CEq _ => let b2 := le_bounds (- a) (- lcst L) in (omax (fst b1) (fst b2), omin (snd b1) (snd b2))
+        end
+      else (None, None)
+  | _ => (None, None)
+  end.
+
+Fixpoint ybounds (y : nat) (P : list cstr) : option Z * option Z :=
+  match P with
+  | [] => (None, None)
+  | k :: P' => let b := cbounds y k in let b' := ybounds y P' in
+               (omax (fst b) (fst b'), omin (snd b) (snd b'))
+  end.
+
+Definition fixv (P : list cstr) (y : nat) : option Z :=
+  match ybounds y P with
+  | (Some l, Some h) => if (l =? h)%Z then Some l else None
+  | _ => None
+  end.
+
+Definition fixo (P : list cstr) (o : opd) : opd :=
+  match o with
+  | OVar y => match c_lty G y with
+              | Some TInt => match fixv P y with Some c => OConst (VInt c) | None => o end
+              | _ => o end
+  | _ => o
+  end.
+
+(** [lin_P(e)]: [lin] of [e] with fixed operands replaced by their values, a binary
+    operator other than [+ − *] on two constants evaluated. *)
+Definition lin_fix (P : list cstr) (e : expr) : option lin :=
+  match e with
+  | EOpd o => lin_opd (fixo P o)
+  | EBin op a b =>
+      match fixo P a, fixo P b with
+      | OConst (VInt x), OConst (VInt y) =>
+          match op with
+          | OAdd | OSub | OMul => lin_expr (EBin op (OConst (VInt x)) (OConst (VInt y)))
+          | _ => option_map (fun z => mkLin z []) (int_eval op x y)
+          end
+      | a', b' => lin_expr (EBin op a' b')
+      end
+  | EUn op a => lin_expr (EUn op (fixo P a))
+  | ERead _ _ => None
+  end.
+
+(** [lin_P(e)] is a constant: [e] has the same value in every thread satisfying [P]. *)
+Definition lin_const (P : list cstr) (e : expr) : bool :=
+  match lin_fix P e with Some L => negb (nonempty (lterms (lnorm L))) | None => false end.
+
 (** The coarse access bound: charging [n] is at least charging the warp size. *)
 Definition acc_ok (f : Z -> Q) (n : Z) : bool := Qle_bool (f (Z.of_nat (c_warp G))) (f n).
 
-(** ** Dependence-based access bounds for global accesses (spec/logic.md §2, [N*])
+(** ** Dependence-based access bounds [N*] (spec/logic.md §2)
 
     The certificate's dependence map says that the index [x] is [k·threadIdx + c] on
     the active threads, with a warp-uniform [c ≡ r (mod g)].  The Coq check
     re-derives this from the constraints: Farkas witnesses for
     [x − k·threadIdx − U ≤ 0] and [≥ 0], [U] a linear form over parameters and uniform
     locals ([c = U], [r] its constant, [g] the gcd of its coefficients).  [N*] is
-    computed by enumeration exactly as in spec/logic.md §2 (MemReads). *)
+    computed by enumeration exactly as in spec/logic.md §2; it depends only on the
+    key [(kind, constraints of P over threadIdx alone, k, g, r, element size)]. *)
 Definition zrange (n : Z) : list Z := map Z.of_nat (seq 0 (Z.to_nat n)).
 Definition tid_only (c : cstr) : bool :=
   forallb (fun av => match snd av with VT _ => true | _ => false end) (lterms (cform c)).
@@ -122,15 +210,57 @@ Definition kval (k : Z * Z * Z) (t : nat) : Z :=
   let '(kx, ky, kz) := k in (kx * tid G 0 t + ky * tid G 1 t + kz * tid G 2 t)%Z.
 Definition nwarps : nat := (c_bx G * c_by G * c_bz G + c_warp G - 1) / c_warp G.
 Definition gcd_terms (U : lin) : Z := fold_right (fun av acc => Z.gcd (fst av) acc) 0%Z (lterms U).
-Definition sectors_of (L : list nat) (k : Z * Z * Z) (es b : Z) : Z :=
-  Z.of_nat (length (nodup Z.eq_dec (map (fun t => ((kval k t * es + b) / c_sector_bytes G)%Z) L))).
-Definition dep_bound (P : list cstr) (k : Z * Z * Z) (U : lin) (es : Z) : Z :=
-  let gg := Z.gcd (gcd_terms U * es) (c_sector_bytes G) in
-  let betas := filter (fun b => ((b - lcst U * es) mod gg =? 0)%Z) (zrange (c_sector_bytes G)) in
-  let tc := filter tid_only P in
+
+(** The lanes of warp [w] satisfying the thread constraints [tc] (used by the proofs). *)
+Definition wlanes (tc : list cstr) (w : nat) : list nat :=
+  filter (fun t => forallb (holds_b (rho_tid t)) tc) (lanes G w).
+Definition betas (MB g r es : Z) : list Z :=
+  filter (fun b => ((b - r * es) mod Z.gcd (g * es) MB =? 0)%Z) (zrange MB).
+
+(** For computation, the thread ids of every lane of every warp are computed once, in
+    binary integers ([ztid] equals [tid]: Soundness.ztid_tid). *)
+Definition ztid (d : nat) (zt : Z) : Z :=
+  let zx := Z.of_nat (c_bx G) in let zy := Z.of_nat (c_by G) in
+  match d with O => (zt mod zx)%Z | S O => ((zt / zx) mod zy)%Z | _ => (zt / (zx * zy))%Z end.
+Definition lane_t (t : nat) : Z * Z * Z := let zt := Z.of_nat t in (ztid 0 zt, ztid 1 zt, ztid 2 zt).
+Definition wtids : list (list (Z * Z * Z)) := map (fun w => map lane_t (lanes G w)) (seq 0 nwarps).
+Definition rho_tt (tt : Z * Z * Z) : var -> Z :=
+  fun v => let '(a, b, c) := tt in match v with VT O => a | VT (S O) => b | VT _ => c | _ => 0%Z end.
+Definition kvalz (k tt : Z * Z * Z) : Z :=
+  let '(kx, ky, kz) := k in let '(a, b, c) := tt in (kx * a + ky * b + kz * c)%Z.
+Definition wfilter (tc : list cstr) (L : list (Z * Z * Z)) : list (Z * Z * Z) :=
+  filter (fun tt => forallb (holds_b (rho_tt tt)) tc) L.
+
+(** MemReads: distinct sectors of the byte addresses [K·es + β]. *)
+Definition sec_count (offs : list Z) (es b : Z) : Z :=
+  Z.of_nat (length (nodup Z.eq_dec (map (fun K => ((K * es + b) / c_sector_bytes G)%Z) offs))).
+Definition nstar_mem (wt : list (list (Z * Z * Z))) (tc : list cstr) (k : Z * Z * Z) (g r es : Z) : Z :=
+  let bs := betas (c_sector_bytes G) g r es in
   fold_right Z.max 0%Z
-    (flat_map (fun w => map (sectors_of (filter (fun t => forallb (holds_b (rho_tid t)) tc) (lanes G w)) k es)
-                            betas) (seq 0 nwarps)).
+    (flat_map (fun L => let offs := map (kvalz k) (wfilter tc L) in map (sec_count offs es) bs) wt).
+
+(** Conflicts: per bank [⌊a/bank_bytes⌋ mod banks] of [a = K·es + β], the distinct
+    offsets [K]; the fullest bank. *)
+Definition cbank (es b K : Z) : Z := (((K * es + b) / c_bank_bytes G) mod c_banks G)%Z.
+Definition conf_count (offs : list Z) (es b : Z) : Z :=
+  let bks := map (cbank es b) offs in
+  fold_right Z.max 0%Z (map (fun j => Z.of_nat (length (filter (Z.eqb j) bks))) bks).
+Definition nstar_conf (wt : list (list (Z * Z * Z))) (tc : list cstr) (k : Z * Z * Z) (g r es : Z) : Z :=
+  let bs := betas (c_bank_bytes G * c_banks G) g r es in
+  fold_right Z.max 0%Z
+    (flat_map (fun L => let offs := nodup Z.eq_dec (map (kvalz k) (wfilter tc L)) in
+                        map (conf_count offs es) bs) wt).
+
+(** Keys of [N*]: [(shared?, tc, k, g, r, es)]; [nstar_w wt] with [wt = wtids]. *)
+Definition nkey := (bool * list cstr * (Z * Z * Z) * Z * Z * Z)%type.
+Definition nstar_w (wt : list (list (Z * Z * Z))) (key : nkey) : Z :=
+  let '(sh, tc, k, g, r, es) := key in
+  if sh then nstar_conf wt tc k g r es else nstar_mem wt tc k g r es.
+Definition nstar (key : nkey) : Z := nstar_w wtids key.
+
+(** A bound oracle: [bnd key n] claims [N*(key) ≤ n]; [exact_bnd] computes. *)
+Definition exact_bnd (key : nkey) (n : Z) : bool := (nstar key <=? n)%Z.
+
 Definition dep_form (x : nat) (k : Z * Z * Z) (U : lin) : lin :=
   let '(kx, ky, kz) := k in
   ladd (mkLin 0 [(1%Z, VL x)]) (lscale (-1) (ladd (mkLin 0 [(kx, VT 0); (ky, VT 1); (kz, VT 2)]) U)).
@@ -141,65 +271,48 @@ Definition dwit := ((Z * Z * Z) * lin * fwit * fwit)%type.
 Definition tid_k (d : nat) : Z * Z * Z :=
   match d with O => (1, 0, 0)%Z | S O => (0, 1, 0)%Z | _ => (0, 0, 1)%Z end.
 
-Definition dep_ok (P : list cstr) (X : list nat) (i : opd) (es n : Z) (dw : dwit) : bool :=
+(** The dependence check of an access with index [i], shared ([sh]) or global, under
+    the bound oracle [bnd]: a local ([dw] witnesses its dependence), [threadIdx.d]
+    ([k = e_d]), an [int] parameter ([k = 0], [c] uniform: [g = 1]) or a constant [c]
+    ([k = 0], [g = 0]); [dw] is only read for a local. *)
+Definition dep_ok_with (bnd : nkey -> Z -> bool) (sh : bool) (P : list cstr) (X : list nat)
+    (i : opd) (es n : Z) (dw : dwit) : bool :=
   let '(k, U, w1, w2) := dw in
+  let pos := (if sh then (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z
+              else (0 <? c_sector_bytes G)%Z) && (0 <? c_warp G)%nat in
+  let tc := filter tid_only P in
   match i with
   | OVar x => match c_lty G x with
-              | Some TInt => (0 <? c_sector_bytes G)%Z && (0 <? c_warp G)%nat &&
+              | Some TInt => pos &&
                              farkas_ok P (CLe (dep_form x k U)) w1 &&
                              farkas_ok P (CLe (lscale (-1) (dep_form x k U))) w2 && uvars_ok X U &&
-                             (dep_bound P k U es <=? n)%Z
+                             bnd (sh, tc, k, gcd_terms U, lcst U, es) n
               | _ => false end
-  | OTid d => (0 <? c_sector_bytes G)%Z && (0 <? c_warp G)%nat &&
-              (dep_bound P (tid_k d) (mkLin 0 []) es <=? n)%Z
+  | OTid d => pos && bnd (sh, tc, tid_k d, 0%Z, 0%Z, es) n
+  | OParam p => match c_pty G p with
+                | Some TInt => pos && bnd (sh, tc, (0, 0, 0)%Z, 1%Z, 0%Z, es) n
+                | _ => false end
+  | OConst (VInt c) => pos && bnd (sh, tc, (0, 0, 0)%Z, 0%Z, c, es) n
   | _ => false
   end.
 
-(** [N*] for [Conflicts]: per bank [⌊a/bank_bytes⌋ mod banks] of the byte addresses
-    [a = k·tid·es + β], the distinct offsets [k·tid]; the fullest bank; the maximum over
-    warps and [β ∈ [0, bank_bytes·banks)] with [β ≡ r·es (mod gcd(g·es, bank_bytes·banks))]. *)
-Definition cbank (es b K : Z) : Z := (((K * es + b) / c_bank_bytes G) mod c_banks G)%Z.
-Definition conf_of (L : list nat) (k : Z * Z * Z) (es b : Z) : Z :=
-  let offs := nodup Z.eq_dec (map (kval k) L) in
-  fold_right Z.max 0%Z
-    (map (fun j => Z.of_nat (length (filter (fun K => (cbank es b K =? j)%Z) offs)))
-         (map (cbank es b) offs)).
-Definition conf_bound (P : list cstr) (k : Z * Z * Z) (U : lin) (es : Z) : Z :=
-  let MB := (c_bank_bytes G * c_banks G)%Z in
-  let gg := Z.gcd (gcd_terms U * es) MB in
-  let betas := filter (fun b => ((b - lcst U * es) mod gg =? 0)%Z) (zrange MB) in
-  let tc := filter tid_only P in
-  fold_right Z.max 0%Z
-    (flat_map (fun w => map (conf_of (filter (fun t => forallb (holds_b (rho_tid t)) tc) (lanes G w)) k es)
-                            betas) (seq 0 nwarps)).
-Definition dep_ok_sh (P : list cstr) (X : list nat) (i : opd) (es n : Z) (dw : dwit) : bool :=
-  let '(k, U, w1, w2) := dw in
-  match i with
-  | OVar x => match c_lty G x with
-              | Some TInt => (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z && (0 <? c_warp G)%nat &&
-                             farkas_ok P (CLe (dep_form x k U)) w1 &&
-                             farkas_ok P (CLe (lscale (-1) (dep_form x k U))) w2 && uvars_ok X U &&
-                             (conf_bound P k U es <=? n)%Z
-              | _ => false end
-  | OTid d => (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z && (0 <? c_warp G)%nat &&
-              (conf_bound P (tid_k d) (mkLin 0 []) es <=? n)%Z
-  | _ => false
-  end.
+Definition dep_ok := dep_ok_with exact_bnd false.
+Definition dep_ok_sh := dep_ok_with exact_bnd true.
 
 (** Potentials may mention only [int] parameters and locals of [X]. *)
+Definition lvars_ok (X : list nat) (L : lin) : bool :=
+  forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms L).
 Definition pvars_ok (X : list nat) (Q1 : pot) : bool :=
-  forallb (fun cl => forallb (fun av => match snd av with
-                                         | VP _ => true | VL x => memn x X | VT _ => false end)
-                             (lterms (snd cl))) (pterms Q1).
+  forallb (fun cm => forallb (lvars_ok X) (snd cm)) (pterms Q1).
 
 Definition subset (X Y : list nat) : bool := forallb (fun x => memn x Y) X.
 Definition disjoint (X Y : list nat) : bool := forallb (fun x => negb (memn x Y)) X.
 
 (** [P'[x ← e]] for the constraints of a post-condition: constraints that do not
-    mention [x] are kept; the others need [lin(e)]. *)
-Definition csubst (x : nat) (e : expr) (c : cstr) : option cstr :=
+    mention [x] are kept; the others need [lin_P(e)]. *)
+Definition csubst (P : list cstr) (x : nat) (e : expr) (c : cstr) : option cstr :=
   if mentions (VL x) (cform c) then
-    match lin_expr e with
+    match lin_fix P e with
     | Some E => Some (match c with CLe L => CLe (lsubst (VL x) E L) | CEq L => CEq (lsubst (VL x) E L) end)
     | None => None
     end
@@ -212,13 +325,19 @@ Fixpoint map_opt {A B} (f : A -> option B) (l : list A) : option (list B) :=
   end.
 
 Definition entails_subst (P : list cstr) (x : nat) (e : expr) (P' : list cstr) (ws : list fwit) : bool :=
-  match map_opt (csubst x e) P' with Some Ps => entails P Ps ws | None => false end.
+  match map_opt (csubst P x e) P' with Some Ps => entails P Ps ws | None => false end.
 
-(** The uniform set after [x ← e]: other locals must have been uniform; [x] only if [e] is. *)
-Definition x_after (X : list nat) (x : nat) (e : expr) (X' : list nat) : bool :=
-  forallb (fun y => if y =? x then unif X e else memn y X) X'.
+(** The uniform set after [x ← e]: other locals must have been uniform; [x] only if [e]
+    is uniform or [lin_P(e)] is a constant. *)
+Definition x_after (P : list cstr) (X : list nat) (x : nat) (e : expr) (X' : list nat) : bool :=
+  forallb (fun y => if y =? x then unif X e || lin_const P e else memn y X) X'.
 
-(** Atom rewrites of Q:WEAK (spec/certificate.md, [RW]). *)
+(** [Q'[x ← e]] of Q:VWRITE1 ([Q'] itself when [lin_P(e)] is undefined; the rule then
+    requires that [Q'] does not mention [x]). *)
+Definition psubst_e (P : list cstr) (x : nat) (e : expr) (Q' : pot) : pot :=
+  match lin_fix P e with Some E => psubst (VL x) E Q' | None => Q' end.
+
+(** ** Atom rewrites of Q:WEAK (spec/certificate.md, [RW]) *)
 Inductive rw := RShift (L : lin) (d : Z) (w : fwit) | RZero (L : lin) (w : fwit).
 
 Definition rw_ok (P : list cstr) (r : rw) : bool :=
@@ -227,18 +346,27 @@ Definition rw_ok (P : list cstr) (r : rw) : bool :=
   | RZero L w => farkas_ok P (CLe L) w
   end.
 
+Definition rw_lhs (r : rw) : lin := match r with RShift L _ _ | RZero L _ => L end.
+(** The right-hand side of [max0(L)]: [d + max0(L − d)] or [0]. *)
+Definition rw_rhs (r : rw) : list (Q * list lin) :=
+  match r with RShift L d _ => [(inject_Z d, []); (1%Q, [lplus L (- d)])] | RZero _ _ => [] end.
+
+Definition mmul (l1 l2 : list (Q * list lin)) : list (Q * list lin) :=
+  flat_map (fun a => map (fun b => (fst a * fst b, snd a ++ snd b)%Q) l2) l1.
+
+(** Every atom of a monomial equal (normalized) to [La] is replaced by [rhs]. *)
+Definition rw_mono (La : lin) (rhs : list (Q * list lin)) (cm : Q * list lin) : list (Q * list lin) :=
+  fold_right (fun A acc => if lin_eq_dec (lnorm A) La then mmul rhs acc else mmul [(1%Q, [A])] acc)
+    [(fst cm, [])] (snd cm).
+
+(** [max0(L) = f·max0(L')] ([acanon]): every atom [L'] becomes [rhs / f]; a rewrite of
+    a constant form changes nothing. *)
 Definition rw_apply (r : rw) (Q1 : pot) : pot :=
-  match r with
-  | RShift L d _ =>
-      let Ln := lnorm L in
-      fold_right (fun cl acc =>
-          if lin_eq_dec (lnorm (snd cl)) Ln
-          then mkPot (pcst acc + fst cl * inject_Z d) ((fst cl, lplus (snd cl) (- d)) :: pterms acc)
-          else mkPot (pcst acc) (cl :: pterms acc))
-        (mkPot (pcst Q1) []) (pterms Q1)
-  | RZero L _ =>
-      let Ln := lnorm L in
-      mkPot (pcst Q1) (filter (fun cl => if lin_eq_dec (lnorm (snd cl)) Ln then false else true) (pterms Q1))
+  match acanon (rw_lhs r) with
+  | (f, [L']) =>
+      let rhs := map (fun cm => (fst cm / f, snd cm)%Q) (rw_rhs r) in
+      mkPot (pcst Q1) (flat_map (rw_mono (lnorm L') rhs) (pterms Q1))
+  | _ => Q1
   end.
 
 Fixpoint rws_ok (P : list cstr) (rs : list rw) : bool :=
@@ -287,14 +415,13 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qstmt (mkAssn P X Qn) SSync (mkAssn P X Q')
   | Q_SEQ : forall A A1 A' s1 s2, qstmt A s1 A1 -> qstmt A1 s2 A' -> qstmt A (SSeq s1 s2) A'
   | Q_VWRITE1 : forall P X Qn P' X' Q' x e n C ws,
-      qexpr P X e n C -> unif X e = true -> x_after X x e X' = true ->
+      qexpr P X e n C -> unif X e = true -> x_after P X x e X' = true ->
       entails_subst P x e P' ws = true ->
-      lin_expr e <> None \/ pmentions (VL x) Q' = false ->
-      pot_ge Qn (padd (match lin_expr e with Some E => psubst (VL x) E Q' | None => Q' end)
-                      (m_vwrite M + C)) = true ->
+      lin_fix P e <> None \/ pmentions (VL x) Q' = false ->
+      pot_ge Qn (padd (psubst_e P x e Q') (m_vwrite M + C)) = true ->
       qstmt (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q')
   | Q_VWRITE2 : forall P X Qn P' X' Q' x e n C ws,
-      qexpr P X e n C -> x_after X x e X' = true -> entails_subst P x e P' ws = true ->
+      qexpr P X e n C -> x_after P X x e X' = true -> entails_subst P x e P' ws = true ->
       pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + C)) = true ->
       qstmt (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q')
   | Q_GWRITE : forall P X Qn Q' A i e es n ne C1 C2,
@@ -305,6 +432,20 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr P X e ne C2 ->
       (acc_ok (m_swrite M) n = true \/ exists dw, dep_ok_sh P X i es n dw = true) -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
       qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
+  | Q_IF1 : forall P X Qn Q e n C s1 s2 PT PF A',
+      qexpr P X e n C -> unif X e = true ->
+      cstrs_equiv PT (P ++ fst (cond e)) = true -> cstrs_equiv PF (P ++ snd (cond e)) = true ->
+      qstmt (mkAssn PT X Q) s1 A' -> qstmt (mkAssn PF X Q) s2 A' ->
+      pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmt (mkAssn P X Qn) (SIf e s1 s2) A'
+  | Q_IF2 : forall P X Qn Q e n C s1 s2 ws A',
+      qexpr P X e n C -> nonempty (fst (cond e)) = true -> entails P (fst (cond e)) ws = true ->
+      qstmt (mkAssn P X Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmt (mkAssn P X Qn) (SIf e s1 s2) A'
+  | Q_IF3 : forall P X Qn Q e n C s1 s2 ws A',
+      qexpr P X e n C -> nonempty (snd (cond e)) = true -> entails P (snd (cond e)) ws = true ->
+      qstmt (mkAssn P X Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmt (mkAssn P X Qn) (SIf e s1 s2) A'
   | Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
       qexpr P X e n C -> cstrs_equiv PT (P ++ fst (cond e)) = true ->
       qstmt (mkAssn PT X Q) s1 (mkAssn P1 X1 Q1) ->
@@ -325,6 +466,17 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       pot_ge Qn (padd Q' (m_if M + C)) = true ->
       cstrs_equiv P' (P ++ snd (cond e)) = true ->
       qstmt (mkAssn P X Qn) (SWhile e s) (mkAssn P' X Q')
+  | Q_WHILE2 : forall P X Qn Q' e n C s B PB QB QB' P' X',
+      qexpr P X e n C ->
+      qstmt (mkAssn B X QB) s (mkAssn PB X QB') ->
+      cstrs_equiv B (P ++ fst (cond e)) = true -> cstrs_equiv PB P = true ->
+      pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + m_div M + C)) = true ->
+      pot_ge Qn (padd Q' (m_if M + m_div M + C)) = true ->
+      cstrs_equiv P' (P ++ snd (cond e)) = true ->
+      subset X' X = true -> disjoint X' (writes s) = true -> pvars_ok X' Q' = true ->
+      qstmt (mkAssn P X Qn) (SWhile e s) (mkAssn P' X' Q')
+  | Q_UNROLL : forall A A' e s,
+      qstmt A (SIf e (SSeq s (SWhile e s)) SSkip) A' -> qstmt A (SWhile e s) A'
   | Q_WEAK : forall P X Qn P' X' Q' s NP NX NQ NP' NX' NQ' k wpre rpre wpost rpost,
       qstmt (mkAssn NP NX NQ) s (mkAssn NP' NX' NQ') -> Qle_bool 0 k = true ->
       entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> subset NX X = true ->

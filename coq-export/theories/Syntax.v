@@ -53,7 +53,9 @@ Fixpoint writes (s : stmt) : list nat :=
 (** The certificate's context: metric, hardware, launch and signature.
     [c_lty]/[c_pty] give the types of locals/parameters, [c_arr] the space
     and element size (bytes) of arrays; [c_blockidx] lists the parameters
-    that are [blockIdx.d]. *)
+    that are [blockIdx.d]; [c_wu] lists the thread dimensions claimed
+    warp-uniform (all lanes of every warp share [threadIdx.d]; spec/logic.md §2),
+    a claim [Check.check_root] verifies by enumeration. *)
 Record ctx := {
   c_metric : metric;
   c_warp : nat; c_banks : Z; c_bank_bytes : Z; c_sector_bytes : Z;
@@ -61,7 +63,8 @@ Record ctx := {
   c_lty : nat -> option ty;
   c_pty : nat -> option ty;
   c_arr : nat -> option (space * Z);
-  c_blockidx : list nat
+  c_blockidx : list nat;
+  c_wu : list nat
 }.
 
 (** Threads are block-linear ids [t = x + y·Bx + z·Bx·By]. *)

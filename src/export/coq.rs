@@ -1,30 +1,36 @@
 //! `warpcert export-coq`: a certificate the kernel accepted, printed as a Coq file whose
 //! bound theorem is proved by reflection against the theories in `coq-export/theories/`.
 //!
-//! The file defines the context `G` (metric, hardware, launch, signature), the program
-//! `body`, the derivation `tree` (one `dtree` node per rule application, assertions
-//! shared as `Definition a<N>`) and the `bound`, proves `root_ok : check_root G body
-//! tree bound = true` by `vm_compute`, and concludes (`warp_bound`) by applying
+//! The file defines the context `G` (metric, hardware, launch, signature, warp-uniform
+//! dimensions), the program `body`, the derivation `tree` (one `dtree` node per rule
+//! application, assertions shared as `Definition a<N>`), the `bound` and the access-bound
+//! table `tab`, proves `root_ok : check_root G tab body tree bound = true` by
+//! `vm_compute`, and concludes (`warp_bound`) by applying
 //! `Check.bound_sound`, itself a consequence of `Soundness.soundness` (RaCUDA
 //! Theorem 1 for warpcert's representations). See `coq-export/README.md`.
 //!
 //! Representations (coq-export/README.md "What the export prints"): names become
 //! indices in declaration order (printed in comments); every constraint `L ≤ 0` / `L = 0`
-//! is scaled by the least positive integer making it integral, and every Farkas witness
-//! `(i λ)…` becomes `(m, [(i, λ')…])` with integers `m > 0`, `λ'`, for the scaled forms;
-//! dependence maps become their uniform sets `X(D)` (entries `(dep x 0 0 0 _ _)`).
+//! and every potential atom is scaled by the least positive integer making it integral,
+//! and every Farkas witness `(i λ)…` becomes `(m, [(i, λ')…])` with integers `m > 0`,
+//! `λ'`, for the scaled forms; dependence maps become warp-uniform sets (entries
+//! `(dep x k r g)` whose non-zero `k` are on warp-uniform dimensions only, which includes
+//! RaCUDA's `X(D)`); the access bounds the derivation claims are collected into a table
+//! `tab` of `(key, n)` (one entry per distinct `N*` key, `n` the smallest claim) that
+//! `coqc` checks once each.
 //!
 //! Errors ([`ExportError`]): the kernel rejects the certificate; the derivation uses a
-//! rule the Coq theories do not formalize (`Q:IF1`–`Q:IF3`, `Q:WHILE2`, `Q:SYNC` is
-//! supported); a potential term is a product of atoms; a rewrite shifts by a
-//! non-integer. Nothing is printed in those cases.
+//! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4 is; a rule
+//! added later fails with its name); a rewrite shifts by a non-integer. Nothing is
+//! printed in those cases.
 
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use warpcert_kernel::arith::{Cstr, Lin, Poly, Rat};
+use warpcert_kernel::arith::{Cstr, Dep, Lin, Poly, Rat};
+use warpcert_kernel::rules::warp_uniform_dims;
 use warpcert_kernel::syntax::{self, Assn, Certificate, Expr, Node, Opd, Rw, Space, Stmt, Ty};
 
 /// Why a certificate could not be exported.
@@ -36,9 +42,6 @@ pub enum ExportError {
     /// A rule of the derivation is not formalized in the Coq theories.
     #[error("rule {0} is not formalized in the Coq theories (coq-export/README.md lists the supported rules)")]
     UnsupportedRule(String),
-    /// A potential has a term with two or more atoms (the Coq potentials are linear).
-    #[error("potential term with {0} atoms: the Coq theories support linear potentials only")]
-    NonLinearPotential(usize),
     /// Anything else the Coq representation cannot express, with an explanation.
     #[error("cannot export: {0}")]
     Unsupported(String),
@@ -62,6 +65,19 @@ struct Exporter<'c> {
     arrays: BTreeMap<&'c str, usize>,
     assns: HashMap<String, usize>,
     defs: String,
+    /// The launch's warp-uniform thread dimensions (spec/logic.md §2).
+    udims: [bool; 3],
+    /// Access-bound claims: printed key ↦ smallest claimed `n` (`Check.ntab`).
+    tab: BTreeMap<String, BigInt>,
+}
+
+/// A dependence witness (`Logic.dwit`) as printed, with the parts of its `N*` key: `k`,
+/// the gcd `g` of `U`'s coefficients (`Logic.gcd_terms`) and `U`'s constant `r`.
+struct DepWitness {
+    text: String,
+    k: [BigInt; 3],
+    g: BigInt,
+    r: BigInt,
 }
 
 fn lcm(a: &BigInt, b: &BigInt) -> BigInt {
@@ -151,7 +167,23 @@ impl<'c> Exporter<'c> {
             arrays: index(p.arrays.iter().map(|a| a.name.as_str()).collect()),
             assns: HashMap::new(),
             defs: String::new(),
+            udims: warp_uniform_dims(cert.block, cert.hardware[0]),
+            tab: BTreeMap::new(),
         }
+    }
+
+    /// Whether a dependence entry makes its local warp-uniform: every non-zero `k` is on a
+    /// warp-uniform dimension (RaCUDA's `X(D)` is the case `k = 0`).
+    fn warp_uniform(&self, d: &Dep) -> bool {
+        d.k.iter().zip(self.udims).all(|(k, u)| k.is_zero() || u)
+    }
+
+    /// The locals of `a` that are warp-uniform by its dependence map.
+    fn uniform_locals<'a>(&self, a: &'a Assn) -> Vec<&'a String> {
+        a.d.iter()
+            .filter(|(_, d)| self.warp_uniform(d))
+            .map(|(v, _)| v)
+            .collect()
     }
 
     fn var(&self, v: &str) -> Result<String, ExportError> {
@@ -195,19 +227,24 @@ impl<'c> Exporter<'c> {
         Ok(format!("{k} ({})", self.lin(&c.lin, &scale_of(&c.lin))?))
     }
 
+    /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom scaled to an integral
+    /// form, its scale divided out of the coefficient.
     fn pot(&self, p: &Poly) -> Result<String, ExportError> {
         let mut c0 = Rat::zero();
         let mut terms = Vec::new();
         for (atoms, c) in &p.terms {
-            match atoms.as_slice() {
-                [] => c0 += c,
-                [l] => {
-                    let s = scale_of(l);
-                    let coef = c / Rat::from_integer(s.clone());
-                    terms.push(format!("({}, {})", q(&coef), self.lin(l, &s)?));
-                }
-                more => return Err(ExportError::NonLinearPotential(more.len())),
+            if atoms.is_empty() {
+                c0 += c;
+                continue;
             }
+            let mut coef = c.clone();
+            let mut printed = Vec::new();
+            for l in atoms {
+                let s = scale_of(l);
+                coef /= Rat::from_integer(s.clone());
+                printed.push(self.lin(l, &s)?);
+            }
+            terms.push(format!("({}, [{}])", q(&coef), printed.join("; ")));
         }
         Ok(format!("mkPot {} [{}]", q(&c0), terms.join("; ")))
     }
@@ -215,11 +252,11 @@ impl<'c> Exporter<'c> {
     /// The name of a (shared) definition of assertion `a`.
     fn assn(&mut self, a: &Assn) -> Result<String, ExportError> {
         let p: Result<Vec<String>, ExportError> = a.p.iter().map(|c| self.cstr(c)).collect();
-        let x: Vec<String> =
-            a.d.iter()
-                .filter(|(_, d)| d.k.iter().all(Zero::is_zero))
-                .filter_map(|(v, _)| self.locals.get(v.as_str()).map(|i| i.to_string()))
-                .collect();
+        let x: Vec<String> = self
+            .uniform_locals(a)
+            .into_iter()
+            .filter_map(|v| self.locals.get(v.as_str()).map(|i| i.to_string()))
+            .collect();
         let body = format!(
             "mkAssn [{}] [{}] ({})",
             p?.join("; "),
@@ -400,47 +437,95 @@ impl<'c> Exporter<'c> {
     }
 
     /// The access witness `(n, dep)` of an expression node under `pre` (`Check.accw`):
-    /// the claimed `n` of a read (else 0) and, for a global read, a dependence witness.
-    fn expr_acc(&self, e: &Node, ex: &Expr, pre: &Assn) -> String {
+    /// the claimed `n` of a read (else 0) and, for a read, a dependence witness.
+    fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> String {
         let n = e.n.clone().unwrap_or_default();
         match ex {
-            Expr::Read(_, o) => self.acc(&n, o, pre),
+            Expr::Read(a, o) => self.acc(&n, a, o, pre),
             _ => format!("({}, None)", z(&n)),
         }
     }
 
-    fn acc(&self, n: &BigInt, o: &Opd, pre: &Assn) -> String {
-        match self.dep_witness(o, pre) {
-            Some(w) => format!("({}, Some {w})", z(n)),
-            None => format!("({}, None)", z(n)),
+    /// The access witness of index `o` into array `arr` with claim `n`; records the claim
+    /// in the `N*` table under its key `(shared?, tc, k, g, r, es)` (`Logic.nkey`).
+    fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> String {
+        let Some(w) = self.dep_witness(o, pre) else {
+            return format!("({}, None)", z(n));
+        };
+        if let Some(a) = self.cert.program.arrays.iter().find(|a| a.name == arr) {
+            let tc: Vec<String> = pre
+                .p
+                .iter()
+                .filter(|c| c.lin.terms.keys().all(|v| v.starts_with("threadIdx.")))
+                .filter_map(|c| self.cstr(c).ok())
+                .collect();
+            let key = format!(
+                "({}, [{}], ({}, {}, {}), {}, {}, {}%Z)",
+                a.space == Space::Shared,
+                tc.join("; "),
+                z(&w.k[0]),
+                z(&w.k[1]),
+                z(&w.k[2]),
+                z(&w.g),
+                z(&w.r),
+                a.bytes
+            );
+            let e = self.tab.entry(key).or_insert_with(|| n.clone());
+            if n < e {
+                *e = n.clone();
+            }
         }
+        format!("({}, Some {})", z(n), w.text)
     }
 
     /// A witness `((kx, ky, kz), U, farkas)` for `x = k·threadIdx + U` from the equalities
     /// of `pre.P` (`Logic.dep_ok`), found by eliminating locals; `None` when the index is
     /// not a local or some non-uniform local cannot be eliminated.
-    fn dep_witness(&self, o: &Opd, pre: &Assn) -> Option<String> {
+    fn dep_witness(&self, o: &Opd, pre: &Assn) -> Option<DepWitness> {
         self.dep_witness_with(o, pre, false)
             .or_else(|| self.dep_witness_with(o, pre, true))
     }
 
     /// [`Exporter::dep_witness`] eliminating uniform locals too (`keep_uniform` false:
     /// finer congruences, e.g. `t0 = 256·blockIdx.x`) or keeping them at once.
-    fn dep_witness_with(&self, o: &Opd, pre: &Assn, keep_uniform: bool) -> Option<String> {
-        if let Opd::Tid(_) = o {
+    fn dep_witness_with(&self, o: &Opd, pre: &Assn, keep_uniform: bool) -> Option<DepWitness> {
+        if let Opd::Tid(d) = o {
             // `Logic.dep_ok` reads `threadIdx.d` directly; the witness is not used.
-            return Some("((0%Z, 0%Z, 0%Z), mkLin 0%Z [], (1%Z, []), (1%Z, []))".to_string());
+            let mut k: [BigInt; 3] = Default::default();
+            k[*d % 3] = BigInt::one();
+            return Some(DepWitness {
+                text: "((0%Z, 0%Z, 0%Z), mkLin 0%Z [], (1%Z, []), (1%Z, []))".to_string(),
+                k,
+                g: BigInt::zero(),
+                r: BigInt::zero(),
+            });
+        }
+        // A parameter or a constant: `k = 0`; the witness is not used.
+        let unused = "((0%Z, 0%Z, 0%Z), mkLin 0%Z [], (1%Z, []), (1%Z, []))".to_string();
+        match o {
+            Opd::Param(p) if self.cert.program.param(p) == Some(Ty::Int) => {
+                return Some(DepWitness {
+                    text: unused,
+                    k: Default::default(),
+                    g: BigInt::one(),
+                    r: BigInt::zero(),
+                })
+            }
+            Opd::Int(c) => {
+                return Some(DepWitness {
+                    text: unused,
+                    k: Default::default(),
+                    g: BigInt::zero(),
+                    r: c.clone(),
+                })
+            }
+            _ => {}
         }
         let Opd::Var(x) = o else { return None };
         if self.cert.program.local(x) != Some(Ty::Int) {
             return None;
         }
-        let uniform: Vec<&String> = pre
-            .d
-            .iter()
-            .filter(|(_, d)| d.k.iter().all(Zero::is_zero))
-            .map(|(v, _)| v)
-            .collect();
+        let uniform: Vec<&String> = self.uniform_locals(pre);
         let mut e: BTreeMap<String, Rat> = BTreeMap::new();
         e.insert(x.clone(), Rat::one());
         let mut c = Rat::zero();
@@ -511,10 +596,14 @@ impl<'c> Exporter<'c> {
             k.push(int(&e.remove(d).unwrap_or_else(Rat::zero))?);
         }
         let mut terms = Vec::new();
+        let mut g = BigInt::zero();
         for (v, a) in &e {
-            terms.push(format!("({}, {})", z(&int(a)?), self.var(v).ok()?));
+            let a = int(a)?;
+            g = g.gcd(&a);
+            terms.push(format!("({}, {})", z(&a), self.var(v).ok()?));
         }
-        let u = format!("mkLin {} [{}]", z(&int(&c)?), terms.join("; "));
+        let r = int(&c)?;
+        let u = format!("mkLin {} [{}]", z(&r), terms.join("; "));
         // T = x − e = Σ lam_i·L_i; witnesses for T ≤ 0 and −T ≤ 0 (le rows by sign).
         let mut w1 = Vec::new();
         let mut w2 = Vec::new();
@@ -539,12 +628,13 @@ impl<'c> Exporter<'c> {
         let f1 = Self::farkas(&w1, &BigInt::one(), &ss).ok()?;
         let f2 = Self::farkas(&w2, &BigInt::one(), &ss).ok()?;
         let f = format!("{f1}, {f2}");
-        Some(format!(
-            "(({}, {}, {}), {u}, {f})",
-            z(&k[0]),
-            z(&k[1]),
-            z(&k[2])
-        ))
+        let text = format!("(({}, {}, {}), {u}, {f})", z(&k[0]), z(&k[1]), z(&k[2]));
+        Some(DepWitness {
+            text,
+            k: [k[0].clone(), k[1].clone(), k[2].clone()],
+            g,
+            r,
+        })
     }
 
     fn node(&mut self, n: &Node, s: &Stmt, ind: usize) -> Result<String, ExportError> {
@@ -590,10 +680,41 @@ impl<'c> Exporter<'c> {
                 };
                 format!("{k} {a} {b} {} {ws}", self.expr_acc(child(0)?, ex, pre))
             }
-            ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(_, o, ex)) => {
+            ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
                 let nn = n.n.clone().unwrap_or_default();
-                let acc = self.acc(&nn, o, pre);
-                format!("DWrite {a} {b} {acc} {}", self.expr_acc(child(1)?, ex, pre))
+                let acc = self.acc(&nn, arr, o, pre);
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                format!("DWrite {a} {b} {acc} {eacc}")
+            }
+            ("Q:IF1", Stmt::If(e, s1, s2)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let dt = self.node(child(1)?, s1, ind + 2)?;
+                let df = self.node(child(2)?, s2, ind + 2)?;
+                format!("DIf1 {a} {b} {acc}\n{pad}  ({dt})\n{pad}  ({df})")
+            }
+            (r @ ("Q:IF2" | "Q:IF3"), Stmt::If(e, s1, s2)) => {
+                let neg = r == "Q:IF3";
+                let targets = vec![BigInt::one(); self.cond_len(e, neg)];
+                let ws = Self::witnesses(n, "cond", &targets, &Self::scales(&pre.p, 0))?;
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let d = self.node(child(1)?, if neg { s2 } else { s1 }, ind + 2)?;
+                let k = if neg { "DIf3" } else { "DIf2" };
+                format!("{k} {a} {b} {acc} {ws}\n{pad}  ({d})")
+            }
+            ("Q:WHILE2", Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let db = self.node(child(1)?, body, ind + 2)?;
+                format!("DWhile2 {a} {b} {acc}\n{pad}  ({db})")
+            }
+            ("Q:UNROLL", w @ Stmt::While(e, body)) => {
+                // The child is about `if e then (s; while (e) s) else skip` (spec/logic.md §4).
+                let unrolled = Stmt::If(
+                    e.clone(),
+                    Box::new(Stmt::Seq(body.clone(), Box::new(w.clone()))),
+                    Box::new(Stmt::Skip),
+                );
+                let d = self.node(child(0)?, &unrolled, ind + 2)?;
+                format!("DUnroll {a} {b}\n{pad}  ({d})")
             }
             ("Q:IF4", Stmt::If(e, s1, s2)) => {
                 let (t, f) = (child(1)?, child(2)?);
@@ -613,19 +734,15 @@ impl<'c> Exporter<'c> {
                     Self::witnesses(n, "join-then", &post_scales, &Self::scales(&tpost.p, 0))?;
                 let wje =
                     Self::witnesses(n, "join-else", &post_scales, &Self::scales(&fpost.p, 0))?;
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let dt = self.node(t, s1, ind + 2)?;
                 let df = self.node(f, s2, ind + 2)?;
-                format!(
-                    "DIf4 {a} {b} {} {wec} {wet} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})",
-                    self.expr_acc(child(0)?, e, pre)
-                )
+                format!("DIf4 {a} {b} {acc} {wec} {wet} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})")
             }
             ("Q:WHILE1", Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;
-                format!(
-                    "DWhile1 {a} {b} {}\n{pad}  ({db})",
-                    self.expr_acc(child(0)?, e, pre)
-                )
+                format!("DWhile1 {a} {b} {acc}\n{pad}  ({db})")
             }
             ("Q:WEAK", _) => {
                 let c = child(0)?;
@@ -646,7 +763,11 @@ impl<'c> Exporter<'c> {
                 let d = self.node(c, s, ind + 2)?;
                 format!("DWeak {a} {b} {k} {wpre} {rpre} {wpost} {rpost}\n{pad}  ({d})")
             }
-            (r @ ("Q:SEQ" | "Q:IF4" | "Q:WHILE1" | "Q:GWRITE" | "Q:SWRITE"), _) => {
+            (
+                r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
+                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"),
+                _,
+            ) => {
                 return Err(ExportError::Unsupported(format!(
                     "{r} about a {}",
                     s.kind()
@@ -716,6 +837,10 @@ impl<'c> Exporter<'c> {
             .filter(|(_, l)| l.1.starts_with("blockIdx."))
             .map(|(i, _)| i.to_string())
             .collect();
+        let wu: Vec<String> = (0..3)
+            .filter(|&d| self.udims[d])
+            .map(|d| d.to_string())
+            .collect();
         let names = |v: Vec<&str>| -> String {
             v.iter()
                 .enumerate()
@@ -757,18 +882,31 @@ impl<'c> Exporter<'c> {
              c_bank_bytes := {bank_bytes}%Z; c_sector_bytes := {sector_bytes}%Z;\n  \
              c_bx := {bx}; c_by := {by}; c_bz := {bz};\n  \
              c_lty := fun x => nth x [{}] None;\n  c_pty := fun p => nth p [{}] None;\n  \
-             c_arr := fun a => nth a [{}] None;\n  c_blockidx := [{}] |}}.\n",
+             c_arr := fun a => nth a [{}] None;\n  c_blockidx := [{}];\n  \
+             c_wu := [{}] |}}.\n",
             lty.join("; "),
             pty.join("; "),
             arr.join("; "),
-            bidx.join("; ")
+            bidx.join("; "),
+            wu.join("; ")
         );
         let _ = writeln!(out, "Definition body : stmt :=\n  {body}.\n");
         out.push_str(&self.defs);
         let _ = writeln!(out, "\nDefinition tree : dtree :=\n  {tree}.\n");
         let _ = writeln!(out, "Definition bound : pot := {bound}.\n");
+        let tab: Vec<String> = self
+            .tab
+            .iter()
+            .map(|(k, n)| format!("  ({k}, {})", z(n)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "(* Access-bound claims N*(key) <= n, key = (shared?, thread constraints, k, g, r, bytes). *)\n\
+             Definition tab : ntab := [\n{}].\n",
+            tab.join(";\n")
+        );
         out.push_str(
-            "Lemma root_ok : check_root G body tree bound = true.\n\
+            "Lemma root_ok : check_root G tab body tree bound = true.\n\
              Proof. vm_compute. reflexivity. Qed.\n\n\
              (** For every float model, parameter values of the declared types with\n    \
              [blockIdx] >= 0, array contents and non-empty warp [w] of the block: the cost\n    \
@@ -778,7 +916,7 @@ impl<'c> Exporter<'c> {
              pok G ps -> (forall p, In p (c_blockidx G) -> (0 <= int_of (ps p))%Z) ->\n  \
              lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->\n  \
              (C <= pval (rho_params ps) bound)%Q.\n\
-             Proof. exact (bound_sound G body tree bound root_ok). Qed.\n\n\
+             Proof. exact (bound_sound G tab body tree bound root_ok). Qed.\n\n\
              Print Assumptions warp_bound.\n",
         );
         Ok(out)

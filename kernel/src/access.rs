@@ -26,6 +26,8 @@ pub fn thread_index(block: [u32; 3], t: u64) -> [i64; 3] {
     [(t % bx) as i64, ((t / bx) % by) as i64, (t / (bx * by)) as i64]
 }
 
+/// Whether lane `tid` satisfies every constraint of `p` over `threadIdx.*` alone, lane
+/// constraints `(mod L m S)` included (spec/logic.md §2 "Access bounds").
 fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
     const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
     p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).all(|c| {
@@ -34,10 +36,12 @@ fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
             let d = NAMES.iter().position(|n| n == name).unwrap_or(0);
             v += a * Rat::from_integer(BigInt::from(tid[d]));
         }
-        if c.eq {
-            v.is_zero()
-        } else {
-            !v.is_positive()
+        match &c.lane {
+            // `v` is an integer: the form of a lane constraint has integer coefficients
+            // (well-formedness); `mod_floor` of a non-integer rational would be meaningless.
+            Some(l) => v.is_integer() && l.rs.contains(&v.to_integer().mod_floor(&l.m)),
+            None if c.eq => v.is_zero(),
+            None => !v.is_positive(),
         }
     })
 }

@@ -3,10 +3,9 @@
 //! entry allows and the lanes that satisfy the thread constraints of `P`).
 
 use super::linear::{Cstr, Dep};
-use crate::core::metric::Q;
 use crate::core::{Hardware, Launch};
 use num_integer::Integer;
-use num_traits::{Signed, Zero};
+use num_traits::Zero;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Which hardware function is bounded.
@@ -18,22 +17,9 @@ pub enum AccessKind {
     Conflicts,
 }
 
+/// Whether lane `tid` satisfies the thread constraints of `p` (lane constraints included).
 fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
-    p.iter().filter(|c| c.only_tid()).all(|c| {
-        let mut v: Q = c.lin.c.clone();
-        for (name, a) in &c.lin.terms {
-            let i = match name.as_str() {
-                "threadIdx.x" => 0,
-                "threadIdx.y" => 1,
-                _ => 2,
-            };
-            v += a * crate::core::metric::q(tid[i]);
-        }
-        match c.kind {
-            super::linear::CKind::Le => !v.is_positive(),
-            super::linear::CKind::Eq => v.is_zero(),
-        }
-    })
+    p.iter().filter(|c| c.only_tid()).all(|c| c.holds_at(tid))
 }
 
 /// `N*(o)` for an index with dependence `dep` (`None` = `⊤`) into an array of `es`-byte

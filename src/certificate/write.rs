@@ -18,9 +18,17 @@ fn lin_s(l: &Lin) -> String {
 }
 
 fn cstr_s(c: &Cstr) -> String {
-    match c.kind {
+    match &c.kind {
         CKind::Le => format!("(le {})", lin_s(&c.lin)),
         CKind::Eq => format!("(eq {})", lin_s(&c.lin)),
+        CKind::Mod(m, rs) => {
+            let mut s = format!("(mod {} {m}", lin_s(&c.lin));
+            for r in rs {
+                let _ = write!(s, " {r}");
+            }
+            s.push(')');
+            s
+        }
     }
 }
 
@@ -46,9 +54,10 @@ fn assn_s(a: &Assn) -> String {
     }
     s.push_str(") (D");
     for (x, d) in &a.d {
+        let kind = if d.rem { "rem" } else { "dep" };
         let _ = write!(
             s,
-            " (dep {x} {} {} {} {} {})",
+            " ({kind} {x} {} {} {} {} {})",
             d.k[0], d.k[1], d.k[2], d.r, d.g
         );
     }
@@ -87,6 +96,9 @@ fn field_s(f: &Field) -> String {
                     }
                     Rewrite::Zero(l, w) => {
                         let _ = write!(s, " (zero {} {})", lin_s(l), farkas_s(w));
+                    }
+                    Rewrite::Mono(l1, l2, w) => {
+                        let _ = write!(s, " (mono {} {} {})", lin_s(l1), lin_s(l2), farkas_s(w));
                     }
                 }
             }

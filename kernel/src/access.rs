@@ -112,3 +112,36 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
     }
     Ok(best)
 }
+
+/// The range bound `R` of spec/logic.md §2 "Access bounds": for element indices in one
+/// window `[c', c' + w]`, the maximum over `c ∈ [0, M)` of the number of distinct sectors
+/// (`MemReads`, `M = sector_bytes`) or of the largest number of `v ∈ [0, w]` in one bank
+/// (`Conflicts`, `M = bank_bytes·banks`) of the indices `c + v`. `None` when
+/// `(w + 1)·M` exceeds [`WORK_LIMIT`].
+pub fn range_bound(hw: [u32; 4], w: &BigInt, es: u32, kind: Kind) -> Option<u64> {
+    let [_, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    let m = match kind {
+        Kind::MemReads => sector_bytes,
+        Kind::Conflicts => bank_bytes * banks,
+    };
+    let n = w.to_u64()?.checked_add(1)?;
+    if n.checked_mul(m)? > WORK_LIMIT {
+        return None;
+    }
+    let es = u64::from(es);
+    let mut best = 0u64;
+    for c in 0..m {
+        let count = match kind {
+            Kind::MemReads => (0..n).map(|v| (c + v) * es / sector_bytes).collect::<BTreeSet<_>>().len() as u64,
+            Kind::Conflicts => {
+                let mut per: BTreeMap<u64, u64> = BTreeMap::new();
+                for v in 0..n {
+                    *per.entry((c + v) * es / bank_bytes % banks).or_default() += 1;
+                }
+                per.values().copied().max().unwrap_or(0)
+            }
+        };
+        best = best.max(count);
+    }
+    Some(best)
+}

@@ -404,22 +404,31 @@ impl fmt::Display for Poly {
     }
 }
 
-/// A thread-dependence entry (spec/logic.md §1). Linear (`rem = false`, `(dep x k r g)`):
-/// `σ(x, t) = k·tid(t) + c` with `c ≡ r (mod g)`; normalized so that `g ≥ 0` and
-/// `0 ≤ r < g` when `g > 0`. Remainder (`rem = true`, `(rem x k r m)` with `m` stored in
-/// `g ≥ 1`): `σ(x, t) ≡ k·tid(t) + r (mod m)` and `−m < σ(x, t) < m`. The arithmetic
-/// below (`add`, `scale`, `mul_uniform`) is for linear entries only; callers never pass a
-/// remainder entry ([`crate::rules::Ctx::dep_opd`] reads it as `⊤`).
+/// The kind of a dependence entry (spec/logic.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// `(dep x k r g)`: `σ(x, t) = k·tid(t) + c` with `c ≡ r (mod g)`.
+    Linear,
+    /// `(rem x k r m)` (`m` stored in `g ≥ 1`): `σ(x, t) ≡ k·tid(t) + r (mod m)`, `|σ(x, t)| < m`.
+    Rem,
+    /// `(rng x w)` (`w` stored in `g ≥ 0`, `k = 0`, `r = 0`): `c ≤ σ(x, t) ≤ c + w` for one `c`.
+    Rng,
+}
+
+/// A thread-dependence entry (spec/logic.md §1), normalized: for a linear entry `g ≥ 0`
+/// and `0 ≤ r < g` when `g > 0`. The arithmetic below (`add`, `scale`, `mul_uniform`) is
+/// for linear entries only; callers never pass another kind
+/// ([`crate::rules::Ctx::dep_opd`] reads them as `⊤`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dep {
     /// Coefficients of `threadIdx.x/y/z`.
     pub k: [BigInt; 3],
     /// Residue.
     pub r: BigInt,
-    /// Modulus (0: exact).
+    /// Modulus (0: exact); the modulus `m` of a remainder entry; the width of a range entry.
     pub g: BigInt,
-    /// A remainder entry?
-    pub rem: bool,
+    /// The kind.
+    pub kind: EntryKind,
 }
 
 impl Dep {
@@ -427,11 +436,19 @@ impl Dep {
     pub fn norm(k: [BigInt; 3], r: BigInt, g: BigInt) -> Dep {
         let g = g.abs();
         let r = if g.is_zero() { r } else { r.mod_floor(&g) };
-        Dep { k, r, g, rem: false }
+        Dep { k, r, g, kind: EntryKind::Linear }
     }
     /// The remainder entry `(rem k (r mod m) m)`, `m ≥ 1`.
     pub fn remainder(k: [BigInt; 3], r: &BigInt, m: BigInt) -> Dep {
-        Dep { k, r: r.mod_floor(&m), g: m, rem: true }
+        Dep { k, r: r.mod_floor(&m), g: m, kind: EntryKind::Rem }
+    }
+    /// The range entry `(rng w)`, `w ≥ 0`.
+    pub fn range(w: BigInt) -> Dep {
+        Dep { k: Default::default(), r: BigInt::zero(), g: w, kind: EntryKind::Rng }
+    }
+    /// Whether this is a linear entry.
+    pub fn linear(&self) -> bool {
+        self.kind == EntryKind::Linear
     }
     /// The exact constant `(0, c, 0)`.
     pub fn exact(c: BigInt) -> Dep {
@@ -441,9 +458,9 @@ impl Dep {
     pub fn unknown_uniform() -> Dep {
         Dep::norm(Default::default(), BigInt::zero(), BigInt::one())
     }
-    /// A linear entry with `k = 0` (a remainder entry is never uniform).
+    /// A linear entry with `k = 0` (a remainder or range entry is never uniform).
     pub fn uniform(&self) -> bool {
-        !self.rem && self.k.iter().all(Zero::is_zero)
+        self.linear() && self.k.iter().all(Zero::is_zero)
     }
     /// `Some(c)` if this is `(0, c, 0)`.
     pub fn as_exact(&self) -> Option<&BigInt> {
@@ -465,13 +482,15 @@ impl Dep {
         Dep::norm(Default::default(), &self.r * &o.r, g)
     }
     /// `self` implies `other` (same kind and `k`; linear: `g2 | g1` and `r1 ≡ r2 (mod g2)`,
-    /// `g2 = 0`: equal; remainder: equal).
+    /// `g2 = 0`: equal; remainder: equal; range: `w1 ≤ w2`).
     pub fn implies(&self, other: &Dep) -> bool {
-        if self.k != other.k || self.rem != other.rem {
+        if self.k != other.k || self.kind != other.kind {
             return false;
         }
-        if self.rem {
-            return self == other;
+        match self.kind {
+            EntryKind::Rem => return self == other,
+            EntryKind::Rng => return self.g <= other.g,
+            EntryKind::Linear => {}
         }
         if other.g.is_zero() {
             return self.g.is_zero() && self.r == other.r;
@@ -482,7 +501,10 @@ impl Dep {
 
 impl fmt::Display for Dep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = if self.rem { "rem " } else { "" };
-        write!(f, "({kind}{} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g)
+        match self.kind {
+            EntryKind::Rng => write!(f, "(rng {})", self.g),
+            EntryKind::Rem => write!(f, "(rem {} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
+            EntryKind::Linear => write!(f, "({} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! nodes, built from [`Sexp`]s. Everything is parsed with exact numbers; `float`
 //! constants are kept as text.
 
-use crate::arith::{Cstr, Dep, Lane, Lin, Poly, Rat};
+use crate::arith::{Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
 use crate::sexp::Sexp;
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
@@ -502,13 +502,21 @@ pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
     Ok(p)
 }
 
-/// `(dep X KX KY KZ R G)` with `g ≥ 0`, or `(rem X KX KY KZ R M)` with `m ≥ 1` (residue
-/// ranges are checked by [`assn`]).
+/// `(dep X KX KY KZ R G)` with `g ≥ 0`, `(rem X KX KY KZ R M)` with `m ≥ 1` (residue
+/// ranges are checked by [`assn`]), or `(rng X W)` with `w ≥ 0`.
 fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
-    let e = "(dep X KX KY KZ R G) or (rem X KX KY KZ R M)";
+    let e = "(dep X KX KY KZ R G), (rem X KX KY KZ R M) or (rng X W)";
     let rem = match s.head() {
         Some("dep") => false,
         Some("rem") => true,
+        Some("rng") => {
+            let v = exactly(s.list().map(|l| &l[1..]).unwrap_or(&[]), 2, s, "(rng X W)")?;
+            let w = int(&v[1])?;
+            if w.is_negative() {
+                return Err(err(&v[1], "a width W ≥ 0"));
+            }
+            return Ok((atom(&v[0], "a local")?.to_string(), Dep::range(w)));
+        }
         _ => return Err(err(s, e)),
     };
     let v = exactly(s.list().map(|l| &l[1..]).unwrap_or(&[]), 6, s, e)?;
@@ -516,7 +524,8 @@ fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
     if g.is_negative() || (rem && g.is_zero()) {
         return Err(err(&v[5], if rem { "a modulus M ≥ 1" } else { "a modulus G ≥ 0" }));
     }
-    let d = Dep { k: [int(&v[1])?, int(&v[2])?, int(&v[3])?], r: int(&v[4])?, g, rem };
+    let kind = if rem { EntryKind::Rem } else { EntryKind::Linear };
+    let d = Dep { k: [int(&v[1])?, int(&v[2])?, int(&v[3])?], r: int(&v[4])?, g, kind };
     Ok((atom(&v[0], "a local")?.to_string(), d))
 }
 
@@ -528,7 +537,9 @@ pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
     let mut d = BTreeMap::new();
     for e in items(&v[1], "D", "(D DEP …)")? {
         let (x, entry) = dep(e)?;
-        if entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g) {
+        if entry.linear() && entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g)
+            || entry.kind == EntryKind::Rem && (entry.r.is_negative() || entry.r >= entry.g)
+        {
             return Err(err(e, "a residue 0 ≤ R < G"));
         }
         if d.insert(x, entry).is_some() {

@@ -337,3 +337,81 @@ fn mono_rewrites_and_grid_launch_facts() {
     let r = rej(&mono_cert(&old, "", "(1)", "(1)").replace(&ids(0..9), &ids(0..7)));
     assert!(matches!(r.reason, Reason::Differs { left: "the launch facts", .. }), "{r}");
 }
+
+/// The histogram pattern under `conflicts` (only `M^swrite(n) = n − 1` costs), block
+/// `bx`×1×1: `w ← threadIdx.x >> s; b ← w * 256; t ← u & 255; i ← b + t; S[i] ← 0` with `u`
+/// unknown. With `B_x` a multiple of 32 and `s = 5`, `w` is the warp index (uniform, spec
+/// §2's `>>` rule), `t` and `i` have range entries of width 255, and a warp's 32 indices in
+/// one window of 256 ints hit each bank at most 256/32 = 8 times (by hand): `N* = 8`, cost 7.
+fn byte_bins(bx: u32, shift: u32, w_claim: &str, t_claim: &str, n: u32) -> String {
+    let l = launch([bx, 1, 1]);
+    let base = "(dep b 0 0 0 0 0) (dep i 0 0 0 0 0) (dep t 0 0 0 0 0) (dep w 0 0 0 0 0)";
+    let d1 = base.replace("(dep w 0 0 0 0 0)", w_claim);
+    let d2 = d1.replace("(dep b 0 0 0 0 0)", "(dep b 0 0 0 0 256)");
+    let d3 = d2.replace("(dep t 0 0 0 0 0)", t_claim);
+    let d4 = d3.replace("(dep i 0 0 0 0 0)", "(rng i 255)");
+    let cost = n.saturating_sub(1);
+    let q = format!("({cost})");
+    let op = |a: &str, b: &str| format!("(EQ:OP (cost 0) ({a} (cost 0)) ({b} (cost 0)))");
+    let asg = |pre: &str, post: &str, child: String| {
+        snode("Q:VWRITE2", &assn(&l, pre, &q), &assn(&l, post, &q), &format!("(entail post {}) {child}", ids(0..6)))
+    };
+    let s1 = asg(base, &d1, op("OQ:TID", "OQ:CONST"));
+    let s2 = asg(&d1, &d2, op("OQ:VAR", "OQ:CONST"));
+    let s3 = asg(&d2, &d3, op("OQ:VAR", "OQ:CONST"));
+    let s4 = asg(&d3, &d4, op("OQ:VAR", "OQ:VAR"));
+    let s5 = snode(
+        "Q:SWRITE",
+        &assn(&l, &d4, &q),
+        &assn(&l, &d4, "(0)"),
+        &format!("(n {n}) (OQ:VAR (cost 0)) (OQ:CONST (cost 0))"),
+    );
+    let seq =
+        |a: &str, b: &str, pre: &str| snode("Q:SEQ", &assn(&l, pre, &q), &assn(&l, &d4, "(0)"), &format!("{a} {b}"));
+    let c4 = seq(&s4, &s5, &d3);
+    let c3 = seq(&s3, &c4, &d2);
+    let c2 = seq(&s2, &c3, &d1);
+    let root = seq(&s1, &c2, base);
+    let body = format!(
+        "(seq (assign w (bin >> (tid x) (int {shift}))) (seq (assign b (bin * (var w) (int 256))) \
+         (seq (assign t (bin & (var u) (int 255))) (seq (assign i (bin + (var b) (var t))) (write S (var i) (int 0))))))"
+    );
+    Cert {
+        version: "1",
+        metric: "conflicts",
+        block: [bx, 1, 1],
+        params: "",
+        arrays: "(S shared int 4)",
+        locals: "(int w) (int b) (int t) (int i) (int u)",
+        body: &body,
+        bound: &q,
+        derivation: root,
+    }
+    .text()
+}
+
+#[test]
+fn range_entries_bound_bank_conflicts() {
+    let (w, t) = ("(dep w 0 0 0 0 1)", "(rng t 255)");
+    assert_eq!(ok(&byte_bins(192, 5, w, t, 8)).bound, "7");
+    assert_eq!(ok(&byte_bins(64, 5, w, t, 8)).bound, "7");
+    // 8 is the bound: 7 is rejected.
+    let r = rej(&byte_bins(192, 5, w, t, 7));
+    assert_eq!(r.reason, Reason::AccessBound { claimed: "7".into(), required: 8 });
+    // threadIdx.x >> 4 takes two values in a warp: not uniform, so i has no range entry.
+    let r = rej(&byte_bins(192, 4, w, t, 8));
+    assert!(matches!(r.reason, Reason::DepNotImplied { .. }), "{r}");
+    // In a 48-thread block the second warp has 16 lanes: still one value of >> 5 per warp.
+    assert_eq!(ok(&byte_bins(48, 5, w, t, 8)).bound, "7");
+    // A 40-thread block: its second warp (threads 32..39) has >> 5 = 1 on all lanes.
+    assert_eq!(ok(&byte_bins(40, 5, w, t, 8)).bound, "7");
+    // u & 255 has width 255, not 127; a wider claim is implied.
+    let r = rej(&byte_bins(192, 5, w, "(rng t 127)", 8));
+    assert!(matches!(r.reason, Reason::DepNotImplied { .. }), "{r}");
+    let r = rej(&byte_bins(192, 5, w, "(rng t 511)", 8));
+    // t's entry is weaker, so i = b + t has width 511 ≠ the claimed 255.
+    assert!(matches!(r.reason, Reason::DepNotImplied { .. }), "{r}");
+    // Malformed: a negative width.
+    let r = rej(&byte_bins(192, 5, w, "(rng t -1)", 8));
+    assert!(matches!(r.reason, Reason::Syntax { .. }), "{r}");
+}

@@ -353,7 +353,8 @@ impl<'a> Ctx<'a> {
             }
         }
         // a counter with a constant step first (the RaCUDA case), else a symbolic one
-        let constant: Vec<(String, Lin)> = found.iter().filter(|f| f.1.is_const()).cloned().collect();
+        let constant: Vec<(String, Lin)> =
+            found.iter().filter(|f| f.1.is_const()).cloned().collect();
         if constant.len() == 1 {
             found = constant;
         }
@@ -421,11 +422,16 @@ impl<'a> Ctx<'a> {
     fn uniformize(&self, raw: &Lin, d: &DepMap) -> Option<Lin> {
         let mut k = [Q::zero(), Q::zero(), Q::zero()];
         for (v, a) in &raw.terms {
-            if let Some(dim) = crate::core::Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {
+            if let Some(dim) = crate::core::Dim::ALL
+                .iter()
+                .find(|dim| tid_name(**dim) == *v)
+            {
                 k[dim.index()] += a;
             } else if self.prog.param_ty(v) == Some(Ty::Int) {
             } else {
-                let e = d.get(v).filter(|e| !e.rem && self.prog.local_ty(v) == Some(Ty::Int))?;
+                let e = d
+                    .get(v)
+                    .filter(|e| !e.rem && self.prog.local_ty(v) == Some(Ty::Int))?;
                 for (i, ki) in k.iter_mut().enumerate() {
                     *ki += a * q(e.k[i]);
                 }
@@ -653,7 +659,10 @@ impl<'a> Ctx<'a> {
                 let (ce, cne, can_t, can_f) = cond(self.prog, e);
                 // P ∧ e and P ∧ ¬e with the lane facts of pre.d (spec/logic.md §2); Q:IF2/3
                 // decide on cond(e) alone
-                let (ce_l, cne_l) = (self.with_lanes(&pre.d, e, &ce, false), self.with_lanes(&pre.d, e, &cne, true));
+                let (ce_l, cne_l) = (
+                    self.with_lanes(&pre.d, e, &ce, false),
+                    self.with_lanes(&pre.d, e, &cne, true),
+                );
                 let w_t = if can_t && !ce.is_empty() {
                     entails_all(&pre.p, &ce)
                 } else {
@@ -1221,7 +1230,13 @@ impl Back<'_, '_> {
     /// of a `(mono from b …)` rewrite. Among several, the one closest to `from` (largest
     /// constant of `b − from`): the image of the ranking atom itself, not of its shifted
     /// copies.
-    fn step_mono(&self, from: &Lin, ishift: &TPoly, qb: &TPoly, p: &[Cstr]) -> Option<(Lin, Farkas)> {
+    fn step_mono(
+        &self,
+        from: &Lin,
+        ishift: &TPoly,
+        qb: &TPoly,
+        p: &[Cstr],
+    ) -> Option<(Lin, Farkas)> {
         let have: BTreeSet<&Lin> = ishift.terms.keys().flatten().collect();
         if !have.contains(from) {
             return None;
@@ -1258,9 +1273,7 @@ impl Back<'_, '_> {
         }
         let atoms: Vec<&Lin> = scope
             .into_iter()
-            .filter(|a| {
-                uniform_form(self.ctx.prog, d, a) && a.vars().all(|v| !exclude.contains(v))
-            })
+            .filter(|a| uniform_form(self.ctx.prog, d, a) && a.vars().all(|v| !exclude.contains(v)))
             .collect();
         let mut out: BTreeSet<Mono> = BTreeSet::new();
         out.insert(Vec::new());
@@ -1530,10 +1543,28 @@ impl Back<'_, '_> {
                 // by the step, the shift lowered it by the step's lower bound; bridge the
                 // two by a monotone rewrite max0(a − s_min) ≥ max0(a − step)
                 if std::env::var("WARPCERT_DEBUG").is_ok() {
-                    eprintln!("loop atom {:?}\nishift {:?}\nqb {:?}", atom.as_ref().map(|l| (l.atom.to_string(), l.shift.to_string(), l.symbolic)), ishift.terms.keys().map(|m| m.iter().map(|a| a.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>(), qb.terms.keys().map(|m| m.iter().map(|a| a.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>());
+                    eprintln!(
+                        "loop atom {:?}\nishift {:?}\nqb {:?}",
+                        atom.as_ref().map(|l| (
+                            l.atom.to_string(),
+                            l.shift.to_string(),
+                            l.symbolic
+                        )),
+                        ishift
+                            .terms
+                            .keys()
+                            .map(|m| m.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+                            .collect::<Vec<_>>(),
+                        qb.terms
+                            .keys()
+                            .map(|m| m.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+                            .collect::<Vec<_>>()
+                    );
                 }
                 if let Some(la) = atom.as_ref().filter(|la| la.symbolic) {
-                    if let AtomVal::Scaled(_, from) = canon_atom(&la.atom.plus_const(&-la.shift.clone())) {
+                    if let AtomVal::Scaled(_, from) =
+                        canon_atom(&la.atom.plus_const(&-la.shift.clone()))
+                    {
                         if let Some((to, w)) = self.step_mono(&from, &ishift, &qb, &body.pre.p) {
                             ishift = ishift.replace_atom(&from, &[(Q::one(), Some(to.clone()))]);
                             rws.push(Rewrite::Mono(from, to, w));
@@ -1648,7 +1679,9 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
             format!("gridDim.{}", dim.letter()),
         );
         if prog.param_ty(&b).is_some() && prog.param_ty(&g).is_some() {
-            p.push(Cstr::le(Lin::var(&b).sub(&Lin::var(&g)).plus_const(&Q::one())));
+            p.push(Cstr::le(
+                Lin::var(&b).sub(&Lin::var(&g)).plus_const(&Q::one()),
+            ));
         }
     }
     p

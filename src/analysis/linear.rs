@@ -335,7 +335,12 @@ impl Dep {
     pub fn new(k: [i64; 3], r: i64, g: i64) -> Option<Dep> {
         let g = g.checked_abs()?;
         let r = if g > 0 { r.rem_euclid(g) } else { r };
-        Some(Dep { k, r, g, rem: false })
+        Some(Dep {
+            k,
+            r,
+            g,
+            rem: false,
+        })
     }
     /// The remainder entry `(rem k (r mod m) m)` for `m ≥ 1`.
     pub fn remainder(k: [i64; 3], r: i64, m: i64) -> Dep {

@@ -220,9 +220,9 @@ impl<'c> Exporter<'c> {
                 "lane constraints (mod …) are not formalized in Coq".into(),
             ));
         }
-        if a.d.values().any(|d| d.rem) {
+        if a.d.values().any(|d| !d.linear()) {
             return Err(ExportError::Unsupported(
-                "remainder entries (rem …) are not formalized in Coq".into(),
+                "remainder and range entries (rem …), (rng …) are not formalized in Coq".into(),
             ));
         }
         let uniform = |v: &String| {

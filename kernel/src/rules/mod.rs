@@ -7,7 +7,7 @@ pub mod expr;
 pub mod stmt;
 
 use crate::access::{self, Kind};
-use crate::arith::{check_farkas, rat, Cstr, Dep, Lin, Poly, Rat};
+use crate::arith::{check_farkas, rat, Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use crate::metric::{self, Metric};
 use crate::syntax::{self, Assn, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
 use crate::{registry, sexp, Reason, Rejection, Verdict, WfProblem};
@@ -174,7 +174,7 @@ impl Ctx<'_> {
             }
         }
         for v in a.q.vars() {
-            let linear_local = p.local(v) == Some(Ty::Int) && a.d.get(v).is_some_and(|e| !e.rem);
+            let linear_local = p.local(v) == Some(Ty::Int) && a.d.get(v).is_some_and(Dep::linear);
             if !(linear_local || p.param(v) == Some(Ty::Int) || TIDS.contains(&v.as_str())) {
                 return Err(bad(WfProblem::BadPotentialVar(v.clone())));
             }
@@ -270,7 +270,7 @@ impl Ctx<'_> {
             _ => return Vec::new(),
         };
         let rem_of = |o: &Opd| match o {
-            Opd::Var(x) => d.get(x).filter(|e| e.rem),
+            Opd::Var(x) => d.get(x).filter(|e| e.kind == EntryKind::Rem),
             _ => None,
         };
         let exact = |o: &Opd| Self::dep_opd(d, o).and_then(|e| e.as_exact().cloned());
@@ -341,7 +341,7 @@ impl Ctx<'_> {
                 k[*i % 3] = BigInt::one();
                 Some(Dep::norm(k, BigInt::zero(), BigInt::zero()))
             }
-            Opd::Var(x) => d.get(x).filter(|e| !e.rem).cloned(),
+            Opd::Var(x) => d.get(x).filter(|e| e.linear()).cloned(),
         }
     }
 
@@ -379,10 +379,51 @@ impl Ctx<'_> {
                         Some(c) if c < 62 => Some(x.scale(&(BigInt::one() << c))),
                         _ => opaque(&[col(&Some(x.clone())), col(&Some(y.clone()))]),
                     },
+                    (">>", Some(x), Some(y)) => match y.as_exact().and_then(ToPrimitive::to_u32) {
+                        Some(c) if c < 62 && !self.collapse(x).uniform() && self.shift_uniform(x, c) => {
+                            Some(Dep::unknown_uniform())
+                        }
+                        _ => opaque(&[col(&Some(x.clone())), col(&Some(y.clone()))]),
+                    },
                     _ => opaque(&[col(&x), col(&y)]),
                 }
             }
         }
+    }
+
+    /// The `>>` rule of `dep_D` (spec/logic.md §2): for every warp and every `ρ ∈ [0, 2^c)`
+    /// with `ρ ≡ r (mod gcd(g, 2^c))`, `⌊(k·tid(l) + ρ) / 2^c⌋` is the same on all lanes `l`.
+    /// `false` when the enumeration would exceed [`access::WORK_LIMIT`].
+    pub fn shift_uniform(&self, x: &Dep, c: u32) -> bool {
+        let p = BigInt::one() << c;
+        let step = if x.g.is_zero() { p.clone() } else { x.g.gcd(&p) };
+        let rho0 = x.r.mod_floor(&step);
+        let count = (&p / &step).to_u64().unwrap_or(u64::MAX);
+        let total: u64 = self.block.iter().map(|&b| u64::from(b)).product();
+        if count.saturating_mul(total) > access::WORK_LIMIT {
+            return false;
+        }
+        let warp = u64::from(self.hw[0].max(1));
+        let mut start = 0;
+        while start < total {
+            let end = (start + warp).min(total);
+            let offs: Vec<BigInt> = (start..end)
+                .map(|t| {
+                    let ti = access::thread_index(self.block, t);
+                    (0..3).map(|i| &x.k[i] * BigInt::from(ti[i])).sum()
+                })
+                .collect();
+            let mut rho = rho0.clone();
+            while rho < p {
+                let q0 = (&offs[0] + &rho).div_floor(&p);
+                if offs.iter().any(|o| (o + &rho).div_floor(&p) != q0) {
+                    return false;
+                }
+                rho += &step;
+            }
+            start = end;
+        }
+        true
     }
 
     /// Collapse of a dependence on warp-uniform dimensions only (spec/logic.md §2):
@@ -419,7 +460,8 @@ impl Ctx<'_> {
 
     /// `ent_P,D(e)`, the entry a Q:VWRITE node may claim for `x ← e` (spec/logic.md §2
     /// "Assigned entry"): `(0, c, 0)` when `lin_P(e)` is the constant `c`; a copy of a
-    /// remainder entry; the remainder entry of `a % m`; else `dep_D(e)`.
+    /// remainder entry; the remainder entry of `a % m`; `dep_D(e)`; else the range entry
+    /// of `width_D(e)`.
     pub fn dep_assigned(&self, pre: &Assn, e: &Expr) -> Option<Dep> {
         if let Some(c) = self.lin_fixed(&pre.p, e).as_ref().and_then(Lin::as_const) {
             if c.is_integer() {
@@ -427,8 +469,8 @@ impl Ctx<'_> {
             }
         }
         let linear = self.dep_expr(&pre.d, e);
-        match e {
-            Expr::Opd(Opd::Var(y)) => pre.d.get(y).filter(|d| d.rem).cloned().or(linear),
+        let rem = match e {
+            Expr::Opd(Opd::Var(y)) => pre.d.get(y).filter(|d| d.kind == EntryKind::Rem).cloned(),
             Expr::Bin(op, a, b) if op == "%" && linear.is_none() => {
                 let m = Self::dep_opd(&pre.d, b).and_then(|d| d.as_exact().cloned()).filter(Signed::is_positive);
                 match (m, Self::dep_opd(&pre.d, a)) {
@@ -436,7 +478,32 @@ impl Ctx<'_> {
                     _ => None,
                 }
             }
-            _ => linear,
+            _ => None,
+        };
+        rem.or(linear).or_else(|| Self::width_expr(&pre.d, e).map(Dep::range))
+    }
+
+    /// `width_D(o)` (spec/logic.md §2 "Widths"): 0 for a uniform value, `w` for a local with
+    /// a range entry.
+    pub fn width_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<BigInt> {
+        match (Self::dep_opd(d, o), o) {
+            (Some(x), _) if x.uniform() => Some(BigInt::zero()),
+            (_, Opd::Var(x)) => d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
+            _ => None,
+        }
+    }
+
+    /// `width_D(e)`: a range local; `a & n` for an exact `n ≥ 0` (`0 ≤ v & n ≤ n`); sums and
+    /// differences of operands with widths; `neg`.
+    pub fn width_expr(d: &BTreeMap<String, Dep>, e: &Expr) -> Option<BigInt> {
+        let exact_nonneg =
+            |o: &Opd| Self::dep_opd(d, o).and_then(|x| x.as_exact().cloned()).filter(|n| !n.is_negative());
+        match e {
+            Expr::Opd(o @ Opd::Var(_)) => Self::width_opd(d, o).filter(|_| Self::dep_opd(d, o).is_none()),
+            Expr::Bin(op, a, b) if op == "&" => exact_nonneg(b).or_else(|| exact_nonneg(a)),
+            Expr::Bin(op, a, b) if op == "+" || op == "-" => Some(Self::width_opd(d, a)? + Self::width_opd(d, b)?),
+            Expr::Un(op, a) if op == "neg" => Self::width_opd(d, a),
+            _ => None,
         }
     }
 
@@ -594,14 +661,22 @@ impl Ctx<'_> {
             .iter()
             .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
             .collect();
-        let key = format!("{tid_only:?}|{dep:?}|{}|{kind:?}", a.bytes);
+        // A range entry bounds the access by the window's sectors / bank occupancy.
+        let range = match (o, &dep) {
+            (Opd::Var(x), None) => env.d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
+            _ => None,
+        };
+        let key = format!("{tid_only:?}|{dep:?}|{range:?}|{}|{kind:?}", a.bytes);
         let cached = self.nstar.borrow().get(&key).copied();
         let star = match cached {
             Some(n) => n,
             None => {
-                let n = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
+                let mut n = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
                     self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
                 })?;
+                if let Some(r) = range.as_ref().and_then(|w| access::range_bound(self.hw, w, a.bytes, kind)) {
+                    n = n.min(r);
+                }
                 self.nstar.borrow_mut().insert(key, n);
                 n
             }
@@ -641,7 +716,7 @@ pub fn uniform_form(d: &BTreeMap<String, Dep>, l: &Lin) -> bool {
         if let Some(i) = TIDS.iter().position(|t| t == v) {
             k[i] += a;
         } else if let Some(e) = d.get(v) {
-            if e.rem {
+            if !e.linear() {
                 return false;
             }
             for (ki, ke) in k.iter_mut().zip(&e.k) {

@@ -89,3 +89,42 @@ pub fn n_star(
     }
     best
 }
+
+/// The range bound `R` of spec/logic.md §2 "Access bounds" for an index whose values lie in
+/// one window of width `w`: the maximum over `c ∈ [0, M)` of the distinct sectors
+/// (`MemReads`) or the fullest bank's count (`Conflicts`) of the element indices
+/// `c + v`, `v ∈ [0, w]`. `None` when `(w + 1)·M` exceeds 4 000 000 (the kernel's limit).
+pub fn range_bound(w: i64, es: u32, kind: AccessKind, hw: &Hardware) -> Option<u64> {
+    let m = match kind {
+        AccessKind::MemReads => u64::from(hw.sector_bytes),
+        AccessKind::Conflicts => u64::from(hw.bank_bytes) * u64::from(hw.banks),
+    };
+    let n = u64::try_from(w).ok()?.checked_add(1)?;
+    if n.checked_mul(m)? > 4_000_000 {
+        return None;
+    }
+    let es = u64::from(es);
+    let (sb, bb, nb) = (
+        u64::from(hw.sector_bytes),
+        u64::from(hw.bank_bytes),
+        u64::from(hw.banks),
+    );
+    let mut best = 0u64;
+    for c in 0..m {
+        let count = match kind {
+            AccessKind::MemReads => (0..n)
+                .map(|v| (c + v) * es / sb)
+                .collect::<BTreeSet<_>>()
+                .len() as u64,
+            AccessKind::Conflicts => {
+                let mut per: BTreeMap<u64, u64> = BTreeMap::new();
+                for v in 0..n {
+                    *per.entry((c + v) * es / bb % nb).or_default() += 1;
+                }
+                per.values().copied().max().unwrap_or(0)
+            }
+        };
+        best = best.max(count);
+    }
+    Some(best)
+}

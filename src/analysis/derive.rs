@@ -3,7 +3,7 @@
 //! pass that builds potentials with template coefficients (LP variables), the LP, and the
 //! instantiation of the derivation tree with the exact LP solution.
 
-use super::access::{n_star, AccessKind};
+use super::access::{n_star, range_bound, AccessKind};
 use super::entail::{entails, entails_all, join_p};
 use super::linear::*;
 use super::lp::{Lp, Rel};
@@ -147,7 +147,7 @@ pub struct Ctx<'a> {
     /// Loops without a ranking atom, with the reason.
     no_atom: Vec<(Loc, String)>,
     /// Warp-uniform thread dimensions of the launch (spec/logic.md §2).
-    udims: [bool; 3],
+    udims: DepCx,
     /// `y = c` for every `int` local assigned exactly once in the program, by a constant:
     /// used only to propose candidate ranking atoms (validated against the invariant).
     const_facts: Vec<Cstr>,
@@ -186,7 +186,11 @@ impl<'a> Ctx<'a> {
             degree: opts.degree as usize,
             atoms: BTreeMap::new(),
             no_atom: Vec::new(),
-            udims: warp_uniform_dims(launch, hw.warp_size),
+            udims: DepCx {
+                udims: warp_uniform_dims(launch, hw.warp_size),
+                block: launch.block,
+                warp: hw.warp_size,
+            },
             const_facts: Vec::new(),
             nstar_cache: Default::default(),
             launch_p: launch_facts(prog, launch),
@@ -255,11 +259,26 @@ impl<'a> Ctx<'a> {
         // N* depends only on the thread constraints of P, the dependence, the element size
         // and the kind; loops re-run the forward pass, so it is memoized.
         let tid_p: Vec<Cstr> = pre.p.iter().filter(|c| c.only_tid()).cloned().collect();
-        let key = format!("{tid_p:?}|{dep:?}|{}|{global}", decl.elem_bytes);
+        let range = match (o, dep) {
+            (Operand::Var(x), None) => pre
+                .d
+                .get(x)
+                .filter(|e| e.kind == EntryKind::Rng)
+                .map(|e| e.g),
+            _ => None,
+        };
+        let key = format!(
+            "{tid_p:?}|{dep:?}|{range:?}|{}|{global}",
+            decl.elem_bytes
+        );
         if let Some(&n) = self.nstar_cache.borrow().get(&key) {
             return Ok((global, n));
         }
-        let n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch).max(1);
+        let mut n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch);
+        if let Some(r) = range.and_then(|w| range_bound(w, decl.elem_bytes, kind, self.hw)) {
+            n = n.min(r);
+        }
+        let n = n.max(1);
         self.nstar_cache.borrow_mut().insert(key, n);
         Ok((global, n))
     }
@@ -431,7 +450,7 @@ impl<'a> Ctx<'a> {
             } else {
                 let e = d
                     .get(v)
-                    .filter(|e| !e.rem && self.prog.local_ty(v) == Some(Ty::Int))?;
+                    .filter(|e| e.is_linear() && self.prog.local_ty(v) == Some(Ty::Int))?;
                 for (i, ki) in k.iter_mut().enumerate() {
                     *ki += a * q(e.k[i]);
                 }
@@ -568,8 +587,8 @@ impl<'a> Ctx<'a> {
                 };
                 let dep_e = match lin.as_ref().filter(|l| l.is_const()) {
                     Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
-                    _ if self.lanes => entry_expr(&pre.d, e, self.udims),
-                    _ => dep_expr(&pre.d, e, self.udims),
+                    _ if self.lanes => entry_expr(&pre.d, e, &self.udims),
+                    _ => dep_expr(&pre.d, e, &self.udims),
                 };
                 // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
                 let vw1 = expr_uniform(&pre.d, e);

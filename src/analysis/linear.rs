@@ -308,21 +308,29 @@ pub fn cond(prog: &Program, e: &Expr) -> (Vec<Cstr>, Vec<Cstr>, bool, bool) {
     }
 }
 
-/// A thread-dependence entry (`spec/logic.md` §1). Linear (`rem = false`): the value is
-/// `k·threadIdx + c` with `c ≡ r (mod g)` (`g = 0`: `c = r`). Remainder (`rem = true`,
-/// `(rem x k r m)` with `m = g ≥ 1`): the value is `≡ k·threadIdx + r (mod m)` and in
-/// `(−m, m)`. The arithmetic (`scale`, `combine`, …) is for linear entries;
-/// [`dep_operand`] reads a remainder entry as `⊤`.
+/// The kind of a dependence entry (`spec/logic.md` §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EntryKind {
+    /// `(dep x k r g)`: the value is `k·threadIdx + c` with `c ≡ r (mod g)` (`g = 0`: `c = r`).
+    Linear,
+    /// `(rem x k r m)`, `m = g ≥ 1`: the value is `≡ k·threadIdx + r (mod m)` and in `(−m, m)`.
+    Rem,
+    /// `(rng x w)`, `w = g ≥ 0` (`k = 0`, `r = 0`): the values lie in `[c, c + w]` for one `c`.
+    Rng,
+}
+
+/// A thread-dependence entry (`spec/logic.md` §1). The arithmetic (`scale`, `combine`, …)
+/// is for linear entries; [`dep_operand`] reads the other kinds as `⊤`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Dep {
     /// Coefficients of `threadIdx.x/y/z`.
     pub k: [i64; 3],
     /// Residue (normalized: `0 ≤ r < g` when `g > 0`).
     pub r: i64,
-    /// Modulus (`≥ 0`; `≥ 1` for a remainder entry).
+    /// Modulus (`≥ 0`); the modulus `m ≥ 1` of a remainder entry; the width of a range entry.
     pub g: i64,
-    /// A remainder entry?
-    pub rem: bool,
+    /// The kind.
+    pub kind: EntryKind,
 }
 
 /// `gcd(|a|, |b|)` (`gcd(0, x) = |x|`); `None` if it does not fit in `i64`.
@@ -339,7 +347,7 @@ impl Dep {
             k,
             r,
             g,
-            rem: false,
+            kind: EntryKind::Linear,
         })
     }
     /// The remainder entry `(rem k (r mod m) m)` for `m ≥ 1`.
@@ -348,8 +356,21 @@ impl Dep {
             k,
             r: r.rem_euclid(m),
             g: m,
-            rem: true,
+            kind: EntryKind::Rem,
         }
+    }
+    /// The range entry `(rng w)` for `w ≥ 0`.
+    pub fn range(w: i64) -> Dep {
+        Dep {
+            k: [0; 3],
+            r: 0,
+            g: w,
+            kind: EntryKind::Rng,
+        }
+    }
+    /// Whether this is a linear entry.
+    pub fn is_linear(&self) -> bool {
+        self.kind == EntryKind::Linear
     }
     /// The exact constant `n`: `(0, n, 0)`.
     pub fn exact(n: i64) -> Dep {
@@ -357,7 +378,7 @@ impl Dep {
             k: [0; 3],
             r: n,
             g: 0,
-            rem: false,
+            kind: EntryKind::Linear,
         }
     }
     /// Uniform without information: `(0, 0, 1)`.
@@ -366,12 +387,12 @@ impl Dep {
             k: [0; 3],
             r: 0,
             g: 1,
-            rem: false,
+            kind: EntryKind::Linear,
         }
     }
     /// Whether this is a linear entry with `k = 0` (the value is warp-uniform).
     pub fn is_uniform(&self) -> bool {
-        !self.rem && self.k == [0; 3]
+        self.is_linear() && self.k == [0; 3]
     }
     /// `Some(c)` when this is the exact constant `(0, c, 0)`.
     pub fn as_exact(&self) -> Option<i64> {
@@ -400,11 +421,13 @@ impl Dep {
     }
     /// "`self` implies `o`" (spec §2): same `k`, `o.g | self.g`, residues agree mod `o.g`.
     pub fn implies(&self, o: &Dep) -> bool {
-        if self.k != o.k || self.rem != o.rem {
+        if self.k != o.k || self.kind != o.kind {
             return false;
         }
-        if self.rem {
-            return self == o;
+        match self.kind {
+            EntryKind::Rem => return self == o,
+            EntryKind::Rng => return self.g <= o.g,
+            EntryKind::Linear => {}
         }
         if o.g == 0 {
             return self.g == 0 && self.r == o.r;
@@ -414,7 +437,10 @@ impl Dep {
     /// The strongest entry implied by both (`None` if the `k` differ): the join of the
     /// dependence domain used at control-flow merges and loop heads.
     pub fn join(&self, o: &Dep) -> Option<Dep> {
-        if self.k != o.k || self.rem || o.rem {
+        if self.kind == EntryKind::Rng && o.kind == EntryKind::Rng {
+            return Some(Dep::range(self.g.max(o.g)));
+        }
+        if self.k != o.k || !self.is_linear() || !o.is_linear() {
             return (self == o).then_some(*self);
         }
         let diff = self.r.checked_sub(o.r)?.checked_abs()?;
@@ -438,28 +464,120 @@ pub fn dep_operand(d: &DepMap, o: &Operand) -> Option<Dep> {
                 k,
                 r: 0,
                 g: 0,
-                rem: false,
+                kind: EntryKind::Linear,
             })
         }
-        Operand::Var(x) => d.get(x).copied().filter(|e| !e.rem),
+        Operand::Var(x) => d.get(x).copied().filter(|e| e.is_linear()),
     }
 }
 
 /// `ent_P,D(e)` of spec §2 "Assigned entry" without the fixed-constant case (the caller
 /// handles `lin_P(e)` constant): a copy of a remainder entry; the remainder entry of
 /// `a % m` when `dep_D(a % m) = ⊤`, `dep_D(m) = (0, m, 0)`, `m ≥ 1`, `dep_D(a) = (k, r, g)`
-/// with `m | g`; else `dep_D(e)`.
-pub fn entry_expr(d: &DepMap, e: &Expr, udims: [bool; 3]) -> Option<Dep> {
-    let linear = dep_expr(d, e, udims);
-    match e {
-        Expr::Opd(Operand::Var(y)) => d.get(y).copied().filter(|x| x.rem).or(linear),
+/// with `m | g`; else `dep_D(e)`; else the range entry of `width_D(e)`.
+pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
+    let linear = dep_expr(d, e, cx);
+    let rem = match e {
+        Expr::Opd(Operand::Var(y)) => d.get(y).copied().filter(|x| x.kind == EntryKind::Rem),
         Expr::Bin(BinOp::Rem, a, b) if linear.is_none() => {
-            let m = dep_operand(d, b)?.as_exact().filter(|m| *m >= 1)?;
-            let da = dep_operand(d, a)?;
-            (da.g % m == 0).then(|| Dep::remainder(da.k, da.r, m))
+            let m = dep_operand(d, b)
+                .and_then(|x| x.as_exact())
+                .filter(|m| *m >= 1);
+            match (m, dep_operand(d, a)) {
+                (Some(m), Some(da)) if da.g % m == 0 => Some(Dep::remainder(da.k, da.r, m)),
+                _ => None,
+            }
         }
-        _ => linear,
+        _ => None,
+    };
+    rem.or(linear).or_else(|| width_expr(d, e).map(Dep::range))
+}
+
+/// `width_D(o)` (spec §2 "Widths"): 0 for a uniform value, `w` for a range local.
+fn width_operand(d: &DepMap, o: &Operand) -> Option<i64> {
+    match (dep_operand(d, o), o) {
+        (Some(x), _) if x.is_uniform() => Some(0),
+        (_, Operand::Var(x)) => d
+            .get(x)
+            .filter(|e| e.kind == EntryKind::Rng)
+            .map(|e| e.g),
+        _ => None,
     }
+}
+
+/// `width_D(e)` (spec §2): a range local; `a & n` for an exact `n ≥ 0`; sums and
+/// differences of operands with widths; `neg`.
+fn width_expr(d: &DepMap, e: &Expr) -> Option<i64> {
+    let nonneg = |o: &Operand| {
+        dep_operand(d, o)
+            .and_then(|x| x.as_exact())
+            .filter(|n| *n >= 0)
+    };
+    match e {
+        Expr::Opd(o @ Operand::Var(_)) if dep_operand(d, o).is_none() => width_operand(d, o),
+        Expr::Bin(BinOp::BitAnd, a, b) => nonneg(b).or_else(|| nonneg(a)),
+        Expr::Bin(BinOp::Add | BinOp::Sub, a, b) => {
+            width_operand(d, a)?.checked_add(width_operand(d, b)?)
+        }
+        Expr::Un(UnOp::Neg, a) => width_operand(d, a),
+        _ => None,
+    }
+}
+
+/// What `dep_D` needs of the launch: the warp-uniform dimensions (collapse) and the block
+/// and warp size (the `>>` rule's enumeration).
+#[derive(Clone, Copy, Debug)]
+pub struct DepCx {
+    /// Warp-uniform thread dimensions ([`warp_uniform_dims`]).
+    pub udims: [bool; 3],
+    /// Block dimensions.
+    pub block: [u32; 3],
+    /// Warp size.
+    pub warp: u32,
+}
+
+/// Enumeration limit of the `>>` rule (the kernel's `access::WORK_LIMIT`).
+const SHIFT_WORK_LIMIT: u64 = 4_000_000;
+
+/// The `>>` rule of spec §2: for every warp and every `ρ ∈ [0, 2^c)` with
+/// `ρ ≡ r (mod gcd(g, 2^c))`, `⌊(k·tid(l) + ρ)/2^c⌋` is the same on all lanes.
+fn shift_uniform(x: &Dep, c: u32, cx: &DepCx) -> bool {
+    let p: i128 = 1 << c;
+    let step: i128 = if x.g == 0 {
+        p
+    } else {
+        (x.g as i128).gcd(&p)
+    };
+    let count = (p / step) as u64;
+    let total: u64 = cx.block.iter().map(|&b| u64::from(b)).product();
+    if count.saturating_mul(total) > SHIFT_WORK_LIMIT {
+        return false;
+    }
+    let launch = crate::core::Launch {
+        block: cx.block,
+        grid: None,
+    };
+    let warp = u64::from(cx.warp.max(1));
+    let mut start = 0;
+    while start < total {
+        let end = (start + warp).min(total);
+        let offs: Vec<i128> = (start..end)
+            .map(|t| {
+                let ti = launch.thread_index(t);
+                (0..3).map(|i| x.k[i] as i128 * ti[i] as i128).sum()
+            })
+            .collect();
+        let mut rho = (x.r as i128).rem_euclid(step);
+        while rho < p {
+            let q0 = (offs[0] + rho).div_euclid(p);
+            if offs.iter().any(|o| (o + rho).div_euclid(p) != q0) {
+                return false;
+            }
+            rho += step;
+        }
+        start = end;
+    }
+    true
 }
 
 /// `lane_D(e)` (`neg = false`) or `lane_D(¬e)` (`neg = true`) of spec §2 "Lane facts";
@@ -474,7 +592,7 @@ pub fn lane_cond(d: &DepMap, e: &Expr, neg: bool) -> Vec<Cstr> {
         _ => return Vec::new(),
     };
     let rem_of = |o: &Operand| match o {
-        Operand::Var(x) => d.get(x).copied().filter(|e| e.rem),
+        Operand::Var(x) => d.get(x).copied().filter(|e| e.kind == EntryKind::Rem),
         _ => None,
     };
     let exact = |o: &Operand| dep_operand(d, o).and_then(|x| x.as_exact());
@@ -518,7 +636,7 @@ pub fn uniform_form(prog: &Program, d: &DepMap, l: &Lin) -> bool {
         } else if prog.param_ty(v) == Some(Ty::Int) {
         } else if prog.local_ty(v) == Some(Ty::Int) {
             match d.get(v) {
-                Some(e) if !e.rem => {
+                Some(e) if e.is_linear() => {
                     for (i, ki) in k.iter_mut().enumerate() {
                         *ki += a * q(e.k[i]);
                     }
@@ -567,8 +685,9 @@ pub fn warp_uniform_dims(launch: &crate::core::Launch, warp: u32) -> [bool; 3] {
 }
 
 /// `dep_D(e)` of spec §2 (`None` = `⊤`), with operands of `*` and opaque operators
-/// collapsed on the warp-uniform dimensions `udims`.
-pub fn dep_expr(d: &DepMap, e: &Expr, udims: [bool; 3]) -> Option<Dep> {
+/// collapsed on the warp-uniform dimensions `cx.udims`.
+pub fn dep_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
+    let udims = cx.udims;
     let col = |x: Option<Dep>| x.map(|x| collapse(x, udims));
     let other = |ds: &[Option<Dep>]| -> Option<Dep> {
         if ds.iter().all(|x| matches!(x, Some(dd) if dd.is_uniform())) {
@@ -607,6 +726,16 @@ pub fn dep_expr(d: &DepMap, e: &Expr, udims: [bool; 3]) -> Option<Dep> {
                 }
                 BinOp::Shl => match db.and_then(|x| x.as_exact()) {
                     Some(c) if (0..62).contains(&c) => da?.scale(1i64 << c),
+                    _ => other(&[col(da), col(db)]),
+                },
+                BinOp::Shr => match (da, db.and_then(|x| x.as_exact())) {
+                    (Some(x), Some(c))
+                        if (0..62).contains(&c)
+                            && !collapse(x, udims).is_uniform()
+                            && shift_uniform(&x, c as u32, cx) =>
+                    {
+                        Some(Dep::unknown_uniform())
+                    }
                     _ => other(&[col(da), col(db)]),
                 },
                 _ => other(&[col(da), col(db)]),

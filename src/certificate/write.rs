@@ -2,7 +2,7 @@
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
 use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
-use crate::analysis::linear::{fmt_q, CKind, Cstr, Lin};
+use crate::analysis::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
 use crate::analysis::poly::Poly;
 use crate::core::print::sexp_stmt;
 use crate::core::{Hardware, Launch, Metric, Program};
@@ -54,12 +54,19 @@ fn assn_s(a: &Assn) -> String {
     }
     s.push_str(") (D");
     for (x, d) in &a.d {
-        let kind = if d.rem { "rem" } else { "dep" };
-        let _ = write!(
-            s,
-            " ({kind} {x} {} {} {} {} {})",
-            d.k[0], d.k[1], d.k[2], d.r, d.g
-        );
+        let _ = match d.kind {
+            EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
+            EntryKind::Rem => write!(
+                s,
+                " (rem {x} {} {} {} {} {})",
+                d.k[0], d.k[1], d.k[2], d.r, d.g
+            ),
+            EntryKind::Linear => write!(
+                s,
+                " (dep {x} {} {} {} {} {})",
+                d.k[0], d.k[1], d.k[2], d.r, d.g
+            ),
+        };
     }
     let _ = write!(s, ") (Q {}))", poly_s(&a.q));
     s

@@ -86,12 +86,29 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         .collect();
     certs.sort();
     assert_eq!(certs.len(), 28);
+    // Certificates that use the precision constructs of issues 3/4 (the lane facts of
+    // addSub0's `j % 2 == 0`, spec/logic.md §6) are not formalized in Coq yet: their export
+    // must fail naming the construct.
+    const NOT_IN_COQ: &[&str] = &[
+        "addSub0.sectors",
+        "addSub0.steps",
+        "add_sub.sectors",
+        "add_sub.steps",
+    ];
     let mut accepted = Vec::new();
     let mut rejected = Vec::new();
+    let mut unsupported = Vec::new();
     for c in &certs {
         let stem = c.file_stem().unwrap().to_str().unwrap().to_string();
-        let v =
-            export(&std::fs::read_to_string(c).unwrap()).unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let v = match export(&std::fs::read_to_string(c).unwrap()) {
+            Ok(v) => v,
+            Err(ExportError::Unsupported(why)) if NOT_IN_COQ.contains(&stem.as_str()) => {
+                assert!(why.contains("not formalized in Coq"), "{stem}: {why}");
+                unsupported.push(stem);
+                continue;
+            }
+            Err(e) => panic!("{stem}: {e}"),
+        };
         let file = tmp.join(format!("{}.v", stem.replace('.', "_")));
         std::fs::write(&file, &v).unwrap();
         let t = Instant::now();
@@ -120,6 +137,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         rejected.is_empty(),
         "coqc rejected the exports of {rejected:?} (accepted: {accepted:?})"
     );
+    assert_eq!(unsupported, NOT_IN_COQ);
 
     // A mutated bound (vectorAdd divwarps: 1 → 0) must make coqc reject the file.
     let text =

@@ -1774,7 +1774,12 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         p: launch_facts(prog, ctx.launch),
         d: initial_deps(prog),
     };
+    let t0 = std::time::Instant::now();
     let an = ctx.fwd(&prog.body, &root)?;
+    let dbg = std::env::var("WARPCERT_DEBUG").is_ok();
+    if dbg {
+        eprintln!("fwd {:?}", t0.elapsed());
+    }
     let ctx_ref: &Ctx<'_> = ctx;
     let mut back = Back {
         ctx: ctx_ref,
@@ -1782,6 +1787,9 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         hints: Vec::new(),
     };
     let (tn, qroot) = back.back(&an, TPoly::zero())?;
+    if dbg {
+        eprintln!("back {:?} ({} LP vars)", t0.elapsed(), back.lp.nonneg.len());
+    }
     // the root potential may mention only int parameters
     let qroot = back.restrict(
         qroot,
@@ -1824,6 +1832,9 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         let loc = ctx_ref.no_atom.first().or(hints.first()).map(|(l, _)| *l);
         err(loc, msg)
     })?;
+    if dbg {
+        eprintln!("lp {:?}", t0.elapsed());
+    }
     let node = inst(&tn, &sol)?;
     let bound = qbound.instantiate(&sol);
     Ok((node, bound))

@@ -267,10 +267,7 @@ impl<'a> Ctx<'a> {
                 .map(|e| e.g),
             _ => None,
         };
-        let key = format!(
-            "{tid_p:?}|{dep:?}|{range:?}|{}|{global}",
-            decl.elem_bytes
-        );
+        let key = format!("{tid_p:?}|{dep:?}|{range:?}|{}|{global}", decl.elem_bytes);
         if let Some(&n) = self.nstar_cache.borrow().get(&key) {
             return Ok((global, n));
         }
@@ -1561,25 +1558,6 @@ impl Back<'_, '_> {
                 // a symbolic step (`pos += 192·gridDim.x`): the body leaves the atom lowered
                 // by the step, the shift lowered it by the step's lower bound; bridge the
                 // two by a monotone rewrite max0(a − s_min) ≥ max0(a − step)
-                if std::env::var("WARPCERT_DEBUG").is_ok() {
-                    eprintln!(
-                        "loop atom {:?}\nishift {:?}\nqb {:?}",
-                        atom.as_ref().map(|l| (
-                            l.atom.to_string(),
-                            l.shift.to_string(),
-                            l.symbolic
-                        )),
-                        ishift
-                            .terms
-                            .keys()
-                            .map(|m| m.iter().map(|a| a.to_string()).collect::<Vec<_>>())
-                            .collect::<Vec<_>>(),
-                        qb.terms
-                            .keys()
-                            .map(|m| m.iter().map(|a| a.to_string()).collect::<Vec<_>>())
-                            .collect::<Vec<_>>()
-                    );
-                }
                 if let Some(la) = atom.as_ref().filter(|la| la.symbolic) {
                     if let AtomVal::Scaled(_, from) =
                         canon_atom(&la.atom.plus_const(&-la.shift.clone()))
@@ -1774,12 +1752,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         p: launch_facts(prog, ctx.launch),
         d: initial_deps(prog),
     };
-    let t0 = std::time::Instant::now();
     let an = ctx.fwd(&prog.body, &root)?;
-    let dbg = std::env::var("WARPCERT_DEBUG").is_ok();
-    if dbg {
-        eprintln!("fwd {:?}", t0.elapsed());
-    }
     let ctx_ref: &Ctx<'_> = ctx;
     let mut back = Back {
         ctx: ctx_ref,
@@ -1787,9 +1760,6 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         hints: Vec::new(),
     };
     let (tn, qroot) = back.back(&an, TPoly::zero())?;
-    if dbg {
-        eprintln!("back {:?} ({} LP vars)", t0.elapsed(), back.lp.nonneg.len());
-    }
     // the root potential may mention only int parameters
     let qroot = back.restrict(
         qroot,
@@ -1832,9 +1802,6 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         let loc = ctx_ref.no_atom.first().or(hints.first()).map(|(l, _)| *l);
         err(loc, msg)
     })?;
-    if dbg {
-        eprintln!("lp {:?}", t0.elapsed());
-    }
     let node = inst(&tn, &sol)?;
     let bound = qbound.instantiate(&sol);
     Ok((node, bound))

@@ -497,10 +497,7 @@ pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
 fn width_operand(d: &DepMap, o: &Operand) -> Option<i64> {
     match (dep_operand(d, o), o) {
         (Some(x), _) if x.is_uniform() => Some(0),
-        (_, Operand::Var(x)) => d
-            .get(x)
-            .filter(|e| e.kind == EntryKind::Rng)
-            .map(|e| e.g),
+        (_, Operand::Var(x)) => d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g),
         _ => None,
     }
 }
@@ -543,11 +540,7 @@ const SHIFT_WORK_LIMIT: u64 = 4_000_000;
 /// `ρ ≡ r (mod gcd(g, 2^c))`, `⌊(k·tid(l) + ρ)/2^c⌋` is the same on all lanes.
 fn shift_uniform(x: &Dep, c: u32, cx: &DepCx) -> bool {
     let p: i128 = 1 << c;
-    let step: i128 = if x.g == 0 {
-        p
-    } else {
-        (x.g as i128).gcd(&p)
-    };
+    let step: i128 = if x.g == 0 { p } else { (x.g as i128).gcd(&p) };
     let count = (p / step) as u64;
     let total: u64 = cx.block.iter().map(|&b| u64::from(b)).product();
     if count.saturating_mul(total) > SHIFT_WORK_LIMIT {

@@ -547,7 +547,10 @@ fn extra_inputs(b: &Bench) -> Vec<Inputs> {
         return Vec::new();
     }
     let word = |i: usize| Value::Int(((i % 8) * 32) as i64 * 0x0101_0101);
-    vec![Inputs::zero().with_array("d_Data", ArrayInit::Values((0..1 << 14).map(word).collect()))]
+    vec![Inputs::zero().with_array(
+        "d_Data",
+        ArrayInit::Values((0..1 << 14).map(word).collect()),
+    )]
 }
 
 /// An adversarial input: every array's cells alternate `0` and `2` (`0.0`/`2.0`, `false`/

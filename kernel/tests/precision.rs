@@ -415,3 +415,31 @@ fn range_entries_bound_bank_conflicts() {
     let r = rej(&byte_bins(192, 5, w, "(rng t -1)", 8));
     assert!(matches!(r.reason, Reason::Syntax { .. }), "{r}");
 }
+
+/// `N*` evaluates the thread constraints in machine integers when they fit (a linear form
+/// scaled by its denominators) and exactly otherwise: both give the same kept lanes. By hand:
+/// `threadIdx.x ≤ 15` in every spelling keeps 16 of 32 lanes; with `threadIdx.x mod 2 = 1`
+/// too, 8.
+#[test]
+fn access_bound_integer_and_exact_paths_agree() {
+    use num_bigint::BigInt;
+    use warpcert_kernel::access::{n_star, Kind};
+    use warpcert_kernel::arith::{Cstr, Lane, Lin, Rat};
+    let r = |n: i64, d: i64| Rat::new(BigInt::from(n), BigInt::from(d));
+    let le = |c: Rat, a: Rat| {
+        let mut l = Lin::constant(c);
+        l.add_term("threadIdx.x", &a);
+        Cstr::le(l)
+    };
+    let big = BigInt::from(10).pow(20);
+    let odd = Cstr { eq: false, lin: Lin::var("threadIdx.x"), lane: Some(Lane { m: 2.into(), rs: vec![1.into()] }) };
+    let hw = [32, 32, 4, 32];
+    let count = |p: &[Cstr]| n_star([32, 1, 1], hw, p, None, 4, Kind::MemReads).unwrap();
+    // x − 15 ≤ 0; x/2 − 15/2 ≤ 0 (scaled by 2); 10^20·x − 15·10^20 ≤ 0 (beyond i64: exact path)
+    assert_eq!(count(&[le(r(-15, 1), r(1, 1))]), 16);
+    assert_eq!(count(&[le(r(-15, 2), r(1, 2))]), 16);
+    let huge = le(Rat::from_integer(-&big * 15), Rat::from_integer(big.clone()));
+    assert_eq!(count(std::slice::from_ref(&huge)), 16);
+    assert_eq!(count(&[le(r(-15, 1), r(1, 1)), odd.clone()]), 8);
+    assert_eq!(count(&[huge, odd]), 8);
+}

@@ -622,6 +622,14 @@ pub const LANE_MODULUS_LIMIT: i64 = 4096;
 /// Whether the form `l` is uniform under `d` (spec §1): its variables are `int` parameters,
 /// `threadIdx.*` or `int` locals with linear entries, and the thread coefficients cancel.
 pub fn uniform_form(prog: &Program, d: &DepMap, l: &Lin) -> bool {
+    // the common case: parameters and uniform locals only
+    let plain = |v: &String| {
+        prog.param_ty(v) == Some(Ty::Int)
+            || (prog.local_ty(v) == Some(Ty::Int) && d.get(v).is_some_and(|e| e.is_uniform()))
+    };
+    if l.terms.keys().all(plain) {
+        return true;
+    }
     let mut k = [Q::zero(), Q::zero(), Q::zero()];
     for (v, a) in &l.terms {
         if let Some(dim) = Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {

@@ -330,12 +330,21 @@ fn addsub0_divwarps() {
 }
 
 /// addSub0, sectors: per iteration both branches run (Q:IF4); each does a B read and a B
-/// write with an index whose thread dependence is unknown (j·w): 32 sectors each, and A[i]
-/// with a uniform i: 1 sector; 2·(32 + 1 + 32) = 130 per iteration ≤ RaCUDA's 132.
+/// write with an index whose thread dependence is unknown (j·w), on the lanes the branch
+/// keeps — `j = 1024·blockIdx.x + threadIdx.x`, so `j % 2 == 0` holds on the 16 even lanes
+/// and fails on the 16 odd ones (remainder entry and lane facts, spec/logic.md §2): 16
+/// sectors each, and A[i] with a uniform i: 1 sector; 2·(16 + 1 + 16) = 66 per iteration,
+/// Pico's bound (RaCUDA's rules give 2·(32 + 1 + 32) = 130 ≤ its 132).
 #[test]
 fn addsub0_sectors() {
     let a = run(&addsub0(), MetricName::Sectors, 1024);
-    assert_eq!(a.bound.to_bound_string(), "130*max(0, w)");
+    assert_eq!(a.bound.to_bound_string(), "66*max(0, w)");
+    assert!(a.certificate.contains("(rem r 1 0 0 0 2)"));
+    assert!(a.certificate.contains("(mod (lin 0 (1 threadIdx.x)) 2 1)"));
+    // divwarps does not depend on access counts: no lane facts in its certificate (it
+    // stays in the fragment the Coq theories formalize)
+    let d = run(&addsub0(), MetricName::Divwarps, 1024);
+    assert!(!d.certificate.contains("(rem ") && !d.certificate.contains("(mod "));
 }
 
 /// Steps: some bound for every kernel (no published value to match).
@@ -450,10 +459,20 @@ fn while2_divergent_loop() {
     let a = run(&divergent_loop(), MetricName::Sectors, 32);
     assert_eq!(a.bound.to_bound_string(), "32");
     assert_eq!(a.rules_used.get("Q:WHILE2"), Some(&1));
-    // divwarps: every iteration may diverge but the counter is not uniform: no bound, and
+    // divwarps: the counter is not uniform, but `4 − k + threadIdx.x` is (D(k) has
+    // threadIdx.x coefficient 1) and drops by 1 per iteration from 4: lane 0 tests the
+    // condition 5 times (k = 0…4), each test of a Q:WHILE2 loop costs M^div = 1: bound 5.
+    let d = run(&divergent_loop(), MetricName::Divwarps, 32);
+    assert_eq!(d.bound.to_bound_string(), "5");
+    // A counter with no linear thread dependence (read from memory) has no ranking form:
     // the error names the loop (line 2, column 3 in the builder) and the reason.
+    let mut prog = divergent_loop();
+    prog.arrays.push(garr("K", Ty::Int));
+    if let Stmt::Seq(first, _) = &mut prog.body {
+        **first = asg("k", rd("K", tid()));
+    }
     let e = analyze(
-        &divergent_loop(),
+        &prog,
         &Metric::standard(MetricName::Divwarps),
         &Hardware::default(),
         &launch(32),
@@ -462,7 +481,7 @@ fn while2_divergent_loop() {
     .unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("2:3"), "{msg}");
-    assert!(msg.contains("uniform"), "{msg}");
+    assert!(msg.contains("thread dependence"), "{msg}");
 }
 
 /// A multiplicative counter (`i ← 2·i`) has no ranking atom: an error naming the loop.
@@ -516,6 +535,9 @@ fn bounds_dominate_the_semantics() {
         (nested(), 32),
         (branches(), 64),
         (divergent_loop(), 32),
+        (lane_split(), 32),
+        (lane_split(), 64),
+        (byte_bins(), 64),
     ];
     let hw = Hardware::default();
     for (prog, bx) in cases {
@@ -529,7 +551,7 @@ fn bounds_dominate_the_semantics() {
         for m in MetricName::ALL {
             let metric = Metric::standard(m);
             let Ok(a) = analyze(&prog, &metric, &hw, &l, &AnalysisOptions::default()) else {
-                continue; // (divergent_loop has no divwarps/steps bound; tested above)
+                continue; // (a program without a bound for this metric)
             };
             for vals in [[-3i64, 2], [0, 0], [1, 5], [4, 3], [7, 7], [300, 9]] {
                 let mut params = Params::new();
@@ -960,4 +982,174 @@ fn decreasing_loop() {
     let a = run(&prog, MetricName::Sectors, 32);
     assert_eq!(a.bound.to_bound_string(), "1/3*max(0, n + 2)");
     assert_eq!(a.bound.eval(&env(&[("n", 7)])), q(3));
+}
+
+// ------------------------------------------------------------------ issues 3 and 4
+
+fn sarr(name: &str, len: u64) -> ArrayDecl {
+    ArrayDecl {
+        name: name.into(),
+        space: Space::Shared,
+        elem: Ty::Int,
+        elem_bytes: 4,
+        len: Some(len),
+    }
+}
+
+/// `r ← threadIdx.x % 2; t ← threadIdx.x * w; if (r == 0) A[t] ← 1 else A[t] ← 2`: the index
+/// has no known thread dependence (`threadIdx.x * w`, `w` unknown), so each write may touch
+/// one sector per lane it runs on.
+fn lane_split() -> Program {
+    Program {
+        name: "lanesplit".into(),
+        params: iparams(&["w"]),
+        arrays: vec![garr("A", Ty::Int)],
+        locals: ilocals(&["r", "t"]),
+        body: Stmt::seq(vec![
+            asg("r", bin(BinOp::Rem, tid(), c(2))),
+            asg("t", bin(BinOp::Mul, tid(), p("w"))),
+            ite(
+                bin(BinOp::Eq, v("r"), c(0)),
+                vec![wr("A", v("t"), opd(c(1)))],
+                vec![wr("A", v("t"), opd(c(2)))],
+            ),
+        ]),
+    }
+}
+
+/// Lane facts (spec/logic.md §2): the then branch runs on the 16 even lanes, the else
+/// branch on the 16 odd ones, so `16 + 16 = 32` sectors per warp (RaCUDA's rules: 64). With
+/// `w = 8` every lane writes its own sector (32-byte stride) and the semantics measures 32:
+/// the bound is exact there.
+#[test]
+fn lane_facts_filter_divergent_branches() {
+    use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+    let a = run(&lane_split(), MetricName::Sectors, 32);
+    assert_eq!(a.bound.to_bound_string(), "32");
+    let params = Params::from([("w".to_string(), Value::Int(8))]);
+    let hw = Hardware::default();
+    let run = run_warp(
+        &lane_split(),
+        &[Metric::standard(MetricName::Sectors)],
+        &hw,
+        &launch(32),
+        [0, 0, 0],
+        0,
+        &params,
+        &Inputs::zero(),
+        &RunOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(run.costs[0], q(32));
+}
+
+/// The grid-stride loop `pos ← 64·blockIdx.x + threadIdx.x; while (pos < n) { A[pos] ← 0;
+/// t ← 64·gridDim.x; pos ← pos + t }`, block 64, symbolic grid. `pos` is not uniform and the
+/// step is symbolic: the ranking form `n − pos + threadIdx.x + 63` is uniform, each
+/// iteration lowers it by `64·gridDim.x ≥ 64` (launch fact `gridDim.x ≥ 1`; shift by 64,
+/// then a `mono` rewrite), and the root drops `−64·blockIdx.x` (`blockIdx.x ≥ 0`). Each
+/// iteration writes 32 consecutive aligned ints: 4 sectors. By hand:
+/// `4·(n + 63)/64 = (n + 63)/16`.
+fn grid_stride() -> Program {
+    Program {
+        name: "gridstride".into(),
+        params: iparams(&["n", "blockIdx.x", "gridDim.x"]),
+        arrays: vec![garr("A", Ty::Int)],
+        locals: ilocals(&["t0", "pos", "t1"]),
+        body: Stmt::seq(vec![
+            asg("t0", bin(BinOp::Mul, p("blockIdx.x"), c(64))),
+            asg("pos", bin(BinOp::Add, v("t0"), tid())),
+            wh(
+                bin(BinOp::Lt, v("pos"), p("n")),
+                vec![
+                    wr("A", v("pos"), opd(c(0))),
+                    asg("t1", bin(BinOp::Mul, c(64), p("gridDim.x"))),
+                    asg("pos", bin(BinOp::Add, v("pos"), v("t1"))),
+                ],
+            ),
+        ]),
+    }
+}
+
+#[test]
+fn grid_stride_loop_with_symbolic_step() {
+    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
+    let a = run(&grid_stride(), MetricName::Sectors, 64);
+    assert_eq!(a.bound.to_bound_string(), "1/16*max(0, n + 63)");
+    assert!(a.certificate.contains("(mono "));
+    assert_eq!(a.rules_used.get("Q:WHILE2"), Some(&1));
+    let hw = Hardware::default();
+    for n in [-5, 0, 1, 63, 64, 65, 200, 1000, 1024] {
+        for g in [1, 2, 3] {
+            let params = Params::from([("n".to_string(), Value::Int(n))]);
+            let l = Launch {
+                block: [64, 1, 1],
+                grid: Some([g, 1, 1]),
+            };
+            let r = run_kernel(
+                &grid_stride(),
+                &[Metric::standard(MetricName::Sectors)],
+                &hw,
+                &l,
+                &params,
+                &Inputs::zero(),
+            )
+            .unwrap();
+            let bound = a.bound.eval(&env(&[("n", n)]));
+            assert!(r.metrics[0].max_per_warp <= bound, "n={n} grid={g}");
+            // one block, n a multiple of 64: every iteration of every warp is a full one, 4
+            // sectors, n/64 of them (the bound's 4·(n + 63)/64 is exact up to the ceiling)
+            if g == 1 && n > 0 && n % 64 == 0 {
+                assert_eq!(r.metrics[0].max_per_warp, q(4 * ((n + 63) / 64)));
+            }
+        }
+    }
+}
+
+/// The histogram256 pattern: `w ← threadIdx.x >> 5; b ← w·256; v ← D[threadIdx.x];
+/// t ← v & 255; i ← b + t; S[i] ← 1` (block 64, conflicts). `w` is the warp index (the `>>`
+/// rule: uniform in each warp), `t` and `i` have range entries of width 255, and 32 lanes'
+/// indices in one window of 256 ints hold at most 256/32 = 8 distinct addresses of one bank
+/// (by hand): `N* = 8`, cost 7 (RaCUDA's rules: 32, cost 31). With `D[l] = 32·(l mod 8)` the
+/// lanes hit 8 distinct bins of bank 0: the semantics measures 7, so the bound is exact.
+fn byte_bins() -> Program {
+    Program {
+        name: "bytebins".into(),
+        params: vec![],
+        arrays: vec![garr("D", Ty::Int), sarr("S", 512)],
+        locals: ilocals(&["w", "b", "v", "t", "i"]),
+        body: Stmt::seq(vec![
+            asg("w", bin(BinOp::Shr, tid(), c(5))),
+            asg("b", bin(BinOp::Mul, v("w"), c(256))),
+            asg("v", rd("D", tid())),
+            asg("t", bin(BinOp::BitAnd, v("v"), c(255))),
+            asg("i", bin(BinOp::Add, v("b"), v("t"))),
+            wr("S", v("i"), opd(c(1))),
+        ]),
+    }
+}
+
+#[test]
+fn range_entries_bound_byte_bins() {
+    use warpcert::semantics::{run_warp, ArrayInit, Inputs, Params, RunOptions, Value};
+    let a = run(&byte_bins(), MetricName::Conflicts, 64);
+    assert_eq!(a.bound.to_bound_string(), "7");
+    assert!(a.certificate.contains("(rng i 255)"));
+    let cells = (0..64).map(|l| Value::Int(32 * (l % 8))).collect();
+    let input = Inputs::zero().with_array("D", ArrayInit::Values(cells));
+    for w in 0..2 {
+        let run = run_warp(
+            &byte_bins(),
+            &[Metric::standard(MetricName::Conflicts)],
+            &Hardware::default(),
+            &launch(64),
+            [0, 0, 0],
+            w,
+            &Params::new(),
+            &input,
+            &RunOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(run.costs[0], q(7), "warp {w}");
+    }
 }

@@ -1,5 +1,6 @@
-//! Issue 3: the rest of the RaCUDA/Pico benchmark (matrixMul*, reduce*, SYN-BRDIS*) read in
-//! place from `../shared/corpus/racuda/`:
+//! Issues 3 and 4: the rest of the RaCUDA/Pico benchmark (matrixMul*, reduce*, SYN-BRDIS*,
+//! and addSub0's sectors row) read in place from `../shared/corpus/racuda/`, and NVIDIA's
+//! histogram256 sample beside it (`../shared/corpus/cuda-samples-subset/`, launch 192):
 //!
 //! * Pico §7.1's counterexample to RaCUDA's alignment assumption, against the semantics;
 //! * soundness per kernel and metric: simulated per-warp cost ≤ bound for random and
@@ -32,14 +33,25 @@ fn launch3(block: [u32; 3], grid: Option<[u32; 3]>) -> Launch {
 }
 
 fn lower(parsed: &frontend::Parsed, block: [u32; 3]) -> Program {
-    frontend::lower(parsed, None, &launch3(block, None), &hw(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"))
-        .0
+    lower_kernel(parsed, None, block)
 }
 
-fn load3(path: &Path, block: [u32; 3]) -> Program {
-    lower(
+fn lower_kernel(parsed: &frontend::Parsed, kernel: Option<&str>, block: [u32; 3]) -> Program {
+    frontend::lower(
+        parsed,
+        kernel,
+        &launch3(block, None),
+        &hw(),
+        &BTreeMap::new(),
+    )
+    .unwrap_or_else(|d| panic!("{d}"))
+    .0
+}
+
+fn load3(path: &Path, kernel: Option<&str>, block: [u32; 3]) -> Program {
+    lower_kernel(
         &frontend::parse_file(path).unwrap_or_else(|d| panic!("{d}")),
+        kernel,
         block,
     )
 }
@@ -95,23 +107,39 @@ fn pico_7_1_misaligned_row_is_five_sectors() {
     assert_eq!(v.bound, "5");
 }
 
-/// The benchmark kernels of this file: (corpus file, block).
-const KERNELS: &[(&str, [u32; 3])] = &[
-    ("matrixMul.cu", [32, 32, 1]),
-    ("matrixMulBad.cu", [32, 32, 1]),
-    ("matrixMulTranspose.cu", [32, 32, 1]),
-    ("reduce0.cu", [256, 1, 1]),
-    ("reduce1.cu", [256, 1, 1]),
-    ("reduce2.cu", [256, 1, 1]),
-    ("reduce2a.cu", [256, 1, 1]),
-    ("reduce3.cu", [256, 1, 1]),
-    ("reduce3a.cu", [256, 1, 1]),
-    ("syn-brdis.cu", [32, 1, 1]),
-    ("syn-brdis-opt.cu", [32, 1, 1]),
+/// NVIDIA's histogram256 sample, relative to the RaCUDA folder.
+const HISTOGRAM: &str = "../cuda-samples-subset/histogram256.cu";
+
+/// The benchmark kernels of this file: (file relative to the RaCUDA folder, block, kernel
+/// name in files with several kernels, the parameter Pico's bound is a function of).
+const KERNELS: &[(&str, [u32; 3], Option<&str>, &str)] = &[
+    ("matrixMul.cu", [32, 32, 1], None, "wA"),
+    ("matrixMulBad.cu", [32, 32, 1], None, "wA"),
+    ("matrixMulTranspose.cu", [32, 32, 1], None, "wA"),
+    ("reduce0.cu", [256, 1, 1], None, "n"),
+    ("reduce1.cu", [256, 1, 1], None, "n"),
+    ("reduce2.cu", [256, 1, 1], None, "n"),
+    ("reduce2a.cu", [256, 1, 1], None, "n"),
+    ("reduce3.cu", [256, 1, 1], None, "n"),
+    ("reduce3a.cu", [256, 1, 1], None, "n"),
+    ("syn-brdis.cu", [32, 1, 1], None, "N"),
+    ("syn-brdis-opt.cu", [32, 1, 1], None, "N"),
+    ("addSub0.cu", [1024, 1, 1], None, "w"),
+    // The sample's own launch: HISTOGRAM256_THREADBLOCK_SIZE = 6 warps of 32.
+    (
+        HISTOGRAM,
+        [192, 1, 1],
+        Some("histogram256Kernel"),
+        "dataCount",
+    ),
 ];
 
+fn entry(file: &str) -> (&'static str, [u32; 3], Option<&'static str>, &'static str) {
+    *KERNELS.iter().find(|k| k.0 == file).unwrap()
+}
+
 fn block_of(file: &str) -> [u32; 3] {
-    KERNELS.iter().find(|k| k.0 == file).unwrap().1
+    entry(file).1
 }
 
 /// The program and the bound of `file` for `m`, analysed (and kernel-checked) once per
@@ -125,8 +153,8 @@ fn cached(dir: &Path, file: &str, m: MetricName) -> (Program, Poly) {
     if let Some(p) = cache.lock().unwrap().get(&key) {
         return p.clone();
     }
-    let block = block_of(file);
-    let prog = load3(&dir.join(file), block);
+    let (_, block, kernel, _) = entry(file);
+    let prog = load3(&dir.join(file), kernel, block);
     let a = bound3(&prog, m, block);
     let v = warpcert_kernel::check(&a.certificate)
         .unwrap_or_else(|r| panic!("{file} {m}: rejected: {r}"));
@@ -299,13 +327,18 @@ syn_soundness!(soundness_syn_brdis, "syn-brdis.cu");
 syn_soundness!(soundness_syn_brdis_opt, "syn-brdis-opt.cu");
 
 /// Pico's Table 1 bounds (`../shared/targets.md`) for the kernels of this file, as exact
-/// rationals in `wA`: `0.31 wA + 15.0` is `5/16·wA + 15` (10 sectors per tile,
-/// `⌈wA/32⌉ ≤ wA/32 + 1`), `0.97 wA + 30.0` is `31/32·(wA + 31)`, `16.0 wA + 496.0` is
-/// `16·(wA + 31)` — the exact values whose two-decimal prints the table shows.
-fn pico(file: &str, m: MetricName, wa: i64) -> Q {
+/// rationals in the kernel's parameter `x` (`wA`, `w` or `dataCount`): `0.31 wA + 15.0` is
+/// `5/16·wA + 15` (10 sectors per tile, `⌈wA/32⌉ ≤ wA/32 + 1`), `0.97 wA + 30.0` is
+/// `31/32·(wA + 31)`, `16.0 wA + 496.0` is `16·(wA + 31)` — the exact values whose
+/// two-decimal prints the table shows; addSub0 `66 w`; histogram256 `0.08 d + 49.9` and
+/// `3.88 d + 244.0` as printed (for RaCUDA's 64-thread variant; our launch is 192).
+fn pico(file: &str, m: MetricName, x: i64) -> Q {
     use MetricName::*;
-    let wa = q(wa);
+    let wa = q(x);
     match (file, m) {
+        ("addSub0.cu", Sectors) => q(66) * wa,
+        (HISTOGRAM, Sectors) => q(8) / q(100) * wa + q(499) / q(10),
+        (HISTOGRAM, Conflicts) => q(388) / q(100) * wa + q(244),
         ("matrixMul.cu" | "matrixMulTranspose.cu", Sectors) => q(5) / q(16) * wa + q(15),
         ("matrixMulBad.cu", Sectors) => q(16) * wa + q(496),
         ("matrixMul.cu", Conflicts) => q(0),
@@ -318,34 +351,108 @@ fn pico(file: &str, m: MetricName, wa: i64) -> Q {
     }
 }
 
-/// Every sectors/conflicts bound of Pico's Table 1 for these kernels (matrixMulBad has no
-/// conflicts row there) is matched or beaten at every `wA ∈ 0..=4096`; every certificate
-/// (all four metrics) is accepted by the kernel, which prints the same bound.
+/// Every sectors/conflicts bound of Pico's Table 1 for these kernels (matrixMulBad and
+/// addSub0 have no conflicts row there) is matched or beaten at every value `0..=4096` of
+/// the kernel's parameter (`wA`, addSub0's `w`, histogram256's `dataCount`); every
+/// certificate (all four metrics) is accepted by the kernel, which prints the same bound.
+/// addSub0's sectors bound is exactly Pico's `66·max(0, w)` (lane facts: 16 even or odd
+/// lanes per branch, spec/logic.md §2).
 #[test]
 fn bounds_at_most_pico_and_certified() {
     let Some(dir) = racuda_corpus("bounds_at_most_pico_and_certified") else {
         return;
     };
-    for &(file, _) in KERNELS {
+    for &(file, _, _, var) in KERNELS {
+        if file == HISTOGRAM && !dir.join(HISTOGRAM).is_file() {
+            eprintln!("SKIPPED histogram256: {HISTOGRAM} not found");
+            continue;
+        }
         for m in MetricName::ALL {
             let (_, b) = cached(&dir, file, m);
             // SYN-BRDIS is not in Pico's Table 1.
-            let compared = matches!(m, MetricName::Sectors | MetricName::Conflicts)
-                && !file.starts_with("syn-")
-                && !(file == "matrixMulBad.cu" && m == MetricName::Conflicts);
+            let no_conflicts_row = ["matrixMulBad.cu", "addSub0.cu"].contains(&file);
+            let compared = match m {
+                MetricName::Sectors => !file.starts_with("syn-"),
+                MetricName::Conflicts => !file.starts_with("syn-") && !no_conflicts_row,
+                _ => false,
+            };
             if !compared {
                 continue;
             }
-            for wa in 0..=4096 {
-                let env = BTreeMap::from([("wA".to_string(), wa)]);
+            for x in 0..=4096 {
+                let env = BTreeMap::from([(var.to_string(), x)]);
                 let ours = b.eval(&env);
-                let theirs = pico(file, m, wa);
+                let theirs = pico(file, m, x);
                 assert!(
                     ours <= theirs,
-                    "{file} {m} at wA={wa}: {} = {ours} > Pico {theirs}",
+                    "{file} {m} at {var}={x}: {} = {ours} > Pico {theirs}",
                     b.to_bound_string()
                 );
             }
         }
     }
+    let (_, b) = cached(&dir, "addSub0.cu", MetricName::Sectors);
+    assert_eq!(b.to_bound_string(), "66*max(0, w)");
+}
+
+/// histogram256's inputs: every byte of every word equal to `b(i)` for cell `i`.
+fn histogram_bytes(b: impl Fn(usize) -> i64) -> Inputs {
+    use warpcert::semantics::ArrayInit;
+    let cells = (0..1 << 13)
+        .map(|i| Value::Int(b(i) * 0x0101_0101))
+        .collect();
+    Inputs::zero().with_array("d_Data", ArrayInit::Values(cells))
+}
+
+/// histogram256 (the sample's launch, 192 threads; grid-stride loop over `dataCount`):
+/// `dataCount` in `[-4, 2500]`, grid 1–3, random inputs; and the adversarial inputs: all
+/// bytes equal (every lane adds to one bin: a broadcast), and the bank-conflict input whose
+/// cell `i` has all bytes `32·(i mod 8)`, so a warp's 32 lanes add to 8 distinct bins of one
+/// bank (`s_WarpHist` starts at a multiple of 256 ints). By hand, for `dataCount = 1920` and
+/// one block: 10 iterations, 8 shared accesses (4 reads, 4 writes) of 8 distinct addresses
+/// in one bank, `8 − 1 = 7` conflicts each: 560, which the semantics must report and the
+/// bound `7/24·(1920 + 191)` must cover.
+#[test]
+fn soundness_histogram256() {
+    let Some(dir) = racuda_corpus("soundness_histogram256") else {
+        return;
+    };
+    if !dir.join(HISTOGRAM).is_file() {
+        eprintln!("SKIPPED soundness_histogram256: {HISTOGRAM} not found");
+        return;
+    }
+    let banks = histogram_bytes(|i| (i % 8) as i64 * 32);
+    let equal = histogram_bytes(|_| 5);
+    for d in [0, 1, 191, 192, 1920, 2500] {
+        for g in [1, 2] {
+            for input in [&banks, &equal] {
+                sound_at(HISTOGRAM, &[("dataCount", d)], [g, 1, 1], input).unwrap();
+            }
+        }
+    }
+    // The bank-conflict input attains 56 conflicts per iteration.
+    let (prog, _) = cached(&dir, HISTOGRAM, MetricName::Sectors);
+    let params = Params::from([("dataCount".to_string(), Value::Int(1920))]);
+    let run = run_kernel(
+        &prog,
+        &[Metric::standard(MetricName::Conflicts)],
+        &hw(),
+        &launch3(block_of(HISTOGRAM), Some([1, 1, 1])),
+        &params,
+        &banks,
+    )
+    .unwrap();
+    assert_eq!(run.metrics[0].max_per_warp, q(560));
+    fn prop(d: u16, g: u8, seed: u64) -> TestResult {
+        let d = i64::from(d) % 2505 - 4;
+        let grid = [1 + u32::from(g % 3), 1, 1];
+        match sound_at(HISTOGRAM, &[("dataCount", d)], grid, &Inputs::random(seed)) {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(e),
+        }
+    }
+    QuickCheck::new()
+        .tests(6)
+        .max_tests(6)
+        .quickcheck(prop as fn(u16, u8, u64) -> TestResult);
 }

@@ -216,8 +216,8 @@ fn mutants() -> Vec<(String, String)> {
         "claim",
     );
     v.push(("mutant_access_claim".to_string(), t));
-    // A decided branch checked as the other one (reduce0 steps: Q:IF2 as Q:IF3).
-    let t = exp("reduce0.steps");
+    // A decided branch checked as the other one (reduce1 steps: Q:IF2 as Q:IF3).
+    let t = exp("reduce1.steps");
     v.push((
         "mutant_if2_as_if3".to_string(),
         mutate(&t, "(DIf2 ", "(DIf3 ", "Q:IF2"),
@@ -258,6 +258,33 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         }
         texts.push((format!("if1_while2.{m}"), c));
     }
+    // Certificates that use the precision constructs of issues 3/4 (lane facts, remainder
+    // and range entries, uniform-form atoms, mono rewrites; spec/logic.md §6) until they are
+    // formalized in Coq: their export must fail naming the construct.
+    const NOT_IN_COQ: &[&str] = &[
+        "addSub0.sectors",
+        "addSub0.steps",
+        "add_sub.sectors",
+        "add_sub.steps",
+        "reduce0.conflicts",
+        "reduce0.sectors",
+        "reduce0.steps",
+        "if1_while2.sectors",
+        "if1_while2.conflicts",
+    ];
+    let mut unsupported = Vec::new();
+    texts.retain(|(stem, text)| match export(text) {
+        Err(ExportError::Unsupported(why)) if NOT_IN_COQ.contains(&stem.as_str()) => {
+            assert!(why.contains("not formalized in Coq"), "{stem}: {why}");
+            unsupported.push(stem.clone());
+            false
+        }
+        _ => true,
+    });
+    unsupported.sort();
+    let mut expected: Vec<String> = NOT_IN_COQ.iter().map(|s| s.to_string()).collect();
+    expected.sort();
+    assert_eq!(unsupported, expected);
     let mut files = Vec::new();
     for (stem, text) in &texts {
         let v = export(text).unwrap_or_else(|e| panic!("{stem}: {e}"));

@@ -26,6 +26,8 @@ pub fn thread_index(block: [u32; 3], t: u64) -> [i64; 3] {
     [(t % bx) as i64, ((t / bx) % by) as i64, (t / (bx * by)) as i64]
 }
 
+/// Whether lane `tid` satisfies every constraint of `p` over `threadIdx.*` alone, lane
+/// constraints `(mod L m S)` included (spec/logic.md §2 "Access bounds").
 fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
     const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
     p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).all(|c| {
@@ -34,12 +36,56 @@ fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
             let d = NAMES.iter().position(|n| n == name).unwrap_or(0);
             v += a * Rat::from_integer(BigInt::from(tid[d]));
         }
-        if c.eq {
-            v.is_zero()
-        } else {
-            !v.is_positive()
+        match &c.lane {
+            // `v` is an integer: the form of a lane constraint has integer coefficients
+            // (well-formedness); `mod_floor` of a non-integer rational would be meaningless.
+            Some(l) => v.is_integer() && l.rs.contains(&v.to_integer().mod_floor(&l.m)),
+            None if c.eq => v.is_zero(),
+            None => !v.is_positive(),
         }
     })
+}
+
+/// A thread constraint in machine integers, for speed only: a linear form scaled by the
+/// positive lcm of its denominators (same sign, same zero), a lane constraint as it is
+/// (integral by well-formedness); built only when every number fits in `i64`, so that
+/// `c + Σ k_d·tid_d` (thread indices below `2^32`) is exact in `i128`.
+struct IntCstr {
+    k: [i128; 3],
+    c: i128,
+    eq: bool,
+    lane: Option<(i128, Vec<i128>)>,
+}
+
+impl IntCstr {
+    fn of(c: &Cstr) -> Option<IntCstr> {
+        const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+        let den = c.lin.terms.values().fold(c.lin.c.denom().clone(), |d, a| d.lcm(a.denom()));
+        if c.lane.is_some() && den != BigInt::from(1) {
+            return None;
+        }
+        let int = |x: &Rat| (x * Rat::from_integer(den.clone())).to_integer().to_i64().map(i128::from);
+        let mut k = [0i128; 3];
+        for (v, a) in &c.lin.terms {
+            k[NAMES.iter().position(|n| n == v)?] = int(a)?;
+        }
+        let lane = match &c.lane {
+            Some(l) => Some((
+                i128::from(l.m.to_i64()?),
+                l.rs.iter().map(|r| r.to_i64().map(i128::from)).collect::<Option<Vec<_>>>()?,
+            )),
+            None => None,
+        };
+        Some(IntCstr { k, c: int(&c.lin.c)?, eq: c.eq, lane })
+    }
+    fn holds_at(&self, tid: [i64; 3]) -> bool {
+        let v = self.c + (0..3).map(|i| self.k[i] * i128::from(tid[i])).sum::<i128>();
+        match &self.lane {
+            Some((m, rs)) => rs.contains(&v.rem_euclid(*m)),
+            None if self.eq => v == 0,
+            None => v <= 0,
+        }
+    }
 }
 
 /// `N*`: the maximum over warps (and, for a known dependence, over admissible base
@@ -76,10 +122,17 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
     let betas: Vec<u64> = (base..m).step_by(usize::try_from(step).unwrap_or(usize::MAX)).collect();
     let mut best = 0u64;
     let mut start = 0u64;
+    // Integer evaluation of the thread constraints when they fit, else the exact path.
+    const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+    let ints: Option<Vec<IntCstr>> =
+        p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).map(IntCstr::of).collect();
+    let keep = |tid: [i64; 3]| match &ints {
+        Some(cs) => cs.iter().all(|c| c.holds_at(tid)),
+        None => lane_ok(p, tid),
+    };
     while start < total {
         let end = start.saturating_add(warp).min(total);
-        let lanes: Vec<[i64; 3]> =
-            (start..end).map(|t| thread_index(block, t)).filter(|&tid| lane_ok(p, tid)).collect();
+        let lanes: Vec<[i64; 3]> = (start..end).map(|t| thread_index(block, t)).filter(|&tid| keep(tid)).collect();
         start = end;
         let Some(d) = dep else {
             best = best.max(lanes.len() as u64);
@@ -107,4 +160,37 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
         }
     }
     Ok(best)
+}
+
+/// The range bound `R` of spec/logic.md §2 "Access bounds": for element indices in one
+/// window `[c', c' + w]`, the maximum over `c ∈ [0, M)` of the number of distinct sectors
+/// (`MemReads`, `M = sector_bytes`) or of the largest number of `v ∈ [0, w]` in one bank
+/// (`Conflicts`, `M = bank_bytes·banks`) of the indices `c + v`. `None` when
+/// `(w + 1)·M` exceeds [`WORK_LIMIT`].
+pub fn range_bound(hw: [u32; 4], w: &BigInt, es: u32, kind: Kind) -> Option<u64> {
+    let [_, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    let m = match kind {
+        Kind::MemReads => sector_bytes,
+        Kind::Conflicts => bank_bytes * banks,
+    };
+    let n = w.to_u64()?.checked_add(1)?;
+    if n.checked_mul(m)? > WORK_LIMIT {
+        return None;
+    }
+    let es = u64::from(es);
+    let mut best = 0u64;
+    for c in 0..m {
+        let count = match kind {
+            Kind::MemReads => (0..n).map(|v| (c + v) * es / sector_bytes).collect::<BTreeSet<_>>().len() as u64,
+            Kind::Conflicts => {
+                let mut per: BTreeMap<u64, u64> = BTreeMap::new();
+                for v in 0..n {
+                    *per.entry((c + v) * es / bank_bytes % banks).or_default() += 1;
+                }
+                per.values().copied().max().unwrap_or(0)
+            }
+        };
+        best = best.max(count);
+    }
+    Some(best)
 }

@@ -136,18 +136,49 @@ impl fmt::Display for Lin {
     }
 }
 
-/// A constraint `lin ≤ 0` (`eq = false`) or `lin = 0` (`eq = true`).
+/// A constraint `lin ≤ 0` (`eq = false`) or `lin = 0` (`eq = true`), or, when `lane` is
+/// present, the lane constraint `lin mod m ∈ rs` (spec/logic.md §1; `eq` is then `false`
+/// and unused).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cstr {
     /// Equality?
     pub eq: bool,
     /// The linear form.
     pub lin: Lin,
+    /// `Some` for a lane constraint `(mod LIN M R …)`.
+    pub lane: Option<Lane>,
+}
+
+/// The residue part of a lane constraint: modulus `m ≥ 1` and residues `rs`, strictly
+/// increasing in `[0, m)` (checked by the parser).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    /// The modulus.
+    pub m: BigInt,
+    /// The admitted residues.
+    pub rs: Vec<BigInt>,
+}
+
+impl Cstr {
+    /// `lin ≤ 0`.
+    pub fn le(lin: Lin) -> Cstr {
+        Cstr { eq: false, lin, lane: None }
+    }
+    /// `lin = 0`.
+    pub fn equal(lin: Lin) -> Cstr {
+        Cstr { eq: true, lin, lane: None }
+    }
 }
 
 impl fmt::Display for Cstr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} 0", self.lin, if self.eq { "=" } else { "<=" })
+        match &self.lane {
+            Some(l) => {
+                let rs: Vec<String> = l.rs.iter().map(ToString::to_string).collect();
+                write!(f, "{} mod {} in {{{}}}", self.lin, l.m, rs.join(", "))
+            }
+            None => write!(f, "{} {} 0", self.lin, if self.eq { "=" } else { "<=" }),
+        }
     }
 }
 
@@ -165,6 +196,11 @@ pub enum FarkasProblem {
     NotConstant(String),
     /// The residual is a constant that is too large (`> 0`, or `≠ 0` for `eq`).
     BadConstant(String),
+    /// A lane constraint used as a source for a linear target.
+    LaneSource(usize),
+    /// A lane target needs exactly `(farkas (I 1))` with source `I` a lane constraint on
+    /// the same form and modulus whose residues are among the target's.
+    BadLaneWitness,
 }
 
 impl fmt::Display for FarkasProblem {
@@ -179,15 +215,36 @@ impl fmt::Display for FarkasProblem {
             }
             FarkasProblem::NotConstant(r) => write!(f, "residual `{r}` is not constant"),
             FarkasProblem::BadConstant(r) => write!(f, "residual constant {r} is too large"),
+            FarkasProblem::LaneSource(i) => write!(f, "constraint {i} is a lane constraint, not linear"),
+            FarkasProblem::BadLaneWitness => {
+                write!(f, "a lane target needs (farkas (I 1)) naming a lane constraint on the same form and modulus with fewer residues")
+            }
         }
     }
 }
 
-/// Checks one Farkas witness that `source ⇒ target`.
+/// Checks one Farkas witness that `source ⇒ target` (spec/certificate.md: linear targets
+/// from linear sources only; a lane target from one lane source with the same form and
+/// modulus and a subset of its residues).
 pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Result<(), FarkasProblem> {
+    if let Some(tl) = &target.lane {
+        let [(i, l)] = w else { return Err(FarkasProblem::BadLaneWitness) };
+        let c = source.get(*i).ok_or(FarkasProblem::IndexOutOfRange(*i))?;
+        return match &c.lane {
+            Some(sl)
+                if l.is_one() && c.lin == target.lin && sl.m == tl.m && sl.rs.iter().all(|r| tl.rs.contains(r)) =>
+            {
+                Ok(())
+            }
+            _ => Err(FarkasProblem::BadLaneWitness),
+        };
+    }
     let mut res = target.lin.clone();
     for (i, l) in w {
         let c = source.get(*i).ok_or(FarkasProblem::IndexOutOfRange(*i))?;
+        if c.lane.is_some() {
+            return Err(FarkasProblem::LaneSource(*i));
+        }
         if !c.eq && l.is_negative() {
             return Err(FarkasProblem::NegativeMultiplier(*i));
         }
@@ -281,6 +338,12 @@ impl Poly {
         v.dedup();
         v
     }
+    /// The terms none of whose atoms mentions a name of `vs` (`Q'↾W` of spec/logic.md §4).
+    pub fn without_vars(&self, vs: &[String]) -> Poly {
+        let mut r = self.clone();
+        r.terms.retain(|atoms, _| !atoms.iter().any(|l| vs.iter().any(|v| l.mentions(v))));
+        r
+    }
     /// Whether `v` occurs in some atom.
     pub fn mentions(&self, v: &str) -> bool {
         self.terms.keys().flatten().any(|l| l.mentions(v))
@@ -341,24 +404,51 @@ impl fmt::Display for Poly {
     }
 }
 
-/// A thread-dependence value `(k, r, g)` (spec/logic.md §2): `σ(x, t) = k·tid(t) + c` with
-/// `c ≡ r (mod g)`; normalized so that `g ≥ 0` and `0 ≤ r < g` when `g > 0`.
+/// The kind of a dependence entry (spec/logic.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// `(dep x k r g)`: `σ(x, t) = k·tid(t) + c` with `c ≡ r (mod g)`.
+    Linear,
+    /// `(rem x k r m)` (`m` stored in `g ≥ 1`): `σ(x, t) ≡ k·tid(t) + r (mod m)`, `|σ(x, t)| < m`.
+    Rem,
+    /// `(rng x w)` (`w` stored in `g ≥ 0`, `k = 0`, `r = 0`): `c ≤ σ(x, t) ≤ c + w` for one `c`.
+    Rng,
+}
+
+/// A thread-dependence entry (spec/logic.md §1), normalized: for a linear entry `g ≥ 0`
+/// and `0 ≤ r < g` when `g > 0`. The arithmetic below (`add`, `scale`, `mul_uniform`) is
+/// for linear entries only; callers never pass another kind
+/// ([`crate::rules::Ctx::dep_opd`] reads them as `⊤`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dep {
     /// Coefficients of `threadIdx.x/y/z`.
     pub k: [BigInt; 3],
     /// Residue.
     pub r: BigInt,
-    /// Modulus (0: exact).
+    /// Modulus (0: exact); the modulus `m` of a remainder entry; the width of a range entry.
     pub g: BigInt,
+    /// The kind.
+    pub kind: EntryKind,
 }
 
 impl Dep {
-    /// Normalizes `g` to `|g|` and `r` to `r mod g`.
+    /// The linear entry `(k, r, g)`, normalized: `g` to `|g|` and `r` to `r mod g`.
     pub fn norm(k: [BigInt; 3], r: BigInt, g: BigInt) -> Dep {
         let g = g.abs();
         let r = if g.is_zero() { r } else { r.mod_floor(&g) };
-        Dep { k, r, g }
+        Dep { k, r, g, kind: EntryKind::Linear }
+    }
+    /// The remainder entry `(rem k (r mod m) m)`, `m ≥ 1`.
+    pub fn remainder(k: [BigInt; 3], r: &BigInt, m: BigInt) -> Dep {
+        Dep { k, r: r.mod_floor(&m), g: m, kind: EntryKind::Rem }
+    }
+    /// The range entry `(rng w)`, `w ≥ 0`.
+    pub fn range(w: BigInt) -> Dep {
+        Dep { k: Default::default(), r: BigInt::zero(), g: w, kind: EntryKind::Rng }
+    }
+    /// Whether this is a linear entry.
+    pub fn linear(&self) -> bool {
+        self.kind == EntryKind::Linear
     }
     /// The exact constant `(0, c, 0)`.
     pub fn exact(c: BigInt) -> Dep {
@@ -368,9 +458,9 @@ impl Dep {
     pub fn unknown_uniform() -> Dep {
         Dep::norm(Default::default(), BigInt::zero(), BigInt::one())
     }
-    /// `k = 0`.
+    /// A linear entry with `k = 0` (a remainder or range entry is never uniform).
     pub fn uniform(&self) -> bool {
-        self.k.iter().all(Zero::is_zero)
+        self.linear() && self.k.iter().all(Zero::is_zero)
     }
     /// `Some(c)` if this is `(0, c, 0)`.
     pub fn as_exact(&self) -> Option<&BigInt> {
@@ -391,10 +481,16 @@ impl Dep {
         let g = (&self.g * &o.g).gcd(&(&self.r * &o.g)).gcd(&(&o.r * &self.g));
         Dep::norm(Default::default(), &self.r * &o.r, g)
     }
-    /// `self` implies `other` (same `k`; `g2 | g1` and `r1 ≡ r2 (mod g2)`; `g2 = 0`: equal).
+    /// `self` implies `other` (same kind and `k`; linear: `g2 | g1` and `r1 ≡ r2 (mod g2)`,
+    /// `g2 = 0`: equal; remainder: equal; range: `w1 ≤ w2`).
     pub fn implies(&self, other: &Dep) -> bool {
-        if self.k != other.k {
+        if self.k != other.k || self.kind != other.kind {
             return false;
+        }
+        match self.kind {
+            EntryKind::Rem => return self == other,
+            EntryKind::Rng => return self.g <= other.g,
+            EntryKind::Linear => {}
         }
         if other.g.is_zero() {
             return self.g.is_zero() && self.r == other.r;
@@ -405,6 +501,10 @@ impl Dep {
 
 impl fmt::Display for Dep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g)
+        match self.kind {
+            EntryKind::Rng => write!(f, "(rng {})", self.g),
+            EntryKind::Rem => write!(f, "(rem {} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
+            EntryKind::Linear => write!(f, "({} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
+        }
     }
 }

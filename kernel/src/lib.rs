@@ -56,8 +56,14 @@ pub enum WfProblem {
     DepNotLocal(String),
     /// A `bool`/`float` local with a dep entry other than `(dep x 0 0 0 0 1)`.
     NonIntDep(String),
-    /// A potential atom mentions a name that is not an `int` parameter or an `int` local in `X(D)`.
+    /// A potential atom mentions a name that is not an `int` parameter, a `threadIdx.d` or an
+    /// `int` local with a linear entry in `D`.
     BadPotentialVar(String),
+    /// A potential atom whose form is not uniform under `D` (its thread coefficients do not
+    /// cancel).
+    NonUniformAtom(String),
+    /// A lane constraint whose form is not over `threadIdx.*` with integer coefficients.
+    BadLaneConstraint(String),
     /// A potential term with a negative coefficient.
     NegativeCoefficient(String),
 }
@@ -73,7 +79,16 @@ impl fmt::Display for WfProblem {
                 write!(f, "non-int local `{v}` must have entry (dep {v} 0 0 0 0 1)")
             }
             WfProblem::BadPotentialVar(v) => {
-                write!(f, "potential mentions `{v}`, not an int parameter or uniform int local")
+                write!(
+                    f,
+                    "potential mentions `{v}`, not an int parameter, threadIdx or int local with a linear dep entry"
+                )
+            }
+            WfProblem::NonUniformAtom(a) => {
+                write!(f, "potential atom `max(0, {a})` is not uniform under D (thread coefficients do not cancel)")
+            }
+            WfProblem::BadLaneConstraint(c) => {
+                write!(f, "lane constraint `{c}` must be over threadIdx.* with integer coefficients")
             }
             WfProblem::NegativeCoefficient(t) => {
                 write!(f, "potential term `{t}` has a negative coefficient")

@@ -3,11 +3,11 @@
 //! nodes, built from [`Sexp`]s. Everything is parsed with exact numbers; `float`
 //! constants are kept as text.
 
-use crate::arith::{Cstr, Dep, Lin, Poly, Rat};
+use crate::arith::{Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
 use crate::sexp::Sexp;
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
-use num_traits::Signed;
+use num_traits::{Signed, Zero};
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
@@ -209,6 +209,8 @@ pub enum Rw {
     Shift(Lin, Rat, Farkas),
     /// `(zero LIN FARKAS)`: `max0(LIN) = 0` given `P ⇒ LIN ≤ 0`.
     Zero(Lin, Farkas),
+    /// `(mono LIN1 LIN2 FARKAS)`: `max0(LIN1) ≥ max0(LIN2)` given `P ⇒ LIN1 ≥ LIN2`.
+    Mono(Lin, Lin, Farkas),
 }
 
 /// A derivation node with its fields and children.
@@ -456,16 +458,32 @@ pub fn lin(s: &Sexp) -> Result<Lin, Rejection> {
     Ok(l)
 }
 
-/// `(le LIN)` / `(eq LIN)`.
+/// `(le LIN)` / `(eq LIN)` / `(mod LIN M R …)` (`M ≥ 1`, residues strictly increasing in
+/// `[0, M)`; that the form is over `threadIdx.*` with integer coefficients is part of
+/// well-formedness, checked by the rules).
 pub fn cstr(s: &Sexp) -> Result<Cstr, Rejection> {
-    let e = "(le LIN) or (eq LIN)";
-    let eq = match s.head() {
-        Some("le") => false,
-        Some("eq") => true,
-        _ => return Err(err(s, e)),
-    };
-    let v = exactly(s.list().unwrap_or(&[]), 2, s, e)?;
-    Ok(Cstr { eq, lin: lin(&v[1])? })
+    let e = "(le LIN), (eq LIN) or (mod LIN M R …)";
+    let v = s.list().unwrap_or(&[]);
+    match s.head() {
+        Some("le") => Ok(Cstr::le(lin(&exactly(v, 2, s, e)?[1])?)),
+        Some("eq") => Ok(Cstr::equal(lin(&exactly(v, 2, s, e)?[1])?)),
+        Some("mod") if v.len() >= 3 => {
+            let m = int(&v[2])?;
+            if !m.is_positive() {
+                return Err(err(&v[2], "a modulus M ≥ 1"));
+            }
+            let mut rs: Vec<BigInt> = Vec::new();
+            for r in &v[3..] {
+                let x = int(r)?;
+                if x.is_negative() || x >= m || rs.last().is_some_and(|p| *p >= x) {
+                    return Err(err(r, "residues strictly increasing in [0, M)"));
+                }
+                rs.push(x);
+            }
+            Ok(Cstr { eq: false, lin: lin(&v[1])?, lane: Some(Lane { m, rs }) })
+        }
+        _ => Err(err(s, e)),
+    }
 }
 
 /// `(poly TERM …)`, normalized.
@@ -484,14 +502,30 @@ pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
     Ok(p)
 }
 
-/// `(dep X KX KY KZ R G)`, with `g ≥ 0` and the residue normalized.
+/// `(dep X KX KY KZ R G)` with `g ≥ 0`, `(rem X KX KY KZ R M)` with `m ≥ 1` (residue
+/// ranges are checked by [`assn`]), or `(rng X W)` with `w ≥ 0`.
 fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
-    let v = exactly(items(s, "dep", "(dep X KX KY KZ R G)")?, 6, s, "(dep X KX KY KZ R G)")?;
+    let e = "(dep X KX KY KZ R G), (rem X KX KY KZ R M) or (rng X W)";
+    let rem = match s.head() {
+        Some("dep") => false,
+        Some("rem") => true,
+        Some("rng") => {
+            let v = exactly(s.list().map(|l| &l[1..]).unwrap_or(&[]), 2, s, "(rng X W)")?;
+            let w = int(&v[1])?;
+            if w.is_negative() {
+                return Err(err(&v[1], "a width W ≥ 0"));
+            }
+            return Ok((atom(&v[0], "a local")?.to_string(), Dep::range(w)));
+        }
+        _ => return Err(err(s, e)),
+    };
+    let v = exactly(s.list().map(|l| &l[1..]).unwrap_or(&[]), 6, s, e)?;
     let g = int(&v[5])?;
-    if g.is_negative() {
-        return Err(err(&v[5], "a modulus G ≥ 0"));
+    if g.is_negative() || (rem && g.is_zero()) {
+        return Err(err(&v[5], if rem { "a modulus M ≥ 1" } else { "a modulus G ≥ 0" }));
     }
-    let d = Dep { k: [int(&v[1])?, int(&v[2])?, int(&v[3])?], r: int(&v[4])?, g };
+    let kind = if rem { EntryKind::Rem } else { EntryKind::Linear };
+    let d = Dep { k: [int(&v[1])?, int(&v[2])?, int(&v[3])?], r: int(&v[4])?, g, kind };
     Ok((atom(&v[0], "a local")?.to_string(), d))
 }
 
@@ -503,7 +537,9 @@ pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
     let mut d = BTreeMap::new();
     for e in items(&v[1], "D", "(D DEP …)")? {
         let (x, entry) = dep(e)?;
-        if entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g) {
+        if entry.linear() && entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g)
+            || entry.kind == EntryKind::Rem && (entry.r.is_negative() || entry.r >= entry.g)
+        {
             return Err(err(e, "a residue 0 ≤ R < G"));
         }
         if d.insert(x, entry).is_some() {
@@ -535,7 +571,11 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
             let v = exactly(items(s, "zero", "")?, 2, s, "(zero LIN FARKAS)")?;
             Ok(Rw::Zero(lin(&v[0])?, farkas(&v[1])?))
         }
-        _ => Err(err(s, "(shift LIN D FARKAS) or (zero LIN FARKAS)")),
+        Some("mono") => {
+            let v = exactly(items(s, "mono", "")?, 3, s, "(mono LIN1 LIN2 FARKAS)")?;
+            Ok(Rw::Mono(lin(&v[0])?, lin(&v[1])?, farkas(&v[2])?))
+        }
+        _ => Err(err(s, "(shift LIN D FARKAS), (zero LIN FARKAS) or (mono LIN1 LIN2 FARKAS)")),
     }
 }
 

@@ -16,7 +16,7 @@ fn le(c: i64, terms: &[(i64, &str)]) -> Cstr {
     for (a, v) in terms {
         l.add_term(v, &rat(*a));
     }
-    Cstr { eq: false, lin: l }
+    Cstr::le(l)
 }
 
 #[test]
@@ -114,6 +114,6 @@ fn farkas_checks() {
         Err(FarkasProblem::BadConstant("1".into()))
     );
     assert_eq!(check_farkas(&p, &t, &[(2, rat(1))]), Err(FarkasProblem::IndexOutOfRange(2)));
-    let eq = Cstr { eq: true, lin: t.lin.clone() };
+    let eq = Cstr::equal(t.lin.clone());
     assert_eq!(check_farkas(&p, &eq, &[(0, rat(1))]), Err(FarkasProblem::InequalityForEquality(0)));
 }

@@ -42,16 +42,21 @@ fn q_vwrite1_needs_only_a_uniform_value() {
             "Q:VWRITE1",
             &assn(&l, d5, "(2)"),
             &assn(&l, d_after, ""),
-            &format!("(entail post {}) (OQ:CONST (cost 1))", ids(0..6)),
+            &format!(
+                "(entail post {}) ({} (cost 1))",
+                ids(0..6),
+                if value == "(tid x)" { "OQ:TID" } else { "OQ:CONST" }
+            ),
         );
         let root = snode("Q:SEQ", &assn(&l, d0, "(6)"), &assn(&l, d_after, ""), &format!("{c1} {c2}"));
         let body = format!("(seq (assign x (bin * (int 5) (tid x))) (assign x {value}))");
         simple("steps", "(int p)", "", "(int x)", &body, "(6)", root).text()
     };
     ok(&mk("(int 3)", "(dep x 0 0 0 3 0)"));
-    // The value must still be uniform.
+    // A non-uniform value cannot be claimed uniform (since issue 4 Q:VWRITE1 accepts a
+    // non-uniform value, but the post's entry must be implied by ent_P,D(e): precision.rs).
     let r = rej(&mk("(tid x)", "(dep x 0 0 0 0 1)"));
-    assert!(matches!(r.reason, Reason::NotUniform(_)), "{r}");
+    assert!(matches!(r.reason, Reason::DepNotImplied { .. }), "{r}");
 }
 
 /// `x ← 4; y ← x / 2` under `steps`: `P` fixes `x = 4`, so `lin_P(x / 2) = 2` and the post

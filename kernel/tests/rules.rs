@@ -206,9 +206,12 @@ fn q_vwrite1() {
     // dep_D(p) = (0; 0 mod 1) does not imply the exact (0; 0 mod 0).
     let r = rej(&vwrite1("(param p)", "(dep x 0 0 0 0 0)", "(OQ:PARAM (cost 1))"));
     assert!(matches!(r.reason, Reason::DepNotImplied { .. }), "{r}");
-    // threadIdx.x is not uniform.
+    // threadIdx.x is not uniform: claiming a uniform entry for it fails ...
     let r = rej(&vwrite1("(tid x)", "(dep x 0 0 0 0 1)", "(OQ:TID (cost 1))"));
-    assert_eq!(r.reason, Reason::NotUniform("(tid x)".into()));
+    assert!(matches!(r.reason, Reason::DepNotImplied { .. }), "{r}");
+    // ... and with its true entry the post potential max0(x) is not uniform (spec §1).
+    let r = rej(&vwrite1("(tid x)", "(dep x 1 0 0 0 0)", "(OQ:TID (cost 1))"));
+    assert!(matches!(r.reason, Reason::IllFormed { which: "post", .. }), "{r}");
 }
 
 #[test]

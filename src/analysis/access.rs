@@ -2,11 +2,12 @@
 //! here exactly by enumeration over the warps of the block, the residues the dependence
 //! entry allows and the lanes that satisfy the thread constraints of `P`).
 
-use super::linear::{Cstr, Dep};
+use super::linear::{CKind, Cstr, Dep};
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch};
 use num_integer::Integer;
-use num_traits::{Signed, Zero};
+use num_traits::Zero;
+use num_traits::{One, ToPrimitive};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Which hardware function is bounded.
@@ -18,22 +19,64 @@ pub enum AccessKind {
     Conflicts,
 }
 
-fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
-    p.iter().filter(|c| c.only_tid()).all(|c| {
-        let mut v: Q = c.lin.c.clone();
-        for (name, a) in &c.lin.terms {
-            let i = match name.as_str() {
+/// A thread constraint with integer coefficients (a linear one scaled by the positive lcm
+/// of its denominators; a lane constraint as it is): `k·tid + c` compared with 0, or taken
+/// modulo `m`.
+struct IntCstr {
+    k: [i128; 3],
+    c: i128,
+    kind: CKind,
+}
+
+impl IntCstr {
+    fn of(c: &Cstr) -> Option<IntCstr> {
+        let mut den = c.lin.c.denom().clone();
+        for a in c.lin.terms.values() {
+            den = den.lcm(a.denom());
+        }
+        if c.is_lane() && !den.is_one() {
+            return None;
+        }
+        let int = |x: &Q| {
+            (x * Q::from_integer(den.clone()))
+                .to_integer()
+                .to_i64()
+                .map(i128::from)
+        };
+        let mut k = [0i128; 3];
+        for (v, a) in &c.lin.terms {
+            let i = match v.as_str() {
                 "threadIdx.x" => 0,
                 "threadIdx.y" => 1,
                 _ => 2,
             };
-            v += a * crate::core::metric::q(tid[i]);
+            k[i] = int(a)?;
         }
-        match c.kind {
-            super::linear::CKind::Le => !v.is_positive(),
-            super::linear::CKind::Eq => v.is_zero(),
+        Some(IntCstr {
+            k,
+            c: int(&c.lin.c)?,
+            kind: c.kind.clone(),
+        })
+    }
+    fn holds_at(&self, tid: [i64; 3]) -> bool {
+        let v = self.c + (0..3).map(|i| self.k[i] * tid[i] as i128).sum::<i128>();
+        match &self.kind {
+            CKind::Le => v <= 0,
+            CKind::Eq => v == 0,
+            CKind::Mod(m, rs) => rs.contains(&(v.rem_euclid(*m as i128) as i64)),
         }
-    })
+    }
+}
+
+/// Whether a lane satisfies the thread constraints of `p` (lane constraints included):
+/// integer arithmetic when every constraint fits, exact rationals otherwise.
+fn lane_filter(p: &[Cstr]) -> impl Fn(&[i64; 3]) -> bool + '_ {
+    let tid: Vec<&Cstr> = p.iter().filter(|c| c.only_tid()).collect();
+    let ints: Option<Vec<IntCstr>> = tid.iter().map(|c| IntCstr::of(c)).collect();
+    move |t: &[i64; 3]| match &ints {
+        Some(cs) => cs.iter().all(|c| c.holds_at(*t)),
+        None => tid.iter().all(|c| c.holds_at(*t)),
+    }
 }
 
 /// `N*(o)` for an index with dependence `dep` (`None` = `⊤`) into an array of `es`-byte
@@ -56,11 +99,12 @@ pub fn n_star(
     .max(1);
     let es = es as i128;
     let mut best = 0u64;
+    let lane_ok = lane_filter(p);
     for w in 0..warps {
         let lanes: Vec<[i64; 3]> = launch
             .warp_lanes(hw, w)
             .map(|t| launch.thread_index(t))
-            .filter(|t| lane_ok(p, *t))
+            .filter(|t| lane_ok(t))
             .collect();
         if lanes.is_empty() {
             continue;
@@ -102,4 +146,43 @@ pub fn n_star(
         }
     }
     best
+}
+
+/// The range bound `R` of spec/logic.md §2 "Access bounds" for an index whose values lie in
+/// one window of width `w`: the maximum over `c ∈ [0, M)` of the distinct sectors
+/// (`MemReads`) or the fullest bank's count (`Conflicts`) of the element indices
+/// `c + v`, `v ∈ [0, w]`. `None` when `(w + 1)·M` exceeds 4 000 000 (the kernel's limit).
+pub fn range_bound(w: i64, es: u32, kind: AccessKind, hw: &Hardware) -> Option<u64> {
+    let m = match kind {
+        AccessKind::MemReads => u64::from(hw.sector_bytes),
+        AccessKind::Conflicts => u64::from(hw.bank_bytes) * u64::from(hw.banks),
+    };
+    let n = u64::try_from(w).ok()?.checked_add(1)?;
+    if n.checked_mul(m)? > 4_000_000 {
+        return None;
+    }
+    let es = u64::from(es);
+    let (sb, bb, nb) = (
+        u64::from(hw.sector_bytes),
+        u64::from(hw.bank_bytes),
+        u64::from(hw.banks),
+    );
+    let mut best = 0u64;
+    for c in 0..m {
+        let count = match kind {
+            AccessKind::MemReads => (0..n)
+                .map(|v| (c + v) * es / sb)
+                .collect::<BTreeSet<_>>()
+                .len() as u64,
+            AccessKind::Conflicts => {
+                let mut per: BTreeMap<u64, u64> = BTreeMap::new();
+                for v in 0..n {
+                    *per.entry((c + v) * es / bb % nb).or_default() += 1;
+                }
+                per.values().copied().max().unwrap_or(0)
+            }
+        };
+        best = best.max(count);
+    }
+    Some(best)
 }

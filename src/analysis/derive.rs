@@ -3,7 +3,7 @@
 //! pass that builds potentials with template coefficients (LP variables), the LP, and the
 //! instantiation of the derivation tree with the exact LP solution.
 
-use super::access::{n_star, AccessKind};
+use super::access::{n_star, range_bound, AccessKind};
 use super::entail::{entails, entails_all, join_p};
 use super::linear::*;
 use super::lp::{Lp, Rel};
@@ -51,6 +51,9 @@ struct LoopAtom {
     atom: Lin,
     shift: Q,
     witness: Farkas,
+    /// The counter's step is symbolic and `shift` only its lower bound (a `mono` rewrite
+    /// may be needed after the shift).
+    symbolic: bool,
 }
 
 /// The annotated statement produced by the forward pass.
@@ -144,12 +147,19 @@ pub struct Ctx<'a> {
     /// Loops without a ranking atom, with the reason.
     no_atom: Vec<(Loc, String)>,
     /// Warp-uniform thread dimensions of the launch (spec/logic.md §2).
-    udims: [bool; 3],
+    udims: DepCx,
     /// `y = c` for every `int` local assigned exactly once in the program, by a constant:
     /// used only to propose candidate ranking atoms (validated against the invariant).
     const_facts: Vec<Cstr>,
     /// Memoized access bounds `N*` (see `access_n`).
     nstar_cache: std::cell::RefCell<BTreeMap<String, u64>>,
+    /// The launch facts (spec/logic.md §5): bounds of symbolic steps before the forward pass.
+    launch_p: Vec<Cstr>,
+    /// Whether to derive remainder entries and lane facts (spec/logic.md §2): only when the
+    /// metric's cost of an access to an array of the program depends on its count `n`
+    /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
+    /// RaCUDA's representations.
+    lanes: bool,
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -176,9 +186,22 @@ impl<'a> Ctx<'a> {
             degree: opts.degree as usize,
             atoms: BTreeMap::new(),
             no_atom: Vec::new(),
-            udims: warp_uniform_dims(launch, hw.warp_size),
+            udims: DepCx {
+                udims: warp_uniform_dims(launch, hw.warp_size),
+                block: launch.block,
+                warp: hw.warp_size,
+            },
             const_facts: Vec::new(),
             nstar_cache: Default::default(),
+            launch_p: launch_facts(prog, launch),
+            lanes: prog.arrays.iter().any(|a| {
+                let (r, w) = if a.space == Space::Global {
+                    (&metric.gread, &metric.gwrite)
+                } else {
+                    (&metric.sread, &metric.swrite)
+                };
+                !r.mul.is_zero() || !w.mul.is_zero()
+            }),
         };
         c.const_facts = const_facts(prog);
         c.collect_atoms(&prog.body, &mut Vec::new());
@@ -236,11 +259,23 @@ impl<'a> Ctx<'a> {
         // N* depends only on the thread constraints of P, the dependence, the element size
         // and the kind; loops re-run the forward pass, so it is memoized.
         let tid_p: Vec<Cstr> = pre.p.iter().filter(|c| c.only_tid()).cloned().collect();
-        let key = format!("{tid_p:?}|{dep:?}|{}|{global}", decl.elem_bytes);
+        let range = match (o, dep) {
+            (Operand::Var(x), None) => pre
+                .d
+                .get(x)
+                .filter(|e| e.kind == EntryKind::Rng)
+                .map(|e| e.g),
+            _ => None,
+        };
+        let key = format!("{tid_p:?}|{dep:?}|{range:?}|{}|{global}", decl.elem_bytes);
         if let Some(&n) = self.nstar_cache.borrow().get(&key) {
             return Ok((global, n));
         }
-        let n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch).max(1);
+        let mut n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch);
+        if let Some(r) = range.and_then(|w| range_bound(w, decl.elem_bytes, kind, self.hw)) {
+            n = n.min(r);
+        }
+        let n = n.max(1);
         self.nstar_cache.borrow_mut().insert(key, n);
         Ok((global, n))
     }
@@ -284,13 +319,17 @@ impl<'a> Ctx<'a> {
     /// `cond(e) = [L ≤ 0]`, the counter `x` is updated once, by `x ← x + δ` at the top level
     /// of the body, and `s = coef_x(L)·δ > 0`. Other variables of `L` written in the body are
     /// replaced by their linear definition in the loop invariant `pinv` when it has one.
-    /// Returns the atom, `s` and the counter's name, or why there is no atom.
+    /// A symbolic step `δ` (`pos += 192·gridDim.x`: body-local operands are replaced by
+    /// their top-level linear definitions before the update) is replaced by its lower bound
+    /// `s_min > 0` under `pinv` (or the launch facts), read off single-variable bounds.
+    /// Returns the atom `−L + s`, `s`, the counter's name and whether `s` is such a lower
+    /// bound, or why there is no atom.
     fn loop_atom_raw(
         &self,
         e: &Expr,
         body: &Stmt,
         pinv: Option<&[Cstr]>,
-    ) -> Result<(Lin, Q, String), String> {
+    ) -> Result<(Lin, Q, String, bool), String> {
         let (ce, _, _, _) = cond(self.prog, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
@@ -303,14 +342,14 @@ impl<'a> Ctx<'a> {
         }
         let mut top = Vec::new();
         flatten(body, &mut top);
-        let mut found: Vec<(String, Q)> = Vec::new();
+        let mut found: Vec<(String, Lin)> = Vec::new();
         for x in &written {
             let mut count = 0;
             count_assigns(body, x, &mut count);
             if count != 1 {
                 continue;
             }
-            for st in &top {
+            for (j, st) in top.iter().enumerate() {
                 if let Stmt::Assign(y, ex, _) = st {
                     if y == x {
                         let le = match pinv {
@@ -319,13 +358,21 @@ impl<'a> Ctx<'a> {
                         };
                         if let Some(le) = le {
                             let d = le.sub(&Lin::var(x));
-                            if d.is_const() {
-                                found.push((x.clone(), d.c));
+                            if !d.mentions(x) {
+                                if let Some(d) = self.resolve_step(&d, &top[..j], &writes) {
+                                    found.push((x.clone(), d));
+                                }
                             }
                         }
                     }
                 }
             }
+        }
+        // a counter with a constant step first (the RaCUDA case), else a symbolic one
+        let constant: Vec<(String, Lin)> =
+            found.iter().filter(|f| f.1.is_const()).cloned().collect();
+        if constant.len() == 1 {
+            found = constant;
         }
         let (x, delta) = match found.as_slice() {
             [one] => one.clone(),
@@ -361,14 +408,85 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        let s = l.coef(&x) * &delta;
+        let step = delta.scale(&l.coef(&x));
+        let (s, symbolic) = if step.is_const() {
+            (step.c.clone(), false)
+        } else {
+            let facts = pinv.unwrap_or(&self.launch_p);
+            match step_lower_bound(facts, &step) {
+                Some(m) => (m, true),
+                None => {
+                    return Err(format!(
+                        "the step of `{x}` is symbolic and has no positive lower bound from single-variable bounds"
+                    ))
+                }
+            }
+        };
         if s <= Q::zero() {
             return Err(format!(
                 "the update of `{x}` does not move it towards the bound"
             ));
         }
         // atom = −L + s
-        Ok((l.scale(&-Q::one()).plus_const(&s), s, x))
+        Ok((l.scale(&-Q::one()).plus_const(&s), s, x, symbolic))
+    }
+
+    /// The raw ranking form made uniform under `d` (spec/logic.md §1): with `k` its thread
+    /// coefficients (locals through their linear entries), `raw − Σ k_d·threadIdx.d`, plus
+    /// `k_d·(B_d − 1)` for each `k_d > 0` so that the form does not decrease (threads have
+    /// `0 ≤ threadIdx.d ≤ B_d − 1`); `None` if a local has no linear entry.
+    fn uniformize(&self, raw: &Lin, d: &DepMap) -> Option<Lin> {
+        let mut k = [Q::zero(), Q::zero(), Q::zero()];
+        for (v, a) in &raw.terms {
+            if let Some(dim) = crate::core::Dim::ALL
+                .iter()
+                .find(|dim| tid_name(**dim) == *v)
+            {
+                k[dim.index()] += a;
+            } else if self.prog.param_ty(v) == Some(Ty::Int) {
+            } else {
+                let e = d
+                    .get(v)
+                    .filter(|e| e.is_linear() && self.prog.local_ty(v) == Some(Ty::Int))?;
+                for (i, ki) in k.iter_mut().enumerate() {
+                    *ki += a * q(e.k[i]);
+                }
+            }
+        }
+        let mut out = raw.clone();
+        for dim in crate::core::Dim::ALL {
+            let kd = &k[dim.index()];
+            if kd.is_zero() {
+                continue;
+            }
+            out = out.add_scaled(&Lin::var(&tid_name(dim)), &-kd.clone());
+            if *kd > Q::zero() {
+                out = out.plus_const(&(kd * q(self.launch.block[dim.index()] as i64 - 1)));
+            }
+        }
+        Some(out)
+    }
+
+    /// The step `d` of a counter update with its body-local operands replaced by their
+    /// top-level linear definitions in `before` (the statements preceding the update, last
+    /// first); `None` if an operand written in the body remains.
+    fn resolve_step(&self, d: &Lin, before: &[&Stmt], writes: &[String]) -> Option<Lin> {
+        let mut cur = d.clone();
+        for st in before.iter().rev() {
+            match st {
+                Stmt::Assign(y, ex, _) if cur.mentions(y) => {
+                    cur = cur.subst(y, &lin_expr(self.prog, ex)?);
+                }
+                Stmt::Assign(..) | Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => {}
+                other => {
+                    if other.writes().iter().any(|w| cur.mentions(w)) {
+                        return None;
+                    }
+                }
+            }
+        }
+        let closed = cur.vars().all(|v| !writes.contains(v));
+        closed.then_some(cur)
     }
 
     fn collect_atoms(&mut self, s: &Stmt, stack: &mut Vec<(usize, Vec<Lin>)>) {
@@ -379,7 +497,7 @@ impl<'a> Ctx<'a> {
                 Stmt::While(e, body, _) => {
                     let key = loop_key(body);
                     let mut own: Vec<Lin> = Vec::new();
-                    if let Ok((raw, sh, _)) = self.loop_atom_raw(e, body, None) {
+                    if let Ok((raw, sh, _, _)) = self.loop_atom_raw(e, body, None) {
                         let mut cands = vec![raw.clone(), raw.plus_const(&-sh)];
                         let mut cur = raw;
                         for prev in top[..i].iter().rev() {
@@ -434,6 +552,16 @@ impl<'a> Ctx<'a> {
 
     // ---------------------------------------------------------------- forward pass
 
+    /// `cond(e)` (or `cond(¬e)`, `neg`) followed by the lane facts `lane_D(e)` when lanes
+    /// are derived for this metric (spec/logic.md §2: `P ∧ e` is `P`, `cond`, `lane_D`).
+    fn with_lanes(&self, d: &DepMap, e: &Expr, c: &[Cstr], neg: bool) -> Vec<Cstr> {
+        let mut out = c.to_vec();
+        if self.lanes {
+            out.extend(lane_cond(d, e, neg));
+        }
+        out
+    }
+
     fn fwd(&mut self, s: &Stmt, pre: &Abs) -> Result<AN, AnalysisError> {
         let kind_post: (AK, Abs) = match s {
             Stmt::Skip => (AK::Skip, pre.clone()),
@@ -456,7 +584,8 @@ impl<'a> Ctx<'a> {
                 };
                 let dep_e = match lin.as_ref().filter(|l| l.is_const()) {
                     Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
-                    _ => dep_expr(&pre.d, e, self.udims),
+                    _ if self.lanes => entry_expr(&pre.d, e, &self.udims),
+                    _ => dep_expr(&pre.d, e, &self.udims),
                 };
                 // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
                 let vw1 = expr_uniform(&pre.d, e);
@@ -481,7 +610,7 @@ impl<'a> Ctx<'a> {
                         let back = Lin::var(x).plus_const(&-c);
                         for cs in &pre.p {
                             p.push(Cstr {
-                                kind: cs.kind,
+                                kind: cs.kind.clone(),
                                 lin: cs.lin.subst(x, &back),
                             });
                         }
@@ -496,7 +625,7 @@ impl<'a> Ctx<'a> {
                 for c in &p {
                     let target = match &lin {
                         Some(le) => Cstr {
-                            kind: c.kind,
+                            kind: c.kind.clone(),
                             lin: c.lin.subst(x, le),
                         },
                         None => c.clone(),
@@ -544,6 +673,12 @@ impl<'a> Ctx<'a> {
             Stmt::If(e, s1, s2, loc) => {
                 let (en, cost) = self.expr_node(e, pre, *loc)?;
                 let (ce, cne, can_t, can_f) = cond(self.prog, e);
+                // P ∧ e and P ∧ ¬e with the lane facts of pre.d (spec/logic.md §2); Q:IF2/3
+                // decide on cond(e) alone
+                let (ce_l, cne_l) = (
+                    self.with_lanes(&pre.d, e, &ce, false),
+                    self.with_lanes(&pre.d, e, &cne, true),
+                );
                 let w_t = if can_t && !ce.is_empty() {
                     entails_all(&pre.p, &ce)
                 } else {
@@ -584,14 +719,14 @@ impl<'a> Ctx<'a> {
                     let t = self.fwd(
                         s1,
                         &Abs {
-                            p: with(&pre.p, &ce),
+                            p: with(&pre.p, &ce_l),
                             d: pre.d.clone(),
                         },
                     )?;
                     let f = self.fwd(
                         s2,
                         &Abs {
-                            p: with(&pre.p, &cne),
+                            p: with(&pre.p, &cne_l),
                             d: pre.d.clone(),
                         },
                     )?;
@@ -616,8 +751,8 @@ impl<'a> Ctx<'a> {
                         join,
                     )
                 } else {
-                    let pe = with(&pre.p, &ce);
-                    let pne = with(&pre.p, &cne);
+                    let pe = with(&pre.p, &ce_l);
+                    let pne = with(&pre.p, &cne_l);
                     let t = self.fwd(
                         s1,
                         &Abs {
@@ -625,7 +760,17 @@ impl<'a> Ctx<'a> {
                             d: pre.d.clone(),
                         },
                     )?;
-                    let pf = join_p(&pne, &t.post.p);
+                    // P_F: the linear constraints of P ∧ ¬e that the then branch's post also
+                    // entails (Q:IF4 else-then), then the lane constraints of P ∧ ¬e, which
+                    // need only else-cond (spec/logic.md §4)
+                    let pne_lin: Vec<Cstr> = pne.iter().filter(|c| !c.is_lane()).cloned().collect();
+                    let mut pf = join_p(&pne_lin, &t.post.p);
+                    for c in pne.iter().filter(|c| c.is_lane()) {
+                        if !pf.contains(c) {
+                            pf.push(c.clone());
+                        }
+                    }
+                    let pf_lin: Vec<Cstr> = pf.iter().filter(|c| !c.is_lane()).cloned().collect();
                     let df = minus_writes(&t.post.d, &s1.writes());
                     let f = self.fwd(
                         s2,
@@ -638,7 +783,7 @@ impl<'a> Ctx<'a> {
                     let dj = minus_writes(&f.post.d, &s2.writes());
                     let internal = || err(Some(*loc), "internal: IF4 join not entailed");
                     let w_else_cond = entails_all(&pne, &pf).ok_or_else(internal)?;
-                    let w_else_then = entails_all(&t.post.p, &pf).ok_or_else(internal)?;
+                    let w_else_then = entails_all(&t.post.p, &pf_lin).ok_or_else(internal)?;
                     let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
                     let w_join_else = entails_all(&f.post.p, &pj).ok_or_else(internal)?;
                     (
@@ -772,7 +917,7 @@ impl<'a> Ctx<'a> {
         let mut p: Vec<Cstr> = Vec::new();
         for c in &pre.p {
             match c.kind {
-                CKind::Le => p.push(c.clone()),
+                CKind::Le | CKind::Mod(..) => p.push(c.clone()),
                 CKind::Eq => {
                     p.push(Cstr::le(c.lin.clone()));
                     p.push(Cstr::le(c.lin.scale(&-Q::one())));
@@ -790,7 +935,7 @@ impl<'a> Ctx<'a> {
             let b = self.fwd(
                 body,
                 &Abs {
-                    p: with(&p, &ce),
+                    p: with(&p, &self.with_lanes(&d, e, &ce, false)),
                     d: d.clone(),
                 },
             )?;
@@ -818,27 +963,17 @@ impl<'a> Ctx<'a> {
             .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
         // ranking atom
         let mut atom_err = None;
-        let pe = with(&p, &ce);
+        let pe = with(&p, &self.with_lanes(&d, e, &ce, false));
         let atom = match self.loop_atom_raw(e, body, Some(&p)) {
-            Ok((raw, s, x)) => {
-                let allowed = |v: &String| -> bool {
-                    if self.prog.param_ty(v) == Some(Ty::Int) {
-                        return true;
+            Ok((raw, s, x, symbolic)) => {
+                match self.uniformize(&raw, &d) {
+                    None => {
+                        atom_err = Some(format!(
+                            "the counter `{x}` or the bound has no linear thread dependence (no warp-uniform ranking form)"
+                        ));
+                        None
                     }
-                    self.prog.local_ty(v) == Some(Ty::Int)
-                        && d.get(v).is_some_and(|e| e.is_uniform())
-                        && (uniform || !writes.contains(v))
-                };
-                if !raw.vars().all(allowed) {
-                    atom_err = Some(format!(
-                        "the counter `{x}` or the bound is not warp-uniform"
-                    ));
-                    None
-                } else if !uniform {
-                    atom_err = Some("the loop condition is not warp-uniform".to_string());
-                    None
-                } else {
-                    match canon_atom(&raw) {
+                    Some(raw) => match canon_atom(&raw) {
                         AtomVal::Scaled(f, a) => {
                             let shift = s / f;
                             // P ∧ e ⇒ a ≥ shift, i.e. shift − a ≤ 0
@@ -857,6 +992,7 @@ impl<'a> Ctx<'a> {
                                         atom: a,
                                         shift,
                                         witness: w,
+                                        symbolic,
                                     })
                                 }
                                 None => {
@@ -869,7 +1005,7 @@ impl<'a> Ctx<'a> {
                             }
                         }
                         AtomVal::Const(_) => None,
-                    }
+                    },
                 }
             }
             Err(why) => {
@@ -891,7 +1027,7 @@ impl<'a> Ctx<'a> {
             loc,
         )?;
         let post = Abs {
-            p: with(&p, &cne),
+            p: with(&p, &self.with_lanes(&d, e, &cne, true)),
             d: if uniform {
                 d.clone()
             } else {
@@ -934,6 +1070,31 @@ fn defining_lin(p: &[Cstr], y: &str, writes: &[String]) -> Option<Lin> {
         }
     }
     None
+}
+
+/// A positive lower bound of the non-constant form `step` under `p`: its constant plus, for
+/// each variable, its coefficient times the variable's lower (positive coefficient) or
+/// upper (negative) bound from the linear constraints of `p` over that variable alone.
+fn step_lower_bound(p: &[Cstr], step: &Lin) -> Option<Q> {
+    let mut total = step.c.clone();
+    for (v, a) in &step.terms {
+        let mut best: Option<Q> = None;
+        for c in p {
+            let b = c.lin.coef(v);
+            if b.is_zero() || c.lin.vars().count() != 1 || c.is_lane() {
+                continue;
+            }
+            // b·v + c0 ≤ 0 (or = 0): v ≤ −c0/b when b > 0, v ≥ −c0/b when b < 0
+            let bound = -c.lin.c.clone() / &b;
+            let usable = c.kind == CKind::Eq || ((b < Q::zero()) == (*a > Q::zero()));
+            if usable {
+                let val = a * &bound;
+                best = Some(best.map_or(val.clone(), |x: Q| x.max(val)));
+            }
+        }
+        total += best?;
+    }
+    (total > Q::zero()).then_some(total)
 }
 
 /// `y − c = 0` for each `int` local whose only assignment in `prog` is `y ← c`.
@@ -1024,13 +1185,6 @@ struct Back<'c, 'a> {
 }
 
 impl Back<'_, '_> {
-    fn allowed_var(&self, d: &DepMap, v: &str) -> bool {
-        if self.ctx.prog.param_ty(v) == Some(Ty::Int) {
-            return true;
-        }
-        self.ctx.prog.local_ty(v) == Some(Ty::Int) && d.get(v).is_some_and(|e| e.is_uniform())
-    }
-
     /// Forces to 0 (LP equalities) and drops the monomials that mention a variable `bad`
     /// rejects.
     fn restrict(
@@ -1039,9 +1193,19 @@ impl Back<'_, '_> {
         bad: impl Fn(&str) -> bool,
         why: &str,
     ) -> Result<TPoly, AnalysisError> {
+        self.restrict_atoms(qp, |a| a.vars().any(|v| bad(v)), why)
+    }
+
+    /// Forces to 0 (LP equalities) and drops the monomials with an atom `bad` rejects.
+    fn restrict_atoms(
+        &mut self,
+        qp: TPoly,
+        bad: impl Fn(&Lin) -> bool,
+        why: &str,
+    ) -> Result<TPoly, AnalysisError> {
         let mut out = TPoly::zero();
         for (m, c) in qp.terms {
-            if m.iter().any(|a| a.vars().any(|v| bad(v))) {
+            if m.iter().any(&bad) {
                 self.lp
                     .add(c, Rel::Eq, why)
                     .map_err(|e| err(None, format!("no bound: {e}")))?;
@@ -1052,18 +1216,14 @@ impl Back<'_, '_> {
         Ok(out)
     }
 
+    /// Forces to 0 the monomials with an atom that is not uniform under `d` (spec/logic.md
+    /// §1: atoms are forms whose thread coefficients cancel under `D`).
     fn restrict_d(&mut self, qp: TPoly, d: &DepMap) -> Result<TPoly, AnalysisError> {
-        let dd = d.clone();
-        let ctx = self.ctx;
-        let allowed = move |v: &str| {
-            ctx.prog.param_ty(v) == Some(Ty::Int)
-                || (ctx.prog.local_ty(v) == Some(Ty::Int)
-                    && dd.get(v).is_some_and(|e| e.is_uniform()))
-        };
-        self.restrict(
+        let prog = self.ctx.prog;
+        self.restrict_atoms(
             qp,
-            |v| !allowed(v),
-            "potential may only mention uniform variables",
+            |a| !uniform_form(prog, d, a),
+            "potential atoms must be uniform under D",
         )
     }
 
@@ -1079,6 +1239,36 @@ impl Back<'_, '_> {
                 .map_err(|e| err(None, format!("no bound: {e}")))?;
         }
         Ok(())
+    }
+
+    /// The atom `b` of the body's potential `qb` that the shifted invariant `ishift` lacks
+    /// and that `from` dominates under `p` (`P ⇒ from ≥ b`), with the witness: the target
+    /// of a `(mono from b …)` rewrite. Among several, the one closest to `from` (largest
+    /// constant of `b − from`): the image of the ranking atom itself, not of its shifted
+    /// copies.
+    fn step_mono(
+        &self,
+        from: &Lin,
+        ishift: &TPoly,
+        qb: &TPoly,
+        p: &[Cstr],
+    ) -> Option<(Lin, Farkas)> {
+        let have: BTreeSet<&Lin> = ishift.terms.keys().flatten().collect();
+        if !have.contains(from) {
+            return None;
+        }
+        let mut missing: Vec<&Lin> = qb
+            .terms
+            .keys()
+            .flatten()
+            .filter(|b| !have.contains(b))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        missing.sort_by(|a, b| b.sub(from).c.cmp(&a.sub(from).c));
+        missing
+            .into_iter()
+            .find_map(|b| entails(p, &Cstr::le(b.sub(from))).map(|w| (b.clone(), w)))
     }
 
     fn template(&mut self, monos: &BTreeSet<Mono>) -> TPoly {
@@ -1099,10 +1289,7 @@ impl Back<'_, '_> {
         }
         let atoms: Vec<&Lin> = scope
             .into_iter()
-            .filter(|a| {
-                a.vars()
-                    .all(|v| self.allowed_var(d, v) && !exclude.contains(v))
-            })
+            .filter(|a| uniform_form(self.ctx.prog, d, a) && a.vars().all(|v| !exclude.contains(v)))
             .collect();
         let mut out: BTreeSet<Mono> = BTreeSet::new();
         out.insert(Vec::new());
@@ -1165,7 +1352,10 @@ impl Back<'_, '_> {
             } => {
                 let k = cost + &self.ctx.metric.vwrite;
                 let fields = vec![Field::Entail("post", witnesses.clone())];
-                if *vw1 && lin.is_some() {
+                // Q:VWRITE1 substitutes (a non-uniform value too when the potential after it
+                // mentions x through uniform forms, spec/logic.md §4); Q:VWRITE2 otherwise
+                let substitute = *vw1 || (qpost.mentions(x) && a.post.d.contains_key(x));
+                if substitute && lin.is_some() {
                     let le = lin.clone().unwrap_or_default();
                     let qp = qpost.subst(x, &le).plus_const(&k);
                     (
@@ -1331,19 +1521,30 @@ impl Back<'_, '_> {
                 } else {
                     cost + &self.ctx.metric.if_ + &self.ctx.metric.div
                 };
-                let excl: Vec<String> = if *uniform { vec![] } else { writes.clone() };
-                let mut monos = self.monomials(*key, &inv.d, &excl);
+                let mut monos = self.monomials(*key, &inv.d, &[]);
                 monos.extend(qpost.terms.keys().cloned());
                 let i = self.template(&monos);
-                let i = self.restrict_d(i, &a.post.d)?;
+                let i = self.restrict_d(i, &inv.d)?;
+                // Q:WHILE2's post potential: the invariant without its terms over W(s)
+                let i_post = if *uniform {
+                    i.clone()
+                } else {
+                    let mut out = TPoly::zero();
+                    for (m, c) in &i.terms {
+                        if !m.iter().any(|at| writes.iter().any(|w| at.mentions(w))) {
+                            out.add_term(m.clone(), c.clone());
+                        }
+                    }
+                    out
+                };
                 self.geq(
-                    &i,
+                    &i_post,
                     &qpost,
                     "loop invariant covers the potential after the loop",
                 )?;
                 let ik = i.plus_const(&k);
                 let (nb, qb) = self.back(body, ik.clone())?;
-                let (ishift, rws) = match atom {
+                let (mut ishift, mut rws) = match atom {
                     Some(la) => (
                         i.shift(&la.atom, &la.shift),
                         vec![Rewrite::Shift(
@@ -1354,6 +1555,19 @@ impl Back<'_, '_> {
                     ),
                     None => (i.clone(), vec![]),
                 };
+                // a symbolic step (`pos += 192·gridDim.x`): the body leaves the atom lowered
+                // by the step, the shift lowered it by the step's lower bound; bridge the
+                // two by a monotone rewrite max0(a − s_min) ≥ max0(a − step)
+                if let Some(la) = atom.as_ref().filter(|la| la.symbolic) {
+                    if let AtomVal::Scaled(_, from) =
+                        canon_atom(&la.atom.plus_const(&-la.shift.clone()))
+                    {
+                        if let Some((to, w)) = self.step_mono(&from, &ishift, &qb, &body.pre.p) {
+                            ishift = ishift.replace_atom(&from, &[(Q::one(), Some(to.clone()))]);
+                            rws.push(Rewrite::Mono(from, to, w));
+                        }
+                    }
+                }
                 self.geq(&ishift, &qb, "loop body is paid by the invariant")
                     .map_err(|e| {
                         let why = match atom_err {
@@ -1380,7 +1594,7 @@ impl Back<'_, '_> {
                 let wnode = TNode {
                     rule: if *uniform { "Q:WHILE1" } else { "Q:WHILE2" },
                     pre: (inv.clone(), ik.clone()),
-                    post: (a.post.clone(), i.clone()),
+                    post: (a.post.clone(), i_post),
                     fields: vec![],
                     children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
                 };
@@ -1433,7 +1647,8 @@ fn inst(n: &TNode, sol: &[Q]) -> Result<Node, AnalysisError> {
     })
 }
 
-/// The launch facts of `spec/logic.md` §5, in order.
+/// The launch facts of `spec/logic.md` §5, in order: thread-index bounds, `blockIdx.d ≥ 0`,
+/// `gridDim.d ≥ 1`, `blockIdx.d ≤ gridDim.d − 1`.
 pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
     let mut p = Vec::new();
     for dim in crate::core::Dim::ALL {
@@ -1448,7 +1663,85 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
             p.push(Cstr::le(Lin::var(&prm.name).scale(&-Q::one())));
         }
     }
+    for prm in &prog.params {
+        if prm.name.starts_with("gridDim.") {
+            p.push(Cstr::le(
+                Lin::var(&prm.name).scale(&-Q::one()).plus_const(&Q::one()),
+            ));
+        }
+    }
+    for dim in crate::core::Dim::ALL {
+        let (b, g) = (
+            format!("blockIdx.{}", dim.letter()),
+            format!("gridDim.{}", dim.letter()),
+        );
+        if prog.param_ty(&b).is_some() && prog.param_ty(&g).is_some() {
+            p.push(Cstr::le(
+                Lin::var(&b).sub(&Lin::var(&g)).plus_const(&Q::one()),
+            ));
+        }
+    }
     p
+}
+
+/// The per-warp bound is for every block: an atom of the root potential with negative
+/// `blockIdx.d` terms is replaced by the atom without them (larger, as `blockIdx.d ≥ 0` is a
+/// launch fact), through a root Q:WEAK with `(mono …)` rewrites (spec/certificate.md).
+/// Atoms whose image would coincide with another atom are kept. Returns the root node and
+/// its potential (unchanged when no atom mentions a block index negatively).
+fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (TNode, TPoly) {
+    let atoms: BTreeSet<Lin> = qroot.terms.keys().flatten().cloned().collect();
+    let mut images: BTreeMap<Lin, (Lin, Lin)> = BTreeMap::new(); // atom ↦ (image, canonical image)
+    for a in &atoms {
+        let mut img = a.clone();
+        for (v, c) in &a.terms {
+            if v.starts_with("blockIdx.") && prog.param_ty(v) == Some(Ty::Int) && *c < Q::zero() {
+                img.terms.remove(v);
+            }
+        }
+        if img == *a {
+            continue;
+        }
+        if let AtomVal::Scaled(_, canon) = canon_atom(&img) {
+            images.insert(a.clone(), (img, canon));
+        }
+    }
+    // keep only injective images that are not atoms already
+    let mut count: BTreeMap<&Lin, usize> = BTreeMap::new();
+    for (_, c) in images.values() {
+        *count.entry(c).or_default() += 1;
+    }
+    let keep: Vec<(Lin, Lin, Lin)> = images
+        .iter()
+        .filter(|(_, (_, c))| count[c] == 1 && !atoms.contains(c))
+        .map(|(a, (img, c))| (a.clone(), img.clone(), c.clone()))
+        .collect();
+    if keep.is_empty() {
+        return (tn, qroot.clone());
+    }
+    let p = tn.pre.0.p.clone();
+    let mut outer_q = qroot.clone();
+    let mut rws = Vec::new();
+    for (a, img, _) in &keep {
+        outer_q = outer_q.replace_atom(a, &[(Q::one(), Some(img.clone()))]);
+        // P ⇒ img ≥ a: img − a = Σ |c|·blockIdx.d, from the launch facts −blockIdx.d ≤ 0
+        match entails(&p, &Cstr::le(a.sub(img))) {
+            Some(w) => rws.push(Rewrite::Mono(img.clone(), a.clone(), w)),
+            None => return (tn, qroot.clone()),
+        }
+    }
+    let node = TNode {
+        rule: "Q:WEAK",
+        pre: (tn.pre.0.clone(), outer_q.clone()),
+        post: tn.post.clone(),
+        fields: vec![
+            Field::Entail("pre", identity_witnesses(&p)),
+            Field::Rewrite("pre", rws),
+            Field::Entail("post", identity_witnesses(&tn.post.0.p)),
+        ],
+        children: vec![TChild::Stmt(tn)],
+    };
+    (node, outer_q)
 }
 
 /// Runs the whole inference: forward pass, backward pass, LP, instantiation.
@@ -1475,6 +1768,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     )?;
     let mut tn = tn;
     tn.pre.1 = qroot.clone();
+    let (tn, qbound) = drop_block_indices(prog, tn, &qroot);
     let mut obj = LinExpr::default();
     for (m, c) in &qroot.terms {
         let w = match m.len() {
@@ -1509,6 +1803,6 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         err(loc, msg)
     })?;
     let node = inst(&tn, &sol)?;
-    let bound = qroot.instantiate(&sol);
+    let bound = qbound.instantiate(&sol);
     Ok((node, bound))
 }

@@ -12,14 +12,27 @@ use num_traits::{One, Signed, Zero};
 use std::collections::BTreeSet;
 
 /// Exact check of a witness: `target − Σ λ_i·P_i` is a constant `≤ 0` (`le`) or `0` (`eq`,
-/// eq sources only), `λ ≥ 0` on `le` sources, indices in range.
+/// eq sources only), `λ ≥ 0` on `le` sources, indices in range, no lane source; a lane
+/// target `(mod L m S)` needs exactly `(I 1)` with `P_I = (mod L m S')`, `S' ⊆ S`.
 pub fn check_farkas(p: &[Cstr], target: &Cstr, w: &Farkas) -> bool {
+    if let CKind::Mod(m, rs) = &target.kind {
+        return match w.0.as_slice() {
+            [(i, l)] if l.is_one() => p.get(*i).is_some_and(|src| match &src.kind {
+                CKind::Mod(m2, rs2) => {
+                    m2 == m && src.lin == target.lin && rs2.iter().all(|r| rs.contains(r))
+                }
+                _ => false,
+            }),
+            _ => false,
+        };
+    }
     let mut rest = target.lin.clone();
     for (i, l) in &w.0 {
         let Some(src) = p.get(*i) else {
             return false;
         };
-        match (target.kind, src.kind) {
+        match (&target.kind, &src.kind) {
+            (_, CKind::Mod(..)) => return false,
             (CKind::Eq, CKind::Le) => return false,
             (_, CKind::Le) if l.is_negative() => return false,
             _ => {}
@@ -30,6 +43,7 @@ pub fn check_farkas(p: &[Cstr], target: &Cstr, w: &Farkas) -> bool {
         && match target.kind {
             CKind::Le => !rest.c.is_positive(),
             CKind::Eq => rest.c.is_zero(),
+            CKind::Mod(..) => false,
         }
 }
 
@@ -53,11 +67,19 @@ fn ratio(a: &Lin, b: &Lin) -> Option<Q> {
 
 /// A witness for `P ⇒ target`, or `None` if none was found.
 pub fn entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
+    if target.is_lane() {
+        return (0..p.len())
+            .map(|i| Farkas(vec![(i, Q::one())]))
+            .find(|w| check_farkas(p, target, w));
+    }
     let empty = Farkas::default();
     if check_farkas(p, target, &empty) {
         return Some(empty);
     }
     for (i, src) in p.iter().enumerate() {
+        if src.is_lane() {
+            continue;
+        }
         if let Some(k) = ratio(&target.lin, &src.lin) {
             let w = Farkas(vec![(i, k)]);
             if check_farkas(p, target, &w) {
@@ -66,7 +88,11 @@ pub fn entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
         }
     }
     // every variable of the target must occur somewhere in P
-    let pv: BTreeSet<&String> = p.iter().flat_map(|c| c.lin.vars()).collect();
+    let pv: BTreeSet<&String> = p
+        .iter()
+        .filter(|c| !c.is_lane())
+        .flat_map(|c| c.lin.vars())
+        .collect();
     if target.lin.vars().any(|v| !pv.contains(v)) {
         return None;
     }
@@ -77,7 +103,7 @@ fn lp_entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
     let mut lp = Lp::default();
     let mut idx = Vec::new();
     for (i, c) in p.iter().enumerate() {
-        if target.kind == CKind::Eq && c.kind == CKind::Le {
+        if c.is_lane() || (target.kind == CKind::Eq && c.kind == CKind::Le) {
             continue;
         }
         let v = lp.fresh(c.kind == CKind::Le);

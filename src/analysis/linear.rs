@@ -8,7 +8,7 @@
 use crate::core::metric::{q, Q};
 use crate::core::{BinOp, Const, Dim, Expr, Operand, Program, Ty, UnOp};
 use num_integer::Integer;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -161,16 +161,19 @@ impl fmt::Display for Lin {
     }
 }
 
-/// Kind of a linear constraint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Kind of a constraint.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CKind {
     /// `L ≤ 0`
     Le,
     /// `L = 0`
     Eq,
+    /// The lane constraint `L mod m ∈ rs` (`L` over `threadIdx.*` with integer
+    /// coefficients, `m ≥ 1`, `rs` strictly increasing in `[0, m)`; spec/logic.md §1).
+    Mod(i64, Vec<i64>),
 }
 
-/// A linear constraint `L ≤ 0` or `L = 0` (`spec/certificate.md`, `CSTR`).
+/// A constraint `L ≤ 0`, `L = 0` or `L mod m ∈ rs` (`spec/certificate.md`, `CSTR`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Cstr {
     /// `le` or `eq`.
@@ -201,6 +204,33 @@ impl Cstr {
     /// Whether every variable is a `threadIdx.*` component (vacuously true for constants).
     pub fn only_tid(&self) -> bool {
         self.lin.vars().all(|v| v.starts_with("threadIdx."))
+    }
+    /// Whether this is a lane constraint.
+    pub fn is_lane(&self) -> bool {
+        matches!(self.kind, CKind::Mod(..))
+    }
+    /// Whether thread `tid` satisfies this constraint, which mentions only `threadIdx.*`.
+    pub fn holds_at(&self, tid: [i64; 3]) -> bool {
+        let mut v: Q = self.lin.c.clone();
+        for (name, a) in &self.lin.terms {
+            let i = match name.as_str() {
+                "threadIdx.x" => 0,
+                "threadIdx.y" => 1,
+                _ => 2,
+            };
+            v += a * q(tid[i]);
+        }
+        match &self.kind {
+            CKind::Le => !v.is_positive(),
+            CKind::Eq => v.is_zero(),
+            CKind::Mod(m, rs) => {
+                v.is_integer()
+                    && v.to_integer()
+                        .mod_floor(&(*m).into())
+                        .to_i64()
+                        .is_some_and(|r| rs.contains(&r))
+            }
+        }
     }
 }
 
@@ -278,16 +308,29 @@ pub fn cond(prog: &Program, e: &Expr) -> (Vec<Cstr>, Vec<Cstr>, bool, bool) {
     }
 }
 
-/// A thread-dependence entry `(k, r, g)` (`spec/logic.md` §1): the value is
-/// `k·threadIdx + c` with `c ≡ r (mod g)` (`g = 0`: `c = r`).
+/// The kind of a dependence entry (`spec/logic.md` §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EntryKind {
+    /// `(dep x k r g)`: the value is `k·threadIdx + c` with `c ≡ r (mod g)` (`g = 0`: `c = r`).
+    Linear,
+    /// `(rem x k r m)`, `m = g ≥ 1`: the value is `≡ k·threadIdx + r (mod m)` and in `(−m, m)`.
+    Rem,
+    /// `(rng x w)`, `w = g ≥ 0` (`k = 0`, `r = 0`): the values lie in `[c, c + w]` for one `c`.
+    Rng,
+}
+
+/// A thread-dependence entry (`spec/logic.md` §1). The arithmetic (`scale`, `combine`, …)
+/// is for linear entries; [`dep_operand`] reads the other kinds as `⊤`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Dep {
     /// Coefficients of `threadIdx.x/y/z`.
     pub k: [i64; 3],
     /// Residue (normalized: `0 ≤ r < g` when `g > 0`).
     pub r: i64,
-    /// Modulus (`≥ 0`).
+    /// Modulus (`≥ 0`); the modulus `m ≥ 1` of a remainder entry; the width of a range entry.
     pub g: i64,
+    /// The kind.
+    pub kind: EntryKind,
 }
 
 /// `gcd(|a|, |b|)` (`gcd(0, x) = |x|`); `None` if it does not fit in `i64`.
@@ -300,7 +343,34 @@ impl Dep {
     pub fn new(k: [i64; 3], r: i64, g: i64) -> Option<Dep> {
         let g = g.checked_abs()?;
         let r = if g > 0 { r.rem_euclid(g) } else { r };
-        Some(Dep { k, r, g })
+        Some(Dep {
+            k,
+            r,
+            g,
+            kind: EntryKind::Linear,
+        })
+    }
+    /// The remainder entry `(rem k (r mod m) m)` for `m ≥ 1`.
+    pub fn remainder(k: [i64; 3], r: i64, m: i64) -> Dep {
+        Dep {
+            k,
+            r: r.rem_euclid(m),
+            g: m,
+            kind: EntryKind::Rem,
+        }
+    }
+    /// The range entry `(rng w)` for `w ≥ 0`.
+    pub fn range(w: i64) -> Dep {
+        Dep {
+            k: [0; 3],
+            r: 0,
+            g: w,
+            kind: EntryKind::Rng,
+        }
+    }
+    /// Whether this is a linear entry.
+    pub fn is_linear(&self) -> bool {
+        self.kind == EntryKind::Linear
     }
     /// The exact constant `n`: `(0, n, 0)`.
     pub fn exact(n: i64) -> Dep {
@@ -308,6 +378,7 @@ impl Dep {
             k: [0; 3],
             r: n,
             g: 0,
+            kind: EntryKind::Linear,
         }
     }
     /// Uniform without information: `(0, 0, 1)`.
@@ -316,11 +387,12 @@ impl Dep {
             k: [0; 3],
             r: 0,
             g: 1,
+            kind: EntryKind::Linear,
         }
     }
-    /// Whether `k = 0` (the value is warp-uniform).
+    /// Whether this is a linear entry with `k = 0` (the value is warp-uniform).
     pub fn is_uniform(&self) -> bool {
-        self.k == [0; 3]
+        self.is_linear() && self.k == [0; 3]
     }
     /// `Some(c)` when this is the exact constant `(0, c, 0)`.
     pub fn as_exact(&self) -> Option<i64> {
@@ -349,8 +421,13 @@ impl Dep {
     }
     /// "`self` implies `o`" (spec §2): same `k`, `o.g | self.g`, residues agree mod `o.g`.
     pub fn implies(&self, o: &Dep) -> bool {
-        if self.k != o.k {
+        if self.k != o.k || self.kind != o.kind {
             return false;
+        }
+        match self.kind {
+            EntryKind::Rem => return self == o,
+            EntryKind::Rng => return self.g <= o.g,
+            EntryKind::Linear => {}
         }
         if o.g == 0 {
             return self.g == 0 && self.r == o.r;
@@ -360,8 +437,11 @@ impl Dep {
     /// The strongest entry implied by both (`None` if the `k` differ): the join of the
     /// dependence domain used at control-flow merges and loop heads.
     pub fn join(&self, o: &Dep) -> Option<Dep> {
-        if self.k != o.k {
-            return None;
+        if self.kind == EntryKind::Rng && o.kind == EntryKind::Rng {
+            return Some(Dep::range(self.g.max(o.g)));
+        }
+        if self.k != o.k || !self.is_linear() || !o.is_linear() {
+            return (self == o).then_some(*self);
         }
         let diff = self.r.checked_sub(o.r)?.checked_abs()?;
         let g = gcd(gcd(self.g, o.g)?, diff)?;
@@ -380,10 +460,195 @@ pub fn dep_operand(d: &DepMap, o: &Operand) -> Option<Dep> {
         Operand::Tid(dim) => {
             let mut k = [0; 3];
             k[dim.index()] = 1;
-            Some(Dep { k, r: 0, g: 0 })
+            Some(Dep {
+                k,
+                r: 0,
+                g: 0,
+                kind: EntryKind::Linear,
+            })
         }
-        Operand::Var(x) => d.get(x).copied(),
+        Operand::Var(x) => d.get(x).copied().filter(|e| e.is_linear()),
     }
+}
+
+/// `ent_P,D(e)` of spec §2 "Assigned entry" without the fixed-constant case (the caller
+/// handles `lin_P(e)` constant): a copy of a remainder entry; the remainder entry of
+/// `a % m` when `dep_D(a % m) = ⊤`, `dep_D(m) = (0, m, 0)`, `m ≥ 1`, `dep_D(a) = (k, r, g)`
+/// with `m | g`; else `dep_D(e)`; else the range entry of `width_D(e)`.
+pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
+    let linear = dep_expr(d, e, cx);
+    let rem = match e {
+        Expr::Opd(Operand::Var(y)) => d.get(y).copied().filter(|x| x.kind == EntryKind::Rem),
+        Expr::Bin(BinOp::Rem, a, b) if linear.is_none() => {
+            let m = dep_operand(d, b)
+                .and_then(|x| x.as_exact())
+                .filter(|m| *m >= 1);
+            match (m, dep_operand(d, a)) {
+                (Some(m), Some(da)) if da.g % m == 0 => Some(Dep::remainder(da.k, da.r, m)),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    rem.or(linear).or_else(|| width_expr(d, e).map(Dep::range))
+}
+
+/// `width_D(o)` (spec §2 "Widths"): 0 for a uniform value, `w` for a range local.
+fn width_operand(d: &DepMap, o: &Operand) -> Option<i64> {
+    match (dep_operand(d, o), o) {
+        (Some(x), _) if x.is_uniform() => Some(0),
+        (_, Operand::Var(x)) => d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g),
+        _ => None,
+    }
+}
+
+/// `width_D(e)` (spec §2): a range local; `a & n` for an exact `n ≥ 0`; sums and
+/// differences of operands with widths; `neg`.
+fn width_expr(d: &DepMap, e: &Expr) -> Option<i64> {
+    let nonneg = |o: &Operand| {
+        dep_operand(d, o)
+            .and_then(|x| x.as_exact())
+            .filter(|n| *n >= 0)
+    };
+    match e {
+        Expr::Opd(o @ Operand::Var(_)) if dep_operand(d, o).is_none() => width_operand(d, o),
+        Expr::Bin(BinOp::BitAnd, a, b) => nonneg(b).or_else(|| nonneg(a)),
+        Expr::Bin(BinOp::Add | BinOp::Sub, a, b) => {
+            width_operand(d, a)?.checked_add(width_operand(d, b)?)
+        }
+        Expr::Un(UnOp::Neg, a) => width_operand(d, a),
+        _ => None,
+    }
+}
+
+/// What `dep_D` needs of the launch: the warp-uniform dimensions (collapse) and the block
+/// and warp size (the `>>` rule's enumeration).
+#[derive(Clone, Copy, Debug)]
+pub struct DepCx {
+    /// Warp-uniform thread dimensions ([`warp_uniform_dims`]).
+    pub udims: [bool; 3],
+    /// Block dimensions.
+    pub block: [u32; 3],
+    /// Warp size.
+    pub warp: u32,
+}
+
+/// Enumeration limit of the `>>` rule (the kernel's `access::WORK_LIMIT`).
+const SHIFT_WORK_LIMIT: u64 = 4_000_000;
+
+/// The `>>` rule of spec §2: for every warp and every `ρ ∈ [0, 2^c)` with
+/// `ρ ≡ r (mod gcd(g, 2^c))`, `⌊(k·tid(l) + ρ)/2^c⌋` is the same on all lanes.
+fn shift_uniform(x: &Dep, c: u32, cx: &DepCx) -> bool {
+    let p: i128 = 1 << c;
+    let step: i128 = if x.g == 0 { p } else { (x.g as i128).gcd(&p) };
+    let count = (p / step) as u64;
+    let total: u64 = cx.block.iter().map(|&b| u64::from(b)).product();
+    if count.saturating_mul(total) > SHIFT_WORK_LIMIT {
+        return false;
+    }
+    let launch = crate::core::Launch {
+        block: cx.block,
+        grid: None,
+    };
+    let warp = u64::from(cx.warp.max(1));
+    let mut start = 0;
+    while start < total {
+        let end = (start + warp).min(total);
+        let offs: Vec<i128> = (start..end)
+            .map(|t| {
+                let ti = launch.thread_index(t);
+                (0..3).map(|i| x.k[i] as i128 * ti[i] as i128).sum()
+            })
+            .collect();
+        let mut rho = (x.r as i128).rem_euclid(step);
+        while rho < p {
+            let q0 = (offs[0] + rho).div_euclid(p);
+            if offs.iter().any(|o| (o + rho).div_euclid(p) != q0) {
+                return false;
+            }
+            rho += step;
+        }
+        start = end;
+    }
+    true
+}
+
+/// `lane_D(e)` (`neg = false`) or `lane_D(¬e)` (`neg = true`) of spec §2 "Lane facts";
+/// the list of residues `1 … m−1` only for `m ≤` [`LANE_MODULUS_LIMIT`].
+pub fn lane_cond(d: &DepMap, e: &Expr, neg: bool) -> Vec<Cstr> {
+    let Expr::Bin(op, a, b) = e else {
+        return Vec::new();
+    };
+    let equal = match (op, neg) {
+        (BinOp::Eq, false) | (BinOp::Ne, true) => true,
+        (BinOp::Ne, false) | (BinOp::Eq, true) => false,
+        _ => return Vec::new(),
+    };
+    let rem_of = |o: &Operand| match o {
+        Operand::Var(x) => d.get(x).copied().filter(|e| e.kind == EntryKind::Rem),
+        _ => None,
+    };
+    let exact = |o: &Operand| dep_operand(d, o).and_then(|x| x.as_exact());
+    let (ent, c) = match (rem_of(a), rem_of(b)) {
+        (Some(ent), _) if exact(b).is_some() => (ent, exact(b)),
+        (_, Some(ent)) => (ent, exact(a)),
+        _ => return Vec::new(),
+    };
+    let Some(c) = c else {
+        return Vec::new();
+    };
+    let m = ent.g;
+    let rs: Vec<i64> = if equal {
+        vec![c.rem_euclid(m)]
+    } else if c == 0 && m <= LANE_MODULUS_LIMIT {
+        (1..m).collect()
+    } else {
+        return Vec::new();
+    };
+    let mut lin = Lin::constant(q(ent.r));
+    for dim in Dim::ALL {
+        lin = lin.add_scaled(&Lin::var(&tid_name(dim)), &q(ent.k[dim.index()]));
+    }
+    vec![Cstr {
+        kind: CKind::Mod(m, rs),
+        lin,
+    }]
+}
+
+/// Largest modulus for which `lane_D(x != 0)` lists the residues `1 … m−1` (spec §2; the
+/// kernel's `LANE_MODULUS_LIMIT`).
+pub const LANE_MODULUS_LIMIT: i64 = 4096;
+
+/// Whether the form `l` is uniform under `d` (spec §1): its variables are `int` parameters,
+/// `threadIdx.*` or `int` locals with linear entries, and the thread coefficients cancel.
+pub fn uniform_form(prog: &Program, d: &DepMap, l: &Lin) -> bool {
+    // the common case: parameters and uniform locals only
+    let plain = |v: &String| {
+        prog.param_ty(v) == Some(Ty::Int)
+            || (prog.local_ty(v) == Some(Ty::Int) && d.get(v).is_some_and(|e| e.is_uniform()))
+    };
+    if l.terms.keys().all(plain) {
+        return true;
+    }
+    let mut k = [Q::zero(), Q::zero(), Q::zero()];
+    for (v, a) in &l.terms {
+        if let Some(dim) = Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {
+            k[dim.index()] += a;
+        } else if prog.param_ty(v) == Some(Ty::Int) {
+        } else if prog.local_ty(v) == Some(Ty::Int) {
+            match d.get(v) {
+                Some(e) if e.is_linear() => {
+                    for (i, ki) in k.iter_mut().enumerate() {
+                        *ki += a * q(e.k[i]);
+                    }
+                }
+                _ => return false,
+            }
+        } else {
+            return false;
+        }
+    }
+    k.iter().all(|x| x.is_zero())
 }
 
 /// Collapse of spec §2: an entry whose thread dependence is only on warp-uniform
@@ -421,8 +686,9 @@ pub fn warp_uniform_dims(launch: &crate::core::Launch, warp: u32) -> [bool; 3] {
 }
 
 /// `dep_D(e)` of spec §2 (`None` = `⊤`), with operands of `*` and opaque operators
-/// collapsed on the warp-uniform dimensions `udims`.
-pub fn dep_expr(d: &DepMap, e: &Expr, udims: [bool; 3]) -> Option<Dep> {
+/// collapsed on the warp-uniform dimensions `cx.udims`.
+pub fn dep_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
+    let udims = cx.udims;
     let col = |x: Option<Dep>| x.map(|x| collapse(x, udims));
     let other = |ds: &[Option<Dep>]| -> Option<Dep> {
         if ds.iter().all(|x| matches!(x, Some(dd) if dd.is_uniform())) {
@@ -463,6 +729,16 @@ pub fn dep_expr(d: &DepMap, e: &Expr, udims: [bool; 3]) -> Option<Dep> {
                     Some(c) if (0..62).contains(&c) => da?.scale(1i64 << c),
                     _ => other(&[col(da), col(db)]),
                 },
+                BinOp::Shr => match (da, db.and_then(|x| x.as_exact())) {
+                    (Some(x), Some(c))
+                        if (0..62).contains(&c)
+                            && !collapse(x, udims).is_uniform()
+                            && shift_uniform(&x, c as u32, cx) =>
+                    {
+                        Some(Dep::unknown_uniform())
+                    }
+                    _ => other(&[col(da), col(db)]),
+                },
                 _ => other(&[col(da), col(db)]),
             }
         }
@@ -474,7 +750,7 @@ pub fn fixed(p: &[Cstr], y: &str) -> Option<i64> {
     let (mut lo, mut hi): (Option<Q>, Option<Q>) = (None, None);
     for c in p {
         let a = c.lin.coef(y);
-        if a.is_zero() || c.lin.vars().count() != 1 {
+        if a.is_zero() || c.lin.vars().count() != 1 || c.is_lane() {
             continue;
         }
         let v = -c.lin.c.clone() / &a;

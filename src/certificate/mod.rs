@@ -27,6 +27,9 @@ pub enum Rewrite {
     Shift(Lin, Q, Farkas),
     /// `(zero LIN FARKAS)`: `P ⇒ LIN ≤ 0` (witness for `(le LIN)`); `max0(LIN) = 0`.
     Zero(Lin, Farkas),
+    /// `(mono LIN1 LIN2 FARKAS)`: `P ⇒ LIN1 ≥ LIN2` (witness for `(le LIN2 − LIN1)`);
+    /// `max0(LIN1) ≥ max0(LIN2)`.
+    Mono(Lin, Lin, Farkas),
 }
 
 /// An assertion `(assn (P ...) (D ...) (Q POLY))` (spec/logic.md §1).

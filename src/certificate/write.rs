@@ -2,7 +2,7 @@
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
 use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
-use crate::analysis::linear::{fmt_q, CKind, Cstr, Lin};
+use crate::analysis::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
 use crate::analysis::poly::Poly;
 use crate::core::print::sexp_stmt;
 use crate::core::{Hardware, Launch, Metric, Program};
@@ -18,9 +18,17 @@ fn lin_s(l: &Lin) -> String {
 }
 
 fn cstr_s(c: &Cstr) -> String {
-    match c.kind {
+    match &c.kind {
         CKind::Le => format!("(le {})", lin_s(&c.lin)),
         CKind::Eq => format!("(eq {})", lin_s(&c.lin)),
+        CKind::Mod(m, rs) => {
+            let mut s = format!("(mod {} {m}", lin_s(&c.lin));
+            for r in rs {
+                let _ = write!(s, " {r}");
+            }
+            s.push(')');
+            s
+        }
     }
 }
 
@@ -46,11 +54,19 @@ fn assn_s(a: &Assn) -> String {
     }
     s.push_str(") (D");
     for (x, d) in &a.d {
-        let _ = write!(
-            s,
-            " (dep {x} {} {} {} {} {})",
-            d.k[0], d.k[1], d.k[2], d.r, d.g
-        );
+        let _ = match d.kind {
+            EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
+            EntryKind::Rem => write!(
+                s,
+                " (rem {x} {} {} {} {} {})",
+                d.k[0], d.k[1], d.k[2], d.r, d.g
+            ),
+            EntryKind::Linear => write!(
+                s,
+                " (dep {x} {} {} {} {} {})",
+                d.k[0], d.k[1], d.k[2], d.r, d.g
+            ),
+        };
     }
     let _ = write!(s, ") (Q {}))", poly_s(&a.q));
     s
@@ -87,6 +103,9 @@ fn field_s(f: &Field) -> String {
                     }
                     Rewrite::Zero(l, w) => {
                         let _ = write!(s, " (zero {} {})", lin_s(l), farkas_s(w));
+                    }
+                    Rewrite::Mono(l1, l2, w) => {
+                        let _ = write!(s, " (mono {} {} {})", lin_s(l1), lin_s(l2), farkas_s(w));
                     }
                 }
             }

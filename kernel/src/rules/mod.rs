@@ -7,7 +7,7 @@ pub mod expr;
 pub mod stmt;
 
 use crate::access::{self, Kind};
-use crate::arith::{check_farkas, rat, Cstr, Dep, Lin, Poly, Rat};
+use crate::arith::{check_farkas, rat, Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use crate::metric::{self, Metric};
 use crate::syntax::{self, Assn, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
 use crate::{registry, sexp, Reason, Rejection, Verdict, WfProblem};
@@ -157,6 +157,10 @@ impl Ctx<'_> {
                     return Err(bad(WfProblem::BadConstraintVar(v.clone())));
                 }
             }
+            let integral = c.lin.c.is_integer() && c.lin.terms.values().all(Rat::is_integer);
+            if c.lane.is_some() && (!integral || c.lin.terms.keys().any(|v| !TIDS.contains(&v.as_str()))) {
+                return Err(bad(WfProblem::BadLaneConstraint(c.to_string())));
+            }
         }
         for (x, d) in &a.d {
             match p.local(x) {
@@ -170,9 +174,14 @@ impl Ctx<'_> {
             }
         }
         for v in a.q.vars() {
-            let uniform_local = p.local(v) == Some(Ty::Int) && a.d.get(v).is_some_and(Dep::uniform);
-            if !(uniform_local || p.param(v) == Some(Ty::Int)) {
+            let linear_local = p.local(v) == Some(Ty::Int) && a.d.get(v).is_some_and(Dep::linear);
+            if !(linear_local || p.param(v) == Some(Ty::Int) || TIDS.contains(&v.as_str())) {
                 return Err(bad(WfProblem::BadPotentialVar(v.clone())));
+            }
+        }
+        for atom in a.q.terms.keys().flatten() {
+            if !uniform_form(&a.d, atom) {
+                return Err(bad(WfProblem::NonUniformAtom(atom.to_string())));
             }
         }
         if let Some(t) = a.q.negative_term() {
@@ -235,7 +244,7 @@ impl Ctx<'_> {
             return Vec::new();
         };
         let one = Rat::one();
-        let le = |l: Lin| vec![Cstr { eq: false, lin: l }];
+        let le = |l: Lin| vec![Cstr::le(l)];
         let ab1 = d.add_scaled(&Lin::constant(one.clone()), &one); // a − b + 1
         let ba = d.scale(&-one.clone()); // b − a
         let ba1 = ba.add_scaled(&Lin::constant(one.clone()), &one); // b − a + 1
@@ -244,9 +253,52 @@ impl Ctx<'_> {
             ("<", true) | (">=", false) => le(ba),
             ("<=", false) | (">", true) => le(d),
             ("<=", true) | (">", false) => le(ba1),
-            ("==", false) | ("!=", true) => vec![Cstr { eq: true, lin: d }],
+            ("==", false) | ("!=", true) => vec![Cstr::equal(d)],
             _ => Vec::new(),
         }
+    }
+
+    /// `lane_D(e)` (`neg = false`) or `lane_D(¬e)` (`neg = true`), spec/logic.md §2 "Lane
+    /// facts": for `x == c` / `x != c` with `D(x) = (rem x k r m)` and `dep_D(c)` an exact
+    /// integer, the lane constraint `(k·tid + r) mod m ∈ {c mod m}` for an equality, and
+    /// `∈ {1 … m−1}` for a disequality with `c = 0` and `m ≤` [`LANE_MODULUS_LIMIT`].
+    pub fn lane(&self, d: &BTreeMap<String, Dep>, e: &Expr, neg: bool) -> Vec<Cstr> {
+        let Expr::Bin(op, a, b) = e else { return Vec::new() };
+        let equal = match (op.as_str(), neg) {
+            ("==", false) | ("!=", true) => true,
+            ("!=", false) | ("==", true) => false,
+            _ => return Vec::new(),
+        };
+        let rem_of = |o: &Opd| match o {
+            Opd::Var(x) => d.get(x).filter(|e| e.kind == EntryKind::Rem),
+            _ => None,
+        };
+        let exact = |o: &Opd| Self::dep_opd(d, o).and_then(|e| e.as_exact().cloned());
+        let (ent, c) = match (rem_of(a), rem_of(b)) {
+            (Some(ent), _) if exact(b).is_some() => (ent, exact(b)),
+            (_, Some(ent)) => (ent, exact(a)),
+            _ => return Vec::new(),
+        };
+        let Some(c) = c else { return Vec::new() };
+        let m = ent.g.clone();
+        let rs: Vec<BigInt> = if equal {
+            vec![c.mod_floor(&m)]
+        } else if c.is_zero() && m <= BigInt::from(LANE_MODULUS_LIMIT) {
+            num_iter_range(&m)
+        } else {
+            return Vec::new();
+        };
+        let mut lin = Lin::constant(Rat::from_integer(ent.r.clone()));
+        for (t, k) in TIDS.iter().zip(&ent.k) {
+            lin.add_term(t, &Rat::from_integer(k.clone()));
+        }
+        vec![Cstr { eq: false, lin, lane: Some(crate::arith::Lane { m, rs }) }]
+    }
+
+    /// `P ∧ e` (`neg = false`) or `P ∧ ¬e` (`neg = true`) in the context of the pre's map
+    /// `d`: `P`, then `cond`, then `lane_D` (spec/logic.md §2).
+    pub fn and_cond(&self, p: &[Cstr], d: &BTreeMap<String, Dep>, e: &Expr, neg: bool) -> Vec<Cstr> {
+        p.iter().cloned().chain(self.cond(e, neg)).chain(self.lane(d, e, neg)).collect()
     }
 
     /// `P ⇒ e` / `P ⇒ ¬e` targets for Q:IF2 / Q:IF3: `cond` of a linear comparison whose
@@ -279,7 +331,7 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// `dep_D(o)`; `None` is `⊤`.
+    /// `dep_D(o)`; `None` is `⊤` (also for a local with a remainder entry).
     pub fn dep_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<Dep> {
         match o {
             Opd::Int(n) => Some(Dep::exact(n.clone())),
@@ -289,7 +341,7 @@ impl Ctx<'_> {
                 k[*i % 3] = BigInt::one();
                 Some(Dep::norm(k, BigInt::zero(), BigInt::zero()))
             }
-            Opd::Var(x) => d.get(x).cloned(),
+            Opd::Var(x) => d.get(x).filter(|e| e.linear()).cloned(),
         }
     }
 
@@ -327,10 +379,51 @@ impl Ctx<'_> {
                         Some(c) if c < 62 => Some(x.scale(&(BigInt::one() << c))),
                         _ => opaque(&[col(&Some(x.clone())), col(&Some(y.clone()))]),
                     },
+                    (">>", Some(x), Some(y)) => match y.as_exact().and_then(ToPrimitive::to_u32) {
+                        Some(c) if c < 62 && !self.collapse(x).uniform() && self.shift_uniform(x, c) => {
+                            Some(Dep::unknown_uniform())
+                        }
+                        _ => opaque(&[col(&Some(x.clone())), col(&Some(y.clone()))]),
+                    },
                     _ => opaque(&[col(&x), col(&y)]),
                 }
             }
         }
+    }
+
+    /// The `>>` rule of `dep_D` (spec/logic.md §2): for every warp and every `ρ ∈ [0, 2^c)`
+    /// with `ρ ≡ r (mod gcd(g, 2^c))`, `⌊(k·tid(l) + ρ) / 2^c⌋` is the same on all lanes `l`.
+    /// `false` when the enumeration would exceed [`access::WORK_LIMIT`].
+    pub fn shift_uniform(&self, x: &Dep, c: u32) -> bool {
+        let p = BigInt::one() << c;
+        let step = if x.g.is_zero() { p.clone() } else { x.g.gcd(&p) };
+        let rho0 = x.r.mod_floor(&step);
+        let count = (&p / &step).to_u64().unwrap_or(u64::MAX);
+        let total: u64 = self.block.iter().map(|&b| u64::from(b)).product();
+        if count.saturating_mul(total) > access::WORK_LIMIT {
+            return false;
+        }
+        let warp = u64::from(self.hw[0].max(1));
+        let mut start = 0;
+        while start < total {
+            let end = (start + warp).min(total);
+            let offs: Vec<BigInt> = (start..end)
+                .map(|t| {
+                    let ti = access::thread_index(self.block, t);
+                    (0..3).map(|i| &x.k[i] * BigInt::from(ti[i])).sum()
+                })
+                .collect();
+            let mut rho = rho0.clone();
+            while rho < p {
+                let q0 = (&offs[0] + &rho).div_floor(&p);
+                if offs.iter().any(|o| (o + &rho).div_floor(&p) != q0) {
+                    return false;
+                }
+                rho += &step;
+            }
+            start = end;
+        }
+        true
     }
 
     /// Collapse of a dependence on warp-uniform dimensions only (spec/logic.md §2):
@@ -365,12 +458,52 @@ impl Ctx<'_> {
         }
     }
 
-    /// The dependence a Q:VWRITE node may claim for `x ← e`: `(0, c, 0)` when `lin_P(e)` is
-    /// the constant `c`, else `dep_D(e)`.
+    /// `ent_P,D(e)`, the entry a Q:VWRITE node may claim for `x ← e` (spec/logic.md §2
+    /// "Assigned entry"): `(0, c, 0)` when `lin_P(e)` is the constant `c`; a copy of a
+    /// remainder entry; the remainder entry of `a % m`; `dep_D(e)`; else the range entry
+    /// of `width_D(e)`.
     pub fn dep_assigned(&self, pre: &Assn, e: &Expr) -> Option<Dep> {
-        match self.lin_fixed(&pre.p, e).as_ref().and_then(Lin::as_const) {
-            Some(c) if c.is_integer() => Some(Dep::exact(c.to_integer())),
-            _ => self.dep_expr(&pre.d, e),
+        if let Some(c) = self.lin_fixed(&pre.p, e).as_ref().and_then(Lin::as_const) {
+            if c.is_integer() {
+                return Some(Dep::exact(c.to_integer()));
+            }
+        }
+        let linear = self.dep_expr(&pre.d, e);
+        let rem = match e {
+            Expr::Opd(Opd::Var(y)) => pre.d.get(y).filter(|d| d.kind == EntryKind::Rem).cloned(),
+            Expr::Bin(op, a, b) if op == "%" && linear.is_none() => {
+                let m = Self::dep_opd(&pre.d, b).and_then(|d| d.as_exact().cloned()).filter(Signed::is_positive);
+                match (m, Self::dep_opd(&pre.d, a)) {
+                    (Some(m), Some(da)) if da.g.is_multiple_of(&m) => Some(Dep::remainder(da.k, &da.r, m)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        rem.or(linear).or_else(|| Self::width_expr(&pre.d, e).map(Dep::range))
+    }
+
+    /// `width_D(o)` (spec/logic.md §2 "Widths"): 0 for a uniform value, `w` for a local with
+    /// a range entry.
+    pub fn width_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<BigInt> {
+        match (Self::dep_opd(d, o), o) {
+            (Some(x), _) if x.uniform() => Some(BigInt::zero()),
+            (_, Opd::Var(x)) => d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
+            _ => None,
+        }
+    }
+
+    /// `width_D(e)`: a range local; `a & n` for an exact `n ≥ 0` (`0 ≤ v & n ≤ n`); sums and
+    /// differences of operands with widths; `neg`.
+    pub fn width_expr(d: &BTreeMap<String, Dep>, e: &Expr) -> Option<BigInt> {
+        let exact_nonneg =
+            |o: &Opd| Self::dep_opd(d, o).and_then(|x| x.as_exact().cloned()).filter(|n| !n.is_negative());
+        match e {
+            Expr::Opd(o @ Opd::Var(_)) => Self::width_opd(d, o).filter(|_| Self::dep_opd(d, o).is_none()),
+            Expr::Bin(op, a, b) if op == "&" => exact_nonneg(b).or_else(|| exact_nonneg(a)),
+            Expr::Bin(op, a, b) if op == "+" || op == "-" => Some(Self::width_opd(d, a)? + Self::width_opd(d, b)?),
+            Expr::Un(op, a) if op == "neg" => Self::width_opd(d, a),
+            _ => None,
         }
     }
 
@@ -463,6 +596,16 @@ impl Ctx<'_> {
         let mut q = q1.clone();
         for (i, r) in n.rewrites.get(name).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
             let (l, target, by, w) = match r {
+                Rw::Mono(l1, l2, w) => {
+                    // P ⇒ LIN1 ≥ LIN2, i.e. LIN2 − LIN1 ≤ 0; only on a polynomial without
+                    // negative coefficients (then replacing an atom by a smaller one decreases it).
+                    if let Some(term) = q.negative_term() {
+                        return Err(self.rej(Reason::NotDominated { list: name, term }));
+                    }
+                    let mut by = Poly::zero();
+                    by.add_term(Rat::one(), vec![l2.clone()]);
+                    (l1, l2.add_scaled(l1, &-Rat::one()), by, w)
+                }
                 Rw::Shift(l, d, w) => {
                     if d.is_negative() {
                         return Err(self.rej(Reason::Negative { what: "shift", value: d.to_string() }));
@@ -475,7 +618,7 @@ impl Ctx<'_> {
                 }
                 Rw::Zero(l, w) => (l, l.clone(), Poly::zero(), w),
             };
-            let target = Cstr { eq: false, lin: target };
+            let target = Cstr::le(target);
             check_farkas(p, &target, w).map_err(|problem| {
                 self.rej(Reason::Farkas {
                     list: format!("rewrite {name}"),
@@ -518,14 +661,22 @@ impl Ctx<'_> {
             .iter()
             .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
             .collect();
-        let key = format!("{tid_only:?}|{dep:?}|{}|{kind:?}", a.bytes);
+        // A range entry bounds the access by the window's sectors / bank occupancy.
+        let range = match (o, &dep) {
+            (Opd::Var(x), None) => env.d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
+            _ => None,
+        };
+        let key = format!("{tid_only:?}|{dep:?}|{range:?}|{}|{kind:?}", a.bytes);
         let cached = self.nstar.borrow().get(&key).copied();
         let star = match cached {
             Some(n) => n,
             None => {
-                let n = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
+                let mut n = access::n_star(self.block, self.hw, &env.p, dep.as_ref(), a.bytes, kind).map_err(|_| {
                     self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
                 })?;
+                if let Some(r) = range.as_ref().and_then(|w| access::range_bound(self.hw, w, a.bytes, kind)) {
+                    n = n.min(r);
+                }
                 self.nstar.borrow_mut().insert(key, n);
                 n
             }
@@ -538,14 +689,52 @@ impl Ctx<'_> {
     }
 }
 
+/// Largest modulus for which `lane_D(x != 0)` lists the residues `1 … m−1`
+/// (spec/logic.md §2; a larger one gives no lane fact).
+pub const LANE_MODULUS_LIMIT: u32 = 4096;
+
+/// The residues `1 … m−1`.
+fn num_iter_range(m: &BigInt) -> Vec<BigInt> {
+    let mut out = Vec::new();
+    let mut r = BigInt::one();
+    while r < *m {
+        out.push(r.clone());
+        r += 1;
+    }
+    out
+}
+
+/// The names of the thread-index variables.
+pub const TIDS: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+
+/// Whether the form `l` is uniform under `d` (spec/logic.md §1): its variables are `int`
+/// parameters, `threadIdx.*` or locals with linear entries (checked by the caller), and
+/// `Σ_{v local} a_v·k_v + (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) = 0`.
+pub fn uniform_form(d: &BTreeMap<String, Dep>, l: &Lin) -> bool {
+    let mut k: [Rat; 3] = Default::default();
+    for (v, a) in &l.terms {
+        if let Some(i) = TIDS.iter().position(|t| t == v) {
+            k[i] += a;
+        } else if let Some(e) = d.get(v) {
+            if !e.linear() {
+                return false;
+            }
+            for (ki, ke) in k.iter_mut().zip(&e.k) {
+                *ki += a * Rat::from_integer(ke.clone());
+            }
+        }
+    }
+    k.iter().all(Zero::is_zero)
+}
+
 /// `fix_P(y)` (spec/logic.md §2): the integer `c` with `P ⇒ y = c` read off the
-/// constraints of `p` that mention `y` alone (an `eq`, or an upper and a lower bound that
+/// linear constraints of `p` that mention `y` alone (an `eq`, or an upper and a lower bound that
 /// meet). `None` when `p` does not pin `y` to one integer this way.
 pub fn fixed(p: &[Cstr], y: &str) -> Option<BigInt> {
     let (mut lo, mut hi): (Option<Rat>, Option<Rat>) = (None, None);
     for c in p {
         let Some(a) = c.lin.terms.get(y) else { continue };
-        if c.lin.terms.len() != 1 || a.is_zero() {
+        if c.lin.terms.len() != 1 || a.is_zero() || c.lane.is_some() {
             continue;
         }
         // a·y + c₀ ≤ 0 (or = 0): y ≤ −c₀/a when a > 0, y ≥ −c₀/a when a < 0.
@@ -684,17 +873,33 @@ fn check_program(p: &Program) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// The launch facts of spec/logic.md §5, in order.
+/// The launch facts of spec/logic.md §5, in order: thread-index bounds, `blockIdx.d ≥ 0`,
+/// `gridDim.d ≥ 1`, `blockIdx.d ≤ gridDim.d − 1`.
 pub fn launch_facts(p: &Program, block: [u32; 3]) -> Vec<Cstr> {
     let mut v = Vec::new();
     for (d, b) in ["x", "y", "z"].iter().zip(block) {
         let t = Lin::var(&format!("threadIdx.{d}"));
-        v.push(Cstr { eq: false, lin: t.scale(&-Rat::one()) });
-        v.push(Cstr { eq: false, lin: t.add_scaled(&Lin::constant(rat(i64::from(b) - 1)), &-Rat::one()) });
+        v.push(Cstr::le(t.scale(&-Rat::one())));
+        v.push(Cstr::le(t.add_scaled(&Lin::constant(rat(i64::from(b) - 1)), &-Rat::one())));
     }
+    let has = |n: &str| p.params.iter().any(|x| x.1 == n);
     for (_, name) in &p.params {
         if ["blockIdx.x", "blockIdx.y", "blockIdx.z"].contains(&name.as_str()) {
-            v.push(Cstr { eq: false, lin: Lin::var(name).scale(&-Rat::one()) });
+            v.push(Cstr::le(Lin::var(name).scale(&-Rat::one())));
+        }
+    }
+    for (_, name) in &p.params {
+        if ["gridDim.x", "gridDim.y", "gridDim.z"].contains(&name.as_str()) {
+            v.push(Cstr::le(Lin::var(name).scale(&-Rat::one()).add_scaled(&Lin::constant(Rat::one()), &Rat::one())));
+        }
+    }
+    for d in ["x", "y", "z"] {
+        let (b, g) = (format!("blockIdx.{d}"), format!("gridDim.{d}"));
+        if has(&b) && has(&g) {
+            let l = Lin::var(&b)
+                .add_scaled(&Lin::var(&g), &-Rat::one())
+                .add_scaled(&Lin::constant(Rat::one()), &Rat::one());
+            v.push(Cstr::le(l));
         }
     }
     v

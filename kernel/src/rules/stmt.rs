@@ -18,10 +18,6 @@ fn plus(q: &Poly, c: &Rat) -> Poly {
     q.plus_const(c)
 }
 
-fn and(p: &[Cstr], extra: Vec<Cstr>) -> Vec<Cstr> {
-    p.iter().cloned().chain(extra).collect()
-}
-
 fn without(d: &BTreeMap<String, Dep>, w: &[String]) -> BTreeMap<String, Dep> {
     d.iter().filter(|(x, _)| !w.contains(x)).map(|(x, e)| (x.clone(), e.clone())).collect()
 }
@@ -80,7 +76,7 @@ fn vwrite_common(cx: &Ctx, n: &Node, x: &str, e: &Expr, pre: &Assn) -> Result<Ra
             (Some(l), true) => k.lin.subst(x, l),
             (None, true) => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
         };
-        targets.push(Cstr { eq: k.eq, lin });
+        targets.push(Cstr { eq: k.eq, lin, lane: k.lane.clone() });
     }
     cx.entail(n, "post", &pre.p, &targets)?;
     Ok(cost)
@@ -104,19 +100,15 @@ fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), R
     }
 }
 
-/// Q:VWRITE1 — uniform `x ← e`: `P ⇒ e unif` (`x` itself need not be in `X(D)` before),
-/// `D'(x)` uniform and implied by `dep_P,D(e)`, `Q = Q'[x ← lin_P(e)] + M^vwrite + C`,
-/// `(entail post …)`.
+/// Q:VWRITE1 — `x ← e` with substitution: `D'(x)` present and implied by `ent_P,D(e)`,
+/// `Q = Q'[x ← lin_P(e)] + M^vwrite + C`, `(entail post …)`. RaCUDA's `P ⇒ e unif` and
+/// `x ∈ X` are replaced by the well-formedness of `pre` and `post` (spec/logic.md §4).
 pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    cx.uniform(&pre.d, e)?;
     let cost = vwrite_common(cx, n, x, e, pre)?;
-    let want = post.d.get(x).cloned().unwrap_or_else(|| Dep::norm(Default::default(), 0.into(), 0.into()));
-    if !post.d.contains_key(x) || !want.uniform() {
-        return Err(cx.rej(Reason::NotInUniformSet(x.clone())));
-    }
-    dep_implied(cx, x, cx.dep_assigned(pre, e), &want)?;
+    let want = post.d.get(x).ok_or_else(|| cx.rej(Reason::NotInUniformSet(x.clone())))?;
+    dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
     let q = if post.q.mentions(x) {
         let l = cx.lin_fixed(&pre.p, e).ok_or_else(|| cx.rej(Reason::SubstUndefined(x.clone())))?;
         post.q.map_atoms(|a| a.subst(x, &l))
@@ -188,8 +180,8 @@ pub fn q_if1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     cx.check_node(&c[1], Subject::Stmt(s1), pre, 1)?;
     cx.check_node(&c[2], Subject::Stmt(s2), pre, 2)?;
     let ((tp, tq), (fp, fq)) = (cx.pp(&c[1])?, cx.pp(&c[2])?);
-    cx.same_p(&and(&pre.p, cx.cond(e, false)), &tp.p, "P ∧ e", "then pre")?;
-    cx.same_p(&and(&pre.p, cx.cond(e, true)), &fp.p, "P ∧ ¬e", "else pre")?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, false), &tp.p, "P ∧ e", "then pre")?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, true), &fp.p, "P ∧ ¬e", "else pre")?;
     cx.same_d(&pre.d, &tp.d, "pre", "then pre")?;
     cx.same_d(&pre.d, &fp.d, "pre", "else pre")?;
     cx.same_q(&tp.q, &fp.q, "then pre", "else pre")?;
@@ -238,12 +230,13 @@ pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     cx.check_node(&c[1], Subject::Stmt(s1), pre, 1)?;
     cx.check_node(&c[2], Subject::Stmt(s2), pre, 2)?;
     let ((tp, t1), (fp, f2)) = (cx.pp(&c[1])?, cx.pp(&c[2])?);
-    cx.same_p(&and(&pre.p, cx.cond(e, false)), &tp.p, "P ∧ e", "then pre")?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, false), &tp.p, "P ∧ e", "then pre")?;
     cx.same_d(&pre.d, &tp.d, "pre", "then pre")?;
     cx.same_d(&without(&t1.d, &s1.writes()), &fp.d, "then post D \\ W(s1)", "else pre")?;
     cx.same_q(&t1.q, &fp.q, "then post", "else pre")?;
-    cx.entail(n, "else-cond", &and(&pre.p, cx.cond(e, true)), &fp.p)?;
-    cx.entail(n, "else-then", &t1.p, &fp.p)?;
+    cx.entail(n, "else-cond", &cx.and_cond(&pre.p, &pre.d, e, true), &fp.p)?;
+    let linear: Vec<Cstr> = fp.p.iter().filter(|c| c.lane.is_none()).cloned().collect();
+    cx.entail(n, "else-then", &t1.p, &linear)?;
     cx.entail(n, "join-then", &t1.p, &post.p)?;
     cx.entail(n, "join-else", &f2.p, &post.p)?;
     cx.same_d(&without(&f2.d, &s2.writes()), &post.d, "else post D \\ W(s2)", "post")?;
@@ -266,15 +259,17 @@ fn while_rule(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, divergent: bool) -
     cx.check_node(&c[1], Subject::Stmt(body), pre, 1)?;
     let (bpre, bpost) = cx.pp(&c[1])?;
     let step = if divergent { &cx.m.if_ + &cx.m.div + cost } else { &cx.m.if_ + cost };
-    let inv = plus(&post.q, &step);
-    cx.same_q(&pre.q, &inv, "pre", "post + loop-test cost")?;
-    cx.same_p(&and(&pre.p, cx.cond(e, false)), &bpre.p, "P ∧ e", "body pre")?;
+    cx.same_q(&pre.q, &plus(&bpre.q, &step), "pre", "body pre + loop-test cost")?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, false), &bpre.p, "P ∧ e", "body pre")?;
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
-    cx.same_q(&post.q, &bpre.q, "post", "body pre")?;
     cx.same(pre, bpost, "pre", "body post")?;
-    cx.same_p(&and(&pre.p, cx.cond(e, true)), &post.p, "P ∧ ¬e", "post")?;
-    let d_out = if divergent { without(&pre.d, &body.writes()) } else { pre.d.clone() };
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, true), &post.p, "P ∧ ¬e", "post")?;
+    let writes = body.writes();
+    let d_out = if divergent { without(&pre.d, &writes) } else { pre.d.clone() };
     cx.same_d(&d_out, &post.d, if divergent { "pre D \\ W(s)" } else { "pre" }, "post")?;
+    // Q:WHILE2's post potential is the invariant without its terms over W(s).
+    let q_out = if divergent { bpre.q.without_vars(&writes) } else { bpre.q.clone() };
+    cx.same_q(&post.q, &q_out, "post", if divergent { "body pre without W(s) terms" } else { "body pre" })?;
     Ok(Rat::zero())
 }
 
@@ -285,7 +280,8 @@ pub fn q_while1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, R
 }
 
 /// Q:WHILE2 — possibly divergent loop: as Q:WHILE1 without uniformity, with
-/// `M^if + M^div + C`, and `post = (P ∧ ¬e, D \ W(s), Q')`.
+/// `M^if + M^div + C`, and `post = (P ∧ ¬e, D \ W(s), Q'↾W(s))` (`Q'` without its terms
+/// that mention a local of `W(s)`).
 pub fn q_while2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     while_rule(cx, n, s, pre, true)
 }

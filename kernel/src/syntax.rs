@@ -209,6 +209,8 @@ pub enum Rw {
     Shift(Lin, Rat, Farkas),
     /// `(zero LIN FARKAS)`: `max0(LIN) = 0` given `P ⇒ LIN ≤ 0`.
     Zero(Lin, Farkas),
+    /// `(mono LIN LIN2 FARKAS)`: `max0(LIN) ≥ max0(LIN2)` given `P ⇒ LIN2 ≤ LIN`.
+    Mono(Lin, Lin, Farkas),
 }
 
 /// A derivation node with its fields and children.
@@ -535,7 +537,11 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
             let v = exactly(items(s, "zero", "")?, 2, s, "(zero LIN FARKAS)")?;
             Ok(Rw::Zero(lin(&v[0])?, farkas(&v[1])?))
         }
-        _ => Err(err(s, "(shift LIN D FARKAS) or (zero LIN FARKAS)")),
+        Some("mono") => {
+            let v = exactly(items(s, "mono", "")?, 3, s, "(mono LIN LIN2 FARKAS)")?;
+            Ok(Rw::Mono(lin(&v[0])?, lin(&v[1])?, farkas(&v[2])?))
+        }
+        _ => Err(err(s, "(shift LIN D FARKAS), (zero LIN FARKAS) or (mono LIN LIN2 FARKAS)")),
     }
 }
 

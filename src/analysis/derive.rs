@@ -12,7 +12,7 @@ use super::{AnalysisError, AnalysisOptions};
 use crate::certificate::{Assn, Farkas, Field, Judgment, Node, Rewrite};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Hardware, Launch, Loc, Metric, Operand, Program, Space, Stmt, Ty};
-use num_traits::{One, Zero};
+use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most iterations a loop is unrolled by Q:UNROLL before the analysis falls back to
@@ -51,6 +51,9 @@ struct LoopAtom {
     atom: Lin,
     shift: Q,
     witness: Farkas,
+    /// For a symbolic step `x ← x + s` (`s` over parameters, `P ∧ e ⇒ s ≥ 1`): the
+    /// monotone rewrite `max0(raw − 1) ≥ max0(raw − s)` applied after the shift by 1.
+    mono: Option<(Lin, Lin, Farkas)>,
 }
 
 /// The annotated statement produced by the forward pass.
@@ -97,6 +100,9 @@ enum AK {
         join: Abs,
         wt: Vec<Farkas>,
         wf: Vec<Farkas>,
+        /// Rewrites of the branch pre potentials (filtered position only).
+        rw_t: Vec<Rewrite>,
+        rw_f: Vec<Rewrite>,
     },
     If4 {
         e: Node,
@@ -112,6 +118,31 @@ enum AK {
     /// `if e then (body; loop) else skip` (Q:IF2 into an iteration, Q:IF3 out of the last).
     Unroll {
         inner: Box<AN>,
+    },
+    /// Q:IFEXIT1/4 (spec/logic.md §4a): `t` leaves the loop (ordinary), `f` is filtered.
+    IfExit {
+        uniform: bool,
+        e: Node,
+        cost: Q,
+        t: Box<AN>,
+        f: Box<AN>,
+        w_exit: Vec<Farkas>,
+        w_join_then: Vec<Farkas>,
+        w_join_else: Vec<Farkas>,
+        /// Rewrites justifying the else branch's potential from the node's (shift by an
+        /// update of a counter the else condition bounds).
+        rw_f: Vec<Rewrite>,
+    },
+    /// Q:WHILEEXIT1/2: the body is filtered for the loop condition.
+    WhileExit {
+        e: Node,
+        cost: Q,
+        uniform: bool,
+        inv: Abs,
+        body: Box<AN>,
+        w_pre: Vec<Farkas>,
+        w_body_post: Vec<Farkas>,
+        key: usize,
     },
     While {
         e: Node,
@@ -150,6 +181,11 @@ pub struct Ctx<'a> {
     const_facts: Vec<Cstr>,
     /// Memoized access bounds `N*` (see `access_n`).
     nstar_cache: std::cell::RefCell<BTreeMap<String, u64>>,
+    /// Loops without a ranking atom of their own whose candidate atoms come from the
+    /// conditions of their body (the counters tested after an update), keyed like `atoms`.
+    exit_candidates: BTreeSet<usize>,
+    /// The candidate atoms of the exit loops whose body is being analysed (innermost last).
+    exit_stack: Vec<usize>,
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -179,6 +215,8 @@ impl<'a> Ctx<'a> {
             udims: warp_uniform_dims(launch, hw.warp_size),
             const_facts: Vec::new(),
             nstar_cache: Default::default(),
+            exit_candidates: BTreeSet::new(),
+            exit_stack: Vec::new(),
         };
         c.const_facts = const_facts(prog);
         c.collect_atoms(&prog.body, &mut Vec::new());
@@ -285,12 +323,17 @@ impl<'a> Ctx<'a> {
     /// of the body, and `s = coef_x(L)·δ > 0`. Other variables of `L` written in the body are
     /// replaced by their linear definition in the loop invariant `pinv` when it has one.
     /// Returns the atom, `s` and the counter's name, or why there is no atom.
+    ///
+    /// A *symbolic* step `x ← x + δ` (`δ` a linear form over `int` parameters and locals the
+    /// body does not write, e.g. a grid-stride `gridDim.x`) gives the atom `−L + 1` with
+    /// `s = 1` and, as fourth component, the form `coef_x(L)·δ` by which the atom decreases
+    /// (the caller must show it is `≥ 1`: a monotone relaxation of the decrease).
     fn loop_atom_raw(
         &self,
         e: &Expr,
         body: &Stmt,
         pinv: Option<&[Cstr]>,
-    ) -> Result<(Lin, Q, String), String> {
+    ) -> Result<(Lin, Q, String, Option<Lin>), String> {
         let (ce, _, _, _) = cond(self.prog, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
@@ -303,7 +346,7 @@ impl<'a> Ctx<'a> {
         }
         let mut top = Vec::new();
         flatten(body, &mut top);
-        let mut found: Vec<(String, Q)> = Vec::new();
+        let mut found: Vec<(String, Lin)> = Vec::new();
         for x in &written {
             let mut count = 0;
             count_assigns(body, x, &mut count);
@@ -319,8 +362,13 @@ impl<'a> Ctx<'a> {
                         };
                         if let Some(le) = le {
                             let d = le.sub(&Lin::var(x));
-                            if d.is_const() {
-                                found.push((x.clone(), d.c));
+                            let symbolic_ok = d.vars().all(|v| {
+                                self.prog.param_ty(v) == Some(Ty::Int)
+                                    || (self.prog.local_ty(v) == Some(Ty::Int)
+                                        && !writes.contains(v))
+                            });
+                            if d.is_const() || symbolic_ok {
+                                found.push((x.clone(), d));
                             }
                         }
                     }
@@ -361,14 +409,89 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        let s = l.coef(&x) * &delta;
+        if !delta.is_const() {
+            // atom = −L + 1, decreasing by coef_x(L)·δ per iteration
+            let step = delta.scale(&l.coef(&x));
+            return Ok((
+                l.scale(&-Q::one()).plus_const(&Q::one()),
+                Q::one(),
+                x,
+                Some(step),
+            ));
+        }
+        let s = l.coef(&x) * &delta.c;
         if s <= Q::zero() {
             return Err(format!(
                 "the update of `{x}` does not move it towards the bound"
             ));
         }
         // atom = −L + s
-        Ok((l.scale(&-Q::one()).plus_const(&s), s, x))
+        Ok((l.scale(&-Q::one()).plus_const(&s), s, x, None))
+    }
+
+    /// Candidate atoms of a loop without a ranking atom of its own, from the conditions
+    /// of its body (spec/logic.md §4a; nested loops excluded): for every `if` whose
+    /// condition gives a constraint `L ≤ 0` to one branch, the atom `−L + 1` (`≥ 1` on that
+    /// branch; `i` for `if (i <= 0) return; …`), and for every update `x ← x + δ` (`δ` an
+    /// integer) in the body of a variable `x` of the atom, the atom as it reads before the
+    /// update, `(−L + 1)[x ← x − δ]` (`i + 20` for `i −= 20`). Returns (atoms, updated atoms).
+    fn exit_atoms(&self, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
+        fn walk<'s>(s: &'s Stmt, ifs: &mut Vec<&'s Expr>, asg: &mut Vec<(&'s String, &'s Expr)>) {
+            match s {
+                Stmt::Seq(a, b) => {
+                    walk(a, ifs, asg);
+                    walk(b, ifs, asg);
+                }
+                Stmt::If(e, a, b, _) => {
+                    ifs.push(e);
+                    walk(a, ifs, asg);
+                    walk(b, ifs, asg);
+                }
+                Stmt::Assign(x, e, _) => asg.push((x, e)),
+                _ => {}
+            }
+        }
+        let (mut ifs, mut asg) = (Vec::new(), Vec::new());
+        walk(body, &mut ifs, &mut asg);
+        let mut updates: Vec<(String, Q)> = Vec::new();
+        for (x, ex) in asg {
+            if self.prog.local_ty(x) != Some(Ty::Int) {
+                continue;
+            }
+            if let Some(le) = lin_expr(self.prog, ex) {
+                let d = le.sub(&Lin::var(x));
+                if d.is_const() && !d.c.is_zero() {
+                    updates.push((x.clone(), d.c));
+                }
+            }
+        }
+        let (mut hs, mut shifted) = (Vec::new(), Vec::new());
+        for e in ifs {
+            let (ce, cne, _, _) = cond(self.prog, e);
+            for c in ce.iter().chain(cne.iter()) {
+                if c.kind != CKind::Le {
+                    continue;
+                }
+                let h = c.lin.scale(&-Q::one()).plus_const(&Q::one());
+                let upd: Vec<Lin> = updates
+                    .iter()
+                    .filter(|(x, _)| h.mentions(x))
+                    .map(|(x, d)| h.plus_const(&-(h.coef(x) * d)))
+                    .collect();
+                if upd.is_empty() {
+                    continue;
+                }
+                if !hs.contains(&h) {
+                    hs.push(h);
+                }
+                for u in upd {
+                    if !shifted.contains(&u) {
+                        shifted.push(u);
+                    }
+                }
+            }
+        }
+        (hs, shifted)
     }
 
     fn collect_atoms(&mut self, s: &Stmt, stack: &mut Vec<(usize, Vec<Lin>)>) {
@@ -379,8 +502,29 @@ impl<'a> Ctx<'a> {
                 Stmt::While(e, body, _) => {
                     let key = loop_key(body);
                     let mut own: Vec<Lin> = Vec::new();
-                    if let Ok((raw, sh, _)) = self.loop_atom_raw(e, body, None) {
-                        let mut cands = vec![raw.clone(), raw.plus_const(&-sh)];
+                    // seeds: the loop's own ranking atom, else (spec/logic.md §4a) atoms from
+                    // the conditions of its body; each seed is also expressed before the
+                    // loop, through the assignments that precede it in this list
+                    let mut cands: Vec<Lin> = Vec::new();
+                    let mut seeds: Vec<Lin> = Vec::new();
+                    let mut tail: Vec<Lin> = Vec::new();
+                    match self.loop_atom_raw(e, body, None) {
+                        Ok((raw, sh, _, _)) => {
+                            seeds.push(raw.clone());
+                            cands.push(raw.clone());
+                            cands.push(raw.plus_const(&-sh));
+                        }
+                        Err(_) => {
+                            let (hs, shifted) = self.exit_atoms(body);
+                            if !hs.is_empty() {
+                                self.exit_candidates.insert(key);
+                            }
+                            cands.extend(hs.iter().cloned());
+                            seeds = hs;
+                            tail = shifted;
+                        }
+                    }
+                    for raw in seeds {
                         let mut cur = raw;
                         for prev in top[..i].iter().rev() {
                             match prev {
@@ -403,11 +547,12 @@ impl<'a> Ctx<'a> {
                                 }
                             }
                         }
-                        for c in cands {
-                            if let AtomVal::Scaled(_, a) = canon_atom(&c) {
-                                if !own.contains(&a) {
-                                    own.push(a);
-                                }
+                    }
+                    cands.extend(tail);
+                    for c in cands {
+                        if let AtomVal::Scaled(_, a) = canon_atom(&c) {
+                            if !own.contains(&a) {
+                                own.push(a);
                             }
                         }
                     }
@@ -612,6 +757,8 @@ impl<'a> Ctx<'a> {
                             join: join.clone(),
                             wt,
                             wf,
+                            rw_t: Vec::new(),
+                            rw_f: Vec::new(),
                         },
                         join,
                     )
@@ -659,10 +806,30 @@ impl<'a> Ctx<'a> {
             Stmt::While(e, body, loc) => {
                 // a loop without a linear ranking atom whose condition P decides at every
                 // iteration (constant trip count) is unrolled exactly
-                let unrolled = if self.loop_atom_raw(e, body, None).is_err() {
+                let has_atom = self.loop_atom_raw(e, body, None).is_ok();
+                let unrolled = if !has_atom {
                     self.unroll(e, body, *loc, pre, 0)?
                 } else {
                     None
+                };
+                // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
+                let unrolled = match unrolled {
+                    None if !has_atom
+                        && self.exit_candidates.contains(&loop_key(body))
+                        && !cond(self.prog, e).1.is_empty() =>
+                    {
+                        match self.fwd_while_exit(e, body, *loc, pre)? {
+                            Some((kind, post)) => {
+                                return Ok(AN {
+                                    pre: pre.clone(),
+                                    post,
+                                    kind,
+                                })
+                            }
+                            None => None,
+                        }
+                    }
+                    other => other,
                 };
                 match unrolled {
                     Some(an) => {
@@ -760,6 +927,273 @@ impl<'a> Ctx<'a> {
         }))
     }
 
+    /// Shift rewrites for a branch of a loop body in filtered position whose pre is `p`
+    /// (spec/logic.md §4a): for candidate atoms `A`, `A'` of the innermost exit loop with
+    /// `A − A' = s > 0` constant and `p ⇒ A' ≥ 0`, `max0(A) = max0(A') + s` (the potential of
+    /// the loop head, re-expressed after the counter's update, releases the update's `s`).
+    fn branch_rewrites(&self, p: &[Cstr]) -> Vec<Rewrite> {
+        let Some(key) = self.exit_stack.last() else {
+            return Vec::new();
+        };
+        let atoms = self.atoms.get(key).cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        for a in &atoms {
+            let mut best: Option<(Q, Farkas)> = None;
+            for b in &atoms {
+                let diff = a.sub(b);
+                if !diff.is_const() || !diff.c.is_positive() {
+                    continue;
+                }
+                if best.as_ref().is_some_and(|(s, _)| *s >= diff.c) {
+                    continue;
+                }
+                // p ⇒ a ≥ s, i.e. s − a ≤ 0
+                let target = Cstr::le(Lin::constant(diff.c.clone()).sub(a));
+                if let Some(w) = entails(p, &target) {
+                    best = Some((diff.c.clone(), w));
+                }
+            }
+            if let Some((s, w)) = best {
+                out.push(Rewrite::Shift(a.clone(), s, w));
+            }
+        }
+        out
+    }
+
+    /// The forward pass of a statement in filtered position for the loop condition `f`
+    /// (spec/logic.md §4a): the post's `P` is about every thread, its `D` only about the
+    /// threads that satisfy `f` afterwards. An `if` whose then-branch ends with `¬f` (a jump
+    /// out of the loop) is Q:IFEXIT1/4; a uniform `if` is Q:IF1 with filtered branches; a
+    /// sequence's last statement is filtered; anything else is an ordinary statement.
+    fn fwd_filt(&mut self, s: &Stmt, pre: &Abs, f: &Expr) -> Result<AN, AnalysisError> {
+        let kind_post: (AK, Abs) = match s {
+            Stmt::Seq(a, b) => {
+                let na = self.fwd(a, pre)?;
+                let nb = self.fwd_filt(b, &na.post, f)?;
+                let post = nb.post.clone();
+                (AK::Seq(Box::new(na), Box::new(nb)), post)
+            }
+            Stmt::If(c, s1, s2, loc) => {
+                let (ce, cne, can_t, can_f) = cond(self.prog, c);
+                let decided = |cs: &[Cstr], ok: bool| {
+                    if ok && !cs.is_empty() {
+                        entails_all(&pre.p, cs)
+                    } else {
+                        None
+                    }
+                };
+                let w_t = decided(&ce, can_t);
+                let w_f = if w_t.is_none() {
+                    decided(&cne, can_f)
+                } else {
+                    None
+                };
+                if w_t.is_some() || w_f.is_some() {
+                    let (en, cost) = self.expr_node(c, pre, *loc)?;
+                    let (rule, w, br) = match (w_t, w_f) {
+                        (Some(w), _) => ("Q:IF2", w, s1),
+                        (None, Some(w)) => ("Q:IF3", w, s2),
+                        _ => unreachable!("one of the two is Some"),
+                    };
+                    let b = self.fwd_filt(br, pre, f)?;
+                    let post = b.post.clone();
+                    (
+                        AK::If23 {
+                            rule,
+                            witnesses: w,
+                            e: en,
+                            cost,
+                            branch: Box::new(b),
+                        },
+                        post,
+                    )
+                } else {
+                    let exit_c = cond(self.prog, f).1;
+                    let tpre = Abs {
+                        p: with(&pre.p, &ce),
+                        d: pre.d.clone(),
+                    };
+                    let fpre = Abs {
+                        p: with(&pre.p, &cne),
+                        d: pre.d.clone(),
+                    };
+                    let t = self.fwd(s1, &tpre)?;
+                    let w_exit = if exit_c.is_empty() {
+                        None
+                    } else {
+                        entails_all(&t.post.p, &exit_c)
+                    };
+                    let uniform = expr_uniform(&pre.d, c);
+                    if let Some(w_exit) = w_exit {
+                        let (en, cost) = self.expr_node(c, pre, *loc)?;
+                        let rw_f = self.branch_rewrites(&fpre.p);
+                        let fb = self.fwd_filt(s2, &fpre, f)?;
+                        let pj = join_p(&t.post.p, &fb.post.p);
+                        let internal = || err(Some(*loc), "internal: exit join not entailed");
+                        let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
+                        let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+                        let post = Abs {
+                            p: pj,
+                            d: fb.post.d.clone(),
+                        };
+                        (
+                            AK::IfExit {
+                                uniform,
+                                e: en,
+                                cost,
+                                t: Box::new(t),
+                                f: Box::new(fb),
+                                w_exit,
+                                w_join_then,
+                                w_join_else,
+                                rw_f,
+                            },
+                            post,
+                        )
+                    } else if uniform {
+                        let (en, cost) = self.expr_node(c, pre, *loc)?;
+                        let rw_t = self.branch_rewrites(&tpre.p);
+                        let rw_f = self.branch_rewrites(&fpre.p);
+                        let t = self.fwd_filt(s1, &tpre, f)?;
+                        let fb = self.fwd_filt(s2, &fpre, f)?;
+                        let join = Abs {
+                            p: join_p(&t.post.p, &fb.post.p),
+                            d: join_deps(&t.post.d, &fb.post.d),
+                        };
+                        let internal = || err(Some(*loc), "internal: join not entailed");
+                        let wt = entails_all(&t.post.p, &join.p).ok_or_else(internal)?;
+                        let wf = entails_all(&fb.post.p, &join.p).ok_or_else(internal)?;
+                        (
+                            AK::If1 {
+                                e: en,
+                                cost,
+                                t: Box::new(t),
+                                f: Box::new(fb),
+                                join: join.clone(),
+                                wt,
+                                wf,
+                                rw_t,
+                                rw_f,
+                            },
+                            join,
+                        )
+                    } else {
+                        return self.fwd(s, pre);
+                    }
+                }
+            }
+            _ => return self.fwd(s, pre),
+        };
+        let (kind, post) = kind_post;
+        Ok(AN {
+            pre: pre.clone(),
+            post,
+            kind,
+        })
+    }
+
+    /// Q:WHILEEXIT1/2 (spec/logic.md §4a): the invariant `(P, D)` by the same Houdini
+    /// iteration as [`Ctx::fwd_while`], with the body in filtered position, so `D` is about
+    /// the threads that stay in the loop. `None` when the body has no exit (Q:IFEXIT1/4) on
+    /// its filtered spine: then the loop is left only at the test and the ordinary rules
+    /// apply.
+    fn fwd_while_exit(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<Option<(AK, Abs)>, AnalysisError> {
+        let key = loop_key(body);
+        self.exit_stack.push(key);
+        let r = self.exit_invariant(e, body, loc, pre);
+        self.exit_stack.pop();
+        let (body_an, p, d) = r?;
+        if !has_exit(&body_an) {
+            return Ok(None);
+        }
+        let (_, cne, _, _) = cond(self.prog, e);
+        let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
+        let writes = body.writes();
+        let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
+            err(
+                Some(loc),
+                "internal: invariant not entailed by the loop entry",
+            )
+        })?;
+        let w_body_post = entails_all(&body_an.post.p, &p)
+            .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
+        let (en, cost) = self.expr_node(
+            e,
+            &Abs {
+                p: p.clone(),
+                d: d.clone(),
+            },
+            loc,
+        )?;
+        let post = Abs {
+            p: with(&p, &cne),
+            d: minus_writes(&d, &writes),
+        };
+        Ok(Some((
+            AK::WhileExit {
+                e: en,
+                cost,
+                uniform,
+                inv: Abs { p, d },
+                body: Box::new(body_an),
+                w_pre,
+                w_body_post,
+                key,
+            },
+            post,
+        )))
+    }
+
+    fn exit_invariant(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<(AN, Vec<Cstr>, DepMap), AnalysisError> {
+        let (ce, _, _, _) = cond(self.prog, e);
+        let mut p: Vec<Cstr> = Vec::new();
+        for c in &pre.p {
+            match c.kind {
+                CKind::Le => p.push(c.clone()),
+                CKind::Eq => {
+                    p.push(Cstr::le(c.lin.clone()));
+                    p.push(Cstr::le(c.lin.scale(&-Q::one())));
+                }
+            }
+        }
+        p.dedup();
+        let mut d = pre.d.clone();
+        for _ in 0..40 {
+            let b = self.fwd_filt(
+                body,
+                &Abs {
+                    p: with(&p, &ce),
+                    d: d.clone(),
+                },
+                e,
+            )?;
+            let np: Vec<Cstr> = p
+                .iter()
+                .filter(|c| entails(&b.post.p, c).is_some())
+                .cloned()
+                .collect();
+            let nd = join_deps(&d, &b.post.d);
+            if np == p && nd == d {
+                return Ok((b, p, d));
+            }
+            p = np;
+            d = nd;
+        }
+        Err(err(Some(loc), "the loop-invariant search did not converge"))
+    }
+
     fn fwd_while(
         &mut self,
         e: &Expr,
@@ -820,7 +1254,7 @@ impl<'a> Ctx<'a> {
         let mut atom_err = None;
         let pe = with(&p, &ce);
         let atom = match self.loop_atom_raw(e, body, Some(&p)) {
-            Ok((raw, s, x)) => {
+            Ok((raw, s, x, step)) => {
                 let allowed = |v: &String| -> bool {
                     if self.prog.param_ty(v) == Some(Ty::Int) {
                         return true;
@@ -843,8 +1277,20 @@ impl<'a> Ctx<'a> {
                             let shift = s / f;
                             // P ∧ e ⇒ a ≥ shift, i.e. shift − a ≤ 0
                             let target = Cstr::le(Lin::constant(shift.clone()).sub(&a));
-                            match entails(&pe, &target) {
-                                Some(w) => {
+                            // a symbolic step: P ∧ e ⇒ step ≥ 1, i.e. raw − step ≤ raw − 1
+                            let mono = match &step {
+                                None => Ok(None),
+                                Some(st) => {
+                                    let from = raw.plus_const(&-Q::one());
+                                    let to = raw.sub(st);
+                                    match entails(&pe, &Cstr::le(to.sub(&from))) {
+                                        Some(w) => Ok(Some((from, to, w))),
+                                        None => Err(()),
+                                    }
+                                }
+                            };
+                            match (entails(&pe, &target), mono) {
+                                (Some(w), Ok(mono)) => {
                                     let own = self.atoms.entry(loop_key(body)).or_default();
                                     for extra in [a.clone(), a.plus_const(&-shift.clone())] {
                                         if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
@@ -857,9 +1303,16 @@ impl<'a> Ctx<'a> {
                                         atom: a,
                                         shift,
                                         witness: w,
+                                        mono,
                                     })
                                 }
-                                None => {
+                                (_, Err(())) => {
+                                    atom_err = Some(format!(
+                                        "the loop invariant does not entail that the step of `{x}` is at least 1"
+                                    ));
+                                    None
+                                }
+                                (None, _) => {
                                     atom_err = Some(
                                         "the loop invariant does not entail that the ranking atom decreases"
                                             .to_string(),
@@ -915,6 +1368,28 @@ impl<'a> Ctx<'a> {
             },
             post,
         ))
+    }
+}
+
+/// Whether the filtered spine of `a` (spec/logic.md §4a) has a Q:IFEXIT1/4.
+fn has_exit(a: &AN) -> bool {
+    match &a.kind {
+        AK::Seq(_, b) => has_exit(b),
+        AK::If23 { branch, .. } => has_exit(branch),
+        AK::If1 { t, f, .. } => has_exit(t) || has_exit(f),
+        AK::IfExit { .. } => true,
+        _ => false,
+    }
+}
+
+/// Whether the filtered spine of `a` has a Q:IFEXIT4 (a divergent exit).
+fn has_divergent_exit(a: &AN) -> bool {
+    match &a.kind {
+        AK::Seq(_, b) => has_divergent_exit(b),
+        AK::If23 { branch, .. } => has_divergent_exit(branch),
+        AK::If1 { t, f, .. } => has_divergent_exit(t) || has_divergent_exit(f),
+        AK::IfExit { uniform, f, .. } => !uniform || has_divergent_exit(f),
+        _ => false,
     }
 }
 
@@ -1243,28 +1718,36 @@ impl Back<'_, '_> {
                 join,
                 wt,
                 wf,
+                rw_t,
+                rw_f,
             } => {
                 let (nt, qt) = self.back(t, qpost.clone())?;
                 let (nf, qf) = self.back(f, qpost.clone())?;
                 let mut monos: BTreeSet<Mono> = qt.terms.keys().cloned().collect();
                 monos.extend(qf.terms.keys().cloned());
+                monos.extend(unshifted_monos(rw_t, &qt));
+                monos.extend(unshifted_monos(rw_f, &qf));
                 let tpl = self.template(&monos);
-                self.geq(&tpl, &qt, "IF1 then-branch")?;
-                self.geq(&tpl, &qf, "IF1 else-branch")?;
-                let weak = |child: TNode, w: &Vec<Farkas>, pre: &Abs| TNode {
-                    rule: "Q:WEAK",
-                    pre: (pre.clone(), tpl.clone()),
-                    post: (join.clone(), qpost.clone()),
-                    fields: vec![
-                        Field::Entail("pre", identity_witnesses(&pre.p)),
-                        Field::Entail("post", w.clone()),
-                    ],
-                    children: vec![TChild::Stmt(child)],
+                self.geq(&apply_rewrites(&tpl, rw_t), &qt, "IF1 then-branch")?;
+                self.geq(&apply_rewrites(&tpl, rw_f), &qf, "IF1 else-branch")?;
+                let weak = |child: TNode, w: &Vec<Farkas>, pre: &Abs, rw: &Vec<Rewrite>| {
+                    let mut fields = vec![Field::Entail("pre", identity_witnesses(&pre.p))];
+                    if !rw.is_empty() {
+                        fields.push(Field::Rewrite("pre", rw.clone()));
+                    }
+                    fields.push(Field::Entail("post", w.clone()));
+                    TNode {
+                        rule: "Q:WEAK",
+                        pre: (pre.clone(), tpl.clone()),
+                        post: (join.clone(), qpost.clone()),
+                        fields,
+                        children: vec![TChild::Stmt(child)],
+                    }
                 };
                 let tpre = t.pre.clone();
                 let fpre = f.pre.clone();
-                let wnt = weak(nt, wt, &tpre);
-                let wnf = weak(nf, wf, &fpre);
+                let wnt = weak(nt, wt, &tpre, rw_t);
+                let wnf = weak(nf, wf, &fpre, rw_f);
                 let qp = tpl.plus_const(&(cost + &self.ctx.metric.if_));
                 (
                     node(
@@ -1308,6 +1791,151 @@ impl Back<'_, '_> {
                     qp,
                 )
             }
+            AK::IfExit {
+                uniform,
+                e,
+                cost,
+                t,
+                f,
+                w_exit,
+                w_join_then,
+                w_join_else,
+                rw_f,
+            } => {
+                let (nf, qf) = self.back(f, qpost.clone())?;
+                let (nt, qt) = self.back(t, TPoly::zero())?;
+                let ident = |abs: &Abs| Field::Entail("pre", identity_witnesses(&abs.p));
+                let ident_post = |abs: &Abs| Field::Entail("post", identity_witnesses(&abs.p));
+                // the else branch's potential, from a template through the rewrites
+                let weak_f = |this: &mut Self, tpl: &TPoly| -> Result<TNode, AnalysisError> {
+                    this.geq(&apply_rewrites(tpl, rw_f), &qf, "IFEXIT else-branch")?;
+                    let mut fields = vec![ident(&f.pre)];
+                    if !rw_f.is_empty() {
+                        fields.push(Field::Rewrite("pre", rw_f.clone()));
+                    }
+                    fields.push(ident_post(&f.post));
+                    Ok(TNode {
+                        rule: "Q:WEAK",
+                        pre: (f.pre.clone(), tpl.clone()),
+                        post: (f.post.clone(), qpost.clone()),
+                        fields,
+                        children: vec![],
+                    })
+                };
+                let fields = vec![
+                    Field::Entail("exit", w_exit.clone()),
+                    Field::Entail("join-then", w_join_then.clone()),
+                    Field::Entail("join-else", w_join_else.clone()),
+                ];
+                if *uniform {
+                    let mut monos: BTreeSet<Mono> = qt.terms.keys().cloned().collect();
+                    monos.extend(qf.terms.keys().cloned());
+                    monos.extend(unshifted_monos(rw_f, &qf));
+                    let tpl = self.template(&monos);
+                    self.geq(&tpl, &qt, "IFEXIT then-branch")?;
+                    let mut wf = weak_f(self, &tpl)?;
+                    wf.children.push(TChild::Stmt(nf));
+                    let wt = TNode {
+                        rule: "Q:WEAK",
+                        pre: (t.pre.clone(), tpl.clone()),
+                        post: (t.post.clone(), TPoly::zero()),
+                        fields: vec![ident(&t.pre), ident_post(&t.post)],
+                        children: vec![TChild::Stmt(nt)],
+                    };
+                    let qp = tpl.plus_const(&(cost + &self.ctx.metric.if_));
+                    (
+                        node(
+                            "Q:IFEXIT1",
+                            &qp,
+                            fields,
+                            vec![TChild::Expr(e.clone()), TChild::Stmt(wt), TChild::Stmt(wf)],
+                        ),
+                        qp,
+                    )
+                } else {
+                    let (fchild, qfn) = if rw_f.is_empty() {
+                        (nf, qf.clone())
+                    } else {
+                        let mut monos: BTreeSet<Mono> = qf.terms.keys().cloned().collect();
+                        monos.extend(unshifted_monos(rw_f, &qf));
+                        let tpl = self.template(&monos);
+                        let mut wf = weak_f(self, &tpl)?;
+                        wf.children.push(TChild::Stmt(nf));
+                        (wf, tpl)
+                    };
+                    let qp = qt
+                        .plus(&qfn)
+                        .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+                    (
+                        node(
+                            "Q:IFEXIT4",
+                            &qp,
+                            fields,
+                            vec![
+                                TChild::Expr(e.clone()),
+                                TChild::Stmt(nt),
+                                TChild::Stmt(fchild),
+                            ],
+                        ),
+                        qp,
+                    )
+                }
+            }
+            AK::WhileExit {
+                e,
+                cost,
+                uniform,
+                inv,
+                body,
+                w_pre,
+                w_body_post,
+                key,
+            } => {
+                let k = if *uniform {
+                    cost + &self.ctx.metric.if_
+                } else {
+                    cost + &self.ctx.metric.if_ + &self.ctx.metric.div
+                };
+                let monos = self.monomials(*key, &inv.d, &[]);
+                let i = self.template(&monos);
+                let i = self.restrict_d(i, &inv.d)?;
+                let ik = i.plus_const(&k);
+                let (nb, qb) = self.back(body, ik.clone())?;
+                self.geq(&i, &qb, "loop body is paid by the invariant")?;
+                let body_pre = body.pre.clone();
+                let bweak = TNode {
+                    rule: "Q:WEAK",
+                    pre: (body_pre.clone(), i.clone()),
+                    post: (inv.clone(), ik.clone()),
+                    fields: vec![
+                        Field::Entail("pre", identity_witnesses(&body_pre.p)),
+                        Field::Entail("post", w_body_post.clone()),
+                    ],
+                    children: vec![TChild::Stmt(nb)],
+                };
+                let qp = i.plus(&qpost).plus_const(&(&k + &k));
+                let wnode = TNode {
+                    rule: if *uniform {
+                        "Q:WHILEEXIT1"
+                    } else {
+                        "Q:WHILEEXIT2"
+                    },
+                    pre: (inv.clone(), qp.clone()),
+                    post: (a.post.clone(), qpost.clone()),
+                    fields: vec![],
+                    children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
+                };
+                let outer = node(
+                    "Q:WEAK",
+                    &qp,
+                    vec![
+                        Field::Entail("pre", w_pre.clone()),
+                        Field::Entail("post", identity_witnesses(&a.post.p)),
+                    ],
+                    vec![TChild::Stmt(wnode)],
+                );
+                (outer, qp)
+            }
             AK::Unroll { inner } => {
                 let (ni, qi) = self.back(inner, qpost.clone())?;
                 (node("Q:UNROLL", &qi, vec![], vec![TChild::Stmt(ni)]), qi)
@@ -1344,14 +1972,19 @@ impl Back<'_, '_> {
                 let ik = i.plus_const(&k);
                 let (nb, qb) = self.back(body, ik.clone())?;
                 let (ishift, rws) = match atom {
-                    Some(la) => (
-                        i.shift(&la.atom, &la.shift),
-                        vec![Rewrite::Shift(
+                    Some(la) => {
+                        let mut rws = vec![Rewrite::Shift(
                             la.atom.clone(),
                             la.shift.clone(),
                             la.witness.clone(),
-                        )],
-                    ),
+                        )];
+                        let mut ishift = i.shift(&la.atom, &la.shift);
+                        if let Some((from, to, w)) = &la.mono {
+                            ishift = ishift.mono(from, to);
+                            rws.push(Rewrite::Mono(from.clone(), to.clone(), w.clone()));
+                        }
+                        (ishift, rws)
+                    }
                     None => (i.clone(), vec![]),
                 };
                 self.geq(&ishift, &qb, "loop body is paid by the invariant")
@@ -1403,6 +2036,47 @@ impl Back<'_, '_> {
     }
 }
 
+/// The monomials of `q` with each atom `A'` that a shift of `rw` produces
+/// (`max0(A) = max0(A') + s`) replaced by `A`: the monomials a template needs so that the
+/// rewrites can turn it into `q`.
+fn unshifted_monos(rw: &[Rewrite], q: &TPoly) -> Vec<Mono> {
+    let mut out = Vec::new();
+    for r in rw {
+        if let Rewrite::Shift(a, sft, _) = r {
+            let AtomVal::Scaled(f, b) = canon_atom(&a.plus_const(&-sft.clone())) else {
+                continue;
+            };
+            if !f.is_one() {
+                continue;
+            }
+            for m in q.terms.keys() {
+                if m.contains(&b) {
+                    let mut nm: Mono = m
+                        .iter()
+                        .map(|x| if *x == b { a.clone() } else { x.clone() })
+                        .collect();
+                    nm.sort();
+                    out.push(nm);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A template after the shift rewrites of `rw`, in order.
+fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
+    let mut out = t.clone();
+    for r in rw {
+        match r {
+            Rewrite::Shift(a, sft, _) => out = out.shift(a, sft),
+            Rewrite::Zero(a, _) => out = out.zero_atom(a),
+            Rewrite::Mono(l, l2, _) => out = out.mono(l, l2),
+        }
+    }
+    out
+}
+
 fn inst(n: &TNode, sol: &[Q]) -> Result<Node, AnalysisError> {
     let assn = |(abs, qp): &(Abs, TPoly)| -> Result<Assn, AnalysisError> {
         let qq = qp.instantiate(sol);
@@ -1433,7 +2107,7 @@ fn inst(n: &TNode, sol: &[Q]) -> Result<Node, AnalysisError> {
     })
 }
 
-/// The launch facts of `spec/logic.md` §5, in order.
+/// The launch facts of `spec/logic.md` §5, in order (`blockIdx.d ≥ 0`, `gridDim.d ≥ 1`).
 pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
     let mut p = Vec::new();
     for dim in crate::core::Dim::ALL {
@@ -1446,6 +2120,12 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
     for prm in &prog.params {
         if prm.name.starts_with("blockIdx.") {
             p.push(Cstr::le(Lin::var(&prm.name).scale(&-Q::one())));
+        }
+        if prm.name.starts_with("gridDim.") {
+            // 1 − gridDim.d ≤ 0
+            p.push(Cstr::le(
+                Lin::var(&prm.name).scale(&-Q::one()).plus_const(&Q::one()),
+            ));
         }
     }
     p

@@ -27,6 +27,9 @@ pub enum Rewrite {
     Shift(Lin, Q, Farkas),
     /// `(zero LIN FARKAS)`: `P ⇒ LIN ≤ 0` (witness for `(le LIN)`); `max0(LIN) = 0`.
     Zero(Lin, Farkas),
+    /// `(mono LIN LIN2 FARKAS)`: `P ⇒ LIN2 ≤ LIN` (witness for `(le LIN2 − LIN)`);
+    /// `max0(LIN) ≥ max0(LIN2)` (lowers the potential it is applied to).
+    Mono(Lin, Lin, Farkas),
 }
 
 /// An assertion `(assn (P ...) (D ...) (Q POLY))` (spec/logic.md §1).

@@ -88,6 +88,9 @@ fn field_s(f: &Field) -> String {
                     Rewrite::Zero(l, w) => {
                         let _ = write!(s, " (zero {} {})", lin_s(l), farkas_s(w));
                     }
+                    Rewrite::Mono(l, l2, w) => {
+                        let _ = write!(s, " (mono {} {} {})", lin_s(l), lin_s(l2), farkas_s(w));
+                    }
                 }
             }
             s.push(')');

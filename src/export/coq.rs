@@ -382,6 +382,9 @@ impl<'c> Exporter<'c> {
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
+                Rw::Mono(..) => {
+                    return Err(ExportError::Unsupported("monotone (mono) rewrite".into()));
+                }
                 Rw::Zero(l, w) => {
                     if !scale_of(&l).is_one() {
                         return Err(ExportError::Unsupported(

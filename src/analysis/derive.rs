@@ -38,6 +38,20 @@ fn identity_witnesses(p: &[Cstr]) -> Vec<Farkas> {
     (0..p.len()).map(|i| Farkas(vec![(i, Q::one())])).collect()
 }
 
+/// Witnesses for each constraint of `sub` (a sublist of `p`, in order) by position.
+fn subset_witnesses(p: &[Cstr], sub: &[Cstr]) -> Vec<Farkas> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for c in sub {
+        while j < p.len() && p[j] != *c {
+            j += 1;
+        }
+        out.push(Farkas(vec![(j, Q::one())]));
+        j += 1;
+    }
+    out
+}
+
 fn minus_writes(d: &DepMap, w: &[String]) -> DepMap {
     d.iter()
         .filter(|(x, _)| !w.contains(x))
@@ -132,6 +146,10 @@ enum AK {
         /// Rewrites justifying the else branch's potential from the node's (shift by an
         /// update of a counter the else condition bounds).
         rw_f: Vec<Rewrite>,
+        /// The else branch's pre as the rule states it, `(P ∧ ¬c, D)`; `f.pre` may have
+        /// fewer `D` entries (those of locals dead in the else branch are dropped by a
+        /// Q:WEAK, which keeps every later assertion small).
+        f_pre: Abs,
     },
     /// Q:WHILEEXIT1/2: the body is filtered for the loop condition.
     WhileExit {
@@ -184,8 +202,15 @@ pub struct Ctx<'a> {
     /// Loops without a ranking atom of their own whose candidate atoms come from the
     /// conditions of their body (the counters tested after an update), keyed like `atoms`.
     exit_candidates: BTreeSet<usize>,
-    /// The candidate atoms of the exit loops whose body is being analysed (innermost last).
+    /// The keys of the exit loops whose body is being analysed (innermost last).
     exit_stack: Vec<usize>,
+    /// For each exit loop: the atoms of its own body conditions and of its nested loops
+    /// (not those of enclosing loops, nor the forms before the loop), the atoms of its
+    /// invariant `I` (Q:WHILEEXIT keeps the potential after the loop apart).
+    exit_own: BTreeMap<usize, Vec<Lin>>,
+    /// For each loop (keyed like `atoms`): the locals live at its head (read before written
+    /// by some continuation, the loop included). The invariant's `D` keeps only these.
+    live_loop: BTreeMap<usize, BTreeSet<String>>,
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -217,8 +242,11 @@ impl<'a> Ctx<'a> {
             nstar_cache: Default::default(),
             exit_candidates: BTreeSet::new(),
             exit_stack: Vec::new(),
+            exit_own: BTreeMap::new(),
+            live_loop: BTreeMap::new(),
         };
         c.const_facts = const_facts(prog);
+        live_in(&prog.body, &BTreeSet::new(), &mut c.live_loop);
         c.collect_atoms(&prog.body, &mut Vec::new());
         c
     }
@@ -431,8 +459,8 @@ impl<'a> Ctx<'a> {
 
     /// Candidate atoms of a loop without a ranking atom of its own, from the conditions
     /// of its body (spec/logic.md §4a; nested loops excluded): for every `if` whose
-    /// condition gives a constraint `L ≤ 0` to one branch, the atom `−L + 1` (`≥ 1` on that
-    /// branch; `i` for `if (i <= 0) return; …`), and for every update `x ← x + δ` (`δ` an
+    /// condition gives a constraint `L ≤ 0` to its else branch, the atom `−L + 1` (`≥ 1` on
+    /// that branch; `i` for `if (i <= 0) return; …`), and for every update `x ← x + δ` (`δ` an
     /// integer) in the body of a variable `x` of the atom, the atom as it reads before the
     /// update, `(−L + 1)[x ← x − δ]` (`i + 20` for `i −= 20`). Returns (atoms, updated atoms).
     fn exit_atoms(&self, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
@@ -467,8 +495,10 @@ impl<'a> Ctx<'a> {
         }
         let (mut hs, mut shifted) = (Vec::new(), Vec::new());
         for e in ifs {
-            let (ce, cne, _, _) = cond(self.prog, e);
-            for c in ce.iter().chain(cne.iter()) {
+            // the else branch: the one that stays in the loop when the then-branch jumps
+            // (spec/lowering.md §6)
+            let (_, cne, _, _) = cond(self.prog, e);
+            for c in cne.iter() {
                 if c.kind != CKind::Le {
                     continue;
                 }
@@ -518,6 +548,15 @@ impl<'a> Ctx<'a> {
                             let (hs, shifted) = self.exit_atoms(body);
                             if !hs.is_empty() {
                                 self.exit_candidates.insert(key);
+                                let direct: Vec<Lin> = hs
+                                    .iter()
+                                    .chain(shifted.iter())
+                                    .filter_map(|c| match canon_atom(c) {
+                                        AtomVal::Scaled(_, a) => Some(a),
+                                        AtomVal::Const(_) => None,
+                                    })
+                                    .collect();
+                                self.exit_own.insert(key, direct);
                             }
                             cands.extend(hs.iter().cloned());
                             seeds = hs;
@@ -562,6 +601,9 @@ impl<'a> Ctx<'a> {
                         scope.extend(anc.iter().cloned());
                         let e = self.atoms.entry(*k).or_default();
                         e.extend(own.iter().cloned());
+                        if let Some(x) = self.exit_own.get_mut(k) {
+                            x.extend(own.iter().cloned());
+                        }
                     }
                     self.atoms.entry(key).or_default().extend(scope);
                     stack.push((key, own));
@@ -637,7 +679,12 @@ impl<'a> Ctx<'a> {
                     }
                     _ => p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned()),
                 }
+                // the post's constraints are the pre's (renamed back through an update of x,
+                // or those not mentioning x) and possibly `x − le = 0`: each target is a
+                // constraint of the pre itself or a constant, so the witness is found by
+                // position (checked; a general search otherwise)
                 let mut witnesses = Vec::new();
+                let mut next = 0;
                 for c in &p {
                     let target = match &lin {
                         Some(le) => Cstr {
@@ -646,12 +693,29 @@ impl<'a> Ctx<'a> {
                         },
                         None => c.clone(),
                     };
-                    witnesses.push(entails(&pre.p, &target).ok_or_else(|| {
-                        err(
-                            Some(*loc),
-                            "internal: no witness for the assignment's postcondition",
-                        )
-                    })?);
+                    let mut found = None;
+                    if target.lin.is_const() {
+                        let w = Farkas::default();
+                        if super::entail::check_farkas(&pre.p, &target, &w) {
+                            found = Some(w);
+                        }
+                    }
+                    if found.is_none() {
+                        if let Some(j) = (next..pre.p.len()).find(|&j| pre.p[j] == target) {
+                            next = j + 1;
+                            found = Some(Farkas(vec![(j, Q::one())]));
+                        }
+                    }
+                    let w = match found {
+                        Some(w) => w,
+                        None => entails(&pre.p, &target).ok_or_else(|| {
+                            err(
+                                Some(*loc),
+                                "internal: no witness for the assignment's postcondition",
+                            )
+                        })?,
+                    };
+                    witnesses.push(w);
                 }
                 (
                     AK::Assign {
@@ -807,29 +871,23 @@ impl<'a> Ctx<'a> {
                 // a loop without a linear ranking atom whose condition P decides at every
                 // iteration (constant trip count) is unrolled exactly
                 let has_atom = self.loop_atom_raw(e, body, None).is_ok();
+                // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
+                if !has_atom
+                    && self.exit_candidates.contains(&loop_key(body))
+                    && !cond(self.prog, e).1.is_empty()
+                {
+                    if let Some((kind, post)) = self.fwd_while_exit(e, body, *loc, pre)? {
+                        return Ok(AN {
+                            pre: pre.clone(),
+                            post,
+                            kind,
+                        });
+                    }
+                }
                 let unrolled = if !has_atom {
                     self.unroll(e, body, *loc, pre, 0)?
                 } else {
                     None
-                };
-                // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
-                let unrolled = match unrolled {
-                    None if !has_atom
-                        && self.exit_candidates.contains(&loop_key(body))
-                        && !cond(self.prog, e).1.is_empty() =>
-                    {
-                        match self.fwd_while_exit(e, body, *loc, pre)? {
-                            Some((kind, post)) => {
-                                return Ok(AN {
-                                    pre: pre.clone(),
-                                    post,
-                                    kind,
-                                })
-                            }
-                            None => None,
-                        }
-                    }
-                    other => other,
                 };
                 match unrolled {
                     Some(an) => {
@@ -927,6 +985,10 @@ impl<'a> Ctx<'a> {
         }))
     }
 
+    fn is_local(&self, v: &str) -> bool {
+        self.prog.local_ty(v).is_some()
+    }
+
     /// Shift rewrites for a branch of a loop body in filtered position whose pre is `p`
     /// (spec/logic.md §4a): for candidate atoms `A`, `A'` of the innermost exit loop with
     /// `A − A' = s > 0` constant and `p ⇒ A' ≥ 0`, `max0(A) = max0(A') + s` (the potential of
@@ -935,7 +997,7 @@ impl<'a> Ctx<'a> {
         let Some(key) = self.exit_stack.last() else {
             return Vec::new();
         };
-        let atoms = self.atoms.get(key).cloned().unwrap_or_default();
+        let atoms = self.exit_own.get(key).cloned().unwrap_or_default();
         let mut out = Vec::new();
         for a in &atoms {
             let mut best: Option<(Q, Farkas)> = None;
@@ -1027,7 +1089,33 @@ impl<'a> Ctx<'a> {
                     if let Some(w_exit) = w_exit {
                         let (en, cost) = self.expr_node(c, pre, *loc)?;
                         let rw_f = self.branch_rewrites(&fpre.p);
-                        let fb = self.fwd_filt(s2, &fpre, f)?;
+                        // the else branch is followed by the end of the body: locals dead
+                        // there lose their entries
+                        let live_end = self
+                            .exit_stack
+                            .last()
+                            .and_then(|k| self.live_loop.get(k))
+                            .cloned();
+                        let fpre_small = match &live_end {
+                            Some(l) => {
+                                let live = upward_exposed(s2, l);
+                                Abs {
+                                    p: fpre
+                                        .p
+                                        .iter()
+                                        .filter(|c| {
+                                            c.lin
+                                                .vars()
+                                                .all(|v| !self.is_local(v) || live.contains(v))
+                                        })
+                                        .cloned()
+                                        .collect(),
+                                    d: restrict_deps(&fpre.d, &live),
+                                }
+                            }
+                            None => fpre.clone(),
+                        };
+                        let fb = self.fwd_filt(s2, &fpre_small, f)?;
                         let pj = join_p(&t.post.p, &fb.post.p);
                         let internal = || err(Some(*loc), "internal: exit join not entailed");
                         let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
@@ -1047,6 +1135,7 @@ impl<'a> Ctx<'a> {
                                 w_join_then,
                                 w_join_else,
                                 rw_f,
+                                f_pre: fpre,
                             },
                             post,
                         )
@@ -1169,8 +1258,26 @@ impl<'a> Ctx<'a> {
             }
         }
         p.dedup();
-        let mut d = pre.d.clone();
-        for _ in 0..40 {
+        let live = self.live_loop.get(&loop_key(body)).cloned();
+        // constraints on locals dead at the loop are dropped (by the Q:WEAK around it), and
+        // so are those on locals the body writes: the threads that leave by a jump carry
+        // values of the round they left in, so such facts rarely survive, and starting
+        // without them saves a round of the iteration over this (typically long) body
+        let writes = body.writes();
+        p.retain(|c| {
+            c.lin.vars().all(|v| {
+                !self.is_local(v)
+                    || (live.as_ref().is_none_or(|l| l.contains(v)) && !writes.contains(v))
+            })
+        });
+        let mut d = match &live {
+            Some(live) => restrict_deps(&pre.d, live),
+            None => pre.d.clone(),
+        };
+        for _r in 0..40 {
+            if std::env::var("WC_TIME").is_ok() {
+                eprintln!("exit round {_r} |p|={} |d|={}", p.len(), d.len());
+            }
             let b = self.fwd_filt(
                 body,
                 &Abs {
@@ -1214,10 +1321,17 @@ impl<'a> Ctx<'a> {
             }
         }
         p.dedup();
-        let mut d = pre.d.clone();
+        // entries of locals dead at the loop are dropped (the Q:WEAK around the loop)
+        let mut d = match self.live_loop.get(&loop_key(body)) {
+            Some(live) => restrict_deps(&pre.d, live),
+            None => pre.d.clone(),
+        };
         let mut rounds = 0;
         let (body_an, p, d) = loop {
             rounds += 1;
+            if std::env::var("WC_TIME").is_ok() {
+                eprintln!("while round {rounds} |p|={} |d|={}", p.len(), d.len());
+            }
             if rounds > 40 {
                 return Err(err(Some(loc), "the loop-invariant search did not converge"));
             }
@@ -1448,6 +1562,96 @@ fn all_assigns<'s>(s: &'s Stmt, out: &mut Vec<(&'s String, &'s Expr)>) {
     }
 }
 
+fn operand_reads(o: &Operand, out: &mut BTreeSet<String>) {
+    if let Operand::Var(x) = o {
+        out.insert(x.clone());
+    }
+}
+
+fn expr_reads(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => operand_reads(o, out),
+        Expr::Bin(_, a, b) => {
+            operand_reads(a, out);
+            operand_reads(b, out);
+        }
+    }
+}
+
+/// [`upward_exposed`], recording for every loop of `s` the locals live at its head.
+fn live_in(
+    s: &Stmt,
+    after: &BTreeSet<String>,
+    loops: &mut BTreeMap<usize, BTreeSet<String>>,
+) -> BTreeSet<String> {
+    match s {
+        Stmt::Seq(a, b) => {
+            let mid = live_in(b, after, loops);
+            live_in(a, &mid, loops)
+        }
+        Stmt::If(c, a, b, _) => {
+            let mut out = live_in(a, after, loops);
+            out.extend(live_in(b, after, loops));
+            expr_reads(c, &mut out);
+            out
+        }
+        Stmt::While(_, body, _) => {
+            let l = upward_exposed(s, after);
+            live_in(body, &l, loops);
+            loops.insert(loop_key(body), l.clone());
+            l
+        }
+        _ => upward_exposed(s, after),
+    }
+}
+
+fn restrict_deps(d: &DepMap, live: &BTreeSet<String>) -> DepMap {
+    d.iter()
+        .filter(|(x, _)| live.contains(*x))
+        .map(|(x, e)| (x.clone(), *e))
+        .collect()
+}
+
+/// The locals that some execution of `s` followed by a continuation reading `after` may
+/// read before writing them (upward-exposed uses, a backward may-analysis).
+fn upward_exposed(s: &Stmt, after: &BTreeSet<String>) -> BTreeSet<String> {
+    match s {
+        Stmt::Skip | Stmt::Sync(_) => after.clone(),
+        Stmt::Assign(x, e, _) => {
+            let mut out = after.clone();
+            out.remove(x);
+            expr_reads(e, &mut out);
+            out
+        }
+        Stmt::Write(_, o, e, _) => {
+            let mut out = after.clone();
+            operand_reads(o, &mut out);
+            expr_reads(e, &mut out);
+            out
+        }
+        Stmt::Seq(a, b) => upward_exposed(a, &upward_exposed(b, after)),
+        Stmt::If(c, a, b, _) => {
+            let mut out = upward_exposed(a, after);
+            out.extend(upward_exposed(b, after));
+            expr_reads(c, &mut out);
+            out
+        }
+        Stmt::While(c, body, _) => {
+            // L = reads(c) ∪ after ∪ exposed(body, L), the least fixpoint
+            let mut l = after.clone();
+            expr_reads(c, &mut l);
+            loop {
+                let mut next = upward_exposed(body, &l);
+                next.extend(l.iter().cloned());
+                if next == l {
+                    return l;
+                }
+                l = next;
+            }
+        }
+    }
+}
+
 /// Identity of a loop: the address of its body (stable while the program is borrowed).
 fn loop_key(body: &Stmt) -> usize {
     body as *const Stmt as usize
@@ -1566,8 +1770,17 @@ impl Back<'_, '_> {
     }
 
     fn monomials(&self, key: usize, d: &DepMap, exclude: &[String]) -> BTreeSet<Mono> {
+        self.monomials_of(self.ctx.atoms.get(&key), d, exclude)
+    }
+
+    fn monomials_of(
+        &self,
+        atoms: Option<&Vec<Lin>>,
+        d: &DepMap,
+        exclude: &[String],
+    ) -> BTreeSet<Mono> {
         let mut scope: Vec<&Lin> = Vec::new();
-        for a in self.ctx.atoms.get(&key).into_iter().flatten() {
+        for a in atoms.into_iter().flatten() {
             if !scope.contains(&a) {
                 scope.push(a);
             }
@@ -1801,6 +2014,7 @@ impl Back<'_, '_> {
                 w_join_then,
                 w_join_else,
                 rw_f,
+                f_pre,
             } => {
                 let (nf, qf) = self.back(f, qpost.clone())?;
                 let (nt, qt) = self.back(t, TPoly::zero())?;
@@ -1809,14 +2023,15 @@ impl Back<'_, '_> {
                 // the else branch's potential, from a template through the rewrites
                 let weak_f = |this: &mut Self, tpl: &TPoly| -> Result<TNode, AnalysisError> {
                     this.geq(&apply_rewrites(tpl, rw_f), &qf, "IFEXIT else-branch")?;
-                    let mut fields = vec![ident(&f.pre)];
+                    let mut fields =
+                        vec![Field::Entail("pre", subset_witnesses(&f_pre.p, &f.pre.p))];
                     if !rw_f.is_empty() {
                         fields.push(Field::Rewrite("pre", rw_f.clone()));
                     }
                     fields.push(ident_post(&f.post));
                     Ok(TNode {
                         rule: "Q:WEAK",
-                        pre: (f.pre.clone(), tpl.clone()),
+                        pre: (f_pre.clone(), tpl.clone()),
                         post: (f.post.clone(), qpost.clone()),
                         fields,
                         children: vec![],
@@ -1853,16 +2068,17 @@ impl Back<'_, '_> {
                         qp,
                     )
                 } else {
-                    let (fchild, qfn) = if rw_f.is_empty() {
-                        (nf, qf.clone())
-                    } else {
-                        let mut monos: BTreeSet<Mono> = qf.terms.keys().cloned().collect();
-                        monos.extend(unshifted_monos(rw_f, &qf));
-                        let tpl = self.template(&monos);
-                        let mut wf = weak_f(self, &tpl)?;
-                        wf.children.push(TChild::Stmt(nf));
-                        (wf, tpl)
-                    };
+                    let (fchild, qfn) =
+                        if rw_f.is_empty() && f_pre.d == f.pre.d && f_pre.p == f.pre.p {
+                            (nf, qf.clone())
+                        } else {
+                            let mut monos: BTreeSet<Mono> = qf.terms.keys().cloned().collect();
+                            monos.extend(unshifted_monos(rw_f, &qf));
+                            let tpl = self.template(&monos);
+                            let mut wf = weak_f(self, &tpl)?;
+                            wf.children.push(TChild::Stmt(nf));
+                            (wf, tpl)
+                        };
                     let qp = qt
                         .plus(&qfn)
                         .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
@@ -1896,7 +2112,18 @@ impl Back<'_, '_> {
                 } else {
                     cost + &self.ctx.metric.if_ + &self.ctx.metric.div
                 };
-                let monos = self.monomials(*key, &inv.d, &[]);
+                let monos = self.monomials_of(self.ctx.exit_own.get(key), &inv.d, &[]);
+                if std::env::var("WC_TIME").is_ok() {
+                    eprintln!(
+                        "whileexit monos {} {:?}",
+                        monos.len(),
+                        monos
+                            .iter()
+                            .filter(|m| m.len() == 1)
+                            .map(|m| m[0].to_string())
+                            .collect::<Vec<_>>()
+                    );
+                }
                 let i = self.template(&monos);
                 let i = self.restrict_d(i, &inv.d)?;
                 let ik = i.plus_const(&k);
@@ -1961,6 +2188,17 @@ impl Back<'_, '_> {
                 };
                 let excl: Vec<String> = if *uniform { vec![] } else { writes.clone() };
                 let mut monos = self.monomials(*key, &inv.d, &excl);
+                if std::env::var("WC_TIME").is_ok() {
+                    eprintln!(
+                        "while monos {} {:?}",
+                        monos.len(),
+                        monos
+                            .iter()
+                            .filter(|m| m.len() == 1)
+                            .map(|m| m[0].to_string())
+                            .collect::<Vec<_>>()
+                    );
+                }
                 monos.extend(qpost.terms.keys().cloned());
                 let i = self.template(&monos);
                 let i = self.restrict_d(i, &a.post.d)?;
@@ -2135,11 +2373,22 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
 /// Returns the root node (about the kernel body) and the bound.
 pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     let prog = ctx.prog;
+    // the initial map restricted to the locals some path may read before writing them
+    // (spec/logic.md §5 allows any D ⊑ the initial map; an entry for a local that is always
+    // written first is never used, and would only be copied into every assertion)
+    let exposed = upward_exposed(&prog.body, &BTreeSet::new());
     let root = Abs {
         p: launch_facts(prog, ctx.launch),
-        d: initial_deps(prog),
+        d: initial_deps(prog)
+            .into_iter()
+            .filter(|(x, _)| exposed.contains(x))
+            .collect(),
     };
+    let __t = std::time::Instant::now();
     let an = ctx.fwd(&prog.body, &root)?;
+    if std::env::var("WC_TIME").is_ok() {
+        eprintln!("fwd {:?}", __t.elapsed());
+    }
     let ctx_ref: &Ctx<'_> = ctx;
     let mut back = Back {
         ctx: ctx_ref,
@@ -2147,6 +2396,9 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         hints: Vec::new(),
     };
     let (tn, qroot) = back.back(&an, TPoly::zero())?;
+    if std::env::var("WC_TIME").is_ok() {
+        eprintln!("back {:?} lp vars {}", __t.elapsed(), back.lp.nonneg.len());
+    }
     // the root potential may mention only int parameters
     let qroot = back.restrict(
         qroot,
@@ -2188,7 +2440,13 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         let loc = ctx_ref.no_atom.first().or(hints.first()).map(|(l, _)| *l);
         err(loc, msg)
     })?;
+    if std::env::var("WC_TIME").is_ok() {
+        eprintln!("solve {:?}", __t.elapsed());
+    }
     let node = inst(&tn, &sol)?;
+    if std::env::var("WC_TIME").is_ok() {
+        eprintln!("inst {:?}", __t.elapsed());
+    }
     let bound = qroot.instantiate(&sol);
     Ok((node, bound))
 }

@@ -99,8 +99,12 @@ fn field_s(f: &Field) -> String {
     }
 }
 
+/// Largest indentation of a derivation line (the format is line-insensitive).
+const MAX_INDENT: usize = 64;
+
 fn node_s(n: &Node, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
+    // indentation is capped (deeply nested derivations would otherwise be mostly spaces)
+    let pad = " ".repeat(indent.min(MAX_INDENT));
     let _ = write!(out, "{pad}({}", n.rule);
     match &n.judgment {
         Judgment::Stmt { pre, post } => {

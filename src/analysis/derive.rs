@@ -14,18 +14,20 @@ use crate::core::metric::{q, Q};
 use crate::core::{Expr, Hardware, Launch, Loc, Metric, Operand, Program, Space, Stmt, Ty};
 use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Most iterations a loop is unrolled by Q:UNROLL before the analysis falls back to
 /// Q:WHILE1/2 (a launch-constant trip count such as `for (s = 1; s < 1024; s *= 2)` is 10).
 pub const UNROLL_LIMIT: usize = 64;
 
-/// An abstract state `(P, D)`.
+/// An abstract state `(P, D)`. Both parts are shared (`Rc`): consecutive program points
+/// mostly carry the same lists, and every derivation node holds its pre and post.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Abs {
     /// Linear constraints (ordered list).
-    pub p: Vec<Cstr>,
+    pub p: Arc<Vec<Cstr>>,
     /// Thread-dependence map.
-    pub d: DepMap,
+    pub d: Arc<DepMap>,
 }
 
 fn with(p: &[Cstr], extra: &[Cstr]) -> Vec<Cstr> {
@@ -647,7 +649,7 @@ impl<'a> Ctx<'a> {
                 };
                 // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
                 let vw1 = expr_uniform(&pre.d, e);
-                let mut d = pre.d.clone();
+                let mut d = (*pre.d).clone();
                 d.remove(x);
                 let newdep = match dep_e {
                     Some(de) if xty == Ty::Int => Some(de),
@@ -666,7 +668,7 @@ impl<'a> Ctx<'a> {
                     Some(le) if le.sub(&Lin::var(x)).is_const() => {
                         let c = le.sub(&Lin::var(x)).c;
                         let back = Lin::var(x).plus_const(&-c);
-                        for cs in &pre.p {
+                        for cs in pre.p.iter() {
                             p.push(Cstr {
                                 kind: cs.kind,
                                 lin: cs.lin.subst(x, &back),
@@ -727,7 +729,10 @@ impl<'a> Ctx<'a> {
                         e: en,
                         cost,
                     },
-                    Abs { p, d },
+                    Abs {
+                        p: p.into(),
+                        d: d.into(),
+                    },
                 )
             }
             Stmt::Write(arr, o, e, loc) => {
@@ -793,20 +798,20 @@ impl<'a> Ctx<'a> {
                     let t = self.fwd(
                         s1,
                         &Abs {
-                            p: with(&pre.p, &ce),
-                            d: pre.d.clone(),
+                            p: (with(&pre.p, &ce)).into(),
+                            d: (pre.d.clone()).into(),
                         },
                     )?;
                     let f = self.fwd(
                         s2,
                         &Abs {
-                            p: with(&pre.p, &cne),
-                            d: pre.d.clone(),
+                            p: (with(&pre.p, &cne)).into(),
+                            d: (pre.d.clone()).into(),
                         },
                     )?;
                     let join = Abs {
-                        p: join_p(&t.post.p, &f.post.p),
-                        d: join_deps(&t.post.d, &f.post.d),
+                        p: (join_p(&t.post.p, &f.post.p)).into(),
+                        d: (join_deps(&t.post.d, &f.post.d)).into(),
                     };
                     let wt = entails_all(&t.post.p, &join.p)
                         .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
@@ -832,8 +837,8 @@ impl<'a> Ctx<'a> {
                     let t = self.fwd(
                         s1,
                         &Abs {
-                            p: pe,
-                            d: pre.d.clone(),
+                            p: (pe).into(),
+                            d: (pre.d.clone()).into(),
                         },
                     )?;
                     let pf = join_p(&pne, &t.post.p);
@@ -841,8 +846,8 @@ impl<'a> Ctx<'a> {
                     let f = self.fwd(
                         s2,
                         &Abs {
-                            p: pf.clone(),
-                            d: df,
+                            p: (pf.clone()).into(),
+                            d: (df).into(),
                         },
                     )?;
                     let pj = join_p(&t.post.p, &f.post.p);
@@ -863,7 +868,10 @@ impl<'a> Ctx<'a> {
                             w_join_then,
                             w_join_else,
                         },
-                        Abs { p: pj, d: dj },
+                        Abs {
+                            p: pj.into(),
+                            d: dj.into(),
+                        },
                     )
                 }
             }
@@ -1072,12 +1080,12 @@ impl<'a> Ctx<'a> {
                 } else {
                     let exit_c = cond(self.prog, f).1;
                     let tpre = Abs {
-                        p: with(&pre.p, &ce),
-                        d: pre.d.clone(),
+                        p: (with(&pre.p, &ce)).into(),
+                        d: (pre.d.clone()).into(),
                     };
                     let fpre = Abs {
-                        p: with(&pre.p, &cne),
-                        d: pre.d.clone(),
+                        p: (with(&pre.p, &cne)).into(),
+                        d: (pre.d.clone()).into(),
                     };
                     let t = self.fwd(s1, &tpre)?;
                     let w_exit = if exit_c.is_empty() {
@@ -1100,7 +1108,7 @@ impl<'a> Ctx<'a> {
                             Some(l) => {
                                 let live = upward_exposed(s2, l);
                                 Abs {
-                                    p: fpre
+                                    p: (fpre
                                         .p
                                         .iter()
                                         .filter(|c| {
@@ -1109,8 +1117,9 @@ impl<'a> Ctx<'a> {
                                                 .all(|v| !self.is_local(v) || live.contains(v))
                                         })
                                         .cloned()
-                                        .collect(),
-                                    d: restrict_deps(&fpre.d, &live),
+                                        .collect::<Vec<_>>())
+                                    .into(),
+                                    d: (restrict_deps(&fpre.d, &live)).into(),
                                 }
                             }
                             None => fpre.clone(),
@@ -1121,8 +1130,8 @@ impl<'a> Ctx<'a> {
                         let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
                         let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
                         let post = Abs {
-                            p: pj,
-                            d: fb.post.d.clone(),
+                            p: (pj).into(),
+                            d: (fb.post.d.clone()).into(),
                         };
                         (
                             AK::IfExit {
@@ -1146,8 +1155,8 @@ impl<'a> Ctx<'a> {
                         let t = self.fwd_filt(s1, &tpre, f)?;
                         let fb = self.fwd_filt(s2, &fpre, f)?;
                         let join = Abs {
-                            p: join_p(&t.post.p, &fb.post.p),
-                            d: join_deps(&t.post.d, &fb.post.d),
+                            p: (join_p(&t.post.p, &fb.post.p)).into(),
+                            d: (join_deps(&t.post.d, &fb.post.d)).into(),
                         };
                         let internal = || err(Some(*loc), "internal: join not entailed");
                         let wt = entails_all(&t.post.p, &join.p).ok_or_else(internal)?;
@@ -1215,21 +1224,24 @@ impl<'a> Ctx<'a> {
         let (en, cost) = self.expr_node(
             e,
             &Abs {
-                p: p.clone(),
-                d: d.clone(),
+                p: (p.clone()).into(),
+                d: (d.clone()).into(),
             },
             loc,
         )?;
         let post = Abs {
-            p: with(&p, &cne),
-            d: minus_writes(&d, &writes),
+            p: (with(&p, &cne)).into(),
+            d: (minus_writes(&d, &writes)).into(),
         };
         Ok(Some((
             AK::WhileExit {
                 e: en,
                 cost,
                 uniform,
-                inv: Abs { p, d },
+                inv: Abs {
+                    p: p.into(),
+                    d: d.into(),
+                },
                 body: Box::new(body_an),
                 w_pre,
                 w_body_post,
@@ -1248,7 +1260,7 @@ impl<'a> Ctx<'a> {
     ) -> Result<(AN, Vec<Cstr>, DepMap), AnalysisError> {
         let (ce, _, _, _) = cond(self.prog, e);
         let mut p: Vec<Cstr> = Vec::new();
-        for c in &pre.p {
+        for c in pre.p.iter() {
             match c.kind {
                 CKind::Le => p.push(c.clone()),
                 CKind::Eq => {
@@ -1272,17 +1284,21 @@ impl<'a> Ctx<'a> {
         });
         let mut d = match &live {
             Some(live) => restrict_deps(&pre.d, live),
-            None => pre.d.clone(),
+            None => (*pre.d).clone(),
         };
         for _r in 0..40 {
             if std::env::var("WC_TIME").is_ok() {
-                eprintln!("exit round {_r} |p|={} |d|={}", p.len(), d.len());
+                eprintln!(
+                    "exit round {_r} |p|={} |d|={:?}",
+                    p.len(),
+                    d.keys().collect::<Vec<_>>()
+                );
             }
             let b = self.fwd_filt(
                 body,
                 &Abs {
-                    p: with(&p, &ce),
-                    d: d.clone(),
+                    p: (with(&p, &ce)).into(),
+                    d: (d.clone()).into(),
                 },
                 e,
             )?;
@@ -1311,7 +1327,7 @@ impl<'a> Ctx<'a> {
         let (ce, cne, _, _) = cond(self.prog, e);
         // Houdini: candidates are the entry constraints, equalities split into two inequalities
         let mut p: Vec<Cstr> = Vec::new();
-        for c in &pre.p {
+        for c in pre.p.iter() {
             match c.kind {
                 CKind::Le => p.push(c.clone()),
                 CKind::Eq => {
@@ -1324,7 +1340,7 @@ impl<'a> Ctx<'a> {
         // entries of locals dead at the loop are dropped (the Q:WEAK around the loop)
         let mut d = match self.live_loop.get(&loop_key(body)) {
             Some(live) => restrict_deps(&pre.d, live),
-            None => pre.d.clone(),
+            None => (*pre.d).clone(),
         };
         let mut rounds = 0;
         let (body_an, p, d) = loop {
@@ -1338,8 +1354,8 @@ impl<'a> Ctx<'a> {
             let b = self.fwd(
                 body,
                 &Abs {
-                    p: with(&p, &ce),
-                    d: d.clone(),
+                    p: (with(&p, &ce)).into(),
+                    d: (d.clone()).into(),
                 },
             )?;
             let np: Vec<Cstr> = p
@@ -1452,25 +1468,29 @@ impl<'a> Ctx<'a> {
         let (en, cost) = self.expr_node(
             e,
             &Abs {
-                p: p.clone(),
-                d: d.clone(),
+                p: (p.clone()).into(),
+                d: (d.clone()).into(),
             },
             loc,
         )?;
         let post = Abs {
-            p: with(&p, &cne),
-            d: if uniform {
+            p: (with(&p, &cne)).into(),
+            d: (if uniform {
                 d.clone()
             } else {
                 minus_writes(&d, &writes)
-            },
+            })
+            .into(),
         };
         Ok((
             AK::While {
                 e: en,
                 cost,
                 uniform,
-                inv: Abs { p, d },
+                inv: Abs {
+                    p: p.into(),
+                    d: d.into(),
+                },
                 body: Box::new(body_an),
                 w_pre,
                 w_body_post,
@@ -2378,11 +2398,12 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     // written first is never used, and would only be copied into every assertion)
     let exposed = upward_exposed(&prog.body, &BTreeSet::new());
     let root = Abs {
-        p: launch_facts(prog, ctx.launch),
-        d: initial_deps(prog)
+        p: (launch_facts(prog, ctx.launch)).into(),
+        d: (initial_deps(prog)
             .into_iter()
             .filter(|(x, _)| exposed.contains(x))
-            .collect(),
+            .collect::<DepMap>())
+        .into(),
     };
     let __t = std::time::Instant::now();
     let an = ctx.fwd(&prog.body, &root)?;

@@ -40,12 +40,12 @@ pub fn poly_s(p: &Poly) -> String {
 
 fn assn_s(a: &Assn) -> String {
     let mut s = String::from("(assn (P");
-    for c in &a.p {
+    for c in a.p.iter() {
         s.push(' ');
         s.push_str(&cstr_s(c));
     }
     s.push_str(") (D");
-    for (x, d) in &a.d {
+    for (x, d) in a.d.iter() {
         let _ = write!(
             s,
             " (dep {x} {} {} {} {} {})",

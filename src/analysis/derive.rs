@@ -163,6 +163,8 @@ enum AK {
         w_pre: Vec<Farkas>,
         w_body_post: Vec<Farkas>,
         key: usize,
+        /// Whether the body has a loop of its own.
+        nested: bool,
     },
     While {
         e: Node,
@@ -213,6 +215,12 @@ pub struct Ctx<'a> {
     /// For each loop (keyed like `atoms`): the locals live at its head (read before written
     /// by some continuation, the loop included). The invariant's `D` keeps only these.
     live_loop: BTreeMap<usize, BTreeSet<String>>,
+    /// The last invariant found for each exit loop (a warm start for the next search).
+    exit_fix: BTreeMap<usize, (Vec<Cstr>, DepMap)>,
+    /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
+    /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
+    /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
+    launch_p: Vec<Cstr>,
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -246,6 +254,8 @@ impl<'a> Ctx<'a> {
             exit_stack: Vec::new(),
             exit_own: BTreeMap::new(),
             live_loop: BTreeMap::new(),
+            exit_fix: BTreeMap::new(),
+            launch_p: launch_facts(prog, launch),
         };
         c.const_facts = const_facts(prog);
         live_in(&prog.body, &BTreeSet::new(), &mut c.live_loop);
@@ -993,10 +1003,6 @@ impl<'a> Ctx<'a> {
         }))
     }
 
-    fn is_local(&self, v: &str) -> bool {
-        self.prog.local_ty(v).is_some()
-    }
-
     /// Shift rewrites for a branch of a loop body in filtered position whose pre is `p`
     /// (spec/logic.md §4a): for candidate atoms `A`, `A'` of the innermost exit loop with
     /// `A − A' = s > 0` constant and `p ⇒ A' ≥ 0`, `max0(A) = max0(A') + s` (the potential of
@@ -1112,9 +1118,8 @@ impl<'a> Ctx<'a> {
                                         .p
                                         .iter()
                                         .filter(|c| {
-                                            c.lin
-                                                .vars()
-                                                .all(|v| !self.is_local(v) || live.contains(v))
+                                            c.lin.vars().all(|v| live.contains(v))
+                                                || (c.only_tid() && !self.launch_p.contains(c))
                                         })
                                         .cloned()
                                         .collect::<Vec<_>>())
@@ -1246,6 +1251,7 @@ impl<'a> Ctx<'a> {
                 w_pre,
                 w_body_post,
                 key,
+                nested: has_loop(body),
             },
             post,
         )))
@@ -1277,15 +1283,22 @@ impl<'a> Ctx<'a> {
         // without them saves a round of the iteration over this (typically long) body
         let writes = body.writes();
         p.retain(|c| {
-            c.lin.vars().all(|v| {
-                !self.is_local(v)
-                    || (live.as_ref().is_none_or(|l| l.contains(v)) && !writes.contains(v))
-            })
+            (c.only_tid() && !self.launch_p.contains(c))
+                || c.lin
+                    .vars()
+                    .all(|v| live.as_ref().is_none_or(|l| l.contains(v)) && !writes.contains(v))
         });
         let mut d = match &live {
             Some(live) => restrict_deps(&pre.d, live),
             None => (*pre.d).clone(),
         };
+        // warm start: an enclosing loop's invariant search analyses this loop again from a
+        // weaker entry; its invariant is then (almost always) within the previous one, so
+        // the previous fixpoint is the first candidate (still checked by the iteration)
+        if let Some((pp, pd)) = self.exit_fix.get(&loop_key(body)) {
+            p.retain(|c| pp.contains(c));
+            d = join_deps(&d, pd);
+        }
         for _r in 0..40 {
             if std::env::var("WC_TIME").is_ok() {
                 eprintln!(
@@ -1309,6 +1322,7 @@ impl<'a> Ctx<'a> {
                 .collect();
             let nd = join_deps(&d, &b.post.d);
             if np == p && nd == d {
+                self.exit_fix.insert(loop_key(body), (p.clone(), d.clone()));
                 return Ok((b, p, d));
             }
             p = np;
@@ -1505,6 +1519,14 @@ impl<'a> Ctx<'a> {
     }
 }
 
+fn has_loop(s: &Stmt) -> bool {
+    match s {
+        Stmt::While(..) => true,
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => has_loop(a) || has_loop(b),
+        _ => false,
+    }
+}
+
 /// Whether the filtered spine of `a` (spec/logic.md §4a) has a Q:IFEXIT1/4.
 fn has_exit(a: &AN) -> bool {
     match &a.kind {
@@ -1582,9 +1604,16 @@ fn all_assigns<'s>(s: &'s Stmt, out: &mut Vec<(&'s String, &'s Expr)>) {
     }
 }
 
+/// The locals, parameters and `threadIdx.d` an operand reads.
 fn operand_reads(o: &Operand, out: &mut BTreeSet<String>) {
-    if let Operand::Var(x) = o {
-        out.insert(x.clone());
+    match o {
+        Operand::Var(x) | Operand::Param(x) => {
+            out.insert(x.clone());
+        }
+        Operand::Tid(d) => {
+            out.insert(tid_name(*d));
+        }
+        Operand::Const(_) => {}
     }
 }
 
@@ -1799,6 +1828,16 @@ impl Back<'_, '_> {
         d: &DepMap,
         exclude: &[String],
     ) -> BTreeSet<Mono> {
+        self.monomials_deg(atoms, d, exclude, self.ctx.degree)
+    }
+
+    fn monomials_deg(
+        &self,
+        atoms: Option<&Vec<Lin>>,
+        d: &DepMap,
+        exclude: &[String],
+        degree: usize,
+    ) -> BTreeSet<Mono> {
         let mut scope: Vec<&Lin> = Vec::new();
         for a in atoms.into_iter().flatten() {
             if !scope.contains(&a) {
@@ -1815,7 +1854,7 @@ impl Back<'_, '_> {
         let mut out: BTreeSet<Mono> = BTreeSet::new();
         out.insert(Vec::new());
         let mut frontier: Vec<Mono> = vec![Vec::new()];
-        for _ in 0..self.ctx.degree {
+        for _ in 0..degree {
             let mut next = Vec::new();
             for m in &frontier {
                 for a in &atoms {
@@ -2126,13 +2165,17 @@ impl Back<'_, '_> {
                 w_pre,
                 w_body_post,
                 key,
+                nested,
             } => {
                 let k = if *uniform {
                     cost + &self.ctx.metric.if_
                 } else {
                     cost + &self.ctx.metric.if_ + &self.ctx.metric.div
                 };
-                let monos = self.monomials_of(self.ctx.exit_own.get(key), &inv.d, &[]);
+                // a body without loops costs at most a constant per iteration: the ranking
+                // atoms alone suffice (the potential after the loop is kept apart)
+                let degree = if *nested { self.ctx.degree } else { 1 };
+                let monos = self.monomials_deg(self.ctx.exit_own.get(key), &inv.d, &[], degree);
                 if std::env::var("WC_TIME").is_ok() {
                     eprintln!(
                         "whileexit monos {} {:?}",

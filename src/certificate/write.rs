@@ -125,7 +125,7 @@ fn field_s(f: &Field) -> String {
 }
 
 /// Largest indentation of a derivation line (the format is line-insensitive).
-const MAX_INDENT: usize = 64;
+const MAX_INDENT: usize = 32;
 
 fn node_s(n: &Node, indent: usize, out: &mut String, memo: &mut Memo) {
     // indentation is capped (deeply nested derivations would otherwise be mostly spaces)

@@ -191,7 +191,7 @@ fn sound_at(which: Which, params: &[(&str, Value)], grid: u32) -> Result<Vec<Q>,
     let mut ps = Params::new();
     let mut env = BTreeMap::new();
     for (k, v) in params {
-        ps.insert(k.to_string(), v.clone());
+        ps.insert(k.to_string(), *v);
         if let Value::Int(n) = v {
             env.insert(k.to_string(), *n);
         }

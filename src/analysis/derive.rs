@@ -80,6 +80,9 @@ struct AN {
     kind: AK,
 }
 
+// one value per analysed statement, built once per pass: the size difference of the
+// variants costs nothing measurable, boxing the loop variants would only add indirections
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum AK {
     Skip,
@@ -808,20 +811,20 @@ impl<'a> Ctx<'a> {
                     let t = self.fwd(
                         s1,
                         &Abs {
-                            p: (with(&pre.p, &ce)).into(),
-                            d: (pre.d.clone()).into(),
+                            p: with(&pre.p, &ce).into(),
+                            d: pre.d.clone(),
                         },
                     )?;
                     let f = self.fwd(
                         s2,
                         &Abs {
-                            p: (with(&pre.p, &cne)).into(),
-                            d: (pre.d.clone()).into(),
+                            p: with(&pre.p, &cne).into(),
+                            d: pre.d.clone(),
                         },
                     )?;
                     let join = Abs {
-                        p: (join_p(&t.post.p, &f.post.p)).into(),
-                        d: (join_deps(&t.post.d, &f.post.d)).into(),
+                        p: join_p(&t.post.p, &f.post.p).into(),
+                        d: join_deps(&t.post.d, &f.post.d).into(),
                     };
                     let wt = entails_all(&t.post.p, &join.p)
                         .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
@@ -847,8 +850,8 @@ impl<'a> Ctx<'a> {
                     let t = self.fwd(
                         s1,
                         &Abs {
-                            p: (pe).into(),
-                            d: (pre.d.clone()).into(),
+                            p: pe.into(),
+                            d: pre.d.clone(),
                         },
                     )?;
                     let pf = join_p(&pne, &t.post.p);
@@ -856,8 +859,8 @@ impl<'a> Ctx<'a> {
                     let f = self.fwd(
                         s2,
                         &Abs {
-                            p: (pf.clone()).into(),
-                            d: (df).into(),
+                            p: pf.clone().into(),
+                            d: df.into(),
                         },
                     )?;
                     let pj = join_p(&t.post.p, &f.post.p);
@@ -1086,12 +1089,12 @@ impl<'a> Ctx<'a> {
                 } else {
                     let exit_c = cond(self.prog, f).1;
                     let tpre = Abs {
-                        p: (with(&pre.p, &ce)).into(),
-                        d: (pre.d.clone()).into(),
+                        p: with(&pre.p, &ce).into(),
+                        d: pre.d.clone(),
                     };
                     let fpre = Abs {
-                        p: (with(&pre.p, &cne)).into(),
-                        d: (pre.d.clone()).into(),
+                        p: with(&pre.p, &cne).into(),
+                        d: pre.d.clone(),
                     };
                     let t = self.fwd(s1, &tpre)?;
                     let w_exit = if exit_c.is_empty() {
@@ -1124,7 +1127,7 @@ impl<'a> Ctx<'a> {
                                         .cloned()
                                         .collect::<Vec<_>>())
                                     .into(),
-                                    d: (restrict_deps(&fpre.d, &live)).into(),
+                                    d: restrict_deps(&fpre.d, &live).into(),
                                 }
                             }
                             None => fpre.clone(),
@@ -1135,8 +1138,8 @@ impl<'a> Ctx<'a> {
                         let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
                         let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
                         let post = Abs {
-                            p: (pj).into(),
-                            d: (fb.post.d.clone()).into(),
+                            p: pj.into(),
+                            d: fb.post.d.clone(),
                         };
                         (
                             AK::IfExit {
@@ -1160,8 +1163,8 @@ impl<'a> Ctx<'a> {
                         let t = self.fwd_filt(s1, &tpre, f)?;
                         let fb = self.fwd_filt(s2, &fpre, f)?;
                         let join = Abs {
-                            p: (join_p(&t.post.p, &fb.post.p)).into(),
-                            d: (join_deps(&t.post.d, &fb.post.d)).into(),
+                            p: join_p(&t.post.p, &fb.post.p).into(),
+                            d: join_deps(&t.post.d, &fb.post.d).into(),
                         };
                         let internal = || err(Some(*loc), "internal: join not entailed");
                         let wt = entails_all(&t.post.p, &join.p).ok_or_else(internal)?;
@@ -1229,14 +1232,14 @@ impl<'a> Ctx<'a> {
         let (en, cost) = self.expr_node(
             e,
             &Abs {
-                p: (p.clone()).into(),
-                d: (d.clone()).into(),
+                p: p.clone().into(),
+                d: d.clone().into(),
             },
             loc,
         )?;
         let post = Abs {
-            p: (with(&p, &cne)).into(),
-            d: (minus_writes(&d, &writes)).into(),
+            p: with(&p, &cne).into(),
+            d: minus_writes(&d, &writes).into(),
         };
         Ok(Some((
             AK::WhileExit {
@@ -1310,8 +1313,8 @@ impl<'a> Ctx<'a> {
             let b = self.fwd_filt(
                 body,
                 &Abs {
-                    p: (with(&p, &ce)).into(),
-                    d: (d.clone()).into(),
+                    p: with(&p, &ce).into(),
+                    d: d.clone().into(),
                 },
                 e,
             )?;
@@ -1368,8 +1371,8 @@ impl<'a> Ctx<'a> {
             let b = self.fwd(
                 body,
                 &Abs {
-                    p: (with(&p, &ce)).into(),
-                    d: (d.clone()).into(),
+                    p: with(&p, &ce).into(),
+                    d: d.clone().into(),
                 },
             )?;
             let np: Vec<Cstr> = p
@@ -1482,13 +1485,13 @@ impl<'a> Ctx<'a> {
         let (en, cost) = self.expr_node(
             e,
             &Abs {
-                p: (p.clone()).into(),
-                d: (d.clone()).into(),
+                p: p.clone().into(),
+                d: d.clone().into(),
             },
             loc,
         )?;
         let post = Abs {
-            p: (with(&p, &cne)).into(),
+            p: with(&p, &cne).into(),
             d: (if uniform {
                 d.clone()
             } else {
@@ -2441,7 +2444,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     // written first is never used, and would only be copied into every assertion)
     let exposed = upward_exposed(&prog.body, &BTreeSet::new());
     let root = Abs {
-        p: (launch_facts(prog, ctx.launch)).into(),
+        p: launch_facts(prog, ctx.launch).into(),
         d: (initial_deps(prog)
             .into_iter()
             .filter(|(x, _)| exposed.contains(x))

@@ -2,6 +2,16 @@
 //! the rule of every statement and the `(P, D)` parts of every assertion, then a backward
 //! pass that builds potentials with template coefficients (LP variables), the LP, and the
 //! instantiation of the derivation tree with the exact LP solution.
+//!
+//! Loops: a loop with a linear ranking atom (`x ← x + c`, or a symbolic step `x ← x + s`
+//! with `s ≥ 1`, relaxed by a `mono` rewrite) is Q:WHILE1/2; one whose trip count `P`
+//! decides is unrolled (Q:UNROLL); one left by jumps whose body tests a counter after
+//! updating it (`do { …; i -= 20; if (i <= 0) return …; } while (1)`) is Q:WHILEEXIT1/2 of
+//! spec/logic.md §4a: its body is analysed in *filtered* position (the post's `D` is about
+//! the threads that stay), exits are Q:IFEXIT1/4, and the ranking atom (`max0(i)`) is
+//! released by a shift rewrite in the else branch of the counter test (`max0(i + 20) =
+//! max0(i) + 20` under `i ≥ 1`). Invariants keep `D` entries and constraints only of the
+//! locals (and parameters) some later statement reads.
 
 use super::access::{n_star, AccessKind};
 use super::entail::{entails, entails_all, join_p};
@@ -1302,14 +1312,7 @@ impl<'a> Ctx<'a> {
             p.retain(|c| pp.contains(c));
             d = join_deps(&d, pd);
         }
-        for _r in 0..40 {
-            if std::env::var("WC_TIME").is_ok() {
-                eprintln!(
-                    "exit round {_r} |p|={} |d|={:?}",
-                    p.len(),
-                    d.keys().collect::<Vec<_>>()
-                );
-            }
+        for _ in 0..40 {
             let b = self.fwd_filt(
                 body,
                 &Abs {
@@ -1362,9 +1365,6 @@ impl<'a> Ctx<'a> {
         let mut rounds = 0;
         let (body_an, p, d) = loop {
             rounds += 1;
-            if std::env::var("WC_TIME").is_ok() {
-                eprintln!("while round {rounds} |p|={} |d|={}", p.len(), d.len());
-            }
             if rounds > 40 {
                 return Err(err(Some(loc), "the loop-invariant search did not converge"));
             }
@@ -2179,17 +2179,6 @@ impl Back<'_, '_> {
                 // atoms alone suffice (the potential after the loop is kept apart)
                 let degree = if *nested { self.ctx.degree } else { 1 };
                 let monos = self.monomials_deg(self.ctx.exit_own.get(key), &inv.d, &[], degree);
-                if std::env::var("WC_TIME").is_ok() {
-                    eprintln!(
-                        "whileexit monos {} {:?}",
-                        monos.len(),
-                        monos
-                            .iter()
-                            .filter(|m| m.len() == 1)
-                            .map(|m| m[0].to_string())
-                            .collect::<Vec<_>>()
-                    );
-                }
                 let i = self.template(&monos);
                 let i = self.restrict_d(i, &inv.d)?;
                 let ik = i.plus_const(&k);
@@ -2254,17 +2243,6 @@ impl Back<'_, '_> {
                 };
                 let excl: Vec<String> = if *uniform { vec![] } else { writes.clone() };
                 let mut monos = self.monomials(*key, &inv.d, &excl);
-                if std::env::var("WC_TIME").is_ok() {
-                    eprintln!(
-                        "while monos {} {:?}",
-                        monos.len(),
-                        monos
-                            .iter()
-                            .filter(|m| m.len() == 1)
-                            .map(|m| m[0].to_string())
-                            .collect::<Vec<_>>()
-                    );
-                }
                 monos.extend(qpost.terms.keys().cloned());
                 let i = self.template(&monos);
                 let i = self.restrict_d(i, &a.post.d)?;
@@ -2451,11 +2429,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
             .collect::<DepMap>())
         .into(),
     };
-    let __t = std::time::Instant::now();
     let an = ctx.fwd(&prog.body, &root)?;
-    if std::env::var("WC_TIME").is_ok() {
-        eprintln!("fwd {:?}", __t.elapsed());
-    }
     let ctx_ref: &Ctx<'_> = ctx;
     let mut back = Back {
         ctx: ctx_ref,
@@ -2463,9 +2437,6 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         hints: Vec::new(),
     };
     let (tn, qroot) = back.back(&an, TPoly::zero())?;
-    if std::env::var("WC_TIME").is_ok() {
-        eprintln!("back {:?} lp vars {}", __t.elapsed(), back.lp.nonneg.len());
-    }
     // the root potential may mention only int parameters
     let qroot = back.restrict(
         qroot,
@@ -2507,13 +2478,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
         let loc = ctx_ref.no_atom.first().or(hints.first()).map(|(l, _)| *l);
         err(loc, msg)
     })?;
-    if std::env::var("WC_TIME").is_ok() {
-        eprintln!("solve {:?}", __t.elapsed());
-    }
     let node = inst(&tn, &sol)?;
-    if std::env::var("WC_TIME").is_ok() {
-        eprintln!("inst {:?}", __t.elapsed());
-    }
     let bound = qroot.instantiate(&sol);
     Ok((node, bound))
 }

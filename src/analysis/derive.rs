@@ -230,6 +230,9 @@ pub struct Ctx<'a> {
     live_loop: BTreeMap<usize, BTreeSet<String>>,
     /// The last invariant found for each exit loop (a warm start for the next search).
     exit_fix: BTreeMap<usize, (Vec<Cstr>, DepMap)>,
+    /// The locals and parameters live at the start of the else branch of every `if` (keyed
+    /// by the branch's address).
+    live_else: BTreeMap<usize, BTreeSet<String>>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
@@ -268,10 +271,16 @@ impl<'a> Ctx<'a> {
             exit_own: BTreeMap::new(),
             live_loop: BTreeMap::new(),
             exit_fix: BTreeMap::new(),
+            live_else: BTreeMap::new(),
             launch_p: launch_facts(prog, launch),
         };
         c.const_facts = const_facts(prog);
-        live_in(&prog.body, &BTreeSet::new(), &mut c.live_loop);
+        live_in(
+            &prog.body,
+            &BTreeSet::new(),
+            &mut c.live_loop,
+            &mut c.live_else,
+        );
         c.collect_atoms(&prog.body, &mut Vec::new());
         c
     }
@@ -1118,28 +1127,21 @@ impl<'a> Ctx<'a> {
                         let rw_f = self.branch_rewrites(&fpre.p);
                         // the else branch is followed by the end of the body: locals dead
                         // there lose their entries
-                        let live_end = self
-                            .exit_stack
-                            .last()
-                            .and_then(|k| self.live_loop.get(k))
-                            .cloned();
-                        let fpre_small = match &live_end {
-                            Some(l) => {
-                                let live = upward_exposed(s2, l);
-                                Abs {
-                                    p: (fpre
-                                        .p
-                                        .iter()
-                                        .filter(|c| {
-                                            c.lin.vars().all(|v| live.contains(v))
-                                                || (c.only_tid() && !self.launch_p.contains(c))
-                                        })
-                                        .cloned()
-                                        .collect::<Vec<_>>())
-                                    .into(),
-                                    d: restrict_deps(&fpre.d, &live).into(),
-                                }
-                            }
+                        let live_at = self.live_else.get(&(&**s2 as *const Stmt as usize));
+                        let fpre_small = match &live_at {
+                            Some(live) => Abs {
+                                p: (fpre
+                                    .p
+                                    .iter()
+                                    .filter(|c| {
+                                        c.lin.vars().all(|v| live.contains(v))
+                                            || (c.only_tid() && !self.launch_p.contains(c))
+                                    })
+                                    .cloned()
+                                    .collect::<Vec<_>>())
+                                .into(),
+                                d: restrict_deps(&fpre.d, live).into(),
+                            },
                             None => fpre.clone(),
                         };
                         let fb = self.fwd_filt(s2, &fpre_small, f)?;
@@ -1630,26 +1632,30 @@ fn expr_reads(e: &Expr, out: &mut BTreeSet<String>) {
     }
 }
 
-/// [`upward_exposed`], recording for every loop of `s` the locals live at its head.
+/// [`upward_exposed`], recording for every loop of `s` the locals live at its head and for
+/// every `if` those live at the start of its else branch.
 fn live_in(
     s: &Stmt,
     after: &BTreeSet<String>,
     loops: &mut BTreeMap<usize, BTreeSet<String>>,
+    elses: &mut BTreeMap<usize, BTreeSet<String>>,
 ) -> BTreeSet<String> {
     match s {
         Stmt::Seq(a, b) => {
-            let mid = live_in(b, after, loops);
-            live_in(a, &mid, loops)
+            let mid = live_in(b, after, loops, elses);
+            live_in(a, &mid, loops, elses)
         }
         Stmt::If(c, a, b, _) => {
-            let mut out = live_in(a, after, loops);
-            out.extend(live_in(b, after, loops));
+            let mut out = live_in(a, after, loops, elses);
+            let lb = live_in(b, after, loops, elses);
+            out.extend(lb.iter().cloned());
+            elses.insert(&**b as *const Stmt as usize, lb);
             expr_reads(c, &mut out);
             out
         }
         Stmt::While(_, body, _) => {
             let l = upward_exposed(s, after);
-            live_in(body, &l, loops);
+            live_in(body, &l, loops, elses);
             loops.insert(loop_key(body), l.clone());
             l
         }

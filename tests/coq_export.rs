@@ -137,7 +137,8 @@ fn theories_have_no_admitted_or_axioms() {
 
 /// Rule names (spec/logic.md, the kernel's registry) and the constructors of the Coq logic
 /// agree: `R:NAME` is `R_NAME`, every rule is formalized and every constructor is a rule
-/// (`EQ_OPD`, the coercion of an operand to an expression, is not a rule).
+/// (`EQ_OPD`, the coercion of an operand to an expression, is not a rule) — except the rules
+/// of spec/logic.md §4a, not formalized yet (spec/logic.md §6; the exporter refuses them).
 #[test]
 fn coq_constructors_are_the_logic_rules() {
     let logic = std::fs::read_to_string(coq_dir().join("theories/Logic.v")).unwrap();
@@ -150,8 +151,10 @@ fn coq_constructors_are_the_logic_rules() {
             (rule && name != "EQ_OPD").then(|| name.replacen('_', ":", 1))
         })
         .collect();
+    const NOT_YET_IN_COQ: [&str; 4] = ["Q:IFEXIT1", "Q:IFEXIT4", "Q:WHILEEXIT1", "Q:WHILEEXIT2"];
     let mut want: Vec<String> = warpcert_kernel::LOGIC_RULES
         .iter()
+        .filter(|r| !NOT_YET_IN_COQ.contains(r))
         .map(|r| r.to_string())
         .collect();
     let mut have = ctors.clone();

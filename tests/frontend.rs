@@ -348,8 +348,9 @@ fn add_sub_lowers_to_expected_program() {
     );
 }
 
-/// `break` (lowering.md §6): flag `jmp0 ← 2`, the rest of the body guarded by
-/// `jmp0 == 0`, the loop driven by the guard variable `g0`, reset at loop exit.
+/// `break` (lowering.md §6): flag `jmp0 ← 2`, the rest of the body nested in the branch
+/// that does not jump (inside loops), the loop driven by the guard variable `g0`, the flag
+/// reset at loop exit.
 #[test]
 fn break_lowers_to_flags() {
     let prog = lower_str(
@@ -367,12 +368,7 @@ fn break_lowers_to_flags() {
                 ite(
                     bin(BinOp::Eq, v("t0"), c(0)),
                     vec![asg("jmp0", opd(c(2)))],
-                    vec![],
-                ),
-                ite(
-                    bin(BinOp::Eq, v("jmp0"), c(0)),
                     vec![asg("i", bin(BinOp::Add, v("i"), c(1)))],
-                    vec![],
                 ),
                 ite(
                     bin(BinOp::Lt, v("jmp0"), c(2)),
@@ -398,7 +394,8 @@ fn break_lowers_to_flags() {
     );
 }
 
-/// `continue` in a `for` loop (lowering.md §6): the step runs after `jmp0 ← 0`.
+/// `continue` in a `for` loop (lowering.md §6): the rest of the body is the `else` branch
+/// of the `continue`; the step runs after `jmp0 ← 0`.
 #[test]
 fn continue_resets_flag_before_step() {
     let prog = lower_str(
@@ -414,12 +411,7 @@ fn continue_resets_flag_before_step() {
                 ite(
                     bin(BinOp::Eq, v("i"), c(3)),
                     vec![asg("jmp0", opd(c(1)))],
-                    vec![],
-                ),
-                ite(
-                    bin(BinOp::Eq, v("jmp0"), c(0)),
                     vec![wr("a", v("i"), opd(c(1)))],
-                    vec![],
                 ),
                 asg("jmp0", opd(c(0))),
                 asg("i", bin(BinOp::Add, v("i"), c(1))),
@@ -427,6 +419,60 @@ fn continue_resets_flag_before_step() {
         ),
     ]);
     assert_eq!(strip(&prog.body), expected);
+}
+
+/// `do … while (1)` left by `return` and `break` (lowering.md §6, hand-derived): the loop is
+/// driven by the flag itself (`while (jmp0 < 2)`), each jump's fall-through branch holds
+/// the rest of the body, `if (a || b) break;` becomes `if a then break else if b then break`
+/// (the jump lowered twice), and after the loop a pending `break` is reset before the
+/// guarded rest of the kernel.
+#[test]
+fn constant_true_loop_is_driven_by_the_flag() {
+    let prog = lower_str(
+        "__global__ void k(int *a, int n) {\n  int i = n;\n  do {\n    if (a[i] == 0) return;\n    i -= 2;\n    if (i <= 0 || a[i] > 5) break;\n  } while (1);\n  a[0] = i;\n}",
+        [32, 1, 1],
+    )
+    .expect("lowers");
+    let expected = Stmt::seq(vec![
+        asg("i", opd(p("n"))),
+        wh(
+            bin(BinOp::Lt, v("jmp0"), c(2)),
+            vec![
+                asg("t0", rd("a", v("i"))),
+                ite(
+                    bin(BinOp::Eq, v("t0"), c(0)),
+                    vec![asg("jmp0", opd(c(3)))],
+                    vec![
+                        asg("i", bin(BinOp::Sub, v("i"), c(2))),
+                        ite(
+                            bin(BinOp::Le, v("i"), c(0)),
+                            vec![asg("jmp0", opd(c(2)))],
+                            vec![
+                                asg("t1", rd("a", v("i"))),
+                                ite(
+                                    bin(BinOp::Gt, v("t1"), c(5)),
+                                    vec![asg("jmp0", opd(c(2)))],
+                                    vec![],
+                                ),
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        ),
+        ite(
+            bin(BinOp::Eq, v("jmp0"), c(2)),
+            vec![asg("jmp0", opd(c(0)))],
+            vec![],
+        ),
+        ite(
+            bin(BinOp::Eq, v("jmp0"), c(0)),
+            vec![wr("a", c(0), opd(v("i")))],
+            vec![],
+        ),
+    ]);
+    assert_eq!(strip(&prog.body), expected);
+    assert_eq!(prog.locals, ints(&["i", "t0", "jmp0", "t1"]));
 }
 
 /// Early `return` at kernel top level (lowering.md §6): `if (c) return; rest` →

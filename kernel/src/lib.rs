@@ -253,6 +253,10 @@ pub enum Reason {
     PotentialMentions(String),
     /// The condition is not a linear comparison with an operator the rule allows.
     NoCondition(String),
+    /// Q:IFEXIT1/4 outside filtered position (spec/logic.md §4a).
+    NotFiltered,
+    /// Q:WHILEEXIT1 whose body's derivation has a Q:IFEXIT4 node for this loop.
+    DivergentExit,
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -313,6 +317,10 @@ impl fmt::Display for Reason {
             SubstUndefined(x) => write!(f, "substitution for `{x}` needs a linear right-hand side"),
             PotentialMentions(x) => write!(f, "post potential mentions the assigned `{x}`"),
             NoCondition(op) => write!(f, "condition `{op}` is not a linear comparison this rule can use"),
+            NotFiltered => write!(f, "rule allowed only in filtered position (the spine of a Q:WHILEEXIT body)"),
+            DivergentExit => {
+                write!(f, "the loop body leaves the loop by a Q:IFEXIT4 (divergent) exit: Q:WHILEEXIT2 is required")
+            }
             BoundMismatch { bound, root } => write!(f, "bound `{bound}` differs from the root potential `{root}`"),
             ThreadFailed => write!(f, "the checking thread failed"),
         }

@@ -35,6 +35,10 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILE1",
     "Q:WHILE2",
     "Q:UNROLL",
+    "Q:IFEXIT1",
+    "Q:IFEXIT4",
+    "Q:WHILEEXIT1",
+    "Q:WHILEEXIT2",
     "Q:WEAK",
 ];
 
@@ -63,6 +67,10 @@ pub fn lookup(name: &str) -> Option<Rule> {
         "Q:WHILE1" => q_while1,
         "Q:WHILE2" => q_while2,
         "Q:UNROLL" => q_unroll,
+        "Q:IFEXIT1" => q_ifexit1,
+        "Q:IFEXIT4" => q_ifexit4,
+        "Q:WHILEEXIT1" => q_whileexit1,
+        "Q:WHILEEXIT2" => q_whileexit2,
         "Q:WEAK" => q_weak,
         _ => return None,
     })

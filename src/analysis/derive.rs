@@ -2,6 +2,16 @@
 //! the rule of every statement and the `(P, D)` parts of every assertion, then a backward
 //! pass that builds potentials with template coefficients (LP variables), the LP, and the
 //! instantiation of the derivation tree with the exact LP solution.
+//!
+//! Loops: a loop with a linear ranking atom (`x ← x + c`, or a symbolic step `x ← x + s`
+//! with `s ≥ 1`, relaxed by a `mono` rewrite) is Q:WHILE1/2; one whose trip count `P`
+//! decides is unrolled (Q:UNROLL); one left by jumps whose body tests a counter after
+//! updating it (`do { …; i -= 20; if (i <= 0) return …; } while (1)`) is Q:WHILEEXIT1/2 of
+//! spec/logic.md §4a: its body is analysed in *filtered* position (the post's `D` is about
+//! the threads that stay), exits are Q:IFEXIT1/4, and the ranking atom (`max0(i)`) is
+//! released by a shift rewrite in the else branch of the counter test (`max0(i + 20) =
+//! max0(i) + 20` under `i ≥ 1`). Invariants keep `D` entries and constraints only of the
+//! locals (and parameters) some later statement reads.
 
 use super::access::{n_star, range_bound, AccessKind};
 use super::entail::{entails, entails_all, join_p};
@@ -12,20 +22,22 @@ use super::{AnalysisError, AnalysisOptions};
 use crate::certificate::{Assn, Farkas, Field, Judgment, Node, Rewrite};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Hardware, Launch, Loc, Metric, Operand, Program, Space, Stmt, Ty};
-use num_traits::{One, Zero};
+use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Most iterations a loop is unrolled by Q:UNROLL before the analysis falls back to
 /// Q:WHILE1/2 (a launch-constant trip count such as `for (s = 1; s < 1024; s *= 2)` is 10).
 pub const UNROLL_LIMIT: usize = 64;
 
-/// An abstract state `(P, D)`.
+/// An abstract state `(P, D)`. Both parts are shared (`Rc`): consecutive program points
+/// mostly carry the same lists, and every derivation node holds its pre and post.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Abs {
     /// Linear constraints (ordered list).
-    pub p: Vec<Cstr>,
+    pub p: Arc<Vec<Cstr>>,
     /// Thread-dependence map.
-    pub d: DepMap,
+    pub d: Arc<DepMap>,
 }
 
 fn with(p: &[Cstr], extra: &[Cstr]) -> Vec<Cstr> {
@@ -36,6 +48,20 @@ fn with(p: &[Cstr], extra: &[Cstr]) -> Vec<Cstr> {
 
 fn identity_witnesses(p: &[Cstr]) -> Vec<Farkas> {
     (0..p.len()).map(|i| Farkas(vec![(i, Q::one())])).collect()
+}
+
+/// Witnesses for each constraint of `sub` (a sublist of `p`, in order) by position.
+fn subset_witnesses(p: &[Cstr], sub: &[Cstr]) -> Vec<Farkas> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for c in sub {
+        while j < p.len() && p[j] != *c {
+            j += 1;
+        }
+        out.push(Farkas(vec![(j, Q::one())]));
+        j += 1;
+    }
+    out
 }
 
 fn minus_writes(d: &DepMap, w: &[String]) -> DepMap {
@@ -64,6 +90,9 @@ struct AN {
     kind: AK,
 }
 
+// one value per analysed statement, built once per pass: the size difference of the
+// variants costs nothing measurable, boxing the loop variants would only add indirections
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum AK {
     Skip,
@@ -100,6 +129,9 @@ enum AK {
         join: Abs,
         wt: Vec<Farkas>,
         wf: Vec<Farkas>,
+        /// Rewrites of the branch pre potentials (filtered position only).
+        rw_t: Vec<Rewrite>,
+        rw_f: Vec<Rewrite>,
     },
     If4 {
         e: Node,
@@ -115,6 +147,37 @@ enum AK {
     /// `if e then (body; loop) else skip` (Q:IF2 into an iteration, Q:IF3 out of the last).
     Unroll {
         inner: Box<AN>,
+    },
+    /// Q:IFEXIT1/4 (spec/logic.md §4a): `t` leaves the loop (ordinary), `f` is filtered.
+    IfExit {
+        uniform: bool,
+        e: Node,
+        cost: Q,
+        t: Box<AN>,
+        f: Box<AN>,
+        w_exit: Vec<Farkas>,
+        w_join_then: Vec<Farkas>,
+        w_join_else: Vec<Farkas>,
+        /// Rewrites justifying the else branch's potential from the node's (shift by an
+        /// update of a counter the else condition bounds).
+        rw_f: Vec<Rewrite>,
+        /// The else branch's pre as the rule states it, `(P ∧ ¬c, D)`; `f.pre` may have
+        /// fewer `D` entries (those of locals dead in the else branch are dropped by a
+        /// Q:WEAK, which keeps every later assertion small).
+        f_pre: Abs,
+    },
+    /// Q:WHILEEXIT1/2: the body is filtered for the loop condition.
+    WhileExit {
+        e: Node,
+        cost: Q,
+        uniform: bool,
+        inv: Abs,
+        body: Box<AN>,
+        w_pre: Vec<Farkas>,
+        w_body_post: Vec<Farkas>,
+        key: usize,
+        /// Whether the body has a loop of its own.
+        nested: bool,
     },
     While {
         e: Node,
@@ -153,7 +216,26 @@ pub struct Ctx<'a> {
     const_facts: Vec<Cstr>,
     /// Memoized access bounds `N*` (see `access_n`).
     nstar_cache: std::cell::RefCell<BTreeMap<String, u64>>,
-    /// The launch facts (spec/logic.md §5): bounds of symbolic steps before the forward pass.
+    /// Loops without a ranking atom of their own whose candidate atoms come from the
+    /// conditions of their body (the counters tested after an update), keyed like `atoms`.
+    exit_candidates: BTreeSet<usize>,
+    /// The keys of the exit loops whose body is being analysed (innermost last).
+    exit_stack: Vec<usize>,
+    /// For each exit loop: the atoms of its own body conditions and of its nested loops
+    /// (not those of enclosing loops, nor the forms before the loop), the atoms of its
+    /// invariant `I` (Q:WHILEEXIT keeps the potential after the loop apart).
+    exit_own: BTreeMap<usize, Vec<Lin>>,
+    /// For each loop (keyed like `atoms`): the locals live at its head (read before written
+    /// by some continuation, the loop included). The invariant's `D` keeps only these.
+    live_loop: BTreeMap<usize, BTreeSet<String>>,
+    /// The last invariant found for each exit loop (a warm start for the next search).
+    exit_fix: BTreeMap<usize, (Vec<Cstr>, DepMap)>,
+    /// The locals and parameters live at the start of the else branch of every `if` (keyed
+    /// by the branch's address).
+    live_else: BTreeMap<usize, BTreeSet<String>>,
+    /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
+    /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
+    /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
     launch_p: Vec<Cstr>,
     /// Whether to derive remainder entries and lane facts (spec/logic.md §2): only when the
     /// metric's cost of an access to an array of the program depends on its count `n`
@@ -193,6 +275,12 @@ impl<'a> Ctx<'a> {
             },
             const_facts: Vec::new(),
             nstar_cache: Default::default(),
+            exit_candidates: BTreeSet::new(),
+            exit_stack: Vec::new(),
+            exit_own: BTreeMap::new(),
+            live_loop: BTreeMap::new(),
+            exit_fix: BTreeMap::new(),
+            live_else: BTreeMap::new(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = if a.space == Space::Global {
@@ -204,6 +292,12 @@ impl<'a> Ctx<'a> {
             }),
         };
         c.const_facts = const_facts(prog);
+        live_in(
+            &prog.body,
+            &BTreeSet::new(),
+            &mut c.live_loop,
+            &mut c.live_else,
+        );
         c.collect_atoms(&prog.body, &mut Vec::new());
         c
     }
@@ -489,6 +583,73 @@ impl<'a> Ctx<'a> {
         closed.then_some(cur)
     }
 
+    /// Candidate atoms of a loop without a ranking atom of its own, from the conditions
+    /// of its body (spec/logic.md §4a; nested loops excluded): for every `if` whose
+    /// condition gives a constraint `L ≤ 0` to its else branch, the atom `−L + 1` (`≥ 1` on
+    /// that branch; `i` for `if (i <= 0) return; …`), and for every update `x ← x + δ` (`δ` an
+    /// integer) in the body of a variable `x` of the atom, the atom as it reads before the
+    /// update, `(−L + 1)[x ← x − δ]` (`i + 20` for `i −= 20`). Returns (atoms, updated atoms).
+    fn exit_atoms(&self, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
+        fn walk<'s>(s: &'s Stmt, ifs: &mut Vec<&'s Expr>, asg: &mut Vec<(&'s String, &'s Expr)>) {
+            match s {
+                Stmt::Seq(a, b) => {
+                    walk(a, ifs, asg);
+                    walk(b, ifs, asg);
+                }
+                Stmt::If(e, a, b, _) => {
+                    ifs.push(e);
+                    walk(a, ifs, asg);
+                    walk(b, ifs, asg);
+                }
+                Stmt::Assign(x, e, _) => asg.push((x, e)),
+                _ => {}
+            }
+        }
+        let (mut ifs, mut asg) = (Vec::new(), Vec::new());
+        walk(body, &mut ifs, &mut asg);
+        let mut updates: Vec<(String, Q)> = Vec::new();
+        for (x, ex) in asg {
+            if self.prog.local_ty(x) != Some(Ty::Int) {
+                continue;
+            }
+            if let Some(le) = lin_expr(self.prog, ex) {
+                let d = le.sub(&Lin::var(x));
+                if d.is_const() && !d.c.is_zero() {
+                    updates.push((x.clone(), d.c));
+                }
+            }
+        }
+        let (mut hs, mut shifted) = (Vec::new(), Vec::new());
+        for e in ifs {
+            // the else branch: the one that stays in the loop when the then-branch jumps
+            // (spec/lowering.md §6)
+            let (_, cne, _, _) = cond(self.prog, e);
+            for c in cne.iter() {
+                if c.kind != CKind::Le {
+                    continue;
+                }
+                let h = c.lin.scale(&-Q::one()).plus_const(&Q::one());
+                let upd: Vec<Lin> = updates
+                    .iter()
+                    .filter(|(x, _)| h.mentions(x))
+                    .map(|(x, d)| h.plus_const(&-(h.coef(x) * d)))
+                    .collect();
+                if upd.is_empty() {
+                    continue;
+                }
+                if !hs.contains(&h) {
+                    hs.push(h);
+                }
+                for u in upd {
+                    if !shifted.contains(&u) {
+                        shifted.push(u);
+                    }
+                }
+            }
+        }
+        (hs, shifted)
+    }
+
     fn collect_atoms(&mut self, s: &Stmt, stack: &mut Vec<(usize, Vec<Lin>)>) {
         let mut top = Vec::new();
         flatten(s, &mut top);
@@ -497,8 +658,38 @@ impl<'a> Ctx<'a> {
                 Stmt::While(e, body, _) => {
                     let key = loop_key(body);
                     let mut own: Vec<Lin> = Vec::new();
-                    if let Ok((raw, sh, _, _)) = self.loop_atom_raw(e, body, None) {
-                        let mut cands = vec![raw.clone(), raw.plus_const(&-sh)];
+                    // seeds: the loop's own ranking atom, else (spec/logic.md §4a) atoms from
+                    // the conditions of its body; each seed is also expressed before the
+                    // loop, through the assignments that precede it in this list
+                    let mut cands: Vec<Lin> = Vec::new();
+                    let mut seeds: Vec<Lin> = Vec::new();
+                    let mut tail: Vec<Lin> = Vec::new();
+                    match self.loop_atom_raw(e, body, None) {
+                        Ok((raw, sh, _, _)) => {
+                            seeds.push(raw.clone());
+                            cands.push(raw.clone());
+                            cands.push(raw.plus_const(&-sh));
+                        }
+                        Err(_) => {
+                            let (hs, shifted) = self.exit_atoms(body);
+                            if !hs.is_empty() {
+                                self.exit_candidates.insert(key);
+                                let direct: Vec<Lin> = hs
+                                    .iter()
+                                    .chain(shifted.iter())
+                                    .filter_map(|c| match canon_atom(c) {
+                                        AtomVal::Scaled(_, a) => Some(a),
+                                        AtomVal::Const(_) => None,
+                                    })
+                                    .collect();
+                                self.exit_own.insert(key, direct);
+                            }
+                            cands.extend(hs.iter().cloned());
+                            seeds = hs;
+                            tail = shifted;
+                        }
+                    }
+                    for raw in seeds {
                         let mut cur = raw;
                         for prev in top[..i].iter().rev() {
                             match prev {
@@ -521,11 +712,12 @@ impl<'a> Ctx<'a> {
                                 }
                             }
                         }
-                        for c in cands {
-                            if let AtomVal::Scaled(_, a) = canon_atom(&c) {
-                                if !own.contains(&a) {
-                                    own.push(a);
-                                }
+                    }
+                    cands.extend(tail);
+                    for c in cands {
+                        if let AtomVal::Scaled(_, a) = canon_atom(&c) {
+                            if !own.contains(&a) {
+                                own.push(a);
                             }
                         }
                     }
@@ -535,6 +727,9 @@ impl<'a> Ctx<'a> {
                         scope.extend(anc.iter().cloned());
                         let e = self.atoms.entry(*k).or_default();
                         e.extend(own.iter().cloned());
+                        if let Some(x) = self.exit_own.get_mut(k) {
+                            x.extend(own.iter().cloned());
+                        }
                     }
                     self.atoms.entry(key).or_default().extend(scope);
                     stack.push((key, own));
@@ -589,7 +784,7 @@ impl<'a> Ctx<'a> {
                 };
                 // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
                 let vw1 = expr_uniform(&pre.d, e);
-                let mut d = pre.d.clone();
+                let mut d = (*pre.d).clone();
                 d.remove(x);
                 let newdep = match dep_e {
                     Some(de) if xty == Ty::Int => Some(de),
@@ -608,7 +803,7 @@ impl<'a> Ctx<'a> {
                     Some(le) if le.sub(&Lin::var(x)).is_const() => {
                         let c = le.sub(&Lin::var(x)).c;
                         let back = Lin::var(x).plus_const(&-c);
-                        for cs in &pre.p {
+                        for cs in pre.p.iter() {
                             p.push(Cstr {
                                 kind: cs.kind.clone(),
                                 lin: cs.lin.subst(x, &back),
@@ -621,7 +816,12 @@ impl<'a> Ctx<'a> {
                     }
                     _ => p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned()),
                 }
+                // the post's constraints are the pre's (renamed back through an update of x,
+                // or those not mentioning x) and possibly `x − le = 0`: each target is a
+                // constraint of the pre itself or a constant, so the witness is found by
+                // position (checked; a general search otherwise)
                 let mut witnesses = Vec::new();
+                let mut next = 0;
                 for c in &p {
                     let target = match &lin {
                         Some(le) => Cstr {
@@ -630,12 +830,29 @@ impl<'a> Ctx<'a> {
                         },
                         None => c.clone(),
                     };
-                    witnesses.push(entails(&pre.p, &target).ok_or_else(|| {
-                        err(
-                            Some(*loc),
-                            "internal: no witness for the assignment's postcondition",
-                        )
-                    })?);
+                    let mut found = None;
+                    if target.lin.is_const() {
+                        let w = Farkas::default();
+                        if super::entail::check_farkas(&pre.p, &target, &w) {
+                            found = Some(w);
+                        }
+                    }
+                    if found.is_none() {
+                        if let Some(j) = (next..pre.p.len()).find(|&j| pre.p[j] == target) {
+                            next = j + 1;
+                            found = Some(Farkas(vec![(j, Q::one())]));
+                        }
+                    }
+                    let w = match found {
+                        Some(w) => w,
+                        None => entails(&pre.p, &target).ok_or_else(|| {
+                            err(
+                                Some(*loc),
+                                "internal: no witness for the assignment's postcondition",
+                            )
+                        })?,
+                    };
+                    witnesses.push(w);
                 }
                 (
                     AK::Assign {
@@ -647,7 +864,10 @@ impl<'a> Ctx<'a> {
                         e: en,
                         cost,
                     },
-                    Abs { p, d },
+                    Abs {
+                        p: p.into(),
+                        d: d.into(),
+                    },
                 )
             }
             Stmt::Write(arr, o, e, loc) => {
@@ -719,20 +939,20 @@ impl<'a> Ctx<'a> {
                     let t = self.fwd(
                         s1,
                         &Abs {
-                            p: with(&pre.p, &ce_l),
+                            p: with(&pre.p, &ce_l).into(),
                             d: pre.d.clone(),
                         },
                     )?;
                     let f = self.fwd(
                         s2,
                         &Abs {
-                            p: with(&pre.p, &cne_l),
+                            p: with(&pre.p, &cne_l).into(),
                             d: pre.d.clone(),
                         },
                     )?;
                     let join = Abs {
-                        p: join_p(&t.post.p, &f.post.p),
-                        d: join_deps(&t.post.d, &f.post.d),
+                        p: join_p(&t.post.p, &f.post.p).into(),
+                        d: join_deps(&t.post.d, &f.post.d).into(),
                     };
                     let wt = entails_all(&t.post.p, &join.p)
                         .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
@@ -747,6 +967,8 @@ impl<'a> Ctx<'a> {
                             join: join.clone(),
                             wt,
                             wf,
+                            rw_t: Vec::new(),
+                            rw_f: Vec::new(),
                         },
                         join,
                     )
@@ -756,7 +978,7 @@ impl<'a> Ctx<'a> {
                     let t = self.fwd(
                         s1,
                         &Abs {
-                            p: pe,
+                            p: pe.into(),
                             d: pre.d.clone(),
                         },
                     )?;
@@ -775,8 +997,8 @@ impl<'a> Ctx<'a> {
                     let f = self.fwd(
                         s2,
                         &Abs {
-                            p: pf.clone(),
-                            d: df,
+                            p: pf.clone().into(),
+                            d: df.into(),
                         },
                     )?;
                     let pj = join_p(&t.post.p, &f.post.p);
@@ -797,14 +1019,31 @@ impl<'a> Ctx<'a> {
                             w_join_then,
                             w_join_else,
                         },
-                        Abs { p: pj, d: dj },
+                        Abs {
+                            p: pj.into(),
+                            d: dj.into(),
+                        },
                     )
                 }
             }
             Stmt::While(e, body, loc) => {
                 // a loop without a linear ranking atom whose condition P decides at every
                 // iteration (constant trip count) is unrolled exactly
-                let unrolled = if self.loop_atom_raw(e, body, None).is_err() {
+                let has_atom = self.loop_atom_raw(e, body, None).is_ok();
+                // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
+                if !has_atom
+                    && self.exit_candidates.contains(&loop_key(body))
+                    && !cond(self.prog, e).1.is_empty()
+                {
+                    if let Some((kind, post)) = self.fwd_while_exit(e, body, *loc, pre)? {
+                        return Ok(AN {
+                            pre: pre.clone(),
+                            post,
+                            kind,
+                        });
+                    }
+                }
+                let unrolled = if !has_atom {
                     self.unroll(e, body, *loc, pre, 0)?
                 } else {
                     None
@@ -905,6 +1144,321 @@ impl<'a> Ctx<'a> {
         }))
     }
 
+    /// Shift rewrites for a branch of a loop body in filtered position whose pre is `p`
+    /// (spec/logic.md §4a): for candidate atoms `A`, `A'` of the innermost exit loop with
+    /// `A − A' = s > 0` constant and `p ⇒ A' ≥ 0`, `max0(A) = max0(A') + s` (the potential of
+    /// the loop head, re-expressed after the counter's update, releases the update's `s`).
+    fn branch_rewrites(&self, p: &[Cstr]) -> Vec<Rewrite> {
+        let Some(key) = self.exit_stack.last() else {
+            return Vec::new();
+        };
+        let atoms = self.exit_own.get(key).cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        for a in &atoms {
+            let mut best: Option<(Q, Farkas)> = None;
+            for b in &atoms {
+                let diff = a.sub(b);
+                if !diff.is_const() || !diff.c.is_positive() {
+                    continue;
+                }
+                if best.as_ref().is_some_and(|(s, _)| *s >= diff.c) {
+                    continue;
+                }
+                // p ⇒ a ≥ s, i.e. s − a ≤ 0
+                let target = Cstr::le(Lin::constant(diff.c.clone()).sub(a));
+                if let Some(w) = entails(p, &target) {
+                    best = Some((diff.c.clone(), w));
+                }
+            }
+            if let Some((s, w)) = best {
+                out.push(Rewrite::Shift(a.clone(), s, w));
+            }
+        }
+        out
+    }
+
+    /// The forward pass of a statement in filtered position for the loop condition `f`
+    /// (spec/logic.md §4a): the post's `P` is about every thread, its `D` only about the
+    /// threads that satisfy `f` afterwards. An `if` whose then-branch ends with `¬f` (a jump
+    /// out of the loop) is Q:IFEXIT1/4; a uniform `if` is Q:IF1 with filtered branches; a
+    /// sequence's last statement is filtered; anything else is an ordinary statement.
+    fn fwd_filt(&mut self, s: &Stmt, pre: &Abs, f: &Expr) -> Result<AN, AnalysisError> {
+        let kind_post: (AK, Abs) = match s {
+            Stmt::Seq(a, b) => {
+                let na = self.fwd(a, pre)?;
+                let nb = self.fwd_filt(b, &na.post, f)?;
+                let post = nb.post.clone();
+                (AK::Seq(Box::new(na), Box::new(nb)), post)
+            }
+            Stmt::If(c, s1, s2, loc) => {
+                let (ce, cne, can_t, can_f) = cond(self.prog, c);
+                let decided = |cs: &[Cstr], ok: bool| {
+                    if ok && !cs.is_empty() {
+                        entails_all(&pre.p, cs)
+                    } else {
+                        None
+                    }
+                };
+                let w_t = decided(&ce, can_t);
+                let w_f = if w_t.is_none() {
+                    decided(&cne, can_f)
+                } else {
+                    None
+                };
+                if w_t.is_some() || w_f.is_some() {
+                    let (en, cost) = self.expr_node(c, pre, *loc)?;
+                    let (rule, w, br) = match (w_t, w_f) {
+                        (Some(w), _) => ("Q:IF2", w, s1),
+                        (None, Some(w)) => ("Q:IF3", w, s2),
+                        _ => unreachable!("one of the two is Some"),
+                    };
+                    let b = self.fwd_filt(br, pre, f)?;
+                    let post = b.post.clone();
+                    (
+                        AK::If23 {
+                            rule,
+                            witnesses: w,
+                            e: en,
+                            cost,
+                            branch: Box::new(b),
+                        },
+                        post,
+                    )
+                } else {
+                    let exit_c = cond(self.prog, f).1;
+                    let tpre = Abs {
+                        p: with(&pre.p, &ce).into(),
+                        d: pre.d.clone(),
+                    };
+                    let fpre = Abs {
+                        p: with(&pre.p, &cne).into(),
+                        d: pre.d.clone(),
+                    };
+                    let t = self.fwd(s1, &tpre)?;
+                    let w_exit = if exit_c.is_empty() {
+                        None
+                    } else {
+                        entails_all(&t.post.p, &exit_c)
+                    };
+                    let uniform = expr_uniform(&pre.d, c);
+                    if let Some(w_exit) = w_exit {
+                        let (en, cost) = self.expr_node(c, pre, *loc)?;
+                        let rw_f = self.branch_rewrites(&fpre.p);
+                        // the else branch is followed by the end of the body: locals dead
+                        // there lose their entries
+                        let live_at = self.live_else.get(&(&**s2 as *const Stmt as usize));
+                        let fpre_small = match &live_at {
+                            Some(live) => Abs {
+                                p: (fpre
+                                    .p
+                                    .iter()
+                                    .filter(|c| {
+                                        c.lin.vars().all(|v| live.contains(v))
+                                            || (c.only_tid() && !self.launch_p.contains(c))
+                                    })
+                                    .cloned()
+                                    .collect::<Vec<_>>())
+                                .into(),
+                                d: restrict_deps(&fpre.d, live).into(),
+                            },
+                            None => fpre.clone(),
+                        };
+                        let fb = self.fwd_filt(s2, &fpre_small, f)?;
+                        let pj = join_p(&t.post.p, &fb.post.p);
+                        let internal = || err(Some(*loc), "internal: exit join not entailed");
+                        let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
+                        let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+                        let post = Abs {
+                            p: pj.into(),
+                            d: fb.post.d.clone(),
+                        };
+                        (
+                            AK::IfExit {
+                                uniform,
+                                e: en,
+                                cost,
+                                t: Box::new(t),
+                                f: Box::new(fb),
+                                w_exit,
+                                w_join_then,
+                                w_join_else,
+                                rw_f,
+                                f_pre: fpre,
+                            },
+                            post,
+                        )
+                    } else if uniform {
+                        let (en, cost) = self.expr_node(c, pre, *loc)?;
+                        let rw_t = self.branch_rewrites(&tpre.p);
+                        let rw_f = self.branch_rewrites(&fpre.p);
+                        let t = self.fwd_filt(s1, &tpre, f)?;
+                        let fb = self.fwd_filt(s2, &fpre, f)?;
+                        let join = Abs {
+                            p: join_p(&t.post.p, &fb.post.p).into(),
+                            d: join_deps(&t.post.d, &fb.post.d).into(),
+                        };
+                        let internal = || err(Some(*loc), "internal: join not entailed");
+                        let wt = entails_all(&t.post.p, &join.p).ok_or_else(internal)?;
+                        let wf = entails_all(&fb.post.p, &join.p).ok_or_else(internal)?;
+                        (
+                            AK::If1 {
+                                e: en,
+                                cost,
+                                t: Box::new(t),
+                                f: Box::new(fb),
+                                join: join.clone(),
+                                wt,
+                                wf,
+                                rw_t,
+                                rw_f,
+                            },
+                            join,
+                        )
+                    } else {
+                        return self.fwd(s, pre);
+                    }
+                }
+            }
+            _ => return self.fwd(s, pre),
+        };
+        let (kind, post) = kind_post;
+        Ok(AN {
+            pre: pre.clone(),
+            post,
+            kind,
+        })
+    }
+
+    /// Q:WHILEEXIT1/2 (spec/logic.md §4a): the invariant `(P, D)` by the same Houdini
+    /// iteration as [`Ctx::fwd_while`], with the body in filtered position, so `D` is about
+    /// the threads that stay in the loop. `None` when the body has no exit (Q:IFEXIT1/4) on
+    /// its filtered spine: then the loop is left only at the test and the ordinary rules
+    /// apply.
+    fn fwd_while_exit(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<Option<(AK, Abs)>, AnalysisError> {
+        let key = loop_key(body);
+        self.exit_stack.push(key);
+        let r = self.exit_invariant(e, body, loc, pre);
+        self.exit_stack.pop();
+        let (body_an, p, d) = r?;
+        if !has_exit(&body_an) {
+            return Ok(None);
+        }
+        let (_, cne, _, _) = cond(self.prog, e);
+        let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
+        let writes = body.writes();
+        let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
+            err(
+                Some(loc),
+                "internal: invariant not entailed by the loop entry",
+            )
+        })?;
+        let w_body_post = entails_all(&body_an.post.p, &p)
+            .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
+        let (en, cost) = self.expr_node(
+            e,
+            &Abs {
+                p: p.clone().into(),
+                d: d.clone().into(),
+            },
+            loc,
+        )?;
+        let post = Abs {
+            p: with(&p, &cne).into(),
+            d: minus_writes(&d, &writes).into(),
+        };
+        Ok(Some((
+            AK::WhileExit {
+                e: en,
+                cost,
+                uniform,
+                inv: Abs {
+                    p: p.into(),
+                    d: d.into(),
+                },
+                body: Box::new(body_an),
+                w_pre,
+                w_body_post,
+                key,
+                nested: has_loop(body),
+            },
+            post,
+        )))
+    }
+
+    fn exit_invariant(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<(AN, Vec<Cstr>, DepMap), AnalysisError> {
+        let (ce, _, _, _) = cond(self.prog, e);
+        let mut p: Vec<Cstr> = Vec::new();
+        for c in pre.p.iter() {
+            match c.kind {
+                // lane facts are about threadIdx alone: they hold in every round
+                CKind::Le | CKind::Mod(..) => p.push(c.clone()),
+                CKind::Eq => {
+                    p.push(Cstr::le(c.lin.clone()));
+                    p.push(Cstr::le(c.lin.scale(&-Q::one())));
+                }
+            }
+        }
+        p.dedup();
+        let live = self.live_loop.get(&loop_key(body)).cloned();
+        // constraints on locals dead at the loop are dropped (by the Q:WEAK around it), and
+        // so are those on locals the body writes: the threads that leave by a jump carry
+        // values of the round they left in, so such facts rarely survive, and starting
+        // without them saves a round of the iteration over this (typically long) body
+        let writes = body.writes();
+        p.retain(|c| {
+            (c.only_tid() && !self.launch_p.contains(c))
+                || c.lin
+                    .vars()
+                    .all(|v| live.as_ref().is_none_or(|l| l.contains(v)) && !writes.contains(v))
+        });
+        let mut d = match &live {
+            Some(live) => restrict_deps(&pre.d, live),
+            None => (*pre.d).clone(),
+        };
+        // warm start: an enclosing loop's invariant search analyses this loop again from a
+        // weaker entry; its invariant is then (almost always) within the previous one, so
+        // the previous fixpoint is the first candidate (still checked by the iteration)
+        if let Some((pp, pd)) = self.exit_fix.get(&loop_key(body)) {
+            p.retain(|c| pp.contains(c));
+            d = join_deps(&d, pd);
+        }
+        for _ in 0..40 {
+            let b = self.fwd_filt(
+                body,
+                &Abs {
+                    p: with(&p, &ce).into(),
+                    d: d.clone().into(),
+                },
+                e,
+            )?;
+            let np: Vec<Cstr> = p
+                .iter()
+                .filter(|c| entails(&b.post.p, c).is_some())
+                .cloned()
+                .collect();
+            let nd = join_deps(&d, &b.post.d);
+            if np == p && nd == d {
+                self.exit_fix.insert(loop_key(body), (p.clone(), d.clone()));
+                return Ok((b, p, d));
+            }
+            p = np;
+            d = nd;
+        }
+        Err(err(Some(loc), "the loop-invariant search did not converge"))
+    }
+
     fn fwd_while(
         &mut self,
         e: &Expr,
@@ -915,7 +1469,7 @@ impl<'a> Ctx<'a> {
         let (ce, cne, _, _) = cond(self.prog, e);
         // Houdini: candidates are the entry constraints, equalities split into two inequalities
         let mut p: Vec<Cstr> = Vec::new();
-        for c in &pre.p {
+        for c in pre.p.iter() {
             match c.kind {
                 CKind::Le | CKind::Mod(..) => p.push(c.clone()),
                 CKind::Eq => {
@@ -925,7 +1479,11 @@ impl<'a> Ctx<'a> {
             }
         }
         p.dedup();
-        let mut d = pre.d.clone();
+        // entries of locals dead at the loop are dropped (the Q:WEAK around the loop)
+        let mut d = match self.live_loop.get(&loop_key(body)) {
+            Some(live) => restrict_deps(&pre.d, live),
+            None => (*pre.d).clone(),
+        };
         let mut rounds = 0;
         let (body_an, p, d) = loop {
             rounds += 1;
@@ -935,8 +1493,8 @@ impl<'a> Ctx<'a> {
             let b = self.fwd(
                 body,
                 &Abs {
-                    p: with(&p, &self.with_lanes(&d, e, &ce, false)),
-                    d: d.clone(),
+                    p: with(&p, &self.with_lanes(&d, e, &ce, false)).into(),
+                    d: d.clone().into(),
                 },
             )?;
             let np: Vec<Cstr> = p
@@ -1021,25 +1579,29 @@ impl<'a> Ctx<'a> {
         let (en, cost) = self.expr_node(
             e,
             &Abs {
-                p: p.clone(),
-                d: d.clone(),
+                p: p.clone().into(),
+                d: d.clone().into(),
             },
             loc,
         )?;
         let post = Abs {
-            p: with(&p, &self.with_lanes(&d, e, &cne, true)),
-            d: if uniform {
+            p: with(&p, &self.with_lanes(&d, e, &cne, true)).into(),
+            d: (if uniform {
                 d.clone()
             } else {
                 minus_writes(&d, &writes)
-            },
+            })
+            .into(),
         };
         Ok((
             AK::While {
                 e: en,
                 cost,
                 uniform,
-                inv: Abs { p, d },
+                inv: Abs {
+                    p: p.into(),
+                    d: d.into(),
+                },
                 body: Box::new(body_an),
                 w_pre,
                 w_body_post,
@@ -1051,6 +1613,36 @@ impl<'a> Ctx<'a> {
             },
             post,
         ))
+    }
+}
+
+fn has_loop(s: &Stmt) -> bool {
+    match s {
+        Stmt::While(..) => true,
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => has_loop(a) || has_loop(b),
+        _ => false,
+    }
+}
+
+/// Whether the filtered spine of `a` (spec/logic.md §4a) has a Q:IFEXIT1/4.
+fn has_exit(a: &AN) -> bool {
+    match &a.kind {
+        AK::Seq(_, b) => has_exit(b),
+        AK::If23 { branch, .. } => has_exit(branch),
+        AK::If1 { t, f, .. } => has_exit(t) || has_exit(f),
+        AK::IfExit { .. } => true,
+        _ => false,
+    }
+}
+
+/// Whether the filtered spine of `a` has a Q:IFEXIT4 (a divergent exit).
+fn has_divergent_exit(a: &AN) -> bool {
+    match &a.kind {
+        AK::Seq(_, b) => has_divergent_exit(b),
+        AK::If23 { branch, .. } => has_divergent_exit(branch),
+        AK::If1 { t, f, .. } => has_divergent_exit(t) || has_divergent_exit(f),
+        AK::IfExit { uniform, f, .. } => !uniform || has_divergent_exit(f),
+        _ => false,
     }
 }
 
@@ -1131,6 +1723,107 @@ fn all_assigns<'s>(s: &'s Stmt, out: &mut Vec<(&'s String, &'s Expr)>) {
         }
         Stmt::While(_, b, _) => all_assigns(b, out),
         _ => {}
+    }
+}
+
+/// The locals, parameters and `threadIdx.d` an operand reads.
+fn operand_reads(o: &Operand, out: &mut BTreeSet<String>) {
+    match o {
+        Operand::Var(x) | Operand::Param(x) => {
+            out.insert(x.clone());
+        }
+        Operand::Tid(d) => {
+            out.insert(tid_name(*d));
+        }
+        Operand::Const(_) => {}
+    }
+}
+
+fn expr_reads(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => operand_reads(o, out),
+        Expr::Bin(_, a, b) => {
+            operand_reads(a, out);
+            operand_reads(b, out);
+        }
+    }
+}
+
+/// [`upward_exposed`], recording for every loop of `s` the locals live at its head and for
+/// every `if` those live at the start of its else branch.
+fn live_in(
+    s: &Stmt,
+    after: &BTreeSet<String>,
+    loops: &mut BTreeMap<usize, BTreeSet<String>>,
+    elses: &mut BTreeMap<usize, BTreeSet<String>>,
+) -> BTreeSet<String> {
+    match s {
+        Stmt::Seq(a, b) => {
+            let mid = live_in(b, after, loops, elses);
+            live_in(a, &mid, loops, elses)
+        }
+        Stmt::If(c, a, b, _) => {
+            let mut out = live_in(a, after, loops, elses);
+            let lb = live_in(b, after, loops, elses);
+            out.extend(lb.iter().cloned());
+            elses.insert(&**b as *const Stmt as usize, lb);
+            expr_reads(c, &mut out);
+            out
+        }
+        Stmt::While(_, body, _) => {
+            let l = upward_exposed(s, after);
+            live_in(body, &l, loops, elses);
+            loops.insert(loop_key(body), l.clone());
+            l
+        }
+        _ => upward_exposed(s, after),
+    }
+}
+
+fn restrict_deps(d: &DepMap, live: &BTreeSet<String>) -> DepMap {
+    d.iter()
+        .filter(|(x, _)| live.contains(*x))
+        .map(|(x, e)| (x.clone(), *e))
+        .collect()
+}
+
+/// The locals that some execution of `s` followed by a continuation reading `after` may
+/// read before writing them (upward-exposed uses, a backward may-analysis).
+fn upward_exposed(s: &Stmt, after: &BTreeSet<String>) -> BTreeSet<String> {
+    match s {
+        Stmt::Skip | Stmt::Sync(_) => after.clone(),
+        Stmt::Assign(x, e, _) => {
+            let mut out = after.clone();
+            out.remove(x);
+            expr_reads(e, &mut out);
+            out
+        }
+        Stmt::Write(_, o, e, _) => {
+            let mut out = after.clone();
+            operand_reads(o, &mut out);
+            expr_reads(e, &mut out);
+            out
+        }
+        Stmt::Seq(a, b) => upward_exposed(a, &upward_exposed(b, after)),
+        Stmt::If(c, a, b, _) => {
+            let mut out = upward_exposed(a, after);
+            out.extend(upward_exposed(b, after));
+            expr_reads(c, &mut out);
+            out
+        }
+        Stmt::While(c, body, _) => {
+            // L = reads(c) ∪ after ∪ exposed(body, L), the least fixpoint
+            let mut l = after.clone();
+            expr_reads(c, &mut l);
+            loop {
+                let mut next = upward_exposed(body, &l);
+                next.extend(l.iter().cloned());
+                if next == l {
+                    return l;
+                }
+                l = next;
+            }
+        }
     }
 }
 
@@ -1281,8 +1974,27 @@ impl Back<'_, '_> {
     }
 
     fn monomials(&self, key: usize, d: &DepMap, exclude: &[String]) -> BTreeSet<Mono> {
+        self.monomials_of(self.ctx.atoms.get(&key), d, exclude)
+    }
+
+    fn monomials_of(
+        &self,
+        atoms: Option<&Vec<Lin>>,
+        d: &DepMap,
+        exclude: &[String],
+    ) -> BTreeSet<Mono> {
+        self.monomials_deg(atoms, d, exclude, self.ctx.degree)
+    }
+
+    fn monomials_deg(
+        &self,
+        atoms: Option<&Vec<Lin>>,
+        d: &DepMap,
+        exclude: &[String],
+        degree: usize,
+    ) -> BTreeSet<Mono> {
         let mut scope: Vec<&Lin> = Vec::new();
-        for a in self.ctx.atoms.get(&key).into_iter().flatten() {
+        for a in atoms.into_iter().flatten() {
             if !scope.contains(&a) {
                 scope.push(a);
             }
@@ -1294,7 +2006,7 @@ impl Back<'_, '_> {
         let mut out: BTreeSet<Mono> = BTreeSet::new();
         out.insert(Vec::new());
         let mut frontier: Vec<Mono> = vec![Vec::new()];
-        for _ in 0..self.ctx.degree {
+        for _ in 0..degree {
             let mut next = Vec::new();
             for m in &frontier {
                 for a in &atoms {
@@ -1433,28 +2145,36 @@ impl Back<'_, '_> {
                 join,
                 wt,
                 wf,
+                rw_t,
+                rw_f,
             } => {
                 let (nt, qt) = self.back(t, qpost.clone())?;
                 let (nf, qf) = self.back(f, qpost.clone())?;
                 let mut monos: BTreeSet<Mono> = qt.terms.keys().cloned().collect();
                 monos.extend(qf.terms.keys().cloned());
+                monos.extend(unshifted_monos(rw_t, &qt));
+                monos.extend(unshifted_monos(rw_f, &qf));
                 let tpl = self.template(&monos);
-                self.geq(&tpl, &qt, "IF1 then-branch")?;
-                self.geq(&tpl, &qf, "IF1 else-branch")?;
-                let weak = |child: TNode, w: &Vec<Farkas>, pre: &Abs| TNode {
-                    rule: "Q:WEAK",
-                    pre: (pre.clone(), tpl.clone()),
-                    post: (join.clone(), qpost.clone()),
-                    fields: vec![
-                        Field::Entail("pre", identity_witnesses(&pre.p)),
-                        Field::Entail("post", w.clone()),
-                    ],
-                    children: vec![TChild::Stmt(child)],
+                self.geq(&apply_rewrites(&tpl, rw_t), &qt, "IF1 then-branch")?;
+                self.geq(&apply_rewrites(&tpl, rw_f), &qf, "IF1 else-branch")?;
+                let weak = |child: TNode, w: &Vec<Farkas>, pre: &Abs, rw: &Vec<Rewrite>| {
+                    let mut fields = vec![Field::Entail("pre", identity_witnesses(&pre.p))];
+                    if !rw.is_empty() {
+                        fields.push(Field::Rewrite("pre", rw.clone()));
+                    }
+                    fields.push(Field::Entail("post", w.clone()));
+                    TNode {
+                        rule: "Q:WEAK",
+                        pre: (pre.clone(), tpl.clone()),
+                        post: (join.clone(), qpost.clone()),
+                        fields,
+                        children: vec![TChild::Stmt(child)],
+                    }
                 };
                 let tpre = t.pre.clone();
                 let fpre = f.pre.clone();
-                let wnt = weak(nt, wt, &tpre);
-                let wnf = weak(nf, wf, &fpre);
+                let wnt = weak(nt, wt, &tpre, rw_t);
+                let wnf = weak(nf, wf, &fpre, rw_f);
                 let qp = tpl.plus_const(&(cost + &self.ctx.metric.if_));
                 (
                     node(
@@ -1497,6 +2217,158 @@ impl Back<'_, '_> {
                     ),
                     qp,
                 )
+            }
+            AK::IfExit {
+                uniform,
+                e,
+                cost,
+                t,
+                f,
+                w_exit,
+                w_join_then,
+                w_join_else,
+                rw_f,
+                f_pre,
+            } => {
+                let (nf, qf) = self.back(f, qpost.clone())?;
+                let (nt, qt) = self.back(t, TPoly::zero())?;
+                let ident = |abs: &Abs| Field::Entail("pre", identity_witnesses(&abs.p));
+                let ident_post = |abs: &Abs| Field::Entail("post", identity_witnesses(&abs.p));
+                // the else branch's potential, from a template through the rewrites
+                let weak_f = |this: &mut Self, tpl: &TPoly| -> Result<TNode, AnalysisError> {
+                    this.geq(&apply_rewrites(tpl, rw_f), &qf, "IFEXIT else-branch")?;
+                    let mut fields =
+                        vec![Field::Entail("pre", subset_witnesses(&f_pre.p, &f.pre.p))];
+                    if !rw_f.is_empty() {
+                        fields.push(Field::Rewrite("pre", rw_f.clone()));
+                    }
+                    fields.push(ident_post(&f.post));
+                    Ok(TNode {
+                        rule: "Q:WEAK",
+                        pre: (f_pre.clone(), tpl.clone()),
+                        post: (f.post.clone(), qpost.clone()),
+                        fields,
+                        children: vec![],
+                    })
+                };
+                let fields = vec![
+                    Field::Entail("exit", w_exit.clone()),
+                    Field::Entail("join-then", w_join_then.clone()),
+                    Field::Entail("join-else", w_join_else.clone()),
+                ];
+                if *uniform {
+                    let mut monos: BTreeSet<Mono> = qt.terms.keys().cloned().collect();
+                    monos.extend(qf.terms.keys().cloned());
+                    monos.extend(unshifted_monos(rw_f, &qf));
+                    let tpl = self.template(&monos);
+                    self.geq(&tpl, &qt, "IFEXIT then-branch")?;
+                    let mut wf = weak_f(self, &tpl)?;
+                    wf.children.push(TChild::Stmt(nf));
+                    let wt = TNode {
+                        rule: "Q:WEAK",
+                        pre: (t.pre.clone(), tpl.clone()),
+                        post: (t.post.clone(), TPoly::zero()),
+                        fields: vec![ident(&t.pre), ident_post(&t.post)],
+                        children: vec![TChild::Stmt(nt)],
+                    };
+                    let qp = tpl.plus_const(&(cost + &self.ctx.metric.if_));
+                    (
+                        node(
+                            "Q:IFEXIT1",
+                            &qp,
+                            fields,
+                            vec![TChild::Expr(e.clone()), TChild::Stmt(wt), TChild::Stmt(wf)],
+                        ),
+                        qp,
+                    )
+                } else {
+                    let (fchild, qfn) =
+                        if rw_f.is_empty() && f_pre.d == f.pre.d && f_pre.p == f.pre.p {
+                            (nf, qf.clone())
+                        } else {
+                            let mut monos: BTreeSet<Mono> = qf.terms.keys().cloned().collect();
+                            monos.extend(unshifted_monos(rw_f, &qf));
+                            let tpl = self.template(&monos);
+                            let mut wf = weak_f(self, &tpl)?;
+                            wf.children.push(TChild::Stmt(nf));
+                            (wf, tpl)
+                        };
+                    let qp = qt
+                        .plus(&qfn)
+                        .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+                    (
+                        node(
+                            "Q:IFEXIT4",
+                            &qp,
+                            fields,
+                            vec![
+                                TChild::Expr(e.clone()),
+                                TChild::Stmt(nt),
+                                TChild::Stmt(fchild),
+                            ],
+                        ),
+                        qp,
+                    )
+                }
+            }
+            AK::WhileExit {
+                e,
+                cost,
+                uniform,
+                inv,
+                body,
+                w_pre,
+                w_body_post,
+                key,
+                nested,
+            } => {
+                let k = if *uniform {
+                    cost + &self.ctx.metric.if_
+                } else {
+                    cost + &self.ctx.metric.if_ + &self.ctx.metric.div
+                };
+                // a body without loops costs at most a constant per iteration: the ranking
+                // atoms alone suffice (the potential after the loop is kept apart)
+                let degree = if *nested { self.ctx.degree } else { 1 };
+                let monos = self.monomials_deg(self.ctx.exit_own.get(key), &inv.d, &[], degree);
+                let i = self.template(&monos);
+                let i = self.restrict_d(i, &inv.d)?;
+                let ik = i.plus_const(&k);
+                let (nb, qb) = self.back(body, ik.clone())?;
+                self.geq(&i, &qb, "loop body is paid by the invariant")?;
+                let body_pre = body.pre.clone();
+                let bweak = TNode {
+                    rule: "Q:WEAK",
+                    pre: (body_pre.clone(), i.clone()),
+                    post: (inv.clone(), ik.clone()),
+                    fields: vec![
+                        Field::Entail("pre", identity_witnesses(&body_pre.p)),
+                        Field::Entail("post", w_body_post.clone()),
+                    ],
+                    children: vec![TChild::Stmt(nb)],
+                };
+                let qp = i.plus(&qpost).plus_const(&(&k + &k));
+                let wnode = TNode {
+                    rule: if *uniform {
+                        "Q:WHILEEXIT1"
+                    } else {
+                        "Q:WHILEEXIT2"
+                    },
+                    pre: (inv.clone(), qp.clone()),
+                    post: (a.post.clone(), qpost.clone()),
+                    fields: vec![],
+                    children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
+                };
+                let outer = node(
+                    "Q:WEAK",
+                    &qp,
+                    vec![
+                        Field::Entail("pre", w_pre.clone()),
+                        Field::Entail("post", identity_witnesses(&a.post.p)),
+                    ],
+                    vec![TChild::Stmt(wnode)],
+                );
+                (outer, qp)
             }
             AK::Unroll { inner } => {
                 let (ni, qi) = self.back(inner, qpost.clone())?;
@@ -1615,6 +2487,47 @@ impl Back<'_, '_> {
         n.pre.1 = qpre.clone();
         Ok((n, qpre))
     }
+}
+
+/// The monomials of `q` with each atom `A'` that a shift of `rw` produces
+/// (`max0(A) = max0(A') + s`) replaced by `A`: the monomials a template needs so that the
+/// rewrites can turn it into `q`.
+fn unshifted_monos(rw: &[Rewrite], q: &TPoly) -> Vec<Mono> {
+    let mut out = Vec::new();
+    for r in rw {
+        if let Rewrite::Shift(a, sft, _) = r {
+            let AtomVal::Scaled(f, b) = canon_atom(&a.plus_const(&-sft.clone())) else {
+                continue;
+            };
+            if !f.is_one() {
+                continue;
+            }
+            for m in q.terms.keys() {
+                if m.contains(&b) {
+                    let mut nm: Mono = m
+                        .iter()
+                        .map(|x| if *x == b { a.clone() } else { x.clone() })
+                        .collect();
+                    nm.sort();
+                    out.push(nm);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A template after the shift rewrites of `rw`, in order.
+fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
+    let mut out = t.clone();
+    for r in rw {
+        match r {
+            Rewrite::Shift(a, sft, _) => out = out.shift(a, sft),
+            Rewrite::Zero(a, _) => out = out.zero_atom(a),
+            Rewrite::Mono(l, l2, _) => out = out.mono(l, l2),
+        }
+    }
+    out
 }
 
 fn inst(n: &TNode, sol: &[Q]) -> Result<Node, AnalysisError> {
@@ -1748,9 +2661,17 @@ fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (TNode, TPoly
 /// Returns the root node (about the kernel body) and the bound.
 pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     let prog = ctx.prog;
+    // the initial map restricted to the locals some path may read before writing them
+    // (spec/logic.md §5 allows any D ⊑ the initial map; an entry for a local that is always
+    // written first is never used, and would only be copied into every assertion)
+    let exposed = upward_exposed(&prog.body, &BTreeSet::new());
     let root = Abs {
-        p: launch_facts(prog, ctx.launch),
-        d: initial_deps(prog),
+        p: launch_facts(prog, ctx.launch).into(),
+        d: (initial_deps(prog)
+            .into_iter()
+            .filter(|(x, _)| exposed.contains(x))
+            .collect::<DepMap>())
+        .into(),
     };
     let an = ctx.fwd(&prog.body, &root)?;
     let ctx_ref: &Ctx<'_> = ctx;

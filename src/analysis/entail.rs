@@ -72,6 +72,12 @@ pub fn entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
             .map(|i| Farkas(vec![(i, Q::one())]))
             .find(|w| check_farkas(p, target, w));
     }
+    // the target itself (the common case of frame constraints)
+    if let Some(i) = p.iter().position(|c| {
+        !c.is_lane() && c.lin == target.lin && (c.kind == CKind::Eq || target.kind == CKind::Le)
+    }) {
+        return Some(Farkas(vec![(i, Q::one())]));
+    }
     let empty = Farkas::default();
     if check_farkas(p, target, &empty) {
         return Some(empty);

@@ -288,6 +288,17 @@ impl<C: Coef> PolyT<C> {
             ],
         )
     }
+    /// The monotone rewrite `max0(L) ≥ max0(L2)` (valid when `L2 ≤ L`): every occurrence of
+    /// the canonical atom of `L` is replaced by the matching multiple of `max0(L2)`
+    /// (`L`, `L2` arbitrary forms). Lowers a potential with non-negative coefficients.
+    pub fn mono(&self, l: &Lin, l2: &Lin) -> Self {
+        match canon_atom(l) {
+            AtomVal::Scaled(f, atom) => {
+                self.replace_atom(&atom, &[(Q::one() / f, Some(l2.clone()))])
+            }
+            AtomVal::Const(_) => self.clone(),
+        }
+    }
     /// The zero rewrite `max0(L) = 0` (valid when `L ≤ 0`).
     pub fn zero_atom(&self, atom: &Lin) -> Self {
         self.replace_atom(atom, &[])

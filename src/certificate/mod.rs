@@ -35,10 +35,10 @@ pub enum Rewrite {
 /// An assertion `(assn (P ...) (D ...) (Q POLY))` (spec/logic.md §1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assn {
-    /// Ordered list of linear constraints.
-    pub p: Vec<Cstr>,
-    /// Thread-dependence map.
-    pub d: DepMap,
+    /// Ordered list of linear constraints (shared with the analysis' abstract states).
+    pub p: std::sync::Arc<Vec<Cstr>>,
+    /// Thread-dependence map (shared likewise).
+    pub d: std::sync::Arc<DepMap>,
     /// Potential (coefficients ≥ 0).
     pub q: Poly,
 }

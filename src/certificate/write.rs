@@ -6,7 +6,9 @@ use crate::analysis::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
 use crate::analysis::poly::Poly;
 use crate::core::print::sexp_stmt;
 use crate::core::{Hardware, Launch, Metric, Program};
+use std::collections::HashMap;
 use std::fmt::Write;
+use std::sync::Arc;
 
 fn lin_s(l: &Lin) -> String {
     let mut s = format!("(lin {}", fmt_q(&l.c));
@@ -46,30 +48,53 @@ pub fn poly_s(p: &Poly) -> String {
     s
 }
 
-fn assn_s(a: &Assn) -> String {
-    let mut s = String::from("(assn (P");
-    for c in &a.p {
-        s.push(' ');
-        s.push_str(&cstr_s(c));
-    }
-    s.push_str(") (D");
-    for (x, d) in &a.d {
-        let _ = match d.kind {
-            EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
-            EntryKind::Rem => write!(
-                s,
-                " (rem {x} {} {} {} {} {})",
-                d.k[0], d.k[1], d.k[2], d.r, d.g
-            ),
-            EntryKind::Linear => write!(
-                s,
-                " (dep {x} {} {} {} {} {})",
-                d.k[0], d.k[1], d.k[2], d.r, d.g
-            ),
-        };
-    }
-    let _ = write!(s, ") (Q {}))", poly_s(&a.q));
-    s
+/// The printed `(P …)` and `(D …)` parts, by the address of the shared list/map (nodes
+/// share them: a sequence's pre is its first statement's): each is printed once.
+#[derive(Default)]
+struct Memo {
+    p: HashMap<usize, String>,
+    d: HashMap<usize, String>,
+}
+
+fn assn_s(a: &Assn, memo: &mut Memo) -> String {
+    let ps = memo
+        .p
+        .entry(Arc::as_ptr(&a.p) as usize)
+        .or_insert_with(|| {
+            let mut s = String::from("(P");
+            for c in a.p.iter() {
+                s.push(' ');
+                s.push_str(&cstr_s(c));
+            }
+            s.push(')');
+            s
+        })
+        .clone();
+    let ds = memo
+        .d
+        .entry(Arc::as_ptr(&a.d) as usize)
+        .or_insert_with(|| {
+            let mut s = String::from("(D");
+            for (x, d) in a.d.iter() {
+                let _ = match d.kind {
+                    EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
+                    EntryKind::Rem => write!(
+                        s,
+                        " (rem {x} {} {} {} {} {})",
+                        d.k[0], d.k[1], d.k[2], d.r, d.g
+                    ),
+                    EntryKind::Linear => write!(
+                        s,
+                        " (dep {x} {} {} {} {} {})",
+                        d.k[0], d.k[1], d.k[2], d.r, d.g
+                    ),
+                };
+            }
+            s.push(')');
+            s
+        })
+        .clone();
+    format!("(assn {ps} {ds} (Q {}))", poly_s(&a.q))
 }
 
 fn farkas_s(f: &Farkas) -> String {
@@ -115,13 +140,17 @@ fn field_s(f: &Field) -> String {
     }
 }
 
-fn node_s(n: &Node, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
+/// Largest indentation of a derivation line (the format is line-insensitive).
+const MAX_INDENT: usize = 32;
+
+fn node_s(n: &Node, indent: usize, out: &mut String, memo: &mut Memo) {
+    // indentation is capped (deeply nested derivations would otherwise be mostly spaces)
+    let pad = " ".repeat(indent.min(MAX_INDENT));
     let _ = write!(out, "{pad}({}", n.rule);
     match &n.judgment {
         Judgment::Stmt { pre, post } => {
-            let _ = write!(out, "\n{pad}  (pre {})", assn_s(pre));
-            let _ = write!(out, "\n{pad}  (post {})", assn_s(post));
+            let _ = write!(out, "\n{pad}  (pre {})", assn_s(pre, memo));
+            let _ = write!(out, "\n{pad}  (post {})", assn_s(post, memo));
         }
         Judgment::Expr { cost } => {
             let _ = write!(out, " (cost {})", fmt_q(cost));
@@ -132,7 +161,7 @@ fn node_s(n: &Node, indent: usize, out: &mut String) {
     }
     for c in &n.children {
         out.push('\n');
-        node_s(c, indent + 2, out);
+        node_s(c, indent + 2, out, memo);
     }
     out.push(')');
 }
@@ -186,7 +215,7 @@ pub fn write(
     let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
     let _ = writeln!(s, "(bound {})", poly_s(&bound));
     s.push_str("(derivation\n");
-    node_s(root, 2, &mut s);
+    node_s(root, 2, &mut s, &mut Memo::default());
     s.push_str(")\n");
     s
 }

@@ -1,5 +1,6 @@
 //! `warpcert bench`: every benchmark kernel × metric of the RaCUDA/Pico benchmark (issue 3:
-//! the sixteen RaCUDA kernels and NVIDIA's histogram256 beside them; a kernel the front
+//! the sixteen RaCUDA kernels, NVIDIA's histogram256 beside them and NVIDIA's Mandelbrot
+//! through the project's wrapper kernel; a kernel the front
 //! end cannot read yet gets one `front end: …` row), analysed and checked, in one table: our per-warp bound, RaCUDA's and Pico's published
 //! bounds (`shared/targets.md`: RaCUDA Tables 4–7 via the corpus MANIFEST, Pico Table 1),
 //! a verdict against each, the tightness ratio bound / largest simulated per-warp cost
@@ -81,7 +82,14 @@ const NB: Published = Published {
 /// parameter points and grid of the simulation, RaCUDA's bounds (sectors, conflicts,
 /// divwarps, steps) and Pico's (sectors, conflicts).
 struct Bench {
+    /// Relative to the corpus folder, or to the project root when `in_project`.
     file: &'static str,
+    /// A kernel of the project's own (`tests/data/`, around a corpus file it includes),
+    /// shown under this name.
+    in_project: Option<&'static str>,
+    /// Values of the non-`int` parameters (and `int` ones the samples do not set) in every
+    /// simulation: `float` as is, `bool` as `value ≠ 0`.
+    fixed: &'static [(&'static str, f64)],
     /// Which `__global__` function (files with several kernels).
     kernel: Option<&'static str>,
     block: [u32; 3],
@@ -126,6 +134,8 @@ fn benches() -> Vec<Bench> {
     // Pico's conflicts bound is RaCUDA's where RaCUDA has one (Table 1), else 0.
     let reduce = |file, s: RefFn, st: &'static str, c: Published, d: Published, steps| Bench {
         file,
+        in_project: None,
+        fixed: &[],
         kernel: None,
         block: [256, 1, 1],
         vars: &[],
@@ -140,6 +150,8 @@ fn benches() -> Vec<Bench> {
     vec![
         Bench {
             file: "addSub0.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
@@ -155,6 +167,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "addSub1.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
@@ -170,6 +184,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "addSub2.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
@@ -185,6 +201,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "addSub3.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [1024, 1, 1],
             vars: &["w", "h"],
@@ -203,6 +221,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "vectorAdd.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [256, 1, 1],
             vars: &[],
@@ -222,6 +242,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "matrixMul.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [32, 32, 1],
             vars: &["wA"],
@@ -244,6 +266,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "matrixMulBad.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [32, 32, 1],
             vars: &["wA"],
@@ -264,6 +288,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "matrixMulTranspose.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [32, 32, 1],
             vars: &["wA"],
@@ -327,6 +353,8 @@ fn benches() -> Vec<Bench> {
         // Pico's bounds as printed (two decimals).
         Bench {
             file: "../cuda-samples-subset/histogram256.cu",
+            in_project: None,
+            fixed: &[],
             kernel: Some("histogram256Kernel"),
             block: [192, 1, 1],
             vars: &["dataCount"],
@@ -353,6 +381,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "syn-brdis.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [32, 1, 1],
             vars: &["M", "N"],
@@ -370,6 +400,8 @@ fn benches() -> Vec<Bench> {
         },
         Bench {
             file: "syn-brdis-opt.cu",
+            in_project: None,
+            fixed: &[],
             kernel: None,
             block: [32, 1, 1],
             vars: &["M", "N"],
@@ -382,6 +414,59 @@ fn benches() -> Vec<Bench> {
                 ok("9 + 69 MN + 62 N", |e| {
                     9.0 + 69.0 * mx(v(e, "M")) * mx(v(e, "N")) + 62.0 * mx(v(e, "N"))
                 }),
+            ],
+            pico: [None, None],
+        },
+        // NVIDIA's CalcMandelbrot<float> (Mandelbrot_kernel.cuh, read in place) called once
+        // per pixel by the project's wrapper kernel, the sample's Mandelbrot0 block loop
+        // (tests/data/frontend/mandelbrot_wrapper.cu); block 32×1 (RaCUDA Table 2).
+        // RaCUDA's rows are for its own Mandelbrot_cuda.cu (MANIFEST: not in the corpus):
+        // sectors 36 max(0, numBlocks), conflicts 0, no divwarps or steps bound. The
+        // simulation puts the 32 pixels of a row across the set's boundary (scale 0.05 from
+        // x = −2): some lanes escape at once, some late, some never.
+        Bench {
+            file: "tests/data/frontend/mandelbrot_wrapper.cu",
+            in_project: Some("mandelbrot"),
+            fixed: &[
+                ("xOff", -2.0),
+                ("yOff", -0.1),
+                ("xJP", 0.0),
+                ("yJP", 0.0),
+                ("scale", 0.05),
+                ("isJ", 0.0),
+            ],
+            kernel: None,
+            block: [32, 1, 1],
+            vars: &["numBlocks", "crunch"],
+            samples: &[
+                &[
+                    ("crunch", 20),
+                    ("numBlocks", 1),
+                    ("imageW", 32),
+                    ("imageH", 1),
+                    ("gridWidth", 1),
+                ],
+                &[
+                    ("crunch", 100),
+                    ("numBlocks", 4),
+                    ("imageW", 40),
+                    ("imageH", 3),
+                    ("gridWidth", 2),
+                ],
+                &[
+                    ("crunch", 200),
+                    ("numBlocks", 3),
+                    ("imageW", 64),
+                    ("imageH", 2),
+                    ("gridWidth", 2),
+                ],
+            ],
+            grid: [2, 1, 1],
+            racuda: [
+                ok("36 max(0, numBlocks)", |e| 36.0 * mx(v(e, "numBlocks"))),
+                ok("0", c0),
+                NB,
+                NB,
             ],
             pico: [None, None],
         },
@@ -474,6 +559,21 @@ fn tightness(
     for s in b.samples {
         let mut params = Params::new();
         let mut env = BTreeMap::new();
+        for (k, x) in b.fixed {
+            match prog.param_ty(k) {
+                Some(crate::core::Ty::Float) => {
+                    params.insert(k.to_string(), Value::Float(*x));
+                }
+                Some(crate::core::Ty::Bool) => {
+                    params.insert(k.to_string(), Value::Bool(*x != 0.0));
+                }
+                Some(crate::core::Ty::Int) => {
+                    params.insert(k.to_string(), Value::Int(*x as i64));
+                    env.insert(k.to_string(), *x as i64);
+                }
+                None => {}
+            }
+        }
         for (k, x) in s.iter() {
             if prog.param_ty(k).is_some() {
                 params.insert(k.to_string(), Value::Int(*x));
@@ -605,7 +705,11 @@ pub fn run(args: &BenchArgs) -> i32 {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut all_ok = true;
     for b in benches() {
-        let path = args.corpus.join(b.file);
+        let path = if b.in_project.is_some() {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(b.file)
+        } else {
+            args.corpus.join(b.file)
+        };
         let launch = Launch {
             block: b.block,
             grid: None,
@@ -616,12 +720,13 @@ pub fn run(args: &BenchArgs) -> i32 {
                 frontend::lower(&p, b.kernel, &launch, &hw, &BTreeMap::new())
                     .map_err(|d| d.to_string())
             });
-        let stem = b
-            .file
-            .rsplit('/')
-            .next()
-            .unwrap_or(b.file)
-            .trim_end_matches(".cu");
+        let stem = b.in_project.unwrap_or_else(|| {
+            b.file
+                .rsplit('/')
+                .next()
+                .unwrap_or(b.file)
+                .trim_end_matches(".cu")
+        });
         let prog = match loaded {
             Ok((p, _)) => p,
             Err(e) => {

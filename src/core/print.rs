@@ -39,9 +39,10 @@ pub fn sexp_expr(e: &Expr) -> String {
     }
 }
 
-/// The certificate s-expression of a statement, one node per line, indented by `indent`.
+/// The certificate s-expression of a statement, one node per line, indented by `indent`
+/// (at most 32 columns: deeply nested bodies would otherwise be mostly spaces).
 pub fn sexp_stmt(s: &Stmt, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
+    let pad = " ".repeat(indent.min(32));
     match s {
         Stmt::Skip => {
             let _ = writeln!(out, "{pad}(skip)");

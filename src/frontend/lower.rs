@@ -5,7 +5,8 @@
 //! form with fresh temporaries `t0, t1, …`; short circuit and `?:` become `if`s on temps;
 //! `for`/`while`/`do` become `while` with the guard kept as `o1 op o2` when possible;
 //! `break`/`continue`/non-final `return` set a per-function flag `jmp_k` (1 continue, 2 break,
-//! 3 return) that guards the rest of the body; device functions are inlined (template
+//! 3 return) that guards the rest of the body (inside loops the rest is nested in the branch
+//! that does not jump; a `while (1)` left by jumps is driven by the flag); device functions are inlined (template
 //! functions instantiated, reference parameters bound to the caller's locals); atomics
 //! used as statements become a read and a write of the cell; a `__device__` function can be
 //! the entry in place of a kernel.
@@ -507,6 +508,41 @@ fn jumps(s: &ast::Stmt) -> (bool, bool, bool) {
 fn may_jump(s: &ast::Stmt) -> bool {
     let (a, b, c) = jumps(s);
     a || b || c
+}
+
+/// "Definitely jumps" (spec/lowering.md §6): every path through `s` executes a `return`, or
+/// a `break`/`continue` of the innermost enclosing loop (jumps inside nested loops of `s` do
+/// not count).
+fn definitely_jumps(s: &ast::Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Return(_) | StmtKind::Break | StmtKind::Continue => true,
+        StmtKind::Block(v) => v.iter().any(definitely_jumps),
+        StmtKind::If(_, a, Some(b)) => definitely_jumps(a) && definitely_jumps(b),
+        _ => false,
+    }
+}
+
+/// `if (a || b) J [else E]` whose then-branch `J` definitely jumps, as
+/// `if (a) J else if (b) J [else E]` (spec/lowering.md §6: inside loops, so that both
+/// comparisons reach the program as conditions); `None` for any other statement.
+fn split_or_jump(s: &ast::Stmt) -> Option<ast::Stmt> {
+    let StmtKind::If(c, t, e) = &s.kind else {
+        return None;
+    };
+    let ExprKind::Binary(BinaryOp::LOr, a, b) = &c.kind else {
+        return None;
+    };
+    if !definitely_jumps(t) {
+        return None;
+    }
+    let inner = ast::Stmt {
+        kind: StmtKind::If((**b).clone(), t.clone(), e.clone()),
+        pos: b.pos,
+    };
+    Some(ast::Stmt {
+        kind: StmtKind::If((**a).clone(), t.clone(), Some(Box::new(inner))),
+        pos: s.pos,
+    })
 }
 
 /// "Definitely returns": every path through `s` executes a `return`.
@@ -2533,9 +2569,44 @@ impl Lw<'_> {
     fn seq_stmts(&mut self, stmts: &[ast::Stmt], out: &mut Vec<Stmt>, tail: bool) -> R<()> {
         let mut i = 0;
         while i < stmts.len() {
-            let s = &stmts[i];
+            let split;
+            let s = if self.f.loop_depth > 0 {
+                split = split_or_jump(&stmts[i]);
+                split.as_ref().unwrap_or(&stmts[i])
+            } else {
+                &stmts[i]
+            };
             let last = i + 1 == stmts.len();
             let rest = &stmts[i + 1..];
+            // inside a loop, `if (c) J [else e]; rest` where exactly one branch definitely
+            // jumps: the other branch is lowered together with `rest` (no `jmp == 0` guard)
+            if !last && self.f.loop_depth > 0 {
+                if let StmtKind::If(c, t, e) = &s.kind {
+                    let t_j = definitely_jumps(t);
+                    let e_j = e.as_ref().map(|e| definitely_jumps(e)).unwrap_or(false);
+                    if t_j != e_j {
+                        let mut list_t = vec![(**t).clone()];
+                        let mut list_e: Vec<ast::Stmt> = e.iter().map(|e| (**e).clone()).collect();
+                        if t_j {
+                            list_e.extend(rest.iter().cloned());
+                        } else {
+                            list_t.extend(rest.iter().cloned());
+                        }
+                        let ce = self.cond(c, out)?;
+                        let mut th = Vec::new();
+                        self.seq_stmts(&list_t, &mut th, false)?;
+                        let mut el = Vec::new();
+                        self.seq_stmts(&list_e, &mut el, false)?;
+                        out.push(Stmt::If(
+                            ce,
+                            Box::new(seq(th)),
+                            Box::new(seq(el)),
+                            loc(s.pos),
+                        ));
+                        return Ok(());
+                    }
+                }
+            }
             // `if (c) { …; return; } [else e] rest` outside loops: `if c then … else {e; rest}`
             // (and symmetrically when only the `else` branch definitely returns)
             if tail && !last && self.f.loop_depth == 0 {
@@ -2614,6 +2685,11 @@ impl Lw<'_> {
             }
             StmtKind::Block(v) => self.block(v, out, tail),
             StmtKind::If(c, a, b) => {
+                if self.f.loop_depth > 0 {
+                    if let Some(split) = split_or_jump(s) {
+                        return self.stmt(&split, out, tail);
+                    }
+                }
                 // `if (a && b) s` without else: nested ifs
                 if let (ExprKind::Binary(BinaryOp::LAnd, x, y), None) = (&c.kind, b) {
                     let inner_if = ast::Stmt {
@@ -2770,6 +2846,31 @@ impl Lw<'_> {
         }
         if let Some(st) = step {
             self.effect(st, &mut next)?;
+        }
+        // a loop whose condition is the constant `true`, left only by `break`/`return`
+        // (no `continue`, no step): driven by the jump flag itself
+        let always = matches!(guard, Expr::Opd(Operand::Const(Const::Bool(true))));
+        if always && (brk || ret) && !cont && step.is_none() {
+            let j = self.jmp();
+            out.push(Stmt::While(
+                Expr::Bin(BinOp::Lt, var(&j), int(2)),
+                Box::new(seq(b)),
+                loc(p),
+            ));
+            if brk {
+                let reset = Stmt::Assign(j.clone(), Expr::Opd(int(0)), loc(p));
+                if ret {
+                    out.push(Stmt::If(
+                        Expr::Bin(BinOp::Eq, var(&j), int(2)),
+                        Box::new(reset),
+                        Box::new(Stmt::Skip),
+                        loc(p),
+                    ));
+                } else {
+                    out.push(reset);
+                }
+            }
+            return Ok(());
         }
         if !brk && !ret && !do_while {
             out.extend(pre.clone());

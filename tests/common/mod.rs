@@ -75,3 +75,15 @@ pub fn bound(prog: &Program, metric: MetricName, bx: u32) -> Analysis {
     )
     .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))
 }
+
+/// `../shared/corpus/cuda-samples-subset` (NVIDIA's samples, read in place), or `None` (the
+/// test prints that it skips) when the shared directory is absent.
+pub fn samples_corpus(test: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared/corpus/cuda-samples-subset");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("{test}: skipped, ../shared/corpus/cuda-samples-subset is absent (corpus tests need ../shared beside the project)");
+        None
+    }
+}

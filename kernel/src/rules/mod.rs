@@ -53,6 +53,11 @@ pub struct Ctx<'a> {
     /// The warp-uniform thread dimensions of the launch ([`warp_uniform_dims`]).
     pub udims: [bool; 3],
     stack: RefCell<Vec<(String, usize)>>,
+    /// The filter of each node on the stack (spec/logic.md §4a): the condition of the
+    /// Q:WHILEEXIT1/2 loop whose body spine the node is on, `None` for ordinary nodes.
+    filters: RefCell<Vec<Option<Expr>>>,
+    /// Set by Q:IFEXIT4; Q:WHILEEXIT1/2 clear it before their body and read it after.
+    pub divergent_exit: Cell<bool>,
     count: Cell<usize>,
     /// Memoized `N*` values ([`Ctx::access`]).
     nstar: RefCell<BTreeMap<String, u64>>,
@@ -73,11 +78,31 @@ impl Ctx<'_> {
     /// then runs the rule. `env` is the enclosing statement's pre for expression nodes.
     /// Returns the node's cost (0 for statement nodes).
     pub fn check_node(&self, n: &Node, s: Subject<'_>, env: &Assn, idx: usize) -> Result<Rat, Rejection> {
+        self.check_node_in(n, s, env, idx, None)
+    }
+
+    /// [`Ctx::check_node`] for a child in filtered position for the loop condition
+    /// `filter` (`None`: an ordinary node; spec/logic.md §4a).
+    pub fn check_node_in(
+        &self,
+        n: &Node,
+        s: Subject<'_>,
+        env: &Assn,
+        idx: usize,
+        filter: Option<&Expr>,
+    ) -> Result<Rat, Rejection> {
         self.stack.borrow_mut().push((n.rule.clone(), idx));
+        self.filters.borrow_mut().push(filter.cloned());
         self.count.set(self.count.get() + 1);
         let r = self.check_node_inner(n, s, env);
+        self.filters.borrow_mut().pop();
         self.stack.borrow_mut().pop();
         r
+    }
+
+    /// The filter of the node being checked (`None`: ordinary position).
+    pub fn filter(&self) -> Option<Expr> {
+        self.filters.borrow().last().cloned().flatten()
     }
 
     fn check_node_inner(&self, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
@@ -919,6 +944,8 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         block: cert.block,
         udims: warp_uniform_dims(cert.block, cert.hardware[0]),
         stack: RefCell::new(Vec::new()),
+        filters: RefCell::new(Vec::new()),
+        divergent_exit: Cell::new(false),
         count: Cell::new(0),
         nstar: RefCell::new(BTreeMap::new()),
     };

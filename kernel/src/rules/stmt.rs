@@ -7,7 +7,7 @@ use crate::arith::{Cstr, Dep, Poly, Rat};
 use crate::metric::at;
 use crate::syntax::{Assn, Expr, Node, Space, Stmt};
 use crate::{Reason, Rejection};
-use num_traits::{Signed, Zero};
+use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
 
 fn wrong(cx: &Ctx, expected: &'static str, s: Subject<'_>) -> Rejection {
@@ -45,14 +45,15 @@ pub fn q_sync(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     Ok(Rat::zero())
 }
 
-/// Q:SEQ — `s1; s2`: `c1.pre = pre`, `c1.post = c2.pre`, `c2.post = post`.
+/// Q:SEQ — `s1; s2`: `c1.pre = pre`, `c1.post = c2.pre`, `c2.post = post`. In filtered
+/// position (spec/logic.md §4a) `c2` is filtered too.
 pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::Seq(s1, s2)) = s else {
         return Err(wrong(cx, "seq", s));
     };
     let c = cx.shape(n, 2, &[])?;
     cx.check_node(&c[0], Subject::Stmt(s1), pre, 0)?;
-    cx.check_node(&c[1], Subject::Stmt(s2), pre, 1)?;
+    cx.check_node_in(&c[1], Subject::Stmt(s2), pre, 1, cx.filter().as_ref())?;
     let ((p1, q1), (p2, q2)) = (cx.pp(&c[0])?, cx.pp(&c[1])?);
     cx.same(p1, pre, "pre of first premise", "pre")?;
     cx.same(q1, p2, "post of first premise", "pre of second")?;
@@ -170,15 +171,17 @@ fn cond_stmt<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a Expr, &'a Stmt, &'a St
 }
 
 /// Q:IF1 — uniform `if`: `P ⇒ e unif`; `T.pre = (P ∧ e, D, Q₀)`, `F.pre = (P ∧ ¬e, D, Q₀)`,
-/// `T.post = F.post = post`, `Q = Q₀ + M^if + C`.
+/// `T.post = F.post = post`, `Q = Q₀ + M^if + C`. In filtered position both branches are
+/// filtered.
 pub fn q_if1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (e, s1, s2) = cond_stmt(cx, s)?;
     let post = cx.post(n)?;
     let c = cx.shape(n, 3, &[])?;
     cx.uniform(&pre.d, e)?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
-    cx.check_node(&c[1], Subject::Stmt(s1), pre, 1)?;
-    cx.check_node(&c[2], Subject::Stmt(s2), pre, 2)?;
+    let filter = cx.filter();
+    cx.check_node_in(&c[1], Subject::Stmt(s1), pre, 1, filter.as_ref())?;
+    cx.check_node_in(&c[2], Subject::Stmt(s2), pre, 2, filter.as_ref())?;
     let ((tp, tq), (fp, fq)) = (cx.pp(&c[1])?, cx.pp(&c[2])?);
     cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, false), &tp.p, "P ∧ e", "then pre")?;
     cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, true), &fp.p, "P ∧ ¬e", "else pre")?;
@@ -198,7 +201,7 @@ fn if_decided(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, neg: bool) -> Resu
     let targets = cx.decided_cond(e, neg)?;
     cx.entail(n, "cond", &pre.p, &targets)?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
-    cx.check_node(&c[1], Subject::Stmt(if neg { s2 } else { s1 }), pre, 1)?;
+    cx.check_node_in(&c[1], Subject::Stmt(if neg { s2 } else { s1 }), pre, 1, cx.filter().as_ref())?;
     let (bp, bq) = cx.pp(&c[1])?;
     cx.same_p(&pre.p, &bp.p, "pre", "branch pre")?;
     cx.same_d(&pre.d, &bp.d, "pre", "branch pre")?;
@@ -302,10 +305,112 @@ pub fn q_unroll(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, R
     Ok(Rat::zero())
 }
 
+fn if_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
+    let (c, s1, s2) = cond_stmt(cx, s)?;
+    let filter = cx.filter().ok_or_else(|| cx.rej(Reason::NotFiltered))?;
+    let post = cx.post(n)?;
+    let ch = cx.shape(n, 3, &["entail exit", "entail join-then", "entail join-else"])?;
+    if uniform {
+        cx.uniform(&pre.d, c)?;
+    }
+    let exit = cx.cond(&filter, true);
+    if exit.is_empty() {
+        return Err(cx.rej(Reason::NoCondition(filter.to_string())));
+    }
+    let cost = cx.check_node(&ch[0], Subject::Expr(c), pre, 0)?;
+    cx.check_node(&ch[1], Subject::Stmt(s1), pre, 1)?;
+    cx.check_node_in(&ch[2], Subject::Stmt(s2), pre, 2, Some(&filter))?;
+    let ((tp, t1), (fp, f2)) = (cx.pp(&ch[1])?, cx.pp(&ch[2])?);
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, c, false), &tp.p, "P ∧ c", "then pre")?;
+    cx.same_d(&pre.d, &tp.d, "pre", "then pre")?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, c, true), &fp.p, "P ∧ ¬c", "else pre")?;
+    cx.same_d(&pre.d, &fp.d, "pre", "else pre")?;
+    cx.entail(n, "exit", &t1.p, &exit)?;
+    cx.entail(n, "join-then", &t1.p, &post.p)?;
+    cx.entail(n, "join-else", &f2.p, &post.p)?;
+    cx.same_d(&f2.d, &post.d, "else post", "post")?;
+    cx.same_q(&f2.q, &post.q, "else post", "post")?;
+    if uniform {
+        cx.same_q(&tp.q, &fp.q, "then pre", "else pre")?;
+        cx.same_q(&pre.q, &plus(&fp.q, &(&cx.m.if_ + cost)), "pre", "branch pre + M^if + C")?;
+    } else {
+        cx.divergent_exit.set(true);
+        let both = tp.q.add_scaled(&fp.q, &Rat::one());
+        cx.same_q(
+            &pre.q,
+            &plus(&both, &(&cx.m.if_ + cost + &cx.m.div)),
+            "pre",
+            "then pre + else pre + M^if + C + M^div",
+        )?;
+    }
+    Ok(Rat::zero())
+}
+
+/// Q:IFEXIT1 — `if c then s1 else s2` in filtered position for the loop condition `e`
+/// (spec/logic.md §4a), `s1` leaving the loop: `P ⇒ c unif`; `T` ordinary with
+/// `T.pre = (P ∧ c, D, Q₀)`, `(entail exit …)`: `T.post.P ⇒ ¬e` (`cond(¬e)` non-empty);
+/// `F` filtered with `F.pre = (P ∧ ¬c, D, Q₀)`; `(entail join-then …)`/`(entail join-else …)`:
+/// `T.post.P ⇒ P'`, `F.post.P ⇒ P'`; `D' = F.post.D`, `Q' = F.post.Q`; `Q = Q₀ + M^if + C`.
+pub fn q_ifexit1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    if_exit(cx, n, s, pre, true)
+}
+
+/// Q:IFEXIT4 — as Q:IFEXIT1 without uniformity, with separate potentials
+/// `T.pre.Q = Q_T`, `F.pre.Q = Q_F` and `Q = Q_T + Q_F + M^if + C + M^div`.
+pub fn q_ifexit4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    if_exit(cx, n, s, pre, false)
+}
+
+fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::While(e, body)) = s else {
+        return Err(wrong(cx, "a while loop", s));
+    };
+    let post = cx.post(n)?;
+    let c = cx.shape(n, 2, &[])?;
+    if uniform {
+        cx.uniform(&pre.d, e)?;
+    }
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    let saved = cx.divergent_exit.replace(false);
+    let r = cx.check_node_in(&c[1], Subject::Stmt(body), pre, 1, Some(e));
+    let divergent = cx.divergent_exit.replace(saved);
+    r?;
+    if uniform && divergent {
+        return Err(cx.rej(Reason::DivergentExit));
+    }
+    let (bpre, bpost) = cx.pp(&c[1])?;
+    let k = if uniform { &cx.m.if_ + cost } else { &cx.m.if_ + &cx.m.div + cost };
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, false), &bpre.p, "P ∧ e", "body pre")?;
+    cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
+    cx.same_p(&pre.p, &bpost.p, "pre", "body post")?;
+    cx.same_d(&pre.d, &bpost.d, "pre", "body post")?;
+    cx.same_q(&bpost.q, &plus(&bpre.q, &k), "body post", "body pre + loop-test cost")?;
+    let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + &k));
+    cx.same_q(&pre.q, &want, "pre", "body pre + post + 2·loop-test cost")?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, true), &post.p, "P ∧ ¬e", "post")?;
+    cx.same_d(&without(&pre.d, &body.writes()), &post.d, "pre D \\ W(s)", "post")?;
+    Ok(Rat::zero())
+}
+
+/// Q:WHILEEXIT1 — uniform loop left by jumps (spec/logic.md §4a): `P ⇒ e unif`;
+/// `B` filtered for `e` with `B.pre = (P ∧ e, D, I)`, `B.post = (P, D, I + k)`,
+/// `k = M^if + C`, and no Q:IFEXIT4 in `B`'s filtered spine; `pre = (P, D, I + Q' + 2k)`,
+/// `post = (P ∧ ¬e, D \ W(s), Q')`.
+pub fn q_whileexit1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    while_exit(cx, n, s, pre, true)
+}
+
+/// Q:WHILEEXIT2 — possibly divergent loop left by jumps: as Q:WHILEEXIT1 without the
+/// uniformity conditions, with `k = M^if + M^div + C`.
+pub fn q_whileexit2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    while_exit(cx, n, s, pre, false)
+}
+
 /// Q:WEAK — consequence: child about the same statement; `(frame C)`, `C ≥ 0`;
 /// `(entail pre …)`: `P ⇒ N.pre.P`; `(rewrite pre …)`: `Q ≥ N.pre.Q + C` under `P`;
 /// `D ⊒ N.pre.D`; `(entail post …)`: `N.post.P ⇒ P'`; `(rewrite post …)`:
-/// `N.post.Q + C ≥ Q'` under `N.post.P`; `N.post.D ⊒ D'`.
+/// `N.post.Q + C ≥ Q'` under `N.post.P`; `N.post.D ⊒ D'`. In filtered position the child is
+/// filtered.
 pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let post = cx.post(n)?;
     let c = cx.shape(n, 1, &["frame", "entail pre", "rewrite pre", "entail post", "rewrite post"])?;
@@ -313,7 +418,7 @@ pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     if frame.is_negative() {
         return Err(cx.rej(Reason::Negative { what: "frame", value: frame.to_string() }));
     }
-    cx.check_node(&c[0], s, pre, 0)?;
+    cx.check_node_in(&c[0], s, pre, 0, cx.filter().as_ref())?;
     let (np, nq) = cx.pp(&c[0])?;
     cx.entail(n, "pre", &pre.p, &np.p)?;
     cx.dominates(n, "pre", &pre.p, &pre.q, &plus(&np.q, &frame))?;

@@ -703,3 +703,52 @@ fn gpuverify_corpus_against_semantics() {
     }
     eprintln!("checked {checked} (kernel, metric, parameter) cases");
 }
+
+/// The two analyses against each other on every Table 1 row (spec/relational.md §9): the
+/// RaCUDA-logic certificate of the row is accepted by the independent kernel, and where the
+/// relational formula is `exact` it never exceeds that certified upper bound (an exact cost
+/// above a certified bound would mean one of the two analyses is unsound). Sample points:
+/// every scalar parameter at the same value, `blockIdx.x = 0`, `gridDim.x = 1`.
+#[test]
+fn exact_formulas_never_exceed_the_certified_bounds() {
+    let hw = Hardware::default();
+    for row in rows() {
+        let Some(path) = corpus(row.file) else { return };
+        let prog = load(&path, row.block, &hw);
+        let launch = Launch {
+            block: row.block,
+            grid: None,
+        };
+        let r = relational::analyze(&prog, row.metric, &hw, &launch).unwrap();
+        let a = warpcert::analysis::analyze(
+            &prog,
+            &warpcert::core::Metric::standard(row.metric),
+            &hw,
+            &launch,
+            &warpcert::analysis::AnalysisOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{} {}: {e}", row.file, row.metric));
+        let v = warpcert_kernel::check(&a.certificate)
+            .unwrap_or_else(|e| panic!("{} {}: rejected: {e}", row.file, row.metric));
+        assert_eq!(v.bound, a.bound.to_bound_string());
+        if r.relation != Relation::Exact {
+            continue;
+        }
+        for x in [0i64, 1, 5, 31, 32, 33, 64, 100, 1000, 4096] {
+            let mut ps: BTreeMap<String, i64> =
+                prog.params.iter().map(|p| (p.name.clone(), x)).collect();
+            ps.insert("blockIdx.x".into(), 0);
+            ps.insert("gridDim.x".into(), 1);
+            let f = r.eval(&ps).unwrap();
+            let b = a.bound.eval(&ps);
+            assert!(
+                f <= b,
+                "{} {} at {x}: exact {} = {f} > certified {} = {b}",
+                row.file,
+                row.metric,
+                r.bound_string(),
+                a.bound.to_bound_string()
+            );
+        }
+    }
+}

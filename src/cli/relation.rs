@@ -247,8 +247,13 @@ fn certified_companion(
             }
         }
         match above {
+            // An exact formula above a certified upper bound would be a contradiction (one
+            // of the two analyses unsound); an upper formula above it is only looser.
+            Some(w) if r.relation == Relation::Exact => format!(
+                "CONTRADICTION: the exact formula exceeds the certified bound at some of {n} sampled points ({w})"
+            ),
             Some(w) => format!(
-                "the formula exceeds the certified bound at some of {n} sampled points ({w})"
+                "the certified bound is tighter than the formula at some of {n} sampled points ({w})"
             ),
             None if equal == n => format!("formula = certified bound at all {n} sampled points"),
             None => format!(

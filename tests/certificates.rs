@@ -208,3 +208,58 @@ fn mutated_statement_is_rejected() {
         "loop step",
     );
 }
+
+/// A hand-written certificate (tests/data/coq/if4_then_only.sectors.cert) for a kernel
+/// whose then branch is taken by every thread and whose else branch is a loop: its Q:IF4
+/// takes the else branch's post potential 32 from a rewrite justified by the loop's exit
+/// condition `w ≥ 32`, which holds vacuously when no thread runs the loop. It claims
+/// `max(0, w)`, but the lock-step semantics charges 32 sectors at `w = 0` (the write of 32
+/// threads 128 bytes apart): the kernel must reject it, at the pointwise premise Q1 ≥ Q2 of
+/// Q:IF4 (spec/logic.md §4).
+#[test]
+fn unsound_if4_certificate_is_rejected() {
+    let dir = root().join("tests/data/coq");
+    let text = std::fs::read_to_string(dir.join("if4_then_only.sectors.cert")).unwrap();
+    let r = warpcert_kernel::check(&text).expect_err("the kernel accepted an unsound bound");
+    assert_eq!(r.rule, "Q:IF4", "{r}");
+    assert!(
+        matches!(
+            r.reason,
+            warpcert_kernel::Reason::NotPointwiseBelow {
+                left: "else pre",
+                ..
+            }
+        ),
+        "{r}"
+    );
+    // The semantics: 32 sectors at w = 0, above the claimed max(0, 0) = 0.
+    let parsed = warpcert::frontend::parse_file(&dir.join("if4_then_only.cu")).unwrap();
+    let launch = warpcert::core::Launch {
+        block: [32, 1, 1],
+        grid: Some([1, 1, 1]),
+    };
+    let hw = warpcert::core::Hardware::default();
+    let (prog, _) = warpcert::frontend::lower(
+        &parsed,
+        None,
+        &launch,
+        &hw,
+        &std::collections::BTreeMap::new(),
+    )
+    .unwrap();
+    let mut ps = warpcert::semantics::Params::new();
+    ps.insert("w".into(), warpcert::semantics::Value::Int(0));
+    let run = warpcert::semantics::run_kernel(
+        &prog,
+        &[warpcert::core::Metric::standard(MetricName::Sectors)],
+        &hw,
+        &launch,
+        &ps,
+        &warpcert::semantics::Inputs::zero(),
+    )
+    .unwrap();
+    assert_eq!(
+        run.metrics[0].max_per_warp,
+        num_rational::BigRational::from_integer(32.into())
+    );
+}

@@ -227,6 +227,16 @@ pub enum Reason {
         /// The negative term.
         term: String,
     },
+    /// A potential the rule requires to be pointwise at most another (coefficientwise, no
+    /// rewrites: Q:IF4's `Q ≥ Q1 ≥ Q2`) is not.
+    NotPointwiseBelow {
+        /// The larger side.
+        left: &'static str,
+        /// The smaller side.
+        right: &'static str,
+        /// A negative term of `left − right`.
+        term: String,
+    },
     /// A negative `frame` or shift amount.
     Negative {
         /// `frame` or `shift`.
@@ -307,6 +317,9 @@ impl fmt::Display for Reason {
             Farkas { list, item, target, problem } => write!(f, "{list} witness {item} for `{target}`: {problem}"),
             NotDominated { list, term } => {
                 write!(f, "rewrite {list}: difference has negative term `{term}`")
+            }
+            NotPointwiseBelow { left, right, term } => {
+                write!(f, "{right} is not pointwise at most {left}: their difference has the negative term `{term}`")
             }
             Negative { what, value } => write!(f, "{what} {value} is negative"),
             NotUniform(o) => write!(f, "operand `{o}` is not warp-uniform"),

@@ -577,6 +577,15 @@ impl Ctx<'_> {
         }))
     }
 
+    /// `a ≥ b` pointwise, by coefficients alone: `a − b` (normalized) has no negative
+    /// coefficient. No rewrites, so it holds on every state, whatever `P` says.
+    pub fn ge_pointwise(&self, a: &Poly, b: &Poly, left: &'static str, right: &'static str) -> Result<(), Rejection> {
+        match a.add_scaled(b, &-Rat::one()).negative_term() {
+            Some(term) => Err(self.rej(Reason::NotPointwiseBelow { left, right, term })),
+            None => Ok(()),
+        }
+    }
+
     /// `D1 ⊒ D2`: every entry of `d2` is implied by `d1`'s entry for the same local.
     pub fn covers(&self, d1: &BTreeMap<String, Dep>, d2: &BTreeMap<String, Dep>) -> Result<(), Rejection> {
         for (x, want) in d2 {

@@ -246,6 +246,12 @@ pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     cx.same_q(&f2.q, &post.q, "else post", "post")?;
     let extra = &cx.m.if_ + cost + &cx.m.div;
     cx.same_q(&pre.q, &plus(&tp.q, &extra), "pre", "then pre + M^if + C + M^div")?;
+    // A branch no thread takes runs on the empty set, where every P holds vacuously: its
+    // post potential, possibly obtained by a rewrite that P justifies (a loop's exit
+    // condition), is not available. Pointwise Q ≥ Q1 ≥ Q2 makes either branch skippable
+    // (spec/logic.md §4, Q:IF4; the counterexample is tests/data/coq/if4_then_only).
+    cx.ge_pointwise(&tp.q, &t1.q, "then pre", "then post")?;
+    cx.ge_pointwise(&fp.q, &f2.q, "else pre", "else post")?;
     Ok(Rat::zero())
 }
 

@@ -1623,4 +1623,816 @@ Proof.
   unfold andc. split; intros H c Hc; apply in_app_iff in Hc as [Hc|Hc]; auto;
     apply in_app_iff in Hc as [Hc|Hc]; [apply C1 | apply L1 | apply C2 | apply L2]; auto.
 Qed.
+(** ** Soundness of each rule (RaCUDA Theorem 1, case by case) *)
+Ltac start_valid :=
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun.
+
+Lemma sound_Q_SKIP : forall A, valid A SSkip A.
+Proof.
+  intros A. start_valid. inversion Hrun; subst. split; [split; auto|]. intros; lra.
+Qed.
+
+Lemma sound_Q_SYNC : forall P D Qn Q', pot_ge Qn (padd Q' (m_sync M)) = true ->
+  valid (mkAssn P D Qn) SSync (mkAssn P D Q').
+Proof.
+  intros P D Qn Q' Hq. start_valid. inversion Hrun; subst. split; [split; auto|].
+  intros t Ht. pose proof (pot_ge_sound (rho ps s' t) _ _ Hq). rewrite padd_val in H.
+  simpl. fold M. lra.
+Qed.
+
+Lemma sound_Q_SEQ : forall A A1 A' s1 s2, valid A s1 A1 -> valid A1 s2 A' ->
+  valid A (SSeq s1 s2) A'.
+Proof.
+  intros A A1 A' s1 s2 V1 V2. start_valid. inversion Hrun; subst.
+  match goal with R1 : seval _ _ _ s s1 T ?st1 ?c1, R2 : seval _ _ _ ?st1 s2 T s' ?c2 |- _ =>
+    destruct (V1 F ps s T st1 c1 w Hp Hn Hne Hi Hw (conj HP HD) R1) as [HA1 HQ1];
+    destruct (V2 F ps st1 T s' c2 w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ R1 Hw) HA1 R2) as [HA2 HQ2]
+  end.
+  split; auto. intros t Ht. specialize (HQ1 t Ht). specialize (HQ2 t Ht). lra.
+Qed.
+
+Lemma map_opt_in : forall A B (f : A -> option B) l l' a, map_opt f l = Some l' -> In a l ->
+  exists b, f a = Some b /\ In b l'.
+Proof.
+  intros A B f l; induction l as [|x l IH]; intros l' a H Ha; simpl in *; [contradiction|].
+  destruct (f x) eqn:E1; [|discriminate]. destruct (map_opt f l) eqn:E2; [|discriminate].
+  inversion H; subst. destruct Ha as [<-|Ha].
+  - exists b; split; simpl; auto.
+  - destruct (IH l0 a eq_refl Ha) as [b' [Hb1 Hb2]]. exists b'; split; simpl; auto.
+Qed.
+
+Lemma holds_ext : forall r1 r2 c, (forall v, r1 v = r2 v) -> holds r1 c -> holds r2 c.
+Proof. intros r1 r2 [L|L|L m rs] H; simpl; rewrite (leval_ext r1 r2); auto. Qed.
+
+(** The post-condition of an assignment (Q:VWRITE1/2): [P ⇒ P'[x ← e]]. *)
+Lemma vwrite_post : forall F ps s x e T R Ce P P' ws t, pok ps -> wt s ->
+  eeval G F ps s e T R Ce -> In t T -> sat (rho ps s t) P ->
+  entails_subst G P x e P' ws = true ->
+  sat (rho ps (set_local s x T R) t) P'.
+Proof.
+  intros F ps s x e T R Ce P P' ws t Hp Hw He Ht HP H. unfold entails_subst in H.
+  destruct (map_opt (csubst G P x e) P') as [Ps|] eqn:Em; [|discriminate].
+  pose proof (entails_sound _ _ _ _ HP H) as HPs.
+  intros c Hc. destruct (map_opt_in _ _ _ _ _ _ Em Hc) as [c' [Hc' Hin]].
+  specialize (HPs c' Hin). apply (holds_ext (upd (rho ps s t) (VL x) (int_of (R t))));
+    [intros; rewrite rho_set_local; auto|].
+  unfold csubst in Hc'. destruct (mentions (VL x) (cform c)) eqn:Em2.
+  - destruct (lin_fix G P e) as [E|] eqn:EL; [|discriminate].
+    rewrite (lin_fix_correct F ps s e T R Ce P E Hp Hw He EL t Ht HP). simpl int_of.
+    injection Hc' as <-. destruct c as [L|L|L m rs]; simpl in *; rewrite <- lsubst_eval; auto.
+  - injection Hc' as <-. destruct c as [L|L|L m rs]; simpl in *; rewrite leval_upd_notin; auto.
+Qed.
+
+Lemma sound_Q_VWRITE2 : forall P D Qn P' D' Q' x e n Cj ws,
+  qexpr G P D e n Cj -> vw_dent G P D x e D' = true -> entails_subst G P x e P' ws = true ->
+  pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + Cj)) = true ->
+  valid (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x e n Cj ws Hq Hx Hs Hm Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
+  - intros t Ht; eapply vwrite_post; eauto.
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H1 Hq).
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
+      (intros; apply rho_set_local; auto).
+    rewrite pval_upd_notin by auto. fold M. lra.
+Qed.
+
+Lemma sound_Q_VWRITE1 : forall P D Qn P' D' Q' x e n Cj ws,
+  qexpr G P D e n Cj -> vw_dent G P D x e D' = true -> entails_subst G P x e P' ws = true ->
+  lin_fix G P e <> None \/ pmentions (VL x) Q' = false ->
+  pot_ge Qn (padd (psubst_e G P x e Q') (m_vwrite M + Cj)) = true ->
+  valid (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x e n Cj ws Hq Hx Hs Hm Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
+  - intros t Ht; eapply vwrite_post; eauto.
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H1 Hq).
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
+      (intros; apply rho_set_local; auto).
+    unfold psubst_e in H0. destruct (lin_fix G P e) as [E|] eqn:EL.
+    + rewrite psubst_val in H0.
+      rewrite (lin_fix_correct F ps s e T R _ P E Hp Hw H1 EL t Ht (HP t Ht)). simpl int_of.
+      fold M; lra.
+    + destruct Hm as [Hm|Hm]; [congruence|]. rewrite pval_upd_notin by auto. fold M; lra.
+Qed.
+
+Lemma sound_Q_GWRITE : forall P D Qn Q' A i e es n ne C1 C2,
+  c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  dacc G false P D i es n = true -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
+Proof.
+  intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
+  inversion Hrun; subst; rewrite Ha in *; [|discriminate].
+  match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
+  split; [split; auto|]. intros t Ht. simpl.
+  match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+  match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
+  pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
+  match goal with |- context[m_gwrite _ (memreads G ?es ?T ?R)] =>
+    assert (m_gwrite M (memreads G es T R) <= m_gwrite M n)
+      by (apply (m_mono M); eapply dacc_mem_sound; eauto) end.
+  change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
+Qed.
+
+Lemma sound_Q_SWRITE : forall P D Qn Q' A i e es n ne C1 C2,
+  c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  dacc G true P D i es n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
+Proof.
+  intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
+  inversion Hrun; subst; rewrite Ha in *; [discriminate|].
+  match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
+  split; [split; auto|]. intros t Ht. simpl.
+  match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+  match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
+  pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
+  match goal with |- context[m_swrite _ (conflicts_of G ?es ?T ?R)] =>
+    assert (m_swrite M (conflicts_of G es T R) <= m_swrite M n)
+      by (apply (m_mono M); eapply dacc_conf_sound; eauto) end.
+  change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
+Qed.
+
+(** ** Q:IF4 *)
+Lemma sat_app : forall r P1 P2, sat r P1 -> sat r P2 -> sat r (P1 ++ P2).
+Proof. intros r P1 P2 H1 H2 c Hc; apply in_app_iff in Hc as [Hc|Hc]; auto. Qed.
+Lemma sat_app_l : forall r P1 P2, sat r (P1 ++ P2) -> sat r P1.
+Proof. intros r P1 P2 H c Hc; apply H, in_app_iff; auto. Qed.
+
+Lemma rho_frame : forall ps s s' t, (forall x, sl s' x t = sl s x t) ->
+  forall v, rho ps s' t v = rho ps s t v.
+Proof. intros ps s s' t H [x|p|d]; simpl; auto; rewrite H; auto. Qed.
+
+Lemma subset_mem : forall Y X x, subset Y X = true -> memn x Y = true -> memn x X = true.
+Proof.
+  intros Y X x H Hx; unfold subset in H; rewrite forallb_forall in H; apply H, memn_In; auto.
+Qed.
+Lemma disjoint_notin : forall Y W x, disjoint Y W = true -> memn x Y = true -> ~ In x W.
+Proof.
+  intros Y W x H Hx Hin; unfold disjoint in H; rewrite forallb_forall in H.
+  apply memn_In in Hx. specialize (H x Hx). apply memn_In in Hin. rewrite Hin in H; discriminate.
+Qed.
+
+
+Lemma incl_filter : forall f (T : list nat), incl (filter f T) T.
+Proof. intros f T t Ht; apply filter_In in Ht; tauto. Qed.
+Lemma lin_eqb_eval : forall r L1 L2, lin_eqb (lnorm L1) (lnorm L2) = true -> leval r L1 = leval r L2.
+Proof.
+  intros r L1 L2 H. unfold lin_eqb in H. destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|];
+    [|discriminate]. rewrite <- (lnorm_eval r L1), E, lnorm_eval. auto.
+Qed.
+
+Lemma cstrs_equiv_cons : forall r c1 c2 P1 P2, cstrs_equiv (c1 :: P1) (c2 :: P2) = true ->
+  (holds r c1 <-> holds r c2) /\ cstrs_equiv P1 P2 = true.
+Proof.
+  intros r [L1|L1|L1 m1 rs1] [L2|L2|L2 m2 rs2] P1 P2 H; cbn [cstrs_equiv] in H; try discriminate;
+    repeat rewrite andb_true_iff in H.
+  - destruct H as [H1 H2]. simpl. rewrite (lin_eqb_eval r _ _ H1). tauto.
+  - destruct H as [H1 H2]. simpl. rewrite (lin_eqb_eval r _ _ H1). tauto.
+  - destruct H as [[[H1 H2] H3] H4]. apply Z.eqb_eq in H2. unfold zlist_eqb in H3.
+    destruct (list_eq_dec Z.eq_dec rs1 rs2); [|discriminate]. subst. simpl.
+    rewrite (lin_eqb_eval r _ _ H1). tauto.
+Qed.
+
+Lemma cstrs_equiv_sat : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P2 -> sat r P1.
+Proof.
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; try contradiction;
+    try (destruct c1; discriminate).
+  destruct (cstrs_equiv_cons r c1 c2 P1 P2 H) as [E H']. destruct Hc as [<-|Hc].
+  - apply E, HP; left; auto.
+  - apply (IH P2 H'); auto. intros c' Hc'; apply HP; right; auto.
+Qed.
+
+Lemma cstrs_equiv_sat' : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P1 -> sat r P2.
+Proof.
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; try contradiction;
+    try discriminate; try (destruct c1; discriminate).
+  destruct (cstrs_equiv_cons r c1 c2 P1 P2 H) as [E H']. destruct Hc as [<-|Hc].
+  - apply E, HP; left; auto.
+  - apply (IH P2 H'); auto. intros c' Hc'; apply HP; right; auto.
+Qed.
+
+Lemma dvars_notin : forall D W d, disjoint (dvars D) W = true -> In d D -> ~ In (dvar d) W.
+Proof.
+  intros D W d H Hd Hin. unfold disjoint in H. rewrite forallb_forall in H.
+  specialize (H (dvar d) (in_map _ _ _ Hd)). apply memn_In in Hin. rewrite Hin in H; discriminate.
+Qed.
+
+(** A map implied by [D] whose locals a run leaves unchanged holds after it, on all threads. *)
+Lemma dsat_frame : forall s st T D D' W, dsat s T D -> dcovers D D' = true ->
+  disjoint (dvars D') W = true -> (forall x t, ~ In x W -> sl st x t = sl s x t) -> dsat st T D'.
+Proof.
+  intros s st T D D' W HD Hc Hdj Hst d Hd. apply (esat_frame s).
+  - intros t _. apply Hst. eapply dvars_notin; eauto.
+  - eapply dcovers_sound; eauto.
+Qed.
+
+Lemma entails_lin : forall r P1 P2 ws, entails P1 (filter is_lin P2) ws = true -> sat r P1 ->
+  forall c, In c P2 -> is_lin c = true -> holds r c.
+Proof.
+  intros r P1 P2 ws H HP c Hc Hl. apply (entails_sound _ _ _ _ HP H). apply filter_In; auto.
+Qed.
+
+(** ** Q:IF4 *)
+Lemma sound_Q_IF4 : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje,
+  qexpr G P D e n C -> cstrs_equiv PT (andc G P D e false) = true ->
+  valid (mkAssn PT D Q) s1 (mkAssn P1 D1 Q1) ->
+  valid (mkAssn PF DF Q1) s2 (mkAssn P2 D2 Q2) ->
+  entails (andc G P D e true) PF wec = true -> entails P1 (filter is_lin PF) wet = true ->
+  entails P1 P' wjt = true -> entails P2 P' wje = true ->
+  dcovers D DF = true -> disjoint (dvars DF) (writes s1) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes s1 ++ writes s2) = true ->
+  puni G D Q = true -> puni G DF Q1 = true -> puni G D' Q2 = true ->
+  pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
+  pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2).
+Proof.
+  intros P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
+    Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 Hpre.
+  start_valid. simpl in HP, HD.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  assert (HDF : forall st, (forall x t, ~ In x (writes s1) -> sl st x t = sl s x t) -> dsat st T DF)
+    by (intros; eapply dsat_frame; eauto).
+  assert (HD' : forall st, (forall x t, ~ In x (writes s1 ++ writes s2) -> sl st x t = sl s x t) ->
+            dsat st T D') by (intros; eapply dsat_frame; eauto).
+  inversion Hrun; subst.
+  - (* SC_IFT: only the then branch runs *)
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
+    split; [split|].
+    + intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hjt).
+    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs1). rewrite in_app_iff in Hx; tauto.
+    + intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      pose proof (pot_ge_sound (rho ps s' t) _ _ HQ1Q2). fold M. lra.
+  - (* SC_IFF: only the else branch runs *)
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) s T).
+    { split; simpl.
+      - intros t Ht. refine (entails_sound _ _ _ _ _ Hec).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - apply HDF; auto. }
+    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs2) as [[HP2 HD2] HQ2].
+    split; [split|].
+    + intros t Ht; apply (entails_sound _ _ _ _ (HP2 t Ht) Hje).
+    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs2). rewrite in_app_iff in Hx; tauto.
+    + intros t Ht. simpl. specialize (HQ2 t Ht). simpl in HQ2.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      pose proof (pot_ge_sound (rho ps s t) _ _ HQQ1). fold M. lra.
+  - (* SC_IFD: the then branch on 𝒯_T, then the else branch on 𝒯_F *)
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros t H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R t) as [| [] |]; discriminate. }
+    assert (HTFT : forall t, In t TT -> ~ In t TF) by (intros t H1 H2; eapply HTTF; eauto).
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s TT).
+    { split; simpl.
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
+    assert (Hst1 : forall x t, In t TF -> sl st1 x t = sl s x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (HF1 : forall x t, ~ In x (writes s1) -> sl st1 x t = sl s x t) by
+      (intros; eapply frame_writes; eauto).
+    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) st1 TF).
+    { split; simpl.
+      - intros t Ht. apply (sat_ext (rho ps s t)); [intros; symmetry; apply rho_frame; auto|].
+        apply HTF in Ht as [Ht Hr]. refine (entails_sound _ _ _ _ _ Hec).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact (HDF st1 HF1)]. }
+    destruct (V2 F ps st1 TF s' C3 w Hp HnF HneF HiF (run_wt _ _ _ _ _ _ _ Hs1 Hw) Hpre2 Hs2)
+      as [[HP2 HD2] HQ2].
+    assert (Hs'1 : forall x t, In t TT -> sl s' x t = sl st1 x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (HF' : forall x t, ~ In x (writes s1 ++ writes s2) -> sl s' x t = sl s x t).
+    { intros x t Hx. rewrite in_app_iff in Hx.
+      rewrite (frame_writes _ _ _ _ _ _ _ Hs2 x) by tauto. apply HF1. tauto. }
+    split; [split|].
+    + intros t Ht. simpl. specialize (Hbool t Ht).
+      destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * assert (HtT : In t TT) by (apply HTT; rewrite Er; auto).
+        apply (sat_ext (rho ps st1 t)); [intros; symmetry; apply rho_frame; auto|].
+        apply (entails_sound _ _ _ _ (HP1 t HtT) Hjt).
+      * assert (HtF : In t TF) by (apply HTF; rewrite Er; auto).
+        apply (entails_sound _ _ _ _ (HP2 t HtF) Hje).
+    + apply HD'; auto.
+    + intros t Ht. simpl.
+      destruct (nonempty_elem _ HneT) as [tT HtT]. destruct (nonempty_elem _ HneF) as [tF HtF].
+      assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+      assert (HtF' : In tF T) by (apply HTF in HtF; tauto).
+      specialize (HQ1 tT HtT). specialize (HQ2 tF HtF). simpl in HQ1, HQ2.
+      rewrite (puni_sound ps s T D Q HD HuQ tT t) in HQ1 by auto.
+      rewrite (puni_sound ps st1 T DF Q1 (HDF st1 HF1) HuQ1 tT tF) in HQ1 by auto.
+      rewrite (puni_sound ps s' T D' Q2 (HD' s' HF') HuQ2 tF t) in HQ2 by auto.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      fold M. lra.
+Qed.
+(** ** Q:WHILE1 *)
+Lemma while1_loop : forall P D Q' e n C b B PB QB QB',
+  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  valid (mkAssn B D QB) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
+  forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
+  forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  sat_assn ps (mkAssn P D Q') s T ->
+  sat_assn ps (mkAssn (andc G P D e true) D Q') s' T /\
+  forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) Q' + (m_if M + C).
+Proof.
+  intros P D Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB' F ps s sw T s' Cr Hrun.
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HD];
+    simpl in HP, HD.
+  all: assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
+  - (* SC_WHILEALL *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    assert (Hpre : sat_assn ps (mkAssn B D QB) s T).
+    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)); auto. }
+    destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as [[HP1 HX1] HQ1].
+    assert (Hs1 : sat_assn ps (mkAssn P D Q') st1 T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
+    destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
+    split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
+    pose proof (pot_ge_sound (rho ps st1 t) _ _ HQB') as H1. rewrite padd_val in H1.
+    pose proof (pot_ge_sound (rho ps s t) _ _ HQB) as H2. fold M in H1, H2, HQ1, HQ2 |- *. lra.
+  - (* SC_WHILESOME: impossible, the condition is uniform *)
+    exfalso. destruct (nonempty_elem _ H1) as [t1 Ht1]. destruct (nonempty_elem _ H2) as [t2 Ht2].
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (unif_correct F ps s e T R C1 (dunif G D) w Hu H Hi HX t1 t2 Ht1 Ht2) in E1.
+    destruct (R t2) as [| [] |]; discriminate.
+  - (* SC_WHILENONE *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    split; [split; simpl; auto|].
+    + intros t Ht. apply (andc_correct F ps s e T R C0 D P t Hp Hw HD H Ht (HP t Ht)); auto.
+    + intros t Ht. fold M. lra.
+Qed.
+
+Lemma sound_Q_WHILE1 : forall P D Qn Q' e n C b B PB QB QB' P',
+  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  valid (mkAssn B D QB) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
+  pot_ge Qn (padd Q' (m_if M + C)) = true ->
+  cstrs_equiv P' (andc G P D e true) = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D Q').
+Proof.
+  intros P D Qn Q' e n C b B PB QB QB' P' Hq Hu V HB HPB HQB HQB' Hpre HP'. start_valid.
+  destruct (while1_loop P D Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB'
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [[HP1 HX1] HQ1].
+  split; [split; auto|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - intros t Ht. specialize (HQ1 t Ht). simpl.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. lra.
+Qed.
+
+(** ** Q:IF1, Q:IF2, Q:IF3 *)
+Lemma sound_Q_IF1 : forall P D Qn Q e n C s1 s2 PT PF A',
+  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  cstrs_equiv PT (andc G P D e false) = true -> cstrs_equiv PF (andc G P D e true) = true ->
+  valid (mkAssn PT D Q) s1 A' -> valid (mkAssn PF D Q) s2 A' ->
+  pot_ge Qn (padd Q (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof.
+  intros P D Qn Q e n C s1 s2 PT PF A' Hq Hu HPT HPF V1 V2 Hpre. start_valid. simpl in HP, HD.
+  assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+  - match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs) as [HA HQ1].
+    split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
+  - match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre2 : sat_assn ps (mkAssn PF D Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs) as [HA HQ1].
+    split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
+  - (* SC_IFD: impossible, the condition is uniform *)
+    exfalso.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t1 Ht1] end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t2 Ht2] end.
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (unif_correct F ps s e T R C1 (dunif G D) w Hu Hee Hi HX t1 t2 Ht1 Ht2) in E1.
+    destruct (R t2) as [| [] |]; discriminate.
+Qed.
+
+Lemma if_decided : forall P D Qn Q e n C s1 s2 sb ws A' (neg : bool),
+  qexpr G P D e n C ->
+  nonempty ((if neg then snd else fst) (cond G e)) = true ->
+  entails P ((if neg then snd else fst) (cond G e)) ws = true ->
+  sb = (if neg then s2 else s1) ->
+  valid (mkAssn P D Q) sb A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof.
+  intros P D Qn Q e n C s1 s2 sb ws A' neg Hq Hne1 Hent Hsb V Hpre. start_valid. simpl in HP, HD.
+  (* every active thread decides [e] the same way *)
+  assert (Hdec : forall R C1, eeval G F ps s e T R C1 ->
+            forall t, In t T -> R t = VBool (negb neg)).
+  { intros R C1 He t Ht. pose proof (entails_sound _ _ _ _ (HP t Ht) Hent) as Hs.
+    destruct (cond_decides F ps s e T R C1 t Hp Hw He Ht) as [D1 D2].
+    destruct neg; simpl in *; auto. }
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce;
+    pose proof (Hdec _ _ Hee) as HR.
+  - destruct neg.
+    + exfalso. destruct (nonempty_elem _ Hne) as [t Ht].
+      match goal with H : forall t, In t T -> is_true_v _ = true |- _ => specialize (H t Ht) end.
+      rewrite HR in *; auto; discriminate.
+    + match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs) as [HA HQ1].
+      split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
+  - destruct neg.
+    + match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs) as [HA HQ1].
+      split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
+    + exfalso. destruct (nonempty_elem _ Hne) as [t Ht].
+      match goal with H : forall t, In t T -> is_false_v _ = true |- _ => specialize (H t Ht) end.
+      rewrite HR in *; auto; discriminate.
+  - exfalso.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t1 Ht1] end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t2 Ht2] end.
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (HR t1 Ht1) in E1. rewrite (HR t2 Ht2) in E2. destruct neg; discriminate.
+Qed.
+
+Lemma sound_Q_IF2 : forall P D Qn Q e n C s1 s2 ws A',
+  qexpr G P D e n C -> nonempty (fst (cond G e)) = true -> entails P (fst (cond G e)) ws = true ->
+  valid (mkAssn P D Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof. intros. eapply (if_decided P D Qn Q e n C s1 s2 s1 ws A' false); eauto. Qed.
+
+Lemma sound_Q_IF3 : forall P D Qn Q e n C s1 s2 ws A',
+  qexpr G P D e n C -> nonempty (snd (cond G e)) = true -> entails P (snd (cond G e)) ws = true ->
+  valid (mkAssn P D Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof. intros. eapply (if_decided P D Qn Q e n C s1 s2 s2 ws A' true); eauto. Qed.
+
+(** ** Q:UNROLL: a loop and its first iteration have the same runs and costs *)
+Lemma sound_Q_UNROLL : forall A A' e b,
+  valid A (SIf e (SSeq b (SWhile e b)) SSkip) A' -> valid A (SWhile e b) A'.
+Proof.
+  intros A A' e b V. start_valid.
+  inversion Hrun; subst.
+  - (* SC_WHILEALL = SC_IFT + SC_SEQ *)
+    assert (Hr : seval G F ps s (SIf e (SSeq b (SWhile e b)) SSkip) T s' (C1 + m_if M + (C2 + C3)))
+      by (eapply SC_IFT; eauto; eapply SC_SEQ; eauto).
+    destruct (V F ps s T s' _ w Hp Hn Hne Hi Hw (conj HP HD) Hr) as [HA HQ].
+    split; auto. intros t Ht. specialize (HQ t Ht). fold M in HQ |- *. lra.
+  - (* SC_WHILESOME = SC_IFD with the else part [skip] on the exited threads *)
+    assert (Hr : seval G F ps s (SIf e (SSeq b (SWhile e b)) SSkip) T s'
+                   (C1 + m_if M + (C2 + C3) + 0 + m_div M)).
+    { eapply SC_IFD; eauto; [eapply SC_SEQ; eauto | apply SC_SKIP]. }
+    destruct (V F ps s T s' _ w Hp Hn Hne Hi Hw (conj HP HD) Hr) as [HA HQ].
+    split; auto. intros t Ht. specialize (HQ t Ht). fold M in HQ |- *. lra.
+  - (* SC_WHILENONE = SC_IFF + SC_SKIP *)
+    assert (Hr : seval G F ps s' (SIf e (SSeq b (SWhile e b)) SSkip) T s' (C + m_if M + 0))
+      by (eapply SC_IFF; eauto; apply SC_SKIP).
+    destruct (V F ps s' T s' _ w Hp Hn Hne Hi Hw (conj HP HD) Hr) as [HA HQ].
+    split; auto. intros t Ht. specialize (HQ t Ht). fold M in HQ |- *. lra.
+Qed.
+
+
+Ltac foldM := repeat match goal with H : context[c_metric G] |- _ => fold M in H end; fold M.
+
+(** ** Q:WHILE2: a possibly divergent loop.  The invariant [I] (the body's pre potential)
+    is uniform on the active threads, so when some threads leave the loop (SC_WHILESOME)
+    the cost charged to the threads that stay bounds the cost for the exited threads too;
+    the post potential [Q'] (≤ [I], over locals the body does not write) has the same value
+    on every thread after the loop. *)
+Lemma while2_loop : forall P D Q' e n C b B PB I QB' D',
+  qexpr G P D e n C ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
+  forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  sat_assn ps (mkAssn P D I) s T ->
+  (forall t, In t T -> sat (rho ps s' t) (andc G P D e true)) /\
+  forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) I + (m_if M + m_div M + C).
+Proof.
+  intros P D Q' e n C b B PB I QB' D' Hq V HB HPB HQB' HcD HdD HuI HuQ HIQ
+    F ps s sw T s' Cr Hrun.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HD];
+    simpl in HP, HD.
+  - (* SC_WHILEALL *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    assert (Hpre : sat_assn ps (mkAssn B D I) s T).
+    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)); auto. }
+    destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as [[HP1 HD1] HQ1].
+    assert (Hs1 : sat_assn ps (mkAssn P D I) st1 T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
+    destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
+    split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
+    pose proof (pot_ge_sound (rho ps st1 t) _ _ HQB') as H1. rewrite padd_val in H1.
+    foldM. lra.
+  - (* SC_WHILESOME *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre : sat_assn ps (mkAssn B D I) s TT).
+    { split; simpl.
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HB).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V F ps s TT st1 C2 w Hp HnT H1 HiT Hw Hpre Hrun1) as [[HP1 HD1] HQ1].
+    assert (Hs1 : sat_assn ps (mkAssn P D I) st1 TT).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
+    destruct (IHHrun2 eq_refl w Hp HnT H1 HiT (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
+    (* the post map holds on all threads after the loop *)
+    assert (HF : forall x t, ~ In x (writes b) -> sl st2 x t = sl s x t).
+    { intros x t Hx. rewrite (frame_writes _ _ _ _ _ _ _ Hrun2 x) by auto.
+      apply (frame_writes _ _ _ _ _ _ _ Hrun1 x); auto. }
+    assert (HD' : dsat st2 T D') by (eapply dsat_frame; eauto).
+    destruct (nonempty_elem _ H1) as [tT HtT].
+    assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+    assert (Hiter : C2 + C3 + pval (rho ps st2 tT) Q' <= pval (rho ps s tT) I).
+    { specialize (HQ1 tT HtT); specialize (HQ2 tT HtT). simpl in HQ1.
+      pose proof (pot_ge_sound (rho ps st1 tT) _ _ HQB') as H3. rewrite padd_val in H3.
+      foldM. lra. }
+    split.
+    + intros t Ht. specialize (H0 t Ht). destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * apply Hpost, HTT. rewrite Er; auto.
+      * assert (HtT2 : ~ In t TT) by
+          (intros Hin; apply HTT in Hin as [_ Hin]; rewrite Er in Hin; discriminate).
+        apply (sat_ext (rho ps s t)).
+        -- intros v. symmetry. apply rho_frame. intros x.
+           rewrite (frame_threads _ _ _ _ _ _ _ Hrun2 x t HtT2).
+           apply (frame_threads _ _ _ _ _ _ _ Hrun1 x t HtT2).
+        -- apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)). rewrite Er; auto.
+    + intros t Ht.
+      rewrite (puni_sound ps st2 T D' Q' HD' HuQ t tT) by auto.
+      rewrite (puni_sound ps s T D I HD HuI t tT) by auto.
+      foldM. lra.
+  - (* SC_WHILENONE *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    split.
+    + intros t Ht. apply (andc_correct F ps s e T R C0 D P t Hp Hw HD H Ht (HP t Ht)); auto.
+    + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ HIQ). foldM. lra.
+Qed.
+
+Lemma sound_Q_WHILE2 : forall P D Qn Q' e n C b B PB I QB' P' D',
+  qexpr G P D e n C ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+  pot_ge Qn (padd I (m_if M + m_div M + C)) = true ->
+  cstrs_equiv P' (andc G P D e true) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn Q' e n C b B PB I QB' P' D' Hq V HB HPB HQB' Hpre HP' HcD HdD HuI HuQ HIQ.
+  start_valid.
+  destruct (while2_loop P D Q' e n C b B PB I QB' D' Hq V HB HPB HQB' HcD HdD HuI HuQ HIQ
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [Hpost HC].
+  split; [split|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - eapply dsat_frame; eauto. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hrun); auto.
+  - intros t Ht. simpl. specialize (HC t Ht).
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. lra.
+Qed.
+(** ** Q:WEAK and atom rewrites *)
+Lemma psum_cons : forall r x l, psum r (x :: l) = fst x * mval r (snd x) + psum r l.
+Proof. reflexivity. Qed.
+
+Lemma atom_shift : forall r L d, (0 <= d <= leval r L)%Z ->
+  atom r (lplus L (- d)) + inject_Z d == atom r L.
+Proof.
+  intros r L d H. unfold atom, lplus. rewrite ladd_eval, leval_const.
+  rewrite !Z.max_r by lia. rewrite <- inject_Z_plus. replace (leval r L + - d + d)%Z with (leval r L) by lia.
+  reflexivity.
+Qed.
+
+Lemma atom_zero : forall r L, (leval r L <= 0)%Z -> atom r L == 0.
+Proof. intros r L H. unfold atom. rewrite Z.max_l by lia. reflexivity. Qed.
+
+Lemma atom_eq : forall r L L', lnorm L' = lnorm L -> atom r L' = atom r L.
+Proof. intros r L L' E. rewrite <- (atom_lnorm r L'), E, atom_lnorm; auto. Qed.
+
+Lemma map_mul_sum : forall r c m l2,
+  psum r (map (fun b => (c * fst b, m ++ snd b)) l2) == c * mval r m * psum r l2.
+Proof.
+  intros r c m l2; induction l2 as [|[d m'] l2 IH2]; simpl; [ring|]. rewrite IH2, mval_app. ring.
+Qed.
+
+Lemma mmul_sum : forall r l1 l2, psum r (mmul l1 l2) == psum r l1 * psum r l2.
+Proof.
+  intros r l1 l2; induction l1 as [|[c m] l1 IH]; [reflexivity|].
+  change (mmul ((c, m) :: l1) l2) with
+    (map (fun b => (c * fst b, m ++ snd b)) l2 ++ mmul l1 l2).
+  rewrite psum_app, IH, map_mul_sum, psum_cons. cbn [fst snd]. ring.
+Qed.
+
+Lemma rw_mono_sum : forall r La rhs cm,
+  (forall A, In A (snd cm) -> lnorm A = La -> atom r A == psum r rhs) ->
+  psum r (rw_mono La rhs cm) == fst cm * mval r (snd cm).
+Proof.
+  intros r La rhs [c m] H; unfold rw_mono; cbn [fst snd] in *.
+  induction m as [|A m IH]; [cbn; ring|].
+  cbn [fold_right]. set (acc := fold_right _ _ m) in *.
+  assert (Hacc : psum r acc == c * mval r m) by (apply IH; intros A0 H1 H2; apply H; [right|]; assumption).
+  destruct (lin_eq_dec (lnorm A) La) as [E|E].
+  - rewrite mmul_sum, Hacc, <- (H A (or_introl eq_refl) E).
+    change (mval r (A :: m)) with (atom r A * mval r m). ring.
+  - rewrite mmul_sum, Hacc. change (mval r (A :: m)) with (atom r A * mval r m).
+    change (psum r [(1, [A])]) with (1 * (atom r A * 1) + 0). ring.
+Qed.
+
+Lemma pdiv_sum : forall r f l,
+  psum r (map (fun cm => (fst cm / f, snd cm)) l) == psum r l * / f.
+Proof. intros r f l; induction l as [|[c m] l IH]; simpl; [ring|]. rewrite IH. unfold Qdiv. ring. Qed.
+
+Lemma rw_rhs_sum : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
+  psum r (rw_rhs rw0) == atom r (rw_lhs rw0).
+Proof.
+  intros r P [L d w|L w|L1 L2 w] HP H Hm; simpl in H |- *; try discriminate.
+  - apply andb_true_iff in H as [Hd H]. apply Z.leb_le in Hd.
+    pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+    unfold lsub in Hf. rewrite ladd_eval, lscale_eval, leval_const in Hf.
+    rewrite <- (atom_shift r L d) by lia. ring.
+  - pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+    rewrite (atom_zero r L Hf). reflexivity.
+Qed.
+
+Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
+  pval r (rw_apply rw0 Q1) == pval r Q1.
+Proof.
+  intros r P rw0 [c l] HP H Hm. unfold rw_apply.
+  pose proof (acanon_val r (rw_lhs rw0)) as Hc.
+  destruct (acanon (rw_lhs rw0)) as [f [|L' [|L'' m]]] eqn:Ea; try reflexivity.
+  pose proof (acanon_one _ _ _ Ea) as Hf. simpl in Hc.
+  unfold pval; cbn [pcst pterms]. apply Qplus_inj_l.
+  induction l as [|cm l IH]; [reflexivity|].
+  change (flat_map ?f (cm :: l)) with (f cm ++ flat_map f l).
+  rewrite psum_app, IH, rw_mono_sum; [rewrite psum_cons; reflexivity|].
+  intros A _ E. rewrite pdiv_sum, (rw_rhs_sum r P rw0 HP H Hm), Hc, (atom_eq r L' A E).
+  field. intros Hz. rewrite Hz in Hf. discriminate.
+Qed.
+
+(** A [mono] rewrite: replacing an atom by a smaller one in a polynomial whose terms have
+    non-negative coefficients does not increase it. *)
+Lemma rw_mono_le : forall r La rhs cm, 0 <= fst cm -> 0 <= psum r rhs ->
+  (forall A, In A (snd cm) -> lnorm A = La -> psum r rhs <= atom r A) ->
+  0 <= psum r (rw_mono La rhs cm) /\ psum r (rw_mono La rhs cm) <= fst cm * mval r (snd cm).
+Proof.
+  intros r La rhs [c m] Hc Hr H; unfold rw_mono; cbn [fst snd] in *.
+  induction m as [|A m IH]; [cbn; split; lra|].
+  cbn [fold_right]. set (acc := fold_right _ _ m) in *.
+  destruct IH as [Ha1 Ha2]; [intros A0 H1 H2; apply H; [right|]; assumption|].
+  change (mval r (A :: m)) with (atom r A * mval r m).
+  pose proof (atom_nonneg r A) as HA0.
+  destruct (lin_eq_dec (lnorm A) La) as [E|E]; rewrite mmul_sum.
+  - pose proof (H A (or_introl eq_refl) E) as HA. split; [apply Qmult_le_0_compat; auto|].
+    apply Qle_trans with (atom r A * psum r acc); [apply Qmult_le_compat_r; auto|].
+    setoid_replace (c * (atom r A * mval r m)) with ((c * mval r m) * atom r A) by ring.
+    rewrite Qmult_comm. apply Qmult_le_compat_r; auto.
+  - change (psum r [(1, [A])]) with (1 * (atom r A * 1) + 0).
+    setoid_replace ((1 * (atom r A * 1) + 0) * psum r acc) with (psum r acc * atom r A) by ring.
+    split; [apply Qmult_le_0_compat; auto|].
+    setoid_replace (c * (atom r A * mval r m)) with ((c * mval r m) * atom r A) by ring.
+    apply Qmult_le_compat_r; auto.
+Qed.
+
+Lemma atom_le : forall r L1 L2, (leval r L2 <= leval r L1)%Z -> atom r L2 <= atom r L1.
+Proof. intros r L1 L2 H. unfold atom. rewrite <- Zle_Qle. lia. Qed.
+
+Lemma rw_apply_mono : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = true ->
+  ptnonneg Q1 = true -> pval r (rw_apply rw0 Q1) <= pval r Q1.
+Proof.
+  intros r P rw0 [c l] HP H Hm Hn. destruct rw0 as [| |L1 L2 w]; try discriminate.
+  simpl in H. pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+  unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf.
+  assert (Hle : atom r L2 <= atom r L1) by (apply atom_le; lia).
+  unfold rw_apply. cbn [rw_lhs rw_rhs].
+  pose proof (acanon_val r L1) as Hc.
+  destruct (acanon L1) as [f [|L' [|L'' m]]] eqn:Ea; try apply Qle_refl.
+  pose proof (acanon_one _ _ _ Ea) as Hf0. simpl in Hc.
+  unfold pval; cbn [pcst pterms]. apply Qplus_le_r.
+  unfold ptnonneg in Hn; cbn [pterms] in Hn.
+  induction l as [|cm l IH]; [apply Qle_refl|].
+  cbn [forallb] in Hn. apply andb_true_iff in Hn as [Hn1 Hn2]. apply Qle_bool_iff in Hn1.
+  change (flat_map ?f (cm :: l)) with (f cm ++ flat_map f l).
+  rewrite psum_app, psum_cons. apply Qplus_le_compat; [|apply IH; auto].
+  assert (Hrhs : psum r (map (fun cm0 => (fst cm0 / f, snd cm0)) [(1, [L2])]) == atom r L2 * / f).
+  { rewrite pdiv_sum. cbn. ring. }
+  assert (Hinv : 0 <= / f) by (apply Qinv_le_0_compat; apply Qlt_le_weak; auto).
+  apply rw_mono_le; auto.
+  - rewrite Hrhs. apply Qmult_le_0_compat; auto using atom_nonneg.
+  - intros A _ E. rewrite Hrhs, (atom_eq r L' A E).
+    setoid_replace (atom r L') with (atom r L1 * / f)
+      by (rewrite Hc; field; intros Hz; rewrite Hz in Hf0; discriminate).
+    apply Qmult_le_compat_r; auto.
+Qed.
+
+Lemma rws_apply_le : forall r P rs Q1, sat r P -> rws_ok P rs Q1 = true ->
+  pval r (rws_apply rs Q1) <= pval r Q1.
+Proof.
+  intros r P rs; induction rs as [|r0 rs IH]; intros Q1 HP H; simpl in *; [lra|].
+  repeat rewrite andb_true_iff in H. destruct H as [[H1 H2] H3].
+  eapply Qle_trans; [apply IH; eauto|].
+  destruct (is_mono r0) eqn:Hm.
+  - simpl in H2. apply (rw_apply_mono r P); auto.
+  - rewrite (rw_apply_sound r P r0 Q1 HP H1 Hm). lra.
+Qed.
+
+Lemma pot_ge_under_sound : forall r P rs Q1 Q2, sat r P -> pot_ge_under P rs Q1 Q2 = true ->
+  pval r Q2 <= pval r Q1.
+Proof.
+  intros r P rs Q1 Q2 HP H. unfold pot_ge_under in H. apply andb_true_iff in H as [H1 H2].
+  eapply Qle_trans; [apply pot_ge_sound; eauto | apply (rws_apply_le r P); auto].
+Qed.
+
+Lemma sound_Q_WEAK : forall P D Qn P' D' Q' s NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost,
+  valid (mkAssn NP ND NQ) s (mkAssn NP' ND' NQ') -> Qle_bool 0 k = true ->
+  entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> dcovers D ND = true ->
+  entails NP' P' wpost = true -> pot_ge_under NP' rpost (padd NQ' k) Q' = true ->
+  dcovers ND' D' = true ->
+  valid (mkAssn P D Qn) s (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' st NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost V Hk Hpre Hrpre HcD
+    Hpost Hrpost HcD'. start_valid. simpl in HP, HD.
+  assert (Hpre1 : sat_assn ps (mkAssn NP ND NQ) s T).
+  { split; simpl.
+    - intros t Ht; apply (entails_sound _ _ _ _ (HP t Ht) Hpre).
+    - eapply dcovers_sound; eauto. }
+  destruct (V F ps s T s' Crun w Hp Hn Hne Hi Hw Hpre1 Hrun) as [[HP1 HD1] HQ1].
+  split; [split|].
+  - intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hpost).
+  - eapply dcovers_sound; eauto.
+  - intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
+    pose proof (pot_ge_under_sound _ _ _ _ _ (HP t Ht) Hrpre) as H1.
+    pose proof (pot_ge_under_sound _ _ _ _ _ (HP1 t Ht) Hrpost) as H2.
+    rewrite padd_val in H1, H2. lra.
+Qed.
+(** ** RaCUDA Theorem 1 for these representations *)
+Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.
+Proof.
+  intros A s A' H; induction H.
+  - apply sound_Q_SKIP.
+  - apply sound_Q_SYNC; auto.
+  - eapply sound_Q_SEQ; eauto.
+  - eapply sound_Q_VWRITE1; eauto.
+  - eapply sound_Q_VWRITE2; eauto.
+  - eapply sound_Q_GWRITE; eauto.
+  - eapply sound_Q_SWRITE; eauto.
+  - eapply sound_Q_IF1; eauto.
+  - eapply sound_Q_IF2; eauto.
+  - eapply sound_Q_IF3; eauto.
+  - eapply sound_Q_IF4; eauto.
+  - eapply sound_Q_WHILE1; eauto.
+  - eapply sound_Q_WHILE2; eauto.
+  - apply sound_Q_UNROLL; auto.
+  - eapply sound_Q_WEAK; eauto.
+Qed.
+
 End Sound.

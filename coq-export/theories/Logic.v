@@ -67,7 +67,10 @@ Definition nonempty {A} (l : list A) : bool := match l with [] => false | _ => t
 Definition memn (x : nat) (X : list nat) : bool := existsb (Nat.eqb x) X.
 Definition subset (X Y : list nat) : bool := forallb (fun x => memn x Y) X.
 Definition disjoint (X Y : list nat) : bool := forallb (fun x => negb (memn x Y)) X.
-Definition zrange (n : Z) : list Z := map Z.of_nat (seq 0 (Z.to_nat n)).
+(** [[0, n)] as a list of binary integers (built in linear time). *)
+Fixpoint zrange_from (k : nat) (a : Z) : list Z :=
+  match k with O => [] | S k' => a :: zrange_from k' (a + 1)%Z end.
+Definition zrange (n : Z) : list Z := zrange_from (Z.to_nat n) 0%Z.
 
 (** ** Dependence entries *)
 Definition dvar (d : dent) : nat := match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ => x end.
@@ -409,7 +412,7 @@ Definition lane (D : list dent) (e : expr) (neg : bool) : list cstr :=
           | Some ((k, r, m), c) =>
               if equal then [CMod (lane_form k r) m [(c mod m)%Z]]
               else if ((c =? 0) && (m <=? 4096))%Z
-                   then [CMod (lane_form k r) m (map Z.of_nat (seq 1 (Z.to_nat (m - 1))))]
+                   then [CMod (lane_form k r) m (zrange_from (Z.to_nat (m - 1)) 1%Z)]
                    else []
           end
       end
@@ -480,11 +483,12 @@ Definition nstar_conf (wt : list (list (Z * Z * Z))) (tc : list cstr) (k : Z * Z
 Definition rmem_c (w es c : Z) : Z :=
   Z.of_nat (length (nodup Z.eq_dec
     (map (fun u => ((c + u) * es) / c_sector_bytes G)%Z (zrange (w + 1))))).
-Definition rconf_c (w es c : Z) : Z :=
-  fold_right Z.max 0%Z (map (fun j => Z.of_nat (length (filter (fun u => bank G es (c + u) =? j)%Z
-    (zrange (w + 1))))) (zrange (c_banks G))).
+Definition rconf_c (us : list Z) (es c : Z) : Z :=
+  let bks := map (fun u => bank G es (c + u)) us in
+  fold_right Z.max 0%Z (map (fun j => Z.of_nat (length (filter (Z.eqb j) bks))) (zrange (c_banks G))).
 Definition rbound (sh : bool) (w es : Z) : Z :=
-  if sh then fold_right Z.max 0%Z (map (rconf_c w es) (zrange (c_bank_bytes G * c_banks G)))
+  let us := zrange (w + 1) in
+  if sh then fold_right Z.max 0%Z (map (rconf_c us es) (zrange (c_bank_bytes G * c_banks G)))
   else fold_right Z.max 0%Z (map (rmem_c w es) (zrange (c_sector_bytes G))).
 
 (** Keys of [N*]: [(shared?, tc, dep, range width, es)]; [nstar_w wt] with [wt = wtids]. *)

@@ -419,6 +419,17 @@ Proof.
   apply existsb_exists. exists (leval (rho ps s t) L mod m)%Z. split; auto. apply Z.eqb_refl.
 Qed.
 
+Lemma zrange_from_In : forall k a u, In u (zrange_from k a) <-> (a <= u < a + Z.of_nat k)%Z.
+Proof.
+  induction k as [|k IH]; intros a u; simpl; [lia|]. rewrite IH. lia.
+Qed.
+
+Lemma in_zrange : forall n u, (0 <= u < n)%Z -> In u (zrange n).
+Proof. intros n u H. unfold zrange. apply zrange_from_In. lia. Qed.
+
+Lemma in_zrange_inv : forall n u, In u (zrange n) -> (0 <= u < n)%Z.
+Proof. intros n u H. unfold zrange in H. apply zrange_from_In in H. lia. Qed.
+
 Lemma beta_in : forall MB g r c es, (0 < MB)%Z -> Z.divide g (c - r) ->
   In ((c * es) mod MB)%Z (betas MB g r es).
 Proof.
@@ -431,7 +442,7 @@ Proof.
     destruct (Z.eq_dec (Z.gcd (g * es) MB) 0) as [E|E]; [|lia].
     apply Z.gcd_eq_0 in E. lia. }
   apply filter_In; split.
-  - unfold zrange. apply in_map_iff. exists (Z.to_nat b0). split; [lia|]. apply in_seq. lia.
+  - apply in_zrange. lia.
   - apply Z.eqb_eq. apply Z.mod_divide; [lia|].
     replace (b0 - r * es)%Z with ((c - r) * es - MB * q0)%Z by lia.
     apply Z.divide_sub_r.
@@ -649,17 +660,6 @@ Proof.
   intros y Hy. apply in_map_iff in Hy as [a [<- Ha]]. apply nodup_In in Ha. apply nodup_In. auto.
 Qed.
 
-Lemma in_zrange : forall n u, (0 <= u < n)%Z -> In u (zrange n).
-Proof.
-  intros n u H. unfold zrange. apply in_map_iff. exists (Z.to_nat u). split; [lia|].
-  apply in_seq. lia.
-Qed.
-
-Lemma in_zrange_inv : forall n u, In u (zrange n) -> (0 <= u < n)%Z.
-Proof.
-  intros n u H. unfold zrange in H. apply in_map_iff in H as [v [<- Hv]]. apply in_seq in Hv. lia.
-Qed.
-
 (** The range bound [R] (MemReads): indices in one window of width [w]. *)
 Lemma range_mem : forall es T (R : fam) c' w, (0 < c_sector_bytes G)%Z ->
   (forall t, In t T -> (c' <= int_of (R t) <= c' + w)%Z) ->
@@ -680,6 +680,10 @@ Proof.
   - apply in_zrange. specialize (Hr t Ht). lia.
 Qed.
 
+Lemma filter_map_len : forall (f : Z -> bool) (g : Z -> Z) l,
+  length (filter f (map g l)) = length (filter (fun x => f (g x)) l).
+Proof. intros f g l; induction l as [|a l IH]; simpl; auto. destruct (f (g a)); simpl; auto. Qed.
+
 (** The range bound [R] (Conflicts). *)
 Lemma range_conf : forall es T (R : fam) c' w, (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z ->
   (forall t, In t T -> (c' <= int_of (R t) <= c' + w)%Z) ->
@@ -699,14 +703,14 @@ Proof.
   intros x Hx. apply in_map_iff in Hx as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi]].
   eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists (bank G es i); split;
     [reflexivity | apply in_zrange; unfold bank; fold BB NB; apply Z.mod_pos_bound; lia]].
-  apply Nat2Z.inj_le.
+  apply Nat2Z.inj_le. rewrite filter_map_len.
   rewrite <- (map_length (fun v => (v - c')%Z)
     (filter (fun i0 => (bank G es i0 =? bank G es i)%Z) (nodup Z.eq_dec (map (fun t => int_of (R t)) T)))).
   apply NoDup_incl_length; [apply NoDup_map_shift, NoDup_filter, NoDup_nodup|].
   intros y Hy. apply in_map_iff in Hy as [v [<- Hv]]. apply filter_In in Hv as [Hv Hb].
   apply nodup_In, in_map_iff in Hv as [t [Ev Ht]]. apply filter_In. split.
   - apply in_zrange. specialize (Hr t Ht). lia.
-  - rewrite Hbank. replace (c' + (v - c'))%Z with v by lia. auto.
+  - rewrite Z.eqb_sym, Hbank. replace (c' + (v - c'))%Z with v by lia. auto.
 Qed.
 
 Lemma rng_of_sound : forall s T D i wd, dsat s T D -> rng_of D i = Some wd ->
@@ -1519,7 +1523,7 @@ Lemma lane_fact : forall ps s t k r m c xv,
   Z.divide m (xv - (kval G k t + r)) -> (- m < xv < m)%Z ->
   (xv = c -> holds (rho ps s t) (CMod (lane_form k r) m [(c mod m)%Z])) /\
   (xv <> c -> c = 0%Z ->
-     holds (rho ps s t) (CMod (lane_form k r) m (map Z.of_nat (seq 1 (Z.to_nat (m - 1)))))).
+     holds (rho ps s t) (CMod (lane_form k r) m (zrange_from (Z.to_nat (m - 1)) 1%Z))).
 Proof.
   intros ps s t k r m c xv Hd Hb. simpl. rewrite lane_form_eval.
   assert (Hm : (0 < m)%Z) by lia.
@@ -1528,11 +1532,11 @@ Proof.
     apply Z.mod_add; lia. }
   split.
   - intros <-. rewrite E. left; auto.
-  - intros Hne ->. rewrite E. apply in_map_iff. exists (Z.to_nat (xv mod m)).
+  - intros Hne ->. rewrite E. apply zrange_from_In.
     assert (H1 : (xv mod m <> 0)%Z).
     { intros H0. apply Z.mod_divide in H0; [|lia]. destruct H0 as [q Hq].
       assert (q = 0%Z) by nia. subst; lia. }
-    pose proof (Z.mod_pos_bound xv m Hm). split; [lia|]. apply in_seq. lia.
+    pose proof (Z.mod_pos_bound xv m Hm). lia.
 Qed.
 
 Lemma rem_exact : forall ps s T D a b k r m c t, pok ps -> wt s -> dsat s T D -> In t T ->

@@ -101,7 +101,7 @@ Qed.
 Lemma memb_In : forall t T, memb t T = true <-> In t T.
 Proof. intros; unfold memb; apply memn_In. Qed.
 
-(** Potentials over uniform variables have the same value in every active thread. *)
+(** The variables of a potential accepted by [pvars_ok X] (the root's bound: [X = []]). *)
 Lemma pvars_ok_var : forall X Q1 c m L a v, pvars_ok X Q1 = true -> In (c, m) (pterms Q1) ->
   In L m -> In (a, v) (lterms L) ->
   match v with VP _ => True | VL x => memn x X = true | VT _ => False end.
@@ -1762,7 +1762,7 @@ Proof.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 
-(** ** Q:IF4 *)
+(** ** Constraint lists, frames and maps across statements *)
 Lemma sat_app : forall r P1 P2, sat r P1 -> sat r P2 -> sat r (P1 ++ P2).
 Proof. intros r P1 P2 H1 H2 c Hc; apply in_app_iff in Hc as [Hc|Hc]; auto. Qed.
 Lemma sat_app_l : forall r P1 P2, sat r (P1 ++ P2) -> sat r P1.

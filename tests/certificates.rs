@@ -4,9 +4,11 @@
 //! rejected.
 //!
 //! Certificates named `KERNEL.METRIC.cert` come from the 16 RaCUDA benchmark kernels
-//! (`../shared/corpus/racuda`, launches of RaCUDA's parameter files as in `warpcert bench`)
-//! and from `examples/` (launch of the file's `//--blockDim=` header, grid symbolic).
-//! `tests/coq_export.rs` exports every one of them to Coq and checks it with `coqc`.
+//! (`../shared/corpus/racuda`, launches of RaCUDA's parameter files as in `warpcert bench`),
+//! from NVIDIA's histogram256 sample (`../shared/corpus/cuda-samples-subset`, read in
+//! place, the sample's launch) and from `examples/` (launch of the file's `//--blockDim=`
+//! header, grid symbolic). `tests/coq_export.rs` exports every one of them to Coq and
+//! checks it with `coqc`.
 
 mod common;
 
@@ -34,12 +36,25 @@ const BENCHMARK: &[(&str, &str, [u32; 3])] = &[
     ("syn-brdis-opt.cu", "syn-brdis-opt", [32, 1, 1]),
 ];
 
-/// Reads, lowers and analyses `path` for `block` (grid symbolic, degree 2) for `metric`.
-fn bound_block(path: &Path, block: [u32; 3], metric: MetricName) -> String {
+/// NVIDIA CUDA samples (`../shared/corpus/cuda-samples-subset`, read in place) as
+/// (file, kernel, certificate stem, block): histogram256's `histogram256Kernel` at the
+/// sample's launch, `HISTOGRAM256_THREADBLOCK_SIZE = 6 · 32` threads (histogram_common.h,
+/// the front end's stand-in), grid symbolic.
+const SAMPLES: &[(&str, &str, &str, [u32; 3])] = &[(
+    "histogram256.cu",
+    "histogram256Kernel",
+    "histogram256",
+    [192, 1, 1],
+)];
+
+/// Reads, lowers and analyses kernel `kernel` (the file's only one when `None`) of `path`
+/// for `block` (grid symbolic, degree 2) for `metric`.
+fn bound_block(path: &Path, kernel: Option<&str>, block: [u32; 3], metric: MetricName) -> String {
     let parsed = frontend::parse_file(path).unwrap_or_else(|d| panic!("{d}"));
     let launch = Launch { block, grid: None };
-    let (prog, _): (Program, _) = frontend::lower(&parsed, None, &launch, &hw(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
+    let (prog, _): (Program, _) =
+        frontend::lower(&parsed, kernel, &launch, &hw(), &BTreeMap::new())
+            .unwrap_or_else(|d| panic!("{d}"));
     analyze(
         &prog,
         &Metric::standard(metric),
@@ -86,9 +101,10 @@ fn compare_or_update(stem: &str, metric: MetricName, text: &str) -> Option<Strin
 #[test]
 fn committed_certificates_are_accepted() {
     let certs = committed();
-    // 16 benchmark kernels and 2 examples, 4 metrics each.
+    // 16 benchmark kernels, 1 CUDA sample and 2 examples, 4 metrics each.
     assert_eq!(FOUNDATION.len() + BENCHMARK.len(), 16);
-    assert_eq!(certs.len(), 72, "{certs:?}");
+    assert_eq!(SAMPLES.len(), 1);
+    assert_eq!(certs.len(), 76, "{certs:?}");
     for p in certs {
         let text = std::fs::read_to_string(&p).unwrap();
         if let Err(r) = warpcert_kernel::check(&text) {
@@ -129,7 +145,29 @@ fn corpus_certificates_regenerate_identically() {
     }
     for &(file, stem, block) in BENCHMARK {
         for m in MetricName::ALL {
-            let text = bound_block(&dir.join(file), block, m);
+            let text = bound_block(&dir.join(file), None, block, m);
+            problems.extend(compare_or_update(stem, m, &text));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{problems:#?}\n(run with UPDATE_CERTS=1 after an intended change)"
+    );
+}
+
+#[test]
+fn sample_certificates_regenerate_identically() {
+    let dir = root().join("../shared/corpus/cuda-samples-subset");
+    if !dir.is_dir() {
+        eprintln!(
+            "sample_certificates_regenerate_identically: skipped, ../shared/corpus/cuda-samples-subset is absent (corpus tests need ../shared beside the project)"
+        );
+        return;
+    }
+    let mut problems = Vec::new();
+    for &(file, kernel, stem, block) in SAMPLES {
+        for m in MetricName::ALL {
+            let text = bound_block(&dir.join(file), Some(kernel), block, m);
             problems.extend(compare_or_update(stem, m, &text));
         }
     }

@@ -1,11 +1,14 @@
 //! Coq export (issue 5): the theories compile with `coqc` and contain no `Admitted`,
-//! `admit.` or `Axiom`; every committed certificate (the 16 RaCUDA benchmark kernels and
-//! the examples, 4 metrics each) and the certificates of `tests/data/coq/if1_while2.cu`
-//! (the rules Q:IF1 and Q:WHILE2, which no committed certificate uses) are exported and
-//! checked by `coqc` (`Print Assumptions` of each bound theorem: closed under the global
-//! context); mutated exports (a lowered bound, a lowered product coefficient, a wrong
-//! `N*` claim in the access table, Q:IF2 replaced by Q:IF3) are rejected by `coqc`, and a
-//! mutated certificate by the export.
+//! `admit.` or `Axiom`; every committed certificate (the 16 RaCUDA benchmark kernels, the
+//! histogram256 sample and the examples, 4 metrics each) and the certificates of
+//! `tests/data/coq/if1_while2.cu` (the rules Q:IF1 and Q:WHILE2, which no committed
+//! certificate uses) are exported and checked by `coqc` (`Print Assumptions` of each bound
+//! theorem: closed under the global context); mutated exports (a lowered bound, a lowered
+//! product coefficient, a wrong `N*` claim in the access table, Q:IF2 replaced by Q:IF3, a
+//! lane constraint with a wrong residue, a lowered range-bound claim) are rejected by
+//! `coqc`, and so is the export of `tests/data/coq/if4_then_only.sectors.cert` (a Q:IF4
+//! derivation the kernel accepts although its bound is exceeded; coq-export/README.md),
+//! and a mutated certificate by the export.
 //!
 //! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
 //! is not installed (CI installs Debian's `coq`).
@@ -225,7 +228,70 @@ fn mutants() -> Vec<(String, String)> {
         "mutant_if2_as_if3".to_string(),
         mutate(&t, "(DIf2 ", "(DIf3 ", "Q:IF2"),
     ));
+    // A lane fact with the wrong residue (addSub0 sectors: threadIdx.x mod 2 in {0} of the
+    // then branch of `j % 2 == 0` claimed as {1}).
+    let t = exp("addSub0.sectors");
+    v.push((
+        "mutant_lane_residue".to_string(),
+        mutate(
+            &t,
+            "CMod (mkLin 0%Z [(1%Z, VT 0)]) 2%Z [0%Z]",
+            "CMod (mkLin 0%Z [(1%Z, VT 0)]) 2%Z [1%Z]",
+            "lane constraint",
+        ),
+    ));
+    // The range bound of the shared histogram update lowered (histogram256 conflicts: the
+    // bins of one warp's data bytes, a window of width 255, hit one bank at most 8 times).
+    let t = exp("histogram256.conflicts");
+    v.push((
+        "mutant_range_claim".to_string(),
+        mutate(
+            &t,
+            "None, Some 255%Z, 4%Z), 8%Z)",
+            "None, Some 255%Z, 4%Z), 7%Z)",
+            "range claim",
+        ),
+    ));
     v
+}
+
+/// The export of the hand-written Q:IF4 certificate of `tests/data/coq/if4_then_only.cu`,
+/// which the kernel accepts with the bound `max(0, w)` although at `w = 0` the write costs
+/// 32 sectors (executable semantics); `None` once the kernel rejects it.
+fn if4_then_only() -> Option<String> {
+    let text =
+        std::fs::read_to_string(root().join("tests/data/coq/if4_then_only.sectors.cert")).unwrap();
+    match export(&text) {
+        Ok(v) => Some(v),
+        Err(ExportError::Rejected(r)) => {
+            eprintln!("if4_then_only: the kernel rejects it now ({r})");
+            None
+        }
+        Err(e) => panic!("if4_then_only: {e}"),
+    }
+}
+
+/// The counterexample of coq-export/README.md: the bound `max(0, w)` of
+/// `tests/data/coq/if4_then_only.sectors.cert` is exceeded at `w = 0` (32 sectors, the
+/// executable semantics; 32 lanes writing 4-byte elements 128 bytes apart).
+#[test]
+fn if4_then_only_bound_is_exceeded() {
+    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
+    let prog = load(&root().join("tests/data/coq/if4_then_only.cu"), 32);
+    let params = Params::from([("w".to_string(), Value::Int(0))]);
+    let run = run_kernel(
+        &prog,
+        &[warpcert::core::Metric::standard(MetricName::Sectors)],
+        &hw(),
+        &launch(32, Some(1)),
+        &params,
+        &Inputs::zero(),
+    )
+    .expect("runs");
+    assert_eq!(
+        run.metrics[0].max_per_warp,
+        warpcert::core::metric::Q::from_integer(32.into())
+    );
 }
 
 #[test]
@@ -243,8 +309,9 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         .filter(|p| p.extension().is_some_and(|e| e == "cert"))
         .collect();
     certs.sort();
-    // tests/certificates.rs: 16 benchmark kernels and 2 examples, 4 metrics each.
-    assert_eq!(certs.len(), 72);
+    // tests/certificates.rs: 16 benchmark kernels, 1 CUDA sample and 2 examples, 4 metrics
+    // each.
+    assert_eq!(certs.len(), 76);
     let mut texts: Vec<(String, String)> = certs
         .iter()
         .map(|c| {
@@ -261,33 +328,6 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         }
         texts.push((format!("if1_while2.{m}"), c));
     }
-    // Certificates that use the precision constructs of issues 3/4 (lane facts, remainder
-    // and range entries, uniform-form atoms, mono rewrites; spec/logic.md §6) until they are
-    // formalized in Coq: their export must fail naming the construct.
-    const NOT_IN_COQ: &[&str] = &[
-        "addSub0.sectors",
-        "addSub0.steps",
-        "add_sub.sectors",
-        "add_sub.steps",
-        "reduce0.conflicts",
-        "reduce0.sectors",
-        "reduce0.steps",
-        "if1_while2.sectors",
-        "if1_while2.conflicts",
-    ];
-    let mut unsupported = Vec::new();
-    texts.retain(|(stem, text)| match export(text) {
-        Err(ExportError::Unsupported(why)) if NOT_IN_COQ.contains(&stem.as_str()) => {
-            assert!(why.contains("not formalized in Coq"), "{stem}: {why}");
-            unsupported.push(stem.clone());
-            false
-        }
-        _ => true,
-    });
-    unsupported.sort();
-    let mut expected: Vec<String> = NOT_IN_COQ.iter().map(|s| s.to_string()).collect();
-    expected.sort();
-    assert_eq!(unsupported, expected);
     let mut files = Vec::new();
     for (stem, text) in &texts {
         let v = export(text).unwrap_or_else(|e| panic!("{stem}: {e}"));
@@ -295,7 +335,8 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         std::fs::write(&file, &v).unwrap();
         files.push((stem.clone(), file));
     }
-    let muts = mutants();
+    let mut muts = mutants();
+    muts.extend(if4_then_only().map(|t| ("if4_then_only".to_string(), t)));
     for (name, text) in &muts {
         let file = tmp.join(format!("{name}.v"));
         std::fs::write(&file, text).unwrap();

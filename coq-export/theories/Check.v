@@ -10,14 +10,15 @@
 
     Access bounds [N*] are memoized as the kernel does: the file carries a table
     of claims [(key, n)] ([N*(key) ≤ n]); [check_root] computes [N*] once per
-    entry ([tab_ok]), and the accesses of the tree look their key up ([tab_le]). *)
+    entry ([tab_ok]), and the accesses of the tree look their key up ([tab_le]).
+    The lanes' thread ids [wtids G] are computed once by [check_root] and passed to
+    [check] (for the [>>] rule of [dep_D]). *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness.
 Import ListNotations.
 
-(** The access witness of a read or write: the claimed count [n] and, optionally,
-    a dependence witness for the global-memory bound [N*] (Logic.dep_ok). *)
-Definition accw := (Z * option dwit)%type.
+(** The access claim of a read or write: the claimed count [n] (0 for other expressions). *)
+Definition accw := Z.
 
 Inductive dtree :=
   | DSkip (A : assn)
@@ -62,7 +63,7 @@ Proof.
     [left; inversion E; auto | right; intros ->; auto].
 Defined.
 Definition peq := dec_b (list_eq_dec cstr_eq_dec).
-Definition xeq := dec_b (list_eq_dec Nat.eq_dec).
+Definition deq := dec_b (list_eq_dec dent_eq_dec).
 Definition qeq := dec_b pot_eq_dec.
 Definition aeq := dec_b assn_eq_dec.
 
@@ -73,18 +74,32 @@ Proof.
     right; intros H; inversion H; auto.
 Defined.
 
+Definition option_dec {A} (da : forall a b : A, {a = b} + {a <> b}) :
+    forall a b : option A, {a = b} + {a <> b}.
+Proof. decide equality. Defined.
+
 Definition nkey_eq_dec : forall a b : nkey, {a = b} + {a <> b} :=
-  pair_dec (pair_dec (pair_dec (pair_dec (pair_dec Bool.bool_dec (list_eq_dec cstr_eq_dec))
-    (pair_dec (pair_dec Z.eq_dec Z.eq_dec) Z.eq_dec)) Z.eq_dec) Z.eq_dec) Z.eq_dec.
+  pair_dec (pair_dec (pair_dec (pair_dec Bool.bool_dec (list_eq_dec cstr_eq_dec))
+    (option_dec (pair_dec (pair_dec trip_eq_dec Z.eq_dec) Z.eq_dec))) (option_dec Z.eq_dec)) Z.eq_dec.
 
 (** A table of access-bound claims [N*(key) ≤ n]. *)
 Definition ntab := list (nkey * Z).
 Definition tab_le (tab : ntab) (key : nkey) (n : Z) : bool :=
   existsb (fun kn => dec_b nkey_eq_dec (fst kn) key && (snd kn <=? n)%Z) tab.
 
+Ltac split_b :=
+  repeat match goal with
+         | H : (_ && _) = true |- _ => apply andb_true_iff in H as [? ?]
+         | H : peq _ _ = true |- _ => apply dec_b_eq in H
+         | H : deq _ _ = true |- _ => apply dec_b_eq in H
+         | H : qeq _ _ = true |- _ => apply dec_b_eq in H
+         | H : aeq _ _ = true |- _ => apply dec_b_eq in H
+         end.
+
 Section Check.
 Variable G : ctx.
 Variable tab : ntab.
+Variable wt : list (list trip).
 Let M := c_metric G.
 
 (** Each claim of the table, [N*] computed once per entry from the lanes' thread ids
@@ -101,46 +116,25 @@ Proof.
   simpl in Ht. unfold exact_bnd, nstar. apply Z.leb_le in Ht, H. apply Z.leb_le. lia.
 Qed.
 
-Lemma dep_ok_with_mono : forall (b1 b2 : nkey -> Z -> bool) sh P X i es n dw,
+Lemma dacc_with_mono : forall (b1 b2 : nkey -> Z -> bool) sh P D i es n,
   (forall key m, b1 key m = true -> b2 key m = true) ->
-  dep_ok_with G b1 sh P X i es n dw = true -> dep_ok_with G b2 sh P X i es n dw = true.
+  dacc_with G b1 sh P D i es n = true -> dacc_with G b2 sh P D i es n = true.
 Proof.
-  intros b1 b2 sh P X i es n [[[k U] w1] w2] Hb H. unfold dep_ok_with in *.
-  destruct i as [x|p|[c| |]|d]; auto.
-  - destruct (c_lty G x) as [[]|]; auto. repeat rewrite andb_true_iff in *. intuition.
-  - destruct (c_pty G p) as [[]|]; auto. repeat rewrite andb_true_iff in *. intuition.
-  - repeat rewrite andb_true_iff in *. intuition.
-  - repeat rewrite andb_true_iff in *. intuition.
+  intros b1 b2 sh P D i es n Hb H. unfold dacc_with in *. repeat rewrite andb_true_iff in *.
+  intuition.
 Qed.
 
 Definition ocost (o : opd) : Q :=
   match o with OVar _ | OTid _ => m_var M | OConst _ => m_const M | OParam _ => m_param M end.
 
-Definition gacc_ok (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
-  acc_ok G f (fst a) ||
-  match snd a with Some dw => dep_ok_with G (tab_le tab) false P X i es (fst a) dw | None => false end.
+Definition gacc_ok (sh : bool) (P : list cstr) (D : list dent) (i : opd) (es n : Z) : bool :=
+  dacc_with G (tab_le tab) sh P D i es n.
 
-Lemma gacc_ok_sound : tab_ok = true -> forall f P X i es a, gacc_ok f P X i es a = true ->
-  acc_ok G f (fst a) = true \/ exists dw, dep_ok G P X i es (fst a) dw = true.
-Proof.
-  intros Ht f P X i es [n [dw|]] H; unfold gacc_ok in H; simpl in *;
-    apply orb_true_iff in H as [H|H]; eauto; try discriminate.
-  right; exists dw. eapply dep_ok_with_mono; [|exact H]. apply tab_sound; auto.
-Qed.
+Lemma gacc_ok_sound : tab_ok = true -> forall sh P D i es n, gacc_ok sh P D i es n = true ->
+  dacc G sh P D i es n = true.
+Proof. intros Ht sh P D i es n H. eapply dacc_with_mono; [|exact H]. apply tab_sound; auto. Qed.
 
-Definition gacc_ok_sh (f : Z -> Q) (P : list cstr) (X : list nat) (i : opd) (es : Z) (a : accw) : bool :=
-  acc_ok G f (fst a) ||
-  match snd a with Some dw => dep_ok_with G (tab_le tab) true P X i es (fst a) dw | None => false end.
-
-Lemma gacc_ok_sh_sound : tab_ok = true -> forall f P X i es a, gacc_ok_sh f P X i es a = true ->
-  acc_ok G f (fst a) = true \/ exists dw, dep_ok_sh G P X i es (fst a) dw = true.
-Proof.
-  intros Ht f P X i es [n [dw|]] H; unfold gacc_ok_sh in H; simpl in *;
-    apply orb_true_iff in H as [H|H]; eauto; try discriminate.
-  right; exists dw. eapply dep_ok_with_mono; [|exact H]. apply tab_sound; auto.
-Qed.
-
-Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q :=
+Definition ecost (P : list cstr) (D : list dent) (e : expr) (n : accw) : option Q :=
   match e with
   | EOpd o => Some (ocost o)
   | EBin _ a b => Some (ocost a + ocost b + m_op M)
@@ -148,9 +142,9 @@ Definition ecost (P : list cstr) (X : list nat) (e : expr) (a : accw) : option Q
   | ERead A i =>
       match c_arr G A with
       | Some (Global, es) =>
-          if gacc_ok (m_gread M) P X i es a then Some (ocost i + m_gread M (fst a)) else None
+          if gacc_ok false P D i es n then Some (ocost i + m_gread M n) else None
       | Some (Shared, es) =>
-          if gacc_ok_sh (m_sread M) P X i es a then Some (ocost i + m_sread M (fst a)) else None
+          if gacc_ok true P D i es n then Some (ocost i + m_sread M n) else None
       | None => None
       end
   end.
@@ -159,119 +153,123 @@ Lemma ocost_sound : forall o, qopd G o (ocost o).
 Proof. intros [x|p|v|d]; constructor. Qed.
 
 Lemma ecost_sound : tab_ok = true ->
-  forall P X e a C, ecost P X e a = Some C -> qexpr G P X e (fst a) C.
+  forall P D e n C, ecost P D e n = Some C -> qexpr G P D e n C.
 Proof.
-  intros Ht P X [o|op a b|op a|A i] ac C H; simpl in H.
+  intros Ht P D [o|op a b|op a|A i] n C H; simpl in H.
   - inversion H; constructor; apply ocost_sound.
   - inversion H; constructor; apply ocost_sound.
   - inversion H; constructor; apply ocost_sound.
   - destruct (c_arr G A) as [[[] es]|] eqn:E; try discriminate.
-    + destruct (gacc_ok (m_gread M) P X i es ac) eqn:Ea; inversion H.
+    + destruct (gacc_ok false P D i es n) eqn:Ea; inversion H.
       eapply EQ_GARRAY; eauto using gacc_ok_sound; apply ocost_sound.
-    + destruct (gacc_ok_sh (m_sread M) P X i es ac) eqn:Ea; inversion H.
-      eapply EQ_SARRAY; eauto using gacc_ok_sh_sound; apply ocost_sound.
+    + destruct (gacc_ok true P D i es n) eqn:Ea; inversion H.
+      eapply EQ_SARRAY; eauto using gacc_ok_sound; apply ocost_sound.
 Qed.
 
 Fixpoint check (s : stmt) (d : dtree) : bool :=
   match d, s with
   | DSkip _, SSkip => true
   | DSync A B, SSync =>
-      peq (aP A) (aP B) && xeq (aX A) (aX B) && pot_ge (aQ A) (padd (aQ B) (m_sync M))
+      peq (aP A) (aP B) && deq (aD A) (aD B) && pot_ge (aQ A) (padd (aQ B) (m_sync M))
   | DSeq A B d1 d2, SSeq s1 s2 =>
       aeq (dpre d1) A && aeq (dpost d1) (dpre d2) && aeq (dpost d2) B &&
       check s1 d1 && check s2 d2
   | DVwrite1 A B ne ws, SAssign x e =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
-          unif G (aX A) e && x_after G (aP A) (aX A) x e (aX B) &&
+          vw_dent_w G wt (aP A) (aD A) x e (aD B) &&
           entails_subst G (aP A) x e (aP B) ws &&
           (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
           pot_ge (aQ A) (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C))
       | None => false
       end
   | DVwrite2 A B ne ws, SAssign x e =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
-          x_after G (aP A) (aX A) x e (aX B) && entails_subst G (aP A) x e (aP B) ws &&
+          vw_dent_w G wt (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
           negb (pmentions (VL x) (aQ B)) && pot_ge (aQ A) (padd (aQ B) (m_vwrite M + C))
       | None => false
       end
   | DWrite A B n ne, SWrite Ar i e =>
-      match ecost (aP A) (aX A) e ne, c_arr G Ar with
+      match ecost (aP A) (aD A) e ne, c_arr G Ar with
       | Some C2, Some (Global, es) =>
-          peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok (m_gwrite M) (aP A) (aX A) i es n &&
-          pot_ge (aQ A) (padd (aQ B) (m_gwrite M (fst n) + ocost i + C2))
+          peq (aP A) (aP B) && deq (aD A) (aD B) && gacc_ok false (aP A) (aD A) i es n &&
+          pot_ge (aQ A) (padd (aQ B) (m_gwrite M n + ocost i + C2))
       | Some C2, Some (Shared, es) =>
-          peq (aP A) (aP B) && xeq (aX A) (aX B) && gacc_ok_sh (m_swrite M) (aP A) (aX A) i es n &&
-          pot_ge (aQ A) (padd (aQ B) (m_swrite M (fst n) + ocost i + C2))
+          peq (aP A) (aP B) && deq (aD A) (aD B) && gacc_ok true (aP A) (aD A) i es n &&
+          pot_ge (aQ A) (padd (aQ B) (m_swrite M n + ocost i + C2))
       | _, _ => false
       end
   | DIf1 A B ne dt df, SIf e s1 s2 =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
           let T := dpre dt in let F := dpre df in
-          unif G (aX A) e &&
-          cstrs_equiv (aP T) (aP A ++ fst (cond G e)) && cstrs_equiv (aP F) (aP A ++ snd (cond G e)) &&
-          xeq (aX T) (aX A) && xeq (aX F) (aX A) && qeq (aQ F) (aQ T) &&
+          unif G (dunif G (aD A)) e &&
+          cstrs_equiv (aP T) (andc G (aP A) (aD A) e false) &&
+          cstrs_equiv (aP F) (andc G (aP A) (aD A) e true) &&
+          deq (aD T) (aD A) && deq (aD F) (aD A) && qeq (aQ F) (aQ T) &&
           aeq (dpost dt) B && aeq (dpost df) B &&
           pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check s1 dt && check s2 df
       | None => false
       end
   | DIf2 A B ne ws dt, SIf e s1 s2 =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
           let T := dpre dt in
           nonempty (fst (cond G e)) && entails (aP A) (fst (cond G e)) ws &&
-          peq (aP T) (aP A) && xeq (aX T) (aX A) && aeq (dpost dt) B &&
+          peq (aP T) (aP A) && deq (aD T) (aD A) && aeq (dpost dt) B &&
           pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check s1 dt
       | None => false
       end
   | DIf3 A B ne ws df, SIf e s1 s2 =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
           let F := dpre df in
           nonempty (snd (cond G e)) && entails (aP A) (snd (cond G e)) ws &&
-          peq (aP F) (aP A) && xeq (aX F) (aX A) && aeq (dpost df) B &&
+          peq (aP F) (aP A) && deq (aD F) (aD A) && aeq (dpost df) B &&
           pot_ge (aQ A) (padd (aQ F) (m_if M + C)) && check s2 df
       | None => false
       end
   | DIf4 A B ne wec wet wjt wje dt df, SIf e s1 s2 =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
           let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
-          cstrs_equiv (aP T) (aP A ++ fst (cond G e)) && xeq (aX T) (aX A) && qeq (aQ F) (aQ T') &&
-          qeq (aQ B) (aQ F') &&
-          entails (aP A ++ snd (cond G e)) (aP F) wec && entails (aP T') (aP F) wet &&
+          cstrs_equiv (aP T) (andc G (aP A) (aD A) e false) && deq (aD T) (aD A) &&
+          qeq (aQ F) (aQ T') && qeq (aQ B) (aQ F') &&
+          entails (andc G (aP A) (aD A) e true) (aP F) wec &&
+          entails (aP T') (filter is_lin (aP F)) wet &&
           entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
-          subset (aX F) (aX A) && disjoint (aX F) (writes s1) &&
-          subset (aX B) (aX A) && disjoint (aX B) (writes s1 ++ writes s2) &&
-          pvars_ok (aX A) (aQ T) && pvars_ok (aX F) (aQ T') && pvars_ok (aX B) (aQ F') &&
+          dcovers (aD A) (aD F) && disjoint (dvars (aD F)) (writes s1) &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s1 ++ writes s2) &&
+          puni G (aD A) (aQ T) && puni G (aD F) (aQ T') && puni G (aD B) (aQ F') &&
           pot_ge (aQ T) (aQ T') && pot_ge (aQ T') (aQ F') &&
           pot_ge (aQ A) (padd (aQ T) (m_if M + C + m_div M)) &&
           check s1 dt && check s2 df
       | None => false
       end
   | DWhile1 A B ne db, SWhile e s =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
           let Bp := dpre db in let Bq := dpost db in
-          unif G (aX A) e && xeq (aX Bp) (aX A) && xeq (aX Bq) (aX A) && xeq (aX B) (aX A) &&
-          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+          unif G (dunif G (aD A)) e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+          deq (aD B) (aD A) &&
+          cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
           pot_ge (aQ B) (aQ Bp) && pot_ge (aQ Bq) (padd (aQ B) (m_if M + C)) &&
           pot_ge (aQ A) (padd (aQ B) (m_if M + C)) &&
-          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) && check s db
+          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) && check s db
       | None => false
       end
   | DWhile2 A B ne db, SWhile e s =>
-      match ecost (aP A) (aX A) e ne with
+      match ecost (aP A) (aD A) e ne with
       | Some C =>
           let Bp := dpre db in let Bq := dpost db in
-          xeq (aX Bp) (aX A) && xeq (aX Bq) (aX A) &&
-          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
-          pot_ge (aQ B) (aQ Bp) && pot_ge (aQ Bq) (padd (aQ B) (m_if M + m_div M + C)) &&
-          pot_ge (aQ A) (padd (aQ B) (m_if M + m_div M + C)) &&
-          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
-          subset (aX B) (aX A) && disjoint (aX B) (writes s) && pvars_ok (aX B) (aQ B) &&
+          deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+          cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + m_div M + C)) &&
+          pot_ge (aQ A) (padd (aQ Bp) (m_if M + m_div M + C)) &&
+          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s) &&
+          puni G (aD A) (aQ Bp) && puni G (aD B) (aQ B) && pot_ge (aQ Bp) (aQ B) &&
           check s db
       | None => false
       end
@@ -280,98 +278,105 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
   | DWeak A B k wpre rpre wpost rpost d, s =>
       let N := dpre d in let N' := dpost d in
       Qle_bool 0 k && entails (aP A) (aP N) wpre &&
-      pot_ge_under (aP A) rpre (aQ A) (padd (aQ N) k) && subset (aX N) (aX A) &&
+      pot_ge_under (aP A) rpre (aQ A) (padd (aQ N) k) && dcovers (aD A) (aD N) &&
       entails (aP N') (aP B) wpost && pot_ge_under (aP N') rpost (padd (aQ N') k) (aQ B) &&
-      subset (aX B) (aX N') && check s d
+      dcovers (aD N') (aD B) && check s d
   | _, _ => false
   end.
 
-Ltac split_b :=
-  repeat match goal with
-         | H : (_ && _) = true |- _ => apply andb_true_iff in H as [? ?]
-         | H : peq _ _ = true |- _ => apply dec_b_eq in H
-         | H : xeq _ _ = true |- _ => apply dec_b_eq in H
-         | H : qeq _ _ = true |- _ => apply dec_b_eq in H
-         | H : aeq _ _ = true |- _ => apply dec_b_eq in H
-         end.
-
-Lemma check_qstmt : tab_ok = true -> forall d s, check s d = true -> qstmt G (dpre d) s (dpost d).
+Lemma check_qstmt : tab_ok = true -> wt = wtids G ->
+  forall d s, check s d = true -> qstmt G (dpre d) s (dpost d).
 Proof.
-  intros Htab.
+  intros Htab Hwt.
   induction d; intros s H; [destruct s; cbn [check] in H; try discriminate; cbn [dpre dpost]..|].
   - apply Q_SKIP.
-  - split_b. destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst. apply Q_SYNC; auto.
+  - split_b. destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst. apply Q_SYNC; auto.
   - split_b. subst. eapply Q_SEQ; [apply IHd1 | rewrite H3; apply IHd2]; auto.
-  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
+  - destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
     eapply Q_VWRITE1; eauto using ecost_sound.
     destruct (lin_fix G P e); [left; discriminate | right; apply negb_true_iff; auto].
-  - destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    destruct A as [P X Qn], B as [P' X' Q']; simpl in *.
+  - destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
     eapply Q_VWRITE2; eauto using ecost_sound. apply negb_true_iff; auto.
-  - destruct (ecost (aP A) (aX A) e ne) as [C2|] eqn:Ec; try discriminate.
+  - destruct (ecost (aP A) (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
     destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b;
       pose proof (ecost_sound Htab _ _ _ _ _ Ec);
-      destruct A as [P X Qn], B as [P' X' Q']; simpl in *; subst.
+      destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
     + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
-    + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sh_sound.
+    + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
   - (* DIf1 *)
-    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check s1 d1 = true |- _ => specialize (IHd1 _ Hc) end.
     match goal with Hc : check s2 d2 = true |- _ => specialize (IHd2 _ Hc) end.
-    destruct A as [P X Qn], (dpre d1) as [PT XT QT] eqn:E1, (dpre d2) as [PF XF QF] eqn:E3;
+    destruct A as [P D Qn], (dpre d1) as [PT DT QT] eqn:E1, (dpre d2) as [PF DF QF] eqn:E3;
       simpl in *; subst.
-    eapply (Q_IF1 G P X Qn QT e (fst ne) C s1 s2 PT PF); eauto using ecost_sound.
+    eapply (Q_IF1 G P D Qn QT e ne C s1 s2 PT PF); eauto using ecost_sound.
     rewrite <- H3; auto.
   - (* DIf2 *)
-    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check s1 d = true |- _ => specialize (IHd _ Hc) end.
-    destruct A as [P X Qn], (dpre d) as [PT XT QT] eqn:E1; simpl in *; subst.
-    eapply (Q_IF2 G P X Qn QT e (fst ne) C s1 s2); eauto using ecost_sound.
+    destruct A as [P D Qn], (dpre d) as [PT DT QT] eqn:E1; simpl in *; subst.
+    eapply (Q_IF2 G P D Qn QT e ne C s1 s2); eauto using ecost_sound.
   - (* DIf3 *)
-    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check s2 d = true |- _ => specialize (IHd _ Hc) end.
-    destruct A as [P X Qn], (dpre d) as [PF XF QF] eqn:E1; simpl in *; subst.
-    eapply (Q_IF3 G P X Qn QF e (fst ne) C s1 s2); eauto using ecost_sound.
+    destruct A as [P D Qn], (dpre d) as [PF DF QF] eqn:E1; simpl in *; subst.
+    eapply (Q_IF3 G P D Qn QF e ne C s1 s2); eauto using ecost_sound.
   - (* DIf4 *)
-    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d1 = true |- _ => specialize (IHd1 _ Hc) end.
     match goal with Hc : check _ d2 = true |- _ => specialize (IHd2 _ Hc) end.
-    destruct A as [P X Qn], B as [P' X' Q'], (dpre d1) as [PT XT QT] eqn:E1,
-      (dpost d1) as [P1 X1 Q1] eqn:E2, (dpre d2) as [PF XF QF] eqn:E3,
-      (dpost d2) as [P2 X2 Q2] eqn:E4; simpl in *; subst.
-    eapply (Q_IF4 G P X Qn QT e (fst ne) C s1 s2 PT); eauto using ecost_sound.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT] eqn:E1,
+      (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PF DF QF] eqn:E3,
+      (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst.
+    eapply (Q_IF4 G P D Qn QT e ne C s1 s2 PT); eauto using ecost_sound.
   - (* DWhile1 *)
-    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
-    destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [PB XB QB] eqn:E1,
-      (dpost d) as [PB' XB' QB'] eqn:E2; simpl in *; subst.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
+      (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
     eapply Q_WHILE1; eauto using ecost_sound.
   - (* DWhile2 *)
-    destruct (ecost (aP A) (aX A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
-    destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [PB XB QB] eqn:E1,
-      (dpost d) as [PB' XB' QB'] eqn:E2; simpl in *; subst.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
+      (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
     eapply Q_WHILE2; eauto using ecost_sound.
   - (* DUnroll *)
     split_b. match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
     subst. apply Q_UNROLL; auto.
   - cbn [check] in H. split_b. cbn [dpre dpost].
     match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
-    destruct A as [P X Qn], B as [P' X' Q'], (dpre d) as [NP NX NQ] eqn:E1,
-      (dpost d) as [NP' NX' NQ'] eqn:E2; simpl in *.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [NP ND NQ] eqn:E1,
+      (dpost d) as [NP' ND' NQ'] eqn:E2; simpl in *.
     eapply Q_WEAK; eauto.
 Qed.
 
+End Check.
+
 (** ** The root (spec/logic.md §5) and the bound theorem *)
+Section Root.
+Variable G : ctx.
+Variable tab : ntab.
+
 Definition bdim (d : nat) : nat := match d with O => c_bx G | S O => c_by G | _ => c_bz G end.
 
 (** The launch facts: [0 ≤ threadIdx.d ≤ B_d − 1] for [d = x, y, z], then
-    [0 ≤ blockIdx.d] for the program's [blockIdx] parameters. *)
+    [0 ≤ blockIdx.d] for the program's [blockIdx] parameters, [1 ≤ gridDim.d] for its
+    [gridDim] parameters, and [blockIdx.d ≤ gridDim.d − 1] when both are parameters. *)
 Definition launch_facts : list cstr :=
   flat_map (fun d => [CLe (mkLin 0 [((-1)%Z, VT d)]);
                       CLe (mkLin (- (Z.of_nat (bdim d) - 1)) [(1%Z, VT d)])]) [0; 1; 2]%nat
-  ++ map (fun p => CLe (mkLin 0 [((-1)%Z, VP p)])) (c_blockidx G).
+  ++ map (fun p => CLe (mkLin 0 [((-1)%Z, VP p)])) (c_blockidx G)
+  ++ map (fun p => CLe (mkLin 1 [((-1)%Z, VP p)])) (c_griddim G)
+  ++ map (fun bg => CLe (mkLin 1 [(1%Z, VP (fst bg)); ((-1)%Z, VP (snd bg))])) (c_bgrid G).
+
+(** The launch: block indices non-negative and below the grid size, grid sizes positive. *)
+Definition launch_ok (ps : nat -> val) : Prop :=
+  (forall p, In p (c_blockidx G) -> (0 <= int_of (ps p))%Z) /\
+  (forall p, In p (c_griddim G) -> (1 <= int_of (ps p))%Z) /\
+  (forall bg, In bg (c_bgrid G) -> (int_of (ps (fst bg)) <= int_of (ps (snd bg)) - 1)%Z).
 
 (** Dimension [d] is warp-uniform: in every warp all lanes share [threadIdx.d]. *)
 Definition wud_b_w (wt : list (list (Z * Z * Z))) (d : nat) : bool :=
@@ -393,28 +398,57 @@ Proof.
   apply Z.eqb_eq in E1, E2. rewrite !rho_tt_lane in E1, E2. unfold rho_tid in E1, E2. congruence.
 Qed.
 
+(** The root's map is implied by the initial one: every local is 0 ([int]) or its
+    type's default in every thread. *)
+Definition root_dent (d : dent) : bool :=
+  match d with
+  | DLin x k r g =>
+      kzero k && match c_lty G x with
+                 | Some TInt => if (g =? 0)%Z then (r =? 0)%Z else (r mod g =? 0)%Z
+                 | _ => true
+                 end
+  | _ => false
+  end.
+
+Lemma root_dsat : forall arrays T D, forallb root_dent D = true -> dsat G (init_store G arrays) T D.
+Proof.
+  intros arrays T D H d Hd. rewrite forallb_forall in H. specialize (H d Hd).
+  destruct d as [x k r g| |]; try discriminate. simpl in H. apply andb_true_iff in H as [Hk H].
+  apply kzero_eq in Hk; subst k. simpl. destruct (c_lty G x) as [[]|] eqn:Ex.
+  - exists 0%Z. split.
+    + destruct (Z.eqb_spec g 0) as [->|Hg].
+      * apply Z.eqb_eq in H; subst. apply Z.divide_0_r.
+      * apply Z.eqb_eq in H. apply Z.mod_divide in H; auto.
+        replace (0 - r)%Z with (- r)%Z by lia. apply Z.divide_opp_r; auto.
+    + intros t _. reflexivity.
+  - intros t t' _ _. reflexivity.
+  - intros t t' _ _. reflexivity.
+  - intros t t' _ _. reflexivity.
+Qed.
+
 Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=
   let wt := wtids G in
   (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
-  forallb (wud_b_w wt) (c_wu G) && tab_ok_w wt &&
-  cstrs_equiv (aP (dpre d)) launch_facts && qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
-  pnonneg (aQ (dpost d)) && check body d.
+  forallb (wud_b_w wt) (c_wu G) && tab_ok_w G tab wt &&
+  cstrs_equiv (aP (dpre d)) launch_facts && forallb root_dent (aD (dpre d)) &&
+  qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
+  pnonneg (aQ (dpost d)) && check G tab wt body d.
 
 (** The value of a potential that mentions only parameters. *)
 Definition rho_params (ps : nat -> val) : var -> Z :=
   fun v => match v with VP p => int_of (ps p) | _ => 0%Z end.
 
 Lemma launch_facts_hold : forall ps s w t,
-  (0 < c_bx G)%nat -> (0 < c_by G)%nat ->
-  (forall p, In p (c_blockidx G) -> (0 <= int_of (ps p))%Z) ->
+  (0 < c_bx G)%nat -> (0 < c_by G)%nat -> launch_ok ps ->
   In t (lanes G w) -> sat (rho G ps s t) launch_facts.
 Proof.
-  intros ps s w t Hx Hy Hb Ht. unfold lanes in Ht. apply filter_In in Ht as [_ Ht].
+  intros ps s w t Hx Hy [Hb [Hg Hbg]] Ht. unfold lanes in Ht. apply filter_In in Ht as [_ Ht].
   apply Nat.ltb_lt in Ht.
   pose proof (Nat.mod_upper_bound t (c_bx G) ltac:(lia)).
   pose proof (Nat.mod_upper_bound (t / c_bx G) (c_by G) ltac:(lia)).
   assert (t / (c_bx G * c_by G) < c_bz G)%nat by (apply Nat.div_lt_upper_bound; lia).
-  intros c Hc. unfold launch_facts in Hc. apply in_app_iff in Hc as [Hc|Hc].
+  intros c Hc. unfold launch_facts in Hc. repeat rewrite in_app_iff in Hc.
+  destruct Hc as [Hc|[Hc|[Hc|Hc]]].
   - simpl in Hc.
     repeat (destruct Hc as [<-|Hc];
       [unfold holds, leval, tsum;
@@ -422,30 +456,34 @@ Proof.
     contradiction.
   - apply in_map_iff in Hc as [p [<- Hp]]. specialize (Hb p Hp).
     unfold holds, leval, tsum; cbv beta iota zeta delta [fold_right fst snd lcst lterms rho]. lia.
+  - apply in_map_iff in Hc as [p [<- Hp]]. specialize (Hg p Hp).
+    unfold holds, leval, tsum; cbv beta iota zeta delta [fold_right fst snd lcst lterms rho]. lia.
+  - apply in_map_iff in Hc as [[b g] [<- Hp]]. specialize (Hbg (b, g) Hp). simpl in Hbg.
+    unfold holds, leval, tsum; cbv beta iota zeta delta [fold_right fst snd lcst lterms rho]. lia.
 Qed.
 
 Theorem bound_sound : forall body d bound, check_root body d bound = true ->
-  forall F ps arrays w s' C, pok G ps ->
-  (forall p, In p (c_blockidx G) -> (0 <= int_of (ps p))%Z) ->
+  forall F ps arrays w s' C, pok G ps -> launch_ok ps ->
   lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->
   C <= pval (rho_params ps) bound.
 Proof.
   intros body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
-  unfold check_root in H. cbv zeta in H. fold wud_b tab_ok in H. split_b.
+  unfold check_root in H. cbv zeta in H. fold wud_b in H. fold (tab_ok G tab) in H. split_b.
   repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
-  match goal with Hc : check body d = true |- _ => rename Hc into Hchk end.
+  match goal with Hc : check _ _ _ body d = true |- _ => rename Hc into Hchk end.
   match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
+  match goal with Hc : forallb root_dent _ = true |- _ => rename Hc into Hrd end.
   match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
   match goal with Hc : pnonneg _ = true |- _ => rename Hc into Hnn end.
   match goal with Hc : aQ (dpre d) = bound |- _ => rename Hc into HQb end.
-  match goal with Hc : tab_ok = true |- _ => rename Hc into Htab end.
+  match goal with Hc : tab_ok G tab = true |- _ => rename Hc into Htab end.
   match goal with Hc : forallb wud_b _ = true |- _ => rename Hc into Hwu end.
   assert (HWU : wu_sound G) by (apply wud_sound; auto).
-  pose proof (soundness G HWU _ _ _ (check_qstmt Htab _ _ Hchk)) as V.
+  pose proof (soundness G HWU _ _ _ (check_qstmt G tab _ Htab eq_refl _ _ Hchk)) as V.
   assert (Hsat : sat_assn G ps (dpre d) (init_store G arrays) (lanes G w)).
   { split.
     - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
-    - intros x _ t t' _ _. reflexivity. }
+    - apply root_dsat; auto. }
   assert (Hwt : wt G (init_store G arrays)).
   { intros x ty Hx t. simpl. rewrite Hx. destruct ty; reflexivity. }
   assert (Hn : NoDup (lanes G w)) by (apply NoDup_filter, seq_NoDup).
@@ -461,4 +499,4 @@ Proof.
   lra.
 Qed.
 
-End Check.
+End Root.

@@ -1,12 +1,12 @@
-(** * Linear forms, constraints, Farkas witnesses and linear potentials
+(** * Linear forms, constraints, Farkas witnesses and polynomial potentials
     (spec/certificate.md "Linear forms, constraints, assertions"; spec/logic.md §1)
 
-    Linear forms have integer coefficients: the exporter scales every
+    Linear forms have integer coefficients: the exporter scales every linear
     constraint [L ≤ 0] / [L = 0] of a certificate by a positive integer (which
-    does not change its meaning) and every Farkas witness accordingly.
-    Potentials are linear: [c + Σ cᵢ·max(0, Lᵢ)] with rational [c], [cᵢ]
-    (every committed certificate has such potentials; the exporter rejects
-    products of atoms with a clear error). *)
+    does not change its meaning) and every Farkas witness accordingly.  Lane
+    constraints [(mod L m S)] ([L mod m ∈ S], spec/logic.md §1) have integral forms
+    already.  Potentials are polynomials [c + Σ cᵢ·Π max(0, Lᵢⱼ)] with rational
+    coefficients. *)
 From Coq Require Import ZArith QArith Qreduction List Bool Arith Lia Lqa.
 Import ListNotations.
 Local Open Scope Z_scope.
@@ -123,18 +123,40 @@ Proof.
   rewrite tsum_upd_notin; auto.
 Qed.
 
-(** ** Constraints and Farkas witnesses *)
-Inductive cstr := CLe (L : lin) | CEq (L : lin).
+Lemma lin_eq_dec : forall a b : lin, {a = b} + {a <> b}.
+Proof.
+  assert (Hv : forall a b : var, {a = b} + {a <> b}) by (decide equality; apply Nat.eq_dec).
+  assert (Hp : forall a b : Z * var, {a = b} + {a <> b}).
+  { intros [x v] [y w]; destruct (Z.eq_dec x y), (Hv v w); subst; auto;
+      right; intros H; inversion H; auto. }
+  intros [c l] [d m]. destruct (Z.eq_dec c d), (list_eq_dec Hp l m); subst; auto;
+    right; intros H; inversion H; auto.
+Defined.
+
+(** ** Constraints and Farkas witnesses
+
+    [CMod L m S] is the lane constraint [L mod m ∈ S] (Euclidean [mod]); its form
+    mentions only [threadIdx.*] in certificates (spec/logic.md §1). *)
+Inductive cstr := CLe (L : lin) | CEq (L : lin) | CMod (L : lin) (m : Z) (rs : list Z).
 
 Definition holds (rho : var -> Z) (c : cstr) : Prop :=
-  match c with CLe L => (leval rho L <= 0)%Z | CEq L => leval rho L = 0%Z end.
+  match c with
+  | CLe L => (leval rho L <= 0)%Z
+  | CEq L => leval rho L = 0%Z
+  | CMod L m rs => In (leval rho L mod m)%Z rs
+  end.
 
-Definition cform (c : cstr) : lin := match c with CLe L | CEq L => L end.
-Definition is_eq (c : cstr) : bool := match c with CEq _ => true | CLe _ => false end.
+Definition cform (c : cstr) : lin := match c with CLe L | CEq L | CMod L _ _ => L end.
+Definition is_eq (c : cstr) : bool := match c with CEq _ => true | _ => false end.
+(** Linear constraints ([≤] and [=]); lane constraints are not. *)
+Definition is_lin (c : cstr) : bool := match c with CMod _ _ _ => false | _ => true end.
 
-(** A witness [(m, [(i, λ)…])] for a target [L] from sources [P]: [m > 0], every
-    [λ] for an [≤] source is [≥ 0], and [m·L − Σ λ·Lᵢ] normalizes to a constant
-    [μ] with [μ ≤ 0] ([≤] target) or to [0] using only equalities ([=] target). *)
+(** A witness [(m, [(i, λ)…])] for a linear target [L] from sources [P]: [m > 0], every
+    source used is linear, every [λ] for an [≤] source is [≥ 0], and [m·L − Σ λ·Lᵢ]
+    normalizes to a constant [μ] with [μ ≤ 0] ([≤] target) or to [0] using only
+    equalities ([=] target).  A witness for a lane target [(mod L m S)] is [(_, [(i, _)])]
+    with [P]'s constraint [i] a lane constraint [(mod L' m S')], [L'] equal to [L] after
+    normalization and [S' ⊆ S] (spec/certificate.md). *)
 Definition fwit := (Z * list (nat * Z))%type.
 
 Fixpoint fcomb (P : list cstr) (ws : list (nat * Z)) : option lin :=
@@ -143,7 +165,8 @@ Fixpoint fcomb (P : list cstr) (ws : list (nat * Z)) : option lin :=
   | (i, lam) :: ws' =>
       match nth_error P i, fcomb P ws' with
       | Some c, Some acc =>
-          if is_eq c || (0 <=? lam)%Z then Some (ladd (lscale lam (cform c)) acc) else None
+          if is_lin c && (is_eq c || (0 <=? lam)%Z) then Some (ladd (lscale lam (cform c)) acc)
+          else None
       | _, _ => None
       end
   end.
@@ -151,8 +174,24 @@ Fixpoint fcomb (P : list cstr) (ws : list (nat * Z)) : option lin :=
 Definition all_eq (P : list cstr) (ws : list (nat * Z)) : bool :=
   forallb (fun iw => match nth_error P (fst iw) with Some c => is_eq c | None => false end) ws.
 
+Definition lin_eqb (a b : lin) : bool := if lin_eq_dec a b then true else false.
+Definition zsubset (S1 S2 : list Z) : bool := forallb (fun r => existsb (Z.eqb r) S2) S1.
+
+Definition lane_ok (P : list cstr) (L : lin) (m : Z) (rs : list Z) (ws : list (nat * Z)) : bool :=
+  match ws with
+  | [(i, _)] =>
+      match nth_error P i with
+      | Some (CMod L' m' rs') => lin_eqb (lnorm L') (lnorm L) && (m' =? m)%Z && zsubset rs' rs
+      | _ => false
+      end
+  | _ => false
+  end.
+
 Definition farkas_ok (P : list cstr) (c : cstr) (w : fwit) : bool :=
   let '(m, ws) := w in
+  match c with
+  | CMod L mo rs => lane_ok P L mo rs ws
+  | _ =>
   (0 <? m)%Z &&
   match fcomb P ws with
   | None => false
@@ -162,9 +201,11 @@ Definition farkas_ok (P : list cstr) (c : cstr) (w : fwit) : bool :=
       | [] => match c with
               | CLe _ => (lcst X <=? 0)%Z
               | CEq _ => (lcst X =? 0)%Z && all_eq P ws
+              | CMod _ _ _ => false
               end
       | _ => false
       end
+  end
   end.
 
 Definition sat (rho : var -> Z) (P : list cstr) : Prop := forall c, In c P -> holds rho c.
@@ -175,11 +216,11 @@ Proof.
   - inversion H; subst; reflexivity.
   - destruct (nth_error P i) as [c|] eqn:Hc; [|discriminate].
     destruct (fcomb P ws) as [acc|]; [|discriminate].
-    destruct (is_eq c || (0 <=? lam)%Z) eqn:Hs; [|discriminate].
+    destruct (is_lin c && (is_eq c || (0 <=? lam)%Z)) eqn:Hs; [|discriminate].
     inversion H; subst. rewrite ladd_eval, lscale_eval.
     specialize (IH acc HP eq_refl).
     assert (Hh : holds rho c) by (apply HP; eapply nth_error_In; eauto).
-    destruct c as [L|L]; simpl in *.
+    destruct c as [L|L|L mo rs]; simpl in *; try discriminate.
     + apply Z.leb_le in Hs. nia.
     + rewrite Hh; lia.
 Qed.
@@ -192,24 +233,39 @@ Proof.
   - apply andb_true_iff in Ha as [Ha1 Ha2]. simpl in Ha1.
     destruct (nth_error P i) as [c|] eqn:Hc; [|discriminate].
     destruct (fcomb P ws) as [acc|]; [|discriminate].
-    destruct (is_eq c || (0 <=? lam)%Z); [|discriminate].
+    destruct (is_lin c && (is_eq c || (0 <=? lam)%Z)); [|discriminate].
     inversion H; subst. rewrite ladd_eval, lscale_eval.
     rewrite (IH acc HP Ha2 eq_refl).
     assert (Hh : holds rho c) by (apply HP; eapply nth_error_In; eauto).
-    destruct c as [L|L]; simpl in *; [discriminate|]. rewrite Hh; lia.
+    destruct c as [L|L|L mo rs]; simpl in *; try discriminate. rewrite Hh; lia.
+Qed.
+
+Lemma lane_ok_sound : forall rho P L mo rs ws, sat rho P -> lane_ok P L mo rs ws = true ->
+  holds rho (CMod L mo rs).
+Proof.
+  intros rho P L mo rs ws HP H. unfold lane_ok in H.
+  destruct ws as [|[i lam] [|? ?]]; try discriminate.
+  destruct (nth_error P i) as [[L'|L'|L' m' rs']|] eqn:Hi; try discriminate.
+  apply andb_true_iff in H as [H H3]. apply andb_true_iff in H as [H1 H2].
+  unfold lin_eqb in H1. destruct (lin_eq_dec (lnorm L') (lnorm L)) as [E|]; [|discriminate].
+  apply Z.eqb_eq in H2. subst m'.
+  assert (Hh : holds rho (CMod L' mo rs')) by (apply HP; eapply nth_error_In; eauto).
+  simpl in *. rewrite <- (lnorm_eval rho L), <- E, lnorm_eval.
+  unfold zsubset in H3. rewrite forallb_forall in H3. specialize (H3 _ Hh).
+  apply existsb_exists in H3 as [r [Hr Er]]. apply Z.eqb_eq in Er. rewrite Er; auto.
 Qed.
 
 Theorem farkas_sound : forall rho P c w, sat rho P -> farkas_ok P c w = true -> holds rho c.
 Proof.
-  intros rho P c [m ws] HP H. unfold farkas_ok in H.
-  apply andb_true_iff in H as [Hm H]. apply Z.ltb_lt in Hm.
-  destruct (fcomb P ws) as [Sm|] eqn:HS; [|discriminate].
-  set (X := lnorm (ladd (lscale m (cform c)) (lscale (-1) Sm))) in H.
-  assert (HX : leval rho X = (m * leval rho (cform c) - leval rho Sm)%Z).
-  { unfold X. rewrite lnorm_eval, ladd_eval, !lscale_eval. lia. }
-  destruct (lterms X) eqn:Ht; [|discriminate].
-  assert (HX0 : leval rho X = lcst X) by (unfold leval; rewrite Ht; simpl; lia).
-  destruct c as [L|L]; simpl in *.
+  intros rho P c [m ws] HP H.
+  destruct c as [L|L|L mo rs]; [| |eapply lane_ok_sound; eauto].
+  all: unfold farkas_ok in H; apply andb_true_iff in H as [Hm H]; apply Z.ltb_lt in Hm;
+    destruct (fcomb P ws) as [Sm|] eqn:HS; try discriminate; cbn [cform] in H;
+    set (X := lnorm (ladd (lscale m L) (lscale (-1) Sm))) in H;
+    assert (HX : leval rho X = (m * leval rho L - leval rho Sm)%Z) by
+      (unfold X; rewrite lnorm_eval, ladd_eval, !lscale_eval; lia);
+    destruct (lterms X) eqn:Ht; try discriminate;
+    assert (HX0 : leval rho X = lcst X) by (unfold leval; rewrite Ht; simpl; lia); simpl.
   - apply Z.leb_le in H. pose proof (fcomb_le rho P ws Sm HP HS). nia.
   - apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1.
     pose proof (fcomb_eq rho P ws Sm HP H2 HS). nia.
@@ -267,15 +323,6 @@ Qed.
 Lemma psum_app : forall rho l1 l2, psum rho (l1 ++ l2) == psum rho l1 + psum rho l2.
 Proof. intros rho l1 l2; induction l1 as [|[c m] l1 IH]; simpl; [lra|]. rewrite IH; lra. Qed.
 
-Lemma lin_eq_dec : forall a b : lin, {a = b} + {a <> b}.
-Proof.
-  assert (Hv : forall a b : var, {a = b} + {a <> b}) by (decide equality; apply Nat.eq_dec).
-  assert (Hp : forall a b : Z * var, {a = b} + {a <> b}).
-  { intros [x v] [y w]; destruct (Z.eq_dec x y), (Hv v w); subst; auto;
-      right; intros H; inversion H; auto. }
-  intros [c l] [d m]. destruct (Z.eq_dec c d), (list_eq_dec Hp l m); subst; auto;
-    right; intros H; inversion H; auto.
-Defined.
 
 (** *** Canonical atoms *)
 Definition lgcd (L : lin) : Z :=

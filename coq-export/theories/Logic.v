@@ -1,34 +1,45 @@
 (** * The quantitative logic (RaCUDA §4, Fig. 8; spec/logic.md), over the
     concrete representations of warpcert certificates.
 
-    Assertions are [{P; X; Q}]: [P] a list of integer linear constraints
-    (per active thread), [X] a set of locals that are warp-uniform — the
-    exporter takes the locals whose dependence entry [(dep x k r g)] has non-zero
-    [k] only on warp-uniform dimensions ([c_wu]), which includes RaCUDA's [X]
-    ([k = 0]) — and [Q] a polynomial potential.  Rule names: spec/logic.md with
-    [:] written [_] ([Q:WHILE1] is [Q_WHILE1]).
+    Assertions are [{P; D; Q}] as in spec/logic.md §1: [P] a list of integer
+    linear constraints and lane constraints (per active thread), [D] the
+    thread-dependence map (linear, remainder and range entries, [dent]) and [Q] a
+    polynomial potential.  Rule names: spec/logic.md with [:] written [_]
+    ([Q:WHILE1] is [Q_WHILE1]).
 
-    Side conditions are boolean functions ([entails], [pot_ge], ...), so that
-    an exported derivation is checked by computation.  Differences from
-    spec/logic.md (all make the Coq rules *stronger* in their premises, so a
-    derivation here is also one of the spec's logic; coq-export/README.md):
-    - potential equalities of the spec are checked as [≥] ([pot_ge]);
-    - access bounds [N*] re-derive the index's dependence from [P] ([dep_ok]);
-    - Q:IF4 additionally requires [Q ≥ Q1], [Q1 ≥ Q2], that the uniform sets
-      of the else branch and of the post are subsets of [X] not written by the
-      branches before them, and that the potentials mention only uniform
-      variables (these replace RaCUDA's Lemma 3, see coq-export/README.md);
-    - Q:WHILE2 additionally requires that the post's uniform set is a subset of
-      [X] not written by the body and that [Q'] mentions only it (the kernel's
-      well-formedness of the post gives both). *)
+    Side conditions are boolean functions ([entails], [pot_ge], [dcovers], ...), so
+    that an exported derivation is checked by computation.  The differences from
+    spec/logic.md are listed in coq-export/README.md ("Differences"); in short:
+    - potential equalities of the spec are checked as [≥] ([pot_ge]), map
+      equalities computed by the spec ([D \ W]) as implications with
+      disjointness from [W];
+    - Q:IF4 additionally requires [Q ≥ Q1] and [Q1 ≥ Q2] (RaCUDA's Lemma 3, which
+      fails for the spec's rule: coq-export/README.md gives a counterexample the
+      kernel accepts), and states the maps' frame conditions and the potentials'
+      uniformity (spec §1 well-formedness) as premises;
+    - Q:WHILE2 states the post's frame condition and the uniformity of the
+      invariant and of the post potential as premises. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin.
 Import ListNotations.
 
-Record assn := mkAssn { aP : list cstr; aX : list nat; aQ : pot }.
+(** Thread coefficients [(kx, ky, kz)] of a dependence. *)
+Definition trip := (Z * Z * Z)%type.
 
+(** Entries of the thread-dependence map (spec/logic.md §1): [DLin x k r g] is
+    [(dep x kx ky kz r g)], [DRem x k r m] is [(rem x kx ky kz r m)], [DRng x w] is
+    [(rng x w)]. *)
+Inductive dent := DLin (x : nat) (k : trip) (r g : Z) | DRem (x : nat) (k : trip) (r m : Z)
+  | DRng (x : nat) (w : Z).
+
+Record assn := mkAssn { aP : list cstr; aD : list dent; aQ : pot }.
+
+Definition trip_eq_dec : forall a b : trip, {a = b} + {a <> b}.
+Proof. decide equality; [apply Z.eq_dec | decide equality; apply Z.eq_dec]. Defined.
+Definition dent_eq_dec : forall a b : dent, {a = b} + {a <> b}.
+Proof. decide equality; first [apply Z.eq_dec | apply trip_eq_dec | apply Nat.eq_dec]. Defined.
 Definition cstr_eq_dec : forall a b : cstr, {a = b} + {a <> b}.
-Proof. decide equality; apply lin_eq_dec. Defined.
+Proof. decide equality; first [apply lin_eq_dec | apply Z.eq_dec | apply list_eq_dec, Z.eq_dec]. Defined.
 Definition assn_eq_dec : forall a b : assn, {a = b} + {a <> b}.
 Proof.
   assert (Hq : forall a b : Q, {a = b} + {a <> b}).
@@ -39,7 +50,7 @@ Proof.
     destruct (list_eq_dec (fun x y : Q * list lin =>
                 ltac:(decide equality; apply list_eq_dec, lin_eq_dec)) l m);
       subst; auto; right; intros H; inversion H; auto. }
-  decide equality; [apply list_eq_dec, Nat.eq_dec | apply list_eq_dec, cstr_eq_dec].
+  decide equality; [apply list_eq_dec, dent_eq_dec | apply list_eq_dec, cstr_eq_dec].
 Defined.
 Definition assn_eqb (a b : assn) : bool := if assn_eq_dec a b then true else false.
 
@@ -52,9 +63,66 @@ Lemma bop_eval_int : forall F op a b,
   bop_eval F op (VInt a) (VInt b) = bop_eval f0 op (VInt a) (VInt b).
 Proof. intros F op a b; destruct op; reflexivity. Qed.
 
+Definition nonempty {A} (l : list A) : bool := match l with [] => false | _ => true end.
+Definition memn (x : nat) (X : list nat) : bool := existsb (Nat.eqb x) X.
+Definition subset (X Y : list nat) : bool := forallb (fun x => memn x Y) X.
+Definition disjoint (X Y : list nat) : bool := forallb (fun x => negb (memn x Y)) X.
+(** [[0, n)] as a list of binary integers (built in linear time). *)
+Fixpoint zrange_from (k : nat) (a : Z) : list Z :=
+  match k with O => [] | S k' => a :: zrange_from k' (a + 1)%Z end.
+Definition zrange (n : Z) : list Z := zrange_from (Z.to_nat n) 0%Z.
+
+(** ** Dependence entries *)
+Definition dvar (d : dent) : nat := match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ => x end.
+Definition dvars (D : list dent) : list nat := map dvar D.
+Fixpoint dget (D : list dent) (x : nat) : option dent :=
+  match D with [] => None | d :: D' => if dvar d =? x then Some d else dget D' x end.
+Definition trip_eqb (a b : trip) : bool := if trip_eq_dec a b then true else false.
+Definition dent_eqb (a b : dent) : bool := if dent_eq_dec a b then true else false.
+Definition kzero (k : trip) : bool := trip_eqb k (0, 0, 0)%Z.
+
+(** [d1] implies [d2] (spec/logic.md §2): same local, kind and [k]; linear: [g2 | g1]
+    and [r1 ≡ r2 (mod g2)] ([g2 = 0]: [g1 = 0], [r1 = r2]); remainder: equal; range:
+    [w1 ≤ w2]. *)
+Definition eimplies (d1 d2 : dent) : bool :=
+  match d1, d2 with
+  | DLin x1 k1 r1 g1, DLin x2 k2 r2 g2 =>
+      (x1 =? x2) && trip_eqb k1 k2 &&
+      (if (g2 =? 0)%Z then (g1 =? 0)%Z && (r1 =? r2)%Z
+       else ((g1 mod g2 =? 0)%Z && ((r1 - r2) mod g2 =? 0)%Z))
+  | DRem x1 k1 r1 m1, DRem x2 k2 r2 m2 =>
+      (x1 =? x2) && trip_eqb k1 k2 && (r1 =? r2)%Z && (m1 =? m2)%Z
+  | DRng x1 w1, DRng x2 w2 => (x1 =? x2) && (w1 <=? w2)%Z
+  | _, _ => false
+  end.
+
+(** [D1 ⊒ D2]: every entry of [D2] is implied by an entry of [D1]. *)
+Definition dcovers (D1 D2 : list dent) : bool :=
+  forallb (fun d2 => existsb (fun d1 => eimplies d1 d2) D1) D2.
+
+Definition tadd (a b : trip) : trip :=
+  let '(a1, a2, a3) := a in let '(b1, b2, b3) := b in (a1 + b1, a2 + b2, a3 + b3)%Z.
+Definition tscale (c : Z) (a : trip) : trip := let '(a1, a2, a3) := a in (c * a1, c * a2, c * a3)%Z.
+Definition tid_k (d : nat) : trip :=
+  match d with O => (1, 0, 0)%Z | S O => (0, 1, 0)%Z | _ => (0, 0, 1)%Z end.
+
 Section Logic.
 Variable G : ctx.
 Let M := c_metric G.
+
+Definition kval (k : trip) (t : nat) : Z :=
+  let '(kx, ky, kz) := k in (kx * tid G 0 t + ky * tid G 1 t + kz * tid G 2 t)%Z.
+
+(** Thread coefficients only on warp-uniform dimensions ([c_wu]). *)
+Definition kwu (k : trip) : bool :=
+  let '(kx, ky, kz) := k in
+  ((kx =? 0)%Z || memn 0 (c_wu G)) && ((ky =? 0)%Z || memn 1 (c_wu G)) &&
+  ((kz =? 0)%Z || memn 2 (c_wu G)).
+
+(** The warp-uniform locals of [D]: linear entries whose thread coefficients are on
+    warp-uniform dimensions only (RaCUDA's [X(D)] is the case [k = 0]). *)
+Definition dunif (D : list dent) : list nat :=
+  flat_map (fun d => match d with DLin x k _ _ => if kwu k then [x] else [] | _ => [] end) D.
 
 (** ** Computed notions (spec/logic.md §2) *)
 Definition lin_opd (o : opd) : option lin :=
@@ -101,10 +169,6 @@ Definition cond (e : expr) : list cstr * list cstr :=
   | _ => ([], [])
   end.
 
-Definition nonempty {A} (l : list A) : bool := match l with [] => false | _ => true end.
-
-Definition memn (x : nat) (X : list nat) : bool := existsb (Nat.eqb x) X.
-
 (** Uniform operands: constants, parameters, locals of [X], and [threadIdx.d] for a
     warp-uniform dimension [d]. *)
 Definition opd_unif (X : list nat) (o : opd) : bool :=
@@ -132,6 +196,7 @@ Definition le_bounds (a c : Z) : option Z * option Z :=
    (if (0 <? a)%Z then Some ((- c) / a)%Z else None)).
 
 Definition cbounds (y : nat) (k : cstr) : option Z * option Z :=
+  if negb (is_lin k) then (None, None) else
   let L := lnorm (cform k) in
   match lterms L with
   | [(a, VL y')] =>
@@ -140,6 +205,7 @@ Definition cbounds (y : nat) (k : cstr) : option Z * option Z :=
         match k with
         | CLe _ => b1
         | CEq _ => let b2 := le_bounds (- a) (- lcst L) in (omax (fst b1) (fst b2), omin (snd b1) (snd b2))
+        | CMod _ _ _ => (None, None)
         end
       else (None, None)
   | _ => (None, None)
@@ -188,28 +254,190 @@ Definition lin_fix (P : list cstr) (e : expr) : option lin :=
 Definition lin_const (P : list cstr) (e : expr) : bool :=
   match lin_fix P e with Some L => negb (nonempty (lterms (lnorm L))) | None => false end.
 
-(** The coarse access bound: charging [n] is at least charging the warp size. *)
-Definition acc_ok (f : Z -> Q) (n : Z) : bool := Qle_bool (f (Z.of_nat (c_warp G))) (f n).
+(** ** Dependence of integer operands and expressions [dep_D] (spec/logic.md §2)
 
-(** ** Dependence-based access bounds [N*] (spec/logic.md §2)
+    A dependence [(k, r, g)] of an integer family [R] on the active threads: there is
+    [c ≡ r (mod g)] with [R(t) = k·tid(t) + c] for every active thread. *)
+Definition dtrip := (trip * Z * Z)%type.
+Definition dnorm (k : trip) (r g : Z) : dtrip :=
+  let g' := Z.abs g in (k, (if (g' =? 0)%Z then r else r mod g')%Z, g').
+Definition dexact (x : dtrip) : option Z :=
+  let '(k, r, g) := x in if kzero k && (g =? 0)%Z then Some r else None.
+Definition dadd (x y : dtrip) (sg : Z) : dtrip :=
+  let '(k1, r1, g1) := x in let '(k2, r2, g2) := y in
+  dnorm (tadd k1 (tscale sg k2)) (r1 + sg * r2) (Z.gcd g1 g2).
+Definition dscale (c : Z) (x : dtrip) : dtrip :=
+  let '(k, r, g) := x in dnorm (tscale c k) (c * r) (g * c).
+Definition dmul_uni (x y : dtrip) : dtrip :=
+  let '(_, r1, g1) := x in let '(_, r2, g2) := y in
+  dnorm (0, 0, 0)%Z (r1 * r2) (Z.gcd (Z.gcd (g1 * g2) (r1 * g2)) (r2 * g1)).
+(** The collapse: an entry whose thread coefficients are on warp-uniform dimensions
+    only is one integer per warp. *)
+Definition collapse (x : dtrip) : dtrip :=
+  let '(k, r, g) := x in
+  if kzero k || negb (kwu k) then x
+  else let '(kx, ky, kz) := k in dnorm (0, 0, 0)%Z r (Z.gcd (Z.gcd (Z.gcd g kx) ky) kz).
+Definition duni (x : dtrip) : bool := kzero (fst (fst x)).
 
-    The certificate's dependence map says that the index [x] is [k·threadIdx + c] on
-    the active threads, with a warp-uniform [c ≡ r (mod g)].  The Coq check
-    re-derives this from the constraints: Farkas witnesses for
-    [x − k·threadIdx − U ≤ 0] and [≥ 0], [U] a linear form over parameters and uniform
-    locals ([c = U], [r] its constant, [g] the gcd of its coefficients).  [N*] is
-    computed by enumeration exactly as in spec/logic.md §2; it depends only on the
-    key [(kind, constraints of P over threadIdx alone, k, g, r, element size)]. *)
-Definition zrange (n : Z) : list Z := map Z.of_nat (seq 0 (Z.to_nat n)).
+Definition idep_opd (D : list dent) (o : opd) : option dtrip :=
+  match o with
+  | OConst (VInt n) => Some ((0, 0, 0), n, 0)%Z
+  | OParam p => match c_pty G p with Some TInt => Some ((0, 0, 0), 0, 1)%Z | _ => None end
+  | OTid d => Some (tid_k d, 0, 0)%Z
+  | OVar x => match c_lty G x, dget D x with
+              | Some TInt, Some (DLin _ k r g) => Some (k, r, g)
+              | _, _ => None
+              end
+  | _ => None
+  end.
+
+Definition kvalz (k tt : trip) : Z :=
+  let '(kx, ky, kz) := k in let '(a, b, c) := tt in (kx * a + ky * b + kz * c)%Z.
+
+(** The [>>] rule: [⌊(k·tid(l) + ρ) / 2^c⌋] is the same on all lanes of every warp for
+    every residue [ρ ∈ [0, 2^c)] with [ρ ≡ r (mod gcd(g, 2^c))] (the lanes' thread ids
+    [wt]; at most the kernel's work limit of residues times threads). *)
+Definition shift_ok_w (wt : list (list trip)) (x : dtrip) (c : Z) : bool :=
+  let '(k, r, g) := x in
+  let p := (2 ^ c)%Z in
+  let step := if (g =? 0)%Z then p else Z.gcd g p in
+  let cnt := (p / step)%Z in
+  ((0 <=? c) && (c <? 62) && (0 <? step))%Z &&
+  (cnt * Z.of_nat (c_bx G * c_by G * c_bz G) <=? 4000000)%Z &&
+  forallb (fun L =>
+    match map (kvalz k) L with
+    | [] => true
+    | o0 :: os =>
+        forallb (fun i => let rho := (r mod step + i * step)%Z in
+                   forallb (fun o => ((o + rho) / p =? (o0 + rho) / p)%Z) os) (zrange cnt)
+    end) wt.
+
+Definition dopaque (X : list nat) (os : list opd) : option dtrip :=
+  if forallb (opd_unif X) os then Some ((0, 0, 0), 0, 1)%Z else None.
+
+(** [dep_D(e)] for integer results, under the lanes' thread ids [wt] (for [>>]). *)
+Definition idep_expr_w (wt : list (list trip)) (D : list dent) (e : expr) : option dtrip :=
+  let X := dunif D in
+  match e with
+  | EOpd o => idep_opd D o
+  | ERead _ o => dopaque X [o]
+  | EUn UNeg o => option_map (dscale (-1)) (idep_opd D o)
+  | EUn _ o => dopaque X [o]
+  | EBin op a b =>
+      match op, idep_opd D a, idep_opd D b with
+      | OAdd, Some x, Some y => Some (dadd x y 1)
+      | OSub, Some x, Some y => Some (dadd x y (-1))
+      | OMul, Some x, Some y =>
+          match dexact x, dexact y with
+          | Some c, _ => Some (dscale c y)
+          | None, Some c => Some (dscale c x)
+          | None, None =>
+              let x' := collapse x in let y' := collapse y in
+              if duni x' && duni y' then Some (dmul_uni x' y') else None
+          end
+      | OShl, Some x, Some y =>
+          match dexact y with
+          | Some c => if ((0 <=? c) && (c <? 62))%Z then Some (dscale (2 ^ c) x) else dopaque X [a; b]
+          | None => dopaque X [a; b]
+          end
+      | OShr, Some x, Some y =>
+          match dexact y with
+          | Some c => if negb (duni (collapse x)) && shift_ok_w wt x c then Some ((0, 0, 0), 0, 1)%Z
+                      else dopaque X [a; b]
+          | None => dopaque X [a; b]
+          end
+      | _, _, _ => dopaque X [a; b]
+      end
+  end.
+
+(** ** Widths of integer values (spec/logic.md §2 "Widths") *)
+Definition width_opd (D : list dent) (o : opd) : option Z :=
+  match idep_opd D o with
+  | Some (k, _, _) => if kzero k then Some 0%Z else None
+  | None => match o with
+            | OVar x => match c_lty G x, dget D x with
+                        | Some TInt, Some (DRng _ w) => Some w
+                        | _, _ => None
+                        end
+            | _ => None
+            end
+  end.
+Definition exact_nonneg (D : list dent) (o : opd) : option Z :=
+  match option_map dexact (idep_opd D o) with
+  | Some (Some n) => if (0 <=? n)%Z then Some n else None
+  | _ => None
+  end.
+Definition width_expr (D : list dent) (e : expr) : option Z :=
+  match e with
+  | EOpd (OVar x) => match idep_opd D (OVar x) with None => width_opd D (OVar x) | Some _ => None end
+  | EBin OAnd a b => match exact_nonneg D b with Some n => Some n | None => exact_nonneg D a end
+  | EBin OAdd a b | EBin OSub a b =>
+      match width_opd D a, width_opd D b with Some w1, Some w2 => Some (w1 + w2)%Z | _, _ => None end
+  | EUn UNeg a => width_opd D a
+  | _ => None
+  end.
+
+(** ** Lane facts and [P ∧ e] (spec/logic.md §2 "Lane facts") *)
+Definition rem_of (D : list dent) (o : opd) : option (trip * Z * Z) :=
+  match o with
+  | OVar x => match dget D x with Some (DRem _ k r m) => Some (k, r, m) | _ => None end
+  | _ => None
+  end.
+Definition exact_of (D : list dent) (o : opd) : option Z :=
+  match idep_opd D o with Some x => dexact x | None => None end.
+Definition lane_form (k : trip) (r : Z) : lin :=
+  let '(kx, ky, kz) := k in mkLin r [(kx, VT 0); (ky, VT 1); (kz, VT 2)].
+
+(** [lane_D(e)] ([neg = false]) or [lane_D(¬e)] ([neg = true]). *)
+Definition lane (D : list dent) (e : expr) (neg : bool) : list cstr :=
+  match e with
+  | EBin op a b =>
+      let eqn := match op, neg with
+                 | OEq, false | ONe, true => Some true
+                 | OEq, true | ONe, false => Some false
+                 | _, _ => None
+                 end in
+      match eqn with
+      | None => []
+      | Some equal =>
+          let pick := match rem_of D a, exact_of D b with
+                      | Some re, Some c => Some (re, c)
+                      | _, _ => match rem_of D b, exact_of D a with
+                                | Some re, Some c => Some (re, c)
+                                | _, _ => None
+                                end
+                      end in
+          match pick with
+          | None => []
+          | Some ((k, r, m), c) =>
+              if equal then [CMod (lane_form k r) m [(c mod m)%Z]]
+              else if ((c =? 0) && (m <=? 4096))%Z
+                   then [CMod (lane_form k r) m (zrange_from (Z.to_nat (m - 1)) 1%Z)]
+                   else []
+          end
+      end
+  | _ => []
+  end.
+
+(** [P ∧ e] ([neg = false]) and [P ∧ ¬e] ([neg = true]) under the pre's map [D]. *)
+Definition andc (P : list cstr) (D : list dent) (e : expr) (neg : bool) : list cstr :=
+  P ++ (if neg then snd (cond e) else fst (cond e)) ++ lane D e neg.
+
+(** ** Access bounds [N*] (spec/logic.md §2 "Access bounds")
+
+    [N*] is computed from the index's dependence [dep_D(o)] exactly as the kernel
+    does; it depends only on the key [(shared?, constraints of P over threadIdx alone,
+    dep_D(o), range width of o, element size)]. *)
 Definition tid_only (c : cstr) : bool :=
   forallb (fun av => match snd av with VT _ => true | _ => false end) (lterms (cform c)).
 Definition holds_b (r : var -> Z) (c : cstr) : bool :=
-  match c with CLe L => (leval r L <=? 0)%Z | CEq L => (leval r L =? 0)%Z end.
+  match c with
+  | CLe L => (leval r L <=? 0)%Z
+  | CEq L => (leval r L =? 0)%Z
+  | CMod L m rs => existsb (Z.eqb (leval r L mod m)) rs
+  end.
 Definition rho_tid (t : nat) : var -> Z := fun v => match v with VT d => tid G d t | _ => 0%Z end.
-Definition kval (k : Z * Z * Z) (t : nat) : Z :=
-  let '(kx, ky, kz) := k in (kx * tid G 0 t + ky * tid G 1 t + kz * tid G 2 t)%Z.
 Definition nwarps : nat := (c_bx G * c_by G * c_bz G + c_warp G - 1) / c_warp G.
-Definition gcd_terms (U : lin) : Z := fold_right (fun av acc => Z.gcd (fst av) acc) 0%Z (lterms U).
 
 (** The lanes of warp [w] satisfying the thread constraints [tc] (used by the proofs). *)
 Definition wlanes (tc : list cstr) (w : nat) : list nat :=
@@ -226,8 +454,6 @@ Definition lane_t (t : nat) : Z * Z * Z := let zt := Z.of_nat t in (ztid 0 zt, z
 Definition wtids : list (list (Z * Z * Z)) := map (fun w => map lane_t (lanes G w)) (seq 0 nwarps).
 Definition rho_tt (tt : Z * Z * Z) : var -> Z :=
   fun v => let '(a, b, c) := tt in match v with VT O => a | VT (S O) => b | VT _ => c | _ => 0%Z end.
-Definition kvalz (k tt : Z * Z * Z) : Z :=
-  let '(kx, ky, kz) := k in let '(a, b, c) := tt in (kx * a + ky * b + kz * c)%Z.
 Definition wfilter (tc : list cstr) (L : list (Z * Z * Z)) : list (Z * Z * Z) :=
   filter (fun tt => forallb (holds_b (rho_tt tt)) tc) L.
 
@@ -251,69 +477,94 @@ Definition nstar_conf (wt : list (list (Z * Z * Z))) (tc : list cstr) (k : Z * Z
     (flat_map (fun L => let offs := nodup Z.eq_dec (map (kvalz k) (wfilter tc L)) in
                         map (conf_count offs es) bs) wt).
 
-(** Keys of [N*]: [(shared?, tc, k, g, r, es)]; [nstar_w wt] with [wt = wtids]. *)
-Definition nkey := (bool * list cstr * (Z * Z * Z) * Z * Z * Z)%type.
-Definition nstar_w (wt : list (list (Z * Z * Z))) (key : nkey) : Z :=
-  let '(sh, tc, k, g, r, es) := key in
-  if sh then nstar_conf wt tc k g r es else nstar_mem wt tc k g r es.
+
+(** The range bound [R]: indices in one window [[c', c' + w]]; [c' mod M] is all that
+    matters. *)
+Definition rmem_c (w es c : Z) : Z :=
+  Z.of_nat (length (nodup Z.eq_dec
+    (map (fun u => ((c + u) * es) / c_sector_bytes G)%Z (zrange (w + 1))))).
+Definition rconf_c (us : list Z) (es c : Z) : Z :=
+  let bks := map (fun u => bank G es (c + u)) us in
+  fold_right Z.max 0%Z (map (fun j => Z.of_nat (length (filter (Z.eqb j) bks))) (zrange (c_banks G))).
+Definition rbound (sh : bool) (w es : Z) : Z :=
+  let us := zrange (w + 1) in
+  if sh then fold_right Z.max 0%Z (map (rconf_c us es) (zrange (c_bank_bytes G * c_banks G)))
+  else fold_right Z.max 0%Z (map (rmem_c w es) (zrange (c_sector_bytes G))).
+
+(** Keys of [N*]: [(shared?, tc, dep, range width, es)]; [nstar_w wt] with [wt = wtids]. *)
+Definition nkey := (bool * list cstr * option dtrip * option Z * Z)%type.
+Definition nstar_w (wt : list (list trip)) (key : nkey) : Z :=
+  let '(sh, tc, dep, rg, es) := key in
+  match dep with
+  | Some (k, r, g) => if sh then nstar_conf wt tc k g r es else nstar_mem wt tc k g r es
+  | None =>
+      let best := fold_right Z.max 0%Z (map (fun L => Z.of_nat (length (wfilter tc L))) wt) in
+      match rg with
+      | Some w =>
+          let MB := if sh then (c_bank_bytes G * c_banks G)%Z else c_sector_bytes G in
+          if ((0 <=? w) && ((w + 1) * MB <=? 4000000))%Z then Z.min best (rbound sh w es) else best
+      | None => best
+      end
+  end.
 Definition nstar (key : nkey) : Z := nstar_w wtids key.
 
 (** A bound oracle: [bnd key n] claims [N*(key) ≤ n]; [exact_bnd] computes. *)
 Definition exact_bnd (key : nkey) (n : Z) : bool := (nstar key <=? n)%Z.
 
-Definition dep_form (x : nat) (k : Z * Z * Z) (U : lin) : lin :=
-  let '(kx, ky, kz) := k in
-  ladd (mkLin 0 [(1%Z, VL x)]) (lscale (-1) (ladd (mkLin 0 [(kx, VT 0); (ky, VT 1); (kz, VT 2)]) U)).
-Definition uvars_ok (X : list nat) (U : lin) : bool :=
-  forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms U).
-(** [(k, U, w1, w2)]: witnesses for [x − k·threadIdx − U ≤ 0] and for its negation. *)
-Definition dwit := ((Z * Z * Z) * lin * fwit * fwit)%type.
-Definition tid_k (d : nat) : Z * Z * Z :=
-  match d with O => (1, 0, 0)%Z | S O => (0, 1, 0)%Z | _ => (0, 0, 1)%Z end.
+Definition rng_of (D : list dent) (i : opd) : option Z :=
+  match i with OVar x => match dget D x with Some (DRng _ w) => Some w | _ => None end | _ => None end.
+Definition akey (sh : bool) (P : list cstr) (D : list dent) (i : opd) (es : Z) : nkey :=
+  let dep := idep_opd D i in
+  (sh, filter tid_only P, dep, match dep with None => rng_of D i | Some _ => None end, es).
 
-(** The dependence check of an access with index [i], shared ([sh]) or global, under
-    the bound oracle [bnd]: a local ([dw] witnesses its dependence), [threadIdx.d]
-    ([k = e_d]), an [int] parameter ([k = 0], [c] uniform: [g = 1]) or a constant [c]
-    ([k = 0], [g = 0]); [dw] is only read for a local. *)
-Definition dep_ok_with (bnd : nkey -> Z -> bool) (sh : bool) (P : list cstr) (X : list nat)
-    (i : opd) (es n : Z) (dw : dwit) : bool :=
-  let '(k, U, w1, w2) := dw in
-  let pos := (if sh then (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z
-              else (0 <? c_sector_bytes G)%Z) && (0 <? c_warp G)%nat in
-  let tc := filter tid_only P in
-  match i with
-  | OVar x => match c_lty G x with
-              | Some TInt => pos &&
-                             farkas_ok P (CLe (dep_form x k U)) w1 &&
-                             farkas_ok P (CLe (lscale (-1) (dep_form x k U))) w2 && uvars_ok X U &&
-                             bnd (sh, tc, k, gcd_terms U, lcst U, es) n
-              | _ => false end
-  | OTid d => pos && bnd (sh, tc, tid_k d, 0%Z, 0%Z, es) n
-  | OParam p => match c_pty G p with
-                | Some TInt => pos && bnd (sh, tc, (0, 0, 0)%Z, 1%Z, 0%Z, es) n
-                | _ => false end
-  | OConst (VInt c) => pos && bnd (sh, tc, (0, 0, 0)%Z, 0%Z, c, es) n
-  | _ => false
-  end.
+(** The access check of index [i] (shared [sh] or global) with claim [n] under [bnd]. *)
+Definition dacc_with (bnd : nkey -> Z -> bool) (sh : bool) (P : list cstr) (D : list dent)
+    (i : opd) (es n : Z) : bool :=
+  (if sh then (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z else (0 <? c_sector_bytes G)%Z) &&
+  (0 <? c_warp G)%nat && bnd (akey sh P D i es) n.
+Definition dacc := dacc_with exact_bnd.
 
-Definition dep_ok := dep_ok_with exact_bnd false.
-Definition dep_ok_sh := dep_ok_with exact_bnd true.
+(** ** Potentials uniform under [D] (spec/logic.md §1)
 
-(** Potentials may mention only [int] parameters and locals of [X]. *)
+    [lin_k D L]: the thread coefficients of [L] (those of [threadIdx.d] plus, for each
+    local, its coefficient times its entry's [k]); defined when every variable is a
+    parameter, a [threadIdx.d] or an [int] local with a linear entry. *)
+Definition lin_k (D : list dent) (L : lin) : option trip :=
+  fold_right (fun av acc =>
+    match acc with
+    | None => None
+    | Some ka =>
+        match snd av with
+        | VP _ => Some ka
+        | VT d => Some (tadd ka (tscale (fst av) (tid_k d)))
+        | VL x => match c_lty G x, dget D x with
+                  | Some TInt, Some (DLin _ k _ _) => Some (tadd ka (tscale (fst av) k))
+                  | _, _ => None
+                  end
+        end
+    end) (Some (0, 0, 0)%Z) (lterms L).
+Definition luni (D : list dent) (L : lin) : bool :=
+  match lin_k D L with Some k => kzero k | None => false end.
+Definition puni (D : list dent) (Q1 : pot) : bool :=
+  forallb (fun cm => forallb (luni D) (snd cm)) (pterms Q1).
+
+(** Potentials that mention only [int] parameters and locals of [X] (the root's bound:
+    [X = []]). *)
 Definition lvars_ok (X : list nat) (L : lin) : bool :=
   forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms L).
 Definition pvars_ok (X : list nat) (Q1 : pot) : bool :=
   forallb (fun cm => forallb (lvars_ok X) (snd cm)) (pterms Q1).
-
-Definition subset (X Y : list nat) : bool := forallb (fun x => memn x Y) X.
-Definition disjoint (X Y : list nat) : bool := forallb (fun x => negb (memn x Y)) X.
 
 (** [P'[x ← e]] for the constraints of a post-condition: constraints that do not
     mention [x] are kept; the others need [lin_P(e)]. *)
 Definition csubst (P : list cstr) (x : nat) (e : expr) (c : cstr) : option cstr :=
   if mentions (VL x) (cform c) then
     match lin_fix P e with
-    | Some E => Some (match c with CLe L => CLe (lsubst (VL x) E L) | CEq L => CEq (lsubst (VL x) E L) end)
+    | Some E => Some (match c with
+                      | CLe L => CLe (lsubst (VL x) E L)
+                      | CEq L => CEq (lsubst (VL x) E L)
+                      | CMod L m rs => CMod (lsubst (VL x) E L) m rs
+                      end)
     | None => None
     end
   else Some c.
@@ -327,10 +578,47 @@ Fixpoint map_opt {A B} (f : A -> option B) (l : list A) : option (list B) :=
 Definition entails_subst (P : list cstr) (x : nat) (e : expr) (P' : list cstr) (ws : list fwit) : bool :=
   match map_opt (csubst P x e) P' with Some Ps => entails P Ps ws | None => false end.
 
-(** The uniform set after [x ← e]: other locals must have been uniform; [x] only if [e]
-    is uniform or [lin_P(e)] is a constant. *)
-Definition x_after (P : list cstr) (X : list nat) (x : nat) (e : expr) (X' : list nat) : bool :=
-  forallb (fun y => if y =? x then unif X e || lin_const P e else memn y X) X'.
+(** ** The entry an assignment [x ← e] may give [x] ([ent_P,D(e)], spec/logic.md §2)
+
+    The candidates: the exact value when [lin_P(e)] is constant; a copied remainder
+    entry; the remainder entry of [a % m]; [dep_D(e)]; the range entry of
+    [width_D(e)].  A claimed entry must be implied by one of them.  For a
+    [bool]/[float] local the only entry is "uniform", which needs [e]'s operands
+    uniform or [lin_P(e)] constant. *)
+Definition ent_cands_w (wt : list (list trip)) (P : list cstr) (D : list dent) (x : nat)
+    (e : expr) : list dent :=
+  (if lin_const P e then
+     match lin_fix P e with Some L => [DLin x (0, 0, 0)%Z (lcst (lnorm L)) 0%Z] | None => [] end
+   else [])
+  ++ (match e with
+      | EOpd (OVar y) => match dget D y with Some (DRem _ k r m) => [DRem x k r m] | _ => [] end
+      | _ => []
+      end)
+  ++ (match e with
+      | EBin OMod a b =>
+          match option_map dexact (idep_opd D b), idep_opd D a with
+          | Some (Some m), Some (k, r, g) =>
+              if ((1 <=? m) && (g mod m =? 0))%Z then [DRem x k (r mod m)%Z m] else []
+          | _, _ => []
+          end
+      | _ => []
+      end)
+  ++ (match idep_expr_w wt D e with Some (k, r, g) => [DLin x k r g] | None => [] end)
+  ++ (match width_expr D e with Some w => [DRng x w] | None => [] end).
+
+Definition ent_ok_w (wt : list (list trip)) (P : list cstr) (D : list dent) (x : nat) (e : expr)
+    (d : dent) : bool :=
+  (dvar d =? x) &&
+  match c_lty G x with
+  | Some TInt => existsb (fun c => eimplies c d) (ent_cands_w wt P D x e)
+  | _ => match d with DLin _ _ _ _ => unif (dunif D) e || lin_const P e | _ => false end
+  end.
+
+(** The post map of [x ← e]: entries of other locals are [D]'s; [x]'s are justified. *)
+Definition vw_dent_w (wt : list (list trip)) (P : list cstr) (D : list dent) (x : nat) (e : expr)
+    (D' : list dent) : bool :=
+  forallb (fun d => if dvar d =? x then ent_ok_w wt P D x e d else existsb (dent_eqb d) D) D'.
+Definition vw_dent := vw_dent_w wtids.
 
 (** [Q'[x ← e]] of Q:VWRITE1 ([Q'] itself when [lin_P(e)] is undefined; the rule then
     requires that [Q'] does not mention [x]). *)
@@ -338,18 +626,31 @@ Definition psubst_e (P : list cstr) (x : nat) (e : expr) (Q' : pot) : pot :=
   match lin_fix P e with Some E => psubst (VL x) E Q' | None => Q' end.
 
 (** ** Atom rewrites of Q:WEAK (spec/certificate.md, [RW]) *)
-Inductive rw := RShift (L : lin) (d : Z) (w : fwit) | RZero (L : lin) (w : fwit).
+(** [RShift L d w]: [max0(L) = d + max0(L − d)] when [P ⇒ L ≥ d]; [RZero L w]:
+    [max0(L) = 0] when [P ⇒ L ≤ 0]; [RMono L1 L2 w]: [max0(L1) ≥ max0(L2)] when
+    [P ⇒ L1 ≥ L2], applied only to a polynomial whose terms have non-negative
+    coefficients (spec/certificate.md [RW]). *)
+Inductive rw := RShift (L : lin) (d : Z) (w : fwit) | RZero (L : lin) (w : fwit)
+  | RMono (L1 L2 : lin) (w : fwit).
 
 Definition rw_ok (P : list cstr) (r : rw) : bool :=
   match r with
   | RShift L d w => (0 <=? d)%Z && farkas_ok P (CLe (lsub (mkLin d []) L)) w
   | RZero L w => farkas_ok P (CLe L) w
+  | RMono L1 L2 w => farkas_ok P (CLe (lsub L2 L1)) w
   end.
 
-Definition rw_lhs (r : rw) : lin := match r with RShift L _ _ | RZero L _ => L end.
-(** The right-hand side of [max0(L)]: [d + max0(L − d)] or [0]. *)
+Definition rw_lhs (r : rw) : lin := match r with RShift L _ _ | RZero L _ | RMono L _ _ => L end.
+(** The right-hand side of [max0(L)]: [d + max0(L − d)], [0], or [max0(L2)]. *)
 Definition rw_rhs (r : rw) : list (Q * list lin) :=
-  match r with RShift L d _ => [(inject_Z d, []); (1%Q, [lplus L (- d)])] | RZero _ _ => [] end.
+  match r with
+  | RShift L d _ => [(inject_Z d, []); (1%Q, [lplus L (- d)])]
+  | RZero _ _ => []
+  | RMono _ L2 _ => [(1%Q, [L2])]
+  end.
+Definition is_mono (r : rw) : bool := match r with RMono _ _ _ => true | _ => false end.
+(** The terms of a potential have non-negative coefficients. *)
+Definition ptnonneg (Q1 : pot) : bool := forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1).
 
 Definition mmul (l1 l2 : list (Q * list lin)) : list (Q * list lin) :=
   flat_map (fun a => map (fun b => (fst a * fst b, snd a ++ snd b)%Q) l2) l1.
@@ -369,20 +670,28 @@ Definition rw_apply (r : rw) (Q1 : pot) : pot :=
   | _ => Q1
   end.
 
-Fixpoint rws_ok (P : list cstr) (rs : list rw) : bool :=
-  match rs with [] => true | r :: rs' => rw_ok P r && rws_ok P rs' end.
+(** The rewrites [rs] applied in order to [Q1] are justified under [P] (a [mono]
+    rewrite only when the current polynomial has no negative term coefficient). *)
+Fixpoint rws_ok (P : list cstr) (rs : list rw) (Q1 : pot) : bool :=
+  match rs with
+  | [] => true
+  | r :: rs' => rw_ok P r && (negb (is_mono r) || ptnonneg Q1) && rws_ok P rs' (rw_apply r Q1)
+  end.
 Definition rws_apply (rs : list rw) (Q1 : pot) : pot := fold_left (fun q r => rw_apply r q) rs Q1.
 
 (** [Q1 ≥ Q2] under [P], justified by rewrites of [Q1]. *)
 Definition pot_ge_under (P : list cstr) (rs : list rw) (Q1 Q2 : pot) : bool :=
-  rws_ok P rs && pot_ge (rws_apply rs Q1) Q2.
+  rws_ok P rs Q1 && pot_ge (rws_apply rs Q1) Q2.
 
 (** Equality of constraint lists up to normalization of each form. *)
+Definition zlist_eqb (a b : list Z) : bool := if list_eq_dec Z.eq_dec a b then true else false.
 Fixpoint cstrs_equiv (P1 P2 : list cstr) : bool :=
   match P1, P2 with
   | [], [] => true
   | CLe L1 :: P1', CLe L2 :: P2' | CEq L1 :: P1', CEq L2 :: P2' =>
-      (if lin_eq_dec (lnorm L1) (lnorm L2) then true else false) && cstrs_equiv P1' P2'
+      lin_eqb (lnorm L1) (lnorm L2) && cstrs_equiv P1' P2'
+  | CMod L1 m1 rs1 :: P1', CMod L2 m2 rs2 :: P2' =>
+      lin_eqb (lnorm L1) (lnorm L2) && (m1 =? m2)%Z && zlist_eqb rs1 rs2 && cstrs_equiv P1' P2'
   | _, _ => false
   end.
 
@@ -395,93 +704,92 @@ Inductive qopd : opd -> Q -> Prop :=
 
 (** [n] is the access count claimed for a read (ignored by the other rules);
     [EQ_OPD] is the coercion of an operand to an expression. *)
-Inductive qexpr (P : list cstr) (X : list nat) : expr -> Z -> Q -> Prop :=
-  | EQ_OPD : forall o n C, qopd o C -> qexpr P X (EOpd o) n C
+Inductive qexpr (P : list cstr) (D : list dent) : expr -> Z -> Q -> Prop :=
+  | EQ_OPD : forall o n C, qopd o C -> qexpr P D (EOpd o) n C
   | EQ_OP : forall op a b n Ca Cb, qopd a Ca -> qopd b Cb ->
-      qexpr P X (EBin op a b) n (Ca + Cb + m_op M)
-  | EQ_UOP : forall op a n Ca, qopd a Ca -> qexpr P X (EUn op a) n (Ca + m_op M)
+      qexpr P D (EBin op a b) n (Ca + Cb + m_op M)
+  | EQ_UOP : forall op a n Ca, qopd a Ca -> qexpr P D (EUn op a) n (Ca + m_op M)
   | EQ_GARRAY : forall A i n Ci es, c_arr G A = Some (Global, es) -> qopd i Ci ->
-      (acc_ok (m_gread M) n = true \/ exists dw, dep_ok P X i es n dw = true) ->
-      qexpr P X (ERead A i) n (Ci + m_gread M n)
+      dacc false P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_gread M n)
   | EQ_SARRAY : forall A i n Ci es, c_arr G A = Some (Shared, es) -> qopd i Ci ->
-      (acc_ok (m_sread M) n = true \/ exists dw, dep_ok_sh P X i es n dw = true) ->
-      qexpr P X (ERead A i) n (Ci + m_sread M n).
+      dacc true P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_sread M n).
 
-(** ** Statement judgments [⊢_M {P; X; Q} s {P'; X'; Q'}] *)
+(** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}] *)
 Inductive qstmt : assn -> stmt -> assn -> Prop :=
   | Q_SKIP : forall A, qstmt A SSkip A
-  | Q_SYNC : forall P X Qn Q',
+  | Q_SYNC : forall P D Qn Q',
       pot_ge Qn (padd Q' (m_sync M)) = true ->
-      qstmt (mkAssn P X Qn) SSync (mkAssn P X Q')
+      qstmt (mkAssn P D Qn) SSync (mkAssn P D Q')
   | Q_SEQ : forall A A1 A' s1 s2, qstmt A s1 A1 -> qstmt A1 s2 A' -> qstmt A (SSeq s1 s2) A'
-  | Q_VWRITE1 : forall P X Qn P' X' Q' x e n C ws,
-      qexpr P X e n C -> unif X e = true -> x_after P X x e X' = true ->
+  | Q_VWRITE1 : forall P D Qn P' D' Q' x e n C ws,
+      qexpr P D e n C -> vw_dent P D x e D' = true ->
       entails_subst P x e P' ws = true ->
       lin_fix P e <> None \/ pmentions (VL x) Q' = false ->
       pot_ge Qn (padd (psubst_e P x e Q') (m_vwrite M + C)) = true ->
-      qstmt (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q')
-  | Q_VWRITE2 : forall P X Qn P' X' Q' x e n C ws,
-      qexpr P X e n C -> x_after P X x e X' = true -> entails_subst P x e P' ws = true ->
+      qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
+  | Q_VWRITE2 : forall P D Qn P' D' Q' x e n C ws,
+      qexpr P D e n C -> vw_dent P D x e D' = true -> entails_subst P x e P' ws = true ->
       pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + C)) = true ->
-      qstmt (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q')
-  | Q_GWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-      c_arr G A = Some (Global, es) -> qopd i C1 -> qexpr P X e ne C2 ->
-      (acc_ok (m_gwrite M) n = true \/ exists dw, dep_ok P X i es n dw = true) -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
-      qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
-  | Q_SWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-      c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr P X e ne C2 ->
-      (acc_ok (m_swrite M) n = true \/ exists dw, dep_ok_sh P X i es n dw = true) -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
-      qstmt (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q')
-  | Q_IF1 : forall P X Qn Q e n C s1 s2 PT PF A',
-      qexpr P X e n C -> unif X e = true ->
-      cstrs_equiv PT (P ++ fst (cond e)) = true -> cstrs_equiv PF (P ++ snd (cond e)) = true ->
-      qstmt (mkAssn PT X Q) s1 A' -> qstmt (mkAssn PF X Q) s2 A' ->
+      qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
+  | Q_GWRITE : forall P D Qn Q' A i e es n ne C1 C2,
+      c_arr G A = Some (Global, es) -> qopd i C1 -> qexpr P D e ne C2 ->
+      dacc false P D i es n = true -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
+      qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
+  | Q_SWRITE : forall P D Qn Q' A i e es n ne C1 C2,
+      c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr P D e ne C2 ->
+      dacc true P D i es n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
+      qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
+  | Q_IF1 : forall P D Qn Q e n C s1 s2 PT PF A',
+      qexpr P D e n C -> unif (dunif D) e = true ->
+      cstrs_equiv PT (andc P D e false) = true -> cstrs_equiv PF (andc P D e true) = true ->
+      qstmt (mkAssn PT D Q) s1 A' -> qstmt (mkAssn PF D Q) s2 A' ->
       pot_ge Qn (padd Q (m_if M + C)) = true ->
-      qstmt (mkAssn P X Qn) (SIf e s1 s2) A'
-  | Q_IF2 : forall P X Qn Q e n C s1 s2 ws A',
-      qexpr P X e n C -> nonempty (fst (cond e)) = true -> entails P (fst (cond e)) ws = true ->
-      qstmt (mkAssn P X Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
-      qstmt (mkAssn P X Qn) (SIf e s1 s2) A'
-  | Q_IF3 : forall P X Qn Q e n C s1 s2 ws A',
-      qexpr P X e n C -> nonempty (snd (cond e)) = true -> entails P (snd (cond e)) ws = true ->
-      qstmt (mkAssn P X Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
-      qstmt (mkAssn P X Qn) (SIf e s1 s2) A'
-  | Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
-      qexpr P X e n C -> cstrs_equiv PT (P ++ fst (cond e)) = true ->
-      qstmt (mkAssn PT X Q) s1 (mkAssn P1 X1 Q1) ->
-      qstmt (mkAssn PF XF Q1) s2 (mkAssn P2 X2 Q2) ->
-      entails (P ++ snd (cond e)) PF wec = true -> entails P1 PF wet = true ->
+      qstmt (mkAssn P D Qn) (SIf e s1 s2) A'
+  | Q_IF2 : forall P D Qn Q e n C s1 s2 ws A',
+      qexpr P D e n C -> nonempty (fst (cond e)) = true -> entails P (fst (cond e)) ws = true ->
+      qstmt (mkAssn P D Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmt (mkAssn P D Qn) (SIf e s1 s2) A'
+  | Q_IF3 : forall P D Qn Q e n C s1 s2 ws A',
+      qexpr P D e n C -> nonempty (snd (cond e)) = true -> entails P (snd (cond e)) ws = true ->
+      qstmt (mkAssn P D Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmt (mkAssn P D Qn) (SIf e s1 s2) A'
+  | Q_IF4 : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje,
+      qexpr P D e n C -> cstrs_equiv PT (andc P D e false) = true ->
+      qstmt (mkAssn PT D Q) s1 (mkAssn P1 D1 Q1) ->
+      qstmt (mkAssn PF DF Q1) s2 (mkAssn P2 D2 Q2) ->
+      entails (andc P D e true) PF wec = true -> entails P1 (filter is_lin PF) wet = true ->
       entails P1 P' wjt = true -> entails P2 P' wje = true ->
-      subset XF X = true -> disjoint XF (writes s1) = true ->
-      subset X' X = true -> disjoint X' (writes s1 ++ writes s2) = true ->
-      pvars_ok X Q = true -> pvars_ok XF Q1 = true -> pvars_ok X' Q2 = true ->
+      dcovers D DF = true -> disjoint (dvars DF) (writes s1) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s1 ++ writes s2) = true ->
+      puni D Q = true -> puni DF Q1 = true -> puni D' Q2 = true ->
       pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
       pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
-      qstmt (mkAssn P X Qn) (SIf e s1 s2) (mkAssn P' X' Q2)
-  | Q_WHILE1 : forall P X Qn Q' e n C s B PB QB QB' P',
-      qexpr P X e n C -> unif X e = true ->
-      qstmt (mkAssn B X QB) s (mkAssn PB X QB') ->
-      cstrs_equiv B (P ++ fst (cond e)) = true -> cstrs_equiv PB P = true ->
+      qstmt (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2)
+  | Q_WHILE1 : forall P D Qn Q' e n C s B PB QB QB' P',
+      qexpr P D e n C -> unif (dunif D) e = true ->
+      qstmt (mkAssn B D QB) s (mkAssn PB D QB') ->
+      cstrs_equiv B (andc P D e false) = true -> cstrs_equiv PB P = true ->
       pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
       pot_ge Qn (padd Q' (m_if M + C)) = true ->
-      cstrs_equiv P' (P ++ snd (cond e)) = true ->
-      qstmt (mkAssn P X Qn) (SWhile e s) (mkAssn P' X Q')
-  | Q_WHILE2 : forall P X Qn Q' e n C s B PB QB QB' P' X',
-      qexpr P X e n C ->
-      qstmt (mkAssn B X QB) s (mkAssn PB X QB') ->
-      cstrs_equiv B (P ++ fst (cond e)) = true -> cstrs_equiv PB P = true ->
-      pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + m_div M + C)) = true ->
-      pot_ge Qn (padd Q' (m_if M + m_div M + C)) = true ->
-      cstrs_equiv P' (P ++ snd (cond e)) = true ->
-      subset X' X = true -> disjoint X' (writes s) = true -> pvars_ok X' Q' = true ->
-      qstmt (mkAssn P X Qn) (SWhile e s) (mkAssn P' X' Q')
+      cstrs_equiv P' (andc P D e true) = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D Q')
+  | Q_WHILE2 : forall P D Qn Q' e n C s B PB I QB' P' D',
+      qexpr P D e n C ->
+      qstmt (mkAssn B D I) s (mkAssn PB D QB') ->
+      cstrs_equiv B (andc P D e false) = true -> cstrs_equiv PB P = true ->
+      pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+      pot_ge Qn (padd I (m_if M + m_div M + C)) = true ->
+      cstrs_equiv P' (andc P D e true) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D I = true -> puni D' Q' = true -> pot_ge I Q' = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
   | Q_UNROLL : forall A A' e s,
       qstmt A (SIf e (SSeq s (SWhile e s)) SSkip) A' -> qstmt A (SWhile e s) A'
-  | Q_WEAK : forall P X Qn P' X' Q' s NP NX NQ NP' NX' NQ' k wpre rpre wpost rpost,
-      qstmt (mkAssn NP NX NQ) s (mkAssn NP' NX' NQ') -> Qle_bool 0 k = true ->
-      entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> subset NX X = true ->
+  | Q_WEAK : forall P D Qn P' D' Q' s NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost,
+      qstmt (mkAssn NP ND NQ) s (mkAssn NP' ND' NQ') -> Qle_bool 0 k = true ->
+      entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> dcovers D ND = true ->
       entails NP' P' wpost = true -> pot_ge_under NP' rpost (padd NQ' k) Q' = true ->
-      subset X' NX' = true ->
-      qstmt (mkAssn P X Qn) s (mkAssn P' X' Q').
+      dcovers ND' D' = true ->
+      qstmt (mkAssn P D Qn) s (mkAssn P' D' Q').
 
 End Logic.

@@ -17,10 +17,27 @@ Hypothesis HWU : wu_sound.
 Definition rho (ps : nat -> val) (s : store) (t : nat) : var -> Z :=
   fun v => match v with VL x => int_of (sl s x t) | VP p => int_of (ps p) | VT d => tid G d t end.
 
-(** [σ, 𝒯 ⊨ {P; X; _}]: [P] holds in every active thread; the locals of [X] agree on [𝒯]. *)
+(** The meaning of a dependence entry on the active threads [T] (spec/logic.md §1). A
+    linear entry of a [bool]/[float] local (only [(dep x 0 0 0 0 1)] is well-formed)
+    means that its value is the same on all active threads. *)
+Definition esat (s : store) (T : list nat) (d : dent) : Prop :=
+  match d with
+  | DLin x k r g =>
+      match c_lty G x with
+      | Some TInt => exists c : Z, Z.divide g (c - r)%Z /\
+                     forall t, In t T -> int_of (sl s x t) = (kval G k t + c)%Z
+      | _ => forall t t', In t T -> In t' T -> sl s x t = sl s x t'
+      end
+  | DRem x k r m => c_lty G x = Some TInt /\ forall t, In t T ->
+      Z.divide m (int_of (sl s x t) - (kval G k t + r))%Z /\ (- m < int_of (sl s x t) < m)%Z
+  | DRng x w => c_lty G x = Some TInt /\
+      exists c : Z, forall t, In t T -> (c <= int_of (sl s x t) <= c + w)%Z
+  end.
+Definition dsat (s : store) (T : list nat) (D : list dent) : Prop := forall d, In d D -> esat s T d.
+
+(** [σ, 𝒯 ⊨ {P; D; _}]: [P] holds in every active thread; [D] holds on [𝒯]. *)
 Definition sat_assn (ps : nat -> val) (A : assn) (s : store) (T : list nat) : Prop :=
-  (forall t, In t T -> sat (rho ps s t) (aP A)) /\
-  (forall x, memn x (aX A) = true -> forall t t', In t T -> In t' T -> sl s x t = sl s x t').
+  (forall t, In t T -> sat (rho ps s t) (aP A)) /\ dsat s T (aD A).
 
 (** Well-typed stores and parameter values (RaCUDA's [Σ ⊢_𝒯 σ]). *)
 Definition wt (s : store) : Prop :=
@@ -28,7 +45,9 @@ Definition wt (s : store) : Prop :=
 Definition pok (ps : nat -> val) : Prop :=
   forall p ty, c_pty G p = Some ty -> has_type (ps p) ty = true.
 
-(** Semantic validity of a triple on every non-empty set of threads of one warp. *)
+(** Semantic validity of a triple on every non-empty set of threads of one warp: the
+    potential is evaluated per thread (for well-formed assertions it has one value on
+    all active threads). *)
 Definition valid (A : assn) (st : stmt) (A' : assn) : Prop :=
   forall F ps s T s' C w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
   sat_assn ps A s T -> seval G F ps s st T s' C ->
@@ -49,7 +68,7 @@ Proof. intros; unfold leval; rewrite (tsum_ext r1 r2); auto. Qed.
 Lemma sat_ext : forall r1 r2 P, (forall v, r1 v = r2 v) -> sat r1 P -> sat r2 P.
 Proof.
   intros r1 r2 P H HP c Hc. specialize (HP c Hc).
-  destruct c as [L|L]; simpl in *; rewrite <- (leval_ext r1 r2); auto.
+  destruct c as [L|L|L m rs]; simpl in *; rewrite <- (leval_ext r1 r2); auto.
 Qed.
 
 Lemma mval_ext : forall r1 r2 m,
@@ -82,7 +101,7 @@ Qed.
 Lemma memb_In : forall t T, memb t T = true <-> In t T.
 Proof. intros; unfold memb; apply memn_In. Qed.
 
-(** Potentials over uniform variables have the same value in every active thread. *)
+(** The variables of a potential accepted by [pvars_ok X] (the root's bound: [X = []]). *)
 Lemma pvars_ok_var : forall X Q1 c m L a v, pvars_ok X Q1 = true -> In (c, m) (pterms Q1) ->
   In L m -> In (a, v) (lterms L) ->
   match v with VP _ => True | VL x => memn x X = true | VT _ => False end.
@@ -93,24 +112,6 @@ Proof.
   destruct v; simpl in *; auto; discriminate.
 Qed.
 
-Lemma pval_uniform : forall ps X Q1 s t t', pvars_ok X Q1 = true ->
-  (forall x, memn x X = true -> sl s x t = sl s x t') ->
-  pval (rho ps s t) Q1 = pval (rho ps s t') Q1.
-Proof.
-  intros ps X Q1 s t t' Hok Hu. unfold pval; f_equal. apply psum_ext.
-  intros c m L a v Hcm HL Hav. pose proof (pvars_ok_var X Q1 c m L a v Hok Hcm HL Hav) as Hv.
-  destruct v as [x|p|d]; simpl in *; try contradiction; auto. rewrite Hu; auto.
-Qed.
-
-(** Potentials over variables not written by [st] keep their value. *)
-Lemma pval_frame : forall ps X Q1 s s' t, pvars_ok X Q1 = true ->
-  (forall x, memn x X = true -> sl s' x t = sl s x t) ->
-  pval (rho ps s' t) Q1 = pval (rho ps s t) Q1.
-Proof.
-  intros ps X Q1 s s' t Hok Hu. unfold pval; f_equal. apply psum_ext.
-  intros c m L a v Hcm HL Hav. pose proof (pvars_ok_var X Q1 c m L a v Hok Hcm HL Hav) as Hv.
-  destruct v as [x|p|d]; simpl in *; try contradiction; auto. rewrite Hu; auto.
-Qed.
 
 (** ** Frame properties of the semantics *)
 Lemma set_local_other : forall s x T R y t, (y <> x \/ ~ In t T) ->
@@ -163,7 +164,166 @@ Proof.
   - destruct (Nat.eqb_spec (d + (d + (d + 0)) + 2) (x + (x + (x + 0)))); [lia|]; auto.
 Qed.
 
-(** ** Access counts are at most the warp size *)
+
+(** ** Dependence entries *)
+Lemma kval_tid : forall d t, kval G (tid_k d) t = tid G d t.
+Proof. intros [|[|[|d]]] t; unfold kval, tid_k, tid; cbv beta iota zeta; lia. Qed.
+Lemma kval_tadd : forall a b t, kval G (tadd a b) t = (kval G a t + kval G b t)%Z.
+Proof. intros [[a1 a2] a3] [[b1 b2] b3] t; unfold kval, tadd; lia. Qed.
+Lemma kval_tscale : forall c a t, kval G (tscale c a) t = (c * kval G a t)%Z.
+Proof. intros c [[a1 a2] a3] t; unfold kval, tscale; lia. Qed.
+Lemma kzero_eq : forall k, kzero k = true -> k = (0, 0, 0)%Z.
+Proof. intros k H; unfold kzero, trip_eqb in H; destruct (trip_eq_dec k (0, 0, 0)%Z); congruence. Qed.
+Lemma kval_zero : forall t, kval G (0, 0, 0)%Z t = 0%Z.
+Proof. intros t; unfold kval; lia. Qed.
+
+Lemma kval_wu : forall k w t t', kwu G k = true -> In t (lanes G w) -> In t' (lanes G w) ->
+  kval G k t = kval G k t'.
+Proof.
+  intros [[kx ky] kz] w t t' H Ht Ht'. unfold kwu in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[H1 H2] H3]. unfold kval.
+  assert (E : forall d kd, ((kd =? 0)%Z || memn d (c_wu G)) = true -> (kd * tid G d t = kd * tid G d t')%Z).
+  { intros d kd Hd. apply orb_true_iff in Hd as [Hd|Hd].
+    - apply Z.eqb_eq in Hd; subst; lia.
+    - rewrite (HWU d (proj1 (memn_In d _) Hd) w t t' Ht Ht'); auto. }
+  rewrite (E 0%nat kx), (E 1%nat ky), (E 2%nat kz); auto.
+Qed.
+
+Lemma dget_In : forall D x d, dget D x = Some d -> In d D /\ dvar d = x.
+Proof.
+  intros D x d; induction D as [|d' D IH]; simpl; intros H; [discriminate|].
+  destruct (Nat.eqb_spec (dvar d') x); [inversion H; subst; auto|].
+  destruct (IH H); auto.
+Qed.
+
+Lemma esat_sub : forall s T T' d, incl T' T -> esat s T d -> esat s T' d.
+Proof.
+  intros s T T' [x k r g|x k r m|x w] Hi H; simpl in *.
+  - destruct (c_lty G x) as [[]|]; try (intros; apply H; auto).
+    destruct H as [c [Hc H]]; exists c; split; auto.
+  - destruct H as [Ht H]; split; auto.
+  - destruct H as [Ht [c H]]; split; auto; exists c; auto.
+Qed.
+
+Lemma esat_frame : forall s s' T d, (forall t, In t T -> sl s' (dvar d) t = sl s (dvar d) t) ->
+  esat s T d -> esat s' T d.
+Proof.
+  intros s s' T [x k r g|x k r m|x w] Hf H; simpl in *.
+  - destruct (c_lty G x) as [[]|]; try (intros t t' Ht Ht'; rewrite !Hf by auto; apply H; auto).
+    destruct H as [c [Hc H]]; exists c; split; auto. intros t Ht; rewrite Hf; auto.
+  - destruct H as [Ht H]; split; auto. intros t Ht'; rewrite Hf; auto.
+  - destruct H as [Ht [c H]]; split; auto; exists c; intros t Ht'; rewrite Hf; auto.
+Qed.
+
+Lemma dsat_sub : forall s T T' D, incl T' T -> dsat s T D -> dsat s T' D.
+Proof. intros s T T' D Hi H d Hd; eapply esat_sub; eauto. Qed.
+
+Lemma eimplies_sound : forall s T d1 d2, eimplies d1 d2 = true -> esat s T d1 -> esat s T d2.
+Proof.
+  intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1] [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2] H E;
+    simpl in H; try discriminate; repeat rewrite andb_true_iff in H.
+  - destruct H as [[Hx Hk] H]. apply Nat.eqb_eq in Hx; subst x2.
+    unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
+    simpl in *. destruct (c_lty G x1) as [[]|]; auto.
+    destruct E as [c [Hc E]]. exists c; split; auto.
+    destruct (Z.eqb_spec g2 0) as [->|Hg].
+    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2. subst. auto.
+    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2.
+      apply Z.mod_divide in H1; auto. apply Z.mod_divide in H2; auto.
+      replace (c - r2)%Z with ((c - r1) + (r1 - r2))%Z by lia.
+      apply Z.divide_add_r; [exact (Z.divide_trans _ _ _ H1 Hc) | exact H2].
+  - destruct H as [[[Hx Hk] Hr] Hm]. apply Nat.eqb_eq in Hx; apply Z.eqb_eq in Hr, Hm; subst.
+    unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate]. auto.
+  - destruct H as [Hx Hw]. apply Nat.eqb_eq in Hx; apply Z.leb_le in Hw; subst.
+    destruct E as [Ht [c E]]; split; auto; exists c; intros t Ht'; specialize (E t Ht'); lia.
+Qed.
+
+Lemma dcovers_sound : forall s T D1 D2, dcovers D1 D2 = true -> dsat s T D1 -> dsat s T D2.
+Proof.
+  intros s T D1 D2 H E d Hd. unfold dcovers in H. rewrite forallb_forall in H.
+  specialize (H d Hd). apply existsb_exists in H as [d1 [Hd1 H]].
+  eapply eimplies_sound; eauto.
+Qed.
+
+(** The locals of [dunif D] have the same value on all active threads of one warp. *)
+Lemma dunif_sound : forall s T D w, wt s -> incl T (lanes G w) -> dsat s T D ->
+  forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T -> sl s x t = sl s x t'.
+Proof.
+  intros s T D w Hw Hi HD x Hx t t' Ht Ht'. apply memn_In in Hx. unfold dunif in Hx.
+  apply in_flat_map in Hx as [d [Hd Hx]].
+  destruct d as [y k r g| |]; try contradiction.
+  destruct (kwu G k) eqn:Hk; [|contradiction]. destruct Hx as [<-|[]].
+  specialize (HD _ Hd). simpl in HD. destruct (c_lty G y) as [[]|] eqn:Ey; auto.
+  destruct HD as [c [_ HD]].
+  pose proof (Hw y TInt Ey t) as H1. pose proof (Hw y TInt Ey t') as H2.
+  pose proof (HD t Ht) as E1. pose proof (HD t' Ht') as E2.
+  rewrite (kval_wu k w t t') in E1 by auto.
+  destruct (sl s y t), (sl s y t'); try discriminate. simpl in *. congruence.
+Qed.
+
+(** ** Potentials uniform under [D] *)
+Lemma lin_k_terms : forall ps s T D l k, dsat s T D ->
+  fold_right (fun av acc =>
+    match acc with
+    | None => None
+    | Some ka =>
+        match snd av with
+        | VP _ => Some ka
+        | VT d => Some (tadd ka (tscale (fst av) (tid_k d)))
+        | VL x => match c_lty G x, dget D x with
+                  | Some TInt, Some (DLin _ k _ _) => Some (tadd ka (tscale (fst av) k))
+                  | _, _ => None
+                  end
+        end
+    end) (Some (0, 0, 0)%Z) l = Some k ->
+  exists B, forall t, In t T -> tsum (rho ps s t) l = (B + kval G k t)%Z.
+Proof.
+  intros ps s T D l; induction l as [|[a v] l IH]; intros k HD H; simpl in H.
+  - inversion H; subst. exists 0%Z. intros t _. unfold kval. simpl. lia.
+  - destruct (fold_right _ _ l) as [ka|] eqn:El; [|discriminate].
+    destruct (IH ka HD eq_refl) as [B HB].
+    destruct v as [x|p|d]; simpl in H.
+    + destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+      destruct (dget D x) as [[y k' r g| |]|] eqn:Ed; try discriminate.
+      inversion H; subst. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+      specialize (HD _ Hin). simpl in HD. rewrite Ex in HD. destruct HD as [c [_ HD]].
+      exists (a * c + B)%Z. intros t Ht. simpl. rewrite HD, HB by auto.
+      rewrite kval_tadd, kval_tscale. lia.
+    + inversion H; subst. exists (a * int_of (ps p) + B)%Z. intros t Ht. simpl.
+      rewrite HB by auto. lia.
+    + inversion H; subst. exists B. intros t Ht. simpl. rewrite HB by auto.
+      rewrite kval_tadd, kval_tscale, kval_tid. lia.
+Qed.
+
+Lemma luni_sound : forall ps s T D L, dsat s T D -> luni G D L = true ->
+  forall t t', In t T -> In t' T -> leval (rho ps s t) L = leval (rho ps s t') L.
+Proof.
+  intros ps s T D L HD H t t' Ht Ht'. unfold luni, lin_k in H.
+  destruct (fold_right _ _ (lterms L)) as [k|] eqn:E; [|discriminate].
+  apply kzero_eq in H; subst k.
+  destruct (lin_k_terms ps s T D (lterms L) _ HD E) as [B HB].
+  unfold leval. rewrite !HB by auto. rewrite !kval_zero. lia.
+Qed.
+
+(** A potential uniform under [D] has one value on all active threads. *)
+Lemma puni_sound : forall ps s T D Q1, dsat s T D -> puni G D Q1 = true ->
+  forall t t', In t T -> In t' T -> pval (rho ps s t) Q1 = pval (rho ps s t') Q1.
+Proof.
+  intros ps s T D [c l] HD H t t' Ht Ht'.
+  assert (Hm : forall m, forallb (luni G D) m = true -> mval (rho ps s t) m = mval (rho ps s t') m).
+  { induction m as [|L m IHm]; intros Hm; [reflexivity|].
+    apply andb_true_iff in Hm as [H1 H2].
+    change (mval (rho ps s t) (L :: m)) with (atom (rho ps s t) L * mval (rho ps s t) m).
+    change (mval (rho ps s t') (L :: m)) with (atom (rho ps s t') L * mval (rho ps s t') m).
+    unfold atom. rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'), IHm by auto. reflexivity. }
+  unfold pval; simpl; f_equal.
+  unfold puni in H; simpl in H. rewrite forallb_forall in H.
+  induction l as [|[d m] l IH]; simpl; auto.
+  rewrite IH by (intros x Hx; apply H; right; auto).
+  rewrite (Hm m (H (d, m) (or_introl eq_refl))). reflexivity.
+Qed.
+
+(** ** Access counts *)
 Lemma filter_length_le : forall A f (l : list A), (length (filter f l) <= length l)%nat.
 Proof. intros A f l; induction l as [|a l IH]; simpl; auto. destruct (f a); simpl; lia. Qed.
 
@@ -209,13 +369,6 @@ Proof.
   pose proof (nodup_length_le (map (fun t => int_of (R t)) T)). rewrite map_length in H1. lia.
 Qed.
 
-Lemma acc_sound : forall (f : Z -> Q) n k, (forall a b, (a <= b)%Z -> f a <= f b) ->
-  acc_ok G f n = true -> (k <= Z.of_nat (c_warp G))%Z -> f k <= f n.
-Proof.
-  intros f n k Hm H Hk. unfold acc_ok in H. apply Qle_bool_iff in H.
-  eapply Qle_trans; [apply Hm; eauto | auto].
-Qed.
-
 (** ** Dependence-based access bounds (MemReads) *)
 Lemma nonempty_elem : forall (l : list nat), l <> [] -> exists x, In x l.
 Proof. intros [|a l] H; [contradiction|exists a; left; auto]. Qed.
@@ -226,14 +379,6 @@ Proof.
   destruct H as [<-|H]; [lia|]. specialize (IH x H). lia.
 Qed.
 
-Lemma gcd_terms_divides : forall r U, Z.divide (gcd_terms U) (tsum r (lterms U)).
-Proof.
-  intros r [c l]; unfold gcd_terms; simpl. induction l as [|[a v] l IH]; simpl.
-  - apply Z.divide_0_r.
-  - apply Z.divide_add_r.
-    + apply Z.divide_mul_l. apply Z.gcd_divide_l.
-    + eapply Z.divide_trans; [apply Z.gcd_divide_r | exact IH].
-Qed.
 
 Lemma NoDup_map_shift : forall (q : Z) (l : list Z), NoDup l -> NoDup (map (fun v => (v - q)%Z) l).
 Proof.
@@ -255,30 +400,6 @@ Proof.
   apply nodup_In. apply in_map_iff. exists t. split; [lia | auto].
 Qed.
 
-Lemma dep_index : forall ps s P X x k U fw1 fw2 T t0,
-  c_lty G x = Some TInt ->
-  farkas_ok P (CLe (dep_form x k U)) fw1 = true ->
-  farkas_ok P (CLe (lscale (-1) (dep_form x k U))) fw2 = true -> uvars_ok X U = true ->
-  (forall t, In t T -> sat (rho ps s t) P) ->
-  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
-  In t0 T ->
-  forall t, In t T -> int_of (oval G ps s (OVar x) t) = (kval G k t + leval (rho ps s t0) U)%Z.
-Proof.
-  intros ps s P X x k U fw1 fw2 T t0 Ex Hf1 Hf2 Hu HP HX Ht0 t Ht.
-  assert (HU : leval (rho ps s t) U = leval (rho ps s t0) U).
-  { apply leval_ext. intros a v Hav.
-    unfold uvars_ok in Hu. rewrite forallb_forall in Hu. specialize (Hu _ Hav).
-    destruct v as [y|p|d]; simpl in *; try discriminate; auto. rewrite (HX y Hu t t0); auto. }
-  pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf1) as H1.
-  pose proof (farkas_sound _ _ _ _ (HP t Ht) Hf2) as H2.
-  rewrite <- HU. cbn [holds] in H1, H2. rewrite lscale_eval in H2.
-  destruct k as [[kx ky] kz]. unfold dep_form in H1, H2.
-  rewrite ladd_eval, lscale_eval, ladd_eval in H1, H2.
-  unfold leval at 1 2 in H1. unfold leval at 1 2 in H2.
-  cbn [tsum fold_right lcst lterms fst snd rho] in H1, H2.
-  unfold kval. simpl oval. lia.
-Qed.
-
 Lemma lanes_nwarps : forall w t, (0 < c_warp G)%nat -> In t (lanes G w) -> (w < nwarps G)%nat.
 Proof.
   intros w t HW Hl. unfold lanes in Hl. apply filter_In in Hl as [Hl Hb'].
@@ -294,8 +415,20 @@ Proof.
   assert (E : leval (rho ps s t) (cform c') = leval (rho_tid G t) (cform c')).
   { apply leval_ext. intros a v Hav. unfold tid_only in Htc. rewrite forallb_forall in Htc.
     specialize (Htc _ Hav). destruct v; simpl in *; try discriminate; auto. }
-  destruct c' as [L|L]; simpl in *; rewrite <- E; [apply Z.leb_le | apply Z.eqb_eq]; auto.
+  destruct c' as [L|L|L m rs]; simpl in *; rewrite <- E; [apply Z.leb_le | apply Z.eqb_eq|]; auto.
+  apply existsb_exists. exists (leval (rho ps s t) L mod m)%Z. split; auto. apply Z.eqb_refl.
 Qed.
+
+Lemma zrange_from_In : forall k a u, In u (zrange_from k a) <-> (a <= u < a + Z.of_nat k)%Z.
+Proof.
+  induction k as [|k IH]; intros a u; simpl; [lia|]. rewrite IH. lia.
+Qed.
+
+Lemma in_zrange : forall n u, (0 <= u < n)%Z -> In u (zrange n).
+Proof. intros n u H. unfold zrange. apply zrange_from_In. lia. Qed.
+
+Lemma in_zrange_inv : forall n u, In u (zrange n) -> (0 <= u < n)%Z.
+Proof. intros n u H. unfold zrange in H. apply zrange_from_In in H. lia. Qed.
 
 Lemma beta_in : forall MB g r c es, (0 < MB)%Z -> Z.divide g (c - r) ->
   In ((c * es) mod MB)%Z (betas MB g r es).
@@ -309,7 +442,7 @@ Proof.
     destruct (Z.eq_dec (Z.gcd (g * es) MB) 0) as [E|E]; [|lia].
     apply Z.gcd_eq_0 in E. lia. }
   apply filter_In; split.
-  - unfold zrange. apply in_map_iff. exists (Z.to_nat b0). split; [lia|]. apply in_seq. lia.
+  - apply in_zrange. lia.
   - apply Z.eqb_eq. apply Z.mod_divide; [lia|].
     replace (b0 - r * es)%Z with ((c - r) * es - MB * q0)%Z by lia.
     apply Z.divide_sub_r.
@@ -331,7 +464,7 @@ Proof.
 Qed.
 
 Lemma holds_b_ext : forall r1 r2 c, (forall v, r1 v = r2 v) -> holds_b r1 c = holds_b r2 c.
-Proof. intros r1 r2 [L|L] H; simpl; rewrite (leval_ext r1 r2); auto. Qed.
+Proof. intros r1 r2 [L|L|L m rs] H; simpl; rewrite (leval_ext r1 r2); auto. Qed.
 
 Lemma forallb_ext_f : forall A (f g : A -> bool) l, (forall a, f a = g a) -> forallb f l = forallb g l.
 Proof. intros A f g l H; induction l as [|a l IH]; simpl; auto. rewrite H, IH; auto. Qed.
@@ -379,46 +512,6 @@ Proof.
     [apply in_wtids; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
   rewrite wfilter_lanes. unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
   apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
-Qed.
-
-Lemma kval_tid : forall d t, kval G (tid_k d) t = tid G d t.
-Proof. intros [|[|[|d]]] t; unfold kval, tid_k, tid; cbv beta iota zeta; lia. Qed.
-
-Ltac dep_split H :=
-  cbv beta iota zeta delta [dep_ok dep_ok_sh dep_ok_with exact_bnd nstar nstar_w] in H;
-  repeat rewrite andb_true_iff in H.
-
-Lemma dep_sound : forall ps s P X i es n dw T w, dep_ok G P X i es n dw = true ->
-  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) ->
-  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
-  T <> [] -> incl T (lanes G w) ->
-  (memreads G es T (oval G ps s i) <= n)%Z.
-Proof.
-  intros ps s P X i es n [[[k U] fw1] fw2] T w H Hp Hw HP HX Hne Hi.
-  destruct i as [x|p|v|d]; try discriminate.
-  - dep_split H. destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-    repeat rewrite andb_true_iff in H. destruct H as [[[[[HSB HW] Hf1] Hf2] Hu] Hb].
-    apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    destruct (nonempty_elem _ Hne) as [t0 Ht0].
-    apply (dep_core ps s P k (gcd_terms U) (lcst U) es n T w (OVar x) (leval (rho ps s t0) U)); auto.
-    + eapply dep_index; eauto.
-    + replace (leval (rho ps s t0) U - lcst U)%Z with (tsum (rho ps s t0) (lterms U))
-        by (unfold leval; lia). apply gcd_terms_divides.
-  - dep_split H. destruct (c_pty G p) as [[]|] eqn:Ep; try discriminate.
-    repeat rewrite andb_true_iff in H. destruct H as [[HSB HW] Hb].
-    apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    apply (dep_core ps s P (0, 0, 0)%Z 1 0 es n T w (OParam p) (int_of (ps p))); auto;
-      try (intros t Ht; unfold kval; simpl; lia). apply Z.divide_1_l.
-  - dep_split H. destruct v as [c| |]; try discriminate.
-    repeat rewrite andb_true_iff in H. destruct H as [[HSB HW] Hb].
-    apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    apply (dep_core ps s P (0, 0, 0)%Z 0 c es n T w (OConst (VInt c)) c); auto;
-      try (intros t Ht; unfold kval; simpl; lia). replace (c - c)%Z with 0%Z by lia. apply Z.divide_0_r.
-  - dep_split H. destruct H as [[HSB HW] Hb].
-    apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    apply (dep_core ps s P (tid_k d) 0 0 es n T w (OTid d) 0); auto.
-    + intros t Ht. rewrite kval_tid. simpl. lia.
-    + apply Z.divide_refl.
 Qed.
 
 (** ** Dependence-based access bounds (Conflicts) *)
@@ -496,76 +589,188 @@ Proof.
     + replace (kval G k t' + c - c)%Z with (kval G k t') by lia. rewrite <- Hbank. exact Hbj.
 Qed.
 
-Lemma conf_sound : forall ps s P X i es n dw T w, dep_ok_sh G P X i es n dw = true ->
-  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) ->
-  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
-  T <> [] -> incl T (lanes G w) ->
+
+(** ** Access bounds from the dependence map *)
+Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
+  idep_opd G D o = Some (k, r, g) ->
+  exists c, Z.divide g (c - r)%Z /\ forall t, In t T -> oval G ps s o t = VInt (kval G k t + c).
+Proof.
+  intros ps s T D o k r g Hp Hw HD H. destruct o as [x|p|v|d]; simpl in H.
+  - destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+    destruct (dget D x) as [[y k' r' g'| |]|] eqn:Ed; try discriminate. inversion H; subst.
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+    specialize (HD _ Hin); simpl in HD; rewrite Ex in HD. destruct HD as [c [Hc HD]].
+    exists c; split; auto. intros t Ht. simpl. specialize (Hw x TInt Ex t). rewrite <- HD by auto.
+    destruct (sl s x t); try discriminate; reflexivity.
+  - destruct (c_pty G p) as [[]|] eqn:Ep; try discriminate. inversion H; subst.
+    specialize (Hp p TInt Ep). destruct (ps p) as [z| |] eqn:Epp; try discriminate.
+    exists z; split; [apply Z.divide_1_l|]. intros t _; simpl. rewrite Epp. unfold kval. f_equal; lia.
+  - destruct v as [c| |]; try discriminate. injection H as <- <- <-. exists c.
+    split; [replace (c - c)%Z with 0%Z by lia; apply Z.divide_0_r|].
+    intros t _; simpl; unfold kval; f_equal; lia.
+  - injection H as <- <- <-. exists 0%Z; split; [apply Z.divide_0_r|].
+    intros t _; simpl. rewrite kval_tid. f_equal; lia.
+Qed.
+
+Lemma memreads_len : forall es T R, (memreads G es T R <= Z.of_nat (length T))%Z.
+Proof.
+  intros es T R. unfold memreads.
+  pose proof (nodup_length_le (map (fun t => (int_of (R t) * es) / c_sector_bytes G)%Z T)).
+  rewrite map_length in H. lia.
+Qed.
+
+Lemma fold_max_nonneg : forall (l : list Z), (0 <= fold_right Z.max 0 l)%Z.
+Proof. induction l; simpl; lia. Qed.
+
+Lemma conflicts_len : forall es T R, (conflicts_of G es T R <= Z.of_nat (length T))%Z.
+Proof.
+  intros es T R. unfold conflicts_of.
+  apply fold_max_le; [lia|]. intros x Hx. apply in_map_iff in Hx as [j [<- _]].
+  pose proof (filter_length_le _ (fun i => (bank G es i =? j)%Z)
+               (nodup Z.eq_dec (map (fun t => int_of (R t)) T))).
+  pose proof (nodup_length_le (map (fun t => int_of (R t)) T)). rewrite map_length in H0. lia.
+Qed.
+
+Lemma wlanes_len : forall tc w,
+  length (wfilter tc (map (lane_t G) (lanes G w))) = length (wlanes G tc w).
+Proof.
+  intros tc w. pose proof (wfilter_lanes tc (0, 0, 0)%Z w) as E.
+  apply (f_equal (@length Z)) in E. rewrite !map_length in E. auto.
+Qed.
+
+(** The number of active threads is at most the largest number of kept lanes. *)
+Lemma best_ge : forall ps s P T w, (0 < c_warp G)%nat -> NoDup T -> incl T (lanes G w) ->
+  T <> [] -> (forall t, In t T -> sat (rho ps s t) P) ->
+  (Z.of_nat (length T) <= fold_right Z.max 0%Z
+     (map (fun L => Z.of_nat (length (wfilter (filter tid_only P) L))) (wtids G)))%Z.
+Proof.
+  intros ps s P T w HW Hn Hi Hne HP. destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists (map (lane_t G) (lanes G w));
+    split; [reflexivity | apply in_wtids; auto]].
+  rewrite wlanes_len. apply Nat2Z.inj_le. apply NoDup_incl_length; auto.
+  eapply wlanes_incl; eauto.
+Qed.
+
+Lemma nodup_incl_shift : forall (A B : list Z) q, (forall a, In a A -> In (a - q)%Z B) ->
+  (length (nodup Z.eq_dec A) <= length (nodup Z.eq_dec B))%nat.
+Proof.
+  intros A B q H. rewrite <- (map_length (fun v => (v - q)%Z) (nodup Z.eq_dec A)).
+  apply NoDup_incl_length; [apply NoDup_map_shift, NoDup_nodup|].
+  intros y Hy. apply in_map_iff in Hy as [a [<- Ha]]. apply nodup_In in Ha. apply nodup_In. auto.
+Qed.
+
+(** The range bound [R] (MemReads): indices in one window of width [w]. *)
+Lemma range_mem : forall es T (R : fam) c' w, (0 < c_sector_bytes G)%Z ->
+  (forall t, In t T -> (c' <= int_of (R t) <= c' + w)%Z) ->
+  (memreads G es T R <= rbound G false w es)%Z.
+Proof.
+  intros es T R c' w HSB Hr. set (SB := c_sector_bytes G) in *.
+  set (c0 := (c' mod SB)%Z). set (q := (c' / SB)%Z).
+  assert (Hc : c' = (SB * q + c0)%Z) by (apply Z.div_mod; lia).
+  assert (Hc0 : (0 <= c0 < SB)%Z) by (apply Z.mod_pos_bound; lia).
+  unfold rbound. eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists c0; split;
+    [reflexivity | apply in_zrange; fold SB; lia]].
+  unfold memreads, rmem_c. fold SB. apply Nat2Z.inj_le.
+  apply (nodup_incl_shift _ _ (q * es)%Z). intros a Ha. apply in_map_iff in Ha as [t [<- Ht]].
+  apply in_map_iff. exists (int_of (R t) - c')%Z. split.
+  - replace ((c0 + (int_of (R t) - c')) * es)%Z with (int_of (R t) * es + (- (q * es)) * SB)%Z
+      by (rewrite Hc; ring).
+    rewrite Z.div_add by lia. ring.
+  - apply in_zrange. specialize (Hr t Ht). lia.
+Qed.
+
+Lemma filter_map_len : forall (f : Z -> bool) (g : Z -> Z) l,
+  length (filter f (map g l)) = length (filter (fun x => f (g x)) l).
+Proof. intros f g l; induction l as [|a l IH]; simpl; auto. destruct (f (g a)); simpl; auto. Qed.
+
+(** The range bound [R] (Conflicts). *)
+Lemma range_conf : forall es T (R : fam) c' w, (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z ->
+  (forall t, In t T -> (c' <= int_of (R t) <= c' + w)%Z) ->
+  (conflicts_of G es T R <= rbound G true w es)%Z.
+Proof.
+  intros es T R c' w HBB HNB Hr. set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
+  set (c0 := (c' mod (BB * NB))%Z). set (q := (c' / (BB * NB))%Z).
+  assert (Hc : c' = (BB * NB * q + c0)%Z) by (apply Z.div_mod; lia).
+  assert (Hc0 : (0 <= c0 < BB * NB)%Z) by (apply Z.mod_pos_bound; lia).
+  assert (Hbank : forall u, bank G es (c0 + u) = bank G es (c' + u)).
+  { intros u. unfold bank. fold BB NB.
+    replace ((c' + u) * es)%Z with ((c0 + u) * es + ((q * es) * NB) * BB)%Z by (rewrite Hc; ring).
+    rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
+  unfold rbound. eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists c0; split;
+    [reflexivity | apply in_zrange; fold BB NB; lia]].
+  unfold conflicts_of, rconf_c. apply fold_max_le; [apply fold_max_nonneg|].
+  intros x Hx. apply in_map_iff in Hx as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi]].
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists (bank G es i); split;
+    [reflexivity | apply in_zrange; unfold bank; fold BB NB; apply Z.mod_pos_bound; lia]].
+  apply Nat2Z.inj_le. rewrite filter_map_len.
+  rewrite <- (map_length (fun v => (v - c')%Z)
+    (filter (fun i0 => (bank G es i0 =? bank G es i)%Z) (nodup Z.eq_dec (map (fun t => int_of (R t)) T)))).
+  apply NoDup_incl_length; [apply NoDup_map_shift, NoDup_filter, NoDup_nodup|].
+  intros y Hy. apply in_map_iff in Hy as [v [<- Hv]]. apply filter_In in Hv as [Hv Hb].
+  apply nodup_In, in_map_iff in Hv as [t [Ev Ht]]. apply filter_In. split.
+  - apply in_zrange. specialize (Hr t Ht). lia.
+  - rewrite Z.eqb_sym, Hbank. replace (c' + (v - c'))%Z with v by lia. auto.
+Qed.
+
+Lemma rng_of_sound : forall s T D i wd, dsat s T D -> rng_of D i = Some wd ->
+  exists c', forall t ps, In t T -> (c' <= int_of (oval G ps s i t) <= c' + wd)%Z.
+Proof.
+  intros s T D i wd HD H. destruct i as [x| | |]; simpl in H; try discriminate.
+  destruct (dget D x) as [[| |y w']|] eqn:Ed; try discriminate. inversion H; subst.
+  destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]]. exists c. intros t ps Ht. apply HD; auto.
+Qed.
+
+Lemma dacc_mem_sound : forall ps s P D i es n T w, dacc G false P D i es n = true ->
+  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  NoDup T -> T <> [] -> incl T (lanes G w) ->
+  (memreads G es T (oval G ps s i) <= n)%Z.
+Proof.
+  intros ps s P D i es n T w H Hp Hw HP HD Hn Hne Hi.
+  unfold dacc, dacc_with, exact_bnd, nstar, akey in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[HSB HW] Hb]. apply Z.ltb_lt in HSB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
+  destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; cbn [nstar_w] in Hb.
+  - destruct (idep_opd_sound ps s T D i k r g Hp Hw HD Ei) as [c [Hc Hv]].
+    apply (dep_core ps s P k g r es n T w i c); auto. intros t Ht; rewrite Hv; auto.
+  - pose proof (best_ge ps s P T w HW Hn Hi Hne HP) as Hbest.
+    pose proof (memreads_len es T (oval G ps s i)) as Hlen.
+    destruct (rng_of D i) as [wd|] eqn:Er; [|lia].
+    match type of Hb with context[if ?c then _ else _] => destruct c end; [|lia].
+    destruct (rng_of_sound s T D i wd HD Er) as [c' Hc'].
+    pose proof (range_mem es T (oval G ps s i) c' wd HSB (fun t Ht => Hc' t ps Ht)). lia.
+Qed.
+
+Lemma dacc_conf_sound : forall ps s P D i es n T w, dacc G true P D i es n = true ->
+  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  NoDup T -> T <> [] -> incl T (lanes G w) ->
   (conflicts_of G es T (oval G ps s i) <= n)%Z.
 Proof.
-  intros ps s P X i es n [[[k U] fw1] fw2] T w H Hp Hw HP HX Hne Hi.
-  destruct i as [x|p|v|d]; try discriminate.
-  - dep_split H. destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-    repeat rewrite andb_true_iff in H. destruct H as [[[[[[HBB HNB] HW] Hf1] Hf2] Hu] Hb].
-    apply Z.ltb_lt in HBB, HNB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    destruct (nonempty_elem _ Hne) as [t0 Ht0].
-    apply (conf_core ps s P k (gcd_terms U) (lcst U) es n T w (OVar x) (leval (rho ps s t0) U)); auto.
-    + eapply dep_index; eauto.
-    + replace (leval (rho ps s t0) U - lcst U)%Z with (tsum (rho ps s t0) (lterms U))
-        by (unfold leval; lia). apply gcd_terms_divides.
-  - dep_split H. destruct (c_pty G p) as [[]|] eqn:Ep; try discriminate.
-    repeat rewrite andb_true_iff in H. destruct H as [[[HBB HNB] HW] Hb].
-    apply Z.ltb_lt in HBB, HNB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    apply (conf_core ps s P (0, 0, 0)%Z 1 0 es n T w (OParam p) (int_of (ps p))); auto;
-      try (intros t Ht; unfold kval; simpl; lia). apply Z.divide_1_l.
-  - dep_split H. destruct v as [c| |]; try discriminate.
-    repeat rewrite andb_true_iff in H. destruct H as [[[HBB HNB] HW] Hb].
-    apply Z.ltb_lt in HBB, HNB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    apply (conf_core ps s P (0, 0, 0)%Z 0 c es n T w (OConst (VInt c)) c); auto;
-      try (intros t Ht; unfold kval; simpl; lia). replace (c - c)%Z with 0%Z by lia. apply Z.divide_0_r.
-  - dep_split H. destruct H as [[[HBB HNB] HW] Hb].
-    apply Z.ltb_lt in HBB, HNB. apply Nat.ltb_lt in HW. apply Z.leb_le in Hb.
-    apply (conf_core ps s P (tid_k d) 0 0 es n T w (OTid d) 0); auto.
-    + intros t Ht. rewrite kval_tid. simpl. lia.
-    + apply Z.divide_refl.
+  intros ps s P D i es n T w H Hp Hw HP HD Hn Hne Hi.
+  unfold dacc, dacc_with, exact_bnd, nstar, akey in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[[HBB HNB] HW] Hb]. apply Z.ltb_lt in HBB, HNB. apply Nat.ltb_lt in HW.
+  apply Z.leb_le in Hb.
+  destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; cbn [nstar_w] in Hb.
+  - destruct (idep_opd_sound ps s T D i k r g Hp Hw HD Ei) as [c [Hc Hv]].
+    apply (conf_core ps s P k g r es n T w i c); auto. intros t Ht; rewrite Hv; auto.
+  - pose proof (best_ge ps s P T w HW Hn Hi Hne HP) as Hbest.
+    pose proof (conflicts_len es T (oval G ps s i)) as Hlen.
+    destruct (rng_of D i) as [wd|] eqn:Er; [|lia].
+    match type of Hb with context[if ?c then _ else _] => destruct c end; [|lia].
+    destruct (rng_of_sound s T D i wd HD Er) as [c' Hc'].
+    pose proof (range_conf es T (oval G ps s i) c' wd HBB HNB (fun t Ht => Hc' t ps Ht)). lia.
 Qed.
 
 (** ** Lemma 2: expression costs are bounded by the judgment's cost *)
 Lemma qopd_sound : forall s o T C C', oeval G s o T C -> qopd G o C' -> C == C'.
 Proof. intros s o T C C' H1 H2; inversion H1; inversion H2; subst; try discriminate; lra. Qed.
 
-Lemma gread_bound : forall ps s P X i es n T w, pok ps -> wt s ->
-  (forall t, In t T -> sat (rho ps s t) P) ->
-  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
+Lemma qexpr_sound : forall F ps s e T R C P D n C' w, pok ps -> wt s ->
+  (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
   NoDup T -> T <> [] -> incl T (lanes G w) ->
-  forall f : Z -> Q, (forall a b, (a <= b)%Z -> f a <= f b) ->
-  (acc_ok G f n = true \/ exists dw, dep_ok G P X i es n dw = true) ->
-  f (memreads G es T (oval G ps s i)) <= f n.
+  eeval G F ps s e T R C -> qexpr G P D e n C' -> C <= C'.
 Proof.
-  intros ps s P X i es n T w Hp Hw HP HX Hn Hne Hi f Hm [Hc|[dw Hd]].
-  - apply acc_sound; auto. eapply memreads_le; eauto.
-  - apply Hm. eapply dep_sound; eauto.
-Qed.
-
-Lemma sread_bound : forall ps s P X i es n T w, pok ps -> wt s ->
-  (forall t, In t T -> sat (rho ps s t) P) ->
-  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
-  NoDup T -> T <> [] -> incl T (lanes G w) ->
-  forall f : Z -> Q, (forall a b, (a <= b)%Z -> f a <= f b) ->
-  (acc_ok G f n = true \/ exists dw, dep_ok_sh G P X i es n dw = true) ->
-  f (conflicts_of G es T (oval G ps s i)) <= f n.
-Proof.
-  intros ps s P X i es n T w Hp Hw HP HX Hn Hne Hi f Hm [Hc|[dw Hd]].
-  - apply acc_sound; auto. eapply conflicts_le; eauto.
-  - apply Hm. eapply conf_sound; eauto.
-Qed.
-
-Lemma qexpr_sound : forall F ps s e T R C P X n C' w, pok ps -> wt s ->
-  (forall t, In t T -> sat (rho ps s t) P) ->
-  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
-  NoDup T -> T <> [] -> incl T (lanes G w) ->
-  eeval G F ps s e T R C -> qexpr G P X e n C' -> C <= C'.
-Proof.
-  intros F ps s e T R C P X n C' w Hp Hw HP HX Hn Hne Hi H1 H2. pose proof (m_mono M) as Hm.
+  intros F ps s e T R C P D n C' w Hp Hw HP HD Hn Hne Hi H1 H2. pose proof (m_mono M) as Hm.
   inversion H2; subst; inversion H1; subst;
     repeat match goal with
            | Ha : oeval _ _ ?o _ ?c, Hb : qopd _ ?o ?c' |- _ =>
@@ -578,11 +783,11 @@ Proof.
   all: try lra.
   - match goal with |- context[m_gread _ (memreads G ?es ?T ?R)] =>
       assert (m_gread M (memreads G es T R) <= m_gread M n)
-        by (eapply gread_bound; eauto; intros; apply Hm; auto) end.
+        by (apply Hm; eapply dacc_mem_sound; eauto) end.
     fold M; lra.
   - match goal with |- context[m_sread _ (conflicts_of G ?es ?T ?R)] =>
       assert (m_sread M (conflicts_of G es T R) <= m_sread M n)
-        by (eapply sread_bound; eauto; intros; apply Hm; auto) end.
+        by (apply Hm; eapply dacc_conf_sound; eauto) end.
     fold M; lra.
 Qed.
 (** ** Linear expressions, conditions and uniformity *)
@@ -686,13 +891,14 @@ Lemma cbounds_sound : forall r y k, holds r k ->
   (forall h, snd (cbounds y k) = Some h -> (r (VL y) <= h)%Z).
 Proof.
   intros r y k Hk. unfold cbounds.
+  destruct (is_lin k) eqn:Hl; [|simpl; split; intros; discriminate]. simpl negb; cbv iota.
   assert (HL : leval r (lnorm (cform k)) = leval r (cform k)) by apply lnorm_eval.
   set (L := lnorm (cform k)) in *. clearbody L.
   destruct (lterms L) as [|[a [y'|p|d]] [|av l]] eqn:Ht; simpl;
     try (split; intros; discriminate).
   destruct (Nat.eqb_spec y' y) as [<-|]; [|split; intros; discriminate].
   assert (HV : leval r L = (lcst L + a * r (VL y'))%Z) by (unfold leval; rewrite Ht; simpl; lia).
-  destruct k as [K|K]; simpl in Hk, HL.
+  destruct k as [K|K|K mo rs]; simpl in Hk, HL; [| |discriminate].
   - apply le_bounds_sound. lia.
   - destruct (le_bounds_sound a (lcst L) (r (VL y')) ltac:(lia)) as [H1 H2].
     destruct (le_bounds_sound (- a) (- lcst L) (r (VL y')) ltac:(lia)) as [H3 H4].
@@ -840,19 +1046,600 @@ Proof.
           | apply Z.eqb_eq | apply negb_false_iff, Z.eqb_eq | idtac]; lia.
 Qed.
 
+
+(** ** Dependence of integer expressions ([dep_D], spec/logic.md §2) *)
+Definition fdep (T : list nat) (f : nat -> Z) (k : trip) (r g : Z) : Prop :=
+  exists c, Z.divide g (c - r)%Z /\ forall t, In t T -> f t = (kval G k t + c)%Z.
+
+Lemma fdep_norm : forall T f k r g k' r' g', fdep T f k r g -> dnorm k r g = (k', r', g') ->
+  fdep T f k' r' g'.
+Proof.
+  intros T f k r g k' r' g' [c [Hc H]] E. unfold dnorm in E. injection E as <- <- <-.
+  exists c. split; auto. apply Z.divide_abs_l in Hc.
+  destruct (Z.eqb_spec (Z.abs g) 0) as [E|E]; auto.
+  replace (c - r mod Z.abs g)%Z with ((c - r) + Z.abs g * (r / Z.abs g))%Z
+    by (rewrite (Z.mod_eq r (Z.abs g)) by auto; ring).
+  apply Z.divide_add_r; auto. apply Z.divide_factor_l.
+Qed.
+
+Lemma fdep_add : forall T f1 f2 k1 r1 g1 k2 r2 g2 sg, fdep T f1 k1 r1 g1 -> fdep T f2 k2 r2 g2 ->
+  fdep T (fun t => f1 t + sg * f2 t)%Z (tadd k1 (tscale sg k2)) (r1 + sg * r2) (Z.gcd g1 g2).
+Proof.
+  intros T f1 f2 k1 r1 g1 k2 r2 g2 sg [c1 [Hc1 H1]] [c2 [Hc2 H2]]. exists (c1 + sg * c2)%Z. split.
+  - replace (c1 + sg * c2 - (r1 + sg * r2))%Z with ((c1 - r1) + sg * (c2 - r2))%Z by ring.
+    apply Z.divide_add_r.
+    + eapply Z.divide_trans; [apply Z.gcd_divide_l | exact Hc1].
+    + apply Z.divide_mul_r. eapply Z.divide_trans; [apply Z.gcd_divide_r | exact Hc2].
+  - intros t Ht. rewrite H1, H2 by auto. rewrite kval_tadd, kval_tscale. ring.
+Qed.
+
+Lemma fdep_scale : forall T f k r g c, fdep T f k r g ->
+  fdep T (fun t => c * f t)%Z (tscale c k) (c * r) (g * c).
+Proof.
+  intros T f k r g c [c0 [Hc H]]. exists (c * c0)%Z. split.
+  - replace (c * c0 - c * r)%Z with ((c0 - r) * c)%Z by ring. apply Z.mul_divide_mono_r; auto.
+  - intros t Ht. rewrite H by auto. rewrite kval_tscale. ring.
+Qed.
+
+Lemma fdep_mul : forall T f1 f2 r1 g1 r2 g2, fdep T f1 (0, 0, 0)%Z r1 g1 -> fdep T f2 (0, 0, 0)%Z r2 g2 ->
+  fdep T (fun t => f1 t * f2 t)%Z (0, 0, 0)%Z (r1 * r2)
+    (Z.gcd (Z.gcd (g1 * g2) (r1 * g2)) (r2 * g1)).
+Proof.
+  intros T f1 f2 r1 g1 r2 g2 [c1 [[a Ha] H1]] [c2 [[b Hb] H2]]. exists (c1 * c2)%Z. split.
+  - replace (c1 * c2 - r1 * r2)%Z with ((a * b) * (g1 * g2) + a * (r2 * g1) + b * (r1 * g2))%Z
+      by (replace c1 with (a * g1 + r1)%Z by lia; replace c2 with (b * g2 + r2)%Z by lia; ring).
+    set (gg := Z.gcd (Z.gcd (g1 * g2) (r1 * g2)) (r2 * g1)).
+    assert (D1 : Z.divide gg (g1 * g2)) by
+      (eapply Z.divide_trans; [apply Z.gcd_divide_l|]; apply Z.gcd_divide_l).
+    assert (D2 : Z.divide gg (r1 * g2)) by
+      (eapply Z.divide_trans; [apply Z.gcd_divide_l|]; apply Z.gcd_divide_r).
+    assert (D3 : Z.divide gg (r2 * g1)) by apply Z.gcd_divide_r.
+    repeat apply Z.divide_add_r; apply Z.divide_mul_r; auto.
+  - intros t Ht. rewrite H1, H2 by auto. rewrite kval_zero. ring.
+Qed.
+
+Lemma fdep_unif : forall T f, (forall t t', In t T -> In t' T -> f t = f t') ->
+  fdep T f (0, 0, 0)%Z 0 1.
+Proof.
+  intros T f H. destruct T as [|t0 T'].
+  - exists 0%Z. split; [apply Z.divide_1_l | intros t []].
+  - exists (f t0). split; [apply Z.divide_1_l|]. intros t Ht. rewrite kval_zero.
+    rewrite (H t t0) by (auto; left; auto). lia.
+Qed.
+
+Lemma fdep_ext : forall T f1 f2 k r g, (forall t, In t T -> f1 t = f2 t) -> fdep T f1 k r g ->
+  fdep T f2 k r g.
+Proof. intros T f1 f2 k r g E [c [Hc H]]. exists c; split; auto. intros t Ht; rewrite <- E; auto. Qed.
+
+Lemma fdep_collapse : forall T f k r g w k' r' g', incl T (lanes G w) -> fdep T f k r g ->
+  collapse G (k, r, g) = (k', r', g') -> fdep T f k' r' g'.
+Proof.
+  intros T f k r g w k' r' g' Hi H E. unfold collapse in E.
+  destruct (kzero k || negb (kwu G k)) eqn:Ek; [injection E as <- <- <-; auto|].
+  apply orb_false_iff in Ek as [_ Ek]. apply negb_false_iff in Ek.
+  destruct k as [[kx ky] kz]. eapply fdep_norm; [|exact E].
+  destruct H as [c [Hc H]]. destruct T as [|t0 T'].
+  - exists r. split; [rewrite Z.sub_diag; apply Z.divide_0_r | intros t []].
+  - exists (kval G (kx, ky, kz) t0 + c)%Z. split.
+    + replace (kval G (kx, ky, kz) t0 + c - r)%Z with
+        (kx * tid G 0 t0 + ky * tid G 1 t0 + kz * tid G 2 t0 + (c - r))%Z by (unfold kval; ring).
+      set (gg := Z.gcd (Z.gcd (Z.gcd g kx) ky) kz).
+      assert (Hcr : Z.divide gg (c - r)) by
+        (do 3 (eapply Z.divide_trans; [apply Z.gcd_divide_l|]); exact Hc).
+      assert (Dx : Z.divide gg kx) by
+        (do 2 (eapply Z.divide_trans; [apply Z.gcd_divide_l|]); apply Z.gcd_divide_r).
+      assert (Dy : Z.divide gg ky) by
+        (eapply Z.divide_trans; [apply Z.gcd_divide_l|]; apply Z.gcd_divide_r).
+      assert (Dz : Z.divide gg kz) by apply Z.gcd_divide_r.
+      apply Z.divide_add_r; [|exact Hcr].
+      apply Z.divide_add_r; [apply Z.divide_add_r|]; apply Z.divide_mul_l; assumption.
+    + intros t Ht. rewrite H by auto. rewrite kval_zero.
+      rewrite (kval_wu _ w t t0) by (auto; apply Hi; auto; left; auto). lia.
+Qed.
+
+Lemma kvalz_lanes : forall k l, map (kvalz k) (map (lane_t G) l) = map (kval G k) l.
+Proof.
+  intros [[kx ky] kz] l. induction l as [|t l IH]; [reflexivity|]. cbn [map]. rewrite IH. f_equal.
+  change (lane_t G t) with (ztid G 0 (Z.of_nat t), ztid G 1 (Z.of_nat t), ztid G 2 (Z.of_nat t)).
+  rewrite !ztid_tid. reflexivity.
+Qed.
+
+(** The [>>] rule: shifting a value whose warp offsets the enumeration checked gives one
+    value on all active threads. *)
+Lemma shift_uniform : forall T f k r g c w, incl T (lanes G w) -> fdep T f k r g ->
+  shift_ok_w G (wtids G) (k, r, g) c = true ->
+  forall t t', In t T -> In t' T -> (f t / 2 ^ c = f t' / 2 ^ c)%Z.
+Proof.
+  intros T f k r g c w Hi [c0 [Hc H]] Hs t t' Ht Ht'. unfold shift_ok_w in Hs.
+  set (p := (2 ^ c)%Z) in *. set (step := if (g =? 0)%Z then p else Z.gcd g p) in *.
+  set (cnt := (p / step)%Z) in *.
+  repeat rewrite andb_true_iff in Hs. destruct Hs as [[[[Hc1 Hc2] Hst] Hlim] Hw].
+  apply Z.leb_le in Hc1. apply Z.ltb_lt in Hc2, Hst.
+  assert (Hp : (0 < p)%Z) by (apply Z.pow_pos_nonneg; lia).
+  assert (Hsp : Z.divide step p) by (unfold step; destruct (g =? 0)%Z; [apply Z.divide_refl | apply Z.gcd_divide_r]).
+  assert (Hsr : Z.divide step (c0 - r)).
+  { unfold step. destruct (Z.eqb_spec g 0) as [->|Hg].
+    - apply Z.divide_0_l in Hc. rewrite Hc. apply Z.divide_0_r.
+    - eapply Z.divide_trans; [apply Z.gcd_divide_l | exact Hc]. }
+  set (rh := (c0 mod p)%Z). set (q := (c0 / p)%Z).
+  assert (Hcq : c0 = (p * q + rh)%Z) by (apply Z.div_mod; lia).
+  assert (Hrh : (0 <= rh < p)%Z) by (apply Z.mod_pos_bound; lia).
+  assert (Hrs : (rh mod step = r mod step)%Z).
+  { destruct Hsp as [m Hm]. destruct Hsr as [m' Hm'].
+    replace rh with (r + (m' - m * q) * step)%Z by lia. apply Z.mod_add; lia. }
+  set (i := (rh / step)%Z).
+  assert (Hri : rh = (r mod step + i * step)%Z) by (rewrite <- Hrs; unfold i; rewrite (Z.div_mod rh step) at 1 by lia; ring).
+  assert (Hi0 : In i (zrange cnt)).
+  { apply in_zrange. destruct Hsp as [m Hm]. unfold cnt. rewrite Hm, Z.div_mul by lia.
+    split; [apply Z.div_pos; lia|]. apply Z.div_lt_upper_bound; lia. }
+  (* every lane of the warp has the same quotient *)
+  assert (HW : (0 < c_warp G)%nat).
+  { destruct (c_warp G) eqn:E; [|lia]. exfalso. apply Hi in Ht. unfold lanes in Ht.
+    rewrite E in Ht. simpl in Ht. contradiction. }
+  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
+  rewrite forallb_forall in Hw. specialize (Hw _ (in_wtids w Hwn)). rewrite kvalz_lanes in Hw.
+  assert (Hq : forall u, In u (lanes G w) ->
+            ((kval G k u + rh) / p = (kval G k (hd 0%nat (lanes G w)) + rh) / p)%Z).
+  { destruct (lanes G w) as [|t1 rest] eqn:El; [intros u []|].
+    simpl in Hw. rewrite forallb_forall in Hw. specialize (Hw i Hi0). cbv zeta in Hw.
+    rewrite forallb_forall in Hw. intros u [<-|Hu]; [reflexivity|]. simpl.
+    specialize (Hw (kval G k u) (in_map _ _ _ Hu)). apply Z.eqb_eq in Hw. rewrite Hri. exact Hw. }
+  assert (Hf : forall u, In u T -> (f u / p = (kval G k u + rh) / p + q)%Z).
+  { intros u Hu. rewrite H by auto. rewrite Hcq.
+    replace (kval G k u + (p * q + rh))%Z with ((kval G k u + rh) + q * p)%Z by ring.
+    apply Z.div_add; lia. }
+  rewrite (Hf t), (Hf t'), (Hq t), (Hq t') by auto. reflexivity.
+Qed.
+
+Lemma some_eq : forall A (a b : A), Some a = Some b -> a = b.
+Proof. congruence. Qed.
+
+Lemma opd_fdep : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
+  idep_opd G D o = Some (k, r, g) ->
+  fdep T (fun t => int_of (oval G ps s o t)) k r g /\
+  (forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t))).
+Proof.
+  intros ps s T D o k r g Hp Hw HD H.
+  destruct (idep_opd_sound ps s T D o k r g Hp Hw HD H) as [c [Hc Hv]]. split.
+  - exists c; split; auto. intros t Ht; rewrite Hv; auto.
+  - intros t Ht; rewrite Hv; auto.
+Qed.
+
+Lemma dexact_eq : forall x c, dexact x = Some c -> x = ((0, 0, 0)%Z, c, 0%Z).
+Proof.
+  intros [[k r] g] c H. unfold dexact in H. destruct (kzero k && (g =? 0)%Z) eqn:E; [|discriminate].
+  apply andb_true_iff in E as [E1 E2]. apply kzero_eq in E1. apply Z.eqb_eq in E2.
+  inversion H; subst; auto.
+Qed.
+
+Lemma fdep_exact : forall T f c, fdep T f (0, 0, 0)%Z c 0 -> forall t, In t T -> f t = c.
+Proof.
+  intros T f c [c0 [Hc H]] t Ht. apply Z.divide_0_l in Hc. rewrite H by auto. rewrite kval_zero. lia.
+Qed.
+
+Lemma opd_uniform : forall ps s T D o w, wt s -> dsat s T D -> incl T (lanes G w) ->
+  opd_unif G (dunif G D) o = true ->
+  forall t t', In t T -> In t' T -> oval G ps s o t = oval G ps s o t'.
+Proof.
+  intros ps s T D o w Hw HD Hi Ho t t' Ht Ht'. apply (opd_unif_correct ps s (dunif G D) o t t'); auto.
+  - intros x Hx; eapply dunif_sound; eauto.
+  - intros d Hd; apply memn_In in Hd; eapply HWU; eauto.
+Qed.
+
+Lemma duni_eq : forall x k r g, x = (k, r, g) -> duni x = true -> k = (0, 0, 0)%Z.
+Proof. intros x k r g -> H. apply kzero_eq. exact H. Qed.
+
+Lemma idep_expr_sound : forall F ps s e T R C D w k r g, pok ps -> wt s -> dsat s T D ->
+  incl T (lanes G w) -> eeval G F ps s e T R C ->
+  idep_expr_w G (wtids G) D e = Some (k, r, g) ->
+  fdep T (fun t => int_of (R t)) k r g.
+Proof.
+  intros F ps s e T R C D w k r g Hp Hw HD Hi He H.
+  inversion He; subst.
+  - (* an operand *)
+    cbn [idep_expr_w] in H. exact (proj1 (opd_fdep ps s T D o k r g Hp Hw HD H)).
+  - (* a binary operator *)
+    match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ => rename Hb into HB end.
+    assert (Hop : dopaque G (dunif G D) [a; b] = Some (k, r, g) -> fdep T (fun t => int_of (R t)) k r g).
+    { intros Hd. unfold dopaque in Hd. destruct (forallb _ _) eqn:Ef; [|discriminate].
+      injection Hd as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
+      rewrite !andb_true_iff in Ef. destruct Ef as [Ea' [Eb' _]].
+      pose proof (HB t Ht) as E1. pose proof (HB t' Ht') as E2.
+      rewrite (opd_uniform ps s T D a w Hw HD Hi Ea' t t'), (opd_uniform ps s T D b w Hw HD Hi Eb' t t')
+        in E1 by auto. congruence. }
+    cbn [idep_expr_w] in H.
+    destruct (idep_opd G D a) as [[[ka ra] ga]|] eqn:Ea;
+      destruct (idep_opd G D b) as [[[kb rb] gb]|] eqn:Eb;
+      destruct op; try (apply Hop; exact H).
+    all: destruct (opd_fdep ps s T D a ka ra ga Hp Hw HD Ea) as [Fa Va];
+      destruct (opd_fdep ps s T D b kb rb gb Hp Hw HD Eb) as [Fb Vb].
+    + (* + *)
+      apply some_eq in H. eapply fdep_norm; [|exact H].
+      eapply fdep_ext; [|apply (fdep_add _ _ _ _ _ _ _ _ _ 1 Fa Fb)].
+      intros t Ht. specialize (HB t Ht). rewrite (Va t Ht), (Vb t Ht) in HB. simpl in HB.
+      injection HB as <-. cbn [int_of].
+        first [lia | ring | (cbn beta in *; rewrite Ea'; ring) | (cbn beta in *; rewrite Eb'; ring)].
+    + (* − *)
+      apply some_eq in H. eapply fdep_norm; [|exact H].
+      eapply fdep_ext; [|apply (fdep_add _ _ _ _ _ _ _ _ _ (-1) Fa Fb)].
+      intros t Ht. specialize (HB t Ht). rewrite (Va t Ht), (Vb t Ht) in HB. simpl in HB.
+      injection HB as <-. cbn [int_of].
+        first [lia | ring | (cbn beta in *; rewrite Ea'; ring) | (cbn beta in *; rewrite Eb'; ring)].
+    + (* * *)
+      destruct (dexact (ka, ra, ga)) as [c|] eqn:Dx; [|destruct (dexact (kb, rb, gb)) as [c|] eqn:Dy].
+      * apply some_eq in H. apply dexact_eq in Dx. injection Dx as -> -> ->.
+        eapply fdep_norm; [|exact H]. eapply fdep_ext; [|apply (fdep_scale _ _ _ _ _ c Fb)].
+        intros t Ht. pose proof (fdep_exact _ _ _ Fa t Ht) as Ea'. specialize (HB t Ht).
+        rewrite (Va t Ht), (Vb t Ht) in HB. simpl in HB. injection HB as <-. cbn [int_of].
+        first [lia | ring | (cbn beta in *; rewrite Ea'; ring) | (cbn beta in *; rewrite Eb'; ring)].
+      * apply some_eq in H. apply dexact_eq in Dy. injection Dy as -> -> ->.
+        eapply fdep_norm; [|exact H]. eapply fdep_ext; [|apply (fdep_scale _ _ _ _ _ c Fa)].
+        intros t Ht. pose proof (fdep_exact _ _ _ Fb t Ht) as Eb'. specialize (HB t Ht).
+        rewrite (Va t Ht), (Vb t Ht) in HB. simpl in HB. injection HB as <-. cbn [int_of].
+        first [lia | ring | (cbn beta in *; rewrite Ea'; ring) | (cbn beta in *; rewrite Eb'; ring)].
+      * destruct (collapse G (ka, ra, ga)) as [[ka' ra'] ga'] eqn:Cx.
+        destruct (collapse G (kb, rb, gb)) as [[kb' rb'] gb'] eqn:Cy.
+        destruct (duni (ka', ra', ga') && duni (kb', rb', gb')) eqn:Du; [|discriminate].
+        apply andb_true_iff in Du as [Du1 Du2].
+        pose proof (duni_eq _ _ _ _ eq_refl Du1) as ->. pose proof (duni_eq _ _ _ _ eq_refl Du2) as ->.
+        pose proof (fdep_collapse _ _ _ _ _ w _ _ _ Hi Fa Cx) as Fa'.
+        pose proof (fdep_collapse _ _ _ _ _ w _ _ _ Hi Fb Cy) as Fb'.
+        apply some_eq in H. eapply fdep_norm; [|exact H].
+        eapply fdep_ext; [|apply (fdep_mul _ _ _ _ _ _ _ Fa' Fb')].
+        intros t Ht. specialize (HB t Ht).
+        rewrite (Va t Ht), (Vb t Ht) in HB. simpl in HB. injection HB as <-. cbn [int_of].
+        first [lia | ring | (cbn beta in *; rewrite Ea'; ring) | (cbn beta in *; rewrite Eb'; ring)].
+    + (* << *)
+      destruct (dexact (kb, rb, gb)) as [c|] eqn:Dy; [|apply Hop; exact H].
+      destruct ((0 <=? c) && (c <? 62))%Z eqn:Hc; [|apply Hop; exact H].
+      apply andb_true_iff in Hc as [Hc1 Hc2]. apply Z.leb_le in Hc1.
+      apply dexact_eq in Dy. injection Dy as -> -> ->.
+      apply some_eq in H. eapply fdep_norm; [|exact H].
+      eapply fdep_ext; [|apply (fdep_scale _ _ _ _ _ (2 ^ c) Fa)].
+      intros t Ht. pose proof (fdep_exact _ _ _ Fb t Ht) as Eb'. specialize (HB t Ht).
+      rewrite (Va t Ht), (Vb t Ht), Eb' in HB. simpl in HB.
+      destruct ((0 <=? c) && (c <? 64))%Z; [|discriminate]. injection HB as <-. simpl.
+      rewrite Z.shiftl_mul_pow2 by auto. ring.
+    + (* >> *)
+      destruct (dexact (kb, rb, gb)) as [c|] eqn:Dy; [|apply Hop; exact H].
+      destruct (negb (duni (collapse G (ka, ra, ga))) && shift_ok_w G (wtids G) (ka, ra, ga) c) eqn:Hs;
+        [|apply Hop; exact H].
+      apply andb_true_iff in Hs as [_ Hs]. injection H as <- <- <-.
+      apply dexact_eq in Dy. injection Dy as -> -> ->.
+      apply fdep_unif. intros t t' Ht Ht'.
+      assert (Hsh : forall u, In u T -> int_of (R u) = (int_of (oval G ps s a u) / 2 ^ c)%Z).
+      { intros u Hu. pose proof (fdep_exact _ _ _ Fb u Hu) as Eb'. pose proof (HB u Hu) as Hu'.
+        rewrite (Va u Hu), (Vb u Hu), Eb' in Hu'. simpl in Hu'.
+        destruct ((0 <=? c) && (c <? 64))%Z eqn:Hc; [|discriminate].
+        apply andb_true_iff in Hc as [Hc _]. apply Z.leb_le in Hc.
+        injection Hu' as <-. simpl. apply Z.shiftr_div_pow2; auto. }
+      rewrite (Hsh t), (Hsh t') by auto.
+      exact (shift_uniform T (fun u => int_of (oval G ps s a u)) ka ra ga c w Hi Fa Hs t t' Ht Ht').
+  - (* a unary operator *)
+    match goal with Hu : forall t, In t T -> uop_eval _ _ _ = Some _ |- _ => rename Hu into HU end.
+    assert (Hop : dopaque G (dunif G D) [a] = Some (k, r, g) -> fdep T (fun t => int_of (R t)) k r g).
+    { intros Hd. unfold dopaque in Hd. destruct (forallb _ _) eqn:Ef; [|discriminate].
+      injection Hd as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
+      rewrite !andb_true_iff in Ef. destruct Ef as [Ea' _].
+      pose proof (HU t Ht) as E1. pose proof (HU t' Ht') as E2.
+      rewrite (opd_uniform ps s T D a w Hw HD Hi Ea' t t') in E1 by auto. congruence. }
+    destruct op; cbn [idep_expr_w] in H; try (apply Hop; exact H).
+    destruct (idep_opd G D a) as [[[ka ra] ga]|] eqn:Ea; [|discriminate].
+    destruct (opd_fdep ps s T D a ka ra ga Hp Hw HD Ea) as [Fa Va].
+    apply some_eq in H. eapply fdep_norm; [|exact H].
+    eapply fdep_ext; [|apply (fdep_scale _ _ _ _ _ (-1) Fa)].
+    intros t Ht. specialize (HU t Ht). rewrite (Va t Ht) in HU. simpl in HU.
+    injection HU as <-. cbn [int_of]. lia.
+  - (* a global read *)
+    cbn [idep_expr_w] in H. unfold dopaque in H. destruct (forallb _ _) eqn:Ef; [|discriminate].
+    injection H as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
+    rewrite !andb_true_iff in Ef. destruct Ef as [Ei _].
+    rewrite (opd_uniform ps s T D i w Hw HD Hi Ei t t') by auto. reflexivity.
+  - (* a shared read *)
+    cbn [idep_expr_w] in H. unfold dopaque in H. destruct (forallb _ _) eqn:Ef; [|discriminate].
+    injection H as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
+    rewrite !andb_true_iff in Ef. destruct Ef as [Ei _].
+    rewrite (opd_uniform ps s T D i w Hw HD Hi Ei t t') by auto. reflexivity.
+Qed.
+
+(** ** Widths *)
+Lemma land_le : forall a n, (0 <= n)%Z -> (0 <= Z.land a n <= n)%Z.
+Proof.
+  intros a n Hn. split; [apply Z.land_nonneg; auto|].
+  pose proof (Z.lor_ldiff_and n a) as E.
+  assert (H0 : Z.land (Z.ldiff n a) (Z.land n a) = 0%Z).
+  { apply Z.bits_inj'; intros i Hi. rewrite Z.land_spec, Z.ldiff_spec, Z.land_spec, Z.bits_0.
+    destruct (Z.testbit n i), (Z.testbit a i); reflexivity. }
+  rewrite <- Z.lxor_lor, <- Z.add_nocarry_lxor in E by auto.
+  assert (0 <= Z.ldiff n a)%Z by (rewrite Z.ldiff_land; apply Z.land_nonneg; auto).
+  rewrite Z.land_comm. lia.
+Qed.
+
+Lemma width_opd_sound : forall ps s T D o wd, pok ps -> wt s -> dsat s T D ->
+  width_opd G D o = Some wd ->
+  exists c, forall t, In t T -> exists v, oval G ps s o t = VInt v /\ (c <= v <= c + wd)%Z.
+Proof.
+  intros ps s T D o wd Hp Hw HD H. unfold width_opd in H.
+  destruct (idep_opd G D o) as [[[k r] g]|] eqn:Ei.
+  - destruct (kzero k) eqn:Hk; [|discriminate]. injection H as <-. apply kzero_eq in Hk; subst k.
+    destruct (idep_opd_sound ps s T D o _ r g Hp Hw HD Ei) as [c [_ Hv]].
+    exists c. intros t Ht. exists c. rewrite Hv by auto. rewrite kval_zero. split; [f_equal|]; lia.
+  - destruct o as [x| | |]; try discriminate.
+    destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+    destruct (dget D x) as [[| |y w']|] eqn:Ed; try discriminate. injection H as <-.
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+    specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]].
+    exists c. intros t Ht. specialize (Hw x TInt Ex t). simpl.
+    destruct (sl s x t) as [z| |] eqn:Es; try discriminate. exists z. split; auto.
+    specialize (HD t Ht). rewrite Es in HD. exact HD.
+Qed.
+
+Lemma exact_nonneg_sound : forall ps s T D o n, pok ps -> wt s -> dsat s T D ->
+  exact_nonneg G D o = Some n -> (0 <= n)%Z /\ forall t, In t T -> oval G ps s o t = VInt n.
+Proof.
+  intros ps s T D o n Hp Hw HD H. unfold exact_nonneg in H.
+  destruct (idep_opd G D o) as [x|] eqn:Ei; [|discriminate]. simpl in H.
+  destruct (dexact x) as [c|] eqn:Ex; [|discriminate].
+  destruct (Z.leb_spec 0 c); [|discriminate]. injection H as <-. split; auto.
+  apply dexact_eq in Ex; subst x.
+  destruct (idep_opd_sound ps s T D o _ _ _ Hp Hw HD Ei) as [c0 [Hc Hv]].
+  apply Z.divide_0_l in Hc. intros t Ht. rewrite Hv by auto. rewrite kval_zero. f_equal; lia.
+Qed.
+
+Lemma width_expr_sound : forall F ps s e T R C D wd, pok ps -> wt s -> dsat s T D ->
+  eeval G F ps s e T R C -> width_expr G D e = Some wd ->
+  exists c, forall t, In t T -> (c <= int_of (R t) <= c + wd)%Z.
+Proof.
+  intros F ps s e T R C D wd Hp Hw HD He H. inversion He; subst; cbn [width_expr] in H.
+  - destruct o as [x| | |]; try discriminate.
+    destruct (idep_opd G D (OVar x)); [discriminate|].
+    destruct (width_opd_sound ps s T D (OVar x) wd Hp Hw HD H) as [c Hc].
+    exists c. intros t Ht. destruct (Hc t Ht) as [v [-> Hv]]. exact Hv.
+  - match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ => rename Hb into HB end.
+    destruct op; try discriminate.
+    + destruct (width_opd G D a) as [w1|] eqn:W1; [|discriminate].
+      destruct (width_opd G D b) as [w2|] eqn:W2; [|discriminate]. injection H as <-.
+      destruct (width_opd_sound ps s T D a w1 Hp Hw HD W1) as [c1 Hw1].
+      destruct (width_opd_sound ps s T D b w2 Hp Hw HD W2) as [c2 Hw2].
+      exists (c1 + c2)%Z. intros t Ht. destruct (Hw1 t Ht) as [v1 [E1 B1]]. destruct (Hw2 t Ht) as [v2 [E2 B2]].
+      specialize (HB t Ht). rewrite E1, E2 in HB. simpl in HB. injection HB as <-. simpl. lia.
+    + destruct (width_opd G D a) as [w1|] eqn:W1; [|discriminate].
+      destruct (width_opd G D b) as [w2|] eqn:W2; [|discriminate]. injection H as <-.
+      destruct (width_opd_sound ps s T D a w1 Hp Hw HD W1) as [c1 Hw1].
+      destruct (width_opd_sound ps s T D b w2 Hp Hw HD W2) as [c2 Hw2].
+      exists (c1 - c2 - w2)%Z. intros t Ht. destruct (Hw1 t Ht) as [v1 [E1 B1]].
+      destruct (Hw2 t Ht) as [v2 [E2 B2]].
+      specialize (HB t Ht). rewrite E1, E2 in HB. simpl in HB. injection HB as <-. simpl. lia.
+    + exists 0%Z. intros t Ht. specialize (HB t Ht).
+      destruct (exact_nonneg G D b) as [n|] eqn:Nb.
+      * injection H as <-. destruct (exact_nonneg_sound ps s T D b n Hp Hw HD Nb) as [Hn Vb].
+        rewrite (Vb t Ht) in HB. destruct (oval G ps s a t) as [z| |]; simpl in HB; try discriminate.
+        injection HB as <-. simpl. pose proof (land_le z n Hn). lia.
+      * destruct (exact_nonneg_sound ps s T D a wd Hp Hw HD H) as [Hn Va].
+        rewrite (Va t Ht) in HB. destruct (oval G ps s b t) as [z| |]; simpl in HB; try discriminate.
+        injection HB as <-. simpl. rewrite Z.land_comm. pose proof (land_le z wd Hn). lia.
+  - match goal with Hu : forall t, In t T -> uop_eval _ _ _ = Some _ |- _ => rename Hu into HU end.
+    destruct op; try discriminate.
+    destruct (width_opd_sound ps s T D a wd Hp Hw HD H) as [c Hc].
+    exists (- c - wd)%Z. intros t Ht. destruct (Hc t Ht) as [v [E B]].
+    specialize (HU t Ht). rewrite E in HU. simpl in HU. injection HU as <-. simpl. lia.
+  - discriminate.
+  - discriminate.
+Qed.
+
+(** ** The entry of an assigned local (Q:VWRITE1/2) *)
+Lemma sl_set_local_x : forall s x T R t, In t T -> sl (set_local s x T R) x t = R t.
+Proof. intros s x T R t Ht. simpl. rewrite Nat.eqb_refl. apply memb_In in Ht. rewrite Ht. auto. Qed.
+
+Lemma ent_cand_sound : forall F ps s e T R C D P x w d, pok ps -> wt s -> dsat s T D ->
+  incl T (lanes G w) -> (forall t, In t T -> sat (rho ps s t) P) ->
+  eeval G F ps s e T R C -> c_lty G x = Some TInt ->
+  In d (ent_cands_w G (wtids G) P D x e) -> esat (set_local s x T R) T d.
+Proof.
+  intros F ps s e T R C D P x w d Hp Hw HD Hi HP He Hx Hd. unfold ent_cands_w in Hd.
+  repeat rewrite in_app_iff in Hd.
+  destruct Hd as [Hd|[Hd|[Hd|[Hd|Hd]]]].
+  - destruct (lin_const G P e) eqn:Hc; [|contradiction].
+    destruct (lin_fix G P e) as [L|] eqn:EL; [|contradiction]. destruct Hd as [<-|[]].
+    cbn [esat]. rewrite Hx. exists (lcst (lnorm L)). split; [rewrite Z.sub_diag; apply Z.divide_0_r|].
+    intros t Ht. rewrite sl_set_local_x by auto. rewrite kval_zero.
+    rewrite (lin_fix_correct F ps s e T R C P L Hp Hw He EL t Ht (HP t Ht)). simpl.
+    unfold lin_const in Hc. rewrite EL in Hc. rewrite <- lnorm_eval.
+    unfold leval. destruct (lterms (lnorm L)); [simpl; lia | discriminate].
+  - destruct e as [[y| | |]| | |]; try contradiction.
+    destruct (dget D y) as [[|y' k r m|]|] eqn:Ed; try contradiction. destruct Hd as [<-|[]].
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
+    specialize (HD _ Hin). cbn [esat] in HD |- *. destruct HD as [_ HD]. split; auto.
+    inversion He; subst. intros t Ht. rewrite sl_set_local_x by auto. apply HD; auto.
+  - destruct e as [|op a b| |]; try contradiction. destruct op; try contradiction.
+    destruct (idep_opd G D b) as [xb|] eqn:Eb; [|contradiction]. simpl in Hd.
+    destruct (dexact xb) as [m|] eqn:Em; [|contradiction].
+    destruct (idep_opd G D a) as [[[k r] g]|] eqn:Ea; [|contradiction].
+    destruct ((1 <=? m) && (g mod m =? 0))%Z eqn:Hm; [|contradiction]. destruct Hd as [<-|[]].
+    apply andb_true_iff in Hm as [Hm1 Hm2]. apply Z.leb_le in Hm1. apply Z.eqb_eq in Hm2.
+    apply Z.mod_divide in Hm2; [|lia].
+    apply dexact_eq in Em; subst xb.
+    destruct (idep_opd_sound ps s T D a k r g Hp Hw HD Ea) as [ca [Hca Va]].
+    destruct (idep_opd_sound ps s T D b _ _ _ Hp Hw HD Eb) as [cb [Hcb Vb]].
+    apply Z.divide_0_l in Hcb.
+    cbn [esat]. split; auto. inversion He; subst.
+    match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ => rename Hb into HB end.
+    intros t Ht. rewrite sl_set_local_x by auto. specialize (HB t Ht).
+    rewrite (Va t Ht), (Vb t Ht), kval_zero in HB. simpl in HB.
+    replace cb with m in HB by lia.
+    destruct (m =? 0)%Z; [discriminate|]. injection HB as <-. cbn [int_of].
+    set (a0 := (kval G k t + ca)%Z).
+    pose proof (Z.rem_bound_abs a0 m ltac:(lia)) as Hb. rewrite (Z.abs_eq m) in Hb by lia.
+    split; [|apply Z.abs_lt in Hb; lia].
+    assert (Hr : Z.rem a0 m = (a0 - m * Z.quot a0 m)%Z) by (rewrite Z.rem_eq; [reflexivity|lia]).
+    replace (Z.rem a0 m - (kval G k t + r mod m))%Z with
+      ((ca - r) + m * (r / m) - m * Z.quot a0 m)%Z
+      by (rewrite Hr; unfold a0; rewrite (Z.mod_eq r m) by lia; ring).
+    apply Z.divide_sub_r; [apply Z.divide_add_r|]; try apply Z.divide_factor_l.
+    eapply Z.divide_trans; eauto.
+  - destruct (idep_expr_w G (wtids G) D e) as [[[k r] g]|] eqn:Ei; [|contradiction].
+    destruct Hd as [<-|[]]. cbn [esat]. rewrite Hx.
+    destruct (idep_expr_sound F ps s e T R C D w k r g Hp Hw HD Hi He Ei) as [c [Hc HR]].
+    exists c. split; auto. intros t Ht. rewrite sl_set_local_x by auto. apply HR; auto.
+  - destruct (width_expr G D e) as [wd|] eqn:Ew; [|contradiction]. destruct Hd as [<-|[]].
+    cbn [esat]. split; auto.
+    destruct (width_expr_sound F ps s e T R C D wd Hp Hw HD He Ew) as [c Hc].
+    exists c. intros t Ht. rewrite sl_set_local_x by auto. apply Hc; auto.
+Qed.
+
+Lemma vw_dent_sound : forall F ps s e T R C D P x ty w D', pok ps -> wt s -> dsat s T D ->
+  incl T (lanes G w) -> (forall t, In t T -> sat (rho ps s t) P) ->
+  eeval G F ps s e T R C -> c_lty G x = Some ty -> (forall t, In t T -> has_type (R t) ty = true) ->
+  vw_dent G P D x e D' = true -> dsat (set_local s x T R) T D'.
+Proof.
+  intros F ps s e T R C D P x ty w D' Hp Hw HD Hi HP He Hx Ht H d Hd.
+  unfold vw_dent, vw_dent_w in H. rewrite forallb_forall in H. specialize (H d Hd).
+  destruct (Nat.eqb_spec (dvar d) x) as [Ex|Ex].
+  - unfold ent_ok_w in H. apply andb_true_iff in H as [_ H]. rewrite Hx in H.
+    destruct ty.
+    + apply existsb_exists in H as [c [Hc Hi']].
+      eapply eimplies_sound; [exact Hi'|]. eapply ent_cand_sound; eauto.
+    + destruct d as [y k r g| |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+      intros t t' Hin Hin'. rewrite !sl_set_local_x by auto.
+      apply orb_true_iff in H as [H|H].
+      * eapply unif_correct; eauto. intros y Hy t1 t2 H1 H2; eapply dunif_sound; eauto.
+      * eapply lin_const_correct; eauto.
+    + destruct d as [y k r g| |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+      intros t t' Hin Hin'. rewrite !sl_set_local_x by auto.
+      apply orb_true_iff in H as [H|H].
+      * eapply unif_correct; eauto. intros y Hy t1 t2 H1 H2; eapply dunif_sound; eauto.
+      * eapply lin_const_correct; eauto.
+  - apply existsb_exists in H as [d' [Hd' E]]. unfold dent_eqb in E.
+    destruct (dent_eq_dec d d'); [subst d'|discriminate].
+    apply (esat_frame s); [|apply HD; auto]. intros t Ht'. apply set_local_other; auto.
+Qed.
+
+(** ** Lane facts (spec/logic.md §2) *)
+Lemma lane_form_eval : forall ps s t k r,
+  leval (rho ps s t) (lane_form k r) = (kval G k t + r)%Z.
+Proof. intros ps s t [[kx ky] kz] r. unfold lane_form, leval, kval. simpl. lia. Qed.
+
+Lemma lane_fact : forall ps s t k r m c xv,
+  Z.divide m (xv - (kval G k t + r)) -> (- m < xv < m)%Z ->
+  (xv = c -> holds (rho ps s t) (CMod (lane_form k r) m [(c mod m)%Z])) /\
+  (xv <> c -> c = 0%Z ->
+     holds (rho ps s t) (CMod (lane_form k r) m (zrange_from (Z.to_nat (m - 1)) 1%Z))).
+Proof.
+  intros ps s t k r m c xv Hd Hb. simpl. rewrite lane_form_eval.
+  assert (Hm : (0 < m)%Z) by lia.
+  assert (E : ((kval G k t + r) mod m = xv mod m)%Z).
+  { destruct Hd as [q Hq]. replace (kval G k t + r)%Z with (xv + (- q) * m)%Z by lia.
+    apply Z.mod_add; lia. }
+  split.
+  - intros <-. rewrite E. left; auto.
+  - intros Hne ->. rewrite E. apply zrange_from_In.
+    assert (H1 : (xv mod m <> 0)%Z).
+    { intros H0. apply Z.mod_divide in H0; [|lia]. destruct H0 as [q Hq].
+      assert (q = 0%Z) by nia. subst; lia. }
+    pose proof (Z.mod_pos_bound xv m Hm). lia.
+Qed.
+
+Lemma rem_exact : forall ps s T D a b k r m c t, pok ps -> wt s -> dsat s T D -> In t T ->
+  rem_of D a = Some (k, r, m) -> exact_of G D b = Some c ->
+  exists xv, oval G ps s a t = VInt xv /\ oval G ps s b t = VInt c /\
+    Z.divide m (xv - (kval G k t + r)) /\ (- m < xv < m)%Z.
+Proof.
+  intros ps s T D a b k r m c t Hp Hw HD Ht Ha Hb.
+  unfold exact_of in Hb. destruct (idep_opd G D b) as [xb|] eqn:Eb; [|discriminate].
+  apply dexact_eq in Hb; subst xb.
+  destruct (idep_opd_sound ps s T D b _ _ _ Hp Hw HD Eb) as [cb [Hcb Vb]].
+  apply Z.divide_0_l in Hcb.
+  destruct a as [x| | |]; try discriminate.
+  simpl in Ha. destruct (dget D x) as [[|y k' r' m'|]|] eqn:Ed; try discriminate.
+  injection Ha as -> -> ->. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+  pose proof (HD _ Hin) as Hx. simpl in Hx. destruct Hx as [Hx Hr].
+  specialize (Hw x TInt Hx t). simpl. destruct (sl s x t) as [xv| |] eqn:Es; try discriminate.
+  exists xv. split; auto. split.
+  - rewrite Vb by auto. rewrite kval_zero. f_equal. lia.
+  - specialize (Hr t Ht). rewrite Es in Hr. exact Hr.
+Qed.
+
+Lemma lane_correct : forall F ps s e T R C D t, pok ps -> wt s -> dsat s T D ->
+  eeval G F ps s e T R C -> In t T ->
+  (is_true_v (R t) = true -> sat (rho ps s t) (lane G D e false)) /\
+  (is_false_v (R t) = true -> sat (rho ps s t) (lane G D e true)).
+Proof.
+  intros F ps s e T R C D t Hp Hw HD He Ht.
+  destruct e as [o|op a b|op a|A i]; cbn [lane]; try (split; intros _ c []).
+  inversion He; subst.
+  match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ =>
+    specialize (Hb t Ht); rename Hb into HB end.
+  assert (Hpick : forall k r m c,
+     match rem_of D a, exact_of G D b with
+     | Some re, Some c => Some (re, c)
+     | _, _ => match rem_of D b, exact_of G D a with
+               | Some re, Some c => Some (re, c)
+               | _, _ => None
+               end
+     end = Some ((k, r, m), c) ->
+     exists xv, Z.divide m (xv - (kval G k t + r)) /\ (- m < xv < m)%Z /\
+       (op = OEq -> R t = VBool (xv =? c)%Z) /\ (op = ONe -> R t = VBool (negb (xv =? c)%Z))).
+  { intros k r m c Hq.
+    destruct (rem_of D a) as [rea|] eqn:Ea; destruct (exact_of G D b) as [cb|] eqn:Eb;
+      [injection Hq as -> ->;
+       destruct (rem_exact ps s T D a b k r m c t Hp Hw HD Ht Ea Eb) as [xv [Va [Vb [H1 H2]]]];
+       exists xv; split; [|split]; auto; rewrite Va, Vb in HB;
+       split; intros ->; simpl in HB; injection HB as <-; reflexivity| | |].
+    all: destruct (rem_of D b) as [reb|] eqn:Eb2; destruct (exact_of G D a) as [ca|] eqn:Ea2;
+      try discriminate; injection Hq as -> ->;
+      destruct (rem_exact ps s T D b a k r m c t Hp Hw HD Ht Eb2 Ea2) as [xv [Vb [Va [H1 H2]]]];
+      exists xv; split; [|split]; auto; rewrite Va, Vb in HB;
+      split; intros ->; simpl in HB; injection HB as <-; rewrite Z.eqb_sym; reflexivity. }
+  cbv zeta.
+  destruct op; try (split; intros _ c []).
+  all: destruct (match rem_of D a, exact_of G D b with
+                 | Some re, Some c => Some (re, c)
+                 | _, _ => match rem_of D b, exact_of G D a with
+                           | Some re, Some c => Some (re, c)
+                           | _, _ => None
+                           end
+                 end) as [[[[k r] m] c]|] eqn:Ep; try (split; intros _ c' []).
+  all: destruct (Hpick k r m c eq_refl) as [xv [Hd1 [Hd2 [Hd3 Hd4]]]];
+    destruct (lane_fact ps s t k r m c xv Hd1 Hd2) as [L1 L2].
+  - (* == *)
+    rewrite (Hd3 eq_refl). split.
+    + intros HT c' [<-|[]]. apply L1. simpl in HT. destruct (Z.eqb_spec xv c); congruence.
+    + intros HF. destruct ((c =? 0) && (m <=? 4096))%Z eqn:Hc; [|intros c' []].
+      apply andb_true_iff in Hc as [Hc _]. apply Z.eqb_eq in Hc.
+      intros c' [<-|[]]. apply L2; auto. simpl in HF. destruct (Z.eqb_spec xv c); congruence.
+  - (* != *)
+    rewrite (Hd4 eq_refl). split.
+    + intros HT. destruct ((c =? 0) && (m <=? 4096))%Z eqn:Hc; [|intros c' []].
+      apply andb_true_iff in Hc as [Hc _]. apply Z.eqb_eq in Hc.
+      intros c' [<-|[]]. apply L2; auto. simpl in HT. destruct (Z.eqb_spec xv c); simpl in HT; congruence.
+    + intros HF c' [<-|[]]. apply L1. simpl in HF. destruct (Z.eqb_spec xv c); simpl in HF; congruence.
+Qed.
+
+(** [P ∧ e] and [P ∧ ¬e] hold in the threads that take the branch. *)
+Lemma andc_correct : forall F ps s e T R C D P t, pok ps -> wt s -> dsat s T D ->
+  eeval G F ps s e T R C -> In t T -> sat (rho ps s t) P ->
+  (is_true_v (R t) = true -> sat (rho ps s t) (andc G P D e false)) /\
+  (is_false_v (R t) = true -> sat (rho ps s t) (andc G P D e true)).
+Proof.
+  intros F ps s e T R C D P t Hp Hw HD He Ht HP.
+  destruct (cond_correct F ps s e T R C t Hp Hw He Ht) as [C1 C2].
+  destruct (lane_correct F ps s e T R C D t Hp Hw HD He Ht) as [L1 L2].
+  unfold andc. split; intros H c Hc; apply in_app_iff in Hc as [Hc|Hc]; auto;
+    apply in_app_iff in Hc as [Hc|Hc]; [apply C1 | apply L1 | apply C2 | apply L2]; auto.
+Qed.
 (** ** Soundness of each rule (RaCUDA Theorem 1, case by case) *)
 Ltac start_valid :=
-  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HX] Hrun.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun.
 
 Lemma sound_Q_SKIP : forall A, valid A SSkip A.
 Proof.
   intros A. start_valid. inversion Hrun; subst. split; [split; auto|]. intros; lra.
 Qed.
 
-Lemma sound_Q_SYNC : forall P X Qn Q', pot_ge Qn (padd Q' (m_sync M)) = true ->
-  valid (mkAssn P X Qn) SSync (mkAssn P X Q').
+Lemma sound_Q_SYNC : forall P D Qn Q', pot_ge Qn (padd Q' (m_sync M)) = true ->
+  valid (mkAssn P D Qn) SSync (mkAssn P D Q').
 Proof.
-  intros P X Qn Q' Hq. start_valid. inversion Hrun; subst. split; [split; auto|].
+  intros P D Qn Q' Hq. start_valid. inversion Hrun; subst. split; [split; auto|].
   intros t Ht. pose proof (pot_ge_sound (rho ps s' t) _ _ Hq). rewrite padd_val in H.
   simpl. fold M. lra.
 Qed.
@@ -862,7 +1649,7 @@ Lemma sound_Q_SEQ : forall A A1 A' s1 s2, valid A s1 A1 -> valid A1 s2 A' ->
 Proof.
   intros A A1 A' s1 s2 V1 V2. start_valid. inversion Hrun; subst.
   match goal with R1 : seval _ _ _ s s1 T ?st1 ?c1, R2 : seval _ _ _ ?st1 s2 T s' ?c2 |- _ =>
-    destruct (V1 F ps s T st1 c1 w Hp Hn Hne Hi Hw (conj HP HX) R1) as [HA1 HQ1];
+    destruct (V1 F ps s T st1 c1 w Hp Hn Hne Hi Hw (conj HP HD) R1) as [HA1 HQ1];
     destruct (V2 F ps st1 T s' c2 w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ R1 Hw) HA1 R2) as [HA2 HQ2]
   end.
   split; auto. intros t Ht. specialize (HQ1 t Ht). specialize (HQ2 t Ht). lra.
@@ -879,7 +1666,7 @@ Proof.
 Qed.
 
 Lemma holds_ext : forall r1 r2 c, (forall v, r1 v = r2 v) -> holds r1 c -> holds r2 c.
-Proof. intros r1 r2 [L|L] H; simpl; rewrite (leval_ext r1 r2); auto. Qed.
+Proof. intros r1 r2 [L|L|L m rs] H; simpl; rewrite (leval_ext r1 r2); auto. Qed.
 
 (** The post-condition of an assignment (Q:VWRITE1/2): [P ⇒ P'[x ← e]]. *)
 Lemma vwrite_post : forall F ps s x e T R Ce P P' ws t, pok ps -> wt s ->
@@ -896,54 +1683,37 @@ Proof.
   unfold csubst in Hc'. destruct (mentions (VL x) (cform c)) eqn:Em2.
   - destruct (lin_fix G P e) as [E|] eqn:EL; [|discriminate].
     rewrite (lin_fix_correct F ps s e T R Ce P E Hp Hw He EL t Ht HP). simpl int_of.
-    injection Hc' as <-. destruct c as [L|L]; simpl in *; rewrite <- lsubst_eval; auto.
-  - injection Hc' as <-. destruct c as [L|L]; simpl in *; rewrite leval_upd_notin; auto.
+    injection Hc' as <-. destruct c as [L|L|L m rs]; simpl in *; rewrite <- lsubst_eval; auto.
+  - injection Hc' as <-. destruct c as [L|L|L m rs]; simpl in *; rewrite leval_upd_notin; auto.
 Qed.
 
-Lemma vwrite_unif : forall F ps s x e T R Ce P X X' w, pok ps -> wt s ->
-  eeval G F ps s e T R Ce -> x_after G P X x e X' = true -> incl T (lanes G w) ->
-  (forall t, In t T -> sat (rho ps s t) P) ->
-  (forall y, memn y X = true -> forall t t', In t T -> In t' T -> sl s y t = sl s y t') ->
-  forall y, memn y X' = true -> forall t t', In t T -> In t' T ->
-  sl (set_local s x T R) y t = sl (set_local s x T R) y t'.
-Proof.
-  intros F ps s x e T R Ce P X X' w Hp Hw He Hx Hi HP HX y Hy t t' Ht Ht'.
-  unfold x_after in Hx. rewrite forallb_forall in Hx. apply memn_In in Hy.
-  specialize (Hx y Hy). simpl. destruct (Nat.eqb_spec y x); simpl.
-  - apply memb_In in Ht as Ht1; apply memb_In in Ht' as Ht1'. rewrite Ht1, Ht1'.
-    apply orb_true_iff in Hx as [Hx|Hx].
-    + eapply unif_correct; eauto.
-    + eapply lin_const_correct; eauto.
-  - destruct (memb t T), (memb t' T); apply HX; auto.
-Qed.
-
-Lemma sound_Q_VWRITE2 : forall P X Qn P' X' Q' x e n Cj ws,
-  qexpr G P X e n Cj -> x_after G P X x e X' = true -> entails_subst G P x e P' ws = true ->
+Lemma sound_Q_VWRITE2 : forall P D Qn P' D' Q' x e n Cj ws,
+  qexpr G P D e n Cj -> vw_dent G P D x e D' = true -> entails_subst G P x e P' ws = true ->
   pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + Cj)) = true ->
-  valid (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q').
+  valid (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q').
 Proof.
-  intros P X Qn P' X' Q' x e n Cj ws Hq Hx Hs Hm Hge. start_valid.
-  inversion Hrun; subst. simpl in HP, HX. split; [split|].
+  intros P D Qn P' D' Q' x e n Cj ws Hq Hx Hs Hm Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
   - intros t Ht; eapply vwrite_post; eauto.
-  - eapply vwrite_unif; eauto.
-  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H1 Hq).
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H1 Hq).
     pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
     rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
       (intros; apply rho_set_local; auto).
     rewrite pval_upd_notin by auto. fold M. lra.
 Qed.
 
-Lemma sound_Q_VWRITE1 : forall P X Qn P' X' Q' x e n Cj ws,
-  qexpr G P X e n Cj -> x_after G P X x e X' = true -> entails_subst G P x e P' ws = true ->
+Lemma sound_Q_VWRITE1 : forall P D Qn P' D' Q' x e n Cj ws,
+  qexpr G P D e n Cj -> vw_dent G P D x e D' = true -> entails_subst G P x e P' ws = true ->
   lin_fix G P e <> None \/ pmentions (VL x) Q' = false ->
   pot_ge Qn (padd (psubst_e G P x e Q') (m_vwrite M + Cj)) = true ->
-  valid (mkAssn P X Qn) (SAssign x e) (mkAssn P' X' Q').
+  valid (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q').
 Proof.
-  intros P X Qn P' X' Q' x e n Cj ws Hq Hx Hs Hm Hge. start_valid.
-  inversion Hrun; subst. simpl in HP, HX. split; [split|].
+  intros P D Qn P' D' Q' x e n Cj ws Hq Hx Hs Hm Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
   - intros t Ht; eapply vwrite_post; eauto.
-  - eapply vwrite_unif; eauto.
-  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H1 Hq).
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl. pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H1 Hq).
     pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
     rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
       (intros; apply rho_set_local; auto).
@@ -954,45 +1724,45 @@ Proof.
     + destruct Hm as [Hm|Hm]; [congruence|]. rewrite pval_upd_notin by auto. fold M; lra.
 Qed.
 
-Lemma sound_Q_GWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-  c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G P X e ne C2 ->
-  (acc_ok G (m_gwrite M) n = true \/ exists dw, dep_ok G P X i es n dw = true) -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
-  valid (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q').
+Lemma sound_Q_GWRITE : forall P D Qn Q' A i e es n ne C1 C2,
+  c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  dacc G false P D i es n = true -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
 Proof.
-  intros P X Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
+  intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
   inversion Hrun; subst; rewrite Ha in *; [|discriminate].
   match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
   match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee He1) end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
   pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
   match goal with |- context[m_gwrite _ (memreads G ?es ?T ?R)] =>
     assert (m_gwrite M (memreads G es T R) <= m_gwrite M n)
-      by (eapply gread_bound; eauto; intros; apply (m_mono M); auto) end.
+      by (apply (m_mono M); eapply dacc_mem_sound; eauto) end.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 
-Lemma sound_Q_SWRITE : forall P X Qn Q' A i e es n ne C1 C2,
-  c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G P X e ne C2 ->
-  (acc_ok G (m_swrite M) n = true \/ exists dw, dep_ok_sh G P X i es n dw = true) -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
-  valid (mkAssn P X Qn) (SWrite A i e) (mkAssn P X Q').
+Lemma sound_Q_SWRITE : forall P D Qn Q' A i e es n ne C1 C2,
+  c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  dacc G true P D i es n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
 Proof.
-  intros P X Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
+  intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
   inversion Hrun; subst; rewrite Ha in *; [discriminate|].
   match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
   match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee He1) end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
   pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
   match goal with |- context[m_swrite _ (conflicts_of G ?es ?T ?R)] =>
     assert (m_swrite M (conflicts_of G es T R) <= m_swrite M n)
-      by (eapply sread_bound; eauto; intros; apply (m_mono M); auto) end.
+      by (apply (m_mono M); eapply dacc_conf_sound; eauto) end.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 
-(** ** Q:IF4 *)
+(** ** Constraint lists, frames and maps across statements *)
 Lemma sat_app : forall r P1 P2, sat r P1 -> sat r P2 -> sat r (P1 ++ P2).
 Proof. intros r P1 P2 H1 H2 c Hc; apply in_app_iff in Hc as [Hc|Hc]; auto. Qed.
 Lemma sat_app_l : forall r P1 P2, sat r (P1 ++ P2) -> sat r P1.
@@ -1015,91 +1785,117 @@ Qed.
 
 Lemma incl_filter : forall f (T : list nat), incl (filter f T) T.
 Proof. intros f T t Ht; apply filter_In in Ht; tauto. Qed.
+Lemma lin_eqb_eval : forall r L1 L2, lin_eqb (lnorm L1) (lnorm L2) = true -> leval r L1 = leval r L2.
+Proof.
+  intros r L1 L2 H. unfold lin_eqb in H. destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|];
+    [|discriminate]. rewrite <- (lnorm_eval r L1), E, lnorm_eval. auto.
+Qed.
+
+Lemma cstrs_equiv_cons : forall r c1 c2 P1 P2, cstrs_equiv (c1 :: P1) (c2 :: P2) = true ->
+  (holds r c1 <-> holds r c2) /\ cstrs_equiv P1 P2 = true.
+Proof.
+  intros r [L1|L1|L1 m1 rs1] [L2|L2|L2 m2 rs2] P1 P2 H; cbn [cstrs_equiv] in H; try discriminate;
+    repeat rewrite andb_true_iff in H.
+  - destruct H as [H1 H2]. simpl. rewrite (lin_eqb_eval r _ _ H1). tauto.
+  - destruct H as [H1 H2]. simpl. rewrite (lin_eqb_eval r _ _ H1). tauto.
+  - destruct H as [[[H1 H2] H3] H4]. apply Z.eqb_eq in H2. unfold zlist_eqb in H3.
+    destruct (list_eq_dec Z.eq_dec rs1 rs2); [|discriminate]. subst. simpl.
+    rewrite (lin_eqb_eval r _ _ H1). tauto.
+Qed.
 
 Lemma cstrs_equiv_sat : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P2 -> sat r P1.
 Proof.
-  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc.
-  - contradiction.
-  - discriminate.
-  - destruct c1; discriminate.
-  - assert (Hc2 : holds r c2) by (apply HP; left; auto).
-    assert (HP2 : sat r P2) by (intros c' Hc'; apply HP; right; auto).
-    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
-      apply andb_true_iff in H as [H1 H2];
-      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
-      (destruct Hc as [<-|Hc];
-       [simpl in *; rewrite <- lnorm_eval, E, lnorm_eval; auto | apply (IH P2); auto]).
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; try contradiction;
+    try (destruct c1; discriminate).
+  destruct (cstrs_equiv_cons r c1 c2 P1 P2 H) as [E H']. destruct Hc as [<-|Hc].
+  - apply E, HP; left; auto.
+  - apply (IH P2 H'); auto. intros c' Hc'; apply HP; right; auto.
 Qed.
 
 Lemma cstrs_equiv_sat' : forall r P1 P2, cstrs_equiv P1 P2 = true -> sat r P1 -> sat r P2.
 Proof.
-  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; [contradiction|discriminate|contradiction|].
-  - assert (Hc2 : holds r c1) by (apply HP; left; auto).
-    assert (HP2 : sat r P1) by (intros c' Hc'; apply HP; right; auto).
-    destruct c1 as [L1|L1], c2 as [L2|L2]; cbn [cstrs_equiv] in H; try discriminate;
-      apply andb_true_iff in H as [H1 H2];
-      destruct (lin_eq_dec (lnorm L1) (lnorm L2)) as [E|]; try discriminate;
-      (destruct Hc as [<-|Hc];
-       [simpl in *; rewrite <- lnorm_eval, <- E, lnorm_eval; auto | apply (IH P2); auto]).
+  intros r P1; induction P1 as [|c1 P1 IH]; intros [|c2 P2] H HP c Hc; try contradiction;
+    try discriminate; try (destruct c1; discriminate).
+  destruct (cstrs_equiv_cons r c1 c2 P1 P2 H) as [E H']. destruct Hc as [<-|Hc].
+  - apply E, HP; left; auto.
+  - apply (IH P2 H'); auto. intros c' Hc'; apply HP; right; auto.
 Qed.
 
-Lemma sound_Q_IF4 : forall P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje,
-  qexpr G P X e n C -> cstrs_equiv PT (P ++ fst (cond G e)) = true ->
-  valid (mkAssn PT X Q) s1 (mkAssn P1 X1 Q1) ->
-  valid (mkAssn PF XF Q1) s2 (mkAssn P2 X2 Q2) ->
-  entails (P ++ snd (cond G e)) PF wec = true -> entails P1 PF wet = true ->
+Lemma dvars_notin : forall D W d, disjoint (dvars D) W = true -> In d D -> ~ In (dvar d) W.
+Proof.
+  intros D W d H Hd Hin. unfold disjoint in H. rewrite forallb_forall in H.
+  specialize (H (dvar d) (in_map _ _ _ Hd)). apply memn_In in Hin. rewrite Hin in H; discriminate.
+Qed.
+
+(** A map implied by [D] whose locals a run leaves unchanged holds after it, on all threads. *)
+Lemma dsat_frame : forall s st T D D' W, dsat s T D -> dcovers D D' = true ->
+  disjoint (dvars D') W = true -> (forall x t, ~ In x W -> sl st x t = sl s x t) -> dsat st T D'.
+Proof.
+  intros s st T D D' W HD Hc Hdj Hst d Hd. apply (esat_frame s).
+  - intros t _. apply Hst. eapply dvars_notin; eauto.
+  - eapply dcovers_sound; eauto.
+Qed.
+
+Lemma entails_lin : forall r P1 P2 ws, entails P1 (filter is_lin P2) ws = true -> sat r P1 ->
+  forall c, In c P2 -> is_lin c = true -> holds r c.
+Proof.
+  intros r P1 P2 ws H HP c Hc Hl. apply (entails_sound _ _ _ _ HP H). apply filter_In; auto.
+Qed.
+
+(** ** Q:IF4 *)
+Lemma sound_Q_IF4 : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje,
+  qexpr G P D e n C -> cstrs_equiv PT (andc G P D e false) = true ->
+  valid (mkAssn PT D Q) s1 (mkAssn P1 D1 Q1) ->
+  valid (mkAssn PF DF Q1) s2 (mkAssn P2 D2 Q2) ->
+  entails (andc G P D e true) PF wec = true -> entails P1 (filter is_lin PF) wet = true ->
   entails P1 P' wjt = true -> entails P2 P' wje = true ->
-  subset XF X = true -> disjoint XF (writes s1) = true ->
-  subset X' X = true -> disjoint X' (writes s1 ++ writes s2) = true ->
-  pvars_ok X Q = true -> pvars_ok XF Q1 = true -> pvars_ok X' Q2 = true ->
+  dcovers D DF = true -> disjoint (dvars DF) (writes s1) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes s1 ++ writes s2) = true ->
+  puni G D Q = true -> puni G DF Q1 = true -> puni G D' Q2 = true ->
   pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
   pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
-  valid (mkAssn P X Qn) (SIf e s1 s2) (mkAssn P' X' Q2).
+  valid (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2).
 Proof.
-  intros P X Qn Q e n C s1 s2 PT P1 X1 Q1 PF XF P2 X2 Q2 P' X' wec wet wjt wje
-    Hq HPT V1 V2 Hec Het Hjt Hje HsF HdF HsX HdX HvQ HvQ1 HvQ2 HQQ1 HQ1Q2 Hpre.
-  start_valid. simpl in HP, HX.
+  intros P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
+    Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 Hpre.
+  start_valid. simpl in HP, HD.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
-  assert (HXF : forall x, memn x XF = true -> ~ In x (writes s1)) by
-    (intros; eapply disjoint_notin; eauto).
-  assert (HX'1 : forall x, memn x X' = true -> ~ In x (writes s1)) by
-    (intros x Hx Hin; eapply disjoint_notin; eauto; apply in_app_iff; auto).
-  assert (HX'2 : forall x, memn x X' = true -> ~ In x (writes s2)) by
-    (intros x Hx Hin; eapply disjoint_notin; eauto; apply in_app_iff; auto).
+  assert (HDF : forall st, (forall x t, ~ In x (writes s1) -> sl st x t = sl s x t) -> dsat st T DF)
+    by (intros; eapply dsat_frame; eauto).
+  assert (HD' : forall st, (forall x t, ~ In x (writes s1 ++ writes s2) -> sl st x t = sl s x t) ->
+            dsat st T D') by (intros; eapply dsat_frame; eauto).
   inversion Hrun; subst.
-  - (* SC_IFT *)
+  - (* SC_IFT: only the then branch runs *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
     match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce.
-    assert (Hpre1 : sat_assn ps (mkAssn PT X Q) s T).
-    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT); apply sat_app; auto.
-      apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto. }
-    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as [[HP1 HX1] HQ1].
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
     split; [split|].
     + intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hjt).
-    + intros x Hx t t' Ht Ht'. simpl in Hx.
-      rewrite !(frame_writes _ _ _ _ _ _ _ Hs1 x) by auto. apply HX; auto; first [apply (subset_mem XF); assumption | apply (subset_mem X'); assumption].
+    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs1). rewrite in_app_iff in Hx; tauto.
     + intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
       pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
       pose proof (pot_ge_sound (rho ps s' t) _ _ HQ1Q2). fold M. lra.
-  - (* SC_IFF *)
+  - (* SC_IFF: only the else branch runs *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
     match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce.
-    assert (Hpre2 : sat_assn ps (mkAssn PF XF Q1) s T).
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) s T).
     { split; simpl.
-      - intros t Ht. refine (entails_sound _ _ _ _ (sat_app _ _ _ (HP t Ht) _) Hec).
-        apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto.
-      - intros x Hx; apply HX; first [apply (subset_mem XF); assumption | apply (subset_mem X'); assumption]. }
-    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs2) as [[HP2 HX2] HQ2].
+      - intros t Ht. refine (entails_sound _ _ _ _ _ Hec).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - apply HDF; auto. }
+    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs2) as [[HP2 HD2] HQ2].
     split; [split|].
     + intros t Ht; apply (entails_sound _ _ _ _ (HP2 t Ht) Hje).
-    + intros x Hx t t' Ht Ht'. simpl in Hx.
-      rewrite !(frame_writes _ _ _ _ _ _ _ Hs2 x) by auto. apply HX; auto; first [apply (subset_mem XF); assumption | apply (subset_mem X'); assumption].
+    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs2). rewrite in_app_iff in Hx; tauto.
     + intros t Ht. simpl. specialize (HQ2 t Ht). simpl in HQ2.
       pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
       pose proof (pot_ge_sound (rho ps s t) _ _ HQQ1). fold M. lra.
-  - (* SC_IFD *)
+  - (* SC_IFD: the then branch on 𝒯_T, then the else branch on 𝒯_F *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
     match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
     match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
@@ -1108,7 +1904,7 @@ Proof.
     match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
     set (TT := filter (fun t => is_true_v (R t)) T) in *.
     set (TF := filter (fun t => is_false_v (R t)) T) in *.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
     assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
       (intros; unfold TT; apply filter_In).
     assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
@@ -1121,31 +1917,29 @@ Proof.
     assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
     assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
     assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
-    assert (Hpre1 : sat_assn ps (mkAssn PT X Q) s TT).
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s TT).
     { split; simpl.
-      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT), sat_app; auto.
-        apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto.
-      - intros x Hx t t' Ht Ht'. apply HTT in Ht; apply HTT in Ht'. apply HX; tauto. }
-    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 HX1] HQ1].
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
     assert (Hst1 : forall x t, In t TF -> sl st1 x t = sl s x t) by
       (intros; eapply frame_threads; eauto).
-    assert (HunifF : forall x, memn x XF = true -> forall t t', In t T -> In t' T ->
-                       sl st1 x t = sl st1 x t').
-    { intros x Hx t t' Ht Ht'. rewrite !(frame_writes _ _ _ _ _ _ _ Hs1 x) by (eapply HXF; eauto).
-      apply HX; auto; first [apply (subset_mem XF); assumption | apply (subset_mem X'); assumption]. }
-    assert (Hpre2 : sat_assn ps (mkAssn PF XF Q1) st1 TF).
+    assert (HF1 : forall x t, ~ In x (writes s1) -> sl st1 x t = sl s x t) by
+      (intros; eapply frame_writes; eauto).
+    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) st1 TF).
     { split; simpl.
       - intros t Ht. apply (sat_ext (rho ps s t)); [intros; symmetry; apply rho_frame; auto|].
-        apply HTF in Ht as [Ht Hr]. refine (entails_sound _ _ _ _ (sat_app _ _ _ (HP t Ht) _) Hec).
-        apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto.
-      - intros x Hx t t' Ht Ht'. apply HTF in Ht; apply HTF in Ht'. apply HunifF; tauto. }
+        apply HTF in Ht as [Ht Hr]. refine (entails_sound _ _ _ _ _ Hec).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact (HDF st1 HF1)]. }
     destruct (V2 F ps st1 TF s' C3 w Hp HnF HneF HiF (run_wt _ _ _ _ _ _ _ Hs1 Hw) Hpre2 Hs2)
-      as [[HP2 HX2] HQ2].
+      as [[HP2 HD2] HQ2].
     assert (Hs'1 : forall x t, In t TT -> sl s' x t = sl st1 x t) by
       (intros; eapply frame_threads; eauto).
-    assert (HX's : forall x t, memn x X' = true -> sl s' x t = sl s x t).
-    { intros x t Hx. rewrite (frame_writes _ _ _ _ _ _ _ Hs2 x) by auto.
-      apply (frame_writes _ _ _ _ _ _ _ Hs1 x); auto. }
+    assert (HF' : forall x t, ~ In x (writes s1 ++ writes s2) -> sl s' x t = sl s x t).
+    { intros x t Hx. rewrite in_app_iff in Hx.
+      rewrite (frame_writes _ _ _ _ _ _ _ Hs2 x) by tauto. apply HF1. tauto. }
     split; [split|].
     + intros t Ht. simpl. specialize (Hbool t Ht).
       destruct (R t) as [| [] |] eqn:Er; try discriminate.
@@ -1154,43 +1948,42 @@ Proof.
         apply (entails_sound _ _ _ _ (HP1 t HtT) Hjt).
       * assert (HtF : In t TF) by (apply HTF; rewrite Er; auto).
         apply (entails_sound _ _ _ _ (HP2 t HtF) Hje).
-    + intros x Hx t t' Ht Ht'. simpl in Hx. rewrite !HX's by auto.
-      apply HX; auto; first [apply (subset_mem XF); assumption | apply (subset_mem X'); assumption].
+    + apply HD'; auto.
     + intros t Ht. simpl.
       destruct (nonempty_elem _ HneT) as [tT HtT]. destruct (nonempty_elem _ HneF) as [tF HtF].
       assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
       assert (HtF' : In tF T) by (apply HTF in HtF; tauto).
       specialize (HQ1 tT HtT). specialize (HQ2 tF HtF). simpl in HQ1, HQ2.
-      rewrite (pval_uniform ps X Q s tT t HvQ) in HQ1 by (intros; apply HX; auto).
-      rewrite (pval_uniform ps XF Q1 st1 tT tF HvQ1) in HQ1 by (intros; apply HunifF; auto).
-      rewrite (pval_uniform ps X' Q2 s' tF t HvQ2) in HQ2
-        by (intros; rewrite !HX's by auto; apply HX; auto; first [apply (subset_mem XF); assumption | apply (subset_mem X'); assumption]).
+      rewrite (puni_sound ps s T D Q HD HuQ tT t) in HQ1 by auto.
+      rewrite (puni_sound ps st1 T DF Q1 (HDF st1 HF1) HuQ1 tT tF) in HQ1 by auto.
+      rewrite (puni_sound ps s' T D' Q2 (HD' s' HF') HuQ2 tF t) in HQ2 by auto.
       pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
       fold M. lra.
 Qed.
-
 (** ** Q:WHILE1 *)
-Lemma while1_loop : forall P X Q' e n C b B PB QB QB',
-  qexpr G P X e n C -> unif G X e = true ->
-  valid (mkAssn B X QB) b (mkAssn PB X QB') ->
-  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+Lemma while1_loop : forall P D Q' e n C b B PB QB QB',
+  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  valid (mkAssn B D QB) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
   pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
   forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
   forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
-  sat_assn ps (mkAssn P X Q') s T ->
-  sat_assn ps (mkAssn (P ++ snd (cond G e)) X Q') s' T /\
+  sat_assn ps (mkAssn P D Q') s T ->
+  sat_assn ps (mkAssn (andc G P D e true) D Q') s' T /\
   forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) Q' + (m_if M + C).
 Proof.
-  intros P X Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB' F ps s sw T s' Cr Hrun.
-  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HX];
-    simpl in HP, HX.
+  intros P D Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB' F ps s sw T s' Cr Hrun.
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HD];
+    simpl in HP, HD.
+  all: assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
   - (* SC_WHILEALL *)
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H Hq) as Hce.
-    assert (Hpre : sat_assn ps (mkAssn B X QB) s T).
-    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto.
-      apply (cond_correct F ps s e T R C1 t Hp Hw H Ht); auto. }
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    assert (Hpre : sat_assn ps (mkAssn B D QB) s T).
+    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)); auto. }
     destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as [[HP1 HX1] HQ1].
-    assert (Hs1 : sat_assn ps (mkAssn P X Q') st1 T).
+    assert (Hs1 : sat_assn ps (mkAssn P D Q') st1 T).
     { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
     destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
     split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
@@ -1199,27 +1992,27 @@ Proof.
   - (* SC_WHILESOME: impossible, the condition is uniform *)
     exfalso. destruct (nonempty_elem _ H1) as [t1 Ht1]. destruct (nonempty_elem _ H2) as [t2 Ht2].
     apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
-    rewrite (unif_correct F ps s e T R C1 X w Hu H Hi HX t1 t2 Ht1 Ht2) in E1.
+    rewrite (unif_correct F ps s e T R C1 (dunif G D) w Hu H Hi HX t1 t2 Ht1 Ht2) in E1.
     destruct (R t2) as [| [] |]; discriminate.
   - (* SC_WHILENONE *)
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
     split; [split; simpl; auto|].
-    + intros t Ht. apply sat_app; auto. apply (cond_correct F ps s e T R C0 t Hp Hw H Ht); auto.
+    + intros t Ht. apply (andc_correct F ps s e T R C0 D P t Hp Hw HD H Ht (HP t Ht)); auto.
     + intros t Ht. fold M. lra.
 Qed.
 
-Lemma sound_Q_WHILE1 : forall P X Qn Q' e n C b B PB QB QB' P',
-  qexpr G P X e n C -> unif G X e = true ->
-  valid (mkAssn B X QB) b (mkAssn PB X QB') ->
-  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+Lemma sound_Q_WHILE1 : forall P D Qn Q' e n C b B PB QB QB' P',
+  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  valid (mkAssn B D QB) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
   pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
   pot_ge Qn (padd Q' (m_if M + C)) = true ->
-  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
-  valid (mkAssn P X Qn) (SWhile e b) (mkAssn P' X Q').
+  cstrs_equiv P' (andc G P D e true) = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D Q').
 Proof.
-  intros P X Qn Q' e n C b B PB QB QB' P' Hq Hu V HB HPB HQB HQB' Hpre HP'. start_valid.
-  destruct (while1_loop P X Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB'
-              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HX)) as [[HP1 HX1] HQ1].
+  intros P D Qn Q' e n C b B PB QB QB' P' Hq Hu V HB HPB HQB HQB' Hpre HP'. start_valid.
+  destruct (while1_loop P D Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB'
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [[HP1 HX1] HQ1].
   split; [split; auto|].
   - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
   - intros t Ht. specialize (HQ1 t Ht). simpl.
@@ -1227,28 +2020,30 @@ Proof.
 Qed.
 
 (** ** Q:IF1, Q:IF2, Q:IF3 *)
-Lemma sound_Q_IF1 : forall P X Qn Q e n C s1 s2 PT PF A',
-  qexpr G P X e n C -> unif G X e = true ->
-  cstrs_equiv PT (P ++ fst (cond G e)) = true -> cstrs_equiv PF (P ++ snd (cond G e)) = true ->
-  valid (mkAssn PT X Q) s1 A' -> valid (mkAssn PF X Q) s2 A' ->
+Lemma sound_Q_IF1 : forall P D Qn Q e n C s1 s2 PT PF A',
+  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  cstrs_equiv PT (andc G P D e false) = true -> cstrs_equiv PF (andc G P D e true) = true ->
+  valid (mkAssn PT D Q) s1 A' -> valid (mkAssn PF D Q) s2 A' ->
   pot_ge Qn (padd Q (m_if M + C)) = true ->
-  valid (mkAssn P X Qn) (SIf e s1 s2) A'.
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
 Proof.
-  intros P X Qn Q e n C s1 s2 PT PF A' Hq Hu HPT HPF V1 V2 Hpre. start_valid. simpl in HP, HX.
+  intros P D Qn Q e n C s1 s2 PT PF A' Hq Hu HPT HPF V1 V2 Hpre. start_valid. simpl in HP, HD.
+  assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
   inversion Hrun; subst;
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
   - match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
-    assert (Hpre1 : sat_assn ps (mkAssn PT X Q) s T).
-    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT); apply sat_app; auto.
-      apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto. }
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
     destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs) as [HA HQ1].
     split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
     pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
   - match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
-    assert (Hpre2 : sat_assn ps (mkAssn PF X Q) s T).
-    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPF); apply sat_app; auto.
-      apply (cond_correct F ps s e T R C1 t Hp Hw Hee Ht); auto. }
+    assert (Hpre2 : sat_assn ps (mkAssn PF D Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
     destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs) as [HA HQ1].
     split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
     pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
@@ -1259,19 +2054,19 @@ Proof.
     match goal with H : filter (fun t => is_false_v _) T <> [] |- _ =>
       destruct (nonempty_elem _ H) as [t2 Ht2] end.
     apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
-    rewrite (unif_correct F ps s e T R C1 X w Hu Hee Hi HX t1 t2 Ht1 Ht2) in E1.
+    rewrite (unif_correct F ps s e T R C1 (dunif G D) w Hu Hee Hi HX t1 t2 Ht1 Ht2) in E1.
     destruct (R t2) as [| [] |]; discriminate.
 Qed.
 
-Lemma if_decided : forall P X Qn Q e n C s1 s2 sb ws A' (neg : bool),
-  qexpr G P X e n C ->
+Lemma if_decided : forall P D Qn Q e n C s1 s2 sb ws A' (neg : bool),
+  qexpr G P D e n C ->
   nonempty ((if neg then snd else fst) (cond G e)) = true ->
   entails P ((if neg then snd else fst) (cond G e)) ws = true ->
   sb = (if neg then s2 else s1) ->
-  valid (mkAssn P X Q) sb A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
-  valid (mkAssn P X Qn) (SIf e s1 s2) A'.
+  valid (mkAssn P D Q) sb A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
 Proof.
-  intros P X Qn Q e n C s1 s2 sb ws A' neg Hq Hne1 Hent Hsb V Hpre. start_valid. simpl in HP, HX.
+  intros P D Qn Q e n C s1 s2 sb ws A' neg Hq Hne1 Hent Hsb V Hpre. start_valid. simpl in HP, HD.
   (* every active thread decides [e] the same way *)
   assert (Hdec : forall R C1, eeval G F ps s e T R C1 ->
             forall t, In t T -> R t = VBool (negb neg)).
@@ -1280,19 +2075,19 @@ Proof.
     destruct neg; simpl in *; auto. }
   inversion Hrun; subst;
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi Hee Hq) as Hce;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce;
     pose proof (Hdec _ _ Hee) as HR.
   - destruct neg.
     + exfalso. destruct (nonempty_elem _ Hne) as [t Ht].
       match goal with H : forall t, In t T -> is_true_v _ = true |- _ => specialize (H t Ht) end.
       rewrite HR in *; auto; discriminate.
     + match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
-      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HX) Hs) as [HA HQ1].
+      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs) as [HA HQ1].
       split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
       pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
   - destruct neg.
     + match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
-      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HX) Hs) as [HA HQ1].
+      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs) as [HA HQ1].
       split; auto. intros t Ht. specialize (HQ1 t Ht). simpl in HQ1 |- *.
       pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. fold M. lra.
     + exfalso. destruct (nonempty_elem _ Hne) as [t Ht].
@@ -1307,17 +2102,17 @@ Proof.
     rewrite (HR t1 Ht1) in E1. rewrite (HR t2 Ht2) in E2. destruct neg; discriminate.
 Qed.
 
-Lemma sound_Q_IF2 : forall P X Qn Q e n C s1 s2 ws A',
-  qexpr G P X e n C -> nonempty (fst (cond G e)) = true -> entails P (fst (cond G e)) ws = true ->
-  valid (mkAssn P X Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
-  valid (mkAssn P X Qn) (SIf e s1 s2) A'.
-Proof. intros. eapply (if_decided P X Qn Q e n C s1 s2 s1 ws A' false); eauto. Qed.
+Lemma sound_Q_IF2 : forall P D Qn Q e n C s1 s2 ws A',
+  qexpr G P D e n C -> nonempty (fst (cond G e)) = true -> entails P (fst (cond G e)) ws = true ->
+  valid (mkAssn P D Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof. intros. eapply (if_decided P D Qn Q e n C s1 s2 s1 ws A' false); eauto. Qed.
 
-Lemma sound_Q_IF3 : forall P X Qn Q e n C s1 s2 ws A',
-  qexpr G P X e n C -> nonempty (snd (cond G e)) = true -> entails P (snd (cond G e)) ws = true ->
-  valid (mkAssn P X Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
-  valid (mkAssn P X Qn) (SIf e s1 s2) A'.
-Proof. intros. eapply (if_decided P X Qn Q e n C s1 s2 s2 ws A' true); eauto. Qed.
+Lemma sound_Q_IF3 : forall P D Qn Q e n C s1 s2 ws A',
+  qexpr G P D e n C -> nonempty (snd (cond G e)) = true -> entails P (snd (cond G e)) ws = true ->
+  valid (mkAssn P D Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof. intros. eapply (if_decided P D Qn Q e n C s1 s2 s2 ws A' true); eauto. Qed.
 
 (** ** Q:UNROLL: a loop and its first iteration have the same runs and costs *)
 Lemma sound_Q_UNROLL : forall A A' e b,
@@ -1328,118 +2123,128 @@ Proof.
   - (* SC_WHILEALL = SC_IFT + SC_SEQ *)
     assert (Hr : seval G F ps s (SIf e (SSeq b (SWhile e b)) SSkip) T s' (C1 + m_if M + (C2 + C3)))
       by (eapply SC_IFT; eauto; eapply SC_SEQ; eauto).
-    destruct (V F ps s T s' _ w Hp Hn Hne Hi Hw (conj HP HX) Hr) as [HA HQ].
+    destruct (V F ps s T s' _ w Hp Hn Hne Hi Hw (conj HP HD) Hr) as [HA HQ].
     split; auto. intros t Ht. specialize (HQ t Ht). fold M in HQ |- *. lra.
   - (* SC_WHILESOME = SC_IFD with the else part [skip] on the exited threads *)
     assert (Hr : seval G F ps s (SIf e (SSeq b (SWhile e b)) SSkip) T s'
                    (C1 + m_if M + (C2 + C3) + 0 + m_div M)).
     { eapply SC_IFD; eauto; [eapply SC_SEQ; eauto | apply SC_SKIP]. }
-    destruct (V F ps s T s' _ w Hp Hn Hne Hi Hw (conj HP HX) Hr) as [HA HQ].
+    destruct (V F ps s T s' _ w Hp Hn Hne Hi Hw (conj HP HD) Hr) as [HA HQ].
     split; auto. intros t Ht. specialize (HQ t Ht). fold M in HQ |- *. lra.
   - (* SC_WHILENONE = SC_IFF + SC_SKIP *)
     assert (Hr : seval G F ps s' (SIf e (SSeq b (SWhile e b)) SSkip) T s' (C + m_if M + 0))
       by (eapply SC_IFF; eauto; apply SC_SKIP).
-    destruct (V F ps s' T s' _ w Hp Hn Hne Hi Hw (conj HP HX) Hr) as [HA HQ].
+    destruct (V F ps s' T s' _ w Hp Hn Hne Hi Hw (conj HP HD) Hr) as [HA HQ].
     split; auto. intros t Ht. specialize (HQ t Ht). fold M in HQ |- *. lra.
 Qed.
 
-(** ** Q:WHILE2: a possibly divergent loop whose potential [Q'] mentions only uniform
-    variables the body does not write; its body therefore costs nothing (each
-    iteration must release [C_body + M^if + M^div + C] from an unchanged [Q']). *)
-Lemma while2_loop : forall P X Q' e n C b B PB QB QB' X',
-  qexpr G P X e n C ->
-  valid (mkAssn B X QB) b (mkAssn PB X QB') ->
-  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
-  pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + m_div M + C)) = true ->
-  disjoint X' (writes b) = true -> pvars_ok X' Q' = true ->
+
+Ltac foldM := repeat match goal with H : context[c_metric G] |- _ => fold M in H end; fold M.
+
+(** ** Q:WHILE2: a possibly divergent loop.  The invariant [I] (the body's pre potential)
+    is uniform on the active threads, so when some threads leave the loop (SC_WHILESOME)
+    the cost charged to the threads that stay bounds the cost for the exited threads too;
+    the post potential [Q'] (≤ [I], over locals the body does not write) has the same value
+    on every thread after the loop. *)
+Lemma while2_loop : forall P D Q' e n C b B PB I QB' D',
+  qexpr G P D e n C ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
   forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
   forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
-  sat_assn ps (mkAssn P X Q') s T ->
-  (forall t, In t T -> sat (rho ps s' t) (P ++ snd (cond G e))) /\
-  Cr <= m_if M + m_div M + C.
+  sat_assn ps (mkAssn P D I) s T ->
+  (forall t, In t T -> sat (rho ps s' t) (andc G P D e true)) /\
+  forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) I + (m_if M + m_div M + C).
 Proof.
-  intros P X Q' e n C b B PB QB QB' X' Hq V HB HPB HQB HQB' HdX HvQ F ps s sw T s' Cr Hrun.
+  intros P D Q' e n C b B PB I QB' D' Hq V HB HPB HQB' HcD HdD HuI HuQ HIQ
+    F ps s sw T s' Cr Hrun.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
-  (* one body run on a non-empty thread set costs at most [−(M^if + M^div + C)] *)
-  assert (Hbody : forall s1 T1 st1 C2 w, pok ps -> NoDup T1 -> T1 <> [] -> incl T1 (lanes G w) ->
-            wt s1 -> sat_assn ps (mkAssn B X QB) s1 T1 -> seval G F ps s1 b T1 st1 C2 ->
-            sat_assn ps (mkAssn PB X QB') st1 T1 /\ C2 + (m_if M + m_div M + C) <= 0).
-  { intros s1 T1 st1 C2 w Hp Hn Hne Hi Hw Hpre Hr.
-    destruct (V F ps s1 T1 st1 C2 w Hp Hn Hne Hi Hw Hpre Hr) as [HA HQ]. split; auto.
-    destruct (nonempty_elem _ Hne) as [t0 Ht0]. specialize (HQ t0 Ht0). simpl in HQ.
-    pose proof (pot_ge_sound (rho ps st1 t0) _ _ HQB') as H1. rewrite padd_val in H1.
-    pose proof (pot_ge_sound (rho ps s1 t0) _ _ HQB) as H2.
-    rewrite (pval_frame ps X' Q' s1 st1 t0 HvQ) in H1.
-    - lra.
-    - intros x Hx. apply (frame_writes _ _ _ _ _ _ _ Hr). eapply disjoint_notin; eauto. }
-  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HX];
-    simpl in HP, HX.
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HD];
+    simpl in HP, HD.
   - (* SC_WHILEALL *)
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H Hq) as Hce.
-    assert (Hpre : sat_assn ps (mkAssn B X QB) s T).
-    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto.
-      apply (cond_correct F ps s e T R C1 t Hp Hw H Ht); auto. }
-    destruct (Hbody s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as [[HP1 HX1] Hc2].
-    assert (Hs1 : sat_assn ps (mkAssn P X Q') st1 T).
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    assert (Hpre : sat_assn ps (mkAssn B D I) s T).
+    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)); auto. }
+    destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as [[HP1 HD1] HQ1].
+    assert (Hs1 : sat_assn ps (mkAssn P D I) st1 T).
     { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
-    destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HC3].
-    split; auto. fold M in Hce, Hc2, HC3 |- *. lra.
+    destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
+    split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
+    pose proof (pot_ge_sound (rho ps st1 t) _ _ HQB') as H1. rewrite padd_val in H1.
+    foldM. lra.
   - (* SC_WHILESOME *)
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H Hq) as Hce.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
     set (TT := filter (fun t => is_true_v (R t)) T) in *.
     assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
       (intros; unfold TT; apply filter_In).
     assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
     assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
-    assert (Hpre : sat_assn ps (mkAssn B X QB) s TT).
+    assert (Hpre : sat_assn ps (mkAssn B D I) s TT).
     { split; simpl.
-      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HB), sat_app; auto.
-        apply (cond_correct F ps s e T R C1 t Hp Hw H Ht); auto.
-      - intros x Hx t t' Ht Ht'. apply HTT in Ht; apply HTT in Ht'. apply HX; tauto. }
-    destruct (Hbody s TT st1 C2 w Hp HnT H1 HiT Hw Hpre Hrun1) as [[HP1 HX1] Hc2].
-    assert (Hs1 : sat_assn ps (mkAssn P X Q') st1 TT).
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HB).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V F ps s TT st1 C2 w Hp HnT H1 HiT Hw Hpre Hrun1) as [[HP1 HD1] HQ1].
+    assert (Hs1 : sat_assn ps (mkAssn P D I) st1 TT).
     { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
-    destruct (IHHrun2 eq_refl w Hp HnT H1 HiT (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HC3].
-    split; [|fold M in Hce, Hc2, HC3 |- *; lra].
-    intros t Ht. specialize (H0 t Ht). destruct (R t) as [| [] |] eqn:Er; try discriminate.
-    + apply Hpost, HTT. rewrite Er; auto.
-    + assert (HtT : ~ In t TT) by (intros Hin; apply HTT in Hin as [_ Hin]; rewrite Er in Hin; discriminate).
-      apply (sat_ext (rho ps s t)).
-      * intros v. symmetry. apply rho_frame. intros x.
-        rewrite (frame_threads _ _ _ _ _ _ _ Hrun2 x t HtT).
-        apply (frame_threads _ _ _ _ _ _ _ Hrun1 x t HtT).
-      * apply sat_app; auto. apply (cond_correct F ps s e T R C1 t Hp Hw H Ht). rewrite Er; auto.
-  - (* SC_WHILENONE *)
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HX Hn Hne Hi H Hq) as Hce.
+    destruct (IHHrun2 eq_refl w Hp HnT H1 HiT (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
+    (* the post map holds on all threads after the loop *)
+    assert (HF : forall x t, ~ In x (writes b) -> sl st2 x t = sl s x t).
+    { intros x t Hx. rewrite (frame_writes _ _ _ _ _ _ _ Hrun2 x) by auto.
+      apply (frame_writes _ _ _ _ _ _ _ Hrun1 x); auto. }
+    assert (HD' : dsat st2 T D') by (eapply dsat_frame; eauto).
+    destruct (nonempty_elem _ H1) as [tT HtT].
+    assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+    assert (Hiter : C2 + C3 + pval (rho ps st2 tT) Q' <= pval (rho ps s tT) I).
+    { specialize (HQ1 tT HtT); specialize (HQ2 tT HtT). simpl in HQ1.
+      pose proof (pot_ge_sound (rho ps st1 tT) _ _ HQB') as H3. rewrite padd_val in H3.
+      foldM. lra. }
     split.
-    + intros t Ht. apply sat_app; auto. apply (cond_correct F ps s e T R C0 t Hp Hw H Ht); auto.
-    + fold M in Hce |- *. lra.
+    + intros t Ht. specialize (H0 t Ht). destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * apply Hpost, HTT. rewrite Er; auto.
+      * assert (HtT2 : ~ In t TT) by
+          (intros Hin; apply HTT in Hin as [_ Hin]; rewrite Er in Hin; discriminate).
+        apply (sat_ext (rho ps s t)).
+        -- intros v. symmetry. apply rho_frame. intros x.
+           rewrite (frame_threads _ _ _ _ _ _ _ Hrun2 x t HtT2).
+           apply (frame_threads _ _ _ _ _ _ _ Hrun1 x t HtT2).
+        -- apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)). rewrite Er; auto.
+    + intros t Ht.
+      rewrite (puni_sound ps st2 T D' Q' HD' HuQ t tT) by auto.
+      rewrite (puni_sound ps s T D I HD HuI t tT) by auto.
+      foldM. lra.
+  - (* SC_WHILENONE *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    split.
+    + intros t Ht. apply (andc_correct F ps s e T R C0 D P t Hp Hw HD H Ht (HP t Ht)); auto.
+    + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ HIQ). foldM. lra.
 Qed.
 
-Lemma sound_Q_WHILE2 : forall P X Qn Q' e n C b B PB QB QB' P' X',
-  qexpr G P X e n C ->
-  valid (mkAssn B X QB) b (mkAssn PB X QB') ->
-  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
-  pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + m_div M + C)) = true ->
-  pot_ge Qn (padd Q' (m_if M + m_div M + C)) = true ->
-  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
-  subset X' X = true -> disjoint X' (writes b) = true -> pvars_ok X' Q' = true ->
-  valid (mkAssn P X Qn) (SWhile e b) (mkAssn P' X' Q').
+Lemma sound_Q_WHILE2 : forall P D Qn Q' e n C b B PB I QB' P' D',
+  qexpr G P D e n C ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+  pot_ge Qn (padd I (m_if M + m_div M + C)) = true ->
+  cstrs_equiv P' (andc G P D e true) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
 Proof.
-  intros P X Qn Q' e n C b B PB QB QB' P' X' Hq V HB HPB HQB HQB' Hpre HP' HsX HdX HvQ.
+  intros P D Qn Q' e n C b B PB I QB' P' D' Hq V HB HPB HQB' Hpre HP' HcD HdD HuI HuQ HIQ.
   start_valid.
-  destruct (while2_loop P X Q' e n C b B PB QB QB' X' Hq V HB HPB HQB HQB' HdX HvQ
-              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HX)) as [Hpost HC].
-  assert (Hfr : forall x t, memn x X' = true -> sl s' x t = sl s x t).
-  { intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hrun). simpl. eapply disjoint_notin; eauto. }
+  destruct (while2_loop P D Q' e n C b B PB I QB' D' Hq V HB HPB HQB' HcD HdD HuI HuQ HIQ
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [Hpost HC].
   split; [split|].
   - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
-  - intros x Hx t t' Ht Ht'. simpl in Hx. rewrite !Hfr by auto.
-    apply HX; auto. apply (subset_mem X'); auto.
-  - intros t Ht. simpl. rewrite (pval_frame ps X' Q' s s' t HvQ) by (intros; apply Hfr; auto).
+  - eapply dsat_frame; eauto. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hrun); auto.
+  - intros t Ht. simpl. specialize (HC t Ht).
     pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. lra.
 Qed.
-
 (** ** Q:WEAK and atom rewrites *)
 Lemma psum_cons : forall r x l, psum r (x :: l) = fst x * mval r (snd x) + psum r l.
 Proof. reflexivity. Qed.
@@ -1491,10 +2296,10 @@ Lemma pdiv_sum : forall r f l,
   psum r (map (fun cm => (fst cm / f, snd cm)) l) == psum r l * / f.
 Proof. intros r f l; induction l as [|[c m] l IH]; simpl; [ring|]. rewrite IH. unfold Qdiv. ring. Qed.
 
-Lemma rw_rhs_sum : forall r P rw0, sat r P -> rw_ok P rw0 = true ->
+Lemma rw_rhs_sum : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
   psum r (rw_rhs rw0) == atom r (rw_lhs rw0).
 Proof.
-  intros r P [L d w|L w] HP H; simpl in H |- *.
+  intros r P [L d w|L w|L1 L2 w] HP H Hm; simpl in H |- *; try discriminate.
   - apply andb_true_iff in H as [Hd H]. apply Z.leb_le in Hd.
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
     unfold lsub in Hf. rewrite ladd_eval, lscale_eval, leval_const in Hf.
@@ -1503,10 +2308,10 @@ Proof.
     rewrite (atom_zero r L Hf). reflexivity.
 Qed.
 
-Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true ->
+Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
   pval r (rw_apply rw0 Q1) == pval r Q1.
 Proof.
-  intros r P rw0 [c l] HP H. unfold rw_apply.
+  intros r P rw0 [c l] HP H Hm. unfold rw_apply.
   pose proof (acanon_val r (rw_lhs rw0)) as Hc.
   destruct (acanon (rw_lhs rw0)) as [f [|L' [|L'' m]]] eqn:Ea; try reflexivity.
   pose proof (acanon_one _ _ _ Ea) as Hf. simpl in Hc.
@@ -1514,47 +2319,105 @@ Proof.
   induction l as [|cm l IH]; [reflexivity|].
   change (flat_map ?f (cm :: l)) with (f cm ++ flat_map f l).
   rewrite psum_app, IH, rw_mono_sum; [rewrite psum_cons; reflexivity|].
-  intros A _ E. rewrite pdiv_sum, (rw_rhs_sum r P rw0 HP H), Hc, (atom_eq r L' A E).
+  intros A _ E. rewrite pdiv_sum, (rw_rhs_sum r P rw0 HP H Hm), Hc, (atom_eq r L' A E).
   field. intros Hz. rewrite Hz in Hf. discriminate.
 Qed.
 
-Lemma rws_apply_sound : forall r P rs Q1, sat r P -> rws_ok P rs = true ->
-  pval r (rws_apply rs Q1) == pval r Q1.
+(** A [mono] rewrite: replacing an atom by a smaller one in a polynomial whose terms have
+    non-negative coefficients does not increase it. *)
+Lemma rw_mono_le : forall r La rhs cm, 0 <= fst cm -> 0 <= psum r rhs ->
+  (forall A, In A (snd cm) -> lnorm A = La -> psum r rhs <= atom r A) ->
+  0 <= psum r (rw_mono La rhs cm) /\ psum r (rw_mono La rhs cm) <= fst cm * mval r (snd cm).
+Proof.
+  intros r La rhs [c m] Hc Hr H; unfold rw_mono; cbn [fst snd] in *.
+  induction m as [|A m IH]; [cbn; split; lra|].
+  cbn [fold_right]. set (acc := fold_right _ _ m) in *.
+  destruct IH as [Ha1 Ha2]; [intros A0 H1 H2; apply H; [right|]; assumption|].
+  change (mval r (A :: m)) with (atom r A * mval r m).
+  pose proof (atom_nonneg r A) as HA0.
+  destruct (lin_eq_dec (lnorm A) La) as [E|E]; rewrite mmul_sum.
+  - pose proof (H A (or_introl eq_refl) E) as HA. split; [apply Qmult_le_0_compat; auto|].
+    apply Qle_trans with (atom r A * psum r acc); [apply Qmult_le_compat_r; auto|].
+    setoid_replace (c * (atom r A * mval r m)) with ((c * mval r m) * atom r A) by ring.
+    rewrite Qmult_comm. apply Qmult_le_compat_r; auto.
+  - change (psum r [(1, [A])]) with (1 * (atom r A * 1) + 0).
+    setoid_replace ((1 * (atom r A * 1) + 0) * psum r acc) with (psum r acc * atom r A) by ring.
+    split; [apply Qmult_le_0_compat; auto|].
+    setoid_replace (c * (atom r A * mval r m)) with ((c * mval r m) * atom r A) by ring.
+    apply Qmult_le_compat_r; auto.
+Qed.
+
+Lemma atom_le : forall r L1 L2, (leval r L2 <= leval r L1)%Z -> atom r L2 <= atom r L1.
+Proof. intros r L1 L2 H. unfold atom. rewrite <- Zle_Qle. lia. Qed.
+
+Lemma rw_apply_mono : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = true ->
+  ptnonneg Q1 = true -> pval r (rw_apply rw0 Q1) <= pval r Q1.
+Proof.
+  intros r P rw0 [c l] HP H Hm Hn. destruct rw0 as [| |L1 L2 w]; try discriminate.
+  simpl in H. pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+  unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf.
+  assert (Hle : atom r L2 <= atom r L1) by (apply atom_le; lia).
+  unfold rw_apply. cbn [rw_lhs rw_rhs].
+  pose proof (acanon_val r L1) as Hc.
+  destruct (acanon L1) as [f [|L' [|L'' m]]] eqn:Ea; try apply Qle_refl.
+  pose proof (acanon_one _ _ _ Ea) as Hf0. simpl in Hc.
+  unfold pval; cbn [pcst pterms]. apply Qplus_le_r.
+  unfold ptnonneg in Hn; cbn [pterms] in Hn.
+  induction l as [|cm l IH]; [apply Qle_refl|].
+  cbn [forallb] in Hn. apply andb_true_iff in Hn as [Hn1 Hn2]. apply Qle_bool_iff in Hn1.
+  change (flat_map ?f (cm :: l)) with (f cm ++ flat_map f l).
+  rewrite psum_app, psum_cons. apply Qplus_le_compat; [|apply IH; auto].
+  assert (Hrhs : psum r (map (fun cm0 => (fst cm0 / f, snd cm0)) [(1, [L2])]) == atom r L2 * / f).
+  { rewrite pdiv_sum. cbn. ring. }
+  assert (Hinv : 0 <= / f) by (apply Qinv_le_0_compat; apply Qlt_le_weak; auto).
+  apply rw_mono_le; auto.
+  - rewrite Hrhs. apply Qmult_le_0_compat; auto using atom_nonneg.
+  - intros A _ E. rewrite Hrhs, (atom_eq r L' A E).
+    setoid_replace (atom r L') with (atom r L1 * / f)
+      by (rewrite Hc; field; intros Hz; rewrite Hz in Hf0; discriminate).
+    apply Qmult_le_compat_r; auto.
+Qed.
+
+Lemma rws_apply_le : forall r P rs Q1, sat r P -> rws_ok P rs Q1 = true ->
+  pval r (rws_apply rs Q1) <= pval r Q1.
 Proof.
   intros r P rs; induction rs as [|r0 rs IH]; intros Q1 HP H; simpl in *; [lra|].
-  apply andb_true_iff in H as [H1 H2]. rewrite IH by auto. apply (rw_apply_sound r P); auto.
+  repeat rewrite andb_true_iff in H. destruct H as [[H1 H2] H3].
+  eapply Qle_trans; [apply IH; eauto|].
+  destruct (is_mono r0) eqn:Hm.
+  - simpl in H2. apply (rw_apply_mono r P); auto.
+  - rewrite (rw_apply_sound r P r0 Q1 HP H1 Hm). lra.
 Qed.
 
 Lemma pot_ge_under_sound : forall r P rs Q1 Q2, sat r P -> pot_ge_under P rs Q1 Q2 = true ->
   pval r Q2 <= pval r Q1.
 Proof.
   intros r P rs Q1 Q2 HP H. unfold pot_ge_under in H. apply andb_true_iff in H as [H1 H2].
-  rewrite <- (rws_apply_sound r P rs Q1) by auto. apply pot_ge_sound; auto.
+  eapply Qle_trans; [apply pot_ge_sound; eauto | apply (rws_apply_le r P); auto].
 Qed.
 
-Lemma sound_Q_WEAK : forall P X Qn P' X' Q' s NP NX NQ NP' NX' NQ' k wpre rpre wpost rpost,
-  valid (mkAssn NP NX NQ) s (mkAssn NP' NX' NQ') -> Qle_bool 0 k = true ->
-  entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> subset NX X = true ->
+Lemma sound_Q_WEAK : forall P D Qn P' D' Q' s NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost,
+  valid (mkAssn NP ND NQ) s (mkAssn NP' ND' NQ') -> Qle_bool 0 k = true ->
+  entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> dcovers D ND = true ->
   entails NP' P' wpost = true -> pot_ge_under NP' rpost (padd NQ' k) Q' = true ->
-  subset X' NX' = true ->
-  valid (mkAssn P X Qn) s (mkAssn P' X' Q').
+  dcovers ND' D' = true ->
+  valid (mkAssn P D Qn) s (mkAssn P' D' Q').
 Proof.
-  intros P X Qn P' X' Q' st NP NX NQ NP' NX' NQ' k wpre rpre wpost rpost V Hk Hpre Hrpre HsX
-    Hpost Hrpost HsX'. start_valid. simpl in HP, HX.
-  assert (Hpre1 : sat_assn ps (mkAssn NP NX NQ) s T).
+  intros P D Qn P' D' Q' st NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost V Hk Hpre Hrpre HcD
+    Hpost Hrpost HcD'. start_valid. simpl in HP, HD.
+  assert (Hpre1 : sat_assn ps (mkAssn NP ND NQ) s T).
   { split; simpl.
     - intros t Ht; apply (entails_sound _ _ _ _ (HP t Ht) Hpre).
-    - intros x Hx; apply HX; apply (subset_mem NX); auto. }
-  destruct (V F ps s T s' Crun w Hp Hn Hne Hi Hw Hpre1 Hrun) as [[HP1 HX1] HQ1].
+    - eapply dcovers_sound; eauto. }
+  destruct (V F ps s T s' Crun w Hp Hn Hne Hi Hw Hpre1 Hrun) as [[HP1 HD1] HQ1].
   split; [split|].
   - intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hpost).
-  - intros x Hx; apply HX1; apply (subset_mem X'); auto.
+  - eapply dcovers_sound; eauto.
   - intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
     pose proof (pot_ge_under_sound _ _ _ _ _ (HP t Ht) Hrpre) as H1.
     pose proof (pot_ge_under_sound _ _ _ _ _ (HP1 t Ht) Hrpost) as H2.
     rewrite padd_val in H1, H2. lra.
 Qed.
-
 (** ** RaCUDA Theorem 1 for these representations *)
 Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.
 Proof.

@@ -53,7 +53,9 @@ Fixpoint writes (s : stmt) : list nat :=
 (** The certificate's context: metric, hardware, launch and signature.
     [c_lty]/[c_pty] give the types of locals/parameters, [c_arr] the space
     and element size (bytes) of arrays; [c_blockidx] lists the parameters
-    that are [blockIdx.d]; [c_wu] lists the thread dimensions claimed
+    that are [blockIdx.d], [c_griddim] those that are [gridDim.d] and [c_bgrid] the
+    pairs [(blockIdx.d, gridDim.d)] of the dimensions that have both (spec/logic.md §5,
+    launch facts); [c_wu] lists the thread dimensions claimed
     warp-uniform (all lanes of every warp share [threadIdx.d]; spec/logic.md §2),
     a claim [Check.check_root] verifies by enumeration. *)
 Record ctx := {
@@ -64,6 +66,8 @@ Record ctx := {
   c_pty : nat -> option ty;
   c_arr : nat -> option (space * Z);
   c_blockidx : list nat;
+  c_griddim : list nat;
+  c_bgrid : list (nat * nat);
   c_wu : list nat
 }.
 

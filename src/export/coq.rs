@@ -10,26 +10,25 @@
 //! Theorem 1 for warpcert's representations). See `coq-export/README.md`.
 //!
 //! Representations (coq-export/README.md "What the export prints"): names become
-//! indices in declaration order (printed in comments); every constraint `L ≤ 0` / `L = 0`
-//! and every potential atom is scaled by the least positive integer making it integral,
-//! and every Farkas witness `(i λ)…` becomes `(m, [(i, λ')…])` with integers `m > 0`,
-//! `λ'`, for the scaled forms; dependence maps become warp-uniform sets (entries
-//! `(dep x k r g)` whose non-zero `k` are on warp-uniform dimensions only, which includes
-//! RaCUDA's `X(D)`); the access bounds the derivation claims are collected into a table
-//! `tab` of `(key, n)` (one entry per distinct `N*` key, `n` the smallest claim) that
-//! `coqc` checks once each.
+//! indices in declaration order (printed in comments); every linear constraint `L ≤ 0` /
+//! `L = 0` and every potential atom is scaled by the least positive integer making it
+//! integral, and every Farkas witness `(i λ)…` becomes `(m, [(i, λ')…])` with integers
+//! `m > 0`, `λ'`, for the scaled forms; lane constraints `(mod L m r…)` (integral) become
+//! `CMod L m [r…]`; dependence maps become lists of entries `DLin`/`DRem`/`DRng`; the
+//! access bounds the derivation claims are collected into a table `tab` of `(key, n)`
+//! (one entry per distinct `N*` key, `n` the smallest claim) that `coqc` checks once each.
 //!
 //! Errors ([`ExportError`]): the kernel rejects the certificate; the derivation uses a
 //! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4 is; a rule
-//! added later fails with its name); a rewrite shifts by a non-integer. Nothing is
-//! printed in those cases.
+//! added later fails with its name); a rewrite over a non-integral form or shift. Nothing
+//! is printed in those cases.
 
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use warpcert_kernel::arith::{Cstr, Dep, Lin, Poly, Rat};
+use warpcert_kernel::arith::{Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::rules::warp_uniform_dims;
 use warpcert_kernel::syntax::{self, Assn, Certificate, Expr, Node, Opd, Rw, Space, Stmt, Ty};
 
@@ -69,15 +68,6 @@ struct Exporter<'c> {
     udims: [bool; 3],
     /// Access-bound claims: printed key ↦ smallest claimed `n` (`Check.ntab`).
     tab: BTreeMap<String, BigInt>,
-}
-
-/// A dependence witness (`Logic.dwit`) as printed, with the parts of its `N*` key: `k`,
-/// the gcd `g` of `U`'s coefficients (`Logic.gcd_terms`) and `U`'s constant `r`.
-struct DepWitness {
-    text: String,
-    k: [BigInt; 3],
-    g: BigInt,
-    r: BigInt,
 }
 
 fn lcm(a: &BigInt, b: &BigInt) -> BigInt {
@@ -172,20 +162,6 @@ impl<'c> Exporter<'c> {
         }
     }
 
-    /// Whether a dependence entry makes its local warp-uniform: every non-zero `k` is on a
-    /// warp-uniform dimension (RaCUDA's `X(D)` is the case `k = 0`).
-    fn warp_uniform(&self, d: &Dep) -> bool {
-        d.k.iter().zip(self.udims).all(|(k, u)| k.is_zero() || u)
-    }
-
-    /// The locals of `a` that are warp-uniform by its dependence map.
-    fn uniform_locals<'a>(&self, a: &'a Assn) -> Vec<&'a String> {
-        a.d.iter()
-            .filter(|(_, d)| self.warp_uniform(d))
-            .map(|(v, _)| v)
-            .collect()
-    }
-
     fn var(&self, v: &str) -> Result<String, ExportError> {
         if let Some(d) = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
             .iter()
@@ -222,9 +198,31 @@ impl<'c> Exporter<'c> {
         Ok(format!("mkLin {} [{}]", z(&int(&l.c)?), terms.join("; ")))
     }
 
+    /// A constraint: `CLe`/`CEq` of the scaled form, or `CMod L m [r…]` for a lane
+    /// constraint (its form is integral: scale 1).
     fn cstr(&self, c: &Cstr) -> Result<String, ExportError> {
+        if let Some(l) = &c.lane {
+            let rs: Vec<String> = l.rs.iter().map(z).collect();
+            return Ok(format!(
+                "CMod ({}) {} [{}]",
+                self.lin(&c.lin, &BigInt::one())?,
+                z(&l.m),
+                rs.join("; ")
+            ));
+        }
         let k = if c.eq { "CEq" } else { "CLe" };
         Ok(format!("{k} ({})", self.lin(&c.lin, &scale_of(&c.lin))?))
+    }
+
+    /// A dependence entry (`Logic.dent`).
+    fn dent(&self, x: &str, d: &Dep) -> Result<String, ExportError> {
+        let i = self.locals.get(x).ok_or_else(|| bad(x))?;
+        let k = format!("({}, {}, {})", z(&d.k[0]), z(&d.k[1]), z(&d.k[2]));
+        Ok(match d.kind {
+            EntryKind::Linear => format!("DLin {i} {k} {} {}", z(&d.r), z(&d.g)),
+            EntryKind::Rem => format!("DRem {i} {k} {} {}", z(&d.r), z(&d.g)),
+            EntryKind::Rng => format!("DRng {i} {}", z(&d.g)),
+        })
     }
 
     /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom scaled to an integral
@@ -251,35 +249,13 @@ impl<'c> Exporter<'c> {
 
     /// The name of a (shared) definition of assertion `a`.
     fn assn(&mut self, a: &Assn) -> Result<String, ExportError> {
-        // Constructs of spec/logic.md the Coq theories do not formalize yet (§6).
-        if a.p.iter().any(|c| c.lane.is_some()) {
-            return Err(ExportError::Unsupported(
-                "lane constraints (mod …) are not formalized in Coq".into(),
-            ));
-        }
-        if a.d.values().any(|d| !d.linear()) {
-            return Err(ExportError::Unsupported(
-                "remainder and range entries (rem …), (rng …) are not formalized in Coq".into(),
-            ));
-        }
-        let uniform = |v: &String| {
-            self.params.contains_key(v.as_str()) || a.d.get(v).is_some_and(|d| d.uniform())
-        };
-        if let Some(v) = a.q.vars().into_iter().find(|v| !uniform(v)) {
-            return Err(ExportError::Unsupported(format!(
-                "potential atom over `{v}` (threadIdx or a non-uniform local) is not formalized in Coq"
-            )));
-        }
         let p: Result<Vec<String>, ExportError> = a.p.iter().map(|c| self.cstr(c)).collect();
-        let x: Vec<String> = self
-            .uniform_locals(a)
-            .into_iter()
-            .filter_map(|v| self.locals.get(v.as_str()).map(|i| i.to_string()))
-            .collect();
+        let d: Result<Vec<String>, ExportError> =
+            a.d.iter().map(|(x, e)| self.dent(x, e)).collect();
         let body = format!(
             "mkAssn [{}] [{}] ({})",
             p?.join("; "),
-            x.join("; "),
+            d?.join("; "),
             self.pot(&a.q)?
         );
         let n = self.assns.len();
@@ -438,9 +414,17 @@ impl<'c> Exporter<'c> {
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
-                Rw::Mono(..) => {
-                    return Err(ExportError::Unsupported(
-                        "(mono …) rewrites are not formalized in Coq".into(),
+                Rw::Mono(l1, l2, w) => {
+                    if !scale_of(&l1).is_one() || !scale_of(&l2).is_one() {
+                        return Err(ExportError::Unsupported(
+                            "mono rewrite with rational forms".into(),
+                        ));
+                    }
+                    out.push(format!(
+                        "RMono ({}) ({}) {}",
+                        self.lin(&l1, &one)?,
+                        self.lin(&l2, &one)?,
+                        Self::farkas(&w, &one, &ss)?
                     ));
                 }
                 Rw::Zero(l, w) => {
@@ -460,22 +444,44 @@ impl<'c> Exporter<'c> {
         Ok(format!("[{}]", out.join("; ")))
     }
 
-    /// The access witness `(n, dep)` of an expression node under `pre` (`Check.accw`):
-    /// the claimed `n` of a read (else 0) and, for a read, a dependence witness.
+    /// The access claim of an expression node under `pre` (`Check.accw`): the claimed
+    /// `n` of a read (recorded in the `N*` table), else 0.
     fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> String {
         let n = e.n.clone().unwrap_or_default();
         match ex {
             Expr::Read(a, o) => self.acc(&n, a, o, pre),
-            _ => format!("({}, None)", z(&n)),
+            _ => z(&n),
         }
     }
 
-    /// The access witness of index `o` into array `arr` with claim `n`; records the claim
-    /// in the `N*` table under its key `(shared?, tc, k, g, r, es)` (`Logic.nkey`).
+    /// `Logic.idep_opd`: the dependence `(k, r, g)` of an integer operand under `d`.
+    fn idep_opd(
+        &self,
+        d: &BTreeMap<String, Dep>,
+        o: &Opd,
+    ) -> Option<([BigInt; 3], BigInt, BigInt)> {
+        let p = &self.cert.program;
+        match o {
+            Opd::Int(n) => Some((Default::default(), n.clone(), BigInt::zero())),
+            Opd::Param(x) if p.param(x) == Some(Ty::Int) => {
+                Some((Default::default(), BigInt::zero(), BigInt::one()))
+            }
+            Opd::Tid(i) => {
+                let mut k: [BigInt; 3] = Default::default();
+                k[(*i).min(2)] = BigInt::one();
+                Some((k, BigInt::zero(), BigInt::zero()))
+            }
+            Opd::Var(x) if p.local(x) == Some(Ty::Int) => d
+                .get(x)
+                .filter(|e| e.linear())
+                .map(|e| (e.k.clone(), e.r.clone(), e.g.clone())),
+            _ => None,
+        }
+    }
+
+    /// The claim `n` of an access to `arr` at index `o`; records it in the `N*` table under
+    /// its key `(shared?, tc, dep, range, es)` (`Logic.akey`).
     fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> String {
-        let Some(w) = self.dep_witness(o, pre) else {
-            return format!("({}, None)", z(n));
-        };
         if let Some(a) = self.cert.program.arrays.iter().find(|a| a.name == arr) {
             let tc: Vec<String> = pre
                 .p
@@ -483,15 +489,31 @@ impl<'c> Exporter<'c> {
                 .filter(|c| c.lin.terms.keys().all(|v| v.starts_with("threadIdx.")))
                 .filter_map(|c| self.cstr(c).ok())
                 .collect();
+            let dep = self.idep_opd(&pre.d, o);
+            let rng = match (o, &dep) {
+                (Opd::Var(x), None) => pre
+                    .d
+                    .get(x)
+                    .filter(|e| e.kind == EntryKind::Rng)
+                    .map(|e| e.g.clone()),
+                _ => None,
+            };
+            let dep = match dep {
+                Some((k, r, g)) => format!(
+                    "Some (({}, {}, {}), {}, {})",
+                    z(&k[0]),
+                    z(&k[1]),
+                    z(&k[2]),
+                    z(&r),
+                    z(&g)
+                ),
+                None => "None".to_string(),
+            };
+            let rng = rng.map_or_else(|| "None".to_string(), |w| format!("Some {}", z(&w)));
             let key = format!(
-                "({}, [{}], ({}, {}, {}), {}, {}, {}%Z)",
+                "({}, [{}], {dep}, {rng}, {}%Z)",
                 a.space == Space::Shared,
                 tc.join("; "),
-                z(&w.k[0]),
-                z(&w.k[1]),
-                z(&w.k[2]),
-                z(&w.g),
-                z(&w.r),
                 a.bytes
             );
             let e = self.tab.entry(key).or_insert_with(|| n.clone());
@@ -499,166 +521,7 @@ impl<'c> Exporter<'c> {
                 *e = n.clone();
             }
         }
-        format!("({}, Some {})", z(n), w.text)
-    }
-
-    /// A witness `((kx, ky, kz), U, farkas)` for `x = k·threadIdx + U` from the equalities
-    /// of `pre.P` (`Logic.dep_ok`), found by eliminating locals; `None` when the index is
-    /// not a local or some non-uniform local cannot be eliminated.
-    fn dep_witness(&self, o: &Opd, pre: &Assn) -> Option<DepWitness> {
-        self.dep_witness_with(o, pre, false)
-            .or_else(|| self.dep_witness_with(o, pre, true))
-    }
-
-    /// [`Exporter::dep_witness`] eliminating uniform locals too (`keep_uniform` false:
-    /// finer congruences, e.g. `t0 = 256·blockIdx.x`) or keeping them at once.
-    fn dep_witness_with(&self, o: &Opd, pre: &Assn, keep_uniform: bool) -> Option<DepWitness> {
-        if let Opd::Tid(d) = o {
-            // `Logic.dep_ok` reads `threadIdx.d` directly; the witness is not used.
-            let mut k: [BigInt; 3] = Default::default();
-            k[*d % 3] = BigInt::one();
-            return Some(DepWitness {
-                text: "((0%Z, 0%Z, 0%Z), mkLin 0%Z [], (1%Z, []), (1%Z, []))".to_string(),
-                k,
-                g: BigInt::zero(),
-                r: BigInt::zero(),
-            });
-        }
-        // A parameter or a constant: `k = 0`; the witness is not used.
-        let unused = "((0%Z, 0%Z, 0%Z), mkLin 0%Z [], (1%Z, []), (1%Z, []))".to_string();
-        match o {
-            Opd::Param(p) if self.cert.program.param(p) == Some(Ty::Int) => {
-                return Some(DepWitness {
-                    text: unused,
-                    k: Default::default(),
-                    g: BigInt::one(),
-                    r: BigInt::zero(),
-                })
-            }
-            Opd::Int(c) => {
-                return Some(DepWitness {
-                    text: unused,
-                    k: Default::default(),
-                    g: BigInt::zero(),
-                    r: c.clone(),
-                })
-            }
-            _ => {}
-        }
-        let Opd::Var(x) = o else { return None };
-        if self.cert.program.local(x) != Some(Ty::Int) {
-            return None;
-        }
-        let uniform: Vec<&String> = self.uniform_locals(pre);
-        let mut e: BTreeMap<String, Rat> = BTreeMap::new();
-        e.insert(x.clone(), Rat::one());
-        let mut c = Rat::zero();
-        // Rows usable as equalities: `eq` constraints, and `le` constraints whose
-        // negation is also in P (row i with partner j: L_j = −L_i).
-        let neg = |l: &Lin| Lin {
-            c: -l.c.clone(),
-            terms: l.terms.iter().map(|(v, a)| (v.clone(), -a)).collect(),
-        };
-        let partner: Vec<Option<usize>> = (0..pre.p.len())
-            .map(|i| {
-                if pre.p[i].eq {
-                    return Some(i);
-                }
-                let ni = neg(&pre.p[i].lin);
-                (0..pre.p.len()).find(|&j| j != i && !pre.p[j].eq && pre.p[j].lin == ni)
-            })
-            .collect();
-        let mut lam: Vec<Rat> = vec![Rat::zero(); pre.p.len()];
-        let mut used = vec![false; pre.p.len()];
-        let mut kept: Vec<String> = Vec::new();
-        loop {
-            let y = e
-                .keys()
-                .find(|v| self.locals.contains_key(v.as_str()) && !kept.contains(v))
-                .cloned();
-            let Some(y) = y else { break };
-            if keep_uniform && uniform.contains(&&y) {
-                kept.push(y);
-                continue;
-            }
-            let found = (0..pre.p.len()).find(|&i| {
-                !used[i]
-                    && partner[i].is_some_and(|j| !used[j])
-                    && pre.p[i].lin.terms.contains_key(&y)
-            });
-            match found {
-                Some(i) => {
-                    let l = &pre.p[i].lin;
-                    let mu = e[&y].clone() / l.terms[&y].clone();
-                    for (v, a) in &l.terms {
-                        let ent = e.entry(v.clone()).or_insert_with(Rat::zero);
-                        *ent -= &mu * a;
-                        if ent.is_zero() {
-                            e.remove(v);
-                        }
-                    }
-                    c -= &mu * &l.c;
-                    lam[i] += &mu;
-                    used[i] = true;
-                    if let Some(j) = partner[i] {
-                        used[j] = true;
-                    }
-                }
-                None if uniform.contains(&&y) => kept.push(y),
-                None => return None,
-            }
-        }
-        let int = |r: &Rat| {
-            if r.denom().is_one() {
-                Some(r.numer().clone())
-            } else {
-                None
-            }
-        };
-        let mut k = Vec::new();
-        for d in ["threadIdx.x", "threadIdx.y", "threadIdx.z"] {
-            k.push(int(&e.remove(d).unwrap_or_else(Rat::zero))?);
-        }
-        let mut terms = Vec::new();
-        let mut g = BigInt::zero();
-        for (v, a) in &e {
-            let a = int(a)?;
-            g = g.gcd(&a);
-            terms.push(format!("({}, {})", z(&a), self.var(v).ok()?));
-        }
-        let r = int(&c)?;
-        let u = format!("mkLin {} [{}]", z(&r), terms.join("; "));
-        // T = x − e = Σ lam_i·L_i; witnesses for T ≤ 0 and −T ≤ 0 (le rows by sign).
-        let mut w1 = Vec::new();
-        let mut w2 = Vec::new();
-        for (i, l) in lam.iter().enumerate() {
-            if l.is_zero() {
-                continue;
-            }
-            let j = partner[i].unwrap_or(i);
-            let negl = -l.clone();
-            if pre.p[i].eq {
-                w1.push((i, l.clone()));
-                w2.push((i, negl));
-            } else if l.is_positive() {
-                w1.push((i, l.clone()));
-                w2.push((j, l.clone()));
-            } else {
-                w1.push((j, negl.clone()));
-                w2.push((i, negl));
-            }
-        }
-        let ss = Self::scales(&pre.p, 0);
-        let f1 = Self::farkas(&w1, &BigInt::one(), &ss).ok()?;
-        let f2 = Self::farkas(&w2, &BigInt::one(), &ss).ok()?;
-        let f = format!("{f1}, {f2}");
-        let text = format!("(({}, {}, {}), {u}, {f})", z(&k[0]), z(&k[1]), z(&k[2]));
-        Some(DepWitness {
-            text,
-            k: [k[0].clone(), k[1].clone(), k[2].clone()],
-            g,
-            r,
-        })
+        z(n)
     }
 
     fn node(&mut self, n: &Node, s: &Stmt, ind: usize) -> Result<String, ExportError> {
@@ -695,18 +558,13 @@ impl<'c> Exporter<'c> {
                     "DVwrite2"
                 };
                 let ws = Self::witnesses(n, "post", &post_scales, &Self::scales(&pre.p, 0))?;
-                let Stmt::Assign(x, ex) = s else {
+                let Stmt::Assign(_, ex) = s else {
                     return Err(ExportError::Unsupported(format!(
                         "{} about a {}",
                         n.rule,
                         s.kind()
                     )));
                 };
-                if n.rule == "Q:VWRITE1" && !post.d.get(x).is_some_and(|d| d.uniform()) {
-                    return Err(ExportError::Unsupported(
-                        "Q:VWRITE1 of a non-uniform value is not formalized in Coq".into(),
-                    ));
-                }
                 format!("{k} {a} {b} {} {ws}", self.expr_acc(child(0)?, ex, pre))
             }
             ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
@@ -755,10 +613,18 @@ impl<'c> Exporter<'c> {
                         ))
                     }
                 };
-                let ncond = self.cond_len(e, true);
+                // P ∧ ¬e: P, cond(¬e), then at most one lane fact (all integral).
+                let ncond = self.cond_len(e, true) + 1;
                 let fs = Self::scales(&fpre.p, 0);
                 let wec = Self::witnesses(n, "else-cond", &fs, &Self::scales(&pre.p, ncond))?;
-                let wet = Self::witnesses(n, "else-then", &fs, &Self::scales(&tpost.p, 0))?;
+                // Q:IF4's else-then covers the linear constraints of the else pre only.
+                let fs_lin: Vec<BigInt> = fpre
+                    .p
+                    .iter()
+                    .filter(|c| c.lane.is_none())
+                    .map(|c| scale_of(&c.lin))
+                    .collect();
+                let wet = Self::witnesses(n, "else-then", &fs_lin, &Self::scales(&tpost.p, 0))?;
                 let wjt =
                     Self::witnesses(n, "join-then", &post_scales, &Self::scales(&tpost.p, 0))?;
                 let wje =
@@ -831,11 +697,6 @@ impl<'c> Exporter<'c> {
             m @ ("sectors" | "conflicts" | "divwarps" | "steps") => m,
             m => return Err(ExportError::Unsupported(format!("metric {m}"))),
         };
-        if p.params.iter().any(|x| x.1.starts_with("gridDim.")) {
-            return Err(ExportError::Unsupported(
-                "the gridDim launch facts are not formalized in Coq".into(),
-            ));
-        }
         let mut body = String::new();
         self.stmt(&p.body, &mut body, 2)?;
         let tree = self.node(&c.root, &p.body, 2)?;
@@ -864,12 +725,30 @@ impl<'c> Exporter<'c> {
                 format!("Some ({sp}, {}%Z)", a.bytes)
             })
             .collect();
-        let bidx: Vec<String> = p
-            .params
+        let with_prefix = |pre: &str| -> Vec<String> {
+            p.params
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.1.starts_with(pre))
+                .map(|(i, _)| i.to_string())
+                .collect()
+        };
+        let bidx = with_prefix("blockIdx.");
+        let gdim = with_prefix("gridDim.");
+        // (blockIdx.d, gridDim.d) for d = x, y, z when both are parameters.
+        let bgrid: Vec<String> = ["x", "y", "z"]
             .iter()
-            .enumerate()
-            .filter(|(_, l)| l.1.starts_with("blockIdx."))
-            .map(|(i, _)| i.to_string())
+            .filter_map(|d| {
+                let b = p
+                    .params
+                    .iter()
+                    .position(|l| l.1 == format!("blockIdx.{d}"))?;
+                let g = p
+                    .params
+                    .iter()
+                    .position(|l| l.1 == format!("gridDim.{d}"))?;
+                Some(format!("({b}, {g})"))
+            })
             .collect();
         let wu: Vec<String> = (0..3)
             .filter(|&d| self.udims[d])
@@ -917,11 +796,13 @@ impl<'c> Exporter<'c> {
              c_bx := {bx}; c_by := {by}; c_bz := {bz};\n  \
              c_lty := fun x => nth x [{}] None;\n  c_pty := fun p => nth p [{}] None;\n  \
              c_arr := fun a => nth a [{}] None;\n  c_blockidx := [{}];\n  \
-             c_wu := [{}] |}}.\n",
+             c_griddim := [{}]; c_bgrid := [{}];\n  c_wu := [{}] |}}.\n",
             lty.join("; "),
             pty.join("; "),
             arr.join("; "),
             bidx.join("; "),
+            gdim.join("; "),
+            bgrid.join("; "),
             wu.join("; ")
         );
         let _ = writeln!(out, "Definition body : stmt :=\n  {body}.\n");
@@ -935,19 +816,19 @@ impl<'c> Exporter<'c> {
             .collect();
         let _ = writeln!(
             out,
-            "(* Access-bound claims N*(key) <= n, key = (shared?, thread constraints, k, g, r, bytes). *)\n\
+            "(* Access-bound claims N*(key) <= n, key = (shared?, thread constraints, dep, range, bytes). *)\n\
              Definition tab : ntab := [\n{}].\n",
             tab.join(";\n")
         );
         out.push_str(
             "Lemma root_ok : check_root G tab body tree bound = true.\n\
              Proof. vm_compute. reflexivity. Qed.\n\n\
-             (** For every float model, parameter values of the declared types with\n    \
-             [blockIdx] >= 0, array contents and non-empty warp [w] of the block: the cost\n    \
-             of running [body] on the warp is at most [bound]. *)\n\
+             (** For every float model, parameter values of the declared types satisfying the\n    \
+             launch facts ([0 <= blockIdx < gridDim]), array contents and non-empty warp [w]\n    \
+             of the block: the cost of running [body] on the warp is at most [bound]. *)\n\
              Theorem warp_bound : forall (F : fmodel) (ps : nat -> val) (arrays : nat -> Z -> val)\n  \
              (w : nat) (s' : store) (C : Q),\n  \
-             pok G ps -> (forall p, In p (c_blockidx G) -> (0 <= int_of (ps p))%Z) ->\n  \
+             pok G ps -> launch_ok G ps ->\n  \
              lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->\n  \
              (C <= pval (rho_params ps) bound)%Q.\n\
              Proof. exact (bound_sound G tab body tree bound root_ok). Qed.\n\n\

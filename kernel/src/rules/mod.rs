@@ -113,8 +113,8 @@ impl Ctx<'_> {
                 if !is_stmt_rule {
                     return Err(self.rej(Reason::WrongRuleKind { expected: "statement" }));
                 }
-                let pre = n.pre.as_ref().ok_or_else(|| self.rej(Reason::MissingField("pre")))?;
-                let post = n.post.as_ref().ok_or_else(|| self.rej(Reason::MissingField("post")))?;
+                let pre = n.pre.as_deref().ok_or_else(|| self.rej(Reason::MissingField("pre")))?;
+                let post = n.post.as_deref().ok_or_else(|| self.rej(Reason::MissingField("post")))?;
                 if n.cost.is_some() {
                     return Err(self.rej(Reason::UnexpectedField("cost".to_string())));
                 }
@@ -144,7 +144,7 @@ impl Ctx<'_> {
 
     /// The node's `post` (present: checked by [`Ctx::check_node`]).
     pub fn post<'n>(&self, n: &'n Node) -> Result<&'n Assn, Rejection> {
-        n.post.as_ref().ok_or_else(|| self.rej(Reason::MissingField("post")))
+        n.post.as_deref().ok_or_else(|| self.rej(Reason::MissingField("post")))
     }
 
     /// Requires exactly `k` children and only the listed fields (besides `pre`, `post`,
@@ -954,7 +954,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     cx.check_node(root, Subject::Stmt(&cert.program.body), &dummy, 0)?;
     // Root conditions (spec/logic.md §5), reported at node 0.
     cx.stack.borrow_mut().push((root.rule.clone(), 0));
-    let pre = root.pre.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("pre")))?;
+    let pre = root.pre.as_deref().ok_or_else(|| cx.rej(Reason::MissingField("pre")))?;
     cx.same_p(&launch_facts(&cert.program, cert.block), &pre.p, "the launch facts", "the root pre")?;
     let mut init = BTreeMap::new();
     for (t, x) in &cert.program.locals {

@@ -1896,16 +1896,22 @@ impl Back<'_, '_> {
         bad: impl Fn(&Lin) -> bool,
         why: &str,
     ) -> Result<TPoly, AnalysisError> {
-        let mut out = TPoly::zero();
-        for (m, c) in qp.terms {
-            if m.iter().any(&bad) {
+        // in monomial order, as the LP equalities are numbered in the order they are added
+        let mut out = qp;
+        let drop: Vec<Mono> = out
+            .terms
+            .keys()
+            .filter(|m| m.iter().any(&bad))
+            .cloned()
+            .collect();
+        for m in drop {
+            if let Some(c) = out.terms.remove(&m) {
                 self.lp
                     .add(c, Rel::Eq, why)
                     .map_err(|e| err(None, format!("no bound: {e}")))?;
-            } else {
-                out.add_term(m, c);
             }
         }
+        out.terms.retain(|_, c| !c.is_zero_c());
         Ok(out)
     }
 

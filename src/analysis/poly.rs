@@ -13,6 +13,7 @@ use crate::core::metric::Q;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
 /// Coefficients of potentials: rationals or LP-variable expressions.
@@ -73,8 +74,9 @@ impl LinExpr {
     pub fn eval(&self, sol: &[Q]) -> Q {
         let mut s = self.c.clone();
         for (i, a) in &self.v {
-            if let Some(x) = sol.get(*i) {
-                s += a * x;
+            match sol.get(*i) {
+                Some(x) if !x.is_zero() => s += a * x,
+                _ => {}
             }
         }
         s
@@ -203,10 +205,20 @@ impl<C: Coef> PolyT<C> {
     }
     /// Adds `c · m` for a canonical sorted monomial `m`.
     pub fn add_term(&mut self, m: Mono, c: C) {
-        let e = self.terms.entry(m.clone()).or_insert_with(C::czero);
-        e.add_assign_c(&c);
-        if e.is_zero_c() {
-            self.terms.remove(&m);
+        match self.terms.entry(m) {
+            Entry::Occupied(mut e) => {
+                e.get_mut().add_assign_c(&c);
+                if e.get().is_zero_c() {
+                    e.remove();
+                }
+            }
+            Entry::Vacant(e) => {
+                let mut z = C::czero();
+                z.add_assign_c(&c);
+                if !z.is_zero_c() {
+                    e.insert(z);
+                }
+            }
         }
     }
     /// `self + o`.
@@ -356,7 +368,10 @@ impl TPoly {
     pub fn instantiate(&self, sol: &[Q]) -> Poly {
         let mut p = Poly::zero();
         for (m, c) in &self.terms {
-            p.add_term(m.clone(), c.eval(sol));
+            let v = c.eval(sol);
+            if !v.is_zero() {
+                p.terms.insert(m.clone(), v);
+            }
         }
         p
     }

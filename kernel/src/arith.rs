@@ -12,6 +12,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -21,6 +22,25 @@ pub type Rat = BigRational;
 /// Integer `n` as a rational.
 pub fn rat(n: i64) -> Rat {
     Rat::from_integer(BigInt::from(n))
+}
+
+/// `a + b`. Two integers are added without `Ratio`'s gcd normalization (an integer is
+/// normalized already): the same value in the same representation, only faster.
+pub fn add(a: &Rat, b: &Rat) -> Rat {
+    if a.is_integer() && b.is_integer() {
+        Rat::from_integer(a.numer() + b.numer())
+    } else {
+        a + b
+    }
+}
+
+/// `a · b`, with the integer fast path of [`add`].
+pub fn mul(a: &Rat, b: &Rat) -> Rat {
+    if a.is_integer() && b.is_integer() {
+        Rat::from_integer(a.numer() * b.numer())
+    } else {
+        a * b
+    }
 }
 
 /// A linear form `c + Σ a_v·v`, normalized: no zero coefficients, terms sorted by name.
@@ -46,20 +66,31 @@ impl Lin {
     }
     /// Adds `a·v`, keeping the form normalized.
     pub fn add_term(&mut self, v: &str, a: &Rat) {
-        let e = self.terms.entry(v.to_string()).or_insert_with(Rat::zero);
-        *e += a;
-        if e.is_zero() {
-            self.terms.remove(v);
+        match self.terms.get_mut(v) {
+            Some(e) => {
+                *e = add(e, a);
+                if e.is_zero() {
+                    self.terms.remove(v);
+                }
+            }
+            None if !a.is_zero() => {
+                self.terms.insert(v.to_string(), a.clone());
+            }
+            None => {}
         }
     }
     /// `self + k·other`.
     pub fn add_scaled(&self, other: &Lin, k: &Rat) -> Lin {
         let mut r = self.clone();
-        r.c += &other.c * k;
-        for (v, a) in &other.terms {
-            r.add_term(v, &(a * k));
-        }
+        r.add_scaled_mut(other, k);
         r
+    }
+    /// `self ← self + k·other`.
+    pub fn add_scaled_mut(&mut self, other: &Lin, k: &Rat) {
+        self.c = add(&self.c, &mul(&other.c, k));
+        for (v, a) in &other.terms {
+            self.add_term(v, &mul(a, k));
+        }
     }
     /// `k·self`.
     pub fn scale(&self, k: &Rat) -> Lin {
@@ -91,9 +122,21 @@ impl Lin {
             return Err(if self.c.is_positive() { self.c.clone() } else { Rat::zero() });
         }
         let all = || std::iter::once(&self.c).chain(self.terms.values());
-        let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
-        let num = all().fold(BigInt::zero(), |acc, a| acc.gcd(&(a * Rat::from_integer(den.clone())).to_integer()));
+        // (lcm with 1 and gcd with 1 are skipped: they do not change the accumulator)
+        let den = all().fold(BigInt::one(), |acc, a| if a.denom().is_one() { acc } else { acc.lcm(a.denom()) });
+        let num = all().fold(BigInt::zero(), |acc, a| {
+            if acc.is_one() {
+                acc
+            } else if den.is_one() {
+                acc.gcd(a.numer())
+            } else {
+                acc.gcd(&(a * Rat::from_integer(den.clone())).to_integer())
+            }
+        });
         // num > 0 because some term is non-zero.
+        if num.is_one() && den.is_one() {
+            return Ok((Rat::one(), self.clone()));
+        }
         let f = Rat::new(num, den);
         let inv = Rat::one() / &f;
         Ok((f, self.scale(&inv)))
@@ -251,7 +294,7 @@ pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Resul
         if target.eq && !c.eq {
             return Err(FarkasProblem::InequalityForEquality(*i));
         }
-        res = res.add_scaled(&c.lin, &-l.clone());
+        res.add_scaled_mut(&c.lin, &-l);
     }
     let mu = res.as_const().ok_or_else(|| FarkasProblem::NotConstant(res.to_string()))?;
     if (target.eq && !mu.is_zero()) || mu.is_positive() {
@@ -285,27 +328,35 @@ impl Poly {
         for a in atoms {
             match a.canonical() {
                 Ok((f, l)) => {
-                    c *= f;
+                    c = mul(&c, &f);
                     canon.push(l);
                 }
-                Err(v) => c *= v,
+                Err(v) => c = mul(&c, &v),
             }
         }
         if c.is_zero() {
             return;
         }
         canon.sort();
-        let e = self.terms.entry(canon.clone()).or_insert_with(Rat::zero);
-        *e += c;
-        if e.is_zero() {
-            self.terms.remove(&canon);
+        match self.terms.entry(canon) {
+            Entry::Occupied(mut e) => {
+                let sum = add(e.get(), &c);
+                if sum.is_zero() {
+                    e.remove();
+                } else {
+                    e.insert(sum);
+                }
+            }
+            Entry::Vacant(e) => {
+                e.insert(c);
+            }
         }
     }
     /// `self + k·other`.
     pub fn add_scaled(&self, other: &Poly, k: &Rat) -> Poly {
         let mut r = self.clone();
         for (atoms, c) in &other.terms {
-            r.add_term(c * k, atoms.clone());
+            r.add_term(mul(c, k), atoms.clone());
         }
         r
     }

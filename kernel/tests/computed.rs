@@ -117,3 +117,38 @@ fn farkas_checks() {
     let eq = Cstr::equal(t.lin.clone());
     assert_eq!(check_farkas(&p, &eq, &[(0, rat(1))]), Err(FarkasProblem::InequalityForEquality(0)));
 }
+
+/// The integer fast paths of `arith::add`/`arith::mul` and of `Lin::canonical` give the
+/// values (and normalized representations) of plain `Ratio` arithmetic, small and large.
+#[test]
+fn fast_arithmetic_agrees_with_ratio() {
+    use num_traits::One;
+    use warpcert_kernel::arith::{add, mul, Rat};
+    let big = BigInt::from(u64::MAX) * BigInt::from(u64::MAX);
+    let mut xs: Vec<Rat> = [0i64, 1, -1, 2, -7, 12, i64::MAX, i64::MIN].iter().map(|&n| rat(n)).collect();
+    xs.extend([Rat::new(1.into(), 2.into()), Rat::new((-3).into(), 4.into()), Rat::from_integer(big.clone())]);
+    xs.push(Rat::new(big.clone(), BigInt::from(6)));
+    for a in &xs {
+        for b in &xs {
+            let (s, p) = (add(a, b), mul(a, b));
+            assert_eq!((s.numer(), s.denom()), ((a + b).numer(), (a + b).denom()), "{a} + {b}");
+            assert_eq!((p.numer(), p.denom()), ((a * b).numer(), (a * b).denom()), "{a} * {b}");
+        }
+    }
+    // canonical: 4 + 6x = 2·(2 + 3x); 2 + 3x is its own canonical form; x/2 + 1/3 = 1/6·(2 + 3x).
+    let l = |c: Rat, a: Rat| {
+        let mut l = Lin::constant(c);
+        l.add_term("x", &a);
+        l
+    };
+    let canon = l(rat(2), rat(3));
+    assert_eq!(l(rat(4), rat(6)).canonical(), Ok((rat(2), canon.clone())));
+    assert_eq!(canon.canonical(), Ok((Rat::one(), canon.clone())));
+    let half = l(Rat::new(1.into(), 3.into()), Rat::new(1.into(), 2.into()));
+    assert_eq!(half.canonical(), Ok((Rat::new(1.into(), 6.into()), canon.clone())));
+    // a coefficient beyond i64: (big + big·x) = big·(1 + x)
+    assert_eq!(
+        l(Rat::from_integer(big.clone()), Rat::from_integer(big.clone())).canonical(),
+        Ok((Rat::from_integer(big), l(rat(1), rat(1))))
+    );
+}

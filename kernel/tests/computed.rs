@@ -152,3 +152,23 @@ fn fast_arithmetic_agrees_with_ratio() {
         Ok((Rat::from_integer(big), l(rat(1), rat(1))))
     );
 }
+
+/// `N*` with thread coefficients inside and beyond `i64` (the machine-integer count and the
+/// `BigInt` count): 2^62 and 2^64 are both ≡ 0 (mod 32·4), so every lane of a warp hits
+/// another sector (32 sectors) but the same bank (32 distinct addresses in one bank).
+#[test]
+fn n_star_beyond_i64() {
+    let b = [32, 1, 1];
+    let huge = |e: u32| {
+        let k = BigInt::from(2).pow(e);
+        Dep::norm([k, BigInt::from(0), BigInt::from(0)], BigInt::from(0), BigInt::from(0))
+    };
+    for e in [62, 64, 100] {
+        assert_eq!(n_star(b, HW, &[], Some(&huge(e)), 4, Kind::MemReads), Ok(32), "2^{e}");
+        assert_eq!(n_star(b, HW, &[], Some(&huge(e)), 4, Kind::Conflicts), Ok(32), "2^{e}");
+    }
+    // Stride 2 ints: 64 consecutive ints' worth of bytes → 8 sectors; banks 0, 2, …, 30 hold
+    // two lanes each (2-way conflict).
+    assert_eq!(n_star(b, HW, &[], Some(&dep([2, 0, 0], 0, 0)), 4, Kind::MemReads), Ok(8));
+    assert_eq!(n_star(b, HW, &[], Some(&dep([2, 0, 0], 0, 0)), 4, Kind::Conflicts), Ok(2));
+}

@@ -17,6 +17,25 @@ pub fn tid_name(d: Dim) -> String {
     format!("threadIdx.{}", d.letter())
 }
 
+/// `a + b`: two integers are added without the gcd normalization of `Ratio` (the sum of
+/// integers is normalized already); same value and representation as `a + b`.
+pub fn q_add(a: &Q, b: &Q) -> Q {
+    if a.is_integer() && b.is_integer() {
+        Q::from_integer(a.numer() + b.numer())
+    } else {
+        a + b
+    }
+}
+
+/// `a · b`, with the integer fast path of [`q_add`].
+pub fn q_mul(a: &Q, b: &Q) -> Q {
+    if a.is_integer() && b.is_integer() {
+        Q::from_integer(a.numer() * b.numer())
+    } else {
+        a * b
+    }
+}
+
 /// A linear form `c + Σ a_v·v` with exact rational coefficients. Invariant: no zero
 /// coefficient is stored, so structural equality is equality after normalization.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -59,10 +78,15 @@ impl Lin {
     /// `self + k·other`.
     pub fn add_scaled(&self, other: &Lin, k: &Q) -> Lin {
         let mut out = self.clone();
-        out.c += &other.c * k;
+        out.c = q_add(&out.c, &q_mul(&other.c, k));
         for (v, a) in &other.terms {
-            let e = out.terms.entry(v.clone()).or_insert_with(Q::zero);
-            *e += a * k;
+            let ak = q_mul(a, k);
+            match out.terms.get_mut(v) {
+                Some(e) => *e = q_add(e, &ak),
+                None => {
+                    out.terms.insert(v.clone(), ak);
+                }
+            }
         }
         out.terms.retain(|_, a| !a.is_zero());
         out
@@ -77,12 +101,17 @@ impl Lin {
     }
     /// `k·self`.
     pub fn scale(&self, k: &Q) -> Lin {
+        if k.is_one() {
+            let mut out = self.clone();
+            out.terms.retain(|_, a| !a.is_zero());
+            return out;
+        }
         Lin::default().add_scaled(self, k)
     }
     /// `self + k` for a constant `k`.
     pub fn plus_const(&self, k: &Q) -> Lin {
         let mut out = self.clone();
-        out.c += k;
+        out.c = q_add(&out.c, k);
         out
     }
     /// `self[v ← e]`: replaces `v` by the linear form `e`.

@@ -11,7 +11,7 @@
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -24,22 +24,42 @@ pub fn rat(n: i64) -> Rat {
     Rat::from_integer(BigInt::from(n))
 }
 
-/// `a + b`. Two integers are added without `Ratio`'s gcd normalization (an integer is
-/// normalized already): the same value in the same representation, only faster.
+/// `(numerator, denominator)` of `x` when both fit in `i64`.
+fn small(x: &Rat) -> Option<(i128, i128)> {
+    Some((i128::from(x.numer().to_i64()?), i128::from(x.denom().to_i64()?)))
+}
+
+/// The normalized rational `n/d` for `d > 0` (divided by `gcd(n, d)`).
+fn from_small(n: i128, d: i128) -> Rat {
+    let (mut a, mut b) = (n.unsigned_abs(), d.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    // a = gcd(n, d) ≥ 1 because d > 0, and a ≤ d < 2^127
+    let g = a as i128;
+    Rat::new_raw(BigInt::from(n / g), BigInt::from(d / g))
+}
+
+/// `a + b`. Speed only: when numerators and denominators fit in `i64` the sum is computed
+/// in `i128` (`|n_a·d_b + n_b·d_a| < 2^127`, `d_a·d_b < 2^126`: no overflow) and normalized;
+/// two integers are added without `Ratio`'s gcd. The value and its normalized
+/// representation are those of `a + b`.
 pub fn add(a: &Rat, b: &Rat) -> Rat {
-    if a.is_integer() && b.is_integer() {
-        Rat::from_integer(a.numer() + b.numer())
-    } else {
-        a + b
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Rat::from_integer(BigInt::from(an + bn)),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bd + bn * ad, ad * bd),
+        _ if a.is_integer() && b.is_integer() => Rat::from_integer(a.numer() + b.numer()),
+        _ => a + b,
     }
 }
 
-/// `a · b`, with the integer fast path of [`add`].
+/// `a · b`, with the fast paths of [`add`] (`|n_a·n_b| ≤ 2^126`, `d_a·d_b < 2^126`).
 pub fn mul(a: &Rat, b: &Rat) -> Rat {
-    if a.is_integer() && b.is_integer() {
-        Rat::from_integer(a.numer() * b.numer())
-    } else {
-        a * b
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Rat::from_integer(BigInt::from(an * bn)),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bn, ad * bd),
+        _ if a.is_integer() && b.is_integer() => Rat::from_integer(a.numer() * b.numer()),
+        _ => a * b,
     }
 }
 

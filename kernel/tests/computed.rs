@@ -118,7 +118,7 @@ fn farkas_checks() {
     assert_eq!(check_farkas(&p, &eq, &[(0, rat(1))]), Err(FarkasProblem::InequalityForEquality(0)));
 }
 
-/// The integer fast paths of `arith::add`/`arith::mul` and of `Lin::canonical` give the
+/// The fast paths of `arith::add`/`arith::mul` (integers, `i64` parts) and of `Lin::canonical` give the
 /// values (and normalized representations) of plain `Ratio` arithmetic, small and large.
 #[test]
 fn fast_arithmetic_agrees_with_ratio() {
@@ -128,6 +128,11 @@ fn fast_arithmetic_agrees_with_ratio() {
     let mut xs: Vec<Rat> = [0i64, 1, -1, 2, -7, 12, i64::MAX, i64::MIN].iter().map(|&n| rat(n)).collect();
     xs.extend([Rat::new(1.into(), 2.into()), Rat::new((-3).into(), 4.into()), Rat::from_integer(big.clone())]);
     xs.push(Rat::new(big.clone(), BigInt::from(6)));
+    // fractions at the edge of i64 (computed in i128)
+    xs.push(Rat::new(i64::MAX.into(), (i64::MAX - 1).into()));
+    xs.push(Rat::new(i64::MIN.into(), 3.into()));
+    xs.push(Rat::new((-5).into(), i64::MAX.into()));
+    xs.push(Rat::new(871.into(), 20.into()));
     for a in &xs {
         for b in &xs {
             let (s, p) = (add(a, b), mul(a, b));

@@ -233,6 +233,8 @@ pub struct Ctx<'a> {
     /// The locals and parameters live at the start of the else branch of every `if` (keyed
     /// by the branch's address).
     live_else: BTreeMap<usize, Names<'a>>,
+    /// The locals and parameters live at the start of the body (its upward-exposed reads).
+    live_root: Names<'a>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
@@ -281,6 +283,7 @@ impl<'a> Ctx<'a> {
             live_loop: BTreeMap::new(),
             exit_fix: BTreeMap::new(),
             live_else: BTreeMap::new(),
+            live_root: BTreeSet::new(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = if a.space == Space::Global {
@@ -292,7 +295,7 @@ impl<'a> Ctx<'a> {
             }),
         };
         c.const_facts = const_facts(prog);
-        live_in(
+        c.live_root = live_in(
             &prog.body,
             &BTreeSet::new(),
             &mut c.live_loop,
@@ -2676,7 +2679,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     // the initial map restricted to the locals some path may read before writing them
     // (spec/logic.md §5 allows any D ⊑ the initial map; an entry for a local that is always
     // written first is never used, and would only be copied into every assertion)
-    let exposed = upward_exposed(&prog.body, &BTreeSet::new());
+    let exposed = &ctx.live_root;
     let root = Abs {
         p: launch_facts(prog, ctx.launch).into(),
         d: (initial_deps(prog)

@@ -17,22 +17,40 @@ pub fn tid_name(d: Dim) -> String {
     format!("threadIdx.{}", d.letter())
 }
 
-/// `a + b`: two integers are added without the gcd normalization of `Ratio` (the sum of
-/// integers is normalized already); same value and representation as `a + b`.
+/// `(numerator, denominator)` of `x` when both fit in `i64`.
+fn small(x: &Q) -> Option<(i128, i128)> {
+    Some((
+        i128::from(x.numer().to_i64()?),
+        i128::from(x.denom().to_i64()?),
+    ))
+}
+
+/// The normalized rational `n/d` for `d > 0`.
+fn from_small(n: i128, d: i128) -> Q {
+    let (mut a, mut b) = (n.unsigned_abs(), d.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    let g = a as i128; // gcd ≥ 1 as d > 0
+    Q::new_raw((n / g).into(), (d / g).into())
+}
+
+/// `a + b`, computed in `i128` when numerators and denominators fit in `i64` (no overflow:
+/// `|n_a·d_b + n_b·d_a| < 2^127`); same value and normalized representation as `a + b`.
 pub fn q_add(a: &Q, b: &Q) -> Q {
-    if a.is_integer() && b.is_integer() {
-        Q::from_integer(a.numer() + b.numer())
-    } else {
-        a + b
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Q::from_integer((an + bn).into()),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bd + bn * ad, ad * bd),
+        _ => a + b,
     }
 }
 
-/// `a · b`, with the integer fast path of [`q_add`].
+/// `a · b`, like [`q_add`].
 pub fn q_mul(a: &Q, b: &Q) -> Q {
-    if a.is_integer() && b.is_integer() {
-        Q::from_integer(a.numer() * b.numer())
-    } else {
-        a * b
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Q::from_integer((an * bn).into()),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bn, ad * bd),
+        _ => a * b,
     }
 }
 

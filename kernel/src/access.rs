@@ -138,8 +138,18 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
             best = best.max(lanes.len() as u64);
             continue;
         };
-        let offs: Vec<BigInt> = lanes.iter().map(|t| (0..3).map(|i| &d.k[i] * BigInt::from(t[i])).sum()).collect();
+        // Offsets in machine integers when `k` fits in i64 (|k·tid| < 2^95: exact in i128).
+        let k_small: Option<Vec<i128>> = d.k.iter().map(|k| k.to_i64().map(i128::from)).collect();
+        let small: Option<Vec<i128>> =
+            k_small.map(|k| lanes.iter().map(|t| (0..3).map(|i| k[i] * i128::from(t[i])).sum()).collect());
         for &beta in &betas {
+            if let Some(c) =
+                small.as_ref().and_then(|os| count_small(os, es, beta, [banks, bank_bytes, sector_bytes], kind))
+            {
+                best = best.max(c);
+                continue;
+            }
+            let offs: Vec<BigInt> = lanes.iter().map(|t| (0..3).map(|i| &d.k[i] * BigInt::from(t[i])).sum()).collect();
             let addr = |o: &BigInt| o * &es_i + BigInt::from(beta);
             let count = match kind {
                 Kind::MemReads => {
@@ -160,6 +170,46 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
         }
     }
     Ok(best)
+}
+
+/// The access count of one warp and base address `beta` as in [`n_star`], in machine
+/// integers (speed only): the lanes' offsets `o = k·tid`, addresses `o·es + beta` computed
+/// exactly in `i128` (`None` if one would overflow; the caller then counts with `BigInt`).
+/// Floor division and remainder by a positive divisor are `div_euclid` and `rem_euclid`.
+fn count_small(
+    offs: &[i128],
+    es: u32,
+    beta: u64,
+    [banks, bank_bytes, sector_bytes]: [u64; 3],
+    kind: Kind,
+) -> Option<u64> {
+    let addrs: Vec<i128> =
+        offs.iter().map(|o| o.checked_mul(i128::from(es))?.checked_add(i128::from(beta))).collect::<Option<_>>()?;
+    match kind {
+        Kind::MemReads => {
+            let mut s: Vec<i128> = addrs.iter().map(|a| a.div_euclid(i128::from(sector_bytes))).collect();
+            s.sort_unstable();
+            s.dedup();
+            Some(s.len() as u64)
+        }
+        Kind::Conflicts => {
+            // distinct offsets per bank; the largest group
+            let mut per: Vec<(i128, i128)> = addrs
+                .iter()
+                .zip(offs)
+                .map(|(a, o)| (a.div_euclid(i128::from(bank_bytes)).rem_euclid(i128::from(banks)), *o))
+                .collect();
+            per.sort_unstable();
+            per.dedup();
+            let mut best = 0u64;
+            let mut run = 0u64;
+            for (i, (bank, _)) in per.iter().enumerate() {
+                run = if i > 0 && per[i - 1].0 == *bank { run + 1 } else { 1 };
+                best = best.max(run);
+            }
+            Some(best)
+        }
+    }
 }
 
 /// The range bound `R` of spec/logic.md §2 "Access bounds": for element indices in one

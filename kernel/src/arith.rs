@@ -11,7 +11,8 @@
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -21,6 +22,45 @@ pub type Rat = BigRational;
 /// Integer `n` as a rational.
 pub fn rat(n: i64) -> Rat {
     Rat::from_integer(BigInt::from(n))
+}
+
+/// `(numerator, denominator)` of `x` when both fit in `i64`.
+fn small(x: &Rat) -> Option<(i128, i128)> {
+    Some((i128::from(x.numer().to_i64()?), i128::from(x.denom().to_i64()?)))
+}
+
+/// The normalized rational `n/d` for `d > 0` (divided by `gcd(n, d)`).
+fn from_small(n: i128, d: i128) -> Rat {
+    let (mut a, mut b) = (n.unsigned_abs(), d.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    // a = gcd(n, d) ≥ 1 because d > 0, and a ≤ d < 2^127
+    let g = a as i128;
+    Rat::new_raw(BigInt::from(n / g), BigInt::from(d / g))
+}
+
+/// `a + b`. Speed only: when numerators and denominators fit in `i64` the sum is computed
+/// in `i128` (`|n_a·d_b + n_b·d_a| < 2^127`, `d_a·d_b < 2^126`: no overflow) and normalized;
+/// two integers are added without `Ratio`'s gcd. The value and its normalized
+/// representation are those of `a + b`.
+pub fn add(a: &Rat, b: &Rat) -> Rat {
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Rat::from_integer(BigInt::from(an + bn)),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bd + bn * ad, ad * bd),
+        _ if a.is_integer() && b.is_integer() => Rat::from_integer(a.numer() + b.numer()),
+        _ => a + b,
+    }
+}
+
+/// `a · b`, with the fast paths of [`add`] (`|n_a·n_b| ≤ 2^126`, `d_a·d_b < 2^126`).
+pub fn mul(a: &Rat, b: &Rat) -> Rat {
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Rat::from_integer(BigInt::from(an * bn)),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bn, ad * bd),
+        _ if a.is_integer() && b.is_integer() => Rat::from_integer(a.numer() * b.numer()),
+        _ => a * b,
+    }
 }
 
 /// A linear form `c + Σ a_v·v`, normalized: no zero coefficients, terms sorted by name.
@@ -46,20 +86,31 @@ impl Lin {
     }
     /// Adds `a·v`, keeping the form normalized.
     pub fn add_term(&mut self, v: &str, a: &Rat) {
-        let e = self.terms.entry(v.to_string()).or_insert_with(Rat::zero);
-        *e += a;
-        if e.is_zero() {
-            self.terms.remove(v);
+        match self.terms.get_mut(v) {
+            Some(e) => {
+                *e = add(e, a);
+                if e.is_zero() {
+                    self.terms.remove(v);
+                }
+            }
+            None if !a.is_zero() => {
+                self.terms.insert(v.to_string(), a.clone());
+            }
+            None => {}
         }
     }
     /// `self + k·other`.
     pub fn add_scaled(&self, other: &Lin, k: &Rat) -> Lin {
         let mut r = self.clone();
-        r.c += &other.c * k;
-        for (v, a) in &other.terms {
-            r.add_term(v, &(a * k));
-        }
+        r.add_scaled_mut(other, k);
         r
+    }
+    /// `self ← self + k·other`.
+    pub fn add_scaled_mut(&mut self, other: &Lin, k: &Rat) {
+        self.c = add(&self.c, &mul(&other.c, k));
+        for (v, a) in &other.terms {
+            self.add_term(v, &mul(a, k));
+        }
     }
     /// `k·self`.
     pub fn scale(&self, k: &Rat) -> Lin {
@@ -91,9 +142,21 @@ impl Lin {
             return Err(if self.c.is_positive() { self.c.clone() } else { Rat::zero() });
         }
         let all = || std::iter::once(&self.c).chain(self.terms.values());
-        let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
-        let num = all().fold(BigInt::zero(), |acc, a| acc.gcd(&(a * Rat::from_integer(den.clone())).to_integer()));
+        // (lcm with 1 and gcd with 1 are skipped: they do not change the accumulator)
+        let den = all().fold(BigInt::one(), |acc, a| if a.denom().is_one() { acc } else { acc.lcm(a.denom()) });
+        let num = all().fold(BigInt::zero(), |acc, a| {
+            if acc.is_one() {
+                acc
+            } else if den.is_one() {
+                acc.gcd(a.numer())
+            } else {
+                acc.gcd(&(a * Rat::from_integer(den.clone())).to_integer())
+            }
+        });
         // num > 0 because some term is non-zero.
+        if num.is_one() && den.is_one() {
+            return Ok((Rat::one(), self.clone()));
+        }
         let f = Rat::new(num, den);
         let inv = Rat::one() / &f;
         Ok((f, self.scale(&inv)))
@@ -251,7 +314,7 @@ pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Resul
         if target.eq && !c.eq {
             return Err(FarkasProblem::InequalityForEquality(*i));
         }
-        res = res.add_scaled(&c.lin, &-l.clone());
+        res.add_scaled_mut(&c.lin, &-l);
     }
     let mu = res.as_const().ok_or_else(|| FarkasProblem::NotConstant(res.to_string()))?;
     if (target.eq && !mu.is_zero()) || mu.is_positive() {
@@ -285,27 +348,35 @@ impl Poly {
         for a in atoms {
             match a.canonical() {
                 Ok((f, l)) => {
-                    c *= f;
+                    c = mul(&c, &f);
                     canon.push(l);
                 }
-                Err(v) => c *= v,
+                Err(v) => c = mul(&c, &v),
             }
         }
         if c.is_zero() {
             return;
         }
         canon.sort();
-        let e = self.terms.entry(canon.clone()).or_insert_with(Rat::zero);
-        *e += c;
-        if e.is_zero() {
-            self.terms.remove(&canon);
+        match self.terms.entry(canon) {
+            Entry::Occupied(mut e) => {
+                let sum = add(e.get(), &c);
+                if sum.is_zero() {
+                    e.remove();
+                } else {
+                    e.insert(sum);
+                }
+            }
+            Entry::Vacant(e) => {
+                e.insert(c);
+            }
         }
     }
     /// `self + k·other`.
     pub fn add_scaled(&self, other: &Poly, k: &Rat) -> Poly {
         let mut r = self.clone();
         for (atoms, c) in &other.terms {
-            r.add_term(c * k, atoms.clone());
+            r.add_term(mul(c, k), atoms.clone());
         }
         r
     }

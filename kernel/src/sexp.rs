@@ -10,39 +10,48 @@ use crate::{Reason, Rejection};
 /// Deepest list nesting accepted (bounds the recursion of the later passes).
 pub const MAX_DEPTH: usize = 20_000;
 
-/// One s-expression with the line where it starts.
+/// One s-expression with the line where it starts. Atoms borrow their text from the
+/// certificate; a list also keeps its source text (from its `(` to its `)`), which lets
+/// [`crate::syntax`] parse a repeated assertion once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Sexp {
+pub enum Sexp<'a> {
     /// An atom and its line.
-    Atom(String, usize),
-    /// A parenthesized list and the line of its `(`.
-    List(Vec<Sexp>, usize),
+    Atom(&'a str, usize),
+    /// A parenthesized list, the line of its `(` and its source text.
+    List(Vec<Sexp<'a>>, usize, &'a str),
 }
 
-impl Sexp {
+impl<'a> Sexp<'a> {
     /// The 1-based line where this expression starts.
     pub fn line(&self) -> usize {
         match self {
-            Sexp::Atom(_, l) | Sexp::List(_, l) => *l,
+            Sexp::Atom(_, l) | Sexp::List(_, l, _) => *l,
         }
     }
     /// The atom's text, if this is an atom.
-    pub fn atom(&self) -> Option<&str> {
+    pub fn atom(&self) -> Option<&'a str> {
         match self {
             Sexp::Atom(a, _) => Some(a),
             Sexp::List(..) => None,
         }
     }
     /// The items, if this is a list.
-    pub fn list(&self) -> Option<&[Sexp]> {
+    pub fn list(&self) -> Option<&[Sexp<'a>]> {
         match self {
-            Sexp::List(v, _) => Some(v),
+            Sexp::List(v, ..) => Some(v),
             Sexp::Atom(..) => None,
         }
     }
     /// The head atom of a non-empty list whose first item is an atom.
-    pub fn head(&self) -> Option<&str> {
+    pub fn head(&self) -> Option<&'a str> {
         self.list().and_then(|v| v.first()).and_then(Sexp::atom)
+    }
+    /// The source text: the atom, or the list from its `(` to its `)` (comments and
+    /// whitespace included).
+    pub fn text(&self) -> &'a str {
+        match self {
+            Sexp::Atom(a, _) | Sexp::List(_, _, a) => a,
+        }
     }
     /// A short rendering for error messages (at most about 60 characters).
     pub fn brief(&self) -> String {
@@ -59,7 +68,7 @@ impl Sexp {
         }
         match self {
             Sexp::Atom(a, _) => out.push_str(a),
-            Sexp::List(v, _) => {
+            Sexp::List(v, ..) => {
                 out.push('(');
                 for (i, x) in v.iter().enumerate() {
                     if i > 0 {
@@ -80,62 +89,70 @@ fn syntax(line: usize, expected: &'static str, found: &str) -> Rejection {
     Rejection::parse(Reason::Syntax { line, expected, found: found.to_string() })
 }
 
+/// The character at byte offset `i` of `text` and its length in bytes (`None` at the end;
+/// `i` is always a character boundary). An ASCII byte is read without decoding.
+fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
+    match text.as_bytes().get(i) {
+        Some(&b) if b.is_ascii() => Some((char::from(b), 1)),
+        _ => text.get(i..)?.chars().next().map(|c| (c, c.len_utf8())),
+    }
+}
+
 /// Reads all top-level s-expressions of `text`.
 ///
 /// Errors: [`Reason::Syntax`] for an unbalanced parenthesis (with its line) and
 /// [`Reason::ResourceLimit`] for nesting deeper than [`MAX_DEPTH`].
-pub fn parse_all(text: &str) -> Result<Vec<Sexp>, Rejection> {
-    let mut stack: Vec<(Vec<Sexp>, usize)> = vec![(Vec::new(), 0)];
+pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
+    // The items of all open lists, innermost last; `open` holds, per open list, where its
+    // items start in `items`, its line and the byte offset of its `(`.
+    let mut items: Vec<Sexp> = Vec::new();
+    let mut open: Vec<(usize, usize, usize)> = Vec::new();
     let mut line = 1usize;
-    let mut chars = text.char_indices().peekable();
-    while let Some((start, ch)) = chars.next() {
+    let mut i = 0;
+    while let Some((ch, len)) = char_at(text, i) {
         match ch {
             '\n' => line += 1,
-            c if c.is_whitespace() => {}
-            ';' => {
-                while let Some(&(_, c)) = chars.peek() {
-                    if c == '\n' {
-                        break;
-                    }
-                    chars.next();
-                }
-            }
             '(' => {
-                if stack.len() > MAX_DEPTH {
+                if open.len() >= MAX_DEPTH {
                     return Err(Rejection::parse(Reason::ResourceLimit {
                         what: "s-expression nesting depth",
                         limit: MAX_DEPTH as u64,
                     }));
                 }
-                stack.push((Vec::new(), line));
+                open.push((items.len(), line, i));
             }
             ')' => {
-                if stack.len() <= 1 {
+                let Some((start, l, from)) = open.pop() else {
                     return Err(syntax(line, "an atom or `(`", ")"));
-                }
-                let (items, l) = stack.pop().unwrap_or_default();
-                if let Some(top) = stack.last_mut() {
-                    top.0.push(Sexp::List(items, l));
-                }
+                };
+                let list = items.split_off(start);
+                items.push(Sexp::List(list, l, &text[from..=i]));
             }
+            ';' => {
+                // a comment runs to the end of the line (the newline is read next)
+                while char_at(text, i).is_some_and(|(c, _)| c != '\n') {
+                    i += char_at(text, i).map_or(1, |(_, l)| l);
+                }
+                continue;
+            }
+            c if c.is_whitespace() => {}
             _ => {
-                let mut end = start + ch.len_utf8();
-                while let Some(&(i, c)) = chars.peek() {
+                let mut end = i;
+                while let Some((c, l)) = char_at(text, end) {
                     if c.is_whitespace() || c == '(' || c == ')' || c == ';' {
                         break;
                     }
-                    end = i + c.len_utf8();
-                    chars.next();
+                    end += l;
                 }
-                if let Some(top) = stack.last_mut() {
-                    top.0.push(Sexp::Atom(text[start..end].to_string(), line));
-                }
+                items.push(Sexp::Atom(&text[i..end], line));
+                i = end;
+                continue;
             }
         }
+        i += len;
     }
-    if stack.len() != 1 {
-        let open = stack.last().map(|s| s.1).unwrap_or(line);
-        return Err(syntax(open, "a closing `)`", "end of input"));
+    if let Some(&(_, l, _)) = open.last() {
+        return Err(syntax(l, "a closing `)`", "end of input"));
     }
-    Ok(stack.pop().map(|s| s.0).unwrap_or_default())
+    Ok(items)
 }

@@ -7,8 +7,9 @@ use crate::arith::{Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
 use crate::sexp::Sexp;
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
-use num_traits::{Signed, Zero};
-use std::collections::BTreeMap;
+use num_traits::{One, Signed, Zero};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 use std::str::FromStr;
 
 /// Value types of miniCUDA (RaCUDA §3.1).
@@ -213,7 +214,8 @@ pub enum Rw {
     Mono(Lin, Lin, Farkas),
 }
 
-/// A derivation node with its fields and children.
+/// A derivation node with its fields and children. Assertions with the same text are
+/// parsed once and shared (`Rc`) between the nodes of one certificate.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Node {
     /// Rule name (e.g. `Q:SEQ`).
@@ -221,9 +223,9 @@ pub struct Node {
     /// Source line.
     pub line: usize,
     /// `(pre ASSN)`
-    pub pre: Option<Assn>,
+    pub pre: Option<Rc<Assn>>,
     /// `(post ASSN)`
-    pub post: Option<Assn>,
+    pub post: Option<Rc<Assn>>,
     /// `(cost C)`
     pub cost: Option<Rat>,
     /// `(n N)`
@@ -261,7 +263,7 @@ fn err(s: &Sexp, expected: &'static str) -> Rejection {
     Rejection::parse(Reason::Syntax { line: s.line(), expected, found: s.brief() })
 }
 
-fn items<'a>(s: &'a Sexp, head: &str, expected: &'static str) -> Result<&'a [Sexp], Rejection> {
+fn items<'a, 't>(s: &'a Sexp<'t>, head: &str, expected: &'static str) -> Result<&'a [Sexp<'t>], Rejection> {
     match s.list() {
         Some(v) if v.first().and_then(Sexp::atom) == Some(head) => Ok(&v[1..]),
         _ => Err(err(s, expected)),
@@ -272,7 +274,7 @@ fn atom<'a>(s: &'a Sexp, expected: &'static str) -> Result<&'a str, Rejection> {
     s.atom().ok_or_else(|| err(s, expected))
 }
 
-fn exactly<'a>(v: &'a [Sexp], n: usize, s: &Sexp, e: &'static str) -> Result<&'a [Sexp], Rejection> {
+fn exactly<'a, 't>(v: &'a [Sexp<'t>], n: usize, s: &Sexp, e: &'static str) -> Result<&'a [Sexp<'t>], Rejection> {
     if v.len() == n {
         Ok(v)
     } else {
@@ -280,29 +282,35 @@ fn exactly<'a>(v: &'a [Sexp], n: usize, s: &Sexp, e: &'static str) -> Result<&'a
     }
 }
 
-/// Integer literal: optional `-` then ASCII digits.
-pub fn int(s: &Sexp) -> Result<BigInt, Rejection> {
-    let a = atom(s, "an integer")?;
+/// The integer written `a`: optional `-` then ASCII digits (`None` otherwise).
+fn int_text(a: &str) -> Option<BigInt> {
     let digits = a.strip_prefix('-').unwrap_or(a);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(err(s, "an integer"));
+        return None;
     }
-    BigInt::from_str(a).map_err(|_| err(s, "an integer"))
+    // Fast path: at most 18 digits always fit in an i64.
+    if digits.len() <= 18 {
+        return a.parse::<i64>().ok().map(BigInt::from);
+    }
+    BigInt::from_str(a).ok()
+}
+
+/// Integer literal: optional `-` then ASCII digits.
+pub fn int(s: &Sexp) -> Result<BigInt, Rejection> {
+    int_text(atom(s, "an integer")?).ok_or_else(|| err(s, "an integer"))
 }
 
 /// Rational literal `N` or `P/Q` with `Q > 0`.
 pub fn rat(s: &Sexp) -> Result<Rat, Rejection> {
     let a = atom(s, "a rational")?;
-    let (p, q) = match a.split_once('/') {
-        Some((p, q)) => (p, q),
-        None => (a, "1"),
+    let (p, q) = a.split_once('/').unwrap_or((a, "1"));
+    let (Some(p), Some(q)) = (int_text(p), int_text(q)) else {
+        return Err(err(s, "a rational"));
     };
-    let p = int(&Sexp::Atom(p.to_string(), s.line())).map_err(|_| err(s, "a rational"))?;
-    let q = int(&Sexp::Atom(q.to_string(), s.line())).map_err(|_| err(s, "a rational"))?;
     if !q.is_positive() {
         return Err(err(s, "a rational with positive denominator"));
     }
-    Ok(Rat::new(p, q))
+    Ok(if q.is_one() { Rat::from_integer(p) } else { Rat::new(p, q) })
 }
 
 fn u32_of(s: &Sexp) -> Result<u32, Rejection> {
@@ -581,16 +589,35 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
 
 const FIELD_HEADS: &[&str] = &["pre", "post", "cost", "n", "frame", "entail", "rewrite"];
 
+/// The assertions parsed so far, by source text: a certificate repeats the same assertion
+/// in many nodes, and the parsed value depends on the text alone.
+type Memo<'a> = HashMap<&'a str, Rc<Assn>>;
+
+/// [`assn`] through the memo: the first occurrence of a text is parsed (a malformed one is
+/// rejected there), a later one shares the parsed value.
+fn assn_memo<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Rc<Assn>, Rejection> {
+    if let Some(a) = memo.get(s.text()) {
+        return Ok(Rc::clone(a));
+    }
+    let a = Rc::new(assn(s)?);
+    memo.insert(s.text(), Rc::clone(&a));
+    Ok(a)
+}
+
 /// A derivation node `(RULE FIELD … CHILD …)`. Fields come before children and appear at
 /// most once (an `entail`/`rewrite` field is identified by its name).
 pub fn node(s: &Sexp) -> Result<Node, Rejection> {
+    node_in(s, &mut Memo::new())
+}
+
+fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
     let v = s.list().ok_or_else(|| err(s, "a derivation node (RULE …)"))?;
     let rule = atom(v.first().ok_or_else(|| err(s, "a rule name"))?, "a rule name")?;
     let mut n = Node { rule: rule.to_string(), line: s.line(), ..Node::default() };
     for item in &v[1..] {
         let head = item.head().unwrap_or("");
         if !FIELD_HEADS.contains(&head) {
-            n.children.push(node(item)?);
+            n.children.push(node_in(item, memo)?);
             continue;
         }
         if !n.children.is_empty() {
@@ -609,8 +636,8 @@ pub fn node(s: &Sexp) -> Result<Node, Rejection> {
         }
         let one = |e| exactly(args, 1, item, e).map(|a| &a[0]);
         match head {
-            "pre" => n.pre = Some(assn(one("(pre ASSN)")?)?),
-            "post" => n.post = Some(assn(one("(post ASSN)")?)?),
+            "pre" => n.pre = Some(assn_memo(one("(pre ASSN)")?, memo)?),
+            "post" => n.post = Some(assn_memo(one("(post ASSN)")?, memo)?),
             "cost" => n.cost = Some(rat(one("(cost C)")?)?),
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
@@ -633,7 +660,7 @@ pub fn node(s: &Sexp) -> Result<Node, Rejection> {
 ///
 /// Errors: [`Reason::Version`] for another version, [`Reason::Syntax`] otherwise.
 pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
-    let first = Sexp::Atom(String::new(), 1);
+    let first = Sexp::Atom("", 1);
     if top.len() < 2 {
         return Err(err(top.first().unwrap_or(&first), "the header `warpcert-certificate 1` on line 1"));
     }

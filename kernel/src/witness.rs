@@ -330,7 +330,7 @@ impl Machine<'_> {
     }
 }
 
-fn section<'a>(top: &'a [Sexp], head: &str) -> Result<&'a [Sexp], String> {
+fn section<'a, 't>(top: &'a [Sexp<'t>], head: &str) -> Result<&'a [Sexp<'t>], String> {
     let found: Vec<&Sexp> = top.iter().filter(|s| s.head() == Some(head)).collect();
     match found.as_slice() {
         [s] => Ok(s.list().map(|l| &l[1..]).unwrap_or(&[])),

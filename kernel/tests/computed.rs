@@ -117,3 +117,63 @@ fn farkas_checks() {
     let eq = Cstr::equal(t.lin.clone());
     assert_eq!(check_farkas(&p, &eq, &[(0, rat(1))]), Err(FarkasProblem::InequalityForEquality(0)));
 }
+
+/// The fast paths of `arith::add`/`arith::mul` (integers, `i64` parts) and of `Lin::canonical` give the
+/// values (and normalized representations) of plain `Ratio` arithmetic, small and large.
+#[test]
+fn fast_arithmetic_agrees_with_ratio() {
+    use num_traits::One;
+    use warpcert_kernel::arith::{add, mul, Rat};
+    let big = BigInt::from(u64::MAX) * BigInt::from(u64::MAX);
+    let mut xs: Vec<Rat> = [0i64, 1, -1, 2, -7, 12, i64::MAX, i64::MIN].iter().map(|&n| rat(n)).collect();
+    xs.extend([Rat::new(1.into(), 2.into()), Rat::new((-3).into(), 4.into()), Rat::from_integer(big.clone())]);
+    xs.push(Rat::new(big.clone(), BigInt::from(6)));
+    // fractions at the edge of i64 (computed in i128)
+    xs.push(Rat::new(i64::MAX.into(), (i64::MAX - 1).into()));
+    xs.push(Rat::new(i64::MIN.into(), 3.into()));
+    xs.push(Rat::new((-5).into(), i64::MAX.into()));
+    xs.push(Rat::new(871.into(), 20.into()));
+    for a in &xs {
+        for b in &xs {
+            let (s, p) = (add(a, b), mul(a, b));
+            assert_eq!((s.numer(), s.denom()), ((a + b).numer(), (a + b).denom()), "{a} + {b}");
+            assert_eq!((p.numer(), p.denom()), ((a * b).numer(), (a * b).denom()), "{a} * {b}");
+        }
+    }
+    // canonical: 4 + 6x = 2·(2 + 3x); 2 + 3x is its own canonical form; x/2 + 1/3 = 1/6·(2 + 3x).
+    let l = |c: Rat, a: Rat| {
+        let mut l = Lin::constant(c);
+        l.add_term("x", &a);
+        l
+    };
+    let canon = l(rat(2), rat(3));
+    assert_eq!(l(rat(4), rat(6)).canonical(), Ok((rat(2), canon.clone())));
+    assert_eq!(canon.canonical(), Ok((Rat::one(), canon.clone())));
+    let half = l(Rat::new(1.into(), 3.into()), Rat::new(1.into(), 2.into()));
+    assert_eq!(half.canonical(), Ok((Rat::new(1.into(), 6.into()), canon.clone())));
+    // a coefficient beyond i64: (big + big·x) = big·(1 + x)
+    assert_eq!(
+        l(Rat::from_integer(big.clone()), Rat::from_integer(big.clone())).canonical(),
+        Ok((Rat::from_integer(big), l(rat(1), rat(1))))
+    );
+}
+
+/// `N*` with thread coefficients inside and beyond `i64` (the machine-integer count and the
+/// `BigInt` count): 2^62 and 2^64 are both ≡ 0 (mod 32·4), so every lane of a warp hits
+/// another sector (32 sectors) but the same bank (32 distinct addresses in one bank).
+#[test]
+fn n_star_beyond_i64() {
+    let b = [32, 1, 1];
+    let huge = |e: u32| {
+        let k = BigInt::from(2).pow(e);
+        Dep::norm([k, BigInt::from(0), BigInt::from(0)], BigInt::from(0), BigInt::from(0))
+    };
+    for e in [62, 64, 100] {
+        assert_eq!(n_star(b, HW, &[], Some(&huge(e)), 4, Kind::MemReads), Ok(32), "2^{e}");
+        assert_eq!(n_star(b, HW, &[], Some(&huge(e)), 4, Kind::Conflicts), Ok(32), "2^{e}");
+    }
+    // Stride 2 ints: 64 consecutive ints' worth of bytes → 8 sectors; banks 0, 2, …, 30 hold
+    // two lanes each (2-way conflict).
+    assert_eq!(n_star(b, HW, &[], Some(&dep([2, 0, 0], 0, 0)), 4, Kind::MemReads), Ok(8));
+    assert_eq!(n_star(b, HW, &[], Some(&dep([2, 0, 0], 0, 0)), 4, Kind::Conflicts), Ok(2));
+}

@@ -227,12 +227,14 @@ pub struct Ctx<'a> {
     exit_own: BTreeMap<usize, Vec<Lin>>,
     /// For each loop (keyed like `atoms`): the locals live at its head (read before written
     /// by some continuation, the loop included). The invariant's `D` keeps only these.
-    live_loop: BTreeMap<usize, BTreeSet<String>>,
+    live_loop: BTreeMap<usize, Names<'a>>,
     /// The last invariant found for each exit loop (a warm start for the next search).
     exit_fix: BTreeMap<usize, (Vec<Cstr>, DepMap)>,
     /// The locals and parameters live at the start of the else branch of every `if` (keyed
     /// by the branch's address).
-    live_else: BTreeMap<usize, BTreeSet<String>>,
+    live_else: BTreeMap<usize, Names<'a>>,
+    /// The locals and parameters live at the start of the body (its upward-exposed reads).
+    live_root: Names<'a>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
@@ -281,6 +283,7 @@ impl<'a> Ctx<'a> {
             live_loop: BTreeMap::new(),
             exit_fix: BTreeMap::new(),
             live_else: BTreeMap::new(),
+            live_root: BTreeSet::new(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = if a.space == Space::Global {
@@ -292,7 +295,7 @@ impl<'a> Ctx<'a> {
             }),
         };
         c.const_facts = const_facts(prog);
-        live_in(
+        c.live_root = live_in(
             &prog.body,
             &BTreeSet::new(),
             &mut c.live_loop,
@@ -1253,7 +1256,7 @@ impl<'a> Ctx<'a> {
                                     .p
                                     .iter()
                                     .filter(|c| {
-                                        c.lin.vars().all(|v| live.contains(v))
+                                        c.lin.vars().all(|v| live.contains(v.as_str()))
                                             || (c.only_tid() && !self.launch_p.contains(c))
                                     })
                                     .cloned()
@@ -1419,9 +1422,9 @@ impl<'a> Ctx<'a> {
         let writes = body.writes();
         p.retain(|c| {
             (c.only_tid() && !self.launch_p.contains(c))
-                || c.lin
-                    .vars()
-                    .all(|v| live.as_ref().is_none_or(|l| l.contains(v)) && !writes.contains(v))
+                || c.lin.vars().all(|v| {
+                    live.as_ref().is_none_or(|l| l.contains(v.as_str())) && !writes.contains(v)
+                })
         });
         let mut d = match &live {
             Some(live) => restrict_deps(&pre.d, live),
@@ -1726,20 +1729,26 @@ fn all_assigns<'s>(s: &'s Stmt, out: &mut Vec<(&'s String, &'s Expr)>) {
     }
 }
 
+/// A set of names (locals, parameters, `threadIdx.d`) borrowed from the program.
+type Names<'s> = BTreeSet<&'s str>;
+
+/// The names of `threadIdx.x/y/z` in linear forms ([`tid_name`]).
+const TID_NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+
 /// The locals, parameters and `threadIdx.d` an operand reads.
-fn operand_reads(o: &Operand, out: &mut BTreeSet<String>) {
+fn operand_reads<'s>(o: &'s Operand, out: &mut Names<'s>) {
     match o {
         Operand::Var(x) | Operand::Param(x) => {
-            out.insert(x.clone());
+            out.insert(x);
         }
         Operand::Tid(d) => {
-            out.insert(tid_name(*d));
+            out.insert(TID_NAMES[d.index()]);
         }
         Operand::Const(_) => {}
     }
 }
 
-fn expr_reads(e: &Expr, out: &mut BTreeSet<String>) {
+fn expr_reads<'s>(e: &'s Expr, out: &mut Names<'s>) {
     match e {
         Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => operand_reads(o, out),
         Expr::Bin(_, a, b) => {
@@ -1751,12 +1760,12 @@ fn expr_reads(e: &Expr, out: &mut BTreeSet<String>) {
 
 /// [`upward_exposed`], recording for every loop of `s` the locals live at its head and for
 /// every `if` those live at the start of its else branch.
-fn live_in(
-    s: &Stmt,
-    after: &BTreeSet<String>,
-    loops: &mut BTreeMap<usize, BTreeSet<String>>,
-    elses: &mut BTreeMap<usize, BTreeSet<String>>,
-) -> BTreeSet<String> {
+fn live_in<'s>(
+    s: &'s Stmt,
+    after: &Names<'s>,
+    loops: &mut BTreeMap<usize, Names<'s>>,
+    elses: &mut BTreeMap<usize, Names<'s>>,
+) -> Names<'s> {
     match s {
         Stmt::Seq(a, b) => {
             let mid = live_in(b, after, loops, elses);
@@ -1765,7 +1774,7 @@ fn live_in(
         Stmt::If(c, a, b, _) => {
             let mut out = live_in(a, after, loops, elses);
             let lb = live_in(b, after, loops, elses);
-            out.extend(lb.iter().cloned());
+            out.extend(lb.iter().copied());
             elses.insert(&**b as *const Stmt as usize, lb);
             expr_reads(c, &mut out);
             out
@@ -1780,21 +1789,21 @@ fn live_in(
     }
 }
 
-fn restrict_deps(d: &DepMap, live: &BTreeSet<String>) -> DepMap {
+fn restrict_deps(d: &DepMap, live: &Names<'_>) -> DepMap {
     d.iter()
-        .filter(|(x, _)| live.contains(*x))
+        .filter(|(x, _)| live.contains(x.as_str()))
         .map(|(x, e)| (x.clone(), *e))
         .collect()
 }
 
 /// The locals that some execution of `s` followed by a continuation reading `after` may
 /// read before writing them (upward-exposed uses, a backward may-analysis).
-fn upward_exposed(s: &Stmt, after: &BTreeSet<String>) -> BTreeSet<String> {
+fn upward_exposed<'s>(s: &'s Stmt, after: &Names<'s>) -> Names<'s> {
     match s {
         Stmt::Skip | Stmt::Sync(_) => after.clone(),
         Stmt::Assign(x, e, _) => {
             let mut out = after.clone();
-            out.remove(x);
+            out.remove(x.as_str());
             expr_reads(e, &mut out);
             out
         }
@@ -1817,7 +1826,7 @@ fn upward_exposed(s: &Stmt, after: &BTreeSet<String>) -> BTreeSet<String> {
             expr_reads(c, &mut l);
             loop {
                 let mut next = upward_exposed(body, &l);
-                next.extend(l.iter().cloned());
+                next.extend(l.iter().copied());
                 if next == l {
                     return l;
                 }
@@ -1896,16 +1905,22 @@ impl Back<'_, '_> {
         bad: impl Fn(&Lin) -> bool,
         why: &str,
     ) -> Result<TPoly, AnalysisError> {
-        let mut out = TPoly::zero();
-        for (m, c) in qp.terms {
-            if m.iter().any(&bad) {
+        // in monomial order, as the LP equalities are numbered in the order they are added
+        let mut out = qp;
+        let drop: Vec<Mono> = out
+            .terms
+            .keys()
+            .filter(|m| m.iter().any(&bad))
+            .cloned()
+            .collect();
+        for m in drop {
+            if let Some(c) = out.terms.remove(&m) {
                 self.lp
                     .add(c, Rel::Eq, why)
                     .map_err(|e| err(None, format!("no bound: {e}")))?;
-            } else {
-                out.add_term(m, c);
             }
         }
+        out.terms.retain(|_, c| !c.is_zero_c());
         Ok(out)
     }
 
@@ -2664,12 +2679,12 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     // the initial map restricted to the locals some path may read before writing them
     // (spec/logic.md §5 allows any D ⊑ the initial map; an entry for a local that is always
     // written first is never used, and would only be copied into every assertion)
-    let exposed = upward_exposed(&prog.body, &BTreeSet::new());
+    let exposed = &ctx.live_root;
     let root = Abs {
         p: launch_facts(prog, ctx.launch).into(),
         d: (initial_deps(prog)
             .into_iter()
-            .filter(|(x, _)| exposed.contains(x))
+            .filter(|(x, _)| exposed.contains(x.as_str()))
             .collect::<DepMap>())
         .into(),
     };

@@ -17,6 +17,43 @@ pub fn tid_name(d: Dim) -> String {
     format!("threadIdx.{}", d.letter())
 }
 
+/// `(numerator, denominator)` of `x` when both fit in `i64`.
+fn small(x: &Q) -> Option<(i128, i128)> {
+    Some((
+        i128::from(x.numer().to_i64()?),
+        i128::from(x.denom().to_i64()?),
+    ))
+}
+
+/// The normalized rational `n/d` for `d > 0`.
+fn from_small(n: i128, d: i128) -> Q {
+    let (mut a, mut b) = (n.unsigned_abs(), d.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    let g = a as i128; // gcd ≥ 1 as d > 0
+    Q::new_raw((n / g).into(), (d / g).into())
+}
+
+/// `a + b`, computed in `i128` when numerators and denominators fit in `i64` (no overflow:
+/// `|n_a·d_b + n_b·d_a| < 2^127`); same value and normalized representation as `a + b`.
+pub fn q_add(a: &Q, b: &Q) -> Q {
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Q::from_integer((an + bn).into()),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bd + bn * ad, ad * bd),
+        _ => a + b,
+    }
+}
+
+/// `a · b`, like [`q_add`].
+pub fn q_mul(a: &Q, b: &Q) -> Q {
+    match (small(a), small(b)) {
+        (Some((an, 1)), Some((bn, 1))) => Q::from_integer((an * bn).into()),
+        (Some((an, ad)), Some((bn, bd))) => from_small(an * bn, ad * bd),
+        _ => a * b,
+    }
+}
+
 /// A linear form `c + Σ a_v·v` with exact rational coefficients. Invariant: no zero
 /// coefficient is stored, so structural equality is equality after normalization.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -59,10 +96,15 @@ impl Lin {
     /// `self + k·other`.
     pub fn add_scaled(&self, other: &Lin, k: &Q) -> Lin {
         let mut out = self.clone();
-        out.c += &other.c * k;
+        out.c = q_add(&out.c, &q_mul(&other.c, k));
         for (v, a) in &other.terms {
-            let e = out.terms.entry(v.clone()).or_insert_with(Q::zero);
-            *e += a * k;
+            let ak = q_mul(a, k);
+            match out.terms.get_mut(v) {
+                Some(e) => *e = q_add(e, &ak),
+                None => {
+                    out.terms.insert(v.clone(), ak);
+                }
+            }
         }
         out.terms.retain(|_, a| !a.is_zero());
         out
@@ -77,12 +119,17 @@ impl Lin {
     }
     /// `k·self`.
     pub fn scale(&self, k: &Q) -> Lin {
+        if k.is_one() {
+            let mut out = self.clone();
+            out.terms.retain(|_, a| !a.is_zero());
+            return out;
+        }
         Lin::default().add_scaled(self, k)
     }
     /// `self + k` for a constant `k`.
     pub fn plus_const(&self, k: &Q) -> Lin {
         let mut out = self.clone();
-        out.c += k;
+        out.c = q_add(&out.c, k);
         out
     }
     /// `self[v ← e]`: replaces `v` by the linear form `e`.

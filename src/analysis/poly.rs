@@ -8,11 +8,12 @@
 //! Coefficients are generic ([`Coef`]): exact rationals ([`Poly`]) or linear expressions
 //! over LP variables ([`TPoly`], templates of the inference).
 
-use super::linear::{fmt_q, Lin};
+use super::linear::{fmt_q, q_add, q_mul, Lin};
 use crate::core::metric::Q;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
 /// Coefficients of potentials: rationals or LP-variable expressions.
@@ -37,10 +38,10 @@ impl Coef for Q {
         Zero::is_zero(self)
     }
     fn add_assign_c(&mut self, o: &Self) {
-        *self += o;
+        *self = q_add(self, o);
     }
     fn scaled(&self, k: &Q) -> Self {
-        self * k
+        q_mul(self, k)
     }
     fn from_q(k: &Q) -> Self {
         k.clone()
@@ -73,8 +74,9 @@ impl LinExpr {
     pub fn eval(&self, sol: &[Q]) -> Q {
         let mut s = self.c.clone();
         for (i, a) in &self.v {
-            if let Some(x) = sol.get(*i) {
-                s += a * x;
+            match sol.get(*i) {
+                Some(x) if !x.is_zero() => s = q_add(&s, &q_mul(a, x)),
+                _ => {}
             }
         }
         s
@@ -89,10 +91,10 @@ impl Coef for LinExpr {
         self.c.is_zero() && self.v.is_empty()
     }
     fn add_assign_c(&mut self, o: &Self) {
-        self.c += &o.c;
+        self.c = q_add(&self.c, &o.c);
         for (i, a) in &o.v {
             let e = self.v.entry(*i).or_insert_with(Q::zero);
-            *e += a;
+            *e = q_add(e, a);
         }
         self.v.retain(|_, a| !a.is_zero());
     }
@@ -101,8 +103,8 @@ impl Coef for LinExpr {
             return LinExpr::default();
         }
         LinExpr {
-            c: &self.c * k,
-            v: self.v.iter().map(|(i, a)| (*i, a * k)).collect(),
+            c: q_mul(&self.c, k),
+            v: self.v.iter().map(|(i, a)| (*i, q_mul(a, k))).collect(),
         }
     }
     fn from_q(k: &Q) -> Self {
@@ -138,15 +140,24 @@ pub fn canon_atom(l: &Lin) -> AtomVal {
     let coefs: Vec<&Q> = std::iter::once(&l.c).chain(l.terms.values()).collect();
     let mut den = BigInt::one();
     for c in &coefs {
-        den = lcm_big(&den, c.denom());
+        if !c.denom().is_one() {
+            den = lcm_big(&den, c.denom());
+        }
     }
     let mut g = BigInt::zero();
     for c in &coefs {
+        if g.is_one() {
+            break; // gcd(1, n) = 1
+        }
         let n = c.numer() * (&den / c.denom());
         g = g.gcd(&n);
     }
     if g.is_zero() {
         return AtomVal::Const(Q::zero());
+    }
+    if g.is_one() && den.is_one() {
+        // already canonical: scaling by 1 would only copy it
+        return AtomVal::Scaled(Q::one(), l.scale(&Q::one()));
     }
     let factor = Q::new(g, den);
     let atom = l.scale(&(Q::one() / &factor));
@@ -203,10 +214,20 @@ impl<C: Coef> PolyT<C> {
     }
     /// Adds `c · m` for a canonical sorted monomial `m`.
     pub fn add_term(&mut self, m: Mono, c: C) {
-        let e = self.terms.entry(m.clone()).or_insert_with(C::czero);
-        e.add_assign_c(&c);
-        if e.is_zero_c() {
-            self.terms.remove(&m);
+        match self.terms.entry(m) {
+            Entry::Occupied(mut e) => {
+                e.get_mut().add_assign_c(&c);
+                if e.get().is_zero_c() {
+                    e.remove();
+                }
+            }
+            Entry::Vacant(e) => {
+                let mut z = C::czero();
+                z.add_assign_c(&c);
+                if !z.is_zero_c() {
+                    e.insert(z);
+                }
+            }
         }
     }
     /// `self + o`.
@@ -356,7 +377,10 @@ impl TPoly {
     pub fn instantiate(&self, sol: &[Q]) -> Poly {
         let mut p = Poly::zero();
         for (m, c) in &self.terms {
-            p.add_term(m.clone(), c.eval(sol));
+            let v = c.eval(sol);
+            if !v.is_zero() {
+                p.terms.insert(m.clone(), v);
+            }
         }
         p
     }

@@ -4,48 +4,79 @@
 use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
 use crate::analysis::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
 use crate::analysis::poly::Poly;
+use crate::core::metric::Q;
 use crate::core::print::sexp_stmt;
 use crate::core::{Hardware, Launch, Metric, Program};
+use num_traits::ToPrimitive;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
-fn lin_s(l: &Lin) -> String {
-    let mut s = format!("(lin {}", fmt_q(&l.c));
-    for (v, a) in &l.terms {
-        let _ = write!(s, " ({} {v})", fmt_q(a));
+/// Writes a rational as `n` or `p/q` (the text of [`fmt_q`], without its allocations for
+/// numbers that fit in `i64`).
+fn write_q(out: &mut String, x: &Q) {
+    match (x.numer().to_i64(), x.denom().to_i64()) {
+        (Some(n), Some(1)) => {
+            let _ = write!(out, "{n}");
+        }
+        (Some(n), Some(d)) => {
+            let _ = write!(out, "{n}/{d}");
+        }
+        _ => out.push_str(&fmt_q(x)),
     }
-    s.push(')');
-    s
 }
 
-fn cstr_s(c: &Cstr) -> String {
+fn write_lin(out: &mut String, l: &Lin) {
+    out.push_str("(lin ");
+    write_q(out, &l.c);
+    for (v, a) in &l.terms {
+        out.push_str(" (");
+        write_q(out, a);
+        out.push(' ');
+        out.push_str(v);
+        out.push(')');
+    }
+    out.push(')');
+}
+
+fn cstr_s(c: &Cstr, out: &mut String) {
     match &c.kind {
-        CKind::Le => format!("(le {})", lin_s(&c.lin)),
-        CKind::Eq => format!("(eq {})", lin_s(&c.lin)),
+        CKind::Le => {
+            out.push_str("(le ");
+            write_lin(out, &c.lin);
+            out.push(')');
+        }
+        CKind::Eq => {
+            out.push_str("(eq ");
+            write_lin(out, &c.lin);
+            out.push(')');
+        }
         CKind::Mod(m, rs) => {
-            let mut s = format!("(mod {} {m}", lin_s(&c.lin));
+            out.push_str("(mod ");
+            write_lin(out, &c.lin);
+            let _ = write!(out, " {m}");
             for r in rs {
-                let _ = write!(s, " {r}");
+                let _ = write!(out, " {r}");
             }
-            s.push(')');
-            s
+            out.push(')');
         }
     }
 }
 
 /// `(poly TERM ...)` with terms `(C ATOM ...)` in canonical order.
-pub fn poly_s(p: &Poly) -> String {
-    let mut s = String::from("(poly");
+fn write_poly(out: &mut String, p: &Poly) {
+    out.push_str("(poly");
     for (m, c) in &p.terms {
-        let _ = write!(s, " ({}", fmt_q(c));
+        out.push_str(" (");
+        write_q(out, c);
         for a in m {
-            let _ = write!(s, " (max0 {})", lin_s(a));
+            out.push_str(" (max0 ");
+            write_lin(out, a);
+            out.push(')');
         }
-        s.push(')');
+        out.push(')');
     }
-    s.push(')');
-    s
+    out.push(')');
 }
 
 /// The printed `(P …)` and `(D …)` parts, by the address of the shared list/map (nodes
@@ -56,108 +87,142 @@ struct Memo {
     d: HashMap<usize, String>,
 }
 
-fn assn_s(a: &Assn, memo: &mut Memo) -> String {
-    let ps = memo
-        .p
-        .entry(Arc::as_ptr(&a.p) as usize)
-        .or_insert_with(|| {
-            let mut s = String::from("(P");
-            for c in a.p.iter() {
-                s.push(' ');
-                s.push_str(&cstr_s(c));
-            }
-            s.push(')');
-            s
-        })
-        .clone();
-    let ds = memo
-        .d
-        .entry(Arc::as_ptr(&a.d) as usize)
-        .or_insert_with(|| {
-            let mut s = String::from("(D");
-            for (x, d) in a.d.iter() {
-                let _ = match d.kind {
-                    EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
-                    EntryKind::Rem => write!(
-                        s,
-                        " (rem {x} {} {} {} {} {})",
-                        d.k[0], d.k[1], d.k[2], d.r, d.g
-                    ),
-                    EntryKind::Linear => write!(
-                        s,
-                        " (dep {x} {} {} {} {} {})",
-                        d.k[0], d.k[1], d.k[2], d.r, d.g
-                    ),
-                };
-            }
-            s.push(')');
-            s
-        })
-        .clone();
-    format!("(assn {ps} {ds} (Q {}))", poly_s(&a.q))
+fn write_assn(out: &mut String, a: &Assn, memo: &mut Memo) {
+    let ps = memo.p.entry(Arc::as_ptr(&a.p) as usize).or_insert_with(|| {
+        let mut s = String::from("(P");
+        for c in a.p.iter() {
+            s.push(' ');
+            cstr_s(c, &mut s);
+        }
+        s.push(')');
+        s
+    });
+    out.push_str("(assn ");
+    out.push_str(ps);
+    let ds = memo.d.entry(Arc::as_ptr(&a.d) as usize).or_insert_with(|| {
+        let mut s = String::from("(D");
+        for (x, d) in a.d.iter() {
+            let _ = match d.kind {
+                EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
+                EntryKind::Rem => write!(
+                    s,
+                    " (rem {x} {} {} {} {} {})",
+                    d.k[0], d.k[1], d.k[2], d.r, d.g
+                ),
+                EntryKind::Linear => write!(
+                    s,
+                    " (dep {x} {} {} {} {} {})",
+                    d.k[0], d.k[1], d.k[2], d.r, d.g
+                ),
+            };
+        }
+        s.push(')');
+        s
+    });
+    out.push(' ');
+    out.push_str(ds);
+    out.push_str(" (Q ");
+    write_poly(out, &a.q);
+    out.push_str("))");
 }
 
-fn farkas_s(f: &Farkas) -> String {
-    let mut s = String::from("(farkas");
+fn write_farkas(out: &mut String, f: &Farkas) {
+    out.push_str("(farkas");
     for (i, l) in &f.0 {
-        let _ = write!(s, " ({i} {})", fmt_q(l));
+        let _ = write!(out, " ({i} ");
+        write_q(out, l);
+        out.push(')');
     }
-    s.push(')');
-    s
+    out.push(')');
 }
 
-fn field_s(f: &Field) -> String {
+fn write_field(out: &mut String, f: &Field) {
     match f {
-        Field::N(n) => format!("(n {n})"),
-        Field::Frame(c) => format!("(frame {})", fmt_q(c)),
+        Field::N(n) => {
+            let _ = write!(out, "(n {n})");
+        }
+        Field::Frame(c) => {
+            out.push_str("(frame ");
+            write_q(out, c);
+            out.push(')');
+        }
         Field::Entail(name, ws) => {
-            let mut s = format!("(entail {name}");
+            let _ = write!(out, "(entail {name}");
             for w in ws {
-                s.push(' ');
-                s.push_str(&farkas_s(w));
+                out.push(' ');
+                write_farkas(out, w);
             }
-            s.push(')');
-            s
+            out.push(')');
         }
         Field::Rewrite(name, rws) => {
-            let mut s = format!("(rewrite {name}");
+            let _ = write!(out, "(rewrite {name}");
             for rw in rws {
                 match rw {
                     Rewrite::Shift(l, d, w) => {
-                        let _ = write!(s, " (shift {} {} {})", lin_s(l), fmt_q(d), farkas_s(w));
+                        out.push_str(" (shift ");
+                        write_lin(out, l);
+                        out.push(' ');
+                        write_q(out, d);
+                        out.push(' ');
+                        write_farkas(out, w);
+                        out.push(')');
                     }
                     Rewrite::Zero(l, w) => {
-                        let _ = write!(s, " (zero {} {})", lin_s(l), farkas_s(w));
+                        out.push_str(" (zero ");
+                        write_lin(out, l);
+                        out.push(' ');
+                        write_farkas(out, w);
+                        out.push(')');
                     }
                     Rewrite::Mono(l1, l2, w) => {
-                        let _ = write!(s, " (mono {} {} {})", lin_s(l1), lin_s(l2), farkas_s(w));
+                        out.push_str(" (mono ");
+                        write_lin(out, l1);
+                        out.push(' ');
+                        write_lin(out, l2);
+                        out.push(' ');
+                        write_farkas(out, w);
+                        out.push(')');
                     }
                 }
             }
-            s.push(')');
-            s
+            out.push(')');
         }
     }
 }
 
 /// Largest indentation of a derivation line (the format is line-insensitive).
 const MAX_INDENT: usize = 32;
+const SPACES: &str = "                                ";
 
 fn node_s(n: &Node, indent: usize, out: &mut String, memo: &mut Memo) {
     // indentation is capped (deeply nested derivations would otherwise be mostly spaces)
-    let pad = " ".repeat(indent.min(MAX_INDENT));
-    let _ = write!(out, "{pad}({}", n.rule);
+    let pad = &SPACES[..indent.min(MAX_INDENT)];
+    out.push_str(pad);
+    out.push('(');
+    out.push_str(n.rule);
     match &n.judgment {
         Judgment::Stmt { pre, post } => {
-            let _ = write!(out, "\n{pad}  (pre {})", assn_s(pre, memo));
-            let _ = write!(out, "\n{pad}  (post {})", assn_s(post, memo));
+            out.push('\n');
+            out.push_str(pad);
+            out.push_str("  (pre ");
+            write_assn(out, pre, memo);
+            out.push_str(")\n");
+            out.push_str(pad);
+            out.push_str("  (post ");
+            write_assn(out, post, memo);
+            out.push(')');
         }
         Judgment::Expr { cost } => {
-            let _ = write!(out, " (cost {})", fmt_q(cost));
+            out.push_str(" (cost ");
+            write_q(out, cost);
+            out.push(')');
         }
     }
     for f in &n.fields {
-        let _ = write!(out, "\n{pad}  {}", field_s(f));
+        out.push('\n');
+        out.push_str(pad);
+        out.push_str("  ");
+        write_field(out, f);
     }
     for c in &n.children {
         out.push('\n');
@@ -213,7 +278,9 @@ pub fn write(
     sexp_stmt(&prog.body, 4, &mut s);
     s.push_str("  ))\n");
     let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
-    let _ = writeln!(s, "(bound {})", poly_s(&bound));
+    s.push_str("(bound ");
+    write_poly(&mut s, &bound);
+    s.push_str(")\n");
     s.push_str("(derivation\n");
     node_s(root, 2, &mut s, &mut Memo::default());
     s.push_str(")\n");

@@ -15,7 +15,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// What a derivation node is about.
 #[derive(Clone, Copy, Debug)]
@@ -61,6 +61,11 @@ pub struct Ctx<'a> {
     count: Cell<usize>,
     /// Memoized `N*` values ([`Ctx::access`]).
     nstar: RefCell<BTreeMap<String, u64>>,
+    /// The addresses of the certificate's assertions found well-formed ([`Ctx::wf`]
+    /// depends on the assertion alone; shared assertions are checked once). Every such
+    /// assertion belongs to the certificate, which outlives the check, so an address is
+    /// never reused for another assertion.
+    wf_ok: RefCell<HashSet<usize>>,
 }
 
 impl Ctx<'_> {
@@ -113,13 +118,13 @@ impl Ctx<'_> {
                 if !is_stmt_rule {
                     return Err(self.rej(Reason::WrongRuleKind { expected: "statement" }));
                 }
-                let pre = n.pre.as_ref().ok_or_else(|| self.rej(Reason::MissingField("pre")))?;
-                let post = n.post.as_ref().ok_or_else(|| self.rej(Reason::MissingField("post")))?;
+                let pre = n.pre.as_deref().ok_or_else(|| self.rej(Reason::MissingField("pre")))?;
+                let post = n.post.as_deref().ok_or_else(|| self.rej(Reason::MissingField("post")))?;
                 if n.cost.is_some() {
                     return Err(self.rej(Reason::UnexpectedField("cost".to_string())));
                 }
-                self.wf(pre, "pre")?;
-                self.wf(post, "post")?;
+                self.wf_once(pre, "pre")?;
+                self.wf_once(post, "post")?;
                 f(self, n, s, pre)
             }
             _ => {
@@ -144,7 +149,7 @@ impl Ctx<'_> {
 
     /// The node's `post` (present: checked by [`Ctx::check_node`]).
     pub fn post<'n>(&self, n: &'n Node) -> Result<&'n Assn, Rejection> {
-        n.post.as_ref().ok_or_else(|| self.rej(Reason::MissingField("post")))
+        n.post.as_deref().ok_or_else(|| self.rej(Reason::MissingField("post")))
     }
 
     /// Requires exactly `k` children and only the listed fields (besides `pre`, `post`,
@@ -167,6 +172,16 @@ impl Ctx<'_> {
             (Some(a), Some(b)) => Ok((a, b)),
             _ => Err(self.rej(Reason::MissingField("pre"))),
         }
+    }
+
+    /// [`Ctx::wf`] of an assertion of the certificate, once per assertion.
+    fn wf_once(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
+        let key = a as *const Assn as usize;
+        if !self.wf_ok.borrow().contains(&key) {
+            self.wf(a, which)?;
+            self.wf_ok.borrow_mut().insert(key);
+        }
+        Ok(())
     }
 
     /// Well-formedness of an assertion (spec/logic.md §1).
@@ -541,7 +556,7 @@ impl Ctx<'_> {
 
     /// `P` list equality.
     pub fn same_p(&self, a: &[Cstr], b: &[Cstr], left: &'static str, right: &'static str) -> Result<(), Rejection> {
-        if a == b {
+        if std::ptr::eq(a, b) || a == b {
             return Ok(());
         }
         let show = |p: &[Cstr]| p.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
@@ -556,7 +571,7 @@ impl Ctx<'_> {
         left: &'static str,
         right: &'static str,
     ) -> Result<(), Rejection> {
-        if a == b {
+        if std::ptr::eq(a, b) || a == b {
             return Ok(());
         }
         let show = |d: &BTreeMap<String, Dep>| d.iter().map(|(x, e)| format!("{x}:{e}")).collect::<Vec<_>>().join(", ");
@@ -565,7 +580,7 @@ impl Ctx<'_> {
 
     /// Potential equality after normalization.
     pub fn same_q(&self, a: &Poly, b: &Poly, left: &'static str, right: &'static str) -> Result<(), Rejection> {
-        if a == b {
+        if std::ptr::eq(a, b) || a == b {
             return Ok(());
         }
         Err(self.rej(Reason::Differs {
@@ -957,13 +972,14 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         divergent_exit: Cell::new(false),
         count: Cell::new(0),
         nstar: RefCell::new(BTreeMap::new()),
+        wf_ok: RefCell::new(HashSet::new()),
     };
     let root = &cert.root;
     let dummy = Assn { p: Vec::new(), d: BTreeMap::new(), q: Poly::zero() };
     cx.check_node(root, Subject::Stmt(&cert.program.body), &dummy, 0)?;
     // Root conditions (spec/logic.md §5), reported at node 0.
     cx.stack.borrow_mut().push((root.rule.clone(), 0));
-    let pre = root.pre.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("pre")))?;
+    let pre = root.pre.as_deref().ok_or_else(|| cx.rej(Reason::MissingField("pre")))?;
     cx.same_p(&launch_facts(&cert.program, cert.block), &pre.p, "the launch facts", "the root pre")?;
     let mut init = BTreeMap::new();
     for (t, x) in &cert.program.locals {

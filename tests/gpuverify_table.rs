@@ -19,7 +19,8 @@
 //! end lowers to a plain read and write so that the race detectors cannot see their
 //! atomicity; and errors that are assertion or
 //! invariant failures), `not run`, `unreadable` (the front end rejects the file; its reason
-//! is listed).
+//! is listed), `agree (rejected)` (the front end rejects a file whose expected outcome is
+//! `CLANG_ERROR`, a compile error).
 
 mod common;
 
@@ -33,6 +34,16 @@ use warpcert::semantics::interleaving::{run_interleaving, InterleavingOptions, S
 use warpcert::semantics::parallel::run_grid_checked;
 use warpcert::semantics::store::Inputs;
 use warpcert::semantics::{Params, RunOptions, SemError, Value};
+
+/// The verdict when the front end rejects a file: agreement when GPUVerify expects a
+/// compile error (`xfail:CLANG_ERROR`), else `unreadable`.
+fn rejected(expected: &str) -> &'static str {
+    if expected.contains("CLANG_ERROR") {
+        "agree (rejected)"
+    } else {
+        "unreadable"
+    }
+}
 
 /// One row of the table.
 pub struct Row {
@@ -131,7 +142,7 @@ fn row(path: &Path) -> Row {
         Ok(p) => p,
         Err(d) => {
             r.lockstep = format!("front end: {}", short(&d.message));
-            r.verdict = "unreadable";
+            r.verdict = rejected(&r.expected);
             return r;
         }
     };
@@ -178,7 +189,7 @@ fn row(path: &Path) -> Row {
         Ok((p, ws)) => (p, ws.iter().any(|w| w.to_string().contains("atomic"))),
         Err(d) => {
             r.lockstep = format!("front end: {}", short(&d.message));
-            r.verdict = "unreadable";
+            r.verdict = rejected(&r.expected);
             return r;
         }
     };

@@ -690,7 +690,11 @@ impl<'c> Exporter<'c> {
                 self.filter = saved;
                 let dt = dt?;
                 let df = self.node(f, s2, ind + 2)?;
-                let k = if r == "Q:IFEXIT1" { "DIfExit1" } else { "DIfExit4" };
+                let k = if r == "Q:IFEXIT1" {
+                    "DIfExit1"
+                } else {
+                    "DIfExit4"
+                };
                 format!("{k} {a} {b} {acc} {wx} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})")
             }
             (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2"), Stmt::While(e, body)) => {

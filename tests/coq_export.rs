@@ -11,8 +11,10 @@
 //! lowered range-bound claim, a wrong `exit` witness of a Q:IFEXIT4, a Q:WHILEEXIT2 whose
 //! body leaves by Q:IFEXIT4 checked as Q:WHILEEXIT1) are rejected by `coqc`, and so is the
 //! export of `tests/data/coq/if4_then_only.sectors.cert` (a Q:IF4 derivation the kernel
-//! once accepted although its bound is exceeded; coq-export/README.md), and a mutated
-//! certificate by the export.
+//! once accepted although its bound is exceeded; coq-export/README.md) and of
+//! `tests/data/coq/whileexit_lane.sectors.cert` (a Q:WHILEEXIT2 derivation the kernel
+//! accepts although its bound is exceeded: the lane fact of the loop's exit condition), and
+//! a mutated certificate by the export.
 //!
 //! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
 //! is not installed (CI installs Debian's `coq`).
@@ -326,6 +328,51 @@ fn if4_then_only_bound_is_exceeded() {
     );
 }
 
+/// The export of the hand-written Q:WHILEEXIT2 certificate of
+/// `tests/data/coq/whileexit_lane.cu`, which the kernel accepts with the bound 16 although
+/// at `p = 0` the write costs 32 sectors (executable semantics): the loop's post carries the
+/// lane fact `threadIdx.x mod 2 ∈ {0}` of `¬(x != 0)`, false for the odd lanes that left by
+/// the Q:IFEXIT1 exit (coq-export/README.md); `None` once the kernel rejects it.
+fn whileexit_lane() -> Option<String> {
+    let text =
+        std::fs::read_to_string(root().join("tests/data/coq/whileexit_lane.sectors.cert")).unwrap();
+    match export(&text) {
+        Ok(v) => Some(v),
+        Err(ExportError::Rejected(r)) => {
+            eprintln!("whileexit_lane: the kernel rejects it now ({r})");
+            None
+        }
+        Err(e) => panic!("whileexit_lane: {e}"),
+    }
+}
+
+/// The counterexample of coq-export/README.md to the lane facts of Q:WHILEEXIT's post: the
+/// bound 16 of `tests/data/coq/whileexit_lane.sectors.cert` is exceeded at `p = 0` (32
+/// sectors, the executable semantics: every lane writes its own 128-byte-apart element).
+#[test]
+fn whileexit_lane_bound_is_exceeded() {
+    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
+    let prog = load(&root().join("tests/data/coq/whileexit_lane.cu"), 32);
+    let params = Params::from([("p".to_string(), Value::Int(0))]);
+    let run = run_kernel(
+        &prog,
+        &[warpcert::core::Metric::standard(MetricName::Sectors)],
+        &hw(),
+        &launch(32, Some(1)),
+        &params,
+        &Inputs::zero(),
+    )
+    .expect("runs");
+    assert_eq!(
+        run.metrics[0].max_per_warp,
+        warpcert::core::metric::Q::from_integer(32.into())
+    );
+    // The bound the certificate claims (and the kernel of this commit accepts).
+    let text =
+        std::fs::read_to_string(root().join("tests/data/coq/whileexit_lane.sectors.cert")).unwrap();
+    assert!(text.contains("(bound (poly (16)))"));
+}
+
 #[test]
 fn committed_certificates_check_in_coq_and_mutants_fail() {
     if !coqc_available() {
@@ -399,6 +446,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
     }
     let mut muts = mutants();
     muts.extend(if4_then_only().map(|t| ("if4_then_only".to_string(), t)));
+    muts.extend(whileexit_lane().map(|t| ("whileexit_lane".to_string(), t)));
     for (name, text) in &muts {
         let file = tmp.join(format!("{name}.v"));
         std::fs::write(&file, text).unwrap();

@@ -18,7 +18,11 @@
       kernel accepts), and states the maps' frame conditions and the potentials'
       uniformity (spec §1 well-formedness) as premises;
     - Q:WHILE2 states the post's frame condition and the uniformity of the
-      invariant and of the post potential as premises. *)
+      invariant and of the post potential as premises;
+    - Q:WHILEEXIT1/2 (spec/logic.md §4a) use [P ∧ e], [P ∧ ¬e] without lane facts (the
+      spec's lane fact of [¬e] can be false for a thread that left by a Q:IFEXIT exit:
+      coq-export/README.md gives a counterexample the kernel accepts) and require a loop
+      condition that reads no array. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin.
 Import ListNotations.

@@ -6,7 +6,9 @@
 //! Certificates named `KERNEL.METRIC.cert` come from the 16 RaCUDA benchmark kernels
 //! (`../shared/corpus/racuda`, launches of RaCUDA's parameter files as in `warpcert bench`),
 //! from NVIDIA's histogram256 sample (`../shared/corpus/cuda-samples-subset`, read in
-//! place, the sample's launch) and from `examples/` (launch of the file's `//--blockDim=`
+//! place, the sample's launch), from the project's wrapper around NVIDIA's Mandelbrot
+//! kernel (`tests/data/frontend/mandelbrot_wrapper.cu`, which includes the corpus file; its
+//! derivations use the filtered rules of spec/logic.md §4a) and from `examples/` (launch of the file's `//--blockDim=`
 //! header, grid symbolic). `tests/coq_export.rs` exports every one of them to Coq and
 //! checks it with `coqc`.
 
@@ -45,6 +47,19 @@ const SAMPLES: &[(&str, &str, &str, [u32; 3])] = &[(
     "histogram256Kernel",
     "histogram256",
     [192, 1, 1],
+)];
+
+/// Kernels of the project around NVIDIA samples (they `#include` a corpus file, so they are
+/// checked only when `../shared` is present), as (file under the project root, certificate
+/// stem, block): `mandelbrotCounts` of `tests/data/frontend/mandelbrot_wrapper.cu`, the
+/// block loop of the sample's `Mandelbrot0` around `CalcMandelbrot<float>`
+/// (Mandelbrot_kernel.cuh), block 32×1 as in RaCUDA Table 2 (tests/mandelbrot.rs). Its
+/// derivations are the committed ones that use the filtered rules of spec/logic.md §4a
+/// (Q:WHILEEXIT2, Q:IFEXIT4, Q:IFEXIT1).
+const SAMPLE_WRAPPERS: &[(&str, &str, [u32; 3])] = &[(
+    "tests/data/frontend/mandelbrot_wrapper.cu",
+    "mandelbrot",
+    [32, 1, 1],
 )];
 
 /// Reads, lowers and analyses kernel `kernel` (the file's only one when `None`) of `path`
@@ -101,10 +116,11 @@ fn compare_or_update(stem: &str, metric: MetricName, text: &str) -> Option<Strin
 #[test]
 fn committed_certificates_are_accepted() {
     let certs = committed();
-    // 16 benchmark kernels, 1 CUDA sample and 2 examples, 4 metrics each.
+    // 16 benchmark kernels, 2 CUDA samples (histogram256, Mandelbrot) and 2 examples, 4
+    // metrics each.
     assert_eq!(FOUNDATION.len() + BENCHMARK.len(), 16);
-    assert_eq!(SAMPLES.len(), 1);
-    assert_eq!(certs.len(), 76, "{certs:?}");
+    assert_eq!(SAMPLES.len() + SAMPLE_WRAPPERS.len(), 2);
+    assert_eq!(certs.len(), 80, "{certs:?}");
     for p in certs {
         let text = std::fs::read_to_string(&p).unwrap();
         if let Err(r) = warpcert_kernel::check(&text) {
@@ -168,6 +184,12 @@ fn sample_certificates_regenerate_identically() {
     for &(file, kernel, stem, block) in SAMPLES {
         for m in MetricName::ALL {
             let text = bound_block(&dir.join(file), Some(kernel), block, m);
+            problems.extend(compare_or_update(stem, m, &text));
+        }
+    }
+    for &(file, stem, block) in SAMPLE_WRAPPERS {
+        for m in MetricName::ALL {
+            let text = bound_block(&root().join(file), None, block, m);
             problems.extend(compare_or_update(stem, m, &text));
         }
     }

@@ -1,14 +1,20 @@
 //! Coq export (issue 5): the theories compile with `coqc` and contain no `Admitted`,
 //! `admit.` or `Axiom`; every committed certificate (the 16 RaCUDA benchmark kernels, the
-//! histogram256 sample and the examples, 4 metrics each) and the certificates of
+//! histogram256 sample, the Mandelbrot wrapper — Q:WHILEEXIT2, Q:IFEXIT4, Q:IFEXIT1 of
+//! spec/logic.md §4a — and the examples, 4 metrics each), the certificates of
 //! `tests/data/coq/if1_while2.cu` (the rules Q:IF1 and Q:WHILE2, which no committed
-//! certificate uses) are exported and checked by `coqc` (`Print Assumptions` of each bound
-//! theorem: closed under the global context); mutated exports (a lowered bound, a lowered
-//! product coefficient, a wrong `N*` claim in the access table, Q:IF2 replaced by Q:IF3, a
-//! lane constraint with a wrong residue, a lowered range-bound claim) are rejected by
-//! `coqc`, and so is the export of `tests/data/coq/if4_then_only.sectors.cert` (a Q:IF4
-//! derivation the kernel accepts although its bound is exceeded; coq-export/README.md),
-//! and a mutated certificate by the export.
+//! certificate uses) and, when `../shared` is present, the steps certificate of NVIDIA's
+//! `CalcMandelbrot<float>` as the entry (Q:WHILEEXIT1, Q:IFEXIT1) are exported and checked
+//! by `coqc` (`Print Assumptions` of each bound theorem: closed under the global context);
+//! mutated exports (a lowered bound, a lowered product coefficient, a wrong `N*` claim in
+//! the access table, Q:IF2 replaced by Q:IF3, a lane constraint with a wrong residue, a
+//! lowered range-bound claim, a wrong `exit` witness of a Q:IFEXIT4, a Q:WHILEEXIT2 whose
+//! body leaves by Q:IFEXIT4 checked as Q:WHILEEXIT1) are rejected by `coqc`, and so is the
+//! export of `tests/data/coq/if4_then_only.sectors.cert` (a Q:IF4 derivation the kernel
+//! once accepted although its bound is exceeded; coq-export/README.md) and of
+//! `tests/data/coq/whileexit_lane.sectors.cert` (a Q:WHILEEXIT2 derivation the kernel
+//! accepts although its bound is exceeded: the lane fact of the loop's exit condition), and
+//! a mutated certificate by the export.
 //!
 //! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
 //! is not installed (CI installs Debian's `coq`).
@@ -140,8 +146,9 @@ fn theories_have_no_admitted_or_axioms() {
 
 /// Rule names (spec/logic.md, the kernel's registry) and the constructors of the Coq logic
 /// agree: `R:NAME` is `R_NAME`, every rule is formalized and every constructor is a rule
-/// (`EQ_OPD`, the coercion of an operand to an expression, is not a rule) — except the rules
-/// of spec/logic.md §4a, not formalized yet (spec/logic.md §6; the exporter refuses them).
+/// (`EQ_OPD`, the coercion of an operand to an expression, is not a rule; neither are the
+/// filtered judgment's `F_ORD`, `F_SEQ`, `F_IF1`–`F_IF3`, `F_WEAK`, the coercion and the
+/// filtered forms of §4's rules, spec/logic.md §4a).
 #[test]
 fn coq_constructors_are_the_logic_rules() {
     let logic = std::fs::read_to_string(coq_dir().join("theories/Logic.v")).unwrap();
@@ -154,10 +161,8 @@ fn coq_constructors_are_the_logic_rules() {
             (rule && name != "EQ_OPD").then(|| name.replacen('_', ":", 1))
         })
         .collect();
-    const NOT_YET_IN_COQ: [&str; 4] = ["Q:IFEXIT1", "Q:IFEXIT4", "Q:WHILEEXIT1", "Q:WHILEEXIT2"];
     let mut want: Vec<String> = warpcert_kernel::LOGIC_RULES
         .iter()
-        .filter(|r| !NOT_YET_IN_COQ.contains(r))
         .map(|r| r.to_string())
         .collect();
     let mut have = ctors.clone();
@@ -252,6 +257,35 @@ fn mutants() -> Vec<(String, String)> {
             "range claim",
         ),
     ));
+    // A wrong `exit` witness of the first Q:IFEXIT4 (mandelbrot divwarps: the escape test's
+    // then branch leaves the loop, `P1 ⇒ ¬(jmp0 == 0)` from `jmp0 = 1`; the multiplier of
+    // the source constraint negated).
+    let t = exp("mandelbrot.divwarps");
+    let line = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("(DIfExit4 "))
+        .expect("a Q:IFEXIT4 node")
+        .to_string();
+    let wx_at = line.find(" [(").expect("exit witness");
+    let wx_end = wx_at + line[wx_at..].find(")])]").expect("end of the exit witness") + 4;
+    let wx = &line[wx_at..wx_end];
+    let bad_wx = if wx.contains("(-1)%Z") {
+        wx.replacen("(-1)%Z", "1%Z", 1)
+    } else {
+        wx.replacen("1%Z)])]", "(-1)%Z)])]", 1)
+    };
+    let bad = format!("{}{}{}", &line[..wx_at], bad_wx, &line[wx_end..]);
+    v.push((
+        "mutant_exit_witness".to_string(),
+        mutate(&t, &line, &bad, "Q:IFEXIT4 exit witness"),
+    ));
+    // A loop whose body leaves by Q:IFEXIT4 (divergent exits) checked as Q:WHILEEXIT1 (no
+    // M^div per test, and the uniform mode needs a body without Q:IFEXIT4): mandelbrot
+    // divwarps.
+    v.push((
+        "mutant_whileexit2_as_1".to_string(),
+        mutate(&t, "(DWhileExit2 ", "(DWhileExit1 ", "Q:WHILEEXIT2"),
+    ));
     v
 }
 
@@ -294,6 +328,51 @@ fn if4_then_only_bound_is_exceeded() {
     );
 }
 
+/// The export of the hand-written Q:WHILEEXIT2 certificate of
+/// `tests/data/coq/whileexit_lane.cu`, which the kernel accepts with the bound 16 although
+/// at `p = 0` the write costs 32 sectors (executable semantics): the loop's post carries the
+/// lane fact `threadIdx.x mod 2 ∈ {0}` of `¬(x != 0)`, false for the odd lanes that left by
+/// the Q:IFEXIT1 exit (coq-export/README.md); `None` once the kernel rejects it.
+fn whileexit_lane() -> Option<String> {
+    let text =
+        std::fs::read_to_string(root().join("tests/data/coq/whileexit_lane.sectors.cert")).unwrap();
+    match export(&text) {
+        Ok(v) => Some(v),
+        Err(ExportError::Rejected(r)) => {
+            eprintln!("whileexit_lane: the kernel rejects it now ({r})");
+            None
+        }
+        Err(e) => panic!("whileexit_lane: {e}"),
+    }
+}
+
+/// The counterexample of coq-export/README.md to the lane facts of Q:WHILEEXIT's post: the
+/// bound 16 of `tests/data/coq/whileexit_lane.sectors.cert` is exceeded at `p = 0` (32
+/// sectors, the executable semantics: every lane writes its own 128-byte-apart element).
+#[test]
+fn whileexit_lane_bound_is_exceeded() {
+    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
+    let prog = load(&root().join("tests/data/coq/whileexit_lane.cu"), 32);
+    let params = Params::from([("p".to_string(), Value::Int(0))]);
+    let run = run_kernel(
+        &prog,
+        &[warpcert::core::Metric::standard(MetricName::Sectors)],
+        &hw(),
+        &launch(32, Some(1)),
+        &params,
+        &Inputs::zero(),
+    )
+    .expect("runs");
+    assert_eq!(
+        run.metrics[0].max_per_warp,
+        warpcert::core::metric::Q::from_integer(32.into())
+    );
+    // The bound the certificate claims (and the kernel of this commit accepts).
+    let text =
+        std::fs::read_to_string(root().join("tests/data/coq/whileexit_lane.sectors.cert")).unwrap();
+    assert!(text.contains("(bound (poly (16)))"));
+}
+
 #[test]
 fn committed_certificates_check_in_coq_and_mutants_fail() {
     if !coqc_available() {
@@ -309,9 +388,9 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         .filter(|p| p.extension().is_some_and(|e| e == "cert"))
         .collect();
     certs.sort();
-    // tests/certificates.rs: 16 benchmark kernels, 1 CUDA sample and 2 examples, 4 metrics
-    // each.
-    assert_eq!(certs.len(), 76);
+    // tests/certificates.rs: 16 benchmark kernels, 2 CUDA samples (histogram256, the
+    // Mandelbrot wrapper) and 2 examples, 4 metrics each.
+    assert_eq!(certs.len(), 80);
     let mut texts: Vec<(String, String)> = certs
         .iter()
         .map(|c| {
@@ -328,6 +407,36 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         }
         texts.push((format!("if1_while2.{m}"), c));
     }
+    // The filtered rules of spec/logic.md §4a: the committed Mandelbrot wrapper uses
+    // Q:WHILEEXIT2, Q:IFEXIT4 and Q:IFEXIT1; NVIDIA's CalcMandelbrot<float> as the entry
+    // (uniform arguments) Q:WHILEEXIT1 and Q:IFEXIT1 (tests/mandelbrot.rs).
+    let mandel = &texts
+        .iter()
+        .find(|(stem, _)| stem == "mandelbrot.divwarps")
+        .expect("mandelbrot.divwarps is committed")
+        .1;
+    for r in ["(Q:WHILEEXIT2", "(Q:IFEXIT4", "(Q:IFEXIT1"] {
+        assert!(mandel.contains(r), "mandelbrot.divwarps: no {r}");
+    }
+    if let Some(dir) = samples_corpus(
+        "committed_certificates_check_in_coq_and_mutants_fail (CalcMandelbrot entry)",
+    ) {
+        let parsed = warpcert::frontend::parse_file(&dir.join("Mandelbrot_kernel.cuh"))
+            .unwrap_or_else(|d| panic!("{d}"));
+        let (prog, _) = warpcert::frontend::lower(
+            &parsed,
+            Some("CalcMandelbrot<float>"),
+            &launch(32, None),
+            &hw(),
+            &Default::default(),
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let c = bound(&prog, MetricName::Steps, 32).certificate;
+        for r in ["(Q:WHILEEXIT1", "(Q:IFEXIT1"] {
+            assert!(c.contains(r), "CalcMandelbrot steps: no {r}");
+        }
+        texts.push(("calcmandelbrot_entry.steps".to_string(), c));
+    }
     let mut files = Vec::new();
     for (stem, text) in &texts {
         let v = export(text).unwrap_or_else(|e| panic!("{stem}: {e}"));
@@ -337,6 +446,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
     }
     let mut muts = mutants();
     muts.extend(if4_then_only().map(|t| ("if4_then_only".to_string(), t)));
+    muts.extend(whileexit_lane().map(|t| ("whileexit_lane".to_string(), t)));
     for (name, text) in &muts {
         let file = tmp.join(format!("{name}.v"));
         std::fs::write(&file, text).unwrap();

@@ -35,21 +35,29 @@ Inductive dtree :=
   | DWhile2 (A B : assn) (ne : accw) (db : dtree)
   | DUnroll (A B : assn) (d : dtree)
   | DWeak (A B : assn) (k : Q) (wpre : list fwit) (rpre : list rw) (wpost : list fwit)
-      (rpost : list rw) (d : dtree).
+      (rpost : list rw) (d : dtree)
+  | DIfExit1 (A B : assn) (ne : accw) (wx wjt wje : list fwit) (dt df : dtree)
+  | DIfExit4 (A B : assn) (ne : accw) (wx wjt wje : list fwit) (dt df : dtree)
+  | DWhileExit1 (A B : assn) (ne : accw) (db : dtree)
+  | DWhileExit2 (A B : assn) (ne : accw) (db : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
   | DSkip A => A
   | DSync A _ | DSeq A _ _ _ | DVwrite1 A _ _ _ | DVwrite2 A _ _ _ | DWrite A _ _ _
   | DIf1 A _ _ _ _ | DIf2 A _ _ _ _ | DIf3 A _ _ _ _ | DIf4 A _ _ _ _ _ _ _ _
-  | DWhile1 A _ _ _ | DWhile2 A _ _ _ | DUnroll A _ _ | DWeak A _ _ _ _ _ _ _ => A
+  | DWhile1 A _ _ _ | DWhile2 A _ _ _ | DUnroll A _ _ | DWeak A _ _ _ _ _ _ _
+  | DIfExit1 A _ _ _ _ _ _ _ | DIfExit4 A _ _ _ _ _ _ _ | DWhileExit1 A _ _ _
+  | DWhileExit2 A _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
   | DSkip A => A
   | DSync _ B | DSeq _ B _ _ | DVwrite1 _ B _ _ | DVwrite2 _ B _ _ | DWrite _ B _ _
   | DIf1 _ B _ _ _ | DIf2 _ B _ _ _ | DIf3 _ B _ _ _ | DIf4 _ B _ _ _ _ _ _ _
-  | DWhile1 _ B _ _ | DWhile2 _ B _ _ | DUnroll _ B _ | DWeak _ B _ _ _ _ _ _ => B
+  | DWhile1 _ B _ _ | DWhile2 _ B _ _ | DUnroll _ B _ | DWeak _ B _ _ _ _ _ _
+  | DIfExit1 _ B _ _ _ _ _ _ | DIfExit4 _ B _ _ _ _ _ _ | DWhileExit1 _ B _ _
+  | DWhileExit2 _ B _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -166,38 +174,49 @@ Proof.
       eapply EQ_SARRAY; eauto using gacc_ok_sound; apply ocost_sound.
 Qed.
 
-Fixpoint check (s : stmt) (d : dtree) : bool :=
+(** In filtered position ([fe = Some e], spec/logic.md §4a) a node of an ordinary rule is
+    coerced ([F_ORD]), which needs its pre potential uniform under its pre map and its
+    post potential non-negative (both implied by well-formedness). *)
+Definition fco (fe : option expr) (A B : assn) : bool :=
+  match fe with None => true | Some _ => puni G (aD A) (aQ A) && pnonneg (aQ B) end.
+
+(** [check fe u s d]: [d] derives [s] as an ordinary judgment ([fe = None]) or as a
+    filtered judgment for the loop condition [e] ([fe = Some e]; [u]: no Q:IFEXIT4 in
+    filtered position, as Q:WHILEEXIT1 requires). *)
+Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
   match d, s with
-  | DSkip _, SSkip => true
+  | DSkip A, SSkip => fco fe A A
   | DSync A B, SSync =>
-      peq (aP A) (aP B) && deq (aD A) (aD B) && pot_ge (aQ A) (padd (aQ B) (m_sync M))
+      peq (aP A) (aP B) && deq (aD A) (aD B) && pot_ge (aQ A) (padd (aQ B) (m_sync M)) &&
+      fco fe A B
   | DSeq A B d1 d2, SSeq s1 s2 =>
       aeq (dpre d1) A && aeq (dpost d1) (dpre d2) && aeq (dpost d2) B &&
-      check s1 d1 && check s2 d2
+      check None false s1 d1 && check fe u s2 d2
   | DVwrite1 A B ne ws, SAssign x e =>
       match ecost (aP A) (aD A) e ne with
       | Some C =>
           vw_dent_w G wt (aP A) (aD A) x e (aD B) &&
           entails_subst G (aP A) x e (aP B) ws &&
           (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
-          pot_ge (aQ A) (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C))
+          pot_ge (aQ A) (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) && fco fe A B
       | None => false
       end
   | DVwrite2 A B ne ws, SAssign x e =>
       match ecost (aP A) (aD A) e ne with
       | Some C =>
           vw_dent_w G wt (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
-          negb (pmentions (VL x) (aQ B)) && pot_ge (aQ A) (padd (aQ B) (m_vwrite M + C))
+          negb (pmentions (VL x) (aQ B)) && pot_ge (aQ A) (padd (aQ B) (m_vwrite M + C)) &&
+          fco fe A B
       | None => false
       end
   | DWrite A B n ne, SWrite Ar i e =>
       match ecost (aP A) (aD A) e ne, c_arr G Ar with
       | Some C2, Some (Global, es) =>
           peq (aP A) (aP B) && deq (aD A) (aD B) && gacc_ok false (aP A) (aD A) i es n &&
-          pot_ge (aQ A) (padd (aQ B) (m_gwrite M n + ocost i + C2))
+          pot_ge (aQ A) (padd (aQ B) (m_gwrite M n + ocost i + C2)) && fco fe A B
       | Some C2, Some (Shared, es) =>
           peq (aP A) (aP B) && deq (aD A) (aD B) && gacc_ok true (aP A) (aD A) i es n &&
-          pot_ge (aQ A) (padd (aQ B) (m_swrite M n + ocost i + C2))
+          pot_ge (aQ A) (padd (aQ B) (m_swrite M n + ocost i + C2)) && fco fe A B
       | _, _ => false
       end
   | DIf1 A B ne dt df, SIf e s1 s2 =>
@@ -209,7 +228,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
           cstrs_equiv (aP F) (andc G (aP A) (aD A) e true) &&
           deq (aD T) (aD A) && deq (aD F) (aD A) && qeq (aQ F) (aQ T) &&
           aeq (dpost dt) B && aeq (dpost df) B &&
-          pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check s1 dt && check s2 df
+          pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check fe u s1 dt && check fe u s2 df
       | None => false
       end
   | DIf2 A B ne ws dt, SIf e s1 s2 =>
@@ -218,7 +237,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
           let T := dpre dt in
           nonempty (fst (cond G e)) && entails (aP A) (fst (cond G e)) ws &&
           peq (aP T) (aP A) && deq (aD T) (aD A) && aeq (dpost dt) B &&
-          pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check s1 dt
+          pot_ge (aQ A) (padd (aQ T) (m_if M + C)) && check fe u s1 dt
       | None => false
       end
   | DIf3 A B ne ws df, SIf e s1 s2 =>
@@ -227,7 +246,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
           let F := dpre df in
           nonempty (snd (cond G e)) && entails (aP A) (snd (cond G e)) ws &&
           peq (aP F) (aP A) && deq (aD F) (aD A) && aeq (dpost df) B &&
-          pot_ge (aQ A) (padd (aQ F) (m_if M + C)) && check s2 df
+          pot_ge (aQ A) (padd (aQ F) (m_if M + C)) && check fe u s2 df
       | None => false
       end
   | DIf4 A B ne wec wet wjt wje dt df, SIf e s1 s2 =>
@@ -244,7 +263,7 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
           puni G (aD A) (aQ T) && puni G (aD F) (aQ T') && puni G (aD B) (aQ F') &&
           pot_ge (aQ T) (aQ T') && pot_ge (aQ T') (aQ F') &&
           pot_ge (aQ A) (padd (aQ T) (m_if M + C + m_div M)) &&
-          check s1 dt && check s2 df
+          check None false s1 dt && check None false s2 df && fco fe A B
       | None => false
       end
   | DWhile1 A B ne db, SWhile e s =>
@@ -256,7 +275,8 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
           cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
           pot_ge (aQ B) (aQ Bp) && pot_ge (aQ Bq) (padd (aQ B) (m_if M + C)) &&
           pot_ge (aQ A) (padd (aQ B) (m_if M + C)) &&
-          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) && check s db
+          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) && check None false s db &&
+          fco fe A B
       | None => false
       end
   | DWhile2 A B ne db, SWhile e s =>
@@ -270,87 +290,228 @@ Fixpoint check (s : stmt) (d : dtree) : bool :=
           cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) &&
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s) &&
           puni G (aD A) (aQ Bp) && puni G (aD B) (aQ B) && pot_ge (aQ Bp) (aQ B) &&
-          check s db
+          check None false s db && fco fe A B
       | None => false
       end
   | DUnroll A B d, SWhile e s =>
-      aeq (dpre d) A && aeq (dpost d) B && check (SIf e (SSeq s (SWhile e s)) SSkip) d
+      aeq (dpre d) A && aeq (dpost d) B && check None false (SIf e (SSeq s (SWhile e s)) SSkip) d &&
+      fco fe A B
   | DWeak A B k wpre rpre wpost rpost d, s =>
       let N := dpre d in let N' := dpost d in
       Qle_bool 0 k && entails (aP A) (aP N) wpre &&
       pot_ge_under (aP A) rpre (aQ A) (padd (aQ N) k) && dcovers (aD A) (aD N) &&
       entails (aP N') (aP B) wpost && pot_ge_under (aP N') rpost (padd (aQ N') k) (aQ B) &&
-      dcovers (aD N') (aD B) && check s d
+      dcovers (aD N') (aD B) && check fe u s d
+  | DIfExit1 A B ne wx wjt wje dt df, SIf c s1 s2 =>
+      match fe, ecost (aP A) (aD A) c ne with
+      | Some f, Some C =>
+          let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
+          unif G (dunif G (aD A)) c &&
+          cstrs_equiv (aP T) (andc G (aP A) (aD A) c false) &&
+          cstrs_equiv (aP F) (andc G (aP A) (aD A) c true) &&
+          deq (aD T) (aD A) && deq (aD F) (aD A) && qeq (aQ F) (aQ T) &&
+          nonempty (snd (cond G f)) && entails (aP T') (snd (cond G f)) wx &&
+          entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+          dcovers (aD F') (aD B) && pot_ge (aQ F') (aQ B) && pnonneg (aQ T') &&
+          pot_ge (aQ A) (padd (aQ T) (m_if M + C)) &&
+          check None false s1 dt && check fe u s2 df
+      | _, _ => false
+      end
+  | DIfExit4 A B ne wx wjt wje dt df, SIf c s1 s2 =>
+      match fe, ecost (aP A) (aD A) c ne with
+      | Some f, Some C =>
+          let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
+          negb u &&
+          cstrs_equiv (aP T) (andc G (aP A) (aD A) c false) &&
+          cstrs_equiv (aP F) (andc G (aP A) (aD A) c true) &&
+          deq (aD T) (aD A) && deq (aD F) (aD A) &&
+          nonempty (snd (cond G f)) && entails (aP T') (snd (cond G f)) wx &&
+          entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+          dcovers (aD F') (aD B) && pot_ge (aQ F') (aQ B) &&
+          puni G (aD A) (aQ T) && puni G (aD A) (aQ F) &&
+          pnonneg (aQ T) && pnonneg (aQ F) && pnonneg (aQ T') &&
+          pot_ge (aQ A) (padd (pplus (aQ T) (aQ F)) (m_if M + C + m_div M)) &&
+          check None false s1 dt && check fe u s2 df
+      | _, _ => false
+      end
+  | DWhileExit1 A B ne db, SWhile e s =>
+      match ecost (aP A) (aD A) e ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          unif G (dunif G (aD A)) e && noread e &&
+          deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + C)) &&
+          pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B)) ((m_if M + C) + (m_if M + C))) &&
+          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s) &&
+          puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
+          check (Some e) true s db && fco fe A B
+      | None => false
+      end
+  | DWhileExit2 A B ne db, SWhile e s =>
+      match ecost (aP A) (aD A) e ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          noread e &&
+          deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + m_div M + C)) &&
+          pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B))
+                               ((m_if M + m_div M + C) + (m_if M + m_div M + C))) &&
+          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s) &&
+          puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
+          check (Some e) false s db && fco fe A B
+      | None => false
+      end
   | _, _ => false
   end.
 
+Lemma ord_close : forall fe u A s B, qstmt G A s B -> fco fe A B = true ->
+  match fe with None => qstmt G A s B | Some e => qstmtF G u e A s B end.
+Proof.
+  intros [e|] u A s B H Hf; simpl in Hf; [apply andb_true_iff in Hf as [H1 H2]; apply F_ORD|]; auto.
+Qed.
+
+Ltac ih_none IH Hc := specialize (IH _ _ _ Hc); cbv beta iota in IH.
+
 Lemma check_qstmt : tab_ok = true -> wt = wtids G ->
-  forall d s, check s d = true -> qstmt G (dpre d) s (dpost d).
+  forall d fe u s, check fe u s d = true ->
+  match fe with None => qstmt G (dpre d) s (dpost d) | Some e => qstmtF G u e (dpre d) s (dpost d) end.
 Proof.
   intros Htab Hwt.
-  induction d; intros s H; [destruct s; cbn [check] in H; try discriminate; cbn [dpre dpost]..|].
-  - apply Q_SKIP.
-  - split_b. destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst. apply Q_SYNC; auto.
-  - split_b. subst. eapply Q_SEQ; [apply IHd1 | rewrite H3; apply IHd2]; auto.
-  - destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+  induction d; intros fe u s H;
+    [match goal with
+     | _ : check _ _ _ (DWeak _ _ _ _ _ _ _ _) = true |- _ => idtac
+     | _ => destruct s; cbn [check] in H; try discriminate; cbn [dpre dpost]
+     end..].
+  - (* DSkip *) apply ord_close; [apply Q_SKIP | exact H].
+  - (* DSync *) split_b. apply ord_close; [|assumption].
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst. apply Q_SYNC; auto.
+  - (* DSeq *) split_b. subst.
+    match goal with Hc : check None _ s1 d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check fe _ s2 d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end.
+    match goal with E : dpost d1 = dpre d2 |- _ => rewrite <- E in IHd2 end.
+    destruct fe; [eapply F_SEQ | eapply Q_SEQ]; eauto.
+  - (* DVwrite1 *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    apply ord_close; [|assumption].
     destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
     eapply Q_VWRITE1; eauto using ecost_sound.
     destruct (lin_fix G P e); [left; discriminate | right; apply negb_true_iff; auto].
-  - destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+  - (* DVwrite2 *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    apply ord_close; [|assumption].
     destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
     eapply Q_VWRITE2; eauto using ecost_sound. apply negb_true_iff; auto.
-  - destruct (ecost (aP A) (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
+  - (* DWrite *)
+    destruct (ecost (aP A) (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
     destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b;
+      apply ord_close; try assumption;
       pose proof (ecost_sound Htab _ _ _ _ _ Ec);
       destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
     + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
     + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
   - (* DIf1 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : check s1 d1 = true |- _ => specialize (IHd1 _ Hc) end.
-    match goal with Hc : check s2 d2 = true |- _ => specialize (IHd2 _ Hc) end.
+    match goal with Hc : check _ _ s1 d1 = true |- _ => specialize (IHd1 _ _ _ Hc) end.
+    match goal with Hc : check _ _ s2 d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end.
+    match goal with E : dpost d1 = B |- _ => rewrite E in IHd1 end.
+    match goal with E : dpost d2 = B |- _ => rewrite E in IHd2 end.
     destruct A as [P D Qn], (dpre d1) as [PT DT QT] eqn:E1, (dpre d2) as [PF DF QF] eqn:E3;
       simpl in *; subst.
-    eapply (Q_IF1 G P D Qn QT e ne C s1 s2 PT PF); eauto using ecost_sound.
-    rewrite <- H3; auto.
+    destruct fe.
+    + eapply (F_IF1 G u e0 P D Qn QT e ne C s1 s2 PT PF); eauto using ecost_sound.
+    + eapply (Q_IF1 G P D Qn QT e ne C s1 s2 PT PF); eauto using ecost_sound.
   - (* DIf2 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : check s1 d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with Hc : check _ _ s1 d = true |- _ => specialize (IHd _ _ _ Hc) end.
+    match goal with E : dpost d = B |- _ => rewrite E in IHd end.
     destruct A as [P D Qn], (dpre d) as [PT DT QT] eqn:E1; simpl in *; subst.
-    eapply (Q_IF2 G P D Qn QT e ne C s1 s2); eauto using ecost_sound.
+    destruct fe.
+    + eapply (F_IF2 G u e0 P D Qn QT e ne C s1 s2); eauto using ecost_sound.
+    + eapply (Q_IF2 G P D Qn QT e ne C s1 s2); eauto using ecost_sound.
   - (* DIf3 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : check s2 d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with Hc : check _ _ s2 d = true |- _ => specialize (IHd _ _ _ Hc) end.
+    match goal with E : dpost d = B |- _ => rewrite E in IHd end.
     destruct A as [P D Qn], (dpre d) as [PF DF QF] eqn:E1; simpl in *; subst.
-    eapply (Q_IF3 G P D Qn QF e ne C s1 s2); eauto using ecost_sound.
+    destruct fe.
+    + eapply (F_IF3 G u e0 P D Qn QF e ne C s1 s2); eauto using ecost_sound.
+    + eapply (Q_IF3 G P D Qn QF e ne C s1 s2); eauto using ecost_sound.
   - (* DIf4 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : check _ d1 = true |- _ => specialize (IHd1 _ Hc) end.
-    match goal with Hc : check _ d2 = true |- _ => specialize (IHd2 _ Hc) end.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ s1 d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check _ _ s2 d2 = true |- _ => ih_none IHd2 Hc end.
     destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT] eqn:E1,
       (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PF DF QF] eqn:E3,
       (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst.
     eapply (Q_IF4 G P D Qn QT e ne C s1 s2 PT); eauto using ecost_sound.
   - (* DWhile1 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d = true |- _ => ih_none IHd Hc end.
     destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
       (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
     eapply Q_WHILE1; eauto using ecost_sound.
   - (* DWhile2 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d = true |- _ => ih_none IHd Hc end.
     destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
       (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
     eapply Q_WHILE2; eauto using ecost_sound.
   - (* DUnroll *)
-    split_b. match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+    split_b. apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d = true |- _ => ih_none IHd Hc end.
     subst. apply Q_UNROLL; auto.
-  - cbn [check] in H. split_b. cbn [dpre dpost].
-    match goal with Hc : check _ d = true |- _ => specialize (IHd _ Hc) end.
+  - (* DWeak *)
+    cbn [check] in H. split_b. cbn [dpre dpost].
+    match goal with Hc : check _ _ _ d = true |- _ => specialize (IHd _ _ _ Hc) end.
     destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [NP ND NQ] eqn:E1,
       (dpost d) as [NP' ND' NQ'] eqn:E2; simpl in *.
-    eapply Q_WEAK; eauto.
+    destruct fe; [eapply F_WEAK | eapply Q_WEAK]; eauto.
+  - (* DIfExit1 *)
+    destruct fe as [f|]; cbv beta iota in H; [|discriminate].
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check None _ s1 d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check (Some f) _ s2 d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end.
+    cbv beta iota in IHd2.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT] eqn:E1,
+      (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PF DF QF] eqn:E3,
+      (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst.
+    eapply (Q_IFEXIT1 G u f P D Qn QT e ne C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2);
+      eauto using ecost_sound.
+  - (* DIfExit4 *)
+    destruct fe as [f|]; cbv beta iota in H; [|discriminate].
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check None _ s1 d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check (Some f) _ s2 d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end.
+    cbv beta iota in IHd2.
+    match goal with Hu : negb u = true |- _ => apply negb_true_iff in Hu; subst u end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT] eqn:E1,
+      (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PF DF QF] eqn:E3,
+      (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst.
+    eapply (Q_IFEXIT4 G false f P D Qn QT QF e ne C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2);
+      eauto using ecost_sound.
+  - (* DWhileExit1 *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d = true |- _ => specialize (IHd _ _ _ Hc) end.
+    cbv beta iota in IHd.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
+      (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
+    eapply Q_WHILEEXIT1; eauto using ecost_sound.
+  - (* DWhileExit2 *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d = true |- _ => specialize (IHd _ _ _ Hc) end.
+    cbv beta iota in IHd.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
+      (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
+    eapply Q_WHILEEXIT2; eauto using ecost_sound.
 Qed.
 
 End Check.
@@ -432,7 +593,7 @@ Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=
   forallb (wud_b_w wt) (c_wu G) && tab_ok_w G tab wt &&
   cstrs_equiv (aP (dpre d)) launch_facts && forallb root_dent (aD (dpre d)) &&
   qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
-  pnonneg (aQ (dpost d)) && check G tab wt body d.
+  pnonneg (aQ (dpost d)) && check G tab wt None false body d.
 
 (** The value of a potential that mentions only parameters. *)
 Definition rho_params (ps : nat -> val) : var -> Z :=
@@ -470,7 +631,7 @@ Proof.
   intros body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
   unfold check_root in H. cbv zeta in H. fold wud_b in H. fold (tab_ok G tab) in H. split_b.
   repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
-  match goal with Hc : check _ _ _ body d = true |- _ => rename Hc into Hchk end.
+  match goal with Hc : check _ _ _ None false body d = true |- _ => rename Hc into Hchk end.
   match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
   match goal with Hc : forallb root_dent _ = true |- _ => rename Hc into Hrd end.
   match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
@@ -479,7 +640,7 @@ Proof.
   match goal with Hc : tab_ok G tab = true |- _ => rename Hc into Htab end.
   match goal with Hc : forallb wud_b _ = true |- _ => rename Hc into Hwu end.
   assert (HWU : wu_sound G) by (apply wud_sound; auto).
-  pose proof (soundness G HWU _ _ _ (check_qstmt G tab _ Htab eq_refl _ _ Hchk)) as V.
+  pose proof (soundness G HWU _ _ _ (check_qstmt G tab _ Htab eq_refl _ None false _ Hchk)) as V.
   assert (Hsat : sat_assn G ps (dpre d) (init_store G arrays) (lanes G w)).
   { split.
     - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.

@@ -18,7 +18,11 @@
       kernel accepts), and states the maps' frame conditions and the potentials'
       uniformity (spec §1 well-formedness) as premises;
     - Q:WHILE2 states the post's frame condition and the uniformity of the
-      invariant and of the post potential as premises. *)
+      invariant and of the post potential as premises;
+    - Q:WHILEEXIT1/2 (spec/logic.md §4a) use [P ∧ e], [P ∧ ¬e] without lane facts (the
+      spec's lane fact of [¬e] can be false for a thread that left by a Q:IFEXIT exit:
+      coq-export/README.md gives a counterexample the kernel accepts) and require a loop
+      condition that reads no array. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin.
 Import ListNotations.
@@ -695,6 +699,12 @@ Fixpoint cstrs_equiv (P1 P2 : list cstr) : bool :=
   | _, _ => false
   end.
 
+(** The sum of two potentials ([Q:WHILEEXIT1/2]'s [I + Q']). *)
+Definition pplus (Q1 Q2 : pot) : pot := mkPot (pcst Q1 + pcst Q2) (pterms Q1 ++ pterms Q2).
+
+(** An expression that reads no array (its cost does not depend on [P], [D]). *)
+Definition noread (e : expr) : bool := match e with ERead _ _ => false | _ => true end.
+
 (** ** Judgments for operands and expressions: [P ⊢_M e : C] *)
 Inductive qopd : opd -> Q -> Prop :=
   | OQ_VAR : forall x, qopd (OVar x) (m_var M)
@@ -714,7 +724,17 @@ Inductive qexpr (P : list cstr) (D : list dent) : expr -> Z -> Q -> Prop :=
   | EQ_SARRAY : forall A i n Ci es, c_arr G A = Some (Shared, es) -> qopd i Ci ->
       dacc true P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_sread M n).
 
-(** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}] *)
+(** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}]
+
+    [qstmt] is the ordinary judgment, [qstmtF u e] the filtered judgment of
+    spec/logic.md §4a for the loop condition [e] ([⊢ᵉ_M]): its post's [D] and
+    potential are only about the threads that satisfy [e] after the statement.  The
+    index [u = true] records that the derivation has no [Q_IFEXIT4] in filtered
+    position (the side condition of [Q_WHILEEXIT1]).  Constructors of [qstmtF]: the
+    coercion [F_ORD] of an ordinary judgment (with the well-formedness facts its
+    soundness uses: the pre potential uniform under the pre map, the post potential
+    non-negative), the filtered versions [F_SEQ] (second child), [F_WEAK], [F_IF1],
+    [F_IF2], [F_IF3] of §4's rules, and the rules [Q_IFEXIT1], [Q_IFEXIT4]. *)
 Inductive qstmt : assn -> stmt -> assn -> Prop :=
   | Q_SKIP : forall A, qstmt A SSkip A
   | Q_SYNC : forall P D Qn Q',
@@ -790,6 +810,73 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> dcovers D ND = true ->
       entails NP' P' wpost = true -> pot_ge_under NP' rpost (padd NQ' k) Q' = true ->
       dcovers ND' D' = true ->
-      qstmt (mkAssn P D Qn) s (mkAssn P' D' Q').
+      qstmt (mkAssn P D Qn) s (mkAssn P' D' Q')
+  | Q_WHILEEXIT1 : forall P D Qn Q' e n C s B I PB QB' P' D',
+      qexpr P D e n C -> unif (dunif D) e = true -> noread e = true ->
+      qstmtF true e (mkAssn B D I) s (mkAssn PB D QB') ->
+      cstrs_equiv B (P ++ fst (cond e)) = true -> cstrs_equiv PB P = true ->
+      pot_ge QB' (padd I (m_if M + C)) = true ->
+      pot_ge Qn (padd (pplus I Q') ((m_if M + C) + (m_if M + C))) = true ->
+      cstrs_equiv P' (P ++ snd (cond e)) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
+  | Q_WHILEEXIT2 : forall u P D Qn Q' e n C s B I PB QB' P' D',
+      qexpr P D e n C -> noread e = true ->
+      qstmtF u e (mkAssn B D I) s (mkAssn PB D QB') ->
+      cstrs_equiv B (P ++ fst (cond e)) = true -> cstrs_equiv PB P = true ->
+      pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+      pot_ge Qn (padd (pplus I Q') ((m_if M + m_div M + C) + (m_if M + m_div M + C))) = true ->
+      cstrs_equiv P' (P ++ snd (cond e)) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
+with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
+  | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->
+      qstmtF u e A s A'
+  | F_SEQ : forall u e A A1 A' s1 s2, qstmt A s1 A1 -> qstmtF u e A1 s2 A' ->
+      qstmtF u e A (SSeq s1 s2) A'
+  | F_IF1 : forall u f P D Qn Q e n C s1 s2 PT PF A',
+      qexpr P D e n C -> unif (dunif D) e = true ->
+      cstrs_equiv PT (andc P D e false) = true -> cstrs_equiv PF (andc P D e true) = true ->
+      qstmtF u f (mkAssn PT D Q) s1 A' -> qstmtF u f (mkAssn PF D Q) s2 A' ->
+      pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmtF u f (mkAssn P D Qn) (SIf e s1 s2) A'
+  | F_IF2 : forall u f P D Qn Q e n C s1 s2 ws A',
+      qexpr P D e n C -> nonempty (fst (cond e)) = true -> entails P (fst (cond e)) ws = true ->
+      qstmtF u f (mkAssn P D Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmtF u f (mkAssn P D Qn) (SIf e s1 s2) A'
+  | F_IF3 : forall u f P D Qn Q e n C s1 s2 ws A',
+      qexpr P D e n C -> nonempty (snd (cond e)) = true -> entails P (snd (cond e)) ws = true ->
+      qstmtF u f (mkAssn P D Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+      qstmtF u f (mkAssn P D Qn) (SIf e s1 s2) A'
+  | F_WEAK : forall u f P D Qn P' D' Q' s NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost,
+      qstmtF u f (mkAssn NP ND NQ) s (mkAssn NP' ND' NQ') -> Qle_bool 0 k = true ->
+      entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> dcovers D ND = true ->
+      entails NP' P' wpost = true -> pot_ge_under NP' rpost (padd NQ' k) Q' = true ->
+      dcovers ND' D' = true ->
+      qstmtF u f (mkAssn P D Qn) s (mkAssn P' D' Q')
+  | Q_IFEXIT1 : forall u f P D Qn Q0 c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q' wx wjt wje,
+      qexpr P D c n C -> unif (dunif D) c = true ->
+      cstrs_equiv PT (andc P D c false) = true -> cstrs_equiv PF (andc P D c true) = true ->
+      qstmt (mkAssn PT D Q0) s1 (mkAssn P1 D1 Q1) ->
+      qstmtF u f (mkAssn PF D Q0) s2 (mkAssn P2 D2 Q2) ->
+      nonempty (snd (cond f)) = true -> entails P1 (snd (cond f)) wx = true ->
+      entails P1 P' wjt = true -> entails P2 P' wje = true ->
+      dcovers D2 D' = true -> pot_ge Q2 Q' = true -> pnonneg Q1 = true ->
+      pot_ge Qn (padd Q0 (m_if M + C)) = true ->
+      qstmtF u f (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q')
+  | Q_IFEXIT4 : forall u f P D Qn QT QF c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q' wx wjt wje,
+      qexpr P D c n C ->
+      cstrs_equiv PT (andc P D c false) = true -> cstrs_equiv PF (andc P D c true) = true ->
+      qstmt (mkAssn PT D QT) s1 (mkAssn P1 D1 Q1) ->
+      qstmtF u f (mkAssn PF D QF) s2 (mkAssn P2 D2 Q2) ->
+      nonempty (snd (cond f)) = true -> entails P1 (snd (cond f)) wx = true ->
+      entails P1 P' wjt = true -> entails P2 P' wje = true ->
+      dcovers D2 D' = true -> pot_ge Q2 Q' = true ->
+      puni D QT = true -> puni D QF = true ->
+      pnonneg QT = true -> pnonneg QF = true -> pnonneg Q1 = true ->
+      pot_ge Qn (padd (pplus QT QF) (m_if M + C + m_div M)) = true ->
+      qstmtF false f (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q').
 
 End Logic.

@@ -2418,10 +2418,706 @@ Proof.
     pose proof (pot_ge_under_sound _ _ _ _ _ (HP1 t Ht) Hrpost) as H2.
     rewrite padd_val in H1, H2. lra.
 Qed.
-(** ** RaCUDA Theorem 1 for these representations *)
-Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.
+(** ** Filtered judgments (spec/logic.md §4a) *)
+
+(** The value of [e] in thread [t] (the value [eeval] gives it on any [T ∋ t]). *)
+Definition ev (F : fmodel) (ps : nat -> val) (s : store) (e : expr) (t : nat) : option val :=
+  match e with
+  | EOpd o => Some (oval G ps s o t)
+  | EBin op a b => bop_eval F op (oval G ps s a t) (oval G ps s b t)
+  | EUn op a => uop_eval F op (oval G ps s a t)
+  | ERead A i => Some (sa s A (int_of (oval G ps s i t)))
+  end.
+(** Thread [t] satisfies the loop condition [e] in [s]. *)
+Definition etrue (F : fmodel) (ps : nat -> val) (s : store) (e : expr) (t : nat) : bool :=
+  match ev F ps s e t with Some v => is_true_v v | None => false end.
+
+Lemma eeval_ev : forall F ps s e T R C, eeval G F ps s e T R C ->
+  forall t, In t T -> ev F ps s e t = Some (R t).
+Proof. intros F ps s e T R C H t Ht; inversion H; subst; simpl; auto. Qed.
+
+Lemma etrue_R : forall F ps s e T R C, eeval G F ps s e T R C ->
+  forall t, In t T -> etrue F ps s e t = is_true_v (R t).
+Proof. intros. unfold etrue. erewrite eeval_ev; eauto. Qed.
+
+(** A thread satisfying [cond(¬e)] ([≠ []]) fails [e]. *)
+Lemma exit_false : forall F ps s e t, pok ps -> wt s -> nonempty (snd (cond G e)) = true ->
+  sat (rho ps s t) (snd (cond G e)) -> etrue F ps s e t = false.
 Proof.
-  intros A s A' H; induction H.
+  intros F ps s e t Hp Hw Hne Hs. unfold etrue.
+  destruct (ev F ps s e t) as [v|] eqn:Ev; [|reflexivity].
+  assert (Ho : forall o, exists c, oeval G s o [t] c) by (intros [x|p|v'|d]; eexists; constructor).
+  assert (He : exists C, eeval G F ps s e [t] (fun _ => v) C).
+  { destruct e as [o|op a b|op a|A i]; simpl in Hne; try discriminate.
+    destruct (Ho a) as [c1 H1], (Ho b) as [c2 H2]. eexists. apply EC_OP; eauto.
+    intros t' [<-|[]]. exact Ev. }
+  destruct He as [C He].
+  destruct (cond_decides F ps s e [t] _ C t Hp Hw He (or_introl eq_refl)) as [_ H2].
+  specialize (H2 Hne Hs). simpl in H2. subst v. reflexivity.
+Qed.
+
+Lemma filter_nil_notin : forall f (T : list nat) t, filter f T = [] -> In t T -> f t = false.
+Proof.
+  intros f T t H Ht. destruct (f t) eqn:E; auto.
+  assert (Hin : In t (filter f T)) by (apply filter_In; auto). rewrite H in Hin; contradiction.
+Qed.
+
+Lemma filter_all_false : forall f (T : list nat), (forall t, In t T -> f t = false) -> filter f T = [].
+Proof.
+  intros f T; induction T as [|a T IH]; intros H; simpl; auto.
+  rewrite (H a (or_introl eq_refl)). apply IH. intros; apply H; right; auto.
+Qed.
+
+(** The conclusion of a filtered triple for one run ([Qpre] the pre potential): [P'] on
+    every thread; [D'] on the threads [𝒯ₑ] that satisfy [e] at the end (on all threads, or
+    [𝒯ₑ = ∅], when [u]; a map on no thread is not asserted); the cost is at most [Qpre] when [𝒯ₑ = ∅], and the cost plus
+    [Q'] on any thread of [𝒯ₑ] is at most [Qpre] on any thread. *)
+Definition fpost (u : bool) (F : fmodel) (ps : nat -> val) (e : expr) (s : store) (T : list nat)
+    (s' : store) (C : Q) (Qpre : pot) (A' : assn) : Prop :=
+  (forall t, In t T -> sat (rho ps s' t) (aP A')) /\
+  (filter (etrue F ps s' e) T <> [] -> dsat s' (filter (etrue F ps s' e) T) (aD A')) /\
+  (u = true -> filter (etrue F ps s' e) T = [] \/ dsat s' T (aD A')) /\
+  (filter (etrue F ps s' e) T = [] -> forall t, In t T -> C <= pval (rho ps s t) Qpre) /\
+  (forall t t', In t T -> In t' (filter (etrue F ps s' e) T) ->
+     C + pval (rho ps s' t') (aQ A') <= pval (rho ps s t) Qpre).
+
+(** [⊢ᵉ {A} s {A'}] (spec/logic.md §4a), on every non-empty set of threads of one warp. *)
+Definition validF (u : bool) (e : expr) (A : assn) (st : stmt) (A' : assn) : Prop :=
+  forall F ps s T s' C w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  sat_assn ps A s T -> seval G F ps s st T s' C -> fpost u F ps e s T s' C (aQ A) A'.
+
+Lemma validF_false : forall u e A st A', validF u e A st A' -> validF false e A st A'.
+Proof.
+  intros u e A st A' V F ps s T s' C w Hp Hn Hne Hi Hw HA Hr.
+  destruct (V F ps s T s' C w Hp Hn Hne Hi Hw HA Hr) as (H1 & H2 & _ & H4 & H5).
+  unfold fpost. split; [|split; [|split; [|split]]]; auto. discriminate.
+Qed.
+
+(** A larger pre potential and a cost [c0] paid before. *)
+Lemma fpost_weaken : forall u F ps e s T s' C Qp A' C' c0 Qn,
+  fpost u F ps e s T s' C Qp A' -> C' <= c0 + C ->
+  (forall t, In t T -> c0 + pval (rho ps s t) Qp <= pval (rho ps s t) Qn) ->
+  fpost u F ps e s T s' C' Qn A'.
+Proof.
+  intros u F ps e s T s' C Qp A' C' c0 Qn (H1 & H2 & H3 & H4 & H5) HC HQ.
+  unfold fpost. split; [|split; [|split; [|split]]]; auto.
+  - intros E t Ht. specialize (H4 E t Ht). specialize (HQ t Ht). lra.
+  - intros t t' Ht Ht'. specialize (H5 t t' Ht Ht'). specialize (HQ t Ht). lra.
+Qed.
+
+Lemma disjoint_In : forall X W x, disjoint X W = true -> In x X -> ~ In x W.
+Proof. intros X W x H Hx. apply (disjoint_notin X W x H). apply memn_In; auto. Qed.
+
+Lemma lin_k_vars : forall D L k, lin_k G D L = Some k ->
+  forall a x, In (a, VL x) (lterms L) -> In x (dvars D).
+Proof.
+  intros D L. unfold lin_k. generalize (lterms L) as l. intros l.
+  induction l as [|[a' v] l IH]; intros k H a x Hin; simpl in *; [contradiction|].
+  destruct (fold_right _ _ l) as [ka|] eqn:El; [|discriminate].
+  destruct Hin as [E|Hin]; [|eapply IH; eauto].
+  inversion E; subst. simpl in H.
+  destruct (c_lty G x) as [[]|]; try discriminate.
+  destruct (dget D x) as [[y k' r g| |]|] eqn:Ed; try discriminate.
+  destruct (dget_In _ _ _ Ed) as [Hd Hy]. rewrite <- Hy. apply in_map; auto.
+Qed.
+
+(** A potential uniform under [D] only reads the locals of [D]. *)
+Lemma puni_frame : forall ps s s' D Q1 t, puni G D Q1 = true ->
+  (forall x, In x (dvars D) -> sl s' x t = sl s x t) ->
+  pval (rho ps s' t) Q1 = pval (rho ps s t) Q1.
+Proof.
+  intros ps s s' D [c l] t H Hx. unfold pval; f_equal. apply psum_ext.
+  intros c' m L a v Hcm HL Hav. unfold puni in H; rewrite forallb_forall in H.
+  specialize (H _ Hcm). rewrite forallb_forall in H. specialize (H L HL).
+  unfold luni in H. destruct (lin_k G D L) as [k|] eqn:Ek; [|discriminate].
+  destruct v as [x|p|d]; simpl; auto.
+  rewrite Hx; auto. eapply lin_k_vars; eauto.
+Qed.
+
+Lemma pplus_val : forall r Q1 Q2, pval r (pplus Q1 Q2) == pval r Q1 + pval r Q2.
+Proof. intros. unfold pval, pplus; simpl. rewrite psum_app. lra. Qed.
+
+(** The cost of an expression that reads no array does not depend on [P], [D]. *)
+Lemma qexpr_noread : forall F ps s e T R C P D n C', noread e = true ->
+  eeval G F ps s e T R C -> qexpr G P D e n C' -> C <= C'.
+Proof.
+  intros F ps s e T R C P D n C' Hnr H1 H2.
+  inversion H2; subst; simpl in Hnr; try discriminate; inversion H1; subst;
+    repeat match goal with
+           | Ha : oeval _ _ ?o _ ?c, Hb : qopd _ ?o ?c' |- _ =>
+               pose proof (qopd_sound _ _ _ _ _ Ha Hb); clear Ha Hb
+           end; lra.
+Qed.
+
+Lemma qexpr_noread_nonneg : forall P D e n C, noread e = true -> qexpr G P D e n C -> 0 <= C.
+Proof.
+  intros P D e n C Hnr H. pose proof (m_nonneg M) as (H1 & H2 & H3 & H4 & _).
+  inversion H; subst; simpl in Hnr; try discriminate;
+    repeat match goal with Hb : qopd _ _ _ |- _ => inversion Hb; subst; clear Hb end;
+    fold M; lra.
+Qed.
+
+(** The coercion of an ordinary judgment: [D'] holds on all threads, so on [𝒯ₑ]; the pre
+    potential has one value on all threads. *)
+Lemma sound_F_ORD : forall u e A st A', valid A st A' -> puni G (aD A) (aQ A) = true ->
+  pnonneg (aQ A') = true -> validF u e A st A'.
+Proof.
+  intros u e A st A' V Hu Hnn F ps s T s' C w Hp Hn Hne Hi Hw HA Hrun.
+  destruct (V F ps s T s' C w Hp Hn Hne Hi Hw HA Hrun) as [[HP' HD'] HQ].
+  unfold fpost. split; [|split; [|split; [|split]]].
+  - exact HP'.
+  - intros _; eapply dsat_sub; [apply incl_filter|exact HD'].
+  - intros _; right; exact HD'.
+  - intros _ t Ht. specialize (HQ t Ht). pose proof (pnonneg_sound (rho ps s' t) _ Hnn). lra.
+  - intros t t' Ht Ht'. apply filter_In in Ht' as [Ht' _]. specialize (HQ t' Ht').
+    rewrite (puni_sound ps s T (aD A) (aQ A) (proj2 HA) Hu t t') by auto. exact HQ.
+Qed.
+
+Lemma sound_F_SEQ : forall u e A A1 A' s1 s2, valid A s1 A1 -> validF u e A1 s2 A' ->
+  validF u e A (SSeq s1 s2) A'.
+Proof.
+  intros u e A A1 A' s1 s2 V1 V2 F ps s T s' C w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst.
+  match goal with R1 : seval _ _ _ s s1 T ?st1 ?c1, R2 : seval _ _ _ ?st1 s2 T s' ?c2 |- _ =>
+    destruct (V1 F ps s T st1 c1 w Hp Hn Hne Hi Hw HA R1) as [HA1 HQ1];
+    destruct (V2 F ps st1 T s' c2 w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ R1 Hw) HA1 R2)
+      as (HP2 & HD2 & HU2 & HE2 & HQ2)
+  end.
+  unfold fpost. split; [|split; [|split; [|split]]]; auto.
+  - intros E t Ht. specialize (HQ1 t Ht). specialize (HE2 E t Ht). lra.
+  - intros t t' Ht Ht'. specialize (HQ1 t Ht). specialize (HQ2 t t' Ht Ht'). lra.
+Qed.
+
+Lemma sound_F_WEAK : forall u f P D Qn P' D' Q' st NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost,
+  validF u f (mkAssn NP ND NQ) st (mkAssn NP' ND' NQ') -> Qle_bool 0 k = true ->
+  entails P NP wpre = true -> pot_ge_under P rpre Qn (padd NQ k) = true -> dcovers D ND = true ->
+  entails NP' P' wpost = true -> pot_ge_under NP' rpost (padd NQ' k) Q' = true ->
+  dcovers ND' D' = true ->
+  validF u f (mkAssn P D Qn) st (mkAssn P' D' Q').
+Proof.
+  intros u f P D Qn P' D' Q' st NP ND NQ NP' ND' NQ' k wpre rpre wpost rpost V Hk Hpre Hrpre HcD
+    Hpost Hrpost HcD' F ps s T s' C w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  assert (Hpre1 : sat_assn ps (mkAssn NP ND NQ) s T).
+  { split; cbn [aP aD].
+    - intros t Ht; apply (entails_sound _ _ _ _ (HP t Ht) Hpre).
+    - eapply dcovers_sound; eauto. }
+  destruct (V F ps s T s' C w Hp Hn Hne Hi Hw Hpre1 Hrun) as (HP1 & HD1 & HU1 & HE1 & HQ1).
+  cbn [aP aD aQ] in *. apply Qle_bool_iff in Hk.
+  unfold fpost. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+  - intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hpost).
+  - intros E; eapply dcovers_sound; [|exact (HD1 E)]; auto.
+  - intros Hu. destruct (HU1 Hu) as [E|E]; [left; auto | right; eapply dcovers_sound; eauto].
+  - intros E t Ht. specialize (HE1 E t Ht).
+    pose proof (pot_ge_under_sound _ _ _ _ _ (HP t Ht) Hrpre) as H1. rewrite padd_val in H1. lra.
+  - intros t t' Ht Ht'. specialize (HQ1 t t' Ht Ht').
+    assert (Ht'' : In t' T) by (apply filter_In in Ht'; tauto).
+    pose proof (pot_ge_under_sound _ _ _ _ _ (HP t Ht) Hrpre) as H1.
+    pose proof (pot_ge_under_sound _ _ _ _ _ (HP1 t' Ht'') Hrpost) as H2.
+    rewrite padd_val in H1, H2. lra.
+Qed.
+
+
+(** Filtered Q:IF1: only SC_IFT or SC_IFF, each a filtered branch from the same state. *)
+Lemma sound_F_IF1 : forall u f P D Qn Q e n C s1 s2 PT PF A',
+  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  cstrs_equiv PT (andc G P D e false) = true -> cstrs_equiv PF (andc G P D e true) = true ->
+  validF u f (mkAssn PT D Q) s1 A' -> validF u f (mkAssn PF D Q) s2 A' ->
+  pot_ge Qn (padd Q (m_if M + C)) = true ->
+  validF u f (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof.
+  intros u f P D Qn Q e n C s1 s2 PT PF A' Hq Hu HPT HPF V1 V2 Hpre.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+  - match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    eapply fpost_weaken; [exact (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs)| |].
+    + instantiate (1 := C1 + m_if M). foldM. lra.
+    + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      cbn [aQ]. foldM. lra.
+  - match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre2 : sat_assn ps (mkAssn PF D Q) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    eapply fpost_weaken; [exact (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs)| |].
+    + instantiate (1 := C1 + m_if M). foldM. lra.
+    + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      cbn [aQ]. foldM. lra.
+  - exfalso.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t1 Ht1] end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t2 Ht2] end.
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (unif_correct F ps s e T R C1 (dunif G D) w Hu Hee Hi HX t1 t2 Ht1 Ht2) in E1.
+    destruct (R t2) as [| [] |]; discriminate.
+Qed.
+
+(** Filtered Q:IF2 / Q:IF3: a decided condition. *)
+Lemma ifF_decided : forall u f P D Qn Q e n C s1 s2 sb ws A' (neg : bool),
+  qexpr G P D e n C ->
+  nonempty ((if neg then snd else fst) (cond G e)) = true ->
+  entails P ((if neg then snd else fst) (cond G e)) ws = true ->
+  sb = (if neg then s2 else s1) ->
+  validF u f (mkAssn P D Q) sb A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  validF u f (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof.
+  intros u f P D Qn Q e n C s1 s2 sb ws A' neg Hq Hne1 Hent Hsb V Hpre.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  assert (Hdec : forall R C1, eeval G F ps s e T R C1 ->
+            forall t, In t T -> R t = VBool (negb neg)).
+  { intros R C1 He t Ht. pose proof (entails_sound _ _ _ _ (HP t Ht) Hent) as Hs.
+    destruct (cond_decides F ps s e T R C1 t Hp Hw He Ht) as [D1 D2].
+    destruct neg; simpl in *; auto. }
+  assert (Hwk : forall C1, C1 <= C -> forall t, In t T ->
+            C1 + m_if M + pval (rho ps s t) Q <= pval (rho ps s t) Qn).
+  { intros C1 Hc t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1.
+    rewrite padd_val in H1. lra. }
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce;
+    pose proof (Hdec _ _ Hee) as HR.
+  - destruct neg.
+    + exfalso. destruct (nonempty_elem _ Hne) as [t Ht].
+      match goal with H : forall t, In t T -> is_true_v _ = true |- _ => specialize (H t Ht) end.
+      rewrite HR in *; auto; discriminate.
+    + match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+      eapply fpost_weaken; [exact (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs)| |].
+      * instantiate (1 := C1 + m_if M). foldM. lra.
+      * cbn [aQ]. apply (Hwk C1 Hce).
+  - destruct neg.
+    + match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+      eapply fpost_weaken; [exact (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs)| |].
+      * instantiate (1 := C1 + m_if M). foldM. lra.
+      * cbn [aQ]. apply (Hwk C1 Hce).
+    + exfalso. destruct (nonempty_elem _ Hne) as [t Ht].
+      match goal with H : forall t, In t T -> is_false_v _ = true |- _ => specialize (H t Ht) end.
+      rewrite HR in *; auto; discriminate.
+  - exfalso.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t1 Ht1] end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t2 Ht2] end.
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (HR t1 Ht1) in E1. rewrite (HR t2 Ht2) in E2. destruct neg; discriminate.
+Qed.
+
+Lemma sound_F_IF2 : forall u f P D Qn Q e n C s1 s2 ws A',
+  qexpr G P D e n C -> nonempty (fst (cond G e)) = true -> entails P (fst (cond G e)) ws = true ->
+  validF u f (mkAssn P D Q) s1 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  validF u f (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof. intros. eapply (ifF_decided u f P D Qn Q e n C s1 s2 s1 ws A' false); eauto. Qed.
+
+Lemma sound_F_IF3 : forall u f P D Qn Q e n C s1 s2 ws A',
+  qexpr G P D e n C -> nonempty (snd (cond G e)) = true -> entails P (snd (cond G e)) ws = true ->
+  validF u f (mkAssn P D Q) s2 A' -> pot_ge Qn (padd Q (m_if M + C)) = true ->
+  validF u f (mkAssn P D Qn) (SIf e s1 s2) A'.
+Proof. intros. eapply (ifF_decided u f P D Qn Q e n C s1 s2 s2 ws A' true); eauto. Qed.
+
+(** A stronger post (the rules' [join] entailments, [D2 ⊒ D'], [Q2 ≥ Q']). *)
+Lemma fpost_post : forall u F ps e s T s' C Qp P2 D2 Q2 P' D' Q' ws,
+  fpost u F ps e s T s' C Qp (mkAssn P2 D2 Q2) -> entails P2 P' ws = true ->
+  dcovers D2 D' = true -> pot_ge Q2 Q' = true -> fpost u F ps e s T s' C Qp (mkAssn P' D' Q').
+Proof.
+  intros u F ps e s T s' C Qp P2 D2 Q2 P' D' Q' ws (H1 & H2 & H3 & H4 & H5) Hj Hc Hq.
+  cbn [aP aD aQ] in *. unfold fpost. split; [|split; [|split; [|split]]]; cbn [aP aD aQ]; auto.
+  - intros t Ht; apply (entails_sound _ _ _ _ (H1 t Ht) Hj).
+  - intros E; eapply dcovers_sound; [|exact (H2 E)]; auto.
+  - intros Hu. destruct (H3 Hu) as [E|E]; [left; auto | right; eapply dcovers_sound; eauto].
+  - intros t t' Ht Ht'. specialize (H5 t t' Ht Ht').
+    pose proof (pot_ge_sound (rho ps s' t') _ _ Hq). lra.
+Qed.
+
+Lemma dsat_threads : forall s s' T D, (forall x t, In t T -> sl s' x t = sl s x t) ->
+  dsat s T D -> dsat s' T D.
+Proof. intros s s' T D Hf H d Hd. apply (esat_frame s); auto. Qed.
+
+(** The then branch of Q:IFEXIT1/4 ran on all threads: every thread fails [e]. *)
+Lemma ifexit_then_all : forall u F ps f s T s' C Qp P1 Q1 P' D' Q' wx wjt,
+  pok ps -> wt s' -> nonempty (snd (cond G f)) = true -> entails P1 (snd (cond G f)) wx = true ->
+  entails P1 P' wjt = true -> pnonneg Q1 = true ->
+  (forall t, In t T -> sat (rho ps s' t) P1) ->
+  (forall t, In t T -> C + pval (rho ps s' t) Q1 <= pval (rho ps s t) Qp) ->
+  fpost u F ps f s T s' C Qp (mkAssn P' D' Q').
+Proof.
+  intros u F ps f s T s' C Qp P1 Q1 P' D' Q' wx wjt Hp Hw Hxn Hx Hjt Hnn HP1 HQ1.
+  assert (HTe : filter (etrue F ps s' f) T = []).
+  { apply filter_all_false. intros t Ht. apply exit_false; auto.
+    apply (entails_sound _ _ _ _ (HP1 t Ht) Hx). }
+  unfold fpost. rewrite HTe. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+  - intros t Ht. apply (entails_sound _ _ _ _ (HP1 t Ht) Hjt).
+  - intros E; contradiction E; reflexivity.
+  - intros _; left; reflexivity.
+  - intros _ t Ht. specialize (HQ1 t Ht). pose proof (pnonneg_sound (rho ps s' t) _ Hnn). lra.
+  - intros t t' _ [].
+Qed.
+
+Lemma sound_Q_IFEXIT1 : forall u f P D Qn Q0 c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q' wx wjt wje,
+  qexpr G P D c n C -> unif G (dunif G D) c = true ->
+  cstrs_equiv PT (andc G P D c false) = true -> cstrs_equiv PF (andc G P D c true) = true ->
+  valid (mkAssn PT D Q0) s1 (mkAssn P1 D1 Q1) ->
+  validF u f (mkAssn PF D Q0) s2 (mkAssn P2 D2 Q2) ->
+  nonempty (snd (cond G f)) = true -> entails P1 (snd (cond G f)) wx = true ->
+  entails P1 P' wjt = true -> entails P2 P' wje = true ->
+  dcovers D2 D' = true -> pot_ge Q2 Q' = true -> pnonneg Q1 = true ->
+  pot_ge Qn (padd Q0 (m_if M + C)) = true ->
+  validF u f (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q').
+Proof.
+  intros u f P D Qn Q0 c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q' wx wjt wje
+    Hq Hu HPT HPF V1 V2 Hxn Hx Hjt Hje HcD HQ2 Hnn1 Hpre.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
+  assert (Hwk : forall C1, C1 <= C -> forall t, In t T ->
+            C1 + m_if M + pval (rho ps s t) Q0 <= pval (rho ps s t) Qn).
+  { intros C1 Hc t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1.
+    rewrite padd_val in H1. lra. }
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+  - (* SC_IFT: every thread leaves the loop *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q0) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs) as [[HP1 _] HQ1].
+    cbn [aP aQ] in HP1, HQ1.
+    eapply (ifexit_then_all u F ps f s T s' _ Qn P1 Q1); eauto using run_wt.
+    intros t Ht. specialize (HQ1 t Ht). specialize (Hwk C1 Hce t Ht). foldM. lra.
+  - match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre2 : sat_assn ps (mkAssn PF D Q0) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    eapply fpost_weaken;
+      [eapply fpost_post; [exact (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs)|eauto..]| |].
+    + instantiate (1 := C1 + m_if M). foldM. lra.
+    + cbn [aQ]. apply (Hwk C1 Hce).
+  - exfalso.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t1 Ht1] end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t2 Ht2] end.
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (unif_correct F ps s c T R C1 (dunif G D) w Hu Hee Hi HX t1 t2 Ht1 Ht2) in E1.
+    destruct (R t2) as [| [] |]; discriminate.
+Qed.
+
+Lemma same_elems_nil : forall (A B : list nat), (forall t, In t A -> In t B) -> B = [] -> A = [].
+Proof.
+  intros A B H E. destruct A as [|a A]; auto. exfalso.
+  specialize (H a (or_introl eq_refl)). rewrite E in H. contradiction.
+Qed.
+
+(** Q:IFEXIT4: the then branch leaves the loop; [F] runs on threads [s1] never touched. *)
+Lemma sound_Q_IFEXIT4 : forall u f P D Qn QT QF c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q'
+    wx wjt wje,
+  qexpr G P D c n C ->
+  cstrs_equiv PT (andc G P D c false) = true -> cstrs_equiv PF (andc G P D c true) = true ->
+  valid (mkAssn PT D QT) s1 (mkAssn P1 D1 Q1) ->
+  validF u f (mkAssn PF D QF) s2 (mkAssn P2 D2 Q2) ->
+  nonempty (snd (cond G f)) = true -> entails P1 (snd (cond G f)) wx = true ->
+  entails P1 P' wjt = true -> entails P2 P' wje = true ->
+  dcovers D2 D' = true -> pot_ge Q2 Q' = true ->
+  puni G D QT = true -> puni G D QF = true ->
+  pnonneg QT = true -> pnonneg QF = true -> pnonneg Q1 = true ->
+  pot_ge Qn (padd (pplus QT QF) (m_if M + C + m_div M)) = true ->
+  validF false f (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q').
+Proof.
+  intros u f P D Qn QT QF c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q' wx wjt wje
+    Hq HPT HPF V1 V2 Hxn Hx Hjt Hje HcD HgeQ HuT HuF HnT0 HnF0 Hnn1 Hpre.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  assert (Hwk : forall t, In t T ->
+            pval (rho ps s t) QT + pval (rho ps s t) QF + (m_if M + C + m_div M)
+            <= pval (rho ps s t) Qn).
+  { intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. lra. }
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+  - (* SC_IFT: every thread leaves the loop *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D QT) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs) as [[HP1 _] HQ1].
+    cbn [aP aQ] in HP1, HQ1.
+    eapply (ifexit_then_all false F ps f s T s' _ Qn P1 Q1); eauto using run_wt.
+    intros t Ht. specialize (HQ1 t Ht). specialize (Hwk t Ht).
+    pose proof (pnonneg_sound (rho ps s t) _ HnF0). foldM. lra.
+  - (* SC_IFF: only the else branch runs *)
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre2 : sat_assn ps (mkAssn PF D QF) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    pose proof (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs) as Hf.
+    assert (Hf' : fpost false F ps f s T s' C2 QF (mkAssn P2 D2 Q2)).
+    { destruct Hf as (H1 & H2 & _ & H4 & H5). unfold fpost.
+      split; [|split; [|split; [|split]]]; auto. discriminate. }
+    eapply fpost_weaken; [eapply fpost_post; [exact Hf'|eauto..]| |].
+    + instantiate (1 := C1 + m_if M + m_div M). foldM. lra.
+    + cbn [aQ]. intros t Ht. specialize (Hwk t Ht).
+      pose proof (pnonneg_sound (rho ps s t) _ HnT0). lra.
+  - (* SC_IFD: the then branch on 𝒯_T (all leave), the else branch on 𝒯_F *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros t H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R t) as [| [] |]; discriminate. }
+    assert (HTFT : forall t, In t TT -> ~ In t TF) by (intros t H1 H2; eapply HTTF; eauto).
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre1 : sat_assn ps (mkAssn PT D QT) s TT).
+    { split; cbn [aP aD].
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 _] HQ1].
+    cbn [aP aQ] in HP1, HQ1.
+    assert (Hst1 : forall x t, In t TF -> sl st1 x t = sl s x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (Hpre2 : sat_assn ps (mkAssn PF D QF) st1 TF).
+    { split; cbn [aP aD].
+      - intros t Ht. apply (sat_ext (rho ps s t)); [intros; symmetry; apply rho_frame; auto|].
+        apply HTF in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPF).
+        apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - apply (dsat_threads s); auto. eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V2 F ps st1 TF s' C3 w Hp HnF HneF HiF (run_wt _ _ _ _ _ _ _ Hs1 Hw) Hpre2 Hs2)
+      as (HP2 & HD2 & _ & HE2 & HQ2).
+    cbn [aP aD aQ] in HP2, HD2, HE2, HQ2.
+    assert (Hs'1 : forall x t, In t TT -> sl s' x t = sl st1 x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (Hw1 : wt s') by (eapply run_wt; [exact Hs2|]; eapply run_wt; eauto).
+    (* the threads of 𝒯_T fail [f] at the end *)
+    assert (HTe : forall t, In t (filter (etrue F ps s' f) T) <-> In t (filter (etrue F ps s' f) TF)).
+    { intros t. rewrite !filter_In. split; intros [Ht E]; split; auto.
+      - specialize (Hbool t Ht). apply HTF. split; auto.
+        destruct (R t) as [| [] |] eqn:Er; try discriminate; auto.
+        assert (HtT : In t TT) by (apply HTT; rewrite Er; auto).
+        rewrite (exit_false F ps s' f t Hp Hw1 Hxn) in E; [discriminate|].
+        apply (sat_ext (rho ps st1 t)); [intros; symmetry; apply rho_frame; auto|].
+        apply (entails_sound _ _ _ _ (HP1 t HtT) Hx).
+      - apply HTF in Ht; tauto. }
+    destruct (nonempty_elem _ HneT) as [tT HtT].
+    destruct (nonempty_elem _ HneF) as [tF HtF].
+    assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+    assert (HtF' : In tF T) by (apply HTF in HtF; tauto).
+    assert (HQF : forall t, In t T -> pval (rho ps st1 tF) QF = pval (rho ps s t) QF).
+    { intros t Ht. rewrite (pval_ext _ (rho ps s tF)) by (apply rho_frame; auto).
+      apply (puni_sound ps s T D QF HD HuF tF t); auto. }
+    assert (HQT : forall t, In t T -> pval (rho ps s tT) QT = pval (rho ps s t) QT).
+    { intros t Ht. apply (puni_sound ps s T D QT HD HuT tT t); auto. }
+    assert (HC2 : C2 <= pval (rho ps s tT) QT).
+    { specialize (HQ1 tT HtT). pose proof (pnonneg_sound (rho ps st1 tT) _ Hnn1). lra. }
+    unfold fpost. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+    + intros t Ht. specialize (Hbool t Ht).
+      destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * assert (HtT2 : In t TT) by (apply HTT; rewrite Er; auto).
+        apply (sat_ext (rho ps st1 t)); [intros; symmetry; apply rho_frame; auto|].
+        apply (entails_sound _ _ _ _ (HP1 t HtT2) Hjt).
+      * assert (HtF2 : In t TF) by (apply HTF; rewrite Er; auto).
+        apply (entails_sound _ _ _ _ (HP2 t HtF2) Hje).
+    + intros E. assert (E' : filter (etrue F ps s' f) TF <> []).
+      { intros E2. apply E. apply (same_elems_nil _ _ (fun t Ht => proj1 (HTe t) Ht) E2). }
+      eapply dsat_sub; [intros t Ht; exact (proj1 (HTe t) Ht)|].
+      eapply dcovers_sound; [|exact (HD2 E')]; auto.
+    + discriminate.
+    + intros E t Ht. assert (E' : filter (etrue F ps s' f) TF = []).
+      { apply (same_elems_nil _ _ (fun t Ht => proj2 (HTe t) Ht) E). }
+      specialize (HE2 E' tF HtF). rewrite (HQF t Ht) in HE2. rewrite (HQT t Ht) in HC2.
+      specialize (Hwk t Ht). pose proof (pnonneg_sound (rho ps s t) _ HnT0). foldM. lra.
+    + intros t t' Ht Ht'. apply HTe in Ht'. specialize (HQ2 tF t' HtF Ht').
+      rewrite (HQF t Ht) in HQ2. rewrite (HQT t Ht) in HC2. specialize (Hwk t Ht).
+      pose proof (pot_ge_sound (rho ps s' t') _ _ HgeQ) as H3. foldM. lra.
+Qed.
+
+(** ** Q:WHILEEXIT1 and Q:WHILEEXIT2
+
+    [kk uf C] is the cost of one loop test: [M^if + C], plus [M^div] for Q:WHILEEXIT2. *)
+Definition kk (uf : bool) (C : Q) : Q := if uf then m_if M + C else m_if M + m_div M + C.
+
+(** The potential [Φ] of spec/logic.md §4a by induction on the loop's run: on [𝒯] with
+    [P] on every thread and [D] on the threads [𝒯ₑ] that satisfy [e], the loop costs at most
+    [k] if [𝒯ₑ = ∅], else [k + I + k] with [I] on any thread of [𝒯ₑ].  In the uniform mode
+    ([uf], Q:WHILEEXIT1), [D] holds on all of [𝒯] or [𝒯ₑ = ∅], so the test never splits. *)
+Lemma whileexit_loop : forall uf P D e n C b B PB I QB',
+  qexpr G P D e n C -> noread e = true ->
+  (uf = true -> unif G (dunif G D) e = true) ->
+  validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (kk uf C)) = true ->
+  forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
+  forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  (forall t, In t T -> sat (rho ps s t) P) ->
+  (filter (etrue F ps s e) T <> [] -> dsat s (filter (etrue F ps s e) T) D) ->
+  (uf = true -> filter (etrue F ps s e) T = [] \/ dsat s T D) ->
+  (forall t, In t T -> sat (rho ps s' t) (P ++ snd (cond G e))) /\
+  (filter (etrue F ps s e) T = [] -> Cr <= kk uf C) /\
+  (forall te, In te (filter (etrue F ps s e) T) -> Cr <= kk uf C + pval (rho ps s te) I + kk uf C).
+Proof.
+  intros uf P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' F ps s sw T s' Cr Hrun.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  assert (Hk : forall C1, C1 <= C -> m_if M + C1 <= kk uf C)
+    by (intros; unfold kk; destruct uf; lra).
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw HP HD HU.
+  - (* SC_WHILEALL *)
+    pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr H Hq) as Hce.
+    assert (HTe : forall t, In t T -> In t (filter (etrue F ps s e) T)).
+    { intros t Ht. apply filter_In. split; auto. rewrite (etrue_R _ _ _ _ _ _ _ H t Ht). auto. }
+    assert (HTe' : filter (etrue F ps s e) T <> []).
+    { intros E. destruct (nonempty_elem _ Hne) as [t Ht]. specialize (HTe t Ht).
+      rewrite E in HTe. contradiction. }
+    assert (Hpre : sat_assn ps (mkAssn B D I) s T).
+    { split; cbn [aP aD].
+      - intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto.
+        apply (proj1 (cond_correct F ps s e T R C1 t Hp Hw H Ht)); auto.
+      - eapply dsat_sub; [|exact (HD HTe')]. intros t Ht; auto. }
+    destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as (HP1 & HD1 & HU1 & HE1 & HQ1).
+    cbn [aP aD aQ] in *.
+    destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw)
+                (fun t Ht => cstrs_equiv_sat' _ _ _ HPB (HP1 t Ht)) HD1 HU1)
+      as (Hpost & HC0 & HC1).
+    split; [exact Hpost|split].
+    + intros E; contradiction.
+    + intros te Hte. apply filter_In in Hte as [Hte _]. specialize (Hk C1 Hce).
+      destruct (filter (etrue F ps st1 e) T) as [|t1 l] eqn:E1.
+      * specialize (HE1 eq_refl te Hte). specialize (HC0 eq_refl). foldM. lra.
+      * assert (Ht1 : In t1 (t1 :: l)) by (left; auto).
+        specialize (HQ1 te t1 Hte Ht1). specialize (HC1 t1 Ht1).
+        pose proof (pot_ge_sound (rho ps st1 t1) _ _ HQB') as H3. rewrite padd_val in H3.
+        foldM. lra.
+  - (* SC_WHILESOME: impossible in the uniform mode *)
+    pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr H Hq) as Hce.
+    assert (Hnu : uf = false).
+    { destruct uf; auto. exfalso. destruct (HU eq_refl) as [E|HDT].
+      - destruct (nonempty_elem _ H1) as [t1 Ht1]. apply filter_In in Ht1 as [Ht1 E1].
+        pose proof (filter_nil_notin _ _ _ E Ht1) as E2.
+        rewrite (etrue_R _ _ _ _ _ _ _ H t1 Ht1) in E2. congruence.
+      - destruct (nonempty_elem _ H1) as [t1 Ht1]. destruct (nonempty_elem _ H2) as [t2 Ht2].
+        apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+        assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+                  sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
+        rewrite (unif_correct F ps s e T R C1 (dunif G D) w (Hu eq_refl) H Hi HX t1 t2 Ht1 Ht2)
+          in E1.
+        destruct (R t2) as [| [] |]; discriminate. }
+    subst uf.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t (filter (etrue F ps s e) T)).
+    { intros t. unfold TT. rewrite !filter_In. split; intros [Ht E]; split; auto;
+        rewrite (etrue_R _ _ _ _ _ _ _ H t Ht) in *; auto. }
+    assert (HTe' : filter (etrue F ps s e) T <> []).
+    { intros E. destruct (nonempty_elem _ H1) as [t Ht]. apply HTT in Ht.
+      rewrite E in Ht. contradiction. }
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre : sat_assn ps (mkAssn B D I) s TT).
+    { split; cbn [aP aD].
+      - intros t Ht. apply filter_In in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HB).
+        apply sat_app; auto. apply (proj1 (cond_correct F ps s e T R C1 t Hp Hw H Ht)); auto.
+      - eapply dsat_sub; [|exact (HD HTe')]. intros t Ht; apply HTT; auto. }
+    destruct (V F ps s TT st1 C2 w Hp HnT H1 HiT Hw Hpre Hrun1) as (HP1 & HD1 & _ & HE1 & HQ1).
+    cbn [aP aD aQ] in *.
+    destruct (IHHrun2 eq_refl w Hp HnT H1 HiT (run_wt _ _ _ _ _ _ _ Hrun1 Hw)
+                (fun t Ht => cstrs_equiv_sat' _ _ _ HPB (HP1 t Ht)) HD1
+                (fun E => False_ind _ (diff_false_true E)))
+      as (Hpost & HC0 & HC1).
+    split; [|split].
+    + intros t Ht. specialize (H0 t Ht). destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * apply Hpost. unfold TT. apply filter_In. rewrite Er; auto.
+      * assert (HtT2 : ~ In t TT) by
+          (intros Hin; apply filter_In in Hin as [_ Hin]; rewrite Er in Hin; discriminate).
+        apply (sat_ext (rho ps s t)).
+        -- intros v. symmetry. apply rho_frame. intros x.
+           rewrite (frame_threads _ _ _ _ _ _ _ Hrun2 x t HtT2).
+           apply (frame_threads _ _ _ _ _ _ _ Hrun1 x t HtT2).
+        -- apply sat_app; auto. apply (proj2 (cond_correct F ps s e T R C1 t Hp Hw H Ht)).
+           rewrite Er; auto.
+    + intros E; contradiction.
+    + intros te Hte. apply HTT in Hte. specialize (Hk C1 Hce).
+      assert (Hk2 : m_if M + m_div M + C1 <= kk false C) by (unfold kk; lra).
+      destruct (filter (etrue F ps st1 e) TT) as [|t1 l] eqn:E1.
+      * specialize (HE1 eq_refl te Hte). specialize (HC0 eq_refl). foldM. lra.
+      * assert (Ht1 : In t1 (t1 :: l)) by (left; auto).
+        specialize (HQ1 te t1 Hte Ht1). specialize (HC1 t1 Ht1).
+        pose proof (pot_ge_sound (rho ps st1 t1) _ _ HQB') as H3. rewrite padd_val in H3.
+        foldM. lra.
+  - (* SC_WHILENONE *)
+    pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr H Hq) as Hce.
+    assert (HTe : filter (etrue F ps s e) T = []).
+    { apply filter_all_false. intros t Ht. rewrite (etrue_R _ _ _ _ _ _ _ H t Ht).
+      specialize (H0 t Ht). destruct (R t) as [| [] |]; auto; discriminate. }
+    split; [|split].
+    + intros t Ht. apply sat_app; auto.
+      apply (proj2 (cond_correct F ps s e T R C0 t Hp Hw H Ht)); auto.
+    + intros _. specialize (Hk C0 Hce). foldM. lra.
+    + rewrite HTe. intros te [].
+Qed.
+
+Lemma sound_whileexit : forall uf P D Qn Q' e n C b B I PB QB' P' D',
+  qexpr G P D e n C -> noread e = true -> (uf = true -> unif G (dunif G D) e = true) ->
+  validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (kk uf C)) = true ->
+  pot_ge Qn (padd (pplus I Q') (kk uf C + kk uf C)) = true ->
+  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros uf P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr Hu V HB HPB HQB' Hpre HP' HcD HdD HuI HnI
+    HuQ. start_valid. cbn [aP aD aQ] in HP, HD.
+  destruct (whileexit_loop uf P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB'
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw HP
+              (fun _ => dsat_sub _ _ _ _ (incl_filter _ _) HD) (fun _ => or_intror HD))
+    as (Hpost & HC0 & HC1).
+  assert (HF : forall x t, ~ In x (writes b) -> sl s' x t = sl s x t)
+    by (intros; eapply (frame_writes _ _ _ _ _ _ _ Hrun); simpl; auto).
+  assert (HkC : 0 <= kk uf C).
+  { pose proof (qexpr_noread_nonneg _ _ _ _ _ Hnr Hq).
+    pose proof (m_nonneg M) as (_ & _ & _ & _ & Hif & Hdiv & _). unfold kk; destruct uf; lra. }
+  split; [split|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - eapply dsat_frame; eauto.
+  - intros t Ht. cbn [aQ].
+    rewrite (puni_frame ps s s' D' Q' t HuQ)
+      by (intros x Hx; apply HF; eapply disjoint_In; eauto).
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, pplus_val in H1.
+    pose proof (pnonneg_sound (rho ps s t) _ HnI).
+    destruct (filter (etrue F ps s e) T) as [|te l] eqn:E.
+    + specialize (HC0 eq_refl). lra.
+    + assert (Hte : In te (te :: l)) by (left; auto). specialize (HC1 te Hte).
+      rewrite <- E in Hte. apply filter_In in Hte as [Hte _].
+      rewrite (puni_sound ps s T D I HD HuI te t) in HC1 by auto. lra.
+Qed.
+
+(** ** RaCUDA Theorem 1 for these representations, with the filtered judgments of
+    spec/logic.md §4a (mutual induction on the two judgments) *)
+Scheme qstmt_mut := Induction for qstmt Sort Prop
+  with qstmtF_mut := Induction for qstmtF Sort Prop.
+Combined Scheme qstmt_comb from qstmt_mut, qstmtF_mut.
+
+Theorem soundness_mut :
+  (forall A s A', qstmt G A s A' -> valid A s A') /\
+  (forall u e A s A', qstmtF G u e A s A' -> validF u e A s A').
+Proof.
+  apply (qstmt_comb G (fun A s A' _ => valid A s A') (fun u e A s A' _ => validF u e A s A'));
+    intros.
   - apply sound_Q_SKIP.
   - apply sound_Q_SYNC; auto.
   - eapply sound_Q_SEQ; eauto.
@@ -2437,6 +3133,20 @@ Proof.
   - eapply sound_Q_WHILE2; eauto.
   - apply sound_Q_UNROLL; auto.
   - eapply sound_Q_WEAK; eauto.
+  - eapply (sound_whileexit true); eauto.
+  - eapply (sound_whileexit false); [eassumption | eassumption | intros E; discriminate
+                                    | eapply validF_false; eassumption | eassumption ..].
+  - apply sound_F_ORD; auto.
+  - eapply sound_F_SEQ; eauto.
+  - eapply sound_F_IF1; eauto.
+  - eapply sound_F_IF2; eauto.
+  - eapply sound_F_IF3; eauto.
+  - eapply sound_F_WEAK; eauto.
+  - eapply sound_Q_IFEXIT1; eauto.
+  - eapply sound_Q_IFEXIT4; eauto.
 Qed.
+
+Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.
+Proof. apply soundness_mut. Qed.
 
 End Sound.

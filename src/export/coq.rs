@@ -19,8 +19,9 @@
 //! (one entry per distinct `N*` key, `n` the smallest claim) that `coqc` checks once each.
 //!
 //! Errors ([`ExportError`]): the kernel rejects the certificate; the derivation uses a
-//! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4 is; a rule
-//! added later fails with its name); a rewrite over a non-integral form or shift. Nothing
+//! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4a is, the
+//! filtered judgments of §4a included; a rule added later fails with its name); a rewrite
+//! over a non-integral form or shift; a Q:IFEXIT1/4 outside a Q:WHILEEXIT1/2 body. Nothing
 //! is printed in those cases.
 
 use num_bigint::BigInt;
@@ -68,6 +69,9 @@ struct Exporter<'c> {
     udims: [bool; 3],
     /// Access-bound claims: printed key ↦ smallest claimed `n` (`Check.ntab`).
     tab: BTreeMap<String, BigInt>,
+    /// The condition of the innermost Q:WHILEEXIT1/2 loop whose body is being exported
+    /// (the filter of spec/logic.md §4a; its `cond(¬e)` is the target of `entail exit`).
+    filter: Option<Expr>,
 }
 
 fn lcm(a: &BigInt, b: &BigInt) -> BigInt {
@@ -159,6 +163,7 @@ impl<'c> Exporter<'c> {
             defs: String::new(),
             udims: warp_uniform_dims(cert.block, cert.hardware[0]),
             tab: BTreeMap::new(),
+            filter: None,
         }
     }
 
@@ -658,9 +663,57 @@ impl<'c> Exporter<'c> {
                 let d = self.node(c, s, ind + 2)?;
                 format!("DWeak {a} {b} {k} {wpre} {rpre} {wpost} {rpost}\n{pad}  ({d})")
             }
+            (r @ ("Q:IFEXIT1" | "Q:IFEXIT4"), Stmt::If(c, s1, s2)) => {
+                // spec/logic.md §4a: T ordinary, F filtered for the enclosing loop's condition.
+                let (t, f) = (child(1)?, child(2)?);
+                let (tpost, fpost) = match (&t.post, &f.post) {
+                    (Some(x), Some(y)) => (x, y),
+                    _ => {
+                        return Err(ExportError::Unsupported(format!(
+                            "{r} children without pre/post"
+                        )))
+                    }
+                };
+                let filter = self.filter.clone().ok_or_else(|| {
+                    ExportError::Unsupported(format!("{r} outside the body of a Q:WHILEEXIT1/2"))
+                })?;
+                let targets = vec![BigInt::one(); self.cond_len(&filter, true)];
+                let tps = Self::scales(&tpost.p, 0);
+                let wx = Self::witnesses(n, "exit", &targets, &tps)?;
+                let wjt = Self::witnesses(n, "join-then", &post_scales, &tps)?;
+                let wje =
+                    Self::witnesses(n, "join-else", &post_scales, &Self::scales(&fpost.p, 0))?;
+                let acc = self.expr_acc(child(0)?, c, pre);
+                // The then branch is an ordinary judgment: no filter inside it.
+                let saved = self.filter.take();
+                let dt = self.node(t, s1, ind + 2);
+                self.filter = saved;
+                let dt = dt?;
+                let df = self.node(f, s2, ind + 2)?;
+                let k = if r == "Q:IFEXIT1" {
+                    "DIfExit1"
+                } else {
+                    "DIfExit4"
+                };
+                format!("{k} {a} {b} {acc} {wx} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})")
+            }
+            (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2"), Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let saved = self.filter.replace(e.clone());
+                let db = self.node(child(1)?, body, ind + 2);
+                self.filter = saved;
+                let db = db?;
+                let k = if r == "Q:WHILEEXIT1" {
+                    "DWhileExit1"
+                } else {
+                    "DWhileExit2"
+                };
+                format!("{k} {a} {b} {acc}\n{pad}  ({db})")
+            }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"),
+                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
+                | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(

@@ -269,6 +269,31 @@ fn mutated_statement_is_rejected() {
     );
 }
 
+/// `tests/data/coq/whileexit_lane.sectors.cert` (written by hand for tests/coq_export.rs):
+/// Q:WHILEEXIT2 with the lane facts `threadIdx.x mod 2 ∈ {1}` in the body pre and
+/// `threadIdx.x mod 2 ∈ {0}` in the loop's post, which gives the bound 16 for the write
+/// `A[32·threadIdx.x]`; at `p = 0` the odd lanes leave by the exit and the run costs 32
+/// sectors (`whileexit_lane_bound_is_exceeded` in tests/coq_export.rs, executable
+/// semantics). Q:WHILEEXIT1/2 allow no lane facts (spec/logic.md §4a): the kernel rejects
+/// the body pre, and, with that lane fact removed, the post.
+#[test]
+fn unsound_whileexit_certificate_is_rejected() {
+    let text =
+        std::fs::read_to_string(root().join("tests/data/coq/whileexit_lane.sectors.cert")).unwrap();
+    let at = |t: &str, left: &str| {
+        let r = warpcert_kernel::check(t).expect_err("the kernel accepted an unsound bound");
+        assert_eq!(r.rule, "Q:WHILEEXIT2", "{r}");
+        assert!(
+            matches!(&r.reason, warpcert_kernel::Reason::Differs { left: l, component: "P", .. } if *l == left),
+            "{r}"
+        );
+    };
+    at(&text, "P ∧ cond(e)");
+    let body_lane = "(mod (lin 0 (1 threadIdx.x)) 2 1)";
+    assert!(text.contains(body_lane));
+    at(&text.replace(body_lane, ""), "P ∧ cond(¬e)");
+}
+
 /// A hand-written certificate (tests/data/coq/if4_then_only.sectors.cert) for a kernel
 /// whose then branch is taken by every thread and whose else branch is a loop: its Q:IF4
 /// takes the else branch's post potential 32 from a rewrite justified by the loop's exit

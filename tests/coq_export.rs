@@ -9,12 +9,11 @@
 //! mutated exports (a lowered bound, a lowered product coefficient, a wrong `N*` claim in
 //! the access table, Q:IF2 replaced by Q:IF3, a lane constraint with a wrong residue, a
 //! lowered range-bound claim, a wrong `exit` witness of a Q:IFEXIT4, a Q:WHILEEXIT2 whose
-//! body leaves by Q:IFEXIT4 checked as Q:WHILEEXIT1) are rejected by `coqc`, and so is the
-//! export of `tests/data/coq/if4_then_only.sectors.cert` (a Q:IF4 derivation the kernel
-//! once accepted although its bound is exceeded; coq-export/README.md) and of
-//! `tests/data/coq/whileexit_lane.sectors.cert` (a Q:WHILEEXIT2 derivation the kernel
-//! accepts although its bound is exceeded: the lane fact of the loop's exit condition), and
-//! a mutated certificate by the export.
+//! body leaves by Q:IFEXIT4 checked as Q:WHILEEXIT1) are rejected by `coqc`; a mutated
+//! certificate and the two counterexamples of coq-export/README.md
+//! (`tests/data/coq/if4_then_only`, `tests/data/coq/whileexit_lane`: derivations the kernel
+//! once accepted although their bounds are exceeded, which `coqc` rejected) are refused by
+//! the export because the kernel rejects them now.
 //!
 //! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
 //! is not installed (CI installs Debian's `coq`).
@@ -289,19 +288,23 @@ fn mutants() -> Vec<(String, String)> {
     v
 }
 
-/// The export of the hand-written Q:IF4 certificate of `tests/data/coq/if4_then_only.cu`,
-/// which the kernel accepts with the bound `max(0, w)` although at `w = 0` the write costs
-/// 32 sectors (executable semantics); `None` once the kernel rejects it.
-fn if4_then_only() -> Option<String> {
-    let text =
-        std::fs::read_to_string(root().join("tests/data/coq/if4_then_only.sectors.cert")).unwrap();
-    match export(&text) {
-        Ok(v) => Some(v),
-        Err(ExportError::Rejected(r)) => {
-            eprintln!("if4_then_only: the kernel rejects it now ({r})");
-            None
+/// The hand-written counterexamples of coq-export/README.md — Q:IF4 without `Q ≥ Q1 ≥ Q2`
+/// (`if4_then_only`, claims `max(0, w)`, costs 32 sectors at `w = 0`) and Q:WHILEEXIT2 with
+/// lane facts (`whileexit_lane`, claims 16, costs 32 at `p = 0`) — were accepted by the
+/// kernel and rejected by `coqc` when the Coq proofs found them; since the kernel's rules
+/// have the Coq premises (spec/logic.md §4, §4a) the export refuses them as rejected.
+#[test]
+fn counterexamples_are_refused_by_the_export() {
+    for (file, rule) in [
+        ("if4_then_only.sectors.cert", "Q:IF4"),
+        ("whileexit_lane.sectors.cert", "Q:WHILEEXIT2"),
+    ] {
+        let text = std::fs::read_to_string(root().join("tests/data/coq").join(file)).unwrap();
+        match export(&text) {
+            Err(ExportError::Rejected(r)) => assert!(r.contains(rule), "{file}: {r}"),
+            Ok(_) => panic!("{file}: exported although its bound is exceeded"),
+            Err(e) => panic!("{file}: {e}"),
         }
-        Err(e) => panic!("if4_then_only: {e}"),
     }
 }
 
@@ -328,24 +331,6 @@ fn if4_then_only_bound_is_exceeded() {
     );
 }
 
-/// The export of the hand-written Q:WHILEEXIT2 certificate of
-/// `tests/data/coq/whileexit_lane.cu`, which the kernel accepts with the bound 16 although
-/// at `p = 0` the write costs 32 sectors (executable semantics): the loop's post carries the
-/// lane fact `threadIdx.x mod 2 ∈ {0}` of `¬(x != 0)`, false for the odd lanes that left by
-/// the Q:IFEXIT1 exit (coq-export/README.md); `None` once the kernel rejects it.
-fn whileexit_lane() -> Option<String> {
-    let text =
-        std::fs::read_to_string(root().join("tests/data/coq/whileexit_lane.sectors.cert")).unwrap();
-    match export(&text) {
-        Ok(v) => Some(v),
-        Err(ExportError::Rejected(r)) => {
-            eprintln!("whileexit_lane: the kernel rejects it now ({r})");
-            None
-        }
-        Err(e) => panic!("whileexit_lane: {e}"),
-    }
-}
-
 /// The counterexample of coq-export/README.md to the lane facts of Q:WHILEEXIT's post: the
 /// bound 16 of `tests/data/coq/whileexit_lane.sectors.cert` is exceeded at `p = 0` (32
 /// sectors, the executable semantics: every lane writes its own 128-byte-apart element).
@@ -367,7 +352,7 @@ fn whileexit_lane_bound_is_exceeded() {
         run.metrics[0].max_per_warp,
         warpcert::core::metric::Q::from_integer(32.into())
     );
-    // The bound the certificate claims (and the kernel of this commit accepts).
+    // The bound the certificate claims (the kernel rejects it: tests/certificates.rs).
     let text =
         std::fs::read_to_string(root().join("tests/data/coq/whileexit_lane.sectors.cert")).unwrap();
     assert!(text.contains("(bound (poly (16)))"));
@@ -444,9 +429,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         std::fs::write(&file, &v).unwrap();
         files.push((stem.clone(), file));
     }
-    let mut muts = mutants();
-    muts.extend(if4_then_only().map(|t| ("if4_then_only".to_string(), t)));
-    muts.extend(whileexit_lane().map(|t| ("whileexit_lane".to_string(), t)));
+    let muts = mutants();
     for (name, text) in &muts {
         let file = tmp.join(format!("{name}.v"));
         std::fs::write(&file, text).unwrap();

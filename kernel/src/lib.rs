@@ -267,6 +267,9 @@ pub enum Reason {
     NotFiltered,
     /// Q:WHILEEXIT1 whose body's derivation has a Q:IFEXIT4 node for this loop.
     DivergentExit,
+    /// Q:WHILEEXIT1/2 whose loop condition reads this array (spec/logic.md §4a: the test
+    /// also runs on threads that left by an exit, for which `D` need not hold).
+    ExitTestReads(String),
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -333,6 +336,12 @@ impl fmt::Display for Reason {
             NotFiltered => write!(f, "rule allowed only in filtered position (the spine of a Q:WHILEEXIT body)"),
             DivergentExit => {
                 write!(f, "the loop body leaves the loop by a Q:IFEXIT4 (divergent) exit: Q:WHILEEXIT2 is required")
+            }
+            ExitTestReads(a) => {
+                write!(
+                    f,
+                    "the condition of a loop left by jumps reads array `{a}` (Q:WHILEEXIT1/2 allow no array read)"
+                )
             }
             BoundMismatch { bound, root } => write!(f, "bound `{bound}` differs from the root potential `{root}`"),
             ThreadFailed => write!(f, "the checking thread failed"),

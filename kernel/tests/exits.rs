@@ -185,6 +185,22 @@ fn exit_needs_a_negatable_condition() {
     assert!(matches!(r.reason, Reason::NoCondition(_)), "{r}");
 }
 
+/// A loop left by jumps whose condition reads an array (`while (B[j])`): the test also runs
+/// on threads that left by an exit, for which `D` (and so the read's `n`) need not hold;
+/// Q:WHILEEXIT1/2 reject it before anything else (spec/logic.md §4a).
+#[test]
+fn whileexit_test_reads_no_array() {
+    let t = exits_cert().replacen("(arrays )", "(arrays (B global bool 1))", 1).replacen(
+        "(while (bin < (var j) (int 2))",
+        "(while (read B (var j))",
+        1,
+    );
+    assert!(t.contains("(while (read B (var j))") && t.contains("(B global bool 1)"));
+    let r = rej(&t);
+    assert_eq!(r.rule, "Q:WHILEEXIT2", "{r}");
+    assert_eq!(r.reason, Reason::ExitTestReads("B".into()), "{r}");
+}
+
 /// `mono`: under the launch fact `1 − gridDim.x ≤ 0`, `max0(n) ≥ max0(n + 1 − gridDim.x)`
 /// (the decrease of a grid-stride counter, relaxed): a Q:WEAK about `skip` from `max0(n)`
 /// to `max0(n − gridDim.x + 1)`.

@@ -373,6 +373,9 @@ fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> 
     };
     let post = cx.post(n)?;
     let c = cx.shape(n, 2, &[])?;
+    if let Expr::Read(a, _) = e {
+        return Err(cx.rej(Reason::ExitTestReads(a.clone())));
+    }
     if uniform {
         cx.uniform(&pre.d, e)?;
     }
@@ -386,22 +389,24 @@ fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> 
     }
     let (bpre, bpost) = cx.pp(&c[1])?;
     let k = if uniform { &cx.m.if_ + cost } else { &cx.m.if_ + &cx.m.div + cost };
-    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, false), &bpre.p, "P ∧ e", "body pre")?;
+    // `P ∧ cond(e)`, `P ∧ cond(¬e)`: no lane facts (spec/logic.md §4a, Q:WHILEEXIT2)
+    let and_cond = |neg| -> Vec<Cstr> { pre.p.iter().cloned().chain(cx.cond(e, neg)).collect() };
+    cx.same_p(&and_cond(false), &bpre.p, "P ∧ cond(e)", "body pre")?;
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
     cx.same_p(&pre.p, &bpost.p, "pre", "body post")?;
     cx.same_d(&pre.d, &bpost.d, "pre", "body post")?;
     cx.same_q(&bpost.q, &plus(&bpre.q, &k), "body post", "body pre + loop-test cost")?;
     let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + &k));
     cx.same_q(&pre.q, &want, "pre", "body pre + post + 2·loop-test cost")?;
-    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, true), &post.p, "P ∧ ¬e", "post")?;
+    cx.same_p(&and_cond(true), &post.p, "P ∧ cond(¬e)", "post")?;
     cx.same_d(&without(&pre.d, &body.writes()), &post.d, "pre D \\ W(s)", "post")?;
     Ok(Rat::zero())
 }
 
-/// Q:WHILEEXIT1 — uniform loop left by jumps (spec/logic.md §4a): `P ⇒ e unif`;
-/// `B` filtered for `e` with `B.pre = (P ∧ e, D, I)`, `B.post = (P, D, I + k)`,
-/// `k = M^if + C`, and no Q:IFEXIT4 in `B`'s filtered spine; `pre = (P, D, I + Q' + 2k)`,
-/// `post = (P ∧ ¬e, D \ W(s), Q')`.
+/// Q:WHILEEXIT1 — uniform loop left by jumps (spec/logic.md §4a): `e` reads no array,
+/// `P ⇒ e unif`; `B` filtered for `e` with `B.pre = (P ∧ cond(e), D, I)`,
+/// `B.post = (P, D, I + k)`, `k = M^if + C`, and no Q:IFEXIT4 in `B`'s filtered spine;
+/// `pre = (P, D, I + Q' + 2k)`, `post = (P ∧ cond(¬e), D \ W(s), Q')` (no lane facts).
 pub fn q_whileexit1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     while_exit(cx, n, s, pre, true)
 }

@@ -9,6 +9,7 @@ pub mod hardware;
 pub mod ir;
 pub mod metric;
 pub mod print;
+pub mod stack;
 
 pub use hardware::{conflicts, mem_reads, Hardware, Launch};
 pub use ir::*;

@@ -52,10 +52,13 @@ pub enum ExportError {
 /// Errors: [`ExportError`]; the kernel's rejection comes first.
 pub fn export(text: &str) -> Result<String, ExportError> {
     warpcert_kernel::check(text).map_err(|r| ExportError::Rejected(r.to_string()))?;
-    let top =
-        warpcert_kernel::sexp::parse_all(text).map_err(|r| ExportError::Rejected(r.to_string()))?;
-    let cert = syntax::certificate(&top).map_err(|r| ExportError::Rejected(r.to_string()))?;
-    Exporter::new(&cert).file()
+    // Reading the derivation and exporting it recurse along its nesting.
+    crate::core::stack::with_big_stack(|| {
+        let top = warpcert_kernel::sexp::parse_all(text)
+            .map_err(|r| ExportError::Rejected(r.to_string()))?;
+        let cert = syntax::certificate(&top).map_err(|r| ExportError::Rejected(r.to_string()))?;
+        Exporter::new(&cert).file()
+    })
 }
 
 struct Exporter<'c> {

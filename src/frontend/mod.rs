@@ -86,34 +86,9 @@ pub fn parse_str(name: &str, text: &str) -> Result<Parsed, Diagnostic> {
     parse_impl(name, text.to_string(), None)
 }
 
-/// Stack size of the worker thread that parses and lowers (the recursive-descent parser and
-/// the lowering recurse along the nesting depth of the input, bounded by the parser's limit).
-const STACK_BYTES: usize = 256 * 1024 * 1024;
-
-/// Runs `f` on a scoped thread with a large stack (inline if the thread cannot be spawned).
-fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    let slot = std::sync::Mutex::new(Some(f));
-    let take = || slot.lock().ok().and_then(|mut g| g.take());
-    let spawned = std::thread::scope(|s| {
-        let h = std::thread::Builder::new()
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(s, || take().map(|f| f()));
-        match h {
-            Ok(h) => match h.join() {
-                Ok(v) => v,
-                Err(e) => std::panic::resume_unwind(e),
-            },
-            Err(_) => None,
-        }
-    });
-    match spawned {
-        Some(v) => v,
-        None => match take() {
-            Some(f) => f(),
-            None => std::panic::resume_unwind(Box::new("warpcert front end: lost work item")),
-        },
-    }
-}
+// The recursive-descent parser and the lowering recurse along the nesting depth of the
+// input (bounded by the parser's limit): they run on a thread with a large stack.
+use crate::core::stack::with_big_stack;
 
 fn parse_impl(name: &str, text: String, path: Option<&Path>) -> Result<Parsed, Diagnostic> {
     with_big_stack(move || parse_inner(name, text, path))

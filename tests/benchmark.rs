@@ -107,6 +107,35 @@ fn pico_7_1_misaligned_row_is_five_sectors() {
     assert_eq!(v.bound, "5");
 }
 
+/// reduce1 (block 256), `conflicts`: `index = 2·s·tid` for `s = 1, 2, …, 128`, and only the
+/// lanes with `index < 256` run `sdata[index] += sdata[index + s]` (two reads, one write,
+/// each costing `Conflicts − 1`, spec/metrics.md). By hand, for warp 0 (the others have
+/// fewer active lanes): `s = 1`: stride 2 words, 2 per bank, 3·1; `s = 2`: 3·3; `s = 4`:
+/// 3·7; `s = 8` (16 lanes, stride 16), `s = 16` (8 lanes, stride 32): 3·7 each; `s = 32`:
+/// 3·3; `s = 64`: 3·1; `s = 128`: 0; the copy into `sdata` and the final read cost 0:
+/// **87**. The certified bound reaches it because the thread constraint `2s·threadIdx.x ≤ 255`
+/// that `index < blockDim.x` implies is added before the accesses (Q:WEAK,
+/// `thread_projection`); the semantics agrees at a launch of one block.
+#[test]
+fn reduce1_conflicts_bound_is_exact() {
+    let Some(dir) = racuda_corpus("reduce1_conflicts_bound_is_exact") else {
+        return;
+    };
+    let (prog, bound) = cached(&dir, "reduce1.cu", MetricName::Conflicts);
+    assert_eq!(bound.to_bound_string(), "87");
+    let params = Params::from([("n".to_string(), Value::Int(256))]);
+    let run = run_kernel(
+        &prog,
+        &[Metric::standard(MetricName::Conflicts)],
+        &hw(),
+        &launch3([256, 1, 1], Some([1, 1, 1])),
+        &params,
+        &Inputs::random(7),
+    )
+    .unwrap();
+    assert_eq!(run.metrics[0].max_per_warp, q(87));
+}
+
 /// NVIDIA's histogram256 sample, relative to the RaCUDA folder.
 const HISTOGRAM: &str = "../cuda-samples-subset/histogram256.cu";
 

@@ -14,7 +14,7 @@
 //! locals (and parameters) some later statement reads.
 
 use super::access::{n_star, range_bound, AccessKind};
-use super::entail::{entails, entails_all, join_p};
+use super::entail::{entails, entails_all, join_p, thread_projection};
 use super::linear::*;
 use super::lp::{Lp, Rel};
 use super::poly::{canon_atom, AtomVal, Coef, LinExpr, Mono, Poly, TPoly};
@@ -142,6 +142,13 @@ enum AK {
         w_else_then: Vec<Farkas>,
         w_join_then: Vec<Farkas>,
         w_join_else: Vec<Farkas>,
+    },
+    /// Q:WEAK adding to the pre the thread constraints `P` implies through its equalities
+    /// (`thread_projection`), which select the lanes `N*` counts in the branches of a
+    /// divergent `if`; `w_pre` proves `inner.pre.P` from the node's pre, post unchanged.
+    Tighten {
+        inner: Box<AN>,
+        w_pre: Vec<Farkas>,
     },
     /// Q:UNROLL: the loop by its first iteration; `inner` is about
     /// `if e then (body; loop) else skip` (Q:IF2 into an iteration, Q:IF3 out of the last).
@@ -978,7 +985,7 @@ impl<'a> Ctx<'a> {
                 } else {
                     let pe = with(&pre.p, &ce_l);
                     let pne = with(&pre.p, &cne_l);
-                    let t = self.fwd(
+                    let t = self.fwd_tight(
                         s1,
                         &Abs {
                             p: pe.into(),
@@ -997,7 +1004,7 @@ impl<'a> Ctx<'a> {
                     }
                     let pf_lin: Vec<Cstr> = pf.iter().filter(|c| !c.is_lane()).cloned().collect();
                     let df = minus_writes(&t.post.d, &s1.writes());
-                    let f = self.fwd(
+                    let f = self.fwd_tight(
                         s2,
                         &Abs {
                             p: pf.clone().into(),
@@ -1076,6 +1083,37 @@ impl<'a> Ctx<'a> {
     /// The annotated `if e then (body; while (e) body) else skip` of iteration `k` of an
     /// unrolled loop (Q:UNROLL), or `None` when `pre` decides neither `e` nor `¬e` or the
     /// loop runs more than [`UNROLL_LIMIT`] iterations.
+    /// [`Ctx::fwd`] of a branch of a divergent `if` (Q:IF4), with the thread constraints
+    /// its pre implies but does not list (`thread_projection`) added through a Q:WEAK
+    /// ([`AK::Tighten`]), so that the accesses in the branch count only the lanes that can
+    /// take it. Only for metrics whose access cost depends on `N*` (`self.lanes`).
+    fn fwd_tight(&mut self, s: &Stmt, pre: &Abs) -> Result<AN, AnalysisError> {
+        let extra = if self.lanes {
+            thread_projection(&pre.p)
+        } else {
+            Vec::new()
+        };
+        if extra.is_empty() {
+            return self.fwd(s, pre);
+        }
+        let tight = Abs {
+            p: with(&pre.p, &extra).into(),
+            d: pre.d.clone(),
+        };
+        let Some(w_pre) = entails_all(&pre.p, &tight.p) else {
+            return self.fwd(s, pre);
+        };
+        let inner = self.fwd(s, &tight)?;
+        Ok(AN {
+            pre: pre.clone(),
+            post: inner.post.clone(),
+            kind: AK::Tighten {
+                inner: Box::new(inner),
+                w_pre,
+            },
+        })
+    }
+
     fn unroll(
         &mut self,
         e: &Expr,
@@ -2203,6 +2241,21 @@ impl Back<'_, '_> {
                         ],
                     ),
                     qp,
+                )
+            }
+            AK::Tighten { inner, w_pre } => {
+                let (n, q) = self.back(inner, qpost.clone())?;
+                (
+                    node(
+                        "Q:WEAK",
+                        &q,
+                        vec![
+                            Field::Entail("pre", w_pre.clone()),
+                            Field::Entail("post", identity_witnesses(&inner.post.p)),
+                        ],
+                        vec![TChild::Stmt(n)],
+                    ),
+                    q,
                 )
             }
             AK::If4 {

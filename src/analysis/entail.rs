@@ -190,3 +190,80 @@ pub fn join_p(a: &[Cstr], b: &[Cstr]) -> Vec<Cstr> {
     }
     out
 }
+
+/// The constraints over `threadIdx.*` alone that follow from `p` by substituting the other
+/// variables out through its equalities (Gaussian elimination) and that `p` does not list:
+/// e.g. `index ≤ 255 ∧ index = 32·tid ∧ tid = threadIdx.x` gives `32·threadIdx.x − 255 ≤ 0`.
+/// `N*` enumerates only the lanes satisfying the thread constraints of `P` (spec/logic.md
+/// §2 "Access bounds"), so adding them (through a Q:WEAK, with the Farkas witnesses of
+/// [`entails`]) can only lower access bounds. Lane constraints are not used.
+pub fn thread_projection(p: &[Cstr]) -> Vec<Cstr> {
+    let is_tid = |v: &str| v.starts_with("threadIdx.");
+    let pick = |k: CKind| -> Vec<Lin> {
+        p.iter()
+            .filter(|c| c.kind == k)
+            .map(|c| c.lin.clone())
+            .collect()
+    };
+    let (mut eqs, mut les) = (pick(CKind::Eq), pick(CKind::Le));
+    // each round removes one equality and one variable from the others: at most |eqs| rounds
+    while let Some((i, v)) = eqs
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| l.terms.keys().find(|v| !is_tid(v)).map(|v| (i, v.clone())))
+    {
+        let l = eqs.remove(i);
+        let a = l.coef(&v);
+        let mut rest = l;
+        rest.terms.remove(&v);
+        // l = a·v + rest = 0, so v = −rest / a
+        let e = rest.scale(&(-Q::one() / a));
+        for x in eqs.iter_mut().chain(les.iter_mut()) {
+            *x = x.subst(&v, &e);
+        }
+    }
+    let mut out: Vec<Cstr> = Vec::new();
+    for c in les
+        .into_iter()
+        .map(Cstr::le)
+        .chain(eqs.into_iter().map(Cstr::eq))
+    {
+        if c.only_tid() && !c.lin.is_const() && !p.contains(&c) && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lin(c: i64, terms: &[(&str, i64)]) -> Lin {
+        let mut l = Lin::constant(Q::from_integer(c.into()));
+        for (v, a) in terms {
+            l = l.add(&Lin::var(v).scale(&Q::from_integer((*a).into())));
+        }
+        l
+    }
+
+    /// By hand: `index − 255 ≤ 0`, `index − 32·tid = 0`, `tid − threadIdx.x = 0` give
+    /// `32·threadIdx.x − 255 ≤ 0`; `index − n ≤ 0` keeps the parameter `n` and gives nothing;
+    /// a constraint already in `P` is not repeated; its witness exists (`entails`).
+    #[test]
+    fn thread_projection_substitutes_locals_through_equalities() {
+        let p = vec![
+            Cstr::le(lin(-255, &[("index", 1)])),
+            Cstr::eq(lin(0, &[("index", 1), ("tid", -32)])),
+            Cstr::eq(lin(0, &[("tid", 1), ("threadIdx.x", -1)])),
+            Cstr::le(lin(0, &[("index", 1), ("n", -1)])),
+            Cstr::le(lin(0, &[("threadIdx.x", -1)])),
+        ];
+        let want = Cstr::le(lin(-255, &[("threadIdx.x", 32)]));
+        assert_eq!(thread_projection(&p), vec![want.clone()]);
+        assert!(entails(&p, &want).is_some());
+        let mut with_it = p.clone();
+        with_it.push(want);
+        assert!(thread_projection(&with_it).is_empty());
+    }
+}

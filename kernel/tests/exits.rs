@@ -7,21 +7,7 @@
 mod common;
 use common::*;
 use warpcert_kernel::arith::FarkasProblem;
-use warpcert_kernel::{check, Reason, Rejection, Verdict};
-
-fn ok(t: &str) -> Verdict {
-    match check(t) {
-        Ok(v) => v,
-        Err(r) => panic!("rejected: {r}\n{t}"),
-    }
-}
-
-fn rej(t: &str) -> Rejection {
-    match check(t) {
-        Ok(v) => panic!("accepted: {v}\n{t}"),
-        Err(r) => r,
-    }
-}
+use warpcert_kernel::Reason;
 
 const BODY: &str = "(seq (assign i (param n)) (while (bin < (var j) (int 2)) (if (bin <= (var i) (int 0)) (assign j (int 3)) (seq (assign i (bin - (var i) (int 1))) (if (bin == (tid x) (int 0)) (assign j (int 3)) (skip))))))";
 

@@ -7,21 +7,7 @@
 mod common;
 use common::*;
 use warpcert_kernel::arith::FarkasProblem;
-use warpcert_kernel::{check, Reason, Rejection, Verdict};
-
-fn ok(t: &str) -> Verdict {
-    match check(t) {
-        Ok(v) => v,
-        Err(r) => panic!("rejected: {r}\n{t}"),
-    }
-}
-
-fn rej(t: &str) -> Rejection {
-    match check(t) {
-        Ok(v) => panic!("accepted: {v}\n{t}"),
-        Err(r) => r,
-    }
-}
+use warpcert_kernel::Reason;
 
 /// `x ← 5·threadIdx.x; x ← 3` under `steps`: the second assignment is Q:VWRITE1 although
 /// `x` is not uniform before it (the value `3` is). Costs: first 1 + (1 + 1 + 1) = 4,

@@ -9,21 +9,7 @@
 mod common;
 use common::*;
 use warpcert_kernel::arith::FarkasProblem;
-use warpcert_kernel::{check, Reason, Rejection, Verdict, WfProblem};
-
-fn ok(t: &str) -> Verdict {
-    match check(t) {
-        Ok(v) => v,
-        Err(r) => panic!("rejected: {r}\n{t}"),
-    }
-}
-
-fn rej(t: &str) -> Rejection {
-    match check(t) {
-        Ok(v) => panic!("accepted: {v}\n{t}"),
-        Err(r) => r,
-    }
-}
+use warpcert_kernel::{Reason, WfProblem};
 
 const EVEN: &str = "(mod (lin 0 (1 threadIdx.x)) 2 0)";
 const ODD: &str = "(mod (lin 0 (1 threadIdx.x)) 2 1)";

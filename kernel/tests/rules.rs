@@ -5,26 +5,12 @@
 mod common;
 use common::*;
 use warpcert_kernel::arith::FarkasProblem;
-use warpcert_kernel::{check, Reason, Rejection, Verdict};
+use warpcert_kernel::Reason;
 
 const L: [u32; 3] = [32, 1, 1];
 
 fn l() -> String {
     launch(L)
-}
-
-fn ok(t: &str) -> Verdict {
-    match check(t) {
-        Ok(v) => v,
-        Err(r) => panic!("rejected: {r}\n{t}"),
-    }
-}
-
-fn rej(t: &str) -> Rejection {
-    match check(t) {
-        Ok(v) => panic!("accepted: {v}\n{t}"),
-        Err(r) => r,
-    }
 }
 
 /// `x ← E` by Q:VWRITE2 under `steps`: post `(L, {}, 0)`, pre `(L, D, pre_q)`;

@@ -1,6 +1,24 @@
 //! Builders for hand-written certificates (spec/certificate.md, version 1).
 #![allow(dead_code)]
 
+use warpcert_kernel::{check, Rejection, Verdict};
+
+/// The kernel's verdict on `t`, which must be accepted (panics with the rejection).
+pub fn ok(t: &str) -> Verdict {
+    match check(t) {
+        Ok(v) => v,
+        Err(r) => panic!("rejected: {r}\n{t}"),
+    }
+}
+
+/// The kernel's rejection of `t`, which must be rejected (panics with the verdict).
+pub fn rej(t: &str) -> Rejection {
+    match check(t) {
+        Ok(v) => panic!("accepted: {v}\n{t}"),
+        Err(r) => r,
+    }
+}
+
 /// The launch facts of spec/logic.md §5 for block `b` (no `blockIdx` parameters).
 pub fn launch(b: [u32; 3]) -> String {
     let mut s = String::new();

@@ -1440,18 +1440,7 @@ impl<'a> Ctx<'a> {
         pre: &Abs,
     ) -> Result<(AN, Vec<Cstr>, DepMap), AnalysisError> {
         let (ce, _, _, _) = cond(self.prog, e);
-        let mut p: Vec<Cstr> = Vec::new();
-        for c in pre.p.iter() {
-            match c.kind {
-                // lane facts are about threadIdx alone: they hold in every round
-                CKind::Le | CKind::Mod(..) => p.push(c.clone()),
-                CKind::Eq => {
-                    p.push(Cstr::le(c.lin.clone()));
-                    p.push(Cstr::le(c.lin.scale(&-Q::one())));
-                }
-            }
-        }
-        p.dedup();
+        let mut p = houdini_candidates(&pre.p);
         let live = self.live_loop.get(&loop_key(body)).cloned();
         // constraints on locals dead at the loop are dropped (by the Q:WEAK around it), and
         // so are those on locals the body writes: the threads that leave by a jump carry
@@ -1508,18 +1497,7 @@ impl<'a> Ctx<'a> {
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
         let (ce, cne, _, _) = cond(self.prog, e);
-        // Houdini: candidates are the entry constraints, equalities split into two inequalities
-        let mut p: Vec<Cstr> = Vec::new();
-        for c in pre.p.iter() {
-            match c.kind {
-                CKind::Le | CKind::Mod(..) => p.push(c.clone()),
-                CKind::Eq => {
-                    p.push(Cstr::le(c.lin.clone()));
-                    p.push(Cstr::le(c.lin.scale(&-Q::one())));
-                }
-            }
-        }
-        p.dedup();
+        let mut p = houdini_candidates(&pre.p);
         // entries of locals dead at the loop are dropped (the Q:WEAK around the loop)
         let mut d = match self.live_loop.get(&loop_key(body)) {
             Some(live) => restrict_deps(&pre.d, live),
@@ -1655,6 +1633,24 @@ impl<'a> Ctx<'a> {
             post,
         ))
     }
+}
+
+/// Houdini's candidate invariant constraints for a loop entered with `p`: its constraints,
+/// each equality split into two inequalities (so that one side can survive alone); lane
+/// facts are about `threadIdx` alone and hold in every round.
+fn houdini_candidates(p: &[Cstr]) -> Vec<Cstr> {
+    let mut out: Vec<Cstr> = Vec::new();
+    for c in p {
+        match c.kind {
+            CKind::Le | CKind::Mod(..) => out.push(c.clone()),
+            CKind::Eq => {
+                out.push(Cstr::le(c.lin.clone()));
+                out.push(Cstr::le(c.lin.scale(&-Q::one())));
+            }
+        }
+    }
+    out.dedup();
+    out
 }
 
 fn has_loop(s: &Stmt) -> bool {

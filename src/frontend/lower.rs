@@ -2566,6 +2566,46 @@ impl Lw<'_> {
         r
     }
 
+    /// `if (c) t [else e]; rest` where exactly one branch `ends` (definitely jumps or
+    /// returns): lowers `if c then t' else e'` where the branch that may fall through is
+    /// followed by `rest` (both lowered with `tail`); `Ok(false)`, nothing emitted, when `s`
+    /// is no `if` or both or neither branch ends.
+    fn if_with_rest(
+        &mut self,
+        s: &ast::Stmt,
+        rest: &[ast::Stmt],
+        ends: fn(&ast::Stmt) -> bool,
+        tail: bool,
+        out: &mut Vec<Stmt>,
+    ) -> R<bool> {
+        let StmtKind::If(c, t, e) = &s.kind else {
+            return Ok(false);
+        };
+        let t_ends = ends(t);
+        if t_ends == e.as_ref().is_some_and(|e| ends(e)) {
+            return Ok(false);
+        }
+        let mut list_t = vec![(**t).clone()];
+        let mut list_e: Vec<ast::Stmt> = e.iter().map(|e| (**e).clone()).collect();
+        if t_ends {
+            list_e.extend(rest.iter().cloned());
+        } else {
+            list_t.extend(rest.iter().cloned());
+        }
+        let ce = self.cond(c, out)?;
+        let mut th = Vec::new();
+        self.seq_stmts(&list_t, &mut th, tail)?;
+        let mut el = Vec::new();
+        self.seq_stmts(&list_e, &mut el, tail)?;
+        out.push(Stmt::If(
+            ce,
+            Box::new(seq(th)),
+            Box::new(seq(el)),
+            loc(s.pos),
+        ));
+        Ok(true)
+    }
+
     fn seq_stmts(&mut self, stmts: &[ast::Stmt], out: &mut Vec<Stmt>, tail: bool) -> R<()> {
         let mut i = 0;
         while i < stmts.len() {
@@ -2580,62 +2620,20 @@ impl Lw<'_> {
             let rest = &stmts[i + 1..];
             // inside a loop, `if (c) J [else e]; rest` where exactly one branch definitely
             // jumps: the other branch is lowered together with `rest` (no `jmp == 0` guard)
-            if !last && self.f.loop_depth > 0 {
-                if let StmtKind::If(c, t, e) = &s.kind {
-                    let t_j = definitely_jumps(t);
-                    let e_j = e.as_ref().map(|e| definitely_jumps(e)).unwrap_or(false);
-                    if t_j != e_j {
-                        let mut list_t = vec![(**t).clone()];
-                        let mut list_e: Vec<ast::Stmt> = e.iter().map(|e| (**e).clone()).collect();
-                        if t_j {
-                            list_e.extend(rest.iter().cloned());
-                        } else {
-                            list_t.extend(rest.iter().cloned());
-                        }
-                        let ce = self.cond(c, out)?;
-                        let mut th = Vec::new();
-                        self.seq_stmts(&list_t, &mut th, false)?;
-                        let mut el = Vec::new();
-                        self.seq_stmts(&list_e, &mut el, false)?;
-                        out.push(Stmt::If(
-                            ce,
-                            Box::new(seq(th)),
-                            Box::new(seq(el)),
-                            loc(s.pos),
-                        ));
-                        return Ok(());
-                    }
-                }
+            if !last
+                && self.f.loop_depth > 0
+                && self.if_with_rest(s, rest, definitely_jumps, false, out)?
+            {
+                return Ok(());
             }
             // `if (c) { …; return; } [else e] rest` outside loops: `if c then … else {e; rest}`
             // (and symmetrically when only the `else` branch definitely returns)
-            if tail && !last && self.f.loop_depth == 0 {
-                if let StmtKind::If(c, t, e) = &s.kind {
-                    let t_ret = definitely_returns(t);
-                    let e_ret = e.as_ref().map(|e| definitely_returns(e)).unwrap_or(false);
-                    if t_ret != e_ret {
-                        // the branch that may fall through is followed by `rest`
-                        let mut list_t = vec![(**t).clone()];
-                        let mut list_e: Vec<ast::Stmt> = e.iter().map(|e| (**e).clone()).collect();
-                        if t_ret {
-                            list_e.extend(rest.iter().cloned());
-                        } else {
-                            list_t.extend(rest.iter().cloned());
-                        }
-                        let ce = self.cond(c, out)?;
-                        let mut th = Vec::new();
-                        self.seq_stmts(&list_t, &mut th, true)?;
-                        let mut el = Vec::new();
-                        self.seq_stmts(&list_e, &mut el, true)?;
-                        out.push(Stmt::If(
-                            ce,
-                            Box::new(seq(th)),
-                            Box::new(seq(el)),
-                            loc(s.pos),
-                        ));
-                        return Ok(());
-                    }
-                }
+            if tail
+                && !last
+                && self.f.loop_depth == 0
+                && self.if_with_rest(s, rest, definitely_returns, true, out)?
+            {
+                return Ok(());
             }
             self.stmt(s, out, tail && last)?;
             if matches!(

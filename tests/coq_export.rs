@@ -308,14 +308,12 @@ fn counterexamples_are_refused_by_the_export() {
     }
 }
 
-/// The counterexample of coq-export/README.md: the bound `max(0, w)` of
-/// `tests/data/coq/if4_then_only.sectors.cert` is exceeded at `w = 0` (32 sectors, the
-/// executable semantics; 32 lanes writing 4-byte elements 128 bytes apart).
-#[test]
-fn if4_then_only_bound_is_exceeded() {
+/// The largest per-warp `sectors` cost of `tests/data/coq/FILE` (block 32, one block, zero
+/// inputs) with its one parameter `param = 0`, under the executable semantics.
+fn sectors_at_zero(file: &str, param: &str) -> warpcert::core::metric::Q {
     use warpcert::semantics::{run_kernel, Inputs, Params, Value};
-    let prog = load(&root().join("tests/data/coq/if4_then_only.cu"), 32);
-    let params = Params::from([("w".to_string(), Value::Int(0))]);
+    let prog = load(&root().join("tests/data/coq").join(file), 32);
+    let params = Params::from([(param.to_string(), Value::Int(0))]);
     let run = run_kernel(
         &prog,
         &[warpcert::core::Metric::standard(MetricName::Sectors)],
@@ -325,8 +323,16 @@ fn if4_then_only_bound_is_exceeded() {
         &Inputs::zero(),
     )
     .expect("runs");
+    run.metrics[0].max_per_warp.clone()
+}
+
+/// The counterexample of coq-export/README.md: the bound `max(0, w)` of
+/// `tests/data/coq/if4_then_only.sectors.cert` is exceeded at `w = 0` (32 sectors, the
+/// executable semantics; 32 lanes writing 4-byte elements 128 bytes apart).
+#[test]
+fn if4_then_only_bound_is_exceeded() {
     assert_eq!(
-        run.metrics[0].max_per_warp,
+        sectors_at_zero("if4_then_only.cu", "w"),
         warpcert::core::metric::Q::from_integer(32.into())
     );
 }
@@ -336,20 +342,8 @@ fn if4_then_only_bound_is_exceeded() {
 /// sectors, the executable semantics: every lane writes its own 128-byte-apart element).
 #[test]
 fn whileexit_lane_bound_is_exceeded() {
-    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
-    let prog = load(&root().join("tests/data/coq/whileexit_lane.cu"), 32);
-    let params = Params::from([("p".to_string(), Value::Int(0))]);
-    let run = run_kernel(
-        &prog,
-        &[warpcert::core::Metric::standard(MetricName::Sectors)],
-        &hw(),
-        &launch(32, Some(1)),
-        &params,
-        &Inputs::zero(),
-    )
-    .expect("runs");
     assert_eq!(
-        run.metrics[0].max_per_warp,
+        sectors_at_zero("whileexit_lane.cu", "p"),
         warpcert::core::metric::Q::from_integer(32.into())
     );
     // The bound the certificate claims (the kernel rejects it: tests/certificates.rs).

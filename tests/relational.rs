@@ -150,6 +150,17 @@ struct Row {
     pico: fn(&BTreeMap<String, i64>) -> f64,
 }
 
+/// The program of a Table 1 row, lowered for its block, and its launch (symbolic grid);
+/// `None` (with the skip message of [`corpus`]) when the corpus is absent.
+fn row_program(row: &Row, hw: &Hardware) -> Option<(warpcert::core::Program, Launch)> {
+    let path = corpus(row.file)?;
+    let launch = Launch {
+        block: row.block,
+        grid: None,
+    };
+    Some((load(&path, row.block, hw), launch))
+}
+
 fn rows() -> Vec<Row> {
     use MetricName::{Conflicts as B, Sectors as U};
     let mm = [32, 32, 1];
@@ -330,11 +341,8 @@ fn addsub0_is_66w() {
 fn pico_table1_rows() {
     let hw = Hardware::default();
     for row in rows() {
-        let Some(path) = corpus(row.file) else { return };
-        let prog = load(&path, row.block, &hw);
-        let launch = Launch {
-            block: row.block,
-            grid: None,
+        let Some((prog, launch)) = row_program(&row, &hw) else {
+            return;
         };
         let r = relational::analyze(&prog, row.metric, &hw, &launch).unwrap();
         assert!(
@@ -516,11 +524,8 @@ fn divergent_loop_kernel_is_exact() {
 fn witnesses_replay_in_kernel() {
     let hw = Hardware::default();
     for row in rows() {
-        let Some(path) = corpus(row.file) else { return };
-        let prog = load(&path, row.block, &hw);
-        let launch = Launch {
-            block: row.block,
-            grid: None,
+        let Some((prog, launch)) = row_program(&row, &hw) else {
+            return;
         };
         let w = relational::witness::witness(&prog, row.metric, &hw, &launch, 64).unwrap();
         let v = warpcert_kernel::witness::check_witness(&w.text)
@@ -713,11 +718,8 @@ fn gpuverify_corpus_against_semantics() {
 fn exact_formulas_never_exceed_the_certified_bounds() {
     let hw = Hardware::default();
     for row in rows() {
-        let Some(path) = corpus(row.file) else { return };
-        let prog = load(&path, row.block, &hw);
-        let launch = Launch {
-            block: row.block,
-            grid: None,
+        let Some((prog, launch)) = row_program(&row, &hw) else {
+            return;
         };
         let r = relational::analyze(&prog, row.metric, &hw, &launch).unwrap();
         let a = warpcert::analysis::analyze(

@@ -515,23 +515,31 @@ fn verdict(ours: &Poly, theirs: &Published, pts: &[BTreeMap<String, i64>], who: 
     let mut strict = false;
     for p in pts {
         let a = to_f(&ours.eval(p));
-        let env: Env = p.iter().map(|(k, &x)| (k.clone(), x as f64)).collect();
+        let env = env_of(p);
         let b = f(&env);
         let tol = 1e-9 * a.abs().max(b.abs()).max(1.0);
         if a > b + tol {
-            let at: Vec<String> = p.iter().map(|(k, x)| format!("{k}={x}")).collect();
-            let at = if at.is_empty() {
-                String::new()
-            } else {
-                format!(" at {}", at.join(" "))
-            };
-            return format!("looser ({} > {}{at})", fmt_num(a), fmt_num(b));
+            return format!("looser ({} > {}{})", fmt_num(a), fmt_num(b), at_point(p));
         }
         if a < b - tol {
             strict = true;
         }
     }
     if strict { "tighter" } else { "equal" }.to_string()
+}
+
+/// A sample point as the published bounds' environment.
+fn env_of(p: &BTreeMap<String, i64>) -> Env {
+    p.iter().map(|(k, &x)| (k.clone(), x as f64)).collect()
+}
+
+/// ` at k=v …` for a point with parameters, empty for none.
+fn at_point(p: &BTreeMap<String, i64>) -> String {
+    if p.is_empty() {
+        return String::new();
+    }
+    let kv: Vec<String> = p.iter().map(|(k, x)| format!("{k}={x}")).collect();
+    format!(" at {}", kv.join(" "))
 }
 
 fn fmt_num(x: f64) -> String {
@@ -658,17 +666,10 @@ fn tightness(
 fn below_simulated(theirs: &Published, sims: &[Simulated], i: usize) -> Option<String> {
     let f = theirs.f?;
     sims.iter().find_map(|s| {
-        let env: Env = s.at.iter().map(|(k, &x)| (k.clone(), x as f64)).collect();
+        let env = env_of(&s.at);
         let (b, w) = (f(&env), to_f(&s.worst[i]));
-        (b < w - 1e-9 * w.abs().max(1.0)).then(|| {
-            let at: Vec<String> = s.at.iter().map(|(k, x)| format!("{k}={x}")).collect();
-            let at = if at.is_empty() {
-                String::new()
-            } else {
-                format!(" at {}", at.join(" "))
-            };
-            format!("{} < {}{at}", fmt_num(b), fmt_num(w))
-        })
+        (b < w - 1e-9 * w.abs().max(1.0))
+            .then(|| format!("{} < {}{}", fmt_num(b), fmt_num(w), at_point(&s.at)))
     })
 }
 

@@ -599,8 +599,8 @@ fn bounds_dominate_the_semantics() {
 /// shifting `max0(h − j + 1)` by 2 gives `max0(h − j − 1) + 2`; a constant atom evaluates.
 #[test]
 fn polynomials() {
-    use warpcert::analysis::linear::Lin;
-    use warpcert::analysis::poly::Poly;
+    use warpcert::core::assertion::linear::Lin;
+    use warpcert::core::assertion::poly::Poly;
     let h = Lin::var("h");
     let j = Lin::var("j");
     let mut p = Poly::zero();
@@ -634,7 +634,7 @@ fn polynomials() {
 fn access_bounds() {
     use warpcert::analysis::access::{n_star, AccessKind};
     use warpcert::analysis::derive::launch_facts;
-    use warpcert::analysis::linear::Dep;
+    use warpcert::core::assertion::linear::Dep;
     let hw = Hardware::default();
     let l = launch(1024);
     let prog = addsub_prog("x", false);
@@ -658,7 +658,7 @@ fn access_bounds() {
 #[test]
 fn entailment() {
     use warpcert::analysis::entail::{check_farkas, entails};
-    use warpcert::analysis::linear::{Cstr, Lin};
+    use warpcert::core::assertion::linear::{Cstr, Lin};
     let x = Lin::var("x");
     let y = Lin::var("y");
     let p = vec![Cstr::le(x.plus_const(&q(-3))), Cstr::le(y.sub(&x))];

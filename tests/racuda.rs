@@ -121,9 +121,9 @@ fn cached_bound(
     prog: &warpcert::core::Program,
     m: MetricName,
     bx: u32,
-) -> warpcert::analysis::poly::Poly {
+) -> warpcert::core::assertion::Poly {
     use std::sync::{Mutex, OnceLock};
-    type Cache = Mutex<BTreeMap<(String, MetricName), warpcert::analysis::poly::Poly>>;
+    type Cache = Mutex<BTreeMap<(String, MetricName), warpcert::core::assertion::Poly>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (stem.to_string(), m);

@@ -2,7 +2,7 @@
 //! here exactly by enumeration over the warps of the block, the residues the dependence
 //! entry allows and the lanes that satisfy the thread constraints of `P`).
 
-use super::linear::{CKind, Cstr, Dep};
+use crate::core::assertion::linear::{CKind, Cstr, Dep};
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch};
 use num_integer::Integer;

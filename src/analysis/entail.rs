@@ -3,10 +3,10 @@
 //! multipliers, rationalized and verified exactly (RaCUDA §7 uses Presburger arithmetic;
 //! warpcert only claims what a rational Farkas combination proves).
 
-use super::linear::{CKind, Cstr, Lin};
 use super::lp::{Lp, Rel};
-use super::poly::LinExpr;
+use super::tpoly::LinExpr;
 use crate::certificate::Farkas;
+use crate::core::assertion::linear::{CKind, Cstr, Lin};
 use crate::core::metric::Q;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeSet;

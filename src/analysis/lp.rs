@@ -2,7 +2,7 @@
 //! `good_lp`) and then rationalized and re-verified exactly (RaCUDA §7, note §8.5: the
 //! constraints on template coefficients are linear; warpcert never trusts the float solution).
 
-use super::poly::LinExpr;
+use super::tpoly::LinExpr;
 use crate::core::metric::{q, Q};
 use good_lp::{microlp, variable, variables, Expression, ResolutionError, Solution, SolverModel};
 use num_bigint::BigInt;

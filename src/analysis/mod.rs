@@ -10,11 +10,11 @@ pub mod derive;
 pub mod entail;
 pub mod linear;
 pub mod lp;
-pub mod poly;
+pub mod tpoly;
 
 use crate::certificate::Node;
+use crate::core::assertion::Poly;
 use crate::core::{Hardware, Launch, Loc, Metric, Program};
-pub use poly::Poly;
 use std::collections::BTreeMap;
 use std::fmt;
 

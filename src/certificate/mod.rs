@@ -8,8 +8,7 @@ mod write;
 
 pub use write::write;
 
-use crate::analysis::linear::{Cstr, DepMap, Lin};
-use crate::analysis::poly::Poly;
+use crate::core::assertion::{Cstr, DepMap, Lin, Poly};
 use crate::core::metric::Q;
 
 /// A Farkas witness `(farkas (I λ) ...)`: multipliers `λ` for constraints `I` (0-based

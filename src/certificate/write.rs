@@ -2,8 +2,8 @@
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
 use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
-use crate::analysis::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
-use crate::analysis::poly::Poly;
+use crate::core::assertion::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
+use crate::core::assertion::poly::Poly;
 use crate::core::metric::Q;
 use crate::core::print::sexp_stmt;
 use crate::core::{Hardware, Launch, Metric, Program};

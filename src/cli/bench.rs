@@ -20,7 +20,8 @@
 //! `0.97 wA + 30.0` as `31/32·(wA + 31)` (31 conflicts per tile), the exact forms these
 //! roundings come from.
 
-use crate::analysis::{analyze, AnalysisOptions, Poly};
+use crate::analysis::{analyze, AnalysisOptions};
+use crate::core::assertion::Poly;
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program};
 use crate::frontend;

@@ -136,6 +136,6 @@ pub fn write(
     s.push_str(")\n  (body\n");
     sexp_stmt(&prog.body, 4, &mut s);
     s.push_str("  ))\n");
-    let _ = writeln!(s, "(cost {})", crate::report::bound::rational(cost));
+    let _ = writeln!(s, "(cost {})", crate::core::assertion::linear::fmt_q(cost));
     s
 }

@@ -6,14 +6,8 @@ use crate::core::metric::Q;
 use num_traits::{One, Zero};
 use std::str::FromStr;
 
-/// Formats an exact rational as `n` or `p/q`.
-pub fn rational(x: &Q) -> String {
-    if x.is_integer() {
-        x.numer().to_string()
-    } else {
-        format!("{}/{}", x.numer(), x.denom())
-    }
-}
+/// Formats an exact rational as `n` or `p/q` (the certificate's number syntax).
+pub use crate::core::assertion::linear::fmt_q as rational;
 
 /// Parses an integer or `p/q` rational; `None` for anything else.
 pub fn parse_rational(s: &str) -> Option<Q> {

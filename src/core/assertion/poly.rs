@@ -6,7 +6,7 @@
 //! into the term coefficient (`max0(2h + 2) = 2·max0(h + 1)`). Constant atoms evaluate to
 //! numbers. A monomial is the sorted list of its canonical atoms (repetitions = powers).
 //! Coefficients are generic ([`Coef`]): exact rationals ([`Poly`]) or linear expressions
-//! over LP variables ([`TPoly`], templates of the inference).
+//! over LP variables (`crate::analysis::tpoly::TPoly`, templates of the inference).
 
 use super::linear::{fmt_q, q_add, q_mul, Lin};
 use crate::core::metric::Q;
@@ -45,73 +45,6 @@ impl Coef for Q {
     }
     fn from_q(k: &Q) -> Self {
         k.clone()
-    }
-}
-
-/// A linear expression over LP variables: `c + Σ a_i·v_i` (`v_i` indices into an [`super::lp::Lp`]).
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct LinExpr {
-    /// Constant part.
-    pub c: Q,
-    /// Coefficients by LP-variable index (no zeros stored).
-    pub v: BTreeMap<usize, Q>,
-}
-
-impl LinExpr {
-    /// The single variable `v_i`.
-    pub fn var(i: usize) -> LinExpr {
-        let mut v = BTreeMap::new();
-        v.insert(i, Q::one());
-        LinExpr { c: Q::zero(), v }
-    }
-    /// `self − o`.
-    pub fn minus(&self, o: &LinExpr) -> LinExpr {
-        let mut out = self.clone();
-        out.add_assign_c(&o.scaled(&-Q::one()));
-        out
-    }
-    /// Value under an assignment of the LP variables (missing ones count as 0).
-    pub fn eval(&self, sol: &[Q]) -> Q {
-        let mut s = self.c.clone();
-        for (i, a) in &self.v {
-            match sol.get(*i) {
-                Some(x) if !x.is_zero() => s = q_add(&s, &q_mul(a, x)),
-                _ => {}
-            }
-        }
-        s
-    }
-}
-
-impl Coef for LinExpr {
-    fn czero() -> Self {
-        LinExpr::default()
-    }
-    fn is_zero_c(&self) -> bool {
-        self.c.is_zero() && self.v.is_empty()
-    }
-    fn add_assign_c(&mut self, o: &Self) {
-        self.c = q_add(&self.c, &o.c);
-        for (i, a) in &o.v {
-            let e = self.v.entry(*i).or_insert_with(Q::zero);
-            *e = q_add(e, a);
-        }
-        self.v.retain(|_, a| !a.is_zero());
-    }
-    fn scaled(&self, k: &Q) -> Self {
-        if k.is_zero() {
-            return LinExpr::default();
-        }
-        LinExpr {
-            c: q_mul(&self.c, k),
-            v: self.v.iter().map(|(i, a)| (*i, q_mul(a, k))).collect(),
-        }
-    }
-    fn from_q(k: &Q) -> Self {
-        LinExpr {
-            c: k.clone(),
-            v: BTreeMap::new(),
-        }
     }
 }
 
@@ -177,8 +110,6 @@ pub struct PolyT<C> {
 
 /// Potentials with rational coefficients (certificates, bounds).
 pub type Poly = PolyT<Q>;
-/// Template potentials whose coefficients are LP expressions.
-pub type TPoly = PolyT<LinExpr>;
 
 impl<C: Coef> PolyT<C> {
     /// The zero polynomial.
@@ -369,19 +300,5 @@ impl Poly {
     /// Whether every coefficient is ≥ 0.
     pub fn nonneg(&self) -> bool {
         self.terms.values().all(|c| !c.is_negative())
-    }
-}
-
-impl TPoly {
-    /// Instantiates the LP variables with `sol`.
-    pub fn instantiate(&self, sol: &[Q]) -> Poly {
-        let mut p = Poly::zero();
-        for (m, c) in &self.terms {
-            let v = c.eval(sol);
-            if !v.is_zero() {
-                p.terms.insert(m.clone(), v);
-            }
-        }
-        p
     }
 }

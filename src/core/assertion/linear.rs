@@ -295,7 +295,7 @@ pub enum EntryKind {
 }
 
 /// A thread-dependence entry (`spec/logic.md` §1). The arithmetic (`scale`, `combine`, …)
-/// is for linear entries; [`dep_operand`] reads the other kinds as `⊤`.
+/// is for linear entries; `crate::analysis::linear::dep_operand` reads the other kinds as `⊤`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Dep {
     /// Coefficients of `threadIdx.x/y/z`.

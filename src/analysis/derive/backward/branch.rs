@@ -1,0 +1,217 @@
+//! The backward pass of conditionals: Q:IF1, Q:IF4 and Q:IFEXIT1/4 (with the rewrites of a
+//! branch in filtered position).
+
+use super::{apply_rewrites, node_of, unshifted_monos, Back, TChild, TNode};
+use crate::analysis::derive::{
+    identity_witnesses, subset_witnesses, Abs, If1An, If4An, IfExitAn, AN,
+};
+use crate::analysis::tpoly::TPoly;
+use crate::analysis::AnalysisError;
+use crate::certificate::{Farkas, Field, Rewrite};
+use crate::core::assertion::poly::Mono;
+use std::collections::BTreeSet;
+
+impl Back<'_, '_> {
+    /// Q:IF1: one template above both branch potentials (through the branch rewrites).
+    pub(super) fn back_if1(
+        &mut self,
+        a: &AN,
+        an: &If1An,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let If1An {
+            e,
+            cost,
+            t,
+            f,
+            join,
+            wt,
+            wf,
+            rw_t,
+            rw_f,
+        } = an;
+        let node =
+            |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
+        let (nt, qt) = self.back(t, qpost.clone())?;
+        let (nf, qf) = self.back(f, qpost.clone())?;
+        let mut monos: BTreeSet<Mono> = qt.terms.keys().cloned().collect();
+        monos.extend(qf.terms.keys().cloned());
+        monos.extend(unshifted_monos(rw_t, &qt));
+        monos.extend(unshifted_monos(rw_f, &qf));
+        let tpl = self.template(&monos);
+        self.geq(&apply_rewrites(&tpl, rw_t), &qt, "IF1 then-branch")?;
+        self.geq(&apply_rewrites(&tpl, rw_f), &qf, "IF1 else-branch")?;
+        let weak = |child: TNode, w: &Vec<Farkas>, pre: &Abs, rw: &Vec<Rewrite>| {
+            let mut fields = vec![Field::Entail("pre", identity_witnesses(&pre.p))];
+            if !rw.is_empty() {
+                fields.push(Field::Rewrite("pre", rw.clone()));
+            }
+            fields.push(Field::Entail("post", w.clone()));
+            TNode {
+                rule: "Q:WEAK",
+                pre: (pre.clone(), tpl.clone()),
+                post: (join.clone(), qpost.clone()),
+                fields,
+                children: vec![TChild::Stmt(child)],
+            }
+        };
+        let tpre = t.pre.clone();
+        let fpre = f.pre.clone();
+        let wnt = weak(nt, wt, &tpre, rw_t);
+        let wnf = weak(nf, wf, &fpre, rw_f);
+        let qp = tpl.plus_const(&(cost + &self.ctx.metric.if_));
+        Ok((
+            node(
+                "Q:IF1",
+                &qp,
+                vec![],
+                vec![
+                    TChild::Expr(e.clone()),
+                    TChild::Stmt(wnt),
+                    TChild::Stmt(wnf),
+                ],
+            ),
+            qp,
+        ))
+    }
+
+    /// Q:IF4: the else branch, then the then branch, sequentially.
+    pub(super) fn back_if4(
+        &mut self,
+        a: &AN,
+        an: &If4An,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let If4An {
+            e,
+            cost,
+            t,
+            f,
+            w_else_cond,
+            w_else_then,
+            w_join_then,
+            w_join_else,
+        } = an;
+        let node =
+            |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
+        let (nf, q1) = self.back(f, qpost.clone())?;
+        let (nt, qt) = self.back(t, q1)?;
+        let qp = qt.plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+        Ok((
+            node(
+                "Q:IF4",
+                &qp,
+                vec![
+                    Field::Entail("else-cond", w_else_cond.clone()),
+                    Field::Entail("else-then", w_else_then.clone()),
+                    Field::Entail("join-then", w_join_then.clone()),
+                    Field::Entail("join-else", w_join_else.clone()),
+                ],
+                vec![TChild::Expr(e.clone()), TChild::Stmt(nt), TChild::Stmt(nf)],
+            ),
+            qp,
+        ))
+    }
+
+    /// Q:IFEXIT1/4 (spec/logic.md §4a): the exit branch ends with the zero potential; the
+    /// else branch's potential comes from a template through the rewrites.
+    pub(super) fn back_if_exit(
+        &mut self,
+        a: &AN,
+        an: &IfExitAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let IfExitAn {
+            uniform,
+            e,
+            cost,
+            t,
+            f,
+            w_exit,
+            w_join_then,
+            w_join_else,
+            rw_f,
+            f_pre,
+        } = an;
+        let node =
+            |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
+        let (nf, qf) = self.back(f, qpost.clone())?;
+        let (nt, qt) = self.back(t, TPoly::zero())?;
+        let ident = |abs: &Abs| Field::Entail("pre", identity_witnesses(&abs.p));
+        let ident_post = |abs: &Abs| Field::Entail("post", identity_witnesses(&abs.p));
+        // the else branch's potential, from a template through the rewrites
+        let weak_f = |this: &mut Self, tpl: &TPoly| -> Result<TNode, AnalysisError> {
+            this.geq(&apply_rewrites(tpl, rw_f), &qf, "IFEXIT else-branch")?;
+            let mut fields = vec![Field::Entail("pre", subset_witnesses(&f_pre.p, &f.pre.p))];
+            if !rw_f.is_empty() {
+                fields.push(Field::Rewrite("pre", rw_f.clone()));
+            }
+            fields.push(ident_post(&f.post));
+            Ok(TNode {
+                rule: "Q:WEAK",
+                pre: (f_pre.clone(), tpl.clone()),
+                post: (f.post.clone(), qpost.clone()),
+                fields,
+                children: vec![],
+            })
+        };
+        let fields = vec![
+            Field::Entail("exit", w_exit.clone()),
+            Field::Entail("join-then", w_join_then.clone()),
+            Field::Entail("join-else", w_join_else.clone()),
+        ];
+        if *uniform {
+            let mut monos: BTreeSet<Mono> = qt.terms.keys().cloned().collect();
+            monos.extend(qf.terms.keys().cloned());
+            monos.extend(unshifted_monos(rw_f, &qf));
+            let tpl = self.template(&monos);
+            self.geq(&tpl, &qt, "IFEXIT then-branch")?;
+            let mut wf = weak_f(self, &tpl)?;
+            wf.children.push(TChild::Stmt(nf));
+            let wt = TNode {
+                rule: "Q:WEAK",
+                pre: (t.pre.clone(), tpl.clone()),
+                post: (t.post.clone(), TPoly::zero()),
+                fields: vec![ident(&t.pre), ident_post(&t.post)],
+                children: vec![TChild::Stmt(nt)],
+            };
+            let qp = tpl.plus_const(&(cost + &self.ctx.metric.if_));
+            Ok((
+                node(
+                    "Q:IFEXIT1",
+                    &qp,
+                    fields,
+                    vec![TChild::Expr(e.clone()), TChild::Stmt(wt), TChild::Stmt(wf)],
+                ),
+                qp,
+            ))
+        } else {
+            let (fchild, qfn) = if rw_f.is_empty() && f_pre.d == f.pre.d && f_pre.p == f.pre.p {
+                (nf, qf.clone())
+            } else {
+                let mut monos: BTreeSet<Mono> = qf.terms.keys().cloned().collect();
+                monos.extend(unshifted_monos(rw_f, &qf));
+                let tpl = self.template(&monos);
+                let mut wf = weak_f(self, &tpl)?;
+                wf.children.push(TChild::Stmt(nf));
+                (wf, tpl)
+            };
+            let qp = qt
+                .plus(&qfn)
+                .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+            Ok((
+                node(
+                    "Q:IFEXIT4",
+                    &qp,
+                    fields,
+                    vec![
+                        TChild::Expr(e.clone()),
+                        TChild::Stmt(nt),
+                        TChild::Stmt(fchild),
+                    ],
+                ),
+                qp,
+            ))
+        }
+    }
+}

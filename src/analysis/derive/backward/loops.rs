@@ -1,0 +1,231 @@
+//! The backward pass of loops: Q:WHILE1/2 (with the shift and `mono` rewrites of the
+//! ranking atom) and Q:WHILEEXIT1/2.
+
+use super::{node_of, Back, TChild, TNode};
+use crate::analysis::derive::{err, identity_witnesses, WhileAn, WhileExitAn, AN};
+use crate::analysis::entail::entails;
+use crate::analysis::tpoly::TPoly;
+use crate::analysis::AnalysisError;
+use crate::certificate::{Farkas, Field, Rewrite};
+use crate::core::assertion::linear::{Cstr, Lin};
+use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::metric::Q;
+use num_traits::One;
+use std::collections::BTreeSet;
+
+impl Back<'_, '_> {
+    /// Q:WHILEEXIT1/2 (spec/logic.md §4a): an invariant template over the loop's own atoms,
+    /// the potential after the loop kept apart.
+    pub(super) fn back_while_exit(
+        &mut self,
+        a: &AN,
+        an: &WhileExitAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let WhileExitAn {
+            e,
+            cost,
+            uniform,
+            inv,
+            body,
+            w_pre,
+            w_body_post,
+            key,
+            nested,
+        } = an;
+        let node =
+            |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
+        let k = if *uniform {
+            cost + &self.ctx.metric.if_
+        } else {
+            cost + &self.ctx.metric.if_ + &self.ctx.metric.div
+        };
+        // a body without loops costs at most a constant per iteration: the ranking
+        // atoms alone suffice (the potential after the loop is kept apart)
+        let degree = if *nested { self.ctx.degree } else { 1 };
+        let monos = self.monomials_deg(self.ctx.exit_own.get(key), &inv.d, &[], degree);
+        let i = self.template(&monos);
+        let i = self.restrict_d(i, &inv.d)?;
+        let ik = i.plus_const(&k);
+        let (nb, qb) = self.back(body, ik.clone())?;
+        self.geq(&i, &qb, "loop body is paid by the invariant")?;
+        let body_pre = body.pre.clone();
+        let bweak = TNode {
+            rule: "Q:WEAK",
+            pre: (body_pre.clone(), i.clone()),
+            post: (inv.clone(), ik.clone()),
+            fields: vec![
+                Field::Entail("pre", identity_witnesses(&body_pre.p)),
+                Field::Entail("post", w_body_post.clone()),
+            ],
+            children: vec![TChild::Stmt(nb)],
+        };
+        let qp = i.plus(qpost).plus_const(&(&k + &k));
+        let wnode = TNode {
+            rule: if *uniform {
+                "Q:WHILEEXIT1"
+            } else {
+                "Q:WHILEEXIT2"
+            },
+            pre: (inv.clone(), qp.clone()),
+            post: (a.post.clone(), qpost.clone()),
+            fields: vec![],
+            children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
+        };
+        let outer = node(
+            "Q:WEAK",
+            &qp,
+            vec![
+                Field::Entail("pre", w_pre.clone()),
+                Field::Entail("post", identity_witnesses(&a.post.p)),
+            ],
+            vec![TChild::Stmt(wnode)],
+        );
+        Ok((outer, qp))
+    }
+
+    /// Q:WHILE1/2: an invariant template paid by the shift of the ranking atom.
+    pub(super) fn back_while(
+        &mut self,
+        a: &AN,
+        an: &WhileAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let WhileAn {
+            e,
+            cost,
+            uniform,
+            inv,
+            body,
+            w_pre,
+            w_body_post,
+            atom,
+            atom_err,
+            writes,
+            loc,
+            key,
+        } = an;
+        let node =
+            |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
+        let k = if *uniform {
+            cost + &self.ctx.metric.if_
+        } else {
+            cost + &self.ctx.metric.if_ + &self.ctx.metric.div
+        };
+        let mut monos = self.monomials(*key, &inv.d, &[]);
+        monos.extend(qpost.terms.keys().cloned());
+        let i = self.template(&monos);
+        let i = self.restrict_d(i, &inv.d)?;
+        // Q:WHILE2's post potential: the invariant without its terms over W(s)
+        let i_post = if *uniform {
+            i.clone()
+        } else {
+            let mut out = TPoly::zero();
+            for (m, c) in &i.terms {
+                if !m.iter().any(|at| writes.iter().any(|w| at.mentions(w))) {
+                    out.add_term(m.clone(), c.clone());
+                }
+            }
+            out
+        };
+        self.geq(
+            &i_post,
+            qpost,
+            "loop invariant covers the potential after the loop",
+        )?;
+        let ik = i.plus_const(&k);
+        let (nb, qb) = self.back(body, ik.clone())?;
+        let (mut ishift, mut rws) = match atom {
+            Some(la) => (
+                i.shift(&la.atom, &la.shift),
+                vec![Rewrite::Shift(
+                    la.atom.clone(),
+                    la.shift.clone(),
+                    la.witness.clone(),
+                )],
+            ),
+            None => (i.clone(), vec![]),
+        };
+        // a symbolic step (`pos += 192·gridDim.x`): the body leaves the atom lowered
+        // by the step, the shift lowered it by the step's lower bound; bridge the
+        // two by a monotone rewrite max0(a − s_min) ≥ max0(a − step)
+        if let Some(la) = atom.as_ref().filter(|la| la.symbolic) {
+            if let AtomVal::Scaled(_, from) = canon_atom(&la.atom.plus_const(&-la.shift.clone())) {
+                if let Some((to, w)) = self.step_mono(&from, &ishift, &qb, &body.pre.p) {
+                    ishift = ishift.replace_atom(&from, &[(Q::one(), Some(to.clone()))]);
+                    rws.push(Rewrite::Mono(from, to, w));
+                }
+            }
+        }
+        self.geq(&ishift, &qb, "loop body is paid by the invariant")
+            .map_err(|e| {
+                let why = match atom_err {
+                    Some(w) => format!(
+                        "no bound for this loop: its body has a cost but the loop has no ranking atom ({w})"
+                    ),
+                    None => format!("no bound for this loop: {}", e.reason),
+                };
+                err(Some(*loc), why)
+            })?;
+        let body_pre = body.pre.clone();
+        let mut bfields = vec![Field::Entail("pre", identity_witnesses(&body_pre.p))];
+        if !rws.is_empty() {
+            bfields.push(Field::Rewrite("pre", rws));
+        }
+        bfields.push(Field::Entail("post", w_body_post.clone()));
+        let bweak = TNode {
+            rule: "Q:WEAK",
+            pre: (body_pre, i.clone()),
+            post: (inv.clone(), ik.clone()),
+            fields: bfields,
+            children: vec![TChild::Stmt(nb)],
+        };
+        let wnode = TNode {
+            rule: if *uniform { "Q:WHILE1" } else { "Q:WHILE2" },
+            pre: (inv.clone(), ik.clone()),
+            post: (a.post.clone(), i_post),
+            fields: vec![],
+            children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
+        };
+        let outer = node(
+            "Q:WEAK",
+            &ik,
+            vec![
+                Field::Entail("pre", w_pre.clone()),
+                Field::Entail("post", identity_witnesses(&a.post.p)),
+            ],
+            vec![TChild::Stmt(wnode)],
+        );
+        Ok((outer, ik))
+    }
+
+    /// The atom `b` of the body's potential `qb` that the shifted invariant `ishift` lacks
+    /// and that `from` dominates under `p` (`P ⇒ from ≥ b`), with the witness: the target
+    /// of a `(mono from b …)` rewrite. Among several, the one closest to `from` (largest
+    /// constant of `b − from`): the image of the ranking atom itself, not of its shifted
+    /// copies.
+    pub(super) fn step_mono(
+        &self,
+        from: &Lin,
+        ishift: &TPoly,
+        qb: &TPoly,
+        p: &[Cstr],
+    ) -> Option<(Lin, Farkas)> {
+        let have: BTreeSet<&Lin> = ishift.terms.keys().flatten().collect();
+        if !have.contains(from) {
+            return None;
+        }
+        let mut missing: Vec<&Lin> = qb
+            .terms
+            .keys()
+            .flatten()
+            .filter(|b| !have.contains(b))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        missing.sort_by(|a, b| b.sub(from).c.cmp(&a.sub(from).c));
+        missing
+            .into_iter()
+            .find_map(|b| entails(p, &Cstr::le(b.sub(from))).map(|w| (b.clone(), w)))
+    }
+}

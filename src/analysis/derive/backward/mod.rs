@@ -1,0 +1,313 @@
+//! The backward pass (RaCUDA §7): potentials with template coefficients (LP variables)
+//! from the post of each statement to its pre, one rule family per method, and the LP
+//! constraints that make every rule instance valid.
+
+mod branch;
+mod loops;
+
+use crate::analysis::derive::AssignAn;
+use crate::analysis::derive::{err, identity_witnesses, Abs, Ctx, AK, AN};
+use crate::analysis::linear::uniform_form;
+use crate::analysis::lp::{Lp, Rel};
+use crate::analysis::tpoly::TPoly;
+use crate::analysis::AnalysisError;
+use crate::certificate::{Field, Node, Rewrite};
+use crate::core::assertion::linear::{DepMap, Lin};
+use crate::core::assertion::poly::{canon_atom, AtomVal, Coef, Mono};
+use crate::core::Loc;
+use num_traits::One;
+use std::collections::BTreeSet;
+
+/// A derivation node whose potentials are templates.
+pub(super) struct TNode {
+    pub(super) rule: &'static str,
+    pub(super) pre: (Abs, TPoly),
+    pub(super) post: (Abs, TPoly),
+    pub(super) fields: Vec<Field>,
+    pub(super) children: Vec<TChild>,
+}
+
+pub(super) enum TChild {
+    Expr(Node),
+    Stmt(TNode),
+}
+
+pub(super) struct Back<'c, 'a> {
+    pub(super) ctx: &'c Ctx<'a>,
+    pub(super) lp: Lp,
+    /// Assignments that forced potential coefficients to 0 (reported if the LP fails).
+    pub(super) hints: Vec<(Loc, String)>,
+}
+
+impl Back<'_, '_> {
+    /// Forces to 0 (LP equalities) and drops the monomials that mention a variable `bad`
+    /// rejects.
+    pub(super) fn restrict(
+        &mut self,
+        qp: TPoly,
+        bad: impl Fn(&str) -> bool,
+        why: &str,
+    ) -> Result<TPoly, AnalysisError> {
+        self.restrict_atoms(qp, |a| a.vars().any(|v| bad(v)), why)
+    }
+
+    /// Forces to 0 (LP equalities) and drops the monomials with an atom `bad` rejects.
+    pub(super) fn restrict_atoms(
+        &mut self,
+        qp: TPoly,
+        bad: impl Fn(&Lin) -> bool,
+        why: &str,
+    ) -> Result<TPoly, AnalysisError> {
+        // in monomial order, as the LP equalities are numbered in the order they are added
+        let mut out = qp;
+        let drop: Vec<Mono> = out
+            .terms
+            .keys()
+            .filter(|m| m.iter().any(&bad))
+            .cloned()
+            .collect();
+        for m in drop {
+            if let Some(c) = out.terms.remove(&m) {
+                self.lp
+                    .add(c, Rel::Eq, why)
+                    .map_err(|e| err(None, format!("no bound: {e}")))?;
+            }
+        }
+        out.terms.retain(|_, c| !c.is_zero_c());
+        Ok(out)
+    }
+
+    /// Forces to 0 the monomials with an atom that is not uniform under `d` (spec/logic.md
+    /// §1: atoms are forms whose thread coefficients cancel under `D`).
+    pub(super) fn restrict_d(&mut self, qp: TPoly, d: &DepMap) -> Result<TPoly, AnalysisError> {
+        let prog = self.ctx.prog;
+        self.restrict_atoms(
+            qp,
+            |a| !uniform_form(prog, d, a),
+            "potential atoms must be uniform under D",
+        )
+    }
+
+    /// `hi ≥ lo` coefficientwise.
+    pub(super) fn geq(&mut self, hi: &TPoly, lo: &TPoly, why: &str) -> Result<(), AnalysisError> {
+        let mut monos: BTreeSet<&Mono> = hi.terms.keys().collect();
+        monos.extend(lo.terms.keys());
+        for m in monos {
+            let a = hi.terms.get(m).cloned().unwrap_or_default();
+            let b = lo.terms.get(m).cloned().unwrap_or_default();
+            self.lp
+                .add(a.minus(&b), Rel::Ge, why)
+                .map_err(|e| err(None, format!("no bound: {e}")))?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn back(&mut self, a: &AN, qpost: TPoly) -> Result<(TNode, TPoly), AnalysisError> {
+        let qpost = self.restrict_d(qpost, &a.post.d)?;
+        let node =
+            |rule, qpre: &TPoly, fields, children| node_of(a, &qpost, rule, qpre, fields, children);
+        let (n, qpre) = match &a.kind {
+            AK::Skip => (node("Q:SKIP", &qpost, vec![], vec![]), qpost.clone()),
+            AK::Sync => {
+                let qp = qpost.plus_const(&self.ctx.metric.sync);
+                (node("Q:SYNC", &qp, vec![], vec![]), qp)
+            }
+            AK::Seq(s1, s2) => {
+                let (n2, qm) = self.back(s2, qpost.clone())?;
+                let (n1, qp) = self.back(s1, qm)?;
+                (
+                    node(
+                        "Q:SEQ",
+                        &qp,
+                        vec![],
+                        vec![TChild::Stmt(n1), TChild::Stmt(n2)],
+                    ),
+                    qp,
+                )
+            }
+            AK::Assign(an) => self.back_assign(a, an, &qpost)?,
+            AK::Write {
+                global,
+                n,
+                o,
+                e,
+                cost,
+            } => {
+                let qp = qpost.plus_const(cost);
+                let rule = if *global { "Q:GWRITE" } else { "Q:SWRITE" };
+                (
+                    node(
+                        rule,
+                        &qp,
+                        vec![Field::N(*n)],
+                        vec![TChild::Expr(o.clone()), TChild::Expr(e.clone())],
+                    ),
+                    qp,
+                )
+            }
+            AK::If23 {
+                rule,
+                witnesses,
+                e,
+                cost,
+                branch,
+            } => {
+                let (nb, qb) = self.back(branch, qpost.clone())?;
+                let qp = qb.plus_const(&(cost + &self.ctx.metric.if_));
+                (
+                    node(
+                        rule,
+                        &qp,
+                        vec![Field::Entail("cond", witnesses.clone())],
+                        vec![TChild::Expr(e.clone()), TChild::Stmt(nb)],
+                    ),
+                    qp,
+                )
+            }
+            AK::If1(an) => self.back_if1(a, an, &qpost)?,
+            AK::Tighten { inner, w_pre } => {
+                let (n, q) = self.back(inner, qpost.clone())?;
+                (
+                    node(
+                        "Q:WEAK",
+                        &q,
+                        vec![
+                            Field::Entail("pre", w_pre.clone()),
+                            Field::Entail("post", identity_witnesses(&inner.post.p)),
+                        ],
+                        vec![TChild::Stmt(n)],
+                    ),
+                    q,
+                )
+            }
+            AK::If4(an) => self.back_if4(a, an, &qpost)?,
+            AK::IfExit(an) => self.back_if_exit(a, an, &qpost)?,
+            AK::WhileExit(an) => self.back_while_exit(a, an, &qpost)?,
+            AK::Unroll { inner } => {
+                let (ni, qi) = self.back(inner, qpost.clone())?;
+                (node("Q:UNROLL", &qi, vec![], vec![TChild::Stmt(ni)]), qi)
+            }
+            AK::While(an) => self.back_while(a, an, &qpost)?,
+        };
+        let qpre = self.restrict_d(qpre, &a.pre.d)?;
+        let mut n = n;
+        n.pre.1 = qpre.clone();
+        Ok((n, qpre))
+    }
+
+    /// Q:VWRITE1/2 (spec/logic.md §4): substitution of the assigned value into the
+    /// potential, or a potential that does not mention the variable.
+    pub(super) fn back_assign(
+        &mut self,
+        a: &AN,
+        an: &AssignAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let AssignAn {
+            x,
+            loc,
+            lin,
+            vw1,
+            witnesses,
+            e,
+            cost,
+        } = an;
+        let node =
+            |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
+        let k = cost + &self.ctx.metric.vwrite;
+        let fields = vec![Field::Entail("post", witnesses.clone())];
+        // Q:VWRITE1 substitutes (a non-uniform value too when the potential after it
+        // mentions x through uniform forms, spec/logic.md §4); Q:VWRITE2 otherwise
+        let substitute = *vw1 || (qpost.mentions(x) && a.post.d.contains_key(x));
+        if substitute && lin.is_some() {
+            let le = lin.clone().unwrap_or_default();
+            let qp = qpost.subst(x, &le).plus_const(&k);
+            Ok((
+                node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
+                qp,
+            ))
+        } else {
+            // Q' must not mention x: force those coefficients to 0 (now qpost is exact)
+            if qpost.mentions(x) {
+                let why = if *vw1 {
+                    format!("`{x}` is assigned a non-linear value, so the potential after it cannot mention `{x}`")
+                } else {
+                    format!("`{x}` is not warp-uniform before this assignment (Q:VWRITE1 needs it in X(D)) or the value is not uniform, so the potential after it cannot mention `{x}`")
+                };
+                if !self.hints.iter().any(|(l, w)| l == loc && *w == why) {
+                    self.hints.push((*loc, why));
+                }
+            }
+            let xs = x.clone();
+            let restricted = self.restrict(
+                qpost.clone(),
+                |v| v == xs,
+                "the potential after an assignment without substitution must not mention the variable",
+            )?;
+            let qp = restricted.plus_const(&k);
+            let rule = if *vw1 { "Q:VWRITE1" } else { "Q:VWRITE2" };
+            let mut nn = node(rule, &qp, fields, vec![TChild::Expr(e.clone())]);
+            nn.post.1 = restricted;
+            Ok((nn, qp))
+        }
+    }
+}
+
+/// The monomials of `q` with each atom `A'` that a shift of `rw` produces
+/// (`max0(A) = max0(A') + s`) replaced by `A`: the monomials a template needs so that the
+/// rewrites can turn it into `q`.
+pub(super) fn unshifted_monos(rw: &[Rewrite], q: &TPoly) -> Vec<Mono> {
+    let mut out = Vec::new();
+    for r in rw {
+        if let Rewrite::Shift(a, sft, _) = r {
+            let AtomVal::Scaled(f, b) = canon_atom(&a.plus_const(&-sft.clone())) else {
+                continue;
+            };
+            if !f.is_one() {
+                continue;
+            }
+            for m in q.terms.keys() {
+                if m.contains(&b) {
+                    let mut nm: Mono = m
+                        .iter()
+                        .map(|x| if *x == b { a.clone() } else { x.clone() })
+                        .collect();
+                    nm.sort();
+                    out.push(nm);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A template after the shift rewrites of `rw`, in order.
+pub(super) fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
+    let mut out = t.clone();
+    for r in rw {
+        match r {
+            Rewrite::Shift(a, sft, _) => out = out.shift(a, sft),
+            Rewrite::Zero(a, _) => out = out.zero_atom(a),
+            Rewrite::Mono(l, l2, _) => out = out.mono(l, l2),
+        }
+    }
+    out
+}
+
+/// A node about the statement of `a`: pre `(a.pre, qpre)`, post `(a.post, qpost)`.
+fn node_of(
+    a: &AN,
+    qpost: &TPoly,
+    rule: &'static str,
+    qpre: &TPoly,
+    fields: Vec<Field>,
+    children: Vec<TChild>,
+) -> TNode {
+    TNode {
+        rule,
+        pre: (a.pre.clone(), qpre.clone()),
+        post: (a.post.clone(), qpost.clone()),
+        fields,
+        children,
+    }
+}

@@ -1,0 +1,426 @@
+//! Filtered judgments (`spec/logic.md` §4a): loops left by jumps (Q:WHILEEXIT1/2), their
+//! bodies in filtered position, exits (Q:IFEXIT1/4) and the candidate atoms of such loops.
+
+use crate::analysis::derive::liveness::restrict_deps;
+use crate::analysis::derive::loops::{has_loop, houdini_candidates, loop_key};
+use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN};
+use crate::analysis::derive::{If1An, IfExitAn, WhileExitAn};
+use crate::analysis::entail::{entails, entails_all, join_p};
+use crate::analysis::linear::{cond, expr_uniform, join_deps, lin_expr};
+use crate::analysis::AnalysisError;
+use crate::certificate::{Farkas, Rewrite};
+use crate::core::assertion::linear::{CKind, Cstr, DepMap, Lin};
+use crate::core::metric::Q;
+use crate::core::{Expr, Loc, Stmt, Ty};
+use num_traits::{One, Signed, Zero};
+
+impl Ctx<'_> {
+    /// Candidate atoms of a loop without a ranking atom of its own, from the conditions
+    /// of its body (spec/logic.md §4a; nested loops excluded): for every `if` whose
+    /// condition gives a constraint `L ≤ 0` to its else branch, the atom `−L + 1` (`≥ 1` on
+    /// that branch; `i` for `if (i <= 0) return; …`), and for every update `x ← x + δ` (`δ` an
+    /// integer) in the body of a variable `x` of the atom, the atom as it reads before the
+    /// update, `(−L + 1)[x ← x − δ]` (`i + 20` for `i −= 20`). Returns (atoms, updated atoms).
+    pub(super) fn exit_atoms(&self, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
+        fn walk<'s>(s: &'s Stmt, ifs: &mut Vec<&'s Expr>, asg: &mut Vec<(&'s String, &'s Expr)>) {
+            match s {
+                Stmt::Seq(a, b) => {
+                    walk(a, ifs, asg);
+                    walk(b, ifs, asg);
+                }
+                Stmt::If(e, a, b, _) => {
+                    ifs.push(e);
+                    walk(a, ifs, asg);
+                    walk(b, ifs, asg);
+                }
+                Stmt::Assign(x, e, _) => asg.push((x, e)),
+                _ => {}
+            }
+        }
+        let (mut ifs, mut asg) = (Vec::new(), Vec::new());
+        walk(body, &mut ifs, &mut asg);
+        let mut updates: Vec<(String, Q)> = Vec::new();
+        for (x, ex) in asg {
+            if self.prog.local_ty(x) != Some(Ty::Int) {
+                continue;
+            }
+            if let Some(le) = lin_expr(self.prog, ex) {
+                let d = le.sub(&Lin::var(x));
+                if d.is_const() && !d.c.is_zero() {
+                    updates.push((x.clone(), d.c));
+                }
+            }
+        }
+        let (mut hs, mut shifted) = (Vec::new(), Vec::new());
+        for e in ifs {
+            // the else branch: the one that stays in the loop when the then-branch jumps
+            // (spec/lowering.md §6)
+            let (_, cne, _, _) = cond(self.prog, e);
+            for c in cne.iter() {
+                if c.kind != CKind::Le {
+                    continue;
+                }
+                let h = c.lin.scale(&-Q::one()).plus_const(&Q::one());
+                let upd: Vec<Lin> = updates
+                    .iter()
+                    .filter(|(x, _)| h.mentions(x))
+                    .map(|(x, d)| h.plus_const(&-(h.coef(x) * d)))
+                    .collect();
+                if upd.is_empty() {
+                    continue;
+                }
+                if !hs.contains(&h) {
+                    hs.push(h);
+                }
+                for u in upd {
+                    if !shifted.contains(&u) {
+                        shifted.push(u);
+                    }
+                }
+            }
+        }
+        (hs, shifted)
+    }
+
+    /// Shift rewrites for a branch of a loop body in filtered position whose pre is `p`
+    /// (spec/logic.md §4a): for candidate atoms `A`, `A'` of the innermost exit loop with
+    /// `A − A' = s > 0` constant and `p ⇒ A' ≥ 0`, `max0(A) = max0(A') + s` (the potential of
+    /// the loop head, re-expressed after the counter's update, releases the update's `s`).
+    pub(super) fn branch_rewrites(&self, p: &[Cstr]) -> Vec<Rewrite> {
+        let Some(key) = self.exit_stack.last() else {
+            return Vec::new();
+        };
+        let atoms = self.exit_own.get(key).cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        for a in &atoms {
+            let mut best: Option<(Q, Farkas)> = None;
+            for b in &atoms {
+                let diff = a.sub(b);
+                if !diff.is_const() || !diff.c.is_positive() {
+                    continue;
+                }
+                if best.as_ref().is_some_and(|(s, _)| *s >= diff.c) {
+                    continue;
+                }
+                // p ⇒ a ≥ s, i.e. s − a ≤ 0
+                let target = Cstr::le(Lin::constant(diff.c.clone()).sub(a));
+                if let Some(w) = entails(p, &target) {
+                    best = Some((diff.c.clone(), w));
+                }
+            }
+            if let Some((s, w)) = best {
+                out.push(Rewrite::Shift(a.clone(), s, w));
+            }
+        }
+        out
+    }
+
+    /// The forward pass of a statement in filtered position for the loop condition `f`
+    /// (spec/logic.md §4a): the post's `P` is about every thread, its `D` only about the
+    /// threads that satisfy `f` afterwards. An `if` whose then-branch ends with `¬f` (a jump
+    /// out of the loop) is Q:IFEXIT1/4; a uniform `if` is Q:IF1 with filtered branches; a
+    /// sequence's last statement is filtered; anything else is an ordinary statement.
+    pub(super) fn fwd_filt(&mut self, s: &Stmt, pre: &Abs, f: &Expr) -> Result<AN, AnalysisError> {
+        let kind_post: (AK, Abs) = match s {
+            Stmt::Seq(a, b) => {
+                let na = self.fwd(a, pre)?;
+                let nb = self.fwd_filt(b, &na.post, f)?;
+                let post = nb.post.clone();
+                (AK::Seq(Box::new(na), Box::new(nb)), post)
+            }
+            Stmt::If(c, s1, s2, loc) => match self.fwd_filt_if(c, s1, s2, loc, pre, f)? {
+                Some(kind_post) => kind_post,
+                None => return self.fwd(s, pre),
+            },
+            _ => return self.fwd(s, pre),
+        };
+        let (kind, post) = kind_post;
+        Ok(AN {
+            pre: pre.clone(),
+            post,
+            kind,
+        })
+    }
+
+    /// [`Ctx::fwd_filt`] of `if c then s1 else s2`: Q:IF2/3 when `P` decides `c`, Q:IFEXIT1/4
+    /// when the then branch leaves the loop (its post entails `¬f`), Q:IF1 with filtered
+    /// branches when `c` is uniform; `None` for an ordinary `if`.
+    fn fwd_filt_if(
+        &mut self,
+        c: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+        loc: &Loc,
+        pre: &Abs,
+        f: &Expr,
+    ) -> Result<Option<(AK, Abs)>, AnalysisError> {
+        let (ce, cne, can_t, can_f) = cond(self.prog, c);
+        let decided = |cs: &[Cstr], ok: bool| {
+            if ok && !cs.is_empty() {
+                entails_all(&pre.p, cs)
+            } else {
+                None
+            }
+        };
+        let w_t = decided(&ce, can_t);
+        let w_f = if w_t.is_none() {
+            decided(&cne, can_f)
+        } else {
+            None
+        };
+        if w_t.is_some() || w_f.is_some() {
+            let (en, cost) = self.expr_node(c, pre, *loc)?;
+            let (rule, w, br) = match (w_t, w_f) {
+                (Some(w), _) => ("Q:IF2", w, s1),
+                (None, Some(w)) => ("Q:IF3", w, s2),
+                _ => unreachable!("one of the two is Some"),
+            };
+            let b = self.fwd_filt(br, pre, f)?;
+            let post = b.post.clone();
+            Ok(Some((
+                AK::If23 {
+                    rule,
+                    witnesses: w,
+                    e: en,
+                    cost,
+                    branch: Box::new(b),
+                },
+                post,
+            )))
+        } else {
+            let exit_c = cond(self.prog, f).1;
+            let tpre = Abs {
+                p: with(&pre.p, &ce).into(),
+                d: pre.d.clone(),
+            };
+            let fpre = Abs {
+                p: with(&pre.p, &cne).into(),
+                d: pre.d.clone(),
+            };
+            let t = self.fwd(s1, &tpre)?;
+            let w_exit = if exit_c.is_empty() {
+                None
+            } else {
+                entails_all(&t.post.p, &exit_c)
+            };
+            let uniform = expr_uniform(&pre.d, c);
+            if let Some(w_exit) = w_exit {
+                let (en, cost) = self.expr_node(c, pre, *loc)?;
+                let rw_f = self.branch_rewrites(&fpre.p);
+                // the else branch is followed by the end of the body: locals dead
+                // there lose their entries
+                let live_at = self.live_else.get(&(s2 as *const Stmt as usize));
+                let fpre_small = match &live_at {
+                    Some(live) => Abs {
+                        p: (fpre
+                            .p
+                            .iter()
+                            .filter(|c| {
+                                c.lin.vars().all(|v| live.contains(v.as_str()))
+                                    || (c.only_tid() && !self.launch_p.contains(c))
+                            })
+                            .cloned()
+                            .collect::<Vec<_>>())
+                        .into(),
+                        d: restrict_deps(&fpre.d, live).into(),
+                    },
+                    None => fpre.clone(),
+                };
+                let fb = self.fwd_filt(s2, &fpre_small, f)?;
+                let pj = join_p(&t.post.p, &fb.post.p);
+                let internal = || err(Some(*loc), "internal: exit join not entailed");
+                let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
+                let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+                let post = Abs {
+                    p: pj.into(),
+                    d: fb.post.d.clone(),
+                };
+                Ok(Some((
+                    AK::IfExit(IfExitAn {
+                        uniform,
+                        e: en,
+                        cost,
+                        t: Box::new(t),
+                        f: Box::new(fb),
+                        w_exit,
+                        w_join_then,
+                        w_join_else,
+                        rw_f,
+                        f_pre: fpre,
+                    }),
+                    post,
+                )))
+            } else if uniform {
+                let (en, cost) = self.expr_node(c, pre, *loc)?;
+                let rw_t = self.branch_rewrites(&tpre.p);
+                let rw_f = self.branch_rewrites(&fpre.p);
+                let t = self.fwd_filt(s1, &tpre, f)?;
+                let fb = self.fwd_filt(s2, &fpre, f)?;
+                let join = Abs {
+                    p: join_p(&t.post.p, &fb.post.p).into(),
+                    d: join_deps(&t.post.d, &fb.post.d).into(),
+                };
+                let internal = || err(Some(*loc), "internal: join not entailed");
+                let wt = entails_all(&t.post.p, &join.p).ok_or_else(internal)?;
+                let wf = entails_all(&fb.post.p, &join.p).ok_or_else(internal)?;
+                Ok(Some((
+                    AK::If1(If1An {
+                        e: en,
+                        cost,
+                        t: Box::new(t),
+                        f: Box::new(fb),
+                        join: join.clone(),
+                        wt,
+                        wf,
+                        rw_t,
+                        rw_f,
+                    }),
+                    join,
+                )))
+            } else {
+                Ok(None)
+            }
+        }
+    }
+
+    /// Q:WHILEEXIT1/2 (spec/logic.md §4a): the invariant `(P, D)` by the same Houdini
+    /// iteration as [`Ctx::fwd_while`], with the body in filtered position, so `D` is about
+    /// the threads that stay in the loop. `None` when the body has no exit (Q:IFEXIT1/4) on
+    /// its filtered spine: then the loop is left only at the test and the ordinary rules
+    /// apply.
+    pub(super) fn fwd_while_exit(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<Option<(AK, Abs)>, AnalysisError> {
+        let key = loop_key(body);
+        self.exit_stack.push(key);
+        let r = self.exit_invariant(e, body, loc, pre);
+        self.exit_stack.pop();
+        let (body_an, p, d) = r?;
+        if !has_exit(&body_an) {
+            return Ok(None);
+        }
+        let (_, cne, _, _) = cond(self.prog, e);
+        let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
+        let writes = body.writes();
+        let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
+            err(
+                Some(loc),
+                "internal: invariant not entailed by the loop entry",
+            )
+        })?;
+        let w_body_post = entails_all(&body_an.post.p, &p)
+            .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
+        let (en, cost) = self.expr_node(
+            e,
+            &Abs {
+                p: p.clone().into(),
+                d: d.clone().into(),
+            },
+            loc,
+        )?;
+        let post = Abs {
+            p: with(&p, &cne).into(),
+            d: minus_writes(&d, &writes).into(),
+        };
+        Ok(Some((
+            AK::WhileExit(WhileExitAn {
+                e: en,
+                cost,
+                uniform,
+                inv: Abs {
+                    p: p.into(),
+                    d: d.into(),
+                },
+                body: Box::new(body_an),
+                w_pre,
+                w_body_post,
+                key,
+                nested: has_loop(body),
+            }),
+            post,
+        )))
+    }
+
+    pub(super) fn exit_invariant(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<(AN, Vec<Cstr>, DepMap), AnalysisError> {
+        let (ce, _, _, _) = cond(self.prog, e);
+        let mut p = houdini_candidates(&pre.p);
+        let live = self.live_loop.get(&loop_key(body)).cloned();
+        // constraints on locals dead at the loop are dropped (by the Q:WEAK around it), and
+        // so are those on locals the body writes: the threads that leave by a jump carry
+        // values of the round they left in, so such facts rarely survive, and starting
+        // without them saves a round of the iteration over this (typically long) body
+        let writes = body.writes();
+        p.retain(|c| {
+            (c.only_tid() && !self.launch_p.contains(c))
+                || c.lin.vars().all(|v| {
+                    live.as_ref().is_none_or(|l| l.contains(v.as_str())) && !writes.contains(v)
+                })
+        });
+        let mut d = match &live {
+            Some(live) => restrict_deps(&pre.d, live),
+            None => (*pre.d).clone(),
+        };
+        // warm start: an enclosing loop's invariant search analyses this loop again from a
+        // weaker entry; its invariant is then (almost always) within the previous one, so
+        // the previous fixpoint is the first candidate (still checked by the iteration)
+        if let Some((pp, pd)) = self.exit_fix.get(&loop_key(body)) {
+            p.retain(|c| pp.contains(c));
+            d = join_deps(&d, pd);
+        }
+        for _ in 0..40 {
+            let b = self.fwd_filt(
+                body,
+                &Abs {
+                    p: with(&p, &ce).into(),
+                    d: d.clone().into(),
+                },
+                e,
+            )?;
+            let np: Vec<Cstr> = p
+                .iter()
+                .filter(|c| entails(&b.post.p, c).is_some())
+                .cloned()
+                .collect();
+            let nd = join_deps(&d, &b.post.d);
+            if np == p && nd == d {
+                self.exit_fix.insert(loop_key(body), (p.clone(), d.clone()));
+                return Ok((b, p, d));
+            }
+            p = np;
+            d = nd;
+        }
+        Err(err(Some(loc), "the loop-invariant search did not converge"))
+    }
+}
+
+/// Whether the filtered spine of `a` (spec/logic.md §4a) has a Q:IFEXIT1/4.
+pub(super) fn has_exit(a: &AN) -> bool {
+    match &a.kind {
+        AK::Seq(_, b) => has_exit(b),
+        AK::If23 { branch, .. } => has_exit(branch),
+        AK::If1(If1An { t, f, .. }) => has_exit(t) || has_exit(f),
+        AK::IfExit(IfExitAn { .. }) => true,
+        _ => false,
+    }
+}
+
+/// Whether the filtered spine of `a` has a Q:IFEXIT4 (a divergent exit).
+pub(super) fn has_divergent_exit(a: &AN) -> bool {
+    match &a.kind {
+        AK::Seq(_, b) => has_divergent_exit(b),
+        AK::If23 { branch, .. } => has_divergent_exit(branch),
+        AK::If1(If1An { t, f, .. }) => has_divergent_exit(t) || has_divergent_exit(f),
+        AK::IfExit(IfExitAn { uniform, f, .. }) => !uniform || has_divergent_exit(f),
+        _ => false,
+    }
+}

@@ -1,0 +1,595 @@
+//! The forward pass (RaCUDA §7): abstract interpretation of `(P, D)` over the statements,
+//! one method per statement kind, choosing the rule of each statement (Q:VWRITE1/2,
+//! Q:GWRITE/SWRITE, Q:IF1–4, Q:UNROLL, loops) and the expression nodes (OQ:*, EQ:*) with
+//! their access bounds `N*`.
+
+use crate::analysis::access::{n_star, range_bound, AccessKind};
+use crate::analysis::derive::loops::loop_key;
+use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN, UNROLL_LIMIT};
+use crate::analysis::derive::{AssignAn, If1An, If4An};
+use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
+use crate::analysis::linear::{
+    cond, dep_expr, dep_operand, entry_expr, expr_uniform, join_deps, lane_cond, lin_fixed,
+};
+use crate::analysis::AnalysisError;
+use crate::certificate::{Farkas, Field, Judgment, Node};
+use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
+use crate::core::metric::Q;
+use crate::core::{Expr, Loc, Operand, Space, Stmt, Ty};
+use num_traits::One;
+
+impl Ctx<'_> {
+    pub(super) fn operand_node(&self, o: &Operand, loc: Loc) -> Result<(Node, Q), AnalysisError> {
+        let (rule, cost) = match o {
+            Operand::Var(x) => {
+                if self.prog.local_ty(x).is_none() {
+                    return Err(err(Some(loc), format!("undeclared local `{x}`")));
+                }
+                ("OQ:VAR", self.metric.var.clone())
+            }
+            Operand::Tid(_) => ("OQ:TID", self.metric.var.clone()),
+            Operand::Const(_) => ("OQ:CONST", self.metric.konst.clone()),
+            Operand::Param(p) => {
+                if self.prog.param_ty(p).is_none() {
+                    return Err(err(Some(loc), format!("undeclared parameter `{p}`")));
+                }
+                ("OQ:PARAM", self.metric.param.clone())
+            }
+        };
+        Ok((
+            Node {
+                rule,
+                judgment: Judgment::Expr { cost: cost.clone() },
+                fields: vec![],
+                children: vec![],
+            },
+            cost,
+        ))
+    }
+
+    pub(super) fn access_n(
+        &self,
+        arr: &str,
+        o: &Operand,
+        pre: &Abs,
+        loc: Loc,
+    ) -> Result<(bool, u64), AnalysisError> {
+        let decl = self
+            .prog
+            .array(arr)
+            .ok_or_else(|| err(Some(loc), format!("undeclared array `{arr}`")))?;
+        let global = decl.space == Space::Global;
+        let kind = if global {
+            AccessKind::MemReads
+        } else {
+            AccessKind::Conflicts
+        };
+        let dep = dep_operand(&pre.d, o);
+        // N* depends only on the thread constraints of P, the dependence, the element size
+        // and the kind; loops re-run the forward pass, so it is memoized.
+        let tid_p: Vec<Cstr> = pre.p.iter().filter(|c| c.only_tid()).cloned().collect();
+        let range = match (o, dep) {
+            (Operand::Var(x), None) => pre
+                .d
+                .get(x)
+                .filter(|e| e.kind == EntryKind::Rng)
+                .map(|e| e.g),
+            _ => None,
+        };
+        let key = format!("{tid_p:?}|{dep:?}|{range:?}|{}|{global}", decl.elem_bytes);
+        if let Some(&n) = self.nstar_cache.borrow().get(&key) {
+            return Ok((global, n));
+        }
+        let mut n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch);
+        if let Some(r) = range.and_then(|w| range_bound(w, decl.elem_bytes, kind, self.hw)) {
+            n = n.min(r);
+        }
+        let n = n.max(1);
+        self.nstar_cache.borrow_mut().insert(key, n);
+        Ok((global, n))
+    }
+
+    pub(super) fn expr_node(
+        &self,
+        e: &Expr,
+        pre: &Abs,
+        loc: Loc,
+    ) -> Result<(Node, Q), AnalysisError> {
+        let mk = |rule, cost: Q, fields, children| Node {
+            rule,
+            judgment: Judgment::Expr { cost },
+            fields,
+            children,
+        };
+        match e {
+            Expr::Opd(o) => self.operand_node(o, loc),
+            Expr::Bin(_, a, b) => {
+                let (na, ca) = self.operand_node(a, loc)?;
+                let (nb, cb) = self.operand_node(b, loc)?;
+                let c = ca + cb + &self.metric.op;
+                Ok((mk("EQ:OP", c.clone(), vec![], vec![na, nb]), c))
+            }
+            Expr::Un(_, a) => {
+                let (na, ca) = self.operand_node(a, loc)?;
+                let c = ca + &self.metric.op;
+                Ok((mk("EQ:UOP", c.clone(), vec![], vec![na]), c))
+            }
+            Expr::Read(arr, o) => {
+                let (global, n) = self.access_n(arr, o, pre, loc)?;
+                let (no, co) = self.operand_node(o, loc)?;
+                let (rule, c) = if global {
+                    ("EQ:GARRAY", co + self.metric.gread.at(n))
+                } else {
+                    ("EQ:SARRAY", co + self.metric.sread.at(n))
+                };
+                Ok((mk(rule, c.clone(), vec![Field::N(n)], vec![no]), c))
+            }
+        }
+    }
+
+    /// `cond(e)` (or `cond(¬e)`, `neg`) followed by the lane facts `lane_D(e)` when lanes
+    /// are derived for this metric (spec/logic.md §2: `P ∧ e` is `P`, `cond`, `lane_D`).
+    pub(super) fn with_lanes(&self, d: &DepMap, e: &Expr, c: &[Cstr], neg: bool) -> Vec<Cstr> {
+        let mut out = c.to_vec();
+        if self.lanes {
+            out.extend(lane_cond(d, e, neg));
+        }
+        out
+    }
+
+    pub(super) fn fwd(&mut self, s: &Stmt, pre: &Abs) -> Result<AN, AnalysisError> {
+        let kind_post: (AK, Abs) = match s {
+            Stmt::Skip => (AK::Skip, pre.clone()),
+            Stmt::Sync(_) => (AK::Sync, pre.clone()),
+            Stmt::Seq(a, b) => {
+                let na = self.fwd(a, pre)?;
+                let nb = self.fwd(b, &na.post)?;
+                let post = nb.post.clone();
+                (AK::Seq(Box::new(na), Box::new(nb)), post)
+            }
+            Stmt::Assign(x, e, loc) => self.fwd_assign(x, e, loc, pre)?,
+            Stmt::Write(arr, o, e, loc) => {
+                let (global, n) = self.access_n(arr, o, pre, *loc)?;
+                let (on, c1) = self.operand_node(o, *loc)?;
+                let (en, c2) = self.expr_node(e, pre, *loc)?;
+                let acc = if global {
+                    self.metric.gwrite.at(n)
+                } else {
+                    self.metric.swrite.at(n)
+                };
+                (
+                    AK::Write {
+                        global,
+                        n,
+                        o: on,
+                        e: en,
+                        cost: acc + c1 + c2,
+                    },
+                    pre.clone(),
+                )
+            }
+            Stmt::If(e, s1, s2, loc) => self.fwd_if(e, s1, s2, loc, pre)?,
+            Stmt::While(e, body, loc) => self.fwd_loop(e, body, loc, pre)?,
+        };
+        let (kind, post) = kind_post;
+        Ok(AN {
+            pre: pre.clone(),
+            post,
+            kind,
+        })
+    }
+    /// Q:VWRITE1/2: the post of `x ← e` (`x` renamed through an update of itself, or
+    /// `x = lin(e)` added) and the witnesses of its constraints.
+    fn fwd_assign(
+        &mut self,
+        x: &str,
+        e: &Expr,
+        loc: &Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        let xty = self
+            .prog
+            .local_ty(x)
+            .ok_or_else(|| err(Some(*loc), format!("assignment to undeclared local `{x}`")))?;
+        let (en, cost) = self.expr_node(e, pre, *loc)?;
+        let lin = if xty == Ty::Int {
+            lin_fixed(self.prog, &pre.p, e)
+        } else {
+            None
+        };
+        let dep_e = match lin.as_ref().filter(|l| l.is_const()) {
+            Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
+            _ if self.lanes => entry_expr(&pre.d, e, &self.udims),
+            _ => dep_expr(&pre.d, e, &self.udims),
+        };
+        // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
+        let vw1 = expr_uniform(&pre.d, e);
+        let mut d = (*pre.d).clone();
+        d.remove(x);
+        let newdep = match dep_e {
+            Some(de) if xty == Ty::Int => Some(de),
+            Some(de) if de.is_uniform() => Some(Dep::unknown_uniform()),
+            _ => None,
+        };
+        let newdep = match newdep {
+            None if vw1 => Some(Dep::unknown_uniform()),
+            other => other,
+        };
+        if let Some(nd) = newdep {
+            d.insert(x.to_string(), nd);
+        }
+        let mut p: Vec<Cstr> = Vec::new();
+        match &lin {
+            Some(le) if le.sub(&Lin::var(x)).is_const() => {
+                let c = le.sub(&Lin::var(x)).c;
+                let back = Lin::var(x).plus_const(&-c);
+                for cs in pre.p.iter() {
+                    p.push(Cstr {
+                        kind: cs.kind.clone(),
+                        lin: cs.lin.subst(x, &back),
+                    });
+                }
+            }
+            Some(le) if !le.mentions(x) => {
+                p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned());
+                p.push(Cstr::eq(Lin::var(x).sub(le)));
+            }
+            _ => p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned()),
+        }
+        // the post's constraints are the pre's (renamed back through an update of x,
+        // or those not mentioning x) and possibly `x − le = 0`: each target is a
+        // constraint of the pre itself or a constant, so the witness is found by
+        // position (checked; a general search otherwise)
+        let mut witnesses = Vec::new();
+        let mut next = 0;
+        for c in &p {
+            let target = match &lin {
+                Some(le) => Cstr {
+                    kind: c.kind.clone(),
+                    lin: c.lin.subst(x, le),
+                },
+                None => c.clone(),
+            };
+            let mut found = None;
+            if target.lin.is_const() {
+                let w = Farkas::default();
+                if crate::analysis::entail::check_farkas(&pre.p, &target, &w) {
+                    found = Some(w);
+                }
+            }
+            if found.is_none() {
+                if let Some(j) = (next..pre.p.len()).find(|&j| pre.p[j] == target) {
+                    next = j + 1;
+                    found = Some(Farkas(vec![(j, Q::one())]));
+                }
+            }
+            let w = match found {
+                Some(w) => w,
+                None => entails(&pre.p, &target).ok_or_else(|| {
+                    err(
+                        Some(*loc),
+                        "internal: no witness for the assignment's postcondition",
+                    )
+                })?,
+            };
+            witnesses.push(w);
+        }
+        Ok((
+            AK::Assign(AssignAn {
+                x: x.to_string(),
+                loc: *loc,
+                lin,
+                vw1,
+                witnesses,
+                e: en,
+                cost,
+            }),
+            Abs {
+                p: p.into(),
+                d: d.into(),
+            },
+        ))
+    }
+
+    /// Q:IF2/IF3 when `P` decides the condition, Q:IF1 when it is warp-uniform, Q:IF4
+    /// otherwise.
+    fn fwd_if(
+        &mut self,
+        e: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+        loc: &Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        let (en, cost) = self.expr_node(e, pre, *loc)?;
+        let (ce, cne, can_t, can_f) = cond(self.prog, e);
+        // P ∧ e and P ∧ ¬e with the lane facts of pre.d (spec/logic.md §2); Q:IF2/3
+        // decide on cond(e) alone
+        let (ce_l, cne_l) = (
+            self.with_lanes(&pre.d, e, &ce, false),
+            self.with_lanes(&pre.d, e, &cne, true),
+        );
+        let w_t = if can_t && !ce.is_empty() {
+            entails_all(&pre.p, &ce)
+        } else {
+            None
+        };
+        let w_f = if w_t.is_none() && can_f && !cne.is_empty() {
+            entails_all(&pre.p, &cne)
+        } else {
+            None
+        };
+        if let Some(w) = w_t {
+            let b = self.fwd(s1, pre)?;
+            let post = b.post.clone();
+            Ok((
+                AK::If23 {
+                    rule: "Q:IF2",
+                    witnesses: w,
+                    e: en,
+                    cost,
+                    branch: Box::new(b),
+                },
+                post,
+            ))
+        } else if let Some(w) = w_f {
+            let b = self.fwd(s2, pre)?;
+            let post = b.post.clone();
+            Ok((
+                AK::If23 {
+                    rule: "Q:IF3",
+                    witnesses: w,
+                    e: en,
+                    cost,
+                    branch: Box::new(b),
+                },
+                post,
+            ))
+        } else if expr_uniform(&pre.d, e) {
+            let t = self.fwd(
+                s1,
+                &Abs {
+                    p: with(&pre.p, &ce_l).into(),
+                    d: pre.d.clone(),
+                },
+            )?;
+            let f = self.fwd(
+                s2,
+                &Abs {
+                    p: with(&pre.p, &cne_l).into(),
+                    d: pre.d.clone(),
+                },
+            )?;
+            let join = Abs {
+                p: join_p(&t.post.p, &f.post.p).into(),
+                d: join_deps(&t.post.d, &f.post.d).into(),
+            };
+            let wt = entails_all(&t.post.p, &join.p)
+                .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
+            let wf = entails_all(&f.post.p, &join.p)
+                .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
+            Ok((
+                AK::If1(If1An {
+                    e: en,
+                    cost,
+                    t: Box::new(t),
+                    f: Box::new(f),
+                    join: join.clone(),
+                    wt,
+                    wf,
+                    rw_t: Vec::new(),
+                    rw_f: Vec::new(),
+                }),
+                join,
+            ))
+        } else {
+            let tpre = Abs {
+                p: with(&pre.p, &ce_l).into(),
+                d: pre.d.clone(),
+            };
+            self.fwd_if4(s1, s2, loc, tpre, with(&pre.p, &cne_l), (en, cost))
+        }
+    }
+
+    /// Q:IF4: the then branch from `tpre` (`P ∧ e`), the else branch from the constraints of
+    /// `pne` (`P ∧ ¬e`) that the then branch's post also entails; `(en, cost)` is the
+    /// condition's expression node.
+    fn fwd_if4(
+        &mut self,
+        s1: &Stmt,
+        s2: &Stmt,
+        loc: &Loc,
+        tpre: Abs,
+        pne: Vec<Cstr>,
+        (en, cost): (Node, Q),
+    ) -> Result<(AK, Abs), AnalysisError> {
+        let t = self.fwd_tight(s1, &tpre)?;
+        // P_F: the linear constraints of P ∧ ¬e that the then branch's post also
+        // entails (Q:IF4 else-then), then the lane constraints of P ∧ ¬e, which
+        // need only else-cond (spec/logic.md §4)
+        let pne_lin: Vec<Cstr> = pne.iter().filter(|c| !c.is_lane()).cloned().collect();
+        let mut pf = join_p(&pne_lin, &t.post.p);
+        for c in pne.iter().filter(|c| c.is_lane()) {
+            if !pf.contains(c) {
+                pf.push(c.clone());
+            }
+        }
+        let pf_lin: Vec<Cstr> = pf.iter().filter(|c| !c.is_lane()).cloned().collect();
+        let df = minus_writes(&t.post.d, &s1.writes());
+        let f = self.fwd_tight(
+            s2,
+            &Abs {
+                p: pf.clone().into(),
+                d: df.into(),
+            },
+        )?;
+        let pj = join_p(&t.post.p, &f.post.p);
+        let dj = minus_writes(&f.post.d, &s2.writes());
+        let internal = || err(Some(*loc), "internal: IF4 join not entailed");
+        let w_else_cond = entails_all(&pne, &pf).ok_or_else(internal)?;
+        let w_else_then = entails_all(&t.post.p, &pf_lin).ok_or_else(internal)?;
+        let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
+        let w_join_else = entails_all(&f.post.p, &pj).ok_or_else(internal)?;
+        Ok((
+            AK::If4(If4An {
+                e: en,
+                cost,
+                t: Box::new(t),
+                f: Box::new(f),
+                w_else_cond,
+                w_else_then,
+                w_join_then,
+                w_join_else,
+            }),
+            Abs {
+                p: pj.into(),
+                d: dj.into(),
+            },
+        ))
+    }
+
+    /// A loop: Q:WHILEEXIT1/2 for a loop left by jumps whose body tests a counter, Q:UNROLL
+    /// when `P` decides the trip count, Q:WHILE1/2 otherwise.
+    fn fwd_loop(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: &Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        // a loop without a linear ranking atom whose condition P decides at every
+        // iteration (constant trip count) is unrolled exactly
+        let has_atom = self.loop_atom_raw(e, body, None).is_ok();
+        // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
+        if !has_atom
+            && self.exit_candidates.contains(&loop_key(body))
+            && !cond(self.prog, e).1.is_empty()
+        {
+            if let Some((kind, post)) = self.fwd_while_exit(e, body, *loc, pre)? {
+                return Ok((kind, post));
+            }
+        }
+        let unrolled = if !has_atom {
+            self.unroll(e, body, *loc, pre, 0)?
+        } else {
+            None
+        };
+        match unrolled {
+            Some(an) => {
+                let post = an.post.clone();
+                Ok((
+                    AK::Unroll {
+                        inner: Box::new(an),
+                    },
+                    post,
+                ))
+            }
+            None => self.fwd_while(e, body, *loc, pre),
+        }
+    }
+
+    /// [`Ctx::fwd`] of a branch of a divergent `if` (Q:IF4), with the thread constraints
+    /// its pre implies but does not list (`thread_projection`) added through a Q:WEAK
+    /// ([`AK::Tighten`]), so that the accesses in the branch count only the lanes that can
+    /// take it. Only for metrics whose access cost depends on `N*` (`self.lanes`).
+    pub(super) fn fwd_tight(&mut self, s: &Stmt, pre: &Abs) -> Result<AN, AnalysisError> {
+        let extra = if self.lanes {
+            thread_projection(&pre.p)
+        } else {
+            Vec::new()
+        };
+        if extra.is_empty() {
+            return self.fwd(s, pre);
+        }
+        let tight = Abs {
+            p: with(&pre.p, &extra).into(),
+            d: pre.d.clone(),
+        };
+        let Some(w_pre) = entails_all(&pre.p, &tight.p) else {
+            return self.fwd(s, pre);
+        };
+        let inner = self.fwd(s, &tight)?;
+        Ok(AN {
+            pre: pre.clone(),
+            post: inner.post.clone(),
+            kind: AK::Tighten {
+                inner: Box::new(inner),
+                w_pre,
+            },
+        })
+    }
+
+    /// The annotated `if e then (body; while (e) body) else skip` of iteration `k` of an
+    /// unrolled loop (Q:UNROLL), or `None` when `pre` decides neither `e` nor `¬e` or the
+    /// loop runs more than [`UNROLL_LIMIT`] iterations.
+    pub(super) fn unroll(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+        k: usize,
+    ) -> Result<Option<AN>, AnalysisError> {
+        if k > UNROLL_LIMIT {
+            return Ok(None);
+        }
+        let (ce, cne, can_t, can_f) = cond(self.prog, e);
+        let (en, cost) = self.expr_node(e, pre, loc)?;
+        let decided = |c: &[Cstr], ok: bool| {
+            if ok && !c.is_empty() {
+                entails_all(&pre.p, c)
+            } else {
+                None
+            }
+        };
+        if let Some(w) = decided(&cne, can_f) {
+            let skip = AN {
+                pre: pre.clone(),
+                post: pre.clone(),
+                kind: AK::Skip,
+            };
+            return Ok(Some(AN {
+                pre: pre.clone(),
+                post: pre.clone(),
+                kind: AK::If23 {
+                    rule: "Q:IF3",
+                    witnesses: w,
+                    e: en,
+                    cost,
+                    branch: Box::new(skip),
+                },
+            }));
+        }
+        let Some(w) = decided(&ce, can_t) else {
+            return Ok(None);
+        };
+        let b = self.fwd(body, pre)?;
+        let Some(rest) = self.unroll(e, body, loc, &b.post, k + 1)? else {
+            return Ok(None);
+        };
+        let post = rest.post.clone();
+        let rest = AN {
+            pre: b.post.clone(),
+            post: post.clone(),
+            kind: AK::Unroll {
+                inner: Box::new(rest),
+            },
+        };
+        let seq = AN {
+            pre: pre.clone(),
+            post: post.clone(),
+            kind: AK::Seq(Box::new(b), Box::new(rest)),
+        };
+        Ok(Some(AN {
+            pre: pre.clone(),
+            post,
+            kind: AK::If23 {
+                rule: "Q:IF2",
+                witnesses: w,
+                e: en,
+                cost,
+                branch: Box::new(seq),
+            },
+        }))
+    }
+}

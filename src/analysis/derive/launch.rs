@@ -1,0 +1,111 @@
+//! Launch facts (`spec/logic.md` §5) and the root Q:WEAK that drops negative `blockIdx`
+//! terms from the bound's atoms.
+
+use crate::analysis::derive::backward::{TChild, TNode};
+use crate::analysis::derive::identity_witnesses;
+use crate::analysis::entail::entails;
+use crate::analysis::tpoly::TPoly;
+use crate::certificate::{Field, Rewrite};
+use crate::core::assertion::linear::{tid_name, Cstr, Lin};
+use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::metric::{q, Q};
+use crate::core::{Launch, Program, Ty};
+use num_traits::{One, Zero};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The launch facts of `spec/logic.md` §5, in order: thread-index bounds, `blockIdx.d ≥ 0`,
+/// `gridDim.d ≥ 1`, `blockIdx.d ≤ gridDim.d − 1`.
+pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
+    let mut p = Vec::new();
+    for dim in crate::core::Dim::ALL {
+        let t = Lin::var(&tid_name(dim));
+        p.push(Cstr::le(t.scale(&-Q::one())));
+        p.push(Cstr::le(
+            t.plus_const(&-q(launch.block[dim.index()] as i64 - 1)),
+        ));
+    }
+    for prm in &prog.params {
+        if prm.name.starts_with("blockIdx.") {
+            p.push(Cstr::le(Lin::var(&prm.name).scale(&-Q::one())));
+        }
+    }
+    for prm in &prog.params {
+        if prm.name.starts_with("gridDim.") {
+            p.push(Cstr::le(
+                Lin::var(&prm.name).scale(&-Q::one()).plus_const(&Q::one()),
+            ));
+        }
+    }
+    for dim in crate::core::Dim::ALL {
+        let (b, g) = (
+            format!("blockIdx.{}", dim.letter()),
+            format!("gridDim.{}", dim.letter()),
+        );
+        if prog.param_ty(&b).is_some() && prog.param_ty(&g).is_some() {
+            p.push(Cstr::le(
+                Lin::var(&b).sub(&Lin::var(&g)).plus_const(&Q::one()),
+            ));
+        }
+    }
+    p
+}
+
+/// The per-warp bound is for every block: an atom of the root potential with negative
+/// `blockIdx.d` terms is replaced by the atom without them (larger, as `blockIdx.d ≥ 0` is a
+/// launch fact), through a root Q:WEAK with `(mono …)` rewrites (spec/certificate.md).
+/// Atoms whose image would coincide with another atom are kept. Returns the root node and
+/// its potential (unchanged when no atom mentions a block index negatively).
+pub(super) fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (TNode, TPoly) {
+    let atoms: BTreeSet<Lin> = qroot.terms.keys().flatten().cloned().collect();
+    let mut images: BTreeMap<Lin, (Lin, Lin)> = BTreeMap::new(); // atom ↦ (image, canonical image)
+    for a in &atoms {
+        let mut img = a.clone();
+        for (v, c) in &a.terms {
+            if v.starts_with("blockIdx.") && prog.param_ty(v) == Some(Ty::Int) && *c < Q::zero() {
+                img.terms.remove(v);
+            }
+        }
+        if img == *a {
+            continue;
+        }
+        if let AtomVal::Scaled(_, canon) = canon_atom(&img) {
+            images.insert(a.clone(), (img, canon));
+        }
+    }
+    // keep only injective images that are not atoms already
+    let mut count: BTreeMap<&Lin, usize> = BTreeMap::new();
+    for (_, c) in images.values() {
+        *count.entry(c).or_default() += 1;
+    }
+    let keep: Vec<(Lin, Lin, Lin)> = images
+        .iter()
+        .filter(|(_, (_, c))| count[c] == 1 && !atoms.contains(c))
+        .map(|(a, (img, c))| (a.clone(), img.clone(), c.clone()))
+        .collect();
+    if keep.is_empty() {
+        return (tn, qroot.clone());
+    }
+    let p = tn.pre.0.p.clone();
+    let mut outer_q = qroot.clone();
+    let mut rws = Vec::new();
+    for (a, img, _) in &keep {
+        outer_q = outer_q.replace_atom(a, &[(Q::one(), Some(img.clone()))]);
+        // P ⇒ img ≥ a: img − a = Σ |c|·blockIdx.d, from the launch facts −blockIdx.d ≤ 0
+        match entails(&p, &Cstr::le(a.sub(img))) {
+            Some(w) => rws.push(Rewrite::Mono(img.clone(), a.clone(), w)),
+            None => return (tn, qroot.clone()),
+        }
+    }
+    let node = TNode {
+        rule: "Q:WEAK",
+        pre: (tn.pre.0.clone(), outer_q.clone()),
+        post: tn.post.clone(),
+        fields: vec![
+            Field::Entail("pre", identity_witnesses(&p)),
+            Field::Rewrite("pre", rws),
+            Field::Entail("post", identity_witnesses(&tn.post.0.p)),
+        ],
+        children: vec![TChild::Stmt(tn)],
+    };
+    (node, outer_q)
+}

@@ -1,0 +1,590 @@
+//! Loops: ranking atoms (RaCUDA §7 `⟦x, U⟧`), the candidate atoms of each loop's invariant
+//! template, and the Houdini search for loop invariants `(P, D)` (Q:WHILE1/2).
+
+use crate::analysis::derive::liveness::restrict_deps;
+use crate::analysis::derive::WhileAn;
+use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
+use crate::analysis::entail::{entails, entails_all};
+use crate::analysis::linear::{cond, expr_uniform, join_deps, lin_expr, lin_fixed};
+use crate::analysis::AnalysisError;
+use crate::certificate::Farkas;
+use crate::core::assertion::linear::{tid_name, CKind, Cstr, DepMap, Lin};
+use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::metric::{q, Q};
+use crate::core::{Expr, Loc, Operand, Program, Stmt, Ty};
+use num_traits::{One, Zero};
+
+/// The loop's ranking atom: canonical `max0(atom)`, shift amount, witness for the shift.
+#[derive(Clone, Debug)]
+pub(super) struct LoopAtom {
+    pub(super) atom: Lin,
+    pub(super) shift: Q,
+    pub(super) witness: Farkas,
+    /// The counter's step is symbolic and `shift` only its lower bound (a `mono` rewrite
+    /// may be needed after the shift).
+    pub(super) symbolic: bool,
+}
+
+impl Ctx<'_> {
+    /// The raw ranking atom `−L + s` of `while (e) body` (RaCUDA §7 `⟦x, U⟧`; note §8.4):
+    /// `cond(e) = [L ≤ 0]`, the counter `x` is updated once, by `x ← x + δ` at the top level
+    /// of the body, and `s = coef_x(L)·δ > 0`. Other variables of `L` written in the body are
+    /// replaced by their linear definition in the loop invariant `pinv` when it has one.
+    /// A symbolic step `δ` (`pos += 192·gridDim.x`: body-local operands are replaced by
+    /// their top-level linear definitions before the update) is replaced by its lower bound
+    /// `s_min > 0` under `pinv` (or the launch facts), read off single-variable bounds.
+    /// Returns the atom `−L + s`, `s`, the counter's name and whether `s` is such a lower
+    /// bound, or why there is no atom.
+    pub(super) fn loop_atom_raw(
+        &self,
+        e: &Expr,
+        body: &Stmt,
+        pinv: Option<&[Cstr]>,
+    ) -> Result<(Lin, Q, String, bool), String> {
+        let (ce, _, _, _) = cond(self.prog, e);
+        let l = match ce.as_slice() {
+            [c] if c.kind == CKind::Le => c.lin.clone(),
+            _ => return Err("the condition is not an inequality between linear operands".into()),
+        };
+        let writes = body.writes();
+        let written: Vec<String> = l.vars().filter(|v| writes.contains(v)).cloned().collect();
+        if written.is_empty() {
+            return Err("no variable of the condition is written in the body".into());
+        }
+        let mut top = Vec::new();
+        flatten(body, &mut top);
+        let mut found: Vec<(String, Lin)> = Vec::new();
+        for x in &written {
+            let mut count = 0;
+            count_assigns(body, x, &mut count);
+            if count != 1 {
+                continue;
+            }
+            for (j, st) in top.iter().enumerate() {
+                if let Stmt::Assign(y, ex, _) = st {
+                    if y == x {
+                        let le = match pinv {
+                            Some(p) => lin_fixed(self.prog, p, ex),
+                            None => lin_fixed(self.prog, &self.const_facts, ex),
+                        };
+                        if let Some(le) = le {
+                            let d = le.sub(&Lin::var(x));
+                            if !d.mentions(x) {
+                                if let Some(d) = self.resolve_step(&d, &top[..j], &writes) {
+                                    found.push((x.clone(), d));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // a counter with a constant step first (the RaCUDA case), else a symbolic one
+        let constant: Vec<(String, Lin)> =
+            found.iter().filter(|f| f.1.is_const()).cloned().collect();
+        if constant.len() == 1 {
+            found = constant;
+        }
+        let (x, delta) = match found.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                return Err(match written.as_slice() {
+                    [x] => format!(
+                        "the counter `{x}` is not updated by `{x} ← {x} + c` (c an integer constant) exactly once, at the top level of the body"
+                    ),
+                    _ => "no variable of the condition is updated by `x ← x + c` (c an integer constant) exactly once, at the top level of the body".into(),
+                })
+            }
+            _ => return Err("several variables of the condition are counters of the body".into()),
+        };
+        let mut l = l;
+        for y in written.iter().filter(|y| **y != x) {
+            let def = match pinv {
+                Some(p) => defining_lin(p, y, &writes),
+                // candidate atoms only (validated later against the invariant): the
+                // top-level linear assignment of `y` in the body, if any
+                None => top.iter().find_map(|st| match st {
+                    Stmt::Assign(z, ex, _) if z == y => {
+                        lin_expr(self.prog, ex).filter(|le| le.vars().all(|v| !writes.contains(v)))
+                    }
+                    _ => None,
+                }),
+            };
+            match def {
+                Some(def) => l = l.subst(y, &def),
+                None => {
+                    return Err(format!(
+                        "`{y}` in the loop condition is written in the body and the loop invariant gives no linear definition of it"
+                    ))
+                }
+            }
+        }
+        let step = delta.scale(&l.coef(&x));
+        let (s, symbolic) = if step.is_const() {
+            (step.c.clone(), false)
+        } else {
+            let facts = pinv.unwrap_or(&self.launch_p);
+            match step_lower_bound(facts, &step) {
+                Some(m) => (m, true),
+                None => {
+                    return Err(format!(
+                        "the step of `{x}` is symbolic and has no positive lower bound from single-variable bounds"
+                    ))
+                }
+            }
+        };
+        if s <= Q::zero() {
+            return Err(format!(
+                "the update of `{x}` does not move it towards the bound"
+            ));
+        }
+        // atom = −L + s
+        Ok((l.scale(&-Q::one()).plus_const(&s), s, x, symbolic))
+    }
+
+    /// The raw ranking form made uniform under `d` (spec/logic.md §1): with `k` its thread
+    /// coefficients (locals through their linear entries), `raw − Σ k_d·threadIdx.d`, plus
+    /// `k_d·(B_d − 1)` for each `k_d > 0` so that the form does not decrease (threads have
+    /// `0 ≤ threadIdx.d ≤ B_d − 1`); `None` if a local has no linear entry.
+    pub(super) fn uniformize(&self, raw: &Lin, d: &DepMap) -> Option<Lin> {
+        let mut k = [Q::zero(), Q::zero(), Q::zero()];
+        for (v, a) in &raw.terms {
+            if let Some(dim) = crate::core::Dim::ALL
+                .iter()
+                .find(|dim| tid_name(**dim) == *v)
+            {
+                k[dim.index()] += a;
+            } else if self.prog.param_ty(v) == Some(Ty::Int) {
+            } else {
+                let e = d
+                    .get(v)
+                    .filter(|e| e.is_linear() && self.prog.local_ty(v) == Some(Ty::Int))?;
+                for (i, ki) in k.iter_mut().enumerate() {
+                    *ki += a * q(e.k[i]);
+                }
+            }
+        }
+        let mut out = raw.clone();
+        for dim in crate::core::Dim::ALL {
+            let kd = &k[dim.index()];
+            if kd.is_zero() {
+                continue;
+            }
+            out = out.add_scaled(&Lin::var(&tid_name(dim)), &-kd.clone());
+            if *kd > Q::zero() {
+                out = out.plus_const(&(kd * q(self.launch.block[dim.index()] as i64 - 1)));
+            }
+        }
+        Some(out)
+    }
+
+    /// The step `d` of a counter update with its body-local operands replaced by their
+    /// top-level linear definitions in `before` (the statements preceding the update, last
+    /// first); `None` if an operand written in the body remains.
+    pub(super) fn resolve_step(&self, d: &Lin, before: &[&Stmt], writes: &[String]) -> Option<Lin> {
+        let mut cur = d.clone();
+        for st in before.iter().rev() {
+            match st {
+                Stmt::Assign(y, ex, _) if cur.mentions(y) => {
+                    cur = cur.subst(y, &lin_expr(self.prog, ex)?);
+                }
+                Stmt::Assign(..) | Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => {}
+                other => {
+                    if other.writes().iter().any(|w| cur.mentions(w)) {
+                        return None;
+                    }
+                }
+            }
+        }
+        let closed = cur.vars().all(|v| !writes.contains(v));
+        closed.then_some(cur)
+    }
+
+    pub(super) fn collect_atoms(&mut self, s: &Stmt, stack: &mut Vec<(usize, Vec<Lin>)>) {
+        let mut top = Vec::new();
+        flatten(s, &mut top);
+        for (i, st) in top.iter().enumerate() {
+            match st {
+                Stmt::While(e, body, _) => {
+                    let key = loop_key(body);
+                    let mut own: Vec<Lin> = Vec::new();
+                    // seeds: the loop's own ranking atom, else (spec/logic.md §4a) atoms from
+                    // the conditions of its body; each seed is also expressed before the
+                    // loop, through the assignments that precede it in this list
+                    let mut cands: Vec<Lin> = Vec::new();
+                    let mut seeds: Vec<Lin> = Vec::new();
+                    let mut tail: Vec<Lin> = Vec::new();
+                    match self.loop_atom_raw(e, body, None) {
+                        Ok((raw, sh, _, _)) => {
+                            seeds.push(raw.clone());
+                            cands.push(raw.clone());
+                            cands.push(raw.plus_const(&-sh));
+                        }
+                        Err(_) => {
+                            let (hs, shifted) = self.exit_atoms(body);
+                            if !hs.is_empty() {
+                                self.exit_candidates.insert(key);
+                                let direct: Vec<Lin> = hs
+                                    .iter()
+                                    .chain(shifted.iter())
+                                    .filter_map(|c| match canon_atom(c) {
+                                        AtomVal::Scaled(_, a) => Some(a),
+                                        AtomVal::Const(_) => None,
+                                    })
+                                    .collect();
+                                self.exit_own.insert(key, direct);
+                            }
+                            cands.extend(hs.iter().cloned());
+                            seeds = hs;
+                            tail = shifted;
+                        }
+                    }
+                    for raw in seeds {
+                        let mut cur = raw;
+                        for prev in top[..i].iter().rev() {
+                            match prev {
+                                Stmt::Assign(x, ex, _) => {
+                                    if cur.mentions(x) {
+                                        match lin_expr(self.prog, ex) {
+                                            Some(le) => {
+                                                cur = cur.subst(x, &le);
+                                                cands.push(cur.clone());
+                                            }
+                                            None => break,
+                                        }
+                                    }
+                                }
+                                Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => {}
+                                other => {
+                                    if other.writes().iter().any(|w| cur.mentions(w)) {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    cands.extend(tail);
+                    for c in cands {
+                        if let AtomVal::Scaled(_, a) = canon_atom(&c) {
+                            if !own.contains(&a) {
+                                own.push(a);
+                            }
+                        }
+                    }
+                    // this loop sees its own atoms and its ancestors'; ancestors see this one's
+                    let mut scope = own.clone();
+                    for (k, anc) in stack.iter() {
+                        scope.extend(anc.iter().cloned());
+                        let e = self.atoms.entry(*k).or_default();
+                        e.extend(own.iter().cloned());
+                        if let Some(x) = self.exit_own.get_mut(k) {
+                            x.extend(own.iter().cloned());
+                        }
+                    }
+                    self.atoms.entry(key).or_default().extend(scope);
+                    stack.push((key, own));
+                    self.collect_atoms(body, stack);
+                    stack.pop();
+                }
+                Stmt::If(_, a, b, _) => {
+                    self.collect_atoms(a, stack);
+                    self.collect_atoms(b, stack);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(super) fn fwd_while(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        let (ce, cne, _, _) = cond(self.prog, e);
+        let mut p = houdini_candidates(&pre.p);
+        // entries of locals dead at the loop are dropped (the Q:WEAK around the loop)
+        let mut d = match self.live_loop.get(&loop_key(body)) {
+            Some(live) => restrict_deps(&pre.d, live),
+            None => (*pre.d).clone(),
+        };
+        let mut rounds = 0;
+        let (body_an, p, d) = loop {
+            rounds += 1;
+            if rounds > 40 {
+                return Err(err(Some(loc), "the loop-invariant search did not converge"));
+            }
+            let b = self.fwd(
+                body,
+                &Abs {
+                    p: with(&p, &self.with_lanes(&d, e, &ce, false)).into(),
+                    d: d.clone().into(),
+                },
+            )?;
+            let np: Vec<Cstr> = p
+                .iter()
+                .filter(|c| entails(&b.post.p, c).is_some())
+                .cloned()
+                .collect();
+            let nd = join_deps(&d, &b.post.d);
+            if np == p && nd == d {
+                break (b, p, d);
+            }
+            p = np;
+            d = nd;
+        };
+        let uniform = expr_uniform(&d, e);
+        let writes = body.writes();
+        let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
+            err(
+                Some(loc),
+                "internal: invariant not entailed by the loop entry",
+            )
+        })?;
+        let w_body_post = entails_all(&body_an.post.p, &p)
+            .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
+        let (atom, atom_err) = self.ranking_atom(e, body, loc, &p, &d);
+        let (en, cost) = self.expr_node(
+            e,
+            &Abs {
+                p: p.clone().into(),
+                d: d.clone().into(),
+            },
+            loc,
+        )?;
+        let post = Abs {
+            p: with(&p, &self.with_lanes(&d, e, &cne, true)).into(),
+            d: (if uniform {
+                d.clone()
+            } else {
+                minus_writes(&d, &writes)
+            })
+            .into(),
+        };
+        Ok((
+            AK::While(WhileAn {
+                e: en,
+                cost,
+                uniform,
+                inv: Abs {
+                    p: p.into(),
+                    d: d.into(),
+                },
+                body: Box::new(body_an),
+                w_pre,
+                w_body_post,
+                atom,
+                atom_err,
+                writes,
+                loc,
+                key: loop_key(body),
+            }),
+            post,
+        ))
+    }
+
+    /// The ranking atom of `while (e) body` under the invariant `(p, d)` (Q:WHILE1/2): the
+    /// raw atom made uniform and canonical, with the witness that `P ∧ e` decreases it by the
+    /// shift; or why there is none (also recorded in `no_atom` for the error message).
+    fn ranking_atom(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: Loc,
+        p: &[Cstr],
+        d: &DepMap,
+    ) -> (Option<LoopAtom>, Option<String>) {
+        let ce = cond(self.prog, e).0;
+        let mut atom_err = None;
+        let pe = with(p, &self.with_lanes(d, e, &ce, false));
+        let atom = match self.loop_atom_raw(e, body, Some(p)) {
+            Ok((raw, s, x, symbolic)) => {
+                match self.uniformize(&raw, d) {
+                    None => {
+                        atom_err = Some(format!(
+                            "the counter `{x}` or the bound has no linear thread dependence (no warp-uniform ranking form)"
+                        ));
+                        None
+                    }
+                    Some(raw) => match canon_atom(&raw) {
+                        AtomVal::Scaled(f, a) => {
+                            let shift = s / f;
+                            // P ∧ e ⇒ a ≥ shift, i.e. shift − a ≤ 0
+                            let target = Cstr::le(Lin::constant(shift.clone()).sub(&a));
+                            match entails(&pe, &target) {
+                                Some(w) => {
+                                    let own = self.atoms.entry(loop_key(body)).or_default();
+                                    for extra in [a.clone(), a.plus_const(&-shift.clone())] {
+                                        if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
+                                            if !own.contains(&c) {
+                                                own.push(c);
+                                            }
+                                        }
+                                    }
+                                    Some(LoopAtom {
+                                        atom: a,
+                                        shift,
+                                        witness: w,
+                                        symbolic,
+                                    })
+                                }
+                                None => {
+                                    atom_err = Some(
+                                        "the loop invariant does not entail that the ranking atom decreases"
+                                            .to_string(),
+                                    );
+                                    None
+                                }
+                            }
+                        }
+                        AtomVal::Const(_) => None,
+                    },
+                }
+            }
+            Err(why) => {
+                atom_err = Some(why);
+                None
+            }
+        };
+        if let Some(why) = &atom_err {
+            if !self.no_atom.iter().any(|(l, w)| *l == loc && w == why) {
+                self.no_atom.push((loc, why.clone()));
+            }
+        }
+        (atom, atom_err)
+    }
+}
+
+/// Houdini's candidate invariant constraints for a loop entered with `p`: its constraints,
+/// each equality split into two inequalities (so that one side can survive alone); lane
+/// facts are about `threadIdx` alone and hold in every round.
+pub(super) fn houdini_candidates(p: &[Cstr]) -> Vec<Cstr> {
+    let mut out: Vec<Cstr> = Vec::new();
+    for c in p {
+        match c.kind {
+            CKind::Le | CKind::Mod(..) => out.push(c.clone()),
+            CKind::Eq => {
+                out.push(Cstr::le(c.lin.clone()));
+                out.push(Cstr::le(c.lin.scale(&-Q::one())));
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
+pub(super) fn has_loop(s: &Stmt) -> bool {
+    match s {
+        Stmt::While(..) => true,
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => has_loop(a) || has_loop(b),
+        _ => false,
+    }
+}
+
+/// A linear definition `y = lin` from a pair `L ≤ 0`, `−L ≤ 0` (or `L = 0`) of `p`, with
+/// `coef_y(L) ≠ 0` and no other variable of `L` in `writes`.
+pub(super) fn defining_lin(p: &[Cstr], y: &str, writes: &[String]) -> Option<Lin> {
+    for c in p {
+        let a = c.lin.coef(y);
+        if a.is_zero() || c.lin.vars().any(|v| v != y && writes.contains(v)) {
+            continue;
+        }
+        let both = c.kind == CKind::Eq || p.contains(&Cstr::le(c.lin.scale(&-Q::one())));
+        if both {
+            let mut rest = c.lin.clone();
+            rest.terms.remove(y);
+            return Some(rest.scale(&(-Q::one() / a)));
+        }
+    }
+    None
+}
+
+/// A positive lower bound of the non-constant form `step` under `p`: its constant plus, for
+/// each variable, its coefficient times the variable's lower (positive coefficient) or
+/// upper (negative) bound from the linear constraints of `p` over that variable alone.
+pub(super) fn step_lower_bound(p: &[Cstr], step: &Lin) -> Option<Q> {
+    let mut total = step.c.clone();
+    for (v, a) in &step.terms {
+        let mut best: Option<Q> = None;
+        for c in p {
+            let b = c.lin.coef(v);
+            if b.is_zero() || c.lin.vars().count() != 1 || c.is_lane() {
+                continue;
+            }
+            // b·v + c0 ≤ 0 (or = 0): v ≤ −c0/b when b > 0, v ≥ −c0/b when b < 0
+            let bound = -c.lin.c.clone() / &b;
+            let usable = c.kind == CKind::Eq || ((b < Q::zero()) == (*a > Q::zero()));
+            if usable {
+                let val = a * &bound;
+                best = Some(best.map_or(val.clone(), |x: Q| x.max(val)));
+            }
+        }
+        total += best?;
+    }
+    (total > Q::zero()).then_some(total)
+}
+
+/// `y − c = 0` for each `int` local whose only assignment in `prog` is `y ← c`.
+pub(super) fn const_facts(prog: &Program) -> Vec<Cstr> {
+    let mut out = Vec::new();
+    for (y, t) in &prog.locals {
+        if *t != Ty::Int {
+            continue;
+        }
+        let mut n = 0;
+        count_assigns(&prog.body, y, &mut n);
+        if n != 1 {
+            continue;
+        }
+        let mut top = Vec::new();
+        all_assigns(&prog.body, &mut top);
+        for (z, e) in top {
+            if z == y {
+                if let Expr::Opd(Operand::Const(crate::core::Const::Int(c))) = e {
+                    out.push(Cstr::eq(Lin::var(y).plus_const(&-q(*c))));
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn all_assigns<'s>(s: &'s Stmt, out: &mut Vec<(&'s String, &'s Expr)>) {
+    match s {
+        Stmt::Assign(y, e, _) => out.push((y, e)),
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+            all_assigns(a, out);
+            all_assigns(b, out);
+        }
+        Stmt::While(_, b, _) => all_assigns(b, out),
+        _ => {}
+    }
+}
+
+/// Identity of a loop: the address of its body (stable while the program is borrowed).
+pub(super) fn loop_key(body: &Stmt) -> usize {
+    body as *const Stmt as usize
+}
+
+pub(super) fn flatten<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
+    match s {
+        Stmt::Seq(a, b) => {
+            flatten(a, out);
+            flatten(b, out);
+        }
+        other => out.push(other),
+    }
+}
+
+pub(super) fn count_assigns(s: &Stmt, x: &str, n: &mut usize) {
+    match s {
+        Stmt::Assign(y, _, _) if y == x => *n += 1,
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+            count_assigns(a, x, n);
+            count_assigns(b, x, n);
+        }
+        Stmt::While(_, b, _) => count_assigns(b, x, n),
+        _ => {}
+    }
+}

@@ -1,0 +1,414 @@
+//! The inference proper (RaCUDA §7, note §8): a forward abstract interpretation that fixes
+//! the rule of every statement and the `(P, D)` parts of every assertion, then a backward
+//! pass that builds potentials with template coefficients (LP variables), the LP, and the
+//! instantiation of the derivation tree with the exact LP solution.
+//!
+//! Loops: a loop with a linear ranking atom (`x ← x + c`, or a symbolic step `x ← x + s`
+//! with `s ≥ 1`, relaxed by a `mono` rewrite) is Q:WHILE1/2; one whose trip count `P`
+//! decides is unrolled (Q:UNROLL); one left by jumps whose body tests a counter after
+//! updating it (`do { …; i -= 20; if (i <= 0) return …; } while (1)`) is Q:WHILEEXIT1/2 of
+//! spec/logic.md §4a: its body is analysed in *filtered* position (the post's `D` is about
+//! the threads that stay), exits are Q:IFEXIT1/4, and the ranking atom (`max0(i)`) is
+//! released by a shift rewrite in the else branch of the counter test (`max0(i + 20) =
+//! max0(i) + 20` under `i ≥ 1`). Invariants keep `D` entries and constraints only of the
+//! locals (and parameters) some later statement reads.
+
+mod backward;
+mod exits;
+mod forward;
+mod instantiate;
+mod launch;
+mod liveness;
+mod loops;
+mod template;
+
+use crate::analysis::derive::backward::Back;
+use crate::analysis::derive::instantiate::inst;
+use crate::analysis::derive::launch::drop_block_indices;
+use crate::analysis::derive::liveness::{live_in, Names};
+use crate::analysis::derive::loops::{const_facts, LoopAtom};
+use crate::analysis::linear::{initial_deps, warp_uniform_dims, DepCx};
+use crate::analysis::lp::Lp;
+use crate::analysis::tpoly::{LinExpr, TPoly};
+use crate::analysis::{AnalysisError, AnalysisOptions};
+use crate::certificate::{Farkas, Node, Rewrite};
+use crate::core::assertion::linear::{Cstr, DepMap, Lin};
+use crate::core::assertion::poly::{Coef, Poly};
+use crate::core::metric::{q, Q};
+use crate::core::{Hardware, Launch, Loc, Metric, Program, Space, Ty};
+pub use launch::launch_facts;
+use num_traits::{One, Zero};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// Most iterations a loop is unrolled by Q:UNROLL before the analysis falls back to
+/// Q:WHILE1/2 (a launch-constant trip count such as `for (s = 1; s < 1024; s *= 2)` is 10).
+pub const UNROLL_LIMIT: usize = 64;
+
+/// An abstract state `(P, D)`. Both parts are shared (`Rc`): consecutive program points
+/// mostly carry the same lists, and every derivation node holds its pre and post.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Abs {
+    /// Linear constraints (ordered list).
+    pub p: Arc<Vec<Cstr>>,
+    /// Thread-dependence map.
+    pub d: Arc<DepMap>,
+}
+
+fn with(p: &[Cstr], extra: &[Cstr]) -> Vec<Cstr> {
+    let mut out = p.to_vec();
+    out.extend(extra.iter().cloned());
+    out
+}
+
+fn identity_witnesses(p: &[Cstr]) -> Vec<Farkas> {
+    (0..p.len()).map(|i| Farkas(vec![(i, Q::one())])).collect()
+}
+
+/// Witnesses for each constraint of `sub` (a sublist of `p`, in order) by position.
+fn subset_witnesses(p: &[Cstr], sub: &[Cstr]) -> Vec<Farkas> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for c in sub {
+        while j < p.len() && p[j] != *c {
+            j += 1;
+        }
+        out.push(Farkas(vec![(j, Q::one())]));
+        j += 1;
+    }
+    out
+}
+
+fn minus_writes(d: &DepMap, w: &[String]) -> DepMap {
+    d.iter()
+        .filter(|(x, _)| !w.contains(x))
+        .map(|(x, e)| (x.clone(), *e))
+        .collect()
+}
+
+/// The annotated statement produced by the forward pass.
+#[derive(Clone, Debug)]
+struct AN {
+    pre: Abs,
+    post: Abs,
+    kind: AK,
+}
+
+// one value per analysed statement, built once per pass: the size difference of the
+// variants costs nothing measurable, boxing the loop variants would only add indirections
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+enum AK {
+    Skip,
+    Sync,
+    Seq(Box<AN>, Box<AN>),
+    Assign(AssignAn),
+    Write {
+        global: bool,
+        n: u64,
+        o: Node,
+        e: Node,
+        cost: Q,
+    },
+    If23 {
+        rule: &'static str,
+        witnesses: Vec<Farkas>,
+        e: Node,
+        cost: Q,
+        branch: Box<AN>,
+    },
+    If1(If1An),
+    If4(If4An),
+    /// Q:WEAK adding to the pre the thread constraints `P` implies through its equalities
+    /// (`thread_projection`), which select the lanes `N*` counts in the branches of a
+    /// divergent `if`; `w_pre` proves `inner.pre.P` from the node's pre, post unchanged.
+    Tighten {
+        inner: Box<AN>,
+        w_pre: Vec<Farkas>,
+    },
+    /// Q:UNROLL: the loop by its first iteration; `inner` is about
+    /// `if e then (body; loop) else skip` (Q:IF2 into an iteration, Q:IF3 out of the last).
+    Unroll {
+        inner: Box<AN>,
+    },
+    /// Q:IFEXIT1/4 (spec/logic.md §4a): `t` leaves the loop (ordinary), `f` is filtered.
+    IfExit(IfExitAn),
+    /// Q:WHILEEXIT1/2: the body is filtered for the loop condition.
+    WhileExit(WhileExitAn),
+    While(WhileAn),
+}
+
+/// Q:VWRITE1/2: `x ← e` with the linear value `lin` when there is one, whether the value is
+/// uniform (`vw1`), and the witnesses of the post's constraints.
+#[derive(Clone, Debug)]
+struct AssignAn {
+    x: String,
+    loc: Loc,
+    lin: Option<Lin>,
+    vw1: bool,
+    witnesses: Vec<Farkas>,
+    e: Node,
+    cost: Q,
+}
+
+/// Q:IF1: a warp-uniform `if` whose branches join at `join`.
+#[derive(Clone, Debug)]
+struct If1An {
+    e: Node,
+    cost: Q,
+    t: Box<AN>,
+    f: Box<AN>,
+    join: Abs,
+    wt: Vec<Farkas>,
+    wf: Vec<Farkas>,
+    /// Rewrites of the branch pre potentials (filtered position only).
+    rw_t: Vec<Rewrite>,
+    rw_f: Vec<Rewrite>,
+}
+
+/// Q:IF4: a divergent `if` (both branches run one after the other).
+#[derive(Clone, Debug)]
+struct If4An {
+    e: Node,
+    cost: Q,
+    t: Box<AN>,
+    f: Box<AN>,
+    w_else_cond: Vec<Farkas>,
+    w_else_then: Vec<Farkas>,
+    w_join_then: Vec<Farkas>,
+    w_join_else: Vec<Farkas>,
+}
+
+/// Q:IFEXIT1/4 (spec/logic.md §4a): `t` leaves the loop (ordinary), `f` is filtered.
+#[derive(Clone, Debug)]
+struct IfExitAn {
+    uniform: bool,
+    e: Node,
+    cost: Q,
+    t: Box<AN>,
+    f: Box<AN>,
+    w_exit: Vec<Farkas>,
+    w_join_then: Vec<Farkas>,
+    w_join_else: Vec<Farkas>,
+    /// Rewrites justifying the else branch's potential from the node's (shift by an
+    /// update of a counter the else condition bounds).
+    rw_f: Vec<Rewrite>,
+    /// The else branch's pre as the rule states it, `(P ∧ ¬c, D)`; `f.pre` may have
+    /// fewer `D` entries (those of locals dead in the else branch are dropped by a
+    /// Q:WEAK, which keeps every later assertion small).
+    f_pre: Abs,
+}
+
+/// Q:WHILEEXIT1/2: the body is filtered for the loop condition.
+#[derive(Clone, Debug)]
+struct WhileExitAn {
+    e: Node,
+    cost: Q,
+    uniform: bool,
+    inv: Abs,
+    body: Box<AN>,
+    w_pre: Vec<Farkas>,
+    w_body_post: Vec<Farkas>,
+    key: usize,
+    /// Whether the body has a loop of its own.
+    nested: bool,
+}
+
+/// Q:WHILE1/2: the loop with its invariant `inv` and ranking atom.
+#[derive(Clone, Debug)]
+struct WhileAn {
+    e: Node,
+    cost: Q,
+    uniform: bool,
+    inv: Abs,
+    body: Box<AN>,
+    w_pre: Vec<Farkas>,
+    w_body_post: Vec<Farkas>,
+    atom: Option<LoopAtom>,
+    /// Why the loop has no ranking atom (when `atom` is `None`).
+    atom_err: Option<String>,
+    writes: Vec<String>,
+    loc: Loc,
+    key: usize,
+}
+
+/// Inference context.
+pub struct Ctx<'a> {
+    prog: &'a Program,
+    metric: &'a Metric,
+    hw: &'a Hardware,
+    launch: &'a Launch,
+    degree: usize,
+    /// Candidate atoms of each loop's invariant template, keyed by the address of the loop
+    /// body: the loop's own atoms and those of its enclosing and enclosed loops (atoms of
+    /// later sibling loops reach a template through the potential after the loop).
+    atoms: BTreeMap<usize, Vec<Lin>>,
+    /// Loops without a ranking atom, with the reason.
+    no_atom: Vec<(Loc, String)>,
+    /// Warp-uniform thread dimensions of the launch (spec/logic.md §2).
+    udims: DepCx,
+    /// `y = c` for every `int` local assigned exactly once in the program, by a constant:
+    /// used only to propose candidate ranking atoms (validated against the invariant).
+    const_facts: Vec<Cstr>,
+    /// Memoized access bounds `N*` (see `access_n`).
+    nstar_cache: std::cell::RefCell<BTreeMap<String, u64>>,
+    /// Loops without a ranking atom of their own whose candidate atoms come from the
+    /// conditions of their body (the counters tested after an update), keyed like `atoms`.
+    exit_candidates: BTreeSet<usize>,
+    /// The keys of the exit loops whose body is being analysed (innermost last).
+    exit_stack: Vec<usize>,
+    /// For each exit loop: the atoms of its own body conditions and of its nested loops
+    /// (not those of enclosing loops, nor the forms before the loop), the atoms of its
+    /// invariant `I` (Q:WHILEEXIT keeps the potential after the loop apart).
+    exit_own: BTreeMap<usize, Vec<Lin>>,
+    /// For each loop (keyed like `atoms`): the locals live at its head (read before written
+    /// by some continuation, the loop included). The invariant's `D` keeps only these.
+    live_loop: BTreeMap<usize, Names<'a>>,
+    /// The last invariant found for each exit loop (a warm start for the next search).
+    exit_fix: BTreeMap<usize, (Vec<Cstr>, DepMap)>,
+    /// The locals and parameters live at the start of the else branch of every `if` (keyed
+    /// by the branch's address).
+    live_else: BTreeMap<usize, Names<'a>>,
+    /// The locals and parameters live at the start of the body (its upward-exposed reads).
+    live_root: Names<'a>,
+    /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
+    /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
+    /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
+    launch_p: Vec<Cstr>,
+    /// Whether to derive remainder entries and lane facts (spec/logic.md §2): only when the
+    /// metric's cost of an access to an array of the program depends on its count `n`
+    /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
+    /// RaCUDA's representations.
+    lanes: bool,
+}
+
+fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
+    AnalysisError {
+        loc,
+        reason: reason.into(),
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// A context for one analysis run.
+    pub fn new(
+        prog: &'a Program,
+        metric: &'a Metric,
+        hw: &'a Hardware,
+        launch: &'a Launch,
+        opts: &AnalysisOptions,
+    ) -> Ctx<'a> {
+        let mut c = Ctx {
+            prog,
+            metric,
+            hw,
+            launch,
+            degree: opts.degree as usize,
+            atoms: BTreeMap::new(),
+            no_atom: Vec::new(),
+            udims: DepCx {
+                udims: warp_uniform_dims(launch, hw.warp_size),
+                block: launch.block,
+                warp: hw.warp_size,
+            },
+            const_facts: Vec::new(),
+            nstar_cache: Default::default(),
+            exit_candidates: BTreeSet::new(),
+            exit_stack: Vec::new(),
+            exit_own: BTreeMap::new(),
+            live_loop: BTreeMap::new(),
+            exit_fix: BTreeMap::new(),
+            live_else: BTreeMap::new(),
+            live_root: BTreeSet::new(),
+            launch_p: launch_facts(prog, launch),
+            lanes: prog.arrays.iter().any(|a| {
+                let (r, w) = if a.space == Space::Global {
+                    (&metric.gread, &metric.gwrite)
+                } else {
+                    (&metric.sread, &metric.swrite)
+                };
+                !r.mul.is_zero() || !w.mul.is_zero()
+            }),
+        };
+        c.const_facts = const_facts(prog);
+        c.live_root = live_in(
+            &prog.body,
+            &BTreeSet::new(),
+            &mut c.live_loop,
+            &mut c.live_else,
+        );
+        c.collect_atoms(&prog.body, &mut Vec::new());
+        c
+    }
+}
+
+/// Runs the whole inference: forward pass, backward pass, LP, instantiation.
+/// Returns the root node (about the kernel body) and the bound.
+pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
+    let prog = ctx.prog;
+    // the initial map restricted to the locals some path may read before writing them
+    // (spec/logic.md §5 allows any D ⊑ the initial map; an entry for a local that is always
+    // written first is never used, and would only be copied into every assertion)
+    let exposed = &ctx.live_root;
+    let root = Abs {
+        p: launch_facts(prog, ctx.launch).into(),
+        d: (initial_deps(prog)
+            .into_iter()
+            .filter(|(x, _)| exposed.contains(x.as_str()))
+            .collect::<DepMap>())
+        .into(),
+    };
+    let an = ctx.fwd(&prog.body, &root)?;
+    let ctx_ref: &Ctx<'_> = ctx;
+    let mut back = Back {
+        ctx: ctx_ref,
+        lp: Lp::default(),
+        hints: Vec::new(),
+    };
+    let (tn, qroot) = back.back(&an, TPoly::zero())?;
+    // the root potential may mention only int parameters
+    let qroot = back.restrict(
+        qroot,
+        |v| prog.param_ty(v) != Some(Ty::Int),
+        "the bound may mention only parameters",
+    )?;
+    let mut tn = tn;
+    tn.pre.1 = qroot.clone();
+    let (tn, qbound) = drop_block_indices(prog, tn, &qroot);
+    let mut obj = LinExpr::default();
+    for (m, c) in &qroot.terms {
+        let w = match m.len() {
+            0 => q(1),
+            1 => q(1000),
+            2 => q(1_000_000),
+            _ => q(1_000_000_000),
+        };
+        obj.add_assign_c(&c.scaled(&w));
+    }
+    let nvars = back.lp.nonneg.len();
+    for i in 0..nvars {
+        let e = obj.v.entry(i).or_insert_with(Q::zero);
+        *e += Q::new(1.into(), 100000.into());
+    }
+    let hints = back.hints.clone();
+    let sol = back.lp.solve(&obj).map_err(|why| {
+        let mut msg = format!("no bound found: {why}");
+        for (loc, r) in &ctx_ref.no_atom {
+            msg.push_str(&format!("; loop at {loc}: {r}"));
+        }
+        for (loc, h) in &hints {
+            msg.push_str(&format!("; assignment at {loc}: {h}"));
+        }
+        if ctx_ref.no_atom.is_empty() && hints.is_empty() {
+            msg.push_str(&format!(
+                " (every loop has a ranking atom; a bound may need a degree above {})",
+                ctx_ref.degree
+            ));
+        }
+        let loc = ctx_ref.no_atom.first().or(hints.first()).map(|(l, _)| *l);
+        err(loc, msg)
+    })?;
+    let node = inst(&tn, &sol)?;
+    let bound = qbound.instantiate(&sol);
+    Ok((node, bound))
+}

@@ -1,0 +1,72 @@
+//! Potential templates: the monomials over a loop's candidate atoms up to the degree, each
+//! with a fresh LP coefficient (RaCUDA §7).
+
+use crate::analysis::derive::backward::Back;
+use crate::analysis::linear::uniform_form;
+use crate::analysis::tpoly::{LinExpr, TPoly};
+use crate::core::assertion::linear::{DepMap, Lin};
+use crate::core::assertion::poly::Mono;
+use std::collections::BTreeSet;
+
+impl Back<'_, '_> {
+    pub(super) fn template(&mut self, monos: &BTreeSet<Mono>) -> TPoly {
+        let mut t = TPoly::zero();
+        for m in monos {
+            let v = self.lp.fresh(true);
+            t.add_term(m.clone(), LinExpr::var(v));
+        }
+        t
+    }
+
+    pub(super) fn monomials(&self, key: usize, d: &DepMap, exclude: &[String]) -> BTreeSet<Mono> {
+        self.monomials_of(self.ctx.atoms.get(&key), d, exclude)
+    }
+
+    pub(super) fn monomials_of(
+        &self,
+        atoms: Option<&Vec<Lin>>,
+        d: &DepMap,
+        exclude: &[String],
+    ) -> BTreeSet<Mono> {
+        self.monomials_deg(atoms, d, exclude, self.ctx.degree)
+    }
+
+    pub(super) fn monomials_deg(
+        &self,
+        atoms: Option<&Vec<Lin>>,
+        d: &DepMap,
+        exclude: &[String],
+        degree: usize,
+    ) -> BTreeSet<Mono> {
+        let mut scope: Vec<&Lin> = Vec::new();
+        for a in atoms.into_iter().flatten() {
+            if !scope.contains(&a) {
+                scope.push(a);
+            }
+        }
+        let atoms: Vec<&Lin> = scope
+            .into_iter()
+            .filter(|a| uniform_form(self.ctx.prog, d, a) && a.vars().all(|v| !exclude.contains(v)))
+            .collect();
+        let mut out: BTreeSet<Mono> = BTreeSet::new();
+        out.insert(Vec::new());
+        let mut frontier: Vec<Mono> = vec![Vec::new()];
+        for _ in 0..degree {
+            let mut next = Vec::new();
+            for m in &frontier {
+                for a in &atoms {
+                    if m.last().is_some_and(|l| l > *a) {
+                        continue;
+                    }
+                    let mut nm = m.clone();
+                    nm.push((*a).clone());
+                    if out.insert(nm.clone()) {
+                        next.push(nm);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        out
+    }
+}

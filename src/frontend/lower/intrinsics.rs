@@ -1,0 +1,441 @@
+//! Atomics (as a read and a write of the cell) and math intrinsics.
+
+use crate::core::{BinOp, Const, Expr, Operand, Stmt, Ty, UnOp};
+use crate::frontend::ast::{self};
+use crate::frontend::diag::Pos;
+use crate::frontend::lower::{int, loc, var, Lw, R};
+
+impl Lw<'_> {
+    /// `atomicInc`, `atomicDec`, `atomicCAS` as statements on integer cells
+    /// (`spec/lowering.md` §6, atomics): the conditional update is computed without a branch
+    /// (`c` a comparison, `ci ← toint c`, the new value blended by `ci`), so it costs no
+    /// divergence, like the hardware instruction.
+    pub(super) fn atomic_conditional(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        p: Pos,
+        want: bool,
+        out: &mut Vec<Stmt>,
+    ) -> R<Option<(Operand, Ty)>> {
+        let base = name.split('_').next().unwrap_or(name);
+        let n = if base == "atomicCAS" { 3 } else { 2 };
+        if args.len() != n {
+            return self.err(
+                p,
+                format!("`{name}` expects {n} arguments, found {}", args.len()),
+            );
+        }
+        if want {
+            return self.err(
+                p,
+                format!(
+                    "the value returned by `{name}` (the old value of the cell) cannot be modelled: in lock-step every lane of a warp that hits the same cell would read the same old value; warpcert supports `{name}` only as a statement"
+                ),
+            );
+        }
+        let (arr, off, elem) = self.ptr_expr(&args[0], out)?;
+        if elem != Ty::Int {
+            return self.err(p, format!("`{name}` on a non-integer array `{arr}`"));
+        }
+        let mut ops = Vec::new();
+        for a in &args[1..] {
+            ops.push(self.int_opd(a, out)?);
+        }
+        let tn = self.temp(Ty::Int);
+        let t = var(&tn);
+        out.push(Stmt::Assign(
+            tn,
+            Expr::Read(arr.clone(), off.clone()),
+            loc(p),
+        ));
+        let l = loc(p);
+        let b = |this: &mut Self, e: Expr, ty: Ty, out: &mut Vec<Stmt>| -> Operand {
+            let x = this.temp(ty);
+            out.push(Stmt::Assign(x.clone(), e, l));
+            var(&x)
+        };
+        let value = match base {
+            "atomicInc" => {
+                // ((old >= v) ? 0 : old + 1)  =  (old + 1) * toint(old < v)
+                let c = b(
+                    self,
+                    Expr::Bin(BinOp::Lt, t.clone(), ops[0].clone()),
+                    Ty::Bool,
+                    out,
+                );
+                let ci = b(self, Expr::Un(UnOp::ToInt, c), Ty::Int, out);
+                let u = b(self, Expr::Bin(BinOp::Add, t.clone(), int(1)), Ty::Int, out);
+                Expr::Bin(BinOp::Mul, u, ci)
+            }
+            "atomicDec" => {
+                // ((old == 0 || old > v) ? v : old - 1)  =  d + (v - d) * toint(c), d = old - 1
+                let c1 = b(self, Expr::Bin(BinOp::Eq, t.clone(), int(0)), Ty::Bool, out);
+                let c2 = b(
+                    self,
+                    Expr::Bin(BinOp::Gt, t.clone(), ops[0].clone()),
+                    Ty::Bool,
+                    out,
+                );
+                let c = b(self, Expr::Bin(BinOp::Or, c1, c2), Ty::Bool, out);
+                let ci = b(self, Expr::Un(UnOp::ToInt, c), Ty::Int, out);
+                let d = b(self, Expr::Bin(BinOp::Sub, t.clone(), int(1)), Ty::Int, out);
+                let e = b(
+                    self,
+                    Expr::Bin(BinOp::Sub, ops[0].clone(), d.clone()),
+                    Ty::Int,
+                    out,
+                );
+                let f = b(self, Expr::Bin(BinOp::Mul, e, ci), Ty::Int, out);
+                Expr::Bin(BinOp::Add, d, f)
+            }
+            _ => {
+                // ((old == cmp) ? v : old)  =  old + (v - old) * toint(old == cmp)
+                let c = b(
+                    self,
+                    Expr::Bin(BinOp::Eq, t.clone(), ops[0].clone()),
+                    Ty::Bool,
+                    out,
+                );
+                let ci = b(self, Expr::Un(UnOp::ToInt, c), Ty::Int, out);
+                let e = b(
+                    self,
+                    Expr::Bin(BinOp::Sub, ops[1].clone(), t.clone()),
+                    Ty::Int,
+                    out,
+                );
+                let f = b(self, Expr::Bin(BinOp::Mul, e, ci), Ty::Int, out);
+                Expr::Bin(BinOp::Add, t.clone(), f)
+            }
+        };
+        out.push(Stmt::Write(arr.clone(), off, value, loc(p)));
+        if self.warned_atomics.insert(p) {
+            self.warnings.push(self.sm.warning(
+                p,
+                format!(
+                    "`{name}` on `{arr}` is lowered to a read, a branch-free update and a write of the cell (spec/lowering.md §6): lanes hitting the same address count once and the value stored when several lanes of a warp update the same cell is not modelled, as for `atomicAdd`"
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
+    /// `atomicOp(ptr, v)` as a statement (`spec/lowering.md` §6, atomics):
+    /// `⟦ptr⟧; ⟦v⟧ₒ; t ← A[o]; A[o] ← t op ov` (`atomicExch`: `A[o] ← ov`).
+    pub(super) fn atomic(
+        &mut self,
+        name: &str,
+        op: Option<BinOp>,
+        args: &[ast::Expr],
+        p: Pos,
+        want: bool,
+        out: &mut Vec<Stmt>,
+    ) -> R<Option<(Operand, Ty)>> {
+        if args.len() != 2 {
+            return self.err(
+                p,
+                format!("`{name}` expects 2 arguments, found {}", args.len()),
+            );
+        }
+        if want {
+            return self.err(
+                p,
+                format!(
+                    "the value returned by `{name}` (the old value of the cell) cannot be modelled: in lock-step every lane of a warp that hits the same cell would read the same old value; warpcert supports `{name}` only as a statement"
+                ),
+            );
+        }
+        let (arr, off, elem) = self.ptr_expr(&args[0], out)?;
+        let (ov, tv) = self.opd(&args[1], out)?;
+        let t1 = self.temp(elem);
+        out.push(Stmt::Assign(
+            t1.clone(),
+            Expr::Read(arr.clone(), off.clone()),
+            loc(p),
+        ));
+        let value = match op {
+            Some(b) => {
+                let (x, t) = self.binary_opds(b, var(&t1), elem, ov, tv, p, out)?;
+                self.convert_expr(x, t, elem, p, out)
+            }
+            None => self.convert_expr(Expr::Opd(ov), tv, elem, p, out),
+        };
+        out.push(Stmt::Write(arr.clone(), off, value, loc(p)));
+        if self.warned_atomics.insert(p) {
+            self.warnings.push(self.sm.warning(
+                p,
+                format!(
+                    "`{name}` on `{arr}` is lowered to a read and a write of the cell (spec/lowering.md §6): its cost is that of one read and one write of the warp's addresses (lanes hitting the same address count once, as for a broadcast; hardware serialization of such lanes is not charged); the value stored when several lanes of a warp update the same cell is not modelled (lock-step keeps one lane's write), so simulated contents of `{arr}` are not faithful after it"
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
+    /// CUDA math and conversion intrinsics with a core equivalent (`spec/lowering.md` §2),
+    /// or an error naming those without one; `None` for other names.
+    pub(super) fn intrinsic(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> Option<R<(Operand, Ty)>> {
+        if !is_intrinsic(name) {
+            return None;
+        }
+        Some(self.intrinsic_call(name, args, p, out))
+    }
+
+    pub(super) fn intrinsic_call(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> R<(Operand, Ty)> {
+        let arity = |n: usize| -> R<()> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(self.sm.error(
+                    p,
+                    format!("`{name}` expects {n} argument(s), found {}", args.len()),
+                ))
+            }
+        };
+        // IEEE rounding-mode variants: the abstract base type has one of each operation
+        let rounded = |stem: &str| -> bool {
+            ["_rn", "_rz", "_ru", "_rd"]
+                .iter()
+                .any(|r| name == format!("__f{stem}{r}") || name == format!("__d{stem}{r}"))
+        };
+        let bop = if rounded("add") {
+            Some(BinOp::Add)
+        } else if rounded("sub") {
+            Some(BinOp::Sub)
+        } else if rounded("mul") {
+            Some(BinOp::Mul)
+        } else if rounded("div") || name == "__fdividef" || name == "fdividef" {
+            Some(BinOp::Div)
+        } else {
+            None
+        };
+        if let Some(b) = bop {
+            arity(2)?;
+            let (oa, ta) = self.opd(&args[0], out)?;
+            let (ob, tb) = self.opd(&args[1], out)?;
+            let oa = self.convert(oa, ta, Ty::Float, p, out);
+            let ob = self.convert(ob, tb, Ty::Float, p, out);
+            return Ok((
+                self.bind(Expr::Bin(b, oa, ob), Ty::Float, p, out),
+                Ty::Float,
+            ));
+        }
+        match name {
+            "abs" | "labs" | "llabs" | "fabs" | "fabsf" => {
+                // ⟦a⟧ₒ; t ← neg oa; t' ← oa max t
+                arity(1)?;
+                let (o, t) = self.opd(&args[0], out)?;
+                let (o, t) = match t {
+                    Ty::Bool => (self.convert(o, t, Ty::Int, p, out), Ty::Int),
+                    _ if name.starts_with('f') => (self.convert(o, t, Ty::Float, p, out), Ty::Float),
+                    _ => (o, t),
+                };
+                let n = match &o {
+                    Operand::Const(Const::Int(v)) if *v != i64::MIN => int(-v),
+                    Operand::Const(Const::Float(x)) => Operand::Const(Const::Float(-x)),
+                    _ => self.bind(Expr::Un(UnOp::Neg, o.clone()), t, p, out),
+                };
+                let (x, t) = self.binary_opds(BinOp::Max, o, t, n, t, p, out)?;
+                Ok((self.bind(x, t, p, out), t))
+            }
+            "fma" | "fmaf" | "__fmaf_rn" | "__fmaf_rz" | "__fmaf_ru" | "__fmaf_rd" | "__fma_rn"
+            | "__fma_rz" | "__fma_ru" | "__fma_rd" => {
+                // ⟦a⟧ₒ; ⟦b⟧ₒ; t ← oa * ob; ⟦c⟧ₒ; t' ← t + oc   (on floats)
+                arity(3)?;
+                let (oa, ta) = self.opd(&args[0], out)?;
+                let oa = self.convert(oa, ta, Ty::Float, p, out);
+                let (ob, tb) = self.opd(&args[1], out)?;
+                let ob = self.convert(ob, tb, Ty::Float, p, out);
+                let m = self.bind(Expr::Bin(BinOp::Mul, oa, ob), Ty::Float, p, out);
+                let (oc, tc) = self.opd(&args[2], out)?;
+                let oc = self.convert(oc, tc, Ty::Float, p, out);
+                Ok((self.bind(Expr::Bin(BinOp::Add, m, oc), Ty::Float, p, out), Ty::Float))
+            }
+            "__float2int_rz" | "__double2int_rz" | "__float2uint_rz" | "__double2uint_rz"
+            | "__float2ll_rz" | "__double2ll_rz" => {
+                arity(1)?;
+                let (o, t) = self.opd(&args[0], out)?;
+                Ok((self.convert(o, t, Ty::Int, p, out), Ty::Int))
+            }
+            "__int2float_rn" | "__uint2float_rn" | "__int2double_rn" | "__uint2double_rn"
+            | "__ll2float_rn" | "__ll2double_rn" => {
+                arity(1)?;
+                let (o, t) = self.opd(&args[0], out)?;
+                Ok((self.convert(o, t, Ty::Float, p, out), Ty::Float))
+            }
+            "sqrt" | "sqrtf" | "rsqrt" | "rsqrtf" | "cbrt" | "cbrtf" | "exp" | "expf" | "exp2"
+            | "exp2f" | "exp10" | "exp10f" | "__expf" | "log" | "logf" | "log2" | "log2f"
+            | "log10" | "log10f" | "__logf" | "__log2f" | "sin" | "sinf" | "cos" | "cosf"
+            | "tan" | "tanf" | "__sinf" | "__cosf" | "__tanf" | "sincosf" | "tanh" | "tanhf"
+            | "atan" | "atanf" | "atan2" | "atan2f" | "pow" | "powf" | "__powf" | "floor"
+            | "floorf" | "ceil" | "ceilf" | "round" | "roundf" | "rint" | "rintf" | "trunc"
+            | "truncf" | "fmod" | "fmodf" | "hypot" | "hypotf" | "__saturatef" | "erf" | "erff"
+            | "__frcp_rn" | "__fsqrt_rn" | "__float2int_rn" | "__float2int_ru"
+            | "__float2int_rd" | "__double2int_rn" => Err(self.sm.error(
+                p,
+                format!("math function `{name}` has no miniCUDA operator (the abstract base type has only `+ - * / min max`, comparisons and conversions that truncate)"),
+            )),
+            "__popc" | "__popcll" | "__clz" | "__clzll" | "__ffs" | "__ffsll" | "__brev"
+            | "__brevll" | "__byte_perm" | "__funnelshift_l" | "__funnelshift_r"
+            | "__funnelshift_lc" | "__funnelshift_rc" | "__umulhi" | "__mulhi" | "__umul64hi"
+            | "__mul64hi" | "__sad" | "__usad" | "__hadd" | "__rhadd" | "__uhadd" | "__urhadd" => {
+                Err(self.sm.error(
+                    p,
+                    format!("bit/integer intrinsic `{name}` has no miniCUDA operator"),
+                ))
+            }
+            _ => Err(self.sm.error(
+                p,
+                format!("conversion/arithmetic intrinsic `{name}` has no miniCUDA operator (only the truncating `_rz` float→int and the `_rn` int→float conversions are modelled)"),
+            )),
+        }
+    }
+}
+
+/// The read-modify-write operator of a modelled atomic (`None` for `atomicExch`), also
+/// for the `_block`/`_system` scoped variants; `None` for other names.
+pub(super) fn atomic_op(name: &str) -> Option<Option<BinOp>> {
+    let base = name
+        .strip_suffix("_block")
+        .or_else(|| name.strip_suffix("_system"))
+        .unwrap_or(name);
+    Some(match base {
+        "atomicAdd" => Some(BinOp::Add),
+        "atomicSub" => Some(BinOp::Sub),
+        "atomicMin" => Some(BinOp::Min),
+        "atomicMax" => Some(BinOp::Max),
+        "atomicAnd" => Some(BinOp::BitAnd),
+        "atomicOr" => Some(BinOp::BitOr),
+        "atomicXor" => Some(BinOp::BitXor),
+        "atomicExch" => None,
+        _ => return None,
+    })
+}
+
+/// Whether `name` is one of the math/conversion/bit intrinsics handled by `Lw::intrinsic`.
+pub(super) fn is_intrinsic(name: &str) -> bool {
+    let rounded = |stem: &str| {
+        ["_rn", "_rz", "_ru", "_rd"]
+            .iter()
+            .any(|r| name == format!("__f{stem}{r}") || name == format!("__d{stem}{r}"))
+    };
+    ["add", "sub", "mul", "div"].iter().any(|s| rounded(s))
+        || matches!(
+            name,
+            "__fdividef"
+                | "fdividef"
+                | "abs"
+                | "labs"
+                | "llabs"
+                | "fabs"
+                | "fabsf"
+                | "fma"
+                | "fmaf"
+        )
+        || ((name.starts_with("__fma") && name.len() <= 10)
+            || name.starts_with("__float2")
+            || name.starts_with("__double2")
+            || name.starts_with("__int2")
+            || name.starts_with("__uint2")
+            || name.starts_with("__ll2"))
+        || matches!(
+            name,
+            "sqrt"
+                | "sqrtf"
+                | "rsqrt"
+                | "rsqrtf"
+                | "cbrt"
+                | "cbrtf"
+                | "exp"
+                | "expf"
+                | "exp2"
+                | "exp2f"
+                | "exp10"
+                | "exp10f"
+                | "__expf"
+                | "log"
+                | "logf"
+                | "log2"
+                | "log2f"
+                | "log10"
+                | "log10f"
+                | "__logf"
+                | "__log2f"
+                | "sin"
+                | "sinf"
+                | "cos"
+                | "cosf"
+                | "tan"
+                | "tanf"
+                | "__sinf"
+                | "__cosf"
+                | "__tanf"
+                | "sincosf"
+                | "tanh"
+                | "tanhf"
+                | "atan"
+                | "atanf"
+                | "atan2"
+                | "atan2f"
+                | "pow"
+                | "powf"
+                | "__powf"
+                | "floor"
+                | "floorf"
+                | "ceil"
+                | "ceilf"
+                | "round"
+                | "roundf"
+                | "rint"
+                | "rintf"
+                | "trunc"
+                | "truncf"
+                | "fmod"
+                | "fmodf"
+                | "hypot"
+                | "hypotf"
+                | "__saturatef"
+                | "erf"
+                | "erff"
+                | "__frcp_rn"
+                | "__fsqrt_rn"
+        )
+        || matches!(
+            name,
+            "__popc"
+                | "__popcll"
+                | "__clz"
+                | "__clzll"
+                | "__ffs"
+                | "__ffsll"
+                | "__brev"
+                | "__brevll"
+                | "__byte_perm"
+                | "__funnelshift_l"
+                | "__funnelshift_r"
+                | "__funnelshift_lc"
+                | "__funnelshift_rc"
+                | "__umulhi"
+                | "__mulhi"
+                | "__umul64hi"
+                | "__mul64hi"
+                | "__sad"
+                | "__usad"
+                | "__hadd"
+                | "__rhadd"
+                | "__uhadd"
+                | "__urhadd"
+        )
+}

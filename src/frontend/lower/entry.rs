@@ -13,7 +13,7 @@ use crate::frontend::lower::{int, loc, seq, Binding, FnCtx, Lw, R};
 use crate::frontend::Parsed;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-/// Lowers `kernel` of `parsed`; see [`super::lower`].
+/// Lowers `kernel` of `parsed`; see [`crate::frontend::lower()`].
 pub fn lower_kernel(
     parsed: &Parsed,
     kernel: Option<&str>,

@@ -4,9 +4,7 @@ use super::options::{load, Loaded};
 use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::analysis::{analyze, AnalysisOptions};
 use crate::core::{Metric, MetricName};
-use crate::report::{
-    self, bound, AnalyzeOutcome, BoundReport, CertificateReport, FailureReport, Format,
-};
+use crate::report::{self, bound, AnalyzeOutcome, BoundReport, CertificateReport, FailureReport};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -209,15 +207,12 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
             }
         }
     }
-    match args.kernel.format {
-        Format::Text => print!("{}", report::analyze_text(&outcomes)),
-        Format::Json => match serde_json::to_string_pretty(&outcomes) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_FAILED;
-            }
-        },
+    match report::render(args.kernel.format, &outcomes, |v| report::analyze_text(v)) {
+        Ok(s) => print!("{s}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FAILED;
+        }
     }
     let all_ok = outcomes.iter().all(|o| match o {
         AnalyzeOutcome::Bound(b) => b.certificate.checked,

@@ -25,6 +25,7 @@ use crate::core::assertion::Poly;
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program};
 use crate::frontend;
+use crate::report::bench as report;
 use crate::semantics::{run_kernel, Inputs, Params, Value};
 use clap::Args;
 use num_traits::{ToPrimitive, Zero};
@@ -716,16 +717,6 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// One-line failure reason without table separators.
-fn short(e: &str) -> String {
-    let one = e.replace(['|', '\n'], " ");
-    if one.chars().count() > 140 {
-        format!("{}…", one.chars().take(140).collect::<String>())
-    } else {
-        one
-    }
-}
-
 /// Runs `warpcert bench`; prints the table, returns 0 when every row has a checked bound.
 pub fn run(args: &BenchArgs) -> i32 {
     if !args.corpus.is_dir() {
@@ -736,10 +727,7 @@ pub fn run(args: &BenchArgs) -> i32 {
         return EXIT_BAD_INPUT;
     }
     let hw = Hardware::default();
-    println!(
-        "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | vs RaCUDA | Pico bound | vs Pico | bound / max simulated | analysis ms | check ms |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    print!("{}", report::TABLE_HEADER);
     let mut all_ok = true;
     for b in benches() {
         let path = if b.in_project.is_some() {
@@ -769,10 +757,7 @@ pub fn run(args: &BenchArgs) -> i32 {
             Err(e) => {
                 all_ok = false;
                 let first = e.lines().next().unwrap_or("").to_string();
-                println!(
-                    "| {stem} | all | front end: {} | | | | | | | |",
-                    short(&first)
-                );
+                print!("{}", report::front_end_failure_row(stem, &first));
                 continue;
             }
         };
@@ -820,38 +805,39 @@ pub fn run(args: &BenchArgs) -> i32 {
             (vec!["–".to_string(); MetricName::ALL.len()], Vec::new())
         } else {
             tightness(&prog, &b, &bounds, &hw)
-                .unwrap_or_else(|e| (vec![short(&e); MetricName::ALL.len()], Vec::new()))
+                .unwrap_or_else(|e| (vec![report::short(&e); MetricName::ALL.len()], Vec::new()))
         };
         for (i, (m, row)) in rows.into_iter().enumerate() {
             let rac = &b.racuda[i];
             let pico = b.pico.get(i).copied().flatten();
             match row {
                 Ok((bound, accepted, t, c)) => {
-                    let shown = if accepted {
-                        bound.to_bound_string()
-                    } else {
-                        format!("{} (REJECTED)", bound.to_bound_string())
-                    };
                     let mut vs_racuda = verdict(&bound, rac, &pts, "RaCUDA");
                     if vs_racuda.starts_with("looser") {
                         if let Some(why) = below_simulated(rac, &sims, i) {
                             vs_racuda = format!("RaCUDA below simulated ({why})");
                         }
                     }
-                    println!(
-                        "| {stem} | {m} | {shown} | {} | {} | {} | {} | {} | {t:.1} | {c:.1} |",
-                        rac.text,
-                        vs_racuda,
-                        pico.map_or("–", |p| p.text),
-                        pico.map_or("–".to_string(), |p| verdict(&bound, &p, &pts, "Pico")),
-                        tight[i],
+                    print!(
+                        "{}",
+                        report::bound_row(&report::BoundRow {
+                            stem,
+                            metric: m,
+                            bound: &bound,
+                            accepted,
+                            racuda: rac.text,
+                            vs_racuda: &vs_racuda,
+                            pico: pico.map(|p| p.text),
+                            vs_pico: pico.map(|p| verdict(&bound, &p, &pts, "Pico")),
+                            tightness: &tight[i],
+                            analysis_ms: t,
+                            check_ms: c,
+                        })
                     );
                 }
-                Err(e) => println!(
-                    "| {stem} | {m} | no bound: {} | {} | – | {} | – | – | – | – |",
-                    short(&e),
-                    rac.text,
-                    pico.map_or("–", |p| p.text)
+                Err(e) => print!(
+                    "{}",
+                    report::no_bound_row(stem, m, &e, rac.text, pico.map(|p| p.text))
                 ),
             }
         }

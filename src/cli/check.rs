@@ -1,7 +1,7 @@
 //! `warpcert check CERT`: the independent kernel's verdict on a certificate file.
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILED};
-use crate::report::Format;
+use crate::report::{self, Format};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -26,29 +26,9 @@ pub fn run(args: &CheckArgs) -> i32 {
     };
     let verdict = warpcert_kernel::check(&text);
     let code = if verdict.is_ok() { 0 } else { EXIT_FAILED };
-    match (args.format, verdict) {
-        (Format::Text, Ok(v)) => println!("{v}"),
-        (Format::Text, Err(r)) => println!("{r}"),
-        (Format::Json, v) => {
-            let obj = match v {
-                Ok(v) => serde_json::json!({
-                    "certificate": args.cert.display().to_string(),
-                    "accepted": true,
-                    "kernel": v.kernel,
-                    "metric": v.metric,
-                    "bound": v.bound,
-                    "nodes": v.nodes_checked,
-                }),
-                Err(r) => serde_json::json!({
-                    "certificate": args.cert.display().to_string(),
-                    "accepted": false,
-                    "rule": r.rule,
-                    "node": r.node_path,
-                    "reason": r.to_string(),
-                }),
-            };
-            println!("{obj:#}");
-        }
-    }
+    print!(
+        "{}",
+        report::check::check_report(args.format, &args.cert.display().to_string(), &verdict)
+    );
     code
 }

@@ -81,9 +81,9 @@ pub fn run(args: &DeriveArgs) -> i32 {
         );
         return EXIT_FAILED;
     }
-    println!(
-        "σ; body ⇓^𝒯 σ'; C   for warp {} of block (0, 0, 0) of `{}` ({} nodes; rule  T={{threads}}  cost  phrase)",
-        args.warp, l.program.name, d.size()
+    print!(
+        "{}",
+        crate::report::semantics::derivation_header(args.warp, &l.program.name, d.size())
     );
     print!("{}", d.render_with_metrics(&metrics));
     0

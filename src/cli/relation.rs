@@ -9,7 +9,7 @@ use crate::relational::{self, Relation};
 use crate::report::relation::{
     relation_text, stats_text, Certified, Ratio, RelationReport, Stats, StatsRow, Witness,
 };
-use crate::report::Format;
+use crate::report::{self};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -380,15 +380,12 @@ pub fn run_relation(args: &KernelArgs, want: RelationArg, cert: Option<&Path>) -
         eprintln!("--relation applies to the metrics sectors and conflicts");
         return EXIT_BAD_INPUT;
     }
-    match args.format {
-        Format::Text => print!("{}", relation_text(&reps)),
-        Format::Json => match serde_json::to_string_pretty(&reps) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_FAILED;
-            }
-        },
+    match report::render(args.format, &reps, |v| relation_text(v)) {
+        Ok(s) => print!("{s}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FAILED;
+        }
     }
     if reps.iter().all(|r| r.relation.is_some()) {
         0
@@ -476,15 +473,12 @@ pub fn run_stats(args: &KernelArgs) -> i32 {
             }
         }
     }
-    match args.format {
-        Format::Text => print!("{}", stats_text(&rows)),
-        Format::Json => match serde_json::to_string_pretty(&rows) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_FAILED;
-            }
-        },
+    match report::render(args.format, &rows, |v| stats_text(v)) {
+        Ok(s) => print!("{s}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FAILED;
+        }
     }
     0
 }

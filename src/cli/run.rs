@@ -135,15 +135,12 @@ pub fn run(args: &RunArgs) -> i32 {
             warps: run.warps,
         })
         .collect();
-    match args.kernel.format {
-        Format::Text => print!("{}", report::run_text(&reports)),
-        Format::Json => match serde_json::to_string_pretty(&reports) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_FAILED;
-            }
-        },
+    match report::render(args.kernel.format, &reports, |v| report::run_text(v)) {
+        Ok(s) => print!("{s}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FAILED;
+        }
     }
     0
 }

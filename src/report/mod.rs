@@ -1,7 +1,9 @@
 //! Reports: what `warpcert analyze`, `run` and `check` print, as text for people and as
 //! JSON for tools. Only this module knows the output formats.
 
+pub mod bench;
 pub mod bound;
+pub mod check;
 pub mod relation;
 pub mod semantics;
 
@@ -15,6 +17,21 @@ pub enum Format {
     Text,
     /// One JSON document on stdout.
     Json,
+}
+
+/// `value` in `format`: `text(value)` for [`Format::Text`], pretty-printed JSON and a newline
+/// for [`Format::Json`]. Errors: the JSON serializer's message.
+pub fn render<T: Serialize + ?Sized>(
+    format: Format,
+    value: &T,
+    text: impl FnOnce(&T) -> String,
+) -> Result<String, String> {
+    match format {
+        Format::Text => Ok(text(value)),
+        Format::Json => serde_json::to_string_pretty(value)
+            .map(|s| s + "\n")
+            .map_err(|e| e.to_string()),
+    }
 }
 
 /// The certificate part of an analysis report.

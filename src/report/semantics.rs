@@ -2,7 +2,7 @@
 //! `warpcert derive` (issue 6).
 
 use crate::core::metric::Q;
-use crate::core::MetricName;
+use crate::core::{Metric, MetricName};
 use std::fmt::Write;
 
 /// `parallel`: one line per metric with the block's work `W`, span `S` and `W/P + S`.
@@ -29,6 +29,26 @@ pub fn parallel_text(
         );
     }
     out
+}
+
+/// `run --trace` (lock-step): the cost of warp 0 of block 0 under each metric.
+pub fn warp_costs_text(kernel: &str, metrics: &[Metric], costs: &[Q]) -> String {
+    let costs: Vec<String> = metrics
+        .iter()
+        .zip(costs)
+        .map(|(m, c)| format!("{}={c}", m.name))
+        .collect();
+    format!(
+        "kernel {kernel}  warp 0 of block (0, 0, 0): {}\n",
+        costs.join("  ")
+    )
+}
+
+/// `derive`: the line above the derivation tree of warp `warp` (`nodes` nodes).
+pub fn derivation_header(warp: u64, kernel: &str, nodes: usize) -> String {
+    format!(
+        "σ; body ⇓^𝒯 σ'; C   for warp {warp} of block (0, 0, 0) of `{kernel}` ({nodes} nodes; rule  T={{threads}}  cost  phrase)\n"
+    )
 }
 
 /// Key/value lines (`name: value`), for the machines' summaries.

@@ -614,30 +614,8 @@ fn pos(d: &Diagnostic) -> (u32, u32) {
     (d.line, d.col)
 }
 
-#[test]
-fn error_garbage() {
-    let d = frontend::parse_str("g.cu", "\n  @#!$ junk").expect_err("garbage");
-    assert_eq!(pos(&d), (2, 3));
-    assert_eq!(d.file, "g.cu");
-    assert!(d.message.contains("expected a declaration"), "{d}");
-}
-
-#[test]
-fn error_empty_file() {
-    let d = frontend::parse_str("e.cu", "").expect_err("empty");
-    assert_eq!(pos(&d), (1, 1));
-    assert!(d.message.contains("no `__global__` kernel"), "{d}");
-}
-
-#[test]
-fn error_no_kernels() {
-    let d = frontend::parse_str(
-        "h.cu",
-        "#include <stdio.h>\nint main() { printf(\"hi\"); return 0; }\n",
-    )
-    .expect_err("no kernel");
-    assert!(d.message.contains("no `__global__` kernel"), "{d}");
-}
+// Error cases (unsupported constructs, syntax errors, files without a kernel) are data:
+// tests/data/err/*.cu with their expected diagnostics, run by tests/frontend_errors.rs.
 
 /// The value of an atomic (the old cell value) is not modelled (lowering.md §6, atomics):
 /// using it is an error at the call, shown with file, line, column and the source line.
@@ -651,48 +629,6 @@ fn error_atomic_value_used() {
     assert!(shown.contains(" --> test.cu:3:12"), "{shown}");
     assert!(shown.contains("  |     a[1] = atomicAdd(a, x);"), "{shown}");
     assert!(shown.ends_with("  |            ^"), "{shown}");
-}
-
-#[test]
-fn error_unknown_function() {
-    let d = err_str("__global__ void k(float *a) {\n  a[0] = mySqrt(a[1]);\n}");
-    assert_eq!(pos(&d), (2, 10));
-    assert!(d.message.contains("unknown function `mySqrt`"), "{d}");
-}
-
-#[test]
-fn error_unsupported_constructs_are_named() {
-    let cases: [(&str, &str, (u32, u32)); 7] = [
-        ("__global__ void k(int *a) {\n  int x; int *p = &x;\n}", "address-of", (2, 19)),
-        ("__global__ void k(int *a) {\n  a[0] = __shfl_sync(0, 1, 2);\n}", "warp shuffle", (2, 10)),
-        ("__global__ void k(int *a) {\n  printf(\"x\");\n}", "printf", (2, 3)),
-        ("__global__ void k(int *a) {\n  goto done;\n}", "goto", (2, 3)),
-        ("__device__ int f(int x) { return f(x - 1); }\n__global__ void k(int *a) { a[0] = f(3); }", "recursi", (1, 34)),
-        ("struct S { int v; };\n__global__ void k(S *s) {\n  s->v = 1;\n}", "type `S`", (2, 22)),
-        ("__global__ void k(int *a, int *b) {\n  a = b;\n}", "pointer aliasing", (2, 3)),
-    ];
-    for (src, what, at) in cases {
-        let d = match frontend::parse_str("t.cu", src) {
-            Err(d) => d,
-            Ok(p) => frontend::lower(
-                &p,
-                None,
-                &launch([32, 1, 1]),
-                &Hardware::default(),
-                &BTreeMap::new(),
-            )
-            .expect_err(what),
-        };
-        assert!(d.message.contains(what), "expected `{what}` in: {d}");
-        assert_eq!(pos(&d), at, "{d}");
-    }
-}
-
-#[test]
-fn error_syntax_in_kernel() {
-    let d = frontend::parse_str("s.cu", "__global__ void k(int *a) {\n  a[0] = ;\n}")
-        .expect_err("syntax");
-    assert_eq!(pos(&d), (2, 10));
 }
 
 /// Deterministic pseudo-random byte strings and every prefix of the examples must not panic.

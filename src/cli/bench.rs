@@ -29,11 +29,19 @@ use crate::report::bench as report;
 use crate::semantics::{run_kernel, Inputs, Params, Value};
 use clap::Args;
 use num_traits::{ToPrimitive, Zero};
+use published::{Env, Published, Source};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::{EXIT_BAD_INPUT, EXIT_FAILED};
+use super::{published, EXIT_BAD_INPUT, EXIT_FAILED};
+
+/// A row the table does not have: no published bound.
+const NB: Published = Published {
+    text: "no bound",
+    f: None,
+    incorrect: false,
+};
 
 /// Arguments of `warpcert bench`.
 #[derive(Debug, Args)]
@@ -49,43 +57,9 @@ pub struct BenchArgs {
     no_sim: bool,
 }
 
-type Env = BTreeMap<String, f64>;
-type RefFn = fn(&Env) -> f64;
-
-/// A published bound: its text, its value as a function of the parameters (`None`: no
-/// bound), and whether it is known incorrect (Pico §7.1, tag M).
-#[derive(Clone, Copy)]
-struct Published {
-    text: &'static str,
-    f: Option<RefFn>,
-    incorrect: bool,
-}
-
-const fn ok(text: &'static str, f: RefFn) -> Published {
-    Published {
-        text,
-        f: Some(f),
-        incorrect: false,
-    }
-}
-
-const fn wrong(text: &'static str, f: RefFn) -> Published {
-    Published {
-        text,
-        f: Some(f),
-        incorrect: true,
-    }
-}
-
-const NB: Published = Published {
-    text: "no bound",
-    f: None,
-    incorrect: false,
-};
-
 /// One benchmark kernel: file, block, the parameters the bounds are compared over, the
-/// parameter points and grid of the simulation, RaCUDA's bounds (sectors, conflicts,
-/// divwarps, steps) and Pico's (sectors, conflicts).
+/// parameter points and grid of the simulation (the published bounds are rows of
+/// `spec/published-bounds.csv`, [`published`]).
 struct Bench {
     /// Relative to the corpus folder, or to the project root when `in_project`.
     file: &'static str,
@@ -101,20 +75,6 @@ struct Bench {
     vars: &'static [&'static str],
     samples: &'static [&'static [(&'static str, i64)]],
     grid: [u32; 3],
-    racuda: [Published; 4],
-    pico: [Option<Published>; 2],
-}
-
-fn v(e: &Env, x: &str) -> f64 {
-    e.get(x).copied().unwrap_or(0.0)
-}
-
-fn mx(x: f64) -> f64 {
-    x.max(0.0)
-}
-
-fn c0(_: &Env) -> f64 {
-    0.0
 }
 
 /// The benchmark (launches of RaCUDA Table 2 / the artifact's parameter files).
@@ -136,8 +96,7 @@ fn benches() -> Vec<Bench> {
         &[("M", 4), ("N", 3), ("val", 3)],
         &[("M", 9), ("N", 6), ("val", 3)],
     ];
-    // Pico's conflicts bound is RaCUDA's where RaCUDA has one (Table 1), else 0.
-    let reduce = |file, s: RefFn, st: &'static str, c: Published, d: Published, steps| Bench {
+    let reduce = |file| Bench {
         file,
         in_project: None,
         fixed: &[],
@@ -146,11 +105,6 @@ fn benches() -> Vec<Bench> {
         vars: &[],
         samples: REDUCE,
         grid: [2, 1, 1],
-        racuda: [ok(st, s), c, d, steps],
-        pico: [
-            Some(ok(st, s)),
-            Some(if c.f.is_some() { c } else { ok("0", c0) }),
-        ],
     };
     vec![
         Bench {
@@ -162,13 +116,6 @@ fn benches() -> Vec<Bench> {
             vars: &["w", "h"],
             samples: ADDSUB,
             grid: [1, 1, 1],
-            racuda: [
-                ok("132 w", |e| 132.0 * mx(v(e, "w"))),
-                ok("0", c0),
-                ok("w", |e| mx(v(e, "w"))),
-                ok("7 + 177 w", |e| 7.0 + 177.0 * mx(v(e, "w"))),
-            ],
-            pico: [Some(ok("66 w", |e| 66.0 * v(e, "w"))), None],
         },
         Bench {
             file: "addSub1.cu",
@@ -179,13 +126,6 @@ fn benches() -> Vec<Bench> {
             vars: &["w", "h"],
             samples: ADDSUB,
             grid: [1, 1, 1],
-            racuda: [
-                ok("132 w", |e| 132.0 * mx(v(e, "w"))),
-                ok("0", c0),
-                ok("0", c0),
-                ok("7 + 183 w", |e| 7.0 + 183.0 * mx(v(e, "w"))),
-            ],
-            pico: [Some(ok("130 w", |e| 130.0 * v(e, "w"))), None],
         },
         Bench {
             file: "addSub2.cu",
@@ -196,13 +136,6 @@ fn benches() -> Vec<Bench> {
             vars: &["w", "h"],
             samples: ADDSUB,
             grid: [1, 1, 1],
-            racuda: [
-                ok("14 (h + 1)", |e| 14.0 * mx(v(e, "h") + 1.0)),
-                ok("0", c0),
-                ok("0", c0),
-                ok("14 + 32 (h + 1)", |e| 14.0 + 32.0 * mx(v(e, "h") + 1.0)),
-            ],
-            pico: [Some(ok("14 h + 14", |e| 14.0 * v(e, "h") + 14.0)), None],
         },
         Bench {
             file: "addSub3.cu",
@@ -213,16 +146,6 @@ fn benches() -> Vec<Bench> {
             vars: &["w", "h"],
             samples: ADDSUB,
             grid: [1, 1, 1],
-            racuda: [
-                ok("4 + 10 (h + 1)", |e| 4.0 + 10.0 * mx(v(e, "h") + 1.0)),
-                ok("0", c0),
-                ok("0", c0),
-                ok("22 + 29 (h + 1)", |e| 22.0 + 29.0 * mx(v(e, "h") + 1.0)),
-            ],
-            pico: [
-                Some(ok("10 h + 14", |e| 10.0 * v(e, "h") + 14.0)),
-                Some(ok("0", c0)),
-            ],
         },
         Bench {
             file: "vectorAdd.cu",
@@ -237,13 +160,6 @@ fn benches() -> Vec<Bench> {
                 &[("numElements", 4096)],
             ],
             grid: [2, 1, 1],
-            racuda: [
-                ok("12", |_| 12.0),
-                ok("0", c0),
-                ok("1", |_| 1.0),
-                ok("27", |_| 27.0),
-            ],
-            pico: [Some(ok("12", |_| 12.0)), None],
         },
         Bench {
             file: "matrixMul.cu",
@@ -254,20 +170,6 @@ fn benches() -> Vec<Bench> {
             vars: &["wA"],
             samples: MATMUL,
             grid: [1, 1, 1],
-            racuda: [
-                wrong("4 + 0.312496 (31 + wA)", |e| {
-                    4.0 + 0.312496 * mx(31.0 + v(e, "wA"))
-                }),
-                ok("31 (31 + wA)", |e| 31.0 * mx(31.0 + v(e, "wA"))),
-                ok("0", c0),
-                ok("75 + 1621 (31 + wA)/32", |e| {
-                    75.0 + 1621.0 / 32.0 * mx(31.0 + v(e, "wA"))
-                }),
-            ],
-            pico: [
-                Some(ok("0.31 wA + 15.0", |e| 5.0 / 16.0 * v(e, "wA") + 15.0)),
-                Some(ok("0", c0)),
-            ],
         },
         Bench {
             file: "matrixMulBad.cu",
@@ -278,18 +180,6 @@ fn benches() -> Vec<Bench> {
             vars: &["wA"],
             samples: MATMUL,
             grid: [1, 1, 1],
-            racuda: [
-                wrong("15 (31 + wA)", |e| 15.0 * mx(31.0 + v(e, "wA"))),
-                ok("0", c0),
-                ok("31 + wA", |e| mx(31.0 + v(e, "wA"))),
-                ok("51 + 2678 (31 + wA)/32", |e| {
-                    51.0 + 2678.0 / 32.0 * mx(31.0 + v(e, "wA"))
-                }),
-            ],
-            pico: [
-                Some(ok("16.0 wA + 496.0", |e| 16.0 * v(e, "wA") + 496.0)),
-                None,
-            ],
         },
         Bench {
             file: "matrixMulTranspose.cu",
@@ -300,62 +190,18 @@ fn benches() -> Vec<Bench> {
             vars: &["wA"],
             samples: MATMUL,
             grid: [1, 1, 1],
-            racuda: [
-                wrong("4 + 0.312496 (31 + wA)", |e| {
-                    4.0 + 0.312496 * mx(31.0 + v(e, "wA"))
-                }),
-                ok("31.9687 (31 + wA)", |e| 31.96875 * mx(31.0 + v(e, "wA"))),
-                ok("0", c0),
-                ok("75 + 1652 (31 + wA)/32", |e| {
-                    75.0 + 1652.0 / 32.0 * mx(31.0 + v(e, "wA"))
-                }),
-            ],
-            pico: [
-                Some(ok("0.31 wA + 15.0", |e| 5.0 / 16.0 * v(e, "wA") + 15.0)),
-                Some(ok("0.97 wA + 30.0", |e| 31.0 / 32.0 * (v(e, "wA") + 31.0))),
-            ],
         },
-        reduce(
-            "reduce0.cu",
-            |_| 5.0,
-            "5",
-            ok("0", c0),
-            ok("257", |_| 257.0),
-            ok("6412", |_| 6412.0),
-        ),
-        reduce(
-            "reduce1.cu",
-            |_| 5.0,
-            "5",
-            ok("23715", |_| 23715.0),
-            ok("257", |_| 257.0),
-            ok("30892", |_| 30892.0),
-        ),
-        reduce("reduce2.cu", |_| 5.0, "5", NB, NB, NB),
-        reduce(
-            "reduce2a.cu",
-            |_| 5.0,
-            "5",
-            ok("0", c0),
-            ok("129.5", |_| 129.5),
-            ok("3352", |_| 3352.0),
-        ),
-        reduce("reduce3.cu", |_| 9.0, "9", NB, NB, NB),
-        reduce(
-            "reduce3a.cu",
-            |_| 9.0,
-            "9",
-            ok("0", c0),
-            ok("130.5", |_| 130.5),
-            ok("4139", |_| 4139.0),
-        ),
+        reduce("reduce0.cu"),
+        reduce("reduce1.cu"),
+        reduce("reduce2.cu"),
+        reduce("reduce2a.cu"),
+        reduce("reduce3.cu"),
+        reduce("reduce3a.cu"),
         // NVIDIA's histogram256 (cuda-samples, beside the RaCUDA folder) with the sample's own
         // launch: HISTOGRAM256_THREADBLOCK_SIZE = 192 threads (RaCUDA and Pico analysed a
         // 64-thread variant; their bounds are shown for reference). The analysis grid is
         // symbolic; the simulation runs 1 block (the grid-stride loop's smallest step, the
         // largest per-warp cost), with the inputs of `extra_inputs` too.
-        // RaCUDA's conflicts bound is tagged R (incorrect: `data % 256` differs per thread);
-        // Pico's bounds as printed (two decimals).
         Bench {
             file: "../cuda-samples-subset/histogram256.cu",
             in_project: None,
@@ -369,20 +215,6 @@ fn benches() -> Vec<Bench> {
                 &[("dataCount", 4096)],
             ],
             grid: [1, 1, 1],
-            racuda: [
-                ok("44.8437 + 0.078125 (63 + d)", |e| {
-                    44.84375 + 0.078125 * mx(63.0 + v(e, "dataCount"))
-                }),
-                wrong("0.875 (63 + d)", |e| 0.875 * mx(63.0 + v(e, "dataCount"))),
-                ok("0", c0),
-                ok("383.75 + 2 (63 + d)", |e| {
-                    383.75 + 2.0 * mx(63.0 + v(e, "dataCount"))
-                }),
-            ],
-            pico: [
-                Some(ok("0.08 d + 49.9", |e| 0.08 * v(e, "dataCount") + 49.9)),
-                Some(ok("3.88 d + 244.0", |e| 3.88 * v(e, "dataCount") + 244.0)),
-            ],
         },
         Bench {
             file: "syn-brdis.cu",
@@ -393,15 +225,6 @@ fn benches() -> Vec<Bench> {
             vars: &["M", "N"],
             samples: SYN,
             grid: [1, 1, 1],
-            racuda: [
-                ok("0", c0),
-                ok("0", c0),
-                ok("N", |e| mx(v(e, "N"))),
-                ok("9 + 85 MN + 64 N", |e| {
-                    9.0 + 85.0 * mx(v(e, "M")) * mx(v(e, "N")) + 64.0 * mx(v(e, "N"))
-                }),
-            ],
-            pico: [None, None],
         },
         Bench {
             file: "syn-brdis-opt.cu",
@@ -412,15 +235,6 @@ fn benches() -> Vec<Bench> {
             vars: &["M", "N"],
             samples: SYN,
             grid: [1, 1, 1],
-            racuda: [
-                ok("0", c0),
-                ok("0", c0),
-                ok("2 N", |e| 2.0 * mx(v(e, "N"))),
-                ok("9 + 69 MN + 62 N", |e| {
-                    9.0 + 69.0 * mx(v(e, "M")) * mx(v(e, "N")) + 62.0 * mx(v(e, "N"))
-                }),
-            ],
-            pico: [None, None],
         },
         // NVIDIA's CalcMandelbrot<float> (Mandelbrot_kernel.cuh, read in place) called once
         // per pixel by the project's wrapper kernel, the sample's Mandelbrot0 block loop
@@ -467,13 +281,6 @@ fn benches() -> Vec<Bench> {
                 ],
             ],
             grid: [2, 1, 1],
-            racuda: [
-                ok("36 max(0, numBlocks)", |e| 36.0 * mx(v(e, "numBlocks"))),
-                ok("0", c0),
-                NB,
-                NB,
-            ],
-            pico: [None, None],
         },
     ]
 }
@@ -508,7 +315,7 @@ fn to_f(x: &Q) -> f64 {
 
 /// Our bound against a published one over the grid (module documentation).
 fn verdict(ours: &Poly, theirs: &Published, pts: &[BTreeMap<String, i64>], who: &str) -> String {
-    let Some(f) = theirs.f else {
+    let Some(f) = &theirs.f else {
         return format!("{who}: no bound");
     };
     if theirs.incorrect {
@@ -518,7 +325,7 @@ fn verdict(ours: &Poly, theirs: &Published, pts: &[BTreeMap<String, i64>], who: 
     for p in pts {
         let a = to_f(&ours.eval(p));
         let env = env_of(p);
-        let b = f(&env);
+        let b = f.eval(&env);
         let tol = 1e-9 * a.abs().max(b.abs()).max(1.0);
         if a > b + tol {
             return format!("looser ({} > {}{})", fmt_num(a), fmt_num(b), at_point(p));
@@ -666,10 +473,10 @@ fn tightness(
 /// RaCUDA counted evaluation steps on its own intermediate language, not on warpcert's
 /// lowered core program), rendered as `b < w at …`.
 fn below_simulated(theirs: &Published, sims: &[Simulated], i: usize) -> Option<String> {
-    let f = theirs.f?;
+    let f = theirs.f.as_ref()?;
     sims.iter().find_map(|s| {
         let env = env_of(&s.at);
-        let (b, w) = (f(&env), to_f(&s.worst[i]));
+        let (b, w) = (f.eval(&env), to_f(&s.worst[i]));
         (b < w - 1e-9 * w.abs().max(1.0))
             .then(|| format!("{} < {}{}", fmt_num(b), fmt_num(w), at_point(&s.at)))
     })
@@ -728,6 +535,13 @@ pub fn run(args: &BenchArgs) -> i32 {
     }
     let hw = Hardware::default();
     print!("{}", report::TABLE_HEADER);
+    let table = match published::table() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FAILED;
+        }
+    };
     let mut all_ok = true;
     for b in benches() {
         let path = if b.in_project.is_some() {
@@ -808,8 +622,9 @@ pub fn run(args: &BenchArgs) -> i32 {
                 .unwrap_or_else(|e| (vec![report::short(&e); MetricName::ALL.len()], Vec::new()))
         };
         for (i, (m, row)) in rows.into_iter().enumerate() {
-            let rac = &b.racuda[i];
-            let pico = b.pico.get(i).copied().flatten();
+            let rac = &published::lookup(&table, stem, Source::RaCuda, m).unwrap_or(NB);
+            let pico = published::lookup(&table, stem, Source::Pico, m);
+            let pico = pico.as_ref();
             match row {
                 Ok((bound, accepted, t, c)) => {
                     let mut vs_racuda = verdict(&bound, rac, &pts, "RaCUDA");
@@ -828,7 +643,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                             racuda: rac.text,
                             vs_racuda: &vs_racuda,
                             pico: pico.map(|p| p.text),
-                            vs_pico: pico.map(|p| verdict(&bound, &p, &pts, "Pico")),
+                            vs_pico: pico.map(|p| verdict(&bound, p, &pts, "Pico")),
                             tightness: &tight[i],
                             analysis_ms: t,
                             check_ms: c,
@@ -864,18 +679,17 @@ mod tests {
     /// 32 at one sample makes it "below simulated", a cost of 27 everywhere does not.
     #[test]
     fn a_published_bound_below_a_simulated_cost_is_named_with_its_point() {
-        let rac = ok("27", |_| 27.0);
+        let rac = Published {
+            text: "27",
+            f: Some(published::Formula::Num(27.0)),
+            incorrect: false,
+        };
         let sims = [sim(1, 27), sim(2, 32)];
         assert_eq!(
             below_simulated(&rac, &sims, 0).as_deref(),
             Some("27 < 32 at n=2")
         );
         assert_eq!(below_simulated(&rac, &sims[..1], 0), None);
-        let none = Published {
-            text: "no bound",
-            f: None,
-            incorrect: false,
-        };
-        assert_eq!(below_simulated(&none, &sims, 0), None);
+        assert_eq!(below_simulated(&NB, &sims, 0), None);
     }
 }

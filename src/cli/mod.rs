@@ -8,6 +8,7 @@ mod check;
 mod derive;
 mod export;
 mod options;
+mod published;
 mod relation;
 mod run;
 

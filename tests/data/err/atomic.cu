@@ -3,3 +3,4 @@ __global__ void count(int *hist, const int *data, int *slots) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int slot = atomicAdd(&hist[data[i]], 1); slots[i] = slot;
 }
+// expect: 4:14 atomicAdd

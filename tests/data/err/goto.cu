@@ -1,0 +1,4 @@
+__global__ void k(int *a) {
+  goto done;
+}
+// expect: 2:3 goto

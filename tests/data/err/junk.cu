@@ -1,0 +1,3 @@
+
+  @#!$ junk
+// expect: 2:3 expected a declaration

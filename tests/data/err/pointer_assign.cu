@@ -1,0 +1,4 @@
+__global__ void k(int *a, int *b) {
+  a = b;
+}
+// expect: 2:3 pointer aliasing

@@ -1,0 +1,4 @@
+__global__ void k(int *a) {
+  printf("x");
+}
+// expect: 2:3 printf

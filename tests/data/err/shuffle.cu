@@ -1,0 +1,4 @@
+__global__ void k(int *a) {
+  a[0] = __shfl_sync(0, 1, 2);
+}
+// expect: 2:10 warp shuffle

@@ -5,7 +5,7 @@ use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
 use crate::core::assertion::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
 use crate::core::assertion::poly::Poly;
 use crate::core::metric::Q;
-use crate::core::print::sexp_stmt;
+use crate::core::print::sexp_program;
 use crate::core::{Hardware, Launch, Metric, Program};
 use num_traits::ToPrimitive;
 use std::collections::HashMap;
@@ -254,29 +254,7 @@ pub fn write(
         "(launch {} {} {})",
         launch.block[0], launch.block[1], launch.block[2]
     );
-    let _ = writeln!(s, "(program {}", prog.name);
-    s.push_str("  (params");
-    for p in &prog.params {
-        let _ = write!(s, " ({} {})", p.ty.keyword(), p.name);
-    }
-    s.push_str(")\n  (arrays");
-    for a in &prog.arrays {
-        let _ = write!(
-            s,
-            " ({} {} {} {})",
-            a.name,
-            a.space.keyword(),
-            a.elem.keyword(),
-            a.elem_bytes
-        );
-    }
-    s.push_str(")\n  (locals");
-    for (x, t) in &prog.locals {
-        let _ = write!(s, " ({} {x})", t.keyword());
-    }
-    s.push_str(")\n  (body\n");
-    sexp_stmt(&prog.body, 4, &mut s);
-    s.push_str("  ))\n");
+    sexp_program(prog, &mut s);
     let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
     s.push_str("(bound ");
     write_poly(&mut s, &bound);

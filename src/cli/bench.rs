@@ -77,6 +77,27 @@ struct Bench {
     grid: [u32; 3],
 }
 
+/// A corpus kernel (the file's only kernel, no fixed parameters): file, block, the
+/// parameters the bounds are compared over, the simulation's samples and grid.
+fn corpus(
+    file: &'static str,
+    block: [u32; 3],
+    vars: &'static [&'static str],
+    samples: &'static [&'static [(&'static str, i64)]],
+    grid: [u32; 3],
+) -> Bench {
+    Bench {
+        file,
+        in_project: None,
+        fixed: &[],
+        kernel: None,
+        block,
+        vars,
+        samples,
+        grid,
+    }
+}
+
 /// The benchmark (launches of RaCUDA Table 2 / the artifact's parameter files).
 fn benches() -> Vec<Bench> {
     const ADDSUB: &[&[(&str, i64)]] = &[
@@ -96,101 +117,32 @@ fn benches() -> Vec<Bench> {
         &[("M", 4), ("N", 3), ("val", 3)],
         &[("M", 9), ("N", 6), ("val", 3)],
     ];
-    let reduce = |file| Bench {
-        file,
-        in_project: None,
-        fixed: &[],
-        kernel: None,
-        block: [256, 1, 1],
-        vars: &[],
-        samples: REDUCE,
-        grid: [2, 1, 1],
-    };
+    let reduce = |file| corpus(file, [256, 1, 1], &[], REDUCE, [2, 1, 1]);
     vec![
-        Bench {
-            file: "addSub0.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [1024, 1, 1],
-            vars: &["w", "h"],
-            samples: ADDSUB,
-            grid: [1, 1, 1],
-        },
-        Bench {
-            file: "addSub1.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [1024, 1, 1],
-            vars: &["w", "h"],
-            samples: ADDSUB,
-            grid: [1, 1, 1],
-        },
-        Bench {
-            file: "addSub2.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [1024, 1, 1],
-            vars: &["w", "h"],
-            samples: ADDSUB,
-            grid: [1, 1, 1],
-        },
-        Bench {
-            file: "addSub3.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [1024, 1, 1],
-            vars: &["w", "h"],
-            samples: ADDSUB,
-            grid: [1, 1, 1],
-        },
-        Bench {
-            file: "vectorAdd.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [256, 1, 1],
-            vars: &[],
-            samples: &[
+        corpus("addSub0.cu", [1024, 1, 1], &["w", "h"], ADDSUB, [1, 1, 1]),
+        corpus("addSub1.cu", [1024, 1, 1], &["w", "h"], ADDSUB, [1, 1, 1]),
+        corpus("addSub2.cu", [1024, 1, 1], &["w", "h"], ADDSUB, [1, 1, 1]),
+        corpus("addSub3.cu", [1024, 1, 1], &["w", "h"], ADDSUB, [1, 1, 1]),
+        corpus(
+            "vectorAdd.cu",
+            [256, 1, 1],
+            &[],
+            &[
                 &[("numElements", 1)],
                 &[("numElements", 1000)],
                 &[("numElements", 4096)],
             ],
-            grid: [2, 1, 1],
-        },
-        Bench {
-            file: "matrixMul.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [32, 32, 1],
-            vars: &["wA"],
-            samples: MATMUL,
-            grid: [1, 1, 1],
-        },
-        Bench {
-            file: "matrixMulBad.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [32, 32, 1],
-            vars: &["wA"],
-            samples: MATMUL,
-            grid: [1, 1, 1],
-        },
-        Bench {
-            file: "matrixMulTranspose.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [32, 32, 1],
-            vars: &["wA"],
-            samples: MATMUL,
-            grid: [1, 1, 1],
-        },
+            [2, 1, 1],
+        ),
+        corpus("matrixMul.cu", [32, 32, 1], &["wA"], MATMUL, [1, 1, 1]),
+        corpus("matrixMulBad.cu", [32, 32, 1], &["wA"], MATMUL, [1, 1, 1]),
+        corpus(
+            "matrixMulTranspose.cu",
+            [32, 32, 1],
+            &["wA"],
+            MATMUL,
+            [1, 1, 1],
+        ),
         reduce("reduce0.cu"),
         reduce("reduce1.cu"),
         reduce("reduce2.cu"),
@@ -216,26 +168,8 @@ fn benches() -> Vec<Bench> {
             ],
             grid: [1, 1, 1],
         },
-        Bench {
-            file: "syn-brdis.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [32, 1, 1],
-            vars: &["M", "N"],
-            samples: SYN,
-            grid: [1, 1, 1],
-        },
-        Bench {
-            file: "syn-brdis-opt.cu",
-            in_project: None,
-            fixed: &[],
-            kernel: None,
-            block: [32, 1, 1],
-            vars: &["M", "N"],
-            samples: SYN,
-            grid: [1, 1, 1],
-        },
+        corpus("syn-brdis.cu", [32, 1, 1], &["M", "N"], SYN, [1, 1, 1]),
+        corpus("syn-brdis-opt.cu", [32, 1, 1], &["M", "N"], SYN, [1, 1, 1]),
         // NVIDIA's CalcMandelbrot<float> (Mandelbrot_kernel.cuh, read in place) called once
         // per pixel by the project's wrapper kernel, the sample's Mandelbrot0 block loop
         // (tests/data/frontend/mandelbrot_wrapper.cu); block 32×1 (RaCUDA Table 2).

@@ -7,7 +7,7 @@ use crate::core::metric::q;
 use crate::core::{Metric, MetricName};
 use crate::report::semantics::{parallel_text, summary_text, trace_text, warp_costs_text};
 use crate::semantics::interleaving::{run_interleaving, InterleavingOptions, Outcome, Scheduler};
-use crate::semantics::parallel::{run_block, time_bound, ws_metrics};
+use crate::semantics::parallel::{run_block, time_bound, ws_metrics, ParallelRun};
 use crate::semantics::simt::run_simt;
 use crate::semantics::smallstep::run_smallstep;
 use crate::semantics::store::Inputs;
@@ -33,6 +33,34 @@ fn fail(e: &SemError) -> i32 {
     }
 }
 
+/// What the lock-step, parallel and small-step runs read: the arguments, the loaded kernel,
+/// the metrics, parameter values and inputs.
+#[derive(Clone, Copy)]
+struct RunCtx<'a> {
+    args: &'a RunArgs,
+    l: &'a Loaded,
+    metrics: &'a [Metric],
+    params: &'a Params,
+    input: &'a Inputs,
+}
+
+impl RunCtx<'_> {
+    /// Block 0 under the parallel semantics (RaCUDA §5) for `metrics`.
+    fn block0(&self, metrics: &[Metric], opts: &RunOptions) -> Result<ParallelRun, SemError> {
+        let l = self.l;
+        run_block(
+            &l.program,
+            metrics,
+            &l.hw,
+            &l.launch,
+            [0, 0, 0],
+            self.params,
+            self.input,
+            opts,
+        )
+    }
+}
+
 /// Runs the non-default semantics; returns the exit code (0 ok, 1 the run failed or did not
 /// terminate, 2 bad input).
 pub fn run(args: &RunArgs, l: &Loaded, metrics: &[Metric], params: &Params, input: &Inputs) -> i32 {
@@ -40,10 +68,17 @@ pub fn run(args: &RunArgs, l: &Loaded, metrics: &[Metric], params: &Params, inpu
         fuel: args.steps,
         derivation: args.trace,
     };
+    let c = RunCtx {
+        args,
+        l,
+        metrics,
+        params,
+        input,
+    };
     match args.semantics {
-        SemanticsKind::Lockstep => lockstep_trace(args, l, metrics, params, input, &opts),
-        SemanticsKind::Parallel => parallel(args, l, metrics, params, input, &opts),
-        SemanticsKind::Smallstep => smallstep(args, l, metrics, params, input),
+        SemanticsKind::Lockstep => lockstep_trace(&c, &opts),
+        SemanticsKind::Parallel => parallel(&c, &opts),
+        SemanticsKind::Smallstep => smallstep(&c),
         SemanticsKind::Interleaving => interleaving(args, l, params, input),
         SemanticsKind::Simt => simt(args, l, params, input),
     }
@@ -51,16 +86,9 @@ pub fn run(args: &RunArgs, l: &Loaded, metrics: &[Metric], params: &Params, inpu
 
 /// `--semantics lockstep --trace`: the derivation of warp 0 of block 0, one line per rule
 /// application.
-fn lockstep_trace(
-    args: &RunArgs,
-    l: &Loaded,
-    metrics: &[Metric],
-    params: &Params,
-    input: &Inputs,
-    opts: &RunOptions,
-) -> i32 {
-    let name = &l.program.name;
-    // --trace: the derivation of warp 0 of block 0, one line per rule application.
+fn lockstep_trace(c: &RunCtx<'_>, opts: &RunOptions) -> i32 {
+    let (args, metrics) = (c.args, c.metrics);
+    let l = &c.l;
     match run_warp(
         &l.program,
         metrics,
@@ -68,8 +96,8 @@ fn lockstep_trace(
         &l.launch,
         [0, 0, 0],
         0,
-        params,
-        input,
+        c.params,
+        c.input,
         opts,
     ) {
         Ok(r) => {
@@ -83,7 +111,7 @@ fn lockstep_trace(
                 })
                 .unwrap_or_default();
             print!("{}", trace_text(&lines, args.trace_lines));
-            print!("{}", warp_costs_text(name, metrics, &r.costs));
+            print!("{}", warp_costs_text(&l.program.name, metrics, &r.costs));
             0
         }
         Err(e) => fail(&e),
@@ -91,25 +119,9 @@ fn lockstep_trace(
 }
 
 /// `--semantics parallel`: work and span of block 0 (RaCUDA §5).
-fn parallel(
-    args: &RunArgs,
-    l: &Loaded,
-    metrics: &[Metric],
-    params: &Params,
-    input: &Inputs,
-    opts: &RunOptions,
-) -> i32 {
-    let name = &l.program.name;
-    match run_block(
-        &l.program,
-        metrics,
-        &l.hw,
-        &l.launch,
-        [0, 0, 0],
-        params,
-        input,
-        opts,
-    ) {
+fn parallel(c: &RunCtx<'_>, opts: &RunOptions) -> i32 {
+    let (args, metrics, name) = (c.args, c.metrics, &c.l.program.name);
+    match c.block0(metrics, opts) {
         Ok(r) => {
             let rows: Vec<_> = metrics
                 .iter()
@@ -127,13 +139,14 @@ fn parallel(
 }
 
 /// `--semantics smallstep`: the bounded implementation of block 0 with `P` slots (RaCUDA §6).
-fn smallstep(
-    args: &RunArgs,
-    l: &Loaded,
-    metrics: &[Metric],
-    params: &Params,
-    input: &Inputs,
-) -> i32 {
+fn smallstep(c: &RunCtx<'_>) -> i32 {
+    let RunCtx {
+        args,
+        l,
+        metrics,
+        params,
+        input,
+    } = *c;
     let name = &l.program.name;
     // Latencies: the `steps` metric unless one metric with non-negative integer
     // constants is selected.
@@ -166,14 +179,8 @@ fn smallstep(
         ("parallel steps n", r.steps.to_string()),
         ("steps per warp", format!("{:?}", r.warp_steps)),
     ];
-    if let Ok(p) = run_block(
-        &l.program,
+    if let Ok(p) = c.block0(
         &[wm, sm],
-        &l.hw,
-        &l.launch,
-        [0, 0, 0],
-        params,
-        input,
         &RunOptions {
             fuel: args.steps,
             derivation: false,

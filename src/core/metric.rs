@@ -139,55 +139,42 @@ pub struct Metric {
 }
 
 impl Metric {
+    /// The metric `name` that charges nothing (the base of the standard ones).
+    fn free(name: MetricName) -> Metric {
+        Metric {
+            name,
+            var: Q::zero(),
+            konst: Q::zero(),
+            param: Q::zero(),
+            op: Q::zero(),
+            gread: Affine::zero(),
+            sread: Affine::zero(),
+            if_: Q::zero(),
+            div: Q::zero(),
+            vwrite: Q::zero(),
+            gwrite: Affine::zero(),
+            swrite: Affine::zero(),
+            sync: Q::zero(),
+        }
+    }
+
     /// The standard metric `name` (Table 1; `steps` charges `n` for shared accesses, see spec).
     pub fn standard(name: MetricName) -> Metric {
-        let zero = Q::zero;
         let one = Q::one;
         match name {
             MetricName::Sectors => Metric {
-                name,
-                var: zero(),
-                konst: zero(),
-                param: zero(),
-                op: zero(),
                 gread: Affine::n(),
-                sread: Affine::zero(),
-                if_: zero(),
-                div: zero(),
-                vwrite: zero(),
                 gwrite: Affine::n(),
-                swrite: Affine::zero(),
-                sync: zero(),
+                ..Metric::free(name)
             },
             MetricName::Conflicts => Metric {
-                name,
-                var: zero(),
-                konst: zero(),
-                param: zero(),
-                op: zero(),
-                gread: Affine::zero(),
                 sread: Affine::n_minus_1(),
-                if_: zero(),
-                div: zero(),
-                vwrite: zero(),
-                gwrite: Affine::zero(),
                 swrite: Affine::n_minus_1(),
-                sync: zero(),
+                ..Metric::free(name)
             },
             MetricName::Divwarps => Metric {
-                name,
-                var: zero(),
-                konst: zero(),
-                param: zero(),
-                op: zero(),
-                gread: Affine::zero(),
-                sread: Affine::zero(),
-                if_: zero(),
                 div: one(),
-                vwrite: zero(),
-                gwrite: Affine::zero(),
-                swrite: Affine::zero(),
-                sync: zero(),
+                ..Metric::free(name)
             },
             MetricName::Steps => Metric {
                 name,

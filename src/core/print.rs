@@ -39,6 +39,35 @@ pub fn sexp_expr(e: &Expr) -> String {
     }
 }
 
+/// The certificate s-expression of a program (`spec/certificate.md`, "Program"):
+/// `(program NAME (params …) (arrays …) (locals …) (body …))` over several lines, each
+/// line indented by two spaces per level, ending with a newline.
+pub fn sexp_program(prog: &Program, out: &mut String) {
+    let _ = writeln!(out, "(program {}", prog.name);
+    out.push_str("  (params");
+    for p in &prog.params {
+        let _ = write!(out, " ({} {})", p.ty.keyword(), p.name);
+    }
+    out.push_str(")\n  (arrays");
+    for a in &prog.arrays {
+        let _ = write!(
+            out,
+            " ({} {} {} {})",
+            a.name,
+            a.space.keyword(),
+            a.elem.keyword(),
+            a.elem_bytes
+        );
+    }
+    out.push_str(")\n  (locals");
+    for (x, t) in &prog.locals {
+        let _ = write!(out, " ({} {x})", t.keyword());
+    }
+    out.push_str(")\n  (body\n");
+    sexp_stmt(&prog.body, 4, out);
+    out.push_str("  ))\n");
+}
+
 /// The certificate s-expression of a statement, one node per line, indented by `indent`
 /// (at most 32 columns: deeply nested bodies would otherwise be mostly spaces).
 pub fn sexp_stmt(s: &Stmt, indent: usize, out: &mut String) {

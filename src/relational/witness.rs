@@ -3,7 +3,7 @@
 //! format the kernel's `witness::check_witness` replays with its own interpreter.
 
 use crate::core::metric::Q;
-use crate::core::print::sexp_stmt;
+use crate::core::print::sexp_program;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program, Ty};
 use crate::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 use std::fmt::Write;
@@ -113,29 +113,7 @@ pub fn write(
         let _ = write!(s, " ({n} {v})");
     }
     s.push_str(")\n");
-    let _ = writeln!(s, "(program {}", prog.name);
-    s.push_str("  (params");
-    for p in &prog.params {
-        let _ = write!(s, " ({} {})", p.ty.keyword(), p.name);
-    }
-    s.push_str(")\n  (arrays");
-    for a in &prog.arrays {
-        let _ = write!(
-            s,
-            " ({} {} {} {})",
-            a.name,
-            a.space.keyword(),
-            a.elem.keyword(),
-            a.elem_bytes
-        );
-    }
-    s.push_str(")\n  (locals");
-    for (x, t) in &prog.locals {
-        let _ = write!(s, " ({} {x})", t.keyword());
-    }
-    s.push_str(")\n  (body\n");
-    sexp_stmt(&prog.body, 4, &mut s);
-    s.push_str("  ))\n");
+    sexp_program(prog, &mut s);
     let _ = writeln!(s, "(cost {})", crate::core::assertion::linear::fmt_q(cost));
     s
 }

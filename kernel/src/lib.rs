@@ -1,23 +1,35 @@
 //! # warpcert-kernel: the trusted certificate checker
 //!
 //! **Trust contract.** [`check`] returning `Ok(verdict)` guarantees that the certificate
-//! text contains a derivation, valid rule by rule for the logic of `spec/logic.md`
-//! (RaCUDA §4–§5, Fig. 8, with the representations of `spec/logic.md` §1–§2), of the
-//! judgment `⊢_M {P₀; D₀; B} body {…}` where `M` is the metric named in the certificate
-//! (tables of `spec/metrics.md`), the hardware parameters and block dimensions are those
-//! in the certificate, `P₀` are the launch facts, `D₀` is implied by the initial
-//! dependence map, and `B` is the printed bound (spec/logic.md §5). By RaCUDA Theorem 1 this
-//! means: for every warp of a block launched with those dimensions, every parameter value
-//! and every array content, the cost of the miniCUDA body written in the certificate is at
-//! most `B(params)`, *provided the run terminates*.
+//! text (spec/certificate.md, versions 1 and 2) contains a well-typed miniCUDA program
+//! (spec/minicuda.md §2) and a derivation, valid rule by rule for the logic of
+//! `spec/logic.md` (RaCUDA §4–§5, Fig. 8, with the representations of `spec/logic.md`
+//! §1–§2), of the judgment `⊢_M {P₀; D₀; B} body {…}` where `M` is the metric named in the
+//! certificate (tables of `spec/metrics.md`), the hardware parameters and block dimensions
+//! are those in the certificate, `P₀` are the launch facts, `D₀` is implied by the initial
+//! dependence map, and `B` is the bound ([`Verdict::bound_poly`], spec/logic.md §5). By
+//! RaCUDA Theorem 1 this means: for every warp of a block launched with those dimensions,
+//! every parameter value and every array content, the cost of the miniCUDA body written in
+//! the certificate is at most `B(params)` ([`Verdict::RELATION`]), **under the assumptions
+//! of [`Verdict::assumptions`]** ([`assume`]): the run terminates, has no run-time error
+//! and no integer overflow (integers are mathematical), every array starts at offset 0 of
+//! an aligned allocation, the global arrays do not alias, the launch is race-free, atomics
+//! are not serialized and each warp is counted alone. Version 2 states them in the
+//! certificate and the kernel requires exactly this list; version 1 has them implicitly.
 //!
 //! **Trusted:** the specification files `spec/logic.md`, `spec/certificate.md`,
-//! `spec/metrics.md` (and the soundness of the logic they describe), the `num-bigint` /
-//! `num-rational` / `num-traits` / `num-integer` crates, `std` and rustc.
+//! `spec/metrics.md`, `spec/minicuda.md` (and the soundness of the logic they describe),
+//! the `num-bigint` / `num-rational` / `num-traits` / `num-integer` crates, `std` and rustc.
 //!
 //! **Not checked:** that the miniCUDA program in the certificate faithfully represents some
-//! CUDA source (front end and lowering are untrusted and outside this crate); that the
-//! bound is optimal or tight; termination of the kernel.
+//! CUDA source (front end and lowering are untrusted and outside this crate; the
+//! `(provenance …)` section is only read and reported, `warpcert check --source` compares
+//! it); that the bound is optimal or tight; the assumptions themselves.
+//!
+//! **Failure:** every rejection is a [`Rejection`] naming the rule, the node path and a
+//! specific [`Reason`]. The crate denies indexing, `unwrap` and `panic!`; a panic that
+//! still happens is caught per derivation node and becomes [`Reason::InternalPanic`] at
+//! that node (a kernel bug; the tests forbid it).
 //!
 //! The kernel depends on no other part of warpcert: it reads certificates with its own
 //! s-expression reader ([`sexp`]) and checks every rule instance with exact rational
@@ -491,11 +503,13 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Checks a certificate (spec/certificate.md, version 1) completely: parse, program
-/// well-typedness, every rule instance of the derivation, and the root conditions
-/// (spec/logic.md §5). Runs on a thread with a [`STACK_BYTES`] stack.
+/// Checks a certificate (spec/certificate.md, versions 1 and 2) completely: parse, program
+/// well-typedness ([`typing`]), the assumptions ([`assume`]), every rule instance of the
+/// derivation, and the root conditions (spec/logic.md §5). Runs on a thread with a
+/// [`STACK_BYTES`] stack.
 ///
-/// Errors: the first [`Rejection`] found. Never panics.
+/// Errors: the first [`Rejection`] found. Never panics: a panic is
+/// [`Reason::InternalPanic`].
 pub fn check(text: &str) -> Result<Verdict, Rejection> {
     let text = text.to_string();
     let handle = std::thread::Builder::new()

@@ -4,9 +4,10 @@
 //! A [`Node`] does not name its statement: as in the certificate format, the statement is
 //! determined by walking the program together with the derivation.
 
+pub mod provenance;
 mod write;
 
-pub use write::write;
+pub use write::{program_sexp, write};
 
 use crate::analysis::linear::{Cstr, DepMap, Lin};
 use crate::analysis::poly::Poly;

@@ -20,10 +20,18 @@ pub enum Kind {
 /// Enumeration work limit (lanes × residues); beyond it the bound is not computed.
 pub const WORK_LIMIT: u64 = 4_000_000;
 
-/// The thread index `[x, y, z]` of linear thread id `t` in a block (x fastest).
+/// The number of threads of a block, `None` when it does not fit in `u64`.
+pub fn block_threads(block: [u32; 3]) -> Option<u64> {
+    block.iter().try_fold(1u64, |acc, &b| acc.checked_mul(u64::from(b)))
+}
+
+/// The thread index `[x, y, z]` of linear thread id `t` in a block (x fastest). Block
+/// dimensions are at least 1 (the reader requires it; 0 is read as 1 here).
 pub fn thread_index(block: [u32; 3], t: u64) -> [i64; 3] {
-    let (bx, by) = (u64::from(block[0]), u64::from(block[1]));
-    [(t % bx) as i64, ((t / bx) % by) as i64, (t / (bx * by)) as i64]
+    let [bx, by, _] = block.map(|b| u64::from(b.max(1)));
+    // x and y are below 2^32; z is at most t (callers pass t below the block size)
+    let z = t / (bx * by);
+    [(t % bx) as i64, ((t / bx) % by) as i64, i64::try_from(z).unwrap_or(i64::MAX)]
 }
 
 /// Whether lane `tid` satisfies every constraint of `p` over `threadIdx.*` alone, lane
@@ -33,8 +41,8 @@ fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
     p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).all(|c| {
         let mut v = c.lin.c.clone();
         for (name, a) in &c.lin.terms {
-            let d = NAMES.iter().position(|n| n == name).unwrap_or(0);
-            v += a * Rat::from_integer(BigInt::from(tid[d]));
+            let t = NAMES.iter().zip(tid).find(|(n, _)| *n == name).map_or(0, |(_, t)| t);
+            v += a * Rat::from_integer(BigInt::from(t));
         }
         match &c.lane {
             // `v` is an integer: the form of a lane constraint has integer coefficients
@@ -67,7 +75,7 @@ impl IntCstr {
         let int = |x: &Rat| (x * Rat::from_integer(den.clone())).to_integer().to_i64().map(i128::from);
         let mut k = [0i128; 3];
         for (v, a) in &c.lin.terms {
-            k[NAMES.iter().position(|n| n == v)?] = int(a)?;
+            *k.get_mut(NAMES.iter().position(|n| n == v)?)? = int(a)?;
         }
         let lane = match &c.lane {
             Some(l) => Some((
@@ -79,7 +87,7 @@ impl IntCstr {
         Some(IntCstr { k, c: int(&c.lin.c)?, eq: c.eq, lane })
     }
     fn holds_at(&self, tid: [i64; 3]) -> bool {
-        let v = self.c + (0..3).map(|i| self.k[i] * i128::from(tid[i])).sum::<i128>();
+        let v = self.c + self.k.iter().zip(tid).map(|(k, t)| k * i128::from(t)).sum::<i128>();
         match &self.lane {
             Some((m, rs)) => rs.contains(&v.rem_euclid(*m)),
             None if self.eq => v == 0,
@@ -96,11 +104,7 @@ impl IntCstr {
 /// Errors: `Err(work)` when the enumeration would exceed [`WORK_LIMIT`].
 pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: u32, kind: Kind) -> Result<u64, u64> {
     let [warp, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
-    let total = block
-        .iter()
-        .try_fold(1u64, |acc, &b| acc.checked_mul(u64::from(b)))
-        .filter(|&t| t <= WORK_LIMIT)
-        .ok_or(u64::MAX)?;
+    let total = block_threads(block).filter(|&t| t <= WORK_LIMIT).ok_or(u64::MAX)?;
     let m = match kind {
         Kind::MemReads => sector_bytes,
         Kind::Conflicts => bank_bytes * banks,
@@ -141,7 +145,7 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
         // Offsets in machine integers when `k` fits in i64 (|k·tid| < 2^95: exact in i128).
         let k_small: Option<Vec<i128>> = d.k.iter().map(|k| k.to_i64().map(i128::from)).collect();
         let small: Option<Vec<i128>> =
-            k_small.map(|k| lanes.iter().map(|t| (0..3).map(|i| k[i] * i128::from(t[i])).sum()).collect());
+            k_small.map(|k| lanes.iter().map(|t| k.iter().zip(t).map(|(k, t)| k * i128::from(*t)).sum()).collect());
         for &beta in &betas {
             if let Some(c) =
                 small.as_ref().and_then(|os| count_small(os, es, beta, [banks, bank_bytes, sector_bytes], kind))
@@ -149,7 +153,8 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
                 best = best.max(c);
                 continue;
             }
-            let offs: Vec<BigInt> = lanes.iter().map(|t| (0..3).map(|i| &d.k[i] * BigInt::from(t[i])).sum()).collect();
+            let offs: Vec<BigInt> =
+                lanes.iter().map(|t| d.k.iter().zip(t).map(|(k, t)| k * BigInt::from(*t)).sum()).collect();
             let addr = |o: &BigInt| o * &es_i + BigInt::from(beta);
             let count = match kind {
                 Kind::MemReads => {
@@ -203,8 +208,10 @@ fn count_small(
             per.dedup();
             let mut best = 0u64;
             let mut run = 0u64;
-            for (i, (bank, _)) in per.iter().enumerate() {
-                run = if i > 0 && per[i - 1].0 == *bank { run + 1 } else { 1 };
+            let mut last: Option<i128> = None;
+            for (bank, _) in &per {
+                run = if last == Some(*bank) { run + 1 } else { 1 };
+                last = Some(*bank);
                 best = best.max(run);
             }
             Some(best)

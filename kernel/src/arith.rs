@@ -540,7 +540,9 @@ impl Dep {
     /// Componentwise `self + s·other` (congruences added).
     pub fn add(&self, other: &Dep, s: i64) -> Dep {
         let s = BigInt::from(s);
-        let k = [0, 1, 2].map(|i| &self.k[i] + &s * &other.k[i]);
+        let [a0, a1, a2] = &self.k;
+        let [b0, b1, b2] = &other.k;
+        let k = [a0 + &s * b0, a1 + &s * b1, a2 + &s * b2];
         Dep::norm(k, &self.r + &s * &other.r, self.g.gcd(&other.g))
     }
     /// Scaled by the integer `c`.

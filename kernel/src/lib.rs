@@ -1,29 +1,41 @@
 //! # warpcert-kernel: the trusted certificate checker
 //!
 //! **Trust contract.** [`check`] returning `Ok(verdict)` guarantees that the certificate
-//! text contains a derivation, valid rule by rule for the logic of `spec/logic.md`
-//! (RaCUDA §4–§5, Fig. 8, with the representations of `spec/logic.md` §1–§2), of the
-//! judgment `⊢_M {P₀; D₀; B} body {…}` where `M` is the metric named in the certificate
-//! (tables of `spec/metrics.md`), the hardware parameters and block dimensions are those
-//! in the certificate, `P₀` are the launch facts, `D₀` is implied by the initial
-//! dependence map, and `B` is the printed bound (spec/logic.md §5). By RaCUDA Theorem 1 this
-//! means: for every warp of a block launched with those dimensions, every parameter value
-//! and every array content, the cost of the miniCUDA body written in the certificate is at
-//! most `B(params)`, *provided the run terminates*.
+//! text (spec/certificate.md, versions 1 and 2) contains a well-typed miniCUDA program
+//! (spec/minicuda.md §2) and a derivation, valid rule by rule for the logic of
+//! `spec/logic.md` (RaCUDA §4–§5, Fig. 8, with the representations of `spec/logic.md`
+//! §1–§2), of the judgment `⊢_M {P₀; D₀; B} body {…}` where `M` is the metric named in the
+//! certificate (tables of `spec/metrics.md`), the hardware parameters and block dimensions
+//! are those in the certificate, `P₀` are the launch facts, `D₀` is implied by the initial
+//! dependence map, and `B` is the bound ([`Verdict::bound_poly`], spec/logic.md §5). By
+//! RaCUDA Theorem 1 this means: for every warp of a block launched with those dimensions,
+//! every parameter value and every array content, the cost of the miniCUDA body written in
+//! the certificate is at most `B(params)` ([`Verdict::RELATION`]), **under the assumptions
+//! of [`Verdict::assumptions`]** ([`assume`]): the run terminates, has no run-time error
+//! and no integer overflow (integers are mathematical), every array starts at offset 0 of
+//! an aligned allocation, the global arrays do not alias, the launch is race-free, atomics
+//! are not serialized and each warp is counted alone. Version 2 states them in the
+//! certificate and the kernel requires exactly this list; version 1 has them implicitly.
 //!
 //! **Trusted:** the specification files `spec/logic.md`, `spec/certificate.md`,
-//! `spec/metrics.md` (and the soundness of the logic they describe), the `num-bigint` /
-//! `num-rational` / `num-traits` / `num-integer` crates, `std` and rustc.
+//! `spec/metrics.md`, `spec/minicuda.md` (and the soundness of the logic they describe),
+//! the `num-bigint` / `num-rational` / `num-traits` / `num-integer` crates, `std` and rustc.
 //!
 //! **Not checked:** that the miniCUDA program in the certificate faithfully represents some
-//! CUDA source (front end and lowering are untrusted and outside this crate); that the
-//! bound is optimal or tight; termination of the kernel.
+//! CUDA source (front end and lowering are untrusted and outside this crate; the
+//! `(provenance …)` section is only read and reported, `warpcert check --source` compares
+//! it); that the bound is optimal or tight; the assumptions themselves.
+//!
+//! **Failure:** every rejection is a [`Rejection`] naming the rule, the node path and a
+//! specific [`Reason`]. The crate denies indexing, `unwrap` and `panic!`; a panic that
+//! still happens is caught per derivation node and becomes [`Reason::InternalPanic`] at
+//! that node (a kernel bug; the tests forbid it).
 //!
 //! The kernel depends on no other part of warpcert: it reads certificates with its own
 //! s-expression reader ([`sexp`]) and checks every rule instance with exact rational
 //! arithmetic ([`arith`]); no floating point is used anywhere.
 
-#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::float_arithmetic)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::float_arithmetic, clippy::indexing_slicing)]
 #![warn(missing_docs)]
 // `Rejection` has the shape fixed by the brief (rule, node path, reason by value); it is
 // only built on the failure path, so its size does not matter.
@@ -31,15 +43,19 @@
 
 pub mod access;
 pub mod arith;
+pub mod assume;
 pub mod metric;
 pub mod registry;
 pub mod rules;
 pub mod sexp;
 pub mod syntax;
+pub mod typing;
 pub mod witness;
 
-use arith::FarkasProblem;
+use arith::{FarkasProblem, Poly};
+use assume::Assumption;
 use std::fmt;
+use syntax::Provenance;
 
 pub use registry::LOGIC_RULES;
 
@@ -138,6 +154,37 @@ pub enum Reason {
         kind: &'static str,
         /// The name.
         name: String,
+    },
+    /// An operator applied to operands of types no signature of spec/minicuda.md §2 has.
+    NoSignature {
+        /// The operator.
+        op: String,
+        /// The operand types, e.g. `float × float`.
+        operands: String,
+    },
+    /// An assignment, array write or condition whose expression has the wrong type.
+    TypeMismatch {
+        /// What is typed, e.g. ``the assignment to `x` ``.
+        what: String,
+        /// The required type.
+        expected: &'static str,
+        /// The expression's type.
+        found: &'static str,
+    },
+    /// An integer literal outside `i64` (spec/minicuda.md §1: constants are `i64`).
+    LiteralRange(String),
+    /// A version 2 certificate without one of the assumptions of [`assume::KEYWORDS`].
+    MissingAssumption(&'static str),
+    /// An assumption the format does not define.
+    UnknownAssumption(String),
+    /// `(aligned …)` / `(no-alias …)` not listing exactly the program's (global) arrays.
+    AssumptionArrays {
+        /// `aligned` or `no-alias`.
+        assumption: &'static str,
+        /// The arrays it must list.
+        expected: String,
+        /// The arrays it lists.
+        found: String,
     },
     /// A name declared twice among params, arrays and locals.
     DuplicateName(String),
@@ -277,8 +324,12 @@ pub enum Reason {
         /// Root pre `Q`.
         root: String,
     },
-    /// The checking thread could not be started or aborted.
+    /// The checking thread could not be started.
     ThreadFailed,
+    /// A panic inside the kernel, caught and turned into a rejection (at the node being
+    /// checked when it happened inside the derivation). Always a kernel bug: no input
+    /// should reach it, and the tests forbid it.
+    InternalPanic(String),
 }
 
 impl fmt::Display for Reason {
@@ -294,6 +345,16 @@ impl fmt::Display for Reason {
             UnknownRule(r) => write!(f, "unknown rule `{r}`"),
             WrongRuleKind { expected } => write!(f, "a {expected} rule is required here"),
             Undeclared { kind, name } => write!(f, "`{name}` is not a declared {kind}"),
+            NoSignature { op, operands } => {
+                write!(f, "operator `{op}` has no signature for {operands} (spec/minicuda.md §2)")
+            }
+            TypeMismatch { what, expected, found } => write!(f, "{what} has type {found}, {expected} is required"),
+            LiteralRange(n) => write!(f, "integer literal {n} is outside the 64-bit range"),
+            MissingAssumption(a) => write!(f, "the assumptions do not state ({a} …)"),
+            UnknownAssumption(a) => write!(f, "unknown assumption `{a}`"),
+            AssumptionArrays { assumption, expected, found } => {
+                write!(f, "({assumption} …) lists `{found}`, the program's arrays are `{expected}`")
+            }
             DuplicateName(n) => write!(f, "`{n}` is declared twice"),
             IllTyped { what, expected } => write!(f, "`{what}` must be {expected}"),
             IllFormed { which, problem } => write!(f, "ill-formed {which}: {problem}"),
@@ -344,7 +405,8 @@ impl fmt::Display for Reason {
                 )
             }
             BoundMismatch { bound, root } => write!(f, "bound `{bound}` differs from the root potential `{root}`"),
-            ThreadFailed => write!(f, "the checking thread failed"),
+            ThreadFailed => write!(f, "the checking thread could not be started"),
+            InternalPanic(m) => write!(f, "internal error (a kernel panic, caught): {m}"),
         }
     }
 }
@@ -380,9 +442,13 @@ impl fmt::Display for Rejection {
 
 impl std::error::Error for Rejection {}
 
-/// An accepted certificate's claim (spec/logic.md §5).
+/// An accepted certificate's claim (spec/logic.md §5): for every warp of a block of
+/// `block` threads on `hardware`, under `assumptions`, the cost under `metric` is at most
+/// `bound_poly` (relation [`Verdict::RELATION`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
+    /// Certificate format version (1 or 2).
+    pub version: u32,
     /// Kernel name.
     pub kernel: String,
     /// Metric name.
@@ -393,8 +459,19 @@ pub struct Verdict {
     pub block: [u32; 3],
     /// The bound, printed from the kernel's own parse, e.g. `3 + 14*max(0, h + 1)`.
     pub bound: String,
+    /// The bound as the kernel parsed and checked it (equal to the root pre potential).
+    pub bound_poly: Poly,
+    /// The claim's assumptions: as written (version 2) or the implicit ones (version 1).
+    pub assumptions: Vec<Assumption>,
+    /// The provenance section as written (version 2, optional): not checked by the kernel.
+    pub provenance: Option<Provenance>,
     /// Number of derivation nodes checked.
     pub nodes_checked: usize,
+}
+
+impl Verdict {
+    /// The relation the kernel proves between the per-warp cost and the bound.
+    pub const RELATION: &'static str = "<=";
 }
 
 impl fmt::Display for Verdict {
@@ -403,23 +480,53 @@ impl fmt::Display for Verdict {
         let [x, y, z] = self.block;
         write!(
             f,
-            "ACCEPTED kernel {} metric {} block {x}x{y}x{z} hardware warp={w} banks={b} bank_bytes={bb} sector_bytes={s}: per-warp cost <= {} ({} nodes checked)",
-            self.kernel, self.metric, self.bound, self.nodes_checked
-        )
+            "ACCEPTED kernel {} metric {} block {x}x{y}x{z} hardware warp={w} banks={b} bank_bytes={bb} sector_bytes={s}: per-warp cost {} {} ({} nodes checked)",
+            self.kernel,
+            self.metric,
+            Verdict::RELATION,
+            self.bound,
+            self.nodes_checked
+        )?;
+        let implicit = if self.version == 1 { " (implicit in format version 1)" } else { "" };
+        write!(f, "\nassuming{implicit}:")?;
+        for a in &self.assumptions {
+            write!(f, "\n  {a}")?;
+        }
+        if let Some(p) = &self.provenance {
+            write!(
+                f,
+                "\nprovenance (not checked by the kernel): source sha256 {}, program sha256 {}, warpcert {}",
+                p.source_sha256, p.program_sha256, p.warpcert
+            )?;
+        }
+        Ok(())
     }
 }
 
-/// Checks a certificate (spec/certificate.md, version 1) completely: parse, program
-/// well-typedness, every rule instance of the derivation, and the root conditions
-/// (spec/logic.md §5). Runs on a thread with a [`STACK_BYTES`] stack.
+/// Checks a certificate (spec/certificate.md, versions 1 and 2) completely: parse, program
+/// well-typedness ([`typing`]), the assumptions ([`assume`]), every rule instance of the
+/// derivation, and the root conditions (spec/logic.md §5). Runs on a thread with a
+/// [`STACK_BYTES`] stack.
 ///
-/// Errors: the first [`Rejection`] found. Never panics.
+/// Errors: the first [`Rejection`] found. Never panics: a panic is
+/// [`Reason::InternalPanic`].
 pub fn check(text: &str) -> Result<Verdict, Rejection> {
     let text = text.to_string();
     let handle = std::thread::Builder::new()
         .name("warpcert-kernel".to_string())
         .stack_size(STACK_BYTES)
         .spawn(move || rules::check_certificate(&text));
-    let fail = || Rejection::parse(Reason::ThreadFailed);
-    handle.map_err(|_| fail())?.join().map_err(|_| fail())?
+    let joined = handle.map_err(|_| Rejection::parse(Reason::ThreadFailed))?.join();
+    // A panic outside any derivation node (reader, program, root conditions).
+    joined.map_err(|p| Rejection { rule: "kernel".to_string(), node_path: String::new(), reason: panic_reason(&*p) })?
+}
+
+/// [`Reason::InternalPanic`] with the panic's message (`&str` or `String` payloads).
+pub fn panic_reason(payload: &(dyn std::any::Any + Send)) -> Reason {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string());
+    Reason::InternalPanic(msg)
 }

@@ -42,36 +42,47 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WEAK",
 ];
 
-/// The function checking rule `name`, if it is a rule of the logic.
-pub fn lookup(name: &str) -> Option<Rule> {
+/// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
+/// (spec/logic.md §4, §4a) or an expression/operand judgment `P ⊢ e : C` (§3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleKind {
+    /// `Q:*` rules: nodes with `pre` and `post`.
+    Statement,
+    /// `OQ:*` and `EQ:*` rules: nodes with `cost`.
+    Expression,
+}
+
+/// The kind and checking function of rule `name`, if it is a rule of the logic.
+pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
+    use RuleKind::{Expression as E, Statement as S};
     Some(match name {
-        "OQ:VAR" => oq_var,
-        "OQ:CONST" => oq_const,
-        "OQ:PARAM" => oq_param,
-        "OQ:TID" => oq_tid,
-        "EQ:OP" => eq_op,
-        "EQ:UOP" => eq_uop,
-        "EQ:GARRAY" => eq_garray,
-        "EQ:SARRAY" => eq_sarray,
-        "Q:SKIP" => q_skip,
-        "Q:SYNC" => q_sync,
-        "Q:SEQ" => q_seq,
-        "Q:VWRITE1" => q_vwrite1,
-        "Q:VWRITE2" => q_vwrite2,
-        "Q:GWRITE" => q_gwrite,
-        "Q:SWRITE" => q_swrite,
-        "Q:IF1" => q_if1,
-        "Q:IF2" => q_if2,
-        "Q:IF3" => q_if3,
-        "Q:IF4" => q_if4,
-        "Q:WHILE1" => q_while1,
-        "Q:WHILE2" => q_while2,
-        "Q:UNROLL" => q_unroll,
-        "Q:IFEXIT1" => q_ifexit1,
-        "Q:IFEXIT4" => q_ifexit4,
-        "Q:WHILEEXIT1" => q_whileexit1,
-        "Q:WHILEEXIT2" => q_whileexit2,
-        "Q:WEAK" => q_weak,
+        "OQ:VAR" => (E, oq_var as Rule),
+        "OQ:CONST" => (E, oq_const as Rule),
+        "OQ:PARAM" => (E, oq_param as Rule),
+        "OQ:TID" => (E, oq_tid as Rule),
+        "EQ:OP" => (E, eq_op as Rule),
+        "EQ:UOP" => (E, eq_uop as Rule),
+        "EQ:GARRAY" => (E, eq_garray as Rule),
+        "EQ:SARRAY" => (E, eq_sarray as Rule),
+        "Q:SKIP" => (S, q_skip as Rule),
+        "Q:SYNC" => (S, q_sync as Rule),
+        "Q:SEQ" => (S, q_seq as Rule),
+        "Q:VWRITE1" => (S, q_vwrite1 as Rule),
+        "Q:VWRITE2" => (S, q_vwrite2 as Rule),
+        "Q:GWRITE" => (S, q_gwrite as Rule),
+        "Q:SWRITE" => (S, q_swrite as Rule),
+        "Q:IF1" => (S, q_if1 as Rule),
+        "Q:IF2" => (S, q_if2 as Rule),
+        "Q:IF3" => (S, q_if3 as Rule),
+        "Q:IF4" => (S, q_if4 as Rule),
+        "Q:WHILE1" => (S, q_while1 as Rule),
+        "Q:WHILE2" => (S, q_while2 as Rule),
+        "Q:UNROLL" => (S, q_unroll as Rule),
+        "Q:IFEXIT1" => (S, q_ifexit1 as Rule),
+        "Q:IFEXIT4" => (S, q_ifexit4 as Rule),
+        "Q:WHILEEXIT1" => (S, q_whileexit1 as Rule),
+        "Q:WHILEEXIT2" => (S, q_whileexit2 as Rule),
+        "Q:WEAK" => (S, q_weak as Rule),
         _ => return None,
     })
 }

@@ -126,7 +126,8 @@ pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
                     return Err(syntax(line, "an atom or `(`", ")"));
                 };
                 let list = items.split_off(start);
-                items.push(Sexp::List(list, l, &text[from..=i]));
+                // `from` and `i` are offsets of the ASCII `(` and `)`: character boundaries
+                items.push(Sexp::List(list, l, text.get(from..=i).unwrap_or_default()));
             }
             ';' => {
                 // a comment runs to the end of the line (the newline is read next)
@@ -144,7 +145,7 @@ pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
                     }
                     end += l;
                 }
-                items.push(Sexp::Atom(&text[i..end], line));
+                items.push(Sexp::Atom(text.get(i..end).unwrap_or_default(), line));
                 i = end;
                 continue;
             }

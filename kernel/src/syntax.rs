@@ -4,6 +4,7 @@
 //! constants are kept as text.
 
 use crate::arith::{Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
+use crate::assume::{self, Assumption};
 use crate::sexp::Sexp;
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
@@ -55,11 +56,20 @@ impl std::fmt::Display for Opd {
         match self {
             Opd::Var(x) => write!(f, "(var {x})"),
             Opd::Param(x) => write!(f, "(param {x})"),
-            Opd::Tid(d) => write!(f, "(tid {})", ["x", "y", "z"][*d % 3]),
+            Opd::Tid(d) => write!(f, "(tid {})", tid_name(*d)),
             Opd::Int(n) => write!(f, "(int {n})"),
             Opd::Bool(b) => write!(f, "(bool {b})"),
             Opd::Float(x) => write!(f, "(float {x})"),
         }
+    }
+}
+
+/// `x`, `y`, `z` for the thread dimensions 0, 1, 2 (and `z` beyond: the parser builds only 0..3).
+fn tid_name(d: usize) -> &'static str {
+    match d {
+        0 => "x",
+        1 => "y",
+        _ => "z",
     }
 }
 
@@ -242,9 +252,32 @@ pub struct Node {
     pub children: Vec<Node>,
 }
 
+/// Where a certificate comes from (spec/certificate.md "Provenance"): read and reported by
+/// the kernel, which cannot re-run the front end; `warpcert check --source` compares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// SHA-256 of the CUDA source file's bytes (64 lowercase hex digits).
+    pub source_sha256: String,
+    /// SHA-256 of the certificate's `(program …)` section text, from its `(` to its `)`.
+    pub program_sha256: String,
+    /// The warpcert version that wrote the certificate.
+    pub warpcert: String,
+    /// The grid the program was lowered for (`None`: symbolic).
+    pub grid: Option<[u32; 3]>,
+    /// Scalar parameters fixed at lowering (`--param NAME=N`).
+    pub fixed: Vec<(String, BigInt)>,
+}
+
 /// A parsed certificate (spec/certificate.md "Top level").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
+    /// Format version (1 or 2).
+    pub version: u32,
+    /// The assumptions as written (version 2; empty for version 1, whose assumptions are
+    /// implicit: [`crate::assume::implicit`]).
+    pub assumptions: Vec<Assumption>,
+    /// The provenance section, if any (version 2).
+    pub provenance: Option<Provenance>,
     /// Metric name as written.
     pub metric: String,
     /// `[warp, banks, bank_bytes, sector_bytes]`.
@@ -259,27 +292,33 @@ pub struct Certificate {
     pub root: Node,
 }
 
-fn err(s: &Sexp, expected: &'static str) -> Rejection {
+pub(crate) fn err(s: &Sexp, expected: &'static str) -> Rejection {
     Rejection::parse(Reason::Syntax { line: s.line(), expected, found: s.brief() })
 }
 
-fn items<'a, 't>(s: &'a Sexp<'t>, head: &str, expected: &'static str) -> Result<&'a [Sexp<'t>], Rejection> {
+pub(crate) fn items<'a, 't>(s: &'a Sexp<'t>, head: &str, expected: &'static str) -> Result<&'a [Sexp<'t>], Rejection> {
     match s.list() {
-        Some(v) if v.first().and_then(Sexp::atom) == Some(head) => Ok(&v[1..]),
+        Some(v) if v.first().and_then(Sexp::atom) == Some(head) => Ok(tail(v)),
         _ => Err(err(s, expected)),
     }
 }
 
-fn atom<'a>(s: &'a Sexp, expected: &'static str) -> Result<&'a str, Rejection> {
+pub(crate) fn atom<'a>(s: &'a Sexp, expected: &'static str) -> Result<&'a str, Rejection> {
     s.atom().ok_or_else(|| err(s, expected))
 }
 
-fn exactly<'a, 't>(v: &'a [Sexp<'t>], n: usize, s: &Sexp, e: &'static str) -> Result<&'a [Sexp<'t>], Rejection> {
-    if v.len() == n {
-        Ok(v)
-    } else {
-        Err(err(s, e))
-    }
+/// The items of `v` after the first (none for an empty list).
+fn tail<'a, 't>(v: &'a [Sexp<'t>]) -> &'a [Sexp<'t>] {
+    v.get(1..).unwrap_or(&[])
+}
+
+/// `v` as exactly `N` items (a syntax error at `s`, expecting `e`, otherwise).
+fn exactly<'a, 't, const N: usize>(
+    v: &'a [Sexp<'t>],
+    s: &Sexp,
+    e: &'static str,
+) -> Result<&'a [Sexp<'t>; N], Rejection> {
+    v.try_into().map_err(|_| err(s, e))
 }
 
 /// The integer written `a`: optional `-` then ASCII digits (`None` otherwise).
@@ -334,9 +373,8 @@ fn ty(s: &Sexp) -> Result<Ty, Rejection> {
 pub fn opd(s: &Sexp) -> Result<Opd, Rejection> {
     let v = s.list().ok_or_else(|| err(s, "an operand"))?;
     let e = "an operand (var|param|tid|int|bool|float X)";
-    let v = exactly(v, 2, s, e)?;
-    let arg = &v[1];
-    Ok(match atom(&v[0], e)? {
+    let [kind, arg] = exactly(v, s, e)?;
+    Ok(match atom(kind, e)? {
         "var" => Opd::Var(atom(arg, "a name")?.to_string()),
         "param" => Opd::Param(atom(arg, "a name")?.to_string()),
         "tid" => Opd::Tid(match atom(arg, "x, y or z")? {
@@ -361,24 +399,24 @@ pub fn expr(s: &Sexp) -> Result<Expr, Rejection> {
     let e = "an expression";
     match s.head() {
         Some("bin") => {
-            let v = exactly(items(s, "bin", e)?, 3, s, "(bin OP OPD OPD)")?;
-            let op = atom(&v[0], "a binary operator")?;
+            let [o, a, b] = exactly(items(s, "bin", e)?, s, "(bin OP OPD OPD)")?;
+            let op = atom(o, "a binary operator")?;
             if !BINOPS.contains(&op) {
-                return Err(err(&v[0], "a binary operator"));
+                return Err(err(o, "a binary operator"));
             }
-            Ok(Expr::Bin(op.to_string(), opd(&v[1])?, opd(&v[2])?))
+            Ok(Expr::Bin(op.to_string(), opd(a)?, opd(b)?))
         }
         Some("un") => {
-            let v = exactly(items(s, "un", e)?, 2, s, "(un OP OPD)")?;
-            let op = atom(&v[0], "a unary operator")?;
+            let [o, a] = exactly(items(s, "un", e)?, s, "(un OP OPD)")?;
+            let op = atom(o, "a unary operator")?;
             if !UNOPS.contains(&op) {
-                return Err(err(&v[0], "a unary operator"));
+                return Err(err(o, "a unary operator"));
             }
-            Ok(Expr::Un(op.to_string(), opd(&v[1])?))
+            Ok(Expr::Un(op.to_string(), opd(a)?))
         }
         Some("read") => {
-            let v = exactly(items(s, "read", e)?, 2, s, "(read ARR OPD)")?;
-            Ok(Expr::Read(atom(&v[0], "an array")?.to_string(), opd(&v[1])?))
+            let [a, o] = exactly(items(s, "read", e)?, s, "(read ARR OPD)")?;
+            Ok(Expr::Read(atom(a, "an array")?.to_string(), opd(o)?))
         }
         _ => Ok(Expr::Opd(opd(s)?)),
     }
@@ -388,35 +426,35 @@ pub fn expr(s: &Sexp) -> Result<Expr, Rejection> {
 pub fn stmt(s: &Sexp) -> Result<Stmt, Rejection> {
     let e = "a statement";
     let v = s.list().ok_or_else(|| err(s, e))?;
-    let args = v.get(1..).unwrap_or(&[]);
+    let args = tail(v);
     Ok(match s.head() {
         Some("skip") => {
-            exactly(args, 0, s, "(skip)")?;
+            exactly::<0>(args, s, "(skip)")?;
             Stmt::Skip
         }
         Some("sync") => {
-            exactly(args, 0, s, "(sync)")?;
+            exactly::<0>(args, s, "(sync)")?;
             Stmt::Sync
         }
         Some("seq") => {
-            let a = exactly(args, 2, s, "(seq S S)")?;
-            Stmt::Seq(Box::new(stmt(&a[0])?), Box::new(stmt(&a[1])?))
+            let [a, b] = exactly(args, s, "(seq S S)")?;
+            Stmt::Seq(Box::new(stmt(a)?), Box::new(stmt(b)?))
         }
         Some("assign") => {
-            let a = exactly(args, 2, s, "(assign X E)")?;
-            Stmt::Assign(atom(&a[0], "a local")?.to_string(), expr(&a[1])?)
+            let [x, e] = exactly(args, s, "(assign X E)")?;
+            Stmt::Assign(atom(x, "a local")?.to_string(), expr(e)?)
         }
         Some("write") => {
-            let a = exactly(args, 3, s, "(write ARR O E)")?;
-            Stmt::Write(atom(&a[0], "an array")?.to_string(), opd(&a[1])?, expr(&a[2])?)
+            let [a, o, e] = exactly(args, s, "(write ARR O E)")?;
+            Stmt::Write(atom(a, "an array")?.to_string(), opd(o)?, expr(e)?)
         }
         Some("if") => {
-            let a = exactly(args, 3, s, "(if E S S)")?;
-            Stmt::If(expr(&a[0])?, Box::new(stmt(&a[1])?), Box::new(stmt(&a[2])?))
+            let [e, a, b] = exactly(args, s, "(if E S S)")?;
+            Stmt::If(expr(e)?, Box::new(stmt(a)?), Box::new(stmt(b)?))
         }
         Some("while") => {
-            let a = exactly(args, 2, s, "(while E S)")?;
-            Stmt::While(expr(&a[0])?, Box::new(stmt(&a[1])?))
+            let [e, b] = exactly(args, s, "(while E S)")?;
+            Stmt::While(expr(e)?, Box::new(stmt(b)?))
         }
         _ => return Err(err(s, e)),
     })
@@ -424,33 +462,28 @@ pub fn stmt(s: &Sexp) -> Result<Stmt, Rejection> {
 
 /// `(program NAME (params …) (arrays …) (locals …) (body S))`.
 pub fn program(s: &Sexp) -> Result<Program, Rejection> {
-    let v = exactly(items(s, "program", "(program …)")?, 5, s, "(program NAME params arrays locals body)")?;
-    let name = atom(&v[0], "the kernel name")?.to_string();
-    let mut params = Vec::new();
-    for p in items(&v[1], "params", "(params …)")? {
-        let l = p.list().ok_or_else(|| err(p, "(TY NAME)"))?;
-        let l = exactly(l, 2, p, "(TY NAME)")?;
-        params.push((ty(&l[0])?, atom(&l[1], "a name")?.to_string()));
-    }
+    let [name, ps, arrs, ls, body] =
+        exactly(items(s, "program", "(program …)")?, s, "(program NAME params arrays locals body)")?;
+    let name = atom(name, "the kernel name")?.to_string();
+    let typed = |p: &Sexp| -> Result<(Ty, String), Rejection> {
+        let [t, x] = exactly(p.list().ok_or_else(|| err(p, "(TY NAME)"))?, p, "(TY NAME)")?;
+        Ok((ty(t)?, atom(x, "a name")?.to_string()))
+    };
+    let params = items(ps, "params", "(params …)")?.iter().map(typed).collect::<Result<_, _>>()?;
     let mut arrays = Vec::new();
-    for a in items(&v[2], "arrays", "(arrays …)")? {
+    for a in items(arrs, "arrays", "(arrays …)")? {
         let l = a.list().ok_or_else(|| err(a, "(ARR SPACE ETY EBYTES)"))?;
-        let l = exactly(l, 4, a, "(ARR SPACE ETY EBYTES)")?;
-        let space = match atom(&l[1], "global or shared")? {
+        let [n, sp, t, b] = exactly(l, a, "(ARR SPACE ETY EBYTES)")?;
+        let space = match atom(sp, "global or shared")? {
             "global" => Space::Global,
             "shared" => Space::Shared,
-            _ => return Err(err(&l[1], "global or shared")),
+            _ => return Err(err(sp, "global or shared")),
         };
-        arrays.push(Array { name: atom(&l[0], "a name")?.to_string(), space, ty: ty(&l[2])?, bytes: u32_of(&l[3])? });
+        arrays.push(Array { name: atom(n, "a name")?.to_string(), space, ty: ty(t)?, bytes: u32_of(b)? });
     }
-    let mut locals = Vec::new();
-    for p in items(&v[3], "locals", "(locals …)")? {
-        let l = p.list().ok_or_else(|| err(p, "(TY NAME)"))?;
-        let l = exactly(l, 2, p, "(TY NAME)")?;
-        locals.push((ty(&l[0])?, atom(&l[1], "a name")?.to_string()));
-    }
-    let b = exactly(items(&v[4], "body", "(body S)")?, 1, &v[4], "(body S)")?;
-    Ok(Program { name, params, arrays, locals, body: stmt(&b[0])? })
+    let locals = items(ls, "locals", "(locals …)")?.iter().map(typed).collect::<Result<_, _>>()?;
+    let [b] = exactly(items(body, "body", "(body S)")?, body, "(body S)")?;
+    Ok(Program { name, params, arrays, locals, body: stmt(b)? })
 }
 
 /// `(lin C (A V) …)`, normalized.
@@ -458,10 +491,9 @@ pub fn lin(s: &Sexp) -> Result<Lin, Rejection> {
     let v = items(s, "lin", "(lin C (A V) …)")?;
     let c = v.first().ok_or_else(|| err(s, "(lin C (A V) …)"))?;
     let mut l = Lin::constant(rat(c)?);
-    for t in &v[1..] {
-        let p = t.list().ok_or_else(|| err(t, "(A V)"))?;
-        let p = exactly(p, 2, t, "(A V)")?;
-        l.add_term(atom(&p[1], "a variable")?, &rat(&p[0])?);
+    for t in tail(v) {
+        let [a, x] = exactly(t.list().ok_or_else(|| err(t, "(A V)"))?, t, "(A V)")?;
+        l.add_term(atom(x, "a variable")?, &rat(a)?);
     }
     Ok(l)
 }
@@ -473,22 +505,25 @@ pub fn cstr(s: &Sexp) -> Result<Cstr, Rejection> {
     let e = "(le LIN), (eq LIN) or (mod LIN M R …)";
     let v = s.list().unwrap_or(&[]);
     match s.head() {
-        Some("le") => Ok(Cstr::le(lin(&exactly(v, 2, s, e)?[1])?)),
-        Some("eq") => Ok(Cstr::equal(lin(&exactly(v, 2, s, e)?[1])?)),
-        Some("mod") if v.len() >= 3 => {
-            let m = int(&v[2])?;
+        Some("le") => Ok(Cstr::le(lin(&exactly::<2>(v, s, e)?[1])?)),
+        Some("eq") => Ok(Cstr::equal(lin(&exactly::<2>(v, s, e)?[1])?)),
+        Some("mod") => {
+            let (Some(l), Some(ms), Some(residues)) = (v.get(1), v.get(2), v.get(3..)) else {
+                return Err(err(s, e));
+            };
+            let m = int(ms)?;
             if !m.is_positive() {
-                return Err(err(&v[2], "a modulus M ≥ 1"));
+                return Err(err(ms, "a modulus M ≥ 1"));
             }
             let mut rs: Vec<BigInt> = Vec::new();
-            for r in &v[3..] {
+            for r in residues {
                 let x = int(r)?;
                 if x.is_negative() || x >= m || rs.last().is_some_and(|p| *p >= x) {
                     return Err(err(r, "residues strictly increasing in [0, M)"));
                 }
                 rs.push(x);
             }
-            Ok(Cstr { eq: false, lin: lin(&v[1])?, lane: Some(Lane { m, rs }) })
+            Ok(Cstr { eq: false, lin: lin(l)?, lane: Some(Lane { m, rs }) })
         }
         _ => Err(err(s, e)),
     }
@@ -501,9 +536,9 @@ pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
         let v = t.list().ok_or_else(|| err(t, "(C ATOM …)"))?;
         let c = v.first().ok_or_else(|| err(t, "(C ATOM …)"))?;
         let mut atoms = Vec::new();
-        for a in &v[1..] {
-            let l = exactly(items(a, "max0", "(max0 LIN)")?, 1, a, "(max0 LIN)")?;
-            atoms.push(lin(&l[0])?);
+        for a in tail(v) {
+            let [l] = exactly(items(a, "max0", "(max0 LIN)")?, a, "(max0 LIN)")?;
+            atoms.push(lin(l)?);
         }
         p.add_term(rat(c)?, atoms);
     }
@@ -518,32 +553,32 @@ fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
         Some("dep") => false,
         Some("rem") => true,
         Some("rng") => {
-            let v = exactly(s.list().map(|l| &l[1..]).unwrap_or(&[]), 2, s, "(rng X W)")?;
-            let w = int(&v[1])?;
-            if w.is_negative() {
-                return Err(err(&v[1], "a width W ≥ 0"));
+            let [x, w] = exactly(s.list().map(tail).unwrap_or(&[]), s, "(rng X W)")?;
+            let width = int(w)?;
+            if width.is_negative() {
+                return Err(err(w, "a width W ≥ 0"));
             }
-            return Ok((atom(&v[0], "a local")?.to_string(), Dep::range(w)));
+            return Ok((atom(x, "a local")?.to_string(), Dep::range(width)));
         }
         _ => return Err(err(s, e)),
     };
-    let v = exactly(s.list().map(|l| &l[1..]).unwrap_or(&[]), 6, s, e)?;
-    let g = int(&v[5])?;
+    let [x, kx, ky, kz, r, gs] = exactly(s.list().map(tail).unwrap_or(&[]), s, e)?;
+    let g = int(gs)?;
     if g.is_negative() || (rem && g.is_zero()) {
-        return Err(err(&v[5], if rem { "a modulus M ≥ 1" } else { "a modulus G ≥ 0" }));
+        return Err(err(gs, if rem { "a modulus M ≥ 1" } else { "a modulus G ≥ 0" }));
     }
     let kind = if rem { EntryKind::Rem } else { EntryKind::Linear };
-    let d = Dep { k: [int(&v[1])?, int(&v[2])?, int(&v[3])?], r: int(&v[4])?, g, kind };
-    Ok((atom(&v[0], "a local")?.to_string(), d))
+    let d = Dep { k: [int(kx)?, int(ky)?, int(kz)?], r: int(r)?, g, kind };
+    Ok((atom(x, "a local")?.to_string(), d))
 }
 
 /// `(assn (P …) (D …) (Q POLY))`. Residues must satisfy `0 ≤ r < g` when `g > 0`
 /// (spec/logic.md §1, well-formedness); a second entry for the same local is an error.
 pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
-    let v = exactly(items(s, "assn", "(assn (P …) (D …) (Q POLY))")?, 3, s, "(assn (P …) (D …) (Q POLY))")?;
-    let p = items(&v[0], "P", "(P CSTR …)")?.iter().map(cstr).collect::<Result<Vec<_>, _>>()?;
+    let [ps, ds, qs] = exactly(items(s, "assn", "(assn (P …) (D …) (Q POLY))")?, s, "(assn (P …) (D …) (Q POLY))")?;
+    let p = items(ps, "P", "(P CSTR …)")?.iter().map(cstr).collect::<Result<Vec<_>, _>>()?;
     let mut d = BTreeMap::new();
-    for e in items(&v[1], "D", "(D DEP …)")? {
+    for e in items(ds, "D", "(D DEP …)")? {
         let (x, entry) = dep(e)?;
         if entry.linear() && entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g)
             || entry.kind == EntryKind::Rem && (entry.r.is_negative() || entry.r >= entry.g)
@@ -554,17 +589,16 @@ pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
             return Err(err(e, "at most one dep entry per local"));
         }
     }
-    let q = exactly(items(&v[2], "Q", "(Q POLY)")?, 1, &v[2], "(Q POLY)")?;
-    Ok(Assn { p, d, q: poly(&q[0])? })
+    let [q] = exactly(items(qs, "Q", "(Q POLY)")?, qs, "(Q POLY)")?;
+    Ok(Assn { p, d, q: poly(q)? })
 }
 
 fn farkas(s: &Sexp) -> Result<Farkas, Rejection> {
     let mut f = Vec::new();
     for pair in items(s, "farkas", "(farkas (I λ) …)")? {
-        let v = pair.list().ok_or_else(|| err(pair, "(I λ)"))?;
-        let v = exactly(v, 2, pair, "(I λ)")?;
-        let i = atom(&v[0], "an index")?.parse::<usize>().map_err(|_| err(&v[0], "a non-negative index"))?;
-        f.push((i, rat(&v[1])?));
+        let [i, l] = exactly(pair.list().ok_or_else(|| err(pair, "(I λ)"))?, pair, "(I λ)")?;
+        let idx = atom(i, "an index")?.parse::<usize>().map_err(|_| err(i, "a non-negative index"))?;
+        f.push((idx, rat(l)?));
     }
     Ok(f)
 }
@@ -572,16 +606,16 @@ fn farkas(s: &Sexp) -> Result<Farkas, Rejection> {
 fn rw(s: &Sexp) -> Result<Rw, Rejection> {
     match s.head() {
         Some("shift") => {
-            let v = exactly(items(s, "shift", "")?, 3, s, "(shift LIN D FARKAS)")?;
-            Ok(Rw::Shift(lin(&v[0])?, rat(&v[1])?, farkas(&v[2])?))
+            let [l, d, w] = exactly(items(s, "shift", "")?, s, "(shift LIN D FARKAS)")?;
+            Ok(Rw::Shift(lin(l)?, rat(d)?, farkas(w)?))
         }
         Some("zero") => {
-            let v = exactly(items(s, "zero", "")?, 2, s, "(zero LIN FARKAS)")?;
-            Ok(Rw::Zero(lin(&v[0])?, farkas(&v[1])?))
+            let [l, w] = exactly(items(s, "zero", "")?, s, "(zero LIN FARKAS)")?;
+            Ok(Rw::Zero(lin(l)?, farkas(w)?))
         }
         Some("mono") => {
-            let v = exactly(items(s, "mono", "")?, 3, s, "(mono LIN1 LIN2 FARKAS)")?;
-            Ok(Rw::Mono(lin(&v[0])?, lin(&v[1])?, farkas(&v[2])?))
+            let [l1, l2, w] = exactly(items(s, "mono", "")?, s, "(mono LIN1 LIN2 FARKAS)")?;
+            Ok(Rw::Mono(lin(l1)?, lin(l2)?, farkas(w)?))
         }
         _ => Err(err(s, "(shift LIN D FARKAS), (zero LIN FARKAS) or (mono LIN1 LIN2 FARKAS)")),
     }
@@ -614,7 +648,7 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
     let v = s.list().ok_or_else(|| err(s, "a derivation node (RULE …)"))?;
     let rule = atom(v.first().ok_or_else(|| err(s, "a rule name"))?, "a rule name")?;
     let mut n = Node { rule: rule.to_string(), line: s.line(), ..Node::default() };
-    for item in &v[1..] {
+    for item in tail(v) {
         let head = item.head().unwrap_or("");
         if !FIELD_HEADS.contains(&head) {
             n.children.push(node_in(item, memo)?);
@@ -623,7 +657,7 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
         if !n.children.is_empty() {
             return Err(err(item, "fields before children"));
         }
-        let args = item.list().map(|l| &l[1..]).unwrap_or(&[]);
+        let args = item.list().map(tail).unwrap_or(&[]);
         let key = match head {
             "entail" | "rewrite" => {
                 let name = args.first().ok_or_else(|| err(item, "a witness-list name"))?;
@@ -634,7 +668,7 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
         if n.fields.contains(&key) {
             return Err(err(item, "each field at most once"));
         }
-        let one = |e| exactly(args, 1, item, e).map(|a| &a[0]);
+        let one = |e| exactly::<1>(args, item, e).map(|[a]| a);
         match head {
             "pre" => n.pre = Some(assn_memo(one("(pre ASSN)")?, memo)?),
             "post" => n.post = Some(assn_memo(one("(post ASSN)")?, memo)?),
@@ -642,12 +676,12 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
             "entail" => {
-                let ws = args[1..].iter().map(farkas).collect::<Result<Vec<_>, _>>()?;
-                n.entails.insert(key[7..].to_string(), ws);
+                let ws = tail(args).iter().map(farkas).collect::<Result<Vec<_>, _>>()?;
+                n.entails.insert(key.trim_start_matches("entail ").to_string(), ws);
             }
             _ => {
-                let ws = args[1..].iter().map(rw).collect::<Result<Vec<_>, _>>()?;
-                n.rewrites.insert(key[8..].to_string(), ws);
+                let ws = tail(args).iter().map(rw).collect::<Result<Vec<_>, _>>()?;
+                n.rewrites.insert(key.trim_start_matches("rewrite ").to_string(), ws);
             }
         }
         n.fields.push(key);
@@ -655,31 +689,43 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
     Ok(n)
 }
 
-/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=1`, then
-/// `metric`, `hardware`, `launch`, `program`, `bound`, `derivation`, each exactly once.
+/// Supported certificate format versions (spec/certificate.md, "Versions").
+pub const VERSIONS: &str = "1..=2";
+
+/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=2`, then
+/// `metric`, `hardware`, `launch`, `program`, `bound`, `derivation`, each exactly once;
+/// version 2 adds `assumptions` (required) and `provenance` (optional).
 ///
 /// Errors: [`Reason::Version`] for another version, [`Reason::Syntax`] otherwise.
 pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
     let first = Sexp::Atom("", 1);
-    if top.len() < 2 {
-        return Err(err(top.first().unwrap_or(&first), "the header `warpcert-certificate 1` on line 1"));
-    }
-    let h = top.first().unwrap_or(&first);
+    let header = "the header `warpcert-certificate V` on line 1";
+    let (Some(h), Some(vs)) = (top.first(), top.get(1)) else {
+        return Err(err(top.first().unwrap_or(&first), header));
+    };
     if h.atom() != Some("warpcert-certificate") || h.line() != 1 {
-        return Err(err(h, "the header `warpcert-certificate 1` on line 1"));
+        return Err(err(h, header));
     }
-    let vs = top.get(1).unwrap_or(&first);
     let ver = vs.atom().filter(|_| vs.line() == 1).ok_or_else(|| err(vs, "a version number on line 1"))?;
-    if ver != "1" {
-        return Err(Rejection::parse(Reason::Version { found: ver.to_string(), supported: "1..=1" }));
+    let version = match ver {
+        "1" => 1,
+        "2" => 2,
+        _ => return Err(Rejection::parse(Reason::Version { found: ver.to_string(), supported: VERSIONS })),
+    };
+    let mut known = vec!["metric", "hardware", "launch", "program", "bound", "derivation"];
+    if version >= 2 {
+        known.extend(["assumptions", "provenance"]);
     }
     let mut sec: BTreeMap<&str, &Sexp> = BTreeMap::new();
-    for s in &top[2..] {
+    for s in top.get(2..).unwrap_or(&[]) {
         let h = s.head().unwrap_or("");
-        if !["metric", "hardware", "launch", "program", "bound", "derivation"].contains(&h)
-            || sec.insert(h, s).is_some()
-        {
-            return Err(err(s, "one each of metric, hardware, launch, program, bound, derivation"));
+        if !known.contains(&h) || sec.insert(h, s).is_some() {
+            let e = if version >= 2 {
+                "one each of metric, hardware, launch, assumptions, program, bound, derivation (and provenance)"
+            } else {
+                "one each of metric, hardware, launch, program, bound, derivation"
+            };
+            return Err(err(s, e));
         }
     }
     let get = |k: &'static str| {
@@ -688,21 +734,58 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         })
     };
     let m = get("metric")?;
-    let metric = atom(&exactly(items(m, "metric", "")?, 1, m, "(metric NAME)")?[0], "a metric")?;
+    let [metric] = exactly(items(m, "metric", "")?, m, "(metric NAME)")?;
     let hw = get("hardware")?;
-    let hv = exactly(items(hw, "hardware", "")?, 4, hw, "(hardware WARP BANKS BANK_BYTES SECTOR_BYTES)")?;
+    let [w, b, bb, sb] = exactly(items(hw, "hardware", "")?, hw, "(hardware WARP BANKS BANK_BYTES SECTOR_BYTES)")?;
     let la = get("launch")?;
-    let lv = exactly(items(la, "launch", "")?, 3, la, "(launch BX BY BZ)")?;
-    let b = get("bound")?;
-    let bv = exactly(items(b, "bound", "")?, 1, b, "(bound POLY)")?;
+    let [bx, by, bz] = exactly(items(la, "launch", "")?, la, "(launch BX BY BZ)")?;
+    let bs = get("bound")?;
+    let [bound] = exactly(items(bs, "bound", "")?, bs, "(bound POLY)")?;
     let d = get("derivation")?;
-    let dv = exactly(items(d, "derivation", "")?, 1, d, "(derivation NODE)")?;
+    let [root] = exactly(items(d, "derivation", "")?, d, "(derivation NODE)")?;
+    let assumptions = if version >= 2 { assume::parse(get("assumptions")?)? } else { Vec::new() };
     Ok(Certificate {
-        metric: metric.to_string(),
-        hardware: [u32_of(&hv[0])?, u32_of(&hv[1])?, u32_of(&hv[2])?, u32_of(&hv[3])?],
-        block: [u32_of(&lv[0])?, u32_of(&lv[1])?, u32_of(&lv[2])?],
+        version,
+        metric: atom(metric, "a metric")?.to_string(),
+        hardware: [u32_of(w)?, u32_of(b)?, u32_of(bb)?, u32_of(sb)?],
+        block: [u32_of(bx)?, u32_of(by)?, u32_of(bz)?],
+        assumptions,
+        provenance: sec.get("provenance").map(|p| provenance(p)).transpose()?,
         program: program(get("program")?)?,
-        bound: poly(&bv[0])?,
-        root: node(&dv[0])?,
+        bound: poly(bound)?,
+        root: node(root)?,
+    })
+}
+
+/// `(provenance (source-sha256 HEX) (program-sha256 HEX) (warpcert VERSION) (grid …)
+/// (fixed (NAME N) …))` (spec/certificate.md "Provenance"): read and reported, not checked.
+fn provenance(s: &Sexp) -> Result<Provenance, Rejection> {
+    let e = "(provenance (source-sha256 HEX) (program-sha256 HEX) (warpcert V) (grid …) (fixed …))";
+    let [src, prog, ver, grid, fixed] = exactly(items(s, "provenance", e)?, s, e)?;
+    let hex = |x: &Sexp, head: &str| -> Result<String, Rejection> {
+        let [h] = exactly(items(x, head, e)?, x, e)?;
+        let h = atom(h, "a SHA-256 in hexadecimal")?;
+        if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            return Err(err(x, "64 lowercase hexadecimal digits"));
+        }
+        Ok(h.to_string())
+    };
+    let [v] = exactly(items(ver, "warpcert", e)?, ver, "(warpcert VERSION)")?;
+    let grid = match items(grid, "grid", "(grid symbolic) or (grid GX GY GZ)")? {
+        [g] if g.atom() == Some("symbolic") => None,
+        [x, y, z] => Some([u32_of(x)?, u32_of(y)?, u32_of(z)?]),
+        _ => return Err(err(grid, "(grid symbolic) or (grid GX GY GZ)")),
+    };
+    let mut values = Vec::new();
+    for f in items(fixed, "fixed", "(fixed (NAME N) …)")? {
+        let [n, v] = exactly(f.list().ok_or_else(|| err(f, "(NAME N)"))?, f, "(NAME N)")?;
+        values.push((atom(n, "a parameter name")?.to_string(), int(v)?));
+    }
+    Ok(Provenance {
+        source_sha256: hex(src, "source-sha256")?,
+        program_sha256: hex(prog, "program-sha256")?,
+        warpcert: atom(v, "a version")?.to_string(),
+        grid,
+        fixed: values,
     })
 }

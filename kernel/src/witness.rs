@@ -12,6 +12,7 @@ use crate::arith::{rat, Rat};
 use crate::metric;
 use crate::sexp::{parse_all, Sexp};
 use crate::syntax::{self, Expr, Opd, Program, Space, Stmt, Ty};
+use crate::Rejection;
 use num_traits::{ToPrimitive, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,14 +47,124 @@ struct Machine<'a> {
     fuel: u64,
 }
 
-fn e<T>(s: impl Into<String>) -> Result<T, String> {
-    Err(s.into())
+/// Why a witness is rejected ([`check_witness`]). Every variant names the offending part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WitnessError {
+    /// Malformed text or an ill-formed or ill-typed program: the certificate reader's
+    /// rejection (same grammar, spec/certificate.md "Program"; typing spec/minicuda.md §2).
+    Read(Rejection),
+    /// Line 1 is not `warpcert-witness 1`.
+    Header,
+    /// A section is absent or repeated.
+    Section(&'static str),
+    /// A section's content does not have the required shape.
+    Malformed {
+        /// The section.
+        section: &'static str,
+        /// The shape it needs.
+        expected: &'static str,
+    },
+    /// A metric other than `sectors` and `conflicts`.
+    Metric(String),
+    /// A zero hardware parameter, launch or grid dimension, or a block index outside the grid.
+    Launch,
+    /// A value for a name that is not a parameter of the program.
+    NotAParameter(String),
+    /// A parameter value outside the 64-bit range.
+    ParameterRange(String),
+    /// The warp index is outside the block.
+    WarpOutside(u32),
+    /// The replay stopped with a run-time error.
+    Run(RunError),
+    /// The replayed cost differs from the stated one.
+    CostDiffers {
+        /// The replayed cost.
+        replayed: Rat,
+        /// The stated cost.
+        stated: Rat,
+    },
 }
 
-fn parse_float(s: &str) -> Result<Rat, String> {
+/// A run-time error of the replay (the semantics errs there; the witness shows nothing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// A local or parameter without a value.
+    NoValue(String),
+    /// An integer literal outside `i64`.
+    LiteralRange(String),
+    /// A float literal not of the form `[-]digits[.digits][e[-]digits]` (exponent ≤ 4000).
+    BadFloat(String),
+    /// An integer operation whose result leaves `i64` (or a shift amount outside `0..64`).
+    Overflow(String),
+    /// Division or remainder by zero.
+    DivisionByZero(String),
+    /// An operator on operands of types it does not take.
+    OperandTypes(String),
+    /// An array not declared.
+    UndeclaredArray(String),
+    /// An array index that is not an `int`.
+    IndexNotInt,
+    /// A condition that is not a `bool`.
+    ConditionNotBool,
+    /// Two lanes write different values to one cell in one step.
+    WriteRace {
+        /// The array.
+        array: String,
+        /// The cell.
+        index: i64,
+    },
+    /// More than [`REPLAY_FUEL`] statement executions.
+    OutOfFuel,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::NoValue(x) => write!(f, "no value for `{x}`"),
+            RunError::LiteralRange(n) => write!(f, "integer literal {n} is out of range"),
+            RunError::BadFloat(x) => write!(f, "bad float literal `{x}`"),
+            RunError::Overflow(op) => write!(f, "`{op}` overflows"),
+            RunError::DivisionByZero(op) => write!(f, "`{op}` by zero"),
+            RunError::OperandTypes(op) => write!(f, "operator `{op}` on operands of the wrong types"),
+            RunError::UndeclaredArray(a) => write!(f, "undeclared array `{a}`"),
+            RunError::IndexNotInt => write!(f, "an array index is not an int"),
+            RunError::ConditionNotBool => write!(f, "a condition is not a bool"),
+            RunError::WriteRace { array, index } => write!(f, "write-write race on {array}[{index}]"),
+            RunError::OutOfFuel => write!(f, "more than {REPLAY_FUEL} statement executions"),
+        }
+    }
+}
+
+impl std::fmt::Display for WitnessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WitnessError::Read(r) => write!(f, "{r}"),
+            WitnessError::Header => write!(f, "expected the header `warpcert-witness 1`"),
+            WitnessError::Section(h) => write!(f, "expected exactly one `({h} …)` section"),
+            WitnessError::Malformed { section, expected } => write!(f, "section `{section}`: expected {expected}"),
+            WitnessError::Metric(m) => write!(f, "metric `{m}`: witnesses are for sectors and conflicts"),
+            WitnessError::Launch => write!(f, "a zero hardware parameter or dimension, or a block outside the grid"),
+            WitnessError::NotAParameter(n) => write!(f, "`{n}` is not a parameter of the program"),
+            WitnessError::ParameterRange(n) => write!(f, "the value of `{n}` is out of range"),
+            WitnessError::WarpOutside(w) => write!(f, "warp {w} is outside the block"),
+            WitnessError::Run(e) => write!(f, "replay failed: {e}"),
+            WitnessError::CostDiffers { replayed, stated } => {
+                write!(f, "replayed cost {replayed} differs from the stated cost {stated}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WitnessError {}
+
+/// Largest decimal exponent of a float literal the replay evaluates exactly.
+const MAX_FLOAT_EXP: i64 = 4000;
+
+fn parse_float(s: &str) -> Result<Rat, RunError> {
+    let bad = || RunError::BadFloat(s.to_string());
     // `[-]digits[.digits][e[-]digits]`
     let (mant, exp) = match s.split_once(['e', 'E']) {
-        Some((m, x)) => (m, x.parse::<i32>().map_err(|_| format!("bad float `{s}`"))?),
+        Some((m, x)) => (m, x.parse::<i64>().map_err(|_| bad())?),
         None => (s, 0),
     };
     let (neg, mant) = match mant.strip_prefix('-') {
@@ -62,52 +173,52 @@ fn parse_float(s: &str) -> Result<Rat, String> {
     };
     let (ip, fp) = mant.split_once('.').unwrap_or((mant, ""));
     let digits = format!("{ip}{fp}");
-    let n: num_bigint::BigInt =
-        if digits.is_empty() { 0.into() } else { digits.parse().map_err(|_| format!("bad float `{s}`"))? };
-    let scale = exp - fp.len() as i32;
-    let ten = Rat::from_integer(10.into());
-    let mut v = Rat::from_integer(n);
-    if scale >= 0 {
-        for _ in 0..scale {
-            v *= &ten;
-        }
-    } else {
-        for _ in 0..(-scale) {
-            v /= &ten;
-        }
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
     }
+    let n: num_bigint::BigInt = if digits.is_empty() { 0.into() } else { digits.parse().map_err(|_| bad())? };
+    let scale = i64::try_from(fp.len()).ok().and_then(|l| exp.checked_sub(l)).ok_or_else(bad)?;
+    if scale.abs() > MAX_FLOAT_EXP {
+        return Err(bad());
+    }
+    let p = num_bigint::BigInt::from(10).pow(u32::try_from(scale.unsigned_abs()).map_err(|_| bad())?);
+    let v = if scale >= 0 { Rat::from_integer(n * p) } else { Rat::new(n, p) };
     Ok(if neg { -v } else { v })
 }
 
 impl Machine<'_> {
-    fn opd(&self, o: &Opd, lane: usize) -> Result<V, String> {
+    fn opd(&self, o: &Opd, lane: usize) -> Result<V, RunError> {
         Ok(match o {
             Opd::Var(x) => match self.locals.get(x).and_then(|v| v.get(lane)) {
                 Some(v) => v.clone(),
-                None => return e(format!("undeclared local `{x}`")),
+                None => return Err(RunError::NoValue(x.clone())),
             },
             Opd::Param(p) => match self.params.get(p) {
                 Some(v) => v.clone(),
-                None => return e(format!("no value for parameter `{p}`")),
+                None => return Err(RunError::NoValue(p.clone())),
             },
-            Opd::Tid(d) => V::I(self.tids[lane].get(*d).copied().unwrap_or(0)),
-            Opd::Int(n) => V::I(n.to_i64().ok_or("integer literal out of range")?),
+            Opd::Tid(d) => V::I(self.tids.get(lane).and_then(|t| t.get(*d)).copied().unwrap_or(0)),
+            Opd::Int(n) => V::I(n.to_i64().ok_or_else(|| RunError::LiteralRange(n.to_string()))?),
             Opd::Bool(b) => V::B(*b),
             Opd::Float(s) => V::F(parse_float(s)?),
         })
     }
 
-    fn bin(op: &str, a: V, b: V) -> Result<V, String> {
+    fn bin(op: &str, a: V, b: V) -> Result<V, RunError> {
         use V::*;
+        let over = || RunError::Overflow(op.to_string());
+        let div = |y: i64| if y == 0 { RunError::DivisionByZero(op.to_string()) } else { over() };
+        let types = || Err(RunError::OperandTypes(op.to_string()));
         Ok(match (a, b) {
             (I(x), I(y)) => match op {
-                "+" => I(x.checked_add(y).ok_or("overflow")?),
-                "-" => I(x.checked_sub(y).ok_or("overflow")?),
-                "*" => I(x.checked_mul(y).ok_or("overflow")?),
-                "/" => I(x.checked_div(y).ok_or("division by zero or overflow")?),
-                "%" => I(x.checked_rem(y).ok_or("division by zero or overflow")?),
-                "<<" if (0..64).contains(&y) => I(i64::try_from((x as i128) << y).map_err(|_| "overflow".to_string())?),
+                "+" => I(x.checked_add(y).ok_or_else(over)?),
+                "-" => I(x.checked_sub(y).ok_or_else(over)?),
+                "*" => I(x.checked_mul(y).ok_or_else(over)?),
+                "/" => I(x.checked_div(y).ok_or_else(|| div(y))?),
+                "%" => I(x.checked_rem(y).ok_or_else(|| div(y))?),
+                "<<" if (0..64).contains(&y) => I(i64::try_from(i128::from(x) << y).map_err(|_| over())?),
                 ">>" if (0..64).contains(&y) => I(x >> y),
+                "<<" | ">>" => return Err(over()),
                 "&" => I(x & y),
                 "|" => I(x | y),
                 "^" => I(x ^ y),
@@ -119,7 +230,7 @@ impl Machine<'_> {
                 "!=" => B(x != y),
                 "min" => I(x.min(y)),
                 "max" => I(x.max(y)),
-                _ => return e(format!("operator `{op}` on ints")),
+                _ => return types(),
             },
             (F(x), F(y)) => match op {
                 "+" => F(x + y),
@@ -134,7 +245,7 @@ impl Machine<'_> {
                 "!=" => B(x != y),
                 "min" => F(if x <= y { x } else { y }),
                 "max" => F(if x >= y { x } else { y }),
-                _ => return e(format!("operator `{op}` on floats")),
+                _ => return types(),
             },
             (B(x), B(y)) => match op {
                 "&&" | "&" | "min" => B(x && y),
@@ -145,16 +256,16 @@ impl Machine<'_> {
                 "<=" => B(x <= y),
                 ">" => B(x & !y),
                 ">=" => B(x >= y),
-                _ => return e(format!("operator `{op}` on bools")),
+                _ => return types(),
             },
-            _ => return e(format!("operator `{op}` on mixed types")),
+            _ => return types(),
         })
     }
 
-    fn un(op: &str, a: V) -> Result<V, String> {
+    fn un(op: &str, a: V) -> Result<V, RunError> {
         use V::*;
         Ok(match (op, a) {
-            ("neg", I(x)) => I(x.checked_neg().ok_or("overflow")?),
+            ("neg", I(x)) => I(x.checked_neg().ok_or_else(|| RunError::Overflow(op.to_string()))?),
             ("neg", F(x)) => F(-x),
             ("not", B(x)) => B(!x),
             ("bitnot", I(x)) => I(!x),
@@ -162,24 +273,24 @@ impl Machine<'_> {
             ("tofloat", F(x)) => F(x),
             ("tofloat", B(x)) => F(rat(i64::from(x))),
             ("toint", I(x)) => I(x),
-            ("toint", F(x)) => I(x.trunc().to_integer().to_i64().ok_or("overflow")?),
+            ("toint", F(x)) => I(x.trunc().to_integer().to_i64().ok_or_else(|| RunError::Overflow(op.to_string()))?),
             ("toint", B(x)) => I(i64::from(x)),
             ("tobool", I(x)) => B(x != 0),
             ("tobool", F(x)) => B(!x.is_zero()),
             ("tobool", B(x)) => B(x),
-            (op, _) => return e(format!("unary `{op}` on this type")),
+            (op, _) => return Err(RunError::OperandTypes(op.to_string())),
         })
     }
 
-    fn array(&self, a: &str) -> Result<(Space, u32, Ty), String> {
+    fn array(&self, a: &str) -> Result<(Space, u32, Ty), RunError> {
         match self.prog.array(a) {
             Some(d) => Ok((d.space, d.bytes, d.ty)),
-            None => e(format!("undeclared array `{a}`")),
+            None => Err(RunError::UndeclaredArray(a.to_string())),
         }
     }
 
     /// Charges an access to `a` at the active lanes' indices.
-    fn charge(&mut self, a: &str, idx: &[i64], write: bool) -> Result<(), String> {
+    fn charge(&mut self, a: &str, idx: &[i64], write: bool) -> Result<(), RunError> {
         let (space, eb, _) = self.array(a)?;
         let [_, banks, bank_bytes, sector_bytes] = self.hw;
         let n = match space {
@@ -212,7 +323,7 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn read(&self, a: &str, i: i64) -> Result<V, String> {
+    fn read(&self, a: &str, i: i64) -> Result<V, RunError> {
         let (_, _, ty) = self.array(a)?;
         Ok(match self.mem.get(&(a.to_string(), i)) {
             Some(v) => v.clone(),
@@ -224,15 +335,15 @@ impl Machine<'_> {
         })
     }
 
-    fn index(&self, o: &Opd, lane: usize) -> Result<i64, String> {
+    fn index(&self, o: &Opd, lane: usize) -> Result<i64, RunError> {
         match self.opd(o, lane)? {
             V::I(i) => Ok(i),
-            _ => e("array index is not an int"),
+            _ => Err(RunError::IndexNotInt),
         }
     }
 
     /// Evaluates `x` on the active lanes, charging its array read if any.
-    fn expr(&mut self, x: &Expr, active: &[usize]) -> Result<Vec<V>, String> {
+    fn expr(&mut self, x: &Expr, active: &[usize]) -> Result<Vec<V>, RunError> {
         match x {
             Expr::Opd(o) => active.iter().map(|l| self.opd(o, *l)).collect(),
             Expr::Bin(op, a, b) => active.iter().map(|l| Self::bin(op, self.opd(a, *l)?, self.opd(b, *l)?)).collect(),
@@ -245,15 +356,15 @@ impl Machine<'_> {
         }
     }
 
-    fn tick(&mut self) -> Result<(), String> {
+    fn tick(&mut self) -> Result<(), RunError> {
         if self.fuel == 0 {
-            return e("out of fuel");
+            return Err(RunError::OutOfFuel);
         }
         self.fuel -= 1;
         Ok(())
     }
 
-    fn stmt(&mut self, s: &Stmt, active: &[usize]) -> Result<(), String> {
+    fn stmt(&mut self, s: &Stmt, active: &[usize]) -> Result<(), RunError> {
         self.tick()?;
         match s {
             Stmt::Skip | Stmt::Sync => Ok(()),
@@ -263,9 +374,11 @@ impl Machine<'_> {
             }
             Stmt::Assign(x, ex) => {
                 let vs = self.expr(ex, active)?;
-                let slot = self.locals.get_mut(x).ok_or_else(|| format!("undeclared local `{x}`"))?;
+                let slot = self.locals.get_mut(x).ok_or_else(|| RunError::NoValue(x.clone()))?;
                 for (l, v) in active.iter().zip(vs) {
-                    slot[*l] = v;
+                    if let Some(cell) = slot.get_mut(*l) {
+                        *cell = v;
+                    }
                 }
                 Ok(())
             }
@@ -277,7 +390,7 @@ impl Machine<'_> {
                 for (i, v) in idx.iter().zip(vs) {
                     if let Some(old) = written.get(i) {
                         if *old != v {
-                            return e(format!("write-write race on {a}[{i}]"));
+                            return Err(RunError::WriteRace { array: a.clone(), index: *i });
                         }
                     }
                     written.insert(*i, v);
@@ -295,7 +408,7 @@ impl Machine<'_> {
                     match v {
                         V::B(true) => t.push(*l),
                         V::B(false) => f.push(*l),
-                        _ => return e("condition is not a bool"),
+                        _ => return Err(RunError::ConditionNotBool),
                     }
                 }
                 if !t.is_empty() {
@@ -316,7 +429,7 @@ impl Machine<'_> {
                         match v {
                             V::B(true) => t.push(*l),
                             V::B(false) => {}
-                            _ => return e("loop condition is not a bool"),
+                            _ => return Err(RunError::ConditionNotBool),
                         }
                     }
                     if t.is_empty() {
@@ -330,76 +443,90 @@ impl Machine<'_> {
     }
 }
 
-fn section<'a, 't>(top: &'a [Sexp<'t>], head: &str) -> Result<&'a [Sexp<'t>], String> {
+fn section<'a, 't>(top: &'a [Sexp<'t>], head: &'static str) -> Result<&'a [Sexp<'t>], WitnessError> {
     let found: Vec<&Sexp> = top.iter().filter(|s| s.head() == Some(head)).collect();
     match found.as_slice() {
-        [s] => Ok(s.list().map(|l| &l[1..]).unwrap_or(&[])),
-        _ => e(format!("exactly one `({head} …)` section")),
+        [s] => Ok(s.list().and_then(|l| l.get(1..)).unwrap_or(&[])),
+        _ => Err(WitnessError::Section(head)),
     }
 }
 
-fn nums<const N: usize>(v: &[Sexp], what: &str) -> Result<[u32; N], String> {
-    if v.len() != N {
-        return e(format!("`{what}` needs {N} numbers"));
-    }
+fn nums<const N: usize>(v: &[Sexp], section: &'static str) -> Result<[u32; N], WitnessError> {
+    let bad = WitnessError::Malformed { section, expected: "non-negative 32-bit numbers" };
+    let v: &[Sexp; N] = v.try_into().map_err(|_| bad.clone())?;
     let mut out = [0u32; N];
     for (o, s) in out.iter_mut().zip(v) {
-        *o = s.atom().and_then(|a| a.parse().ok()).ok_or_else(|| format!("`{what}`: not a number"))?;
+        *o = s.atom().and_then(|a| a.parse().ok()).ok_or_else(|| bad.clone())?;
     }
     Ok(out)
 }
 
 /// Checks a witness text (format: spec/relational.md §8). `Ok` iff the replayed cost of the
 /// stated warp equals the stated cost.
-pub fn check_witness(text: &str) -> Result<WitnessVerdict, String> {
-    let top = parse_all(text).map_err(|r| r.to_string())?;
+///
+/// Errors: the first [`WitnessError`] found.
+pub fn check_witness(text: &str) -> Result<WitnessVerdict, WitnessError> {
+    let top = parse_all(text).map_err(WitnessError::Read)?;
     if top.first().and_then(|s| s.atom()) != Some("warpcert-witness") || top.get(1).and_then(|s| s.atom()) != Some("1")
     {
-        return e("the header `warpcert-witness 1`");
+        return Err(WitnessError::Header);
     }
-    let top = &top[2..];
-    let mname = section(top, "metric")?.first().and_then(|s| s.atom()).ok_or("(metric NAME)")?.to_string();
+    let top = top.get(2..).unwrap_or(&[]);
+    let metric_s = section(top, "metric")?;
+    let mname = match metric_s {
+        [m] => m.atom().ok_or(WitnessError::Malformed { section: "metric", expected: "(metric NAME)" })?,
+        _ => return Err(WitnessError::Malformed { section: "metric", expected: "(metric NAME)" }),
+    };
     if mname != "sectors" && mname != "conflicts" {
-        return e("witnesses are for the metrics sectors and conflicts");
+        return Err(WitnessError::Metric(mname.to_string()));
     }
-    let m = metric::standard(&mname).ok_or("unknown metric")?;
+    let m = metric::standard(mname).ok_or_else(|| WitnessError::Metric(mname.to_string()))?;
     let hw: [u32; 4] = nums(section(top, "hardware")?, "hardware")?;
     let block: [u32; 3] = nums(section(top, "launch")?, "launch")?;
     let grid: [u32; 3] = nums(section(top, "grid")?, "grid")?;
     let bidx: [u32; 3] = nums(section(top, "block")?, "block")?;
     let [warp]: [u32; 1] = nums(section(top, "warp")?, "warp")?;
     if hw.contains(&0) || block.contains(&0) || grid.contains(&0) || bidx.iter().zip(&grid).any(|(b, g)| b >= g) {
-        return e("bad hardware, launch or block index");
+        return Err(WitnessError::Launch);
     }
-    let prog_s = top.iter().find(|s| s.head() == Some("program")).ok_or("a program section")?;
-    let prog = syntax::program(prog_s).map_err(|r| r.to_string())?;
-    let cost_s = section(top, "cost")?.first().ok_or("(cost Q)")?;
-    let claimed = syntax::rat(cost_s).map_err(|r| r.to_string())?;
+    let prog_s = match top.iter().filter(|s| s.head() == Some("program")).collect::<Vec<_>>().as_slice() {
+        [p] => *p,
+        _ => return Err(WitnessError::Section("program")),
+    };
+    let prog = syntax::program(prog_s).map_err(WitnessError::Read)?;
+    crate::typing::check_program(&prog).map_err(WitnessError::Read)?;
+    let cost_s = match section(top, "cost")? {
+        [c] => c,
+        _ => return Err(WitnessError::Malformed { section: "cost", expected: "(cost Q)" }),
+    };
+    let claimed = syntax::rat(cost_s).map_err(WitnessError::Read)?;
     let mut params: BTreeMap<String, V> = BTreeMap::new();
     for p in section(top, "params")? {
-        let l = p.list().ok_or("(params (NAME VALUE) …)")?;
-        let (Some(n), Some(v)) = (l.first().and_then(|s| s.atom()), l.get(1)) else {
-            return e("(params (NAME VALUE) …)");
+        let pair = p.list().and_then(|l| <&[Sexp; 2]>::try_from(l).ok());
+        let Some([n, v]) = pair else {
+            return Err(WitnessError::Malformed { section: "params", expected: "(params (NAME VALUE) …)" });
         };
-        let iv = syntax::int(v).map_err(|r| r.to_string())?.to_i64().ok_or("parameter out of range")?;
+        let n = n.atom().ok_or(WitnessError::Malformed { section: "params", expected: "(NAME VALUE)" })?;
+        let iv = syntax::int(v).map_err(WitnessError::Read)?;
+        let iv = iv.to_i64().ok_or_else(|| WitnessError::ParameterRange(n.to_string()))?;
         let val = match prog.param(n) {
             Some(Ty::Int) => V::I(iv),
             Some(Ty::Bool) => V::B(iv != 0),
             Some(Ty::Float) => V::F(rat(iv)),
-            None => return e(format!("`{n}` is not a parameter of the program")),
+            None => return Err(WitnessError::NotAParameter(n.to_string())),
         };
         params.insert(n.to_string(), val);
     }
-    for (d, c) in ["x", "y", "z"].iter().enumerate() {
-        params.insert(format!("blockIdx.{c}"), V::I(i64::from(bidx[d])));
-        params.insert(format!("gridDim.{c}"), V::I(i64::from(grid[d])));
+    for ((c, b), g) in ["x", "y", "z"].iter().zip(bidx).zip(grid) {
+        params.insert(format!("blockIdx.{c}"), V::I(i64::from(b)));
+        params.insert(format!("gridDim.{c}"), V::I(i64::from(g)));
     }
-    let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+    let threads = crate::access::block_threads(block).ok_or(WitnessError::Launch)?;
     let start = u64::from(warp) * u64::from(hw[0]);
     if start >= threads {
-        return e("the warp is outside the block");
+        return Err(WitnessError::WarpOutside(warp));
     }
-    let end = (start + u64::from(hw[0])).min(threads);
+    let end = start.saturating_add(u64::from(hw[0])).min(threads);
     let tids: Vec<[i64; 3]> = (start..end).map(|t| crate::access::thread_index(block, t)).collect();
     let lanes = tids.len();
     let mut locals = BTreeMap::new();
@@ -423,9 +550,9 @@ pub fn check_witness(text: &str) -> Result<WitnessVerdict, String> {
         fuel: REPLAY_FUEL,
     };
     let all: Vec<usize> = (0..lanes).collect();
-    mach.stmt(&prog.body, &all)?;
+    mach.stmt(&prog.body, &all).map_err(WitnessError::Run)?;
     if mach.cost != claimed {
-        return e(format!("replayed cost {} differs from the stated cost {}", mach.cost, claimed));
+        return Err(WitnessError::CostDiffers { replayed: mach.cost, stated: claimed });
     }
-    Ok(WitnessVerdict { metric: mname, cost: mach.cost })
+    Ok(WitnessVerdict { metric: mname.to_string(), cost: mach.cost })
 }

@@ -78,9 +78,14 @@ fn fixed_operands_evaluate_nonlinear_operators() {
     ok(&mk(0, "%"));
     let r = rej(&mk(3, "/"));
     assert!(matches!(r.reason, Reason::Farkas { problem: FarkasProblem::BadConstant(_), .. }), "{r}");
-    // A comparison is not evaluated: `lin_P` is undefined, so `y` cannot be constrained.
+    // A comparison into the int `y` is ill-typed (spec/minicuda.md §2, SS:VWRITE): the
+    // program is rejected before any rule.
     let r = rej(&mk(1, "<"));
-    assert!(matches!(r.reason, Reason::SubstUndefined(_)), "{r}");
+    assert_eq!(
+        r.reason,
+        Reason::TypeMismatch { what: "the assignment to `y`".into(), expected: "int", found: "bool" },
+        "{r}"
+    );
 }
 
 /// `x ← p * threadIdx.y` (Q:VWRITE2, `steps`: 1 + (1 + 1 + 1) = 4) with the post claiming

@@ -42,11 +42,14 @@ fn store_tid_mutants_rejected() {
     assert_eq!(r.reason, Reason::UnknownRule("Q:GWRITE3".into()));
     let r = check(&store_tid("4", "(4)", "(4)", "Q:SWRITE")).unwrap_err();
     assert!(matches!(r.reason, Reason::WrongSubject { expected: "a shared array", .. }), "{r}");
-    // Version.
-    let t = store_tid("4", "(4)", "(4)", "Q:GWRITE").replacen("warpcert-certificate 1", "warpcert-certificate 2", 1);
-    let r = check(&t).unwrap_err();
-    assert_eq!(r.reason, Reason::Version { found: "2".into(), supported: "1..=1" });
-    assert_eq!(r.to_string(), "parse: unsupported certificate version 2 (supported: 1..=1)");
+    // Version: 3 is outside the supported range; a version 2 certificate needs its
+    // assumptions section.
+    let t = store_tid("4", "(4)", "(4)", "Q:GWRITE");
+    let r = check(&t.replacen("warpcert-certificate 1", "warpcert-certificate 3", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::Version { found: "3".into(), supported: "1..=2" });
+    assert_eq!(r.to_string(), "parse: unsupported certificate version 3 (supported: 1..=2)");
+    let r = check(&t.replacen("warpcert-certificate 1", "warpcert-certificate 2", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::Syntax { line: 0, expected: "assumptions", found: "no such section".into() });
 }
 
 /// `i ← 0; while (i < n) { A[i] ← 0; i ← i + 1 }` under `sectors`, block 32×1×1, bound

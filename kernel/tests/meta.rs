@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use warpcert_kernel::{check, Reason, WfProblem, LOGIC_RULES};
+use warpcert_kernel::{check, Reason, Rejection, WfProblem, LOGIC_RULES};
 
 #[test]
 fn rule_list_matches_spec() {
@@ -20,7 +20,9 @@ fn rule_list_matches_spec() {
 #[test]
 fn dependencies_are_exact_arithmetic_only() {
     let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    // The checker itself: exact arithmetic only. Its tests may also use quickcheck.
     let allowed = ["num-bigint", "num-rational", "num-traits", "num-integer"];
+    let dev_allowed = ["quickcheck"];
     let mut section = String::new();
     for line in toml.lines().map(str::trim) {
         if line.starts_with('[') {
@@ -30,7 +32,8 @@ fn dependencies_are_exact_arithmetic_only() {
         if section.contains("dependencies") {
             if let Some((name, _)) = line.split_once('=') {
                 let name = name.trim();
-                assert!(allowed.contains(&name), "dependency `{name}` in {section} is not allowed");
+                let ok = allowed.contains(&name) || (section == "[dev-dependencies]" && dev_allowed.contains(&name));
+                assert!(ok, "dependency `{name}` in {section} is not allowed");
             }
         }
     }
@@ -114,7 +117,7 @@ fn parse_errors_have_lines() {
         "{r}"
     );
     let r = check(&t.replacen("warpcert-certificate 1", "warpcert-certificate 0", 1)).unwrap_err();
-    assert_eq!(r.reason, Reason::Version { found: "0".into(), supported: "1..=1" });
+    assert_eq!(r.reason, Reason::Version { found: "0".into(), supported: "1..=2" });
     let r = check("").unwrap_err();
     assert!(matches!(r.reason, Reason::Syntax { line: 1, .. }), "{r}");
 }
@@ -155,19 +158,55 @@ fn deep_derivation() {
     assert!(matches!(r.reason, Reason::ResourceLimit { .. }), "{r}");
 }
 
+/// A rejection that is not a caught kernel panic (the per-node guard turns a panic into
+/// [`Reason::InternalPanic`]; no input may reach it).
+fn no_panic(r: &Rejection, input: &str) {
+    assert!(!matches!(r.reason, Reason::InternalPanic(_) | Reason::ThreadFailed), "{r}\non\n{input}");
+}
+
 #[test]
 fn mangled_inputs_never_panic() {
     let t = chain(3);
     for cut in (0..t.len()).step_by(7) {
         if t.is_char_boundary(cut) {
-            assert!(check(&t[..cut]).is_err());
+            // A strict prefix misses at least the closing `)` of the derivation.
+            let r = check(&t[..cut]).unwrap_err();
+            no_panic(&r, &t[..cut]);
+            assert!(matches!(r.reason, Reason::Syntax { .. }), "{r}");
         }
     }
     for (i, c) in t.char_indices().step_by(5) {
-        for rep in ["(", ")", "-1", "x", "1/2"] {
+        for rep in ["(", ")", "-1", "x", "1/2", "4294967295", "-9223372036854775809"] {
             let mut m = t.clone();
             m.replace_range(i..i + c.len_utf8(), rep);
-            let _ = check(&m);
+            if let Err(r) = check(&m) {
+                no_panic(&r, &m);
+            }
         }
     }
+}
+
+/// Inputs that indexed out of range or overflowed before the kernel denied indexing and
+/// unchecked products: huge block dimensions (their product overflows `u64`), and
+/// `(mod …)`/node lists shorter than their grammar.
+#[test]
+fn crafted_out_of_range_inputs_are_rejected_with_their_reason() {
+    let huge = chain(1).replacen("(launch 32 1 1)", "(launch 4294967295 4294967295 4294967295)", 1);
+    let r = check(&huge).unwrap_err();
+    no_panic(&r, &huge);
+    // The root pre states the launch facts of a 32-thread block.
+    assert!(matches!(r.reason, Reason::Differs { left: "the launch facts", .. }), "{r}");
+    let a = assn(&format!("{} (mod (lin 0 (1 threadIdx.x)))", launch([32, 1, 1])), "", "");
+    let t = simple("steps", "", "", "", "(skip)", "", snode("Q:SKIP", &a, &a, "")).text();
+    let r = check(&t).unwrap_err();
+    assert!(matches!(r.reason, Reason::Syntax { expected: "(le LIN), (eq LIN) or (mod LIN M R …)", .. }), "{r}");
+    let t = simple("steps", "", "", "", "(skip)", "", "(Q:SEQ (pre".into()).text();
+    let r = check(&t).unwrap_err();
+    assert!(matches!(r.reason, Reason::Syntax { .. }), "{r}");
+    // A node with one child where two are required.
+    let a = assn(&launch([32, 1, 1]), "", "");
+    let skip = snode("Q:SKIP", &a, &a, "");
+    let t = simple("steps", "", "", "", "(seq (skip) (skip))", "", snode("Q:SEQ", &a, &a, &skip)).text();
+    let r = check(&t).unwrap_err();
+    assert_eq!(r.reason, Reason::ChildCount { expected: 2, found: 1 });
 }

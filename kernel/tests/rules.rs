@@ -68,7 +68,10 @@ fn oq_var() {
 #[test]
 fn oq_const() {
     ok(&vwrite2("(int 3)", X0, "(2)", "(OQ:CONST (cost 1))"));
-    ok(&vwrite2("(bool true)", X0, "(2)", "(OQ:CONST (cost 1))"));
+    ok(&vwrite2("(int -7)", X0, "(2)", "(OQ:CONST (cost 1))"));
+    // `true` into the int `x` is ill-typed: rejected by typing, before the rule runs.
+    let r = rej(&vwrite2("(bool true)", X0, "(2)", "(OQ:CONST (cost 1))"));
+    assert_eq!(r.reason, Reason::TypeMismatch { what: "the assignment to `x`".into(), expected: "int", found: "bool" });
     let r = rej(&vwrite2("(var x)", X0, "(2)", "(OQ:CONST (cost 1))"));
     assert!(matches!(r.reason, Reason::WrongSubject { expected: "a constant operand", .. }), "{r}");
 }
@@ -169,6 +172,7 @@ fn seq(c2_pre_p: &str) -> String {
 fn q_seq() {
     ok(&seq(&l()));
     let r = rej(&seq(""));
+    assert!(matches!(r.reason, Reason::Differs { component: "P", .. }), "{r}");
     assert!(
         r.to_string().starts_with("rule Q:SEQ at node 0: post of first premise differs from pre of second (P:"),
         "{r}"

@@ -1,7 +1,9 @@
 //! Witness replay (spec/relational.md §8). Expected costs are hand-derived from the
 //! definitions of MemReads/Conflicts in spec/metrics.md.
 
-use warpcert_kernel::witness::check_witness;
+use num_rational::BigRational as Rat;
+use warpcert_kernel::witness::{check_witness, RunError, WitnessError};
+use warpcert_kernel::Reason;
 
 /// One warp of 32 threads: `A[tid] ← 0` (32 consecutive ints = 128 bytes = 4 sectors of
 /// 32 bytes), then `n` times `A[2·tid] ← 1` (bytes 0..248 = 8 sectors each), and the shared
@@ -52,9 +54,20 @@ fn conflicts_witness_replays() {
 
 #[test]
 fn wrong_costs_are_rejected() {
-    for (m, n, c) in [("sectors", 3, "27"), ("sectors", 3, "29"), ("conflicts", 3, "0"), ("sectors", 2, "28")] {
-        let r = check_witness(&text(m, n, c));
-        assert!(r.is_err(), "{m} n={n} cost {c} accepted");
+    // Replayed costs (hand counts above): sectors n=3: 28; conflicts n=3: 1; sectors n=2: 20.
+    for (m, n, c, replayed) in
+        [("sectors", 3, "27", 28), ("sectors", 3, "29", 28), ("conflicts", 3, "0", 1), ("sectors", 2, "28", 20)]
+    {
+        let r = check_witness(&text(m, n, c)).unwrap_err();
+        let stated: i64 = c.parse().unwrap();
+        assert_eq!(
+            r,
+            WitnessError::CostDiffers {
+                replayed: Rat::from_integer(replayed.into()),
+                stated: Rat::from_integer(stated.into())
+            },
+            "{m} n={n} cost {c}"
+        );
     }
 }
 
@@ -62,9 +75,36 @@ fn wrong_costs_are_rejected() {
 fn malformed_witnesses_are_rejected() {
     let good = text("sectors", 1, "12");
     assert!(check_witness(&good).is_ok());
-    assert!(check_witness(&good.replace("warpcert-witness 1", "warpcert-witness 2")).is_err());
-    assert!(check_witness(&good.replace("(metric sectors)", "(metric steps)")).is_err());
-    assert!(check_witness(&good.replace("(warp 0)", "(warp 1)")).is_err());
-    assert!(check_witness(&good.replace("(params (n 1))", "(params (m 1))")).is_err());
-    assert!(check_witness(&good.replace("(block 0 0 0)", "(block 1 0 0)")).is_err());
+    let rej = |from: &str, to: &str| check_witness(&good.replace(from, to)).unwrap_err();
+    assert_eq!(rej("warpcert-witness 1", "warpcert-witness 2"), WitnessError::Header);
+    assert_eq!(rej("(metric sectors)", "(metric steps)"), WitnessError::Metric("steps".into()));
+    assert_eq!(rej("(warp 0)", "(warp 1)"), WitnessError::WarpOutside(1));
+    assert_eq!(rej("(params (n 1))", "(params (m 1))"), WitnessError::NotAParameter("m".into()));
+    assert_eq!(rej("(block 0 0 0)", "(block 1 0 0)"), WitnessError::Launch);
+    assert_eq!(rej("(grid 1 1 1)", ""), WitnessError::Section("grid"));
+    assert_eq!(
+        rej("(launch 32 1 1)", "(launch 32 1)"),
+        WitnessError::Malformed { section: "launch", expected: "non-negative 32-bit numbers" }
+    );
+    // An ill-typed program (an int written into the int array is fine; a bool is not).
+    let r = rej("(write A (tid x) (int 0))", "(write A (tid x) (bool true))");
+    assert!(
+        matches!(&r, WitnessError::Read(rj) if matches!(rj.reason, Reason::TypeMismatch { expected: "int", found: "bool", .. })),
+        "{r}"
+    );
+}
+
+#[test]
+fn run_time_errors_are_typed() {
+    let good = text("sectors", 1, "12");
+    let rej = |from: &str, to: &str| check_witness(&good.replace(from, to)).unwrap_err();
+    // t ← threadIdx.x / 0 divides by zero on every lane.
+    let r = rej("(assign t (bin * (tid x) (int 2)))", "(assign t (bin / (tid x) (int 0)))");
+    assert_eq!(r, WitnessError::Run(RunError::DivisionByZero("/".into())));
+    // Lanes write different values (threadIdx.x) to A[0].
+    let r = rej("(write A (tid x) (int 0))", "(write A (int 0) (tid x))");
+    assert_eq!(r, WitnessError::Run(RunError::WriteRace { array: "A".into(), index: 0 }));
+    // A shift amount of 64 is outside 0..64.
+    let r = rej("(assign t (bin * (tid x) (int 2)))", "(assign t (bin << (tid x) (int 64)))");
+    assert_eq!(r, WitnessError::Run(RunError::Overflow("<<".into())));
 }

@@ -4,9 +4,10 @@
 //! A [`Node`] does not name its statement: as in the certificate format, the statement is
 //! determined by walking the program together with the derivation.
 
+pub mod provenance;
 mod write;
 
-pub use write::write;
+pub use write::{program_sexp, write};
 
 use crate::core::assertion::{Cstr, DepMap, Lin, Poly};
 use crate::core::metric::Q;

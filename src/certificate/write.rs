@@ -1,4 +1,4 @@
-//! The certificate writer (`spec/certificate.md`, version 1). Deterministic: every map is
+//! The certificate writer (`spec/certificate.md`, version 2). Deterministic: every map is
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
 use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
@@ -6,7 +6,7 @@ use crate::core::assertion::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
 use crate::core::assertion::poly::Poly;
 use crate::core::metric::Q;
 use crate::core::print::sexp_program;
-use crate::core::{Hardware, Launch, Metric, Program};
+use crate::core::{Hardware, Launch, Metric, Program, Space};
 use num_traits::ToPrimitive;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -231,10 +231,30 @@ fn node_s(n: &Node, indent: usize, out: &mut String, memo: &mut Memo) {
     out.push(')');
 }
 
+/// The `(assumptions …)` section of format version 2 (spec/certificate.md "Assumptions"):
+/// the eight assumptions of every claim, `aligned` listing every array and `no-alias` every
+/// global array of `prog`, in declaration order.
+fn write_assumptions(s: &mut String, prog: &Program) {
+    let names = |global_only: bool| {
+        prog.arrays
+            .iter()
+            .filter(|a| !global_only || a.space == Space::Global)
+            .map(|a| format!(" {}", a.name))
+            .collect::<String>()
+    };
+    let _ = writeln!(
+        s,
+        "(assumptions (terminates) (no-runtime-error) (no-overflow) (aligned{}) (no-alias{}) (race-free) (atomics-unserialized) (warp-alone))",
+        names(false),
+        names(true)
+    );
+}
+
 /// Writes the certificate text for the claim "per warp, the cost of `prog` under `metric`
 /// with hardware `hw` and block `launch.block` is at most the root potential", with the
-/// derivation `root` (whose `pre` potential is the bound). The output is version 1 of
-/// `spec/certificate.md`; the function is total and deterministic.
+/// derivation `root` (whose `pre` potential is the bound). The output is version 2 of
+/// `spec/certificate.md` without a provenance section ([`super::provenance`] adds it);
+/// the function is total and deterministic.
 pub fn write(
     prog: &Program,
     metric: &Metric,
@@ -242,7 +262,7 @@ pub fn write(
     launch: &Launch,
     root: &Node,
 ) -> String {
-    let mut s = String::from("warpcert-certificate 1\n");
+    let mut s = String::from("warpcert-certificate 2\n");
     let _ = writeln!(s, "(metric {})", metric.name.as_str());
     let _ = writeln!(
         s,
@@ -254,7 +274,9 @@ pub fn write(
         "(launch {} {} {})",
         launch.block[0], launch.block[1], launch.block[2]
     );
-    sexp_program(prog, &mut s);
+    write_assumptions(&mut s, prog);
+    s.push_str(&program_sexp(prog));
+    s.push('\n');
     let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
     s.push_str("(bound ");
     write_poly(&mut s, &bound);
@@ -262,5 +284,14 @@ pub fn write(
     s.push_str("(derivation\n");
     node_s(root, 2, &mut s, &mut Memo::default());
     s.push_str(")\n");
+    s
+}
+
+/// The `(program …)` section of a certificate for `prog` (spec/certificate.md "Program"),
+/// without a final newline: the text whose SHA-256 the provenance section records.
+pub fn program_sexp(prog: &Program) -> String {
+    let mut s = String::new();
+    sexp_program(prog, &mut s);
+    s.pop(); // the final newline
     s
 }

@@ -3,11 +3,13 @@
 use super::options::{load, Loaded};
 use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::analysis::{analyze, AnalysisOptions};
+use crate::certificate::provenance::{self, Source};
 use crate::core::{Metric, MetricName};
-use crate::report::{self, bound, AnalyzeOutcome, BoundReport, CertificateReport, FailureReport};
+use crate::report::{self, AnalyzeOutcome, BoundReport, CertificateReport, FailureReport, Format};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use warpcert_kernel::Verdict;
 
 /// Arguments of `warpcert analyze`.
 #[derive(Debug, Args)]
@@ -65,12 +67,40 @@ fn coq_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> Pat
     }
 }
 
-/// Analyses one metric of a loaded kernel: infer, write, check.
+/// The whole-kernel bound from the kernel's verdict, in exact arithmetic: `warps × B` for
+/// a concrete grid, `gridDim.x*gridDim.y*gridDim.z*(w × B)` for a symbolic one (`w` warps
+/// per block), the products computed on the kernel's polynomial and printed in its grammar.
+pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
+    let per_block = l.launch.warps_per_block(&l.hw);
+    let scaled = |k: u64| {
+        let k = warpcert_kernel::arith::Rat::from_integer(k.into());
+        warpcert_kernel::arith::Poly::zero()
+            .add_scaled(&v.bound_poly, &k)
+            .to_string()
+    };
+    match l.launch.grid {
+        Some(g) => scaled(per_block * g.iter().map(|&d| u64::from(d)).product::<u64>()),
+        None => format!("gridDim.x*gridDim.y*gridDim.z*({})", scaled(per_block)),
+    }
+}
+
+/// The report's word for the relation the kernel proves ([`Verdict::RELATION`]).
+fn relation_word() -> &'static str {
+    match Verdict::RELATION {
+        "<=" => "upper",
+        _ => "unknown",
+    }
+}
+
+/// Analyses one metric of a loaded kernel: infer, write (with a provenance section when
+/// `source` is given), check. The bound, relation and whole-kernel total reported are the
+/// kernel's verdict; a rejected certificate is a failure that shows no bound.
 pub fn analyze_metric(
     l: &Loaded,
     metric: MetricName,
     degree: u32,
     cert_out: Option<PathBuf>,
+    source: Option<&Source>,
 ) -> Result<AnalyzeOutcome, String> {
     let start = Instant::now();
     let m = Metric::standard(metric);
@@ -81,15 +111,20 @@ pub fn analyze_metric(
         &l.launch,
         &AnalysisOptions { degree },
     );
+    let failure = |error: String| {
+        AnalyzeOutcome::Failure(FailureReport {
+            kernel: l.program.name.clone(),
+            metric: metric.to_string(),
+            error,
+        })
+    };
     let a = match result {
         Ok(a) => a,
-        Err(e) => {
-            return Ok(AnalyzeOutcome::Failure(FailureReport {
-                kernel: l.program.name.clone(),
-                metric: metric.to_string(),
-                error: e.to_string(),
-            }))
-        }
+        Err(e) => return Ok(failure(e.to_string())),
+    };
+    let text = match source {
+        Some(src) => provenance::add(&a.certificate, src)?,
+        None => a.certificate.clone(),
     };
     let time_ms = start.elapsed().as_secs_f64() * 1e3;
     let path = match cert_out {
@@ -100,46 +135,118 @@ pub fn analyze_metric(
                         .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
                 }
             }
-            std::fs::write(&p, &a.certificate)
-                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            std::fs::write(&p, &text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
             Some(p.display().to_string())
         }
         None => None,
     };
+    Ok(outcome_from_verdict(l, metric, &text, path, time_ms))
+}
+
+/// The report of one metric from the kernel's verdict on certificate `text`: the bound,
+/// relation and total of an accepted certificate, or a failure naming the rejection (no
+/// bound). `path`: where the certificate was written.
+pub fn outcome_from_verdict(
+    l: &Loaded,
+    metric: MetricName,
+    text: &str,
+    path: Option<String>,
+    time_ms: f64,
+) -> AnalyzeOutcome {
     let check_start = Instant::now();
-    let verdict = warpcert_kernel::check(&a.certificate);
+    let verdict = warpcert_kernel::check(text);
     let check_ms = check_start.elapsed().as_secs_f64() * 1e3;
-    let per_warp = a.bound.to_bound_string();
-    let warps = warps_expr(l);
-    let certificate = match &verdict {
-        Ok(v) => CertificateReport {
+    let v = match verdict {
+        Ok(v) => v,
+        Err(r) => {
+            let written = path
+                .map(|p| format!(" (certificate written to {p})"))
+                .unwrap_or_default();
+            return AnalyzeOutcome::Failure(FailureReport {
+                kernel: l.program.name.clone(),
+                metric: metric.to_string(),
+                error: format!("certificate REJECTED by the kernel, no bound: {r}{written}"),
+            });
+        }
+    };
+    AnalyzeOutcome::Bound(BoundReport {
+        kernel: l.program.name.clone(),
+        metric: metric.to_string(),
+        relation: relation_word(),
+        total: whole_kernel(l, &v),
+        per_warp: v.bound.clone(),
+        warps: warps_expr(l),
+        certificate: CertificateReport {
             path,
             checked: true,
             verdict: format!("accepted by the kernel (bound {})", v.bound),
             nodes: v.nodes_checked,
             check_ms,
         },
-        Err(r) => CertificateReport {
-            path,
-            checked: false,
-            verdict: format!("REJECTED by the kernel: {r}"),
-            nodes: 0,
-            check_ms,
-        },
-    };
-    Ok(AnalyzeOutcome::Bound(BoundReport {
-        kernel: l.program.name.clone(),
-        metric: metric.to_string(),
-        relation: "upper",
-        total: bound::times(&warps, &per_warp),
-        per_warp,
-        warps,
-        certificate,
         time_ms,
         block: l.launch.block,
         grid: l.launch.grid,
         hardware: l.hw,
-    }))
+    })
+}
+
+/// What the provenance section records for a loaded kernel: the source file's bytes, the
+/// grid and the fixed parameters of the command line.
+fn source_of(args: &KernelArgs, l: &Loaded) -> Result<Source, String> {
+    let bytes = std::fs::read(&args.file)
+        .map_err(|e| format!("error: cannot read {}: {e}", args.file.display()))?;
+    let fixed = super::options::parse_params(&args.params)?;
+    Ok(Source {
+        bytes,
+        grid: l.launch.grid,
+        fixed,
+    })
+}
+
+/// Runs the interleaving semantics (spec/semantics.md §11) on a small launch — the block
+/// of the analysis, at most 2 blocks per grid dimension, every scalar `int` parameter equal
+/// to the number of threads, `float` 1, `bool` true, zero inputs — and returns a warning
+/// when it finds a data race: the bounds assume race freedom (assumption `race-free`).
+/// Finding none proves nothing; a run that errs or hits its step limit gives no warning.
+pub fn race_warning(l: &Loaded) -> Option<String> {
+    use crate::semantics::interleaving::{run_interleaving, InterleavingOptions, Outcome};
+    use crate::semantics::{store::Inputs, value::Value};
+    let grid = l.launch.grid.map_or([2, 1, 1], |g| g.map(|d| d.min(2)));
+    let launch = crate::core::Launch {
+        block: l.launch.block,
+        grid: Some(grid),
+    };
+    let threads = launch
+        .block
+        .iter()
+        .chain(&grid)
+        .map(|&d| i64::from(d))
+        .product::<i64>();
+    let params: crate::semantics::run::Params = l
+        .program
+        .params
+        .iter()
+        .map(|p| {
+            let v = match p.ty {
+                crate::core::Ty::Int => Value::Int(threads),
+                crate::core::Ty::Float => Value::Float(1.0),
+                crate::core::Ty::Bool => Value::Bool(true),
+            };
+            (p.name.clone(), v)
+        })
+        .collect();
+    let opts = InterleavingOptions {
+        max_steps: 2_000_000,
+        ..InterleavingOptions::default()
+    };
+    let run = run_interleaving(&l.program, &l.hw, &launch, &params, &Inputs::zero(), &opts).ok()?;
+    match run.outcome {
+        Outcome::Race(e) => Some(format!(
+            "warning: data race on a small launch (block {}x{}x{}, grid {}x{}x{}, int parameters {threads}, zero inputs): {e}; the bounds assume race freedom (race-free)",
+            launch.block[0], launch.block[1], launch.block[2], grid[0], grid[1], grid[2]
+        )),
+        _ => None,
+    }
 }
 
 /// Runs `warpcert analyze`; returns the exit code.
@@ -169,6 +276,14 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     if args.dump_core {
         eprintln!("{}", l.program);
     }
+    let source = match source_of(&args.kernel, &l) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let race = race_warning(&l);
     let several = l.metrics.len() > 1;
     let mut outcomes = Vec::new();
     for &m in &l.metrics {
@@ -188,7 +303,7 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
             ));
             out = Some(tmp);
         }
-        match analyze_metric(&l, m, args.degree, out.clone()) {
+        match analyze_metric(&l, m, args.degree, out.clone(), Some(&source)) {
             Ok(o) => {
                 if let (Some(v), Some(c)) = (&coq_out, &out) {
                     if let Err(e) = super::export::write_coq(c, v) {
@@ -207,12 +322,19 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
             }
         }
     }
-    match report::render(args.kernel.format, &outcomes, |v| report::analyze_text(v)) {
+    let text = |v: &Vec<AnalyzeOutcome>| match &race {
+        Some(w) => format!("{}{w}\n", report::analyze_text(v)),
+        None => report::analyze_text(v),
+    };
+    match report::render(args.kernel.format, &outcomes, text) {
         Ok(s) => print!("{s}"),
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_FAILED;
         }
+    }
+    if let (Format::Json, Some(w)) = (args.kernel.format, &race) {
+        eprintln!("{w}");
     }
     let all_ok = outcomes.iter().all(|o| match o {
         AnalyzeOutcome::Bound(b) => b.certificate.checked,

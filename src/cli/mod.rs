@@ -2,12 +2,12 @@
 //! calls the pipeline stages, hands results to `crate::report`, and maps outcomes to exit
 //! codes: 0 success, 1 no bound / certificate rejected, 2 bad input.
 
-mod analyze;
+pub mod analyze;
 mod bench;
 mod check;
 mod derive;
 mod export;
-mod options;
+pub mod options;
 mod published;
 mod relation;
 mod run;

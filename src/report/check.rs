@@ -1,27 +1,55 @@
-//! Output of `warpcert check CERT`: the independent kernel's verdict as text (its own
-//! rendering) or as a JSON object.
+//! Output of `warpcert check CERT [--source FILE]`: the independent kernel's verdict as text
+//! (its own rendering) or as a JSON object.
 
 use super::Format;
+use std::path::Path;
 use warpcert_kernel::{Rejection, Verdict};
 
 /// The verdict on the certificate file `cert` in `format`, ending with a newline.
-/// JSON: `{certificate, accepted: true, kernel, metric, bound, nodes}` when accepted,
-/// `{certificate, accepted: false, rule, node, reason}` when rejected.
-pub fn check_report(format: Format, cert: &str, verdict: &Result<Verdict, Rejection>) -> String {
-    match (format, verdict) {
-        (Format::Text, Ok(v)) => format!("{v}\n"),
-        (Format::Text, Err(r)) => format!("{r}\n"),
-        (Format::Json, v) => {
-            let obj = match v {
-                Ok(v) => serde_json::json!({
+///
+/// `source` is the `--source` file when one was given, and `mismatch` the reason the
+/// certificate's program or hashes differ from what the front end makes of it (then the
+/// certificate counts as rejected).
+/// JSON: `{certificate, accepted: true, kernel, metric, bound, relation, assumptions,
+/// source_checked, nodes}` when accepted, `{certificate, accepted: false, rule, node,
+/// reason}` when the kernel rejects, `{certificate, accepted: false, reason}` on a
+/// `--source` mismatch.
+pub fn check_report(
+    format: Format,
+    cert: &str,
+    verdict: &Result<Verdict, Rejection>,
+    source: Option<&Path>,
+    mismatch: Option<&str>,
+) -> String {
+    match (format, verdict, mismatch) {
+        (Format::Text, Ok(v), None) => match source {
+            Some(src) => format!(
+                "{v}\nsource {}: same SHA-256 and same lowered program\n",
+                src.display()
+            ),
+            None => format!("{v}\n"),
+        },
+        (Format::Text, Ok(_), Some(m)) => format!("REJECTED: --source does not match: {m}\n"),
+        (Format::Text, Err(r), _) => format!("{r}\n"),
+        (Format::Json, v, mismatch) => {
+            let obj = match (v, mismatch) {
+                (Ok(v), None) => serde_json::json!({
                     "certificate": cert,
                     "accepted": true,
                     "kernel": v.kernel,
                     "metric": v.metric,
                     "bound": v.bound,
+                    "relation": Verdict::RELATION,
+                    "assumptions": v.assumptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    "source_checked": source.is_some(),
                     "nodes": v.nodes_checked,
                 }),
-                Err(r) => serde_json::json!({
+                (Ok(_), Some(m)) => serde_json::json!({
+                    "certificate": cert,
+                    "accepted": false,
+                    "reason": format!("--source does not match: {m}"),
+                }),
+                (Err(r), _) => serde_json::json!({
                     "certificate": cert,
                     "accepted": false,
                     "rule": r.rule,

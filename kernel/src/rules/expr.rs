@@ -23,7 +23,7 @@ fn leaf(cx: &Ctx, n: &Node, s: Subject<'_>, what: &'static str, ok: fn(&Opd) -> 
     if !ok(o) {
         return Err(cx.rej(Reason::WrongSubject { expected: what, found: s.describe() }));
     }
-    cx.shape(n, 0, &[])?;
+    cx.shape::<0>(n, &[])?;
     Ok(())
 }
 
@@ -56,7 +56,7 @@ pub fn eq_op(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Reje
     let Subject::Expr(Expr::Bin(_, a, b)) = s else {
         return Err(cx.rej(Reason::WrongSubject { expected: "a binary expression", found: s.describe() }));
     };
-    let c = cx.shape(n, 2, &[])?;
+    let c = cx.shape::<2>(n, &[])?;
     let ca = cx.check_node(&c[0], Subject::Opd(a), env, 0)?;
     let cb = cx.check_node(&c[1], Subject::Opd(b), env, 1)?;
     Ok(ca + cb + &cx.m.op)
@@ -67,7 +67,7 @@ pub fn eq_uop(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rej
     let Subject::Expr(Expr::Un(_, a)) = s else {
         return Err(cx.rej(Reason::WrongSubject { expected: "a unary expression", found: s.describe() }));
     };
-    let c = cx.shape(n, 1, &[])?;
+    let c = cx.shape::<1>(n, &[])?;
     Ok(cx.check_node(&c[0], Subject::Opd(a), env, 0)? + &cx.m.op)
 }
 
@@ -75,7 +75,7 @@ fn read(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn, space: Space) -> Result<
     let Subject::Expr(Expr::Read(arr, o)) = s else {
         return Err(cx.rej(Reason::WrongSubject { expected: "an array read", found: s.describe() }));
     };
-    let c = cx.shape(n, 1, &["n"])?;
+    let c = cx.shape::<1>(n, &["n"])?;
     let count = cx.access(n, env, arr, o, space)?;
     let co = cx.check_node(&c[0], Subject::Opd(o), env, 0)?;
     let f = if space == Space::Global { &cx.m.gread } else { &cx.m.sread };

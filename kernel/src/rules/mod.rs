@@ -9,8 +9,9 @@ pub mod stmt;
 use crate::access::{self, Kind};
 use crate::arith::{check_farkas, rat, Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use crate::metric::{self, Metric};
+use crate::registry::{self, RuleKind};
 use crate::syntax::{self, Assn, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
-use crate::{registry, sexp, Reason, Rejection, Verdict, WfProblem};
+use crate::{assume, sexp, typing, Reason, Rejection, Verdict, WfProblem};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
@@ -98,8 +99,18 @@ impl Ctx<'_> {
     ) -> Result<Rat, Rejection> {
         self.stack.borrow_mut().push((n.rule.clone(), idx));
         self.filters.borrow_mut().push(filter.cloned());
-        self.count.set(self.count.get() + 1);
-        let r = self.check_node_inner(n, s, env);
+        self.count.set(self.count.get().saturating_add(1));
+        let depth = self.stack.borrow().len();
+        let r = guarded(
+            || self.check_node_inner(n, s, env),
+            |reason| {
+                // A panic below this node unwound past the children's pops: restore the
+                // stacks to this node, so that the rejection names it.
+                self.stack.borrow_mut().truncate(depth);
+                self.filters.borrow_mut().truncate(depth);
+                self.rej(reason)
+            },
+        );
         self.filters.borrow_mut().pop();
         self.stack.borrow_mut().pop();
         r
@@ -111,8 +122,8 @@ impl Ctx<'_> {
     }
 
     fn check_node_inner(&self, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
-        let f = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.clone())))?;
-        let is_stmt_rule = n.rule.starts_with("Q:");
+        let (kind, f) = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.clone())))?;
+        let is_stmt_rule = kind == RuleKind::Statement;
         match s {
             Subject::Stmt(_) => {
                 if !is_stmt_rule {
@@ -152,18 +163,18 @@ impl Ctx<'_> {
         n.post.as_deref().ok_or_else(|| self.rej(Reason::MissingField("post")))
     }
 
-    /// Requires exactly `k` children and only the listed fields (besides `pre`, `post`,
+    /// Requires exactly `K` children and only the listed fields (besides `pre`, `post`,
     /// `cost`); field keys are `n`, `frame`, `entail NAME`, `rewrite NAME`.
-    pub fn shape<'n>(&self, n: &'n Node, k: usize, fields: &[&str]) -> Result<&'n [Node], Rejection> {
+    pub fn shape<'n, const K: usize>(&self, n: &'n Node, fields: &[&str]) -> Result<&'n [Node; K], Rejection> {
         for f in &n.fields {
             if !["pre", "post", "cost"].contains(&f.as_str()) && !fields.contains(&f.as_str()) {
                 return Err(self.rej(Reason::UnexpectedField(f.clone())));
             }
         }
-        if n.children.len() != k {
-            return Err(self.rej(Reason::ChildCount { expected: k, found: n.children.len() }));
-        }
-        Ok(&n.children)
+        n.children
+            .as_slice()
+            .try_into()
+            .map_err(|_| self.rej(Reason::ChildCount { expected: K, found: n.children.len() }))
     }
 
     /// A statement child's `pre` and `post` (checked present when the child is checked).
@@ -236,7 +247,7 @@ impl Ctx<'_> {
             Opd::Var(x) if self.prog.local(x) == Some(Ty::Int) => Some(Lin::var(x)),
             Opd::Param(x) if self.prog.param(x) == Some(Ty::Int) => Some(Lin::var(x)),
             Opd::Int(n) => Some(Lin::constant(Rat::from_integer(n.clone()))),
-            Opd::Tid(d) => Some(Lin::var(["threadIdx.x", "threadIdx.y", "threadIdx.z"][*d % 3])),
+            Opd::Tid(d) => TIDS.get(*d).map(|t| Lin::var(t)),
             _ => None,
         }
     }
@@ -378,7 +389,9 @@ impl Ctx<'_> {
             Opd::Param(_) | Opd::Bool(_) | Opd::Float(_) => Some(Dep::unknown_uniform()),
             Opd::Tid(i) => {
                 let mut k: [BigInt; 3] = Default::default();
-                k[*i % 3] = BigInt::one();
+                if let Some(k) = k.get_mut(*i) {
+                    *k = BigInt::one();
+                }
                 Some(Dep::norm(k, BigInt::zero(), BigInt::zero()))
             }
             Opd::Var(x) => d.get(x).filter(|e| e.linear()).cloned(),
@@ -439,7 +452,7 @@ impl Ctx<'_> {
         let step = if x.g.is_zero() { p.clone() } else { x.g.gcd(&p) };
         let rho0 = x.r.mod_floor(&step);
         let count = (&p / &step).to_u64().unwrap_or(u64::MAX);
-        let total: u64 = self.block.iter().map(|&b| u64::from(b)).product();
+        let total = access::block_threads(self.block).unwrap_or(u64::MAX);
         if count.saturating_mul(total) > access::WORK_LIMIT {
             return false;
         }
@@ -450,13 +463,14 @@ impl Ctx<'_> {
             let offs: Vec<BigInt> = (start..end)
                 .map(|t| {
                     let ti = access::thread_index(self.block, t);
-                    (0..3).map(|i| &x.k[i] * BigInt::from(ti[i])).sum()
+                    x.k.iter().zip(ti).map(|(k, i)| k * BigInt::from(i)).sum()
                 })
                 .collect();
             let mut rho = rho0.clone();
             while rho < p {
-                let q0 = (&offs[0] + &rho).div_floor(&p);
-                if offs.iter().any(|o| (o + &rho).div_floor(&p) != q0) {
+                let mut qs = offs.iter().map(|o| (o + &rho).div_floor(&p));
+                let q0 = qs.next();
+                if qs.any(|q| Some(q) != q0) {
                     return false;
                 }
                 rho += &step;
@@ -470,7 +484,7 @@ impl Ctx<'_> {
     /// `(k, r, g)` with `k_d = 0` for every dimension `d` that is not warp-uniform becomes
     /// `(0, r, gcd(g, k_d …))`; any other entry is returned unchanged.
     pub fn collapse(&self, x: &Dep) -> Dep {
-        if x.uniform() || (0..3).any(|i| !x.k[i].is_zero() && !self.udims[i]) {
+        if x.uniform() || x.k.iter().zip(self.udims).any(|(k, u)| !k.is_zero() && !u) {
             return x.clone();
         }
         let g = x.k.iter().fold(x.g.clone(), |g, k| g.gcd(k));
@@ -738,6 +752,19 @@ impl Ctx<'_> {
     }
 }
 
+/// Runs `f`; a panic inside it becomes `on_panic(`[`Reason::InternalPanic`]`)` instead of
+/// unwinding further (the per-node guard of [`Ctx::check_node_in`]: a kernel bug on some
+/// input is a rejection naming the node and rule, never an abort).
+pub fn guarded<T>(
+    f: impl FnOnce() -> Result<T, Rejection>,
+    on_panic: impl FnOnce(Reason) -> Rejection,
+) -> Result<T, Rejection> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => Err(on_panic(crate::panic_reason(&*p))),
+    }
+}
+
 /// Largest modulus for which `lane_D(x != 0)` lists the residues `1 … m−1`
 /// (spec/logic.md §2; a larger one gives no lane fact).
 pub const LANE_MODULUS_LIMIT: u32 = 4096;
@@ -762,8 +789,8 @@ pub const TIDS: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
 pub fn uniform_form(d: &BTreeMap<String, Dep>, l: &Lin) -> bool {
     let mut k: [Rat; 3] = Default::default();
     for (v, a) in &l.terms {
-        if let Some(i) = TIDS.iter().position(|t| t == v) {
-            k[i] += a;
+        if let Some(ki) = TIDS.iter().position(|t| t == v).and_then(|i| k.get_mut(i)) {
+            *ki += a;
         } else if let Some(e) = d.get(v) {
             if !e.linear() {
                 return false;
@@ -829,97 +856,24 @@ pub fn eval_int(op: &str, a: &BigInt, b: &BigInt) -> Option<BigInt> {
 /// of the block (linear thread ids `W·w … W·w+W−1` below the block size, x fastest),
 /// all lanes have the same `threadIdx.d` (spec/logic.md §2).
 pub fn warp_uniform_dims(block: [u32; 3], warp: u32) -> [bool; 3] {
-    let total: u64 = block.iter().map(|&b| u64::from(b)).product();
+    let Some(total) = access::block_threads(block).filter(|&t| t <= access::WORK_LIMIT) else {
+        return [false; 3];
+    };
     let warp = u64::from(warp.max(1));
     let mut out = [true; 3];
-    if total > access::WORK_LIMIT {
-        return [false; 3];
-    }
     let mut start = 0;
     while start < total {
         let end = (start + warp).min(total);
         let first = access::thread_index(block, start);
         for t in start..end {
             let ti = access::thread_index(block, t);
-            for d in 0..3 {
-                out[d] &= ti[d] == first[d];
+            for ((o, a), b) in out.iter_mut().zip(ti).zip(first) {
+                *o &= a == b;
             }
         }
         start = end;
     }
     out
-}
-
-fn prog_err(reason: Reason) -> Rejection {
-    Rejection { rule: "program".to_string(), node_path: String::new(), reason }
-}
-
-/// Light well-typedness of the program: distinct declared names, declared operands,
-/// assignment targets locals, write targets and reads declared arrays, array indices `int`.
-fn check_program(p: &Program) -> Result<(), Rejection> {
-    let mut names: Vec<&String> = p
-        .params
-        .iter()
-        .map(|x| &x.1)
-        .chain(p.locals.iter().map(|x| &x.1))
-        .chain(p.arrays.iter().map(|a| &a.name))
-        .collect();
-    names.sort();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(prog_err(Reason::DuplicateName(w[0].clone())));
-    }
-    // `threadIdx.*` are the thread-index variables of constraints, not declarable names.
-    if let Some(n) = names.iter().find(|n| n.starts_with("threadIdx.")) {
-        return Err(prog_err(Reason::IllTyped { what: n.to_string(), expected: "a name other than threadIdx.*" }));
-    }
-    let opd_ty = |o: &Opd| -> Result<Ty, Rejection> {
-        let und = |kind, name: &String| prog_err(Reason::Undeclared { kind, name: name.clone() });
-        match o {
-            Opd::Var(x) => p.local(x).ok_or_else(|| und("local", x)),
-            Opd::Param(x) => p.param(x).ok_or_else(|| und("parameter", x)),
-            Opd::Int(_) | Opd::Tid(_) => Ok(Ty::Int),
-            Opd::Bool(_) => Ok(Ty::Bool),
-            Opd::Float(_) => Ok(Ty::Float),
-        }
-    };
-    let index = |a: &String, o: &Opd| -> Result<(), Rejection> {
-        p.array(a).ok_or_else(|| prog_err(Reason::Undeclared { kind: "array", name: a.clone() }))?;
-        if opd_ty(o)? != Ty::Int {
-            return Err(prog_err(Reason::IllTyped { what: o.to_string(), expected: "an int index" }));
-        }
-        Ok(())
-    };
-    let expr = |e: &Expr| -> Result<(), Rejection> {
-        match e {
-            Expr::Opd(o) | Expr::Un(_, o) => opd_ty(o).map(|_| ()),
-            Expr::Bin(_, a, b) => opd_ty(a).and(opd_ty(b)).map(|_| ()),
-            Expr::Read(a, o) => index(a, o),
-        }
-    };
-    let mut todo = vec![&p.body];
-    while let Some(s) = todo.pop() {
-        match s {
-            Stmt::Skip | Stmt::Sync => {}
-            Stmt::Seq(a, b) => todo.extend([&**a, &**b]),
-            Stmt::Assign(x, e) => {
-                p.local(x).ok_or_else(|| prog_err(Reason::Undeclared { kind: "local", name: x.clone() }))?;
-                expr(e)?;
-            }
-            Stmt::Write(a, o, e) => {
-                index(a, o)?;
-                expr(e)?;
-            }
-            Stmt::If(e, a, b) => {
-                expr(e)?;
-                todo.extend([&**a, &**b]);
-            }
-            Stmt::While(e, b) => {
-                expr(e)?;
-                todo.push(b);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The launch facts of spec/logic.md §5, in order: thread-index bounds, `blockIdx.d ≥ 0`,
@@ -960,7 +914,13 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     let cert = syntax::certificate(&top)?;
     let m =
         metric::standard(&cert.metric).ok_or_else(|| Rejection::parse(Reason::UnknownMetric(cert.metric.clone())))?;
-    check_program(&cert.program)?;
+    typing::check_program(&cert.program)?;
+    let assumptions = if cert.version >= 2 {
+        assume::check(&cert.program, &cert.assumptions).map_err(Rejection::parse)?;
+        cert.assumptions.clone()
+    } else {
+        assume::implicit(&cert.program)
+    };
     let cx = Ctx {
         prog: &cert.program,
         m,
@@ -994,11 +954,36 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         return Err(cx.rej(Reason::BoundMismatch { bound: cert.bound.to_string(), root: pre.q.to_string() }));
     }
     Ok(Verdict {
+        version: cert.version,
         kernel: cert.program.name.clone(),
         metric: cert.metric.clone(),
         hardware: cert.hardware,
         block: cert.block,
         bound: cert.bound.to_string(),
+        bound_poly: cert.bound.clone(),
+        assumptions,
+        provenance: cert.provenance.clone(),
         nodes_checked: cx.count.get(),
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::panic, clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The per-node guard turns a panic into [`Reason::InternalPanic`] with its message, at
+    /// the rejection the caller builds (no rule panics on any input the tests know, so the
+    /// guard is exercised directly).
+    #[test]
+    fn guard_turns_a_panic_into_a_rejection() {
+        let at = |reason| Rejection { rule: "Q:SEQ".into(), node_path: "0.1".into(), reason };
+        let r = guarded(|| -> Result<(), Rejection> { panic!("index out of range") }, at).unwrap_err();
+        assert_eq!(r, at(Reason::InternalPanic("index out of range".into())));
+        assert_eq!(
+            r.to_string(),
+            "rule Q:SEQ at node 0.1: internal error (a kernel panic, caught): index out of range"
+        );
+        assert_eq!(guarded(|| Ok(3), at), Ok(3));
+    }
 }

@@ -27,7 +27,7 @@ pub fn q_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     let Subject::Stmt(Stmt::Skip) = s else {
         return Err(wrong(cx, "skip", s));
     };
-    cx.shape(n, 0, &[])?;
+    cx.shape::<0>(n, &[])?;
     cx.same(pre, cx.post(n)?, "pre", "post")?;
     Ok(Rat::zero())
 }
@@ -37,7 +37,7 @@ pub fn q_sync(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     let Subject::Stmt(Stmt::Sync) = s else {
         return Err(wrong(cx, "sync", s));
     };
-    cx.shape(n, 0, &[])?;
+    cx.shape::<0>(n, &[])?;
     let post = cx.post(n)?;
     cx.same_p(&pre.p, &post.p, "pre", "post")?;
     cx.same_d(&pre.d, &post.d, "pre", "post")?;
@@ -51,7 +51,7 @@ pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     let Subject::Stmt(Stmt::Seq(s1, s2)) = s else {
         return Err(wrong(cx, "seq", s));
     };
-    let c = cx.shape(n, 2, &[])?;
+    let c = cx.shape::<2>(n, &[])?;
     cx.check_node(&c[0], Subject::Stmt(s1), pre, 0)?;
     cx.check_node_in(&c[1], Subject::Stmt(s2), pre, 1, cx.filter().as_ref())?;
     let ((p1, q1), (p2, q2)) = (cx.pp(&c[0])?, cx.pp(&c[1])?);
@@ -65,7 +65,7 @@ pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// witnesses `P ⇒ c[x ← e]` for each `c ∈ P'`; returns the cost `C` of the child.
 fn vwrite_common(cx: &Ctx, n: &Node, x: &str, e: &Expr, pre: &Assn) -> Result<Rat, Rejection> {
     let post = cx.post(n)?;
-    let c = cx.shape(n, 1, &["entail post"])?;
+    let c = cx.shape::<1>(n, &["entail post"])?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let wx = [x.to_string()];
     cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
@@ -141,7 +141,7 @@ fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result
         return Err(wrong(cx, "an array write", s));
     };
     let post = cx.post(n)?;
-    let c = cx.shape(n, 2, &["n"])?;
+    let c = cx.shape::<2>(n, &["n"])?;
     let count = cx.access(n, pre, arr, o, space)?;
     let c1 = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
     let c2 = cx.check_node(&c[1], Subject::Expr(e), pre, 1)?;
@@ -176,7 +176,7 @@ fn cond_stmt<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a Expr, &'a Stmt, &'a St
 pub fn q_if1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (e, s1, s2) = cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = cx.shape(n, 3, &[])?;
+    let c = cx.shape::<3>(n, &[])?;
     cx.uniform(&pre.d, e)?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let filter = cx.filter();
@@ -197,7 +197,7 @@ pub fn q_if1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 fn if_decided(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, neg: bool) -> Result<Rat, Rejection> {
     let (e, s1, s2) = cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = cx.shape(n, 2, &["entail cond"])?;
+    let c = cx.shape::<2>(n, &["entail cond"])?;
     let targets = cx.decided_cond(e, neg)?;
     cx.entail(n, "cond", &pre.p, &targets)?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
@@ -228,7 +228,7 @@ pub fn q_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (e, s1, s2) = cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = cx.shape(n, 3, &["entail else-cond", "entail else-then", "entail join-then", "entail join-else"])?;
+    let c = cx.shape::<3>(n, &["entail else-cond", "entail else-then", "entail join-then", "entail join-else"])?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     cx.check_node(&c[1], Subject::Stmt(s1), pre, 1)?;
     cx.check_node(&c[2], Subject::Stmt(s2), pre, 2)?;
@@ -260,7 +260,7 @@ fn while_rule(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, divergent: bool) -
         return Err(wrong(cx, "a while loop", s));
     };
     let post = cx.post(n)?;
-    let c = cx.shape(n, 2, &[])?;
+    let c = cx.shape::<2>(n, &[])?;
     if !divergent {
         cx.uniform(&pre.d, e)?;
     }
@@ -302,7 +302,7 @@ pub fn q_unroll(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, R
     let Subject::Stmt(w @ Stmt::While(e, body)) = s else {
         return Err(wrong(cx, "a while loop", s));
     };
-    let c = cx.shape(n, 1, &[])?;
+    let c = cx.shape::<1>(n, &[])?;
     let unrolled = Stmt::If(e.clone(), Box::new(Stmt::Seq(body.clone(), Box::new(w.clone()))), Box::new(Stmt::Skip));
     cx.check_node(&c[0], Subject::Stmt(&unrolled), pre, 0)?;
     let (cp, cq) = cx.pp(&c[0])?;
@@ -315,7 +315,7 @@ fn if_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Res
     let (c, s1, s2) = cond_stmt(cx, s)?;
     let filter = cx.filter().ok_or_else(|| cx.rej(Reason::NotFiltered))?;
     let post = cx.post(n)?;
-    let ch = cx.shape(n, 3, &["entail exit", "entail join-then", "entail join-else"])?;
+    let ch = cx.shape::<3>(n, &["entail exit", "entail join-then", "entail join-else"])?;
     if uniform {
         cx.uniform(&pre.d, c)?;
     }
@@ -372,7 +372,7 @@ fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> 
         return Err(wrong(cx, "a while loop", s));
     };
     let post = cx.post(n)?;
-    let c = cx.shape(n, 2, &[])?;
+    let c = cx.shape::<2>(n, &[])?;
     if let Expr::Read(a, _) = e {
         return Err(cx.rej(Reason::ExitTestReads(a.clone())));
     }
@@ -424,7 +424,7 @@ pub fn q_whileexit2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
 /// filtered.
 pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let post = cx.post(n)?;
-    let c = cx.shape(n, 1, &["frame", "entail pre", "rewrite pre", "entail post", "rewrite post"])?;
+    let c = cx.shape::<1>(n, &["frame", "entail pre", "rewrite pre", "entail post", "rewrite post"])?;
     let frame = n.frame.clone().unwrap_or_else(Rat::zero);
     if frame.is_negative() {
         return Err(cx.rej(Reason::Negative { what: "frame", value: frame.to_string() }));

@@ -610,3 +610,15 @@ Proof.
   destruct (run_sound _ _ _ _ _ _ _ _ E) as [s' Hr].
   exists s', C. split; [exact Hr|]. now apply Qle_bool_iff.
 Qed.
+
+(** ** Array contents (for generated files) *)
+
+(** Cells [0 … n−1] hold [vs], every other cell [d]; the trie is built once. *)
+Definition cells (vs : list val) (d : val) : Z -> val :=
+  let m := fst (fold_left (fun acc v => (PM.add (zk (snd acc)) v (fst acc), Z.succ (snd acc)))
+                          vs (PM.empty val, 0%Z)) in
+  fun i => match PM.find (zk i) m with Some v => v | None => d end.
+
+(** Array [a] holds the [a]-th contents of [l]. *)
+Definition arrays_of (l : list (Z -> val)) : nat -> Z -> val :=
+  fun a => nth a l (fun _ => VInt 0).

@@ -6,7 +6,7 @@
 
 mod write;
 
-pub use write::write;
+pub use write::{program_sexp, write};
 
 use crate::analysis::linear::{Cstr, DepMap, Lin};
 use crate::analysis::poly::Poly;

@@ -254,6 +254,22 @@ pub fn write(
         "(launch {} {} {})",
         launch.block[0], launch.block[1], launch.block[2]
     );
+    s.push_str(&program_sexp(prog));
+    let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
+    s.push_str("(bound ");
+    write_poly(&mut s, &bound);
+    s.push_str(")\n");
+    s.push_str("(derivation\n");
+    node_s(root, 2, &mut s, &mut Memo::default());
+    s.push_str(")\n");
+    s
+}
+
+/// The `(program NAME (params …) (arrays …) (locals …) (body S))` section of a
+/// certificate (`spec/certificate.md`, "Program"), ending with a newline. Also read back
+/// by `export::coq_run` through the kernel's parser.
+pub fn program_sexp(prog: &Program) -> String {
+    let mut s = String::new();
     let _ = writeln!(s, "(program {}", prog.name);
     s.push_str("  (params");
     for p in &prog.params {
@@ -277,12 +293,5 @@ pub fn write(
     s.push_str(")\n  (body\n");
     sexp_stmt(&prog.body, 4, &mut s);
     s.push_str("  ))\n");
-    let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
-    s.push_str("(bound ");
-    write_poly(&mut s, &bound);
-    s.push_str(")\n");
-    s.push_str("(derivation\n");
-    node_s(root, 2, &mut s, &mut Memo::default());
-    s.push_str(")\n");
     s
 }

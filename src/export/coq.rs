@@ -186,7 +186,7 @@ impl<'p> Names<'p> {
             Opd::Bool(b) => format!("OConst (VBool {b})"),
             Opd::Float(f) => {
                 let v: f64 = f.parse().map_err(|_| bad(f))?;
-                format!("OConst (VFloat {}%Z)", v.to_bits() as i64)
+                format!("OConst (VFloat {})", z(&BigInt::from(v.to_bits() as i64)))
             }
         })
     }

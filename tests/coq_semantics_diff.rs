@@ -35,9 +35,12 @@ use std::sync::OnceLock;
 use std::time::Instant;
 use warpcert::core::metric::Q;
 use warpcert::core::{Launch, Metric, MetricName, Program, Ty};
-use warpcert::export::coq_run::{claim_file, costs_file, parse_costs, CostClaim, WarpRunSpec};
+use warpcert::export::coq_run::{
+    claim_file, costs_file, parse_costs, refutation_file, CostClaim, WarpRunSpec,
+};
 use warpcert::frontend;
 use warpcert::semantics::{run_warp, ArrayInit, Inputs, Params, RunOptions, Value};
+use warpcert_kernel::arith::{Lin, Poly};
 
 fn coqc_available() -> bool {
     Command::new("coqc")
@@ -92,12 +95,23 @@ fn coqc_all(files: &[PathBuf]) -> Vec<(bool, String)> {
     runs.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Compiles the theories the run files need (Exec and Float64 and what they import), once
+/// Compiles the theories the run and refutation files need (all of them), once
 /// per test process (the tests of this file run in parallel).
 fn build_theories() {
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
     let r = BUILT.get_or_init(|| {
-        for f in ["Metric", "Syntax", "Semantics", "Exec", "Float64"] {
+        for f in [
+            "Metric",
+            "Syntax",
+            "Semantics",
+            "Exec",
+            "Float64",
+            "Lin",
+            "Logic",
+            "Soundness",
+            "Check",
+            "Refute",
+        ] {
             let (ok, out) = coqc(Path::new(&format!("theories/{f}.v")));
             if !ok {
                 return Err(format!("coqc rejected theories/{f}.v:\n{out}"));
@@ -494,8 +508,10 @@ fn interpreter_soundness_is_closed() {
 }
 
 /// Issue 19 item 3's theorem form: "the run costs exactly c" and "more than c - 1" are
-/// proved by `vm_compute` (closed), "more than c" is rejected, where `c` is the cost the
-/// Rust run computes — the sectors of warp 1 of `neg_index.cu` at `s = 3`, which the
+/// proved by `vm_compute` (closed), "more than c" is rejected; the claimed bound
+/// `c - 2 + max(0, s - 1)/2` (`c - 1` at `s = 3`) is refuted (`Refute.refute_sound`: the
+/// negation of the bound theorem a certificate would state), `c - 1 + max(0, s - 1)/2` is
+/// not; `c` is the cost the Rust run computes — the sectors of warp 1 of `neg_index.cu` at `s = 3`, which the
 /// differential test above shows equal to the Coq run's.
 #[test]
 fn claim_theorems_check() {
@@ -542,19 +558,41 @@ fn claim_theorems_check() {
         (CostClaim::MoreThan(cost.clone()), false),
         (CostClaim::Exactly(&cost + &one), false),
     ];
+    // Claimed bounds `k + max(0, s - 1)/2` (2/2 = 1 at s = 3): refuted for k = cost - 2
+    // (1 below the cost), not for k = cost - 1 (equal to it).
+    let half_s = |k: Q| {
+        let mut atom = Lin::constant(Q::from_integer(BigInt::from(-1)));
+        atom.terms
+            .insert("s".into(), Q::from_integer(BigInt::from(1)));
+        let mut p = Poly::constant(k);
+        p.add_term(Q::new(BigInt::from(1), BigInt::from(2)), vec![atom]);
+        p
+    };
+    let two = Q::from_integer(BigInt::from(2));
+    let bounds = [(half_s(&cost - &two), true), (half_s(&cost - &one), false)];
     let dir = scratch("coqdiff_claims");
-    let files: Vec<PathBuf> = claims
+    let mut files = Vec::new();
+    for (i, (cl, _)) in claims.iter().enumerate() {
+        let f = dir.join(format!("claim_{i}.v"));
+        std::fs::write(&f, claim_file(&spec, metric, cl).unwrap()).unwrap();
+        files.push(f);
+    }
+    for (i, (b, _)) in bounds.iter().enumerate() {
+        let f = dir.join(format!("refute_{i}.v"));
+        std::fs::write(&f, refutation_file(&spec, metric, b).unwrap()).unwrap();
+        files.push(f);
+    }
+    let expected = claims
         .iter()
-        .enumerate()
-        .map(|(i, (cl, _))| {
-            let f = dir.join(format!("claim_{i}.v"));
-            std::fs::write(&f, claim_file(&spec, metric, cl).unwrap()).unwrap();
-            f
-        })
-        .collect();
-    for ((cl, holds), (ok, out)) in claims.iter().zip(coqc_all(&files)) {
-        assert_eq!(ok, *holds, "claim {cl:?} (cost {cost}):\n{out}");
-        if *holds {
+        .map(|(c, h)| (format!("claim {c:?}"), *h))
+        .chain(
+            bounds
+                .iter()
+                .map(|(b, h)| (format!("refutation of {b:?}"), *h)),
+        );
+    for ((what, holds), (ok, out)) in expected.zip(coqc_all(&files)) {
+        assert_eq!(ok, holds, "{what} (cost {cost}):\n{out}");
+        if holds {
             assert!(out.contains("Closed under the global context"), "{out}");
         }
     }

@@ -113,7 +113,8 @@ fn q(r: &Rat) -> String {
     }
 }
 
-fn ty(t: Ty) -> &'static str {
+/// The Coq `Syntax.ty` of a type.
+pub(crate) fn ty(t: Ty) -> &'static str {
     match t {
         Ty::Int => "TInt",
         Ty::Bool => "TBool",
@@ -169,6 +170,64 @@ impl<'p> Names<'p> {
             params: index(p.params.iter().map(|l| l.1.as_str()).collect()),
             arrays: index(p.arrays.iter().map(|a| a.name.as_str()).collect()),
         }
+    }
+
+    fn var(&self, v: &str) -> Result<String, ExportError> {
+        if let Some(d) = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
+            .iter()
+            .position(|t| *t == v)
+        {
+            return Ok(format!("VT {d}"));
+        }
+        if let Some(i) = self.locals.get(v) {
+            return Ok(format!("VL {i}"));
+        }
+        if let Some(i) = self.params.get(v) {
+            return Ok(format!("VP {i}"));
+        }
+        Err(ExportError::Unsupported(format!("unknown variable {v}")))
+    }
+
+    /// `s·L` as a Coq `lin` (`s·L` must be integral).
+    fn lin(&self, l: &Lin, s: &BigInt) -> Result<String, ExportError> {
+        let sr = Rat::from_integer(s.clone());
+        let int = |r: &Rat| -> Result<BigInt, ExportError> {
+            let v = r * &sr;
+            if v.denom().is_one() {
+                Ok(v.numer().clone())
+            } else {
+                Err(ExportError::Unsupported(format!(
+                    "non-integral linear form {l}"
+                )))
+            }
+        };
+        let mut terms = Vec::new();
+        for (v, a) in &l.terms {
+            terms.push(format!("({}, {})", z(&int(a)?), self.var(v)?));
+        }
+        Ok(format!("mkLin {} [{}]", z(&int(&l.c)?), terms.join("; ")))
+    }
+
+    /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom scaled to an integral
+    /// form, its scale divided out of the coefficient.
+    pub(crate) fn pot(&self, p: &Poly) -> Result<String, ExportError> {
+        let mut c0 = Rat::zero();
+        let mut terms = Vec::new();
+        for (atoms, c) in &p.terms {
+            if atoms.is_empty() {
+                c0 += c;
+                continue;
+            }
+            let mut coef = c.clone();
+            let mut printed = Vec::new();
+            for l in atoms {
+                let s = scale_of(l);
+                coef /= Rat::from_integer(s.clone());
+                printed.push(self.lin(l, &s)?);
+            }
+            terms.push(format!("({}, [{}])", q(&coef), printed.join("; ")));
+        }
+        Ok(format!("mkPot {} [{}]", q(&c0), terms.join("; ")))
     }
 
     pub(crate) fn opd(&self, o: &Opd) -> Result<String, ExportError> {
@@ -262,42 +321,6 @@ impl<'c> Exporter<'c> {
         }
     }
 
-    fn var(&self, v: &str) -> Result<String, ExportError> {
-        if let Some(d) = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
-            .iter()
-            .position(|t| *t == v)
-        {
-            return Ok(format!("VT {d}"));
-        }
-        if let Some(i) = self.names.locals.get(v) {
-            return Ok(format!("VL {i}"));
-        }
-        if let Some(i) = self.names.params.get(v) {
-            return Ok(format!("VP {i}"));
-        }
-        Err(ExportError::Unsupported(format!("unknown variable {v}")))
-    }
-
-    /// `s·L` as a Coq `lin` (`s·L` must be integral).
-    fn lin(&self, l: &Lin, s: &BigInt) -> Result<String, ExportError> {
-        let sr = Rat::from_integer(s.clone());
-        let int = |r: &Rat| -> Result<BigInt, ExportError> {
-            let v = r * &sr;
-            if v.denom().is_one() {
-                Ok(v.numer().clone())
-            } else {
-                Err(ExportError::Unsupported(format!(
-                    "non-integral linear form {l}"
-                )))
-            }
-        };
-        let mut terms = Vec::new();
-        for (v, a) in &l.terms {
-            terms.push(format!("({}, {})", z(&int(a)?), self.var(v)?));
-        }
-        Ok(format!("mkLin {} [{}]", z(&int(&l.c)?), terms.join("; ")))
-    }
-
     /// A constraint: `CLe`/`CEq` of the scaled form, or `CMod L m [r…]` for a lane
     /// constraint (its form is integral: scale 1).
     fn cstr(&self, c: &Cstr) -> Result<String, ExportError> {
@@ -305,13 +328,16 @@ impl<'c> Exporter<'c> {
             let rs: Vec<String> = l.rs.iter().map(z).collect();
             return Ok(format!(
                 "CMod ({}) {} [{}]",
-                self.lin(&c.lin, &BigInt::one())?,
+                self.names.lin(&c.lin, &BigInt::one())?,
                 z(&l.m),
                 rs.join("; ")
             ));
         }
         let k = if c.eq { "CEq" } else { "CLe" };
-        Ok(format!("{k} ({})", self.lin(&c.lin, &scale_of(&c.lin))?))
+        Ok(format!(
+            "{k} ({})",
+            self.names.lin(&c.lin, &scale_of(&c.lin))?
+        ))
     }
 
     /// A dependence entry (`Logic.dent`).
@@ -325,28 +351,6 @@ impl<'c> Exporter<'c> {
         })
     }
 
-    /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom scaled to an integral
-    /// form, its scale divided out of the coefficient.
-    fn pot(&self, p: &Poly) -> Result<String, ExportError> {
-        let mut c0 = Rat::zero();
-        let mut terms = Vec::new();
-        for (atoms, c) in &p.terms {
-            if atoms.is_empty() {
-                c0 += c;
-                continue;
-            }
-            let mut coef = c.clone();
-            let mut printed = Vec::new();
-            for l in atoms {
-                let s = scale_of(l);
-                coef /= Rat::from_integer(s.clone());
-                printed.push(self.lin(l, &s)?);
-            }
-            terms.push(format!("({}, [{}])", q(&coef), printed.join("; ")));
-        }
-        Ok(format!("mkPot {} [{}]", q(&c0), terms.join("; ")))
-    }
-
     /// The name of a (shared) definition of assertion `a`.
     fn assn(&mut self, a: &Assn) -> Result<String, ExportError> {
         let p: Result<Vec<String>, ExportError> = a.p.iter().map(|c| self.cstr(c)).collect();
@@ -356,7 +360,7 @@ impl<'c> Exporter<'c> {
             "mkAssn [{}] [{}] ({})",
             p?.join("; "),
             d?.join("; "),
-            self.pot(&a.q)?
+            self.names.pot(&a.q)?
         );
         let n = self.assns.len();
         let id = *self.assns.entry(body.clone()).or_insert(n);
@@ -432,7 +436,7 @@ impl<'c> Exporter<'c> {
                     }
                     out.push(format!(
                         "RShift ({}) {} {}",
-                        self.lin(&l, &one)?,
+                        self.names.lin(&l, &one)?,
                         z(d.numer()),
                         Self::farkas(&w, &one, &ss)?
                     ));
@@ -445,8 +449,8 @@ impl<'c> Exporter<'c> {
                     }
                     out.push(format!(
                         "RMono ({}) ({}) {}",
-                        self.lin(&l1, &one)?,
-                        self.lin(&l2, &one)?,
+                        self.names.lin(&l1, &one)?,
+                        self.names.lin(&l2, &one)?,
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
@@ -458,7 +462,7 @@ impl<'c> Exporter<'c> {
                     }
                     out.push(format!(
                         "RZero ({}) {}",
-                        self.lin(&l, &one)?,
+                        self.names.lin(&l, &one)?,
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
@@ -771,7 +775,7 @@ impl<'c> Exporter<'c> {
         let mut body = String::new();
         self.names.stmt(&p.body, &mut body, 2)?;
         let tree = self.node(&c.root, &p.body, 2)?;
-        let bound = self.pot(&c.bound)?;
+        let bound = self.names.pot(&c.bound)?;
         let mut out = String::new();
         let _ = writeln!(
             out,

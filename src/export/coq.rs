@@ -31,7 +31,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use warpcert_kernel::arith::{Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::rules::warp_uniform_dims;
-use warpcert_kernel::syntax::{self, Assn, Certificate, Expr, Node, Opd, Rw, Space, Stmt, Ty};
+use warpcert_kernel::syntax::{
+    self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty,
+};
 
 /// Why a certificate could not be exported.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -61,15 +63,20 @@ pub fn export(text: &str) -> Result<String, ExportError> {
     })
 }
 
+/// The indices of a program's locals, parameters and arrays (declaration order) and the
+/// Coq terms of its operands, expressions and statements (`Syntax.opd`, `expr`, `stmt`).
+/// Shared by the certificate export and `coq_run` (programs run under `Exec.exec`).
+pub(crate) struct Names<'p> {
+    locals: BTreeMap<&'p str, usize>,
+    params: BTreeMap<&'p str, usize>,
+    arrays: BTreeMap<&'p str, usize>,
+}
+
 struct Exporter<'c> {
     cert: &'c Certificate,
-    locals: BTreeMap<&'c str, usize>,
-    params: BTreeMap<&'c str, usize>,
-    arrays: BTreeMap<&'c str, usize>,
+    names: Names<'c>,
     assns: HashMap<String, usize>,
     defs: String,
-    /// The launch's warp-uniform thread dimensions (spec/logic.md §2).
-    udims: [bool; 3],
     /// Access-bound claims: printed key ↦ smallest claimed `n` (`Check.ntab`).
     tab: BTreeMap<String, BigInt>,
     /// The condition of the innermost Q:WHILEEXIT1/2 loop whose body is being exported
@@ -106,7 +113,8 @@ fn q(r: &Rat) -> String {
     }
 }
 
-fn ty(t: Ty) -> &'static str {
+/// The Coq `Syntax.ty` of a type.
+pub(crate) fn ty(t: Ty) -> &'static str {
     match t {
         Ty::Int => "TInt",
         Ty::Bool => "TBool",
@@ -152,21 +160,15 @@ fn unop(op: &str) -> Result<&'static str, ExportError> {
     })
 }
 
-impl<'c> Exporter<'c> {
-    fn new(cert: &'c Certificate) -> Exporter<'c> {
-        let p = &cert.program;
+impl<'p> Names<'p> {
+    /// The indices of `p`'s names.
+    pub(crate) fn new(p: &'p Program) -> Names<'p> {
         let index =
-            |names: Vec<&'c str>| names.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
-        Exporter {
-            cert,
+            |names: Vec<&'p str>| names.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
+        Names {
             locals: index(p.locals.iter().map(|l| l.1.as_str()).collect()),
             params: index(p.params.iter().map(|l| l.1.as_str()).collect()),
             arrays: index(p.arrays.iter().map(|a| a.name.as_str()).collect()),
-            assns: HashMap::new(),
-            defs: String::new(),
-            udims: warp_uniform_dims(cert.block, cert.hardware[0]),
-            tab: BTreeMap::new(),
-            filter: None,
         }
     }
 
@@ -206,36 +208,9 @@ impl<'c> Exporter<'c> {
         Ok(format!("mkLin {} [{}]", z(&int(&l.c)?), terms.join("; ")))
     }
 
-    /// A constraint: `CLe`/`CEq` of the scaled form, or `CMod L m [r…]` for a lane
-    /// constraint (its form is integral: scale 1).
-    fn cstr(&self, c: &Cstr) -> Result<String, ExportError> {
-        if let Some(l) = &c.lane {
-            let rs: Vec<String> = l.rs.iter().map(z).collect();
-            return Ok(format!(
-                "CMod ({}) {} [{}]",
-                self.lin(&c.lin, &BigInt::one())?,
-                z(&l.m),
-                rs.join("; ")
-            ));
-        }
-        let k = if c.eq { "CEq" } else { "CLe" };
-        Ok(format!("{k} ({})", self.lin(&c.lin, &scale_of(&c.lin))?))
-    }
-
-    /// A dependence entry (`Logic.dent`).
-    fn dent(&self, x: &str, d: &Dep) -> Result<String, ExportError> {
-        let i = self.locals.get(x).ok_or_else(|| bad(x))?;
-        let k = format!("({}, {}, {})", z(&d.k[0]), z(&d.k[1]), z(&d.k[2]));
-        Ok(match d.kind {
-            EntryKind::Linear => format!("DLin {i} {k} {} {}", z(&d.r), z(&d.g)),
-            EntryKind::Rem => format!("DRem {i} {k} {} {}", z(&d.r), z(&d.g)),
-            EntryKind::Rng => format!("DRng {i} {}", z(&d.g)),
-        })
-    }
-
     /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom scaled to an integral
     /// form, its scale divided out of the coefficient.
-    fn pot(&self, p: &Poly) -> Result<String, ExportError> {
+    pub(crate) fn pot(&self, p: &Poly) -> Result<String, ExportError> {
         let mut c0 = Rat::zero();
         let mut terms = Vec::new();
         for (atoms, c) in &p.terms {
@@ -255,26 +230,7 @@ impl<'c> Exporter<'c> {
         Ok(format!("mkPot {} [{}]", q(&c0), terms.join("; ")))
     }
 
-    /// The name of a (shared) definition of assertion `a`.
-    fn assn(&mut self, a: &Assn) -> Result<String, ExportError> {
-        let p: Result<Vec<String>, ExportError> = a.p.iter().map(|c| self.cstr(c)).collect();
-        let d: Result<Vec<String>, ExportError> =
-            a.d.iter().map(|(x, e)| self.dent(x, e)).collect();
-        let body = format!(
-            "mkAssn [{}] [{}] ({})",
-            p?.join("; "),
-            d?.join("; "),
-            self.pot(&a.q)?
-        );
-        let n = self.assns.len();
-        let id = *self.assns.entry(body.clone()).or_insert(n);
-        if id == n {
-            let _ = writeln!(self.defs, "Definition a{id} : assn := {body}.");
-        }
-        Ok(format!("a{id}"))
-    }
-
-    fn opd(&self, o: &Opd) -> Result<String, ExportError> {
+    pub(crate) fn opd(&self, o: &Opd) -> Result<String, ExportError> {
         Ok(match o {
             Opd::Var(x) => format!(
                 "OVar {}",
@@ -289,12 +245,12 @@ impl<'c> Exporter<'c> {
             Opd::Bool(b) => format!("OConst (VBool {b})"),
             Opd::Float(f) => {
                 let v: f64 = f.parse().map_err(|_| bad(f))?;
-                format!("OConst (VFloat {}%Z)", v.to_bits() as i64)
+                format!("OConst (VFloat {})", z(&BigInt::from(v.to_bits() as i64)))
             }
         })
     }
 
-    fn expr(&self, e: &Expr) -> Result<String, ExportError> {
+    pub(crate) fn expr(&self, e: &Expr) -> Result<String, ExportError> {
         Ok(match e {
             Expr::Opd(o) => format!("EOpd ({})", self.opd(o)?),
             Expr::Bin(op, a, b) => {
@@ -311,7 +267,8 @@ impl<'c> Exporter<'c> {
         })
     }
 
-    fn stmt(&self, s: &Stmt, out: &mut String, ind: usize) -> Result<(), ExportError> {
+    /// The Coq term of statement `s`, indented by `ind` columns after the first line.
+    pub(crate) fn stmt(&self, s: &Stmt, out: &mut String, ind: usize) -> Result<(), ExportError> {
         let pad = " ".repeat(ind);
         match s {
             Stmt::Skip => out.push_str("SSkip"),
@@ -349,6 +306,68 @@ impl<'c> Exporter<'c> {
             }
         }
         Ok(())
+    }
+}
+
+impl<'c> Exporter<'c> {
+    fn new(cert: &'c Certificate) -> Exporter<'c> {
+        Exporter {
+            cert,
+            names: Names::new(&cert.program),
+            assns: HashMap::new(),
+            defs: String::new(),
+            tab: BTreeMap::new(),
+            filter: None,
+        }
+    }
+
+    /// A constraint: `CLe`/`CEq` of the scaled form, or `CMod L m [r…]` for a lane
+    /// constraint (its form is integral: scale 1).
+    fn cstr(&self, c: &Cstr) -> Result<String, ExportError> {
+        if let Some(l) = &c.lane {
+            let rs: Vec<String> = l.rs.iter().map(z).collect();
+            return Ok(format!(
+                "CMod ({}) {} [{}]",
+                self.names.lin(&c.lin, &BigInt::one())?,
+                z(&l.m),
+                rs.join("; ")
+            ));
+        }
+        let k = if c.eq { "CEq" } else { "CLe" };
+        Ok(format!(
+            "{k} ({})",
+            self.names.lin(&c.lin, &scale_of(&c.lin))?
+        ))
+    }
+
+    /// A dependence entry (`Logic.dent`).
+    fn dent(&self, x: &str, d: &Dep) -> Result<String, ExportError> {
+        let i = self.names.locals.get(x).ok_or_else(|| bad(x))?;
+        let k = format!("({}, {}, {})", z(&d.k[0]), z(&d.k[1]), z(&d.k[2]));
+        Ok(match d.kind {
+            EntryKind::Linear => format!("DLin {i} {k} {} {}", z(&d.r), z(&d.g)),
+            EntryKind::Rem => format!("DRem {i} {k} {} {}", z(&d.r), z(&d.g)),
+            EntryKind::Rng => format!("DRng {i} {}", z(&d.g)),
+        })
+    }
+
+    /// The name of a (shared) definition of assertion `a`.
+    fn assn(&mut self, a: &Assn) -> Result<String, ExportError> {
+        let p: Result<Vec<String>, ExportError> = a.p.iter().map(|c| self.cstr(c)).collect();
+        let d: Result<Vec<String>, ExportError> =
+            a.d.iter().map(|(x, e)| self.dent(x, e)).collect();
+        let body = format!(
+            "mkAssn [{}] [{}] ({})",
+            p?.join("; "),
+            d?.join("; "),
+            self.names.pot(&a.q)?
+        );
+        let n = self.assns.len();
+        let id = *self.assns.entry(body.clone()).or_insert(n);
+        if id == n {
+            let _ = writeln!(self.defs, "Definition a{id} : assn := {body}.");
+        }
+        Ok(format!("a{id}"))
     }
 
     /// Scales of a source list: the constraints' own scales (cond constraints are
@@ -417,7 +436,7 @@ impl<'c> Exporter<'c> {
                     }
                     out.push(format!(
                         "RShift ({}) {} {}",
-                        self.lin(&l, &one)?,
+                        self.names.lin(&l, &one)?,
                         z(d.numer()),
                         Self::farkas(&w, &one, &ss)?
                     ));
@@ -430,8 +449,8 @@ impl<'c> Exporter<'c> {
                     }
                     out.push(format!(
                         "RMono ({}) ({}) {}",
-                        self.lin(&l1, &one)?,
-                        self.lin(&l2, &one)?,
+                        self.names.lin(&l1, &one)?,
+                        self.names.lin(&l2, &one)?,
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
@@ -443,7 +462,7 @@ impl<'c> Exporter<'c> {
                     }
                     out.push(format!(
                         "RZero ({}) {}",
-                        self.lin(&l, &one)?,
+                        self.names.lin(&l, &one)?,
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
@@ -754,69 +773,9 @@ impl<'c> Exporter<'c> {
             m => return Err(ExportError::Unsupported(format!("metric {m}"))),
         };
         let mut body = String::new();
-        self.stmt(&p.body, &mut body, 2)?;
+        self.names.stmt(&p.body, &mut body, 2)?;
         let tree = self.node(&c.root, &p.body, 2)?;
-        let bound = self.pot(&c.bound)?;
-        let [w, banks, bank_bytes, sector_bytes] = c.hardware;
-        let [bx, by, bz] = c.block;
-        let lty: Vec<String> = p
-            .locals
-            .iter()
-            .map(|l| format!("Some {}", ty(l.0)))
-            .collect();
-        let pty: Vec<String> = p
-            .params
-            .iter()
-            .map(|l| format!("Some {}", ty(l.0)))
-            .collect();
-        let arr: Vec<String> = p
-            .arrays
-            .iter()
-            .map(|a| {
-                let sp = if a.space == Space::Global {
-                    "Global"
-                } else {
-                    "Shared"
-                };
-                format!("Some ({sp}, {}%Z)", a.bytes)
-            })
-            .collect();
-        let with_prefix = |pre: &str| -> Vec<String> {
-            p.params
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| l.1.starts_with(pre))
-                .map(|(i, _)| i.to_string())
-                .collect()
-        };
-        let bidx = with_prefix("blockIdx.");
-        let gdim = with_prefix("gridDim.");
-        // (blockIdx.d, gridDim.d) for d = x, y, z when both are parameters.
-        let bgrid: Vec<String> = ["x", "y", "z"]
-            .iter()
-            .filter_map(|d| {
-                let b = p
-                    .params
-                    .iter()
-                    .position(|l| l.1 == format!("blockIdx.{d}"))?;
-                let g = p
-                    .params
-                    .iter()
-                    .position(|l| l.1 == format!("gridDim.{d}"))?;
-                Some(format!("({b}, {g})"))
-            })
-            .collect();
-        let wu: Vec<String> = (0..3)
-            .filter(|&d| self.udims[d])
-            .map(|d| d.to_string())
-            .collect();
-        let names = |v: Vec<&str>| -> String {
-            v.iter()
-                .enumerate()
-                .map(|(i, n)| format!("{i} = {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let bound = self.names.pot(&c.bound)?;
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -830,37 +789,8 @@ impl<'c> Exporter<'c> {
              From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Check.\n\
              Import ListNotations.\nOpen Scope Q_scope.\nOpen Scope nat_scope.\n\n",
         );
-        let _ = writeln!(
-            out,
-            "(* locals: {} *)",
-            names(p.locals.iter().map(|l| l.1.as_str()).collect())
-        );
-        let _ = writeln!(
-            out,
-            "(* parameters: {} *)",
-            names(p.params.iter().map(|l| l.1.as_str()).collect())
-        );
-        let _ = writeln!(
-            out,
-            "(* arrays: {} *)",
-            names(p.arrays.iter().map(|a| a.name.as_str()).collect())
-        );
-        let _ = writeln!(
-            out,
-            "Definition G : ctx := {{|\n  c_metric := {metric}; c_warp := {w}; c_banks := {banks}%Z;\n  \
-             c_bank_bytes := {bank_bytes}%Z; c_sector_bytes := {sector_bytes}%Z;\n  \
-             c_bx := {bx}; c_by := {by}; c_bz := {bz};\n  \
-             c_lty := fun x => nth x [{}] None;\n  c_pty := fun p => nth p [{}] None;\n  \
-             c_arr := fun a => nth a [{}] None;\n  c_blockidx := [{}];\n  \
-             c_griddim := [{}]; c_bgrid := [{}];\n  c_wu := [{}] |}}.\n",
-            lty.join("; "),
-            pty.join("; "),
-            arr.join("; "),
-            bidx.join("; "),
-            gdim.join("; "),
-            bgrid.join("; "),
-            wu.join("; ")
-        );
+        out.push_str(&names_comment(p));
+        out.push_str(&ctx_def("G", metric, p, c.hardware, c.block));
         let _ = writeln!(out, "Definition body : stmt :=\n  {body}.\n");
         out.push_str(&self.defs);
         let _ = writeln!(out, "\nDefinition tree : dtree :=\n  {tree}.\n");
@@ -892,6 +822,119 @@ impl<'c> Exporter<'c> {
         );
         Ok(out)
     }
+}
+
+/// The comments naming the indices of `p`'s locals, parameters and arrays.
+pub(crate) fn names_comment(p: &Program) -> String {
+    let names = |v: Vec<&str>| -> String {
+        v.iter()
+            .enumerate()
+            .map(|(i, n)| format!("{i} = {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "(* locals: {} *)",
+        names(p.locals.iter().map(|l| l.1.as_str()).collect())
+    );
+    let _ = writeln!(
+        out,
+        "(* parameters: {} *)",
+        names(p.params.iter().map(|l| l.1.as_str()).collect())
+    );
+    let _ = writeln!(
+        out,
+        "(* arrays: {} *)",
+        names(p.arrays.iter().map(|a| a.name.as_str()).collect())
+    );
+    out
+}
+
+/// `Definition HEAD : ctx := {| … |}.`: the context of `p` (spec/logic.md §5) for metric
+/// term `metric` (`sectors`, … or a bound name), hardware `[warp, banks, bank bytes,
+/// sector bytes]` and block dimensions: signature, launch parameters, warp-uniform
+/// dimensions (`warp_uniform_dims`).
+pub(crate) fn ctx_def(
+    head: &str,
+    metric: &str,
+    p: &Program,
+    hardware: [u32; 4],
+    block: [u32; 3],
+) -> String {
+    let [w, banks, bank_bytes, sector_bytes] = hardware;
+    let [bx, by, bz] = block;
+    let udims = warp_uniform_dims(block, w);
+    let lty: Vec<String> = p
+        .locals
+        .iter()
+        .map(|l| format!("Some {}", ty(l.0)))
+        .collect();
+    let pty: Vec<String> = p
+        .params
+        .iter()
+        .map(|l| format!("Some {}", ty(l.0)))
+        .collect();
+    let arr: Vec<String> = p
+        .arrays
+        .iter()
+        .map(|a| {
+            let sp = if a.space == Space::Global {
+                "Global"
+            } else {
+                "Shared"
+            };
+            format!("Some ({sp}, {}%Z)", a.bytes)
+        })
+        .collect();
+    let with_prefix = |pre: &str| -> Vec<String> {
+        p.params
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.1.starts_with(pre))
+            .map(|(i, _)| i.to_string())
+            .collect()
+    };
+    let bidx = with_prefix("blockIdx.");
+    let gdim = with_prefix("gridDim.");
+    // (blockIdx.d, gridDim.d) for d = x, y, z when both are parameters.
+    let bgrid: Vec<String> = ["x", "y", "z"]
+        .iter()
+        .filter_map(|d| {
+            let b = p
+                .params
+                .iter()
+                .position(|l| l.1 == format!("blockIdx.{d}"))?;
+            let g = p
+                .params
+                .iter()
+                .position(|l| l.1 == format!("gridDim.{d}"))?;
+            Some(format!("({b}, {g})"))
+        })
+        .collect();
+    let wu: Vec<String> = (0..3)
+        .filter(|&d| udims[d])
+        .map(|d| d.to_string())
+        .collect();
+    let mut out = String::new();
+    let _ = writeln!(
+            out,
+            "Definition {head} : ctx := {{|\n  c_metric := {metric}; c_warp := {w}; c_banks := {banks}%Z;\n  \
+             c_bank_bytes := {bank_bytes}%Z; c_sector_bytes := {sector_bytes}%Z;\n  \
+             c_bx := {bx}; c_by := {by}; c_bz := {bz};\n  \
+             c_lty := fun x => nth x [{}] None;\n  c_pty := fun p => nth p [{}] None;\n  \
+             c_arr := fun a => nth a [{}] None;\n  c_blockidx := [{}];\n  \
+             c_griddim := [{}]; c_bgrid := [{}];\n  c_wu := [{}] |}}.\n",
+            lty.join("; "),
+            pty.join("; "),
+            arr.join("; "),
+            bidx.join("; "),
+            gdim.join("; "),
+            bgrid.join("; "),
+            wu.join("; ")
+        );
+    out
 }
 
 fn bad(x: &str) -> ExportError {

@@ -3,3 +3,4 @@
 //! `coq-export/theories/`.
 
 pub mod coq;
+pub mod coq_run;

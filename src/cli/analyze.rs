@@ -4,6 +4,7 @@ use super::options::{load, Loaded};
 use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::analysis::{analyze, AnalysisOptions};
 use crate::core::{Metric, MetricName};
+use crate::report::error::FORMAT_VERSION;
 use crate::report::{
     self, bound, AnalyzeOutcome, BoundReport, CertificateReport, FailureReport, Format,
 };
@@ -42,11 +43,18 @@ pub struct AnalyzeArgs {
     stats: bool,
 }
 
+impl AnalyzeArgs {
+    /// The `--format` option.
+    pub fn format(&self) -> Format {
+        self.kernel.format
+    }
+}
+
 /// The number of warps of the launch: an integer, or an expression over `gridDim.*`.
 pub fn warps_expr(l: &Loaded) -> String {
     let per_block = l.launch.warps_per_block(&l.hw);
-    match l.launch.grid {
-        Some(g) => (per_block * g.iter().map(|&d| d as u64).product::<u64>()).to_string(),
+    match super::options::total_warps(&l.launch, &l.hw) {
+        Some(w) => w.to_string(),
         None => format!("gridDim.x*gridDim.y*gridDim.z*{per_block}"),
     }
 }
@@ -87,6 +95,7 @@ pub fn analyze_metric(
         Ok(a) => a,
         Err(e) => {
             return Ok(AnalyzeOutcome::Failure(FailureReport {
+                format_version: FORMAT_VERSION,
                 kernel: l.program.name.clone(),
                 metric: metric.to_string(),
                 error: e.to_string(),
@@ -111,6 +120,16 @@ pub fn analyze_metric(
     let check_start = Instant::now();
     let verdict = warpcert_kernel::check(&a.certificate);
     let check_ms = check_start.elapsed().as_secs_f64() * 1e3;
+    if let Err(r) = &verdict {
+        // no bound is shown beside a rejection; a kernel that could not run is a resource
+        // failure, not a rejection (issue 18)
+        return Ok(AnalyzeOutcome::Failure(FailureReport {
+            format_version: FORMAT_VERSION,
+            kernel: l.program.name.clone(),
+            metric: metric.to_string(),
+            error: super::check::rejection_text(r),
+        }));
+    }
     let per_warp = a.bound.to_bound_string();
     let warps = warps_expr(l);
     let certificate = match &verdict {
@@ -130,6 +149,7 @@ pub fn analyze_metric(
         },
     };
     Ok(AnalyzeOutcome::Bound(BoundReport {
+        format_version: FORMAT_VERSION,
         kernel: l.program.name.clone(),
         metric: metric.to_string(),
         relation: "upper",
@@ -154,10 +174,7 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     }
     let l = match load(&args.kernel, None) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return e.emit(args.kernel.format),
     };
     for w in &l.warnings {
         eprintln!("{w}");

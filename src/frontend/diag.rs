@@ -59,6 +59,15 @@ impl SourceMap {
             col: pos.col,
             message: msg.into(),
             source_line: self.line_text(pos),
+            kind: DiagKind::Syntax,
+        }
+    }
+
+    /// An error at `pos` for input beyond one of warpcert's limits ([`DiagKind::Limit`]).
+    pub fn limit(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            kind: DiagKind::Limit,
+            ..self.error(pos, msg)
         }
     }
 
@@ -83,6 +92,22 @@ pub struct Diagnostic {
     pub message: String,
     /// The source line at `line`, without terminator.
     pub source_line: String,
+    /// What kind of problem (decides how the CLI reports it; all are bad input, exit 2).
+    pub kind: DiagKind,
+}
+
+/// The kind of a [`Diagnostic`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DiagKind {
+    /// Lexical, preprocessor or syntax error, or a construct warpcert cannot model.
+    #[default]
+    Syntax,
+    /// The input exceeds one of warpcert's limits (README, "Exit codes and limits").
+    Limit,
+    /// The file cannot be read.
+    Io,
+    /// A malformed launch header (`//--gridDim=[abc]`).
+    Launch,
 }
 
 fn render(f: &mut fmt::Formatter<'_>, kind: &str, d: &Diagnostic) -> fmt::Result {

@@ -7,6 +7,16 @@
 
 use std::fmt;
 
+/// The nesting limit of the front end, the same for every construct: statements inside
+/// statements, subexpressions (a chain `a + b + …` nests one level per operator),
+/// parentheses, and macro calls inside macro arguments. Deeper input is an error at its
+/// position (README, "Exit codes and limits"), so no later stage recurses deeper.
+pub const MAX_NESTING: usize = 1000;
+
+/// The most tokens macro expansion may produce in one translation unit (an exponential
+/// macro is an error naming it, not an exhausted memory).
+pub const MAX_MACRO_OUTPUT: usize = 4_000_000;
+
 /// A position in one of the source files of a [`SourceMap`]: file index, 1-based line and
 /// 1-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]

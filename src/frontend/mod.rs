@@ -29,7 +29,7 @@ pub mod parser;
 pub mod preprocess;
 pub mod sdk;
 
-pub use diag::{DiagKind, Diagnostic, Pos, SourceMap, Warning};
+pub use diag::{DiagKind, Diagnostic, Pos, SourceMap, Warning, MAX_MACRO_OUTPUT, MAX_NESTING};
 pub use header::{header_defines, LaunchHeader};
 
 use crate::core::{Hardware, Launch, Program};
@@ -158,5 +158,54 @@ pub fn lower(
     hw: &Hardware,
     param_values: &BTreeMap<String, i64>,
 ) -> Result<(Program, Vec<Warning>), Diagnostic> {
-    with_big_stack(|| lower::lower_kernel(parsed, kernel, launch, hw, param_values))
+    // checked (and, when too deep, dropped) on the big stack
+    with_big_stack(|| {
+        let (program, warnings) = lower::lower_kernel(parsed, kernel, launch, hw, param_values)?;
+        check_program_depth(parsed, &program.body)?;
+        Ok((program, warnings))
+    })
+}
+
+/// Checks that the lowered program nests at most [`diag::MAX_NESTING`] levels (a sequence
+/// of `n` statements nests `n` levels: sequences are right-nested), so that the analysis,
+/// the certificate writer and the kernel, which recurse along it, never see deeper input.
+/// Iterative. The error points at the first statement below the limit.
+fn check_program_depth(parsed: &Parsed, body: &crate::core::Stmt) -> Result<(), Diagnostic> {
+    use crate::core::Stmt as S;
+    let mut stack: Vec<(&S, usize)> = vec![(body, 1)];
+    while let Some((s, d)) = stack.pop() {
+        let loc = match s {
+            S::Skip => None,
+            S::Seq(a, b) => {
+                stack.push((b, d + 1));
+                stack.push((a, d + 1));
+                None
+            }
+            S::If(_, a, b, l) => {
+                stack.push((b, d + 1));
+                stack.push((a, d + 1));
+                Some(l)
+            }
+            S::While(_, a, l) => {
+                stack.push((a, d + 1));
+                Some(l)
+            }
+            S::Assign(_, _, l) | S::Write(_, _, _, l) | S::Sync(l) => Some(l),
+        };
+        if let Some(l) = loc.filter(|_| d > diag::MAX_NESTING) {
+            let pos = Pos {
+                file: 0,
+                line: l.line,
+                col: l.col,
+            };
+            return Err(parsed.sources.limit(
+                pos,
+                format!(
+                    "the lowered program nests deeper than warpcert's limit of {} levels here (a sequence of n three-address statements nests n levels; split the kernel)",
+                    diag::MAX_NESTING
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

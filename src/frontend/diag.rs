@@ -124,12 +124,36 @@ fn render(f: &mut fmt::Formatter<'_>, kind: &str, d: &Diagnostic) -> fmt::Result
     writeln!(f, "{kind}: {}", d.message)?;
     write!(f, " --> {}:{}:{}", d.file, d.line, d.col)?;
     if d.line > 0 {
-        let src = d.source_line.replace('\t', " ");
+        let (src, caret) = excerpt(&d.source_line.replace('\t', " "), d.col);
         write!(f, "\n  | {src}")?;
-        let caret = " ".repeat(d.col.saturating_sub(1) as usize);
-        write!(f, "\n  | {caret}^")?;
+        write!(f, "\n  | {}^", " ".repeat(caret))?;
     }
     Ok(())
+}
+
+/// At most this many characters of a source line are shown around the column.
+const EXCERPT: usize = 100;
+
+/// The part of `line` shown under a diagnostic (at most [`EXCERPT`] characters around
+/// 1-based column `col`, `…` where cut) and the caret's offset in it.
+fn excerpt(line: &str, col: u32) -> (String, usize) {
+    let chars: Vec<char> = line.chars().collect();
+    let at = (col.saturating_sub(1) as usize).min(chars.len());
+    if chars.len() <= EXCERPT {
+        return (line.to_string(), at);
+    }
+    let start = at.saturating_sub(EXCERPT / 2);
+    let end = (start + EXCERPT).min(chars.len());
+    let mut shown: String = chars[start..end].iter().collect();
+    let mut caret = at - start;
+    if start > 0 {
+        shown.insert(0, '…');
+        caret += 1;
+    }
+    if end < chars.len() {
+        shown.push('…');
+    }
+    (shown, caret)
 }
 
 impl fmt::Display for Diagnostic {
@@ -154,5 +178,19 @@ pub struct Warning(pub Diagnostic);
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         render(f, "warning", &self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_source_lines_are_cut_around_the_column() {
+        let line = "x".repeat(10_000);
+        let (shown, caret) = excerpt(&line, 5_000);
+        assert_eq!(shown.chars().count(), EXCERPT + 2);
+        assert_eq!(caret, EXCERPT / 2 + 1);
+        assert_eq!(excerpt("ab;", 3), ("ab;".to_string(), 2));
     }
 }

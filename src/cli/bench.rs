@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::{EXIT_BAD_INPUT, EXIT_FAILED};
+use super::EXIT_FAILED;
 
 /// Arguments of `warpcert bench`.
 #[derive(Debug, Args)]
@@ -45,6 +45,51 @@ pub struct BenchArgs {
     /// Skip the simulation (no tightness column).
     #[arg(long)]
     no_sim: bool,
+    /// Output format: the Markdown table, or one JSON object with a `rows` array (the
+    /// table's columns as keys).
+    #[arg(long, value_enum, default_value = "text")]
+    format: crate::report::Format,
+}
+
+impl BenchArgs {
+    /// The `--format` option.
+    pub fn format(&self) -> crate::report::Format {
+        self.format
+    }
+}
+
+/// The columns of the bench table (JSON keys).
+const COLUMNS: [&str; 10] = [
+    "kernel",
+    "metric",
+    "bound",
+    "racuda",
+    "vs_racuda",
+    "pico",
+    "vs_pico",
+    "tightness",
+    "analysis_ms",
+    "check_ms",
+];
+
+/// The bench table, printed row by row (text) or collected (JSON).
+struct Table {
+    json: Option<Vec<serde_json::Value>>,
+}
+
+impl Table {
+    fn row(&mut self, cells: [String; 10]) {
+        match &mut self.json {
+            Some(rows) => rows.push(serde_json::Value::Object(
+                COLUMNS
+                    .iter()
+                    .zip(cells)
+                    .map(|(k, v)| (k.to_string(), v.into()))
+                    .collect(),
+            )),
+            None => println!("| {} |", cells.join(" | ")),
+        }
+    }
 }
 
 type Env = BTreeMap<String, f64>;
@@ -728,17 +773,24 @@ fn short(e: &str) -> String {
 /// Runs `warpcert bench`; prints the table, returns 0 when every row has a checked bound.
 pub fn run(args: &BenchArgs) -> i32 {
     if !args.corpus.is_dir() {
-        eprintln!(
-            "error: benchmark folder {} not found (it is ../shared/corpus/racuda beside the project)",
+        let msg = format!(
+            "benchmark folder {} not found (it is ../shared/corpus/racuda beside the project)",
             args.corpus.display()
         );
-        return EXIT_BAD_INPUT;
+        let kind = crate::report::error::ErrorKind::Io;
+        return crate::report::error::ErrorReport::new(kind, msg).emit(args.format);
     }
     let hw = Hardware::default();
-    println!(
-        "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | vs RaCUDA | Pico bound | vs Pico | bound / max simulated | analysis ms | check ms |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let json = args.format == crate::report::Format::Json;
+    let mut table = Table {
+        json: json.then(Vec::new),
+    };
+    if !json {
+        println!(
+            "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | vs RaCUDA | Pico bound | vs Pico | bound / max simulated | analysis ms | check ms |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|");
+    }
     let mut all_ok = true;
     for b in benches() {
         let path = if b.in_project.is_some() {
@@ -768,10 +820,11 @@ pub fn run(args: &BenchArgs) -> i32 {
             Err(e) => {
                 all_ok = false;
                 let first = e.lines().next().unwrap_or("").to_string();
-                println!(
-                    "| {stem} | all | front end: {} | | | | | | | |",
-                    short(&first)
-                );
+                let mut cells: [String; 10] = Default::default();
+                cells[0] = stem.to_string();
+                cells[1] = "all".into();
+                cells[2] = format!("front end: {}", short(&first));
+                table.row(cells);
                 continue;
             }
         };
@@ -837,23 +890,43 @@ pub fn run(args: &BenchArgs) -> i32 {
                             vs_racuda = format!("RaCUDA below simulated ({why})");
                         }
                     }
-                    println!(
-                        "| {stem} | {m} | {shown} | {} | {} | {} | {} | {} | {t:.1} | {c:.1} |",
-                        rac.text,
+                    table.row([
+                        stem.to_string(),
+                        m.to_string(),
+                        shown,
+                        rac.text.to_string(),
                         vs_racuda,
-                        pico.map_or("–", |p| p.text),
+                        pico.map_or("–", |p| p.text).to_string(),
                         pico.map_or("–".to_string(), |p| verdict(&bound, &p, &pts, "Pico")),
-                        tight[i],
-                    );
+                        tight[i].clone(),
+                        format!("{t:.1}"),
+                        format!("{c:.1}"),
+                    ]);
                 }
-                Err(e) => println!(
-                    "| {stem} | {m} | no bound: {} | {} | – | {} | – | – | – | – |",
-                    short(&e),
-                    rac.text,
-                    pico.map_or("–", |p| p.text)
-                ),
+                Err(e) => {
+                    let dash = || "–".to_string();
+                    table.row([
+                        stem.to_string(),
+                        m.to_string(),
+                        format!("no bound: {}", short(&e)),
+                        rac.text.to_string(),
+                        dash(),
+                        pico.map_or("–", |p| p.text).to_string(),
+                        dash(),
+                        dash(),
+                        dash(),
+                        dash(),
+                    ])
+                }
             }
         }
+    }
+    if let Some(rows) = table.json {
+        let obj = serde_json::json!({
+            "format_version": crate::report::error::FORMAT_VERSION,
+            "rows": rows,
+        });
+        println!("{obj:#}");
     }
     if all_ok {
         0

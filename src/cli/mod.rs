@@ -52,7 +52,7 @@ impl Command {
             Command::Run(a) => a.format(),
             Command::Derive(a) => a.format(),
             Command::Check(a) => a.format(),
-            Command::Bench(_) => Format::Text,
+            Command::Bench(a) => a.format(),
             Command::ExportCoq(a) => a.format(),
         }
     }

@@ -113,7 +113,7 @@ pub fn analyze(
             })
             .map_err(|e| AnalysisError {
                 loc: None,
-                reason: format!("cannot start the analysis thread: {e}"),
+                reason: format!("resource failure: cannot start the analysis thread: {e}"),
             })?
             .join()
             .map_err(|_| AnalysisError {

@@ -5,6 +5,7 @@ use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::analysis::{analyze, AnalysisOptions};
 use crate::certificate::provenance::{self, Source};
 use crate::core::{Metric, MetricName};
+use crate::report::error::FORMAT_VERSION;
 use crate::report::{self, AnalyzeOutcome, BoundReport, CertificateReport, FailureReport, Format};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -42,11 +43,18 @@ pub struct AnalyzeArgs {
     stats: bool,
 }
 
+impl AnalyzeArgs {
+    /// The `--format` option.
+    pub fn format(&self) -> Format {
+        self.kernel.format
+    }
+}
+
 /// The number of warps of the launch: an integer, or an expression over `gridDim.*`.
 pub fn warps_expr(l: &Loaded) -> String {
     let per_block = l.launch.warps_per_block(&l.hw);
-    match l.launch.grid {
-        Some(g) => (per_block * g.iter().map(|&d| d as u64).product::<u64>()).to_string(),
+    match super::options::total_warps(&l.launch, &l.hw) {
+        Some(w) => w.to_string(),
         None => format!("gridDim.x*gridDim.y*gridDim.z*{per_block}"),
     }
 }
@@ -71,15 +79,17 @@ fn coq_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> Pat
 /// a concrete grid, `gridDim.x*gridDim.y*gridDim.z*(w × B)` for a symbolic one (`w` warps
 /// per block), the products computed on the kernel's polynomial and printed in its grammar.
 pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
-    let per_block = l.launch.warps_per_block(&l.hw);
-    let scaled = |k: u64| {
-        let k = warpcert_kernel::arith::Rat::from_integer(k.into());
+    use num_bigint::BigInt;
+    let per_block = BigInt::from(l.launch.warps_per_block(&l.hw));
+    let scaled = |k: BigInt| {
+        let k = warpcert_kernel::arith::Rat::from_integer(k);
         warpcert_kernel::arith::Poly::zero()
             .add_scaled(&v.bound_poly, &k)
             .to_string()
     };
+    // exact: a grid of (2³¹−1)×65535×65535 blocks has more warps than a u64 holds
     match l.launch.grid {
-        Some(g) => scaled(per_block * g.iter().map(|&d| u64::from(d)).product::<u64>()),
+        Some(g) => scaled(per_block * g.iter().map(|&d| BigInt::from(d)).product::<BigInt>()),
         None => format!("gridDim.x*gridDim.y*gridDim.z*({})", scaled(per_block)),
     }
 }
@@ -113,6 +123,7 @@ pub fn analyze_metric(
     );
     let failure = |error: String| {
         AnalyzeOutcome::Failure(FailureReport {
+            format_version: FORMAT_VERSION,
             kernel: l.program.name.clone(),
             metric: metric.to_string(),
             error,
@@ -162,14 +173,23 @@ pub fn outcome_from_verdict(
             let written = path
                 .map(|p| format!(" (certificate written to {p})"))
                 .unwrap_or_default();
+            // no bound beside a rejection; a kernel that could not run is a resource
+            // failure, not a rejection (issue 18)
+            let error = if r.reason == warpcert_kernel::Reason::ThreadFailed {
+                super::check::rejection_text(&r)
+            } else {
+                format!("certificate REJECTED by the kernel, no bound: {r}{written}")
+            };
             return AnalyzeOutcome::Failure(FailureReport {
+                format_version: FORMAT_VERSION,
                 kernel: l.program.name.clone(),
                 metric: metric.to_string(),
-                error: format!("certificate REJECTED by the kernel, no bound: {r}{written}"),
+                error,
             });
         }
     };
     AnalyzeOutcome::Bound(BoundReport {
+        format_version: FORMAT_VERSION,
         kernel: l.program.name.clone(),
         metric: metric.to_string(),
         relation: relation_word(),
@@ -259,10 +279,7 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     }
     let l = match load(&args.kernel, None) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return e.emit(args.kernel.format),
     };
     for w in &l.warnings {
         eprintln!("{w}");

@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::{published, EXIT_BAD_INPUT, EXIT_FAILED};
+use super::{published, EXIT_FAILED};
 
 /// A row the table does not have: no published bound.
 const NB: Published = Published {
@@ -55,6 +55,17 @@ pub struct BenchArgs {
     /// Skip the simulation (no tightness column).
     #[arg(long)]
     no_sim: bool,
+    /// Output format: the Markdown table, or one JSON object with a `rows` array (the
+    /// table's columns as keys).
+    #[arg(long, value_enum, default_value = "text")]
+    format: crate::report::Format,
+}
+
+impl BenchArgs {
+    /// The `--format` option.
+    pub fn format(&self) -> crate::report::Format {
+        self.format
+    }
 }
 
 /// One benchmark kernel: file, block, the parameters the bounds are compared over, the
@@ -461,19 +472,20 @@ fn median(mut xs: Vec<f64>) -> f64 {
 /// Runs `warpcert bench`; prints the table, returns 0 when every row has a checked bound.
 pub fn run(args: &BenchArgs) -> i32 {
     if !args.corpus.is_dir() {
-        eprintln!(
-            "error: benchmark folder {} not found (it is ../shared/corpus/racuda beside the project)",
+        let msg = format!(
+            "benchmark folder {} not found (it is ../shared/corpus/racuda beside the project)",
             args.corpus.display()
         );
-        return EXIT_BAD_INPUT;
+        let kind = crate::report::error::ErrorKind::Io;
+        return crate::report::error::ErrorReport::new(kind, msg).emit(args.format);
     }
     let hw = Hardware::default();
-    print!("{}", report::TABLE_HEADER);
+    let mut out = report::Table::new(args.format);
     let table = match published::table() {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_FAILED;
+            let kind = crate::report::error::ErrorKind::Io;
+            return crate::report::error::ErrorReport::new(kind, e).emit(args.format);
         }
     };
     let mut all_ok = true;
@@ -505,7 +517,7 @@ pub fn run(args: &BenchArgs) -> i32 {
             Err(e) => {
                 all_ok = false;
                 let first = e.lines().next().unwrap_or("").to_string();
-                print!("{}", report::front_end_failure_row(stem, &first));
+                out.row(report::front_end_failure_row(stem, &first));
                 continue;
             }
         };
@@ -567,30 +579,31 @@ pub fn run(args: &BenchArgs) -> i32 {
                             vs_racuda = format!("RaCUDA below simulated ({why})");
                         }
                     }
-                    print!(
-                        "{}",
-                        report::bound_row(&report::BoundRow {
-                            stem,
-                            metric: m,
-                            bound: &bound,
-                            accepted,
-                            racuda: rac.text,
-                            vs_racuda: &vs_racuda,
-                            pico: pico.map(|p| p.text),
-                            vs_pico: pico.map(|p| verdict(&bound, p, &pts, "Pico")),
-                            tightness: &tight[i],
-                            analysis_ms: t,
-                            check_ms: c,
-                        })
-                    );
+                    out.row(report::bound_row(&report::BoundRow {
+                        stem,
+                        metric: m,
+                        bound: &bound,
+                        accepted,
+                        racuda: rac.text,
+                        vs_racuda: &vs_racuda,
+                        pico: pico.map(|p| p.text),
+                        vs_pico: pico.map(|p| verdict(&bound, p, &pts, "Pico")),
+                        tightness: &tight[i],
+                        analysis_ms: t,
+                        check_ms: c,
+                    }));
                 }
-                Err(e) => print!(
-                    "{}",
-                    report::no_bound_row(stem, m, &e, rac.text, pico.map(|p| p.text))
-                ),
+                Err(e) => out.row(report::no_bound_row(
+                    stem,
+                    m,
+                    &e,
+                    rac.text,
+                    pico.map(|p| p.text),
+                )),
             }
         }
     }
+    out.finish();
     if all_ok {
         0
     } else {

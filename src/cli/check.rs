@@ -2,10 +2,11 @@
 //! certificate file, and optionally that the certificate's program is what the front end
 //! makes of the source file (spec/certificate.md "Provenance").
 
-use super::{EXIT_BAD_INPUT, EXIT_FAILED};
+use super::EXIT_FAILED;
 use crate::certificate::{program_sexp, provenance};
 use crate::core::{Hardware, Launch};
 use crate::frontend;
+use crate::report::error::{ErrorKind, ErrorReport};
 use crate::report::{self, Format};
 use clap::Args;
 use std::collections::BTreeMap;
@@ -25,6 +26,23 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+}
+
+/// A rejection in one line; a checking thread that could not run is a resource failure
+/// (low memory), not a verdict on the certificate, and says so.
+pub fn rejection_text(r: &warpcert_kernel::Rejection) -> String {
+    if r.reason == warpcert_kernel::Reason::ThreadFailed {
+        "resource failure: the kernel's checking thread could not run (low memory?); the certificate was not checked".into()
+    } else {
+        format!("certificate REJECTED by the kernel: {r}")
+    }
+}
+
+impl CheckArgs {
+    /// The `--format` option.
+    pub fn format(&self) -> Format {
+        self.format
+    }
 }
 
 /// Why `--source` does not match a certificate the kernel accepted.
@@ -90,12 +108,15 @@ pub fn source_mismatch(cert: &str, v: &Verdict, source: &Path) -> Option<String>
 
 /// Runs `warpcert check`; 0 accepted, 1 rejected (by the kernel, or a `--source` that does
 /// not match), 2 unreadable.
+/// Runs `warpcert check`; 0 accepted, 1 rejected (by the kernel, or a `--source` that does
+/// not match) or a resource failure, 2 unreadable.
 pub fn run(args: &CheckArgs) -> i32 {
     let text = match std::fs::read_to_string(&args.cert) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", args.cert.display());
-            return EXIT_BAD_INPUT;
+            let f = args.cert.display().to_string();
+            let msg = format!("cannot read {f}: {e}");
+            return ErrorReport::in_file(ErrorKind::Io, &f, msg).emit(args.format);
         }
     };
     let verdict = warpcert_kernel::check(&text);

@@ -3,8 +3,11 @@
 //! indented below their conclusion, with the rule, the active threads `𝒯` and the cost.
 
 use super::options::load;
-use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
+use super::KernelArgs;
 use crate::core::Metric;
+use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
+use crate::report::{bound, Format};
+use crate::semantics::derivation::{render_threads, Derivation};
 use crate::semantics::store::Inputs;
 use crate::semantics::{run_warp, Params, RunOptions};
 use clap::Args;
@@ -23,33 +26,71 @@ pub struct DeriveArgs {
     /// Refuse derivations with more nodes than this (a derivation is for a small launch).
     #[arg(long, default_value_t = 5000)]
     max_nodes: usize,
+    /// Fuel: rule applications before the run stops as "out of fuel".
+    #[arg(long, default_value_t = 10_000_000)]
+    steps: u64,
+}
+
+impl DeriveArgs {
+    /// The `--format` option.
+    pub fn format(&self) -> Format {
+        self.kernel.format
+    }
+}
+
+/// The derivation as JSON: the nodes in preorder, each with its `depth` (0 for the root),
+/// so that a deep derivation does not make a deeply nested document.
+fn derivation_json(d: &Derivation, metrics: &[Metric], kernel: &str, warp: u64) -> String {
+    let mut nodes = Vec::new();
+    let mut stack = vec![(d, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        let cost: serde_json::Map<String, serde_json::Value> = metrics
+            .iter()
+            .zip(&n.cost)
+            .map(|(m, c)| (m.name.to_string(), bound::rational(c).into()))
+            .collect();
+        nodes.push(serde_json::json!({
+            "depth": depth,
+            "rule": n.rule,
+            "threads": render_threads(&n.threads),
+            "cost": cost,
+            "phrase": n.phrase,
+        }));
+        stack.extend(n.children.iter().rev().map(|c| (c, depth + 1)));
+    }
+    let obj = serde_json::json!({
+        "format_version": FORMAT_VERSION,
+        "kernel": kernel,
+        "block": [0, 0, 0],
+        "warp": warp,
+        "nodes": nodes,
+    });
+    serde_json::to_string_pretty(&obj).unwrap_or_default()
 }
 
 /// Runs `warpcert derive`; returns the exit code.
 pub fn run(args: &DeriveArgs) -> i32 {
+    let format = args.kernel.format;
     let input = match args.input.as_str() {
         "zero" => Inputs::zero(),
         s => match s.parse::<u64>() {
             Ok(seed) => Inputs::random(seed),
             Err(_) => {
-                eprintln!("error: --input expects zero or a seed, got `{s}`");
-                return EXIT_BAD_INPUT;
+                let msg = format!("--input expects zero or a seed, got `{s}`");
+                return ErrorReport::new(ErrorKind::Usage, msg).emit(format);
             }
         },
     };
     let l = match load(&args.kernel, Some([1, 1, 1])) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return e.emit(format),
     };
     for w in &l.warnings {
         eprintln!("{w}");
     }
     let metrics: Vec<Metric> = l.metrics.iter().map(|&m| Metric::standard(m)).collect();
     let opts = RunOptions {
-        fuel: 10_000_000,
+        fuel: args.steps,
         derivation: true,
     };
     let r = match run_warp(
@@ -64,22 +105,25 @@ pub fn run(args: &DeriveArgs) -> i32 {
         &opts,
     ) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: the run failed: {e}");
-            return EXIT_FAILED;
-        }
+        Err(e) => return super::run::run_error(&e).emit(format),
     };
     let Some(d) = r.derivation else {
-        eprintln!("error: no derivation was built");
-        return EXIT_FAILED;
+        return ErrorReport::new(ErrorKind::Run, "no derivation was built").emit(format);
     };
     if d.size() > args.max_nodes {
-        eprintln!(
-            "error: the derivation has {} nodes (more than --max-nodes {}); use a smaller launch (--block) or raise the limit",
+        let msg = format!(
+            "the derivation has {} nodes (more than --max-nodes {}); use a smaller launch (--block) or raise the limit",
             d.size(),
             args.max_nodes
         );
-        return EXIT_FAILED;
+        return ErrorReport::new(ErrorKind::Limit, msg).emit(format);
+    }
+    if format == Format::Json {
+        println!(
+            "{}",
+            derivation_json(&d, &metrics, &l.program.name, args.warp)
+        );
+        return 0;
     }
     print!(
         "{}",

@@ -1,7 +1,9 @@
 //! `warpcert export-coq CERT -o OUT.v`: a certificate as a Coq file proving its bound
 //! (`crate::export::coq`, `coq-export/README.md`).
 
-use super::{EXIT_BAD_INPUT, EXIT_FAILED};
+use super::EXIT_FAILED;
+use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
+use crate::report::Format;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,17 @@ pub struct ExportCoqArgs {
     /// The Coq file to write (default: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Output format: the Coq text (or nothing with `-o`), or a JSON object naming the
+    /// certificate and the file written (holding the Coq text when there is no `-o`).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+impl ExportCoqArgs {
+    /// The `--format` option.
+    pub fn format(&self) -> Format {
+        self.format
+    }
 }
 
 /// Exports `cert` to the Coq file `out`; the error says which step failed.
@@ -32,30 +45,51 @@ pub fn write_coq(cert: &Path, out: &Path) -> Result<(), String> {
 /// Runs `warpcert export-coq`: 0 written, 1 not exportable (kernel rejection or a rule
 /// the Coq theories do not cover), 2 unreadable input.
 pub fn run(args: &ExportCoqArgs) -> i32 {
+    let cert = args.cert.display().to_string();
     let text = match std::fs::read_to_string(&args.cert) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", args.cert.display());
-            return EXIT_BAD_INPUT;
+            let msg = format!("cannot read {cert}: {e}");
+            return ErrorReport::in_file(ErrorKind::Io, &cert, msg).emit(args.format);
         }
     };
-    match crate::export::coq::export(&text) {
-        Ok(v) => match &args.output {
-            Some(p) => match std::fs::write(p, v) {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("error: cannot write {}: {e}", p.display());
-                    EXIT_BAD_INPUT
-                }
-            },
-            None => {
-                print!("{v}");
-                0
-            }
-        },
+    let v = match crate::export::coq::export(&text) {
+        Ok(v) => v,
         Err(e) => {
-            eprintln!("error: {}: {e}", args.cert.display());
-            EXIT_FAILED
+            let msg = format!("{cert}: {e}");
+            eprintln!("error: {msg}");
+            if args.format == Format::Json {
+                let obj = serde_json::json!({
+                    "format_version": FORMAT_VERSION,
+                    "certificate": cert,
+                    "exported": false,
+                    "reason": e.to_string(),
+                });
+                println!("{obj:#}");
+            }
+            return EXIT_FAILED;
+        }
+    };
+    if let Some(p) = &args.output {
+        if let Err(e) = std::fs::write(p, &v) {
+            let msg = format!("cannot write {}: {e}", p.display());
+            return ErrorReport::in_file(ErrorKind::Io, &p.display().to_string(), msg)
+                .emit(args.format);
         }
     }
+    match (args.format, &args.output) {
+        (Format::Text, Some(_)) => {}
+        (Format::Text, None) => print!("{v}"),
+        (Format::Json, out) => {
+            let obj = serde_json::json!({
+                "format_version": FORMAT_VERSION,
+                "certificate": cert,
+                "exported": true,
+                "output": out.as_ref().map(|p| p.display().to_string()),
+                "coq": if out.is_none() { Some(v) } else { None },
+            });
+            println!("{obj:#}");
+        }
+    }
+    0
 }

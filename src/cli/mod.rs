@@ -7,11 +7,13 @@ mod bench;
 mod check;
 mod derive;
 mod export;
+pub mod guard;
 pub mod options;
 mod published;
 mod relation;
 mod run;
 
+use crate::report::error::{ErrorKind, ErrorReport};
 use crate::report::Format;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -33,6 +35,28 @@ pub const EXIT_FAILED: i32 = 1;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Stop after this many seconds with a timeout error (exit 1). `analyze`, `run`, `check`
+    /// and every other command.
+    #[arg(long, global = true, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Stop with a resource failure (exit 1) when warpcert holds more than this many MiB of
+    /// memory (default: only the system's limits, e.g. `ulimit -v`).
+    #[arg(long, global = true, value_name = "MIB")]
+    max_memory: Option<u64>,
+}
+
+impl Command {
+    /// The `--format` of the command (text for commands without one).
+    fn format(&self) -> Format {
+        match self {
+            Command::Analyze(a) => a.format(),
+            Command::Run(a) => a.format(),
+            Command::Derive(a) => a.format(),
+            Command::Check(a) => a.format(),
+            Command::Bench(a) => a.format(),
+            Command::ExportCoq(a) => a.format(),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -99,15 +123,46 @@ pub struct KernelArgs {
     pub sector_bytes: u32,
 }
 
-/// Parses the command line and runs it; returns the process exit code.
+/// Whether the raw command line asks for JSON (used for errors clap reports before the
+/// options are parsed).
+fn json_requested() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json")
+        || args.iter().any(|a| a == "--format=json")
+}
+
+/// Parses the command line and runs it; returns the process exit code. Errors (also clap's
+/// usage errors) are printed as text on stderr, or under `--format json` as one JSON object
+/// on stdout (`report::error`); the exit code is the same.
 pub fn main() -> i32 {
+    guard::quiet_on_closed_stdout();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() && json_requested() => {
+            let msg = e
+                .kind()
+                .as_str()
+                .unwrap_or("invalid command line")
+                .to_string();
+            let detail = e.to_string();
+            let first = detail.lines().next().unwrap_or(&msg);
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            return ErrorReport::new(ErrorKind::Usage, first).emit(Format::Json);
+        }
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
         }
     };
+    let format = cli.command.format();
+    guard::set_format(format);
+    guard::set_memory_budget(cli.max_memory);
+    if let Some(t) = cli.timeout {
+        if let Err(e) = guard::start_timeout(t, format) {
+            return e.emit(format);
+        }
+    }
     match cli.command {
         Command::Analyze(a) => analyze::run(&a),
         Command::Run(a) => run::run(&a),

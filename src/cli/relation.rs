@@ -460,7 +460,7 @@ pub fn run_stats(args: &KernelArgs) -> i32 {
                 }
             }
             Err(e) => {
-                let first = e.lines().next().unwrap_or("").to_string();
+                let first = e.text.lines().next().unwrap_or("").to_string();
                 for m in metrics {
                     rows.push(StatsRow {
                         file: name.clone(),

@@ -1,160 +1,189 @@
 //! `warpcert run --semantics parallel|smallstep|interleaving|simt` and `--trace`.
+//!
+//! Every machine produces a [`Summary`] (title, fields, trace lines, exit code) that is
+//! printed as text or, under `--format json`, as one JSON object (`report::semantics`).
+//! `--steps` is the step limit (smallstep, interleaving, simt) or the fuel per warp
+//! (lockstep `--trace`, parallel).
 
-use super::{RunArgs, SemanticsKind};
+use super::{run_error, RunArgs, SemanticsKind};
 use crate::cli::options::Loaded;
-use crate::cli::{EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::core::metric::q;
 use crate::core::{Metric, MetricName};
-use crate::report::semantics::{parallel_text, summary_text, trace_text, warp_costs_text};
+use crate::report::error::{ErrorKind, ErrorReport};
+use crate::report::semantics::{parallel_text, summary_json, summary_text, trace_text};
+use crate::report::Format;
 use crate::semantics::interleaving::{run_interleaving, InterleavingOptions, Outcome, Scheduler};
-use crate::semantics::parallel::{run_block, time_bound, ws_metrics, ParallelRun};
-use crate::semantics::simt::run_simt;
-use crate::semantics::smallstep::run_smallstep;
+use crate::semantics::parallel::{run_block, time_bound, ws_metrics};
+use crate::semantics::simt::{run_simt, SimtOutcome};
+use crate::semantics::smallstep::{run_smallstep, SmallOutcome};
 use crate::semantics::store::Inputs;
-use crate::semantics::{run_warp, Params, RunOptions, SemError};
+use crate::semantics::{run_warp, Params, RunOptions};
 
-fn fail(e: &SemError) -> i32 {
-    match e {
-        SemError::MissingParams(names) => {
-            eprintln!(
-                "error: `run` needs a value for every scalar parameter; missing: {} (give --param NAME=VALUE)",
-                names.join(", ")
-            );
-            EXIT_BAD_INPUT
-        }
-        SemError::BadLaunch(_) | SemError::BadInput(_) | SemError::SymbolicGrid => {
-            eprintln!("error: {e}");
-            EXIT_BAD_INPUT
-        }
-        _ => {
-            eprintln!("error: the run failed: {e}");
-            EXIT_FAILED
-        }
-    }
+/// What one machine reports.
+struct Summary {
+    title: String,
+    fields: Vec<(&'static str, String)>,
+    trace: Vec<String>,
+    /// The text form when it is not the generic `title` + fields (parallel's table).
+    text: Option<String>,
+    /// 0: the run terminated normally; 1: it did not (step limit, race, error).
+    code: i32,
 }
 
-/// What the lock-step, parallel and small-step runs read: the arguments, the loaded kernel,
-/// the metrics, parameter values and inputs.
-#[derive(Clone, Copy)]
-struct RunCtx<'a> {
-    args: &'a RunArgs,
-    l: &'a Loaded,
-    metrics: &'a [Metric],
-    params: &'a Params,
-    input: &'a Inputs,
-}
-
-impl RunCtx<'_> {
-    /// Block 0 under the parallel semantics (RaCUDA §5) for `metrics`.
-    fn block0(&self, metrics: &[Metric], opts: &RunOptions) -> Result<ParallelRun, SemError> {
-        let l = self.l;
-        run_block(
-            &l.program,
-            metrics,
-            &l.hw,
-            &l.launch,
-            [0, 0, 0],
-            self.params,
-            self.input,
-            opts,
-        )
+impl Summary {
+    fn new(title: String, fields: Vec<(&'static str, String)>, trace: Vec<String>) -> Summary {
+        Summary {
+            title,
+            fields,
+            trace,
+            text: None,
+            code: 0,
+        }
     }
 }
 
 /// Runs the non-default semantics; returns the exit code (0 ok, 1 the run failed or did not
 /// terminate, 2 bad input).
 pub fn run(args: &RunArgs, l: &Loaded, metrics: &[Metric], params: &Params, input: &Inputs) -> i32 {
-    let opts = RunOptions {
-        fuel: args.steps,
-        derivation: args.trace,
-    };
-    let c = RunCtx {
-        args,
-        l,
-        metrics,
-        params,
-        input,
-    };
-    match args.semantics {
-        SemanticsKind::Lockstep => lockstep_trace(&c, &opts),
-        SemanticsKind::Parallel => parallel(&c, &opts),
-        SemanticsKind::Smallstep => smallstep(&c),
+    let format = args.kernel.format;
+    let summary = match args.semantics {
+        SemanticsKind::Lockstep => lockstep_trace(args, l, metrics, params, input),
+        SemanticsKind::Parallel => parallel(args, l, metrics, params, input),
+        SemanticsKind::Smallstep => smallstep(args, l, metrics, params, input),
         SemanticsKind::Interleaving => interleaving(args, l, params, input),
         SemanticsKind::Simt => simt(args, l, params, input),
+    };
+    let s = match summary {
+        Ok(s) => s,
+        Err(e) => return e.emit(format),
+    };
+    match format {
+        Format::Text => {
+            print!("{}", trace_text(&s.trace, args.trace_lines));
+            match &s.text {
+                Some(t) => print!("{t}"),
+                None => print!("{}", summary_text(&s.title, &s.fields)),
+            }
+        }
+        Format::Json => {
+            let name = format!("{:?}", args.semantics).to_lowercase();
+            println!(
+                "{}",
+                summary_json(&name, &s.title, &s.fields, &s.trace, args.trace_lines)
+            );
+        }
+    }
+    s.code
+}
+
+fn opts(args: &RunArgs) -> RunOptions {
+    RunOptions {
+        fuel: args.steps,
+        derivation: args.trace,
     }
 }
 
-/// `--semantics lockstep --trace`: the derivation of warp 0 of block 0, one line per rule
-/// application.
-fn lockstep_trace(c: &RunCtx<'_>, opts: &RunOptions) -> i32 {
-    let (args, metrics) = (c.args, c.metrics);
-    let l = &c.l;
-    match run_warp(
+/// `--trace` under lock-step: the derivation of warp 0 of block 0, one line per rule.
+fn lockstep_trace(
+    args: &RunArgs,
+    l: &Loaded,
+    metrics: &[Metric],
+    params: &Params,
+    input: &Inputs,
+) -> Result<Summary, ErrorReport> {
+    let r = run_warp(
         &l.program,
         metrics,
         &l.hw,
         &l.launch,
         [0, 0, 0],
         0,
-        c.params,
-        c.input,
-        opts,
-    ) {
-        Ok(r) => {
-            let lines: Vec<String> = r
-                .derivation
-                .map(|d| {
-                    d.render_with_metrics(metrics)
-                        .lines()
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default();
-            print!("{}", trace_text(&lines, args.trace_lines));
-            print!("{}", warp_costs_text(&l.program.name, metrics, &r.costs));
-            0
-        }
-        Err(e) => fail(&e),
-    }
-}
-
-/// `--semantics parallel`: work and span of block 0 (RaCUDA §5).
-fn parallel(c: &RunCtx<'_>, opts: &RunOptions) -> i32 {
-    let (args, metrics, name) = (c.args, c.metrics, &c.l.program.name);
-    match c.block0(metrics, opts) {
-        Ok(r) => {
-            let rows: Vec<_> = metrics
-                .iter()
-                .zip(r.work.iter().zip(&r.span))
-                .map(|(m, (w, s))| (m.name, w.clone(), s.clone(), time_bound(w, s, args.slots)))
-                .collect();
-            print!(
-                "{}",
-                parallel_text(name, r.warps, r.segments.len(), args.slots.max(1), &rows)
-            );
-            0
-        }
-        Err(e) => fail(&e),
-    }
-}
-
-/// `--semantics smallstep`: the bounded implementation of block 0 with `P` slots (RaCUDA §6).
-fn smallstep(c: &RunCtx<'_>) -> i32 {
-    let RunCtx {
-        args,
-        l,
-        metrics,
         params,
         input,
-    } = *c;
+        &opts(args),
+    )
+    .map_err(|e| run_error(&e))?;
+    let lines: Vec<String> = r
+        .derivation
+        .map(|d| {
+            d.render_with_metrics(metrics)
+                .lines()
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    let costs: Vec<String> = metrics
+        .iter()
+        .zip(&r.costs)
+        .map(|(m, c)| format!("{}={c}", m.name))
+        .collect();
+    let mut s = Summary::new(
+        format!("kernel {}  warp 0 of block (0, 0, 0)", l.program.name),
+        vec![("costs", costs.join("  "))],
+        lines,
+    );
+    s.text = Some(format!("{}: {}\n", s.title, costs.join("  ")));
+    Ok(s)
+}
+
+/// RaCUDA §5: work and span of block 0.
+fn parallel(
+    args: &RunArgs,
+    l: &Loaded,
+    metrics: &[Metric],
+    params: &Params,
+    input: &Inputs,
+) -> Result<Summary, ErrorReport> {
+    let r = run_block(
+        &l.program,
+        metrics,
+        &l.hw,
+        &l.launch,
+        [0, 0, 0],
+        params,
+        input,
+        &opts(args),
+    )
+    .map_err(|e| run_error(&e))?;
+    let p = args.slots.max(1);
+    let rows: Vec<_> = metrics
+        .iter()
+        .zip(r.work.iter().zip(&r.span))
+        .map(|(m, (w, s))| (m.name, w.clone(), s.clone(), time_bound(w, s, p)))
+        .collect();
+    let mut fields = vec![
+        ("warps", r.warps.to_string()),
+        ("segments", r.segments.len().to_string()),
+        ("slots P", p.to_string()),
+    ];
+    for (m, w, s, t) in &rows {
+        fields.push((m.as_str(), format!("W={w} S={s} W/P+S={t}")));
+    }
     let name = &l.program.name;
-    // Latencies: the `steps` metric unless one metric with non-negative integer
-    // constants is selected.
+    let mut s = Summary::new(
+        format!("kernel {name}  block (0, 0, 0)"),
+        fields,
+        Vec::new(),
+    );
+    s.text = Some(parallel_text(name, r.warps, r.segments.len(), p, &rows));
+    Ok(s)
+}
+
+/// RaCUDA §6: the bounded implementation of block 0, beside `W/P + S`.
+fn smallstep(
+    args: &RunArgs,
+    l: &Loaded,
+    metrics: &[Metric],
+    params: &Params,
+    input: &Inputs,
+) -> Result<Summary, ErrorReport> {
+    // Latencies: the `steps` metric unless one metric is selected.
     let lat = match metrics {
         [m] => m.clone(),
         _ => Metric::standard(MetricName::Steps),
     };
-    let r = match run_smallstep(
+    let p = args.slots.max(1);
+    let r = run_smallstep(
         &l.program,
         &lat,
         &l.hw,
@@ -162,16 +191,11 @@ fn smallstep(c: &RunCtx<'_>) -> i32 {
         [0, 0, 0],
         params,
         input,
-        args.slots.max(1) as usize,
+        usize::try_from(p).unwrap_or(usize::MAX),
         args.steps,
         args.trace,
-    ) {
-        Ok(r) => r,
-        Err(e) => return fail(&e),
-    };
-    if args.trace {
-        print!("{}", trace_text(&r.trace, args.trace_lines));
-    }
+    )
+    .map_err(|e| run_error(&e))?;
     let (wm, sm) = ws_metrics(&lat);
     let mut fields = vec![
         ("latencies", lat.name.as_str().to_string()),
@@ -179,46 +203,52 @@ fn smallstep(c: &RunCtx<'_>) -> i32 {
         ("parallel steps n", r.steps.to_string()),
         ("steps per warp", format!("{:?}", r.warp_steps)),
     ];
-    if let Ok(p) = c.block0(
+    let block_opts = RunOptions {
+        fuel: args.steps,
+        derivation: false,
+    };
+    let (prog, hw, launch) = (&l.program, &l.hw, &l.launch);
+    if let Ok(b) = run_block(
+        prog,
         &[wm, sm],
-        &RunOptions {
-            fuel: args.steps,
-            derivation: false,
-        },
+        hw,
+        launch,
+        [0, 0, 0],
+        params,
+        input,
+        &block_opts,
     ) {
-        fields.push(("work W (WS(M))", p.work[0].to_string()));
-        fields.push(("span S (WS(M))", p.span[1].to_string()));
-        fields.push((
-            "W/P + S (Theorem 6)",
-            (&p.work[0] / q(args.slots.max(1) as i64) + &p.span[1]).to_string(),
-        ));
+        let (w, s) = (&b.work[0], &b.span[1]);
+        let ps = i64::try_from(p).unwrap_or(i64::MAX);
+        fields.push(("work W (WS(M))", w.to_string()));
+        fields.push(("span S (WS(M))", s.to_string()));
+        fields.push(("W/P + S (Theorem 6)", (w / q(ps) + s).to_string()));
     }
-    print!(
-        "{}",
-        summary_text(
-            &format!(
-                "kernel {name}  block (0, 0, 0), P = {} (RaCUDA §6 bounded implementation)",
-                args.slots.max(1)
-            ),
-            &fields
-        )
+    let title = format!(
+        "kernel {}  block (0, 0, 0), P = {p} (RaCUDA §6 bounded implementation)",
+        l.program.name
     );
-    i32::from(r.outcome != crate::semantics::smallstep::SmallOutcome::Completed)
+    let mut s = Summary::new(title, fields, r.trace);
+    s.code = i32::from(r.outcome != SmallOutcome::Completed);
+    Ok(s)
 }
 
-/// `--semantics interleaving`: one schedule of block 0 with the race check (Collingbourne et al.).
-fn interleaving(args: &RunArgs, l: &Loaded, params: &Params, input: &Inputs) -> i32 {
-    let name = &l.program.name;
+/// Collingbourne et al.: per-thread steps under a scheduler oracle, whole grid.
+fn interleaving(
+    args: &RunArgs,
+    l: &Loaded,
+    params: &Params,
+    input: &Inputs,
+) -> Result<Summary, ErrorReport> {
     let scheduler = match args.schedule.as_str() {
         "round-robin" => Scheduler::RoundRobin,
         "lowest" => Scheduler::Lowest,
-        s => match s.parse::<u64>() {
-            Ok(seed) => Scheduler::Random(seed),
-            Err(_) => {
-                eprintln!("error: --schedule expects round-robin, lowest or a seed, got `{s}`");
-                return EXIT_BAD_INPUT;
-            }
-        },
+        s => Scheduler::Random(s.parse::<u64>().map_err(|_| {
+            ErrorReport::new(
+                ErrorKind::Usage,
+                format!("--schedule expects round-robin, lowest or a seed, got `{s}`"),
+            )
+        })?),
     };
     let iopts = InterleavingOptions {
         scheduler,
@@ -227,39 +257,35 @@ fn interleaving(args: &RunArgs, l: &Loaded, params: &Params, input: &Inputs) -> 
         benign_equal_writes: false,
         trace: args.trace,
     };
-    let r = match run_interleaving(&l.program, &l.hw, &l.launch, params, input, &iopts) {
-        Ok(r) => r,
-        Err(e) => return fail(&e),
-    };
-    if args.trace {
-        print!("{}", trace_text(&r.trace, args.trace_lines));
-    }
+    let r = run_interleaving(&l.program, &l.hw, &l.launch, params, input, &iopts)
+        .map_err(|e| run_error(&e))?;
     let detail = match &r.outcome {
         Outcome::Terminated => "terminated".to_string(),
         Outcome::StepLimit(n) => format!("no termination within {n} steps (raise --steps)"),
         Outcome::Race(e) | Outcome::BarrierDivergence(e) | Outcome::Error(e) => e.to_string(),
     };
-    print!(
-        "{}",
-        summary_text(
-            &format!(
-                "kernel {name}  (interleaving semantics, schedule {})",
-                args.schedule
-            ),
-            &[
-                ("outcome", r.outcome.kind().to_string()),
-                ("detail", detail),
-                ("steps", r.steps.to_string()),
-            ]
-        )
+    let title = format!(
+        "kernel {}  (interleaving semantics, schedule {})",
+        l.program.name, args.schedule
     );
-    i32::from(r.outcome != Outcome::Terminated)
+    let fields = vec![
+        ("outcome", r.outcome.kind().to_string()),
+        ("detail", detail),
+        ("steps", r.steps.to_string()),
+    ];
+    let mut s = Summary::new(title, fields, r.trace);
+    s.code = i32::from(r.outcome != Outcome::Terminated);
+    Ok(s)
 }
 
-/// `--semantics simt`: warp 0 of block 0 on the SIMT machine with a reconvergence stack.
-fn simt(args: &RunArgs, l: &Loaded, params: &Params, input: &Inputs) -> i32 {
-    let name = &l.program.name;
-    let r = match run_simt(
+/// Habermaier: warp 0 of block 0 on a SIMT machine with a reconvergence stack.
+fn simt(
+    args: &RunArgs,
+    l: &Loaded,
+    params: &Params,
+    input: &Inputs,
+) -> Result<Summary, ErrorReport> {
+    let r = run_simt(
         &l.program,
         &l.hw,
         &l.launch,
@@ -269,33 +295,24 @@ fn simt(args: &RunArgs, l: &Loaded, params: &Params, input: &Inputs) -> i32 {
         input,
         args.steps,
         args.trace,
-    ) {
-        Ok(r) => r,
-        Err(e) => return fail(&e),
-    };
-    if args.trace {
-        print!("{}", trace_text(&r.trace, args.trace_lines));
-    }
+    )
+    .map_err(|e| run_error(&e))?;
     let detail = match &r.outcome {
-        crate::semantics::simt::SimtOutcome::Terminated => "terminated".to_string(),
-        crate::semantics::simt::SimtOutcome::StepLimit(n) => {
-            format!("no termination within {n} steps (raise --steps)")
-        }
-        crate::semantics::simt::SimtOutcome::Error(e) => e.to_string(),
+        SimtOutcome::Terminated => "terminated".to_string(),
+        SimtOutcome::StepLimit(n) => format!("no termination within {n} steps (raise --steps)"),
+        SimtOutcome::Error(e) => e.to_string(),
     };
-    print!(
-        "{}",
-        summary_text(
-            &format!(
-                "kernel {name}  warp 0 of block (0, 0, 0) (SIMT machine with reconvergence stack)"
-            ),
-            &[
-                ("outcome", detail),
-                ("steps", r.steps.to_string()),
-                ("divergent branches", r.usage.div.to_string()),
-                ("max stack depth", r.max_depth.to_string()),
-            ]
-        )
+    let title = format!(
+        "kernel {}  warp 0 of block (0, 0, 0) (SIMT machine with reconvergence stack)",
+        l.program.name
     );
-    i32::from(r.outcome != crate::semantics::simt::SimtOutcome::Terminated)
+    let fields = vec![
+        ("outcome", detail),
+        ("steps", r.steps.to_string()),
+        ("divergent branches", r.usage.div.to_string()),
+        ("max stack depth", r.max_depth.to_string()),
+    ];
+    let mut s = Summary::new(title, fields, r.trace);
+    s.code = i32::from(r.outcome != SimtOutcome::Terminated);
+    Ok(s)
 }

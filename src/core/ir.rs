@@ -292,14 +292,14 @@ pub enum Stmt {
 impl Stmt {
     /// Right-nested sequence of the statements (`skip` for an empty list); `skip`s are kept.
     pub fn seq(mut stmts: Vec<Stmt>) -> Stmt {
-        match stmts.len() {
-            0 => Stmt::Skip,
-            1 => stmts.pop().unwrap_or(Stmt::Skip),
-            _ => {
-                let first = stmts.remove(0);
-                Stmt::Seq(Box::new(first), Box::new(Stmt::seq(stmts)))
-            }
+        // built from the back: linear time, no recursion (the nesting is the same)
+        let Some(mut acc) = stmts.pop() else {
+            return Stmt::Skip;
+        };
+        while let Some(s) = stmts.pop() {
+            acc = Stmt::Seq(Box::new(s), Box::new(acc));
         }
+        acc
     }
 
     /// `W(s)`: the local variables syntactically assigned by `s` (RaCUDA §4; array writes

@@ -7,6 +7,16 @@
 
 use std::fmt;
 
+/// The nesting limit of the front end, the same for every construct: statements inside
+/// statements, subexpressions (a chain `a + b + …` nests one level per operator),
+/// parentheses, and macro calls inside macro arguments. Deeper input is an error at its
+/// position (README, "Exit codes and limits"), so no later stage recurses deeper.
+pub const MAX_NESTING: usize = 1000;
+
+/// The most tokens macro expansion may produce in one translation unit (an exponential
+/// macro is an error naming it, not an exhausted memory).
+pub const MAX_MACRO_OUTPUT: usize = 4_000_000;
+
 /// A position in one of the source files of a [`SourceMap`]: file index, 1-based line and
 /// 1-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -59,6 +69,15 @@ impl SourceMap {
             col: pos.col,
             message: msg.into(),
             source_line: self.line_text(pos),
+            kind: DiagKind::Syntax,
+        }
+    }
+
+    /// An error at `pos` for input beyond one of warpcert's limits ([`DiagKind::Limit`]).
+    pub fn limit(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            kind: DiagKind::Limit,
+            ..self.error(pos, msg)
         }
     }
 
@@ -83,18 +102,58 @@ pub struct Diagnostic {
     pub message: String,
     /// The source line at `line`, without terminator.
     pub source_line: String,
+    /// What kind of problem (decides how the CLI reports it; all are bad input, exit 2).
+    pub kind: DiagKind,
+}
+
+/// The kind of a [`Diagnostic`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DiagKind {
+    /// Lexical, preprocessor or syntax error, or a construct warpcert cannot model.
+    #[default]
+    Syntax,
+    /// The input exceeds one of warpcert's limits (README, "Exit codes and limits").
+    Limit,
+    /// The file cannot be read.
+    Io,
+    /// A malformed launch header (`//--gridDim=[abc]`).
+    Launch,
 }
 
 fn render(f: &mut fmt::Formatter<'_>, kind: &str, d: &Diagnostic) -> fmt::Result {
     writeln!(f, "{kind}: {}", d.message)?;
     write!(f, " --> {}:{}:{}", d.file, d.line, d.col)?;
     if d.line > 0 {
-        let src = d.source_line.replace('\t', " ");
+        let (src, caret) = excerpt(&d.source_line.replace('\t', " "), d.col);
         write!(f, "\n  | {src}")?;
-        let caret = " ".repeat(d.col.saturating_sub(1) as usize);
-        write!(f, "\n  | {caret}^")?;
+        write!(f, "\n  | {}^", " ".repeat(caret))?;
     }
     Ok(())
+}
+
+/// At most this many characters of a source line are shown around the column.
+const EXCERPT: usize = 100;
+
+/// The part of `line` shown under a diagnostic (at most [`EXCERPT`] characters around
+/// 1-based column `col`, `…` where cut) and the caret's offset in it.
+fn excerpt(line: &str, col: u32) -> (String, usize) {
+    let chars: Vec<char> = line.chars().collect();
+    let at = (col.saturating_sub(1) as usize).min(chars.len());
+    if chars.len() <= EXCERPT {
+        return (line.to_string(), at);
+    }
+    let start = at.saturating_sub(EXCERPT / 2);
+    let end = (start + EXCERPT).min(chars.len());
+    let mut shown: String = chars[start..end].iter().collect();
+    let mut caret = at - start;
+    if start > 0 {
+        shown.insert(0, '…');
+        caret += 1;
+    }
+    if end < chars.len() {
+        shown.push('…');
+    }
+    (shown, caret)
 }
 
 impl fmt::Display for Diagnostic {
@@ -119,5 +178,19 @@ pub struct Warning(pub Diagnostic);
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         render(f, "warning", &self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_source_lines_are_cut_around_the_column() {
+        let line = "x".repeat(10_000);
+        let (shown, caret) = excerpt(&line, 5_000);
+        assert_eq!(shown.chars().count(), EXCERPT + 2);
+        assert_eq!(caret, EXCERPT / 2 + 1);
+        assert_eq!(excerpt("ab;", 3), ("ab;".to_string(), 2));
     }
 }

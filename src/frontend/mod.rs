@@ -22,28 +22,19 @@
 
 pub mod ast;
 pub mod diag;
+pub mod header;
 pub mod lexer;
 pub mod lower;
 pub mod parser;
 pub mod preprocess;
 pub mod sdk;
 
-pub use diag::{Diagnostic, Pos, SourceMap, Warning};
+pub use diag::{DiagKind, Diagnostic, Pos, SourceMap, Warning, MAX_MACRO_OUTPUT, MAX_NESTING};
+pub use header::{header_defines, LaunchHeader};
 
 use crate::core::{Hardware, Launch, Program};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-
-/// A default launch configuration read from a GPUVerify-style header comment
-/// (`//--blockDim=[32,32] --gridDim=4`, also `--blockDim=64` and `[a,b,c]`); missing
-/// components are 1.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LaunchHeader {
-    /// `--blockDim=`
-    pub block: Option<[u32; 3]>,
-    /// `--gridDim=`
-    pub grid: Option<[u32; 3]>,
-}
 
 /// A parsed translation unit.
 #[derive(Clone, Debug)]
@@ -75,6 +66,7 @@ pub fn parse_file(path: &Path) -> Result<Parsed, Diagnostic> {
         col: 0,
         message: format!("cannot read `{name}`: {e}"),
         source_line: String::new(),
+        kind: diag::DiagKind::Io,
     })?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     parse_impl(&name, text, Some(path))
@@ -95,9 +87,9 @@ fn parse_impl(name: &str, text: String, path: Option<&Path>) -> Result<Parsed, D
 }
 
 fn parse_inner(name: &str, text: String, path: Option<&Path>) -> Result<Parsed, Diagnostic> {
-    let header = parse_header(&text);
     let mut sources = SourceMap::default();
     let main = sources.add(name, text);
+    let header = header::parse_header(&sources, main)?;
     let defines = header_defines(sources.files.first().map(|f| f.1.as_str()).unwrap_or(""));
     let pp = preprocess::preprocess(&mut sources, main, path, &defines)?;
     let identifiers: BTreeSet<String> = pp
@@ -152,65 +144,6 @@ fn parse_inner(name: &str, text: String, path: Option<&Path>) -> Result<Parsed, 
     })
 }
 
-/// Reads `--blockDim=` / `--gridDim=` from the leading `//` comment lines of `text`.
-pub fn parse_header(text: &str) -> LaunchHeader {
-    let mut h = LaunchHeader::default();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let Some(c) = l.strip_prefix("//") else { break };
-        for word in c.split_whitespace() {
-            if let Some(v) = word.strip_prefix("--blockDim=") {
-                h.block = parse_dims(v);
-            } else if let Some(v) = word.strip_prefix("--gridDim=") {
-                h.grid = parse_dims(v);
-            }
-        }
-    }
-    h
-}
-
-/// The `-DNAME=VALUE` / `-DNAME` flags (value `1`) of the leading `//` comment lines of
-/// `text` (GPUVerify test headers such as `//--blockDim=64 -DWIDTH=256`); the parser applies
-/// them as macro definitions before the file.
-pub fn header_defines(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let Some(c) = l.strip_prefix("//") else { break };
-        for word in c.split_whitespace() {
-            if let Some(d) = word.strip_prefix("-D") {
-                let (n, v) = d.split_once('=').unwrap_or((d, "1"));
-                let ok = !n.is_empty()
-                    && n.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-                    && !n.starts_with(|ch: char| ch.is_ascii_digit());
-                if ok {
-                    out.push((n.to_string(), v.to_string()));
-                }
-            }
-        }
-    }
-    out
-}
-
-fn parse_dims(v: &str) -> Option<[u32; 3]> {
-    let inner = v.trim().trim_start_matches('[').trim_end_matches(']');
-    let parts: Vec<&str> = inner.split(',').map(|s| s.trim()).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return None;
-    }
-    let mut d = [1u32; 3];
-    for (k, p) in parts.iter().enumerate() {
-        d[k] = p.parse().ok()?;
-    }
-    Some(d)
-}
-
 /// Lowers kernel `kernel` (or the only `__global__` function) of `parsed` to miniCUDA for
 /// `launch` and `hw`. `kernel` may also name a `__device__` function, analysed as if it were
 /// a kernel (a warning says so; template functions as `name<float>`, `spec/lowering.md` §8).
@@ -225,24 +158,54 @@ pub fn lower(
     hw: &Hardware,
     param_values: &BTreeMap<String, i64>,
 ) -> Result<(Program, Vec<Warning>), Diagnostic> {
-    with_big_stack(|| lower::lower_kernel(parsed, kernel, launch, hw, param_values))
+    // checked (and, when too deep, dropped) on the big stack
+    with_big_stack(|| {
+        let (program, warnings) = lower::lower_kernel(parsed, kernel, launch, hw, param_values)?;
+        check_program_depth(parsed, &program.body)?;
+        Ok((program, warnings))
+    })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_forms() {
-        let h = parse_header("//pass\n//--blockDim=[32,32] --gridDim=4\n__global__ void f(){}");
-        assert_eq!(h.block, Some([32, 32, 1]));
-        assert_eq!(h.grid, Some([4, 1, 1]));
-        let h = parse_header("//--blockDim=64 --gridDim=[2,3,4]\n");
-        assert_eq!(h.block, Some([64, 1, 1]));
-        assert_eq!(h.grid, Some([2, 3, 4]));
-        assert_eq!(
-            parse_header("int x; //--blockDim=8"),
-            LaunchHeader::default()
-        );
+/// Checks that the lowered program nests at most [`diag::MAX_NESTING`] levels (a sequence
+/// of `n` statements nests `n` levels: sequences are right-nested), so that the analysis,
+/// the certificate writer and the kernel, which recurse along it, never see deeper input.
+/// Iterative. The error points at the first statement below the limit.
+fn check_program_depth(parsed: &Parsed, body: &crate::core::Stmt) -> Result<(), Diagnostic> {
+    use crate::core::Stmt as S;
+    let mut stack: Vec<(&S, usize)> = vec![(body, 1)];
+    while let Some((s, d)) = stack.pop() {
+        let loc = match s {
+            S::Skip => None,
+            S::Seq(a, b) => {
+                stack.push((b, d + 1));
+                stack.push((a, d + 1));
+                None
+            }
+            S::If(_, a, b, l) => {
+                stack.push((b, d + 1));
+                stack.push((a, d + 1));
+                Some(l)
+            }
+            S::While(_, a, l) => {
+                stack.push((a, d + 1));
+                Some(l)
+            }
+            S::Assign(_, _, l) | S::Write(_, _, _, l) | S::Sync(l) => Some(l),
+        };
+        if let Some(l) = loc.filter(|_| d > diag::MAX_NESTING) {
+            let pos = Pos {
+                file: 0,
+                line: l.line,
+                col: l.col,
+            };
+            return Err(parsed.sources.limit(
+                pos,
+                format!(
+                    "the lowered program nests deeper than warpcert's limit of {} levels here (a sequence of n three-address statements nests n levels; split the kernel)",
+                    diag::MAX_NESTING
+                ),
+            ));
+        }
     }
+    Ok(())
 }

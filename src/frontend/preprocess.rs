@@ -9,7 +9,7 @@
 //! Tokens keep the position of the original file they come from; tokens produced by a macro
 //! expansion take the position of the macro's use, so later errors point at the user's code.
 
-use super::diag::{Diagnostic, Pos, SourceMap, Warning};
+use super::diag::{Diagnostic, Pos, SourceMap, Warning, MAX_MACRO_OUTPUT, MAX_NESTING};
 use super::lexer::{lex, TokKind, Token};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -35,7 +35,7 @@ struct Pp<'a> {
     out: Vec<Token>,
     warnings: Vec<Warning>,
     depth: usize,
-    /// Macro expansions still allowed (guards against exponential macro blow-up).
+    /// Tokens of macro output still allowed ([`MAX_MACRO_OUTPUT`]).
     budget: std::cell::Cell<usize>,
 }
 
@@ -65,7 +65,7 @@ pub fn preprocess(
         out: Vec::new(),
         warnings: Vec::new(),
         depth: 0,
-        budget: std::cell::Cell::new(1_000_000),
+        budget: std::cell::Cell::new(MAX_MACRO_OUTPUT),
     };
     pp.set_path(main, path.map(|p| p.to_path_buf()));
     if !defines.is_empty() {
@@ -167,17 +167,17 @@ impl Pp<'_> {
                     }
                     _ if !active => {}
                     "define" => {
-                        self.flush(&mut pending);
+                        self.flush(&mut pending)?;
                         self.define(&line, hash_pos)?;
                     }
                     "undef" => {
-                        self.flush(&mut pending);
+                        self.flush(&mut pending)?;
                         if let Some(n) = line.get(1).and_then(|t| t.ident()) {
                             self.macros.remove(n);
                         }
                     }
                     "include" => {
-                        self.flush(&mut pending);
+                        self.flush(&mut pending)?;
                         self.include(f, &line, hash_pos)?;
                     }
                     "error" => {
@@ -192,7 +192,7 @@ impl Pp<'_> {
             }
             i += 1;
         }
-        self.flush(&mut pending);
+        self.flush(&mut pending)?;
         if let Some(c) = conds.last() {
             let _ = c;
             let pos = toks.last().map(|t| t.pos).unwrap_or(Pos {
@@ -207,14 +207,14 @@ impl Pp<'_> {
         Ok(())
     }
 
-    fn flush(&mut self, pending: &mut Vec<Token>) {
+    fn flush(&mut self, pending: &mut Vec<Token>) -> Result<(), Diagnostic> {
         if pending.is_empty() {
-            return;
+            return Ok(());
         }
         let toks = std::mem::take(pending);
-        let mut disabled = Vec::new();
-        let expanded = self.expand(&toks, &mut disabled, 0);
+        let expanded = self.expand(&toks, &[], 0)?;
         self.out.extend(expanded);
+        Ok(())
     }
 
     fn define(&mut self, line: &[Token], pos: Pos) -> Result<(), Diagnostic> {
@@ -364,149 +364,84 @@ impl Pp<'_> {
         r
     }
 
-    /// Expands macros in `toks` (positions of expansions = position of the use).
-    fn expand(&self, toks: &[Token], disabled: &mut Vec<String>, depth: usize) -> Vec<Token> {
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < toks.len() {
-            let t = &toks[i];
-            let name = match t.ident() {
-                Some(n) if depth < 64 && !disabled.iter().any(|d| d == n) => n,
-                _ => {
-                    out.push(t.clone());
-                    i += 1;
-                    continue;
-                }
-            };
-            let Some(m) = self.macros.get(name).filter(|_| self.budget.get() > 0) else {
-                out.push(t.clone());
-                i += 1;
+    /// Expands macros in `toks` (positions of expansions = position of the use), as C
+    /// rescans: the expansion of a macro replaces its use at the front of the pending tokens,
+    /// with the macro disabled until its expansion has been read, so chains of any length take
+    /// no stack. Arguments of function-like macros are expanded first, one level of recursion
+    /// per nested call (at most [`MAX_NESTING`]). `outer` are the macros disabled by the
+    /// caller.
+    ///
+    /// Errors: a macro whose expansion names itself (recursion), more than
+    /// [`MAX_MACRO_OUTPUT`] tokens of macro output in the translation unit, or arguments
+    /// nested deeper than [`MAX_NESTING`]; each names the macro and the use.
+    fn expand(
+        &self,
+        toks: &[Token],
+        outer: &[String],
+        depth: usize,
+    ) -> Result<Vec<Token>, Diagnostic> {
+        let mut out = Vec::with_capacity(toks.len());
+        // pending tokens, reversed: the next one is the last
+        let mut stack: Vec<Token> = toks.iter().rev().cloned().collect();
+        // macros being expanded, with the stack length below which their expansion is read
+        let mut active: Vec<(String, usize)> = Vec::new();
+        while let Some(t) = stack.pop() {
+            while active.last().is_some_and(|(_, base)| *base > stack.len()) {
+                active.pop();
+            }
+            let Some((name, m)) = t.ident().and_then(|n| self.macros.get_key_value(n)) else {
+                out.push(t);
                 continue;
             };
-            self.budget
-                .set(self.budget.get().saturating_sub(1 + m.body.len()));
-            match &m.params {
-                None => {
-                    let body = relocate(&m.body, t);
-                    disabled.push(name.to_string());
-                    out.extend(self.expand(&body, disabled, depth + 1));
-                    disabled.pop();
-                    i += 1;
-                }
-                Some(params) => {
-                    if !toks.get(i + 1).map(|n| n.is("(")).unwrap_or(false) {
-                        out.push(t.clone());
-                        i += 1;
-                        continue;
-                    }
-                    // collect arguments
-                    let mut args: Vec<Vec<Token>> = vec![Vec::new()];
-                    let mut level = 0usize;
-                    let mut j = i + 2;
-                    let mut closed = false;
-                    while j < toks.len() {
-                        let a = &toks[j];
-                        if a.is("(") {
-                            level += 1;
-                        } else if a.is(")") {
-                            if level == 0 {
-                                closed = true;
-                                break;
-                            }
-                            level -= 1;
-                        } else if a.is(",") && level == 0 {
-                            let va = params.last().map(|p| p == "__VA_ARGS__").unwrap_or(false);
-                            if !(va && args.len() >= params.len()) {
-                                args.push(Vec::new());
-                                j += 1;
-                                continue;
-                            }
-                        }
-                        if let Some(last) = args.last_mut() {
-                            last.push(a.clone());
-                        }
-                        j += 1;
-                    }
-                    if !closed {
-                        out.push(t.clone());
-                        i += 1;
-                        continue;
-                    }
-                    if params.is_empty() && args.len() == 1 && args[0].is_empty() {
-                        args.clear();
-                    }
-                    let expanded_args: Vec<Vec<Token>> = args
-                        .iter()
-                        .map(|a| self.expand(a, disabled, depth + 1))
-                        .collect();
-                    let mut body = Vec::new();
-                    let mb = &m.body;
-                    let mut k = 0;
-                    while k < mb.len() {
-                        let b = &mb[k];
-                        if b.is("#") {
-                            if let Some(pi) = mb
-                                .get(k + 1)
-                                .and_then(|n| n.ident())
-                                .and_then(|n| params.iter().position(|p| p == n))
-                            {
-                                let s: Vec<String> = args
-                                    .get(pi)
-                                    .map(|a| a.iter().map(tok_text).collect())
-                                    .unwrap_or_default();
-                                body.push(Token {
-                                    kind: TokKind::Str(s.join(" ")),
-                                    pos: t.pos,
-                                    bol: false,
-                                });
-                                k += 2;
-                                continue;
-                            }
-                        }
-                        if b.is("##") {
-                            // token pasting of two identifier/number spellings
-                            if let (Some(prev), Some(next)) = (body.pop(), mb.get(k + 1)) {
-                                let next_toks: Vec<Token> = match next
-                                    .ident()
-                                    .and_then(|n| params.iter().position(|p| p == n))
-                                {
-                                    Some(pi) => args.get(pi).cloned().unwrap_or_default(),
-                                    None => vec![next.clone()],
-                                };
-                                let joined = format!(
-                                    "{}{}",
-                                    tok_text(&prev),
-                                    next_toks.first().map(tok_text).unwrap_or_default()
-                                );
-                                body.push(Token {
-                                    kind: TokKind::Ident(joined),
-                                    pos: t.pos,
-                                    bol: false,
-                                });
-                                body.extend(next_toks.into_iter().skip(1));
-                                k += 2;
-                                continue;
-                            }
-                        }
-                        match b.ident().and_then(|n| params.iter().position(|p| p == n)) {
-                            Some(pi) => {
-                                if let Some(a) = expanded_args.get(pi) {
-                                    body.extend(a.iter().cloned());
-                                }
-                            }
-                            None => body.push(b.clone()),
-                        }
-                        k += 1;
-                    }
-                    let body = relocate(&body, t);
-                    disabled.push(name.to_string());
-                    out.extend(self.expand(&body, disabled, depth + 1));
-                    disabled.pop();
-                    i = j + 1;
-                }
+            if active.iter().any(|(a, _)| a == name) || outer.iter().any(|a| a == name) {
+                return Err(self.sm.limit(
+                    t.pos,
+                    format!("macro `{name}` expands to itself: recursive macros cannot be expanded (C would leave `{name}` unexpanded here)"),
+                ));
             }
+            let body = match &m.params {
+                None => relocate(&m.body, &t),
+                Some(params) => {
+                    if !stack.last().is_some_and(|n| n.is("(")) {
+                        out.push(t);
+                        continue;
+                    }
+                    let Some(args) = take_args(&mut stack, params) else {
+                        out.push(t);
+                        continue;
+                    };
+                    if depth >= MAX_NESTING {
+                        return Err(self.sm.limit(
+                            t.pos,
+                            format!("macro calls nested in the arguments of `{name}` exceed warpcert's limit of {MAX_NESTING} levels"),
+                        ));
+                    }
+                    let mut disabled: Vec<String> = outer.to_vec();
+                    disabled.extend(active.iter().map(|(a, _)| a.clone()));
+                    let expanded_args = args
+                        .iter()
+                        .map(|a| self.expand(a, &disabled, depth + 1))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    relocate(&substitute(&m.body, params, &args, &expanded_args, &t), &t)
+                }
+            };
+            let left = self.budget.get().checked_sub(body.len() + 1);
+            let Some(left) = left else {
+                let top = outer
+                    .first()
+                    .or(active.first().map(|(a, _)| a))
+                    .unwrap_or(name);
+                return Err(self.sm.limit(
+                    t.pos,
+                    format!("expanding macro `{top}` exceeds warpcert's limit of {MAX_MACRO_OUTPUT} tokens of macro output (an exponential macro? the limit was reached in `{name}`)"),
+                ));
+            };
+            self.budget.set(left);
+            let base = stack.len();
+            stack.extend(body.into_iter().rev());
+            active.push((name.clone(), base));
         }
-        out
+        Ok(out)
     }
 
     fn eval_if(&self, line: &[Token], pos: Pos) -> Result<i64, Diagnostic> {
@@ -532,8 +467,7 @@ impl Pp<'_> {
             toks.push(line[i].clone());
             i += 1;
         }
-        let mut disabled = Vec::new();
-        let toks = self.expand(&toks, &mut disabled, 0);
+        let toks = self.expand(&toks, &[], 0)?;
         let mut ev = CondEval { toks: &toks, i: 0 };
         let v = ev.expr(0);
         match v {
@@ -541,6 +475,116 @@ impl Pp<'_> {
             _ => Err(self.sm.error(pos, "cannot evaluate `#if` expression")),
         }
     }
+}
+
+/// Takes the parenthesized arguments of a function-like macro call from the front of
+/// `stack` (reversed pending tokens, `(` last). `None`, with `stack` unchanged, when the
+/// parenthesis is not closed.
+fn take_args(stack: &mut Vec<Token>, params: &[String]) -> Option<Vec<Vec<Token>>> {
+    let mut taken: Vec<Token> = Vec::new();
+    let mut args: Vec<Vec<Token>> = vec![Vec::new()];
+    let mut level = 0usize;
+    let va = params.last().map(|p| p == "__VA_ARGS__").unwrap_or(false);
+    taken.extend(stack.pop()); // `(`
+    let mut closed = false;
+    while let Some(a) = stack.pop() {
+        if a.is("(") {
+            level += 1;
+        } else if a.is(")") {
+            if level == 0 {
+                taken.push(a);
+                closed = true;
+                break;
+            }
+            level -= 1;
+        } else if a.is(",") && level == 0 && !(va && args.len() >= params.len()) {
+            args.push(Vec::new());
+            taken.push(a);
+            continue;
+        }
+        if let Some(last) = args.last_mut() {
+            last.push(a.clone());
+        }
+        taken.push(a);
+    }
+    if !closed {
+        stack.extend(taken.into_iter().rev());
+        return None;
+    }
+    if params.is_empty() && args.len() == 1 && args[0].is_empty() {
+        args.clear();
+    }
+    Some(args)
+}
+
+/// The body `mb` of a function-like macro with `params` replaced: `#p` by the spelling of
+/// argument `p`, `x ## p` pasted, other parameters by their expanded argument.
+fn substitute(
+    mb: &[Token],
+    params: &[String],
+    args: &[Vec<Token>],
+    expanded_args: &[Vec<Token>],
+    t: &Token,
+) -> Vec<Token> {
+    let mut body = Vec::new();
+    let mut k = 0;
+    while k < mb.len() {
+        let b = &mb[k];
+        if b.is("#") {
+            if let Some(pi) = mb
+                .get(k + 1)
+                .and_then(|n| n.ident())
+                .and_then(|n| params.iter().position(|p| p == n))
+            {
+                let s: Vec<String> = args
+                    .get(pi)
+                    .map(|a| a.iter().map(tok_text).collect())
+                    .unwrap_or_default();
+                body.push(Token {
+                    kind: TokKind::Str(s.join(" ")),
+                    pos: t.pos,
+                    bol: false,
+                });
+                k += 2;
+                continue;
+            }
+        }
+        if b.is("##") {
+            // token pasting of two identifier/number spellings
+            if let (Some(prev), Some(next)) = (body.pop(), mb.get(k + 1)) {
+                let next_toks: Vec<Token> = match next
+                    .ident()
+                    .and_then(|n| params.iter().position(|p| p == n))
+                {
+                    Some(pi) => args.get(pi).cloned().unwrap_or_default(),
+                    None => vec![next.clone()],
+                };
+                let joined = format!(
+                    "{}{}",
+                    tok_text(&prev),
+                    next_toks.first().map(tok_text).unwrap_or_default()
+                );
+                body.push(Token {
+                    kind: TokKind::Ident(joined),
+                    pos: t.pos,
+                    bol: false,
+                });
+                body.extend(next_toks.into_iter().skip(1));
+                k += 2;
+                continue;
+            }
+        }
+        match b.ident().and_then(|n| params.iter().position(|p| p == n)) {
+            Some(pi) => {
+                if let Some(a) = expanded_args.get(pi) {
+                    body.extend(a.iter().cloned());
+                }
+            }
+            None => body.push(b.clone()),
+        }
+        k += 1;
+    }
+    body
 }
 
 fn tok_text(t: &Token) -> String {
@@ -696,14 +740,59 @@ mod tests {
     }
 
     #[test]
-    fn exponential_macros_are_bounded() {
+    fn exponential_macros_are_an_error_naming_the_macro() {
         let mut src = String::from("#define M0 x x\n");
         for k in 1..40 {
             src.push_str(&format!("#define M{k} M{} M{}\n", k - 1, k - 1));
         }
-        src.push_str("M39");
-        let n = run(&src).map(|t| t.len()).unwrap_or(0);
-        assert!(n > 0 && n < 10_000_000);
+        src.push_str("\nM39");
+        match run(&src) {
+            Err(d) => {
+                assert!(d.message.contains("macro `M"), "{}", d.message);
+                assert!(d.message.contains("limit"), "{}", d.message);
+                assert_eq!((d.line, d.col), (42, 1)); // 40 #define lines, a blank line, the use
+            }
+            Ok(t) => panic!("{} tokens", t.len()),
+        }
+    }
+
+    #[test]
+    fn chains_of_any_length_expand() {
+        // the C preprocessor expands a chain of object-like macros to its end (C11 6.10.3.4)
+        let mut src = String::from("#define A0 1\n");
+        for k in 1..=5000 {
+            src.push_str(&format!("#define A{k} A{}\n", k - 1));
+        }
+        src.push_str("A5000 A65");
+        assert_eq!(run(&src).ok(), Some(vec![TokKind::Int(1), TokKind::Int(1)]));
+    }
+
+    #[test]
+    fn recursive_macro_is_an_error() {
+        for src in [
+            "#define A A\nA",
+            "#define A B\n#define B A + 1\nA",
+            "#define F(x) F(x)\nF(1)",
+        ] {
+            match run(src) {
+                Err(d) => assert!(d.message.contains("expands to itself"), "{}", d.message),
+                Ok(t) => panic!("{src:?} gave {t:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn nested_function_macros_expand_arguments_first() {
+        let k = run("#define D(x) (x+x)\nD(D(1))").unwrap_or_default();
+        let s: String = k
+            .iter()
+            .map(|t| match t {
+                TokKind::Int(n) => n.to_string(),
+                TokKind::Punct(p) => p.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(s, "((1+1)+(1+1))");
     }
 
     #[test]

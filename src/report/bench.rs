@@ -1,11 +1,77 @@
-//! Output of `warpcert bench`: one Markdown table row per kernel and metric, comparing the
-//! certified per-warp bound with the published RaCUDA and Pico bounds.
+//! Output of `warpcert bench`: one row per kernel and metric, comparing the certified
+//! per-warp bound with the published RaCUDA and Pico bounds — a Markdown table (text) or
+//! one JSON object `{format_version, rows: [{kernel, metric, bound, …}]}`.
 
+use super::error::FORMAT_VERSION;
+use super::Format;
 use crate::core::assertion::Poly;
 use crate::core::MetricName;
 
+/// The table's columns (the JSON keys of a row).
+pub const COLUMNS: [&str; 10] = [
+    "kernel",
+    "metric",
+    "bound",
+    "racuda",
+    "vs_racuda",
+    "pico",
+    "vs_pico",
+    "tightness",
+    "analysis_ms",
+    "check_ms",
+];
+
 /// The table's header and separator lines.
 pub const TABLE_HEADER: &str = "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | vs RaCUDA | Pico bound | vs Pico | bound / max simulated | analysis ms | check ms |\n|---|---|---|---|---|---|---|---|---|---|\n";
+
+/// One row's cells, in the order of [`COLUMNS`].
+pub type Cells = [String; 10];
+
+/// The bench table, printed row by row (text: rows appear as they are computed) or
+/// collected and printed at the end (JSON).
+pub struct Table {
+    json: Option<Vec<serde_json::Value>>,
+}
+
+impl Table {
+    /// A new table in `format`; the text header is printed at once.
+    pub fn new(format: Format) -> Table {
+        match format {
+            Format::Json => Table {
+                json: Some(Vec::new()),
+            },
+            Format::Text => {
+                print!("{TABLE_HEADER}");
+                Table { json: None }
+            }
+        }
+    }
+
+    /// Adds (text: prints) one row.
+    pub fn row(&mut self, cells: Cells) {
+        match &mut self.json {
+            Some(rows) => rows.push(serde_json::Value::Object(
+                COLUMNS
+                    .iter()
+                    .zip(cells)
+                    .map(|(k, v)| (k.to_string(), v.into()))
+                    .collect(),
+            )),
+            None => println!("| {} |", cells.join(" | ")),
+        }
+    }
+
+    /// Ends the table (JSON: prints the collected object).
+    pub fn finish(self) {
+        if let Some(rows) = self.json {
+            let obj = serde_json::json!({
+                "format_version": FORMAT_VERSION,
+                "rows": rows,
+            });
+            println!("{obj:#}");
+        }
+    }
+}
 
 /// A failure reason on one line, without table separators, cut at 140 characters.
 pub fn short(e: &str) -> String {
@@ -18,11 +84,12 @@ pub fn short(e: &str) -> String {
 }
 
 /// The row of a kernel the front end rejected (`reason`: the first line of its error).
-pub fn front_end_failure_row(stem: &str, reason: &str) -> String {
-    format!(
-        "| {stem} | all | front end: {} | | | | | | | |\n",
-        short(reason)
-    )
+pub fn front_end_failure_row(stem: &str, reason: &str) -> Cells {
+    let mut cells: Cells = Default::default();
+    cells[0] = stem.to_string();
+    cells[1] = "all".into();
+    cells[2] = format!("front end: {}", short(reason));
+    cells
 }
 
 /// One row with a bound.
@@ -52,24 +119,24 @@ pub struct BoundRow<'a> {
 }
 
 /// The row of a bound (`(REJECTED)` after a bound the kernel did not accept).
-pub fn bound_row(r: &BoundRow<'_>) -> String {
+pub fn bound_row(r: &BoundRow<'_>) -> Cells {
     let shown = if r.accepted {
         r.bound.to_bound_string()
     } else {
         format!("{} (REJECTED)", r.bound.to_bound_string())
     };
-    format!(
-        "| {} | {} | {shown} | {} | {} | {} | {} | {} | {:.1} | {:.1} |\n",
-        r.stem,
-        r.metric,
-        r.racuda,
-        r.vs_racuda,
-        r.pico.unwrap_or("–"),
-        r.vs_pico.as_deref().unwrap_or("–"),
-        r.tightness,
-        r.analysis_ms,
-        r.check_ms,
-    )
+    [
+        r.stem.to_string(),
+        r.metric.to_string(),
+        shown,
+        r.racuda.to_string(),
+        r.vs_racuda.to_string(),
+        r.pico.unwrap_or("–").to_string(),
+        r.vs_pico.clone().unwrap_or_else(|| "–".into()),
+        r.tightness.to_string(),
+        format!("{:.1}", r.analysis_ms),
+        format!("{:.1}", r.check_ms),
+    ]
 }
 
 /// The row of a metric without a bound.
@@ -79,10 +146,18 @@ pub fn no_bound_row(
     reason: &str,
     racuda: &str,
     pico: Option<&str>,
-) -> String {
-    format!(
-        "| {stem} | {metric} | no bound: {} | {racuda} | – | {} | – | – | – | – |\n",
-        short(reason),
-        pico.unwrap_or("–")
-    )
+) -> Cells {
+    let dash = || "–".to_string();
+    [
+        stem.to_string(),
+        metric.to_string(),
+        format!("no bound: {}", short(reason)),
+        racuda.to_string(),
+        dash(),
+        pico.unwrap_or("–").to_string(),
+        dash(),
+        dash(),
+        dash(),
+        dash(),
+    ]
 }

@@ -1,6 +1,7 @@
 //! Output of `warpcert check CERT [--source FILE]`: the independent kernel's verdict as text
 //! (its own rendering) or as a JSON object.
 
+use super::error::FORMAT_VERSION;
 use super::Format;
 use std::path::Path;
 use warpcert_kernel::{Rejection, Verdict};
@@ -30,10 +31,14 @@ pub fn check_report(
             None => format!("{v}\n"),
         },
         (Format::Text, Ok(_), Some(m)) => format!("REJECTED: --source does not match: {m}\n"),
+        (Format::Text, Err(r), _) if r.reason == warpcert_kernel::Reason::ThreadFailed => {
+            "resource failure: the kernel's checking thread could not run (low memory?); the certificate was not checked\n".to_string()
+        }
         (Format::Text, Err(r), _) => format!("{r}\n"),
         (Format::Json, v, mismatch) => {
             let obj = match (v, mismatch) {
                 (Ok(v), None) => serde_json::json!({
+                    "format_version": FORMAT_VERSION,
                     "certificate": cert,
                     "accepted": true,
                     "kernel": v.kernel,
@@ -45,11 +50,14 @@ pub fn check_report(
                     "nodes": v.nodes_checked,
                 }),
                 (Ok(_), Some(m)) => serde_json::json!({
+                    "format_version": FORMAT_VERSION,
                     "certificate": cert,
                     "accepted": false,
                     "reason": format!("--source does not match: {m}"),
                 }),
                 (Err(r), _) => serde_json::json!({
+                    "format_version": FORMAT_VERSION,
+                    "resource_failure": r.reason == warpcert_kernel::Reason::ThreadFailed,
                     "certificate": cert,
                     "accepted": false,
                     "rule": r.rule,

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod bound;
 pub mod check;
+pub mod error;
 pub mod relation;
 pub mod semantics;
 
@@ -52,6 +53,8 @@ pub struct CertificateReport {
 /// One analysed metric of one kernel (`warpcert analyze`): the JSON object of the contract.
 #[derive(Clone, Debug, Serialize)]
 pub struct BoundReport {
+    /// [`error::FORMAT_VERSION`].
+    pub format_version: u32,
     /// Kernel name.
     pub kernel: String,
     /// Metric name (`sectors`, `conflicts`, `divwarps`, `steps`).
@@ -79,6 +82,8 @@ pub struct BoundReport {
 /// A metric for which no bound was found (`warpcert analyze`), with the reason.
 #[derive(Clone, Debug, Serialize)]
 pub struct FailureReport {
+    /// [`error::FORMAT_VERSION`].
+    pub format_version: u32,
     /// Kernel name.
     pub kernel: String,
     /// Metric name.
@@ -152,6 +157,8 @@ pub fn analyze_text(outcomes: &[AnalyzeOutcome]) -> String {
 /// One metric of a concrete run (`warpcert run`).
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
+    /// [`error::FORMAT_VERSION`].
+    pub format_version: u32,
     /// Kernel name.
     pub kernel: String,
     /// Metric name.
@@ -160,8 +167,9 @@ pub struct RunReport {
     pub max_per_warp: String,
     /// Sum over all warps of all blocks.
     pub total: String,
-    /// Number of warps run.
-    pub warps: u64,
+    /// Number of warps run, in decimal (a string, as in `analyze`, where it may be an
+    /// expression or exceed 2⁵³).
+    pub warps: String,
 }
 
 /// Renders run results as text.

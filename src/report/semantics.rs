@@ -72,3 +72,28 @@ pub fn trace_text(lines: &[String], max: usize) -> String {
     }
     out
 }
+
+/// The JSON form of a machine's summary (`run --semantics … --format json`): one object
+/// with `format_version`, `semantics`, `title`, the summary's fields (keys as printed) and
+/// the trace lines (at most `max`).
+pub fn summary_json(
+    semantics: &str,
+    title: &str,
+    fields: &[(&str, String)],
+    trace: &[String],
+    max: usize,
+) -> String {
+    let mut obj = serde_json::Map::new();
+    obj.insert("format_version".into(), super::error::FORMAT_VERSION.into());
+    obj.insert("semantics".into(), semantics.into());
+    obj.insert("title".into(), title.into());
+    let fields: serde_json::Map<String, serde_json::Value> = fields
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), v.clone().into()))
+        .collect();
+    obj.insert("fields".into(), fields.into());
+    let shown: Vec<serde_json::Value> = trace.iter().take(max).map(|l| l.clone().into()).collect();
+    obj.insert("trace".into(), shown.into());
+    obj.insert("trace_lines".into(), trace.len().into());
+    serde_json::to_string_pretty(&serde_json::Value::Object(obj)).unwrap_or_default()
+}

@@ -19,6 +19,7 @@ use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program};
 use num_traits::Zero;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Parameter values by name: scalar kernel arguments and, when symbolic, `gridDim.x` ….
 /// `blockIdx.*` are set by the runner; `blockDim.*`, `gridDim.*` (concrete grid) and
@@ -289,6 +290,23 @@ pub fn run_kernel_with(
     input: &Inputs,
     opts: &RunOptions,
 ) -> Result<KernelRun, SemError> {
+    let done = AtomicU64::new(0);
+    run_kernel_observed(prog, metrics, hw, launch, params, input, opts, &done)
+}
+
+/// [`run_kernel_with`] that also counts the warps run so far in `done` (for a progress
+/// display on another thread).
+#[allow(clippy::too_many_arguments)]
+pub fn run_kernel_observed(
+    prog: &Program,
+    metrics: &[Metric],
+    hw: &Hardware,
+    launch: &Launch,
+    params: &Params,
+    input: &Inputs,
+    opts: &RunOptions,
+    done: &AtomicU64,
+) -> Result<KernelRun, SemError> {
     let grid = launch.grid.ok_or(SemError::SymbolicGrid)?;
     check_hw(hw, launch)?;
     // Parameters are checked once up front so that a missing value is reported even for an
@@ -327,6 +345,7 @@ pub fn run_kernel_with(
                             error: Box::new(e),
                         })?;
                     warps += 1;
+                    done.store(warps, Ordering::Relaxed);
                     usage = usage.plus(&warp.usage);
                     for (c, r) in model.costs(&warp.usage).into_iter().zip(results.iter_mut()) {
                         if r.worst_warp.is_none() || c > r.max_per_warp {

@@ -51,6 +51,7 @@ pub fn lower_kernel(
         launch: *launch,
         hw: *hw,
         used: HashSet::new(),
+        next_fresh: HashMap::new(),
         locals: Vec::new(),
         arrays: Vec::new(),
         shared_by_pos: HashMap::new(),

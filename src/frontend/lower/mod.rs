@@ -68,6 +68,9 @@ struct Lw<'a> {
     launch: Launch,
     hw: Hardware,
     used: HashSet<String>,
+    /// Per `fresh` prefix, the first index not yet tried (names are never freed, so `fresh`
+    /// resumes there: linear, not quadratic, in the number of temporaries).
+    next_fresh: HashMap<String, usize>,
     locals: Vec<(String, Ty)>,
     arrays: Vec<ArrayDecl>,
     shared_by_pos: HashMap<Pos, String>,
@@ -228,15 +231,16 @@ impl Lw<'_> {
 
     /// A fresh lowering name `prefix<n>` that is no identifier of the source.
     pub(super) fn fresh(&mut self, prefix: &str, ty: Ty) -> String {
-        let mut k = 0usize;
+        let mut k = self.next_fresh.get(prefix).copied().unwrap_or(0);
         loop {
             let cand = format!("{prefix}{k}");
+            k += 1;
             if !self.used.contains(&cand) && !self.reserved.contains(&cand) {
+                self.next_fresh.insert(prefix.to_string(), k);
                 self.used.insert(cand.clone());
                 self.locals.push((cand.clone(), ty));
                 return cand;
             }
-            k += 1;
         }
     }
 

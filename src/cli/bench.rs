@@ -45,6 +45,13 @@ pub struct BenchArgs {
     /// Skip the simulation (no tightness column).
     #[arg(long)]
     no_sim: bool,
+    /// Instead of the benchmark table: generated kernel families growing one dimension at
+    /// a time, with analysis and check time, certificate bytes, peak memory and fitted
+    /// growth exponents (each point in a child process, under a time and memory limit).
+    #[arg(long)]
+    scaling: bool,
+    #[command(flatten)]
+    scaling_opts: super::scaling::ScalingArgs,
 }
 
 type Env = BTreeMap<String, f64>;
@@ -727,6 +734,9 @@ fn short(e: &str) -> String {
 
 /// Runs `warpcert bench`; prints the table, returns 0 when every row has a checked bound.
 pub fn run(args: &BenchArgs) -> i32 {
+    if args.scaling {
+        return super::scaling::run(&args.scaling_opts);
+    }
     if !args.corpus.is_dir() {
         eprintln!(
             "error: benchmark folder {} not found (it is ../shared/corpus/racuda beside the project)",

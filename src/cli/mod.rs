@@ -10,6 +10,7 @@ mod export;
 mod options;
 mod relation;
 mod run;
+mod scaling;
 
 use crate::report::Format;
 use clap::{Args, Parser, Subcommand};
@@ -58,6 +59,9 @@ enum Command {
     /// Check the result with coqc against coq-export/theories (README, "Checking a bound
     /// in Coq"). Example: warpcert export-coq certificates/vectorAdd.steps.cert -o va.v
     ExportCoq(export::ExportCoqArgs),
+    /// One point of `bench --scaling`, run in a child process (internal).
+    #[command(hide = true)]
+    ScalingPoint(scaling::PointArgs),
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
@@ -114,5 +118,6 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(&a),
         Command::Derive(a) => derive::run(&a),
         Command::ExportCoq(a) => export::run(&a),
+        Command::ScalingPoint(a) => scaling::run_point(&a),
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod bound;
 pub mod relation;
+pub mod scaling;
 pub mod semantics;
 
 use serde::Serialize;

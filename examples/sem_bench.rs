@@ -2,7 +2,9 @@
 //! lock-step semantics on `examples/vector_add.cu` with 2^20 threads, and of the
 //! interleaving semantics (with and without race checking) and the small-step machine.
 //!
-//! Run: `cargo run --release --example sem_bench`. A *thread-step* is one rule application
+//! Run: `cargo run --release --example sem_bench [lockstep|interleaving|interleaving-norace|smallstep]` (all
+//! three by default; `RAYON_NUM_THREADS=1` for the lock-step run on one core). Times are
+//! wall-clock and process CPU time (`/proc/self/stat`, Linux). A *thread-step* is one rule application
 //! on one thread: for the lock-step semantics, rule applications × active lanes (vectorAdd
 //! with len = 2^20 never diverges, so every warp's 32 lanes are active throughout); for the
 //! interleaving semantics, one scheduler step.
@@ -16,7 +18,20 @@ use warpcert::semantics::smallstep::run_smallstep;
 use warpcert::semantics::store::Inputs;
 use warpcert::semantics::{run_kernel, run_warp, Params, RunOptions};
 
+/// CPU time (user + system) of this process so far, in seconds (0 where `/proc` is absent).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which ends at the last ')'): utime is field 14, stime 15.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    // `rest` starts at field 3 (state); utime = field 14 → index 11.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn main() {
+    let which = std::env::args().nth(1).unwrap_or_else(|| "all".into());
+    let want = |s: &str| which == "all" || which == s;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vector_add.cu");
     let parsed = frontend::parse_file(&path).expect("parses");
     let hw = Hardware::default();
@@ -35,31 +50,39 @@ fn main() {
     let params = Params::new();
     let input = Inputs::random(1);
 
-    let one = run_warp(
-        &prog,
-        &metrics,
-        &hw,
-        &launch,
-        [0, 0, 0],
-        0,
-        &params,
-        &input,
-        &RunOptions::default(),
-    )
-    .expect("warp runs");
-    let t = Instant::now();
-    let k = run_kernel(&prog, &metrics, &hw, &launch, &params, &input).expect("kernel runs");
-    let secs = t.elapsed().as_secs_f64();
-    let steps = one.rule_applications * k.warps * hw.warp_size as u64;
-    println!(
-        "| lock-step (4 metrics) | vectorAdd | {} threads | {:.3} s | {} thread-steps | {:.2e} thread-steps/s |",
+    if want("lockstep") {
+        let one = run_warp(
+            &prog,
+            &metrics,
+            &hw,
+            &launch,
+            [0, 0, 0],
+            0,
+            &params,
+            &input,
+            &RunOptions::default(),
+        )
+        .expect("warp runs");
+        let (t, c) = (Instant::now(), cpu_seconds());
+        let k = run_kernel(&prog, &metrics, &hw, &launch, &params, &input).expect("kernel runs");
+        let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+        let steps = one.rule_applications * k.warps * hw.warp_size as u64;
+        println!(
+        "| lock-step (4 metrics, {} rayon threads) | vectorAdd | {} threads | {:.3} s wall, {:.2} s CPU | {} lane-steps | {:.2e} lane-steps/s |",
+        rayon::current_num_threads(),
         n,
         secs,
+        cpu,
         steps,
         steps as f64 / secs
     );
+    }
 
     for (threads, races) in [(1u32 << 16, true), (1u32 << 16, false)] {
+        let selected = want("interleaving") || (which == "interleaving-norace" && !races);
+        if !selected {
+            continue;
+        }
         let launch = Launch {
             block: [256, 1, 1],
             grid: Some([threads / 256, 1, 1]),
@@ -74,19 +97,23 @@ fn main() {
             benign_equal_writes: false,
             trace: false,
         };
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_seconds());
         let r = run_interleaving(&prog, &hw, &launch, &params, &input, &opts).expect("runs");
-        let secs = t.elapsed().as_secs_f64();
+        let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
         println!(
-            "| interleaving (random schedule, race check {}) | vectorAdd | {} threads | {:.3} s | {} thread-steps | {:.2e} thread-steps/s |",
+            "| interleaving (random schedule, race check {}) | vectorAdd | {} threads | {:.3} s wall, {:.2} s CPU | {} thread-steps | {:.2e} thread-steps/s |",
             if races { "on" } else { "off" },
             threads,
             secs,
+            cpu,
             r.steps,
             r.steps as f64 / secs
         );
     }
 
+    if !want("smallstep") {
+        return;
+    }
     let launch = Launch {
         block: [1024, 1, 1],
         grid: Some([1, 1, 1]),

@@ -178,3 +178,52 @@ fn relation_reports_a_certified_companion() {
         .starts_with("formula = certified bound"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A depth-5 loop nest: at `n = 1` block 0 replays in a few hundred rule applications and is
+/// checked; at `n = 7` (7⁵ = 16 807 iterations of the innermost loop per warp, each more
+/// than 10 rule applications — test, read, add, write, increment — and 8 warps: over 10⁶)
+/// and `n = 64` the replay exceeds the point-check budget (5·10⁵) and is reported as
+/// skipped, in the text and in the JSON, instead of running until the fuel ends (issue 13,
+/// item 4).
+#[test]
+fn point_checks_over_budget_are_skipped_and_say_so() {
+    let dir = std::env::temp_dir().join(format!("warpcert-nest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("nest5.cu");
+    std::fs::write(
+        &f,
+        "__global__ void nest5(float *a, int n) {
+            for (int i = 0; i < n; i++)
+              for (int j = 0; j < n; j++)
+                for (int k = 0; k < n; k++)
+                  for (int l = 0; l < n; l++)
+                    for (int m = 0; m < n; m++)
+                      a[threadIdx.x] = a[threadIdx.x] + 1.0f;
+        }",
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    let skipped = "params=64: skipped: the replay needs more than";
+    let (_, text) = warpcert(&["analyze", &f, "--relation", "auto", "--metric", "sectors"]);
+    assert!(text.contains(skipped), "{text}");
+    assert!(text.contains("params=7: skipped"), "{text}");
+    assert!(text.contains("params=1: replayed 8 vs bound 8"), "{text}");
+    assert!(
+        text.contains("passed at 1 of 3 points, 2 skipped"),
+        "{text}"
+    );
+    let (_, json) = warpcert(&[
+        "analyze",
+        &f,
+        "--relation",
+        "auto",
+        "--metric",
+        "sectors",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let cert = v[0]["certification"].as_str().unwrap();
+    assert!(cert.contains(skipped), "{cert}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

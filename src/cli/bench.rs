@@ -59,6 +59,13 @@ pub struct BenchArgs {
     /// table's columns as keys).
     #[arg(long, value_enum, default_value = "text")]
     format: crate::report::Format,
+    /// Instead of the benchmark table: generated kernel families growing one dimension at
+    /// a time, with analysis and check time, certificate bytes, peak memory and fitted
+    /// growth exponents (each point in a child process, under a time and memory limit).
+    #[arg(long)]
+    scaling: bool,
+    #[command(flatten)]
+    scaling_opts: super::scaling::ScalingArgs,
 }
 
 impl BenchArgs {
@@ -471,6 +478,9 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// Runs `warpcert bench`; prints the table, returns 0 when every row has a checked bound.
 pub fn run(args: &BenchArgs) -> i32 {
+    if args.scaling {
+        return super::scaling::run(&args.scaling_opts);
+    }
     if !args.corpus.is_dir() {
         let msg = format!(
             "benchmark folder {} not found (it is ../shared/corpus/racuda beside the project)",

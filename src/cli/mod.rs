@@ -12,6 +12,7 @@ pub mod options;
 mod published;
 mod relation;
 mod run;
+mod scaling;
 
 use crate::report::error::{ErrorKind, ErrorReport};
 use crate::report::Format;
@@ -55,6 +56,7 @@ impl Command {
             Command::Check(a) => a.format(),
             Command::Bench(a) => a.format(),
             Command::ExportCoq(a) => a.format(),
+            Command::ScalingPoint(_) => Format::Text,
         }
     }
 }
@@ -83,6 +85,9 @@ enum Command {
     /// Check the result with coqc against coq-export/theories (README, "Checking a bound
     /// in Coq"). Example: warpcert export-coq certificates/vectorAdd.steps.cert -o va.v
     ExportCoq(export::ExportCoqArgs),
+    /// One point of `bench --scaling`, run in a child process (internal).
+    #[command(hide = true)]
+    ScalingPoint(scaling::PointArgs),
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
@@ -170,5 +175,6 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(&a),
         Command::Derive(a) => derive::run(&a),
         Command::ExportCoq(a) => export::run(&a),
+        Command::ScalingPoint(a) => scaling::run_point(&a),
     }
 }

@@ -69,23 +69,76 @@ impl Launch {
 /// `elem_bytes` bytes and sectors of `hw.sector_bytes` bytes:
 /// `|{ ⌊i·elem_bytes / sector_bytes⌋ : i ∈ Cod(R) }|`. Zero for an empty family.
 pub fn mem_reads(indices: &[i64], elem_bytes: u32, hw: &Hardware) -> u64 {
-    let sectors: BTreeSet<i64> = indices
-        .iter()
-        .map(|&i| (i as i128 * elem_bytes as i128).div_euclid(hw.sector_bytes as i128) as i64)
-        .collect();
+    let unit = |i: i64| (i as i128 * elem_bytes as i128).div_euclid(hw.sector_bytes as i128) as i64;
+    if ascending(indices) {
+        // Fast path (coalesced accesses): units are ascending too; count the changes.
+        return count_runs(
+            indices
+                .iter()
+                .map(|&i| unit_of(i, elem_bytes, hw.sector_bytes)),
+        );
+    }
+    let sectors: BTreeSet<i64> = indices.iter().map(|&i| unit(i)).collect();
     sectors.len() as u64
+}
+
+/// Whether `xs` is non-decreasing.
+fn ascending(xs: &[i64]) -> bool {
+    xs.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// `⌊i·bytes / unit⌋` as `mem_reads` computes it (in `i128`, cast to `i64`), without the
+/// `i128` division when the product fits in `i64`.
+fn unit_of(i: i64, bytes: u32, unit: u32) -> i64 {
+    match i.checked_mul(bytes as i64) {
+        Some(b) => b.div_euclid(unit as i64),
+        None => (i as i128 * bytes as i128).div_euclid(unit as i128) as i64,
+    }
+}
+
+/// The number of distinct values of a non-decreasing sequence.
+fn count_runs(xs: impl Iterator<Item = i64>) -> u64 {
+    let mut n = 0;
+    let mut last = None;
+    for x in xs {
+        if last != Some(x) {
+            n += 1;
+            last = Some(x);
+        }
+    }
+    n
 }
 
 /// `Conflicts(R)`: the largest number of distinct element indices that fall into one
 /// shared-memory bank, where element `i` lies in bank `⌊i·elem_bytes / bank_bytes⌋ mod banks`.
 /// Zero for an empty family, 1 for a conflict-free (or broadcast) access.
 pub fn conflicts(indices: &[i64], elem_bytes: u32, hw: &Hardware) -> u64 {
+    let bank = |i: i64| {
+        let word = (i as i128 * elem_bytes as i128).div_euclid(hw.bank_bytes as i128);
+        word.rem_euclid(hw.banks as i128) as i64
+    };
+    if ascending(indices) && hw.banks <= 64 {
+        // Fast path: distinct indices are the changes of the sorted family.
+        let mut per_bank = [0u64; 64];
+        let mut last = None;
+        for &i in indices {
+            if last != Some(i) {
+                last = Some(i);
+                let b = match i.checked_mul(elem_bytes as i64) {
+                    Some(x) => x
+                        .div_euclid(hw.bank_bytes as i64)
+                        .rem_euclid(hw.banks as i64),
+                    None => bank(i),
+                };
+                per_bank[b as usize] += 1;
+            }
+        }
+        return per_bank.iter().copied().max().unwrap_or(0);
+    }
     let distinct: BTreeSet<i64> = indices.iter().copied().collect();
     let mut per_bank: BTreeMap<i64, u64> = BTreeMap::new();
     for i in distinct {
-        let word = (i as i128 * elem_bytes as i128).div_euclid(hw.bank_bytes as i128);
-        let bank = word.rem_euclid(hw.banks as i128) as i64;
-        *per_bank.entry(bank).or_insert(0) += 1;
+        *per_bank.entry(bank(i)).or_insert(0) += 1;
     }
     per_bank.values().copied().max().unwrap_or(0)
 }

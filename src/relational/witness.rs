@@ -5,7 +5,7 @@
 use crate::core::metric::Q;
 use crate::core::print::sexp_program;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program, Ty};
-use crate::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use crate::semantics::{run_warp, Inputs, Params, RunOptions, SemError, Value};
 use std::fmt::Write;
 
 /// A witness: parameter values, block 0, the costliest warp of that block, zero inputs.
@@ -21,9 +21,33 @@ pub struct Witness {
     pub text: String,
 }
 
+/// Why no witness was computed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WitnessError {
+    /// Running block 0 needs more than this many rule applications (the budget given to
+    /// [`witness_within`]); the witness was not computed.
+    OverBudget(u64),
+    /// A run error of the semantics, or a metric other than `sectors`/`conflicts`.
+    Failed(String),
+}
+
+impl std::fmt::Display for WitnessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WitnessError::OverBudget(b) => write!(
+                f,
+                "skipped: the replay needs more than {b} rule applications (the budget)"
+            ),
+            WitnessError::Failed(e) => f.write_str(e),
+        }
+    }
+}
+
 /// Runs every warp of block 0 of a one-block grid with every scalar parameter set to
 /// `value` (booleans `true`) and zero inputs, and returns the costliest warp as a witness.
-/// Errors: a run error of the semantics, or a metric other than `sectors`/`conflicts`.
+/// Each warp has the default fuel ([`RunOptions::default`]).
+/// Errors: a run error of the semantics (including running out of fuel), or a metric other
+/// than `sectors`/`conflicts`.
 pub fn witness(
     prog: &Program,
     metric: MetricName,
@@ -31,8 +55,24 @@ pub fn witness(
     launch: &Launch,
     value: i64,
 ) -> Result<Witness, String> {
+    witness_within(prog, metric, hw, launch, value, u64::MAX).map_err(|e| e.to_string())
+}
+
+/// As [`witness`], stopping once the warps of block 0 together have applied more than
+/// `budget` rules of the semantics: a point whose replay would exceed the budget is
+/// [`WitnessError::OverBudget`] (reported as skipped), not run until the fuel ends.
+pub fn witness_within(
+    prog: &Program,
+    metric: MetricName,
+    hw: &Hardware,
+    launch: &Launch,
+    value: i64,
+    budget: u64,
+) -> Result<Witness, WitnessError> {
     if !matches!(metric, MetricName::Sectors | MetricName::Conflicts) {
-        return Err("witnesses are for sectors and conflicts".into());
+        return Err(WitnessError::Failed(
+            "witnesses are for sectors and conflicts".into(),
+        ));
     }
     let m = Metric::standard(metric);
     let launch = Launch {
@@ -54,7 +94,13 @@ pub fn witness(
         shown.push((p.name.clone(), if p.ty == Ty::Bool { 1 } else { value }));
     }
     let mut best: Option<(u64, Q)> = None;
+    let mut left = budget;
+    let default_fuel = RunOptions::default().fuel;
     for w in 0..launch.warps_per_block(hw) {
+        let opts = RunOptions {
+            fuel: left.min(default_fuel),
+            ..RunOptions::default()
+        };
         let run = run_warp(
             prog,
             std::slice::from_ref(&m),
@@ -64,15 +110,19 @@ pub fn witness(
             w,
             &params,
             &Inputs::zero(),
-            &RunOptions::default(),
+            &opts,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| match e.root() {
+            SemError::OutOfFuel(_) if left < default_fuel => WitnessError::OverBudget(budget),
+            _ => WitnessError::Failed(e.to_string()),
+        })?;
+        left = left.saturating_sub(run.rule_applications);
         let c = run.costs[0].clone();
         if best.as_ref().is_none_or(|(_, b)| c > *b) {
             best = Some((w, c));
         }
     }
-    let (warp, cost) = best.ok_or("the block has no warps")?;
+    let (warp, cost) = best.ok_or_else(|| WitnessError::Failed("the block has no warps".into()))?;
     let text = write(prog, metric, hw, &launch, &shown, warp, &cost);
     Ok(Witness {
         params: shown,

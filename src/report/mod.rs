@@ -6,6 +6,7 @@ pub mod bound;
 pub mod check;
 pub mod error;
 pub mod relation;
+pub mod scaling;
 pub mod semantics;
 
 use serde::Serialize;

@@ -144,6 +144,8 @@ struct Thread<'p> {
     iters: Vec<u64>,
     /// `Some((barrier statement, loc))` while waiting at a barrier.
     at_barrier: Option<(*const Stmt, Loc)>,
+    /// Buffer for the thread's last branch condition.
+    cond: Vec<bool>,
 }
 
 /// Runs every block of the grid under the interleaving semantics (see the module
@@ -220,7 +222,7 @@ fn classify(e: SemError) -> Outcome {
 
 /// One block: threads step under the scheduler until all finish, an error, or the limit.
 fn run_block<'p>(
-    w: &mut Warp<'_>,
+    w: &mut Warp<'p>,
     prog: &'p Program,
     mem: &mut Memory,
     run: &mut InterleavingRun,
@@ -234,6 +236,7 @@ fn run_block<'p>(
             todo: vec![Frame::Stmt(&prog.body)],
             iters: Vec::new(),
             at_barrier: None,
+            cond: Vec::new(),
         })
         .collect();
     let mut rr = usize::MAX;
@@ -322,7 +325,7 @@ fn run_block<'p>(
 /// One step of thread `t` (lane `t` of `w`). Returns the rule name of the step, or `None`
 /// when the thread only reached a barrier or finished.
 fn thread_step<'p>(
-    w: &mut Warp<'_>,
+    w: &mut Warp<'p>,
     th: &mut Thread<'p>,
     t: usize,
     mem: &mut Memory,
@@ -340,25 +343,12 @@ fn thread_step<'p>(
                     th.at_barrier = Some((s as *const Stmt, *loc));
                     return Ok(None);
                 }
-                Stmt::Skip => {
-                    w.exec_on(s, &lane, mem)?;
-                    return Ok(Some(SC_SKIP));
-                }
-                Stmt::Assign(..) => {
-                    w.exec_on(s, &lane, mem)?;
-                    return Ok(Some(SC_VWRITE));
-                }
-                Stmt::Write(a, ..) => {
-                    w.exec_on(s, &lane, mem)?;
-                    let global = matches!(
-                        mem.array(a).map(|c| c.space),
-                        Some(crate::core::Space::Global)
-                    );
-                    return Ok(Some(if global { SC_GWRITE } else { SC_SWRITE }));
+                Stmt::Skip | Stmt::Assign(..) | Stmt::Write(..) => {
+                    return w.exec_on(s, &lane, mem).map(Some);
                 }
                 Stmt::If(e, s1, s2, loc) => {
-                    let c = w.branch(e, &lane, mem, *loc)?;
-                    let taken = c.first().copied().unwrap_or(false);
+                    w.branch(e, &lane, mem, *loc, &mut th.cond)?;
+                    let taken = th.cond.first().copied().unwrap_or(false);
                     th.todo.push(Frame::Stmt(if taken { s1 } else { s2 }));
                     return Ok(Some(if taken { SC_IFT } else { SC_IFF }));
                 }
@@ -369,8 +359,8 @@ fn thread_step<'p>(
             },
             Frame::Loop(s) => {
                 if let Stmt::While(e, body, loc) = s {
-                    let c = w.branch(e, &lane, mem, *loc)?;
-                    if c.first().copied().unwrap_or(false) {
+                    w.branch(e, &lane, mem, *loc, &mut th.cond)?;
+                    if th.cond.first().copied().unwrap_or(false) {
                         if let Some(k) = th.iters.last_mut() {
                             *k += 1;
                         }

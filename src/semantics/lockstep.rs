@@ -15,11 +15,12 @@
 
 use super::derivation::{AccRes, CostModel, Derivation, Res, Usage};
 use super::races::RaceLog;
-use super::store::Memory;
+use super::run::ParamValues;
+use super::store::{Memory, NameMap};
 use super::value::{apply_bin, apply_un, Value};
 use super::*;
 use crate::core::{conflicts, mem_reads, Expr, Hardware, Loc, Operand, Program, Space, Stmt};
-use std::collections::HashMap;
+use std::cell::Cell;
 
 /// The state of one warp: its lanes, its locals, the parameter values, the usage so far,
 /// the remaining fuel and whether derivations are built.
@@ -28,15 +29,25 @@ pub struct Warp<'a> {
     prog: &'a Program,
     hw: &'a Hardware,
     costs: &'a CostModel,
-    params: &'a HashMap<String, Value>,
+    params: &'a ParamValues,
     /// Block-linear thread id of each lane.
     lane_ids: Vec<u32>,
     /// `threadIdx` of each lane.
     tids: Vec<[i64; 3]>,
     /// Locals: `locals[v * lanes + lane]`.
     locals: Vec<Value>,
-    var_idx: HashMap<&'a str, usize>,
-    array_idx: HashMap<&'a str, usize>,
+    var_idx: NameMap<&'a str, usize>,
+    array_idx: NameMap<&'a str, usize>,
+    var_cache: SlotCache,
+    array_cache: SlotCache,
+    /// The rule of the last statement conclusion built by `leaf`.
+    last_rule: &'static str,
+    /// Spent active sets, kept for reuse.
+    lane_pool: Vec<Vec<usize>>,
+    /// Spent result families, kept for reuse (no allocation per rule application).
+    pool: Vec<Family>,
+    /// Buffer for the indices of an array access.
+    idx: Vec<i64>,
     /// Resource usage so far.
     pub usage: Usage,
     fuel: u64,
@@ -56,6 +67,34 @@ pub struct Warp<'a> {
 }
 
 type Family = Vec<Value>;
+
+/// A direct-mapped cache in front of a name table, keyed by the address and length of the
+/// name: names are `&'a str` borrowed from the program, immutable while the warp lives, so
+/// a non-empty name's address identifies its text. Saves hashing the name at every operand.
+#[derive(Debug)]
+struct SlotCache(Vec<Cell<(usize, usize, usize)>>);
+
+impl SlotCache {
+    const SIZE: usize = 128;
+
+    fn new() -> SlotCache {
+        SlotCache(vec![Cell::new((0, 0, usize::MAX)); Self::SIZE])
+    }
+
+    /// `table[x]`, through the cache.
+    #[inline]
+    fn get<'a>(&self, x: &'a str, table: &NameMap<&'a str, usize>) -> Option<usize> {
+        let (p, n) = (x.as_ptr() as usize, x.len());
+        let c = &self.0[(p >> 4 ^ p >> 11) % Self::SIZE];
+        let (cp, cn, slot) = c.get();
+        if cp == p && cn == n && n > 0 {
+            return Some(slot);
+        }
+        let slot = *table.get(x)?;
+        c.set((p, n, slot));
+        Some(slot)
+    }
+}
 
 fn at(loc: Loc, e: SemError) -> SemError {
     if loc == Loc::default() || matches!(e, SemError::At { .. }) {
@@ -111,24 +150,19 @@ impl<'a> Warp<'a> {
         prog: &'a Program,
         hw: &'a Hardware,
         costs: &'a CostModel,
-        params: &'a HashMap<String, Value>,
+        params: &'a ParamValues,
         lanes: &[(u32, [i64; 3])],
         fuel: u64,
         trace: bool,
     ) -> Warp<'a> {
-        let n = lanes.len();
-        let mut locals = Vec::with_capacity(prog.locals.len() * n);
-        for (_, ty) in &prog.locals {
-            locals.extend(std::iter::repeat_n(Value::default_of(*ty), n));
-        }
-        Warp {
+        let mut w = Warp {
             prog,
             hw,
             costs,
             params,
-            lane_ids: lanes.iter().map(|l| l.0).collect(),
-            tids: lanes.iter().map(|l| l.1).collect(),
-            locals,
+            lane_ids: Vec::new(),
+            tids: Vec::new(),
+            locals: Vec::new(),
             var_idx: prog
                 .locals
                 .iter()
@@ -141,6 +175,12 @@ impl<'a> Warp<'a> {
                 .enumerate()
                 .map(|(i, a)| (a.name.as_str(), i))
                 .collect(),
+            var_cache: SlotCache::new(),
+            array_cache: SlotCache::new(),
+            lane_pool: Vec::new(),
+            last_rule: SC_SKIP,
+            pool: Vec::new(),
+            idx: Vec::new(),
             usage: Usage::default(),
             fuel,
             used: 0,
@@ -150,7 +190,70 @@ impl<'a> Warp<'a> {
             segments: Vec::new(),
             races: None,
             cur_loc: Loc::default(),
+        };
+        w.reset(lanes);
+        w
+    }
+
+    /// Makes this warp a fresh warp of the same program, parameters and fuel on `lanes`:
+    /// every local at its default value, no usage, no rule applied (what [`Warp::new`]
+    /// returns, without rebuilding its name tables). Leaves block mode.
+    pub fn reset(&mut self, lanes: &[(u32, [i64; 3])]) {
+        let n = lanes.len();
+        self.lane_ids.clear();
+        self.lane_ids.extend(lanes.iter().map(|l| l.0));
+        self.tids.clear();
+        self.tids.extend(lanes.iter().map(|l| l.1));
+        self.locals.clear();
+        for (_, ty) in &self.prog.locals {
+            self.locals
+                .extend(std::iter::repeat_n(Value::default_of(*ty), n));
         }
+        self.usage = Usage::default();
+        self.used = 0;
+        self.lane_warp.clear();
+        self.seg.clear();
+        self.segments.clear();
+    }
+
+    /// An empty family with room for `n` values (reused from [`Warp::give`]).
+    #[inline]
+    fn family(&mut self, n: usize) -> Family {
+        let mut f = self.pool.pop().unwrap_or_default();
+        f.clear();
+        f.reserve(n);
+        f
+    }
+
+    /// Returns a spent family for reuse.
+    #[inline]
+    fn give(&mut self, f: Family) {
+        if self.pool.len() < 8 {
+            self.pool.push(f);
+        }
+    }
+
+    /// An empty active set with room for `n` lanes (reused from [`Warp::give_lanes`]).
+    #[inline]
+    fn lanes_buf(&mut self, n: usize) -> Vec<usize> {
+        let mut v = self.lane_pool.pop().unwrap_or_default();
+        v.clear();
+        v.reserve(n);
+        v
+    }
+
+    /// Returns a spent active set for reuse.
+    #[inline]
+    fn give_lanes(&mut self, v: Vec<usize>) {
+        if self.lane_pool.len() < 16 {
+            self.lane_pool.push(v);
+        }
+    }
+
+    /// The usage now, when derivations are built (the start of a node); `None` otherwise.
+    #[inline]
+    fn mark(&self) -> Option<Usage> {
+        self.trace.then_some(self.usage)
     }
 
     /// Switches to *block mode* (RaCUDA §5, Figs. 10–12): the lanes are all threads of a
@@ -179,6 +282,7 @@ impl<'a> Warp<'a> {
     }
 
     /// Charges `r` once per warp with an active lane (once in single-warp mode).
+    #[inline]
     fn charge(&mut self, ts: &[usize], r: Res) {
         if self.lane_warp.is_empty() {
             self.usage.charge(r);
@@ -247,34 +351,43 @@ impl<'a> Warp<'a> {
     /// Executes `s` on the active lanes `ts` (ascending, non-empty): the statement rules of
     /// Fig. 5 applied to an arbitrary active set. Used by the interleaving semantics (one
     /// lane: a thread step) and the SIMT machine (the active mask) for atomic statements.
+    /// Returns the rule of the conclusion for `skip`, `x ← e` and `A[o] ← e` (`SC:SKIP`
+    /// for an empty `ts`, where nothing runs).
     pub(crate) fn exec_on(
         &mut self,
-        s: &Stmt,
+        s: &'a Stmt,
         ts: &[usize],
         mem: &mut Memory,
-    ) -> Result<(), SemError> {
+    ) -> Result<&'static str, SemError> {
         if ts.is_empty() {
-            return Ok(());
+            return Ok(SC_SKIP);
         }
-        self.exec(s, ts, mem).map(|_| ())
+        self.exec(s, ts, mem)?;
+        Ok(self.last_rule)
     }
 
     /// The first premise of SC:IFT/IFF/IFD (and of the loop rules) plus its `M^if`:
-    /// evaluates the condition `e` on `ts` and charges `M^if`; returns one boolean per lane
-    /// of `ts`. `loc` is the statement's location (for errors and race reports).
+    /// evaluates the condition `e` on `ts` and charges `M^if`; leaves one boolean per lane
+    /// of `ts` in `out`. `loc` is the statement's location (for errors and race reports).
     pub(crate) fn branch(
         &mut self,
-        e: &Expr,
+        e: &'a Expr,
         ts: &[usize],
-        mem: &Memory,
+        mem: &mut Memory,
         loc: Loc,
-    ) -> Result<Vec<bool>, SemError> {
+        out: &mut Vec<bool>,
+    ) -> Result<(), SemError> {
         self.cur_loc = loc;
+        out.clear();
         let r = (|| {
             self.tick()?;
             let (r, _) = self.eval_expr(e, ts, mem)?;
             self.charge(ts, Res::If);
-            r.into_iter().map(as_bool).collect::<Result<Vec<bool>, _>>()
+            for v in &r {
+                out.push(as_bool(*v)?);
+            }
+            self.give(r);
+            Ok(())
         })();
         r.map_err(|x| at(loc, x))
     }
@@ -317,7 +430,7 @@ impl<'a> Warp<'a> {
     /// `σ'` is left in `mem` and in the warp's locals, `C` is added to [`Warp::usage`].
     /// Errors: any [`SemError`] raised by a rule, wrapped in [`SemError::At`] with the
     /// innermost statement location known; [`SemError::OutOfFuel`].
-    pub fn run(&mut self, s: &Stmt, mem: &mut Memory) -> Result<Option<Derivation>, SemError> {
+    pub fn run(&mut self, s: &'a Stmt, mem: &mut Memory) -> Result<Option<Derivation>, SemError> {
         let all: Vec<usize> = (0..self.lanes()).collect();
         if all.is_empty() {
             return Ok(None);
@@ -325,6 +438,7 @@ impl<'a> Warp<'a> {
         self.exec(s, &all, mem)
     }
 
+    #[inline]
     fn tick(&mut self) -> Result<(), SemError> {
         if self.used >= self.fuel {
             return Err(SemError::OutOfFuel(self.fuel));
@@ -337,33 +451,35 @@ impl<'a> Warp<'a> {
         &self,
         rule: &'static str,
         ts: &[usize],
-        start: &Usage,
+        start: &Option<Usage>,
         phrase: String,
         children: Vec<Derivation>,
     ) -> Derivation {
         Derivation {
             rule,
             threads: ts.iter().map(|&l| self.lane_ids[l]).collect(),
-            cost: self.costs.costs(&self.usage.since(start)),
+            cost: self
+                .costs
+                .costs(&self.usage.since(&start.unwrap_or_default())),
             phrase,
             children,
         }
     }
 
-    fn var_slot(&self, x: &str) -> Result<usize, SemError> {
-        self.var_idx
-            .get(x)
-            .copied()
+    #[inline]
+    fn var_slot(&self, x: &'a str) -> Result<usize, SemError> {
+        self.var_cache
+            .get(x, &self.var_idx)
             .ok_or_else(|| SemError::Undeclared {
                 kind: "local",
                 name: x.to_string(),
             })
     }
 
-    fn array_slot(&self, a: &str) -> Result<usize, SemError> {
-        self.array_idx
-            .get(a)
-            .copied()
+    #[inline]
+    fn array_slot(&self, a: &'a str) -> Result<usize, SemError> {
+        self.array_cache
+            .get(a, &self.array_idx)
             .ok_or_else(|| SemError::Undeclared {
                 kind: "array",
                 name: a.to_string(),
@@ -373,41 +489,42 @@ impl<'a> Warp<'a> {
     /// `σ; o ⇓^𝒯_M R; C` — rules OC:VAR, OC:CONST, OC:PARAM, OC:TID.
     fn eval_opd(
         &mut self,
-        o: &Operand,
+        o: &'a Operand,
         ts: &[usize],
     ) -> Result<(Family, Option<Derivation>), SemError> {
         self.tick()?;
-        let start = self.usage;
-        let (rule, fam) = match o {
+        let start = self.mark();
+        let mut fam = self.family(ts.len());
+        let rule = match o {
             Operand::Var(x) => {
                 let base = self.var_slot(x)? * self.lanes();
-                let fam = ts
-                    .iter()
-                    .map(|&l| self.locals.get(base + l).copied())
-                    .collect::<Option<Family>>()
+                let col = self
+                    .locals
+                    .get(base..base + self.lanes())
                     .ok_or_else(|| SemError::Type(format!("local `{x}` has no storage")))?;
+                fam.extend(ts.iter().map(|&l| col[l]));
                 self.charge(ts, Res::Var);
-                (OC_VAR, fam)
+                OC_VAR
             }
             Operand::Const(c) => {
+                fam.resize(ts.len(), Value::of_const(c));
                 self.charge(ts, Res::Const);
-                (OC_CONST, vec![Value::of_const(c); ts.len()])
+                OC_CONST
             }
             Operand::Param(p) => {
                 let v = *self.params.get(p).ok_or_else(|| SemError::Undeclared {
                     kind: "parameter",
                     name: p.clone(),
                 })?;
+                fam.resize(ts.len(), v);
                 self.charge(ts, Res::Param);
-                (OC_PARAM, vec![v; ts.len()])
+                OC_PARAM
             }
             Operand::Tid(d) => {
                 let k = d.index();
+                fam.extend(ts.iter().map(|&l| Value::Int(self.tids[l][k])));
                 self.charge(ts, Res::Var);
-                (
-                    OC_TID,
-                    ts.iter().map(|&l| Value::Int(self.tids[l][k])).collect(),
-                )
+                OC_TID
             }
         };
         let d = if self.trace {
@@ -418,12 +535,21 @@ impl<'a> Warp<'a> {
         Ok((fam, d))
     }
 
+    /// The indices of an array access (`as_index` on every value of `r`), into `idx`.
+    fn indices(r: &[Value], array: &str, idx: &mut Vec<i64>) -> Result<(), SemError> {
+        idx.clear();
+        for v in r {
+            idx.push(as_index(*v, array)?);
+        }
+        Ok(())
+    }
+
     /// `σ; e ⇓^𝒯_M R; C` — operands and rules EC:OP, EC:UOP, EC:GARR, EC:SARR.
     fn eval_expr(
         &mut self,
-        e: &Expr,
+        e: &'a Expr,
         ts: &[usize],
-        mem: &Memory,
+        mem: &mut Memory,
     ) -> Result<(Family, Option<Derivation>), SemError> {
         let (a, b) = match e {
             Expr::Opd(o) => return self.eval_opd(o, ts),
@@ -432,60 +558,63 @@ impl<'a> Warp<'a> {
             Expr::Read(_, o) => (o, None),
         };
         self.tick()?;
-        let start = self.usage;
-        let (ra, da) = self.eval_opd(a, ts)?;
+        let start = self.mark();
+        let (mut ra, da) = self.eval_opd(a, ts)?;
         let mut kids = Vec::new();
         kids.extend(da);
-        let (rule, fam) = match e {
+        let rule = match e {
             Expr::Bin(op, ..) => {
                 let (rb, db) = match b {
                     Some(b) => self.eval_opd(b, ts)?,
                     None => return Err(SemError::Type("binary operator without operand".into())),
                 };
                 kids.extend(db);
-                let fam = ra
-                    .into_iter()
-                    .zip(rb)
-                    .map(|(x, y)| apply_bin(*op, x, y))
-                    .collect::<Result<Family, _>>()?;
+                for (x, y) in ra.iter_mut().zip(&rb) {
+                    *x = apply_bin(*op, *x, *y)?;
+                }
+                self.give(rb);
                 self.charge(ts, Res::Op);
-                (EC_OP, fam)
+                EC_OP
             }
             Expr::Un(op, _) => {
-                let fam = ra
-                    .into_iter()
-                    .map(|x| apply_un(*op, x))
-                    .collect::<Result<Family, _>>()?;
+                for x in ra.iter_mut() {
+                    *x = apply_un(*op, *x)?;
+                }
                 self.charge(ts, Res::Op);
-                (EC_UOP, fam)
+                EC_UOP
             }
             Expr::Read(arr, _) => {
                 let slot = self.array_slot(arr)?;
-                let cells = mem.arrays.get(slot).ok_or_else(|| SemError::Undeclared {
-                    kind: "array",
-                    name: arr.clone(),
-                })?;
-                let idx = ra
-                    .into_iter()
-                    .map(|v| as_index(v, arr))
-                    .collect::<Result<Vec<i64>, _>>()?;
-                let fam: Family = idx.iter().map(|&i| cells.get(i)).collect();
+                let mut idx = std::mem::take(&mut self.idx);
+                Self::indices(&ra, arr, &mut idx)?;
+                let cells = mem
+                    .arrays
+                    .get_mut(slot)
+                    .ok_or_else(|| SemError::Undeclared {
+                        kind: "array",
+                        name: arr.clone(),
+                    })?;
+                for (x, &i) in ra.iter_mut().zip(&idx) {
+                    *x = cells.read(i);
+                }
                 let (space, bytes) = (cells.space, cells.elem_bytes);
                 if let Some(log) = self.races.as_mut() {
                     for (&l, &i) in ts.iter().zip(&idx) {
                         log.access(slot, space, i, self.lane_ids[l], None, self.cur_loc, arr)?;
                     }
                 }
-                match space {
+                let rule = match space {
                     Space::Global => {
                         self.charge_access(ts, &idx, bytes, AccRes::GRead);
-                        (EC_GARR, fam)
+                        EC_GARR
                     }
                     Space::Shared => {
                         self.charge_access(ts, &idx, bytes, AccRes::SRead);
-                        (EC_SARR, fam)
+                        EC_SARR
                     }
-                }
+                };
+                self.idx = idx;
+                rule
             }
             Expr::Opd(_) => return Err(SemError::Type("unreachable operand case".into())),
         };
@@ -494,13 +623,13 @@ impl<'a> Warp<'a> {
         } else {
             None
         };
-        Ok((fam, d))
+        Ok((ra, d))
     }
 
     /// `σ; s ⇓^𝒯_M σ'; C` — the statement rules (`ts` non-empty).
     fn exec(
         &mut self,
-        s: &Stmt,
+        s: &'a Stmt,
         ts: &[usize],
         mem: &mut Memory,
     ) -> Result<Option<Derivation>, SemError> {
@@ -513,13 +642,13 @@ impl<'a> Warp<'a> {
             }
             Stmt::Skip => {
                 self.tick()?;
-                let start = self.usage;
+                let start = self.mark();
                 Ok(self.leaf(SC_SKIP, ts, &start, s, Vec::new()))
             }
             Stmt::Sync(loc) => {
                 // SC:SYNC in lock-step: a barrier is a no-op on the store of one warp.
                 self.tick().map_err(|x| at(*loc, x))?;
-                let start = self.usage;
+                let start = self.mark();
                 if !self.lane_warp.is_empty() && ts.len() != self.lanes() {
                     // Block mode: a barrier reached by only part of the block has no
                     // derivation (RaCUDA §5; Collingbourne et al.'s barrier divergence).
@@ -559,14 +688,16 @@ impl<'a> Warp<'a> {
         }
     }
 
+    #[inline]
     fn leaf(
-        &self,
+        &mut self,
         rule: &'static str,
         ts: &[usize],
-        start: &Usage,
-        s: &Stmt,
+        start: &Option<Usage>,
+        s: &'a Stmt,
         kids: Vec<Derivation>,
     ) -> Option<Derivation> {
+        self.last_rule = rule;
         if self.trace {
             Some(self.node(rule, ts, start, stmt_phrase(s), kids))
         } else {
@@ -577,18 +708,18 @@ impl<'a> Warp<'a> {
     /// SC:SEQ, iterated along the right spine of `s1; (s2; (s3; …))`.
     fn exec_seq(
         &mut self,
-        s: &Stmt,
+        s: &'a Stmt,
         ts: &[usize],
         mem: &mut Memory,
     ) -> Result<Option<Derivation>, SemError> {
         // (usage before the SC:SEQ node, derivation of its first premise)
-        let mut spine: Vec<(Usage, Option<Derivation>)> = Vec::new();
+        let mut spine: Vec<(Option<Usage>, Option<Derivation>)> = Vec::new();
         let mut cur = s;
         let last = loop {
             match cur {
                 Stmt::Seq(a, b) => {
                     self.tick()?;
-                    let start = self.usage;
+                    let start = self.mark();
                     let d = self.exec(a, ts, mem)?;
                     if self.trace {
                         spine.push((start, d));
@@ -614,14 +745,14 @@ impl<'a> Warp<'a> {
     /// SC:VWRITE.
     fn exec_assign(
         &mut self,
-        s: &Stmt,
-        x: &str,
-        e: &Expr,
+        s: &'a Stmt,
+        x: &'a str,
+        e: &'a Expr,
         ts: &[usize],
-        mem: &Memory,
+        mem: &mut Memory,
     ) -> Result<Option<Derivation>, SemError> {
         self.tick()?;
-        let start = self.usage;
+        let start = self.mark();
         let slot = self.var_slot(x)?;
         let ty =
             self.prog
@@ -641,11 +772,12 @@ impl<'a> Warp<'a> {
             )));
         }
         let base = slot * self.lanes();
-        for (&l, v) in ts.iter().zip(r) {
+        for (&l, v) in ts.iter().zip(&r) {
             if let Some(cell) = self.locals.get_mut(base + l) {
-                *cell = v;
+                *cell = *v;
             }
         }
+        self.give(r);
         self.charge(ts, Res::VWrite);
         Ok(self.leaf(SC_VWRITE, ts, &start, s, de.into_iter().collect()))
     }
@@ -653,18 +785,21 @@ impl<'a> Warp<'a> {
     /// SC:GWRITE / SC:SWRITE, with the write-write race check.
     fn exec_write(
         &mut self,
-        s: &Stmt,
-        a: &str,
-        o: &Operand,
-        e: &Expr,
+        s: &'a Stmt,
+        a: &'a str,
+        o: &'a Operand,
+        e: &'a Expr,
         ts: &[usize],
         mem: &mut Memory,
     ) -> Result<Option<Derivation>, SemError> {
         self.tick()?;
-        let start = self.usage;
+        let start = self.mark();
         let slot = self.array_slot(a)?;
         let (r1, d1) = self.eval_opd(o, ts)?;
         let (r2, d2) = self.eval_expr(e, ts, mem)?;
+        let mut idx = std::mem::take(&mut self.idx);
+        Self::indices(&r1, a, &mut idx)?;
+        self.give(r1);
         let cells = mem
             .arrays
             .get_mut(slot)
@@ -672,10 +807,6 @@ impl<'a> Warp<'a> {
                 kind: "array",
                 name: a.to_string(),
             })?;
-        let idx = r1
-            .into_iter()
-            .map(|v| as_index(v, a))
-            .collect::<Result<Vec<i64>, _>>()?;
         if let Some(v) = r2.iter().find(|v| v.ty() != cells.elem) {
             return Err(SemError::Type(format!(
                 "writing a {} value into `{a}` of element type {}",
@@ -696,25 +827,29 @@ impl<'a> Warp<'a> {
                 )?;
             }
         }
-        // Race check: sort (index, position) and compare neighbours.
-        let mut order: Vec<usize> = (0..idx.len()).collect();
-        order.sort_by_key(|&k| (idx[k], k));
-        for w in order.windows(2) {
-            let (p, q) = (w[0], w[1]);
-            if idx[p] == idx[q] && !r2[p].same_bits(r2[q]) {
-                return Err(SemError::Race {
-                    array: a.to_string(),
-                    index: idx[p],
-                    t1: self.lane_ids[ts[p]],
-                    v1: r2[p],
-                    t2: self.lane_ids[ts[q]],
-                    v2: r2[q],
-                });
+        // Race check: distinct (strictly ascending) indices cannot race; otherwise sort
+        // (index, position) and compare neighbours.
+        if !idx.windows(2).all(|w| w[0] < w[1]) {
+            let mut order: Vec<usize> = (0..idx.len()).collect();
+            order.sort_by_key(|&k| (idx[k], k));
+            for w in order.windows(2) {
+                let (p, q) = (w[0], w[1]);
+                if idx[p] == idx[q] && !r2[p].same_bits(r2[q]) {
+                    return Err(SemError::Race {
+                        array: a.to_string(),
+                        index: idx[p],
+                        t1: self.lane_ids[ts[p]],
+                        v1: r2[p],
+                        t2: self.lane_ids[ts[q]],
+                        v2: r2[q],
+                    });
+                }
             }
         }
         for (&i, &v) in idx.iter().zip(r2.iter()) {
             cells.set(i, v);
         }
+        self.give(r2);
         let (space, bytes) = (cells.space, cells.elem_bytes);
         let rule = match space {
             Space::Global => {
@@ -726,6 +861,7 @@ impl<'a> Warp<'a> {
                 SC_SWRITE
             }
         };
+        self.idx = idx;
         let kids = d1.into_iter().chain(d2).collect();
         Ok(self.leaf(rule, ts, &start, s, kids))
     }
@@ -733,26 +869,27 @@ impl<'a> Warp<'a> {
     /// SC:IFT, SC:IFF, SC:IFD.
     fn exec_if(
         &mut self,
-        s: &Stmt,
-        e: &Expr,
-        s1: &Stmt,
-        s2: &Stmt,
+        s: &'a Stmt,
+        e: &'a Expr,
+        s1: &'a Stmt,
+        s2: &'a Stmt,
         ts: &[usize],
         mem: &mut Memory,
     ) -> Result<Option<Derivation>, SemError> {
         self.tick()?;
-        let start = self.usage;
+        let start = self.mark();
         let (r, de) = self.eval_expr(e, ts, mem)?;
         self.charge(ts, Res::If);
-        let mut tt = Vec::new();
-        let mut tf = Vec::new();
-        for (&l, v) in ts.iter().zip(r) {
-            if as_bool(v)? {
+        let mut tt = self.lanes_buf(ts.len());
+        let mut tf = self.lanes_buf(ts.len());
+        for (&l, v) in ts.iter().zip(&r) {
+            if as_bool(*v)? {
                 tt.push(l);
             } else {
                 tf.push(l);
             }
         }
+        self.give(r);
         let mut kids: Vec<Derivation> = de.into_iter().collect();
         let rule = if tf.is_empty() {
             kids.extend(self.exec(s1, ts, mem)?);
@@ -767,14 +904,16 @@ impl<'a> Warp<'a> {
             kids.extend(self.exec(s2, &tf, mem)?);
             SC_IFD
         };
+        self.give_lanes(tt);
+        self.give_lanes(tf);
         Ok(self.leaf(rule, ts, &start, s, kids))
     }
 
     /// SC:WHILEALL, SC:WHILESOME (continuing on `𝒯_T`), SC:WHILENONE, iterated.
     fn exec_while(
         &mut self,
-        e: &Expr,
-        body: &Stmt,
+        e: &'a Expr,
+        body: &'a Stmt,
         ts: &[usize],
         mem: &mut Memory,
         loc: Loc,
@@ -782,26 +921,27 @@ impl<'a> Warp<'a> {
         struct Iter {
             rule: &'static str,
             threads: Vec<usize>,
-            start: Usage,
+            start: Option<Usage>,
             kids: Vec<Derivation>,
         }
         let mut iters: Vec<Iter> = Vec::new();
         let mut cur: Vec<usize> = ts.to_vec();
         loop {
             self.tick()?;
-            let start = self.usage;
+            let start = self.mark();
             self.cur_loc = loc;
             let (r, de) = self.eval_expr(e, &cur, mem)?;
             self.charge(&cur, Res::If);
             let mut tt = Vec::with_capacity(cur.len());
             let mut tf = Vec::new();
-            for (&l, v) in cur.iter().zip(r) {
-                if as_bool(v)? {
+            for (&l, v) in cur.iter().zip(&r) {
+                if as_bool(*v)? {
                     tt.push(l);
                 } else if !self.lane_warp.is_empty() {
                     tf.push(l);
                 }
             }
+            self.give(r);
             let mut kids: Vec<Derivation> = de.into_iter().collect();
             // next: None = the loop ends; Some(None) = same threads; Some(Some(t)) = 𝒯_T.
             let (rule, next) = if tt.is_empty() {

@@ -19,6 +19,7 @@
 //! * [`simt`]: Habermaier's SIMT machine with a reconvergence stack.
 
 pub mod derivation;
+mod grid;
 pub mod interleaving;
 pub mod lockstep;
 pub mod parallel;

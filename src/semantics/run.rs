@@ -11,14 +11,15 @@
 //! of RaCUDA §3 for the stores each warp sees.
 
 use super::derivation::{CostModel, Derivation, Usage};
+use super::grid::Grid;
 use super::lockstep::Warp;
-use super::store::{Inputs, Memory};
+use super::store::{Inputs, Memory, NameMap};
 use super::value::Value;
 use super::SemError;
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program};
 use num_traits::Zero;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Parameter values by name: scalar kernel arguments and, when symbolic, `gridDim.x` ….
@@ -26,6 +27,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// `warpSize` are set from the launch and hardware when the program declares them, overriding
 /// any value given here.
 pub type Params = BTreeMap<String, Value>;
+
+/// The parameter values of one block as the rules read them (`OC:PARAM`), built-ins
+/// included ([`resolve_params`]).
+pub type ParamValues = NameMap<String, Value>;
 
 /// Options of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,8 +147,8 @@ pub(crate) fn resolve_params(
     launch: &Launch,
     block: [u32; 3],
     params: &Params,
-) -> Result<HashMap<String, Value>, SemError> {
-    let mut out: HashMap<String, Value> = HashMap::new();
+) -> Result<ParamValues, SemError> {
+    let mut out = ParamValues::default();
     let mut missing = Vec::new();
     for p in &prog.params {
         let builtin = match p.name.split_once('.') {
@@ -295,7 +300,7 @@ pub fn run_kernel_with(
 }
 
 /// [`run_kernel_with`] that also counts the warps run so far in `done` (for a progress
-/// display on another thread).
+/// display on another thread; blocks are counted as their chunk completes).
 #[allow(clippy::too_many_arguments)]
 pub fn run_kernel_observed(
     prog: &Program,
@@ -312,7 +317,7 @@ pub fn run_kernel_observed(
     // Parameters are checked once up front so that a missing value is reported even for an
     // empty grid.
     resolve_params(prog, hw, launch, [0, 0, 0], params)?;
-    let mut mem = Memory::new(prog, input)?;
+    let mem = Memory::new(prog, input)?;
     let model = CostModel::new(metrics);
     let wpb = launch.warps_per_block(hw);
     let all_lanes: Vec<Vec<(u32, [i64; 3])>> = (0..wpb).map(|w| lanes(hw, launch, w)).collect();
@@ -328,35 +333,31 @@ pub fn run_kernel_observed(
     let mut usage = Usage::default();
     let mut warps = 0u64;
     let mut blocks = 0u64;
-    for bz in 0..grid[2] {
-        for by in 0..grid[1] {
-            for bx in 0..grid[0] {
-                let block = [bx, by, bz];
-                let pv = resolve_params(prog, hw, launch, block, params)?;
-                mem.new_block();
-                blocks += 1;
-                for (w, lanes) in all_lanes.iter().enumerate() {
-                    let w = w as u64;
-                    let mut warp = Warp::new(prog, hw, &model, &pv, lanes, opts.fuel, false);
-                    warp.run(&prog.body, &mut mem)
-                        .map_err(|e| SemError::InWarp {
-                            block,
-                            warp: w,
-                            error: Box::new(e),
-                        })?;
-                    warps += 1;
-                    done.store(warps, Ordering::Relaxed);
-                    usage = usage.plus(&warp.usage);
-                    for (c, r) in model.costs(&warp.usage).into_iter().zip(results.iter_mut()) {
-                        if r.worst_warp.is_none() || c > r.max_per_warp {
-                            r.max_per_warp = c.clone();
-                            r.worst_warp = Some((block, w));
-                        }
-                        r.total += c;
-                    }
-                }
+    let g = Grid {
+        prog,
+        hw,
+        launch,
+        params,
+        model: &model,
+        lanes: &all_lanes,
+        fuel: opts.fuel,
+    };
+    let mem = g.run(grid, mem, |b| {
+        blocks += 1;
+        warps += b.warps;
+        done.store(warps, Ordering::Relaxed);
+        usage = usage.plus(&b.usage);
+        for ((c, w), r) in b.best.into_iter().zip(results.iter_mut()) {
+            if r.worst_warp.is_none() || c > r.max_per_warp {
+                r.max_per_warp = c;
+                r.worst_warp = Some((b.block, w));
             }
         }
+    })?;
+    // Costs are linear in the usage: the total of the warps' costs is the cost of their
+    // summed usage (exactly).
+    for (r, c) in results.iter_mut().zip(model.costs(&usage)) {
+        r.total = c;
     }
     Ok(KernelRun {
         warps,

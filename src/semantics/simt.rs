@@ -166,7 +166,7 @@ pub fn run_simt(
 
 /// One machine step; `None` for structural moves (sequences) that take no step.
 fn step<'p>(
-    w: &mut Warp<'_>,
+    w: &mut Warp<'p>,
     stack: &mut Vec<Entry<'p>>,
     mem: &mut Memory,
 ) -> Result<Option<(&'static str, Vec<usize>)>, SemError> {
@@ -190,7 +190,8 @@ fn step<'p>(
                 Ok(None)
             }
             Stmt::If(e, s1, s2, loc) => {
-                let c = w.branch(e, &mask, mem, *loc)?;
+                let mut c = Vec::new();
+                w.branch(e, &mask, mem, *loc, &mut c)?;
                 let (tt, tf): (Vec<usize>, Vec<usize>) = {
                     let mut tt = Vec::new();
                     let mut tf = Vec::new();
@@ -232,7 +233,8 @@ fn step<'p>(
             let Stmt::While(e, body, loc) = s else {
                 return Ok(None);
             };
-            let c = w.branch(e, &mask, mem, *loc)?;
+            let mut c = Vec::new();
+            w.branch(e, &mask, mem, *loc, &mut c)?;
             let mut tt = Vec::new();
             let mut tf = Vec::new();
             for (&l, b) in mask.iter().zip(c) {

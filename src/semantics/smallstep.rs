@@ -229,7 +229,7 @@ struct WarpState<'p> {
 struct Machine<'a> {
     prog: &'a Program,
     hw: &'a Hardware,
-    params: HashMap<String, Value>,
+    params: super::run::ParamValues,
     lat: Lat,
     /// Per warp: lane → (thread id, tid).
     lanes: Vec<Vec<(u32, [i64; 3])>>,

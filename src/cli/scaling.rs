@@ -1,0 +1,363 @@
+//! `warpcert bench --scaling` (issue 13, item 6): how analysis, certificate and checking
+//! grow with the program. Kernel families grow one dimension at a time:
+//!
+//! * `statements`: `n` straight-line statements with global and shared accesses;
+//! * `loops`: `n` sequential loops `for (i = 0; i < m; i++)` with a global access each;
+//! * `branches`: `n` divergent `if`/`else` on the thread index;
+//! * `params`: `n` scalar parameters, each used in one global access;
+//! * `depth`: a loop nest of depth `n`, analysed with `--degree n`.
+//!
+//! Each (family, size) point runs in a child process of the same binary (the hidden
+//! `scaling-point` subcommand) so that its peak memory is its own; the parent polls the
+//! child's resident set (`/proc/PID/status`, Linux) and kills it past the per-point time or
+//! memory limit, reporting `> limit`, and does not run the family's larger sizes. Per family
+//! the growth exponent of time, memory and certificate size is fitted by least squares on
+//! the log-log points that finished.
+
+use crate::analysis::{analyze, AnalysisOptions};
+use crate::core::{Hardware, Launch, Metric, MetricName};
+use crate::frontend;
+use crate::report::scaling::{scaling_table, PointOutcome, PointResult, ScalingRow};
+use clap::Args;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The families and their default sizes.
+pub const FAMILIES: &[(&str, &[u32])] = &[
+    ("statements", &[100, 300, 1000, 3000, 10000]),
+    ("loops", &[10, 30, 100, 300, 1000]),
+    ("branches", &[10, 30, 100, 300, 1000]),
+    ("params", &[10, 30, 100, 300, 1000]),
+    ("depth", &[1, 2, 3, 4, 5, 6, 7]),
+];
+
+/// Options of `bench --scaling`.
+#[derive(Clone, Debug, Args)]
+pub struct ScalingArgs {
+    /// Families to run (comma-separated): statements, loops, branches, params, depth.
+    #[arg(long, default_value = "statements,loops,branches,params,depth")]
+    pub families: String,
+    /// Sizes to run instead of each family's defaults (comma-separated).
+    #[arg(long)]
+    pub sizes: Option<String>,
+    /// Metric(s) analysed at each point: sectors, conflicts, divwarps, steps, or all.
+    #[arg(long, default_value = "all")]
+    pub scaling_metric: String,
+    /// Time limit of one point (analysis and check of every metric), in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub time_limit: u64,
+    /// Memory limit of one point (peak resident set), in MB.
+    #[arg(long, default_value_t = 4000)]
+    pub mem_limit: u64,
+}
+
+/// Arguments of the hidden `scaling-point` subcommand (one point, in a child process).
+#[derive(Clone, Debug, Args)]
+pub struct PointArgs {
+    /// Family name.
+    #[arg(long)]
+    family: String,
+    /// Size.
+    #[arg(long)]
+    size: u32,
+    /// Metric(s).
+    #[arg(long, default_value = "all")]
+    metric: String,
+}
+
+/// The CUDA source of `family` at size `n`, or `None` for an unknown family.
+///
+/// Every kernel has a global array `g`, a shared array `s` of 256 floats and an `int`
+/// parameter `m` (loop bound); blocks have 256 threads. Statements are numbered so that no
+/// two are identical.
+pub fn generate(family: &str, n: u32) -> Option<String> {
+    let mut body = String::new();
+    let mut params = String::from("float *g, int m");
+    match family {
+        "statements" => {
+            for k in 0..n {
+                let line = match k % 4 {
+                    0 => format!("x = x + g[threadIdx.x + {k}];"),
+                    1 => "s[threadIdx.x] = x;".to_string(),
+                    2 => format!("x = s[(threadIdx.x + {k}) % 256] * 0.5f;"),
+                    _ => format!("g[blockIdx.x * 256 + threadIdx.x + {k}] = x;"),
+                };
+                let _ = writeln!(body, "    {line}");
+            }
+        }
+        "loops" => {
+            for k in 0..n {
+                let _ = writeln!(
+                    body,
+                    "    for (int i{k} = 0; i{k} < m; i{k}++) {{ x = x + g[threadIdx.x + {k}]; }}"
+                );
+            }
+        }
+        "branches" => {
+            for k in 0..n {
+                let _ = writeln!(
+                    body,
+                    "    if (threadIdx.x % 2 == {}) {{ x = x + g[threadIdx.x + {k}]; }} else {{ s[threadIdx.x] = x; }}",
+                    k % 2
+                );
+            }
+        }
+        "params" => {
+            for k in 0..n {
+                let _ = write!(params, ", int p{k}");
+                let _ = writeln!(body, "    x = x + g[threadIdx.x + p{k}];");
+            }
+        }
+        "depth" => {
+            for k in 0..n {
+                let pad = "    ".repeat(k as usize + 1);
+                let _ = writeln!(body, "{pad}for (int i{k} = 0; i{k} < m; i{k}++) {{");
+            }
+            let pad = "    ".repeat(n as usize + 1);
+            let _ = writeln!(body, "{pad}x = x + g[threadIdx.x];");
+            for k in (0..n).rev() {
+                let _ = writeln!(body, "{}}}", "    ".repeat(k as usize + 1));
+            }
+        }
+        _ => return None,
+    }
+    Some(format!(
+        "// warpcert bench --scaling: family {family}, size {n} (generated)\n\
+         __global__ void {family}_{n}({params}) {{\n    __shared__ float s[256];\n    float x = 0.0f;\n{body}    g[threadIdx.x] = x;\n}}\n"
+    ))
+}
+
+/// Peak resident set of this process (`VmHWM`) in kB, 0 where `/proc` is absent.
+fn own_peak_kb() -> u64 {
+    proc_status_kb("self", "VmHWM:")
+}
+
+/// A `kB` field of `/proc/PID/status`.
+fn proc_status_kb(pid: &str, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn metrics_of(spec: &str) -> Result<Vec<MetricName>, String> {
+    if spec == "all" {
+        return Ok(MetricName::ALL.to_vec());
+    }
+    spec.split(',')
+        .map(|m| {
+            MetricName::ALL
+                .iter()
+                .copied()
+                .find(|x| x.to_string() == m.trim())
+                .ok_or_else(|| format!("unknown metric `{m}`"))
+        })
+        .collect()
+}
+
+/// `warpcert scaling-point`: generates, analyses and checks one point and prints its
+/// [`PointResult`] as one JSON line. Exit 0, or 2 for an unknown family or metric.
+pub fn run_point(a: &PointArgs) -> i32 {
+    let (src, metrics) = match (generate(&a.family, a.size), metrics_of(&a.metric)) {
+        (Some(s), Ok(m)) => (s, m),
+        (None, _) => {
+            eprintln!("unknown family `{}`", a.family);
+            return super::EXIT_BAD_INPUT;
+        }
+        (_, Err(e)) => {
+            eprintln!("{e}");
+            return super::EXIT_BAD_INPUT;
+        }
+    };
+    let hw = Hardware::default();
+    let launch = Launch {
+        block: [256, 1, 1],
+        grid: None,
+    };
+    let degree = if a.family == "depth" {
+        a.size.max(2)
+    } else {
+        2
+    };
+    let mut r = PointResult::default();
+    let lowered = frontend::parse_str("scaling.cu", &src)
+        .and_then(|p| frontend::lower(&p, None, &launch, &hw, &BTreeMap::new()));
+    let prog = match lowered {
+        Ok((p, _)) => p,
+        Err(d) => {
+            r.errors.push(format!("front end: {d}"));
+            println!("{}", serde_json::to_string(&r).unwrap_or_default());
+            return 0;
+        }
+    };
+    for m in metrics {
+        let t0 = Instant::now();
+        let res = analyze(
+            &prog,
+            &Metric::standard(m),
+            &hw,
+            &launch,
+            &AnalysisOptions { degree },
+        );
+        r.analysis_s += t0.elapsed().as_secs_f64();
+        match res {
+            Ok(an) => {
+                r.cert_bytes += an.certificate.len() as u64;
+                let t1 = Instant::now();
+                let ok = warpcert_kernel::check(&an.certificate).is_ok();
+                r.check_s += t1.elapsed().as_secs_f64();
+                if ok {
+                    r.bounds += 1;
+                } else {
+                    r.errors.push(format!("{m}: certificate rejected"));
+                }
+            }
+            Err(e) => r.errors.push(format!("{m}: {e}")),
+        }
+        r.metrics += 1;
+    }
+    r.peak_mb = own_peak_kb() as f64 / 1024.0;
+    println!("{}", serde_json::to_string(&r).unwrap_or_default());
+    0
+}
+
+/// Runs one point in a child process under the limits.
+fn run_child(family: &str, size: u32, args: &ScalingArgs) -> PointOutcome {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return PointOutcome::Failed(format!("cannot find own executable: {e}")),
+    };
+    let child = Command::new(exe)
+        .args(["scaling-point", "--family", family, "--size"])
+        .arg(size.to_string())
+        .args(["--metric", &args.scaling_metric])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return PointOutcome::Failed(format!("cannot start the point: {e}")),
+    };
+    let pid = child.id().to_string();
+    let start = Instant::now();
+    let limit = Duration::from_secs(args.time_limit);
+    let mut peak_kb = 0;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) => {}
+            Err(e) => return PointOutcome::Failed(e.to_string()),
+        }
+        peak_kb = peak_kb.max(proc_status_kb(&pid, "VmRSS:"));
+        let over_mem = peak_kb / 1024 > args.mem_limit;
+        if over_mem || start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return if over_mem {
+                PointOutcome::MemLimit(args.mem_limit)
+            } else {
+                PointOutcome::TimeLimit(args.time_limit)
+            };
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    match child.wait_with_output() {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            match serde_json::from_str::<PointResult>(text.trim()) {
+                Ok(r) => PointOutcome::Done(r),
+                Err(_) => PointOutcome::Failed(format!(
+                    "the point ended without a result ({}): {}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr)
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                )),
+            }
+        }
+        Err(e) => PointOutcome::Failed(e.to_string()),
+    }
+}
+
+/// `warpcert bench --scaling`: prints the table of every family × size and the fitted
+/// exponents. Exit 0, or 2 for an unknown family or a bad size list.
+pub fn run(args: &ScalingArgs) -> i32 {
+    let sizes: Option<Vec<u32>> = match &args.sizes {
+        None => None,
+        Some(s) => match s.split(',').map(|x| x.trim().parse()).collect() {
+            Ok(v) => Some(v),
+            Err(_) => {
+                eprintln!("error: --sizes takes a comma-separated list of positive integers");
+                return super::EXIT_BAD_INPUT;
+            }
+        },
+    };
+    if let Err(e) = metrics_of(&args.scaling_metric) {
+        eprintln!("error: {e}");
+        return super::EXIT_BAD_INPUT;
+    }
+    let mut rows = Vec::new();
+    for fam in args.families.split(',').map(str::trim) {
+        let Some((_, defaults)) = FAMILIES.iter().find(|(f, _)| *f == fam) else {
+            eprintln!(
+                "error: unknown family `{fam}` (one of statements, loops, branches, params, depth)"
+            );
+            return super::EXIT_BAD_INPUT;
+        };
+        let sizes = sizes.clone().unwrap_or_else(|| defaults.to_vec());
+        let mut stopped = false;
+        for n in sizes {
+            let outcome = if stopped {
+                PointOutcome::NotRun
+            } else {
+                let o = run_child(fam, n, args);
+                stopped = !matches!(o, PointOutcome::Done(_));
+                o
+            };
+            eprintln!("{fam} {n}: {}", outcome.short());
+            rows.push(ScalingRow {
+                family: fam.to_string(),
+                size: n,
+                outcome,
+            });
+        }
+    }
+    print!("{}", scaling_table(&rows, &args.scaling_metric));
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every family's generated kernel goes through the front end at a small size, and the
+    /// size is what grows: `statements` at n has n more statements than at 0 (one per line).
+    #[test]
+    fn generated_families_lower() {
+        let hw = Hardware::default();
+        let launch = Launch {
+            block: [256, 1, 1],
+            grid: None,
+        };
+        for (fam, _) in FAMILIES {
+            for n in [1, 3] {
+                let src = generate(fam, n).expect("family");
+                let p = frontend::parse_str("t.cu", &src).unwrap_or_else(|d| panic!("{d}"));
+                frontend::lower(&p, None, &launch, &hw, &BTreeMap::new())
+                    .unwrap_or_else(|d| panic!("{fam} {n}: {d}\n{src}"));
+            }
+        }
+        let lines = |n| generate("statements", n).unwrap().lines().count();
+        assert_eq!(lines(10) - lines(0), 10);
+        assert_eq!(generate("depth", 3).unwrap().matches("for (").count(), 3);
+        assert!(generate("nope", 1).is_none());
+    }
+}

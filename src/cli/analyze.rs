@@ -1,6 +1,6 @@
 //! `warpcert analyze`: per-warp bounds with checked certificates, one per metric.
 
-use super::options::{load, Loaded};
+use super::options::Loaded;
 use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::analysis::{analyze, AnalysisOptions};
 use crate::core::{Metric, MetricName};
@@ -152,60 +152,36 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     if let Some(r) = args.relation {
         return super::relation::run_relation(&args.kernel, r, args.cert.as_deref());
     }
-    let l = match load(&args.kernel, None) {
-        Ok(l) => l,
+    let (entries, notes) = match super::kernels::load_entries(&args.kernel, None) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
             return EXIT_BAD_INPUT;
         }
     };
-    for w in &l.warnings {
-        eprintln!("{w}");
+    for n in &notes {
+        eprintln!("{n}");
     }
-    if l.block_source == "default" {
-        eprintln!(
-            "note: no --block and no //--blockDim= header: using block {}x{}x{}",
-            l.launch.block[0], l.launch.block[1], l.launch.block[2]
-        );
-    }
-    if args.dump_core {
-        eprintln!("{}", l.program);
-    }
-    let several = l.metrics.len() > 1;
+    let single = entries.len() == 1;
     let mut outcomes = Vec::new();
-    for &m in &l.metrics {
-        let mut out = args
-            .cert
-            .as_ref()
-            .map(|c| cert_path(c, &l.program.name, m, several));
-        let coq_out = args
-            .coq
-            .as_ref()
-            .map(|c| coq_path(c, &l.program.name, m, several));
-        if coq_out.is_some() && out.is_none() {
-            let tmp = std::env::temp_dir().join(format!(
-                "warpcert-{}-{}.{m}.cert",
-                std::process::id(),
-                l.program.name
-            ));
-            out = Some(tmp);
-        }
-        match analyze_metric(&l, m, args.degree, out.clone()) {
-            Ok(o) => {
-                if let (Some(v), Some(c)) = (&coq_out, &out) {
-                    if let Err(e) = super::export::write_coq(c, v) {
-                        eprintln!("error: {e}");
-                        return EXIT_FAILED;
-                    }
-                    if args.cert.is_none() {
-                        let _ = std::fs::remove_file(c);
-                    }
+    for entry in entries {
+        match entry.loaded {
+            Ok(l) => {
+                if let Err(code) = analyze_kernel(args, &l, !single, &mut outcomes) {
+                    return code;
                 }
-                outcomes.push(o)
+            }
+            Err(e) if single => {
+                eprintln!("{e}");
+                return EXIT_BAD_INPUT;
             }
             Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_BAD_INPUT;
+                eprintln!("{e}");
+                outcomes.push(AnalyzeOutcome::Failure(FailureReport {
+                    kernel: entry.name,
+                    metric: "all".to_string(),
+                    error: e.lines().next().unwrap_or("").to_string(),
+                }));
             }
         }
     }
@@ -228,4 +204,63 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     } else {
         EXIT_FAILED
     }
+}
+
+/// Analyses every metric of one loaded kernel, appending to `outcomes`; `Err` is an exit code.
+fn analyze_kernel(
+    args: &AnalyzeArgs,
+    l: &Loaded,
+    many: bool,
+    outcomes: &mut Vec<AnalyzeOutcome>,
+) -> Result<(), i32> {
+    for w in &l.warnings {
+        eprintln!("{w}");
+    }
+    if l.block_source == "default" {
+        eprintln!(
+            "note: no --block and no //--blockDim= header: using block {}x{}x{}",
+            l.launch.block[0], l.launch.block[1], l.launch.block[2]
+        );
+    }
+    if args.dump_core {
+        eprintln!("{}", l.program);
+    }
+    let several = l.metrics.len() > 1 || many;
+    for &m in &l.metrics {
+        let mut out = args
+            .cert
+            .as_ref()
+            .map(|c| cert_path(c, &l.program.name, m, several));
+        let coq_out = args
+            .coq
+            .as_ref()
+            .map(|c| coq_path(c, &l.program.name, m, several));
+        if coq_out.is_some() && out.is_none() {
+            let tmp = std::env::temp_dir().join(format!(
+                "warpcert-{}-{}.{m}.cert",
+                std::process::id(),
+                l.program.name
+            ));
+            out = Some(tmp);
+        }
+        match analyze_metric(l, m, args.degree, out.clone()) {
+            Ok(o) => {
+                if let (Some(v), Some(c)) = (&coq_out, &out) {
+                    if let Err(e) = super::export::write_coq(c, v) {
+                        eprintln!("error: {e}");
+                        return Err(EXIT_FAILED);
+                    }
+                    if args.cert.is_none() {
+                        let _ = std::fs::remove_file(c);
+                    }
+                }
+                outcomes.push(o)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Err(EXIT_BAD_INPUT);
+            }
+        }
+    }
+    Ok(())
 }

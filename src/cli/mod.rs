@@ -7,6 +7,7 @@ mod bench;
 mod check;
 mod derive;
 mod export;
+mod kernels;
 mod options;
 mod relation;
 mod run;
@@ -96,6 +97,9 @@ pub struct KernelArgs {
     /// Size of a global-memory sector in bytes.
     #[arg(long, default_value_t = 32)]
     pub sector_bytes: u32,
+    /// Front end and its options.
+    #[command(flatten)]
+    pub front: kernels::FrontendArgs,
 }
 
 /// Parses the command line and runs it; returns the process exit code.

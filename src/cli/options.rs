@@ -3,7 +3,6 @@
 
 use super::KernelArgs;
 use crate::core::{Hardware, Launch, MetricName, Program};
-use crate::frontend;
 use std::collections::BTreeMap;
 
 /// Block size used when neither `--block` nor a `//--blockDim=` header gives one.
@@ -72,42 +71,18 @@ pub fn parse_params(ps: &[String]) -> Result<BTreeMap<String, i64>, String> {
     Ok(out)
 }
 
-/// Reads, parses and lowers the kernel named by `args`; `Err` is a rendered diagnostic.
+/// Reads, parses and lowers the kernel named by `args` (or the file's only kernel); `Err`
+/// is a rendered diagnostic. Every kernel of a file: `super::kernels::load_entries`.
 pub fn load(args: &KernelArgs, default_grid: Option<[u32; 3]>) -> Result<Loaded, String> {
-    let metrics = parse_metrics(&args.metric)?;
-    let params = parse_params(&args.params)?;
-    let hw = Hardware {
-        warp_size: args.warp_size,
-        banks: args.banks,
-        bank_bytes: args.bank_bytes,
-        sector_bytes: args.sector_bytes,
-    };
-    if hw.warp_size == 0 || hw.banks == 0 || hw.bank_bytes == 0 || hw.sector_bytes == 0 {
-        return Err("hardware parameters must be positive".into());
+    let (mut entries, notes) = super::kernels::load_entries(args, default_grid)?;
+    if entries.len() != 1 {
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        return Err(format!(
+            "error: several `__global__` kernels ({}); choose one with --kernel",
+            names.join(", ")
+        ));
     }
-    let parsed = frontend::parse_file(&args.file).map_err(|d| d.to_string())?;
-    let (block, block_source) = match (&args.block, parsed.header.block) {
-        (Some(b), _) => (parse_dims(b, "block")?, "--block"),
-        (None, Some(b)) => (b, "file header"),
-        (None, None) => (DEFAULT_BLOCK, "default"),
-    };
-    let grid = match (&args.grid, parsed.header.grid) {
-        (Some(g), _) => Some(parse_dims(g, "grid")?),
-        (None, Some(g)) => Some(g),
-        (None, None) => default_grid,
-    };
-    let launch = Launch { block, grid };
-    let (program, warnings) =
-        frontend::lower(&parsed, args.kernel.as_deref(), &launch, &hw, &params)
-            .map_err(|d| d.to_string())?;
-    // `lower` returns the parse warnings too.
-    let rendered: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
-    Ok(Loaded {
-        program,
-        launch,
-        hw,
-        metrics,
-        warnings: rendered,
-        block_source,
-    })
+    let mut l = entries.remove(0).loaded?;
+    l.warnings.extend(notes);
+    Ok(l)
 }

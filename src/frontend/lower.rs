@@ -436,6 +436,7 @@ fn assigned_names(stmts: &[ast::Stmt]) -> HashSet<String> {
                 e(f, out);
                 args.iter().for_each(|a| e(a, out));
             }
+            ExprKind::Opaque(_, args, _) => args.iter().for_each(|a| e(a, out)),
             ExprKind::Cond(a, b, c) => {
                 e(a, out);
                 e(b, out);
@@ -1187,11 +1188,36 @@ impl Lw<'_> {
                 Ok((self.convert_expr(x, from, to, p, out), to))
             }
             ExprKind::Inst(n, _) => self.err(p, format!("template function `{n}<…>` used as a value (only calls are supported)")),
+            ExprKind::Opaque(_, args, rt) => self.opaque(args, rt, p, out),
             ExprKind::Call(f, args) => match self.call(f, args, p, true, out)? {
                 Some((o, t)) => Ok((Expr::Opd(o), t)),
                 None => self.err(p, "the result of a `void` function call is used as a value"),
             },
         }
+    }
+
+    /// `spec/lowering.md` §9.4: `⟦a1⟧ₒ; …; t1 ← o1 + o2; …` (arguments converted to the
+    /// result's kind), then `t ← tofloat t1` / `toint t1` / `tobool t1`: one operation per
+    /// extra argument plus one conversion, whose value stands in for the function's.
+    fn opaque(&mut self, args: &[ast::Expr], rt: &CType, p: Pos, out: &mut Vec<Stmt>) -> R<(Expr, Ty)> {
+        let to = self.scalar_ty(rt, p)?;
+        let kind = if to == Ty::Float { Ty::Float } else { Ty::Int };
+        let mut acc: Option<Operand> = None;
+        for a in args {
+            let (o, t) = self.opd(a, out)?;
+            let o = self.convert(o, t, kind, p, out);
+            acc = Some(match acc {
+                None => o,
+                Some(prev) => self.bind(Expr::Bin(BinOp::Add, prev, o), kind, p, out),
+            });
+        }
+        let o = acc.unwrap_or(Operand::Const(Const::Int(0)));
+        let op = match to {
+            Ty::Float => UnOp::ToFloat,
+            Ty::Int => UnOp::ToInt,
+            Ty::Bool => UnOp::ToBool,
+        };
+        Ok((Expr::Un(op, o), to))
     }
 
     fn common(a: Ty, b: Ty) -> Ty {
@@ -2933,7 +2959,9 @@ fn construct_name(e: &ast::Expr) -> String {
         ExprKind::Member(_, f) => format!("member access `.{f}`"),
         ExprKind::Arrow(_, f) => format!("member access `->{f}`"),
         ExprKind::Index(..) => "an array element `a[i]`".to_string(),
-        ExprKind::Call(..) | ExprKind::Inst(..) => "a call `f(…)`".to_string(),
+        ExprKind::Call(..) | ExprKind::Inst(..) | ExprKind::Opaque(..) => {
+            "a call `f(…)`".to_string()
+        }
         ExprKind::Unary(..) | ExprKind::IncDec { .. } => "a unary operator `op e`".to_string(),
         ExprKind::Binary(..) => "a binary operator `a op b`".to_string(),
         ExprKind::Assign(..) => "an assignment `a = b`".to_string(),

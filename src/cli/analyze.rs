@@ -152,13 +152,14 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     if let Some(r) = args.relation {
         return super::relation::run_relation(&args.kernel, r, args.cert.as_deref());
     }
-    let (entries, notes) = match super::kernels::load_entries(&args.kernel, None) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
+    let super::kernels::FileLoad { entries, notes, .. } =
+        match super::kernels::load_entries(&args.kernel, None) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("{e}");
+                return EXIT_BAD_INPUT;
+            }
+        };
     for n in &notes {
         eprintln!("{n}");
     }

@@ -72,7 +72,12 @@ struct Ctx {
     hw: Hardware,
 }
 
-fn launch_for(args: &KernelArgs, header: frontend::LaunchHeader, host: Option<&clang::HostLaunchInfo>, default_grid: Option<[u32; 3]>) -> Result<(Launch, &'static str, Option<String>), String> {
+fn launch_for(
+    args: &KernelArgs,
+    header: frontend::LaunchHeader,
+    host: Option<&clang::HostLaunchInfo>,
+    default_grid: Option<[u32; 3]>,
+) -> Result<(Launch, &'static str, Option<String>), String> {
     let mut note = None;
     let (block, src) = match (&args.block, header.block, host.and_then(|h| h.block)) {
         (Some(b), _, _) => (parse_dims(b, "block")?, "--block"),
@@ -93,9 +98,19 @@ fn launch_for(args: &KernelArgs, header: frontend::LaunchHeader, host: Option<&c
             note = Some(format!(
                 "note: launch from the host code's `<<<…>>>` at {}: {}{}",
                 h.at,
-                if used_block { format!("block {}x{}x{}", block[0], block[1], block[2]) } else { String::new() },
+                if used_block {
+                    format!("block {}x{}x{}", block[0], block[1], block[2])
+                } else {
+                    String::new()
+                },
                 match (used_grid, grid) {
-                    (true, Some(g)) => format!("{}grid {}x{}x{}", if used_block { ", " } else { "" }, g[0], g[1], g[2]),
+                    (true, Some(g)) => format!(
+                        "{}grid {}x{}x{}",
+                        if used_block { ", " } else { "" },
+                        g[0],
+                        g[1],
+                        g[2]
+                    ),
                     _ => String::new(),
                 }
             ));
@@ -104,7 +119,12 @@ fn launch_for(args: &KernelArgs, header: frontend::LaunchHeader, host: Option<&c
     Ok((Launch { block, grid }, src, note))
 }
 
-fn builtin_entries(args: &KernelArgs, p: &Parsed, cx: &Ctx, default_grid: Option<[u32; 3]>) -> Vec<Entry> {
+fn builtin_entries(
+    args: &KernelArgs,
+    p: &Parsed,
+    cx: &Ctx,
+    default_grid: Option<[u32; 3]>,
+) -> Vec<Entry> {
     let names: Vec<Option<String>> = match (&args.kernel, p.kernels.len()) {
         (Some(k), _) => vec![Some(k.clone())],
         (None, 0 | 1) => vec![None],
@@ -113,63 +133,116 @@ fn builtin_entries(args: &KernelArgs, p: &Parsed, cx: &Ctx, default_grid: Option
     names
         .into_iter()
         .map(|k| {
-            let name = k.clone().or_else(|| p.kernels.first().cloned()).unwrap_or_default();
-            let loaded = launch_for(args, p.header, None, default_grid).and_then(|(launch, src, _)| {
-                let (program, warnings) = frontend::lower(p, k.as_deref(), &launch, &cx.hw, &cx.params).map_err(|d| d.to_string())?;
-                Ok(Loaded {
-                    program,
-                    launch,
-                    hw: cx.hw,
-                    metrics: cx.metrics.clone(),
-                    warnings: warnings.iter().map(|w| w.to_string()).collect(),
-                    block_source: src,
-                })
-            });
+            let name = k
+                .clone()
+                .or_else(|| p.kernels.first().cloned())
+                .unwrap_or_default();
+            let loaded =
+                launch_for(args, p.header, None, default_grid).and_then(|(launch, src, _)| {
+                    let (program, warnings) =
+                        frontend::lower(p, k.as_deref(), &launch, &cx.hw, &cx.params)
+                            .map_err(|d| d.to_string())?;
+                    Ok(Loaded {
+                        program,
+                        launch,
+                        hw: cx.hw,
+                        metrics: cx.metrics.clone(),
+                        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+                        block_source: src,
+                    })
+                });
             Entry { name, loaded }
         })
         .collect()
 }
 
-fn clang_entry(args: &KernelArgs, cp: &ClangParsed, inst: &Instance, cx: &Ctx, default_grid: Option<[u32; 3]>) -> Entry {
-    let loaded = launch_for(args, cp.parsed.header, inst.launch.as_ref(), default_grid).and_then(|(launch, src, note)| {
-        let (program, warnings) = clang::lower(cp, inst, &launch, &cx.hw, &cx.params).map_err(|d| d.to_string())?;
-        let mut w: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
-        w.extend(note);
-        Ok(Loaded {
-            program,
-            launch,
-            hw: cx.hw,
-            metrics: cx.metrics.clone(),
-            warnings: w,
-            block_source: src,
-        })
-    });
-    Entry { name: inst.display.clone(), loaded }
+fn clang_entry(
+    args: &KernelArgs,
+    cp: &ClangParsed,
+    inst: &Instance,
+    cx: &Ctx,
+    default_grid: Option<[u32; 3]>,
+) -> Entry {
+    let loaded = launch_for(args, cp.parsed.header, inst.launch.as_ref(), default_grid).and_then(
+        |(launch, src, note)| {
+            let (program, warnings) =
+                clang::lower(cp, inst, &launch, &cx.hw, &cx.params).map_err(|d| d.to_string())?;
+            let mut w: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
+            w.extend(note);
+            Ok(Loaded {
+                program,
+                launch,
+                hw: cx.hw,
+                metrics: cx.metrics.clone(),
+                warnings: w,
+                block_source: src,
+            })
+        },
+    );
+    Entry {
+        name: inst.display.clone(),
+        loaded,
+    }
 }
 
-fn clang_entries(args: &KernelArgs, cp: &ClangParsed, cx: &Ctx, default_grid: Option<[u32; 3]>) -> Result<Vec<Entry>, String> {
+fn clang_entries(
+    args: &KernelArgs,
+    cp: &ClangParsed,
+    cx: &Ctx,
+    default_grid: Option<[u32; 3]>,
+) -> Result<Vec<Entry>, String> {
     match &args.kernel {
-        None => Ok(cp.instances.iter().map(|i| clang_entry(args, cp, i, cx, default_grid)).collect()),
-        Some(k) => match cp.instances.iter().find(|i| clang::same_name(k, &i.display)) {
+        None => Ok(cp
+            .instances
+            .iter()
+            .map(|i| clang_entry(args, cp, i, cx, default_grid))
+            .collect()),
+        Some(k) => match cp
+            .instances
+            .iter()
+            .find(|i| clang::same_name(k, &i.display))
+        {
             Some(i) => Ok(vec![clang_entry(args, cp, i, cx, default_grid)]),
             None if k.contains('<') => {
-                let cp2 = clang::parse_file(&args.file, &args.front.clang_options(), Some(k)).map_err(|d| d.to_string())?;
-                match cp2.instances.iter().find(|i| clang::same_name(k, &i.display)) {
+                let cp2 = clang::parse_file(&args.file, &args.front.clang_options(), Some(k))
+                    .map_err(|d| d.to_string())?;
+                match cp2
+                    .instances
+                    .iter()
+                    .find(|i| clang::same_name(k, &i.display))
+                {
                     Some(i) => Ok(vec![clang_entry(args, &cp2, i, cx, default_grid)]),
-                    None => Err(format!("clang did not instantiate `{k}` (check the template arguments)")),
+                    None => Err(format!(
+                        "clang did not instantiate `{k}` (check the template arguments)"
+                    )),
                 }
             }
             None => {
                 let names: Vec<&str> = cp.instances.iter().map(|i| i.display.as_str()).collect();
-                Err(format!("no kernel named `{k}`; kernels in this file: {}", names.join(", ")))
+                Err(format!(
+                    "no kernel named `{k}`; kernels in this file: {}",
+                    names.join(", ")
+                ))
             }
         },
     }
 }
 
+/// Every kernel of a file, with the notes of the front-end choice and the time clang took.
+pub struct FileLoad {
+    /// One entry per kernel (or template instance).
+    pub entries: Vec<Entry>,
+    /// Notes to print (a fallback of `--frontend auto`).
+    pub notes: Vec<String>,
+    /// Milliseconds of the clang process, when clang read the file.
+    pub clang_ms: Option<f64>,
+    /// `clang` or `builtin`: the front end whose result this is.
+    pub frontend: &'static str,
+}
+
 /// Reads `args.file` with the chosen front end and loads every kernel (or the one
 /// `--kernel` names). Errors: unreadable file, no front end can read it, bad options.
-pub fn load_entries(args: &KernelArgs, default_grid: Option<[u32; 3]>) -> Result<(Vec<Entry>, Vec<String>), String> {
+pub fn load_entries(args: &KernelArgs, default_grid: Option<[u32; 3]>) -> Result<FileLoad, String> {
     let metrics = super::options::parse_metrics(&args.metric)?;
     let params = super::options::parse_params(&args.params)?;
     let hw = Hardware {
@@ -181,7 +254,11 @@ pub fn load_entries(args: &KernelArgs, default_grid: Option<[u32; 3]>) -> Result
     if hw.warp_size == 0 || hw.banks == 0 || hw.bank_bytes == 0 || hw.sector_bytes == 0 {
         return Err("hardware parameters must be positive".into());
     }
-    let cx = Ctx { metrics, params, hw };
+    let cx = Ctx {
+        metrics,
+        params,
+        hw,
+    };
     let builtin = |cx: &Ctx| -> Result<Vec<Entry>, String> {
         let p = frontend::parse_file(&args.file).map_err(|d| d.to_string())?;
         Ok(builtin_entries(args, &p, cx, default_grid))
@@ -191,27 +268,40 @@ pub fn load_entries(args: &KernelArgs, default_grid: Option<[u32; 3]>) -> Result
         FrontendArg::Clang => true,
         FrontendArg::Auto => clang::available(),
     };
+    let done = |entries, notes, clang_ms, frontend| FileLoad {
+        entries,
+        notes,
+        clang_ms,
+        frontend,
+    };
     if !use_clang {
-        return builtin(&cx).map(|e| (e, Vec::new()));
+        return builtin(&cx).map(|e| done(e, Vec::new(), None, "builtin"));
     }
+    let mut clang_ms = None;
     let cl = clang::parse_file(&args.file, &args.front.clang_options(), None)
         .map_err(|d| d.to_string())
-        .and_then(|cp| clang_entries(args, &cp, &cx, default_grid));
+        .and_then(|cp| {
+            clang_ms = Some(cp.clang_ms);
+            clang_entries(args, &cp, &cx, default_grid)
+        });
     if args.front.frontend == FrontendArg::Clang {
-        return cl.map(|e| (e, Vec::new()));
+        return cl.map(|e| done(e, Vec::new(), clang_ms, "clang"));
     }
     let none_lowers = |es: &Vec<Entry>| es.iter().all(|e| e.loaded.is_err());
     match cl {
-        Ok(es) if !none_lowers(&es) => Ok((es, Vec::new())),
+        Ok(es) if !none_lowers(&es) => Ok(done(es, Vec::new(), clang_ms, "clang")),
         other => match builtin(&cx) {
             Ok(b) if !none_lowers(&b) => {
                 let why = match &other {
                     Ok(_) => "no kernel read by clang lowers".to_string(),
                     Err(e) => e.lines().next().unwrap_or("").to_string(),
                 };
-                Ok((b, vec![format!("note: --frontend auto: clang: {why}; the builtin front end read the file")]))
+                let note = format!(
+                    "note: --frontend auto: clang: {why}; the builtin front end read the file"
+                );
+                Ok(done(b, vec![note], clang_ms, "builtin"))
             }
-            _ => other.map(|e| (e, Vec::new())),
+            _ => other.map(|e| done(e, Vec::new(), clang_ms, "clang")),
         },
     }
 }

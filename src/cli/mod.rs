@@ -5,6 +5,7 @@
 mod analyze;
 mod bench;
 mod check;
+mod coverage;
 mod derive;
 mod export;
 mod kernels;
@@ -59,6 +60,12 @@ enum Command {
     /// Check the result with coqc against coq-export/theories (README, "Checking a bound
     /// in Coq"). Example: warpcert export-coq certificates/vectorAdd.steps.cert -o va.v
     ExportCoq(export::ExportCoqArgs),
+    /// Read, lower and bound every kernel of the `.cu`/`.cuh` files of directories: one row
+    /// per kernel (read, lowered, metrics with a checked certificate, first error), a
+    /// summary, the errors by construct and clang's time per file.
+    ///
+    /// Example: warpcert coverage ../shared/corpus/cuda-samples-dev -I ../shared/corpus/cuda-samples-dev
+    Coverage(coverage::CoverageArgs),
 }
 
 /// Options shared by `analyze` and `run`: the kernel file, launch and hardware.
@@ -118,5 +125,6 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(&a),
         Command::Derive(a) => derive::run(&a),
         Command::ExportCoq(a) => export::run(&a),
+        Command::Coverage(a) => coverage::run(&a),
     }
 }

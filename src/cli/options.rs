@@ -74,7 +74,9 @@ pub fn parse_params(ps: &[String]) -> Result<BTreeMap<String, i64>, String> {
 /// Reads, parses and lowers the kernel named by `args` (or the file's only kernel); `Err`
 /// is a rendered diagnostic. Every kernel of a file: `super::kernels::load_entries`.
 pub fn load(args: &KernelArgs, default_grid: Option<[u32; 3]>) -> Result<Loaded, String> {
-    let (mut entries, notes) = super::kernels::load_entries(args, default_grid)?;
+    let super::kernels::FileLoad {
+        mut entries, notes, ..
+    } = super::kernels::load_entries(args, default_grid)?;
     if entries.len() != 1 {
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         return Err(format!(

@@ -1199,7 +1199,13 @@ impl Lw<'_> {
     /// `spec/lowering.md` §9.4: `⟦a1⟧ₒ; …; t1 ← o1 + o2; …` (arguments converted to the
     /// result's kind), then `t ← tofloat t1` / `toint t1` / `tobool t1`: one operation per
     /// extra argument plus one conversion, whose value stands in for the function's.
-    fn opaque(&mut self, args: &[ast::Expr], rt: &CType, p: Pos, out: &mut Vec<Stmt>) -> R<(Expr, Ty)> {
+    fn opaque(
+        &mut self,
+        args: &[ast::Expr],
+        rt: &CType,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> R<(Expr, Ty)> {
         let to = self.scalar_ty(rt, p)?;
         let kind = if to == Ty::Float { Ty::Float } else { Ty::Int };
         let mut acc: Option<Operand> = None;

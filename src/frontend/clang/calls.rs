@@ -3,7 +3,9 @@
 //! dropped), prelude functions by name (`spec/lowering.md` §9.4), and the member functions
 //! of a block's cooperative group.
 
-use super::convert::{bin, callee_decl, e, first, ident, is_opaque_math, kids, strip, Conv, Local, Origin};
+use super::convert::{
+    bin, callee_decl, e, first, ident, is_opaque_math, kids, strip, Conv, Local, Origin,
+};
 use super::json::Node;
 use super::types::Ty;
 use super::unsupported::Missing;
@@ -22,7 +24,11 @@ fn thread_rank(p: Pos) -> Expr {
     let inner = bin(
         BinaryOp::Add,
         dim("threadIdx", "y", p),
-        bin(BinaryOp::Mul, dim("blockDim", "y", p), dim("threadIdx", "z", p)),
+        bin(
+            BinaryOp::Mul,
+            dim("blockDim", "y", p),
+            dim("threadIdx", "z", p),
+        ),
     );
     bin(
         BinaryOp::Add,
@@ -35,7 +41,11 @@ fn thread_rank(p: Pos) -> Expr {
 fn block_size(p: Pos) -> Expr {
     bin(
         BinaryOp::Mul,
-        bin(BinaryOp::Mul, dim("blockDim", "x", p), dim("blockDim", "y", p)),
+        bin(
+            BinaryOp::Mul,
+            dim("blockDim", "x", p),
+            dim("blockDim", "y", p),
+        ),
         dim("blockDim", "z", p),
     )
 }
@@ -49,7 +59,9 @@ impl Conv<'_> {
                 .as_deref()
                 .is_some_and(|r| matches!(self.lookup(&r.id), Some(Local::Block))),
             "CallExpr" => self.calls_named(s, "this_thread_block"),
-            "CXXConstructExpr" => kids(s).count() == 1 && kids(s).next().is_some_and(|a| self.is_block_expr(a)),
+            "CXXConstructExpr" => {
+                kids(s).count() == 1 && kids(s).next().is_some_and(|a| self.is_block_expr(a))
+            }
             _ => false,
         }
     }
@@ -58,7 +70,10 @@ impl Conv<'_> {
     pub(super) fn call(&mut self, n: &Node) -> R<Expr> {
         let p = self.pos(n);
         let Some(d) = callee_decl(n).cloned() else {
-            return self.err(n, "call through a function pointer or of a member is not supported");
+            return self.err(
+                n,
+                "call through a function pointer or of a member is not supported",
+            );
         };
         let name = d.name.clone().unwrap_or_default();
         let args: Vec<&Node> = kids(n).skip(1).collect();
@@ -71,12 +86,24 @@ impl Conv<'_> {
             return self.err(n, format!("function `{name}` without declaration"));
         };
         let Some(fname) = self.function(&d.id) else {
-            return self.err(n, format!("function `{name}` is only declared: its body is not in the translation unit"));
+            return self.err(
+                n,
+                format!(
+                    "function `{name}` is only declared: its body is not in the translation unit"
+                ),
+            );
         };
-        let parms: Vec<&Node> = decl.inner.iter().filter(|c| c.kind == "ParmVarDecl").collect();
+        let parms: Vec<&Node> = decl
+            .inner
+            .iter()
+            .filter(|c| c.kind == "ParmVarDecl")
+            .collect();
         let mut out = Vec::new();
         for (k, a) in args.iter().enumerate() {
-            let pt = parms.get(k).map(|x| self.records.of(x)).unwrap_or(Ty::Other(String::new()));
+            let pt = parms
+                .get(k)
+                .map(|x| self.records.of(x))
+                .unwrap_or(Ty::Other(String::new()));
             let a = if strip(a).kind == "CXXDefaultArgExpr" {
                 match parms.get(k).and_then(|x| first(x)) {
                     Some(def) => def,
@@ -164,7 +191,11 @@ impl Conv<'_> {
             return Ok(None);
         };
         let ot = self.records.of(strip(obj));
-        let ot = if m.is_arrow { ot.inner().cloned().unwrap_or(ot) } else { ot };
+        let ot = if m.is_arrow {
+            ot.inner().cloned().unwrap_or(ot)
+        } else {
+            ot
+        };
         let Ty::Record(rec) = ot.unref().clone() else {
             return Ok(None);
         };
@@ -173,16 +204,29 @@ impl Conv<'_> {
         }
         let method = m.name.clone().unwrap_or_default();
         let p = self.pos(n);
-        let block = rec.ends_with("thread_block") || (rec.ends_with("thread_group") && self.is_block_expr(obj));
+        let block = rec.ends_with("thread_block")
+            || (rec.ends_with("thread_group") && self.is_block_expr(obj));
         if !block {
-            let what = if rec.contains("grid") { Missing::GridGroup } else { Missing::WarpTile };
+            let what = if rec.contains("grid") {
+                Missing::GridGroup
+            } else {
+                Missing::WarpTile
+            };
             return self.missing(n, what, &format!("{rec}::{method}"));
         }
         Ok(Some(Some(match method.as_str() {
-            "sync" => e(ExprKind::Call(Box::new(ident("__syncthreads", p)), Vec::new()), p),
+            "sync" => e(
+                ExprKind::Call(Box::new(ident("__syncthreads", p)), Vec::new()),
+                p,
+            ),
             "thread_rank" => thread_rank(p),
             "size" | "num_threads" => block_size(p),
-            _ => return self.err(n, format!("`{method}()` of a thread block is not supported here")),
+            _ => {
+                return self.err(
+                    n,
+                    format!("`{method}()` of a thread block is not supported here"),
+                )
+            }
         })))
     }
 }

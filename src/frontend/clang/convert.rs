@@ -13,8 +13,7 @@ use super::json::Node;
 use super::types::{self, Records, Ty};
 use super::unsupported::Missing;
 use crate::frontend::ast::{
-    BaseTy, BinaryOp, CType, Decl, Expr, ExprKind, FnKind, Function, Param, Stmt,
-    StmtKind, UnaryOp,
+    BaseTy, BinaryOp, CType, Decl, Expr, ExprKind, FnKind, Function, Param, Stmt, StmtKind, UnaryOp,
 };
 use crate::frontend::diag::{Diagnostic, Pos, SourceMap, Warning};
 use std::collections::{BTreeSet, HashMap};
@@ -133,8 +132,12 @@ pub(super) fn first(n: &Node) -> Option<&Node> {
 pub(super) fn strip(mut n: &Node) -> &Node {
     loop {
         let pass = match n.kind.as_str() {
-            "ParenExpr" | "ExprWithCleanups" | "MaterializeTemporaryExpr"
-            | "CXXBindTemporaryExpr" | "ConstantExpr" | "CXXFunctionalCastExpr"
+            "ParenExpr"
+            | "ExprWithCleanups"
+            | "MaterializeTemporaryExpr"
+            | "CXXBindTemporaryExpr"
+            | "ConstantExpr"
+            | "CXXFunctionalCastExpr"
                 if n.kind != "CXXFunctionalCastExpr" =>
             {
                 true
@@ -186,8 +189,12 @@ pub fn const_int(n: &Node, decls: &HashMap<&str, &Node>) -> Option<i64> {
     let n = strip(n);
     match n.kind.as_str() {
         "IntegerLiteral" | "CharacterLiteral" | "CXXBoolLiteralExpr" => lit_i64(n.value.as_ref()?),
-        "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr"
-        | "ParenExpr" | "ConstantExpr" => {
+        "ImplicitCastExpr"
+        | "CStyleCastExpr"
+        | "CXXStaticCastExpr"
+        | "CXXFunctionalCastExpr"
+        | "ParenExpr"
+        | "ConstantExpr" => {
             if let Some(v) = n.value.as_ref().and_then(lit_i64) {
                 return Some(v);
             }
@@ -268,19 +275,77 @@ pub(super) fn is_opaque_math(name: &str) -> bool {
     let stem = stem.strip_suffix('f').unwrap_or(stem);
     matches!(
         stem,
-        "sqrt" | "rsqrt" | "cbrt" | "exp" | "exp2" | "exp10" | "expm1" | "log" | "log2" | "log10"
-            | "log1p" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh"
-            | "tanh" | "floor" | "ceil" | "round" | "rint" | "trunc" | "erf" | "erfc" | "sinpi"
-            | "cospi" | "normcdf" | "normcdfinv" | "lgamma" | "tgamma" | "pow" | "atan2"
-            | "fmod" | "hypot" | "copysign" | "fdim" | "remainder" | "saturate" | "frcp_rn"
-            | "fsqrt_rn" | "isnan" | "isinf" | "isfinite"
+        "sqrt"
+            | "rsqrt"
+            | "cbrt"
+            | "exp"
+            | "exp2"
+            | "exp10"
+            | "expm1"
+            | "log"
+            | "log2"
+            | "log10"
+            | "log1p"
+            | "sin"
+            | "cos"
+            | "tan"
+            | "asin"
+            | "acos"
+            | "atan"
+            | "sinh"
+            | "cosh"
+            | "tanh"
+            | "floor"
+            | "ceil"
+            | "round"
+            | "rint"
+            | "trunc"
+            | "erf"
+            | "erfc"
+            | "sinpi"
+            | "cospi"
+            | "normcdf"
+            | "normcdfinv"
+            | "lgamma"
+            | "tgamma"
+            | "pow"
+            | "atan2"
+            | "fmod"
+            | "hypot"
+            | "copysign"
+            | "fdim"
+            | "remainder"
+            | "saturate"
+            | "frcp_rn"
+            | "fsqrt_rn"
+            | "isnan"
+            | "isinf"
+            | "isfinite"
     ) || matches!(
         name,
-        "__popc" | "__popcll" | "__clz" | "__clzll" | "__ffs" | "__ffsll" | "__brev"
-            | "__byte_perm" | "__umulhi" | "__mulhi" | "__sad" | "__usad" | "__float2int_rn"
-            | "__float2int_ru" | "__float2int_rd" | "__float2uint_rn" | "__double2int_rn"
-            | "__int_as_float" | "__float_as_int" | "__uint_as_float" | "__float_as_uint"
-            | "__double_as_longlong" | "__longlong_as_double"
+        "__popc"
+            | "__popcll"
+            | "__clz"
+            | "__clzll"
+            | "__ffs"
+            | "__ffsll"
+            | "__brev"
+            | "__byte_perm"
+            | "__umulhi"
+            | "__mulhi"
+            | "__sad"
+            | "__usad"
+            | "__float2int_rn"
+            | "__float2int_ru"
+            | "__float2int_rd"
+            | "__float2uint_rn"
+            | "__double2int_rn"
+            | "__int_as_float"
+            | "__float_as_int"
+            | "__uint_as_float"
+            | "__float_as_uint"
+            | "__double_as_longlong"
+            | "__longlong_as_double"
     )
 }
 
@@ -395,7 +460,11 @@ impl<'a> Conv<'a> {
     pub(super) fn fresh(&mut self, base: &str) -> String {
         let mut k = 0;
         loop {
-            let c = if k == 0 { base.to_string() } else { format!("{base}_{k}") };
+            let c = if k == 0 {
+                base.to_string()
+            } else {
+                format!("{base}_{k}")
+            };
             if !self.identifiers.contains(&c) {
                 self.identifiers.insert(c.clone());
                 return c;
@@ -414,9 +483,9 @@ impl<'a> Conv<'a> {
                 let leaves = self.records.leaves(t)?;
                 let v = leaves.first()?.ty.clone();
                 let (vs, _) = self.records.size_align(&v)?;
-                let same = leaves.iter().all(|l| {
-                    types_same_view(&l.ty, &v) && l.offset % vs == 0
-                });
+                let same = leaves
+                    .iter()
+                    .all(|l| types_same_view(&l.ty, &v) && l.offset % vs == 0);
                 let (size, _) = self.records.size_align(t)?;
                 if !same || size % vs != 0 {
                     return None;
@@ -457,9 +526,17 @@ impl<'a> Conv<'a> {
         let base = d.name.clone().unwrap_or_else(|| "f".into());
         let base: String = base
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
-        let name = if self.functions.iter().any(|f| f.name == base) || self.fn_names.values().any(|v| *v == base) {
+        let name = if self.functions.iter().any(|f| f.name == base)
+            || self.fn_names.values().any(|v| *v == base)
+        {
             self.fresh(&format!("{base}__{}", self.functions.len()))
         } else {
             base
@@ -475,12 +552,13 @@ impl<'a> Conv<'a> {
         let saved_here = self.here;
         self.here = pos;
         let global = d.inner.iter().any(|c| c.kind == "CUDAGlobalAttr");
-        let ret_text = d
-            .ty
-            .as_ref()
-            .map(|q| q.canonical().to_string())
-            .unwrap_or_default();
-        let ret = ret_text.split_once('(').map(|(r, _)| self.records.resolve(&types::parse(r.trim())));
+        let ret_text =
+            d.ty.as_ref()
+                .map(|q| q.canonical().to_string())
+                .unwrap_or_default();
+        let ret = ret_text
+            .split_once('(')
+            .map(|(r, _)| self.records.resolve(&types::parse(r.trim())));
         let saved = std::mem::take(&mut self.locals);
         self.locals.push(HashMap::new());
         let mut params = Vec::new();
@@ -509,7 +587,11 @@ impl<'a> Conv<'a> {
         self.here = saved_here;
         Function {
             name: name.to_string(),
-            kind: if global { FnKind::Global } else { FnKind::Device },
+            kind: if global {
+                FnKind::Global
+            } else {
+                FnKind::Device
+            },
             ret: ret_c,
             params,
             body,
@@ -536,7 +618,11 @@ impl<'a> Conv<'a> {
                     let ln = self.fresh(&format!("{name}_{}", l.path.join("_")));
                     let mut c = l.ty.ctype().unwrap_or(CType::base(BaseTy::Int));
                     c.is_ref = by_ref;
-                    out.push(Param { name: ln.clone(), ty: c, pos });
+                    out.push(Param {
+                        name: ln.clone(),
+                        ty: c,
+                        pos,
+                    });
                     map.push((l.path, ln));
                 }
                 if let Some(m) = self.locals.last_mut() {
@@ -552,7 +638,11 @@ impl<'a> Conv<'a> {
                 Ok(Vec::new())
             }
             Ty::Record(r) => {
-                let what = if r.contains("grid") { Missing::GridGroup } else { Missing::WarpTile };
+                let what = if r.contains("grid") {
+                    Missing::GridGroup
+                } else {
+                    Missing::WarpTile
+                };
                 self.missing(p, what, r)
             }
             _ => {
@@ -564,7 +654,10 @@ impl<'a> Conv<'a> {
 
     pub(super) fn is_cg(&self, rec: &str) -> bool {
         rec.starts_with("cooperative_groups::")
-            || matches!(rec, "thread_block" | "thread_group" | "grid_group" | "coalesced_group")
+            || matches!(
+                rec,
+                "thread_block" | "thread_group" | "grid_group" | "coalesced_group"
+            )
             || rec.starts_with("thread_block_tile")
     }
 
@@ -627,7 +720,10 @@ impl<'a> Conv<'a> {
             }
             "IfStmt" => {
                 if n.has_init || n.has_var {
-                    return self.err(n, "`if` with an initializer or a condition variable is not supported");
+                    return self.err(
+                        n,
+                        "`if` with an initializer or a condition variable is not supported",
+                    );
                 }
                 let mut it = kids(n);
                 let (Some(c), Some(t)) = (it.next(), it.next()) else {
@@ -694,8 +790,15 @@ impl<'a> Conv<'a> {
                     None => Ok(()),
                 };
             }
-            "SwitchStmt" => return self.err(n, "`switch` is not supported by warpcert (rewrite as `if`/`else if`)"),
-            "GotoStmt" | "LabelStmt" => return self.err(n, "`goto` and labels are not supported by warpcert"),
+            "SwitchStmt" => {
+                return self.err(
+                    n,
+                    "`switch` is not supported by warpcert (rewrite as `if`/`else if`)",
+                )
+            }
+            "GotoStmt" | "LabelStmt" => {
+                return self.err(n, "`goto` and labels are not supported by warpcert")
+            }
             k if k.ends_with("Stmt") && !k.ends_with("Expr") => {
                 return self.err(n, format!("statement `{k}` is not supported by warpcert"))
             }
@@ -753,7 +856,9 @@ impl<'a> Conv<'a> {
             return Ok(None);
         }
         // record assignment `q = v[i];` as one statement per leaf
-        if s.kind == "CXXOperatorCallExpr" || (s.kind == "BinaryOperator" && s.opcode.as_deref() == Some("=")) {
+        if s.kind == "CXXOperatorCallExpr"
+            || (s.kind == "BinaryOperator" && s.opcode.as_deref() == Some("="))
+        {
             if let Some(stmts) = self.record_assign(s)? {
                 return Ok(Some(stmts));
             }
@@ -768,8 +873,7 @@ impl<'a> Conv<'a> {
 
     pub(super) fn calls_named(&self, n: &Node, name: &str) -> bool {
         let n = strip(n);
-        n.kind == "CallExpr"
-            && callee_decl(n).and_then(|d| d.name.as_deref()) == Some(name)
+        n.kind == "CallExpr" && callee_decl(n).and_then(|d| d.name.as_deref()) == Some(name)
     }
 
     fn decl(&mut self, d: &Node, out: &mut Vec<Stmt>) -> R<()> {
@@ -801,7 +905,11 @@ impl<'a> Conv<'a> {
             Ty::Record(r) if self.is_cg(r) => {
                 let ok = r.ends_with("thread_block") || r.ends_with("thread_group");
                 if !ok {
-                    let what = if r.contains("grid") { Missing::GridGroup } else { Missing::WarpTile };
+                    let what = if r.contains("grid") {
+                        Missing::GridGroup
+                    } else {
+                        Missing::WarpTile
+                    };
                     return self.missing(d, what, r);
                 }
                 if let Some(i) = init_node {
@@ -888,15 +996,23 @@ impl<'a> Conv<'a> {
     /// `T *p = SharedMemory<T>();` (a conversion operator or call whose body declares an
     /// `extern __shared__` array and returns it cast to `T *`): a fresh `extern __shared__
     /// T name_smem[]` and `p` bound to it.
-    fn shared_memory_helper(&mut self, init: &Node, name: &str, t: &Ty, out: &mut Vec<Stmt>) -> R<Option<Expr>> {
+    fn shared_memory_helper(
+        &mut self,
+        init: &Node,
+        name: &str,
+        t: &Ty,
+        out: &mut Vec<Stmt>,
+    ) -> R<Option<Expr>> {
         let Ty::Ptr(elem) = t else { return Ok(None) };
         let s = strip(init);
         let call = match s.kind.as_str() {
             "CXXMemberCallExpr" | "CallExpr" => s,
-            "CStyleCastExpr" | "ImplicitCastExpr" | "CXXStaticCastExpr" => match first(s).map(strip) {
-                Some(c) if c.kind == "CXXMemberCallExpr" || c.kind == "CallExpr" => c,
-                _ => return Ok(None),
-            },
+            "CStyleCastExpr" | "ImplicitCastExpr" | "CXXStaticCastExpr" => {
+                match first(s).map(strip) {
+                    Some(c) if c.kind == "CXXMemberCallExpr" || c.kind == "CallExpr" => c,
+                    _ => return Ok(None),
+                }
+            }
             _ => return Ok(None),
         };
         let target = match call.kind.as_str() {
@@ -926,7 +1042,15 @@ impl<'a> Conv<'a> {
         let arr = self.fresh(&format!("{name}_smem"));
         let elem_c = match self.view_of(elem) {
             Some((v, _)) => v.ctype().unwrap_or(CType::base(BaseTy::Int)),
-            None => return self.err(init, format!("dynamic shared memory of record type `{}` is not supported", elem.describe())),
+            None => {
+                return self.err(
+                    init,
+                    format!(
+                        "dynamic shared memory of record type `{}` is not supported",
+                        elem.describe()
+                    ),
+                )
+            }
         };
         out.push(stmt(
             StmtKind::Decl(vec![Decl {
@@ -943,7 +1067,14 @@ impl<'a> Conv<'a> {
         Ok(Some(ident(&arr, pos)))
     }
 
-    fn array_decl(&mut self, d: &Node, name: &str, t: &Ty, shared: bool, is_extern: bool) -> R<Decl> {
+    fn array_decl(
+        &mut self,
+        d: &Node,
+        name: &str,
+        t: &Ty,
+        shared: bool,
+        is_extern: bool,
+    ) -> R<Decl> {
         let pos = self.pos(d);
         let mut dims = Vec::new();
         let mut cur = t;
@@ -1012,14 +1143,25 @@ impl<'a> Conv<'a> {
                     pos,
                 }
             }
-            _ => return self.err(d, format!("file-scope variable `{name}` of type `{}` is not supported", t.describe())),
+            _ => {
+                return self.err(
+                    d,
+                    format!(
+                        "file-scope variable `{name}` of type `{}` is not supported",
+                        t.describe()
+                    ),
+                )
+            }
         };
         if shared {
             self.shared.push(decl);
         } else if device {
             self.device_vars.push(decl);
         } else {
-            return self.err(d, format!("file-scope host variable `{name}` used in device code"));
+            return self.err(
+                d,
+                format!("file-scope host variable `{name}` used in device code"),
+            );
         }
         Ok(())
     }
@@ -1226,7 +1368,9 @@ impl<'a> Conv<'a> {
         let to = self.records.of(n);
         let from = self.records.of(strip(inner));
         match n.cast_kind.as_deref() {
-            Some("PointerToBoolean") => return self.err(n, "a pointer used as a truth value is not supported"),
+            Some("PointerToBoolean") => {
+                return self.err(n, "a pointer used as a truth value is not supported")
+            }
             Some("NullToPointer") => return self.err(n, "null pointer is not supported"),
             _ => {}
         }
@@ -1247,7 +1391,13 @@ impl<'a> Conv<'a> {
         if n.kind != "ImplicitCastExpr" {
             if let Ty::Scalar(..) = to {
                 let p = self.pos(n);
-                return Ok(e(ExprKind::Cast(to.ctype().unwrap_or(CType::base(BaseTy::Int)), Box::new(self.expr(inner)?)), p));
+                return Ok(e(
+                    ExprKind::Cast(
+                        to.ctype().unwrap_or(CType::base(BaseTy::Int)),
+                        Box::new(self.expr(inner)?),
+                    ),
+                    p,
+                ));
             }
         }
         self.expr(inner)
@@ -1258,7 +1408,9 @@ impl<'a> Conv<'a> {
         let s = strip(a);
         // &v[i] on a record array: the view pointer `v + i*stride`
         if s.kind == "ArraySubscriptExpr" {
-            let bt = self.records.of(strip(first(s).ok_or_else(|| pos_err(&self.sm, p, "bad subscript"))?));
+            let bt = self.records.of(strip(
+                first(s).ok_or_else(|| pos_err(&self.sm, p, "bad subscript"))?,
+            ));
             if let Some(inner) = bt.inner() {
                 if let Some((_, st)) = self.view_of(inner) {
                     if st != 1 {
@@ -1276,7 +1428,10 @@ impl<'a> Conv<'a> {
         if s.kind == "MemberExpr" {
             return self.err(n, "address of a record field is not supported yet");
         }
-        Ok(e(ExprKind::Unary(UnaryOp::AddrOf, Box::new(self.expr(a)?)), p))
+        Ok(e(
+            ExprKind::Unary(UnaryOp::AddrOf, Box::new(self.expr(a)?)),
+            p,
+        ))
     }
 
     fn decl_ref(&mut self, n: &Node) -> R<Expr> {
@@ -1286,11 +1441,18 @@ impl<'a> Conv<'a> {
         };
         let name = r.name.clone().unwrap_or_default();
         match r.kind.as_str() {
-            "EnumConstantDecl" => match self.decls.get(r.id.as_str()).and_then(|d| first(d)).and_then(|x| const_int(x, &self.decls)) {
+            "EnumConstantDecl" => match self
+                .decls
+                .get(r.id.as_str())
+                .and_then(|d| first(d))
+                .and_then(|x| const_int(x, &self.decls))
+            {
                 Some(v) => Ok(int(v, p)),
                 None => self.err(n, format!("enumerator `{name}` without a known value")),
             },
-            "FunctionDecl" | "CXXMethodDecl" => self.err(n, format!("function `{name}` used as a value")),
+            "FunctionDecl" | "CXXMethodDecl" => {
+                self.err(n, format!("function `{name}` used as a value"))
+            }
             "VarDecl" | "ParmVarDecl" => {
                 if matches!(self.lookup(&r.id), Some(Local::Record(_))) {
                     return self.err(n, format!("record `{name}` used as a scalar"));
@@ -1308,12 +1470,16 @@ impl<'a> Conv<'a> {
                         if d.inner.iter().any(|c| c.kind == "CUDAConstantAttr") {
                             return self.missing(n, Missing::ConstantMemory, &name);
                         }
-                        let is_cuda = d.inner.iter().any(|c| matches!(c.kind.as_str(), "CUDASharedAttr" | "CUDADeviceAttr"));
+                        let is_cuda = d.inner.iter().any(|c| {
+                            matches!(c.kind.as_str(), "CUDASharedAttr" | "CUDADeviceAttr")
+                        });
                         if !is_cuda {
                             if let Some(v) = first(d).and_then(|x| const_int(x, &self.decls)) {
                                 return Ok(int(v, p));
                             }
-                            if let Some(x) = first(d).map(strip).filter(|x| x.kind == "FloatingLiteral") {
+                            if let Some(x) =
+                                first(d).map(strip).filter(|x| x.kind == "FloatingLiteral")
+                            {
                                 return self.expr(x);
                             }
                         }
@@ -1345,7 +1511,10 @@ impl<'a> Conv<'a> {
             return None;
         }
         let p = self.pos(n);
-        Some(e(ExprKind::Member(Box::new(ident(bn, p)), n.name.clone()?), p))
+        Some(e(
+            ExprKind::Member(Box::new(ident(bn, p)), n.name.clone()?),
+            p,
+        ))
     }
 }
 

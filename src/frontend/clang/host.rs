@@ -46,24 +46,39 @@ fn is_global(f: &Node) -> bool {
 pub fn kernels(root: &Node, in_main: &dyn Fn(&Node) -> bool) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
     let mut seen = HashSet::new();
-    fn walk(n: &Node, in_main: &dyn Fn(&Node) -> bool, out: &mut Vec<Found>, seen: &mut HashSet<String>) {
+    fn walk(
+        n: &Node,
+        in_main: &dyn Fn(&Node) -> bool,
+        out: &mut Vec<Found>,
+        seen: &mut HashSet<String>,
+    ) {
         for c in &n.inner {
             match c.kind.as_str() {
                 "NamespaceDecl" | "LinkageSpecDecl" => walk(c, in_main, out, seen),
                 "FunctionDecl" if is_global(c) && has_body(c) && in_main(c) => {
                     let name = c.name.clone().unwrap_or_default();
                     if seen.insert(name.clone()) {
-                        out.push(Found { id: Some(c.id.clone()), display: name, node_id: c.id.clone() });
+                        out.push(Found {
+                            id: Some(c.id.clone()),
+                            display: name,
+                            node_id: c.id.clone(),
+                        });
                     }
                 }
                 "FunctionTemplateDecl" => {
-                    let Some(pat) = c.inner.iter().find(|x| x.kind == "FunctionDecl") else { continue };
+                    let Some(pat) = c.inner.iter().find(|x| x.kind == "FunctionDecl") else {
+                        continue;
+                    };
                     if !is_global(pat) || !in_main(c) {
                         continue;
                     }
                     let name = c.name.clone().unwrap_or_default();
                     let mut any = false;
-                    for s in c.inner.iter().filter(|x| x.kind == "FunctionDecl" && has_body(x)) {
+                    for s in c
+                        .inner
+                        .iter()
+                        .filter(|x| x.kind == "FunctionDecl" && has_body(x))
+                    {
                         let args = template_args(s);
                         if args.is_empty() {
                             continue;
@@ -71,11 +86,19 @@ pub fn kernels(root: &Node, in_main: &dyn Fn(&Node) -> bool) -> Vec<Found> {
                         any = true;
                         let display = format!("{name}<{}>", args.join(", "));
                         if seen.insert(display.clone()) {
-                            out.push(Found { id: Some(s.id.clone()), display, node_id: s.id.clone() });
+                            out.push(Found {
+                                id: Some(s.id.clone()),
+                                display,
+                                node_id: s.id.clone(),
+                            });
                         }
                     }
                     if !any && has_body(pat) && seen.insert(format!("{name}<>")) {
-                        out.push(Found { id: None, display: name, node_id: pat.id.clone() });
+                        out.push(Found {
+                            id: None,
+                            display: name,
+                            node_id: pat.id.clone(),
+                        });
                     }
                 }
                 _ => {}
@@ -116,15 +139,28 @@ pub fn launches(root: &Node, decls: &HashMap<&str, &Node>) -> HashMap<String, Ve
         let mut calls = Vec::new();
         find_kernel_calls(f, &mut calls);
         for call in calls {
-            let Some(callee) = first(call).map(strip) else { continue };
-            let Some(r) = callee.referenced_decl.as_deref() else { continue };
-            let Some(cfg) = call.inner.get(1) else { continue };
+            let Some(callee) = first(call).map(strip) else {
+                continue;
+            };
+            let Some(r) = callee.referenced_decl.as_deref() else {
+                continue;
+            };
+            let Some(cfg) = call.inner.get(1) else {
+                continue;
+            };
             let args: Vec<&Node> = kids(cfg).skip(1).collect();
-            let ev = Eval { decls, assigned: &assigned };
+            let ev = Eval {
+                decls,
+                assigned: &assigned,
+            };
             let grid = args.first().and_then(|a| ev.dim3(a));
             let block = args.get(1).and_then(|a| ev.dim3(a));
             let (f, l, _) = call.range.begin.user();
-            out.entry(r.id.clone()).or_default().push(HostLaunch { grid, block, at: (f.to_string(), l) });
+            out.entry(r.id.clone()).or_default().push(HostLaunch {
+                grid,
+                block,
+                at: (f.to_string(), l),
+            });
         }
     }
     out
@@ -154,7 +190,11 @@ fn assigned_ids(f: &Node) -> HashSet<String> {
         let target = match n.kind.as_str() {
             "BinaryOperator" if n.opcode.as_deref() == Some("=") => first(n),
             "CompoundAssignOperator" => first(n),
-            "UnaryOperator" if matches!(n.opcode.as_deref(), Some("++") | Some("--") | Some("&")) => first(n),
+            "UnaryOperator"
+                if matches!(n.opcode.as_deref(), Some("++") | Some("--") | Some("&")) =>
+            {
+                first(n)
+            }
             "CXXOperatorCallExpr" => n.inner.get(1),
             _ => None,
         };
@@ -194,7 +234,11 @@ impl Eval<'_, '_> {
         let s = strip(n);
         match s.kind.as_str() {
             "DeclRefExpr" => self.int(self.var_init(s)?),
-            "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr" | "ParenExpr" => self.int(first(s)?),
+            "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr"
+            | "ParenExpr" => self.int(first(s)?),
             "BinaryOperator" => {
                 let mut it = kids(s);
                 let a = self.int(it.next()?)?;
@@ -236,7 +280,10 @@ impl Eval<'_, '_> {
             }
             "ImplicitCastExpr" | "CXXFunctionalCastExpr" => self.dim3(first(s)?),
             "DeclRefExpr" => {
-                let t = s.ty.as_ref().map(|q| q.canonical().to_string()).unwrap_or_default();
+                let t =
+                    s.ty.as_ref()
+                        .map(|q| q.canonical().to_string())
+                        .unwrap_or_default();
                 if t.contains("dim3") {
                     self.dim3(self.var_init(s)?)
                 } else {

@@ -96,13 +96,20 @@ fn plain_error(file: &str, message: String) -> Diagnostic {
 
 /// Include directories and definitions of `file`'s entry in a `compile_commands.json`.
 fn from_compile_commands(cc: &Path, file: &Path) -> Result<(Vec<PathBuf>, Vec<String>), String> {
-    let text = std::fs::read_to_string(cc).map_err(|e| format!("cannot read {}: {e}", cc.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", cc.display()))?;
+    let text =
+        std::fs::read_to_string(cc).map_err(|e| format!("cannot read {}: {e}", cc.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", cc.display()))?;
     let want = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let mut inc = Vec::new();
     let mut defs = Vec::new();
     for entry in v.as_array().into_iter().flatten() {
-        let dir = PathBuf::from(entry.get("directory").and_then(|d| d.as_str()).unwrap_or("."));
+        let dir = PathBuf::from(
+            entry
+                .get("directory")
+                .and_then(|d| d.as_str())
+                .unwrap_or("."),
+        );
         let f = entry.get("file").and_then(|f| f.as_str()).unwrap_or("");
         let fp = dir.join(f);
         let fp = std::fs::canonicalize(&fp).unwrap_or(fp);
@@ -110,7 +117,10 @@ fn from_compile_commands(cc: &Path, file: &Path) -> Result<(Vec<PathBuf>, Vec<St
             continue;
         }
         let args: Vec<String> = match entry.get("arguments").and_then(|a| a.as_array()) {
-            Some(a) => a.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+            Some(a) => a
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect(),
             None => entry
                 .get("command")
                 .and_then(|c| c.as_str())
@@ -121,7 +131,9 @@ fn from_compile_commands(cc: &Path, file: &Path) -> Result<(Vec<PathBuf>, Vec<St
         };
         let mut it = args.iter().peekable();
         while let Some(a) = it.next() {
-            let take = |x: &str, it: &mut std::iter::Peekable<std::slice::Iter<String>>| -> Option<String> {
+            let take = |x: &str,
+                        it: &mut std::iter::Peekable<std::slice::Iter<String>>|
+             -> Option<String> {
                 if x.is_empty() {
                     it.next().cloned()
                 } else {
@@ -140,16 +152,25 @@ fn from_compile_commands(cc: &Path, file: &Path) -> Result<(Vec<PathBuf>, Vec<St
         }
         return Ok((inc, defs));
     }
-    Err(format!("{} has no entry for {}", cc.display(), file.display()))
+    Err(format!(
+        "{} has no entry for {}",
+        cc.display(),
+        file.display()
+    ))
 }
 
 /// Reads `path` with clang. `instantiate`: a template instance `k<float, 128>` to add to
 /// the file's own (a wrapper translation unit includes the file and names the instance).
 /// Errors: clang missing or failing before an AST, a missing header (named, with the `-I`
 /// to give), a file without kernels.
-pub fn parse_file(path: &Path, opts: &ClangOptions, instantiate: Option<&str>) -> Result<ClangParsed, Diagnostic> {
+pub fn parse_file(
+    path: &Path,
+    opts: &ClangOptions,
+    instantiate: Option<&str>,
+) -> Result<ClangParsed, Diagnostic> {
     let name = path.display().to_string();
-    let abs = std::fs::canonicalize(path).map_err(|e| plain_error(&name, format!("cannot read `{name}`: {e}")))?;
+    let abs = std::fs::canonicalize(path)
+        .map_err(|e| plain_error(&name, format!("cannot read `{name}`: {e}")))?;
     let text = std::fs::read(&abs)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .map_err(|e| plain_error(&name, format!("cannot read `{name}`: {e}")))?;
@@ -168,17 +189,25 @@ pub fn parse_file(path: &Path, opts: &ClangOptions, instantiate: Option<&str>) -
     let input = match instantiate {
         Some(inst) => {
             let dir = run::support_dir().map_err(|m| plain_error(&name, m))?;
-            wrapper = dir.join(format!("inst-{}.cu", std::process::id() ^ (inst.len() as u32) ^ (Instant::now().elapsed().subsec_nanos())));
+            wrapper = dir.join(format!(
+                "inst-{}.cu",
+                std::process::id()
+                    ^ (inst.len() as u32)
+                    ^ (Instant::now().elapsed().subsec_nanos())
+            ));
             let body = format!(
                 "#include \"{}\"\nstatic void __warpcert_instantiate() {{ (void)&{inst}; }}\n",
                 abs.display()
             );
-            std::fs::write(&wrapper, body).map_err(|e| plain_error(&name, format!("cannot write {}: {e}", wrapper.display())))?;
+            std::fs::write(&wrapper, body).map_err(|e| {
+                plain_error(&name, format!("cannot write {}: {e}", wrapper.display()))
+            })?;
             wrapper.clone()
         }
         None => abs.clone(),
     };
-    let mut cmd = run::command(&input, &includes, &defines, opts.std.as_deref()).map_err(|m| plain_error(&name, m))?;
+    let mut cmd = run::command(&input, &includes, &defines, opts.std.as_deref())
+        .map_err(|m| plain_error(&name, m))?;
     let start = Instant::now();
     let out = cmd.output().map_err(|e| plain_error(&name, format!("cannot run clang (`{}`): {e}; install it (`apt-get install clang`) or use --frontend builtin", run::clang_program())))?;
     let clang_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -190,18 +219,36 @@ pub fn parse_file(path: &Path, opts: &ClangOptions, instantiate: Option<&str>) -
     let main_str = abs.display().to_string();
     if let Some(f) = diags.iter().find(|d| d.fatal) {
         let msg = if f.message.contains("file not found") {
-            let header = f.message.split('\'').nth(1).unwrap_or(&f.message).to_string();
+            let header = f
+                .message
+                .split('\'')
+                .nth(1)
+                .unwrap_or(&f.message)
+                .to_string();
             format!("header `{header}` not found (included here): give the directory that holds it with -I DIR")
         } else {
             format!("clang: {}", f.message)
         };
         let mut sm = super::SourceMap::default();
-        let fi = sm.add(&f.file, std::fs::read_to_string(&f.file).unwrap_or_default());
-        return Err(sm.error(Pos { file: fi, line: f.line, col: f.col }, msg));
+        let fi = sm.add(
+            &f.file,
+            std::fs::read_to_string(&f.file).unwrap_or_default(),
+        );
+        return Err(sm.error(
+            Pos {
+                file: fi,
+                line: f.line,
+                col: f.col,
+            },
+            msg,
+        ));
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let root = json::parse(&stdout).map_err(|m| plain_error(&name, m))?;
-    let support = run::support_dir().map_err(|m| plain_error(&name, m))?.display().to_string();
+    let support = run::support_dir()
+        .map_err(|m| plain_error(&name, m))?
+        .display()
+        .to_string();
     let origin = move |f: &str| -> Origin {
         if f.starts_with(&support) || f.is_empty() {
             Origin::Prelude
@@ -218,19 +265,29 @@ pub fn parse_file(path: &Path, opts: &ClangOptions, instantiate: Option<&str>) -
     let launches = host::launches(&root, &conv.decls);
     let mut instances = Vec::new();
     for f in &found {
-        let launch = f.id.as_ref().and_then(|id| launches.get(id)).and_then(|ls| {
-            let first = ls.first()?;
-            let same = ls.iter().all(|l| l.grid == first.grid && l.block == first.block);
-            same.then(|| HostLaunchInfo {
-                grid: first.grid,
-                block: first.block,
-                at: format!("{}:{}", first.at.0, first.at.1),
-            })
-        });
+        let launch =
+            f.id.as_ref()
+                .and_then(|id| launches.get(id))
+                .and_then(|ls| {
+                    let first = ls.first()?;
+                    let same = ls
+                        .iter()
+                        .all(|l| l.grid == first.grid && l.block == first.block);
+                    same.then(|| HostLaunchInfo {
+                        grid: first.grid,
+                        block: first.block,
+                        at: format!("{}:{}", first.at.0, first.at.1),
+                    })
+                });
         match &f.id {
             Some(id) => {
                 let internal = conv.function(id);
-                instances.push(Instance { internal, display: f.display.clone(), launch, error: None });
+                instances.push(Instance {
+                    internal,
+                    display: f.display.clone(),
+                    launch,
+                    error: None,
+                });
             }
             None => {
                 let d = conv.decls.get(f.node_id.as_str()).copied();
@@ -256,8 +313,18 @@ pub fn parse_file(path: &Path, opts: &ClangOptions, instantiate: Option<&str>) -
         match hit {
             Some(f) => {
                 let mut sm = super::SourceMap::default();
-                let fi = sm.add(&d.file, std::fs::read_to_string(&d.file).unwrap_or_default());
-                f.body = Err(sm.error(Pos { file: fi, line: d.line, col: d.col }, format!("clang: {}", d.message)));
+                let fi = sm.add(
+                    &d.file,
+                    std::fs::read_to_string(&d.file).unwrap_or_default(),
+                );
+                f.body = Err(sm.error(
+                    Pos {
+                        file: fi,
+                        line: d.line,
+                        col: d.col,
+                    },
+                    format!("clang: {}", d.message),
+                ));
             }
             None => host_errors += 1,
         }
@@ -269,12 +336,22 @@ pub fn parse_file(path: &Path, opts: &ClangOptions, instantiate: Option<&str>) -
         ));
     }
     if instances.is_empty() {
-        return Err(conv.sm.error(Pos { file: 0, line: 1, col: 1 }, "no `__global__` kernel found in this file"));
+        return Err(conv.sm.error(
+            Pos {
+                file: 0,
+                line: 1,
+                col: 1,
+            },
+            "no `__global__` kernel found in this file",
+        ));
     }
     let mut identifiers = std::mem::take(&mut conv.identifiers);
     collect_names(&root, &mut identifiers);
     warnings.append(&mut conv.warnings);
-    let kernels: Vec<String> = instances.iter().filter_map(|i| i.internal.clone()).collect();
+    let kernels: Vec<String> = instances
+        .iter()
+        .filter_map(|i| i.internal.clone())
+        .collect();
     let unit = ast::Unit {
         functions: std::mem::take(&mut conv.functions),
         shared: std::mem::take(&mut conv.shared),
@@ -290,7 +367,11 @@ pub fn parse_file(path: &Path, opts: &ClangOptions, instantiate: Option<&str>) -
         sources: conv.sm,
         identifiers,
     };
-    Ok(ClangParsed { parsed, instances, clang_ms })
+    Ok(ClangParsed {
+        parsed,
+        instances,
+        clang_ms,
+    })
 }
 
 /// Whether clang's error `d` lies in the body of converted function `f` (by line range of
@@ -345,7 +426,10 @@ pub fn lower(
         return Err(e.clone());
     }
     let Some(internal) = &inst.internal else {
-        return Err(plain_error("", format!("kernel `{}` has no body", inst.display)));
+        return Err(plain_error(
+            "",
+            format!("kernel `{}` has no body", inst.display),
+        ));
     };
     let (mut p, w) = super::lower(&cp.parsed, Some(internal), launch, hw, param_values)?;
     p.name = program_name(&inst.display);

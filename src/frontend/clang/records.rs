@@ -32,7 +32,13 @@ impl Conv<'_> {
         let t = self.records.of(n);
         let p = self.pos(n);
         let Some(shape) = self.records.leaves(t.unref()) else {
-            return self.err(n, format!("record type `{}` without a layout warpcert can read", t.describe()));
+            return self.err(
+                n,
+                format!(
+                    "record type `{}` without a layout warpcert can read",
+                    t.describe()
+                ),
+            );
         };
         match n.kind.as_str() {
             "CXXConstructExpr" => {
@@ -210,7 +216,13 @@ impl Conv<'_> {
                 return self.err(n, "`->` on a non-pointer");
             };
             let Some((v, _)) = self.view_of(&inner) else {
-                return self.err(n, format!("`->` into `{}` whose fields are not all of one scalar type", inner.describe()));
+                return self.err(
+                    n,
+                    format!(
+                        "`->` into `{}` whose fields are not all of one scalar type",
+                        inner.describe()
+                    ),
+                );
             };
             let vsize = self.records.size_align(&v).map(|x| x.0).unwrap_or(1).max(1);
             let Some(shape) = self.records.leaves(&inner) else {
@@ -220,7 +232,18 @@ impl Conv<'_> {
             let bx = self.expr(base)?;
             return Ok(shape
                 .into_iter()
-                .map(|l| (l.path, e(ExprKind::Index(Box::new(bx.clone()), Box::new(int((l.offset / vsize) as i64, p))), p)))
+                .map(|l| {
+                    (
+                        l.path,
+                        e(
+                            ExprKind::Index(
+                                Box::new(bx.clone()),
+                                Box::new(int((l.offset / vsize) as i64, p)),
+                            ),
+                            p,
+                        ),
+                    )
+                })
                 .collect());
         }
         self.record_val(base)
@@ -252,7 +275,11 @@ impl Conv<'_> {
         let (l, r) = match (n.kind.as_str(), parts.as_slice()) {
             ("BinaryOperator", [l, r]) => (*l, *r),
             ("CXXOperatorCallExpr", [f, l, r]) => {
-                let op = strip(f).referenced_decl.as_deref().and_then(|d| d.name.clone()).unwrap_or_default();
+                let op = strip(f)
+                    .referenced_decl
+                    .as_deref()
+                    .and_then(|d| d.name.clone())
+                    .unwrap_or_default();
                 if op != "operator=" {
                     return Ok(None);
                 }

@@ -59,7 +59,8 @@ pub fn support_dir() -> Result<&'static Path, String> {
         let inc = dir.join("include");
         let w = |p: &Path, t: &str| -> Result<(), String> {
             if let Some(d) = p.parent() {
-                std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+                std::fs::create_dir_all(d)
+                    .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
             }
             std::fs::write(p, t).map_err(|e| format!("cannot write {}: {e}", p.display()))
         };
@@ -106,16 +107,37 @@ pub fn diagnostics(stderr: &str) -> Vec<ClangDiag> {
         let col = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
         let line = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
         let file = parts.next().unwrap_or("").to_string();
-        out.push(ClangDiag { file, line, col, fatal, message });
+        out.push(ClangDiag {
+            file,
+            line,
+            col,
+            fatal,
+            message,
+        });
     }
     out
 }
 
 /// The arguments for dumping the AST of `file`.
-pub fn command(file: &Path, includes: &[PathBuf], defines: &[String], std: Option<&str>) -> Result<Command, String> {
+pub fn command(
+    file: &Path,
+    includes: &[PathBuf],
+    defines: &[String],
+    std: Option<&str>,
+) -> Result<Command, String> {
     let dir = support_dir()?;
     let mut c = Command::new(clang_program());
-    c.args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-color-diagnostics"]);
+    c.args([
+        "-x",
+        "cuda",
+        "--cuda-device-only",
+        "-nocudainc",
+        "-nocudalib",
+        "-fsyntax-only",
+        "-w",
+        "-ferror-limit=0",
+        "-fno-color-diagnostics",
+    ]);
     c.arg(format!("-std={}", std.unwrap_or("c++17")));
     c.arg("-isystem").arg(dir.join("include"));
     c.arg("-include").arg(dir.join("prelude.cuh"));

@@ -86,7 +86,10 @@ fn strip_quals(s: &str) -> String {
             _ => out.push(w),
         }
     }
-    out.join(" ").replace(" *", "*").replace(" &", "&").replace("& &", "&&")
+    out.join(" ")
+        .replace(" *", "*")
+        .replace(" &", "&")
+        .replace("& &", "&&")
 }
 
 /// Parses clang's spelling of a (canonical) type.
@@ -106,7 +109,11 @@ pub fn parse(s: &str) -> Ty {
                 return Ty::Other(s.to_string());
             };
             let d = r[..close].trim();
-            dims.push(if d.is_empty() { None } else { d.parse::<u64>().ok() });
+            dims.push(if d.is_empty() {
+                None
+            } else {
+                d.parse::<u64>().ok()
+            });
             if !d.is_empty() && d.parse::<u64>().is_err() {
                 return Ty::Other(s.to_string());
             }
@@ -159,7 +166,9 @@ fn scalar(s: &str) -> Option<Ty> {
 
 /// The type of a node (canonical spelling).
 pub fn of(n: &Node) -> Ty {
-    n.ty.as_ref().map(|q| parse(q.canonical())).unwrap_or(Ty::Other(String::new()))
+    n.ty.as_ref()
+        .map(|q| parse(q.canonical()))
+        .unwrap_or(Ty::Other(String::new()))
 }
 
 /// One field of a record.
@@ -237,7 +246,11 @@ impl Records {
             match c.kind.as_str() {
                 "NamespaceDecl" => {
                     let name = c.name.clone().unwrap_or_default();
-                    let q = if ns.is_empty() { name } else { format!("{ns}::{name}") };
+                    let q = if ns.is_empty() {
+                        name
+                    } else {
+                        format!("{ns}::{name}")
+                    };
                     self.walk(c, &q);
                 }
                 "CXXRecordDecl" | "RecordDecl" | "ClassTemplateSpecializationDecl"
@@ -250,7 +263,13 @@ impl Records {
                         match f.kind.as_str() {
                             "FieldDecl" => fields.push((f.name.clone().unwrap_or_default(), of(f))),
                             "AlignedAttr" => align = align.max(first_value(f).unwrap_or(1)),
-                            "CXXRecordDecl" | "RecordDecl" => self.walk(&Node { inner: vec![f.clone()], ..Node::default() }, ns),
+                            "CXXRecordDecl" | "RecordDecl" => self.walk(
+                                &Node {
+                                    inner: vec![f.clone()],
+                                    ..Node::default()
+                                },
+                                ns,
+                            ),
                             _ => {}
                         }
                     }
@@ -389,7 +408,13 @@ impl Records {
         Some(out)
     }
 
-    fn leaves_into(&self, t: &Ty, base: u64, path: &mut Vec<String>, out: &mut Vec<Leaf>) -> Option<()> {
+    fn leaves_into(
+        &self,
+        t: &Ty,
+        base: u64,
+        path: &mut Vec<String>,
+        out: &mut Vec<Leaf>,
+    ) -> Option<()> {
         match t {
             Ty::Scalar(b, _) if *b != BaseTy::Void => out.push(Leaf {
                 offset: base,

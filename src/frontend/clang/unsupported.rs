@@ -65,8 +65,9 @@ impl Missing {
                 Missing::WarpVote
             }
             "__syncwarp" => Missing::WarpSync,
-            "tiled_partition" | "coalesced_threads" | "labeled_partition"
-            | "binary_partition" => Missing::WarpTile,
+            "tiled_partition" | "coalesced_threads" | "labeled_partition" | "binary_partition" => {
+                Missing::WarpTile
+            }
             "this_grid" => Missing::GridGroup,
             "reduce" | "inclusive_scan" | "exclusive_scan" => Missing::GroupCollective,
             n if n.starts_with("tex") || n.starts_with("surf") => Missing::Texture,

@@ -270,6 +270,27 @@ pub fn const_int(n: &Node, decls: &HashMap<&str, &Node>) -> Option<i64> {
 /// Math functions and integer intrinsics that become an opaque operation (`Opaque`): the
 /// lowering handles the others it knows (`min`, `max`, `abs`, `fabsf`, `fma`, `__fdividef`,
 /// rounding-mode arithmetic, `_rz`/`_rn` conversions, `__mul24`, atomics, `__syncthreads`).
+/// GPUVerify's annotations (`spec/lowering.md` §0): dropped, as by the builtin parser.
+pub(super) fn is_annotation(name: &str) -> bool {
+    matches!(
+        name,
+        "__requires"
+            | "__ensures"
+            | "__invariant"
+            | "__global_invariant"
+            | "__candidate_invariant"
+            | "__global_requires"
+            | "__global_ensures"
+            | "__function_wide_invariant"
+            | "__function_wide_candidate_invariant"
+            | "__assert"
+            | "__global_assert"
+            | "__assume"
+            | "__barrier_invariant"
+            | "__barrier_invariant_binary"
+    )
+}
+
 pub(super) fn is_opaque_math(name: &str) -> bool {
     let stem = name.trim_start_matches("__");
     let stem = stem.strip_suffix('f').unwrap_or(stem);
@@ -694,7 +715,7 @@ impl<'a> Conv<'a> {
         })
     }
 
-    fn opt_child<'b>(n: &'b Node, k: usize) -> Option<&'b Node> {
+    fn opt_child(n: &Node, k: usize) -> Option<&Node> {
         n.inner.get(k).filter(|c| !c.kind.is_empty())
     }
 
@@ -845,6 +866,14 @@ impl<'a> Conv<'a> {
                 return Ok(Some(self.expr(parts[0])?));
             }
         }
+        if let Some(a) = self.annotation_call(s) {
+            let p = self.pos(s);
+            self.warnings.push(self.sm.warning(
+                p,
+                format!("GPUVerify annotation `{a}` dropped (no run-time effect, no cost)"),
+            ));
+            return Ok(None);
+        }
         if s.kind == "CallExpr" && self.calls_named(s, "printf") {
             let p = self.pos(s);
             self.warnings.push(self.sm.warning(p, "`printf` is dropped: output has no cost in warpcert's metrics (its arguments are not evaluated)"));
@@ -869,6 +898,16 @@ impl<'a> Conv<'a> {
             }
         }
         Ok(Some(self.expr(n)?))
+    }
+
+    /// The name of the GPUVerify annotation `n` calls, if it is one.
+    pub(super) fn annotation_call(&self, n: &Node) -> Option<String> {
+        let n = strip(n);
+        if n.kind != "CallExpr" {
+            return None;
+        }
+        let name = callee_decl(n)?.name.clone()?;
+        is_annotation(&name).then_some(name)
     }
 
     pub(super) fn calls_named(&self, n: &Node, name: &str) -> bool {
@@ -1298,6 +1337,15 @@ impl<'a> Conv<'a> {
             return self.err(n, "malformed binary operator");
         };
         let op = n.opcode.clone().unwrap_or_default();
+        if op == "," {
+            if let Some(name) = self.annotation_call(a) {
+                self.warnings.push(self.sm.warning(
+                    p,
+                    format!("GPUVerify annotation `{name}` dropped (no run-time effect, no cost)"),
+                ));
+                return self.expr(b);
+            }
+        }
         let (compound, sym) = match op.strip_suffix('=') {
             Some(s) if !matches!(op.as_str(), "==" | "!=" | "<=" | ">=") => (true, s.to_string()),
             _ => (false, op.clone()),

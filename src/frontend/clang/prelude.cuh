@@ -344,4 +344,30 @@ cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaGetLastError();
 const char *cudaGetErrorString(cudaError_t);
 }
+// textures and surfaces (a located error in the converter)
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+template <class T> __device__ T tex1D(cudaTextureObject_t, float);
+template <class T> __device__ T tex1Dfetch(cudaTextureObject_t, int);
+template <class T> __device__ T tex2D(cudaTextureObject_t, float, float);
+template <class T> __device__ T tex3D(cudaTextureObject_t, float, float, float);
+template <class T> __device__ void surf2Dwrite(T, cudaSurfaceObject_t, int, int);
+
+// GPUVerify annotations (dropped by the converter, as by the builtin parser) and the
+// predicates used inside them
+#define WARPCERT_ANN(N) template <class... A> __device__ void N(A...);
+#define WARPCERT_PRED(N) template <class... A> __device__ int N(A...);
+WARPCERT_ANN(__requires) WARPCERT_ANN(__ensures) WARPCERT_ANN(__invariant)
+WARPCERT_ANN(__global_invariant) WARPCERT_ANN(__candidate_invariant) WARPCERT_ANN(__global_requires)
+WARPCERT_ANN(__global_ensures) WARPCERT_ANN(__function_wide_invariant)
+WARPCERT_ANN(__function_wide_candidate_invariant) WARPCERT_ANN(__assert) WARPCERT_ANN(__global_assert)
+WARPCERT_ANN(__assume) WARPCERT_ANN(__barrier_invariant) WARPCERT_ANN(__barrier_invariant_binary)
+WARPCERT_PRED(__no_read) WARPCERT_PRED(__no_write) WARPCERT_PRED(__read) WARPCERT_PRED(__write)
+WARPCERT_PRED(__read_offset_bytes) WARPCERT_PRED(__write_offset_bytes) WARPCERT_PRED(__implies)
+WARPCERT_PRED(__return_val_int) WARPCERT_PRED(__return_val_bool) WARPCERT_PRED(__other_int)
+WARPCERT_PRED(__other_bool) WARPCERT_PRED(__uniform_int) WARPCERT_PRED(__uniform_bool)
+WARPCERT_PRED(__distinct_int) WARPCERT_PRED(__same_group) WARPCERT_PRED(__enabled)
+WARPCERT_PRED(__ptr_base) WARPCERT_PRED(__ptr_offset_bytes) WARPCERT_PRED(__add_noovfl)
+#undef WARPCERT_ANN
+#undef WARPCERT_PRED
 #endif

@@ -204,10 +204,13 @@ pub struct Leaf {
     pub ty: Ty,
 }
 
+/// A record as read: fields, alignment attribute, whether it has base classes.
+type RawRecord = (Vec<(String, Ty)>, u64, bool);
+
 /// The records of a translation unit, by name (the names clang prints in types).
 #[derive(Default, Debug)]
 pub struct Records {
-    raw: HashMap<String, (Vec<(String, Ty)>, u64, bool)>,
+    raw: HashMap<String, RawRecord>,
     typedefs: HashMap<String, String>,
 }
 
@@ -234,7 +237,7 @@ impl Records {
 
     fn walk(&mut self, n: &Node, ns: &str) {
         // `typedef struct { … } Name;`: the unnamed record is named by the typedef after it
-        let mut anon: Option<(Vec<(String, Ty)>, u64, bool)> = None;
+        let mut anon: Option<RawRecord> = None;
         for c in &n.inner {
             if c.kind == "TypedefDecl" {
                 if let (Some(entry), Some(name)) = (anon.take(), &c.name) {

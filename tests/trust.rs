@@ -42,6 +42,7 @@ fn args(file: PathBuf, metric: &str) -> KernelArgs {
         banks: 32,
         bank_bytes: 4,
         sector_bytes: 32,
+        front: warpcert::cli::kernels::FrontendArgs::default(),
     }
 }
 

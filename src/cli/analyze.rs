@@ -1,6 +1,6 @@
 //! `warpcert analyze`: per-warp bounds with checked certificates, one per metric.
 
-use super::options::{load, Loaded};
+use super::options::Loaded;
 use super::{KernelArgs, EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::analysis::{analyze, AnalysisOptions};
 use crate::certificate::provenance::{self, Source};
@@ -277,10 +277,78 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     if let Some(r) = args.relation {
         return super::relation::run_relation(&args.kernel, r, args.cert.as_deref());
     }
-    let l = match load(&args.kernel, None) {
-        Ok(l) => l,
-        Err(e) => return e.emit(args.kernel.format),
+    let format = args.kernel.format;
+    let super::kernels::FileLoad { entries, notes, .. } =
+        match super::kernels::load_entries(&args.kernel, None) {
+            Ok(x) => x,
+            Err(e) => return e.emit(format),
+        };
+    for n in &notes {
+        eprintln!("{n}");
+    }
+    let single = entries.len() == 1;
+    let mut outcomes = Vec::new();
+    let mut races = Vec::new();
+    for entry in entries {
+        match entry.loaded {
+            Ok(l) => {
+                if let Err(code) = analyze_kernel(args, &l, !single, &mut outcomes, &mut races) {
+                    return code;
+                }
+            }
+            Err(e) if single => return e.emit(format),
+            Err(e) => {
+                eprintln!("{}", e.text);
+                outcomes.push(AnalyzeOutcome::Failure(FailureReport {
+                    format_version: FORMAT_VERSION,
+                    kernel: entry.name,
+                    metric: "all".to_string(),
+                    error: e.error,
+                }));
+            }
+        }
+    }
+    let text = |v: &Vec<AnalyzeOutcome>| {
+        let mut t = report::analyze_text(v);
+        for w in &races {
+            t.push_str(w);
+            t.push('\n');
+        }
+        t
     };
+    match report::render(format, &outcomes, text) {
+        Ok(s) => print!("{s}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FAILED;
+        }
+    }
+    if format == Format::Json {
+        for w in &races {
+            eprintln!("{w}");
+        }
+    }
+    let all_ok = outcomes.iter().all(|o| match o {
+        AnalyzeOutcome::Bound(b) => b.certificate.checked,
+        AnalyzeOutcome::Failure(_) => false,
+    });
+    if all_ok {
+        0
+    } else {
+        EXIT_FAILED
+    }
+}
+
+/// Analyses every metric of one loaded kernel, appending to `outcomes`; `Err` is an exit code.
+///
+/// The race check of a small launch (`race_warning`) adds its warning to `races`.
+fn analyze_kernel(
+    args: &AnalyzeArgs,
+    l: &Loaded,
+    many: bool,
+    outcomes: &mut Vec<AnalyzeOutcome>,
+    races: &mut Vec<String>,
+) -> Result<(), i32> {
     for w in &l.warnings {
         eprintln!("{w}");
     }
@@ -293,16 +361,21 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     if args.dump_core {
         eprintln!("{}", l.program);
     }
-    let source = match source_of(&args.kernel, &l) {
+    let source = match source_of(&args.kernel, l) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
-            return EXIT_BAD_INPUT;
+            return Err(EXIT_BAD_INPUT);
         }
     };
-    let race = race_warning(&l);
-    let several = l.metrics.len() > 1;
-    let mut outcomes = Vec::new();
+    if let Some(w) = race_warning(l) {
+        races.push(if many {
+            format!("{}: {w}", l.program.name)
+        } else {
+            w
+        });
+    }
+    let several = l.metrics.len() > 1 || many;
     for &m in &l.metrics {
         let mut out = args
             .cert
@@ -320,12 +393,12 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
             ));
             out = Some(tmp);
         }
-        match analyze_metric(&l, m, args.degree, out.clone(), Some(&source)) {
+        match analyze_metric(l, m, args.degree, out.clone(), Some(&source)) {
             Ok(o) => {
                 if let (Some(v), Some(c)) = (&coq_out, &out) {
                     if let Err(e) = super::export::write_coq(c, v) {
                         eprintln!("error: {e}");
-                        return EXIT_FAILED;
+                        return Err(EXIT_FAILED);
                     }
                     if args.cert.is_none() {
                         let _ = std::fs::remove_file(c);
@@ -335,31 +408,9 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                return EXIT_BAD_INPUT;
+                return Err(EXIT_BAD_INPUT);
             }
         }
     }
-    let text = |v: &Vec<AnalyzeOutcome>| match &race {
-        Some(w) => format!("{}{w}\n", report::analyze_text(v)),
-        None => report::analyze_text(v),
-    };
-    match report::render(args.kernel.format, &outcomes, text) {
-        Ok(s) => print!("{s}"),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_FAILED;
-        }
-    }
-    if let (Format::Json, Some(w)) = (args.kernel.format, &race) {
-        eprintln!("{w}");
-    }
-    let all_ok = outcomes.iter().all(|o| match o {
-        AnalyzeOutcome::Bound(b) => b.certificate.checked,
-        AnalyzeOutcome::Failure(_) => false,
-    });
-    if all_ok {
-        0
-    } else {
-        EXIT_FAILED
-    }
+    Ok(())
 }

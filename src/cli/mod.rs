@@ -5,9 +5,11 @@
 pub mod analyze;
 mod bench;
 mod check;
+mod coverage;
 mod derive;
 mod export;
 pub mod guard;
+pub mod kernels;
 pub mod options;
 mod published;
 mod relation;
@@ -57,6 +59,7 @@ impl Command {
             Command::Bench(a) => a.format(),
             Command::ExportCoq(a) => a.format(),
             Command::ScalingPoint(_) => Format::Text,
+            Command::Coverage(a) => a.format,
         }
     }
 }
@@ -85,6 +88,12 @@ enum Command {
     /// Check the result with coqc against coq-export/theories (README, "Checking a bound
     /// in Coq"). Example: warpcert export-coq certificates/vectorAdd.steps.cert -o va.v
     ExportCoq(export::ExportCoqArgs),
+    /// Read, lower and bound every kernel of the `.cu`/`.cuh` files of directories: one row
+    /// per kernel (read, lowered, metrics with a checked certificate, first error), a
+    /// summary, the errors by construct and clang's time per file.
+    ///
+    /// Example: warpcert coverage ../shared/corpus/cuda-samples-dev -I ../shared/corpus/cuda-samples-dev
+    Coverage(coverage::CoverageArgs),
     /// One point of `bench --scaling`, run in a child process (internal).
     #[command(hide = true)]
     ScalingPoint(scaling::PointArgs),
@@ -126,6 +135,9 @@ pub struct KernelArgs {
     /// Size of a global-memory sector in bytes.
     #[arg(long, default_value_t = 32)]
     pub sector_bytes: u32,
+    /// Front end and its options.
+    #[command(flatten)]
+    pub front: kernels::FrontendArgs,
 }
 
 /// Whether the raw command line asks for JSON (used for errors clap reports before the
@@ -176,5 +188,6 @@ pub fn main() -> i32 {
         Command::Derive(a) => derive::run(&a),
         Command::ExportCoq(a) => export::run(&a),
         Command::ScalingPoint(a) => scaling::run_point(&a),
+        Command::Coverage(a) => coverage::run(&a),
     }
 }

@@ -3,7 +3,7 @@
 
 use super::KernelArgs;
 use crate::core::{Hardware, Launch, MetricName, Program};
-use crate::frontend::{self, Pos};
+use crate::frontend::Pos;
 use crate::report::error::{ErrorKind, ErrorReport};
 use std::collections::BTreeMap;
 
@@ -39,8 +39,10 @@ pub const MAX_HW_PARAM: u32 = 65536;
 
 /// Where a launch dimension came from, for error messages: a flag or a header position.
 #[derive(Clone, Debug)]
-enum DimSource<'a> {
+pub(super) enum DimSource<'a> {
+    /// `--block` / `--grid`.
     Flag(&'static str),
+    /// A `//--blockDim=` / `//--gridDim=` header of a file, at a position.
     Header(&'a str, Pos),
 }
 
@@ -96,7 +98,7 @@ fn to_u32(d: [u64; 3]) -> [u32; 3] {
 
 /// Checks a block against CUDA's limits (each dimension ≤ [`MAX_BLOCK`], at most
 /// [`MAX_BLOCK_THREADS`] threads in all).
-fn check_block(d: [u64; 3], src: &DimSource) -> Result<[u32; 3], ErrorReport> {
+pub(super) fn check_block(d: [u64; 3], src: &DimSource) -> Result<[u32; 3], ErrorReport> {
     for (k, axis) in ["x", "y", "z"].iter().enumerate() {
         if d[k] > MAX_BLOCK[k] {
             return Err(src.error(format!(
@@ -117,7 +119,7 @@ fn check_block(d: [u64; 3], src: &DimSource) -> Result<[u32; 3], ErrorReport> {
 }
 
 /// Checks a grid against CUDA's limits ([`MAX_GRID`]).
-fn check_grid(d: [u64; 3], src: &DimSource) -> Result<[u32; 3], ErrorReport> {
+pub(super) fn check_grid(d: [u64; 3], src: &DimSource) -> Result<[u32; 3], ErrorReport> {
     for (k, axis) in ["x", "y", "z"].iter().enumerate() {
         if d[k] > MAX_GRID[k] {
             return Err(src.error(format!(
@@ -127,6 +129,31 @@ fn check_grid(d: [u64; 3], src: &DimSource) -> Result<[u32; 3], ErrorReport> {
         }
     }
     Ok(to_u32(d))
+}
+
+/// The hardware parameters of `args`, checked: positive, `--warp-size` at most
+/// [`MAX_WARP_SIZE`], the others at most [`MAX_HW_PARAM`] (a usage error otherwise).
+pub fn hardware(args: &KernelArgs) -> Result<Hardware, ErrorReport> {
+    let usage = |m: String| ErrorReport::new(ErrorKind::Usage, m);
+    let hw = Hardware {
+        warp_size: args.warp_size,
+        banks: args.banks,
+        bank_bytes: args.bank_bytes,
+        sector_bytes: args.sector_bytes,
+    };
+    if hw.warp_size == 0 || hw.banks == 0 || hw.bank_bytes == 0 || hw.sector_bytes == 0 {
+        return Err(usage("hardware parameters must be positive".into()));
+    }
+    if hw.warp_size > MAX_WARP_SIZE
+        || [hw.banks, hw.bank_bytes, hw.sector_bytes]
+            .iter()
+            .any(|&p| p > MAX_HW_PARAM)
+    {
+        return Err(usage(format!(
+            "hardware parameters out of range (--warp-size at most {MAX_WARP_SIZE}, --banks, --bank-bytes, --sector-bytes at most {MAX_HW_PARAM})"
+        )));
+    }
+    Ok(hw)
 }
 
 /// The number of warps of a launch with a concrete grid, exactly (at most
@@ -164,67 +191,27 @@ pub fn parse_params(ps: &[String]) -> Result<BTreeMap<String, i64>, String> {
     Ok(out)
 }
 
-/// Reads, parses and lowers the kernel named by `args`. Errors: bad options, an unreadable
-/// file, a front-end diagnostic, a launch outside CUDA's limits or hardware parameters out of
-/// range ([`MAX_WARP_SIZE`], [`MAX_HW_PARAM`]), each as an [`ErrorReport`] (exit 2).
+/// Reads, parses and lowers the kernel named by `args` (or the file's only kernel). Errors:
+/// bad options, an unreadable file, a front-end diagnostic, a launch outside CUDA's limits
+/// or hardware parameters out of range, each as an [`ErrorReport`] (exit 2); several kernels
+/// without `--kernel`. Every kernel of a file: `super::kernels::load_entries`.
 pub fn load(args: &KernelArgs, default_grid: Option<[u32; 3]>) -> Result<Loaded, ErrorReport> {
-    let usage = |m: String| ErrorReport::new(ErrorKind::Usage, m);
-    let metrics = parse_metrics(&args.metric).map_err(usage)?;
-    let params = parse_params(&args.params).map_err(usage)?;
-    let hw = Hardware {
-        warp_size: args.warp_size,
-        banks: args.banks,
-        bank_bytes: args.bank_bytes,
-        sector_bytes: args.sector_bytes,
-    };
-    if hw.warp_size == 0 || hw.banks == 0 || hw.bank_bytes == 0 || hw.sector_bytes == 0 {
-        return Err(usage("hardware parameters must be positive".into()));
+    let super::kernels::FileLoad {
+        mut entries, notes, ..
+    } = super::kernels::load_entries(args, default_grid)?;
+    if entries.len() != 1 {
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        return Err(ErrorReport::new(
+            ErrorKind::Usage,
+            format!(
+                "several `__global__` kernels ({}); choose one with --kernel",
+                names.join(", ")
+            ),
+        ));
     }
-    if hw.warp_size > MAX_WARP_SIZE
-        || [hw.banks, hw.bank_bytes, hw.sector_bytes]
-            .iter()
-            .any(|&p| p > MAX_HW_PARAM)
-    {
-        return Err(usage(format!(
-            "hardware parameters out of range (--warp-size at most {MAX_WARP_SIZE}, --banks, --bank-bytes, --sector-bytes at most {MAX_HW_PARAM})"
-        )));
-    }
-    let parsed = frontend::parse_file(&args.file)?;
-    let file = args.file.display().to_string();
-    let h = parsed.header;
-    let header_src = |p: Option<Pos>| DimSource::Header(&file, p.unwrap_or_default());
-    let (block, block_source) = match (&args.block, h.block) {
-        (Some(b), _) => (
-            check_block(parse_dims(b, "block")?, &DimSource::Flag("block"))?,
-            "--block",
-        ),
-        (None, Some(b)) => (
-            check_block(b.map(u64::from), &header_src(h.block_at))?,
-            "file header",
-        ),
-        (None, None) => (DEFAULT_BLOCK, "default"),
-    };
-    let grid = match (&args.grid, h.grid) {
-        (Some(g), _) => Some(check_grid(
-            parse_dims(g, "grid")?,
-            &DimSource::Flag("grid"),
-        )?),
-        (None, Some(g)) => Some(check_grid(g.map(u64::from), &header_src(h.grid_at))?),
-        (None, None) => default_grid,
-    };
-    let launch = Launch { block, grid };
-    let (program, warnings) =
-        frontend::lower(&parsed, args.kernel.as_deref(), &launch, &hw, &params)?;
-    // `lower` returns the parse warnings too.
-    let rendered: Vec<String> = warnings.iter().map(|w| w.to_string()).collect();
-    Ok(Loaded {
-        program,
-        launch,
-        hw,
-        metrics,
-        warnings: rendered,
-        block_source,
-    })
+    let mut l = entries.remove(0).loaded?;
+    l.warnings.extend(notes);
+    Ok(l)
 }
 
 #[cfg(test)]

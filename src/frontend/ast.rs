@@ -172,6 +172,11 @@ pub enum ExprKind {
     /// `f<T1, …>`: a function name with explicit template (type) arguments; only valid as
     /// the callee of a call.
     Inst(String, Vec<CType>),
+    /// A math function or integer intrinsic whose value miniCUDA does not model
+    /// (`sqrtf(x)`, `__popc(x)`; produced by the clang front end): the arguments are
+    /// evaluated, then one operation gives a value of the result type (`spec/lowering.md`
+    /// §9.4: its `steps` are counted, its value is not).
+    Opaque(String, Vec<Expr>, CType),
 }
 
 /// An expression with the position of its first token (operators: of the operator).

@@ -21,6 +21,7 @@
 //! ```
 
 pub mod ast;
+pub mod clang;
 pub mod diag;
 pub mod header;
 pub mod lexer;

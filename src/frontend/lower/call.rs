@@ -443,7 +443,9 @@ pub(super) fn construct_name(e: &ast::Expr) -> String {
         ExprKind::Member(_, f) => format!("member access `.{f}`"),
         ExprKind::Arrow(_, f) => format!("member access `->{f}`"),
         ExprKind::Index(..) => "an array element `a[i]`".to_string(),
-        ExprKind::Call(..) | ExprKind::Inst(..) => "a call `f(…)`".to_string(),
+        ExprKind::Call(..) | ExprKind::Inst(..) | ExprKind::Opaque(..) => {
+            "a call `f(…)`".to_string()
+        }
         ExprKind::Unary(..) | ExprKind::IncDec { .. } => "a unary operator `op e`".to_string(),
         ExprKind::Binary(..) => "a binary operator `a op b`".to_string(),
         ExprKind::Assign(..) => "an assignment `a = b`".to_string(),

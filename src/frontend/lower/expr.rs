@@ -221,6 +221,7 @@ impl Lw<'_> {
                 Ok((self.convert_expr(x, from, to, p, out), to))
             }
             ExprKind::Inst(n, _) => self.err(p, format!("template function `{n}<…>` used as a value (only calls are supported)")),
+            ExprKind::Opaque(_, args, rt) => self.opaque(args, rt, p, out),
             ExprKind::Call(f, args) => match self.call(f, args, p, true, out)? {
                 Some((o, t)) => Ok((Expr::Opd(o), t)),
                 None => self.err(p, "the result of a `void` function call is used as a value"),

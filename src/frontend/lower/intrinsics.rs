@@ -1,11 +1,42 @@
-//! Atomics (as a read and a write of the cell) and math intrinsics.
+//! Atomics (as a read and a write of the cell), math intrinsics, and opaque calls
+//! (`spec/lowering.md` §9.4: math functions the clang front end passes through).
 
 use crate::core::{BinOp, Const, Expr, Operand, Stmt, Ty, UnOp};
-use crate::frontend::ast::{self};
+use crate::frontend::ast::{self, CType};
 use crate::frontend::diag::Pos;
 use crate::frontend::lower::{int, loc, var, Lw, R};
 
 impl Lw<'_> {
+    /// `spec/lowering.md` §9.4: `⟦a1⟧ₒ; …; t1 ← o1 + o2; …` (arguments converted to the
+    /// result's kind), then `t ← tofloat t1` / `toint t1` / `tobool t1`: one operation per
+    /// extra argument plus one conversion, whose value stands in for the function's.
+    pub(super) fn opaque(
+        &mut self,
+        args: &[ast::Expr],
+        rt: &CType,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> R<(Expr, Ty)> {
+        let to = self.scalar_ty(rt, p)?;
+        let kind = if to == Ty::Float { Ty::Float } else { Ty::Int };
+        let mut acc: Option<Operand> = None;
+        for a in args {
+            let (o, t) = self.opd(a, out)?;
+            let o = self.convert(o, t, kind, p, out);
+            acc = Some(match acc {
+                None => o,
+                Some(prev) => self.bind(Expr::Bin(BinOp::Add, prev, o), kind, p, out),
+            });
+        }
+        let o = acc.unwrap_or(Operand::Const(Const::Int(0)));
+        let op = match to {
+            Ty::Float => UnOp::ToFloat,
+            Ty::Int => UnOp::ToInt,
+            Ty::Bool => UnOp::ToBool,
+        };
+        Ok((Expr::Un(op, o), to))
+    }
+
     /// `atomicInc`, `atomicDec`, `atomicCAS` as statements on integer cells
     /// (`spec/lowering.md` §6, atomics): the conditional update is computed without a branch
     /// (`c` a comparison, `ci ← toint c`, the new value blended by `ci`), so it costs no

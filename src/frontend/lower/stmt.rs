@@ -354,6 +354,7 @@ pub(super) fn assigned_names(stmts: &[ast::Stmt]) -> HashSet<String> {
                 e(f, out);
                 args.iter().for_each(|a| e(a, out));
             }
+            ExprKind::Opaque(_, args, _) => args.iter().for_each(|a| e(a, out)),
             ExprKind::Cond(a, b, c) => {
                 e(a, out);
                 e(b, out);

@@ -442,6 +442,7 @@ pub(crate) fn depth_exceeds(e: &Expr, limit: usize) -> bool {
                 stack.push((f, d + 1));
                 stack.extend(args.iter().map(|a| (a, d + 1)));
             }
+            ExprKind::Opaque(_, args, _) => stack.extend(args.iter().map(|a| (a, d + 1))),
         }
     }
     false

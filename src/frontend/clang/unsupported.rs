@@ -1,0 +1,102 @@
+//! The constructs the clang front end reads but warpcert's core cannot express yet, in one
+//! place, so that each is replaced by its lowering when the core grows (warp shuffles and
+//! votes, `__constant__` memory, thread-local arrays, warp tiles). Each becomes a located
+//! error naming the construct — never a silent wrong answer.
+
+/// A construct that is read but not modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// `__shfl*_sync`, `__shfl*`, `tile.shfl*`.
+    WarpShuffle,
+    /// `__ballot_sync`, `__any_sync`, `__all_sync`, `__activemask`, `__match_*`,
+    /// `tile.any/all/ballot`.
+    WarpVote,
+    /// `__syncwarp`.
+    WarpSync,
+    /// A `__constant__` variable.
+    ConstantMemory,
+    /// A thread-local array (`float r[4];` in a function).
+    LocalArray,
+    /// `tiled_partition`, `thread_block_tile`, `coalesced_group` and their operations.
+    WarpTile,
+    /// `this_grid()`, `grid_group`: grid-wide synchronization.
+    GridGroup,
+    /// `cg::reduce`, `cg::inclusive_scan`, `cg::exclusive_scan` (warp collectives).
+    GroupCollective,
+    /// Texture and surface objects and fetches.
+    Texture,
+    /// Half-precision arithmetic (`__half`, `__hadd2`, …).
+    HalfPrecision,
+    /// `__threadfence*`: fences (no cost model).
+    Fence,
+    /// `__syncthreads_count/and/or`.
+    BarrierReduction,
+    /// `clock()`, `clock64()`: a time source.
+    Clock,
+}
+
+impl Missing {
+    /// The error text for construct `what` (a name as written).
+    pub fn message(self, what: &str) -> String {
+        let (kind, why) = match self {
+            Missing::WarpShuffle => ("warp shuffle", "a lane reading another lane's value needs a core construct warpcert does not have yet"),
+            Missing::WarpVote => ("warp vote", "a warp-wide collective needs a core construct warpcert does not have yet"),
+            Missing::WarpSync => ("warp barrier", "warp-level synchronization needs a core construct warpcert does not have yet"),
+            Missing::ConstantMemory => ("`__constant__` variable", "constant memory is not a memory space of warpcert's core yet"),
+            Missing::LocalArray => ("thread-local array", "arrays in registers/local memory are not a memory kind of warpcert's core yet"),
+            Missing::WarpTile => ("cooperative-groups tile", "warp tiles need the warp-collective core constructs warpcert does not have yet"),
+            Missing::GridGroup => ("grid-wide cooperative group", "grid synchronization is outside the per-block model"),
+            Missing::GroupCollective => ("cooperative-groups collective", "group reductions and scans need warp-collective core constructs"),
+            Missing::Texture => ("texture/surface access", "textures are not modelled"),
+            Missing::HalfPrecision => ("half-precision operation", "`__half` values are not modelled"),
+            Missing::Fence => ("memory fence", "fences have no cost model in warpcert"),
+            Missing::BarrierReduction => ("barrier with reduction", "a block-wide vote needs a core construct warpcert does not have yet"),
+            Missing::Clock => ("clock read", "a time source has no meaning in the cost semantics"),
+        };
+        format!("{kind} `{what}` is not supported yet ({why})")
+    }
+
+    /// The construct a prelude function `name` stands for, if it is one of the above.
+    pub fn of_call(name: &str) -> Option<Missing> {
+        Some(match name {
+            n if n.starts_with("__shfl") => Missing::WarpShuffle,
+            "__ballot_sync" | "__any_sync" | "__all_sync" | "__ballot" | "__any" | "__all"
+            | "__activemask" | "__match_any_sync" | "__match_all_sync" | "__lanemask_lt" => {
+                Missing::WarpVote
+            }
+            "__syncwarp" => Missing::WarpSync,
+            "tiled_partition" | "coalesced_threads" | "labeled_partition" | "binary_partition" => {
+                Missing::WarpTile
+            }
+            "this_grid" => Missing::GridGroup,
+            "reduce" | "inclusive_scan" | "exclusive_scan" => Missing::GroupCollective,
+            n if n.starts_with("tex") || n.starts_with("surf") => Missing::Texture,
+            n if n.starts_with("__h") || n.contains("half") => Missing::HalfPrecision,
+            n if n.starts_with("__threadfence") => Missing::Fence,
+            "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
+                Missing::BarrierReduction
+            }
+            "clock" | "clock64" => Missing::Clock,
+            _ => return None,
+        })
+    }
+
+    /// The short name used to group errors in `warpcert coverage`.
+    pub fn group(self) -> &'static str {
+        match self {
+            Missing::WarpShuffle => "warp shuffle",
+            Missing::WarpVote => "warp vote",
+            Missing::WarpSync => "__syncwarp",
+            Missing::ConstantMemory => "__constant__",
+            Missing::LocalArray => "thread-local array",
+            Missing::WarpTile => "cg tile",
+            Missing::GridGroup => "cg grid group",
+            Missing::GroupCollective => "cg collective",
+            Missing::Texture => "texture",
+            Missing::HalfPrecision => "half precision",
+            Missing::Fence => "fence",
+            Missing::BarrierReduction => "__syncthreads_count/and/or",
+            Missing::Clock => "clock",
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! The clang front end (`src/frontend/clang/`, `spec/lowering.md` §9) on the kernels of
+//! `tests/data/clang/`. Every test skips, saying so, when clang is not installed; the
+//! no-clang path of the CLI is checked by running the binary with `WARPCERT_CLANG` pointing
+//! nowhere.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+use warpcert::core::{Hardware, Launch, Metric, MetricName, Program, Stmt};
+use warpcert::frontend::clang::{self, ClangOptions, ClangParsed};
+use warpcert::semantics::run::{run_kernel, Params};
+use warpcert::semantics::store::{ArrayInit, Inputs};
+use warpcert::semantics::value::Value;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/clang")
+        .join(name)
+}
+
+fn have_clang(test: &str) -> bool {
+    let ok = clang::available();
+    if !ok {
+        eprintln!("{test}: skipped, clang is not installed (apt-get install clang)");
+    }
+    ok
+}
+
+fn read(name: &str) -> ClangParsed {
+    clang::parse_file(&data(name), &ClangOptions::default(), None).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn launch32() -> Launch {
+    Launch {
+        block: [32, 1, 1],
+        grid: Some([1, 1, 1]),
+    }
+}
+
+fn lower(cp: &ClangParsed, display: &str, l: &Launch) -> Program {
+    let inst = cp
+        .instances
+        .iter()
+        .find(|i| i.display == display)
+        .unwrap_or_else(|| panic!("no instance {display}"));
+    clang::lower(cp, inst, l, &Hardware::default(), &BTreeMap::new())
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0
+}
+
+fn contains_sync(s: &Stmt) -> bool {
+    match s {
+        Stmt::Sync(_) => true,
+        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => contains_sync(a) || contains_sync(b),
+        Stmt::While(_, b, _) => contains_sync(b),
+        _ => false,
+    }
+}
+
+/// Instances: the explicit instantiation, the launched one and the plain kernel, in source
+/// order; the launch sizes are the file's `#define`s (64 threads, 8 blocks).
+#[test]
+fn instances_and_host_launch() {
+    if !have_clang("instances_and_host_launch") {
+        return;
+    }
+    let cp = read("templates.cu");
+    let names: Vec<&str> = cp.instances.iter().map(|i| i.display.as_str()).collect();
+    assert_eq!(names, ["scale<float, 128>", "scale<int, 64>", "plain"]);
+    let launched = &cp.instances[1];
+    let hl = launched.launch.as_ref().expect("launch from host code");
+    assert_eq!(hl.block, Some([64, 1, 1]));
+    assert_eq!(hl.grid, Some([8, 1, 1]));
+    assert!(
+        cp.instances[0].launch.is_none(),
+        "no launch of the explicit instance"
+    );
+    // the non-type argument is a constant of the lowered program: the index is
+    // blockIdx.x * 128 + threadIdx.x, and the array holds floats of 4 bytes
+    let p = lower(&cp, "scale<float, 128>", &launch32());
+    assert_eq!(p.name, "scale<float,128>");
+    assert_eq!(p.array("a").map(|a| a.elem_bytes), Some(4));
+    assert!(format!("{p}").contains("128"), "{p}");
+}
+
+/// `--kernel 'scale<double, 32>'`: an instance the file does not contain is instantiated by
+/// a wrapper translation unit; doubles are 8-byte elements.
+#[test]
+fn instantiate_on_request() {
+    if !have_clang("instantiate_on_request") {
+        return;
+    }
+    let cp = clang::parse_file(
+        &data("templates.cu"),
+        &ClangOptions::default(),
+        Some("scale<double, 32>"),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let inst = cp
+        .instances
+        .iter()
+        .find(|i| clang::same_name("scale<double,32>", &i.display))
+        .expect("instantiated");
+    let (p, _) = clang::lower(
+        &cp,
+        inst,
+        &launch32(),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .expect("lowers");
+    assert_eq!(p.array("a").map(|a| a.elem_bytes), Some(8));
+}
+
+/// `float4` fields are element offsets of the float view at their real byte addresses.
+/// Hand derivation for one warp of 32 lanes, `i = threadIdx.x`: the record copy
+/// `q = __ldg(&v[i])` reads the four fields, lane `i` at bytes `16i + 4k`, sectors
+/// `⌊i/2⌋`: 16 sectors each (64); `v[i].w` another 16; `out[i]` writes 32 floats: 4
+/// sectors. Total 84 (each field is its own 4-byte access: spec/lowering.md §9.3).
+#[test]
+fn float4_fields_at_real_addresses() {
+    if !have_clang("float4_fields_at_real_addresses") {
+        return;
+    }
+    let cp = read("float4.cu");
+    let p = lower(&cp, "fields", &launch32());
+    assert_eq!(p.array("v").map(|a| a.elem_bytes), Some(4));
+    let metrics = [Metric::standard(MetricName::Sectors)];
+    let run = run_kernel(
+        &p,
+        &metrics,
+        &Hardware::default(),
+        &launch32(),
+        &Params::new(),
+        &Inputs::random(7),
+    )
+    .expect("runs");
+    let m = run.metric(MetricName::Sectors).expect("sectors");
+    assert_eq!(
+        m.max_per_warp,
+        num_rational::BigRational::from_integer(84.into())
+    );
+}
+
+/// A record local copied from and to an array of records: after the kernel, pair `i` is
+/// `(b, 2a)` of its input `(a, b)` (the C code, transcribed by hand).
+#[test]
+fn record_locals_are_scalarized() {
+    if !have_clang("record_locals_are_scalarized") {
+        return;
+    }
+    let cp = read("records.cu");
+    let p = lower(&cp, "swap_pairs", &launch32());
+    let input: Vec<i64> = (0..64).map(|k| 3 * k + 1).collect();
+    let inputs = Inputs::zero().with_array(
+        "p",
+        ArrayInit::Values(input.iter().map(|&x| Value::Int(x)).collect()),
+    );
+    let metrics = [Metric::standard(MetricName::Steps)];
+    let run = run_kernel(
+        &p,
+        &metrics,
+        &Hardware::default(),
+        &launch32(),
+        &Params::new(),
+        &inputs,
+    )
+    .expect("runs");
+    for i in 0..32i64 {
+        let (a, b) = (input[2 * i as usize], input[2 * i as usize + 1]);
+        assert_eq!(
+            run.memory.read("p", 2 * i),
+            Some(Value::Int(b)),
+            "pair {i}.a"
+        );
+        assert_eq!(
+            run.memory.read("p", 2 * i + 1),
+            Some(Value::Int(2 * a)),
+            "pair {i}.b"
+        );
+    }
+}
+
+/// A block's cooperative group: `sync()` is a barrier, `thread_rank()` the linear thread
+/// index, `size()` the block size; `SharedMemory<float>()` is a dynamic shared array.
+/// With `a[k] = k`, thread 0 stores `s[0] + s[31] = 31`.
+#[test]
+fn cooperative_groups_of_a_block() {
+    if !have_clang("cooperative_groups_of_a_block") {
+        return;
+    }
+    let cp = read("groups.cu");
+    let p = lower(&cp, "sum", &launch32());
+    assert!(contains_sync(&p.body), "{p}");
+    let inputs = Inputs::zero().with_array(
+        "a",
+        ArrayInit::Values((0..32).map(|k| Value::Float(k as f64)).collect()),
+    );
+    let metrics = [Metric::standard(MetricName::Steps)];
+    let run = run_kernel(
+        &p,
+        &metrics,
+        &Hardware::default(),
+        &launch32(),
+        &Params::new(),
+        &inputs,
+    )
+    .expect("runs");
+    assert_eq!(run.memory.read("a", 0), Some(Value::Float(31.0)));
+}
+
+/// A shuffle is a located error naming it (not modelled yet), never a silent answer.
+#[test]
+fn shuffle_is_a_located_error() {
+    if !have_clang("shuffle_is_a_located_error") {
+        return;
+    }
+    let cp = read("shuffle.cu");
+    let inst = &cp.instances[0];
+    let e = clang::lower(
+        &cp,
+        inst,
+        &launch32(),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .expect_err("not modelled");
+    assert!(
+        e.message
+            .contains("warp shuffle `__shfl_down_sync` is not supported yet"),
+        "{e}"
+    );
+    assert_eq!(e.line, 5, "{e}");
+}
+
+/// A missing header: the error names it and says which option to give.
+#[test]
+fn missing_header_is_named() {
+    if !have_clang("missing_header_is_named") {
+        return;
+    }
+    let e = clang::parse_file(&data("missing_header.cu"), &ClangOptions::default(), None)
+        .expect_err("missing");
+    assert!(
+        e.message.contains("`not_a_header_anyone_has.h` not found"),
+        "{e}"
+    );
+    assert!(e.message.contains("-I DIR"), "{e}");
+    assert_eq!(e.line, 1);
+}
+
+fn warpcert(args: &[&str], clang_env: Option<&str>) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_warpcert"));
+    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(v) = clang_env {
+        c.env("WARPCERT_CLANG", v);
+    }
+    c.output().expect("runs")
+}
+
+/// Without clang, `--frontend auto` reads with the builtin front end and `--frontend clang`
+/// says how to get clang (exit 2). Runs whether or not clang is installed.
+#[test]
+fn no_clang_path() {
+    let nowhere = "/nonexistent/warpcert-no-clang";
+    let o = warpcert(
+        &[
+            "analyze",
+            "examples/vector_add.cu",
+            "--metric",
+            "steps",
+            "--frontend",
+            "auto",
+        ],
+        Some(nowhere),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = warpcert(
+        &[
+            "analyze",
+            "examples/vector_add.cu",
+            "--metric",
+            "steps",
+            "--frontend",
+            "clang",
+        ],
+        Some(nowhere),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cannot run clang"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// `analyze` without `--kernel` bounds every kernel of the file: one result per instance
+/// in the JSON output.
+#[test]
+fn analyze_every_kernel() {
+    if !have_clang("analyze_every_kernel") {
+        return;
+    }
+    let o = warpcert(
+        &[
+            "analyze",
+            "tests/data/clang/templates.cu",
+            "--metric",
+            "steps",
+            "--frontend",
+            "clang",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let kernels: Vec<&str> = v
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|r| r.get("kernel").and_then(|k| k.as_str()))
+        .collect();
+    assert_eq!(kernels, ["scale<float,128>", "scale<int,64>", "plain"]);
+}

@@ -327,6 +327,14 @@ pub fn load_entries(
                 );
                 Ok(done(b, vec![note], clang_ms, "builtin"))
             }
+            // a limit of warpcert holds for either front end, and a clang that crashed says
+            // less than the builtin front end's located error
+            Err(be)
+                if be.kind == ErrorKind::Limit
+                    || matches!(&other, Err(ce) if ce.error.starts_with("clang failed")) =>
+            {
+                Err(be)
+            }
             _ => other.map(|e| done(e, Vec::new(), clang_ms, "clang")),
         },
     }

@@ -139,6 +139,35 @@ pub struct Range {
     pub end: Loc,
 }
 
+/// Whether the JSON `text` nests arrays and objects more than `limit` levels deep (one
+/// iterative pass; strings and their escapes skipped).
+pub fn depth_exceeds(text: &str, limit: usize) -> bool {
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Parses clang's JSON dump. Errors: the text is not a JSON AST.
 pub fn parse(text: &str) -> Result<Node, String> {
     let mut de = serde_json::Deserializer::from_str(text);

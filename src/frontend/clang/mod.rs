@@ -86,6 +86,11 @@ pub struct ClangParsed {
 
 /// An error about `file` without a position (unreadable file, compile_commands.json, the
 /// temporary directory of the support headers): [`DiagKind::Io`](super::diag::DiagKind::Io).
+/// The deepest JSON AST clang may return: several JSON levels per AST node (`inner`
+/// arrays, implicit casts) times the front end's nesting limit; deeper input is a limit
+/// error before anything recursive reads it.
+const JSON_DEPTH_LIMIT: usize = 16 * super::diag::MAX_NESTING;
+
 fn plain_error(file: &str, message: String) -> Diagnostic {
     Diagnostic {
         kind: super::diag::DiagKind::Io,
@@ -166,7 +171,18 @@ fn from_compile_commands(cc: &Path, file: &Path) -> Result<(Vec<PathBuf>, Vec<St
 /// the file's own (a wrapper translation unit includes the file and names the instance).
 /// Errors: clang missing or failing before an AST, a missing header (named, with the `-I`
 /// to give), a file without kernels.
+///
+/// Runs on a thread with a large stack (`core::stack::with_big_stack`): reading and
+/// converting the AST recurse along its nesting, which is checked against the limit first.
 pub fn parse_file(
+    path: &Path,
+    opts: &ClangOptions,
+    instantiate: Option<&str>,
+) -> Result<ClangParsed, Diagnostic> {
+    crate::core::stack::with_big_stack(|| parse_file_inner(path, opts, instantiate))
+}
+
+fn parse_file_inner(
     path: &Path,
     opts: &ClangOptions,
     instantiate: Option<&str>,
@@ -253,6 +269,32 @@ pub fn parse_file(
         ));
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() && stdout.trim().is_empty() {
+        return Err(plain_error(
+            &name,
+            format!(
+                "clang failed ({}) without an AST{}",
+                out.status,
+                stderr
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    if json::depth_exceeds(&stdout, JSON_DEPTH_LIMIT) {
+        return Err(Diagnostic {
+            kind: super::diag::DiagKind::Limit,
+            ..plain_error(
+                &name,
+                format!(
+                    "clang's AST nests more than {JSON_DEPTH_LIMIT} levels: the program exceeds the nesting limit of {} levels (README, \"Exit codes, limits and JSON\")",
+                    super::diag::MAX_NESTING
+                ),
+            )
+        });
+    }
     let root = json::parse(&stdout).map_err(|m| plain_error(&name, m))?;
     let support = run::support_dir()
         .map_err(|m| plain_error(&name, m))?

@@ -285,9 +285,18 @@ pub fn load_entries(
         params,
         hw,
     };
+    // The builtin front end reads every file first (milliseconds): its limits (nesting,
+    // macro output) hold for either front end, and checking them before clang runs keeps a
+    // macro bomb from reaching clang (which would expand it without a limit).
+    let parsed = frontend::parse_file(&args.file);
+    if let Err(d) = &parsed {
+        if d.kind == frontend::DiagKind::Limit {
+            return Err(ErrorReport::from_diagnostic(d));
+        }
+    }
     let builtin = |cx: &Ctx| -> Result<Vec<Entry>, ErrorReport> {
-        let p = frontend::parse_file(&args.file)?;
-        Ok(builtin_entries(args, &p, cx, default_grid))
+        let p = parsed.as_ref().map_err(ErrorReport::from_diagnostic)?;
+        Ok(builtin_entries(args, p, cx, default_grid))
     };
     let use_clang = match args.front.frontend {
         FrontendArg::Builtin => false,

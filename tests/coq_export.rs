@@ -480,7 +480,11 @@ fn mutated_certificate_fails_to_export_with_a_clear_error() {
     let mutated = text.replace("(bound (poly (1)))", "(bound (poly))");
     assert_ne!(mutated, text);
     match export(&mutated) {
-        Err(ExportError::Rejected(r)) => assert!(!r.is_empty()),
+        // the bound 0 is not the root's pre potential 1 (Reason::BoundMismatch)
+        Err(ExportError::Rejected(r)) => assert!(
+            r.contains("bound `0` differs from the root potential `1`"),
+            "{r}"
+        ),
         other => panic!("expected a kernel rejection, got {other:?}"),
     }
 }
@@ -514,7 +518,12 @@ fn cli_export_coq_and_analyze_coq_write_coq_files() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the kernel rejected the certificate"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the kernel rejected the certificate"), "{err}");
+    assert!(
+        err.contains("bound `32` differs from the root potential `33`"),
+        "{err}"
+    );
     // analyze --coq: one Coq file per metric in a directory.
     let dir = tmp.join("coq");
     let st = Command::new(env!("CARGO_BIN_EXE_warpcert"))

@@ -94,6 +94,25 @@ pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
     }
 }
 
+/// The bound of the kernel's verdict as the crate's polynomial (the same terms, atoms
+/// canonicalized again), for evaluating it at parameter values: what `bench` and the
+/// certified companion of `--relation` compare is what the kernel checked.
+pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
+    use crate::core::assertion::{Lin, Poly};
+    let mut p = Poly::zero();
+    for (atoms, c) in &v.bound_poly.terms {
+        let atoms: Vec<Lin> = atoms
+            .iter()
+            .map(|a| Lin {
+                c: a.c.clone(),
+                terms: a.terms.clone(),
+            })
+            .collect();
+        p.add_raw_term(&atoms, c.clone());
+    }
+    p
+}
+
 /// The report's word for the relation the kernel proves ([`Verdict::RELATION`]).
 fn relation_word() -> &'static str {
     match Verdict::RELATION {
@@ -178,7 +197,7 @@ pub fn outcome_from_verdict(
             let error = if r.reason == warpcert_kernel::Reason::ThreadFailed {
                 super::check::rejection_text(&r)
             } else {
-                format!("certificate REJECTED by the kernel, no bound: {r}{written}")
+                format!("{}{written}", crate::report::check::rejected_no_bound(&r))
             };
             return AnalyzeOutcome::Failure(FailureReport {
                 format_version: FORMAT_VERSION,

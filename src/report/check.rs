@@ -69,3 +69,9 @@ pub fn check_report(
         }
     }
 }
+
+/// The line shown instead of a bound when the kernel rejects a certificate (`analyze`,
+/// `bench`): the rejection, and that no bound is given.
+pub fn rejected_no_bound(r: &Rejection) -> String {
+    format!("certificate REJECTED by the kernel, no bound: {r}")
+}

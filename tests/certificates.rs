@@ -245,7 +245,16 @@ fn mutated_coefficient_is_rejected() {
         "(Q (poly (4) (9",
         "root potential coefficient",
         "Q:SEQ",
-        |r| matches!(r, Reason::Differs { left: "pre of first premise", component: "Q", .. }),
+        |r| {
+            matches!(
+                r,
+                Reason::Differs {
+                    left: "pre of first premise",
+                    component: "Q",
+                    ..
+                }
+            )
+        },
     );
 }
 
@@ -288,7 +297,14 @@ fn mutated_witness_is_rejected() {
         "Farkas multiplier",
         "Q:VWRITE1",
         |r| {
-            matches!(r, Reason::Farkas { item: 1, problem: FarkasProblem::NotConstant(_), .. })
+            matches!(
+                r,
+                Reason::Farkas {
+                    item: 1,
+                    problem: FarkasProblem::NotConstant(_),
+                    ..
+                }
+            )
         },
     );
 }
@@ -305,14 +321,30 @@ fn mutated_statement_is_rejected() {
         "(bin * (param blockIdx.x) (int 1023))",
         "statement constant",
         "Q:VWRITE1",
-        |r| matches!(r, Reason::Farkas { problem: FarkasProblem::NotConstant(_), .. }),
+        |r| {
+            matches!(
+                r,
+                Reason::Farkas {
+                    problem: FarkasProblem::NotConstant(_),
+                    ..
+                }
+            )
+        },
     );
     mutant_rejected(
         "(assign j (bin + (var j) (int 2)))",
         "(assign j (bin + (var j) (int 1)))",
         "loop step",
         "Q:VWRITE1",
-        |r| matches!(r, Reason::Farkas { problem: FarkasProblem::BadConstant(_), .. }),
+        |r| {
+            matches!(
+                r,
+                Reason::Farkas {
+                    problem: FarkasProblem::BadConstant(_),
+                    ..
+                }
+            )
+        },
     );
 }
 

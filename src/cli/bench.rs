@@ -554,7 +554,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                             verdict
                                 .as_ref()
                                 .map(super::analyze::verdict_bound)
-                                .map_err(|r| crate::report::check::rejected_no_bound(r)),
+                                .map_err(|r| crate::report::check::rejected_no_bound(r, None)),
                         );
                     }
                     Err(e) => {

@@ -7,9 +7,9 @@ use crate::analysis::{analyze, AnalysisOptions};
 use crate::core::{Metric, MetricName, Ty};
 use crate::relational::{self, Relation};
 use crate::report::relation::{
-    companion_verdict, comparison_note, no_companion, not_exact_note, point_check_note,
-    relation_text, stats_text, witness_verdict, Certified, Comparison, PointCheck, Ratio,
-    RelationReport, Stats, StatsRow, Witness, NOT_CERTIFIED,
+    companion_verdict, comparison_note, no_companion, no_witness_note, not_exact_note,
+    point_check_note, relation_text, stats_text, witness_verdict, Certified, Comparison,
+    PointCheck, Ratio, RelationReport, Stats, StatsRow, Witness, NOT_CERTIFIED,
 };
 use crate::report::{self};
 use std::collections::BTreeMap;
@@ -325,7 +325,7 @@ pub fn relation_report(
                 rep.witness = Some(w);
                 rep.assumptions.clear();
             }
-            Err(e) => rep.note = Some(format!("no witness: {e}")),
+            Err(e) => rep.note = Some(no_witness_note(&e)),
         },
         _ => {
             if r.has_bound() {

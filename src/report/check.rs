@@ -71,7 +71,16 @@ pub fn check_report(
 }
 
 /// The line shown instead of a bound when the kernel rejects a certificate (`analyze`,
-/// `bench`): the rejection, and that no bound is given.
-pub fn rejected_no_bound(r: &Rejection) -> String {
-    format!("certificate REJECTED by the kernel, no bound: {r}")
+/// `bench`): the rejection, that no bound is given, and where the certificate was written.
+pub fn rejected_no_bound(r: &Rejection, written_to: Option<&str>) -> String {
+    let written = written_to
+        .map(|p| format!(" (certificate written to {p})"))
+        .unwrap_or_default();
+    format!("certificate REJECTED by the kernel, no bound: {r}{written}")
+}
+
+/// The kernel's acceptance in one line, with the bound it checked (`analyze`, the certified
+/// companion of `--relation`).
+pub fn accepted_line(v: &Verdict) -> String {
+    format!("accepted by the kernel (bound {})", v.bound)
 }

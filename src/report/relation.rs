@@ -214,7 +214,7 @@ pub fn point_check_note(points: &[PointCheck]) -> String {
 /// The kernel's verdict on the certified companion's certificate, in one line.
 pub fn companion_verdict(v: &Result<Verdict, Rejection>) -> String {
     match v {
-        Ok(v) => format!("accepted by the kernel (bound {})", v.bound),
+        Ok(v) => super::check::accepted_line(v),
         Err(e) => format!("REJECTED by the kernel: {e}"),
     }
 }
@@ -261,6 +261,11 @@ pub fn comparison_note(c: &Comparison) -> String {
             c.equal, c.below
         ),
     }
+}
+
+/// `--relation lower` when no lower-bound witness could be built, with the reason.
+pub fn no_witness_note(why: &str) -> String {
+    format!("no witness: {why}")
 }
 
 /// `--relation exact` on a kernel the analysis is not exact for (its upper bound).

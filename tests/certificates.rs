@@ -148,6 +148,24 @@ fn example_certificates_regenerate_identically() {
     );
 }
 
+/// What `bench` and `--relation`'s certified companion show is the bound of the kernel's
+/// verdict (`cli::analyze::verdict_bound`); for the examples' certificates it is the
+/// polynomial the analysis wrote (two independent readings of one `(bound …)`: the
+/// analysis's own value and the kernel's parse), and it prints as the kernel prints it.
+#[test]
+fn verdict_bound_is_the_written_bound() {
+    for file in ["vector_add.cu", "add_sub.cu"] {
+        let prog = load(&root().join("examples").join(file), 256);
+        for m in MetricName::ALL {
+            let a = bound(&prog, m, 256);
+            let v = warpcert_kernel::check(&a.certificate).unwrap();
+            let shown = warpcert::cli::analyze::verdict_bound(&v);
+            assert_eq!(shown, a.bound, "{file} {m}");
+            assert_eq!(shown.to_bound_string(), v.bound, "{file} {m}");
+        }
+    }
+}
+
 #[test]
 fn corpus_certificates_regenerate_identically() {
     let Some(dir) = racuda_corpus("corpus_certificates_regenerate_identically") else {

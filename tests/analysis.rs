@@ -384,10 +384,21 @@ fn tampered_certificates_rejected() {
         .certificate
         .replacen("(bound (poly (4) (10", "(bound (poly (4) (9", 1);
     assert_ne!(smaller, a.certificate);
-    assert!(warpcert_kernel::check(&smaller).is_err());
+    let r = warpcert_kernel::check(&smaller).expect_err("lowered bound accepted");
+    assert!(
+        matches!(r.reason, warpcert_kernel::Reason::BoundMismatch { .. }),
+        "{r}"
+    );
     let fewer = a.certificate.replacen("(n 5)", "(n 4)", 1);
     assert_ne!(fewer, a.certificate);
-    assert!(warpcert_kernel::check(&fewer).is_err());
+    let r = warpcert_kernel::check(&fewer).expect_err("lowered access count accepted");
+    assert!(
+        matches!(
+            r.reason,
+            warpcert_kernel::Reason::AccessBound { required: 5, .. }
+        ),
+        "{r}"
+    );
 }
 
 /// Uniform `if` (Q:IF1), statically true `if` (Q:IF2), statically false `if` (Q:IF3), `sync`.

@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::{Launch, Metric, MetricName, Program};
 use warpcert::frontend;
+use warpcert_kernel::arith::FarkasProblem;
+use warpcert_kernel::Reason;
 
 /// The benchmark kernels beyond [`FOUNDATION`], with the blocks of RaCUDA's parameter
 /// files (MANIFEST.md: `matrixMul-0` 32×32, `reduce-0` 256, `brdis` 32), as (corpus
@@ -146,6 +148,24 @@ fn example_certificates_regenerate_identically() {
     );
 }
 
+/// What `bench` and `--relation`'s certified companion show is the bound of the kernel's
+/// verdict (`cli::analyze::verdict_bound`); for the examples' certificates it is the
+/// polynomial the analysis wrote (two independent readings of one `(bound …)`: the
+/// analysis's own value and the kernel's parse), and it prints as the kernel prints it.
+#[test]
+fn verdict_bound_is_the_written_bound() {
+    for file in ["vector_add.cu", "add_sub.cu"] {
+        let prog = load(&root().join("examples").join(file), 256);
+        for m in MetricName::ALL {
+            let a = bound(&prog, m, 256);
+            let v = warpcert_kernel::check(&a.certificate).unwrap();
+            let shown = warpcert::cli::analyze::verdict_bound(&v);
+            assert_eq!(shown, a.bound, "{file} {m}");
+            assert_eq!(shown.to_bound_string(), v.bound, "{file} {m}");
+        }
+    }
+}
+
 #[test]
 fn corpus_certificates_regenerate_identically() {
     let Some(dir) = racuda_corpus("corpus_certificates_regenerate_identically") else {
@@ -201,7 +221,10 @@ fn sample_certificates_regenerate_identically() {
 
 /// Applies `from → to` once to the committed addSub3 sectors certificate and expects the
 /// kernel to reject the result, in the rule named.
-fn mutant_rejected(from: &str, to: &str, what: &str) {
+/// Replaces the first `from` of addSub3's sectors certificate by `to` and requires the
+/// kernel to reject the mutant for the reason `pinned` recognizes (the rejection a hand
+/// reading of the mutation predicts), naming rule `rule`.
+fn mutant_rejected(from: &str, to: &str, what: &str, rule: &str, pinned: fn(&Reason) -> bool) {
     let text = std::fs::read_to_string(cert_dir().join("addSub3.sectors.cert")).unwrap();
     assert!(warpcert_kernel::check(&text).is_ok());
     assert!(
@@ -211,22 +234,45 @@ fn mutant_rejected(from: &str, to: &str, what: &str) {
     let mutant = text.replacen(from, to, 1);
     match warpcert_kernel::check(&mutant) {
         Ok(v) => panic!("{what}: mutant accepted: {v}"),
-        Err(r) => eprintln!("{what}: rejected at {} ({}): {r}", r.node_path, r.rule),
+        Err(r) => {
+            assert!(
+                pinned(&r.reason) && r.rule == rule,
+                "{what}: rejected for another reason, at {} ({}): {r} / {:?}",
+                r.node_path,
+                r.rule,
+                r.reason
+            );
+        }
     }
 }
 
 #[test]
 fn mutated_coefficient_is_rejected() {
-    // The bound line and the root potential: 10·max(0, h+1) lowered to 9·max(0, h+1).
+    // The bound line and the root potential: 10·max(0, h+1) lowered to 9·max(0, h+1). The
+    // bound no longer equals the root's pre potential (spec/certificate.md); the root's
+    // pre (its first occurrence) no longer equals the pre of Q:SEQ's first premise.
     mutant_rejected(
         "(bound (poly (4) (10",
         "(bound (poly (4) (9",
         "bound coefficient",
+        "Q:SEQ",
+        |r| matches!(r, Reason::BoundMismatch { .. }),
     );
     mutant_rejected(
         "(Q (poly (4) (10",
         "(Q (poly (4) (9",
         "root potential coefficient",
+        "Q:SEQ",
+        |r| {
+            matches!(
+                r,
+                Reason::Differs {
+                    left: "pre of first premise",
+                    component: "Q",
+                    ..
+                }
+            )
+        },
     );
 }
 
@@ -236,36 +282,87 @@ fn mutated_rule_name_is_rejected() {
         "(Q:SWRITE",
         "(Q:GWRITE",
         "shared write checked as a global write",
+        "Q:GWRITE",
+        |r| matches!(r, Reason::WrongSubject { .. }),
     );
-    mutant_rejected("(Q:WHILE1", "(Q:WHILE2", "uniform loop rule replaced");
-    mutant_rejected("(EQ:GARRAY", "(EQ:GARRAY2", "unknown rule");
+    mutant_rejected(
+        "(Q:WHILE1",
+        "(Q:WHILE2",
+        "uniform loop rule replaced",
+        "Q:WHILE2",
+        |r| matches!(r, Reason::Differs { .. }),
+    );
+    mutant_rejected(
+        "(EQ:GARRAY",
+        "(EQ:GARRAY2",
+        "unknown rule",
+        "EQ:GARRAY2",
+        |r| matches!(r, Reason::UnknownRule(x) if x == "EQ:GARRAY2"),
+    );
 }
 
 #[test]
 fn mutated_witness_is_rejected() {
     // The access bound N* of the first five-sector access claimed to be four.
-    mutant_rejected("(n 5)", "(n 4)", "access-count witness");
-    // A Farkas multiplier of an entailment: the linear combination no longer matches.
+    mutant_rejected("(n 5)", "(n 4)", "access-count witness", "EQ:GARRAY", |r| {
+        matches!(r, Reason::AccessBound { required: 5, .. })
+    });
+    // A Farkas multiplier of an entailment: the linear combination no longer matches, so
+    // the residual keeps a variable (FarkasProblem::NotConstant).
     mutant_rejected(
         "(farkas (0 1)) (farkas (1 1))",
         "(farkas (0 1)) (farkas (1 3))",
         "Farkas multiplier",
+        "Q:VWRITE1",
+        |r| {
+            matches!(
+                r,
+                Reason::Farkas {
+                    item: 1,
+                    problem: FarkasProblem::NotConstant(_),
+                    ..
+                }
+            )
+        },
     );
 }
 
 #[test]
 fn mutated_statement_is_rejected() {
-    // The program no longer matches the derivation: block offset 256 → 255, and the loop
-    // step j + 2 → j + 1.
+    // The program no longer matches the derivation: block offset 1024 → 1023, and the loop
+    // step j + 2 → j + 1. The assignments' post constraints were derived for the old
+    // right-hand sides, so the entailment into the post fails: the residual keeps a
+    // variable (offset) or, for the step, the witness written for `j + 2` leaves a positive
+    // constant.
     mutant_rejected(
         "(bin * (param blockIdx.x) (int 1024))",
         "(bin * (param blockIdx.x) (int 1023))",
         "statement constant",
+        "Q:VWRITE1",
+        |r| {
+            matches!(
+                r,
+                Reason::Farkas {
+                    problem: FarkasProblem::NotConstant(_),
+                    ..
+                }
+            )
+        },
     );
     mutant_rejected(
         "(assign j (bin + (var j) (int 2)))",
         "(assign j (bin + (var j) (int 1)))",
         "loop step",
+        "Q:VWRITE1",
+        |r| {
+            matches!(
+                r,
+                Reason::Farkas {
+                    problem: FarkasProblem::BadConstant(_),
+                    ..
+                }
+            )
+        },
     );
 }
 

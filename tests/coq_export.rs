@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use warpcert::core::MetricName;
 use warpcert::export::coq::{bound_line, export, ExportError};
+use warpcert_kernel::assume::Assumption;
 
 fn coqc_available() -> bool {
     Command::new("coqc")
@@ -480,7 +481,11 @@ fn mutated_certificate_fails_to_export_with_a_clear_error() {
     let mutated = text.replace("(bound (poly (1)))", "(bound (poly))");
     assert_ne!(mutated, text);
     match export(&mutated) {
-        Err(ExportError::Rejected(r)) => assert!(!r.is_empty()),
+        // the bound 0 is not the root's pre potential 1 (Reason::BoundMismatch)
+        Err(ExportError::Rejected(r)) => assert!(
+            r.contains("bound `0` differs from the root potential `1`"),
+            "{r}"
+        ),
         other => panic!("expected a kernel rejection, got {other:?}"),
     }
 }
@@ -514,7 +519,12 @@ fn cli_export_coq_and_analyze_coq_write_coq_files() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the kernel rejected the certificate"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the kernel rejected the certificate"), "{err}");
+    assert!(
+        err.contains("bound `32` differs from the root potential `33`"),
+        "{err}"
+    );
     // analyze --coq: one Coq file per metric in a directory.
     let dir = tmp.join("coq");
     let st = Command::new(env!("CARGO_BIN_EXE_warpcert"))
@@ -540,4 +550,65 @@ fn cli_export_coq_and_analyze_coq_write_coq_files() {
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The bound theorem's hypotheses and the certificate's assumptions correspond one for one
+/// (spec/certificate.md "Assumptions", column "Coq"): the comment above `warp_bound` has one
+/// line per assumption the kernel's verdict lists, in its order, starting with the
+/// assumption's keyword (and, for `aligned`/`no-alias`, its arrays); every hypothesis a line
+/// names is a binder of the theorem; the others say "structural" or "outside" (what the
+/// Coq semantics makes true by construction, or what is not part of the Coq statement).
+/// `coqc` checks the files themselves in the tests above.
+#[test]
+fn theorem_hypotheses_match_the_certificate_assumptions() {
+    for name in ["vectorAdd.steps.cert", "histogram256.sectors.cert"] {
+        let text = std::fs::read_to_string(root().join("certificates").join(name)).unwrap();
+        let v = warpcert_kernel::check(&text).unwrap();
+        let file = export(&text).unwrap();
+        let thm = file.find("Theorem warp_bound").expect("no theorem");
+        let (before, statement) = file.split_at(thm);
+        let statement = &statement[..statement.find("Proof.").unwrap()];
+        let comment = &before[before.rfind("(**").unwrap()..];
+        let lines: Vec<&str> = comment
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("- "))
+            .collect();
+        assert_eq!(lines.len(), v.assumptions.len(), "{name}: {comment}");
+        assert_eq!(v.assumptions.len(), warpcert_kernel::assume::KEYWORDS.len());
+        for (line, a) in lines.iter().zip(&v.assumptions) {
+            let head = match a {
+                Assumption::Aligned(xs) | Assumption::NoAlias(xs) => {
+                    format!("{} {}:", a.keyword(), xs.join(" "))
+                }
+                _ => format!("{}:", a.keyword()),
+            };
+            assert!(line.starts_with(&head), "{name}: `{line}` for {head}");
+            let how = line[head.len()..].trim_start();
+            match how.strip_prefix("hypothesis [") {
+                Some(rest) => {
+                    let h = &rest[..rest.find(']').unwrap()];
+                    assert!(
+                        statement.contains(&format!("({h} : ")),
+                        "{name}: {h} is not a binder of warp_bound:\n{statement}"
+                    );
+                }
+                None => assert!(
+                    how.starts_with("structural:") || how.starts_with("outside the statement"),
+                    "{name}: `{line}`"
+                ),
+            }
+        }
+        // terminates and no-runtime-error are the run hypothesis, the others structural
+        for h in [
+            "params_typed",
+            "launch_facts",
+            "warp_nonempty",
+            "terminates_no_runtime_error",
+        ] {
+            assert!(
+                statement.contains(&format!("({h} : ")),
+                "{name}: {statement}"
+            );
+        }
+    }
 }

@@ -94,6 +94,25 @@ pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
     }
 }
 
+/// The bound of the kernel's verdict as the crate's polynomial (the same terms, atoms
+/// canonicalized again), for evaluating it at parameter values: what `bench` and the
+/// certified companion of `--relation` compare is what the kernel checked.
+pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
+    use crate::core::assertion::{Lin, Poly};
+    let mut p = Poly::zero();
+    for (atoms, c) in &v.bound_poly.terms {
+        let atoms: Vec<Lin> = atoms
+            .iter()
+            .map(|a| Lin {
+                c: a.c.clone(),
+                terms: a.terms.clone(),
+            })
+            .collect();
+        p.add_raw_term(&atoms, c.clone());
+    }
+    p
+}
+
 /// The report's word for the relation the kernel proves ([`Verdict::RELATION`]).
 fn relation_word() -> &'static str {
     match Verdict::RELATION {
@@ -170,15 +189,12 @@ pub fn outcome_from_verdict(
     let v = match verdict {
         Ok(v) => v,
         Err(r) => {
-            let written = path
-                .map(|p| format!(" (certificate written to {p})"))
-                .unwrap_or_default();
             // no bound beside a rejection; a kernel that could not run is a resource
             // failure, not a rejection (issue 18)
             let error = if r.reason == warpcert_kernel::Reason::ThreadFailed {
                 super::check::rejection_text(&r)
             } else {
-                format!("certificate REJECTED by the kernel, no bound: {r}{written}")
+                crate::report::check::rejected_no_bound(&r, path.as_deref())
             };
             return AnalyzeOutcome::Failure(FailureReport {
                 format_version: FORMAT_VERSION,
@@ -199,7 +215,7 @@ pub fn outcome_from_verdict(
         certificate: CertificateReport {
             path,
             checked: true,
-            verdict: format!("accepted by the kernel (bound {})", v.bound),
+            verdict: crate::report::check::accepted_line(&v),
             nodes: v.nodes_checked,
             check_ms,
         },
@@ -261,9 +277,11 @@ pub fn race_warning(l: &Loaded) -> Option<String> {
     };
     let run = run_interleaving(&l.program, &l.hw, &launch, &params, &Inputs::zero(), &opts).ok()?;
     match run.outcome {
-        Outcome::Race(e) => Some(format!(
-            "warning: data race on a small launch (block {}x{}x{}, grid {}x{}x{}, int parameters {threads}, zero inputs): {e}; the bounds assume race freedom (race-free)",
-            launch.block[0], launch.block[1], launch.block[2], grid[0], grid[1], grid[2]
+        Outcome::Race(e) => Some(crate::report::race_warning(
+            launch.block,
+            grid,
+            threads,
+            &e.to_string(),
         )),
         _ => None,
     }
@@ -353,10 +371,7 @@ fn analyze_kernel(
         eprintln!("{w}");
     }
     if l.block_source == "default" {
-        eprintln!(
-            "note: no --block and no //--blockDim= header: using block {}x{}x{}",
-            l.launch.block[0], l.launch.block[1], l.launch.block[2]
-        );
+        eprintln!("{}", crate::report::default_block_note(l.launch.block));
     }
     if args.dump_core {
         eprintln!("{}", l.program);

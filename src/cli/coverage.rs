@@ -7,9 +7,9 @@ use super::analyze::analyze_metric;
 use super::kernels::{load_entries, FrontendArgs};
 use super::KernelArgs;
 use crate::core::MetricName;
+use crate::report::coverage::{coverage_report, KernelRow, Summary};
 use crate::report::{AnalyzeOutcome, Format};
 use clap::Args;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -31,50 +31,6 @@ pub struct CoverageArgs {
     /// Front end and its options.
     #[command(flatten)]
     pub front: FrontendArgs,
-}
-
-/// One kernel's row.
-#[derive(Clone, Debug, Serialize)]
-pub struct KernelRow {
-    /// File name.
-    pub file: String,
-    /// Front end that read it.
-    pub frontend: String,
-    /// Kernel (instance) name; `-` when the file could not be read.
-    pub kernel: String,
-    /// The front end read the file and found the kernel.
-    pub read: bool,
-    /// It lowered to miniCUDA.
-    pub lowered: bool,
-    /// Metrics with a checked certificate.
-    pub bounded: Vec<String>,
-    /// The first error (one line), if any.
-    pub error: Option<String>,
-}
-
-/// The summary.
-#[derive(Clone, Debug, Serialize)]
-pub struct Summary {
-    /// Files.
-    pub files: usize,
-    /// Files a front end read.
-    pub files_read: usize,
-    /// Kernels (of unread files: `__global__` occurrences in the text).
-    pub kernels: usize,
-    /// Kernels read.
-    pub read: usize,
-    /// Kernels lowered.
-    pub lowered: usize,
-    /// Kernels with a checked bound for at least one metric.
-    pub bounded_any: usize,
-    /// Per metric: kernels with a checked bound.
-    pub bounded: BTreeMap<String, usize>,
-    /// First errors grouped by construct.
-    pub errors: BTreeMap<String, usize>,
-    /// clang time per file, milliseconds: median and max.
-    pub clang_ms_median: Option<f64>,
-    /// See `clang_ms_median`.
-    pub clang_ms_max: Option<f64>,
 }
 
 fn files(paths: &[PathBuf]) -> Vec<PathBuf> {
@@ -228,25 +184,12 @@ pub fn run(args: &CoverageArgs) -> i32 {
         &mut clang_times,
         &args.metric,
     );
-    match args.format {
-        Format::Json => {
-            #[derive(Serialize)]
-            struct Out<'a> {
-                kernels: &'a [KernelRow],
-                summary: &'a Summary,
-            }
-            match serde_json::to_string_pretty(&Out {
-                kernels: &rows,
-                summary: &summary,
-            }) {
-                Ok(s) => println!("{s}"),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return super::EXIT_FAILED;
-                }
-            }
+    match coverage_report(args.format, &rows, &summary) {
+        Ok(out) => print!("{out}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return super::EXIT_FAILED;
         }
-        Format::Text => print!("{}", text(&rows, &summary)),
     }
     0
 }
@@ -295,48 +238,4 @@ fn summarize(
         clang_ms_median: (!times.is_empty()).then(|| times[times.len() / 2]),
         clang_ms_max: times.last().copied(),
     }
-}
-
-fn text(rows: &[KernelRow], s: &Summary) -> String {
-    let mut out = String::new();
-    for r in rows {
-        let b = if r.bounded.is_empty() {
-            "-".to_string()
-        } else {
-            r.bounded.join(",")
-        };
-        let status = if !r.read {
-            "unread"
-        } else if !r.lowered {
-            "read"
-        } else {
-            "lowered"
-        };
-        out.push_str(&format!(
-            "{:<60} {:<8} {:<40} {:<8} {:<34} {}\n",
-            r.file,
-            r.frontend,
-            r.kernel,
-            status,
-            b,
-            r.error.as_deref().unwrap_or("")
-        ));
-    }
-    let per: Vec<String> = s.bounded.iter().map(|(m, c)| format!("{m} {c}")).collect();
-    out.push_str(&format!(
-        "\nsummary: {} files ({} read), {} kernels: read {}, lowered {}, bounded (>= 1 metric, certificate checked) {}; per metric: {}\n",
-        s.files, s.files_read, s.kernels, s.read, s.lowered, s.bounded_any, per.join(", ")
-    ));
-    if let (Some(m), Some(x)) = (s.clang_ms_median, s.clang_ms_max) {
-        out.push_str(&format!(
-            "clang per file: median {m:.0} ms, max {x:.0} ms\n"
-        ));
-    }
-    out.push_str("errors of kernels without a bound, by construct:\n");
-    let mut es: Vec<(&String, &usize)> = s.errors.iter().collect();
-    es.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    for (e, c) in es {
-        out.push_str(&format!("  {c:>3}  {e}\n"));
-    }
-    out
 }

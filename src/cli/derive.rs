@@ -5,9 +5,8 @@
 use super::options::load;
 use super::KernelArgs;
 use crate::core::Metric;
-use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
-use crate::report::{bound, Format};
-use crate::semantics::derivation::{render_threads, Derivation};
+use crate::report::error::{ErrorKind, ErrorReport};
+use crate::report::Format;
 use crate::semantics::store::Inputs;
 use crate::semantics::{run_warp, Params, RunOptions};
 use clap::Args;
@@ -36,36 +35,6 @@ impl DeriveArgs {
     pub fn format(&self) -> Format {
         self.kernel.format
     }
-}
-
-/// The derivation as JSON: the nodes in preorder, each with its `depth` (0 for the root),
-/// so that a deep derivation does not make a deeply nested document.
-fn derivation_json(d: &Derivation, metrics: &[Metric], kernel: &str, warp: u64) -> String {
-    let mut nodes = Vec::new();
-    let mut stack = vec![(d, 0usize)];
-    while let Some((n, depth)) = stack.pop() {
-        let cost: serde_json::Map<String, serde_json::Value> = metrics
-            .iter()
-            .zip(&n.cost)
-            .map(|(m, c)| (m.name.to_string(), bound::rational(c).into()))
-            .collect();
-        nodes.push(serde_json::json!({
-            "depth": depth,
-            "rule": n.rule,
-            "threads": render_threads(&n.threads),
-            "cost": cost,
-            "phrase": n.phrase,
-        }));
-        stack.extend(n.children.iter().rev().map(|c| (c, depth + 1)));
-    }
-    let obj = serde_json::json!({
-        "format_version": FORMAT_VERSION,
-        "kernel": kernel,
-        "block": [0, 0, 0],
-        "warp": warp,
-        "nodes": nodes,
-    });
-    serde_json::to_string_pretty(&obj).unwrap_or_default()
 }
 
 /// Runs `warpcert derive`; returns the exit code.
@@ -121,7 +90,7 @@ pub fn run(args: &DeriveArgs) -> i32 {
     if format == Format::Json {
         println!(
             "{}",
-            derivation_json(&d, &metrics, &l.program.name, args.warp)
+            crate::report::semantics::derivation_json(&d, &metrics, &l.program.name, args.warp)
         );
         return 0;
     }

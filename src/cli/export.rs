@@ -2,7 +2,8 @@
 //! (`crate::export::coq`, `coq-export/README.md`).
 
 use super::EXIT_FAILED;
-use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
+use crate::report::check::export_json;
+use crate::report::error::{ErrorKind, ErrorReport};
 use crate::report::Format;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -59,13 +60,7 @@ pub fn run(args: &ExportCoqArgs) -> i32 {
             let msg = format!("{cert}: {e}");
             eprintln!("error: {msg}");
             if args.format == Format::Json {
-                let obj = serde_json::json!({
-                    "format_version": FORMAT_VERSION,
-                    "certificate": cert,
-                    "exported": false,
-                    "reason": e.to_string(),
-                });
-                println!("{obj:#}");
+                println!("{}", export_json(&cert, Err(&e.to_string())));
             }
             return EXIT_FAILED;
         }
@@ -80,16 +75,7 @@ pub fn run(args: &ExportCoqArgs) -> i32 {
     match (args.format, &args.output) {
         (Format::Text, Some(_)) => {}
         (Format::Text, None) => print!("{v}"),
-        (Format::Json, out) => {
-            let obj = serde_json::json!({
-                "format_version": FORMAT_VERSION,
-                "certificate": cert,
-                "exported": true,
-                "output": out.as_ref().map(|p| p.display().to_string()),
-                "coq": if out.is_none() { Some(v) } else { None },
-            });
-            println!("{obj:#}");
-        }
+        (Format::Json, out) => println!("{}", export_json(&cert, Ok((out.as_deref(), &v)))),
     }
     0
 }

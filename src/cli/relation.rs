@@ -7,7 +7,9 @@ use crate::analysis::{analyze, AnalysisOptions};
 use crate::core::{Metric, MetricName, Ty};
 use crate::relational::{self, Relation};
 use crate::report::relation::{
-    relation_text, stats_text, Certified, Ratio, RelationReport, Stats, StatsRow, Witness,
+    companion_verdict, comparison_note, no_companion, no_witness_note, not_exact_note,
+    point_check_note, relation_text, stats_text, witness_verdict, Certified, Comparison,
+    PointCheck, Ratio, RelationReport, Stats, StatsRow, Witness, NOT_CERTIFIED,
 };
 use crate::report::{self};
 use std::collections::BTreeMap;
@@ -41,8 +43,6 @@ impl RelationArg {
 /// Value given to scalar parameters left symbolic when a lower-bound witness is replayed.
 pub const WITNESS_PARAM: i64 = 64;
 
-const CERT_NOTE_EXACT: &str = "formula not certified by the kernel (spec/relational.md §9)";
-
 fn stats_of(r: &relational::RelResult) -> Stats {
     stats_from(r.totals())
 }
@@ -70,13 +70,7 @@ fn relational_metrics(l: &Loaded) -> Vec<MetricName> {
 /// A witness for the largest per-warp cost, replayed by the independent kernel.
 fn witness(l: &Loaded, metric: MetricName) -> Result<(Witness, String), String> {
     let w = relational::witness::witness(&l.program, metric, &l.hw, &l.launch, WITNESS_PARAM)?;
-    let verdict = match warpcert_kernel::witness::check_witness(&w.text) {
-        Ok(v) => format!(
-            "witness replayed by the independent kernel: accepted (cost {})",
-            v.cost
-        ),
-        Err(e) => format!("witness REJECTED by the kernel: {e}"),
-    };
+    let verdict = witness_verdict(&warpcert_kernel::witness::check_witness(&w.text));
     Ok((
         Witness {
             params: w.params,
@@ -101,9 +95,7 @@ pub const POINT_CHECK_BUDGET: u64 = 500_000;
 /// (upper) the bound's value. Points whose replay exceeds [`POINT_CHECK_BUDGET`] are skipped
 /// (and say so); the checks "passed" only when at least one point was checked and none failed.
 fn point_check(l: &Loaded, metric: MetricName, r: &relational::RelResult) -> String {
-    let mut shown = Vec::new();
-    let mut all_ok = true;
-    let (mut checked, mut skipped) = (0, 0);
+    let mut points = Vec::new();
     for value in POINT_CHECK_VALUES {
         let w = match relational::witness::witness_within(
             &l.program,
@@ -115,61 +107,35 @@ fn point_check(l: &Loaded, metric: MetricName, r: &relational::RelResult) -> Str
         ) {
             Ok(w) => w,
             Err(e @ relational::witness::WitnessError::OverBudget(_)) => {
-                skipped += 1;
-                shown.push(format!("params={value}: {e}"));
+                points.push(PointCheck::Skipped(value, e.to_string()));
                 continue;
             }
             Err(e) => {
-                shown.push(format!("no check at {value}: {e}"));
+                points.push(PointCheck::NoWitness(value, e.to_string()));
                 continue;
             }
         };
-        checked += 1;
         let replay = warpcert_kernel::witness::check_witness(&w.text);
         let mut ps: std::collections::BTreeMap<String, i64> = w.params.iter().cloned().collect();
         for d in ["x", "y", "z"] {
             ps.insert(format!("gridDim.{d}"), 1);
         }
-        match (replay, r.eval(&ps)) {
-            (Ok(v), Some(b)) => {
-                let ok = if r.relation == Relation::Exact {
+        points.push(match (replay, r.eval(&ps)) {
+            (Ok(v), Some(b)) => PointCheck::Replayed {
+                value,
+                cost: v.cost.to_string(),
+                ok: if r.relation == Relation::Exact {
                     b == v.cost
                 } else {
                     b >= v.cost
-                };
-                all_ok &= ok;
-                shown.push(format!(
-                    "params={value}: replayed {} {} bound {}",
-                    v.cost,
-                    if ok { "vs" } else { "CONTRADICTS" },
-                    crate::report::bound::rational(&b)
-                ));
-            }
-            (Err(e), _) => {
-                all_ok = false;
-                shown.push(format!(
-                    "params={value}: witness rejected by the kernel: {e}"
-                ));
-            }
-            (_, None) => shown.push(format!("params={value}: bound not evaluable")),
-        }
+                },
+                bound: crate::report::bound::rational(&b),
+            },
+            (Err(e), _) => PointCheck::Rejected(value, e.to_string()),
+            (_, None) => PointCheck::NotEvaluable(value),
+        });
     }
-    let verdict = if !all_ok {
-        "FAILED".to_string()
-    } else if checked == 0 {
-        "skipped".to_string()
-    } else if skipped > 0 {
-        format!(
-            "passed at {checked} of {} points, {skipped} skipped",
-            POINT_CHECK_VALUES.len()
-        )
-    } else {
-        "passed".to_string()
-    };
-    format!(
-        "{CERT_NOTE_EXACT}; kernel-replayed point checks {verdict} ({})",
-        shown.join("; ")
-    )
+    point_check_note(&points)
 }
 
 /// Values of one symbolic parameter at which the relational formula and the certified bound
@@ -218,9 +184,10 @@ fn sample_points(l: &Loaded) -> Vec<BTreeMap<String, i64>> {
 
 /// The certified companion of a relational result (spec/relational.md §9): the RaCUDA-logic
 /// analysis of the same kernel and metric, its certificate checked by the independent
-/// kernel, and the comparison of the certified per-warp bound `B` with the relational
-/// formula `F` at [`sample_points`]. `B` is what is certified (for every parameter value);
-/// the comparison only says how `F` relates to it where sampled.
+/// kernel, and the comparison of the certified per-warp bound `B` — the bound of the
+/// kernel's verdict, none when the kernel rejects — with the relational formula `F` at
+/// [`sample_points`]. `B` is what is certified (for every parameter value); the comparison
+/// only says how `F` relates to it where sampled.
 fn certified_companion(
     l: &Loaded,
     metric: MetricName,
@@ -239,7 +206,7 @@ fn certified_companion(
             return Certified {
                 bound: None,
                 checked: false,
-                verdict: format!("no RaCUDA-logic certificate: {e}"),
+                verdict: no_companion(&e.to_string()),
                 comparison: None,
                 path: None,
             }
@@ -252,49 +219,50 @@ fn certified_companion(
             Err(e) => eprintln!("error: cannot write {}: {e}", p.display()),
         }
     }
-    let (checked, verdict) = match warpcert_kernel::check(&a.certificate) {
-        Ok(v) => (true, format!("accepted by the kernel (bound {})", v.bound)),
-        Err(e) => (false, format!("REJECTED by the kernel: {e}")),
+    // What is shown as certified comes from the kernel's verdict, never from the analysis.
+    let verdict = warpcert_kernel::check(&a.certificate);
+    let note = companion_verdict(&verdict);
+    let Ok(v) = verdict else {
+        return Certified {
+            bound: None,
+            checked: false,
+            verdict: note,
+            comparison: None,
+            path,
+        };
     };
+    let certified = super::analyze::verdict_bound(&v);
     let comparison = r.filter(|r| r.has_bound()).map(|r| {
-        let (mut equal, mut below, mut above, mut n) = (0usize, 0usize, None, 0usize);
+        let mut c = Comparison {
+            n: 0,
+            equal: 0,
+            below: 0,
+            above: None,
+            exact: r.relation == Relation::Exact,
+        };
         for p in sample_points(l) {
             let Some(f) = r.eval(&p) else { continue };
-            n += 1;
-            let b = a.bound.eval(&p);
+            c.n += 1;
+            let b = certified.eval(&p);
             if f == b {
-                equal += 1;
+                c.equal += 1;
             } else if f < b {
-                below += 1;
-            } else if above.is_none() {
+                c.below += 1;
+            } else if c.above.is_none() {
                 let at: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                above = Some(format!(
-                    "formula {} > certified {} at {}",
+                c.above = Some((
                     crate::report::bound::rational(&f),
                     crate::report::bound::rational(&b),
-                    at.join(" ")
+                    at.join(" "),
                 ));
             }
         }
-        match above {
-            // An exact formula above a certified upper bound would be a contradiction (one
-            // of the two analyses unsound); an upper formula above it is only looser.
-            Some(w) if r.relation == Relation::Exact => format!(
-                "CONTRADICTION: the exact formula exceeds the certified bound at some of {n} sampled points ({w})"
-            ),
-            Some(w) => format!(
-                "the certified bound is tighter than the formula at some of {n} sampled points ({w})"
-            ),
-            None if equal == n => format!("formula = certified bound at all {n} sampled points"),
-            None => format!(
-                "formula ≤ certified bound at all {n} sampled points (equal at {equal}, below at {below})"
-            ),
-        }
+        comparison_note(&c)
     });
     Certified {
-        bound: Some(a.bound.to_bound_string()),
-        checked,
-        verdict,
+        bound: Some(v.bound.clone()),
+        checked: true,
+        verdict: note,
         comparison,
         path,
     }
@@ -323,7 +291,7 @@ pub fn relation_report(
         stats: Stats::default(),
         stats_pico: Stats::default(),
         rules: vec![],
-        certification: CERT_NOTE_EXACT.into(),
+        certification: NOT_CERTIFIED.into(),
         certified: None,
         time_ms: 0.0,
     };
@@ -344,10 +312,7 @@ pub fn relation_report(
     match want {
         RelationArg::Exact if !exact => {
             rep.note = Some(if r.has_bound() {
-                format!(
-                    "the analysis is not exact for this kernel (upper bound {})",
-                    r.bound_string()
-                )
+                not_exact_note(&r.bound_string())
             } else {
                 r.failures.join("; ")
             });
@@ -360,7 +325,7 @@ pub fn relation_report(
                 rep.witness = Some(w);
                 rep.assumptions.clear();
             }
-            Err(e) => rep.note = Some(format!("no witness: {e}")),
+            Err(e) => rep.note = Some(no_witness_note(&e)),
         },
         _ => {
             if r.has_bound() {

@@ -107,26 +107,26 @@ pub enum Operand {
     Tid(Dim),
 }
 
+/// Declares an operator enum whose first variants are the binary operators miniCUDA takes
+/// from C unchanged — `Add Sub Mul Div Rem Shl Shr BitAnd BitOr BitXor Lt Le Gt Ge Eq Ne`,
+/// in this order — followed by the variants given. [`BinOp`] and the front end's
+/// `ast::BinaryOp` are both declared with it, so the shared list is written once.
+macro_rules! c_binary_ops {
+    ($(#[$attr:meta])* $vis:vis enum $name:ident { $($(#[$vattr:meta])* $extra:ident,)* }) => {
+        $(#[$attr])*
+        $vis enum $name {
+            Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor, Lt, Le, Gt, Ge, Eq, Ne,
+            $($(#[$vattr])* $extra,)*
+        }
+    };
+}
+pub(crate) use c_binary_ops;
+
+c_binary_ops! {
 /// Binary operators (the `op` of Fig. 2). Integer `/` and `%` truncate toward zero as in C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Shl,
-    Shr,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
     /// Logical and on two already-evaluated booleans (short circuit is lowered to `if`).
     And,
     /// Logical or on two already-evaluated booleans.
@@ -135,6 +135,7 @@ pub enum BinOp {
     Min,
     /// `max(a, b)`
     Max,
+}
 }
 
 impl BinOp {

@@ -30,6 +30,7 @@ use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use warpcert_kernel::arith::{Cstr, Dep, EntryKind, Lin, Poly, Rat};
+use warpcert_kernel::assume::Assumption;
 use warpcert_kernel::rules::warp_uniform_dims;
 use warpcert_kernel::syntax::{
     self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty,
@@ -53,13 +54,13 @@ pub enum ExportError {
 ///
 /// Errors: [`ExportError`]; the kernel's rejection comes first.
 pub fn export(text: &str) -> Result<String, ExportError> {
-    warpcert_kernel::check(text).map_err(|r| ExportError::Rejected(r.to_string()))?;
+    let verdict = warpcert_kernel::check(text).map_err(|r| ExportError::Rejected(r.to_string()))?;
     // Reading the derivation and exporting it recurse along its nesting.
     crate::core::stack::with_big_stack(|| {
         let top = warpcert_kernel::sexp::parse_all(text)
             .map_err(|r| ExportError::Rejected(r.to_string()))?;
         let cert = syntax::certificate(&top).map_err(|r| ExportError::Rejected(r.to_string()))?;
-        Exporter::new(&cert).file()
+        Exporter::new(&cert).file(&verdict.assumptions)
     })
 }
 
@@ -82,6 +83,28 @@ struct Exporter<'c> {
     /// The condition of the innermost Q:WHILEEXIT1/2 loop whose body is being exported
     /// (the filter of spec/logic.md §4a; its `cond(¬e)` is the target of `entail exit`).
     filter: Option<Expr>,
+}
+
+/// A statement node being exported: the node, its pre, the Coq names of its pre and post
+/// assertions, the scales of the post's constraints, and the indentation.
+struct At<'n> {
+    n: &'n Node,
+    pre: &'n Assn,
+    a: String,
+    b: String,
+    post_scales: Vec<BigInt>,
+    pad: String,
+    ind: usize,
+}
+
+impl<'n> At<'n> {
+    /// Child `i` of the node, or an error naming the rule.
+    fn child(&self, i: usize) -> Result<&'n Node, ExportError> {
+        self.n
+            .children
+            .get(i)
+            .ok_or_else(|| ExportError::Unsupported(format!("{}: children", self.n.rule)))
+    }
 }
 
 fn lcm(a: &BigInt, b: &BigInt) -> BigInt {
@@ -551,8 +574,9 @@ impl<'c> Exporter<'c> {
         z(n)
     }
 
+    /// The Coq `dtree` of statement node `n` about `s` (one `D…` constructor per rule),
+    /// indented by `ind`; the rules with more than a few lines have their own method.
     fn node(&mut self, n: &Node, s: &Stmt, ind: usize) -> Result<String, ExportError> {
-        let pad = " ".repeat(ind);
         let (pre, post) = match (&n.pre, &n.post) {
             (Some(a), Some(b)) => (a, b),
             _ => {
@@ -562,14 +586,17 @@ impl<'c> Exporter<'c> {
                 )))
             }
         };
-        let a = self.assn(pre)?;
-        let b = self.assn(post)?;
-        let ch = &n.children;
-        let child = |i: usize| {
-            ch.get(i)
-                .ok_or_else(|| ExportError::Unsupported(format!("{}: children", n.rule)))
+        let at = At {
+            n,
+            pre,
+            a: self.assn(pre)?,
+            b: self.assn(post)?,
+            post_scales: Self::scales(&post.p, 0),
+            pad: " ".repeat(ind),
+            ind,
         };
-        let post_scales: Vec<BigInt> = Self::scales(&post.p, 0);
+        let (a, b, pad) = (&at.a, &at.b, &at.pad);
+        let child = |i: usize| at.child(i);
         Ok(match (n.rule.as_str(), s) {
             ("Q:SKIP", _) => format!("DSkip {a}"),
             ("Q:SYNC", _) => format!("DSync {a} {b}"),
@@ -578,22 +605,7 @@ impl<'c> Exporter<'c> {
                 let d2 = self.node(child(1)?, s2, ind + 2)?;
                 format!("DSeq {a} {b}\n{pad}  ({d1})\n{pad}  ({d2})")
             }
-            ("Q:VWRITE1" | "Q:VWRITE2", _) => {
-                let k = if n.rule == "Q:VWRITE1" {
-                    "DVwrite1"
-                } else {
-                    "DVwrite2"
-                };
-                let ws = Self::witnesses(n, "post", &post_scales, &Self::scales(&pre.p, 0))?;
-                let Stmt::Assign(_, ex) = s else {
-                    return Err(ExportError::Unsupported(format!(
-                        "{} about a {}",
-                        n.rule,
-                        s.kind()
-                    )));
-                };
-                format!("{k} {a} {b} {} {ws}", self.expr_acc(child(0)?, ex, pre))
-            }
+            ("Q:VWRITE1" | "Q:VWRITE2", _) => self.vwrite(&at, s)?,
             ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
                 let nn = n.n.clone().unwrap_or_default();
                 let acc = self.acc(&nn, arr, o, pre);
@@ -630,94 +642,15 @@ impl<'c> Exporter<'c> {
                 let d = self.node(child(0)?, &unrolled, ind + 2)?;
                 format!("DUnroll {a} {b}\n{pad}  ({d})")
             }
-            ("Q:IF4", Stmt::If(e, s1, s2)) => {
-                let (t, f) = (child(1)?, child(2)?);
-                let (tpost, fpre, fpost) = match (&t.post, &f.pre, &f.post) {
-                    (Some(x), Some(y), Some(z)) => (x, y, z),
-                    _ => {
-                        return Err(ExportError::Unsupported(
-                            "Q:IF4 children without pre/post".into(),
-                        ))
-                    }
-                };
-                // P ∧ ¬e: P, cond(¬e), then at most one lane fact (all integral).
-                let ncond = self.cond_len(e, true) + 1;
-                let fs = Self::scales(&fpre.p, 0);
-                let wec = Self::witnesses(n, "else-cond", &fs, &Self::scales(&pre.p, ncond))?;
-                // Q:IF4's else-then covers the linear constraints of the else pre only.
-                let fs_lin: Vec<BigInt> = fpre
-                    .p
-                    .iter()
-                    .filter(|c| c.lane.is_none())
-                    .map(|c| scale_of(&c.lin))
-                    .collect();
-                let wet = Self::witnesses(n, "else-then", &fs_lin, &Self::scales(&tpost.p, 0))?;
-                let wjt =
-                    Self::witnesses(n, "join-then", &post_scales, &Self::scales(&tpost.p, 0))?;
-                let wje =
-                    Self::witnesses(n, "join-else", &post_scales, &Self::scales(&fpost.p, 0))?;
-                let acc = self.expr_acc(child(0)?, e, pre);
-                let dt = self.node(t, s1, ind + 2)?;
-                let df = self.node(f, s2, ind + 2)?;
-                format!("DIf4 {a} {b} {acc} {wec} {wet} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})")
-            }
+            ("Q:IF4", Stmt::If(e, s1, s2)) => self.if4(&at, e, s1, s2)?,
             ("Q:WHILE1", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;
                 format!("DWhile1 {a} {b} {acc}\n{pad}  ({db})")
             }
-            ("Q:WEAK", _) => {
-                let c = child(0)?;
-                let (np, nq) = match (&c.pre, &c.post) {
-                    (Some(x), Some(y)) => (x, y),
-                    _ => {
-                        return Err(ExportError::Unsupported(
-                            "Q:WEAK child without pre/post".into(),
-                        ))
-                    }
-                };
-                let k = q(&n.frame.clone().unwrap_or_else(Rat::zero));
-                let wpre =
-                    Self::witnesses(n, "pre", &Self::scales(&np.p, 0), &Self::scales(&pre.p, 0))?;
-                let rpre = self.rewrites(n, "pre", &pre.p)?;
-                let wpost = Self::witnesses(n, "post", &post_scales, &Self::scales(&nq.p, 0))?;
-                let rpost = self.rewrites(n, "post", &nq.p)?;
-                let d = self.node(c, s, ind + 2)?;
-                format!("DWeak {a} {b} {k} {wpre} {rpre} {wpost} {rpost}\n{pad}  ({d})")
-            }
+            ("Q:WEAK", _) => self.weak(&at, s)?,
             (r @ ("Q:IFEXIT1" | "Q:IFEXIT4"), Stmt::If(c, s1, s2)) => {
-                // spec/logic.md §4a: T ordinary, F filtered for the enclosing loop's condition.
-                let (t, f) = (child(1)?, child(2)?);
-                let (tpost, fpost) = match (&t.post, &f.post) {
-                    (Some(x), Some(y)) => (x, y),
-                    _ => {
-                        return Err(ExportError::Unsupported(format!(
-                            "{r} children without pre/post"
-                        )))
-                    }
-                };
-                let filter = self.filter.clone().ok_or_else(|| {
-                    ExportError::Unsupported(format!("{r} outside the body of a Q:WHILEEXIT1/2"))
-                })?;
-                let targets = vec![BigInt::one(); self.cond_len(&filter, true)];
-                let tps = Self::scales(&tpost.p, 0);
-                let wx = Self::witnesses(n, "exit", &targets, &tps)?;
-                let wjt = Self::witnesses(n, "join-then", &post_scales, &tps)?;
-                let wje =
-                    Self::witnesses(n, "join-else", &post_scales, &Self::scales(&fpost.p, 0))?;
-                let acc = self.expr_acc(child(0)?, c, pre);
-                // The then branch is an ordinary judgment: no filter inside it.
-                let saved = self.filter.take();
-                let dt = self.node(t, s1, ind + 2);
-                self.filter = saved;
-                let dt = dt?;
-                let df = self.node(f, s2, ind + 2)?;
-                let k = if r == "Q:IFEXIT1" {
-                    "DIfExit1"
-                } else {
-                    "DIfExit4"
-                };
-                format!("{k} {a} {b} {acc} {wx} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})")
+                self.ifexit(&at, r, c, s1, s2)?
             }
             (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2"), Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
@@ -747,6 +680,131 @@ impl<'c> Exporter<'c> {
         })
     }
 
+    /// Q:VWRITE1/2 (`DVwrite1`/`DVwrite2`): the post witnesses and the expression's claim.
+    fn vwrite(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
+        let (n, a, b) = (at.n, &at.a, &at.b);
+        let k = if n.rule == "Q:VWRITE1" {
+            "DVwrite1"
+        } else {
+            "DVwrite2"
+        };
+        let ws = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&at.pre.p, 0))?;
+        let Stmt::Assign(_, ex) = s else {
+            return Err(ExportError::Unsupported(format!(
+                "{} about a {}",
+                n.rule,
+                s.kind()
+            )));
+        };
+        Ok(format!(
+            "{k} {a} {b} {} {ws}",
+            self.expr_acc(at.child(0)?, ex, at.pre)
+        ))
+    }
+
+    /// Q:IF4 (`DIf4`): the else-cond, else-then and join witnesses, then both branches.
+    fn if4(&mut self, at: &At, e: &Expr, s1: &Stmt, s2: &Stmt) -> Result<String, ExportError> {
+        let (n, pre, a, b, pad, ind) = (at.n, at.pre, &at.a, &at.b, &at.pad, at.ind);
+        let (t, f) = (at.child(1)?, at.child(2)?);
+        let (tpost, fpre, fpost) = match (&t.post, &f.pre, &f.post) {
+            (Some(x), Some(y), Some(z)) => (x, y, z),
+            _ => {
+                return Err(ExportError::Unsupported(
+                    "Q:IF4 children without pre/post".into(),
+                ))
+            }
+        };
+        // P ∧ ¬e: P, cond(¬e), then at most one lane fact (all integral).
+        let ncond = self.cond_len(e, true) + 1;
+        let fs = Self::scales(&fpre.p, 0);
+        let wec = Self::witnesses(n, "else-cond", &fs, &Self::scales(&pre.p, ncond))?;
+        // Q:IF4's else-then covers the linear constraints of the else pre only.
+        let fs_lin: Vec<BigInt> = fpre
+            .p
+            .iter()
+            .filter(|c| c.lane.is_none())
+            .map(|c| scale_of(&c.lin))
+            .collect();
+        let wet = Self::witnesses(n, "else-then", &fs_lin, &Self::scales(&tpost.p, 0))?;
+        let ps = &at.post_scales;
+        let wjt = Self::witnesses(n, "join-then", ps, &Self::scales(&tpost.p, 0))?;
+        let wje = Self::witnesses(n, "join-else", ps, &Self::scales(&fpost.p, 0))?;
+        let acc = self.expr_acc(at.child(0)?, e, pre);
+        let dt = self.node(t, s1, ind + 2)?;
+        let df = self.node(f, s2, ind + 2)?;
+        Ok(format!(
+            "DIf4 {a} {b} {acc} {wec} {wet} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})"
+        ))
+    }
+
+    /// Q:WEAK (`DWeak`): the frame, the pre and post witnesses and rewrites, the child.
+    fn weak(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
+        let (n, pre, a, b, pad) = (at.n, at.pre, &at.a, &at.b, &at.pad);
+        let c = at.child(0)?;
+        let (np, nq) = match (&c.pre, &c.post) {
+            (Some(x), Some(y)) => (x, y),
+            _ => {
+                return Err(ExportError::Unsupported(
+                    "Q:WEAK child without pre/post".into(),
+                ))
+            }
+        };
+        let k = q(&n.frame.clone().unwrap_or_else(Rat::zero));
+        let wpre = Self::witnesses(n, "pre", &Self::scales(&np.p, 0), &Self::scales(&pre.p, 0))?;
+        let rpre = self.rewrites(n, "pre", &pre.p)?;
+        let wpost = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&nq.p, 0))?;
+        let rpost = self.rewrites(n, "post", &nq.p)?;
+        let d = self.node(c, s, at.ind + 2)?;
+        Ok(format!(
+            "DWeak {a} {b} {k} {wpre} {rpre} {wpost} {rpost}\n{pad}  ({d})"
+        ))
+    }
+
+    /// Q:IFEXIT1/4 (`DIfExit1`/`DIfExit4`, spec/logic.md §4a): the then branch ordinary,
+    /// the else branch filtered for the enclosing loop's condition.
+    fn ifexit(
+        &mut self,
+        at: &At,
+        r: &str,
+        c: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+    ) -> Result<String, ExportError> {
+        let (n, a, b, pad, ind) = (at.n, &at.a, &at.b, &at.pad, at.ind);
+        let (t, f) = (at.child(1)?, at.child(2)?);
+        let (tpost, fpost) = match (&t.post, &f.post) {
+            (Some(x), Some(y)) => (x, y),
+            _ => {
+                return Err(ExportError::Unsupported(format!(
+                    "{r} children without pre/post"
+                )))
+            }
+        };
+        let filter = self.filter.clone().ok_or_else(|| {
+            ExportError::Unsupported(format!("{r} outside the body of a Q:WHILEEXIT1/2"))
+        })?;
+        let targets = vec![BigInt::one(); self.cond_len(&filter, true)];
+        let tps = Self::scales(&tpost.p, 0);
+        let wx = Self::witnesses(n, "exit", &targets, &tps)?;
+        let wjt = Self::witnesses(n, "join-then", &at.post_scales, &tps)?;
+        let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
+        let acc = self.expr_acc(at.child(0)?, c, at.pre);
+        // The then branch is an ordinary judgment: no filter inside it.
+        let saved = self.filter.take();
+        let dt = self.node(t, s1, ind + 2);
+        self.filter = saved;
+        let dt = dt?;
+        let df = self.node(f, s2, ind + 2)?;
+        let k = if r == "Q:IFEXIT1" {
+            "DIfExit1"
+        } else {
+            "DIfExit4"
+        };
+        Ok(format!(
+            "{k} {a} {b} {acc} {wx} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})"
+        ))
+    }
+
     /// The number of constraints of `cond(¬e)` (neg) or `cond(e)` (spec/logic.md §2).
     fn cond_len(&self, e: &Expr, neg: bool) -> usize {
         let p = &self.cert.program;
@@ -765,7 +823,7 @@ impl<'c> Exporter<'c> {
         }
     }
 
-    fn file(mut self) -> Result<String, ExportError> {
+    fn file(mut self, assumptions: &[Assumption]) -> Result<String, ExportError> {
         let c = self.cert;
         let p = &c.program;
         let metric = match c.metric.as_str() {
@@ -808,20 +866,89 @@ impl<'c> Exporter<'c> {
         );
         out.push_str(
             "Lemma root_ok : check_root G tab body tree bound = true.\n\
-             Proof. vm_compute. reflexivity. Qed.\n\n\
-             (** For every float model, parameter values of the declared types satisfying the\n    \
-             launch facts ([0 <= blockIdx < gridDim]), array contents and non-empty warp [w]\n    \
-             of the block: the cost of running [body] on the warp is at most [bound]. *)\n\
-             Theorem warp_bound : forall (F : fmodel) (ps : nat -> val) (arrays : nat -> Z -> val)\n  \
-             (w : nat) (s' : store) (C : Q),\n  \
-             pok G ps -> launch_ok G ps ->\n  \
-             lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->\n  \
+             Proof. vm_compute. reflexivity. Qed.\n\n",
+        );
+        out.push_str(&theorem_comment(assumptions));
+        out.push_str(
+            "Theorem warp_bound : forall (F : fmodel) (ps : nat -> val) (arrays : nat -> Z -> val)\n  \
+             (w : nat) (s' : store) (C : Q)\n  \
+             (params_typed : pok G ps) (launch_facts : launch_ok G ps)\n  \
+             (warp_nonempty : lanes G w <> [])\n  \
+             (terminates_no_runtime_error : seval G F ps (init_store G arrays) body (lanes G w) s' C),\n  \
              (C <= pval (rho_params ps) bound)%Q.\n\
              Proof. exact (bound_sound G tab body tree bound root_ok). Qed.\n\n\
              Print Assumptions warp_bound.\n",
         );
         Ok(out)
     }
+}
+
+/// The hypothesis of `warp_bound` (or the part of the Coq semantics) that stands for
+/// assumption `a` of the certificate (spec/certificate.md "Assumptions", column "Coq"):
+/// one line of the theorem's comment, naming the assumption as the kernel prints it.
+/// Exhaustive over [`Assumption`], so that an assumption added to the kernel does not
+/// export until it is mapped here.
+fn coq_hypothesis(a: &Assumption) -> String {
+    let arrays = |v: &[String]| {
+        if v.is_empty() {
+            "(no arrays)".to_string()
+        } else {
+            v.join(" ")
+        }
+    };
+    match a {
+        Assumption::Terminates => {
+            "terminates: hypothesis [terminates_no_runtime_error]: [seval] is \
+             big-step, it relates [body] only to the final store and cost of a terminating run"
+                .into()
+        }
+        Assumption::NoRuntimeError => {
+            "no-runtime-error: hypothesis [terminates_no_runtime_error]: no \
+             rule of [seval] continues past a run-time error ([bop_eval] is [None] for a division \
+             by zero, a shift amount outside [0, 63] or ill-typed operands; [no_race] for two \
+             lanes writing different values to one cell): such a run has no derivation"
+                .into()
+        }
+        Assumption::NoOverflow => "no-overflow: structural: values are [Z], integers are \
+             mathematical (the runs it excludes are those where CUDA's 32-bit value differs)"
+            .into(),
+        Assumption::Aligned(v) => format!(
+            "aligned {}: structural: [memreads]/[conflicts_of] place element [i] at byte \
+             [i * bytes] of an array starting at address 0 (sector- and bank-aligned)",
+            arrays(v)
+        ),
+        Assumption::NoAlias(v) => format!(
+            "no-alias {}: structural: the store keeps each array apart ([sa : nat -> Z -> val]); \
+             a write to one array never changes another",
+            arrays(v)
+        ),
+        Assumption::RaceFree => "race-free: outside the statement, which is about one warp: with \
+             no data race in the launch, every thread sees the values of its warp's lock-step run"
+            .into(),
+        Assumption::AtomicsUnserialized => "atomics-unserialized: structural: [body] is the \
+             certificate's program, in which atomics are the plain accesses they are lowered to"
+            .into(),
+        Assumption::WarpAlone => "warp-alone: structural: [seval] runs the warp [lanes G w] alone \
+             from [init_store G arrays] (no other warp, no cache, no contention)"
+            .into(),
+    }
+}
+
+/// The comment above `warp_bound`: its statement in words and, one line each, how the
+/// certificate's assumptions are hypotheses of the theorem or part of the Coq semantics.
+fn theorem_comment(assumptions: &[Assumption]) -> String {
+    let mut out = String::from(
+        "(** For every float model, parameter values of the declared types ([params_typed])\n    \
+         satisfying the launch facts ([launch_facts]: [0 <= blockIdx < gridDim]), array\n    \
+         contents and non-empty warp [w] of the block ([warp_nonempty]): the cost of running\n    \
+         [body] on the warp is at most [bound].\n    \
+         The certificate's assumptions (spec/certificate.md \"Assumptions\"), one for one:\n",
+    );
+    for a in assumptions {
+        let _ = writeln!(out, "    - {}", coq_hypothesis(a));
+    }
+    out.push_str("*)\n");
+    out
 }
 
 /// The comments naming the indices of `p`'s locals, parameters and arrays.

@@ -99,32 +99,20 @@ pub enum UnaryOp {
     AddrOf,
 }
 
-/// Binary operators of C (assignment operators are [`ExprKind::Assign`]).
+crate::core::ir::c_binary_ops! {
+/// Binary operators of C (assignment operators are [`ExprKind::Assign`]): those miniCUDA
+/// shares ([`crate::core::BinOp`]'s first sixteen, declared once by `c_binary_ops!`), then
+/// the ones the lowering removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Shl,
-    Shr,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
     /// `&&` (short circuit)
     LAnd,
     /// `||` (short circuit)
     LOr,
     /// `,`
     Comma,
+}
 }
 
 /// Expressions.

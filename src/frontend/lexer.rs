@@ -66,177 +66,204 @@ const PUNCTS: [&str; 49] = [
     "!", "~", "&", "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}", "#",
 ];
 
+/// The lexer's position in a file's characters, with the line and column of `chars[i]`.
+struct Cursor {
+    chars: Vec<char>,
+    i: usize,
+    line: u32,
+    col: u32,
+}
+
+impl Cursor {
+    /// The character `k` places ahead, if any.
+    fn at(&self, k: usize) -> Option<char> {
+        self.chars.get(self.i + k).copied()
+    }
+    /// Moves past one character, keeping line and column in step.
+    fn bump(&mut self) {
+        if self.at(0) == Some('\n') {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        self.i += 1;
+    }
+    /// Moves past the characters satisfying `f`.
+    fn bump_while(&mut self, f: impl Fn(char) -> bool) {
+        while self.at(0).is_some_and(&f) {
+            self.bump();
+        }
+    }
+    /// The text from `start` to the cursor.
+    fn text(&self, start: usize) -> String {
+        self.chars[start..self.i.min(self.chars.len())]
+            .iter()
+            .collect()
+    }
+}
+
 /// Lexes file `file` of `sm`. Errors: an unterminated block comment (at its start).
 pub fn lex(sm: &SourceMap, file: u32) -> Result<Vec<Token>, Diagnostic> {
     let text = match sm.files.get(file as usize) {
         Some((_, t)) => t,
         None => return Ok(Vec::new()),
     };
-    let chars: Vec<char> = text.chars().collect();
+    let mut cur = Cursor {
+        chars: text.chars().collect(),
+        i: 0,
+        line: 1,
+        col: 1,
+    };
     let mut toks = Vec::new();
-    let mut i = 0usize;
-    let (mut line, mut col) = (1u32, 1u32);
     let mut bol = true;
-    // Advance helper as a macro to keep line/col in sync.
-    macro_rules! bump {
-        () => {{
-            if chars[i] == '\n' {
-                line += 1;
-                col = 1;
-            } else {
-                col += 1;
-            }
-            i += 1;
-        }};
-    }
-    while i < chars.len() {
-        let c = chars[i];
+    while let Some(c) = cur.at(0) {
         if c == '\n' {
             bol = true;
-            bump!();
+            cur.bump();
             continue;
         }
-        if c == '\\' && i + 1 < chars.len() && (chars[i + 1] == '\n' || chars[i + 1] == '\r') {
-            bump!();
-            if chars[i] == '\r' {
-                bump!();
+        if c == '\\' && matches!(cur.at(1), Some('\n' | '\r')) {
+            cur.bump();
+            if cur.at(0) == Some('\r') {
+                cur.bump();
             }
-            if i < chars.len() && chars[i] == '\n' {
-                bump!();
+            if cur.at(0) == Some('\n') {
+                cur.bump();
             }
             continue;
         }
         if c.is_whitespace() {
-            bump!();
+            cur.bump();
             continue;
         }
-        let pos = Pos { file, line, col };
-        if c == '/' && i + 1 < chars.len() && chars[i + 1] == '/' {
-            while i < chars.len() && chars[i] != '\n' {
-                bump!();
-            }
+        let pos = Pos {
+            file,
+            line: cur.line,
+            col: cur.col,
+        };
+        if c == '/' && cur.at(1) == Some('/') {
+            cur.bump_while(|d| d != '\n');
             continue;
         }
-        if c == '/' && i + 1 < chars.len() && chars[i + 1] == '*' {
-            bump!();
-            bump!();
-            let mut closed = false;
-            while i < chars.len() {
-                if chars[i] == '*' && i + 1 < chars.len() && chars[i + 1] == '/' {
-                    bump!();
-                    bump!();
-                    closed = true;
-                    break;
-                }
-                bump!();
-            }
-            if !closed {
+        if c == '/' && cur.at(1) == Some('*') {
+            if !block_comment(&mut cur) {
                 return Err(sm.error(pos, "unterminated comment `/*`"));
             }
             continue;
         }
-        let kind;
-        if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                bump!();
-            }
-            kind = TokKind::Ident(chars[start..i].iter().collect());
-        } else if c.is_ascii_digit()
-            || (c == '.' && i + 1 < chars.len() && chars[i + 1].is_ascii_digit())
+        let kind = if c.is_ascii_alphabetic() || c == '_' {
+            let start = cur.i;
+            cur.bump_while(|d| d.is_ascii_alphanumeric() || d == '_');
+            TokKind::Ident(cur.text(start))
+        } else if c.is_ascii_digit() || (c == '.' && cur.at(1).is_some_and(|d| d.is_ascii_digit()))
         {
-            let start = i;
-            let hex =
-                c == '0' && i + 1 < chars.len() && (chars[i + 1] == 'x' || chars[i + 1] == 'X');
-            if hex {
-                bump!();
-                bump!();
-                while i < chars.len() && chars[i].is_ascii_hexdigit() {
-                    bump!();
-                }
-                let digits: String = chars[start + 2..i].iter().collect();
-                while i < chars.len() && matches!(chars[i], 'u' | 'U' | 'l' | 'L') {
-                    bump!();
-                }
-                let v = u64::from_str_radix(&digits, 16).unwrap_or(u64::MAX);
-                kind = TokKind::Int(i64::try_from(v).unwrap_or(v as i64));
-            } else {
-                let mut is_float = false;
-                while i < chars.len() {
-                    let d = chars[i];
-                    if d.is_ascii_digit() {
-                        bump!();
-                    } else if d == '.' {
-                        is_float = true;
-                        bump!();
-                    } else if (d == 'e' || d == 'E')
-                        && i + 1 < chars.len()
-                        && (chars[i + 1].is_ascii_digit()
-                            || ((chars[i + 1] == '-' || chars[i + 1] == '+')
-                                && i + 2 < chars.len()
-                                && chars[i + 2].is_ascii_digit()))
-                    {
-                        is_float = true;
-                        bump!();
-                        bump!();
-                    } else {
-                        break;
-                    }
-                }
-                let body: String = chars[start..i].iter().collect();
-                let mut fsuffix = false;
-                while i < chars.len() && matches!(chars[i], 'u' | 'U' | 'l' | 'L' | 'f' | 'F') {
-                    if matches!(chars[i], 'f' | 'F') {
-                        fsuffix = true;
-                    }
-                    bump!();
-                }
-                if is_float || fsuffix {
-                    kind = TokKind::Float(body.parse::<f64>().unwrap_or(0.0));
-                } else if body.len() > 1 && body.starts_with('0') {
-                    let v = i64::from_str_radix(&body[1..], 8).unwrap_or(i64::MAX);
-                    kind = TokKind::Int(v);
-                } else {
-                    kind = TokKind::Int(body.parse::<i64>().unwrap_or(i64::MAX));
-                }
-            }
+            number(&mut cur)
         } else if c == '"' || c == '\'' {
-            let quote = c;
-            bump!();
-            let start = i;
-            while i < chars.len() && chars[i] != quote && chars[i] != '\n' {
-                if chars[i] == '\\' && i + 1 < chars.len() {
-                    bump!();
-                }
-                bump!();
-            }
-            let s: String = chars[start..i.min(chars.len())].iter().collect();
-            if i < chars.len() && chars[i] == quote {
-                bump!();
-            }
-            kind = if quote == '"' {
-                TokKind::Str(s)
-            } else {
-                let v = char_value(&s);
-                TokKind::Int(v)
-            };
-        } else if let Some(p) = PUNCTS.iter().find(|p| {
-            p.chars()
-                .enumerate()
-                .all(|(k, pc)| chars.get(i + k) == Some(&pc))
-        }) {
+            quoted(&mut cur, c)
+        } else if let Some(p) = PUNCTS
+            .iter()
+            .find(|p| p.chars().enumerate().all(|(k, pc)| cur.at(k) == Some(pc)))
+        {
             for _ in 0..p.len() {
-                bump!();
+                cur.bump();
             }
-            kind = TokKind::Punct(p);
+            TokKind::Punct(p)
         } else {
-            bump!();
-            kind = TokKind::Unknown(c);
-        }
+            cur.bump();
+            TokKind::Unknown(c)
+        };
         toks.push(Token { kind, pos, bol });
         bol = false;
     }
     Ok(toks)
+}
+
+/// Skips a `/* … */` comment starting at the cursor; false when it is not closed.
+fn block_comment(cur: &mut Cursor) -> bool {
+    cur.bump();
+    cur.bump();
+    while cur.at(0).is_some() {
+        if cur.at(0) == Some('*') && cur.at(1) == Some('/') {
+            cur.bump();
+            cur.bump();
+            return true;
+        }
+        cur.bump();
+    }
+    false
+}
+
+/// A number starting at the cursor: hexadecimal, octal or decimal integers (suffixes
+/// `u`, `l` dropped; out of range saturates), floats (`1.0`, `2.5f`, `1e-3`).
+fn number(cur: &mut Cursor) -> TokKind {
+    let start = cur.i;
+    if cur.at(0) == Some('0') && matches!(cur.at(1), Some('x' | 'X')) {
+        cur.bump();
+        cur.bump();
+        cur.bump_while(|d| d.is_ascii_hexdigit());
+        let digits = cur.text(start + 2);
+        cur.bump_while(|d| matches!(d, 'u' | 'U' | 'l' | 'L'));
+        let v = u64::from_str_radix(&digits, 16).unwrap_or(u64::MAX);
+        return TokKind::Int(i64::try_from(v).unwrap_or(v as i64));
+    }
+    let mut is_float = false;
+    while let Some(d) = cur.at(0) {
+        if d.is_ascii_digit() {
+            cur.bump();
+        } else if d == '.' {
+            is_float = true;
+            cur.bump();
+        } else if (d == 'e' || d == 'E')
+            && (cur.at(1).is_some_and(|x| x.is_ascii_digit())
+                || (matches!(cur.at(1), Some('-' | '+'))
+                    && cur.at(2).is_some_and(|x| x.is_ascii_digit())))
+        {
+            is_float = true;
+            cur.bump();
+            cur.bump();
+        } else {
+            break;
+        }
+    }
+    let body = cur.text(start);
+    let mut fsuffix = false;
+    while let Some(d @ ('u' | 'U' | 'l' | 'L' | 'f' | 'F')) = cur.at(0) {
+        fsuffix |= matches!(d, 'f' | 'F');
+        cur.bump();
+    }
+    if is_float || fsuffix {
+        TokKind::Float(body.parse::<f64>().unwrap_or(0.0))
+    } else if body.len() > 1 && body.starts_with('0') {
+        TokKind::Int(i64::from_str_radix(&body[1..], 8).unwrap_or(i64::MAX))
+    } else {
+        TokKind::Int(body.parse::<i64>().unwrap_or(i64::MAX))
+    }
+}
+
+/// A string (`"…"`, its contents) or character (`'…'`, its value) literal starting at the
+/// cursor; it ends at the closing quote or, unterminated, at the end of the line.
+fn quoted(cur: &mut Cursor, quote: char) -> TokKind {
+    cur.bump();
+    let start = cur.i;
+    while let Some(d) = cur.at(0) {
+        if d == quote || d == '\n' {
+            break;
+        }
+        if d == '\\' && cur.at(1).is_some() {
+            cur.bump();
+        }
+        cur.bump();
+    }
+    let s = cur.text(start);
+    if cur.at(0) == Some(quote) {
+        cur.bump();
+    }
+    if quote == '"' {
+        TokKind::Str(s)
+    } else {
+        TokKind::Int(char_value(&s))
+    }
 }
 
 fn char_value(s: &str) -> i64 {

@@ -1,5 +1,6 @@
 //! Output of `warpcert check CERT [--source FILE]`: the independent kernel's verdict as text
-//! (its own rendering) or as a JSON object.
+//! (its own rendering) or as a JSON object; and `export-coq`'s JSON result (the export
+//! runs the kernel first).
 
 use super::error::FORMAT_VERSION;
 use super::Format;
@@ -68,4 +69,41 @@ pub fn check_report(
             format!("{obj:#}\n")
         }
     }
+}
+
+/// The line shown instead of a bound when the kernel rejects a certificate (`analyze`,
+/// `bench`): the rejection, that no bound is given, and where the certificate was written.
+pub fn rejected_no_bound(r: &Rejection, written_to: Option<&str>) -> String {
+    let written = written_to
+        .map(|p| format!(" (certificate written to {p})"))
+        .unwrap_or_default();
+    format!("certificate REJECTED by the kernel, no bound: {r}{written}")
+}
+
+/// The kernel's acceptance in one line, with the bound it checked (`analyze`, the certified
+/// companion of `--relation`).
+pub fn accepted_line(v: &Verdict) -> String {
+    format!("accepted by the kernel (bound {})", v.bound)
+}
+
+/// `export-coq --format json`: `{format_version, certificate, exported: true, output, coq}`
+/// (`coq` the file's text when no `-o` was given) for `Ok((output, coq_text))`, and
+/// `{format_version, certificate, exported: false, reason}` for `Err(reason)`.
+pub fn export_json(cert: &str, result: Result<(Option<&Path>, &str), &str>) -> String {
+    let obj = match result {
+        Ok((out, v)) => serde_json::json!({
+            "format_version": FORMAT_VERSION,
+            "certificate": cert,
+            "exported": true,
+            "output": out.map(|p| p.display().to_string()),
+            "coq": if out.is_none() { Some(v) } else { None },
+        }),
+        Err(reason) => serde_json::json!({
+            "format_version": FORMAT_VERSION,
+            "certificate": cert,
+            "exported": false,
+            "reason": reason,
+        }),
+    };
+    format!("{obj:#}")
 }

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod bound;
 pub mod check;
+pub mod coverage;
 pub mod error;
 pub mod relation;
 pub mod scaling;
@@ -34,6 +35,24 @@ pub fn render<T: Serialize + ?Sized>(
             .map(|s| s + "\n")
             .map_err(|e| e.to_string()),
     }
+}
+
+/// `analyze`'s warning beside the bounds when the interleaving semantics finds a data race
+/// on a small launch (`block`, `grid`, every `int` parameter `threads`, zero inputs):
+/// `race` the race found; the bounds assume `race-free` (spec/certificate.md).
+pub fn race_warning(block: [u32; 3], grid: [u32; 3], threads: i64, race: &str) -> String {
+    format!(
+        "warning: data race on a small launch (block {}x{}x{}, grid {}x{}x{}, int parameters {threads}, zero inputs): {race}; the bounds assume race freedom (race-free)",
+        block[0], block[1], block[2], grid[0], grid[1], grid[2]
+    )
+}
+
+/// `analyze`'s note when neither `--block` nor a `//--blockDim=` header gives the block.
+pub fn default_block_note(block: [u32; 3]) -> String {
+    format!(
+        "note: no --block and no //--blockDim= header: using block {}x{}x{}",
+        block[0], block[1], block[2]
+    )
 }
 
 /// The certificate part of an analysis report.

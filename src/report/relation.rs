@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 use std::fmt::Write;
+use warpcert_kernel::witness::{WitnessError, WitnessVerdict};
+use warpcert_kernel::{Rejection, Verdict};
 
 /// `exact / total` for one kind of construct.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
@@ -115,6 +117,160 @@ pub struct RelationReport {
     pub certified: Option<Certified>,
     /// Analysis time, milliseconds.
     pub time_ms: f64,
+}
+
+/// The certification note of a relational formula (spec/relational.md §9).
+pub const NOT_CERTIFIED: &str = "formula not certified by the kernel (spec/relational.md §9)";
+
+/// The kernel's verdict on a lower-bound witness, in one line.
+pub fn witness_verdict(v: &Result<WitnessVerdict, WitnessError>) -> String {
+    match v {
+        Ok(v) => format!(
+            "witness replayed by the independent kernel: accepted (cost {})",
+            v.cost
+        ),
+        Err(e) => format!("witness REJECTED by the kernel: {e}"),
+    }
+}
+
+/// The outcome of one kernel-replayed point check of a relational formula, at the
+/// parameter value `value` (every scalar parameter takes it).
+#[derive(Clone, Debug)]
+pub enum PointCheck {
+    /// The replay would exceed the budget: skipped, with the reason.
+    Skipped(i64, String),
+    /// No witness could be built at this point, with the reason.
+    NoWitness(i64, String),
+    /// The kernel replayed the witness: its cost, whether it agrees with the formula
+    /// (equal for an exact formula, at most it for an upper one), the formula's value.
+    Replayed {
+        /// The parameter value.
+        value: i64,
+        /// The replayed cost.
+        cost: String,
+        /// Whether cost and formula agree.
+        ok: bool,
+        /// The formula at the point.
+        bound: String,
+    },
+    /// The kernel rejected the witness, with its reason.
+    Rejected(i64, String),
+    /// The formula cannot be evaluated at the point.
+    NotEvaluable(i64),
+}
+
+/// The certification note of a relational formula with its point checks: "passed" only
+/// when at least one point was checked and none failed.
+pub fn point_check_note(points: &[PointCheck]) -> String {
+    let (mut checked, mut skipped, mut all_ok) = (0, 0, true);
+    let shown: Vec<String> = points
+        .iter()
+        .map(|p| match p {
+            PointCheck::Skipped(v, e) => {
+                skipped += 1;
+                format!("params={v}: {e}")
+            }
+            PointCheck::NoWitness(v, e) => format!("no check at {v}: {e}"),
+            PointCheck::Replayed {
+                value,
+                cost,
+                ok,
+                bound,
+            } => {
+                checked += 1;
+                all_ok &= ok;
+                let vs = if *ok { "vs" } else { "CONTRADICTS" };
+                format!("params={value}: replayed {cost} {vs} bound {bound}")
+            }
+            PointCheck::Rejected(v, e) => {
+                checked += 1;
+                all_ok = false;
+                format!("params={v}: witness rejected by the kernel: {e}")
+            }
+            PointCheck::NotEvaluable(v) => {
+                checked += 1;
+                format!("params={v}: bound not evaluable")
+            }
+        })
+        .collect();
+    let verdict = if !all_ok {
+        "FAILED".to_string()
+    } else if checked == 0 {
+        "skipped".to_string()
+    } else if skipped > 0 {
+        format!(
+            "passed at {checked} of {} points, {skipped} skipped",
+            points.len()
+        )
+    } else {
+        "passed".to_string()
+    };
+    format!(
+        "{NOT_CERTIFIED}; kernel-replayed point checks {verdict} ({})",
+        shown.join("; ")
+    )
+}
+
+/// The kernel's verdict on the certified companion's certificate, in one line.
+pub fn companion_verdict(v: &Result<Verdict, Rejection>) -> String {
+    match v {
+        Ok(v) => super::check::accepted_line(v),
+        Err(e) => format!("REJECTED by the kernel: {e}"),
+    }
+}
+
+/// Why there is no certified companion: the RaCUDA-logic analysis failed.
+pub fn no_companion(why: &str) -> String {
+    format!("no RaCUDA-logic certificate: {why}")
+}
+
+/// A relational formula against the certified bound at `n` sampled points: how many
+/// equal, how many below, the first point above (formula, certified, point) if any.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// Points where the formula could be evaluated.
+    pub n: usize,
+    /// Points where formula = certified bound.
+    pub equal: usize,
+    /// Points where formula < certified bound.
+    pub below: usize,
+    /// The first point where formula > certified bound.
+    pub above: Option<(String, String, String)>,
+    /// Whether the formula is exact (then a point above is a contradiction).
+    pub exact: bool,
+}
+
+/// The comparison in one line. An exact formula above a certified upper bound would be a
+/// contradiction (one of the two analyses unsound); an upper formula above it is only looser.
+pub fn comparison_note(c: &Comparison) -> String {
+    let n = c.n;
+    let above = c
+        .above
+        .as_ref()
+        .map(|(f, b, at)| format!("formula {f} > certified {b} at {at}"));
+    match above {
+        Some(w) if c.exact => format!(
+            "CONTRADICTION: the exact formula exceeds the certified bound at some of {n} sampled points ({w})"
+        ),
+        Some(w) => format!(
+            "the certified bound is tighter than the formula at some of {n} sampled points ({w})"
+        ),
+        None if c.equal == n => format!("formula = certified bound at all {n} sampled points"),
+        None => format!(
+            "formula ≤ certified bound at all {n} sampled points (equal at {}, below at {})",
+            c.equal, c.below
+        ),
+    }
+}
+
+/// `--relation lower` when no lower-bound witness could be built, with the reason.
+pub fn no_witness_note(why: &str) -> String {
+    format!("no witness: {why}")
+}
+
+/// `--relation exact` on a kernel the analysis is not exact for (its upper bound).
+pub fn not_exact_note(upper: &str) -> String {
+    format!("the analysis is not exact for this kernel (upper bound {upper})")
 }
 
 /// Renders relational results as text.

@@ -1,8 +1,11 @@
 //! Text output of `warpcert run --semantics parallel|smallstep|interleaving|simt` and of
-//! `warpcert derive` (issue 6).
+//! `warpcert derive` (issue 6), and `derive`'s JSON.
 
+use super::bound;
+use super::error::FORMAT_VERSION;
 use crate::core::metric::Q;
 use crate::core::{Metric, MetricName};
+use crate::semantics::derivation::{render_threads, Derivation};
 use std::fmt::Write;
 
 /// `parallel`: one line per metric with the block's work `W`, span `S` and `W/P + S`.
@@ -96,4 +99,35 @@ pub fn summary_json(
     obj.insert("trace".into(), shown.into());
     obj.insert("trace_lines".into(), trace.len().into());
     serde_json::to_string_pretty(&serde_json::Value::Object(obj)).unwrap_or_default()
+}
+
+/// `derive --format json`: the derivation of warp `warp` of block 0 as JSON — the nodes in
+/// preorder, each with its `depth` (0 for the root), rule, threads, cost per metric and
+/// phrase, so that a deep derivation does not make a deeply nested document.
+pub fn derivation_json(d: &Derivation, metrics: &[Metric], kernel: &str, warp: u64) -> String {
+    let mut nodes = Vec::new();
+    let mut stack = vec![(d, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        let cost: serde_json::Map<String, serde_json::Value> = metrics
+            .iter()
+            .zip(&n.cost)
+            .map(|(m, c)| (m.name.to_string(), bound::rational(c).into()))
+            .collect();
+        nodes.push(serde_json::json!({
+            "depth": depth,
+            "rule": n.rule,
+            "threads": render_threads(&n.threads),
+            "cost": cost,
+            "phrase": n.phrase,
+        }));
+        stack.extend(n.children.iter().rev().map(|c| (c, depth + 1)));
+    }
+    let obj = serde_json::json!({
+        "format_version": FORMAT_VERSION,
+        "kernel": kernel,
+        "block": [0, 0, 0],
+        "warp": warp,
+        "nodes": nodes,
+    });
+    serde_json::to_string_pretty(&obj).unwrap_or_default()
 }

@@ -196,6 +196,9 @@ impl Lat {
     }
 }
 
+/// What one step did: its rule, the resource it charges (if any) and its latency.
+type Step = (&'static str, Option<Res>, u64);
+
 #[derive(Clone, Debug)]
 enum Item<'p> {
     Stmt(&'p Stmt),
@@ -379,7 +382,7 @@ impl<'a> Machine<'a> {
         };
         let mask = ws.masks.last().cloned().unwrap_or_default();
         let pop = |ws: &mut WarpState<'_>| ws.vals.pop().unwrap_or_default();
-        let (rule, res, lat): (&'static str, Option<Res>, u64) = match it {
+        let (rule, res, lat): Step = match it {
             Item::Opd(o, ctx) => {
                 let (fam, r, rule) = self.opd(w, o, &mask)?;
                 ws.vals.push(fam);
@@ -413,28 +416,7 @@ impl<'a> Machine<'a> {
                 ws.vals.push(r);
                 ("ES:UOP", Some(Res::Op), self.lat.of(Res::Op))
             }
-            Item::Read(arr) => {
-                let ix = index_family(pop(ws), arr)?;
-                let cells = mem.array(arr).ok_or_else(|| SemError::Undeclared {
-                    kind: "array",
-                    name: arr.to_string(),
-                })?;
-                ws.vals.push(ix.iter().map(|&i| cells.get(i)).collect());
-                let (kind, n, rule) = match cells.space {
-                    Space::Global => (
-                        AccRes::GRead,
-                        mem_reads(&ix, cells.elem_bytes, self.hw),
-                        "ES:GARR",
-                    ),
-                    Space::Shared => (
-                        AccRes::SRead,
-                        conflicts(&ix, cells.elem_bytes, self.hw),
-                        "ES:SARR",
-                    ),
-                };
-                ws.usage.charge_access(kind, n);
-                (rule, None, self.lat.of_acc(kind, n))
-            }
+            Item::Read(arr) => self.read(ws, mem, arr)?,
             Item::Assign(x) => {
                 let v = *self.var_idx.get(x).ok_or_else(|| SemError::Undeclared {
                     kind: "local",
@@ -446,95 +428,12 @@ impl<'a> Machine<'a> {
                 }
                 ("SS:VWRITE", Some(Res::VWrite), self.lat.of(Res::VWrite))
             }
-            Item::Write(a, loc) => {
-                let vals = pop(ws);
-                let ix = index_family(pop(ws), a)?;
-                let slot = self
-                    .prog
-                    .arrays
-                    .iter()
-                    .position(|d| d.name == a)
-                    .ok_or_else(|| SemError::Undeclared {
-                        kind: "array",
-                        name: a.to_string(),
-                    })?;
-                let cells = &mut mem.arrays[slot];
-                let mut order: Vec<usize> = (0..ix.len()).collect();
-                order.sort_by_key(|&k| (ix[k], k));
-                for p in order.windows(2) {
-                    if ix[p[0]] == ix[p[1]] && !vals[p[0]].same_bits(vals[p[1]]) {
-                        return Ok(Err(Stuck::DataRace {
-                            warp: w,
-                            array: a.to_string(),
-                            index: ix[p[0]],
-                            loc,
-                        }));
-                    }
-                }
-                for (&i, &v) in ix.iter().zip(&vals) {
-                    cells.set(i, v);
-                }
-                let (kind, n, rule) = match cells.space {
-                    Space::Global => (
-                        AccRes::GWrite,
-                        mem_reads(&ix, cells.elem_bytes, self.hw),
-                        "SS:GWRITE",
-                    ),
-                    Space::Shared => (
-                        AccRes::SWrite,
-                        conflicts(&ix, cells.elem_bytes, self.hw),
-                        "SS:SWRITE",
-                    ),
-                };
-                ws.usage.charge_access(kind, n);
-                (rule, None, self.lat.of_acc(kind, n))
-            }
-            Item::IfTest(s) => {
-                let c = pop(ws);
-                let (tt, tf) = split(&mask, c)?;
-                let Stmt::If(_, s1, s2, _) = s else {
-                    return Err(SemError::Type("if test on a non-if".into()));
-                };
-                let rule = if tf.is_empty() {
-                    ws.items.push(Item::Stmt(s1));
-                    "SS:IFT"
-                } else if tt.is_empty() {
-                    ws.items.push(Item::Stmt(s2));
-                    "SS:IFF"
-                } else {
-                    // switch(𝒯_T, s1); switch∘(𝒯_F, s2)
-                    ws.items.push(Item::PopPaid);
-                    ws.items.push(Item::Stmt(s2));
-                    ws.items.push(Item::Push(tf));
-                    ws.items.push(Item::Pop);
-                    ws.items.push(Item::Stmt(s1));
-                    ws.items.push(Item::Push(tt));
-                    "SS:IFD"
-                };
-                (rule, Some(Res::If), self.lat.of(Res::If))
-            }
-            Item::LoopTest(s) => {
-                let c = pop(ws);
-                let (tt, tf) = split(&mask, c)?;
-                let Stmt::While(_, body, _) = s else {
-                    return Err(SemError::Type("loop test on a non-loop".into()));
-                };
-                if tt.is_empty() {
-                    // if F then … else skip
-                } else if tf.is_empty() {
-                    ws.items.push(Item::Loop(s));
-                    ws.items.push(Item::Stmt(body));
-                } else {
-                    // switch(𝒯_T, s; while (e) s); switch∘(𝒯_F, skip)
-                    ws.items.push(Item::PopPaid);
-                    ws.items.push(Item::Push(tf));
-                    ws.items.push(Item::Pop);
-                    ws.items.push(Item::Loop(s));
-                    ws.items.push(Item::Stmt(body));
-                    ws.items.push(Item::Push(tt));
-                }
-                ("SS:WHILE", Some(Res::If), self.lat.of(Res::If))
-            }
+            Item::Write(a, loc) => match self.write(w, ws, mem, a, loc)? {
+                Ok(x) => x,
+                Err(stuck) => return Ok(Err(stuck)),
+            },
+            Item::IfTest(s) => self.if_test(ws, &mask, s)?,
+            Item::LoopTest(s) => self.loop_test(ws, &mask, s)?,
             Item::PopPaid => {
                 ws.masks.pop();
                 ("SS:SWITCHPAID", Some(Res::Div), self.lat.of(Res::Div))
@@ -550,6 +449,148 @@ impl<'a> Machine<'a> {
         }
         ws.steps += 1;
         Ok(Ok((rule, lat)))
+    }
+
+    /// ES:GARR / ES:SARR: the cells of `arr` at the index family on top of the value stack,
+    /// charged `MemReads` / `Conflicts`.
+    fn read(&self, ws: &mut WarpState<'a>, mem: &Memory, arr: &str) -> Result<Step, SemError> {
+        let pop = |ws: &mut WarpState<'_>| ws.vals.pop().unwrap_or_default();
+        let ix = index_family(pop(ws), arr)?;
+        let cells = mem.array(arr).ok_or_else(|| SemError::Undeclared {
+            kind: "array",
+            name: arr.to_string(),
+        })?;
+        ws.vals.push(ix.iter().map(|&i| cells.get(i)).collect());
+        let (kind, n, rule) = match cells.space {
+            Space::Global => (
+                AccRes::GRead,
+                mem_reads(&ix, cells.elem_bytes, self.hw),
+                "ES:GARR",
+            ),
+            Space::Shared => (
+                AccRes::SRead,
+                conflicts(&ix, cells.elem_bytes, self.hw),
+                "ES:SARR",
+            ),
+        };
+        ws.usage.charge_access(kind, n);
+        Ok((rule, None, self.lat.of_acc(kind, n)))
+    }
+
+    /// SS:GWRITE / SS:SWRITE: the value family into `a` at the index family below it, or a
+    /// data race when two lanes write different values to one cell.
+    fn write(
+        &self,
+        w: usize,
+        ws: &mut WarpState<'a>,
+        mem: &mut Memory,
+        a: &str,
+        loc: Loc,
+    ) -> Result<Result<Step, Stuck>, SemError> {
+        let pop = |ws: &mut WarpState<'_>| ws.vals.pop().unwrap_or_default();
+        let vals = pop(ws);
+        let ix = index_family(pop(ws), a)?;
+        let slot = self
+            .prog
+            .arrays
+            .iter()
+            .position(|d| d.name == a)
+            .ok_or_else(|| SemError::Undeclared {
+                kind: "array",
+                name: a.to_string(),
+            })?;
+        let cells = &mut mem.arrays[slot];
+        let mut order: Vec<usize> = (0..ix.len()).collect();
+        order.sort_by_key(|&k| (ix[k], k));
+        for p in order.windows(2) {
+            if ix[p[0]] == ix[p[1]] && !vals[p[0]].same_bits(vals[p[1]]) {
+                return Ok(Err(Stuck::DataRace {
+                    warp: w,
+                    array: a.to_string(),
+                    index: ix[p[0]],
+                    loc,
+                }));
+            }
+        }
+        for (&i, &v) in ix.iter().zip(&vals) {
+            cells.set(i, v);
+        }
+        let (kind, n, rule) = match cells.space {
+            Space::Global => (
+                AccRes::GWrite,
+                mem_reads(&ix, cells.elem_bytes, self.hw),
+                "SS:GWRITE",
+            ),
+            Space::Shared => (
+                AccRes::SWrite,
+                conflicts(&ix, cells.elem_bytes, self.hw),
+                "SS:SWRITE",
+            ),
+        };
+        ws.usage.charge_access(kind, n);
+        Ok(Ok((rule, None, self.lat.of_acc(kind, n))))
+    }
+
+    /// SS:IFT / SS:IFF / SS:IFD: the branch (or both, under `switch`) of the `if` `s`.
+    fn if_test(
+        &self,
+        ws: &mut WarpState<'a>,
+        mask: &[usize],
+        s: &'a Stmt,
+    ) -> Result<Step, SemError> {
+        let pop = |ws: &mut WarpState<'_>| ws.vals.pop().unwrap_or_default();
+        let c = pop(ws);
+        let (tt, tf) = split(mask, c)?;
+        let Stmt::If(_, s1, s2, _) = s else {
+            return Err(SemError::Type("if test on a non-if".into()));
+        };
+        let rule = if tf.is_empty() {
+            ws.items.push(Item::Stmt(s1));
+            "SS:IFT"
+        } else if tt.is_empty() {
+            ws.items.push(Item::Stmt(s2));
+            "SS:IFF"
+        } else {
+            // switch(𝒯_T, s1); switch∘(𝒯_F, s2)
+            ws.items.push(Item::PopPaid);
+            ws.items.push(Item::Stmt(s2));
+            ws.items.push(Item::Push(tf));
+            ws.items.push(Item::Pop);
+            ws.items.push(Item::Stmt(s1));
+            ws.items.push(Item::Push(tt));
+            "SS:IFD"
+        };
+        Ok((rule, Some(Res::If), self.lat.of(Res::If)))
+    }
+
+    /// SS:WHILE: the next iteration of the loop `s` for the lanes whose test is true.
+    fn loop_test(
+        &self,
+        ws: &mut WarpState<'a>,
+        mask: &[usize],
+        s: &'a Stmt,
+    ) -> Result<Step, SemError> {
+        let pop = |ws: &mut WarpState<'_>| ws.vals.pop().unwrap_or_default();
+        let c = pop(ws);
+        let (tt, tf) = split(mask, c)?;
+        let Stmt::While(_, body, _) = s else {
+            return Err(SemError::Type("loop test on a non-loop".into()));
+        };
+        if tt.is_empty() {
+            // if F then … else skip
+        } else if tf.is_empty() {
+            ws.items.push(Item::Loop(s));
+            ws.items.push(Item::Stmt(body));
+        } else {
+            // switch(𝒯_T, s; while (e) s); switch∘(𝒯_F, skip)
+            ws.items.push(Item::PopPaid);
+            ws.items.push(Item::Push(tf));
+            ws.items.push(Item::Pop);
+            ws.items.push(Item::Loop(s));
+            ws.items.push(Item::Stmt(body));
+            ws.items.push(Item::Push(tt));
+        }
+        Ok(("SS:WHILE", Some(Res::If), self.lat.of(Res::If)))
     }
 }
 

@@ -63,126 +63,8 @@ impl Parser<'_> {
             });
         }
         if let Some(w) = t.ident() {
-            match w {
-                "if" => {
-                    self.i += 1;
-                    self.expect("(")?;
-                    let c = self.checked(Self::expr)?;
-                    self.expect(")")?;
-                    let a = self.stmt()?;
-                    let b = if self.at_ident("else") {
-                        self.i += 1;
-                        Some(Box::new(self.stmt()?))
-                    } else {
-                        None
-                    };
-                    return Ok(Stmt {
-                        kind: StmtKind::If(c, Box::new(a), b),
-                        pos,
-                    });
-                }
-                "while" => {
-                    self.i += 1;
-                    self.expect("(")?;
-                    let c = self.checked(Self::expr)?;
-                    self.expect(")")?;
-                    let b = self.stmt()?;
-                    return Ok(Stmt {
-                        kind: StmtKind::While(c, Box::new(b)),
-                        pos,
-                    });
-                }
-                "do" => {
-                    self.i += 1;
-                    let b = self.stmt()?;
-                    if !self.at_ident("while") {
-                        return self.err(format!(
-                            "expected `while` after `do` body, found {}",
-                            self.found()
-                        ));
-                    }
-                    self.i += 1;
-                    self.expect("(")?;
-                    let c = self.checked(Self::expr)?;
-                    self.expect(")")?;
-                    self.expect(";")?;
-                    return Ok(Stmt {
-                        kind: StmtKind::DoWhile(Box::new(b), c),
-                        pos,
-                    });
-                }
-                "for" => {
-                    self.i += 1;
-                    self.expect("(")?;
-                    let init = if self.at(";") {
-                        self.i += 1;
-                        None
-                    } else if self.starts_decl() {
-                        let ipos = self.pos();
-                        let k = self.decl_stmt()?;
-                        Some(Box::new(Stmt { kind: k, pos: ipos }))
-                    } else {
-                        let ipos = self.pos();
-                        let e = self.checked(Self::expr)?;
-                        self.expect(";")?;
-                        Some(Box::new(Stmt {
-                            kind: StmtKind::Expr(e),
-                            pos: ipos,
-                        }))
-                    };
-                    let cond = if self.at(";") {
-                        None
-                    } else {
-                        Some(self.checked(Self::expr)?)
-                    };
-                    self.expect(";")?;
-                    let step = if self.at(")") {
-                        None
-                    } else {
-                        Some(self.checked(Self::expr)?)
-                    };
-                    self.expect(")")?;
-                    let body = self.stmt()?;
-                    return Ok(Stmt {
-                        kind: StmtKind::For(init, cond, step, Box::new(body)),
-                        pos,
-                    });
-                }
-                "break" | "continue" => {
-                    self.i += 1;
-                    self.expect(";")?;
-                    return Ok(Stmt {
-                        kind: if w == "break" {
-                            StmtKind::Break
-                        } else {
-                            StmtKind::Continue
-                        },
-                        pos,
-                    });
-                }
-                "return" => {
-                    self.i += 1;
-                    let e = if self.at(";") {
-                        None
-                    } else {
-                        Some(self.checked(Self::expr)?)
-                    };
-                    self.expect(";")?;
-                    return Ok(Stmt {
-                        kind: StmtKind::Return(e),
-                        pos,
-                    });
-                }
-                "goto" | "switch" | "case" | "default" | "asm" | "__asm__" | "try" | "throw" => {
-                    return self.err(format!(
-                        "`{w}` is not supported by warpcert (cannot be modelled in miniCUDA)"
-                    ));
-                }
-                "struct" | "union" | "class" | "enum" => {
-                    return self.err(format!("`{w}` declarations are not supported by warpcert (structs cannot be modelled)"));
-                }
-                "template" => return self.err("templates are not supported by warpcert"),
-                _ => {}
+            if let Some(st) = self.keyword_stmt(w, pos)? {
+                return Ok(st);
             }
             // cooperative groups: `[cg::]thread_block b = [cg::]this_thread_block();` is
             // dropped; `[cg::]sync(b);`, `[cg::]synchronize(b);`, `b.sync();` are the barrier
@@ -205,6 +87,141 @@ impl Parser<'_> {
         self.expect(";")?;
         Ok(Stmt {
             kind: StmtKind::Expr(e),
+            pos,
+        })
+    }
+
+    /// The statement starting with keyword `w` at `pos` (`if`, loops, jumps), an error
+    /// naming an unsupported statement, or `None` when `w` starts no such statement.
+    fn keyword_stmt(&mut self, w: &str, pos: Pos) -> PResult<Option<Stmt>> {
+        match w {
+            "if" => {
+                self.i += 1;
+                self.expect("(")?;
+                let c = self.checked(Self::expr)?;
+                self.expect(")")?;
+                let a = self.stmt()?;
+                let b = if self.at_ident("else") {
+                    self.i += 1;
+                    Some(Box::new(self.stmt()?))
+                } else {
+                    None
+                };
+                return Ok(Some(Stmt {
+                    kind: StmtKind::If(c, Box::new(a), b),
+                    pos,
+                }));
+            }
+            "while" => {
+                self.i += 1;
+                self.expect("(")?;
+                let c = self.checked(Self::expr)?;
+                self.expect(")")?;
+                let b = self.stmt()?;
+                return Ok(Some(Stmt {
+                    kind: StmtKind::While(c, Box::new(b)),
+                    pos,
+                }));
+            }
+            "do" => return self.do_stmt(pos).map(Some),
+            "for" => return self.for_stmt(pos).map(Some),
+            "break" | "continue" => {
+                self.i += 1;
+                self.expect(";")?;
+                return Ok(Some(Stmt {
+                    kind: if w == "break" {
+                        StmtKind::Break
+                    } else {
+                        StmtKind::Continue
+                    },
+                    pos,
+                }));
+            }
+            "return" => {
+                self.i += 1;
+                let e = if self.at(";") {
+                    None
+                } else {
+                    Some(self.checked(Self::expr)?)
+                };
+                self.expect(";")?;
+                return Ok(Some(Stmt {
+                    kind: StmtKind::Return(e),
+                    pos,
+                }));
+            }
+            "goto" | "switch" | "case" | "default" | "asm" | "__asm__" | "try" | "throw" => {
+                return self.err(format!(
+                    "`{w}` is not supported by warpcert (cannot be modelled in miniCUDA)"
+                ));
+            }
+            "struct" | "union" | "class" | "enum" => {
+                return self.err(format!(
+                    "`{w}` declarations are not supported by warpcert (structs cannot be modelled)"
+                ));
+            }
+            "template" => return self.err("templates are not supported by warpcert"),
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// `for (init; cond; step) body`, after the keyword `for` (at `pos`).
+    fn for_stmt(&mut self, pos: Pos) -> PResult<Stmt> {
+        self.i += 1;
+        self.expect("(")?;
+        let init = if self.at(";") {
+            self.i += 1;
+            None
+        } else if self.starts_decl() {
+            let ipos = self.pos();
+            let k = self.decl_stmt()?;
+            Some(Box::new(Stmt { kind: k, pos: ipos }))
+        } else {
+            let ipos = self.pos();
+            let e = self.checked(Self::expr)?;
+            self.expect(";")?;
+            Some(Box::new(Stmt {
+                kind: StmtKind::Expr(e),
+                pos: ipos,
+            }))
+        };
+        let cond = if self.at(";") {
+            None
+        } else {
+            Some(self.checked(Self::expr)?)
+        };
+        self.expect(";")?;
+        let step = if self.at(")") {
+            None
+        } else {
+            Some(self.checked(Self::expr)?)
+        };
+        self.expect(")")?;
+        let body = self.stmt()?;
+        Ok(Stmt {
+            kind: StmtKind::For(init, cond, step, Box::new(body)),
+            pos,
+        })
+    }
+
+    /// `do body while (cond);`, after the keyword `do` (at `pos`).
+    fn do_stmt(&mut self, pos: Pos) -> PResult<Stmt> {
+        self.i += 1;
+        let b = self.stmt()?;
+        if !self.at_ident("while") {
+            return self.err(format!(
+                "expected `while` after `do` body, found {}",
+                self.found()
+            ));
+        }
+        self.i += 1;
+        self.expect("(")?;
+        let c = self.checked(Self::expr)?;
+        self.expect(")")?;
+        self.expect(";")?;
+        Ok(Stmt {
+            kind: StmtKind::DoWhile(Box::new(b), c),
             pos,
         })
     }

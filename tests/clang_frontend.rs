@@ -324,3 +324,119 @@ fn analyze_every_kernel() {
         .collect();
     assert_eq!(kernels, ["scale<float,128>", "scale<int,64>", "plain"]);
 }
+
+/// Runs `p` on one warp of 32 threads with `inputs`, returning the run.
+fn run32(p: &Program, metric: MetricName, inputs: &Inputs) -> warpcert::semantics::run::KernelRun {
+    run_kernel(
+        p,
+        &[Metric::standard(metric)],
+        &Hardware::default(),
+        &launch32(),
+        &Params::new(),
+        inputs,
+    )
+    .expect("runs")
+}
+
+fn ramp(name: &str, n: i64, float: bool) -> Inputs {
+    let v = (0..n)
+        .map(|k| {
+            if float {
+                Value::Float(k as f64)
+            } else {
+                Value::Int(k)
+            }
+        })
+        .collect();
+    Inputs::zero().with_array(name, ArrayInit::Values(v))
+}
+
+/// `p += 32` in a loop (`pointers.cu`): with `a[k] = k` lane `t` sums `a[t + 32j]`,
+/// `j < 4`, = `4t + 192` (the C code by hand); sectors per warp 4·4 reads + 4 for the
+/// write = 20 (each access 32 consecutive aligned floats = 4 sectors of 32 bytes), both by
+/// the semantics and as the checked bound.
+#[test]
+fn pointer_moved_in_a_loop() {
+    if !have_clang("pointer_moved_in_a_loop") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let p = lower(&cp, "strided_walk", &launch32());
+    let run = run32(&p, MetricName::Sectors, &ramp("a", 128, true));
+    for t in 0..32i64 {
+        assert_eq!(
+            run.memory.read("out", t),
+            Some(Value::Float((4 * t + 192) as f64)),
+            "lane {t}"
+        );
+    }
+    let m = run.metric(MetricName::Sectors).expect("sectors");
+    assert_eq!(
+        m.max_per_warp,
+        num_rational::BigRational::from_integer(20.into())
+    );
+    let o = warpcert(
+        &[
+            "analyze",
+            "tests/data/clang/pointers.cu",
+            "--kernel",
+            "strided_walk",
+            "--metric",
+            "sectors",
+            "--block",
+            "32",
+            "--grid",
+            "1",
+            "--frontend",
+            "clang",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("accepted by the kernel (bound 20)"), "{text}");
+}
+
+/// A moved parameter, `*q++` as a value, a pointer comparison and a difference: with
+/// `src[k] = k` lane `t` stores `2t + (2t + 1) + 2 = 4t + 3` at `dst[t]` (by hand).
+#[test]
+fn pointer_post_increment_compare_difference() {
+    if !have_clang("pointer_post_increment_compare_difference") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let p = lower(&cp, "post_increment", &launch32());
+    let run = run32(&p, MetricName::Steps, &ramp("src", 64, false));
+    for t in 0..32i64 {
+        assert_eq!(
+            run.memory.read("dst", t),
+            Some(Value::Int(4 * t + 3)),
+            "lane {t}"
+        );
+    }
+}
+
+/// A pointer whose array depends on a branch is a located error naming both arrays.
+#[test]
+fn pointer_array_depending_on_control_flow_is_an_error() {
+    if !have_clang("pointer_array_depending_on_control_flow_is_an_error") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let inst = cp
+        .instances
+        .iter()
+        .find(|i| i.display == "which_array")
+        .expect("kernel");
+    let e = clang::lower(
+        &cp,
+        inst,
+        &launch32(),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .expect_err("not expressible");
+    assert!(e.message.contains("points into `a`"), "{e}");
+    assert!(e.message.contains("pointer into `b`"), "{e}");
+    assert_eq!(e.line, 38, "{e}");
+}

@@ -87,7 +87,7 @@ impl Conv<'_> {
                 let a = first(n).ok_or_else(|| pos_err(&self.sm, p, "empty operator"))?;
                 let op = n.opcode.clone().unwrap_or_default();
                 match op.as_str() {
-                    "++" | "--" => ExprKind::IncDec { pre: !n.is_postfix, inc: op == "++", e: Box::new(self.expr(a)?) },
+                    "++" | "--" => return self.inc_dec(n, a, op == "++"),
                     "&" => return self.address_of(n, a),
                     "*" => {
                         if let Some(x) = self.record_field_lvalue(n)? {
@@ -192,12 +192,23 @@ impl Conv<'_> {
                 _ => None,
             }
         };
-        if matches!(ta, Ty::Ptr(_)) && matches!(tb, Ty::Ptr(_)) && sym == "-" {
-            return self.err(n, "pointer difference is not supported");
-        }
-        let la = self.expr(a)?;
+        let mut la = self.expr(a)?;
         let mut rb = self.expr(b)?;
-        let mut la = la;
+        if matches!(ta, Ty::Ptr(_)) && matches!(tb, Ty::Ptr(_)) && op == "-" {
+            // a difference of record pointers counts records: the view offsets' difference
+            // divided by the stride (both offsets are multiples of it)
+            let d = e(
+                ExprKind::Binary(BinaryOp::Sub, Box::new(la), Box::new(rb)),
+                p,
+            );
+            return Ok(match stride_of(self, &ta) {
+                Some(s) if s != 1 => e(
+                    ExprKind::Binary(BinaryOp::Div, Box::new(d), Box::new(int(s, p))),
+                    p,
+                ),
+                _ => d,
+            });
+        }
         if matches!(sym.as_str(), "+" | "-") {
             if let Some(s) = stride_of(self, &ta) {
                 rb = scale(rb, s);
@@ -216,6 +227,41 @@ impl Conv<'_> {
         } else {
             Ok(e(ExprKind::Binary(bo, Box::new(la), Box::new(rb)), p))
         }
+    }
+
+    /// `++x`, `x++`, `--x`, `x--`. On a pointer to records of stride `s` in their view (§9.3)
+    /// the pointer moves by `s`: `x += s` (prefix), `(x += s) - s` (postfix: the old value).
+    fn inc_dec(&mut self, n: &Node, a: &Node, inc: bool) -> R<Expr> {
+        let p = self.pos(n);
+        let x = self.expr(a)?;
+        let stride = match self.records.of(strip(a)) {
+            Ty::Ptr(t) => self.view_of(&t).map(|(_, s)| s).unwrap_or(1),
+            _ => 1,
+        };
+        if stride == 1 {
+            let pre = !n.is_postfix;
+            return Ok(e(
+                ExprKind::IncDec {
+                    pre,
+                    inc,
+                    e: Box::new(x),
+                },
+                p,
+            ));
+        }
+        let op = if inc { BinaryOp::Add } else { BinaryOp::Sub };
+        let moved = e(
+            ExprKind::Assign(Some(op), Box::new(x), Box::new(int(stride, p))),
+            p,
+        );
+        if !n.is_postfix {
+            return Ok(moved);
+        }
+        let back = if inc { BinaryOp::Sub } else { BinaryOp::Add };
+        Ok(e(
+            ExprKind::Binary(back, Box::new(moved), Box::new(int(stride, p))),
+            p,
+        ))
     }
 
     /// A cast whose target may be a pointer: allowed between element types with the same

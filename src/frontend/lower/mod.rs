@@ -17,6 +17,7 @@ mod decl;
 mod entry;
 mod expr;
 mod intrinsics;
+mod pointer;
 mod stmt;
 
 pub use entry::lower_kernel;
@@ -50,8 +51,16 @@ enum Binding {
         offset: Operand,
         elem: Ty,
     },
-    /// A pointer local declared without initializer (`T *q;`), not yet assigned.
-    UnsetPtr { elem: Ty },
+    /// A pointer into array `array` whose element offset is the local `off` (a pointer
+    /// that moves: `p += s`, `p++`, `p = q` under control flow; `pointer.rs`).
+    VarPtr {
+        array: String,
+        off: String,
+        elem: Ty,
+    },
+    /// A pointer local declared without initializer (`T *q;`), not yet assigned; `off` is
+    /// its offset local when it moves.
+    UnsetPtr { elem: Ty, off: Option<String> },
 }
 
 #[derive(Default)]
@@ -59,6 +68,8 @@ struct FnCtx {
     jmp: Option<String>,
     ret: Option<(String, Ty)>,
     loop_depth: usize,
+    /// Pointers of the function whose offset lives in a local (`pointer::moved_pointers`).
+    moved: HashSet<String>,
 }
 
 struct Lw<'a> {

@@ -390,7 +390,7 @@ pub(super) fn is_annotation(name: &str) -> bool {
 
 pub(super) fn unsupported_call(name: &str) -> Option<String> {
     let what = if name.starts_with("atomic") {
-        return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor, atomicExch, atomicInc, atomicDec and atomicCAS used as statements)"));
+        return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor, atomicExch, atomicInc, atomicDec and atomicCAS, spec/lowering.md §6)"));
     } else if name.starts_with("__shfl") {
         "warp shuffle"
     } else if matches!(

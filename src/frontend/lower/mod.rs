@@ -8,7 +8,7 @@
 //! 3 return) that guards the rest of the body (inside loops the rest is nested in the branch
 //! that does not jump; a `while (1)` left by jumps is driven by the flag); device functions are inlined (template
 //! functions instantiated, reference parameters bound to the caller's locals); atomics
-//! used as statements become a read and a write of the cell; a `__device__` function can be
+//! become a read and a write of the cell (their value, when used, is the read's); a `__device__` function can be
 //! the entry in place of a kernel.
 
 mod access;

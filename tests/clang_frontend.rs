@@ -440,3 +440,104 @@ fn pointer_array_depending_on_control_flow_is_an_error() {
     assert!(e.message.contains("pointer into `b`"), "{e}");
     assert_eq!(e.line, 38, "{e}");
 }
+
+/// An atomic whose value is used, on distinct cells (`atomics.cu`): with `a[k] = k` lane
+/// `t` gets the old value `t` and leaves `a[t] = t + 5` (CUDA's result: no two lanes share
+/// a cell, so every order of the lanes gives it).
+#[test]
+fn atomic_value_on_distinct_cells() {
+    if !have_clang("atomic_value_on_distinct_cells") {
+        return;
+    }
+    let cp = read("atomics.cu");
+    let p = lower(&cp, "fetch_add", &launch32());
+    let run = run32(&p, MetricName::Steps, &ramp("a", 32, false));
+    for t in 0..32i64 {
+        assert_eq!(
+            run.memory.read("out", t),
+            Some(Value::Int(t)),
+            "old of lane {t}"
+        );
+        assert_eq!(run.memory.read("a", t), Some(Value::Int(t + 5)), "a[{t}]");
+    }
+}
+
+/// One counter for the warp: on the hardware the lanes receive 0…31, so `old < 4` splits
+/// the warp. The lock-step run gives every lane the same old value (no divergence), but the
+/// checked `divwarps` bound is 1 per warp: the bound holds for every order of the lanes.
+#[test]
+fn atomic_value_bound_holds_for_every_lane_order() {
+    if !have_clang("atomic_value_bound_holds_for_every_lane_order") {
+        return;
+    }
+    let o = warpcert(
+        &[
+            "analyze",
+            "tests/data/clang/atomics.cu",
+            "--kernel",
+            "ticket",
+            "--metric",
+            "divwarps",
+            "--block",
+            "32",
+            "--grid",
+            "1",
+            "--frontend",
+            "clang",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("accepted by the kernel (bound 1)"), "{text}");
+}
+
+/// Record-valued functions and operators are scalarized (`record_calls.cu`): with the float
+/// view `v[j] = j`, `out[i] = (8i + 128, 8i + 132)` (derived by hand in the file); sectors
+/// per warp: six field reads and two field writes of 32 lanes at a stride of 8 bytes, 8
+/// sectors each = 64, by the semantics.
+#[test]
+fn record_valued_functions_and_operators() {
+    if !have_clang("record_valued_functions_and_operators") {
+        return;
+    }
+    let cp = read("record_calls.cu");
+    let p = lower(&cp, "combine", &launch32());
+    let run = run32(&p, MetricName::Sectors, &ramp("v", 128, true));
+    for i in 0..32i64 {
+        assert_eq!(
+            run.memory.read("out", 2 * i),
+            Some(Value::Float((8 * i + 128) as f64)),
+            "out[{i}].x"
+        );
+        assert_eq!(
+            run.memory.read("out", 2 * i + 1),
+            Some(Value::Float((8 * i + 132) as f64)),
+            "out[{i}].y"
+        );
+    }
+    let m = run.metric(MetricName::Sectors).expect("sectors");
+    assert_eq!(
+        m.max_per_warp,
+        num_rational::BigRational::from_integer(64.into())
+    );
+    let inst = cp
+        .instances
+        .iter()
+        .find(|i| i.display == "in_condition")
+        .expect("kernel");
+    let e = clang::lower(
+        &cp,
+        inst,
+        &launch32(),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .expect_err("a record-valued call in a loop condition");
+    assert!(
+        e.message
+            .contains("record-valued call in a loop's condition"),
+        "{e}"
+    );
+    assert_eq!(e.line, 29, "{e}");
+}

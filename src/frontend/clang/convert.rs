@@ -75,6 +75,14 @@ pub struct Conv<'a> {
     pub(super) here: Pos,
     /// Opaque functions already warned about (one warning per name).
     pub(super) warned_opaque: BTreeSet<String>,
+    /// Statements the current statement needs before it: the locals and the call of a
+    /// record-valued function (`records::record_call`), emitted by `stmts`.
+    pub(super) pending: Vec<Stmt>,
+    /// Record-valued functions (by AST name): their result leaves (path, type), passed as
+    /// trailing reference parameters.
+    pub(super) record_fns: HashMap<String, Vec<(Vec<String>, CType)>>,
+    /// While converting a record-valued function: its result parameters by leaf path.
+    pub(super) ret_leaves: Option<Vec<(Vec<String>, String)>>,
 }
 
 pub(super) fn pos_err(sm: &SourceMap, p: Pos, m: impl Into<String>) -> Diagnostic {
@@ -331,6 +339,9 @@ impl<'a> Conv<'a> {
             locals: Vec::new(),
             here: Pos::default(),
             warned_opaque: BTreeSet::new(),
+            pending: Vec::new(),
+            record_fns: HashMap::new(),
+            ret_leaves: None,
         }
     }
 

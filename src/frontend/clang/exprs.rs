@@ -108,7 +108,12 @@ impl Conv<'_> {
                 if v.len() != 3 {
                     return self.err(n, "malformed `?:`");
                 }
-                ExprKind::Cond(Box::new(self.expr(v[0])?), Box::new(self.expr(v[1])?), Box::new(self.expr(v[2])?))
+                let c = self.expr(v[0])?;
+                let before = std::mem::take(&mut self.pending);
+                let (a, b) = (self.expr(v[1])?, self.expr(v[2])?);
+                self.no_pending(n)?;
+                self.pending = before;
+                ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b))
             }
             "UnaryExprOrTypeTraitExpr" => {
                 let t = match &n.arg_type {
@@ -126,7 +131,8 @@ impl Conv<'_> {
                 Some(Some(x)) => return Ok(x),
                 _ => return self.err(n, "member function call is not supported here"),
             },
-            "CXXOperatorCallExpr" => return self.err(n, "overloaded operator call (e.g. on vector types from helper_math.h) is not supported yet"),
+            "CXXOperatorCallExpr" if self.user_callee(n) => return self.call(n),
+            "CXXOperatorCallExpr" => return self.err(n, "overloaded operator call without a definition in the translation unit is not supported"),
             "CXXConstructExpr" => return self.err(n, format!("construction of `{}` is not supported here", self.records.of(n).describe())),
             "CXXNullPtrLiteralExpr" | "GNUNullExpr" => return self.err(n, "null pointer is not supported"),
             "RecoveryExpr" => return self.err(n, "clang could not type this expression (see clang's error above)"),
@@ -193,7 +199,16 @@ impl Conv<'_> {
             }
         };
         let mut la = self.expr(a)?;
-        let mut rb = self.expr(b)?;
+        let mut rb = if matches!(op.as_str(), "&&" | "||") {
+            // the right operand runs only sometimes: nothing of it may be hoisted
+            let before = std::mem::take(&mut self.pending);
+            let r = self.expr(b)?;
+            self.no_pending(n)?;
+            self.pending = before;
+            r
+        } else {
+            self.expr(b)?
+        };
         if matches!(ta, Ty::Ptr(_)) && matches!(tb, Ty::Ptr(_)) && op == "-" {
             // a difference of record pointers counts records: the view offsets' difference
             // divided by the stride (both offsets are multiples of it)

@@ -69,10 +69,42 @@ impl Conv<'_> {
                 }
             }
         }
+        let saved_ret = self.ret_leaves.take();
+        let saved_pending = std::mem::take(&mut self.pending);
         let ret_c = match &ret {
             Some(Ty::Scalar(..)) | Some(Ty::Ptr(_)) => ret.as_ref().and_then(|t| t.ctype()),
+            Some(t @ Ty::Record(r)) if !self.is_cg(r) => match self.records.leaves(t) {
+                Some(leaves) => {
+                    // one reference parameter per leaf of the result (§9.3)
+                    let mut map = Vec::new();
+                    let mut shape = Vec::new();
+                    for l in leaves {
+                        let pn = self.fresh(&format!("{name}_ret_{}", l.path.join("_")));
+                        let mut c = l.ty.ctype().unwrap_or(CType::base(BaseTy::Int));
+                        shape.push((l.path.clone(), c.clone()));
+                        c.is_ref = true;
+                        params.push(Param {
+                            name: pn.clone(),
+                            ty: c,
+                            pos,
+                        });
+                        map.push((l.path, pn));
+                    }
+                    self.record_fns.insert(name.to_string(), shape);
+                    self.ret_leaves = Some(map);
+                    Some(CType::base(BaseTy::Void))
+                }
+                None => {
+                    perr.get_or_insert(pos_err(&self.sm, pos, format!("device function `{name}` returns a record `{r}` without a layout warpcert can read")));
+                    None
+                }
+            },
             Some(Ty::Record(r)) => {
-                perr.get_or_insert(pos_err(&self.sm, pos, format!("device function `{name}` returns a record `{r}`: record-valued functions are not supported yet")));
+                perr.get_or_insert(pos_err(
+                    &self.sm,
+                    pos,
+                    format!("device function `{name}` returns a cooperative group `{r}`"),
+                ));
                 None
             }
             _ => Some(CType::base(BaseTy::Void)),
@@ -81,6 +113,8 @@ impl Conv<'_> {
             Some(e) => Err(e),
             None => self.block_stmts(body),
         };
+        self.ret_leaves = saved_ret;
+        self.pending = saved_pending;
         self.locals = saved;
         self.here = saved_here;
         Function {

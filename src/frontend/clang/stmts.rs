@@ -2,11 +2,11 @@
 //! statement attributes (`#pragma unroll`) ignored, `assert`/`printf`/GPUVerify annotations
 //! as expression statements.
 
-use super::convert::{callee_decl, first, kids, stmt, strip, Conv};
+use super::convert::{callee_decl, first, ident, kids, stmt, strip, Conv};
 use super::json::Node;
 use super::names::is_annotation;
 use super::types::Ty;
-use crate::frontend::ast::{BaseTy, Expr, Stmt, StmtKind};
+use crate::frontend::ast::{BaseTy, Expr, ExprKind, Stmt, StmtKind};
 use crate::frontend::diag::Diagnostic;
 use std::collections::HashMap;
 
@@ -54,20 +54,34 @@ impl Conv<'_> {
             "CompoundStmt" => StmtKind::Block(self.block_stmts(n)?),
             "DeclStmt" => {
                 for d in &n.inner {
-                    self.decl(d, out)?;
+                    let mut v = Vec::new();
+                    self.decl(d, &mut v)?;
+                    out.append(&mut self.pending);
+                    out.append(&mut v);
                 }
                 return Ok(());
             }
             "NullStmt" => StmtKind::Empty,
             "BreakStmt" => StmtKind::Break,
             "ContinueStmt" => StmtKind::Continue,
-            "ReturnStmt" => {
-                let v = match first(n) {
-                    Some(x) => Some(self.expr(x)?),
-                    None => None,
-                };
-                StmtKind::Return(v)
-            }
+            "ReturnStmt" => match (first(n), self.ret_leaves.clone()) {
+                (Some(x), Some(ret)) => {
+                    // a record-valued function: its result leaves into the result parameters
+                    let vals = self.record_val(x)?;
+                    out.append(&mut self.pending);
+                    for (path, pn) in ret {
+                        let Some((_, v)) = vals.iter().find(|(q, _)| *q == path) else {
+                            return self.err(x, "returned record without this field");
+                        };
+                        let a =
+                            ExprKind::Assign(None, Box::new(ident(&pn, p)), Box::new(v.clone()));
+                        out.push(stmt(StmtKind::Expr(Expr { kind: a, pos: p }), p));
+                    }
+                    StmtKind::Return(None)
+                }
+                (Some(x), None) => StmtKind::Return(Some(self.expr(x)?)),
+                (None, _) => StmtKind::Return(None),
+            },
             "IfStmt" => {
                 if n.has_init || n.has_var {
                     return self.err(
@@ -80,6 +94,8 @@ impl Conv<'_> {
                     return self.err(n, "malformed `if` in clang's AST");
                 };
                 let c = self.cond(c)?;
+                // the condition's record-valued calls go before the `if`
+                out.append(&mut self.pending);
                 let t = self.stmt1(t)?;
                 let el = match it.next() {
                     Some(x) if n.has_else => Some(Box::new(self.stmt1(x)?)),
@@ -95,7 +111,9 @@ impl Conv<'_> {
                 let (Some(c), Some(b)) = (it.next(), it.next()) else {
                     return self.err(n, "malformed `while` in clang's AST");
                 };
-                StmtKind::While(self.cond(c)?, Box::new(self.stmt1(b)?))
+                let c = self.cond(c)?;
+                self.no_pending(n)?;
+                StmtKind::While(c, Box::new(self.stmt1(b)?))
             }
             "DoStmt" => {
                 let mut it = kids(n);
@@ -103,7 +121,9 @@ impl Conv<'_> {
                     return self.err(n, "malformed `do` in clang's AST");
                 };
                 let b = self.stmt1(b)?;
-                StmtKind::DoWhile(Box::new(b), self.cond(c)?)
+                let c = self.cond(c)?;
+                self.no_pending(n)?;
+                StmtKind::DoWhile(Box::new(b), c)
             }
             "ForStmt" => {
                 if Self::opt_child(n, 1).is_some() {
@@ -123,6 +143,7 @@ impl Conv<'_> {
                         Some(s) => Some(self.expr(s)?),
                         None => None,
                     };
+                    self.no_pending(n)?;
                     let body = match Self::opt_child(n, 4) {
                         Some(b) => self.stmt1(b)?,
                         None => stmt(StmtKind::Empty, p),
@@ -154,11 +175,26 @@ impl Conv<'_> {
             }
             _ => match self.expr_stmt(n)? {
                 Some(x) => StmtKind::Expr(x),
-                None => return Ok(()),
+                None => {
+                    out.append(&mut self.pending);
+                    return Ok(());
+                }
             },
         };
+        out.append(&mut self.pending);
         out.push(stmt(s, p));
         Ok(())
+    }
+
+    /// An error when the expressions just converted (a loop's condition or step, an arm of
+    /// `?:`, `&&`, `||`) left statements to hoist: a record-valued call there would run once
+    /// before the statement, not each time (or only when) the expression is evaluated.
+    pub(super) fn no_pending(&mut self, n: &Node) -> R<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.pending.clear();
+        self.err(n, "a record-valued call in a loop's condition or step, or in an arm of `?:`, `&&` or `||`, is not supported yet (it would be evaluated once before the statement)")
     }
 
     /// A `for` initializer: a declaration statement lowered in the loop's scope.

@@ -67,6 +67,11 @@ pub struct Summary {
     pub lowered: usize,
     /// Kernels with a checked bound for at least one metric.
     pub bounded_any: usize,
+    /// Files not read because a header they include is missing (the error names it and the
+    /// `-I` to give): excluded, with the `__global__` occurrences of their text.
+    pub excluded_missing_header: usize,
+    /// See `excluded_missing_header`: their kernels (by text).
+    pub excluded_missing_header_kernels: usize,
     /// Per metric: kernels with a checked bound.
     pub bounded: BTreeMap<String, usize>,
     /// First errors grouped by construct.
@@ -152,6 +157,7 @@ pub fn run(args: &CoverageArgs) -> i32 {
     let mut clang_times = Vec::new();
     let mut files_read = 0;
     let mut unread_kernels = 0;
+    let mut missing_kernels = 0;
     for f in &fs {
         let name = f
             .file_name()
@@ -207,7 +213,11 @@ pub fn run(args: &CoverageArgs) -> i32 {
             }
             Err(e) => {
                 let text = std::fs::read_to_string(f).unwrap_or_default();
-                unread_kernels += text.matches("__global__").count();
+                let n = text.matches("__global__").count();
+                unread_kernels += n;
+                if is_missing_header(&e.error) {
+                    missing_kernels += n;
+                }
                 rows.push(KernelRow {
                     file: name.clone(),
                     frontend: "-".into(),
@@ -224,7 +234,7 @@ pub fn run(args: &CoverageArgs) -> i32 {
         &rows,
         fs.len(),
         files_read,
-        unread_kernels,
+        (unread_kernels, missing_kernels),
         &mut clang_times,
         &args.metric,
     );
@@ -251,11 +261,16 @@ pub fn run(args: &CoverageArgs) -> i32 {
     0
 }
 
+/// A front end's error for a header clang cannot find (`frontend::clang`).
+fn is_missing_header(e: &str) -> bool {
+    e.starts_with("header `") && e.contains("` not found")
+}
+
 fn summarize(
     rows: &[KernelRow],
     files: usize,
     files_read: usize,
-    unread_kernels: usize,
+    (unread_kernels, missing_kernels): (usize, usize),
     times: &mut [f64],
     metric: &str,
 ) -> Summary {
@@ -282,6 +297,10 @@ fn summarize(
             }
         }
     }
+    let missing: Vec<&KernelRow> = rows
+        .iter()
+        .filter(|r| !r.read && r.error.as_deref().is_some_and(is_missing_header))
+        .collect();
     times.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     Summary {
         files,
@@ -290,6 +309,8 @@ fn summarize(
         read: kernel_rows.len(),
         lowered: kernel_rows.iter().filter(|r| r.lowered).count(),
         bounded_any: kernel_rows.iter().filter(|r| !r.bounded.is_empty()).count(),
+        excluded_missing_header: missing.len(),
+        excluded_missing_header_kernels: missing_kernels,
         bounded,
         errors,
         clang_ms_median: (!times.is_empty()).then(|| times[times.len() / 2]),
@@ -327,6 +348,12 @@ fn text(rows: &[KernelRow], s: &Summary) -> String {
         "\nsummary: {} files ({} read), {} kernels: read {}, lowered {}, bounded (>= 1 metric, certificate checked) {}; per metric: {}\n",
         s.files, s.files_read, s.kernels, s.read, s.lowered, s.bounded_any, per.join(", ")
     ));
+    if s.excluded_missing_header > 0 {
+        out.push_str(&format!(
+            "excluded: missing header: {} files ({} kernels by text; each error names the header and the -I to give)\n",
+            s.excluded_missing_header, s.excluded_missing_header_kernels
+        ));
+    }
     if let (Some(m), Some(x)) = (s.clang_ms_median, s.clang_ms_max) {
         out.push_str(&format!(
             "clang per file: median {m:.0} ms, max {x:.0} ms\n"

@@ -541,3 +541,25 @@ fn record_valued_functions_and_operators() {
     );
     assert_eq!(e.line, 29, "{e}");
 }
+
+/// Reference parameters bound to array cells (`pointers.cu`, `sort_pairs`): with
+/// `v[k] = 63 - k` every pair is swapped, so `v[k] = 62 - k` (even `k`), `64 - k` (odd `k`),
+/// derived by hand in the file.
+#[test]
+fn references_to_array_cells() {
+    if !have_clang("references_to_array_cells") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let p = lower(&cp, "sort_pairs", &launch32());
+    let v = (0..64).map(|k| Value::Int(63 - k)).collect();
+    let run = run32(
+        &p,
+        MetricName::Steps,
+        &Inputs::zero().with_array("v", ArrayInit::Values(v)),
+    );
+    for k in 0..64i64 {
+        let want = if k % 2 == 0 { 62 - k } else { 64 - k };
+        assert_eq!(run.memory.read("v", k), Some(Value::Int(want)), "v[{k}]");
+    }
+}

@@ -150,8 +150,8 @@ impl Lw<'_> {
             return self.ptr_expr(a, out);
         }
         if let ExprKind::Ident(n) = &e.kind {
-            if let Some(Binding::SharedScalar { core, elem }) = self.lookup(n).cloned() {
-                return Ok((core, int(0), elem));
+            if let Some(Binding::SharedScalar { core, elem, idx }) = self.lookup(n).cloned() {
+                return Ok((core, idx, elem));
             }
         }
         let mut idxs: Vec<&ast::Expr> = Vec::new();

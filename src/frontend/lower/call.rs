@@ -338,8 +338,8 @@ impl Lw<'_> {
                 Some(Binding::Local(core, t)) if t == want_ty => {
                     return Ok(Binding::Local(core, t));
                 }
-                Some(Binding::SharedScalar { core, elem }) if elem == want_ty => {
-                    return Ok(Binding::SharedScalar { core, elem });
+                Some(b @ Binding::SharedScalar { elem, .. }) if elem == want_ty => {
+                    return Ok(b);
                 }
                 _ => {}
             }
@@ -348,6 +348,21 @@ impl Lw<'_> {
             &a.kind,
             ExprKind::Index(..) | ExprKind::Unary(UnaryOp::Deref, _)
         );
+        if is_mem {
+            // a reference to an array cell: every use reads or writes that cell (§7)
+            let (core, idx, elem) = self.access(a, out)?;
+            if elem == want_ty {
+                let idx = match idx {
+                    Operand::Var(_) => {
+                        let t = self.temp(Ty::Int);
+                        out.push(Stmt::Assign(t.clone(), Expr::Opd(idx), loc(a.pos)));
+                        var(&t)
+                    }
+                    o => o,
+                };
+                return Ok(Binding::SharedScalar { core, elem, idx });
+            }
+        }
         if assigned || is_mem {
             return self.err(
                     a.pos,

@@ -109,7 +109,11 @@ impl Lw<'_> {
             len,
         });
         if dims.is_empty() {
-            Ok(Binding::SharedScalar { core, elem })
+            Ok(Binding::SharedScalar {
+                core,
+                elem,
+                idx: int(0),
+            })
         } else {
             Ok(Binding::Array { core, dims, elem })
         }
@@ -148,7 +152,11 @@ impl Lw<'_> {
                     c
                 }
             };
-            return Ok(Binding::SharedScalar { core, elem });
+            return Ok(Binding::SharedScalar {
+                core,
+                elem,
+                idx: int(0),
+            });
         }
         let mut dims = Vec::new();
         for (k, de) in d.dims.iter().enumerate() {

@@ -43,8 +43,13 @@ enum Binding {
         elem: Ty,
     },
     /// A scalar `__shared__ T x;` or `__device__ T x;`: the one-element (shared or global)
-    /// array `core`, accessed at index 0.
-    SharedScalar { core: String, elem: Ty },
+    /// array `core`, accessed at index `idx` = 0; or a reference parameter of an inlined
+    /// function bound to the array cell `core[idx]` (§7; `idx` a constant or a copy).
+    SharedScalar {
+        core: String,
+        elem: Ty,
+        idx: Operand,
+    },
     /// A pointer into array `array` at element offset `offset`.
     Ptr {
         array: String,

@@ -247,12 +247,14 @@ impl Lw<'_> {
                     format!("pointer `{q}` is moved before a pointer is assigned to it"),
                 )
             }
-            _ => return self.err(
-                p,
-                format!(
+            _ => {
+                return self.err(
+                    p,
+                    format!(
                     "`{q}` cannot be moved: only pointer variables (not arrays) can be incremented"
                 ),
-            ),
+                )
+            }
         };
         let i = match by {
             Some(e) => self.int_opd(e, out)?,

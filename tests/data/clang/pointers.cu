@@ -39,3 +39,25 @@ __global__ void which_array(float *a, float *b, float *out) {
   }
   out[threadIdx.x] = p[threadIdx.x];
 }
+
+// References to array cells (the samples' `Comparator(uint &keyA, …)`): `order` reads and
+// writes the cells themselves. With v[k] = 63 - k lane t orders the pair (63-2t, 62-2t),
+// so afterwards v[k] = 62 - k for even k and 64 - k for odd k.
+__device__ void order(int &a, int &b) {
+  if (a > b) {
+    int t = a;
+    a = b;
+    b = t;
+  }
+}
+
+__global__ void sort_pairs(int *v) {
+  __shared__ int s[64];
+  s[threadIdx.x] = v[threadIdx.x];
+  s[threadIdx.x + 32] = v[threadIdx.x + 32];
+  __syncthreads();
+  order(s[2 * threadIdx.x], s[2 * threadIdx.x + 1]);
+  __syncthreads();
+  v[threadIdx.x] = s[threadIdx.x];
+  v[threadIdx.x + 32] = s[threadIdx.x + 32];
+}

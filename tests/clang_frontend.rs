@@ -324,3 +324,242 @@ fn analyze_every_kernel() {
         .collect();
     assert_eq!(kernels, ["scale<float,128>", "scale<int,64>", "plain"]);
 }
+
+/// Runs `p` on one warp of 32 threads with `inputs`, returning the run.
+fn run32(p: &Program, metric: MetricName, inputs: &Inputs) -> warpcert::semantics::run::KernelRun {
+    run_kernel(
+        p,
+        &[Metric::standard(metric)],
+        &Hardware::default(),
+        &launch32(),
+        &Params::new(),
+        inputs,
+    )
+    .expect("runs")
+}
+
+fn ramp(name: &str, n: i64, float: bool) -> Inputs {
+    let v = (0..n)
+        .map(|k| {
+            if float {
+                Value::Float(k as f64)
+            } else {
+                Value::Int(k)
+            }
+        })
+        .collect();
+    Inputs::zero().with_array(name, ArrayInit::Values(v))
+}
+
+/// `p += 32` in a loop (`pointers.cu`): with `a[k] = k` lane `t` sums `a[t + 32j]`,
+/// `j < 4`, = `4t + 192` (the C code by hand); sectors per warp 4·4 reads + 4 for the
+/// write = 20 (each access 32 consecutive aligned floats = 4 sectors of 32 bytes), both by
+/// the semantics and as the checked bound.
+#[test]
+fn pointer_moved_in_a_loop() {
+    if !have_clang("pointer_moved_in_a_loop") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let p = lower(&cp, "strided_walk", &launch32());
+    let run = run32(&p, MetricName::Sectors, &ramp("a", 128, true));
+    for t in 0..32i64 {
+        assert_eq!(
+            run.memory.read("out", t),
+            Some(Value::Float((4 * t + 192) as f64)),
+            "lane {t}"
+        );
+    }
+    let m = run.metric(MetricName::Sectors).expect("sectors");
+    assert_eq!(
+        m.max_per_warp,
+        num_rational::BigRational::from_integer(20.into())
+    );
+    let o = warpcert(
+        &[
+            "analyze",
+            "tests/data/clang/pointers.cu",
+            "--kernel",
+            "strided_walk",
+            "--metric",
+            "sectors",
+            "--block",
+            "32",
+            "--grid",
+            "1",
+            "--frontend",
+            "clang",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("accepted by the kernel (bound 20)"), "{text}");
+}
+
+/// A moved parameter, `*q++` as a value, a pointer comparison and a difference: with
+/// `src[k] = k` lane `t` stores `2t + (2t + 1) + 2 = 4t + 3` at `dst[t]` (by hand).
+#[test]
+fn pointer_post_increment_compare_difference() {
+    if !have_clang("pointer_post_increment_compare_difference") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let p = lower(&cp, "post_increment", &launch32());
+    let run = run32(&p, MetricName::Steps, &ramp("src", 64, false));
+    for t in 0..32i64 {
+        assert_eq!(
+            run.memory.read("dst", t),
+            Some(Value::Int(4 * t + 3)),
+            "lane {t}"
+        );
+    }
+}
+
+/// A pointer whose array depends on a branch is a located error naming both arrays.
+#[test]
+fn pointer_array_depending_on_control_flow_is_an_error() {
+    if !have_clang("pointer_array_depending_on_control_flow_is_an_error") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let inst = cp
+        .instances
+        .iter()
+        .find(|i| i.display == "which_array")
+        .expect("kernel");
+    let e = clang::lower(
+        &cp,
+        inst,
+        &launch32(),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .expect_err("not expressible");
+    assert!(e.message.contains("points into `a`"), "{e}");
+    assert!(e.message.contains("pointer into `b`"), "{e}");
+    assert_eq!(e.line, 38, "{e}");
+}
+
+/// An atomic whose value is used, on distinct cells (`atomics.cu`): with `a[k] = k` lane
+/// `t` gets the old value `t` and leaves `a[t] = t + 5` (CUDA's result: no two lanes share
+/// a cell, so every order of the lanes gives it).
+#[test]
+fn atomic_value_on_distinct_cells() {
+    if !have_clang("atomic_value_on_distinct_cells") {
+        return;
+    }
+    let cp = read("atomics.cu");
+    let p = lower(&cp, "fetch_add", &launch32());
+    let run = run32(&p, MetricName::Steps, &ramp("a", 32, false));
+    for t in 0..32i64 {
+        assert_eq!(
+            run.memory.read("out", t),
+            Some(Value::Int(t)),
+            "old of lane {t}"
+        );
+        assert_eq!(run.memory.read("a", t), Some(Value::Int(t + 5)), "a[{t}]");
+    }
+}
+
+/// One counter for the warp: on the hardware the lanes receive 0…31, so `old < 4` splits
+/// the warp. The lock-step run gives every lane the same old value (no divergence), but the
+/// checked `divwarps` bound is 1 per warp: the bound holds for every order of the lanes.
+#[test]
+fn atomic_value_bound_holds_for_every_lane_order() {
+    if !have_clang("atomic_value_bound_holds_for_every_lane_order") {
+        return;
+    }
+    let o = warpcert(
+        &[
+            "analyze",
+            "tests/data/clang/atomics.cu",
+            "--kernel",
+            "ticket",
+            "--metric",
+            "divwarps",
+            "--block",
+            "32",
+            "--grid",
+            "1",
+            "--frontend",
+            "clang",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("accepted by the kernel (bound 1)"), "{text}");
+}
+
+/// Record-valued functions and operators are scalarized (`record_calls.cu`): with the float
+/// view `v[j] = j`, `out[i] = (8i + 128, 8i + 132)` (derived by hand in the file); sectors
+/// per warp: six field reads and two field writes of 32 lanes at a stride of 8 bytes, 8
+/// sectors each = 64, by the semantics.
+#[test]
+fn record_valued_functions_and_operators() {
+    if !have_clang("record_valued_functions_and_operators") {
+        return;
+    }
+    let cp = read("record_calls.cu");
+    let p = lower(&cp, "combine", &launch32());
+    let run = run32(&p, MetricName::Sectors, &ramp("v", 128, true));
+    for i in 0..32i64 {
+        assert_eq!(
+            run.memory.read("out", 2 * i),
+            Some(Value::Float((8 * i + 128) as f64)),
+            "out[{i}].x"
+        );
+        assert_eq!(
+            run.memory.read("out", 2 * i + 1),
+            Some(Value::Float((8 * i + 132) as f64)),
+            "out[{i}].y"
+        );
+    }
+    let m = run.metric(MetricName::Sectors).expect("sectors");
+    assert_eq!(
+        m.max_per_warp,
+        num_rational::BigRational::from_integer(64.into())
+    );
+    let inst = cp
+        .instances
+        .iter()
+        .find(|i| i.display == "in_condition")
+        .expect("kernel");
+    let e = clang::lower(
+        &cp,
+        inst,
+        &launch32(),
+        &Hardware::default(),
+        &BTreeMap::new(),
+    )
+    .expect_err("a record-valued call in a loop condition");
+    assert!(
+        e.message
+            .contains("record-valued call in a loop's condition"),
+        "{e}"
+    );
+    assert_eq!(e.line, 29, "{e}");
+}
+
+/// Reference parameters bound to array cells (`pointers.cu`, `sort_pairs`): with
+/// `v[k] = 63 - k` every pair is swapped, so `v[k] = 62 - k` (even `k`), `64 - k` (odd `k`),
+/// derived by hand in the file.
+#[test]
+fn references_to_array_cells() {
+    if !have_clang("references_to_array_cells") {
+        return;
+    }
+    let cp = read("pointers.cu");
+    let p = lower(&cp, "sort_pairs", &launch32());
+    let v = (0..64).map(|k| Value::Int(63 - k)).collect();
+    let run = run32(
+        &p,
+        MetricName::Steps,
+        &Inputs::zero().with_array("v", ArrayInit::Values(v)),
+    );
+    for k in 0..64i64 {
+        let want = if k % 2 == 0 { 62 - k } else { 64 - k };
+        assert_eq!(run.memory.read("v", k), Some(Value::Int(want)), "v[{k}]");
+    }
+}

@@ -108,6 +108,7 @@ pub fn run(args: &CoverageArgs) -> i32 {
     let mut clang_times = Vec::new();
     let mut files_read = 0;
     let mut unread_kernels = 0;
+    let mut missing_kernels = 0;
     for f in &fs {
         let name = f
             .file_name()
@@ -163,7 +164,11 @@ pub fn run(args: &CoverageArgs) -> i32 {
             }
             Err(e) => {
                 let text = std::fs::read_to_string(f).unwrap_or_default();
-                unread_kernels += text.matches("__global__").count();
+                let n = text.matches("__global__").count();
+                unread_kernels += n;
+                if is_missing_header(&e.error) {
+                    missing_kernels += n;
+                }
                 rows.push(KernelRow {
                     file: name.clone(),
                     frontend: "-".into(),
@@ -180,7 +185,7 @@ pub fn run(args: &CoverageArgs) -> i32 {
         &rows,
         fs.len(),
         files_read,
-        unread_kernels,
+        (unread_kernels, missing_kernels),
         &mut clang_times,
         &args.metric,
     );
@@ -194,11 +199,16 @@ pub fn run(args: &CoverageArgs) -> i32 {
     0
 }
 
+/// A front end's error for a header clang cannot find (`frontend::clang`).
+fn is_missing_header(e: &str) -> bool {
+    e.starts_with("header `") && e.contains("` not found")
+}
+
 fn summarize(
     rows: &[KernelRow],
     files: usize,
     files_read: usize,
-    unread_kernels: usize,
+    (unread_kernels, missing_kernels): (usize, usize),
     times: &mut [f64],
     metric: &str,
 ) -> Summary {
@@ -225,6 +235,10 @@ fn summarize(
             }
         }
     }
+    let missing: Vec<&KernelRow> = rows
+        .iter()
+        .filter(|r| !r.read && r.error.as_deref().is_some_and(is_missing_header))
+        .collect();
     times.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     Summary {
         files,
@@ -233,6 +247,8 @@ fn summarize(
         read: kernel_rows.len(),
         lowered: kernel_rows.iter().filter(|r| r.lowered).count(),
         bounded_any: kernel_rows.iter().filter(|r| !r.bounded.is_empty()).count(),
+        excluded_missing_header: missing.len(),
+        excluded_missing_header_kernels: missing_kernels,
         bounded,
         errors,
         clang_ms_median: (!times.is_empty()).then(|| times[times.len() / 2]),

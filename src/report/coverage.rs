@@ -44,6 +44,11 @@ pub struct Summary {
     pub bounded: BTreeMap<String, usize>,
     /// First errors grouped by construct.
     pub errors: BTreeMap<String, usize>,
+    /// Files not read because a header they include is missing (the error names it and the
+    /// `-I` to give): excluded, with the `__global__` occurrences of their text.
+    pub excluded_missing_header: usize,
+    /// See `excluded_missing_header`: their kernels (by text).
+    pub excluded_missing_header_kernels: usize,
     /// clang time per file, milliseconds: median and max.
     pub clang_ms_median: Option<f64>,
     /// See `clang_ms_median`.
@@ -102,6 +107,12 @@ fn text(rows: &[KernelRow], s: &Summary) -> String {
         "\nsummary: {} files ({} read), {} kernels: read {}, lowered {}, bounded (>= 1 metric, certificate checked) {}; per metric: {}\n",
         s.files, s.files_read, s.kernels, s.read, s.lowered, s.bounded_any, per.join(", ")
     ));
+    if s.excluded_missing_header > 0 {
+        out.push_str(&format!(
+            "excluded: missing header: {} files ({} kernels by text; each error names the header and the -I to give)\n",
+            s.excluded_missing_header, s.excluded_missing_header_kernels
+        ));
+    }
     if let (Some(m), Some(x)) = (s.clang_ms_median, s.clang_ms_max) {
         out.push_str(&format!(
             "clang per file: median {m:.0} ms, max {x:.0} ms\n"

@@ -3,7 +3,8 @@
 //! clang (Debian's `clang`, CUDA device mode without a CUDA installation) preprocesses,
 //! resolves names and overloads, inserts implicit conversions and instantiates templates;
 //! warpcert reads its typed JSON AST (`json`), converts the device functions the kernels
-//! reach to the front end's AST (`convert`, `records`, `calls`) and lowers them with the
+//! reach to the front end's AST (`convert` with `functions`, `stmts`, `decls`, `exprs`,
+//! `records`, `calls`, `names`) and lowers them with the
 //! lowering the builtin front end uses (`frontend::lower`). `host` finds the kernels and
 //! template instances of the file and the launch sizes of its host code; `run` holds the
 //! command line, the prelude and the stub toolkit headers; `unsupported` the constructs
@@ -16,10 +17,15 @@
 
 mod calls;
 pub mod convert;
+mod decls;
+mod exprs;
+mod functions;
 pub mod host;
 pub mod json;
+mod names;
 mod records;
 pub mod run;
+mod stmts;
 pub mod types;
 pub mod unsupported;
 

@@ -7,7 +7,7 @@
 use super::convert::{add, bin, e, first, ident, int, kids, scale, strip, Conv, Local};
 use super::json::Node;
 use super::types::Ty;
-use crate::frontend::ast::{BinaryOp, Expr, ExprKind};
+use crate::frontend::ast::{BinaryOp, Decl, Expr, ExprKind, Stmt, StmtKind};
 use crate::frontend::diag::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
@@ -134,6 +134,7 @@ impl Conv<'_> {
                 }
                 Ok(sub)
             }
+            "CallExpr" | "CXXOperatorCallExpr" if self.user_callee(n) => self.record_call(n),
             "CallExpr" => {
                 let fname = super::convert::callee_decl(n).and_then(|d| d.name.clone()).unwrap_or_default();
                 let args: Vec<&Node> = kids(n).skip(1).collect();
@@ -198,10 +199,64 @@ impl Conv<'_> {
                     .map(|f| (vec![f.to_string()], e(ExprKind::Member(Box::new(ident(what, p)), f.to_string()), p)))
                     .collect())
             }
-            "CXXOperatorCallExpr" => self.err(n, "overloaded operator on records (e.g. helper_math.h's vector arithmetic) is not supported yet"),
+            "CXXOperatorCallExpr" => self.err(n, "overloaded operator on records without a definition in the translation unit is not supported"),
             "ConditionalOperator" => self.err(n, "`?:` choosing between records is not supported yet"),
             k => self.err(n, format!("record-valued `{k}` is not supported yet")),
         }
+    }
+
+    /// `n` calls a function of the user's files (not the prelude): converted by body.
+    pub(super) fn user_callee(&self, n: &Node) -> bool {
+        super::convert::callee_decl(n)
+            .and_then(|d| self.decls.get(d.id.as_str()))
+            .is_some_and(|d| self.origin_of(d) == super::convert::Origin::User)
+    }
+
+    /// A call of a record-valued user function or operator (§9.3): fresh locals `f_r_x`,
+    /// … for the result's leaves and the call with them as trailing reference arguments
+    /// go before the current statement (`pending`); the value is the locals.
+    fn record_call(&mut self, n: &Node) -> R<Leaves> {
+        let p = self.pos(n);
+        let call = self.call(n)?;
+        let ExprKind::Call(f, mut args) = call.kind else {
+            return self.err(n, "record-valued call not understood");
+        };
+        let fname = match &f.kind {
+            ExprKind::Ident(x) => x.clone(),
+            _ => String::new(),
+        };
+        let Some(shape) = self.record_fns.get(&fname).cloned() else {
+            return self.err(
+                n,
+                format!("`{fname}` does not return a record warpcert can read"),
+            );
+        };
+        let mut decls = Vec::new();
+        let mut out = Vec::new();
+        for (path, ty) in shape {
+            let ln = self.fresh(&format!("{fname}_r_{}", path.join("_")));
+            decls.push(Decl {
+                name: ln.clone(),
+                ty,
+                dims: Vec::new(),
+                init: None,
+                shared: false,
+                is_extern: false,
+                pos: p,
+            });
+            args.push(ident(&ln, p));
+            out.push((path, ident(&ln, p)));
+        }
+        self.pending.push(Stmt {
+            kind: StmtKind::Decl(decls),
+            pos: p,
+        });
+        let c = e(ExprKind::Call(f, args), p);
+        self.pending.push(Stmt {
+            kind: StmtKind::Expr(c),
+            pos: p,
+        });
+        Ok(out)
     }
 
     /// The leaves of the record a `MemberExpr` selects from (`b.f`: `b`; `p->f`: `*p`).

@@ -14,11 +14,14 @@ impl Lw<'_> {
             ExprKind::Ident(n) => matches!(
                 self.lookup(n),
                 Some(Binding::Ptr { .. })
+                    | Some(Binding::VarPtr { .. })
                     | Some(Binding::Array { .. })
                     | Some(Binding::UnsetPtr { .. })
             ),
             ExprKind::Binary(BinaryOp::Add, a, b) => self.is_ptr(a) || self.is_ptr(b),
-            ExprKind::Binary(BinaryOp::Sub, a, _) => self.is_ptr(a),
+            ExprKind::Binary(BinaryOp::Sub, a, b) => self.is_ptr(a) && !self.is_ptr(b),
+            ExprKind::Assign(Some(BinaryOp::Add | BinaryOp::Sub), a, _)
+            | ExprKind::IncDec { e: a, .. } => self.is_ptr(a),
             ExprKind::Cast(t, a) => t.ptr > 0 && self.is_ptr(a),
             ExprKind::Unary(UnaryOp::AddrOf, _) => true,
             _ => false,
@@ -74,6 +77,7 @@ impl Lw<'_> {
                     offset,
                     elem,
                 }) => Ok((array, offset, elem)),
+                Some(Binding::VarPtr { array, off, elem }) => Ok((array, var(&off), elem)),
                 Some(Binding::Array { core, dims, elem }) if dims.len() == 1 => {
                     Ok((core, int(0), elem))
                 }
@@ -101,6 +105,10 @@ impl Lw<'_> {
                 let off = self.add_off(off, i, sub, p, out);
                 Ok((arr, off, elem))
             }
+            ExprKind::Assign(..) | ExprKind::IncDec { .. } => match self.moved_ptr_value(e, out)? {
+                Some(r) => Ok(r),
+                None => self.err(p, "pointer assignment used as a value cannot be modelled"),
+            },
             ExprKind::Cast(t, _) if t.ptr > 0 => self.err(
                 p,
                 format!(
@@ -142,8 +150,8 @@ impl Lw<'_> {
             return self.ptr_expr(a, out);
         }
         if let ExprKind::Ident(n) = &e.kind {
-            if let Some(Binding::SharedScalar { core, elem }) = self.lookup(n).cloned() {
-                return Ok((core, int(0), elem));
+            if let Some(Binding::SharedScalar { core, elem, idx }) = self.lookup(n).cloned() {
+                return Ok((core, idx, elem));
             }
         }
         let mut idxs: Vec<&ast::Expr> = Vec::new();
@@ -226,6 +234,16 @@ impl Lw<'_> {
             ExprKind::Ident(n) if !self.is_shared_scalar(n) => {
                 let (core, lt) = match self.lookup(n).cloned() {
                     Some(Binding::Local(c, t)) => (c, t),
+                    Some(Binding::Ptr { .. } | Binding::VarPtr { .. } | Binding::UnsetPtr { .. }) if !want => {
+                        match bop {
+                            None => self.assign_ptr(n, r, p, out)?,
+                            Some(b @ (BinOp::Add | BinOp::Sub)) => {
+                                self.move_ptr(n, b == BinOp::Sub, Some(r), p, out)?;
+                            }
+                            Some(_) => return self.err(p, format!("operator on pointer `{n}`")),
+                        }
+                        return Ok((int(0), Ty::Int));
+                    }
                     Some(Binding::Value(..)) => return self.err(l.pos, format!("cannot assign to `{n}`")),
                     Some(_) => return self.err(l.pos, format!("assignment to pointer/array `{n}` (pointer aliasing cannot be modelled)")),
                     None => return Err(self.unknown_ident(n, l.pos)),
@@ -287,6 +305,10 @@ impl Lw<'_> {
             ExprKind::Ident(n) if !self.is_shared_scalar(n) => {
                 let (core, lt) = match self.lookup(n).cloned() {
                     Some(Binding::Local(c, t)) => (c, t),
+                    Some(Binding::VarPtr { .. }) | Some(Binding::UnsetPtr { .. }) if !want => {
+                        self.move_ptr(n, !inc, None, p, out)?;
+                        return Ok((int(0), Ty::Int));
+                    }
                     Some(Binding::Ptr { .. }) | Some(Binding::Array { .. }) => {
                         return self.err(
                             l.pos,
@@ -360,61 +382,9 @@ impl Lw<'_> {
             }
             ExprKind::Call(f, args) => self.call(f, args, e.pos, false, out).map(|_| ()),
             ExprKind::Cast(_, a) => self.effect(a, out),
+            // a pointer moved for its effect (`p++` on a record pointer: `(p += s) - s`)
+            _ if self.is_ptr(e) => self.ptr_expr(e, out).map(|_| ()),
             _ => self.rv(e, out).map(|_| ()),
         }
-    }
-
-    /// The statement `q = e;` for a pointer local `q` (§5): allowed only when `q` was
-    /// declared in the current block (so the assignment is not under a branch or loop that
-    /// the declaration is outside of); `q` is rebound to the resolved pointer of `e`.
-    pub(super) fn assign_ptr(
-        &mut self,
-        q: &str,
-        elem: Ty,
-        r: &ast::Expr,
-        p: Pos,
-        out: &mut Vec<Stmt>,
-    ) -> R<()> {
-        let here = self
-            .scopes
-            .last()
-            .map(|s| s.contains_key(q))
-            .unwrap_or(false);
-        if !here {
-            return self.err(
-                p,
-                format!("assignment to pointer `{q}` inside a branch, loop or block it was not declared in (pointer aliasing that depends on control flow cannot be modelled)"),
-            );
-        }
-        let (array, off, e2) = self.ptr_expr(r, out)?;
-        if e2 != elem {
-            return self.err(
-                p,
-                format!(
-                    "pointer `{q}` (to {}) assigned a pointer to {}",
-                    elem.keyword(),
-                    e2.keyword()
-                ),
-            );
-        }
-        let offset = match off {
-            Operand::Var(_) => {
-                let t = self.temp(Ty::Int);
-                out.push(Stmt::Assign(t.clone(), Expr::Opd(off), loc(p)));
-                var(&t)
-            }
-            o => o,
-        };
-        if let Some(s) = self.scopes.last_mut() {
-            s.insert(
-                q.to_string(),
-                Binding::Ptr {
-                    array,
-                    offset,
-                    elem,
-                },
-            );
-        }
-        Ok(())
     }
 }

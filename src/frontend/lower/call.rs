@@ -5,6 +5,7 @@ use crate::core::{BinOp, Expr, Operand, Stmt, Ty};
 use crate::frontend::ast::{self, BaseTy, BinaryOp, CType, ExprKind, FnKind, StmtKind, UnaryOp};
 use crate::frontend::diag::{Pos, SourceMap};
 use crate::frontend::lower::intrinsics::atomic_op;
+use crate::frontend::lower::pointer::moved_pointers;
 use crate::frontend::lower::stmt::assigned_names;
 use crate::frontend::lower::{int, loc, var, Binding, FnCtx, Lw, R};
 use std::collections::HashMap;
@@ -34,9 +35,9 @@ impl Lw<'_> {
                 }
                 match &base.kind {
                     ExprKind::Ident(n) => match self.lookup(n) {
-                        Some(Binding::Ptr { elem, .. }) | Some(Binding::Array { elem, .. }) => {
-                            Some(*elem)
-                        }
+                        Some(Binding::Ptr { elem, .. })
+                        | Some(Binding::VarPtr { elem, .. })
+                        | Some(Binding::Array { elem, .. }) => Some(*elem),
                         _ => None,
                     },
                     _ => None,
@@ -65,7 +66,9 @@ impl Lw<'_> {
     pub(super) fn ptr_elem(&self, a: &ast::Expr) -> Option<Ty> {
         match &a.kind {
             ExprKind::Ident(n) => match self.lookup(n) {
-                Some(Binding::Ptr { elem, .. }) | Some(Binding::Array { elem, .. }) => Some(*elem),
+                Some(Binding::Ptr { elem, .. })
+                | Some(Binding::VarPtr { elem, .. })
+                | Some(Binding::Array { elem, .. }) => Some(*elem),
                 _ => None,
             },
             ExprKind::Binary(BinaryOp::Add | BinaryOp::Sub, x, y) => {
@@ -213,6 +216,7 @@ impl Lw<'_> {
         }
         let mut scope = HashMap::new();
         let assigned_in_body = assigned_names(body);
+        let moved_in_body = moved_pointers(body);
         for (prm, a) in fd.params.iter().zip(args) {
             // template argument deduction from this argument (`T x`, `const T &x`, `T *p`)
             if let BaseTy::Named(tn) = &prm.ty.base {
@@ -249,22 +253,9 @@ impl Lw<'_> {
             }
             if pty.ptr > 0 {
                 let (array, off, elem) = self.ptr_expr(a, out)?;
-                let offset = match off {
-                    Operand::Var(_) => {
-                        let t = self.temp(Ty::Int);
-                        out.push(Stmt::Assign(t.clone(), Expr::Opd(off), loc(a.pos)));
-                        var(&t)
-                    }
-                    o => o,
-                };
-                scope.insert(
-                    prm.name.clone(),
-                    Binding::Ptr {
-                        array,
-                        offset,
-                        elem,
-                    },
-                );
+                let moved = moved_in_body.contains(&prm.name);
+                let b = self.bind_ptr(&prm.name, moved, array, off, elem, a.pos, out);
+                scope.insert(prm.name.clone(), b);
                 continue;
             }
             let pt = self.scalar_ty(&pty, prm.pos)?;
@@ -295,6 +286,7 @@ impl Lw<'_> {
                 jmp: None,
                 ret: ret.clone(),
                 loop_depth: 0,
+                moved: moved_in_body,
             },
         );
         let saved_subst = std::mem::replace(&mut self.tsubst, callee_subst);
@@ -346,8 +338,8 @@ impl Lw<'_> {
                 Some(Binding::Local(core, t)) if t == want_ty => {
                     return Ok(Binding::Local(core, t));
                 }
-                Some(Binding::SharedScalar { core, elem }) if elem == want_ty => {
-                    return Ok(Binding::SharedScalar { core, elem });
+                Some(b @ Binding::SharedScalar { elem, .. }) if elem == want_ty => {
+                    return Ok(b);
                 }
                 _ => {}
             }
@@ -356,6 +348,21 @@ impl Lw<'_> {
             &a.kind,
             ExprKind::Index(..) | ExprKind::Unary(UnaryOp::Deref, _)
         );
+        if is_mem {
+            // a reference to an array cell: every use reads or writes that cell (§7)
+            let (core, idx, elem) = self.access(a, out)?;
+            if elem == want_ty {
+                let idx = match idx {
+                    Operand::Var(_) => {
+                        let t = self.temp(Ty::Int);
+                        out.push(Stmt::Assign(t.clone(), Expr::Opd(idx), loc(a.pos)));
+                        var(&t)
+                    }
+                    o => o,
+                };
+                return Ok(Binding::SharedScalar { core, elem, idx });
+            }
+        }
         if assigned || is_mem {
             return self.err(
                     a.pos,
@@ -398,7 +405,7 @@ pub(super) fn is_annotation(name: &str) -> bool {
 
 pub(super) fn unsupported_call(name: &str) -> Option<String> {
     let what = if name.starts_with("atomic") {
-        return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor, atomicExch, atomicInc, atomicDec and atomicCAS used as statements)"));
+        return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor, atomicExch, atomicInc, atomicDec and atomicCAS, spec/lowering.md §6)"));
     } else if name.starts_with("__shfl") {
         "warp shuffle"
     } else if matches!(

@@ -4,7 +4,7 @@
 use crate::core::{ArrayDecl, Const, Expr, Operand, Space, Stmt, Ty};
 use crate::frontend::ast::{self, ExprKind};
 use crate::frontend::lower::expr::{bin_of, fold};
-use crate::frontend::lower::{loc, var, Binding, Lw, R};
+use crate::frontend::lower::{int, loc, Binding, Lw, R};
 
 impl Lw<'_> {
     pub(super) fn const_dim(&mut self, e: &ast::Expr, arr: &str) -> R<Option<u64>> {
@@ -109,7 +109,11 @@ impl Lw<'_> {
             len,
         });
         if dims.is_empty() {
-            Ok(Binding::SharedScalar { core, elem })
+            Ok(Binding::SharedScalar {
+                core,
+                elem,
+                idx: int(0),
+            })
         } else {
             Ok(Binding::Array { core, dims, elem })
         }
@@ -148,7 +152,11 @@ impl Lw<'_> {
                     c
                 }
             };
-            return Ok(Binding::SharedScalar { core, elem });
+            return Ok(Binding::SharedScalar {
+                core,
+                elem,
+                idx: int(0),
+            });
         }
         let mut dims = Vec::new();
         for (k, de) in d.dims.iter().enumerate() {
@@ -212,30 +220,22 @@ impl Lw<'_> {
                 }
                 // `T *q;`: bound by a later `q = ptr;` in the same block (§5)
                 let (elem, _) = self.elem_of(&d.ty, d.pos)?;
+                let off = if self.f.moved.contains(&d.name) {
+                    let o = self.new_local(&format!("{}_off", d.name), Ty::Int);
+                    out.push(Stmt::Assign(o.clone(), Expr::Opd(int(0)), loc(d.pos)));
+                    Some(o)
+                } else {
+                    None
+                };
                 self.scopes
                     .last_mut()
-                    .map(|s| s.insert(d.name.clone(), Binding::UnsetPtr { elem }));
+                    .map(|s| s.insert(d.name.clone(), Binding::UnsetPtr { elem, off }));
                 return Ok(());
             };
             let (array, off, elem) = self.ptr_expr(init, out)?;
-            let offset = match off {
-                Operand::Var(_) => {
-                    let t = self.temp(Ty::Int);
-                    out.push(Stmt::Assign(t.clone(), Expr::Opd(off), loc(d.pos)));
-                    var(&t)
-                }
-                o => o,
-            };
-            self.scopes.last_mut().map(|s| {
-                s.insert(
-                    d.name.clone(),
-                    Binding::Ptr {
-                        array,
-                        offset,
-                        elem,
-                    },
-                )
-            });
+            let moved = self.f.moved.contains(&d.name);
+            let b = self.bind_ptr(&d.name, moved, array, off, elem, d.pos, out);
+            self.scopes.last_mut().map(|s| s.insert(d.name.clone(), b));
             return Ok(());
         }
         let ty = self.scalar_ty(&d.ty, d.pos)?;

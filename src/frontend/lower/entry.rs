@@ -8,6 +8,7 @@ use crate::core::{
 use crate::frontend::ast::{self, BaseTy, CType, FnKind};
 use crate::frontend::diag::{Pos, SourceMap, Warning};
 use crate::frontend::lower::call::{instantiate, type_from_name};
+use crate::frontend::lower::pointer::moved_pointers;
 use crate::frontend::lower::stmt::assigned_names;
 use crate::frontend::lower::{int, loc, seq, Binding, FnCtx, Lw, R};
 use crate::frontend::Parsed;
@@ -88,6 +89,7 @@ pub fn lower_kernel(
         lw.used.insert(name.to_string());
     }
     let (mut params, entry) = lw.entry_params(kf, body, pv)?;
+    lw.f.moved = moved_pointers(body);
     // file-scope `__device__` variables, then file-scope shared arrays
     for d in &parsed.unit.device_vars {
         let b = lw.device_var_decl(d)?;
@@ -282,6 +284,7 @@ impl Lw<'_> {
         let sm = self.sm;
         // parameters
         let assigned = assigned_names(body);
+        let moved = moved_pointers(body);
         let mut params = Vec::new();
         let mut entry = Vec::new();
         for p in &kf.params {
@@ -321,14 +324,16 @@ impl Lw<'_> {
                     elem_bytes: bytes,
                     len: None,
                 });
-                self.scopes[0].insert(
+                let b = self.bind_ptr(
+                    &p.name,
+                    moved.contains(&p.name),
                     p.name.clone(),
-                    Binding::Ptr {
-                        array: p.name.clone(),
-                        offset: int(0),
-                        elem,
-                    },
+                    int(0),
+                    elem,
+                    p.pos,
+                    &mut entry,
                 );
+                self.scopes[0].insert(p.name.clone(), b);
                 continue;
             }
             let ty = self.scalar_ty(&p.ty, p.pos)?;

@@ -133,8 +133,8 @@ impl Lw<'_> {
             ExprKind::Ident(n) => match self.lookup(n).cloned() {
                 Some(Binding::Local(c, t)) => Ok((Expr::Opd(var(&c)), t)),
                 Some(Binding::Value(o, t)) => Ok((Expr::Opd(o), t)),
-                Some(Binding::SharedScalar { core, elem }) => Ok((Expr::Read(core, int(0)), elem)),
-                Some(Binding::Array { .. }) | Some(Binding::Ptr { .. }) | Some(Binding::UnsetPtr { .. }) => self.err(
+                Some(Binding::SharedScalar { core, elem, idx }) => Ok((Expr::Read(core, idx), elem)),
+                Some(Binding::Array { .. }) | Some(Binding::Ptr { .. }) | Some(Binding::VarPtr { .. }) | Some(Binding::UnsetPtr { .. }) => self.err(
                     p,
                     format!("array/pointer `{n}` used as a value: pointer arithmetic or aliasing that cannot be resolved to an array + index"),
                 ),
@@ -178,6 +178,9 @@ impl Lw<'_> {
             }
             ExprKind::Binary(BinaryOp::LAnd | BinaryOp::LOr, ..) => Ok((self.cond(e, out)?, Ty::Bool)),
             ExprKind::Binary(op, a, b) => {
+                if let Some(r) = self.ptr_binary(*op, a, b, p, out)? {
+                    return Ok(r);
+                }
                 let Some(bop) = bin_of(*op) else {
                     return self.err(p, "unsupported operator");
                 };

@@ -1,10 +1,13 @@
 //! Atomics (as a read and a write of the cell), math intrinsics, and opaque calls
 //! (`spec/lowering.md` §9.4: math functions the clang front end passes through).
 
-use crate::core::{BinOp, Const, Expr, Operand, Stmt, Ty, UnOp};
+use crate::core::{BinOp, Const, Dim, Expr, Operand, Stmt, Ty, UnOp};
 use crate::frontend::ast::{self, CType};
 use crate::frontend::diag::Pos;
 use crate::frontend::lower::{int, loc, var, Lw, R};
+
+/// Appended to an atomic's warning when its value is used (`spec/lowering.md` §6).
+const USED_VALUE: &str = "; its value is the cell's content before the warp's atomic, for every lane (lock-step order: all reads, then the writes), which is CUDA's old value when the lanes hit distinct cells; the bounds hold for every order, the analysis treats the value as unknown";
 
 impl Lw<'_> {
     /// `spec/lowering.md` §9.4: `⟦a1⟧ₒ; …; t1 ← o1 + o2; …` (arguments converted to the
@@ -55,14 +58,6 @@ impl Lw<'_> {
             return self.err(
                 p,
                 format!("`{name}` expects {n} arguments, found {}", args.len()),
-            );
-        }
-        if want {
-            return self.err(
-                p,
-                format!(
-                    "the value returned by `{name}` (the old value of the cell) cannot be modelled: in lock-step every lane of a warp that hits the same cell would read the same old value; warpcert supports `{name}` only as a statement"
-                ),
             );
         }
         let (arr, off, elem) = self.ptr_expr(&args[0], out)?;
@@ -144,11 +139,16 @@ impl Lw<'_> {
             self.warnings.push(self.sm.warning(
                 p,
                 format!(
-                    "`{name}` on `{arr}` is lowered to a read, a branch-free update and a write of the cell (spec/lowering.md §6): lanes hitting the same address count once and the value stored when several lanes of a warp update the same cell is not modelled, as for `atomicAdd`"
+                    "`{name}` on `{arr}` is lowered to a read, a branch-free update and a write of the cell (spec/lowering.md §6): lanes hitting the same address count once and the value stored when several lanes of a warp update the same cell is not modelled, as for `atomicAdd`{}",
+                    if want { USED_VALUE } else { "" }
                 ),
             ));
         }
-        Ok(None)
+        if !want {
+            return Ok(None);
+        }
+        let old = self.lane_dependent(t, Ty::Int, p, out);
+        Ok(Some((old, Ty::Int)))
     }
 
     /// `atomicOp(ptr, v)` as a statement (`spec/lowering.md` §6, atomics):
@@ -166,14 +166,6 @@ impl Lw<'_> {
             return self.err(
                 p,
                 format!("`{name}` expects 2 arguments, found {}", args.len()),
-            );
-        }
-        if want {
-            return self.err(
-                p,
-                format!(
-                    "the value returned by `{name}` (the old value of the cell) cannot be modelled: in lock-step every lane of a warp that hits the same cell would read the same old value; warpcert supports `{name}` only as a statement"
-                ),
             );
         }
         let (arr, off, elem) = self.ptr_expr(&args[0], out)?;
@@ -196,11 +188,45 @@ impl Lw<'_> {
             self.warnings.push(self.sm.warning(
                 p,
                 format!(
-                    "`{name}` on `{arr}` is lowered to a read and a write of the cell (spec/lowering.md §6): its cost is that of one read and one write of the warp's addresses (lanes hitting the same address count once, as for a broadcast; hardware serialization of such lanes is not charged); the value stored when several lanes of a warp update the same cell is not modelled (lock-step keeps one lane's write), so simulated contents of `{arr}` are not faithful after it"
+                    "`{name}` on `{arr}` is lowered to a read and a write of the cell (spec/lowering.md §6): its cost is that of one read and one write of the warp's addresses (lanes hitting the same address count once, as for a broadcast; hardware serialization of such lanes is not charged); the value stored when several lanes of a warp update the same cell is not modelled (lock-step keeps one lane's write), so simulated contents of `{arr}` are not faithful after it{}",
+                    if want { USED_VALUE } else { "" }
                 ),
             ));
         }
-        Ok(None)
+        if !want {
+            return Ok(None);
+        }
+        let old = self.lane_dependent(var(&t1), elem, p, out);
+        Ok(Some((old, elem)))
+    }
+
+    /// The value `t` of an atomic's read as its returned value (`spec/lowering.md` §6):
+    /// `t + z` with `z` a lane-dependent zero, `s ← tid.x + tid.y + tid.z` (the dimensions of
+    /// the block of size > 1), `f ← tofloat s; i ← toint f; z ← i - s` (for float cells
+    /// `tofloat z`), so that the logic treats the value as non-uniform and unconstrained
+    /// (`toint` of a lane-dependent operand): the bounds then hold for every order in which
+    /// the hardware serves the lanes, not only for the lock-step one the semantics runs.
+    fn lane_dependent(&mut self, t: Operand, elem: Ty, p: Pos, out: &mut Vec<Stmt>) -> Operand {
+        let dims: Vec<usize> = (0..3).filter(|&d| self.launch.block[d] > 1).collect();
+        let Some((&d0, rest)) = dims.split_first() else {
+            return t; // one thread per block: no other lane
+        };
+        let mut s = Operand::Tid(Dim::ALL[d0]);
+        for &d in rest {
+            s = self.bind(
+                Expr::Bin(BinOp::Add, s, Operand::Tid(Dim::ALL[d])),
+                Ty::Int,
+                p,
+                out,
+            );
+        }
+        let f = self.bind(Expr::Un(UnOp::ToFloat, s.clone()), Ty::Float, p, out);
+        let i = self.bind(Expr::Un(UnOp::ToInt, f), Ty::Int, p, out);
+        let mut z = self.bind(Expr::Bin(BinOp::Sub, i, s), Ty::Int, p, out);
+        if elem == Ty::Float {
+            z = self.bind(Expr::Un(UnOp::ToFloat, z), Ty::Float, p, out);
+        }
+        self.bind(Expr::Bin(BinOp::Add, t, z), elem, p, out)
     }
 
     /// CUDA math and conversion intrinsics with a core equivalent (`spec/lowering.md` §2),

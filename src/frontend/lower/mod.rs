@@ -8,7 +8,7 @@
 //! 3 return) that guards the rest of the body (inside loops the rest is nested in the branch
 //! that does not jump; a `while (1)` left by jumps is driven by the flag); device functions are inlined (template
 //! functions instantiated, reference parameters bound to the caller's locals); atomics
-//! used as statements become a read and a write of the cell; a `__device__` function can be
+//! become a read and a write of the cell (their value, when used, is the read's); a `__device__` function can be
 //! the entry in place of a kernel.
 
 mod access;
@@ -17,6 +17,7 @@ mod decl;
 mod entry;
 mod expr;
 mod intrinsics;
+mod pointer;
 mod stmt;
 
 pub use entry::lower_kernel;
@@ -42,16 +43,29 @@ enum Binding {
         elem: Ty,
     },
     /// A scalar `__shared__ T x;` or `__device__ T x;`: the one-element (shared or global)
-    /// array `core`, accessed at index 0.
-    SharedScalar { core: String, elem: Ty },
+    /// array `core`, accessed at index `idx` = 0; or a reference parameter of an inlined
+    /// function bound to the array cell `core[idx]` (§7; `idx` a constant or a copy).
+    SharedScalar {
+        core: String,
+        elem: Ty,
+        idx: Operand,
+    },
     /// A pointer into array `array` at element offset `offset`.
     Ptr {
         array: String,
         offset: Operand,
         elem: Ty,
     },
-    /// A pointer local declared without initializer (`T *q;`), not yet assigned.
-    UnsetPtr { elem: Ty },
+    /// A pointer into array `array` whose element offset is the local `off` (a pointer
+    /// that moves: `p += s`, `p++`, `p = q` under control flow; `pointer.rs`).
+    VarPtr {
+        array: String,
+        off: String,
+        elem: Ty,
+    },
+    /// A pointer local declared without initializer (`T *q;`), not yet assigned; `off` is
+    /// its offset local when it moves.
+    UnsetPtr { elem: Ty, off: Option<String> },
 }
 
 #[derive(Default)]
@@ -59,6 +73,8 @@ struct FnCtx {
     jmp: Option<String>,
     ret: Option<(String, Ty)>,
     loop_depth: usize,
+    /// Pointers of the function whose offset lives in a local (`pointer::moved_pointers`).
+    moved: HashSet<String>,
 }
 
 struct Lw<'a> {

@@ -127,10 +127,11 @@ impl Lw<'_> {
             StmtKind::Expr(e) => {
                 if let ExprKind::Assign(None, l, r) = &e.kind {
                     if let ExprKind::Ident(q) = &l.kind {
-                        if let Some(Binding::Ptr { elem, .. } | Binding::UnsetPtr { elem }) =
-                            self.lookup(q).cloned()
+                        if let Some(
+                            Binding::Ptr { .. } | Binding::VarPtr { .. } | Binding::UnsetPtr { .. },
+                        ) = self.lookup(q)
                         {
-                            return self.assign_ptr(q, elem, r, l.pos, out);
+                            return self.assign_ptr(q, r, l.pos, out);
                         }
                     }
                 }

@@ -1,5 +1,5 @@
 __global__ void k(int *a) {
   int x = 1;
-    a[1] = atomicAdd(a, x);
+    a[1] = atomicFoo(a, x);
 }
-// expect: 3:12 value returned by `atomicAdd`
+// expect: 3:12 atomic operation `atomicFoo`

@@ -1,4 +1,4 @@
 __global__ void k(int *a, int *b) {
-  a = b;
+  if (threadIdx.x == 0) a = b;
 }
-// expect: 2:3 pointer aliasing
+// expect: 2:25 depend on control flow

@@ -1,0 +1,195 @@
+//! Function definitions (one per instantiation, converted on first use) and their
+//! parameters: record parameters leaf by leaf, the block's cooperative group dropped
+//! (`spec/lowering.md` §9.3, §9.4).
+
+use super::convert::{pos_err, Conv, Local};
+use super::json::Node;
+use super::types::{self, Ty};
+use super::unsupported::Missing;
+use crate::frontend::ast::{BaseTy, CType, FnKind, Function, Param};
+use crate::frontend::diag::Diagnostic;
+use std::collections::HashMap;
+
+type R<T> = Result<T, Diagnostic>;
+
+impl Conv<'_> {
+    /// The AST name of function declaration `id` (converted on first use); `None` for a
+    /// declaration without body.
+    pub fn function(&mut self, id: &str) -> Option<String> {
+        if let Some(n) = self.fn_names.get(id) {
+            return Some(n.clone());
+        }
+        let d = *self.decls.get(id)?;
+        let body = d.inner.iter().find(|c| c.kind == "CompoundStmt")?;
+        let base = d.name.clone().unwrap_or_else(|| "f".into());
+        let base: String = base
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let name = if self.functions.iter().any(|f| f.name == base)
+            || self.fn_names.values().any(|v| *v == base)
+        {
+            self.fresh(&format!("{base}__{}", self.functions.len()))
+        } else {
+            base
+        };
+        self.fn_names.insert(id.to_string(), name.clone());
+        let f = self.convert_function(d, body, &name);
+        self.functions.push(f);
+        Some(name)
+    }
+
+    pub(super) fn convert_function(&mut self, d: &Node, body: &Node, name: &str) -> Function {
+        let pos = self.pos(d);
+        let saved_here = self.here;
+        self.here = pos;
+        let global = d.inner.iter().any(|c| c.kind == "CUDAGlobalAttr");
+        let ret_text =
+            d.ty.as_ref()
+                .map(|q| q.canonical().to_string())
+                .unwrap_or_default();
+        let ret = ret_text
+            .split_once('(')
+            .map(|(r, _)| self.records.resolve(&types::parse(r.trim())));
+        let saved = std::mem::take(&mut self.locals);
+        self.locals.push(HashMap::new());
+        let mut params = Vec::new();
+        let mut perr = None;
+        for p in d.inner.iter().filter(|c| c.kind == "ParmVarDecl") {
+            match self.param(p) {
+                Ok(ps) => params.extend(ps),
+                Err(e) => {
+                    perr.get_or_insert(e);
+                }
+            }
+        }
+        let saved_ret = self.ret_leaves.take();
+        let saved_pending = std::mem::take(&mut self.pending);
+        let ret_c = match &ret {
+            Some(Ty::Scalar(..)) | Some(Ty::Ptr(_)) => ret.as_ref().and_then(|t| t.ctype()),
+            Some(t @ Ty::Record(r)) if !self.is_cg(r) => match self.records.leaves(t) {
+                Some(leaves) => {
+                    // one reference parameter per leaf of the result (§9.3)
+                    let mut map = Vec::new();
+                    let mut shape = Vec::new();
+                    for l in leaves {
+                        let pn = self.fresh(&format!("{name}_ret_{}", l.path.join("_")));
+                        let mut c = l.ty.ctype().unwrap_or(CType::base(BaseTy::Int));
+                        shape.push((l.path.clone(), c.clone()));
+                        c.is_ref = true;
+                        params.push(Param {
+                            name: pn.clone(),
+                            ty: c,
+                            pos,
+                        });
+                        map.push((l.path, pn));
+                    }
+                    self.record_fns.insert(name.to_string(), shape);
+                    self.ret_leaves = Some(map);
+                    Some(CType::base(BaseTy::Void))
+                }
+                None => {
+                    perr.get_or_insert(pos_err(&self.sm, pos, format!("device function `{name}` returns a record `{r}` without a layout warpcert can read")));
+                    None
+                }
+            },
+            Some(Ty::Record(r)) => {
+                perr.get_or_insert(pos_err(
+                    &self.sm,
+                    pos,
+                    format!("device function `{name}` returns a cooperative group `{r}`"),
+                ));
+                None
+            }
+            _ => Some(CType::base(BaseTy::Void)),
+        };
+        let body = match perr {
+            Some(e) => Err(e),
+            None => self.block_stmts(body),
+        };
+        self.ret_leaves = saved_ret;
+        self.pending = saved_pending;
+        self.locals = saved;
+        self.here = saved_here;
+        Function {
+            name: name.to_string(),
+            kind: if global {
+                FnKind::Global
+            } else {
+                FnKind::Device
+            },
+            ret: ret_c,
+            params,
+            body,
+            template: false,
+            tparams: Vec::new(),
+            pos,
+        }
+    }
+
+    pub(super) fn param(&mut self, p: &Node) -> R<Vec<Param>> {
+        let pos = self.pos(p);
+        let name = p.name.clone().unwrap_or_default();
+        self.identifiers.insert(name.clone());
+        let t = self.records.of(p);
+        match t.unref() {
+            Ty::Record(r) if !self.is_cg(r) => {
+                let by_ref = matches!(t, Ty::Ref(_));
+                let Some(leaves) = self.records.leaves(t.unref()) else {
+                    return self.err(p, format!("parameter `{name}` of record type `{r}` without a layout warpcert can read"));
+                };
+                let mut out = Vec::new();
+                let mut map = Vec::new();
+                for l in leaves {
+                    let ln = self.fresh(&format!("{name}_{}", l.path.join("_")));
+                    let mut c = l.ty.ctype().unwrap_or(CType::base(BaseTy::Int));
+                    c.is_ref = by_ref;
+                    out.push(Param {
+                        name: ln.clone(),
+                        ty: c,
+                        pos,
+                    });
+                    map.push((l.path, ln));
+                }
+                if let Some(m) = self.locals.last_mut() {
+                    m.insert(p.id.clone(), Local::Record(map));
+                }
+                Ok(out)
+            }
+            Ty::Record(r) if r.ends_with("thread_block") || r.ends_with("thread_group") => {
+                // the block's group: calls pass `this_thread_block()` (checked at the call)
+                if let Some(m) = self.locals.last_mut() {
+                    m.insert(p.id.clone(), Local::Block);
+                }
+                Ok(Vec::new())
+            }
+            Ty::Record(r) => {
+                let what = if r.contains("grid") {
+                    Missing::GridGroup
+                } else {
+                    Missing::WarpTile
+                };
+                self.missing(p, what, r)
+            }
+            _ => {
+                let c = self.ctype_of(&t, p)?;
+                Ok(vec![Param { name, ty: c, pos }])
+            }
+        }
+    }
+
+    pub(super) fn is_cg(&self, rec: &str) -> bool {
+        rec.starts_with("cooperative_groups::")
+            || matches!(
+                rec,
+                "thread_block" | "thread_group" | "grid_group" | "coalesced_group"
+            )
+            || rec.starts_with("thread_block_tile")
+    }
+}

@@ -1,0 +1,106 @@
+//! Prelude functions recognized by name (`spec/lowering.md` §9.4): GPUVerify's annotations
+//! (dropped) and the math functions and integer intrinsics that become opaque operations.
+
+/// GPUVerify's annotations (`spec/lowering.md` §0): dropped, as by the builtin parser.
+pub(super) fn is_annotation(name: &str) -> bool {
+    matches!(
+        name,
+        "__requires"
+            | "__ensures"
+            | "__invariant"
+            | "__global_invariant"
+            | "__candidate_invariant"
+            | "__global_requires"
+            | "__global_ensures"
+            | "__function_wide_invariant"
+            | "__function_wide_candidate_invariant"
+            | "__assert"
+            | "__global_assert"
+            | "__assume"
+            | "__barrier_invariant"
+            | "__barrier_invariant_binary"
+    )
+}
+
+/// Math functions and integer intrinsics that become an opaque operation (`Opaque`,
+/// `spec/lowering.md` §9.4): the lowering handles the others it knows (`min`, `max`, `abs`,
+/// `fabsf`, `fma`, `__fdividef`, rounding-mode arithmetic, `_rz`/`_rn` conversions,
+/// `__mul24`, atomics, `__syncthreads`).
+pub(super) fn is_opaque_math(name: &str) -> bool {
+    let stem = name.trim_start_matches("__");
+    let stem = stem.strip_suffix('f').unwrap_or(stem);
+    matches!(
+        stem,
+        "sqrt"
+            | "rsqrt"
+            | "cbrt"
+            | "exp"
+            | "exp2"
+            | "exp10"
+            | "expm1"
+            | "log"
+            | "log2"
+            | "log10"
+            | "log1p"
+            | "sin"
+            | "cos"
+            | "tan"
+            | "asin"
+            | "acos"
+            | "atan"
+            | "sinh"
+            | "cosh"
+            | "tanh"
+            | "floor"
+            | "ceil"
+            | "round"
+            | "rint"
+            | "trunc"
+            | "erf"
+            | "erfc"
+            | "sinpi"
+            | "cospi"
+            | "normcdf"
+            | "normcdfinv"
+            | "lgamma"
+            | "tgamma"
+            | "pow"
+            | "atan2"
+            | "fmod"
+            | "hypot"
+            | "copysign"
+            | "fdim"
+            | "remainder"
+            | "saturate"
+            | "frcp_rn"
+            | "fsqrt_rn"
+            | "isnan"
+            | "isinf"
+            | "isfinite"
+    ) || matches!(
+        name,
+        "__popc"
+            | "__popcll"
+            | "__clz"
+            | "__clzll"
+            | "__ffs"
+            | "__ffsll"
+            | "__brev"
+            | "__byte_perm"
+            | "__umulhi"
+            | "__mulhi"
+            | "__sad"
+            | "__usad"
+            | "__float2int_rn"
+            | "__float2int_ru"
+            | "__float2int_rd"
+            | "__float2uint_rn"
+            | "__double2int_rn"
+            | "__int_as_float"
+            | "__float_as_int"
+            | "__uint_as_float"
+            | "__float_as_uint"
+            | "__double_as_longlong"
+            | "__longlong_as_double"
+    )
+}

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod bound;
 pub mod check;
+pub mod claim;
 pub mod error;
 pub mod relation;
 pub mod scaling;

@@ -671,7 +671,7 @@ fn initial_memory(
 }
 
 /// Most nested operators of a claim.
-const MAX_CLAIM_DEPTH: usize = 1000;
+const MAX_CLAIM_DEPTH: usize = 200;
 
 /// The value of `CLAIM ::= Q | (param NAME) | (OP CLAIM CLAIM) | (floor CLAIM) |
 /// (ceil CLAIM)`, `OP ∈ + - * / max min`, at the parameters (an `int` parameter's value;
@@ -679,7 +679,7 @@ const MAX_CLAIM_DEPTH: usize = 1000;
 fn claim_value(s: &Sexp, params: &BTreeMap<String, V>, depth: usize) -> Result<Rat, WitnessError> {
     let bad = |why: &str| WitnessError::ClaimEval(why.to_string());
     if depth > MAX_CLAIM_DEPTH {
-        return Err(bad("nested deeper than 1000 operators"));
+        return Err(bad("nested deeper than 200 operators"));
     }
     if s.atom().is_some() {
         return syntax::rat(s).map_err(|_| bad("a number is not a rational"));

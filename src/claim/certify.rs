@@ -6,6 +6,7 @@
 //! tightest bound is not below the claim that way, the analysis runs again with the claim
 //! as its LP target ([`crate::analysis::analyze_toward`]).
 
+use super::expr::ClaimExpr;
 use crate::analysis::compare::{align, first_deficit};
 use crate::analysis::{analyze_toward, Analysis, AnalysisOptions};
 use crate::certificate::{Assn, Farkas, Field, Judgment, Node};
@@ -13,8 +14,8 @@ use crate::core::assertion::linear::Lin;
 use crate::core::assertion::Poly;
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, Metric, Program};
-use num_traits::One;
-use std::collections::BTreeSet;
+use num_traits::{One, Signed};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A certificate for the claim, accepted by the kernel.
 #[derive(Clone, Debug)]
@@ -23,6 +24,9 @@ pub struct Certified {
     pub certificate: String,
     /// warpcert's bound below the claim (the child of the root Q:WEAK).
     pub ours: Poly,
+    /// The certificate's bound: the claim as a potential (equal to the claim at every
+    /// parameter value `≥ 0`).
+    pub bound: Poly,
     /// How it was found: `tightest bound` or `LP with the claim as target`.
     pub how: &'static str,
 }
@@ -88,8 +92,25 @@ fn certify_from(
     Ok(text)
 }
 
-/// Tries to certify the claim `c` (module documentation). `tightest`: the analysis with
-/// the default objective, when it succeeded. Returns the certificate, or what was tried.
+/// The shifts of [`ClaimExpr::to_poly_shifted`] that meet the atoms `x + d` (`d > 0`) of
+/// warpcert's bound.
+fn shifts_from(b: &Poly) -> BTreeMap<String, Q> {
+    let mut out = BTreeMap::new();
+    for a in b.terms.keys().flatten() {
+        if let [(v, k)] = a.terms.iter().collect::<Vec<_>>()[..] {
+            if k.is_one() && a.c.is_positive() {
+                out.entry(v.clone()).or_insert_with(|| a.c.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Tries to certify the claim (module documentation): its potential, and its potential
+/// with bare parameters shifted to meet the atoms of warpcert's bound
+/// ([`ClaimExpr::to_poly_shifted`]; equal to the claim at parameters `≥ 0`), first against
+/// the tightest bound, then with the LP targeting each. `tightest`: the analysis with the
+/// default objective, when it succeeded. Returns the certificate, or what was tried.
 pub fn certify(
     prog: &Program,
     metric: &Metric,
@@ -97,36 +118,60 @@ pub fn certify(
     launch: &Launch,
     opts: &AnalysisOptions,
     tightest: Option<&Analysis>,
-    c: &Poly,
+    claim: &ClaimExpr,
 ) -> Result<Certified, Vec<String>> {
     let mut tried = Vec::new();
+    let mut forms = Vec::new();
+    match claim.to_poly() {
+        Ok(c) => forms.push(c),
+        Err(e) => tried.push(format!("certificate: {e}")),
+    }
     if let Some(a) = tightest {
-        match certify_from(prog, metric, hw, launch, a, c) {
-            Ok(certificate) => {
+        let sh = shifts_from(&a.bound);
+        if !sh.is_empty() {
+            if let Ok(c) = claim.to_poly_shifted(&sh) {
+                if !forms.contains(&c) {
+                    forms.push(c);
+                }
+            }
+        }
+    }
+    if let Some(a) = tightest {
+        for c in &forms {
+            match certify_from(prog, metric, hw, launch, a, c) {
+                Ok(certificate) => {
+                    return Ok(Certified {
+                        certificate,
+                        ours: a.bound.clone(),
+                        bound: c.clone(),
+                        how: "tightest bound",
+                    })
+                }
+                Err(e) => tried.push(format!(
+                    "tightest bound, claim as {}: {e}",
+                    c.to_bound_string()
+                )),
+            }
+        }
+    }
+    for c in &forms {
+        let r = analyze_toward(prog, metric, hw, launch, opts, Some(c))
+            .map_err(|e| e.to_string())
+            .and_then(|a| certify_from(prog, metric, hw, launch, &a, c).map(|t| (a, t)));
+        match r {
+            Ok((a, certificate)) => {
                 return Ok(Certified {
                     certificate,
-                    ours: a.bound.clone(),
-                    how: "tightest bound",
+                    ours: a.bound,
+                    bound: c.clone(),
+                    how: "LP with the claim as target",
                 })
             }
-            Err(e) => tried.push(format!("tightest bound: {e}")),
+            Err(e) => tried.push(format!(
+                "LP with the claim {} as target: {e}",
+                c.to_bound_string()
+            )),
         }
     }
-    match analyze_toward(prog, metric, hw, launch, opts, Some(c)) {
-        Ok(a) => match certify_from(prog, metric, hw, launch, &a, c) {
-            Ok(certificate) => Ok(Certified {
-                certificate,
-                ours: a.bound,
-                how: "LP with the claim as target",
-            }),
-            Err(e) => {
-                tried.push(format!("LP with the claim as target: {e}"));
-                Err(tried)
-            }
-        },
-        Err(e) => {
-            tried.push(format!("LP with the claim as target: {e}"));
-            Err(tried)
-        }
-    }
+    Err(tried)
 }

@@ -345,7 +345,17 @@ impl ClaimExpr {
     /// Errors: `⌊·⌋`/`⌈·⌉`/`min`, a division by a non-constant, `max` of non-affine
     /// arguments, a negative coefficient (not a potential), each named.
     pub fn to_poly(&self) -> Result<Poly, String> {
-        let p = self.poly()?;
+        self.to_poly_shifted(&BTreeMap::new())
+    }
+
+    /// As [`ClaimExpr::to_poly`], with a bare parameter `x` of `shifts` written
+    /// `max(0, x + d) − d` (`d = shifts[x] ≥ 0`): equal to `x` for `x ≥ −d`, so the
+    /// potential still equals the claim at every parameter value `≥ 0`; used to meet the
+    /// atoms of warpcert's bound (`max(0, wA + 31)` for a claim `0.31 wA + 15`).
+    ///
+    /// Errors: as [`ClaimExpr::to_poly`].
+    pub fn to_poly_shifted(&self, shifts: &BTreeMap<String, Q>) -> Result<Poly, String> {
+        let p = self.poly(shifts)?;
         if let Some((_, c)) = p.terms.iter().find(|(_, c)| c.is_negative()) {
             return Err(format!(
                 "the claim written over max(0, ·) atoms, {}, has the negative coefficient {} (a potential has none)",
@@ -356,19 +366,24 @@ impl ClaimExpr {
         Ok(p)
     }
 
-    fn poly(&self) -> Result<Poly, String> {
+    fn poly(&self, sh: &BTreeMap<String, Q>) -> Result<Poly, String> {
         Ok(match self {
             ClaimExpr::Num(c) => Poly::constant(c),
             ClaimExpr::Var(v) => {
-                let mut p = Poly::zero();
-                p.add_raw_term(&[Lin::var(v)], Q::one());
+                let d = sh
+                    .get(v)
+                    .filter(|d| !d.is_negative())
+                    .cloned()
+                    .unwrap_or_else(Q::zero);
+                let mut p = Poly::constant(&-d.clone());
+                p.add_raw_term(&[Lin::var(v).plus_const(&d)], Q::one());
                 p
             }
-            ClaimExpr::Add(a, b) => a.poly()?.plus(&b.poly()?),
-            ClaimExpr::Sub(a, b) => a.poly()?.plus(&b.poly()?.scaled(&-Q::one())),
-            ClaimExpr::Mul(a, b) => mul(&a.poly()?, &b.poly()?),
+            ClaimExpr::Add(a, b) => a.poly(sh)?.plus(&b.poly(sh)?),
+            ClaimExpr::Sub(a, b) => a.poly(sh)?.plus(&b.poly(sh)?.scaled(&-Q::one())),
+            ClaimExpr::Mul(a, b) => mul(&a.poly(sh)?, &b.poly(sh)?),
             ClaimExpr::Div(a, b) => match b.to_lin() {
-                Some(l) if l.is_const() && !l.c.is_zero() => a.poly()?.scaled(&(Q::one() / l.c)),
+                Some(l) if l.is_const() && !l.c.is_zero() => a.poly(sh)?.scaled(&(Q::one() / l.c)),
                 _ => return Err(format!("division by the non-constant `{b}`")),
             },
             ClaimExpr::Max(a, b) => match (a.to_lin(), b.to_lin()) {
@@ -382,7 +397,7 @@ impl ClaimExpr {
                     let mut p = if lb.is_const() {
                         Poly::constant(&lb.c)
                     } else {
-                        b.poly()?
+                        b.poly(sh)?
                     };
                     p.add_raw_term(&[la.sub(&lb)], Q::one());
                     p
@@ -504,6 +519,21 @@ mod tests {
                 let env = BTreeMap::from([("wA".to_string(), a), ("wB".to_string(), b)]);
                 assert_eq!(p.eval(&env), e.eval(&env).unwrap(), "{t} at {a},{b}");
             }
+        }
+        // shifted: 5/16·wA + 15 = 5/16·max0(wA + 31) + 85/16 for wA ≥ 0
+        let e = ClaimExpr::parse("0.3125 wA + 15").unwrap();
+        let p = e
+            .to_poly_shifted(&BTreeMap::from([("wA".to_string(), q(31))]))
+            .unwrap();
+        let mut want = Poly::constant(&Q::new(85.into(), 16.into()));
+        want.add_raw_term(
+            &[Lin::var("wA").plus_const(&q(31))],
+            Q::new(5.into(), 16.into()),
+        );
+        assert_eq!(p, want);
+        for a in [0, 1, 33, 1000] {
+            let env = BTreeMap::from([("wA".to_string(), a)]);
+            assert_eq!(p.eval(&env), e.eval(&env).unwrap());
         }
         assert!(ClaimExpr::parse("⌊wA/32⌋").unwrap().to_poly().is_err());
         assert!(ClaimExpr::parse("10 - wA").unwrap().to_poly().is_err());

@@ -124,28 +124,16 @@ pub fn audit(t: &Target, claim: &Claim, opts: &AnalysisOptions, limits: &SearchL
         tried.push(format!("analysis: {e}"));
     }
     if claim.relation == Relation::Upper {
-        match claim.expr.to_poly() {
-            Ok(c) => {
-                match certify::certify(
-                    t.prog,
-                    &metric,
-                    t.hw,
-                    &launch,
-                    opts,
-                    tightest.as_ref().ok(),
-                    &c,
-                ) {
-                    Ok(cert) => {
-                        return Audit {
-                            verdict: Verdict::Certified(cert),
-                            ours,
-                            tried,
-                        }
-                    }
-                    Err(why) => tried.extend(why),
+        let ok = tightest.as_ref().ok();
+        match certify::certify(t.prog, &metric, t.hw, &launch, opts, ok, &claim.expr) {
+            Ok(cert) => {
+                return Audit {
+                    verdict: Verdict::Certified(cert),
+                    ours,
+                    tried,
                 }
             }
-            Err(e) => tried.push(format!("certificate: {e}")),
+            Err(why) => tried.extend(why),
         }
     } else {
         tried.push("certificate: the kernel proves upper bounds only".into());

@@ -214,6 +214,7 @@ fn fill_evidence(
                 path,
                 checked: true,
                 below: c.ours.to_bound_string(),
+                bound: c.bound.to_bound_string(),
                 how: c.how.into(),
             });
         }

@@ -18,6 +18,9 @@ pub struct CertificateEvidence {
     pub checked: bool,
     /// warpcert's bound below the claim (the root Q:WEAK's child).
     pub below: String,
+    /// The certificate's bound: the claim written over `max(0, ·)` atoms (equal to the
+    /// claim at every parameter value ≥ 0).
+    pub bound: String,
     /// `tightest bound` or `LP with the claim as target`.
     pub how: String,
 }
@@ -137,7 +140,8 @@ impl ClaimReport {
         if let Some(c) = &self.certificate {
             let _ = writeln!(
                 s,
-                "  certificate: root Q:WEAK from the claim to {} ({}), accepted by the kernel{}",
+                "  certificate: bound {} (the claim at parameters ≥ 0), root Q:WEAK to {} ({}), accepted by the kernel{}",
+                c.bound,
                 c.below,
                 c.how,
                 c.path

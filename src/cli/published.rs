@@ -153,6 +153,8 @@ impl Parser {
 pub struct Published {
     /// The bound as printed in the paper.
     pub text: &'static str,
+    /// The value column: the bound as a claim (`warpcert claim`'s notation).
+    pub value: &'static str,
     /// Its value.
     pub f: Option<Formula>,
     /// Known incorrect.
@@ -221,7 +223,12 @@ pub fn table() -> Result<Vec<Row>, String> {
             kernel,
             metric,
             source,
-            bound: Published { text, f, incorrect },
+            bound: Published {
+                text,
+                value,
+                f,
+                incorrect,
+            },
             citation,
         });
     }

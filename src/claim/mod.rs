@@ -139,16 +139,16 @@ pub fn audit(t: &Target, claim: &Claim, opts: &AnalysisOptions, limits: &SearchL
         tried.push("certificate: the kernel proves upper bounds only".into());
     }
     let ours_poly = tightest.as_ref().ok().map(|a| &a.bound);
-    let (found, log) = refute::search(
-        t.prog,
-        claim.metric,
-        t.hw,
-        t.block,
-        &claim.expr,
-        claim.relation,
-        ours_poly,
-        limits,
-    );
+    let problem = refute::Problem {
+        prog: t.prog,
+        metric: claim.metric,
+        hw: t.hw,
+        block: t.block,
+        claim: &claim.expr,
+        relation: claim.relation,
+        ours: ours_poly,
+    };
+    let (found, log) = refute::search(&problem, limits);
     let mut summary = format!(
         "search: {} parameter points, {} block runs",
         log.points, log.runs

@@ -240,20 +240,26 @@ fn warp_sample(n: u64, hint: Option<u64>) -> Vec<u64> {
     v
 }
 
+/// What every run of the search shares: the program, metric, hardware and one-block launch.
+struct Runner<'a> {
+    prog: &'a Program,
+    m: Metric,
+    hw: &'a Hardware,
+    launch: Launch,
+}
+
 /// Runs the warps of block 0 ([`warp_sample`]) at `params` on `inputs`: the costliest
 /// warp (cheapest for `Lower`) and its cost, and the rule applications used. Errors: the
 /// first run error.
 fn extreme_warp(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
+    r: &Runner,
     params: &Params,
     inputs: &Inputs,
     relation: Relation,
     fuel: u64,
     hint: Option<u64>,
 ) -> Result<(u64, Q, u64), String> {
+    let (prog, metric, hw, launch) = (r.prog, &r.m, r.hw, &r.launch);
     let mut best: Option<(u64, Q)> = None;
     let mut used = 0u64;
     for w in warp_sample(launch.warps_per_block(hw), hint) {
@@ -288,23 +294,45 @@ fn extreme_warp(
     Ok((w, c, used))
 }
 
-/// Searches for a counterexample to `claim` (module documentation). `ours`: warpcert's
-/// bound for the metric, when the analysis found one (orders the points).
-pub fn search(
-    prog: &Program,
-    metric: MetricName,
-    hw: &Hardware,
-    block: [u32; 3],
-    claim: &ClaimExpr,
-    relation: Relation,
-    ours: Option<&Poly>,
-    limits: &SearchLimits,
-) -> (Option<Counterexample>, SearchLog) {
-    let mut log = SearchLog::default();
-    let m = Metric::standard(metric);
-    let launch = Launch {
+/// What the search is about: the kernel, metric, block and the claim.
+#[derive(Clone, Copy, Debug)]
+pub struct Problem<'a> {
+    /// The lowered kernel.
+    pub prog: &'a Program,
+    /// The metric.
+    pub metric: MetricName,
+    /// Hardware.
+    pub hw: &'a Hardware,
+    /// Block dimensions (the grid is one block).
+    pub block: [u32; 3],
+    /// The claim.
+    pub claim: &'a ClaimExpr,
+    /// Upper or lower.
+    pub relation: Relation,
+    /// warpcert's bound for the metric, when the analysis found one (orders the points).
+    pub ours: Option<&'a Poly>,
+}
+
+/// Searches for a counterexample to the claim (module documentation).
+pub fn search(pb: &Problem, limits: &SearchLimits) -> (Option<Counterexample>, SearchLog) {
+    let Problem {
+        prog,
+        metric,
+        hw,
         block,
-        grid: Some([1, 1, 1]),
+        claim,
+        relation,
+        ours,
+    } = *pb;
+    let mut log = SearchLog::default();
+    let runner = Runner {
+        prog,
+        m: Metric::standard(metric),
+        hw,
+        launch: Launch {
+            block,
+            grid: Some([1, 1, 1]),
+        },
     };
     let scalars = scalar_params(prog);
     let ints: Vec<String> = scalars
@@ -331,8 +359,7 @@ pub fn search(
                     return (None, log);
                 }
                 log.runs += 1;
-                let run =
-                    extreme_warp(prog, &m, hw, &launch, &params, inputs, relation, left, hint);
+                let run = extreme_warp(&runner, &params, inputs, relation, left, hint);
                 let (warp, cost, used) = match run {
                     Ok(r) => r,
                     Err(e) => {
@@ -351,7 +378,7 @@ pub fn search(
                 };
                 note_closest(&mut log, &cost, &claimed, relation, p);
                 if refutes {
-                    let inputs = shrink(prog, &m, hw, &launch, &params, inputs, warp, &cost);
+                    let inputs = shrink(&runner, &params, inputs, warp, &cost);
                     let cx = Counterexample {
                         params: shown,
                         warp,
@@ -410,17 +437,8 @@ fn note_closest(
 
 /// The explicit contents cut to the shortest prefix (halving from [`SearchLimits::cells`])
 /// under which the warp still costs `cost` (a smaller witness; cells beyond read 0).
-#[allow(clippy::too_many_arguments)]
-fn shrink(
-    prog: &Program,
-    m: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    params: &Params,
-    inputs: &Inputs,
-    warp: u64,
-    cost: &Q,
-) -> Inputs {
+fn shrink(r: &Runner, params: &Params, inputs: &Inputs, warp: u64, cost: &Q) -> Inputs {
+    let (prog, m, hw, launch) = (r.prog, &r.m, r.hw, &r.launch);
     let mut best = inputs.clone();
     let len = inputs
         .arrays

@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod certificate;
+pub mod claim;
 pub mod cli;
 pub mod core;
 pub mod export;

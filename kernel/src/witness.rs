@@ -1,8 +1,12 @@
-//! Replay of lower-bound witnesses (spec/relational.md §8): a concrete launch, parameter
-//! values and the all-zero input, under which one warp of the miniCUDA program in the witness
-//! costs the stated amount. The kernel re-executes that warp with its own small lock-step
-//! interpreter (RaCUDA Fig. 5 restricted to what the metrics `sectors` and `conflicts`
-//! charge: array reads and writes) and accepts iff the cost is exactly the stated one.
+//! Replay of witnesses (spec/relational.md §8): a concrete launch, parameter values and
+//! array contents (version 1: the all-zero input; version 2: stated contents), under which
+//! one warp of the miniCUDA program in the witness costs the stated amount. The kernel
+//! re-executes that warp with its own small lock-step interpreter (RaCUDA Fig. 5 restricted
+//! to what the metrics `sectors` and `conflicts` charge: array reads and writes) and accepts
+//! iff the cost is exactly the stated one. A version-2 witness may also state a claimed
+//! bound (`(claim upper|lower CLAIM)`, issue 19): then it is accepted only if the replayed
+//! cost is above (upper) or below (lower) the claim evaluated at the witness's parameters —
+//! a checked counterexample to the claim.
 //!
 //! Trust: the interpreter below and spec/relational.md §8; nothing of warpcert's semantics is
 //! used. Floats are exact rationals here (no float arithmetic in the kernel); a witness whose
@@ -26,6 +30,18 @@ pub struct WitnessVerdict {
     pub metric: String,
     /// The replayed (and stated) cost of the warp.
     pub cost: Rat,
+    /// The refuted claim, when the witness states one: its relation and its value at the
+    /// witness's parameters (the cost is above it for `Upper`, below it for `Lower`).
+    pub refutes: Option<(ClaimRelation, Rat)>,
+}
+
+/// Which side of the cost a claimed bound is on (`(claim upper|lower …)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimRelation {
+    /// The claim says every warp costs at most the bound: refuted by a cost above it.
+    Upper,
+    /// The claim says some warp costs at least the bound: refuted by a cost below it.
+    Lower,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +59,7 @@ struct Machine<'a> {
     tids: Vec<[i64; 3]>,
     locals: BTreeMap<String, Vec<V>>,
     mem: BTreeMap<(String, i64), V>,
+    fills: BTreeMap<String, V>,
     cost: Rat,
     fuel: u64,
 }
@@ -53,8 +70,26 @@ pub enum WitnessError {
     /// Malformed text or an ill-formed or ill-typed program: the certificate reader's
     /// rejection (same grammar, spec/certificate.md "Program"; typing spec/minicuda.md §2).
     Read(Rejection),
-    /// Line 1 is not `warpcert-witness 1`.
+    /// Line 1 is not `warpcert-witness 1` or `warpcert-witness 2`.
     Header,
+    /// A section only version 2 has (`arrays`, `claim`) in a version-1 witness.
+    Version2Section(&'static str),
+    /// Array contents for a name that is not an array of the program, or given twice.
+    NotAnArray(String),
+    /// A cell value that does not have the array's element type.
+    CellType(String),
+    /// The claim cannot be evaluated at the witness's parameters (a name without a value,
+    /// a division by zero), or is malformed.
+    ClaimEval(String),
+    /// The replayed cost does not refute the claim.
+    NotRefuted {
+        /// The claim's relation.
+        relation: ClaimRelation,
+        /// The replayed cost.
+        cost: Rat,
+        /// The claim's value at the witness's parameters.
+        claimed: Rat,
+    },
     /// A section is absent or repeated.
     Section(&'static str),
     /// A section's content does not have the required shape.
@@ -139,7 +174,20 @@ impl std::fmt::Display for WitnessError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WitnessError::Read(r) => write!(f, "{r}"),
-            WitnessError::Header => write!(f, "expected the header `warpcert-witness 1`"),
+            WitnessError::Header => write!(f, "expected the header `warpcert-witness 1` or `warpcert-witness 2`"),
+            WitnessError::Version2Section(h) => write!(f, "section `{h}` needs `warpcert-witness 2`"),
+            WitnessError::NotAnArray(a) => {
+                write!(f, "`{a}` is not an array of the program, or its contents are given twice")
+            }
+            WitnessError::CellType(a) => write!(f, "a cell of `{a}` does not have the array's element type"),
+            WitnessError::ClaimEval(why) => write!(f, "the claim cannot be evaluated: {why}"),
+            WitnessError::NotRefuted { relation, cost, claimed } => {
+                let (word, op) = match relation {
+                    ClaimRelation::Upper => ("upper", "<="),
+                    ClaimRelation::Lower => ("lower", ">="),
+                };
+                write!(f, "the replayed cost {cost} {op} the claimed {word} bound {claimed}: the claim is not refuted")
+            }
             WitnessError::Section(h) => write!(f, "expected exactly one `({h} …)` section"),
             WitnessError::Malformed { section, expected } => write!(f, "section `{section}`: expected {expected}"),
             WitnessError::Metric(m) => write!(f, "metric `{m}`: witnesses are for sectors and conflicts"),
@@ -325,7 +373,7 @@ impl Machine<'_> {
 
     fn read(&self, a: &str, i: i64) -> Result<V, RunError> {
         let (_, _, ty) = self.array(a)?;
-        Ok(match self.mem.get(&(a.to_string(), i)) {
+        Ok(match self.mem.get(&(a.to_string(), i)).or_else(|| self.fills.get(a)) {
             Some(v) => v.clone(),
             None => match ty {
                 Ty::Int => V::I(0),
@@ -467,11 +515,17 @@ fn nums<const N: usize>(v: &[Sexp], section: &'static str) -> Result<[u32; N], W
 /// Errors: the first [`WitnessError`] found.
 pub fn check_witness(text: &str) -> Result<WitnessVerdict, WitnessError> {
     let top = parse_all(text).map_err(WitnessError::Read)?;
-    if top.first().and_then(|s| s.atom()) != Some("warpcert-witness") || top.get(1).and_then(|s| s.atom()) != Some("1")
-    {
+    if top.first().and_then(|s| s.atom()) != Some("warpcert-witness") {
         return Err(WitnessError::Header);
     }
+    let version = match top.get(1).and_then(|s| s.atom()) {
+        Some("1") => 1,
+        Some("2") => 2,
+        _ => return Err(WitnessError::Header),
+    };
     let top = top.get(2..).unwrap_or(&[]);
+    let arrays_s = optional_section(top, "arrays", version)?;
+    let claim_s = optional_section(top, "claim", version)?;
     let metric_s = section(top, "metric")?;
     let mname = match metric_s {
         [m] => m.atom().ok_or(WitnessError::Malformed { section: "metric", expected: "(metric NAME)" })?,
@@ -538,21 +592,153 @@ pub fn check_witness(text: &str) -> Result<WitnessVerdict, WitnessError> {
         };
         locals.insert(x.clone(), vec![v; lanes]);
     }
-    let mut mach = Machine {
-        prog: &prog,
-        m,
-        hw,
-        params,
-        tids,
-        locals,
-        mem: BTreeMap::new(),
-        cost: Rat::zero(),
-        fuel: REPLAY_FUEL,
-    };
+    let (mem, fills) = initial_memory(&prog, arrays_s)?;
+    let mut mach =
+        Machine { prog: &prog, m, hw, params, tids, locals, mem, fills, cost: Rat::zero(), fuel: REPLAY_FUEL };
     let all: Vec<usize> = (0..lanes).collect();
     mach.stmt(&prog.body, &all).map_err(WitnessError::Run)?;
     if mach.cost != claimed {
         return Err(WitnessError::CostDiffers { replayed: mach.cost, stated: claimed });
     }
-    Ok(WitnessVerdict { metric: mname.to_string(), cost: mach.cost })
+    let refutes = match claim_s {
+        None => None,
+        Some(c) => Some(refuted(c, &mach.params, &mach.cost)?),
+    };
+    Ok(WitnessVerdict { metric: mname.to_string(), cost: mach.cost, refutes })
+}
+
+/// A section that may be absent (at most once), only in version 2.
+fn optional_section<'a, 't>(
+    top: &'a [Sexp<'t>],
+    head: &'static str,
+    version: u32,
+) -> Result<Option<&'a [Sexp<'t>]>, WitnessError> {
+    match top.iter().filter(|s| s.head() == Some(head)).count() {
+        0 => Ok(None),
+        1 if version >= 2 => section(top, head).map(Some),
+        1 => Err(WitnessError::Version2Section(head)),
+        _ => Err(WitnessError::Section(head)),
+    }
+}
+
+/// `(arrays (ARR (cells V …)) (ARR (fill V)) …)`: cells `0, 1, …` of `ARR` hold the values
+/// `V …` (every other cell the default of the element type), or every cell holds `V`.
+/// `V` is an integer for `int` arrays, `true`/`false` for `bool`, a rational for `float`.
+#[allow(clippy::type_complexity)]
+fn initial_memory(
+    prog: &Program,
+    arrays: Option<&[Sexp]>,
+) -> Result<(BTreeMap<(String, i64), V>, BTreeMap<String, V>), WitnessError> {
+    let mut mem = BTreeMap::new();
+    let mut fills = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    let bad = WitnessError::Malformed { section: "arrays", expected: "(ARR (cells V …)) or (ARR (fill V))" };
+    for a in arrays.unwrap_or(&[]) {
+        let Some([n, content]) = a.list().and_then(|l| <&[Sexp; 2]>::try_from(l).ok()) else {
+            return Err(bad);
+        };
+        let name = n.atom().ok_or_else(|| bad.clone())?;
+        let ty = match prog.array(name) {
+            Some(d) if seen.insert(name.to_string()) => d.ty,
+            _ => return Err(WitnessError::NotAnArray(name.to_string())),
+        };
+        let cell = |v: &Sexp| -> Result<V, WitnessError> {
+            let wrong = || WitnessError::CellType(name.to_string());
+            match ty {
+                Ty::Int => syntax::int(v).ok().and_then(|i| i.to_i64()).map(V::I).ok_or_else(wrong),
+                Ty::Bool => match v.atom() {
+                    Some("true") => Ok(V::B(true)),
+                    Some("false") => Ok(V::B(false)),
+                    _ => Err(wrong()),
+                },
+                Ty::Float => syntax::rat(v).map(V::F).map_err(|_| wrong()),
+            }
+        };
+        match (content.head(), content.list().and_then(|l| l.get(1..))) {
+            (Some("cells"), Some(vs)) => {
+                for (i, v) in vs.iter().enumerate() {
+                    let i = i64::try_from(i).map_err(|_| bad.clone())?;
+                    mem.insert((name.to_string(), i), cell(v)?);
+                }
+            }
+            (Some("fill"), Some([v])) => {
+                fills.insert(name.to_string(), cell(v)?);
+            }
+            _ => return Err(bad),
+        }
+    }
+    Ok((mem, fills))
+}
+
+/// Most nested operators of a claim.
+const MAX_CLAIM_DEPTH: usize = 200;
+
+/// The value of `CLAIM ::= Q | (param NAME) | (OP CLAIM CLAIM) | (floor CLAIM) |
+/// (ceil CLAIM)`, `OP ∈ + - * / max min`, at the parameters (an `int` parameter's value;
+/// `blockIdx.*`/`gridDim.*` of the replayed block).
+fn claim_value(s: &Sexp, params: &BTreeMap<String, V>, depth: usize) -> Result<Rat, WitnessError> {
+    let bad = |why: &str| WitnessError::ClaimEval(why.to_string());
+    if depth > MAX_CLAIM_DEPTH {
+        return Err(bad("nested deeper than 200 operators"));
+    }
+    if s.atom().is_some() {
+        return syntax::rat(s).map_err(|_| bad("a number is not a rational"));
+    }
+    let l = s.list().unwrap_or(&[]);
+    let arg = |k: usize| -> Result<Rat, WitnessError> {
+        claim_value(l.get(k).ok_or_else(|| bad("an operator lacks an argument"))?, params, depth + 1)
+    };
+    let arity =
+        |n: usize| if l.len() == n + 1 { Ok(()) } else { Err(bad("an operator has the wrong number of arguments")) };
+    match s.head() {
+        Some("param") => {
+            arity(1)?;
+            let n = l.get(1).and_then(|n| n.atom()).ok_or_else(|| bad("(param NAME)"))?;
+            match params.get(n) {
+                Some(V::I(x)) => Ok(rat(*x)),
+                _ => Err(WitnessError::ClaimEval(format!("no int value for `{n}`"))),
+            }
+        }
+        Some(op @ ("floor" | "ceil")) => {
+            arity(1)?;
+            let x = arg(1)?;
+            Ok(if op == "floor" { x.floor() } else { x.ceil() })
+        }
+        Some(op @ ("+" | "-" | "*" | "/" | "max" | "min")) => {
+            arity(2)?;
+            let (a, b) = (arg(1)?, arg(2)?);
+            Ok(match op {
+                "+" => a + b,
+                "-" => a - b,
+                "*" => a * b,
+                "/" if b.is_zero() => return Err(bad("division by zero")),
+                "/" => a / b,
+                "max" => a.max(b),
+                _ => a.min(b),
+            })
+        }
+        _ => Err(bad("unknown operator")),
+    }
+}
+
+/// `(claim upper|lower CLAIM)`: the relation and the claim's value, if the cost refutes it.
+fn refuted(c: &[Sexp], params: &BTreeMap<String, V>, cost: &Rat) -> Result<(ClaimRelation, Rat), WitnessError> {
+    let [rel, e] = c else {
+        return Err(WitnessError::Malformed { section: "claim", expected: "(claim upper|lower CLAIM)" });
+    };
+    let relation = match rel.atom() {
+        Some("upper") => ClaimRelation::Upper,
+        Some("lower") => ClaimRelation::Lower,
+        _ => return Err(WitnessError::Malformed { section: "claim", expected: "(claim upper|lower CLAIM)" }),
+    };
+    let claimed = claim_value(e, params, 0)?;
+    let ok = match relation {
+        ClaimRelation::Upper => *cost > claimed,
+        ClaimRelation::Lower => *cost < claimed,
+    };
+    if ok {
+        Ok((relation, claimed))
+    } else {
+        Err(WitnessError::NotRefuted { relation, cost: cost.clone(), claimed })
+    }
 }

@@ -6,6 +6,7 @@
 //! Entry point: [`analyze`].
 
 pub mod access;
+pub mod compare;
 pub mod derive;
 pub mod entail;
 pub mod linear;
@@ -80,6 +81,19 @@ pub fn analyze(
     launch: &Launch,
     opts: &AnalysisOptions,
 ) -> Result<Analysis, AnalysisError> {
+    analyze_toward(prog, metric, hw, launch, opts, None)
+}
+
+/// As [`analyze`]; with a `target` (a claimed bound, issue 19) the LP looks for a bound
+/// below the target ([`derive::run_toward`]) instead of the tightest bound alone.
+pub fn analyze_toward(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    target: Option<&Poly>,
+) -> Result<Analysis, AnalysisError> {
     if hw.warp_size == 0 || hw.banks == 0 || hw.bank_bytes == 0 || hw.sector_bytes == 0 {
         return Err(AnalysisError {
             loc: None,
@@ -100,7 +114,7 @@ pub fn analyze(
             .stack_size(STACK_BYTES)
             .spawn_scoped(sc, || {
                 let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
-                let (derivation, bound) = derive::run(&mut ctx)?;
+                let (derivation, bound) = derive::run_toward(&mut ctx, target)?;
                 let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
                 let mut rules_used = BTreeMap::new();
                 derivation.count_rules(&mut rules_used);

@@ -63,6 +63,14 @@ fn cstr_s(c: &Cstr, out: &mut String) {
     }
 }
 
+/// A potential as the certificate's `(poly …)` s-expression (issue 19: a claimed bound
+/// stated to the kernel's reader and the Coq export).
+pub fn poly_sexp(p: &Poly) -> String {
+    let mut s = String::new();
+    write_poly(&mut s, p);
+    s
+}
+
 /// `(poly TERM ...)` with terms `(C ATOM ...)` in canonical order.
 fn write_poly(out: &mut String, p: &Poly) {
     out.push_str("(poly");

@@ -10,17 +10,22 @@
 //! a grid over its parameters (each of `0..=64` and the multiples of 32 up to 4096; for two
 //! parameters, all pairs): `equal` (same value everywhere, within 10⁻⁹ relative),
 //! `tighter` (ours ≤ theirs everywhere, < somewhere), `looser` (ours > theirs somewhere;
-//! the first such point is shown). RaCUDA bounds the Pico paper marks incorrect (tag **M**:
-//! assumed alignment) are reported as `RaCUDA incorrect`; `no bound` rows as
-//! `RaCUDA: no bound`. A bound ours is looser than is checked against the simulation: where
-//! it is below the largest simulated per-warp cost at a sample, the verdict is `RaCUDA
-//! below simulated (b < w at …)` — not an upper bound under warpcert's semantics (RaCUDA's
-//! `steps` count evaluation steps of its own intermediate language). Pico's Table 1 prints two decimals; `0.31 wA + 15.0` is read as
+//! the first such point is shown); `no bound` rows as `RaCUDA: no bound`. A published bound
+//! ours is looser than is **audited** (`warpcert claim`, issue 19): when the counterexample
+//! search finds parameters, inputs and a warp costing more, with a witness the kernel
+//! replays, the verdict is `RaCUDA refuted (warp w costs c > b at …)` (`Pico refuted …`),
+//! noting the tag when Pico Table 1 marks the bound incorrect (tags M, R). Otherwise a
+//! RaCUDA bound below the largest simulated per-warp cost at a sample is `RaCUDA below
+//! simulated (b < w at …)` (for `divwarps`/`steps`, whose witnesses the kernel does not
+//! replay; RaCUDA's `steps` count evaluation steps of its own intermediate language). Pico's Table 1 prints two decimals; `0.31 wA + 15.0` is read as
 //! `5/16·wA + 15` (10 sectors per 32-column tile, `⌈wA/32⌉ ≤ wA/32 + 1`) and
 //! `0.97 wA + 30.0` as `31/32·(wA + 31)` (31 conflicts per tile), the exact forms these
 //! roundings come from.
 
 use crate::analysis::{analyze, AnalysisOptions};
+use crate::claim::expr::ClaimExpr;
+use crate::claim::refute::SearchLimits;
+use crate::claim::{audit, Claim, Relation, Target, Verdict};
 use crate::core::assertion::Poly;
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program};
@@ -39,6 +44,7 @@ use super::{published, EXIT_FAILED};
 /// A row the table does not have: no published bound.
 const NB: Published = Published {
     text: "no bound",
+    value: "",
     f: None,
     incorrect: false,
 };
@@ -270,9 +276,6 @@ fn verdict(ours: &Poly, theirs: &Published, pts: &[BTreeMap<String, i64>], who: 
     let Some(f) = &theirs.f else {
         return format!("{who}: no bound");
     };
-    if theirs.incorrect {
-        return format!("{who} incorrect");
-    }
     let mut strict = false;
     for p in pts {
         let a = to_f(&ours.eval(p));
@@ -418,6 +421,40 @@ fn tightness(
         })
         .collect();
     Ok((shown, sims))
+}
+
+/// The audit of a published bound (`crate::claim::audit`, default search limits): `Some(…
+/// refuted (warp w costs c > b at …))` when a witness the kernel replays refutes it.
+fn refuted(t: &Target, m: MetricName, theirs: &Published, who: &str) -> Option<String> {
+    let expr = ClaimExpr::parse(theirs.value).ok()?;
+    let claim = Claim {
+        text: theirs.value.to_string(),
+        expr,
+        metric: m,
+        relation: Relation::Upper,
+    };
+    let a = audit(
+        t,
+        &claim,
+        &AnalysisOptions::default(),
+        &SearchLimits::default(),
+    );
+    let Verdict::Refuted(w) = a.verdict else {
+        return None;
+    };
+    let at: BTreeMap<String, i64> = w.params.iter().cloned().collect();
+    let tag = if theirs.incorrect {
+        "; tagged incorrect in Pico Table 1"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{who} refuted (warp {} costs {} > {}{}{tag})",
+        w.warp,
+        fmt_num(to_f(&w.cost)),
+        fmt_num(to_f(&w.claimed)),
+        at_point(&at)
+    ))
 }
 
 /// The first sample where a published bound is below the simulated per-warp cost of
@@ -588,12 +625,26 @@ pub fn run(args: &BenchArgs) -> i32 {
             let pico = pico.as_ref();
             match row {
                 Ok((bound, t, c)) => {
+                    let target = Target {
+                        prog: &prog,
+                        hw: &hw,
+                        block: b.block,
+                    };
                     let mut vs_racuda = verdict(&bound, rac, &pts, "RaCUDA");
                     if vs_racuda.starts_with("looser") {
-                        if let Some(why) = below_simulated(rac, &sims, i) {
+                        if let Some(r) = refuted(&target, m, rac, "RaCUDA") {
+                            vs_racuda = r;
+                        } else if let Some(why) = below_simulated(rac, &sims, i) {
                             vs_racuda = format!("RaCUDA below simulated ({why})");
                         }
                     }
+                    let vs_pico = pico.map(|p| {
+                        let v = verdict(&bound, p, &pts, "Pico");
+                        match v.starts_with("looser") {
+                            true => refuted(&target, m, p, "Pico").unwrap_or(v),
+                            false => v,
+                        }
+                    });
                     out.row(report::bound_row(&report::BoundRow {
                         stem,
                         metric: m,
@@ -603,7 +654,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                         racuda: rac.text,
                         vs_racuda: &vs_racuda,
                         pico: pico.map(|p| p.text),
-                        vs_pico: pico.map(|p| verdict(&bound, p, &pts, "Pico")),
+                        vs_pico,
                         tightness: &tight[i],
                         analysis_ms: t,
                         check_ms: c,
@@ -644,6 +695,7 @@ mod tests {
     fn a_published_bound_below_a_simulated_cost_is_named_with_its_point() {
         let rac = Published {
             text: "27",
+            value: "27",
             f: Some(published::Formula::Num(27.0)),
             incorrect: false,
         };

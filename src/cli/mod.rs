@@ -5,6 +5,7 @@
 pub mod analyze;
 mod bench;
 mod check;
+pub mod claim;
 mod coverage;
 mod derive;
 mod export;
@@ -56,6 +57,7 @@ impl Command {
             Command::Run(a) => a.format(),
             Command::Derive(a) => a.format(),
             Command::Check(a) => a.format(),
+            Command::Claim(a) => a.format(),
             Command::Bench(a) => a.format(),
             Command::ExportCoq(a) => a.format(),
             Command::ScalingPoint(_) => Format::Text,
@@ -77,6 +79,12 @@ enum Command {
     Run(run::RunArgs),
     /// Check a certificate with the independent kernel: exit 0 accepted, 1 rejected.
     Check(check::CheckArgs),
+    /// Audit another analyzer's bound: certified (a checked certificate, exit 0), refuted
+    /// (a counterexample witness the kernel replays, exit 1) or unknown (exit 3).
+    ///
+    /// Example: warpcert claim matrixMul.cu --block 32,32 --metric sectors
+    /// --bound '4 + 0.312496*max(0, 31 + wA)'; warpcert claim --table claims.csv
+    Claim(claim::ClaimArgs),
     /// Analyse every benchmark kernel × metric and print a table with times.
     Bench(bench::BenchArgs),
     /// Print the big-step lock-step derivation tree of one warp (RaCUDA Figs. 6/7 style).
@@ -184,6 +192,7 @@ pub fn main() -> i32 {
         Command::Analyze(a) => analyze::run(&a),
         Command::Run(a) => run::run(&a),
         Command::Check(a) => check::run(&a),
+        Command::Claim(a) => claim::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Derive(a) => derive::run(&a),
         Command::ExportCoq(a) => export::run(&a),

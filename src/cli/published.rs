@@ -153,6 +153,8 @@ impl Parser {
 pub struct Published {
     /// The bound as printed in the paper.
     pub text: &'static str,
+    /// The value column: the bound as a claim (`warpcert claim`'s notation).
+    pub value: &'static str,
     /// Its value.
     pub f: Option<Formula>,
     /// Known incorrect.
@@ -183,31 +185,9 @@ pub struct Row {
     pub citation: &'static str,
 }
 
-/// Splits one CSV line: fields separated by commas, a field in double quotes may contain
-/// commas (no escaped quotes).
+/// Splits one CSV line ([`crate::claim::table::csv_fields`]).
 fn fields(line: &'static str) -> Result<Vec<&'static str>, String> {
-    let mut out = Vec::new();
-    let mut rest = line;
-    loop {
-        let (field, after) = match rest.strip_prefix('"') {
-            Some(q) => {
-                let end = q
-                    .find('"')
-                    .ok_or_else(|| format!("unclosed quote in `{line}`"))?;
-                (&q[..end], &q[end + 1..])
-            }
-            None => match rest.find(',') {
-                Some(k) => (&rest[..k], &rest[k..]),
-                None => (rest, ""),
-            },
-        };
-        out.push(field);
-        match after.strip_prefix(',') {
-            Some(r) => rest = r,
-            None if after.is_empty() => return Ok(out),
-            None => return Err(format!("expected `,` after `{field}` in `{line}`")),
-        }
-    }
+    crate::claim::table::csv_fields(line)
 }
 
 /// The rows of [`TABLE`] (comment lines start with `#`; the first other line is the
@@ -243,7 +223,12 @@ pub fn table() -> Result<Vec<Row>, String> {
             kernel,
             metric,
             source,
-            bound: Published { text, f, incorrect },
+            bound: Published {
+                text,
+                value,
+                f,
+                incorrect,
+            },
             citation,
         });
     }

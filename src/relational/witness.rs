@@ -132,6 +132,78 @@ pub fn witness_within(
     })
 }
 
+/// A version-2 witness (spec/relational.md §8): as [`write`], with stated array contents
+/// and, optionally, the claimed bound it refutes (issue 19).
+#[derive(Clone, Copy, Debug)]
+pub struct WitnessV2<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// `sectors` or `conflicts`.
+    pub metric: MetricName,
+    /// Hardware.
+    pub hw: &'a Hardware,
+    /// Block dimensions (the grid is one block).
+    pub block: [u32; 3],
+    /// Scalar parameter values (`bool`: 0/1).
+    pub params: &'a [(String, i64)],
+    /// Warp of block 0.
+    pub warp: u64,
+    /// Its cost.
+    pub cost: &'a Q,
+    /// Array contents: explicit cells or one value per array (the default input must be
+    /// zero: cells not stated read 0).
+    pub inputs: &'a Inputs,
+    /// `(upper|lower, CLAIM)`: the claim in the kernel's grammar (`kernel/src/witness.rs`).
+    pub claim: Option<(&'a str, &'a str)>,
+}
+
+/// A cell value in the witness grammar: integers, `true`/`false`, a float as the exact
+/// rational of its binary64 value. Errors: a non-finite float.
+fn cell(v: &Value) -> Result<String, String> {
+    Ok(match v {
+        Value::Int(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Float(x) => {
+            let r = num_rational::BigRational::from_float(*x)
+                .ok_or_else(|| format!("the float {x} has no exact rational"))?;
+            crate::core::assertion::linear::fmt_q(&r)
+        }
+    })
+}
+
+/// The version-2 witness text. Errors: pseudo-random default input (cells must be stated),
+/// a non-finite float cell.
+pub fn write_v2(w: &WitnessV2) -> Result<String, String> {
+    if w.inputs.default != crate::semantics::Input::Zero {
+        return Err("a witness states its array contents: the default input must be zero".into());
+    }
+    let launch = Launch {
+        block: w.block,
+        grid: Some([1, 1, 1]),
+    };
+    let v1 = write(w.prog, w.metric, w.hw, &launch, w.params, w.warp, w.cost);
+    let mut s = v1.replacen("warpcert-witness 1", "warpcert-witness 2", 1);
+    let mut arrays = String::new();
+    for (name, init) in &w.inputs.arrays {
+        match init {
+            crate::semantics::ArrayInit::Fill(v) => {
+                let _ = write!(arrays, " ({name} (fill {}))", cell(v)?);
+            }
+            crate::semantics::ArrayInit::Values(vs) => {
+                let cells: Vec<String> = vs.iter().map(cell).collect::<Result<_, _>>()?;
+                let _ = write!(arrays, " ({name} (cells {}))", cells.join(" "));
+            }
+        }
+    }
+    if !arrays.is_empty() {
+        let _ = writeln!(s, "(arrays{arrays})");
+    }
+    if let Some((rel, claim)) = w.claim {
+        let _ = writeln!(s, "(claim {rel} {claim})");
+    }
+    Ok(s)
+}
+
 /// The witness text (spec/relational.md §8).
 pub fn write(
     prog: &Program,

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod bound;
 pub mod check;
+pub mod claim;
 pub mod coverage;
 pub mod error;
 pub mod relation;

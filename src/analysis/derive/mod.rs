@@ -345,6 +345,15 @@ impl<'a> Ctx<'a> {
 /// Runs the whole inference: forward pass, backward pass, LP, instantiation.
 /// Returns the root node (about the kernel body) and the bound.
 pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
+    run_toward(ctx, None)
+}
+
+/// As [`run`]; with a `target` potential (a claimed bound, issue 19) the LP also requires
+/// the bound to be below the target coefficient-wise after the `(mono …)` alignment of
+/// [`crate::analysis::compare::align`] (feasibility against the claim; the objective still
+/// picks the tightest such bound). Errors as [`run`]; an infeasible LP means no bound of the
+/// templates is below the target that way.
+pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Poly), AnalysisError> {
     let prog = ctx.prog;
     // the initial map restricted to the locals some path may read before writing them
     // (spec/logic.md §5 allows any D ⊑ the initial map; an entry for a local that is always
@@ -389,6 +398,13 @@ pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
     for i in 0..nvars {
         let e = obj.v.entry(i).or_insert_with(Q::zero);
         *e += Q::new(1.into(), 100000.into());
+    }
+    if let Some(t) = target {
+        for (e, why) in crate::analysis::compare::target_constraints(&qbound, t, &tn.pre.0.p) {
+            back.lp
+                .add(e, crate::analysis::lp::Rel::Ge, &why)
+                .map_err(|e| err(None, format!("no bound below the claim: {e}")))?;
+        }
     }
     let hints = back.hints.clone();
     let sol = back.lp.solve(&obj).map_err(|why| {

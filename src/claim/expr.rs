@@ -1,0 +1,542 @@
+//! Claimed bounds as written by other analyzers (issue 19): RaCUDA's printed bounds
+//! (`4 + 0.312496 (31 + wA)`, `max(0, 31 + wA)`, `75 + 1621 (31+N)/32`) and Pico's
+//! (`0.31 wA + 15.0`, `15 wA + 465`, `⌊(wA + 31)/32⌋`), parsed with `nom` into
+//! [`ClaimExpr`]: exact rationals (a decimal such as `0.312496` is the rational
+//! `312496/1000000`), parameters, `+ - * /` (also `·`, `×` and juxtaposition:
+//! `15 wA`), `^` with a natural exponent, `max(a, b)`, `min(a, b)`, `floor(·)` / `⌊·⌋` and
+//! `ceil(·)` / `⌈·⌉`.
+//!
+//! **Domain.** A claim speaks about parameter values `≥ 0` (the sizes the published
+//! bounds describe). On that domain a bare parameter `x` equals `max(0, x)`, which is how
+//! [`ClaimExpr::to_poly`] writes it in a potential (spec/logic.md §1: potentials are
+//! polynomials over `max0` atoms): a certificate for the potential (valid for *all*
+//! parameter values) proves the claim on its domain.
+
+use crate::core::assertion::linear::fmt_q;
+use crate::core::assertion::{Lin, Poly};
+use crate::core::metric::Q;
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::character::complete::{char, digit1, multispace0};
+use nom::combinator::{opt, recognize};
+use nom::sequence::{delimited, pair, preceded};
+use nom::{IResult, Parser};
+use num_bigint::BigInt;
+use num_traits::{One, Signed, Zero};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Most nested brackets a claim may have (deeper input is rejected before parsing).
+pub const MAX_CLAIM_NESTING: usize = 200;
+/// Longest claim text, in bytes.
+pub const MAX_CLAIM_LEN: usize = 10_000;
+
+/// A claimed bound as a function of the kernel's parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClaimExpr {
+    /// An exact rational.
+    Num(Q),
+    /// A parameter.
+    Var(String),
+    /// `a + b`.
+    Add(Box<ClaimExpr>, Box<ClaimExpr>),
+    /// `a - b`.
+    Sub(Box<ClaimExpr>, Box<ClaimExpr>),
+    /// `a * b`.
+    Mul(Box<ClaimExpr>, Box<ClaimExpr>),
+    /// `a / b`.
+    Div(Box<ClaimExpr>, Box<ClaimExpr>),
+    /// `max(a, b)`.
+    Max(Box<ClaimExpr>, Box<ClaimExpr>),
+    /// `min(a, b)`.
+    Min(Box<ClaimExpr>, Box<ClaimExpr>),
+    /// `⌊a⌋`.
+    Floor(Box<ClaimExpr>),
+    /// `⌈a⌉`.
+    Ceil(Box<ClaimExpr>),
+}
+
+fn bx(e: ClaimExpr) -> Box<ClaimExpr> {
+    Box::new(e)
+}
+
+/// Why a claim text was not read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClaimParseError {
+    /// The text does not follow the grammar; `at` is the byte offset where reading stopped.
+    #[error("cannot read the claim `{text}` at byte {at}: {what}")]
+    Syntax {
+        /// The claim.
+        text: String,
+        /// Byte offset.
+        at: usize,
+        /// What was expected.
+        what: String,
+    },
+    /// Too long or too deeply nested.
+    #[error("the claim is longer than {MAX_CLAIM_LEN} bytes or nested deeper than {MAX_CLAIM_NESTING} brackets")]
+    Limit,
+}
+
+fn ws<'a, O>(
+    p: impl Parser<&'a str, Output = O, Error = nom::error::Error<&'a str>>,
+) -> impl Parser<&'a str, Output = O, Error = nom::error::Error<&'a str>> {
+    delimited(multispace0, p, multispace0)
+}
+
+/// An unsigned decimal `digits[.digits]` or `.digits`, as an exact rational.
+fn number(i: &str) -> IResult<&str, ClaimExpr> {
+    let (rest, s) = recognize(alt((
+        recognize(pair(digit1, opt(pair(char('.'), opt(digit1))))),
+        recognize(pair(char('.'), digit1)),
+    )))
+    .parse(i)?;
+    let (ip, fp) = s.split_once('.').unwrap_or((s, ""));
+    let digits = format!("{ip}{fp}");
+    let n: BigInt = digits.parse().unwrap_or_default();
+    let den = BigInt::from(10u32).pow(fp.len() as u32);
+    Ok((rest, ClaimExpr::Num(Q::new(n, den))))
+}
+
+fn name(i: &str) -> IResult<&str, &str> {
+    recognize(pair(
+        take_while1(|c: char| c.is_ascii_alphabetic() || c == '_'),
+        take_while(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.'),
+    ))
+    .parse(i)
+}
+
+fn call2(i: &str) -> IResult<&str, ClaimExpr> {
+    let (i, f) = ws(alt((tag("max"), tag("min")))).parse(i)?;
+    let (i, (a, b)) = delimited(
+        ws(char('(')),
+        pair(sum, preceded(ws(char(',')), sum)),
+        ws(char(')')),
+    )
+    .parse(i)?;
+    Ok((
+        i,
+        if f == "max" {
+            ClaimExpr::Max(bx(a), bx(b))
+        } else {
+            ClaimExpr::Min(bx(a), bx(b))
+        },
+    ))
+}
+
+fn call1(i: &str) -> IResult<&str, ClaimExpr> {
+    let (i, f) = ws(alt((tag("floor"), tag("ceil")))).parse(i)?;
+    let (i, a) = delimited(ws(char('(')), sum, ws(char(')'))).parse(i)?;
+    Ok((
+        i,
+        if f == "floor" {
+            ClaimExpr::Floor(bx(a))
+        } else {
+            ClaimExpr::Ceil(bx(a))
+        },
+    ))
+}
+
+fn brackets(i: &str) -> IResult<&str, ClaimExpr> {
+    alt((
+        delimited(ws(char('(')), sum, ws(char(')'))),
+        delimited(ws(char('⌊')), sum, ws(char('⌋'))).map(|a| ClaimExpr::Floor(bx(a))),
+        delimited(ws(char('⌈')), sum, ws(char('⌉'))).map(|a| ClaimExpr::Ceil(bx(a))),
+    ))
+    .parse(i)
+}
+
+/// `atom := number | max(..) | min(..) | floor(..) | ceil(..) | name | (sum) | ⌊sum⌋ | ⌈sum⌉`
+fn atom(i: &str) -> IResult<&str, ClaimExpr> {
+    alt((
+        ws(number),
+        call2,
+        call1,
+        ws(name).map(|n: &str| ClaimExpr::Var(n.to_string())),
+        brackets,
+    ))
+    .parse(i)
+}
+
+/// `power := atom ('^' digits)?`
+fn power(i: &str) -> IResult<&str, ClaimExpr> {
+    let (i, a) = atom(i)?;
+    let (i, e) = opt(preceded(ws(char('^')), ws(digit1))).parse(i)?;
+    let Some(e) = e else { return Ok((i, a)) };
+    let k: u32 = e.parse().unwrap_or(u32::MAX);
+    if k > 16 {
+        return Err(nom::Err::Failure(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::TooLarge,
+        )));
+    }
+    let mut out = ClaimExpr::Num(Q::one());
+    for _ in 0..k {
+        out = ClaimExpr::Mul(bx(out), bx(a.clone()));
+    }
+    Ok((i, out))
+}
+
+/// `unary := '-' unary | power`
+fn unary(i: &str) -> IResult<&str, ClaimExpr> {
+    alt((
+        preceded(ws(char('-')), unary)
+            .map(|a| ClaimExpr::Sub(bx(ClaimExpr::Num(Q::zero())), bx(a))),
+        power,
+    ))
+    .parse(i)
+}
+
+/// `product := unary (('*' | '·' | '×' | '/' | juxtaposition) power)*`
+fn product(i: &str) -> IResult<&str, ClaimExpr> {
+    let (mut i, mut acc) = unary(i)?;
+    loop {
+        if let Ok((r, op)) = ws(alt((char('*'), char('·'), char('×'), char('/')))).parse(i) {
+            let (r, b) = unary(r)?;
+            acc = if op == '/' {
+                ClaimExpr::Div(bx(acc), bx(b))
+            } else {
+                ClaimExpr::Mul(bx(acc), bx(b))
+            };
+            i = r;
+        } else if let Ok((r, b)) = power(i) {
+            acc = ClaimExpr::Mul(bx(acc), bx(b));
+            i = r;
+        } else {
+            return Ok((i, acc));
+        }
+    }
+}
+
+/// `sum := product (('+' | '-') product)*`
+fn sum(i: &str) -> IResult<&str, ClaimExpr> {
+    let (mut i, mut acc) = product(i)?;
+    while let Ok((r, op)) = ws(alt((char('+'), char('-')))).parse(i) {
+        let (r, b) = product(r)?;
+        acc = if op == '+' {
+            ClaimExpr::Add(bx(acc), bx(b))
+        } else {
+            ClaimExpr::Sub(bx(acc), bx(b))
+        };
+        i = r;
+    }
+    Ok((i, acc))
+}
+
+impl ClaimExpr {
+    /// Parses a claim (module documentation).
+    ///
+    /// Errors: [`ClaimParseError`] with the byte offset where reading stopped.
+    pub fn parse(text: &str) -> Result<ClaimExpr, ClaimParseError> {
+        let mut depth = 0usize;
+        let mut max_depth = 0usize;
+        for c in text.chars() {
+            match c {
+                '(' | '⌊' | '⌈' => depth += 1,
+                ')' | '⌋' | '⌉' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            max_depth = max_depth.max(depth);
+        }
+        if text.len() > MAX_CLAIM_LEN || max_depth > MAX_CLAIM_NESTING {
+            return Err(ClaimParseError::Limit);
+        }
+        let err = |rest: &str, what: &str| ClaimParseError::Syntax {
+            text: text.to_string(),
+            at: text.len() - rest.len(),
+            what: what.to_string(),
+        };
+        match sum(text) {
+            Ok((rest, e)) if rest.trim().is_empty() => Ok(e),
+            Ok((rest, _)) => Err(err(rest, "an operator or the end of the claim")),
+            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(err(
+                e.input,
+                "a number, a parameter, max(…), ⌊…⌋ or a bracket",
+            )),
+            Err(nom::Err::Incomplete(_)) => Err(err("", "more input")),
+        }
+    }
+
+    /// The parameters the claim mentions, sorted.
+    pub fn vars(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_vars(&mut out);
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn collect_vars(&self, out: &mut Vec<String>) {
+        match self {
+            ClaimExpr::Num(_) => {}
+            ClaimExpr::Var(v) => out.push(v.clone()),
+            ClaimExpr::Floor(a) | ClaimExpr::Ceil(a) => a.collect_vars(out),
+            ClaimExpr::Add(a, b)
+            | ClaimExpr::Sub(a, b)
+            | ClaimExpr::Mul(a, b)
+            | ClaimExpr::Div(a, b)
+            | ClaimExpr::Max(a, b)
+            | ClaimExpr::Min(a, b) => {
+                a.collect_vars(out);
+                b.collect_vars(out);
+            }
+        }
+    }
+
+    /// The exact value at `env` (a parameter missing from `env` is an error).
+    ///
+    /// Errors: a missing parameter, a division by zero.
+    pub fn eval(&self, env: &BTreeMap<String, i64>) -> Result<Q, String> {
+        Ok(match self {
+            ClaimExpr::Num(c) => c.clone(),
+            ClaimExpr::Var(v) => match env.get(v) {
+                Some(x) => Q::from_integer((*x).into()),
+                None => return Err(format!("no value for the parameter `{v}`")),
+            },
+            ClaimExpr::Add(a, b) => a.eval(env)? + b.eval(env)?,
+            ClaimExpr::Sub(a, b) => a.eval(env)? - b.eval(env)?,
+            ClaimExpr::Mul(a, b) => a.eval(env)? * b.eval(env)?,
+            ClaimExpr::Div(a, b) => {
+                let d = b.eval(env)?;
+                if d.is_zero() {
+                    return Err("division by zero in the claim".into());
+                }
+                a.eval(env)? / d
+            }
+            ClaimExpr::Max(a, b) => a.eval(env)?.max(b.eval(env)?),
+            ClaimExpr::Min(a, b) => a.eval(env)?.min(b.eval(env)?),
+            ClaimExpr::Floor(a) => a.eval(env)?.floor(),
+            ClaimExpr::Ceil(a) => a.eval(env)?.ceil(),
+        })
+    }
+
+    /// The claim as an affine form over raw parameters, when it is one.
+    pub fn to_lin(&self) -> Option<Lin> {
+        Some(match self {
+            ClaimExpr::Num(c) => Lin::constant(c.clone()),
+            ClaimExpr::Var(v) => Lin::var(v),
+            ClaimExpr::Add(a, b) => a.to_lin()?.add(&b.to_lin()?),
+            ClaimExpr::Sub(a, b) => a.to_lin()?.sub(&b.to_lin()?),
+            ClaimExpr::Mul(a, b) => {
+                let (a, b) = (a.to_lin()?, b.to_lin()?);
+                if a.is_const() {
+                    b.scale(&a.c)
+                } else if b.is_const() {
+                    a.scale(&b.c)
+                } else {
+                    return None;
+                }
+            }
+            ClaimExpr::Div(a, b) => {
+                let b = b.to_lin()?;
+                if !b.is_const() || b.c.is_zero() {
+                    return None;
+                }
+                a.to_lin()?.scale(&(Q::one() / b.c))
+            }
+            _ => return None,
+        })
+    }
+
+    /// The claim as a potential (module documentation: a bare parameter `x` is
+    /// `max(0, x)`; `max(a, b)` with `a − b` affine is `b + max(0, a − b)`), equal to the
+    /// claim at every parameter value `≥ 0`.
+    ///
+    /// Errors: `⌊·⌋`/`⌈·⌉`/`min`, a division by a non-constant, `max` of non-affine
+    /// arguments, a negative coefficient (not a potential), each named.
+    pub fn to_poly(&self) -> Result<Poly, String> {
+        self.to_poly_shifted(&BTreeMap::new())
+    }
+
+    /// As [`ClaimExpr::to_poly`], with a bare parameter `x` of `shifts` written
+    /// `max(0, x + d) − d` (`d = shifts[x] ≥ 0`): equal to `x` for `x ≥ −d`, so the
+    /// potential still equals the claim at every parameter value `≥ 0`; used to meet the
+    /// atoms of warpcert's bound (`max(0, wA + 31)` for a claim `0.31 wA + 15`).
+    ///
+    /// Errors: as [`ClaimExpr::to_poly`].
+    pub fn to_poly_shifted(&self, shifts: &BTreeMap<String, Q>) -> Result<Poly, String> {
+        let p = self.poly(shifts)?;
+        if let Some((_, c)) = p.terms.iter().find(|(_, c)| c.is_negative()) {
+            return Err(format!(
+                "the claim written over max(0, ·) atoms, {}, has the negative coefficient {} (a potential has none)",
+                p.to_bound_string(),
+                fmt_q(c)
+            ));
+        }
+        Ok(p)
+    }
+
+    fn poly(&self, sh: &BTreeMap<String, Q>) -> Result<Poly, String> {
+        Ok(match self {
+            ClaimExpr::Num(c) => Poly::constant(c),
+            ClaimExpr::Var(v) => {
+                let d = sh
+                    .get(v)
+                    .filter(|d| !d.is_negative())
+                    .cloned()
+                    .unwrap_or_else(Q::zero);
+                let mut p = Poly::constant(&-d.clone());
+                p.add_raw_term(&[Lin::var(v).plus_const(&d)], Q::one());
+                p
+            }
+            ClaimExpr::Add(a, b) => a.poly(sh)?.plus(&b.poly(sh)?),
+            ClaimExpr::Sub(a, b) => a.poly(sh)?.plus(&b.poly(sh)?.scaled(&-Q::one())),
+            ClaimExpr::Mul(a, b) => mul(&a.poly(sh)?, &b.poly(sh)?),
+            ClaimExpr::Div(a, b) => match b.to_lin() {
+                Some(l) if l.is_const() && !l.c.is_zero() => a.poly(sh)?.scaled(&(Q::one() / l.c)),
+                _ => return Err(format!("division by the non-constant `{b}`")),
+            },
+            ClaimExpr::Max(a, b) => match (a.to_lin(), b.to_lin()) {
+                (Some(la), Some(lb)) => {
+                    // max(a, b) = b + max0(a − b), with the constant side (if any) as b
+                    let (la, lb, b) = if la.is_const() && !lb.is_const() {
+                        (lb, la, a)
+                    } else {
+                        (la, lb, b)
+                    };
+                    let mut p = if lb.is_const() {
+                        Poly::constant(&lb.c)
+                    } else {
+                        b.poly(sh)?
+                    };
+                    p.add_raw_term(&[la.sub(&lb)], Q::one());
+                    p
+                }
+                _ => return Err(format!("`{self}` is a max of non-affine expressions")),
+            },
+            ClaimExpr::Min(..) | ClaimExpr::Floor(_) | ClaimExpr::Ceil(_) => {
+                return Err(format!("`{self}` has no form over max(0, ·) atoms"))
+            }
+        })
+    }
+
+    /// The claim in the kernel's witness grammar (`kernel/src/witness.rs`, `CLAIM`).
+    pub fn to_sexp(&self) -> String {
+        let two = |op: &str, a: &ClaimExpr, b: &ClaimExpr| {
+            format!("({op} {} {})", a.to_sexp(), b.to_sexp())
+        };
+        match self {
+            ClaimExpr::Num(c) => fmt_q(c),
+            ClaimExpr::Var(v) => format!("(param {v})"),
+            ClaimExpr::Add(a, b) => two("+", a, b),
+            ClaimExpr::Sub(a, b) => two("-", a, b),
+            ClaimExpr::Mul(a, b) => two("*", a, b),
+            ClaimExpr::Div(a, b) => two("/", a, b),
+            ClaimExpr::Max(a, b) => two("max", a, b),
+            ClaimExpr::Min(a, b) => two("min", a, b),
+            ClaimExpr::Floor(a) => format!("(floor {})", a.to_sexp()),
+            ClaimExpr::Ceil(a) => format!("(ceil {})", a.to_sexp()),
+        }
+    }
+}
+
+/// The product of two polynomials (atoms concatenated, renormalized).
+pub fn mul(a: &Poly, b: &Poly) -> Poly {
+    let mut out = Poly::zero();
+    for (m1, c1) in &a.terms {
+        for (m2, c2) in &b.terms {
+            let atoms: Vec<Lin> = m1.iter().chain(m2).cloned().collect();
+            out.add_raw_term(&atoms, c1 * c2);
+        }
+    }
+    out
+}
+
+impl fmt::Display for ClaimExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClaimExpr::Num(c) => f.write_str(&fmt_q(c)),
+            ClaimExpr::Var(v) => f.write_str(v),
+            ClaimExpr::Add(a, b) => write!(f, "({a} + {b})"),
+            ClaimExpr::Sub(a, b) => write!(f, "({a} - {b})"),
+            ClaimExpr::Mul(a, b) => write!(f, "{a}*{b}"),
+            ClaimExpr::Div(a, b) => write!(f, "{a}/{b}"),
+            ClaimExpr::Max(a, b) => write!(f, "max({a}, {b})"),
+            ClaimExpr::Min(a, b) => write!(f, "min({a}, {b})"),
+            ClaimExpr::Floor(a) => write!(f, "⌊{a}⌋"),
+            ClaimExpr::Ceil(a) => write!(f, "⌈{a}⌉"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::metric::q;
+
+    fn at(e: &str, kv: &[(&str, i64)]) -> Q {
+        let env = kv.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        ClaimExpr::parse(e).unwrap().eval(&env).unwrap()
+    }
+
+    /// RaCUDA's matrixMul bound (Table 4; Pico §7.1: 44.94 at wA = 100): 4 + 0.312496·131
+    /// = 44.936976, exactly, in every notation it is printed in.
+    #[test]
+    fn racuda_and_pico_notations_read_exactly() {
+        let want = Q::new(44_936_976.into(), 1_000_000.into());
+        for t in [
+            "4 + 0.312496*max(0, 31 + wA)",
+            "4 + 0.312496 (31 + wA)",
+            "4 + 0.312496·max(0, 31 + wA)",
+            "0.312496 (31 + wA) + 4",
+        ] {
+            assert_eq!(at(t, &[("wA", 100)]), want, "{t}");
+        }
+        assert_eq!(at("15 wA + 465", &[("wA", 2)]), q(495));
+        assert_eq!(at("75 + 1621 (31+N)/32", &[("N", 1)]), q(75 + 1621));
+        assert_eq!(at("⌊(wA + 31)/32⌋", &[("wA", 33)]), q(2));
+        assert_eq!(at("ceil(wA/32)", &[("wA", 33)]), q(2));
+        assert_eq!(at("2^3 - -1", &[]), q(9));
+        assert_eq!(at("8 - 2 - 1", &[]), q(5));
+    }
+
+    #[test]
+    fn junk_is_rejected_with_its_offset() {
+        for t in ["2 +", "max(1 2)", "3 $", "", "(1", "⌊2"] {
+            assert!(ClaimExpr::parse(t).is_err(), "{t}");
+        }
+        match ClaimExpr::parse("3 $") {
+            Err(ClaimParseError::Syntax { at, .. }) => assert_eq!(at, 2),
+            other => panic!("{other:?}"),
+        }
+        let deep = format!("{}1{}", "(".repeat(300), ")".repeat(300));
+        assert_eq!(ClaimExpr::parse(&deep), Err(ClaimParseError::Limit));
+    }
+
+    /// The potential agrees with the claim at parameters ≥ 0 (module documentation); a
+    /// floor or a negative coefficient is named.
+    #[test]
+    fn potentials_agree_on_the_domain() {
+        for t in [
+            "4 + 0.312496*max(0, 31 + wA)",
+            "15 wA + 465",
+            "max(wA, 32) + 3 wA wB",
+            "9 + 85 max(0, wA) max(0, wB) + 64 wB",
+        ] {
+            let e = ClaimExpr::parse(t).unwrap();
+            let p = e.to_poly().unwrap();
+            for (a, b) in [(0, 0), (1, 7), (100, 3), (33, 64)] {
+                let env = BTreeMap::from([("wA".to_string(), a), ("wB".to_string(), b)]);
+                assert_eq!(p.eval(&env), e.eval(&env).unwrap(), "{t} at {a},{b}");
+            }
+        }
+        // shifted: 5/16·wA + 15 = 5/16·max0(wA + 31) + 85/16 for wA ≥ 0
+        let e = ClaimExpr::parse("0.3125 wA + 15").unwrap();
+        let p = e
+            .to_poly_shifted(&BTreeMap::from([("wA".to_string(), q(31))]))
+            .unwrap();
+        let mut want = Poly::constant(&Q::new(85.into(), 16.into()));
+        want.add_raw_term(
+            &[Lin::var("wA").plus_const(&q(31))],
+            Q::new(5.into(), 16.into()),
+        );
+        assert_eq!(p, want);
+        for a in [0, 1, 33, 1000] {
+            let env = BTreeMap::from([("wA".to_string(), a)]);
+            assert_eq!(p.eval(&env), e.eval(&env).unwrap());
+        }
+        assert!(ClaimExpr::parse("⌊wA/32⌋").unwrap().to_poly().is_err());
+        assert!(ClaimExpr::parse("10 - wA").unwrap().to_poly().is_err());
+        assert!(ClaimExpr::parse("wA / wB").unwrap().to_poly().is_err());
+    }
+}

@@ -199,13 +199,23 @@ fn product(i: &str) -> IResult<&str, ClaimExpr> {
                 ClaimExpr::Mul(bx(acc), bx(b))
             };
             i = r;
-        } else if let Ok((r, b)) = power(i) {
+        } else if let Some((r, b)) = juxtaposed(i) {
             acc = ClaimExpr::Mul(bx(acc), bx(b));
             i = r;
         } else {
             return Ok((i, acc));
         }
     }
+}
+
+/// A factor written right after another without an operator (`15 wA`, `0.3 (31 + wA)`).
+/// A number cannot be juxtaposed (`1 2` is a typo, not 2).
+fn juxtaposed(i: &str) -> Option<(&str, ClaimExpr)> {
+    let next = i.trim_start().chars().next()?;
+    if next.is_ascii_digit() || next == '.' {
+        return None;
+    }
+    power(i).ok()
 }
 
 /// `sum := product (('+' | '-') product)*`

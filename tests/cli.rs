@@ -79,7 +79,7 @@ fn unsupported_construct_is_named_with_location() {
         .arg(data("err/atomic.cu"))
         .output()
         .unwrap();
-    assert_bad_input(&o, &["atomicAdd", "atomic.cu:4:"]);
+    assert_bad_input(&o, &["atomicInc", "atomic.cu:4:"]);
 }
 
 #[test]

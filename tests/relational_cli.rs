@@ -227,3 +227,31 @@ fn point_checks_over_budget_are_skipped_and_say_so() {
     assert!(cert.contains(skipped), "{cert}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 14: a nest whose inner range starts at the outer counter, with symbolic steps.
+/// `--relation exact` printed a formula with the outer counter `i` free, "exact", whose
+/// point checks could not evaluate it and still "passed" (25 at n = m = 5, steps 1, where
+/// the run costs 15 + 4 = 19, hand count in the kernel's comment). It must now give no
+/// formula, naming the loop.
+#[test]
+fn triangular_nest_with_symbolic_steps_gives_no_formula() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/frontend/triangular_step.cu")
+        .display()
+        .to_string();
+    for relation in ["exact", "auto"] {
+        let (_, out) = warpcert(&[
+            "analyze",
+            &f,
+            "--block",
+            "32",
+            "--metric",
+            "sectors",
+            "--relation",
+            relation,
+        ]);
+        assert!(!out.contains("relation: exact"), "{out}");
+        assert!(!out.contains("(-i +"), "{out}");
+        assert!(out.contains("depends on i inside"), "{out}");
+    }
+}

@@ -73,6 +73,15 @@ fn go(s: &SStmt, asm: &mut Vec<String>) -> Result<(Poly, bool), String> {
 }
 
 fn sum_range(x: &str, r: &Range, body: &Poly, asm: &mut Vec<String>) -> Result<Poly, String> {
+    if body.mentions_inside(x) {
+        // e.g. an inner loop `for j ∈ i..m step s2` counts ⌊(m − 1 − i)/s2⌋ + 1 rounds: the
+        // sum over `i` of a floor of `i` has no closed form here, and treating the atom as
+        // a constant would leave `i` free in the result (issue 14).
+        return Err(format!(
+            "loop {x} ∈ {r}: no closed form for a body whose cost depends on {x} inside ⌊·⌋ \
+             (a nest whose inner range starts at {x} with a symbolic step)"
+        ));
+    }
     let lo = expr_poly(&r.lo);
     let hi = expr_poly(&r.hi);
     let diff = hi.sub(&lo);
@@ -155,6 +164,32 @@ mod tests {
             closed_form(&sym).unwrap().poly.to_string(),
             "1/2*W^2 + 1/2*W"
         );
+    }
+
+    /// `for i ∈ 0..n−1 {for j ∈ i..m−1 step s {tick(1)}}`: the inner count ⌊(m − 1 − i)/s⌋ + 1
+    /// depends on `i` inside a floor; summing it as a constant left `i` free and gave 25
+    /// where the run costs 15 at n = m = 5, s = 1 (issue 14). It is now refused.
+    #[test]
+    fn floor_of_an_outer_variable_is_refused() {
+        let inner = SStmt::For(
+            "j".into(),
+            Range {
+                lo: NExpr::var("i"),
+                hi: NExpr::bin(NOp::Sub, NExpr::param("m"), NExpr::Lit(1)),
+                step: Step::Add(NExpr::param("s")),
+            },
+            Box::new(SStmt::Tick(NExpr::Lit(1))),
+        );
+        let nest = SStmt::For(
+            "i".into(),
+            Range::upto(
+                NExpr::Lit(0),
+                NExpr::bin(NOp::Sub, NExpr::param("n"), NExpr::Lit(1)),
+            ),
+            Box::new(inner),
+        );
+        let e = closed_form(&nest).unwrap_err();
+        assert!(e.contains("depends on i inside"), "{e}");
     }
 
     /// `for j ∈ 0..h−1 step +2 {tick(28)}` has ⌈h/2⌉ = ⌊(h−1)/2⌋ + 1 iterations (hand count).

@@ -78,6 +78,16 @@ impl Poly {
     pub fn mentions(&self, a: &str) -> bool {
         self.terms.keys().any(|m| m.contains_key(a))
     }
+    /// Whether the variable `x` occurs inside an opaque atom (`⌊(-i + m - 1)/(s2)⌋` mentions
+    /// `i`), where substitution and summation cannot reach it.
+    pub fn mentions_inside(&self, x: &str) -> bool {
+        let ident = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '#');
+        self.terms
+            .keys()
+            .flat_map(|m| m.keys())
+            .filter(|a| a.as_str() != x)
+            .any(|a| a.split(|c: char| !ident(c)).any(|t| t == x))
+    }
     fn add_term(&mut self, m: Monomial, c: Q) {
         if c.is_zero() {
             return;

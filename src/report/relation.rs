@@ -160,7 +160,8 @@ pub enum PointCheck {
 }
 
 /// The certification note of a relational formula with its point checks: "passed" only
-/// when at least one point was checked and none failed.
+/// when at least one point was checked and none failed (a formula not evaluable at a point
+/// fails it).
 pub fn point_check_note(points: &[PointCheck]) -> String {
     let (mut checked, mut skipped, mut all_ok) = (0, 0, true);
     let shown: Vec<String> = points
@@ -188,7 +189,10 @@ pub fn point_check_note(points: &[PointCheck]) -> String {
                 format!("params={v}: witness rejected by the kernel: {e}")
             }
             PointCheck::NotEvaluable(v) => {
+                // a formula that cannot be evaluated at parameter values has a free
+                // variable or divides by zero there: it is no answer (issue 14)
                 checked += 1;
+                all_ok = false;
                 format!("params={v}: bound not evaluable")
             }
         })

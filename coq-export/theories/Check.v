@@ -39,7 +39,8 @@ Inductive dtree :=
   | DIfExit1 (A B : assn) (ne : accw) (wx wjt wje : list fwit) (dt df : dtree)
   | DIfExit4 (A B : assn) (ne : accw) (wx wjt wje : list fwit) (dt df : dtree)
   | DWhileExit1 (A B : assn) (ne : accw) (db : dtree)
-  | DWhileExit2 (A B : assn) (ne : accw) (db : dtree).
+  | DWhileExit2 (A B : assn) (ne : accw) (db : dtree)
+  | DWarp (A B : assn).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -48,7 +49,7 @@ Definition dpre (d : dtree) : assn :=
   | DIf1 A _ _ _ _ | DIf2 A _ _ _ _ | DIf3 A _ _ _ _ | DIf4 A _ _ _ _ _ _ _ _
   | DWhile1 A _ _ _ | DWhile2 A _ _ _ | DUnroll A _ _ | DWeak A _ _ _ _ _ _ _
   | DIfExit1 A _ _ _ _ _ _ _ | DIfExit4 A _ _ _ _ _ _ _ | DWhileExit1 A _ _ _
-  | DWhileExit2 A _ _ _ => A
+  | DWhileExit2 A _ _ _ | DWarp A _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -57,7 +58,7 @@ Definition dpost (d : dtree) : assn :=
   | DIf1 _ B _ _ _ | DIf2 _ B _ _ _ | DIf3 _ B _ _ _ | DIf4 _ B _ _ _ _ _ _ _
   | DWhile1 _ B _ _ | DWhile2 _ B _ _ | DUnroll _ B _ | DWeak _ B _ _ _ _ _ _
   | DIfExit1 _ B _ _ _ _ _ _ | DIfExit4 _ B _ _ _ _ _ _ | DWhileExit1 _ B _ _
-  | DWhileExit2 _ B _ _ => B
+  | DWhileExit2 _ B _ _ | DWarp _ B => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -157,6 +158,10 @@ Definition ecost (P : list cstr) (D : list dent) (e : expr) (n : accw) : option 
       end
   end.
 
+(** The operand costs of a warp operation (Q:SHFL, Q:VOTE). *)
+Definition wcost (op : warpop) : Q :=
+  match op with WShfl _ _ v l => ocost v + ocost l | WVote _ p => ocost p end.
+
 Lemma ocost_sound : forall o, qopd G o (ocost o).
 Proof. intros [x|p|v|d]; constructor. Qed.
 
@@ -186,6 +191,10 @@ Definition fco (fe : option expr) (A B : assn) : bool :=
 Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
   match d, s with
   | DSkip A, SSkip => fco fe A A
+  | DWarp A B, SWarp x op =>
+      warp_post_p (aP A) (aP B) x && warp_dent G (aD A) x op (aD B) &&
+      negb (pmentions (VL x) (aQ B)) &&
+      pot_ge (aQ A) (padd (aQ B) (wcost op + m_op M + m_vwrite M)) && fco fe A B
   | DSync A B, SSync =>
       peq (aP A) (aP B) && deq (aD A) (aD B) && pot_ge (aQ A) (padd (aQ B) (m_sync M)) &&
       fco fe A B
@@ -512,6 +521,12 @@ Proof.
     destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
       (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
     eapply Q_WHILEEXIT2; eauto using ecost_sound.
+  - (* DWarp *) split_b. apply ord_close; [|assumption].
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *.
+    match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+    destruct op as [k w v l|k p].
+    + eapply Q_SHFL; eauto using ocost_sound.
+    + eapply Q_VOTE; eauto using ocost_sound.
 Qed.
 
 End Check.

@@ -106,6 +106,9 @@ pub enum RunError {
     IndexNotInt,
     /// A condition that is not a `bool`.
     ConditionNotBool,
+    /// A warp shuffle or vote: the replay interpreter does not run them (the witness is
+    /// rejected, never accepted for another cost).
+    WarpOp,
     /// Two lanes write different values to one cell in one step.
     WriteRace {
         /// The array.
@@ -130,6 +133,7 @@ impl std::fmt::Display for RunError {
             RunError::IndexNotInt => write!(f, "an array index is not an int"),
             RunError::ConditionNotBool => write!(f, "a condition is not a bool"),
             RunError::WriteRace { array, index } => write!(f, "write-write race on {array}[{index}]"),
+            RunError::WarpOp => write!(f, "warp shuffles and votes are not replayed"),
             RunError::OutOfFuel => write!(f, "more than {REPLAY_FUEL} statement executions"),
         }
     }
@@ -368,6 +372,7 @@ impl Machine<'_> {
         self.tick()?;
         match s {
             Stmt::Skip | Stmt::Sync => Ok(()),
+            Stmt::Warp(..) => Err(RunError::WarpOp),
             Stmt::Seq(a, b) => {
                 self.stmt(a, active)?;
                 self.stmt(b, active)

@@ -32,7 +32,7 @@ use std::fmt::Write as _;
 use warpcert_kernel::arith::{Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::rules::warp_uniform_dims;
 use warpcert_kernel::syntax::{
-    self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty,
+    self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp,
 };
 
 /// Why a certificate could not be exported.
@@ -304,6 +304,31 @@ impl<'p> Names<'p> {
                 self.stmt(b, out, ind + 2)?;
                 out.push(')');
             }
+            Stmt::Warp(x, op) => {
+                let i = self.locals.get(x.as_str()).ok_or_else(|| bad(x))?;
+                let op = match op {
+                    WarpOp::Shfl(k, w, v, l) => {
+                        let k = match k.as_str() {
+                            "idx" => "KIdx",
+                            "up" => "KUp",
+                            "down" => "KDown",
+                            "xor" => "KXor",
+                            _ => return Err(bad(k)),
+                        };
+                        format!("WShfl {k} {w} ({}) ({})", self.opd(v)?, self.opd(l)?)
+                    }
+                    WarpOp::Vote(k, p) => {
+                        let k = match k.as_str() {
+                            "ballot" => "KBallot",
+                            "any" => "KAny",
+                            "all" => "KAll",
+                            _ => return Err(bad(k)),
+                        };
+                        format!("WVote {k} ({})", self.opd(p)?)
+                    }
+                };
+                let _ = write!(out, "SWarp {i} ({op})");
+            }
         }
         Ok(())
     }
@@ -573,6 +598,7 @@ impl<'c> Exporter<'c> {
         Ok(match (n.rule.as_str(), s) {
             ("Q:SKIP", _) => format!("DSkip {a}"),
             ("Q:SYNC", _) => format!("DSync {a} {b}"),
+            ("Q:SHFL" | "Q:VOTE", _) => format!("DWarp {a} {b}"),
             ("Q:SEQ", Stmt::Seq(s1, s2)) => {
                 let d1 = self.node(child(0)?, s1, ind + 2)?;
                 let d2 = self.node(child(1)?, s2, ind + 2)?;

@@ -314,7 +314,7 @@ impl<'a> Machine<'a> {
                 Item::Stmt(s) => {
                     let s: &'a Stmt = s;
                     match s {
-                        Stmt::Sync(_) => return,
+                        Stmt::Sync(_) | Stmt::Warp(..) => return,
                         Stmt::Skip => {
                             ws.items.pop();
                         }
@@ -604,6 +604,15 @@ pub fn run_smallstep(
     trace: bool,
 ) -> Result<SmallRun, SemError> {
     check_hw(hw, launch)?;
+    if let Some((op, loc)) = prog.body.first_warp_op() {
+        return Err(SemError::At {
+            loc,
+            error: Box::new(SemError::Unsupported(format!(
+                "warp operation `{op}`: the small-step semantics (RaCUDA §6) has no rule \
+                 for warp shuffles and votes; use the lock-step or SIMT semantics"
+            ))),
+        });
+    }
     let lat = Lat::new(latency)?;
     let pv = resolve_params(prog, hw, launch, block, params)?;
     let mut mem = Memory::new(prog, input)?;

@@ -103,6 +103,8 @@ enum AK {
     Sync,
     Seq(Box<AN>, Box<AN>),
     Assign(AssignAn),
+    /// Q:SHFL/Q:VOTE.
+    Warp(WarpAn),
     Write {
         global: bool,
         n: u64,
@@ -148,6 +150,17 @@ struct AssignAn {
     vw1: bool,
     witnesses: Vec<Farkas>,
     e: Node,
+    cost: Q,
+}
+
+/// Q:SHFL/Q:VOTE: `x ← shfl …`/`x ← vote …` with its operand nodes and its cost (the
+/// operands' plus `M^op + M^vwrite`).
+#[derive(Clone, Debug)]
+struct WarpAn {
+    rule: &'static str,
+    x: String,
+    loc: Loc,
+    children: Vec<Node>,
     cost: Q,
 }
 

@@ -942,6 +942,9 @@ impl<'a> Conv<'a> {
         match &t {
             Ty::Array(..) => return self.missing(d, Missing::LocalArray, &name),
             Ty::Record(r) if self.is_cg(r) => {
+                if let Some(res) = self.tile_decl(d, r, init_node) {
+                    return res;
+                }
                 let ok = r.ends_with("thread_block") || r.ends_with("thread_group");
                 if !ok {
                     let what = if r.contains("grid") {

@@ -22,6 +22,7 @@ mod records;
 pub mod run;
 pub mod types;
 pub mod unsupported;
+mod warp;
 
 use super::ast;
 use super::diag::{Diagnostic, Pos, Warning};

@@ -18,6 +18,7 @@ mod entry;
 mod expr;
 mod intrinsics;
 mod stmt;
+mod warp;
 
 pub use entry::lower_kernel;
 

@@ -39,6 +39,7 @@ fn strip(s: &Stmt) -> Stmt {
         Stmt::Write(a, o, e, _) => Stmt::Write(a.clone(), o.clone(), e.clone(), d),
         Stmt::If(e, a, b, _) => Stmt::If(e.clone(), Box::new(strip(a)), Box::new(strip(b)), d),
         Stmt::While(e, b, _) => Stmt::While(e.clone(), Box::new(strip(b)), d),
+        Stmt::Warp(x, op, _) => Stmt::Warp(x.clone(), op.clone(), d),
     }
 }
 

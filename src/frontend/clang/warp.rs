@@ -21,7 +21,7 @@ pub(super) fn tile_size(rec: &str) -> Option<u32> {
     let rest = &rec[rec.find("thread_block_tile<")? + "thread_block_tile<".len()..];
     let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
     let n: u32 = digits.parse().ok()?;
-    (n >= 1 && n <= 32 && n.is_power_of_two()).then_some(n)
+    ((1..=32).contains(&n) && n.is_power_of_two()).then_some(n)
 }
 
 /// The node under single-child wrappers (temporaries, constructions, cleanups).

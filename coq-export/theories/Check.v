@@ -154,6 +154,7 @@ Definition ecost (P : list cstr) (D : list dent) (e : expr) (n : accw) : option 
           if gacc_ok false P D i es n then Some (ocost i + m_gread M n) else None
       | Some (Shared, es) =>
           if gacc_ok true P D i es n then Some (ocost i + m_sread M n) else None
+      | Some (Local, _) => Some (ocost i + m_var M)
       | None => None
       end
   end.
@@ -177,6 +178,7 @@ Proof.
       eapply EQ_GARRAY; eauto using gacc_ok_sound; apply ocost_sound.
     + destruct (gacc_ok true P D i es n) eqn:Ea; inversion H.
       eapply EQ_SARRAY; eauto using gacc_ok_sound; apply ocost_sound.
+    + inversion H. eapply EQ_LARRAY; eauto; apply ocost_sound.
 Qed.
 
 (** In filtered position ([fe = Some e], spec/logic.md §4a) a node of an ordinary rule is
@@ -226,6 +228,9 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
       | Some C2, Some (Shared, es) =>
           peq (aP A) (aP B) && deq (aD A) (aD B) && gacc_ok true (aP A) (aD A) i es n &&
           pot_ge (aQ A) (padd (aQ B) (m_swrite M n + ocost i + C2)) && fco fe A B
+      | Some C2, Some (Local, es) =>
+          peq (aP A) (aP B) && deq (aD A) (aD B) &&
+          pot_ge (aQ A) (padd (aQ B) (m_vwrite M + ocost i + C2)) && fco fe A B
       | _, _ => false
       end
   | DIf1 A B ne dt df, SIf e s1 s2 =>
@@ -422,6 +427,7 @@ Proof.
       destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
     + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
     + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
+    + eapply Q_LWRITE; eauto using ecost_sound, ocost_sound.
   - (* DIf1 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ _ s1 d1 = true |- _ => specialize (IHd1 _ _ _ Hc) end.

@@ -225,6 +225,7 @@ Definition ceval (cs : cstore) (e : expr) (T : list nat) : option (list (nat * v
             Some (R, ocost i + m_gread (c_metric G) (memreads G es T (coval cs i)))
         | Some (Shared, es) =>
             Some (R, ocost i + m_sread (c_metric G) (conflicts_of G es T (coval cs i)))
+        | Some (Local, _) => Some (R, ocost i + m_var (c_metric G))
         | None => None
         end
       else None
@@ -243,6 +244,7 @@ Definition wcost (sp : space) (es : Z) (T : list nat) (I : fam) : Q :=
   match sp with
   | Global => m_gwrite (c_metric G) (memreads G es T I)
   | Shared => m_swrite (c_metric G) (conflicts_of G es T I)
+  | Local => m_vwrite (c_metric G)
   end.
 
 Definition is_true_tv (tv : nat * val) : bool := is_true_v (snd tv).
@@ -400,13 +402,14 @@ Proof.
     assert (Hm : map (fun t => (t, lk_a cs A (int_of (coval cs i t)))) T =
                  map (fun t => (t, sa s A (int_of (oval G ps s i t)))) T).
     { apply map_ext. intros t. rewrite Hc. destruct Hs as [_ Ha]. rewrite Ha. reflexivity. }
-    destruct (c_arr G A) as [[[|] es]|] eqn:Ha; inversion H; subst.
+    destruct (c_arr G A) as [[[| |] es]|] eqn:Ha; inversion H; subst.
     + eexists. split; [|exact Hm].
       rewrite (memreads_ext G es T (coval cs i) (oval G ps s i)) by (intros; auto).
       econstructor; eauto using ocost_sound.
     + eexists. split; [|exact Hm].
       rewrite (conflicts_ext G es T (coval cs i) (oval G ps s i)) by (intros; auto).
       eapply EC_SARR; eauto using ocost_sound.
+    + eexists. split; [|exact Hm]. eapply EC_LARR; eauto using ocost_sound.
 Qed.
 
 Lemma fold_set_l : forall T (R : fam) m x y t,
@@ -500,6 +503,7 @@ Proof.
         econstructor; eauto using ocost_sound, race_free_sound.
       * rewrite (conflicts_ext G es T (coval cs i) (oval G ps s i)) by (intros; auto).
         eapply SC_SWRITE; eauto using ocost_sound, race_free_sound.
+      * eapply SC_LWRITE; eauto using ocost_sound, race_free_sound.
     + apply seq_set_a, Hs.
   - destruct (ceval cs e T) as [[cf C1]|] eqn:Ee; [|discriminate].
     destruct (ceval_sound _ _ _ _ _ Ee s Hs) as [R [HR ->]].

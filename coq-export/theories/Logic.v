@@ -754,7 +754,9 @@ Inductive qexpr (P : list cstr) (D : list dent) : expr -> Z -> Q -> Prop :=
   | EQ_GARRAY : forall A i n Ci es, c_arr G A = Some (Global, es) -> qopd i Ci ->
       dacc false P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_gread M n)
   | EQ_SARRAY : forall A i n Ci es, c_arr G A = Some (Shared, es) -> qopd i Ci ->
-      dacc true P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_sread M n).
+      dacc true P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_sread M n)
+  | EQ_LARRAY : forall A i n Ci es, c_arr G A = Some (Local, es) -> qopd i Ci ->
+      qexpr P D (ERead A i) n (Ci + m_var M).
 
 (** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}]
 
@@ -800,6 +802,10 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
   | Q_SWRITE : forall P D Qn Q' A i e es n ne C1 C2,
       c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr P D e ne C2 ->
       dacc true P D i es n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
+      qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
+  | Q_LWRITE : forall P D Qn Q' A i e es ne C1 C2,
+      c_arr G A = Some (Local, es) -> qopd i C1 -> qexpr P D e ne C2 ->
+      pot_ge Qn (padd Q' (m_vwrite M + C1 + C2)) = true ->
       qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
   | Q_IF1 : forall P D Qn Q e n C s1 s2 PT PF A',
       qexpr P D e n C -> unif (dunif D) e = true ->

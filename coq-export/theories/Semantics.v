@@ -182,7 +182,11 @@ Inductive eeval : store -> expr -> list nat -> fam -> Q -> Prop :=
       c_arr G A = Some (Shared, es) -> oeval s i T C ->
       (forall t, In t T -> has_type (oval s i t) TInt = true) ->
       eeval s (ERead A i) T (fun t => sa s A (int_of (oval s i t)))
-            (C + m_sread M (conflicts_of G es T (oval s i))).
+            (C + m_sread M (conflicts_of G es T (oval s i)))
+  | EC_LARR : forall s A i T C es,
+      c_arr G A = Some (Local, es) -> oeval s i T C ->
+      (forall t, In t T -> has_type (oval s i t) TInt = true) ->
+      eeval s (ERead A i) T (fun t => sa s A (int_of (oval s i t))) (C + m_var M).
 
 Definition set_local (s : store) (x : nat) (T : list nat) (R : fam) : store :=
   {| sl := fun y t => if (y =? x) && memb t T then R t else sl s y t; sa := sa s |}.
@@ -221,6 +225,10 @@ Inductive seval : store -> stmt -> list nat -> store -> Q -> Prop :=
       (forall t, In t T -> has_type (oval s i t) TInt = true) -> no_race T (oval s i) R ->
       seval s (SWrite A i e) T (set_array s A T (oval s i) R)
             (C1 + C2 + m_swrite M (conflicts_of G es T (oval s i)))
+  | SC_LWRITE : forall s A i e T C1 C2 R es,
+      c_arr G A = Some (Local, es) -> oeval s i T C1 -> eeval s e T R C2 ->
+      (forall t, In t T -> has_type (oval s i t) TInt = true) -> no_race T (oval s i) R ->
+      seval s (SWrite A i e) T (set_array s A T (oval s i) R) (C1 + C2 + m_vwrite M)
   | SC_IFT : forall s e s1 s2 T R C1 st1 C2,
       eeval s e T R C1 -> (forall t, In t T -> is_true_v (R t) = true) ->
       seval s s1 T st1 C2 -> seval s (SIf e s1 s2) T st1 (C1 + m_if M + C2)

@@ -1015,6 +1015,7 @@ Proof.
     rewrite (opd_unif_correct ps s X a t t') in E1 by eauto. congruence.
   - rewrite (opd_unif_correct ps s X i t t') by eauto; auto.
   - rewrite (opd_unif_correct ps s X i t t') by eauto; auto.
+  - rewrite (opd_unif_correct ps s X i t t') by eauto; auto.
 Qed.
 
 (** [lin_P(e)] constant: the same value in every thread satisfying [P]. *)
@@ -1349,6 +1350,11 @@ Proof.
     injection H as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
     rewrite !andb_true_iff in Ef. destruct Ef as [Ei _].
     rewrite (opd_uniform ps s T D i w Hw HD Hi Ei t t') by auto. reflexivity.
+  - (* a thread-local read: one cell space, the same cell for a uniform index *)
+    cbn [idep_expr_w] in H. unfold dopaque in H. destruct (forallb _ _) eqn:Ef; [|discriminate].
+    injection H as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
+    rewrite !andb_true_iff in Ef. destruct Ef as [Ei _].
+    rewrite (opd_uniform ps s T D i w Hw HD Hi Ei t t') by auto. reflexivity.
 Qed.
 
 (** ** Widths *)
@@ -1432,6 +1438,7 @@ Proof.
     destruct (width_opd_sound ps s T D a wd Hp Hw HD H) as [c Hc].
     exists (- c - wd)%Z. intros t Ht. destruct (Hc t Ht) as [v [E B]].
     specialize (HU t Ht). rewrite E in HU. simpl in HU. injection HU as <-. simpl. lia.
+  - discriminate.
   - discriminate.
   - discriminate.
 Qed.
@@ -1852,7 +1859,7 @@ Lemma sound_Q_GWRITE : forall P D Qn Q' A i e es n ne C1 C2,
   valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
 Proof.
   intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
-  inversion Hrun; subst; rewrite Ha in *; [|discriminate].
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
   match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
@@ -1865,13 +1872,29 @@ Proof.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 
+Lemma sound_Q_LWRITE : forall P D Qn Q' A i e es ne C1 C2,
+  c_arr G A = Some (Local, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  pot_ge Qn (padd Q' (m_vwrite M + C1 + C2)) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
+Proof.
+  intros P D Qn Q' A i e es ne C1 C2 Ha Hi1 He1 Hge. start_valid.
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
+  match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
+  split; [split; auto|]. intros t Ht. simpl.
+  match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+  match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
+  pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
+  change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
+Qed.
+
 Lemma sound_Q_SWRITE : forall P D Qn Q' A i e es n ne C1 C2,
   c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
   dacc G true P D i es n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
   valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
 Proof.
   intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
-  inversion Hrun; subst; rewrite Ha in *; [discriminate|].
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
   match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
@@ -3249,6 +3272,7 @@ Proof.
   - eapply sound_Q_VOTE; eauto.
   - eapply sound_Q_GWRITE; eauto.
   - eapply sound_Q_SWRITE; eauto.
+  - eapply sound_Q_LWRITE; eauto.
   - eapply sound_Q_IF1; eauto.
   - eapply sound_Q_IF2; eauto.
   - eapply sound_Q_IF3; eauto.

@@ -46,7 +46,9 @@ Inductive stmt := SSkip | SSync | SSeq (s1 s2 : stmt) | SAssign (x : nat) (e : e
   | SWrite (arr : nat) (i : opd) (e : expr) | SIf (e : expr) (s1 s2 : stmt)
   | SWhile (e : expr) (s : stmt) | SWarp (x : nat) (op : warpop).
 
-Inductive space := Global | Shared.
+(** [Local]: thread-local arrays (registers/local memory), whose indices the front end
+    makes per-thread; an access costs like a local variable (spec/metrics.md). *)
+Inductive space := Global | Shared | Local.
 
 (** The locals a statement assigns, [W(s)]. *)
 Fixpoint writes (s : stmt) : list nat :=

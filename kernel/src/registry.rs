@@ -42,6 +42,8 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WEAK",
     "Q:SHFL",
     "Q:VOTE",
+    "EQ:LARRAY",
+    "Q:LWRITE",
 ];
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
@@ -87,6 +89,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WEAK" => (S, q_weak as Rule),
         "Q:SHFL" => (S, q_shfl as Rule),
         "Q:VOTE" => (S, q_vote as Rule),
+        "EQ:LARRAY" => (E, eq_larray as Rule),
+        "Q:LWRITE" => (S, q_lwrite as Rule),
         _ => return None,
     })
 }

@@ -31,6 +31,8 @@ pub enum Space {
     Global,
     /// Shared memory (costs via `Conflicts`).
     Shared,
+    /// Thread-local array (registers/local memory: a read costs `M^var`, a write `M^vwrite`).
+    Local,
 }
 
 /// Operands `OPD` (RaCUDA Fig. 2). `Tid(d)` has `d ∈ 0..3` for `x, y, z`.
@@ -508,10 +510,11 @@ pub fn program(s: &Sexp) -> Result<Program, Rejection> {
     for a in items(arrs, "arrays", "(arrays …)")? {
         let l = a.list().ok_or_else(|| err(a, "(ARR SPACE ETY EBYTES)"))?;
         let [n, sp, t, b] = exactly(l, a, "(ARR SPACE ETY EBYTES)")?;
-        let space = match atom(sp, "global or shared")? {
+        let space = match atom(sp, "global, shared or local")? {
             "global" => Space::Global,
             "shared" => Space::Shared,
-            _ => return Err(err(sp, "global or shared")),
+            "local" => Space::Local,
+            _ => return Err(err(sp, "global, shared or local")),
         };
         arrays.push(Array { name: atom(n, "a name")?.to_string(), space, ty: ty(t)?, bytes: u32_of(b)? });
     }

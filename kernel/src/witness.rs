@@ -297,13 +297,18 @@ impl Machine<'_> {
     fn charge(&mut self, a: &str, idx: &[i64], write: bool) -> Result<(), RunError> {
         let (space, eb, _) = self.array(a)?;
         let [_, banks, bank_bytes, sector_bytes] = self.hw;
-        let n = match space {
+        let (n, f) = match space {
+            // a thread-local array costs like a local variable (spec/metrics.md)
+            Space::Local => {
+                self.cost += if write { self.m.vwrite.clone() } else { self.m.var.clone() };
+                return Ok(());
+            }
             Space::Global => {
                 let s: BTreeSet<i64> = idx
                     .iter()
                     .map(|i| (i128::from(*i) * i128::from(eb)).div_euclid(i128::from(sector_bytes)) as i64)
                     .collect();
-                s.len() as i64
+                (s.len() as i64, if write { &self.m.gwrite } else { &self.m.gread })
             }
             Space::Shared => {
                 let distinct: BTreeSet<i64> = idx.iter().copied().collect();
@@ -314,14 +319,8 @@ impl Machine<'_> {
                         .rem_euclid(i128::from(banks));
                     *per.entry(bank).or_insert(0) += 1;
                 }
-                per.values().copied().max().unwrap_or(0)
+                (per.values().copied().max().unwrap_or(0), if write { &self.m.swrite } else { &self.m.sread })
             }
-        };
-        let f = match (space, write) {
-            (Space::Global, false) => &self.m.gread,
-            (Space::Global, true) => &self.m.gwrite,
-            (Space::Shared, false) => &self.m.sread,
-            (Space::Shared, true) => &self.m.swrite,
         };
         self.cost += metric::at(f, &rat(n));
         Ok(())

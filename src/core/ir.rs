@@ -70,6 +70,11 @@ pub enum Space {
     Global,
     /// Shared memory: `__shared__` arrays. Accesses cost `M^sread(Conflicts(R))`.
     Shared,
+    /// Thread-local arrays (registers/local memory, extension): one cell space per block,
+    /// which the front end makes per-thread by indexing it with the thread's base
+    /// (`spec/lowering.md` §5). A read costs `M^var`, a write `M^vwrite` (no sectors, no
+    /// conflicts).
+    Local,
 }
 
 impl Space {
@@ -78,6 +83,7 @@ impl Space {
         match self {
             Space::Global => "global",
             Space::Shared => "shared",
+            Space::Local => "local",
         }
     }
 }

@@ -501,9 +501,15 @@ impl<'c> Exporter<'c> {
     fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> String {
         let n = e.n.clone().unwrap_or_default();
         match ex {
+            Expr::Read(a, _) if self.is_local(a) => z(&n),
             Expr::Read(a, o) => self.acc(&n, a, o, pre),
             _ => z(&n),
         }
+    }
+
+    /// Whether `a` is a thread-local array (EQ:LARRAY, Q:LWRITE: no access claim).
+    fn is_local(&self, a: &str) -> bool {
+        self.cert.program.array(a).map(|x| x.space) == Some(Space::Local)
     }
 
     /// `Logic.idep_opd`: the dependence `(k, r, g)` of an integer operand under `d`.
@@ -619,6 +625,10 @@ impl<'c> Exporter<'c> {
                     )));
                 };
                 format!("{k} {a} {b} {} {ws}", self.expr_acc(child(0)?, ex, pre))
+            }
+            ("Q:LWRITE", Stmt::Write(_, _, ex)) => {
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                format!("DWrite {a} {b} 0%Z {eacc}")
             }
             ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
                 let nn = n.n.clone().unwrap_or_default();
@@ -760,8 +770,8 @@ impl<'c> Exporter<'c> {
             }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
-                | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
+                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1"
+                | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -906,10 +916,10 @@ pub(crate) fn ctx_def(
         .arrays
         .iter()
         .map(|a| {
-            let sp = if a.space == Space::Global {
-                "Global"
-            } else {
-                "Shared"
+            let sp = match a.space {
+                Space::Global => "Global",
+                Space::Shared => "Shared",
+                Space::Local => "Local",
             };
             format!("Some ({sp}, {}%Z)", a.bytes)
         })

@@ -364,9 +364,13 @@ impl<'a> Parser<'a> {
         let constant = self.toks[start..k]
             .iter()
             .any(|t| t.ident() == Some("__constant__"));
-        if !is_fn && !shared && device && !constant {
-            // `__device__ T x [= e];`, `__device__ T a[N];`: a global-memory variable
-            while self.at_ident("__device__") || self.at_ident("static") {
+        if !is_fn && !shared && (device || constant) {
+            // `__device__ T x [= e];`, `__device__ T a[N];`: a global-memory variable;
+            // `__constant__` ones too (read-only global arrays, spec/lowering.md §5)
+            while self.at_ident("__device__")
+                || self.at_ident("__constant__")
+                || self.at_ident("static")
+            {
                 self.i += 1;
             }
             match self.decl_stmt() {

@@ -632,6 +632,10 @@ impl<'a> Warp<'a> {
                         self.charge_access(ts, &idx, bytes, AccRes::SRead);
                         EC_SARR
                     }
+                    Space::Local => {
+                        self.charge(ts, Res::Var);
+                        EC_LARR
+                    }
                 };
                 self.idx = idx;
                 rule
@@ -955,6 +959,10 @@ impl<'a> Warp<'a> {
             Space::Shared => {
                 self.charge_access(ts, &idx, bytes, AccRes::SWrite);
                 SC_SWRITE
+            }
+            Space::Local => {
+                self.charge(ts, Res::VWrite);
+                SC_LWRITE
             }
         };
         self.idx = idx;

@@ -90,6 +90,11 @@ pub const SC_SHFL: &str = "SC:SHFL";
 /// gets the ballot (or any/all) of `p` over the active lanes of its warp.
 pub const SC_VOTE: &str = "SC:VOTE";
 
+/// `EC:LARR` (extension): a thread-local array read `L[o]` costs `C + M^var`.
+pub const EC_LARR: &str = "EC:LARR";
+/// `SC:LWRITE` (extension): `L[o] ← e` on a thread-local array costs `C1 + C2 + M^vwrite`.
+pub const SC_LWRITE: &str = "SC:LWRITE";
+
 /// Every rule of the lock-step semantics, in the order of `spec/semantics.md`.
 pub const RULES: &[&str] = &[
     OC_VAR,
@@ -114,6 +119,8 @@ pub const RULES: &[&str] = &[
     SC_SYNC,
     SC_SHFL,
     SC_VOTE,
+    EC_LARR,
+    SC_LWRITE,
 ];
 
 /// Errors of the executable semantics. Every failure of a run is one of these values;

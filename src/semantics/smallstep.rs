@@ -431,6 +431,7 @@ impl<'a> Machine<'a> {
                         conflicts(&ix, cells.elem_bytes, self.hw),
                         "ES:SARR",
                     ),
+                    Space::Local => return Err(local_unsupported(arr)),
                 };
                 ws.usage.charge_access(kind, n);
                 (rule, None, self.lat.of_acc(kind, n))
@@ -485,6 +486,7 @@ impl<'a> Machine<'a> {
                         conflicts(&ix, cells.elem_bytes, self.hw),
                         "SS:SWRITE",
                     ),
+                    Space::Local => return Err(local_unsupported(a)),
                 };
                 ws.usage.charge_access(kind, n);
                 (rule, None, self.lat.of_acc(kind, n))
@@ -565,6 +567,14 @@ fn index_family(v: Vec<Value>, array: &str) -> Result<Vec<i64>, SemError> {
         .collect()
 }
 
+/// The error for a thread-local array: RaCUDA §6's small-step rules have no access of it.
+fn local_unsupported(array: &str) -> SemError {
+    SemError::Unsupported(format!(
+        "thread-local array `{array}`: the small-step semantics (RaCUDA §6) has no rule for \
+         it; use the lock-step, SIMT or interleaving semantics"
+    ))
+}
+
 fn split(mask: &[usize], c: Vec<Value>) -> Result<(Vec<usize>, Vec<usize>), SemError> {
     let mut tt = Vec::new();
     let mut tf = Vec::new();
@@ -604,6 +614,9 @@ pub fn run_smallstep(
     trace: bool,
 ) -> Result<SmallRun, SemError> {
     check_hw(hw, launch)?;
+    if let Some(a) = prog.arrays.iter().find(|a| a.space == Space::Local) {
+        return Err(local_unsupported(&a.name));
+    }
     if let Some((op, loc)) = prog.body.first_warp_op() {
         return Err(SemError::At {
             loc,

@@ -146,12 +146,12 @@ fn warp_common(cx: &Ctx, n: &Node, x: &str, ops: &[&Opd], cand: Option<Dep>, pre
     match ops {
         [a] => {
             let c = cx.shape::<1>(n, &[])?;
-            cost = cost + cx.check_node(&c[0], Subject::Opd(a), pre, 0)?;
+            cost += cx.check_node(&c[0], Subject::Opd(a), pre, 0)?;
         }
         [a, b] => {
             let c = cx.shape::<2>(n, &[])?;
-            cost = cost + cx.check_node(&c[0], Subject::Opd(a), pre, 0)?;
-            cost = cost + cx.check_node(&c[1], Subject::Opd(b), pre, 1)?;
+            cost += cx.check_node(&c[0], Subject::Opd(a), pre, 0)?;
+            cost += cx.check_node(&c[1], Subject::Opd(b), pre, 1)?;
         }
         _ => return Err(cx.rej(Reason::ChildCount { expected: 2, found: ops.len() })),
     }
@@ -211,6 +211,23 @@ fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result
 /// `D' = D`, `Q = Q' + M^gwrite(N) + C1 + C2`.
 pub fn q_gwrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     write(cx, n, s, pre, Space::Global)
+}
+
+/// Q:LWRITE — `A[o] ← e`, `A` thread-local: no field, `P' = P`, `D' = D`,
+/// `Q = Q' + M^vwrite + C1 + C2`.
+pub fn q_lwrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Write(arr, o, e)) = s else {
+        return Err(wrong(cx, "an array write", s));
+    };
+    super::expr::local_array(cx, arr)?;
+    let post = cx.post(n)?;
+    let c = cx.shape::<2>(n, &[])?;
+    let c1 = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
+    let c2 = cx.check_node(&c[1], Subject::Expr(e), pre, 1)?;
+    cx.same_p(&pre.p, &post.p, "pre", "post")?;
+    cx.same_d(&pre.d, &post.d, "pre", "post")?;
+    cx.same_q(&pre.q, &plus(&post.q, &(&cx.m.vwrite + c1 + c2)), "pre", "post + M^vwrite + C1 + C2")?;
+    Ok(Rat::zero())
 }
 
 /// Q:SWRITE — as Q:GWRITE for a shared array, with `Conflicts` and `M^swrite`.

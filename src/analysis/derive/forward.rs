@@ -90,6 +90,11 @@ impl Ctx<'_> {
         Ok((global, n))
     }
 
+    /// Whether `arr` is a thread-local array (rules EQ:LARRAY, Q:LWRITE).
+    fn is_local(&self, arr: &str) -> bool {
+        self.prog.array(arr).map(|a| a.space) == Some(Space::Local)
+    }
+
     pub(super) fn expr_node(
         &self,
         e: &Expr,
@@ -114,6 +119,12 @@ impl Ctx<'_> {
                 let (na, ca) = self.operand_node(a, loc)?;
                 let c = ca + &self.metric.op;
                 Ok((mk("EQ:UOP", c.clone(), vec![], vec![na]), c))
+            }
+            Expr::Read(arr, o) if self.is_local(arr) => {
+                // EQ:LARRAY: a thread-local array read costs like a local variable
+                let (no, co) = self.operand_node(o, loc)?;
+                let c = co + &self.metric.var;
+                Ok((mk("EQ:LARRAY", c.clone(), vec![], vec![no]), c))
             }
             Expr::Read(arr, o) => {
                 let (global, n) = self.access_n(arr, o, pre, loc)?;
@@ -149,6 +160,21 @@ impl Ctx<'_> {
                 (AK::Seq(Box::new(na), Box::new(nb)), post)
             }
             Stmt::Assign(x, e, loc) => self.fwd_assign(x, e, loc, pre)?,
+            Stmt::Write(arr, o, e, loc) if self.is_local(arr) => {
+                let (on, c1) = self.operand_node(o, *loc)?;
+                let (en, c2) = self.expr_node(e, pre, *loc)?;
+                (
+                    AK::Write {
+                        global: false,
+                        local: true,
+                        n: 0,
+                        o: on,
+                        e: en,
+                        cost: &self.metric.vwrite + c1 + c2,
+                    },
+                    pre.clone(),
+                )
+            }
             Stmt::Write(arr, o, e, loc) => {
                 let (global, n) = self.access_n(arr, o, pre, *loc)?;
                 let (on, c1) = self.operand_node(o, *loc)?;
@@ -161,6 +187,7 @@ impl Ctx<'_> {
                 (
                     AK::Write {
                         global,
+                        local: false,
                         n,
                         o: on,
                         e: en,
@@ -200,7 +227,7 @@ impl Ctx<'_> {
         for o in op.operands() {
             let (n, c) = self.operand_node(o, *loc)?;
             children.push(n);
-            cost = cost + c;
+            cost += c;
         }
         let mut d = (*pre.d).clone();
         d.remove(x);

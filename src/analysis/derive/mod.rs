@@ -107,6 +107,8 @@ enum AK {
     Warp(WarpAn),
     Write {
         global: bool,
+        /// A thread-local array (Q:LWRITE; `global` false, `n` unused).
+        local: bool,
         n: u64,
         o: Node,
         e: Node,
@@ -335,10 +337,10 @@ impl<'a> Ctx<'a> {
             live_root: BTreeSet::new(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
-                let (r, w) = if a.space == Space::Global {
-                    (&metric.gread, &metric.gwrite)
-                } else {
-                    (&metric.sread, &metric.swrite)
+                let (r, w) = match a.space {
+                    Space::Global => (&metric.gread, &metric.gwrite),
+                    Space::Shared => (&metric.sread, &metric.swrite),
+                    Space::Local => return false,
                 };
                 !r.mul.is_zero() || !w.mul.is_zero()
             }),

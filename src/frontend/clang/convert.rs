@@ -940,6 +940,12 @@ impl<'a> Conv<'a> {
             return Ok(());
         }
         match &t {
+            // a thread-local array: lowered as a `local` array (spec/lowering.md §5)
+            Ty::Array(..) if init_node.is_none() => {
+                let decl = self.array_decl(d, &name, &t, false, false)?;
+                out.push(stmt(StmtKind::Decl(vec![decl]), pos));
+                return Ok(());
+            }
             Ty::Array(..) => return self.missing(d, Missing::LocalArray, &name),
             Ty::Record(r) if self.is_cg(r) => {
                 if let Some(res) = self.tile_decl(d, r, init_node) {
@@ -1169,7 +1175,11 @@ impl<'a> Conv<'a> {
         self.identifiers.insert(name.clone());
         let t = self.records.of(d);
         let shared = d.inner.iter().any(|c| c.kind == "CUDASharedAttr");
-        let device = d.inner.iter().any(|c| c.kind == "CUDADeviceAttr");
+        // `__constant__`: a read-only global array (spec/lowering.md §5)
+        let device = d
+            .inner
+            .iter()
+            .any(|c| matches!(c.kind.as_str(), "CUDADeviceAttr" | "CUDAConstantAttr"));
         let is_extern = d.storage_class.as_deref() == Some("extern");
         let decl = match &t {
             Ty::Array(..) => self.array_decl(d, &name, &t, shared, is_extern)?,
@@ -1518,11 +1528,11 @@ impl<'a> Conv<'a> {
                 match self.origin_of(d) {
                     Origin::Prelude | Origin::System => Ok(ident(&name, p)),
                     Origin::User => {
-                        if d.inner.iter().any(|c| c.kind == "CUDAConstantAttr") {
-                            return self.missing(n, Missing::ConstantMemory, &name);
-                        }
                         let is_cuda = d.inner.iter().any(|c| {
-                            matches!(c.kind.as_str(), "CUDASharedAttr" | "CUDADeviceAttr")
+                            matches!(
+                                c.kind.as_str(),
+                                "CUDASharedAttr" | "CUDADeviceAttr" | "CUDAConstantAttr"
+                            )
                         });
                         if !is_cuda {
                             if let Some(v) = first(d).and_then(|x| const_int(x, &self.decls)) {

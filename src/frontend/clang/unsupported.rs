@@ -1,7 +1,7 @@
 //! The constructs the clang front end reads but warpcert's core cannot express yet, in one
 //! place, so that each is replaced by its lowering when the core grows (`__match_*` warp
-//! collectives, `__constant__` memory, thread-local arrays, tiles other than warp tiles of
-//! `N | 32` lanes). Each becomes a located error naming the construct — never a silent
+//! collectives, function-scope `__constant__` variables, initialized thread-local arrays,
+//! tiles other than warp tiles of `N | 32` lanes). Each becomes a located error naming the construct — never a silent
 //! wrong answer. Warp shuffles, votes, `__syncwarp` and `tiled_partition<N>` tiles are
 //! lowered (`clang/warp.rs`, `lower/warp.rs`).
 
@@ -10,9 +10,10 @@
 pub enum Missing {
     /// `__match_any_sync`, `__match_all_sync`, `__lanemask_lt`.
     WarpVote,
-    /// A `__constant__` variable.
+    /// A `__constant__` variable declared inside a function (file-scope ones are read-only
+    /// global arrays, spec/lowering.md §5).
     ConstantMemory,
-    /// A thread-local array (`float r[4];` in a function).
+    /// A thread-local array with an initializer (`float r[4] = {0};` in a function).
     LocalArray,
     /// `tiled_partition`, `thread_block_tile`, `coalesced_group` and their operations.
     WarpTile,
@@ -37,8 +38,8 @@ impl Missing {
     pub fn message(self, what: &str) -> String {
         let (kind, why) = match self {
             Missing::WarpVote => ("warp collective", "only shuffles and the votes ballot/any/all are core constructs"),
-            Missing::ConstantMemory => ("`__constant__` variable", "constant memory is not a memory space of warpcert's core yet"),
-            Missing::LocalArray => ("thread-local array", "arrays in registers/local memory are not a memory kind of warpcert's core yet"),
+            Missing::ConstantMemory => ("function-scope `__constant__` variable", "only file-scope `__constant__` variables are modelled (as read-only global arrays)"),
+            Missing::LocalArray => ("initialized thread-local array", "thread-local arrays are modelled without initializer only (assign the elements instead)"),
             Missing::WarpTile => ("cooperative-groups tile", "only `thread_block_tile<N>` from `tiled_partition<N>(block)` with N | 32 and its sync/thread_rank/size/shfl*/any/all/ballot (votes for N = 32) are modelled"),
             Missing::GridGroup => ("grid-wide cooperative group", "grid synchronization is outside the per-block model"),
             Missing::GroupCollective => ("cooperative-groups collective", "group reductions and scans need warp-collective core constructs"),

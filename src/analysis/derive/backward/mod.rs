@@ -129,18 +129,23 @@ impl Back<'_, '_> {
             AK::Warp(an) => self.back_warp(a, an, &qpost)?,
             AK::Write {
                 global,
+                local,
                 n,
                 o,
                 e,
                 cost,
             } => {
                 let qp = qpost.plus_const(cost);
-                let rule = if *global { "Q:GWRITE" } else { "Q:SWRITE" };
+                let (rule, fields) = match (*local, *global) {
+                    (true, _) => ("Q:LWRITE", vec![]),
+                    (false, true) => ("Q:GWRITE", vec![Field::N(*n)]),
+                    (false, false) => ("Q:SWRITE", vec![Field::N(*n)]),
+                };
                 (
                     node(
                         rule,
                         &qp,
-                        vec![Field::N(*n)],
+                        fields,
                         vec![TChild::Expr(o.clone()), TChild::Expr(e.clone())],
                     ),
                     qp,

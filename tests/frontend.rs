@@ -1934,6 +1934,14 @@ fn device_variables_are_global_arrays() {
         strip(&q.body),
         Stmt::seq(vec![wr("a", c(0), rd("c", c(1)))])
     );
+    // ... and writing it is a located error (GPUVerify's misc/fail/miscfail5)
+    let d =
+        err_str("__constant__ int c[4];\n__global__ void k(int *a) {\n  c[threadIdx.x] = a[0];\n}");
+    assert!(
+        d.message.contains("write to `__constant__` variable `c`"),
+        "{d}"
+    );
+    assert_eq!(pos(&d), (3, 3));
 }
 
 /// Vector types are errors that say so (lowering.md §0.4), at the declaration.

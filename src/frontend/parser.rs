@@ -375,6 +375,9 @@ impl<'a> Parser<'a> {
             }
             match self.decl_stmt() {
                 Ok(StmtKind::Decl(ds)) if ds.iter().all(|d| d.ty.ptr == 0 && !d.ty.is_ref) => {
+                    if constant {
+                        unit.constant_vars.extend(ds.iter().map(|d| d.name.clone()));
+                    }
                     unit.device_vars.extend(ds);
                     return Ok(());
                 }

@@ -62,6 +62,8 @@ pub struct Conv<'a> {
     pub shared: Vec<Decl>,
     /// File-scope `__device__` variables.
     pub device_vars: Vec<Decl>,
+    /// The names of the `device_vars` declared `__constant__`.
+    pub constant_vars: Vec<String>,
     pub(super) global_seen: BTreeSet<String>,
     /// Warnings (printf/assert dropped, opaque math).
     pub warnings: Vec<Warning>,
@@ -423,6 +425,7 @@ impl<'a> Conv<'a> {
             fn_names: HashMap::new(),
             shared: Vec::new(),
             device_vars: Vec::new(),
+            constant_vars: Vec::new(),
             global_seen: BTreeSet::new(),
             warnings: Vec::new(),
             locals: Vec::new(),
@@ -1208,6 +1211,9 @@ impl<'a> Conv<'a> {
         if shared {
             self.shared.push(decl);
         } else if device {
+            if d.inner.iter().any(|c| c.kind == "CUDAConstantAttr") {
+                self.constant_vars.push(decl.name.clone());
+            }
             self.device_vars.push(decl);
         } else {
             return self.err(

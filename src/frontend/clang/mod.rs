@@ -408,6 +408,7 @@ fn parse_file_inner(
         functions: std::mem::take(&mut conv.functions),
         shared: std::mem::take(&mut conv.shared),
         device_vars: std::mem::take(&mut conv.device_vars),
+        constant_vars: std::mem::take(&mut conv.constant_vars),
         unsupported_globals: Vec::new(),
         prototypes: Vec::new(),
     };

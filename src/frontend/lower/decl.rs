@@ -98,6 +98,9 @@ impl Lw<'_> {
             }
         }
         let core = self.unique(&d.name);
+        if self.unit.constant_vars.contains(&d.name) {
+            self.constants.insert(core.clone());
+        }
         let len = dims
             .iter()
             .try_fold(1u64, |acc, x| x.and_then(|x| acc.checked_mul(x)));

@@ -118,11 +118,11 @@ fn compare_or_update(stem: &str, metric: MetricName, text: &str) -> Option<Strin
 #[test]
 fn committed_certificates_are_accepted() {
     let certs = committed();
-    // 16 benchmark kernels, 2 CUDA samples (histogram256, Mandelbrot) and 2 examples, 4
-    // metrics each.
+    // 16 benchmark kernels, 2 CUDA samples (histogram256, Mandelbrot) and 3 examples
+    // (vector_add, add_sub, the shuffle reduction warp_reduce), 4 metrics each.
     assert_eq!(FOUNDATION.len() + BENCHMARK.len(), 16);
     assert_eq!(SAMPLES.len() + SAMPLE_WRAPPERS.len(), 2);
-    assert_eq!(certs.len(), 80, "{certs:?}");
+    assert_eq!(certs.len(), 84, "{certs:?}");
     for p in certs {
         let text = std::fs::read_to_string(&p).unwrap();
         if let Err(r) = warpcert_kernel::check(&text) {
@@ -134,7 +134,11 @@ fn committed_certificates_are_accepted() {
 #[test]
 fn example_certificates_regenerate_identically() {
     let mut problems = Vec::new();
-    for (file, stem) in [("vector_add.cu", "vector_add"), ("add_sub.cu", "add_sub")] {
+    for (file, stem) in [
+        ("vector_add.cu", "vector_add"),
+        ("add_sub.cu", "add_sub"),
+        ("warp_reduce.cu", "warp_reduce"),
+    ] {
         let path = root().join("examples").join(file);
         let prog = load(&path, 256);
         for m in MetricName::ALL {

@@ -6,7 +6,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use warpcert::analysis::{analyze, AnalysisOptions};
-use warpcert::core::{Expr, Hardware, Launch, Metric, MetricName, Operand, Program, Stmt, Ty};
+use warpcert::core::{
+    Expr, Hardware, Launch, Metric, MetricName, Operand, Program, Stmt, Ty, WarpOp,
+};
 use warpcert::frontend::{self, clang};
 use warpcert::semantics::run::{run_kernel, Params};
 use warpcert::semantics::store::Inputs;
@@ -97,6 +99,26 @@ fn canonical(p: &Program) -> Program {
                 z,
             ),
             Stmt::While(e, b, _) => Stmt::While(expr(e), Box::new(walk(b, r, opd, expr)), z),
+            Stmt::Warp(x, op, _) => {
+                let op = match op {
+                    WarpOp::Shfl {
+                        kind,
+                        width,
+                        value,
+                        lane,
+                    } => WarpOp::Shfl {
+                        kind: *kind,
+                        width: *width,
+                        value: opd(value),
+                        lane: opd(lane),
+                    },
+                    WarpOp::Vote { kind, pred } => WarpOp::Vote {
+                        kind: *kind,
+                        pred: opd(pred),
+                    },
+                };
+                Stmt::Warp(r(x), op, z)
+            }
         }
     }
     let mut q = p.clone();

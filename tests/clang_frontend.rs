@@ -209,28 +209,27 @@ fn cooperative_groups_of_a_block() {
     assert_eq!(run.memory.read("a", 0), Some(Value::Float(31.0)));
 }
 
-/// A shuffle is a located error naming it (not modelled yet), never a silent answer.
+/// A shuffle lowers to the core's warp statement (spec/lowering.md §9.5), with the
+/// location of the call.
 #[test]
-fn shuffle_is_a_located_error() {
-    if !have_clang("shuffle_is_a_located_error") {
+fn shuffle_lowers_to_a_warp_statement() {
+    if !have_clang("shuffle_lowers_to_a_warp_statement") {
         return;
     }
     let cp = read("shuffle.cu");
     let inst = &cp.instances[0];
-    let e = clang::lower(
+    let (p, _) = clang::lower(
         &cp,
         inst,
         &launch32(),
         &Hardware::default(),
         &BTreeMap::new(),
     )
-    .expect_err("not modelled");
-    assert!(
-        e.message
-            .contains("warp shuffle `__shfl_down_sync` is not supported yet"),
-        "{e}"
-    );
-    assert_eq!(e.line, 5, "{e}");
+    .unwrap_or_else(|d| panic!("{d}"));
+    let (op, loc) = p.body.first_warp_op().expect("a warp statement");
+    assert!(p.body.to_string().contains("shfl_down<32>"), "{}", p.body);
+    assert!(op.operands().len() == 2, "{op:?}");
+    assert_eq!(loc.line, 5);
 }
 
 /// A missing header: the error names it and says which option to give.

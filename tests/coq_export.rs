@@ -369,8 +369,8 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         .collect();
     certs.sort();
     // tests/certificates.rs: 16 benchmark kernels, 2 CUDA samples (histogram256, the
-    // Mandelbrot wrapper) and 2 examples, 4 metrics each.
-    assert_eq!(certs.len(), 80);
+    // Mandelbrot wrapper) and 3 examples, 4 metrics each.
+    assert_eq!(certs.len(), 84);
     let mut texts: Vec<(String, String)> = certs
         .iter()
         .map(|c| {
@@ -387,6 +387,20 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         }
         texts.push((format!("if1_while2.{m}"), c));
     }
+    // The warp rules: the shuffle reduction uses Q:SHFL (`__shfl_down_sync`,
+    // `__shfl_xor_sync`) and Q:VOTE (`__any_sync`) in every metric's certificate.
+    for (stem, text) in texts.iter().filter(|(s, _)| s.starts_with("warp_reduce.")) {
+        for r in ["(Q:SHFL", "(Q:VOTE"] {
+            assert!(text.contains(r), "{stem}: no {r}");
+        }
+    }
+    assert_eq!(
+        texts
+            .iter()
+            .filter(|(s, _)| s.starts_with("warp_reduce."))
+            .count(),
+        4
+    );
     // The filtered rules of spec/logic.md §4a: the committed Mandelbrot wrapper uses
     // Q:WHILEEXIT2, Q:IFEXIT4 and Q:IFEXIT1; NVIDIA's CalcMandelbrot<float> as the entry
     // (uniform arguments) Q:WHILEEXIT1 and Q:IFEXIT1 (tests/mandelbrot.rs).

@@ -239,6 +239,17 @@ fn cases() -> Vec<Case> {
             ..own("div_zero.cu", 32, &[("q", 0)])
         },
         own("div_zero.cu", 32, &[("q", -2)]),
+        // warp shuffles and votes (SC:SHFL, SC:VOTE), lane operand a parameter
+        own("warp_ops.cu", 32, &[("n", 7)]),
+        Case {
+            warps: &[0, 1],
+            ..own("warp_ops.cu", 64, &[("n", -2)])
+        },
+        // a thread-local array (EC:LARR, SC:LWRITE)
+        Case {
+            ints: (-3, 9),
+            ..own("local_array.cu", 32, &[])
+        },
     ];
     let corpus = |name, bx, params, warps| Case {
         src: Src::Corpus(name),

@@ -39,6 +39,7 @@ fn strip(s: &Stmt) -> Stmt {
         Stmt::Write(a, o, e, _) => Stmt::Write(a.clone(), o.clone(), e.clone(), d),
         Stmt::If(e, a, b, _) => Stmt::If(e.clone(), Box::new(strip(a)), Box::new(strip(b)), d),
         Stmt::While(e, b, _) => Stmt::While(e.clone(), Box::new(strip(b)), d),
+        Stmt::Warp(x, op, _) => Stmt::Warp(x.clone(), op.clone(), d),
     }
 }
 
@@ -1928,13 +1929,27 @@ fn device_variables_are_global_arrays() {
     assert!(warns.iter().any(|w| w
         .0
         .message
-        .contains("initializer of `__device__` variable `flag` ignored")));
-    let d = err_str("__constant__ int c[4];\n__global__ void k(int *a) {\n  a[0] = c[1];\n}");
+        .contains("initializer of `__device__`/`__constant__` variable `flag` ignored")));
+    // a file-scope `__constant__` array is a read-only global array (spec/lowering.md §5)
+    let q = lower_str(
+        "__constant__ int c[4];\n__global__ void k(int *a) {\n  a[0] = c[1];\n}",
+        [32, 1, 1],
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let arr = q.arrays.iter().find(|a| a.name == "c").expect("array c");
+    assert_eq!((arr.space, arr.len), (Space::Global, Some(4)));
+    assert_eq!(
+        strip(&q.body),
+        Stmt::seq(vec![wr("a", c(0), rd("c", c(1)))])
+    );
+    // ... and writing it is a located error (GPUVerify's misc/fail/miscfail5)
+    let d =
+        err_str("__constant__ int c[4];\n__global__ void k(int *a) {\n  c[threadIdx.x] = a[0];\n}");
     assert!(
-        d.message.contains("file-scope `__constant__` variable `c`"),
+        d.message.contains("write to `__constant__` variable `c`"),
         "{d}"
     );
-    assert_eq!(pos(&d), (3, 10));
+    assert_eq!(pos(&d), (3, 3));
 }
 
 /// Vector types are errors that say so (lowering.md §0.4), at the declaration.

@@ -39,7 +39,8 @@ Inductive dtree :=
   | DIfExit1 (A B : assn) (ne : accw) (wx wjt wje : list fwit) (dt df : dtree)
   | DIfExit4 (A B : assn) (ne : accw) (wx wjt wje : list fwit) (dt df : dtree)
   | DWhileExit1 (A B : assn) (ne : accw) (db : dtree)
-  | DWhileExit2 (A B : assn) (ne : accw) (db : dtree).
+  | DWhileExit2 (A B : assn) (ne : accw) (db : dtree)
+  | DWarp (A B : assn).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -48,7 +49,7 @@ Definition dpre (d : dtree) : assn :=
   | DIf1 A _ _ _ _ | DIf2 A _ _ _ _ | DIf3 A _ _ _ _ | DIf4 A _ _ _ _ _ _ _ _
   | DWhile1 A _ _ _ | DWhile2 A _ _ _ | DUnroll A _ _ | DWeak A _ _ _ _ _ _ _
   | DIfExit1 A _ _ _ _ _ _ _ | DIfExit4 A _ _ _ _ _ _ _ | DWhileExit1 A _ _ _
-  | DWhileExit2 A _ _ _ => A
+  | DWhileExit2 A _ _ _ | DWarp A _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -57,7 +58,7 @@ Definition dpost (d : dtree) : assn :=
   | DIf1 _ B _ _ _ | DIf2 _ B _ _ _ | DIf3 _ B _ _ _ | DIf4 _ B _ _ _ _ _ _ _
   | DWhile1 _ B _ _ | DWhile2 _ B _ _ | DUnroll _ B _ | DWeak _ B _ _ _ _ _ _
   | DIfExit1 _ B _ _ _ _ _ _ | DIfExit4 _ B _ _ _ _ _ _ | DWhileExit1 _ B _ _
-  | DWhileExit2 _ B _ _ => B
+  | DWhileExit2 _ B _ _ | DWarp _ B => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -153,9 +154,14 @@ Definition ecost (P : list cstr) (D : list dent) (e : expr) (n : accw) : option 
           if gacc_ok false P D i es n then Some (ocost i + m_gread M n) else None
       | Some (Shared, es) =>
           if gacc_ok true P D i es n then Some (ocost i + m_sread M n) else None
+      | Some (Local, _) => Some (ocost i + m_var M)
       | None => None
       end
   end.
+
+(** The operand costs of a warp operation (Q:SHFL, Q:VOTE). *)
+Definition wcost (op : warpop) : Q :=
+  match op with WShfl _ _ v l => ocost v + ocost l | WVote _ p => ocost p end.
 
 Lemma ocost_sound : forall o, qopd G o (ocost o).
 Proof. intros [x|p|v|d]; constructor. Qed.
@@ -172,6 +178,7 @@ Proof.
       eapply EQ_GARRAY; eauto using gacc_ok_sound; apply ocost_sound.
     + destruct (gacc_ok true P D i es n) eqn:Ea; inversion H.
       eapply EQ_SARRAY; eauto using gacc_ok_sound; apply ocost_sound.
+    + inversion H. eapply EQ_LARRAY; eauto; apply ocost_sound.
 Qed.
 
 (** In filtered position ([fe = Some e], spec/logic.md §4a) a node of an ordinary rule is
@@ -186,6 +193,10 @@ Definition fco (fe : option expr) (A B : assn) : bool :=
 Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
   match d, s with
   | DSkip A, SSkip => fco fe A A
+  | DWarp A B, SWarp x op =>
+      warp_post_p (aP A) (aP B) x && warp_dent G (aD A) x op (aD B) &&
+      negb (pmentions (VL x) (aQ B)) &&
+      pot_ge (aQ A) (padd (aQ B) (wcost op + m_op M + m_vwrite M)) && fco fe A B
   | DSync A B, SSync =>
       peq (aP A) (aP B) && deq (aD A) (aD B) && pot_ge (aQ A) (padd (aQ B) (m_sync M)) &&
       fco fe A B
@@ -217,6 +228,9 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
       | Some C2, Some (Shared, es) =>
           peq (aP A) (aP B) && deq (aD A) (aD B) && gacc_ok true (aP A) (aD A) i es n &&
           pot_ge (aQ A) (padd (aQ B) (m_swrite M n + ocost i + C2)) && fco fe A B
+      | Some C2, Some (Local, es) =>
+          peq (aP A) (aP B) && deq (aD A) (aD B) &&
+          pot_ge (aQ A) (padd (aQ B) (m_vwrite M + ocost i + C2)) && fco fe A B
       | _, _ => false
       end
   | DIf1 A B ne dt df, SIf e s1 s2 =>
@@ -413,6 +427,7 @@ Proof.
       destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
     + eapply Q_GWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
     + eapply Q_SWRITE; eauto using ecost_sound, ocost_sound, gacc_ok_sound.
+    + eapply Q_LWRITE; eauto using ecost_sound, ocost_sound.
   - (* DIf1 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : check _ _ s1 d1 = true |- _ => specialize (IHd1 _ _ _ Hc) end.
@@ -512,6 +527,12 @@ Proof.
     destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
       (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
     eapply Q_WHILEEXIT2; eauto using ecost_sound.
+  - (* DWarp *) split_b. apply ord_close; [|assumption].
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *.
+    match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+    destruct op as [k w v l|k p].
+    + eapply Q_SHFL; eauto using ocost_sound.
+    + eapply Q_VOTE; eauto using ocost_sound.
 Qed.
 
 End Check.

@@ -225,6 +225,7 @@ Definition ceval (cs : cstore) (e : expr) (T : list nat) : option (list (nat * v
             Some (R, ocost i + m_gread (c_metric G) (memreads G es T (coval cs i)))
         | Some (Shared, es) =>
             Some (R, ocost i + m_sread (c_metric G) (conflicts_of G es T (coval cs i)))
+        | Some (Local, _) => Some (R, ocost i + m_var (c_metric G))
         | None => None
         end
       else None
@@ -243,6 +244,7 @@ Definition wcost (sp : space) (es : Z) (T : list nat) (I : fam) : Q :=
   match sp with
   | Global => m_gwrite (c_metric G) (memreads G es T I)
   | Shared => m_swrite (c_metric G) (conflicts_of G es T I)
+  | Local => m_vwrite (c_metric G)
   end.
 
 Definition is_true_tv (tv : nat * val) : bool := is_true_v (snd tv).
@@ -318,6 +320,26 @@ Fixpoint exec (n : nat) (cs : cstore) (c : stmt) (T : list nat) {struct n}
             else None
         | None => None
         end
+    | SWarp x (WShfl k w v l) =>
+        match c_lty G x with
+        | Some ty =>
+            if forallb (fun t => has_type (coval cs v t) ty && has_type (coval cs l t) TInt) T
+            then Some (cset_l cs x (map (fun t =>
+                         (t, shfl_fam (Z.of_nat (c_warp G)) k w (coval cs v) (coval cs l) T t)) T),
+                       ocost v + ocost l + m_op (c_metric G) + m_vwrite (c_metric G))
+            else None
+        | None => None
+        end
+    | SWarp x (WVote k p) =>
+        match c_lty G x with
+        | Some TInt =>
+            if forallb (fun t => is_bool_v (coval cs p t)) T
+            then Some (cset_l cs x (map (fun t =>
+                         (t, vote_val (Z.of_nat (c_warp G)) k (coval cs p) T)) T),
+                       ocost p + m_op (c_metric G) + m_vwrite (c_metric G))
+            else None
+        | _ => None
+        end
     | SWhile e b =>
         match ceval cs e T with
         | Some (cf, C1) =>
@@ -380,13 +402,14 @@ Proof.
     assert (Hm : map (fun t => (t, lk_a cs A (int_of (coval cs i t)))) T =
                  map (fun t => (t, sa s A (int_of (oval G ps s i t)))) T).
     { apply map_ext. intros t. rewrite Hc. destruct Hs as [_ Ha]. rewrite Ha. reflexivity. }
-    destruct (c_arr G A) as [[[|] es]|] eqn:Ha; inversion H; subst.
+    destruct (c_arr G A) as [[[| |] es]|] eqn:Ha; inversion H; subst.
     + eexists. split; [|exact Hm].
       rewrite (memreads_ext G es T (coval cs i) (oval G ps s i)) by (intros; auto).
       econstructor; eauto using ocost_sound.
     + eexists. split; [|exact Hm].
       rewrite (conflicts_ext G es T (coval cs i) (oval G ps s i)) by (intros; auto).
       eapply EC_SARR; eauto using ocost_sound.
+    + eexists. split; [|exact Hm]. eapply EC_LARR; eauto using ocost_sound.
 Qed.
 
 Lemma fold_set_l : forall T (R : fam) m x y t,
@@ -445,7 +468,7 @@ Theorem exec_sound : forall n cs c T cs' C, exec n cs c T = Some (cs', C) ->
   exists s', seval G F ps s c T s' C /\ seq_store s' (abs cs').
 Proof.
   induction n as [|n IH]; intros cs c T cs' C H s Hs; [discriminate|].
-  destruct c as [| |c1 c2|x e|A i e|e c1 c2|e b]; simpl in H.
+  destruct c as [| |c1 c2|x e|A i e|e c1 c2|e b|x [k w v l|k p]]; simpl in H.
   - inversion H; subst. eexists; split; [constructor|exact Hs].
   - inversion H; subst. eexists; split; [constructor|exact Hs].
   - destruct (exec n cs c1 T) as [[cs1 C1]|] eqn:E1; [|discriminate].
@@ -480,6 +503,7 @@ Proof.
         econstructor; eauto using ocost_sound, race_free_sound.
       * rewrite (conflicts_ext G es T (coval cs i) (oval G ps s i)) by (intros; auto).
         eapply SC_SWRITE; eauto using ocost_sound, race_free_sound.
+      * eapply SC_LWRITE; eauto using ocost_sound, race_free_sound.
     + apply seq_set_a, Hs.
   - destruct (ceval cs e T) as [[cf C1]|] eqn:Ee; [|discriminate].
     destruct (ceval_sound _ _ _ _ _ Ee s Hs) as [R [HR ->]].
@@ -536,6 +560,31 @@ Proof.
     + rewrite ETF; discriminate.
     + rewrite ETT; exact H1.
     + rewrite ETT; exact H2.
+  - (* SC:SHFL *)
+    destruct (c_lty G x) as [ty|] eqn:Hx; [|discriminate].
+    destruct (forallb _ T) eqn:Hty; [|discriminate]. inversion H; subst.
+    pose proof (fun o t => coval_eq s cs o t Hs) as Hc.
+    rewrite forallb_forall in Hty.
+    exists (set_local s x T (shfl_fam (Z.of_nat (c_warp G)) k w (oval G ps s v) (oval G ps s l) T)).
+    split.
+    + eapply SC_SHFL; [apply ocost_sound | apply ocost_sound | exact Hx | |];
+        intros t Ht; specialize (Hty t Ht); apply andb_true_iff in Hty as [H1 H2];
+        rewrite Hc; assumption.
+    + replace (map (fun t => (t, shfl_fam (Z.of_nat (c_warp G)) k w (coval cs v) (coval cs l) T t)) T)
+        with (map (fun t => (t, shfl_fam (Z.of_nat (c_warp G)) k w (oval G ps s v) (oval G ps s l) T t)) T)
+        by (apply map_ext; intros t; rewrite (shfl_fam_ext _ _ _ _ _ _ _ _ (Hc v) (Hc l)); reflexivity).
+      apply seq_set_l, Hs.
+  - (* SC:VOTE *)
+    destruct (c_lty G x) as [[| |]|] eqn:Hx; try discriminate.
+    destruct (forallb _ T) eqn:Hty; [|discriminate]. inversion H; subst.
+    pose proof (fun o t => coval_eq s cs o t Hs) as Hc.
+    rewrite forallb_forall in Hty.
+    exists (set_local s x T (fun _ => vote_val (Z.of_nat (c_warp G)) k (oval G ps s p) T)).
+    split.
+    + eapply SC_VOTE; [apply ocost_sound | exact Hx |].
+      intros t Ht. rewrite Hc. apply Hty. exact Ht.
+    + rewrite (vote_val_ext _ k (coval cs p) (oval G ps s p) T) by (intros t; symmetry; apply Hc).
+      apply seq_set_l, Hs.
 Qed.
 
 End Exec.

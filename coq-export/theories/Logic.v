@@ -705,6 +705,38 @@ Definition pplus (Q1 Q2 : pot) : pot := mkPot (pcst Q1 + pcst Q2) (pterms Q1 ++ 
 (** An expression that reads no array (its cost does not depend on [P], [D]). *)
 Definition noread (e : expr) : bool := match e with ERead _ _ => false | _ => true end.
 
+(** ** Warp operations (Q:SHFL, Q:VOTE; spec/logic.md §4)
+
+    The post's constraints are constraints of the pre that do not mention [x] (the
+    kernel requires exactly those, in order); the post map equals the pre's except at [x],
+    whose entry must be implied by the candidate: a shuffle of an operand with a
+    thread-independent [dep_D] keeps it, a vote is uniform [(0, 0, 1)]; for a
+    [bool]/[float] local, a shuffle of a uniform operand is uniform. *)
+Definition cstr_eqb (a b : cstr) : bool := if cstr_eq_dec a b then true else false.
+
+Definition warp_post_p (P P' : list cstr) (x : nat) : bool :=
+  forallb (fun c => existsb (cstr_eqb c) P && negb (mentions (VL x) (cform c))) P'.
+
+Definition warp_cands (D : list dent) (x : nat) (op : warpop) : list dent :=
+  match op with
+  | WShfl _ _ v _ =>
+      match idep_opd D v with
+      | Some (k, r, g) => if kzero k then [DLin x (0, 0, 0)%Z r g] else []
+      | None => []
+      end
+  | WVote _ _ => [DLin x (0, 0, 0)%Z 0%Z 1%Z]
+  end.
+
+Definition warp_ent_ok (D : list dent) (x : nat) (op : warpop) (d : dent) : bool :=
+  (dvar d =? x) &&
+  match c_lty G x with
+  | Some TInt => existsb (fun c => eimplies c d) (warp_cands D x op)
+  | _ => match d, op with DLin _ _ _ _, WShfl _ _ v _ => opd_unif (dunif D) v | _, _ => false end
+  end.
+
+Definition warp_dent (D : list dent) (x : nat) (op : warpop) (D' : list dent) : bool :=
+  forallb (fun d => if dvar d =? x then warp_ent_ok D x op d else existsb (dent_eqb d) D) D'.
+
 (** ** Judgments for operands and expressions: [P ⊢_M e : C] *)
 Inductive qopd : opd -> Q -> Prop :=
   | OQ_VAR : forall x, qopd (OVar x) (m_var M)
@@ -722,7 +754,9 @@ Inductive qexpr (P : list cstr) (D : list dent) : expr -> Z -> Q -> Prop :=
   | EQ_GARRAY : forall A i n Ci es, c_arr G A = Some (Global, es) -> qopd i Ci ->
       dacc false P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_gread M n)
   | EQ_SARRAY : forall A i n Ci es, c_arr G A = Some (Shared, es) -> qopd i Ci ->
-      dacc true P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_sread M n).
+      dacc true P D i es n = true -> qexpr P D (ERead A i) n (Ci + m_sread M n)
+  | EQ_LARRAY : forall A i n Ci es, c_arr G A = Some (Local, es) -> qopd i Ci ->
+      qexpr P D (ERead A i) n (Ci + m_var M).
 
 (** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}]
 
@@ -751,6 +785,16 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qexpr P D e n C -> vw_dent P D x e D' = true -> entails_subst P x e P' ws = true ->
       pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + C)) = true ->
       qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
+  | Q_SHFL : forall P D Qn P' D' Q' x k w v l Cv Cl,
+      qopd v Cv -> qopd l Cl -> warp_post_p P P' x = true ->
+      warp_dent D x (WShfl k w v l) D' = true -> pmentions (VL x) Q' = false ->
+      pot_ge Qn (padd Q' (Cv + Cl + m_op M + m_vwrite M)) = true ->
+      qstmt (mkAssn P D Qn) (SWarp x (WShfl k w v l)) (mkAssn P' D' Q')
+  | Q_VOTE : forall P D Qn P' D' Q' x k p Cp,
+      qopd p Cp -> warp_post_p P P' x = true ->
+      warp_dent D x (WVote k p) D' = true -> pmentions (VL x) Q' = false ->
+      pot_ge Qn (padd Q' (Cp + m_op M + m_vwrite M)) = true ->
+      qstmt (mkAssn P D Qn) (SWarp x (WVote k p)) (mkAssn P' D' Q')
   | Q_GWRITE : forall P D Qn Q' A i e es n ne C1 C2,
       c_arr G A = Some (Global, es) -> qopd i C1 -> qexpr P D e ne C2 ->
       dacc false P D i es n = true -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
@@ -758,6 +802,10 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
   | Q_SWRITE : forall P D Qn Q' A i e es n ne C1 C2,
       c_arr G A = Some (Shared, es) -> qopd i C1 -> qexpr P D e ne C2 ->
       dacc true P D i es n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
+      qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
+  | Q_LWRITE : forall P D Qn Q' A i e es ne C1 C2,
+      c_arr G A = Some (Local, es) -> qopd i C1 -> qexpr P D e ne C2 ->
+      pot_ge Qn (padd Q' (m_vwrite M + C1 + C2)) = true ->
       qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
   | Q_IF1 : forall P D Qn Q e n C s1 s2 PT PF A',
       qexpr P D e n C -> unif (dunif D) e = true ->

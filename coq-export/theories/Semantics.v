@@ -71,8 +71,6 @@ Record store := { sl : nat -> nat -> val; sa : nat -> Z -> val }.
 (** Result families [R = (R(t))_{t ∈ 𝒯}], given as total functions. *)
 Definition fam := nat -> val.
 
-Definition memb (t : nat) (T : list nat) : bool := existsb (Nat.eqb t) T.
-
 (** [MemReads(R)]: distinct sectors of the element indices of the active threads. *)
 Definition memreads (G : ctx) (es : Z) (T : list nat) (R : fam) : Z :=
   Z.of_nat (length (nodup Z.eq_dec
@@ -85,6 +83,65 @@ Definition conflicts_of (G : ctx) (es : Z) (T : list nat) (R : fam) : Z :=
   fold_right Z.max 0%Z
     (map (fun j => Z.of_nat (length (filter (fun i => bank G es i =? j)%Z idx)))
          (map (bank G es) idx)).
+
+(** ** Warp operations (spec/semantics.md §3, SC:SHFL and SC:VOTE)
+
+    [shfl_src W w k t a]: the thread thread [t] reads in a shuffle of mode [k] with
+    lane argument [a] in segments of [w] lanes of a warp of [W] lanes, [None] outside the
+    reader's segment (PTX [shfl.sync]).  [shfl_fam]: the reader gets the source's value if
+    the source is active, else its own.  [vote_val]: the ballot (sum of [2^(t mod W)]
+    over the threads whose predicate holds), any, all. *)
+Definition shfl_src (W w : Z) (k : shflk) (t : nat) (a : Z) : option nat :=
+  let zt := Z.of_nat t in
+  let lane := (zt mod W)%Z in
+  let b := (a mod W)%Z in
+  let seg := (lane - lane mod w)%Z in
+  let j := match k with
+           | KIdx => (seg + a mod w)%Z | KUp => (lane - b)%Z
+           | KDown => (lane + b)%Z | KXor => Z.lxor lane b
+           end in
+  let ok := match k with KUp => (seg <=? j)%Z | _ => (j <? seg + w)%Z end in
+  if ok && (0 <? w)%Z && (0 <=? j)%Z && (j <? W)%Z then Some (Z.to_nat (zt - lane + j)) else None.
+
+Definition memb (t : nat) (T : list nat) : bool := existsb (Nat.eqb t) T.
+
+Definition shfl_fam (W : Z) (k : shflk) (w : nat) (V L : nat -> val) (T : list nat) : nat -> val :=
+  fun t => match shfl_src W (Z.of_nat w) k t (int_of (L t)) with
+           | Some j => if memb j T then V j else V t
+           | None => V t
+           end.
+
+Definition vtrue (v : val) : bool := match v with VBool true => true | _ => false end.
+
+Definition vote_val (W : Z) (k : votek) (P : nat -> val) (T : list nat) : val :=
+  match k with
+  | KBallot => VInt (fold_right Z.add 0%Z
+                       (map (fun t => if vtrue (P t) then (2 ^ (Z.of_nat t mod W))%Z else 0%Z) T))
+  | KAny => VInt (if existsb (fun t => vtrue (P t)) T then 1%Z else 0%Z)
+  | KAll => VInt (if forallb (fun t => vtrue (P t)) T then 1%Z else 0%Z)
+  end.
+
+Lemma vote_val_ext : forall W k P1 P2 T, (forall t, P1 t = P2 t) ->
+  vote_val W k P1 T = vote_val W k P2 T.
+Proof.
+  intros W k P1 P2 T H.
+  assert (Ex : existsb (fun t => vtrue (P1 t)) T = existsb (fun t => vtrue (P2 t)) T)
+    by (induction T as [|a T IH]; simpl; [reflexivity|rewrite H, IH; reflexivity]).
+  assert (Fa : forallb (fun t => vtrue (P1 t)) T = forallb (fun t => vtrue (P2 t)) T)
+    by (clear Ex; induction T as [|a T IH]; simpl; [reflexivity|rewrite H, IH; reflexivity]).
+  clear -H Ex Fa.
+  assert (Ba : map (fun t => if vtrue (P1 t) then (2 ^ (Z.of_nat t mod W))%Z else 0%Z) T =
+               map (fun t => if vtrue (P2 t) then (2 ^ (Z.of_nat t mod W))%Z else 0%Z) T)
+    by (apply map_ext; intros t; rewrite H; reflexivity).
+  destruct k; unfold vote_val; rewrite ?Ex, ?Fa, ?Ba; reflexivity.
+Qed.
+
+Lemma shfl_fam_ext : forall W k w V1 V2 L1 L2 T, (forall t, V1 t = V2 t) ->
+  (forall t, L1 t = L2 t) -> forall t, shfl_fam W k w V1 L1 T t = shfl_fam W k w V2 L2 T t.
+Proof.
+  intros W k w V1 V2 L1 L2 T HV HL t. unfold shfl_fam. rewrite HL.
+  destruct (shfl_src _ _ _ _ _); [destruct (memb _ _)|]; apply HV.
+Qed.
 
 Section Sem.
 Variable G : ctx.
@@ -125,7 +182,11 @@ Inductive eeval : store -> expr -> list nat -> fam -> Q -> Prop :=
       c_arr G A = Some (Shared, es) -> oeval s i T C ->
       (forall t, In t T -> has_type (oval s i t) TInt = true) ->
       eeval s (ERead A i) T (fun t => sa s A (int_of (oval s i t)))
-            (C + m_sread M (conflicts_of G es T (oval s i))).
+            (C + m_sread M (conflicts_of G es T (oval s i)))
+  | EC_LARR : forall s A i T C es,
+      c_arr G A = Some (Local, es) -> oeval s i T C ->
+      (forall t, In t T -> has_type (oval s i t) TInt = true) ->
+      eeval s (ERead A i) T (fun t => sa s A (int_of (oval s i t))) (C + m_var M).
 
 Definition set_local (s : store) (x : nat) (T : list nat) (R : fam) : store :=
   {| sl := fun y t => if (y =? x) && memb t T then R t else sl s y t; sa := sa s |}.
@@ -164,6 +225,10 @@ Inductive seval : store -> stmt -> list nat -> store -> Q -> Prop :=
       (forall t, In t T -> has_type (oval s i t) TInt = true) -> no_race T (oval s i) R ->
       seval s (SWrite A i e) T (set_array s A T (oval s i) R)
             (C1 + C2 + m_swrite M (conflicts_of G es T (oval s i)))
+  | SC_LWRITE : forall s A i e T C1 C2 R es,
+      c_arr G A = Some (Local, es) -> oeval s i T C1 -> eeval s e T R C2 ->
+      (forall t, In t T -> has_type (oval s i t) TInt = true) -> no_race T (oval s i) R ->
+      seval s (SWrite A i e) T (set_array s A T (oval s i) R) (C1 + C2 + m_vwrite M)
   | SC_IFT : forall s e s1 s2 T R C1 st1 C2,
       eeval s e T R C1 -> (forall t, In t T -> is_true_v (R t) = true) ->
       seval s s1 T st1 C2 -> seval s (SIf e s1 s2) T st1 (C1 + m_if M + C2)
@@ -191,7 +256,20 @@ Inductive seval : store -> stmt -> list nat -> store -> Q -> Prop :=
   | SC_WHILENONE : forall s e b T R C,
       eeval s e T R C -> (forall t, In t T -> is_false_v (R t) = true) ->
       seval s (SWhile e b) T s (C + m_if M)
-  | SC_SYNC : forall s T, seval s SSync T s (m_sync M).
+  | SC_SYNC : forall s T, seval s SSync T s (m_sync M)
+  | SC_SHFL : forall s x k w v l T C1 C2 ty,
+      oeval s v T C1 -> oeval s l T C2 -> c_lty G x = Some ty ->
+      (forall t, In t T -> has_type (oval s v t) ty = true) ->
+      (forall t, In t T -> has_type (oval s l t) TInt = true) ->
+      seval s (SWarp x (WShfl k w v l)) T
+            (set_local s x T (shfl_fam (Z.of_nat (c_warp G)) k w (oval s v) (oval s l) T))
+            (C1 + C2 + m_op M + m_vwrite M)
+  | SC_VOTE : forall s x k p T C,
+      oeval s p T C -> c_lty G x = Some TInt ->
+      (forall t, In t T -> is_bool_v (oval s p t) = true) ->
+      seval s (SWarp x (WVote k p)) T
+            (set_local s x T (fun _ => vote_val (Z.of_nat (c_warp G)) k (oval s p) T))
+            (C + m_op M + m_vwrite M).
 
 End Sem.
 

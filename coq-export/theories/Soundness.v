@@ -142,15 +142,24 @@ Lemma frame_writes : forall F ps s st T s' C, seval G F ps s st T s' C ->
 Proof.
   intros F ps s st T s' C H; induction H; intros y u Hu; simpl in Hu;
     rewrite ?in_app_iff in Hu; try reflexivity; use_frame_ih.
-  apply set_local_other; left; intros ->; auto.
+  all: apply set_local_other; left; intros ->; auto.
 Qed.
 
 Lemma run_wt : forall F ps s st T s' C, seval G F ps s st T s' C -> wt s -> wt s'.
 Proof.
-  intros F ps s st T s' C H; induction H; intros Hw; auto.
-  intros y ty' Hy u; simpl. destruct (Nat.eqb_spec y x); simpl; [subst|apply Hw; auto].
-  destruct (memb u T) eqn:E; [|apply Hw; auto].
-  apply memb_In in E. rewrite H0 in Hy; inversion Hy; subst. auto.
+  intros F ps s st T s' C H; induction H; intros Hw; auto;
+    intros y ty' Hy u; simpl; (destruct (Nat.eqb_spec y x); simpl; [subst|apply Hw; auto]);
+    (destruct (memb u T) eqn:E; [|apply Hw; auto]); apply memb_In in E.
+  - match goal with Hx : c_lty G ?z = Some ?a, Hz : c_lty G ?z = Some ?b |- _ =>
+      assert (a = b) by congruence; try subst end. auto.
+  - (* SC:SHFL: a lane gets the value of an active lane or its own *)
+    match goal with Hx : c_lty G ?z = Some ?a, Hz : c_lty G ?z = Some ?b |- _ =>
+      assert (a = b) by congruence; try subst end. unfold shfl_fam.
+    destruct (shfl_src _ _ _ _ _) as [j|]; [destruct (memb j T) eqn:E2|]; auto.
+    apply memb_In in E2. auto.
+  - (* SC:VOTE: an int *)
+    match goal with Hx : c_lty G ?z = Some ?a, Hz : c_lty G ?z = Some ?b |- _ =>
+      assert (a = b) by congruence; try subst end. unfold vote_val. destruct k; reflexivity.
 Qed.
 
 Lemma rho_set_local : forall ps s x T R t v, In t T ->
@@ -1006,6 +1015,7 @@ Proof.
     rewrite (opd_unif_correct ps s X a t t') in E1 by eauto. congruence.
   - rewrite (opd_unif_correct ps s X i t t') by eauto; auto.
   - rewrite (opd_unif_correct ps s X i t t') by eauto; auto.
+  - rewrite (opd_unif_correct ps s X i t t') by eauto; auto.
 Qed.
 
 (** [lin_P(e)] constant: the same value in every thread satisfying [P]. *)
@@ -1340,6 +1350,11 @@ Proof.
     injection H as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
     rewrite !andb_true_iff in Ef. destruct Ef as [Ei _].
     rewrite (opd_uniform ps s T D i w Hw HD Hi Ei t t') by auto. reflexivity.
+  - (* a thread-local read: one cell space, the same cell for a uniform index *)
+    cbn [idep_expr_w] in H. unfold dopaque in H. destruct (forallb _ _) eqn:Ef; [|discriminate].
+    injection H as <- <- <-. apply fdep_unif. intros t t' Ht Ht'. simpl in Ef.
+    rewrite !andb_true_iff in Ef. destruct Ef as [Ei _].
+    rewrite (opd_uniform ps s T D i w Hw HD Hi Ei t t') by auto. reflexivity.
 Qed.
 
 (** ** Widths *)
@@ -1423,6 +1438,7 @@ Proof.
     destruct (width_opd_sound ps s T D a wd Hp Hw HD H) as [c Hc].
     exists (- c - wd)%Z. intros t Ht. destruct (Hc t Ht) as [v [E B]].
     specialize (HU t Ht). rewrite E in HU. simpl in HU. injection HU as <-. simpl. lia.
+  - discriminate.
   - discriminate.
   - discriminate.
 Qed.
@@ -1724,13 +1740,126 @@ Proof.
     + destruct Hm as [Hm|Hm]; [congruence|]. rewrite pval_upd_notin by auto. fold M; lra.
 Qed.
 
+(** ** Warp operations (Q:SHFL, Q:VOTE) *)
+
+(** What the logic uses of a warp operation's result family [R] on [T]: a shuffle's lanes
+    each hold the operand's value at some active lane; a vote is one [int] on all lanes. *)
+Definition warp_res (ps : nat -> val) (s : store) (op : warpop) (T : list nat) (R : fam) : Prop :=
+  match op with
+  | WShfl _ _ v _ => forall t, In t T -> exists t', In t' T /\ R t = oval G ps s v t'
+  | WVote _ _ => exists z, forall t, In t T -> R t = VInt z
+  end.
+
+Lemma shfl_res : forall ps s k w v l T,
+  warp_res ps s (WShfl k w v l) T
+    (shfl_fam (Z.of_nat (c_warp G)) k w (oval G ps s v) (oval G ps s l) T).
+Proof.
+  intros ps s k w v l T t Ht. unfold shfl_fam.
+  destruct (shfl_src _ _ _ _ _) as [j|]; [destruct (memb j T) eqn:E|]; eauto.
+  apply memb_In in E. eauto.
+Qed.
+
+Lemma vote_res : forall ps s k p T,
+  warp_res ps s (WVote k p) T (fun _ => vote_val (Z.of_nat (c_warp G)) k (oval G ps s p) T).
+Proof. intros ps s k p T. unfold vote_val. destruct k; eexists; intros; reflexivity. Qed.
+
+Lemma warp_post_sound : forall ps s x T R P P' t, In t T -> sat (rho ps s t) P ->
+  warp_post_p P P' x = true -> sat (rho ps (set_local s x T R) t) P'.
+Proof.
+  intros ps s x T R P P' t Ht HP H c Hc. unfold warp_post_p in H. rewrite forallb_forall in H.
+  specialize (H c Hc). apply andb_true_iff in H as [H1 H2]. apply negb_true_iff in H2.
+  apply existsb_exists in H1 as [c' [Hc' E]]. unfold cstr_eqb in E.
+  destruct (cstr_eq_dec c c'); [subst c'|discriminate].
+  specialize (HP c Hc').
+  apply (holds_ext (upd (rho ps s t) (VL x) (int_of (R t))));
+    [intros; rewrite rho_set_local; auto|].
+  destruct c as [L|L|L m rs]; simpl in *; rewrite leval_upd_notin; auto.
+Qed.
+
+Lemma warp_dent_sound : forall ps s T D x op R w D', pok ps -> wt s -> dsat s T D ->
+  incl T (lanes G w) -> warp_res ps s op T R -> warp_dent G D x op D' = true ->
+  dsat (set_local s x T R) T D'.
+Proof.
+  intros ps s T D x op R w D' Hp Hw HD Hi HR H d Hd.
+  unfold warp_dent in H. rewrite forallb_forall in H. specialize (H d Hd).
+  destruct (Nat.eqb_spec (dvar d) x) as [Ex|Ex].
+  - unfold warp_ent_ok in H. apply andb_true_iff in H as [_ H].
+    destruct (c_lty G x) as [[| |]|] eqn:Hx.
+    + apply existsb_exists in H as [c [Hc Himp]].
+      eapply eimplies_sound; [exact Himp|].
+      destruct op as [k w' v l|k p]; simpl in Hc.
+      * destruct (idep_opd G D v) as [[[k' r] g]|] eqn:Ei; [|contradiction].
+        destruct (kzero k') eqn:Hk; [|contradiction]. destruct Hc as [<-|[]].
+        unfold kzero, trip_eqb in Hk. destruct (trip_eq_dec k' (0, 0, 0)%Z); [subst k'|discriminate].
+        destruct (idep_opd_sound ps s T D v _ r g Hp Hw HD Ei) as [c [Hcg Hv]].
+        cbn [esat]. rewrite Hx. exists c. split; auto.
+        intros t Ht. rewrite sl_set_local_x by auto. rewrite kval_zero.
+        destruct (HR t Ht) as [t' [Ht' ->]]. rewrite (Hv t' Ht'), kval_zero. reflexivity.
+      * destruct Hc as [<-|[]]. destruct HR as [z Hz].
+        cbn [esat]. rewrite Hx. exists z. split; [apply Z.divide_1_l|].
+        intros t Ht. rewrite sl_set_local_x by auto. rewrite Hz by auto. rewrite kval_zero. reflexivity.
+    + destruct d as [y k r g| |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+      simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+      intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
+      destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
+      eapply opd_uniform; eauto.
+    + destruct d as [y k r g| |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+      simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+      intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
+      destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
+      eapply opd_uniform; eauto.
+    + destruct d as [y k r g| |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+      simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+      intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
+      destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
+      eapply opd_uniform; eauto.
+  - apply existsb_exists in H as [d' [Hd' E]]. unfold dent_eqb in E.
+    destruct (dent_eq_dec d d'); [subst d'|discriminate].
+    apply (esat_frame s); [|apply HD; auto]. intros t Ht'. apply set_local_other; auto.
+Qed.
+
+Lemma sound_Q_SHFL : forall P D Qn P' D' Q' x k w v l Cv Cl,
+  qopd G v Cv -> qopd G l Cl -> warp_post_p P P' x = true ->
+  warp_dent G D x (WShfl k w v l) D' = true -> pmentions (VL x) Q' = false ->
+  pot_ge Qn (padd Q' (Cv + Cl + m_op M + m_vwrite M)) = true ->
+  valid (mkAssn P D Qn) (SWarp x (WShfl k w v l)) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x k wd v l Cv Cl Hv Hl Hpp Hd Hm Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
+  - intros t Ht; eapply warp_post_sound; eauto.
+  - eapply warp_dent_sound; eauto. apply shfl_res.
+  - intros t Ht. simpl.
+    match goal with H1 : oeval _ _ v _ ?c1, H2 : oeval _ _ l _ ?c2 |- _ =>
+      pose proof (qopd_sound _ _ _ _ _ H1 Hv); pose proof (qopd_sound _ _ _ _ _ H2 Hl) end.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) _)) by (intros; apply rho_set_local; auto).
+    rewrite pval_upd_notin by auto. fold M. lra.
+Qed.
+
+Lemma sound_Q_VOTE : forall P D Qn P' D' Q' x k p Cp,
+  qopd G p Cp -> warp_post_p P P' x = true ->
+  warp_dent G D x (WVote k p) D' = true -> pmentions (VL x) Q' = false ->
+  pot_ge Qn (padd Q' (Cp + m_op M + m_vwrite M)) = true ->
+  valid (mkAssn P D Qn) (SWarp x (WVote k p)) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x k p Cp Hpc Hpp Hd Hm Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
+  - intros t Ht; eapply warp_post_sound; eauto.
+  - eapply warp_dent_sound; eauto. apply vote_res.
+  - intros t Ht. simpl.
+    match goal with H1 : oeval _ _ p _ ?c1 |- _ => pose proof (qopd_sound _ _ _ _ _ H1 Hpc) end.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) _)) by (intros; apply rho_set_local; auto).
+    rewrite pval_upd_notin by auto. fold M. lra.
+Qed.
+
 Lemma sound_Q_GWRITE : forall P D Qn Q' A i e es n ne C1 C2,
   c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
   dacc G false P D i es n = true -> pot_ge Qn (padd Q' (m_gwrite M n + C1 + C2)) = true ->
   valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
 Proof.
   intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
-  inversion Hrun; subst; rewrite Ha in *; [|discriminate].
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
   match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
@@ -1743,13 +1872,29 @@ Proof.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 
+Lemma sound_Q_LWRITE : forall P D Qn Q' A i e es ne C1 C2,
+  c_arr G A = Some (Local, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  pot_ge Qn (padd Q' (m_vwrite M + C1 + C2)) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
+Proof.
+  intros P D Qn Q' A i e es ne C1 C2 Ha Hi1 He1 Hge. start_valid.
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
+  match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
+  split; [split; auto|]. intros t Ht. simpl.
+  match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+  match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
+  pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
+  change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
+Qed.
+
 Lemma sound_Q_SWRITE : forall P D Qn Q' A i e es n ne C1 C2,
   c_arr G A = Some (Shared, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
   dacc G true P D i es n = true -> pot_ge Qn (padd Q' (m_swrite M n + C1 + C2)) = true ->
   valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
 Proof.
   intros P D Qn Q' A i e es n ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
-  inversion Hrun; subst; rewrite Ha in *; [discriminate|].
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
   match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
@@ -3123,8 +3268,11 @@ Proof.
   - eapply sound_Q_SEQ; eauto.
   - eapply sound_Q_VWRITE1; eauto.
   - eapply sound_Q_VWRITE2; eauto.
+  - eapply sound_Q_SHFL; eauto.
+  - eapply sound_Q_VOTE; eauto.
   - eapply sound_Q_GWRITE; eauto.
   - eapply sound_Q_SWRITE; eauto.
+  - eapply sound_Q_LWRITE; eauto.
   - eapply sound_Q_IF1; eauto.
   - eapply sound_Q_IF2; eauto.
   - eapply sound_Q_IF3; eauto.

@@ -35,17 +35,26 @@ Inductive opd := OVar (x : nat) | OParam (p : nat) | OConst (v : val) | OTid (d 
 Inductive expr := EOpd (o : opd) | EBin (op : binop) (a b : opd) | EUn (op : unop) (a : opd)
   | ERead (arr : nat) (i : opd).
 
+(** Warp operations (spec/minicuda.md §1, extension): shuffle modes and votes. *)
+Inductive shflk := KIdx | KUp | KDown | KXor.
+Inductive votek := KBallot | KAny | KAll.
+(** [WShfl k w v l]: shuffle of [v] with lane argument [l] in segments of [w] lanes;
+    [WVote k p]: vote on the [bool] operand [p]. *)
+Inductive warpop := WShfl (k : shflk) (w : nat) (v l : opd) | WVote (k : votek) (p : opd).
+
 Inductive stmt := SSkip | SSync | SSeq (s1 s2 : stmt) | SAssign (x : nat) (e : expr)
   | SWrite (arr : nat) (i : opd) (e : expr) | SIf (e : expr) (s1 s2 : stmt)
-  | SWhile (e : expr) (s : stmt).
+  | SWhile (e : expr) (s : stmt) | SWarp (x : nat) (op : warpop).
 
-Inductive space := Global | Shared.
+(** [Local]: thread-local arrays (registers/local memory), whose indices the front end
+    makes per-thread; an access costs like a local variable (spec/metrics.md). *)
+Inductive space := Global | Shared | Local.
 
 (** The locals a statement assigns, [W(s)]. *)
 Fixpoint writes (s : stmt) : list nat :=
   match s with
   | SSkip | SSync | SWrite _ _ _ => []
-  | SAssign x _ => [x]
+  | SAssign x _ | SWarp x _ => [x]
   | SSeq s1 s2 | SIf _ s1 s2 => writes s1 ++ writes s2
   | SWhile _ s => writes s
   end.

@@ -40,6 +40,10 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILEEXIT1",
     "Q:WHILEEXIT2",
     "Q:WEAK",
+    "Q:SHFL",
+    "Q:VOTE",
+    "EQ:LARRAY",
+    "Q:LWRITE",
 ];
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
@@ -83,6 +87,10 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILEEXIT1" => (S, q_whileexit1 as Rule),
         "Q:WHILEEXIT2" => (S, q_whileexit2 as Rule),
         "Q:WEAK" => (S, q_weak as Rule),
+        "Q:SHFL" => (S, q_shfl as Rule),
+        "Q:VOTE" => (S, q_vote as Rule),
+        "EQ:LARRAY" => (E, eq_larray as Rule),
+        "Q:LWRITE" => (S, q_lwrite as Rule),
         _ => return None,
     })
 }

@@ -31,6 +31,8 @@ pub enum Space {
     Global,
     /// Shared memory (costs via `Conflicts`).
     Shared,
+    /// Thread-local array (registers/local memory: a read costs `M^var`, a write `M^vwrite`).
+    Local,
 }
 
 /// Operands `OPD` (RaCUDA Fig. 2). `Tid(d)` has `d ∈ 0..3` for `x, y, z`.
@@ -115,6 +117,17 @@ pub enum Stmt {
     If(Expr, Box<Stmt>, Box<Stmt>),
     /// `(while E S)`
     While(Expr, Box<Stmt>),
+    /// `(shfl X KIND WIDTH V L)` / `(vote X KIND P)` (spec/minicuda.md §1, warp operations).
+    Warp(String, WarpOp),
+}
+
+/// A warp operation of [`Stmt::Warp`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `KIND` ∈ `idx up down xor`, the segment width (≥ 1), the value, the lane argument.
+    Shfl(String, u32, Opd, Opd),
+    /// `KIND` ∈ `ballot any all`, the predicate.
+    Vote(String, Opd),
 }
 
 impl Stmt {
@@ -128,6 +141,8 @@ impl Stmt {
             Stmt::Write(..) => "write",
             Stmt::If(..) => "if",
             Stmt::While(..) => "while",
+            Stmt::Warp(_, WarpOp::Shfl(..)) => "shfl",
+            Stmt::Warp(_, WarpOp::Vote(..)) => "vote",
         }
     }
     /// `W(s)`: locals syntactically assigned by `s` (RaCUDA §4), without duplicates.
@@ -142,7 +157,7 @@ impl Stmt {
                     todo.push(a);
                 }
                 Stmt::While(_, b) => todo.push(b),
-                Stmt::Assign(x, _) if !out.contains(x) => out.push(x.clone()),
+                Stmt::Assign(x, _) | Stmt::Warp(x, _) if !out.contains(x) => out.push(x.clone()),
                 _ => {}
             }
         }
@@ -456,8 +471,29 @@ pub fn stmt(s: &Sexp) -> Result<Stmt, Rejection> {
             let [e, b] = exactly(args, s, "(while E S)")?;
             Stmt::While(expr(e)?, Box::new(stmt(b)?))
         }
+        Some(h @ ("shfl" | "vote")) => warp(s, h, args)?,
         _ => return Err(err(s, e)),
     })
+}
+
+/// `(shfl X KIND WIDTH V L)` (KIND `idx up down xor`, WIDTH ≥ 1) or `(vote X KIND P)`
+/// (KIND `ballot any all`).
+fn warp(s: &Sexp, head: &str, args: &[Sexp]) -> Result<Stmt, Rejection> {
+    if head == "vote" {
+        let [x, k, p] = exactly(args, s, "(vote X KIND P)")?;
+        let kind = atom(k, "ballot, any or all")?;
+        if !["ballot", "any", "all"].contains(&kind) {
+            return Err(err(k, "ballot, any or all"));
+        }
+        return Ok(Stmt::Warp(atom(x, "a local")?.to_string(), WarpOp::Vote(kind.to_string(), opd(p)?)));
+    }
+    let [x, k, w, v, l] = exactly(args, s, "(shfl X KIND WIDTH V L)")?;
+    let kind = atom(k, "idx, up, down or xor")?;
+    if !["idx", "up", "down", "xor"].contains(&kind) {
+        return Err(err(k, "idx, up, down or xor"));
+    }
+    let width = atom(w, "a width ≥ 1")?.parse::<u32>().ok().filter(|w| *w >= 1).ok_or_else(|| err(w, "a width ≥ 1"))?;
+    Ok(Stmt::Warp(atom(x, "a local")?.to_string(), WarpOp::Shfl(kind.to_string(), width, opd(v)?, opd(l)?)))
 }
 
 /// `(program NAME (params …) (arrays …) (locals …) (body S))`.
@@ -474,10 +510,11 @@ pub fn program(s: &Sexp) -> Result<Program, Rejection> {
     for a in items(arrs, "arrays", "(arrays …)")? {
         let l = a.list().ok_or_else(|| err(a, "(ARR SPACE ETY EBYTES)"))?;
         let [n, sp, t, b] = exactly(l, a, "(ARR SPACE ETY EBYTES)")?;
-        let space = match atom(sp, "global or shared")? {
+        let space = match atom(sp, "global, shared or local")? {
             "global" => Space::Global,
             "shared" => Space::Shared,
-            _ => return Err(err(sp, "global or shared")),
+            "local" => Space::Local,
+            _ => return Err(err(sp, "global, shared or local")),
         };
         arrays.push(Array { name: atom(n, "a name")?.to_string(), space, ty: ty(t)?, bytes: u32_of(b)? });
     }

@@ -4,7 +4,7 @@
 //! conditions, `int` indices and integer literals within `i64`. A program that is not
 //! well-typed makes no claim (its runs stop at a type error), so the kernel rejects it.
 
-use crate::syntax::{Expr, Opd, Program, Stmt, Ty};
+use crate::syntax::{Expr, Opd, Program, Stmt, Ty, WarpOp};
 use crate::{Reason, Rejection};
 use num_traits::ToPrimitive;
 
@@ -154,6 +154,25 @@ pub fn check_program(p: &Program) -> Result<(), Rejection> {
             Stmt::While(e, b) => {
                 t.expect(e, Ty::Bool, || format!("the loop condition `{e}`"))?;
                 todo.push(b);
+            }
+            // SS:SHFL: Σ(x) = τ, Σ ⊢ v : τ, Σ ⊢ l : int; SS:VOTE: Σ(x) = int, Σ ⊢ p : bool.
+            Stmt::Warp(x, op) => {
+                let tx = p.local(x).ok_or_else(|| prog_err(Reason::Undeclared { kind: "local", name: x.clone() }))?;
+                let (v, want, l) = match op {
+                    WarpOp::Shfl(_, _, v, l) => (v, tx, Some(l)),
+                    WarpOp::Vote(_, pr) => (pr, Ty::Bool, None),
+                };
+                if matches!(op, WarpOp::Vote(..)) && tx != Ty::Int {
+                    return Err(prog_err(Reason::TypeMismatch {
+                        what: format!("the vote assigned to `{x}`"),
+                        expected: ty_name(Ty::Int),
+                        found: ty_name(tx),
+                    }));
+                }
+                t.expect(&Expr::Opd(v.clone()), want, || format!("the operand `{v}` of the warp operation"))?;
+                if let Some(l) = l {
+                    t.expect(&Expr::Opd(l.clone()), Ty::Int, || format!("the lane operand `{l}`"))?;
+                }
             }
         }
     }

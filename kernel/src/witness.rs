@@ -141,6 +141,9 @@ pub enum RunError {
     IndexNotInt,
     /// A condition that is not a `bool`.
     ConditionNotBool,
+    /// A warp shuffle or vote: the replay interpreter does not run them (the witness is
+    /// rejected, never accepted for another cost).
+    WarpOp,
     /// Two lanes write different values to one cell in one step.
     WriteRace {
         /// The array.
@@ -165,6 +168,7 @@ impl std::fmt::Display for RunError {
             RunError::IndexNotInt => write!(f, "an array index is not an int"),
             RunError::ConditionNotBool => write!(f, "a condition is not a bool"),
             RunError::WriteRace { array, index } => write!(f, "write-write race on {array}[{index}]"),
+            RunError::WarpOp => write!(f, "warp shuffles and votes are not replayed"),
             RunError::OutOfFuel => write!(f, "more than {REPLAY_FUEL} statement executions"),
         }
     }
@@ -341,13 +345,18 @@ impl Machine<'_> {
     fn charge(&mut self, a: &str, idx: &[i64], write: bool) -> Result<(), RunError> {
         let (space, eb, _) = self.array(a)?;
         let [_, banks, bank_bytes, sector_bytes] = self.hw;
-        let n = match space {
+        let (n, f) = match space {
+            // a thread-local array costs like a local variable (spec/metrics.md)
+            Space::Local => {
+                self.cost += if write { self.m.vwrite.clone() } else { self.m.var.clone() };
+                return Ok(());
+            }
             Space::Global => {
                 let s: BTreeSet<i64> = idx
                     .iter()
                     .map(|i| (i128::from(*i) * i128::from(eb)).div_euclid(i128::from(sector_bytes)) as i64)
                     .collect();
-                s.len() as i64
+                (s.len() as i64, if write { &self.m.gwrite } else { &self.m.gread })
             }
             Space::Shared => {
                 let distinct: BTreeSet<i64> = idx.iter().copied().collect();
@@ -358,14 +367,8 @@ impl Machine<'_> {
                         .rem_euclid(i128::from(banks));
                     *per.entry(bank).or_insert(0) += 1;
                 }
-                per.values().copied().max().unwrap_or(0)
+                (per.values().copied().max().unwrap_or(0), if write { &self.m.swrite } else { &self.m.sread })
             }
-        };
-        let f = match (space, write) {
-            (Space::Global, false) => &self.m.gread,
-            (Space::Global, true) => &self.m.gwrite,
-            (Space::Shared, false) => &self.m.sread,
-            (Space::Shared, true) => &self.m.swrite,
         };
         self.cost += metric::at(f, &rat(n));
         Ok(())
@@ -416,6 +419,7 @@ impl Machine<'_> {
         self.tick()?;
         match s {
             Stmt::Skip | Stmt::Sync => Ok(()),
+            Stmt::Warp(..) => Err(RunError::WarpOp),
             Stmt::Seq(a, b) => {
                 self.stmt(a, active)?;
                 self.stmt(b, active)

@@ -7,7 +7,7 @@
 
 use crate::core::assertion::linear::{gcd, tid_name, CKind, Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::metric::{q, Q};
-use crate::core::{BinOp, Const, Dim, Expr, Operand, Program, Ty, UnOp};
+use crate::core::{BinOp, Const, Dim, Expr, Operand, Program, Ty, UnOp, WarpOp};
 use num_integer::Integer;
 use num_traits::{One, Zero};
 
@@ -101,6 +101,25 @@ pub fn dep_operand(d: &DepMap, o: &Operand) -> Option<Dep> {
             })
         }
         Operand::Var(x) => d.get(x).copied().filter(|e| e.is_linear()),
+    }
+}
+
+/// The entry `x ← op` may give `x` (rules Q:SHFL/Q:VOTE of spec/logic.md §4): a vote is
+/// uniform with an unknown value `(0, 0, 1)`; a shuffle of a value whose `dep_D` is
+/// warp-uniform (`k = 0`) keeps that entry (every lane reads a lane holding the same
+/// value, or keeps its own), for a `bool`/`float` local as "uniform"; anything else has no
+/// entry (the lanes read different values).
+pub fn warp_entry(d: &DepMap, op: &WarpOp, xty: Ty) -> Option<Dep> {
+    match op {
+        WarpOp::Vote { .. } => Some(Dep::unknown_uniform()),
+        WarpOp::Shfl { value, .. } => {
+            let dv = dep_operand(d, value).filter(|e| e.is_uniform())?;
+            Some(if xty == Ty::Int {
+                dv
+            } else {
+                Dep::unknown_uniform()
+            })
+        }
     }
 }
 

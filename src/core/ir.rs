@@ -70,6 +70,11 @@ pub enum Space {
     Global,
     /// Shared memory: `__shared__` arrays. Accesses cost `M^sread(Conflicts(R))`.
     Shared,
+    /// Thread-local arrays (registers/local memory, extension): one cell space per block,
+    /// which the front end makes per-thread by indexing it with the thread's base
+    /// (`spec/lowering.md` §5). A read costs `M^var`, a write `M^vwrite` (no sectors, no
+    /// conflicts).
+    Local,
 }
 
 impl Space {
@@ -78,6 +83,7 @@ impl Space {
         match self {
             Space::Global => "global",
             Space::Shared => "shared",
+            Space::Local => "local",
         }
     }
 }
@@ -255,6 +261,112 @@ pub enum Expr {
     Read(String, Operand),
 }
 
+/// The modes of a warp shuffle (`__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`,
+/// `__shfl_xor_sync`; PTX `shfl.sync` modes `idx`, `up`, `down`, `bfly`). The source lane
+/// of each mode is defined in `spec/semantics.md` §3 (rule `SC:SHFL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflKind {
+    /// `__shfl_sync(m, v, l, w)`: lane `l mod w` of the reader's segment of `w` lanes.
+    Idx,
+    /// `__shfl_up_sync(m, v, d, w)`: the lane `d` below (own value below the segment).
+    Up,
+    /// `__shfl_down_sync(m, v, d, w)`: the lane `d` above (own value above the segment).
+    Down,
+    /// `__shfl_xor_sync(m, v, k, w)`: the lane `lane xor k` (own value above the segment).
+    Xor,
+}
+
+impl ShflKind {
+    /// The name used in `spec/` and certificates: `idx`, `up`, `down`, `xor`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShflKind::Idx => "idx",
+            ShflKind::Up => "up",
+            ShflKind::Down => "down",
+            ShflKind::Xor => "xor",
+        }
+    }
+    /// Inverse of [`ShflKind::name`].
+    pub fn from_name(s: &str) -> Option<ShflKind> {
+        Some(match s {
+            "idx" => ShflKind::Idx,
+            "up" => ShflKind::Up,
+            "down" => ShflKind::Down,
+            "xor" => ShflKind::Xor,
+            _ => return None,
+        })
+    }
+}
+
+/// The warp votes (`__ballot_sync`, `__any_sync`, `__all_sync`; `__activemask()` is the
+/// ballot of `true`). Rule `SC:VOTE` of `spec/semantics.md` §3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteKind {
+    /// The bit mask of the active lanes whose predicate holds (bit = lane in the warp).
+    Ballot,
+    /// 1 if the predicate holds on some active lane, else 0.
+    Any,
+    /// 1 if the predicate holds on every active lane, else 0.
+    All,
+}
+
+impl VoteKind {
+    /// The name used in `spec/` and certificates: `ballot`, `any`, `all`.
+    pub fn name(self) -> &'static str {
+        match self {
+            VoteKind::Ballot => "ballot",
+            VoteKind::Any => "any",
+            VoteKind::All => "all",
+        }
+    }
+    /// Inverse of [`VoteKind::name`].
+    pub fn from_name(s: &str) -> Option<VoteKind> {
+        Some(match s {
+            "ballot" => VoteKind::Ballot,
+            "any" => VoteKind::Any,
+            "all" => VoteKind::All,
+            _ => return None,
+        })
+    }
+}
+
+/// A warp operation assigned to a local (statement [`Stmt::Warp`], an extension of Fig. 2):
+/// the lanes of a warp exchange values (`spec/minicuda.md` §1).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WarpOp {
+    /// `shfl kind width (value, lane)`: `lane` is the source lane, the delta or the xor
+    /// mask (an `int` operand); `width` (≥ 1, a power of two dividing the warp size in
+    /// CUDA) splits the warp into segments of `width` lanes.
+    Shfl {
+        /// The mode.
+        kind: ShflKind,
+        /// Segment width in lanes.
+        width: u32,
+        /// The value shuffled (any type; the result has its type).
+        value: Operand,
+        /// Source lane, delta or xor mask (`int`).
+        lane: Operand,
+    },
+    /// `vote kind (pred)`: `pred` is a `bool` operand; the result is an `int`, the same on
+    /// every active lane.
+    Vote {
+        /// The vote.
+        kind: VoteKind,
+        /// The predicate.
+        pred: Operand,
+    },
+}
+
+impl WarpOp {
+    /// The operands in evaluation order (value then lane; the predicate).
+    pub fn operands(&self) -> Vec<&Operand> {
+        match self {
+            WarpOp::Shfl { value, lane, .. } => vec![value, lane],
+            WarpOp::Vote { pred, .. } => vec![pred],
+        }
+    }
+}
+
 /// A source position (1-based line and column in the user's `.cu` file), kept on
 /// statements for reports. `Loc::default()` means "synthesized by the lowering".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -288,6 +400,9 @@ pub enum Stmt {
     While(Expr, Box<Stmt>, Loc),
     /// `sync` (`__syncthreads()`)
     Sync(Loc),
+    /// `x ← shfl …` / `x ← vote …`: a warp shuffle or vote (extension; rules `SC:SHFL`,
+    /// `SC:VOTE`, `Q:SHFL`, `Q:VOTE`).
+    Warp(String, WarpOp, Loc),
 }
 
 impl Stmt {
@@ -301,6 +416,21 @@ impl Stmt {
             acc = Stmt::Seq(Box::new(s), Box::new(acc));
         }
         acc
+    }
+
+    /// The first warp operation (`x ← shfl …`, `x ← vote …`) in `s`, in program order,
+    /// with its location; for semantics that cannot run it to name it in their error.
+    pub fn first_warp_op(&self) -> Option<(&WarpOp, Loc)> {
+        let mut stack = vec![self];
+        while let Some(s) = stack.pop() {
+            match s {
+                Stmt::Warp(_, op, loc) => return Some((op, *loc)),
+                Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => stack.extend([&**b, &**a]),
+                Stmt::While(_, b, _) => stack.push(b),
+                Stmt::Skip | Stmt::Sync(_) | Stmt::Assign(..) | Stmt::Write(..) => {}
+            }
+        }
+        None
     }
 
     /// `W(s)`: the local variables syntactically assigned by `s` (RaCUDA §4; array writes
@@ -318,7 +448,7 @@ impl Stmt {
                 a.collect_writes(out);
                 b.collect_writes(out);
             }
-            Stmt::Assign(x, _, _) => {
+            Stmt::Assign(x, _, _) | Stmt::Warp(x, _, _) => {
                 if !out.contains(x) {
                     out.push(x.clone());
                 }

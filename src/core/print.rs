@@ -39,6 +39,27 @@ pub fn sexp_expr(e: &Expr) -> String {
     }
 }
 
+/// The certificate s-expression of a warp statement: `(shfl X KIND WIDTH V L)` or
+/// `(vote X KIND P)`.
+pub fn sexp_warp(x: &str, op: &WarpOp) -> String {
+    match op {
+        WarpOp::Shfl {
+            kind,
+            width,
+            value,
+            lane,
+        } => format!(
+            "(shfl {x} {} {width} {} {})",
+            kind.name(),
+            sexp_operand(value),
+            sexp_operand(lane)
+        ),
+        WarpOp::Vote { kind, pred } => {
+            format!("(vote {x} {} {})", kind.name(), sexp_operand(pred))
+        }
+    }
+}
+
 /// The certificate s-expression of a program (`spec/certificate.md`, "Program"):
 /// `(program NAME (params …) (arrays …) (locals …) (body …))` over several lines, each
 /// line indented by two spaces per level, ending with a newline.
@@ -84,6 +105,9 @@ pub fn sexp_stmt(s: &Stmt, indent: usize, out: &mut String) {
         }
         Stmt::Write(a, o, e, _) => {
             let _ = writeln!(out, "{pad}(write {a} {} {})", sexp_operand(o), sexp_expr(e));
+        }
+        Stmt::Warp(x, op, _) => {
+            let _ = writeln!(out, "{pad}{}", sexp_warp(x, op));
         }
         Stmt::Seq(a, b) => {
             let _ = writeln!(out, "{pad}(seq");
@@ -131,6 +155,20 @@ impl fmt::Display for Expr {
     }
 }
 
+impl fmt::Display for WarpOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WarpOp::Shfl {
+                kind,
+                width,
+                value,
+                lane,
+            } => write!(f, "shfl_{}<{width}>({value}, {lane})", kind.name()),
+            WarpOp::Vote { kind, pred } => write!(f, "vote_{}({pred})", kind.name()),
+        }
+    }
+}
+
 fn fmt_stmt(s: &Stmt, indent: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let pad = " ".repeat(indent);
     match s {
@@ -138,6 +176,7 @@ fn fmt_stmt(s: &Stmt, indent: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result 
         Stmt::Sync(_) => writeln!(f, "{pad}sync"),
         Stmt::Assign(x, e, _) => writeln!(f, "{pad}{x} ← {e}"),
         Stmt::Write(a, o, e, _) => writeln!(f, "{pad}{a}[{o}] ← {e}"),
+        Stmt::Warp(x, op, _) => writeln!(f, "{pad}{x} ← {op}"),
         Stmt::Seq(a, b) => {
             fmt_stmt(a, indent, f)?;
             fmt_stmt(b, indent, f)

@@ -33,7 +33,7 @@ use warpcert_kernel::arith::{Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::assume::Assumption;
 use warpcert_kernel::rules::warp_uniform_dims;
 use warpcert_kernel::syntax::{
-    self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty,
+    self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp,
 };
 
 /// Why a certificate could not be exported.
@@ -327,6 +327,31 @@ impl<'p> Names<'p> {
                 self.stmt(b, out, ind + 2)?;
                 out.push(')');
             }
+            Stmt::Warp(x, op) => {
+                let i = self.locals.get(x.as_str()).ok_or_else(|| bad(x))?;
+                let op = match op {
+                    WarpOp::Shfl(k, w, v, l) => {
+                        let k = match k.as_str() {
+                            "idx" => "KIdx",
+                            "up" => "KUp",
+                            "down" => "KDown",
+                            "xor" => "KXor",
+                            _ => return Err(bad(k)),
+                        };
+                        format!("WShfl {k} {w} ({}) ({})", self.opd(v)?, self.opd(l)?)
+                    }
+                    WarpOp::Vote(k, p) => {
+                        let k = match k.as_str() {
+                            "ballot" => "KBallot",
+                            "any" => "KAny",
+                            "all" => "KAll",
+                            _ => return Err(bad(k)),
+                        };
+                        format!("WVote {k} ({})", self.opd(p)?)
+                    }
+                };
+                let _ = write!(out, "SWarp {i} ({op})");
+            }
         }
         Ok(())
     }
@@ -499,9 +524,15 @@ impl<'c> Exporter<'c> {
     fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> String {
         let n = e.n.clone().unwrap_or_default();
         match ex {
+            Expr::Read(a, _) if self.is_local(a) => z(&n),
             Expr::Read(a, o) => self.acc(&n, a, o, pre),
             _ => z(&n),
         }
+    }
+
+    /// Whether `a` is a thread-local array (EQ:LARRAY, Q:LWRITE: no access claim).
+    fn is_local(&self, a: &str) -> bool {
+        self.cert.program.array(a).map(|x| x.space) == Some(Space::Local)
     }
 
     /// `Logic.idep_opd`: the dependence `(k, r, g)` of an integer operand under `d`.
@@ -600,12 +631,17 @@ impl<'c> Exporter<'c> {
         Ok(match (n.rule.as_str(), s) {
             ("Q:SKIP", _) => format!("DSkip {a}"),
             ("Q:SYNC", _) => format!("DSync {a} {b}"),
+            ("Q:SHFL" | "Q:VOTE", _) => format!("DWarp {a} {b}"),
             ("Q:SEQ", Stmt::Seq(s1, s2)) => {
                 let d1 = self.node(child(0)?, s1, ind + 2)?;
                 let d2 = self.node(child(1)?, s2, ind + 2)?;
                 format!("DSeq {a} {b}\n{pad}  ({d1})\n{pad}  ({d2})")
             }
             ("Q:VWRITE1" | "Q:VWRITE2", _) => self.vwrite(&at, s)?,
+            ("Q:LWRITE", Stmt::Write(_, _, ex)) => {
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                format!("DWrite {a} {b} 0%Z {eacc}")
+            }
             ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
                 let nn = n.n.clone().unwrap_or_default();
                 let acc = self.acc(&nn, arr, o, pre);
@@ -667,8 +703,8 @@ impl<'c> Exporter<'c> {
             }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
-                | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
+                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1"
+                | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -1007,10 +1043,10 @@ pub(crate) fn ctx_def(
         .arrays
         .iter()
         .map(|a| {
-            let sp = if a.space == Space::Global {
-                "Global"
-            } else {
-                "Shared"
+            let sp = match a.space {
+                Space::Global => "Global",
+                Space::Shared => "Shared",
+                Space::Local => "Local",
             };
             format!("Some ({sp}, {}%Z)", a.bytes)
         })

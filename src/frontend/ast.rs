@@ -291,6 +291,8 @@ pub struct Unit {
     pub shared: Vec<Decl>,
     /// File-scope `__device__` variables (scalars and arrays in global memory).
     pub device_vars: Vec<Decl>,
+    /// The names of the `device_vars` declared `__constant__` (read-only in device code).
+    pub constant_vars: Vec<String>,
     /// File-scope variables that cannot be modelled: `(name, qualifier)` such as
     /// `("A", "__constant__")` or `("g", "__device__")`.
     pub unsupported_globals: Vec<(String, String)>,

@@ -191,7 +191,7 @@ fn check_program_depth(parsed: &Parsed, body: &crate::core::Stmt) -> Result<(), 
                 stack.push((a, d + 1));
                 Some(l)
             }
-            S::Assign(_, _, l) | S::Write(_, _, _, l) | S::Sync(l) => Some(l),
+            S::Assign(_, _, l) | S::Write(_, _, _, l) | S::Sync(l) | S::Warp(_, _, l) => Some(l),
         };
         if let Some(l) = loc.filter(|_| d > diag::MAX_NESTING) {
             let pos = Pos {

@@ -364,13 +364,20 @@ impl<'a> Parser<'a> {
         let constant = self.toks[start..k]
             .iter()
             .any(|t| t.ident() == Some("__constant__"));
-        if !is_fn && !shared && device && !constant {
-            // `__device__ T x [= e];`, `__device__ T a[N];`: a global-memory variable
-            while self.at_ident("__device__") || self.at_ident("static") {
+        if !is_fn && !shared && (device || constant) {
+            // `__device__ T x [= e];`, `__device__ T a[N];`: a global-memory variable;
+            // `__constant__` ones too (read-only global arrays, spec/lowering.md §5)
+            while self.at_ident("__device__")
+                || self.at_ident("__constant__")
+                || self.at_ident("static")
+            {
                 self.i += 1;
             }
             match self.decl_stmt() {
                 Ok(StmtKind::Decl(ds)) if ds.iter().all(|d| d.ty.ptr == 0 && !d.ty.is_ref) => {
+                    if constant {
+                        unit.constant_vars.extend(ds.iter().map(|d| d.name.clone()));
+                    }
                     unit.device_vars.extend(ds);
                     return Ok(());
                 }

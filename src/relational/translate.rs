@@ -248,6 +248,12 @@ impl Tr<'_> {
     fn stmt(&mut self, s: &Stmt) -> Proto {
         match s {
             Stmt::Skip | Stmt::Sync(_) => Proto::Skip,
+            // a warp operation reads no memory; its result is an unknown of the relational state
+            Stmt::Warp(x, _, _) => {
+                let v = Val::N(self.fresh());
+                self.env.insert(x.clone(), v);
+                Proto::Skip
+            }
             Stmt::Seq(a, b) => {
                 let p = self.stmt(a);
                 let q = self.stmt(b);

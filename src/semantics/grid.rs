@@ -180,7 +180,7 @@ fn read_and_written(prog: &Program) -> Vec<bool> {
     };
     while let Some(s) = stack.pop() {
         match s {
-            Stmt::Skip | Stmt::Sync(_) => {}
+            Stmt::Skip | Stmt::Sync(_) | Stmt::Warp(..) => {}
             Stmt::Seq(a, b) => stack.extend([&**a, &**b]),
             Stmt::Assign(_, e, _) => reads(e, &mut read),
             Stmt::Write(a, _, e, _) => {

@@ -346,6 +346,16 @@ fn thread_step<'p>(
                 Stmt::Skip | Stmt::Assign(..) | Stmt::Write(..) => {
                     return w.exec_on(s, &lane, mem).map(Some);
                 }
+                Stmt::Warp(_, op, loc) => {
+                    return Err(SemError::At {
+                        loc: *loc,
+                        error: Box::new(SemError::Unsupported(format!(
+                            "warp operation `{op}`: the interleaving semantics steps one \
+                             thread at a time, so no lanes exchange values (use the \
+                             lock-step or SIMT semantics)"
+                        ))),
+                    });
+                }
                 Stmt::If(e, s1, s2, loc) => {
                     w.branch(e, &lane, mem, *loc, &mut th.cond)?;
                     let taken = th.cond.first().copied().unwrap_or(false);

@@ -18,8 +18,11 @@ use super::races::RaceLog;
 use super::run::ParamValues;
 use super::store::{Memory, NameMap};
 use super::value::{apply_bin, apply_un, Value};
+use super::warpop::{shfl_values, vote_value};
 use super::*;
-use crate::core::{conflicts, mem_reads, Expr, Hardware, Loc, Operand, Program, Space, Stmt};
+use crate::core::{
+    conflicts, mem_reads, Expr, Hardware, Loc, Operand, Program, Space, Stmt, WarpOp,
+};
 use std::cell::Cell;
 
 /// The state of one warp: its lanes, its locals, the parameter values, the usage so far,
@@ -96,6 +99,22 @@ impl SlotCache {
     }
 }
 
+/// The ranges `a..b` of `ids` (ascending thread ids) that lie in one warp of `warp` lanes.
+fn warp_groups(ids: &[u32], warp: u32) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut a = 0;
+    while a < ids.len() {
+        let w = ids[a] / warp;
+        let mut b = a;
+        while b < ids.len() && ids[b] / warp == w {
+            b += 1;
+        }
+        out.push((a, b));
+        a = b;
+    }
+    out
+}
+
 fn at(loc: Loc, e: SemError) -> SemError {
     if loc == Loc::default() || matches!(e, SemError::At { .. }) {
         e
@@ -137,6 +156,7 @@ fn stmt_phrase(s: &Stmt) -> String {
         Stmt::If(e, ..) => format!("if {e} then _ else _"),
         Stmt::While(e, ..) => format!("while ({e}) _"),
         Stmt::Sync(_) => "sync".into(),
+        Stmt::Warp(x, op, _) => format!("{x} ← {op}"),
     }
 }
 
@@ -612,6 +632,10 @@ impl<'a> Warp<'a> {
                         self.charge_access(ts, &idx, bytes, AccRes::SRead);
                         EC_SARR
                     }
+                    Space::Local => {
+                        self.charge(ts, Res::Var);
+                        EC_LARR
+                    }
                 };
                 self.idx = idx;
                 rule
@@ -685,7 +709,83 @@ impl<'a> Warp<'a> {
                 self.cur_loc = *loc;
                 self.exec_if(s, e, s1, s2, ts, mem).map_err(|y| at(*loc, y))
             }
+            Stmt::Warp(x, op, loc) => {
+                self.cur_loc = *loc;
+                self.exec_warp(s, x, op, ts).map_err(|y| at(*loc, y))
+            }
         }
+    }
+
+    /// SC:SHFL and SC:VOTE: the operands on `ts`, then the values of `warpop.rs` computed
+    /// per warp (in block mode each warp's lanes exchange among themselves), assigned to
+    /// `x`; costs `C1 (+ C2) + M^op + M^vwrite`.
+    fn exec_warp(
+        &mut self,
+        s: &'a Stmt,
+        x: &'a str,
+        op: &'a WarpOp,
+        ts: &[usize],
+    ) -> Result<Option<Derivation>, SemError> {
+        self.tick()?;
+        let start = self.mark();
+        let slot = self.var_slot(x)?;
+        let ty = self.prog.locals.get(slot).map(|(_, t)| *t);
+        let mut kids = Vec::new();
+        let warp = self.hw.warp_size.max(1);
+        let ids: Vec<u32> = ts.iter().map(|&l| self.lane_ids[l]).collect();
+        let mut out = Vec::with_capacity(ts.len());
+        let rule = match op {
+            WarpOp::Shfl {
+                kind,
+                width,
+                value,
+                lane,
+            } => {
+                let (rv, dv) = self.eval_opd(value, ts)?;
+                let (rl, dl) = self.eval_opd(lane, ts)?;
+                kids.extend(dv);
+                kids.extend(dl);
+                for (a, b) in warp_groups(&ids, warp) {
+                    out.extend(shfl_values(
+                        *kind,
+                        *width,
+                        warp,
+                        &ids[a..b],
+                        &rv[a..b],
+                        &rl[a..b],
+                    )?);
+                }
+                self.give(rv);
+                self.give(rl);
+                SC_SHFL
+            }
+            WarpOp::Vote { kind, pred } => {
+                let (rp, dp) = self.eval_opd(pred, ts)?;
+                kids.extend(dp);
+                for (a, b) in warp_groups(&ids, warp) {
+                    let v = vote_value(*kind, warp, &ids[a..b], &rp[a..b])?;
+                    out.extend(std::iter::repeat_n(Value::Int(v), b - a));
+                }
+                self.give(rp);
+                SC_VOTE
+            }
+        };
+        if let Some(v) = out.iter().find(|v| Some(v.ty()) != ty) {
+            return Err(SemError::Type(format!(
+                "assigning a {} value to `{x}` of type {}",
+                v.ty().keyword(),
+                ty.map(|t| t.keyword()).unwrap_or("?")
+            )));
+        }
+        let base = slot * self.lanes();
+        for (&l, v) in ts.iter().zip(&out) {
+            if let Some(cell) = self.locals.get_mut(base + l) {
+                *cell = *v;
+            }
+        }
+        self.charge(ts, Res::Op);
+        self.charge(ts, Res::VWrite);
+        Ok(self.leaf(rule, ts, &start, s, kids))
     }
 
     #[inline]
@@ -859,6 +959,10 @@ impl<'a> Warp<'a> {
             Space::Shared => {
                 self.charge_access(ts, &idx, bytes, AccRes::SWrite);
                 SC_SWRITE
+            }
+            Space::Local => {
+                self.charge(ts, Res::VWrite);
+                SC_LWRITE
             }
         };
         self.idx = idx;

@@ -29,6 +29,7 @@ pub mod simt;
 pub mod smallstep;
 pub mod store;
 pub mod value;
+pub mod warpop;
 
 pub use derivation::{CostModel, Derivation, Usage};
 pub use run::{
@@ -81,6 +82,19 @@ pub const SC_WHILENONE: &str = "SC:WHILENONE";
 /// `SC:SYNC` (extension, RaCUDA §5): `sync` costs `M^sync`, store unchanged in lock-step.
 pub const SC_SYNC: &str = "SC:SYNC";
 
+/// `SC:SHFL` (extension): `x ← shfl k w (v, l)` costs `C1 + C2 + M^op + M^vwrite`; each
+/// active lane gets the value of `v` at its source lane when that lane is active, else
+/// its own.
+pub const SC_SHFL: &str = "SC:SHFL";
+/// `SC:VOTE` (extension): `x ← vote k (p)` costs `C + M^op + M^vwrite`; every active lane
+/// gets the ballot (or any/all) of `p` over the active lanes of its warp.
+pub const SC_VOTE: &str = "SC:VOTE";
+
+/// `EC:LARR` (extension): a thread-local array read `L[o]` costs `C + M^var`.
+pub const EC_LARR: &str = "EC:LARR";
+/// `SC:LWRITE` (extension): `L[o] ← e` on a thread-local array costs `C1 + C2 + M^vwrite`.
+pub const SC_LWRITE: &str = "SC:LWRITE";
+
 /// Every rule of the lock-step semantics, in the order of `spec/semantics.md`.
 pub const RULES: &[&str] = &[
     OC_VAR,
@@ -103,6 +117,10 @@ pub const RULES: &[&str] = &[
     SC_WHILESOME,
     SC_WHILENONE,
     SC_SYNC,
+    SC_SHFL,
+    SC_VOTE,
+    EC_LARR,
+    SC_LWRITE,
 ];
 
 /// Errors of the executable semantics. Every failure of a run is one of these values;
@@ -208,6 +226,10 @@ pub enum SemError {
         waiting: Vec<u32>,
     },
     /// An error raised by the statement at `loc` (innermost statement with a known location).
+    /// A construct this semantics does not model (named), e.g. a warp shuffle in the
+    /// thread-interleaving semantics, where no two lanes step together.
+    #[error("{0}")]
+    Unsupported(String),
     #[error("at {loc}: {error}")]
     At {
         /// Source position of the statement.

@@ -103,7 +103,7 @@ impl RaceLog {
     ) -> Result<(), SemError> {
         let write = value.is_some();
         let key_block = match space {
-            Space::Shared => self.block,
+            Space::Shared | Space::Local => self.block,
             Space::Global => u64::MAX,
         };
         let me = AccessSite {

@@ -224,7 +224,8 @@ fn step<'p>(
                 }
             }
             _ => {
-                // skip, x ← e, A[o] ← e, sync: the lock-step rule on the mask.
+                // skip, x ← e, A[o] ← e, sync, x ← shfl/vote: the lock-step rule on the mask
+                // (a shuffle reads the lanes of the mask: SC:SHFL on the active set).
                 w.exec_on(s, &mask, mem)?;
                 Ok(Some((SIMT_EXEC, mask)))
             }

@@ -317,7 +317,7 @@ impl<'a> Machine<'a> {
                 Item::Stmt(s) => {
                     let s: &'a Stmt = s;
                     match s {
-                        Stmt::Sync(_) => return,
+                        Stmt::Sync(_) | Stmt::Warp(..) => return,
                         Stmt::Skip => {
                             ws.items.pop();
                         }
@@ -472,6 +472,7 @@ impl<'a> Machine<'a> {
                 conflicts(&ix, cells.elem_bytes, self.hw),
                 "ES:SARR",
             ),
+            Space::Local => return Err(local_unsupported(arr)),
         };
         ws.usage.charge_access(kind, n);
         Ok((rule, None, self.lat.of_acc(kind, n)))
@@ -526,6 +527,7 @@ impl<'a> Machine<'a> {
                 conflicts(&ix, cells.elem_bytes, self.hw),
                 "SS:SWRITE",
             ),
+            Space::Local => return Err(local_unsupported(a)),
         };
         ws.usage.charge_access(kind, n);
         Ok(Ok((rule, None, self.lat.of_acc(kind, n))))
@@ -606,6 +608,14 @@ fn index_family(v: Vec<Value>, array: &str) -> Result<Vec<i64>, SemError> {
         .collect()
 }
 
+/// The error for a thread-local array: RaCUDA §6's small-step rules have no access of it.
+fn local_unsupported(array: &str) -> SemError {
+    SemError::Unsupported(format!(
+        "thread-local array `{array}`: the small-step semantics (RaCUDA §6) has no rule for \
+         it; use the lock-step, SIMT or interleaving semantics"
+    ))
+}
+
 fn split(mask: &[usize], c: Vec<Value>) -> Result<(Vec<usize>, Vec<usize>), SemError> {
     let mut tt = Vec::new();
     let mut tf = Vec::new();
@@ -645,6 +655,18 @@ pub fn run_smallstep(
     trace: bool,
 ) -> Result<SmallRun, SemError> {
     check_hw(hw, launch)?;
+    if let Some(a) = prog.arrays.iter().find(|a| a.space == Space::Local) {
+        return Err(local_unsupported(&a.name));
+    }
+    if let Some((op, loc)) = prog.body.first_warp_op() {
+        return Err(SemError::At {
+            loc,
+            error: Box::new(SemError::Unsupported(format!(
+                "warp operation `{op}`: the small-step semantics (RaCUDA §6) has no rule \
+                 for warp shuffles and votes; use the lock-step or SIMT semantics"
+            ))),
+        });
+    }
     let lat = Lat::new(latency)?;
     let pv = resolve_params(prog, hw, launch, block, params)?;
     let mut mem = Memory::new(prog, input)?;

@@ -451,7 +451,7 @@ impl Memory {
     /// Resets every shared array to its input (start of a new block).
     pub fn new_block(&mut self) {
         for a in &mut self.arrays {
-            if a.space == Space::Shared {
+            if a.space != Space::Global {
                 a.reset();
             }
         }
@@ -530,7 +530,7 @@ impl Memory {
                         b.cells.set(i, v);
                     }
                 }
-                Space::Shared => b.cells = o.cells,
+                Space::Shared | Space::Local => b.cells = o.cells,
             }
         }
     }

@@ -82,6 +82,28 @@ fn read(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn, space: Space) -> Result<
     Ok(co + at(f, &count))
 }
 
+/// EQ:LARRAY — `(read A o)`, `A` thread-local: no field; costs `C_o + M^var`; child about
+/// `o` (spec/logic.md §3).
+pub fn eq_larray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Expr(Expr::Read(arr, o)) = s else {
+        return Err(cx.rej(Reason::WrongSubject { expected: "an array read", found: s.describe() }));
+    };
+    local_array(cx, arr)?;
+    let c = cx.shape::<1>(n, &[])?;
+    Ok(cx.check_node(&c[0], Subject::Opd(o), env, 0)? + &cx.m.var)
+}
+
+/// Checks that `arr` is a declared thread-local array (EQ:LARRAY, Q:LWRITE).
+pub(crate) fn local_array(cx: &Ctx, arr: &str) -> Result<(), Rejection> {
+    match cx.prog.array(arr) {
+        Some(a) if a.space == Space::Local => Ok(()),
+        Some(_) => {
+            Err(cx.rej(Reason::WrongSubject { expected: "a thread-local array", found: format!("array `{arr}`") }))
+        }
+        None => Err(cx.rej(Reason::Undeclared { kind: "array", name: arr.to_string() })),
+    }
+}
+
 /// EQ:GARRAY — `(read A o)`, `A` global: field `(n N)` with `N ≥ N*_MemReads(o)`; costs
 /// `C_o + M^gread(N)`; child about `o`.
 pub fn eq_garray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {

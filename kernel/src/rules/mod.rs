@@ -710,7 +710,11 @@ impl Ctx<'_> {
             .ok_or_else(|| self.rej(Reason::Undeclared { kind: "array", name: arr.to_string() }))?;
         if a.space != space {
             return Err(self.rej(Reason::WrongSubject {
-                expected: if space == Space::Global { "a global array" } else { "a shared array" },
+                expected: match space {
+                    Space::Global => "a global array",
+                    Space::Shared => "a shared array",
+                    Space::Local => "a thread-local array",
+                },
                 found: format!("array `{arr}`"),
             }));
         }

@@ -5,7 +5,7 @@
 use super::{Ctx, Subject};
 use crate::arith::{Cstr, Dep, Poly, Rat};
 use crate::metric::at;
-use crate::syntax::{Assn, Expr, Node, Space, Stmt};
+use crate::syntax::{Assn, Expr, Node, Opd, Space, Stmt, WarpOp};
 use crate::{Reason, Rejection};
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
@@ -136,6 +136,61 @@ pub fn q_vwrite2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     Ok(Rat::zero())
 }
 
+/// Shared part of Q:SHFL/Q:VOTE (`x ← shfl …`, `x ← vote …`): children are the operand
+/// judgments; `P'` is `P` without the constraints mentioning `x`; `D'` equals `D` except
+/// at `x`, where it is absent or implied by `cand` (`None`: no entry allowed); `Q'` does
+/// not mention `x`; `Q = Q' + M^op + M^vwrite + C_1 (+ C_2)`.
+fn warp_common(cx: &Ctx, n: &Node, x: &str, ops: &[&Opd], cand: Option<Dep>, pre: &Assn) -> Result<(), Rejection> {
+    let post = cx.post(n)?;
+    let mut cost = &cx.m.op + &cx.m.vwrite;
+    match ops {
+        [a] => {
+            let c = cx.shape::<1>(n, &[])?;
+            cost += cx.check_node(&c[0], Subject::Opd(a), pre, 0)?;
+        }
+        [a, b] => {
+            let c = cx.shape::<2>(n, &[])?;
+            cost += cx.check_node(&c[0], Subject::Opd(a), pre, 0)?;
+            cost += cx.check_node(&c[1], Subject::Opd(b), pre, 1)?;
+        }
+        _ => return Err(cx.rej(Reason::ChildCount { expected: 2, found: ops.len() })),
+    }
+    let kept: Vec<Cstr> = pre.p.iter().filter(|k| !k.lin.mentions(x)).cloned().collect();
+    cx.same_p(&kept, &post.p, "pre P without x", "post P")?;
+    let wx = [x.to_string()];
+    cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
+    if let Some(want) = post.d.get(x) {
+        dep_implied(cx, x, cand, want)?;
+    }
+    if post.q.mentions(x) {
+        return Err(cx.rej(Reason::PotentialMentions(x.to_string())));
+    }
+    cx.same_q(&pre.q, &plus(&post.q, &cost), "pre", "post + M^op + M^vwrite + C")?;
+    Ok(())
+}
+
+/// Q:SHFL — `x ← shfl k w (v, l)`: as [`warp_common`], with `D'(x)` implied by `dep_D(v)`
+/// when that is warp-uniform (`k = 0`: every lane reads a lane holding the same value, or
+/// keeps its own), else absent (spec/logic.md §4).
+pub fn q_shfl(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Warp(x, WarpOp::Shfl(_, _, v, l))) = s else {
+        return Err(wrong(cx, "shfl", s));
+    };
+    let cand = Ctx::dep_opd(&pre.d, v).filter(|d| d.k.iter().all(|k| k.is_zero()));
+    warp_common(cx, n, x, &[v, l], cand, pre)?;
+    Ok(Rat::zero())
+}
+
+/// Q:VOTE — `x ← vote k (p)`: as [`warp_common`], with `D'(x)` implied by the uniform
+/// entry `(0, 0, 1)` (the vote is one value for all active lanes of the warp).
+pub fn q_vote(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Warp(x, WarpOp::Vote(_, p))) = s else {
+        return Err(wrong(cx, "vote", s));
+    };
+    warp_common(cx, n, x, &[p], Some(Dep::unknown_uniform()), pre)?;
+    Ok(Rat::zero())
+}
+
 fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::Write(arr, o, e)) = s else {
         return Err(wrong(cx, "an array write", s));
@@ -156,6 +211,23 @@ fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result
 /// `D' = D`, `Q = Q' + M^gwrite(N) + C1 + C2`.
 pub fn q_gwrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     write(cx, n, s, pre, Space::Global)
+}
+
+/// Q:LWRITE — `A[o] ← e`, `A` thread-local: no field, `P' = P`, `D' = D`,
+/// `Q = Q' + M^vwrite + C1 + C2`.
+pub fn q_lwrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::Write(arr, o, e)) = s else {
+        return Err(wrong(cx, "an array write", s));
+    };
+    super::expr::local_array(cx, arr)?;
+    let post = cx.post(n)?;
+    let c = cx.shape::<2>(n, &[])?;
+    let c1 = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
+    let c2 = cx.check_node(&c[1], Subject::Expr(e), pre, 1)?;
+    cx.same_p(&pre.p, &post.p, "pre", "post")?;
+    cx.same_d(&pre.d, &post.d, "pre", "post")?;
+    cx.same_q(&pre.q, &plus(&post.q, &(&cx.m.vwrite + c1 + c2)), "pre", "post + M^vwrite + C1 + C2")?;
+    Ok(Rat::zero())
 }
 
 /// Q:SWRITE — as Q:GWRITE for a shared array, with `Conflicts` and `M^swrite`.

@@ -6,16 +6,17 @@
 use crate::analysis::access::{n_star, range_bound, AccessKind};
 use crate::analysis::derive::loops::loop_key;
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN, UNROLL_LIMIT};
-use crate::analysis::derive::{AssignAn, If1An, If4An};
+use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
     cond, dep_expr, dep_operand, entry_expr, expr_uniform, join_deps, lane_cond, lin_fixed,
+    warp_entry,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
 use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::metric::Q;
-use crate::core::{Expr, Loc, Operand, Space, Stmt, Ty};
+use crate::core::{Expr, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_traits::One;
 
 impl Ctx<'_> {
@@ -89,6 +90,11 @@ impl Ctx<'_> {
         Ok((global, n))
     }
 
+    /// Whether `arr` is a thread-local array (rules EQ:LARRAY, Q:LWRITE).
+    fn is_local(&self, arr: &str) -> bool {
+        self.prog.array(arr).map(|a| a.space) == Some(Space::Local)
+    }
+
     pub(super) fn expr_node(
         &self,
         e: &Expr,
@@ -113,6 +119,12 @@ impl Ctx<'_> {
                 let (na, ca) = self.operand_node(a, loc)?;
                 let c = ca + &self.metric.op;
                 Ok((mk("EQ:UOP", c.clone(), vec![], vec![na]), c))
+            }
+            Expr::Read(arr, o) if self.is_local(arr) => {
+                // EQ:LARRAY: a thread-local array read costs like a local variable
+                let (no, co) = self.operand_node(o, loc)?;
+                let c = co + &self.metric.var;
+                Ok((mk("EQ:LARRAY", c.clone(), vec![], vec![no]), c))
             }
             Expr::Read(arr, o) => {
                 let (global, n) = self.access_n(arr, o, pre, loc)?;
@@ -148,6 +160,21 @@ impl Ctx<'_> {
                 (AK::Seq(Box::new(na), Box::new(nb)), post)
             }
             Stmt::Assign(x, e, loc) => self.fwd_assign(x, e, loc, pre)?,
+            Stmt::Write(arr, o, e, loc) if self.is_local(arr) => {
+                let (on, c1) = self.operand_node(o, *loc)?;
+                let (en, c2) = self.expr_node(e, pre, *loc)?;
+                (
+                    AK::Write {
+                        global: false,
+                        local: true,
+                        n: 0,
+                        o: on,
+                        e: en,
+                        cost: &self.metric.vwrite + c1 + c2,
+                    },
+                    pre.clone(),
+                )
+            }
             Stmt::Write(arr, o, e, loc) => {
                 let (global, n) = self.access_n(arr, o, pre, *loc)?;
                 let (on, c1) = self.operand_node(o, *loc)?;
@@ -160,6 +187,7 @@ impl Ctx<'_> {
                 (
                     AK::Write {
                         global,
+                        local: false,
                         n,
                         o: on,
                         e: en,
@@ -170,6 +198,7 @@ impl Ctx<'_> {
             }
             Stmt::If(e, s1, s2, loc) => self.fwd_if(e, s1, s2, loc, pre)?,
             Stmt::While(e, body, loc) => self.fwd_loop(e, body, loc, pre)?,
+            Stmt::Warp(x, op, loc) => self.fwd_warp(x, op, loc, pre)?,
         };
         let (kind, post) = kind_post;
         Ok(AN {
@@ -178,6 +207,53 @@ impl Ctx<'_> {
             kind,
         })
     }
+    /// Q:SHFL/Q:VOTE: the post of `x ← shfl …`/`x ← vote …` drops the constraints on `x`
+    /// and gives `x` the entry of [`warp_entry`] (spec/logic.md §4).
+    fn fwd_warp(
+        &mut self,
+        x: &str,
+        op: &WarpOp,
+        loc: &Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        let xty = self.prog.local_ty(x).ok_or_else(|| {
+            err(
+                Some(*loc),
+                format!("warp operation on undeclared local `{x}`"),
+            )
+        })?;
+        let mut children = Vec::new();
+        let mut cost = &self.metric.op + &self.metric.vwrite;
+        for o in op.operands() {
+            let (n, c) = self.operand_node(o, *loc)?;
+            children.push(n);
+            cost += c;
+        }
+        let mut d = (*pre.d).clone();
+        d.remove(x);
+        if let Some(e) = warp_entry(&pre.d, op, xty) {
+            d.insert(x.to_string(), e);
+        }
+        let p: Vec<Cstr> = pre.p.iter().filter(|c| !c.mentions(x)).cloned().collect();
+        let rule = match op {
+            WarpOp::Shfl { .. } => "Q:SHFL",
+            WarpOp::Vote { .. } => "Q:VOTE",
+        };
+        Ok((
+            AK::Warp(WarpAn {
+                rule,
+                x: x.to_string(),
+                loc: *loc,
+                children,
+                cost,
+            }),
+            Abs {
+                p: p.into(),
+                d: d.into(),
+            },
+        ))
+    }
+
     /// Q:VWRITE1/2: the post of `x ← e` (`x` renamed through an update of itself, or
     /// `x = lin(e)` added) and the witnesses of its constraints.
     fn fwd_assign(

@@ -90,6 +90,14 @@ pub(super) fn upward_exposed<'s>(s: &'s Stmt, after: &Names<'s>) -> Names<'s> {
             expr_reads(e, &mut out);
             out
         }
+        Stmt::Warp(x, op, _) => {
+            let mut out = after.clone();
+            out.remove(x.as_str());
+            for o in op.operands() {
+                operand_reads(o, &mut out);
+            }
+            out
+        }
         Stmt::Seq(a, b) => upward_exposed(a, &upward_exposed(b, after)),
         Stmt::If(c, a, b, _) => {
             let mut out = upward_exposed(a, after);

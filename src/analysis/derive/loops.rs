@@ -579,7 +579,7 @@ pub(super) fn flatten<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
 
 pub(super) fn count_assigns(s: &Stmt, x: &str, n: &mut usize) {
     match s {
-        Stmt::Assign(y, _, _) if y == x => *n += 1,
+        Stmt::Assign(y, _, _) | Stmt::Warp(y, _, _) if y == x => *n += 1,
         Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
             count_assigns(a, x, n);
             count_assigns(b, x, n);

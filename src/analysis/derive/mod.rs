@@ -103,8 +103,12 @@ enum AK {
     Sync,
     Seq(Box<AN>, Box<AN>),
     Assign(AssignAn),
+    /// Q:SHFL/Q:VOTE.
+    Warp(WarpAn),
     Write {
         global: bool,
+        /// A thread-local array (Q:LWRITE; `global` false, `n` unused).
+        local: bool,
         n: u64,
         o: Node,
         e: Node,
@@ -148,6 +152,17 @@ struct AssignAn {
     vw1: bool,
     witnesses: Vec<Farkas>,
     e: Node,
+    cost: Q,
+}
+
+/// Q:SHFL/Q:VOTE: `x ← shfl …`/`x ← vote …` with its operand nodes and its cost (the
+/// operands' plus `M^op + M^vwrite`).
+#[derive(Clone, Debug)]
+struct WarpAn {
+    rule: &'static str,
+    x: String,
+    loc: Loc,
+    children: Vec<Node>,
     cost: Q,
 }
 
@@ -322,10 +337,10 @@ impl<'a> Ctx<'a> {
             live_root: BTreeSet::new(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
-                let (r, w) = if a.space == Space::Global {
-                    (&metric.gread, &metric.gwrite)
-                } else {
-                    (&metric.sread, &metric.swrite)
+                let (r, w) = match a.space {
+                    Space::Global => (&metric.gread, &metric.gwrite),
+                    Space::Shared => (&metric.sread, &metric.swrite),
+                    Space::Local => return false,
                 };
                 !r.mul.is_zero() || !w.mul.is_zero()
             }),

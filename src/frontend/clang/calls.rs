@@ -20,7 +20,7 @@ fn dim(what: &str, f: &str, p: Pos) -> Expr {
 
 /// `threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)`: a block's
 /// `thread_rank()`.
-fn thread_rank(p: Pos) -> Expr {
+pub(super) fn thread_rank(p: Pos) -> Expr {
     let inner = bin(
         BinaryOp::Add,
         dim("threadIdx", "y", p),
@@ -206,6 +206,9 @@ impl Conv<'_> {
         let p = self.pos(n);
         let block = rec.ends_with("thread_block")
             || (rec.ends_with("thread_group") && self.is_block_expr(obj));
+        if let Some(size) = super::warp::tile_size(&rec) {
+            return self.tile_call(n, size, &method, p).map(Some);
+        }
         if !block {
             let what = if rec.contains("grid") {
                 Missing::GridGroup

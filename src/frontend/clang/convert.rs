@@ -67,6 +67,8 @@ pub struct Conv<'a> {
     pub shared: Vec<Decl>,
     /// File-scope `__device__` variables.
     pub device_vars: Vec<Decl>,
+    /// The names of the `device_vars` declared `__constant__`.
+    pub constant_vars: Vec<String>,
     pub(super) global_seen: BTreeSet<String>,
     /// Warnings (printf/assert dropped, opaque math).
     pub warnings: Vec<Warning>,
@@ -334,6 +336,7 @@ impl<'a> Conv<'a> {
             fn_names: HashMap::new(),
             shared: Vec::new(),
             device_vars: Vec::new(),
+            constant_vars: Vec::new(),
             global_seen: BTreeSet::new(),
             warnings: Vec::new(),
             locals: Vec::new(),

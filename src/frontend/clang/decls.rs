@@ -38,8 +38,17 @@ impl Conv<'_> {
             return Ok(());
         }
         match &t {
+            // a thread-local array: lowered as a `local` array (spec/lowering.md §5)
+            Ty::Array(..) if init_node.is_none() => {
+                let decl = self.array_decl(d, &name, &t, false, false)?;
+                out.push(stmt(StmtKind::Decl(vec![decl]), pos));
+                return Ok(());
+            }
             Ty::Array(..) => return self.missing(d, Missing::LocalArray, &name),
             Ty::Record(r) if self.is_cg(r) => {
+                if let Some(res) = self.tile_decl(d, r, init_node) {
+                    return res;
+                }
                 let ok = r.ends_with("thread_block") || r.ends_with("thread_group");
                 if !ok {
                     let what = if r.contains("grid") {
@@ -264,7 +273,11 @@ impl Conv<'_> {
         self.identifiers.insert(name.clone());
         let t = self.records.of(d);
         let shared = d.inner.iter().any(|c| c.kind == "CUDASharedAttr");
-        let device = d.inner.iter().any(|c| c.kind == "CUDADeviceAttr");
+        // `__constant__`: a read-only global array (spec/lowering.md §5)
+        let device = d
+            .inner
+            .iter()
+            .any(|c| matches!(c.kind.as_str(), "CUDADeviceAttr" | "CUDAConstantAttr"));
         let is_extern = d.storage_class.as_deref() == Some("extern");
         let decl = match &t {
             Ty::Array(..) => self.array_decl(d, &name, &t, shared, is_extern)?,
@@ -293,6 +306,9 @@ impl Conv<'_> {
         if shared {
             self.shared.push(decl);
         } else if device {
+            if d.inner.iter().any(|c| c.kind == "CUDAConstantAttr") {
+                self.constant_vars.push(decl.name.clone());
+            }
             self.device_vars.push(decl);
         } else {
             return self.err(

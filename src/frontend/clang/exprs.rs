@@ -9,7 +9,6 @@ use super::convert::{
 };
 use super::json::Node;
 use super::types::{self, Ty};
-use super::unsupported::Missing;
 use crate::frontend::ast::{BaseTy, BinaryOp, CType, Expr, ExprKind, UnaryOp};
 use crate::frontend::diag::Diagnostic;
 
@@ -385,11 +384,11 @@ impl Conv<'_> {
                 match self.origin_of(d) {
                     Origin::Prelude | Origin::System => Ok(ident(&name, p)),
                     Origin::User => {
-                        if d.inner.iter().any(|c| c.kind == "CUDAConstantAttr") {
-                            return self.missing(n, Missing::ConstantMemory, &name);
-                        }
                         let is_cuda = d.inner.iter().any(|c| {
-                            matches!(c.kind.as_str(), "CUDASharedAttr" | "CUDADeviceAttr")
+                            matches!(
+                                c.kind.as_str(),
+                                "CUDASharedAttr" | "CUDADeviceAttr" | "CUDAConstantAttr"
+                            )
                         });
                         if !is_cuda {
                             if let Some(v) = first(d).and_then(|x| const_int(x, &self.decls)) {

@@ -28,6 +28,7 @@ pub mod run;
 mod stmts;
 pub mod types;
 pub mod unsupported;
+mod warp;
 
 use super::ast;
 use super::diag::{Diagnostic, Pos, Warning};
@@ -413,6 +414,7 @@ fn parse_file_inner(
         functions: std::mem::take(&mut conv.functions),
         shared: std::mem::take(&mut conv.shared),
         device_vars: std::mem::take(&mut conv.device_vars),
+        constant_vars: std::mem::take(&mut conv.constant_vars),
         unsupported_globals: Vec::new(),
         prototypes: Vec::new(),
     };

@@ -1,21 +1,19 @@
 //! The constructs the clang front end reads but warpcert's core cannot express yet, in one
-//! place, so that each is replaced by its lowering when the core grows (warp shuffles and
-//! votes, `__constant__` memory, thread-local arrays, warp tiles). Each becomes a located
-//! error naming the construct — never a silent wrong answer.
+//! place, so that each is replaced by its lowering when the core grows (`__match_*` warp
+//! collectives, function-scope `__constant__` variables, initialized thread-local arrays,
+//! tiles other than warp tiles of `N | 32` lanes). Each becomes a located error naming the construct — never a silent
+//! wrong answer. Warp shuffles, votes, `__syncwarp` and `tiled_partition<N>` tiles are
+//! lowered (`clang/warp.rs`, `lower/warp.rs`).
 
 /// A construct that is read but not modelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Missing {
-    /// `__shfl*_sync`, `__shfl*`, `tile.shfl*`.
-    WarpShuffle,
-    /// `__ballot_sync`, `__any_sync`, `__all_sync`, `__activemask`, `__match_*`,
-    /// `tile.any/all/ballot`.
+    /// `__match_any_sync`, `__match_all_sync`, `__lanemask_lt`.
     WarpVote,
-    /// `__syncwarp`.
-    WarpSync,
-    /// A `__constant__` variable.
+    /// A `__constant__` variable declared inside a function (file-scope ones are read-only
+    /// global arrays, spec/lowering.md §5).
     ConstantMemory,
-    /// A thread-local array (`float r[4];` in a function).
+    /// A thread-local array with an initializer (`float r[4] = {0};` in a function).
     LocalArray,
     /// `tiled_partition`, `thread_block_tile`, `coalesced_group` and their operations.
     WarpTile,
@@ -39,12 +37,10 @@ impl Missing {
     /// The error text for construct `what` (a name as written).
     pub fn message(self, what: &str) -> String {
         let (kind, why) = match self {
-            Missing::WarpShuffle => ("warp shuffle", "a lane reading another lane's value needs a core construct warpcert does not have yet"),
-            Missing::WarpVote => ("warp vote", "a warp-wide collective needs a core construct warpcert does not have yet"),
-            Missing::WarpSync => ("warp barrier", "warp-level synchronization needs a core construct warpcert does not have yet"),
-            Missing::ConstantMemory => ("`__constant__` variable", "constant memory is not a memory space of warpcert's core yet"),
-            Missing::LocalArray => ("thread-local array", "arrays in registers/local memory are not a memory kind of warpcert's core yet"),
-            Missing::WarpTile => ("cooperative-groups tile", "warp tiles need the warp-collective core constructs warpcert does not have yet"),
+            Missing::WarpVote => ("warp collective", "only shuffles and the votes ballot/any/all are core constructs"),
+            Missing::ConstantMemory => ("function-scope `__constant__` variable", "only file-scope `__constant__` variables are modelled (as read-only global arrays)"),
+            Missing::LocalArray => ("initialized thread-local array", "thread-local arrays are modelled without initializer only (assign the elements instead)"),
+            Missing::WarpTile => ("cooperative-groups tile", "only `thread_block_tile<N>` from `tiled_partition<N>(block)` with N | 32 and its sync/thread_rank/size/shfl*/any/all/ballot (votes for N = 32) are modelled"),
             Missing::GridGroup => ("grid-wide cooperative group", "grid synchronization is outside the per-block model"),
             Missing::GroupCollective => ("cooperative-groups collective", "group reductions and scans need warp-collective core constructs"),
             Missing::Texture => ("texture/surface access", "textures are not modelled"),
@@ -59,12 +55,7 @@ impl Missing {
     /// The construct a prelude function `name` stands for, if it is one of the above.
     pub fn of_call(name: &str) -> Option<Missing> {
         Some(match name {
-            n if n.starts_with("__shfl") => Missing::WarpShuffle,
-            "__ballot_sync" | "__any_sync" | "__all_sync" | "__ballot" | "__any" | "__all"
-            | "__activemask" | "__match_any_sync" | "__match_all_sync" | "__lanemask_lt" => {
-                Missing::WarpVote
-            }
-            "__syncwarp" => Missing::WarpSync,
+            "__match_any_sync" | "__match_all_sync" | "__lanemask_lt" => Missing::WarpVote,
             "tiled_partition" | "coalesced_threads" | "labeled_partition" | "binary_partition" => {
                 Missing::WarpTile
             }
@@ -84,9 +75,7 @@ impl Missing {
     /// The short name used to group errors in `warpcert coverage`.
     pub fn group(self) -> &'static str {
         match self {
-            Missing::WarpShuffle => "warp shuffle",
-            Missing::WarpVote => "warp vote",
-            Missing::WarpSync => "__syncwarp",
+            Missing::WarpVote => "warp __match_*",
             Missing::ConstantMemory => "__constant__",
             Missing::LocalArray => "thread-local array",
             Missing::WarpTile => "cg tile",

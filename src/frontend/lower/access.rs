@@ -280,9 +280,11 @@ impl Lw<'_> {
                 };
                 if want {
                     let o = self.bind(value, et, p, out);
+                    self.writable(&arr, p)?;
                     out.push(Stmt::Write(arr, idx, Expr::Opd(o.clone()), loc(p)));
                     Ok((o, et))
                 } else {
+                    self.writable(&arr, p)?;
                     out.push(Stmt::Write(arr, idx, value, loc(p)));
                     Ok((int(0), et))
                 }
@@ -355,9 +357,11 @@ impl Lw<'_> {
                 let newv = Expr::Bin(bop, var(&t1), one);
                 if want && pre {
                     let t2 = self.bind(newv, et, p, out);
+                    self.writable(&arr, p)?;
                     out.push(Stmt::Write(arr, idx, Expr::Opd(t2.clone()), loc(p)));
                     Ok((t2, et))
                 } else {
+                    self.writable(&arr, p)?;
                     out.push(Stmt::Write(arr, idx, newv, loc(p)));
                     Ok((var(&t1), et))
                 }

@@ -7,6 +7,7 @@ use crate::frontend::diag::{Pos, SourceMap};
 use crate::frontend::lower::intrinsics::atomic_op;
 use crate::frontend::lower::pointer::moved_pointers;
 use crate::frontend::lower::stmt::assigned_names;
+use crate::frontend::lower::warp::is_warp_intrinsic;
 use crate::frontend::lower::{int, loc, var, Binding, FnCtx, Lw, R};
 use std::collections::HashMap;
 
@@ -121,6 +122,9 @@ impl Lw<'_> {
                 format!("GPUVerify annotation `{name}(…)` ignored (it has no cost)"),
             ));
             return Ok(None);
+        }
+        if is_warp_intrinsic(name) && !self.unit.functions.iter().any(|g| &g.name == name) {
+            return self.warp_call(name, args, p, out);
         }
         if let Some(msg) = unsupported_call(name) {
             return self.err(p, msg);
@@ -406,21 +410,7 @@ pub(super) fn is_annotation(name: &str) -> bool {
 pub(super) fn unsupported_call(name: &str) -> Option<String> {
     let what = if name.starts_with("atomic") {
         return Some(format!("atomic operation `{name}` cannot be modelled in miniCUDA (warpcert models atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, atomicOr, atomicXor, atomicExch, atomicInc, atomicDec and atomicCAS, spec/lowering.md §6)"));
-    } else if name.starts_with("__shfl") {
-        "warp shuffle"
-    } else if matches!(
-        name,
-        "__ballot"
-            | "__ballot_sync"
-            | "__any"
-            | "__all"
-            | "__any_sync"
-            | "__all_sync"
-            | "__activemask"
-            | "__syncwarp"
-            | "__match_any_sync"
-            | "__match_all_sync"
-    ) {
+    } else if matches!(name, "__match_any_sync" | "__match_all_sync") {
         "warp-level primitive"
     } else if matches!(
         name,

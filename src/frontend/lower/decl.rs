@@ -1,10 +1,10 @@
 //! Declarations: locals, `__shared__` and `__device__` arrays and scalars, and array
 //! dimensions evaluated under the launch constants.
 
-use crate::core::{ArrayDecl, Const, Expr, Operand, Space, Stmt, Ty};
+use crate::core::{ArrayDecl, BinOp, Const, Dim, Expr, Operand, Space, Stmt, Ty};
 use crate::frontend::ast::{self, ExprKind};
 use crate::frontend::lower::expr::{bin_of, fold};
-use crate::frontend::lower::{int, loc, Binding, Lw, R};
+use crate::frontend::lower::{int, loc, var, Binding, Lw, R};
 
 impl Lw<'_> {
     pub(super) fn const_dim(&mut self, e: &ast::Expr, arr: &str) -> R<Option<u64>> {
@@ -70,7 +70,7 @@ impl Lw<'_> {
             self.warnings.push(self.sm.warning(
                 d.pos,
                 format!(
-                    "initializer of `__device__` variable `{}` ignored: global memory contents are inputs of the analysis (any value)",
+                    "initializer of `__device__`/`__constant__` variable `{}` ignored: global and constant memory contents are inputs of the analysis (any value)",
                     d.name
                 ),
             ));
@@ -98,6 +98,9 @@ impl Lw<'_> {
             }
         }
         let core = self.unique(&d.name);
+        if self.unit.constant_vars.contains(&d.name) {
+            self.constants.insert(core.clone());
+        }
         let len = dims
             .iter()
             .try_fold(1u64, |acc, x| x.and_then(|x| acc.checked_mul(x)));
@@ -201,6 +204,84 @@ impl Lw<'_> {
         Ok(Binding::Array { core, dims, elem })
     }
 
+    /// A thread-local array `T r[N];` (spec/lowering.md §5): one `local` array of `N·B`
+    /// cells for the block's `B` threads, and `r` a pointer to the thread's `N` cells at
+    /// `base ← tl · N` (`tl` the block-linear thread id), so `r[i]` is `r[base + i]`.
+    fn local_array_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) -> R<()> {
+        let n = match d.dims.as_slice() {
+            [Some(x)] => self.const_dim(x, &d.name)?,
+            _ => None,
+        };
+        let Some(n) = n.filter(|n| *n > 0) else {
+            return self.err(
+                d.pos,
+                format!(
+                    "thread-local array `{}` must have one dimension of constant positive size",
+                    d.name
+                ),
+            );
+        };
+        if d.init.is_some() || d.ty.ptr > 0 {
+            return self.err(
+                d.pos,
+                format!(
+                    "thread-local array `{}` with an initializer or of pointers is not supported",
+                    d.name
+                ),
+            );
+        }
+        let (elem, bytes) = self.elem_of(&d.ty, d.pos)?;
+        let [bx, by, bz] = self.launch.block.map(i64::from);
+        let cells = (n as i64)
+            .checked_mul(bx * by * bz)
+            .filter(|c| *c <= 1 << 40)
+            .ok_or_else(|| {
+                self.sm.error(
+                    d.pos,
+                    format!("thread-local array `{}` is too large", d.name),
+                )
+            })?;
+        let core = self.unique(&d.name);
+        self.arrays.push(ArrayDecl {
+            name: core.clone(),
+            space: Space::Local,
+            elem,
+            elem_bytes: bytes,
+            len: Some(cells as u64),
+        });
+        // tl = threadIdx.x + Bx·threadIdx.y + Bx·By·threadIdx.z (dimensions of size 1 dropped)
+        let p = d.pos;
+        let mut tl = Operand::Tid(Dim::X);
+        for (dim, stride, size) in [(Dim::Y, bx, by), (Dim::Z, bx * by, bz)] {
+            if size > 1 {
+                let t = self.bind(
+                    Expr::Bin(BinOp::Mul, Operand::Tid(dim), int(stride)),
+                    Ty::Int,
+                    p,
+                    out,
+                );
+                tl = self.bind(Expr::Bin(BinOp::Add, tl, t), Ty::Int, p, out);
+            }
+        }
+        let base = self.temp(Ty::Int);
+        out.push(Stmt::Assign(
+            base.clone(),
+            Expr::Bin(BinOp::Mul, tl, int(n as i64)),
+            loc(p),
+        ));
+        self.scopes.last_mut().map(|s| {
+            s.insert(
+                d.name.clone(),
+                Binding::Ptr {
+                    array: core,
+                    offset: var(&base),
+                    elem,
+                },
+            )
+        });
+        Ok(())
+    }
+
     pub(super) fn decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) -> R<()> {
         if d.shared {
             let b = self.shared_decl(d)?;
@@ -208,7 +289,7 @@ impl Lw<'_> {
             return Ok(());
         }
         if !d.dims.is_empty() {
-            return self.err(d.pos, format!("thread-local array `{}` is not supported by warpcert (only `__shared__` and global arrays)", d.name));
+            return self.local_array_decl(d, out);
         }
         if d.ty.ptr > 0 {
             let Some(init) = &d.init else {

@@ -59,6 +59,7 @@ pub fn lower_kernel(
         builtins: BTreeSet::new(),
         warnings: Vec::new(),
         globals: HashMap::new(),
+        constants: BTreeSet::new(),
         scopes: vec![HashMap::new()],
         call_stack: vec![kf.name.clone()],
         f: FnCtx::default(),

@@ -134,6 +134,7 @@ impl Lw<'_> {
                 Expr::Bin(BinOp::Add, t.clone(), f)
             }
         };
+        self.writable(&arr, p)?;
         out.push(Stmt::Write(arr.clone(), off, value, loc(p)));
         if self.warned_atomics.insert(p) {
             self.warnings.push(self.sm.warning(
@@ -183,6 +184,7 @@ impl Lw<'_> {
             }
             None => self.convert_expr(Expr::Opd(ov), tv, elem, p, out),
         };
+        self.writable(&arr, p)?;
         out.push(Stmt::Write(arr.clone(), off, value, loc(p)));
         if self.warned_atomics.insert(p) {
             self.warnings.push(self.sm.warning(

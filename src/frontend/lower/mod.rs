@@ -19,6 +19,7 @@ mod expr;
 mod intrinsics;
 mod pointer;
 mod stmt;
+mod warp;
 
 pub use entry::lower_kernel;
 
@@ -93,6 +94,8 @@ struct Lw<'a> {
     builtins: BTreeSet<(u8, usize)>,
     warnings: Vec<Warning>,
     globals: HashMap<String, Binding>,
+    /// Core names of the arrays of `__constant__` variables (read-only, spec/lowering.md §5).
+    constants: BTreeSet<String>,
     scopes: Vec<HashMap<String, Binding>>,
     call_stack: Vec<String>,
     f: FnCtx,
@@ -124,6 +127,18 @@ fn seq(v: Vec<Stmt>) -> Stmt {
 impl Lw<'_> {
     pub(super) fn err<T>(&self, p: Pos, msg: impl Into<String>) -> R<T> {
         Err(self.sm.error(p, msg))
+    }
+
+    /// A located error for a write to the array of a `__constant__` variable: constant
+    /// memory is read-only in device code (spec/lowering.md §5).
+    pub(super) fn writable(&self, arr: &str, p: Pos) -> R<()> {
+        if self.constants.contains(arr) {
+            return self.err(
+                p,
+                format!("write to `__constant__` variable `{arr}`: constant memory is read-only in device code"),
+            );
+        }
+        Ok(())
     }
 
     pub(super) fn is_shared_scalar(&self, n: &str) -> bool {

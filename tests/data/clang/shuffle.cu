@@ -1,4 +1,4 @@
-// A warp reduction with shuffles: not modelled yet, a located error naming the shuffle.
+// A warp reduction with shuffles (lowered to the core warp statement, spec/lowering.md §9.5).
 __global__ void reduce(float *a) {
   float v = a[threadIdx.x];
   for (int o = 16; o > 0; o /= 2)

@@ -1,4 +1,4 @@
 __global__ void k(int *a) {
-  a[0] = __shfl_sync(0, 1, 2);
+  a[0] = __shfl_sync(0, 1, 2, 3);
 }
-// expect: 2:10 warp shuffle
+// expect: 2:10 is not a power of two

@@ -5,8 +5,8 @@
 mod branch;
 mod loops;
 
-use crate::analysis::derive::AssignAn;
 use crate::analysis::derive::{err, identity_witnesses, Abs, Ctx, AK, AN};
+use crate::analysis::derive::{AssignAn, WarpAn};
 use crate::analysis::linear::uniform_form;
 use crate::analysis::lp::{Lp, Rel};
 use crate::analysis::tpoly::TPoly;
@@ -126,20 +126,26 @@ impl Back<'_, '_> {
                 )
             }
             AK::Assign(an) => self.back_assign(a, an, &qpost)?,
+            AK::Warp(an) => self.back_warp(a, an, &qpost)?,
             AK::Write {
                 global,
+                local,
                 n,
                 o,
                 e,
                 cost,
             } => {
                 let qp = qpost.plus_const(cost);
-                let rule = if *global { "Q:GWRITE" } else { "Q:SWRITE" };
+                let (rule, fields) = match (*local, *global) {
+                    (true, _) => ("Q:LWRITE", vec![]),
+                    (false, true) => ("Q:GWRITE", vec![Field::N(*n)]),
+                    (false, false) => ("Q:SWRITE", vec![Field::N(*n)]),
+                };
                 (
                     node(
                         rule,
                         &qp,
-                        vec![Field::N(*n)],
+                        fields,
                         vec![TChild::Expr(o.clone()), TChild::Expr(e.clone())],
                     ),
                     qp,
@@ -197,6 +203,42 @@ impl Back<'_, '_> {
 
     /// Q:VWRITE1/2 (spec/logic.md §4): substitution of the assigned value into the
     /// potential, or a potential that does not mention the variable.
+    /// Q:SHFL/Q:VOTE: the potential after the statement must not mention `x` (its value
+    /// is not a linear form); the pre potential is the post's plus the cost.
+    fn back_warp(
+        &mut self,
+        a: &AN,
+        an: &WarpAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let WarpAn {
+            rule,
+            x,
+            loc,
+            children,
+            cost,
+        } = an;
+        if qpost.mentions(x) {
+            let why = format!(
+                "`{x}` is assigned a warp shuffle or vote, so the potential after it cannot mention `{x}`"
+            );
+            if !self.hints.iter().any(|(l, w)| l == loc && *w == why) {
+                self.hints.push((*loc, why));
+            }
+        }
+        let xs = x.clone();
+        let restricted = self.restrict(
+            qpost.clone(),
+            |v| v == xs,
+            "the potential after a warp operation must not mention the assigned variable",
+        )?;
+        let qp = restricted.plus_const(cost);
+        let kids = children.iter().cloned().map(TChild::Expr).collect();
+        let mut nn = node_of(a, qpost, rule, &qp, vec![], kids);
+        nn.post.1 = restricted;
+        Ok((nn, qp))
+    }
+
     pub(super) fn back_assign(
         &mut self,
         a: &AN,

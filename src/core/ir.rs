@@ -290,6 +290,20 @@ pub enum Stmt {
 }
 
 impl Stmt {
+    /// The statements of a right-nested sequence chain, in order: `[a, b, c]` for
+    /// `Seq(a, Seq(b, c))` (a `Seq` in first position stays one item); `[self]` for a
+    /// statement that is not a `Seq`. Iterative: linear in the chain's length, no recursion.
+    pub fn seq_items(&self) -> Vec<&Stmt> {
+        let mut out = Vec::new();
+        let mut cur = self;
+        while let Stmt::Seq(a, b) = cur {
+            out.push(&**a);
+            cur = b;
+        }
+        out.push(cur);
+        out
+    }
+
     /// Right-nested sequence of the statements (`skip` for an empty list); `skip`s are kept.
     pub fn seq(mut stmts: Vec<Stmt>) -> Stmt {
         // built from the back: linear time, no recursion (the nesting is the same)

@@ -141,12 +141,7 @@ impl Ctx<'_> {
         let kind_post: (AK, Abs) = match s {
             Stmt::Skip => (AK::Skip, pre.clone()),
             Stmt::Sync(_) => (AK::Sync, pre.clone()),
-            Stmt::Seq(a, b) => {
-                let na = self.fwd(a, pre)?;
-                let nb = self.fwd(b, &na.post)?;
-                let post = nb.post.clone();
-                (AK::Seq(Box::new(na), Box::new(nb)), post)
-            }
+            Stmt::Seq(..) => self.fwd_seq(s, pre, None)?,
             Stmt::Assign(x, e, loc) => self.fwd_assign(x, e, loc, pre)?,
             Stmt::Write(arr, o, e, loc) => {
                 let (global, n) = self.access_n(arr, o, pre, *loc)?;
@@ -578,7 +573,7 @@ impl Ctx<'_> {
         let seq = AN {
             pre: pre.clone(),
             post: post.clone(),
-            kind: AK::Seq(Box::new(b), Box::new(rest)),
+            kind: AK::Seq(vec![b, rest]),
         };
         Ok(Some(AN {
             pre: pre.clone(),

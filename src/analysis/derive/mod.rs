@@ -20,6 +20,7 @@ mod instantiate;
 mod launch;
 mod liveness;
 mod loops;
+mod seq;
 mod template;
 
 use crate::analysis::derive::backward::Back;
@@ -101,7 +102,14 @@ struct AN {
 enum AK {
     Skip,
     Sync,
-    Seq(Box<AN>, Box<AN>),
+    /// A sequence chain as one list (at least two items; [`seq`]).
+    Seq(Vec<AN>),
+    /// Q:WEAK dropping from the post the constraints and `D` entries of dead locals
+    /// (`w_post` proves the post's `P`, a sublist, from `inner.post.P`); pre unchanged.
+    Weaken {
+        inner: Box<AN>,
+        w_post: Vec<Farkas>,
+    },
     Assign(AssignAn),
     Write {
         global: bool,
@@ -271,6 +279,9 @@ pub struct Ctx<'a> {
     live_else: BTreeMap<usize, Names<'a>>,
     /// The locals and parameters live at the start of the body (its upward-exposed reads).
     live_root: Names<'a>,
+    /// For every item of a sequence chain (keyed by its address): the names live after
+    /// it ([`seq`] drops facts about the other locals).
+    live_after: std::collections::HashMap<usize, Names<'a>>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
@@ -320,6 +331,7 @@ impl<'a> Ctx<'a> {
             exit_fix: BTreeMap::new(),
             live_else: BTreeMap::new(),
             live_root: BTreeSet::new(),
+            live_after: Default::default(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = if a.space == Space::Global {
@@ -336,6 +348,7 @@ impl<'a> Ctx<'a> {
             &BTreeSet::new(),
             &mut c.live_loop,
             &mut c.live_else,
+            &mut c.live_after,
         );
         c.collect_atoms(&prog.body, &mut Vec::new());
         c

@@ -327,7 +327,13 @@ impl Stmt {
     fn collect_writes(&self, out: &mut Vec<String>) {
         match self {
             Stmt::Skip | Stmt::Sync(_) | Stmt::Write(..) => {}
-            Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+            Stmt::Seq(..) => {
+                // along the chain without recursion per item
+                for x in self.seq_items() {
+                    x.collect_writes(out);
+                }
+            }
+            Stmt::If(_, a, b, _) => {
                 a.collect_writes(out);
                 b.collect_writes(out);
             }

@@ -24,9 +24,10 @@ impl Ctx<'_> {
     pub(super) fn exit_atoms(&self, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
         fn walk<'s>(s: &'s Stmt, ifs: &mut Vec<&'s Expr>, asg: &mut Vec<(&'s String, &'s Expr)>) {
             match s {
-                Stmt::Seq(a, b) => {
-                    walk(a, ifs, asg);
-                    walk(b, ifs, asg);
+                Stmt::Seq(..) => {
+                    for x in s.seq_items() {
+                        walk(x, ifs, asg);
+                    }
                 }
                 Stmt::If(e, a, b, _) => {
                     ifs.push(e);

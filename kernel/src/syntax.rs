@@ -182,16 +182,20 @@ pub struct Program {
     pub locals: Vec<(Ty, String)>,
     /// The body.
     pub body: Stmt,
+    /// The type of each local and parameter name (the first declaration of a name; a
+    /// duplicate is rejected by [`crate::typing`]): lookups in constant time, as a program
+    /// may declare thousands of temporaries.
+    index: (HashMap<String, Ty>, HashMap<String, Ty>),
 }
 
 impl Program {
     /// Type of local `x`.
     pub fn local(&self, x: &str) -> Option<Ty> {
-        self.locals.iter().find(|l| l.1 == x).map(|l| l.0)
+        self.index.0.get(x).copied()
     }
     /// Type of parameter `p`.
     pub fn param(&self, p: &str) -> Option<Ty> {
-        self.params.iter().find(|l| l.1 == p).map(|l| l.0)
+        self.index.1.get(p).copied()
     }
     /// Declaration of array `a`.
     pub fn array(&self, a: &str) -> Option<&Array> {
@@ -492,7 +496,15 @@ pub fn program(s: &Sexp) -> Result<Program, Rejection> {
     }
     let locals = items(ls, "locals", "(locals …)")?.iter().map(typed).collect::<Result<_, _>>()?;
     let [b] = exactly(items(body, "body", "(body S)")?, body, "(body S)")?;
-    Ok(Program { name, params, arrays, locals, body: stmt(b)? })
+    let first = |v: &Vec<(Ty, String)>| {
+        let mut m = HashMap::new();
+        for (t, x) in v {
+            m.entry(x.clone()).or_insert(*t);
+        }
+        m
+    };
+    let index = (first(&locals), first(&params));
+    Ok(Program { name, params, arrays, locals, body: stmt(b)?, index })
 }
 
 /// `(lin C (A V) …)`, normalized.
@@ -611,12 +623,15 @@ fn new_name<V>(s: &Sexp, defined: &HashMap<String, V>) -> Result<String, Rejecti
     Ok(n.to_string())
 }
 
+/// A `p`/`d` entry's base value, its drop items and its remaining items.
+type BaseDrop<'s, 'a, V> = (Option<V>, &'s [Sexp<'a>], &'s [Sexp<'a>]);
+
 /// The optional `(base NAME)` and `(drop …)` items at the start of a `p`/`d` entry's body:
 /// the base (already defined), the drop list and the remaining items.
 fn base_drop<'s, 'a, V: Clone>(
     v: &'s [Sexp<'a>],
     defined: &HashMap<String, V>,
-) -> Result<(Option<V>, &'s [Sexp<'a>], &'s [Sexp<'a>]), Rejection> {
+) -> Result<BaseDrop<'s, 'a, V>, Rejection> {
     let (base, rest) = match v.first() {
         Some(b) if b.head() == Some("base") => {
             let [n] = exactly(items(b, "base", "(base NAME)")?, b, "(base NAME)")?;

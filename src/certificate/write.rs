@@ -147,7 +147,10 @@ impl Table {
         self.np += 1;
         let t = &mut self.text;
         let _ = write!(t, "  (p p{k}");
-        let change = self.last_p.as_ref().and_then(|(b, old)| Some((*b, p_change(old, p)?)));
+        let change = self
+            .last_p
+            .as_ref()
+            .and_then(|(b, old)| Some((*b, p_change(old, p)?)));
         let add = match change {
             Some((b, (drop, add))) => {
                 let _ = write!(t, " (base p{b})");
@@ -196,7 +199,11 @@ impl Table {
             Some((_, old)) => old.keys().filter(|x| !d.contains_key(*x)).collect(),
             None => Vec::new(),
         };
-        let delta = self.last_d.as_ref().map(|(b, _)| *b).filter(|_| changed.len() + dropped.len() < d.len());
+        let delta = self
+            .last_d
+            .as_ref()
+            .map(|(b, _)| *b)
+            .filter(|_| changed.len() + dropped.len() < d.len());
         if let Some(b) = delta {
             let _ = write!(t, " (base d{b})");
             if !dropped.is_empty() {

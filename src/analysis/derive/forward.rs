@@ -22,7 +22,7 @@ impl Ctx<'_> {
     pub(super) fn operand_node(&self, o: &Operand, loc: Loc) -> Result<(Node, Q), AnalysisError> {
         let (rule, cost) = match o {
             Operand::Var(x) => {
-                if self.prog.local_ty(x).is_none() {
+                if self.local_ty(x).is_none() {
                     return Err(err(Some(loc), format!("undeclared local `{x}`")));
                 }
                 ("OQ:VAR", self.metric.var.clone())
@@ -183,7 +183,6 @@ impl Ctx<'_> {
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
         let xty = self
-            .prog
             .local_ty(x)
             .ok_or_else(|| err(Some(*loc), format!("assignment to undeclared local `{x}`")))?;
         let (en, cost) = self.expr_node(e, pre, *loc)?;

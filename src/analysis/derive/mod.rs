@@ -282,6 +282,9 @@ pub struct Ctx<'a> {
     /// For every item of a sequence chain (keyed by its address): the names live after
     /// it ([`seq`] drops facts about the other locals).
     live_after: std::collections::HashMap<usize, Names<'a>>,
+    /// The type of every local by name (`Program::local_ty` searches a list; programs may
+    /// declare thousands of temporaries).
+    local_tys: std::collections::HashMap<&'a str, Ty>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
@@ -291,6 +294,13 @@ pub struct Ctx<'a> {
     /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
     /// RaCUDA's representations.
     lanes: bool,
+}
+
+impl Ctx<'_> {
+    /// The type of local `x` (`Program::local_ty` in constant time).
+    fn local_ty(&self, x: &str) -> Option<Ty> {
+        self.local_tys.get(x).copied()
+    }
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -332,6 +342,12 @@ impl<'a> Ctx<'a> {
             live_else: BTreeMap::new(),
             live_root: BTreeSet::new(),
             live_after: Default::default(),
+            local_tys: prog
+                .locals
+                .iter()
+                .rev()
+                .map(|(x, t)| (x.as_str(), *t))
+                .collect(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = if a.space == Space::Global {

@@ -52,7 +52,7 @@ impl Ctx<'_> {
         let Some(live) = self.live_after.get(&(it as *const Stmt as usize)) else {
             return an;
         };
-        let dead = |v: &str| self.prog.local_ty(v).is_some() && !live.contains(v);
+        let dead = |v: &str| self.local_ty(v).is_some() && !live.contains(v);
         let dead_c = |c: &Cstr| c.lin.vars().any(|v| dead(v));
         let n = an.post.d.keys().filter(|x| dead(x)).count()
             + an.post.p.iter().filter(|c| dead_c(c)).count();

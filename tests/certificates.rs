@@ -262,9 +262,10 @@ fn mutated_coefficient_is_rejected() {
         "Q:SEQ",
         |r| matches!(r, Reason::BoundMismatch { .. }),
     );
+    // The root's precondition is the table's first assertion `a0` (format 3).
     mutant_rejected(
-        "(Q (poly (4) (10",
-        "(Q (poly (4) (9",
+        "(a a0 p0 d0 (poly (4) (10",
+        "(a a0 p0 d0 (poly (4) (9",
         "root potential coefficient",
         "Q:SEQ",
         |r| {

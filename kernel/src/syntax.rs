@@ -107,7 +107,7 @@ pub enum Stmt {
     Skip,
     /// `(sync)`
     Sync,
-    /// `(seq S1 S2)`
+    /// `(seq S1 S2)` (`(seq S1 S2 … Sn)` is the right-nested chain of these)
     Seq(Box<Stmt>, Box<Stmt>),
     /// `(assign X E)`
     Assign(String, Expr),
@@ -197,16 +197,20 @@ pub struct Program {
     pub locals: Vec<(Ty, String)>,
     /// The body.
     pub body: Stmt,
+    /// The type of each local and parameter name (the first declaration of a name; a
+    /// duplicate is rejected by [`crate::typing`]): lookups in constant time, as a program
+    /// may declare thousands of temporaries.
+    index: (HashMap<String, Ty>, HashMap<String, Ty>),
 }
 
 impl Program {
     /// Type of local `x`.
     pub fn local(&self, x: &str) -> Option<Ty> {
-        self.locals.iter().find(|l| l.1 == x).map(|l| l.0)
+        self.index.0.get(x).copied()
     }
     /// Type of parameter `p`.
     pub fn param(&self, p: &str) -> Option<Ty> {
-        self.params.iter().find(|l| l.1 == p).map(|l| l.0)
+        self.index.1.get(p).copied()
     }
     /// Declaration of array `a`.
     pub fn array(&self, a: &str) -> Option<&Array> {
@@ -452,8 +456,17 @@ pub fn stmt(s: &Sexp) -> Result<Stmt, Rejection> {
             Stmt::Sync
         }
         Some("seq") => {
-            let [a, b] = exactly(args, s, "(seq S S)")?;
-            Stmt::Seq(Box::new(stmt(a)?), Box::new(stmt(b)?))
+            // (seq S1 S2 … Sn), n ≥ 2, is the right-nested chain S1; (S2; (… Sn)), built
+            // without recursion per item (format 3 writes chains flat; 1 and 2 write n = 2)
+            if args.len() < 2 {
+                return Err(err(s, "(seq S S …) with at least two statements"));
+            }
+            let mut items = args.iter().map(stmt).collect::<Result<Vec<_>, _>>()?;
+            let mut acc = items.pop().unwrap_or(Stmt::Skip);
+            while let Some(x) = items.pop() {
+                acc = Stmt::Seq(Box::new(x), Box::new(acc));
+            }
+            acc
         }
         Some("assign") => {
             let [x, e] = exactly(args, s, "(assign X E)")?;
@@ -520,7 +533,15 @@ pub fn program(s: &Sexp) -> Result<Program, Rejection> {
     }
     let locals = items(ls, "locals", "(locals …)")?.iter().map(typed).collect::<Result<_, _>>()?;
     let [b] = exactly(items(body, "body", "(body S)")?, body, "(body S)")?;
-    Ok(Program { name, params, arrays, locals, body: stmt(b)? })
+    let first = |v: &Vec<(Ty, String)>| {
+        let mut m = HashMap::new();
+        for (t, x) in v {
+            m.entry(x.clone()).or_insert(*t);
+        }
+        m
+    };
+    let index = (first(&locals), first(&params));
+    Ok(Program { name, params, arrays, locals, body: stmt(b)?, index })
 }
 
 /// `(lin C (A V) …)`, normalized.
@@ -609,6 +630,145 @@ fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
     Ok((atom(x, "a local")?.to_string(), d))
 }
 
+/// [`dep`] with the residue condition `0 ≤ r < g` (when `g > 0`) of well-formedness.
+fn dep_checked(e: &Sexp) -> Result<(String, Dep), Rejection> {
+    let (x, entry) = dep(e)?;
+    if entry.linear() && entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g)
+        || entry.kind == EntryKind::Rem && (entry.r.is_negative() || entry.r >= entry.g)
+    {
+        return Err(err(e, "a residue 0 ≤ R < G"));
+    }
+    Ok((x, entry))
+}
+
+/// The `(assertions …)` table of format 3 (spec/certificate.md "Shared assertions"): `P`
+/// lists, `D` maps and assertions by name, each read once. A node's `(pre NAME)` denotes
+/// the full assertion defined here, which every rule then checks as an inline one.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    p: HashMap<String, Rc<Vec<Cstr>>>,
+    d: HashMap<String, Rc<BTreeMap<String, Dep>>>,
+    a: HashMap<String, Rc<Assn>>,
+}
+
+/// A defined name: an atom not defined before in `defined`.
+fn new_name<V>(s: &Sexp, defined: &HashMap<String, V>) -> Result<String, Rejection> {
+    let n = atom(s, "a name")?;
+    if defined.contains_key(n) {
+        return Err(err(s, "a name not defined before"));
+    }
+    Ok(n.to_string())
+}
+
+/// A `p`/`d` entry's base value, its drop items and its remaining items.
+type BaseDrop<'s, 'a, V> = (Option<V>, &'s [Sexp<'a>], &'s [Sexp<'a>]);
+
+/// The optional `(base NAME)` and `(drop …)` items at the start of a `p`/`d` entry's body:
+/// the base (already defined), the drop list and the remaining items.
+fn base_drop<'s, 'a, V: Clone>(
+    v: &'s [Sexp<'a>],
+    defined: &HashMap<String, V>,
+) -> Result<BaseDrop<'s, 'a, V>, Rejection> {
+    let (base, rest) = match v.first() {
+        Some(b) if b.head() == Some("base") => {
+            let [n] = exactly(items(b, "base", "(base NAME)")?, b, "(base NAME)")?;
+            let k = atom(n, "a name")?;
+            let val = defined.get(k).cloned().ok_or_else(|| err(n, "a name defined before"))?;
+            (Some(val), tail(v))
+        }
+        _ => (None, v),
+    };
+    match rest.first() {
+        Some(d) if d.head() == Some("drop") => {
+            if base.is_none() {
+                return Err(err(d, "(base NAME) before (drop …)"));
+            }
+            Ok((base, items(d, "drop", "(drop …)")?, tail(rest)))
+        }
+        _ => Ok((base, &[], rest)),
+    }
+}
+
+/// `(p NAME [(base P0)] [(drop I …)] CSTR …)`: the list `P0` without its 0-based positions
+/// `I` (strictly increasing, in range), followed by the `CSTR`s; without a base, the `CSTR`s.
+fn p_entry(e: &Sexp, t: &mut Table) -> Result<(), Rejection> {
+    let v = items(e, "p", "(p NAME …)")?;
+    let name = new_name(v.first().ok_or_else(|| err(e, "(p NAME …)"))?, &t.p)?;
+    let (base, drop, add) = base_drop(tail(v), &t.p)?;
+    let mut out: Vec<Cstr> = Vec::new();
+    if let Some(b) = base {
+        let mut drops = Vec::new();
+        for i in drop {
+            let k = atom(i, "an index")?.parse::<usize>().map_err(|_| err(i, "an index"))?;
+            if k >= b.len() || drops.last().is_some_and(|&l| l >= k) {
+                return Err(err(i, "indices strictly increasing, below the base's length"));
+            }
+            drops.push(k);
+        }
+        let mut di = drops.iter().peekable();
+        for (k, c) in b.iter().enumerate() {
+            if di.peek() == Some(&&k) {
+                di.next();
+            } else {
+                out.push(c.clone());
+            }
+        }
+    }
+    for c in add {
+        out.push(cstr(c)?);
+    }
+    t.p.insert(name, Rc::new(out));
+    Ok(())
+}
+
+/// `(d NAME [(base D0)] [(drop X …)] DEP …)`: the map `D0` without the locals `X` (each an
+/// entry of `D0`), then the `DEP`s (at most one per local) added or replacing `D0`'s.
+fn d_entry(e: &Sexp, t: &mut Table) -> Result<(), Rejection> {
+    let v = items(e, "d", "(d NAME …)")?;
+    let name = new_name(v.first().ok_or_else(|| err(e, "(d NAME …)"))?, &t.d)?;
+    let (base, drop, add) = base_drop(tail(v), &t.d)?;
+    let mut out: BTreeMap<String, Dep> = base.map(|b| (*b).clone()).unwrap_or_default();
+    for x in drop {
+        if out.remove(atom(x, "a local")?).is_none() {
+            return Err(err(x, "a local with an entry in the base"));
+        }
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for a in add {
+        let (x, entry) = dep_checked(a)?;
+        if seen.contains(&x) {
+            return Err(err(a, "at most one dep entry per local"));
+        }
+        seen.push(x.clone());
+        out.insert(x, entry);
+    }
+    t.d.insert(name, Rc::new(out));
+    Ok(())
+}
+
+/// `(assertions ENTRY …)`, entries in order, each name defined once and used only after
+/// its definition: `(p …)` ([`p_entry`]), `(d …)` ([`d_entry`]), `(a NAME P D POLY)`.
+pub fn table(s: &Sexp) -> Result<Table, Rejection> {
+    let mut t = Table::default();
+    for e in items(s, "assertions", "(assertions …)")? {
+        match e.head() {
+            Some("p") => p_entry(e, &mut t)?,
+            Some("d") => d_entry(e, &mut t)?,
+            Some("a") => {
+                let f = "(a NAME P D POLY)";
+                let [n, pn, dn, q] = exactly(items(e, "a", f)?, e, f)?;
+                let name = new_name(n, &t.a)?;
+                let p = t.p.get(atom(pn, "a P name")?).ok_or_else(|| err(pn, "a P name defined before"))?;
+                let d = t.d.get(atom(dn, "a D name")?).ok_or_else(|| err(dn, "a D name defined before"))?;
+                let a = Assn { p: (**p).clone(), d: (**d).clone(), q: poly(q)? };
+                t.a.insert(name, Rc::new(a));
+            }
+            _ => return Err(err(e, "(p …), (d …) or (a …)")),
+        }
+    }
+    Ok(t)
+}
+
 /// `(assn (P …) (D …) (Q POLY))`. Residues must satisfy `0 ≤ r < g` when `g > 0`
 /// (spec/logic.md §1, well-formedness); a second entry for the same local is an error.
 pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
@@ -616,12 +776,7 @@ pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
     let p = items(ps, "P", "(P CSTR …)")?.iter().map(cstr).collect::<Result<Vec<_>, _>>()?;
     let mut d = BTreeMap::new();
     for e in items(ds, "D", "(D DEP …)")? {
-        let (x, entry) = dep(e)?;
-        if entry.linear() && entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g)
-            || entry.kind == EntryKind::Rem && (entry.r.is_negative() || entry.r >= entry.g)
-        {
-            return Err(err(e, "a residue 0 ≤ R < G"));
-        }
+        let (x, entry) = dep_checked(e)?;
         if d.insert(x, entry).is_some() {
             return Err(err(e, "at most one dep entry per local"));
         }
@@ -678,17 +833,30 @@ fn assn_memo<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Rc<Assn>, Rejectio
 /// A derivation node `(RULE FIELD … CHILD …)`. Fields come before children and appear at
 /// most once (an `entail`/`rewrite` field is identified by its name).
 pub fn node(s: &Sexp) -> Result<Node, Rejection> {
-    node_in(s, &mut Memo::new())
+    node_in(s, &mut Memo::new(), None)
 }
 
-fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
+/// [`node`] of format 3: `(pre NAME)` / `(post NAME)` name an assertion of `table`.
+pub fn node_with(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
+    node_in(s, &mut Memo::new(), Some(table))
+}
+
+/// An assertion field's argument: inline, or (format 3) a name of the table.
+fn assn_arg<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Table>) -> Result<Rc<Assn>, Rejection> {
+    match (s.atom(), table) {
+        (Some(n), Some(t)) => t.a.get(n).cloned().ok_or_else(|| err(s, "an assertion name defined in (assertions …)")),
+        _ => assn_memo(s, memo),
+    }
+}
+
+fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Table>) -> Result<Node, Rejection> {
     let v = s.list().ok_or_else(|| err(s, "a derivation node (RULE …)"))?;
     let rule = atom(v.first().ok_or_else(|| err(s, "a rule name"))?, "a rule name")?;
     let mut n = Node { rule: rule.to_string(), line: s.line(), ..Node::default() };
     for item in tail(v) {
         let head = item.head().unwrap_or("");
         if !FIELD_HEADS.contains(&head) {
-            n.children.push(node_in(item, memo)?);
+            n.children.push(node_in(item, memo, table)?);
             continue;
         }
         if !n.children.is_empty() {
@@ -707,8 +875,8 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
         }
         let one = |e| exactly::<1>(args, item, e).map(|[a]| a);
         match head {
-            "pre" => n.pre = Some(assn_memo(one("(pre ASSN)")?, memo)?),
-            "post" => n.post = Some(assn_memo(one("(post ASSN)")?, memo)?),
+            "pre" => n.pre = Some(assn_arg(one("(pre ASSN)")?, memo, table)?),
+            "post" => n.post = Some(assn_arg(one("(post ASSN)")?, memo, table)?),
             "cost" => n.cost = Some(rat(one("(cost C)")?)?),
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
@@ -727,11 +895,12 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Node, Rejection> {
 }
 
 /// Supported certificate format versions (spec/certificate.md, "Versions").
-pub const VERSIONS: &str = "1..=2";
+pub const VERSIONS: &str = "1..=3";
 
-/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=2`, then
+/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=3`, then
 /// `metric`, `hardware`, `launch`, `program`, `bound`, `derivation`, each exactly once;
-/// version 2 adds `assumptions` (required) and `provenance` (optional).
+/// version 2 adds `assumptions` (required) and `provenance` (optional); version 3 adds
+/// `assertions` (required), the table the derivation's `(pre NAME)`/`(post NAME)` refer to.
 ///
 /// Errors: [`Reason::Version`] for another version, [`Reason::Syntax`] otherwise.
 pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
@@ -747,17 +916,23 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
     let version = match ver {
         "1" => 1,
         "2" => 2,
+        "3" => 3,
         _ => return Err(Rejection::parse(Reason::Version { found: ver.to_string(), supported: VERSIONS })),
     };
     let mut known = vec!["metric", "hardware", "launch", "program", "bound", "derivation"];
     if version >= 2 {
         known.extend(["assumptions", "provenance"]);
     }
+    if version >= 3 {
+        known.push("assertions");
+    }
     let mut sec: BTreeMap<&str, &Sexp> = BTreeMap::new();
     for s in top.get(2..).unwrap_or(&[]) {
         let h = s.head().unwrap_or("");
         if !known.contains(&h) || sec.insert(h, s).is_some() {
-            let e = if version >= 2 {
+            let e = if version >= 3 {
+                "one each of metric, hardware, launch, assumptions, program, bound, assertions, derivation (and provenance)"
+            } else if version >= 2 {
                 "one each of metric, hardware, launch, assumptions, program, bound, derivation (and provenance)"
             } else {
                 "one each of metric, hardware, launch, program, bound, derivation"
@@ -790,7 +965,7 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         provenance: sec.get("provenance").map(|p| provenance(p)).transpose()?,
         program: program(get("program")?)?,
         bound: poly(bound)?,
-        root: node(root)?,
+        root: if version >= 3 { node_with(root, &table(get("assertions")?)?)? } else { node(root)? },
     })
 }
 

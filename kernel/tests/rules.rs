@@ -174,7 +174,7 @@ fn q_seq() {
     let r = rej(&seq(""));
     assert!(matches!(r.reason, Reason::Differs { component: "P", .. }), "{r}");
     assert!(
-        r.to_string().starts_with("rule Q:SEQ at node 0: post of first premise differs from pre of second (P:"),
+        r.to_string().starts_with("rule Q:SEQ at node 0: post of a premise differs from pre of the next (P:"),
         "{r}"
     );
 }

@@ -1,11 +1,12 @@
-//! The certificate writer (`spec/certificate.md`, version 2). Deterministic: every map is
+//! The certificate writer (`spec/certificate.md`, version 3: shared assertions, flat
+//! sequences). Deterministic: every map is
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
 use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
-use crate::core::assertion::linear::{fmt_q, CKind, Cstr, EntryKind, Lin};
+use crate::core::assertion::linear::{fmt_q, CKind, Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::assertion::poly::Poly;
 use crate::core::metric::Q;
-use crate::core::print::sexp_program;
+use crate::core::print::sexp_program_in;
 use crate::core::{Hardware, Launch, Metric, Program, Space};
 use num_traits::ToPrimitive;
 use std::collections::HashMap;
@@ -87,51 +88,167 @@ fn write_poly(out: &mut String, p: &Poly) {
     out.push(')');
 }
 
-/// The printed `(P …)` and `(D …)` parts, by the address of the shared list/map (nodes
-/// share them: a sequence's pre is its first statement's): each is printed once.
+/// The `(assertions …)` table of format 3 (spec/certificate.md "Shared assertions"): each
+/// `P` list and `D` map (by the address of the shared value: nodes share them) and each
+/// assertion is defined once, a `P`/`D` preferably as a change of the one defined before it.
 #[derive(Default)]
-struct Memo {
-    p: HashMap<usize, String>,
-    d: HashMap<usize, String>,
+struct Table {
+    /// The table's text (its entries, one per line).
+    text: String,
+    p: HashMap<usize, usize>,
+    d: HashMap<usize, usize>,
+    a: HashMap<(usize, usize, String), usize>,
+    /// The last `P` and `D` defined, with their numbers (bases of the next changes).
+    last_p: Option<(usize, Arc<Vec<Cstr>>)>,
+    last_d: Option<(usize, Arc<DepMap>)>,
+    /// Numbers of the `P` and `D` entries written so far.
+    np: usize,
+    nd: usize,
 }
 
-fn write_assn(out: &mut String, a: &Assn, memo: &mut Memo) {
-    let ps = memo.p.entry(Arc::as_ptr(&a.p) as usize).or_insert_with(|| {
-        let mut s = String::from("(P");
-        for c in a.p.iter() {
-            s.push(' ');
-            cstr_s(c, &mut s);
+fn write_dep(s: &mut String, x: &str, d: &Dep) {
+    let _ = match d.kind {
+        EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
+        EntryKind::Rem => write!(
+            s,
+            " (rem {x} {} {} {} {} {})",
+            d.k[0], d.k[1], d.k[2], d.r, d.g
+        ),
+        EntryKind::Linear => write!(
+            s,
+            " (dep {x} {} {} {} {} {})",
+            d.k[0], d.k[1], d.k[2], d.r, d.g
+        ),
+    };
+}
+
+/// `new` as `old` with the positions `drop` removed and `add` appended, when that is
+/// shorter than `new` itself.
+fn p_change<'n>(old: &[Cstr], new: &'n [Cstr]) -> Option<(Vec<usize>, &'n [Cstr])> {
+    let (mut drop, mut j) = (Vec::new(), 0);
+    for (i, c) in old.iter().enumerate() {
+        if new.get(j) == Some(c) {
+            j += 1;
+        } else {
+            drop.push(i);
         }
-        s.push(')');
-        s
-    });
-    out.push_str("(assn ");
-    out.push_str(ps);
-    let ds = memo.d.entry(Arc::as_ptr(&a.d) as usize).or_insert_with(|| {
-        let mut s = String::from("(D");
-        for (x, d) in a.d.iter() {
-            let _ = match d.kind {
-                EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
-                EntryKind::Rem => write!(
-                    s,
-                    " (rem {x} {} {} {} {} {})",
-                    d.k[0], d.k[1], d.k[2], d.r, d.g
-                ),
-                EntryKind::Linear => write!(
-                    s,
-                    " (dep {x} {} {} {} {} {})",
-                    d.k[0], d.k[1], d.k[2], d.r, d.g
-                ),
-            };
+    }
+    let add = new.get(j..).unwrap_or(&[]);
+    (drop.len() + add.len() < new.len()).then_some((drop, add))
+}
+
+impl Table {
+    fn p_name(&mut self, p: &Arc<Vec<Cstr>>) -> usize {
+        let key = Arc::as_ptr(p) as usize;
+        if let Some(&k) = self.p.get(&key) {
+            return k;
         }
-        s.push(')');
-        s
-    });
-    out.push(' ');
-    out.push_str(ds);
-    out.push_str(" (Q ");
-    write_poly(out, &a.q);
-    out.push_str("))");
+        if let Some((b, old)) = &self.last_p {
+            if **old == **p {
+                // an equal list under another address: the same name
+                let b = *b;
+                self.p.insert(key, b);
+                return b;
+            }
+        }
+        let k = self.np;
+        self.np += 1;
+        let t = &mut self.text;
+        let _ = write!(t, "  (p p{k}");
+        let change = self
+            .last_p
+            .as_ref()
+            .and_then(|(b, old)| Some((*b, p_change(old, p)?)));
+        let add = match change {
+            Some((b, (drop, add))) => {
+                let _ = write!(t, " (base p{b})");
+                if !drop.is_empty() {
+                    t.push_str(" (drop");
+                    for i in drop {
+                        let _ = write!(t, " {i}");
+                    }
+                    t.push(')');
+                }
+                add
+            }
+            None => &p[..],
+        };
+        for c in add {
+            t.push(' ');
+            cstr_s(c, t);
+        }
+        t.push_str(")\n");
+        self.p.insert(key, k);
+        self.last_p = Some((k, Arc::clone(p)));
+        k
+    }
+
+    fn d_name(&mut self, d: &Arc<DepMap>) -> usize {
+        let key = Arc::as_ptr(d) as usize;
+        if let Some(&k) = self.d.get(&key) {
+            return k;
+        }
+        if let Some((b, old)) = &self.last_d {
+            if **old == **d {
+                let b = *b;
+                self.d.insert(key, b);
+                return b;
+            }
+        }
+        let k = self.nd;
+        self.nd += 1;
+        let t = &mut self.text;
+        let _ = write!(t, "  (d d{k}");
+        let changed: Vec<(&String, &Dep)> = match &self.last_d {
+            Some((_, old)) => d.iter().filter(|(x, e)| old.get(*x) != Some(*e)).collect(),
+            None => d.iter().collect(),
+        };
+        let dropped: Vec<&String> = match &self.last_d {
+            Some((_, old)) => old.keys().filter(|x| !d.contains_key(*x)).collect(),
+            None => Vec::new(),
+        };
+        let delta = self
+            .last_d
+            .as_ref()
+            .map(|(b, _)| *b)
+            .filter(|_| changed.len() + dropped.len() < d.len());
+        if let Some(b) = delta {
+            let _ = write!(t, " (base d{b})");
+            if !dropped.is_empty() {
+                t.push_str(" (drop");
+                for x in dropped {
+                    let _ = write!(t, " {x}");
+                }
+                t.push(')');
+            }
+            for (x, e) in changed {
+                write_dep(t, x, e);
+            }
+        } else {
+            for (x, e) in d.iter() {
+                write_dep(t, x, e);
+            }
+        }
+        t.push_str(")\n");
+        self.d.insert(key, k);
+        self.last_d = Some((k, Arc::clone(d)));
+        k
+    }
+
+    /// The name of the assertion `a`, defining it (and its parts) on first use.
+    fn a_name(&mut self, a: &Assn) -> usize {
+        let (pk, dk) = (self.p_name(&a.p), self.d_name(&a.d));
+        let mut q = String::new();
+        write_poly(&mut q, &a.q);
+        let key = (pk, dk, q);
+        if let Some(&k) = self.a.get(&key) {
+            return k;
+        }
+        let k = self.a.len();
+        let _ = writeln!(self.text, "  (a a{k} p{pk} d{dk} {})", key.2);
+        self.a.insert(key, k);
+        k
+    }
 }
 
 fn write_farkas(out: &mut String, f: &Farkas) {
@@ -202,7 +319,7 @@ fn write_field(out: &mut String, f: &Field) {
 const MAX_INDENT: usize = 32;
 const SPACES: &str = "                                ";
 
-fn node_s(n: &Node, indent: usize, out: &mut String, memo: &mut Memo) {
+fn node_s(n: &Node, indent: usize, out: &mut String, table: &mut Table) {
     // indentation is capped (deeply nested derivations would otherwise be mostly spaces)
     let pad = &SPACES[..indent.min(MAX_INDENT)];
     out.push_str(pad);
@@ -210,15 +327,9 @@ fn node_s(n: &Node, indent: usize, out: &mut String, memo: &mut Memo) {
     out.push_str(n.rule);
     match &n.judgment {
         Judgment::Stmt { pre, post } => {
-            out.push('\n');
-            out.push_str(pad);
-            out.push_str("  (pre ");
-            write_assn(out, pre, memo);
-            out.push_str(")\n");
-            out.push_str(pad);
-            out.push_str("  (post ");
-            write_assn(out, post, memo);
-            out.push(')');
+            out.push(' ');
+            let (a, b) = (table.a_name(pre), table.a_name(post));
+            let _ = write!(out, "  (pre a{a}) (post a{b})");
         }
         Judgment::Expr { cost } => {
             out.push_str(" (cost ");
@@ -234,7 +345,7 @@ fn node_s(n: &Node, indent: usize, out: &mut String, memo: &mut Memo) {
     }
     for c in &n.children {
         out.push('\n');
-        node_s(c, indent + 2, out, memo);
+        node_s(c, indent + 2, out, table);
     }
     out.push(')');
 }
@@ -260,7 +371,7 @@ fn write_assumptions(s: &mut String, prog: &Program) {
 
 /// Writes the certificate text for the claim "per warp, the cost of `prog` under `metric`
 /// with hardware `hw` and block `launch.block` is at most the root potential", with the
-/// derivation `root` (whose `pre` potential is the bound). The output is version 2 of
+/// derivation `root` (whose `pre` potential is the bound). The output is version 3 of
 /// `spec/certificate.md` without a provenance section ([`super::provenance`] adds it);
 /// the function is total and deterministic.
 pub fn write(
@@ -270,7 +381,7 @@ pub fn write(
     launch: &Launch,
     root: &Node,
 ) -> String {
-    let mut s = String::from("warpcert-certificate 2\n");
+    let mut s = String::from("warpcert-certificate 3\n");
     let _ = writeln!(s, "(metric {})", metric.name.as_str());
     let _ = writeln!(
         s,
@@ -289,9 +400,14 @@ pub fn write(
     s.push_str("(bound ");
     write_poly(&mut s, &bound);
     s.push_str(")\n");
-    s.push_str("(derivation\n");
-    node_s(root, 2, &mut s, &mut Memo::default());
+    let mut table = Table::default();
+    let mut deriv = String::from("(derivation\n");
+    node_s(root, 2, &mut deriv, &mut table);
+    deriv.push_str(")\n");
+    s.push_str("(assertions\n");
+    s.push_str(&table.text);
     s.push_str(")\n");
+    s.push_str(&deriv);
     s
 }
 
@@ -299,7 +415,7 @@ pub fn write(
 /// without a final newline: the text whose SHA-256 the provenance section records.
 pub fn program_sexp(prog: &Program) -> String {
     let mut s = String::new();
-    sexp_program(prog, &mut s);
+    sexp_program_in(prog, &mut s, true);
     s.pop(); // the final newline
     s
 }

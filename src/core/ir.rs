@@ -406,6 +406,20 @@ pub enum Stmt {
 }
 
 impl Stmt {
+    /// The statements of a right-nested sequence chain, in order: `[a, b, c]` for
+    /// `Seq(a, Seq(b, c))` (a `Seq` in first position stays one item); `[self]` for a
+    /// statement that is not a `Seq`. Iterative: linear in the chain's length, no recursion.
+    pub fn seq_items(&self) -> Vec<&Stmt> {
+        let mut out = Vec::new();
+        let mut cur = self;
+        while let Stmt::Seq(a, b) = cur {
+            out.push(&**a);
+            cur = b;
+        }
+        out.push(cur);
+        out
+    }
+
     /// Right-nested sequence of the statements (`skip` for an empty list); `skip`s are kept.
     pub fn seq(mut stmts: Vec<Stmt>) -> Stmt {
         // built from the back: linear time, no recursion (the nesting is the same)
@@ -444,7 +458,13 @@ impl Stmt {
     fn collect_writes(&self, out: &mut Vec<String>) {
         match self {
             Stmt::Skip | Stmt::Sync(_) | Stmt::Write(..) => {}
-            Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+            Stmt::Seq(..) => {
+                // along the chain without recursion per item
+                for x in self.seq_items() {
+                    x.collect_writes(out);
+                }
+            }
+            Stmt::If(_, a, b, _) => {
                 a.collect_writes(out);
                 b.collect_writes(out);
             }

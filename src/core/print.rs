@@ -64,6 +64,11 @@ pub fn sexp_warp(x: &str, op: &WarpOp) -> String {
 /// `(program NAME (params …) (arrays …) (locals …) (body …))` over several lines, each
 /// line indented by two spaces per level, ending with a newline.
 pub fn sexp_program(prog: &Program, out: &mut String) {
+    sexp_program_in(prog, out, false)
+}
+
+/// [`sexp_program`] with flat sequences when `flat` (certificate format 3).
+pub fn sexp_program_in(prog: &Program, out: &mut String, flat: bool) {
     let _ = writeln!(out, "(program {}", prog.name);
     out.push_str("  (params");
     for p in &prog.params {
@@ -85,13 +90,19 @@ pub fn sexp_program(prog: &Program, out: &mut String) {
         let _ = write!(out, " ({} {x})", t.keyword());
     }
     out.push_str(")\n  (body\n");
-    sexp_stmt(&prog.body, 4, out);
+    sexp_stmt_in(&prog.body, 4, out, flat);
     out.push_str("  ))\n");
 }
 
 /// The certificate s-expression of a statement, one node per line, indented by `indent`
 /// (at most 32 columns: deeply nested bodies would otherwise be mostly spaces).
 pub fn sexp_stmt(s: &Stmt, indent: usize, out: &mut String) {
+    sexp_stmt_in(s, indent, out, false)
+}
+
+/// [`sexp_stmt`], with a sequence chain written as one flat `(seq S1 … Sn)` list when
+/// `flat` (certificate format 3, `spec/certificate.md` "Program").
+pub fn sexp_stmt_in(s: &Stmt, indent: usize, out: &mut String, flat: bool) {
     let pad = " ".repeat(indent.min(32));
     match s {
         Stmt::Skip => {
@@ -109,21 +120,30 @@ pub fn sexp_stmt(s: &Stmt, indent: usize, out: &mut String) {
         Stmt::Warp(x, op, _) => {
             let _ = writeln!(out, "{pad}{}", sexp_warp(x, op));
         }
+        Stmt::Seq(..) if flat => {
+            // a right-nested chain as one list (certificate format 3): the nesting of the
+            // text follows the program's real nesting, not the sequence's length
+            let _ = writeln!(out, "{pad}(seq");
+            for x in s.seq_items() {
+                sexp_stmt_in(x, indent + 2, out, flat);
+            }
+            let _ = writeln!(out, "{pad})");
+        }
         Stmt::Seq(a, b) => {
             let _ = writeln!(out, "{pad}(seq");
-            sexp_stmt(a, indent + 2, out);
-            sexp_stmt(b, indent + 2, out);
+            sexp_stmt_in(a, indent + 2, out, flat);
+            sexp_stmt_in(b, indent + 2, out, flat);
             let _ = writeln!(out, "{pad})");
         }
         Stmt::If(e, a, b, _) => {
             let _ = writeln!(out, "{pad}(if {}", sexp_expr(e));
-            sexp_stmt(a, indent + 2, out);
-            sexp_stmt(b, indent + 2, out);
+            sexp_stmt_in(a, indent + 2, out, flat);
+            sexp_stmt_in(b, indent + 2, out, flat);
             let _ = writeln!(out, "{pad})");
         }
         Stmt::While(e, b, _) => {
             let _ = writeln!(out, "{pad}(while {}", sexp_expr(e));
-            sexp_stmt(b, indent + 2, out);
+            sexp_stmt_in(b, indent + 2, out, flat);
             let _ = writeln!(out, "{pad})");
         }
     }

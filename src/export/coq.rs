@@ -632,11 +632,7 @@ impl<'c> Exporter<'c> {
             ("Q:SKIP", _) => format!("DSkip {a}"),
             ("Q:SYNC", _) => format!("DSync {a} {b}"),
             ("Q:SHFL" | "Q:VOTE", _) => format!("DWarp {a} {b}"),
-            ("Q:SEQ", Stmt::Seq(s1, s2)) => {
-                let d1 = self.node(child(0)?, s1, ind + 2)?;
-                let d2 = self.node(child(1)?, s2, ind + 2)?;
-                format!("DSeq {a} {b}\n{pad}  ({d1})\n{pad}  ({d2})")
-            }
+            ("Q:SEQ", Stmt::Seq(..)) => self.seq(&n.children, s, a, b, ind)?,
             ("Q:VWRITE1" | "Q:VWRITE2", _) => self.vwrite(&at, s)?,
             ("Q:LWRITE", Stmt::Write(_, _, ex)) => {
                 let eacc = self.expr_acc(child(1)?, ex, pre);
@@ -839,6 +835,40 @@ impl<'c> Exporter<'c> {
         Ok(format!(
             "{k} {a} {b} {acc} {wx} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})"
         ))
+    }
+
+    /// A Q:SEQ node with the children `kids` (`k ≥ 2`, certificate format 3) about the
+    /// chain `s`, pre `a`, post `b`, as the nested binary `DSeq`s it stands for: the first
+    /// child, then the rest of the chain from the second child's pre (spec/certificate.md).
+    fn seq(
+        &mut self,
+        kids: &[Node],
+        s: &Stmt,
+        a: &str,
+        b: &str,
+        ind: usize,
+    ) -> Result<String, ExportError> {
+        let pad = " ".repeat(ind);
+        let (Stmt::Seq(s1, s2), [first, rest @ ..]) = (s, kids) else {
+            return Err(ExportError::Unsupported(format!(
+                "Q:SEQ with {} children about a {}",
+                kids.len(),
+                s.kind()
+            )));
+        };
+        let d1 = self.node(first, s1, ind + 2)?;
+        let d2 = match rest {
+            [one] => self.node(one, s2, ind + 2)?,
+            [second, ..] => {
+                let mid = match &second.pre {
+                    Some(p) => self.assn(p)?,
+                    None => return Err(ExportError::Unsupported("Q:SEQ child without pre".into())),
+                };
+                self.seq(rest, s2, &mid, b, ind + 2)?
+            }
+            [] => return Err(ExportError::Unsupported("Q:SEQ with one child".into())),
+        };
+        Ok(format!("DSeq {a} {b}\n{pad}  ({d1})\n{pad}  ({d2})"))
     }
 
     /// The number of constraints of `cond(¬e)` (neg) or `cond(e)` (spec/logic.md §2).

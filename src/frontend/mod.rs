@@ -167,10 +167,12 @@ pub fn lower(
     })
 }
 
-/// Checks that the lowered program nests at most [`diag::MAX_NESTING`] levels (a sequence
-/// of `n` statements nests `n` levels: sequences are right-nested), so that the analysis,
-/// the certificate writer and the kernel, which recurse along it, never see deeper input.
-/// Iterative. The error points at the first statement below the limit.
+/// Checks that the lowered program nests at most [`diag::MAX_NESTING`] levels, so that the
+/// analysis, the certificate writer and the kernel, which recurse along the nesting, never
+/// see deeper input. Statements inside statements (branches, loop bodies, a sequence as the
+/// first statement of another) count a level each; the statements of one sequence chain do
+/// not (every stage walks a chain as a list: issue 13). Iterative. The error points at the
+/// first statement below the limit.
 fn check_program_depth(parsed: &Parsed, body: &crate::core::Stmt) -> Result<(), Diagnostic> {
     use crate::core::Stmt as S;
     let mut stack: Vec<(&S, usize)> = vec![(body, 1)];
@@ -178,8 +180,10 @@ fn check_program_depth(parsed: &Parsed, body: &crate::core::Stmt) -> Result<(), 
         let loc = match s {
             S::Skip => None,
             S::Seq(a, b) => {
-                stack.push((b, d + 1));
-                stack.push((a, d + 1));
+                // the rest of the chain is at the chain's level; a sequence in first
+                // position is a nested one
+                stack.push((b, d));
+                stack.push((a, if matches!(**a, S::Seq(..)) { d + 1 } else { d }));
                 None
             }
             S::If(_, a, b, l) => {
@@ -202,7 +206,7 @@ fn check_program_depth(parsed: &Parsed, body: &crate::core::Stmt) -> Result<(), 
             return Err(parsed.sources.limit(
                 pos,
                 format!(
-                    "the lowered program nests deeper than warpcert's limit of {} levels here (a sequence of n three-address statements nests n levels; split the kernel)",
+                    "the lowered program nests deeper than warpcert's limit of {} levels here (statements inside statements; split the kernel)",
                     diag::MAX_NESTING
                 ),
             ));

@@ -46,18 +46,45 @@ pub fn q_sync(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
 }
 
 /// Q:SEQ — `s1; s2`: `c1.pre = pre`, `c1.post = c2.pre`, `c2.post = post`. In filtered
-/// position (spec/logic.md §4a) `c2` is filtered too.
+/// position (spec/logic.md §4a) `c2` is filtered too. A node with `k ≥ 2` children
+/// (format 3) is about the chain `s1; (s2; (… ; sk))` and is the nested binary rule
+/// instances with the intermediate assertions its children's: child `i < k` is about `si`
+/// (ordinary), child `k` about the rest of the chain (filtered when the node is), and
+/// `c_i.post = c_{i+1}.pre`. Iterative over the children.
 pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    let Subject::Stmt(Stmt::Seq(s1, s2)) = s else {
+    let Subject::Stmt(mut cur @ Stmt::Seq(..)) = s else {
         return Err(wrong(cx, "seq", s));
     };
-    let c = cx.shape::<2>(n, &[])?;
-    cx.check_node(&c[0], Subject::Stmt(s1), pre, 0)?;
-    cx.check_node_in(&c[1], Subject::Stmt(s2), pre, 1, cx.filter().as_ref())?;
-    let ((p1, q1), (p2, q2)) = (cx.pp(&c[0])?, cx.pp(&c[1])?);
-    cx.same(p1, pre, "pre of first premise", "pre")?;
-    cx.same(q1, p2, "post of first premise", "pre of second")?;
-    cx.same(q2, cx.post(n)?, "post of second premise", "post")?;
+    if let Some(f) = n.fields.iter().find(|f| !["pre", "post"].contains(&f.as_str())) {
+        return Err(cx.rej(Reason::UnexpectedField(f.clone())));
+    }
+    let k = n.children.len();
+    if k < 2 {
+        return Err(cx.rej(Reason::ChildCount { expected: 2, found: k }));
+    }
+    let mut prev = pre;
+    for (i, c) in n.children.iter().enumerate() {
+        let last = i + 1 == k;
+        let item = if last {
+            cur
+        } else {
+            let Stmt::Seq(a, b) = cur else {
+                return Err(wrong(cx, "a sequence of one statement per child", s));
+            };
+            cur = b;
+            a
+        };
+        let filter = if last { cx.filter() } else { None };
+        cx.check_node_in(c, Subject::Stmt(item), pre, i, filter.as_ref())?;
+        let (cp, cq) = cx.pp(c)?;
+        if i == 0 {
+            cx.same(cp, pre, "pre of first premise", "pre")?;
+        } else {
+            cx.same(prev, cp, "post of a premise", "pre of the next")?;
+        }
+        prev = cq;
+    }
+    cx.same(prev, cx.post(n)?, "post of the last premise", "post")?;
     Ok(Rat::zero())
 }
 

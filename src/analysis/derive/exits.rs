@@ -24,9 +24,10 @@ impl Ctx<'_> {
     pub(super) fn exit_atoms(&self, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
         fn walk<'s>(s: &'s Stmt, ifs: &mut Vec<&'s Expr>, asg: &mut Vec<(&'s String, &'s Expr)>) {
             match s {
-                Stmt::Seq(a, b) => {
-                    walk(a, ifs, asg);
-                    walk(b, ifs, asg);
+                Stmt::Seq(..) => {
+                    for x in s.seq_items() {
+                        walk(x, ifs, asg);
+                    }
                 }
                 Stmt::If(e, a, b, _) => {
                     ifs.push(e);
@@ -122,12 +123,7 @@ impl Ctx<'_> {
     /// sequence's last statement is filtered; anything else is an ordinary statement.
     pub(super) fn fwd_filt(&mut self, s: &Stmt, pre: &Abs, f: &Expr) -> Result<AN, AnalysisError> {
         let kind_post: (AK, Abs) = match s {
-            Stmt::Seq(a, b) => {
-                let na = self.fwd(a, pre)?;
-                let nb = self.fwd_filt(b, &na.post, f)?;
-                let post = nb.post.clone();
-                (AK::Seq(Box::new(na), Box::new(nb)), post)
-            }
+            Stmt::Seq(..) => self.fwd_seq(s, pre, Some(f))?,
             Stmt::If(c, s1, s2, loc) => match self.fwd_filt_if(c, s1, s2, loc, pre, f)? {
                 Some(kind_post) => kind_post,
                 None => return self.fwd(s, pre),
@@ -406,7 +402,7 @@ impl Ctx<'_> {
 /// Whether the filtered spine of `a` (spec/logic.md §4a) has a Q:IFEXIT1/4.
 pub(super) fn has_exit(a: &AN) -> bool {
     match &a.kind {
-        AK::Seq(_, b) => has_exit(b),
+        AK::Seq(v) => v.last().is_some_and(has_exit),
         AK::If23 { branch, .. } => has_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_exit(t) || has_exit(f),
         AK::IfExit(IfExitAn { .. }) => true,
@@ -417,7 +413,7 @@ pub(super) fn has_exit(a: &AN) -> bool {
 /// Whether the filtered spine of `a` has a Q:IFEXIT4 (a divergent exit).
 pub(super) fn has_divergent_exit(a: &AN) -> bool {
     match &a.kind {
-        AK::Seq(_, b) => has_divergent_exit(b),
+        AK::Seq(v) => v.last().is_some_and(has_divergent_exit),
         AK::If23 { branch, .. } => has_divergent_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_divergent_exit(t) || has_divergent_exit(f),
         AK::IfExit(IfExitAn { uniform, f, .. }) => !uniform || has_divergent_exit(f),

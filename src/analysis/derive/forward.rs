@@ -23,7 +23,7 @@ impl Ctx<'_> {
     pub(super) fn operand_node(&self, o: &Operand, loc: Loc) -> Result<(Node, Q), AnalysisError> {
         let (rule, cost) = match o {
             Operand::Var(x) => {
-                if self.prog.local_ty(x).is_none() {
+                if self.local_ty(x).is_none() {
                     return Err(err(Some(loc), format!("undeclared local `{x}`")));
                 }
                 ("OQ:VAR", self.metric.var.clone())
@@ -153,12 +153,7 @@ impl Ctx<'_> {
         let kind_post: (AK, Abs) = match s {
             Stmt::Skip => (AK::Skip, pre.clone()),
             Stmt::Sync(_) => (AK::Sync, pre.clone()),
-            Stmt::Seq(a, b) => {
-                let na = self.fwd(a, pre)?;
-                let nb = self.fwd(b, &na.post)?;
-                let post = nb.post.clone();
-                (AK::Seq(Box::new(na), Box::new(nb)), post)
-            }
+            Stmt::Seq(..) => self.fwd_seq(s, pre, None)?,
             Stmt::Assign(x, e, loc) => self.fwd_assign(x, e, loc, pre)?,
             Stmt::Write(arr, o, e, loc) if self.is_local(arr) => {
                 let (on, c1) = self.operand_node(o, *loc)?;
@@ -264,7 +259,6 @@ impl Ctx<'_> {
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
         let xty = self
-            .prog
             .local_ty(x)
             .ok_or_else(|| err(Some(*loc), format!("assignment to undeclared local `{x}`")))?;
         let (en, cost) = self.expr_node(e, pre, *loc)?;
@@ -654,7 +648,7 @@ impl Ctx<'_> {
         let seq = AN {
             pre: pre.clone(),
             post: post.clone(),
-            kind: AK::Seq(Box::new(b), Box::new(rest)),
+            kind: AK::Seq(vec![b, rest]),
         };
         Ok(Some(AN {
             pre: pre.clone(),

@@ -4,7 +4,7 @@
 use crate::analysis::derive::loops::loop_key;
 use crate::core::assertion::linear::DepMap;
 use crate::core::{Expr, Operand, Stmt};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A set of names (locals, parameters, `threadIdx.d`) borrowed from the program.
 pub(super) type Names<'s> = BTreeSet<&'s str>;
@@ -37,20 +37,28 @@ pub(super) fn expr_reads<'s>(e: &'s Expr, out: &mut Names<'s>) {
 
 /// [`upward_exposed`], recording for every loop of `s` the locals live at its head and for
 /// every `if` those live at the start of its else branch.
+/// and for every item of a sequence chain (keyed by its address) those live after it.
+/// Sequence chains are walked iteratively (no recursion per item).
 pub(super) fn live_in<'s>(
     s: &'s Stmt,
     after: &Names<'s>,
     loops: &mut BTreeMap<usize, Names<'s>>,
     elses: &mut BTreeMap<usize, Names<'s>>,
+    seqs: &mut HashMap<usize, Names<'s>>,
 ) -> Names<'s> {
     match s {
-        Stmt::Seq(a, b) => {
-            let mid = live_in(b, after, loops, elses);
-            live_in(a, &mid, loops, elses)
+        Stmt::Seq(..) => {
+            let mut cur = after.clone();
+            for it in s.seq_items().into_iter().rev() {
+                let next = live_in(it, &cur, loops, elses, seqs);
+                seqs.insert(it as *const Stmt as usize, cur);
+                cur = next;
+            }
+            cur
         }
         Stmt::If(c, a, b, _) => {
-            let mut out = live_in(a, after, loops, elses);
-            let lb = live_in(b, after, loops, elses);
+            let mut out = live_in(a, after, loops, elses, seqs);
+            let lb = live_in(b, after, loops, elses, seqs);
             out.extend(lb.iter().copied());
             elses.insert(&**b as *const Stmt as usize, lb);
             expr_reads(c, &mut out);
@@ -58,7 +66,7 @@ pub(super) fn live_in<'s>(
         }
         Stmt::While(_, body, _) => {
             let l = upward_exposed(s, after);
-            live_in(body, &l, loops, elses);
+            live_in(body, &l, loops, elses, seqs);
             loops.insert(loop_key(body), l.clone());
             l
         }
@@ -98,7 +106,13 @@ pub(super) fn upward_exposed<'s>(s: &'s Stmt, after: &Names<'s>) -> Names<'s> {
             }
             out
         }
-        Stmt::Seq(a, b) => upward_exposed(a, &upward_exposed(b, after)),
+        Stmt::Seq(..) => {
+            let mut cur = after.clone();
+            for it in s.seq_items().into_iter().rev() {
+                cur = upward_exposed(it, &cur);
+            }
+            cur
+        }
         Stmt::If(c, a, b, _) => {
             let mut out = upward_exposed(a, after);
             out.extend(upward_exposed(b, after));

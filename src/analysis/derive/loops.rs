@@ -477,7 +477,8 @@ pub(super) fn houdini_candidates(p: &[Cstr]) -> Vec<Cstr> {
 pub(super) fn has_loop(s: &Stmt) -> bool {
     match s {
         Stmt::While(..) => true,
-        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => has_loop(a) || has_loop(b),
+        Stmt::Seq(..) => s.seq_items().into_iter().any(has_loop),
+        Stmt::If(_, a, b, _) => has_loop(a) || has_loop(b),
         _ => false,
     }
 }
@@ -527,24 +528,22 @@ pub(super) fn step_lower_bound(p: &[Cstr], step: &Lin) -> Option<Q> {
 
 /// `y − c = 0` for each `int` local whose only assignment in `prog` is `y ← c`.
 pub(super) fn const_facts(prog: &Program) -> Vec<Cstr> {
+    // one walk over the program (a walk per local would be quadratic in long programs)
+    let mut all = Vec::new();
+    all_assigns(&prog.body, &mut all);
+    let mut by_local: std::collections::HashMap<&str, Vec<&Expr>> = Default::default();
+    for (z, e) in all {
+        by_local.entry(z.as_str()).or_default().push(e);
+    }
     let mut out = Vec::new();
     for (y, t) in &prog.locals {
         if *t != Ty::Int {
             continue;
         }
-        let mut n = 0;
-        count_assigns(&prog.body, y, &mut n);
-        if n != 1 {
-            continue;
-        }
-        let mut top = Vec::new();
-        all_assigns(&prog.body, &mut top);
-        for (z, e) in top {
-            if z == y {
-                if let Expr::Opd(Operand::Const(crate::core::Const::Int(c))) = e {
-                    out.push(Cstr::eq(Lin::var(y).plus_const(&-q(*c))));
-                }
-            }
+        if let Some([Expr::Opd(Operand::Const(crate::core::Const::Int(c)))]) =
+            by_local.get(y.as_str()).map(Vec::as_slice)
+        {
+            out.push(Cstr::eq(Lin::var(y).plus_const(&-q(*c))));
         }
     }
     out
@@ -553,7 +552,12 @@ pub(super) fn const_facts(prog: &Program) -> Vec<Cstr> {
 pub(super) fn all_assigns<'s>(s: &'s Stmt, out: &mut Vec<(&'s String, &'s Expr)>) {
     match s {
         Stmt::Assign(y, e, _) => out.push((y, e)),
-        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+        Stmt::Seq(..) => {
+            for x in s.seq_items() {
+                all_assigns(x, out);
+            }
+        }
+        Stmt::If(_, a, b, _) => {
             all_assigns(a, out);
             all_assigns(b, out);
         }
@@ -569,9 +573,10 @@ pub(super) fn loop_key(body: &Stmt) -> usize {
 
 pub(super) fn flatten<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
     match s {
-        Stmt::Seq(a, b) => {
-            flatten(a, out);
-            flatten(b, out);
+        Stmt::Seq(..) => {
+            for x in s.seq_items() {
+                flatten(x, out);
+            }
         }
         other => out.push(other),
     }
@@ -580,7 +585,12 @@ pub(super) fn flatten<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
 pub(super) fn count_assigns(s: &Stmt, x: &str, n: &mut usize) {
     match s {
         Stmt::Assign(y, _, _) | Stmt::Warp(y, _, _) if y == x => *n += 1,
-        Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => {
+        Stmt::Seq(..) => {
+            for it in s.seq_items() {
+                count_assigns(it, x, n);
+            }
+        }
+        Stmt::If(_, a, b, _) => {
             count_assigns(a, x, n);
             count_assigns(b, x, n);
         }

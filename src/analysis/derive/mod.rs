@@ -20,6 +20,7 @@ mod instantiate;
 mod launch;
 mod liveness;
 mod loops;
+mod seq;
 mod template;
 
 use crate::analysis::derive::backward::Back;
@@ -101,7 +102,14 @@ struct AN {
 enum AK {
     Skip,
     Sync,
-    Seq(Box<AN>, Box<AN>),
+    /// A sequence chain as one list (at least two items; [`seq`]).
+    Seq(Vec<AN>),
+    /// Q:WEAK dropping from the post the constraints and `D` entries of dead locals
+    /// (`w_post` proves the post's `P`, a sublist, from `inner.post.P`); pre unchanged.
+    Weaken {
+        inner: Box<AN>,
+        w_post: Vec<Farkas>,
+    },
     Assign(AssignAn),
     /// Q:SHFL/Q:VOTE.
     Warp(WarpAn),
@@ -286,6 +294,12 @@ pub struct Ctx<'a> {
     live_else: BTreeMap<usize, Names<'a>>,
     /// The locals and parameters live at the start of the body (its upward-exposed reads).
     live_root: Names<'a>,
+    /// For every item of a sequence chain (keyed by its address): the names live after
+    /// it ([`seq`] drops facts about the other locals).
+    live_after: std::collections::HashMap<usize, Names<'a>>,
+    /// The type of every local by name (`Program::local_ty` searches a list; programs may
+    /// declare thousands of temporaries).
+    local_tys: std::collections::HashMap<&'a str, Ty>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
@@ -295,6 +309,13 @@ pub struct Ctx<'a> {
     /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
     /// RaCUDA's representations.
     lanes: bool,
+}
+
+impl Ctx<'_> {
+    /// The type of local `x` (`Program::local_ty` in constant time).
+    fn local_ty(&self, x: &str) -> Option<Ty> {
+        self.local_tys.get(x).copied()
+    }
 }
 
 fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
@@ -335,6 +356,13 @@ impl<'a> Ctx<'a> {
             exit_fix: BTreeMap::new(),
             live_else: BTreeMap::new(),
             live_root: BTreeSet::new(),
+            live_after: Default::default(),
+            local_tys: prog
+                .locals
+                .iter()
+                .rev()
+                .map(|(x, t)| (x.as_str(), *t))
+                .collect(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = match a.space {
@@ -351,6 +379,7 @@ impl<'a> Ctx<'a> {
             &BTreeSet::new(),
             &mut c.live_loop,
             &mut c.live_else,
+            &mut c.live_after,
         );
         c.collect_atoms(&prog.body, &mut Vec::new());
         c

@@ -112,18 +112,13 @@ impl Back<'_, '_> {
                 let qp = qpost.plus_const(&self.ctx.metric.sync);
                 (node("Q:SYNC", &qp, vec![], vec![]), qp)
             }
-            AK::Seq(s1, s2) => {
-                let (n2, qm) = self.back(s2, qpost.clone())?;
-                let (n1, qp) = self.back(s1, qm)?;
-                (
-                    node(
-                        "Q:SEQ",
-                        &qp,
-                        vec![],
-                        vec![TChild::Stmt(n1), TChild::Stmt(n2)],
-                    ),
-                    qp,
-                )
+            AK::Seq(items) => {
+                let (kids, qp) = self.back_seq(items, &qpost)?;
+                (node("Q:SEQ", &qp, vec![], kids), qp)
+            }
+            AK::Weaken { inner, w_post } => {
+                let (fields, n, q) = self.back_weaken(inner, w_post, &qpost)?;
+                (node("Q:WEAK", &q, fields, vec![TChild::Stmt(n)]), q)
             }
             AK::Assign(an) => self.back_assign(a, an, &qpost)?,
             AK::Warp(an) => self.back_warp(a, an, &qpost)?,

@@ -1,0 +1,157 @@
+//! Certificate format 3 (spec/certificate.md "Shared assertions", "Long sequences"): a
+//! hand-written certificate whose assertions are named in an `(assertions …)` table and
+//! whose sequence is one flat `(seq …)` with a three-child `Q:SEQ`; it is accepted exactly
+//! like the same derivation written with inline assertions (version 1), and mutants of the
+//! table or of the chain are rejected.
+
+mod common;
+use common::*;
+use warpcert_kernel::{check, Reason};
+
+/// `A[tid] ← 0` three times under `sectors`, block 32×1×1. Hand derivation (as for the
+/// single store of tests/kernels.rs): each store writes 32 consecutive 4-byte elements,
+/// four 32-byte sectors, N* = 4; three stores cost 12. The pre potentials are 12, 8, 4 and
+/// the final post potential is 0.
+const BODY: &str = "(seq (write A (tid x) (int 0)) (write A (tid x) (int 0)) (write A (tid x) (int 0)))";
+const STORE: &str = "(n 4) (OQ:TID (cost 0)) (OQ:CONST (cost 0))";
+const ASSUME: &str = "(assumptions (terminates) (no-runtime-error) (no-overflow) (aligned A) (no-alias A) (race-free) (atomics-unserialized) (warp-alone))";
+
+/// The version 3 text with the given `(assertions …)` entries and derivation.
+fn v3(version: &str, table: &str, derivation: &str) -> String {
+    format!(
+        "warpcert-certificate {version}\n(metric sectors)\n(hardware 32 32 4 32)\n(launch 32 1 1)\n{ASSUME}\n(program k\n  (params)\n  (arrays (A global int 4))\n  (locals)\n  (body {BODY}))\n(bound (poly (12)))\n(assertions\n{table})\n(derivation\n{derivation})\n"
+    )
+}
+
+/// The table: `p0` the launch facts; `p1` written as a change of `p0` (its last fact,
+/// `threadIdx.z ≤ 0`, dropped and added again: the same list); `a0`..`a3` with potentials
+/// 12, 8, 4, 0 (a store's post keeps its pre's facts).
+fn table() -> String {
+    format!(
+        "(p p0 {})\n(d d0)\n(a a0 p0 d0 (poly (12)))\n(a a1 p0 d0 (poly (8)))\n(a a2 p0 d0 (poly (4)))\n(p p1 (base p0) (drop 5) (le (lin 0 (1 threadIdx.z))))\n(a a3 p1 d0 (poly))\n",
+        launch([32, 1, 1])
+    )
+}
+
+/// A `Q:SEQ` from `a0` to `a3` over the given children.
+fn seq(children: &[String]) -> String {
+    snode("Q:SEQ", "a0", "a3", &children.join(" "))
+}
+
+fn store(pre: &str, post: &str) -> String {
+    snode("Q:GWRITE", pre, post, STORE)
+}
+
+fn good() -> String {
+    v3("3", &table(), &seq(&[store("a0", "a1"), store("a1", "a2"), store("a2", "a3")]))
+}
+
+#[test]
+fn named_assertions_and_flat_sequence_accepted_like_inline_ones() {
+    let v = check(&good()).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(v.bound, "12");
+    // 1 seq + 3 × (1 store + 2 operands).
+    assert_eq!(v.nodes_checked, 10);
+    // The same derivation with inline assertions and the binary (version 1) chain.
+    let l = launch([32, 1, 1]);
+    let (a0, a1, a2, a3) = (assn(&l, "", "(12)"), assn(&l, "", "(8)"), assn(&l, "", "(4)"), assn(&l, "", ""));
+    let inner = snode(
+        "Q:SEQ",
+        &a1,
+        &a3,
+        &format!("{} {}", snode("Q:GWRITE", &a1, &a2, STORE), snode("Q:GWRITE", &a2, &a3, STORE)),
+    );
+    let root = snode("Q:SEQ", &a0, &a3, &format!("{} {inner}", snode("Q:GWRITE", &a0, &a1, STORE)));
+    let body = "(seq (write A (tid x) (int 0)) (seq (write A (tid x) (int 0)) (write A (tid x) (int 0))))";
+    let w = check(&simple("sectors", "", "(A global int 4)", "", body, "(12)", root).text())
+        .unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(w.bound, v.bound);
+    // The binary form has one more Q:SEQ node.
+    assert_eq!(w.nodes_checked, v.nodes_checked + 1);
+}
+
+/// The `expected` text of a syntax rejection of `t`.
+fn syntax(t: &str) -> &'static str {
+    match check(t) {
+        Err(r) => match r.reason {
+            Reason::Syntax { expected, .. } => expected,
+            other => panic!("not a syntax rejection: {other:?}"),
+        },
+        Ok(v) => panic!("accepted: {v}"),
+    }
+}
+
+#[test]
+fn table_mutants_rejected() {
+    let t = good();
+    // Version 3 needs its table; version 4 does not exist.
+    let cut = t.replace(&format!("(assertions\n{})\n", table()), "");
+    assert_eq!(syntax(&cut), "assertions");
+    let r = check(&t.replacen("warpcert-certificate 3", "warpcert-certificate 4", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::Version { found: "4".into(), supported: "1..=3" });
+    // A name used but not defined, or used before its definition.
+    assert_eq!(syntax(&t.replacen("(post a1)", "(post a9)", 1)), "an assertion name defined in (assertions …)");
+    let late = table().replacen("(d d0)\n", "", 1) + "(d d0)\n";
+    assert_eq!(syntax(&t.replace(&table(), &late)), "a D name defined before");
+    // A name defined twice.
+    let twice = table() + "(a a1 p0 d0 (poly (8)))\n";
+    assert_eq!(syntax(&t.replace(&table(), &twice)), "a name not defined before");
+    // Drop indices out of range or not increasing; a drop without a base.
+    for bad in ["(drop 6)", "(drop 4 4)", "(drop 5 4)"] {
+        let m = t.replacen("(drop 5)", bad, 1);
+        assert_eq!(syntax(&m), "indices strictly increasing, below the base's length", "{bad}");
+    }
+    let m = t.replacen("(base p0) (drop 5)", "(drop 5)", 1);
+    assert_eq!(syntax(&m), "(base NAME) before (drop …)");
+    // A d entry dropping a local it does not have.
+    let m = t.replacen("(d d0)", "(d d9) (d d0 (base d9) (drop x))", 1);
+    assert_eq!(syntax(&m), "a local with an entry in the base");
+}
+
+#[test]
+fn a_named_assertion_is_checked_as_the_full_assertion_it_denotes() {
+    // p1 dropping position 4 (`-threadIdx.z ≤ 0`) instead of 5: a3's P is no longer the
+    // launch facts, and the last store's pre and post differ.
+    let r = check(&good().replacen("(drop 5)", "(drop 4)", 1)).unwrap_err();
+    assert!(matches!(r.reason, Reason::Differs { component: "P", .. }), "{r}");
+    assert_eq!(r.node_path, "0.2");
+    // a2 with potential 5: the second store's pre (8) is not its post + 4.
+    let t = good().replacen("(a a2 p0 d0 (poly (4)))", "(a a2 p0 d0 (poly (5)))", 1);
+    let r = check(&t).unwrap_err();
+    assert!(matches!(r.reason, Reason::Differs { component: "Q", .. }), "{r}");
+    assert_eq!(r.node_path, "0.1");
+    // A link of the chain: the second store starts from b1 (a1 with one more true fact,
+    // threadIdx.x ≤ 100) instead of a1, the first store's post: every store is valid, the
+    // Q:SEQ link is not.
+    let t = v3(
+        "3",
+        &(table()
+            + "(p p2 (base p0) (le (lin -100 (1 threadIdx.x))))\n(a b1 p2 d0 (poly (8)))\n(a b2 p2 d0 (poly (4)))\n"),
+        &snode("Q:SEQ", "a0", "a3", &[store("a0", "a1"), store("b1", "b2"), store("b2", "a3")].join(" ")),
+    );
+    let r = check(&t).unwrap_err();
+    assert_eq!(r.rule, "Q:SEQ");
+    assert_eq!(r.node_path, "0");
+    assert!(matches!(r.reason, Reason::Differs { .. }), "{r}");
+}
+
+#[test]
+fn sequence_children_must_match_the_chain() {
+    let (s0, s1, s2) = (store("a0", "a1"), store("a1", "a2"), store("a2", "a3"));
+    // Four children for a chain of three statements: the third child is about the last
+    // statement, the fourth has none.
+    let t = v3("3", &table(), &seq(&[s0.clone(), s1.clone(), s2.clone(), s2.clone()]));
+    let r = check(&t).unwrap_err();
+    assert!(matches!(r.reason, Reason::WrongSubject { .. }), "{r}");
+    // One child.
+    let t = v3("3", &table(), &seq(std::slice::from_ref(&s0)));
+    let r = check(&t).unwrap_err();
+    assert_eq!(r.reason, Reason::ChildCount { expected: 2, found: 1 });
+    // Two children: the second is about `(seq S2 S3)`, which a store rule does not fit.
+    let t = v3("3", &table(), &seq(&[s0, s1]));
+    let r = check(&t).unwrap_err();
+    assert!(matches!(r.reason, Reason::WrongSubject { .. }), "{r}");
+    // A `(seq …)` of one statement is not a sequence.
+    let t = good().replacen(BODY, "(seq (write A (tid x) (int 0)))", 1);
+    assert_eq!(syntax(&t), "(seq S S …) with at least two statements");
+}

@@ -1,0 +1,120 @@
+//! Sequences (issue 13): a right-nested chain `s1; (s2; (… sn))` is analysed as one list,
+//! iteratively (no recursion per statement), and becomes one Q:SEQ node with `n` children
+//! (`spec/certificate.md`, format 3). Along the list, the constraints and dependence entries
+//! of locals that are dead (no later statement reads them before writing them) are dropped
+//! by a Q:WEAK as soon as [`TRIM_BATCH`] of them have accumulated, so that the assertions
+//! along a long sequence stay as small as the set of live locals.
+
+use crate::analysis::derive::backward::{Back, TChild, TNode};
+use crate::analysis::derive::{identity_witnesses, subset_witnesses, Abs, Ctx, AK, AN};
+use crate::analysis::tpoly::TPoly;
+use crate::analysis::AnalysisError;
+use crate::certificate::{Farkas, Field};
+use crate::core::assertion::linear::{Cstr, DepMap};
+use crate::core::{Expr, Stmt};
+
+/// Dead constraints and entries that trigger a Q:WEAK dropping them: a weakening node per
+/// statement would double the derivation, so they are dropped in batches (the assertions
+/// then hold at most this many facts about dead locals).
+pub(super) const TRIM_BATCH: usize = 8;
+
+impl Ctx<'_> {
+    /// The forward pass of the chain `s` (a `Stmt::Seq`): every item in order from `pre`,
+    /// the last one in filtered position for `filt` when given (spec/logic.md §4a: in a
+    /// filtered sequence only the last statement is filtered). Returns [`AK::Seq`] and the
+    /// post.
+    pub(super) fn fwd_seq(
+        &mut self,
+        s: &Stmt,
+        pre: &Abs,
+        filt: Option<&Expr>,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        let items = s.seq_items();
+        let last = items.len().saturating_sub(1);
+        let mut cur = pre.clone();
+        let mut out = Vec::with_capacity(items.len());
+        for (i, it) in items.into_iter().enumerate() {
+            let an = match filt {
+                Some(f) if i == last => self.fwd_filt(it, &cur, f)?,
+                _ => self.fwd(it, &cur)?,
+            };
+            let an = if i < last { self.trim_dead(an, it) } else { an };
+            cur = an.post.clone();
+            out.push(an);
+        }
+        Ok((AK::Seq(out), cur))
+    }
+
+    /// `an` (about the sequence item `it`), wrapped in a Q:WEAK whose post drops the
+    /// constraints and `D` entries of the locals dead after `it`, when at least
+    /// [`TRIM_BATCH`] of them are there; `an` unchanged otherwise.
+    fn trim_dead(&self, an: AN, it: &Stmt) -> AN {
+        let Some(live) = self.live_after.get(&(it as *const Stmt as usize)) else {
+            return an;
+        };
+        let dead = |v: &str| self.local_ty(v).is_some() && !live.contains(v);
+        let dead_c = |c: &Cstr| c.lin.vars().any(|v| dead(v));
+        let n = an.post.d.keys().filter(|x| dead(x)).count()
+            + an.post.p.iter().filter(|c| dead_c(c)).count();
+        if n < TRIM_BATCH {
+            return an;
+        }
+        let p: Vec<Cstr> = an.post.p.iter().filter(|c| !dead_c(c)).cloned().collect();
+        let d: DepMap = an
+            .post
+            .d
+            .iter()
+            .filter(|(x, _)| !dead(x))
+            .map(|(x, e)| (x.clone(), *e))
+            .collect();
+        let w_post = subset_witnesses(&an.post.p, &p);
+        AN {
+            pre: an.pre.clone(),
+            post: Abs {
+                p: p.into(),
+                d: d.into(),
+            },
+            kind: AK::Weaken {
+                inner: Box::new(an),
+                w_post,
+            },
+        }
+    }
+}
+
+impl Back<'_, '_> {
+    /// Q:SEQ over the items of [`AK::Seq`], from the last to the first: each item's pre
+    /// potential is the previous item's post potential. Returns the children and the pre
+    /// potential of the first.
+    pub(super) fn back_seq(
+        &mut self,
+        items: &[AN],
+        qpost: &TPoly,
+    ) -> Result<(Vec<TChild>, TPoly), AnalysisError> {
+        let mut q = qpost.clone();
+        let mut kids = Vec::with_capacity(items.len());
+        for it in items.iter().rev() {
+            let (n, qm) = self.back(it, q)?;
+            kids.push(TChild::Stmt(n));
+            q = qm;
+        }
+        kids.reverse();
+        Ok((kids, q))
+    }
+
+    /// The fields and child of the Q:WEAK of [`AK::Weaken`]: pre unchanged (identity
+    /// witnesses), post a sublist (`w_post`), no frame.
+    pub(super) fn back_weaken(
+        &mut self,
+        inner: &AN,
+        w_post: &[Farkas],
+        qpost: &TPoly,
+    ) -> Result<(Vec<Field>, TNode, TPoly), AnalysisError> {
+        let (n, q) = self.back(inner, qpost.clone())?;
+        let fields = vec![
+            Field::Entail("pre", identity_witnesses(&inner.pre.p)),
+            Field::Entail("post", w_post.to_vec()),
+        ];
+        Ok((fields, n, q))
+    }
+}

@@ -262,17 +262,19 @@ fn mutated_coefficient_is_rejected() {
         "Q:SEQ",
         |r| matches!(r, Reason::BoundMismatch { .. }),
     );
-    // The root's precondition is the table's first assertion `a0` (format 3).
+    // The root's precondition is the table's first assertion `a0` (format 3); the root's
+    // first premise, the Q:VWRITE1 at 0.0, has the same `a0` as its pre, so the mutation
+    // reaches it too and that rule finds pre ≠ post[x ← e] + M^vwrite + C there first.
     mutant_rejected(
         "(a a0 p0 d0 (poly (4) (10",
         "(a a0 p0 d0 (poly (4) (9",
         "root potential coefficient",
-        "Q:SEQ",
+        "Q:VWRITE1",
         |r| {
             matches!(
                 r,
                 Reason::Differs {
-                    left: "pre of first premise",
+                    left: "pre",
                     component: "Q",
                     ..
                 }

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bound;
 pub mod check;
 pub mod error;
+pub mod precision;
 pub mod relation;
 pub mod scaling;
 pub mod semantics;

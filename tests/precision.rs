@@ -62,3 +62,54 @@ fn a_bound_below_the_simulated_cost_is_unsound() {
     assert!(ok.sound());
     assert_eq!(ok.ratio(), Some(1.0));
 }
+
+/// A concrete grid, up to the largest (`--grid 65535`: a grid-stride of 16 776 960), bounds
+/// every metric of the grid-stride kernels with a certificate the kernel accepts, and that
+/// bound is not above the symbolic grid's bound at the same grid from `n = 1000` on (issue 15
+/// item 3: a concrete launch never bounds worse than a symbolic one; both are sound by RaCUDA
+/// Theorem 1, the test above checks them against the semantics at `--grid 240`). Below one
+/// round the two round the first round up differently: at `n = 0` the concrete sectors bound
+/// of gridstride.cu at `--grid 240` is 61439/7680 ≈ 8.0, the symbolic one 255/32 ≈ 7.97.
+#[test]
+fn concrete_large_grids_bound_no_worse_than_a_symbolic_grid() {
+    use std::collections::BTreeMap;
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Launch, Metric};
+    use warpcert::frontend;
+    let hw = Hardware::default();
+    let dir = warpcert::cli::precision::suite_dir();
+    for (file, bx) in [("gridstride.cu", 256u32), ("gridstride_sum.cu", 128)] {
+        let src = frontend::parse_file(&dir.join(file)).unwrap();
+        let bound = |grid: Option<[u32; 3]>, m: MetricName| {
+            let launch = Launch {
+                block: [bx, 1, 1],
+                grid,
+            };
+            let (prog, _) = frontend::lower(&src, None, &launch, &hw, &BTreeMap::new()).unwrap();
+            let opts = AnalysisOptions::default();
+            analyze(&prog, &Metric::standard(m), &hw, &launch, &opts)
+                .unwrap_or_else(|e| panic!("{file} {m} grid {grid:?}: {e}"))
+        };
+        for g in [240u32, 1000, 65535] {
+            let stride = i64::from(bx) * i64::from(g);
+            for &m in MetricName::ALL.iter() {
+                let sym = bound(None, m).bound;
+                let conc = bound(Some([g, 1, 1]), m);
+                if let Err(r) = warpcert_kernel::check(&conc.certificate) {
+                    panic!("{file} {m} --grid {g}: certificate rejected: {r:?}");
+                }
+                for n in [1000, stride - 1, stride, stride + 1, 10 * stride + 33] {
+                    let env = BTreeMap::from([
+                        ("n".to_string(), n),
+                        ("gridDim.x".to_string(), i64::from(g)),
+                    ]);
+                    let (c, s) = (conc.bound.eval(&env), sym.eval(&env));
+                    assert!(
+                        c <= s,
+                        "{file} {m} --grid {g} n={n}: concrete {c} > symbolic {s}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! Linear programs with exact constraints, solved in floating point by `microlp` (through
 //! `good_lp`) and then rationalized and re-verified exactly (RaCUDA §7, note §8.5: the
 //! constraints on template coefficients are linear; warpcert never trusts the float solution).
+//! When no rounding of the float solution satisfies every constraint exactly (large constants
+//! of a concrete grid), the LP is solved again exactly by [`super::lp_exact`].
 
 use super::tpoly::LinExpr;
 use crate::core::metric::{q, Q};
@@ -132,12 +134,18 @@ impl Lp {
             }
         }
         let cand: Vec<Q> = floats.iter().map(|&f| rationalize(f, 100000)).collect();
-        match self.check(&cand) {
-            Ok(()) => Ok(cand),
-            Err(why) => Err(format!(
-                "the LP solution does not survive exact re-verification ({why})"
-            )),
-        }
+        let why = match self.check(&cand) {
+            Ok(()) => return Ok(cand),
+            Err(why) => why,
+        };
+        // Roundings fail when the LP has large constants (a concrete grid of 240 blocks
+        // makes a stride of 61 440, degree weights up to V³): solve again exactly.
+        let exact = super::lp_exact::solve(&self.nonneg, &self.cons, objective).map_err(|e| {
+            format!("the LP solution does not survive exact re-verification ({why}); {e}")
+        })?;
+        self.check(&exact)
+            .map_err(|e| format!("the exact LP solution does not satisfy the constraints ({e})"))?;
+        Ok(exact)
     }
 
     /// Checks an exact assignment against every constraint.

@@ -11,6 +11,7 @@ pub mod derive;
 pub mod entail;
 pub mod linear;
 pub mod lp;
+pub mod lp_exact;
 pub mod tpoly;
 
 use crate::certificate::Node;

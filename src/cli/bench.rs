@@ -70,6 +70,11 @@ pub struct BenchArgs {
     /// growth exponents (each point in a child process, under a time and memory limit).
     #[arg(long)]
     scaling: bool,
+    /// Instead of the benchmark table: the precision suite (`tests/precision/`, issue 15),
+    /// per kernel and metric the certified bound, the largest simulated per-warp cost and
+    /// their ratio (worst point and median).
+    #[arg(long, conflicts_with = "scaling")]
+    precision: bool,
     #[command(flatten)]
     scaling_opts: super::scaling::ScalingArgs,
 }
@@ -517,6 +522,9 @@ fn median(mut xs: Vec<f64>) -> f64 {
 pub fn run(args: &BenchArgs) -> i32 {
     if args.scaling {
         return super::scaling::run(&args.scaling_opts);
+    }
+    if args.precision {
+        return super::precision::run(args.format);
     }
     if !args.corpus.is_dir() {
         let msg = format!(

@@ -12,6 +12,7 @@ mod export;
 pub mod guard;
 pub mod kernels;
 pub mod options;
+pub mod precision;
 mod published;
 mod relation;
 mod run;

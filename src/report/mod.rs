@@ -7,6 +7,7 @@ pub mod check;
 pub mod claim;
 pub mod coverage;
 pub mod error;
+pub mod precision;
 pub mod relation;
 pub mod scaling;
 pub mod semantics;

@@ -386,6 +386,26 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The base `V` of the objective's degree weights `1, V, V², V³` (a monomial of degree `d`
+/// of the bound costs `V^d` per unit of its coefficient, so lower degrees win): 1000, or
+/// 4 × the largest constant of an atom of the bound when that is larger. A concrete grid
+/// makes strides such as 240 · 256 = 61 440, atoms such as `max(0, n + 61439)` and linear
+/// coefficients such as 1/7680; with `V = 1000` a quadratic term whose coefficient is
+/// 1/61440 smaller would look cheaper than the linear one (issue 15: a concrete launch must
+/// not bound worse than a symbolic one). Every atom of the benchmark's bounds has a
+/// constant below 250, so their weights are the former `1, 10³, 10⁶, 10⁹`.
+fn degree_weight_base(qroot: &TPoly) -> Q {
+    use num_traits::Signed;
+    let big = qroot
+        .terms
+        .keys()
+        .flat_map(|m| m.iter())
+        .map(|a| a.c.abs())
+        .max()
+        .unwrap_or_else(Q::zero);
+    (big * q(4)).max(q(1000))
+}
+
 /// Runs the whole inference: forward pass, backward pass, LP, instantiation.
 /// Returns the root node (about the kernel body) and the bound.
 pub fn run(ctx: &mut Ctx<'_>) -> Result<(Node, Poly), AnalysisError> {
@@ -429,13 +449,9 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     tn.pre.1 = qroot.clone();
     let (tn, qbound) = drop_block_indices(prog, tn, &qroot);
     let mut obj = LinExpr::default();
+    let v = degree_weight_base(&qroot);
     for (m, c) in &qroot.terms {
-        let w = match m.len() {
-            0 => q(1),
-            1 => q(1000),
-            2 => q(1_000_000),
-            _ => q(1_000_000_000),
-        };
+        let w = (0..m.len().min(3)).fold(q(1), |w, _| w * &v);
         obj.add_assign_c(&c.scaled(&w));
     }
     let nvars = back.lp.nonneg.len();

@@ -1,0 +1,115 @@
+//! The precision suite of issue 15 (`tests/precision/*.cu`, `warpcert bench --precision`):
+//! every hand-derived worst per-warp cost (the comment at the top of each kernel file) is
+//! the lock-step semantics' maximum at every tested point, and every certified bound is at
+//! least the simulated maximum at every point (a bound below it is unsound).
+
+use warpcert::cli::precision::{measure, suite};
+use warpcert::core::metric::Q;
+use warpcert::core::{Hardware, MetricName};
+
+/// The hand derivations agree with the semantics, and no bound is below a simulated cost.
+#[test]
+fn hand_truths_match_the_semantics_and_every_bound_is_sound() {
+    let hw = Hardware::default();
+    let mut failures = Vec::new();
+    for case in suite() {
+        let m = measure(&case, &hw).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let i = MetricName::ALL
+            .iter()
+            .position(|&x| x == case.metric)
+            .unwrap();
+        for (pt, worst) in &m.sims {
+            let hand = Q::from_integer((case.hand)(pt).into());
+            if worst[i] != hand {
+                failures.push(format!(
+                    "{} {} at {pt:?}: hand {hand}, simulated {}",
+                    case.name, case.metric, worst[i]
+                ));
+            }
+        }
+        for c in &m.cells {
+            if c.bound.is_some() && !c.accepted {
+                failures.push(format!("{} {}: certificate rejected", c.kernel, c.metric));
+            }
+            for p in &c.points {
+                if !p.sound() {
+                    failures.push(format!(
+                        "{} {} UNSOUND at {:?}: bound {:?} < simulated {}",
+                        c.kernel, c.metric, p.at, p.bound, p.truth
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The soundness check fails on an unsound bound: a cell whose bound is one less than the
+/// simulated maximum at one point is reported (the check above can fail).
+#[test]
+fn a_bound_below_the_simulated_cost_is_unsound() {
+    use warpcert::report::precision::PointRatio;
+    let p = PointRatio {
+        at: Default::default(),
+        bound: Some(Q::from_integer(11.into())),
+        truth: Q::from_integer(12.into()),
+    };
+    assert!(!p.sound());
+    let ok = PointRatio {
+        bound: Some(Q::from_integer(12.into())),
+        ..p
+    };
+    assert!(ok.sound());
+    assert_eq!(ok.ratio(), Some(1.0));
+}
+
+/// A concrete grid, up to the largest (`--grid 65535`: a grid-stride of 16 776 960), bounds
+/// every metric of the grid-stride kernels with a certificate the kernel accepts, and that
+/// bound is not above the symbolic grid's bound at the same grid from `n = 1000` on (issue 15
+/// item 3: a concrete launch never bounds worse than a symbolic one; both are sound by RaCUDA
+/// Theorem 1, the test above checks them against the semantics at `--grid 240`). Below one
+/// round the two round the first round up differently: at `n = 0` the concrete sectors bound
+/// of gridstride.cu at `--grid 240` is 61439/7680 ≈ 8.0, the symbolic one 255/32 ≈ 7.97.
+#[test]
+fn concrete_large_grids_bound_no_worse_than_a_symbolic_grid() {
+    use std::collections::BTreeMap;
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Launch, Metric};
+    use warpcert::frontend;
+    let hw = Hardware::default();
+    let dir = warpcert::cli::precision::suite_dir();
+    for (file, bx) in [("gridstride.cu", 256u32), ("gridstride_sum.cu", 128)] {
+        let src = frontend::parse_file(&dir.join(file)).unwrap();
+        let bound = |grid: Option<[u32; 3]>, m: MetricName| {
+            let launch = Launch {
+                block: [bx, 1, 1],
+                grid,
+            };
+            let (prog, _) = frontend::lower(&src, None, &launch, &hw, &BTreeMap::new()).unwrap();
+            let opts = AnalysisOptions::default();
+            analyze(&prog, &Metric::standard(m), &hw, &launch, &opts)
+                .unwrap_or_else(|e| panic!("{file} {m} grid {grid:?}: {e}"))
+        };
+        for g in [240u32, 1000, 65535] {
+            let stride = i64::from(bx) * i64::from(g);
+            for &m in MetricName::ALL.iter() {
+                let sym = bound(None, m).bound;
+                let conc = bound(Some([g, 1, 1]), m);
+                if let Err(r) = warpcert_kernel::check(&conc.certificate) {
+                    panic!("{file} {m} --grid {g}: certificate rejected: {r:?}");
+                }
+                for n in [1000, stride - 1, stride, stride + 1, 10 * stride + 33] {
+                    let env = BTreeMap::from([
+                        ("n".to_string(), n),
+                        ("gridDim.x".to_string(), i64::from(g)),
+                    ]);
+                    let (c, s) = (conc.bound.eval(&env), sym.eval(&env));
+                    assert!(
+                        c <= s,
+                        "{file} {m} --grid {g} n={n}: concrete {c} > symbolic {s}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -229,7 +229,7 @@ pub fn run(args: &CoverageArgs) -> i32 {
         &args.metric,
     );
     match args.format {
-        Format::Json => {
+        Format::Json | Format::Jsonl => {
             #[derive(Serialize)]
             struct Out<'a> {
                 kernels: &'a [KernelRow],

@@ -58,7 +58,7 @@ pub fn run(args: &ExportCoqArgs) -> i32 {
         Err(e) => {
             let msg = format!("{cert}: {e}");
             eprintln!("error: {msg}");
-            if args.format == Format::Json {
+            if args.format.is_json() {
                 let obj = serde_json::json!({
                     "format_version": FORMAT_VERSION,
                     "certificate": cert,
@@ -80,7 +80,7 @@ pub fn run(args: &ExportCoqArgs) -> i32 {
     match (args.format, &args.output) {
         (Format::Text, Some(_)) => {}
         (Format::Text, None) => print!("{v}"),
-        (Format::Json, out) => {
+        (Format::Json | Format::Jsonl, out) => {
             let obj = serde_json::json!({
                 "format_version": FORMAT_VERSION,
                 "certificate": cert,

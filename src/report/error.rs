@@ -128,7 +128,7 @@ impl ErrorReport {
             Format::Text => {
                 let _ = writeln!(std::io::stderr(), "{}", self.text);
             }
-            Format::Json => {
+            Format::Json | Format::Jsonl => {
                 let _ = writeln!(std::io::stdout(), "{}", self.to_json());
             }
         }

@@ -286,7 +286,8 @@ fn audit_inner(
         .into_iter()
         .map(|(mut f, t)| {
             let sum = sums.get(&f.metric.to_string()).copied().unwrap_or(0.0);
-            f.share = t.map(|t| if sum > 0.0 { t / sum } else { 0.0 });
+            // a zero polynomial may evaluate to -0.0: clamp so that no share prints as "-0.0%"
+            f.share = t.map(|t| if sum > 0.0 && t > 0.0 { t / sum } else { 0.0 });
             f
         })
         .collect();
@@ -315,16 +316,18 @@ fn audit_inner(
 }
 
 fn base_finding(s: &Site, source: &str, metric: MetricName) -> Finding {
+    // the lowered statement's location, moved to the access itself when the source has it
+    let (loc, expr) = match &s.array {
+        Some(a) => source::access_at(source, s.loc, a),
+        None => (s.loc, source::expression_at(source, s.loc)),
+    };
     Finding {
         rule: "unchecked",
         level: Level::Note,
         kind: s.kind,
-        line: s.loc.line,
-        column: s.loc.col,
-        expr: match &s.array {
-            Some(a) => source::access_at(source, s.loc, a),
-            None => source::expression_at(source, s.loc),
-        },
+        line: loc.line,
+        column: loc.col,
+        expr,
         lowered: s.lowered.clone(),
         array: s.array.clone(),
         metric,

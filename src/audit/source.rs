@@ -64,13 +64,14 @@ pub fn expression_at(text: &str, loc: Loc) -> String {
 
 /// The access of `array` in the statement at `loc`: the first `array[…]` (whole word) at
 /// or after the column on the line, else [`expression_at`] (a lowered name that differs
-/// from the source's, or an access written through a pointer).
-pub fn access_at(text: &str, loc: Loc, array: &str) -> String {
+/// from the source's, or an access written through a pointer). Returns the location of the
+/// access (`loc` when it is not found) and its text.
+pub fn access_at(text: &str, loc: Loc, array: &str) -> (Loc, String) {
     if loc.line == 0 || array.is_empty() {
-        return expression_at(text, loc);
+        return (loc, expression_at(text, loc));
     }
     let Some(line) = text.lines().nth(loc.line as usize - 1) else {
-        return String::new();
+        return (loc, String::new());
     };
     let chars: Vec<char> = line.chars().collect();
     let name: Vec<char> = array.chars().collect();
@@ -85,17 +86,15 @@ pub fn access_at(text: &str, loc: Loc, array: &str) -> String {
                 .map(|k| after + k);
             if next.is_some_and(|k| chars[k] == '[') {
                 let col = u32::try_from(i + 1).unwrap_or(u32::MAX);
-                return expression_at(
-                    text,
-                    Loc {
-                        line: loc.line,
-                        col,
-                    },
-                );
+                let at = Loc {
+                    line: loc.line,
+                    col,
+                };
+                return (at, expression_at(text, at));
             }
         }
     }
-    expression_at(text, loc)
+    (loc, expression_at(text, loc))
 }
 
 fn balanced(s: &[char], open_at: usize, open: char, close: char) -> Option<usize> {
@@ -134,9 +133,11 @@ mod tests {
         assert_eq!(expression_at(t, at(2, 3)), "if (x < (n))");
         assert_eq!(expression_at(t, at(0, 0)), "");
         assert_eq!(expression_at(t, at(9, 1)), "");
-        assert_eq!(access_at(t, at(1, 3), "A"), "A[a[k]].x");
-        assert_eq!(access_at(t, at(1, 3), "C"), "C[i * n + j]");
-        assert_eq!(access_at(t, at(1, 3), "a"), "a[k]");
-        assert_eq!(access_at(t, at(1, 3), "B"), "C[i * n + j]");
+        assert_eq!(access_at(t, at(1, 3), "A").1, "A[a[k]].x");
+        assert_eq!(access_at(t, at(1, 3), "C").1, "C[i * n + j]");
+        assert_eq!(access_at(t, at(1, 3), "a").1, "a[k]");
+        assert_eq!(access_at(t, at(1, 3), "B").1, "C[i * n + j]");
+        assert_eq!(access_at(t, at(1, 3), "A").0, at(1, 18));
+        assert_eq!(access_at(t, at(1, 3), "B").0, at(1, 3));
     }
 }

@@ -119,7 +119,6 @@ pub fn sarif(records: &[AuditRecord]) -> Result<String, String> {
     let driver = sarif::ToolComponent::builder()
         .name("warpcert".to_string())
         .version(env!("CARGO_PKG_VERSION").to_string())
-        .information_uri("https://example.invalid/warpcert".to_string())
         .rules(rules)
         .build();
     let mut results = Vec::new();

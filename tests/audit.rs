@@ -1,0 +1,250 @@
+//! `warpcert audit`: per-access findings with certified counts (issue 16 item 1) and SARIF
+//! 2.1.0 output (item 4), run through the binary.
+//!
+//! Expected values are hand derivations, written next to each assertion: 4-byte elements,
+//! 32-byte sectors, 32 banks of 4 bytes, 32 lanes per warp (the CLI's defaults). The counts
+//! the test reads are the ones the tool labels `certified` (from a certificate the kernel
+//! accepted); the test also checks that label.
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `warpcert audit ARGS…` and returns stdout; panics with stderr when it fails.
+fn audit(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .arg("audit")
+        .args(args)
+        .output()
+        .expect("warpcert runs");
+    assert!(
+        out.status.success(),
+        "warpcert audit {args:?} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// The audit of the only kernel of `file` under `--format json`.
+fn kernel_audit(file: &Path, block: &str) -> Value {
+    let out = audit(&[
+        file.to_str().expect("UTF-8 path"),
+        "--block",
+        block,
+        "--format",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&out).expect("JSON document");
+    let kernels = doc["kernels"].as_array().expect("kernels array");
+    assert_eq!(kernels.len(), 1, "one kernel in {}", file.display());
+    assert!(
+        kernels[0]["error"].is_null(),
+        "error: {}",
+        kernels[0]["error"]
+    );
+    kernels[0]["audit"].clone()
+}
+
+/// The finding at `line:column` (1-based) of kind `kind` (`read`, `write`, `branch`, `loop`).
+fn finding<'a>(a: &'a Value, line: u64, column: u64, kind: &str) -> &'a Value {
+    a["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["line"] == line && f["column"] == column && f["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} finding at {line}:{column} in {a:#}"))
+}
+
+/// Asserts a certified finding: rule, per-execution count, hardware minimum and excess.
+fn assert_finding(f: &Value, rule: &str, per_execution: u64, minimum: u64, excess: u64) {
+    let at = format!("{}:{} `{}`", f["line"], f["column"], f["expr"]);
+    assert_eq!(f["rule"], rule, "rule of {at}");
+    assert_eq!(
+        f["certified"], true,
+        "{at} is certified: {}",
+        f["certificate"]
+    );
+    assert_eq!(f["per_execution"], per_execution, "per execution of {at}");
+    assert_eq!(f["minimum"], minimum, "minimum of {at}");
+    assert_eq!(f["excess"], excess, "excess of {at}");
+    let level = if matches!(rule, "uncoalesced" | "bank-conflict" | "divergent-branch") {
+        "warning"
+    } else {
+        "note"
+    };
+    assert_eq!(f["level"], level, "level of {at}");
+}
+
+/// The kernel's certified whole-body bound of `metric`.
+fn metric_bound(a: &Value, metric: &str) -> String {
+    let m = a["metrics"]
+        .as_array()
+        .expect("metrics")
+        .iter()
+        .find(|m| m["metric"] == metric)
+        .unwrap_or_else(|| panic!("no metric {metric}"));
+    assert!(
+        m["verdict"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("accepted by the kernel")),
+        "{metric}: {}",
+        m["verdict"]
+    );
+    m["bound"].as_str().expect("bound").to_string()
+}
+
+fn strides() -> std::path::PathBuf {
+    common::root().join("tests/data/audit/strides.cu")
+}
+
+/// `tests/data/audit/strides.cu` under one warp (block 32): every access and branch,
+/// hand-derived (see the comments per line).
+#[test]
+fn strides_findings_equal_hand_derivations() {
+    let a = kernel_audit(&strides(), "32");
+    // a[32*t]: lane t reads bytes 128t..128t+3, one 32-byte sector each → 32 sectors; the
+    // minimum for 32 floats is ⌈32·4/32⌉ = 4 → uncoalesced by 28 (GPUDrano: stride 32 ≠ 0, 1)
+    assert_finding(finding(&a, 7, 15, "read"), "uncoalesced", 32, 4, 28);
+    // b[t]: bytes 0..127 → sectors 0..3 → 4, the minimum
+    assert_finding(finding(&a, 8, 15, "read"), "coalesced", 4, 4, 0);
+    // s[32*t]: word 32t is in bank 0 for every lane → 32 serialized accesses
+    assert_finding(finding(&a, 9, 5, "write"), "bank-conflict", 32, 1, 31);
+    // s[t]: banks 0..31, one lane each → 1
+    assert_finding(finding(&a, 10, 5, "write"), "conflict-free", 1, 1, 0);
+    // d[t + 32*i]: bytes 128i..128i+127 → 4 sectors per execution; the loop runs n times
+    let d = finding(&a, 13, 16, "read");
+    assert_finding(d, "coalesced", 4, 4, 0);
+    assert_eq!(d["executions"], "max(0, n)", "the loop runs n times");
+    assert_eq!(
+        d["total"], "4*max(0, n)",
+        "4 sectors in each of n iterations"
+    );
+    assert_eq!(
+        d["loops"],
+        serde_json::json!([12]),
+        "inside the loop of line 12"
+    );
+    // if (t < n): lanes t < n and t ≥ n differ for 1 ≤ n ≤ 31 → one divergence
+    assert_finding(finding(&a, 15, 5, "branch"), "divergent-branch", 1, 0, 1);
+    // for (i < n): i and n are warp-uniform → no divergence
+    assert_finding(finding(&a, 12, 5, "loop"), "uniform-branch", 0, 0, 0);
+    // c[t] (4 sectors) and s[t] (conflict-free) in the branch
+    assert_finding(finding(&a, 16, 9, "write"), "coalesced", 4, 4, 0);
+    assert_finding(finding(&a, 16, 16, "read"), "conflict-free", 1, 1, 0);
+    assert_eq!(a["findings"].as_array().map(Vec::len), Some(9), "9 sites");
+    // whole kernel: 32 + 4 + 4n + 4 sectors, 31 conflicts (s[32*t]), 1 divergence
+    assert_eq!(metric_bound(&a, "sectors"), "40 + 4*max(0, n)");
+    assert_eq!(metric_bound(&a, "conflicts"), "31");
+    assert_eq!(metric_bound(&a, "divwarps"), "1");
+}
+
+/// Shares at the default point n = 1024 and the order of the findings.
+#[test]
+fn strides_findings_are_sorted_by_share() {
+    let a = kernel_audit(&strides(), "32");
+    let fs = a["findings"].as_array().expect("findings");
+    let shares: Vec<f64> = fs
+        .iter()
+        .map(|f| {
+            f["share"]
+                .as_f64()
+                .expect("a share for every certified site")
+        })
+        .collect();
+    assert!(
+        shares.windows(2).all(|w| w[0] >= w[1]),
+        "decreasing shares: {shares:?}"
+    );
+    assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{shares:?}");
+    // sectors at n = 1024: d 4·1024 = 4096 of 40 + 4096 = 4136; a[32t] 32 of 4136
+    let share = |l, c| finding(&a, l, c, "read")["share"].as_f64().unwrap_or(-1.0);
+    assert!((share(13, 16) - 4096.0 / 4136.0).abs() < 1e-9);
+    assert!((share(7, 15) - 32.0 / 4136.0).abs() < 1e-9);
+    // the only conflicts and the only divergence: share 1
+    assert_eq!(finding(&a, 9, 5, "write")["share"], 1.0);
+    assert_eq!(finding(&a, 15, 5, "branch")["share"], 1.0);
+    assert_eq!(finding(&a, 10, 5, "write")["share"], 0.0);
+}
+
+/// Text output: compiler-style `file:line:column: level[rule]` with the certified count.
+#[test]
+fn text_output_is_compiler_style() {
+    let f = strides();
+    let out = audit(&[f.to_str().expect("UTF-8 path"), "--block", "32"]);
+    let want = format!(
+        "{}:7:15: warning[uncoalesced]: read `a[32 * t]`: <= 32 sectors per execution (minimum 4)",
+        f.display()
+    );
+    assert!(out.contains(&want), "missing `{want}` in:\n{out}");
+    assert!(out.contains("kernel strides"), "{out}");
+    assert!(
+        out.contains("summary: 1 files read, 1 kernels, 1 bounded, 0 failed"),
+        "{out}"
+    );
+}
+
+/// SARIF output validates against the SARIF 2.1.0 JSON schema (OASIS, `sarif-schema-2.1.0.json`
+/// as shipped in the `serde-sarif` 0.8.0 crate, vendored in `tests/data/audit/`), and the
+/// uncoalesced access of strides.cu is a result at 7:15 with its certified count.
+#[test]
+fn sarif_output_validates_against_the_2_1_0_schema() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::root().join("tests/data/audit/sarif-schema-2.1.0.json"))
+            .expect("vendored schema"),
+    )
+    .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let f = strides();
+    let out = audit(&[
+        f.to_str().expect("UTF-8 path"),
+        "--block",
+        "32",
+        "--format",
+        "sarif",
+    ]);
+    let log: Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "SARIF schema errors: {errors:#?}");
+    // the validator does reject a log without its required `version`
+    let mut broken = log.clone();
+    broken
+        .as_object_mut()
+        .expect("log object")
+        .remove("version");
+    assert!(
+        !validator.is_valid(&broken),
+        "a log without version is invalid"
+    );
+
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(
+        results.len(),
+        9 + 1,
+        "9 findings + the block-size-dependent write"
+    );
+    let r = results
+        .iter()
+        .find(|r| r["ruleId"] == "uncoalesced")
+        .expect("an uncoalesced result");
+    let region = &r["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 7);
+    assert_eq!(region["startColumn"], 15);
+    assert_eq!(r["level"], "warning");
+    assert_eq!(r["properties"]["perExecution"], 32);
+    assert_eq!(r["properties"]["certified"], true);
+    let msg = r["message"]["text"].as_str().expect("message");
+    assert!(msg.contains("32 sectors"), "{msg}");
+    // every ruleId is one of the driver's rules
+    let rules: Vec<&Value> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|d| &d["id"])
+        .collect();
+    assert!(results.iter().all(|r| rules.contains(&&r["ruleId"])));
+}

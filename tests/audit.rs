@@ -248,3 +248,119 @@ fn sarif_output_validates_against_the_2_1_0_schema() {
         .collect();
     assert!(results.iter().all(|r| rules.contains(&&r["ruleId"])));
 }
+
+/// The audits of `files` (one kernel each) of `../shared/corpus/racuda` under `block`, by
+/// file name; `None` (the test prints that it skips) when the corpus is absent.
+fn corpus_audits(test: &str, files: &[&str], block: &str) -> Option<Vec<Value>> {
+    let dir = common::racuda_corpus(test)?;
+    let paths: Vec<String> = files
+        .iter()
+        .map(|f| dir.join(f).to_string_lossy().into_owned())
+        .collect();
+    let mut args: Vec<&str> = paths.iter().map(String::as_str).collect();
+    args.extend(["--block", block, "--format", "json"]);
+    let doc: Value = serde_json::from_str(&audit(&args)).expect("JSON document");
+    let kernels = doc["kernels"].as_array().expect("kernels");
+    Some(
+        files
+            .iter()
+            .map(|f| {
+                let k = kernels
+                    .iter()
+                    .find(|k| k["file"].as_str().is_some_and(|p| p.ends_with(f)))
+                    .unwrap_or_else(|| panic!("no audit of {f}"));
+                assert!(k["error"].is_null(), "{f}: {}", k["error"]);
+                k["audit"].clone()
+            })
+            .collect(),
+    )
+}
+
+/// RaCUDA's matrix kernels under their published launch (block 32x32: a warp is one row
+/// `ty`, lanes `tx` = 0..31). Hand derivations:
+/// * `X[base + w*ty + tx]` reads 32 consecutive floats at an offset whose residue mod 8
+///   depends on the width `w` → 4 sectors when aligned, 5 otherwise: ≤ 5, one above the
+///   minimum 4 (`misaligned`; stride 1 in `tx`, so GPUDrano does not flag it uncoalesced);
+/// * `A[a + wA*ty + k]` (matrixMulBad): one element for all lanes → 1 sector;
+/// * `As[ty][tx]`, `Bs[ty][tx]`, `Bs[k][tx]`: banks `tx` → 1; `As[ty][k]`, `As[k][ty]`: one
+///   word → broadcast, 1; `As[tx][ty]` (matrixMulTranspose): word `32tx + ty`, bank `ty`
+///   for every lane → 32 serialized accesses;
+/// * the outer loop runs ⌈wA/32⌉ ≤ (wA + 31)/32 times, the inner one 32 times per outer.
+#[test]
+fn corpus_matrix_kernels_equal_hand_derivations() {
+    let files = ["matrixMul.cu", "matrixMulBad.cu", "matrixMulTranspose.cu"];
+    let Some(a) = corpus_audits("corpus_matrix_kernels", &files, "32,32") else {
+        return;
+    };
+    let (mm, bad, tr) = (&a[0], &a[1], &a[2]);
+    // matrixMul
+    let ra = finding(mm, 102, 22, "read");
+    assert_finding(ra, "misaligned", 5, 4, 1);
+    assert_eq!(ra["executions"], "1/32*max(0, wA + 31)");
+    assert_finding(finding(mm, 103, 22, "read"), "misaligned", 5, 4, 1);
+    assert_finding(finding(mm, 126, 5, "write"), "misaligned", 5, 4, 1);
+    assert_finding(finding(mm, 102, 9, "write"), "conflict-free", 1, 1, 0);
+    assert_finding(finding(mm, 114, 19, "read"), "conflict-free", 1, 1, 0);
+    assert_finding(finding(mm, 114, 31, "read"), "conflict-free", 1, 1, 0);
+    // 5 sectors for each of A and B per outer iteration, 5 for C: 5 + 10(wA + 31)/32
+    assert_eq!(metric_bound(mm, "sectors"), "5 + 5/16*max(0, wA + 31)");
+    assert_eq!(metric_bound(mm, "conflicts"), "0");
+    assert_eq!(metric_bound(mm, "divwarps"), "0");
+    // matrixMulBad
+    assert_finding(finding(bad, 103, 16, "read"), "coalesced", 1, 1, 0);
+    assert_finding(finding(bad, 104, 16, "read"), "misaligned", 5, 4, 1);
+    assert_finding(finding(bad, 111, 11, "read"), "misaligned", 5, 4, 1);
+    assert_finding(finding(bad, 111, 11, "write"), "misaligned", 5, 4, 1);
+    // the branch on loaded data `be` may split any warp
+    let br = finding(bad, 106, 11, "branch");
+    assert_finding(br, "divergent-branch", 1, 0, 1);
+    assert_eq!(
+        br["executions"], "max(0, wA + 31)",
+        "32 per outer iteration"
+    );
+    // 1 + 5 + 5 + 5 sectors per inner iteration, 32(wA + 31)/32 inner iterations
+    assert_eq!(metric_bound(bad, "sectors"), "16*max(0, wA + 31)");
+    assert_eq!(metric_bound(bad, "divwarps"), "max(0, wA + 31)");
+    // matrixMulTranspose
+    assert_finding(finding(tr, 101, 9, "write"), "bank-conflict", 32, 1, 31);
+    assert_finding(finding(tr, 102, 9, "write"), "conflict-free", 1, 1, 0);
+    assert_finding(finding(tr, 113, 19, "read"), "conflict-free", 1, 1, 0);
+    assert_eq!(finding(tr, 101, 9, "write")["share"], 1.0);
+    // 31 conflicts per outer iteration
+    assert_eq!(metric_bound(tr, "conflicts"), "31/32*max(0, wA + 31)");
+    // no access of the three is uncoalesced in GPUDrano's sense (all have stride 0 or 1 in tx)
+    for k in &a {
+        let fs = k["findings"].as_array().expect("findings");
+        assert!(fs.iter().all(|f| f["rule"] != "uncoalesced"), "{k:#}");
+    }
+}
+
+/// vectorAdd and reduce1 (RaCUDA's launch: block 256). Hand derivations:
+/// * vectorAdd: `i = 256·blockIdx.x + tid`, so warp `w` touches bytes `1024·b + 128w`
+///   .. `+127`: 4 aligned sectors for each of A, B, C (12 in all, RaCUDA's published bound);
+/// * reduce1: `sdata[2s·tid]` for `index < 256`: s = 1: tid < 128, banks 2tid mod 32 → 2-way;
+///   s = 2: 4-way; s = 4: tid < 32, banks 8tid mod 32 → 8-way; s = 8: 16 lanes on 2 banks →
+///   8-way; s = 16: 8 lanes on bank 0 → 8-way; s = 32, 64, 128: 4, 2, 1 lanes. Worst: 8
+///   serialized accesses. Warp 0 is active for every s: (1+3+7+7+7+3+1+0) = 29 conflicts
+///   for each of the three accesses of line 48 → 87.
+#[test]
+fn corpus_vector_add_and_reduce1_equal_hand_derivations() {
+    let files = ["vectorAdd.cu", "reduce1.cu"];
+    let Some(a) = corpus_audits("corpus_vector_add_and_reduce1", &files, "256") else {
+        return;
+    };
+    let (va, r1) = (&a[0], &a[1]);
+    assert_finding(finding(va, 40, 5, "write"), "coalesced", 4, 4, 0);
+    assert_finding(finding(va, 40, 12, "read"), "coalesced", 4, 4, 0);
+    assert_finding(finding(va, 40, 19, "read"), "coalesced", 4, 4, 0);
+    assert_finding(finding(va, 39, 3, "branch"), "divergent-branch", 1, 0, 1);
+    assert_eq!(metric_bound(va, "sectors"), "12");
+    assert_eq!(metric_bound(va, "divwarps"), "1");
+    assert_finding(finding(r1, 48, 11, "read"), "bank-conflict", 8, 1, 7);
+    assert_finding(finding(r1, 48, 11, "write"), "bank-conflict", 8, 1, 7);
+    assert_finding(finding(r1, 48, 27, "read"), "bank-conflict", 8, 1, 7);
+    assert_finding(finding(r1, 38, 5, "write"), "conflict-free", 1, 1, 0);
+    // g_odata[blockIdx.x]: one element for the warp → 1 sector
+    assert_finding(finding(r1, 54, 19, "write"), "coalesced", 1, 1, 0);
+    assert_eq!(metric_bound(r1, "conflicts"), "87");
+}

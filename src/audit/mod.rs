@@ -93,7 +93,8 @@ pub struct Finding {
     /// The relation of the certified counts to the true ones (`<=`).
     pub relation: &'static str,
     /// The hardware minimum of one execution: `⌈lanes·elem_bytes / sector_bytes⌉` sectors
-    /// (distinct elements), 1 serialized access, 0 divergences.
+    /// (distinct elements; the certified count when it is lower, e.g. 1 for a warp-uniform
+    /// index), 1 serialized access, 0 divergences.
     pub minimum: u64,
     /// How far the certified count may exceed the minimum (GPUDrano's count of extra
     /// transactions, in sectors or serialized accesses).
@@ -417,10 +418,14 @@ fn access_finding(
         };
         f.certified = true;
         f.per_execution = Some(0);
+        f.minimum = 0;
         return (f, Some(0.0));
     };
     f.per_execution = Some(n);
     f.certified = true;
+    // an access certified below the minimum for distinct elements (a warp-uniform index:
+    // one element for all lanes) is at its own minimum
+    f.minimum = f.minimum.min(n);
     f.excess = n.saturating_sub(f.minimum);
     // GPUDrano's (range-based) notion: more sectors than a contiguous range of the warp's
     // elements needs at any alignment (minimum + 1); one sector above the minimum is what

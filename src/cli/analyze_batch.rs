@@ -8,13 +8,6 @@ use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
 use crate::report::{AnalyzeOutcome, Format};
 use std::time::Instant;
 
-fn kind_word(k: ErrorKind) -> String {
-    serde_json::to_value(k)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| format!("{k:?}").to_lowercase())
-}
-
 fn analyze_item(args: &super::KernelArgs, item: Item<'_>, degree: u32) -> AnalyzeRecord {
     let rec = |file: &std::path::Path, kernel: String| AnalyzeRecord {
         format_version: FORMAT_VERSION,
@@ -29,13 +22,13 @@ fn analyze_item(args: &super::KernelArgs, item: Item<'_>, degree: u32) -> Analyz
     match item {
         Item::FileError(f, e) => AnalyzeRecord {
             error: Some(e.error),
-            error_kind: Some(kind_word(e.kind)),
+            error_kind: Some(e.kind.word()),
             ..rec(f, String::new())
         },
         Item::Kernel(f, entry) => match entry.loaded {
             Err(e) => AnalyzeRecord {
                 error: Some(e.error),
-                error_kind: Some(kind_word(e.kind)),
+                error_kind: Some(e.kind.word()),
                 ..rec(f, entry.name)
             },
             Ok(l) => {

@@ -96,13 +96,6 @@ impl AuditArgs {
     }
 }
 
-fn kind_word(k: ErrorKind) -> String {
-    serde_json::to_value(k)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| format!("{k:?}").to_lowercase())
-}
-
 /// BSI of a loaded kernel: lower it again under a second block and compare.
 fn decide_bsi(args: &KernelArgs, l: &super::options::Loaded) -> bsi::Bsi {
     let b2 = bsi::second_block(l.launch.block);
@@ -135,13 +128,13 @@ fn audit_item(args: &KernelArgs, item: Item<'_>, opts: &AuditOptions) -> AuditRe
     match item {
         Item::FileError(f, e) => AuditRecord {
             error: Some(e.error),
-            error_kind: Some(kind_word(e.kind)),
+            error_kind: Some(e.kind.word()),
             ..rec(f, String::new())
         },
         Item::Kernel(f, entry) => match entry.loaded {
             Err(e) => AuditRecord {
                 error: Some(e.error),
-                error_kind: Some(kind_word(e.kind)),
+                error_kind: Some(e.kind.word()),
                 ..rec(f, entry.name)
             },
             Ok(l) => {

@@ -364,3 +364,60 @@ fn corpus_vector_add_and_reduce1_equal_hand_derivations() {
     assert_finding(finding(r1, 54, 19, "write"), "coalesced", 1, 1, 0);
     assert_eq!(metric_bound(r1, "conflicts"), "87");
 }
+
+/// Runs `warpcert ARGS…` and returns (exit code, stdout).
+fn warpcert(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .args(args)
+        .output()
+        .expect("warpcert runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Batch runs (item 6): `analyze` and `audit` over a directory with a good kernel and a
+/// file that does not parse give one JSON Lines object per kernel (the broken file's as an
+/// error record), then a summary counting both, and exit 0 (errors are results).
+#[test]
+fn batch_runs_give_a_line_per_kernel_and_a_summary() {
+    let dir = std::env::temp_dir().join(format!("warpcert-audit-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::copy(strides(), dir.join("a_strides.cu")).expect("copy");
+    std::fs::write(
+        dir.join("b_broken.cu"),
+        "__global__ void broken(int *a) { a[0] = ; }\n",
+    )
+    .expect("write");
+    let d = dir.to_str().expect("UTF-8 path");
+    for cmd in ["analyze", "audit"] {
+        let (code, out) = warpcert(&[cmd, d, "--block", "32", "--format", "jsonl", "--jobs", "2"]);
+        assert_eq!(
+            code, 0,
+            "{cmd}: exit 0 when every kernel was handled:\n{out}"
+        );
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+            .collect();
+        assert_eq!(lines.len(), 3, "{cmd}: 2 records + summary:\n{out}");
+        assert_eq!(lines[0]["kernel"], "strides", "{cmd}");
+        assert!(lines[0]["error"].is_null(), "{cmd}: {}", lines[0]["error"]);
+        assert!(
+            lines[1]["error"].is_string(),
+            "{cmd}: the broken file is an error record"
+        );
+        let s = &lines[2]["summary"];
+        assert_eq!(s["files"], 2, "{cmd}: {s}");
+        assert_eq!(s["bounded"], 1, "{cmd}: {s}");
+        let failed: u64 = s["failed"]
+            .as_object()
+            .expect("failed by reason")
+            .values()
+            .filter_map(Value::as_u64)
+            .sum();
+        assert_eq!(failed, 1, "{cmd}: {s}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -421,3 +421,70 @@ fn batch_runs_give_a_line_per_kernel_and_a_summary() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The `data-*` attributes the report's script puts on `<body>` once loaded, from
+/// `chromium --headless --dump-dom URL`.
+fn loaded_body(url: &str) -> Option<String> {
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            url,
+        ])
+        .output()
+        .ok()?;
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let start = dom.find("<body")?;
+    let end = start + dom[start..].find('>')?;
+    Some(dom[start..=end].to_string())
+}
+
+fn attr(body: &str, name: &str) -> Option<u64> {
+    let key = format!("{name}=\"");
+    let at = body.find(&key)? + key.len();
+    body[at..].split('"').next()?.parse().ok()
+}
+
+/// The HTML report (item 5) in a real headless browser (Debian's `chromium`): the page loads
+/// without script errors, the derivation outline expands (every `<details>` open after
+/// clicking the summaries, fewer before), and the plot has 12 points: the 6 parameter values
+/// 16, 32, …, 512 (`audit::plot::VALUES`) × {certified bound, simulated cost}.
+#[test]
+fn html_report_loads_expands_and_plots_in_a_headless_browser() {
+    if Command::new("chromium").arg("--version").output().is_err() {
+        eprintln!(
+            "html_report_loads_expands_and_plots_in_a_headless_browser: skipped, no chromium"
+        );
+        return;
+    }
+    let html = std::env::temp_dir().join(format!("warpcert-audit-{}.html", std::process::id()));
+    let f = strides();
+    audit(&[
+        f.to_str().expect("UTF-8 path"),
+        "--block",
+        "32",
+        "--html",
+        html.to_str().expect("UTF-8 path"),
+    ]);
+    let text = std::fs::read_to_string(&html).expect("report written");
+    let details = text.matches("<details").count() as u64;
+    assert!(details > 0, "the derivation outline has nodes");
+    let url = format!("file://{}", html.display());
+    let expanded = loaded_body(&format!("{url}#expand-all")).expect("chromium dumps the DOM");
+    assert_eq!(attr(&expanded, "data-ready"), Some(1), "{expanded}");
+    assert_eq!(
+        attr(&expanded, "data-errors"),
+        None,
+        "script errors: {expanded}"
+    );
+    assert_eq!(attr(&expanded, "data-details"), Some(details), "{expanded}");
+    assert_eq!(attr(&expanded, "data-circles"), Some(12), "{expanded}");
+    let folded = loaded_body(&url).expect("chromium dumps the DOM");
+    assert!(
+        attr(&folded, "data-details").is_some_and(|n| n < details),
+        "the outline starts folded: {folded}"
+    );
+    let _ = std::fs::remove_file(&html);
+}

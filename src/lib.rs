@@ -7,6 +7,7 @@
 //! crate (independent checker) → `report` (text and JSON) → `cli`.
 
 pub mod analysis;
+pub mod audit;
 pub mod certificate;
 pub mod claim;
 pub mod cli;

@@ -66,10 +66,13 @@ fn coqc_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Compiles the theories a refutation file needs (as `coq-export/build.sh`), skipping
-/// those already compiled.
+/// Compiles the theories a refutation file needs (as `coq-export/build.sh`, in dependency
+/// order), skipping those already compiled: a theory is fresh when its `.vo` is newer than
+/// its `.v` and than the `.vo` of every theory before it (another test may have recompiled
+/// `Syntax` alone, which makes every later `.vo` inconsistent with it).
 fn build_theories() -> Result<(), String> {
     let dir = root().join("coq-export");
+    let mut latest: Option<std::time::SystemTime> = None;
     for f in [
         "Metric",
         "Syntax",
@@ -84,11 +87,14 @@ fn build_theories() -> Result<(), String> {
     ] {
         let v = dir.join(format!("theories/{f}.v"));
         let vo = dir.join(format!("theories/{f}.vo"));
-        let fresh = match (std::fs::metadata(&v), std::fs::metadata(&vo)) {
-            (Ok(a), Ok(b)) => b.modified().ok() >= a.modified().ok(),
+        let vo_time = std::fs::metadata(&vo).and_then(|m| m.modified()).ok();
+        let v_time = std::fs::metadata(&v).and_then(|m| m.modified()).ok();
+        let fresh = match (vo_time, v_time) {
+            (Some(b), Some(a)) => b >= a && latest.is_none_or(|l| b >= l),
             _ => false,
         };
         if fresh {
+            latest = latest.max(vo_time);
             continue;
         }
         let out = Command::new("coqc")
@@ -99,6 +105,7 @@ fn build_theories() -> Result<(), String> {
         if !out.status.success() {
             return Err(String::from_utf8_lossy(&out.stderr).into_owned());
         }
+        latest = latest.max(std::fs::metadata(&vo).and_then(|m| m.modified()).ok());
     }
     Ok(())
 }

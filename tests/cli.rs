@@ -164,7 +164,7 @@ fn check_exit_codes() {
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("unsupported certificate version 9 (supported: 1..=2)"),
+        out.contains("unsupported certificate version 9 (supported: 1..=3)"),
         "{out}"
     );
     let o = bin()

@@ -16,7 +16,7 @@ use warpcert_kernel::Verdict;
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     #[command(flatten)]
-    kernel: KernelArgs,
+    pub(super) kernel: KernelArgs,
     /// Write the certificate here: a file for one metric, a directory (created) for
     /// several, holding `KERNEL.METRIC.cert`.
     #[arg(long)]
@@ -28,7 +28,7 @@ pub struct AnalyzeArgs {
     coq: Option<PathBuf>,
     /// Maximal degree of the potential templates.
     #[arg(long, default_value_t = 2)]
-    degree: u32,
+    pub(super) degree: u32,
     /// Print the lowered miniCUDA program before the bounds.
     #[arg(long)]
     dump_core: bool,
@@ -41,6 +41,13 @@ pub struct AnalyzeArgs {
     /// exact / total) for the file, or for every `.cu` file of a directory.
     #[arg(long)]
     stats: bool,
+    /// More files or directories: a batch run over every kernel of each, in parallel,
+    /// with a summary (also when FILE is a directory or the format is `jsonl`).
+    #[arg(value_name = "MORE")]
+    pub(super) more: Vec<PathBuf>,
+    /// Worker threads of a batch run (default: the number of cores).
+    #[arg(long)]
+    pub(super) jobs: Option<usize>,
 }
 
 impl AnalyzeArgs {
@@ -296,6 +303,9 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
         return super::relation::run_relation(&args.kernel, r, args.cert.as_deref());
     }
     let format = args.kernel.format;
+    if args.kernel.file.is_dir() || !args.more.is_empty() || format == Format::Jsonl {
+        return super::analyze_batch::run(args);
+    }
     let super::kernels::FileLoad { entries, notes, .. } =
         match super::kernels::load_entries(&args.kernel, None) {
             Ok(x) => x,
@@ -341,7 +351,7 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
             return EXIT_FAILED;
         }
     }
-    if format == Format::Json {
+    if format.is_json() {
         for w in &races {
             eprintln!("{w}");
         }

@@ -87,7 +87,7 @@ pub fn run(args: &DeriveArgs) -> i32 {
         );
         return ErrorReport::new(ErrorKind::Limit, msg).emit(format);
     }
-    if format == Format::Json {
+    if format.is_json() {
         println!(
             "{}",
             crate::report::semantics::derivation_json(&d, &metrics, &l.program.name, args.warp)

@@ -59,7 +59,7 @@ pub fn run(args: &ExportCoqArgs) -> i32 {
         Err(e) => {
             let msg = format!("{cert}: {e}");
             eprintln!("error: {msg}");
-            if args.format == Format::Json {
+            if args.format.is_json() {
                 println!("{}", export_json(&cert, Err(&e.to_string())));
             }
             return EXIT_FAILED;
@@ -75,7 +75,9 @@ pub fn run(args: &ExportCoqArgs) -> i32 {
     match (args.format, &args.output) {
         (Format::Text, Some(_)) => {}
         (Format::Text, None) => print!("{v}"),
-        (Format::Json, out) => println!("{}", export_json(&cert, Ok((out.as_deref(), &v)))),
+        (Format::Json | Format::Jsonl, out) => {
+            println!("{}", export_json(&cert, Ok((out.as_deref(), &v))))
+        }
     }
     0
 }

@@ -24,7 +24,7 @@ static FAILING: AtomicBool = AtomicBool::new(false);
 
 /// Records the output format used for errors reported by the guards.
 pub fn set_format(f: Format) {
-    JSON.store(f == Format::Json, Ordering::Relaxed);
+    JSON.store(f.is_json(), Ordering::Relaxed);
 }
 
 /// Sets the memory budget (`--max-memory`, MiB); `None` leaves only the system's limits.

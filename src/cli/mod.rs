@@ -3,6 +3,9 @@
 //! codes: 0 success, 1 no bound / certificate rejected, 2 bad input.
 
 pub mod analyze;
+mod analyze_batch;
+mod audit;
+mod batch;
 mod bench;
 mod check;
 pub mod claim;
@@ -63,6 +66,7 @@ impl Command {
             Command::ExportCoq(a) => a.format(),
             Command::ScalingPoint(_) => Format::Text,
             Command::Coverage(a) => a.format,
+            Command::Audit(a) => a.error_format(),
         }
     }
 }
@@ -103,6 +107,12 @@ enum Command {
     ///
     /// Example: warpcert coverage ../shared/corpus/cuda-samples-dev -I ../shared/corpus/cuda-samples-dev
     Coverage(coverage::CoverageArgs),
+    /// Per-access findings with certified counts (uncoalesced global accesses, bank
+    /// conflicts, divergent branches), block-size independence and cache-reuse advice for
+    /// every kernel of files and directories; text, JSON, JSON Lines, SARIF, HTML.
+    ///
+    /// Example: warpcert audit ../shared/corpus/racuda --format sarif > audit.sarif --html audit.html
+    Audit(audit::AuditArgs),
     /// One point of `bench --scaling`, run in a child process (internal).
     #[command(hide = true)]
     ScalingPoint(scaling::PointArgs),
@@ -199,5 +209,6 @@ pub fn main() -> i32 {
         Command::ExportCoq(a) => export::run(&a),
         Command::ScalingPoint(a) => scaling::run_point(&a),
         Command::Coverage(a) => coverage::run(&a),
+        Command::Audit(a) => audit::run(&a),
     }
 }

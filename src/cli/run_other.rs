@@ -65,7 +65,7 @@ pub fn run(args: &RunArgs, l: &Loaded, metrics: &[Metric], params: &Params, inpu
                 None => print!("{}", summary_text(&s.title, &s.fields)),
             }
         }
-        Format::Json => {
+        Format::Json | Format::Jsonl => {
             let name = format!("{:?}", args.semantics).to_lowercase();
             println!(
                 "{}",

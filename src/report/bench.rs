@@ -37,7 +37,7 @@ impl Table {
     /// A new table in `format`; the text header is printed at once.
     pub fn new(format: Format) -> Table {
         match format {
-            Format::Json => Table {
+            Format::Json | Format::Jsonl => Table {
                 json: Some(Vec::new()),
             },
             Format::Text => {

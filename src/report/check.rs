@@ -36,7 +36,7 @@ pub fn check_report(
             "resource failure: the kernel's checking thread could not run (low memory?); the certificate was not checked\n".to_string()
         }
         (Format::Text, Err(r), _) => format!("{r}\n"),
-        (Format::Json, v, mismatch) => {
+        (Format::Json | Format::Jsonl, v, mismatch) => {
             let obj = match (v, mismatch) {
                 (Ok(v), None) => serde_json::json!({
                     "format_version": FORMAT_VERSION,

@@ -35,6 +35,16 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// The kind as it appears in JSON (`"parse"`, `"limit"` …): for batch summaries.
+    pub fn word(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| format!("{self:?}").to_lowercase())
+    }
+}
+
+impl ErrorKind {
     /// The process exit code of this kind: 2 for bad input, 1 otherwise.
     pub fn exit_code(self) -> i32 {
         match self {
@@ -128,7 +138,7 @@ impl ErrorReport {
             Format::Text => {
                 let _ = writeln!(std::io::stderr(), "{}", self.text);
             }
-            Format::Json => {
+            Format::Json | Format::Jsonl => {
                 let _ = writeln!(std::io::stdout(), "{}", self.to_json());
             }
         }

@@ -1,14 +1,17 @@
 //! Reports: what `warpcert analyze`, `run` and `check` print, as text for people and as
 //! JSON for tools. Only this module knows the output formats.
 
+pub mod audit;
 pub mod bench;
 pub mod bound;
 pub mod check;
 pub mod claim;
 pub mod coverage;
 pub mod error;
+pub mod html;
 pub mod precision;
 pub mod relation;
+pub mod sarif;
 pub mod scaling;
 pub mod semantics;
 
@@ -22,6 +25,16 @@ pub enum Format {
     Text,
     /// One JSON document on stdout.
     Json,
+    /// JSON Lines: one compact JSON object per line (`analyze` on many files or
+    /// directories: one per kernel, then `{"summary": …}`; other commands: one line).
+    Jsonl,
+}
+
+impl Format {
+    /// JSON or JSON Lines (machine-readable errors).
+    pub fn is_json(self) -> bool {
+        matches!(self, Format::Json | Format::Jsonl)
+    }
 }
 
 /// `value` in `format`: `text(value)` for [`Format::Text`], pretty-printed JSON and a newline
@@ -34,6 +47,9 @@ pub fn render<T: Serialize + ?Sized>(
     match format {
         Format::Text => Ok(text(value)),
         Format::Json => serde_json::to_string_pretty(value)
+            .map(|s| s + "\n")
+            .map_err(|e| e.to_string()),
+        Format::Jsonl => serde_json::to_string(value)
             .map(|s| s + "\n")
             .map_err(|e| e.to_string()),
     }

@@ -488,3 +488,26 @@ fn html_report_loads_expands_and_plots_in_a_headless_browser() {
     );
     let _ = std::fs::remove_file(&html);
 }
+
+/// Warp operations in an audit (`examples/warp_reduce.cu`, block 64): a vote gives every
+/// lane of the warp the same value (rule SC:VOTE), so the branch on `__any_sync` at 23:5 is
+/// uniform (certified by Q:IF1); shuffles (lines 18–20) move values between lanes and are
+/// no memory access, so no read or write finding is about them; the one global read
+/// `in[i]` at 16:13 reads 32 consecutive floats of an aligned row: 4 sectors (hand count).
+#[test]
+fn warp_operations_are_uniform_votes_and_no_accesses() {
+    let file = common::root().join("examples/warp_reduce.cu");
+    let a = kernel_audit(&file, "64");
+    let vote = finding(&a, 23, 5, "branch");
+    assert_eq!(vote["rule"], "uniform-branch", "{vote:#}");
+    assert_eq!(vote["certified"], true, "{vote:#}");
+    let findings = a["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().all(|f| {
+            let line = f["line"].as_u64().unwrap_or(0);
+            !(18..=20).contains(&line) || !matches!(f["kind"].as_str(), Some("read" | "write"))
+        }),
+        "an access finding on a shuffle line: {a:#}"
+    );
+    assert_finding(finding(&a, 16, 13, "read"), "coalesced", 4, 4, 0);
+}

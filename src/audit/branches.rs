@@ -51,9 +51,19 @@ pub fn branch_rules(root: &Node, body: &Stmt) -> BTreeMap<Loc, BranchRule> {
         let rule = n.rule.as_str();
         match (&s, rule) {
             (_, "Q:WEAK") if !c.is_empty() => todo.push((&c[0], s.clone())),
-            (Stmt::Seq(a, b), "Q:SEQ") if c.len() == 2 => {
-                todo.push((&c[0], (**a).clone()));
-                todo.push((&c[1], (**b).clone()));
+            (Stmt::Seq(..), "Q:SEQ") if c.len() >= 2 => {
+                // k children (format 3): child i < k − 1 is about the head of the rest of
+                // the chain, the last child about what remains (as the kernel's Q:SEQ)
+                let mut rest = &s;
+                for (i, child) in c.iter().enumerate() {
+                    match rest {
+                        Stmt::Seq(a, b) if i + 1 < c.len() => {
+                            todo.push((child, (**a).clone()));
+                            rest = b.as_ref();
+                        }
+                        _ => todo.push((child, rest.clone())),
+                    }
+                }
             }
             (Stmt::If(_, t, f, loc), _) if UNIFORM.contains(&rule) || DIVERGENT.contains(&rule) => {
                 record(&mut out, *loc, rule);

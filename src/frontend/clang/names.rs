@@ -1,26 +1,7 @@
 //! Prelude functions recognized by name (`spec/lowering.md` §9.4): GPUVerify's annotations
-//! (dropped) and the math functions and integer intrinsics that become opaque operations.
+//! (dropped; the list is the builtin lowering's) and the math functions and integer intrinsics that become opaque operations.
 
-/// GPUVerify's annotations (`spec/lowering.md` §0): dropped, as by the builtin parser.
-pub(super) fn is_annotation(name: &str) -> bool {
-    matches!(
-        name,
-        "__requires"
-            | "__ensures"
-            | "__invariant"
-            | "__global_invariant"
-            | "__candidate_invariant"
-            | "__global_requires"
-            | "__global_ensures"
-            | "__function_wide_invariant"
-            | "__function_wide_candidate_invariant"
-            | "__assert"
-            | "__global_assert"
-            | "__assume"
-            | "__barrier_invariant"
-            | "__barrier_invariant_binary"
-    )
-}
+pub(super) use crate::frontend::lower::is_annotation;
 
 /// Math functions and integer intrinsics that become an opaque operation (`Opaque`,
 /// `spec/lowering.md` §9.4): the lowering handles the others it knows (`min`, `max`, `abs`,

@@ -386,8 +386,9 @@ impl Lw<'_> {
     }
 }
 
-/// GPUVerify specification annotations (no run-time effect).
-pub(super) fn is_annotation(name: &str) -> bool {
+/// GPUVerify specification annotations (no run-time effect; `spec/lowering.md` §0): dropped
+/// by both front ends.
+pub(crate) fn is_annotation(name: &str) -> bool {
     matches!(
         name,
         "__requires"

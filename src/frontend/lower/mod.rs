@@ -21,6 +21,7 @@ mod pointer;
 mod stmt;
 mod warp;
 
+pub(crate) use call::is_annotation;
 pub use entry::lower_kernel;
 
 use crate::core::{ArrayDecl, BinOp, Const, Expr, Hardware, Launch, Loc, Operand, Stmt, Ty};

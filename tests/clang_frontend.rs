@@ -257,6 +257,29 @@ fn warpcert(args: &[&str], clang_env: Option<&str>) -> std::process::Output {
     c.output().expect("runs")
 }
 
+/// `warpcert analyze FILE --kernel K --metric M` on one warp (`--block 32 --grid 1`) with
+/// the clang front end; its standard output, after asserting that it succeeded.
+fn analyze_one_warp(file: &str, kernel: &str, metric: &str) -> String {
+    let args = [
+        "analyze",
+        file,
+        "--kernel",
+        kernel,
+        "--metric",
+        metric,
+        "--block",
+        "32",
+        "--grid",
+        "1",
+        "--frontend",
+        "clang",
+    ];
+    let o = warpcert(&args, None);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{text}");
+    text
+}
+
 /// Without clang, `--frontend auto` reads with the builtin front end and `--frontend clang`
 /// says how to get clang (exit 2). Runs whether or not clang is installed.
 #[test]
@@ -374,25 +397,7 @@ fn pointer_moved_in_a_loop() {
         m.max_per_warp,
         num_rational::BigRational::from_integer(20.into())
     );
-    let o = warpcert(
-        &[
-            "analyze",
-            "tests/data/clang/pointers.cu",
-            "--kernel",
-            "strided_walk",
-            "--metric",
-            "sectors",
-            "--block",
-            "32",
-            "--grid",
-            "1",
-            "--frontend",
-            "clang",
-        ],
-        None,
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{text}");
+    let text = analyze_one_warp("tests/data/clang/pointers.cu", "strided_walk", "sectors");
     assert!(text.contains("accepted by the kernel (bound 20)"), "{text}");
 }
 
@@ -469,25 +474,7 @@ fn atomic_value_bound_holds_for_every_lane_order() {
     if !have_clang("atomic_value_bound_holds_for_every_lane_order") {
         return;
     }
-    let o = warpcert(
-        &[
-            "analyze",
-            "tests/data/clang/atomics.cu",
-            "--kernel",
-            "ticket",
-            "--metric",
-            "divwarps",
-            "--block",
-            "32",
-            "--grid",
-            "1",
-            "--frontend",
-            "clang",
-        ],
-        None,
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{text}");
+    let text = analyze_one_warp("tests/data/clang/atomics.cu", "ticket", "divwarps");
     assert!(text.contains("accepted by the kernel (bound 1)"), "{text}");
 }
 

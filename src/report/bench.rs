@@ -27,31 +27,41 @@ pub const TABLE_HEADER: &str = "| kernel | metric | warpcert bound (per warp) | 
 /// One row's cells, in the order of [`COLUMNS`].
 pub type Cells = [String; 10];
 
-/// The bench table, printed row by row (text: rows appear as they are computed) or
-/// collected and printed at the end (JSON).
-pub struct Table {
+/// A table of `N` columns printed row by row as Markdown (text: rows appear as they are
+/// computed) or collected and printed at the end as one JSON object
+/// `{format_version, rows: [{COLUMN: cell, …}]}`. The bench table is `Table` (10 columns,
+/// [`COLUMNS`]); `bench --precision` uses it with its own columns.
+pub struct Table<const N: usize = 10> {
+    columns: [&'static str; N],
     json: Option<Vec<serde_json::Value>>,
 }
 
 impl Table {
-    /// A new table in `format`; the text header is printed at once.
+    /// The bench table in `format`; the text header is printed at once.
     pub fn new(format: Format) -> Table {
-        match format {
-            Format::Json | Format::Jsonl => Table {
-                json: Some(Vec::new()),
-            },
+        Table::with_columns(format, TABLE_HEADER, COLUMNS)
+    }
+}
+
+impl<const N: usize> Table<N> {
+    /// A table with `columns` (the JSON keys) in `format`; the text `header` (Markdown
+    /// header and separator lines) is printed at once.
+    pub fn with_columns(format: Format, header: &str, columns: [&'static str; N]) -> Table<N> {
+        let json = match format {
+            Format::Json | Format::Jsonl => Some(Vec::new()),
             Format::Text => {
-                print!("{TABLE_HEADER}");
-                Table { json: None }
+                print!("{header}");
+                None
             }
-        }
+        };
+        Table { columns, json }
     }
 
-    /// Adds (text: prints) one row.
-    pub fn row(&mut self, cells: Cells) {
+    /// Adds (text: prints) one row, cells in the order of the columns.
+    pub fn row(&mut self, cells: [String; N]) {
         match &mut self.json {
             Some(rows) => rows.push(serde_json::Value::Object(
-                COLUMNS
+                self.columns
                     .iter()
                     .zip(cells)
                     .map(|(k, v)| (k.to_string(), v.into()))

@@ -3,7 +3,6 @@
 //! over the case's points and inputs) and the ratio bound ÷ truth (worst point and median
 //! over points) — a Markdown table (text) or one JSON object `{format_version, rows}`.
 
-use super::error::FORMAT_VERSION;
 use super::Format;
 use crate::core::assertion::Poly;
 use crate::core::metric::Q;
@@ -166,41 +165,19 @@ fn cells_of(c: &Cell) -> [String; 8] {
     ]
 }
 
-/// The precision table, printed row by row (text) or collected (JSON).
-pub struct Table {
-    json: Option<Vec<serde_json::Value>>,
-}
+/// The precision table, printed row by row (text) or collected (JSON): the bench's
+/// [`super::bench::Table`] with this table's [`COLUMNS`].
+pub struct Table(super::bench::Table<8>);
 
 impl Table {
     /// A new table; the text header is printed at once.
     pub fn new(format: Format) -> Table {
-        match format {
-            Format::Json | Format::Jsonl => Table {
-                json: Some(Vec::new()),
-            },
-            Format::Text => {
-                print!("{HEADER}");
-                Table { json: None }
-            }
-        }
-    }
-
-    fn push(&mut self, cells: [String; 8]) {
-        match &mut self.json {
-            Some(rows) => rows.push(serde_json::Value::Object(
-                COLUMNS
-                    .iter()
-                    .zip(cells)
-                    .map(|(k, v)| (k.to_string(), v.into()))
-                    .collect(),
-            )),
-            None => println!("| {} |", cells.join(" | ")),
-        }
+        Table(super::bench::Table::with_columns(format, HEADER, COLUMNS))
     }
 
     /// Adds (text: prints) the row of one cell.
     pub fn row(&mut self, c: &Cell) {
-        self.push(cells_of(c));
+        self.0.row(cells_of(c));
     }
 
     /// Adds the row of a case that could not be measured.
@@ -209,17 +186,11 @@ impl Table {
         cells[0] = kernel.to_string();
         cells[2] = "all".into();
         cells[3] = format!("failed: {}", super::bench::short(why));
-        self.push(cells);
+        self.0.row(cells);
     }
 
     /// Ends the table (JSON: prints the collected object).
     pub fn finish(self) {
-        if let Some(rows) = self.json {
-            let obj = serde_json::json!({
-                "format_version": FORMAT_VERSION,
-                "rows": rows,
-            });
-            println!("{obj:#}");
-        }
+        self.0.finish();
     }
 }

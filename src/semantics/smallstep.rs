@@ -461,18 +461,40 @@ impl<'a> Machine<'a> {
             name: arr.to_string(),
         })?;
         ws.vals.push(ix.iter().map(|&i| cells.get(i)).collect());
-        let (kind, n, rule) = match cells.space {
-            Space::Global => (
-                AccRes::GRead,
-                mem_reads(&ix, cells.elem_bytes, self.hw),
-                "ES:GARR",
+        self.charge(ws, cells.space, cells.elem_bytes, &ix, arr, false)
+    }
+
+    /// The access of a warp to `arr` (a `space` array of `elem_bytes`-byte elements) at the
+    /// index family `ix`: charged `MemReads` (global) or `Conflicts` (shared) under the
+    /// read rule (ES:GARR / ES:SARR) or the write rule (SS:GWRITE / SS:SWRITE), with its
+    /// latency. Errors: a thread-local array (not modelled by this machine).
+    fn charge(
+        &self,
+        ws: &mut WarpState<'a>,
+        space: Space,
+        elem_bytes: u32,
+        ix: &[i64],
+        arr: &str,
+        write: bool,
+    ) -> Result<Step, SemError> {
+        let (kind, n, rule) = match (space, write) {
+            (Space::Global, false) => {
+                (AccRes::GRead, mem_reads(ix, elem_bytes, self.hw), "ES:GARR")
+            }
+            (Space::Global, true) => (
+                AccRes::GWrite,
+                mem_reads(ix, elem_bytes, self.hw),
+                "SS:GWRITE",
             ),
-            Space::Shared => (
-                AccRes::SRead,
-                conflicts(&ix, cells.elem_bytes, self.hw),
-                "ES:SARR",
+            (Space::Shared, false) => {
+                (AccRes::SRead, conflicts(ix, elem_bytes, self.hw), "ES:SARR")
+            }
+            (Space::Shared, true) => (
+                AccRes::SWrite,
+                conflicts(ix, elem_bytes, self.hw),
+                "SS:SWRITE",
             ),
-            Space::Local => return Err(local_unsupported(arr)),
+            (Space::Local, _) => return Err(local_unsupported(arr)),
         };
         ws.usage.charge_access(kind, n);
         Ok((rule, None, self.lat.of_acc(kind, n)))
@@ -516,21 +538,8 @@ impl<'a> Machine<'a> {
         for (&i, &v) in ix.iter().zip(&vals) {
             cells.set(i, v);
         }
-        let (kind, n, rule) = match cells.space {
-            Space::Global => (
-                AccRes::GWrite,
-                mem_reads(&ix, cells.elem_bytes, self.hw),
-                "SS:GWRITE",
-            ),
-            Space::Shared => (
-                AccRes::SWrite,
-                conflicts(&ix, cells.elem_bytes, self.hw),
-                "SS:SWRITE",
-            ),
-            Space::Local => return Err(local_unsupported(a)),
-        };
-        ws.usage.charge_access(kind, n);
-        Ok(Ok((rule, None, self.lat.of_acc(kind, n))))
+        let (space, elem_bytes) = (cells.space, cells.elem_bytes);
+        self.charge(ws, space, elem_bytes, &ix, a, true).map(Ok)
     }
 
     /// SS:IFT / SS:IFF / SS:IFD: the branch (or both, under `switch`) of the `if` `s`.

@@ -196,8 +196,6 @@ impl Back<'_, '_> {
         Ok((n, qpre))
     }
 
-    /// Q:VWRITE1/2 (spec/logic.md §4): substitution of the assigned value into the
-    /// potential, or a potential that does not mention the variable.
     /// Q:SHFL/Q:VOTE: the potential after the statement must not mention `x` (its value
     /// is not a linear form); the pre potential is the post's plus the cost.
     fn back_warp(
@@ -234,6 +232,8 @@ impl Back<'_, '_> {
         Ok((nn, qp))
     }
 
+    /// Q:VWRITE1/2 (spec/logic.md §4): substitution of the assigned value into the
+    /// potential, or a potential that does not mention the variable.
     pub(super) fn back_assign(
         &mut self,
         a: &AN,

@@ -5,6 +5,10 @@
 //!
 //! Tests that read `../shared/corpus` skip, saying so, when it is absent.
 
+mod common;
+
+use common::coq::{build_theories, coqc, coqc_available};
+use common::root;
 use num_rational::BigRational;
 use quickcheck::{QuickCheck, TestResult};
 use std::path::{Path, PathBuf};
@@ -20,10 +24,6 @@ use warpcert::core::metric::Q;
 use warpcert::core::{Launch, Metric, MetricName};
 use warpcert::report::Format;
 use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn corpus() -> Option<PathBuf> {
     let c = root().join("../shared/corpus/racuda");
@@ -57,74 +57,6 @@ fn tmp(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d
-}
-
-fn coqc_available() -> bool {
-    Command::new("coqc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Compiles the theories a refutation file needs (as `coq-export/build.sh`, in dependency
-/// order), skipping those already compiled: a theory is fresh when its `.vo` is newer than
-/// its `.v` and than the `.vo` of every theory before it (another test may have recompiled
-/// `Syntax` alone, which makes every later `.vo` inconsistent with it).
-fn build_theories() -> Result<(), String> {
-    let dir = root().join("coq-export");
-    let mut latest: Option<std::time::SystemTime> = None;
-    for f in [
-        "Metric",
-        "Syntax",
-        "Semantics",
-        "Exec",
-        "Float64",
-        "Lin",
-        "Logic",
-        "Soundness",
-        "Check",
-        "Refute",
-    ] {
-        let v = dir.join(format!("theories/{f}.v"));
-        let vo = dir.join(format!("theories/{f}.vo"));
-        let vo_time = std::fs::metadata(&vo).and_then(|m| m.modified()).ok();
-        let v_time = std::fs::metadata(&v).and_then(|m| m.modified()).ok();
-        let fresh = match (vo_time, v_time) {
-            (Some(b), Some(a)) => b >= a && latest.is_none_or(|l| b >= l),
-            _ => false,
-        };
-        if fresh {
-            latest = latest.max(vo_time);
-            continue;
-        }
-        let out = Command::new("coqc")
-            .current_dir(&dir)
-            .args(["-Q", "theories", "WarpCert", &format!("theories/{f}.v")])
-            .output()
-            .map_err(|e| e.to_string())?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-        }
-        latest = latest.max(std::fs::metadata(&vo).and_then(|m| m.modified()).ok());
-    }
-    Ok(())
-}
-
-fn coqc(file: &Path) -> (bool, String) {
-    let out = Command::new("coqc")
-        .current_dir(root().join("coq-export"))
-        .args(["-Q", "theories", "WarpCert"])
-        .arg(file)
-        .output()
-        .expect("coqc runs");
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
 }
 
 /// The three matrixMul-family global-memory bounds of RaCUDA Table 4 (tag M in Pico

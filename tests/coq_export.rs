@@ -20,109 +20,14 @@
 
 mod common;
 
+use common::coq::{build_theories, coq_dir, coqc_all, coqc_available};
 use common::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use warpcert::core::MetricName;
 use warpcert::export::coq::{bound_line, export, ExportError};
 use warpcert_kernel::assume::Assumption;
-
-fn coqc_available() -> bool {
-    Command::new("coqc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn coq_dir() -> PathBuf {
-    root().join("coq-export")
-}
-
-/// Runs coqc on `file` with the theories mapped to `WarpCert`; (success, output).
-fn coqc(file: &Path) -> (bool, String) {
-    let out = Command::new("coqc")
-        .current_dir(coq_dir())
-        .args(["-Q", "theories", "WarpCert"])
-        .arg(file)
-        .output()
-        .expect("coqc runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
-/// One `coqc` run: name, success, output, seconds.
-struct Run {
-    name: String,
-    ok: bool,
-    out: String,
-    secs: f64,
-}
-
-/// Runs `coqc` on every `(name, file)` with `jobs` workers; results in input order.
-fn coqc_all(files: &[(String, PathBuf)], jobs: usize) -> Vec<Run> {
-    let next = AtomicUsize::new(0);
-    let mut runs: Vec<(usize, Run)> = std::thread::scope(|sc| {
-        let workers: Vec<_> = (0..jobs)
-            .map(|_| {
-                sc.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some((name, file)) = files.get(i) else {
-                            break;
-                        };
-                        let t = Instant::now();
-                        let (ok, out) = coqc(file);
-                        let secs = t.elapsed().as_secs_f64();
-                        eprintln!(
-                            "coqc {name}: {secs:.2} s, {}",
-                            if ok { "accepted" } else { "rejected" }
-                        );
-                        done.push((
-                            i,
-                            Run {
-                                name: name.clone(),
-                                ok,
-                                out,
-                                secs,
-                            },
-                        ));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("coqc worker"))
-            .collect()
-    });
-    runs.sort_by_key(|(i, _)| *i);
-    runs.into_iter().map(|(_, r)| r).collect()
-}
-
-fn build_theories() {
-    for f in [
-        "Metric",
-        "Syntax",
-        "Semantics",
-        "Lin",
-        "Logic",
-        "Soundness",
-        "Check",
-    ] {
-        let t = Instant::now();
-        let (ok, out) = coqc(Path::new(&format!("theories/{f}.v")));
-        assert!(ok, "coqc rejected theories/{f}.v:\n{out}");
-        eprintln!("coqc theories/{f}.v: {:.2} s", t.elapsed().as_secs_f64());
-    }
-}
 
 /// A Coq module name for a certificate stem (`syn-brdis.steps` → `syn_brdis_steps`).
 fn coq_name(stem: &str) -> String {
@@ -359,7 +264,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories();
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
     let tmp = std::env::temp_dir().join(format!("warpcert-coq-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let mut certs: Vec<PathBuf> = std::fs::read_dir(root().join("certificates"))
@@ -445,7 +350,15 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         files.push((name.clone(), file));
     }
     let t = Instant::now();
-    let runs = coqc_all(&files, 2);
+    let (names, paths): (Vec<String>, Vec<PathBuf>) = files.into_iter().unzip();
+    let runs = coqc_all(&paths, 2);
+    for (name, r) in names.iter().zip(&runs) {
+        eprintln!(
+            "coqc {name}: {:.2} s, {}",
+            r.secs,
+            if r.ok { "accepted" } else { "rejected" }
+        );
+    }
     eprintln!(
         "coqc on {} files (2 jobs): {:.1} s wall, {:.1} s total",
         runs.len(),
@@ -453,12 +366,12 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         runs.iter().map(|r| r.secs).sum::<f64>()
     );
     let mut rejected = Vec::new();
-    for r in &runs[..texts.len()] {
+    for (name, r) in names.iter().zip(&runs).take(texts.len()) {
         if r.ok {
             assert!(
                 r.out.contains("Closed under the global context"),
                 "{}: Print Assumptions lists assumptions:\n{}",
-                r.name,
+                name,
                 r.out
             );
         } else {
@@ -466,22 +379,22 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
             assert!(
                 r.out.contains("Unable to unify \"true\" with \"false\""),
                 "{}: coqc failed elsewhere than the reflective check:\n{}",
-                r.name,
+                name,
                 r.out
             );
-            rejected.push(r.name.clone());
+            rejected.push(name.clone());
         }
     }
     assert!(
         rejected.is_empty(),
         "coqc rejected the exports of {rejected:?}"
     );
-    for r in &runs[texts.len()..] {
-        assert!(!r.ok, "coqc accepted {}:\n{}", r.name, r.out);
+    for (name, r) in names.iter().zip(&runs).skip(texts.len()) {
+        assert!(!r.ok, "coqc accepted {}:\n{}", name, r.out);
         assert!(
             r.out.contains("Unable to unify \"true\" with \"false\""),
             "{}: coqc failed elsewhere than the reflective check:\n{}",
-            r.name,
+            name,
             r.out
         );
     }

@@ -25,13 +25,11 @@
 
 mod common;
 
+use common::coq::{build_theories, coqc, coqc_available};
 use common::*;
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::Instant;
 use warpcert::core::metric::Q;
 use warpcert::core::{Launch, Metric, MetricName, Program, Ty};
@@ -42,86 +40,12 @@ use warpcert::frontend;
 use warpcert::semantics::{run_warp, ArrayInit, Inputs, Params, RunOptions, Value};
 use warpcert_kernel::arith::{Lin, Poly};
 
-fn coqc_available() -> bool {
-    Command::new("coqc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn coq_dir() -> PathBuf {
-    root().join("coq-export")
-}
-
-/// Runs coqc on `file` with the theories mapped to `WarpCert`; (success, output).
-fn coqc(file: &Path) -> (bool, String) {
-    let out = Command::new("coqc")
-        .current_dir(coq_dir())
-        .args(["-Q", "theories", "WarpCert"])
-        .arg(file)
-        .output()
-        .expect("coqc runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
-/// Runs `coqc` on every file with two workers; (success, output) in input order.
-fn coqc_all(files: &[PathBuf]) -> Vec<(bool, String)> {
-    let next = AtomicUsize::new(0);
-    let mut runs: Vec<(usize, (bool, String))> = std::thread::scope(|sc| {
-        let workers: Vec<_> = (0..2)
-            .map(|_| {
-                sc.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(f) = files.get(i) else { break };
-                        done.push((i, coqc(f)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("coqc worker"))
-            .collect()
-    });
-    runs.sort_by_key(|(i, _)| *i);
-    runs.into_iter().map(|(_, r)| r).collect()
-}
-
-/// Compiles the theories the run and refutation files need (all of them), once
-/// per test process (the tests of this file run in parallel).
-fn build_theories() {
-    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
-    let r = BUILT.get_or_init(|| {
-        for f in [
-            "Metric",
-            "Syntax",
-            "Semantics",
-            "Exec",
-            "Float64",
-            "Lin",
-            "Logic",
-            "Soundness",
-            "Check",
-            "Refute",
-        ] {
-            let (ok, out) = coqc(Path::new(&format!("theories/{f}.v")));
-            if !ok {
-                return Err(format!("coqc rejected theories/{f}.v:\n{out}"));
-            }
-        }
-        Ok(())
-    });
-    if let Err(e) = r {
-        panic!("{e}");
-    }
+/// `coqc` on every file, two at a time (CI has two cores); (success, output) in input order.
+fn coqc_pairs(files: &[PathBuf]) -> Vec<(bool, String)> {
+    common::coq::coqc_all(files, 2)
+        .into_iter()
+        .map(|r| (r.ok, r.out))
+        .collect()
 }
 
 /// Where a case's kernel comes from.
@@ -385,7 +309,7 @@ fn rust_and_coq_costs_agree() {
         return;
     }
     let start = Instant::now();
-    build_theories();
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
     let corpus = racuda_corpus("rust_and_coq_costs_agree (corpus cases)");
     let dir = scratch("coqdiff");
     let mut jobs = Vec::new();
@@ -441,7 +365,7 @@ fn rust_and_coq_costs_agree() {
         }
     }
     assert!(early.is_empty(), "{}", early.join("\n"));
-    let outs = coqc_all(&jobs.iter().map(|j| j.file.clone()).collect::<Vec<_>>());
+    let outs = coqc_pairs(&jobs.iter().map(|j| j.file.clone()).collect::<Vec<_>>());
     let mut failures = Vec::new();
     for (j, (ok, out)) in jobs.iter().zip(&outs) {
         assert!(
@@ -496,7 +420,7 @@ fn interpreter_soundness_is_closed() {
         eprintln!("interpreter_soundness_is_closed: skipped, coqc is not installed");
         return;
     }
-    build_theories();
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
     let dir = scratch("coqdiff_assumptions");
     let file = dir.join("exec_assumptions.v");
     let thms = [
@@ -530,7 +454,7 @@ fn claim_theorems_check() {
         eprintln!("claim_theorems_check: skipped, coqc is not installed");
         return;
     }
-    build_theories();
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
     let c = Case {
         warps: &[1],
         ..own("neg_index.cu", 64, &[("s", 3)])
@@ -601,7 +525,7 @@ fn claim_theorems_check() {
                 .iter()
                 .map(|(b, h)| (format!("refutation of {b:?}"), *h)),
         );
-    for ((what, holds), (ok, out)) in expected.zip(coqc_all(&files)) {
+    for ((what, holds), (ok, out)) in expected.zip(coqc_pairs(&files)) {
         assert_eq!(ok, holds, "{what} (cost {cost}):\n{out}");
         if holds {
             assert!(out.contains("Closed under the global context"), "{out}");

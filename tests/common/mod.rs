@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod coq;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};

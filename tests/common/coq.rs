@@ -1,0 +1,134 @@
+//! Running `coqc` from the integration tests: whether it is installed, compiling the
+//! theories of `coq-export/theories` (the order of `coq-export/build.sh`), and checking
+//! generated files with a pool of workers.
+
+use super::root;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// The theories in dependency order, as `coq-export/build.sh` and `_CoqProject` list them.
+pub const THEORIES: [&str; 10] = [
+    "Metric",
+    "Syntax",
+    "Semantics",
+    "Exec",
+    "Float64",
+    "Lin",
+    "Logic",
+    "Soundness",
+    "Check",
+    "Refute",
+];
+
+/// Whether `coqc` runs here (the Coq parts of the tests skip, saying so, when it does not).
+pub fn coqc_available() -> bool {
+    Command::new("coqc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `coq-export/`.
+pub fn coq_dir() -> PathBuf {
+    root().join("coq-export")
+}
+
+/// Runs `coqc` on `file` (relative to `coq-export/` or absolute) with the theories mapped
+/// to `WarpCert`; (success, stdout and stderr).
+pub fn coqc(file: &Path) -> (bool, String) {
+    let out = match Command::new("coqc")
+        .current_dir(coq_dir())
+        .args(["-Q", "theories", "WarpCert"])
+        .arg(file)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => return (false, format!("coqc could not run: {e}")),
+    };
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// One `coqc` run of [`coqc_all`]: success, output, seconds.
+pub struct Run {
+    pub ok: bool,
+    pub out: String,
+    pub secs: f64,
+}
+
+/// Runs [`coqc`] on every file with `jobs` workers; the runs in input order.
+pub fn coqc_all(files: &[PathBuf], jobs: usize) -> Vec<Run> {
+    let next = AtomicUsize::new(0);
+    let mut runs: Vec<(usize, Run)> = std::thread::scope(|sc| {
+        let workers: Vec<_> = (0..jobs.max(1))
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(file) = files.get(i) else { break };
+                        let t = Instant::now();
+                        let (ok, out) = coqc(file);
+                        done.push((
+                            i,
+                            Run {
+                                ok,
+                                out,
+                                secs: t.elapsed().as_secs_f64(),
+                            },
+                        ));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("coqc worker"))
+            .collect()
+    });
+    runs.sort_by_key(|(i, _)| *i);
+    runs.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Compiles [`THEORIES`] once per test process, skipping those already compiled: a theory
+/// is fresh when its `.vo` is newer than its `.v` and than the `.vo` of every theory before
+/// it (another test binary may have recompiled `Syntax` alone, which makes every later
+/// `.vo` inconsistent with it). Errors: coqc's output for the first theory it rejects.
+pub fn build_theories() -> Result<(), String> {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = coq_dir();
+            let mut latest: Option<std::time::SystemTime> = None;
+            let modified = |p: PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+            for f in THEORIES {
+                let vo = dir.join(format!("theories/{f}.vo"));
+                let fresh = match (
+                    modified(vo.clone()),
+                    modified(dir.join(format!("theories/{f}.v"))),
+                ) {
+                    (Some(b), Some(a)) => b >= a && latest.is_none_or(|l| b >= l),
+                    _ => false,
+                };
+                if !fresh {
+                    let t = Instant::now();
+                    let (ok, out) = coqc(Path::new(&format!("theories/{f}.v")));
+                    if !ok {
+                        return Err(format!("coqc rejected theories/{f}.v:\n{out}"));
+                    }
+                    eprintln!("coqc theories/{f}.v: {:.2} s", t.elapsed().as_secs_f64());
+                }
+                latest = latest.max(modified(vo));
+            }
+            Ok(())
+        })
+        .clone()
+}

@@ -138,6 +138,12 @@ impl Conv<'_> {
             "CallExpr" => {
                 let fname = super::convert::callee_decl(n).and_then(|d| d.name.clone()).unwrap_or_default();
                 let args: Vec<&Node> = kids(n).skip(1).collect();
+                if let Some(m) = super::unsupported::Missing::of_call(&fname) {
+                    return self.missing(n, m, &fname);
+                }
+                if super::names::is_half_intrinsic(&fname) {
+                    return self.opaque_record_call(n, &fname, &args);
+                }
                 if fname.starts_with("make_") {
                     if args.len() != shape.len() {
                         return self.err(n, format!("`{fname}` with {} arguments", args.len()));

@@ -98,7 +98,8 @@ impl Conv<'_> {
         let mut decls = Vec::new();
         let mut names = Vec::new();
         for (x, ct) in ops {
-            let ln = self.fresh(&format!("{}_a", name.trim_start_matches('_')));
+            let stem: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+            let ln = self.fresh(&format!("{stem}_a"));
             decls.push(Decl {
                 name: ln.clone(),
                 ty: ct,
@@ -127,5 +128,43 @@ impl Conv<'_> {
             ));
         }
         Ok(out)
+    }
+}
+
+/// The prelude's half-precision records (`half`, `half2` are typedefs of them).
+pub(super) fn is_half_record(rec: &str) -> bool {
+    matches!(rec, "__half" | "__half2")
+}
+
+impl Conv<'_> {
+    /// `h.operator float()` (`(float)h`) on a half-precision record: an opaque operation on
+    /// its leaves; `None` when `n` is not one.
+    pub(super) fn half_conversion(&mut self, n: &Node) -> R<Option<Expr>> {
+        let Some(m) = kids(n).next().map(strip) else {
+            return Ok(None);
+        };
+        let Some(obj) = (m.kind == "MemberExpr").then(|| kids(m).next()).flatten() else {
+            return Ok(None);
+        };
+        let method = m.name.clone().unwrap_or_default();
+        let ot = self.records.of(strip(obj));
+        let half = matches!(ot.unref(), Ty::Record(r) if is_half_record(r));
+        if !half || m.is_arrow || !method.starts_with("operator ") {
+            return Ok(None);
+        }
+        let p = self.pos(n);
+        let Some(ct) = self.records.of(n).unref().ctype() else {
+            return Ok(None);
+        };
+        let ops = self.opaque_operands(&[obj])?;
+        self.warn_opaque("__half2float", p);
+        Ok(Some(e(
+            ExprKind::Opaque(
+                "__half2float".to_string(),
+                ops.into_iter().map(|o| o.0).collect(),
+                ct,
+            ),
+            p,
+        )))
     }
 }

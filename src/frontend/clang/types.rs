@@ -264,10 +264,17 @@ impl Records {
                     let mut fields = Vec::new();
                     let mut align = 1;
                     let has_vbase = !c.bases.is_empty();
-                    let ctor = c
-                        .inner
-                        .iter()
-                        .any(|f| f.kind == "CXXConstructorDecl" && !f.is_implicit);
+                    // a default constructor with a body the user wrote (every parameter,
+                    // if any, has a default argument)
+                    let ctor = c.inner.iter().any(|f| {
+                        f.kind == "CXXConstructorDecl"
+                            && !f.is_implicit
+                            && f.explicitly_defaulted.is_none()
+                            && f.inner
+                                .iter()
+                                .filter(|x| x.kind == "ParmVarDecl")
+                                .all(|x| !x.inner.is_empty())
+                    });
                     for f in &c.inner {
                         match f.kind.as_str() {
                             "FieldDecl" => fields.push((f.name.clone().unwrap_or_default(), of(f))),

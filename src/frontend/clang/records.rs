@@ -245,18 +245,19 @@ impl Conv<'_> {
             "CXXMemberCallExpr" => {
                 let m = first(n).map(strip);
                 let method = m.and_then(|m| m.name.clone()).unwrap_or_default();
-                let what =
-                    match method.as_str() {
-                        "group_index" => "blockIdx",
-                        "thread_index" => "threadIdx",
-                        "group_dim" | "dim_threads" => "blockDim",
-                        _ => return self.err(
+                let what = match method.as_str() {
+                    "group_index" => "blockIdx",
+                    "thread_index" => "threadIdx",
+                    "group_dim" | "dim_threads" => "blockDim",
+                    _ => {
+                        return self.err(
                             n,
                             format!(
                                 "member call `{method}` returning a record is not supported yet"
                             ),
-                        ),
-                    };
+                        )
+                    }
+                };
                 Ok(["x", "y", "z"]
                     .iter()
                     .map(|f| {

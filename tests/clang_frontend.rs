@@ -549,3 +549,24 @@ fn references_to_array_cells() {
         assert_eq!(run.memory.read("v", k), Some(Value::Int(want)), "v[{k}]");
     }
 }
+
+/// Half-precision intrinsics, constructors, operators and `clock()` are opaque operations
+/// (spec/lowering.md §9.4): the kernels lower and their sector bounds are the hand-derived
+/// counts of the comments in `half_clock.cu` (36 and 5 sectors per warp), which the
+/// executable semantics also gives (`warpcert run`).
+#[test]
+fn half_precision_and_clock_are_opaque() {
+    if !have_clang("half_precision_and_clock_are_opaque") {
+        return;
+    }
+    let f = data("half_clock.cu");
+    let f = f.to_str().expect("utf-8 path");
+    for (kernel, want) in [("halves", 36), ("timed", 5)] {
+        let out = analyze_one_warp(f, kernel, "sectors");
+        assert!(
+            out.contains(&format!("per warp  ≤ {want}\n")),
+            "{kernel}: {out}"
+        );
+        assert!(out.contains("accepted by the kernel"), "{kernel}: {out}");
+    }
+}

@@ -91,7 +91,13 @@ fn parse_inner(name: &str, text: String, path: Option<&Path>) -> Result<Parsed, 
     let mut sources = SourceMap::default();
     let main = sources.add(name, text);
     let header = header::parse_header(&sources, main)?;
-    let defines = header_defines(sources.files.first().map(|f| f.1.as_str()).unwrap_or(""));
+    // device code is read as the device pass of nvcc reads it: `__CUDA_ARCH__` is defined
+    // (the value the clang prelude gives), so `#if __CUDA_ARCH__ >= 700` keeps its body
+    // instead of an empty kernel the host pass would see
+    let mut defines = vec![("__CUDA_ARCH__".to_string(), "800".to_string())];
+    defines.extend(header_defines(
+        sources.files.first().map(|f| f.1.as_str()).unwrap_or(""),
+    ));
     let pp = preprocess::preprocess(&mut sources, main, path, &defines)?;
     let identifiers: BTreeSet<String> = pp
         .tokens

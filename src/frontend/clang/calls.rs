@@ -7,6 +7,7 @@ use super::convert::{
     bin, callee_decl, e, first, ident, is_opaque_math, kids, strip, Conv, Local, Origin,
 };
 use super::json::Node;
+use super::names::{is_clock, is_half_intrinsic};
 use super::types::Ty;
 use super::unsupported::Missing;
 use crate::frontend::ast::{BaseTy, BinaryOp, CType, Expr, ExprKind};
@@ -161,6 +162,7 @@ impl Conv<'_> {
             "printf" => self.err(n, "the value of `printf` is used"),
             "this_thread_block" => self.err(n, "`this_thread_block()` is only supported as the initializer of a `thread_block` or as a call's object"),
             _ if name.starts_with("make_") => self.err(n, format!("`{name}` used as a scalar")),
+            _ if is_half_intrinsic(name) || is_clock(name) => self.opaque_scalar_call(n, name, p),
             _ if is_opaque_math(name) => {
                 let v = scalar_args(self)?;
                 let rt = self.records.of(n);

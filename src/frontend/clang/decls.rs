@@ -3,7 +3,7 @@
 //! their scalar view), `SharedMemory<T>`-style helpers and file-scope `__device__` and
 //! `__shared__` variables.
 
-use super::convert::{callee_decl, first, ident, int, stmt, strip, Conv, Local};
+use super::convert::{callee_decl, first, ident, int, kids, stmt, strip, Conv, Local};
 use super::json::Node;
 use super::types::Ty;
 use super::unsupported::Missing;
@@ -248,7 +248,11 @@ impl Conv<'_> {
                 None => dims.push(Some(int(stride, pos))),
             }
         }
-        let init = if d.init.is_some() {
+        // clang's implicit default construction of an array of plain records runs no code
+        let implicit = d.init.as_deref() == Some("call")
+            && first(d).is_some_and(|c| c.kind == "CXXConstructExpr" && kids(c).next().is_none())
+            && self.records.trivially_constructed(cur);
+        let init = if d.init.is_some() && !implicit {
             return self.err(d, format!("initializer of array `{name}` is not supported"));
         } else {
             None

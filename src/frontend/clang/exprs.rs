@@ -128,7 +128,10 @@ impl Conv<'_> {
             "CallExpr" => return self.call(n),
             "CXXMemberCallExpr" => match self.cg_call(n)? {
                 Some(Some(x)) => return Ok(x),
-                _ => return self.err(n, "member function call is not supported here"),
+                _ => match self.half_conversion(n)? {
+                    Some(x) => return Ok(x),
+                    None => return self.err(n, "member function call is not supported here"),
+                },
             },
             "CXXOperatorCallExpr" if self.user_callee(n) => return self.call(n),
             "CXXOperatorCallExpr" => return self.err(n, "overloaded operator call without a definition in the translation unit is not supported"),

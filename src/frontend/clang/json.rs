@@ -60,6 +60,9 @@ pub struct Node {
     pub arg_type: Option<QualType>,
     /// `VarDecl`/`ParmVarDecl`: how it is initialized (`c`, `call`, `list`).
     pub init: Option<String>,
+    /// `= default` of a special member function.
+    #[serde(rename = "explicitlyDefaulted")]
+    pub explicitly_defaulted: Option<String>,
     /// Declarations the compiler made up.
     #[serde(rename = "isImplicit")]
     pub is_implicit: bool,

@@ -23,6 +23,7 @@ mod functions;
 pub mod host;
 pub mod json;
 mod names;
+mod opaque;
 mod records;
 pub mod run;
 mod stmts;
@@ -369,6 +370,13 @@ fn parse_file_inner(
             fname == d.file && function_range_contains(&root, f, d)
         });
         match hit {
+            // the first clang error of a function is its error, unless the conversion
+            // already named a construct warpcert excludes (a texture fetch in a fragment
+            // whose declarations are in a header the file does not include)
+            Some(f)
+                if f.body.as_ref().err().is_some_and(|e| {
+                    e.message.starts_with("clang: ") || e.message.contains("is not supported yet (")
+                }) => {}
             Some(f) => {
                 let mut sm = super::SourceMap::default();
                 let fi = sm.add(

@@ -85,3 +85,17 @@ pub(super) fn is_opaque_math(name: &str) -> bool {
             | "__longlong_as_double"
     )
 }
+
+/// The prelude's half-precision intrinsics (`__hadd2`, `__float2half2_rn`, `__low2float`,
+/// …, spec/lowering.md §9.4): pure functions of their arguments, converted as opaque
+/// operations on the scalar leaves of their arguments (one per leaf of the result).
+pub(super) fn is_half_intrinsic(name: &str) -> bool {
+    (name.starts_with("__h") && !name.starts_with("__hiloint"))
+        || name.contains("half")
+        || matches!(name, "__low2float" | "__high2float")
+}
+
+/// `clock()`, `clock64()`: an opaque value without operands (spec/lowering.md §9.4).
+pub(super) fn is_clock(name: &str) -> bool {
+    matches!(name, "clock" | "clock64")
+}

@@ -239,10 +239,28 @@ extern "C" __host__ __device__ void free(void *);
 extern "C" __host__ __device__ void *memcpy(void *, const void *, size_t);
 extern "C" __host__ __device__ void *memset(void *, int, size_t);
 
-// half precision (cuda_fp16.h): the types and conversions; arithmetic on halves is a
-// located error in the converter
-struct __attribute__((aligned(2))) __half { unsigned short __x; };
-struct __attribute__((aligned(4))) __half2 { __half x, y; };
+// half precision (cuda_fp16.h): the types, conversions, constructors and arithmetic
+// operators; each is an opaque operation on the leaves of its operands in the converter
+// (clang/opaque.rs)
+struct __attribute__((aligned(2))) __half {
+  unsigned short __x;
+  __half() = default;
+  __host__ __device__ __half(float);
+  __host__ __device__ operator float() const;
+};
+struct __attribute__((aligned(4))) __half2 {
+  __half x, y;
+  __half2() = default;
+  __host__ __device__ __half2(const __half &, const __half &);
+};
+__device__ __half operator+(const __half &, const __half &);
+__device__ __half operator-(const __half &, const __half &);
+__device__ __half operator*(const __half &, const __half &);
+__device__ __half operator/(const __half &, const __half &);
+__device__ __half2 operator+(const __half2 &, const __half2 &);
+__device__ __half2 operator-(const __half2 &, const __half2 &);
+__device__ __half2 operator*(const __half2 &, const __half2 &);
+__device__ __half2 operator/(const __half2 &, const __half2 &);
 typedef __half half;
 typedef __half2 half2;
 __host__ __device__ __half __float2half(float);

@@ -47,11 +47,19 @@ impl Conv<'_> {
                     Ty::Record(r) => r.clone(),
                     _ => String::new(),
                 };
+                let copy = args.len() == 1 && self.records.of(strip(args[0])).unref() == t.unref();
+                if super::opaque::is_half_record(&rec) && !args.is_empty() && !copy {
+                    return self.opaque_record_call(n, &rec, &args);
+                }
                 if rec == "dim3" && args.len() == 3 {
                     let mut out = Vec::new();
                     for (k, f) in ["x", "y", "z"].iter().enumerate() {
                         let a = strip(args[k]);
-                        let x = if a.kind == "CXXDefaultArgExpr" { int(1, p) } else { self.expr(args[k])? };
+                        let x = if a.kind == "CXXDefaultArgExpr" {
+                            int(1, p)
+                        } else {
+                            self.expr(args[k])?
+                        };
                         out.push((vec![f.to_string()], x));
                     }
                     return Ok(out);
@@ -62,7 +70,10 @@ impl Conv<'_> {
                     _ => self.err(n, format!("constructor of `{rec}` is not supported (records are plain data in warpcert)")),
                 }
             }
-            "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr" => match first(n) {
+            "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr" => match first(n) {
                 Some(i) => {
                     let v = self.record_val(i)?;
                     Ok(v)
@@ -76,12 +87,26 @@ impl Conv<'_> {
                 let name = r.name.clone().unwrap_or_default();
                 if let Some(Local::Record(map)) = self.lookup(&r.id) {
                     let map = map.clone();
-                    return Ok(map.into_iter().map(|(path, ln)| (path, ident(&ln, p))).collect());
+                    return Ok(map
+                        .into_iter()
+                        .map(|(path, ln)| (path, ident(&ln, p)))
+                        .collect());
                 }
-                if matches!(name.as_str(), "threadIdx" | "blockIdx" | "blockDim" | "gridDim") {
+                if matches!(
+                    name.as_str(),
+                    "threadIdx" | "blockIdx" | "blockDim" | "gridDim"
+                ) {
                     return Ok(["x", "y", "z"]
                         .iter()
-                        .map(|f| (vec![f.to_string()], e(ExprKind::Member(Box::new(ident(&name, p)), f.to_string()), p)))
+                        .map(|f| {
+                            (
+                                vec![f.to_string()],
+                                e(
+                                    ExprKind::Member(Box::new(ident(&name, p)), f.to_string()),
+                                    p,
+                                ),
+                            )
+                        })
                         .collect());
                 }
                 self.err(n, format!("record variable `{name}` is not supported here (file-scope records are not modelled)"))
@@ -107,7 +132,12 @@ impl Conv<'_> {
                 let Some((_, stride)) = self.view_of(t.unref()) else {
                     return self.err(n, format!("array of record `{}` whose fields are not all of one scalar type is not supported yet", t.describe()));
                 };
-                let vsize = self.records.size_align(&self.view_of(t.unref()).map(|v| v.0).unwrap_or(t.clone())).map(|x| x.0).unwrap_or(1).max(1);
+                let vsize = self
+                    .records
+                    .size_align(&self.view_of(t.unref()).map(|v| v.0).unwrap_or(t.clone()))
+                    .map(|x| x.0)
+                    .unwrap_or(1)
+                    .max(1);
                 let b = self.expr(base)?;
                 let i = match idx {
                     Some(i) => scale(self.expr(i)?, stride),
@@ -117,7 +147,10 @@ impl Conv<'_> {
                 for l in shape {
                     let off = (l.offset / vsize) as i64;
                     let at = add(i.clone(), int(off, p));
-                    out.push((l.path, e(ExprKind::Index(Box::new(b.clone()), Box::new(at)), p)));
+                    out.push((
+                        l.path,
+                        e(ExprKind::Index(Box::new(b.clone()), Box::new(at)), p),
+                    ));
                 }
                 Ok(out)
             }
@@ -136,8 +169,16 @@ impl Conv<'_> {
             }
             "CallExpr" | "CXXOperatorCallExpr" if self.user_callee(n) => self.record_call(n),
             "CallExpr" => {
-                let fname = super::convert::callee_decl(n).and_then(|d| d.name.clone()).unwrap_or_default();
+                let fname = super::convert::callee_decl(n)
+                    .and_then(|d| d.name.clone())
+                    .unwrap_or_default();
                 let args: Vec<&Node> = kids(n).skip(1).collect();
+                if let Some(m) = super::unsupported::Missing::of_call(&fname) {
+                    return self.missing(n, m, &fname);
+                }
+                if super::names::is_half_intrinsic(&fname) {
+                    return self.opaque_record_call(n, &fname, &args);
+                }
                 if fname.starts_with("make_") {
                     if args.len() != shape.len() {
                         return self.err(n, format!("`{fname}` with {} arguments", args.len()));
@@ -148,21 +189,37 @@ impl Conv<'_> {
                     }
                     return Ok(out);
                 }
-                if matches!(fname.as_str(), "__ldg" | "__ldcg" | "__ldca" | "__ldcs") && args.len() == 1 {
+                if matches!(fname.as_str(), "__ldg" | "__ldcg" | "__ldca" | "__ldcs")
+                    && args.len() == 1
+                {
                     let b = self.expr(args[0])?;
                     let Some((_, _)) = self.view_of(t.unref()) else {
                         return self.err(n, "`__ldg` of a record with mixed field types");
                     };
-                    let vsize = self.records.size_align(&self.view_of(t.unref()).map(|v| v.0).unwrap_or(t.clone())).map(|x| x.0).unwrap_or(1).max(1);
+                    let vsize = self
+                        .records
+                        .size_align(&self.view_of(t.unref()).map(|v| v.0).unwrap_or(t.clone()))
+                        .map(|x| x.0)
+                        .unwrap_or(1)
+                        .max(1);
                     return Ok(shape
                         .into_iter()
                         .map(|l| {
                             let off = (l.offset / vsize) as i64;
-                            (l.path, e(ExprKind::Index(Box::new(b.clone()), Box::new(int(off, p))), p))
+                            (
+                                l.path,
+                                e(
+                                    ExprKind::Index(Box::new(b.clone()), Box::new(int(off, p))),
+                                    p,
+                                ),
+                            )
                         })
                         .collect());
                 }
-                self.err(n, format!("call of `{fname}` returning a record is not supported yet"))
+                self.err(
+                    n,
+                    format!("call of `{fname}` returning a record is not supported yet"),
+                )
             }
             "InitListExpr" => {
                 let mut flat = Vec::new();
@@ -192,15 +249,50 @@ impl Conv<'_> {
                     "group_index" => "blockIdx",
                     "thread_index" => "threadIdx",
                     "group_dim" | "dim_threads" => "blockDim",
-                    _ => return self.err(n, format!("member call `{method}` returning a record is not supported yet")),
+                    _ => {
+                        return self.err(
+                            n,
+                            format!(
+                                "member call `{method}` returning a record is not supported yet"
+                            ),
+                        )
+                    }
                 };
                 Ok(["x", "y", "z"]
                     .iter()
-                    .map(|f| (vec![f.to_string()], e(ExprKind::Member(Box::new(ident(what, p)), f.to_string()), p)))
+                    .map(|f| {
+                        (
+                            vec![f.to_string()],
+                            e(ExprKind::Member(Box::new(ident(what, p)), f.to_string()), p),
+                        )
+                    })
                     .collect())
             }
-            "CXXOperatorCallExpr" => self.err(n, "overloaded operator on records without a definition in the translation unit is not supported"),
-            "ConditionalOperator" => self.err(n, "`?:` choosing between records is not supported yet"),
+            "CXXOperatorCallExpr" => {
+                // `a = b` whose value is used (`x = a = f()`): the assignment goes first
+                // (pending), the value is `a`'s leaves after it
+                if let (Some(assign), Some(lhs)) = (self.record_assign(n)?, kids(n).nth(1)) {
+                    self.pending.push(Stmt {
+                        kind: StmtKind::Expr(assign),
+                        pos: p,
+                    });
+                    return self.record_val(lhs);
+                }
+                // an operator of the prelude's half types (`a * b + c` on `half2`)
+                if let Ty::Record(r) = t.unref() {
+                    if super::opaque::is_half_record(r) {
+                        let op = super::convert::callee_decl(n)
+                            .and_then(|d| d.name.clone())
+                            .unwrap_or_default();
+                        let args: Vec<&Node> = kids(n).skip(1).collect();
+                        return self.opaque_record_call(n, &format!("__half {op}"), &args);
+                    }
+                }
+                self.err(n, "overloaded operator on records without a definition in the translation unit is not supported")
+            }
+            "ConditionalOperator" => {
+                self.err(n, "`?:` choosing between records is not supported yet")
+            }
             k => self.err(n, format!("record-valued `{k}` is not supported yet")),
         }
     }

@@ -212,6 +212,8 @@ type RawRecord = (Vec<(String, Ty)>, u64, bool);
 pub struct Records {
     raw: HashMap<String, RawRecord>,
     typedefs: HashMap<String, String>,
+    /// Records with a constructor the user wrote (not one clang made up).
+    user_ctor: std::collections::HashSet<String>,
 }
 
 fn first_value(n: &Node) -> Option<u64> {
@@ -262,6 +264,17 @@ impl Records {
                     let mut fields = Vec::new();
                     let mut align = 1;
                     let has_vbase = !c.bases.is_empty();
+                    // a default constructor with a body the user wrote (every parameter,
+                    // if any, has a default argument)
+                    let ctor = c.inner.iter().any(|f| {
+                        f.kind == "CXXConstructorDecl"
+                            && !f.is_implicit
+                            && f.explicitly_defaulted.is_none()
+                            && f.inner
+                                .iter()
+                                .filter(|x| x.kind == "ParmVarDecl")
+                                .all(|x| !x.inner.is_empty())
+                    });
                     for f in &c.inner {
                         match f.kind.as_str() {
                             "FieldDecl" => fields.push((f.name.clone().unwrap_or_default(), of(f))),
@@ -295,6 +308,10 @@ impl Records {
                         anon = Some(entry);
                         continue;
                     }
+                    if ctor {
+                        self.user_ctor.insert(name.clone());
+                        self.user_ctor.insert(format!("{ns}::{name}"));
+                    }
                     if !ns.is_empty() {
                         self.raw.insert(format!("{ns}::{name}"), entry.clone());
                     }
@@ -312,6 +329,30 @@ impl Records {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Whether default construction of a `t` runs no code: a scalar, or a laid-out record
+    /// without a constructor written by the user whose record fields are the same (an array
+    /// of such records declared without initializer gets clang's implicit construction).
+    pub fn trivially_constructed(&self, t: &Ty) -> bool {
+        self.trivial_depth(t, 0)
+    }
+
+    fn trivial_depth(&self, t: &Ty, depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match self.resolve(t) {
+            Ty::Scalar(..) => true,
+            Ty::Array(inner, _) => self.trivial_depth(&inner, depth + 1),
+            Ty::Record(r) => {
+                !self.user_ctor.contains(&r)
+                    && self.raw.get(&r).is_some_and(|(fields, _, bases)| {
+                        !*bases && fields.iter().all(|(_, f)| self.trivial_depth(f, depth + 1))
+                    })
+            }
+            _ => false,
         }
     }
 

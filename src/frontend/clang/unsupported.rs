@@ -23,14 +23,10 @@ pub enum Missing {
     GroupCollective,
     /// Texture and surface objects and fetches.
     Texture,
-    /// Half-precision arithmetic (`__half`, `__hadd2`, …).
-    HalfPrecision,
     /// `__threadfence*`: fences (no cost model).
     Fence,
     /// `__syncthreads_count/and/or`.
     BarrierReduction,
-    /// `clock()`, `clock64()`: a time source.
-    Clock,
 }
 
 impl Missing {
@@ -44,10 +40,8 @@ impl Missing {
             Missing::GridGroup => ("grid-wide cooperative group", "grid synchronization is outside the per-block model"),
             Missing::GroupCollective => ("cooperative-groups collective", "group reductions and scans need warp-collective core constructs"),
             Missing::Texture => ("texture/surface access", "textures are not modelled"),
-            Missing::HalfPrecision => ("half-precision operation", "`__half` values are not modelled"),
             Missing::Fence => ("memory fence", "fences have no cost model in warpcert"),
             Missing::BarrierReduction => ("barrier with reduction", "a block-wide vote needs a core construct warpcert does not have yet"),
-            Missing::Clock => ("clock read", "a time source has no meaning in the cost semantics"),
         };
         format!("{kind} `{what}` is not supported yet ({why})")
     }
@@ -62,12 +56,10 @@ impl Missing {
             "this_grid" => Missing::GridGroup,
             "reduce" | "inclusive_scan" | "exclusive_scan" => Missing::GroupCollective,
             n if n.starts_with("tex") || n.starts_with("surf") => Missing::Texture,
-            n if n.starts_with("__h") || n.contains("half") => Missing::HalfPrecision,
             n if n.starts_with("__threadfence") => Missing::Fence,
             "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
                 Missing::BarrierReduction
             }
-            "clock" | "clock64" => Missing::Clock,
             _ => return None,
         })
     }
@@ -82,10 +74,8 @@ impl Missing {
             Missing::GridGroup => "cg grid group",
             Missing::GroupCollective => "cg collective",
             Missing::Texture => "texture",
-            Missing::HalfPrecision => "half precision",
             Missing::Fence => "fence",
             Missing::BarrierReduction => "__syncthreads_count/and/or",
-            Missing::Clock => "clock",
         }
     }
 }

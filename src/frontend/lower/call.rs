@@ -126,7 +126,10 @@ impl Lw<'_> {
         if is_warp_intrinsic(name) && !self.unit.functions.iter().any(|g| &g.name == name) {
             return self.warp_call(name, args, p, out);
         }
-        if let Some(msg) = unsupported_call(name) {
+        let defined = self.unit.functions.iter().any(|g| &g.name == name);
+        // a device function of the file is inlined even when its name looks like an
+        // unsupported built-in (`atomicAggInc` of the CUDA samples)
+        if let Some(msg) = unsupported_call(name).filter(|_| !defined) {
             return self.err(p, msg);
         }
         match name.as_str() {
@@ -155,7 +158,6 @@ impl Lw<'_> {
             }
             _ => {}
         }
-        let defined = self.unit.functions.iter().any(|g| &g.name == name);
         if !defined {
             if let Some(r) = self.intrinsic(name, args, p, out) {
                 return r.map(Some);

@@ -221,10 +221,11 @@ impl Program {
 /// An assertion `(assn (P CSTR…) (D DEP…) (Q POLY))` (spec/logic.md §1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assn {
-    /// Ordered constraint list `P`.
-    pub p: Vec<Cstr>,
-    /// Dependence map `D` (one entry per local).
-    pub d: BTreeMap<String, Dep>,
+    /// Ordered constraint list `P` (shared by the assertions of a format 3 table that
+    /// name the same `p` entry).
+    pub p: Rc<Vec<Cstr>>,
+    /// Dependence map `D` (one entry per local; shared like `p`).
+    pub d: Rc<BTreeMap<String, Dep>>,
     /// Potential `Q`, normalized.
     pub q: Poly,
 }
@@ -760,7 +761,7 @@ pub fn table(s: &Sexp) -> Result<Table, Rejection> {
                 let name = new_name(n, &t.a)?;
                 let p = t.p.get(atom(pn, "a P name")?).ok_or_else(|| err(pn, "a P name defined before"))?;
                 let d = t.d.get(atom(dn, "a D name")?).ok_or_else(|| err(dn, "a D name defined before"))?;
-                let a = Assn { p: (**p).clone(), d: (**d).clone(), q: poly(q)? };
+                let a = Assn { p: Rc::clone(p), d: Rc::clone(d), q: poly(q)? };
                 t.a.insert(name, Rc::new(a));
             }
             _ => return Err(err(e, "(p …), (d …) or (a …)")),
@@ -782,7 +783,7 @@ pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
         }
     }
     let [q] = exactly(items(qs, "Q", "(Q POLY)")?, qs, "(Q POLY)")?;
-    Ok(Assn { p, d, q: poly(q)? })
+    Ok(Assn { p: Rc::new(p), d: Rc::new(d), q: poly(q)? })
 }
 
 fn farkas(s: &Sexp) -> Result<Farkas, Rejection> {

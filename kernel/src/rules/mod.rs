@@ -199,7 +199,7 @@ impl Ctx<'_> {
     pub fn wf(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
         let bad = |problem| self.rej(Reason::IllFormed { which, problem });
         let p = self.prog;
-        for c in &a.p {
+        for c in a.p.iter() {
             for v in c.lin.terms.keys() {
                 let ok = p.local(v) == Some(Ty::Int)
                     || p.param(v) == Some(Ty::Int)
@@ -213,7 +213,7 @@ impl Ctx<'_> {
                 return Err(bad(WfProblem::BadLaneConstraint(c.to_string())));
             }
         }
-        for (x, d) in &a.d {
+        for (x, d) in a.d.iter() {
             match p.local(x) {
                 None => return Err(bad(WfProblem::DepNotLocal(x.clone()))),
                 Some(Ty::Int) => {}
@@ -939,7 +939,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         wf_ok: RefCell::new(HashSet::new()),
     };
     let root = &cert.root;
-    let dummy = Assn { p: Vec::new(), d: BTreeMap::new(), q: Poly::zero() };
+    let dummy = Assn { p: Default::default(), d: Default::default(), q: Poly::zero() };
     cx.check_node(root, Subject::Stmt(&cert.program.body), &dummy, 0)?;
     // Root conditions (spec/logic.md §5), reported at node 0.
     cx.stack.borrow_mut().push((root.rule.clone(), 0));

@@ -98,7 +98,7 @@ fn vwrite_common(cx: &Ctx, n: &Node, x: &str, e: &Expr, pre: &Assn) -> Result<Ra
     cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
     let le = cx.lin_fixed(&pre.p, e);
     let mut targets = Vec::new();
-    for k in &post.p {
+    for k in post.p.iter() {
         let lin = match (&le, k.lin.mentions(x)) {
             (_, false) => k.lin.clone(),
             (Some(l), true) => k.lin.subst(x, l),
@@ -373,7 +373,7 @@ fn while_rule(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, divergent: bool) -
     cx.same(pre, bpost, "pre", "body post")?;
     cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, true), &post.p, "P ∧ ¬e", "post")?;
     let writes = body.writes();
-    let d_out = if divergent { without(&pre.d, &writes) } else { pre.d.clone() };
+    let d_out = if divergent { without(&pre.d, &writes) } else { (*pre.d).clone() };
     cx.same_d(&d_out, &post.d, if divergent { "pre D \\ W(s)" } else { "pre" }, "post")?;
     // Q:WHILE2's post potential is the invariant without its terms over W(s).
     let q_out = if divergent { bpre.q.without_vars(&writes) } else { bpre.q.clone() };

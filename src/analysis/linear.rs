@@ -126,7 +126,8 @@ pub fn warp_entry(d: &DepMap, op: &WarpOp, xty: Ty) -> Option<Dep> {
 /// `ent_P,D(e)` of spec §2 "Assigned entry" without the fixed-constant case (the caller
 /// handles `lin_P(e)` constant): a copy of a remainder entry; the remainder entry of
 /// `a % m` when `dep_D(a % m) = ⊤`, `dep_D(m) = (0, m, 0)`, `m ≥ 1`, `dep_D(a) = (k, r, g)`
-/// with `m | g`; else `dep_D(e)`; else the range entry of `width_D(e)`.
+/// with `m | g`; else `dep_D(e)`; else `scaled_D(e)` when it has a `?` dimension and a
+/// dimension that varies within a warp without `?`; else the range entry of `width_D(e)`.
 pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
     let linear = dep_expr(d, e, cx);
     let rem = match e {
@@ -142,8 +143,11 @@ pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
         }
         _ => None,
     };
+    // A scaled entry only where it can group lanes: some dimension that varies within a
+    // warp keeps a known coefficient (else every lane is its own group, as for no entry).
+    let groups = |x: &Dep| (0..3).any(|i| !x.unknown_dims()[i] && !cx.udims[i]);
     rem.or(linear)
-        .or_else(|| scaled_expr(d, e, cx).filter(|x| !x.is_linear()))
+        .or_else(|| scaled_expr(d, e, cx).filter(|x| !x.is_linear() && groups(x)))
         .or_else(|| width_expr(d, e).map(Dep::range))
 }
 

@@ -151,7 +151,13 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
         let u = d.unknown_dims();
         let mut groups: BTreeMap<[i64; 3], Vec<[i64; 3]>> = BTreeMap::new();
         for t in lanes {
-            groups.entry([0, 1, 2].map(|i| if u[i] { t[i] } else { 0 })).or_default().push(t);
+            let mut key = [0i64; 3];
+            for ((kd, ud), td) in key.iter_mut().zip(u).zip(t) {
+                if ud {
+                    *kd = td;
+                }
+            }
+            groups.entry(key).or_default().push(t);
         }
         best = best.max(groups.values().map(|g| warp_count(g, d, es, &betas, hw, kind)).sum());
     }

@@ -536,7 +536,12 @@ impl Dep {
     /// The linear entry `(k, r, g)` (normalized) with the dimensions of `u` made `?`
     /// (their `k_d` set to 0): a scaled entry when some `u[d]` holds, else linear.
     pub fn with_unknown(k: [BigInt; 3], u: [bool; 3], r: BigInt, g: BigInt) -> Dep {
-        let k = [0, 1, 2].map(|i| if u[i] { BigInt::zero() } else { k[i].clone() });
+        let mut k = k;
+        for (kd, ud) in k.iter_mut().zip(u) {
+            if ud {
+                *kd = BigInt::zero();
+            }
+        }
         let mut d = Dep::norm(k, r, g);
         if u.iter().any(|b| *b) {
             d.kind = EntryKind::Scaled(u);

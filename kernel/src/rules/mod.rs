@@ -554,7 +554,13 @@ impl Ctx<'_> {
     /// dimensions), `neg`, products with an exact side (scaled) or with a side uniform after
     /// collapse (every thread dimension of the other side becomes `?`).
     pub fn scaled_expr(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
-        let or = |a: [bool; 3], b: [bool; 3]| [0, 1, 2].map(|i| a[i] || b[i]);
+        let or = |a: [bool; 3], b: [bool; 3]| {
+            let mut r = a;
+            for (x, y) in r.iter_mut().zip(b) {
+                *x |= y;
+            }
+            r
+        };
         let times =
             |x: &Dep, c: &BigInt| Dep::with_unknown(x.k.clone().map(|k| k * c), x.unknown_dims(), &x.r * c, &x.g * c);
         // x·y with y exact, or y one value in the warp (c₂ ≡ r₂ mod g₂): c₁·c₂ as for uniforms.
@@ -563,7 +569,7 @@ impl Ctx<'_> {
             Some(c) => Some(times(x, c)),
             None if y.linear() && self.collapse(y).uniform() => {
                 let c = Dep::norm(Default::default(), x.r.clone(), x.g.clone()).mul_uniform(&self.collapse(y));
-                let u = or(x.unknown_dims(), [0, 1, 2].map(|i| !x.k[i].is_zero()));
+                let u = or(x.unknown_dims(), x.k.each_ref().map(|k| !k.is_zero()));
                 Some(Dep::with_unknown(Default::default(), u, c.r, c.g))
             }
             None => None,
@@ -579,7 +585,10 @@ impl Ctx<'_> {
                     "*" => return prod(&x, &y).or_else(|| prod(&y, &x)),
                     _ => return None,
                 };
-                let k = [0, 1, 2].map(|i| &x.k[i] + &s * &y.k[i]);
+                let mut k = x.k.clone();
+                for (kd, yd) in k.iter_mut().zip(&y.k) {
+                    *kd += &s * yd;
+                }
                 let u = or(x.unknown_dims(), y.unknown_dims());
                 Some(Dep::with_unknown(k, u, &x.r + &s * &y.r, x.g.gcd(&y.g)))
             }

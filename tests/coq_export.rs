@@ -539,3 +539,43 @@ fn theorem_hypotheses_match_the_certificate_assumptions() {
         }
     }
 }
+
+/// Scaled dependence entries `(dep x kx ? kz r g)` (spec/logic.md §1, the per-row access
+/// bounds of warps that span rows) are not formalized in the Coq theories: the certificate
+/// of tests/precision/rows16.cu (16×16 block, `row * W + col`) is accepted by the kernel with
+/// 12 sectors (hand count in the kernel file: 2 accesses × 2 rows × 3 sectors) and its
+/// export is refused with an error naming the entry, never exported without it.
+#[test]
+fn scaled_entries_are_refused_by_the_export() {
+    use std::collections::BTreeMap;
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Hardware, Launch, Metric};
+    use warpcert::frontend;
+    let hw = Hardware::default();
+    let file = warpcert::cli::precision::suite_dir().join("rows16.cu");
+    let src = frontend::parse_file(&file).unwrap();
+    let launch = Launch {
+        block: [16, 16, 1],
+        grid: None,
+    };
+    let (prog, _) = frontend::lower(&src, None, &launch, &hw, &BTreeMap::new()).unwrap();
+    let opts = AnalysisOptions::default();
+    let a = analyze(
+        &prog,
+        &Metric::standard(MetricName::Sectors),
+        &hw,
+        &launch,
+        &opts,
+    )
+    .unwrap();
+    let verdict = warpcert_kernel::check(&a.certificate).unwrap();
+    assert_eq!(verdict.bound, "12");
+    assert!(
+        a.certificate.contains(" ? "),
+        "no scaled entry in the certificate"
+    );
+    match export(&a.certificate) {
+        Err(ExportError::Unsupported(m)) => assert!(m.contains("scaled dependence entry"), "{m}"),
+        other => panic!("expected the export to refuse the scaled entry, got {other:?}"),
+    }
+}

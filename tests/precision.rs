@@ -113,3 +113,35 @@ fn concrete_large_grids_bound_no_worse_than_a_symbolic_grid() {
         }
     }
 }
+
+/// Warps that span rows (issue 15 item 2, scaled entries of spec/logic.md §1): the certified
+/// sectors bound of rows16 and rows8 is the hand-derived worst per-warp cost over the tested
+/// row lengths (12 and 16: the derivations in the kernel files), not one sector per lane
+/// (64), and the kernel accepted it.
+#[test]
+fn warps_spanning_rows_are_bounded_by_the_worst_row_alignment() {
+    let hw = Hardware::default();
+    for case in suite()
+        .into_iter()
+        .filter(|c| ["rows16", "rows8"].contains(&c.name) && c.metric == MetricName::Sectors)
+    {
+        let m = measure(&case, &hw).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let worst = m.sims.iter().map(|(pt, _)| (case.hand)(pt)).max().unwrap();
+        assert_eq!(worst, if case.name == "rows16" { 12 } else { 16 });
+        let cell = m
+            .cells
+            .iter()
+            .find(|c| c.metric == MetricName::Sectors)
+            .unwrap();
+        assert!(cell.accepted, "{}: certificate rejected", case.name);
+        for p in &cell.points {
+            assert_eq!(
+                p.bound,
+                Some(Q::from_integer(worst.into())),
+                "{} at {:?}",
+                case.name,
+                p.at
+            );
+        }
+    }
+}

@@ -99,7 +99,10 @@ impl IntCstr {
 /// `N*`: the maximum over warps (and, for a known dependence, over admissible base
 /// addresses `β`) of the access count, given the block dimensions, hardware
 /// `[warp, banks, bank_bytes, sector_bytes]`, the pre-constraints `p`, the index's
-/// dependence `dep` (`None` = ⊤) and the element size `es` in bytes.
+/// dependence `dep` (`None` = ⊤) and the element size `es` in bytes. For a scaled entry
+/// `dep` (`?` dimensions `u`), the lanes of a warp are grouped by their `threadIdx.d`,
+/// `u[d]`; `N*` of the warp is the sum over the groups of each group's maximum over all
+/// `β ≡ 0 (mod gcd(es, M))` (spec/logic.md §2 "Access bounds").
 ///
 /// Errors: `Err(work)` when the enumeration would exceed [`WORK_LIMIT`].
 pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: u32, kind: Kind) -> Result<u64, u64> {
@@ -114,8 +117,10 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
     let (base, step) = match dep {
         None => (0, m),
         Some(d) => {
-            let step = (&d.g * &es_i).gcd(&m_i);
-            let base = (&d.r * &es_i).mod_floor(&step);
+            // a scaled entry's groups have unknown bases: (r, g) = (0, 1)
+            let (r, g) = if d.linear() { (d.r.clone(), d.g.clone()) } else { (BigInt::zero(), BigInt::from(1)) };
+            let step = (&g * &es_i).gcd(&m_i);
+            let base = (&r * &es_i).mod_floor(&step);
             (base.to_u64().unwrap_or(0), step.to_u64().unwrap_or(m).max(1))
         }
     };
@@ -134,6 +139,7 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
         Some(cs) => cs.iter().all(|c| c.holds_at(tid)),
         None => lane_ok(p, tid),
     };
+    let hw = [banks, bank_bytes, sector_bytes];
     while start < total {
         let end = start.saturating_add(warp).min(total);
         let lanes: Vec<[i64; 3]> = (start..end).map(|t| thread_index(block, t)).filter(|&tid| keep(tid)).collect();
@@ -142,39 +148,57 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
             best = best.max(lanes.len() as u64);
             continue;
         };
-        // Offsets in machine integers when `k` fits in i64 (|k·tid| < 2^95: exact in i128).
-        let k_small: Option<Vec<i128>> = d.k.iter().map(|k| k.to_i64().map(i128::from)).collect();
-        let small: Option<Vec<i128>> =
-            k_small.map(|k| lanes.iter().map(|t| k.iter().zip(t).map(|(k, t)| k * i128::from(*t)).sum()).collect());
-        for &beta in &betas {
-            if let Some(c) =
-                small.as_ref().and_then(|os| count_small(os, es, beta, [banks, bank_bytes, sector_bytes], kind))
-            {
-                best = best.max(c);
-                continue;
+        let u = d.unknown_dims();
+        let mut groups: BTreeMap<[i64; 3], Vec<[i64; 3]>> = BTreeMap::new();
+        for t in lanes {
+            let mut key = [0i64; 3];
+            for ((kd, ud), td) in key.iter_mut().zip(u).zip(t) {
+                if ud {
+                    *kd = td;
+                }
             }
-            let offs: Vec<BigInt> =
-                lanes.iter().map(|t| d.k.iter().zip(t).map(|(k, t)| k * BigInt::from(*t)).sum()).collect();
-            let addr = |o: &BigInt| o * &es_i + BigInt::from(beta);
-            let count = match kind {
-                Kind::MemReads => {
-                    let s: BTreeSet<BigInt> =
-                        offs.iter().map(|o| addr(o).div_floor(&BigInt::from(sector_bytes))).collect();
-                    s.len() as u64
-                }
-                Kind::Conflicts => {
-                    let mut per: BTreeMap<BigInt, BTreeSet<&BigInt>> = BTreeMap::new();
-                    for o in &offs {
-                        let bank = addr(o).div_floor(&BigInt::from(bank_bytes)).mod_floor(&BigInt::from(banks));
-                        per.entry(bank).or_default().insert(o);
-                    }
-                    per.values().map(|s| s.len() as u64).max().unwrap_or(0)
-                }
-            };
-            best = best.max(count);
+            groups.entry(key).or_default().push(t);
         }
+        best = best.max(groups.values().map(|g| warp_count(g, d, es, &betas, hw, kind)).sum());
     }
     Ok(best)
+}
+
+/// The largest access count over the base addresses `betas` of the lanes `lanes` whose
+/// element offsets are `k·tid` (`k` of `d`), as in [`n_star`].
+fn warp_count(lanes: &[[i64; 3]], d: &Dep, es: u32, betas: &[u64], hw: [u64; 3], kind: Kind) -> u64 {
+    let [banks, bank_bytes, sector_bytes] = hw;
+    let es_i = BigInt::from(es);
+    // Offsets in machine integers when `k` fits in i64 (|k·tid| < 2^95: exact in i128).
+    let k_small: Option<Vec<i128>> = d.k.iter().map(|k| k.to_i64().map(i128::from)).collect();
+    let small: Option<Vec<i128>> =
+        k_small.map(|k| lanes.iter().map(|t| k.iter().zip(t).map(|(k, t)| k * i128::from(*t)).sum()).collect());
+    let mut best = 0u64;
+    for &beta in betas {
+        if let Some(c) = small.as_ref().and_then(|os| count_small(os, es, beta, hw, kind)) {
+            best = best.max(c);
+            continue;
+        }
+        let offs: Vec<BigInt> =
+            lanes.iter().map(|t| d.k.iter().zip(t).map(|(k, t)| k * BigInt::from(*t)).sum()).collect();
+        let addr = |o: &BigInt| o * &es_i + BigInt::from(beta);
+        let count = match kind {
+            Kind::MemReads => {
+                let s: BTreeSet<BigInt> = offs.iter().map(|o| addr(o).div_floor(&BigInt::from(sector_bytes))).collect();
+                s.len() as u64
+            }
+            Kind::Conflicts => {
+                let mut per: BTreeMap<BigInt, BTreeSet<&BigInt>> = BTreeMap::new();
+                for o in &offs {
+                    let bank = addr(o).div_floor(&BigInt::from(bank_bytes)).mod_floor(&BigInt::from(banks));
+                    per.entry(bank).or_default().insert(o);
+                }
+                per.values().map(|s| s.len() as u64).max().unwrap_or(0)
+            }
+        };
+        best = best.max(count);
+    }
+    best
 }
 
 /// The access count of one warp and base address `beta` as in [`n_star`], in machine

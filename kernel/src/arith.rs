@@ -484,6 +484,11 @@ pub enum EntryKind {
     Rem,
     /// `(rng x w)` (`w` stored in `g ≥ 0`, `k = 0`, `r = 0`): `c ≤ σ(x, t) ≤ c + w` for one `c`.
     Rng,
+    /// `(dep x kx ? kz r g)`, a *scaled* entry: the dimensions `d` with `u[d]` have an
+    /// unknown coefficient (printed `?`, stored `k_d = 0`): `σ(x, t) = Σ_{¬u[d]} k_d·tid_d(t)
+    /// + Σ_{u[d]} u_d·tid_d(t) + c` with integers `u_d` and `c ≡ r (mod g)` shared by the
+    /// active threads. At least one `u[d]` holds.
+    Scaled([bool; 3]),
 }
 
 /// A thread-dependence entry (spec/logic.md §1), normalized: for a linear entry `g ≥ 0`
@@ -521,6 +526,28 @@ impl Dep {
     pub fn linear(&self) -> bool {
         self.kind == EntryKind::Linear
     }
+    /// The `?` dimensions of a scaled entry (none for any other kind).
+    pub fn unknown_dims(&self) -> [bool; 3] {
+        match self.kind {
+            EntryKind::Scaled(u) => u,
+            _ => [false; 3],
+        }
+    }
+    /// The linear entry `(k, r, g)` (normalized) with the dimensions of `u` made `?`
+    /// (their `k_d` set to 0): a scaled entry when some `u[d]` holds, else linear.
+    pub fn with_unknown(k: [BigInt; 3], u: [bool; 3], r: BigInt, g: BigInt) -> Dep {
+        let mut k = k;
+        for (kd, ud) in k.iter_mut().zip(u) {
+            if ud {
+                *kd = BigInt::zero();
+            }
+        }
+        let mut d = Dep::norm(k, r, g);
+        if u.iter().any(|b| *b) {
+            d.kind = EntryKind::Scaled(u);
+        }
+        d
+    }
     /// The exact constant `(0, c, 0)`.
     pub fn exact(c: BigInt) -> Dep {
         Dep::norm(Default::default(), c, BigInt::zero())
@@ -554,8 +581,8 @@ impl Dep {
         let g = (&self.g * &o.g).gcd(&(&self.r * &o.g)).gcd(&(&o.r * &self.g));
         Dep::norm(Default::default(), &self.r * &o.r, g)
     }
-    /// `self` implies `other` (same kind and `k`; linear: `g2 | g1` and `r1 ≡ r2 (mod g2)`,
-    /// `g2 = 0`: equal; remainder: equal; range: `w1 ≤ w2`).
+    /// `self` implies `other` (same kind and `k`; linear and scaled (same `?` dimensions):
+    /// `g2 | g1` and `r1 ≡ r2 (mod g2)`, `g2 = 0`: equal; remainder: equal; range: `w1 ≤ w2`).
     pub fn implies(&self, other: &Dep) -> bool {
         if self.k != other.k || self.kind != other.kind {
             return false;
@@ -563,7 +590,7 @@ impl Dep {
         match self.kind {
             EntryKind::Rem => return self == other,
             EntryKind::Rng => return self.g <= other.g,
-            EntryKind::Linear => {}
+            EntryKind::Linear | EntryKind::Scaled(_) => {}
         }
         if other.g.is_zero() {
             return self.g.is_zero() && self.r == other.r;
@@ -578,6 +605,11 @@ impl fmt::Display for Dep {
             EntryKind::Rng => write!(f, "(rng {})", self.g),
             EntryKind::Rem => write!(f, "(rem {} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
             EntryKind::Linear => write!(f, "({} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
+            EntryKind::Scaled(u) => {
+                let k: Vec<String> =
+                    self.k.iter().zip(u).map(|(k, u)| if u { "?".to_string() } else { k.to_string() }).collect();
+                write!(f, "({} {} {})", k.join(" "), self.r, self.g)
+            }
         }
     }
 }

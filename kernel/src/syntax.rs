@@ -604,7 +604,7 @@ pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
     Ok(p)
 }
 
-/// `(dep X KX KY KZ R G)` with `g ≥ 0`, `(rem X KX KY KZ R M)` with `m ≥ 1` (residue
+/// `(dep X KX KY KZ R G)` with `g ≥ 0` (a `K` may be `?`: a scaled entry), `(rem X KX KY KZ R M)` with `m ≥ 1` (residue
 /// ranges are checked by [`assn`]), or `(rng X W)` with `w ≥ 0`.
 fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
     let e = "(dep X KX KY KZ R G), (rem X KX KY KZ R M) or (rng X W)";
@@ -626,15 +626,27 @@ fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
     if g.is_negative() || (rem && g.is_zero()) {
         return Err(err(gs, if rem { "a modulus M ≥ 1" } else { "a modulus G ≥ 0" }));
     }
-    let kind = if rem { EntryKind::Rem } else { EntryKind::Linear };
-    let d = Dep { k: [int(kx)?, int(ky)?, int(kz)?], r: int(r)?, g, kind };
+    // `?` for a coefficient of a scaled entry (`dep` only), stored as 0
+    let coef = |s: &Sexp| match s.atom() {
+        Some("?") if !rem => Ok((BigInt::zero(), true)),
+        _ => int(s).map(|k| (k, false)),
+    };
+    let [(k0, u0), (k1, u1), (k2, u2)] = [coef(kx)?, coef(ky)?, coef(kz)?];
+    let kind = match (rem, [u0, u1, u2]) {
+        (true, _) => EntryKind::Rem,
+        (false, [false, false, false]) => EntryKind::Linear,
+        (false, u) => EntryKind::Scaled(u),
+    };
+    let d = Dep { k: [k0, k1, k2], r: int(r)?, g, kind };
     Ok((atom(x, "a local")?.to_string(), d))
 }
 
 /// [`dep`] with the residue condition `0 ≤ r < g` (when `g > 0`) of well-formedness.
 fn dep_checked(e: &Sexp) -> Result<(String, Dep), Rejection> {
     let (x, entry) = dep(e)?;
-    if entry.linear() && entry.g.is_positive() && (entry.r.is_negative() || entry.r >= entry.g)
+    if matches!(entry.kind, EntryKind::Linear | EntryKind::Scaled(_))
+        && entry.g.is_positive()
+        && (entry.r.is_negative() || entry.r >= entry.g)
         || entry.kind == EntryKind::Rem && (entry.r.is_negative() || entry.r >= entry.g)
     {
         return Err(err(e, "a residue 0 ≤ R < G"));

@@ -82,7 +82,10 @@ fn lane_filter(p: &[Cstr]) -> impl Fn(&[i64; 3]) -> bool + '_ {
 /// `N*(o)` for an index with dependence `dep` (`None` = `⊤`) into an array of `es`-byte
 /// elements, under the thread constraints of `p`: the maximum over warps and admissible
 /// byte offsets `β` of the number of sectors (`MemReads`) or of the fullest bank
-/// (`Conflicts`). 0 when no lane is kept. Never panics (i128 arithmetic).
+/// (`Conflicts`). For a scaled entry, the lanes of a warp are grouped by their `?`
+/// dimensions and the groups' maxima over every `β ≡ 0 (mod gcd(es, M))` are added
+/// (spec/logic.md §2 "Access bounds"). 0 when no lane is kept. Never panics (i128
+/// arithmetic).
 pub fn n_star(
     p: &[Cstr],
     dep: Option<Dep>,
@@ -113,37 +116,64 @@ pub fn n_star(
             best = best.max(lanes.len() as u64);
             continue;
         };
-        let step = (d.g as i128 * es).gcd(&m);
-        let base = (d.r as i128 * es).rem_euclid(step.max(1));
-        let offs: Vec<i128> = lanes
-            .iter()
-            .map(|t| (0..3).map(|i| d.k[i] as i128 * t[i] as i128).sum())
-            .collect();
-        let mut beta = base;
-        while beta < m {
-            let n = match kind {
-                AccessKind::MemReads => offs
-                    .iter()
-                    .map(|o| (o * es + beta).div_euclid(hw.sector_bytes.max(1) as i128))
-                    .collect::<BTreeSet<_>>()
-                    .len() as u64,
-                AccessKind::Conflicts => {
-                    let mut per: BTreeMap<i128, BTreeSet<i128>> = BTreeMap::new();
-                    for o in &offs {
-                        let bank = (o * es + beta)
-                            .div_euclid(hw.bank_bytes.max(1) as i128)
-                            .rem_euclid(hw.banks.max(1) as i128);
-                        per.entry(bank).or_default().insert(*o);
-                    }
-                    per.values().map(|s| s.len() as u64).max().unwrap_or(0)
-                }
-            };
-            best = best.max(n);
-            if step.is_zero() {
-                break;
-            }
-            beta += step;
+        // a scaled entry's groups have unknown bases: (r, g) = (0, 1)
+        let (r, g) = if d.is_linear() { (d.r, d.g) } else { (0, 1) };
+        let step = (g as i128 * es).gcd(&m);
+        let base = (r as i128 * es).rem_euclid(step.max(1));
+        let u = d.unknown_dims();
+        let mut groups: BTreeMap<[i64; 3], Vec<i128>> = BTreeMap::new();
+        for t in &lanes {
+            let off = (0..3).map(|i| d.k[i] as i128 * t[i] as i128).sum();
+            groups
+                .entry([0, 1, 2].map(|i| if u[i] { t[i] } else { 0 }))
+                .or_default()
+                .push(off);
         }
+        let n: u64 = groups
+            .values()
+            .map(|offs| group_count(offs, es, base, step, m, kind, hw))
+            .sum();
+        best = best.max(n);
+    }
+    best
+}
+
+/// The largest access count of the element offsets `offs` over the byte offsets
+/// `β = base, base + step, … < m` (as in [`n_star`]).
+fn group_count(
+    offs: &[i128],
+    es: i128,
+    base: i128,
+    step: i128,
+    m: i128,
+    kind: AccessKind,
+    hw: &Hardware,
+) -> u64 {
+    let mut best = 0u64;
+    let mut beta = base;
+    while beta < m {
+        let n = match kind {
+            AccessKind::MemReads => offs
+                .iter()
+                .map(|o| (o * es + beta).div_euclid(hw.sector_bytes.max(1) as i128))
+                .collect::<BTreeSet<_>>()
+                .len() as u64,
+            AccessKind::Conflicts => {
+                let mut per: BTreeMap<i128, BTreeSet<i128>> = BTreeMap::new();
+                for o in offs {
+                    let bank = (o * es + beta)
+                        .div_euclid(hw.bank_bytes.max(1) as i128)
+                        .rem_euclid(hw.banks.max(1) as i128);
+                    per.entry(bank).or_default().insert(*o);
+                }
+                per.values().map(|s| s.len() as u64).max().unwrap_or(0)
+            }
+        };
+        best = best.max(n);
+        if step.is_zero() {
+            break;
+        }
+        beta += step;
     }
     best
 }

@@ -126,7 +126,8 @@ pub fn warp_entry(d: &DepMap, op: &WarpOp, xty: Ty) -> Option<Dep> {
 /// `ent_P,D(e)` of spec §2 "Assigned entry" without the fixed-constant case (the caller
 /// handles `lin_P(e)` constant): a copy of a remainder entry; the remainder entry of
 /// `a % m` when `dep_D(a % m) = ⊤`, `dep_D(m) = (0, m, 0)`, `m ≥ 1`, `dep_D(a) = (k, r, g)`
-/// with `m | g`; else `dep_D(e)`; else the range entry of `width_D(e)`.
+/// with `m | g`; else `dep_D(e)`; else `scaled_D(e)` when it has a `?` dimension and a
+/// dimension that varies within a warp without `?`; else the range entry of `width_D(e)`.
 pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
     let linear = dep_expr(d, e, cx);
     let rem = match e {
@@ -142,7 +143,88 @@ pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
         }
         _ => None,
     };
-    rem.or(linear).or_else(|| width_expr(d, e).map(Dep::range))
+    // A scaled entry only where it can group lanes: some dimension that varies within a
+    // warp keeps a known coefficient (else every lane is its own group, as for no entry).
+    let groups = |x: &Dep| (0..3).any(|i| !x.unknown_dims()[i] && !cx.udims[i]);
+    rem.or(linear)
+        .or_else(|| scaled_expr(d, e, cx).filter(|x| !x.is_linear() && groups(x)))
+        .or_else(|| width_expr(d, e).map(Dep::range))
+}
+
+/// `scaled_D(o)` of spec §2 "Scaled entries": a local's scaled entry, else `dep_D(o)`.
+pub fn scaled_operand(d: &DepMap, o: &Operand) -> Option<Dep> {
+    match o {
+        Operand::Var(x) => d
+            .get(x)
+            .copied()
+            .filter(|e| matches!(e.kind, EntryKind::Scaled(_)))
+            .or_else(|| dep_operand(d, o)),
+        _ => dep_operand(d, o),
+    }
+}
+
+/// `scaled_D(e)` of spec §2 "Scaled entries" (`None` on overflow or when undefined): sums
+/// and differences (`?` on the union of the operands' `?` dimensions), `neg`, products
+/// with an exact side or with a side uniform after collapse (the other side's thread
+/// dimensions become `?`: `threadIdx.y * W` is `(0 ? 0 0 0)`).
+pub fn scaled_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
+    let or = |a: [bool; 3], b: [bool; 3]| [0, 1, 2].map(|i| a[i] || b[i]);
+    let times = |x: &Dep, c: i64| -> Option<Dep> {
+        let k = [
+            x.k[0].checked_mul(c)?,
+            x.k[1].checked_mul(c)?,
+            x.k[2].checked_mul(c)?,
+        ];
+        Dep::with_unknown(
+            k,
+            x.unknown_dims(),
+            x.r.checked_mul(c)?,
+            x.g.checked_mul(c)?,
+        )
+    };
+    let prod = |x: &Dep, y: &Dep| -> Option<Dep> {
+        match y.as_exact() {
+            Some(0) => Some(Dep::exact(0)),
+            Some(c) => times(x, c),
+            None if y.is_linear() && collapse(*y, cx.udims).is_uniform() => {
+                let y = collapse(*y, cx.udims);
+                let c = uniform_product(x.r, x.g, y.r, y.g)?;
+                let u = or(x.unknown_dims(), [0, 1, 2].map(|i| x.k[i] != 0));
+                Dep::with_unknown([0; 3], u, c.0, c.1)
+            }
+            None => None,
+        }
+    };
+    match e {
+        Expr::Opd(o) => scaled_operand(d, o),
+        Expr::Un(UnOp::Neg, a) => times(&scaled_operand(d, a)?, -1),
+        Expr::Bin(op, a, b) => {
+            let (x, y) = (scaled_operand(d, a)?, scaled_operand(d, b)?);
+            let s = match op {
+                BinOp::Add => 1,
+                BinOp::Sub => -1,
+                BinOp::Mul => return prod(&x, &y).or_else(|| prod(&y, &x)),
+                _ => return None,
+            };
+            let mut k = [0i64; 3];
+            for (i, ki) in k.iter_mut().enumerate() {
+                *ki = x.k[i].checked_add(y.k[i].checked_mul(s)?)?;
+            }
+            let r = x.r.checked_add(y.r.checked_mul(s)?)?;
+            Dep::with_unknown(k, or(x.unknown_dims(), y.unknown_dims()), r, gcd(x.g, y.g)?)
+        }
+        _ => None,
+    }
+}
+
+/// The congruence `(r1·r2, gcd(g1·g2, r1·g2, r2·g1))` of a product of two uniform values
+/// `c1 ≡ r1 (mod g1)`, `c2 ≡ r2 (mod g2)` (spec §2, `*` of uniforms); `None` on overflow.
+fn uniform_product(r1: i64, g1: i64, r2: i64, g2: i64) -> Option<(i64, i64)> {
+    let g = gcd(
+        gcd(g1.checked_mul(g2)?, r1.checked_mul(g2)?)?,
+        r2.checked_mul(g1)?,
+    )?;
+    Some((r1.checked_mul(r2)?, g))
 }
 
 /// `width_D(o)` (spec §2 "Widths"): 0 for a uniform value, `w` for a range local.
@@ -369,10 +451,8 @@ pub fn dep_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
                     }
                     let (x, y) = (collapse(da?, udims), collapse(db?, udims));
                     if x.is_uniform() && y.is_uniform() {
-                        let g1 = x.g.checked_mul(y.g)?;
-                        let g2 = x.r.checked_mul(y.g)?;
-                        let g3 = y.r.checked_mul(x.g)?;
-                        Dep::new([0; 3], x.r.checked_mul(y.r)?, gcd(gcd(g1, g2)?, g3)?)
+                        let (r, g) = uniform_product(x.r, x.g, y.r, y.g)?;
+                        Dep::new([0; 3], r, g)
                     } else {
                         None
                     }

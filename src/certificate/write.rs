@@ -119,6 +119,16 @@ fn write_dep(s: &mut String, x: &str, d: &Dep) {
             " (dep {x} {} {} {} {} {})",
             d.k[0], d.k[1], d.k[2], d.r, d.g
         ),
+        EntryKind::Scaled(u) => {
+            let k = [0, 1, 2].map(|i| {
+                if u[i] {
+                    "?".to_string()
+                } else {
+                    d.k[i].to_string()
+                }
+            });
+            write!(s, " (dep {x} {} {} {} {} {})", k[0], k[1], k[2], d.r, d.g)
+        }
     };
 }
 

@@ -514,8 +514,8 @@ impl Ctx<'_> {
 
     /// `ent_P,D(e)`, the entry a Q:VWRITE node may claim for `x ← e` (spec/logic.md §2
     /// "Assigned entry"): `(0, c, 0)` when `lin_P(e)` is the constant `c`; a copy of a
-    /// remainder entry; the remainder entry of `a % m`; `dep_D(e)`; else the range entry
-    /// of `width_D(e)`.
+    /// remainder entry; the remainder entry of `a % m`; `dep_D(e)`; else the scaled entry
+    /// `scaled_D(e)` when it has a `?` dimension; else the range entry of `width_D(e)`.
     pub fn dep_assigned(&self, pre: &Assn, e: &Expr) -> Option<Dep> {
         if let Some(c) = self.lin_fixed(&pre.p, e).as_ref().and_then(Lin::as_const) {
             if c.is_integer() {
@@ -534,7 +534,66 @@ impl Ctx<'_> {
             }
             _ => None,
         };
-        rem.or(linear).or_else(|| Self::width_expr(&pre.d, e).map(Dep::range))
+        rem.or(linear)
+            .or_else(|| self.scaled_expr(&pre.d, e).filter(|d| !d.linear()))
+            .or_else(|| Self::width_expr(&pre.d, e).map(Dep::range))
+    }
+
+    /// `scaled_D(o)` (spec/logic.md §2 "Scaled entries"): a local's scaled entry, else
+    /// `dep_D(o)` (a linear entry: no `?` dimension).
+    pub fn scaled_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<Dep> {
+        match o {
+            Opd::Var(x) => {
+                d.get(x).filter(|e| matches!(e.kind, EntryKind::Scaled(_))).cloned().or_else(|| Self::dep_opd(d, o))
+            }
+            _ => Self::dep_opd(d, o),
+        }
+    }
+
+    /// `scaled_D(e)`: sums and differences (`?` on the union of the operands' `?`
+    /// dimensions), `neg`, products with an exact side (scaled) or with a side uniform after
+    /// collapse (every thread dimension of the other side becomes `?`).
+    pub fn scaled_expr(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
+        let or = |a: [bool; 3], b: [bool; 3]| {
+            let mut r = a;
+            for (x, y) in r.iter_mut().zip(b) {
+                *x |= y;
+            }
+            r
+        };
+        let times =
+            |x: &Dep, c: &BigInt| Dep::with_unknown(x.k.clone().map(|k| k * c), x.unknown_dims(), &x.r * c, &x.g * c);
+        // x·y with y exact, or y one value in the warp (c₂ ≡ r₂ mod g₂): c₁·c₂ as for uniforms.
+        let prod = |x: &Dep, y: &Dep| match y.as_exact() {
+            Some(c) if c.is_zero() => Some(Dep::exact(BigInt::zero())),
+            Some(c) => Some(times(x, c)),
+            None if y.linear() && self.collapse(y).uniform() => {
+                let c = Dep::norm(Default::default(), x.r.clone(), x.g.clone()).mul_uniform(&self.collapse(y));
+                let u = or(x.unknown_dims(), x.k.each_ref().map(|k| !k.is_zero()));
+                Some(Dep::with_unknown(Default::default(), u, c.r, c.g))
+            }
+            None => None,
+        };
+        match e {
+            Expr::Opd(o) => Self::scaled_opd(d, o),
+            Expr::Un(op, o) if op == "neg" => Some(times(&Self::scaled_opd(d, o)?, &-BigInt::one())),
+            Expr::Bin(op, a, b) => {
+                let (x, y) = (Self::scaled_opd(d, a)?, Self::scaled_opd(d, b)?);
+                let s = match op.as_str() {
+                    "+" => BigInt::one(),
+                    "-" => -BigInt::one(),
+                    "*" => return prod(&x, &y).or_else(|| prod(&y, &x)),
+                    _ => return None,
+                };
+                let mut k = x.k.clone();
+                for (kd, yd) in k.iter_mut().zip(&y.k) {
+                    *kd += &s * yd;
+                }
+                let u = or(x.unknown_dims(), y.unknown_dims());
+                Some(Dep::with_unknown(k, u, &x.r + &s * &y.r, x.g.gcd(&y.g)))
+            }
+            _ => None,
+        }
     }
 
     /// `width_D(o)` (spec/logic.md §2 "Widths"): 0 for a uniform value, `w` for a local with
@@ -728,6 +787,8 @@ impl Ctx<'_> {
             .iter()
             .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
             .collect();
+        // A scaled entry is counted per group of lanes (spec/logic.md §2 "Access bounds").
+        let dep = dep.or_else(|| Self::scaled_opd(&env.d, o));
         // A range entry bounds the access by the window's sectors / bank occupancy.
         let range = match (o, &dep) {
             (Opd::Var(x), None) => env.d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),

@@ -10,7 +10,7 @@ use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
     cond, dep_expr, dep_operand, entry_expr, expr_uniform, join_deps, lane_cond, lin_fixed,
-    warp_entry,
+    scaled_operand, warp_entry,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
@@ -65,7 +65,8 @@ impl Ctx<'_> {
         } else {
             AccessKind::Conflicts
         };
-        let dep = dep_operand(&pre.d, o);
+        // a scaled entry when `dep_D(o)` is ⊤ (spec §2 "Access bounds")
+        let dep = dep_operand(&pre.d, o).or_else(|| scaled_operand(&pre.d, o));
         // N* depends only on the thread constraints of P, the dependence, the element size
         // and the kind; loops re-run the forward pass, so it is memoized.
         let tid_p: Vec<Cstr> = pre.p.iter().filter(|c| c.only_tid()).cloned().collect();

@@ -292,6 +292,10 @@ pub enum EntryKind {
     Rem,
     /// `(rng x w)`, `w = g ≥ 0` (`k = 0`, `r = 0`): the values lie in `[c, c + w]` for one `c`.
     Rng,
+    /// `(dep x kx ? kz r g)`: the dimensions `d` with `u[d]` have an unknown coefficient
+    /// `u_d` (printed `?`, stored `k_d = 0`) shared by the active threads; otherwise as a
+    /// linear entry. At least one `u[d]` holds (`spec/logic.md` §1, scaled entries).
+    Scaled([bool; 3]),
 }
 
 /// A thread-dependence entry (`spec/logic.md` §1). The arithmetic (`scale`, `combine`, …)
@@ -347,6 +351,23 @@ impl Dep {
     pub fn is_linear(&self) -> bool {
         self.kind == EntryKind::Linear
     }
+    /// The `?` dimensions of a scaled entry (none for any other kind).
+    pub fn unknown_dims(&self) -> [bool; 3] {
+        match self.kind {
+            EntryKind::Scaled(u) => u,
+            _ => [false; 3],
+        }
+    }
+    /// The entry `(k, r, g)` (normalized) with the dimensions of `u` made `?` (their `k_d`
+    /// set to 0): scaled when some `u[d]` holds, else linear. `None` on overflow.
+    pub fn with_unknown(k: [i64; 3], u: [bool; 3], r: i64, g: i64) -> Option<Dep> {
+        let k = [0, 1, 2].map(|i| if u[i] { 0 } else { k[i] });
+        let mut d = Dep::new(k, r, g)?;
+        if u.iter().any(|b| *b) {
+            d.kind = EntryKind::Scaled(u);
+        }
+        Some(d)
+    }
     /// The exact constant `n`: `(0, n, 0)`.
     pub fn exact(n: i64) -> Dep {
         Dep {
@@ -394,7 +415,8 @@ impl Dep {
             gcd(self.g, o.g)?,
         )
     }
-    /// "`self` implies `o`" (spec §2): same `k`, `o.g | self.g`, residues agree mod `o.g`.
+    /// "`self` implies `o`" (spec §2): same kind (same `?` dimensions) and `k`, `o.g | self.g`,
+    /// residues agree mod `o.g`.
     pub fn implies(&self, o: &Dep) -> bool {
         if self.k != o.k || self.kind != o.kind {
             return false;
@@ -402,7 +424,7 @@ impl Dep {
         match self.kind {
             EntryKind::Rem => return self == o,
             EntryKind::Rng => return self.g <= o.g,
-            EntryKind::Linear => {}
+            EntryKind::Linear | EntryKind::Scaled(_) => {}
         }
         if o.g == 0 {
             return self.g == 0 && self.r == o.r;
@@ -415,12 +437,13 @@ impl Dep {
         if self.kind == EntryKind::Rng && o.kind == EntryKind::Rng {
             return Some(Dep::range(self.g.max(o.g)));
         }
-        if self.k != o.k || !self.is_linear() || !o.is_linear() {
+        let congruent = matches!(self.kind, EntryKind::Linear | EntryKind::Scaled(_));
+        if self.k != o.k || self.kind != o.kind || !congruent {
             return (self == o).then_some(*self);
         }
         let diff = self.r.checked_sub(o.r)?.checked_abs()?;
         let g = gcd(gcd(self.g, o.g)?, diff)?;
-        Dep::new(self.k, self.r, g)
+        Dep::with_unknown(self.k, self.unknown_dims(), self.r, g)
     }
 }
 

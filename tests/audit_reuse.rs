@@ -157,3 +157,49 @@ fn corpus_matrix_kernels_reusable_accesses_follow_definition_6_1() {
     assert!(bad["recommended_block"].is_null(), "{bad}");
     assert_eq!(bad["working_set"], 0);
 }
+
+/// RaCUDA's addSub1 (block 256), Def. 6.1 and Sect. 6.3 by hand: in the `i` loop,
+/// `B[2j*w + i]` and `B[(2j+1)*w + i]` (each read and written by `±=`) move by 1 element
+/// (4 B < 128 B) and are uncoalesced (lanes 2w elements apart: 32 sectors); `A[i]` moves
+/// by 1 and is coalesced (one element). Two uncoalesced signatures: working set
+/// 2 × 128 = 256 B per thread; 48 × 1024 / 256 = 192 threads, the largest power of two
+/// not above it is 128. addSub2 (`i` the global id, loop over rows `j`): `B[j*w + i]` moves
+/// by 2w (unknown) and `A[i]` by 0: only `A[i]` (twice) is loop-reusable, coalesced: no advice.
+#[test]
+fn corpus_add_sub_reuse_and_block_size_follow_section_6_3() {
+    let Some(dir) = common::racuda_corpus("corpus_add_sub_reuse") else {
+        return;
+    };
+    let one = dir.join("addSub1.cu");
+    let two = dir.join("addSub2.cu");
+    let a = audits(
+        &[one.to_str().expect("UTF-8"), two.to_str().expect("UTF-8")],
+        &["--block", "256", "--no-totals"],
+    );
+    let (one, two) = (&a[0]["reuse"], &a[1]["reuse"]);
+    let mut acc = reusable(one, 2);
+    acc.sort();
+    let b = |d: i64, uc: bool| ("B".to_string(), d, uc);
+    assert_eq!(
+        acc,
+        [
+            ("A".to_string(), 1, false),
+            ("A".to_string(), 1, false),
+            b(1, true),
+            b(1, true),
+            b(1, true),
+            b(1, true)
+        ],
+        "{one}"
+    );
+    assert_eq!(one["working_set"], 256, "{one}");
+    assert_eq!(one["recommended_block"], 128, "{one}");
+    let mut acc2 = reusable(two, 3);
+    acc2.sort();
+    assert_eq!(
+        acc2,
+        [("A".to_string(), 0, false), ("A".to_string(), 0, false)],
+        "{two}"
+    );
+    assert!(two["recommended_block"].is_null(), "{two}");
+}

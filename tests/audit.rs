@@ -365,6 +365,19 @@ fn corpus_vector_add_and_reduce1_equal_hand_derivations() {
     assert_eq!(metric_bound(r1, "conflicts"), "87");
 }
 
+/// (kernel, line, column, kind, rule, per execution, minimum, excess, GPUDrano flags it).
+type Row = (
+    usize,
+    u64,
+    u64,
+    &'static str,
+    &'static str,
+    u64,
+    u64,
+    u64,
+    bool,
+);
+
 /// RaCUDA's addSub0/1/2 (block 256; `int` = 4 bytes; a warp is 32 consecutive global ids
 /// `j` or `i`). Hand derivations of the certified counts, and GPUDrano's verdict (Singhania
 /// Ch. 4, Fig. 4.3 rules: `tid` ↦ c1, parameters and loop counters ↦ c0, c0·c1 ↦ ⊤ unless
@@ -386,8 +399,7 @@ fn corpus_add_sub_kernels_uncoalesced_flags_equal_gpudrano() {
     let Some(a) = corpus_audits("corpus_add_sub_kernels", &files, "256") else {
         return;
     };
-    // (kernel, line, column, kind, rule, per execution, minimum, excess, GPUDrano flags it)
-    let table: [(usize, u64, u64, &str, &str, u64, u64, u64, bool); 20] = [
+    let table: [Row; 20] = [
         (0, 5, 7, "read", "uncoalesced", 16, 4, 12, true),
         (0, 5, 7, "write", "uncoalesced", 16, 4, 12, true),
         (0, 7, 7, "read", "uncoalesced", 16, 4, 12, true),

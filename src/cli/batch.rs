@@ -61,7 +61,7 @@ enum Task {
     /// Read and lower file `i`.
     Load(usize),
     /// Kernel `k` of file `i`, with the file's options and its share of the load time.
-    Kernel(usize, usize, KernelArgs, Box<Entry>, f64),
+    Kernel(usize, usize, Box<KernelArgs>, Box<Entry>, f64),
 }
 
 /// The shared queue: kernels already found first (they are started as soon as a worker
@@ -143,7 +143,7 @@ pub fn run<R: Send>(
                                 .enumerate()
                                 .map(|(k, e)| {
                                     let t = if k == 0 { secs } else { 0.0 };
-                                    Task::Kernel(i, k, args.clone(), Box::new(e), t)
+                                    Task::Kernel(i, k, Box::new(args.clone()), Box::new(e), t)
                                 })
                                 .rev()
                                 .collect();

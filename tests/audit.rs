@@ -365,6 +365,87 @@ fn corpus_vector_add_and_reduce1_equal_hand_derivations() {
     assert_eq!(metric_bound(r1, "conflicts"), "87");
 }
 
+/// (kernel, line, column, kind, rule, per execution, minimum, excess, GPUDrano flags it).
+type Row = (
+    usize,
+    u64,
+    u64,
+    &'static str,
+    &'static str,
+    u64,
+    u64,
+    u64,
+    bool,
+);
+
+/// RaCUDA's addSub0/1/2 (block 256; `int` = 4 bytes; a warp is 32 consecutive global ids
+/// `j` or `i`). Hand derivations of the certified counts, and GPUDrano's verdict (Singhania
+/// Ch. 4, Fig. 4.3 rules: `tid` ↦ c1, parameters and loop counters ↦ c0, c0·c1 ↦ ⊤ unless
+/// the factor is ±1, c1 + c0 ↦ c1; an index is flagged when it is ⊤):
+/// * addSub0 `B[j*w + i]` in `if (j % 2 == 0)` and its `else`: 16 lanes of one parity,
+///   2w elements = 8w bytes apart: one sector each once w ≥ 4 → 16 (minimum 4 for a warp
+///   of 4-byte elements); GPUDrano: j ↦ c1, j·w ↦ ⊤: flagged;
+/// * addSub1 `B[2j*w + i]`, `B[(2j+1)*w + i]`: 32 lanes 2w elements apart → 32; ⊤: flagged;
+/// * `A[i]` in addSub0/1 (i the loop counter): one element → 1 sector; c0: not flagged;
+/// * addSub2 `B[j*w + i]`, `B[(j+1)*w + i]` with `i` the global id: 32 consecutive ints at
+///   an offset `j*w` of unknown residue mod 8 → 4 or 5 sectors (misaligned); c0 + c1 ↦ c1:
+///   not flagged; `A[i]`: 128 aligned bytes → 4 sectors; c1: not flagged.
+/// * Kernel bounds: addSub0 per iteration both parities run: 2·(16 + 16 + 1) = 66 per `i`;
+///   addSub1 4·32 + 2 = 130 per `i`; addSub2 per iteration of `j` (⌈h/2⌉ ≤ (h+1)/2 of them)
+///   4·5 + 2·4 = 28 → 14(h + 1).
+#[test]
+fn corpus_add_sub_kernels_uncoalesced_flags_equal_gpudrano() {
+    let files = ["addSub0.cu", "addSub1.cu", "addSub2.cu"];
+    let Some(a) = corpus_audits("corpus_add_sub_kernels", &files, "256") else {
+        return;
+    };
+    let table: [Row; 20] = [
+        (0, 5, 7, "read", "uncoalesced", 16, 4, 12, true),
+        (0, 5, 7, "write", "uncoalesced", 16, 4, 12, true),
+        (0, 7, 7, "read", "uncoalesced", 16, 4, 12, true),
+        (0, 7, 7, "write", "uncoalesced", 16, 4, 12, true),
+        (0, 5, 23, "read", "coalesced", 1, 1, 0, false),
+        (0, 7, 23, "read", "coalesced", 1, 1, 0, false),
+        (1, 4, 5, "read", "uncoalesced", 32, 4, 28, true),
+        (1, 4, 5, "write", "uncoalesced", 32, 4, 28, true),
+        (1, 5, 5, "read", "uncoalesced", 32, 4, 28, true),
+        (1, 5, 5, "write", "uncoalesced", 32, 4, 28, true),
+        (1, 4, 25, "read", "coalesced", 1, 1, 0, false),
+        (1, 5, 31, "read", "coalesced", 1, 1, 0, false),
+        (2, 4, 5, "read", "misaligned", 5, 4, 1, false),
+        (2, 4, 5, "write", "misaligned", 5, 4, 1, false),
+        (2, 5, 5, "read", "misaligned", 5, 4, 1, false),
+        (2, 5, 5, "write", "misaligned", 5, 4, 1, false),
+        (2, 4, 21, "read", "coalesced", 4, 4, 0, false),
+        (2, 5, 27, "read", "coalesced", 4, 4, 0, false),
+        (0, 4, 5, "branch", "divergent-branch", 1, 0, 1, false),
+        (1, 2, 3, "loop", "uniform-branch", 0, 0, 0, false),
+    ];
+    for (k, line, col, kind, rule, per, min, excess, gpudrano) in table {
+        let f = finding(&a[k], line, col, kind);
+        assert_finding(f, rule, per, min, excess);
+        assert_eq!(
+            f["rule"] == "uncoalesced",
+            gpudrano,
+            "{}:{line}:{col} {kind}: uncoalesced flag vs GPUDrano",
+            files[k]
+        );
+    }
+    // every global access of the three kernels is in the table (none left unchecked)
+    let global = |k: &Value| {
+        k["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["metric"] == "sectors")
+            .count()
+    };
+    assert_eq!((global(&a[0]), global(&a[1]), global(&a[2])), (6, 6, 6));
+    assert_eq!(metric_bound(&a[0], "sectors"), "66*max(0, w)");
+    assert_eq!(metric_bound(&a[1], "sectors"), "130*max(0, w)");
+    assert_eq!(metric_bound(&a[2], "sectors"), "14*max(0, h + 1)");
+}
+
 /// Runs `warpcert ARGS…` and returns (exit code, stdout).
 fn warpcert(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))

@@ -2,7 +2,7 @@
 //! (Singhania 2019, Ch. 6: Def. 6.1, the simple and derived increment analyses of
 //! Sects. 6.2.2–6.2.3, the working set and block-size choice of Sect. 6.3), as advice.
 //!
-//! An access in loop `L` (directly, not in a sub-loop) is *loop-reusable* when its index
+//! A global access in loop `L` (directly, not in a sub-loop) is *loop-reusable* when its index
 //! moves by a known `Δ` elements per iteration with `|Δ|·elem_bytes < η` (η = 128 bytes,
 //! the cache line): the next iteration touches the same line. Increments: a local not
 //! assigned in `L` moves by 0; a local whose only assignment in `L` is `x ← x ± c` moves by
@@ -13,7 +13,7 @@
 //! of two of threads with `threads · working set ≤ L1` (1-D blocks).
 
 use super::sites::{Site, SiteKind};
-use crate::core::{BinOp, Const, Expr, Loc, Operand, Program, Stmt};
+use crate::core::{BinOp, Const, Expr, Loc, Operand, Program, Space, Stmt};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -194,7 +194,10 @@ pub fn analyze(
         let mut accesses = Vec::new();
         let mut sigs = BTreeSet::new();
         for s in sites.iter().filter(|s| {
-            matches!(s.kind, SiteKind::Read | SiteKind::Write) && s.loops.last() == Some(&loc)
+            // Def. 6.1 is about global memory accesses: shared and local ones are not cached
+            matches!(s.kind, SiteKind::Read | SiteKind::Write)
+                && matches!(s.space, Some(Space::Global))
+                && s.loops.last() == Some(&loc)
         }) {
             let delta = match &s.index {
                 Some(Operand::Var(x)) => inc.get(x).cloned().unwrap_or(Some(0)),

@@ -8,8 +8,9 @@ use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
 use crate::report::{AnalyzeOutcome, Format};
 use std::time::Instant;
 
-fn analyze_item(args: &super::KernelArgs, item: Item<'_>, degree: u32) -> AnalyzeRecord {
-    let rec = |file: &std::path::Path, kernel: String| AnalyzeRecord {
+fn analyze_item(item: Item<'_>, degree: u32) -> AnalyzeRecord {
+    let start = Instant::now();
+    let rec = |file: &std::path::Path, kernel: String, load: f64| AnalyzeRecord {
         format_version: FORMAT_VERSION,
         file: file.display().to_string(),
         kernel,
@@ -17,22 +18,22 @@ fn analyze_item(args: &super::KernelArgs, item: Item<'_>, degree: u32) -> Analyz
         warnings: Vec::new(),
         error: None,
         error_kind: None,
+        seconds: load,
     };
-    let _ = args;
-    match item {
-        Item::FileError(f, e) => AnalyzeRecord {
+    let mut r = match item {
+        Item::FileError(f, e, load) => AnalyzeRecord {
             error: Some(e.error),
             error_kind: Some(e.kind.word()),
-            ..rec(f, String::new())
+            ..rec(f, String::new(), load)
         },
-        Item::Kernel(f, entry) => match entry.loaded {
+        Item::Kernel(f, entry, load) => match entry.loaded {
             Err(e) => AnalyzeRecord {
                 error: Some(e.error),
                 error_kind: Some(e.kind.word()),
-                ..rec(f, entry.name)
+                ..rec(f, entry.name, load)
             },
             Ok(l) => {
-                let mut r = rec(f, entry.name);
+                let mut r = rec(f, entry.name, load);
                 r.warnings = l.warnings.clone();
                 r.warnings.extend(race_warning(&l));
                 for &m in &l.metrics {
@@ -47,7 +48,9 @@ fn analyze_item(args: &super::KernelArgs, item: Item<'_>, degree: u32) -> Analyz
                 r
             }
         },
-    }
+    };
+    r.seconds += start.elapsed().as_secs_f64();
+    r
 }
 
 fn summarize(records: &[AnalyzeRecord], files: usize, seconds: f64, jobs: usize) -> Summary {
@@ -91,8 +94,8 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     let jobs = batch::jobs(args.jobs);
     let start = Instant::now();
     let degree = args.degree;
-    let records = match batch::run(&args.kernel, &files, jobs, |ka, item| {
-        analyze_item(ka, item, degree)
+    let records = match batch::run(&args.kernel, &files, jobs, |_, item| {
+        analyze_item(item, degree)
     }) {
         Ok(r) => r,
         Err(e) => return ErrorReport::new(ErrorKind::Resource, e).emit(format),

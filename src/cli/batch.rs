@@ -7,9 +7,10 @@ use super::kernels::{load_entries, Entry};
 use super::KernelArgs;
 use crate::report::error::ErrorReport;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
 
 /// Every `.cu`/`.cuh` file under the directories of `paths` (recursively, sorted) and every
 /// other path as given, in order.
@@ -47,15 +48,52 @@ pub fn jobs(requested: Option<usize>) -> usize {
 
 /// What a batch produces for one kernel (or for a file no kernel of which could be read).
 pub enum Item<'a> {
-    /// A kernel of `file`.
-    Kernel(&'a Path, Box<Entry>),
-    /// `file` could not be read.
-    FileError(&'a Path, ErrorReport),
+    /// A kernel of `file`; `load_seconds` is the wall time spent reading and lowering the
+    /// file, given with its first kernel only (0 for the others), so that the records'
+    /// times add up to the batch's work.
+    Kernel(&'a Path, Box<Entry>, f64),
+    /// `file` could not be read (after `load_seconds`).
+    FileError(&'a Path, ErrorReport, f64),
 }
 
-/// Runs `work` on every kernel of every file on `jobs` threads, files and kernels in
-/// parallel; results in file order, kernels in file order. `base` gives the options of each
-/// file (its `file` is replaced). A progress bar counts kernels on a terminal.
+/// A unit of work of the queue: reading a file, or one of its kernels.
+enum Task {
+    /// Read and lower file `i`.
+    Load(usize),
+    /// Kernel `k` of file `i`, with the file's options and its share of the load time.
+    Kernel(usize, usize, Box<KernelArgs>, Box<Entry>, f64),
+}
+
+/// The shared queue: kernels already found first (they are started as soon as a worker
+/// is free, which keeps the work of a large file from being the tail), then the files
+/// still to read, largest first (longest-processing-time-first list scheduling).
+struct Queue {
+    kernels: Vec<Task>,
+    loads: Vec<Task>,
+}
+
+impl Queue {
+    fn pop(&mut self) -> Option<Task> {
+        self.kernels.pop().or_else(|| self.loads.pop())
+    }
+}
+
+/// File indices by decreasing size (bytes; an unreadable file counts 0), ties by order:
+/// the front end's and the analysis' work grow with the source, so the largest files start
+/// first and the small ones fill the gaps at the end.
+pub fn largest_first(files: &[PathBuf]) -> Vec<usize> {
+    let size = |f: &PathBuf| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
+    let mut order: Vec<(u64, usize)> = files.iter().map(size).zip(0..).collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    order.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Runs `work` on every kernel of every file on `jobs` worker threads; results in file
+/// order, kernels in file order. `base` gives the options of each file (its `file` is
+/// replaced). There is no phase boundary: each worker takes the next task of one shared
+/// queue (a kernel already read, else the largest file not yet read, whose kernels it then
+/// queues), so reading and analysis overlap and no worker waits while work is left. A
+/// progress bar counts kernels on a terminal. Errors: the worker threads cannot start.
 pub fn run<R: Send>(
     base: &KernelArgs,
     files: &[PathBuf],
@@ -76,33 +114,72 @@ pub fn run<R: Send>(
     {
         bar.set_style(style);
     }
-    let out = pool.install(|| {
-        files
-            .par_iter()
-            .flat_map_iter(|f| {
-                let mut args = base.clone();
-                args.file = f.clone();
-                bar.set_message(f.display().to_string());
-                let items: Vec<(KernelArgs, Item<'_>)> = match load_entries(&args, None) {
-                    Ok(l) => l
-                        .entries
-                        .into_iter()
-                        .map(|e| (args.clone(), Item::Kernel(f.as_path(), Box::new(e))))
-                        .collect(),
-                    Err(e) => vec![(args.clone(), Item::FileError(f.as_path(), e))],
-                };
-                bar.inc_length(items.len() as u64);
-                items
-            })
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|(args, item)| {
-                let r = work(&args, item);
-                bar.inc(1);
-                r
-            })
-            .collect::<Vec<R>>()
+    // `pop` takes from the end: the largest file last in `loads`
+    let mut loads: Vec<Task> = largest_first(files).into_iter().map(Task::Load).collect();
+    loads.reverse();
+    let queue = Mutex::new(Queue {
+        kernels: Vec::new(),
+        loads,
+    });
+    let results: Mutex<Vec<(usize, usize, R)>> = Mutex::new(Vec::new());
+    let next = || queue.lock().ok().and_then(|mut q| q.pop());
+    let worker = || {
+        while let Some(task) = next() {
+            match task {
+                Task::Load(i) => {
+                    let f = &files[i];
+                    let mut args = base.clone();
+                    args.file = f.clone();
+                    bar.set_message(f.display().to_string());
+                    let start = Instant::now();
+                    let loaded = load_entries(&args, None);
+                    let secs = start.elapsed().as_secs_f64();
+                    match loaded {
+                        Ok(l) => {
+                            bar.inc_length(l.entries.len() as u64);
+                            let tasks: Vec<Task> = l
+                                .entries
+                                .into_iter()
+                                .enumerate()
+                                .map(|(k, e)| {
+                                    let t = if k == 0 { secs } else { 0.0 };
+                                    Task::Kernel(i, k, Box::new(args.clone()), Box::new(e), t)
+                                })
+                                .rev()
+                                .collect();
+                            if let Ok(mut q) = queue.lock() {
+                                q.kernels.extend(tasks);
+                            }
+                        }
+                        Err(e) => {
+                            bar.inc_length(1);
+                            let r = work(&args, Item::FileError(f.as_path(), e, secs));
+                            bar.inc(1);
+                            if let Ok(mut v) = results.lock() {
+                                v.push((i, 0, r));
+                            }
+                        }
+                    }
+                }
+                Task::Kernel(i, k, args, entry, secs) => {
+                    let r = work(&args, Item::Kernel(files[i].as_path(), entry, secs));
+                    bar.inc(1);
+                    if let Ok(mut v) = results.lock() {
+                        v.push((i, k, r));
+                    }
+                }
+            }
+        }
+    };
+    pool.scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|_| worker());
+        }
     });
     bar.finish_and_clear();
-    Ok(out)
+    let mut out = results
+        .into_inner()
+        .map_err(|_| "a worker thread failed".to_string())?;
+    out.sort_by_key(|&(i, k, _)| (i, k));
+    Ok(out.into_iter().map(|(_, _, r)| r).collect())
 }

@@ -25,6 +25,9 @@ pub struct AuditRecord {
     /// The error's kind (`syntax`, `launch`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<String>,
+    /// Wall time of this record's work in seconds: the kernel's analysis, plus reading and
+    /// lowering its file for the file's first kernel (so the records add up to the batch).
+    pub seconds: f64,
 }
 
 /// The end-of-run summary of a batch (`analyze` or `audit` on many files).
@@ -285,6 +288,9 @@ pub struct AnalyzeRecord {
     /// The error's kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<String>,
+    /// Wall time of this record's work in seconds: the kernel's analysis, plus reading and
+    /// lowering its file for the file's first kernel (so the records add up to the batch).
+    pub seconds: f64,
 }
 
 /// The text of an `analyze` batch: per kernel a header and the outcomes, then the summary.

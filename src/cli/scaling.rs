@@ -5,7 +5,11 @@
 //! * `loops`: `n` sequential loops `for (i = 0; i < m; i++)` with a global access each;
 //! * `branches`: `n` divergent `if`/`else` on the thread index;
 //! * `params`: `n` scalar parameters, each used in one global access;
-//! * `depth`: a loop nest of depth `n`, analysed with `--degree n`.
+//! * `depth`: a loop nest of depth `n`, analysed with the default options (the degree of
+//!   the templates, `n`, is chosen per nest by the analysis: `derive/nest.rs`);
+//! * `relation`: the same nest under `--relation auto` (`sectors` and `conflicts`: Pico's
+//!   relational analysis, its kernel-replayed point checks within their budget, and the
+//!   certified companion; the time is all of it, the check time is not split out).
 //!
 //! Each (family, size) point runs in a child process of the same binary (the hidden
 //! `scaling-point` subcommand) so that its peak memory is its own; the parent polls the
@@ -31,13 +35,18 @@ pub const FAMILIES: &[(&str, &[u32])] = &[
     ("branches", &[10, 30, 100, 300, 1000]),
     ("params", &[10, 30, 100, 300, 1000]),
     ("depth", &[1, 2, 3, 4, 5, 6, 7]),
+    ("relation", &[1, 2, 3, 4, 5, 6, 7]),
 ];
 
 /// Options of `bench --scaling`.
 #[derive(Clone, Debug, Args)]
 pub struct ScalingArgs {
-    /// Families to run (comma-separated): statements, loops, branches, params, depth.
-    #[arg(long, default_value = "statements,loops,branches,params,depth")]
+    /// Families to run (comma-separated): statements, loops, branches, params, depth,
+    /// relation.
+    #[arg(
+        long,
+        default_value = "statements,loops,branches,params,depth,relation"
+    )]
     pub families: String,
     /// Sizes to run instead of each family's defaults (comma-separated).
     #[arg(long)]
@@ -110,7 +119,7 @@ pub fn generate(family: &str, n: u32) -> Option<String> {
                 let _ = writeln!(body, "    x = x + g[threadIdx.x + p{k}];");
             }
         }
-        "depth" => {
+        "depth" | "relation" => {
             for k in 0..n {
                 let pad = "    ".repeat(k as usize + 1);
                 let _ = writeln!(body, "{pad}for (int i{k} = 0; i{k} < m; i{k}++) {{");
@@ -181,11 +190,6 @@ pub fn run_point(a: &PointArgs) -> i32 {
         block: [256, 1, 1],
         grid: None,
     };
-    let degree = if a.family == "depth" {
-        a.size.max(2)
-    } else {
-        2
-    };
     let mut r = PointResult::default();
     let lowered = frontend::parse_str("scaling.cu", &src)
         .and_then(|p| frontend::lower(&p, None, &launch, &hw, &BTreeMap::new()));
@@ -197,6 +201,12 @@ pub fn run_point(a: &PointArgs) -> i32 {
             return 0;
         }
     };
+    if a.family == "relation" {
+        relation_point(prog, hw, launch, &metrics, &mut r);
+        r.peak_mb = own_peak_kb() as f64 / 1024.0;
+        println!("{}", serde_json::to_string(&r).unwrap_or_default());
+        return 0;
+    }
     for m in metrics {
         let t0 = Instant::now();
         let res = analyze(
@@ -204,7 +214,7 @@ pub fn run_point(a: &PointArgs) -> i32 {
             &Metric::standard(m),
             &hw,
             &launch,
-            &AnalysisOptions { degree },
+            &AnalysisOptions::default(),
         );
         r.analysis_s += t0.elapsed().as_secs_f64();
         match res {
@@ -226,6 +236,45 @@ pub fn run_point(a: &PointArgs) -> i32 {
     r.peak_mb = own_peak_kb() as f64 / 1024.0;
     println!("{}", serde_json::to_string(&r).unwrap_or_default());
     0
+}
+
+/// The `relation` family's point: `--relation auto` on each relational metric of `metrics`
+/// (`sectors`, `conflicts`; the others are not relational and are left out). A metric
+/// counts as bounded when it got a relational result; its time (relational analysis, point
+/// checks, certified companion and its check) is the analysis time.
+fn relation_point(
+    program: crate::core::Program,
+    hw: Hardware,
+    launch: Launch,
+    metrics: &[MetricName],
+    r: &mut PointResult,
+) {
+    let l = super::options::Loaded {
+        program,
+        launch,
+        hw,
+        metrics: metrics.to_vec(),
+        warnings: Vec::new(),
+        block_source: "bench --scaling",
+    };
+    for m in metrics
+        .iter()
+        .filter(|m| matches!(m, MetricName::Sectors | MetricName::Conflicts))
+    {
+        let t0 = Instant::now();
+        let rep =
+            super::relation::relation_report(&l, *m, super::relation::RelationArg::Auto, None);
+        r.analysis_s += t0.elapsed().as_secs_f64();
+        r.metrics += 1;
+        if rep.relation.is_some() {
+            r.bounds += 1;
+        } else {
+            r.errors.push(format!(
+                "{m}: {}",
+                rep.note.unwrap_or_else(|| "no relational result".into())
+            ));
+        }
+    }
 }
 
 /// Runs one point in a child process under the limits.
@@ -308,7 +357,7 @@ pub fn run(args: &ScalingArgs) -> i32 {
     for fam in args.families.split(',').map(str::trim) {
         let Some((_, defaults)) = FAMILIES.iter().find(|(f, _)| *f == fam) else {
             eprintln!(
-                "error: unknown family `{fam}` (one of statements, loops, branches, params, depth)"
+                "error: unknown family `{fam}` (one of statements, loops, branches, params, depth, relation)"
             );
             return super::EXIT_BAD_INPUT;
         };

@@ -215,7 +215,8 @@ impl Ctx<'_> {
                     let mut seeds: Vec<Lin> = Vec::new();
                     let mut tail: Vec<Lin> = Vec::new();
                     match self.loop_atom_raw(e, body, None) {
-                        Ok((raw, sh, _, _)) => {
+                        Ok((raw, sh, x, _)) => {
+                            self.nests.note_counter(key, &x, &raw, &sh);
                             seeds.push(raw.clone());
                             cands.push(raw.clone());
                             cands.push(raw.plus_const(&-sh));
@@ -262,6 +263,7 @@ impl Ctx<'_> {
                                 }
                             }
                         }
+                        self.nests.note_range(key, &cur);
                     }
                     cands.extend(tail);
                     for c in cands {
@@ -271,6 +273,8 @@ impl Ctx<'_> {
                             }
                         }
                     }
+                    self.nests
+                        .note_loop(key, stack.last().map(|(k, _)| *k), &own);
                     // this loop sees its own atoms and its ancestors'; ancestors see this one's
                     let mut scope = own.clone();
                     for (k, anc) in stack.iter() {
@@ -410,6 +414,8 @@ impl Ctx<'_> {
                     Some(raw) => match canon_atom(&raw) {
                         AtomVal::Scaled(f, a) => {
                             let shift = s / f;
+                            // triangular nests (derive/nest.rs): max0(a + shift)
+                            let a = self.overshift_atom(loop_key(body), a, &shift, symbolic);
                             // P ∧ e ⇒ a ≥ shift, i.e. shift − a ≤ 0
                             let target = Cstr::le(Lin::constant(shift.clone()).sub(&a));
                             match entails(&pe, &target) {

@@ -20,6 +20,7 @@ mod instantiate;
 mod launch;
 mod liveness;
 mod loops;
+mod nest;
 mod seq;
 mod template;
 
@@ -309,6 +310,8 @@ pub struct Ctx<'a> {
     /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
     /// RaCUDA's representations.
     lanes: bool,
+    /// The loop nests (chain monomials of deep nests, triangular loops).
+    nests: nest::Nests,
 }
 
 impl Ctx<'_> {
@@ -372,6 +375,7 @@ impl<'a> Ctx<'a> {
                 };
                 !r.mul.is_zero() || !w.mul.is_zero()
             }),
+            nests: Default::default(),
         };
         c.const_facts = const_facts(prog);
         c.live_root = live_in(
@@ -382,7 +386,21 @@ impl<'a> Ctx<'a> {
             &mut c.live_after,
         );
         c.collect_atoms(&prog.body, &mut Vec::new());
+        c.finish_nests(false);
         c
+    }
+
+    /// Whether [`Ctx::overshifted`] could find a bound the first run did not: the program
+    /// has a triangular loop nest (`derive/nest.rs`).
+    pub fn has_triangular(&self) -> bool {
+        self.nests.has_triangular()
+    }
+
+    /// The context with triangular loops ranked by their over-shifted atoms
+    /// (`derive/nest.rs`); a fresh context (run it instead of one that was already run).
+    pub fn overshifted(mut self) -> Self {
+        self.finish_nests(true);
+        self
     }
 }
 
@@ -451,7 +469,13 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     let mut obj = LinExpr::default();
     let v = degree_weight_base(&qroot);
     for (m, c) in &qroot.terms {
-        let w = (0..m.len().min(3)).fold(q(1), |w, _| w * &v);
+        let mut w = (0..m.len().min(3)).fold(q(1), |w, _| w * &v);
+        if ctx_ref.nests.overshift {
+            // over-shifted atoms (derive/nest.rs) exceed their ordinary atoms by the shift:
+            // among monomials of one degree, those with smaller constants win
+            let consts: Q = m.iter().map(|a| a.c.clone().max(Q::zero())).sum();
+            w = &w + &w * consts / q(1000);
+        }
         obj.add_assign_c(&c.scaled(&w));
     }
     let nvars = back.lp.nonneg.len();

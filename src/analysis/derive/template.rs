@@ -18,8 +18,33 @@ impl Back<'_, '_> {
         t
     }
 
+    /// The monomials of loop `key`'s invariant template: the products of at most the
+    /// degree of its candidate atoms, and in a nest deeper than the degree its chain
+    /// monomials (`derive/nest.rs`), both over atoms uniform under `d` that mention no
+    /// variable of `exclude`.
     pub(super) fn monomials(&self, key: usize, d: &DepMap, exclude: &[String]) -> BTreeSet<Mono> {
-        self.monomials_of(self.ctx.atoms.get(&key), d, exclude)
+        let mut out = self.monomials_of(self.ctx.atoms.get(&key), d, exclude);
+        self.add_chains(key, d, exclude, &mut out);
+        out
+    }
+
+    /// Adds to `out` the chain monomials of loop `key` whose atoms are uniform under `d` and
+    /// mention no variable of `exclude`.
+    pub(super) fn add_chains(
+        &self,
+        key: usize,
+        d: &DepMap,
+        exclude: &[String],
+        out: &mut BTreeSet<Mono>,
+    ) {
+        for m in self.ctx.nests.chains(key) {
+            let ok = m.iter().all(|a| {
+                uniform_form(self.ctx.prog, d, a) && a.vars().all(|v| !exclude.contains(v))
+            });
+            if ok {
+                out.insert(m.clone());
+            }
+        }
     }
 
     pub(super) fn monomials_of(

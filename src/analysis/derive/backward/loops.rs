@@ -43,7 +43,10 @@ impl Back<'_, '_> {
         // a body without loops costs at most a constant per iteration: the ranking
         // atoms alone suffice (the potential after the loop is kept apart)
         let degree = if *nested { self.ctx.degree } else { 1 };
-        let monos = self.monomials_deg(self.ctx.exit_own.get(key), &inv.d, &[], degree);
+        let mut monos = self.monomials_deg(self.ctx.exit_own.get(key), &inv.d, &[], degree);
+        if *nested {
+            self.add_chains(*key, &inv.d, &[], &mut monos);
+        }
         let i = self.template(&monos);
         let i = self.restrict_d(i, &inv.d)?;
         let ik = i.plus_const(&k);
@@ -136,14 +139,20 @@ impl Back<'_, '_> {
         let ik = i.plus_const(&k);
         let (nb, qb) = self.back(body, ik.clone())?;
         let (mut ishift, mut rws) = match atom {
-            Some(la) => (
-                i.shift(&la.atom, &la.shift),
-                vec![Rewrite::Shift(
+            Some(la) => {
+                let (mut t, mut rws) = (i.clone(), vec![]);
+                // a triangular nest's over-shifted atom: its ordinary atom first (nest.rs)
+                if let Some((a0, w0)) = self.ctx.ordinary_first(*key, la, &body.pre.p) {
+                    t = t.shift(&a0, &la.shift);
+                    rws.push(Rewrite::Shift(a0, la.shift.clone(), w0));
+                }
+                rws.push(Rewrite::Shift(
                     la.atom.clone(),
                     la.shift.clone(),
                     la.witness.clone(),
-                )],
-            ),
+                ));
+                (t.shift(&la.atom, &la.shift), rws)
+            }
             None => (i.clone(), vec![]),
         };
         // a symbolic step (`pos += 192·gridDim.x`): the body leaves the atom lowered

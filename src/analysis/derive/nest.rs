@@ -1,0 +1,238 @@
+//! Loop nests (issue 13 item 3, issue 15): the shape of each nest of loops, from which the
+//! templates of deep nests get the monomials a nest can produce, and the over-shifted
+//! ranking atoms of triangular nests.
+//!
+//! * **Chain monomials.** In a nest of depth `d` whose loops run `m₁, …, m_d` times, the
+//!   invariant of the loop at level `k` is `Σ_{l ≤ k} max0(counter form of l) · Π_{l < l' ≤ j}
+//!   max0(range of l')` for the levels `j` whose bodies have a cost: one atom of a loop times
+//!   the product of the ranges (entry forms of the ranking atoms) of a chain of loops nested
+//!   below it. Those are the monomials added to a loop's template when its nest is deeper
+//!   than the degree of the options: `O(d²)` monomials per loop per atom, where all products
+//!   of `d` atoms would be exponentially many. The degree is the nest's depth, chosen per
+//!   nest (no `--degree d` needed for a degree-`d` bound on a `d`-deep nest).
+//! * **Over-shifted ranking atoms.** In `for (i = 0; i < n; i++) for (j = i; j < n; j++)` the
+//!   inner loop enters with `max0(n − j) = max0(n − i)`, the atom the outer shift turns into
+//!   `1 + max0(n − i − 1)`: the body's potential keeps `max0(n − i)` and the shifted invariant
+//!   cannot pay it coefficientwise. Ranking the outer loop by `max0(n − i + 1)` (with the same
+//!   shift; `P ∧ e ⇒ n − i + 1 ≥ 1`) makes its shift produce `1 + max0(n − i)`, the atom the
+//!   inner loop's entry needs: the invariant `½·max0(n − i + 1)²` pays `max0(n − i)` per
+//!   round. Used only when the analysis without it finds no bound (it is looser by about
+//!   `n/2` where the ordinary ranking works).
+
+use crate::analysis::derive::loops::LoopAtom;
+use crate::analysis::derive::Ctx;
+use crate::analysis::entail::entails;
+use crate::certificate::Farkas;
+use crate::core::assertion::linear::{Cstr, Lin};
+use crate::core::assertion::poly::{canon_atom, AtomVal, Mono};
+use crate::core::metric::Q;
+use num_traits::One;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The nest structure gathered while collecting candidate atoms (keys: `loops::loop_key`).
+#[derive(Default, Debug)]
+pub(super) struct Nests {
+    /// The enclosing loop of each loop (`None` at the top).
+    parent: BTreeMap<usize, Option<usize>>,
+    /// Each loop's own candidate atoms (canonical).
+    own: BTreeMap<usize, Vec<Lin>>,
+    /// The range of each loop: its raw ranking atom expressed before the loop (through the
+    /// assignments that precede it in its sequence), canonical.
+    range: BTreeMap<usize, Lin>,
+    /// Each loop's counter and raw ranking atom with its shift (when it has one).
+    counter: BTreeMap<usize, (String, Lin, Q)>,
+    /// Chain monomials of each loop of a nest deeper than the options' degree.
+    chains: BTreeMap<usize, BTreeSet<Mono>>,
+    /// Loops some directly nested loop of which enters with a range over their counter.
+    triangular: BTreeSet<usize>,
+    /// Whether triangular loops rank by the over-shifted atom.
+    pub(super) overshift: bool,
+}
+
+impl Nests {
+    /// Records loop `key`, nested in `parent`, with its own candidate atoms.
+    pub(super) fn note_loop(&mut self, key: usize, parent: Option<usize>, own: &[Lin]) {
+        self.parent.insert(key, parent);
+        self.own.insert(key, own.to_vec());
+    }
+
+    /// Records the counter `x` of loop `key`, its raw ranking atom `raw` and shift `s`.
+    pub(super) fn note_counter(&mut self, key: usize, x: &str, raw: &Lin, s: &Q) {
+        self.counter
+            .insert(key, (x.to_string(), raw.clone(), s.clone()));
+    }
+
+    /// Records the range of loop `key`: its ranking atom before the loop (the last form
+    /// recorded wins: the one through every preceding assignment).
+    pub(super) fn note_range(&mut self, key: usize, form: &Lin) {
+        if let AtomVal::Scaled(_, a) = canon_atom(form) {
+            self.range.insert(key, a);
+        }
+    }
+
+    fn children(&self) -> BTreeMap<usize, Vec<usize>> {
+        let mut out: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (k, p) in &self.parent {
+            if let Some(p) = p {
+                out.entry(*p).or_default().push(*k);
+            }
+        }
+        out
+    }
+
+    /// Loops on the path from `key` to the top, `key` first.
+    fn ancestors_or_self(&self, key: usize) -> Vec<usize> {
+        let mut out = vec![key];
+        let mut cur = key;
+        while let Some(Some(p)) = self.parent.get(&cur) {
+            out.push(*p);
+            cur = *p;
+        }
+        out
+    }
+
+    /// Depth of the subtree of loops rooted at `key` (1 for a loop without inner loops).
+    fn height(&self, key: usize, kids: &BTreeMap<usize, Vec<usize>>) -> usize {
+        1 + kids
+            .get(&key)
+            .map(|ks| ks.iter().map(|k| self.height(*k, kids)).max().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
+    /// The products of the ranges along every downward chain of loops strictly below `key`
+    /// (each chain's prefixes: `r₁`, `r₁·r₂`, …).
+    fn range_products(&self, key: usize, kids: &BTreeMap<usize, Vec<usize>>) -> Vec<Mono> {
+        let mut out = Vec::new();
+        for k in kids.get(&key).into_iter().flatten() {
+            let Some(r) = self.range.get(k) else { continue };
+            out.push(vec![r.clone()]);
+            for mut m in self.range_products(*k, kids) {
+                m.push(r.clone());
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// Computes the chain monomials of every loop of a nest deeper than `degree` and the
+    /// triangular loops (once every loop is recorded).
+    pub(super) fn finish(&mut self, degree: usize) {
+        let kids = self.children();
+        for (k, p) in &self.parent {
+            let Some(p) = p else { continue };
+            if let (Some((x, _, _)), Some(r)) = (self.counter.get(p), self.range.get(k)) {
+                if r.mentions(x) {
+                    self.triangular.insert(*p);
+                }
+            }
+        }
+        let keys: Vec<usize> = self.parent.keys().copied().collect();
+        for key in keys {
+            let path = self.ancestors_or_self(key);
+            let root = *path.last().unwrap_or(&key);
+            if self.height(root, &kids) <= degree {
+                continue;
+            }
+            let mut set = BTreeSet::new();
+            for l in &path {
+                let prods = self.range_products(*l, &kids);
+                let own = self.own.get(l).cloned().unwrap_or_default();
+                for p in &prods {
+                    let mut bare = p.clone();
+                    bare.sort();
+                    set.insert(bare);
+                    for a in &own {
+                        let mut m = p.clone();
+                        m.push(a.clone());
+                        m.sort();
+                        set.insert(m);
+                    }
+                }
+            }
+            self.chains.insert(key, set);
+        }
+    }
+
+    /// The chain monomials of loop `key` (empty unless its nest is deeper than the degree).
+    pub(super) fn chains(&self, key: usize) -> impl Iterator<Item = &Mono> {
+        self.chains.get(&key).into_iter().flatten()
+    }
+
+    /// Whether some loop of the program is triangular (the over-shift could apply).
+    pub(super) fn has_triangular(&self) -> bool {
+        !self.triangular.is_empty()
+    }
+
+    /// The over-shifted atoms `max0(A + s)` of the triangular loops (to add to the
+    /// candidate atoms of every template that has `A`).
+    fn overshifted(&self) -> Vec<(Lin, Lin)> {
+        let mut out = Vec::new();
+        for k in &self.triangular {
+            if let Some((_, raw, s)) = self.counter.get(k) {
+                if let (AtomVal::Scaled(_, a), AtomVal::Scaled(_, y)) =
+                    (canon_atom(raw), canon_atom(&raw.plus_const(s)))
+                {
+                    out.push((a, y));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Ctx<'_> {
+    /// With the over-shift on: `a` for the canonical ranking atom `a` of the triangular
+    /// loop `key` becomes `max0(a + shift)` when that is canonical with factor 1 (constant
+    /// steps only); otherwise `a` unchanged.
+    pub(super) fn overshift_atom(&self, key: usize, a: Lin, shift: &Q, symbolic: bool) -> Lin {
+        if !self.nests.overshift || symbolic || !self.nests.triangular.contains(&key) {
+            return a;
+        }
+        match canon_atom(&a.plus_const(shift)) {
+            AtomVal::Scaled(f, y) if f.is_one() => y,
+            _ => a,
+        }
+    }
+
+    /// For the over-shifted ranking atom `max0(A + s)` of the triangular loop `key`: the
+    /// ordinary atom `A` and the witness that `p` (the body's pre, `P ∧ e`) gives `A ≥ s`.
+    /// Q:WHILE's body rewrites shift `A` first (`max0(A) = s + max0(A − s)`), then the
+    /// over-shifted atom (`max0(A + s) = s + max0(A)`): the invariant keeps terms over `A`,
+    /// whose shift pays constants per round at `A`'s size, beside those over `A + s`, which
+    /// pay the inner loop's entry `max0(A)`. `None` for other loops.
+    pub(super) fn ordinary_first(
+        &self,
+        key: usize,
+        la: &LoopAtom,
+        p: &[Cstr],
+    ) -> Option<(Lin, Farkas)> {
+        if !self.nests.overshift || la.symbolic || !self.nests.triangular.contains(&key) {
+            return None;
+        }
+        let AtomVal::Scaled(f, a) = canon_atom(&la.atom.plus_const(&-la.shift.clone())) else {
+            return None;
+        };
+        if !f.is_one() {
+            return None;
+        }
+        let w = entails(p, &Cstr::le(Lin::constant(la.shift.clone()).sub(&a)))?;
+        Some((a, w))
+    }
+
+    /// Completes the nest data after `collect_atoms`: chain monomials, triangular loops, and
+    /// (over-shift on) the over-shifted atoms in every candidate list that has the atom.
+    pub(super) fn finish_nests(&mut self, overshift: bool) {
+        self.nests.overshift = overshift;
+        self.nests.finish(self.degree);
+        if !overshift {
+            return;
+        }
+        for (a, y) in self.nests.overshifted() {
+            for list in self.atoms.values_mut() {
+                if list.contains(&a) && !list.contains(&y) {
+                    list.push(y.clone());
+                }
+            }
+        }
+    }
+}

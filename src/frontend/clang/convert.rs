@@ -413,6 +413,13 @@ impl<'a> Conv<'a> {
 
     // ------------------------------------------------------------------ types
 
+    /// The size in bytes of one element of `t`'s scalar view (of `t` itself when it has
+    /// none), at least 1: the unit leaf byte offsets are divided by to index the view.
+    pub(super) fn view_elem_bytes(&self, t: &Ty) -> u64 {
+        let v = self.view_of(t).map(|v| v.0).unwrap_or_else(|| t.clone());
+        self.records.size_align(&v).map(|x| x.0).unwrap_or(1).max(1)
+    }
+
     pub(super) fn view_of(&self, t: &Ty) -> Option<(Ty, i64)> {
         // scalar view of one element of type `t` and its stride in view elements
         match t {

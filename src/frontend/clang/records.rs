@@ -132,12 +132,7 @@ impl Conv<'_> {
                 let Some((_, stride)) = self.view_of(t.unref()) else {
                     return self.err(n, format!("array of record `{}` whose fields are not all of one scalar type is not supported yet", t.describe()));
                 };
-                let vsize = self
-                    .records
-                    .size_align(&self.view_of(t.unref()).map(|v| v.0).unwrap_or(t.clone()))
-                    .map(|x| x.0)
-                    .unwrap_or(1)
-                    .max(1);
+                let vsize = self.view_elem_bytes(t.unref());
                 let b = self.expr(base)?;
                 let i = match idx {
                     Some(i) => scale(self.expr(i)?, stride),
@@ -196,12 +191,7 @@ impl Conv<'_> {
                     let Some((_, _)) = self.view_of(t.unref()) else {
                         return self.err(n, "`__ldg` of a record with mixed field types");
                     };
-                    let vsize = self
-                        .records
-                        .size_align(&self.view_of(t.unref()).map(|v| v.0).unwrap_or(t.clone()))
-                        .map(|x| x.0)
-                        .unwrap_or(1)
-                        .max(1);
+                    let vsize = self.view_elem_bytes(t.unref());
                     return Ok(shape
                         .into_iter()
                         .map(|l| {

@@ -14,18 +14,7 @@ use std::process::Command;
 
 /// Runs `warpcert audit ARGS…` and returns stdout; panics with stderr when it fails.
 fn audit(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
-        .arg("audit")
-        .args(args)
-        .output()
-        .expect("warpcert runs");
-    assert!(
-        out.status.success(),
-        "warpcert audit {args:?} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
+    common::warpcert_stdout(&[&["audit"], args].concat())
 }
 
 /// The audit of the only kernel of `file` under `--format json`.

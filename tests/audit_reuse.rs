@@ -9,23 +9,11 @@
 mod common;
 
 use serde_json::Value;
-use std::process::Command;
 
 /// `warpcert audit PATHS… --format json ARGS…`: the audit of each kernel, in order.
 fn audits(paths: &[&str], args: &[&str]) -> Vec<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
-        .arg("audit")
-        .args(paths)
-        .args(["--format", "json"])
-        .args(args)
-        .output()
-        .expect("warpcert runs");
-    assert!(
-        out.status.success(),
-        "warpcert audit failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON document");
+    let out = common::warpcert_stdout(&[&["audit"], paths, &["--format", "json"], args].concat());
+    let doc: Value = serde_json::from_str(&out).expect("JSON document");
     doc["kernels"]
         .as_array()
         .expect("kernels")

@@ -6,7 +6,6 @@
 mod common;
 
 use serde_json::Value;
-use std::process::Command;
 
 const STRIDES: &str = "tests/data/audit/strides.cu";
 
@@ -32,17 +31,7 @@ fn fenced(text: &str, marker: &str, lang: &str) -> Vec<String> {
 
 /// Runs `warpcert ARGS…` from the repository root; stdout.
 fn warpcert(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
-        .current_dir(common::root())
-        .args(args)
-        .output()
-        .expect("warpcert runs");
-    assert!(
-        out.status.success(),
-        "warpcert {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
+    common::warpcert_stdout(args)
 }
 
 /// `(N nodes)` → `(_ nodes)`, and the summary line without its timing.

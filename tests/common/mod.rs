@@ -89,3 +89,20 @@ pub fn samples_corpus(test: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// Runs the `warpcert` binary with `args` from the project root and returns its stdout;
+/// panics with the exit status and stderr when it fails.
+pub fn warpcert_stdout(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("warpcert runs");
+    assert!(
+        out.status.success(),
+        "warpcert {args:?} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}

@@ -12,6 +12,16 @@
 //! write needs an independent index, value and path. Locals are not in SSA form: assigning
 //! `x` turns every value with multiplier `x` into `c_bsize`, so that SUM2's `k0 ≡ k1` is
 //! the same value. Only synchronization-free programs are decided (Thm. 5.5).
+//!
+//! **`gridDim`.** Def. 5.1 fixes the grid size `N⃗` in *threads*; a CUDA launch fixes it in
+//! blocks, so a block-size change keeps the total `N_d = gridDim.d · blockDim.d` (the
+//! dissertation's CUDA note: `B′_d` divides `N_b·B_d`) and CUDA's `gridDim.d = N_d / B_d`
+//! is block-size dependent. The chapter's `gdim ↦ c_ind` is the thread count `N_d`; CUDA's
+//! `gridDim.d` gets its own value `k·c_gdim` here, with the product rule
+//! `k·c_bdim · c_gdim = c_gdim · k·c_bdim = k·N_d ↦ c_ind` (PROD1–3's multiplier
+//! discipline: one operand has multiplier 1). So `blockDim.x * gridDim.x`, the stride of a
+//! grid-stride loop, is independent, while `gridDim.x` alone is not. Both lowerings are
+//! taken with a symbolic grid ([`decide_lowered`] expects `gridDim.d` as a parameter).
 
 use crate::core::{BinOp, Const, Dim, Expr, Loc, Operand, Program, Stmt, UnOp};
 use serde::Serialize;
@@ -162,6 +172,8 @@ enum Av {
     Bid(K),
     Bdim(K),
     BidBdim(K),
+    /// `k·gridDim.d` (CUDA's block count, `N_d / bdim_d`: see the module doc).
+    Gdim(K),
     Bsize,
 }
 
@@ -177,12 +189,13 @@ impl Av {
             Av::Bid(x) => k(x, "c_bid"),
             Av::Bdim(x) => k(x, "c_bdim"),
             Av::BidBdim(x) => k(x, "c_bid·c_bdim"),
+            Av::Gdim(x) => k(x, "c_gdim"),
             Av::Bsize => "c_bsize".into(),
         }
     }
     fn mult(&self) -> Option<&String> {
         match self {
-            Av::Tid(k) | Av::Bid(k) | Av::Bdim(k) | Av::BidBdim(k) => k.as_ref(),
+            Av::Tid(k) | Av::Bid(k) | Av::Bdim(k) | Av::BidBdim(k) | Av::Gdim(k) => k.as_ref(),
             _ => None,
         }
     }
@@ -219,6 +232,7 @@ impl St<'_> {
             Operand::Param(p) if p == BSIZE_CONST => Av::Bsize,
             Operand::Param(p) if p == &format!("blockIdx.{d}") => Av::Bid(None),
             Operand::Param(p) if p == &format!("blockDim.{d}") => Av::Bdim(None),
+            Operand::Param(p) if p == &format!("gridDim.{d}") => Av::Gdim(None),
             Operand::Param(_) => Av::Ind,
             Operand::Var(x) => self.vals.get(x).cloned().unwrap_or(Av::Ind),
         }
@@ -242,11 +256,12 @@ impl St<'_> {
             },
             BinOp::Mul => {
                 let prod1 = |l0: &Operand, v: &Av| match (opd_key(l0), v) {
-                    (Some(k), Tid(None) | Bid(None) | Bdim(None) | BidBdim(None)) => {
+                    (Some(k), Tid(None) | Bid(None) | Bdim(None) | BidBdim(None) | Gdim(None)) => {
                         Some(match v {
                             Tid(_) => Tid(Some(k)),
                             Bid(_) => Bid(Some(k)),
                             Bdim(_) => Bdim(Some(k)),
+                            Gdim(_) => Gdim(Some(k)),
                             _ => BidBdim(Some(k)),
                         })
                     }
@@ -258,6 +273,11 @@ impl St<'_> {
                     (v, Ind) => prod1(b, v).unwrap_or(Bsize),
                     (Bid(None), Bdim(k)) | (Bdim(k), Bid(None)) => BidBdim(k.clone()), // PROD2
                     (Bid(k), Bdim(None)) | (Bdim(None), Bid(k)) => BidBdim(k.clone()), // PROD3
+                    // k·bdim·gdim = k·N_d, the grid's thread count (module doc)
+                    (Bdim(_), Gdim(None))
+                    | (Gdim(None), Bdim(_))
+                    | (Bdim(None), Gdim(_))
+                    | (Gdim(_), Bdim(None)) => Ind,
                     _ => Bsize,
                 }
             }

@@ -96,23 +96,39 @@ impl AuditArgs {
     }
 }
 
-/// BSI of a loaded kernel: lower it again under a second block and compare.
+/// BSI of a loaded kernel: lower it under its block and under a second block, both with a
+/// symbolic grid (a block-size change keeps the grid's thread count, not its block count:
+/// `src/audit/bsi.rs`), and compare.
 fn decide_bsi(args: &KernelArgs, l: &super::options::Loaded) -> bsi::Bsi {
-    let b2 = bsi::second_block(l.launch.block);
-    let mut a2 = args.clone();
-    a2.block = Some(format!("{},{},{}", b2[0], b2[1], b2[2]));
-    a2.kernel = Some(l.program.name.clone());
-    let second = super::kernels::load_entries(&a2, None)
-        .ok()
-        .and_then(|f| f.entries.into_iter().find_map(|e| e.loaded.ok()));
-    match second {
-        Some(l2) => bsi::decide_lowered(&l.program, &l2.program, l.launch.block, b2),
-        None => bsi::Bsi::NotProvable {
-            reason: format!(
-                "the kernel does not lower under block {}x{}x{}",
-                b2[0], b2[1], b2[2]
-            ),
+    let b1 = l.launch.block;
+    let b2 = bsi::second_block(b1);
+    let lower = |b: [u32; 3]| {
+        let mut a = args.clone();
+        a.block = Some(format!("{},{},{}", b[0], b[1], b[2]));
+        a.grid = Some(super::kernels::SYMBOLIC_GRID.to_string());
+        a.kernel = Some(l.program.name.clone());
+        super::kernels::load_entries(&a, None)
+            .ok()
+            .and_then(|f| f.entries.into_iter().find_map(|e| e.loaded.ok()))
+    };
+    let not_lowered = |b: [u32; 3]| bsi::Bsi::NotProvable {
+        reason: format!(
+            "the kernel does not lower under block {}x{}x{} with a symbolic grid",
+            b[0], b[1], b[2]
+        ),
+    };
+    // the loaded program is reused when its grid is already symbolic
+    let relowered = match l.launch.grid {
+        None => None,
+        Some(_) => match lower(b1) {
+            Some(f) => Some(f),
+            None => return not_lowered(b1),
         },
+    };
+    let first = relowered.as_ref().map_or(&l.program, |f| &f.program);
+    match lower(b2) {
+        Some(l2) => bsi::decide_lowered(first, &l2.program, b1, b2),
+        None => not_lowered(b2),
     }
 }
 

@@ -86,6 +86,9 @@ struct Ctx {
     hw: Hardware,
 }
 
+/// The `--grid` value that keeps `gridDim` symbolic whatever the header or host code says.
+pub const SYMBOLIC_GRID: &str = "symbolic";
+
 /// The launch of one kernel: `--block`/`--grid`, else the file's GPUVerify header, else the
 /// host code's `<<<…>>>`, else the default block and `default_grid`; every source checked
 /// against CUDA's limits (a located launch error otherwise). Also says where the block came
@@ -111,6 +114,7 @@ fn launch_for(
         (None, None, None) => (DEFAULT_BLOCK, "default"),
     };
     let grid = match (&args.grid, header.grid, host.and_then(|h| h.grid)) {
+        (Some(g), _, _) if g.trim() == SYMBOLIC_GRID => default_grid,
         (Some(g), _, _) => Some(check_grid(
             parse_dims(g, "grid")?,
             &DimSource::Flag("grid"),

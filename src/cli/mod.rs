@@ -132,8 +132,9 @@ pub struct KernelArgs {
     /// Block dimensions X[,Y[,Z]] (default: the file's `//--blockDim=` header, else 256).
     #[arg(long)]
     pub block: Option<String>,
-    /// Grid dimensions X[,Y[,Z]] (default: the file's `//--gridDim=` header; `analyze`
-    /// leaves it symbolic otherwise, `run` uses 1).
+    /// Grid dimensions X[,Y[,Z]], or `symbolic` to ignore the header and the host code
+    /// (default: the file's `//--gridDim=` header, else the host code's `<<<…>>>`; without
+    /// either, `analyze` leaves `gridDim` symbolic and `run` uses 1).
     #[arg(long)]
     pub grid: Option<String>,
     /// Fix a scalar kernel parameter: NAME=VALUE (integer). Repeatable.

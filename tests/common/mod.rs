@@ -16,16 +16,27 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/corpus/racuda`, or `None` (the test prints that it skips) when the shared
+/// `../shared/corpus/FOLDER`, or `None` (test `test` prints that it skips) when the shared
 /// directory is absent, as in a user's fresh clone.
-pub fn racuda_corpus(test: &str) -> Option<PathBuf> {
-    let dir = root().join("../shared/corpus/racuda");
+pub fn corpus_dir(folder: &str, test: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared/corpus").join(folder);
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("{test}: skipped, ../shared/corpus/racuda is absent (corpus tests need ../shared beside the project)");
+        eprintln!("{test}: skipped, ../shared/corpus/{folder} is absent (corpus tests need ../shared beside the project)");
         None
     }
+}
+
+/// `../shared/corpus/racuda` ([`corpus_dir`]).
+pub fn racuda_corpus(test: &str) -> Option<PathBuf> {
+    corpus_dir("racuda", test)
+}
+
+/// `../shared/corpus/cuda-samples-dev`, NVIDIA's samples as users write them today
+/// ([`corpus_dir`]).
+pub fn samples_dev_corpus(test: &str) -> Option<PathBuf> {
+    corpus_dir("cuda-samples-dev", test)
 }
 
 /// RTX-class hardware of RaCUDA §8: warp 32, 32 banks of 4 bytes, 32-byte sectors.
@@ -78,16 +89,10 @@ pub fn bound(prog: &Program, metric: MetricName, bx: u32) -> Analysis {
     .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))
 }
 
-/// `../shared/corpus/cuda-samples-subset` (NVIDIA's samples, read in place), or `None` (the
-/// test prints that it skips) when the shared directory is absent.
+/// `../shared/corpus/cuda-samples-subset` (NVIDIA's samples, read in place;
+/// [`corpus_dir`]).
 pub fn samples_corpus(test: &str) -> Option<PathBuf> {
-    let dir = root().join("../shared/corpus/cuda-samples-subset");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("{test}: skipped, ../shared/corpus/cuda-samples-subset is absent (corpus tests need ../shared beside the project)");
-        None
-    }
+    corpus_dir("cuda-samples-subset", test)
 }
 
 /// Runs the `warpcert` binary with `args` from the project root and returns its stdout;

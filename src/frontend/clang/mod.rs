@@ -509,9 +509,24 @@ pub fn program_name(display: &str) -> String {
     display.replace(", ", ",").replace(' ', "_")
 }
 
-/// Whether a `--kernel` text names instance `display` (spaces ignored: `k<float,128>` is
-/// `k<float, 128>`).
+/// Whether a `--kernel` text names instance `display`: spaces ignored (`k<float,128>` is
+/// `k<float, 128>`), or its [`program_name`] as printed in results (`k<unsigned_int,4>` is
+/// `k<unsigned int, 4>`).
 pub fn same_name(given: &str, display: &str) -> bool {
     let c = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
-    c(given) == c(display)
+    c(given) == c(display) || given.trim() == program_name(display)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_name;
+
+    #[test]
+    fn kernel_names_match_with_or_without_spaces_and_as_printed() {
+        assert!(same_name("k<float,128>", "k<float, 128>"));
+        assert!(same_name("k<unsigned int, 4>", "k<unsigned int, 4>"));
+        assert!(same_name("k<unsigned_int,4>", "k<unsigned int, 4>"));
+        assert!(!same_name("k<unsignedint,4>", "k<unsigned short, 4>"));
+        assert!(!same_name("k<int,4>", "k<unsigned int, 4>"));
+    }
 }

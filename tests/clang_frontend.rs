@@ -209,6 +209,41 @@ fn cooperative_groups_of_a_block() {
     assert_eq!(run.memory.read("a", 0), Some(Value::Float(31.0)));
 }
 
+/// A `thread_group` parameter bound to the block in one call and to a warp tile of 8 lanes
+/// in another (spec/lowering.md §9.5): two specializations of the function, and the
+/// lock-step run of one warp computes as by hand: the block's sum of ranks 0..31 is 496
+/// (out[0]); tile `k` (ranks 8k..8k+7) sums to 64k + 28 (out[1 + k]).
+#[test]
+fn thread_group_parameters_take_the_block_or_a_warp_tile() {
+    if !have_clang("thread_group_parameters_take_the_block_or_a_warp_tile") {
+        return;
+    }
+    let cp = read("group_params.cu");
+    let launch = launch32();
+    let p = lower(&cp, "sums", &launch);
+    assert!(
+        p.body.to_string().contains("% 8"),
+        "the tile's thread_rank is the rank mod 8: {p}"
+    );
+    let run = run_kernel(
+        &p,
+        &[Metric::standard(MetricName::Steps)],
+        &Hardware::default(),
+        &launch,
+        &Params::new(),
+        &Inputs::zero(),
+    )
+    .expect("runs");
+    assert_eq!(run.memory.read("out", 0), Some(Value::Int(496)));
+    for k in 0..4 {
+        assert_eq!(
+            run.memory.read("out", 1 + k),
+            Some(Value::Int(64 * k + 28)),
+            "tile {k}"
+        );
+    }
+}
+
 /// A shuffle lowers to the core's warp statement (spec/lowering.md §9.5), with the
 /// location of the call.
 #[test]

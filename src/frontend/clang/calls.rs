@@ -52,6 +52,25 @@ fn block_size(p: Pos) -> Expr {
 }
 
 impl Conv<'_> {
+    /// The lane count of a warp-tile expression: a `thread_block_tile<N>` value (also
+    /// converted to a `thread_group`) or a `thread_group` parameter bound to a tile.
+    fn tile_expr(&self, n: &Node) -> Option<u32> {
+        let s = super::warp::unwrap(n);
+        if let Ty::Record(r) = self.records.of(s).unref() {
+            if let Some(size) = super::warp::tile_size(r) {
+                return Some(size);
+            }
+        }
+        let r = s
+            .referenced_decl
+            .as_deref()
+            .filter(|_| s.kind == "DeclRefExpr")?;
+        match self.lookup(&r.id) {
+            Some(Local::Tile(size)) => Some(*size),
+            _ => None,
+        }
+    }
+
     fn is_block_expr(&self, n: &Node) -> bool {
         let s = strip(n);
         match s.kind.as_str() {
@@ -86,20 +105,13 @@ impl Conv<'_> {
         let Some(decl) = decl else {
             return self.err(n, format!("function `{name}` without declaration"));
         };
-        let Some(fname) = self.function(&d.id) else {
-            return self.err(
-                n,
-                format!(
-                    "function `{name}` is only declared: its body is not in the translation unit"
-                ),
-            );
-        };
         let parms: Vec<&Node> = decl
             .inner
             .iter()
             .filter(|c| c.kind == "ParmVarDecl")
             .collect();
         let mut out = Vec::new();
+        let mut groups = Vec::new();
         for (k, a) in args.iter().enumerate() {
             let pt = parms
                 .get(k)
@@ -115,8 +127,12 @@ impl Conv<'_> {
             };
             match pt.unref() {
                 Ty::Record(r) if self.is_cg(r) => {
-                    if !self.is_block_expr(a) {
-                        return self.err(a, format!("cooperative group argument of type `{r}` must be the block (`this_thread_block()`)"));
+                    if self.is_block_expr(a) {
+                        groups.push(None);
+                    } else if let Some(size) = self.tile_expr(a) {
+                        groups.push(Some(size));
+                    } else {
+                        return self.err(a, format!("cooperative group argument of type `{r}` must be the block (`this_thread_block()`) or a warp tile (`tiled_partition<N>(block)`)"));
                     }
                 }
                 Ty::Record(_) => {
@@ -127,6 +143,14 @@ impl Conv<'_> {
                 _ => out.push(self.expr(a)?),
             }
         }
+        let Some(fname) = self.function_for_groups(&d.id, &groups) else {
+            return self.err(
+                n,
+                format!(
+                    "function `{name}` is only declared: its body is not in the translation unit"
+                ),
+            );
+        };
         Ok(e(ExprKind::Call(Box::new(ident(&fname, p)), out), p))
     }
 
@@ -208,7 +232,7 @@ impl Conv<'_> {
         let p = self.pos(n);
         let block = rec.ends_with("thread_block")
             || (rec.ends_with("thread_group") && self.is_block_expr(obj));
-        if let Some(size) = super::warp::tile_size(&rec) {
+        if let Some(size) = super::warp::tile_size(&rec).or_else(|| self.tile_expr(obj)) {
             return self.tile_call(n, size, &method, p).map(Some);
         }
         if !block {

@@ -43,6 +43,9 @@ pub(super) enum Local {
     Record(Vec<(Vec<String>, String)>),
     /// `cg::thread_block b = this_thread_block();`
     Block,
+    /// A `thread_group` parameter bound to a warp tile of `N` lanes (a specialization of
+    /// its function for a `thread_block_tile<N>` argument, `spec/lowering.md` §9.5).
+    Tile(u32),
 }
 
 /// The converter of one translation unit.
@@ -63,6 +66,9 @@ pub struct Conv<'a> {
     /// Converted functions.
     pub functions: Vec<Function>,
     pub(super) fn_names: HashMap<String, String>,
+    /// The groups bound to the `thread_group`/`thread_block` parameters of the function
+    /// being converted, in order (`None`: the block, `Some(N)`: a warp tile of `N` lanes).
+    pub(super) group_args: Vec<Option<u32>>,
     /// File-scope `__shared__` declarations.
     pub shared: Vec<Decl>,
     /// File-scope `__device__` variables.
@@ -334,6 +340,7 @@ impl<'a> Conv<'a> {
             identifiers: BTreeSet::new(),
             functions: Vec::new(),
             fn_names: HashMap::new(),
+            group_args: Vec::new(),
             shared: Vec::new(),
             device_vars: Vec::new(),
             constant_vars: Vec::new(),

@@ -16,7 +16,25 @@ impl Conv<'_> {
     /// The AST name of function declaration `id` (converted on first use); `None` for a
     /// declaration without body.
     pub fn function(&mut self, id: &str) -> Option<String> {
-        if let Some(n) = self.fn_names.get(id) {
+        self.function_for_groups(id, &[])
+    }
+
+    /// The converted function of declaration `id` specialized for the groups passed to its
+    /// cooperative-group parameters (`groups`, in order; `None` the block, `Some(N)` a warp
+    /// tile of `N` lanes; empty or all `None`: the plain function): the name it is called
+    /// by, converting it on first use; `None` when it has no body.
+    pub(super) fn function_for_groups(
+        &mut self,
+        id: &str,
+        groups: &[Option<u32>],
+    ) -> Option<String> {
+        let tiles = groups.iter().any(Option::is_some);
+        let key = if tiles {
+            format!("{id}@{groups:?}")
+        } else {
+            id.to_string()
+        };
+        if let Some(n) = self.fn_names.get(&key) {
             return Some(n.clone());
         }
         let d = *self.decls.get(id)?;
@@ -32,6 +50,15 @@ impl Conv<'_> {
                 }
             })
             .collect();
+        let base = if tiles {
+            let sizes: Vec<String> = groups
+                .iter()
+                .map(|g| g.map_or("block".to_string(), |n| format!("tile{n}")))
+                .collect();
+            format!("{base}__{}", sizes.join("_"))
+        } else {
+            base
+        };
         let name = if self.functions.iter().any(|f| f.name == base)
             || self.fn_names.values().any(|v| *v == base)
         {
@@ -39,8 +66,10 @@ impl Conv<'_> {
         } else {
             base
         };
-        self.fn_names.insert(id.to_string(), name.clone());
+        self.fn_names.insert(key, name.clone());
+        let saved = std::mem::replace(&mut self.group_args, groups.to_vec());
         let f = self.convert_function(d, body, &name);
+        self.group_args = saved;
         self.functions.push(f);
         Some(name)
     }
@@ -163,9 +192,14 @@ impl Conv<'_> {
                 Ok(out)
             }
             Ty::Record(r) if r.ends_with("thread_block") || r.ends_with("thread_group") => {
-                // the block's group: calls pass `this_thread_block()` (checked at the call)
+                // the group the call passes (checked at the call): the block or a warp tile
+                let group = if self.group_args.is_empty() {
+                    None
+                } else {
+                    self.group_args.remove(0)
+                };
                 if let Some(m) = self.locals.last_mut() {
-                    m.insert(p.id.clone(), Local::Block);
+                    m.insert(p.id.clone(), group.map_or(Local::Block, Local::Tile));
                 }
                 Ok(Vec::new())
             }

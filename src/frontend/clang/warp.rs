@@ -25,7 +25,7 @@ pub(super) fn tile_size(rec: &str) -> Option<u32> {
 }
 
 /// The node under single-child wrappers (temporaries, constructions, cleanups).
-fn unwrap(n: &Node) -> &Node {
+pub(super) fn unwrap(n: &Node) -> &Node {
     let mut s = strip(n);
     while matches!(
         s.kind.as_str(),

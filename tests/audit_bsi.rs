@@ -195,6 +195,8 @@ fn grid_stride_loops_are_independent_and_grid_dim_is_not() {
 /// * alignedTypes 12 / 12: all twelve `testKernel` instances (a grid-stride copy) independent;
 /// * recursiveGaussian 2 / 3: `d_transpose` synchronizes (Thm. 5.5 needs sync-freedom), the
 ///   two recursive filters are independent;
+/// * mergeSort 3 / 7 (`mergeSort.cu`: the two `generateSampleRanksKernel` instances and
+///   `mergeRanksAndIndicesKernel` independent, the four others synchronize);
 /// * scalarProd 0 / 1 and FDTD3dGPU 0 / 1: both synchronize, so neither is independent.
 ///
 /// BlackScholes (0 / 1 in the table) is decided independent here: today's kernel writes
@@ -225,6 +227,7 @@ fn table_5_1_kernels_in_the_corpus_are_decided_as_the_dissertation_reports() {
             2,
             3,
         ),
+        ("0_Introduction__mergeSort__mergeSort.cu", 256, 3, 7),
         (
             "2_Concepts_and_Techniques__scalarProd__scalarProd_kernel.cuh",
             256,

@@ -512,6 +512,38 @@ Qed.
 Lemma in_wtids : forall w, (w < nwarps G)%nat -> In (map (lane_t G) (lanes G w)) (wtids G).
 Proof. intros w Hw. unfold wtids. apply in_map_iff. exists w; split; auto. apply in_seq; lia. Qed.
 
+(** The active threads [T ⊆ L] of an access at index [k·tid + c], [c ≡ r (mod g)]: their
+    addresses are [k·tid·es] plus one base [β ≡ r·es (mod gcd(g·es, M))] (MemReads). *)
+Lemma mem_group : forall es (T L : list nat) (R : fam) k c g r,
+  (0 < c_sector_bytes G)%Z -> incl T L ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
+  (memreads G es T R <=
+   fold_right Z.max 0%Z (map (sec_count G (map (kval G k) L) es) (betas (c_sector_bytes G) g r es)))%Z.
+Proof.
+  intros es T L R k c g r HSB HTL Hidx Hcr. set (SB := c_sector_bytes G) in *.
+  set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
+  assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
+  assert (Hbeta : In b0 (betas SB g r es)) by (apply beta_in; auto).
+  unfold memreads. fold SB.
+  assert (Hmap : map (fun t => (int_of (R t) * es) / SB)%Z T =
+                 map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
+  { apply map_ext_in. intros t Ht. rewrite Hidx by auto.
+    replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
+      by (rewrite Z.mul_add_distr_r, Hcq; ring).
+    rewrite Z.div_add by lia. reflexivity. }
+  rewrite Hmap.
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists b0; split; [reflexivity | exact Hbeta]].
+  unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
+  apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
+Qed.
+
+Lemma fold_max_incl : forall (A B : list Z), incl A B ->
+  (fold_right Z.max 0 A <= fold_right Z.max 0 B)%Z.
+Proof.
+  intros A B H. apply fold_max_le; [clear H; induction B; simpl; lia|].
+  intros x Hx. apply fold_max_in, H, Hx.
+Qed.
+
 Lemma dep_core : forall ps s P k g r es n T w i c,
   (0 < c_sector_bytes G)%Z -> (0 < c_warp G)%nat ->
   (nstar_mem G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
@@ -522,26 +554,12 @@ Lemma dep_core : forall ps s P k g r es n T w i c,
 Proof.
   intros ps s P k g r es n T w i c HSB HW Hb Hidx Hcr HP Hne Hi.
   destruct (nonempty_elem _ Hne) as [t0 Ht0].
-  set (SB := c_sector_bytes G) in *.
-  set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
-  assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
-  assert (Hbeta : In b0 (betas SB g r es)) by (apply beta_in; auto).
   assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
-  assert (HTL := wlanes_incl ps s P T w Hi HP).
-  unfold memreads. fold SB.
-  assert (Hmap : map (fun t => (int_of (oval G ps s i t) * es) / SB)%Z T =
-                 map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
-  { apply map_ext_in. intros t Ht. rewrite Hidx by auto.
-    replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
-      by (rewrite Z.mul_add_distr_r, Hcq; ring).
-    rewrite Z.div_add by lia. reflexivity. }
-  rewrite Hmap. eapply Z.le_trans; [| exact Hb].
-  unfold nstar_mem. fold SB.
-  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map;
-    exists (map (lane_t G) (lanes G w)); split;
-    [apply in_wtids; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
-  rewrite wfilter_lanes. unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
-  apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
+  eapply Z.le_trans; [apply (mem_group es T (wlanes G (filter tid_only P) w) _ k c g r HSB
+    (wlanes_incl ps s P T w Hi HP) Hidx Hcr)|].
+  eapply Z.le_trans; [|exact Hb]. unfold nstar_mem. apply fold_max_incl. intros x Hx.
+  apply in_flat_map. exists (map (lane_t G) (lanes G w)). split; [apply in_wtids; lia|].
+  rewrite wfilter_lanes. exact Hx.
 Qed.
 
 (** ** Dependence-based access bounds (Conflicts) *)
@@ -566,35 +584,25 @@ Proof.
   rewrite Z.eqb_sym. destruct (cbank G es b K =? j)%Z; simpl; rewrite IH; auto.
 Qed.
 
-Lemma conf_core : forall ps s P k g r es n T w o c,
-  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
-  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
-  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
-  Z.divide g (c - r) ->
-  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
-  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+(** The same for Conflicts: per bank, the distinct offsets [k·tid]. *)
+Lemma conf_group : forall es (T L : list nat) (R : fam) k c g r,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> incl T L ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
+  (conflicts_of G es T R <= fold_right Z.max 0%Z
+     (map (conf_count G (nodup Z.eq_dec (map (kval G k) L)) es) (betas (c_bank_bytes G * c_banks G) g r es)))%Z.
 Proof.
-  intros ps s P k g r es n T w o c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
-  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  intros es T L R k c g r HBB HNB HTL Hidx Hcr.
   set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
   set (b0 := ((c * es) mod (BB * NB))%Z). set (q0 := ((c * es) / (BB * NB))%Z).
   assert (Hcq : (c * es = (BB * NB) * q0 + b0)%Z) by (apply Z.div_mod; lia).
-  assert (Hbeta : In b0 (betas (BB * NB) g r es)) by (apply beta_in; auto; lia).
-  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
-  set (L := wlanes G (filter tid_only P) w).
-  assert (HTL : incl T L) by (apply (wlanes_incl ps s P T w Hi HP)).
-  (* the bank of an actual index is the bank of its offset under b0 *)
+  assert (Hbeta : In b0 (betas (BB * NB) g r es)) by (apply beta_in; [lia | exact Hcr]).
   assert (Hbank : forall K, bank G es (K + c) = cbank G es b0 K).
   { intros K. unfold bank, cbank. fold BB NB.
     replace ((K + c) * es)%Z with ((K * es + b0) + (q0 * NB) * BB)%Z
       by (rewrite Z.mul_add_distr_r, Hcq; ring).
     rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
-  eapply Z.le_trans; [| exact Hb].
-  unfold nstar_conf. fold BB NB.
-  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map;
-    exists (map (lane_t G) (lanes G w)); split;
-    [apply in_wtids; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
-  rewrite wfilter_lanes, conf_count_eq. unfold conflicts_of. fold L.
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists b0; split; [reflexivity | exact Hbeta]].
+  rewrite conf_count_eq. unfold conflicts_of.
   set (offs := nodup Z.eq_dec (map (kval G k) L)).
   apply fold_max_dom. intros a Ha.
   apply in_map_iff in Ha as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi']].
@@ -607,7 +615,7 @@ Proof.
     apply nodup_In, in_map_iff. exists t; split; auto.
   - apply Nat2Z.inj_le.
     set (jj := bank G es (kval G k t + c)).
-    set (A := filter (fun i => (bank G es i =? jj)%Z) (nodup Z.eq_dec (map (fun t => int_of (oval G ps s o t)) T))).
+    set (A := filter (fun i => (bank G es i =? jj)%Z) (nodup Z.eq_dec (map (fun t => int_of (R t)) T))).
     assert (HA : NoDup (map (fun v => (v - c)%Z) A)).
     { apply NoDup_map_shift. apply NoDup_filter, NoDup_nodup. }
     rewrite <- (map_length (fun v => (v - c)%Z) A).
@@ -617,6 +625,24 @@ Proof.
     apply filter_In. split.
     + apply nodup_In, in_map_iff. exists t'. split; [lia | apply HTL; auto].
     + replace (kval G k t' + c - c)%Z with (kval G k t') by lia. rewrite <- Hbank. exact Hbj.
+Qed.
+
+Lemma conf_core : forall ps s P k g r es n T w o c,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
+  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
+  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
+  Z.divide g (c - r) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+Proof.
+  intros ps s P k g r es n T w o c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
+  eapply Z.le_trans; [apply (conf_group es T (wlanes G (filter tid_only P) w) _ k c g r HBB HNB
+    (wlanes_incl ps s P T w Hi HP) Hidx Hcr)|].
+  eapply Z.le_trans; [|exact Hb]. unfold nstar_conf. apply fold_max_incl. intros x Hx.
+  apply in_flat_map. exists (map (lane_t G) (lanes G w)). split; [apply in_wtids; lia|].
+  rewrite wfilter_lanes. exact Hx.
 Qed.
 
 
@@ -848,73 +874,6 @@ Proof.
 Qed.
 End Groups.
 
-(** One group: addresses [k·tid(l)·es] plus one base; the base's residue is a multiple of
-    [gcd(es, M)] ([betas M 1 0 es]). *)
-Lemma scl_mem_group : forall es (T L : list nat) (R : fam) k c,
-  (0 < c_sector_bytes G)%Z -> incl T L ->
-  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) ->
-  (memreads G es T R <=
-   fold_right Z.max 0%Z (map (sec_count G (map (kval G k) L) es) (betas (c_sector_bytes G) 1 0 es)))%Z.
-Proof.
-  intros es T L R k c HSB HTL Hidx. set (SB := c_sector_bytes G) in *.
-  set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
-  assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
-  assert (Hbeta : In b0 (betas SB 1 0 es)) by (apply beta_in; auto; apply Z.divide_1_l).
-  unfold memreads. fold SB.
-  assert (Hmap : map (fun t => (int_of (R t) * es) / SB)%Z T =
-                 map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
-  { apply map_ext_in. intros t Ht. rewrite Hidx by auto.
-    replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
-      by (rewrite Z.mul_add_distr_r, Hcq; ring).
-    rewrite Z.div_add by lia. reflexivity. }
-  rewrite Hmap.
-  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists b0; split; [reflexivity | exact Hbeta]].
-  unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
-  apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
-Qed.
-
-Lemma scl_conf_group : forall es (T L : list nat) (R : fam) k c,
-  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> incl T L ->
-  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) ->
-  (conflicts_of G es T R <= fold_right Z.max 0%Z
-     (map (conf_count G (nodup Z.eq_dec (map (kval G k) L)) es) (betas (c_bank_bytes G * c_banks G) 1 0 es)))%Z.
-Proof.
-  intros es T L R k c HBB HNB HTL Hidx.
-  set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
-  set (b0 := ((c * es) mod (BB * NB))%Z). set (q0 := ((c * es) / (BB * NB))%Z).
-  assert (Hcq : (c * es = (BB * NB) * q0 + b0)%Z) by (apply Z.div_mod; lia).
-  assert (Hbeta : In b0 (betas (BB * NB) 1 0 es)) by (apply beta_in; [lia | apply Z.divide_1_l]).
-  assert (Hbank : forall K, bank G es (K + c) = cbank G es b0 K).
-  { intros K. unfold bank, cbank. fold BB NB.
-    replace ((K + c) * es)%Z with ((K * es + b0) + (q0 * NB) * BB)%Z
-      by (rewrite Z.mul_add_distr_r, Hcq; ring).
-    rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
-  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists b0; split; [reflexivity | exact Hbeta]].
-  rewrite conf_count_eq. unfold conflicts_of.
-  set (offs := nodup Z.eq_dec (map (kval G k) L)).
-  apply fold_max_dom. intros a Ha.
-  apply in_map_iff in Ha as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi']].
-  apply nodup_In, in_map_iff in Hi' as [t [Eti Ht]].
-  rewrite Hidx in Eti by auto. subst i.
-  exists (Z.of_nat (length (filter (fun K => (cbank G es b0 K =? bank G es (kval G k t + c))%Z) offs))).
-  split.
-  - apply in_map_iff. exists (bank G es (kval G k t + c)). split; [reflexivity|].
-    rewrite Hbank. apply in_map_iff. exists (kval G k t). split; [reflexivity|].
-    apply nodup_In, in_map_iff. exists t; split; auto.
-  - apply Nat2Z.inj_le.
-    set (jj := bank G es (kval G k t + c)).
-    set (A := filter (fun i => (bank G es i =? jj)%Z) (nodup Z.eq_dec (map (fun t => int_of (R t)) T))).
-    assert (HA : NoDup (map (fun v => (v - c)%Z) A)).
-    { apply NoDup_map_shift. apply NoDup_filter, NoDup_nodup. }
-    rewrite <- (map_length (fun v => (v - c)%Z) A).
-    apply NoDup_incl_length; auto.
-    intros y Hy. apply in_map_iff in Hy as [v [<- Hv]]. apply filter_In in Hv as [Hv Hbj].
-    apply nodup_In, in_map_iff in Hv as [t' [Ev Ht']]. rewrite Hidx in Ev by auto. subst v.
-    apply filter_In. split.
-    + apply nodup_In, in_map_iff. exists t'. split; [lia | apply HTL; auto].
-    + replace (kval G k t' + c - c)%Z with (kval G k t') by lia. rewrite <- Hbank. exact Hbj.
-Qed.
-
 Lemma filter_map_lane : forall (p : trip -> bool) l,
   filter p (map (lane_t G) l) = map (lane_t G) (filter (fun t => p (lane_t G t)) l).
 Proof. intros p l; induction l as [|t l IH]; simpl; auto. destruct (p (lane_t G t)); simpl; rewrite IH; auto. Qed.
@@ -961,10 +920,10 @@ Proof.
   destruct sh.
   - destruct Hhw as [HBB HNB]. eapply Z.le_trans; [apply (conflicts_groups u es R T K HK)|]. apply sum_le.
     intros key _. unfold sgroup_count. rewrite Hgrp, kvalz_lanes.
-    eapply scl_conf_group; eauto.
+    eapply conf_group; eauto. apply Z.divide_1_l.
   - eapply Z.le_trans; [apply (memreads_groups u es R T K HK)|]. apply sum_le.
     intros key _. unfold sgroup_count. rewrite Hgrp, kvalz_lanes.
-    eapply scl_mem_group; eauto.
+    eapply mem_group; eauto. apply Z.divide_1_l.
 Qed.
 
 Lemma scl_of_sound : forall s T D i u k, dsat s T D -> scl_of D i = Some (u, k) ->

@@ -33,7 +33,7 @@ Definition trip := (Z * Z * Z)%type.
 (** Entries of the thread-dependence map (spec/logic.md §1): [DLin x k r g] is
     [(dep x kx ky kz r g)], [DRem x k r m] is [(rem x kx ky kz r m)], [DRng x w] is
     [(rng x w)], [DScl x u k r g] is the scaled entry [(dep x kx ? kz r g)] whose [?]
-    dimensions are the [true] components of [u] (Scaled.v). *)
+    dimensions are the [true] components of [u] (meaning: Soundness.esat). *)
 Definition ubits := (bool * bool * bool)%type.
 Inductive dent := DLin (x : nat) (k : trip) (r g : Z) | DRem (x : nat) (k : trip) (r m : Z)
   | DRng (x : nat) (w : Z) | DScl (x : nat) (u : ubits) (k : trip) (r g : Z).
@@ -99,19 +99,17 @@ Definition ubits_eqb (a b : ubits) : bool :=
 (** [d1] implies [d2] (spec/logic.md §2): same local, kind and [k]; linear: [g2 | g1]
     and [r1 ≡ r2 (mod g2)] ([g2 = 0]: [g1 = 0], [r1 = r2]); remainder: equal; range:
     [w1 ≤ w2]; scaled: same [?] dimensions and [k], congruences as linear. *)
+Definition cimplies (r1 g1 r2 g2 : Z) : bool :=
+  if (g2 =? 0)%Z then (g1 =? 0)%Z && (r1 =? r2)%Z
+  else ((g1 mod g2 =? 0)%Z && ((r1 - r2) mod g2 =? 0)%Z).
 Definition eimplies (d1 d2 : dent) : bool :=
   match d1, d2 with
-  | DLin x1 k1 r1 g1, DLin x2 k2 r2 g2 =>
-      (x1 =? x2) && trip_eqb k1 k2 &&
-      (if (g2 =? 0)%Z then (g1 =? 0)%Z && (r1 =? r2)%Z
-       else ((g1 mod g2 =? 0)%Z && ((r1 - r2) mod g2 =? 0)%Z))
+  | DLin x1 k1 r1 g1, DLin x2 k2 r2 g2 => (x1 =? x2) && trip_eqb k1 k2 && cimplies r1 g1 r2 g2
   | DRem x1 k1 r1 m1, DRem x2 k2 r2 m2 =>
       (x1 =? x2) && trip_eqb k1 k2 && (r1 =? r2)%Z && (m1 =? m2)%Z
   | DRng x1 w1, DRng x2 w2 => (x1 =? x2) && (w1 <=? w2)%Z
   | DScl x1 u1 k1 r1 g1, DScl x2 u2 k2 r2 g2 =>
-      (x1 =? x2) && ubits_eqb u1 u2 && trip_eqb k1 k2 &&
-      (if (g2 =? 0)%Z then (g1 =? 0)%Z && (r1 =? r2)%Z
-       else ((g1 mod g2 =? 0)%Z && ((r1 - r2) mod g2 =? 0)%Z))
+      (x1 =? x2) && ubits_eqb u1 u2 && trip_eqb k1 k2 && cimplies r1 g1 r2 g2
   | _, _ => false
   end.
 

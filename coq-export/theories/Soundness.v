@@ -239,6 +239,19 @@ Proof.
   destruct H as [[H1 H2] H3]. apply eqb_prop in H1, H2, H3. subst; auto.
 Qed.
 
+(** The congruence [c ≡ r1 (mod g1)] implies [c ≡ r2 (mod g2)]. *)
+Lemma cimplies_sound : forall r1 g1 r2 g2 c, cimplies r1 g1 r2 g2 = true ->
+  Z.divide g1 (c - r1) -> Z.divide g2 (c - r2).
+Proof.
+  intros r1 g1 r2 g2 c H Hc. unfold cimplies in H.
+  destruct (Z.eqb_spec g2 0) as [->|Hg].
+  - apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2. subst. auto.
+  - apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2.
+    apply Z.mod_divide in H1; auto. apply Z.mod_divide in H2; auto.
+    replace (c - r2)%Z with ((c - r1) + (r1 - r2))%Z by lia.
+    apply Z.divide_add_r; [exact (Z.divide_trans _ _ _ H1 Hc) | exact H2].
+Qed.
+
 Lemma eimplies_sound : forall s T d1 d2, eimplies d1 d2 = true -> esat s T d1 -> esat s T d2.
 Proof.
   intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1|x1 u1 k1 r1 g1] [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2|x2 u2 k2 r2 g2] H E;
@@ -246,26 +259,15 @@ Proof.
   - destruct H as [[Hx Hk] H]. apply Nat.eqb_eq in Hx; subst x2.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
     simpl in *. destruct (c_lty G x1) as [[]|]; auto.
-    destruct E as [c [Hc E]]. exists c; split; auto.
-    destruct (Z.eqb_spec g2 0) as [->|Hg].
-    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2. subst. auto.
-    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2.
-      apply Z.mod_divide in H1; auto. apply Z.mod_divide in H2; auto.
-      replace (c - r2)%Z with ((c - r1) + (r1 - r2))%Z by lia.
-      apply Z.divide_add_r; [exact (Z.divide_trans _ _ _ H1 Hc) | exact H2].
+    destruct E as [c [Hc E]]. exists c; split; eauto using cimplies_sound.
   - destruct H as [[[Hx Hk] Hr] Hm]. apply Nat.eqb_eq in Hx; apply Z.eqb_eq in Hr, Hm; subst.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate]. auto.
   - destruct H as [Hx Hw]. apply Nat.eqb_eq in Hx; apply Z.leb_le in Hw; subst.
     destruct E as [Ht [c E]]; split; auto; exists c; intros t Ht'; specialize (E t Ht'); lia.
   - destruct H as [[[Hx Hu] Hk] H]. apply Nat.eqb_eq in Hx; subst x2. apply ubits_eqb_eq in Hu; subst u2.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
-    destruct E as [Ht [k' [c [Hk' [Hc E]]]]]. split; auto. exists k', c. repeat split; auto.
-    destruct (Z.eqb_spec g2 0) as [->|Hg].
-    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2. subst. auto.
-    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2.
-      apply Z.mod_divide in H1; auto. apply Z.mod_divide in H2; auto.
-      replace (c - r2)%Z with ((c - r1) + (r1 - r2))%Z by lia.
-      apply Z.divide_add_r; [exact (Z.divide_trans _ _ _ H1 Hc) | exact H2].
+    destruct E as [Ht [k' [c [Hk' [Hc E]]]]]. split; auto. exists k', c.
+    repeat split; eauto using cimplies_sound.
 Qed.
 
 Lemma dcovers_sound : forall s T D1 D2, dcovers D1 D2 = true -> dsat s T D1 -> dsat s T D2.

@@ -159,8 +159,8 @@ fn mutants() -> Vec<(String, String)> {
         "mutant_range_claim".to_string(),
         mutate(
             &t,
-            "None, Some 255%Z, 4%Z), 8%Z)",
-            "None, Some 255%Z, 4%Z), 7%Z)",
+            "None, Some 255%Z, 4%Z, None), 8%Z)",
+            "None, Some 255%Z, 4%Z, None), 7%Z)",
             "range claim",
         ),
     ));

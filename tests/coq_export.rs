@@ -13,7 +13,9 @@
 //! certificate and the two counterexamples of coq-export/README.md
 //! (`tests/data/coq/if4_then_only`, `tests/data/coq/whileexit_lane`: derivations the kernel
 //! once accepted although their bounds are exceeded, which `coqc` rejected) are refused by
-//! the export because the kernel rejects them now.
+//! the export because the kernel rejects them now. The sectors certificates of the precision
+//! kernels rows16/rows8 (scaled dependence entries, grouped `N*`) are exported and checked by
+//! `coqc`, and four mutants of the rows16 export are rejected.
 //!
 //! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
 //! is not installed (CI installs Debian's `coq`).
@@ -157,8 +159,8 @@ fn mutants() -> Vec<(String, String)> {
         "mutant_range_claim".to_string(),
         mutate(
             &t,
-            "None, Some 255%Z, 4%Z), 8%Z)",
-            "None, Some 255%Z, 4%Z), 7%Z)",
+            "None, Some 255%Z, 4%Z, None), 8%Z)",
+            "None, Some 255%Z, 4%Z, None), 7%Z)",
             "range claim",
         ),
     ));
@@ -540,42 +542,131 @@ fn theorem_hypotheses_match_the_certificate_assumptions() {
     }
 }
 
-/// Scaled dependence entries `(dep x kx ? kz r g)` (spec/logic.md §1, the per-row access
-/// bounds of warps that span rows) are not formalized in the Coq theories: the certificate
-/// of tests/precision/rows16.cu (16×16 block, `row * W + col`) is accepted by the kernel with
-/// 12 sectors (hand count in the kernel file: 2 accesses × 2 rows × 3 sectors) and its
-/// export is refused with an error naming the entry, never exported without it.
-#[test]
-fn scaled_entries_are_refused_by_the_export() {
+/// The sectors certificate of a precision kernel with scaled entries (a warp spanning rows
+/// of a 2-D block), with the kernel's verdict on its bound.
+fn rows_certificate(file: &str, block: [u32; 3]) -> (String, String) {
     use std::collections::BTreeMap;
     use warpcert::analysis::{analyze, AnalysisOptions};
     use warpcert::core::{Hardware, Launch, Metric};
     use warpcert::frontend;
     let hw = Hardware::default();
-    let file = warpcert::cli::precision::suite_dir().join("rows16.cu");
-    let src = frontend::parse_file(&file).unwrap();
-    let launch = Launch {
-        block: [16, 16, 1],
-        grid: None,
-    };
+    let path = warpcert::cli::precision::suite_dir().join(file);
+    let src = frontend::parse_file(&path).unwrap();
+    let launch = Launch { block, grid: None };
     let (prog, _) = frontend::lower(&src, None, &launch, &hw, &BTreeMap::new()).unwrap();
-    let opts = AnalysisOptions::default();
     let a = analyze(
         &prog,
         &Metric::standard(MetricName::Sectors),
         &hw,
         &launch,
-        &opts,
+        &AnalysisOptions::default(),
     )
     .unwrap();
     let verdict = warpcert_kernel::check(&a.certificate).unwrap();
-    assert_eq!(verdict.bound, "12");
-    assert!(
-        a.certificate.contains(" ? "),
-        "no scaled entry in the certificate"
-    );
-    match export(&a.certificate) {
-        Err(ExportError::Unsupported(m)) => assert!(m.contains("scaled dependence entry"), "{m}"),
-        other => panic!("expected the export to refuse the scaled entry, got {other:?}"),
+    (a.certificate, verdict.bound)
+}
+
+/// Scaled dependence entries `(dep x kx ? kz r g)` (spec/logic.md §1, the per-row access
+/// bounds of warps that span rows) in Coq: the sectors certificates of
+/// tests/precision/rows16.cu (16×16 block, `row * W + col`; bound 12 = the hand count in
+/// the kernel file: 2 accesses × 2 rows × 3 sectors) and rows8.cu (8×32 block; bound 16 =
+/// 2 accesses × 4 rows × 2 sectors) are exported with their scaled entries (`DScl`) and
+/// accepted by `coqc` (`Print Assumptions`: closed); mutants of the rows16 export — the `?`
+/// dimension moved from `y` to `z`, the known coefficient of `threadIdx.x` doubled, the
+/// exact constant `c = 0` claimed as `1`, the grouped `N*` claim of an access lowered from
+/// 6 (2 rows × 3 sectors) to 5 — are rejected by the reflective check.
+#[test]
+fn scaled_entries_check_in_coq_and_mutants_fail() {
+    let (c16, b16) = rows_certificate("rows16.cu", [16, 16, 1]);
+    let (c8, b8) = rows_certificate("rows8.cu", [8, 32, 1]);
+    assert_eq!(b16, "12");
+    assert_eq!(b8, "16");
+    let e16 = export(&c16).unwrap_or_else(|e| panic!("rows16: {e}"));
+    let e8 = export(&c8).unwrap_or_else(|e| panic!("rows8: {e}"));
+    // `row * W + col`: `?` on threadIdx.y, coefficient 1 on threadIdx.x, exactly c = 0.
+    let entry = " (false, true, false) (1%Z, 0%Z, 0%Z) 0%Z 0%Z";
+    for (name, e) in [("rows16", &e16), ("rows8", &e8)] {
+        assert!(
+            e.contains("DScl ") && e.contains(entry),
+            "{name}: no scaled entry {entry}"
+        );
     }
+    let at = e16.find(entry).unwrap();
+    let head = &e16[e16[..at].rfind("DScl ").unwrap()..at];
+    let full = format!("{head}{entry}");
+    let claim = "Some ((false, true, false), (1%Z, 0%Z, 0%Z))), 6%Z)";
+    let muts = [
+        (
+            "mutant_scaled_dim",
+            mutate(
+                &e16,
+                &full,
+                &full.replace("(false, true, false)", "(false, false, true)"),
+                "? dim",
+            ),
+        ),
+        (
+            "mutant_scaled_coefficient",
+            mutate(
+                &e16,
+                &full,
+                &full.replace("(1%Z, 0%Z, 0%Z)", "(2%Z, 0%Z, 0%Z)"),
+                "coefficient",
+            ),
+        ),
+        (
+            "mutant_scaled_residue",
+            mutate(
+                &e16,
+                &full,
+                &format!("{}1%Z 0%Z", full.strip_suffix("0%Z 0%Z").unwrap()),
+                "residue",
+            ),
+        ),
+        (
+            "mutant_scaled_claim",
+            mutate(
+                &e16,
+                claim,
+                &claim.replace("6%Z)", "5%Z)"),
+                "grouped N* claim",
+            ),
+        ),
+    ];
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-scaled-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in [("rows16_sectors", &e16), ("rows8_sectors", &e8)]
+        .into_iter()
+        .chain(muts.iter().map(|(n, t)| (*n, t)))
+    {
+        let f = tmp.join(format!("{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs).take(2) {
+        assert!(r.ok, "coqc rejected {}:\n{}", f.display(), r.out);
+        assert!(
+            r.out.contains("Closed under the global context"),
+            "{}:\n{}",
+            f.display(),
+            r.out
+        );
+    }
+    for (f, r) in files.iter().zip(&runs).skip(2) {
+        assert!(!r.ok, "coqc accepted {}:\n{}", f.display(), r.out);
+        assert!(
+            r.out.contains("Unable to unify \"true\" with \"false\""),
+            "{}: coqc failed elsewhere than the reflective check:\n{}",
+            f.display(),
+            r.out
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -88,8 +88,9 @@ Definition option_dec {A} (da : forall a b : A, {a = b} + {a <> b}) :
 Proof. decide equality. Defined.
 
 Definition nkey_eq_dec : forall a b : nkey, {a = b} + {a <> b} :=
-  pair_dec (pair_dec (pair_dec (pair_dec Bool.bool_dec (list_eq_dec cstr_eq_dec))
-    (option_dec (pair_dec (pair_dec trip_eq_dec Z.eq_dec) Z.eq_dec))) (option_dec Z.eq_dec)) Z.eq_dec.
+  pair_dec (pair_dec (pair_dec (pair_dec (pair_dec Bool.bool_dec (list_eq_dec cstr_eq_dec))
+    (option_dec (pair_dec (pair_dec trip_eq_dec Z.eq_dec) Z.eq_dec))) (option_dec Z.eq_dec)) Z.eq_dec)
+    (option_dec (pair_dec (pair_dec (pair_dec Bool.bool_dec Bool.bool_dec) Bool.bool_dec) trip_eq_dec)).
 
 (** A table of access-bound claims [N*(key) ≤ n]. *)
 Definition ntab := list (nkey * Z).
@@ -595,7 +596,7 @@ Definition root_dent (d : dent) : bool :=
 Lemma root_dsat : forall arrays T D, forallb root_dent D = true -> dsat G (init_store G arrays) T D.
 Proof.
   intros arrays T D H d Hd. rewrite forallb_forall in H. specialize (H d Hd).
-  destruct d as [x k r g| |]; try discriminate. simpl in H. apply andb_true_iff in H as [Hk H].
+  destruct d as [x k r g| | |]; try discriminate. simpl in H. apply andb_true_iff in H as [Hk H].
   apply kzero_eq in Hk; subst k. simpl. destruct (c_lty G x) as [[]|] eqn:Ex.
   - exists 0%Z. split.
     + destruct (Z.eqb_spec g 0) as [->|Hg].

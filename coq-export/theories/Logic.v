@@ -32,16 +32,24 @@ Definition trip := (Z * Z * Z)%type.
 
 (** Entries of the thread-dependence map (spec/logic.md §1): [DLin x k r g] is
     [(dep x kx ky kz r g)], [DRem x k r m] is [(rem x kx ky kz r m)], [DRng x w] is
-    [(rng x w)]. *)
+    [(rng x w)], [DScl x u k r g] is the scaled entry [(dep x kx ? kz r g)] whose [?]
+    dimensions are the [true] components of [u] (meaning: Soundness.esat). *)
+Definition ubits := (bool * bool * bool)%type.
 Inductive dent := DLin (x : nat) (k : trip) (r g : Z) | DRem (x : nat) (k : trip) (r m : Z)
-  | DRng (x : nat) (w : Z).
+  | DRng (x : nat) (w : Z) | DScl (x : nat) (u : ubits) (k : trip) (r g : Z).
 
 Record assn := mkAssn { aP : list cstr; aD : list dent; aQ : pot }.
 
 Definition trip_eq_dec : forall a b : trip, {a = b} + {a <> b}.
 Proof. decide equality; [apply Z.eq_dec | decide equality; apply Z.eq_dec]. Defined.
 Definition dent_eq_dec : forall a b : dent, {a = b} + {a <> b}.
-Proof. decide equality; first [apply Z.eq_dec | apply trip_eq_dec | apply Nat.eq_dec]. Defined.
+Proof.
+  assert (Hu : forall a b : ubits, {a = b} + {a <> b}).
+  { intros [[a1 a2] a3] [[b1 b2] b3].
+    destruct (Bool.bool_dec a1 b1), (Bool.bool_dec a2 b2), (Bool.bool_dec a3 b3); subst;
+      first [left; reflexivity | right; intros H; inversion H; contradiction]. }
+  decide equality; first [apply Z.eq_dec | apply trip_eq_dec | apply Nat.eq_dec | apply Hu].
+Defined.
 Definition cstr_eq_dec : forall a b : cstr, {a = b} + {a <> b}.
 Proof. decide equality; first [apply lin_eq_dec | apply Z.eq_dec | apply list_eq_dec, Z.eq_dec]. Defined.
 Definition assn_eq_dec : forall a b : assn, {a = b} + {a <> b}.
@@ -77,26 +85,31 @@ Fixpoint zrange_from (k : nat) (a : Z) : list Z :=
 Definition zrange (n : Z) : list Z := zrange_from (Z.to_nat n) 0%Z.
 
 (** ** Dependence entries *)
-Definition dvar (d : dent) : nat := match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ => x end.
+Definition dvar (d : dent) : nat :=
+  match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ | DScl x _ _ _ _ => x end.
 Definition dvars (D : list dent) : list nat := map dvar D.
 Fixpoint dget (D : list dent) (x : nat) : option dent :=
   match D with [] => None | d :: D' => if dvar d =? x then Some d else dget D' x end.
 Definition trip_eqb (a b : trip) : bool := if trip_eq_dec a b then true else false.
 Definition dent_eqb (a b : dent) : bool := if dent_eq_dec a b then true else false.
 Definition kzero (k : trip) : bool := trip_eqb k (0, 0, 0)%Z.
+Definition ubits_eqb (a b : ubits) : bool :=
+  let '(a1, a2, a3) := a in let '(b1, b2, b3) := b in Bool.eqb a1 b1 && Bool.eqb a2 b2 && Bool.eqb a3 b3.
 
 (** [d1] implies [d2] (spec/logic.md §2): same local, kind and [k]; linear: [g2 | g1]
     and [r1 ≡ r2 (mod g2)] ([g2 = 0]: [g1 = 0], [r1 = r2]); remainder: equal; range:
-    [w1 ≤ w2]. *)
+    [w1 ≤ w2]; scaled: same [?] dimensions and [k], congruences as linear. *)
+Definition cimplies (r1 g1 r2 g2 : Z) : bool :=
+  if (g2 =? 0)%Z then (g1 =? 0)%Z && (r1 =? r2)%Z
+  else ((g1 mod g2 =? 0)%Z && ((r1 - r2) mod g2 =? 0)%Z).
 Definition eimplies (d1 d2 : dent) : bool :=
   match d1, d2 with
-  | DLin x1 k1 r1 g1, DLin x2 k2 r2 g2 =>
-      (x1 =? x2) && trip_eqb k1 k2 &&
-      (if (g2 =? 0)%Z then (g1 =? 0)%Z && (r1 =? r2)%Z
-       else ((g1 mod g2 =? 0)%Z && ((r1 - r2) mod g2 =? 0)%Z))
+  | DLin x1 k1 r1 g1, DLin x2 k2 r2 g2 => (x1 =? x2) && trip_eqb k1 k2 && cimplies r1 g1 r2 g2
   | DRem x1 k1 r1 m1, DRem x2 k2 r2 m2 =>
       (x1 =? x2) && trip_eqb k1 k2 && (r1 =? r2)%Z && (m1 =? m2)%Z
   | DRng x1 w1, DRng x2 w2 => (x1 =? x2) && (w1 <=? w2)%Z
+  | DScl x1 u1 k1 r1 g1, DScl x2 u2 k2 r2 g2 =>
+      (x1 =? x2) && ubits_eqb u1 u2 && trip_eqb k1 k2 && cimplies r1 g1 r2 g2
   | _, _ => false
   end.
 
@@ -495,13 +508,31 @@ Definition rbound (sh : bool) (w es : Z) : Z :=
   if sh then fold_right Z.max 0%Z (map (rconf_c us es) (zrange (c_bank_bytes G * c_banks G)))
   else fold_right Z.max 0%Z (map (rmem_c w es) (zrange (c_sector_bytes G))).
 
-(** Keys of [N*]: [(shared?, tc, dep, range width, es)]; [nstar_w wt] with [wt = wtids]. *)
-Definition nkey := (bool * list cstr * option dtrip * option Z * Z)%type.
+(** The grouped count of a scaled index [(u, k)] (spec/logic.md §2 "Access bounds"):
+    the kept lanes of a warp grouped by their [threadIdx.d], [d ∈ u] ([ukey]); per group
+    the largest count over the bases [β ≡ 0 (mod gcd(es, M))]; the sum over the groups. *)
+Definition ukey (u : ubits) (tt : trip) : trip :=
+  let '(u1, u2, u3) := u in let '(a, b, c) := tt in
+  ((if u1 then a else 0), (if u2 then b else 0), (if u3 then c else 0))%Z.
+Definition sgroup_count (sh : bool) (k : trip) (es : Z) (grp : list trip) : Z :=
+  if sh then
+    fold_right Z.max 0%Z (map (conf_count (nodup Z.eq_dec (map (kvalz k) grp)) es)
+                              (betas (c_bank_bytes G * c_banks G) 1 0 es))
+  else fold_right Z.max 0%Z (map (sec_count (map (kvalz k) grp) es) (betas (c_sector_bytes G) 1 0 es)).
+Definition sgroups (sh : bool) (u : ubits) (k : trip) (es : Z) (L : list trip) : Z :=
+  fold_right Z.add 0%Z
+    (map (fun key => sgroup_count sh k es (filter (fun tt => trip_eqb (ukey u tt) key) L))
+         (nodup trip_eq_dec (map (ukey u) L))).
+
+(** Keys of [N*]: [(shared?, tc, dep, range width, es, scaled (u, k))]; [nstar_w wt] with
+    [wt = wtids]. *)
+Definition nkey := (bool * list cstr * option dtrip * option Z * Z * option (ubits * trip))%type.
 Definition nstar_w (wt : list (list trip)) (key : nkey) : Z :=
-  let '(sh, tc, dep, rg, es) := key in
-  match dep with
-  | Some (k, r, g) => if sh then nstar_conf wt tc k g r es else nstar_mem wt tc k g r es
-  | None =>
+  let '(sh, tc, dep, rg, es, sc) := key in
+  match dep, sc with
+  | Some (k, r, g), _ => if sh then nstar_conf wt tc k g r es else nstar_mem wt tc k g r es
+  | None, Some (u, k) => fold_right Z.max 0%Z (map (fun L => sgroups sh u k es (wfilter tc L)) wt)
+  | None, None =>
       let best := fold_right Z.max 0%Z (map (fun L => Z.of_nat (length (wfilter tc L))) wt) in
       match rg with
       | Some w =>
@@ -517,9 +548,12 @@ Definition exact_bnd (key : nkey) (n : Z) : bool := (nstar key <=? n)%Z.
 
 Definition rng_of (D : list dent) (i : opd) : option Z :=
   match i with OVar x => match dget D x with Some (DRng _ w) => Some w | _ => None end | _ => None end.
+Definition scl_of (D : list dent) (i : opd) : option (ubits * trip) :=
+  match i with OVar x => match dget D x with Some (DScl _ u k _ _) => Some (u, k) | _ => None end | _ => None end.
 Definition akey (sh : bool) (P : list cstr) (D : list dent) (i : opd) (es : Z) : nkey :=
   let dep := idep_opd D i in
-  (sh, filter tid_only P, dep, match dep with None => rng_of D i | Some _ => None end, es).
+  let sc := match dep with None => scl_of D i | Some _ => None end in
+  (sh, filter tid_only P, dep, match dep, sc with None, None => rng_of D i | _, _ => None end, es, sc).
 
 (** The access check of index [i] (shared [sh] or global) with claim [n] under [bnd]. *)
 Definition dacc_with (bnd : nkey -> Z -> bool) (sh : bool) (P : list cstr) (D : list dent)
@@ -582,11 +616,75 @@ Fixpoint map_opt {A B} (f : A -> option B) (l : list A) : option (list B) :=
 Definition entails_subst (P : list cstr) (x : nat) (e : expr) (P' : list cstr) (ws : list fwit) : bool :=
   match map_opt (csubst P x e) P' with Some Ps => entails P Ps ws | None => false end.
 
+(** ** Scaled entries ([scaled_D], spec/logic.md §2 "Scaled entries")
+
+    A scaled dependence [(u, (k, r, g))]: on the active threads of one warp,
+    [σ = k'·tid + c] for some [k'] equal to [k] outside the [?] dimensions [u] and some
+    [c ≡ r (mod g)] (Soundness.fscl); [k] is [0] on [u]. *)
+Definition sdtrip := (ubits * dtrip)%type.
+Definition nou : ubits := (false, false, false).
+Definition uor (a b : ubits) : ubits :=
+  let '(a1, a2, a3) := a in let '(b1, b2, b3) := b in (a1 || b1, a2 || b2, a3 || b3).
+Definition uany (u : ubits) : bool := let '(a1, a2, a3) := u in a1 || a2 || a3.
+(** The dimensions with a non-zero coefficient. *)
+Definition knz (k : trip) : ubits :=
+  let '(k1, k2, k3) := k in (negb (k1 =? 0), negb (k2 =? 0), negb (k3 =? 0))%Z.
+(** [k] with the coefficients of the dimensions of [u] set to 0. *)
+Definition kmask (u : ubits) (k : trip) : trip :=
+  let '(u1, u2, u3) := u in let '(k1, k2, k3) := k in
+  ((if u1 then 0 else k1), (if u2 then 0 else k2), (if u3 then 0 else k3))%Z.
+Definition sdnorm (u : ubits) (x : dtrip) : sdtrip := let '(k, r, g) := x in (u, (kmask u k, r, g)).
+
+(** [scaled_D(o)]: a local's scaled entry, else [dep_D(o)] with no [?] dimension. *)
+Definition sopd (D : list dent) (o : opd) : option sdtrip :=
+  match o with
+  | OVar x => match dget D x with
+              | Some (DScl _ u k r g) => Some (u, (k, r, g))
+              | _ => option_map (pair nou) (idep_opd D o)
+              end
+  | _ => option_map (pair nou) (idep_opd D o)
+  end.
+
+(** [x·y] with [y] linear: exact [c] scales [x] ([c = 0]: exact 0); uniform after
+    collapse: every thread dimension of [x] becomes [?]. *)
+Definition sprod (x y : sdtrip) : option sdtrip :=
+  let '(ux, dx) := x in let '(uy, dy) := y in
+  if uany uy then None else
+  match dexact dy with
+  | Some c => if (c =? 0)%Z then Some (nou, ((0, 0, 0), 0, 0)%Z) else Some (sdnorm ux (dscale c dx))
+  | None =>
+      let y' := collapse dy in
+      if duni y' then
+        let '(kx, rx, gx) := dx in Some (sdnorm (uor ux (knz kx)) (dmul_uni ((0, 0, 0)%Z, rx, gx) y'))
+      else None
+  end.
+
+Definition sexpr (D : list dent) (e : expr) : option sdtrip :=
+  match e with
+  | EOpd o => sopd D o
+  | EUn UNeg o => option_map (fun x => sdnorm (fst x) (dscale (-1) (snd x))) (sopd D o)
+  | EBin op a b =>
+      match sopd D a, sopd D b with
+      | Some (ua, da), Some (ub, db) =>
+          match op with
+          | OAdd => Some (sdnorm (uor ua ub) (dadd da db 1))
+          | OSub => Some (sdnorm (uor ua ub) (dadd da db (-1)))
+          | OMul => match sprod (ua, da) (ub, db) with
+                    | Some z => Some z
+                    | None => sprod (ub, db) (ua, da)
+                    end
+          | _ => None
+          end
+      | _, _ => None
+      end
+  | _ => None
+  end.
+
 (** ** The entry an assignment [x ← e] may give [x] ([ent_P,D(e)], spec/logic.md §2)
 
     The candidates: the exact value when [lin_P(e)] is constant; a copied remainder
     entry; the remainder entry of [a % m]; [dep_D(e)]; the range entry of
-    [width_D(e)].  A claimed entry must be implied by one of them.  For a
+    [width_D(e)]; the scaled entry [scaled_D(e)] when it has a [?] dimension.  A claimed entry must be implied by one of them.  For a
     [bool]/[float] local the only entry is "uniform", which needs [e]'s operands
     uniform or [lin_P(e)] constant. *)
 Definition ent_cands_w (wt : list (list trip)) (P : list cstr) (D : list dent) (x : nat)
@@ -608,7 +706,11 @@ Definition ent_cands_w (wt : list (list trip)) (P : list cstr) (D : list dent) (
       | _ => []
       end)
   ++ (match idep_expr_w wt D e with Some (k, r, g) => [DLin x k r g] | None => [] end)
-  ++ (match width_expr D e with Some w => [DRng x w] | None => [] end).
+  ++ (match width_expr D e with Some w => [DRng x w] | None => [] end)
+  ++ (match sexpr D e with
+      | Some (u, (k, r, g)) => if uany u then [DScl x u k r g] else []
+      | None => []
+      end).
 
 Definition ent_ok_w (wt : list (list trip)) (P : list cstr) (D : list dent) (x : nat) (e : expr)
     (d : dent) : bool :=

@@ -32,6 +32,9 @@ Definition esat (s : store) (T : list nat) (d : dent) : Prop :=
       Z.divide m (int_of (sl s x t) - (kval G k t + r))%Z /\ (- m < int_of (sl s x t) < m)%Z
   | DRng x w => c_lty G x = Some TInt /\
       exists c : Z, forall t, In t T -> (c <= int_of (sl s x t) <= c + w)%Z
+  | DScl x u k r g => c_lty G x = Some TInt /\
+      exists k' c, kmask u k' = kmask u k /\ Z.divide g (c - r)%Z /\
+                   forall t, In t T -> int_of (sl s x t) = (kval G k' t + c)%Z
   end.
 Definition dsat (s : store) (T : list nat) (D : list dent) : Prop := forall d, In d D -> esat s T d.
 
@@ -207,44 +210,64 @@ Qed.
 
 Lemma esat_sub : forall s T T' d, incl T' T -> esat s T d -> esat s T' d.
 Proof.
-  intros s T T' [x k r g|x k r m|x w] Hi H; simpl in *.
+  intros s T T' [x k r g|x k r m|x w|x u k r g] Hi H; simpl in *.
   - destruct (c_lty G x) as [[]|]; try (intros; apply H; auto).
     destruct H as [c [Hc H]]; exists c; split; auto.
   - destruct H as [Ht H]; split; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; auto.
+  - destruct H as [Ht [k' [c [Hk [Hc H]]]]]; split; auto; exists k', c; auto.
 Qed.
 
 Lemma esat_frame : forall s s' T d, (forall t, In t T -> sl s' (dvar d) t = sl s (dvar d) t) ->
   esat s T d -> esat s' T d.
 Proof.
-  intros s s' T [x k r g|x k r m|x w] Hf H; simpl in *.
+  intros s s' T [x k r g|x k r m|x w|x u k r g] Hf H; simpl in *.
   - destruct (c_lty G x) as [[]|]; try (intros t t' Ht Ht'; rewrite !Hf by auto; apply H; auto).
     destruct H as [c [Hc H]]; exists c; split; auto. intros t Ht; rewrite Hf; auto.
   - destruct H as [Ht H]; split; auto. intros t Ht'; rewrite Hf; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; intros t Ht'; rewrite Hf; auto.
+  - destruct H as [Ht [k' [c [Hk [Hc H]]]]]; split; auto; exists k', c;
+      repeat split; auto; intros t Ht'; rewrite Hf; auto.
 Qed.
 
 Lemma dsat_sub : forall s T T' D, incl T' T -> dsat s T D -> dsat s T' D.
 Proof. intros s T T' D Hi H d Hd; eapply esat_sub; eauto. Qed.
 
+Lemma ubits_eqb_eq : forall a b, ubits_eqb a b = true -> a = b.
+Proof.
+  intros [[a1 a2] a3] [[b1 b2] b3] H. simpl in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[H1 H2] H3]. apply eqb_prop in H1, H2, H3. subst; auto.
+Qed.
+
+(** The congruence [c ≡ r1 (mod g1)] implies [c ≡ r2 (mod g2)]. *)
+Lemma cimplies_sound : forall r1 g1 r2 g2 c, cimplies r1 g1 r2 g2 = true ->
+  Z.divide g1 (c - r1) -> Z.divide g2 (c - r2).
+Proof.
+  intros r1 g1 r2 g2 c H Hc. unfold cimplies in H.
+  destruct (Z.eqb_spec g2 0) as [->|Hg].
+  - apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2. subst. auto.
+  - apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2.
+    apply Z.mod_divide in H1; auto. apply Z.mod_divide in H2; auto.
+    replace (c - r2)%Z with ((c - r1) + (r1 - r2))%Z by lia.
+    apply Z.divide_add_r; [exact (Z.divide_trans _ _ _ H1 Hc) | exact H2].
+Qed.
+
 Lemma eimplies_sound : forall s T d1 d2, eimplies d1 d2 = true -> esat s T d1 -> esat s T d2.
 Proof.
-  intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1] [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2] H E;
+  intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1|x1 u1 k1 r1 g1] [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2|x2 u2 k2 r2 g2] H E;
     simpl in H; try discriminate; repeat rewrite andb_true_iff in H.
   - destruct H as [[Hx Hk] H]. apply Nat.eqb_eq in Hx; subst x2.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
     simpl in *. destruct (c_lty G x1) as [[]|]; auto.
-    destruct E as [c [Hc E]]. exists c; split; auto.
-    destruct (Z.eqb_spec g2 0) as [->|Hg].
-    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2. subst. auto.
-    + apply andb_true_iff in H as [H1 H2]. apply Z.eqb_eq in H1, H2.
-      apply Z.mod_divide in H1; auto. apply Z.mod_divide in H2; auto.
-      replace (c - r2)%Z with ((c - r1) + (r1 - r2))%Z by lia.
-      apply Z.divide_add_r; [exact (Z.divide_trans _ _ _ H1 Hc) | exact H2].
+    destruct E as [c [Hc E]]. exists c; split; eauto using cimplies_sound.
   - destruct H as [[[Hx Hk] Hr] Hm]. apply Nat.eqb_eq in Hx; apply Z.eqb_eq in Hr, Hm; subst.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate]. auto.
   - destruct H as [Hx Hw]. apply Nat.eqb_eq in Hx; apply Z.leb_le in Hw; subst.
     destruct E as [Ht [c E]]; split; auto; exists c; intros t Ht'; specialize (E t Ht'); lia.
+  - destruct H as [[[Hx Hu] Hk] H]. apply Nat.eqb_eq in Hx; subst x2. apply ubits_eqb_eq in Hu; subst u2.
+    unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
+    destruct E as [Ht [k' [c [Hk' [Hc E]]]]]. split; auto. exists k', c.
+    repeat split; eauto using cimplies_sound.
 Qed.
 
 Lemma dcovers_sound : forall s T D1 D2, dcovers D1 D2 = true -> dsat s T D1 -> dsat s T D2.
@@ -260,7 +283,7 @@ Lemma dunif_sound : forall s T D w, wt s -> incl T (lanes G w) -> dsat s T D ->
 Proof.
   intros s T D w Hw Hi HD x Hx t t' Ht Ht'. apply memn_In in Hx. unfold dunif in Hx.
   apply in_flat_map in Hx as [d [Hd Hx]].
-  destruct d as [y k r g| |]; try contradiction.
+  destruct d as [y k r g| | |]; try contradiction.
   destruct (kwu G k) eqn:Hk; [|contradiction]. destruct Hx as [<-|[]].
   specialize (HD _ Hd). simpl in HD. destruct (c_lty G y) as [[]|] eqn:Ey; auto.
   destruct HD as [c [_ HD]].
@@ -293,7 +316,7 @@ Proof.
     destruct (IH ka HD eq_refl) as [B HB].
     destruct v as [x|p|d]; simpl in H.
     + destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-      destruct (dget D x) as [[y k' r g| |]|] eqn:Ed; try discriminate.
+      destruct (dget D x) as [[y k' r g| | |]|] eqn:Ed; try discriminate.
       inversion H; subst. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
       specialize (HD _ Hin). simpl in HD. rewrite Ex in HD. destruct HD as [c [_ HD]].
       exists (a * c + B)%Z. intros t Ht. simpl. rewrite HD, HB by auto.
@@ -491,6 +514,38 @@ Qed.
 Lemma in_wtids : forall w, (w < nwarps G)%nat -> In (map (lane_t G) (lanes G w)) (wtids G).
 Proof. intros w Hw. unfold wtids. apply in_map_iff. exists w; split; auto. apply in_seq; lia. Qed.
 
+(** The active threads [T ⊆ L] of an access at index [k·tid + c], [c ≡ r (mod g)]: their
+    addresses are [k·tid·es] plus one base [β ≡ r·es (mod gcd(g·es, M))] (MemReads). *)
+Lemma mem_group : forall es (T L : list nat) (R : fam) k c g r,
+  (0 < c_sector_bytes G)%Z -> incl T L ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
+  (memreads G es T R <=
+   fold_right Z.max 0%Z (map (sec_count G (map (kval G k) L) es) (betas (c_sector_bytes G) g r es)))%Z.
+Proof.
+  intros es T L R k c g r HSB HTL Hidx Hcr. set (SB := c_sector_bytes G) in *.
+  set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
+  assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
+  assert (Hbeta : In b0 (betas SB g r es)) by (apply beta_in; auto).
+  unfold memreads. fold SB.
+  assert (Hmap : map (fun t => (int_of (R t) * es) / SB)%Z T =
+                 map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
+  { apply map_ext_in. intros t Ht. rewrite Hidx by auto.
+    replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
+      by (rewrite Z.mul_add_distr_r, Hcq; ring).
+    rewrite Z.div_add by lia. reflexivity. }
+  rewrite Hmap.
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists b0; split; [reflexivity | exact Hbeta]].
+  unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
+  apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
+Qed.
+
+Lemma fold_max_incl : forall (A B : list Z), incl A B ->
+  (fold_right Z.max 0 A <= fold_right Z.max 0 B)%Z.
+Proof.
+  intros A B H. apply fold_max_le; [clear H; induction B; simpl; lia|].
+  intros x Hx. apply fold_max_in, H, Hx.
+Qed.
+
 Lemma dep_core : forall ps s P k g r es n T w i c,
   (0 < c_sector_bytes G)%Z -> (0 < c_warp G)%nat ->
   (nstar_mem G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
@@ -501,26 +556,12 @@ Lemma dep_core : forall ps s P k g r es n T w i c,
 Proof.
   intros ps s P k g r es n T w i c HSB HW Hb Hidx Hcr HP Hne Hi.
   destruct (nonempty_elem _ Hne) as [t0 Ht0].
-  set (SB := c_sector_bytes G) in *.
-  set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
-  assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
-  assert (Hbeta : In b0 (betas SB g r es)) by (apply beta_in; auto).
   assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
-  assert (HTL := wlanes_incl ps s P T w Hi HP).
-  unfold memreads. fold SB.
-  assert (Hmap : map (fun t => (int_of (oval G ps s i t) * es) / SB)%Z T =
-                 map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
-  { apply map_ext_in. intros t Ht. rewrite Hidx by auto.
-    replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
-      by (rewrite Z.mul_add_distr_r, Hcq; ring).
-    rewrite Z.div_add by lia. reflexivity. }
-  rewrite Hmap. eapply Z.le_trans; [| exact Hb].
-  unfold nstar_mem. fold SB.
-  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map;
-    exists (map (lane_t G) (lanes G w)); split;
-    [apply in_wtids; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
-  rewrite wfilter_lanes. unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
-  apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
+  eapply Z.le_trans; [apply (mem_group es T (wlanes G (filter tid_only P) w) _ k c g r HSB
+    (wlanes_incl ps s P T w Hi HP) Hidx Hcr)|].
+  eapply Z.le_trans; [|exact Hb]. unfold nstar_mem. apply fold_max_incl. intros x Hx.
+  apply in_flat_map. exists (map (lane_t G) (lanes G w)). split; [apply in_wtids; lia|].
+  rewrite wfilter_lanes. exact Hx.
 Qed.
 
 (** ** Dependence-based access bounds (Conflicts) *)
@@ -545,35 +586,25 @@ Proof.
   rewrite Z.eqb_sym. destruct (cbank G es b K =? j)%Z; simpl; rewrite IH; auto.
 Qed.
 
-Lemma conf_core : forall ps s P k g r es n T w o c,
-  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
-  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
-  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
-  Z.divide g (c - r) ->
-  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
-  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+(** The same for Conflicts: per bank, the distinct offsets [k·tid]. *)
+Lemma conf_group : forall es (T L : list nat) (R : fam) k c g r,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> incl T L ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
+  (conflicts_of G es T R <= fold_right Z.max 0%Z
+     (map (conf_count G (nodup Z.eq_dec (map (kval G k) L)) es) (betas (c_bank_bytes G * c_banks G) g r es)))%Z.
 Proof.
-  intros ps s P k g r es n T w o c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
-  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  intros es T L R k c g r HBB HNB HTL Hidx Hcr.
   set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
   set (b0 := ((c * es) mod (BB * NB))%Z). set (q0 := ((c * es) / (BB * NB))%Z).
   assert (Hcq : (c * es = (BB * NB) * q0 + b0)%Z) by (apply Z.div_mod; lia).
-  assert (Hbeta : In b0 (betas (BB * NB) g r es)) by (apply beta_in; auto; lia).
-  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
-  set (L := wlanes G (filter tid_only P) w).
-  assert (HTL : incl T L) by (apply (wlanes_incl ps s P T w Hi HP)).
-  (* the bank of an actual index is the bank of its offset under b0 *)
+  assert (Hbeta : In b0 (betas (BB * NB) g r es)) by (apply beta_in; [lia | exact Hcr]).
   assert (Hbank : forall K, bank G es (K + c) = cbank G es b0 K).
   { intros K. unfold bank, cbank. fold BB NB.
     replace ((K + c) * es)%Z with ((K * es + b0) + (q0 * NB) * BB)%Z
       by (rewrite Z.mul_add_distr_r, Hcq; ring).
     rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
-  eapply Z.le_trans; [| exact Hb].
-  unfold nstar_conf. fold BB NB.
-  eapply Z.le_trans; [| apply fold_max_in; apply in_flat_map;
-    exists (map (lane_t G) (lanes G w)); split;
-    [apply in_wtids; lia | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
-  rewrite wfilter_lanes, conf_count_eq. unfold conflicts_of. fold L.
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists b0; split; [reflexivity | exact Hbeta]].
+  rewrite conf_count_eq. unfold conflicts_of.
   set (offs := nodup Z.eq_dec (map (kval G k) L)).
   apply fold_max_dom. intros a Ha.
   apply in_map_iff in Ha as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi']].
@@ -586,7 +617,7 @@ Proof.
     apply nodup_In, in_map_iff. exists t; split; auto.
   - apply Nat2Z.inj_le.
     set (jj := bank G es (kval G k t + c)).
-    set (A := filter (fun i => (bank G es i =? jj)%Z) (nodup Z.eq_dec (map (fun t => int_of (oval G ps s o t)) T))).
+    set (A := filter (fun i => (bank G es i =? jj)%Z) (nodup Z.eq_dec (map (fun t => int_of (R t)) T))).
     assert (HA : NoDup (map (fun v => (v - c)%Z) A)).
     { apply NoDup_map_shift. apply NoDup_filter, NoDup_nodup. }
     rewrite <- (map_length (fun v => (v - c)%Z) A).
@@ -598,6 +629,24 @@ Proof.
     + replace (kval G k t' + c - c)%Z with (kval G k t') by lia. rewrite <- Hbank. exact Hbj.
 Qed.
 
+Lemma conf_core : forall ps s P k g r es n T w o c,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
+  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
+  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
+  Z.divide g (c - r) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+Proof.
+  intros ps s P k g r es n T w o c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
+  eapply Z.le_trans; [apply (conf_group es T (wlanes G (filter tid_only P) w) _ k c g r HBB HNB
+    (wlanes_incl ps s P T w Hi HP) Hidx Hcr)|].
+  eapply Z.le_trans; [|exact Hb]. unfold nstar_conf. apply fold_max_incl. intros x Hx.
+  apply in_flat_map. exists (map (lane_t G) (lanes G w)). split; [apply in_wtids; lia|].
+  rewrite wfilter_lanes. exact Hx.
+Qed.
+
 
 (** ** Access bounds from the dependence map *)
 Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
@@ -606,7 +655,7 @@ Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
 Proof.
   intros ps s T D o k r g Hp Hw HD H. destruct o as [x|p|v|d]; simpl in H.
   - destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-    destruct (dget D x) as [[y k' r' g'| |]|] eqn:Ed; try discriminate. inversion H; subst.
+    destruct (dget D x) as [[y k' r' g'| | |]|] eqn:Ed; try discriminate. inversion H; subst.
     destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
     specialize (HD _ Hin); simpl in HD; rewrite Ex in HD. destruct HD as [c [Hc HD]].
     exists c; split; auto. intros t Ht. simpl. specialize (Hw x TInt Ex t). rewrite <- HD by auto.
@@ -726,9 +775,168 @@ Lemma rng_of_sound : forall s T D i wd, dsat s T D -> rng_of D i = Some wd ->
   exists c', forall t ps, In t T -> (c' <= int_of (oval G ps s i t) <= c' + wd)%Z.
 Proof.
   intros s T D i wd HD H. destruct i as [x| | |]; simpl in H; try discriminate.
-  destruct (dget D x) as [[| |y w']|] eqn:Ed; try discriminate. inversion H; subst.
+  destruct (dget D x) as [[| |y w'|]|] eqn:Ed; try discriminate. inversion H; subst.
   destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
   specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]]. exists c. intros t ps Ht. apply HD; auto.
+Qed.
+
+(** ** Scaled entries: the grouped access bound (spec/logic.md §2 "Access bounds")
+
+    Within a group of lanes with equal [threadIdx.d], [d ∈ u], an index [k'·tid + c]
+    whose [k'] equals [k] outside [u] is [k·tid] plus one integer; a warp's sectors (a
+    bank's distinct indices) are the union of its groups'. *)
+Lemma kvalz_lanes : forall k l, map (kvalz k) (map (lane_t G) l) = map (kval G k) l.
+Proof.
+  intros [[kx ky] kz] l. induction l as [|t l IH]; [reflexivity|]. cbn [map]. rewrite IH. f_equal.
+  change (lane_t G t) with (ztid G 0 (Z.of_nat t), ztid G 1 (Z.of_nat t), ztid G 2 (Z.of_nat t)).
+  rewrite !ztid_tid. reflexivity.
+Qed.
+
+Lemma kval_group : forall u k k' t, kmask u k' = kmask u k ->
+  kval G k' t = (kval G k t + kvalz (tadd k' (tscale (-1) k)) (ukey u (lane_t G t)))%Z.
+Proof.
+  intros [[u1 u2] u3] [[k1 k2] k3] [[k1' k2'] k3'] t H.
+  unfold lane_t. rewrite !ztid_tid. unfold kval, kvalz, tadd, tscale, ukey.
+  destruct u1, u2, u3; simpl in H; inversion H; subst; ring.
+Qed.
+
+Lemma sum_le : forall A (f g : A -> Z) K, (forall k, In k K -> f k <= g k)%Z ->
+  (fold_right Z.add 0%Z (map f K) <= fold_right Z.add 0%Z (map g K))%Z.
+Proof.
+  intros A f g K H; induction K as [|k K IH]; simpl; [lia|].
+  pose proof (H k (or_introl eq_refl)). pose proof (IH (fun k' Hk => H k' (or_intror Hk))). lia.
+Qed.
+
+Lemma sum_nonneg : forall A (f : A -> Z) K, (forall k, In k K -> 0 <= f k)%Z ->
+  (0 <= fold_right Z.add 0%Z (map f K))%Z.
+Proof.
+  intros A f K H; induction K as [|k K IH]; simpl; [lia|].
+  pose proof (H k (or_introl eq_refl)). pose proof (IH (fun k' Hk => H k' (or_intror Hk))). lia.
+Qed.
+
+(** A duplicate-free list covered by the lists [g k], [k ∈ K], is no longer than their sum. *)
+Lemma nodup_cover_le : forall A (Y : list Z) (g : A -> list Z) (K : list A), NoDup Y ->
+  (forall y, In y Y -> exists k, In k K /\ In y (g k)) ->
+  (Z.of_nat (length Y) <= fold_right Z.add 0%Z (map (fun k => Z.of_nat (length (g k))) K))%Z.
+Proof.
+  intros A Y g K Hn Hc.
+  assert (H : (length Y <= length (concat (map g K)))%nat).
+  { apply NoDup_incl_length; auto. intros y Hy. destruct (Hc y Hy) as [k [Hk Hyk]].
+    apply in_concat. exists (g k); split; auto. apply in_map; auto. }
+  enough (E : Z.of_nat (length (concat (map g K))) =
+              fold_right Z.add 0%Z (map (fun k => Z.of_nat (length (g k))) K)) by lia.
+  clear. induction K as [|k K IH]; simpl; auto. rewrite app_length. lia.
+Qed.
+
+Section Groups.
+Variable u : ubits.
+Variables (es : Z) (R : fam) (T : list nat) (K : list trip).
+Let pk (key : trip) (t : nat) : bool := trip_eqb (ukey u (lane_t G t)) key.
+Hypothesis HK : forall t, In t T -> In (ukey u (lane_t G t)) K.
+
+Lemma pk_in : forall t, In t T -> exists key, In key K /\ In t (filter (pk key) T).
+Proof.
+  intros t Ht. exists (ukey u (lane_t G t)). split; auto. apply filter_In. split; auto.
+  unfold pk, trip_eqb. destruct (trip_eq_dec _ _); auto.
+Qed.
+
+Lemma memreads_groups :
+  (memreads G es T R <= fold_right Z.add 0%Z (map (fun key => memreads G es (filter (pk key) T) R) K))%Z.
+Proof.
+  unfold memreads. apply nodup_cover_le; [apply NoDup_nodup|].
+  intros y Hy. apply nodup_In, in_map_iff in Hy as [t [<- Ht]].
+  destruct (pk_in t Ht) as [key [Hk Ht']]. exists key. split; auto.
+  apply nodup_In, in_map_iff. exists t; auto.
+Qed.
+
+Lemma conf_bank_le : forall T' j,
+  (Z.of_nat (length (filter (fun i => bank G es i =? j)%Z (nodup Z.eq_dec (map (fun t => int_of (R t)) T'))))
+   <= conflicts_of G es T' R)%Z.
+Proof.
+  intros T' j. unfold conflicts_of.
+  destruct (filter _ _) as [|i l] eqn:Ef; [simpl; apply fold_max_nonneg|].
+  assert (Hi : In i (filter (fun i => bank G es i =? j)%Z (nodup Z.eq_dec (map (fun t => int_of (R t)) T'))))
+    by (rewrite Ef; left; auto).
+  apply filter_In in Hi as [Hi Hb]. apply Z.eqb_eq in Hb.
+  rewrite <- Ef. apply fold_max_in, in_map_iff. exists j. split; auto.
+  apply in_map_iff. exists i. split; auto.
+Qed.
+
+Lemma conflicts_groups :
+  (conflicts_of G es T R <= fold_right Z.add 0%Z (map (fun key => conflicts_of G es (filter (pk key) T) R) K))%Z.
+Proof.
+  unfold conflicts_of at 1. apply fold_max_le.
+  { apply sum_nonneg. intros; apply fold_max_nonneg. }
+  intros x Hx. apply in_map_iff in Hx as [j [<- _]].
+  eapply Z.le_trans; [|apply sum_le; intros key _; apply (conf_bank_le (filter (pk key) T) j)].
+  apply nodup_cover_le; [apply NoDup_filter, NoDup_nodup|].
+  intros y Hy. apply filter_In in Hy as [Hy Hb]. apply nodup_In, in_map_iff in Hy as [t [<- Ht]].
+  destruct (pk_in t Ht) as [key [Hk Ht']]. exists key. split; auto.
+  apply filter_In. split; auto. apply nodup_In, in_map_iff. exists t; auto.
+Qed.
+End Groups.
+
+Lemma filter_map_lane : forall (p : trip -> bool) l,
+  filter p (map (lane_t G) l) = map (lane_t G) (filter (fun t => p (lane_t G t)) l).
+Proof. intros p l; induction l as [|t l IH]; simpl; auto. destruct (p (lane_t G t)); simpl; rewrite IH; auto. Qed.
+
+Lemma wfilter_map_lane : forall tc w,
+  wfilter tc (map (lane_t G) (lanes G w)) = map (lane_t G) (wlanes G tc w).
+Proof.
+  intros tc w. unfold wfilter, wlanes. rewrite filter_map_lane. f_equal. apply filter_ext.
+  intros t. apply forallb_ext_f. intros c. apply holds_b_ext. apply rho_tt_lane.
+Qed.
+
+(** The grouped count bounds the access count of the active threads of a warp whose
+    index has a scaled entry [(u, k)] (meaning: [k'·tid + c], [k'] = [k] outside [u]). *)
+Lemma scl_core : forall (sh : bool) ps s P u k k' c es T w (R : fam),
+  (if sh then (0 < c_bank_bytes G)%Z /\ (0 < c_banks G)%Z else (0 < c_sector_bytes G)%Z) ->
+  (0 < c_warp G)%nat -> kmask u k' = kmask u k ->
+  (forall t, In t T -> int_of (R t) = (kval G k' t + c)%Z) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  ((if sh then conflicts_of G es T R else memreads G es T R) <=
+   fold_right Z.max 0%Z (map (fun L => sgroups G sh u k es (wfilter (filter tid_only P) L)) (wtids G)))%Z.
+Proof.
+  intros sh ps s P u k k' c es T w R Hhw HW Hk Hidx HP Hne Hi.
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
+  set (tc := filter tid_only P). set (WL := wlanes G tc w).
+  assert (HTL : incl T WL) by (apply (wlanes_incl ps s P T w Hi HP)).
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists (map (lane_t G) (lanes G w)); split;
+    [reflexivity | apply in_wtids; auto]].
+  unfold sgroups. rewrite wfilter_map_lane. fold tc WL.
+  set (K := nodup trip_eq_dec (map (ukey u) (map (lane_t G) WL))).
+  assert (HK : forall t, In t T -> In (ukey u (lane_t G t)) K).
+  { intros t Ht. apply nodup_In. apply in_map, in_map. apply HTL; auto. }
+  set (pk := fun (key : trip) (t : nat) => trip_eqb (ukey u (lane_t G t)) key).
+  assert (Hc : forall key t, In t (filter (pk key) T) ->
+            int_of (R t) = (kval G k t + (c + kvalz (tadd k' (tscale (-1) k)) key))%Z).
+  { intros key t Ht. apply filter_In in Ht as [Ht Hp]. unfold pk, trip_eqb in Hp.
+    destruct (trip_eq_dec _ _) as [E|]; [|discriminate].
+    rewrite Hidx, (kval_group u k k' t Hk), E by auto. ring. }
+  assert (Hsub : forall key, incl (filter (pk key) T) (filter (fun t => pk key t) WL)).
+  { intros key t Ht. apply filter_In in Ht as [Ht Hp]. apply filter_In; split; auto. }
+  assert (Hgrp : forall key, filter (fun tt => trip_eqb (ukey u tt) key) (map (lane_t G) WL) =
+                             map (lane_t G) (filter (pk key) WL)).
+  { intros key. rewrite filter_map_lane. reflexivity. }
+  destruct sh.
+  - destruct Hhw as [HBB HNB]. eapply Z.le_trans; [apply (conflicts_groups u es R T K HK)|]. apply sum_le.
+    intros key _. unfold sgroup_count. rewrite Hgrp, kvalz_lanes.
+    eapply conf_group; eauto. apply Z.divide_1_l.
+  - eapply Z.le_trans; [apply (memreads_groups u es R T K HK)|]. apply sum_le.
+    intros key _. unfold sgroup_count. rewrite Hgrp, kvalz_lanes.
+    eapply mem_group; eauto. apply Z.divide_1_l.
+Qed.
+
+Lemma scl_of_sound : forall s T D i u k, dsat s T D -> scl_of D i = Some (u, k) ->
+  exists k' c, kmask u k' = kmask u k /\
+    forall t ps, In t T -> int_of (oval G ps s i t) = (kval G k' t + c)%Z.
+Proof.
+  intros s T D i u k HD H. destruct i as [x| | |]; simpl in H; try discriminate.
+  destruct (dget D x) as [[| | |y u' k0 r g]|] eqn:Ed; try discriminate. inversion H; subst.
+  destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [k' [c [Hk [_ HD]]]]].
+  exists k', c. split; auto. intros t ps Ht. apply HD; auto.
 Qed.
 
 Lemma dacc_mem_sound : forall ps s P D i es n T w, dacc G false P D i es n = true ->
@@ -742,7 +950,11 @@ Proof.
   destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; cbn [nstar_w] in Hb.
   - destruct (idep_opd_sound ps s T D i k r g Hp Hw HD Ei) as [c [Hc Hv]].
     apply (dep_core ps s P k g r es n T w i c); auto. intros t Ht; rewrite Hv; auto.
-  - pose proof (best_ge ps s P T w HW Hn Hi Hne HP) as Hbest.
+  - destruct (scl_of D i) as [[u k]|] eqn:Es; cbn [nstar_w] in Hb.
+    { destruct (scl_of_sound s T D i u k HD Es) as [k' [c [Hk Hv]]].
+      pose proof (scl_core false ps s P u k k' c es T w (oval G ps s i) HSB HW Hk
+        (fun t Ht => Hv t ps Ht) HP Hne Hi) as Hs. simpl in Hs. lia. }
+    pose proof (best_ge ps s P T w HW Hn Hi Hne HP) as Hbest.
     pose proof (memreads_len es T (oval G ps s i)) as Hlen.
     destruct (rng_of D i) as [wd|] eqn:Er; [|lia].
     match type of Hb with context[if ?c then _ else _] => destruct c end; [|lia].
@@ -762,7 +974,11 @@ Proof.
   destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; cbn [nstar_w] in Hb.
   - destruct (idep_opd_sound ps s T D i k r g Hp Hw HD Ei) as [c [Hc Hv]].
     apply (conf_core ps s P k g r es n T w i c); auto. intros t Ht; rewrite Hv; auto.
-  - pose proof (best_ge ps s P T w HW Hn Hi Hne HP) as Hbest.
+  - destruct (scl_of D i) as [[u k]|] eqn:Es; cbn [nstar_w] in Hb.
+    { destruct (scl_of_sound s T D i u k HD Es) as [k' [c [Hk Hv]]].
+      pose proof (scl_core true ps s P u k k' c es T w (oval G ps s i) (conj HBB HNB) HW Hk
+        (fun t Ht => Hv t ps Ht) HP Hne Hi) as Hs. simpl in Hs. lia. }
+    pose proof (best_ge ps s P T w HW Hn Hi Hne HP) as Hbest.
     pose proof (conflicts_len es T (oval G ps s i)) as Hlen.
     destruct (rng_of D i) as [wd|] eqn:Er; [|lia].
     match type of Hb with context[if ?c then _ else _] => destruct c end; [|lia].
@@ -1147,13 +1363,6 @@ Proof.
       rewrite (kval_wu _ w t t0) by (auto; apply Hi; auto; left; auto). lia.
 Qed.
 
-Lemma kvalz_lanes : forall k l, map (kvalz k) (map (lane_t G) l) = map (kval G k) l.
-Proof.
-  intros [[kx ky] kz] l. induction l as [|t l IH]; [reflexivity|]. cbn [map]. rewrite IH. f_equal.
-  change (lane_t G t) with (ztid G 0 (Z.of_nat t), ztid G 1 (Z.of_nat t), ztid G 2 (Z.of_nat t)).
-  rewrite !ztid_tid. reflexivity.
-Qed.
-
 (** The [>>] rule: shifting a value whose warp offsets the enumeration checked gives one
     value on all active threads. *)
 Lemma shift_uniform : forall T f k r g c w, incl T (lanes G w) -> fdep T f k r g ->
@@ -1381,7 +1590,7 @@ Proof.
     exists c. intros t Ht. exists c. rewrite Hv by auto. rewrite kval_zero. split; [f_equal|]; lia.
   - destruct o as [x| | |]; try discriminate.
     destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-    destruct (dget D x) as [[| |y w']|] eqn:Ed; try discriminate. injection H as <-.
+    destruct (dget D x) as [[| |y w'|]|] eqn:Ed; try discriminate. injection H as <-.
     destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
     specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]].
     exists c. intros t Ht. specialize (Hw x TInt Ex t). simpl.
@@ -1443,6 +1652,150 @@ Proof.
   - discriminate.
 Qed.
 
+(** ** Scaled entries of expressions ([scaled_D], spec/logic.md §2 "Scaled entries")
+
+    [fscl T f (u, (k, r, g))]: [f = k'·tid + c] on [T] for some [k'] equal to [k]
+    outside [u] and [c ≡ r (mod g)] (the meaning of [DScl]). *)
+Definition fscl (T : list nat) (f : nat -> Z) (x : sdtrip) : Prop :=
+  let '(u, (k, r, g)) := x in exists k', kmask u k' = kmask u k /\ fdep T f k' r g.
+
+Ltac kmask_tac :=
+  repeat match goal with
+         | u : ubits |- _ => destruct u as [[? ?] ?]
+         | k : trip |- _ => destruct k as [[? ?] ?]
+         end;
+  unfold kmask, tadd, tscale, uor, knz in *;
+  repeat match goal with b : bool |- _ => destruct b end;
+  repeat match goal with |- context[Z.eqb ?a 0] => destruct (Z.eqb_spec a 0) end;
+  simpl in *;
+  repeat match goal with H : (_, _, _) = (_, _, _) |- _ => inversion H; clear H end;
+  subst; repeat f_equal; lia.
+
+Lemma kmask_idem : forall u k, kmask u (kmask u k) = kmask u k.
+Proof. intros; kmask_tac. Qed.
+Lemma kmask_nou : forall k, kmask nou k = k.
+Proof. intros; kmask_tac. Qed.
+Lemma kmask_add : forall ua ub a a' b b' sg, kmask ua a' = kmask ua a -> kmask ub b' = kmask ub b ->
+  kmask (uor ua ub) (tadd a' (tscale sg b')) = kmask (uor ua ub) (tadd a (tscale sg b)).
+Proof. intros; kmask_tac. Qed.
+Lemma kmask_scale : forall u a a' c, kmask u a' = kmask u a -> kmask u (tscale c a') = kmask u (tscale c a).
+Proof. intros; kmask_tac. Qed.
+Lemma kmask_mul : forall u a a' c, kmask u a' = kmask u a ->
+  kmask (uor u (knz a)) (tscale c a') = kmask (uor u (knz a)) (0, 0, 0)%Z.
+Proof. intros; kmask_tac. Qed.
+
+Lemma fscl_norm : forall T f u k k' r g, kmask u k' = kmask u k -> fdep T f k' r g ->
+  fscl T f (sdnorm u (dnorm k r g)).
+Proof.
+  intros T f u k k' r g Hk H. unfold dnorm, sdnorm, fscl. exists k'. split.
+  - rewrite kmask_idem. exact Hk.
+  - eapply fdep_norm; [exact H|]. reflexivity.
+Qed.
+
+Lemma fscl_ext : forall T f1 f2 x, (forall t, In t T -> f1 t = f2 t) -> fscl T f1 x -> fscl T f2 x.
+Proof.
+  intros T f1 f2 [u [[k r] g]] E [k' [Hk H]]. exists k'. split; auto. eapply fdep_ext; eauto.
+Qed.
+
+Lemma sopd_sound : forall ps s T D o x, pok ps -> wt s -> dsat s T D -> sopd G D o = Some x ->
+  fscl T (fun t => int_of (oval G ps s o t)) x /\
+  (forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t))).
+Proof.
+  intros ps s T D o x Hp Hw HD H.
+  assert (Hlin : option_map (pair nou) (idep_opd G D o) = Some x ->
+    fscl T (fun t => int_of (oval G ps s o t)) x /\
+    (forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t)))).
+  { intros E. destruct (idep_opd G D o) as [[[k r] g]|] eqn:Ei; [|discriminate].
+    injection E as <-. destruct (opd_fdep ps s T D o k r g Hp Hw HD Ei) as [F V].
+    split; auto. exists k. split; auto. }
+  destruct o as [y| | |]; try (apply Hlin; exact H). unfold sopd in H.
+  destruct (dget D y) as [[| | |y' u k r g]|] eqn:Ed; try (apply Hlin; exact H).
+  injection H as <-. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
+  specialize (HD _ Hin). simpl in HD. destruct HD as [Ey [k' [c [Hk [Hc HD]]]]].
+  split.
+  - exists k'. split; auto. exists c. split; auto.
+  - intros t Ht. specialize (Hw y TInt Ey t). simpl. destruct (sl s y t); try discriminate; reflexivity.
+Qed.
+
+Lemma sprod_sound : forall T f1 f2 x y z w, incl T (lanes G w) -> fscl T f1 x -> fscl T f2 y ->
+  sprod G x y = Some z -> fscl T (fun t => f1 t * f2 t)%Z z.
+Proof.
+  intros T f1 f2 [ux [[kx rx] gx]] [uy [[ky ry] gy]] z w Hi [kx' [Hkx Fx]] [ky' [Hky Fy]] H.
+  unfold sprod in H. destruct (uany uy) eqn:Eu; [discriminate|].
+  assert (Huy : uy = nou) by (destruct uy as [[[] []] []]; simpl in Eu; try discriminate; reflexivity).
+  subst uy. rewrite !kmask_nou in Hky. subst ky'.
+  destruct (dexact (ky, ry, gy)) as [c|] eqn:Dy.
+  - apply dexact_eq in Dy. injection Dy as -> -> ->.
+    pose proof (fdep_exact _ _ _ Fy) as Ey.
+    destruct (Z.eqb_spec c 0) as [->|Hc].
+    + injection H as <-. exists (0, 0, 0)%Z. split; [reflexivity|]. exists 0%Z.
+      split; [apply Z.divide_0_r|]. intros t Ht. rewrite Ey by auto. rewrite kval_zero. ring.
+    + injection H as <-. unfold dscale. eapply fscl_norm; [apply (kmask_scale _ _ _ c Hkx)|].
+      eapply fdep_ext; [|apply (fdep_scale _ _ _ _ _ c Fx)].
+      intros t Ht. cbv beta. rewrite Ey by auto. ring.
+  - destruct (collapse G (ky, ry, gy)) as [[ky2 ry2] gy2] eqn:Cy.
+    destruct (duni (ky2, ry2, gy2)) eqn:Du; [|discriminate].
+    pose proof (duni_eq _ _ _ _ eq_refl Du) as ->.
+    pose proof (fdep_collapse _ _ _ _ _ w _ _ _ Hi Fy Cy) as [c2 [Hc2 E2]].
+    destruct Fx as [c1 [Hc1 E1]].
+    injection H as <-. unfold dmul_uni.
+    eapply fscl_norm; [apply (kmask_mul _ _ _ c2 Hkx)|].
+    assert (Fc : fdep [0%nat] (fun _ => c1 * c2)%Z (0, 0, 0)%Z (rx * ry2)
+                   (Z.gcd (Z.gcd (gx * gy2) (rx * gy2)) (ry2 * gx))).
+    { apply (fdep_mul [0%nat] (fun _ => c1) (fun _ => c2));
+        [exists c1 | exists c2]; split; auto; intros; rewrite kval_zero; ring. }
+    destruct Fc as [c [Hc Ec]]. specialize (Ec 0%nat (or_introl eq_refl)). rewrite kval_zero in Ec.
+    exists c. split; auto. intros t Ht. rewrite E1, E2 by auto. rewrite kval_zero, kval_tscale.
+    cbv beta in Ec. replace c with (c1 * c2)%Z by lia. ring.
+Qed.
+
+Lemma sexpr_sound : forall F ps s e T R C D w x, pok ps -> wt s -> dsat s T D ->
+  incl T (lanes G w) -> eeval G F ps s e T R C -> sexpr G D e = Some x ->
+  fscl T (fun t => int_of (R t)) x.
+Proof.
+  intros F ps s e T R C D w x Hp Hw HD Hi He H.
+  inversion He; subst; cbn [sexpr] in H.
+  - exact (proj1 (sopd_sound ps s T D o x Hp Hw HD H)).
+  - match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ => rename Hb into HB end.
+    destruct (sopd G D a) as [[ua da]|] eqn:Ea; [|discriminate].
+    destruct (sopd G D b) as [[ub db]|] eqn:Eb; [|discriminate].
+    destruct (sopd_sound ps s T D a _ Hp Hw HD Ea) as [Fa Va].
+    destruct (sopd_sound ps s T D b _ Hp Hw HD Eb) as [Fb Vb].
+    assert (Hv : forall t, In t T -> forall z, bop_eval F op (VInt (int_of (oval G ps s a t)))
+               (VInt (int_of (oval G ps s b t))) = Some z -> R t = z).
+    { intros t Ht z Ez. rewrite <- (Va t Ht), <- (Vb t Ht) in Ez. rewrite HB in Ez by auto. congruence. }
+    destruct da as [[ka ra] ga], db as [[kb rb] gb].
+    destruct Fa as [ka' [Hka Fa]], Fb as [kb' [Hkb Fb]].
+    destruct op; try discriminate.
+    + injection H as <-. unfold dadd. eapply fscl_norm; [apply (kmask_add _ _ _ _ _ _ 1 Hka Hkb)|].
+      eapply fdep_ext; [|apply (fdep_add _ _ _ _ _ _ _ _ _ 1 Fa Fb)].
+      intros t Ht. rewrite (Hv t Ht _ eq_refl). cbn [int_of]. ring.
+    + injection H as <-. unfold dadd. eapply fscl_norm; [apply (kmask_add _ _ _ _ _ _ (-1) Hka Hkb)|].
+      eapply fdep_ext; [|apply (fdep_add _ _ _ _ _ _ _ _ _ (-1) Fa Fb)].
+      intros t Ht. rewrite (Hv t Ht _ eq_refl). cbn [int_of]. ring.
+    + assert (Fa2 : fscl T (fun t => int_of (oval G ps s a t)) (ua, (ka, ra, ga))) by (exists ka'; auto).
+      assert (Fb2 : fscl T (fun t => int_of (oval G ps s b t)) (ub, (kb, rb, gb))) by (exists kb'; auto).
+      assert (Hm : forall t, In t T -> int_of (R t) = (int_of (oval G ps s a t) * int_of (oval G ps s b t))%Z).
+      { intros t Ht. rewrite (Hv t Ht _ eq_refl). reflexivity. }
+      match type of H with context[match ?t with Some _ => _ | None => _ end] => destruct t as [z|] eqn:P1 end.
+      * injection H as <-. eapply fscl_ext; [|exact (sprod_sound _ _ _ _ _ _ w Hi Fa2 Fb2 P1)].
+        intros t Ht. rewrite Hm; auto.
+      * eapply fscl_ext; [|exact (sprod_sound _ _ _ _ _ _ w Hi Fb2 Fa2 H)].
+        intros t Ht. rewrite Hm by auto. ring.
+  - match goal with Hu : forall t, In t T -> uop_eval _ _ _ = Some _ |- _ => rename Hu into HU end.
+    destruct op; try discriminate.
+    destruct (sopd G D a) as [[ua [[ka ra] ga]]|] eqn:Ea; [|discriminate].
+    destruct (sopd_sound ps s T D a _ Hp Hw HD Ea) as [[ka' [Hka Fa]] Va].
+    injection H as <-. unfold dscale. cbn [fst snd].
+    eapply fscl_norm; [apply (kmask_scale _ _ _ (-1) Hka)|].
+    eapply fdep_ext; [|apply (fdep_scale _ _ _ _ _ (-1) Fa)].
+    intros t Ht. specialize (HU t Ht). rewrite (Va t Ht) in HU. simpl in HU. injection HU as <-.
+    cbn [int_of]. ring.
+  - discriminate.
+  - discriminate.
+  - discriminate.
+Qed.
+
 (** ** The entry of an assigned local (Q:VWRITE1/2) *)
 Lemma sl_set_local_x : forall s x T R t, In t T -> sl (set_local s x T R) x t = R t.
 Proof. intros s x T R t Ht. simpl. rewrite Nat.eqb_refl. apply memb_In in Ht. rewrite Ht. auto. Qed.
@@ -1454,7 +1807,7 @@ Lemma ent_cand_sound : forall F ps s e T R C D P x w d, pok ps -> wt s -> dsat s
 Proof.
   intros F ps s e T R C D P x w d Hp Hw HD Hi HP He Hx Hd. unfold ent_cands_w in Hd.
   repeat rewrite in_app_iff in Hd.
-  destruct Hd as [Hd|[Hd|[Hd|[Hd|Hd]]]].
+  destruct Hd as [Hd|[Hd|[Hd|[Hd|[Hd|Hd]]]]].
   - destruct (lin_const G P e) eqn:Hc; [|contradiction].
     destruct (lin_fix G P e) as [L|] eqn:EL; [|contradiction]. destruct Hd as [<-|[]].
     cbn [esat]. rewrite Hx. exists (lcst (lnorm L)). split; [rewrite Z.sub_diag; apply Z.divide_0_r|].
@@ -1463,7 +1816,7 @@ Proof.
     unfold lin_const in Hc. rewrite EL in Hc. rewrite <- lnorm_eval.
     unfold leval. destruct (lterms (lnorm L)); [simpl; lia | discriminate].
   - destruct e as [[y| | |]| | |]; try contradiction.
-    destruct (dget D y) as [[|y' k r m|]|] eqn:Ed; try contradiction. destruct Hd as [<-|[]].
+    destruct (dget D y) as [[|y' k r m| |]|] eqn:Ed; try contradiction. destruct Hd as [<-|[]].
     destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
     specialize (HD _ Hin). cbn [esat] in HD |- *. destruct HD as [_ HD]. split; auto.
     inversion He; subst. intros t Ht. rewrite sl_set_local_x by auto. apply HD; auto.
@@ -1501,6 +1854,11 @@ Proof.
     cbn [esat]. split; auto.
     destruct (width_expr_sound F ps s e T R C D wd Hp Hw HD He Ew) as [c Hc].
     exists c. intros t Ht. rewrite sl_set_local_x by auto. apply Hc; auto.
+  - destruct (sexpr G D e) as [[u [[k r] g]]|] eqn:Es; [|contradiction].
+    destruct (uany u); [|contradiction]. destruct Hd as [<-|[]].
+    cbn [esat]. split; auto.
+    destruct (sexpr_sound F ps s e T R C D w _ Hp Hw HD Hi He Es) as [k' [Hk [c [Hc HR]]]].
+    exists k', c. repeat split; auto. intros t Ht. rewrite sl_set_local_x by auto. apply HR; auto.
 Qed.
 
 Lemma vw_dent_sound : forall F ps s e T R C D P x ty w D', pok ps -> wt s -> dsat s T D ->
@@ -1515,12 +1873,12 @@ Proof.
     destruct ty.
     + apply existsb_exists in H as [c [Hc Hi']].
       eapply eimplies_sound; [exact Hi'|]. eapply ent_cand_sound; eauto.
-    + destruct d as [y k r g| |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+    + destruct d as [y k r g| | |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Hin Hin'. rewrite !sl_set_local_x by auto.
       apply orb_true_iff in H as [H|H].
       * eapply unif_correct; eauto. intros y Hy t1 t2 H1 H2; eapply dunif_sound; eauto.
       * eapply lin_const_correct; eauto.
-    + destruct d as [y k r g| |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+    + destruct d as [y k r g| | |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Hin Hin'. rewrite !sl_set_local_x by auto.
       apply orb_true_iff in H as [H|H].
       * eapply unif_correct; eauto. intros y Hy t1 t2 H1 H2; eapply dunif_sound; eauto.
@@ -1566,7 +1924,7 @@ Proof.
   destruct (idep_opd_sound ps s T D b _ _ _ Hp Hw HD Eb) as [cb [Hcb Vb]].
   apply Z.divide_0_l in Hcb.
   destruct a as [x| | |]; try discriminate.
-  simpl in Ha. destruct (dget D x) as [[|y k' r' m'|]|] eqn:Ed; try discriminate.
+  simpl in Ha. destruct (dget D x) as [[|y k' r' m'| |]|] eqn:Ed; try discriminate.
   injection Ha as -> -> ->. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
   pose proof (HD _ Hin) as Hx. simpl in Hx. destruct Hx as [Hx Hr].
   specialize (Hw x TInt Hx t). simpl. destruct (sl s x t) as [xv| |] eqn:Es; try discriminate.
@@ -1798,17 +2156,17 @@ Proof.
       * destruct Hc as [<-|[]]. destruct HR as [z Hz].
         cbn [esat]. rewrite Hx. exists z. split; [apply Z.divide_1_l|].
         intros t Ht. rewrite sl_set_local_x by auto. rewrite Hz by auto. rewrite kval_zero. reflexivity.
-    + destruct d as [y k r g| |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+    + destruct d as [y k r g| | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
       simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
       destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
       eapply opd_uniform; eauto.
-    + destruct d as [y k r g| |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+    + destruct d as [y k r g| | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
       simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
       destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
       eapply opd_uniform; eauto.
-    + destruct d as [y k r g| |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+    + destruct d as [y k r g| | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
       simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
       destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
@@ -2662,7 +3020,7 @@ Proof.
   destruct Hin as [E|Hin]; [|eapply IH; eauto].
   inversion E; subst. simpl in H.
   destruct (c_lty G x) as [[]|]; try discriminate.
-  destruct (dget D x) as [[y k' r g| |]|] eqn:Ed; try discriminate.
+  destruct (dget D x) as [[y k' r g| | |]|] eqn:Ed; try discriminate.
   destruct (dget_In _ _ _ Ed) as [Hd Hy]. rewrite <- Hy. apply in_map; auto.
 Qed.
 

@@ -14,7 +14,7 @@
 //! `L = 0` and every potential atom is scaled by the least positive integer making it
 //! integral, and every Farkas witness `(i λ)…` becomes `(m, [(i, λ')…])` with integers
 //! `m > 0`, `λ'`, for the scaled forms; lane constraints `(mod L m r…)` (integral) become
-//! `CMod L m [r…]`; dependence maps become lists of entries `DLin`/`DRem`/`DRng`; the
+//! `CMod L m [r…]`; dependence maps become lists of entries `DLin`/`DRem`/`DRng`/`DScl`; the
 //! access bounds the derivation claims are collected into a table `tab` of `(key, n)`
 //! (one entry per distinct `N*` key, `n` the smallest claim) that `coqc` checks once each.
 //!
@@ -118,6 +118,11 @@ fn scale_of(l: &Lin) -> BigInt {
         s = lcm(&s, a.denom());
     }
     s
+}
+
+/// The `?` dimensions of a scaled entry as `Logic.ubits`.
+fn ubits(u: [bool; 3]) -> String {
+    format!("({}, {}, {})", u[0], u[1], u[2])
 }
 
 fn z(n: &BigInt) -> String {
@@ -396,12 +401,7 @@ impl<'c> Exporter<'c> {
             EntryKind::Linear => format!("DLin {i} {k} {} {}", z(&d.r), z(&d.g)),
             EntryKind::Rem => format!("DRem {i} {k} {} {}", z(&d.r), z(&d.g)),
             EntryKind::Rng => format!("DRng {i} {}", z(&d.g)),
-            EntryKind::Scaled(_) => {
-                return Err(ExportError::Unsupported(format!(
-                    "the scaled dependence entry {d} of `{x}` (unknown coefficients, spec/logic.md §1) \
-                     is not formalized in the Coq theories yet"
-                )))
-            }
+            EntryKind::Scaled(u) => format!("DScl {i} {} {k} {} {}", ubits(u), z(&d.r), z(&d.g)),
         })
     }
 
@@ -567,7 +567,7 @@ impl<'c> Exporter<'c> {
     }
 
     /// The claim `n` of an access to `arr` at index `o`; records it in the `N*` table under
-    /// its key `(shared?, tc, dep, range, es)` (`Logic.akey`).
+    /// its key `(shared?, tc, dep, range, es, scaled)` (`Logic.akey`).
     fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> String {
         if let Some(a) = self.cert.program.arrays.iter().find(|a| a.name == arr) {
             let tc: Vec<String> = pre
@@ -577,8 +577,22 @@ impl<'c> Exporter<'c> {
                 .filter_map(|c| self.cstr(c).ok())
                 .collect();
             let dep = self.idep_opd(&pre.d, o);
-            let rng = match (o, &dep) {
-                (Opd::Var(x), None) => pre
+            // `Logic.scl_of`: the scaled entry `(u, k)` of a local without a linear entry.
+            let scl = match (o, &dep) {
+                (Opd::Var(x), None) => pre.d.get(x).and_then(|e| match e.kind {
+                    EntryKind::Scaled(u) => Some(format!(
+                        "Some ({}, ({}, {}, {}))",
+                        ubits(u),
+                        z(&e.k[0]),
+                        z(&e.k[1]),
+                        z(&e.k[2])
+                    )),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            let rng = match (o, &dep, &scl) {
+                (Opd::Var(x), None, None) => pre
                     .d
                     .get(x)
                     .filter(|e| e.kind == EntryKind::Rng)
@@ -597,8 +611,9 @@ impl<'c> Exporter<'c> {
                 None => "None".to_string(),
             };
             let rng = rng.map_or_else(|| "None".to_string(), |w| format!("Some {}", z(&w)));
+            let scl = scl.unwrap_or_else(|| "None".to_string());
             let key = format!(
-                "({}, [{}], {dep}, {rng}, {}%Z)",
+                "({}, [{}], {dep}, {rng}, {}%Z, {scl})",
                 a.space == Space::Shared,
                 tc.join("; "),
                 a.bytes

@@ -314,11 +314,13 @@ fn mutated_witness_is_rejected() {
     mutant_rejected("(n 5)", "(n 4)", "access-count witness", "EQ:GARRAY", |r| {
         matches!(r, Reason::AccessBound { required: 5, .. })
     });
-    // A Farkas multiplier of an entailment: the linear combination no longer matches, so
-    // the residual keeps a variable (FarkasProblem::NotConstant).
+    // A Farkas multiplier of an entailment: the run `(ids 0 6)` (witnesses `(farkas (i 1))`,
+    // spec/certificate.md "Identity runs") with its second witness written out as
+    // `(farkas (1 3))`: the linear combination no longer matches, so the residual keeps a
+    // variable (FarkasProblem::NotConstant).
     mutant_rejected(
-        "(farkas (0 1)) (farkas (1 1))",
-        "(farkas (0 1)) (farkas (1 3))",
+        "(entail post (ids 0 6)",
+        "(entail post (ids 0 0) (farkas (1 3)) (ids 2 6)",
         "Farkas multiplier",
         "Q:VWRITE1",
         |r| {

@@ -291,7 +291,7 @@ pub struct Provenance {
 /// A parsed certificate (spec/certificate.md "Top level").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
-    /// Format version (1 or 2).
+    /// Format version (1 to 4).
     pub version: u32,
     /// The assumptions as written (version 2; empty for version 1, whose assumptions are
     /// implicit: [`crate::assume::implicit`]).
@@ -798,6 +798,34 @@ pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
     Ok(Assn { p: Rc::new(p), d: Rc::new(d), q: poly(q)? })
 }
 
+/// The largest number of witnesses the `(ids I J)` items of one certificate may stand for
+/// in total, per byte of its derivation text (spec/certificate.md "Identity runs"): the
+/// expanded lists then take memory proportional to the text, as written-out ones do.
+pub const IDS_PER_BYTE: usize = 4;
+
+/// `(ids I J)` (version 4, in an entail list): the `J − I + 1` witnesses `(farkas (I 1))` …
+/// `(farkas (J 1))`, appended to `out`; `budget` is the number of witnesses such items may
+/// still stand for (a [`Reason::ResourceLimit`] past it).
+fn ids(s: &Sexp, out: &mut Vec<Farkas>, budget: &mut usize) -> Result<(), Rejection> {
+    let e = "(ids I J) with I ≤ J";
+    let [i, j] = exactly(items(s, "ids", e)?, s, e)?;
+    let index = |x: &Sexp| atom(x, "an index")?.parse::<usize>().map_err(|_| err(x, "a non-negative index"));
+    let (i, j) = (index(i)?, index(j)?);
+    if j < i {
+        return Err(err(s, e));
+    }
+    let n = j - i + 1;
+    if n > *budget {
+        return Err(Rejection::parse(Reason::ResourceLimit {
+            what: "witnesses denoted by (ids …) items",
+            limit: u64::try_from(*budget).unwrap_or(u64::MAX),
+        }));
+    }
+    *budget -= n;
+    out.extend((i..=j).map(|k| vec![(k, Rat::one())]));
+    Ok(())
+}
+
 fn farkas(s: &Sexp) -> Result<Farkas, Rejection> {
     let mut f = Vec::new();
     for pair in items(s, "farkas", "(farkas (I λ) …)")? {
@@ -843,15 +871,31 @@ fn assn_memo<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>) -> Result<Rc<Assn>, Rejectio
     Ok(a)
 }
 
+/// What the reading of one derivation shares between its nodes: the memo of inline
+/// assertions, the table of format ≥ 3, and (format ≥ 4) the remaining budget of `(ids …)`
+/// witnesses (`None`: `(ids …)` is not part of the format).
+struct Reader<'a, 't> {
+    memo: Memo<'a>,
+    table: Option<&'t Table>,
+    ids: Option<usize>,
+}
+
 /// A derivation node `(RULE FIELD … CHILD …)`. Fields come before children and appear at
 /// most once (an `entail`/`rewrite` field is identified by its name).
 pub fn node(s: &Sexp) -> Result<Node, Rejection> {
-    node_in(s, &mut Memo::new(), None)
+    node_in(s, &mut Reader { memo: Memo::new(), table: None, ids: None })
 }
 
 /// [`node`] of format 3: `(pre NAME)` / `(post NAME)` name an assertion of `table`.
 pub fn node_with(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
-    node_in(s, &mut Memo::new(), Some(table))
+    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: None })
+}
+
+/// [`node_with`] of format 4: an entail list may also hold `(ids I J)` items, together
+/// standing for at most [`IDS_PER_BYTE`] witnesses per byte of `s`'s text.
+pub fn node_v4(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
+    let budget = s.text().len().saturating_mul(IDS_PER_BYTE);
+    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: Some(budget) })
 }
 
 /// An assertion field's argument: inline, or (format 3) a name of the table.
@@ -862,14 +906,14 @@ fn assn_arg<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Table>) -> Res
     }
 }
 
-fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Table>) -> Result<Node, Rejection> {
+fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection> {
     let v = s.list().ok_or_else(|| err(s, "a derivation node (RULE …)"))?;
     let rule = atom(v.first().ok_or_else(|| err(s, "a rule name"))?, "a rule name")?;
     let mut n = Node { rule: rule.to_string(), line: s.line(), ..Node::default() };
     for item in tail(v) {
         let head = item.head().unwrap_or("");
         if !FIELD_HEADS.contains(&head) {
-            n.children.push(node_in(item, memo, table)?);
+            n.children.push(node_in(item, rd)?);
             continue;
         }
         if !n.children.is_empty() {
@@ -888,13 +932,19 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Table>) -> Resu
         }
         let one = |e| exactly::<1>(args, item, e).map(|[a]| a);
         match head {
-            "pre" => n.pre = Some(assn_arg(one("(pre ASSN)")?, memo, table)?),
-            "post" => n.post = Some(assn_arg(one("(post ASSN)")?, memo, table)?),
+            "pre" => n.pre = Some(assn_arg(one("(pre ASSN)")?, &mut rd.memo, rd.table)?),
+            "post" => n.post = Some(assn_arg(one("(post ASSN)")?, &mut rd.memo, rd.table)?),
             "cost" => n.cost = Some(rat(one("(cost C)")?)?),
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
             "entail" => {
-                let ws = tail(args).iter().map(farkas).collect::<Result<Vec<_>, _>>()?;
+                let mut ws = Vec::new();
+                for w in tail(args) {
+                    match (w.head(), rd.ids.as_mut()) {
+                        (Some("ids"), Some(budget)) => ids(w, &mut ws, budget)?,
+                        _ => ws.push(farkas(w)?),
+                    }
+                }
                 n.entails.insert(key.trim_start_matches("entail ").to_string(), ws);
             }
             _ => {
@@ -908,12 +958,13 @@ fn node_in<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Table>) -> Resu
 }
 
 /// Supported certificate format versions (spec/certificate.md, "Versions").
-pub const VERSIONS: &str = "1..=3";
+pub const VERSIONS: &str = "1..=4";
 
-/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=3`, then
+/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=4`, then
 /// `metric`, `hardware`, `launch`, `program`, `bound`, `derivation`, each exactly once;
 /// version 2 adds `assumptions` (required) and `provenance` (optional); version 3 adds
-/// `assertions` (required), the table the derivation's `(pre NAME)`/`(post NAME)` refer to.
+/// `assertions` (required), the table the derivation's `(pre NAME)`/`(post NAME)` refer to;
+/// version 4 adds `(ids I J)` items in entail lists, expanded here ([`node_v4`]).
 ///
 /// Errors: [`Reason::Version`] for another version, [`Reason::Syntax`] otherwise.
 pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
@@ -930,6 +981,7 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         "1" => 1,
         "2" => 2,
         "3" => 3,
+        "4" => 4,
         _ => return Err(Rejection::parse(Reason::Version { found: ver.to_string(), supported: VERSIONS })),
     };
     let mut known = vec!["metric", "hardware", "launch", "program", "bound", "derivation"];
@@ -978,7 +1030,11 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         provenance: sec.get("provenance").map(|p| provenance(p)).transpose()?,
         program: program(get("program")?)?,
         bound: poly(bound)?,
-        root: if version >= 3 { node_with(root, &table(get("assertions")?)?)? } else { node(root)? },
+        root: match version {
+            4.. => node_v4(root, &table(get("assertions")?)?)?,
+            3 => node_with(root, &table(get("assertions")?)?)?,
+            _ => node(root)?,
+        },
     })
 }
 

@@ -84,11 +84,11 @@ fn syntax(t: &str) -> &'static str {
 #[test]
 fn table_mutants_rejected() {
     let t = good();
-    // Version 3 needs its table; version 4 does not exist.
+    // Version 3 needs its table; version 5 does not exist.
     let cut = t.replace(&format!("(assertions\n{})\n", table()), "");
     assert_eq!(syntax(&cut), "assertions");
-    let r = check(&t.replacen("warpcert-certificate 3", "warpcert-certificate 4", 1)).unwrap_err();
-    assert_eq!(r.reason, Reason::Version { found: "4".into(), supported: "1..=3" });
+    let r = check(&t.replacen("warpcert-certificate 3", "warpcert-certificate 5", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::Version { found: "5".into(), supported: "1..=4" });
     // A name used but not defined, or used before its definition.
     assert_eq!(syntax(&t.replacen("(post a1)", "(post a9)", 1)), "an assertion name defined in (assertions …)");
     let late = table().replacen("(d d0)\n", "", 1) + "(d d0)\n";
@@ -154,4 +154,37 @@ fn sequence_children_must_match_the_chain() {
     // A `(seq …)` of one statement is not a sequence.
     let t = good().replacen(BODY, "(seq (write A (tid x) (int 0)))", 1);
     assert_eq!(syntax(&t), "(seq S S …) with at least two statements");
+}
+
+/// The first store inside a Q:WEAK from `a0` to `a1` whose two entail lists (six launch
+/// facts each, `P ⇒ P` for the same `p0`) are `list`.
+fn weak_first(version: &str, list: &str) -> String {
+    let weak = snode("Q:WEAK", "a0", "a1", &format!("(entail pre {list}) (entail post {list}) {}", store("a0", "a1")));
+    v3(version, &table(), &seq(&[weak, store("a1", "a2"), store("a2", "a3")]))
+}
+
+/// Format 4 (spec/certificate.md "Identity runs"): `(ids I J)` in an entail list stands for
+/// the witnesses `(farkas (I 1))` … `(farkas (J 1))` and is checked as them.
+#[test]
+fn identity_runs_denote_their_witnesses() {
+    let written: String = (0..6).map(|i| format!("(farkas ({i} 1)) ")).collect();
+    let long = check(&weak_first("4", &written)).unwrap_or_else(|r| panic!("{r}"));
+    let short = check(&weak_first("4", "(ids 0 5)")).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!((short.bound.as_str(), short.nodes_checked), (long.bound.as_str(), long.nodes_checked));
+    let mixed = check(&weak_first("4", "(ids 0 2) (farkas (3 1)) (ids 4 5)")).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(mixed.nodes_checked, long.nodes_checked);
+    // One witness short: the count is checked on the expansion.
+    let r = check(&weak_first("4", "(ids 0 4)")).unwrap_err();
+    assert_eq!(r.reason, Reason::WitnessCount { list: "pre".into(), expected: 6, found: 5 });
+    // Shifted by one: target 0 (−threadIdx.x ≤ 0) from source 1 (threadIdx.x − 31 ≤ 0) is
+    // no valid witness, and the last index is out of range.
+    let r = check(&weak_first("4", "(ids 1 6)")).unwrap_err();
+    assert!(matches!(r.reason, Reason::Farkas { item: 0, .. }), "{r}");
+    // I > J, and a run longer than the budget (4 witnesses per byte of the derivation).
+    assert_eq!(syntax(&weak_first("4", "(ids 3 2)")), "(ids I J) with I ≤ J");
+    let r = check(&weak_first("4", "(ids 0 99999999)")).unwrap_err();
+    assert!(matches!(r.reason, Reason::ResourceLimit { .. }), "{r}");
+    // Not part of format 3.
+    assert_eq!(syntax(&weak_first("3", "(ids 0 5)")), "(farkas (I λ) …)");
+    assert!(check(&weak_first("3", &written)).is_ok());
 }

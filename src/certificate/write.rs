@@ -1,5 +1,5 @@
-//! The certificate writer (`spec/certificate.md`, version 3: shared assertions, flat
-//! sequences). Deterministic: every map is
+//! The certificate writer (`spec/certificate.md`, version 4: shared assertions, flat
+//! sequences, runs of identity witnesses). Deterministic: every map is
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
 use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
@@ -8,7 +8,7 @@ use crate::core::assertion::poly::Poly;
 use crate::core::metric::Q;
 use crate::core::print::sexp_program_in;
 use crate::core::{Hardware, Launch, Metric, Program, Space};
-use num_traits::ToPrimitive;
+use num_traits::{One, ToPrimitive};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -97,7 +97,10 @@ struct Table {
     text: String,
     p: HashMap<usize, usize>,
     d: HashMap<usize, usize>,
-    a: HashMap<(usize, usize, String), usize>,
+    /// Assertions by their `p{P} d{D} (poly …)` text.
+    a: HashMap<String, usize>,
+    /// Scratch buffer for that text (no allocation when the assertion is known).
+    key: String,
     /// The last `P` and `D` defined, with their numbers (bases of the next changes).
     last_p: Option<(usize, Arc<Vec<Cstr>>)>,
     last_d: Option<(usize, Arc<DepMap>)>,
@@ -248,15 +251,20 @@ impl Table {
     /// The name of the assertion `a`, defining it (and its parts) on first use.
     fn a_name(&mut self, a: &Assn) -> usize {
         let (pk, dk) = (self.p_name(&a.p), self.d_name(&a.d));
-        let mut q = String::new();
-        write_poly(&mut q, &a.q);
-        let key = (pk, dk, q);
-        if let Some(&k) = self.a.get(&key) {
-            return k;
-        }
-        let k = self.a.len();
-        let _ = writeln!(self.text, "  (a a{k} p{pk} d{dk} {})", key.2);
-        self.a.insert(key, k);
+        let mut key = std::mem::take(&mut self.key);
+        key.clear();
+        let _ = write!(key, "p{pk} d{dk} ");
+        write_poly(&mut key, &a.q);
+        let k = match self.a.get(key.as_str()) {
+            Some(&k) => k,
+            None => {
+                let k = self.a.len();
+                let _ = writeln!(self.text, "  (a a{k} {key})");
+                self.a.insert(key.clone(), k);
+                k
+            }
+        };
+        self.key = key;
         k
     }
 }
@@ -271,6 +279,14 @@ fn write_farkas(out: &mut String, f: &Farkas) {
     out.push(')');
 }
 
+/// `Some(i)` when `w` is the identity witness `(farkas (i 1))`.
+fn identity(w: &Farkas) -> Option<usize> {
+    match w.0.as_slice() {
+        [(i, l)] if l.is_one() => Some(*i),
+        _ => None,
+    }
+}
+
 fn write_field(out: &mut String, f: &Field) {
     match f {
         Field::N(n) => {
@@ -283,9 +299,23 @@ fn write_field(out: &mut String, f: &Field) {
         }
         Field::Entail(name, ws) => {
             let _ = write!(out, "(entail {name}");
-            for w in ws {
+            let mut k = 0;
+            while let Some(w) = ws.get(k) {
                 out.push(' ');
-                write_farkas(out, w);
+                match identity(w) {
+                    // a run of identity witnesses `(farkas (i 1)) (farkas (i+1 1)) …` is
+                    // written `(ids i j)` (format 4, spec/certificate.md "Identity runs")
+                    Some(i) => {
+                        let mut j = i;
+                        while ws.get(k + 1).and_then(identity) == Some(j + 1) {
+                            j += 1;
+                            k += 1;
+                        }
+                        let _ = write!(out, "(ids {i} {j})");
+                    }
+                    None => write_farkas(out, w),
+                }
+                k += 1;
             }
             out.push(')');
         }
@@ -381,7 +411,7 @@ fn write_assumptions(s: &mut String, prog: &Program) {
 
 /// Writes the certificate text for the claim "per warp, the cost of `prog` under `metric`
 /// with hardware `hw` and block `launch.block` is at most the root potential", with the
-/// derivation `root` (whose `pre` potential is the bound). The output is version 3 of
+/// derivation `root` (whose `pre` potential is the bound). The output is version 4 of
 /// `spec/certificate.md` without a provenance section ([`super::provenance`] adds it);
 /// the function is total and deterministic.
 pub fn write(
@@ -391,7 +421,7 @@ pub fn write(
     launch: &Launch,
     root: &Node,
 ) -> String {
-    let mut s = String::from("warpcert-certificate 3\n");
+    let mut s = String::from("warpcert-certificate 4\n");
     let _ = writeln!(s, "(metric {})", metric.name.as_str());
     let _ = writeln!(
         s,

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// What one point (a generated kernel, analysed and checked for every metric asked) measured.
-/// Times are wall-clock seconds measured in the point's own process.
+/// Times are wall-clock seconds measured in the point's own process; `cpu_s` is the CPU time
+/// of the same work (on a loaded machine the wall-clock times include waiting for a core).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
     /// Metrics analysed.
@@ -17,6 +18,10 @@ pub struct PointResult {
     pub analysis_s: f64,
     /// Kernel check time, summed over the metrics, in seconds.
     pub check_s: f64,
+    /// CPU seconds of the analyses and checks (all threads of the point's process; 0 where
+    /// `/proc` is absent).
+    #[serde(default)]
+    pub cpu_s: f64,
     /// Certificate bytes, summed over the metrics.
     pub cert_bytes: u64,
     /// Peak resident set of the point's process, in MB.
@@ -45,8 +50,8 @@ impl PointOutcome {
     pub fn short(&self) -> String {
         match self {
             PointOutcome::Done(r) => format!(
-                "{:.2} s analysis, {:.2} s check, {} bytes, {:.0} MB, {}/{} bounds",
-                r.analysis_s, r.check_s, r.cert_bytes, r.peak_mb, r.bounds, r.metrics
+                "{:.2} s analysis, {:.2} s check, {:.2} s CPU, {} bytes, {:.0} MB, {}/{} bounds",
+                r.analysis_s, r.check_s, r.cpu_s, r.cert_bytes, r.peak_mb, r.bounds, r.metrics
             ),
             PointOutcome::TimeLimit(s) => format!("> {s} s (killed)"),
             PointOutcome::MemLimit(m) => format!("> {m} MB (killed)"),
@@ -95,9 +100,9 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| family | size | analysis s | check s | certificate bytes | bytes / size | peak MB | bounds ({metric}) |"
+        "| family | size | analysis s | check s | CPU s | certificate bytes | bytes / size | peak MB | bounds ({metric}) |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let cells = match &r.outcome {
             PointOutcome::Done(p) => {
@@ -105,9 +110,10 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
                     format!(" ({})", e.chars().take(80).collect::<String>())
                 });
                 format!(
-                    "{:.2} | {:.2} | {} | {:.0} | {:.0} | {}/{}{why}",
+                    "{:.2} | {:.2} | {:.2} | {} | {:.0} | {:.0} | {}/{}{why}",
                     p.analysis_s,
                     p.check_s,
+                    p.cpu_s,
                     p.cert_bytes,
                     p.cert_bytes as f64 / r.size.max(1) as f64,
                     p.peak_mb,
@@ -115,10 +121,10 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
                     p.metrics
                 )
             }
-            PointOutcome::TimeLimit(s) => format!("> {s} (limit) | – | – | – | – | –"),
-            PointOutcome::MemLimit(m) => format!("– | – | – | – | > {m} (limit) | –"),
-            PointOutcome::NotRun => "not run (smaller size over a limit) | | | | | ".into(),
-            PointOutcome::Failed(e) => format!("failed: {e} | | | | | "),
+            PointOutcome::TimeLimit(s) => format!("> {s} (limit) | – | – | – | – | – | –"),
+            PointOutcome::MemLimit(m) => format!("– | – | – | – | – | > {m} (limit) | –"),
+            PointOutcome::NotRun => "not run (smaller size over a limit) | | | | | | ".into(),
+            PointOutcome::Failed(e) => format!("failed: {e} | | | | | | "),
         };
         let _ = writeln!(out, "| {} | {} | {cells} |", r.family, r.size);
     }
@@ -127,9 +133,9 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "| family | fitted growth: analysis + check time | peak memory | certificate bytes |"
+        "| family | fitted growth: analysis + check time | CPU time | peak memory | certificate bytes |"
     );
-    let _ = writeln!(out, "|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|");
     for f in families {
         let done: Vec<(f64, &PointResult)> = rows
             .iter()
@@ -144,8 +150,9 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
         };
         let _ = writeln!(
             out,
-            "| {f} | {} | {} | {} |",
+            "| {f} | {} | {} | {} | {} |",
             exp_text(fit(&|p| p.analysis_s + p.check_s)),
+            exp_text(fit(&|p| p.cpu_s)),
             exp_text(fit(&|p| p.peak_mb)),
             exp_text(fit(&|p| p.cert_bytes as f64)),
         );

@@ -977,6 +977,8 @@ pub fn launch_facts(p: &Program, block: [u32; 3]) -> Vec<Cstr> {
 pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     let top = sexp::parse_all(text)?;
     let cert = syntax::certificate(&top)?;
+    // the parsed certificate owns its data: the s-expression tree is not needed any more
+    drop(top);
     let m =
         metric::standard(&cert.metric).ok_or_else(|| Rejection::parse(Reason::UnknownMetric(cert.metric.clone())))?;
     typing::check_program(&cert.program)?;

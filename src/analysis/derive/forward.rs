@@ -18,6 +18,7 @@ use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::metric::Q;
 use crate::core::{Expr, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_traits::One;
+use std::fmt::Write;
 
 impl Ctx<'_> {
     pub(super) fn operand_node(&self, o: &Operand, loc: Loc) -> Result<(Node, Q), AnalysisError> {
@@ -69,7 +70,7 @@ impl Ctx<'_> {
         let dep = dep_operand(&pre.d, o).or_else(|| scaled_operand(&pre.d, o));
         // N* depends only on the thread constraints of P, the dependence, the element size
         // and the kind; loops re-run the forward pass, so it is memoized.
-        let tid_p: Vec<Cstr> = pre.p.iter().filter(|c| c.only_tid()).cloned().collect();
+        let tid_p = || pre.p.iter().filter(|c| c.only_tid());
         let range = match (o, dep) {
             (Operand::Var(x), None) => pre
                 .d
@@ -78,10 +79,17 @@ impl Ctx<'_> {
                 .map(|e| e.g),
             _ => None,
         };
-        let key = format!("{tid_p:?}|{dep:?}|{range:?}|{}|{global}", decl.elem_bytes);
+        // the key: the thread constraints (kind and printed form, which determines the
+        // normalized form), the dependence, the range, the element size and the kind
+        let mut key = String::new();
+        for c in tid_p() {
+            let _ = write!(key, "{:?} {};", c.kind, c.lin);
+        }
+        let _ = write!(key, "|{dep:?}|{range:?}|{}|{global}", decl.elem_bytes);
         if let Some(&n) = self.nstar_cache.borrow().get(&key) {
             return Ok((global, n));
         }
+        let tid_p: Vec<Cstr> = tid_p().cloned().collect();
         let mut n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch);
         if let Some(r) = range.and_then(|w| range_bound(w, decl.elem_bytes, kind, self.hw)) {
             n = n.min(r);
@@ -314,29 +322,34 @@ impl Ctx<'_> {
         let mut witnesses = Vec::new();
         let mut next = 0;
         for c in &p {
+            // `c[x ← le]`, which is `c` itself when `c` does not mention `x` (no copy)
+            let substituted;
             let target = match &lin {
-                Some(le) => Cstr {
-                    kind: c.kind.clone(),
-                    lin: c.lin.subst(x, le),
-                },
-                None => c.clone(),
+                Some(le) if c.mentions(x) => {
+                    substituted = Cstr {
+                        kind: c.kind.clone(),
+                        lin: c.lin.subst(x, le),
+                    };
+                    &substituted
+                }
+                _ => c,
             };
             let mut found = None;
             if target.lin.is_const() {
                 let w = Farkas::default();
-                if crate::analysis::entail::check_farkas(&pre.p, &target, &w) {
+                if crate::analysis::entail::check_farkas(&pre.p, target, &w) {
                     found = Some(w);
                 }
             }
             if found.is_none() {
-                if let Some(j) = (next..pre.p.len()).find(|&j| pre.p[j] == target) {
+                if let Some(j) = (next..pre.p.len()).find(|&j| pre.p[j] == *target) {
                     next = j + 1;
                     found = Some(Farkas(vec![(j, Q::one())]));
                 }
             }
             let w = match found {
                 Some(w) => w,
-                None => entails(&pre.p, &target).ok_or_else(|| {
+                None => entails(&pre.p, target).ok_or_else(|| {
                     err(
                         Some(*loc),
                         "internal: no witness for the assignment's postcondition",

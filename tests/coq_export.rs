@@ -202,7 +202,12 @@ fn mutants() -> Vec<(String, String)> {
         .to_string();
     v.push((
         "mutant_whilelast_spread".to_string(),
-        mutate(&t, &line, &line.replacen(" 31%Z ", " 30%Z ", 1), "lane spread"),
+        mutate(
+            &t,
+            &line,
+            &line.replacen(" 31%Z ", " 30%Z ", 1),
+            "lane spread",
+        ),
     ));
     v
 }

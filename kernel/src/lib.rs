@@ -401,7 +401,9 @@ impl fmt::Display for Reason {
             DivergentExit => {
                 write!(f, "the loop body leaves the loop by a Q:IFEXIT4 (divergent) exit: Q:WHILEEXIT2 is required")
             }
-            NoLinearEntry(x) => write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown"),
+            NoLinearEntry(x) => {
+                write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown")
+            }
             ExitTestReads(a) => {
                 write!(
                     f,

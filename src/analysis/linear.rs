@@ -577,7 +577,13 @@ pub fn deps_imply(d1: &DepMap, d2: &DepMap) -> bool {
 /// `lane_spread`): with `K` the thread coefficients of `l` after replacing each local by its
 /// linear entry, the largest `max K·tid − min K·tid` over the lanes of one warp of the
 /// block. `None` when a local of `l` has no linear entry (or is not an `int` local).
-pub fn lane_spread(prog: &Program, d: &DepMap, l: &Lin, launch: &crate::core::Launch, warp: u32) -> Option<Q> {
+pub fn lane_spread(
+    prog: &Program,
+    d: &DepMap,
+    l: &Lin,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> Option<Q> {
     let mut k = [Q::zero(), Q::zero(), Q::zero()];
     for (v, a) in &l.terms {
         if let Some(dim) = Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {

@@ -738,8 +738,8 @@ impl<'c> Exporter<'c> {
             }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:WHILELAST" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1"
-                | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
+                | "Q:WHILELAST" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE"
+                | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(

@@ -2,8 +2,8 @@
 //! template, and the Houdini search for loop invariants `(P, D)` (Q:WHILE1/2).
 
 use crate::analysis::derive::liveness::restrict_deps;
-use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
+use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::entail::{entails, entails_all};
 use crate::analysis::linear::{cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed};
 use crate::analysis::AnalysisError;
@@ -427,7 +427,9 @@ impl Ctx<'_> {
             Err(_) => return Ok(None),
         };
         let exit = with(p, &cne);
-        let covered = d.iter().all(|(x, want)| b.post.d.get(x).is_some_and(|h| h.implies(want)));
+        let covered = d
+            .iter()
+            .all(|(x, want)| b.post.d.get(x).is_some_and(|h| h.implies(want)));
         match entails_all(&b.post.p, &exit) {
             Some(w_post) if covered => Ok(Some(LastRound {
                 body: Box::new(b),

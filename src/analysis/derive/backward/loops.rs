@@ -209,12 +209,22 @@ impl Back<'_, '_> {
                         rws2.push(Rewrite::Mono(from.clone(), to, w));
                     }
                 }
-                self.geq(&ishift2, &qb2, "last round of the loop is paid by the invariant")?;
+                self.geq(
+                    &ishift2,
+                    &qb2,
+                    "last round of the loop is paid by the invariant",
+                )?;
                 let post = Abs {
                     p: lr.exit.clone().into(),
                     d: inv.d.clone(),
                 };
-                Some(weak(lr.body.pre.clone(), rws2, post, lr.w_post.clone(), nb2))
+                Some(weak(
+                    lr.body.pre.clone(),
+                    rws2,
+                    post,
+                    lr.w_post.clone(),
+                    nb2,
+                ))
             }
             None => None,
         };
@@ -222,8 +232,15 @@ impl Back<'_, '_> {
         let (rule, fields, children, qpre) = match lweak {
             Some(lw) => (
                 "Q:WHILELAST",
-                vec![Field::Entail("last", identity_witnesses(&last.as_ref().map_or(vec![], |l| l.exit.clone())))],
-                vec![TChild::Expr(e.clone()), TChild::Stmt(bweak), TChild::Stmt(lw)],
+                vec![Field::Entail(
+                    "last",
+                    identity_witnesses(&last.as_ref().map_or(vec![], |l| l.exit.clone())),
+                )],
+                vec![
+                    TChild::Expr(e.clone()),
+                    TChild::Stmt(bweak),
+                    TChild::Stmt(lw),
+                ],
                 ik.plus_const(&self.ctx.metric.div),
             ),
             None => (

@@ -349,7 +349,8 @@ impl Ctx<'_> {
         let w_body_post = entails_all(&body_an.post.p, &p)
             .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
         let (atom, atom_err) = self.ranking_atom(e, body, loc, &p, &d);
-        let last = if uniform {
+        // Q:WHILELAST only pays off when a divergent test costs something (M^div > 0)
+        let last = if uniform || self.metric.div.is_zero() {
             None
         } else {
             self.last_round(e, body, &p, &d)?

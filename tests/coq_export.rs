@@ -193,6 +193,24 @@ fn mutants() -> Vec<(String, String)> {
         "mutant_whileexit2_as_1".to_string(),
         mutate(&t, "(DWhileExit2 ", "(DWhileExit1 ", "Q:WHILEEXIT2"),
     ));
+    // Q:WHILELAST with a lane spread below the true one (histogram256 divwarps: the
+    // grid-stride loop `pos < dataCount`, `pos = threadIdx.x + c`, spread 31 over a warp,
+    // claimed 30 in the node; `spread_ok` and the last-round window both refuse it).
+    let t = exp("histogram256.divwarps");
+    let line = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("(DWhileLast "))
+        .expect("a Q:WHILELAST node")
+        .to_string();
+    v.push((
+        "mutant_whilelast_spread".to_string(),
+        mutate(
+            &t,
+            &line,
+            &line.replacen(" 31%Z ", " 30%Z ", 1),
+            "lane spread",
+        ),
+    ));
     v
 }
 

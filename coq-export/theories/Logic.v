@@ -586,6 +586,13 @@ Definition luni (D : list dent) (L : lin) : bool :=
 Definition puni (D : list dent) (Q1 : pot) : bool :=
   forallb (fun cm => forallb (luni D) (snd cm)) (pterms Q1).
 
+(** Q:WHILELAST (spec/logic.md §4): [w] bounds [k·tid(a) − k·tid(b)] for any two lanes
+    [a], [b] of one warp ([wt]: the lanes' thread ids of every warp, [wtids]); the last
+    round's extra constraint [−L + 1 − w ≤ 0]. *)
+Definition spread_ok (wt : list (list trip)) (k : trip) (w : Z) : bool :=
+  forallb (fun l => forallb (fun a => forallb (fun b => (kvalz k a - kvalz k b <=? w)%Z) l) l) wt.
+Definition last_window (L : lin) (w : Z) : cstr := CLe (lplus (lscale (-1) L) (1 - w)).
+
 (** Potentials that mention only [int] parameters and locals of [X] (the root's bound:
     [X = []]). *)
 Definition lvars_ok (X : list nat) (L : lin) : bool :=
@@ -948,6 +955,23 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qstmt (mkAssn B D I) s (mkAssn PB D QB') ->
       cstrs_equiv B (andc P D e false) = true -> cstrs_equiv PB P = true ->
       pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+      pot_ge Qn (padd I (m_if M + m_div M + C)) = true ->
+      cstrs_equiv P' (andc P D e true) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D I = true -> puni D' Q' = true -> pot_ge I Q' = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
+  | Q_WHILELAST : forall P D Qn Q' e n C s B PB BL PN I QB' QL' P' D' L k w wl,
+      cstrs_equiv B (andc P D e false) = true ->
+      cstrs_equiv BL (andc P D e false ++ [last_window L w]) = true ->
+      qstmt (mkAssn B D I) s (mkAssn PB D QB') ->
+      qstmt (mkAssn BL D I) s (mkAssn PN D QL') ->
+      qexpr P D e n C ->
+      fst (cond e) = [CLe L] -> nonempty (snd (cond e)) = true ->
+      lin_k D L = Some k -> spread_ok wtids k w = true ->
+      cstrs_equiv PB P = true ->
+      entails PN (P ++ snd (cond e)) wl = true ->
+      pot_ge QB' (padd I (m_if M + C)) = true ->
+      pot_ge QL' (padd I (m_if M + C)) = true ->
       pot_ge Qn (padd I (m_if M + m_div M + C)) = true ->
       cstrs_equiv P' (andc P D e true) = true ->
       dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->

@@ -2748,6 +2748,217 @@ Proof.
   - intros t Ht. simpl. specialize (HC t Ht).
     pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. lra.
 Qed.
+(** ** Q:WHILELAST: the test splits the warp at most once (spec/logic.md §4).  After a
+    split test, every thread still running is within the lane spread [w] of one that left,
+    so it satisfies [−L + 1 − w ≤ 0]; the last-round body [B'] then ends with every thread
+    failing [e], and the loop stops at the next test (SC_WHILENONE). *)
+Lemma lanes_warp_pos : forall w t, In t (lanes G w) -> (0 < c_warp G)%nat.
+Proof.
+  intros w t H. unfold lanes in H. apply filter_In in H as [H _]. apply in_seq in H. lia.
+Qed.
+
+Lemma kvalz_lane : forall k t, kvalz k (lane_t G t) = kval G k t.
+Proof.
+  intros [[kx ky] kz] t. unfold kvalz, lane_t, kval. cbv zeta. rewrite !ztid_tid. reflexivity.
+Qed.
+
+Lemma spread_ok_sound : forall k sw w0 a b, spread_ok (wtids G) k sw = true ->
+  In a (lanes G w0) -> In b (lanes G w0) -> (kval G k a - kval G k b <= sw)%Z.
+Proof.
+  intros k sw w0 a b H Ha Hb.
+  pose proof (lanes_warp_pos _ _ Ha) as HW.
+  pose proof (in_wtids w0 (lanes_nwarps w0 a HW Ha)) as Hin.
+  unfold spread_ok in H. rewrite forallb_forall in H. specialize (H _ Hin).
+  rewrite forallb_forall in H. specialize (H (lane_t G a) (in_map _ _ _ Ha)).
+  rewrite forallb_forall in H. specialize (H (lane_t G b) (in_map _ _ _ Hb)).
+  apply Z.leb_le in H. rewrite !kvalz_lane in H. exact H.
+Qed.
+
+Lemma last_window_sound : forall ps s T D L k sw w0 t f,
+  dsat s T D -> lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
+  incl T (lanes G w0) -> In t T -> In f T ->
+  (1 <= leval (rho ps s f) L)%Z -> holds (rho ps s t) (last_window L sw).
+Proof.
+  intros ps s T D L k sw w0 t f HD Hk Hs Hi Ht Hf HL.
+  unfold lin_k in Hk.
+  destruct (lin_k_terms ps s T D (lterms L) k HD Hk) as [B HB].
+  pose proof (spread_ok_sound k sw w0 f t Hs (Hi f Hf) (Hi t Ht)) as Hsp.
+  unfold last_window, holds, lplus. rewrite ladd_eval, lscale_eval, leval_const.
+  unfold leval in *. rewrite (HB f Hf) in HL. rewrite (HB t Ht). lia.
+Qed.
+
+(** A thread failing [e] with [cond(e) = [L ≤ 0]] has [L ≥ 1]. *)
+Lemma cond_fail_ge1 : forall F ps s e T R C t L, pok ps -> wt s ->
+  eeval G F ps s e T R C -> In t T -> fst (cond G e) = [CLe L] ->
+  is_false_v (R t) = true -> (1 <= leval (rho ps s t) L)%Z.
+Proof.
+  intros F ps s e T R C t L Hp Hw He Ht HL Hf.
+  destruct (Z_le_gt_dec 1 (leval (rho ps s t) L)) as [H|H]; [exact H|].
+  destruct (cond_decides F ps s e T R C t Hp Hw He Ht) as [Hd _].
+  assert (Hs : sat (rho ps s t) (fst (cond G e))) by (rewrite HL; intros c [<-|[]]; simpl; lia).
+  assert (Hn : nonempty (fst (cond G e)) = true) by (rewrite HL; reflexivity).
+  rewrite (Hd Hn Hs) in Hf. discriminate.
+Qed.
+
+(** [cond(e) = [L ≤ 0]]: [e] is an inequality, which has no lane facts. *)
+Lemma lane_le_nil : forall D e L neg, fst (cond G e) = [CLe L] -> lane G D e neg = [].
+Proof.
+  intros D [o|op a b|op a|A i] L neg H; simpl in H; try discriminate; simpl.
+  destruct (lin_opd G a), (lin_opd G b); try discriminate;
+    destruct op; simpl in H; try discriminate; destruct neg; reflexivity.
+Qed.
+
+(** The loop after the last round: every thread fails [e], so it stops (SC_WHILENONE). *)
+Lemma while_none_after : forall F ps s e b T s' Cr P D n C, pok ps -> wt s ->
+  seval G F ps s (SWhile e b) T s' Cr -> T <> [] -> NoDup T -> forall w, incl T (lanes G w) ->
+  nonempty (snd (cond G e)) = true -> qexpr G P D e n C ->
+  (forall t, In t T -> sat (rho ps s t) (P ++ snd (cond G e))) -> dsat s T D ->
+  s' = s /\ Cr <= C + m_if M.
+Proof.
+  intros F ps s e b T s' Cr P D n C Hp Hw Hrun Hne Hn w Hi Hnz Hq HP HD.
+  assert (Hf : forall R C1 t, eeval G F ps s e T R C1 -> In t T -> R t = VBool false).
+  { intros R C1 t He Ht. destruct (cond_decides F ps s e T R C1 t Hp Hw He Ht) as [_ Hd].
+    apply Hd; auto. intros c Hc. apply HP; auto. apply in_or_app; right; auto. }
+  assert (HPt : forall t, In t T -> sat (rho ps s t) P).
+  { intros t Ht c Hc. apply HP; auto. apply in_or_app; left; auto. }
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  inversion Hrun; subst.
+  - match goal with H : forall t, In t T -> is_true_v (R t) = true |- _ =>
+      specialize (H t0 Ht0) as Ht end.
+    match goal with H : eeval _ _ _ _ e T R _ |- _ => rewrite (Hf _ _ t0 H Ht0) in Ht end.
+    discriminate.
+  - match goal with H : filter (fun t => is_true_v (R t)) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t1 Ht1] end.
+    apply filter_In in Ht1 as [Ht1 Htr].
+    match goal with H : eeval _ _ _ _ e T R _ |- _ => rewrite (Hf _ _ t1 H Ht1) in Htr end.
+    discriminate.
+  - split; auto.
+    match goal with H : eeval _ _ _ _ e T R _ |- _ =>
+      pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HPt HD Hn Hne Hi H Hq) end.
+    foldM. lra.
+Qed.
+
+Lemma whilelast_loop : forall P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl,
+  qexpr G P D e n C ->
+  fst (cond G e) = [CLe L] -> nonempty (snd (cond G e)) = true ->
+  lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  valid (mkAssn BL D I) b (mkAssn PN D QL') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  cstrs_equiv BL (andc G P D e false ++ [last_window L sw]) = true ->
+  entails PN (P ++ snd (cond G e)) wl = true ->
+  pot_ge QB' (padd I (m_if M + C)) = true ->
+  pot_ge QL' (padd I (m_if M + C)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  forall F ps s sw' T s' Cr, seval G F ps s sw' T s' Cr -> sw' = SWhile e b ->
+  forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  sat_assn ps (mkAssn P D I) s T ->
+  (forall t, In t T -> sat (rho ps s' t) (andc G P D e true)) /\
+  forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) I + (m_if M + m_div M + C).
+Proof.
+  intros P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl Hq HL Hnz Hk Hs V VL HB HPB HBL HPN
+    HQB' HQL' HcD HdD HuI HuQ HIQ F ps s sw' T s' Cr Hrun.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HD];
+    simpl in HP, HD.
+  - (* SC_WHILEALL *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    assert (Hpre : sat_assn ps (mkAssn B D I) s T).
+    { split; simpl; auto. intros t Ht. apply (cstrs_equiv_sat _ _ _ HB).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)); auto. }
+    destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as [[HP1 HD1] HQ1].
+    assert (Hs1 : sat_assn ps (mkAssn P D I) st1 T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat' _ _ _ HPB); auto. }
+    destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
+    split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
+    pose proof (pot_ge_sound (rho ps st1 t) _ _ HQB') as H1. rewrite padd_val in H1.
+    foldM. lra.
+  - (* SC_WHILESOME: the last round *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    destruct (nonempty_elem _ H2) as [f Hf]. apply filter_In in Hf as [HfT Hff].
+    pose proof (cond_fail_ge1 F ps s e T R C1 f L Hp Hw H HfT HL Hff) as HLf.
+    assert (Hpre : sat_assn ps (mkAssn BL D I) s TT).
+    { split; simpl.
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HBL).
+        intros c Hc. apply in_app_or in Hc as [Hc|[<-|[]]].
+        + exact (proj1 (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)) Hr c Hc).
+        + apply (last_window_sound ps s T D L k sw w t f HD Hk Hs Hi Ht HfT HLf).
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (VL F ps s TT st1 C2 w Hp HnT H1 HiT Hw Hpre Hrun1) as [[HP1 HD1] HQ1].
+    simpl in HP1, HD1.
+    assert (HPN1 : forall t, In t TT -> sat (rho ps st1 t) (P ++ snd (cond G e))) by
+      (intros t Ht; eapply entails_sound; eauto).
+    destruct (while_none_after F ps st1 e b TT st2 C3 P D n C Hp (run_wt _ _ _ _ _ _ _ Hrun1 Hw)
+                Hrun2 H1 HnT w HiT Hnz Hq HPN1 HD1) as [Est HC3]. subst st2.
+    (* the post map holds on all threads after the loop *)
+    assert (HF : forall x t, ~ In x (writes b) -> sl st1 x t = sl s x t) by
+      (intros x t Hx; apply (frame_writes _ _ _ _ _ _ _ Hrun1 x); auto).
+    assert (HD' : dsat st1 T D') by (eapply dsat_frame; eauto).
+    destruct (nonempty_elem _ H1) as [tT HtT].
+    assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+    assert (Hiter : C2 + C3 + pval (rho ps st1 tT) Q' <= pval (rho ps s tT) I).
+    { specialize (HQ1 tT HtT). simpl in HQ1.
+      pose proof (pot_ge_sound (rho ps st1 tT) _ _ HQL') as H3. rewrite padd_val in H3.
+      pose proof (pot_ge_sound (rho ps st1 tT) _ _ HIQ) as H4.
+      foldM. lra. }
+    split.
+    + intros t Ht. specialize (H0 t Ht). destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * assert (HtT2 : In t TT) by (apply HTT; rewrite Er; auto).
+        unfold andc. rewrite (lane_le_nil D e L true HL), app_nil_r. apply HPN1; auto.
+      * assert (HtT2 : ~ In t TT) by
+          (intros Hin; apply HTT in Hin as [_ Hin]; rewrite Er in Hin; discriminate).
+        apply (sat_ext (rho ps s t)).
+        -- intros v. symmetry. apply rho_frame. intros x.
+           apply (frame_threads _ _ _ _ _ _ _ Hrun1 x t HtT2).
+        -- apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)). rewrite Er; auto.
+    + intros t Ht.
+      rewrite (puni_sound ps st1 T D' Q' HD' HuQ t tT) by auto.
+      rewrite (puni_sound ps s T D I HD HuI t tT) by auto.
+      foldM. lra.
+  - (* SC_WHILENONE *)
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
+    split.
+    + intros t Ht. apply (andc_correct F ps s e T R C0 D P t Hp Hw HD H Ht (HP t Ht)); auto.
+    + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ HIQ). foldM. lra.
+Qed.
+
+Lemma sound_Q_WHILELAST : forall P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L k sw wl,
+  cstrs_equiv B (andc G P D e false) = true ->
+  cstrs_equiv BL (andc G P D e false ++ [last_window L sw]) = true ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  valid (mkAssn BL D I) b (mkAssn PN D QL') ->
+  qexpr G P D e n C ->
+  fst (cond G e) = [CLe L] -> nonempty (snd (cond G e)) = true ->
+  lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
+  cstrs_equiv PB P = true ->
+  entails PN (P ++ snd (cond G e)) wl = true ->
+  pot_ge QB' (padd I (m_if M + C)) = true ->
+  pot_ge QL' (padd I (m_if M + C)) = true ->
+  pot_ge Qn (padd I (m_if M + m_div M + C)) = true ->
+  cstrs_equiv P' (andc G P D e true) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L k sw wl HB HBL V VL Hq HL Hnz Hk Hs HPB
+    HPN HQB' HQL' Hpre HP' HcD HdD HuI HuQ HIQ.
+  start_valid.
+  destruct (whilelast_loop P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl Hq HL Hnz Hk Hs V VL
+              HB HPB HBL HPN HQB' HQL' HcD HdD HuI HuQ HIQ
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [Hpost HC].
+  split; [split|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - eapply dsat_frame; eauto. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hrun); auto.
+  - intros t Ht. simpl. specialize (HC t Ht).
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. lra.
+Qed.
+
 (** ** Q:WEAK and atom rewrites *)
 Lemma psum_cons : forall r x l, psum r (x :: l) = fst x * mval r (snd x) + psum r l.
 Proof. reflexivity. Qed.
@@ -3637,6 +3848,7 @@ Proof.
   - eapply sound_Q_IF4; eauto.
   - eapply sound_Q_WHILE1; eauto.
   - eapply sound_Q_WHILE2; eauto.
+  - eapply sound_Q_WHILELAST; eauto.
   - apply sound_Q_UNROLL; auto.
   - eapply sound_Q_WEAK; eauto.
   - eapply (sound_whileexit true); eauto.

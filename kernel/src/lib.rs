@@ -317,6 +317,9 @@ pub enum Reason {
     /// Q:WHILEEXIT1/2 whose loop condition reads this array (spec/logic.md §4a: the test
     /// also runs on threads that left by an exit, for which `D` need not hold).
     ExitTestReads(String),
+    /// Q:WHILELAST: a local of the loop condition's form without a linear entry in `D`
+    /// (its lane spread is unknown), or a block too large to enumerate.
+    NoLinearEntry(String),
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -397,6 +400,9 @@ impl fmt::Display for Reason {
             NotFiltered => write!(f, "rule allowed only in filtered position (the spine of a Q:WHILEEXIT body)"),
             DivergentExit => {
                 write!(f, "the loop body leaves the loop by a Q:IFEXIT4 (divergent) exit: Q:WHILEEXIT2 is required")
+            }
+            NoLinearEntry(x) => {
+                write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown")
             }
             ExitTestReads(a) => {
                 write!(

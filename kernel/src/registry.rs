@@ -44,6 +44,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:VOTE",
     "EQ:LARRAY",
     "Q:LWRITE",
+    "Q:WHILELAST",
 ];
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
@@ -91,6 +92,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:VOTE" => (S, q_vote as Rule),
         "EQ:LARRAY" => (E, eq_larray as Rule),
         "Q:LWRITE" => (S, q_lwrite as Rule),
+        "Q:WHILELAST" => (S, q_whilelast as Rule),
         _ => return None,
     })
 }

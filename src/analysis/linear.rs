@@ -572,3 +572,47 @@ pub fn deps_imply(d1: &DepMap, d2: &DepMap) -> bool {
     d2.iter()
         .all(|(x, e2)| d1.get(x).is_some_and(|e1| e1.implies(e2)))
 }
+
+/// The lane spread of the form `l` under `d` (spec/logic.md §4, Q:WHILELAST; the kernel's
+/// `lane_spread`): with `K` the thread coefficients of `l` after replacing each local by its
+/// linear entry, the largest `max K·tid − min K·tid` over the lanes of one warp of the
+/// block. `None` when a local of `l` has no linear entry (or is not an `int` local).
+pub fn lane_spread(
+    prog: &Program,
+    d: &DepMap,
+    l: &Lin,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> Option<Q> {
+    let mut k = [Q::zero(), Q::zero(), Q::zero()];
+    for (v, a) in &l.terms {
+        if let Some(dim) = Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {
+            k[dim.index()] += a;
+        } else if prog.param_ty(v) == Some(Ty::Int) {
+        } else if prog.local_ty(v) == Some(Ty::Int) {
+            let e = d.get(v).filter(|e| e.is_linear())?;
+            for (i, ki) in k.iter_mut().enumerate() {
+                *ki += a * q(e.k[i]);
+            }
+        } else {
+            return None;
+        }
+    }
+    let total = launch.block_threads();
+    let warp = u64::from(warp.max(1));
+    let (mut w, mut start) = (Q::zero(), 0);
+    while start < total {
+        let end = (start + warp).min(total);
+        let vals: Vec<Q> = (start..end)
+            .map(|t| {
+                let ti = launch.thread_index(t);
+                (0..3).fold(Q::zero(), |acc, i| acc + &k[i] * q(ti[i]))
+            })
+            .collect();
+        if let (Some(lo), Some(hi)) = (vals.iter().min(), vals.iter().max()) {
+            w = w.max(hi - lo);
+        }
+        start = end;
+    }
+    Some(w)
+}

@@ -685,6 +685,39 @@ impl<'c> Exporter<'c> {
                 let db = self.node(child(1)?, body, ind + 2)?;
                 format!("DWhile2 {a} {b} {acc}\n{pad}  ({db})")
             }
+            ("Q:WHILELAST", Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let last = child(2)?;
+                let (Some(lpre), Some(lpost)) = (&last.pre, &last.post) else {
+                    return Err(ExportError::Unsupported(
+                        "Q:WHILELAST children without pre/post".into(),
+                    ));
+                };
+                // B'.pre.P = P ++ [L ≤ 0] ++ [−L + 1 − w ≤ 0]: the lane spread w
+                let sw = match lpre.p.as_slice() {
+                    [.., l, win] if (&l.lin.add_scaled(&win.lin, &Rat::one())).terms.is_empty() => {
+                        let c = Rat::one() - l.lin.add_scaled(&win.lin, &Rat::one()).c;
+                        if !c.denom().is_one() {
+                            return Err(ExportError::Unsupported(format!("lane spread {c}")));
+                        }
+                        c.numer().clone()
+                    }
+                    _ => {
+                        return Err(ExportError::Unsupported(
+                            "Q:WHILELAST last body pre without the window constraint".into(),
+                        ))
+                    }
+                };
+                let mut targets = Self::scales(&pre.p, 0);
+                targets.extend(vec![BigInt::one(); self.cond_len(e, true)]);
+                let wl = Self::witnesses(n, "last", &targets, &Self::scales(&lpost.p, 0))?;
+                let db = self.node(child(1)?, body, ind + 2)?;
+                let dl = self.node(last, body, ind + 2)?;
+                format!(
+                    "DWhileLast {a} {b} {acc} {} {wl}\n{pad}  ({db})\n{pad}  ({dl})",
+                    z(&sw)
+                )
+            }
             ("Q:UNROLL", w @ Stmt::While(e, body)) => {
                 // The child is about `if e then (s; while (e) s) else skip` (spec/logic.md §4).
                 let unrolled = Stmt::If(
@@ -720,8 +753,8 @@ impl<'c> Exporter<'c> {
             }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1"
-                | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
+                | "Q:WHILELAST" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE"
+                | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(

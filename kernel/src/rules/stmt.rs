@@ -538,3 +538,90 @@ pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     cx.covers(&nq.d, &post.d)?;
     Ok(Rat::zero())
 }
+
+/// The lane spread `w` of the form `l` under `d` (spec/logic.md §4, Q:WHILELAST): with
+/// `K = (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) + Σ_{v local} a_v·k_v` (every local of
+/// `l` must have a linear entry in `d`; parameters are uniform), the largest
+/// `max K·tid − min K·tid` over the lanes of one warp of the block. Errors: a local of `l`
+/// without a linear entry, or a block larger than the enumeration limit.
+fn lane_spread(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Result<Rat, Rejection> {
+    let mut k: [Rat; 3] = Default::default();
+    for (v, a) in &l.terms {
+        if let Some(i) = super::TIDS.iter().position(|t| t == v) {
+            k[i] += a;
+        } else if cx.prog.param(v).is_none() {
+            let e = d.get(v).filter(|e| e.linear()).ok_or_else(|| cx.rej(Reason::NoLinearEntry(v.clone())))?;
+            for (ki, ke) in k.iter_mut().zip(&e.k) {
+                *ki += a * Rat::from_integer(ke.clone());
+            }
+        }
+    }
+    let total = crate::access::block_threads(cx.block)
+        .filter(|&t| t <= crate::access::WORK_LIMIT)
+        .ok_or_else(|| cx.rej(Reason::NoLinearEntry("the block's lanes (too many to enumerate)".into())))?;
+    let warp = u64::from(cx.hw[0].max(1));
+    let (mut w, mut start) = (Rat::zero(), 0u64);
+    while start < total {
+        let end = (start + warp).min(total);
+        let vals: Vec<Rat> = (start..end)
+            .map(|t| {
+                let ti = crate::access::thread_index(cx.block, t);
+                k.iter().zip(ti).fold(Rat::zero(), |acc, (kd, x)| acc + kd * Rat::from_integer(x.into()))
+            })
+            .collect();
+        if let (Some(lo), Some(hi)) = (vals.iter().min(), vals.iter().max()) {
+            w = w.max(hi - lo);
+        }
+        start = end;
+    }
+    Ok(w)
+}
+
+/// Q:WHILELAST — possibly divergent loop whose test splits the warp at most once, in its
+/// last round (spec/logic.md §4): `cond(e) = [L ≤ 0]` with `cond(¬e)` non-empty, every local
+/// of `L` with a linear entry in `D`, `w` the lane spread of `L` ([`lane_spread`]); children
+/// `e`, `B`, `B'`; `B.pre = (P ∧ e, D, I)`, `B.post = (P, D, I + M^if + C)`;
+/// `B'.pre = (P ∧ e, −L + 1 − w ≤ 0; D; I)`, `B'.post = (P_N, D, I + M^if + C)` with
+/// `(entail last …)`: `P_N ⇒ P ∧ cond(¬e)`; `pre = (P, D, I + M^if + M^div + C)`,
+/// `post = (P ∧ ¬e, D \ W(s), I↾W(s))`.
+pub fn q_whilelast(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::While(e, body)) = s else {
+        return Err(wrong(cx, "a while loop", s));
+    };
+    let post = cx.post(n)?;
+    let c = cx.shape::<3>(n, &["entail last"])?;
+    let (ce, cne) = (cx.cond(e, false), cx.cond(e, true));
+    let l = match (ce.as_slice(), cne.is_empty()) {
+        ([k], false) if !k.eq && k.lane.is_none() => k.lin.clone(),
+        _ => return Err(cx.rej(Reason::NoCondition(e.to_string()))),
+    };
+    let w = lane_spread(cx, &pre.d, &l)?;
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    cx.check_node(&c[1], Subject::Stmt(body), pre, 1)?;
+    cx.check_node(&c[2], Subject::Stmt(body), pre, 2)?;
+    let ((bpre, bpost), (lpre, lpost)) = (cx.pp(&c[1])?, cx.pp(&c[2])?);
+    let step = &cx.m.if_ + cost;
+    cx.same_q(&pre.q, &plus(&bpre.q, &(&step + &cx.m.div)), "pre", "body pre + M^if + M^div + C")?;
+    let pe = cx.and_cond(&pre.p, &pre.d, e, false);
+    cx.same_p(&pe, &bpre.p, "P ∧ e", "body pre")?;
+    cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
+    cx.same_p(&pre.p, &bpost.p, "pre", "body post")?;
+    cx.same_d(&pre.d, &bpost.d, "pre", "body post")?;
+    cx.same_q(&bpost.q, &plus(&bpre.q, &step), "body post", "body pre + M^if + C")?;
+    // the last round: the lanes that stay after a split test are within `w` of one that left
+    let one = Rat::one();
+    let window = Cstr::le(l.scale(&-one.clone()).add_scaled(&crate::arith::Lin::constant(&one - &w), &one));
+    let pl: Vec<Cstr> = pe.into_iter().chain([window]).collect();
+    cx.same_p(&pl, &lpre.p, "P ∧ e ∧ −L + 1 − w ≤ 0", "last body pre")?;
+    cx.same_d(&pre.d, &lpre.d, "pre", "last body pre")?;
+    cx.same_q(&bpre.q, &lpre.q, "body pre", "last body pre")?;
+    cx.same_d(&pre.d, &lpost.d, "pre", "last body post")?;
+    cx.same_q(&bpost.q, &lpost.q, "body post", "last body post")?;
+    let exit: Vec<Cstr> = pre.p.iter().cloned().chain(cne).collect();
+    cx.entail(n, "last", &lpost.p, &exit)?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, true), &post.p, "P ∧ ¬e", "post")?;
+    let writes = body.writes();
+    cx.same_d(&without(&pre.d, &writes), &post.d, "pre D \\ W(s)", "post")?;
+    cx.same_q(&post.q, &bpre.q.without_vars(&writes), "post", "body pre without W(s) terms")?;
+    Ok(Rat::zero())
+}

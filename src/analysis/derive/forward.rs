@@ -299,9 +299,10 @@ impl Ctx<'_> {
         }
         let mut p: Vec<Cstr> = Vec::new();
         match &lin {
-            Some(le) if le.sub(&Lin::var(x)).is_const() => {
-                let c = le.sub(&Lin::var(x)).c;
-                let back = Lin::var(x).plus_const(&-c);
+            // an update `x ← x + δ` (δ not mentioning x, possibly symbolic: a grid-stride
+            // step): the pre's constraints renamed back through `x − δ`
+            Some(le) if !le.sub(&Lin::var(x)).mentions(x) => {
+                let back = Lin::var(x).sub(&le.sub(&Lin::var(x)));
                 for cs in pre.p.iter() {
                     p.push(Cstr {
                         kind: cs.kind.clone(),

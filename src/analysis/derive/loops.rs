@@ -2,10 +2,10 @@
 //! template, and the Houdini search for loop invariants `(P, D)` (Q:WHILE1/2).
 
 use crate::analysis::derive::liveness::restrict_deps;
-use crate::analysis::derive::WhileAn;
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
+use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::entail::{entails, entails_all};
-use crate::analysis::linear::{cond, expr_uniform, join_deps, lin_expr, lin_fixed};
+use crate::analysis::linear::{cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed};
 use crate::analysis::AnalysisError;
 use crate::certificate::Farkas;
 use crate::core::assertion::linear::{tid_name, CKind, Cstr, DepMap, Lin};
@@ -349,6 +349,12 @@ impl Ctx<'_> {
         let w_body_post = entails_all(&body_an.post.p, &p)
             .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
         let (atom, atom_err) = self.ranking_atom(e, body, loc, &p, &d);
+        // Q:WHILELAST only pays off when a divergent test costs something (M^div > 0)
+        let last = if uniform || self.metric.div.is_zero() {
+            None
+        } else {
+            self.last_round(e, body, &p, &d)?
+        };
         let (en, cost) = self.expr_node(
             e,
             &Abs {
@@ -380,12 +386,59 @@ impl Ctx<'_> {
                 w_body_post,
                 atom,
                 atom_err,
+                last,
                 writes,
                 loc,
                 key: loop_key(body),
             }),
             post,
         ))
+    }
+
+    /// Q:WHILELAST's last-round body (spec/logic.md §4): when `cond(e) = [L ≤ 0]` (and
+    /// `cond(¬e)` is non-empty) and every local of `L` has a linear entry in `d`, the body
+    /// analysed from `P ∧ e ∧ −L + 1 − w ≤ 0` (`w` the lane spread of `L`): the lanes still
+    /// running after a test that split the warp. `None` when the rule does not apply: the
+    /// condition has another shape, or this body does not end with every lane failing `e`
+    /// under `P` (the loop is then charged `M^div` every round, Q:WHILE2).
+    fn last_round(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        p: &[Cstr],
+        d: &DepMap,
+    ) -> Result<Option<LastRound>, AnalysisError> {
+        let (ce, cne, _, _) = cond(self.prog, e);
+        let l = match ce.as_slice() {
+            [c] if c.kind == CKind::Le && !cne.is_empty() => c.lin.clone(),
+            _ => return Ok(None),
+        };
+        let Some(w) = lane_spread(self.prog, d, &l, self.launch, self.hw.warp_size) else {
+            return Ok(None);
+        };
+        let window = Cstr::le(l.scale(&-Q::one()).plus_const(&(Q::one() - w)));
+        let mut pre_p = with(p, &self.with_lanes(d, e, &ce, false));
+        pre_p.push(window);
+        let pre = Abs {
+            p: pre_p.into(),
+            d: d.clone().into(),
+        };
+        let b = match self.fwd(body, &pre) {
+            Ok(b) => b,
+            Err(_) => return Ok(None),
+        };
+        let exit = with(p, &cne);
+        let covered = d
+            .iter()
+            .all(|(x, want)| b.post.d.get(x).is_some_and(|h| h.implies(want)));
+        match entails_all(&b.post.p, &exit) {
+            Some(w_post) if covered => Ok(Some(LastRound {
+                body: Box::new(b),
+                w_post,
+                exit,
+            })),
+            _ => Ok(None),
+        }
     }
 
     /// The ranking atom of `while (e) body` under the invariant `(p, d)` (Q:WHILE1/2): the

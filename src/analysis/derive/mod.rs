@@ -251,9 +251,21 @@ struct WhileAn {
     atom: Option<LoopAtom>,
     /// Why the loop has no ranking atom (when `atom` is `None`).
     atom_err: Option<String>,
+    /// Q:WHILELAST's last-round body, when the rule applies (`None`: Q:WHILE1/2).
+    last: Option<LastRound>,
     writes: Vec<String>,
     loc: Loc,
     key: usize,
+}
+
+/// The last round of a loop whose test splits the warp at most once (Q:WHILELAST,
+/// spec/logic.md §4): the body analysed from `P ∧ e ∧ −L + 1 − w ≤ 0`, the exit
+/// constraints `P ∧ cond(¬e)` and the witnesses that the body's post entails them.
+#[derive(Clone, Debug)]
+struct LastRound {
+    body: Box<AN>,
+    w_post: Vec<Farkas>,
+    exit: Vec<Cstr>,
 }
 
 /// Inference context.

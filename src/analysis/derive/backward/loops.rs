@@ -2,7 +2,7 @@
 //! ranking atom) and Q:WHILEEXIT1/2.
 
 use super::{node_of, Back, TChild, TNode};
-use crate::analysis::derive::{err, identity_witnesses, WhileAn, WhileExitAn, AN};
+use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AN};
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
@@ -104,13 +104,15 @@ impl Back<'_, '_> {
             w_body_post,
             atom,
             atom_err,
+            last,
             writes,
             loc,
             key,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
-        let k = if *uniform {
+        // Q:WHILELAST charges M^div once, before the loop, instead of every round
+        let k = if *uniform || last.is_some() {
             cost + &self.ctx.metric.if_
         } else {
             cost + &self.ctx.metric.if_ + &self.ctx.metric.div
@@ -155,15 +157,20 @@ impl Back<'_, '_> {
             }
             None => (i.clone(), vec![]),
         };
+        let (ishift_base, rws_base) = (ishift.clone(), rws.clone());
         // a symbolic step (`pos += 192·gridDim.x`): the body leaves the atom lowered
         // by the step, the shift lowered it by the step's lower bound; bridge the
         // two by a monotone rewrite max0(a − s_min) ≥ max0(a − step)
-        if let Some(la) = atom.as_ref().filter(|la| la.symbolic) {
-            if let AtomVal::Scaled(_, from) = canon_atom(&la.atom.plus_const(&-la.shift.clone())) {
-                if let Some((to, w)) = self.step_mono(&from, &ishift, &qb, &body.pre.p) {
-                    ishift = ishift.replace_atom(&from, &[(Q::one(), Some(to.clone()))]);
-                    rws.push(Rewrite::Mono(from, to, w));
-                }
+        let mono_from = atom.as_ref().filter(|la| la.symbolic).and_then(|la| {
+            match canon_atom(&la.atom.plus_const(&-la.shift.clone())) {
+                AtomVal::Scaled(_, from) => Some(from),
+                _ => None,
+            }
+        });
+        if let Some(from) = &mono_from {
+            if let Some((to, w)) = self.step_mono(from, &ishift, &qb, &body.pre.p) {
+                ishift = ishift.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
+                rws.push(Rewrite::Mono(from.clone(), to, w));
             }
         }
         self.geq(&ishift, &qb, "loop body is paid by the invariant")
@@ -176,36 +183,90 @@ impl Back<'_, '_> {
                 };
                 err(Some(*loc), why)
             })?;
-        let body_pre = body.pre.clone();
-        let mut bfields = vec![Field::Entail("pre", identity_witnesses(&body_pre.p))];
-        if !rws.is_empty() {
-            bfields.push(Field::Rewrite("pre", rws));
-        }
-        bfields.push(Field::Entail("post", w_body_post.clone()));
-        let bweak = TNode {
-            rule: "Q:WEAK",
-            pre: (body_pre, i.clone()),
-            post: (inv.clone(), ik.clone()),
-            fields: bfields,
-            children: vec![TChild::Stmt(nb)],
+        let weak = |pre: Abs, rws: Vec<Rewrite>, post: Abs, w_post: Vec<Farkas>, nb: TNode| {
+            let mut fields = vec![Field::Entail("pre", identity_witnesses(&pre.p))];
+            if !rws.is_empty() {
+                fields.push(Field::Rewrite("pre", rws));
+            }
+            fields.push(Field::Entail("post", w_post));
+            TNode {
+                rule: "Q:WEAK",
+                pre: (pre, i.clone()),
+                post: (post, ik.clone()),
+                fields,
+                children: vec![TChild::Stmt(nb)],
+            }
+        };
+        // Q:WHILELAST: the last round's body, paid by the same shifted invariant
+        let lweak = match last {
+            Some(lr) => {
+                let (nb2, qb2) = self.back(&lr.body, ik.clone())?;
+                let mut ishift2 = ishift_base.clone();
+                let mut rws2 = rws_base.clone();
+                if let Some(from) = &mono_from {
+                    if let Some((to, w)) = self.step_mono(from, &ishift2, &qb2, &lr.body.pre.p) {
+                        ishift2 = ishift2.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
+                        rws2.push(Rewrite::Mono(from.clone(), to, w));
+                    }
+                }
+                self.geq(
+                    &ishift2,
+                    &qb2,
+                    "last round of the loop is paid by the invariant",
+                )?;
+                let post = Abs {
+                    p: lr.exit.clone().into(),
+                    d: inv.d.clone(),
+                };
+                Some(weak(
+                    lr.body.pre.clone(),
+                    rws2,
+                    post,
+                    lr.w_post.clone(),
+                    nb2,
+                ))
+            }
+            None => None,
+        };
+        let bweak = weak(body.pre.clone(), rws, inv.clone(), w_body_post.clone(), nb);
+        let (rule, fields, children, qpre) = match lweak {
+            Some(lw) => (
+                "Q:WHILELAST",
+                vec![Field::Entail(
+                    "last",
+                    identity_witnesses(&last.as_ref().map_or(vec![], |l| l.exit.clone())),
+                )],
+                vec![
+                    TChild::Expr(e.clone()),
+                    TChild::Stmt(bweak),
+                    TChild::Stmt(lw),
+                ],
+                ik.plus_const(&self.ctx.metric.div),
+            ),
+            None => (
+                if *uniform { "Q:WHILE1" } else { "Q:WHILE2" },
+                vec![],
+                vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
+                ik.clone(),
+            ),
         };
         let wnode = TNode {
-            rule: if *uniform { "Q:WHILE1" } else { "Q:WHILE2" },
-            pre: (inv.clone(), ik.clone()),
+            rule,
+            pre: (inv.clone(), qpre.clone()),
             post: (a.post.clone(), i_post),
-            fields: vec![],
-            children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
+            fields,
+            children,
         };
         let outer = node(
             "Q:WEAK",
-            &ik,
+            &qpre,
             vec![
                 Field::Entail("pre", w_pre.clone()),
                 Field::Entail("post", identity_witnesses(&a.post.p)),
             ],
             vec![TChild::Stmt(wnode)],
         );
-        Ok((outer, ik))
+        Ok((outer, qpre))
     }
 
     /// The atom `b` of the body's potential `qb` that the shifted invariant `ishift` lacks

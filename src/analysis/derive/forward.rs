@@ -301,6 +301,20 @@ impl Ctx<'_> {
                     });
                 }
             }
+            // `x ← a·x + δ` (a ≠ 1, δ without x: `i *= 2`) is invertible, the pre's
+            // constraints hold of `(x − δ)/a`
+            Some(le) if le.mentions(x) && !le.coef(x).is_one() => {
+                let a = le.coef(x);
+                let mut delta = le.clone();
+                delta.terms.remove(x);
+                let back = Lin::var(x).sub(&delta).scale(&(Q::one() / a));
+                for cs in pre.p.iter() {
+                    p.push(Cstr {
+                        kind: cs.kind.clone(),
+                        lin: cs.lin.subst(x, &back),
+                    });
+                }
+            }
             Some(le) if !le.mentions(x) => {
                 p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned());
                 p.push(Cstr::eq(Lin::var(x).sub(le)));

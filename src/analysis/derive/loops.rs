@@ -32,7 +32,10 @@ impl Ctx<'_> {
     /// replaced by their linear definition in the loop invariant `pinv` when it has one.
     /// A symbolic step `δ` (`pos += 192·gridDim.x`: body-local operands are replaced by
     /// their top-level linear definitions before the update) is replaced by its lower bound
-    /// `s_min > 0` under `pinv` (or the launch facts), read off single-variable bounds.
+    /// `s_min > 0` under `pinv` (or the launch facts), read off single-variable bounds; the
+    /// step may mention `x` itself (`i *= 2`, `x ← a·x + c`: `δ = (a − 1)·x + c`, at least
+    /// `(a − 1)·i₀ + c` under an invariant `x ≥ i₀`), a linear upper bound on the rounds
+    /// of a doubling loop (issue 15).
     /// Returns the atom `−L + s`, `s`, the counter's name and whether `s` is such a lower
     /// bound, or why there is no atom.
     pub(super) fn loop_atom_raw(
@@ -68,11 +71,12 @@ impl Ctx<'_> {
                             None => lin_fixed(self.prog, &self.const_facts, ex),
                         };
                         if let Some(le) = le {
+                            // `x ← a·x + δ`: the step `(a − 1)·x + δ` may mention the
+                            // counter itself (`i *= 2`: step `i`), whose value at the
+                            // update is its value at the loop head (its only assignment)
                             let d = le.sub(&Lin::var(x));
-                            if !d.mentions(x) {
-                                if let Some(d) = self.resolve_step(&d, &top[..j], &writes) {
-                                    found.push((x.clone(), d));
-                                }
+                            if let Some(d) = self.resolve_step(&d, x, &top[..j], &writes) {
+                                found.push((x.clone(), d));
                             }
                         }
                     }
@@ -90,9 +94,9 @@ impl Ctx<'_> {
             [] => {
                 return Err(match written.as_slice() {
                     [x] => format!(
-                        "the counter `{x}` is not updated by `{x} ← {x} + c` (c an integer constant) exactly once, at the top level of the body"
+                        "the counter `{x}` is not updated by `{x} ← a·{x} + c` (a linear update) exactly once, at the top level of the body"
                     ),
-                    _ => "no variable of the condition is updated by `x ← x + c` (c an integer constant) exactly once, at the top level of the body".into(),
+                    _ => "no variable of the condition is updated by `x ← a·x + c` (a linear update) exactly once, at the top level of the body".into(),
                 })
             }
             _ => return Err("several variables of the condition are counters of the body".into()),
@@ -126,6 +130,10 @@ impl Ctx<'_> {
             let facts = pinv.unwrap_or(&self.launch_p);
             match step_lower_bound(facts, &step) {
                 Some(m) => (m, true),
+                // candidate atoms only (no invariant yet): a step proportional to the
+                // counter (`i *= 2`) is guessed to be at least 1; the invariant's check
+                // (`pinv` given) decides
+                None if pinv.is_none() && step.mentions(&x) => (Q::one(), true),
                 None => {
                     return Err(format!(
                         "the step of `{x}` is symbolic and has no positive lower bound from single-variable bounds"
@@ -178,10 +186,17 @@ impl Ctx<'_> {
         Some(out)
     }
 
-    /// The step `d` of a counter update with its body-local operands replaced by their
-    /// top-level linear definitions in `before` (the statements preceding the update, last
-    /// first); `None` if an operand written in the body remains.
-    pub(super) fn resolve_step(&self, d: &Lin, before: &[&Stmt], writes: &[String]) -> Option<Lin> {
+    /// The step `d` of an update of the counter `x` with its body-local operands replaced by
+    /// their top-level linear definitions in `before` (the statements preceding the update,
+    /// last first); `None` if an operand written in the body other than `x` remains (`x`,
+    /// assigned only by the update, has there its value at the loop head).
+    pub(super) fn resolve_step(
+        &self,
+        d: &Lin,
+        x: &str,
+        before: &[&Stmt],
+        writes: &[String],
+    ) -> Option<Lin> {
         let mut cur = d.clone();
         for st in before.iter().rev() {
             match st {
@@ -196,7 +211,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        let closed = cur.vars().all(|v| !writes.contains(v));
+        let closed = cur.vars().all(|v| v == x || !writes.contains(v));
         closed.then_some(cur)
     }
 

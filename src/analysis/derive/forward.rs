@@ -543,8 +543,12 @@ impl Ctx<'_> {
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
         // a loop without a linear ranking atom whose condition P decides at every
-        // iteration (constant trip count) is unrolled exactly
-        let has_atom = self.loop_atom_raw(e, body, None).is_ok();
+        // iteration (constant trip count) is unrolled exactly; so is one whose step is
+        // proportional to its counter (`for (s = 1; s < 256; s *= 2)`: the ranking atom
+        // only gives a linear bound on its logarithmic trip count)
+        let atom = self.loop_atom_raw(e, body, None);
+        let proportional = matches!(atom, Ok((_, _, _, _, true)));
+        let has_atom = atom.is_ok();
         // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
         if !has_atom
             && self.exit_candidates.contains(&loop_key(body))
@@ -554,7 +558,7 @@ impl Ctx<'_> {
                 return Ok((kind, post));
             }
         }
-        let unrolled = if !has_atom {
+        let unrolled = if !has_atom || proportional {
             self.unroll(e, body, *loc, pre, 0)?
         } else {
             None

@@ -36,14 +36,14 @@ impl Ctx<'_> {
     /// step may mention `x` itself (`i *= 2`, `x ← a·x + c`: `δ = (a − 1)·x + c`, at least
     /// `(a − 1)·i₀ + c` under an invariant `x ≥ i₀`), a linear upper bound on the rounds
     /// of a doubling loop (issue 15).
-    /// Returns the atom `−L + s`, `s`, the counter's name and whether `s` is such a lower
-    /// bound, or why there is no atom.
+    /// Returns the atom `−L + s`, `s`, the counter's name, whether `s` is such a lower
+    /// bound and whether the step mentions the counter, or why there is no atom.
     pub(super) fn loop_atom_raw(
         &self,
         e: &Expr,
         body: &Stmt,
         pinv: Option<&[Cstr]>,
-    ) -> Result<(Lin, Q, String, bool), String> {
+    ) -> Result<(Lin, Q, String, bool, bool), String> {
         let (ce, _, _, _) = cond(self.prog, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
@@ -147,7 +147,14 @@ impl Ctx<'_> {
             ));
         }
         // atom = −L + s
-        Ok((l.scale(&-Q::one()).plus_const(&s), s, x, symbolic))
+        let proportional = step.mentions(&x);
+        Ok((
+            l.scale(&-Q::one()).plus_const(&s),
+            s,
+            x,
+            symbolic,
+            proportional,
+        ))
     }
 
     /// The raw ranking form made uniform under `d` (spec/logic.md §1): with `k` its thread
@@ -230,7 +237,7 @@ impl Ctx<'_> {
                     let mut seeds: Vec<Lin> = Vec::new();
                     let mut tail: Vec<Lin> = Vec::new();
                     match self.loop_atom_raw(e, body, None) {
-                        Ok((raw, sh, x, _)) => {
+                        Ok((raw, sh, x, _, _)) => {
                             self.nests.note_counter(key, &x, &raw, &sh);
                             seeds.push(raw.clone());
                             cands.push(raw.clone());
@@ -418,7 +425,7 @@ impl Ctx<'_> {
         let mut atom_err = None;
         let pe = with(p, &self.with_lanes(d, e, &ce, false));
         let atom = match self.loop_atom_raw(e, body, Some(p)) {
-            Ok((raw, s, x, symbolic)) => {
+            Ok((raw, s, x, symbolic, _)) => {
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(

@@ -10,7 +10,7 @@ use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
     cond, dep_expr, dep_operand, entry_expr, expr_uniform, join_deps, lane_cond, lin_fixed,
-    scaled_operand, warp_entry,
+    lin_operand, scaled_operand, warp_entry,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
@@ -359,11 +359,20 @@ impl Ctx<'_> {
             };
             witnesses.push(w);
         }
+        // `x ← a >> c`, `x ← a / c` under `P ⇒ a ≥ 1`: Q:VWRITE1's bounding substitution
+        let halve = match (&lin, super::loops::halved_operand(e)) {
+            (None, Some(a)) if xty == Ty::Int => lin_operand(self.prog, a).and_then(|la| {
+                let w = entails(&pre.p, &Cstr::le(Lin::constant(Q::one()).sub(&la)))?;
+                Some((la, w))
+            }),
+            _ => None,
+        };
         Ok((
             AK::Assign(AssignAn {
                 x: x.to_string(),
                 loc: *loc,
                 lin,
+                halve,
                 vw1,
                 witnesses,
                 e: en,

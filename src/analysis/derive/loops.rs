@@ -36,8 +36,11 @@ impl Ctx<'_> {
     /// step may mention `x` itself (`i *= 2`, `x ← a·x + c`: `δ = (a − 1)·x + c`, at least
     /// `(a − 1)·i₀ + c` under an invariant `x ≥ i₀`), a linear upper bound on the rounds
     /// of a doubling loop (issue 15).
+    /// A halving counter (`x ← x >> c`, `x ← x / c`) has the step `−1`: Q:VWRITE1's bounding
+    /// substitution (spec/logic.md §4, "Halving") lowers it by at least 1 while `x ≥ 1`.
     /// Returns the atom `−L + s`, `s`, the counter's name, whether `s` is such a lower
-    /// bound and whether the step mentions the counter, or why there is no atom.
+    /// bound and whether the step mentions the counter (or halves it), or why there is no
+    /// atom.
     pub(super) fn loop_atom_raw(
         &self,
         e: &Expr,
@@ -57,6 +60,7 @@ impl Ctx<'_> {
         let mut top = Vec::new();
         flatten(body, &mut top);
         let mut found: Vec<(String, Lin)> = Vec::new();
+        let mut halving = false;
         for x in &written {
             let mut count = 0;
             count_assigns(body, x, &mut count);
@@ -70,6 +74,14 @@ impl Ctx<'_> {
                             Some(p) => lin_fixed(self.prog, p, ex),
                             None => lin_fixed(self.prog, &self.const_facts, ex),
                         };
+                        if le.is_none()
+                            && matches!(halved_operand(ex), Some(Operand::Var(a)) if a == x)
+                        {
+                            // `x ← x >> c`, `x ← x / c`: Q:VWRITE1's bounding
+                            // substitution lowers `x` by at least 1 while `x ≥ 1`
+                            found.push((x.clone(), Lin::constant(-Q::one())));
+                            halving = true;
+                        }
                         if let Some(le) = le {
                             // `x ← a·x + δ`: the step `(a − 1)·x + δ` may mention the
                             // counter itself (`i *= 2`: step `i`), whose value at the
@@ -147,7 +159,8 @@ impl Ctx<'_> {
             ));
         }
         // atom = −L + s
-        let proportional = step.mentions(&x);
+        // a halving counter's trip count is logarithmic too: unrolled first when P decides it
+        let proportional = step.mentions(&x) || halving;
         Ok((
             l.scale(&-Q::one()).plus_const(&s),
             s,
@@ -624,5 +637,17 @@ pub(super) fn count_assigns(s: &Stmt, x: &str, n: &mut usize) {
         }
         Stmt::While(_, b, _) => count_assigns(b, x, n),
         _ => {}
+    }
+}
+
+/// The halved operand `a` of `x ← a >> c` (`1 ≤ c < 64`) or `x ← a / c` (`c ≥ 2`), the
+/// expressions of the bounding substitution of Q:VWRITE1 (spec/logic.md §4, "Halving"):
+/// under `a ≥ 1` the new value lies in `[0, a − 1]`.
+pub(super) fn halved_operand(e: &Expr) -> Option<&Operand> {
+    use crate::core::{BinOp, Const};
+    match e {
+        Expr::Bin(BinOp::Shr, a, Operand::Const(Const::Int(c))) if (1..64).contains(c) => Some(a),
+        Expr::Bin(BinOp::Div, a, Operand::Const(Const::Int(c))) if *c >= 2 => Some(a),
+        _ => None,
     }
 }

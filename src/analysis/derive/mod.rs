@@ -159,6 +159,9 @@ struct AssignAn {
     x: String,
     loc: Loc,
     lin: Option<Lin>,
+    /// `x ← a >> c` / `x ← a / c` without `lin`: `lin(a)` and the witness of `P ⇒ a ≥ 1`
+    /// (Q:VWRITE1's bounding substitution, spec/logic.md §4 "Halving").
+    halve: Option<(Lin, Farkas)>,
     vw1: bool,
     witnesses: Vec<Farkas>,
     e: Node,

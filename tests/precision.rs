@@ -223,8 +223,7 @@ fn certificate_of(src: &str, m: MetricName) -> String {
         grid: None,
     };
     let parsed = frontend::parse_str("k.cu", src).expect("parses");
-    let (prog, _) =
-        frontend::lower(&parsed, None, &launch, &hw, &BTreeMap::new()).expect("lowers");
+    let (prog, _) = frontend::lower(&parsed, None, &launch, &hw, &BTreeMap::new()).expect("lowers");
     analyze(
         &prog,
         &Metric::standard(m),
@@ -245,20 +244,32 @@ fn certificate_of(src: &str, m: MetricName) -> String {
 #[test]
 fn halving_loops_have_the_hand_derived_linear_bound() {
     use std::collections::BTreeMap;
-    for (update, div) in [("s >>= 1", 2i64), ("s >>= 3", 8), ("s /= 2", 2), ("s /= 10", 10)] {
+    for (update, div) in [
+        ("s >>= 1", 2i64),
+        ("s >>= 3", 8),
+        ("s /= 2", 2),
+        ("s /= 10", 10),
+    ] {
         let src = format!(
             "__global__ void k(float *out, int n) {{\n  for (int s = n; s > 0; {update}) {{\n    out[threadIdx.x] = 1.0f;\n  }}\n}}\n"
         );
         let b = bound_of(&src, MetricName::Sectors).unwrap_or_else(|e| panic!("{update}: {e}"));
         for n in [-3i64, 0, 1, 2, 3, 7, 8, 100, 5000] {
             let got = b.eval(&BTreeMap::from([("n".to_string(), n)]));
-            assert_eq!(got, Q::from_integer((4 * n.max(0)).into()), "{update}, n = {n}");
+            assert_eq!(
+                got,
+                Q::from_integer((4 * n.max(0)).into()),
+                "{update}, n = {n}"
+            );
             let (mut s, mut rounds) = (n, 0i64);
             while s > 0 {
                 s /= div;
                 rounds += 1;
             }
-            assert!(Q::from_integer((4 * rounds).into()) <= got, "{update}, n = {n}");
+            assert!(
+                Q::from_integer((4 * rounds).into()) <= got,
+                "{update}, n = {n}"
+            );
         }
     }
 }

@@ -495,9 +495,9 @@ fn while2_divergent_loop() {
     assert!(msg.contains("thread dependence"), "{msg}");
 }
 
-/// A multiplicative counter (`i ← 2·i`) has no ranking atom: an error naming the loop.
+/// A multiplicative counter (`i ← 2·i`, issue 15) is ranked linearly (it was an error).
 #[test]
-fn unsupported_update_is_an_error() {
+fn doubling_update_has_a_linear_bound() {
     let prog = Program {
         name: "mul".into(),
         params: iparams(&["n"]),
@@ -514,16 +514,16 @@ fn unsupported_update_is_an_error() {
             ),
         ]),
     };
-    let e = analyze(
-        &prog,
-        &Metric::standard(MetricName::Sectors),
-        &Hardware::default(),
-        &launch(32),
-        &AnalysisOptions::default(),
-    )
-    .unwrap_err();
-    assert_eq!(e.loc, Some(Loc { line: 2, col: 3 }));
-    assert!(e.reason.contains("`i ← i + c`"), "{e}");
+    // a doubling counter (issue 15) is ranked by `n − i`, lowered by the old `i ≥ 1` each
+    // round; each round reads the uniform `A[i]` (1 sector): hand-derived bound
+    // `max(0, n − 1)`, at least the `⌈log2 n⌉` rounds
+    let a = run(&prog, MetricName::Sectors, 32);
+    for n in [-2i64, 0, 1, 2, 5, 64, 1000] {
+        let got = a
+            .bound
+            .eval(&std::collections::BTreeMap::from([("n".to_string(), n)]));
+        assert_eq!(got, warpcert::core::metric::q((n - 1).max(0)), "n = {n}");
+    }
     // the same loop costs nothing under `conflicts`: bound 0, certified
     let a = run(&prog, MetricName::Conflicts, 32);
     assert_eq!(a.bound.to_bound_string(), "0");

@@ -72,9 +72,21 @@ fn coq_constructors_are_the_logic_rules() {
         .iter()
         .map(|r| r.to_string())
         .collect();
-    let mut have = ctors.clone();
+    // Q_VWRITE1H is Q:VWRITE1 with the bounding substitution (spec/logic.md §4
+    // "Halving"): one rule of the kernel, two constructors
+    let mut have: Vec<String> = ctors
+        .iter()
+        .map(|c| {
+            if c == "Q:VWRITE1H" {
+                "Q:VWRITE1".to_string()
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
     want.sort();
     have.sort();
+    have.dedup();
     assert_eq!(have, want, "Coq constructors vs the kernel's rules");
 }
 

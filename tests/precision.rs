@@ -145,3 +145,165 @@ fn warps_spanning_rows_are_bounded_by_the_worst_row_alignment() {
         }
     }
 }
+
+/// Analyses `src` (one kernel, block `[32, 1, 1]`, symbolic grid) for `m`; the bound when
+/// the kernel accepted its certificate, else the analysis's or the kernel's message.
+fn bound_of(src: &str, m: MetricName) -> Result<warpcert::core::assertion::poly::Poly, String> {
+    use std::collections::BTreeMap;
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Launch, Metric};
+    use warpcert::frontend;
+    let hw = Hardware::default();
+    let launch = Launch {
+        block: [32, 1, 1],
+        grid: None,
+    };
+    let parsed = frontend::parse_str("k.cu", src).map_err(|e| format!("{e:?}"))?;
+    let (prog, _) = frontend::lower(&parsed, None, &launch, &hw, &BTreeMap::new())
+        .map_err(|e| format!("{e:?}"))?;
+    let a = analyze(
+        &prog,
+        &Metric::standard(m),
+        &hw,
+        &launch,
+        &AnalysisOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    warpcert_kernel::check(&a.certificate).map_err(|r| format!("rejected: {r:?}"))?;
+    Ok(a.bound)
+}
+
+/// Doubling loops (issue 15 item 2): `i *= 2` under `i < n` is ranked by `n − i`, which each
+/// round lowers by the old `i ≥ i₀ ≥ 1` (the invariant `i ≥ i₀` of the forward pass).
+/// Hand derivation of the expected bound: the ranking atom is `A = n − i − 1 + i₀` (`≥ i₀`
+/// while `i < n`; a round lowers it by the step `i ≥ i₀`: a `shift` by `i₀`, then a `mono`
+/// rewrite `max0(n − i − 1) ≥ max0(n − 2i − 1 + i₀)`). Each round writes `out[threadIdx.x]`,
+/// 32 floats = 4 sectors, so the invariant `(4/i₀)·max0(A)` pays a round with the `i₀`
+/// released by the shift; at the entry `i = i₀` it is `(4/i₀)·max(0, n − 1)`. The truth
+/// `4r`, `r = #{j ≥ 0 : i₀·2^j < n}`, is below it (`n − 1 ≥ i₀·2^(r−1) ≥ i₀·r`; checked here
+/// at each `n`, and by the lock-step semantics for `doubling.cu` in the suite test above). A
+/// doubling from 0 never leaves the loop for `n > 0`: no ranking, no bound.
+#[test]
+fn doubling_loops_have_the_hand_derived_linear_bound() {
+    use std::collections::BTreeMap;
+    for i0 in [1i64, 3, 5] {
+        let src = format!(
+            "__global__ void k(float *out, int n) {{\n  for (int i = {i0}; i < n; i *= 2) {{\n    out[threadIdx.x] = 1.0f;\n  }}\n}}\n"
+        );
+        let b = bound_of(&src, MetricName::Sectors).unwrap_or_else(|e| panic!("i0 = {i0}: {e}"));
+        for n in [-3i64, 0, 1, 2, 3, 4, 7, 8, 9, 100, 5000] {
+            let got = b.eval(&BTreeMap::from([("n".to_string(), n)]));
+            let want = Q::new((4 * (n - 1).max(0)).into(), i0.into());
+            assert_eq!(got, want, "i0 = {i0}, n = {n}");
+            let (mut i, mut rounds) = (i0, 0i64);
+            while i < n {
+                i *= 2;
+                rounds += 1;
+            }
+            assert!(
+                Q::from_integer((4 * rounds).into()) <= got,
+                "i0 = {i0}, n = {n}"
+            );
+        }
+    }
+    let from0 = "__global__ void k(float *out, int n) {\n  for (int i = 0; i < n; i *= 2) {\n    out[threadIdx.x] = 1.0f;\n  }\n}\n";
+    let e = bound_of(from0, MetricName::Sectors).expect_err("a loop that never ends for n > 0");
+    assert!(e.contains("no positive lower bound"), "{e}");
+}
+
+/// The certificate text of `src` for `m` (block `[32, 1, 1]`, symbolic grid), unchecked.
+fn certificate_of(src: &str, m: MetricName) -> String {
+    use std::collections::BTreeMap;
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Launch, Metric};
+    use warpcert::frontend;
+    let hw = Hardware::default();
+    let launch = Launch {
+        block: [32, 1, 1],
+        grid: None,
+    };
+    let parsed = frontend::parse_str("k.cu", src).expect("parses");
+    let (prog, _) = frontend::lower(&parsed, None, &launch, &hw, &BTreeMap::new()).expect("lowers");
+    analyze(
+        &prog,
+        &Metric::standard(m),
+        &hw,
+        &launch,
+        &AnalysisOptions::default(),
+    )
+    .expect("analyses")
+    .certificate
+}
+
+/// Halving loops (issue 15; Q:VWRITE1's bounding substitution, spec/logic.md §4
+/// "Halving"): `s >>= c` and `s /= c` under the loop condition `s ≥ 1` give the new value a
+/// place in `[0, s − 1]`, so the atom `max0(s)` drops by at least 1 per round. Hand
+/// derivation of the expected bound: each round writes `out[threadIdx.x]` (32 floats, 4
+/// sectors), the invariant `4·max0(s)` pays it, at the entry `s = n`: `4·max(0, n)`. The
+/// truth `4·(⌊log_{2^c} n⌋ + 1)` for `n ≥ 1` (counted here) is below it.
+#[test]
+fn halving_loops_have_the_hand_derived_linear_bound() {
+    use std::collections::BTreeMap;
+    for (update, div) in [
+        ("s >>= 1", 2i64),
+        ("s >>= 3", 8),
+        ("s /= 2", 2),
+        ("s /= 10", 10),
+    ] {
+        let src = format!(
+            "__global__ void k(float *out, int n) {{\n  for (int s = n; s > 0; {update}) {{\n    out[threadIdx.x] = 1.0f;\n  }}\n}}\n"
+        );
+        let b = bound_of(&src, MetricName::Sectors).unwrap_or_else(|e| panic!("{update}: {e}"));
+        for n in [-3i64, 0, 1, 2, 3, 7, 8, 100, 5000] {
+            let got = b.eval(&BTreeMap::from([("n".to_string(), n)]));
+            assert_eq!(
+                got,
+                Q::from_integer((4 * n.max(0)).into()),
+                "{update}, n = {n}"
+            );
+            let (mut s, mut rounds) = (n, 0i64);
+            while s > 0 {
+                s /= div;
+                rounds += 1;
+            }
+            assert!(
+                Q::from_integer((4 * rounds).into()) <= got,
+                "{update}, n = {n}"
+            );
+        }
+    }
+}
+
+/// Mutants of a halving certificate: the kernel accepts the bounding substitution only for
+/// `>> c` with `1 ≤ c < 64` and `/ c` with `c ≥ 2` (a shift by 0, a left shift or a division
+/// by 1 does not lower the counter), and only with a valid last witness for `P ⇒ s ≥ 1`.
+#[test]
+fn halving_certificate_mutants_are_rejected() {
+    let src = "__global__ void k(float *out, int n) {\n  for (int s = n; s > 0; s >>= 1) {\n    out[threadIdx.x] = 1.0f;\n  }\n}\n";
+    let cert = certificate_of(src, MetricName::Sectors);
+    warpcert_kernel::check(&cert).expect("the original is accepted");
+    let shr = "(bin >> (var s) (int 1))";
+    assert!(cert.contains(shr), "{cert}");
+    for bad in [
+        "(bin >> (var s) (int 0))",
+        "(bin << (var s) (int 1))",
+        "(bin / (var s) (int 1))",
+        "(bin >> (var s) (int 64))",
+    ] {
+        let m = cert.replace(shr, bad);
+        assert!(warpcert_kernel::check(&m).is_err(), "{bad} accepted");
+    }
+    // the last witness of the halving node (P ⇒ s ≥ 1) replaced by the empty combination
+    // (the Q:VWRITE1 node whose child is the `>>` operation)
+    let mut lines: Vec<String> = cert.lines().map(str::to_string).collect();
+    let i = (1..lines.len() - 1)
+        .find(|&i| {
+            lines[i - 1].contains("(Q:VWRITE1")
+                && lines[i].contains("(entail post")
+                && lines[i + 1].contains("(EQ:OP")
+        })
+        .expect("the halving node");
+    let cut = lines[i].rfind("(farkas").expect("a last witness");
+    lines[i] = format!("{}(farkas))", &lines[i][..cut]);
+    assert!(warpcert_kernel::check(&lines.join("\n")).is_err());
+}

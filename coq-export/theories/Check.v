@@ -14,7 +14,7 @@
     The lanes' thread ids [wtids G] are computed once by [check_root] and passed to
     [check] (for the [>>] rule of [dep_D]). *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
-From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic Soundness.
 Import ListNotations.
 
 (** The access claim of a read or write: the claimed count [n] (0 for other expressions). *)
@@ -191,6 +191,16 @@ Qed.
 Definition fco (fe : option expr) (A B : assn) : bool :=
   match fe with None => true | Some _ => puni G (aD A) (aQ A) && pnonneg (aQ B) end.
 
+(** Q:VWRITE1 with the bounding substitution of a halving assignment (spec/logic.md §4
+    "Halving", Shift.v): the witnesses end with one for [P ⇒ A ≥ 1]. *)
+Definition vw1h_ok (P : list cstr) (D : list dent) (Qn : pot) (P' : list cstr)
+    (D' : list dent) (Q' : pot) (x : nat) (e : expr) (C : Q) (ws : list fwit) : bool :=
+  match halving G e with
+  | Some La => vw_dent_w G wt P D x e D' && entails_bsubst P x La P' ws && ptnonneg Q' &&
+      pot_ge Qn (padd (pbsubst (VL x) La Q') (m_vwrite M + C))
+  | None => false
+  end.
+
 (** [check fe u s d]: [d] derives [s] as an ordinary judgment ([fe = None]) or as a
     filtered judgment for the loop condition [e] ([fe = Some e]; [u]: no Q:IFEXIT4 in
     filtered position, as Q:WHILEEXIT1 requires). *)
@@ -214,6 +224,7 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           entails_subst G (aP A) x e (aP B) ws &&
           (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
           pot_ge (aQ A) (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) && fco fe A B
+          || vw1h_ok (aP A) (aD A) (aQ A) (aP B) (aD B) (aQ B) x e C ws && fco fe A B
       | None => false
       end
   | DVwrite2 A B ne ws, SAssign x e =>
@@ -437,11 +448,13 @@ Proof.
     match goal with E : dpost d1 = dpre d2 |- _ => rewrite <- E in IHd2 end.
     destruct fe; [eapply F_SEQ | eapply Q_SEQ]; eauto.
   - (* DVwrite1 *)
-    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    apply ord_close; [|assumption].
-    destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
-    eapply Q_VWRITE1; eauto using ecost_sound.
-    destruct (lin_fix G P e); [left; discriminate | right; apply negb_true_iff; auto].
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    apply orb_true_iff in H as [H|H]; split_b; (apply ord_close; [|assumption]);
+      destruct A as [P D Qn], B as [P' D' Q']; simpl in *.
+    + rewrite Hwt in *. eapply Q_VWRITE1; eauto using ecost_sound.
+      destruct (lin_fix G P e); [left; discriminate | right; apply negb_true_iff; auto].
+    + unfold vw1h_ok in *. destruct (halving G e) as [La|] eqn:Eh; [|discriminate]. split_b.
+      rewrite Hwt in *. eapply Q_VWRITE1H; eauto using ecost_sound.
   - (* DVwrite2 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     apply ord_close; [|assumption].

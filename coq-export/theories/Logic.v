@@ -24,7 +24,7 @@
       coq-export/README.md gives a counterexample the kernel accepts) and require a loop
       condition that reads no array. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
-From WarpCert Require Import Metric Syntax Semantics Lin.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift.
 Import ListNotations.
 
 (** Thread coefficients [(kx, ky, kz)] of a dependence. *)
@@ -738,6 +738,22 @@ Definition vw_dent := vw_dent_w wtids.
 Definition psubst_e (P : list cstr) (x : nat) (e : expr) (Q' : pot) : pot :=
   match lin_fix P e with Some E => psubst (VL x) E Q' | None => Q' end.
 
+(** Halving (spec/logic.md §4, Q:VWRITE1 "Halving"): [x ← a >> c] ([1 ≤ c < 64]) or
+    [x ← a / c] ([c ≥ 2]) with [A = lin(a)]; the witnesses are those of [P ⇒ P'⌈x ← e⌉]
+    followed by one for [P ⇒ A ≥ 1] (Shift.v). *)
+Definition halving (e : expr) : option lin :=
+  match e with
+  | EBin OShr a (OConst (VInt c)) => if ((1 <=? c) && (c <? 64))%Z then lin_opd a else None
+  | EBin ODiv a (OConst (VInt c)) => if (2 <=? c)%Z then lin_opd a else None
+  | _ => None
+  end.
+Definition entails_bsubst (P : list cstr) (x : nat) (A : lin) (P' : list cstr)
+    (ws : list fwit) : bool :=
+  match map_opt (bcsubst (VL x) A) P' with
+  | Some Ps => entails P (Ps ++ [CLe (lsub (mkLin 1 []) A)]) ws
+  | None => false
+  end.
+
 (** ** Atom rewrites of Q:WEAK (spec/certificate.md, [RW]) *)
 (** [RShift L d w]: [max0(L) = d + max0(L − d)] when [P ⇒ L ≥ d]; [RZero L w]:
     [max0(L) = 0] when [P ⇒ L ≤ 0]; [RMono L1 L2 w]: [max0(L1) ≥ max0(L2)] when
@@ -893,6 +909,11 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
   | Q_VWRITE2 : forall P D Qn P' D' Q' x e n C ws,
       qexpr P D e n C -> vw_dent P D x e D' = true -> entails_subst P x e P' ws = true ->
       pmentions (VL x) Q' = false -> pot_ge Qn (padd Q' (m_vwrite M + C)) = true ->
+      qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
+  | Q_VWRITE1H : forall P D Qn P' D' Q' x e A n C ws,
+      qexpr P D e n C -> halving e = Some A -> vw_dent P D x e D' = true ->
+      entails_bsubst P x A P' ws = true -> ptnonneg Q' = true ->
+      pot_ge Qn (padd (pbsubst (VL x) A Q') (m_vwrite M + C)) = true ->
       qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
   | Q_SHFL : forall P D Qn P' D' Q' x k w v l Cv Cl,
       qopd v Cv -> qopd l Cl -> warp_post_p P P' x = true ->

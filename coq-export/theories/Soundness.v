@@ -1,7 +1,7 @@
 (** * Soundness of the logic (RaCUDA Lemma 2, Theorem 1) for the
     representations of Logic.v, against the cost semantics of Semantics.v. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
-From WarpCert Require Import Metric Syntax Semantics Lin Logic.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic.
 Import ListNotations.
 
 Section Sound.
@@ -2098,6 +2098,70 @@ Proof.
     + destruct Hm as [Hm|Hm]; [congruence|]. rewrite pval_upd_notin by auto. fold M; lra.
 Qed.
 
+(** ** Halving assignments (Q:VWRITE1's bounding substitution, Shift.v) *)
+
+(** Under [A ≥ 1] a halving expression's value lies in [[0, A − 1]]. *)
+Lemma halving_value : forall F ps s e T R Ce A t, pok ps -> wt s ->
+  eeval G F ps s e T R Ce -> halving G e = Some A -> In t T ->
+  (1 <= leval (rho ps s t) A)%Z ->
+  (0 <= int_of (R t) /\ int_of (R t) <= leval (rho ps s t) A - 1)%Z.
+Proof.
+  intros F ps s e T R Ce A t Hp Hw He Hh Ht Ha.
+  destruct e as [o|op a b|op a|arr i]; simpl in Hh; try discriminate.
+  destruct b as [x|p|[c| |]|d]; try (destruct op; discriminate).
+  inversion He; subst.
+  match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ =>
+    specialize (Hb t Ht); rename Hb into Hb' end.
+  destruct op; try discriminate.
+  - destruct (2 <=? c)%Z eqn:Ec; [|discriminate]. apply Z.leb_le in Ec.
+    rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
+    unfold bop_eval in Hb'.
+    destruct (c =? 0)%Z eqn:E; [apply Z.eqb_eq in E; lia|].
+    injection Hb' as <-. simpl int_of. apply quot_halves; lia.
+  - destruct (((1 <=? c) && (c <? 64))%Z) eqn:Ec; [|discriminate].
+    apply andb_true_iff in Ec as [E1 E2]; apply Z.leb_le in E1; apply Z.ltb_lt in E2.
+    rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
+    unfold bop_eval in Hb'.
+    destruct ((0 <=? c) && (c <? 64))%Z eqn:E; [|discriminate].
+    injection Hb' as <-. simpl int_of. apply shiftr_halves; lia.
+Qed.
+
+Lemma sound_Q_VWRITE1H : forall P D Qn P' D' Q' x e A n Cj ws,
+  qexpr G P D e n Cj -> halving G e = Some A -> vw_dent G P D x e D' = true ->
+  entails_bsubst P x A P' ws = true -> ptnonneg Q' = true ->
+  pot_ge Qn (padd (pbsubst (VL x) A Q') (m_vwrite M + Cj)) = true ->
+  valid (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x e A n Cj ws Hq Hh Hx Hs Hnn Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD.
+  unfold entails_bsubst in Hs.
+  destruct (map_opt (bcsubst (VL x) A) P') as [Ps|] eqn:Em; [|discriminate].
+  assert (Hv : forall t, In t T ->
+    (0 <= int_of (R t) <= leval (rho ps s t) A - 1)%Z).
+  { intros t Ht. pose proof (entails_sound _ _ _ _ (HP t Ht) Hs) as HPs.
+    assert (H1A : holds (rho ps s t) (CLe (lsub (mkLin 1 []) A)))
+      by (apply HPs, in_or_app; right; left; reflexivity).
+    cbn [holds] in H1A. unfold lsub in H1A. rewrite ladd_eval, lscale_eval in H1A.
+    assert (E1 : leval (rho ps s t) (mkLin 1 []) = 1%Z) by (unfold leval; simpl; lia).
+    rewrite E1 in H1A.
+    exact (halving_value _ _ _ _ _ _ _ _ t Hp Hw H1 Hh Ht ltac:(lia)). }
+  split; [split|].
+  - intros t Ht c Hc. destruct (Hv t Ht) as [Hv0 Hv1].
+    destruct (map_opt_in _ _ _ _ _ _ Em Hc) as [c' [Hc' Hin]].
+    pose proof (entails_sound _ _ _ _ (HP t Ht) Hs) as HPs.
+    apply (holds_ext (upd (rho ps s t) (VL x) (int_of (R t))));
+      [intros; rewrite rho_set_local; auto|].
+    eapply bcsubst_holds; eauto. apply HPs, in_or_app; left; auto.
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl. destruct (Hv t Ht) as [Hv0 Hv1].
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H1 Hq).
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
+      (intros; apply rho_set_local; auto).
+    pose proof (pbsubst_le (rho ps s t) (VL x) A (int_of (R t)) Q' Hv0 Hv1 Hnn).
+    fold M; lra.
+Qed.
+
 (** ** Warp operations (Q:SHFL, Q:VOTE) *)
 
 (** What the logic uses of a warp operation's result family [R] on [T]: a shuffle's lanes
@@ -3837,6 +3901,7 @@ Proof.
   - eapply sound_Q_SEQ; eauto.
   - eapply sound_Q_VWRITE1; eauto.
   - eapply sound_Q_VWRITE2; eauto.
+  - eapply sound_Q_VWRITE1H; eauto.
   - eapply sound_Q_SHFL; eauto.
   - eapply sound_Q_VOTE; eauto.
   - eapply sound_Q_GWRITE; eauto.

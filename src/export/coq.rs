@@ -774,7 +774,13 @@ impl<'c> Exporter<'c> {
         } else {
             "DVwrite2"
         };
-        let ws = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&at.pre.p, 0))?;
+        // a halving node (spec/logic.md §4 "Halving") has one more witness, for the integer
+        // target `1 − A ≤ 0` (scale 1), checked by Check.v's `vw1h_ok`
+        let mut targets = at.post_scales.clone();
+        if n.entails.get("post").map_or(0, Vec::len) == targets.len() + 1 {
+            targets.push(BigInt::one());
+        }
+        let ws = Self::witnesses(n, "post", &targets, &Self::scales(&at.pre.p, 0))?;
         let Stmt::Assign(_, ex) = s else {
             return Err(ExportError::Unsupported(format!(
                 "{} about a {}",

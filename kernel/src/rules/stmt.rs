@@ -3,10 +3,11 @@
 //! well-formed), the statement and the node's `pre`; it checks its children and returns 0.
 
 use super::{Ctx, Subject};
-use crate::arith::{Cstr, Dep, Poly, Rat};
+use crate::arith::{Cstr, Dep, Lin, Poly, Rat};
 use crate::metric::at;
 use crate::syntax::{Assn, Expr, Node, Opd, Space, Stmt, WarpOp};
 use crate::{Reason, Rejection};
+use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
 
@@ -88,26 +89,69 @@ pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     Ok(Rat::zero())
 }
 
+/// The halved operand's linear form `A = lin(a)` of `x ← a >> c` (`c` an integer in
+/// `1..64`) or `x ← a / c` (`c ≥ 2`), when `lin_P(e)` is undefined: the bounding
+/// substitution of Q:VWRITE1 (spec/logic.md §4, "Halving") applies under `P ⇒ A ≥ 1`.
+fn shr_operand(cx: &Ctx, pre: &Assn, e: &Expr) -> Option<Lin> {
+    match e {
+        Expr::Bin(op, a, Opd::Int(c))
+            if (op == ">>" && (BigInt::one()..BigInt::from(64)).contains(c))
+                || (op == "/" && *c >= BigInt::from(2)) =>
+        {
+            cx.lin_fixed(&pre.p, e).is_none().then(|| cx.lin_opd(a)).flatten()
+        }
+        _ => None,
+    }
+}
+
+/// The bounding substitution `l⌈x ← a >> c⌉` (spec/logic.md §4, "Halving"): `x ← A − 1`
+/// when `x`'s coefficient in `l` is positive, `x ← 0` when it is negative. Under `A ≥ 1`
+/// the new value `v = ⌊A / 2^c⌋` (or `A / c` truncated) has `0 ≤ v ≤ A − 1`, so
+/// `l(v) ≤ l⌈x ← e⌉`.
+fn bound_subst(l: &Lin, x: &str, a: &Lin) -> Lin {
+    match l.terms.get(x) {
+        Some(k) if k.is_positive() => l.subst(x, &a.add_scaled(&Lin::constant(-Rat::one()), &Rat::one())),
+        Some(_) => l.subst(x, &Lin::constant(Rat::zero())),
+        None => l.clone(),
+    }
+}
+
 /// Shared part of Q:VWRITE1/2: `D'` equals `D` except at `x`, the `(entail post …)`
-/// witnesses `P ⇒ c[x ← e]` for each `c ∈ P'`; returns the cost `C` of the child.
-fn vwrite_common(cx: &Ctx, n: &Node, x: &str, e: &Expr, pre: &Assn) -> Result<Rat, Rejection> {
+/// witnesses for `P ⇒ P'[x ← e]`; returns the child's cost and, when the bounding
+/// substitution of `x ← a >> c` was used (`bounding`: Q:VWRITE1 only), `A = lin(a)`.
+fn vwrite_common(
+    cx: &Ctx,
+    n: &Node,
+    (x, e): (&str, &Expr),
+    pre: &Assn,
+    bounding: bool,
+) -> Result<(Rat, Option<Lin>), Rejection> {
     let post = cx.post(n)?;
     let c = cx.shape::<1>(n, &["entail post"])?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let wx = [x.to_string()];
     cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
     let le = cx.lin_fixed(&pre.p, e);
+    // the bounding substitution is claimed by one witness more than `P'` has constraints
+    let claimed = n.entails.get("post").map_or(0, Vec::len) == post.p.len() + 1;
+    let shr = if bounding && claimed && le.is_none() { shr_operand(cx, pre, e) } else { None };
     let mut targets = Vec::new();
     for k in post.p.iter() {
-        let lin = match (&le, k.lin.mentions(x)) {
-            (_, false) => k.lin.clone(),
-            (Some(l), true) => k.lin.subst(x, l),
-            (None, true) => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
+        let lin = match (&le, &shr, k.lin.mentions(x)) {
+            (_, _, false) => k.lin.clone(),
+            (Some(l), _, true) => k.lin.subst(x, l),
+            (None, Some(a), true) if !k.eq && k.lane.is_none() => bound_subst(&k.lin, x, a),
+            (None, _, true) => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
         };
         targets.push(Cstr { eq: k.eq, lin, lane: k.lane.clone() });
     }
+    if let Some(a) = &shr {
+        // the last witness: P ⇒ A ≥ 1, i.e. 1 − A ≤ 0
+        let lin = Lin::constant(Rat::one()).add_scaled(a, &-Rat::one());
+        targets.push(Cstr { eq: false, lin, lane: None });
+    }
     cx.entail(n, "post", &pre.p, &targets)?;
-    Ok(cost)
+    Ok((cost, shr))
 }
 
 fn assign<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Rejection> {
@@ -131,17 +175,19 @@ fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), R
 /// Q:VWRITE1 — `x ← e` with substitution: `D'(x)` present and implied by `ent_P,D(e)`,
 /// `Q = Q'[x ← lin_P(e)] + M^vwrite + C`, `(entail post …)`. RaCUDA's `P ⇒ e unif` and
 /// `x ∈ X` are replaced by the well-formedness of `pre` and `post` (spec/logic.md §4).
+/// For `x ← a >> c` without `lin_P(e)` the substitution is the bounding one ("Halving").
 pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    let cost = vwrite_common(cx, n, x, e, pre)?;
+    let (cost, shr) = vwrite_common(cx, n, (x, e), pre, true)?;
     let want = post.d.get(x).ok_or_else(|| cx.rej(Reason::NotInUniformSet(x.clone())))?;
     dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
-    let q = if post.q.mentions(x) {
-        let l = cx.lin_fixed(&pre.p, e).ok_or_else(|| cx.rej(Reason::SubstUndefined(x.clone())))?;
-        post.q.map_atoms(|a| a.subst(x, &l))
-    } else {
-        post.q.clone()
+    let q = match (post.q.mentions(x), cx.lin_fixed(&pre.p, e), &shr) {
+        (false, _, _) => post.q.clone(),
+        (true, Some(l), _) => post.q.map_atoms(|a| a.subst(x, &l)),
+        // Q' has no negative coefficient (well-formedness), so it is monotone in its atoms
+        (true, None, Some(a)) => post.q.map_atoms(|l| bound_subst(l, x, a)),
+        (true, None, None) => return Err(cx.rej(Reason::SubstUndefined(x.clone()))),
     };
     cx.same_q(&pre.q, &plus(&q, &(&cx.m.vwrite + cost)), "pre", "post[x ← e] + M^vwrite + C")?;
     Ok(Rat::zero())
@@ -152,7 +198,7 @@ pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
 pub fn q_vwrite2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    let cost = vwrite_common(cx, n, x, e, pre)?;
+    let (cost, _) = vwrite_common(cx, n, (x, e), pre, false)?;
     if let Some(want) = post.d.get(x) {
         dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
     }

@@ -10,7 +10,7 @@ use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
     cond, dep_expr, dep_operand, entry_expr, expr_uniform, join_deps, lane_cond, lin_fixed,
-    scaled_operand, warp_entry,
+    lin_operand, scaled_operand, warp_entry,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
@@ -310,6 +310,20 @@ impl Ctx<'_> {
                     });
                 }
             }
+            // `x ← a·x + δ` (a ≠ 1, δ without x: `i *= 2`) is invertible, the pre's
+            // constraints hold of `(x − δ)/a`
+            Some(le) if le.mentions(x) && !le.coef(x).is_one() => {
+                let a = le.coef(x);
+                let mut delta = le.clone();
+                delta.terms.remove(x);
+                let back = Lin::var(x).sub(&delta).scale(&(Q::one() / a));
+                for cs in pre.p.iter() {
+                    p.push(Cstr {
+                        kind: cs.kind.clone(),
+                        lin: cs.lin.subst(x, &back),
+                    });
+                }
+            }
             Some(le) if !le.mentions(x) => {
                 p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned());
                 p.push(Cstr::eq(Lin::var(x).sub(le)));
@@ -359,11 +373,20 @@ impl Ctx<'_> {
             };
             witnesses.push(w);
         }
+        // `x ← a >> c`, `x ← a / c` under `P ⇒ a ≥ 1`: Q:VWRITE1's bounding substitution
+        let halve = match (&lin, super::loops::halved_operand(e)) {
+            (None, Some(a)) if xty == Ty::Int => lin_operand(self.prog, a).and_then(|la| {
+                let w = entails(&pre.p, &Cstr::le(Lin::constant(Q::one()).sub(&la)))?;
+                Some((la, w))
+            }),
+            _ => None,
+        };
         Ok((
             AK::Assign(AssignAn {
                 x: x.to_string(),
                 loc: *loc,
                 lin,
+                halve,
                 vw1,
                 witnesses,
                 e: en,
@@ -543,8 +566,12 @@ impl Ctx<'_> {
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
         // a loop without a linear ranking atom whose condition P decides at every
-        // iteration (constant trip count) is unrolled exactly
-        let has_atom = self.loop_atom_raw(e, body, None).is_ok();
+        // iteration (constant trip count) is unrolled exactly; so is one whose step is
+        // proportional to its counter (`for (s = 1; s < 256; s *= 2)`: the ranking atom
+        // only gives a linear bound on its logarithmic trip count)
+        let atom = self.loop_atom_raw(e, body, None);
+        let proportional = matches!(atom, Ok((_, _, _, _, true)));
+        let has_atom = atom.is_ok();
         // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
         if !has_atom
             && self.exit_candidates.contains(&loop_key(body))
@@ -554,7 +581,7 @@ impl Ctx<'_> {
                 return Ok((kind, post));
             }
         }
-        let unrolled = if !has_atom {
+        let unrolled = if !has_atom || proportional {
             self.unroll(e, body, *loc, pre, 0)?
         } else {
             None

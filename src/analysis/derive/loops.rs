@@ -32,15 +32,21 @@ impl Ctx<'_> {
     /// replaced by their linear definition in the loop invariant `pinv` when it has one.
     /// A symbolic step `δ` (`pos += 192·gridDim.x`: body-local operands are replaced by
     /// their top-level linear definitions before the update) is replaced by its lower bound
-    /// `s_min > 0` under `pinv` (or the launch facts), read off single-variable bounds.
-    /// Returns the atom `−L + s`, `s`, the counter's name and whether `s` is such a lower
-    /// bound, or why there is no atom.
+    /// `s_min > 0` under `pinv` (or the launch facts), read off single-variable bounds; the
+    /// step may mention `x` itself (`i *= 2`, `x ← a·x + c`: `δ = (a − 1)·x + c`, at least
+    /// `(a − 1)·i₀ + c` under an invariant `x ≥ i₀`), a linear upper bound on the rounds
+    /// of a doubling loop (issue 15).
+    /// A halving counter (`x ← x >> c`, `x ← x / c`) has the step `−1`: Q:VWRITE1's bounding
+    /// substitution (spec/logic.md §4, "Halving") lowers it by at least 1 while `x ≥ 1`.
+    /// Returns the atom `−L + s`, `s`, the counter's name, whether `s` is such a lower
+    /// bound and whether the step mentions the counter (or halves it), or why there is no
+    /// atom.
     pub(super) fn loop_atom_raw(
         &self,
         e: &Expr,
         body: &Stmt,
         pinv: Option<&[Cstr]>,
-    ) -> Result<(Lin, Q, String, bool), String> {
+    ) -> Result<(Lin, Q, String, bool, bool), String> {
         let (ce, _, _, _) = cond(self.prog, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
@@ -54,6 +60,7 @@ impl Ctx<'_> {
         let mut top = Vec::new();
         flatten(body, &mut top);
         let mut found: Vec<(String, Lin)> = Vec::new();
+        let mut halving = false;
         for x in &written {
             let mut count = 0;
             count_assigns(body, x, &mut count);
@@ -67,12 +74,21 @@ impl Ctx<'_> {
                             Some(p) => lin_fixed(self.prog, p, ex),
                             None => lin_fixed(self.prog, &self.const_facts, ex),
                         };
+                        if le.is_none()
+                            && matches!(halved_operand(ex), Some(Operand::Var(a)) if a == x)
+                        {
+                            // `x ← x >> c`, `x ← x / c`: Q:VWRITE1's bounding
+                            // substitution lowers `x` by at least 1 while `x ≥ 1`
+                            found.push((x.clone(), Lin::constant(-Q::one())));
+                            halving = true;
+                        }
                         if let Some(le) = le {
+                            // `x ← a·x + δ`: the step `(a − 1)·x + δ` may mention the
+                            // counter itself (`i *= 2`: step `i`), whose value at the
+                            // update is its value at the loop head (its only assignment)
                             let d = le.sub(&Lin::var(x));
-                            if !d.mentions(x) {
-                                if let Some(d) = self.resolve_step(&d, &top[..j], &writes) {
-                                    found.push((x.clone(), d));
-                                }
+                            if let Some(d) = self.resolve_step(&d, x, &top[..j], &writes) {
+                                found.push((x.clone(), d));
                             }
                         }
                     }
@@ -90,9 +106,9 @@ impl Ctx<'_> {
             [] => {
                 return Err(match written.as_slice() {
                     [x] => format!(
-                        "the counter `{x}` is not updated by `{x} ← {x} + c` (c an integer constant) exactly once, at the top level of the body"
+                        "the counter `{x}` is not updated by `{x} ← a·{x} + c` (a linear update) exactly once, at the top level of the body"
                     ),
-                    _ => "no variable of the condition is updated by `x ← x + c` (c an integer constant) exactly once, at the top level of the body".into(),
+                    _ => "no variable of the condition is updated by `x ← a·x + c` (a linear update) exactly once, at the top level of the body".into(),
                 })
             }
             _ => return Err("several variables of the condition are counters of the body".into()),
@@ -126,6 +142,10 @@ impl Ctx<'_> {
             let facts = pinv.unwrap_or(&self.launch_p);
             match step_lower_bound(facts, &step) {
                 Some(m) => (m, true),
+                // candidate atoms only (no invariant yet): a step proportional to the
+                // counter (`i *= 2`) is guessed to be at least 1; the invariant's check
+                // (`pinv` given) decides
+                None if pinv.is_none() && step.mentions(&x) => (Q::one(), true),
                 None => {
                     return Err(format!(
                         "the step of `{x}` is symbolic and has no positive lower bound from single-variable bounds"
@@ -139,7 +159,15 @@ impl Ctx<'_> {
             ));
         }
         // atom = −L + s
-        Ok((l.scale(&-Q::one()).plus_const(&s), s, x, symbolic))
+        // a halving counter's trip count is logarithmic too: unrolled first when P decides it
+        let proportional = step.mentions(&x) || halving;
+        Ok((
+            l.scale(&-Q::one()).plus_const(&s),
+            s,
+            x,
+            symbolic,
+            proportional,
+        ))
     }
 
     /// The raw ranking form made uniform under `d` (spec/logic.md §1): with `k` its thread
@@ -178,10 +206,17 @@ impl Ctx<'_> {
         Some(out)
     }
 
-    /// The step `d` of a counter update with its body-local operands replaced by their
-    /// top-level linear definitions in `before` (the statements preceding the update, last
-    /// first); `None` if an operand written in the body remains.
-    pub(super) fn resolve_step(&self, d: &Lin, before: &[&Stmt], writes: &[String]) -> Option<Lin> {
+    /// The step `d` of an update of the counter `x` with its body-local operands replaced by
+    /// their top-level linear definitions in `before` (the statements preceding the update,
+    /// last first); `None` if an operand written in the body other than `x` remains (`x`,
+    /// assigned only by the update, has there its value at the loop head).
+    pub(super) fn resolve_step(
+        &self,
+        d: &Lin,
+        x: &str,
+        before: &[&Stmt],
+        writes: &[String],
+    ) -> Option<Lin> {
         let mut cur = d.clone();
         for st in before.iter().rev() {
             match st {
@@ -196,7 +231,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        let closed = cur.vars().all(|v| !writes.contains(v));
+        let closed = cur.vars().all(|v| v == x || !writes.contains(v));
         closed.then_some(cur)
     }
 
@@ -215,7 +250,7 @@ impl Ctx<'_> {
                     let mut seeds: Vec<Lin> = Vec::new();
                     let mut tail: Vec<Lin> = Vec::new();
                     match self.loop_atom_raw(e, body, None) {
-                        Ok((raw, sh, x, _)) => {
+                        Ok((raw, sh, x, _, _)) => {
                             self.nests.note_counter(key, &x, &raw, &sh);
                             seeds.push(raw.clone());
                             cands.push(raw.clone());
@@ -456,7 +491,7 @@ impl Ctx<'_> {
         let mut atom_err = None;
         let pe = with(p, &self.with_lanes(d, e, &ce, false));
         let atom = match self.loop_atom_raw(e, body, Some(p)) {
-            Ok((raw, s, x, symbolic)) => {
+            Ok((raw, s, x, symbolic, _)) => {
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(
@@ -655,5 +690,17 @@ pub(super) fn count_assigns(s: &Stmt, x: &str, n: &mut usize) {
         }
         Stmt::While(_, b, _) => count_assigns(b, x, n),
         _ => {}
+    }
+}
+
+/// The halved operand `a` of `x ← a >> c` (`1 ≤ c < 64`) or `x ← a / c` (`c ≥ 2`), the
+/// expressions of the bounding substitution of Q:VWRITE1 (spec/logic.md §4, "Halving"):
+/// under `a ≥ 1` the new value lies in `[0, a − 1]`.
+pub(super) fn halved_operand(e: &Expr) -> Option<&Operand> {
+    use crate::core::{BinOp, Const};
+    match e {
+        Expr::Bin(BinOp::Shr, a, Operand::Const(Const::Int(c))) if (1..64).contains(c) => Some(a),
+        Expr::Bin(BinOp::Div, a, Operand::Const(Const::Int(c))) if *c >= 2 => Some(a),
+        _ => None,
     }
 }

@@ -4,7 +4,8 @@
 //! instantiation of the derivation tree with the exact LP solution.
 //!
 //! Loops: a loop with a linear ranking atom (`x ← x + c`, or a symbolic step `x ← x + s`
-//! with `s ≥ 1`, relaxed by a `mono` rewrite) is Q:WHILE1/2; one whose trip count `P`
+//! with `s ≥ 1`, relaxed by a `mono` rewrite; `s` may be the counter itself, `i *= 2` under
+//! `i ≥ 1`: a linear bound on a doubling loop) is Q:WHILE1/2; one whose trip count `P`
 //! decides is unrolled (Q:UNROLL); one left by jumps whose body tests a counter after
 //! updating it (`do { …; i -= 20; if (i <= 0) return …; } while (1)`) is Q:WHILEEXIT1/2 of
 //! spec/logic.md §4a: its body is analysed in *filtered* position (the post's `D` is about
@@ -158,6 +159,9 @@ struct AssignAn {
     x: String,
     loc: Loc,
     lin: Option<Lin>,
+    /// `x ← a >> c` / `x ← a / c` without `lin`: `lin(a)` and the witness of `P ⇒ a ≥ 1`
+    /// (Q:VWRITE1's bounding substitution, spec/logic.md §4 "Halving").
+    halve: Option<(Lin, Farkas)>,
     vw1: bool,
     witnesses: Vec<Farkas>,
     e: Node,

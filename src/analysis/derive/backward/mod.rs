@@ -14,8 +14,9 @@ use crate::analysis::AnalysisError;
 use crate::certificate::{Field, Node, Rewrite};
 use crate::core::assertion::linear::{DepMap, Lin};
 use crate::core::assertion::poly::{canon_atom, AtomVal, Coef, Mono};
+use crate::core::metric::Q;
 use crate::core::Loc;
-use num_traits::One;
+use num_traits::{One, Signed, Zero};
 use std::collections::BTreeSet;
 
 /// A derivation node whose potentials are templates.
@@ -244,6 +245,7 @@ impl Back<'_, '_> {
             x,
             loc,
             lin,
+            halve,
             vw1,
             witnesses,
             e,
@@ -259,6 +261,17 @@ impl Back<'_, '_> {
         if substitute && lin.is_some() {
             let le = lin.clone().unwrap_or_default();
             let qp = qpost.subst(x, &le).plus_const(&k);
+            Ok((
+                node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
+                qp,
+            ))
+        } else if let (true, Some((la, w))) = (substitute && qpost.mentions(x), halve) {
+            // bounding substitution: x ← a − 1 in atoms rising with x, x ← 0 in the others;
+            // the last witness is P ⇒ a ≥ 1 (spec/logic.md §4 "Halving")
+            let qp = bound_subst(qpost, x, la).plus_const(&k);
+            let mut ws = witnesses.clone();
+            ws.push(w.clone());
+            let fields = vec![Field::Entail("post", ws)];
             Ok((
                 node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
                 qp,
@@ -288,6 +301,25 @@ impl Back<'_, '_> {
             Ok((nn, qp))
         }
     }
+}
+
+/// `Q⌈x ← a >> c⌉` of Q:VWRITE1 (spec/logic.md §4 "Halving"): in each atom, `x ← a − 1`
+/// where `x`'s coefficient is positive, `x ← 0` where it is negative; renormalized.
+fn bound_subst(q: &TPoly, x: &str, a: &Lin) -> TPoly {
+    let up = a.plus_const(&-Q::one());
+    let mut out = TPoly::zero();
+    for (m, c) in &q.terms {
+        let atoms: Vec<Lin> = m
+            .iter()
+            .map(|l| match l.terms.get(x) {
+                Some(k) if k.is_positive() => l.subst(x, &up),
+                Some(_) => l.subst(x, &Lin::constant(Q::zero())),
+                None => l.clone(),
+            })
+            .collect();
+        out.add_raw_term(&atoms, c.clone());
+    }
+    out
 }
 
 /// The monomials of `q` with each atom `A'` that a shift of `rw` produces

@@ -1,0 +1,105 @@
+(** * The bounding substitution of Q:VWRITE1 for halving assignments
+
+    spec/logic.md §4, Q:VWRITE1 "Halving": for [x ← a >> c] ([1 ≤ c < 64]) or
+    [x ← a / c] ([c ≥ 2]) under [a = A ≥ 1], the new value [v] lies in [[0, A − 1]].
+    A linear form [L = k·x + L₀] then has [L(v) ≤ L⌈x ← e⌉], where [L⌈x ← e⌉] is
+    [L[x ← A − 1]] for [k > 0] and [L[x ← 0]] otherwise; potentials without negative
+    coefficients are monotone in their atoms, so [Q'(σ') ≤ Q'⌈x ← e⌉(σ)]. This file holds
+    the definitions and the arithmetic; the rule itself is [Q_VWRITE1H] of Logic.v, its
+    soundness [sound_Q_VWRITE1H] of Soundness.v. *)
+
+From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
+From WarpCert Require Import Lin.
+Import ListNotations.
+
+(** The coefficient of [x] in a (not necessarily normalized) form. *)
+Definition lcoef (x : var) (L : lin) : Z :=
+  fold_right (fun av acc => if Nat.eqb (var_key (snd av)) (var_key x) then (fst av + acc)%Z
+                            else acc) 0%Z (lterms L).
+
+Lemma leval_upd_affine : forall rho x z L,
+  leval (upd rho x z) L = (leval (upd rho x 0) L + lcoef x L * z)%Z.
+Proof.
+  intros rho x z [c l]; unfold leval, lcoef; simpl.
+  induction l as [|[a v] l IH]; simpl; [lia|].
+  unfold upd at 1 3. destruct (Nat.eqb (var_key v) (var_key x)); lia.
+Qed.
+
+(** [L⌈x ← e⌉] with [A = lin(a)]. *)
+Definition bsubst (x : var) (A : lin) (L : lin) : lin :=
+  if (0 <? lcoef x L)%Z then lsubst x (ladd A (mkLin (-1) [])) L else lsubst x (mkLin 0 []) L.
+
+Lemma bsubst_le : forall rho x A L v, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
+  (leval (upd rho x v) L <= leval rho (bsubst x A L))%Z.
+Proof.
+  intros rho x A L v H0 H1. unfold bsubst.
+  assert (Hc : forall k, leval rho (mkLin k []) = k) by (intros; unfold leval; simpl; lia).
+  destruct (Z.ltb_spec 0 (lcoef x L)) as [Hk|Hk]; rewrite lsubst_eval.
+  - rewrite (leval_upd_affine rho x v L),
+      (leval_upd_affine rho x (leval rho (ladd A (mkLin (-1) []))) L), ladd_eval, Hc.
+    assert (lcoef x L * v <= lcoef x L * (leval rho A + -1))%Z
+      by (apply Z.mul_le_mono_nonneg_l; lia).
+    lia.
+  - rewrite (leval_upd_affine rho x v L), (leval_upd_affine rho x (leval rho (mkLin 0 [])) L), Hc.
+    assert (lcoef x L * v <= 0)%Z by (apply Z.mul_nonpos_nonneg; lia). lia.
+Qed.
+
+(** Constraints of [P'] under the bounding substitution: those not mentioning [x] are
+    kept, inequalities mentioning it are substituted, others have no substitute. *)
+Definition bcsubst (x : var) (A : lin) (c : cstr) : option cstr :=
+  if mentions x (cform c) then
+    match c with CLe L => Some (CLe (bsubst x A L)) | _ => None end
+  else Some c.
+
+Lemma bcsubst_holds : forall rho x A c c' v, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
+  bcsubst x A c = Some c' -> holds rho c' -> holds (upd rho x v) c.
+Proof.
+  intros rho x A c c' v H0 H1 Hb Hh. unfold bcsubst in Hb.
+  destruct (mentions x (cform c)) eqn:Em.
+  - destruct c as [L|L|L m rs]; try discriminate. injection Hb as <-. simpl in *.
+    pose proof (bsubst_le rho x A L v H0 H1). lia.
+  - injection Hb as <-. destruct c as [L|L|L m rs]; simpl in *; rewrite leval_upd_notin; auto.
+Qed.
+
+(** [Q'⌈x ← e⌉]: the bounding substitution in every atom. *)
+Definition pbsubst (x : var) (A : lin) (Q1 : pot) : pot :=
+  mkPot (pcst Q1) (map (fun cm => (fst cm, map (bsubst x A) (snd cm))) (pterms Q1)).
+
+Lemma mval_bsubst_le : forall rho x A v m, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
+  mval (upd rho x v) m <= mval rho (map (bsubst x A) m).
+Proof.
+  intros rho x A v m H0 H1. induction m as [|L m IH]; simpl; [lra|].
+  apply Qmult_le_compat_nonneg; split; auto using atom_nonneg, mval_nonneg.
+  unfold atom. rewrite <- Zle_Qle. pose proof (bsubst_le rho x A L v H0 H1). lia.
+Qed.
+
+Lemma pbsubst_le : forall rho x A v Q1, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
+  forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1) = true ->
+  pval (upd rho x v) Q1 <= pval rho (pbsubst x A Q1).
+Proof.
+  intros rho x A v [c l] H0 H1 Hn. unfold pval, pbsubst; simpl in *.
+  cut (psum (upd rho x v) l <= psum rho (map (fun cm => (fst cm, map (bsubst x A) (snd cm))) l));
+    [lra|].
+  induction l as [|[d m] l IH]; simpl in *; [lra|].
+  apply andb_true_iff in Hn as [Hd Hl]. apply Qle_bool_iff in Hd.
+  specialize (IH Hl). pose proof (mval_bsubst_le rho x A v m H0 H1).
+  assert (d * mval (upd rho x v) m <= d * mval rho (map (bsubst x A) m)).
+  { apply Qmult_le_compat_nonneg; split; try lra. apply mval_nonneg. }
+  lra.
+Qed.
+
+(** The value of a halving assignment: [0 ≤ a >> c ≤ a − 1] and [0 ≤ a / c ≤ a − 1] (C's
+    truncating division) for [a ≥ 1]. *)
+Lemma shiftr_halves : forall a c, (1 <= a)%Z -> (1 <= c)%Z ->
+  (0 <= Z.shiftr a c /\ Z.shiftr a c <= a - 1)%Z.
+Proof.
+  intros a c Ha Hc. rewrite Z.shiftr_div_pow2 by lia.
+  assert (1 < 2 ^ c)%Z by (apply Z.pow_gt_1; lia).
+  split; [apply Z.div_pos; lia|]. pose proof (Z.div_lt a (2 ^ c)). lia.
+Qed.
+
+Lemma quot_halves : forall a c, (1 <= a)%Z -> (2 <= c)%Z ->
+  (0 <= Z.quot a c /\ Z.quot a c <= a - 1)%Z.
+Proof.
+  intros a c Ha Hc. split; [apply Z.quot_pos; lia|]. pose proof (Z.quot_lt a c). lia.
+Qed.

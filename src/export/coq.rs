@@ -695,7 +695,7 @@ impl<'c> Exporter<'c> {
                 };
                 // B'.pre.P = P ++ [L ≤ 0] ++ [−L + 1 − w ≤ 0]: the lane spread w
                 let sw = match lpre.p.as_slice() {
-                    [.., l, win] if (&l.lin.add_scaled(&win.lin, &Rat::one())).terms.is_empty() => {
+                    [.., l, win] if l.lin.add_scaled(&win.lin, &Rat::one()).terms.is_empty() => {
                         let c = Rat::one() - l.lin.add_scaled(&win.lin, &Rat::one()).c;
                         if !c.denom().is_one() {
                             return Err(ExportError::Unsupported(format!("lane spread {c}")));

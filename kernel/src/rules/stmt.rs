@@ -594,7 +594,9 @@ fn lane_spread(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Re
     let mut k: [Rat; 3] = Default::default();
     for (v, a) in &l.terms {
         if let Some(i) = super::TIDS.iter().position(|t| t == v) {
-            k[i] += a;
+            if let Some(ki) = k.get_mut(i) {
+                *ki += a;
+            }
         } else if cx.prog.param(v).is_none() {
             let e = d.get(v).filter(|e| e.linear()).ok_or_else(|| cx.rej(Reason::NoLinearEntry(v.clone())))?;
             for (ki, ke) in k.iter_mut().zip(&e.k) {

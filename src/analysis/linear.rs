@@ -364,25 +364,29 @@ pub fn uniform_form(prog: &Program, d: &DepMap, l: &Lin) -> bool {
     if l.terms.keys().all(plain) {
         return true;
     }
+    thread_coefficients(prog, d, l).is_some_and(|k| k.iter().all(|x| x.is_zero()))
+}
+
+/// The thread coefficients `K = (k_x, k_y, k_z)` of the form `l` under `d`: its
+/// `threadIdx.*` coefficients plus `a_v·k_v` for each `int` local `v` (coefficient `a_v`)
+/// with a linear entry `(k_v, r, g)`; `int` parameters are uniform. `None` when a variable
+/// is neither (a local without a linear entry, a non-`int` variable).
+fn thread_coefficients(prog: &Program, d: &DepMap, l: &Lin) -> Option<[Q; 3]> {
     let mut k = [Q::zero(), Q::zero(), Q::zero()];
     for (v, a) in &l.terms {
         if let Some(dim) = Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {
             k[dim.index()] += a;
         } else if prog.param_ty(v) == Some(Ty::Int) {
         } else if prog.local_ty(v) == Some(Ty::Int) {
-            match d.get(v) {
-                Some(e) if e.is_linear() => {
-                    for (i, ki) in k.iter_mut().enumerate() {
-                        *ki += a * q(e.k[i]);
-                    }
-                }
-                _ => return false,
+            let e = d.get(v).filter(|e| e.is_linear())?;
+            for (i, ki) in k.iter_mut().enumerate() {
+                *ki += a * q(e.k[i]);
             }
         } else {
-            return false;
+            return None;
         }
     }
-    k.iter().all(|x| x.is_zero())
+    Some(k)
 }
 
 /// Collapse of spec §2: an entry whose thread dependence is only on warp-uniform
@@ -584,20 +588,7 @@ pub fn lane_spread(
     launch: &crate::core::Launch,
     warp: u32,
 ) -> Option<Q> {
-    let mut k = [Q::zero(), Q::zero(), Q::zero()];
-    for (v, a) in &l.terms {
-        if let Some(dim) = Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {
-            k[dim.index()] += a;
-        } else if prog.param_ty(v) == Some(Ty::Int) {
-        } else if prog.local_ty(v) == Some(Ty::Int) {
-            let e = d.get(v).filter(|e| e.is_linear())?;
-            for (i, ki) in k.iter_mut().enumerate() {
-                *ki += a * q(e.k[i]);
-            }
-        } else {
-            return None;
-        }
-    }
+    let k = thread_coefficients(prog, d, l)?;
     let total = launch.block_threads();
     let warp = u64::from(warp.max(1));
     let (mut w, mut start) = (Q::zero(), 0);

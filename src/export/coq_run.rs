@@ -24,7 +24,8 @@
 //! array contents the Coq file cannot state: cells read from [`Input::Random`] (give
 //! explicit contents, [`ArrayInit`]).
 
-use super::coq::{ctx_def, names_comment, ty, ExportError, Names};
+use super::coq::{ty, ExportError, Names};
+use super::coq_context::{ctx_def, names_comment};
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, MetricName, Program};
 use crate::semantics::run::resolve_params;

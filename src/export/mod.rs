@@ -3,4 +3,5 @@
 //! `coq-export/theories/`.
 
 pub mod coq;
+pub mod coq_context;
 pub mod coq_run;

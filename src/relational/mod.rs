@@ -289,7 +289,10 @@ pub fn analyze_proto(
         let cf = match cost::closed_form(&wa.stmt) {
             Ok(c) => c,
             Err(e) => {
-                failures.push(e);
+                // Every warp of a block usually fails the same way: say it once.
+                if !failures.contains(&e) {
+                    failures.push(e);
+                }
                 continue;
             }
         };

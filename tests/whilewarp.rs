@@ -64,7 +64,9 @@ fn a_loop_that_never_splits_a_warp_is_not_charged() {
 /// not use Q:WHILEWARP and its bound covers it.
 #[test]
 fn a_loop_that_splits_a_warp_is_charged() {
-    let src = std::fs::read_to_string(BINS).unwrap().replace("b < 256", "b < 250");
+    let src = std::fs::read_to_string(BINS)
+        .unwrap()
+        .replace("b < 256", "b < 250");
     let (cert, bound) = divwarps(&src);
     assert!(!cert.contains("(Q:WHILEWARP"));
     warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("rejected: {r:?}"));

@@ -624,7 +624,11 @@ pub fn never_splits(
     let Some(k) = thread_coefficients(prog, d, l) else {
         return false;
     };
-    let int = |x: &Q| x.is_integer().then(|| x.to_integer()).and_then(|v| i128::try_from(v).ok());
+    let int = |x: &Q| {
+        x.is_integer()
+            .then(|| x.to_integer())
+            .and_then(|v| i128::try_from(v).ok())
+    };
     let Some(mut rho) = int(&l.c) else {
         return false;
     };
@@ -639,8 +643,15 @@ pub fn never_splits(
         if prog.param_ty(v).is_some() {
             g = g.gcd(&a);
         } else if let Some(e) = d.get(v).filter(|e| e.is_linear()) {
-            rho += a * i128::from(e.r);
-            g = g.gcd(&(a * i128::from(e.g)));
+            let (Some(ar), Some(ag)) = (a.checked_mul(e.r.into()), a.checked_mul(e.g.into()))
+            else {
+                return false;
+            };
+            let Some(r) = rho.checked_add(ar) else {
+                return false;
+            };
+            rho = r;
+            g = g.gcd(&ag);
         } else {
             return false;
         }
@@ -656,17 +667,31 @@ pub fn never_splits(
     let mut start = 0;
     while start < total {
         let end = (start + warp).min(total);
-        let vals = (start..end).map(|t| {
+        let mut vals = (start..end).map(|t| {
             let ti = launch.thread_index(t);
-            (0..3).map(|i| k[i] * i128::from(ti[i])).sum::<i128>()
+            (0..3).try_fold(0i128, |acc, i| {
+                k[i].checked_mul(i128::from(ti[i]))
+                    .and_then(|x| acc.checked_add(x))
+            })
         });
-        let (lo, hi) = vals.fold((i128::MAX, i128::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
-        let (from, to) = (1 - hi, -lo);
+        let Some((lo, hi)) = vals.try_fold((i128::MAX, i128::MIN), |(lo, hi), v| {
+            v.map(|v| (lo.min(v), hi.max(v)))
+        }) else {
+            return false;
+        };
+        let (Some(from), Some(to)) = (1i128.checked_sub(hi), 0i128.checked_sub(lo)) else {
+            return false;
+        };
         let meets = from <= to
             && if g == 0 {
                 from <= rho && rho <= to
             } else {
-                from + (rho - from).mod_floor(&g.abs()) <= to
+                match rho.checked_sub(from) {
+                    Some(x) => from
+                        .checked_add(x.mod_floor(&g.abs()))
+                        .is_none_or(|c| c <= to),
+                    None => true,
+                }
             };
         if meets {
             return false;

@@ -1,10 +1,10 @@
 //! Q:WHILEWARP (spec/logic.md §4, issue 15): a loop whose test cannot split a warp, checked
 //! by the offset class of the test's form and a window per warp of the block.
 
-use super::stmt::{thread_k, while_rule, Test};
+use super::stmt::{test_form, thread_k, while_rule, Test};
 use super::{Ctx, Subject};
 use crate::arith::{Dep, Lin, Rat};
-use crate::syntax::{Assn, Expr, Node, Stmt};
+use crate::syntax::{Assn, Node, Stmt};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -106,13 +106,4 @@ pub fn q_whilewarp(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
         return Err(cx.rej(Reason::MaySplit(e.to_string())));
     }
     while_rule(cx, n, s, pre, Test::NoSplit)
-}
-
-/// `L` of `cond(e) = [L ≤ 0]` when `cond(¬e)` is non-empty (Q:WHILELAST, Q:WHILEWARP).
-fn test_form(cx: &Ctx, e: &Expr) -> Result<Lin, Rejection> {
-    let (ce, cne) = (cx.cond(e, false), cx.cond(e, true));
-    match (ce.as_slice(), cne.is_empty()) {
-        ([k], false) if !k.eq && k.lane.is_none() => Ok(k.lin.clone()),
-        _ => Err(cx.rej(Reason::NoCondition(e.to_string()))),
-    }
 }

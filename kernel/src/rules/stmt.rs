@@ -616,6 +616,15 @@ pub(super) fn thread_k(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Li
     Ok(k)
 }
 
+/// `L` of `cond(e) = [L ≤ 0]` when `cond(¬e)` is non-empty (Q:WHILELAST, Q:WHILEWARP).
+pub(super) fn test_form(cx: &Ctx, e: &Expr) -> Result<Lin, Rejection> {
+    let (ce, cne) = (cx.cond(e, false), cx.cond(e, true));
+    match (ce.as_slice(), cne.is_empty()) {
+        ([k], false) if !k.eq && k.lane.is_none() => Ok(k.lin.clone()),
+        _ => Err(cx.rej(Reason::NoCondition(e.to_string()))),
+    }
+}
+
 /// The lane spread `w` of the form `l` under `d` (spec/logic.md §4, Q:WHILELAST): with
 /// `K = (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) + Σ_{v local} a_v·k_v` (every local of
 /// `l` must have a linear entry in `d`; parameters are uniform), the largest
@@ -657,11 +666,8 @@ pub fn q_whilelast(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
     };
     let post = cx.post(n)?;
     let c = cx.shape::<3>(n, &["entail last"])?;
-    let (ce, cne) = (cx.cond(e, false), cx.cond(e, true));
-    let l = match (ce.as_slice(), cne.is_empty()) {
-        ([k], false) if !k.eq && k.lane.is_none() => k.lin.clone(),
-        _ => return Err(cx.rej(Reason::NoCondition(e.to_string()))),
-    };
+    let l = test_form(cx, e)?;
+    let cne = cx.cond(e, true);
     let w = lane_spread(cx, &pre.d, &l)?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     cx.check_node(&c[1], Subject::Stmt(body), pre, 1)?;

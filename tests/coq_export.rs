@@ -9,7 +9,8 @@
 //! mutated exports (a lowered bound, a lowered product coefficient, a wrong `N*` claim in
 //! the access table, Q:IF2 replaced by Q:IF3, a lane constraint with a wrong residue, a
 //! lowered range-bound claim, a wrong `exit` witness of a Q:IFEXIT4, a Q:WHILEEXIT2 whose
-//! body leaves by Q:IFEXIT4 checked as Q:WHILEEXIT1) are rejected by `coqc`; a mutated
+//! body leaves by Q:IFEXIT4 checked as Q:WHILEEXIT1, a Q:WHILEWARP node checked as Q:WHILE2
+//! or Q:WHILE1) are rejected by `coqc`; a mutated
 //! certificate and the two counterexamples of coq-export/README.md
 //! (`tests/data/coq/if4_then_only`, `tests/data/coq/whileexit_lane`: derivations the kernel
 //! once accepted although their bounds are exceeded, which `coqc` rejected) are refused by
@@ -222,6 +223,17 @@ fn mutants() -> Vec<(String, String)> {
             &line.replacen(" 31%Z ", " 30%Z ", 1),
             "lane spread",
         ),
+    ));
+    // Q:WHILEWARP (no M^div: `for (bin = threadIdx.x; bin < 256; bin += 192)` never splits a
+    // warp) checked as Q:WHILE2, whose pre must pay M^div every round (histogram256
+    // divwarps), and as Q:WHILE1, whose test must be uniform.
+    v.push((
+        "mutant_whilewarp_as_while2".to_string(),
+        mutate(&t, "(DWhileWarp ", "(DWhile2 ", "Q:WHILEWARP"),
+    ));
+    v.push((
+        "mutant_whilewarp_as_while1".to_string(),
+        mutate(&t, "(DWhileWarp ", "(DWhile1 ", "Q:WHILEWARP"),
     ));
     v
 }

@@ -34,6 +34,7 @@ Inductive dtree :=
   | DWhile1 (A B : assn) (ne : accw) (db : dtree)
   | DWhile2 (A B : assn) (ne : accw) (db : dtree)
   | DWhileLast (A B : assn) (ne : accw) (sw : Z) (wl : list fwit) (db dl : dtree)
+  | DWhileWarp (A B : assn) (ne : accw) (db : dtree)
   | DUnroll (A B : assn) (d : dtree)
   | DWeak (A B : assn) (k : Q) (wpre : list fwit) (rpre : list rw) (wpost : list fwit)
       (rpost : list rw) (d : dtree)
@@ -48,7 +49,8 @@ Definition dpre (d : dtree) : assn :=
   | DSkip A => A
   | DSync A _ | DSeq A _ _ _ | DVwrite1 A _ _ _ | DVwrite2 A _ _ _ | DWrite A _ _ _
   | DIf1 A _ _ _ _ | DIf2 A _ _ _ _ | DIf3 A _ _ _ _ | DIf4 A _ _ _ _ _ _ _ _
-  | DWhile1 A _ _ _ | DWhile2 A _ _ _ | DWhileLast A _ _ _ _ _ _ | DUnroll A _ _
+  | DWhile1 A _ _ _ | DWhile2 A _ _ _ | DWhileLast A _ _ _ _ _ _ | DWhileWarp A _ _ _
+  | DUnroll A _ _
   | DWeak A _ _ _ _ _ _ _
   | DIfExit1 A _ _ _ _ _ _ _ | DIfExit4 A _ _ _ _ _ _ _ | DWhileExit1 A _ _ _
   | DWhileExit2 A _ _ _ | DWarp A _ => A
@@ -58,7 +60,8 @@ Definition dpost (d : dtree) : assn :=
   | DSkip A => A
   | DSync _ B | DSeq _ B _ _ | DVwrite1 _ B _ _ | DVwrite2 _ B _ _ | DWrite _ B _ _
   | DIf1 _ B _ _ _ | DIf2 _ B _ _ _ | DIf3 _ B _ _ _ | DIf4 _ B _ _ _ _ _ _ _
-  | DWhile1 _ B _ _ | DWhile2 _ B _ _ | DWhileLast _ B _ _ _ _ _ | DUnroll _ B _
+  | DWhile1 _ B _ _ | DWhile2 _ B _ _ | DWhileLast _ B _ _ _ _ _ | DWhileWarp _ B _ _
+  | DUnroll _ B _
   | DWeak _ B _ _ _ _ _ _
   | DIfExit1 _ B _ _ _ _ _ _ | DIfExit4 _ B _ _ _ _ _ _ | DWhileExit1 _ B _ _
   | DWhileExit2 _ B _ _ | DWarp _ B => B
@@ -346,6 +349,24 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           end
       | _, _ => false
       end
+  | DWhileWarp A B ne db, SWhile e s =>
+      match ecost (aP A) (aD A) e ne, fst (cond G e) with
+      | Some C, CLe L :: nil =>
+          match lin_k G (aD A) L, lin_off G (aD A) L with
+          | Some k, Some (r, g) =>
+              let Bp := dpre db in let Bq := dpost db in
+              nonempty (snd (cond G e)) && nosplit_ok wt k r g &&
+              deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+              cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
+              pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + C)) &&
+              pot_ge (aQ A) (padd (aQ Bp) (m_if M + C)) &&
+              cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) &&
+              dcovers (aD A) (aD B) && pot_ge (aQ Bp) (aQ B) &&
+              check None false s db && fco fe A B
+          | _, _ => false
+          end
+      | _, _ => false
+      end
   | DUnroll A B d, SWhile e s =>
       aeq (dpre d) A && aeq (dpost d) B && check None false (SIf e (SSeq s (SWhile e s)) SSkip) d &&
       fco fe A B
@@ -530,6 +551,16 @@ Proof.
       (dpost d1) as [PB' DB' QB'] eqn:E2, (dpre d2) as [PL DL QL] eqn:E3,
       (dpost d2) as [PN DN QN] eqn:E4; simpl in *; subst. rewrite Hwt in *.
     eapply Q_WHILELAST; eauto using ecost_sound.
+  - (* DWhileWarp *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (fst (cond G e)) as [|[L|L|L m rs] [|c' l']] eqn:EL; try discriminate.
+    destruct (lin_k G (aD A) L) as [k|] eqn:Ek; try discriminate.
+    destruct (lin_off G (aD A) L) as [[r g]|] eqn:Eo; try discriminate. split_b.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d = true |- _ => ih_none IHd Hc end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB] eqn:E1,
+      (dpost d) as [PB' DB' QB'] eqn:E2; simpl in *; subst. rewrite Hwt in *.
+    eapply Q_WHILEWARP; eauto using ecost_sound.
   - (* DUnroll *)
     split_b. apply ord_close; [|assumption].
     match goal with Hc : check _ _ _ d = true |- _ => ih_none IHd Hc end.

@@ -593,6 +593,36 @@ Definition spread_ok (wt : list (list trip)) (k : trip) (w : Z) : bool :=
   forallb (fun l => forallb (fun a => forallb (fun b => (kvalz k a - kvalz k b <=? w)%Z) l) l) wt.
 Definition last_window (L : lin) (w : Z) : cstr := CLe (lplus (lscale (-1) L) (1 - w)).
 
+(** Q:WHILEWARP (spec/logic.md §4): the offset class [(ρ, G)] of [L] under [D] (every
+    active thread has [L = k·tid + c] with one [c ≡ ρ (mod G)]), and the window check
+    pairwise over the lanes [a], [b] of every warp: no integer [c ≡ ρ (mod G)] lies in
+    [[1 − k·tid(b), −k·tid(a)]]. *)
+Definition off_step (D : list dent) (av : Z * var) (acc : option (Z * Z)) : option (Z * Z) :=
+  match acc with
+  | None => None
+  | Some (r, g) =>
+      match snd av with
+      | VP _ => Some (r, Z.gcd g (fst av))
+      | VT _ => Some (r, g)
+      | VL x => match c_lty G x, dget D x with
+                | Some TInt, Some (DLin _ _ r' g') => Some ((r + fst av * r')%Z, Z.gcd g (fst av * g'))
+                | _, _ => None
+                end
+      end
+  end.
+Definition lin_off (D : list dent) (L : lin) : option (Z * Z) :=
+  match fold_right (off_step D) (Some (0, 0)%Z) (lterms L) with
+  | Some (r, g) => Some ((lcst L + r)%Z, g)
+  | None => None
+  end.
+Definition nosplit_pair (r g ka kb : Z) : bool :=
+  if (- ka <? 1 - kb)%Z then true
+  else if (Z.abs g =? 0)%Z then negb ((1 - kb <=? r) && (r <=? - ka))%Z
+  else (- ka <? 1 - kb + Z.modulo (r - (1 - kb)) (Z.abs g))%Z.
+Definition nosplit_ok (wt : list (list trip)) (k : trip) (r g : Z) : bool :=
+  forallb (fun l => forallb (fun a => forallb (fun b =>
+    nosplit_pair r g (kvalz k a) (kvalz k b)) l) l) wt.
+
 (** Potentials that mention only [int] parameters and locals of [X] (the root's bound:
     [X = []]). *)
 Definition lvars_ok (X : list nat) (L : lin) : bool :=
@@ -997,6 +1027,17 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       cstrs_equiv P' (andc P D e true) = true ->
       dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
       puni D I = true -> puni D' Q' = true -> pot_ge I Q' = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
+  | Q_WHILEWARP : forall P D Qn Q' e n C s B PB I QB' P' D' L k r g,
+      qexpr P D e n C ->
+      fst (cond e) = [CLe L] -> nonempty (snd (cond e)) = true ->
+      lin_k D L = Some k -> lin_off D L = Some (r, g) -> nosplit_ok wtids k r g = true ->
+      qstmt (mkAssn B D I) s (mkAssn PB D QB') ->
+      cstrs_equiv B (andc P D e false) = true -> cstrs_equiv PB P = true ->
+      pot_ge QB' (padd I (m_if M + C)) = true ->
+      pot_ge Qn (padd I (m_if M + C)) = true ->
+      cstrs_equiv P' (andc P D e true) = true ->
+      dcovers D D' = true -> pot_ge I Q' = true ->
       qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
   | Q_UNROLL : forall A A' e s,
       qstmt A (SIf e (SSeq s (SWhile e s)) SSkip) A' -> qstmt A (SWhile e s) A'

@@ -2527,12 +2527,28 @@ Proof.
       pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
       fold M. lra.
 Qed.
-(** ** Q:WHILE1 *)
+(** ** Q:WHILE1, Q:WHILEWARP *)
+(** The test [e] never splits active threads of one warp that satisfy [D] (Q:WHILE1: [e] is
+    uniform; Q:WHILEWARP: the window check). *)
+Definition nosplit_at (D : list dent) (e : expr) : Prop :=
+  forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+    eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
+    is_true_v (R t1) = true -> is_false_v (R t2) = true -> False.
+
+Lemma unif_nosplit : forall D e, unif G (dunif G D) e = true -> nosplit_at D e.
+Proof.
+  intros D e Hu F ps s T R C1 w t1 t2 Hp Hw HD Hi He Ht1 Ht2 E1 E2.
+  assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
+  rewrite (unif_correct F ps s e T R C1 (dunif G D) w Hu He Hi HX t1 t2 Ht1 Ht2) in E1.
+  destruct (R t2) as [| [] |]; discriminate.
+Qed.
+
 Lemma while1_loop : forall P D Q' e n C b B PB QB QB',
-  qexpr G P D e n C -> unif G (dunif G D) e = true ->
+  qexpr G P D e n C -> nosplit_at D e ->
   valid (mkAssn B D QB) b (mkAssn PB D QB') ->
   cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
-  pot_ge Q' QB = true -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
+  (forall r, pval r QB <= pval r Q') -> pot_ge QB' (padd Q' (m_if M + C)) = true ->
   forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
   forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
   sat_assn ps (mkAssn P D Q') s T ->
@@ -2542,8 +2558,6 @@ Proof.
   intros P D Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB' F ps s sw T s' Cr Hrun.
   induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HD];
     simpl in HP, HD.
-  all: assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
-         sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto).
   - (* SC_WHILEALL *)
     pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
     assert (Hpre : sat_assn ps (mkAssn B D QB) s T).
@@ -2555,12 +2569,11 @@ Proof.
     destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
     split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
     pose proof (pot_ge_sound (rho ps st1 t) _ _ HQB') as H1. rewrite padd_val in H1.
-    pose proof (pot_ge_sound (rho ps s t) _ _ HQB) as H2. fold M in H1, H2, HQ1, HQ2 |- *. lra.
-  - (* SC_WHILESOME: impossible, the condition is uniform *)
+    pose proof (HQB (rho ps s t)) as H2. fold M in H1, H2, HQ1, HQ2 |- *. lra.
+  - (* SC_WHILESOME: impossible, the condition does not split the warp *)
     exfalso. destruct (nonempty_elem _ H1) as [t1 Ht1]. destruct (nonempty_elem _ H2) as [t2 Ht2].
     apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
-    rewrite (unif_correct F ps s e T R C1 (dunif G D) w Hu H Hi HX t1 t2 Ht1 Ht2) in E1.
-    destruct (R t2) as [| [] |]; discriminate.
+    exact (Hu F ps s T R C1 w t1 t2 Hp Hw HD Hi H Ht1 Ht2 E1 E2).
   - (* SC_WHILENONE *)
     pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
     split; [split; simpl; auto|].
@@ -2578,7 +2591,8 @@ Lemma sound_Q_WHILE1 : forall P D Qn Q' e n C b B PB QB QB' P',
   valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D Q').
 Proof.
   intros P D Qn Q' e n C b B PB QB QB' P' Hq Hu V HB HPB HQB HQB' Hpre HP'. start_valid.
-  destruct (while1_loop P D Q' e n C b B PB QB QB' Hq Hu V HB HPB HQB HQB'
+  destruct (while1_loop P D Q' e n C b B PB QB QB' Hq (unif_nosplit D e Hu) V HB HPB
+              (fun r => pot_ge_sound r _ _ HQB) HQB'
               F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [[HP1 HX1] HQ1].
   split; [split; auto|].
   - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
@@ -2990,6 +3004,149 @@ Proof.
     split.
     + intros t Ht. apply (andc_correct F ps s e T R C0 D P t Hp Hw HD H Ht (HP t Ht)); auto.
     + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ HIQ). foldM. lra.
+Qed.
+
+(** ** Q:WHILEWARP *)
+Lemma lin_off_terms : forall ps s T D l k r g, dsat s T D ->
+  fold_right (fun av acc =>
+    match acc with
+    | None => None
+    | Some ka =>
+        match snd av with
+        | VP _ => Some ka
+        | VT d => Some (tadd ka (tscale (fst av) (tid_k d)))
+        | VL x => match c_lty G x, dget D x with
+                  | Some TInt, Some (DLin _ k _ _) => Some (tadd ka (tscale (fst av) k))
+                  | _, _ => None
+                  end
+        end
+    end) (Some (0, 0, 0)%Z) l = Some k ->
+  fold_right (off_step G D) (Some (0, 0)%Z) l = Some (r, g) ->
+  exists B, Z.divide g (B - r) /\ forall t, In t T -> tsum (rho ps s t) l = (B + kval G k t)%Z.
+Proof.
+  intros ps s T D l; induction l as [|[a v] l IH]; intros k r g HD H Ho.
+  - simpl in H, Ho. injection Ho as <- <-. inversion H; subst. exists 0%Z. split; [exists 0%Z; lia|].
+    intros t _. unfold kval. simpl. lia.
+  - cbn [fold_right] in H, Ho.
+    destruct (fold_right (off_step G D) (Some (0, 0)%Z) l) as [[r0 g0]|] eqn:Eo;
+      [|unfold off_step in Ho; discriminate].
+    match type of H with context [fold_right ?f ?z l] =>
+      destruct (fold_right f z l) as [ka|] eqn:El; [|discriminate] end.
+    destruct (IH ka r0 g0 HD eq_refl eq_refl) as [B [HdB HB]].
+    unfold off_step in Ho.
+    destruct v as [x|p|d]; simpl in H, Ho.
+    + destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+      destruct (dget D x) as [[y k' r' g'| | |]|] eqn:Ed; try discriminate.
+      injection Ho as <- <-. inversion H; subst. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+      specialize (HD _ Hin). simpl in HD. rewrite Ex in HD. destruct HD as [c [Hc HD]].
+      exists (a * c + B)%Z. split.
+      * replace (a * c + B - (r0 + a * r'))%Z with (a * (c - r') + (B - r0))%Z by ring.
+        apply Z.divide_add_r.
+        -- apply Z.divide_trans with (a * g')%Z; [apply Z.gcd_divide_r|].
+           apply Z.mul_divide_mono_l. exact Hc.
+        -- apply Z.divide_trans with g0; [apply Z.gcd_divide_l | exact HdB].
+      * intros t Ht. simpl. rewrite HD, HB by auto. rewrite kval_tadd, kval_tscale. lia.
+    + injection Ho as <- <-. inversion H; subst. exists (a * int_of (ps p) + B)%Z. split.
+      * replace (a * int_of (ps p) + B - r0)%Z with (a * int_of (ps p) + (B - r0))%Z by ring.
+        apply Z.divide_add_r.
+        -- apply Z.divide_trans with a; [apply Z.gcd_divide_r | apply Z.divide_factor_l].
+        -- apply Z.divide_trans with g0; [apply Z.gcd_divide_l | exact HdB].
+      * intros t Ht. simpl. rewrite HB by auto. lia.
+    + injection Ho as <- <-. inversion H; subst. exists B. split; auto. intros t Ht. simpl.
+      rewrite HB by auto. rewrite kval_tadd, kval_tscale, kval_tid. lia.
+Qed.
+
+Lemma nosplit_pair_sound : forall r g ka kb c, Z.divide g (c - r) ->
+  (ka + c <= 0)%Z -> (1 <= kb + c)%Z -> nosplit_pair r g ka kb = false.
+Proof.
+  intros r g ka kb c Hd H1 H2. unfold nosplit_pair. apply Z.divide_abs_l in Hd.
+  destruct (Z.ltb_spec (- ka) (1 - kb)) as [Hl|Hl]; [lia|].
+  destruct (Z.eqb_spec (Z.abs g) 0) as [E|E].
+  - rewrite E in Hd. destruct Hd as [q Hq]. assert (c = r) by lia. subst c.
+    apply negb_false_iff. apply andb_true_iff. split; apply Z.leb_le; lia.
+  - apply Z.ltb_ge. pose proof (Z.abs_nonneg g) as Hg.
+    destruct Hd as [q Hq].
+    replace (r - (1 - kb))%Z with ((c - (1 - kb)) + (- q) * Z.abs g)%Z by lia.
+    rewrite Z.mod_add by lia.
+    pose proof (Z.mod_le (c - (1 - kb)) (Z.abs g) ltac:(lia) ltac:(lia)). lia.
+Qed.
+
+Lemma nosplit_ok_sound : forall k r g w0 a b, nosplit_ok (wtids G) k r g = true ->
+  In a (lanes G w0) -> In b (lanes G w0) -> nosplit_pair r g (kval G k a) (kval G k b) = true.
+Proof.
+  intros k r g w0 a b H Ha Hb.
+  pose proof (lanes_warp_pos _ _ Ha) as HW.
+  pose proof (in_wtids w0 (lanes_nwarps w0 a HW Ha)) as Hin.
+  unfold nosplit_ok in H. rewrite forallb_forall in H. specialize (H _ Hin).
+  rewrite forallb_forall in H. specialize (H (lane_t G a) (in_map _ _ _ Ha)).
+  rewrite forallb_forall in H. specialize (H (lane_t G b) (in_map _ _ _ Hb)).
+  rewrite !kvalz_lane in H. exact H.
+Qed.
+
+(** A thread passing [e] with [cond(e) = [L ≤ 0]] has [L ≤ 0]. *)
+Lemma cond_pass_le0 : forall F ps s e T R C t L, pok ps -> wt s ->
+  eeval G F ps s e T R C -> In t T -> fst (cond G e) = [CLe L] ->
+  is_true_v (R t) = true -> (leval (rho ps s t) L <= 0)%Z.
+Proof.
+  intros F ps s e T R C t L Hp Hw He Ht HL Htr.
+  destruct (Z_le_gt_dec (leval (rho ps s t) L) 0) as [H|H]; [exact H|].
+  destruct (cond_decides F ps s e T R C t Hp Hw He Ht) as [_ Hd].
+  assert (Hs : nonempty (snd (cond G e)) = true /\ sat (rho ps s t) (snd (cond G e))).
+  { destruct e as [o|op a b|op a|A i]; simpl in HL |- *; try discriminate.
+    destruct (lin_opd G a) as [La|], (lin_opd G b) as [Lb|]; try discriminate.
+    unfold lsub, lplus in *.
+    destruct op; simpl in HL; try discriminate; injection HL as <-.
+    all: (split; [reflexivity|]); intros c [<-|[]]; cbn [holds] in *.
+    all: repeat first [rewrite ladd_eval in * | rewrite lscale_eval in * | rewrite leval_const in *].
+    all: lia. }
+  destruct Hs as [Hn Hs]. rewrite (Hd Hn Hs) in Htr. discriminate.
+Qed.
+
+Lemma nosplit_sound : forall D e L k r g, fst (cond G e) = [CLe L] ->
+  lin_k G D L = Some k -> lin_off G D L = Some (r, g) -> nosplit_ok (wtids G) k r g = true ->
+  nosplit_at D e.
+Proof.
+  intros D e L k r g HL Hk Ho Hok F ps s T R C1 w t1 t2 Hp Hw HD Hi He Ht1 Ht2 E1 E2.
+  pose proof (cond_pass_le0 F ps s e T R C1 t1 L Hp Hw He Ht1 HL E1) as H1.
+  pose proof (cond_fail_ge1 F ps s e T R C1 t2 L Hp Hw He Ht2 HL E2) as H2.
+  unfold lin_off in Ho. unfold lin_k in Hk.
+  destruct (fold_right (off_step G D) (Some (0, 0)%Z) (lterms L)) as [[r0 g0]|] eqn:Eo;
+    [|discriminate].
+  injection Ho as <- <-.
+  destruct (lin_off_terms ps s T D (lterms L) k r0 g0 HD Hk Eo) as [B [HdB HB]].
+  pose proof (nosplit_ok_sound k (lcst L + r0) g0 w t1 t2 Hok (Hi t1 Ht1) (Hi t2 Ht2)) as Hns.
+  unfold leval in H1, H2. rewrite (HB t1 Ht1) in H1. rewrite (HB t2 Ht2) in H2.
+  rewrite (nosplit_pair_sound (lcst L + r0) g0 (kval G k t1) (kval G k t2) (lcst L + B)) in Hns.
+  - discriminate.
+  - replace (lcst L + B - (lcst L + r0))%Z with (B - r0)%Z by ring. exact HdB.
+  - lia.
+  - lia.
+Qed.
+
+Lemma sound_Q_WHILEWARP : forall P D Qn Q' e n C b B PB I QB' P' D' L k r g,
+  qexpr G P D e n C ->
+  fst (cond G e) = [CLe L] -> nonempty (snd (cond G e)) = true ->
+  lin_k G D L = Some k -> lin_off G D L = Some (r, g) -> nosplit_ok (wtids G) k r g = true ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (andc G P D e false) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + C)) = true ->
+  pot_ge Qn (padd I (m_if M + C)) = true ->
+  cstrs_equiv P' (andc G P D e true) = true ->
+  dcovers D D' = true -> pot_ge I Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn Q' e n C b B PB I QB' P' D' L k r g Hq HL Hnz Hk Ho Hok V HB HPB HQB' Hpre HP'
+    HcD HIQ.
+  start_valid.
+  destruct (while1_loop P D I e n C b B PB I QB' Hq (nosplit_sound D e L k r g HL Hk Ho Hok)
+              V HB HPB (fun r => Qle_refl _) HQB' F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD))
+    as [[HP1 HD1] HQ1].
+  split; [split|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - eapply dcovers_sound; eauto.
+  - intros t Ht. specialize (HQ1 t Ht). simpl.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+    pose proof (pot_ge_sound (rho ps s' t) _ _ HIQ) as H2. lra.
 Qed.
 
 Lemma sound_Q_WHILELAST : forall P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L k sw wl,
@@ -3914,6 +4071,7 @@ Proof.
   - eapply sound_Q_WHILE1; eauto.
   - eapply sound_Q_WHILE2; eauto.
   - eapply sound_Q_WHILELAST; eauto.
+  - eapply sound_Q_WHILEWARP; eauto.
   - apply sound_Q_UNROLL; auto.
   - eapply sound_Q_WEAK; eauto.
   - eapply (sound_whileexit true); eauto.

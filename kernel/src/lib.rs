@@ -320,6 +320,8 @@ pub enum Reason {
     /// Q:WHILELAST: a local of the loop condition's form without a linear entry in `D`
     /// (its lane spread is unknown), or a block too large to enumerate.
     NoLinearEntry(String),
+    /// Q:WHILEWARP: the window check finds a warp whose lanes may disagree on the test.
+    MaySplit(String),
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -404,6 +406,7 @@ impl fmt::Display for Reason {
             NoLinearEntry(x) => {
                 write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown")
             }
+            MaySplit(e) => write!(f, "the test `{e}` may split a warp (Q:WHILEWARP's window check fails)"),
             ExitTestReads(a) => {
                 write!(
                     f,

@@ -2,7 +2,7 @@
 //! `logic-rules:` line). An unknown name is a rejection ([`crate::Reason::UnknownRule`]).
 
 use crate::arith::Rat;
-use crate::rules::{expr::*, stmt::*, Ctx, Subject};
+use crate::rules::{expr::*, nosplit::q_whilewarp, stmt::*, Ctx, Subject};
 use crate::syntax::{Assn, Node};
 use crate::Rejection;
 
@@ -45,6 +45,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "EQ:LARRAY",
     "Q:LWRITE",
     "Q:WHILELAST",
+    "Q:WHILEWARP",
 ];
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
@@ -93,6 +94,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "EQ:LARRAY" => (E, eq_larray as Rule),
         "Q:LWRITE" => (S, q_lwrite as Rule),
         "Q:WHILELAST" => (S, q_whilelast as Rule),
+        "Q:WHILEWARP" => (S, q_whilewarp as Rule),
         _ => return None,
     })
 }

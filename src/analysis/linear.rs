@@ -607,3 +607,96 @@ pub fn lane_spread(
     }
     Some(w)
 }
+
+/// Whether the test `L ≤ 0` can never split a warp under `d` (spec/logic.md §4, Q:WHILEWARP;
+/// the kernel's `never_splits`): with `K` the thread coefficients of `L` and `(ρ, G)` its
+/// offset class (`L(t) = K·tid(t) + c` with one integer `c ≡ ρ (mod G)`), no warp of the
+/// block has an integer of the class in `[1 − hi, −lo]` (`lo`, `hi` the least and largest
+/// `K·tid` over its lanes). `false` when `L` has a non-integer coefficient or constant, a
+/// local without a linear entry, or the block is larger than the kernel enumerates.
+pub fn never_splits(
+    prog: &Program,
+    d: &DepMap,
+    l: &Lin,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> bool {
+    let Some(k) = thread_coefficients(prog, d, l) else {
+        return false;
+    };
+    let int = |x: &Q| {
+        x.is_integer()
+            .then(|| x.to_integer())
+            .and_then(|v| i128::try_from(v).ok())
+    };
+    let Some(mut rho) = int(&l.c) else {
+        return false;
+    };
+    let mut g: i128 = 0;
+    for (v, a) in &l.terms {
+        let Some(a) = int(a) else {
+            return false;
+        };
+        if Dim::ALL.iter().any(|dim| tid_name(*dim) == *v) {
+            continue;
+        }
+        if prog.param_ty(v).is_some() {
+            g = g.gcd(&a);
+        } else if let Some(e) = d.get(v).filter(|e| e.is_linear()) {
+            let (Some(ar), Some(ag)) = (a.checked_mul(e.r.into()), a.checked_mul(e.g.into()))
+            else {
+                return false;
+            };
+            let Some(r) = rho.checked_add(ar) else {
+                return false;
+            };
+            rho = r;
+            g = g.gcd(&ag);
+        } else {
+            return false;
+        }
+    }
+    let Some(k) = k.iter().map(int).collect::<Option<Vec<i128>>>() else {
+        return false;
+    };
+    let total = launch.block_threads();
+    if total > 4_000_000 {
+        return false;
+    }
+    let warp = u64::from(warp.max(1));
+    let mut start = 0;
+    while start < total {
+        let end = (start + warp).min(total);
+        let mut vals = (start..end).map(|t| {
+            let ti = launch.thread_index(t);
+            (0..3).try_fold(0i128, |acc, i| {
+                k[i].checked_mul(i128::from(ti[i]))
+                    .and_then(|x| acc.checked_add(x))
+            })
+        });
+        let Some((lo, hi)) = vals.try_fold((i128::MAX, i128::MIN), |(lo, hi), v| {
+            v.map(|v| (lo.min(v), hi.max(v)))
+        }) else {
+            return false;
+        };
+        let (Some(from), Some(to)) = (1i128.checked_sub(hi), 0i128.checked_sub(lo)) else {
+            return false;
+        };
+        let meets = from <= to
+            && if g == 0 {
+                from <= rho && rho <= to
+            } else {
+                match rho.checked_sub(from) {
+                    Some(x) => from
+                        .checked_add(x.mod_floor(&g.abs()))
+                        .is_none_or(|c| c <= to),
+                    None => true,
+                }
+            };
+        if meets {
+            return false;
+        }
+        start = end;
+    }
+    true
+}

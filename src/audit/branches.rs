@@ -24,6 +24,7 @@ const UNIFORM: &[&str] = &[
     "Q:IFEXIT1",
     "Q:WHILE1",
     "Q:WHILEEXIT1",
+    "Q:WHILEWARP",
 ];
 const DIVERGENT: &[&str] = &["Q:IF4", "Q:IFEXIT4", "Q:WHILE2", "Q:WHILEEXIT2"];
 

@@ -292,6 +292,17 @@ pub fn suite() -> Vec<Case> {
             extra_inputs: staircase,
         },
         Case {
+            name: "uniform_break",
+            file: "uniform_break.cu",
+            pattern: "loop left by a uniform break",
+            block: [32, 1, 1],
+            concrete_grid: None,
+            metric: MetricName::Divwarps,
+            points: pts("n", &[0, 1, 2, 5, 31, 32, 40], 1),
+            hand: |_| 0,
+            extra_inputs: negative_at_3,
+        },
+        Case {
             name: "grid240",
             file: "grid240.cu",
             pattern: "concrete large grid --grid 240",
@@ -315,6 +326,14 @@ fn bank_inputs() -> Vec<Inputs> {
 fn staircase() -> Vec<Inputs> {
     let cells = (0..32 * 48)
         .map(|i| Value::Float(if i % 33 == 0 { -1.0 } else { 1.0 }))
+        .collect();
+    vec![Inputs::zero().with_array("in", ArrayInit::Values(cells))]
+}
+
+/// `in[3] = −1`, else `1`: every lane breaks in round 3 (uniform_break).
+fn negative_at_3() -> Vec<Inputs> {
+    let cells = (0..32 * 48)
+        .map(|i| Value::Float(if i == 3 { -1.0 } else { 1.0 }))
         .collect();
     vec![Inputs::zero().with_array("in", ArrayInit::Values(cells))]
 }

@@ -680,10 +680,15 @@ impl<'c> Exporter<'c> {
                 let k = if neg { "DIf3" } else { "DIf2" };
                 format!("{k} {a} {b} {acc} {ws}\n{pad}  ({d})")
             }
-            ("Q:WHILE2", Stmt::While(e, body)) => {
+            (r @ ("Q:WHILE2" | "Q:WHILEWARP"), Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;
-                format!("DWhile2 {a} {b} {acc}\n{pad}  ({db})")
+                let k = if r == "Q:WHILE2" {
+                    "DWhile2"
+                } else {
+                    "DWhileWarp"
+                };
+                format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
             ("Q:WHILELAST", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
@@ -753,8 +758,8 @@ impl<'c> Exporter<'c> {
             }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:WHILELAST" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE"
-                | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
+                | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"
+                | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(

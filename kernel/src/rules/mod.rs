@@ -4,6 +4,7 @@
 //! conditions (spec/logic.md §5).
 
 pub mod expr;
+pub mod nosplit;
 pub mod stmt;
 
 use crate::access::{self, Kind};

@@ -400,19 +400,30 @@ pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     Ok(Rat::zero())
 }
 
-fn while_rule(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, divergent: bool) -> Result<Rat, Rejection> {
+/// How a while rule treats its test (spec/logic.md §4): Q:WHILE1 (`P ⇒ e unif`), Q:WHILE2
+/// (the test may split the warp: `M^div` every round), Q:WHILEWARP (the test cannot split a
+/// warp, which the caller has checked: no `M^div`, Q:WHILE2's post).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Test {
+    Uniform,
+    Divergent,
+    NoSplit,
+}
+
+pub(super) fn while_rule(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, test: Test) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::While(e, body)) = s else {
         return Err(wrong(cx, "a while loop", s));
     };
     let post = cx.post(n)?;
     let c = cx.shape::<2>(n, &[])?;
-    if !divergent {
+    if test == Test::Uniform {
         cx.uniform(&pre.d, e)?;
     }
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     cx.check_node(&c[1], Subject::Stmt(body), pre, 1)?;
     let (bpre, bpost) = cx.pp(&c[1])?;
-    let step = if divergent { &cx.m.if_ + &cx.m.div + cost } else { &cx.m.if_ + cost };
+    let divergent = test != Test::Uniform;
+    let step = if test == Test::Divergent { &cx.m.if_ + &cx.m.div + cost } else { &cx.m.if_ + cost };
     cx.same_q(&pre.q, &plus(&bpre.q, &step), "pre", "body pre + loop-test cost")?;
     cx.same_p(&cx.and_cond(&pre.p, &pre.d, e, false), &bpre.p, "P ∧ e", "body pre")?;
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
@@ -430,14 +441,14 @@ fn while_rule(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, divergent: bool) -
 /// Q:WHILE1 — uniform loop: `P ⇒ e unif`; `B.pre = (P ∧ e, D, Q')`,
 /// `B.post = (P, D, Q' + M^if + C)`, `pre = (P, D, Q' + M^if + C)`, `post = (P ∧ ¬e, D, Q')`.
 pub fn q_while1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    while_rule(cx, n, s, pre, false)
+    while_rule(cx, n, s, pre, Test::Uniform)
 }
 
 /// Q:WHILE2 — possibly divergent loop: as Q:WHILE1 without uniformity, with
 /// `M^if + M^div + C`, and `post = (P ∧ ¬e, D \ W(s), Q'↾W(s))` (`Q'` without its terms
 /// that mention a local of `W(s)`).
 pub fn q_while2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    while_rule(cx, n, s, pre, true)
+    while_rule(cx, n, s, pre, Test::Divergent)
 }
 
 /// Q:UNROLL — `while (e) s` by its first iteration: one child about
@@ -585,12 +596,10 @@ pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     Ok(Rat::zero())
 }
 
-/// The lane spread `w` of the form `l` under `d` (spec/logic.md §4, Q:WHILELAST): with
-/// `K = (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) + Σ_{v local} a_v·k_v` (every local of
-/// `l` must have a linear entry in `d`; parameters are uniform), the largest
-/// `max K·tid − min K·tid` over the lanes of one warp of the block. Errors: a local of `l`
-/// without a linear entry, or a block larger than the enumeration limit.
-fn lane_spread(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Result<Rat, Rejection> {
+/// The thread coefficients `K = (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) +
+/// Σ_{v local} a_v·k_v` of the form `l` under `d` (spec/logic.md §4, Q:WHILELAST,
+/// Q:WHILEWARP). Errors: a local of `l` without a linear entry.
+pub(super) fn thread_k(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Result<[Rat; 3], Rejection> {
     let mut k: [Rat; 3] = Default::default();
     for (v, a) in &l.terms {
         if let Some(i) = super::TIDS.iter().position(|t| t == v) {
@@ -604,6 +613,25 @@ fn lane_spread(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Re
             }
         }
     }
+    Ok(k)
+}
+
+/// `L` of `cond(e) = [L ≤ 0]` when `cond(¬e)` is non-empty (Q:WHILELAST, Q:WHILEWARP).
+pub(super) fn test_form(cx: &Ctx, e: &Expr) -> Result<Lin, Rejection> {
+    let (ce, cne) = (cx.cond(e, false), cx.cond(e, true));
+    match (ce.as_slice(), cne.is_empty()) {
+        ([k], false) if !k.eq && k.lane.is_none() => Ok(k.lin.clone()),
+        _ => Err(cx.rej(Reason::NoCondition(e.to_string()))),
+    }
+}
+
+/// The lane spread `w` of the form `l` under `d` (spec/logic.md §4, Q:WHILELAST): with
+/// `K = (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) + Σ_{v local} a_v·k_v` (every local of
+/// `l` must have a linear entry in `d`; parameters are uniform), the largest
+/// `max K·tid − min K·tid` over the lanes of one warp of the block. Errors: a local of `l`
+/// without a linear entry, or a block larger than the enumeration limit.
+fn lane_spread(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Result<Rat, Rejection> {
+    let k = thread_k(cx, d, l)?;
     let total = crate::access::block_threads(cx.block)
         .filter(|&t| t <= crate::access::WORK_LIMIT)
         .ok_or_else(|| cx.rej(Reason::NoLinearEntry("the block's lanes (too many to enumerate)".into())))?;
@@ -638,11 +666,8 @@ pub fn q_whilelast(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
     };
     let post = cx.post(n)?;
     let c = cx.shape::<3>(n, &["entail last"])?;
-    let (ce, cne) = (cx.cond(e, false), cx.cond(e, true));
-    let l = match (ce.as_slice(), cne.is_empty()) {
-        ([k], false) if !k.eq && k.lane.is_none() => k.lin.clone(),
-        _ => return Err(cx.rej(Reason::NoCondition(e.to_string()))),
-    };
+    let l = test_form(cx, e)?;
+    let cne = cx.cond(e, true);
     let w = lane_spread(cx, &pre.d, &l)?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     cx.check_node(&c[1], Subject::Stmt(body), pre, 1)?;

@@ -5,7 +5,9 @@ use crate::analysis::derive::liveness::restrict_deps;
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
 use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::entail::{entails, entails_all};
-use crate::analysis::linear::{cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed};
+use crate::analysis::linear::{
+    cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed, never_splits,
+};
 use crate::analysis::AnalysisError;
 use crate::certificate::Farkas;
 use crate::core::assertion::linear::{tid_name, CKind, Cstr, DepMap, Lin};
@@ -384,8 +386,9 @@ impl Ctx<'_> {
         let w_body_post = entails_all(&body_an.post.p, &p)
             .ok_or_else(|| err(Some(loc), "internal: invariant not re-established"))?;
         let (atom, atom_err) = self.ranking_atom(e, body, loc, &p, &d);
-        // Q:WHILELAST only pays off when a divergent test costs something (M^div > 0)
-        let last = if uniform || self.metric.div.is_zero() {
+        // Q:WHILEWARP and Q:WHILELAST only pay off when a divergent test costs something
+        let nosplit = !uniform && !self.metric.div.is_zero() && self.never_splits(e, &d);
+        let last = if uniform || nosplit || self.metric.div.is_zero() {
             None
         } else {
             self.last_round(e, body, &p, &d)?
@@ -422,12 +425,25 @@ impl Ctx<'_> {
                 atom,
                 atom_err,
                 last,
+                nosplit,
                 writes,
                 loc,
                 key: loop_key(body),
             }),
             post,
         ))
+    }
+
+    /// Whether Q:WHILEWARP applies to `while (e) …` under `d` (spec/logic.md §4): `cond(e)`
+    /// is one inequality `L ≤ 0`, `cond(¬e)` is non-empty, and `L` never splits a warp.
+    fn never_splits(&self, e: &Expr, d: &DepMap) -> bool {
+        let (ce, cne, _, _) = cond(self.prog, e);
+        match ce.as_slice() {
+            [c] if c.kind == CKind::Le && !cne.is_empty() => {
+                never_splits(self.prog, d, &c.lin, self.launch, self.hw.warp_size)
+            }
+            _ => false,
+        }
     }
 
     /// Q:WHILELAST's last-round body (spec/logic.md §4): when `cond(e) = [L ≤ 0]` (and

@@ -257,6 +257,8 @@ struct WhileAn {
     atom_err: Option<String>,
     /// Q:WHILELAST's last-round body, when the rule applies (`None`: Q:WHILE1/2).
     last: Option<LastRound>,
+    /// Q:WHILEWARP applies: the (non-uniform) test never splits a warp.
+    nosplit: bool,
     writes: Vec<String>,
     loc: Loc,
     key: usize,

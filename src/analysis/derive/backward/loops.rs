@@ -105,14 +105,16 @@ impl Back<'_, '_> {
             atom,
             atom_err,
             last,
+            nosplit,
             writes,
             loc,
             key,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
-        // Q:WHILELAST charges M^div once, before the loop, instead of every round
-        let k = if *uniform || last.is_some() {
+        // Q:WHILELAST charges M^div once, before the loop, instead of every round;
+        // Q:WHILEWARP never (its test cannot split a warp)
+        let k = if *uniform || *nosplit || last.is_some() {
             cost + &self.ctx.metric.if_
         } else {
             cost + &self.ctx.metric.if_ + &self.ctx.metric.div
@@ -244,7 +246,11 @@ impl Back<'_, '_> {
                 ik.plus_const(&self.ctx.metric.div),
             ),
             None => (
-                if *uniform { "Q:WHILE1" } else { "Q:WHILE2" },
+                match (*uniform, *nosplit) {
+                    (true, _) => "Q:WHILE1",
+                    (false, true) => "Q:WHILEWARP",
+                    (false, false) => "Q:WHILE2",
+                },
                 vec![],
                 vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
                 ik.clone(),

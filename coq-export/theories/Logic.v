@@ -160,6 +160,8 @@ Definition lin_expr (e : expr) : option lin :=
   | EBin OMul (OConst (VInt n)) b => option_map (lscale n) (lin_opd b)
   | EBin OMul a (OConst (VInt n)) => option_map (lscale n) (lin_opd a)
   | EUn UNeg a => option_map (lscale (-1)) (lin_opd a)
+  | EBin OShl a (OConst (VInt c)) =>
+      if ((0 <=? c) && (c <? 64))%Z then option_map (lscale (2 ^ c)) (lin_opd a) else None
   | _ => None
   end.
 
@@ -788,24 +790,29 @@ Definition entails_bsubst (P : list cstr) (x : nat) (A : lin) (P' : list cstr)
 (** [RShift L d w]: [max0(L) = d + max0(L − d)] when [P ⇒ L ≥ d]; [RZero L w]:
     [max0(L) = 0] when [P ⇒ L ≤ 0]; [RMono L1 L2 w]: [max0(L1) ≥ max0(L2)] when
     [P ⇒ L1 ≥ L2], applied only to a polynomial whose terms have non-negative
-    coefficients (spec/certificate.md [RW]). *)
+    coefficients (spec/certificate.md [RW]); [RSplit L D w0 w]: [max0(L) = max0(L − D) +
+    max0(D)] when [P ⇒ D ≥ 0] ([w0]) and [P ⇒ L ≥ D] ([w]). *)
 Inductive rw := RShift (L : lin) (d : Z) (w : fwit) | RZero (L : lin) (w : fwit)
-  | RMono (L1 L2 : lin) (w : fwit).
+  | RMono (L1 L2 : lin) (w : fwit) | RSplit (L D : lin) (w0 w : fwit).
 
 Definition rw_ok (P : list cstr) (r : rw) : bool :=
   match r with
   | RShift L d w => (0 <=? d)%Z && farkas_ok P (CLe (lsub (mkLin d []) L)) w
   | RZero L w => farkas_ok P (CLe L) w
   | RMono L1 L2 w => farkas_ok P (CLe (lsub L2 L1)) w
+  | RSplit L D w0 w => farkas_ok P (CLe (lscale (-1) D)) w0 && farkas_ok P (CLe (lsub D L)) w
   end.
 
-Definition rw_lhs (r : rw) : lin := match r with RShift L _ _ | RZero L _ | RMono L _ _ => L end.
-(** The right-hand side of [max0(L)]: [d + max0(L − d)], [0], or [max0(L2)]. *)
+Definition rw_lhs (r : rw) : lin :=
+  match r with RShift L _ _ | RZero L _ | RMono L _ _ | RSplit L _ _ _ => L end.
+(** The right-hand side of [max0(L)]: [d + max0(L − d)], [0], [max0(L2)], or
+    [max0(L − D) + max0(D)]. *)
 Definition rw_rhs (r : rw) : list (Q * list lin) :=
   match r with
   | RShift L d _ => [(inject_Z d, []); (1%Q, [lplus L (- d)])]
   | RZero _ _ => []
   | RMono _ L2 _ => [(1%Q, [L2])]
+  | RSplit L D _ _ => [(1%Q, [lsub L D]); (1%Q, [D])]
   end.
 Definition is_mono (r : rw) : bool := match r with RMono _ _ _ => true | _ => false end.
 (** The terms of a potential have non-negative coefficients. *)

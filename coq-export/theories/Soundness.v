@@ -1058,8 +1058,15 @@ Proof.
          | H : lin_opd G ?o = Some ?L |- _ =>
              rewrite (lin_opd_correct ps s o L t Hp Hw H) in H1; clear H
          end;
-  simpl in *; inversion H1; subst; f_equal;
-  rewrite ?ladd_eval, ?lscale_eval; try (unfold leval; simpl; lia); auto.
+  simpl in *;
+  (* [a << c]: the range test of [bop_eval] is the one [lin_expr] made *)
+  try match goal with
+      | Hb : ((0 <=? ?c) && (?c <? 64))%Z = true, H1 : context [if _ then _ else _] |- _ =>
+          rewrite Hb in H1; apply andb_true_iff in Hb as [Hb1 _]; apply Z.leb_le in Hb1
+      end;
+  inversion H1; subst; f_equal;
+  rewrite ?ladd_eval, ?lscale_eval; try (unfold leval; simpl; lia);
+  try (rewrite Z.shiftl_mul_pow2 by lia; ring); auto.
 Qed.
 
 Lemma lin_un_correct : forall F ps s op a L t v, pok ps -> wt s ->
@@ -3192,6 +3199,15 @@ Proof.
   reflexivity.
 Qed.
 
+Lemma atom_split : forall r L D, (0 <= leval r D)%Z -> (leval r D <= leval r L)%Z ->
+  atom r (lsub L D) + atom r D == atom r L.
+Proof.
+  intros r L D H0 H1. unfold atom, lsub. rewrite ladd_eval, lscale_eval.
+  rewrite !Z.max_r by lia. rewrite <- inject_Z_plus.
+  replace (leval r L + -1 * leval r D + leval r D)%Z with (leval r L) by lia.
+  reflexivity.
+Qed.
+
 Lemma atom_zero : forall r L, (leval r L <= 0)%Z -> atom r L == 0.
 Proof. intros r L H. unfold atom. rewrite Z.max_l by lia. reflexivity. Qed.
 
@@ -3234,13 +3250,18 @@ Proof. intros r f l; induction l as [|[c m] l IH]; simpl; [ring|]. rewrite IH. u
 Lemma rw_rhs_sum : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
   psum r (rw_rhs rw0) == atom r (rw_lhs rw0).
 Proof.
-  intros r P [L d w|L w|L1 L2 w] HP H Hm; simpl in H |- *; try discriminate.
+  intros r P [L d w|L w|L1 L2 w|L D w0 w] HP H Hm; simpl in H |- *; try discriminate.
   - apply andb_true_iff in H as [Hd H]. apply Z.leb_le in Hd.
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
     unfold lsub in Hf. rewrite ladd_eval, lscale_eval, leval_const in Hf.
     rewrite <- (atom_shift r L d) by lia. ring.
   - pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
     rewrite (atom_zero r L Hf). reflexivity.
+  - apply andb_true_iff in H as [H0 H].
+    pose proof (farkas_sound _ _ _ _ HP H0) as Hf0. cbn [holds] in Hf0.
+    pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+    rewrite lscale_eval in Hf0. unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf.
+    rewrite <- (atom_split r L D) by lia. ring.
 Qed.
 
 Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
@@ -3288,7 +3309,7 @@ Proof. intros r L1 L2 H. unfold atom. rewrite <- Zle_Qle. lia. Qed.
 Lemma rw_apply_mono : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = true ->
   ptnonneg Q1 = true -> pval r (rw_apply rw0 Q1) <= pval r Q1.
 Proof.
-  intros r P rw0 [c l] HP H Hm Hn. destruct rw0 as [| |L1 L2 w]; try discriminate.
+  intros r P rw0 [c l] HP H Hm Hn. destruct rw0 as [| |L1 L2 w|]; try discriminate.
   simpl in H. pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
   unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf.
   assert (Hle : atom r L2 <= atom r L1) by (apply atom_le; lia).

@@ -238,6 +238,9 @@ pub type Farkas = Vec<(usize, Rat)>;
 pub enum Rw {
     /// `(shift LIN D FARKAS)`: `max0(LIN) = max0(LIN − D) + D` given `P ⇒ LIN ≥ D`.
     Shift(Lin, Rat, Farkas),
+    /// `(split LIN D FARKAS1 FARKAS2)`: `max0(LIN) = max0(LIN − D) + max0(D)` given
+    /// `P ⇒ D ≥ 0` (`FARKAS1`) and `P ⇒ LIN ≥ D` (`FARKAS2`); `D` a linear form.
+    Split(Lin, Lin, Farkas, Farkas),
     /// `(zero LIN FARKAS)`: `max0(LIN) = 0` given `P ⇒ LIN ≤ 0`.
     Zero(Lin, Farkas),
     /// `(mono LIN1 LIN2 FARKAS)`: `max0(LIN1) ≥ max0(LIN2)` given `P ⇒ LIN1 ≥ LIN2`.
@@ -842,6 +845,10 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
             let [l, d, w] = exactly(items(s, "shift", "")?, s, "(shift LIN D FARKAS)")?;
             Ok(Rw::Shift(lin(l)?, rat(d)?, farkas(w)?))
         }
+        Some("split") => {
+            let [l, d, w1, w2] = exactly(items(s, "split", "")?, s, "(split LIN D FARKAS FARKAS)")?;
+            Ok(Rw::Split(lin(l)?, lin(d)?, farkas(w1)?, farkas(w2)?))
+        }
         Some("zero") => {
             let [l, w] = exactly(items(s, "zero", "")?, s, "(zero LIN FARKAS)")?;
             Ok(Rw::Zero(lin(l)?, farkas(w)?))
@@ -850,7 +857,10 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
             let [l1, l2, w] = exactly(items(s, "mono", "")?, s, "(mono LIN1 LIN2 FARKAS)")?;
             Ok(Rw::Mono(lin(l1)?, lin(l2)?, farkas(w)?))
         }
-        _ => Err(err(s, "(shift LIN D FARKAS), (zero LIN FARKAS) or (mono LIN1 LIN2 FARKAS)")),
+        _ => Err(err(
+            s,
+            "(shift LIN D FARKAS), (split LIN D FARKAS FARKAS), (zero LIN FARKAS) or (mono LIN1 LIN2 FARKAS)",
+        )),
     }
 }
 

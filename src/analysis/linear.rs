@@ -23,7 +23,8 @@ pub fn lin_operand(prog: &Program, o: &Operand) -> Option<Lin> {
     }
 }
 
-/// `lin(e)` of `spec/logic.md` §2: operands, `+`, `−`, `*` by an integer constant, `neg`.
+/// `lin(e)` of `spec/logic.md` §2: operands, `+`, `−`, `*` by an integer constant, `neg`,
+/// `<<` by a constant in `0..64`.
 pub fn lin_expr(prog: &Program, e: &Expr) -> Option<Lin> {
     match e {
         Expr::Opd(o) => lin_operand(prog, o),
@@ -36,8 +37,17 @@ pub fn lin_expr(prog: &Program, e: &Expr) -> Option<Lin> {
             _ => None,
         },
         Expr::Un(UnOp::Neg, a) => Some(lin_operand(prog, a)?.scale(&-Q::one())),
+        // `a << c` = `2^c·a` for `0 ≤ c < 64` (EC:OP: exact; an overflow errs)
+        Expr::Bin(BinOp::Shl, a, Operand::Const(Const::Int(c))) if (0..64).contains(c) => {
+            Some(lin_operand(prog, a)?.scale(&q_pow2(*c as u32)))
+        }
         _ => None,
     }
+}
+
+/// `2^c` as a rational (`c < 64`).
+fn q_pow2(c: u32) -> Q {
+    Q::from_integer(num_bigint::BigInt::from(2u8).pow(c))
 }
 
 /// `(cond(e), cond(¬e))` of `spec/logic.md` §2 (strict inequalities tightened over the

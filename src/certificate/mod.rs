@@ -25,6 +25,10 @@ pub enum Rewrite {
     /// `(shift LIN D FARKAS)`: `P ⇒ LIN ≥ D` (witness for the target `(le D − LIN)`),
     /// `D ≥ 0`; `max0(LIN) = max0(LIN − D) + D`.
     Shift(Lin, Q, Farkas),
+    /// `(split LIN D FARKAS1 FARKAS2)`: `P ⇒ D ≥ 0` (witness for `(le −D)`) and
+    /// `P ⇒ LIN ≥ D` (witness for `(le D − LIN)`), `D` a linear form;
+    /// `max0(LIN) = max0(LIN − D) + max0(D)`.
+    Split(Lin, Lin, Farkas, Farkas),
     /// `(zero LIN FARKAS)`: `P ⇒ LIN ≤ 0` (witness for `(le LIN)`); `max0(LIN) = 0`.
     Zero(Lin, Farkas),
     /// `(mono LIN1 LIN2 FARKAS)`: `P ⇒ LIN1 ≥ LIN2` (witness for `(le LIN2 − LIN1)`);

@@ -332,6 +332,17 @@ fn write_field(out: &mut String, f: &Field) {
                         write_farkas(out, w);
                         out.push(')');
                     }
+                    Rewrite::Split(l, d, w0, w) => {
+                        out.push_str(" (split ");
+                        write_lin(out, l);
+                        out.push(' ');
+                        write_lin(out, d);
+                        out.push(' ');
+                        write_farkas(out, w0);
+                        out.push(' ');
+                        write_farkas(out, w);
+                        out.push(')');
+                    }
                     Rewrite::Zero(l, w) => {
                         out.push_str(" (zero ");
                         write_lin(out, l);

@@ -508,6 +508,20 @@ impl<'c> Exporter<'c> {
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
+                Rw::Split(l, d, w0, w) => {
+                    if !scale_of(&l).is_one() || !scale_of(&d).is_one() {
+                        return Err(ExportError::Unsupported(
+                            "split rewrite with rational forms".into(),
+                        ));
+                    }
+                    out.push(format!(
+                        "RSplit ({}) ({}) {} {}",
+                        self.names.lin(&l, &one)?,
+                        self.names.lin(&d, &one)?,
+                        Self::farkas(&w0, &one, &ss)?,
+                        Self::farkas(&w, &one, &ss)?
+                    ));
+                }
                 Rw::Zero(l, w) => {
                     if !scale_of(&l).is_one() {
                         return Err(ExportError::Unsupported(

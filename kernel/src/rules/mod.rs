@@ -271,6 +271,14 @@ impl Ctx<'_> {
                         (_, Some(c)) => Some(la.scale(&c)),
                         _ => None,
                     },
+                    // `a << c` = `2^c·a` for `0 ≤ c < 64` (EC:OP: exact, an overflow errs)
+                    "<<" => match b {
+                        Opd::Int(c) => {
+                            let c = c.to_u32().filter(|c| *c < 64)?;
+                            Some(la.scale(&Rat::from_integer(BigInt::from(2).pow(c))))
+                        }
+                        _ => None,
+                    },
                     _ => None,
                 }
             }
@@ -738,6 +746,22 @@ impl Ctx<'_> {
                     let mut by = Poly::constant(d.clone());
                     by.add_term(Rat::one(), vec![l.add_scaled(&Lin::constant(d.clone()), &-Rat::one())]);
                     (l, t, by, w)
+                }
+                Rw::Split(l, d, w0, w) => {
+                    // P ⇒ D ≥ 0, i.e. −D ≤ 0 (the second witness, P ⇒ LIN ≥ D, below).
+                    let t0 = Cstr::le(d.scale(&-Rat::one()));
+                    check_farkas(p, &t0, w0).map_err(|problem| {
+                        self.rej(Reason::Farkas {
+                            list: format!("rewrite {name}"),
+                            item: i,
+                            target: t0.to_string(),
+                            problem,
+                        })
+                    })?;
+                    let mut by = Poly::zero();
+                    by.add_term(Rat::one(), vec![l.add_scaled(d, &-Rat::one())]);
+                    by.add_term(Rat::one(), vec![d.clone()]);
+                    (l, d.add_scaled(l, &-Rat::one()), by, w)
                 }
                 Rw::Zero(l, w) => (l, l.clone(), Poly::zero(), w),
             };

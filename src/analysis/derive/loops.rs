@@ -2,6 +2,7 @@
 //! template, and the Houdini search for loop invariants `(P, D)` (Q:WHILE1/2).
 
 use crate::analysis::derive::liveness::restrict_deps;
+use crate::analysis::derive::loops_geo::GeoAtom;
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
 use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::entail::{entails, entails_all};
@@ -25,6 +26,8 @@ pub(super) struct LoopAtom {
     /// The counter's step is symbolic and `shift` only its lower bound (a `mono` rewrite
     /// may be needed after the shift).
     pub(super) symbolic: bool,
+    /// The geometric atom of a counter multiplied each round (`loops_geo.rs`).
+    pub(super) geo: Option<GeoAtom>,
 }
 
 impl Ctx<'_> {
@@ -251,12 +254,19 @@ impl Ctx<'_> {
                     let mut cands: Vec<Lin> = Vec::new();
                     let mut seeds: Vec<Lin> = Vec::new();
                     let mut tail: Vec<Lin> = Vec::new();
+                    let mut geo_seed: Option<Lin> = None;
                     match self.loop_atom_raw(e, body, None) {
                         Ok((raw, sh, x, _, _)) => {
                             self.nests.note_counter(key, &x, &raw, &sh);
                             seeds.push(raw.clone());
                             cands.push(raw.clone());
                             cands.push(raw.plus_const(&-sh));
+                            // a counter multiplied each round: its geometric atom
+                            // (loops_geo.rs; the step's atom comes from the split rewrite)
+                            if let Some(geo) = self.geo_atom(e, body, None, None) {
+                                cands.push(geo.g.clone());
+                                geo_seed = Some(geo.g);
+                            }
                         }
                         Err(_) => {
                             let (hs, shifted) = self.exit_atoms(body);
@@ -277,7 +287,11 @@ impl Ctx<'_> {
                             tail = shifted;
                         }
                     }
-                    for raw in seeds {
+                    // the ranges are the seeds' forms before the loop; the geometric
+                    // atom's is a candidate only
+                    let ranges = seeds.len();
+                    seeds.extend(geo_seed);
+                    for (si, raw) in seeds.into_iter().enumerate() {
                         let mut cur = raw;
                         for prev in top[..i].iter().rev() {
                             match prev {
@@ -300,7 +314,9 @@ impl Ctx<'_> {
                                 }
                             }
                         }
-                        self.nests.note_range(key, &cur);
+                        if si < ranges {
+                            self.nests.note_range(key, &cur);
+                        }
                     }
                     cands.extend(tail);
                     for c in cands {
@@ -537,6 +553,7 @@ impl Ctx<'_> {
                                         shift,
                                         witness: w,
                                         symbolic,
+                                        geo: self.geo_atom(e, body, Some(p), Some(d)),
                                     })
                                 }
                                 None => {

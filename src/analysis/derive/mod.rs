@@ -21,6 +21,7 @@ mod instantiate;
 mod launch;
 mod liveness;
 mod loops;
+mod loops_geo;
 mod nest;
 mod seq;
 mod template;

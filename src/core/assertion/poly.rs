@@ -251,6 +251,18 @@ impl<C: Coef> PolyT<C> {
             AtomVal::Const(_) => self.clone(),
         }
     }
+    /// The split rewrite `max0(L) = max0(L − D) + max0(D)` (valid when `L ≥ D ≥ 0`): every
+    /// occurrence of the canonical atom of `L` is replaced by the matching multiple of the
+    /// sum (`L`, `D` arbitrary forms).
+    pub fn split(&self, l: &Lin, d: &Lin) -> Self {
+        match canon_atom(l) {
+            AtomVal::Scaled(f, atom) => {
+                let k = Q::one() / f;
+                self.replace_atom(&atom, &[(k.clone(), Some(l.sub(d))), (k, Some(d.clone()))])
+            }
+            AtomVal::Const(_) => self.clone(),
+        }
+    }
     /// The zero rewrite `max0(L) = 0` (valid when `L ≤ 0`).
     pub fn zero_atom(&self, atom: &Lin) -> Self {
         self.replace_atom(atom, &[])

@@ -2,6 +2,7 @@
 //! ranking atom) and Q:WHILEEXIT1/2.
 
 use super::{node_of, Back, TChild, TNode};
+use crate::analysis::derive::loops::LoopAtom;
 use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AN};
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
@@ -175,6 +176,7 @@ impl Back<'_, '_> {
                 rws.push(Rewrite::Mono(from.clone(), to, w));
             }
         }
+        self.geo_rewrites(atom.as_ref(), &mut ishift, &mut rws, &qb, &body.pre.p);
         self.geq(&ishift, &qb, "loop body is paid by the invariant")
             .map_err(|e| {
                 let why = match atom_err {
@@ -211,6 +213,7 @@ impl Back<'_, '_> {
                         rws2.push(Rewrite::Mono(from.clone(), to, w));
                     }
                 }
+                self.geo_rewrites(atom.as_ref(), &mut ishift2, &mut rws2, &qb2, &lr.body.pre.p);
                 self.geq(
                     &ishift2,
                     &qb2,
@@ -273,6 +276,44 @@ impl Back<'_, '_> {
             vec![TChild::Stmt(wnode)],
         );
         Ok((outer, qpre))
+    }
+
+    /// The geometric atom's `split` (derive/loops_geo.rs) when the invariant has the atom
+    /// and the body's pre `p` justifies it, then, when the body's potential `qb` lacks
+    /// the step's atom `max0(D)`, a `mono` from it to a smaller atom `qb` needs (an inner
+    /// loop entered with `max0(s − 1)` from `t ← s / 2`).
+    fn geo_rewrites(
+        &self,
+        atom: Option<&LoopAtom>,
+        ishift: &mut TPoly,
+        rws: &mut Vec<Rewrite>,
+        qb: &TPoly,
+        p: &[Cstr],
+    ) {
+        let Some(geo) = atom.and_then(|la| la.geo.as_ref()) else {
+            return;
+        };
+        let AtomVal::Scaled(_, g) = canon_atom(&geo.g) else {
+            return;
+        };
+        if !ishift.terms.keys().flatten().any(|a| *a == g) {
+            return;
+        }
+        let Some(rw) = self.ctx.geo_split(geo, p) else {
+            return;
+        };
+        *ishift = ishift.split(&geo.g, &geo.d);
+        rws.push(rw);
+        let AtomVal::Scaled(_, d) = canon_atom(&geo.d) else {
+            return;
+        };
+        if qb.terms.keys().flatten().any(|a| *a == d) {
+            return;
+        }
+        if let Some((to, w)) = self.step_mono(&d, ishift, qb, p) {
+            *ishift = ishift.replace_atom(&d, &[(Q::one(), Some(to.clone()))]);
+            rws.push(Rewrite::Mono(d, to, w));
+        }
     }
 
     /// The atom `b` of the body's potential `qb` that the shifted invariant `ishift` lacks

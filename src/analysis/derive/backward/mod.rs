@@ -356,6 +356,7 @@ pub(super) fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
     for r in rw {
         match r {
             Rewrite::Shift(a, sft, _) => out = out.shift(a, sft),
+            Rewrite::Split(a, d, _, _) => out = out.split(a, d),
             Rewrite::Zero(a, _) => out = out.zero_atom(a),
             Rewrite::Mono(l, l2, _) => out = out.mono(l, l2),
         }

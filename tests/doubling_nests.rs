@@ -1,0 +1,270 @@
+//! Doubling loops around halving loops (issue 12, the shape of NVIDIA's bitonic and merge
+//! sorts): `for (s = 1; s < n; s <<= 1) { for (t = s; t > 0; t >>= 1) … }`. The outer
+//! counter's `<<` is linear (spec/logic.md §2) and its geometric atom's `split` rewrite
+//! (derive/loops_geo.rs, spec/certificate.md `RW`) pays each round's inner loop, whose
+//! rounds grow with the counter, from one linear potential. Every bound is checked by the
+//! kernel and compared with the lock-step semantics.
+
+mod common;
+
+use std::collections::BTreeMap;
+use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
+use warpcert::core::metric::Q;
+use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
+use warpcert::frontend;
+use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+
+fn lower(src: &str, block: u32) -> (Program, Launch) {
+    let launch = Launch {
+        block: [block, 1, 1],
+        grid: None,
+    };
+    let ast = frontend::parse_str("nest.cu", src).unwrap_or_else(|d| panic!("{d}"));
+    let (prog, _) = frontend::lower(&ast, None, &launch, &Hardware::default(), &BTreeMap::new())
+        .unwrap_or_else(|d| panic!("{d}"));
+    (prog, launch)
+}
+
+/// The analysis at the default options, its certificate accepted by the kernel.
+fn certified(prog: &Program, launch: &Launch, m: MetricName) -> Analysis {
+    let a = analyze(
+        prog,
+        &Metric::standard(m),
+        &Hardware::default(),
+        launch,
+        &AnalysisOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{m}: {e}"));
+    if let Err(r) = warpcert_kernel::check(&a.certificate) {
+        panic!("{m}: certificate rejected: {r:?}");
+    }
+    a
+}
+
+/// The cost of warp 0 of block 0 under the lock-step semantics with `n = v`, zero inputs.
+fn simulate(prog: &Program, launch: &Launch, m: MetricName, v: i64) -> Q {
+    let mut params = Params::new();
+    params.insert("n".to_string(), Value::Int(v));
+    let run = run_warp(
+        prog,
+        &[Metric::standard(m)],
+        &Hardware::default(),
+        launch,
+        [0, 0, 0],
+        0,
+        &params,
+        &Inputs::zero(),
+        &RunOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{m} at n={v}: {e}"));
+    run.costs[0].clone()
+}
+
+fn at(a: &Analysis, n: i64) -> Q {
+    a.bound.eval(&BTreeMap::from([("n".to_string(), n)]))
+}
+
+/// `⌊log2 v⌋ + 1`, the rounds of `for (t = v; t > 0; t >>= 1)` for `v ≥ 1`.
+fn halvings(v: i64) -> i64 {
+    64 - i64::from(v.leading_zeros())
+}
+
+/// Merge-sort shape: the inner loop starts from a copy of the doubling counter.
+const COPY: &str = "__global__ void k(float *out, int n) {
+  for (int s = 1; s < n; s <<= 1) {
+    int t = s;
+    for (; t > 0; t >>= 1) {
+      out[threadIdx.x] = 1.0f;
+    }
+  }
+}
+";
+
+/// Bitonic shape: the inner loop starts from half the counter (`t ← s / 2`, bounded by
+/// `s − 1` through Q:VWRITE1's bounding substitution).
+const HALF: &str = "__global__ void k(float *out, int n) {
+  for (int s = 2; s < n; s <<= 1) {
+    for (int t = s / 2; t > 0; t >>= 1) {
+      out[threadIdx.x] = 1.0f;
+    }
+  }
+}
+";
+
+/// `sectors` of [`COPY`] at block 32: each inner round stores 32 consecutive floats, 4
+/// sectors; the outer loop runs for `s = 1, 2, 4, … < n`, the inner `halvings(s)` rounds
+/// (hand derivation, confirmed by the lock-step semantics below). The bound is linear in
+/// `n`: `Σ_s 4·halvings(s) ≤ Σ_s 4·s < 8·n`, where a potential that ignored the growth of
+/// the inner loop could not pay it.
+#[test]
+fn doubling_around_halving_copy_is_bounded_linearly() {
+    let (prog, launch) = lower(COPY, 32);
+    let a = certified(&prog, &launch, MetricName::Sectors);
+    assert!(a.bound.degree() <= 1, "bound {:?} is not linear", a.bound);
+    for n in [0i64, 1, 2, 3, 4, 5, 8, 9, 17, 100, 1000] {
+        let mut hand = 0;
+        let mut s = 1;
+        while s < n {
+            hand += 4 * halvings(s);
+            s <<= 1;
+        }
+        let sim = simulate(&prog, &launch, MetricName::Sectors, n);
+        assert_eq!(
+            sim,
+            Q::from_integer(hand.into()),
+            "hand derivation at n = {n}"
+        );
+        let b = at(&a, n);
+        assert!(b >= sim, "n = {n}: bound {b} < {sim}");
+        assert!(
+            b <= Q::from_integer((8 * n.max(1)).into()),
+            "n = {n}: bound {b} above 8·n"
+        );
+    }
+    for m in [
+        MetricName::Steps,
+        MetricName::Conflicts,
+        MetricName::Divwarps,
+    ] {
+        let a = certified(&prog, &launch, m);
+        for n in [0i64, 1, 2, 7, 64, 300] {
+            let sim = simulate(&prog, &launch, m, n);
+            assert!(at(&a, n) >= sim, "{m} at n = {n}: {} < {sim}", at(&a, n));
+        }
+    }
+}
+
+/// `sectors` of [`HALF`] at block 32: rounds `s = 2, 4, … < n`, inner `halvings(s / 2)`
+/// rounds of 4 sectors (hand derivation, confirmed by the semantics).
+#[test]
+fn doubling_around_halving_half_is_bounded_linearly() {
+    let (prog, launch) = lower(HALF, 32);
+    let a = certified(&prog, &launch, MetricName::Sectors);
+    assert!(a.bound.degree() <= 1, "bound {:?} is not linear", a.bound);
+    for n in [0i64, 1, 2, 3, 4, 5, 8, 9, 17, 100, 1000] {
+        let mut hand = 0;
+        let mut s = 2;
+        while s < n {
+            hand += 4 * halvings(s / 2);
+            s <<= 1;
+        }
+        let sim = simulate(&prog, &launch, MetricName::Sectors, n);
+        assert_eq!(
+            sim,
+            Q::from_integer(hand.into()),
+            "hand derivation at n = {n}"
+        );
+        let b = at(&a, n);
+        assert!(b >= sim, "n = {n}: bound {b} < {sim}");
+        assert!(
+            b <= Q::from_integer((8 * n.max(1)).into()),
+            "n = {n}: bound {b} above 8·n"
+        );
+    }
+    for m in [
+        MetricName::Steps,
+        MetricName::Conflicts,
+        MetricName::Divwarps,
+    ] {
+        let a = certified(&prog, &launch, m);
+        for n in [0i64, 1, 2, 7, 64, 300] {
+            let sim = simulate(&prog, &launch, m, n);
+            assert!(at(&a, n) >= sim, "{m} at n = {n}: {} < {sim}", at(&a, n));
+        }
+    }
+}
+
+/// The kernel rejects a `split` whose premise fails: `max0(n) = max0(n − s) + max0(s)` is
+/// only an equality where `n ≥ s ≥ 0`. A certificate of [`COPY`] whose split `D` is made
+/// larger than the atom (`n + 1` in place of the step) must be rejected.
+#[test]
+fn kernel_rejects_an_unjustified_split() {
+    let (prog, launch) = lower(COPY, 32);
+    let a = certified(&prog, &launch, MetricName::Sectors);
+    let text = &a.certificate;
+    let start = text
+        .find("(split ")
+        .expect("the certificate uses a split rewrite");
+    // the split's LIN and D: the first two s-expressions after `(split `
+    let rest = &text[start + 7..];
+    let (lin, after) = sexp_prefix(rest);
+    let (d, _) = sexp_prefix(after.trim_start());
+    let bad = format!("(split {lin} {lin} ");
+    let forged = text.replacen(&format!("(split {lin} {d} "), &bad, 1);
+    assert_ne!(&forged, text, "the forged certificate differs");
+    assert!(
+        warpcert_kernel::check(&forged).is_err(),
+        "a split by the whole atom with the original witnesses is rejected"
+    );
+}
+
+/// The first balanced s-expression (or atom) of `s` and the rest.
+fn sexp_prefix(s: &str) -> (&str, &str) {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (&s[..=i], &s[i + 1..]);
+                }
+            }
+            ' ' if depth == 0 => return (&s[..i], &s[i..]),
+            _ => {}
+        }
+    }
+    (s, "")
+}
+
+/// The `split` rewrite in Coq (`RSplit` of Logic.v, its soundness in `rw_rhs_sum` of
+/// Soundness.v): the sectors certificate of [`COPY`] is exported, contains `RSplit` and is
+/// accepted by `coqc` (`Print Assumptions`: closed); a mutant whose split subtracts the whole
+/// atom (`D := LIN`, with the original witnesses) is rejected by the reflective check.
+#[test]
+fn split_rewrite_checks_in_coq_and_a_mutant_fails() {
+    use common::coq::{build_theories, coqc_all, coqc_available};
+    let (prog, launch) = lower(COPY, 32);
+    let a = certified(&prog, &launch, MetricName::Sectors);
+    let e = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
+    let at = e
+        .find("RSplit (")
+        .expect("the export has an RSplit rewrite");
+    let (lin, rest) = sexp_prefix(&e[at + 7..]);
+    let (d, _) = sexp_prefix(rest.trim_start());
+    let mutant = e.replacen(
+        &format!("RSplit {lin} {d} "),
+        &format!("RSplit {lin} {lin} "),
+        1,
+    );
+    assert_ne!(mutant, e, "the mutant differs");
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-split-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let files = [
+        tmp.join("copy_sectors.v"),
+        tmp.join("copy_sectors_mutant.v"),
+    ];
+    std::fs::write(&files[0], &e).unwrap();
+    std::fs::write(&files[1], &mutant).unwrap();
+    let runs = coqc_all(&files, 2);
+    assert!(runs[0].ok, "coqc rejected the export:\n{}", runs[0].out);
+    assert!(
+        runs[0].out.contains("Closed under the global context"),
+        "{}",
+        runs[0].out
+    );
+    assert!(!runs[1].ok, "coqc accepted the mutant:\n{}", runs[1].out);
+    assert!(
+        runs[1]
+            .out
+            .contains("Unable to unify \"true\" with \"false\""),
+        "the mutant failed elsewhere than the reflective check:\n{}",
+        runs[1].out
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

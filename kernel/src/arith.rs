@@ -1,12 +1,15 @@
-//! Exact arithmetic: linear forms, constraints, normalized polynomials over `max0` atoms,
-//! substitution, Farkas checking and atom rewrites (spec/certificate.md "Linear forms …",
+//! Exact arithmetic: linear forms, constraints, normalized polynomials over `max0` and
+//! floor atoms ([`Atom`], spec/logic.md §1 "Floor atoms"), substitution, Farkas checking,
+//! Chvátal–Gomory cuts ([`check_cut`]) and atom rewrites (spec/certificate.md "Linear forms …",
 //! "Derivation nodes"; RaCUDA §5's potential functions), and the thread-dependence entries
 //! of spec/logic.md §2.
 //!
 //! Canonical atoms: the linear form `L` of an atom `max0(L)` is scaled to integer
 //! coefficients (constant included) with gcd 1, the positive factor `f` being moved into the
 //! term coefficient (`max0(f·L') = f·max0(L')`); an atom with a constant form is evaluated.
-//! Potentials are then compared as maps from sorted atom multisets to coefficients.
+//! A floor atom `⌊L/d⌋⁺` is multiplied through to an integer form and divisor with gcd 1
+//! ([`Atom::canonical`]). Potentials are then compared as maps from sorted atom multisets to
+//! coefficients.
 
 use num_bigint::BigInt;
 use num_integer::Integer;

@@ -1,12 +1,15 @@
-//! Exact arithmetic: linear forms, constraints, normalized polynomials over `max0` atoms,
-//! substitution, Farkas checking and atom rewrites (spec/certificate.md "Linear forms …",
+//! Exact arithmetic: linear forms, constraints, normalized polynomials over `max0` and
+//! floor atoms ([`Atom`], spec/logic.md §1 "Floor atoms"), substitution, Farkas checking,
+//! Chvátal–Gomory cuts ([`check_cut`]) and atom rewrites (spec/certificate.md "Linear forms …",
 //! "Derivation nodes"; RaCUDA §5's potential functions), and the thread-dependence entries
 //! of spec/logic.md §2.
 //!
 //! Canonical atoms: the linear form `L` of an atom `max0(L)` is scaled to integer
 //! coefficients (constant included) with gcd 1, the positive factor `f` being moved into the
 //! term coefficient (`max0(f·L') = f·max0(L')`); an atom with a constant form is evaluated.
-//! Potentials are then compared as maps from sorted atom multisets to coefficients.
+//! A floor atom `⌊L/d⌋⁺` is multiplied through to an integer form and divisor with gcd 1
+//! ([`Atom::canonical`]). Potentials are then compared as maps from sorted atom multisets to
+//! coefficients.
 
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -264,6 +267,9 @@ pub enum FarkasProblem {
     /// A lane target needs exactly `(farkas (I 1))` with source `I` a lane constraint on
     /// the same form and modulus whose residues are among the target's.
     BadLaneWitness,
+    /// A cut's combination (or an integer rewrite's floor form or shift) has a non-integer
+    /// coefficient where the integer rounding needs an integer.
+    NotIntegral(String),
 }
 
 impl fmt::Display for FarkasProblem {
@@ -282,6 +288,7 @@ impl fmt::Display for FarkasProblem {
             FarkasProblem::BadLaneWitness => {
                 write!(f, "a lane target needs (farkas (I 1)) naming a lane constraint on the same form and modulus with fewer residues")
             }
+            FarkasProblem::NotIntegral(r) => write!(f, "`{r}` has a non-integer coefficient"),
         }
     }
 }
@@ -323,12 +330,142 @@ pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Resul
     Ok(())
 }
 
-/// A polynomial `Σ c·Π max0(L)` over canonical atoms: sorted atom multiset ↦ non-zero
-/// coefficient. The empty multiset is the constant term.
+/// Checks one Chvátal–Gomory cut (spec/certificate.md "Integer rewrites") and returns the
+/// constraint it derives: `S = Σ λ_I·L_I` over `source` (`λ ≥ 0` on inequalities, any sign
+/// on equalities, no lane constraint) satisfies `S ≤ 0`; its variable coefficients must be
+/// integers, so, every variable being an integer, `S − b ≤ −b` rounds to
+/// `S − b + ⌈b⌉ ≤ 0` (`b` the constant of `S`).
+pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProblem> {
+    let mut s = Lin::constant(Rat::zero());
+    for (i, l) in w {
+        let c = source.get(*i).ok_or(FarkasProblem::IndexOutOfRange(*i))?;
+        if c.lane.is_some() {
+            return Err(FarkasProblem::LaneSource(*i));
+        }
+        if !c.eq && l.is_negative() {
+            return Err(FarkasProblem::NegativeMultiplier(*i));
+        }
+        s.add_scaled_mut(&c.lin, l);
+    }
+    if !s.terms.values().all(Rat::is_integer) {
+        return Err(FarkasProblem::NotIntegral(s.to_string()));
+    }
+    s.c = s.c.ceil();
+    Ok(Cstr::le(s))
+}
+
+/// The integer argument of an atom in an integer rewrite (spec/certificate.md "Integer
+/// rewrites"): `max0(L)` ↦ `L`, no facts; `⌊L/d⌋⁺` (`L` with integer coefficients and
+/// constant, `d ≥ 1`) ↦ the fresh integer variable `q` (named `name`) with its defining
+/// facts `d·q − L ≤ 0` and `L − d·q − (d − 1) ≤ 0`, i.e. `q = ⌊L/d⌋`. The atom's value is
+/// `max(0, arg)`. `Err` names a non-integral floor form.
+pub fn atom_arg(a: &Atom, name: &str) -> Result<(Lin, Vec<Cstr>), FarkasProblem> {
+    match a {
+        Atom::Max0(l) => Ok((l.clone(), Vec::new())),
+        Atom::Floor(l, d) => {
+            if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) || !d.is_positive() {
+                return Err(FarkasProblem::NotIntegral(a.to_string()));
+            }
+            let dq = Lin::var(name).scale(&Rat::from_integer(d.clone()));
+            let lower = dq.add_scaled(l, &-Rat::one());
+            let mut upper = l.add_scaled(&dq, &-Rat::one());
+            upper.c = add(&upper.c, &-Rat::from_integer(d - BigInt::one()));
+            Ok((Lin::var(name), vec![Cstr::le(lower), Cstr::le(upper)]))
+        }
+    }
+}
+
+/// An atom of a potential (spec/logic.md §1, "Floor atoms"): `max0(L)`, or the floor atom
+/// `⌊L/d⌋⁺ = max(0, ⌊L/d⌋)` for a positive integer `d` (value `max(0, ⌊L/d⌋)` over the
+/// integers; `max(0, ⌊L/d⌋) = ⌊max(0, L)/d⌋`). Ordered `Max0` before `Floor`, then by form.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Atom {
+    /// `max0(L)`.
+    Max0(Lin),
+    /// `max(0, ⌊L/d⌋)`, `d ≥ 1`; canonical: `L` integer, `gcd(L's coefficients, d) = 1`,
+    /// `d ≥ 2`.
+    Floor(Lin, BigInt),
+}
+
+impl From<Lin> for Atom {
+    fn from(l: Lin) -> Atom {
+        Atom::Max0(l)
+    }
+}
+
+impl Atom {
+    /// The atom's linear form `L`.
+    pub fn lin(&self) -> &Lin {
+        match self {
+            Atom::Max0(l) | Atom::Floor(l, _) => l,
+        }
+    }
+    /// The atom with `f` applied to its form (the divisor kept).
+    pub fn map_lin(&self, f: impl Fn(&Lin) -> Lin) -> Atom {
+        match self {
+            Atom::Max0(l) => Atom::Max0(f(l)),
+            Atom::Floor(l, d) => Atom::Floor(f(l), d.clone()),
+        }
+    }
+    /// Canonical form: `Err(v)` when the atom is the constant `v`, else `Ok((f, A'))` with
+    /// `self = f·A'` on every integer state, `f > 0`, `A'` canonical. A floor atom
+    /// `⌊L/d⌋⁺` is multiplied through (`⌊kL/kd⌋ = ⌊L/d⌋` for `k > 0`) to an integer form
+    /// and divisor with gcd 1 (`f = 1`); with divisor 1 it is `max0(L)` (`L` integer).
+    pub fn canonical(&self) -> Result<(Rat, Atom), Rat> {
+        let (l, d) = match self {
+            Atom::Max0(l) => return l.canonical().map(|(f, l)| (f, Atom::Max0(l))),
+            Atom::Floor(l, d) => (l, d),
+        };
+        let all = || std::iter::once(&l.c).chain(l.terms.values());
+        let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
+        let scaled = l.scale(&Rat::from_integer(den.clone()));
+        let dd = d * &den;
+        let g = std::iter::once(&scaled.c).chain(scaled.terms.values()).fold(dd.clone(), |acc, a| acc.gcd(a.numer()));
+        let (l2, d2) = (scaled.scale(&Rat::new(BigInt::one(), g.clone())), &dd / &g);
+        if let Some(c) = l2.as_const() {
+            let v = c.numer().div_floor(&d2);
+            return Err(if v.is_positive() { Rat::from_integer(v) } else { Rat::zero() });
+        }
+        if d2.is_one() {
+            return l2.canonical().map(|(f, l)| (f, Atom::Max0(l)));
+        }
+        Ok((Rat::one(), Atom::Floor(l2, d2)))
+    }
+    /// Whether `v` occurs in the form.
+    pub fn mentions(&self, v: &str) -> bool {
+        self.lin().mentions(v)
+    }
+    /// `A↓D` of `(ishift A D CG)` (spec/certificate.md "Integer rewrites"): `max0(L − D)`,
+    /// resp. `⌊(L − d·D)/d⌋⁺` for a floor atom (`⌊L/d⌋ − D = ⌊(L − d·D)/d⌋` needs an
+    /// integer `D`: `Err` otherwise).
+    pub fn shifted(&self, d: &Rat) -> Result<Atom, FarkasProblem> {
+        match self {
+            Atom::Max0(l) => Ok(Atom::Max0(l.add_scaled(&Lin::constant(d.clone()), &-Rat::one()))),
+            Atom::Floor(l, dv) if d.is_integer() => {
+                let k = mul(d, &Rat::from_integer(dv.clone()));
+                Ok(Atom::Floor(l.add_scaled(&Lin::constant(k), &-Rat::one()), dv.clone()))
+            }
+            Atom::Floor(..) => Err(FarkasProblem::NotIntegral(d.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for Atom {
+    /// `max(0, L)`, resp. `max(0, ⌊(L)/d⌋)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Atom::Max0(l) => write!(f, "max(0, {l})"),
+            Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
+        }
+    }
+}
+
+/// A polynomial `Σ c·Π A` over canonical atoms `A` ([`Atom`]): sorted atom multiset ↦
+/// non-zero coefficient. The empty multiset is the constant term.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Poly {
     /// Terms.
-    pub terms: BTreeMap<Vec<Lin>, Rat>,
+    pub terms: BTreeMap<Vec<Atom>, Rat>,
 }
 
 impl Poly {
@@ -339,14 +476,14 @@ impl Poly {
     /// The constant `c`.
     pub fn constant(c: Rat) -> Poly {
         let mut p = Poly::zero();
-        p.add_term(c, Vec::new());
+        p.add_term(c, Vec::<Atom>::new());
         p
     }
-    /// Adds `c·Π max0(atoms)`, canonicalizing each atom.
-    pub fn add_term(&mut self, mut c: Rat, atoms: Vec<Lin>) {
+    /// Adds `c·Π atoms` (a [`Lin`] is the atom `max0(L)`), canonicalizing each atom.
+    pub fn add_term<A: Into<Atom>>(&mut self, mut c: Rat, atoms: Vec<A>) {
         let mut canon = Vec::with_capacity(atoms.len());
         for a in atoms {
-            match a.canonical() {
+            match a.into().canonical() {
                 Ok((f, l)) => {
                     c = mul(&c, &f);
                     canon.push(l);
@@ -394,17 +531,18 @@ impl Poly {
         }
         r
     }
-    /// Applies `f` to every atom's linear form and re-normalizes.
+    /// Applies `f` to every atom's linear form (a floor atom keeps its divisor) and
+    /// re-normalizes.
     pub fn map_atoms(&self, f: impl Fn(&Lin) -> Lin) -> Poly {
         let mut r = Poly::zero();
         for (atoms, c) in &self.terms {
-            r.add_term(c.clone(), atoms.iter().map(&f).collect());
+            r.add_term(c.clone(), atoms.iter().map(|a| a.map_lin(&f)).collect());
         }
         r
     }
     /// Variables mentioned by some atom.
     pub fn vars(&self) -> Vec<&String> {
-        let mut v: Vec<&String> = self.terms.keys().flatten().flat_map(|l| l.terms.keys()).collect();
+        let mut v: Vec<&String> = self.terms.keys().flatten().flat_map(|a| a.lin().terms.keys()).collect();
         v.sort();
         v.dedup();
         v
@@ -412,22 +550,22 @@ impl Poly {
     /// The terms none of whose atoms mentions a name of `vs` (`Q'↾W` of spec/logic.md §4).
     pub fn without_vars(&self, vs: &[String]) -> Poly {
         let mut r = self.clone();
-        r.terms.retain(|atoms, _| !atoms.iter().any(|l| vs.iter().any(|v| l.mentions(v))));
+        r.terms.retain(|atoms, _| !atoms.iter().any(|a| vs.iter().any(|v| a.mentions(v))));
         r
     }
     /// Whether `v` occurs in some atom.
     pub fn mentions(&self, v: &str) -> bool {
-        self.terms.keys().flatten().any(|l| l.mentions(v))
+        self.terms.keys().flatten().any(|a| a.mentions(v))
     }
     /// The first term with a negative coefficient, printed, if any.
     pub fn negative_term(&self) -> Option<String> {
         self.terms.iter().find(|(_, c)| c.is_negative()).map(|(a, c)| fmt_term(c, a))
     }
     /// Replaces every occurrence of the canonical atom `atom` by the polynomial `by`.
-    pub fn replace_atom(&self, atom: &Lin, by: &Poly) -> Poly {
+    pub fn replace_atom(&self, atom: &Atom, by: &Poly) -> Poly {
         let mut r = Poly::zero();
         for (atoms, c) in &self.terms {
-            let rest: Vec<Lin> = atoms.iter().filter(|a| *a != atom).cloned().collect();
+            let rest: Vec<Atom> = atoms.iter().filter(|a| *a != atom).cloned().collect();
             let mut t = Poly::zero();
             t.add_term(c.clone(), rest.clone());
             for _ in rest.len()..atoms.len() {
@@ -439,7 +577,7 @@ impl Poly {
     }
 }
 
-fn fmt_term(c: &Rat, atoms: &[Lin]) -> String {
+fn fmt_term(c: &Rat, atoms: &[Atom]) -> String {
     let mut s = String::new();
     let one = c.is_one() && !atoms.is_empty();
     if !one {
@@ -449,7 +587,7 @@ fn fmt_term(c: &Rat, atoms: &[Lin]) -> String {
         if !one || i > 0 {
             s.push('*');
         }
-        s.push_str(&format!("max(0, {a})"));
+        s.push_str(&a.to_string());
     }
     s
 }

@@ -3,7 +3,7 @@
 //! nodes, built from [`Sexp`]s. Everything is parsed with exact numbers; `float`
 //! constants are kept as text.
 
-use crate::arith::{Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
+use crate::arith::{Atom, Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
 use crate::assume::{self, Assumption};
 use crate::sexp::Sexp;
 use crate::{Reason, Rejection};
@@ -245,6 +245,23 @@ pub enum Rw {
     Zero(Lin, Farkas),
     /// `(mono LIN1 LIN2 FARKAS)`: `max0(LIN1) ≥ max0(LIN2)` given `P ⇒ LIN1 ≥ LIN2`.
     Mono(Lin, Lin, Farkas),
+    /// `(ishift ATOM D CG)`: `A = A↓D + D` given `P ⇒ arg(A) ≥ D` over the integers.
+    IShift(Atom, Rat, Cg),
+    /// `(izero ATOM CG)`: `A = 0` given `P ⇒ arg(A) ≤ 0` over the integers.
+    IZero(Atom, Cg),
+    /// `(imono ATOM1 ATOM2 CG)`: `A1 ≥ A2` given `P ⇒ arg(A1) ≥ arg(A2)` over the integers.
+    IMono(Atom, Atom, Cg),
+}
+
+/// An integer witness `(cg (cut (I λ) …) … (farkas (I λ) …))` or a plain `(farkas …)`:
+/// Chvátal–Gomory cuts, each appended to the source list, then a Farkas witness
+/// (spec/certificate.md "Integer rewrites").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cg {
+    /// The cuts, in order.
+    pub cuts: Vec<Farkas>,
+    /// The final Farkas witness.
+    pub farkas: Farkas,
 }
 
 /// A derivation node with its fields and children. Assertions with the same text are
@@ -599,12 +616,31 @@ pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
         let c = v.first().ok_or_else(|| err(t, "(C ATOM …)"))?;
         let mut atoms = Vec::new();
         for a in tail(v) {
-            let [l] = exactly(items(a, "max0", "(max0 LIN)")?, a, "(max0 LIN)")?;
-            atoms.push(lin(l)?);
+            atoms.push(pot_atom(a)?);
         }
         p.add_term(rat(c)?, atoms);
     }
     Ok(p)
+}
+
+/// `(max0 LIN)` or `(floor LIN C)` with an integer `C ≥ 1` (spec/certificate.md).
+pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
+    let e = "(max0 LIN) or (floor LIN C)";
+    match a.head() {
+        Some("max0") => {
+            let [l] = exactly(items(a, "max0", e)?, a, e)?;
+            Ok(Atom::Max0(lin(l)?))
+        }
+        Some("floor") => {
+            let [l, c] = exactly(items(a, "floor", e)?, a, e)?;
+            let d = int(c)?;
+            if !d.is_positive() {
+                return Err(err(c, "a divisor C ≥ 1"));
+            }
+            Ok(Atom::Floor(lin(l)?, d))
+        }
+        _ => Err(err(a, e)),
+    }
 }
 
 /// `(dep X KX KY KZ R G)` with `g ≥ 0` (a `K` may be `?`: a scaled entry), `(rem X KX KY KZ R M)` with `m ≥ 1` (residue
@@ -830,8 +866,13 @@ fn ids(s: &Sexp, out: &mut Vec<Farkas>, budget: &mut usize) -> Result<(), Reject
 }
 
 fn farkas(s: &Sexp) -> Result<Farkas, Rejection> {
+    pairs(items(s, "farkas", "(farkas (I λ) …)")?)
+}
+
+/// The `(I λ)` pairs of a `farkas` or `cut` item.
+fn pairs(v: &[Sexp]) -> Result<Farkas, Rejection> {
     let mut f = Vec::new();
-    for pair in items(s, "farkas", "(farkas (I λ) …)")? {
+    for pair in v {
         let [i, l] = exactly(pair.list().ok_or_else(|| err(pair, "(I λ)"))?, pair, "(I λ)")?;
         let idx = atom(i, "an index")?.parse::<usize>().map_err(|_| err(i, "a non-negative index"))?;
         f.push((idx, rat(l)?));
@@ -857,11 +898,38 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
             let [l1, l2, w] = exactly(items(s, "mono", "")?, s, "(mono LIN1 LIN2 FARKAS)")?;
             Ok(Rw::Mono(lin(l1)?, lin(l2)?, farkas(w)?))
         }
-        _ => Err(err(
-            s,
-            "(shift LIN D FARKAS), (split LIN D FARKAS FARKAS), (zero LIN FARKAS) or (mono LIN1 LIN2 FARKAS)",
-        )),
+        Some("ishift") => {
+            let [a, d, w] = exactly(items(s, "ishift", "")?, s, "(ishift ATOM D CG)")?;
+            Ok(Rw::IShift(pot_atom(a)?, rat(d)?, cg(w)?))
+        }
+        Some("izero") => {
+            let [a, w] = exactly(items(s, "izero", "")?, s, "(izero ATOM CG)")?;
+            Ok(Rw::IZero(pot_atom(a)?, cg(w)?))
+        }
+        Some("imono") => {
+            let [a1, a2, w] = exactly(items(s, "imono", "")?, s, "(imono ATOM1 ATOM2 CG)")?;
+            Ok(Rw::IMono(pot_atom(a1)?, pot_atom(a2)?, cg(w)?))
+        }
+        _ => Err(err(s, "(shift LIN D FARKAS), (split LIN D FARKAS FARKAS), (zero LIN FARKAS), (mono LIN1 LIN2 FARKAS), (ishift ATOM D CG), (izero ATOM CG) or (imono ATOM1 ATOM2 CG)")),
     }
+}
+
+/// `(farkas …)` (no cuts) or `(cg (cut (I λ) …) … (farkas (I λ) …))`.
+fn cg(s: &Sexp) -> Result<Cg, Rejection> {
+    if s.head() == Some("farkas") {
+        return Ok(Cg { cuts: Vec::new(), farkas: farkas(s)? });
+    }
+    let e = "(farkas …) or (cg (cut (I λ) …) … (farkas …))";
+    let v = items(s, "cg", e)?;
+    let (last, cuts) = v.split_last().ok_or_else(|| err(s, e))?;
+    let mut out = Vec::with_capacity(cuts.len());
+    for c in cuts {
+        out.push(pairs(items(c, "cut", "(cut (I λ) …)")?)?);
+    }
+    if last.head() != Some("farkas") {
+        return Err(err(last, "(farkas (I λ) …)"));
+    }
+    Ok(Cg { cuts: out, farkas: farkas(last)? })
 }
 
 const FIELD_HEADS: &[&str] = &["pre", "post", "cost", "n", "frame", "entail", "rewrite"];

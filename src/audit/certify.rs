@@ -116,13 +116,20 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
         .map(|(atoms, c)| {
             atoms
                 .iter()
-                .map(|l| {
+                .map(|a| {
+                    let l = a.lin();
                     let v = r(&l.c)
                         + l.terms
                             .iter()
                             .map(|(x, a)| r(a) * at.get(x).copied().unwrap_or(0) as f64)
                             .sum::<f64>();
-                    v.max(0.0)
+                    match a {
+                        // max(0, ⌊L/d⌋) (spec/logic.md §1 "Floor atoms")
+                        warpcert_kernel::arith::Atom::Floor(_, d) => {
+                            (v / r(&d.clone().into())).floor().max(0.0)
+                        }
+                        warpcert_kernel::arith::Atom::Max0(_) => v.max(0.0),
+                    }
                 })
                 .product::<f64>()
                 * r(c)

@@ -30,7 +30,7 @@ use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use warpcert_kernel::arith::{Cstr, Dep, EntryKind, Lin, Poly, Rat};
+use warpcert_kernel::arith::{Atom, Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::assume::Assumption;
 use warpcert_kernel::syntax::{
     self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp,
@@ -248,7 +248,12 @@ impl<'p> Names<'p> {
             }
             let mut coef = c.clone();
             let mut printed = Vec::new();
-            for l in atoms {
+            for a in atoms {
+                let Atom::Max0(l) = a else {
+                    return Err(ExportError::Unsupported(format!(
+                        "the floor atom {a} (spec/logic.md §1 \"Floor atoms\") is not formalized in the Coq theories yet"
+                    )));
+                };
                 let s = scale_of(l);
                 coef /= Rat::from_integer(s.clone());
                 printed.push(self.lin(l, &s)?);
@@ -532,6 +537,11 @@ impl<'c> Exporter<'c> {
                         "RZero ({}) {}",
                         self.names.lin(&l, &one)?,
                         Self::farkas(&w, &one, &ss)?
+                    ));
+                }
+                Rw::IShift(..) | Rw::IZero(..) | Rw::IMono(..) => {
+                    return Err(ExportError::Unsupported(
+                        "the integer rewrites ishift/izero/imono (spec/certificate.md \"Integer rewrites\") are not formalized in the Coq judgments yet".into(),
                     ));
                 }
             }

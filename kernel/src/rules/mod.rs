@@ -8,10 +8,10 @@ pub mod nosplit;
 pub mod stmt;
 
 use crate::access::{self, Kind};
-use crate::arith::{check_farkas, rat, Cstr, Dep, EntryKind, Lin, Poly, Rat};
+use crate::arith::{atom_arg, check_cut, check_farkas, rat, Atom, Cstr, Dep, EntryKind, FarkasProblem, Lin, Poly, Rat};
 use crate::metric::{self, Metric};
 use crate::registry::{self, RuleKind};
-use crate::syntax::{self, Assn, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
+use crate::syntax::{self, Assn, Cg, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
 use crate::{assume, sexp, typing, Reason, Rejection, Verdict, WfProblem};
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -232,7 +232,7 @@ impl Ctx<'_> {
             }
         }
         for atom in a.q.terms.keys().flatten() {
-            if !uniform_form(&a.d, atom) {
+            if !uniform_form(&a.d, atom.lin()) {
                 return Err(bad(WfProblem::NonUniformAtom(atom.to_string())));
             }
         }
@@ -726,63 +726,117 @@ impl Ctx<'_> {
     pub fn dominates(&self, n: &Node, name: &'static str, p: &[Cstr], q1: &Poly, q2: &Poly) -> Result<(), Rejection> {
         let mut q = q1.clone();
         for (i, r) in n.rewrites.get(name).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-            let (l, target, by, w) = match r {
+            if matches!(r, Rw::Mono(..) | Rw::IMono(..)) {
+                // Only on a polynomial without negative coefficients (then replacing an atom
+                // by a smaller one decreases it).
+                if let Some(term) = q.negative_term() {
+                    return Err(self.rej(Reason::NotDominated { list: name, term }));
+                }
+            }
+            let farkas_rej = |target: String, problem| {
+                self.rej(Reason::Farkas { list: format!("rewrite {name}"), item: i, target, problem })
+            };
+            let (atom, by) = match r {
+                Rw::IShift(a, d, w) => self.int_rewrite(p, a, None, Some(d), w, farkas_rej)?,
+                Rw::IZero(a, w) => self.int_rewrite(p, a, None, None, w, farkas_rej)?,
+                Rw::IMono(a1, a2, w) => self.int_rewrite(p, a1, Some(a2), None, w, farkas_rej)?,
                 Rw::Mono(l1, l2, w) => {
-                    // P ⇒ LIN1 ≥ LIN2, i.e. LIN2 − LIN1 ≤ 0; only on a polynomial without
-                    // negative coefficients (then replacing an atom by a smaller one decreases it).
-                    if let Some(term) = q.negative_term() {
-                        return Err(self.rej(Reason::NotDominated { list: name, term }));
-                    }
+                    // P ⇒ LIN1 ≥ LIN2, i.e. LIN2 − LIN1 ≤ 0
+                    let target = Cstr::le(l2.add_scaled(l1, &-Rat::one()));
+                    check_farkas(p, &target, w).map_err(|e| farkas_rej(target.to_string(), e))?;
                     let mut by = Poly::zero();
                     by.add_term(Rat::one(), vec![l2.clone()]);
-                    (l1, l2.add_scaled(l1, &-Rat::one()), by, w)
+                    (Atom::Max0(l1.clone()), by)
                 }
                 Rw::Shift(l, d, w) => {
                     if d.is_negative() {
                         return Err(self.rej(Reason::Negative { what: "shift", value: d.to_string() }));
                     }
                     // P ⇒ LIN ≥ D, i.e. D − LIN ≤ 0.
-                    let t = Lin::constant(d.clone()).add_scaled(l, &-Rat::one());
+                    let target = Cstr::le(Lin::constant(d.clone()).add_scaled(l, &-Rat::one()));
+                    check_farkas(p, &target, w).map_err(|e| farkas_rej(target.to_string(), e))?;
                     let mut by = Poly::constant(d.clone());
                     by.add_term(Rat::one(), vec![l.add_scaled(&Lin::constant(d.clone()), &-Rat::one())]);
-                    (l, t, by, w)
+                    (Atom::Max0(l.clone()), by)
+                }
+                Rw::Zero(l, w) => {
+                    let target = Cstr::le(l.clone());
+                    check_farkas(p, &target, w).map_err(|e| farkas_rej(target.to_string(), e))?;
+                    (Atom::Max0(l.clone()), Poly::zero())
                 }
                 Rw::Split(l, d, w0, w) => {
-                    // P ⇒ D ≥ 0, i.e. −D ≤ 0 (the second witness, P ⇒ LIN ≥ D, below).
+                    // P ⇒ D ≥ 0, i.e. −D ≤ 0, and P ⇒ LIN ≥ D, i.e. D − LIN ≤ 0.
                     let t0 = Cstr::le(d.scale(&-Rat::one()));
-                    check_farkas(p, &t0, w0).map_err(|problem| {
-                        self.rej(Reason::Farkas {
-                            list: format!("rewrite {name}"),
-                            item: i,
-                            target: t0.to_string(),
-                            problem,
-                        })
-                    })?;
+                    check_farkas(p, &t0, w0).map_err(|e| farkas_rej(t0.to_string(), e))?;
+                    let target = Cstr::le(d.add_scaled(l, &-Rat::one()));
+                    check_farkas(p, &target, w).map_err(|e| farkas_rej(target.to_string(), e))?;
                     let mut by = Poly::zero();
                     by.add_term(Rat::one(), vec![l.add_scaled(d, &-Rat::one())]);
                     by.add_term(Rat::one(), vec![d.clone()]);
-                    (l, d.add_scaled(l, &-Rat::one()), by, w)
+                    (Atom::Max0(l.clone()), by)
                 }
-                Rw::Zero(l, w) => (l, l.clone(), Poly::zero(), w),
             };
-            let target = Cstr::le(target);
-            check_farkas(p, &target, w).map_err(|problem| {
-                self.rej(Reason::Farkas {
-                    list: format!("rewrite {name}"),
-                    item: i,
-                    target: target.to_string(),
-                    problem,
-                })
-            })?;
-            // max0(L) = f·max0(L'), so max0(L') = (1/f)·by.
-            if let Ok((f, atom)) = l.canonical() {
-                q = q.replace_atom(&atom, &Poly::zero().add_scaled(&by, &(Rat::one() / f)));
+            // A = f·A' (canonical), so A' = (1/f)·by.
+            if let Ok((f, canon)) = atom.canonical() {
+                q = q.replace_atom(&canon, &Poly::zero().add_scaled(&by, &(Rat::one() / f)));
             }
         }
         match q.add_scaled(q2, &-Rat::one()).negative_term() {
             Some(term) => Err(self.rej(Reason::NotDominated { list: name, term })),
             None => Ok(()),
         }
+    }
+
+    /// An integer rewrite (spec/certificate.md "Integer rewrites"): `(ishift A D CG)`
+    /// (`shift = Some(D)`), `(izero A CG)`, or `(imono A A2 CG)` (`a2 = Some(A2)`). The source
+    /// is `p`, then the defining facts of `A`'s and `A2`'s arguments ([`atom_arg`], fresh
+    /// integer variables `(q0)`, `(q1)`: parentheses never occur in a certificate's names),
+    /// then each Chvátal–Gomory cut in order ([`check_cut`]); the final Farkas witness proves
+    /// `D − arg(A) ≤ 0`, `arg(A) ≤ 0`, resp. `arg(A2) − arg(A) ≤ 0` from it. Returns `A` and
+    /// the polynomial that replaces it (`D + A↓D`, `0`, resp. `A2`).
+    fn int_rewrite(
+        &self,
+        p: &[Cstr],
+        a: &Atom,
+        a2: Option<&Atom>,
+        shift: Option<&Rat>,
+        cg: &Cg,
+        rej: impl Fn(String, FarkasProblem) -> Rejection,
+    ) -> Result<(Atom, Poly), Rejection> {
+        let mut source = p.to_vec();
+        let (arg1, facts1) = atom_arg(a, "(q0)").map_err(|e| rej(a.to_string(), e))?;
+        source.extend(facts1);
+        let arg2 = match a2 {
+            Some(x) => {
+                let (arg, facts) = atom_arg(x, "(q1)").map_err(|e| rej(x.to_string(), e))?;
+                source.extend(facts);
+                Some(arg)
+            }
+            None => None,
+        };
+        for (j, cut) in cg.cuts.iter().enumerate() {
+            let c = check_cut(&source, cut).map_err(|e| rej(format!("cut {j}"), e))?;
+            source.push(c);
+        }
+        let (target, by) = match (a2.zip(arg2), shift) {
+            (Some((a2, arg2)), _) => {
+                let mut by = Poly::zero();
+                by.add_term(Rat::one(), vec![a2.clone()]);
+                (arg2.add_scaled(&arg1, &-Rat::one()), by)
+            }
+            (None, Some(d)) => {
+                if d.is_negative() {
+                    return Err(self.rej(Reason::Negative { what: "shift", value: d.to_string() }));
+                }
+                let mut by = Poly::constant(d.clone());
+                by.add_term(Rat::one(), vec![a.shifted(d).map_err(|e| rej(a.to_string(), e))?]);
+                (Lin::constant(d.clone()).add_scaled(&arg1, &-Rat::one()), by)
+            }
+            (None, None) => (arg1, Poly::zero()),
+        };
+        let target = Cstr::le(target);
+        check_farkas(&source, &target, &cg.farkas).map_err(|e| rej(target.to_string(), e))?;
+        Ok((a.clone(), by))
     }
 
     /// Checks a claimed access count `(n N)` for index `o` of array `arr` (which must be in

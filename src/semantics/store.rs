@@ -299,7 +299,7 @@ pub struct ArrayCells {
     /// Written cells.
     cells: Cells<Value>,
     /// Explicit initial content, if any.
-    init: Option<ArrayInit>,
+    init: Option<Arc<ArrayInit>>,
     /// Default input.
     input: Input,
     /// [`random_key`] of the array under [`Input::Random`] (0 otherwise).
@@ -342,7 +342,7 @@ impl ArrayCells {
 
     /// The input value of cell `index` (never written).
     fn input_value(&self, index: i64) -> Value {
-        match &self.init {
+        match self.init.as_deref() {
             Some(ArrayInit::Fill(v)) => return *v,
             Some(ArrayInit::Values(vs)) => {
                 if let Some(v) = usize::try_from(index).ok().and_then(|i| vs.get(i)) {
@@ -425,7 +425,7 @@ impl Memory {
                 elem: a.elem,
                 elem_bytes: a.elem_bytes,
                 cells: Cells::default(),
-                init: input.arrays.get(&a.name).cloned(),
+                init: input.arrays.get(&a.name).cloned().map(Arc::new),
                 input: input.default,
                 random_key: match input.default {
                     Input::Random(seed) => random_key(seed, &a.name),

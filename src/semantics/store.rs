@@ -314,14 +314,19 @@ pub struct ArrayCells {
 
 impl ArrayCells {
     /// The value of cell `index`: the last value written, else the input value.
+    #[inline]
     pub fn get(&self, index: i64) -> Value {
-        if let Some(v) = self.cells.get(index) {
-            return v;
+        // Down the chain of overlays' bases; the innermost array's input when none wrote it.
+        let mut a = self;
+        loop {
+            if let Some(v) = a.cells.get(index) {
+                return v;
+            }
+            match &a.base {
+                Some(b) => a = b,
+                None => return a.input_value(index),
+            }
         }
-        if let Some(b) = &self.base {
-            return b.get(index);
-        }
-        self.input_value(index)
     }
 
     /// The value of cell `index` as a rule reads it: as [`ArrayCells::get`], also logging a
@@ -341,6 +346,7 @@ impl ArrayCells {
     }
 
     /// The input value of cell `index` (never written).
+    #[inline]
     fn input_value(&self, index: i64) -> Value {
         match self.init.as_deref() {
             Some(ArrayInit::Fill(v)) => return *v,

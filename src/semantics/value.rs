@@ -179,6 +179,54 @@ pub fn apply_bin(op: BinOp, a: Value, b: Value) -> Result<Value, SemError> {
     }
 }
 
+/// `a op b` for the common operator and type combinations that cannot fail (comparisons,
+/// float arithmetic) or whose only failure is an overflow (`+`, `-`, `*` on ints); `None`
+/// for every other case, which [`apply_bin`] decides. Where it is `Some`, it is exactly
+/// what [`apply_bin`] returns (the same expressions; tested in `value::tests`).
+#[inline]
+fn fast_bin(op: BinOp, a: Value, b: Value) -> Option<Value> {
+    use BinOp::*;
+    use Value::*;
+    match (a, b) {
+        (Int(x), Int(y)) => match op {
+            Add => x.checked_add(y).map(Int),
+            Sub => x.checked_sub(y).map(Int),
+            Mul => x.checked_mul(y).map(Int),
+            Lt => Some(Bool(x < y)),
+            Le => Some(Bool(x <= y)),
+            Gt => Some(Bool(x > y)),
+            Ge => Some(Bool(x >= y)),
+            Eq => Some(Bool(x == y)),
+            Ne => Some(Bool(x != y)),
+            _ => None,
+        },
+        (Float(x), Float(y)) => match op {
+            Add => Some(Float(x + y)),
+            Sub => Some(Float(x - y)),
+            Mul => Some(Float(x * y)),
+            Div => Some(Float(x / y)),
+            Lt => Some(Bool(x < y)),
+            Le => Some(Bool(x <= y)),
+            Gt => Some(Bool(x > y)),
+            Ge => Some(Bool(x >= y)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `xs[k] ← xs[k] op ys[k]` for every lane `k` in order (rule `EC:OP` over a family), with
+/// [`apply_bin`]'s results and its first error (lanes before the failing one are updated).
+pub fn apply_bin_lanes(op: BinOp, xs: &mut [Value], ys: &[Value]) -> Result<(), SemError> {
+    for (x, y) in xs.iter_mut().zip(ys) {
+        *x = match fast_bin(op, *x, *y) {
+            Some(v) => v,
+            None => apply_bin(op, *x, *y)?,
+        };
+    }
+    Ok(())
+}
+
 /// `op a` for one thread (the per-thread part of rule `EC:UOP`).
 ///
 /// `neg`: int (checked) or float; `not`: bool; `bitnot`: int; `tofloat`: any value
@@ -213,4 +261,72 @@ pub fn apply_un(op: UnOp, a: Value) -> Result<Value, SemError> {
         (UnOp::ToBool, Bool(b)) => Bool(b),
         _ => return Err(type_err(op.name(), a, None)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use BinOp::*;
+
+    /// Where the fast path of `apply_bin_lanes` answers, it gives `apply_bin`'s value (same
+    /// bits); elsewhere `apply_bin_lanes` is `apply_bin` itself. Checked on every operator
+    /// against every pair of a set of edge values (extremes, zero, ±1, NaN, ±∞, −0.0,
+    /// booleans) — the reference is `apply_bin`, the definition of EC:OP.
+    #[test]
+    fn the_fast_path_agrees_with_apply_bin() {
+        let ops = [
+            Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor, Lt, Le, Gt, Ge, Eq, Ne, And,
+            Or, Min, Max,
+        ];
+        let mut vals = vec![Value::Bool(false), Value::Bool(true)];
+        for i in [
+            i64::MIN,
+            i64::MIN + 1,
+            -7,
+            -1,
+            0,
+            1,
+            3,
+            64,
+            i64::MAX - 1,
+            i64::MAX,
+        ] {
+            vals.push(Value::Int(i));
+        }
+        for f in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.0,
+            0.0,
+            1.5,
+            -3.25,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
+            vals.push(Value::Float(f));
+        }
+        let mut fast = 0;
+        for op in ops {
+            for &a in &vals {
+                for &b in &vals {
+                    let want = apply_bin(op, a, b);
+                    if let Some(v) = fast_bin(op, a, b) {
+                        fast += 1;
+                        let w = want
+                            .clone()
+                            .unwrap_or_else(|e| panic!("{op:?} {a} {b}: {e}"));
+                        assert!(v.same_bits(w), "{op:?} {a} {b}: fast {v}, apply_bin {w}");
+                    }
+                    let mut xs = [a];
+                    let got = apply_bin_lanes(op, &mut xs, &[b]).map(|()| xs[0]);
+                    match (&got, &want) {
+                        (Ok(g), Ok(w)) => assert!(g.same_bits(*w), "{op:?} {a} {b}"),
+                        _ => assert_eq!(got, want, "{op:?} {a} {b}"),
+                    }
+                }
+            }
+        }
+        assert!(fast > 300, "the fast path answered only {fast} cases");
+    }
 }

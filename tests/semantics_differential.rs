@@ -13,11 +13,13 @@
 //! values read from random inputs.
 
 use std::collections::BTreeMap;
+use warpcert::core::BinOp;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
 use warpcert::frontend;
 use warpcert::semantics::interleaving::{
     run_interleaving, InterleavingOptions, Outcome, Scheduler,
 };
+use warpcert::semantics::value::{apply_bin, apply_bin_lanes};
 use warpcert::semantics::{run_kernel, Inputs, KernelRun, Memory, Params, Value};
 
 /// xorshift64*, deterministic.
@@ -195,6 +197,75 @@ fn lockstep_and_interleaving_agree_on_generated_race_free_kernels() {
                 same(&written(&one.memory, name), &written(&il.memory, name)),
                 "seed {seed}: lock-step and interleaving disagree on {name}\n{src}"
             );
+        }
+    }
+}
+
+/// `apply_bin_lanes` (EC:OP over a family, with an inlined fast path for common int/float
+/// cases) gives, lane by lane, exactly `apply_bin`'s value (same bits) or its error — the
+/// reference is `apply_bin`, the per-thread definition of EC:OP — on every operator and
+/// every pair of edge values (extremes, zero, ±1, NaN, ±∞, −0.0, booleans), and on a
+/// family of all pairs at once (the first error in lane order).
+#[test]
+fn ec_op_over_a_family_is_apply_bin_lane_by_lane() {
+    use BinOp::*;
+    let ops = [
+        Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor, Lt, Le, Gt, Ge, Eq, Ne, And, Or,
+        Min, Max,
+    ];
+    let mut vals = vec![Value::Bool(false), Value::Bool(true)];
+    for i in [
+        i64::MIN,
+        i64::MIN + 1,
+        -7,
+        -1,
+        0,
+        1,
+        3,
+        64,
+        i64::MAX - 1,
+        i64::MAX,
+    ] {
+        vals.push(Value::Int(i));
+    }
+    for f in [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        0.0,
+        1.5,
+        -3.25,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+    ] {
+        vals.push(Value::Float(f));
+    }
+    for op in ops {
+        let (mut xs, mut ys) = (Vec::new(), Vec::new());
+        for &a in &vals {
+            for &b in &vals {
+                let want = apply_bin(op, a, b);
+                let mut x = [a];
+                let got = apply_bin_lanes(op, &mut x, &[b]).map(|()| x[0]);
+                match (&got, &want) {
+                    (Ok(g), Ok(w)) => assert!(g.same_bits(*w), "{op:?} {a} {b}: {g} vs {w}"),
+                    _ => assert_eq!(got, want, "{op:?} {a} {b}"),
+                }
+                xs.push(a);
+                ys.push(b);
+            }
+        }
+        // the whole family: the first error in lane order, else every lane's value
+        let want: Result<Vec<Value>, _> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&a, &b)| apply_bin(op, a, b))
+            .collect();
+        let got = apply_bin_lanes(op, &mut xs, &ys).map(|()| xs.clone());
+        match (got, want) {
+            (Ok(g), Ok(w)) => assert!(g.iter().zip(&w).all(|(a, b)| a.same_bits(*b))),
+            (g, w) => assert_eq!(g.err(), w.err(), "{op:?}"),
         }
     }
 }

@@ -326,7 +326,7 @@ fn run_block<'w, 'p: 'w>(
             }
             continue;
         }
-        let i = sched.pick(&runnable, &mut rr, rng);
+        let i = sched.pick(runnable, &mut rr, rng);
         let t = runnable[i];
         // Structural steps (sequences) are taken for free; then one real step.
         let rule = match thread_step(w, &mut threads[t], t, mem) {

@@ -75,6 +75,10 @@ pub struct BenchArgs {
     /// their ratio (worst point and median).
     #[arg(long, conflicts_with = "scaling")]
     precision: bool,
+    /// Instead of the benchmark table: the speed of the executable semantics (lock-step
+    /// lane-steps and interleaving thread-steps per CPU second on vector_add).
+    #[arg(long, conflicts_with_all = ["scaling", "precision"])]
+    interp: bool,
     #[command(flatten)]
     scaling_opts: super::scaling::ScalingArgs,
 }
@@ -525,6 +529,9 @@ pub fn run(args: &BenchArgs) -> i32 {
     }
     if args.precision {
         return super::precision::run(args.format);
+    }
+    if args.interp {
+        return super::bench_interp::run(args.format);
     }
     if !args.corpus.is_dir() {
         let msg = format!(

@@ -7,6 +7,7 @@ mod analyze_batch;
 mod audit;
 mod batch;
 mod bench;
+mod bench_interp;
 mod check;
 pub mod claim;
 mod coverage;

@@ -9,6 +9,7 @@ pub mod claim;
 pub mod coverage;
 pub mod error;
 pub mod html;
+pub mod interp;
 pub mod precision;
 pub mod relation;
 pub mod sarif;

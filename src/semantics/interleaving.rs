@@ -186,6 +186,9 @@ pub fn run_interleaving(
         _ => 1,
     };
     let mut blocks = 0u64;
+    // Thread continuations and the runnable list, reused by every block.
+    let mut threads: Vec<Thread<'_>> = Vec::new();
+    let mut runnable: Vec<usize> = Vec::new();
     'grid: for bz in 0..grid[2] {
         for by in 0..grid[1] {
             for bx in 0..grid[0] {
@@ -196,8 +199,13 @@ pub fn run_interleaving(
                     l.set_block(blocks);
                     w.races = Some(l);
                 }
-                let outcome =
-                    run_block(&mut w, prog, &mut mem, &mut run, opts, &mut sched, &mut rng);
+                let mut st = BlockState {
+                    threads: &mut threads,
+                    runnable: &mut runnable,
+                    sched: &mut sched,
+                    rng: &mut rng,
+                };
+                let outcome = run_block(&mut w, prog, &mut mem, &mut run, opts, &mut st);
                 log = w.races.take();
                 run.usage = run.usage.plus(&w.usage);
                 blocks += 1;
@@ -220,28 +228,48 @@ fn classify(e: SemError) -> Outcome {
     }
 }
 
+/// What a block's run borrows from the whole run: storage for the threads and the
+/// runnable list (reused from block to block), and the scheduler with its random state.
+struct BlockState<'s, 'p> {
+    threads: &'s mut Vec<Thread<'p>>,
+    runnable: &'s mut Vec<usize>,
+    sched: &'s mut Scheduler,
+    rng: &'s mut u64,
+}
+
 /// One block: threads step under the scheduler until all finish, an error, or the limit.
-fn run_block<'p>(
-    w: &mut Warp<'p>,
+fn run_block<'w, 'p: 'w>(
+    w: &mut Warp<'w>,
     prog: &'p Program,
     mem: &mut Memory,
     run: &mut InterleavingRun,
     opts: &InterleavingOptions,
-    sched: &mut Scheduler,
-    rng: &mut u64,
+    st: &mut BlockState<'_, 'p>,
 ) -> Outcome {
     let n = w.lanes();
-    let mut threads: Vec<Thread<'p>> = (0..n)
-        .map(|_| Thread {
+    let (sched, rng) = (&mut *st.sched, &mut *st.rng);
+    let threads = &mut *st.threads;
+    threads.truncate(n);
+    for th in threads.iter_mut() {
+        th.todo.clear();
+        th.todo.push(Frame::Stmt(&prog.body));
+        th.iters.clear();
+        th.at_barrier = None;
+        th.cond.clear();
+    }
+    while threads.len() < n {
+        threads.push(Thread {
             todo: vec![Frame::Stmt(&prog.body)],
             iters: Vec::new(),
             at_barrier: None,
             cond: Vec::new(),
-        })
-        .collect();
+        });
+    }
     let mut rr = usize::MAX;
     // The runnable threads (not waiting, not finished), ascending; kept up to date.
-    let mut runnable: Vec<usize> = (0..n).collect();
+    let runnable = &mut *st.runnable;
+    runnable.clear();
+    runnable.extend(0..n);
     loop {
         if run.steps >= opts.max_steps {
             return Outcome::StepLimit(opts.max_steps);
@@ -298,7 +326,7 @@ fn run_block<'p>(
             }
             continue;
         }
-        let i = sched.pick(&runnable, &mut rr, rng);
+        let i = sched.pick(runnable, &mut rr, rng);
         let t = runnable[i];
         // Structural steps (sequences) are taken for free; then one real step.
         let rule = match thread_step(w, &mut threads[t], t, mem) {
@@ -324,20 +352,23 @@ fn run_block<'p>(
 
 /// One step of thread `t` (lane `t` of `w`). Returns the rule name of the step, or `None`
 /// when the thread only reached a barrier or finished.
-fn thread_step<'p>(
-    w: &mut Warp<'p>,
+fn thread_step<'w, 'p: 'w>(
+    w: &mut Warp<'w>,
     th: &mut Thread<'p>,
     t: usize,
     mem: &mut Memory,
 ) -> Result<Option<&'static str>, SemError> {
     use super::*;
     let lane = [t];
-    while let Some(f) = th.todo.pop() {
+    // The frame being taken apart: `s1; s2` continues with `s1` directly (no push and pop).
+    let mut next = th.todo.pop();
+    while let Some(f) = next.take() {
         match f {
             Frame::Stmt(s) => match s {
                 Stmt::Seq(a, b) => {
                     th.todo.push(Frame::Stmt(b));
-                    th.todo.push(Frame::Stmt(a));
+                    next = Some(Frame::Stmt(a));
+                    continue;
                 }
                 Stmt::Sync(loc) => {
                     th.at_barrier = Some((s as *const Stmt, *loc));
@@ -364,7 +395,8 @@ fn thread_step<'p>(
                 }
                 Stmt::While(..) => {
                     th.iters.push(0);
-                    th.todo.push(Frame::Loop(s));
+                    next = Some(Frame::Loop(s));
+                    continue;
                 }
             },
             Frame::Loop(s) => {
@@ -383,6 +415,7 @@ fn thread_step<'p>(
                 }
             }
         }
+        next = th.todo.pop();
     }
     Ok(None)
 }

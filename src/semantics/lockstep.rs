@@ -17,7 +17,7 @@ use super::derivation::{AccRes, CostModel, Derivation, Res, Usage};
 use super::races::RaceLog;
 use super::run::ParamValues;
 use super::store::{Memory, NameMap};
-use super::value::{apply_bin, apply_un, Value};
+use super::value::{apply_bin_lanes, apply_un, Value};
 use super::warpop::{shfl_values, vote_value};
 use super::*;
 use crate::core::{
@@ -522,7 +522,12 @@ impl<'a> Warp<'a> {
                     .locals
                     .get(base..base + self.lanes())
                     .ok_or_else(|| SemError::Type(format!("local `{x}` has no storage")))?;
-                fam.extend(ts.iter().map(|&l| col[l]));
+                if ts.len() == col.len() {
+                    // every lane active: `ts` is `0..lanes` (ascending, distinct)
+                    fam.extend_from_slice(col);
+                } else {
+                    fam.extend(ts.iter().map(|&l| col[l]));
+                }
                 self.charge(ts, Res::Var);
                 OC_VAR
             }
@@ -589,9 +594,7 @@ impl<'a> Warp<'a> {
                     None => return Err(SemError::Type("binary operator without operand".into())),
                 };
                 kids.extend(db);
-                for (x, y) in ra.iter_mut().zip(&rb) {
-                    *x = apply_bin(*op, *x, *y)?;
-                }
+                apply_bin_lanes(*op, &mut ra, &rb)?;
                 self.give(rb);
                 self.charge(ts, Res::Op);
                 EC_OP
@@ -871,10 +874,16 @@ impl<'a> Warp<'a> {
                 ty.keyword()
             )));
         }
-        let base = slot * self.lanes();
-        for (&l, v) in ts.iter().zip(&r) {
-            if let Some(cell) = self.locals.get_mut(base + l) {
-                *cell = *v;
+        let (base, n) = (slot * self.lanes(), self.lanes());
+        match self.locals.get_mut(base..base + n) {
+            // every lane active: `ts` is `0..lanes` (ascending, distinct)
+            Some(col) if ts.len() == n && r.len() == n => col.copy_from_slice(&r),
+            _ => {
+                for (&l, v) in ts.iter().zip(&r) {
+                    if let Some(cell) = self.locals.get_mut(base + l) {
+                        *cell = *v;
+                    }
+                }
             }
         }
         self.give(r);

@@ -16,6 +16,33 @@ use super::value::Value;
 use super::SemError;
 use crate::core::{Loc, Space};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hasher for the log's `(slot, block, index)` keys: one multiply-rotate per word (the
+/// keys are small integers chosen by the program, not by an adversary; `std`'s SipHash cost
+/// more than the rest of a logged access). Only lookups use it: nothing iterates the map, so
+/// reports do not depend on the hash.
+#[derive(Clone, Copy, Debug, Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(*b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
 
 /// One logged access.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,7 +74,7 @@ struct CellLog {
 pub struct RaceLog {
     /// Do not report write-write conflicts of equal values.
     pub benign_equal_writes: bool,
-    cells: HashMap<(usize, u64, i64), CellLog>,
+    cells: HashMap<(usize, u64, i64), CellLog, BuildHasherDefault<CellHasher>>,
     block: u64,
     epoch: u64,
 }
@@ -77,11 +104,6 @@ impl RaceLog {
     /// ones.
     pub fn barrier(&mut self) {
         self.epoch += 1;
-    }
-
-    fn concurrent(&self, p: &AccessSite, thread: u32) -> bool {
-        (p.block != self.block || p.epoch == self.epoch)
-            && (p.block, p.thread) != (self.block, thread)
     }
 
     /// Logs an access by `thread` of the current block to cell `index` of the array in slot
@@ -114,11 +136,12 @@ impl RaceLog {
             write,
             value,
         };
-        let cell = self
-            .cells
-            .remove(&(slot, key_block, index))
-            .unwrap_or_default();
-        let mut cell = cell;
+        let key = (slot, key_block, index);
+        let (block, epoch, benign_equal) = (self.block, self.epoch, self.benign_equal_writes);
+        let concurrent = |p: &AccessSite| {
+            (p.block != block || p.epoch == epoch) && (p.block, p.thread) != (block, thread)
+        };
+        let cell = self.cells.entry(key).or_default();
         let race = |first: AccessSite| SemError::DataRace {
             array: array.to_string(),
             index,
@@ -127,20 +150,23 @@ impl RaceLog {
         };
         if let Some(w) = cell.last_write {
             let benign = match (w.value, value) {
-                (Some(a), Some(b)) => self.benign_equal_writes && a.same_bits(b),
+                (Some(a), Some(b)) => benign_equal && a.same_bits(b),
                 _ => false,
             };
-            if self.concurrent(&w, thread) && !benign {
+            if concurrent(&w) && !benign {
+                // (the cell is dropped: a run stops at its first race)
+                self.cells.remove(&key);
                 return Err(race(w));
             }
         }
         if write {
-            if let Some(r) = cell.reads.iter().find(|r| self.concurrent(r, thread)) {
-                return Err(race(*r));
+            if let Some(r) = cell.reads.iter().find(|r| concurrent(r)).copied() {
+                self.cells.remove(&key);
+                return Err(race(r));
             }
             cell.last_write = Some(me);
         } else {
-            let (b, e) = (self.block, self.epoch);
+            let (b, e) = (block, epoch);
             cell.reads.retain(|r| r.block != b || r.epoch == e);
             if !cell
                 .reads
@@ -150,7 +176,6 @@ impl RaceLog {
                 cell.reads.push(me);
             }
         }
-        self.cells.insert((slot, key_block, index), cell);
         Ok(())
     }
 }

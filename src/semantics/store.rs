@@ -299,7 +299,7 @@ pub struct ArrayCells {
     /// Written cells.
     cells: Cells<Value>,
     /// Explicit initial content, if any.
-    init: Option<ArrayInit>,
+    init: Option<Arc<ArrayInit>>,
     /// Default input.
     input: Input,
     /// [`random_key`] of the array under [`Input::Random`] (0 otherwise).
@@ -314,14 +314,19 @@ pub struct ArrayCells {
 
 impl ArrayCells {
     /// The value of cell `index`: the last value written, else the input value.
+    #[inline]
     pub fn get(&self, index: i64) -> Value {
-        if let Some(v) = self.cells.get(index) {
-            return v;
+        // Down the chain of overlays' bases; the innermost array's input when none wrote it.
+        let mut a = self;
+        loop {
+            if let Some(v) = a.cells.get(index) {
+                return v;
+            }
+            match &a.base {
+                Some(b) => a = b,
+                None => return a.input_value(index),
+            }
         }
-        if let Some(b) = &self.base {
-            return b.get(index);
-        }
-        self.input_value(index)
     }
 
     /// The value of cell `index` as a rule reads it: as [`ArrayCells::get`], also logging a
@@ -341,8 +346,9 @@ impl ArrayCells {
     }
 
     /// The input value of cell `index` (never written).
+    #[inline]
     fn input_value(&self, index: i64) -> Value {
-        match &self.init {
+        match self.init.as_deref() {
             Some(ArrayInit::Fill(v)) => return *v,
             Some(ArrayInit::Values(vs)) => {
                 if let Some(v) = usize::try_from(index).ok().and_then(|i| vs.get(i)) {
@@ -425,7 +431,7 @@ impl Memory {
                 elem: a.elem,
                 elem_bytes: a.elem_bytes,
                 cells: Cells::default(),
-                init: input.arrays.get(&a.name).cloned(),
+                init: input.arrays.get(&a.name).cloned().map(Arc::new),
                 input: input.default,
                 random_key: match input.default {
                     Input::Random(seed) => random_key(seed, &a.name),

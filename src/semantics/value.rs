@@ -179,6 +179,55 @@ pub fn apply_bin(op: BinOp, a: Value, b: Value) -> Result<Value, SemError> {
     }
 }
 
+/// `a op b` for the common operator and type combinations that cannot fail (comparisons,
+/// float arithmetic) or whose only failure is an overflow (`+`, `-`, `*` on ints); `None`
+/// for every other case, which [`apply_bin`] decides. Where it is `Some`, it is exactly
+/// what [`apply_bin`] returns (the same expressions; `tests/semantics_differential.rs`
+/// compares [`apply_bin_lanes`] with [`apply_bin`] on every operator and edge values).
+#[inline]
+fn fast_bin(op: BinOp, a: Value, b: Value) -> Option<Value> {
+    use BinOp::*;
+    use Value::*;
+    match (a, b) {
+        (Int(x), Int(y)) => match op {
+            Add => x.checked_add(y).map(Int),
+            Sub => x.checked_sub(y).map(Int),
+            Mul => x.checked_mul(y).map(Int),
+            Lt => Some(Bool(x < y)),
+            Le => Some(Bool(x <= y)),
+            Gt => Some(Bool(x > y)),
+            Ge => Some(Bool(x >= y)),
+            Eq => Some(Bool(x == y)),
+            Ne => Some(Bool(x != y)),
+            _ => None,
+        },
+        (Float(x), Float(y)) => match op {
+            Add => Some(Float(x + y)),
+            Sub => Some(Float(x - y)),
+            Mul => Some(Float(x * y)),
+            Div => Some(Float(x / y)),
+            Lt => Some(Bool(x < y)),
+            Le => Some(Bool(x <= y)),
+            Gt => Some(Bool(x > y)),
+            Ge => Some(Bool(x >= y)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `xs[k] ← xs[k] op ys[k]` for every lane `k` in order (rule `EC:OP` over a family), with
+/// [`apply_bin`]'s results and its first error (lanes before the failing one are updated).
+pub fn apply_bin_lanes(op: BinOp, xs: &mut [Value], ys: &[Value]) -> Result<(), SemError> {
+    for (x, y) in xs.iter_mut().zip(ys) {
+        *x = match fast_bin(op, *x, *y) {
+            Some(v) => v,
+            None => apply_bin(op, *x, *y)?,
+        };
+    }
+    Ok(())
+}
+
 /// `op a` for one thread (the per-thread part of rule `EC:UOP`).
 ///
 /// `neg`: int (checked) or float; `not`: bool; `bitnot`: int; `tofloat`: any value

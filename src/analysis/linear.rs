@@ -11,9 +11,29 @@ use crate::core::{BinOp, Const, Dim, Expr, Operand, Program, Ty, UnOp, WarpOp};
 use num_integer::Integer;
 use num_traits::{One, Zero};
 
+/// The types of a kernel's locals and parameters, as [`Program::local_ty`] and
+/// [`Program::param_ty`] give them. `Program` scans its lists; the analysis context
+/// implements this with a map built once (issue 13: kernels with thousands of locals made
+/// every lookup, and so the analysis, quadratic).
+pub trait Types {
+    /// The type of local `x`, as [`Program::local_ty`].
+    fn local_ty(&self, x: &str) -> Option<Ty>;
+    /// The type of parameter `p`, as [`Program::param_ty`].
+    fn param_ty(&self, p: &str) -> Option<Ty>;
+}
+
+impl Types for Program {
+    fn local_ty(&self, x: &str) -> Option<Ty> {
+        Program::local_ty(self, x)
+    }
+    fn param_ty(&self, p: &str) -> Option<Ty> {
+        Program::param_ty(self, p)
+    }
+}
+
 /// `lin(o)` of `spec/logic.md` §2: defined for `int` locals, `int` parameters, integer
 /// constants and `threadIdx.d`.
-pub fn lin_operand(prog: &Program, o: &Operand) -> Option<Lin> {
+pub fn lin_operand<T: Types + ?Sized>(prog: &T, o: &Operand) -> Option<Lin> {
     match o {
         Operand::Var(x) if prog.local_ty(x) == Some(Ty::Int) => Some(Lin::var(x)),
         Operand::Param(p) if prog.param_ty(p) == Some(Ty::Int) => Some(Lin::var(p)),
@@ -25,7 +45,7 @@ pub fn lin_operand(prog: &Program, o: &Operand) -> Option<Lin> {
 
 /// `lin(e)` of `spec/logic.md` §2: operands, `+`, `−`, `*` by an integer constant, `neg`,
 /// `<<` by a constant in `0..64`.
-pub fn lin_expr(prog: &Program, e: &Expr) -> Option<Lin> {
+pub fn lin_expr<T: Types + ?Sized>(prog: &T, e: &Expr) -> Option<Lin> {
     match e {
         Expr::Opd(o) => lin_operand(prog, o),
         Expr::Bin(BinOp::Add, a, b) => Some(lin_operand(prog, a)?.add(&lin_operand(prog, b)?)),
@@ -53,7 +73,7 @@ fn q_pow2(c: u32) -> Q {
 /// `(cond(e), cond(¬e))` of `spec/logic.md` §2 (strict inequalities tightened over the
 /// integers); both empty when `e` is not a comparison of linear operands. The first flag
 /// says whether `P ⇒ e` may be claimed (Q:IF2), the second whether `P ⇒ ¬e` may (Q:IF3).
-pub fn cond(prog: &Program, e: &Expr) -> (Vec<Cstr>, Vec<Cstr>, bool, bool) {
+pub fn cond<T: Types + ?Sized>(prog: &T, e: &Expr) -> (Vec<Cstr>, Vec<Cstr>, bool, bool) {
     let none = (Vec::new(), Vec::new(), false, false);
     let Expr::Bin(op, a, b) = e else {
         return none;
@@ -365,11 +385,11 @@ pub const LANE_MODULUS_LIMIT: i64 = 4096;
 
 /// Whether the form `l` is uniform under `d` (spec §1): its variables are `int` parameters,
 /// `threadIdx.*` or `int` locals with linear entries, and the thread coefficients cancel.
-pub fn uniform_form(prog: &Program, d: &DepMap, l: &Lin) -> bool {
+pub fn uniform_form<T: Types + ?Sized>(prog: &T, d: &DepMap, l: &Lin) -> bool {
     // the common case: parameters and uniform locals only
     let plain = |v: &String| {
         prog.param_ty(v) == Some(Ty::Int)
-            || (prog.local_ty(v) == Some(Ty::Int) && d.get(v).is_some_and(|e| e.is_uniform()))
+            || (d.get(v).is_some_and(|e| e.is_uniform()) && prog.local_ty(v) == Some(Ty::Int))
     };
     if l.terms.keys().all(plain) {
         return true;
@@ -381,7 +401,7 @@ pub fn uniform_form(prog: &Program, d: &DepMap, l: &Lin) -> bool {
 /// `threadIdx.*` coefficients plus `a_v·k_v` for each `int` local `v` (coefficient `a_v`)
 /// with a linear entry `(k_v, r, g)`; `int` parameters are uniform. `None` when a variable
 /// is neither (a local without a linear entry, a non-`int` variable).
-fn thread_coefficients(prog: &Program, d: &DepMap, l: &Lin) -> Option<[Q; 3]> {
+fn thread_coefficients<T: Types + ?Sized>(prog: &T, d: &DepMap, l: &Lin) -> Option<[Q; 3]> {
     let mut k = [Q::zero(), Q::zero(), Q::zero()];
     for (v, a) in &l.terms {
         if let Some(dim) = Dim::ALL.iter().find(|dim| tid_name(**dim) == *v) {
@@ -515,7 +535,7 @@ pub fn fixed(p: &[Cstr], y: &str) -> Option<i64> {
 
 /// `lin_P(e)` of spec §2: `lin` after replacing operands fixed by `p` with their values
 /// and evaluating a non-linear integer operator on two constants as the semantics does.
-pub fn lin_fixed(prog: &Program, p: &[Cstr], e: &Expr) -> Option<Lin> {
+pub fn lin_fixed<T: Types + ?Sized>(prog: &T, p: &[Cstr], e: &Expr) -> Option<Lin> {
     let fix = |o: &Operand| match o {
         Operand::Var(y) if prog.local_ty(y) == Some(Ty::Int) => {
             fixed(p, y).map_or_else(|| o.clone(), |c| Operand::Const(Const::Int(c)))
@@ -591,8 +611,8 @@ pub fn deps_imply(d1: &DepMap, d2: &DepMap) -> bool {
 /// `lane_spread`): with `K` the thread coefficients of `l` after replacing each local by its
 /// linear entry, the largest `max K·tid − min K·tid` over the lanes of one warp of the
 /// block. `None` when a local of `l` has no linear entry (or is not an `int` local).
-pub fn lane_spread(
-    prog: &Program,
+pub fn lane_spread<T: Types + ?Sized>(
+    prog: &T,
     d: &DepMap,
     l: &Lin,
     launch: &crate::core::Launch,

@@ -873,7 +873,25 @@ impl Ctx<'_> {
             (Opd::Var(x), None) => env.d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
             _ => None,
         };
-        let key = format!("{tid_only:?}|{dep:?}|{range:?}|{}|{kind:?}", a.bytes);
+        // N* reads of a linear entry's residue r only (r·es) mod gcd(g·es, M), and no r of
+        // another kind (access::n_star): the key holds that class instead of r
+        let class = dep.as_ref().map(|d| {
+            let m = BigInt::from(if kind == Kind::MemReads {
+                u64::from(self.hw[3])
+            } else {
+                u64::from(self.hw[1]) * u64::from(self.hw[2])
+            });
+            let step = (&d.g * BigInt::from(a.bytes)).gcd(&m);
+            let r = if !d.linear() {
+                BigInt::zero()
+            } else if step.is_zero() {
+                d.r.clone()
+            } else {
+                (&d.r * BigInt::from(a.bytes)).mod_floor(&step)
+            };
+            (&d.k, &d.kind, &d.g, r)
+        });
+        let key = format!("{tid_only:?}|{class:?}|{range:?}|{}|{kind:?}", a.bytes);
         let cached = self.nstar.borrow().get(&key).copied();
         let star = match cached {
             Some(n) => n,

@@ -23,6 +23,17 @@ fn without(d: &BTreeMap<String, Dep>, w: &[String]) -> BTreeMap<String, Dep> {
     d.iter().filter(|(x, _)| !w.contains(x)).map(|(x, e)| (x.clone(), e.clone())).collect()
 }
 
+/// `D = D'` except at `x`, compared without building `D \ {x}` and `D' \ {x}` (the same
+/// pairs in the same order); when they differ, the rejection of [`Ctx::same_d`] on them.
+fn same_d_except(cx: &Ctx, a: &BTreeMap<String, Dep>, b: &BTreeMap<String, Dep>, x: &str) -> Result<(), Rejection> {
+    let keep = |(v, _): &(&String, &Dep)| v.as_str() != x;
+    if a.iter().filter(keep).eq(b.iter().filter(keep)) {
+        return Ok(());
+    }
+    let wx = [x.to_string()];
+    cx.same_d(&without(a, &wx), &without(b, &wx), "pre D except x", "post D except x")
+}
+
 /// Q:SKIP — `skip`: `pre = post`.
 pub fn q_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::Skip) = s else {
@@ -129,8 +140,7 @@ fn vwrite_common(
     let post = cx.post(n)?;
     let c = cx.shape::<1>(n, &["entail post"])?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
-    let wx = [x.to_string()];
-    cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
+    same_d_except(cx, &pre.d, &post.d, x)?;
     let le = cx.lin_fixed(&pre.p, e);
     // the bounding substitution is claimed by one witness more than `P'` has constraints
     let claimed = n.entails.get("post").map_or(0, Vec::len) == post.p.len() + 1;
@@ -230,8 +240,7 @@ fn warp_common(cx: &Ctx, n: &Node, x: &str, ops: &[&Opd], cand: Option<Dep>, pre
     }
     let kept: Vec<Cstr> = pre.p.iter().filter(|k| !k.lin.mentions(x)).cloned().collect();
     cx.same_p(&kept, &post.p, "pre P without x", "post P")?;
-    let wx = [x.to_string()];
-    cx.same_d(&without(&pre.d, &wx), &without(&post.d, &wx), "pre D except x", "post D except x")?;
+    same_d_except(cx, &pre.d, &post.d, x)?;
     if let Some(want) = post.d.get(x) {
         dep_implied(cx, x, cand, want)?;
     }

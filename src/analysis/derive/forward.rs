@@ -10,15 +10,48 @@ use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
     cond, dep_expr, dep_operand, entry_expr, expr_uniform, join_deps, lane_cond, lin_fixed,
-    lin_operand, scaled_operand, warp_entry,
+    lin_operand, scaled_operand, warp_entry, Types,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
 use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::metric::Q;
-use crate::core::{Expr, Loc, Operand, Space, Stmt, Ty, WarpOp};
+use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_traits::One;
 use std::fmt::Write;
+
+/// What [`n_star`] reads of a dependence entry, for the memo key of
+/// [`Ctx::access_n`]: `k`, the kind and `g`, and of a linear entry's residue `r` only the
+/// base `(r·es) mod gcd(g·es, M)` (`M`: sector bytes, or bank bytes × banks); no `r` of
+/// another kind. Accesses at offsets `tid + c` for many constants `c` then share one `N*`
+/// computation per base instead of one each (issue 13).
+fn nstar_class(d: Dep, es: u32, kind: AccessKind, hw: &Hardware) -> (Dep, i128) {
+    use num_integer::Integer;
+    let m: i128 = match kind {
+        AccessKind::MemReads => hw.sector_bytes as i128,
+        AccessKind::Conflicts => hw.bank_bytes as i128 * hw.banks as i128,
+    }
+    .max(1);
+    let es = es as i128;
+    let base = if d.is_linear() {
+        let step = (d.g as i128 * es).gcd(&m).max(1);
+        (d.r as i128 * es).rem_euclid(step)
+    } else {
+        0
+    };
+    (Dep { r: 0, ..d }, base)
+}
+
+/// Types from the context's map of locals, built once (`Program::local_ty` scans the list
+/// of locals: quadratic on long kernels, issue 13).
+impl Types for Ctx<'_> {
+    fn local_ty(&self, x: &str) -> Option<Ty> {
+        self.local_tys.get(x).copied()
+    }
+    fn param_ty(&self, p: &str) -> Option<Ty> {
+        self.prog.param_ty(p)
+    }
+}
 
 impl Ctx<'_> {
     pub(super) fn operand_node(&self, o: &Operand, loc: Loc) -> Result<(Node, Q), AnalysisError> {
@@ -85,7 +118,8 @@ impl Ctx<'_> {
         for c in tid_p() {
             let _ = write!(key, "{:?} {};", c.kind, c.lin);
         }
-        let _ = write!(key, "|{dep:?}|{range:?}|{}|{global}", decl.elem_bytes);
+        let class = dep.map(|d| nstar_class(d, decl.elem_bytes, kind, self.hw));
+        let _ = write!(key, "|{class:?}|{range:?}|{}|{global}", decl.elem_bytes);
         if let Some(&n) = self.nstar_cache.borrow().get(&key) {
             return Ok((global, n));
         }
@@ -272,7 +306,7 @@ impl Ctx<'_> {
             .ok_or_else(|| err(Some(*loc), format!("assignment to undeclared local `{x}`")))?;
         let (en, cost) = self.expr_node(e, pre, *loc)?;
         let lin = if xty == Ty::Int {
-            lin_fixed(self.prog, &pre.p, e)
+            lin_fixed(&*self, &pre.p, e)
         } else {
             None
         };
@@ -375,7 +409,7 @@ impl Ctx<'_> {
         }
         // `x ← a >> c`, `x ← a / c` under `P ⇒ a ≥ 1`: Q:VWRITE1's bounding substitution
         let halve = match (&lin, super::loops::halved_operand(e)) {
-            (None, Some(a)) if xty == Ty::Int => lin_operand(self.prog, a).and_then(|la| {
+            (None, Some(a)) if xty == Ty::Int => lin_operand(&*self, a).and_then(|la| {
                 let w = entails(&pre.p, &Cstr::le(Lin::constant(Q::one()).sub(&la)))?;
                 Some((la, w))
             }),
@@ -410,7 +444,7 @@ impl Ctx<'_> {
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
         let (en, cost) = self.expr_node(e, pre, *loc)?;
-        let (ce, cne, can_t, can_f) = cond(self.prog, e);
+        let (ce, cne, can_t, can_f) = cond(&*self, e);
         // P ∧ e and P ∧ ¬e with the lane facts of pre.d (spec/logic.md §2); Q:IF2/3
         // decide on cond(e) alone
         let (ce_l, cne_l) = (
@@ -575,7 +609,7 @@ impl Ctx<'_> {
         // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
         if !has_atom
             && self.exit_candidates.contains(&loop_key(body))
-            && !cond(self.prog, e).1.is_empty()
+            && !cond(&*self, e).1.is_empty()
         {
             if let Some((kind, post)) = self.fwd_while_exit(e, body, *loc, pre)? {
                 return Ok((kind, post));
@@ -645,7 +679,7 @@ impl Ctx<'_> {
         if k > UNROLL_LIMIT {
             return Ok(None);
         }
-        let (ce, cne, can_t, can_f) = cond(self.prog, e);
+        let (ce, cne, can_t, can_f) = cond(&*self, e);
         let (en, cost) = self.expr_node(e, pre, loc)?;
         let decided = |c: &[Cstr], ok: bool| {
             if ok && !c.is_empty() {
@@ -703,5 +737,51 @@ impl Ctx<'_> {
                 branch: Box::new(seq),
             },
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Launch;
+
+    /// The memo key of `access_n` is sound: entries with one [`nstar_class`] get one `N*`.
+    /// Checked against `n_star` itself (the independent computation) for every residue and
+    /// modulus below 80, strides 0–3 and element sizes 1, 2, 4, 8, both access kinds, and a
+    /// block of 64 threads (two warps); and the class does merge residues (offsets `tid + c`
+    /// for 256 constants `c` fall into at most `M` classes: 32 sector bytes, 128 bank bytes).
+    #[test]
+    fn nstar_class_determines_n_star() {
+        let hw = Hardware::default();
+        let launch = Launch {
+            block: [64, 1, 1],
+            grid: None,
+        };
+        for kind in [AccessKind::MemReads, AccessKind::Conflicts] {
+            for es in [1, 2, 4, 8] {
+                for kx in 0..4 {
+                    let mut seen: std::collections::HashMap<(Dep, i128), u64> = Default::default();
+                    for g in [0, 1, 2, 3, 8, 12] {
+                        for r in 0..80 {
+                            let Some(d) = Dep::new([kx, 0, 0], r, g) else {
+                                continue;
+                            };
+                            let n = n_star(&[], Some(d), es, kind, &hw, &launch);
+                            let c = nstar_class(d, es, kind, &hw);
+                            assert_eq!(*seen.entry(c).or_insert(n), n, "{d:?} es {es} {kind:?}");
+                        }
+                    }
+                    // exact entries `c`: the base `(c·es) mod M` takes at most `M` values
+                    let m = match kind {
+                        AccessKind::MemReads => hw.sector_bytes,
+                        AccessKind::Conflicts => hw.bank_bytes * hw.banks,
+                    } as usize;
+                    let exact: std::collections::HashSet<_> = (0..256)
+                        .map(|r| nstar_class(Dep::exact(r), es, kind, &hw))
+                        .collect();
+                    assert!(exact.len() <= m, "{} classes", exact.len());
+                }
+            }
+        }
     }
 }

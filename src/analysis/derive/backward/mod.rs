@@ -81,10 +81,11 @@ impl Back<'_, '_> {
     /// Forces to 0 the monomials with an atom that is not uniform under `d` (spec/logic.md
     /// §1: atoms are forms whose thread coefficients cancel under `D`).
     pub(super) fn restrict_d(&mut self, qp: TPoly, d: &DepMap) -> Result<TPoly, AnalysisError> {
-        let prog = self.ctx.prog;
+        // the context's map of local types, not `Program`'s scan (issue 13)
+        let ctx = self.ctx;
         self.restrict_atoms(
             qp,
-            |a| !uniform_form(prog, d, a),
+            |a| !uniform_form(ctx, d, a),
             "potential atoms must be uniform under D",
         )
     }

@@ -140,3 +140,62 @@ fn triangular_nest_is_bounded_soundly() {
         }
     }
 }
+
+/// A block-stride loop (counter started at `threadIdx.x`) nested in another loop: the
+/// shape of `scalarProdGPU`'s inner loops, which had no bound ("LP is infeasible") while the
+/// same loop alone was bounded. The outer template now sees the uniform form of the inner
+/// ranking atom at its entry (`derive/loops.rs`, `tid_free`). Hand derivation of
+/// `sectors` for warp 0 of a 256-thread block when `n` is a multiple of 256: each of the
+/// `n/256` inner rounds reads 32 consecutive floats at `g[256·r + lane]` (128 bytes, aligned:
+/// 4 sectors), `m` times; the final store writes 4 sectors: `4·m·n/256 + 4`. The lock-step
+/// semantics confirms it; every metric's certified bound is at least the semantics' cost.
+#[test]
+fn block_stride_loop_inside_a_loop_is_bounded() {
+    let src = "__global__ void k(float *g, float *out, int m, int n) {
+  float x = 0.0f;
+  for (int v = 0; v < m; v++) {
+    for (int pos = threadIdx.x; pos < n; pos += 256) {
+      x = x + g[pos];
+    }
+  }
+  out[threadIdx.x] = x;
+}
+";
+    let (prog, launch) = lower(src, 256);
+    let run = |metric: MetricName, m: i64, n: i64| -> Q {
+        let mut params = Params::new();
+        params.insert("m".to_string(), Value::Int(m));
+        params.insert("n".to_string(), Value::Int(n));
+        let r = run_warp(
+            &prog,
+            &[Metric::standard(metric)],
+            &Hardware::default(),
+            &launch,
+            [0, 0, 0],
+            0,
+            &params,
+            &Inputs::zero(),
+            &RunOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{metric} at m={m} n={n}: {e}"));
+        r.costs[0].clone()
+    };
+    for metric in [MetricName::Sectors, MetricName::Steps] {
+        let a = certified(&prog, &launch, metric);
+        for m in [0i64, 1, 3] {
+            for n in [0i64, 1, 100, 256, 300, 512] {
+                let sim = run(metric, m, n);
+                let env = BTreeMap::from([("m".to_string(), m), ("n".to_string(), n)]);
+                let bound = a.bound.eval(&env);
+                assert!(
+                    bound >= sim,
+                    "{metric} at m={m} n={n}: bound {bound} < {sim}"
+                );
+                if metric == MetricName::Sectors && n % 256 == 0 {
+                    let hand = Q::from_integer((4 * m * n / 256 + 4).into());
+                    assert_eq!(sim, hand, "hand derivation at m={m} n={n}");
+                }
+            }
+        }
+    }
+}

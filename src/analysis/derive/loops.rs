@@ -211,6 +211,27 @@ impl Ctx<'_> {
         Some(out)
     }
 
+    /// `l` with its `threadIdx.*` terms `k_d·threadIdx.d` replaced by their largest value
+    /// over the block (`0` for `k_d < 0`, `k_d·(blockDim.d − 1)` for `k_d > 0`): the form
+    /// [`Self::uniformize`] gives when `l`'s locals are uniform; `None` when `l` has no
+    /// `threadIdx.*` term. A template candidate only (the kernel checks every use).
+    fn tid_free(&self, l: &Lin) -> Option<Lin> {
+        let mut out = l.clone();
+        let mut any = false;
+        for dim in crate::core::Dim::ALL {
+            let name = tid_name(dim);
+            let Some(kd) = l.terms.get(&name).cloned() else {
+                continue;
+            };
+            any = true;
+            out = out.add_scaled(&Lin::var(&name), &-kd.clone());
+            if kd > Q::zero() {
+                out = out.plus_const(&(kd * q(self.launch.block[dim.index()] as i64 - 1)));
+            }
+        }
+        any.then_some(out)
+    }
+
     /// The step `d` of an update of the counter `x` with its body-local operands replaced by
     /// their top-level linear definitions in `before` (the statements preceding the update,
     /// last first); `None` if an operand written in the body other than `x` remains (`x`,
@@ -301,6 +322,13 @@ impl Ctx<'_> {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
                                                 cands.push(cur.clone());
+                                                // a counter started at `threadIdx.*` (a
+                                                // block-stride loop inside another loop):
+                                                // the uniform form its ranking atom takes
+                                                // at the entry (`uniformize`)
+                                                if let Some(u) = self.tid_free(&cur) {
+                                                    cands.push(u);
+                                                }
                                             }
                                             None => break,
                                         }

@@ -197,7 +197,13 @@ impl Ctx<'_> {
                 }
             }
         }
-        let mut out = raw.clone();
+        Some(self.without_thread_terms(raw, &k))
+    }
+
+    /// `l − K·tid` plus `K·(blockDim − 1)` over the positive entries of `K`: `l` with the
+    /// thread part `K·tid` replaced by its largest value over the block.
+    fn without_thread_terms(&self, l: &Lin, k: &[Q; 3]) -> Lin {
+        let mut out = l.clone();
         for dim in crate::core::Dim::ALL {
             let kd = &k[dim.index()];
             if kd.is_zero() {
@@ -208,7 +214,7 @@ impl Ctx<'_> {
                 out = out.plus_const(&(kd * q(self.launch.block[dim.index()] as i64 - 1)));
             }
         }
-        Some(out)
+        out
     }
 
     /// `l` with its `threadIdx.*` terms `k_d·threadIdx.d` replaced by their largest value
@@ -216,20 +222,9 @@ impl Ctx<'_> {
     /// [`Self::uniformize`] gives when `l`'s locals are uniform; `None` when `l` has no
     /// `threadIdx.*` term. A template candidate only (the kernel checks every use).
     fn tid_free(&self, l: &Lin) -> Option<Lin> {
-        let mut out = l.clone();
-        let mut any = false;
-        for dim in crate::core::Dim::ALL {
-            let name = tid_name(dim);
-            let Some(kd) = l.terms.get(&name).cloned() else {
-                continue;
-            };
-            any = true;
-            out = out.add_scaled(&Lin::var(&name), &-kd.clone());
-            if kd > Q::zero() {
-                out = out.plus_const(&(kd * q(self.launch.block[dim.index()] as i64 - 1)));
-            }
-        }
-        any.then_some(out)
+        let k = crate::core::Dim::ALL
+            .map(|dim| l.terms.get(&tid_name(dim)).cloned().unwrap_or_else(Q::zero));
+        (!k.iter().all(Q::is_zero)).then(|| self.without_thread_terms(l, &k))
     }
 
     /// The step `d` of an update of the counter `x` with its body-local operands replaced by

@@ -310,19 +310,7 @@ pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Resul
         };
     }
     let mut res = target.lin.clone();
-    for (i, l) in w {
-        let c = source.get(*i).ok_or(FarkasProblem::IndexOutOfRange(*i))?;
-        if c.lane.is_some() {
-            return Err(FarkasProblem::LaneSource(*i));
-        }
-        if !c.eq && l.is_negative() {
-            return Err(FarkasProblem::NegativeMultiplier(*i));
-        }
-        if target.eq && !c.eq {
-            return Err(FarkasProblem::InequalityForEquality(*i));
-        }
-        res.add_scaled_mut(&c.lin, &-l);
-    }
+    res.add_scaled_mut(&combination(source, w, target.eq)?, &-Rat::one());
     let mu = res.as_const().ok_or_else(|| FarkasProblem::NotConstant(res.to_string()))?;
     if (target.eq && !mu.is_zero()) || mu.is_positive() {
         return Err(FarkasProblem::BadConstant(fmt_rat(mu)));
@@ -330,12 +318,10 @@ pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Resul
     Ok(())
 }
 
-/// Checks one Chvátal–Gomory cut (spec/certificate.md "Integer rewrites") and returns the
-/// constraint it derives: `S = Σ λ_I·L_I` over `source` (`λ ≥ 0` on inequalities, any sign
-/// on equalities, no lane constraint) satisfies `S ≤ 0`; its variable coefficients must be
-/// integers, so, every variable being an integer, `S − b ≤ −b` rounds to
-/// `S − b + ⌈b⌉ ≤ 0` (`b` the constant of `S`).
-pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProblem> {
+/// `Σ λ_I·L_I` over the witness `w` of non-lane `source` constraints: `λ ≥ 0` on
+/// inequalities (any sign on equalities); with `eq_only`, inequalities are refused (an
+/// equality target follows from equalities only). Shared by Farkas and cut witnesses.
+fn combination(source: &[Cstr], w: &[(usize, Rat)], eq_only: bool) -> Result<Lin, FarkasProblem> {
     let mut s = Lin::constant(Rat::zero());
     for (i, l) in w {
         let c = source.get(*i).ok_or(FarkasProblem::IndexOutOfRange(*i))?;
@@ -345,8 +331,21 @@ pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProb
         if !c.eq && l.is_negative() {
             return Err(FarkasProblem::NegativeMultiplier(*i));
         }
+        if eq_only && !c.eq {
+            return Err(FarkasProblem::InequalityForEquality(*i));
+        }
         s.add_scaled_mut(&c.lin, l);
     }
+    Ok(s)
+}
+
+/// Checks one Chvátal–Gomory cut (spec/certificate.md "Integer rewrites") and returns the
+/// constraint it derives: `S = Σ λ_I·L_I` over `source` (`λ ≥ 0` on inequalities, any sign
+/// on equalities, no lane constraint) satisfies `S ≤ 0`; its variable coefficients must be
+/// integers, so, every variable being an integer, `S − b ≤ −b` rounds to
+/// `S − b + ⌈b⌉ ≤ 0` (`b` the constant of `S`).
+pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProblem> {
+    let mut s = combination(source, w, false)?;
     if !s.terms.values().all(Rat::is_integer) {
         return Err(FarkasProblem::NotIntegral(s.to_string()));
     }

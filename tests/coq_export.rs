@@ -117,8 +117,8 @@ fn mutants() -> Vec<(String, String)> {
     // reject it.
     let t = exp("syn-brdis.steps");
     let line = bound_line(&t).expect("bound line").to_string();
-    let prod = "((95 # 1), [mkLin 0%Z [(1%Z, VP 1)]; mkLin 0%Z [(1%Z, VP 0)]])";
-    let low = "((94 # 1), [mkLin 0%Z [(1%Z, VP 1)]; mkLin 0%Z [(1%Z, VP 0)]])";
+    let prod = "((95 # 1), [am (mkLin 0%Z [(1%Z, VP 1)]); am (mkLin 0%Z [(1%Z, VP 0)])])";
+    let low = "((94 # 1), [am (mkLin 0%Z [(1%Z, VP 1)]); am (mkLin 0%Z [(1%Z, VP 0)])])";
     let a0 = t
         .lines()
         .find(|l| l.starts_with("Definition a0 "))
@@ -761,7 +761,12 @@ fn floor_atoms_and_integer_rewrites_check_in_coq_and_mutants_fail() {
         ),
         (
             "mutant_shift",
-            mutate(&e, &ishift, &ishift.replace(") 1%Z ([(", ") 2%Z ([("), "shift"),
+            mutate(
+                &e,
+                &ishift,
+                &ishift.replace(") 1%Z ([(", ") 2%Z ([("),
+                "shift",
+            ),
         ),
         ("mutant_divisor", e.replace("]) 32", "]) 64")),
     ];
@@ -785,7 +790,12 @@ fn floor_atoms_and_integer_rewrites_check_in_coq_and_mutants_fail() {
     }
     let runs = coqc_all(&files, 2);
     eprintln!("coqc floor_step32_sectors: {:.2} s", runs[0].secs);
-    assert!(runs[0].ok, "coqc rejected {}:\n{}", files[0].display(), runs[0].out);
+    assert!(
+        runs[0].ok,
+        "coqc rejected {}:\n{}",
+        files[0].display(),
+        runs[0].out
+    );
     assert!(
         runs[0].out.contains("Closed under the global context"),
         "{}",

@@ -249,7 +249,9 @@ impl<'p> Names<'p> {
                 let s = scale_of(l);
                 let sd = &s * d;
                 if !sd.is_positive() {
-                    return Err(ExportError::Unsupported(format!("floor atom {a} with divisor {d} < 1")));
+                    return Err(ExportError::Unsupported(format!(
+                        "floor atom {a} with divisor {d} < 1"
+                    )));
                 }
                 Ok((format!("mkAtm ({}) {sd}", self.lin(l, &s)?), BigInt::one()))
             }
@@ -556,7 +558,9 @@ impl<'c> Exporter<'c> {
                 }
                 Rw::IShift(a, d, cg) => {
                     if !d.denom().is_one() {
-                        return Err(ExportError::Unsupported(format!("ishift of {a} by the rational {d}")));
+                        return Err(ExportError::Unsupported(format!(
+                            "ishift of {a} by the rational {d}"
+                        )));
                     }
                     out.push(format!(
                         "RIShift {} ({}) {} {}",
@@ -575,7 +579,10 @@ impl<'c> Exporter<'c> {
                     ));
                 }
                 Rw::IMono(a1, a2, cg) => {
-                    let facts = [&a1, &a2].iter().filter(|a| matches!(a, Atom::Floor(..))).count();
+                    let facts = [&a1, &a2]
+                        .iter()
+                        .filter(|a| matches!(a, Atom::Floor(..)))
+                        .count();
                     out.push(format!(
                         "RIMono {} ({}) ({}) {}",
                         self.names.locals.len(),
@@ -595,11 +602,15 @@ impl<'c> Exporter<'c> {
     /// divisor-1 atom `am L` does not, shifting the witnesses' indices).
     fn rw_atom(&self, a: &Atom) -> Result<String, ExportError> {
         if !scale_of(a.lin()).is_one() {
-            return Err(ExportError::Unsupported(format!("integer rewrite of {a} with a rational form")));
+            return Err(ExportError::Unsupported(format!(
+                "integer rewrite of {a} with a rational form"
+            )));
         }
         if let Atom::Floor(_, d) = a {
             if *d < BigInt::from(2) {
-                return Err(ExportError::Unsupported(format!("integer rewrite of the floor atom {a} with divisor {d} < 2")));
+                return Err(ExportError::Unsupported(format!(
+                    "integer rewrite of the floor atom {a} with divisor {d} < 2"
+                )));
             }
         }
         Ok(self.names.atom(a)?.0)
@@ -620,7 +631,11 @@ impl<'c> Exporter<'c> {
             cuts.push(Self::farkas(cut, &one, &scales)?);
             scales.push(BigInt::one());
         }
-        Ok(format!("([{}], {})", cuts.join("; "), Self::farkas(&cg.farkas, &one, &scales)?))
+        Ok(format!(
+            "([{}], {})",
+            cuts.join("; "),
+            Self::farkas(&cg.farkas, &one, &scales)?
+        ))
     }
 
     /// The access claim of an expression node under `pre` (`Check.accw`): the claimed

@@ -117,8 +117,8 @@ fn mutants() -> Vec<(String, String)> {
     // reject it.
     let t = exp("syn-brdis.steps");
     let line = bound_line(&t).expect("bound line").to_string();
-    let prod = "((95 # 1), [mkLin 0%Z [(1%Z, VP 1)]; mkLin 0%Z [(1%Z, VP 0)]])";
-    let low = "((94 # 1), [mkLin 0%Z [(1%Z, VP 1)]; mkLin 0%Z [(1%Z, VP 0)]])";
+    let prod = "((95 # 1), [am (mkLin 0%Z [(1%Z, VP 1)]); am (mkLin 0%Z [(1%Z, VP 0)])])";
+    let low = "((94 # 1), [am (mkLin 0%Z [(1%Z, VP 1)]); am (mkLin 0%Z [(1%Z, VP 0)])])";
     let a0 = t
         .lines()
         .find(|l| l.starts_with("Definition a0 "))
@@ -702,6 +702,106 @@ fn scaled_entries_check_in_coq_and_mutants_fail() {
         );
     }
     for (f, r) in files.iter().zip(&runs).skip(2) {
+        assert!(!r.ok, "coqc accepted {}:\n{}", f.display(), r.out);
+        assert!(
+            r.out.contains("Unable to unify \"true\" with \"false\""),
+            "{}: coqc failed elsewhere than the reflective check:\n{}",
+            f.display(),
+            r.out
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Floor atoms and integer rewrites in Coq (issue 14; spec/logic.md §1 "Floor atoms",
+/// spec/certificate.md "Integer rewrites"): `tests/data/coq/floor_step32.sectors.cert` is
+/// the hand-written certificate of `kernel/tests/floor.rs` (`loop_cert(&GOOD)`, written out
+/// unchanged): `i = 0; while (i < n) { A[i] = 0; i += 32; }` under `sectors` with the exact
+/// bound `⌊(n + 31)/32⌋⁺` (hand derivation there: one sector per round, `⌈n/32⌉` rounds),
+/// whose Q:WEAK pays a round by `(ishift ⌊(n − i + 31)/32⌋⁺ 1 CG)` with one
+/// Chvátal–Gomory cut. Its export (`mkAtm` atoms, `RIShift`) is accepted by `coqc`
+/// (`Print Assumptions`: closed). Mutants of the export, each rejected by the reflective
+/// check: the cut's scale `m` halved (it then derives only `2q ≥ 1`), the cut dropped
+/// (the rational combination gives `q ≥ 1/32`, not `q ≥ 1`), the floor forms' constants
+/// lowered by one (the claimed `⌊(n + 30)/32⌋⁺` is 0 at `n = 1`, where the loop runs once:
+/// the cut then gives only `q ≥ 0`), the shift raised to 2, and the divisor doubled to 64 (0 at
+/// `n = 32`, one round). The same lowered-constant mutant of the certificate text is
+/// rejected by the kernel before export.
+#[test]
+fn floor_atoms_and_integer_rewrites_check_in_coq_and_mutants_fail() {
+    let cert =
+        std::fs::read_to_string(root().join("tests/data/coq/floor_step32.sectors.cert")).unwrap();
+    let verdict = warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(verdict.bound, "max(0, ⌊(n + 31)/32⌋)");
+    let e = export(&cert).unwrap_or_else(|e| panic!("floor_step32: {e}"));
+    let atom = "mkAtm (mkLin 31%Z [((-1)%Z, VL 0); (1%Z, VP 0)]) 32";
+    let cut = "([(32%Z, [(6, 1%Z); (8, 1%Z)])], (1%Z, [(9, 1%Z)]))";
+    let ishift = format!("RIShift 1 ({atom}) 1%Z {cut}");
+    assert!(e.contains(&ishift), "no `{ishift}` in the export");
+    let lowered = cert
+        .replace("(floor (lin 31", "(floor (lin 30")
+        .replace("(floor (lin -1", "(floor (lin -2");
+    match export(&lowered) {
+        Err(ExportError::Rejected(r)) => assert!(r.contains("Q:WEAK"), "{r}"),
+        other => panic!("lowered floor constant: {other:?}"),
+    }
+    let muts = [
+        (
+            "mutant_cut_scale",
+            mutate(&e, cut, &cut.replacen("32%Z", "16%Z", 1), "cut scale"),
+        ),
+        (
+            "mutant_no_cut",
+            mutate(&e, cut, "([], (32%Z, [(6, 1%Z); (8, 1%Z)]))", "no cut"),
+        ),
+        (
+            "mutant_floor_constant",
+            e.replace("mkAtm (mkLin 31%Z", "mkAtm (mkLin 30%Z")
+                .replace("mkAtm (mkLin (-1)%Z", "mkAtm (mkLin (-2)%Z"),
+        ),
+        (
+            "mutant_shift",
+            mutate(
+                &e,
+                &ishift,
+                &ishift.replace(") 1%Z ([(", ") 2%Z ([("),
+                "shift",
+            ),
+        ),
+        ("mutant_divisor", e.replace("]) 32", "]) 64")),
+    ];
+    for (name, m) in &muts {
+        assert_ne!(m, &e, "{name}: nothing changed");
+    }
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-floor-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in
+        std::iter::once(("floor_step32_sectors", &e)).chain(muts.iter().map(|(n, t)| (*n, t)))
+    {
+        let f = tmp.join(format!("{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    eprintln!("coqc floor_step32_sectors: {:.2} s", runs[0].secs);
+    assert!(
+        runs[0].ok,
+        "coqc rejected {}:\n{}",
+        files[0].display(),
+        runs[0].out
+    );
+    assert!(
+        runs[0].out.contains("Closed under the global context"),
+        "{}",
+        runs[0].out
+    );
+    for (f, r) in files.iter().zip(&runs).skip(1) {
         assert!(!r.ok, "coqc accepted {}:\n{}", f.display(), r.out);
         assert!(
             r.out.contains("Unable to unify \"true\" with \"false\""),

@@ -15,8 +15,8 @@
       bounding substitution of Q:VWRITE1 needs) and the loop step of a counter with
       constant step [c] ([step_round]).
 
-    The judgments of Logic.v do not have floor atoms yet: certificates with floor atoms
-    are not exported (src/export/coq.rs names the atom). *)
+    Logic.v's potentials have floor atoms ([Lin.atm]) and its Q:WEAK the integer rewrites
+    ([RIShift], [RIZero], [RIMono]); IntRw.v proves them sound with these lemmas. *)
 From Coq Require Import ZArith Lia.
 Local Open Scope Z_scope.
 

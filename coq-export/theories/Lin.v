@@ -290,19 +290,37 @@ Qed.
 
 Local Open Scope Q_scope.
 
-(** ** Polynomial potentials [c + Σ cᵢ·Π_j max(0, L_ij)] (spec/logic.md §1)
+(** ** Polynomial potentials [c + Σ cᵢ·Π_j A_ij] (spec/logic.md §1)
 
-    A monomial is a coefficient and a list of atoms (linear forms [L] standing for
-    [max(0, L)]); the constant term is kept apart.  Atoms are compared after
-    canonicalization (spec/certificate.md): a constant form is evaluated, any other form
-    is divided by the gcd of its coefficients (constant included), the factor moving
-    into the coefficient; monomials are compared as multisets of atoms. *)
-Record pot := mkPot { pcst : Q; pterms : list (Q * list lin) }.
+    A monomial is a coefficient and a list of atoms; the constant term is kept apart.
+    An atom [mkAtm L d] ([d] a positive integer) stands for [max(0, ⌊L/d⌋)]: the floor
+    atom [⌊L/d⌋⁺] of spec/logic.md §1 "Floor atoms" ([Z.div] rounds towards −∞, as the
+    kernel's [div_floor]; a rational form [L] is exported as [s·L] with divisor [s·d],
+    [⌊sL/(sd)⌋ = ⌊L/d⌋]), and for [d = 1] ([am L]) the atom [max(0, L)].  Atoms are
+    compared after canonicalization (spec/certificate.md, the kernel's
+    [Atom::canonical]): a constant form is evaluated; a [max0] form is divided by the gcd
+    of its coefficients (constant included), the factor moving into the coefficient; a
+    floor atom is divided through by the gcd of its coefficients and divisor
+    ([⌊gL/gd⌋ = ⌊L/d⌋]) and becomes a [max0] atom when the divisor drops to 1; monomials
+    are compared as multisets of atoms. *)
+Record atm := mkAtm { alin : lin; adiv : positive }.
+Definition am (L : lin) : atm := mkAtm L 1.
+Definition amap (f : lin -> lin) (A : atm) : atm := mkAtm (f (alin A)) (adiv A).
+Definition anorm (A : atm) : atm := amap lnorm A.
 
-Definition atom (rho : var -> Z) (L : lin) : Q := inject_Z (Z.max 0 (leval rho L)).
-Definition mval (rho : var -> Z) (m : list lin) : Q :=
+Lemma atm_eq_dec : forall a b : atm, {a = b} + {a <> b}.
+Proof.
+  intros [L d] [L' d']. destruct (lin_eq_dec L L'), (Pos.eq_dec d d'); subst; auto;
+    right; intros H; inversion H; auto.
+Defined.
+
+Record pot := mkPot { pcst : Q; pterms : list (Q * list atm) }.
+
+Definition atom (rho : var -> Z) (A : atm) : Q :=
+  inject_Z (Z.max 0 (leval rho (alin A) / Zpos (adiv A))).
+Definition mval (rho : var -> Z) (m : list atm) : Q :=
   fold_right (fun L acc => atom rho L * acc) 1 m.
-Definition psum (rho : var -> Z) (l : list (Q * list lin)) : Q :=
+Definition psum (rho : var -> Z) (l : list (Q * list atm)) : Q :=
   fold_right (fun cm acc => fst cm * mval rho (snd cm) + acc) 0 l.
 Definition pval (rho : var -> Z) (Q0 : pot) : Q := pcst Q0 + psum rho (pterms Q0).
 
@@ -330,14 +348,6 @@ Definition lgcd (L : lin) : Z :=
 Definition ldiv (g : Z) (L : lin) : lin :=
   mkLin (lcst L / g)%Z (map (fun av => (fst av / g, snd av)%Z) (lterms L)).
 
-(** [acanon L = (f, m)]: [max(0, L) = f·Π m], [m] empty (constant form) or one atom. *)
-Definition acanon (L : lin) : Q * list lin :=
-  let L1 := lnorm L in
-  match lterms L1 with
-  | [] => (inject_Z (Z.max 0 (lcst L1)), [])
-  | _ => let g := lgcd L1 in if (g =? 0)%Z then (0, []) else (inject_Z g, [ldiv g L1])
-  end.
-
 Lemma lgcd_divides : forall L, (Z.divide (lgcd L) (lcst L) /\
   forall a v, In (a, v) (lterms L) -> Z.divide (lgcd L) a)%Z.
 Proof.
@@ -353,24 +363,37 @@ Qed.
 Lemma div_exact : forall g a : Z, (g <> 0)%Z -> Z.divide g a -> a = (g * (a / g))%Z.
 Proof. intros g a Hg [q ->]. rewrite Z.div_mul by auto. ring. Qed.
 
-Lemma ldiv_eval : forall rho L, (lgcd L <> 0)%Z ->
-  leval rho L = (lgcd L * leval rho (ldiv (lgcd L) L))%Z.
+Lemma ldiv_eval_g : forall rho L g, (g <> 0)%Z -> Z.divide g (lgcd L) ->
+  leval rho L = (g * leval rho (ldiv g L))%Z.
 Proof.
-  intros rho L Hg. destruct (lgcd_divides L) as [H1 H2].
+  intros rho L g Hg Hd. destruct (lgcd_divides L) as [H1 H2].
+  assert (Hc : Z.divide g (lcst L)) by exact (Z.divide_trans _ _ _ Hd H1).
+  assert (Ha : forall a v, In (a, v) (lterms L) -> Z.divide g a)
+    by (intros a v Hav; exact (Z.divide_trans _ _ _ Hd (H2 a v Hav))).
+  clear H1 H2 Hd.
   destruct L as [c l]; unfold leval, ldiv in *; simpl in *.
-  set (g := lgcd (mkLin c l)) in *. clearbody g.
   assert (Ht : tsum rho l = (g * tsum rho (map (fun av => (fst av / g, snd av)%Z) l))%Z).
   { induction l as [|[a v] l IH]; simpl; [lia|].
-    rewrite IH by (intros; eapply H2; right; eauto).
-    rewrite (div_exact g a) at 1 by (auto; eapply H2; left; eauto). ring. }
+    rewrite IH by (intros; eapply Ha; right; eauto).
+    rewrite (div_exact g a) at 1 by (auto; eapply Ha; left; eauto). ring. }
   rewrite Ht, (div_exact g c) at 1 by auto. ring.
 Qed.
+
+Lemma ldiv_eval : forall rho L, (lgcd L <> 0)%Z ->
+  leval rho L = (lgcd L * leval rho (ldiv (lgcd L) L))%Z.
+Proof. intros rho L Hg. apply ldiv_eval_g; auto using Z.divide_refl. Qed.
 
 Lemma lgcd_nonneg : forall L, (0 <= lgcd L)%Z.
 Proof. intros [c l]; unfold lgcd; simpl; destruct l as [|[a v] l]; simpl; [lia|apply Z.gcd_nonneg]. Qed.
 
-Lemma atom_lnorm : forall rho L, atom rho (lnorm L) = atom rho L.
-Proof. intros; unfold atom; rewrite lnorm_eval; reflexivity. Qed.
+Lemma atom_lnorm : forall rho A, atom rho (anorm A) = atom rho A.
+Proof. intros; unfold atom, anorm, amap; simpl; rewrite lnorm_eval; reflexivity. Qed.
+
+(** The value of [max(0, L)]. *)
+Definition latom (rho : var -> Z) (L : lin) : Q := inject_Z (Z.max 0 (leval rho L)).
+
+Lemma atom_am : forall rho L, atom rho (am L) = latom rho L.
+Proof. intros; unfold atom, latom, am; simpl; rewrite Z.div_1_r; reflexivity. Qed.
 
 Lemma lgcd_zero : forall rho L, lgcd L = 0%Z -> leval rho L = 0%Z.
 Proof.
@@ -381,14 +404,39 @@ Proof.
   assert (H3 : (0 + tsum rho l)%Z = 0%Z) by (apply IH; intros; eapply H2; right; eauto). lia.
 Qed.
 
-Lemma acanon_val : forall rho L, atom rho L == fst (acanon L) * mval rho (snd (acanon L)).
+(** [lcanon L = (f, m)]: [max(0, L) = f·Π m], [m] empty (constant form) or one atom. *)
+Definition lcanon (L : lin) : Q * list atm :=
+  let L1 := lnorm L in
+  match lterms L1 with
+  | [] => (inject_Z (Z.max 0 (lcst L1)), [])
+  | _ => let g := lgcd L1 in if (g =? 0)%Z then (0, []) else (inject_Z g, [am (ldiv g L1)])
+  end.
+
+(** [acanon A = (f, m)]: [A = f·Π m] (spec/certificate.md, the kernel's [Atom::canonical]):
+    a [max0] atom by [lcanon]; a floor atom [⌊L/d⌋⁺] ([d ≥ 2]) with a constant form is
+    its value; else [L] and [d] are divided by [g = gcd(L, d)] ([Floor.fatom_canonical]),
+    and with [d/g = 1] the atom is the [max0] atom [max(0, L/d)]. *)
+Definition acanon (A : atm) : Q * list atm :=
+  let d := Zpos (adiv A) in
+  if (d =? 1)%Z then lcanon (alin A) else
+  let L1 := lnorm (alin A) in
+  match lterms L1 with
+  | [] => (inject_Z (Z.max 0 (lcst L1 / d)), [])
+  | _ => let g := Z.gcd (lgcd L1) d in
+         let d2 := (d / g)%Z in
+         if (d2 =? 1)%Z then lcanon (ldiv d L1) else (1, [mkAtm (ldiv g L1) (Z.to_pos d2)])
+  end.
+
+Lemma lcanon_val : forall rho L, latom rho L == fst (lcanon L) * mval rho (snd (lcanon L)).
 Proof.
-  intros rho L. rewrite <- atom_lnorm. unfold acanon. set (L1 := lnorm L). clearbody L1.
+  intros rho L. unfold latom. rewrite <- (lnorm_eval rho L). unfold lcanon.
+  set (L1 := lnorm L). clearbody L1.
   destruct (lterms L1) eqn:Ht; simpl.
-  - unfold atom, leval; rewrite Ht; simpl. rewrite Z.add_0_r. ring.
+  - unfold leval; rewrite Ht; simpl. rewrite Z.add_0_r. ring.
   - destruct (Z.eqb_spec (lgcd L1) 0) as [E|E]; simpl.
-    + unfold atom. rewrite (lgcd_zero rho L1 E). reflexivity.
-    + unfold atom. rewrite (ldiv_eval rho L1 E). pose proof (lgcd_nonneg L1).
+    + rewrite (lgcd_zero rho L1 E). reflexivity.
+    + unfold atom, am; simpl; rewrite Z.div_1_r.
+      rewrite (ldiv_eval rho L1 E). pose proof (lgcd_nonneg L1).
       rewrite Qmult_1_r, <- inject_Z_mult.
       set (x := leval rho (ldiv (lgcd L1) L1)).
       assert (Hx : Z.max 0 (lgcd L1 * x) = (lgcd L1 * Z.max 0 x)%Z).
@@ -396,15 +444,52 @@ Proof.
       rewrite Hx. reflexivity.
 Qed.
 
-Lemma acanon_one : forall L f L', acanon L = (f, [L']) -> 0 < f.
+Lemma acanon_val : forall rho A, atom rho A == fst (acanon A) * mval rho (snd (acanon A)).
 Proof.
-  intros L f L' H; unfold acanon in H. destruct (lterms (lnorm L)); [inversion H|].
+  intros rho [L d]. unfold acanon; cbn [alin adiv].
+  destruct (Z.eqb_spec (Zpos d) 1) as [E1|E1].
+  { injection E1 as ->. rewrite <- lcanon_val. unfold atom, latom; simpl. rewrite Z.div_1_r. reflexivity. }
+  unfold atom at 1; cbn [alin adiv]. rewrite <- (lnorm_eval rho L).
+  set (L1 := lnorm L). clearbody L1.
+  destruct (lterms L1) eqn:Ht.
+  - simpl. unfold leval; rewrite Ht; simpl. rewrite Z.add_0_r. ring.
+  - set (g := Z.gcd (lgcd L1) (Zpos d)).
+    assert (Hg : (0 < g)%Z).
+    { pose proof (Z.gcd_nonneg (lgcd L1) (Zpos d)).
+      destruct (Z.eq_dec g 0) as [E|E]; [|unfold g in *; lia].
+      apply Z.gcd_eq_0_r in E. discriminate. }
+    assert (Hgd : Z.divide g (Zpos d)) by apply Z.gcd_divide_r.
+    assert (HgL : Z.divide g (lgcd L1)) by apply Z.gcd_divide_l.
+    pose proof (div_exact g (Zpos d) ltac:(lia) Hgd) as Ed.
+    assert (Hd2 : (0 < Zpos d / g)%Z).
+    { destruct (Z.le_gt_cases (Zpos d / g) 0); [|lia]. nia. }
+    destruct (Z.eqb_spec (Zpos d / g) 1) as [E2|E2].
+    + rewrite <- lcanon_val. unfold latom.
+      assert (Egd : g = Zpos d) by (rewrite E2 in Ed; lia).
+      rewrite (ldiv_eval_g rho L1 (Zpos d)) by first [lia | rewrite <- Egd; exact HgL].
+      rewrite Z.mul_comm, Z.div_mul by lia. reflexivity.
+    + simpl. unfold atom; cbn [alin adiv]. rewrite Z2Pos.id by lia.
+      rewrite (ldiv_eval_g rho L1 g) by first [lia | exact HgL].
+      rewrite Ed at 1. rewrite Z.div_mul_cancel_l by lia. ring.
+Qed.
+
+Lemma lcanon_one : forall L f A', lcanon L = (f, [A']) -> 0 < f.
+Proof.
+  intros L f A' H; unfold lcanon in H. destruct (lterms (lnorm L)); [inversion H|].
   destruct (Z.eqb_spec (lgcd (lnorm L)) 0) as [E|E]; inversion H; subst.
   pose proof (lgcd_nonneg (lnorm L)). unfold Qlt; simpl; lia.
 Qed.
 
+Lemma acanon_one : forall A f A', acanon A = (f, [A']) -> 0 < f.
+Proof.
+  intros [L d] f A' H; unfold acanon in H; cbn [alin adiv] in H.
+  destruct (Z.eqb (Zpos d) 1); [eapply lcanon_one; eauto|].
+  destruct (lterms (lnorm L)); [inversion H|].
+  destruct (Z.eqb _ 1); [eapply lcanon_one; eauto|]. inversion H; subst. reflexivity.
+Qed.
+
 (** *** Monomials: canonical form, multiset equality, merging *)
-Definition mcanon (cm : Q * list lin) : Q * list lin :=
+Definition mcanon (cm : Q * list atm) : Q * list atm :=
   fold_right (fun L acc => let fa := acanon L in (fst fa * fst acc, snd fa ++ snd acc))
     (fst cm, []) (snd cm).
 
@@ -421,13 +506,13 @@ Proof.
   rewrite IH. ring.
 Qed.
 
-Fixpoint mremove (L : lin) (m : list lin) : option (list lin) :=
+Fixpoint mremove (L : atm) (m : list atm) : option (list atm) :=
   match m with
   | [] => None
-  | L' :: m' => if lin_eq_dec L L' then Some m' else option_map (cons L') (mremove L m')
+  | L' :: m' => if atm_eq_dec L L' then Some m' else option_map (cons L') (mremove L m')
   end.
 
-Fixpoint meq (m1 m2 : list lin) : bool :=
+Fixpoint meq (m1 m2 : list atm) : bool :=
   match m1 with
   | [] => match m2 with [] => true | _ => false end
   | L :: m1' => match mremove L m2 with Some m2' => meq m1' m2' | None => false end
@@ -437,7 +522,7 @@ Lemma mremove_val : forall rho L m m', mremove L m = Some m' ->
   mval rho m == atom rho L * mval rho m'.
 Proof.
   intros rho L m; induction m as [|L' m IH]; intros m' H; simpl in H; [discriminate|].
-  destruct (lin_eq_dec L L') as [<-|]; [inversion H; subst; simpl; ring|].
+  destruct (atm_eq_dec L L') as [<-|]; [inversion H; subst; simpl; ring|].
   destruct (mremove L m) as [m''|] eqn:E; simpl in H; [|discriminate]. inversion H; subst.
   simpl. rewrite (IH m'' eq_refl). ring.
 Qed.
@@ -450,7 +535,7 @@ Proof.
     rewrite (mremove_val rho L m2 m2' E). simpl. rewrite (IH m2' H). reflexivity.
 Qed.
 
-Fixpoint minsert (c : Q) (m : list lin) (l : list (Q * list lin)) : list (Q * list lin) :=
+Fixpoint minsert (c : Q) (m : list atm) (l : list (Q * list atm)) : list (Q * list atm) :=
   match l with
   | [] => [(c, m)]
   | (d, m') :: l' => if meq m m' then (c + d, m') :: l' else (d, m') :: minsert c m l'
@@ -465,7 +550,7 @@ Proof.
 Qed.
 
 (** Canonical monomials with equal atom multisets merged. *)
-Definition pmerge (l : list (Q * list lin)) : list (Q * list lin) :=
+Definition pmerge (l : list (Q * list atm)) : list (Q * list atm) :=
   fold_right (fun cm acc => let c := mcanon cm in minsert (fst c) (snd c) acc) [] l.
 
 Lemma pmerge_sum : forall rho l, psum rho (pmerge l) == psum rho l.
@@ -474,7 +559,7 @@ Proof.
   rewrite minsert_sum, mcanon_val, IH. reflexivity.
 Qed.
 
-Definition pneg (l : list (Q * list lin)) : list (Q * list lin) :=
+Definition pneg (l : list (Q * list atm)) : list (Q * list atm) :=
   map (fun cm => (- fst cm, snd cm)) l.
 
 Lemma pneg_sum : forall rho l, psum rho (pneg l) == - psum rho l.
@@ -516,25 +601,29 @@ Qed.
 
 (** Substitution in potentials and the variables a potential mentions. *)
 Definition psubst (x : var) (E : lin) (Q1 : pot) : pot :=
-  mkPot (pcst Q1) (map (fun cm => (fst cm, map (lsubst x E) (snd cm))) (pterms Q1)).
+  mkPot (pcst Q1) (map (fun cm => (fst cm, map (amap (lsubst x E)) (snd cm))) (pterms Q1)).
 
 Lemma psubst_val : forall rho x E Q1,
   pval rho (psubst x E Q1) == pval (upd rho x (leval rho E)) Q1.
 Proof.
-  intros rho x E [c l]; unfold pval, psubst; simpl.
-  assert (Hm : forall m, mval rho (map (lsubst x E) m) = mval (upd rho x (leval rho E)) m).
-  { induction m as [|L m IH]; simpl; auto. unfold atom at 1; rewrite lsubst_eval, IH. reflexivity. }
-  induction l as [|[d m] l IH]; simpl; [lra|]. rewrite Hm. simpl in IH. lra.
+  intros rho x E [c l]; unfold pval, psubst; cbn [pcst pterms].
+  assert (Hm : forall m, mval rho (map (amap (lsubst x E)) m) = mval (upd rho x (leval rho E)) m).
+  { induction m as [|L m IH]; [reflexivity|]. cbn [map mval fold_right].
+    fold (mval rho (map (amap (lsubst x E)) m)). fold (mval (upd rho x (leval rho E)) m).
+    rewrite IH. unfold atom at 1, amap; cbn [alin adiv]. rewrite lsubst_eval. reflexivity. }
+  induction l as [|[d m] l IH]; [cbn; lra|]. cbn [map psum fold_right fst snd] in *.
+  fold (psum rho (map (fun cm => (fst cm, map (amap (lsubst x E)) (snd cm))) l)) in *.
+  fold (psum (upd rho x (leval rho E)) l) in *. rewrite Hm. lra.
 Qed.
 
 Definition pmentions (x : var) (Q1 : pot) : bool :=
-  existsb (fun cm => existsb (mentions x) (snd cm)) (pterms Q1).
+  existsb (fun cm => existsb (fun A => mentions x (alin A)) (snd cm)) (pterms Q1).
 
 Lemma pval_upd_notin : forall rho x z Q1, pmentions x Q1 = false ->
   pval (upd rho x z) Q1 == pval rho Q1.
 Proof.
   intros rho x z [c l]; unfold pmentions, pval; simpl; intros H.
-  assert (Hm : forall m, existsb (mentions x) m = false -> mval (upd rho x z) m = mval rho m).
+  assert (Hm : forall m, existsb (fun A => mentions x (alin A)) m = false -> mval (upd rho x z) m = mval rho m).
   { induction m as [|L m IH]; simpl; intros Hm; auto. apply orb_false_iff in Hm as [H1 H2].
     unfold atom at 1; rewrite leval_upd_notin, IH by auto. reflexivity. }
   induction l as [|[d m] l IH]; simpl in *; [lra|].

@@ -59,8 +59,8 @@ Proof.
       right; intros H; inversion H; auto. }
   assert (Hp : forall a b : pot, {a = b} + {a <> b}).
   { intros [c l] [d m]. destruct (Hq c d); [|right; intros H; inversion H; auto].
-    destruct (list_eq_dec (fun x y : Q * list lin =>
-                ltac:(decide equality; apply list_eq_dec, lin_eq_dec)) l m);
+    destruct (list_eq_dec (fun x y : Q * list atm =>
+                ltac:(decide equality; apply list_eq_dec, atm_eq_dec)) l m);
       subst; auto; right; intros H; inversion H; auto. }
   decide equality; [apply list_eq_dec, dent_eq_dec | apply list_eq_dec, cstr_eq_dec].
 Defined.
@@ -586,7 +586,7 @@ Definition lin_k (D : list dent) (L : lin) : option trip :=
 Definition luni (D : list dent) (L : lin) : bool :=
   match lin_k D L with Some k => kzero k | None => false end.
 Definition puni (D : list dent) (Q1 : pot) : bool :=
-  forallb (fun cm => forallb (luni D) (snd cm)) (pterms Q1).
+  forallb (fun cm => forallb (fun A => luni D (alin A)) (snd cm)) (pterms Q1).
 
 (** Q:WHILELAST (spec/logic.md §4): [w] bounds [k·tid(a) − k·tid(b)] for any two lanes
     [a], [b] of one warp ([wt]: the lanes' thread ids of every warp, [wtids]); the last
@@ -630,7 +630,7 @@ Definition nosplit_ok (wt : list (list trip)) (k : trip) (r g : Z) : bool :=
 Definition lvars_ok (X : list nat) (L : lin) : bool :=
   forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms L).
 Definition pvars_ok (X : list nat) (Q1 : pot) : bool :=
-  forallb (fun cm => forallb (lvars_ok X) (snd cm)) (pterms Q1).
+  forallb (fun cm => forallb (fun A => lvars_ok X (alin A)) (snd cm)) (pterms Q1).
 
 (** [P'[x ← e]] for the constraints of a post-condition: constraints that do not
     mention [x] are kept; the others need [lin_P(e)]. *)
@@ -791,9 +791,65 @@ Definition entails_bsubst (P : list cstr) (x : nat) (A : lin) (P' : list cstr)
     [max0(L) = 0] when [P ⇒ L ≤ 0]; [RMono L1 L2 w]: [max0(L1) ≥ max0(L2)] when
     [P ⇒ L1 ≥ L2], applied only to a polynomial whose terms have non-negative
     coefficients (spec/certificate.md [RW]); [RSplit L D w0 w]: [max0(L) = max0(L − D) +
-    max0(D)] when [P ⇒ D ≥ 0] ([w0]) and [P ⇒ L ≥ D] ([w]). *)
+    max0(D)] when [P ⇒ D ≥ 0] ([w0]) and [P ⇒ L ≥ D] ([w]).
+
+    The integer rewrites (spec/certificate.md "Integer rewrites", issue 14) [RIShift q A d
+    cg] ([A = d + A↓d]), [RIZero q A cg] ([A = 0]) and [RIMono q A1 A2 cg] ([A1 ≥ A2], like
+    [RMono] only on a polynomial without negative coefficients) take a Chvátal–Gomory
+    witness [cg = (cuts, w)]; [q] names two locals [VL q], [VL (S q)] that occur neither
+    in [P] nor in the atoms: the fresh integer variables of the floor atoms' arguments
+    ([aarg]). *)
+Definition cgw := (list fwit * fwit)%type.
 Inductive rw := RShift (L : lin) (d : Z) (w : fwit) | RZero (L : lin) (w : fwit)
-  | RMono (L1 L2 : lin) (w : fwit) | RSplit (L D : lin) (w0 w : fwit).
+  | RMono (L1 L2 : lin) (w : fwit) | RSplit (L D : lin) (w0 w : fwit)
+  | RIShift (q : nat) (A : atm) (d : Z) (cg : cgw) | RIZero (q : nat) (A : atm) (cg : cgw)
+  | RIMono (q : nat) (A1 A2 : atm) (cg : cgw).
+
+(** The argument of an atom and its defining facts (the kernel's [atom_arg]): [max0(L)]
+    ([d = 1]) has the argument [L] and no facts; the floor atom [⌊L/d⌋⁺] the variable
+    [v] with [d·v − L ≤ 0] and [L − d·v − (d − 1) ≤ 0] ([v = ⌊L/d⌋], [Floor.floor_def_lower],
+    [Floor.floor_def_upper]). *)
+Definition aarg (v : var) (A : atm) : lin * list cstr :=
+  let d := Zpos (adiv A) in
+  if (d =? 1)%Z then (alin A, [])
+  else (mkLin 0 [(1%Z, v)],
+        [CLe (lsub (mkLin 0 [(d, v)]) (alin A));
+         CLe (lplus (lsub (alin A) (mkLin 0 [(d, v)])) (1 - d))]).
+
+(** One Chvátal–Gomory cut [(m, [(i, μ)…])] from [P] (the kernel's [check_cut], on the
+    scaled forms: [S_m = Σ μᵢ·Lᵢ = m·S]): the sources are linear, [μ ≥ 0] on
+    inequalities, and every variable coefficient of [S_m] is a multiple of [m]; with
+    [S_m = m·t + b] it derives [t + ⌈b/m⌉ ≤ 0] ([Floor.cg_cut]). *)
+Definition cut_of (P : list cstr) (w : fwit) : option cstr :=
+  let '(m, ws) := w in
+  if (0 <? m)%Z then
+    match fcomb P ws with
+    | Some Sm =>
+        let X := lnorm Sm in
+        if forallb (fun av => (fst av mod m =? 0)%Z) (lterms X)
+        then Some (CLe (mkLin ((lcst X + m - 1) / m) (map (fun av => (fst av / m, snd av)%Z) (lterms X))))
+        else None
+    | None => None
+    end
+  else None.
+
+(** The cuts in order, each appended to the source list for the next. *)
+Fixpoint cuts_src (P : list cstr) (cs : list fwit) : option (list cstr) :=
+  match cs with
+  | [] => Some P
+  | c :: cs' => match cut_of P c with Some k => cuts_src (P ++ [k]) cs' | None => None end
+  end.
+
+Definition fresh_ok (q : nat) (P : list cstr) (As : list atm) : bool :=
+  forallb (fun c => negb (mentions (VL q) (cform c)) && negb (mentions (VL (S q)) (cform c))) P &&
+  forallb (fun A => negb (mentions (VL q) (alin A)) && negb (mentions (VL (S q)) (alin A))) As.
+
+(** The integer witness [cg] proves [target] from [P], the defining facts [fs] and the cuts. *)
+Definition cg_ok (P fs : list cstr) (cg : cgw) (target : lin) : bool :=
+  match cuts_src (P ++ fs) (fst cg) with
+  | Some Src => farkas_ok Src (CLe target) (snd cg)
+  | None => false
+  end.
 
 Definition rw_ok (P : list cstr) (r : rw) : bool :=
   match r with
@@ -801,38 +857,56 @@ Definition rw_ok (P : list cstr) (r : rw) : bool :=
   | RZero L w => farkas_ok P (CLe L) w
   | RMono L1 L2 w => farkas_ok P (CLe (lsub L2 L1)) w
   | RSplit L D w0 w => farkas_ok P (CLe (lscale (-1) D)) w0 && farkas_ok P (CLe (lsub D L)) w
+  | RIShift q A d cg =>
+      let '(a1, f1) := aarg (VL q) A in
+      (0 <=? d)%Z && fresh_ok q P [A] && cg_ok P f1 cg (lsub (mkLin d []) a1)
+  | RIZero q A cg =>
+      let '(a1, f1) := aarg (VL q) A in fresh_ok q P [A] && cg_ok P f1 cg a1
+  | RIMono q A1 A2 cg =>
+      let '(a1, f1) := aarg (VL q) A1 in let '(a2, f2) := aarg (VL (S q)) A2 in
+      fresh_ok q P [A1; A2] && cg_ok P (f1 ++ f2) cg (lsub a2 a1)
   end.
 
-Definition rw_lhs (r : rw) : lin :=
-  match r with RShift L _ _ | RZero L _ | RMono L _ _ | RSplit L _ _ _ => L end.
-(** The right-hand side of [max0(L)]: [d + max0(L − d)], [0], [max0(L2)], or
-    [max0(L − D) + max0(D)]. *)
-Definition rw_rhs (r : rw) : list (Q * list lin) :=
+(** [A↓d] of [RIShift]: [⌊(L − d'·d)/d'⌋⁺] for [A = ⌊L/d'⌋⁺] ([Floor.floor_shift]). *)
+Definition ashift (A : atm) (d : Z) : atm :=
+  mkAtm (lplus (alin A) (- (Zpos (adiv A) * d))) (adiv A).
+
+Definition rw_lhs (r : rw) : atm :=
   match r with
-  | RShift L d _ => [(inject_Z d, []); (1%Q, [lplus L (- d)])]
-  | RZero _ _ => []
-  | RMono _ L2 _ => [(1%Q, [L2])]
-  | RSplit L D _ _ => [(1%Q, [lsub L D]); (1%Q, [D])]
+  | RShift L _ _ | RZero L _ | RMono L _ _ | RSplit L _ _ _ => am L
+  | RIShift _ A _ _ | RIZero _ A _ | RIMono _ A _ _ => A
   end.
-Definition is_mono (r : rw) : bool := match r with RMono _ _ _ => true | _ => false end.
+(** The right-hand side of the atom: [d + max0(L − d)], [0], [max0(L2)],
+    [max0(L − D) + max0(D)], [d + A↓d], [0], resp. [A2]. *)
+Definition rw_rhs (r : rw) : list (Q * list atm) :=
+  match r with
+  | RShift L d _ => [(inject_Z d, []); (1%Q, [am (lplus L (- d))])]
+  | RZero _ _ | RIZero _ _ _ => []
+  | RMono _ L2 _ => [(1%Q, [am L2])]
+  | RSplit L D _ _ => [(1%Q, [am (lsub L D)]); (1%Q, [am D])]
+  | RIShift _ A d _ => [(inject_Z d, []); (1%Q, [ashift A d])]
+  | RIMono _ _ A2 _ => [(1%Q, [A2])]
+  end.
+Definition is_mono (r : rw) : bool :=
+  match r with RMono _ _ _ | RIMono _ _ _ _ => true | _ => false end.
 (** The terms of a potential have non-negative coefficients. *)
 Definition ptnonneg (Q1 : pot) : bool := forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1).
 
-Definition mmul (l1 l2 : list (Q * list lin)) : list (Q * list lin) :=
+Definition mmul (l1 l2 : list (Q * list atm)) : list (Q * list atm) :=
   flat_map (fun a => map (fun b => (fst a * fst b, snd a ++ snd b)%Q) l2) l1.
 
 (** Every atom of a monomial equal (normalized) to [La] is replaced by [rhs]. *)
-Definition rw_mono (La : lin) (rhs : list (Q * list lin)) (cm : Q * list lin) : list (Q * list lin) :=
-  fold_right (fun A acc => if lin_eq_dec (lnorm A) La then mmul rhs acc else mmul [(1%Q, [A])] acc)
+Definition rw_mono (La : atm) (rhs : list (Q * list atm)) (cm : Q * list atm) : list (Q * list atm) :=
+  fold_right (fun A acc => if atm_eq_dec (anorm A) La then mmul rhs acc else mmul [(1%Q, [A])] acc)
     [(fst cm, [])] (snd cm).
 
-(** [max0(L) = f·max0(L')] ([acanon]): every atom [L'] becomes [rhs / f]; a rewrite of
-    a constant form changes nothing. *)
+(** [A = f·A'] ([acanon]): every atom [A'] becomes [rhs / f]; a rewrite of a constant
+    atom changes nothing. *)
 Definition rw_apply (r : rw) (Q1 : pot) : pot :=
   match acanon (rw_lhs r) with
   | (f, [L']) =>
       let rhs := map (fun cm => (fst cm / f, snd cm)%Q) (rw_rhs r) in
-      mkPot (pcst Q1) (flat_map (rw_mono (lnorm L') rhs) (pterms Q1))
+      mkPot (pcst Q1) (flat_map (rw_mono (anorm L') rhs) (pterms Q1))
   | _ => Q1
   end.
 

@@ -4,7 +4,7 @@
     [x ← a / c] ([c ≥ 2]) under [a = A ≥ 1], the new value [v] lies in [[0, A − 1]].
     A linear form [L = k·x + L₀] then has [L(v) ≤ L⌈x ← e⌉], where [L⌈x ← e⌉] is
     [L[x ← A − 1]] for [k > 0] and [L[x ← 0]] otherwise; potentials without negative
-    coefficients are monotone in their atoms, so [Q'(σ') ≤ Q'⌈x ← e⌉(σ)]. This file holds
+    coefficients are monotone in their atoms (floor atoms too: [Floor.fatom_mono]), so [Q'(σ') ≤ Q'⌈x ← e⌉(σ)]. This file holds
     the definitions and the arithmetic; the rule itself is [Q_VWRITE1H] of Logic.v, its
     soundness [sound_Q_VWRITE1H] of Soundness.v. *)
 
@@ -63,14 +63,16 @@ Qed.
 
 (** [Q'⌈x ← e⌉]: the bounding substitution in every atom. *)
 Definition pbsubst (x : var) (A : lin) (Q1 : pot) : pot :=
-  mkPot (pcst Q1) (map (fun cm => (fst cm, map (bsubst x A) (snd cm))) (pterms Q1)).
+  mkPot (pcst Q1) (map (fun cm => (fst cm, map (amap (bsubst x A)) (snd cm))) (pterms Q1)).
 
 Lemma mval_bsubst_le : forall rho x A v m, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
-  mval (upd rho x v) m <= mval rho (map (bsubst x A) m).
+  mval (upd rho x v) m <= mval rho (map (amap (bsubst x A)) m).
 Proof.
   intros rho x A v m H0 H1. induction m as [|L m IH]; simpl; [lra|].
   apply Qmult_le_compat_nonneg; split; auto using atom_nonneg, mval_nonneg.
-  unfold atom. rewrite <- Zle_Qle. pose proof (bsubst_le rho x A L v H0 H1). lia.
+  unfold atom, amap; cbn [alin adiv]. rewrite <- Zle_Qle.
+  pose proof (bsubst_le rho x A (alin L) v H0 H1).
+  pose proof (Z.div_le_mono _ _ (Zpos (adiv L)) ltac:(lia) H). lia.
 Qed.
 
 Lemma pbsubst_le : forall rho x A v Q1, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
@@ -78,12 +80,12 @@ Lemma pbsubst_le : forall rho x A v Q1, (0 <= v)%Z -> (v <= leval rho A - 1)%Z -
   pval (upd rho x v) Q1 <= pval rho (pbsubst x A Q1).
 Proof.
   intros rho x A v [c l] H0 H1 Hn. unfold pval, pbsubst; simpl in *.
-  cut (psum (upd rho x v) l <= psum rho (map (fun cm => (fst cm, map (bsubst x A) (snd cm))) l));
+  cut (psum (upd rho x v) l <= psum rho (map (fun cm => (fst cm, map (amap (bsubst x A)) (snd cm))) l));
     [lra|].
   induction l as [|[d m] l IH]; simpl in *; [lra|].
   apply andb_true_iff in Hn as [Hd Hl]. apply Qle_bool_iff in Hd.
   specialize (IH Hl). pose proof (mval_bsubst_le rho x A v m H0 H1).
-  assert (d * mval (upd rho x v) m <= d * mval rho (map (bsubst x A) m)).
+  assert (d * mval (upd rho x v) m <= d * mval rho (map (amap (bsubst x A)) m)).
   { apply Qmult_le_compat_nonneg; split; try lra. apply mval_nonneg. }
   lra.
 Qed.

@@ -1,7 +1,7 @@
 (** * Soundness of the logic (RaCUDA Lemma 2, Theorem 1) for the
     representations of Logic.v, against the cost semantics of Semantics.v. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
-From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic IntRw.
 Import ListNotations.
 
 Section Sound.
@@ -75,15 +75,15 @@ Proof.
 Qed.
 
 Lemma mval_ext : forall r1 r2 m,
-  (forall L a v, In L m -> In (a, v) (lterms L) -> r1 v = r2 v) -> mval r1 m = mval r2 m.
+  (forall L a v, In L m -> In (a, v) (lterms (alin L)) -> r1 v = r2 v) -> mval r1 m = mval r2 m.
 Proof.
   intros r1 r2 m H; induction m as [|L m IH]; simpl; auto.
-  unfold atom at 1 2. rewrite (leval_ext r1 r2 L) by (intros; eapply H; [left|]; eauto).
+  unfold atom at 1 2. rewrite (leval_ext r1 r2 (alin L)) by (intros; eapply H; [left|]; eauto).
   rewrite IH; auto. intros; eapply H; [right|]; eauto.
 Qed.
 
 Lemma psum_ext : forall r1 r2 l,
-  (forall c m L a v, In (c, m) l -> In L m -> In (a, v) (lterms L) -> r1 v = r2 v) ->
+  (forall c m L a v, In (c, m) l -> In L m -> In (a, v) (lterms (alin L)) -> r1 v = r2 v) ->
   psum r1 l = psum r2 l.
 Proof.
   intros r1 r2 l H; induction l as [|[c m] l IH]; simpl; auto.
@@ -106,7 +106,7 @@ Proof. intros; unfold memb; apply memn_In. Qed.
 
 (** The variables of a potential accepted by [pvars_ok X] (the root's bound: [X = []]). *)
 Lemma pvars_ok_var : forall X Q1 c m L a v, pvars_ok X Q1 = true -> In (c, m) (pterms Q1) ->
-  In L m -> In (a, v) (lterms L) ->
+  In L m -> In (a, v) (lterms (alin L)) ->
   match v with VP _ => True | VL x => memn x X = true | VT _ => False end.
 Proof.
   intros X Q1 c m L a v Hok Hcm HL Hav. unfold pvars_ok in Hok. rewrite forallb_forall in Hok.
@@ -342,12 +342,12 @@ Lemma puni_sound : forall ps s T D Q1, dsat s T D -> puni G D Q1 = true ->
   forall t t', In t T -> In t' T -> pval (rho ps s t) Q1 = pval (rho ps s t') Q1.
 Proof.
   intros ps s T D [c l] HD H t t' Ht Ht'.
-  assert (Hm : forall m, forallb (luni G D) m = true -> mval (rho ps s t) m = mval (rho ps s t') m).
+  assert (Hm : forall m, forallb (fun A => luni G D (alin A)) m = true -> mval (rho ps s t) m = mval (rho ps s t') m).
   { induction m as [|L m IHm]; intros Hm; [reflexivity|].
     apply andb_true_iff in Hm as [H1 H2].
     change (mval (rho ps s t) (L :: m)) with (atom (rho ps s t) L * mval (rho ps s t) m).
     change (mval (rho ps s t') (L :: m)) with (atom (rho ps s t') L * mval (rho ps s t') m).
-    unfold atom. rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'), IHm by auto. reflexivity. }
+    unfold atom. rewrite (luni_sound ps s T D (alin L) HD H1 t t' Ht Ht'), IHm by auto. reflexivity. }
   unfold pval; simpl; f_equal.
   unfold puni in H; simpl in H. rewrite forallb_forall in H.
   induction l as [|[d m] l IH]; simpl; auto.
@@ -3192,27 +3192,27 @@ Lemma psum_cons : forall r x l, psum r (x :: l) = fst x * mval r (snd x) + psum 
 Proof. reflexivity. Qed.
 
 Lemma atom_shift : forall r L d, (0 <= d <= leval r L)%Z ->
-  atom r (lplus L (- d)) + inject_Z d == atom r L.
+  atom r (am (lplus L (- d))) + inject_Z d == atom r (am L).
 Proof.
-  intros r L d H. unfold atom, lplus. rewrite ladd_eval, leval_const.
+  intros r L d H. rewrite !atom_am. unfold latom, lplus. rewrite ladd_eval, leval_const.
   rewrite !Z.max_r by lia. rewrite <- inject_Z_plus. replace (leval r L + - d + d)%Z with (leval r L) by lia.
   reflexivity.
 Qed.
 
 Lemma atom_split : forall r L D, (0 <= leval r D)%Z -> (leval r D <= leval r L)%Z ->
-  atom r (lsub L D) + atom r D == atom r L.
+  atom r (am (lsub L D)) + atom r (am D) == atom r (am L).
 Proof.
-  intros r L D H0 H1. unfold atom, lsub. rewrite ladd_eval, lscale_eval.
+  intros r L D H0 H1. rewrite !atom_am. unfold latom, lsub. rewrite ladd_eval, lscale_eval.
   rewrite !Z.max_r by lia. rewrite <- inject_Z_plus.
   replace (leval r L + -1 * leval r D + leval r D)%Z with (leval r L) by lia.
   reflexivity.
 Qed.
 
-Lemma atom_zero : forall r L, (leval r L <= 0)%Z -> atom r L == 0.
-Proof. intros r L H. unfold atom. rewrite Z.max_l by lia. reflexivity. Qed.
+Lemma atom_zero : forall r L, (leval r L <= 0)%Z -> atom r (am L) == 0.
+Proof. intros r L H. rewrite atom_am. unfold latom. rewrite Z.max_l by lia. reflexivity. Qed.
 
-Lemma atom_eq : forall r L L', lnorm L' = lnorm L -> atom r L' = atom r L.
-Proof. intros r L L' E. rewrite <- (atom_lnorm r L'), E, atom_lnorm; auto. Qed.
+Lemma atom_eq : forall r A A', anorm A' = anorm A -> atom r A' = atom r A.
+Proof. intros r A A' E. rewrite <- (atom_lnorm r A'), E, atom_lnorm; auto. Qed.
 
 Lemma map_mul_sum : forall r c m l2,
   psum r (map (fun b => (c * fst b, m ++ snd b)) l2) == c * mval r m * psum r l2.
@@ -3229,14 +3229,14 @@ Proof.
 Qed.
 
 Lemma rw_mono_sum : forall r La rhs cm,
-  (forall A, In A (snd cm) -> lnorm A = La -> atom r A == psum r rhs) ->
+  (forall A, In A (snd cm) -> anorm A = La -> atom r A == psum r rhs) ->
   psum r (rw_mono La rhs cm) == fst cm * mval r (snd cm).
 Proof.
   intros r La rhs [c m] H; unfold rw_mono; cbn [fst snd] in *.
   induction m as [|A m IH]; [cbn; ring|].
   cbn [fold_right]. set (acc := fold_right _ _ m) in *.
   assert (Hacc : psum r acc == c * mval r m) by (apply IH; intros A0 H1 H2; apply H; [right|]; assumption).
-  destruct (lin_eq_dec (lnorm A) La) as [E|E].
+  destruct (atm_eq_dec (anorm A) La) as [E|E].
   - rewrite mmul_sum, Hacc, <- (H A (or_introl eq_refl) E).
     change (mval r (A :: m)) with (atom r A * mval r m). ring.
   - rewrite mmul_sum, Hacc. change (mval r (A :: m)) with (atom r A * mval r m).
@@ -3250,7 +3250,9 @@ Proof. intros r f l; induction l as [|[c m] l IH]; simpl; [ring|]. rewrite IH. u
 Lemma rw_rhs_sum : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
   psum r (rw_rhs rw0) == atom r (rw_lhs rw0).
 Proof.
-  intros r P [L d w|L w|L1 L2 w|L D w0 w] HP H Hm; simpl in H |- *; try discriminate.
+  intros r P rw0 HP H Hm. pose proof (irw_sound r P rw0 HP H) as Hi.
+  destruct rw0 as [L d w|L w|L1 L2 w|L D w0 w|q A d cg|q A cg|q A1 A2 cg];
+    simpl in H |- *; try discriminate.
   - apply andb_true_iff in H as [Hd H]. apply Z.leb_le in Hd.
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
     unfold lsub in Hf. rewrite ladd_eval, lscale_eval, leval_const in Hf.
@@ -3262,6 +3264,8 @@ Proof.
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
     rewrite lscale_eval in Hf0. unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf.
     rewrite <- (atom_split r L D) by lia. ring.
+  - destruct Hi as [Hi0 Hi1]. rewrite <- (atom_ishift r A d Hi0 Hi1). ring.
+  - rewrite (atom_izero r A Hi). reflexivity.
 Qed.
 
 Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
@@ -3282,7 +3286,7 @@ Qed.
 (** A [mono] rewrite: replacing an atom by a smaller one in a polynomial whose terms have
     non-negative coefficients does not increase it. *)
 Lemma rw_mono_le : forall r La rhs cm, 0 <= fst cm -> 0 <= psum r rhs ->
-  (forall A, In A (snd cm) -> lnorm A = La -> psum r rhs <= atom r A) ->
+  (forall A, In A (snd cm) -> anorm A = La -> psum r rhs <= atom r A) ->
   0 <= psum r (rw_mono La rhs cm) /\ psum r (rw_mono La rhs cm) <= fst cm * mval r (snd cm).
 Proof.
   intros r La rhs [c m] Hc Hr H; unfold rw_mono; cbn [fst snd] in *.
@@ -3291,7 +3295,7 @@ Proof.
   destruct IH as [Ha1 Ha2]; [intros A0 H1 H2; apply H; [right|]; assumption|].
   change (mval r (A :: m)) with (atom r A * mval r m).
   pose proof (atom_nonneg r A) as HA0.
-  destruct (lin_eq_dec (lnorm A) La) as [E|E]; rewrite mmul_sum.
+  destruct (atm_eq_dec (anorm A) La) as [E|E]; rewrite mmul_sum.
   - pose proof (H A (or_introl eq_refl) E) as HA. split; [apply Qmult_le_0_compat; auto|].
     apply Qle_trans with (atom r A * psum r acc); [apply Qmult_le_compat_r; auto|].
     setoid_replace (c * (atom r A * mval r m)) with ((c * mval r m) * atom r A) by ring.
@@ -3303,19 +3307,29 @@ Proof.
     apply Qmult_le_compat_r; auto.
 Qed.
 
-Lemma atom_le : forall r L1 L2, (leval r L2 <= leval r L1)%Z -> atom r L2 <= atom r L1.
-Proof. intros r L1 L2 H. unfold atom. rewrite <- Zle_Qle. lia. Qed.
+Lemma atom_le : forall r L1 L2, (leval r L2 <= leval r L1)%Z -> atom r (am L2) <= atom r (am L1).
+Proof. intros r L1 L2 H. rewrite !atom_am. unfold latom. rewrite <- Zle_Qle. lia. Qed.
+
+(** A [mono] or [imono] rewrite replaces its atom by one smaller atom. *)
+Lemma rw_mono_rhs : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = true ->
+  exists A2, rw_rhs rw0 = [(1, [A2])] /\ atom r A2 <= atom r (rw_lhs rw0).
+Proof.
+  intros r P rw0 HP H Hm. pose proof (irw_sound r P rw0 HP H) as Hi.
+  destruct rw0 as [| |L1 L2 w| | | |q A1 A2 cg]; try discriminate; simpl in H |- *.
+  - exists (am L2). split; [reflexivity|].
+    pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+    unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf. apply atom_le; lia.
+  - exists A2. split; [reflexivity|]. apply atom_imono; auto.
+Qed.
 
 Lemma rw_apply_mono : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = true ->
   ptnonneg Q1 = true -> pval r (rw_apply rw0 Q1) <= pval r Q1.
 Proof.
-  intros r P rw0 [c l] HP H Hm Hn. destruct rw0 as [| |L1 L2 w|]; try discriminate.
-  simpl in H. pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
-  unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf.
-  assert (Hle : atom r L2 <= atom r L1) by (apply atom_le; lia).
-  unfold rw_apply. cbn [rw_lhs rw_rhs].
-  pose proof (acanon_val r L1) as Hc.
-  destruct (acanon L1) as [f [|L' [|L'' m]]] eqn:Ea; try apply Qle_refl.
+  intros r P rw0 [c l] HP H Hm Hn.
+  destruct (rw_mono_rhs r P rw0 HP H Hm) as [A2 [Hr Hle]].
+  unfold rw_apply. rewrite Hr.
+  pose proof (acanon_val r (rw_lhs rw0)) as Hc.
+  destruct (acanon (rw_lhs rw0)) as [f [|L' [|L'' m]]] eqn:Ea; try apply Qle_refl.
   pose proof (acanon_one _ _ _ Ea) as Hf0. simpl in Hc.
   unfold pval; cbn [pcst pterms]. apply Qplus_le_r.
   unfold ptnonneg in Hn; cbn [pterms] in Hn.
@@ -3323,13 +3337,13 @@ Proof.
   cbn [forallb] in Hn. apply andb_true_iff in Hn as [Hn1 Hn2]. apply Qle_bool_iff in Hn1.
   change (flat_map ?f (cm :: l)) with (f cm ++ flat_map f l).
   rewrite psum_app, psum_cons. apply Qplus_le_compat; [|apply IH; auto].
-  assert (Hrhs : psum r (map (fun cm0 => (fst cm0 / f, snd cm0)) [(1, [L2])]) == atom r L2 * / f).
+  assert (Hrhs : psum r (map (fun cm0 => (fst cm0 / f, snd cm0)) [(1, [A2])]) == atom r A2 * / f).
   { rewrite pdiv_sum. cbn. ring. }
   assert (Hinv : 0 <= / f) by (apply Qinv_le_0_compat; apply Qlt_le_weak; auto).
   apply rw_mono_le; auto.
   - rewrite Hrhs. apply Qmult_le_0_compat; auto using atom_nonneg.
   - intros A _ E. rewrite Hrhs, (atom_eq r L' A E).
-    setoid_replace (atom r L') with (atom r L1 * / f)
+    setoid_replace (atom r L') with (atom r (rw_lhs rw0) * / f)
       by (rewrite Hc; field; intros Hz; rewrite Hz in Hf0; discriminate).
     apply Qmult_le_compat_r; auto.
 Qed.
@@ -3485,7 +3499,7 @@ Proof.
   intros ps s s' D [c l] t H Hx. unfold pval; f_equal. apply psum_ext.
   intros c' m L a v Hcm HL Hav. unfold puni in H; rewrite forallb_forall in H.
   specialize (H _ Hcm). rewrite forallb_forall in H. specialize (H L HL).
-  unfold luni in H. destruct (lin_k G D L) as [k|] eqn:Ek; [|discriminate].
+  unfold luni in H. destruct (lin_k G D (alin L)) as [k|] eqn:Ek; [|discriminate].
   destruct v as [x|p|d]; simpl; auto.
   rewrite Hx; auto. eapply lin_k_vars; eauto.
 Qed.

@@ -33,7 +33,7 @@ use std::fmt::Write as _;
 use warpcert_kernel::arith::{Atom, Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::assume::Assumption;
 use warpcert_kernel::syntax::{
-    self, Assn, Certificate, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp,
+    self, Assn, Certificate, Cg, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp,
 };
 
 /// Why a certificate could not be exported.
@@ -236,8 +236,30 @@ impl<'p> Names<'p> {
         Ok(format!("mkLin {} [{}]", z(&int(&l.c)?), terms.join("; ")))
     }
 
-    /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom scaled to an integral
-    /// form, its scale divided out of the coefficient.
+    /// A potential atom as a Coq `Lin.atm`: `max0(L)` as `am (s·L)` (`s` the scale of `L`,
+    /// returned so that the caller divides it out of the coefficient); the floor atom
+    /// `⌊L/d⌋⁺` as `mkAtm (s·L) (s·d)` (`⌊sL/sd⌋ = ⌊L/d⌋`: scale 1 for the coefficient).
+    pub(crate) fn atom(&self, a: &Atom) -> Result<(String, BigInt), ExportError> {
+        match a {
+            Atom::Max0(l) => {
+                let s = scale_of(l);
+                Ok((format!("am ({})", self.lin(l, &s)?), s))
+            }
+            Atom::Floor(l, d) => {
+                let s = scale_of(l);
+                let sd = &s * d;
+                if !sd.is_positive() {
+                    return Err(ExportError::Unsupported(format!(
+                        "floor atom {a} with divisor {d} < 1"
+                    )));
+                }
+                Ok((format!("mkAtm ({}) {sd}", self.lin(l, &s)?), BigInt::one()))
+            }
+        }
+    }
+
+    /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom as [`Names::atom`], the
+    /// scale of a `max0` atom divided out of the coefficient.
     pub(crate) fn pot(&self, p: &Poly) -> Result<String, ExportError> {
         let mut c0 = Rat::zero();
         let mut terms = Vec::new();
@@ -249,14 +271,9 @@ impl<'p> Names<'p> {
             let mut coef = c.clone();
             let mut printed = Vec::new();
             for a in atoms {
-                let Atom::Max0(l) = a else {
-                    return Err(ExportError::Unsupported(format!(
-                        "the floor atom {a} (spec/logic.md §1 \"Floor atoms\") is not formalized in the Coq theories yet"
-                    )));
-                };
-                let s = scale_of(l);
-                coef /= Rat::from_integer(s.clone());
-                printed.push(self.lin(l, &s)?);
+                let (text, s) = self.atom(a)?;
+                coef /= Rat::from_integer(s);
+                printed.push(text);
             }
             terms.push(format!("({}, [{}])", q(&coef), printed.join("; ")));
         }
@@ -539,14 +556,86 @@ impl<'c> Exporter<'c> {
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
-                Rw::IShift(..) | Rw::IZero(..) | Rw::IMono(..) => {
-                    return Err(ExportError::Unsupported(
-                        "the integer rewrites ishift/izero/imono (spec/certificate.md \"Integer rewrites\") are not formalized in the Coq judgments yet".into(),
+                Rw::IShift(a, d, cg) => {
+                    if !d.denom().is_one() {
+                        return Err(ExportError::Unsupported(format!(
+                            "ishift of {a} by the rational {d}"
+                        )));
+                    }
+                    out.push(format!(
+                        "RIShift {} ({}) {} {}",
+                        self.names.locals.len(),
+                        self.rw_atom(&a)?,
+                        z(d.numer()),
+                        Self::cg(&cg, &ss, 2 * usize::from(matches!(a, Atom::Floor(..))))?
+                    ));
+                }
+                Rw::IZero(a, cg) => {
+                    out.push(format!(
+                        "RIZero {} ({}) {}",
+                        self.names.locals.len(),
+                        self.rw_atom(&a)?,
+                        Self::cg(&cg, &ss, 2 * usize::from(matches!(a, Atom::Floor(..))))?
+                    ));
+                }
+                Rw::IMono(a1, a2, cg) => {
+                    let facts = [&a1, &a2]
+                        .iter()
+                        .filter(|a| matches!(a, Atom::Floor(..)))
+                        .count();
+                    out.push(format!(
+                        "RIMono {} ({}) ({}) {}",
+                        self.names.locals.len(),
+                        self.rw_atom(&a1)?,
+                        self.rw_atom(&a2)?,
+                        Self::cg(&cg, &ss, 2 * facts)?
                     ));
                 }
             }
         }
         Ok(format!("[{}]", out.join("; ")))
+    }
+
+    /// The atom of an integer rewrite (spec/certificate.md "Integer rewrites"): its form
+    /// must be integral (as the kernel requires of a floor atom there) and a floor atom's
+    /// divisor at least 2 (`(floor L 1)` would add defining facts that `Logic.aarg` of the
+    /// divisor-1 atom `am L` does not, shifting the witnesses' indices).
+    fn rw_atom(&self, a: &Atom) -> Result<String, ExportError> {
+        if !scale_of(a.lin()).is_one() {
+            return Err(ExportError::Unsupported(format!(
+                "integer rewrite of {a} with a rational form"
+            )));
+        }
+        if let Atom::Floor(_, d) = a {
+            if *d < BigInt::from(2) {
+                return Err(ExportError::Unsupported(format!(
+                    "integer rewrite of the floor atom {a} with divisor {d} < 2"
+                )));
+            }
+        }
+        Ok(self.names.atom(a)?.0)
+    }
+
+    /// A Chvátal–Gomory witness `(cuts, farkas)` as `Logic.cgw`. The source list is `P`
+    /// (scales `ss`), then `facts` defining facts and the derived cuts, all integral (scale
+    /// 1). A cut with multipliers `λ` becomes `(m, [(i, m·λᵢ/sᵢ)…])`, `m` the least common
+    /// denominator, so that `S_m = m·S` and `Logic.cut_of` derives the kernel's
+    /// `S − b + ⌈b⌉ ≤ 0` exactly; the final witness is a Farkas witness for a target of
+    /// scale 1 (the target `D − arg`, `arg`, resp. `arg2 − arg1` is integral).
+    fn cg(cg: &Cg, ss: &[BigInt], facts: usize) -> Result<String, ExportError> {
+        let mut scales = ss.to_vec();
+        scales.extend(std::iter::repeat_n(BigInt::one(), facts));
+        let one = BigInt::one();
+        let mut cuts = Vec::new();
+        for cut in &cg.cuts {
+            cuts.push(Self::farkas(cut, &one, &scales)?);
+            scales.push(BigInt::one());
+        }
+        Ok(format!(
+            "([{}], {})",
+            cuts.join("; "),
+            Self::farkas(&cg.farkas, &one, &scales)?
+        ))
     }
 
     /// The access claim of an expression node under `pre` (`Check.accw`): the claimed

@@ -3,6 +3,9 @@
 //! the loop's potential only to the threads that stay (`k < n`), and the exit branch
 //! `g ← false; …` owes nothing after it. The kernel rejects the rules outside their premises.
 
+mod common;
+
+use common::coq::{build_theories, coqc_all, coqc_available};
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::metric::Q;
@@ -130,4 +133,44 @@ fn guard_certificate_mutants_are_rejected() {
         warpcert_kernel::check(&dropped).is_err(),
         "no guard rewrite accepted"
     );
+}
+
+/// The uniform break's `sectors` and `steps` certificates export to Coq (`DGuard`,
+/// `DGuardExit`, spec/logic.md §6) and `coqc` accepts them (`Print Assumptions`: closed under
+/// the global context); a Coq-level mutant with the guard rewrites dropped (`Q1 ≥ Q'` is then
+/// not dominated) fails the reflective check. Skips, saying so, without `coqc`.
+#[test]
+fn guard_certificates_check_in_coq_and_a_mutant_fails() {
+    let mut texts = Vec::new();
+    for (name, m) in [("sectors", MetricName::Sectors), ("steps", MetricName::Steps)] {
+        let (cert, _) = analyse(UNIFORM, m);
+        let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(v.contains("DGuard ") && v.contains("DGuardExit "), "{name}");
+        texts.push((name.to_string(), v));
+    }
+    let orig = &texts[0].1;
+    let at = orig.find("(DGuard ").unwrap();
+    let open = at + orig[at..].find('[').unwrap();
+    let close = open + orig[open..].find("]\n").unwrap();
+    let mutant = format!("{}[]{}", &orig[..open], &orig[close + 1..]);
+    assert_ne!(&mutant, orig);
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-guard-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in texts.iter().chain([("mutant".to_string(), mutant)].iter()) {
+        let f = tmp.join(format!("guard_{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs).take(2) {
+        assert!(r.ok, "coqc rejected {}:\n{}", f.display(), r.out);
+        assert!(r.out.contains("Closed under the global context"), "{}", r.out);
+    }
+    assert!(!runs[2].ok, "coqc accepted the mutant:\n{}", runs[2].out);
 }

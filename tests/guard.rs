@@ -142,7 +142,10 @@ fn guard_certificate_mutants_are_rejected() {
 #[test]
 fn guard_certificates_check_in_coq_and_a_mutant_fails() {
     let mut texts = Vec::new();
-    for (name, m) in [("sectors", MetricName::Sectors), ("steps", MetricName::Steps)] {
+    for (name, m) in [
+        ("sectors", MetricName::Sectors),
+        ("steps", MetricName::Steps),
+    ] {
         let (cert, _) = analyse(UNIFORM, m);
         let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(v.contains("DGuard ") && v.contains("DGuardExit "), "{name}");
@@ -170,7 +173,11 @@ fn guard_certificates_check_in_coq_and_a_mutant_fails() {
     let runs = coqc_all(&files, 2);
     for (f, r) in files.iter().zip(&runs).take(2) {
         assert!(r.ok, "coqc rejected {}:\n{}", f.display(), r.out);
-        assert!(r.out.contains("Closed under the global context"), "{}", r.out);
+        assert!(
+            r.out.contains("Closed under the global context"),
+            "{}",
+            r.out
+        );
     }
     assert!(!runs[2].ok, "coqc accepted the mutant:\n{}", runs[2].out);
 }

@@ -42,7 +42,10 @@ Inductive dtree :=
   | DIfExit4 (A B : assn) (ne : accw) (wx wjt wje : list fwit) (dt df : dtree)
   | DWhileExit1 (A B : assn) (ne : accw) (db : dtree)
   | DWhileExit2 (A B : assn) (ne : accw) (db : dtree)
-  | DWarp (A B : assn).
+  | DWarp (A B : assn)
+  (* issue 15 (exits15b): Q:GUARD, Q:GUARDEXIT *)
+  | DGuard (A B : assn) (rg : list rw) (d : dtree)
+  | DGuardExit (A B : assn) (wx : list fwit) (d : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -54,6 +57,7 @@ Definition dpre (d : dtree) : assn :=
   | DWeak A _ _ _ _ _ _ _
   | DIfExit1 A _ _ _ _ _ _ _ | DIfExit4 A _ _ _ _ _ _ _ | DWhileExit1 A _ _ _
   | DWhileExit2 A _ _ _ | DWarp A _ => A
+  | DGuard A _ _ _ | DGuardExit A _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -65,6 +69,7 @@ Definition dpost (d : dtree) : assn :=
   | DWeak _ B _ _ _ _ _ _
   | DIfExit1 _ B _ _ _ _ _ _ | DIfExit4 _ B _ _ _ _ _ _ | DWhileExit1 _ B _ _
   | DWhileExit2 _ B _ _ | DWarp _ B => B
+  | DGuard _ B _ _ | DGuardExit _ B _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -439,6 +444,25 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           check (Some e) false s db && fco fe A B
       | None => false
       end
+  (* ---- begin issue 15 (exits15b): writes of a bool loop guard (spec/logic.md §4a) ---- *)
+  | DGuard A B rg d, SAssign x c =>
+      match fe with
+      | Some (EOpd (OVar g)) =>
+          let N' := dpost d in
+          Nat.eqb x g && (match c_lty G g with Some TBool => true | _ => false end) &&
+          aeq (dpre d) A && peq (aP N') (aP B) && dcovers (aD N') (aD B) &&
+          pot_ge_under (aP N' ++ fst (cond G c)) rg (aQ N') (aQ B) &&
+          pnonneg (aQ N') && puni G (aD N') (aQ N') && check None false (SAssign x c) d
+      | _ => false
+      end
+  | DGuardExit A B wx d, s =>
+      match fe with
+      | Some (EOpd (OVar g)) =>
+          falsifies g s && aeq (dpre d) A && entails (aP (dpost d)) (aP B) wx &&
+          pnonneg (aQ (dpost d)) && check None false s d
+      | _ => false
+      end
+  (* ---- end issue 15 (exits15b) ---- *)
   | _, _ => false
   end.
 
@@ -458,6 +482,7 @@ Proof.
   induction d; intros fe u s H;
     [match goal with
      | _ : check _ _ _ (DWeak _ _ _ _ _ _ _ _) = true |- _ => idtac
+     | _ : check _ _ _ (DGuardExit _ _ _ _) = true |- _ => idtac
      | _ => destruct s; cbn [check] in H; try discriminate; cbn [dpre dpost]
      end..].
   - (* DSkip *) apply ord_close; [apply Q_SKIP | exact H].
@@ -616,6 +641,24 @@ Proof.
     destruct op as [k w v l|k p].
     + eapply Q_SHFL; eauto using ocost_sound.
     + eapply Q_VOTE; eauto using ocost_sound.
+  (* ---- begin issue 15 (exits15b) ---- *)
+  - (* DGuard *)
+    destruct fe as [[[g| | |]| | |]|]; cbv beta iota in H; try discriminate.
+    destruct (c_lty G g) as [[| |]|] eqn:Et; split_b; try discriminate.
+    match goal with Hc : check None _ _ d = true |- _ => ih_none IHd Hc end.
+    match goal with Hx : Nat.eqb x g = true |- _ => apply Nat.eqb_eq in Hx; subst x end.
+    match goal with E : dpre d = A |- _ => rewrite E in IHd end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpost d) as [P1 D1 Q1] eqn:E2; simpl in *; subst.
+    eapply Q_GUARD; eauto.
+  - (* DGuardExit *)
+    cbn [check] in H. destruct fe as [[[g| | |]| | |]|]; cbv beta iota in H; try discriminate.
+    split_b.
+    match goal with Hc : check None _ _ d = true |- _ => ih_none IHd Hc end.
+    match goal with E : dpre d = A |- _ => rewrite E in IHd end.
+    cbn [dpre dpost].
+    destruct A as [P D Qn], B as [P' D' Q'], (dpost d) as [P1 D1 Q1] eqn:E2; simpl in *; subst.
+    eapply Q_GUARDEXIT; eauto.
+  (* ---- end issue 15 (exits15b) ---- *)
 Qed.
 
 End Check.

@@ -994,6 +994,17 @@ Inductive qexpr (P : list cstr) (D : list dent) : expr -> Z -> Q -> Prop :=
   | EQ_LARRAY : forall A i n Ci es, c_arr G A = Some (Local, es) -> qopd i Ci ->
       qexpr P D (ERead A i) n (Ci + m_var M).
 
+(* ---- begin issue 15 (exits15b): guard exits (Q:GUARDEXIT) ---- *)
+(** [falsifies g s]: the last write of the local [g] in [s] is [g ← false]
+    (spec/logic.md §4a, Q:GUARDEXIT). *)
+Fixpoint falsifies (g : nat) (s : stmt) : bool :=
+  match s with
+  | SAssign x (EOpd (OConst (VBool false))) => Nat.eqb x g
+  | SSeq s1 s2 => falsifies g s2 || (falsifies g s1 && negb (memn g (writes s2)))
+  | _ => false
+  end.
+(* ---- end issue 15 (exits15b) ---- *)
+
 (** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}]
 
     [qstmt] is the ordinary judgment, [qstmtF u e] the filtered judgment of
@@ -1194,6 +1205,18 @@ with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
       puni D QT = true -> puni D QF = true ->
       pnonneg QT = true -> pnonneg QF = true -> pnonneg Q1 = true ->
       pot_ge Qn (padd (pplus QT QF) (m_if M + C + m_div M)) = true ->
-      qstmtF false f (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q').
+      qstmtF false f (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q')
+  (* ---- begin issue 15 (exits15b): writes of a bool loop guard (spec/logic.md §4a) ---- *)
+  | Q_GUARD : forall u g P D Qn P1 D1 Q1 D' Q' c rg,
+      qstmt (mkAssn P D Qn) (SAssign g c) (mkAssn P1 D1 Q1) ->
+      c_lty G g = Some TBool ->
+      pot_ge_under (P1 ++ fst (cond c)) rg Q1 Q' = true ->
+      dcovers D1 D' = true -> pnonneg Q1 = true -> puni D1 Q1 = true ->
+      qstmtF u (EOpd (OVar g)) (mkAssn P D Qn) (SAssign g c) (mkAssn P1 D' Q')
+  | Q_GUARDEXIT : forall u g P D Qn P1 D1 Q1 P' D' Q' s wx,
+      qstmt (mkAssn P D Qn) s (mkAssn P1 D1 Q1) -> falsifies g s = true ->
+      entails P1 P' wx = true -> pnonneg Q1 = true ->
+      qstmtF u (EOpd (OVar g)) (mkAssn P D Qn) s (mkAssn P' D' Q').
+  (* ---- end issue 15 (exits15b) ---- *)
 
 End Logic.

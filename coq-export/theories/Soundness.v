@@ -3917,6 +3917,85 @@ Proof.
       pose proof (pot_ge_sound (rho ps s' t') _ _ HgeQ) as H3. foldM. lra.
 Qed.
 
+(* ---- begin issue 15 (exits15b): Q:GUARD and Q:GUARDEXIT (spec/logic.md §4a) ---- *)
+
+(** A statement that falsifies [g] leaves [g = false] in every thread it ran on. *)
+Lemma falsifies_sound : forall F ps s st T s' C, seval G F ps s st T s' C ->
+  forall g, falsifies g st = true -> forall t, In t T -> sl s' g t = VBool false.
+Proof.
+  intros F ps s st T s' C H; induction H; intros g Hf u Hu; simpl in Hf; try discriminate.
+  - apply orb_true_iff in Hf as [Hf|Hf]; [apply IHseval2; auto|].
+    apply andb_true_iff in Hf as [Hf Hn]. apply negb_true_iff in Hn.
+    rewrite (frame_writes _ _ _ _ _ _ _ H0); [apply IHseval1; auto|].
+    intros Hin. apply memn_In in Hin. congruence.
+  - destruct e as [o| | |]; try discriminate. destruct o as [| |v|]; try discriminate.
+    destruct v as [|[]|]; try discriminate. apply Nat.eqb_eq in Hf; subst g.
+    match goal with He : eeval _ _ _ _ _ _ _ _ |- _ => inversion He; subst end.
+    simpl. rewrite Nat.eqb_refl, (proj2 (memb_In u T) Hu). reflexivity.
+Qed.
+
+Lemma sound_Q_GUARDEXIT : forall u g P D Qn P1 D1 Q1 P' D' Q' st wx,
+  valid (mkAssn P D Qn) st (mkAssn P1 D1 Q1) -> falsifies g st = true ->
+  entails P1 P' wx = true -> pnonneg Q1 = true ->
+  validF u (EOpd (OVar g)) (mkAssn P D Qn) st (mkAssn P' D' Q').
+Proof.
+  intros u g P D Qn P1 D1 Q1 P' D' Q' st wx V Hf Hx Hnn.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  destruct (V F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun) as [[HP1 _] HQ1].
+  cbn [aP aQ] in HP1, HQ1.
+  assert (HTe : filter (etrue F ps s' (EOpd (OVar g))) T = []).
+  { apply filter_all_false. intros t Ht. unfold etrue. simpl.
+    rewrite (falsifies_sound _ _ _ _ _ _ _ Hrun g Hf t Ht). reflexivity. }
+  unfold fpost. rewrite HTe. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+  - intros t Ht. apply (entails_sound _ _ _ _ (HP1 t Ht) Hx).
+  - intros E; contradiction E; reflexivity.
+  - intros _; left; reflexivity.
+  - intros _ t Ht. specialize (HQ1 t Ht). pose proof (pnonneg_sound (rho ps s' t) _ Hnn). lra.
+  - intros t t' _ [].
+Qed.
+
+Lemma sound_Q_GUARD : forall u g P D Qn P1 D1 Q1 D' Q' c rg,
+  valid (mkAssn P D Qn) (SAssign g c) (mkAssn P1 D1 Q1) ->
+  c_lty G g = Some TBool ->
+  pot_ge_under (P1 ++ fst (cond G c)) rg Q1 Q' = true ->
+  dcovers D1 D' = true -> pnonneg Q1 = true -> puni G D1 Q1 = true ->
+  validF u (EOpd (OVar g)) (mkAssn P D Qn) (SAssign g c) (mkAssn P1 D' Q').
+Proof.
+  intros u g P D Qn P1 D1 Q1 D' Q' c rg V Hty Hrw Hcov Hnn Hun.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  destruct (V F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun) as [[HP1 HD1] HQ1].
+  cbn [aP aD aQ] in HP1, HD1, HQ1.
+  inversion Hrun; subst.
+  match goal with He : eeval _ _ _ _ _ _ _ _ |- _ => rename He into Hee end.
+  (* the integer view of the bool [g] is 0 before and after: [rho] is unchanged *)
+  assert (Hrho : forall t, In t T -> forall v, rho ps (set_local s g T R) t v = rho ps s t v).
+  { intros t Ht [x|p|d]; simpl; auto. destruct (Nat.eqb_spec x g); simpl; auto.
+    subst x. destruct (memb t T) eqn:E; auto.
+    match goal with Hh : forall t, In t T -> has_type (R t) _ = true |- _ =>
+      pose proof (Hh t Ht) as H1 end.
+    match goal with Hl : c_lty G g = Some ?ty |- _ => rewrite Hty in Hl; inversion Hl; subst end.
+    pose proof (Hw g TBool Hty t) as H2.
+    destruct (R t) as [| |], (sl s g t) as [| |]; simpl in *; try discriminate; reflexivity. }
+  unfold fpost. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+  - exact HP1.
+  - intros E. eapply dsat_sub; [apply incl_filter|]. eapply dcovers_sound; eauto.
+  - intros _; right. eapply dcovers_sound; eauto.
+  - intros _ t Ht. specialize (HQ1 t Ht).
+    pose proof (pnonneg_sound (rho ps (set_local s g T R) t) _ Hnn). lra.
+  - intros t t' Ht Ht'. apply filter_In in Ht' as [Ht' Et].
+    unfold etrue in Et. simpl in Et. rewrite Nat.eqb_refl, (proj2 (memb_In t' T) Ht') in Et.
+    (* [c] held at [t'] before the write, so [cond(c)] holds there, before and after *)
+    destruct (cond_correct F ps s c T R C t' Hp Hw Hee Ht') as [Hc _].
+    assert (Hsat : sat (rho ps (set_local s g T R) t') (P1 ++ fst (cond G c))).
+    { apply sat_app; [apply HP1; auto|]. apply (sat_ext (rho ps s t')).
+      - intros v; symmetry; apply Hrho; auto.
+      - apply Hc; auto. }
+    pose proof (pot_ge_under_sound _ _ _ _ _ Hsat Hrw) as H1.
+    rewrite (puni_sound ps (set_local s g T R) T D1 Q1 HD1 Hun t' t Ht' Ht) in H1.
+    specialize (HQ1 t Ht). lra.
+Qed.
+(* ---- end issue 15 (exits15b) ---- *)
+
 (** ** Q:WHILEEXIT1 and Q:WHILEEXIT2
 
     [kk uf C] is the cost of one loop test: [M^if + C], plus [M^div] for Q:WHILEEXIT2. *)
@@ -4120,6 +4199,9 @@ Proof.
   - eapply sound_F_WEAK; eauto.
   - eapply sound_Q_IFEXIT1; eauto.
   - eapply sound_Q_IFEXIT4; eauto.
+  (* issue 15 (exits15b) *)
+  - eapply sound_Q_GUARD; eauto.
+  - eapply sound_Q_GUARDEXIT; eauto.
 Qed.
 
 Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.

@@ -46,6 +46,8 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:LWRITE",
     "Q:WHILELAST",
     "Q:WHILEWARP",
+    "Q:GUARD",
+    "Q:GUARDEXIT",
 ];
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
@@ -95,6 +97,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:LWRITE" => (S, q_lwrite as Rule),
         "Q:WHILELAST" => (S, q_whilelast as Rule),
         "Q:WHILEWARP" => (S, q_whilewarp as Rule),
+        "Q:GUARD" => (S, q_guard as Rule),
+        "Q:GUARDEXIT" => (S, q_guardexit as Rule),
         _ => return None,
     })
 }

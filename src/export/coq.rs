@@ -499,7 +499,12 @@ impl<'c> Exporter<'c> {
     }
 
     fn rewrites(&self, n: &Node, name: &str, under: &[Cstr]) -> Result<String, ExportError> {
-        let ss = Self::scales(under, 0);
+        self.rewrites_ss(n, name, &Self::scales(under, 0))
+    }
+
+    /// [`Self::rewrites`] under sources of scales `ss`.
+    fn rewrites_ss(&self, n: &Node, name: &str, ss: &[BigInt]) -> Result<String, ExportError> {
+        let ss = ss.to_vec();
         let one = BigInt::one();
         let mut out = Vec::new();
         for r in n.rewrites.get(name).cloned().unwrap_or_default() {
@@ -853,6 +858,8 @@ impl<'c> Exporter<'c> {
                 format!("DWhile1 {a} {b} {acc}\n{pad}  ({db})")
             }
             ("Q:WEAK", _) => self.weak(&at, s)?,
+            ("Q:GUARD", Stmt::Assign(_, c)) => self.guard(&at, c, s)?,
+            ("Q:GUARDEXIT", _) => self.guard_exit(&at, s)?,
             (r @ ("Q:IFEXIT1" | "Q:IFEXIT4"), Stmt::If(c, s1, s2)) => {
                 self.ifexit(&at, r, c, s1, s2)?
             }
@@ -968,6 +975,41 @@ impl<'c> Exporter<'c> {
         Ok(format!(
             "DWeak {a} {b} {k} {wpre} {rpre} {wpost} {rpost}\n{pad}  ({d})"
         ))
+    }
+
+    /// Q:GUARD (`DGuard`, spec/logic.md §4a): the rewrites under the child's post `P` and
+    /// `cond(c)`, the child (an ordinary judgment).
+    fn guard(&mut self, at: &At, c: &Expr, s: &Stmt) -> Result<String, ExportError> {
+        let (n, a, b, pad) = (at.n, &at.a, &at.b, &at.pad);
+        let ch = at.child(0)?;
+        let nq = ch
+            .post
+            .as_ref()
+            .ok_or_else(|| ExportError::Unsupported("Q:GUARD child without post".into()))?;
+        let ss = Self::scales(&nq.p, self.cond_len(c, false));
+        let rg = self.rewrites_ss(n, "guard", &ss)?;
+        let saved = self.filter.take();
+        let d = self.node(ch, s, at.ind + 2);
+        self.filter = saved;
+        let d = d?;
+        Ok(format!("DGuard {a} {b} {rg}\n{pad}  ({d})"))
+    }
+
+    /// Q:GUARDEXIT (`DGuardExit`, spec/logic.md §4a): the exit witnesses, the child (an
+    /// ordinary judgment).
+    fn guard_exit(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
+        let (n, a, b, pad) = (at.n, &at.a, &at.b, &at.pad);
+        let ch = at.child(0)?;
+        let nq = ch
+            .post
+            .as_ref()
+            .ok_or_else(|| ExportError::Unsupported("Q:GUARDEXIT child without post".into()))?;
+        let wx = Self::witnesses(n, "exit", &at.post_scales, &Self::scales(&nq.p, 0))?;
+        let saved = self.filter.take();
+        let d = self.node(ch, s, at.ind + 2);
+        self.filter = saved;
+        let d = d?;
+        Ok(format!("DGuardExit {a} {b} {wx}\n{pad}  ({d})"))
     }
 
     /// Q:IFEXIT1/4 (`DIfExit1`/`DIfExit4`, spec/logic.md §4a): the then branch ordinary,

@@ -707,3 +707,69 @@ pub fn q_whilelast(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
     cx.same_q(&post.q, &bpre.q.without_vars(&writes), "post", "body pre without W(s) terms")?;
     Ok(Rat::zero())
 }
+
+/// The bool local `g` of a filter `(var g)` (Q:GUARD, Q:GUARDEXIT; spec/logic.md §4a).
+fn guard_var(cx: &Ctx) -> Result<String, Rejection> {
+    let filter = cx.filter().ok_or_else(|| cx.rej(Reason::NotFiltered))?;
+    match &filter {
+        Expr::Opd(Opd::Var(g)) if cx.prog.local(g) == Some(crate::syntax::Ty::Bool) => Ok(g.clone()),
+        _ => Err(cx.rej(Reason::NoCondition(filter.to_string()))),
+    }
+}
+
+/// Whether the last write of `g` in `s` is `g ← false` (spec/logic.md §4a, Q:GUARDEXIT):
+/// `s = (assign g (bool false))`, or `s = (seq s1 s2)` with `s2` falsifying `g`, or `s1`
+/// falsifying it and `g ∉ W(s2)`.
+pub(super) fn falsifies(g: &str, s: &Stmt) -> bool {
+    match s {
+        Stmt::Assign(x, Expr::Opd(Opd::Bool(false))) => x == g,
+        Stmt::Seq(a, b) => falsifies(g, b) || (falsifies(g, a) && !b.writes().iter().any(|w| w == g)),
+        _ => false,
+    }
+}
+
+/// Q:GUARD — `g ← c` in filtered position for the loop condition `(var g)`, `g` a `bool`
+/// local (spec/logic.md §4a): child `N` ordinary about the same statement with
+/// `N.pre = (P, D, Q)`, `N.post = (P1, D1, Q1)`; `post = (P1, D', Q')` with `D1 ⊒ D'` and
+/// `(rewrite guard …)`: `Q1 ≥ Q'` under `P1 ∧ cond(c)` (the post potential is only owed to the
+/// threads that set `g` to true, for which `c` held).
+pub fn q_guard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let g = guard_var(cx)?;
+    let Subject::Stmt(Stmt::Assign(x, c)) = s else {
+        return Err(wrong(cx, "an assignment of the loop guard", s));
+    };
+    if *x != g {
+        return Err(wrong(cx, "an assignment of the loop guard", s));
+    }
+    let post = cx.post(n)?;
+    let ch = cx.shape::<1>(n, &["rewrite guard"])?;
+    cx.check_node(&ch[0], s, pre, 0)?;
+    let (np, nq) = cx.pp(&ch[0])?;
+    cx.same(pre, np, "pre", "child pre")?;
+    cx.same_p(&nq.p, &post.p, "child post", "post")?;
+    cx.covers(&nq.d, &post.d)?;
+    let pc: Vec<Cstr> = nq.p.iter().cloned().chain(cx.cond(c, false)).collect();
+    cx.dominates(n, "guard", &pc, &nq.q, &post.q)?;
+    Ok(Rat::zero())
+}
+
+/// Q:GUARDEXIT — a statement `s` in filtered position for the loop condition `(var g)`,
+/// `g` a `bool` local, whose last write of `g` is `g ← false` ([`falsifies`]; spec/logic.md
+/// §4a): child `N` ordinary about `s` with `N.pre = pre`, `N.post = (P1, D1, Q1)`;
+/// `(entail exit …)`: `P1 ⇒ P'`; `D'`, `Q'` unconstrained (no thread satisfies `g` after `s`).
+pub fn q_guardexit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let g = guard_var(cx)?;
+    let Subject::Stmt(st) = s else {
+        return Err(wrong(cx, "a statement", s));
+    };
+    if !falsifies(&g, st) {
+        return Err(wrong(cx, "a statement ending with `g ← false`", s));
+    }
+    let post = cx.post(n)?;
+    let ch = cx.shape::<1>(n, &["entail exit"])?;
+    cx.check_node(&ch[0], s, pre, 0)?;
+    let (np, nq) = cx.pp(&ch[0])?;
+    cx.same(pre, np, "pre", "child pre")?;
+    cx.entail(n, "exit", &nq.p, &post.p)?;
+    Ok(Rat::zero())
+}

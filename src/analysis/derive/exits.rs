@@ -11,7 +11,7 @@ use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Rewrite};
 use crate::core::assertion::linear::{CKind, Cstr, DepMap, Lin};
 use crate::core::metric::Q;
-use crate::core::{Expr, Loc, Stmt, Ty};
+use crate::core::{Const, Expr, Loc, Operand, Stmt, Ty};
 use num_traits::{One, Signed, Zero};
 
 impl Ctx<'_> {
@@ -21,7 +21,11 @@ impl Ctx<'_> {
     /// that branch; `i` for `if (i <= 0) return; …`), and for every update `x ← x + δ` (`δ` an
     /// integer) in the body of a variable `x` of the atom, the atom as it reads before the
     /// update, `(−L + 1)[x ← x − δ]` (`i + 20` for `i −= 20`). Returns (atoms, updated atoms).
-    pub(super) fn exit_atoms(&self, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
+    ///
+    /// For a loop whose condition is a `bool` guard `g` (spec/lowering.md §6), every write
+    /// `g ← c` of the body gives its conditions too, on the side that stays (`cond(c)`):
+    /// `n − k` for `g ← k < n` (Q:GUARD).
+    pub(super) fn exit_atoms(&self, e: &Expr, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
         fn walk<'s>(s: &'s Stmt, ifs: &mut Vec<&'s Expr>, asg: &mut Vec<(&'s String, &'s Expr)>) {
             match s {
                 Stmt::Seq(..) => {
@@ -40,6 +44,12 @@ impl Ctx<'_> {
         }
         let (mut ifs, mut asg) = (Vec::new(), Vec::new());
         walk(body, &mut ifs, &mut asg);
+        let guard = self.guard_var(e);
+        let guard_conds: Vec<Cstr> = asg
+            .iter()
+            .filter(|(x, _)| guard.as_deref() == Some(x.as_str()))
+            .flat_map(|(_, c)| cond(self.prog, c).0)
+            .collect();
         let mut updates: Vec<(String, Q)> = Vec::new();
         for (x, ex) in asg {
             if self.prog.local_ty(x) != Some(Ty::Int) {
@@ -53,30 +63,31 @@ impl Ctx<'_> {
             }
         }
         let (mut hs, mut shifted) = (Vec::new(), Vec::new());
-        for e in ifs {
-            // the else branch: the one that stays in the loop when the then-branch jumps
-            // (spec/lowering.md §6)
-            let (_, cne, _, _) = cond(self.prog, e);
-            for c in cne.iter() {
-                if c.kind != CKind::Le {
-                    continue;
-                }
-                let h = c.lin.scale(&-Q::one()).plus_const(&Q::one());
-                let upd: Vec<Lin> = updates
-                    .iter()
-                    .filter(|(x, _)| h.mentions(x))
-                    .map(|(x, d)| h.plus_const(&-(h.coef(x) * d)))
-                    .collect();
-                if upd.is_empty() {
-                    continue;
-                }
-                if !hs.contains(&h) {
-                    hs.push(h);
-                }
-                for u in upd {
-                    if !shifted.contains(&u) {
-                        shifted.push(u);
-                    }
+        // the else branch: the one that stays in the loop when the then-branch jumps
+        // (spec/lowering.md §6); for a guard write, the side that sets the guard
+        let stays = ifs
+            .into_iter()
+            .flat_map(|e| cond(self.prog, e).1)
+            .chain(guard_conds);
+        for c in stays {
+            if c.kind != CKind::Le {
+                continue;
+            }
+            let h = c.lin.scale(&-Q::one()).plus_const(&Q::one());
+            let upd: Vec<Lin> = updates
+                .iter()
+                .filter(|(x, _)| h.mentions(x))
+                .map(|(x, d)| h.plus_const(&-(h.coef(x) * d)))
+                .collect();
+            if upd.is_empty() {
+                continue;
+            }
+            if !hs.contains(&h) {
+                hs.push(h);
+            }
+            for u in upd {
+                if !shifted.contains(&u) {
+                    shifted.push(u);
                 }
             }
         }
@@ -122,6 +133,9 @@ impl Ctx<'_> {
     /// out of the loop) is Q:IFEXIT1/4; a uniform `if` is Q:IF1 with filtered branches; a
     /// sequence's last statement is filtered; anything else is an ordinary statement.
     pub(super) fn fwd_filt(&mut self, s: &Stmt, pre: &Abs, f: &Expr) -> Result<AN, AnalysisError> {
+        if let Some(an) = self.fwd_guard(s, pre, f)? {
+            return Ok(an);
+        }
         let kind_post: (AK, Abs) = match s {
             Stmt::Seq(..) => self.fwd_seq(s, pre, Some(f))?,
             Stmt::If(c, s1, s2, loc) => match self.fwd_filt_if(c, s1, s2, loc, pre, f)? {
@@ -399,13 +413,73 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// The `bool` local `g` of a loop condition `(var g)` (spec/lowering.md §6: the guard of
+    /// a loop left by `break`/`return`).
+    pub(super) fn guard_var(&self, e: &Expr) -> Option<String> {
+        match e {
+            Expr::Opd(Operand::Var(g)) if self.prog.local_ty(g) == Some(Ty::Bool) => {
+                Some(g.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// Q:GUARD / Q:GUARDEXIT (spec/logic.md §4a) for `s` in filtered position for the guard
+    /// `f = (var g)`: a statement that falsifies `g` is Q:GUARDEXIT, a write `g ← c` is
+    /// Q:GUARD with the shift rewrites of its post under `cond(c)`; `None` otherwise.
+    fn fwd_guard(&mut self, s: &Stmt, pre: &Abs, f: &Expr) -> Result<Option<AN>, AnalysisError> {
+        let Some(g) = self.guard_var(f) else {
+            return Ok(None);
+        };
+        if falsifies(&g, s) {
+            let inner = self.fwd(s, pre)?;
+            return Ok(Some(AN {
+                pre: pre.clone(),
+                post: inner.post.clone(),
+                kind: AK::GuardExit {
+                    inner: Box::new(inner),
+                },
+            }));
+        }
+        let Stmt::Assign(x, c, _) = s else {
+            return Ok(None);
+        };
+        if *x != g {
+            return Ok(None);
+        }
+        let inner = self.fwd(s, pre)?;
+        let rw = self.branch_rewrites(&with(&inner.post.p, &cond(self.prog, c).0));
+        Ok(Some(AN {
+            pre: pre.clone(),
+            post: inner.post.clone(),
+            kind: AK::Guard {
+                inner: Box::new(inner),
+                rw,
+            },
+        }))
+    }
+}
+
+/// Whether the last write of `g` in `s` is `g ← false` (spec/logic.md §4a, Q:GUARDEXIT; the
+/// kernel's `falsifies`).
+fn falsifies(g: &str, s: &Stmt) -> bool {
+    match s {
+        Stmt::Assign(x, Expr::Opd(Operand::Const(Const::Bool(false))), _) => x == g,
+        Stmt::Seq(a, b) => {
+            falsifies(g, b) || (falsifies(g, a) && !b.writes().iter().any(|w| w == g))
+        }
+        _ => false,
+    }
+}
+
 /// Whether the filtered spine of `a` (spec/logic.md §4a) has a Q:IFEXIT1/4.
 pub(super) fn has_exit(a: &AN) -> bool {
     match &a.kind {
         AK::Seq(v) => v.last().is_some_and(has_exit),
         AK::If23 { branch, .. } => has_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_exit(t) || has_exit(f),
-        AK::IfExit(IfExitAn { .. }) => true,
+        AK::IfExit(IfExitAn { .. }) | AK::GuardExit { .. } => true,
         _ => false,
     }
 }

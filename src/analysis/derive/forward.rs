@@ -609,7 +609,7 @@ impl Ctx<'_> {
         // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
         if !has_atom
             && self.exit_candidates.contains(&loop_key(body))
-            && !cond(&*self, e).1.is_empty()
+            && (!cond(&*self, e).1.is_empty() || self.guard_var(e).is_some())
         {
             if let Some((kind, post)) = self.fwd_while_exit(e, body, *loc, pre)? {
                 return Ok((kind, post));

@@ -285,7 +285,7 @@ impl Ctx<'_> {
                             }
                         }
                         Err(_) => {
-                            let (hs, shifted) = self.exit_atoms(body);
+                            let (hs, shifted) = self.exit_atoms(e, body);
                             if !hs.is_empty() {
                                 self.exit_candidates.insert(key);
                                 let direct: Vec<Lin> = hs

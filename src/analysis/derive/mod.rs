@@ -151,6 +151,18 @@ enum AK {
     /// Q:WHILEEXIT1/2: the body is filtered for the loop condition.
     WhileExit(WhileExitAn),
     While(WhileAn),
+    /// Q:GUARD (spec/logic.md §4a): `g ← c` of the loop guard in filtered position;
+    /// `inner` is the ordinary assignment, `rw` the rewrites of its post potential under
+    /// `inner.post.P ∧ cond(c)`. The node's post is `inner`'s.
+    Guard {
+        inner: Box<AN>,
+        rw: Vec<Rewrite>,
+    },
+    /// Q:GUARDEXIT (spec/logic.md §4a): a statement that sets the loop guard to false;
+    /// `inner` is its ordinary derivation (post potential 0).
+    GuardExit {
+        inner: Box<AN>,
+    },
 }
 
 /// Q:VWRITE1/2: `x ← e` with the linear value `lin` when there is one, whether the value is

@@ -185,6 +185,26 @@ impl Back<'_, '_> {
             }
             AK::If4(an) => self.back_if4(a, an, &qpost)?,
             AK::IfExit(an) => self.back_if_exit(a, an, &qpost)?,
+            AK::Guard { inner, rw } => {
+                // Q:GUARD: the assignment's post potential from a template through the
+                // rewrites under cond(c)
+                let mut monos: BTreeSet<Mono> = qpost.terms.keys().cloned().collect();
+                monos.extend(unshifted_monos(rw, &qpost));
+                let tpl = self.template(&monos);
+                self.geq(&apply_rewrites(&tpl, rw), &qpost, "GUARD post")?;
+                let (n, q) = self.back(inner, tpl)?;
+                let fields = if rw.is_empty() {
+                    vec![]
+                } else {
+                    vec![Field::Rewrite("guard", rw.clone())]
+                };
+                (node("Q:GUARD", &q, fields, vec![TChild::Stmt(n)]), q)
+            }
+            AK::GuardExit { inner } => {
+                let (n, q) = self.back(inner, TPoly::zero())?;
+                let fields = vec![Field::Entail("exit", identity_witnesses(&inner.post.p))];
+                (node("Q:GUARDEXIT", &q, fields, vec![TChild::Stmt(n)]), q)
+            }
             AK::WhileExit(an) => self.back_while_exit(a, an, &qpost)?,
             AK::Unroll { inner } => {
                 let (ni, qi) = self.back(inner, qpost.clone())?;

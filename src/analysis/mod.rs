@@ -26,7 +26,10 @@ pub const STACK_BYTES: usize = 512 << 20;
 /// Options of the inference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnalysisOptions {
-    /// Largest degree of the potential templates (number of atoms in a monomial). Default 2.
+    /// Degree of the complete potential templates (every product of at most `degree`
+    /// candidate atoms of a loop). Default 2. Loop nests deeper than it get in addition their
+    /// chain monomials up to their depth (`derive/nest.rs`): the degree is chosen per nest
+    /// and this is no cap on it.
     pub degree: u32,
 }
 

@@ -26,7 +26,11 @@ pub struct AnalyzeArgs {
     /// holding `KERNEL_METRIC.v` (a Coq file name may not contain dots).
     #[arg(long)]
     coq: Option<PathBuf>,
-    /// Maximal degree of the potential templates.
+    /// Degree of the complete potential templates: every product of at most this many
+    /// candidate atoms of a loop. An override, not a cap: a loop nest deeper than this gets,
+    /// in addition, the monomials the nest can produce (the products of its counters' ranges
+    /// along the nest, up to the nest's depth), so a d-deep nest needs no `--degree d`. A
+    /// larger value enlarges every template (exponentially in the value).
     #[arg(long, default_value_t = 2)]
     pub(super) degree: u32,
     /// Print the lowered miniCUDA program before the bounds.

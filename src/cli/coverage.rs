@@ -25,7 +25,11 @@ pub struct CoverageArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Maximal degree of the potential templates.
+    /// Degree of the complete potential templates: every product of at most this many
+    /// candidate atoms of a loop. An override, not a cap: a loop nest deeper than this gets,
+    /// in addition, the monomials the nest can produce (the products of its counters' ranges
+    /// along the nest, up to the nest's depth), so a d-deep nest needs no `--degree d`. A
+    /// larger value enlarges every template (exponentially in the value).
     #[arg(long, default_value_t = 2)]
     pub degree: u32,
     /// Front end and its options.

@@ -436,7 +436,8 @@ impl<'a> Ctx<'a> {
 }
 
 /// The base `V` of the objective's degree weights `1, V, V², V³` (a monomial of degree `d`
-/// of the bound costs `V^d` per unit of its coefficient, so lower degrees win): 1000, or
+/// of the bound costs `V^d` per unit of its coefficient, so lower degrees win; above degree
+/// 3, [`degree_weight`] grows by [`DEEP_DEGREE_FACTOR`] per degree): 1000, or
 /// 4 × the largest constant of an atom of the bound when that is larger. A concrete grid
 /// makes strides such as 240 · 256 = 61 440, atoms such as `max(0, n + 61439)` and linear
 /// coefficients such as 1/7680; with `V = 1000` a quadratic term whose coefficient is
@@ -453,6 +454,22 @@ fn degree_weight_base(qroot: &TPoly) -> Q {
         .max()
         .unwrap_or_else(Q::zero);
     (big * q(4)).max(q(1000))
+}
+
+/// The factor by which the objective's weight of a monomial grows per degree above 3 (deep
+/// loop nests, `derive/nest.rs`). Without it every degree from 3 up weighed `V³`, and the
+/// LP could as well pay a depth-4 nest's `m³` rounds of the third loop with `m⁴` terms:
+/// `steps` of the `depth` family at depth 4 came out as `… + 32·m⁴` instead of
+/// `… + 14·m³ + 18·m⁴`. A small factor (not `V`) keeps the objective's coefficients within
+/// a range the floating LP resolves (`V³·4⁹ ≈ 2.6·10¹⁴` at degree 12, where a unit of a
+/// constant still weighs 1).
+const DEEP_DEGREE_FACTOR: i64 = 4;
+
+/// The objective's weight of a monomial of `len` atoms: `V^len` up to degree 3, then
+/// `V³·4^(len − 3)` ([`DEEP_DEGREE_FACTOR`]); strictly increasing in `len`.
+fn degree_weight(v: &Q, len: usize) -> Q {
+    let low = (0..len.min(3)).fold(q(1), |w, _| w * v);
+    (3..len).fold(low, |w, _| w * q(DEEP_DEGREE_FACTOR))
 }
 
 /// Runs the whole inference: forward pass, backward pass, LP, instantiation.
@@ -500,7 +517,7 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     let mut obj = LinExpr::default();
     let v = degree_weight_base(&qroot);
     for (m, c) in &qroot.terms {
-        let mut w = (0..m.len().min(3)).fold(q(1), |w, _| w * &v);
+        let mut w = degree_weight(&v, m.len());
         if ctx_ref.nests.overshift {
             // over-shifted atoms (derive/nest.rs) exceed their ordinary atoms by the shift:
             // among monomials of one degree, those with smaller constants win
@@ -532,7 +549,8 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
         }
         if ctx_ref.no_atom.is_empty() && hints.is_empty() {
             msg.push_str(&format!(
-                " (every loop has a ranking atom; a bound may need a degree above {})",
+                " (every loop has a ranking atom; a bound may need templates of a degree above {} \
+                 (`--degree`) beyond the monomials of its loop nests)",
                 ctx_ref.degree
             ));
         }

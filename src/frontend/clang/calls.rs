@@ -15,7 +15,7 @@ use crate::frontend::diag::{Diagnostic, Pos};
 
 type R<T> = Result<T, Diagnostic>;
 
-fn dim(what: &str, f: &str, p: Pos) -> Expr {
+pub(super) fn dim(what: &str, f: &str, p: Pos) -> Expr {
     e(ExprKind::Member(Box::new(ident(what, p)), f.to_string()), p)
 }
 
@@ -39,7 +39,7 @@ pub(super) fn thread_rank(p: Pos) -> Expr {
 }
 
 /// `blockDim.x * blockDim.y * blockDim.z`: a block's `size()`.
-fn block_size(p: Pos) -> Expr {
+pub(super) fn block_size(p: Pos) -> Expr {
     bin(
         BinaryOp::Mul,
         bin(
@@ -54,7 +54,7 @@ fn block_size(p: Pos) -> Expr {
 impl Conv<'_> {
     /// The lane count of a warp-tile expression: a `thread_block_tile<N>` value (also
     /// converted to a `thread_group`) or a `thread_group` parameter bound to a tile.
-    fn tile_expr(&self, n: &Node) -> Option<u32> {
+    pub(super) fn tile_expr(&self, n: &Node) -> Option<u32> {
         let s = super::warp::unwrap(n);
         if let Ty::Record(r) = self.records.of(s).unref() {
             if let Some(size) = super::warp::tile_size(r) {
@@ -126,6 +126,15 @@ impl Conv<'_> {
                 a
             };
             match pt.unref() {
+                Ty::Record(r) if super::grid::is_grid_record(r) => {
+                    // the grid is one group: the parameter is bound to it (functions.rs)
+                    if !self.is_grid_expr(a) {
+                        return self.err(
+                            a,
+                            "grid group argument must be `this_grid()` or a grid group",
+                        );
+                    }
+                }
                 Ty::Record(r) if self.is_cg(r) => {
                     if self.is_block_expr(a) {
                         groups.push(None);
@@ -155,6 +164,9 @@ impl Conv<'_> {
     }
 
     fn builtin_call(&mut self, n: &Node, name: &str, args: &[&Node], p: Pos) -> R<Expr> {
+        if name == "reduce" {
+            return self.group_reduce(n, args, p);
+        }
         if let Some(m) = Missing::of_call(name) {
             return self.missing(n, m, name);
         }
@@ -179,12 +191,15 @@ impl Conv<'_> {
             "sync" | "synchronize" => {
                 if args.len() == 1 && self.is_block_expr(args[0]) {
                     Ok(e(ExprKind::Call(Box::new(ident("__syncthreads", p)), Vec::new()), p))
+                } else if args.len() == 1 && self.is_grid_expr(args[0]) {
+                    Ok(self.grid_sync(p))
                 } else {
                     self.missing(n, Missing::WarpTile, name)
                 }
             }
             "printf" => self.err(n, "the value of `printf` is used"),
             "this_thread_block" => self.err(n, "`this_thread_block()` is only supported as the initializer of a `thread_block` or as a call's object"),
+            "this_grid" => self.err(n, "`this_grid()` is only supported as the initializer of a `grid_group`, a call's object or argument"),
             _ if name.starts_with("make_") => self.err(n, format!("`{name}` used as a scalar")),
             _ if is_half_intrinsic(name) || is_clock(name) => self.opaque_scalar_call(n, name, p),
             _ if is_opaque_math(name) => {
@@ -232,15 +247,14 @@ impl Conv<'_> {
         let p = self.pos(n);
         let block = rec.ends_with("thread_block")
             || (rec.ends_with("thread_group") && self.is_block_expr(obj));
+        if super::grid::is_grid_record(&rec) {
+            return self.grid_call(n, &method, p).map(|x| Some(Some(x)));
+        }
         if let Some(size) = super::warp::tile_size(&rec).or_else(|| self.tile_expr(obj)) {
             return self.tile_call(n, size, &method, p).map(Some);
         }
         if !block {
-            let what = if rec.contains("grid") {
-                Missing::GridGroup
-            } else {
-                Missing::WarpTile
-            };
+            let what = Missing::of_group(&rec);
             return self.missing(n, what, &format!("{rec}::{method}"));
         }
         Ok(Some(Some(match method.as_str() {

@@ -46,6 +46,9 @@ pub(super) enum Local {
     /// A `thread_group` parameter bound to a warp tile of `N` lanes (a specialization of
     /// its function for a `thread_block_tile<N>` argument, `spec/lowering.md` §9.5).
     Tile(u32),
+    /// `cg::grid_group g = this_grid();` or a `grid_group` parameter (`spec/lowering.md`
+    /// §9.6).
+    Grid,
 }
 
 /// The converter of one translation unit.

@@ -49,13 +49,12 @@ impl Conv<'_> {
                 if let Some(res) = self.tile_decl(d, r, init_node) {
                     return res;
                 }
+                if super::grid::is_grid_record(r) {
+                    return self.grid_decl(d, init_node);
+                }
                 let ok = r.ends_with("thread_block") || r.ends_with("thread_group");
                 if !ok {
-                    let what = if r.contains("grid") {
-                        Missing::GridGroup
-                    } else {
-                        Missing::WarpTile
-                    };
+                    let what = Missing::of_group(r);
                     return self.missing(d, what, r);
                 }
                 if let Some(i) = init_node {

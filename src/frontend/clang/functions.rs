@@ -203,12 +203,15 @@ impl Conv<'_> {
                 }
                 Ok(Vec::new())
             }
+            Ty::Record(r) if super::grid::is_grid_record(r) => {
+                // the grid (checked at the call): no value, no group argument
+                if let Some(m) = self.locals.last_mut() {
+                    m.insert(p.id.clone(), Local::Grid);
+                }
+                Ok(Vec::new())
+            }
             Ty::Record(r) => {
-                let what = if r.contains("grid") {
-                    Missing::GridGroup
-                } else {
-                    Missing::WarpTile
-                };
+                let what = Missing::of_group(r);
                 self.missing(p, what, r)
             }
             _ => {
@@ -218,12 +221,16 @@ impl Conv<'_> {
         }
     }
 
+    /// Whether record `rec` is a cooperative group: in namespace `cooperative_groups`, or
+    /// named as one under any qualifier (clang spells a parameter type written through a
+    /// namespace alias, `const cg::thread_block &`, without desugaring it).
     pub(super) fn is_cg(&self, rec: &str) -> bool {
+        let last = rec.rsplit("::").next().unwrap_or(rec);
         rec.starts_with("cooperative_groups::")
             || matches!(
-                rec,
+                last,
                 "thread_block" | "thread_group" | "grid_group" | "coalesced_group"
             )
-            || rec.starts_with("thread_block_tile")
+            || last.starts_with("thread_block_tile")
     }
 }

@@ -20,6 +20,7 @@ pub mod convert;
 mod decls;
 mod exprs;
 mod functions;
+mod grid;
 pub mod host;
 pub mod json;
 mod names;

@@ -275,8 +275,8 @@ __device__ __half2 __hfma2(__half2, __half2, __half2);
 __device__ __half __hadd(__half, __half);
 __device__ __half __hmul(__half, __half);
 
-// cooperative groups (cooperative_groups.h): groups inside a block are modelled, tiles and
-// grid groups are a located error in the converter
+// cooperative groups (cooperative_groups.h): the block, warp tiles and (per block, see
+// clang/grid.rs) the grid group are modelled; other groups are a located error
 namespace cooperative_groups {
 class thread_group {
  public:
@@ -327,11 +327,16 @@ template <unsigned int N, class P> __device__ thread_block_tile<N> tiled_partiti
 __device__ thread_group tiled_partition(const thread_group &, unsigned int);
 __device__ coalesced_group labeled_partition(const coalesced_group &, int);
 __device__ coalesced_group binary_partition(const coalesced_group &, bool);
+template <unsigned int N> __device__ coalesced_group labeled_partition(const thread_block_tile<N> &, int);
+template <unsigned int N> __device__ coalesced_group binary_partition(const thread_block_tile<N> &, bool);
 class grid_group {
  public:
   __device__ void sync() const;
   __device__ unsigned long long size() const;
+  __device__ unsigned long long num_threads() const;
   __device__ unsigned long long thread_rank() const;
+  __device__ unsigned long long block_rank() const;
+  __device__ unsigned long long num_blocks() const;
   __device__ bool is_valid() const;
 };
 __device__ grid_group this_grid();

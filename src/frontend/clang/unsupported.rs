@@ -15,9 +15,12 @@ pub enum Missing {
     ConstantMemory,
     /// A thread-local array with an initializer (`float r[4] = {0};` in a function).
     LocalArray,
-    /// `tiled_partition`, `thread_block_tile`, `coalesced_group` and their operations.
+    /// `tiled_partition`, `thread_block_tile` operations other than those lowered.
     WarpTile,
-    /// `this_grid()`, `grid_group`: grid-wide synchronization.
+    /// `coalesced_threads()`, `labeled_partition`, `binary_partition` (`coalesced_group`).
+    CoalescedGroup,
+    /// Members of `grid_group` other than those `clang/grid.rs` lowers (`is_valid`), and
+    /// `multi_grid_group`.
     GridGroup,
     /// `cg::reduce`, `cg::inclusive_scan`, `cg::exclusive_scan` (warp collectives).
     GroupCollective,
@@ -37,7 +40,8 @@ impl Missing {
             Missing::ConstantMemory => ("function-scope `__constant__` variable", "only file-scope `__constant__` variables are modelled (as read-only global arrays)"),
             Missing::LocalArray => ("initialized thread-local array", "thread-local arrays are modelled without initializer only (assign the elements instead)"),
             Missing::WarpTile => ("cooperative-groups tile", "only `thread_block_tile<N>` from `tiled_partition<N>(block)` with N | 32 and its sync/thread_rank/size/shfl*/any/all/ballot (votes for N = 32) are modelled"),
-            Missing::GridGroup => ("grid-wide cooperative group", "grid synchronization is outside the per-block model"),
+            Missing::CoalescedGroup => ("cooperative-groups coalesced group", "its thread_rank, size and shfl are popcounts and find-first-set over the active lanes' mask, and `__popc`/`__ffs` have no value model in warpcert (opaque operations)"),
+            Missing::GridGroup => ("grid-wide cooperative group", "only `this_grid()` with thread_rank/size/num_threads/block_rank/num_blocks/sync is modelled (spec/lowering.md §9.6)"),
             Missing::GroupCollective => ("cooperative-groups collective", "group reductions and scans need warp-collective core constructs"),
             Missing::Texture => ("texture/surface access", "textures are not modelled"),
             Missing::Fence => ("memory fence", "fences have no cost model in warpcert"),
@@ -50,10 +54,10 @@ impl Missing {
     pub fn of_call(name: &str) -> Option<Missing> {
         Some(match name {
             "__match_any_sync" | "__match_all_sync" | "__lanemask_lt" => Missing::WarpVote,
-            "tiled_partition" | "coalesced_threads" | "labeled_partition" | "binary_partition" => {
-                Missing::WarpTile
+            "tiled_partition" => Missing::WarpTile,
+            "coalesced_threads" | "labeled_partition" | "binary_partition" => {
+                Missing::CoalescedGroup
             }
-            "this_grid" => Missing::GridGroup,
             "reduce" | "inclusive_scan" | "exclusive_scan" => Missing::GroupCollective,
             n if n.starts_with("tex") || n.starts_with("surf") => Missing::Texture,
             n if n.starts_with("__threadfence") => Missing::Fence,
@@ -64,6 +68,18 @@ impl Missing {
         })
     }
 
+    /// The construct a cooperative-group record `rec` that is neither the block nor a warp
+    /// tile stands for.
+    pub fn of_group(rec: &str) -> Missing {
+        if rec.contains("grid") {
+            Missing::GridGroup
+        } else if rec.ends_with("coalesced_group") {
+            Missing::CoalescedGroup
+        } else {
+            Missing::WarpTile
+        }
+    }
+
     /// The short name used to group errors in `warpcert coverage`.
     pub fn group(self) -> &'static str {
         match self {
@@ -71,6 +87,7 @@ impl Missing {
             Missing::ConstantMemory => "__constant__",
             Missing::LocalArray => "thread-local array",
             Missing::WarpTile => "cg tile",
+            Missing::CoalescedGroup => "cg coalesced group",
             Missing::GridGroup => "cg grid group",
             Missing::GroupCollective => "cg collective",
             Missing::Texture => "texture",

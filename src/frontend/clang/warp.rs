@@ -4,13 +4,18 @@
 //! statements `x ← shfl …`/`x ← vote …` (`tile.shfl_down(v, d)` is
 //! `__shfl_down_sync(0xffffffff, v, d, N)`; `tile.any(p)` is `__any_sync(0xffffffff, p)`
 //! for `N` = 32, `tile.thread_rank()` is the block's thread rank mod `N`, `tile.size()` is
-//! `N`, `tile.sync()` is `__syncwarp()`).
+//! `N`, `tile.sync()` is `__syncwarp()`). `cg::reduce(tile, v, op)` with `op` one of
+//! `cg::plus<T>`, `cg::less<T>`, `cg::greater<T>` is the butterfly
+//! `r = v; r = op(r, __shfl_xor_sync(0xffffffff, r, k, N))` for `k = N/2, …, 1`: every
+//! lane of the tile gets the reduction of the tile's values, as `cg::reduce` specifies
+//! (for floating-point values in one fixed association order; CUDA leaves it open).
 
 use super::calls::thread_rank;
 use super::convert::{bin, callee_decl, e, first, ident, int, kids, strip, Conv};
 use super::json::Node;
+use super::types::Ty;
 use super::unsupported::Missing;
-use crate::frontend::ast::{BinaryOp, Expr, ExprKind};
+use crate::frontend::ast::{BaseTy, BinaryOp, CType, Decl, Expr, ExprKind, Stmt, StmtKind};
 use crate::frontend::diag::{Diagnostic, Pos};
 
 type R<T> = Result<T, Diagnostic>;
@@ -128,6 +133,88 @@ impl Conv<'_> {
                 )
             }
         })
+    }
+}
+
+impl Conv<'_> {
+    /// `cg::reduce(group, v, op)` (`n` the call, `args` its arguments): the butterfly of
+    /// the module documentation, its statements pending before the current statement;
+    /// the value is the result local. A located error for another group or operator.
+    pub(super) fn group_reduce(&mut self, n: &Node, args: &[&Node], p: Pos) -> R<Expr> {
+        let [g, v, op] = args else {
+            return self.missing(n, Missing::GroupCollective, "reduce");
+        };
+        let Some(size) = self.tile_expr(g) else {
+            return self.missing(
+                n,
+                Missing::GroupCollective,
+                "reduce over a group other than a warp tile `tiled_partition<N>(block)`",
+            );
+        };
+        let opname = match self.records.of(unwrap(op)).unref() {
+            Ty::Record(r) => r.clone(),
+            t => t.describe(),
+        };
+        let stem = opname.rsplit("::").next().unwrap_or("");
+        let combine: fn(Expr, Expr, Pos) -> Expr = if stem.starts_with("plus<") {
+            |a, b, _| bin(BinaryOp::Add, a, b)
+        } else if stem.starts_with("less<") {
+            |a, b, p| e(ExprKind::Call(Box::new(ident("min", p)), vec![a, b]), p)
+        } else if stem.starts_with("greater<") {
+            |a, b, p| e(ExprKind::Call(Box::new(ident("max", p)), vec![a, b]), p)
+        } else {
+            return self.missing(
+                n,
+                Missing::GroupCollective,
+                &format!("reduce with operator `{opname}` (only cg::plus, cg::less, cg::greater)"),
+            );
+        };
+        let ct = self
+            .records
+            .of(n)
+            .unref()
+            .ctype()
+            .unwrap_or(CType::base(BaseTy::Int));
+        let x = self.expr(v)?;
+        let r = self.fresh("reduce_r");
+        self.pending.push(Stmt {
+            kind: StmtKind::Decl(vec![Decl {
+                name: r.clone(),
+                ty: ct,
+                dims: Vec::new(),
+                init: Some(x),
+                shared: false,
+                is_extern: false,
+                pos: p,
+            }]),
+            pos: p,
+        });
+        let mut k = size / 2;
+        while k >= 1 {
+            let shfl = e(
+                ExprKind::Call(
+                    Box::new(ident("__shfl_xor_sync", p)),
+                    vec![
+                        int(0xffff_ffff, p),
+                        ident(&r, p),
+                        int(i64::from(k), p),
+                        int(i64::from(size), p),
+                    ],
+                ),
+                p,
+            );
+            let val = combine(ident(&r, p), shfl, p);
+            let assign = e(
+                ExprKind::Assign(None, Box::new(ident(&r, p)), Box::new(val)),
+                p,
+            );
+            self.pending.push(Stmt {
+                kind: StmtKind::Expr(assign),
+                pos: p,
+            });
+            k /= 2;
+        }
+        Ok(ident(&r, p))
     }
 }
 

@@ -140,6 +140,15 @@ impl Lw<'_> {
                 out.push(Stmt::Sync(loc(p)));
                 return Ok(None);
             }
+            super::GRID_SYNC => {
+                // a grid-wide barrier, modelled per block (spec/lowering.md §9.6)
+                self.warnings.push(self.sm.warning(
+                    p,
+                    "grid-wide barrier modelled per block (spec/lowering.md §9.6): it is the core `sync` of the block, charged as `__syncthreads()`; values other blocks wrote before it are unknown inputs (as every global read is for the analysis); the interleaving semantics runs blocks one after another and reports every conflicting access pair of two blocks as a race, also pairs this barrier orders",
+                ));
+                out.push(Stmt::Sync(loc(p)));
+                return Ok(None);
+            }
             "min" | "max" | "fminf" | "fmaxf" | "fmin" | "fmax" | "umin" | "umax" | "__mul24"
             | "__umul24" => {
                 if args.len() != 2 {

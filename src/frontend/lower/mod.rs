@@ -11,6 +11,11 @@
 //! become a read and a write of the cell (their value, when used, is the read's); a `__device__` function can be
 //! the entry in place of a kernel.
 
+/// The name of a grid-wide barrier (`grid.sync()`, converted by `clang/grid.rs`) in the
+/// AST: lowered to the core `sync` with a warning (`spec/lowering.md` §9.6). Not a CUDA
+/// name; a user function of this name would be inlined instead.
+pub(crate) const GRID_SYNC: &str = "__warpcert_grid_sync";
+
 mod access;
 mod call;
 mod decl;

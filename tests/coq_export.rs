@@ -16,7 +16,10 @@
 //! once accepted although their bounds are exceeded, which `coqc` rejected) are refused by
 //! the export because the kernel rejects them now. The sectors certificates of the precision
 //! kernels rows16/rows8 (scaled dependence entries, grouped `N*`) are exported and checked by
-//! `coqc`, and four mutants of the rows16 export are rejected.
+//! `coqc`, and four mutants of the rows16 export are rejected. The hand-written floor-atom
+//! certificate `tests/data/coq/floor_step32.sectors.cert` (issue 14: `⌊(n + 31)/32⌋⁺`, an
+//! `ishift` with a Chvátal–Gomory cut) is accepted by `coqc` and five mutants of its cut,
+//! floor forms, shift and divisor are rejected.
 //!
 //! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
 //! is not installed (CI installs Debian's `coq`).

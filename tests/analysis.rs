@@ -894,7 +894,13 @@ fn triple_nesting_gets_degree_three_by_default() {
     };
     let metric = Metric::standard(MetricName::Sectors);
     let hw = Hardware::default();
-    for options in [AnalysisOptions::default(), AnalysisOptions { degree: 3 }] {
+    for options in [
+        AnalysisOptions::default(),
+        AnalysisOptions {
+            degree: 3,
+            floor: true,
+        },
+    ] {
         let a = analyze(&prog, &metric, &hw, &launch(32), &options).unwrap();
         assert_eq!(
             a.bound.to_bound_string(),

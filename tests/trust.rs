@@ -102,7 +102,10 @@ fn a_rejected_certificate_shows_no_bound() {
         &warpcert::core::Metric::standard(MetricName::Sectors),
         &l.hw,
         &l.launch,
-        &warpcert::analysis::AnalysisOptions { degree: 2 },
+        &warpcert::analysis::AnalysisOptions {
+            degree: 2,
+            floor: true,
+        },
     )
     .unwrap()
     .certificate;

@@ -29,8 +29,17 @@ pub fn certify(
     degree: u32,
 ) -> Result<Accepted, String> {
     let m = Metric::standard(metric);
-    let a =
-        analyze(prog, &m, hw, launch, &AnalysisOptions { degree }).map_err(|e| e.to_string())?;
+    let a = analyze(
+        prog,
+        &m,
+        hw,
+        launch,
+        &AnalysisOptions {
+            degree,
+            floor: true,
+        },
+    )
+    .map_err(|e| e.to_string())?;
     let v = warpcert_kernel::check(&a.certificate)
         .map_err(|r| format!("certificate REJECTED by the kernel: {r}"))?;
     let top = warpcert_kernel::sexp::parse_all(&a.certificate).map_err(|r| r.to_string())?;

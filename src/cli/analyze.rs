@@ -103,28 +103,23 @@ pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
 
 /// The bound of the kernel's verdict as the crate's polynomial (the same terms, atoms
 /// canonicalized again), for evaluating it at parameter values: what `bench` and the
-/// certified companion of `--relation` compare is what the kernel checked. The crate's
-/// polynomials have no floor atoms (spec/logic.md §1): a floor atom `max(0, ⌊L/d⌋)` becomes
-/// `max(0, L/d)`, which is at least as large, so the result is still an upper bound
-/// (warpcert's own certificates have no floor atoms yet).
+/// certified companion of `--relation` compare is what the kernel checked. Floor atoms
+/// `max(0, ⌊L/d⌋)` stay floor atoms (spec/logic.md §1).
 pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
+    use crate::core::assertion::poly::Atom as A;
     use crate::core::assertion::{Lin, Poly};
     use warpcert_kernel::arith::Atom;
+    let lin = |l: &warpcert_kernel::arith::Lin| Lin {
+        c: l.c.clone(),
+        terms: l.terms.clone(),
+    };
     let mut p = Poly::zero();
     for (atoms, c) in &v.bound_poly.terms {
-        let atoms: Vec<Lin> = atoms
+        let atoms: Vec<A> = atoms
             .iter()
-            .map(|a| {
-                let l = match a {
-                    Atom::Max0(l) => l.clone(),
-                    Atom::Floor(l, d) => {
-                        l.scale(&(warpcert_kernel::arith::Rat::from_integer(d.clone())).recip())
-                    }
-                };
-                Lin {
-                    c: l.c,
-                    terms: l.terms,
-                }
+            .map(|a| match a {
+                Atom::Max0(l) => A::Max0(lin(l)),
+                Atom::Floor(l, d) => A::Floor(lin(l), d.clone()),
             })
             .collect();
         p.add_raw_term(&atoms, c.clone());
@@ -157,7 +152,10 @@ pub fn analyze_metric(
         &m,
         &l.hw,
         &l.launch,
-        &AnalysisOptions { degree },
+        &AnalysisOptions {
+            degree,
+            floor: true,
+        },
     );
     let failure = |error: String| {
         AnalyzeOutcome::Failure(FailureReport {

@@ -84,7 +84,10 @@ pub fn bound(prog: &Program, metric: MetricName, bx: u32) -> Analysis {
         &Metric::standard(metric),
         &hw(),
         &launch(bx, None),
-        &AnalysisOptions { degree: 2 },
+        &AnalysisOptions {
+            degree: 2,
+            floor: true,
+        },
     )
     .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))
 }

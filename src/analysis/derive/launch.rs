@@ -7,7 +7,7 @@ use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
 use crate::certificate::{Field, Rewrite};
 use crate::core::assertion::linear::{tid_name, Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
 use crate::core::metric::{q, Q};
 use crate::core::{Launch, Program, Ty};
 use num_traits::{One, Zero};
@@ -56,7 +56,13 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
 /// Atoms whose image would coincide with another atom are kept. Returns the root node and
 /// its potential (unchanged when no atom mentions a block index negatively).
 pub(super) fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (TNode, TPoly) {
-    let atoms: BTreeSet<Lin> = qroot.terms.keys().flatten().cloned().collect();
+    let atoms: BTreeSet<Lin> = qroot
+        .terms
+        .keys()
+        .flatten()
+        .filter_map(Atom::as_max0)
+        .cloned()
+        .collect();
     let mut images: BTreeMap<Lin, (Lin, Lin)> = BTreeMap::new(); // atom ↦ (image, canonical image)
     for a in &atoms {
         let mut img = a.clone();
@@ -89,7 +95,7 @@ pub(super) fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (T
     let mut outer_q = qroot.clone();
     let mut rws = Vec::new();
     for (a, img, _) in &keep {
-        outer_q = outer_q.replace_atom(a, &[(Q::one(), Some(img.clone()))]);
+        outer_q = outer_q.replace_atom(&a.into(), &[(Q::one(), Some(img.into()))]);
         // P ⇒ img ≥ a: img − a = Σ |c|·blockIdx.d, from the launch facts −blockIdx.d ≤ 0
         match entails(&p, &Cstr::le(a.sub(img))) {
             Some(w) => rws.push(Rewrite::Mono(img.clone(), a.clone(), w)),

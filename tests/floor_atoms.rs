@@ -81,7 +81,7 @@ fn canonical_forms_are_the_kernels() {
 fn floor_atoms_evaluate_and_print() {
     let f = Atom::floor(lin(q(31), &[(q(1), "n")]), 32);
     let mut p = Poly::zero();
-    p.add_raw_term(&[f.clone()], q(8));
+    p.add_raw_term(std::slice::from_ref(&f), q(8));
     p.add_raw_term(&[Atom::floor(lin(q(62), &[(q(2), "n")]), 64)], q(1));
     assert_eq!(p.terms.len(), 1, "{}", p.to_bound_string());
     assert_eq!(p.to_bound_string(), "9*max(0, ⌊(n + 31)/32⌋)");
@@ -104,7 +104,7 @@ fn floor_atoms_evaluate_and_print() {
 fn substitution_and_shift_match_the_kernel() {
     let f = Atom::floor(lin(q(31), &[(q(1), "n"), (q(-1), "i")]), 32);
     let mut p = Poly::zero();
-    p.add_raw_term(&[f.clone()], q(1));
+    p.add_raw_term(std::slice::from_ref(&f), q(1));
     let stepped = p.subst("i", &lin(q(32), &[(q(1), "i")]));
     let down = katom(&f).shifted(&q(1)).expect("integer shift");
     let (_, down) = down.canonical().expect("not constant");

@@ -29,6 +29,11 @@ pub struct AnalyzeArgs {
     /// Maximal degree of the potential templates.
     #[arg(long, default_value_t = 2)]
     pub(super) degree: u32,
+    /// Form of the bound: `floor` uses floor atoms `⌊L/c⌋` for loops with a constant step
+    /// c > 1 where that bound is at least as tight at every sampled point (spec/logic.md §1);
+    /// `polynomial` uses `max(0, …)` atoms only, RaCUDA's form, for comparison.
+    #[arg(long, value_enum, default_value_t = Form::Floor)]
+    pub(super) form: Form,
     /// Print the lowered miniCUDA program before the bounds.
     #[arg(long)]
     dump_core: bool,
@@ -50,10 +55,26 @@ pub struct AnalyzeArgs {
     pub(super) jobs: Option<usize>,
 }
 
+/// The `--form` option of `analyze`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Form {
+    /// Floor atoms where at least as tight (the default).
+    Floor,
+    /// `max(0, …)` atoms only (RaCUDA's form).
+    Polynomial,
+}
+
 impl AnalyzeArgs {
     /// The `--format` option.
     pub fn format(&self) -> Format {
         self.kernel.format
+    }
+    /// The analysis options of `--degree` and `--form`.
+    pub fn options(&self) -> AnalysisOptions {
+        AnalysisOptions {
+            degree: self.degree,
+            floor: self.form == Form::Floor,
+        }
     }
 }
 
@@ -141,22 +162,13 @@ fn relation_word() -> &'static str {
 pub fn analyze_metric(
     l: &Loaded,
     metric: MetricName,
-    degree: u32,
+    opts: &AnalysisOptions,
     cert_out: Option<PathBuf>,
     source: Option<&Source>,
 ) -> Result<AnalyzeOutcome, String> {
     let start = Instant::now();
     let m = Metric::standard(metric);
-    let result = analyze(
-        &l.program,
-        &m,
-        &l.hw,
-        &l.launch,
-        &AnalysisOptions {
-            degree,
-            floor: true,
-        },
-    );
+    let result = analyze(&l.program, &m, &l.hw, &l.launch, opts);
     let failure = |error: String| {
         AnalyzeOutcome::Failure(FailureReport {
             format_version: FORMAT_VERSION,
@@ -428,7 +440,7 @@ fn analyze_kernel(
             ));
             out = Some(tmp);
         }
-        match analyze_metric(l, m, args.degree, out.clone(), Some(&source)) {
+        match analyze_metric(l, m, &args.options(), out.clone(), Some(&source)) {
             Ok(o) => {
                 if let (Some(v), Some(c)) = (&coq_out, &out) {
                     if let Err(e) = super::export::write_coq(c, v) {

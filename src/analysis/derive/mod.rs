@@ -506,7 +506,7 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
         // floor form wins over the max0 form of the same size
         for a in m {
             if let Atom::Floor(_, d) = a {
-                w = w * Q::new(99.into(), d * 100);
+                w *= Q::new(99.into(), d * 100);
             }
         }
         if ctx_ref.nests.overshift {

@@ -130,9 +130,13 @@ mod produced {
     use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
     fn lower(src: &str, block: u32) -> (Program, Launch) {
+        lower_grid(src, block, 1)
+    }
+
+    fn lower_grid(src: &str, block: u32, grid: u32) -> (Program, Launch) {
         let launch = Launch {
             block: [block, 1, 1],
-            grid: Some([1, 1, 1]),
+            grid: Some([grid, 1, 1]),
         };
         let ast = frontend::parse_str("floor.cu", src).unwrap_or_else(|d| panic!("{d}"));
         let (prog, _) =
@@ -264,6 +268,45 @@ mod produced {
                     q(8 * (n / 64)),
                     "not exact at n={v}: {}",
                     a.bound.to_bound_string()
+                );
+            }
+        }
+    }
+
+    /// A grid-stride loop with a concrete grid of 4 blocks of 256 (tests/precision's
+    /// pattern): the stride is the constant 1024 and the counter starts at
+    /// `256·blockIdx.x + threadIdx.x`; the bound drops `blockIdx.x` through `imono` (launch
+    /// fact `blockIdx.x ≥ 0`, one cut). Hand derivation for warp 0 of block 0: `⌈n/1024⌉`
+    /// rounds, each reading and writing at most 4 sectors: `8·⌊(n + 1023)/1024⌋⁺`, exact at
+    /// multiples of 1024; 0 at `n ≤ 0`.
+    #[test]
+    fn grid_stride_loop_gets_the_floor_bound() {
+        let src = "__global__ void k(float *out, const float *in, int n) {\n  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n    out[i] = in[i] * 3.0f;\n  }\n}\n";
+        let (prog, launch) = lower_grid(src, 256, 4);
+        let a = certified(&prog, &launch, MetricName::Sectors, true);
+        assert!(
+            has_floor(&a),
+            "no floor atom: {}",
+            a.bound.to_bound_string()
+        );
+        assert_eq!(at(&a, 0), q(0), "{}", a.bound.to_bound_string());
+        for v in [
+            -5, 0, 1, 31, 32, 33, 500, 1023, 1024, 1025, 2048, 3000, 4096,
+        ] {
+            let truth = worst(&prog, &launch, MetricName::Sectors, v);
+            let b = at(&a, v);
+            assert!(b >= truth, "unsound at n={v}: bound {b} < cost {truth}");
+            if v >= 0 && v % 1024 == 0 {
+                assert_eq!(
+                    b,
+                    truth,
+                    "not exact at n={v}: {}",
+                    a.bound.to_bound_string()
+                );
+                assert_eq!(
+                    truth,
+                    q(8 * (v / 1024)),
+                    "semantics vs hand derivation at n={v}"
                 );
             }
         }

@@ -391,6 +391,15 @@ fn write_field(out: &mut String, f: &Field) {
                         write_cg(out, cg);
                         out.push(')');
                     }
+                    Rewrite::IMono(a1, a2, cg) => {
+                        out.push_str(" (imono ");
+                        write_atom(out, a1);
+                        out.push(' ');
+                        write_atom(out, a2);
+                        out.push(' ');
+                        write_cg(out, cg);
+                        out.push(')');
+                    }
                     Rewrite::Mono(l1, l2, w) => {
                         out.push_str(" (mono ");
                         write_lin(out, l1);

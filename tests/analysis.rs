@@ -79,12 +79,17 @@ fn launch(bx: u32) -> Launch {
 }
 
 fn run(prog: &Program, m: MetricName, bx: u32) -> Analysis {
+    run_form(prog, m, bx, true)
+}
+
+/// As [`run`]; `floor = false` is the polynomial form (`--form polynomial`, RaCUDA's).
+fn run_form(prog: &Program, m: MetricName, bx: u32, floor: bool) -> Analysis {
     let a = analyze(
         prog,
         &Metric::standard(m),
         &Hardware::default(),
         &launch(bx),
-        &AnalysisOptions::default(),
+        &AnalysisOptions { degree: 2, floor },
     );
     let a = match a {
         Ok(a) => a,
@@ -288,21 +293,39 @@ fn vector_add_steps() {
 /// addSub2, sectors: per iteration two `B[k] ±= A[i]`, each 5 (read B, unaligned: the
 /// constant part of k is only known even / arbitrary) + 4 (A[i], aligned) + 5 (write B) = 14,
 /// so 28 per iteration of `j += 2`, at most (h + 1)/2 iterations: 14·max(0, h + 1)
-/// (RaCUDA: 14 max(0, 1 + h)).
+/// (RaCUDA: 14 max(0, 1 + h)); exactly ⌈h/2⌉ = ⌊(h + 1)/2⌋ iterations: the floor form
+/// 28·⌊(h + 1)/2⌋⁺ (spec/logic.md §1 "Floor atoms"), below the polynomial one at even `h`.
 #[test]
 fn addsub2_sectors() {
     let a = run(&addsub_prog("addSub2", false), MetricName::Sectors, 1024);
-    assert_eq!(a.bound.to_bound_string(), "14*max(0, h + 1)");
+    assert_eq!(a.bound.to_bound_string(), "28*max(0, ⌊(h + 1)/2⌋)");
     assert_eq!(a.bound.eval(&env(&[("h", 9)])), q(140));
+    assert_eq!(a.bound.eval(&env(&[("h", 8)])), q(112));
     assert_eq!(a.rules_used.get("Q:WHILE1"), Some(&1));
+    let p = run_form(
+        &addsub_prog("addSub2", false),
+        MetricName::Sectors,
+        1024,
+        false,
+    );
+    assert_eq!(p.bound.to_bound_string(), "14*max(0, h + 1)");
+    assert_eq!(p.bound.eval(&env(&[("h", 8)])), q(126));
 }
 
 /// addSub3, sectors: `As[tid] = A[i]` reads 4 sectors, then per iteration 2·(5 + 5) = 20
-/// (shared reads cost no sectors): 4 + 10·max(0, h + 1) (RaCUDA: 4 + 10 max(0, 1 + h)).
+/// (shared reads cost no sectors): 4 + 10·max(0, h + 1) (RaCUDA: 4 + 10 max(0, 1 + h));
+/// with ⌊(h + 1)/2⌋ iterations (`j += 2`): 4 + 20·⌊(h + 1)/2⌋⁺ in the floor form.
 #[test]
 fn addsub3_sectors() {
     let a = run(&addsub_prog("addSub3", true), MetricName::Sectors, 1024);
-    assert_eq!(a.bound.to_bound_string(), "4 + 10*max(0, h + 1)");
+    assert_eq!(a.bound.to_bound_string(), "4 + 20*max(0, ⌊(h + 1)/2⌋)");
+    let p = run_form(
+        &addsub_prog("addSub3", true),
+        MetricName::Sectors,
+        1024,
+        false,
+    );
+    assert_eq!(p.bound.to_bound_string(), "4 + 10*max(0, h + 1)");
 }
 
 /// addSub3, conflicts: `As[threadIdx.x]` and `As[i]` have stride 1: conflict-free, 0.
@@ -379,7 +402,12 @@ fn certificate_deterministic() {
 /// A tampered certificate (smaller bound, or a smaller access count) is rejected.
 #[test]
 fn tampered_certificates_rejected() {
-    let a = run(&addsub_prog("addSub3", true), MetricName::Sectors, 1024);
+    let a = run_form(
+        &addsub_prog("addSub3", true),
+        MetricName::Sectors,
+        1024,
+        false,
+    );
     let smaller = a
         .certificate
         .replacen("(bound (poly (4) (10", "(bound (poly (4) (9", 1);
@@ -894,7 +922,17 @@ fn triple_nesting_gets_degree_three_by_default() {
     };
     let metric = Metric::standard(MetricName::Sectors);
     let hw = Hardware::default();
-    for options in [AnalysisOptions::default(), AnalysisOptions { degree: 3 }] {
+    // the polynomial form (the `i += 2` loop would get a floor atom): the degree is tested
+    for options in [
+        AnalysisOptions {
+            degree: 2,
+            floor: false,
+        },
+        AnalysisOptions {
+            degree: 3,
+            floor: false,
+        },
+    ] {
         let a = analyze(&prog, &metric, &hw, &launch(32), &options).unwrap();
         assert_eq!(
             a.bound.to_bound_string(),
@@ -959,7 +997,8 @@ fn long_program() {
 }
 
 /// A decreasing counter: `for (j = n; j > 0; j -= 3) A[0] = 1.0;`. By hand: ⌈n/3⌉ ≤ (n + 2)/3
-/// iterations of one sector: (1/3)·max(0, n + 2).
+/// iterations of one sector: (1/3)·max(0, n + 2); exactly ⌈n/3⌉ = ⌊(n + 2)/3⌋⁺ in the floor
+/// form.
 #[test]
 fn decreasing_loop() {
     let prog = Program {
@@ -979,8 +1018,11 @@ fn decreasing_loop() {
         ]),
     };
     let a = run(&prog, MetricName::Sectors, 32);
-    assert_eq!(a.bound.to_bound_string(), "1/3*max(0, n + 2)");
+    assert_eq!(a.bound.to_bound_string(), "max(0, ⌊(n + 2)/3⌋)");
     assert_eq!(a.bound.eval(&env(&[("n", 7)])), q(3));
+    assert_eq!(a.bound.eval(&env(&[("n", 6)])), q(2));
+    let p = run_form(&prog, MetricName::Sectors, 32, false);
+    assert_eq!(p.bound.to_bound_string(), "1/3*max(0, n + 2)");
 }
 
 // ------------------------------------------------------------------ issues 3 and 4

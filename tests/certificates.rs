@@ -77,7 +77,13 @@ fn bound_block(path: &Path, kernel: Option<&str>, block: [u32; 3], metric: Metri
         &Metric::standard(metric),
         &hw(),
         &launch,
-        &AnalysisOptions { degree: 2 },
+        // the polynomial form: committed certificates stay free of floor atoms, which the
+        // Coq export does not take yet (tests/coq_export.rs exports every one; issue 14
+        // item 5); floor-atom certificates are checked in tests/floor_atoms.rs
+        &AnalysisOptions {
+            degree: 2,
+            floor: false,
+        },
     )
     .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))
     .certificate

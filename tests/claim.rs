@@ -164,12 +164,16 @@ fn matrixmul_cli_refutes_racuda_and_certifies_its_own_bound() {
     // warpcert's own bound, from the library
     let ka = kernel_args(&file, "32,32", "sectors");
     let l = load(&ka, None).unwrap();
+    // the polynomial form: `warpcert claim` compares claims over max(0, ·) atoms
     let ours = analyze(
         &l.program,
         &Metric::standard(MetricName::Sectors),
         &l.hw,
         &l.launch,
-        &AnalysisOptions::default(),
+        &AnalysisOptions {
+            degree: 2,
+            floor: false,
+        },
     )
     .unwrap()
     .bound

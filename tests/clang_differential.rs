@@ -159,7 +159,10 @@ fn bounds(p: &Program, l: &Launch) -> Vec<Result<String, String>> {
                 &Metric::standard(m),
                 &Hardware::default(),
                 l,
-                &AnalysisOptions { degree: 2 },
+                &AnalysisOptions {
+                    degree: 2,
+                    floor: true,
+                },
             )
             .map(|a| a.bound.to_bound_string())
             .map_err(|e| e.to_string())

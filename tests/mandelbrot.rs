@@ -134,7 +134,7 @@ fn entry_bounds_are_certified() {
         .terms
         .keys()
         .flatten()
-        .flat_map(|a| a.vars().cloned().collect::<Vec<_>>())
+        .flat_map(|a| a.lin().vars().cloned().collect::<Vec<_>>())
         .collect();
     assert!(vars.iter().all(|v| v == "crunch"), "{vars:?}");
     assert!(coef(&b, &["crunch"]) > q(0, 1));

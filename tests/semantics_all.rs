@@ -428,8 +428,17 @@ fn theorem3_block_analysis_bounds_work_and_span() {
         .expect("runs");
         let env: BTreeMap<String, i64> = prog.params.iter().map(|p| (p.name.clone(), 0)).collect();
         for (i, m) in metrics.iter().enumerate() {
-            let a = analyze(&prog, m, &block_hw, &launch, &AnalysisOptions { degree: 2 })
-                .unwrap_or_else(|e| panic!("{file} {}: {e}", m.name));
+            let a = analyze(
+                &prog,
+                m,
+                &block_hw,
+                &launch,
+                &AnalysisOptions {
+                    degree: 2,
+                    floor: true,
+                },
+            )
+            .unwrap_or_else(|e| panic!("{file} {}: {e}", m.name));
             assert!(
                 warpcert_kernel::check(&a.certificate).is_ok(),
                 "{file} {}: certificate rejected",

@@ -92,9 +92,14 @@ fn a_rejected_certificate_shows_no_bound() {
         None,
     )
     .unwrap();
-    let AnalyzeOutcome::Bound(good) =
-        analyze_metric(&l, MetricName::Sectors, 2, None, None).unwrap()
-    else {
+    let AnalyzeOutcome::Bound(good) = analyze_metric(
+        &l,
+        MetricName::Sectors,
+        &warpcert::analysis::AnalysisOptions::default(),
+        None,
+        None,
+    )
+    .unwrap() else {
         panic!("vector_add sectors has a bound");
     };
     let cert = warpcert::analysis::analyze(
@@ -102,7 +107,10 @@ fn a_rejected_certificate_shows_no_bound() {
         &warpcert::core::Metric::standard(MetricName::Sectors),
         &l.hw,
         &l.launch,
-        &warpcert::analysis::AnalysisOptions { degree: 2 },
+        &warpcert::analysis::AnalysisOptions {
+            degree: 2,
+            floor: true,
+        },
     )
     .unwrap()
     .certificate;

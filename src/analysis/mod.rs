@@ -9,6 +9,7 @@ pub mod access;
 pub mod compare;
 pub mod derive;
 pub mod entail;
+pub mod form;
 pub mod linear;
 pub mod lp;
 pub mod lp_exact;
@@ -31,11 +32,19 @@ pub struct AnalysisOptions {
     /// chain monomials up to their depth (`derive/nest.rs`): the degree is chosen per nest
     /// and this is no cap on it.
     pub degree: u32,
+    /// Floor atoms `⌊L/c⌋⁺` for loops with a constant step `c > 1` (spec/logic.md §1,
+    /// "Floor atoms"; issue 14), kept only where the bound is at least as tight as the
+    /// polynomial one at every sampled point. Default `true`; `false` is the polynomial
+    /// `max(0, …)` form (`--form polynomial`, RaCUDA's).
+    pub floor: bool,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        AnalysisOptions { degree: 2 }
+        AnalysisOptions {
+            degree: 2,
+            floor: true,
+        }
     }
 }
 
@@ -71,6 +80,30 @@ pub struct Analysis {
     pub certificate: String,
     /// How often each rule of `spec/logic.md` is used in the derivation.
     pub rules_used: BTreeMap<&'static str, usize>,
+}
+
+/// One run of the inference ([`derive::run_toward`]); a triangular nest once more with its
+/// over-shifted ranking atoms (derive/nest.rs), which are looser where the ordinary ones
+/// work. Also returns whether some loop had candidate floor atoms.
+fn run_once(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    target: Option<&Poly>,
+) -> (Result<(Node, Poly), AnalysisError>, bool) {
+    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
+    let r = derive::run_toward(&mut ctx, target);
+    let floors = ctx.has_floors();
+    let r = match r {
+        Err(e) if ctx.has_triangular() => {
+            let mut again = derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
+            derive::run_toward(&mut again, target).map_err(|_| e)
+        }
+        r => r,
+    };
+    (r, floors)
 }
 
 /// Infers a per-warp bound on the cost of `prog` under `metric` for blocks of
@@ -117,16 +150,28 @@ pub fn analyze_toward(
             .name("warpcert-analysis".into())
             .stack_size(STACK_BYTES)
             .spawn_scoped(sc, || {
-                let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
-                let (derivation, bound) = match derive::run_toward(&mut ctx, target) {
-                    // a triangular nest: once more with its over-shifted ranking atoms
-                    // (derive/nest.rs), which are looser where the ordinary ones work
-                    Err(e) if ctx.has_triangular() => {
-                        let mut again =
-                            derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
-                        derive::run_toward(&mut again, target).map_err(|_| e)?
+                let (first, floors) = run_once(prog, metric, hw, launch, opts, target);
+                // a loop with a constant step had floor atoms: the polynomial form too, and
+                // the floor form only where it is at least as tight at every sampled point
+                let (derivation, bound) = if floors {
+                    let poly_opts = AnalysisOptions {
+                        floor: false,
+                        ..opts.clone()
+                    };
+                    match (
+                        first,
+                        run_once(prog, metric, hw, launch, &poly_opts, target).0,
+                    ) {
+                        (Ok((d, b)), Ok(p))
+                            if form::has_floor(&b) && form::at_most_everywhere(&b, &p.1) =>
+                        {
+                            (d, b)
+                        }
+                        (_, Ok(p)) => p,
+                        (r, Err(_)) => r?,
                     }
-                    r => r?,
+                } else {
+                    first?
                 };
                 let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
                 let mut rules_used = BTreeMap::new();

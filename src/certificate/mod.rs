@@ -9,6 +9,7 @@ mod write;
 
 pub use write::{poly_sexp, program_sexp, write};
 
+use crate::core::assertion::poly::Atom;
 use crate::core::assertion::{Cstr, DepMap, Lin, Poly};
 use crate::core::metric::Q;
 
@@ -18,6 +19,18 @@ use crate::core::metric::Q;
 /// sources are used.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Farkas(pub Vec<(usize, Q)>);
+
+/// An integer witness `(cg (cut (I λ) ...) ... FARKAS)` (spec/certificate.md "Integer
+/// rewrites"): Chvátal–Gomory cuts, each a combination over the source list built so far
+/// (the node's `P`, the defining facts of the floor atoms named, the earlier cuts) whose
+/// derived constraint is appended, then the final Farkas witness over the whole list.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Cg {
+    /// The cuts, in order.
+    pub cuts: Vec<Farkas>,
+    /// The final witness.
+    pub farkas: Farkas,
+}
 
 /// One atom rewrite of a `(rewrite NAME ...)` field (`spec/certificate.md`).
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +47,13 @@ pub enum Rewrite {
     /// `(mono LIN1 LIN2 FARKAS)`: `P ⇒ LIN1 ≥ LIN2` (witness for `(le LIN2 − LIN1)`);
     /// `max0(LIN1) ≥ max0(LIN2)`.
     Mono(Lin, Lin, Farkas),
+    /// `(ishift ATOM D CG)` (spec/certificate.md "Integer rewrites"): `P` (with the atom's
+    /// defining facts and the cuts of `CG`) proves `arg(ATOM) ≥ D`, `D ≥ 0` (an integer for
+    /// a floor atom); `ATOM = D + ATOM↓D`.
+    IShift(Atom, Q, Cg),
+    /// `(imono ATOM1 ATOM2 CG)`: `P` (with both atoms' defining facts and the cuts) proves
+    /// `arg(ATOM1) ≥ arg(ATOM2)`; `ATOM1 ≥ ATOM2`.
+    IMono(Atom, Atom, Cg),
 }
 
 /// An assertion `(assn (P ...) (D ...) (Q POLY))` (spec/logic.md §1).

@@ -2,9 +2,9 @@
 //! sequences, runs of identity witnesses). Deterministic: every map is
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
-use super::{Assn, Farkas, Field, Judgment, Node, Rewrite};
+use super::{Assn, Cg, Farkas, Field, Judgment, Node, Rewrite};
 use crate::core::assertion::linear::{fmt_q, CKind, Cstr, Dep, DepMap, EntryKind, Lin};
-use crate::core::assertion::poly::Poly;
+use crate::core::assertion::poly::{Atom, Poly};
 use crate::core::metric::Q;
 use crate::core::print::sexp_program_in;
 use crate::core::{Hardware, Launch, Metric, Program, Space};
@@ -79,11 +79,43 @@ fn write_poly(out: &mut String, p: &Poly) {
         out.push_str(" (");
         write_q(out, c);
         for a in m {
-            out.push_str(" (max0 ");
-            write_lin(out, a);
+            out.push(' ');
+            write_atom(out, a);
+        }
+        out.push(')');
+    }
+    out.push(')');
+}
+
+/// `(cg (cut (I λ) …) … FARKAS)`.
+fn write_cg(out: &mut String, cg: &Cg) {
+    out.push_str("(cg");
+    for c in &cg.cuts {
+        out.push_str(" (cut");
+        for (i, l) in &c.0 {
+            let _ = write!(out, " ({i} ");
+            write_q(out, l);
             out.push(')');
         }
         out.push(')');
+    }
+    out.push(' ');
+    write_farkas(out, &cg.farkas);
+    out.push(')');
+}
+
+/// `(max0 LIN)` or `(floor LIN C)` (spec/certificate.md, "Floor atoms").
+fn write_atom(out: &mut String, a: &Atom) {
+    match a {
+        Atom::Max0(l) => {
+            out.push_str("(max0 ");
+            write_lin(out, l);
+        }
+        Atom::Floor(l, d) => {
+            out.push_str("(floor ");
+            write_lin(out, l);
+            let _ = write!(out, " {d}");
+        }
     }
     out.push(')');
 }
@@ -348,6 +380,24 @@ fn write_field(out: &mut String, f: &Field) {
                         write_lin(out, l);
                         out.push(' ');
                         write_farkas(out, w);
+                        out.push(')');
+                    }
+                    Rewrite::IShift(a, d, cg) => {
+                        out.push_str(" (ishift ");
+                        write_atom(out, a);
+                        out.push(' ');
+                        write_q(out, d);
+                        out.push(' ');
+                        write_cg(out, cg);
+                        out.push(')');
+                    }
+                    Rewrite::IMono(a1, a2, cg) => {
+                        out.push_str(" (imono ");
+                        write_atom(out, a1);
+                        out.push(' ');
+                        write_atom(out, a2);
+                        out.push(' ');
+                        write_cg(out, cg);
                         out.push(')');
                     }
                     Rewrite::Mono(l1, l2, w) => {

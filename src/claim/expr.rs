@@ -13,6 +13,7 @@
 //! parameter values) proves the claim on its domain.
 
 use crate::core::assertion::linear::fmt_q;
+use crate::core::assertion::poly::Atom;
 use crate::core::assertion::{Lin, Poly};
 use crate::core::metric::Q;
 use nom::branch::alt;
@@ -445,7 +446,7 @@ pub fn mul(a: &Poly, b: &Poly) -> Poly {
     let mut out = Poly::zero();
     for (m1, c1) in &a.terms {
         for (m2, c2) in &b.terms {
-            let atoms: Vec<Lin> = m1.iter().chain(m2).cloned().collect();
+            let atoms: Vec<Atom> = m1.iter().chain(m2).cloned().collect();
             out.add_raw_term(&atoms, c1 * c2);
         }
     }

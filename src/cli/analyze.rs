@@ -33,6 +33,11 @@ pub struct AnalyzeArgs {
     /// larger value enlarges every template (exponentially in the value).
     #[arg(long, default_value_t = 2)]
     pub(super) degree: u32,
+    /// Form of the bound: `floor` uses floor atoms `⌊L/c⌋` for loops with a constant step
+    /// c > 1 where that bound is at least as tight at every sampled point (spec/logic.md §1);
+    /// `polynomial` uses `max(0, …)` atoms only, RaCUDA's form, for comparison.
+    #[arg(long, value_enum, default_value_t = Form::Floor)]
+    pub(super) form: Form,
     /// Print the lowered miniCUDA program before the bounds.
     #[arg(long)]
     dump_core: bool,
@@ -54,10 +59,26 @@ pub struct AnalyzeArgs {
     pub(super) jobs: Option<usize>,
 }
 
+/// The `--form` option of `analyze`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Form {
+    /// Floor atoms where at least as tight (the default).
+    Floor,
+    /// `max(0, …)` atoms only (RaCUDA's form).
+    Polynomial,
+}
+
 impl AnalyzeArgs {
     /// The `--format` option.
     pub fn format(&self) -> Format {
         self.kernel.format
+    }
+    /// The analysis options of `--degree` and `--form`.
+    pub fn options(&self) -> AnalysisOptions {
+        AnalysisOptions {
+            degree: self.degree,
+            floor: self.form == Form::Floor,
+        }
     }
 }
 
@@ -107,28 +128,23 @@ pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
 
 /// The bound of the kernel's verdict as the crate's polynomial (the same terms, atoms
 /// canonicalized again), for evaluating it at parameter values: what `bench` and the
-/// certified companion of `--relation` compare is what the kernel checked. The crate's
-/// polynomials have no floor atoms (spec/logic.md §1): a floor atom `max(0, ⌊L/d⌋)` becomes
-/// `max(0, L/d)`, which is at least as large, so the result is still an upper bound
-/// (warpcert's own certificates have no floor atoms yet).
+/// certified companion of `--relation` compare is what the kernel checked. Floor atoms
+/// `max(0, ⌊L/d⌋)` stay floor atoms (spec/logic.md §1).
 pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
+    use crate::core::assertion::poly::Atom as A;
     use crate::core::assertion::{Lin, Poly};
     use warpcert_kernel::arith::Atom;
+    let lin = |l: &warpcert_kernel::arith::Lin| Lin {
+        c: l.c.clone(),
+        terms: l.terms.clone(),
+    };
     let mut p = Poly::zero();
     for (atoms, c) in &v.bound_poly.terms {
-        let atoms: Vec<Lin> = atoms
+        let atoms: Vec<A> = atoms
             .iter()
-            .map(|a| {
-                let l = match a {
-                    Atom::Max0(l) => l.clone(),
-                    Atom::Floor(l, d) => {
-                        l.scale(&(warpcert_kernel::arith::Rat::from_integer(d.clone())).recip())
-                    }
-                };
-                Lin {
-                    c: l.c,
-                    terms: l.terms,
-                }
+            .map(|a| match a {
+                Atom::Max0(l) => A::Max0(lin(l)),
+                Atom::Floor(l, d) => A::Floor(lin(l), d.clone()),
             })
             .collect();
         p.add_raw_term(&atoms, c.clone());
@@ -150,19 +166,13 @@ fn relation_word() -> &'static str {
 pub fn analyze_metric(
     l: &Loaded,
     metric: MetricName,
-    degree: u32,
+    opts: &AnalysisOptions,
     cert_out: Option<PathBuf>,
     source: Option<&Source>,
 ) -> Result<AnalyzeOutcome, String> {
     let start = Instant::now();
     let m = Metric::standard(metric);
-    let result = analyze(
-        &l.program,
-        &m,
-        &l.hw,
-        &l.launch,
-        &AnalysisOptions { degree },
-    );
+    let result = analyze(&l.program, &m, &l.hw, &l.launch, opts);
     let failure = |error: String| {
         AnalyzeOutcome::Failure(FailureReport {
             format_version: FORMAT_VERSION,
@@ -434,7 +444,7 @@ fn analyze_kernel(
             ));
             out = Some(tmp);
         }
-        match analyze_metric(l, m, args.degree, out.clone(), Some(&source)) {
+        match analyze_metric(l, m, &args.options(), out.clone(), Some(&source)) {
             Ok(o) => {
                 if let (Some(v), Some(c)) = (&coq_out, &out) {
                     if let Err(e) = super::export::write_coq(c, v) {

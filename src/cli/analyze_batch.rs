@@ -8,7 +8,7 @@ use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
 use crate::report::{AnalyzeOutcome, Format};
 use std::time::Instant;
 
-fn analyze_item(item: Item<'_>, degree: u32) -> AnalyzeRecord {
+fn analyze_item(item: Item<'_>, opts: &crate::analysis::AnalysisOptions) -> AnalyzeRecord {
     let start = Instant::now();
     let rec = |file: &std::path::Path, kernel: String, load: f64| AnalyzeRecord {
         format_version: FORMAT_VERSION,
@@ -37,7 +37,7 @@ fn analyze_item(item: Item<'_>, degree: u32) -> AnalyzeRecord {
                 r.warnings = l.warnings.clone();
                 r.warnings.extend(race_warning(&l));
                 for &m in &l.metrics {
-                    match analyze_metric(&l, m, degree, None, None) {
+                    match analyze_metric(&l, m, opts, None, None) {
                         Ok(o) => r.outcomes.push(o),
                         Err(e) => {
                             r.error = Some(e);
@@ -93,9 +93,9 @@ pub fn run(args: &AnalyzeArgs) -> i32 {
     }
     let jobs = batch::jobs(args.jobs);
     let start = Instant::now();
-    let degree = args.degree;
+    let opts = args.options();
     let records = match batch::run(&args.kernel, &files, jobs, |_, item| {
-        analyze_item(item, degree)
+        analyze_item(item, &opts)
     }) {
         Ok(r) => r,
         Err(e) => return ErrorReport::new(ErrorKind::Resource, e).emit(format),

@@ -155,8 +155,10 @@ fn audit_one(
         hw: &l.hw,
         block: l.launch.block,
     };
+    // the claim is compared over max(0, ·) atoms (analysis/compare.rs): the polynomial form
     let opts = AnalysisOptions {
         degree: args.degree,
+        floor: false,
     };
     let limits = SearchLimits {
         points: args.points,

@@ -140,7 +140,16 @@ pub fn run(args: &CoverageArgs) -> i32 {
                         Ok(l) => {
                             row.lowered = true;
                             for &m in &l.metrics {
-                                match analyze_metric(&l, m, args.degree, None, None) {
+                                match analyze_metric(
+                                    &l,
+                                    m,
+                                    &crate::analysis::AnalysisOptions {
+                                        degree: args.degree,
+                                        floor: true,
+                                    },
+                                    None,
+                                    None,
+                                ) {
                                     Ok(AnalyzeOutcome::Bound(b)) if b.certificate.checked => {
                                         row.bounded.push(m.to_string())
                                     }

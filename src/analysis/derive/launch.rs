@@ -5,9 +5,9 @@ use crate::analysis::derive::backward::{TChild, TNode};
 use crate::analysis::derive::identity_witnesses;
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
-use crate::certificate::{Field, Rewrite};
+use crate::certificate::{Cg, Farkas, Field, Rewrite};
 use crate::core::assertion::linear::{tid_name, Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
 use crate::core::metric::{q, Q};
 use crate::core::{Launch, Program, Ty};
 use num_traits::{One, Zero};
@@ -50,13 +50,59 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
     p
 }
 
+/// The floor atom `A = ⌊L/C⌋⁺` of the root potential with its negative `blockIdx.d` terms
+/// dropped, `A' = ⌊L'/C⌋⁺` (canonical with the same divisor), and the witness of
+/// `(imono A' A CG)`: sources `n`, `n + 1` are `A'`'s defining facts (`q1`), `n + 2`,
+/// `n + 3` are `A`'s (`q2`); the cut `(1/C)·[(C·q2 − L) + (L' − C·q1 − (C − 1)) + w]`, `w`
+/// the launch facts' proof of `L − L' ≤ 0` (residual `μ ≤ 0`), is `q2 − q1 − (C − 1 + μ)/C
+/// ≤ 0`, rounded to `q2 − q1 + ⌈…⌉ ≤ 0` with `⌈…⌉ ≥ 0`: `(farkas (n+4 1))` proves
+/// `q2 − q1 ≤ 0`. `None` when no term is dropped or the image is not of that shape.
+fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)> {
+    let Atom::Floor(l, c) = a else { return None };
+    let mut img = l.clone();
+    for (v, k) in &l.terms {
+        if v.starts_with("blockIdx.") && prog.param_ty(v) == Some(Ty::Int) && *k < Q::zero() {
+            img.terms.remove(v);
+        }
+    }
+    if img == *l {
+        return None;
+    }
+    let AtomVal::Scaled(_, ia) = Atom::Floor(img, c.clone()).canonical() else {
+        return None;
+    };
+    let Atom::Floor(il, ic) = &ia else {
+        return None;
+    };
+    if ic != c {
+        return None;
+    }
+    let w = entails(p, &Cstr::le(l.sub(il)))?;
+    let n = p.len();
+    let ci = Q::new(1.into(), c.clone());
+    let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, k)| (*i, k * &ci)).collect();
+    cut.push((n + 1, ci.clone()));
+    cut.push((n + 2, ci));
+    let cg = Cg {
+        cuts: vec![Farkas(cut)],
+        farkas: Farkas(vec![(n + 4, Q::one())]),
+    };
+    Some((ia.clone(), a.clone(), cg))
+}
+
 /// The per-warp bound is for every block: an atom of the root potential with negative
 /// `blockIdx.d` terms is replaced by the atom without them (larger, as `blockIdx.d ≥ 0` is a
 /// launch fact), through a root Q:WEAK with `(mono …)` rewrites (spec/certificate.md).
 /// Atoms whose image would coincide with another atom are kept. Returns the root node and
 /// its potential (unchanged when no atom mentions a block index negatively).
 pub(super) fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (TNode, TPoly) {
-    let atoms: BTreeSet<Lin> = qroot.terms.keys().flatten().cloned().collect();
+    let atoms: BTreeSet<Lin> = qroot
+        .terms
+        .keys()
+        .flatten()
+        .filter_map(Atom::as_max0)
+        .cloned()
+        .collect();
     let mut images: BTreeMap<Lin, (Lin, Lin)> = BTreeMap::new(); // atom ↦ (image, canonical image)
     for a in &atoms {
         let mut img = a.clone();
@@ -82,14 +128,31 @@ pub(super) fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (T
         .filter(|(_, (_, c))| count[c] == 1 && !atoms.contains(c))
         .map(|(a, (img, c))| (a.clone(), img.clone(), c.clone()))
         .collect();
-    if keep.is_empty() {
+    let p = tn.pre.0.p.clone();
+    let floors: BTreeSet<&Atom> = qroot
+        .terms
+        .keys()
+        .flatten()
+        .filter(|a| matches!(a, Atom::Floor(..)))
+        .collect();
+    let floors: Vec<(Atom, Atom, Cg)> = floors
+        .into_iter()
+        .filter_map(|a| floor_image(prog, &p, a))
+        .collect();
+    if keep.is_empty() && floors.is_empty() {
         return (tn, qroot.clone());
     }
-    let p = tn.pre.0.p.clone();
     let mut outer_q = qroot.clone();
     let mut rws = Vec::new();
+    for (img, a, cg) in floors {
+        if outer_q.terms.keys().flatten().any(|b| *b == img) {
+            continue; // the image is an atom already: kept apart, as for max0 atoms
+        }
+        outer_q = outer_q.replace_atom(&a, &[(Q::one(), Some(img.clone()))]);
+        rws.push(Rewrite::IMono(img, a, cg));
+    }
     for (a, img, _) in &keep {
-        outer_q = outer_q.replace_atom(a, &[(Q::one(), Some(img.clone()))]);
+        outer_q = outer_q.replace_atom(&a.into(), &[(Q::one(), Some(img.into()))]);
         // P ⇒ img ≥ a: img − a = Σ |c|·blockIdx.d, from the launch facts −blockIdx.d ≤ 0
         match entails(&p, &Cstr::le(a.sub(img))) {
             Some(w) => rws.push(Rewrite::Mono(img.clone(), a.clone(), w)),

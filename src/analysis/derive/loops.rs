@@ -10,9 +10,9 @@ use crate::analysis::linear::{
     cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed, never_splits,
 };
 use crate::analysis::AnalysisError;
-use crate::certificate::Farkas;
+use crate::certificate::{Cg, Farkas};
 use crate::core::assertion::linear::{tid_name, CKind, Cstr, DepMap, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Loc, Operand, Program, Stmt, Ty};
 use num_traits::{One, Zero};
@@ -28,6 +28,82 @@ pub(super) struct LoopAtom {
     pub(super) symbolic: bool,
     /// The geometric atom of a counter multiplied each round (`loops_geo.rs`).
     pub(super) geo: Option<GeoAtom>,
+    /// A constant step `c > 1` (`i += 32`): the floor atom `⌊R/c⌋⁺` of the raw ranking
+    /// form `R` (one per round) and the integer witness of its `ishift` by 1
+    /// (spec/logic.md §1 "Floor atoms"; [`floor_rank`]).
+    pub(super) floor: Option<FloorRank>,
+}
+
+/// The floor ranking atom of a loop with a constant step and its integer witness
+/// ([`floor_rank`]).
+#[derive(Clone, Debug)]
+pub(super) struct FloorRank {
+    /// The canonical floor atom `⌊L/C⌋⁺`.
+    pub(super) atom: Atom,
+    /// The cut's multipliers on the constraints of `P ∧ e` (a prefix of the body's `P`).
+    cut: Vec<(usize, Q)>,
+    /// `1/C`, the cut's multiplier on the upper defining fact.
+    inv_c: Q,
+}
+
+impl FloorRank {
+    /// The `(cg …)` witness of `(ishift ATOM 1 CG)` for a node whose `P` has `n`
+    /// constraints (`P ∧ e` first): sources `n`, `n + 1` are the atom's defining facts,
+    /// `n + 2` the cut.
+    pub(super) fn cg(&self, n: usize) -> Cg {
+        let mut cut = self.cut.clone();
+        cut.push((n + 1, self.inv_c.clone()));
+        Cg {
+            cuts: vec![Farkas(cut)],
+            farkas: Farkas(vec![(n + 2, Q::one())]),
+        }
+    }
+}
+
+/// The integer step `c > 1` of a ranking form whose shift is the constant `s` (not a
+/// lower bound of a symbolic step): the divisor of its floor atom.
+fn floor_divisor(s: &Q, symbolic: bool, proportional: bool) -> Option<i64> {
+    use num_traits::ToPrimitive;
+    let c = (s.is_integer() && !symbolic && !proportional).then(|| s.to_integer().to_i64())??;
+    (c > 1).then_some(c)
+}
+
+/// The floor atom `F = ⌊R/c⌋⁺` (canonical `⌊L/C⌋⁺`, `L/C = R/c`) of the raw ranking form
+/// `R = f·a` (`a` canonical, `f > 0`), and the integer witness that `F` decreases by 1 in a
+/// round: `w` proves `P ∧ e ⇒ c/f − a ≤ 0` with residual `μ ≤ 0` (`c/f − a − Σλ·L_I = μ`).
+/// Sources (spec/certificate.md "Integer rewrites"): `P ∧ e` (`n` constraints), `n` and
+/// `n + 1` the defining facts of `q = ⌊L/C⌋`. The cut `Σ (f·λ_I/c)·L_I + (1/C)·(L − C·q −
+/// (C − 1))` is `1 − R/c − f·μ/c + L/C − q − 1 + 1/C = −q + (1/C − f·μ/c)`: integral on
+/// `q`, rounded to `−q + ⌈1/C − f·μ/c⌉ ≤ 0` with `⌈…⌉ ≥ 1` (`μ ≤ 0`); the final witness
+/// `(farkas (n+2 1))` proves `1 − q ≤ 0` ([`FloorRank::cg`]). `None` when `F` is not a
+/// floor atom after canonicalization.
+pub(super) fn floor_rank(
+    raw: &Lin,
+    c: i64,
+    f: &Q,
+    a: &Lin,
+    s_over_f: &Q,
+    w: &Farkas,
+    pe: &[Cstr],
+) -> Option<FloorRank> {
+    let AtomVal::Scaled(_, atom) = Atom::floor(raw.clone(), c).canonical() else {
+        return None;
+    };
+    let Atom::Floor(_, big_c) = &atom else {
+        return None;
+    };
+    // the residual μ of w
+    let mut res = Lin::constant(s_over_f.clone()).sub(a);
+    for (i, l) in &w.0 {
+        res = res.add_scaled(&pe.get(*i)?.lin, &-l.clone());
+    }
+    if !res.is_const() || res.c > Q::zero() {
+        return None;
+    }
+    let k = f / q(c);
+    let cut: Vec<(usize, Q)> = w.0.iter().map(|(i, l)| (*i, l * &k)).collect();
+    let inv_c = Q::new(1.into(), big_c.clone());
+    Some(FloorRank { atom, cut, inv_c })
 }
 
 impl Ctx<'_> {
@@ -271,8 +347,17 @@ impl Ctx<'_> {
                     let mut seeds: Vec<Lin> = Vec::new();
                     let mut tail: Vec<Lin> = Vec::new();
                     let mut geo_seed: Option<Lin> = None;
+                    // a constant step c > 1: the seed's forms as floor atoms ⌊·/c⌋⁺ too
+                    let mut floor_div: Option<i64> = None;
+                    let mut own_floors: Vec<Atom> = Vec::new();
                     match self.loop_atom_raw(e, body, None) {
-                        Ok((raw, sh, x, _, _)) => {
+                        Ok((raw, sh, x, symbolic, proportional)) => {
+                            floor_div =
+                                floor_divisor(&sh, symbolic, proportional).filter(|_| self.floor);
+                            if let Some(c) = floor_div {
+                                own_floors.push(Atom::floor(raw.clone(), c));
+                                own_floors.push(Atom::floor(raw.plus_const(&-sh.clone()), c));
+                            }
                             self.nests.note_counter(key, &x, &raw, &sh);
                             seeds.push(raw.clone());
                             cands.push(raw.clone());
@@ -317,6 +402,12 @@ impl Ctx<'_> {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
                                                 cands.push(cur.clone());
+                                                if let Some(c) = floor_div.filter(|_| si == 0) {
+                                                    own_floors.push(Atom::floor(cur.clone(), c));
+                                                    if let Some(u) = self.tid_free(&cur) {
+                                                        own_floors.push(Atom::floor(u, c));
+                                                    }
+                                                }
                                                 // a counter started at `threadIdx.*` (a
                                                 // block-stride loop inside another loop):
                                                 // the uniform form its ranking atom takes
@@ -349,6 +440,29 @@ impl Ctx<'_> {
                             }
                         }
                     }
+                    let mut own_f: Vec<Atom> = Vec::new();
+                    for a in own_floors {
+                        if let AtomVal::Scaled(_, a) = a.canonical() {
+                            if !own_f.contains(&a) {
+                                own_f.push(a);
+                            }
+                        }
+                    }
+                    // floor atoms are scoped like the others: this loop and its ancestors
+                    for (k, _) in stack.iter() {
+                        self.floors
+                            .entry(*k)
+                            .or_default()
+                            .extend(own_f.iter().cloned());
+                    }
+                    let inherited: Vec<Atom> = stack
+                        .last()
+                        .and_then(|(k, _)| self.floors.get(k))
+                        .cloned()
+                        .unwrap_or_default();
+                    let mine = self.floors.entry(key).or_default();
+                    mine.extend(own_f);
+                    mine.extend(inherited);
                     self.nests
                         .note_loop(key, stack.last().map(|(k, _)| *k), &own);
                     // this loop sees its own atoms and its ancestors'; ancestors see this one's
@@ -546,7 +660,8 @@ impl Ctx<'_> {
         let mut atom_err = None;
         let pe = with(p, &self.with_lanes(d, e, &ce, false));
         let atom = match self.loop_atom_raw(e, body, Some(p)) {
-            Ok((raw, s, x, symbolic, _)) => {
+            Ok((raw, s, x, symbolic, proportional)) => {
+                let div = floor_divisor(&s, symbolic, proportional).filter(|_| self.floor);
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(
@@ -555,14 +670,28 @@ impl Ctx<'_> {
                         None
                     }
                     Some(raw) => match canon_atom(&raw) {
-                        AtomVal::Scaled(f, a) => {
-                            let shift = s / f;
+                        AtomVal::Scaled(f, a0) => {
+                            let shift = s / &f;
                             // triangular nests (derive/nest.rs): max0(a + shift)
-                            let a = self.overshift_atom(loop_key(body), a, &shift, symbolic);
+                            let a =
+                                self.overshift_atom(loop_key(body), a0.clone(), &shift, symbolic);
                             // P ∧ e ⇒ a ≥ shift, i.e. shift − a ≤ 0
                             let target = Cstr::le(Lin::constant(shift.clone()).sub(&a));
                             match entails(&pe, &target) {
                                 Some(w) => {
+                                    let floor = div
+                                        .filter(|_| a == a0)
+                                        .and_then(|c| floor_rank(&raw, c, &f, &a, &shift, &w, &pe));
+                                    if let Some(FloorRank { atom: fa, .. }) = &floor {
+                                        let own = self.floors.entry(loop_key(body)).or_default();
+                                        for extra in [fa.clone(), fa.shifted(&Q::one())] {
+                                            if let AtomVal::Scaled(_, c) = extra.canonical() {
+                                                if !own.contains(&c) {
+                                                    own.push(c);
+                                                }
+                                            }
+                                        }
+                                    }
                                     let own = self.atoms.entry(loop_key(body)).or_default();
                                     for extra in [a.clone(), a.plus_const(&-shift.clone())] {
                                         if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
@@ -577,6 +706,7 @@ impl Ctx<'_> {
                                         witness: w,
                                         symbolic,
                                         geo: self.geo_atom(e, body, Some(p), Some(d)),
+                                        floor,
                                     })
                                 }
                                 None => {

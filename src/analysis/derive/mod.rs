@@ -37,7 +37,7 @@ use crate::analysis::tpoly::{LinExpr, TPoly};
 use crate::analysis::{AnalysisError, AnalysisOptions};
 use crate::certificate::{Farkas, Node, Rewrite};
 use crate::core::assertion::linear::{Cstr, DepMap, Lin};
-use crate::core::assertion::poly::{Coef, Poly};
+use crate::core::assertion::poly::{Atom, Coef, Poly};
 use crate::core::metric::{q, Q};
 use crate::core::{Hardware, Launch, Loc, Metric, Program, Space, Ty};
 pub use launch::launch_facts;
@@ -298,6 +298,11 @@ pub struct Ctx<'a> {
     /// body: the loop's own atoms and those of its enclosing and enclosed loops (atoms of
     /// later sibling loops reach a template through the potential after the loop).
     atoms: BTreeMap<usize, Vec<Lin>>,
+    /// Whether loops with a constant step `c > 1` get floor atoms (`AnalysisOptions::floor`).
+    floor: bool,
+    /// Candidate floor atoms `⌊L/c⌋⁺` (canonical) of each loop's invariant template, keyed
+    /// and scoped like `atoms`.
+    floors: BTreeMap<usize, Vec<Atom>>,
     /// Loops without a ranking atom, with the reason.
     no_atom: Vec<(Loc, String)>,
     /// Warp-uniform thread dimensions of the launch (spec/logic.md §2).
@@ -375,6 +380,8 @@ impl<'a> Ctx<'a> {
             launch,
             degree: opts.degree as usize,
             atoms: BTreeMap::new(),
+            floor: opts.floor,
+            floors: BTreeMap::new(),
             no_atom: Vec::new(),
             udims: DepCx {
                 udims: warp_uniform_dims(launch, hw.warp_size),
@@ -421,6 +428,12 @@ impl<'a> Ctx<'a> {
         c
     }
 
+    /// Whether some loop has candidate floor atoms (a constant step `c > 1`, with
+    /// `AnalysisOptions::floor`).
+    pub fn has_floors(&self) -> bool {
+        self.floors.values().any(|v| !v.is_empty())
+    }
+
     /// Whether [`Ctx::overshifted`] could find a bound the first run did not: the program
     /// has a triangular loop nest (`derive/nest.rs`).
     pub fn has_triangular(&self) -> bool {
@@ -450,7 +463,7 @@ fn degree_weight_base(qroot: &TPoly) -> Q {
         .terms
         .keys()
         .flat_map(|m| m.iter())
-        .map(|a| a.c.abs())
+        .map(|a| a.lin().c.abs())
         .max()
         .unwrap_or_else(Q::zero);
     (big * q(4)).max(q(1000))
@@ -518,10 +531,17 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     let v = degree_weight_base(&qroot);
     for (m, c) in &qroot.terms {
         let mut w = degree_weight(&v, m.len());
+        // a floor atom ⌊L/c⌋⁺ is about L/c: weighted 99/100 of max0(L)/c, so that the
+        // floor form wins over the max0 form of the same size
+        for a in m {
+            if let Atom::Floor(_, d) = a {
+                w *= Q::new(99.into(), d * 100);
+            }
+        }
         if ctx_ref.nests.overshift {
             // over-shifted atoms (derive/nest.rs) exceed their ordinary atoms by the shift:
             // among monomials of one degree, those with smaller constants win
-            let consts: Q = m.iter().map(|a| a.c.clone().max(Q::zero())).sum();
+            let consts: Q = m.iter().map(|a| a.lin().c.clone().max(Q::zero())).sum();
             w = &w + &w * consts / q(1000);
         }
         obj.add_assign_c(&c.scaled(&w));

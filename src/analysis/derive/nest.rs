@@ -105,9 +105,9 @@ impl Nests {
         let mut out = Vec::new();
         for k in kids.get(&key).into_iter().flatten() {
             let Some(r) = self.range.get(k) else { continue };
-            out.push(vec![r.clone()]);
+            out.push(vec![r.into()]);
             for mut m in self.range_products(*k, kids) {
-                m.push(r.clone());
+                m.push(r.into());
                 out.push(m);
             }
         }
@@ -143,7 +143,7 @@ impl Nests {
                     set.insert(bare);
                     for a in &own {
                         let mut m = p.clone();
-                        m.push(a.clone());
+                        m.push(a.into());
                         m.sort();
                         set.insert(m);
                     }

@@ -5,7 +5,7 @@ use crate::analysis::derive::backward::Back;
 use crate::analysis::linear::uniform_form;
 use crate::analysis::tpoly::{LinExpr, TPoly};
 use crate::core::assertion::linear::{DepMap, Lin};
-use crate::core::assertion::poly::Mono;
+use crate::core::assertion::poly::{Atom, Mono};
 use std::collections::BTreeSet;
 
 impl Back<'_, '_> {
@@ -21,9 +21,16 @@ impl Back<'_, '_> {
     /// The monomials of loop `key`'s invariant template: the products of at most the
     /// degree of its candidate atoms, and in a nest deeper than the degree its chain
     /// monomials (`derive/nest.rs`), both over atoms uniform under `d` that mention no
-    /// variable of `exclude`.
+    /// variable of `exclude`; its candidate floor atoms are atoms too.
     pub(super) fn monomials(&self, key: usize, d: &DepMap, exclude: &[String]) -> BTreeSet<Mono> {
-        let mut out = self.monomials_of(self.ctx.atoms.get(&key), d, exclude);
+        let floors = self.ctx.floors.get(&key);
+        let mut out = self.monomials_over(
+            self.ctx.atoms.get(&key),
+            floors,
+            d,
+            exclude,
+            self.ctx.degree,
+        );
         self.add_chains(key, d, exclude, &mut out);
         out
     }
@@ -39,21 +46,13 @@ impl Back<'_, '_> {
     ) {
         for m in self.ctx.nests.chains(key) {
             let ok = m.iter().all(|a| {
-                uniform_form(self.ctx.prog, d, a) && a.vars().all(|v| !exclude.contains(v))
+                uniform_form(self.ctx.prog, d, a.lin())
+                    && a.lin().vars().all(|v| !exclude.contains(v))
             });
             if ok {
                 out.insert(m.clone());
             }
         }
-    }
-
-    pub(super) fn monomials_of(
-        &self,
-        atoms: Option<&Vec<Lin>>,
-        d: &DepMap,
-        exclude: &[String],
-    ) -> BTreeSet<Mono> {
-        self.monomials_deg(atoms, d, exclude, self.ctx.degree)
     }
 
     pub(super) fn monomials_deg(
@@ -63,15 +62,34 @@ impl Back<'_, '_> {
         exclude: &[String],
         degree: usize,
     ) -> BTreeSet<Mono> {
-        let mut scope: Vec<&Lin> = Vec::new();
-        for a in atoms.into_iter().flatten() {
+        self.monomials_over(atoms, None, d, exclude, degree)
+    }
+
+    fn monomials_over(
+        &self,
+        atoms: Option<&Vec<Lin>>,
+        floors: Option<&Vec<Atom>>,
+        d: &DepMap,
+        exclude: &[String],
+        degree: usize,
+    ) -> BTreeSet<Mono> {
+        let mut scope: Vec<Atom> = Vec::new();
+        let all = atoms
+            .into_iter()
+            .flatten()
+            .map(Atom::from)
+            .chain(floors.into_iter().flatten().cloned());
+        for a in all {
             if !scope.contains(&a) {
                 scope.push(a);
             }
         }
-        let atoms: Vec<&Lin> = scope
+        let atoms: Vec<Atom> = scope
             .into_iter()
-            .filter(|a| uniform_form(self.ctx.prog, d, a) && a.vars().all(|v| !exclude.contains(v)))
+            .filter(|a| {
+                uniform_form(self.ctx.prog, d, a.lin())
+                    && a.lin().vars().all(|v| !exclude.contains(v))
+            })
             .collect();
         let mut out: BTreeSet<Mono> = BTreeSet::new();
         out.insert(Vec::new());
@@ -80,11 +98,11 @@ impl Back<'_, '_> {
             let mut next = Vec::new();
             for m in &frontier {
                 for a in &atoms {
-                    if m.last().is_some_and(|l| l > *a) {
+                    if m.last().is_some_and(|l| l > a) {
                         continue;
                     }
                     let mut nm = m.clone();
-                    nm.push((*a).clone());
+                    nm.push(a.clone());
                     if out.insert(nm.clone()) {
                         next.push(nm);
                     }

@@ -1,10 +1,14 @@
-//! Potentials: polynomials over `max0(linear)` atoms (`spec/logic.md` §1, `Q`; RaCUDA §7,
-//! note §8.4 base functions `⟦x, y⟧ = max(0, y − x)` and their products).
+//! Potentials: polynomials over `max0(linear)` atoms and floor atoms `⌊L/d⌋⁺`
+//! (`spec/logic.md` §1, `Q` and "Floor atoms"; RaCUDA §7, note §8.4 base functions
+//! `⟦x, y⟧ = max(0, y − x)` and their products).
 //!
-//! Canonical atoms: the linear form of an atom is scaled by a positive rational so that all
-//! its coefficients, the constant included, are coprime integers; the positive factor moves
-//! into the term coefficient (`max0(2h + 2) = 2·max0(h + 1)`). Constant atoms evaluate to
-//! numbers. A monomial is the sorted list of its canonical atoms (repetitions = powers).
+//! Canonical atoms (the kernel's, `kernel/src/arith.rs` `Atom::canonical`): the linear form
+//! of a `max0` atom is scaled by a positive rational so that all its coefficients, the
+//! constant included, are coprime integers; the positive factor moves into the term
+//! coefficient (`max0(2h + 2) = 2·max0(h + 1)`). A floor atom `⌊L/d⌋⁺` is multiplied through
+//! (`⌊kL/kd⌋ = ⌊L/d⌋`, `k > 0`) to an integer form and divisor with gcd 1; divisor 1 leaves
+//! `max0(L)`. Constant atoms evaluate to numbers. A monomial is the sorted list of its
+//! canonical atoms (repetitions = powers; `max0` atoms before floor atoms).
 //! Coefficients are generic ([`Coef`]): exact rationals ([`Poly`]) or linear expressions
 //! over LP variables (`crate::analysis::tpoly::TPoly`, templates of the inference).
 
@@ -48,13 +52,155 @@ impl Coef for Q {
     }
 }
 
-/// The value of `max0(L)`: a non-negative constant or a positive multiple of a canonical atom.
+/// The value of an atom: a non-negative constant or a positive multiple of a canonical atom
+/// (`A = Lin` for `max0(L)`'s form, `A = Atom` for any atom).
 #[derive(Clone, Debug, PartialEq)]
-pub enum AtomVal {
-    /// `L` is constant: `max(0, c)`.
+pub enum AtomVal<A = Lin> {
+    /// The atom is constant: `max(0, c)`, resp. `max(0, ⌊c/d⌋)`.
     Const(Q),
-    /// `factor · max0(atom)` with `atom` canonical and `factor > 0`.
-    Scaled(Q, Lin),
+    /// `factor · atom` with `atom` canonical and `factor > 0`.
+    Scaled(Q, A),
+}
+
+/// An atom of a potential (spec/logic.md §1, "Floor atoms"): `max0(L)`, or the floor atom
+/// `⌊L/d⌋⁺ = max(0, ⌊L/d⌋)` for an integer `d ≥ 1` (certificate syntax `(floor L d)`).
+/// Ordered `Max0` before `Floor`, then by form, as the kernel orders them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Atom {
+    /// `max0(L)`.
+    Max0(Lin),
+    /// `max(0, ⌊L/d⌋)`, `d ≥ 1`; canonical: `L` integer, `gcd(L's coefficients, d) = 1`,
+    /// `d ≥ 2`.
+    Floor(Lin, BigInt),
+}
+
+impl From<Lin> for Atom {
+    fn from(l: Lin) -> Atom {
+        Atom::Max0(l)
+    }
+}
+
+impl From<&Lin> for Atom {
+    fn from(l: &Lin) -> Atom {
+        Atom::Max0(l.clone())
+    }
+}
+
+impl From<&Atom> for Atom {
+    fn from(a: &Atom) -> Atom {
+        a.clone()
+    }
+}
+
+impl Atom {
+    /// The floor atom `⌊l/d⌋⁺` (not canonicalized; `d ≥ 1`).
+    pub fn floor(l: Lin, d: i64) -> Atom {
+        Atom::Floor(l, BigInt::from(d))
+    }
+    /// The atom's linear form `L`.
+    pub fn lin(&self) -> &Lin {
+        match self {
+            Atom::Max0(l) | Atom::Floor(l, _) => l,
+        }
+    }
+    /// The form of a `max0` atom, `None` for a floor atom.
+    pub fn as_max0(&self) -> Option<&Lin> {
+        match self {
+            Atom::Max0(l) => Some(l),
+            Atom::Floor(..) => None,
+        }
+    }
+    /// The divisor `d` (1 for `max0`).
+    pub fn divisor(&self) -> BigInt {
+        match self {
+            Atom::Max0(_) => BigInt::one(),
+            Atom::Floor(_, d) => d.clone(),
+        }
+    }
+    /// The atom with `f` applied to its form (a floor atom keeps its divisor).
+    pub fn map_lin(&self, f: impl FnOnce(&Lin) -> Lin) -> Atom {
+        match self {
+            Atom::Max0(l) => Atom::Max0(f(l)),
+            Atom::Floor(l, d) => Atom::Floor(f(l), d.clone()),
+        }
+    }
+    /// Whether `v` occurs in the form.
+    pub fn mentions(&self, v: &str) -> bool {
+        self.lin().mentions(v)
+    }
+    /// `A[v ← e]`: substitution in the form (exact for a floor atom: `⌊L/d⌋` is a function
+    /// of `L`'s value; spec/logic.md §1).
+    pub fn subst(&self, v: &str, e: &Lin) -> Atom {
+        self.map_lin(|l| l.subst(v, e))
+    }
+    /// `A↓D` of the shift rewrites (spec/certificate.md "Integer rewrites"): `max0(L − D)`,
+    /// resp. `⌊(L − d·D)/d⌋⁺` (`⌊L/d⌋ − D = ⌊(L − d·D)/d⌋` for an integer `D`).
+    pub fn shifted(&self, sft: &Q) -> Atom {
+        match self {
+            Atom::Max0(l) => Atom::Max0(l.plus_const(&-sft.clone())),
+            Atom::Floor(l, d) => Atom::Floor(
+                l.plus_const(&-(sft * Q::from_integer(d.clone()))),
+                d.clone(),
+            ),
+        }
+    }
+    /// The atom's value at `env` (variables missing from `env` count as 0):
+    /// `max(0, L(env))`, resp. `max(0, ⌊L(env)/d⌋)`.
+    pub fn eval(&self, env: &BTreeMap<String, i64>) -> Q {
+        let v = match self {
+            Atom::Max0(l) => l.eval(env),
+            Atom::Floor(l, d) => (l.eval(env) / Q::from_integer(d.clone())).floor(),
+        };
+        if v.is_positive() {
+            v
+        } else {
+            Q::zero()
+        }
+    }
+    /// Canonical form (the kernel's `Atom::canonical`): `Const(v)` when the atom is the
+    /// constant `v`, else `Scaled(f, A')` with `self = f·A'` on every integer state.
+    pub fn canonical(&self) -> AtomVal<Atom> {
+        let (l, d) = match self {
+            Atom::Max0(l) => {
+                return match canon_atom(l) {
+                    AtomVal::Const(v) => AtomVal::Const(v),
+                    AtomVal::Scaled(f, a) => AtomVal::Scaled(f, Atom::Max0(a)),
+                }
+            }
+            Atom::Floor(l, d) => (l, d),
+        };
+        let all = || std::iter::once(&l.c).chain(l.terms.values());
+        let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
+        let scaled = l.scale(&Q::from_integer(den.clone()));
+        let dd = d * &den;
+        let g = std::iter::once(&scaled.c)
+            .chain(scaled.terms.values())
+            .fold(dd.clone(), |acc, a| acc.gcd(a.numer()));
+        let (l2, d2) = (scaled.scale(&Q::new(BigInt::one(), g.clone())), &dd / &g);
+        if l2.is_const() {
+            let v = l2.c.numer().div_floor(&d2);
+            return AtomVal::Const(if v.is_positive() {
+                Q::from_integer(v)
+            } else {
+                Q::zero()
+            });
+        }
+        if d2.is_one() {
+            return Atom::Max0(l2).canonical();
+        }
+        AtomVal::Scaled(Q::one(), Atom::Floor(l2, d2))
+    }
+}
+
+impl std::fmt::Display for Atom {
+    /// `max(0, L)`, resp. `max(0, ⌊(L)/d⌋)` (spec/certificate.md "Printed bound with floor
+    /// atoms").
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Atom::Max0(l) => write!(f, "max(0, {l})"),
+            Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
+        }
+    }
 }
 
 fn lcm_big(a: &BigInt, b: &BigInt) -> BigInt {
@@ -98,9 +244,9 @@ pub fn canon_atom(l: &Lin) -> AtomVal {
 }
 
 /// A monomial: sorted canonical atoms (empty = the constant monomial).
-pub type Mono = Vec<Lin>;
+pub type Mono = Vec<Atom>;
 
-/// A polynomial `Σ c_m · Π_{a ∈ m} max0(a)` with coefficients of type `C`, normalized
+/// A polynomial `Σ c_m · Π_{a ∈ m} a` over atoms ([`Atom`]) with coefficients of type `C`, normalized
 /// (canonical atoms, sorted monomials, no zero coefficients).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct PolyT<C> {
@@ -124,12 +270,16 @@ impl<C: Coef> PolyT<C> {
         p.add_term(Vec::new(), C::from_q(k));
         p
     }
-    /// Adds `c · Π max0(a)` for arbitrary (not necessarily canonical) atoms `atoms`.
-    pub fn add_raw_term(&mut self, atoms: &[Lin], c: C) {
+    /// Adds `c · Π a` for arbitrary (not necessarily canonical) atoms `atoms` (a [`Lin`]
+    /// is the atom `max0(L)`).
+    pub fn add_raw_term<A>(&mut self, atoms: &[A], c: C)
+    where
+        for<'a> &'a A: Into<Atom>,
+    {
         let mut factor = Q::one();
         let mut mono = Vec::new();
         for a in atoms {
-            match canon_atom(a) {
+            match a.into().canonical() {
                 AtomVal::Const(v) => factor *= v,
                 AtomVal::Scaled(f, at) => {
                     factor *= f;
@@ -187,9 +337,21 @@ impl<C: Coef> PolyT<C> {
     pub fn subst(&self, v: &str, e: &Lin) -> Self {
         let mut out = Self::zero();
         for (m, c) in &self.terms {
-            let atoms: Vec<Lin> = m.iter().map(|a| a.subst(v, e)).collect();
+            let atoms: Vec<Atom> = m.iter().map(|a| a.subst(v, e)).collect();
             out.add_raw_term(&atoms, c.clone());
         }
+        out
+    }
+    /// The variables of the atoms, sorted, without repetitions.
+    pub fn vars(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .terms
+            .keys()
+            .flatten()
+            .flat_map(|a| a.lin().terms.keys().cloned())
+            .collect();
+        out.sort();
+        out.dedup();
         out
     }
     /// Whether some atom mentions `v`.
@@ -198,11 +360,11 @@ impl<C: Coef> PolyT<C> {
     }
     /// Replaces every occurrence of the canonical atom `atom` by `Σ (k_i · b_i)` where each
     /// `b_i` is `None` (the constant 1) or an arbitrary atom, expanding products.
-    pub fn replace_atom(&self, atom: &Lin, by: &[(Q, Option<Lin>)]) -> Self {
+    pub fn replace_atom(&self, atom: &Atom, by: &[(Q, Option<Atom>)]) -> Self {
         let mut out = Self::zero();
         for (m, c) in &self.terms {
             // partial products: (coefficient factor, raw atoms)
-            let mut parts: Vec<(Q, Vec<Lin>)> = vec![(Q::one(), Vec::new())];
+            let mut parts: Vec<(Q, Vec<Atom>)> = vec![(Q::one(), Vec::new())];
             for a in m {
                 if a == atom {
                     let mut next = Vec::new();
@@ -230,14 +392,17 @@ impl<C: Coef> PolyT<C> {
         }
         out
     }
-    /// The shift rewrite `max0(L) = max0(L − d) + d` (valid when `L ≥ d ≥ 0`).
-    pub fn shift(&self, atom: &Lin, d: &Q) -> Self {
+    /// The shift rewrite `A = A↓d + d` of the canonical atom `atom`: `max0(L) = max0(L − d)
+    /// + d` (valid when `L ≥ d ≥ 0`), resp. `⌊L/c⌋⁺ = ⌊(L − c·d)/c⌋⁺ + d` (valid when
+    /// `⌊L/c⌋ ≥ d ≥ 0`, `d` an integer: `ishift`).
+    pub fn shift<A>(&self, atom: &A, d: &Q) -> Self
+    where
+        for<'a> &'a A: Into<Atom>,
+    {
+        let atom: Atom = atom.into();
         self.replace_atom(
-            atom,
-            &[
-                (Q::one(), Some(atom.plus_const(&-d.clone()))),
-                (d.clone(), None),
-            ],
+            &atom,
+            &[(Q::one(), Some(atom.shifted(d))), (d.clone(), None)],
         )
     }
     /// The monotone rewrite `max0(L) ≥ max0(L2)` (valid when `L2 ≤ L`): every occurrence of
@@ -246,7 +411,7 @@ impl<C: Coef> PolyT<C> {
     pub fn mono(&self, l: &Lin, l2: &Lin) -> Self {
         match canon_atom(l) {
             AtomVal::Scaled(f, atom) => {
-                self.replace_atom(&atom, &[(Q::one() / f, Some(l2.clone()))])
+                self.replace_atom(&Atom::Max0(atom), &[(Q::one() / f, Some(l2.into()))])
             }
             AtomVal::Const(_) => self.clone(),
         }
@@ -258,13 +423,16 @@ impl<C: Coef> PolyT<C> {
         match canon_atom(l) {
             AtomVal::Scaled(f, atom) => {
                 let k = Q::one() / f;
-                self.replace_atom(&atom, &[(k.clone(), Some(l.sub(d))), (k, Some(d.clone()))])
+                self.replace_atom(
+                    &Atom::Max0(atom),
+                    &[(k.clone(), Some(l.sub(d).into())), (k, Some(d.into()))],
+                )
             }
             AtomVal::Const(_) => self.clone(),
         }
     }
-    /// The zero rewrite `max0(L) = 0` (valid when `L ≤ 0`).
-    pub fn zero_atom(&self, atom: &Lin) -> Self {
+    /// The zero rewrite `A = 0` of a canonical atom (valid when `L ≤ 0`, resp. `⌊L/d⌋ ≤ 0`).
+    pub fn zero_atom(&self, atom: &Atom) -> Self {
         self.replace_atom(atom, &[])
     }
     /// Degree (largest monomial length; 0 for constants and the zero polynomial).
@@ -274,26 +442,26 @@ impl<C: Coef> PolyT<C> {
 }
 
 impl Poly {
-    /// Value at `env` (variables missing from `env` count as 0): `Σ c · Π max(0, L(env))`.
+    /// Value at `env` (variables missing from `env` count as 0): `Σ c · Π A(env)`
+    /// ([`Atom::eval`]).
     pub fn eval(&self, env: &BTreeMap<String, i64>) -> Q {
         let mut s = Q::zero();
         for (m, c) in &self.terms {
             let mut t = c.clone();
             for a in m {
-                let v = a.eval(env);
-                t *= if v.is_positive() { v } else { Q::zero() };
+                t *= a.eval(env);
             }
             s += t;
         }
         s
     }
     /// The bound in the grammar `integers, p/q, identifiers, + - *, parentheses, max(a, b)`:
-    /// constant first, then monomials in canonical order, e.g. `4 + 10*max(0, h + 1)`.
-    /// The zero polynomial prints as `0`.
+    /// constant first, then monomials in canonical order, e.g. `4 + 10*max(0, h + 1)`; a
+    /// floor atom prints `max(0, ⌊(n + 31)/32⌋)`. The zero polynomial prints as `0`.
     pub fn to_bound_string(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
         for (m, c) in &self.terms {
-            let atoms: Vec<String> = m.iter().map(|a| format!("max(0, {a})")).collect();
+            let atoms: Vec<String> = m.iter().map(ToString::to_string).collect();
             let s = if m.is_empty() {
                 fmt_q(c)
             } else if c.is_one() {

@@ -9,7 +9,7 @@ use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Rewrite};
 use crate::core::assertion::linear::{Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
 use crate::core::metric::Q;
 use num_traits::One;
 use std::collections::BTreeSet;
@@ -156,7 +156,17 @@ impl Back<'_, '_> {
                     la.shift.clone(),
                     la.witness.clone(),
                 ));
-                (t.shift(&la.atom, &la.shift), rws)
+                let mut t = t.shift(&la.atom, &la.shift);
+                // a constant step c > 1: the floor atom ⌊R/c⌋⁺ drops by one round too
+                if let Some(fr) = &la.floor {
+                    t = t.shift(&fr.atom, &Q::one());
+                    rws.push(Rewrite::IShift(
+                        fr.atom.clone(),
+                        Q::one(),
+                        fr.cg(body.pre.p.len()),
+                    ));
+                }
+                (t, rws)
             }
             None => (i.clone(), vec![]),
         };
@@ -172,7 +182,7 @@ impl Back<'_, '_> {
         });
         if let Some(from) = &mono_from {
             if let Some((to, w)) = self.step_mono(from, &ishift, &qb, &body.pre.p) {
-                ishift = ishift.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
+                ishift = ishift.replace_atom(&from.into(), &[(Q::one(), Some(to.clone().into()))]);
                 rws.push(Rewrite::Mono(from.clone(), to, w));
             }
         }
@@ -207,9 +217,20 @@ impl Back<'_, '_> {
                 let (nb2, qb2) = self.back(&lr.body, ik.clone())?;
                 let mut ishift2 = ishift_base.clone();
                 let mut rws2 = rws_base.clone();
+                // the last round's P is P ∧ e and the window: the cut's later indices move
+                if let Some(fr) = atom.as_ref().and_then(|la| la.floor.as_ref()) {
+                    for r in rws2.iter_mut() {
+                        if let Rewrite::IShift(fa, _, cg) = r {
+                            if *fa == fr.atom {
+                                *cg = fr.cg(lr.body.pre.p.len());
+                            }
+                        }
+                    }
+                }
                 if let Some(from) = &mono_from {
                     if let Some((to, w)) = self.step_mono(from, &ishift2, &qb2, &lr.body.pre.p) {
-                        ishift2 = ishift2.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
+                        ishift2 = ishift2
+                            .replace_atom(&from.into(), &[(Q::one(), Some(to.clone().into()))]);
                         rws2.push(Rewrite::Mono(from.clone(), to, w));
                     }
                 }
@@ -296,7 +317,12 @@ impl Back<'_, '_> {
         let AtomVal::Scaled(_, g) = canon_atom(&geo.g) else {
             return;
         };
-        if !ishift.terms.keys().flatten().any(|a| *a == g) {
+        if !ishift
+            .terms
+            .keys()
+            .flatten()
+            .any(|a| a.as_max0() == Some(&g))
+        {
             return;
         }
         let Some(rw) = self.ctx.geo_split(geo, p) else {
@@ -307,11 +333,11 @@ impl Back<'_, '_> {
         let AtomVal::Scaled(_, d) = canon_atom(&geo.d) else {
             return;
         };
-        if qb.terms.keys().flatten().any(|a| *a == d) {
+        if qb.terms.keys().flatten().any(|a| a.as_max0() == Some(&d)) {
             return;
         }
         if let Some((to, w)) = self.step_mono(&d, ishift, qb, p) {
-            *ishift = ishift.replace_atom(&d, &[(Q::one(), Some(to.clone()))]);
+            *ishift = ishift.replace_atom(&(&d).into(), &[(Q::one(), Some(to.clone().into()))]);
             rws.push(Rewrite::Mono(d, to, w));
         }
     }
@@ -328,7 +354,12 @@ impl Back<'_, '_> {
         qb: &TPoly,
         p: &[Cstr],
     ) -> Option<(Lin, Farkas)> {
-        let have: BTreeSet<&Lin> = ishift.terms.keys().flatten().collect();
+        let have: BTreeSet<&Lin> = ishift
+            .terms
+            .keys()
+            .flatten()
+            .filter_map(Atom::as_max0)
+            .collect();
         if !have.contains(from) {
             return None;
         }
@@ -336,6 +367,7 @@ impl Back<'_, '_> {
             .terms
             .keys()
             .flatten()
+            .filter_map(Atom::as_max0)
             .filter(|b| !have.contains(b))
             .collect::<BTreeSet<_>>()
             .into_iter()

@@ -13,7 +13,7 @@ use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Field, Node, Rewrite};
 use crate::core::assertion::linear::{DepMap, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal, Coef, Mono};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Coef, Mono};
 use crate::core::metric::Q;
 use crate::core::Loc;
 use num_traits::{One, Signed, Zero};
@@ -64,7 +64,7 @@ impl Back<'_, '_> {
         let drop: Vec<Mono> = out
             .terms
             .keys()
-            .filter(|m| m.iter().any(&bad))
+            .filter(|m| m.iter().any(|a| bad(a.lin())))
             .cloned()
             .collect();
         for m in drop {
@@ -330,12 +330,13 @@ fn bound_subst(q: &TPoly, x: &str, a: &Lin) -> TPoly {
     let up = a.plus_const(&-Q::one());
     let mut out = TPoly::zero();
     for (m, c) in &q.terms {
-        let atoms: Vec<Lin> = m
+        // a floor atom is monotone in its form: the same bounding substitution
+        let atoms: Vec<Atom> = m
             .iter()
-            .map(|l| match l.terms.get(x) {
-                Some(k) if k.is_positive() => l.subst(x, &up),
-                Some(_) => l.subst(x, &Lin::constant(Q::zero())),
-                None => l.clone(),
+            .map(|a| match a.lin().terms.get(x) {
+                Some(k) if k.is_positive() => a.subst(x, &up),
+                Some(_) => a.subst(x, &Lin::constant(Q::zero())),
+                None => a.clone(),
             })
             .collect();
         out.add_raw_term(&atoms, c.clone());
@@ -357,6 +358,7 @@ pub(super) fn unshifted_monos(rw: &[Rewrite], q: &TPoly) -> Vec<Mono> {
                 continue;
             }
             for m in q.terms.keys() {
+                let (a, b) = (Atom::Max0(a.clone()), Atom::Max0(b.clone()));
                 if m.contains(&b) {
                     let mut nm: Mono = m
                         .iter()
@@ -378,8 +380,12 @@ pub(super) fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
         match r {
             Rewrite::Shift(a, sft, _) => out = out.shift(a, sft),
             Rewrite::Split(a, d, _, _) => out = out.split(a, d),
-            Rewrite::Zero(a, _) => out = out.zero_atom(a),
+            Rewrite::Zero(a, _) => out = out.zero_atom(&a.into()),
             Rewrite::Mono(l, l2, _) => out = out.mono(l, l2),
+            Rewrite::IShift(a, d, _) => out = out.shift(a, d),
+            Rewrite::IMono(a1, a2, _) => {
+                out = out.replace_atom(a1, &[(Q::one(), Some(a2.clone()))])
+            }
         }
     }
     out

@@ -95,7 +95,8 @@ fn coef(p: &Poly, atoms: &[&str]) -> Q {
     p.terms
         .iter()
         .find(|(m, _)| {
-            let mut names: Vec<String> = m.iter().map(|a| a.to_string()).collect();
+            // `max(0, L)` atoms named by their linear form `L`
+            let mut names: Vec<String> = m.iter().map(|a| a.lin().to_string()).collect();
             names.sort();
             let mut want: Vec<String> = atoms.iter().map(|s| s.to_string()).collect();
             want.sort();

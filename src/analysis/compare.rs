@@ -8,7 +8,7 @@ use crate::analysis::entail::entails;
 use crate::analysis::tpoly::{LinExpr, TPoly};
 use crate::certificate::Rewrite;
 use crate::core::assertion::linear::{Cstr, Lin};
-use crate::core::assertion::poly::{Atom, Coef, Mono};
+use crate::core::assertion::poly::{Coef, Mono};
 use crate::core::assertion::Poly;
 use crate::core::metric::Q;
 use num_traits::{Signed, Zero};
@@ -21,13 +21,7 @@ use std::collections::BTreeSet;
 pub fn align(c: &Poly, atoms: &BTreeSet<Lin>, p: &[Cstr]) -> (Poly, Vec<Rewrite>) {
     let mut out = c.clone();
     let mut rws = Vec::new();
-    let own: BTreeSet<Lin> = c
-        .terms
-        .keys()
-        .flatten()
-        .filter_map(Atom::as_max0)
-        .cloned()
-        .collect();
+    let own: BTreeSet<Lin> = c.max0_atoms().cloned().collect();
     for a in own.iter().filter(|a| !atoms.contains(*a)) {
         let mut best: Option<(Q, &Lin)> = None;
         for b in atoms {
@@ -54,13 +48,7 @@ pub fn align(c: &Poly, atoms: &BTreeSet<Lin>, p: &[Cstr]) -> (Poly, Vec<Rewrite>
 /// (coefficients over LP variables) and of the aligned claim `C'` ([`align`] against the
 /// template's atoms), each with a description.
 pub fn target_constraints(b: &TPoly, claim: &Poly, p: &[Cstr]) -> Vec<(LinExpr, String)> {
-    let atoms: BTreeSet<Lin> = b
-        .terms
-        .keys()
-        .flatten()
-        .filter_map(Atom::as_max0)
-        .cloned()
-        .collect();
+    let atoms: BTreeSet<Lin> = b.max0_atoms().cloned().collect();
     let (c, _) = align(claim, &atoms, p);
     let monos: BTreeSet<&Mono> = b.terms.keys().chain(c.terms.keys()).collect();
     monos

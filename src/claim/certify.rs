@@ -11,7 +11,6 @@ use crate::analysis::compare::{align, first_deficit};
 use crate::analysis::{analyze_toward, Analysis, AnalysisOptions};
 use crate::certificate::{Assn, Farkas, Field, Judgment, Node};
 use crate::core::assertion::linear::Lin;
-use crate::core::assertion::poly::Atom;
 use crate::core::assertion::Poly;
 use crate::core::metric::Q;
 use crate::core::{Hardware, Launch, Metric, Program};
@@ -39,14 +38,7 @@ pub fn weaken_to(c: &Poly, root: &Node) -> Result<Node, String> {
     let Judgment::Stmt { pre, post } = &root.judgment else {
         return Err("the derivation's root is not a statement node".into());
     };
-    let atoms: BTreeSet<Lin> = pre
-        .q
-        .terms
-        .keys()
-        .flatten()
-        .filter_map(Atom::as_max0)
-        .cloned()
-        .collect();
+    let atoms: BTreeSet<Lin> = pre.q.max0_atoms().cloned().collect();
     let (c2, rws) = align(c, &atoms, &pre.p);
     if let Some(m) = first_deficit(&c2, &pre.q) {
         return Err(format!(
@@ -104,7 +96,7 @@ fn certify_from(
 /// warpcert's bound.
 fn shifts_from(b: &Poly) -> BTreeMap<String, Q> {
     let mut out = BTreeMap::new();
-    for a in b.terms.keys().flatten().filter_map(Atom::as_max0) {
+    for a in b.max0_atoms() {
         if let [(v, k)] = a.terms.iter().collect::<Vec<_>>()[..] {
             if k.is_one() && a.c.is_positive() {
                 out.entry(v.clone()).or_insert_with(|| a.c.clone());

@@ -96,13 +96,7 @@ fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)>
 /// Atoms whose image would coincide with another atom are kept. Returns the root node and
 /// its potential (unchanged when no atom mentions a block index negatively).
 pub(super) fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (TNode, TPoly) {
-    let atoms: BTreeSet<Lin> = qroot
-        .terms
-        .keys()
-        .flatten()
-        .filter_map(Atom::as_max0)
-        .cloned()
-        .collect();
+    let atoms: BTreeSet<Lin> = qroot.max0_atoms().cloned().collect();
     let mut images: BTreeMap<Lin, (Lin, Lin)> = BTreeMap::new(); // atom ↦ (image, canonical image)
     for a in &atoms {
         let mut img = a.clone();

@@ -270,6 +270,11 @@ impl<C: Coef> PolyT<C> {
         p.add_term(Vec::new(), C::from_q(k));
         p
     }
+    /// The linear forms `L` of the `max0(L)` atoms of the monomials, each once per
+    /// occurrence (floor atoms left out); collect into a set for distinct atoms.
+    pub fn max0_atoms(&self) -> impl Iterator<Item = &Lin> {
+        self.terms.keys().flatten().filter_map(Atom::as_max0)
+    }
     /// Adds `c · Π a` for arbitrary (not necessarily canonical) atoms `atoms` (a [`Lin`]
     /// is the atom `max0(L)`).
     pub fn add_raw_term<A>(&mut self, atoms: &[A], c: C)

@@ -9,7 +9,7 @@ use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Rewrite};
 use crate::core::assertion::linear::{Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, AtomVal};
 use crate::core::metric::Q;
 use num_traits::One;
 use std::collections::BTreeSet;
@@ -354,20 +354,12 @@ impl Back<'_, '_> {
         qb: &TPoly,
         p: &[Cstr],
     ) -> Option<(Lin, Farkas)> {
-        let have: BTreeSet<&Lin> = ishift
-            .terms
-            .keys()
-            .flatten()
-            .filter_map(Atom::as_max0)
-            .collect();
+        let have: BTreeSet<&Lin> = ishift.max0_atoms().collect();
         if !have.contains(from) {
             return None;
         }
         let mut missing: Vec<&Lin> = qb
-            .terms
-            .keys()
-            .flatten()
-            .filter_map(Atom::as_max0)
+            .max0_atoms()
             .filter(|b| !have.contains(b))
             .collect::<BTreeSet<_>>()
             .into_iter()

@@ -50,11 +50,29 @@ Definition bop_eval (F : fmodel) (op : binop) (v1 v2 : val) : option val :=
   | _, _ => None
   end.
 
+(** [popc a]: the 1 bits of [a mod 2^64]; [ffs a]: 1 + the index of its lowest 1 bit, 0
+    when there is none ([Z.testbit] reads the two's complement, so the low 64 bits of a
+    negative [a] are those of [a mod 2^64]; spec/semantics.md, EC:UOP). *)
+Fixpoint popc_bits (n : nat) (a : Z) : Z :=
+  match n with
+  | O => 0
+  | S k => (if Z.testbit a (Z.of_nat k) then 1 else 0) + popc_bits k a
+  end.
+Fixpoint ffs_bits (n : nat) (i a : Z) : Z :=
+  match n with
+  | O => 0
+  | S k => if Z.testbit a i then i + 1 else ffs_bits k (i + 1) a
+  end.
+Definition popc64 (a : Z) : Z := popc_bits 64 a.
+Definition ffs64 (a : Z) : Z := ffs_bits 64 0 a.
+
 Definition uop_eval (F : fmodel) (op : unop) (v : val) : option val :=
   match op, v with
   | UNeg, VInt a => Some (VInt (- a))
   | UNot, VBool b => Some (VBool (negb b))
   | UBitnot, VInt a => Some (VInt (Z.lnot a))
+  | UPopc, VInt a => Some (VInt (popc64 a))
+  | UFfs, VInt a => Some (VInt (ffs64 a))
   | UToInt, VInt a => Some (VInt a)
   | UToInt, VBool b => Some (VInt (b2z b))
   | UToBool, VInt a => Some (VBool (negb (a =? 0)%Z))

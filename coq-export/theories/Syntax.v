@@ -27,7 +27,7 @@ Definition int_of (v : val) : Z := match v with VInt z => z | _ => 0%Z end.
 
 Inductive binop := OAdd | OSub | OMul | ODiv | OMod | OShl | OShr | OAnd | OOr | OXor
   | OLt | OLe | OGt | OGe | OEq | ONe | OLand | OLor | OMin | OMax.
-Inductive unop := UNeg | UNot | UBitnot | UToFloat | UToInt | UToBool.
+Inductive unop := UNeg | UNot | UBitnot | UToFloat | UToInt | UToBool | UPopc | UFfs.
 
 (** Operands [o ::= x | p | c | threadIdx.d] ([d] = 0, 1, 2 for x, y, z). *)
 Inductive opd := OVar (x : nat) | OParam (p : nat) | OConst (v : val) | OTid (d : nat).

@@ -169,7 +169,7 @@ impl Stmt {
 pub const BINOPS: &[&str] =
     &["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "min", "max"];
 /// Unary operators of the certificate grammar.
-pub const UNOPS: &[&str] = &["neg", "not", "bitnot", "tofloat", "toint", "tobool"];
+pub const UNOPS: &[&str] = &["neg", "not", "bitnot", "tofloat", "toint", "tobool", "popc", "ffs"];
 
 /// An array declaration `(ARR SPACE ETY EBYTES)`.
 #[derive(Clone, Debug, PartialEq, Eq)]

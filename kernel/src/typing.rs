@@ -42,7 +42,7 @@ pub fn un_type(op: &str, a: Ty) -> Option<Ty> {
         ("neg", Int) => Some(Int),
         ("neg", Float) => Some(Float),
         ("not", Bool) => Some(Bool),
-        ("bitnot", Int) => Some(Int),
+        ("bitnot" | "popc" | "ffs", Int) => Some(Int),
         ("tofloat", _) => Some(Float),
         ("toint", _) => Some(Int),
         ("tobool", _) => Some(Bool),

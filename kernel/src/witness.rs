@@ -321,6 +321,8 @@ impl Machine<'_> {
             ("neg", F(x)) => F(-x),
             ("not", B(x)) => B(!x),
             ("bitnot", I(x)) => I(!x),
+            ("popc", I(x)) => I(i64::from(x.count_ones())),
+            ("ffs", I(x)) => I(if x == 0 { 0 } else { i64::from(x.trailing_zeros()) + 1 }),
             ("tofloat", I(x)) => F(rat(x)),
             ("tofloat", F(x)) => F(x),
             ("tofloat", B(x)) => F(rat(i64::from(x))),

@@ -220,6 +220,12 @@ pub enum UnOp {
     ToInt,
     /// Conversion to a boolean (`o != 0`).
     ToBool,
+    /// Population count `popc o`: the number of 1 bits of `o mod 2^64` (an `int`, `0..=64`;
+    /// `__popcll`, and `__popc` on the low 32 bits).
+    Popc,
+    /// Find first set `ffs o`: 1 + the index of the lowest 1 bit of `o mod 2^64`, 0 when
+    /// `o mod 2^64 = 0` (an `int`, `0..=64`; `__ffsll`, and `__ffs` on the low 32 bits).
+    Ffs,
 }
 
 impl UnOp {
@@ -232,6 +238,8 @@ impl UnOp {
             UnOp::ToFloat => "tofloat",
             UnOp::ToInt => "toint",
             UnOp::ToBool => "tobool",
+            UnOp::Popc => "popc",
+            UnOp::Ffs => "ffs",
         }
     }
     /// Inverse of [`UnOp::name`].
@@ -243,6 +251,8 @@ impl UnOp {
             "tofloat" => UnOp::ToFloat,
             "toint" => UnOp::ToInt,
             "tobool" => UnOp::ToBool,
+            "popc" => UnOp::Popc,
+            "ffs" => UnOp::Ffs,
             _ => return None,
         })
     }

@@ -184,6 +184,8 @@ fn unop(op: &str) -> Result<&'static str, ExportError> {
         "tofloat" => "UToFloat",
         "toint" => "UToInt",
         "tobool" => "UToBool",
+        "popc" => "UPopc",
+        "ffs" => "UFfs",
         _ => return Err(ExportError::Unsupported(format!("unary operator {op}"))),
     })
 }

@@ -232,7 +232,9 @@ pub fn apply_bin_lanes(op: BinOp, xs: &mut [Value], ys: &[Value]) -> Result<(), 
 ///
 /// `neg`: int (checked) or float; `not`: bool; `bitnot`: int; `tofloat`: any value
 /// (`true` ↦ 1.0); `toint`: truncation toward zero of a float (error when NaN or out of the
-/// `i64` range), identity on ints, `true` ↦ 1; `tobool`: `v != 0`.
+/// `i64` range), identity on ints, `true` ↦ 1; `tobool`: `v != 0`; `popc`: the 1 bits of the
+/// int mod 2^64 (its 64-bit two's complement); `ffs`: 1 + the index of its lowest 1 bit, 0
+/// for 0.
 /// Errors: [`SemError::Overflow`], [`SemError::Type`].
 pub fn apply_un(op: UnOp, a: Value) -> Result<Value, SemError> {
     use Value::*;
@@ -243,6 +245,12 @@ pub fn apply_un(op: UnOp, a: Value) -> Result<Value, SemError> {
         (UnOp::Neg, Float(x)) => Float(-x),
         (UnOp::Not, Bool(b)) => Bool(!b),
         (UnOp::BitNot, Int(x)) => Int(!x),
+        (UnOp::Popc, Int(x)) => Int(i64::from(x.count_ones())),
+        (UnOp::Ffs, Int(x)) => Int(if x == 0 {
+            0
+        } else {
+            i64::from(x.trailing_zeros()) + 1
+        }),
         (UnOp::ToFloat, Int(x)) => Float(x as f64),
         (UnOp::ToFloat, Float(x)) => Float(x),
         (UnOp::ToFloat, Bool(b)) => Float(if b { 1.0 } else { 0.0 }),

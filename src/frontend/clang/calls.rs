@@ -193,6 +193,11 @@ impl Conv<'_> {
                     Ok(e(ExprKind::Call(Box::new(ident("__syncthreads", p)), Vec::new()), p))
                 } else if args.len() == 1 && self.is_grid_expr(args[0]) {
                     Ok(self.grid_sync(p))
+                } else if args.len() == 1
+                    && (self.tile_expr(args[0]).is_some() || self.is_coalesced_expr(args[0]))
+                {
+                    // a warp tile or a coalesced group: `__syncwarp()` (spec/lowering.md §9.5)
+                    Ok(e(ExprKind::Call(Box::new(ident("__syncwarp", p)), Vec::new()), p))
                 } else {
                     self.missing(n, Missing::WarpTile, name)
                 }
@@ -252,6 +257,11 @@ impl Conv<'_> {
         }
         if let Some(size) = super::warp::tile_size(&rec).or_else(|| self.tile_expr(obj)) {
             return self.tile_call(n, size, &method, p).map(Some);
+        }
+        if super::coalesced::is_coalesced_record(&rec) {
+            return self
+                .coalesced_call(n, obj, &method, p)
+                .map(|x| Some(Some(x)));
         }
         if !block {
             let what = Missing::of_group(&rec);

@@ -49,6 +49,9 @@ pub(super) enum Local {
     /// `cg::grid_group g = this_grid();` or a `grid_group` parameter (`spec/lowering.md`
     /// §9.6).
     Grid,
+    /// `cg::coalesced_group g = …;`: the `int` local holding its lane mask
+    /// (`clang/coalesced.rs`, `spec/lowering.md` §9.5).
+    Coalesced(String),
 }
 
 /// The converter of one translation unit.

@@ -46,6 +46,9 @@ impl Conv<'_> {
             }
             Ty::Array(..) => return self.missing(d, Missing::LocalArray, &name),
             Ty::Record(r) if self.is_cg(r) => {
+                if super::coalesced::is_coalesced_record(r) {
+                    return self.coalesced_decl(d, init_node);
+                }
                 if let Some(res) = self.tile_decl(d, r, init_node) {
                     return res;
                 }

@@ -16,6 +16,7 @@
 //! analysed).
 
 mod calls;
+mod coalesced;
 pub mod convert;
 mod decls;
 mod exprs;

@@ -60,12 +60,8 @@ pub(super) fn is_opaque_math(name: &str) -> bool {
             | "isfinite"
     ) || matches!(
         name,
-        "__popc"
-            | "__popcll"
-            | "__clz"
+        "__clz"
             | "__clzll"
-            | "__ffs"
-            | "__ffsll"
             | "__brev"
             | "__byte_perm"
             | "__umulhi"

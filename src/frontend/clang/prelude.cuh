@@ -319,7 +319,13 @@ class coalesced_group : public thread_group {
   __device__ unsigned long long size() const;
   __device__ unsigned long long num_threads() const;
   __device__ unsigned long long thread_rank() const;
+  __device__ unsigned long long meta_group_rank() const;
+  __device__ unsigned long long meta_group_size() const;
   template <class T> __device__ T shfl(T var, int srcLane) const;
+  template <class T> __device__ T shfl_down(T var, unsigned delta) const;
+  template <class T> __device__ T shfl_up(T var, unsigned delta) const;
+  __device__ int any(int) const;
+  __device__ int all(int) const;
   __device__ unsigned ballot(int) const;
 };
 __device__ coalesced_group coalesced_threads();

@@ -1,9 +1,10 @@
 //! The constructs the clang front end reads but warpcert's core cannot express yet, in one
 //! place, so that each is replaced by its lowering when the core grows (`__match_*` warp
 //! collectives, function-scope `__constant__` variables, initialized thread-local arrays,
-//! tiles other than warp tiles of `N | 32` lanes). Each becomes a located error naming the construct — never a silent
-//! wrong answer. Warp shuffles, votes, `__syncwarp` and `tiled_partition<N>` tiles are
-//! lowered (`clang/warp.rs`, `lower/warp.rs`).
+//! tiles other than warp tiles of `N | 32` lanes, coalesced groups outside the uses
+//! `clang/coalesced.rs` lowers). Each becomes a located error naming the construct — never a silent
+//! wrong answer. Warp shuffles, votes, `__syncwarp`, `tiled_partition<N>` tiles and coalesced
+//! groups held in locals are lowered (`clang/warp.rs`, `clang/coalesced.rs`, `lower/warp.rs`).
 
 /// A construct that is read but not modelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,7 +18,9 @@ pub enum Missing {
     LocalArray,
     /// `tiled_partition`, `thread_block_tile` operations other than those lowered.
     WarpTile,
-    /// `coalesced_threads()`, `labeled_partition`, `binary_partition` (`coalesced_group`).
+    /// `coalesced_threads()`, `labeled_partition`, `binary_partition` (`coalesced_group`)
+    /// other than as a local's initializer, a partition's parent or a member call's object,
+    /// and the members `clang/coalesced.rs` does not lower.
     CoalescedGroup,
     /// Members of `grid_group` other than those `clang/grid.rs` lowers (`is_valid`), and
     /// `multi_grid_group`.
@@ -40,7 +43,7 @@ impl Missing {
             Missing::ConstantMemory => ("function-scope `__constant__` variable", "only file-scope `__constant__` variables are modelled (as read-only global arrays)"),
             Missing::LocalArray => ("initialized thread-local array", "thread-local arrays are modelled without initializer only (assign the elements instead)"),
             Missing::WarpTile => ("cooperative-groups tile", "only `thread_block_tile<N>` from `tiled_partition<N>(block)` with N | 32 and its sync/thread_rank/size/shfl*/any/all/ballot (votes for N = 32) are modelled"),
-            Missing::CoalescedGroup => ("cooperative-groups coalesced group", "its thread_rank, size and shfl are popcounts and find-first-set over the active lanes' mask, and `__popc`/`__ffs` have no value model in warpcert (opaque operations)"),
+            Missing::CoalescedGroup => ("cooperative-groups coalesced group", "a coalesced group is modelled as its lane mask when it is a local's initializer, a partition's parent, a member call's object or cg::reduce's group, with the members sync/thread_rank/size/num_threads/shfl(v, 0)/any/all (spec/lowering.md §9.5)"),
             Missing::GridGroup => ("grid-wide cooperative group", "only `this_grid()` with thread_rank/size/num_threads/block_rank/num_blocks/sync is modelled (spec/lowering.md §9.6)"),
             Missing::GroupCollective => ("cooperative-groups collective", "group reductions and scans need warp-collective core constructs"),
             Missing::Texture => ("texture/surface access", "textures are not modelled"),

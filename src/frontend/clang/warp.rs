@@ -144,18 +144,21 @@ impl Conv<'_> {
         let [g, v, op] = args else {
             return self.missing(n, Missing::GroupCollective, "reduce");
         };
-        let Some(size) = self.tile_expr(g) else {
-            return self.missing(
-                n,
-                Missing::GroupCollective,
-                "reduce over a group other than a warp tile `tiled_partition<N>(block)`",
-            );
-        };
         let opname = match self.records.of(unwrap(op)).unref() {
             Ty::Record(r) => r.clone(),
             t => t.describe(),
         };
         let stem = opname.rsplit("::").next().unwrap_or("");
+        if self.is_coalesced_expr(g) {
+            return self.coalesced_reduce(n, g, v, stem, p);
+        }
+        let Some(size) = self.tile_expr(g) else {
+            return self.missing(
+                n,
+                Missing::GroupCollective,
+                "reduce over a group other than a warp tile `tiled_partition<N>(block)` or a coalesced group",
+            );
+        };
         let combine: fn(Expr, Expr, Pos) -> Expr = if stem.starts_with("plus<") {
             |a, b, _| bin(BinaryOp::Add, a, b)
         } else if stem.starts_with("less<") {

@@ -346,7 +346,19 @@ impl Lw<'_> {
                 p,
                 format!("math function `{name}` has no miniCUDA operator (the abstract base type has only `+ - * / min max`, comparisons and conversions that truncate)"),
             )),
-            "__popc" | "__popcll" | "__clz" | "__clzll" | "__ffs" | "__ffsll" | "__brev"
+            "__popc" | "__popcll" | "__ffs" | "__ffsll" => {
+                // ⟦a⟧ₒ; (t ← oa & 0xffffffff for the 32-bit forms;) t' ← popc t / ffs t
+                arity(1)?;
+                let o = self.int_opd(&args[0], out)?;
+                let o = if name.ends_with("ll") {
+                    o
+                } else {
+                    self.bind(Expr::Bin(BinOp::BitAnd, o, int(0xffff_ffff)), Ty::Int, p, out)
+                };
+                let op = if name.starts_with("__popc") { UnOp::Popc } else { UnOp::Ffs };
+                Ok((self.bind(Expr::Un(op, o), Ty::Int, p, out), Ty::Int))
+            }
+            "__clz" | "__clzll" | "__brev"
             | "__brevll" | "__byte_perm" | "__funnelshift_l" | "__funnelshift_r"
             | "__funnelshift_lc" | "__funnelshift_rc" | "__umulhi" | "__mulhi" | "__umul64hi"
             | "__mul64hi" | "__sad" | "__usad" | "__hadd" | "__rhadd" | "__uhadd" | "__urhadd" => {

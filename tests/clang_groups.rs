@@ -275,7 +275,7 @@ fn unsupported_groups_are_located_errors() {
     }
     let cp = read();
     for (kernel, line, what) in [
-        ("coalesced", 65, "coalesced group"),
+        ("coalesced", 66, "source rank other than the constant 0"),
         ("valid", 70, "grid_group::is_valid"),
         (
             "block_reduce",

@@ -12,7 +12,7 @@
 //!
 //! Programs: the kernels of `tests/data/coqdiff/` (negative indices, nested and divergent
 //! branches and loops, shared and global accesses, barriers, bank conflicts, float-dependent
-//! control flow, data-dependent indices, 1/2/8-byte elements, 2-D and partial blocks,
+//! control flow, data-dependent indices, `popc`/`ffs` values, 1/2/8-byte elements, 2-D and partial blocks,
 //! `blockIdx`, jumps, device functions) and, when `../shared` is present, RaCUDA corpus
 //! kernels at small sizes. Array contents are pseudo-random (a fixed LCG), negative values
 //! included.
@@ -113,6 +113,11 @@ fn cases() -> Vec<Case> {
             ..own("data_index.cu", 32, &[])
         },
         own("shifts_bits.cu", 32, &[("m", -6)]),
+        own("bit_counts.cu", 32, &[("m", 37)]),
+        Case {
+            ints: (-3000, 3000),
+            ..own("bit_counts.cu", 32, &[("m", -1_000_003)])
+        },
         own("div_mod_neg.cu", 32, &[("q", 4)]),
         own("div_mod_neg.cu", 32, &[("q", -3)]),
         Case {

@@ -359,6 +359,32 @@ fn value_types_and_conversions() {
         Ok(Value::Bool(false))
     );
     assert_eq!(apply_un(UnOp::BitNot, Value::Int(0)), Ok(Value::Int(-1)));
+    // popc/ffs on the 64-bit two's complement (hand derivation): -1 has 64 ones, -8 is
+    // ...11111000 (61 ones, lowest 1 at index 3), 0 has none (ffs 0), 2^40 is bit 40
+    for (x, pc, ff) in [
+        (0, 0, 0),
+        (-1, 64, 1),
+        (-8, 61, 4),
+        (1 << 40, 1, 41),
+        (12, 2, 3),
+    ] {
+        assert_eq!(
+            apply_un(UnOp::Popc, Value::Int(x)),
+            Ok(Value::Int(pc)),
+            "popc {x}"
+        );
+        assert_eq!(
+            apply_un(UnOp::Ffs, Value::Int(x)),
+            Ok(Value::Int(ff)),
+            "ffs {x}"
+        );
+    }
+    assert!(matches!(
+        apply_un(UnOp::Popc, Value::Bool(true)),
+        Err(SemError::Type(_))
+    ));
+    assert_eq!(UnOp::from_name("popc"), Some(UnOp::Popc));
+    assert_eq!(UnOp::from_name(UnOp::Ffs.name()), Some(UnOp::Ffs));
     assert!(matches!(
         apply_un(UnOp::Not, Value::Int(0)),
         Err(SemError::Type(_))

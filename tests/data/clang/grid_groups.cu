@@ -59,11 +59,11 @@ __global__ void reductions(const int *a, int *s32, int *s16, int *mins, int *max
   s16[r] = tile_sums(a, block, mins, maxs);
 }
 
-// still a located error: a coalesced group (line 65), the grid's is_valid (line 70), a
-// reduction over the whole block (line 74)
+// still a located error: a coalesced group's shuffle from rank 2 (line 66), the grid's
+// is_valid (line 70), a reduction over the whole block (line 74)
 __global__ void coalesced(int *a) {
   cg::coalesced_group active = cg::coalesced_threads();
-  a[threadIdx.x] = active.thread_rank();
+  a[threadIdx.x] = active.shfl(a[threadIdx.x], 2);
 }
 __global__ void valid(int *a) {
   cg::grid_group grid = cg::this_grid();

@@ -305,6 +305,51 @@ fn whileexit_lane_bound_is_exceeded() {
     assert!(text.contains("(bound (poly (16)))"));
 }
 
+/// The unary operators `popc` and `ffs` (spec/minicuda.md) are known to the exporter and
+/// the Coq theories: the certificates of `tests/data/coq/bit_ops.cu` (every metric) contain
+/// them, are accepted by the kernel, and `coqc` accepts their exports with closed
+/// assumptions.
+#[test]
+fn popc_ffs_certificates_check_in_coq() {
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-bits-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let prog = load(&root().join("tests/data/coq/bit_ops.cu"), 32);
+    let mut paths = Vec::new();
+    for m in [
+        MetricName::Sectors,
+        MetricName::Conflicts,
+        MetricName::Divwarps,
+        MetricName::Steps,
+    ] {
+        let c = bound(&prog, m, 32).certificate;
+        for op in ["(un popc ", "(un ffs "] {
+            assert!(c.contains(op), "bit_ops {m}: no {op}");
+        }
+        if let Err(r) = warpcert_kernel::check(&c) {
+            panic!("bit_ops {m}: the kernel rejects the certificate: {r:?}");
+        }
+        let v = export(&c).unwrap_or_else(|e| panic!("bit_ops {m}: {e}"));
+        let file = tmp.join(format!("{}.v", coq_name(&format!("bit_ops.{m}"))));
+        std::fs::write(&file, &v).unwrap();
+        paths.push(file);
+    }
+    for (path, r) in paths.iter().zip(coqc_all(&paths, 2)) {
+        assert!(r.ok, "coqc rejected {}:\n{}", path.display(), r.out);
+        assert!(
+            r.out.contains("Closed under the global context"),
+            "{}: Print Assumptions lists assumptions:\n{}",
+            path.display(),
+            r.out
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 #[test]
 fn committed_certificates_check_in_coq_and_mutants_fail() {
     if !coqc_available() {

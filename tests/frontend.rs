@@ -1786,8 +1786,16 @@ fn intrinsics_lower_to_core_operators() {
         "{d}"
     );
     assert_eq!(pos(&d), (2, 10));
-    let d = err_str("__global__ void k(int *a) {\n  a[0] = __popc(a[1]);\n}");
-    assert!(d.message.contains("bit/integer intrinsic `__popc`"), "{d}");
+    let d = err_str("__global__ void k(int *a) {\n  a[0] = __clz(a[1]);\n}");
+    assert!(d.message.contains("bit/integer intrinsic `__clz`"), "{d}");
+    // `__popc`/`__ffs` are the core operators `popc`/`ffs` on the low 32 bits
+    let prog = lower_str(
+        "__global__ void k(int *a) { a[0] = __popc(a[1]) + __ffs(a[2]); }",
+        [32, 1, 1],
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let text = prog.to_string();
+    assert!(text.contains("popc") && text.contains("ffs"), "{text}");
     // a device function of the same name is used instead of the intrinsic
     let prog = lower_str(
         "__device__ int abs(int x) { return x; }\n__global__ void k(int *a) { a[0] = abs(a[1]); }",

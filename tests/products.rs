@@ -206,3 +206,70 @@ fn the_kernel_rejects_facts_stronger_than_the_product_bound() {
         assert!(warpcert_kernel::check(&bad).is_err(), "accepted with {to}");
     }
 }
+
+/// The products' rule in Coq (`Q_VWRITE1P`, `Check.vw1p_ok`): the sectors certificate of
+/// [`STRIDE2D`] is exported and accepted by `coqc` (`Print Assumptions`: closed); a mutant
+/// whose stride fact `t ≥ 1` reads `t ≥ 2` in every assertion (not implied by the product's
+/// floor `gx + gy − 1` at `gx = gy = 1`) is rejected by the reflective check. Skips when
+/// `coqc` is not installed.
+#[test]
+fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
+    use common::coq::{build_theories, coqc_all, coqc_available};
+    let (prog, launch) = lower(STRIDE2D);
+    let a = analysis(&prog, &launch, MetricName::Sectors).unwrap();
+    let exported = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
+    // the stride's temporary's index among the locals (`VL k` in the export)
+    let line = a
+        .certificate
+        .lines()
+        .find(|l| l.contains("(bin * (param gridDim.x) (param gridDim.y))"))
+        .expect("the stride's product");
+    let t = line
+        .trim()
+        .trim_start_matches("(assign ")
+        .split(' ')
+        .next()
+        .unwrap();
+    let k = prog
+        .locals
+        .iter()
+        .position(|(x, _)| x == t)
+        .expect("a local");
+    let fact = format!("CLe (mkLin 1%Z [((-1)%Z, VL {k})])");
+    assert!(exported.contains(&fact), "no `{fact}` in the export");
+    let mutant = exported.replace(&fact, &format!("CLe (mkLin 2%Z [((-1)%Z, VL {k})])"));
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-products-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let files: Vec<_> = [
+        ("stride2d_sectors", &exported),
+        ("stride2d_mutant", &mutant),
+    ]
+    .iter()
+    .map(|(n, text)| {
+        let f = tmp.join(format!("{n}.v"));
+        std::fs::write(&f, text).unwrap();
+        f
+    })
+    .collect();
+    let runs = coqc_all(&files, 2);
+    assert!(runs[0].ok, "coqc rejected the export:\n{}", runs[0].out);
+    assert!(
+        runs[0].out.contains("Closed under the global context"),
+        "{}",
+        runs[0].out
+    );
+    assert!(!runs[1].ok, "coqc accepted the mutant");
+    assert!(
+        runs[1]
+            .out
+            .contains("Unable to unify \"true\" with \"false\""),
+        "coqc failed elsewhere than the reflective check:\n{}",
+        runs[1].out
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -903,7 +903,11 @@ impl<'c> Exporter<'c> {
         // target `1 − A ≤ 0` (scale 1), checked by Check.v's `vw1h_ok`; a product node
         // ("Products") two more, for `α − A ≤ 0` and `β − B ≤ 0` (`vw1p_ok`)
         let mut targets = at.post_scales.clone();
-        let extra = n.entails.get("post").map_or(0, Vec::len).saturating_sub(targets.len());
+        let extra = n
+            .entails
+            .get("post")
+            .map_or(0, Vec::len)
+            .saturating_sub(targets.len());
         if extra <= 2 {
             targets.extend(std::iter::repeat_n(BigInt::one(), extra));
         }

@@ -193,7 +193,9 @@ fn vwrite_common(
             (Some(l), _, true) => k.lin.subst(x, l),
             (None, Some(a), true) if !k.eq && k.lane.is_none() => bound_subst(&k.lin, x, a),
             (None, None, true) => match &floor {
-                Some(f) if !k.eq && k.lane.is_none() && k.lin.terms[x].is_negative() => k.lin.subst(x, f),
+                Some(f) if !k.eq && k.lane.is_none() && k.lin.terms.get(x).is_some_and(Rat::is_negative) => {
+                    k.lin.subst(x, f)
+                }
                 _ => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
             },
             (None, _, true) => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),

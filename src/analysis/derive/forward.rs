@@ -460,7 +460,7 @@ impl Ctx<'_> {
         let Expr::Bin(crate::core::BinOp::Mul, a, b) = e else {
             return None;
         };
-        let (la, lb) = (lin_operand(&*self, a)?, lin_operand(&*self, b)?);
+        let (la, lb) = (lin_operand(self, a)?, lin_operand(self, b)?);
         let (alpha, wa) = factor_bound(&pre.p, &la)?;
         let (beta, wb) = factor_bound(&pre.p, &lb)?;
         let floor = lb

@@ -165,7 +165,8 @@ fn product_floor(p: &[Cstr], (a, b): &(Lin, Lin), ws: &[Farkas]) -> (Lin, [Cstr;
 /// Shared part of Q:VWRITE1/2: `D'` equals `D` except at `x`, the `(entail post …)`
 /// witnesses for `P ⇒ P'[x ← e]`; returns the child's cost and, when a bounding
 /// substitution was used (`bounding`: Q:VWRITE1 only), which: `x ← a >> c` with
-/// `A = lin(a)` ("Halving"), or `x ← a * b` with the lower bound `A + B − 1` ("Products").
+/// `A = lin(a)` ("Halving"), or `x ← a * b` with the lower bound `β·A + α·B − α·β`
+/// ("Products").
 fn vwrite_common(
     cx: &Ctx,
     n: &Node,
@@ -210,7 +211,7 @@ fn vwrite_common(
 }
 
 /// The bounding substitution Q:VWRITE1 used: halving's `A = lin(a)`, or a product's lower
-/// bound `A + B − 1`.
+/// bound `β·A + α·B − α·β`.
 enum Bounding {
     Halve(Lin),
     Floor(Lin),

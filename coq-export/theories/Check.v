@@ -209,6 +209,26 @@ Definition vw1h_ok (P : list cstr) (D : list dent) (Qn : pot) (P' : list cstr)
   | None => false
   end.
 
+(** A factor's bound [α] of Q:VWRITE1's lower bounding substitution (spec/logic.md §4
+    "Products"): 1 when its witness [w] shows [P ⇒ A ≥ 1], else 0. *)
+Definition factor_bound (P : list cstr) (A : lin) (w : fwit) : Z :=
+  if farkas_ok P (at_least A 1) w then 1%Z else 0%Z.
+
+(** Q:VWRITE1 with the lower bounding substitution of a product (spec/logic.md §4
+    "Products", Shift.v): the witnesses end with those of [P ⇒ A ≥ α], [P ⇒ B ≥ β], and
+    [α], [β] are read off them ([factor_bound]). *)
+Definition vw1p_ok (P : list cstr) (D : list dent) (Qn : pot) (P' : list cstr)
+    (D' : list dent) (Q' : pot) (x : nat) (e : expr) (C : Q) (ws : list fwit) : bool :=
+  match product G e, rev ws with
+  | Some (A, B), wb :: wa :: _ =>
+      let al := factor_bound P A wa in
+      let be := factor_bound P B wb in
+      let F := prod_floor A B al be in
+      vw_dent_w G wt P D x e D' && entails_lsubst P x F [at_least A al; at_least B be] P' ws &&
+      ptnonneg Q' && pfalls (VL x) Q' && pot_ge Qn (padd (plsubst (VL x) F Q') (m_vwrite M + C))
+  | _, _ => false
+  end.
+
 (** [check fe u s d]: [d] derives [s] as an ordinary judgment ([fe = None]) or as a
     filtered judgment for the loop condition [e] ([fe = Some e]; [u]: no Q:IFEXIT4 in
     filtered position, as Q:WHILEEXIT1 requires). *)
@@ -233,6 +253,7 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
           pot_ge (aQ A) (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) && fco fe A B
           || vw1h_ok (aP A) (aD A) (aQ A) (aP B) (aD B) (aQ B) x e C ws && fco fe A B
+          || vw1p_ok (aP A) (aD A) (aQ A) (aP B) (aD B) (aQ B) x e C ws && fco fe A B
       | None => false
       end
   | DVwrite2 A B ne ws, SAssign x e =>
@@ -495,12 +516,16 @@ Proof.
     destruct fe; [eapply F_SEQ | eapply Q_SEQ]; eauto.
   - (* DVwrite1 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate.
-    apply orb_true_iff in H as [H|H]; split_b; (apply ord_close; [|assumption]);
+    apply orb_true_iff in H as [H|H]; [apply orb_true_iff in H as [H|H]|];
+      split_b; (apply ord_close; [|assumption]);
       destruct A as [P D Qn], B as [P' D' Q']; simpl in *.
     + rewrite Hwt in *. eapply Q_VWRITE1; eauto using ecost_sound.
       destruct (lin_fix G P e); [left; discriminate | right; apply negb_true_iff; auto].
     + unfold vw1h_ok in *. destruct (halving G e) as [La|] eqn:Eh; [|discriminate]. split_b.
       rewrite Hwt in *. eapply Q_VWRITE1H; eauto using ecost_sound.
+    + unfold vw1p_ok in *. destruct (product G e) as [[La Lb]|] eqn:Eh; [|discriminate].
+      destruct (rev ws) as [|wb [|wa r]]; try discriminate. split_b.
+      rewrite Hwt in *. eapply Q_VWRITE1P; eauto using ecost_sound.
   - (* DVwrite2 *)
     destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     apply ord_close; [|assumption].

@@ -786,6 +786,26 @@ Definition entails_bsubst (P : list cstr) (x : nat) (A : lin) (P' : list cstr)
   | None => false
   end.
 
+(** Products (spec/logic.md §4, Q:VWRITE1 "Products"): [x ← a * b] with [A = lin(a)],
+    [B = lin(b)]; under [A ≥ α] and [B ≥ β] the value is at least [F = β·A + α·B − α·β]
+    (Shift.v); the witnesses are those of [P ⇒ P'[x ← F]] (constraints not rising with
+    [x]) followed by one for [P ⇒ A ≥ α] and one for [P ⇒ B ≥ β]. *)
+Definition product (e : expr) : option (lin * lin) :=
+  match e with
+  | EBin OMul a b => match lin_opd a, lin_opd b with Some A, Some B => Some (A, B) | _, _ => None end
+  | _ => None
+  end.
+Definition prod_floor (A B : lin) (al be : Z) : lin :=
+  ladd (ladd (lscale be A) (lscale al B)) (mkLin (- (al * be)) []).
+(** [α − A ≤ 0]: the side condition [P ⇒ A ≥ α]. *)
+Definition at_least (A : lin) (al : Z) : cstr := CLe (lsub (mkLin al []) A).
+Definition entails_lsubst (P : list cstr) (x : nat) (F : lin) (sides : list cstr)
+    (P' : list cstr) (ws : list fwit) : bool :=
+  match map_opt (lcsubst (VL x) F) P' with
+  | Some Ps => entails P (Ps ++ sides) ws
+  | None => false
+  end.
+
 (** ** Atom rewrites of Q:WEAK (spec/certificate.md, [RW]) *)
 (** [RShift L d w]: [max0(L) = d + max0(L − d)] when [P ⇒ L ≥ d]; [RZero L w]:
     [max0(L) = 0] when [P ⇒ L ≤ 0]; [RMono L1 L2 w]: [max0(L1) ≥ max0(L2)] when
@@ -1036,6 +1056,12 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qexpr P D e n C -> halving e = Some A -> vw_dent P D x e D' = true ->
       entails_bsubst P x A P' ws = true -> ptnonneg Q' = true ->
       pot_ge Qn (padd (pbsubst (VL x) A Q') (m_vwrite M + C)) = true ->
+      qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
+  | Q_VWRITE1P : forall P D Qn P' D' Q' x e A B al be n C ws,
+      qexpr P D e n C -> product e = Some (A, B) -> vw_dent P D x e D' = true ->
+      entails_lsubst P x (prod_floor A B al be) [at_least A al; at_least B be] P' ws = true ->
+      ptnonneg Q' = true -> pfalls (VL x) Q' = true ->
+      pot_ge Qn (padd (plsubst (VL x) (prod_floor A B al be) Q') (m_vwrite M + C)) = true ->
       qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
   | Q_SHFL : forall P D Qn P' D' Q' x k w v l Cv Cl,
       qopd v Cv -> qopd l Cl -> warp_post_p P P' x = true ->

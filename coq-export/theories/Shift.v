@@ -1,4 +1,4 @@
-(** * The bounding substitution of Q:VWRITE1 for halving assignments
+(** * The bounding substitutions of Q:VWRITE1 for halving assignments and products
 
     spec/logic.md §4, Q:VWRITE1 "Halving": for [x ← a >> c] ([1 ≤ c < 64]) or
     [x ← a / c] ([c ≥ 2]) under [a = A ≥ 1], the new value [v] lies in [[0, A − 1]].
@@ -6,7 +6,13 @@
     [L[x ← A − 1]] for [k > 0] and [L[x ← 0]] otherwise; potentials without negative
     coefficients are monotone in their atoms (floor atoms too: [Floor.fatom_mono]), so [Q'(σ') ≤ Q'⌈x ← e⌉(σ)]. This file holds
     the definitions and the arithmetic; the rule itself is [Q_VWRITE1H] of Logic.v, its
-    soundness [sound_Q_VWRITE1H] of Soundness.v. *)
+    soundness [sound_Q_VWRITE1H] of Soundness.v.
+
+    spec/logic.md §4, Q:VWRITE1 "Products": for [x ← a * b] under [a = A ≥ α] and
+    [b = B ≥ β], the new value [v = A·B] is at least [F = β·A + α·B − α·β]
+    ([(A − α)(B − β) ≥ 0]); a form [L] whose coefficient of [x] is not positive has
+    [L(v) ≤ L[x ← F]] ([lsubst_lower_le]); the rule is [Q_VWRITE1P] of Logic.v, its
+    soundness [sound_Q_VWRITE1P] of Soundness.v. *)
 
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Lin.
@@ -105,3 +111,75 @@ Lemma quot_halves : forall a c, (1 <= a)%Z -> (2 <= c)%Z ->
 Proof.
   intros a c Ha Hc. split; [apply Z.quot_pos; lia|]. pose proof (Z.quot_lt a c). lia.
 Qed.
+
+(** ** Products: the lower bounding substitution *)
+
+(** [L[x ← F]] bounds [L] above at any [v ≥ F] when [x]'s coefficient is not positive. *)
+Lemma lsubst_lower_le : forall rho x F L v, (leval rho F <= v)%Z -> (lcoef x L <= 0)%Z ->
+  (leval (upd rho x v) L <= leval rho (lsubst x F L))%Z.
+Proof.
+  intros rho x F L v Hv Hk. rewrite lsubst_eval.
+  rewrite (leval_upd_affine rho x v L), (leval_upd_affine rho x (leval rho F) L).
+  assert (lcoef x L * v <= lcoef x L * leval rho F)%Z by (apply Z.mul_le_mono_nonpos_l; lia).
+  lia.
+Qed.
+
+(** Constraints of [P'] under the lower bounding substitution: those not mentioning [x]
+    are kept, inequalities whose coefficient of [x] is negative are substituted, others
+    have no substitute. *)
+Definition lcsubst (x : var) (F : lin) (c : cstr) : option cstr :=
+  if mentions x (cform c) then
+    match c with CLe L => if (lcoef x L <=? 0)%Z then Some (CLe (lsubst x F L)) else None | _ => None end
+  else Some c.
+
+Lemma lcsubst_holds : forall rho x F c c' v, (leval rho F <= v)%Z ->
+  lcsubst x F c = Some c' -> holds rho c' -> holds (upd rho x v) c.
+Proof.
+  intros rho x F c c' v Hv Hb Hh. unfold lcsubst in Hb.
+  destruct (mentions x (cform c)) eqn:Em.
+  - destruct c as [L|L|L m rs]; try discriminate.
+    destruct (Z.leb_spec (lcoef x L) 0) as [Hk|Hk]; [|discriminate].
+    injection Hb as <-. simpl in *. pose proof (lsubst_lower_le rho x F L v Hv Hk). lia.
+  - injection Hb as <-. destruct c as [L|L|L m rs]; simpl in *; rewrite leval_upd_notin; auto.
+Qed.
+
+(** Whether no atom of a potential rises with [x]. *)
+Definition pfalls (x : var) (Q1 : pot) : bool :=
+  forallb (fun cm => forallb (fun a => (lcoef x (alin a) <=? 0)%Z) (snd cm)) (pterms Q1).
+
+(** [Q'[x ← F]]: the substitution in every atom. *)
+Definition plsubst (x : var) (F : lin) (Q1 : pot) : pot :=
+  mkPot (pcst Q1) (map (fun cm => (fst cm, map (amap (lsubst x F)) (snd cm))) (pterms Q1)).
+
+Lemma mval_lsubst_le : forall rho x F v m, (leval rho F <= v)%Z ->
+  forallb (fun a => (lcoef x (alin a) <=? 0)%Z) m = true ->
+  mval (upd rho x v) m <= mval rho (map (amap (lsubst x F)) m).
+Proof.
+  intros rho x F v m Hv. induction m as [|L m IH]; simpl; intros Hm; [lra|].
+  apply andb_true_iff in Hm as [HL Hm]. apply Z.leb_le in HL.
+  apply Qmult_le_compat_nonneg; split; auto using atom_nonneg, mval_nonneg.
+  unfold atom, amap; cbn [alin adiv]. rewrite <- Zle_Qle.
+  pose proof (lsubst_lower_le rho x F (alin L) v Hv HL).
+  pose proof (Z.div_le_mono _ _ (Zpos (adiv L)) ltac:(lia) H). lia.
+Qed.
+
+Lemma plsubst_le : forall rho x F v Q1, (leval rho F <= v)%Z -> pfalls x Q1 = true ->
+  forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1) = true ->
+  pval (upd rho x v) Q1 <= pval rho (plsubst x F Q1).
+Proof.
+  intros rho x F v [c l] Hv Hf Hn. unfold pval, plsubst, pfalls in *; simpl in *.
+  cut (psum (upd rho x v) l <= psum rho (map (fun cm => (fst cm, map (amap (lsubst x F)) (snd cm))) l));
+    [lra|].
+  induction l as [|[d m] l IH]; simpl in *; [lra|].
+  apply andb_true_iff in Hn as [Hd Hl]. apply Qle_bool_iff in Hd.
+  apply andb_true_iff in Hf as [Hfm Hfl].
+  specialize (IH Hfl Hl). pose proof (mval_lsubst_le rho x F v m Hv Hfm).
+  assert (d * mval (upd rho x v) m <= d * mval rho (map (amap (lsubst x F)) m)).
+  { apply Qmult_le_compat_nonneg; split; try lra. apply mval_nonneg. }
+  lra.
+Qed.
+
+(** The product's lower bound: [(a − α)(b − β) ≥ 0] for [a ≥ α], [b ≥ β]. *)
+Lemma mul_floor : forall a b al be, (al <= a)%Z -> (be <= b)%Z ->
+  (be * a + al * b - al * be <= a * b)%Z.
+Proof. intros a b al be Ha Hb. nia. Qed.

@@ -2169,6 +2169,69 @@ Proof.
     fold M; lra.
 Qed.
 
+(** ** Products (Q:VWRITE1's lower bounding substitution, Shift.v) *)
+
+(** A product's value is the product of its factors' linear forms. *)
+Lemma product_value : forall F ps s e T R Ce A B t, pok ps -> wt s ->
+  eeval G F ps s e T R Ce -> product G e = Some (A, B) -> In t T ->
+  int_of (R t) = (leval (rho ps s t) A * leval (rho ps s t) B)%Z.
+Proof.
+  intros F ps s e T R Ce A B t Hp Hw He Hh Ht.
+  destruct e as [o|op a b|op a|arr i]; simpl in Hh; try discriminate.
+  destruct op; try discriminate.
+  destruct (lin_opd G a) as [La|] eqn:Ea; [|discriminate].
+  destruct (lin_opd G b) as [Lb|] eqn:Eb; [|discriminate].
+  injection Hh as <- <-.
+  inversion He; subst.
+  match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ =>
+    specialize (Hb t Ht); rename Hb into Hb' end.
+  rewrite (lin_opd_correct ps s a La t Hp Hw Ea), (lin_opd_correct ps s b Lb t Hp Hw Eb) in Hb'.
+  unfold bop_eval in Hb'. injection Hb' as <-. reflexivity.
+Qed.
+
+Lemma sound_Q_VWRITE1P : forall P D Qn P' D' Q' x e A B al be n Cj ws,
+  qexpr G P D e n Cj -> product G e = Some (A, B) -> vw_dent G P D x e D' = true ->
+  entails_lsubst P x (prod_floor A B al be) [at_least A al; at_least B be] P' ws = true ->
+  ptnonneg Q' = true -> pfalls (VL x) Q' = true ->
+  pot_ge Qn (padd (plsubst (VL x) (prod_floor A B al be) Q') (m_vwrite M + Cj)) = true ->
+  valid (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x e A B al be n Cj ws Hq Hh Hx Hs Hnn Hf Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD.
+  unfold entails_lsubst in Hs.
+  destruct (map_opt (lcsubst (VL x) (prod_floor A B al be)) P') as [Ps|] eqn:Em; [|discriminate].
+  assert (Hv : forall t, In t T ->
+    (leval (rho ps s t) (prod_floor A B al be) <= int_of (R t))%Z).
+  { intros t Ht. pose proof (entails_sound _ _ _ _ (HP t Ht) Hs) as HPs.
+    assert (HA : holds (rho ps s t) (at_least A al))
+      by (apply HPs, in_or_app; right; left; reflexivity).
+    assert (HB : holds (rho ps s t) (at_least B be))
+      by (apply HPs, in_or_app; right; right; left; reflexivity).
+    unfold at_least in HA, HB. cbn [holds] in HA, HB. unfold lsub in HA, HB.
+    rewrite ladd_eval, lscale_eval in HA. rewrite ladd_eval, lscale_eval in HB.
+    assert (E : forall k, leval (rho ps s t) (mkLin k []) = k) by (intros; unfold leval; simpl; lia).
+    rewrite E in HA, HB.
+    rewrite (product_value _ _ _ _ _ _ _ _ _ t Hp Hw H1 Hh Ht).
+    unfold prod_floor. rewrite !ladd_eval, !lscale_eval, E.
+    pose proof (mul_floor (leval (rho ps s t) A) (leval (rho ps s t) B) al be
+      ltac:(lia) ltac:(lia)). lia. }
+  split; [split|].
+  - intros t Ht c Hc.
+    destruct (map_opt_in _ _ _ _ _ _ Em Hc) as [c' [Hc' Hin]].
+    pose proof (entails_sound _ _ _ _ (HP t Ht) Hs) as HPs.
+    apply (holds_ext (upd (rho ps s t) (VL x) (int_of (R t))));
+      [intros; rewrite rho_set_local; auto|].
+    eapply lcsubst_holds; eauto. apply HPs, in_or_app; left; auto.
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H1 Hq).
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
+      (intros; apply rho_set_local; auto).
+    pose proof (plsubst_le (rho ps s t) (VL x) _ (int_of (R t)) Q' (Hv t Ht) Hf Hnn).
+    fold M; lra.
+Qed.
+
 (** ** Warp operations (Q:SHFL, Q:VOTE) *)
 
 (** What the logic uses of a warp operation's result family [R] on [T]: a shuffle's lanes
@@ -4173,6 +4236,7 @@ Proof.
   - eapply sound_Q_VWRITE1; eauto.
   - eapply sound_Q_VWRITE2; eauto.
   - eapply sound_Q_VWRITE1H; eauto.
+  - eapply sound_Q_VWRITE1P; eauto.
   - eapply sound_Q_SHFL; eauto.
   - eapply sound_Q_VOTE; eauto.
   - eapply sound_Q_GWRITE; eauto.

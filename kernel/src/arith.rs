@@ -556,6 +556,11 @@ impl Poly {
     pub fn mentions(&self, v: &str) -> bool {
         self.terms.keys().flatten().any(|a| a.mentions(v))
     }
+    /// Whether no atom's form has a positive coefficient of `v` (each atom falls or stays
+    /// as `v` rises).
+    pub fn atoms_nonrising(&self, v: &str) -> bool {
+        self.terms.keys().flatten().all(|a| a.lin().terms.get(v).is_none_or(|k| !k.is_positive()))
+    }
     /// The first term with a negative coefficient, printed, if any.
     pub fn negative_term(&self) -> Option<String> {
         self.terms.iter().find(|(_, c)| c.is_negative()).map(|(a, c)| fmt_term(c, a))

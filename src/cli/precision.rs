@@ -169,6 +169,17 @@ pub fn suite() -> Vec<Case> {
             extra_inputs: none,
         },
         Case {
+            name: "gridstride_prod",
+            file: "gridstride_prod.cu",
+            pattern: "grid-stride loop, stride a product of launch dimensions",
+            block: [256, 1, 1],
+            concrete_grid: None,
+            metric: MetricName::Sectors,
+            points: pts("n", &sizes, 1),
+            hand: |pt| 2 * stride_sectors(p(pt, "n"), 256),
+            extra_inputs: none,
+        },
+        Case {
             name: "gridstride@2",
             file: "gridstride.cu",
             pattern: "grid-stride loop, --grid 2",

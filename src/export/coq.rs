@@ -902,10 +902,16 @@ impl<'c> Exporter<'c> {
             "DVwrite2"
         };
         // a halving node (spec/logic.md §4 "Halving") has one more witness, for the integer
-        // target `1 − A ≤ 0` (scale 1), checked by Check.v's `vw1h_ok`
+        // target `1 − A ≤ 0` (scale 1), checked by Check.v's `vw1h_ok`; a product node
+        // ("Products") two more, for `α − A ≤ 0` and `β − B ≤ 0` (`vw1p_ok`)
         let mut targets = at.post_scales.clone();
-        if n.entails.get("post").map_or(0, Vec::len) == targets.len() + 1 {
-            targets.push(BigInt::one());
+        let extra = n
+            .entails
+            .get("post")
+            .map_or(0, Vec::len)
+            .saturating_sub(targets.len());
+        if extra <= 2 {
+            targets.extend(std::iter::repeat_n(BigInt::one(), extra));
         }
         let ws = Self::witnesses(n, "post", &targets, &Self::scales(&at.pre.p, 0))?;
         let Stmt::Assign(_, ex) = s else {

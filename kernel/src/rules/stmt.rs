@@ -3,9 +3,9 @@
 //! well-formed), the statement and the node's `pre`; it checks its children and returns 0.
 
 use super::{Ctx, Subject};
-use crate::arith::{Cstr, Dep, Lin, Poly, Rat};
+use crate::arith::{check_farkas, Cstr, Dep, Lin, Poly, Rat};
 use crate::metric::at;
-use crate::syntax::{Assn, Expr, Node, Opd, Space, Stmt, WarpOp};
+use crate::syntax::{Assn, Expr, Farkas, Node, Opd, Space, Stmt, WarpOp};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
@@ -127,16 +127,53 @@ fn bound_subst(l: &Lin, x: &str, a: &Lin) -> Lin {
     }
 }
 
+/// The factors' linear forms `(A, B)` of a product `x ← a * b` whose `lin_P(e)` is
+/// undefined: the lower bounding substitution of Q:VWRITE1 (spec/logic.md §4, "Products").
+fn product_operands(cx: &Ctx, pre: &Assn, e: &Expr) -> Option<(Lin, Lin)> {
+    match e {
+        Expr::Bin(op, a, b) if op == "*" && cx.lin_fixed(&pre.p, e).is_none() => Some((cx.lin_opd(a)?, cx.lin_opd(b)?)),
+        _ => None,
+    }
+}
+
+/// `α − A ≤ 0`: the side condition `P ⇒ A ≥ α` of a factor.
+fn at_least(a: &Lin, alpha: &Rat) -> Cstr {
+    Cstr { eq: false, lin: Lin::constant(alpha.clone()).add_scaled(a, &-Rat::one()), lane: None }
+}
+
+/// A factor's bound `α`: 1 when its witness `w` shows `P ⇒ A ≥ 1`, else 0 (the witness must
+/// then show `P ⇒ A ≥ 0`, checked with the other witnesses).
+fn factor_bound(p: &[Cstr], a: &Lin, w: Option<&Farkas>) -> Rat {
+    match w {
+        Some(w) if check_farkas(p, &at_least(a, &Rat::one()), w).is_ok() => Rat::one(),
+        _ => Rat::zero(),
+    }
+}
+
+/// The lower bound `β·A + α·B − α·β` of `A·B` under `A ≥ α ∧ B ≥ β` (`(A − α)(B − β) ≥ 0`)
+/// and its side conditions `α − A ≤ 0`, `β − B ≤ 0`; `α`, `β` are read off the last two
+/// witnesses `ws` of `(entail post …)` ([`factor_bound`]).
+fn product_floor(p: &[Cstr], (a, b): &(Lin, Lin), ws: &[Farkas]) -> (Lin, [Cstr; 2]) {
+    let (alpha, beta) = match ws {
+        [.., wa, wb] => (factor_bound(p, a, Some(wa)), factor_bound(p, b, Some(wb))),
+        _ => (Rat::zero(), Rat::zero()),
+    };
+    let floor = b.scale(&alpha).add_scaled(a, &beta).add_scaled(&Lin::constant(-(&alpha * &beta)), &Rat::one());
+    (floor, [at_least(a, &alpha), at_least(b, &beta)])
+}
+
 /// Shared part of Q:VWRITE1/2: `D'` equals `D` except at `x`, the `(entail post …)`
-/// witnesses for `P ⇒ P'[x ← e]`; returns the child's cost and, when the bounding
-/// substitution of `x ← a >> c` was used (`bounding`: Q:VWRITE1 only), `A = lin(a)`.
+/// witnesses for `P ⇒ P'[x ← e]`; returns the child's cost and, when a bounding
+/// substitution was used (`bounding`: Q:VWRITE1 only), which: `x ← a >> c` with
+/// `A = lin(a)` ("Halving"), or `x ← a * b` with the lower bound `β·A + α·B − α·β`
+/// ("Products").
 fn vwrite_common(
     cx: &Ctx,
     n: &Node,
     (x, e): (&str, &Expr),
     pre: &Assn,
     bounding: bool,
-) -> Result<(Rat, Option<Lin>), Rejection> {
+) -> Result<(Rat, Option<Bounding>), Rejection> {
     let post = cx.post(n)?;
     let c = cx.shape::<1>(n, &["entail post"])?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
@@ -145,23 +182,39 @@ fn vwrite_common(
     // the bounding substitution is claimed by one witness more than `P'` has constraints
     let claimed = n.entails.get("post").map_or(0, Vec::len) == post.p.len() + 1;
     let shr = if bounding && claimed && le.is_none() { shr_operand(cx, pre, e) } else { None };
+    // the product's lower bounding substitution is claimed by two witnesses more
+    let two = n.entails.get("post").map_or(0, Vec::len) == post.p.len() + 2;
+    let prod = if bounding && two && le.is_none() { product_operands(cx, pre, e) } else { None };
+    let ws = n.entails.get("post").map_or(&[][..], Vec::as_slice);
+    let (floor, sides) = prod.as_ref().map(|ab| product_floor(&pre.p, ab, ws)).unzip();
     let mut targets = Vec::new();
     for k in post.p.iter() {
         let lin = match (&le, &shr, k.lin.mentions(x)) {
             (_, _, false) => k.lin.clone(),
             (Some(l), _, true) => k.lin.subst(x, l),
             (None, Some(a), true) if !k.eq && k.lane.is_none() => bound_subst(&k.lin, x, a),
+            (None, None, true) => match &floor {
+                Some(f) if !k.eq && k.lane.is_none() && k.lin.terms.get(x).is_some_and(Rat::is_negative) => {
+                    k.lin.subst(x, f)
+                }
+                _ => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
+            },
             (None, _, true) => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
         };
         targets.push(Cstr { eq: k.eq, lin, lane: k.lane.clone() });
     }
-    if let Some(a) = &shr {
-        // the last witness: P ⇒ A ≥ 1, i.e. 1 − A ≤ 0
-        let lin = Lin::constant(Rat::one()).add_scaled(a, &-Rat::one());
-        targets.push(Cstr { eq: false, lin, lane: None });
-    }
+    // the last witness(es): P ⇒ A ≥ 1 (halving), P ⇒ A ≥ α and P ⇒ B ≥ β (a product)
+    targets.extend(shr.iter().map(|a| at_least(a, &Rat::one())));
+    targets.extend(sides.into_iter().flatten());
     cx.entail(n, "post", &pre.p, &targets)?;
-    Ok((cost, shr))
+    Ok((cost, shr.map(Bounding::Halve).or(floor.map(Bounding::Floor))))
+}
+
+/// The bounding substitution Q:VWRITE1 used: halving's `A = lin(a)`, or a product's lower
+/// bound `β·A + α·B − α·β`.
+enum Bounding {
+    Halve(Lin),
+    Floor(Lin),
 }
 
 fn assign<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Rejection> {
@@ -185,7 +238,8 @@ fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), R
 /// Q:VWRITE1 — `x ← e` with substitution: `D'(x)` present and implied by `ent_P,D(e)`,
 /// `Q = Q'[x ← lin_P(e)] + M^vwrite + C`, `(entail post …)`. RaCUDA's `P ⇒ e unif` and
 /// `x ∈ X` are replaced by the well-formedness of `pre` and `post` (spec/logic.md §4).
-/// For `x ← a >> c` without `lin_P(e)` the substitution is the bounding one ("Halving").
+/// For `x ← a >> c` without `lin_P(e)` the substitution is the bounding one ("Halving"),
+/// for `x ← a * b` the lower bounding one, in atoms that do not rise with `x` ("Products").
 pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
@@ -196,8 +250,10 @@ pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
         (false, _, _) => post.q.clone(),
         (true, Some(l), _) => post.q.map_atoms(|a| a.subst(x, &l)),
         // Q' has no negative coefficient (well-formedness), so it is monotone in its atoms
-        (true, None, Some(a)) => post.q.map_atoms(|l| bound_subst(l, x, a)),
-        (true, None, None) => return Err(cx.rej(Reason::SubstUndefined(x.clone()))),
+        (true, None, Some(Bounding::Halve(a))) => post.q.map_atoms(|l| bound_subst(l, x, a)),
+        // a product: only atoms falling with x (x ← its lower bound A + B − 1)
+        (true, None, Some(Bounding::Floor(f))) if post.q.atoms_nonrising(x) => post.q.map_atoms(|l| l.subst(x, f)),
+        (true, None, _) => return Err(cx.rej(Reason::SubstUndefined(x.clone()))),
     };
     cx.same_q(&pre.q, &plus(&q, &(&cx.m.vwrite + cost)), "pre", "post[x ← e] + M^vwrite + C")?;
     Ok(Rat::zero())

@@ -17,7 +17,7 @@ use crate::certificate::{Farkas, Field, Judgment, Node};
 use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::metric::Q;
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
-use num_traits::One;
+use num_traits::{One, Zero};
 use std::fmt::Write;
 
 /// What [`n_star`] reads of a dependence entry, for the memo key of
@@ -364,6 +364,22 @@ impl Ctx<'_> {
             }
             _ => p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned()),
         }
+        // `x ← a * b` (uniform, non-linear) under `P ⇒ a ≥ 1 ∧ b ≥ 1`: `x ≥ 1` and
+        // `x ≥ a + b − 1` (spec/logic.md §4 "Products")
+        let fact = match &lin {
+            None if vw1 && xty == Ty::Int => self.product_fact(e, pre),
+            _ => None,
+        };
+        let product = fact
+            .as_ref()
+            .map(|(f, _, wa, wb)| (f.clone(), wa.clone(), wb.clone()));
+        if let Some((floor, least, _, _)) = fact {
+            // `x ≥ α·β` (the floor's least value) and `x ≥ floor`
+            p.push(Cstr::le(Lin::constant(least).sub(&Lin::var(x))));
+            if !floor.mentions(x) && !floor.is_const() {
+                p.push(Cstr::le(floor.sub(&Lin::var(x))));
+            }
+        }
         // the post's constraints are the pre's (renamed back through an update of x,
         // or those not mentioning x) and possibly `x − le = 0`: each target is a
         // constraint of the pre itself or a constant, so the witness is found by
@@ -373,7 +389,8 @@ impl Ctx<'_> {
         for c in &p {
             // `c[x ← le]`, which is `c` itself when `c` does not mention `x` (no copy)
             let substituted;
-            let target = match &lin {
+            let value = lin.as_ref().or(product.as_ref().map(|pr| &pr.0));
+            let target = match value {
                 Some(le) if c.mentions(x) => {
                     substituted = Cstr {
                         kind: c.kind.clone(),
@@ -421,6 +438,7 @@ impl Ctx<'_> {
                 loc: *loc,
                 lin,
                 halve,
+                product,
                 vw1,
                 witnesses,
                 e: en,
@@ -431,6 +449,25 @@ impl Ctx<'_> {
                 d: d.into(),
             },
         ))
+    }
+
+    /// The lower bound `β·A + α·B − α·β` of a product `a * b` of int operands with linear
+    /// forms `A`, `B`, `α`, `β` ∈ {1, 0} the largest with `P ⇒ A ≥ α`, `P ⇒ B ≥ β`, and
+    /// those two witnesses (Q:VWRITE1's lower bounding substitution, spec/logic.md §4
+    /// "Products": `(A − α)(B − β) ≥ 0`); `None` when a factor is not entailed non-negative.
+    /// Also returns the floor's least value `α·β`.
+    fn product_fact(&self, e: &Expr, pre: &Abs) -> Option<(Lin, Q, Farkas, Farkas)> {
+        let Expr::Bin(crate::core::BinOp::Mul, a, b) = e else {
+            return None;
+        };
+        let (la, lb) = (lin_operand(self, a)?, lin_operand(self, b)?);
+        let (alpha, wa) = factor_bound(&pre.p, &la)?;
+        let (beta, wb) = factor_bound(&pre.p, &lb)?;
+        let floor = lb
+            .scale(&alpha)
+            .add(&la.scale(&beta))
+            .plus_const(&-(&alpha * &beta));
+        Some((floor, alpha * beta, wa, wb))
     }
 
     /// Q:IF2/IF3 when `P` decides the condition, Q:IF1 when it is warp-uniform, Q:IF4
@@ -738,6 +775,23 @@ impl Ctx<'_> {
             },
         }))
     }
+}
+
+/// A factor's bound `α` ∈ {1, 0}, the largest with `P ⇒ A ≥ α`, and its witness; the
+/// kernel reads `α = 1` off a witness whenever it shows `A ≥ 1` (spec/logic.md §4
+/// "Products"), so a witness of `A ≥ 0` that also shows `A ≥ 1` gives `α = 1` here too.
+fn factor_bound(p: &[Cstr], a: &Lin) -> Option<(Q, Farkas)> {
+    let at_least = |k: Q| Cstr::le(Lin::constant(k).sub(a));
+    if let Some(w) = entails(p, &at_least(Q::one())) {
+        return Some((Q::one(), w));
+    }
+    let w = entails(p, &at_least(Q::zero()))?;
+    let alpha = if crate::analysis::entail::check_farkas(p, &at_least(Q::one()), &w) {
+        Q::one()
+    } else {
+        Q::zero()
+    };
+    Some((alpha, w))
 }
 
 #[cfg(test)]

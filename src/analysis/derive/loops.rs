@@ -7,7 +7,7 @@ use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
 use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::entail::{entails, entails_all};
 use crate::analysis::linear::{
-    cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed, never_splits,
+    cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed, lin_operand, never_splits,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Cg, Farkas};
@@ -305,8 +305,10 @@ impl Ctx<'_> {
 
     /// The step `d` of an update of the counter `x` with its body-local operands replaced by
     /// their top-level linear definitions in `before` (the statements preceding the update,
-    /// last first); `None` if an operand written in the body other than `x` remains (`x`,
-    /// assigned only by the update, has there its value at the loop head).
+    /// last first), a product `y ← a * b` with a positive coefficient by its lower bound
+    /// `a + b − 1` (the step is then a lower bound); `None` if an operand written in the
+    /// body other than `x` remains (`x`, assigned only by the update, has there its value at
+    /// the loop head).
     pub(super) fn resolve_step(
         &self,
         d: &Lin,
@@ -318,7 +320,17 @@ impl Ctx<'_> {
         for st in before.iter().rev() {
             match st {
                 Stmt::Assign(y, ex, _) if cur.mentions(y) => {
-                    cur = cur.subst(y, &lin_expr(self.prog, ex)?);
+                    let def = match lin_expr(self.prog, ex) {
+                        Some(l) => l,
+                        // a product `y ← a * b` rising the step: its lower bound `a + b − 1`
+                        // (under `a, b ≥ 1`, which the forward pass establishes and the
+                        // kernel checks: spec/logic.md §4 "Products")
+                        None if cur.coef(y) > Q::zero() => {
+                            product_floor(self.prog, ex).filter(|f| !f.mentions(x))?
+                        }
+                        None => return None,
+                    };
+                    cur = cur.subst(y, &def);
                 }
                 Stmt::Assign(..) | Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => {}
                 other => {
@@ -887,6 +899,19 @@ pub(super) fn halved_operand(e: &Expr) -> Option<&Operand> {
     match e {
         Expr::Bin(BinOp::Shr, a, Operand::Const(Const::Int(c))) if (1..64).contains(c) => Some(a),
         Expr::Bin(BinOp::Div, a, Operand::Const(Const::Int(c))) if *c >= 2 => Some(a),
+        _ => None,
+    }
+}
+
+/// `lin(a) + lin(b) − 1` for `a * b` with int operands: the product's lower bound when
+/// `a, b ≥ 1` (`(a − 1)(b − 1) ≥ 0`; spec/logic.md §4 "Products").
+fn product_floor(prog: &Program, e: &Expr) -> Option<Lin> {
+    match e {
+        Expr::Bin(crate::core::BinOp::Mul, a, b) => Some(
+            lin_operand(prog, a)?
+                .add(&lin_operand(prog, b)?)
+                .plus_const(&-Q::one()),
+        ),
         _ => None,
     }
 }

@@ -175,6 +175,9 @@ struct AssignAn {
     /// `x ← a >> c` / `x ← a / c` without `lin`: `lin(a)` and the witness of `P ⇒ a ≥ 1`
     /// (Q:VWRITE1's bounding substitution, spec/logic.md §4 "Halving").
     halve: Option<(Lin, Farkas)>,
+    /// `x ← a * b` (uniform) without `lin`: the lower bound `β·lin(a) + α·lin(b) − α·β`
+    /// and the witnesses of `P ⇒ a ≥ α`, `P ⇒ b ≥ β` (spec/logic.md §4 "Products").
+    product: Option<(Lin, Farkas, Farkas)>,
     vw1: bool,
     witnesses: Vec<Farkas>,
     e: Node,

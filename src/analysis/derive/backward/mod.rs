@@ -267,6 +267,7 @@ impl Back<'_, '_> {
             loc,
             lin,
             halve,
+            product,
             vw1,
             witnesses,
             e,
@@ -297,6 +298,22 @@ impl Back<'_, '_> {
                 node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
                 qp,
             ))
+        } else if let (true, Some((floor, wa, wb))) = (substitute, product) {
+            // lower bounding substitution: x ← β·a + α·b − α·β in atoms falling with x, the
+            // atoms rising with x forced to 0; the last witnesses are P ⇒ a ≥ α, P ⇒ b ≥ β
+            // (spec/logic.md §4 "Products")
+            let restricted = self.restrict_atoms(
+                qpost.clone(),
+                |l| l.coef(x) > Q::zero(),
+                "the potential after a product's assignment must not rise with the variable",
+            )?;
+            let qp = restricted.subst(x, floor).plus_const(&k);
+            let mut ws = witnesses.clone();
+            ws.extend([wa.clone(), wb.clone()]);
+            let fields = vec![Field::Entail("post", ws)];
+            let mut nn = node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]);
+            nn.post.1 = restricted;
+            Ok((nn, qp))
         } else {
             // Q' must not mention x: force those coefficients to 0 (now qpost is exact)
             if qpost.mentions(x) {

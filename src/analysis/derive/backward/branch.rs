@@ -242,9 +242,6 @@ impl Back<'_, '_> {
             Field::Entail("join-else", w_join_else.clone()),
         ];
         let children = vec![TChild::Expr(e.clone()), TChild::Stmt(nt), TChild::Stmt(nf)];
-        Ok((
-            node_of(a, qpost, "Q:IFGUARD4", &qp, fields, children),
-            qp,
-        ))
+        Ok((node_of(a, qpost, "Q:IFGUARD4", &qp, fields, children), qp))
     }
 }

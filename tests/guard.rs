@@ -181,3 +181,221 @@ fn guard_certificates_check_in_coq_and_a_mutant_fails() {
     }
     assert!(!runs[2].ok, "coqc accepted the mutant:\n{}", runs[2].out);
 }
+
+/// The divergent break of `tests/precision/break_loop.cu`: lanes leave the loop at
+/// different rounds through the else branch of the jump-flag test (`g0 ← false`), which is
+/// Q:IFGUARD4 (spec/logic.md §4a).
+fn break_loop_src() -> String {
+    let path = format!(
+        "{}/tests/precision/break_loop.cu",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `s` with the first occurrence of `from` replaced by `to` (which must occur).
+fn mutate(s: &str, from: &str, to: &str) -> String {
+    assert!(s.contains(from), "`{from}` not in the certificate");
+    s.replacen(from, to, 1)
+}
+
+/// The `(entail join-else …)` field of the first Q:IFGUARD4 node of a certificate emptied
+/// (its witnesses removed).
+fn empty_join_else(cert: &str) -> String {
+    let node = cert.find("(Q:IFGUARD4 ").expect("a Q:IFGUARD4 node");
+    let i = node
+        + cert[node..]
+            .find("(entail join-else")
+            .expect("a join-else field");
+    let mut depth = 0usize;
+    for (j, ch) in cert[i..].char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return format!("{}(entail join-else){}", &cert[..i], &cert[i + j + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced certificate")
+}
+
+/// Every metric of the divergent break has a certificate that uses Q:IFGUARD4 and that the
+/// kernel accepts (the precision suite, tests/precision.rs, checks the bounds against the
+/// lock-step semantics).
+#[test]
+fn a_divergent_break_is_bounded_by_ifguard4() {
+    let src = break_loop_src();
+    for m in MetricName::ALL {
+        let (cert, _) = analyse(&src, m);
+        warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("{m:?} rejected: {r:?}"));
+        if m != MetricName::Conflicts {
+            assert!(cert.contains("(Q:IFGUARD4 "), "{m:?}: Q:IFGUARD4 not used");
+        }
+    }
+}
+
+/// Mutants of the divergent break's `divwarps` certificate that the kernel must reject at
+/// the Q:IFGUARD4 node: the exit branch made to keep its lanes in the loop
+/// (`g0 ← true`: the else branch no longer falsifies the guard), the split's `M^div`
+/// not charged (the node's pre constant 1 = `M^div` lowered to 0), the else branch's join
+/// witnesses removed; and the rule renamed to Q:IFEXIT4 (whose exit is the then branch).
+#[test]
+fn ifguard4_certificate_mutants_are_rejected() {
+    let (cert, _) = analyse(&break_loop_src(), MetricName::Divwarps);
+    warpcert_kernel::check(&cert).expect("the original is accepted");
+    let at_rule = |mutant: &str, what: &str| {
+        let r = warpcert_kernel::check(mutant).expect_err(what);
+        assert_eq!(r.rule, "Q:IFGUARD4", "{what}: rejected elsewhere: {r:?}");
+    };
+    at_rule(
+        &mutate(&cert, "(assign g0 (bool false))", "(assign g0 (bool true))"),
+        "an else branch that keeps g0 accepted",
+    );
+    // the pre of Q:IFGUARD4 is 1 + 3·max(0, n − k) (then 3·max(0, n − k), else 0, M^div 1)
+    let pre = cert
+        .lines()
+        .find(|l| l.contains("(Q:IFGUARD4 "))
+        .and_then(|l| l.split("(pre ").nth(1))
+        .and_then(|r| r.split(')').next())
+        .expect("the Q:IFGUARD4 node's pre")
+        .to_string();
+    let line = cert
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("(a {pre} ")))
+        .expect("its assertion")
+        .to_string();
+    assert!(line.contains("(poly (1) "), "{line}");
+    // a copy of the assertion without the constant, used by the Q:IFGUARD4 node alone (the
+    // original is shared with other nodes)
+    let lowered = line.replace("(poly (1) ", "(poly ").replacen(
+        &format!("(a {pre} "),
+        &format!("(a {pre}m "),
+        1,
+    );
+    let node = cert
+        .lines()
+        .find(|l| l.contains("(Q:IFGUARD4 "))
+        .unwrap()
+        .to_string();
+    let mutant = cert
+        .replacen(&line, &format!("{line}\n{lowered}"), 1)
+        .replacen(
+            &node,
+            &node.replace(&format!("(pre {pre})"), &format!("(pre {pre}m)")),
+            1,
+        );
+    at_rule(&mutant, "M^div not charged accepted");
+    at_rule(&empty_join_else(&cert), "no join-else witnesses accepted");
+    assert!(
+        warpcert_kernel::check(&mutate(&cert, "(Q:IFGUARD4 ", "(Q:IFEXIT4 ")).is_err(),
+        "Q:IFGUARD4 as Q:IFEXIT4 accepted"
+    );
+}
+
+/// The divergent break's certificates export to Coq (`DIfGuard4`, spec/logic.md §6) and
+/// `coqc` accepts them (`Print Assumptions`: closed under the global context); Coq-level
+/// mutants fail the reflective check: the `M^div` of the split not charged (the constant 1
+/// of the `DIfGuard4` node's pre made 0) and the else branch's join witnesses removed. Skips,
+/// saying so, without `coqc`.
+#[test]
+fn ifguard4_certificates_check_in_coq_and_mutants_fail() {
+    let src = break_loop_src();
+    let mut texts = Vec::new();
+    for (name, m) in [
+        ("sectors", MetricName::Sectors),
+        ("divwarps", MetricName::Divwarps),
+        ("steps", MetricName::Steps),
+    ] {
+        let (cert, _) = analyse(&src, m);
+        let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(v.contains("DIfGuard4 "), "{name}");
+        texts.push((name.to_string(), v));
+    }
+    let div = texts[1].1.clone();
+    // the DIfGuard4 node: `DIfGuard4 aI aJ ne [wjt] [wje]`
+    let at = div.find("(DIfGuard4 ").expect("a DIfGuard4 node");
+    let pre = div[at..].split_whitespace().nth(1).unwrap().to_string();
+    let def = format!("Definition {pre} : assn := ");
+    let dl = div.find(&def).expect("the pre's definition");
+    let dend = dl + div[dl..].find('\n').unwrap();
+    let line = &div[dl..dend];
+    assert!(line.contains("(mkPot (1 # 1) "), "{line}");
+    // a copy of the pre without `M^div`, used by the DIfGuard4 node alone
+    let lowered = line.replace("(mkPot (1 # 1) ", "(mkPot (0 # 1) ").replacen(
+        &def,
+        &format!("Definition {pre}m : assn := "),
+        1,
+    );
+    let no_div = format!("{}\n{}{}", &div[..dend], lowered, &div[dend..]).replacen(
+        &format!("(DIfGuard4 {pre} "),
+        &format!("(DIfGuard4 {pre}m "),
+        1,
+    );
+    let eol = at + div[at..].find('\n').unwrap();
+    let head = &div[at..eol];
+    // the end of the first (join-then) list: its `[` matched
+    let open = head.find('[').unwrap();
+    let mut depth = 0usize;
+    let mut wjt_end = open;
+    for (j, ch) in head[open..].char_indices() {
+        match ch {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    wjt_end = open + j + 1;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let no_wje = format!("{}{} []{}", &div[..at], &head[..wjt_end], &div[eol..]);
+    assert_ne!(no_div, div);
+    assert_ne!(no_wje, div);
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-ifguard-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mutants = [
+        ("no_div".to_string(), no_div),
+        ("no_wje".to_string(), no_wje),
+    ];
+    let mut files = Vec::new();
+    for (name, text) in texts.iter().chain(mutants.iter()) {
+        let f = tmp.join(format!("ifguard_{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs).take(3) {
+        assert!(r.ok, "coqc rejected {}:\n{}", f.display(), r.out);
+        assert!(
+            r.out.contains("Closed under the global context"),
+            "{}",
+            r.out
+        );
+    }
+    for (f, r) in files.iter().zip(&runs).skip(3) {
+        assert!(
+            !r.ok,
+            "coqc accepted the mutant {}:\n{}",
+            f.display(),
+            r.out
+        );
+        // refused by the reflective check (`check_root … = true`), not by the parser
+        assert!(
+            r.out.contains("Unable to unify \"true\" with \"false\""),
+            "{}: {}",
+            f.display(),
+            r.out
+        );
+    }
+}

@@ -45,7 +45,9 @@ Inductive dtree :=
   | DWarp (A B : assn)
   (* issue 15 (exits15b): Q:GUARD, Q:GUARDEXIT *)
   | DGuard (A B : assn) (rg : list rw) (d : dtree)
-  | DGuardExit (A B : assn) (wx : list fwit) (d : dtree).
+  | DGuardExit (A B : assn) (wx : list fwit) (d : dtree)
+  (* issue 15 (brk15): Q:IFGUARD4 *)
+  | DIfGuard4 (A B : assn) (ne : accw) (wjt wje : list fwit) (dt df : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -58,6 +60,7 @@ Definition dpre (d : dtree) : assn :=
   | DIfExit1 A _ _ _ _ _ _ _ | DIfExit4 A _ _ _ _ _ _ _ | DWhileExit1 A _ _ _
   | DWhileExit2 A _ _ _ | DWarp A _ => A
   | DGuard A _ _ _ | DGuardExit A _ _ _ => A
+  | DIfGuard4 A _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -70,6 +73,7 @@ Definition dpost (d : dtree) : assn :=
   | DIfExit1 _ B _ _ _ _ _ _ | DIfExit4 _ B _ _ _ _ _ _ | DWhileExit1 _ B _ _
   | DWhileExit2 _ B _ _ | DWarp _ B => B
   | DGuard _ B _ _ | DGuardExit _ B _ _ => B
+  | DIfGuard4 _ B _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -484,6 +488,23 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
       | _ => false
       end
   (* ---- end issue 15 (exits15b) ---- *)
+  (* issue 15 (brk15): Q:IFGUARD4, the else branch falsifies the guard [g] *)
+  | DIfGuard4 A B ne wjt wje dt df, SIf c s1 s2 =>
+      match fe, ecost (aP A) (aD A) c ne with
+      | Some (EOpd (OVar g)), Some C =>
+          let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
+          negb u && falsifies g s2 &&
+          cstrs_equiv (aP T) (andc G (aP A) (aD A) c false) &&
+          cstrs_equiv (aP F) (andc G (aP A) (aD A) c true) &&
+          deq (aD T) (aD A) && deq (aD F) (aD A) &&
+          entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+          dcovers (aD T') (aD B) && pot_ge (aQ T') (aQ B) &&
+          puni G (aD A) (aQ T) && puni G (aD A) (aQ F) &&
+          pnonneg (aQ T) && pnonneg (aQ F) && pnonneg (aQ F') &&
+          pot_ge (aQ A) (padd (pplus (aQ T) (aQ F)) (m_if M + C + m_div M)) &&
+          check fe u s1 dt && check None false s2 df
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
@@ -684,6 +705,18 @@ Proof.
     destruct A as [P D Qn], B as [P' D' Q'], (dpost d) as [P1 D1 Q1] eqn:E2; simpl in *; subst.
     eapply Q_GUARDEXIT; eauto.
   (* ---- end issue 15 (exits15b) ---- *)
+  - (* DIfGuard4 (brk15) *)
+    destruct fe as [[[g| | |]| | |]|]; cbv beta iota in H; try discriminate.
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : check None _ s2 d2 = true |- _ => ih_none IHd2 Hc end.
+    match goal with Hc : check (Some _) _ s1 d1 = true |- _ => specialize (IHd1 _ _ _ Hc) end.
+    cbv beta iota in IHd1.
+    match goal with Hu : negb u = true |- _ => apply negb_true_iff in Hu; subst u end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT] eqn:E1,
+      (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PF DF QF] eqn:E3,
+      (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst.
+    eapply (Q_IFGUARD4 G false g P D Qn QT QF e ne C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2);
+      eauto using ecost_sound.
 Qed.
 
 End Check.

@@ -1242,7 +1242,19 @@ with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | Q_GUARDEXIT : forall u g P D Qn P1 D1 Q1 P' D' Q' s wx,
       qstmt (mkAssn P D Qn) s (mkAssn P1 D1 Q1) -> falsifies g s = true ->
       entails P1 P' wx = true -> pnonneg Q1 = true ->
-      qstmtF u (EOpd (OVar g)) (mkAssn P D Qn) s (mkAssn P' D' Q').
+      qstmtF u (EOpd (OVar g)) (mkAssn P D Qn) s (mkAssn P' D' Q')
   (* ---- end issue 15 (exits15b) ---- *)
+  (* issue 15 (brk15): Q:IFGUARD4, a divergent [if] whose else branch falsifies the guard *)
+  | Q_IFGUARD4 : forall u g P D Qn QT QF c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q' wjt wje,
+      qexpr P D c n C ->
+      cstrs_equiv PT (andc P D c false) = true -> cstrs_equiv PF (andc P D c true) = true ->
+      qstmtF u (EOpd (OVar g)) (mkAssn PT D QT) s1 (mkAssn P1 D1 Q1) ->
+      qstmt (mkAssn PF D QF) s2 (mkAssn P2 D2 Q2) -> falsifies g s2 = true ->
+      entails P1 P' wjt = true -> entails P2 P' wje = true ->
+      dcovers D1 D' = true -> pot_ge Q1 Q' = true ->
+      puni D QT = true -> puni D QF = true ->
+      pnonneg QT = true -> pnonneg QF = true -> pnonneg Q2 = true ->
+      pot_ge Qn (padd (pplus QT QF) (m_if M + C + m_div M)) = true ->
+      qstmtF false (EOpd (OVar g)) (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q').
 
 End Logic.

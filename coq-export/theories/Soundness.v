@@ -4059,6 +4059,186 @@ Proof.
 Qed.
 (* ---- end issue 15 (exits15b) ---- *)
 
+(* ---- begin issue 15 (brk15): Q:IFGUARD4 (spec/logic.md §4a) ---- *)
+
+(** The loop condition [(var g)] holds at [t] iff [g] is true there. *)
+Lemma etrue_var_frame : forall F ps s s' g t, sl s' g t = sl s g t ->
+  etrue F ps s' (EOpd (OVar g)) t = etrue F ps s (EOpd (OVar g)) t.
+Proof. intros F ps s s' g t E. unfold etrue. simpl. rewrite E. reflexivity. Qed.
+
+Lemma etrue_var_false : forall F ps s g t, sl s g t = VBool false ->
+  etrue F ps s (EOpd (OVar g)) t = false.
+Proof. intros F ps s g t E. unfold etrue. simpl. rewrite E. reflexivity. Qed.
+
+(** The else branch ran on all threads and falsified the guard: no thread stays. *)
+Lemma guard_else_all : forall u F ps g s T s' C Qp P2 Q2 P' D' Q' wje,
+  entails P2 P' wje = true -> pnonneg Q2 = true ->
+  (forall t, In t T -> sl s' g t = VBool false) ->
+  (forall t, In t T -> sat (rho ps s' t) P2) ->
+  (forall t, In t T -> C + pval (rho ps s' t) Q2 <= pval (rho ps s t) Qp) ->
+  fpost u F ps (EOpd (OVar g)) s T s' C Qp (mkAssn P' D' Q').
+Proof.
+  intros u F ps g s T s' C Qp P2 Q2 P' D' Q' wje Hje Hnn Hg HP2 HQ2.
+  assert (HTe : filter (etrue F ps s' (EOpd (OVar g))) T = []).
+  { apply filter_all_false. intros t Ht. apply etrue_var_false; auto. }
+  unfold fpost. rewrite HTe. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+  - intros t Ht. apply (entails_sound _ _ _ _ (HP2 t Ht) Hje).
+  - intros E; contradiction E; reflexivity.
+  - intros _; left; reflexivity.
+  - intros _ t Ht. specialize (HQ2 t Ht). pose proof (pnonneg_sound (rho ps s' t) _ Hnn). lra.
+  - intros t t' _ [].
+Qed.
+
+(** Q:IFGUARD4: the then branch (filtered) runs first on 𝒯_T; the else branch runs on 𝒯_F,
+    whose locals [s1] never touched, and leaves every thread of 𝒯_F with [g = false]; the
+    threads that stay are those of 𝒯_T that the then branch's filtered judgment is about. *)
+Lemma sound_Q_IFGUARD4 : forall u g P D Qn QT QF c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q'
+    wjt wje,
+  qexpr G P D c n C ->
+  cstrs_equiv PT (andc G P D c false) = true -> cstrs_equiv PF (andc G P D c true) = true ->
+  validF u (EOpd (OVar g)) (mkAssn PT D QT) s1 (mkAssn P1 D1 Q1) ->
+  valid (mkAssn PF D QF) s2 (mkAssn P2 D2 Q2) -> falsifies g s2 = true ->
+  entails P1 P' wjt = true -> entails P2 P' wje = true ->
+  dcovers D1 D' = true -> pot_ge Q1 Q' = true ->
+  puni G D QT = true -> puni G D QF = true ->
+  pnonneg QT = true -> pnonneg QF = true -> pnonneg Q2 = true ->
+  pot_ge Qn (padd (pplus QT QF) (m_if M + C + m_div M)) = true ->
+  validF false (EOpd (OVar g)) (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q').
+Proof.
+  intros u g P D Qn QT QF c n C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2 P' D' Q' wjt wje
+    Hq HPT HPF V1 V2 Hfs Hjt Hje HcD HgeQ HuT HuF HnT0 HnF0 Hnn2 Hpre.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  assert (Hwk : forall t, In t T ->
+            pval (rho ps s t) QT + pval (rho ps s t) QF + (m_if M + C + m_div M)
+            <= pval (rho ps s t) Qn).
+  { intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. lra. }
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+  - (* SC_IFT: only the then branch runs *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D QT) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    pose proof (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs) as Hf.
+    assert (Hf' : fpost false F ps (EOpd (OVar g)) s T s' C2 QT (mkAssn P1 D1 Q1)).
+    { destruct Hf as (H1 & H2 & _ & H4 & H5). unfold fpost.
+      split; [|split; [|split; [|split]]]; auto. discriminate. }
+    eapply fpost_weaken; [eapply fpost_post; [exact Hf'|eauto..]| |].
+    + instantiate (1 := C1 + m_if M + m_div M). foldM. lra.
+    + cbn [aQ]. intros t Ht. specialize (Hwk t Ht).
+      pose proof (pnonneg_sound (rho ps s t) _ HnF0). lra.
+  - (* SC_IFF: every thread takes the exit branch *)
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+    assert (Hpre2 : sat_assn ps (mkAssn PF D QF) s T).
+    { split; cbn [aP aD]; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs) as [[HP2 _] HQ2].
+    cbn [aP aQ] in HP2, HQ2.
+    eapply (guard_else_all false F ps g s T s' _ Qn P2 Q2); eauto.
+    + intros t Ht. eapply falsifies_sound; eauto.
+    + intros t Ht. specialize (HQ2 t Ht). specialize (Hwk t Ht).
+      pose proof (pnonneg_sound (rho ps s t) _ HnT0). foldM. lra.
+  - (* SC_IFD: the then branch on 𝒯_T, the exit branch on 𝒯_F *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros t H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R t) as [| [] |]; discriminate. }
+    assert (HTFT : forall t, In t TT -> ~ In t TF) by (intros t H1 H2; eapply HTTF; eauto).
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre1 : sat_assn ps (mkAssn PT D QT) s TT).
+    { split; cbn [aP aD].
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1)
+      as (HP1 & HD1 & _ & HE1 & HQ1).
+    cbn [aP aD aQ] in HP1, HD1, HE1, HQ1.
+    assert (Hst1 : forall x t, In t TF -> sl st1 x t = sl s x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (Hpre2 : sat_assn ps (mkAssn PF D QF) st1 TF).
+    { split; cbn [aP aD].
+      - intros t Ht. apply (sat_ext (rho ps s t)); [intros; symmetry; apply rho_frame; auto|].
+        apply HTF in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPF).
+        apply (andc_correct F ps s c T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - apply (dsat_threads s); auto. eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V2 F ps st1 TF s' C3 w Hp HnF HneF HiF (run_wt _ _ _ _ _ _ _ Hs1 Hw) Hpre2 Hs2)
+      as [[HP2 _] HQ2].
+    cbn [aP aD aQ] in HP2, HQ2.
+    assert (Hs'1 : forall x t, In t TT -> sl s' x t = sl st1 x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (HgF : forall t, In t TF -> sl s' g t = VBool false) by
+      (intros; eapply falsifies_sound; eauto).
+    (* the threads that stay: those of 𝒯_T that satisfy [g] after the then branch *)
+    set (ge := EOpd (OVar g)) in *.
+    assert (HTe : forall t, In t (filter (etrue F ps s' ge) T) <->
+                            In t (filter (etrue F ps st1 ge) TT)).
+    { intros t. rewrite !filter_In. split; intros [Ht E].
+      - specialize (Hbool t Ht).
+        destruct (R t) as [| [] |] eqn:Er; try discriminate.
+        + assert (HtT : In t TT) by (apply HTT; rewrite Er; auto). split; auto.
+          unfold ge. rewrite <- (etrue_var_frame F ps st1 s' g t); auto.
+        + assert (HtF : In t TF) by (apply HTF; rewrite Er; auto).
+          unfold ge in E. rewrite (etrue_var_false F ps s' g t (HgF t HtF)) in E. discriminate.
+      - assert (HtT : In t TT) by exact Ht. apply HTT in Ht as [Ht _]. split; auto.
+        unfold ge. rewrite (etrue_var_frame F ps st1 s' g t); auto. }
+    destruct (nonempty_elem _ HneT) as [tT HtT].
+    destruct (nonempty_elem _ HneF) as [tF HtF].
+    assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+    assert (HtF' : In tF T) by (apply HTF in HtF; tauto).
+    assert (HQF : forall t, In t T -> pval (rho ps st1 tF) QF = pval (rho ps s t) QF).
+    { intros t Ht. rewrite (pval_ext _ (rho ps s tF)) by (apply rho_frame; auto).
+      apply (puni_sound ps s T D QF HD HuF tF t); auto. }
+    assert (HQT : forall t, In t T -> pval (rho ps s tT) QT = pval (rho ps s t) QT).
+    { intros t Ht. apply (puni_sound ps s T D QT HD HuT tT t); auto. }
+    assert (HQF' : forall t, In t T -> pval (rho ps s tT) QF = pval (rho ps s t) QF).
+    { intros t Ht. apply (puni_sound ps s T D QF HD HuF tT t); auto. }
+    assert (HC3 : C3 <= pval (rho ps s tT) QF).
+    { specialize (HQ2 tF HtF). pose proof (pnonneg_sound (rho ps s' tF) _ Hnn2).
+      rewrite (HQF tT HtT') in HQ2. lra. }
+    unfold fpost. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+    + intros t Ht. specialize (Hbool t Ht).
+      destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * assert (HtT2 : In t TT) by (apply HTT; rewrite Er; auto).
+        apply (sat_ext (rho ps st1 t)); [intros; symmetry; apply rho_frame; auto|].
+        apply (entails_sound _ _ _ _ (HP1 t HtT2) Hjt).
+      * assert (HtF2 : In t TF) by (apply HTF; rewrite Er; auto).
+        apply (entails_sound _ _ _ _ (HP2 t HtF2) Hje).
+    + intros E. assert (E' : filter (etrue F ps st1 ge) TT <> []).
+      { intros E2. apply E. apply (same_elems_nil _ _ (fun t Ht => proj1 (HTe t) Ht) E2). }
+      eapply dsat_sub; [intros t Ht; exact (proj1 (HTe t) Ht)|].
+      apply (dsat_threads st1).
+      * intros x t Ht. apply filter_In in Ht as [Ht _]. auto.
+      * eapply dcovers_sound; [|exact (HD1 E')]; auto.
+    + discriminate.
+    + intros E t Ht. assert (E' : filter (etrue F ps st1 ge) TT = []).
+      { apply (same_elems_nil _ _ (fun t Ht => proj2 (HTe t) Ht) E). }
+      specialize (HE1 E' tT HtT). rewrite (HQT t Ht) in HE1.
+      rewrite (HQF' t Ht) in HC3. specialize (Hwk t Ht). foldM. lra.
+    + intros t t' Ht Ht'. apply HTe in Ht'.
+      assert (Ht'T : In t' TT) by (apply filter_In in Ht'; tauto).
+      specialize (HQ1 tT t' HtT Ht'). rewrite (HQT t Ht) in HQ1.
+      rewrite (pval_ext (rho ps s' t') (rho ps st1 t')) in * by (apply rho_frame; auto).
+      rewrite (HQF' t Ht) in HC3. specialize (Hwk t Ht).
+      pose proof (pot_ge_sound (rho ps st1 t') _ _ HgeQ) as H3. foldM. lra.
+Qed.
+(* ---- end issue 15 (brk15) ---- *)
+
 (** ** Q:WHILEEXIT1 and Q:WHILEEXIT2
 
     [kk uf C] is the cost of one loop test: [M^if + C], plus [M^div] for Q:WHILEEXIT2. *)
@@ -4266,6 +4446,8 @@ Proof.
   (* issue 15 (exits15b) *)
   - eapply sound_Q_GUARD; eauto.
   - eapply sound_Q_GUARDEXIT; eauto.
+  (* issue 15 (brk15) *)
+  - eapply sound_Q_IFGUARD4; eauto.
 Qed.
 
 Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.

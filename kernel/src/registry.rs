@@ -48,6 +48,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILEWARP",
     "Q:GUARD",
     "Q:GUARDEXIT",
+    "Q:IFGUARD4",
 ];
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
@@ -99,6 +100,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILEWARP" => (S, q_whilewarp as Rule),
         "Q:GUARD" => (S, q_guard as Rule),
         "Q:GUARDEXIT" => (S, q_guardexit as Rule),
+        "Q:IFGUARD4" => (S, q_ifguard4 as Rule),
         _ => return None,
     })
 }

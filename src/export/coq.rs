@@ -862,6 +862,7 @@ impl<'c> Exporter<'c> {
             ("Q:WEAK", _) => self.weak(&at, s)?,
             ("Q:GUARD", Stmt::Assign(_, c)) => self.guard(&at, c, s)?,
             ("Q:GUARDEXIT", _) => self.guard_exit(&at, s)?,
+            ("Q:IFGUARD4", Stmt::If(c, s1, s2)) => self.if_guard(&at, c, s1, s2)?,
             (r @ ("Q:IFEXIT1" | "Q:IFEXIT4"), Stmt::If(c, s1, s2)) => {
                 self.ifexit(&at, r, c, s1, s2)?
             }
@@ -881,7 +882,8 @@ impl<'c> Exporter<'c> {
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
                 | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"
-                | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"),
+                | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
+                | "Q:IFGUARD4"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -1018,6 +1020,35 @@ impl<'c> Exporter<'c> {
         self.filter = saved;
         let d = d?;
         Ok(format!("DGuardExit {a} {b} {wx}\n{pad}  ({d})"))
+    }
+
+    /// Q:IFGUARD4 (`DIfGuard4`, spec/logic.md §4a): the then branch filtered for the
+    /// enclosing loop's guard, the else branch (which falsifies it) ordinary.
+    fn if_guard(&mut self, at: &At, c: &Expr, s1: &Stmt, s2: &Stmt) -> Result<String, ExportError> {
+        let (n, a, b, pad, ind) = (at.n, &at.a, &at.b, &at.pad, at.ind);
+        let (t, f) = (at.child(1)?, at.child(2)?);
+        let (Some(tpost), Some(fpost)) = (&t.post, &f.post) else {
+            return Err(ExportError::Unsupported(
+                "Q:IFGUARD4 children without pre/post".into(),
+            ));
+        };
+        if self.filter.is_none() {
+            return Err(ExportError::Unsupported(
+                "Q:IFGUARD4 outside the body of a Q:WHILEEXIT1/2".into(),
+            ));
+        }
+        let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
+        let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
+        let acc = self.expr_acc(at.child(0)?, c, at.pre);
+        let dt = self.node(t, s1, ind + 2)?;
+        // The else branch is an ordinary judgment: no filter inside it.
+        let saved = self.filter.take();
+        let df = self.node(f, s2, ind + 2);
+        self.filter = saved;
+        let df = df?;
+        Ok(format!(
+            "DIfGuard4 {a} {b} {acc} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})"
+        ))
     }
 
     /// Q:IFEXIT1/4 (`DIfExit1`/`DIfExit4`, spec/logic.md §4a): the then branch ordinary,

@@ -829,3 +829,37 @@ pub fn q_guardexit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
     cx.entail(n, "exit", &nq.p, &post.p)?;
     Ok(Rat::zero())
 }
+
+/// Q:IFGUARD4 — `if c then s1 else s2` in filtered position for the loop condition
+/// `(var g)`, `g` a `bool` local, whose else branch falsifies `g` ([`falsifies`];
+/// spec/logic.md §4a): the lanes taking the else branch leave the loop, those taking the
+/// then branch stay or not as `s1` decides. Children `c`, `T` (filtered for `(var g)`),
+/// `F` (ordinary); `T.pre = (P ∧ c, D, Q_T)`, `F.pre = (P ∧ ¬c, D, Q_F)`;
+/// `(entail join-then …)`: `T.post.P ⇒ P'`, `(entail join-else …)`: `F.post.P ⇒ P'`;
+/// `D' = T.post.D`, `Q' = T.post.Q`; `Q = Q_T + Q_F + M^if + C + M^div`.
+pub fn q_ifguard4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let g = guard_var(cx)?;
+    let (c, s1, s2) = cond_stmt(cx, s)?;
+    if !falsifies(&g, s2) {
+        return Err(wrong(cx, "an `if` whose else branch ends with `g ← false`", s));
+    }
+    let filter = cx.filter().ok_or_else(|| cx.rej(Reason::NotFiltered))?;
+    let post = cx.post(n)?;
+    let ch = cx.shape::<3>(n, &["entail join-then", "entail join-else"])?;
+    let cost = cx.check_node(&ch[0], Subject::Expr(c), pre, 0)?;
+    cx.check_node_in(&ch[1], Subject::Stmt(s1), pre, 1, Some(&filter))?;
+    cx.check_node(&ch[2], Subject::Stmt(s2), pre, 2)?;
+    let ((tp, t1), (fp, f2)) = (cx.pp(&ch[1])?, cx.pp(&ch[2])?);
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, c, false), &tp.p, "P ∧ c", "then pre")?;
+    cx.same_d(&pre.d, &tp.d, "pre", "then pre")?;
+    cx.same_p(&cx.and_cond(&pre.p, &pre.d, c, true), &fp.p, "P ∧ ¬c", "else pre")?;
+    cx.same_d(&pre.d, &fp.d, "pre", "else pre")?;
+    cx.entail(n, "join-then", &t1.p, &post.p)?;
+    cx.entail(n, "join-else", &f2.p, &post.p)?;
+    cx.same_d(&t1.d, &post.d, "then post", "post")?;
+    cx.same_q(&t1.q, &post.q, "then post", "post")?;
+    cx.divergent_exit.set(true);
+    let both = tp.q.add_scaled(&fp.q, &Rat::one());
+    cx.same_q(&pre.q, &plus(&both, &(&cx.m.if_ + cost + &cx.m.div)), "pre", "then pre + else pre + M^if + C + M^div")?;
+    Ok(Rat::zero())
+}

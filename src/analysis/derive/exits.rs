@@ -4,7 +4,7 @@
 use crate::analysis::derive::liveness::restrict_deps;
 use crate::analysis::derive::loops::{has_loop, houdini_candidates, loop_key};
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN};
-use crate::analysis::derive::{If1An, IfExitAn, WhileExitAn};
+use crate::analysis::derive::{If1An, IfExitAn, IfGuardAn, WhileExitAn};
 use crate::analysis::entail::{entails, entails_all, join_p};
 use crate::analysis::linear::{cond, expr_uniform, join_deps, lin_expr};
 use crate::analysis::AnalysisError;
@@ -207,13 +207,16 @@ impl Ctx<'_> {
                 p: with(&pre.p, &cne).into(),
                 d: pre.d.clone(),
             };
+            let uniform = expr_uniform(&pre.d, c);
+            if !uniform && self.guard_var(f).is_some_and(|g| falsifies(&g, s2)) {
+                return self.fwd_if_guard(c, s1, s2, loc, (pre, &tpre, &fpre), f);
+            }
             let t = self.fwd(s1, &tpre)?;
             let w_exit = if exit_c.is_empty() {
                 None
             } else {
                 entails_all(&t.post.p, &exit_c)
             };
-            let uniform = expr_uniform(&pre.d, c);
             if let Some(w_exit) = w_exit {
                 let (en, cost) = self.expr_node(c, pre, *loc)?;
                 let rw_f = self.branch_rewrites(&fpre.p);
@@ -461,6 +464,46 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// Q:IFGUARD4 (spec/logic.md §4a): the divergent `if c then s1 else s2` in filtered
+    /// position for the guard `f = (var g)` whose else branch falsifies `g`; `pres` are the
+    /// node's pre and the branches' `(P ∧ c, D)`, `(P ∧ ¬c, D)`. The then branch is filtered
+    /// (its post's `D` is about the lanes that stay), the else branch ordinary.
+    fn fwd_if_guard(
+        &mut self,
+        c: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+        loc: &Loc,
+        pres: (&Abs, &Abs, &Abs),
+        f: &Expr,
+    ) -> Result<Option<(AK, Abs)>, AnalysisError> {
+        let (pre, tpre, fpre) = pres;
+        let (en, cost) = self.expr_node(c, pre, *loc)?;
+        let t = self.fwd_filt(s1, tpre, f)?;
+        let fb = self.fwd(s2, fpre)?;
+        let pj = join_p(&t.post.p, &fb.post.p);
+        let internal = || err(Some(*loc), "internal: guard join not entailed");
+        let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
+        let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+        let post = Abs {
+            p: pj.into(),
+            d: t.post.d.clone(),
+        };
+        Ok(Some((
+            AK::IfGuard(IfGuardAn {
+                e: en,
+                cost,
+                t: Box::new(t),
+                f: Box::new(fb),
+                w_join_then,
+                w_join_else,
+            }),
+            post,
+        )))
+    }
+}
+
 /// Whether the last write of `g` in `s` is `g ← false` (spec/logic.md §4a, Q:GUARDEXIT; the
 /// kernel's `falsifies`).
 fn falsifies(g: &str, s: &Stmt) -> bool {
@@ -479,7 +522,7 @@ pub(super) fn has_exit(a: &AN) -> bool {
         AK::Seq(v) => v.last().is_some_and(has_exit),
         AK::If23 { branch, .. } => has_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_exit(t) || has_exit(f),
-        AK::IfExit(IfExitAn { .. }) | AK::GuardExit { .. } => true,
+        AK::IfExit(IfExitAn { .. }) | AK::GuardExit { .. } | AK::IfGuard(_) => true,
         _ => false,
     }
 }
@@ -491,6 +534,7 @@ pub(super) fn has_divergent_exit(a: &AN) -> bool {
         AK::If23 { branch, .. } => has_divergent_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_divergent_exit(t) || has_divergent_exit(f),
         AK::IfExit(IfExitAn { uniform, f, .. }) => !uniform || has_divergent_exit(f),
+        AK::IfGuard(_) => true,
         _ => false,
     }
 }

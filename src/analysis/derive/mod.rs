@@ -163,6 +163,22 @@ enum AK {
     GuardExit {
         inner: Box<AN>,
     },
+    /// Q:IFGUARD4 (spec/logic.md §4a): a divergent `if` in filtered position for the guard
+    /// `(var g)` whose else branch falsifies `g`: `t` filtered, `f` ordinary (post
+    /// potential 0).
+    IfGuard(IfGuardAn),
+}
+
+/// Q:IFGUARD4 (spec/logic.md §4a): `t` stays in the loop or not (filtered), `f` leaves it
+/// (ordinary, ends with `g ← false`).
+#[derive(Clone, Debug)]
+struct IfGuardAn {
+    e: Node,
+    cost: Q,
+    t: Box<AN>,
+    f: Box<AN>,
+    w_join_then: Vec<Farkas>,
+    w_join_else: Vec<Farkas>,
 }
 
 /// Q:VWRITE1/2: `x ← e` with the linear value `lin` when there is one, whether the value is

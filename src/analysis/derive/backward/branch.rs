@@ -3,7 +3,7 @@
 
 use super::{apply_rewrites, node_of, unshifted_monos, Back, TChild, TNode};
 use crate::analysis::derive::{
-    identity_witnesses, subset_witnesses, Abs, If1An, If4An, IfExitAn, AN,
+    identity_witnesses, subset_witnesses, Abs, If1An, If4An, IfExitAn, IfGuardAn, AN,
 };
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
@@ -213,5 +213,35 @@ impl Back<'_, '_> {
                 qp,
             ))
         }
+    }
+
+    /// Q:IFGUARD4 (spec/logic.md §4a): the then branch owes the node's post potential,
+    /// the exit (else) branch ends with the zero potential; the pre pays both branches,
+    /// the test and `M^div`.
+    pub(super) fn back_if_guard(
+        &mut self,
+        a: &AN,
+        an: &IfGuardAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let IfGuardAn {
+            e,
+            cost,
+            t,
+            f,
+            w_join_then,
+            w_join_else,
+        } = an;
+        let (nt, qt) = self.back(t, qpost.clone())?;
+        let (nf, qf) = self.back(f, TPoly::zero())?;
+        let qp = qt
+            .plus(&qf)
+            .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+        let fields = vec![
+            Field::Entail("join-then", w_join_then.clone()),
+            Field::Entail("join-else", w_join_else.clone()),
+        ];
+        let children = vec![TChild::Expr(e.clone()), TChild::Stmt(nt), TChild::Stmt(nf)];
+        Ok((node_of(a, qpost, "Q:IFGUARD4", &qp, fields, children), qp))
     }
 }

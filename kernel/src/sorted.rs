@@ -99,7 +99,7 @@ impl<K: Ord, V> SortedMap<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.find(k).ok().map(|i| &self.entries[i].1)
+        self.find(k).ok().and_then(|i| self.entries.get(i)).map(|e| &e.1)
     }
     /// The value of `k`, mutable.
     pub fn get_mut<Q: Ord + ?Sized>(&mut self, k: &Q) -> Option<&mut V>
@@ -107,7 +107,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         K: Borrow<Q>,
     {
         match self.find(k) {
-            Ok(i) => Some(&mut self.entries[i].1),
+            Ok(i) => self.entries.get_mut(i).map(|e| &mut e.1),
             Err(_) => None,
         }
     }
@@ -121,7 +121,7 @@ impl<K: Ord, V> SortedMap<K, V> {
     /// Sets the value of `k`, returning the former one.
     pub fn insert(&mut self, k: K, v: V) -> Option<V> {
         match self.find(&k) {
-            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, v)),
+            Ok(i) => self.entries.get_mut(i).map(|e| std::mem::replace(&mut e.1, v)),
             Err(i) => {
                 self.entries.insert(i, (k, v));
                 None
@@ -137,45 +137,6 @@ impl<K: Ord, V> SortedMap<K, V> {
             Ok(i) => Some(self.entries.remove(i).1),
             Err(_) => None,
         }
-    }
-    /// The entry of `k`, for in-place update or insertion.
-    pub fn entry(&mut self, k: K) -> Entry<'_, K, V> {
-        match self.find(&k) {
-            Ok(i) => Entry { map: self, at: Ok(i) },
-            Err(i) => Entry { map: self, at: Err((i, k)) },
-        }
-    }
-}
-
-/// An entry of a [`SortedMap`] (`or_insert…` as for `BTreeMap`).
-pub struct Entry<'a, K, V> {
-    map: &'a mut SortedMap<K, V>,
-    /// The position of the key, or where it goes and the key.
-    at: Result<usize, (usize, K)>,
-}
-
-impl<'a, K, V> Entry<'a, K, V> {
-    /// The value, inserting `f()` when absent.
-    pub fn or_insert_with(self, f: impl FnOnce() -> V) -> &'a mut V {
-        let i = match self.at {
-            Ok(i) => i,
-            Err((i, k)) => {
-                self.map.entries.insert(i, (k, f()));
-                i
-            }
-        };
-        &mut self.map.entries[i].1
-    }
-    /// The value, inserting `v` when absent.
-    pub fn or_insert(self, v: V) -> &'a mut V {
-        self.or_insert_with(|| v)
-    }
-    /// The value, inserting `V::default()` when absent.
-    pub fn or_default(self) -> &'a mut V
-    where
-        V: Default,
-    {
-        self.or_insert_with(V::default)
     }
 }
 
@@ -212,14 +173,17 @@ impl<K, V> IntoIterator for SortedMap<K, V> {
     }
 }
 
+/// An entry by reference as a pair of references.
+type PairRef<'a, K, V> = fn(&'a (K, V)) -> (&'a K, &'a V);
+
 impl<'a, K, V> IntoIterator for &'a SortedMap<K, V> {
     type Item = (&'a K, &'a V);
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, PairRef<'a, K, V>>;
     fn into_iter(self) -> Self::IntoIter {
         fn pair<K, V>(e: &(K, V)) -> (&K, &V) {
             (&e.0, &e.1)
         }
-        self.entries.iter().map(pair as fn(&'a (K, V)) -> (&'a K, &'a V))
+        self.entries.iter().map(pair as PairRef<'a, K, V>)
     }
 }
 
@@ -241,8 +205,6 @@ mod tests {
             } else {
                 assert_eq!(s.insert(k, v), b.insert(k, v));
             }
-            *s.entry(k).or_insert(0) += 1;
-            *b.entry(k).or_insert(0) += 1;
             assert_eq!(s.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
             assert_eq!(s.get(&k), b.get(&k));
         }

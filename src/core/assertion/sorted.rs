@@ -226,16 +226,17 @@ impl<K, V> IntoIterator for SortedMap<K, V> {
     }
 }
 
+/// An entry by reference as a pair of references.
+type PairRef<'a, K, V> = fn(&'a (K, V)) -> (&'a K, &'a V);
+
 impl<'a, K, V> IntoIterator for &'a SortedMap<K, V> {
     type Item = (&'a K, &'a V);
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, PairRef<'a, K, V>>;
     fn into_iter(self) -> Self::IntoIter {
         fn pair<K, V>(e: &(K, V)) -> (&K, &V) {
             (&e.0, &e.1)
         }
-        self.entries
-            .iter()
-            .map(pair as fn(&'a (K, V)) -> (&'a K, &'a V))
+        self.entries.iter().map(pair as PairRef<'a, K, V>)
     }
 }
 

@@ -11,12 +11,11 @@
 //! ([`Atom::canonical`]). Potentials are then compared as maps from sorted atom multisets to
 //! coefficients.
 
+use crate::sorted::SortedMap;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
-use std::collections::btree_map::Entry;
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// Exact rationals.
@@ -73,13 +72,13 @@ pub struct Lin {
     /// The constant `c`.
     pub c: Rat,
     /// Terms `v ↦ a_v`, all `a_v ≠ 0`.
-    pub terms: BTreeMap<String, Rat>,
+    pub terms: SortedMap<String, Rat>,
 }
 
 impl Lin {
     /// The constant form `c`.
     pub fn constant(c: Rat) -> Lin {
-        Lin { terms: BTreeMap::new(), c }
+        Lin { terms: SortedMap::new(), c }
     }
     /// The form `v` (coefficient 1).
     pub fn var(v: &str) -> Lin {
@@ -464,7 +463,7 @@ impl fmt::Display for Atom {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Poly {
     /// Terms.
-    pub terms: BTreeMap<Vec<Atom>, Rat>,
+    pub terms: SortedMap<Vec<Atom>, Rat>,
 }
 
 impl Poly {
@@ -494,17 +493,17 @@ impl Poly {
             return;
         }
         canon.sort();
-        match self.terms.entry(canon) {
-            Entry::Occupied(mut e) => {
-                let sum = add(e.get(), &c);
+        match self.terms.get_mut(&canon) {
+            Some(e) => {
+                let sum = add(e, &c);
                 if sum.is_zero() {
-                    e.remove();
+                    self.terms.remove(&canon);
                 } else {
-                    e.insert(sum);
+                    *e = sum;
                 }
             }
-            Entry::Vacant(e) => {
-                e.insert(c);
+            None => {
+                self.terms.insert(canon, c);
             }
         }
     }

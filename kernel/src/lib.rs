@@ -48,6 +48,7 @@ pub mod metric;
 pub mod registry;
 pub mod rules;
 pub mod sexp;
+pub mod sorted;
 pub mod syntax;
 pub mod typing;
 pub mod witness;

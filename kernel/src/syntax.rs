@@ -6,6 +6,7 @@
 use crate::arith::{Atom, Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
 use crate::assume::{self, Assumption};
 use crate::sexp::Sexp;
+use crate::sorted::SortedMap;
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
@@ -283,9 +284,9 @@ pub struct Node {
     /// `(frame C)`
     pub frame: Option<Rat>,
     /// `(entail NAME FARKAS…)` by name.
-    pub entails: BTreeMap<String, Vec<Farkas>>,
+    pub entails: SortedMap<String, Vec<Farkas>>,
     /// `(rewrite NAME RW…)` by name.
-    pub rewrites: BTreeMap<String, Vec<Rw>>,
+    pub rewrites: SortedMap<String, Vec<Rw>>,
     /// Field keys present (`pre`, `n`, `entail post`, …), for the allowed-field check.
     pub fields: Vec<String>,
     /// Child nodes in order.

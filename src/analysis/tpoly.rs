@@ -4,9 +4,10 @@
 
 use crate::core::assertion::linear::{q_add, q_mul};
 use crate::core::assertion::poly::{Coef, Poly, PolyT};
+use crate::core::assertion::sorted::SortedMap;
 use crate::core::metric::Q;
 use num_traits::{One, Zero};
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
 
 /// A linear expression over LP variables: `c + Σ a_i·v_i` (`v_i` indices into an [`super::lp::Lp`]).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -14,13 +15,13 @@ pub struct LinExpr {
     /// Constant part.
     pub c: Q,
     /// Coefficients by LP-variable index (no zeros stored).
-    pub v: BTreeMap<usize, Q>,
+    pub v: SortedMap<usize, Q>,
 }
 
 impl LinExpr {
     /// The single variable `v_i`.
     pub fn var(i: usize) -> LinExpr {
-        let mut v = BTreeMap::new();
+        let mut v = SortedMap::new();
         v.insert(i, Q::one());
         LinExpr { c: Q::zero(), v }
     }
@@ -52,11 +53,40 @@ impl Coef for LinExpr {
     }
     fn add_assign_c(&mut self, o: &Self) {
         self.c = q_add(&self.c, &o.c);
-        for (i, a) in &o.v {
-            let e = self.v.entry(*i).or_insert_with(Q::zero);
-            *e = q_add(e, a);
+        if o.v.len() <= 8 {
+            for (i, a) in &o.v {
+                let e = self.v.entry(*i).or_insert_with(Q::zero);
+                *e = q_add(e, a);
+            }
+            self.v.retain(|_, a| !a.is_zero());
+            return;
         }
-        self.v.retain(|_, a| !a.is_zero());
+        // a large sum (the LP objective): one merge of the two sorted maps
+        let mut out = Vec::with_capacity(self.v.len() + o.v.len());
+        let (mut x, mut y) = (self.v.iter().peekable(), o.v.iter().peekable());
+        loop {
+            let next = match (x.peek(), y.peek()) {
+                (Some((i, _)), Some((j, _))) => i.cmp(j),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => break,
+            };
+            let Some((i, a)) = (match next {
+                Ordering::Less => x.next().map(|(i, a)| (*i, a.clone())),
+                Ordering::Greater => y.next().map(|(j, b)| (*j, b.clone())),
+                Ordering::Equal => x
+                    .next()
+                    .zip(y.next())
+                    .map(|((i, a), (_, b))| (*i, q_add(a, b))),
+            }) else {
+                break;
+            };
+            if !a.is_zero() {
+                out.push((i, a));
+            }
+        }
+        drop((x, y));
+        self.v = out.into_iter().collect();
     }
     fn scaled(&self, k: &Q) -> Self {
         if k.is_zero() {
@@ -70,7 +100,7 @@ impl Coef for LinExpr {
     fn from_q(k: &Q) -> Self {
         LinExpr {
             c: k.clone(),
-            v: BTreeMap::new(),
+            v: SortedMap::new(),
         }
     }
 }

@@ -136,7 +136,11 @@ pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
     use warpcert_kernel::arith::Atom;
     let lin = |l: &warpcert_kernel::arith::Lin| Lin {
         c: l.c.clone(),
-        terms: l.terms.clone(),
+        terms: l
+            .terms
+            .iter()
+            .map(|(v, a)| (v.clone(), a.clone()))
+            .collect(),
     };
     let mut p = Poly::zero();
     for (atoms, c) in &v.bound_poly.terms {

@@ -7,6 +7,7 @@
 //! All arithmetic is exact (`Q`); dependence entries use `i64` with checked arithmetic and
 //! fall back to "no information" (`None`, the spec's `⊤`) on overflow.
 
+use super::sorted::SortedMap;
 use crate::core::metric::{q, Q};
 use crate::core::Dim;
 use num_integer::Integer;
@@ -63,7 +64,7 @@ pub struct Lin {
     /// Constant part.
     pub c: Q,
     /// Coefficients by variable name (sorted by name).
-    pub terms: BTreeMap<String, Q>,
+    pub terms: SortedMap<String, Q>,
 }
 
 impl Lin {
@@ -71,12 +72,12 @@ impl Lin {
     pub fn constant(c: Q) -> Lin {
         Lin {
             c,
-            terms: BTreeMap::new(),
+            terms: SortedMap::new(),
         }
     }
     /// The form `v`.
     pub fn var(v: &str) -> Lin {
-        let mut terms = BTreeMap::new();
+        let mut terms = SortedMap::new();
         terms.insert(v.to_string(), Q::one());
         Lin {
             c: Q::zero(),

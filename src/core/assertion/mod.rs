@@ -7,6 +7,7 @@
 
 pub mod linear;
 pub mod poly;
+pub mod sorted;
 
 pub use linear::{CKind, Cstr, Dep, DepMap, EntryKind, Lin};
 pub use poly::Poly;

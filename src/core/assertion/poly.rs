@@ -13,11 +13,11 @@
 //! over LP variables (`crate::analysis::tpoly::TPoly`, templates of the inference).
 
 use super::linear::{fmt_q, q_add, q_mul, Lin};
+use super::sorted::SortedMap;
 use crate::core::metric::Q;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
-use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
 /// Coefficients of potentials: rationals or LP-variable expressions.
@@ -251,7 +251,7 @@ pub type Mono = Vec<Atom>;
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct PolyT<C> {
     /// Coefficient of each monomial.
-    pub terms: BTreeMap<Mono, C>,
+    pub terms: SortedMap<Mono, C>,
 }
 
 /// Potentials with rational coefficients (certificates, bounds).
@@ -261,7 +261,7 @@ impl<C: Coef> PolyT<C> {
     /// The zero polynomial.
     pub fn zero() -> Self {
         PolyT {
-            terms: BTreeMap::new(),
+            terms: SortedMap::new(),
         }
     }
     /// The constant `k`.
@@ -300,19 +300,16 @@ impl<C: Coef> PolyT<C> {
     }
     /// Adds `c · m` for a canonical sorted monomial `m`.
     pub fn add_term(&mut self, m: Mono, c: C) {
-        match self.terms.entry(m) {
-            Entry::Occupied(mut e) => {
-                e.get_mut().add_assign_c(&c);
-                if e.get().is_zero_c() {
-                    e.remove();
-                }
+        if let Some(e) = self.terms.get_mut(&m) {
+            e.add_assign_c(&c);
+            if e.is_zero_c() {
+                self.terms.remove(&m);
             }
-            Entry::Vacant(e) => {
-                let mut z = C::czero();
-                z.add_assign_c(&c);
-                if !z.is_zero_c() {
-                    e.insert(z);
-                }
+        } else {
+            let mut z = C::czero();
+            z.add_assign_c(&c);
+            if !z.is_zero_c() {
+                self.terms.insert(m, z);
             }
         }
     }

@@ -91,7 +91,7 @@ impl SlotCache {
     }
 
     /// `table[x]`, through the cache.
-    #[inline]
+    #[inline(always)]
     fn get<'a>(&self, x: &'a str, table: &NameMap<&'a str, usize>) -> Option<usize> {
         let (p, n) = (x.as_ptr() as usize, x.len());
         let c = &self.0[(p >> 4 ^ p >> 11) % Self::SIZE];

@@ -7,7 +7,8 @@
 //! updates, the same errors with the same locations. It only skips what a family of one
 //! value does not need (the pool of families, the lock-step write-write check between
 //! lanes, derivations: thread steps never build one). `tests/semantics_scalar.rs` compares
-//! the two paths on generated programs and inputs.
+//! the two paths on generated programs and inputs. Errors travel boxed inside this file
+//! (a result of one value then fits in registers) and are unboxed at its two entry points.
 
 use super::{as_bool, as_index, at, Warp};
 use crate::core::{Expr, Loc, Operand, Space, Stmt};
@@ -34,11 +35,11 @@ impl<'a> Warp<'a> {
             }
             Stmt::Assign(x, e, loc) => {
                 self.cur_loc = *loc;
-                self.assign_one(x, e, l, mem).map_err(|y| at(*loc, y))?
+                self.assign_one(x, e, l, mem).map_err(|y| at(*loc, *y))?
             }
             Stmt::Write(a, o, e, loc) => {
                 self.cur_loc = *loc;
-                self.write_one(a, o, e, l, mem).map_err(|y| at(*loc, y))?
+                self.write_one(a, o, e, l, mem).map_err(|y| at(*loc, *y))?
             }
             _ => {
                 return Err(SemError::Unsupported(
@@ -59,13 +60,13 @@ impl<'a> Warp<'a> {
         loc: Loc,
     ) -> Result<bool, SemError> {
         self.cur_loc = loc;
-        let r = (|| {
+        let r = (|| -> Result<bool, Box<SemError>> {
             self.tick()?;
             let v = self.expr_one(e, l, mem)?;
             self.charge(std::slice::from_ref(&l), Res::If);
-            as_bool(v)
+            Ok(as_bool(v)?)
         })();
-        r.map_err(|x| at(loc, x))
+        r.map_err(|x| at(loc, *x))
     }
 
     /// SC:VWRITE on `{l}`.
@@ -75,7 +76,7 @@ impl<'a> Warp<'a> {
         e: &'a Expr,
         l: usize,
         mem: &mut Memory,
-    ) -> Result<&'static str, SemError> {
+    ) -> Result<&'static str, Box<SemError>> {
         self.tick()?;
         let slot = self.var_slot(x)?;
         let ty =
@@ -89,11 +90,11 @@ impl<'a> Warp<'a> {
                 })?;
         let v = self.expr_one(e, l, mem)?;
         if v.ty() != ty {
-            return Err(SemError::Type(format!(
+            return Err(Box::new(SemError::Type(format!(
                 "assigning a {} value to `{x}` of type {}",
                 v.ty().keyword(),
                 ty.keyword()
-            )));
+            ))));
         }
         let n = self.lanes();
         if let Some(cell) = self.locals.get_mut(slot * n + l) {
@@ -111,7 +112,7 @@ impl<'a> Warp<'a> {
         e: &'a Expr,
         l: usize,
         mem: &mut Memory,
-    ) -> Result<&'static str, SemError> {
+    ) -> Result<&'static str, Box<SemError>> {
         self.tick()?;
         let slot = self.array_slot(a)?;
         let i = self.opd_one(o, l)?;
@@ -125,11 +126,11 @@ impl<'a> Warp<'a> {
                 name: a.to_string(),
             })?;
         if v.ty() != cells.elem {
-            return Err(SemError::Type(format!(
+            return Err(Box::new(SemError::Type(format!(
                 "writing a {} value into `{a}` of element type {}",
                 v.ty().keyword(),
                 cells.elem.keyword()
-            )));
+            ))));
         }
         if let Some(log) = self.races.as_mut() {
             log.access(
@@ -162,7 +163,7 @@ impl<'a> Warp<'a> {
     }
 
     /// OC:VAR, OC:CONST, OC:PARAM, OC:TID on `{l}`.
-    fn opd_one(&mut self, o: &'a Operand, l: usize) -> Result<Value, SemError> {
+    fn opd_one(&mut self, o: &'a Operand, l: usize) -> Result<Value, Box<SemError>> {
         self.tick()?;
         let ts = std::slice::from_ref(&l);
         Ok(match o {
@@ -171,7 +172,10 @@ impl<'a> Warp<'a> {
                 let base = self.var_slot(x)? * n;
                 let v = match self.locals.get(base..base + n) {
                     Some(col) => col[l],
-                    None => return Err(SemError::Type(format!("local `{x}` has no storage"))),
+                    None => {
+                        let e = SemError::Type(format!("local `{x}` has no storage"));
+                        return Err(Box::new(e));
+                    }
                 };
                 self.charge(ts, Res::Var);
                 v
@@ -194,7 +198,12 @@ impl<'a> Warp<'a> {
     }
 
     /// EC:OP, EC:UOP, EC:GARR, EC:SARR, EC:LARR (and the operand rules) on `{l}`.
-    fn expr_one(&mut self, e: &'a Expr, l: usize, mem: &mut Memory) -> Result<Value, SemError> {
+    fn expr_one(
+        &mut self,
+        e: &'a Expr,
+        l: usize,
+        mem: &mut Memory,
+    ) -> Result<Value, Box<SemError>> {
         let a = match e {
             Expr::Opd(o) => return self.opd_one(o, l),
             Expr::Bin(_, a, _) | Expr::Un(_, a) | Expr::Read(_, a) => a,
@@ -237,7 +246,7 @@ impl<'a> Warp<'a> {
                 }
                 Ok(v)
             }
-            Expr::Opd(_) => Err(SemError::Type("unreachable operand case".into())),
+            Expr::Opd(_) => Err(Box::new(SemError::Type("unreachable operand case".into()))),
         }
     }
 }

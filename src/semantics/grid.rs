@@ -47,16 +47,26 @@ pub(crate) struct BlockOut {
 impl Grid<'_> {
     /// Runs every warp of `block` one after another on `mem` (whose shared arrays are at
     /// their input). Errors are wrapped in [`SemError::InWarp`].
-    fn run_block(&self, block: [u32; 3], mem: &mut Memory) -> Result<BlockOut, SemError> {
-        let pv = resolve_params(self.prog, self.hw, self.launch, block, self.params)?;
+    fn run_block<'g>(
+        &'g self,
+        warp: &mut Warp<'g>,
+        block: [u32; 3],
+        mem: &mut Memory,
+    ) -> Result<BlockOut, SemError> {
+        warp.set_params(&resolve_params(
+            self.prog,
+            self.hw,
+            self.launch,
+            block,
+            self.params,
+        )?);
         let mut out = BlockOut {
             block,
             usage: Usage::default(),
             warps: 0,
             best: Vec::new(),
         };
-        let mut last: Option<(Usage, Vec<Q>)> = None;
-        let mut warp = Warp::new(self.prog, self.hw, self.model, &pv, &[], self.fuel, false);
+        let mut last: Option<Usage> = None;
         for (w, lanes) in self.lanes.iter().enumerate() {
             let w = w as u64;
             warp.reset(lanes);
@@ -68,11 +78,13 @@ impl Grid<'_> {
                 })?;
             out.warps += 1;
             out.usage = out.usage.plus(&warp.usage);
-            // Warps of a block often charge the same usage: cost it once.
-            let costs = match &last {
-                Some((u, c)) if *u == warp.usage => c.clone(),
-                _ => self.model.costs(&warp.usage),
-            };
+            // Warps of a block often charge the same usage: a warp with the usage of the
+            // previous one has its costs, which `best` already covers.
+            if last == Some(warp.usage) {
+                continue;
+            }
+            last = Some(warp.usage);
+            let costs = self.model.costs(&warp.usage);
             if out.best.is_empty() {
                 out.best = costs.iter().map(|c| (c.clone(), w)).collect();
             } else {
@@ -82,9 +94,22 @@ impl Grid<'_> {
                     }
                 }
             }
-            last = Some((warp.usage, costs));
         }
         Ok(out)
+    }
+
+    /// A warp of the program without lanes (set per block and warp by `run_block`).
+    fn warp(&self) -> Warp<'_> {
+        let params = Default::default();
+        Warp::new(
+            self.prog,
+            self.hw,
+            self.model,
+            &params,
+            &[],
+            self.fuel,
+            false,
+        )
     }
 
     /// Runs every block of the grid (linear order, x fastest) starting from `mem`, calling
@@ -117,11 +142,14 @@ impl Grid<'_> {
             if parallel {
                 let mut outs: Vec<(Memory, Result<BlockOut, SemError>)> = ids
                     .par_iter()
-                    .map(|&b| {
-                        let mut m = Memory::overlay(&base, &logged);
-                        let r = self.run_block(b, &mut m);
-                        (m, r)
-                    })
+                    .map_init(
+                        || self.warp(),
+                        |warp, &b| {
+                            let mut m = Memory::overlay(&base, &logged);
+                            let r = self.run_block(warp, b, &mut m);
+                            (m, r)
+                        },
+                    )
                     .collect();
                 let upto = outs
                     .iter()
@@ -141,9 +169,10 @@ impl Grid<'_> {
                 parallel = false;
             }
             let mut seq = Memory::thaw(base);
+            let mut warp = self.warp();
             for b in ids {
                 seq.new_block();
-                on_block(self.run_block(b, &mut seq)?);
+                on_block(self.run_block(&mut warp, b, &mut seq)?);
             }
             base = seq.freeze();
         }

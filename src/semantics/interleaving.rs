@@ -144,8 +144,6 @@ struct Thread<'p> {
     iters: Vec<u64>,
     /// `Some((barrier statement, loc))` while waiting at a barrier.
     at_barrier: Option<(*const Stmt, Loc)>,
-    /// Buffer for the thread's last branch condition.
-    cond: Vec<bool>,
 }
 
 /// Runs every block of the grid under the interleaving semantics (see the module
@@ -172,7 +170,8 @@ pub fn run_interleaving(
         outcome: Outcome::Terminated,
         steps: 0,
         usage: Usage::default(),
-        memory: Memory::new(prog, input)?,
+        // (replaced by the run's memory at the end)
+        memory: Memory { arrays: Vec::new() },
         trace: Vec::new(),
     };
     let mut log = if opts.detect_races {
@@ -189,12 +188,14 @@ pub fn run_interleaving(
     // Thread continuations and the runnable list, reused by every block.
     let mut threads: Vec<Thread<'_>> = Vec::new();
     let mut runnable: Vec<usize> = Vec::new();
+    // One thread state for every block: parameters and lanes are reset per block.
+    let mut w = Warp::new(prog, hw, &model, &Default::default(), &all, u64::MAX, false);
     'grid: for bz in 0..grid[2] {
         for by in 0..grid[1] {
             for bx in 0..grid[0] {
-                let pv = resolve_params(prog, hw, launch, [bx, by, bz], params)?;
+                w.set_params(&resolve_params(prog, hw, launch, [bx, by, bz], params)?);
+                w.reset(&all);
                 mem.new_block();
-                let mut w = Warp::new(prog, hw, &model, &pv, &all, u64::MAX, false);
                 if let Some(mut l) = log.take() {
                     l.set_block(blocks);
                     w.races = Some(l);
@@ -255,14 +256,12 @@ fn run_block<'w, 'p: 'w>(
         th.todo.push(Frame::Stmt(&prog.body));
         th.iters.clear();
         th.at_barrier = None;
-        th.cond.clear();
     }
     while threads.len() < n {
         threads.push(Thread {
             todo: vec![Frame::Stmt(&prog.body)],
             iters: Vec::new(),
             at_barrier: None,
-            cond: Vec::new(),
         });
     }
     let mut rr = usize::MAX;
@@ -359,7 +358,6 @@ fn thread_step<'w, 'p: 'w>(
     mem: &mut Memory,
 ) -> Result<Option<&'static str>, SemError> {
     use super::*;
-    let lane = [t];
     // The frame being taken apart: `s1; s2` continues with `s1` directly (no push and pop).
     let mut next = th.todo.pop();
     while let Some(f) = next.take() {
@@ -375,7 +373,7 @@ fn thread_step<'w, 'p: 'w>(
                     return Ok(None);
                 }
                 Stmt::Skip | Stmt::Assign(..) | Stmt::Write(..) => {
-                    return w.exec_on(s, &lane, mem).map(Some);
+                    return w.exec_one(s, t, mem).map(Some);
                 }
                 Stmt::Warp(_, op, loc) => {
                     return Err(SemError::At {
@@ -388,8 +386,7 @@ fn thread_step<'w, 'p: 'w>(
                     });
                 }
                 Stmt::If(e, s1, s2, loc) => {
-                    w.branch(e, &lane, mem, *loc, &mut th.cond)?;
-                    let taken = th.cond.first().copied().unwrap_or(false);
+                    let taken = w.branch_one(e, t, mem, *loc)?;
                     th.todo.push(Frame::Stmt(if taken { s1 } else { s2 }));
                     return Ok(Some(if taken { SC_IFT } else { SC_IFF }));
                 }
@@ -401,8 +398,7 @@ fn thread_step<'w, 'p: 'w>(
             },
             Frame::Loop(s) => {
                 if let Stmt::While(e, body, loc) = s {
-                    w.branch(e, &lane, mem, *loc, &mut th.cond)?;
-                    if th.cond.first().copied().unwrap_or(false) {
+                    if w.branch_one(e, t, mem, *loc)? {
                         if let Some(k) = th.iters.last_mut() {
                             *k += 1;
                         }

@@ -25,6 +25,8 @@ use crate::core::{
 };
 use std::cell::Cell;
 
+mod scalar;
+
 /// The state of one warp: its lanes, its locals, the parameter values, the usage so far,
 /// the remaining fuel and whether derivations are built.
 #[derive(Debug)]
@@ -32,7 +34,11 @@ pub struct Warp<'a> {
     prog: &'a Program,
     hw: &'a Hardware,
     costs: &'a CostModel,
-    params: &'a ParamValues,
+    /// Value of each parameter the program declares (`prog.params` order; `None` when the
+    /// run was not given one: reading it fails).
+    params: Vec<Option<Value>>,
+    param_idx: NameMap<&'a str, usize>,
+    param_cache: SlotCache,
     /// Block-linear thread id of each lane.
     lane_ids: Vec<u32>,
     /// `threadIdx` of each lane.
@@ -85,7 +91,7 @@ impl SlotCache {
     }
 
     /// `table[x]`, through the cache.
-    #[inline]
+    #[inline(always)]
     fn get<'a>(&self, x: &'a str, table: &NameMap<&'a str, usize>) -> Option<usize> {
         let (p, n) = (x.as_ptr() as usize, x.len());
         let c = &self.0[(p >> 4 ^ p >> 11) % Self::SIZE];
@@ -170,7 +176,7 @@ impl<'a> Warp<'a> {
         prog: &'a Program,
         hw: &'a Hardware,
         costs: &'a CostModel,
-        params: &'a ParamValues,
+        params: &ParamValues,
         lanes: &[(u32, [i64; 3])],
         fuel: u64,
         trace: bool,
@@ -179,7 +185,14 @@ impl<'a> Warp<'a> {
             prog,
             hw,
             costs,
-            params,
+            params: Vec::new(),
+            param_idx: prog
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.as_str(), i))
+                .collect(),
+            param_cache: SlotCache::new(),
             lane_ids: Vec::new(),
             tids: Vec::new(),
             locals: Vec::new(),
@@ -211,8 +224,21 @@ impl<'a> Warp<'a> {
             races: None,
             cur_loc: Loc::default(),
         };
+        w.set_params(params);
         w.reset(lanes);
         w
+    }
+
+    /// Sets the parameter values (OC:PARAM) to `params`, e.g. for the next block; only the
+    /// parameters the program declares are read.
+    pub(crate) fn set_params(&mut self, params: &ParamValues) {
+        self.params.clear();
+        self.params.extend(
+            self.prog
+                .params
+                .iter()
+                .map(|p| params.get(&p.name).copied()),
+        );
     }
 
     /// Makes this warp a fresh warp of the same program, parameters and fuel on `lanes`:
@@ -506,6 +532,18 @@ impl<'a> Warp<'a> {
             })
     }
 
+    /// The value of parameter `p` (OC:PARAM). Errors: [`SemError::Undeclared`].
+    #[inline]
+    fn param(&self, p: &'a str) -> Result<Value, SemError> {
+        self.param_cache
+            .get(p, &self.param_idx)
+            .and_then(|k| self.params.get(k).copied().flatten())
+            .ok_or_else(|| SemError::Undeclared {
+                kind: "parameter",
+                name: p.to_string(),
+            })
+    }
+
     /// `σ; o ⇓^𝒯_M R; C` — rules OC:VAR, OC:CONST, OC:PARAM, OC:TID.
     fn eval_opd(
         &mut self,
@@ -537,10 +575,7 @@ impl<'a> Warp<'a> {
                 OC_CONST
             }
             Operand::Param(p) => {
-                let v = *self.params.get(p).ok_or_else(|| SemError::Undeclared {
-                    kind: "parameter",
-                    name: p.clone(),
-                })?;
+                let v = self.param(p)?;
                 fam.resize(ts.len(), v);
                 self.charge(ts, Res::Param);
                 OC_PARAM

@@ -55,8 +55,12 @@ impl Coef for LinExpr {
         self.c = q_add(&self.c, &o.c);
         if o.v.len() <= 8 {
             for (i, a) in &o.v {
-                let e = self.v.entry(*i).or_insert_with(Q::zero);
-                *e = q_add(e, a);
+                match self.v.get_mut(i) {
+                    Some(e) => *e = q_add(e, a),
+                    None => {
+                        self.v.insert(*i, a.clone());
+                    }
+                }
             }
             self.v.retain(|_, a| !a.is_zero());
             return;

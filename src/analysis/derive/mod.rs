@@ -567,8 +567,13 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     }
     let nvars = back.lp.nonneg.len();
     for i in 0..nvars {
-        let e = obj.v.entry(i).or_insert_with(Q::zero);
-        *e += Q::new(1.into(), 100000.into());
+        let eps = Q::new(1.into(), 100000.into());
+        match obj.v.get_mut(&i) {
+            Some(e) => *e += eps,
+            None => {
+                obj.v.insert(i, eps);
+            }
+        }
     }
     if let Some(t) = target {
         for (e, why) in crate::analysis::compare::target_constraints(&qbound, t, &tn.pre.0.p) {

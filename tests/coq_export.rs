@@ -26,7 +26,10 @@
 
 mod common;
 
-use common::coq::{build_theories, coq_dir, coqc_all, coqc_available};
+use common::coq::{
+    assert_accepted, assert_refuted, build_theories, coq_dir, coqc_all, coqc_available, CLOSED,
+    REFUTED,
+};
 use common::*;
 use std::path::PathBuf;
 use std::process::Command;
@@ -339,13 +342,7 @@ fn popc_ffs_certificates_check_in_coq() {
         paths.push(file);
     }
     for (path, r) in paths.iter().zip(coqc_all(&paths, 2)) {
-        assert!(r.ok, "coqc rejected {}:\n{}", path.display(), r.out);
-        assert!(
-            r.out.contains("Closed under the global context"),
-            "{}: Print Assumptions lists assumptions:\n{}",
-            path.display(),
-            r.out
-        );
+        assert_accepted(path.display(), &r);
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -461,7 +458,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
     for (name, r) in names.iter().zip(&runs).take(texts.len()) {
         if r.ok {
             assert!(
-                r.out.contains("Closed under the global context"),
+                r.out.contains(CLOSED),
                 "{}: Print Assumptions lists assumptions:\n{}",
                 name,
                 r.out
@@ -469,7 +466,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         } else {
             // The reflective check `root_ok` (vm_compute; reflexivity) computes `false`.
             assert!(
-                r.out.contains("Unable to unify \"true\" with \"false\""),
+                r.out.contains(REFUTED),
                 "{}: coqc failed elsewhere than the reflective check:\n{}",
                 name,
                 r.out
@@ -482,13 +479,7 @@ fn committed_certificates_check_in_coq_and_mutants_fail() {
         "coqc rejected the exports of {rejected:?}"
     );
     for (name, r) in names.iter().zip(&runs).skip(texts.len()) {
-        assert!(!r.ok, "coqc accepted {}:\n{}", name, r.out);
-        assert!(
-            r.out.contains("Unable to unify \"true\" with \"false\""),
-            "{}: coqc failed elsewhere than the reflective check:\n{}",
-            name,
-            r.out
-        );
+        assert_refuted(name, r);
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -741,22 +732,10 @@ fn scaled_entries_check_in_coq_and_mutants_fail() {
     }
     let runs = coqc_all(&files, 2);
     for (f, r) in files.iter().zip(&runs).take(2) {
-        assert!(r.ok, "coqc rejected {}:\n{}", f.display(), r.out);
-        assert!(
-            r.out.contains("Closed under the global context"),
-            "{}:\n{}",
-            f.display(),
-            r.out
-        );
+        assert_accepted(f.display(), r);
     }
     for (f, r) in files.iter().zip(&runs).skip(2) {
-        assert!(!r.ok, "coqc accepted {}:\n{}", f.display(), r.out);
-        assert!(
-            r.out.contains("Unable to unify \"true\" with \"false\""),
-            "{}: coqc failed elsewhere than the reflective check:\n{}",
-            f.display(),
-            r.out
-        );
+        assert_refuted(f.display(), r);
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -838,25 +817,9 @@ fn floor_atoms_and_integer_rewrites_check_in_coq_and_mutants_fail() {
     }
     let runs = coqc_all(&files, 2);
     eprintln!("coqc floor_step32_sectors: {:.2} s", runs[0].secs);
-    assert!(
-        runs[0].ok,
-        "coqc rejected {}:\n{}",
-        files[0].display(),
-        runs[0].out
-    );
-    assert!(
-        runs[0].out.contains("Closed under the global context"),
-        "{}",
-        runs[0].out
-    );
+    assert_accepted(files[0].display(), &runs[0]);
     for (f, r) in files.iter().zip(&runs).skip(1) {
-        assert!(!r.ok, "coqc accepted {}:\n{}", f.display(), r.out);
-        assert!(
-            r.out.contains("Unable to unify \"true\" with \"false\""),
-            "{}: coqc failed elsewhere than the reflective check:\n{}",
-            f.display(),
-            r.out
-        );
+        assert_refuted(f.display(), r);
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }

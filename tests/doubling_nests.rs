@@ -223,7 +223,7 @@ fn sexp_prefix(s: &str) -> (&str, &str) {
 /// atom (`D := LIN`, with the original witnesses) is rejected by the reflective check.
 #[test]
 fn split_rewrite_checks_in_coq_and_a_mutant_fails() {
-    use common::coq::{build_theories, coqc_all, coqc_available};
+    use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
     let (prog, launch) = lower(COPY, 32);
     let a = certified(&prog, &launch, MetricName::Sectors);
     let e = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
@@ -252,19 +252,7 @@ fn split_rewrite_checks_in_coq_and_a_mutant_fails() {
     std::fs::write(&files[0], &e).unwrap();
     std::fs::write(&files[1], &mutant).unwrap();
     let runs = coqc_all(&files, 2);
-    assert!(runs[0].ok, "coqc rejected the export:\n{}", runs[0].out);
-    assert!(
-        runs[0].out.contains("Closed under the global context"),
-        "{}",
-        runs[0].out
-    );
-    assert!(!runs[1].ok, "coqc accepted the mutant:\n{}", runs[1].out);
-    assert!(
-        runs[1]
-            .out
-            .contains("Unable to unify \"true\" with \"false\""),
-        "the mutant failed elsewhere than the reflective check:\n{}",
-        runs[1].out
-    );
+    assert_accepted("the export", &runs[0]);
+    assert_refuted("the mutant", &runs[1]);
     let _ = std::fs::remove_dir_all(&tmp);
 }

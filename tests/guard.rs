@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::coq::{build_theories, coqc_all, coqc_available};
+use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::metric::Q;
@@ -172,12 +172,7 @@ fn guard_certificates_check_in_coq_and_a_mutant_fails() {
     }
     let runs = coqc_all(&files, 2);
     for (f, r) in files.iter().zip(&runs).take(2) {
-        assert!(r.ok, "coqc rejected {}:\n{}", f.display(), r.out);
-        assert!(
-            r.out.contains("Closed under the global context"),
-            "{}",
-            r.out
-        );
+        assert_accepted(f.display(), r);
     }
     assert!(!runs[2].ok, "coqc accepted the mutant:\n{}", runs[2].out);
 }
@@ -376,26 +371,10 @@ fn ifguard4_certificates_check_in_coq_and_mutants_fail() {
     }
     let runs = coqc_all(&files, 2);
     for (f, r) in files.iter().zip(&runs).take(3) {
-        assert!(r.ok, "coqc rejected {}:\n{}", f.display(), r.out);
-        assert!(
-            r.out.contains("Closed under the global context"),
-            "{}",
-            r.out
-        );
+        assert_accepted(f.display(), r);
     }
     for (f, r) in files.iter().zip(&runs).skip(3) {
-        assert!(
-            !r.ok,
-            "coqc accepted the mutant {}:\n{}",
-            f.display(),
-            r.out
-        );
         // refused by the reflective check (`check_root … = true`), not by the parser
-        assert!(
-            r.out.contains("Unable to unify \"true\" with \"false\""),
-            "{}: {}",
-            f.display(),
-            r.out
-        );
+        assert_refuted(f.display(), r);
     }
 }

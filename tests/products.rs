@@ -214,7 +214,7 @@ fn the_kernel_rejects_facts_stronger_than_the_product_bound() {
 /// `coqc` is not installed.
 #[test]
 fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
-    use common::coq::{build_theories, coqc_all, coqc_available};
+    use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
     let (prog, launch) = lower(STRIDE2D);
     let a = analysis(&prog, &launch, MetricName::Sectors).unwrap();
     let exported = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
@@ -257,19 +257,7 @@ fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
     })
     .collect();
     let runs = coqc_all(&files, 2);
-    assert!(runs[0].ok, "coqc rejected the export:\n{}", runs[0].out);
-    assert!(
-        runs[0].out.contains("Closed under the global context"),
-        "{}",
-        runs[0].out
-    );
-    assert!(!runs[1].ok, "coqc accepted the mutant");
-    assert!(
-        runs[1]
-            .out
-            .contains("Unable to unify \"true\" with \"false\""),
-        "coqc failed elsewhere than the reflective check:\n{}",
-        runs[1].out
-    );
+    assert_accepted("the export", &runs[0]);
+    assert_refuted("the mutant", &runs[1]);
     let _ = std::fs::remove_dir_all(&tmp);
 }

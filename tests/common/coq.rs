@@ -66,6 +66,35 @@ pub struct Run {
     pub secs: f64,
 }
 
+/// What `Print Assumptions` prints when a theorem depends on no axiom or parameter.
+pub const CLOSED: &str = "Closed under the global context";
+
+/// What `coqc` prints when the reflective check (`vm_compute; reflexivity` of the checker
+/// on the exported derivation) computes `false`.
+pub const REFUTED: &str = "Unable to unify \"true\" with \"false\"";
+
+/// Asserts that `coqc` accepted the export `name` and that its theorem is closed under the
+/// global context (no assumption).
+pub fn assert_accepted(name: impl std::fmt::Display, run: &Run) {
+    assert!(run.ok, "coqc rejected {name}:\n{}", run.out);
+    assert!(
+        run.out.contains(CLOSED),
+        "{name}: Print Assumptions lists assumptions:\n{}",
+        run.out
+    );
+}
+
+/// Asserts that `coqc` refused the mutant `name` at the reflective check: a parse or type
+/// error would fail too, but would show nothing about the checker.
+pub fn assert_refuted(name: impl std::fmt::Display, run: &Run) {
+    assert!(!run.ok, "coqc accepted {name}:\n{}", run.out);
+    assert!(
+        run.out.contains(REFUTED),
+        "{name}: coqc failed elsewhere than the reflective check:\n{}",
+        run.out
+    );
+}
+
 /// Runs [`coqc`] on every file with `jobs` workers; the runs in input order.
 pub fn coqc_all(files: &[PathBuf], jobs: usize) -> Vec<Run> {
     let next = AtomicUsize::new(0);

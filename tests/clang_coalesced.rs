@@ -11,7 +11,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
+mod common;
+use common::warpcert_output;
 use warpcert::core::{Expr, Hardware, Launch, Metric, MetricName, Program, Stmt, UnOp};
 use warpcert::frontend::clang::{self, ClangOptions, ClangParsed};
 use warpcert::semantics::run::{run_kernel, KernelRun, Params};
@@ -100,17 +101,6 @@ fn count_unops(s: &Stmt, op: UnOp) -> usize {
         Stmt::While(_, b, _) => count_unops(b, op),
         _ => 0,
     }
-}
-
-fn warpcert(args: &[&str]) -> (bool, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_warpcert"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&o.stderr));
-    (o.status.success(), text)
 }
 
 /// `coalesced_threads()` in a divergent branch (`in[t] > 0`, `in[t] = 7t mod 5` in warp 0
@@ -274,7 +264,7 @@ fn coalesced_kernels_are_certified() {
         return;
     }
     for k in ["ranks", "keep_positive", "parity", "by_key", "bits"] {
-        let (ok, text) = warpcert(&[
+        let (ok, text) = warpcert_output(&[
             "analyze",
             FILE,
             "--kernel",

@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
+mod common;
+use common::warpcert_output;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program, Stmt};
 use warpcert::frontend::clang::{self, ClangOptions, ClangParsed};
 use warpcert::semantics::run::{run_kernel, KernelRun, Params};
@@ -66,17 +67,6 @@ fn int(v: Option<Value>) -> i64 {
         Some(Value::Int(x)) => x,
         other => panic!("not an int: {other:?}"),
     }
-}
-
-fn warpcert(args: &[&str]) -> (bool, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_warpcert"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&o.stderr));
-    (o.status.success(), text)
 }
 
 /// `grid.thread_rank()`, `grid.size()`, `grid.block_rank()`, `grid.num_blocks()` in a
@@ -171,8 +161,8 @@ fn grid_barrier_is_charged_as_a_block_barrier() {
             "clang",
         ]
     };
-    let (okg, tg) = warpcert(&args("phases_grid"));
-    let (okb, tb) = warpcert(&args("phases_block"));
+    let (okg, tg) = warpcert_output(&args("phases_grid"));
+    let (okb, tb) = warpcert_output(&args("phases_block"));
     assert!(okg && okb, "{tg}\n{tb}");
     let bounds = |t: &str| -> Vec<String> {
         t.lines()
@@ -235,7 +225,7 @@ fn tile_reductions() {
         assert_eq!(int(r.memory.read("mins", i)), 8 * (l / 8), "mins[{i}]");
         assert_eq!(int(r.memory.read("maxs", i)), 8 * (l / 8) + 7, "maxs[{i}]");
     }
-    let (ok, text) = warpcert(&[
+    let (ok, text) = warpcert_output(&[
         "analyze",
         FILE,
         "--kernel",

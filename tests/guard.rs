@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::balanced_end;
 use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, AnalysisOptions};
@@ -113,21 +114,7 @@ fn guard_certificate_mutants_are_rejected() {
     );
     // the `(rewrite guard …)` field removed
     let i = cert.find("(rewrite guard").expect("a guard rewrite");
-    let mut depth = 0usize;
-    let mut end = i;
-    for (j, ch) in cert[i..].char_indices() {
-        match ch {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    end = i + j + 1;
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
+    let end = i + balanced_end(&cert[i..], '(', ')').expect("balanced certificate");
     let dropped = format!("{}{}", &cert[..i], &cert[end..]);
     assert!(
         warpcert_kernel::check(&dropped).is_err(),
@@ -202,20 +189,8 @@ fn empty_join_else(cert: &str) -> String {
         + cert[node..]
             .find("(entail join-else")
             .expect("a join-else field");
-    let mut depth = 0usize;
-    for (j, ch) in cert[i..].char_indices() {
-        match ch {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return format!("{}(entail join-else){}", &cert[..i], &cert[i + j + 1..]);
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("unbalanced certificate")
+    let end = i + balanced_end(&cert[i..], '(', ')').expect("balanced certificate");
+    format!("{}(entail join-else){}", &cert[..i], &cert[end..])
 }
 
 /// Every metric of the divergent break has a certificate that uses Q:IFGUARD4 and that the
@@ -334,21 +309,7 @@ fn ifguard4_certificates_check_in_coq_and_mutants_fail() {
     let head = &div[at..eol];
     // the end of the first (join-then) list: its `[` matched
     let open = head.find('[').unwrap();
-    let mut depth = 0usize;
-    let mut wjt_end = open;
-    for (j, ch) in head[open..].char_indices() {
-        match ch {
-            '[' => depth += 1,
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    wjt_end = open + j + 1;
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
+    let wjt_end = open + balanced_end(&head[open..], '[', ']').expect("a closed list");
     let no_wje = format!("{}{} []{}", &div[..at], &head[..wjt_end], &div[eol..]);
     assert_ne!(no_div, div);
     assert_ne!(no_wje, div);

@@ -101,6 +101,36 @@ pub fn samples_corpus(test: &str) -> Option<PathBuf> {
     corpus_dir("cuda-samples-subset", test)
 }
 
+/// The byte offset just past the bracket that closes `s`'s first `open` bracket (brackets
+/// `open`/`close` nest; other characters are skipped), or `None` when it is unbalanced.
+pub fn balanced_end(s: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, ch) in s.char_indices() {
+        if ch == open {
+            depth += 1;
+        } else if ch == close && depth > 0 {
+            depth -= 1;
+            if depth == 0 {
+                return Some(j + ch.len_utf8());
+            }
+        }
+    }
+    None
+}
+
+/// Runs the `warpcert` binary with `args` from the project root: whether it exited
+/// successfully, and its stdout followed by its stderr.
+pub fn warpcert_output(args: &[&str]) -> (bool, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("warpcert runs");
+    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&o.stderr));
+    (o.status.success(), text)
+}
+
 /// Runs the `warpcert` binary with `args` from the project root and returns its stdout;
 /// panics with the exit status and stderr when it fails.
 pub fn warpcert_stdout(args: &[&str]) -> String {

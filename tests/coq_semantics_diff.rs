@@ -26,6 +26,7 @@
 mod common;
 
 use common::coq::{build_theories, coqc, coqc_available};
+use common::rng::Rng;
 use common::*;
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
@@ -201,33 +202,17 @@ fn cases() -> Vec<Case> {
     v
 }
 
-/// A fixed linear congruential generator (Knuth's MMIX constants).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo).max(1) as u64) as i64
-    }
-}
-
 /// Pseudo-random contents for cells 0..256 of every array: ints in `ints`, floats
 /// `k/1000` for `k` in `0..1000`, booleans either way.
 fn contents(prog: &Program, seed: u64, ints: (i64, i64)) -> Inputs {
-    let mut g = Lcg(seed);
+    let mut g = Rng::new(seed);
     let mut inputs = Inputs::zero();
     for a in &prog.arrays {
         let vs = (0..256)
             .map(|_| match a.elem {
-                Ty::Int => Value::Int(g.int(ints.0, ints.1)),
-                Ty::Bool => Value::Bool(g.next() % 2 == 1),
-                Ty::Float => Value::Float(g.int(0, 1000) as f64 / 1000.0),
+                Ty::Int => Value::Int(g.range(ints.0, ints.1 - 1)),
+                Ty::Bool => Value::Bool(g.below(2) == 1),
+                Ty::Float => Value::Float(g.range(0, 999) as f64 / 1000.0),
             })
             .collect();
         inputs = inputs.with_array(&a.name, ArrayInit::Values(vs));

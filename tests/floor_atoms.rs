@@ -3,6 +3,9 @@
 //! `Atom::canonical`), its value is `max(0, ⌊L/d⌋)`, and the substitution and shift of a
 //! floor atom agree with the kernel's.
 
+mod common;
+
+use common::rng::Rng;
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
 use warpcert::core::assertion::linear::Lin;
@@ -33,32 +36,20 @@ fn katom(a: &Atom) -> k::Atom {
     }
 }
 
-/// A small deterministic generator (no dependence on the run).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, m: i64) -> i64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % (2 * m as u64 + 1)) as i64 - m
-    }
-}
-
 /// Canonical forms agree with the kernel's on 3 000 random atoms (rational coefficients and
 /// constants, divisors 1 … 12): the same constant, or the same factor and atom.
 #[test]
 fn canonical_forms_are_the_kernels() {
-    let mut g = Lcg(7);
+    let mut g = Rng::new(7);
     for _ in 0..3000 {
-        let r = |g: &mut Lcg| {
-            let den = g.next(3).abs() + 1;
-            Q::new(BigInt::from(g.next(12)), BigInt::from(den))
+        let r = |g: &mut Rng| {
+            let den = g.range(-3, 3).abs() + 1;
+            Q::new(BigInt::from(g.range(-12, 12)), BigInt::from(den))
         };
         let c = r(&mut g);
         let (a, b) = (r(&mut g), r(&mut g));
         let l = lin(c, &[(a, "n"), (b, "i")]);
-        let d = g.next(6).abs() * 2 + (g.next(1).abs());
+        let d = g.range(-6, 6).abs() * 2 + (g.range(-1, 1).abs());
         let d = d.max(1);
         for atom in [Atom::Max0(l.clone()), Atom::floor(l.clone(), d)] {
             let ours = atom.canonical();

@@ -4,6 +4,9 @@
 //! metrics `M_E`, `ua`, `bc`, warp sizes 4 and 8, and parameter values 0..4. Deterministic
 //! pseudo-random generation (fixed seeds).
 
+mod common;
+
+use common::rng::Rng;
 use std::collections::BTreeMap;
 use warpcert::core::metric::q;
 use warpcert::core::Space;
@@ -12,17 +15,6 @@ use warpcert::relational::calculus::{
     eval_proto, Access, COp, Cond, Lanes, Mode, NExpr, NOp, PicoMetric, Proto, Range, Step, VEnv,
 };
 use warpcert::relational::cost::closed_form;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
 
 fn lit(i: i64) -> NExpr {
     NExpr::Lit(i)
@@ -33,10 +25,10 @@ fn bin(op: NOp, a: NExpr, b: NExpr) -> NExpr {
 
 fn index(r: &mut Rng, vars: &[String]) -> NExpr {
     let t = NExpr::tid;
-    let base = match r.next(9) {
-        0 => lit(r.next(8) as i64),
+    let base = match r.below(9) {
+        0 => lit(r.below(8) as i64),
         1 => t(),
-        2 => bin(NOp::Mul, t(), lit(1 + r.next(8) as i64)),
+        2 => bin(NOp::Mul, t(), lit(1 + r.below(8) as i64)),
         3 => bin(NOp::Mul, t(), NExpr::param("n")),
         4 => bin(NOp::Mod, t(), lit(2)),
         5 => bin(NOp::Div, t(), lit(2)),
@@ -44,9 +36,9 @@ fn index(r: &mut Rng, vars: &[String]) -> NExpr {
         7 => bin(NOp::Add, t(), lit(32)),
         _ => bin(NOp::Add, bin(NOp::Mul, NExpr::param("n"), lit(64)), t()),
     };
-    if !vars.is_empty() && r.next(2) == 0 {
-        let x = NExpr::var(&vars[r.next(vars.len() as u64) as usize]);
-        let x = if r.next(2) == 0 {
+    if !vars.is_empty() && r.below(2) == 0 {
+        let x = NExpr::var(&vars[r.below(vars.len() as u64) as usize]);
+        let x = if r.below(2) == 0 {
             x
         } else {
             bin(NOp::Mul, x, lit(8))
@@ -59,14 +51,14 @@ fn index(r: &mut Rng, vars: &[String]) -> NExpr {
 
 fn cond(r: &mut Rng, vars: &[String]) -> Cond {
     let t = NExpr::tid;
-    match r.next(6) {
+    match r.below(6) {
         0 => Cond::Cmp(COp::Eq, bin(NOp::Mod, t(), lit(2)), lit(0)),
-        1 => Cond::Cmp(COp::Lt, t(), lit(r.next(8) as i64)),
+        1 => Cond::Cmp(COp::Lt, t(), lit(r.below(8) as i64)),
         2 => Cond::Cmp(COp::Gt, NExpr::param("n"), lit(2)),
         3 => Cond::Cmp(COp::Lt, t(), NExpr::param("n")),
         4 if !vars.is_empty() => Cond::Cmp(
             COp::Lt,
-            NExpr::var(&vars[r.next(vars.len() as u64) as usize]),
+            NExpr::var(&vars[r.below(vars.len() as u64) as usize]),
             t(),
         ),
         _ => Cond::negate(Cond::Cmp(COp::Eq, bin(NOp::Mod, t(), lit(4)), lit(1))),
@@ -75,8 +67,8 @@ fn cond(r: &mut Rng, vars: &[String]) -> Cond {
 
 fn range(r: &mut Rng) -> Range {
     let t = NExpr::tid;
-    match r.next(6) {
-        0 => Range::upto(lit(0), lit(r.next(5) as i64)),
+    match r.below(6) {
+        0 => Range::upto(lit(0), lit(r.below(5) as i64)),
         1 => Range::upto(lit(0), t()),
         2 => Range::upto(lit(0), bin(NOp::Sub, NExpr::param("n"), lit(1))),
         3 => Range::upto(t(), lit(7)),
@@ -95,12 +87,12 @@ fn range(r: &mut Rng) -> Range {
 
 fn proto(r: &mut Rng, depth: u32, vars: &mut Vec<String>, id: &mut u32) -> Proto {
     *id += 1;
-    let choice = if depth == 0 { 0 } else { r.next(4) };
+    let choice = if depth == 0 { 0 } else { r.below(4) };
     match choice {
         0 => Proto::Acc(Access {
             array: "A".into(),
             index: index(r, vars),
-            space: if r.next(2) == 0 {
+            space: if r.below(2) == 0 {
                 Space::Global
             } else {
                 Space::Shared
@@ -136,7 +128,7 @@ fn theorem_5_12_on_random_protocols() {
     let mut exact_seen = 0;
     let mut total = 0;
     for seed in 0..300u64 {
-        let mut r = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) + 1);
+        let mut r = Rng::new(seed);
         let p = proto(&mut r, 3, &mut Vec::new(), &mut 0);
         for w in [4usize, 8] {
             let lanes = Lanes::pico(w);

@@ -12,6 +12,9 @@
 //! integer and float arithmetic, comparisons, divergent `if`s and divergent loops on
 //! values read from random inputs.
 
+mod common;
+
+use common::rng::Rng;
 use std::collections::BTreeMap;
 use warpcert::core::BinOp;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
@@ -22,22 +25,10 @@ use warpcert::semantics::interleaving::{
 use warpcert::semantics::value::{apply_bin, apply_bin_lanes};
 use warpcert::semantics::{run_kernel, Inputs, KernelRun, Memory, Params, Value};
 
-/// xorshift64*, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % n
-    }
-}
-
 /// A random race-free kernel of about `len` statements over int locals `x0..` and float
 /// locals `f0..` (all initialized from the inputs), ending with one write per thread.
 fn kernel(seed: u64, len: usize) -> String {
-    let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut r = Rng::new(seed);
     let mut body = String::from(
         "    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n    int x0 = a[gid];\n    \
          int x1 = threadIdx.x;\n    float f0 = fa[gid];\n",
@@ -45,11 +36,11 @@ fn kernel(seed: u64, len: usize) -> String {
     let (mut xs, mut fs) = (2usize, 1usize);
     for i in 0..len {
         let (nx, nf) = (xs as u64, fs as u64);
-        let x = |r: &mut Rng| format!("x{}", r.next(nx));
-        let f = |r: &mut Rng| format!("f{}", r.next(nf));
-        let line = match r.next(7) {
+        let x = |r: &mut Rng| format!("x{}", r.below(nx));
+        let f = |r: &mut Rng| format!("f{}", r.below(nf));
+        let line = match r.below(7) {
             0 | 1 => {
-                let op = ["+", "-", "*", "&", "^", "<<"][r.next(6) as usize];
+                let op = ["+", "-", "*", "&", "^", "<<"][r.below(6) as usize];
                 let rhs = if op == "<<" {
                     format!("({} & 7)", x(&mut r))
                 } else {
@@ -60,14 +51,14 @@ fn kernel(seed: u64, len: usize) -> String {
                 s
             }
             2 => {
-                let op = ["+", "-", "*"][r.next(3) as usize];
+                let op = ["+", "-", "*"][r.below(3) as usize];
                 let s = format!("float f{fs} = {} {op} {} * 0.5f;", f(&mut r), f(&mut r));
                 fs += 1;
                 s
             }
             3 => {
                 let (a, b, c) = (x(&mut r), x(&mut r), x(&mut r));
-                let cmp = ["<", "<=", "==", "!="][r.next(4) as usize];
+                let cmp = ["<", "<=", "==", "!="][r.below(4) as usize];
                 format!(
                     "if ({a} {cmp} {b}) {{ {c} = {a} + 3; }} else {{ {c} = ({b} - 1) & 4095; }}"
                 )

@@ -13,6 +13,9 @@
 //! arrays read and written at data-dependent indices (blocks communicate through them),
 //! shared arrays, branches, loops and barriers.
 
+mod common;
+
+use common::rng::Rng;
 use quickcheck::{QuickCheck, TestResult};
 use std::collections::BTreeMap;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
@@ -22,27 +25,15 @@ use warpcert::semantics::interleaving::{
 };
 use warpcert::semantics::{run_kernel, Inputs, Memory, Params, SemError};
 
-/// xorshift64*, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % n
-    }
-}
-
 /// One random statement over int locals `x0..xs` and float locals `f0..fs` (new locals
 /// are declared by incrementing the counts).
 fn statement(r: &mut Rng, i: usize, xs: &mut usize, fs: &mut usize) -> String {
     let (nx, nf) = (*xs as u64, *fs as u64);
-    let x = |r: &mut Rng| format!("x{}", r.next(nx));
-    let f = |r: &mut Rng| format!("f{}", r.next(nf));
-    match r.next(12) {
+    let x = |r: &mut Rng| format!("x{}", r.below(nx));
+    let f = |r: &mut Rng| format!("f{}", r.below(nf));
+    match r.below(12) {
         0 | 1 => {
-            let op = ["+", "-", "*", "&", "^", "|", "<<", ">>"][r.next(8) as usize];
+            let op = ["+", "-", "*", "&", "^", "|", "<<", ">>"][r.below(8) as usize];
             let rhs = if op == "<<" || op == ">>" {
                 format!("({} & 7)", x(r))
             } else {
@@ -53,7 +44,7 @@ fn statement(r: &mut Rng, i: usize, xs: &mut usize, fs: &mut usize) -> String {
         }
         2 => {
             // division or remainder by a value that is zero a quarter of the time
-            let op = ["/", "%"][r.next(2) as usize];
+            let op = ["/", "%"][r.below(2) as usize];
             *xs += 1;
             format!("int x{} = {} {op} ({} & 3);", *xs - 1, x(r), x(r))
         }
@@ -64,13 +55,13 @@ fn statement(r: &mut Rng, i: usize, xs: &mut usize, fs: &mut usize) -> String {
             format!("int x{} = {};", *xs - 1, fs.join(" * "))
         }
         4 => {
-            let op = ["+", "-", "*", "/"][r.next(4) as usize];
+            let op = ["+", "-", "*", "/"][r.below(4) as usize];
             *fs += 1;
             format!("float f{} = {} {op} {} * 0.5f;", *fs - 1, f(r), f(r))
         }
         5 => {
             let (a, b, c) = (x(r), x(r), x(r));
-            let cmp = ["<", "<=", "==", "!=", ">"][r.next(5) as usize];
+            let cmp = ["<", "<=", "==", "!=", ">"][r.below(5) as usize];
             format!("if ({a} {cmp} {b}) {{ {c} = {a} + 3; }} else {{ {c} = ({b} - 1) & 4095; }}")
         }
         6 => {
@@ -101,7 +92,7 @@ fn statement(r: &mut Rng, i: usize, xs: &mut usize, fs: &mut usize) -> String {
 
 /// A random kernel of `len` statements; every thread ends by writing `out[gid]`.
 fn kernel(seed: u64, len: usize) -> String {
-    let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut r = Rng::new(seed);
     let mut body = String::from(
         "    __shared__ int s[64];\n    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n    \
          int x0 = a[gid];\n    int x1 = gid;\n    float f0 = fa[gid];\n",

@@ -12,6 +12,9 @@
 //! * Habermaier: one warp on the SIMT machine and under the lock-step semantics end in the
 //!   same state with the same number of divergent branches (the same usage altogether).
 
+mod common;
+
+use common::rng::Rng;
 use quickcheck::{QuickCheck, TestResult};
 use warpcert::core::metric::{q, Affine, Q};
 use warpcert::core::{
@@ -45,19 +48,6 @@ fn hw() -> Hardware {
         banks: 4,
         bank_bytes: 4,
         sector_bytes: 16,
-    }
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
     }
 }
 
@@ -163,7 +153,7 @@ fn block(rng: &mut Rng, depth: u32, loops: usize, sync_p: u64) -> Stmt {
 
 /// A random kernel from `seed`: 2–6 top-level statements of depth ≤ 2.
 fn kernel(seed: u64, sync_p: u64) -> Program {
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed);
     let n = 2 + rng.below(5);
     let body = Stmt::seq((0..n).map(|_| stmt(&mut rng, 2, 0, sync_p)).collect());
     let arr = |name: &str, space| ArrayDecl {

@@ -135,6 +135,7 @@ impl Conv<'_> {
             },
             "CXXOperatorCallExpr" if self.user_callee(n) || self.is_lambda_call(n) => return self.call(n),
             "CXXOperatorCallExpr" => return self.err(n, "overloaded operator call without a definition in the translation unit is not supported"),
+            "CXXConstructExpr" if n.ty.as_ref().is_some_and(|t| super::lambda::is_lambda_type(&t.qual)) => return self.err(n, "a lambda copied or passed to a function is not supported by warpcert (a lambda is inlined where it is called directly, `f(…)`)"),
             "CXXConstructExpr" => return self.err(n, format!("construction of `{}` is not supported here", self.records.of(n).describe())),
             "CXXNullPtrLiteralExpr" | "GNUNullExpr" => return self.err(n, "null pointer is not supported"),
             "RecoveryExpr" => return self.err(n, "clang could not type this expression (see clang's error above)"),

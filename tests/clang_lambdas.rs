@@ -272,3 +272,58 @@ fn unsupported_lambda_and_switch_forms_are_located_errors() {
         assert_eq!(e.line, line, "{kernel}: {e}");
     }
 }
+
+/// `--extra-arg ARG` reaches clang: a `-D` given through it changes the lowered program
+/// (`extra_arg.cu`: 4 sectors per warp by default, 12 with `-DREPS=3`, by hand), in both
+/// spellings `--extra-arg=ARG` and `--extra-arg ARG`, and `--help` documents it.
+#[test]
+fn extra_arg_reaches_clang() {
+    if !have_clang("extra_arg_reaches_clang") {
+        return;
+    }
+    let f = data("extra_arg.cu");
+    let f = f.to_str().expect("utf-8 path");
+    let base = [
+        "analyze",
+        f,
+        "--metric",
+        "sectors",
+        "--block",
+        "32",
+        "--grid",
+        "1",
+        "--frontend",
+        "clang",
+    ];
+    let plain = common::warpcert_stdout(&base);
+    assert!(
+        plain.contains("accepted by the kernel (bound 4)"),
+        "{plain}"
+    );
+    for extra in [
+        &["--extra-arg=-DREPS=3"][..],
+        &["--extra-arg", "-DREPS=3"][..],
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let out = common::warpcert_stdout(&args);
+        assert!(
+            out.contains("accepted by the kernel (bound 12)"),
+            "{extra:?}: {out}"
+        );
+    }
+    let opts = ClangOptions {
+        extra_args: vec!["-DREPS=3".into()],
+        ..Default::default()
+    };
+    let cp =
+        clang::parse_file(&data("extra_arg.cu"), &opts, None).unwrap_or_else(|d| panic!("{d}"));
+    let p = lower(&cp, "stores", &launch(32));
+    let r = run(&p, 32, &Inputs::zero());
+    assert_eq!(
+        per_warp(&r, MetricName::Sectors),
+        BigRational::from_integer(12.into())
+    );
+    let help = common::warpcert_stdout(&["analyze", "--help"]);
+    assert!(help.contains("--extra-arg <ARG>"), "{help}");
+}

@@ -4,7 +4,7 @@
 //! resolves names and overloads, inserts implicit conversions and instantiates templates;
 //! warpcert reads its typed JSON AST (`json`), converts the device functions the kernels
 //! reach to the front end's AST (`convert` with `functions`, `stmts`, `decls`, `exprs`,
-//! `records`, `calls`, `names`) and lowers them with the
+//! `records`, `calls`, `names`, `lambda` for local lambdas, `switch`) and lowers them with the
 //! lowering the builtin front end uses (`frontend::lower`). `host` finds the kernels and
 //! template instances of the file and the launch sizes of its host code; `run` holds the
 //! command line, the prelude and the stub toolkit headers; `unsupported` the constructs

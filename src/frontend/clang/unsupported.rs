@@ -1,6 +1,7 @@
 //! The constructs the clang front end reads but warpcert's core cannot express yet, in one
 //! place, so that each is replaced by its lowering when the core grows (`__match_*` warp
-//! collectives, function-scope `__constant__` variables, initialized thread-local arrays,
+//! collectives, function-scope `__constant__` variables, thread-local array initializers other
+//! than one-dimensional lists,
 //! tiles other than warp tiles of `N | 32` lanes, coalesced groups outside the uses
 //! `clang/coalesced.rs` lowers). Each becomes a located error naming the construct — never a silent
 //! wrong answer. Warp shuffles, votes, `__syncwarp`, `tiled_partition<N>` tiles and coalesced

@@ -189,7 +189,7 @@ impl Conv<'_> {
                     let mut copy = Vec::new();
                     let mut decls = Vec::new();
                     for (path, ln) in &map {
-                        let c = self.fresh(&format!("{ln}_{var}"));
+                        let c = self.fresh(&format!("__{ln}_{var}"));
                         let ty = self.leaf_type(&t, path);
                         decls.push(Decl {
                             name: c.clone(),
@@ -251,7 +251,7 @@ impl Conv<'_> {
             let arg = if by_ref {
                 ident(&name, pos)
             } else {
-                let c = self.fresh(&format!("{name}_{var}"));
+                let c = self.fresh(&format!("__{name}_{var}"));
                 out.push(self.copy_decl(&c, &ty, &name, pos));
                 ident(&c, pos)
             };
@@ -262,7 +262,7 @@ impl Conv<'_> {
         let arg = if by_ref {
             ident(&name, pos)
         } else {
-            let c = self.fresh(&format!("{name}_{var}"));
+            let c = self.fresh(&format!("__{name}_{var}"));
             out.push(self.copy_decl(&c, &ty, &name, pos));
             ident(&c, pos)
         };

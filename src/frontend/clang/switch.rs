@@ -84,7 +84,7 @@ impl Conv<'_> {
                 .ctype()
                 .filter(|t| t.ptr == 0)
                 .unwrap_or(CType::base(BaseTy::Int));
-            let name = self.fresh("switch_value");
+            let name = self.fresh("__switch_value");
             out.push(stmt(
                 StmtKind::Decl(vec![Decl {
                     name: name.clone(),

@@ -82,11 +82,11 @@ __global__ void fall(int *a) {
 
 // a thread-local array with an initializer list (the rest zero), memcpy into a vector,
 // a tile shuffle of the vector and the tile's index in the block. For lane t of a block
-// of 64: v = (t, 7, 0, 0, …); a = (v[0..4]) shuffled from lane t ^ 1 = (t ^ 1, 7, 0, 0);
-// b = v[4..8] = (0, 0, 0, 0); out[t] = (t ^ 1, 7, t / 32, 0)
+// of 64: v = (t, 7, 0, 0, 0, 0, 5, 0); a = v[0..4] shuffled from lane t ^ 1 =
+// (t ^ 1, 7, 0, 0); b = v[4..8] = (0, 0, 5, 0); out[t] = (t ^ 1, 7, 5 + t / 32, 0)
 __global__ void packed(uint4 *out) {
     auto tile = cg::tiled_partition<32>(cg::this_thread_block());
-    unsigned int v[8] = {threadIdx.x, 7};
+    unsigned int v[8] = {threadIdx.x, 7, 0, 0, 0, 0, 5};
     uint4 a, b;
     memcpy(&a, v, sizeof(a));
     memcpy(&b, v + 4, sizeof(b));

@@ -328,3 +328,70 @@ fn extra_arg_reaches_clang() {
     let help = common::warpcert_stdout(&["analyze", "--help"]);
     assert!(help.contains("--extra-arg <ARG>"), "{help}");
 }
+
+/// For every kernel of `lambdas.cu`, each metric's checked per-warp bound (`analyze
+/// --format json` on one block) is at least the cost the lock-step semantics gives the
+/// block's costliest warp on the inputs of the tests above (soundness on these runs).
+#[test]
+fn checked_bounds_cover_the_semantics() {
+    if !have_clang("checked_bounds_cover_the_semantics") {
+        return;
+    }
+    let f = data("lambdas.cu");
+    let f = f.to_str().expect("utf-8 path");
+    let cp = read("lambdas.cu");
+    let ramp: Vec<Value> = (0..256).map(Value::Int).collect();
+    let kernels = [
+        ("lam_ref", 32),
+        ("lam_value", 32),
+        ("lam_mutable", 32),
+        ("pick", 32),
+        ("fall", 32),
+        ("packed", 64),
+    ];
+    for (kernel, bx) in kernels {
+        let p = lower(&cp, kernel, &launch(bx));
+        let inputs = if kernel == "pick" {
+            Inputs::zero().with_array("in", ArrayInit::Values(ramp.clone()))
+        } else {
+            Inputs::zero()
+        };
+        let r = run(&p, bx, &inputs);
+        let block = bx.to_string();
+        let out = common::warpcert_stdout(&[
+            "analyze",
+            f,
+            "--kernel",
+            kernel,
+            "--block",
+            &block,
+            "--grid",
+            "1",
+            "--format",
+            "json",
+            "--frontend",
+            "clang",
+        ]);
+        let rows: serde_json::Value = serde_json::from_str(&out).expect("json");
+        let rows = rows.as_array().expect("one row per metric");
+        assert_eq!(rows.len(), 4, "{kernel}: {out}");
+        for row in rows {
+            let metric = row["metric"].as_str().expect("metric");
+            let name = match metric {
+                "sectors" => MetricName::Sectors,
+                "conflicts" => MetricName::Conflicts,
+                "divwarps" => MetricName::Divwarps,
+                _ => MetricName::Steps,
+            };
+            let bound: BigRational = row["per_warp"]
+                .as_str()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or_else(|| panic!("{kernel} {metric}: per_warp {}", row["per_warp"]));
+            let cost = per_warp(&r, name);
+            assert!(
+                bound >= cost,
+                "{kernel} {metric}: bound {bound} < cost {cost}"
+            );
+        }
+    }
+}

@@ -118,7 +118,7 @@ impl Conv<'_> {
             let by_ref = fields
                 .get(k)
                 .and_then(|f| f.ty.as_ref())
-                .is_some_and(|t| t.qual.trim_end().ends_with('&'));
+                .is_some_and(|t| t.qual.trim_end().ends_with('&') || t.qual.contains("(&)"));
             let v = super::warp::unwrap(init);
             if v.kind == "CXXThisExpr" {
                 return self.err(init, format!("lambda `{var}` captures `this`: member functions of records are not supported by warpcert"));

@@ -93,3 +93,35 @@ __global__ void packed(uint4 *out) {
     a = tile.shfl_xor(a, 1);
     out[threadIdx.x] = make_uint4(a.x, a.y, b.z + tile.meta_group_rank(), a.w);
 }
+
+// a lambda in a device function (capturing a pointer by value, a default argument, a
+// constant it does not capture), `[&]` capturing a thread-local array, the block and a
+// tile, and a lambda declared in a loop capturing the counter by value. loc = (0, 1, 2, 3):
+// sum() = 6 + 6 = 12 (every lane's s is 6); acc = 12·0 + 12·1 + 12·2 = 36;
+// helper = (3a[t] + 2) + 3a[t]; with a[k] = k: out[t] = 36 + 6t + 2 = 6t + 38
+__device__ int helper(int *p, int x) {
+    const int K = 3;
+    auto f = [p](int i, int d = 2) { return p[i] * K + d; };
+    return f(x) + f(x, 0);
+}
+
+__global__ void nested(int *a, int *out) {
+    auto cta = cg::this_thread_block();
+    auto tile = cg::tiled_partition<32>(cta);
+    int loc[4];
+    for (int i = 0; i < 4; i++)
+        loc[i] = i;
+    auto sum = [&]() {
+        int s = 0;
+        for (int i = 0; i < 4; i++)
+            s += loc[i];
+        cta.sync();
+        return s + tile.shfl_xor(s, 1);
+    };
+    int acc = 0;
+    for (int j = 0; j < 3; j++) {
+        auto inner = [&acc, j](int v) { acc += v * j; };
+        inner(sum());
+    }
+    out[threadIdx.x] = acc + helper(a, threadIdx.x);
+}

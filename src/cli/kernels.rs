@@ -1,5 +1,5 @@
 //! Choosing the front end (`--frontend clang|builtin|auto`, `-I`, `-D`, `--std`,
-//! `--compile-commands`) and loading every kernel of a file (`spec/lowering.md` §9).
+//! `--compile-commands`, `--extra-arg`) and loading every kernel of a file (`spec/lowering.md` §9).
 //!
 //! `auto` (the default) uses clang where it is installed; when clang reads the file but no
 //! kernel of it lowers (RaCUDA's benchmark dialect is not valid CUDA: kernels without a
@@ -45,10 +45,16 @@ pub struct FrontendArgs {
     /// compile_commands.json: the include directories and definitions of the file's entry.
     #[arg(long)]
     pub compile_commands: Option<PathBuf>,
+    /// One more argument for clang, passed as given after warpcert's own (repeatable, as
+    /// clang-tidy's `--extra-arg`): `--extra-arg=-DTILE=16`, `--extra-arg=-isystem/opt/inc`,
+    /// `--extra-arg=-Wno-everything`. Arguments that change what clang prints (`-E`,
+    /// another `-ast-dump`) make the file unreadable.
+    #[arg(long = "extra-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub extra_arg: Vec<String>,
 }
 
 impl Default for FrontendArgs {
-    /// `--frontend auto`, no `-I`, `-D`, `--std` or `--compile-commands`.
+    /// `--frontend auto`, no `-I`, `-D`, `--std`, `--compile-commands` or `--extra-arg`.
     fn default() -> FrontendArgs {
         FrontendArgs {
             frontend: FrontendArg::Auto,
@@ -56,6 +62,7 @@ impl Default for FrontendArgs {
             define: Vec::new(),
             std: None,
             compile_commands: None,
+            extra_arg: Vec::new(),
         }
     }
 }
@@ -68,6 +75,7 @@ impl FrontendArgs {
             defines: self.define.clone(),
             std: self.std.clone(),
             compile_commands: self.compile_commands.clone(),
+            extra_args: self.extra_arg.clone(),
         }
     }
 }

@@ -71,7 +71,7 @@ impl Conv<'_> {
         }
     }
 
-    fn is_block_expr(&self, n: &Node) -> bool {
+    pub(super) fn is_block_expr(&self, n: &Node) -> bool {
         let s = strip(n);
         match s.kind.as_str() {
             "DeclRefExpr" => s
@@ -88,6 +88,9 @@ impl Conv<'_> {
 
     /// A `CallExpr`.
     pub(super) fn call(&mut self, n: &Node) -> R<Expr> {
+        if self.is_lambda_call(n) {
+            return self.lambda_call(n);
+        }
         let p = self.pos(n);
         let Some(d) = callee_decl(n).cloned() else {
             return self.err(
@@ -105,6 +108,26 @@ impl Conv<'_> {
         let Some(decl) = decl else {
             return self.err(n, format!("function `{name}` without declaration"));
         };
+        let (out, groups) = self.user_args(decl, &args)?;
+        let Some(fname) = self.function_for_groups(&d.id, &groups) else {
+            return self.err(
+                n,
+                format!(
+                    "function `{name}` is only declared: its body is not in the translation unit"
+                ),
+            );
+        };
+        Ok(e(ExprKind::Call(Box::new(ident(&fname, p)), out), p))
+    }
+
+    /// The arguments `args` of a call of user function `decl`: default arguments filled in
+    /// from the declaration, records leaf by leaf, cooperative groups dropped (returned in
+    /// order: `None` the block, `Some(N)` a warp tile of `N` lanes).
+    pub(super) fn user_args<'n>(
+        &mut self,
+        decl: &'n Node,
+        args: &[&'n Node],
+    ) -> R<(Vec<Expr>, Vec<Option<u32>>)> {
         let parms: Vec<&Node> = decl
             .inner
             .iter()
@@ -152,15 +175,7 @@ impl Conv<'_> {
                 _ => out.push(self.expr(a)?),
             }
         }
-        let Some(fname) = self.function_for_groups(&d.id, &groups) else {
-            return self.err(
-                n,
-                format!(
-                    "function `{name}` is only declared: its body is not in the translation unit"
-                ),
-            );
-        };
-        Ok(e(ExprKind::Call(Box::new(ident(&fname, p)), out), p))
+        Ok((out, groups))
     }
 
     fn builtin_call(&mut self, n: &Node, name: &str, args: &[&Node], p: Pos) -> R<Expr> {

@@ -52,6 +52,15 @@ pub(super) enum Local {
     /// `cg::coalesced_group g = …;`: the `int` local holding its lane mask
     /// (`clang/coalesced.rs`, `spec/lowering.md` §9.5).
     Coalesced(String),
+    /// `auto f = [captures](params) { … };` (`clang/lambda.rs`, `spec/lowering.md` §9.7):
+    /// the device function its `operator()` was converted to and the trailing arguments
+    /// every call passes for the captures.
+    Lambda {
+        /// The converted function's name.
+        func: String,
+        /// One argument per capture parameter, in order.
+        captures: Vec<Expr>,
+    },
 }
 
 /// The converter of one translation unit.
@@ -97,6 +106,12 @@ pub struct Conv<'a> {
     pub(super) record_fns: HashMap<String, Vec<(Vec<String>, CType)>>,
     /// While converting a record-valued function: its result parameters by leaf path.
     pub(super) ret_leaves: Option<Vec<(Vec<String>, String)>>,
+    /// While converting a lambda's body: the ids of its own and its captured variables
+    /// (any other local of the enclosing function it names is a constant or an error).
+    pub(super) lambda_scope: Option<BTreeSet<String>>,
+    /// The names of the variables and parameters declared in the function being converted,
+    /// with their number of declarations (a capture by reference is passed by name).
+    pub(super) declared_names: HashMap<String, usize>,
 }
 
 pub(super) fn pos_err(sm: &SourceMap, p: Pos, m: impl Into<String>) -> Diagnostic {
@@ -317,6 +332,15 @@ impl<'a> Conv<'a> {
                 if c.kind.ends_with("Decl") && !c.id.is_empty() {
                     out.entry(c.id.as_str()).or_insert(c);
                 }
+                if c.kind == "VarDecl" {
+                    // a local bound to a lambda: its closure type and `operator()`
+                    for x in &c.inner {
+                        let l = super::warp::unwrap(x);
+                        if l.kind == "LambdaExpr" {
+                            index(l, out);
+                        }
+                    }
+                }
                 if c.kind == "DeclStmt" || c.kind.ends_with("Stmt") {
                     index_stmts(c, out);
                 }
@@ -358,6 +382,8 @@ impl<'a> Conv<'a> {
             pending: Vec::new(),
             record_fns: HashMap::new(),
             ret_leaves: None,
+            lambda_scope: None,
+            declared_names: HashMap::new(),
         }
     }
 

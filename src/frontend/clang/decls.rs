@@ -32,6 +32,18 @@ impl Conv<'_> {
             return self.missing(d, Missing::ConstantMemory, &name);
         }
         let init_node = if d.init.is_some() { first(d) } else { None };
+        if let Some(lam) = init_node
+            .map(super::warp::unwrap)
+            .filter(|x| x.kind == "LambdaExpr")
+        {
+            return self.lambda_decl(d, lam, out);
+        }
+        if d.ty
+            .as_ref()
+            .is_some_and(|q| super::lambda::is_lambda_type(&q.qual))
+        {
+            return self.err(d, format!("lambda `{name}` initialized other than by a lambda expression (a copy of another lambda) is not supported by warpcert"));
+        }
         if shared {
             let decl = self.array_decl(d, &name, &t, true, is_extern)?;
             out.push(stmt(StmtKind::Decl(vec![decl]), pos));
@@ -42,6 +54,42 @@ impl Conv<'_> {
             Ty::Array(..) if init_node.is_none() => {
                 let decl = self.array_decl(d, &name, &t, false, false)?;
                 out.push(stmt(StmtKind::Decl(vec![decl]), pos));
+                return Ok(());
+            }
+            Ty::Array(elem, Some(len))
+                if matches!(**elem, Ty::Scalar(..))
+                    && init_node.is_some_and(|i| strip(i).kind == "InitListExpr") =>
+            {
+                // `T r[N] = {a, b};`: the array, then one assignment per element (the
+                // elements not given are value-initialized: zero), spec/lowering.md §5
+                let decl = self.array_decl_uninit(d, &name, &t)?;
+                out.push(stmt(StmtKind::Decl(vec![decl]), pos));
+                let list = strip(init_node.unwrap_or(d));
+                let (filler, given): (Option<&Node>, Vec<&Node>) =
+                    match list.array_filler.split_first() {
+                        Some((f, rest)) => (Some(f), rest.iter().chain(kids(list)).collect()),
+                        None => (None, kids(list).collect()),
+                    };
+                for k in 0..*len {
+                    let v = match given.get(k as usize) {
+                        Some(x) => *x,
+                        None => match filler {
+                            Some(f) => f,
+                            None => return self.missing(d, Missing::LocalArray, &name),
+                        },
+                    };
+                    let x = self.expr(v)?;
+                    out.append(&mut self.pending);
+                    let cell = Expr {
+                        kind: ExprKind::Index(
+                            Box::new(ident(&name, pos)),
+                            Box::new(int(k as i64, pos)),
+                        ),
+                        pos,
+                    };
+                    let a = ExprKind::Assign(None, Box::new(cell), Box::new(x));
+                    out.push(stmt(StmtKind::Expr(Expr { kind: a, pos }), pos));
+                }
                 return Ok(());
             }
             Ty::Array(..) => return self.missing(d, Missing::LocalArray, &name),
@@ -213,6 +261,14 @@ impl Conv<'_> {
             pos,
         ));
         Ok(Some(ident(&arr, pos)))
+    }
+
+    /// A thread-local array declared with an initializer list the caller assigns.
+    fn array_decl_uninit(&mut self, d: &Node, name: &str, t: &Ty) -> R<Decl> {
+        let mut bare = d.clone();
+        bare.init = None;
+        bare.inner.retain(|c| c.kind.ends_with("Attr"));
+        self.array_decl(&bare, name, t, false, false)
     }
 
     pub(super) fn array_decl(

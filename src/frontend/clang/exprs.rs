@@ -133,15 +133,25 @@ impl Conv<'_> {
                     None => return self.err(n, "member function call is not supported here"),
                 },
             },
-            "CXXOperatorCallExpr" if self.user_callee(n) => return self.call(n),
+            "CXXOperatorCallExpr" if self.user_callee(n) || self.is_lambda_call(n) => return self.call(n),
             "CXXOperatorCallExpr" => return self.err(n, "overloaded operator call without a definition in the translation unit is not supported"),
+            "CXXConstructExpr" if n.ty.as_ref().is_some_and(|t| super::lambda::is_lambda_type(&t.qual)) => return self.err(n, "a lambda copied or passed to a function is not supported by warpcert (a lambda is inlined where it is called directly, `f(…)`)"),
             "CXXConstructExpr" => return self.err(n, format!("construction of `{}` is not supported here", self.records.of(n).describe())),
             "CXXNullPtrLiteralExpr" | "GNUNullExpr" => return self.err(n, "null pointer is not supported"),
             "RecoveryExpr" => return self.err(n, "clang could not type this expression (see clang's error above)"),
             "CXXThisExpr" => return self.err(n, "`this` (member functions of records) is not supported yet"),
             "InitListExpr" => return self.err(n, "initializer list is not supported here"),
             "CXXDefaultArgExpr" => return self.err(n, "default argument outside a call"),
-            "LambdaExpr" => return self.err(n, "lambda expression is not supported"),
+            "LambdaExpr" => return self.err(n, "a lambda expression other than the initializer of a local (`auto f = [&](…) { … };`) is not supported by warpcert"),
+            "ImplicitValueInitExpr" => {
+                // value-initialization (`T x{}`, `return {};`, the missing elements of an
+                // initializer list): zero
+                match self.records.of(n) {
+                    Ty::Scalar(BaseTy::Float | BaseTy::Double, _) => ExprKind::Float(0.0),
+                    Ty::Scalar(..) => ExprKind::Int(0),
+                    t => return self.err(n, format!("value-initialization of `{}` is not supported here", t.describe())),
+                }
+            }
             k => return self.err(n, format!("expression `{k}` is not supported")),
         };
         Ok(e(k, p))
@@ -374,13 +384,35 @@ impl Conv<'_> {
                 self.err(n, format!("function `{name}` used as a value"))
             }
             "VarDecl" | "ParmVarDecl" => {
-                if matches!(self.lookup(&r.id), Some(Local::Record(_))) {
-                    return self.err(n, format!("record `{name}` used as a scalar"));
+                match self.lookup(&r.id) {
+                    Some(Local::Record(_)) => {
+                        return self.err(n, format!("record `{name}` used as a scalar"))
+                    }
+                    Some(Local::Lambda { .. }) => {
+                        return self.err(n, format!("lambda `{name}` used other than by a direct call `{name}(…)` (copied, stored or passed to a function) is not supported by warpcert"))
+                    }
+                    _ => {}
                 }
                 let Some(d) = self.decls.get(r.id.as_str()).copied() else {
                     return Ok(ident(&name, p));
                 };
                 let global = d.kind == "VarDecl" && self.is_file_scope(d);
+                let outer = !global
+                    && self
+                        .lambda_scope
+                        .as_ref()
+                        .is_some_and(|s| !s.contains(&r.id));
+                if outer {
+                    // a local of the enclosing function a lambda names without capturing
+                    // it: a constant (not odr-used), or a `static`/`__shared__` local
+                    if let Some(v) = first(d).and_then(|x| const_int(x, &self.decls)) {
+                        let q = d.ty.as_ref().map(|q| q.qual.as_str()).unwrap_or("");
+                        if q.starts_with("const ") || d.constexpr {
+                            return Ok(int(v, p));
+                        }
+                    }
+                    return self.err(n, format!("a lambda uses `{name}` of the enclosing function without capturing it (a `static` or `__shared__` local): not supported by warpcert"));
+                }
                 if !global {
                     return Ok(ident(&name, p));
                 }

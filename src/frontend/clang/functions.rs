@@ -12,6 +12,41 @@ use std::collections::HashMap;
 
 type R<T> = Result<T, Diagnostic>;
 
+/// What a lambda's captures add to its `operator()` converted as a function: trailing
+/// parameters (before a record result's) and locals (record leaves, groups) by id.
+#[derive(Default)]
+pub(super) struct Captures {
+    pub params: Vec<Param>,
+    pub locals: HashMap<String, Local>,
+}
+
+/// The return type in a function type's spelling: `T` of `T (args)`, or of a trailing
+/// return type `auto (args) const -> T` (lambdas).
+fn return_type_text(fn_ty: &str) -> Option<&str> {
+    if let Some(rest) = fn_ty.strip_prefix("auto (") {
+        if let Some(i) = rest.rfind(") -> ").or_else(|| rest.rfind(" -> ")) {
+            let t = &rest[i..];
+            return t.split_once("-> ").map(|(_, r)| r.trim());
+        }
+    }
+    fn_ty.split_once('(').map(|(r, _)| r.trim())
+}
+
+/// The names of the variables and parameters declared in `n` (lambdas' included), counted.
+fn declared_names(n: &Node, out: &mut HashMap<String, usize>) {
+    for c in &n.inner {
+        if n.kind == "LambdaExpr" && c.kind == "CompoundStmt" {
+            continue; // the body again (clang prints it under `operator()` too)
+        }
+        if matches!(c.kind.as_str(), "VarDecl" | "ParmVarDecl") {
+            if let Some(name) = &c.name {
+                *out.entry(name.clone()).or_insert(0) += 1;
+            }
+        }
+        declared_names(c, out);
+    }
+}
+
 impl Conv<'_> {
     /// The AST name of function declaration `id` (converted on first use); `None` for a
     /// declaration without body.
@@ -68,24 +103,36 @@ impl Conv<'_> {
         };
         self.fn_names.insert(key, name.clone());
         let saved = std::mem::replace(&mut self.group_args, groups.to_vec());
-        let f = self.convert_function(d, body, &name);
+        // a function a lambda calls is not inside the lambda
+        let saved_scope = self.lambda_scope.take();
+        let f = self.convert_function(d, body, &name, Captures::default());
+        self.lambda_scope = saved_scope;
         self.group_args = saved;
         self.functions.push(f);
         Some(name)
     }
 
-    pub(super) fn convert_function(&mut self, d: &Node, body: &Node, name: &str) -> Function {
+    /// Function (or lambda `operator()`) `d` with body `body` as the AST function `name`;
+    /// `caps`: the parameters and locals a lambda's captures add (`clang/lambda.rs`).
+    pub(super) fn convert_function(
+        &mut self,
+        d: &Node,
+        body: &Node,
+        name: &str,
+        caps: Captures,
+    ) -> Function {
         let pos = self.pos(d);
         let saved_here = self.here;
         self.here = pos;
+        let mut names = HashMap::new();
+        declared_names(d, &mut names);
+        let saved_names = std::mem::replace(&mut self.declared_names, names);
         let global = d.inner.iter().any(|c| c.kind == "CUDAGlobalAttr");
         let ret_text =
             d.ty.as_ref()
                 .map(|q| q.canonical().to_string())
                 .unwrap_or_default();
-        let ret = ret_text
-            .split_once('(')
-            .map(|(r, _)| self.records.resolve(&types::parse(r.trim())));
+        let ret = return_type_text(&ret_text).map(|r| self.records.resolve(&types::parse(r)));
         let saved = std::mem::take(&mut self.locals);
         self.locals.push(HashMap::new());
         let mut params = Vec::new();
@@ -97,6 +144,10 @@ impl Conv<'_> {
                     perr.get_or_insert(e);
                 }
             }
+        }
+        params.extend(caps.params);
+        if let Some(m) = self.locals.last_mut() {
+            m.extend(caps.locals);
         }
         let saved_ret = self.ret_leaves.take();
         let saved_pending = std::mem::take(&mut self.pending);
@@ -146,6 +197,7 @@ impl Conv<'_> {
         self.pending = saved_pending;
         self.locals = saved;
         self.here = saved_here;
+        self.declared_names = saved_names;
         Function {
             name: name.to_string(),
             kind: if global {

@@ -79,6 +79,11 @@ pub struct Node {
     pub constexpr: bool,
     /// `CXXRecordDecl`: its base classes (records with bases are not laid out).
     pub bases: Vec<serde_json::Value>,
+    /// `InitListExpr` of an array with fewer initializers than elements: the filler (the
+    /// value of the elements not given), then — a quirk of clang 14's JSON — the explicit
+    /// initializers, which are then not in `inner`.
+    #[serde(rename = "array_filler")]
+    pub array_filler: Vec<Node>,
     /// Children.
     pub inner: Vec<Node>,
 }

@@ -4,7 +4,7 @@
 //! resolves names and overloads, inserts implicit conversions and instantiates templates;
 //! warpcert reads its typed JSON AST (`json`), converts the device functions the kernels
 //! reach to the front end's AST (`convert` with `functions`, `stmts`, `decls`, `exprs`,
-//! `records`, `calls`, `names`) and lowers them with the
+//! `records`, `calls`, `names`, `lambda` for local lambdas, `switch`) and lowers them with the
 //! lowering the builtin front end uses (`frontend::lower`). `host` finds the kernels and
 //! template instances of the file and the launch sizes of its host code; `run` holds the
 //! command line, the prelude and the stub toolkit headers; `unsupported` the constructs
@@ -24,11 +24,13 @@ mod functions;
 mod grid;
 pub mod host;
 pub mod json;
+mod lambda;
 mod names;
 mod opaque;
 mod records;
 pub mod run;
 mod stmts;
+mod switch;
 pub mod types;
 pub mod unsupported;
 mod warp;
@@ -44,7 +46,8 @@ use std::time::Instant;
 
 pub use run::available;
 
-/// Options of the clang front end (`warpcert analyze -I DIR -D NAME[=VAL] --std …`).
+/// Options of the clang front end (`warpcert analyze -I DIR -D NAME[=VAL] --std …
+/// --extra-arg ARG`).
 #[derive(Clone, Debug, Default)]
 pub struct ClangOptions {
     /// `-I` directories.
@@ -56,6 +59,8 @@ pub struct ClangOptions {
     /// A `compile_commands.json`: the include directories and definitions of the file's
     /// entry are added.
     pub compile_commands: Option<PathBuf>,
+    /// Further clang arguments, passed as given after warpcert's own (`--extra-arg`).
+    pub extra_args: Vec<String>,
 }
 
 /// A kernel (or template instance) of the file.
@@ -241,8 +246,14 @@ fn parse_file_inner(
         }
         None => abs.clone(),
     };
-    let mut cmd = run::command(&input, &includes, &defines, opts.std.as_deref())
-        .map_err(|m| plain_error(&name, m))?;
+    let mut cmd = run::command(
+        &input,
+        &includes,
+        &defines,
+        opts.std.as_deref(),
+        &opts.extra_args,
+    )
+    .map_err(|m| plain_error(&name, m))?;
     let start = Instant::now();
     let out = cmd.output().map_err(|e| plain_error(&name, format!("cannot run clang (`{}`): {e}; install it (`apt-get install clang`) or use --frontend builtin", run::clang_program())))?;
     let clang_ms = start.elapsed().as_secs_f64() * 1e3;

@@ -162,7 +162,9 @@ impl Conv<'_> {
                 }
                 Ok(sub)
             }
-            "CallExpr" | "CXXOperatorCallExpr" if self.user_callee(n) => self.record_call(n),
+            "CallExpr" | "CXXOperatorCallExpr" if self.user_callee(n) || self.is_lambda_call(n) => {
+                self.record_call(n)
+            }
             "CallExpr" => {
                 let fname = super::convert::callee_decl(n)
                     .and_then(|d| d.name.clone())
@@ -233,6 +235,9 @@ impl Conv<'_> {
                 Ok(out)
             }
             "CXXMemberCallExpr" => {
+                if let Some(r) = self.tile_record_shuffle(n) {
+                    return r;
+                }
                 let m = first(n).map(strip);
                 let method = m.and_then(|m| m.name.clone()).unwrap_or_default();
                 let what = match method.as_str() {
@@ -447,4 +452,106 @@ impl Conv<'_> {
         }
         Ok(acc.or(Some(int(0, p))))
     }
+
+    /// `memcpy(dst, src, n);` between a record and an array (or another record) whose
+    /// element is the record's scalar view, `n` the record's size: one assignment per leaf
+    /// (the leaf at byte offset `o` is cell `o / v` of the array, `v` the view's size), as
+    /// a comma expression. Other copies are located errors.
+    pub(super) fn memcpy_stmt(&mut self, n: &Node) -> R<Expr> {
+        let args: Vec<&Node> = kids(n).skip(1).collect();
+        let [dst, src, size] = args.as_slice() else {
+            return self.err(n, "`memcpy` expects 3 arguments");
+        };
+        let p = self.pos(n);
+        let (dst, src) = (unbit(dst), unbit(src));
+        let record_of = |c: &Self, x: &Node| -> Option<Ty> {
+            let s = strip(x);
+            if s.kind == "UnaryOperator" && s.opcode.as_deref() == Some("&") {
+                let t = c.records.of(strip(first(s)?));
+                matches!(t.unref(), Ty::Record(_)).then(|| t.unref().clone())
+            } else {
+                None
+            }
+        };
+        let (rec_side, arr_side, to_record) = match (record_of(self, dst), record_of(self, src)) {
+            (Some(t), None) => (t, src, true),
+            (None, Some(t)) => (t, dst, false),
+            (Some(a), Some(b)) if a == b => {
+                let lv = self.record_val(first(strip(dst)).unwrap_or(dst))?;
+                let rv = self.record_val(first(strip(src)).unwrap_or(src))?;
+                return Ok(assign_leaves(lv, rv, p));
+            }
+            _ => return self.err(n, "`memcpy` other than between a record and an array of its field type (or two records of one type) is not supported by warpcert"),
+        };
+        let rec_size = self.records.size_align(&rec_side).map(|x| x.0);
+        let given = match self.expr(size)?.kind {
+            ExprKind::Int(v) => Some(v as u64),
+            _ => None,
+        };
+        if rec_size.is_none() || given != rec_size {
+            return self.err(
+                size,
+                format!(
+                    "`memcpy` of a size other than `sizeof({})` is not supported by warpcert",
+                    rec_side.describe()
+                ),
+            );
+        }
+        let view = self.view_of(&rec_side);
+        let arr_elem = match self.records.of(strip(arr_side)) {
+            Ty::Ptr(e) | Ty::Array(e, _) => Some(*e),
+            _ => None,
+        };
+        let same = matches!((&view, &arr_elem), (Some((v, _)), Some(e)) if super::convert::types_same_view(v, e.unref()));
+        if !same {
+            return self.err(n, format!("`memcpy` between `{}` and an array whose element is not its fields' common type is not supported by warpcert", rec_side.describe()));
+        }
+        let vsize = self.view_elem_bytes(&rec_side);
+        let rec_node = first(strip(if to_record { dst } else { src })).unwrap_or(n);
+        let leaves = self.record_val(rec_node)?;
+        let shape = self.records.leaves(&rec_side).unwrap_or_default();
+        let base = self.expr(arr_side)?;
+        let cells: Leaves = shape
+            .into_iter()
+            .map(|l| {
+                let at = int((l.offset / vsize) as i64, p);
+                (
+                    l.path,
+                    e(ExprKind::Index(Box::new(base.clone()), Box::new(at)), p),
+                )
+            })
+            .collect();
+        Ok(if to_record {
+            assign_leaves(leaves, cells, p)
+        } else {
+            assign_leaves(cells, leaves, p)
+        })
+    }
+}
+
+/// `x` under its implicit `BitCast`s (to `void *`).
+fn unbit(mut x: &Node) -> &Node {
+    while x.kind == "ImplicitCastExpr" && x.cast_kind.as_deref() == Some("BitCast") {
+        match first(x) {
+            Some(c) => x = c,
+            None => break,
+        }
+    }
+    x
+}
+
+/// `l.f = r.f` for every leaf path of `l`, as one comma expression (`0` when empty).
+fn assign_leaves(l: Leaves, r: Leaves, p: crate::frontend::diag::Pos) -> Expr {
+    let mut acc: Option<Expr> = None;
+    for (path, x) in l {
+        let Some((_, y)) = r.iter().find(|(q, _)| *q == path) else {
+            continue;
+        };
+        let a = e(ExprKind::Assign(None, Box::new(x), Box::new(y.clone())), p);
+        acc = Some(match acc {
+            None => a,
+            Some(prev) => bin(BinaryOp::Comma, prev, a),
+        });
+    }
+    acc.unwrap_or(int(0, p))
 }

@@ -118,12 +118,15 @@ pub fn diagnostics(stderr: &str) -> Vec<ClangDiag> {
     out
 }
 
-/// The arguments for dumping the AST of `file`.
+/// The arguments for dumping the AST of `file`; `extra`: the user's `--extra-arg`s, after
+/// warpcert's own (so a later `-D`, `-U` or `-std` wins) and before the AST dump and the
+/// file.
 pub fn command(
     file: &Path,
     includes: &[PathBuf],
     defines: &[String],
     std: Option<&str>,
+    extra: &[String],
 ) -> Result<Command, String> {
     let dir = support_dir()?;
     let mut c = Command::new(clang_program());
@@ -147,6 +150,7 @@ pub fn command(
     for d in defines {
         c.arg(format!("-D{d}"));
     }
+    c.args(extra);
     c.args(["-Xclang", "-ast-dump=json"]).arg(file);
     Ok(c)
 }

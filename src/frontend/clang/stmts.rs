@@ -161,12 +161,7 @@ impl Conv<'_> {
                     None => Ok(()),
                 };
             }
-            "SwitchStmt" => {
-                return self.err(
-                    n,
-                    "`switch` is not supported by warpcert (rewrite as `if`/`else if`)",
-                )
-            }
+            "SwitchStmt" => return self.switch_stmt(n, out),
             "GotoStmt" | "LabelStmt" => {
                 return self.err(n, "`goto` and labels are not supported by warpcert")
             }
@@ -243,6 +238,9 @@ impl Conv<'_> {
             let p = self.pos(s);
             self.warnings.push(self.sm.warning(p, "`printf` is dropped: output has no cost in warpcert's metrics (its arguments are not evaluated)"));
             return Ok(None);
+        }
+        if s.kind == "CallExpr" && self.calls_named(s, "memcpy") {
+            return self.memcpy_stmt(s).map(Some);
         }
         if matches!(s.kind.as_str(), "CStyleCastExpr" | "CXXStaticCastExpr")
             && self.records.of(s) == Ty::Scalar(BaseTy::Void, false)

@@ -1,6 +1,7 @@
 //! The constructs the clang front end reads but warpcert's core cannot express yet, in one
 //! place, so that each is replaced by its lowering when the core grows (`__match_*` warp
-//! collectives, function-scope `__constant__` variables, initialized thread-local arrays,
+//! collectives, function-scope `__constant__` variables, thread-local array initializers other
+//! than one-dimensional lists,
 //! tiles other than warp tiles of `N | 32` lanes, coalesced groups outside the uses
 //! `clang/coalesced.rs` lowers). Each becomes a located error naming the construct — never a silent
 //! wrong answer. Warp shuffles, votes, `__syncwarp`, `tiled_partition<N>` tiles and coalesced
@@ -14,7 +15,8 @@ pub enum Missing {
     /// A `__constant__` variable declared inside a function (file-scope ones are read-only
     /// global arrays, spec/lowering.md §5).
     ConstantMemory,
-    /// A thread-local array with an initializer (`float r[4] = {0};` in a function).
+    /// A thread-local array with an initializer other than a list for a one-dimensional
+    /// array of scalars (`float r[2][2] = {…};` in a function).
     LocalArray,
     /// `tiled_partition`, `thread_block_tile` operations other than those lowered.
     WarpTile,
@@ -41,7 +43,7 @@ impl Missing {
         let (kind, why) = match self {
             Missing::WarpVote => ("warp collective", "only shuffles and the votes ballot/any/all are core constructs"),
             Missing::ConstantMemory => ("function-scope `__constant__` variable", "only file-scope `__constant__` variables are modelled (as read-only global arrays)"),
-            Missing::LocalArray => ("initialized thread-local array", "thread-local arrays are modelled without initializer only (assign the elements instead)"),
+            Missing::LocalArray => ("initialized thread-local array", "only one-dimensional thread-local arrays of scalars take an initializer list"),
             Missing::WarpTile => ("cooperative-groups tile", "only `thread_block_tile<N>` from `tiled_partition<N>(block)` with N | 32 and its sync/thread_rank/size/shfl*/any/all/ballot (votes for N = 32) are modelled"),
             Missing::CoalescedGroup => ("cooperative-groups coalesced group", "a coalesced group is modelled as its lane mask when it is a local's initializer, a partition's parent, a member call's object or cg::reduce's group, with the members sync/thread_rank/size/num_threads/shfl(v, 0)/any/all (spec/lowering.md §9.5)"),
             Missing::GridGroup => ("grid-wide cooperative group", "only `this_grid()` with thread_rank/size/num_threads/block_rank/num_blocks/sync is modelled (spec/lowering.md §9.6)"),

@@ -10,7 +10,7 @@
 //! lane of the tile gets the reduction of the tile's values, as `cg::reduce` specifies
 //! (for floating-point values in one fixed association order; CUDA leaves it open).
 
-use super::calls::thread_rank;
+use super::calls::{block_size, thread_rank};
 use super::convert::{bin, callee_decl, e, first, ident, int, kids, strip, Conv};
 use super::json::Node;
 use super::types::Ty;
@@ -106,6 +106,20 @@ impl Conv<'_> {
             ("sync", 0) => Some(call("__syncwarp", Vec::new())),
             ("thread_rank", 0) => Some(bin(BinaryOp::Rem, thread_rank(p), int(i64::from(size), p))),
             ("size" | "num_threads", 0) => Some(int(i64::from(size), p)),
+            ("meta_group_rank" | "meta_group_size", 0) => {
+                // the tile's index among the block's tiles, their number: only for a tile
+                // partitioned from the block (a tile of a tile has the parent tile's)
+                if !self.tile_of_block(n) {
+                    return self.missing(n, Missing::WarpTile, &format!("thread_block_tile<{size}>::{method} of a tile not partitioned from the block"));
+                }
+                let sz = int(i64::from(size), p);
+                Some(if method == "meta_group_rank" {
+                    bin(BinaryOp::Div, thread_rank(p), sz)
+                } else {
+                    let up = bin(BinaryOp::Add, block_size(p), int(i64::from(size) - 1, p));
+                    bin(BinaryOp::Div, up, sz)
+                })
+            }
             ("shfl", 2) => shfl("__shfl_sync", conv),
             ("shfl_up", 2) => shfl("__shfl_up_sync", conv),
             ("shfl_down", 2) => shfl("__shfl_down_sync", conv),
@@ -137,6 +151,96 @@ impl Conv<'_> {
 }
 
 impl Conv<'_> {
+    /// Whether the object of member call `n` is a local tile initialized with
+    /// `tiled_partition<N>(block)` of the block.
+    fn tile_of_block(&self, n: &Node) -> bool {
+        let obj = first(n).map(strip).and_then(first).map(unwrap);
+        let Some(r) = obj
+            .filter(|o| o.kind == "DeclRefExpr")
+            .and_then(|o| o.referenced_decl.as_deref())
+        else {
+            return false;
+        };
+        let Some(d) = self.decls.get(r.id.as_str()) else {
+            return false;
+        };
+        let call = first(d).map(unwrap).filter(|c| {
+            c.kind == "CallExpr"
+                && callee_decl(c).and_then(|x| x.name.as_deref()) == Some("tiled_partition")
+        });
+        call.and_then(|c| kids(c).nth(1))
+            .is_some_and(|parent| self.is_block_expr(parent))
+    }
+
+    /// `tile.shfl*(v, k)` of a record `v` whose leaves are all 4-byte scalars: one shuffle
+    /// per leaf, from the same lane (CUDA shuffles a value of a larger type in 4-byte
+    /// words, `spec/lowering.md` §9.5); `None` when `n` is not a shuffle on a warp tile.
+    pub(super) fn tile_record_shuffle(&mut self, n: &Node) -> Option<R<super::records::Leaves>> {
+        let m = first(n).map(strip)?;
+        let method = m.name.clone().unwrap_or_default();
+        let f = match method.as_str() {
+            "shfl" => "__shfl_sync",
+            "shfl_up" => "__shfl_up_sync",
+            "shfl_down" => "__shfl_down_sync",
+            "shfl_xor" => "__shfl_xor_sync",
+            _ => return None,
+        };
+        let size = self.tile_expr(first(m)?)?;
+        Some(self.record_shuffle(n, f, size))
+    }
+
+    fn record_shuffle(&mut self, n: &Node, f: &str, size: u32) -> R<super::records::Leaves> {
+        let p = self.pos(n);
+        let args: Vec<&Node> = kids(n)
+            .skip(1)
+            .filter(|a| strip(a).kind != "CXXDefaultArgExpr")
+            .collect();
+        let [v, k] = args.as_slice() else {
+            return self.err(n, "a shuffle of a record expects two arguments");
+        };
+        let t = self.records.of(n);
+        let four = self.records.leaves(t.unref()).is_some_and(|ls| {
+            ls.iter().all(|l| {
+                matches!(l.ty, Ty::Scalar(..))
+                    && self.records.size_align(&l.ty).map(|x| x.0) == Some(4)
+            })
+        });
+        if !four {
+            return self.err(n, format!("shuffle of `{}`: only records whose fields are all 4-byte scalars are modelled (one shuffle per field)", t.describe()));
+        }
+        let mut kx = self.expr(k)?;
+        if !matches!(kx.kind, ExprKind::Int(_)) {
+            // evaluated once, before the record's fields are shuffled
+            let tmp = self.fresh("shfl_lane");
+            let ty = self
+                .records
+                .of(k)
+                .ctype()
+                .unwrap_or(CType::base(BaseTy::Int));
+            self.pending.push(Stmt {
+                kind: StmtKind::Decl(vec![Decl {
+                    name: tmp.clone(),
+                    ty,
+                    dims: Vec::new(),
+                    init: Some(kx),
+                    shared: false,
+                    is_extern: false,
+                    pos: p,
+                }]),
+                pos: p,
+            });
+            kx = ident(&tmp, p);
+        }
+        let leaves = self.record_val(v)?;
+        Ok(leaves
+            .into_iter()
+            .map(|(path, x)| {
+                let a = vec![int(0xffff_ffff, p), x, kx.clone(), int(i64::from(size), p)];
+                (path, e(ExprKind::Call(Box::new(ident(f, p)), a), p))
+            })
+            .collect())
+    }
+
     /// `cg::reduce(group, v, op)` (`n` the call, `args` its arguments): the butterfly of
     /// the module documentation, its statements pending before the current statement;
     /// the value is the result local. A located error for another group or operator.

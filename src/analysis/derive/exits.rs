@@ -55,7 +55,7 @@ impl Ctx<'_> {
             if self.local_ty(x) != Some(Ty::Int) {
                 continue;
             }
-            if let Some(le) = lin_expr(&*self, ex) {
+            if let Some(le) = lin_expr(self, ex) {
                 let d = le.sub(&Lin::var(x));
                 if d.is_const() && !d.c.is_zero() {
                     updates.push((x.clone(), d.c));

@@ -128,7 +128,7 @@ impl Ctx<'_> {
         body: &Stmt,
         pinv: Option<&[Cstr]>,
     ) -> Result<(Lin, Q, String, bool, bool), String> {
-        let (ce, _, _, _) = cond(&*self, e);
+        let (ce, _, _, _) = cond(self, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
             _ => return Err("the condition is not an inequality between linear operands".into()),
@@ -152,8 +152,8 @@ impl Ctx<'_> {
                 if let Stmt::Assign(y, ex, _) = st {
                     if y == x {
                         let le = match pinv {
-                            Some(p) => lin_fixed(&*self, p, ex),
-                            None => lin_fixed(&*self, &self.const_facts, ex),
+                            Some(p) => lin_fixed(self, p, ex),
+                            None => lin_fixed(self, &self.const_facts, ex),
                         };
                         if le.is_none()
                             && matches!(halved_operand(ex), Some(Operand::Var(a)) if a == x)
@@ -320,13 +320,13 @@ impl Ctx<'_> {
         for st in before.iter().rev() {
             match st {
                 Stmt::Assign(y, ex, _) if cur.mentions(y) => {
-                    let def = match lin_expr(&*self, ex) {
+                    let def = match lin_expr(self, ex) {
                         Some(l) => l,
                         // a product `y ← a * b` rising the step: its lower bound `a + b − 1`
                         // (under `a, b ≥ 1`, which the forward pass establishes and the
                         // kernel checks: spec/logic.md §4 "Products")
                         None if cur.coef(y) > Q::zero() => {
-                            product_floor(&*self, ex).filter(|f| !f.mentions(x))?
+                            product_floor(self, ex).filter(|f| !f.mentions(x))?
                         }
                         None => return None,
                     };
@@ -607,10 +607,10 @@ impl Ctx<'_> {
     /// Whether Q:WHILEWARP applies to `while (e) …` under `d` (spec/logic.md §4): `cond(e)`
     /// is one inequality `L ≤ 0`, `cond(¬e)` is non-empty, and `L` never splits a warp.
     fn never_splits(&self, e: &Expr, d: &DepMap) -> bool {
-        let (ce, cne, _, _) = cond(&*self, e);
+        let (ce, cne, _, _) = cond(self, e);
         match ce.as_slice() {
             [c] if c.kind == CKind::Le && !cne.is_empty() => {
-                never_splits(&*self, d, &c.lin, self.launch, self.hw.warp_size)
+                never_splits(self, d, &c.lin, self.launch, self.hw.warp_size)
             }
             _ => false,
         }

@@ -42,7 +42,7 @@ impl Ctx<'_> {
         pinv: Option<&[Cstr]>,
         d: Option<&DepMap>,
     ) -> Option<GeoAtom> {
-        let (ce, _, _, _) = cond(&*self, e);
+        let (ce, _, _, _) = cond(self, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
             _ => return None,
@@ -82,7 +82,7 @@ impl Ctx<'_> {
         let step = delta.scale(&k);
         let g = l.scale(&-a).add(&step);
         if let Some(d) = d {
-            if !uniform_form(&*self, d, &g) || !uniform_form(&*self, d, &step) {
+            if !uniform_form(self, d, &g) || !uniform_form(self, d, &step) {
                 return None;
             }
         }

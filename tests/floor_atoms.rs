@@ -51,7 +51,7 @@ fn canonical_forms_are_the_kernels() {
         let l = lin(c, &[(a, "n"), (b, "i")]);
         let d = g.range(-6, 6).abs() * 2 + (g.range(-1, 1).abs());
         let d = d.max(1);
-        for atom in [Atom::Max0(l.clone()), Atom::floor(l.clone(), d)] {
+        for atom in [Atom::from(&l), Atom::floor(l.clone(), d)] {
             let ours = atom.canonical();
             let theirs = katom(&atom).canonical();
             match (ours, theirs) {

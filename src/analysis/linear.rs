@@ -644,8 +644,8 @@ pub fn lane_spread<T: Types + ?Sized>(
 /// block has an integer of the class in `[1 − hi, −lo]` (`lo`, `hi` the least and largest
 /// `K·tid` over its lanes). `false` when `L` has a non-integer coefficient or constant, a
 /// local without a linear entry, or the block is larger than the kernel enumerates.
-pub fn never_splits(
-    prog: &Program,
+pub fn never_splits<T: Types + ?Sized>(
+    prog: &T,
     d: &DepMap,
     l: &Lin,
     launch: &crate::core::Launch,

@@ -5,6 +5,7 @@
 //! of a concrete grid), the LP is solved again exactly by [`super::lp_exact`].
 
 use super::tpoly::LinExpr;
+use crate::core::assertion::poly::Coef;
 use crate::core::metric::{q, Q};
 use good_lp::{microlp, variable, variables, Expression, ResolutionError, Solution, SolverModel};
 use num_bigint::BigInt;
@@ -27,6 +28,12 @@ pub struct Lp {
     pub nonneg: Vec<bool>,
     /// Constraints `e ⋈ 0` with a short description of their origin.
     pub cons: Vec<(LinExpr, Rel, String)>,
+    /// Values of the variables fixed by [`Lp::solve_tail`] (by index; `None`: still free
+    /// for the LP). Empty until a tail is solved.
+    pub fixed: Vec<Option<Q>>,
+    /// The constraints of solved tails (no longer in `cons`; checked again by
+    /// [`Lp::check`] with the final solution).
+    pub solved: Vec<(LinExpr, Rel, String)>,
 }
 
 impl Lp {
@@ -53,9 +60,94 @@ impl Lp {
     }
 
     /// Solves `minimize objective` and returns an exact solution that satisfies every
-    /// constraint (checked with rationals). Errors: infeasible/unbounded LP, or a float
-    /// solution that could not be rationalized into an exact one.
+    /// constraint (checked with rationals). Variables fixed by [`Lp::solve_tail`] keep their
+    /// values (the objective's terms on them are left out). Errors: infeasible/unbounded
+    /// LP, or a float solution that could not be rationalized into an exact one.
     pub fn solve(&self, objective: &LinExpr) -> Result<Vec<Q>, String> {
+        if self.fixed.iter().all(Option::is_none) {
+            return self.solve_all(objective);
+        }
+        // the free variables renumbered 0..k, the fixed ones substituted
+        let mut map = vec![None; self.nonneg.len()];
+        let mut sub = Lp::default();
+        for (i, nn) in self.nonneg.iter().enumerate() {
+            if self.fixed.get(i).is_none_or(Option::is_none) {
+                map[i] = Some(sub.fresh(*nn));
+            }
+        }
+        let rebase = |e: &LinExpr| -> LinExpr {
+            let mut out = LinExpr::from_q(&e.c);
+            for (i, a) in &e.v {
+                match (map.get(*i).copied().flatten(), self.fixed.get(*i)) {
+                    (Some(j), _) => out.add_assign_c(&LinExpr::var(j).scaled(a)),
+                    (None, Some(Some(x))) => out.c += a * x,
+                    _ => {}
+                }
+            }
+            out
+        };
+        for (e, rel, why) in &self.cons {
+            sub.add(rebase(e), *rel, why)?;
+        }
+        let mut obj = rebase(objective);
+        obj.c = Q::zero();
+        let part = sub.solve_all(&obj)?;
+        let sol: Vec<Q> = (0..self.nonneg.len())
+            .map(|i| match (map[i], self.fixed.get(i)) {
+                (Some(j), _) => part[j].clone(),
+                (None, Some(Some(x))) => x.clone(),
+                _ => Q::zero(),
+            })
+            .collect();
+        self.check(&sol)?;
+        Ok(sol)
+    }
+
+    /// Solves the constraints `cons[from..]`, which must mention only variables
+    /// `var_from..` (none fixed yet), for `minimize objective` (over those variables), and
+    /// fixes those variables to the solution: the constraints move to `solved`. A long
+    /// sequence's LP is solved this way tail by tail (`derive/seq.rs`), each part of a size
+    /// that the simplex handles in time linear in the program. Errors as [`Lp::solve`] and
+    /// when a constraint mentions another variable; the LP is unchanged then.
+    pub fn solve_tail(
+        &mut self,
+        from: usize,
+        var_from: usize,
+        objective: &LinExpr,
+    ) -> Result<(), String> {
+        let n = self.nonneg.len();
+        let mut sub = Lp {
+            nonneg: self.nonneg[var_from..].to_vec(),
+            ..Lp::default()
+        };
+        let shift = |e: &LinExpr| -> Option<LinExpr> {
+            let mut out = LinExpr::from_q(&e.c);
+            for (i, a) in &e.v {
+                if *i < var_from || *i >= n {
+                    return None;
+                }
+                out.v.insert(i - var_from, a.clone());
+            }
+            Some(out)
+        };
+        for (e, rel, why) in &self.cons[from..] {
+            let e = shift(e).ok_or("a constraint of the tail mentions an earlier variable")?;
+            sub.cons.push((e, *rel, why.clone()));
+        }
+        let obj = shift(objective).ok_or("the objective mentions an earlier variable")?;
+        let part = sub.solve_all(&obj)?;
+        if self.fixed.len() < n {
+            self.fixed.resize(n, None);
+        }
+        for (k, x) in part.into_iter().enumerate() {
+            self.fixed[var_from + k] = Some(x);
+        }
+        self.solved.extend(self.cons.drain(from..));
+        Ok(())
+    }
+
+    /// [`Lp::solve`] of the whole LP, fixed variables ignored.
+    fn solve_all(&self, objective: &LinExpr) -> Result<Vec<Q>, String> {
         let mut vars = variables!();
         let xs: Vec<_> = self
             .nonneg
@@ -155,7 +247,7 @@ impl Lp {
                 return Err(format!("variable {i} is negative"));
             }
         }
-        for (e, rel, why) in &self.cons {
+        for (e, rel, why) in self.cons.iter().chain(&self.solved) {
             let v = e.eval(sol);
             let ok = match rel {
                 Rel::Eq => v.is_zero(),
@@ -210,5 +302,59 @@ pub fn rationalize(f: f64, max_den: i64) -> Q {
         -v
     } else {
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lin(c: i64, v: &[(usize, i64)]) -> LinExpr {
+        let mut e = LinExpr::from_q(&q(c));
+        for (i, a) in v {
+            e.v.insert(*i, q(*a));
+        }
+        e
+    }
+
+    /// A chain `x0 ≥ 2` (tail), `x1 ≥ x0 + 1` (head), minimise `x1 + x0/1000`: by hand the
+    /// optimum is `x0 = 2`, `x1 = 3`, whole or tail first (the tail's least `x0` is 2).
+    #[test]
+    fn tail_then_head_is_the_whole_optimum() {
+        let mut lp = Lp::default();
+        let (x0, x1) = (lp.fresh(true), lp.fresh(true));
+        lp.add(lin(-2, &[(x0, 1)]), Rel::Ge, "tail").unwrap();
+        let whole_obj = LinExpr {
+            c: q(0),
+            v: [(x0, q(1) / q(1000)), (x1, q(1))].into_iter().collect(),
+        };
+        // the tail: constraint 0 over variables 0.. (x0 only, x1 is created later)
+        let mut parts = lp.clone();
+        parts.nonneg.truncate(1);
+        parts.solve_tail(0, 0, &lin(0, &[(x0, 1)])).unwrap();
+        assert_eq!(parts.fixed, vec![Some(q(2))]);
+        let x1b = parts.fresh(true);
+        parts
+            .add(lin(-1, &[(x1b, 1), (x0, -1)]), Rel::Ge, "head")
+            .unwrap();
+        lp.add(lin(-1, &[(x1, 1), (x0, -1)]), Rel::Ge, "head")
+            .unwrap();
+        assert_eq!(lp.solve(&whole_obj).unwrap(), vec![q(2), q(3)]);
+        assert_eq!(parts.solve(&whole_obj).unwrap(), vec![q(2), q(3)]);
+        // the solved tail's constraint is still checked
+        assert!(parts.check(&[q(1), q(3)]).is_err());
+    }
+
+    /// A tail whose constraint names a variable before `var_from` is refused and the LP
+    /// is left as it was.
+    #[test]
+    fn tail_naming_an_earlier_variable_is_refused() {
+        let mut lp = Lp::default();
+        let (x0, x1) = (lp.fresh(true), lp.fresh(true));
+        lp.add(lin(-1, &[(x1, 1), (x0, -1)]), Rel::Ge, "mixed")
+            .unwrap();
+        assert!(lp.solve_tail(0, 1, &lin(0, &[(x1, 1)])).is_err());
+        assert_eq!(lp.cons.len(), 1);
+        assert!(lp.fixed.iter().all(Option::is_none));
     }
 }

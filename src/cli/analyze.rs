@@ -147,8 +147,8 @@ pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
         let atoms: Vec<A> = atoms
             .iter()
             .map(|a| match a {
-                Atom::Max0(l) => A::Max0(lin(l)),
-                Atom::Floor(l, d) => A::Floor(lin(l), d.clone()),
+                Atom::Max0(l) => A::Max0(lin(l).into()),
+                Atom::Floor(l, d) => A::Floor(lin(l).into(), d.clone()),
             })
             .collect();
         p.add_raw_term(&atoms, c.clone());

@@ -48,14 +48,14 @@ impl Ctx<'_> {
         let guard_conds: Vec<Cstr> = asg
             .iter()
             .filter(|(x, _)| guard.as_deref() == Some(x.as_str()))
-            .flat_map(|(_, c)| cond(self.prog, c).0)
+            .flat_map(|(_, c)| cond(&*self, c).0)
             .collect();
         let mut updates: Vec<(String, Q)> = Vec::new();
         for (x, ex) in asg {
-            if self.prog.local_ty(x) != Some(Ty::Int) {
+            if self.local_ty(x) != Some(Ty::Int) {
                 continue;
             }
-            if let Some(le) = lin_expr(self.prog, ex) {
+            if let Some(le) = lin_expr(self, ex) {
                 let d = le.sub(&Lin::var(x));
                 if d.is_const() && !d.c.is_zero() {
                     updates.push((x.clone(), d.c));
@@ -67,7 +67,7 @@ impl Ctx<'_> {
         // (spec/lowering.md §6); for a guard write, the side that sets the guard
         let stays = ifs
             .into_iter()
-            .flat_map(|e| cond(self.prog, e).1)
+            .flat_map(|e| cond(&*self, e).1)
             .chain(guard_conds);
         for c in stays {
             if c.kind != CKind::Le {
@@ -164,7 +164,7 @@ impl Ctx<'_> {
         pre: &Abs,
         f: &Expr,
     ) -> Result<Option<(AK, Abs)>, AnalysisError> {
-        let (ce, cne, can_t, can_f) = cond(self.prog, c);
+        let (ce, cne, can_t, can_f) = cond(&*self, c);
         let decided = |cs: &[Cstr], ok: bool| {
             if ok && !cs.is_empty() {
                 entails_all(&pre.p, cs)
@@ -198,7 +198,7 @@ impl Ctx<'_> {
                 post,
             )))
         } else {
-            let exit_c = cond(self.prog, f).1;
+            let exit_c = cond(&*self, f).1;
             let tpre = Abs {
                 p: with(&pre.p, &ce).into(),
                 d: pre.d.clone(),
@@ -316,7 +316,7 @@ impl Ctx<'_> {
         if !has_exit(&body_an) {
             return Ok(None);
         }
-        let (_, cne, _, _) = cond(self.prog, e);
+        let (_, cne, _, _) = cond(&*self, e);
         let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
         let writes = body.writes();
         let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
@@ -365,7 +365,7 @@ impl Ctx<'_> {
         loc: Loc,
         pre: &Abs,
     ) -> Result<(AN, Vec<Cstr>, DepMap), AnalysisError> {
-        let (ce, _, _, _) = cond(self.prog, e);
+        let (ce, _, _, _) = cond(&*self, e);
         let mut p = houdini_candidates(&pre.p);
         let live = self.live_loop.get(&loop_key(body)).cloned();
         // constraints on locals dead at the loop are dropped (by the Q:WEAK around it), and
@@ -421,9 +421,7 @@ impl Ctx<'_> {
     /// a loop left by `break`/`return`).
     pub(super) fn guard_var(&self, e: &Expr) -> Option<String> {
         match e {
-            Expr::Opd(Operand::Var(g)) if self.prog.local_ty(g) == Some(Ty::Bool) => {
-                Some(g.clone())
-            }
+            Expr::Opd(Operand::Var(g)) if self.local_ty(g) == Some(Ty::Bool) => Some(g.clone()),
             _ => None,
         }
     }
@@ -452,7 +450,7 @@ impl Ctx<'_> {
             return Ok(None);
         }
         let inner = self.fwd(s, pre)?;
-        let rw = self.branch_rewrites(&with(&inner.post.p, &cond(self.prog, c).0));
+        let rw = self.branch_rewrites(&with(&inner.post.p, &cond(&*self, c).0));
         Ok(Some(AN {
             pre: pre.clone(),
             post: inner.post.clone(),

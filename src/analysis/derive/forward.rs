@@ -49,7 +49,7 @@ impl Types for Ctx<'_> {
         self.local_tys.get(x).copied()
     }
     fn param_ty(&self, p: &str) -> Option<Ty> {
-        self.prog.param_ty(p)
+        self.param_tys.get(p).copied()
     }
 }
 
@@ -65,7 +65,7 @@ impl Ctx<'_> {
             Operand::Tid(_) => ("OQ:TID", self.metric.var.clone()),
             Operand::Const(_) => ("OQ:CONST", self.metric.konst.clone()),
             Operand::Param(p) => {
-                if self.prog.param_ty(p).is_none() {
+                if crate::analysis::linear::Types::param_ty(self, p).is_none() {
                     return Err(err(Some(loc), format!("undeclared parameter `{p}`")));
                 }
                 ("OQ:PARAM", self.metric.param.clone())
@@ -254,7 +254,7 @@ impl Ctx<'_> {
         loc: &Loc,
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
-        let xty = self.prog.local_ty(x).ok_or_else(|| {
+        let xty = self.local_ty(x).ok_or_else(|| {
             err(
                 Some(*loc),
                 format!("warp operation on undeclared local `{x}`"),

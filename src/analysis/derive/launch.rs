@@ -59,16 +59,16 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
 /// `q2 − q1 ≤ 0`. `None` when no term is dropped or the image is not of that shape.
 fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)> {
     let Atom::Floor(l, c) = a else { return None };
-    let mut img = l.clone();
+    let mut img: Lin = (**l).clone();
     for (v, k) in &l.terms {
         if v.starts_with("blockIdx.") && prog.param_ty(v) == Some(Ty::Int) && *k < Q::zero() {
             img.terms.remove(v);
         }
     }
-    if img == *l {
+    if img == **l {
         return None;
     }
-    let AtomVal::Scaled(_, ia) = Atom::Floor(img, c.clone()).canonical() else {
+    let AtomVal::Scaled(_, ia) = Atom::Floor(img.into(), c.clone()).canonical() else {
         return None;
     };
     let Atom::Floor(il, ic) = &ia else {

@@ -128,7 +128,7 @@ impl Ctx<'_> {
         body: &Stmt,
         pinv: Option<&[Cstr]>,
     ) -> Result<(Lin, Q, String, bool, bool), String> {
-        let (ce, _, _, _) = cond(self.prog, e);
+        let (ce, _, _, _) = cond(self, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
             _ => return Err("the condition is not an inequality between linear operands".into()),
@@ -152,8 +152,8 @@ impl Ctx<'_> {
                 if let Stmt::Assign(y, ex, _) = st {
                     if y == x {
                         let le = match pinv {
-                            Some(p) => lin_fixed(self.prog, p, ex),
-                            None => lin_fixed(self.prog, &self.const_facts, ex),
+                            Some(p) => lin_fixed(self, p, ex),
+                            None => lin_fixed(self, &self.const_facts, ex),
                         };
                         if le.is_none()
                             && matches!(halved_operand(ex), Some(Operand::Var(a)) if a == x)
@@ -202,7 +202,7 @@ impl Ctx<'_> {
                 // top-level linear assignment of `y` in the body, if any
                 None => top.iter().find_map(|st| match st {
                     Stmt::Assign(z, ex, _) if z == y => {
-                        lin_expr(self.prog, ex).filter(|le| le.vars().all(|v| !writes.contains(v)))
+                        lin_expr(&*self, ex).filter(|le| le.vars().all(|v| !writes.contains(v)))
                     }
                     _ => None,
                 }),
@@ -263,11 +263,11 @@ impl Ctx<'_> {
                 .find(|dim| tid_name(**dim) == *v)
             {
                 k[dim.index()] += a;
-            } else if self.prog.param_ty(v) == Some(Ty::Int) {
+            } else if crate::analysis::linear::Types::param_ty(self, v) == Some(Ty::Int) {
             } else {
                 let e = d
                     .get(v)
-                    .filter(|e| e.is_linear() && self.prog.local_ty(v) == Some(Ty::Int))?;
+                    .filter(|e| e.is_linear() && self.local_ty(v) == Some(Ty::Int))?;
                 for (i, ki) in k.iter_mut().enumerate() {
                     *ki += a * q(e.k[i]);
                 }
@@ -320,13 +320,13 @@ impl Ctx<'_> {
         for st in before.iter().rev() {
             match st {
                 Stmt::Assign(y, ex, _) if cur.mentions(y) => {
-                    let def = match lin_expr(self.prog, ex) {
+                    let def = match lin_expr(self, ex) {
                         Some(l) => l,
                         // a product `y ← a * b` rising the step: its lower bound `a + b − 1`
                         // (under `a, b ≥ 1`, which the forward pass establishes and the
                         // kernel checks: spec/logic.md §4 "Products")
                         None if cur.coef(y) > Q::zero() => {
-                            product_floor(self.prog, ex).filter(|f| !f.mentions(x))?
+                            product_floor(self, ex).filter(|f| !f.mentions(x))?
                         }
                         None => return None,
                     };
@@ -347,6 +347,7 @@ impl Ctx<'_> {
     pub(super) fn collect_atoms(&mut self, s: &Stmt, stack: &mut Vec<(usize, Vec<Lin>)>) {
         let mut top = Vec::new();
         flatten(s, &mut top);
+        let writers = Writers::of(&top);
         for (i, st) in top.iter().enumerate() {
             match st {
                 Stmt::While(e, body, _) => {
@@ -406,11 +407,15 @@ impl Ctx<'_> {
                     seeds.extend(geo_seed);
                     for (si, raw) in seeds.into_iter().enumerate() {
                         let mut cur = raw;
-                        for prev in top[..i].iter().rev() {
-                            match prev {
+                        // the statements before the loop that write a variable of `cur`,
+                        // nearest first (the others leave it as it is)
+                        let mut at = i;
+                        while let Some(j) = writers.last_before(&cur, at) {
+                            at = j;
+                            match top[j] {
                                 Stmt::Assign(x, ex, _) => {
                                     if cur.mentions(x) {
-                                        match lin_expr(self.prog, ex) {
+                                        match lin_expr(&*self, ex) {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
                                                 cands.push(cur.clone());
@@ -508,7 +513,7 @@ impl Ctx<'_> {
         loc: Loc,
         pre: &Abs,
     ) -> Result<(AK, Abs), AnalysisError> {
-        let (ce, cne, _, _) = cond(self.prog, e);
+        let (ce, cne, _, _) = cond(&*self, e);
         let mut p = houdini_candidates(&pre.p);
         // entries of locals dead at the loop are dropped (the Q:WEAK around the loop)
         let mut d = match self.live_loop.get(&loop_key(body)) {
@@ -602,10 +607,10 @@ impl Ctx<'_> {
     /// Whether Q:WHILEWARP applies to `while (e) …` under `d` (spec/logic.md §4): `cond(e)`
     /// is one inequality `L ≤ 0`, `cond(¬e)` is non-empty, and `L` never splits a warp.
     fn never_splits(&self, e: &Expr, d: &DepMap) -> bool {
-        let (ce, cne, _, _) = cond(self.prog, e);
+        let (ce, cne, _, _) = cond(self, e);
         match ce.as_slice() {
             [c] if c.kind == CKind::Le && !cne.is_empty() => {
-                never_splits(self.prog, d, &c.lin, self.launch, self.hw.warp_size)
+                never_splits(self, d, &c.lin, self.launch, self.hw.warp_size)
             }
             _ => false,
         }
@@ -624,12 +629,12 @@ impl Ctx<'_> {
         p: &[Cstr],
         d: &DepMap,
     ) -> Result<Option<LastRound>, AnalysisError> {
-        let (ce, cne, _, _) = cond(self.prog, e);
+        let (ce, cne, _, _) = cond(&*self, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le && !cne.is_empty() => c.lin.clone(),
             _ => return Ok(None),
         };
-        let Some(w) = lane_spread(self.prog, d, &l, self.launch, self.hw.warp_size) else {
+        let Some(w) = lane_spread(&*self, d, &l, self.launch, self.hw.warp_size) else {
             return Ok(None);
         };
         let window = Cstr::le(l.scale(&-Q::one()).plus_const(&(Q::one() - w)));
@@ -668,7 +673,7 @@ impl Ctx<'_> {
         p: &[Cstr],
         d: &DepMap,
     ) -> (Option<LoopAtom>, Option<String>) {
-        let ce = cond(self.prog, e).0;
+        let ce = cond(&*self, e).0;
         let mut atom_err = None;
         let pe = with(p, &self.with_lanes(d, e, &ce, false));
         let atom = match self.loop_atom_raw(e, body, Some(p)) {
@@ -863,6 +868,40 @@ pub(super) fn loop_key(body: &Stmt) -> usize {
     body as *const Stmt as usize
 }
 
+/// For each local, the positions of the statements of a flattened list that may write it
+/// (in order): an assignment writes its variable, a compound statement what
+/// [`Stmt::writes`] lists; writes, skips and syncs write no local.
+struct Writers(std::collections::HashMap<String, Vec<usize>>);
+
+impl Writers {
+    fn of(top: &[&Stmt]) -> Writers {
+        let mut by: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        for (j, st) in top.iter().enumerate() {
+            match st {
+                Stmt::Assign(x, _, _) => by.entry(x.clone()).or_default().push(j),
+                Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => {}
+                other => {
+                    for w in other.writes() {
+                        by.entry(w).or_default().push(j);
+                    }
+                }
+            }
+        }
+        Writers(by)
+    }
+
+    /// The last position before `at` of a statement that may write a variable of `l`.
+    fn last_before(&self, l: &Lin, at: usize) -> Option<usize> {
+        l.vars()
+            .filter_map(|v| {
+                let ps = self.0.get(v)?;
+                let k = ps.partition_point(|&p| p < at);
+                k.checked_sub(1).map(|k| ps[k])
+            })
+            .max()
+    }
+}
+
 pub(super) fn flatten<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
     match s {
         Stmt::Seq(..) => {
@@ -905,7 +944,7 @@ pub(super) fn halved_operand(e: &Expr) -> Option<&Operand> {
 
 /// `lin(a) + lin(b) − 1` for `a * b` with int operands: the product's lower bound when
 /// `a, b ≥ 1` (`(a − 1)(b − 1) ≥ 0`; spec/logic.md §4 "Products").
-fn product_floor(prog: &Program, e: &Expr) -> Option<Lin> {
+fn product_floor<T: crate::analysis::linear::Types + ?Sized>(prog: &T, e: &Expr) -> Option<Lin> {
     match e {
         Expr::Bin(crate::core::BinOp::Mul, a, b) => Some(
             lin_operand(prog, a)?

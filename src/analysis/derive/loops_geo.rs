@@ -42,7 +42,7 @@ impl Ctx<'_> {
         pinv: Option<&[Cstr]>,
         d: Option<&DepMap>,
     ) -> Option<GeoAtom> {
-        let (ce, _, _, _) = cond(self.prog, e);
+        let (ce, _, _, _) = cond(self, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
             _ => return None,
@@ -66,7 +66,7 @@ impl Ctx<'_> {
         flatten(body, &mut top);
         let le = top.iter().find_map(|st| match st {
             Stmt::Assign(y, ex, _) if *y == x => {
-                lin_fixed(self.prog, pinv.unwrap_or(&self.const_facts), ex)
+                lin_fixed(&*self, pinv.unwrap_or(&self.const_facts), ex)
             }
             _ => None,
         })?;
@@ -82,7 +82,7 @@ impl Ctx<'_> {
         let step = delta.scale(&k);
         let g = l.scale(&-a).add(&step);
         if let Some(d) = d {
-            if !uniform_form(self.prog, d, &g) || !uniform_form(self.prog, d, &step) {
+            if !uniform_form(self, d, &g) || !uniform_form(self, d, &step) {
                 return None;
             }
         }

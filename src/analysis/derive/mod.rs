@@ -26,7 +26,7 @@ mod nest;
 mod seq;
 mod template;
 
-use crate::analysis::derive::backward::Back;
+use crate::analysis::derive::backward::{Back, TNode};
 use crate::analysis::derive::instantiate::inst;
 use crate::analysis::derive::launch::drop_block_indices;
 use crate::analysis::derive::liveness::{live_in, Names};
@@ -356,6 +356,8 @@ pub struct Ctx<'a> {
     /// The type of every local by name (`Program::local_ty` searches a list; programs may
     /// declare thousands of temporaries).
     local_tys: std::collections::HashMap<&'a str, Ty>,
+    /// The type of every parameter by name (as `local_tys`; kernels may have hundreds).
+    param_tys: std::collections::HashMap<&'a str, Ty>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
@@ -422,6 +424,12 @@ impl<'a> Ctx<'a> {
                 .iter()
                 .rev()
                 .map(|(x, t)| (x.as_str(), *t))
+                .collect(),
+            param_tys: prog
+                .params
+                .iter()
+                .rev()
+                .map(|p| (p.name.as_str(), p.ty))
                 .collect(),
             launch_p: launch_facts(prog, launch),
             lanes: prog.arrays.iter().any(|a| {
@@ -531,12 +539,49 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     };
     let an = ctx.fwd(&prog.body, &root)?;
     let ctx_ref: &Ctx<'_> = ctx;
+    // long sequences' LPs are solved tail by tail (derive/seq.rs); should a tail's solution
+    // leave the rest without a bound, the whole LP is solved at once instead
+    let (res, tails) = solve_back(ctx_ref, &an, target, true);
+    let (tn, qbound, sol) = match res {
+        Err(_) if tails > 0 => solve_back(ctx_ref, &an, target, false).0?,
+        r => r?,
+    };
+    let node = inst(&tn, &sol)?;
+    let bound = qbound.instantiate(&sol);
+    Ok((node, bound))
+}
+
+/// The backward pass and the LP (tails of long sequences solved on their own when `tails`):
+/// the template derivation, the template bound and the solution; and how many tails were
+/// solved on their own.
+#[allow(clippy::type_complexity)]
+fn solve_back(
+    ctx_ref: &Ctx<'_>,
+    an: &AN,
+    target: Option<&Poly>,
+    tails: bool,
+) -> (Result<(TNode, TPoly, Vec<Q>), AnalysisError>, usize) {
     let mut back = Back {
         ctx: ctx_ref,
         lp: Lp::default(),
         hints: Vec::new(),
+        tails,
+        tails_solved: 0,
     };
-    let (tn, qroot) = back.back(&an, TPoly::zero())?;
+    let res = back_and_solve(&mut back, an, target);
+    (res, back.tails_solved)
+}
+
+/// The backward pass from the root and the LP's solution: the template derivation, the
+/// template bound and the solution.
+fn back_and_solve(
+    back: &mut Back<'_, '_>,
+    an: &AN,
+    target: Option<&Poly>,
+) -> Result<(TNode, TPoly, Vec<Q>), AnalysisError> {
+    let ctx_ref = back.ctx;
+    let prog = ctx_ref.prog;
+    let (tn, qroot) = back.back(an, TPoly::zero())?;
     // the root potential may mention only int parameters
     let qroot = back.restrict(
         qroot,
@@ -546,35 +591,7 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     let mut tn = tn;
     tn.pre.1 = qroot.clone();
     let (tn, qbound) = drop_block_indices(prog, tn, &qroot);
-    let mut obj = LinExpr::default();
-    let v = degree_weight_base(&qroot);
-    for (m, c) in &qroot.terms {
-        let mut w = degree_weight(&v, m.len());
-        // a floor atom ⌊L/c⌋⁺ is about L/c: weighted 99/100 of max0(L)/c, so that the
-        // floor form wins over the max0 form of the same size
-        for a in m {
-            if let Atom::Floor(_, d) = a {
-                w *= Q::new(99.into(), d * 100);
-            }
-        }
-        if ctx_ref.nests.overshift {
-            // over-shifted atoms (derive/nest.rs) exceed their ordinary atoms by the shift:
-            // among monomials of one degree, those with smaller constants win
-            let consts: Q = m.iter().map(|a| a.lin().c.clone().max(Q::zero())).sum();
-            w = &w + &w * consts / q(1000);
-        }
-        obj.add_assign_c(&c.scaled(&w));
-    }
-    let nvars = back.lp.nonneg.len();
-    for i in 0..nvars {
-        let eps = Q::new(1.into(), 100000.into());
-        match obj.v.get_mut(&i) {
-            Some(e) => *e += eps,
-            None => {
-                obj.v.insert(i, eps);
-            }
-        }
-    }
+    let obj = objective(ctx_ref, &qroot, 0..back.lp.nonneg.len());
     if let Some(t) = target {
         for (e, why) in crate::analysis::compare::target_constraints(&qbound, t, &tn.pre.0.p) {
             back.lp
@@ -601,7 +618,40 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
         let loc = ctx_ref.no_atom.first().or(hints.first()).map(|(l, _)| *l);
         err(loc, msg)
     })?;
-    let node = inst(&tn, &sol)?;
-    let bound = qbound.instantiate(&sol);
-    Ok((node, bound))
+    Ok((tn, qbound, sol))
+}
+
+/// The LP objective that makes the potential `qroot` small: each monomial's coefficient
+/// weighted by its degree ([`degree_weight`]), plus `10⁻⁵` per variable of `vars` (ties
+/// broken toward small coefficients everywhere).
+pub(super) fn objective(ctx: &Ctx<'_>, qroot: &TPoly, vars: std::ops::Range<usize>) -> LinExpr {
+    let mut obj = LinExpr::default();
+    let v = degree_weight_base(qroot);
+    for (m, c) in &qroot.terms {
+        let mut w = degree_weight(&v, m.len());
+        // a floor atom ⌊L/c⌋⁺ is about L/c: weighted 99/100 of max0(L)/c, so that the
+        // floor form wins over the max0 form of the same size
+        for a in m {
+            if let Atom::Floor(_, d) = a {
+                w *= Q::new(99.into(), d * 100);
+            }
+        }
+        if ctx.nests.overshift {
+            // over-shifted atoms (derive/nest.rs) exceed their ordinary atoms by the shift:
+            // among monomials of one degree, those with smaller constants win
+            let consts: Q = m.iter().map(|a| a.lin().c.clone().max(Q::zero())).sum();
+            w = &w + &w * consts / q(1000);
+        }
+        obj.add_assign_c(&c.scaled(&w));
+    }
+    for i in vars {
+        let eps = Q::new(1.into(), 100000.into());
+        match obj.v.get_mut(&i) {
+            Some(e) => *e += eps,
+            None => {
+                obj.v.insert(i, eps);
+            }
+        }
+    }
+    obj
 }

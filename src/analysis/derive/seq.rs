@@ -6,17 +6,25 @@
 //! along a long sequence stay as small as the set of live locals.
 
 use crate::analysis::derive::backward::{Back, TChild, TNode};
-use crate::analysis::derive::{identity_witnesses, subset_witnesses, Abs, Ctx, AK, AN};
-use crate::analysis::tpoly::TPoly;
+use crate::analysis::derive::{identity_witnesses, objective, subset_witnesses, Abs, Ctx, AK, AN};
+use crate::analysis::tpoly::{LinExpr, TPoly};
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field};
 use crate::core::assertion::linear::{Cstr, DepMap};
+use crate::core::assertion::poly::Coef;
 use crate::core::{Expr, Stmt};
 
 /// Dead constraints and entries that trigger a Q:WEAK dropping them: a weakening node per
 /// statement would double the derivation, so they are dropped in batches (the assertions
 /// then hold at most this many facts about dead locals).
 pub(super) const TRIM_BATCH: usize = 8;
+
+/// Constraints of a sequence's tail from which its LP is solved on its own
+/// ([`Back::solve_tail`]): the simplex takes time quadratic in the LP's size, so a
+/// sequence of many loops is solved in parts of about this size. Above the LP of every
+/// kernel of `warpcert bench` and `bench --precision` (at most 387 constraints), whose LPs
+/// are solved whole as before.
+pub(super) const TAIL_CONSTRAINTS: usize = 1000;
 
 impl Ctx<'_> {
     /// The forward pass of the chain `s` (a `Stmt::Seq`): every item in order from `pre`,
@@ -93,13 +101,44 @@ impl Back<'_, '_> {
     ) -> Result<(Vec<TChild>, TPoly), AnalysisError> {
         let mut q = qpost.clone();
         let mut kids = Vec::with_capacity(items.len());
+        // the LP of a tail is its own when the potential after it is a constant
+        let mut tail = self.tails && q.terms.values().all(|c| c.v.is_empty());
+        let (mut from, mut var_from) = (self.lp.cons.len(), self.lp.nonneg.len());
         for it in items.iter().rev() {
             let (n, qm) = self.back(it, q)?;
             kids.push(TChild::Stmt(n));
             q = qm;
+            if tail && self.lp.cons.len() - from >= TAIL_CONSTRAINTS {
+                match self.solve_tail(from, var_from, &q) {
+                    Some(qc) => q = qc,
+                    None => tail = false,
+                }
+                (from, var_from) = (self.lp.cons.len(), self.lp.nonneg.len());
+            }
         }
         kids.reverse();
         Ok((kids, q))
+    }
+
+    /// Solves the LP of the tail whose constraints are `lp.cons[from..]` over the variables
+    /// `var_from..`, making its pre potential `q` small (the objective of the root,
+    /// [`objective`]), and returns `q` with that solution (a constant potential): the
+    /// statements before the tail see only `q`, so the rest of the LP is about them
+    /// alone. `None` (LP unchanged) when the tail has no solution of its own.
+    fn solve_tail(&mut self, from: usize, var_from: usize, q: &TPoly) -> Option<TPoly> {
+        let obj = objective(self.ctx, q, var_from..self.lp.nonneg.len());
+        self.lp.solve_tail(from, var_from, &obj).ok()?;
+        self.tails_solved += 1;
+        let mut out = TPoly::zero();
+        for (m, c) in &q.terms {
+            let mut v = LinExpr::from_q(&c.c);
+            for (i, a) in &c.v {
+                let x = self.lp.fixed.get(*i).cloned().flatten()?;
+                v.c += a * &x;
+            }
+            out.add_term(m.clone(), v);
+        }
+        Some(out)
     }
 
     /// The fields and child of the Q:WEAK of [`AK::Weaken`]: pre unchanged (identity

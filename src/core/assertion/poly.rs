@@ -19,6 +19,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Coefficients of potentials: rationals or LP-variable expressions.
 pub trait Coef: Clone + std::fmt::Debug + PartialEq {
@@ -64,25 +65,27 @@ pub enum AtomVal<A = Lin> {
 
 /// An atom of a potential (spec/logic.md §1, "Floor atoms"): `max0(L)`, or the floor atom
 /// `⌊L/d⌋⁺ = max(0, ⌊L/d⌋)` for an integer `d ≥ 1` (certificate syntax `(floor L d)`).
-/// Ordered `Max0` before `Floor`, then by form, as the kernel orders them.
+/// Ordered `Max0` before `Floor`, then by form, as the kernel orders them. The form is
+/// shared (`Arc`): potentials are copied into every derivation node, and a copy of an atom
+/// is a reference count (issue 13).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Atom {
     /// `max0(L)`.
-    Max0(Lin),
+    Max0(Arc<Lin>),
     /// `max(0, ⌊L/d⌋)`, `d ≥ 1`; canonical: `L` integer, `gcd(L's coefficients, d) = 1`,
     /// `d ≥ 2`.
-    Floor(Lin, BigInt),
+    Floor(Arc<Lin>, BigInt),
 }
 
 impl From<Lin> for Atom {
     fn from(l: Lin) -> Atom {
-        Atom::Max0(l)
+        Atom::Max0(Arc::new(l))
     }
 }
 
 impl From<&Lin> for Atom {
     fn from(l: &Lin) -> Atom {
-        Atom::Max0(l.clone())
+        Atom::Max0(Arc::new(l.clone()))
     }
 }
 
@@ -95,7 +98,7 @@ impl From<&Atom> for Atom {
 impl Atom {
     /// The floor atom `⌊l/d⌋⁺` (not canonicalized; `d ≥ 1`).
     pub fn floor(l: Lin, d: i64) -> Atom {
-        Atom::Floor(l, BigInt::from(d))
+        Atom::Floor(Arc::new(l), BigInt::from(d))
     }
     /// The atom's linear form `L`.
     pub fn lin(&self) -> &Lin {
@@ -106,7 +109,7 @@ impl Atom {
     /// The form of a `max0` atom, `None` for a floor atom.
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
-            Atom::Max0(l) => Some(l),
+            Atom::Max0(l) => Some(l.as_ref()),
             Atom::Floor(..) => None,
         }
     }
@@ -120,8 +123,8 @@ impl Atom {
     /// The atom with `f` applied to its form (a floor atom keeps its divisor).
     pub fn map_lin(&self, f: impl FnOnce(&Lin) -> Lin) -> Atom {
         match self {
-            Atom::Max0(l) => Atom::Max0(f(l)),
-            Atom::Floor(l, d) => Atom::Floor(f(l), d.clone()),
+            Atom::Max0(l) => Atom::Max0(Arc::new(f(l))),
+            Atom::Floor(l, d) => Atom::Floor(Arc::new(f(l)), d.clone()),
         }
     }
     /// Whether `v` occurs in the form.
@@ -137,9 +140,9 @@ impl Atom {
     /// resp. `⌊(L − d·D)/d⌋⁺` (`⌊L/d⌋ − D = ⌊(L − d·D)/d⌋` for an integer `D`).
     pub fn shifted(&self, sft: &Q) -> Atom {
         match self {
-            Atom::Max0(l) => Atom::Max0(l.plus_const(&-sft.clone())),
+            Atom::Max0(l) => Atom::Max0(Arc::new(l.plus_const(&-sft.clone()))),
             Atom::Floor(l, d) => Atom::Floor(
-                l.plus_const(&-(sft * Q::from_integer(d.clone()))),
+                Arc::new(l.plus_const(&-(sft * Q::from_integer(d.clone())))),
                 d.clone(),
             ),
         }
@@ -164,8 +167,12 @@ impl Atom {
             Atom::Max0(l) => {
                 return match canon_atom(l) {
                     AtomVal::Const(v) => AtomVal::Const(v),
-                    AtomVal::Scaled(f, a) => AtomVal::Scaled(f, Atom::Max0(a)),
-                }
+                    // an atom already canonical keeps its shared form
+                    AtomVal::Scaled(f, a) if f.is_one() && a == **l => {
+                        AtomVal::Scaled(f, self.clone())
+                    }
+                    AtomVal::Scaled(f, a) => AtomVal::Scaled(f, Atom::Max0(Arc::new(a))),
+                };
             }
             Atom::Floor(l, d) => (l, d),
         };
@@ -186,9 +193,12 @@ impl Atom {
             });
         }
         if d2.is_one() {
-            return Atom::Max0(l2).canonical();
+            return Atom::Max0(Arc::new(l2)).canonical();
         }
-        AtomVal::Scaled(Q::one(), Atom::Floor(l2, d2))
+        if l2 == **l && d2 == *d {
+            return AtomVal::Scaled(Q::one(), self.clone());
+        }
+        AtomVal::Scaled(Q::one(), Atom::Floor(Arc::new(l2), d2))
     }
 }
 
@@ -412,9 +422,10 @@ impl<C: Coef> PolyT<C> {
     /// (`L`, `L2` arbitrary forms). Lowers a potential with non-negative coefficients.
     pub fn mono(&self, l: &Lin, l2: &Lin) -> Self {
         match canon_atom(l) {
-            AtomVal::Scaled(f, atom) => {
-                self.replace_atom(&Atom::Max0(atom), &[(Q::one() / f, Some(l2.into()))])
-            }
+            AtomVal::Scaled(f, atom) => self.replace_atom(
+                &Atom::Max0(Arc::new(atom)),
+                &[(Q::one() / f, Some(l2.into()))],
+            ),
             AtomVal::Const(_) => self.clone(),
         }
     }
@@ -426,7 +437,7 @@ impl<C: Coef> PolyT<C> {
             AtomVal::Scaled(f, atom) => {
                 let k = Q::one() / f;
                 self.replace_atom(
-                    &Atom::Max0(atom),
+                    &Atom::Max0(Arc::new(atom)),
                     &[(k.clone(), Some(l.sub(d).into())), (k, Some(d.into()))],
                 )
             }

@@ -38,6 +38,10 @@ pub(super) struct Back<'c, 'a> {
     pub(super) lp: Lp,
     /// Assignments that forced potential coefficients to 0 (reported if the LP fails).
     pub(super) hints: Vec<(Loc, String)>,
+    /// Whether long sequences' LPs are solved tail by tail (`derive/seq.rs`).
+    pub(super) tails: bool,
+    /// How many tails were solved on their own.
+    pub(super) tails_solved: usize,
 }
 
 impl Back<'_, '_> {
@@ -376,7 +380,7 @@ pub(super) fn unshifted_monos(rw: &[Rewrite], q: &TPoly) -> Vec<Mono> {
                 continue;
             }
             for m in q.terms.keys() {
-                let (a, b) = (Atom::Max0(a.clone()), Atom::Max0(b.clone()));
+                let (a, b) = (Atom::from(a), Atom::from(&b));
                 if m.contains(&b) {
                     let mut nm: Mono = m
                         .iter()

@@ -121,6 +121,43 @@ fn compare_or_update(stem: &str, metric: MetricName, text: &str) -> Option<Strin
     }
 }
 
+/// Format 4 certificates (`tests/data/v4/`, copies of committed certificates as warpcert
+/// wrote them before format 5) are still accepted, with the bound and the number of
+/// derivation nodes of today's format 5 certificate of the same kernel and metric: format 5
+/// only leaves out pres and costs the kernel fills in (spec/certificate.md "Implicit pres
+/// and costs"), the derivation is the same.
+#[test]
+fn format4_certificates_still_check() {
+    let dir = root().join("tests/data/v4");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).expect("tests/data/v4 exists") {
+        let path = e.unwrap().path();
+        let old = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            old.starts_with("warpcert-certificate 4\n"),
+            "{}",
+            path.display()
+        );
+        let v4 = warpcert_kernel::check(&old).unwrap_or_else(|r| panic!("{}: {r}", path.display()));
+        let name = path.file_name().unwrap();
+        let new = std::fs::read_to_string(cert_dir().join(name)).unwrap();
+        assert!(
+            new.starts_with("warpcert-certificate 5\n"),
+            "{}",
+            name.to_string_lossy()
+        );
+        let v5 = warpcert_kernel::check(&new).unwrap();
+        assert_eq!(
+            (v4.bound, v4.nodes_checked),
+            (v5.bound, v5.nodes_checked),
+            "{}",
+            name.to_string_lossy()
+        );
+        n += 1;
+    }
+    assert_eq!(n, 4);
+}
+
 #[test]
 fn committed_certificates_are_accepted() {
     let certs = committed();

@@ -296,6 +296,15 @@ impl fmt::Display for FarkasProblem {
 /// from linear sources only; a lane target from one lane source with the same form and
 /// modulus and a subset of its residues).
 pub fn check_farkas(source: &[Cstr], target: &Cstr, w: &[(usize, Rat)]) -> Result<(), FarkasProblem> {
+    // An identity witness `(farkas (I 1))` whose source constraint equals the target (same
+    // kind, form and lane set): every check below passes for it (λ = 1 ≥ 0, an equality
+    // target from an equality, `L − 1·L = 0`; a lane target from the same lane constraint),
+    // so it is accepted without building the combination.
+    if let [(i, l)] = w {
+        if l.is_one() && source.get(*i) == Some(target) {
+            return Ok(());
+        }
+    }
     if let Some(tl) = &target.lane {
         let [(i, l)] = w else { return Err(FarkasProblem::BadLaneWitness) };
         let c = source.get(*i).ok_or(FarkasProblem::IndexOutOfRange(*i))?;

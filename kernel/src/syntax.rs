@@ -312,7 +312,7 @@ pub struct Provenance {
 /// A parsed certificate (spec/certificate.md "Top level").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
-    /// Format version (1 to 4).
+    /// Format version (1 to 5).
     pub version: u32,
     /// The assumptions as written (version 2; empty for version 1, whose assumptions are
     /// implicit: [`crate::assume::implicit`]).
@@ -977,6 +977,36 @@ pub fn node_v4(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
     node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: Some(budget) })
 }
 
+/// [`node_v4`] of format 5: a statement child of a `Q:SEQ` node may omit `(pre …)`; it then
+/// has the pre of its place in the chain ([`seq_pres`]). (Format 5 also lets expression
+/// nodes omit `(cost …)`: that is the checker's business, [`crate::rules`].)
+pub fn node_v5(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
+    let mut n = node_v4(s, table)?;
+    seq_pres(&mut n);
+    Ok(n)
+}
+
+/// Format 5 (spec/certificate.md "Implicit pres and costs"), top-down over the tree `n`
+/// (a parent's pre is known before its children's): each child of a `Q:SEQ` node written
+/// without `(pre …)` gets the assertion Q:SEQ requires of it: the node's pre for the first
+/// child, the previous child's post for the others (`None` when that is absent too; the
+/// checker then rejects the child for its missing field). Every check of Q:SEQ and of the
+/// children is unchanged, on these full assertions.
+fn seq_pres(n: &mut Node) {
+    if n.rule == "Q:SEQ" {
+        let mut prev = n.pre.clone();
+        for c in &mut n.children {
+            if c.pre.is_none() {
+                c.pre = prev;
+            }
+            prev = c.post.clone();
+        }
+    }
+    for c in &mut n.children {
+        seq_pres(c);
+    }
+}
+
 /// An assertion field's argument: inline, or (format 3) a name of the table.
 fn assn_arg<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Table>) -> Result<Rc<Assn>, Rejection> {
     match (s.atom(), table) {
@@ -1037,13 +1067,14 @@ fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection>
 }
 
 /// Supported certificate format versions (spec/certificate.md, "Versions").
-pub const VERSIONS: &str = "1..=4";
+pub const VERSIONS: &str = "1..=5";
 
-/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=4`, then
+/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=5`, then
 /// `metric`, `hardware`, `launch`, `program`, `bound`, `derivation`, each exactly once;
 /// version 2 adds `assumptions` (required) and `provenance` (optional); version 3 adds
 /// `assertions` (required), the table the derivation's `(pre NAME)`/`(post NAME)` refer to;
-/// version 4 adds `(ids I J)` items in entail lists, expanded here ([`node_v4`]).
+/// version 4 adds `(ids I J)` items in entail lists, expanded here ([`node_v4`]); version 5
+/// lets Q:SEQ children omit their pre ([`node_v5`]) and expression nodes their cost.
 ///
 /// Errors: [`Reason::Version`] for another version, [`Reason::Syntax`] otherwise.
 pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
@@ -1061,6 +1092,7 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         "2" => 2,
         "3" => 3,
         "4" => 4,
+        "5" => 5,
         _ => return Err(Rejection::parse(Reason::Version { found: ver.to_string(), supported: VERSIONS })),
     };
     let mut known = vec!["metric", "hardware", "launch", "program", "bound", "derivation"];
@@ -1110,7 +1142,8 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         program: program(get("program")?)?,
         bound: poly(bound)?,
         root: match version {
-            4.. => node_v4(root, &table(get("assertions")?)?)?,
+            5.. => node_v5(root, &table(get("assertions")?)?)?,
+            4 => node_v4(root, &table(get("assertions")?)?)?,
             3 => node_with(root, &table(get("assertions")?)?)?,
             _ => node(root)?,
         },

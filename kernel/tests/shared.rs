@@ -2,7 +2,8 @@
 //! hand-written certificate whose assertions are named in an `(assertions …)` table and
 //! whose sequence is one flat `(seq …)` with a three-child `Q:SEQ`; it is accepted exactly
 //! like the same derivation written with inline assertions (version 1), and mutants of the
-//! table or of the chain are rejected.
+//! table or of the chain are rejected. Formats 4 (identity runs) and 5 (implicit Q:SEQ pres and
+//! expression costs) are tested at the end.
 
 mod common;
 use common::*;
@@ -84,11 +85,11 @@ fn syntax(t: &str) -> &'static str {
 #[test]
 fn table_mutants_rejected() {
     let t = good();
-    // Version 3 needs its table; version 5 does not exist.
+    // Version 3 needs its table; version 6 does not exist.
     let cut = t.replace(&format!("(assertions\n{})\n", table()), "");
     assert_eq!(syntax(&cut), "assertions");
-    let r = check(&t.replacen("warpcert-certificate 3", "warpcert-certificate 5", 1)).unwrap_err();
-    assert_eq!(r.reason, Reason::Version { found: "5".into(), supported: "1..=4" });
+    let r = check(&t.replacen("warpcert-certificate 3", "warpcert-certificate 6", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::Version { found: "6".into(), supported: "1..=5" });
     // A name used but not defined, or used before its definition.
     assert_eq!(syntax(&t.replacen("(post a1)", "(post a9)", 1)), "an assertion name defined in (assertions …)");
     let late = table().replacen("(d d0)\n", "", 1) + "(d d0)\n";
@@ -187,4 +188,74 @@ fn identity_runs_denote_their_witnesses() {
     // Not part of format 3.
     assert_eq!(syntax(&weak_first("3", "(ids 0 5)")), "(farkas (I λ) …)");
     assert!(check(&weak_first("3", &written)).is_ok());
+}
+
+/// A store from the implicit pre to `post`, its operand nodes without costs (format 5).
+fn bare_store(post: &str) -> String {
+    format!("(Q:GWRITE (post {post}) (n 4) (OQ:TID) (OQ:CONST))")
+}
+
+/// Format 5 (spec/certificate.md "Implicit pres and costs"): a Q:SEQ child without
+/// `(pre …)` has the pre Q:SEQ requires of it (the parent's pre, then the previous child's
+/// post) and an expression node without `(cost …)` has the recomputed cost; both are then
+/// checked exactly as if written (hand derivation as for [`good`]: pres 12, 8, 4).
+#[test]
+fn implicit_pres_and_costs_are_checked_as_written_ones() {
+    let t = v3(
+        "5",
+        &table(),
+        &format!("(Q:SEQ (pre a0) (post a3) {} {} {})", bare_store("a1"), bare_store("a2"), bare_store("a3")),
+    );
+    let v = check(&t).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!((v.bound.as_str(), v.nodes_checked), ("12", 10));
+    // Nested: the binary chain's inner Q:SEQ gets its pre from the outer one and passes it on
+    // to its first child.
+    let inner = format!("(Q:SEQ (post a3) {} {})", bare_store("a2"), bare_store("a3"));
+    let t = v3("5", &table(), &format!("(Q:SEQ (pre a0) (post a3) {} {inner})", bare_store("a1")));
+    let w = check(&t).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!((w.bound.as_str(), w.nodes_checked), ("12", 11));
+    // Written out, the same certificate is a version 3 one; version 4 requires both fields.
+    assert!(check(&good()).is_ok());
+    let r = check(&t.replacen("warpcert-certificate 5", "warpcert-certificate 4", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::MissingField("pre"));
+    let no_cost = v3(
+        "4",
+        &table(),
+        &seq(&[snode("Q:GWRITE", "a0", "a1", "(n 4) (OQ:TID) (OQ:CONST)"), store("a1", "a2"), store("a2", "a3")]),
+    );
+    assert_eq!(check(&no_cost).unwrap_err().reason, Reason::MissingField("cost"));
+    assert!(check(&no_cost.replacen("warpcert-certificate 4", "warpcert-certificate 5", 1)).is_ok());
+    // The implicit pre is the chain's: a first store claiming post 4 instead of 8 makes the
+    // second store's implicit pre 4, which does not pay its cost 4 and its post 4.
+    let t = v3(
+        "5",
+        &table(),
+        &format!("(Q:SEQ (pre a0) (post a3) {} {} {})", bare_store("a2"), bare_store("a2"), bare_store("a3")),
+    );
+    let r = check(&t).unwrap_err();
+    assert_eq!(r.rule, "Q:GWRITE", "{r}");
+    // A written pre is still compared with the chain, and a written cost with the recomputed
+    // one.
+    let t = v3(
+        "5",
+        &table(),
+        &format!(
+            "(Q:SEQ (pre a0) (post a3) {} {} {})",
+            bare_store("a1"),
+            snode("Q:GWRITE", "a0", "a2", "(n 4) (OQ:TID) (OQ:CONST)"),
+            bare_store("a3")
+        ),
+    );
+    assert!(check(&t).is_err());
+    let t = v3(
+        "5",
+        &table(),
+        &format!(
+            "(Q:SEQ (pre a0) (post a3) {} {} {})",
+            bare_store("a1"),
+            "(Q:GWRITE (post a2) (n 4) (OQ:TID (cost 1)) (OQ:CONST))",
+            bare_store("a3")
+        ),
+    );
+    assert!(matches!(check(&t).unwrap_err().reason, Reason::CostMismatch { .. }));
 }

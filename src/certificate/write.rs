@@ -1,5 +1,5 @@
-//! The certificate writer (`spec/certificate.md`, version 4: shared assertions, flat
-//! sequences, runs of identity witnesses). Deterministic: every map is
+//! The certificate writer (`spec/certificate.md`, version 5: shared assertions, flat
+//! sequences, runs of identity witnesses, implicit Q:SEQ pres and expression costs). Deterministic: every map is
 //! ordered (`BTreeMap`) and nodes are written in tree order.
 
 use super::{Assn, Cg, Farkas, Field, Judgment, Node, Rewrite};
@@ -120,22 +120,31 @@ fn write_atom(out: &mut String, a: &Atom) {
     out.push(')');
 }
 
+/// How many of the latest `P` (and `D`) entries are tried as the base of a new one.
+const BASES: usize = 8;
+
 /// The `(assertions …)` table of format 3 (spec/certificate.md "Shared assertions"): each
-/// `P` list and `D` map (by the address of the shared value: nodes share them) and each
-/// assertion is defined once, a `P`/`D` preferably as a change of the one defined before it.
+/// `P` list and `D` map (by the address of the shared value: nodes share them, and by its
+/// content: an equal list or map built elsewhere gets the same name) and each assertion is
+/// defined once, a `P`/`D` preferably as a change of one of the [`BASES`] defined last
+/// (the one whose change is shortest).
 #[derive(Default)]
 struct Table {
     /// The table's text (its entries, one per line).
     text: String,
     p: HashMap<usize, usize>,
     d: HashMap<usize, usize>,
+    /// `P` lists and `D` maps by their full text (the entry written without a base).
+    p_text: HashMap<String, usize>,
+    d_text: HashMap<String, usize>,
     /// Assertions by their `p{P} d{D} (poly …)` text.
     a: HashMap<String, usize>,
     /// Scratch buffer for that text (no allocation when the assertion is known).
     key: String,
-    /// The last `P` and `D` defined, with their numbers (bases of the next changes).
-    last_p: Option<(usize, Arc<Vec<Cstr>>)>,
-    last_d: Option<(usize, Arc<DepMap>)>,
+    /// The latest `P` and `D` defined (at most [`BASES`]), with their numbers: the
+    /// candidate bases of the next changes, newest last.
+    last_p: Vec<(usize, Arc<Vec<Cstr>>)>,
+    last_d: Vec<(usize, Arc<DepMap>)>,
     /// Numbers of the `P` and `D` entries written so far.
     np: usize,
     nd: usize,
@@ -182,49 +191,93 @@ fn p_change<'n>(old: &[Cstr], new: &'n [Cstr]) -> Option<(Vec<usize>, &'n [Cstr]
     (drop.len() + add.len() < new.len()).then_some((drop, add))
 }
 
+/// The text of a `p` entry's body after its name: ` (base pB) (drop I …) CSTR …` for a
+/// change of base `B`, or ` CSTR …`.
+fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr]) -> String {
+    let mut t = String::new();
+    if let Some((b, drop)) = base {
+        let _ = write!(t, " (base p{b})");
+        if !drop.is_empty() {
+            t.push_str(" (drop");
+            for i in drop {
+                let _ = write!(t, " {i}");
+            }
+            t.push(')');
+        }
+    }
+    for c in add {
+        t.push(' ');
+        cstr_s(c, &mut t);
+    }
+    t
+}
+
+/// The text of a `d` entry's body after its name: ` (base dB) (drop X …) DEP …` for the
+/// change of `d` from the base `(B, old)`, or ` DEP …`.
+fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap) -> String {
+    let mut t = String::new();
+    match base {
+        Some((b, old)) => {
+            let _ = write!(t, " (base d{b})");
+            let dropped: Vec<&String> = old.keys().filter(|x| !d.contains_key(*x)).collect();
+            if !dropped.is_empty() {
+                t.push_str(" (drop");
+                for x in dropped {
+                    let _ = write!(t, " {x}");
+                }
+                t.push(')');
+            }
+            for (x, e) in d.iter().filter(|(x, e)| old.get(*x) != Some(*e)) {
+                write_dep(&mut t, x, e);
+            }
+        }
+        None => {
+            for (x, e) in d.iter() {
+                write_dep(&mut t, x, e);
+            }
+        }
+    }
+    t
+}
+
+/// Keeps the latest [`BASES`] entries of `v`, newest last.
+fn remember<T>(v: &mut Vec<(usize, Arc<T>)>, k: usize, x: &Arc<T>) {
+    if v.len() == BASES {
+        v.remove(0);
+    }
+    v.push((k, Arc::clone(x)));
+}
+
 impl Table {
     fn p_name(&mut self, p: &Arc<Vec<Cstr>>) -> usize {
         let key = Arc::as_ptr(p) as usize;
         if let Some(&k) = self.p.get(&key) {
             return k;
         }
-        if let Some((b, old)) = &self.last_p {
-            if **old == **p {
-                // an equal list under another address: the same name
-                let b = *b;
-                self.p.insert(key, b);
-                return b;
-            }
+        let full = p_body(None, p);
+        if let Some(&k) = self.p_text.get(&full) {
+            // an equal list under another address: the same name
+            self.p.insert(key, k);
+            return k;
         }
         let k = self.np;
         self.np += 1;
-        let t = &mut self.text;
-        let _ = write!(t, "  (p p{k}");
-        let change = self
+        // the shortest of the changes from the latest entries (newest first on ties)
+        let body = self
             .last_p
-            .as_ref()
-            .and_then(|(b, old)| Some((*b, p_change(old, p)?)));
-        let add = match change {
-            Some((b, (drop, add))) => {
-                let _ = write!(t, " (base p{b})");
-                if !drop.is_empty() {
-                    t.push_str(" (drop");
-                    for i in drop {
-                        let _ = write!(t, " {i}");
-                    }
-                    t.push(')');
-                }
-                add
-            }
-            None => &p[..],
-        };
-        for c in add {
-            t.push(' ');
-            cstr_s(c, t);
-        }
-        t.push_str(")\n");
+            .iter()
+            .rev()
+            .filter_map(|(b, old)| {
+                let (drop, add) = p_change(old, p)?;
+                Some(p_body(Some((*b, &drop)), add))
+            })
+            .chain(std::iter::once(full.clone()))
+            .min_by_key(String::len)
+            .unwrap_or_default();
+        let _ = writeln!(self.text, "  (p p{k}{body})");
         self.p.insert(key, k);
-        self.last_p = Some((k, Arc::clone(p)));
+        self.p_text.insert(full, k);
+        remember(&mut self.last_p, k, p);
         k
     }
 
@@ -233,50 +286,25 @@ impl Table {
         if let Some(&k) = self.d.get(&key) {
             return k;
         }
-        if let Some((b, old)) = &self.last_d {
-            if **old == **d {
-                let b = *b;
-                self.d.insert(key, b);
-                return b;
-            }
+        let full = d_body(None, d);
+        if let Some(&k) = self.d_text.get(&full) {
+            self.d.insert(key, k);
+            return k;
         }
         let k = self.nd;
         self.nd += 1;
-        let t = &mut self.text;
-        let _ = write!(t, "  (d d{k}");
-        let changed: Vec<(&String, &Dep)> = match &self.last_d {
-            Some((_, old)) => d.iter().filter(|(x, e)| old.get(*x) != Some(*e)).collect(),
-            None => d.iter().collect(),
-        };
-        let dropped: Vec<&String> = match &self.last_d {
-            Some((_, old)) => old.keys().filter(|x| !d.contains_key(*x)).collect(),
-            None => Vec::new(),
-        };
-        let delta = self
+        let body = self
             .last_d
-            .as_ref()
-            .map(|(b, _)| *b)
-            .filter(|_| changed.len() + dropped.len() < d.len());
-        if let Some(b) = delta {
-            let _ = write!(t, " (base d{b})");
-            if !dropped.is_empty() {
-                t.push_str(" (drop");
-                for x in dropped {
-                    let _ = write!(t, " {x}");
-                }
-                t.push(')');
-            }
-            for (x, e) in changed {
-                write_dep(t, x, e);
-            }
-        } else {
-            for (x, e) in d.iter() {
-                write_dep(t, x, e);
-            }
-        }
-        t.push_str(")\n");
+            .iter()
+            .rev()
+            .map(|(b, old)| d_body(Some((*b, old)), d))
+            .chain(std::iter::once(full.clone()))
+            .min_by_key(String::len)
+            .unwrap_or_default();
+        let _ = writeln!(self.text, "  (d d{k}{body})");
         self.d.insert(key, k);
-        self.last_d = Some((k, Arc::clone(d)));
+        self.d_text.insert(full, k);
+        remember(&mut self.last_d, k, d);
         k
     }
 
@@ -420,33 +448,37 @@ fn write_field(out: &mut String, f: &Field) {
 const MAX_INDENT: usize = 32;
 const SPACES: &str = "                                ";
 
-fn node_s(n: &Node, indent: usize, out: &mut String, table: &mut Table) {
-    // indentation is capped (deeply nested derivations would otherwise be mostly spaces)
-    let pad = &SPACES[..indent.min(MAX_INDENT)];
-    out.push_str(pad);
+/// Writes the derivation node `n`: a statement node starts a line indented by `indent`
+/// (capped), its fields and expression children follow on the same line, its statement
+/// children on the next lines; an expression node and its subtree are one line's tail.
+/// (The format is line-insensitive: the layout only keeps the text small and readable,
+/// one line per statement node.) Format 5 leaves out what the kernel fills in: the pre of
+/// a `Q:SEQ` child (`in_seq`: the parent's pre or the previous child's post, which Q:SEQ
+/// requires it to be) and every expression node's cost (the kernel recomputes it).
+fn node_s(n: &Node, indent: usize, in_seq: bool, out: &mut String, table: &mut Table) {
     out.push('(');
     out.push_str(n.rule);
-    match &n.judgment {
-        Judgment::Stmt { pre, post } => {
-            out.push(' ');
-            let (a, b) = (table.a_name(pre), table.a_name(post));
-            let _ = write!(out, "  (pre a{a}) (post a{b})");
+    if let Judgment::Stmt { pre, post } = &n.judgment {
+        let (a, b) = (table.a_name(pre), table.a_name(post));
+        if !in_seq {
+            let _ = write!(out, " (pre a{a})");
         }
-        Judgment::Expr { cost } => {
-            out.push_str(" (cost ");
-            write_q(out, cost);
-            out.push(')');
-        }
+        let _ = write!(out, " (post a{b})");
     }
     for f in &n.fields {
-        out.push('\n');
-        out.push_str(pad);
-        out.push_str("  ");
+        out.push(' ');
         write_field(out, f);
     }
     for c in &n.children {
-        out.push('\n');
-        node_s(c, indent + 2, out, table);
+        if matches!(c.judgment, Judgment::Stmt { .. }) {
+            out.push('\n');
+            // indentation is capped (deeply nested derivations would otherwise be mostly
+            // spaces)
+            out.push_str(&SPACES[..(indent + 2).min(MAX_INDENT)]);
+        } else {
+            out.push(' ');
+        }
+        node_s(c, indent + 2, n.rule == "Q:SEQ", out, table);
     }
     out.push(')');
 }
@@ -472,7 +504,7 @@ fn write_assumptions(s: &mut String, prog: &Program) {
 
 /// Writes the certificate text for the claim "per warp, the cost of `prog` under `metric`
 /// with hardware `hw` and block `launch.block` is at most the root potential", with the
-/// derivation `root` (whose `pre` potential is the bound). The output is version 4 of
+/// derivation `root` (whose `pre` potential is the bound). The output is version 5 of
 /// `spec/certificate.md` without a provenance section ([`super::provenance`] adds it);
 /// the function is total and deterministic.
 pub fn write(
@@ -482,7 +514,7 @@ pub fn write(
     launch: &Launch,
     root: &Node,
 ) -> String {
-    let mut s = String::from("warpcert-certificate 4\n");
+    let mut s = String::from("warpcert-certificate 5\n");
     let _ = writeln!(s, "(metric {})", metric.name.as_str());
     let _ = writeln!(
         s,
@@ -502,8 +534,8 @@ pub fn write(
     write_poly(&mut s, &bound);
     s.push_str(")\n");
     let mut table = Table::default();
-    let mut deriv = String::from("(derivation\n");
-    node_s(root, 2, &mut deriv, &mut table);
+    let mut deriv = String::from("(derivation\n  ");
+    node_s(root, 2, false, &mut deriv, &mut table);
     deriv.push_str(")\n");
     s.push_str("(assertions\n");
     s.push_str(&table.text);

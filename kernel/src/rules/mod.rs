@@ -68,6 +68,9 @@ pub struct Ctx<'a> {
     /// assertion belongs to the certificate, which outlives the check, so an address is
     /// never reused for another assertion.
     wf_ok: RefCell<HashSet<usize>>,
+    /// Format ≥ 5: an expression node may omit `(cost C)`; its cost is then the recomputed
+    /// one (a written cost must still equal it).
+    pub cost_optional: bool,
 }
 
 impl Ctx<'_> {
@@ -143,13 +146,15 @@ impl Ctx<'_> {
                 if is_stmt_rule {
                     return Err(self.rej(Reason::WrongRuleKind { expected: "expression" }));
                 }
-                let claimed = n.cost.as_ref().ok_or_else(|| self.rej(Reason::MissingField("cost")))?;
+                if n.cost.is_none() && !self.cost_optional {
+                    return Err(self.rej(Reason::MissingField("cost")));
+                }
                 if n.pre.is_some() || n.post.is_some() {
                     let f = if n.pre.is_some() { "pre" } else { "post" };
                     return Err(self.rej(Reason::UnexpectedField(f.to_string())));
                 }
                 let c = f(self, n, s, env)?;
-                if *claimed != c {
+                if let Some(claimed) = n.cost.as_ref().filter(|claimed| **claimed != c) {
                     return Err(
                         self.rej(Reason::CostMismatch { claimed: claimed.to_string(), computed: c.to_string() })
                     );
@@ -702,7 +707,13 @@ impl Ctx<'_> {
 
     /// Checks the witness list `(entail NAME …)`: one valid Farkas witness per target,
     /// each from `source` (an absent list counts as empty).
-    pub fn entail(&self, n: &Node, name: &str, source: &[Cstr], targets: &[Cstr]) -> Result<(), Rejection> {
+    pub fn entail<T: std::borrow::Borrow<Cstr>>(
+        &self,
+        n: &Node,
+        name: &str,
+        source: &[Cstr],
+        targets: &[T],
+    ) -> Result<(), Rejection> {
         let empty = Vec::new();
         let ws = n.entails.get(name).unwrap_or(&empty);
         if ws.len() != targets.len() {
@@ -713,6 +724,7 @@ impl Ctx<'_> {
             }));
         }
         for (i, (w, t)) in ws.iter().zip(targets).enumerate() {
+            let t: &Cstr = t.borrow();
             check_farkas(source, t, w).map_err(|problem| {
                 self.rej(Reason::Farkas { list: format!("entail {name}"), item: i, target: t.to_string(), problem })
             })?;
@@ -1097,6 +1109,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         count: Cell::new(0),
         nstar: RefCell::new(BTreeMap::new()),
         wf_ok: RefCell::new(HashSet::new()),
+        cost_optional: cert.version >= 5,
     };
     let root = &cert.root;
     let dummy = Assn { p: Default::default(), d: Default::default(), q: Poly::zero() };

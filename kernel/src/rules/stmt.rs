@@ -9,6 +9,7 @@ use crate::syntax::{Assn, Expr, Farkas, Node, Opd, Space, Stmt, WarpOp};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 fn wrong(cx: &Ctx, expected: &'static str, s: Subject<'_>) -> Rejection {
@@ -190,7 +191,11 @@ fn vwrite_common(
     let mut targets = Vec::new();
     for k in post.p.iter() {
         let lin = match (&le, &shr, k.lin.mentions(x)) {
-            (_, _, false) => k.lin.clone(),
+            // a frame constraint (not about `x`) is its own target: borrowed, not copied
+            (_, _, false) => {
+                targets.push(Cow::Borrowed(k));
+                continue;
+            }
             (Some(l), _, true) => k.lin.subst(x, l),
             (None, Some(a), true) if !k.eq && k.lane.is_none() => bound_subst(&k.lin, x, a),
             (None, None, true) => match &floor {
@@ -201,11 +206,11 @@ fn vwrite_common(
             },
             (None, _, true) => return Err(cx.rej(Reason::SubstUndefined(x.to_string()))),
         };
-        targets.push(Cstr { eq: k.eq, lin, lane: k.lane.clone() });
+        targets.push(Cow::Owned(Cstr { eq: k.eq, lin, lane: k.lane.clone() }));
     }
     // the last witness(es): P ⇒ A ≥ 1 (halving), P ⇒ A ≥ α and P ⇒ B ≥ β (a product)
-    targets.extend(shr.iter().map(|a| at_least(a, &Rat::one())));
-    targets.extend(sides.into_iter().flatten());
+    targets.extend(shr.iter().map(|a| Cow::Owned(at_least(a, &Rat::one()))));
+    targets.extend(sides.into_iter().flatten().map(Cow::Owned));
     cx.entail(n, "post", &pre.p, &targets)?;
     Ok((cost, shr.map(Bounding::Halve).or(floor.map(Bounding::Floor))))
 }

@@ -309,16 +309,24 @@ impl Ctx<'_> {
         pre: &Abs,
     ) -> Result<Option<(AK, Abs)>, AnalysisError> {
         let key = loop_key(body);
-        let ge = self.guard_facts(e, body);
         self.exit_stack.push(key);
-        let r = self.exit_invariant(e, body, loc, pre, ge.as_deref().unwrap_or(&[]));
+        let r = self.exit_invariant(e, body, loc, pre, &[]);
         self.exit_stack.pop();
-        let (body_an, p, d) = r?;
+        let (mut body_an, mut p, mut d) = r?;
         if !has_exit(&body_an) {
             return Ok(None);
         }
         let (_, cne, _, _) = cond(self.prog, e);
-        let uniform = ge.is_none() && expr_uniform(&d, e) && !has_divergent_exit(&body_an);
+        let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
+        // Q:WHILEGUARD (the Q:WHILEEXIT2 mode only): the body again, from the guard's
+        // condition
+        let ge = if uniform { None } else { self.guard_facts(e, body) };
+        if let Some(ge) = &ge {
+            self.exit_stack.push(key);
+            let r = self.exit_invariant(e, body, loc, pre, ge);
+            self.exit_stack.pop();
+            (body_an, p, d) = r?;
+        }
         let writes = body.writes();
         let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
             err(

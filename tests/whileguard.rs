@@ -62,7 +62,9 @@ fn simulated(src: &str, m: MetricName, n: i64, b: Option<usize>) -> Q {
 
 /// `s` with the last occurrence of `from` replaced by `to` (which must occur).
 fn mutate_last(s: &str, from: &str, to: &str) -> String {
-    let i = s.rfind(from).unwrap_or_else(|| panic!("`{from}` not in the certificate"));
+    let i = s
+        .rfind(from)
+        .unwrap_or_else(|| panic!("`{from}` not in the certificate"));
     format!("{}{}{}", &s[..i], to, &s[i + from.len()..])
 }
 
@@ -76,7 +78,10 @@ fn loops_left_by_jumps_are_tight_with_whileguard() {
     for (name, extra) in [("break_before", 0), ("break_after", 0), ("for_return", 4)] {
         let s = src(name);
         let (cert, bound) = analyse(&s, MetricName::Sectors);
-        assert!(cert.contains("(Q:WHILEGUARD "), "{name}: Q:WHILEGUARD not used");
+        assert!(
+            cert.contains("(Q:WHILEGUARD "),
+            "{name}: Q:WHILEGUARD not used"
+        );
         warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("{name} rejected: {r:?}"));
         for n in [-1i64, 0, 1, 2, 5, 12] {
             let at = BTreeMap::from([("n".to_string(), n)]);
@@ -85,7 +90,10 @@ fn loops_left_by_jumps_are_tight_with_whileguard() {
             assert_eq!(b, hand, "{name}: bound at n = {n}");
             for brk in [None, Some(0), Some(33), Some(32 * 3 + 7)] {
                 let t = simulated(&s, MetricName::Sectors, n, brk);
-                assert!(t <= b, "{name}: unsound at n = {n}, break {brk:?}: {t} > {b}");
+                assert!(
+                    t <= b,
+                    "{name}: unsound at n = {n}, break {brk:?}: {t} > {b}"
+                );
                 if brk.is_none() {
                     assert_eq!(t, hand, "{name}: hand derivation at n = {n}");
                 }
@@ -123,7 +131,10 @@ fn whileguard_certificate_mutants_are_rejected() {
     );
     // uniform_break's loop is uniform: Q:WHILEEXIT1 under the Q:WEAK of its entry
     let (uni, _) = analyse(&src("uniform_break"), MetricName::Sectors);
-    assert!(uni.contains("(Q:WHILEEXIT1 "), "uniform_break: Q:WHILEEXIT1 not used");
+    assert!(
+        uni.contains("(Q:WHILEEXIT1 "),
+        "uniform_break: Q:WHILEEXIT1 not used"
+    );
     at_rule(
         &uni.replacen("(Q:WHILEEXIT1 ", "(Q:WHILEGUARD ", 1),
         "Q:WHILEGUARD",

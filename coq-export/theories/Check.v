@@ -48,7 +48,7 @@ Inductive dtree :=
   | DGuardExit (A B : assn) (wx : list fwit) (d : dtree)
   (* issue 15 (brk15): Q:IFGUARD4 *)
   | DIfGuard4 (A B : assn) (ne : accw) (wjt wje : list fwit) (dt df : dtree)
-  (* issue 15 (exit15): Q:WHILEGUARD ([s0; while (g) s], the guard's condition [GE]), Q:ASSOC *)
+  (* issue 15 (exit15): Q:WHILEGUARD ([s0; while (g) s], the guard's condition [GE]), SEQ_ASSOC *)
   | DWhileGuard (A B : assn) (ne : accw) (GE : list cstr) (d0 db : dtree)
   | DAssoc (A B : assn) (d : dtree).
 
@@ -510,7 +510,7 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           check fe u s1 dt && check None false s2 df
       | _, _ => false
       end
-  (* issue 15 (exit15): Q:WHILEGUARD and Q:ASSOC *)
+  (* issue 15 (exit15): Q:WHILEGUARD and SEQ_ASSOC *)
   | DWhileGuard A B ne GE d0 db, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
       let L := dpost d0 in
       match ecost (aP L) (aD L) (EOpd (OVar g)) ne with
@@ -763,7 +763,7 @@ Proof.
     match goal with Hc : check None _ _ d = true |- _ => ih_none IHd Hc end.
     match goal with E : dpre d = A |- _ => rewrite E in IHd end.
     match goal with E : dpost d = B |- _ => rewrite E in IHd end.
-    apply Q_ASSOC; exact IHd.
+    apply SEQ_ASSOC; exact IHd.
 Qed.
 
 End Check.

@@ -1211,7 +1211,7 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
       puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
       qstmt A (SSeq s0 (SWhile (EOpd (OVar g)) s)) (mkAssn P' D' Q')
-  | Q_ASSOC : forall A A' s1 s2 s3,
+  | SEQ_ASSOC : forall A A' s1 s2 s3,
       qstmt A (SSeq (SSeq s1 s2) s3) A' -> qstmt A (SSeq s1 (SSeq s2 s3)) A'
 with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->

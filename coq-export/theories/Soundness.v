@@ -4530,8 +4530,8 @@ Proof.
   split; auto. intros t Ht. specialize (HQ0 t Ht). specialize (HQ1 t Ht). cbn [aQ] in *. lra.
 Qed.
 
-(** Q:ASSOC: sequences are associative. *)
-Lemma sound_Q_ASSOC : forall A A' s1 s2 s3,
+(** SEQ_ASSOC: sequences are associative. *)
+Lemma sound_SEQ_ASSOC : forall A A' s1 s2 s3,
   valid A (SSeq (SSeq s1 s2) s3) A' -> valid A (SSeq s1 (SSeq s2 s3)) A'.
 Proof.
   intros A A' s1 s2 s3 V F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
@@ -4584,7 +4584,7 @@ Proof.
                                     | eapply validF_false; eassumption | eassumption ..].
   (* issue 15 (exit15) *)
   - eapply sound_Q_WHILEGUARD; eauto.
-  - apply sound_Q_ASSOC; auto.
+  - apply sound_SEQ_ASSOC; auto.
   - apply sound_F_ORD; auto.
   - eapply sound_F_SEQ; eauto.
   - eapply sound_F_IF1; eauto.

@@ -1165,7 +1165,10 @@ impl<'c> Exporter<'c> {
         let (Some(ec), Some(bn)) = (wg.children.first(), wg.children.get(1)) else {
             return Err(unsupported("children"));
         };
-        let bpre = bn.pre.as_ref().ok_or_else(|| unsupported("body without pre"))?;
+        let bpre = bn
+            .pre
+            .as_ref()
+            .ok_or_else(|| unsupported("body without pre"))?;
         // GE: the body's pre is the loop's `P` followed by the guard's condition
         let ge: Result<Vec<String>, ExportError> = bpre
             .p

@@ -623,7 +623,8 @@ fn while_exit_ge(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool, 
     // `P ∧ cond(e)`, `P ∧ cond(¬e)`: no lane facts (spec/logic.md §4a, Q:WHILEEXIT2)
     let and_cond = |neg| -> Vec<Cstr> { pre.p.iter().cloned().chain(cx.cond(e, neg)).collect() };
     let body_p: Vec<Cstr> = and_cond(false).into_iter().chain(ge.iter().cloned()).collect();
-    cx.same_p(&body_p, &bpre.p, "P ∧ cond(e) ∧ GE", "body pre")?;
+    let what = if ge.is_empty() { "P ∧ cond(e)" } else { "P ∧ cond(e) ∧ GE" };
+    cx.same_p(&body_p, &bpre.p, what, "body pre")?;
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
     cx.same_p(&pre.p, &bpost.p, "pre", "body post")?;
     cx.same_d(&pre.d, &bpost.d, "pre", "body post")?;
@@ -665,11 +666,7 @@ pub fn q_whileguard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
     let s0 = cx.prev.borrow().as_ref().filter(|(k, _)| *k == key).map(|(_, p)| p.clone());
     let e0 = match s0 {
         Some(Stmt::Assign(x, e0)) if x == *g => e0,
-        _ => {
-            return Err(cx.rej(Reason::GuardEntry(format!(
-                "the loop is not a Q:SEQ child right after `{g} ← E`"
-            ))))
-        }
+        _ => return Err(cx.rej(Reason::GuardEntry(format!("the loop is not a Q:SEQ child right after `{g} ← E`")))),
     };
     let ge = cx.cond(&e0, false);
     if !guard_last(cx, g, &ge, body) {

@@ -320,7 +320,11 @@ impl Ctx<'_> {
         let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
         // Q:WHILEGUARD (the Q:WHILEEXIT2 mode only): the body again, from the guard's
         // condition
-        let ge = if uniform { None } else { self.guard_facts(e, body) };
+        let ge = if uniform {
+            None
+        } else {
+            self.guard_facts(e, body)
+        };
         if let Some(ge) = &ge {
             self.exit_stack.push(key);
             let r = self.exit_invariant(e, body, loc, pre, ge);

@@ -71,7 +71,11 @@ impl Back<'_, '_> {
         let i = self.restrict_d(i, &inv.d)?;
         let ik = i.plus_const(&k);
         let (nb, qb) = self.back(body, ik.clone())?;
-        self.geq(&apply_rewrites(&i, &rws), &qb, "loop body is paid by the invariant")?;
+        self.geq(
+            &apply_rewrites(&i, &rws),
+            &qb,
+            "loop body is paid by the invariant",
+        )?;
         let mut bfields = vec![Field::Entail("pre", identity_witnesses(&body_pre.p))];
         if !rws.is_empty() {
             bfields.push(Field::Rewrite("pre", rws));

@@ -238,8 +238,9 @@ fn a_divergent_break_is_bounded_by_ifguard4() {
 
 /// Mutants of the divergent break's `divwarps` certificate that the kernel must reject at
 /// the Q:IFGUARD4 node: the exit branch made to keep its lanes in the loop
-/// (`g0 ← true`: the else branch no longer falsifies the guard), the split's `M^div`
-/// not charged (the node's pre constant 1 = `M^div` lowered to 0), the else branch's join
+/// (`g0 ← true`: the else branch no longer falsifies the guard; the enclosing Q:WHILEGUARD
+/// may reject it first), the split's `M^div` not charged (the node's pre constant lowered
+/// by 1), the else branch's join
 /// witnesses removed; and the rule renamed to Q:IFEXIT4 (whose exit is the then branch).
 #[test]
 fn ifguard4_certificate_mutants_are_rejected() {
@@ -249,11 +250,20 @@ fn ifguard4_certificate_mutants_are_rejected() {
         let r = warpcert_kernel::check(mutant).expect_err(what);
         assert_eq!(r.rule, "Q:IFGUARD4", "{what}: rejected elsewhere: {r:?}");
     };
-    at_rule(
-        &mutate(&cert, "(assign g0 (bool false))", "(assign g0 (bool true))"),
-        "an else branch that keeps g0 accepted",
+    // (the enclosing Q:WHILEGUARD checks first that every path of the body ends by the
+    // guard's write or falsifies the guard: it rejects this mutant before Q:IFGUARD4)
+    let r = warpcert_kernel::check(&mutate(
+        &cert,
+        "(assign g0 (bool false))",
+        "(assign g0 (bool true))",
+    ))
+    .expect_err("an else branch that keeps g0 accepted");
+    assert!(
+        ["Q:IFGUARD4", "Q:WHILEGUARD"].contains(&r.rule.as_str()),
+        "an else branch that keeps g0: rejected elsewhere: {r:?}"
     );
-    // the pre of Q:IFGUARD4 is 1 + 3·max(0, n − k) (then 3·max(0, n − k), else 0, M^div 1)
+    // the pre of Q:IFGUARD4 is c + 3·max(0, n − k − 1) with c ≥ 1 (M^div 1, and since
+    // Q:WHILEGUARD the then branch's constant 1); the mutant charges one unit less
     let lines: Vec<&str> = cert.lines().collect();
     let at = lines
         .iter()
@@ -265,10 +275,21 @@ fn ifguard4_certificate_mutants_are_rejected() {
         .find(|l| l.trim_start().starts_with(&format!("(a {pre} ")))
         .expect("its assertion")
         .to_string();
-    assert!(line.contains("(poly (1) "), "{line}");
-    // a copy of the assertion without the constant, used by the Q:IFGUARD4 node alone (the
+    let c: i64 = line
+        .split("(poly (")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|c| c.parse().ok())
+        .expect("an integer constant in the pre");
+    assert!(c >= 1, "{line}");
+    let lowered_c = if c == 1 {
+        "(poly ".to_string()
+    } else {
+        format!("(poly ({}) ", c - 1)
+    };
+    // a copy of the assertion with one unit less, used by the Q:IFGUARD4 node alone (the
     // original is shared with other nodes)
-    let lowered = line.replace("(poly (1) ", "(poly ").replacen(
+    let lowered = line.replace(&format!("(poly ({c}) "), &lowered_c).replacen(
         &format!("(a {pre} "),
         &format!("(a {pre}m "),
         1,
@@ -296,8 +317,8 @@ fn ifguard4_certificate_mutants_are_rejected() {
 
 /// The divergent break's certificates export to Coq (`DIfGuard4`, spec/logic.md §6) and
 /// `coqc` accepts them (`Print Assumptions`: closed under the global context); Coq-level
-/// mutants fail the reflective check: the `M^div` of the split not charged (the constant 1
-/// of the `DIfGuard4` node's pre made 0) and the else branch's join witnesses removed. Skips,
+/// mutants fail the reflective check: the `M^div` of the split not charged (the constant
+/// of the `DIfGuard4` node's pre lowered by 1) and the else branch's join witnesses removed. Skips,
 /// saying so, without `coqc`.
 #[test]
 fn ifguard4_certificates_check_in_coq_and_mutants_fail() {
@@ -321,13 +342,21 @@ fn ifguard4_certificates_check_in_coq_and_mutants_fail() {
     let dl = div.find(&def).expect("the pre's definition");
     let dend = dl + div[dl..].find('\n').unwrap();
     let line = &div[dl..dend];
-    assert!(line.contains("(mkPot (1 # 1) "), "{line}");
-    // a copy of the pre without `M^div`, used by the DIfGuard4 node alone
-    let lowered = line.replace("(mkPot (1 # 1) ", "(mkPot (0 # 1) ").replacen(
-        &def,
-        &format!("Definition {pre}m : assn := "),
-        1,
-    );
+    let c: i64 = line
+        .split("(mkPot (")
+        .nth(1)
+        .and_then(|r| r.split(" # 1)").next())
+        .and_then(|c| c.parse().ok())
+        .expect("an integer constant in the pre");
+    assert!(c >= 1, "{line}");
+    // a copy of the pre with one unit less (`M^div` not charged), used by the DIfGuard4
+    // node alone
+    let lowered = line
+        .replace(
+            &format!("(mkPot ({c} # 1) "),
+            &format!("(mkPot ({} # 1) ", c - 1),
+        )
+        .replacen(&def, &format!("Definition {pre}m : assn := "), 1);
     let no_div = format!("{}\n{}{}", &div[..dend], lowered, &div[dend..]).replacen(
         &format!("(DIfGuard4 {pre} "),
         &format!("(DIfGuard4 {pre}m "),

@@ -47,7 +47,10 @@ Inductive dtree :=
   | DGuard (A B : assn) (rg : list rw) (d : dtree)
   | DGuardExit (A B : assn) (wx : list fwit) (d : dtree)
   (* issue 15 (brk15): Q:IFGUARD4 *)
-  | DIfGuard4 (A B : assn) (ne : accw) (wjt wje : list fwit) (dt df : dtree).
+  | DIfGuard4 (A B : assn) (ne : accw) (wjt wje : list fwit) (dt df : dtree)
+  (* issue 15 (exit15): Q:WHILEGUARD ([s0; while (g) s], the guard's condition [GE]), SEQ_ASSOC *)
+  | DWhileGuard (A B : assn) (ne : accw) (GE : list cstr) (d0 db : dtree)
+  | DAssoc (A B : assn) (d : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -61,6 +64,7 @@ Definition dpre (d : dtree) : assn :=
   | DWhileExit2 A _ _ _ | DWarp A _ => A
   | DGuard A _ _ _ | DGuardExit A _ _ _ => A
   | DIfGuard4 A _ _ _ _ _ _ => A
+  | DWhileGuard A _ _ _ _ _ | DAssoc A _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -74,6 +78,7 @@ Definition dpost (d : dtree) : assn :=
   | DWhileExit2 _ B _ _ | DWarp _ B => B
   | DGuard _ B _ _ | DGuardExit _ B _ _ => B
   | DIfGuard4 _ B _ _ _ _ _ => B
+  | DWhileGuard _ B _ _ _ _ | DAssoc _ B _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -505,6 +510,28 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           check fe u s1 dt && check None false s2 df
       | _, _ => false
       end
+  (* issue 15 (exit15): Q:WHILEGUARD and SEQ_ASSOC *)
+  | DWhileGuard A B ne GE d0 db, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
+      let L := dpost d0 in
+      match ecost (aP L) (aD L) (EOpd (OVar g)) ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          (match c_lty G g with Some TBool => true | _ => false end) &&
+          guard_last G g GE s0 && guard_last G g GE s && aeq (dpre d0) A &&
+          deq (aD Bp) (aD L) && deq (aD Bq) (aD L) &&
+          cstrs_equiv (aP Bp) (aP L ++ GE) && cstrs_equiv (aP Bq) (aP L) &&
+          pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + m_div M + C)) &&
+          pot_ge (aQ L) (padd (pplus (aQ Bp) (aQ B))
+                               ((m_if M + m_div M + C) + (m_if M + m_div M + C))) &&
+          cstrs_equiv (aP B) (aP L) &&
+          dcovers (aD L) (aD B) && disjoint (dvars (aD B)) (writes s) &&
+          puni G (aD L) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
+          check None false s0 d0 && check (Some (EOpd (OVar g))) false s db && fco fe A B
+      | None => false
+      end
+  | DAssoc A B d, SSeq s1 (SSeq s2 s3) =>
+      aeq (dpre d) A && aeq (dpost d) B && check None false (SSeq (SSeq s1 s2) s3) d &&
+      fco fe A B
   | _, _ => false
   end.
 
@@ -717,6 +744,26 @@ Proof.
       (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst.
     eapply (Q_IFGUARD4 G false g P D Qn QT QF e ne C s1 s2 PT P1 D1 Q1 PF P2 D2 Q2);
       eauto using ecost_sound.
+  - (* DWhileGuard (exit15) *)
+    destruct s2; try discriminate. destruct e as [[g| | |]| | |]; try discriminate.
+    destruct (ecost (aP (dpost d1)) (aD (dpost d1)) (EOpd (OVar g)) ne) as [C|] eqn:Ec;
+      try discriminate.
+    destruct (c_lty G g) as [[| |]|] eqn:Et; split_b; try discriminate.
+    apply ord_close; [|assumption].
+    match goal with Hc : check None _ _ d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check (Some _) _ _ d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end.
+    cbv beta iota in IHd2.
+    match goal with E : dpre d1 = A |- _ => rewrite E in IHd1 end.
+    destruct B as [P' D' Q'], (dpost d1) as [P D Qn] eqn:E0, (dpre d2) as [PB DB QB] eqn:E1,
+      (dpost d2) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
+    eapply (Q_WHILEGUARD G false) with (n := ne); eauto using ecost_sound.
+  - (* DAssoc (exit15) *)
+    destruct s2; try discriminate. split_b.
+    apply ord_close; [|assumption].
+    match goal with Hc : check None _ _ d = true |- _ => ih_none IHd Hc end.
+    match goal with E : dpre d = A |- _ => rewrite E in IHd end.
+    match goal with E : dpost d = B |- _ => rewrite E in IHd end.
+    apply SEQ_ASSOC; exact IHd.
 Qed.
 
 End Check.

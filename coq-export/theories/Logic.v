@@ -1025,6 +1025,19 @@ Fixpoint falsifies (g : nat) (s : stmt) : bool :=
   end.
 (* ---- end issue 15 (exits15b) ---- *)
 
+(* ---- begin issue 15 (exit15): Q:WHILEGUARD (spec/logic.md §4a) ---- *)
+(** [guard_last g GE s]: on every path of [s] the last write of the [bool] local [g] is
+    [g ← c] with [cond(c) ≡ GE] (the last statement of the path), or [g] is falsified
+    ([falsifies]): a thread with [g = true] after [s] satisfies [GE]. *)
+Fixpoint guard_last (g : nat) (GE : list cstr) (s : stmt) : bool :=
+  match s with
+  | SAssign x c => Nat.eqb x g && cstrs_equiv GE (fst (cond c))
+  | SSeq _ s2 => guard_last g GE s2
+  | SIf _ s1 s2 => (guard_last g GE s1 || falsifies g s1) && (guard_last g GE s2 || falsifies g s2)
+  | _ => false
+  end.
+(* ---- end issue 15 (exit15) ---- *)
+
 (** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}]
 
     [qstmt] is the ordinary judgment, [qstmtF u e] the filtered judgment of
@@ -1185,6 +1198,21 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
       puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
       qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
+  (* issue 15 (exit15): Q:WHILEGUARD, the guard loop with the statement [s0] before it *)
+  | Q_WHILEGUARD : forall u A s0 g GE P D Qn Q' n C s B I PB QB' P' D',
+      qstmt A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+      guard_last g GE s0 = true -> guard_last g GE s = true ->
+      qexpr P D (EOpd (OVar g)) n C ->
+      qstmtF u (EOpd (OVar g)) (mkAssn B D I) s (mkAssn PB D QB') ->
+      cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
+      pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+      pot_ge Qn (padd (pplus I Q') ((m_if M + m_div M + C) + (m_if M + m_div M + C))) = true ->
+      cstrs_equiv P' P = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
+      qstmt A (SSeq s0 (SWhile (EOpd (OVar g)) s)) (mkAssn P' D' Q')
+  | SEQ_ASSOC : forall A A' s1 s2 s3,
+      qstmt A (SSeq (SSeq s1 s2) s3) A' -> qstmt A (SSeq s1 (SSeq s2 s3)) A'
 with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->
       qstmtF u e A s A'

@@ -4059,6 +4059,59 @@ Proof.
 Qed.
 (* ---- end issue 15 (exits15b) ---- *)
 
+(* ---- begin issue 15 (exit15): the guard's last write (Q:WHILEGUARD) ---- *)
+
+(** After a statement whose last write of the [bool] guard [g] is [g ← c] with
+    [cond(c) ≡ GE] on every path that leaves [g] true ([guard_last]), every thread with
+    [g = true] satisfies [GE] (the integer view of [g] is 0: the write leaves [rho]). *)
+Lemma guard_last_sound : forall F ps s st T s' C, seval G F ps s st T s' C -> pok ps -> wt s ->
+  forall g GE, c_lty G g = Some TBool -> guard_last G g GE st = true ->
+  forall t, In t T -> sl s' g t = VBool true -> sat (rho ps s' t) GE.
+Proof.
+  intros F ps s st T s' C H; induction H; intros Hp Hw g GE Hty Hg u Hu Ht; simpl in Hg;
+    try discriminate.
+  - (* SC_SEQ *) eapply IHseval2; eauto. eapply run_wt; eauto.
+  - (* SC_VWRITE *)
+    apply andb_true_iff in Hg as [Ex Heq]. apply Nat.eqb_eq in Ex; subst x.
+    assert (HR : R u = VBool true).
+    { simpl in Ht. rewrite Nat.eqb_refl, (proj2 (memb_In u T) Hu) in Ht. exact Ht. }
+    destruct (cond_correct F ps s e T R C u Hp Hw H Hu) as [Hc _].
+    apply (cstrs_equiv_sat _ _ _ Heq). apply (sat_ext (rho ps s u)).
+    + intros [x|p|d]; simpl; auto. destruct (Nat.eqb_spec x g); simpl; auto. subst x.
+      rewrite (proj2 (memb_In u T) Hu), HR.
+      pose proof (Hw g TBool Hty u) as H2. destruct (sl s g u); simpl in *; try discriminate; auto.
+    + apply Hc. rewrite HR. reflexivity.
+  - (* SC_IFT *)
+    apply andb_true_iff in Hg as [Hg _]. apply orb_true_iff in Hg as [Hg|Hf].
+    + eapply IHseval; eauto.
+    + rewrite (falsifies_sound _ _ _ _ _ _ _ H1 g Hf u Hu) in Ht. discriminate.
+  - (* SC_IFF *)
+    apply andb_true_iff in Hg as [_ Hg]. apply orb_true_iff in Hg as [Hg|Hf].
+    + eapply IHseval; eauto.
+    + rewrite (falsifies_sound _ _ _ _ _ _ _ H1 g Hf u Hu) in Ht. discriminate.
+  - (* SC_IFD *)
+    apply andb_true_iff in Hg as [Hg1 Hg2].
+    destruct (is_false_v (R u)) eqn:Ef.
+    + (* [u] ran the else branch *)
+      assert (HuF : In u (filter (fun t => is_false_v (R t)) T)) by (apply filter_In; auto).
+      apply orb_true_iff in Hg2 as [Hg2|Hf].
+      * eapply IHseval2; eauto. eapply run_wt; eauto.
+      * rewrite (falsifies_sound _ _ _ _ _ _ _ H4 g Hf u HuF) in Ht. discriminate.
+    + (* [u] ran the then branch only: its locals after are those after [s1] *)
+      assert (HuF : ~ In u (filter (fun t => is_false_v (R t)) T))
+        by (intros Hin; apply filter_In in Hin as [_ Hin]; congruence).
+      assert (HuT : In u (filter (fun t => is_true_v (R t)) T)).
+      { apply filter_In. split; auto. specialize (H0 u Hu).
+        destruct (R u) as [| [] |]; simpl in *; congruence. }
+      assert (Hfr : forall x, sl st2 x u = sl st1 x u)
+        by (intros x; apply (frame_threads _ _ _ _ _ _ _ H4 x u HuF)).
+      apply (sat_ext (rho ps st1 u)); [intros v; symmetry; apply rho_frame; auto|].
+      rewrite Hfr in Ht. apply orb_true_iff in Hg1 as [Hg1|Hf].
+      * eapply IHseval1; eauto.
+      * rewrite (falsifies_sound _ _ _ _ _ _ _ H3 g Hf u HuT) in Ht. discriminate.
+Qed.
+(* ---- end issue 15 (exit15) ---- *)
+
 (* ---- begin issue 15 (brk15): Q:IFGUARD4 (spec/logic.md §4a) ---- *)
 
 (** The loop condition [(var g)] holds at [t] iff [g] is true there. *)
@@ -4248,26 +4301,29 @@ Definition kk (uf : bool) (C : Q) : Q := if uf then m_if M + C else m_if M + m_d
     [P] on every thread and [D] on the threads [𝒯ₑ] that satisfy [e], the loop costs at most
     [k] if [𝒯ₑ = ∅], else [k + I + k] with [I] on any thread of [𝒯ₑ].  In the uniform mode
     ([uf], Q:WHILEEXIT1), [D] holds on all of [𝒯] or [𝒯ₑ = ∅], so the test never splits. *)
-Lemma whileexit_loop : forall uf P D e n C b B PB I QB',
+Lemma whileexit_loop : forall uf GE P D e n C b B PB I QB',
   qexpr G P D e n C -> noread e = true ->
   (uf = true -> unif G (dunif G D) e = true) ->
   validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
-  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
   pot_ge QB' (padd I (kk uf C)) = true ->
+  (forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
+     forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
   forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
   forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
   (forall t, In t T -> sat (rho ps s t) P) ->
   (filter (etrue F ps s e) T <> [] -> dsat s (filter (etrue F ps s e) T) D) ->
   (uf = true -> filter (etrue F ps s e) T = [] \/ dsat s T D) ->
+  (forall t, In t (filter (etrue F ps s e) T) -> sat (rho ps s t) GE) ->
   (forall t, In t T -> sat (rho ps s' t) (P ++ snd (cond G e))) /\
   (filter (etrue F ps s e) T = [] -> Cr <= kk uf C) /\
   (forall te, In te (filter (etrue F ps s e) T) -> Cr <= kk uf C + pval (rho ps s te) I + kk uf C).
 Proof.
-  intros uf P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' F ps s sw T s' Cr Hrun.
+  intros uf GE P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' HGb F ps s sw T s' Cr Hrun.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
   assert (Hk : forall C1, C1 <= C -> m_if M + C1 <= kk uf C)
     by (intros; unfold kk; destruct uf; lra).
-  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw HP HD HU.
+  induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw HP HD HU HG.
   - (* SC_WHILEALL *)
     pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr H Hq) as Hce.
     assert (HTe : forall t, In t T -> In t (filter (etrue F ps s e) T)).
@@ -4277,13 +4333,16 @@ Proof.
       rewrite E in HTe. contradiction. }
     assert (Hpre : sat_assn ps (mkAssn B D I) s T).
     { split; cbn [aP aD].
-      - intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto.
-        apply (proj1 (cond_correct F ps s e T R C1 t Hp Hw H Ht)); auto.
+      - intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto. apply sat_app.
+        + apply (proj1 (cond_correct F ps s e T R C1 t Hp Hw H Ht)); auto.
+        + apply HG; auto.
       - eapply dsat_sub; [|exact (HD HTe')]. intros t Ht; auto. }
     destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as (HP1 & HD1 & HU1 & HE1 & HQ1).
     cbn [aP aD aQ] in *.
+    assert (HG1 : forall t, In t (filter (etrue F ps st1 e) T) -> sat (rho ps st1 t) GE).
+    { intros t Ht. apply filter_In in Ht as [Ht1 Ht2]. eapply HGb; eauto. }
     destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw)
-                (fun t Ht => cstrs_equiv_sat' _ _ _ HPB (HP1 t Ht)) HD1 HU1)
+                (fun t Ht => cstrs_equiv_sat' _ _ _ HPB (HP1 t Ht)) HD1 HU1 HG1)
       as (Hpost & HC0 & HC1).
     split; [exact Hpost|split].
     + intros E; contradiction.
@@ -4320,14 +4379,18 @@ Proof.
     assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
     assert (Hpre : sat_assn ps (mkAssn B D I) s TT).
     { split; cbn [aP aD].
-      - intros t Ht. apply filter_In in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HB).
-        apply sat_app; auto. apply (proj1 (cond_correct F ps s e T R C1 t Hp Hw H Ht)); auto.
+      - intros t Ht. pose proof Ht as Ht0. apply filter_In in Ht as [Ht Hr].
+        apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto. apply sat_app.
+        + apply (proj1 (cond_correct F ps s e T R C1 t Hp Hw H Ht)); auto.
+        + apply HG, HTT; auto.
       - eapply dsat_sub; [|exact (HD HTe')]. intros t Ht; apply HTT; auto. }
     destruct (V F ps s TT st1 C2 w Hp HnT H1 HiT Hw Hpre Hrun1) as (HP1 & HD1 & _ & HE1 & HQ1).
     cbn [aP aD aQ] in *.
+    assert (HG1 : forall t, In t (filter (etrue F ps st1 e) TT) -> sat (rho ps st1 t) GE).
+    { intros t Ht. apply filter_In in Ht as [Ht1 Ht2]. eapply HGb; eauto. }
     destruct (IHHrun2 eq_refl w Hp HnT H1 HiT (run_wt _ _ _ _ _ _ _ Hrun1 Hw)
                 (fun t Ht => cstrs_equiv_sat' _ _ _ HPB (HP1 t Ht)) HD1
-                (fun E => False_ind _ (diff_false_true E)))
+                (fun E => False_ind _ (diff_false_true E)) HG1)
       as (Hpost & HC0 & HC1).
     split; [|split].
     + intros t Ht. specialize (H0 t Ht). destruct (R t) as [| [] |] eqn:Er; try discriminate.
@@ -4361,22 +4424,32 @@ Proof.
     + rewrite HTe. intros te [].
 Qed.
 
-Lemma sound_whileexit : forall uf P D Qn Q' e n C b B I PB QB' P' D',
+(** The loop of Q:WHILEEXIT1/2 and Q:WHILEGUARD on one run: [GE] are facts that the
+    threads satisfying [e] have on entry and after every round (the guard's condition for
+    Q:WHILEGUARD, [[]] for Q:WHILEEXIT1/2). *)
+Lemma whileexit_run : forall uf GE P D Qn Q' e n C b B I PB QB' P' D',
   qexpr G P D e n C -> noread e = true -> (uf = true -> unif G (dunif G D) e = true) ->
   validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
-  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
   pot_ge QB' (padd I (kk uf C)) = true ->
+  (forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
+     forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
   pot_ge Qn (padd (pplus I Q') (kk uf C + kk uf C)) = true ->
   cstrs_equiv P' (P ++ snd (cond G e)) = true ->
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
   puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
-  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+  forall F ps s T s' Crun w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  sat_assn ps (mkAssn P D Qn) s T ->
+  (forall t, In t (filter (etrue F ps s e) T) -> sat (rho ps s t) GE) ->
+  seval G F ps s (SWhile e b) T s' Crun ->
+  sat_assn ps (mkAssn P' D' Q') s' T /\
+  forall t, In t T -> Crun + pval (rho ps s' t) Q' <= pval (rho ps s t) Qn.
 Proof.
-  intros uf P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr Hu V HB HPB HQB' Hpre HP' HcD HdD HuI HnI
-    HuQ. start_valid. cbn [aP aD aQ] in HP, HD.
-  destruct (whileexit_loop uf P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB'
+  intros uf GE P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr Hu V HB HPB HQB' HGb Hpre HP' HcD HdD
+    HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] HG Hrun. cbn [aP aD aQ] in HP, HD.
+  destruct (whileexit_loop uf GE P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' HGb
               F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw HP
-              (fun _ => dsat_sub _ _ _ _ (incl_filter _ _) HD) (fun _ => or_intror HD))
+              (fun _ => dsat_sub _ _ _ _ (incl_filter _ _) HD) (fun _ => or_intror HD) HG)
     as (Hpost & HC0 & HC1).
   assert (HF : forall x t, ~ In x (writes b) -> sl s' x t = sl s x t)
     by (intros; eapply (frame_writes _ _ _ _ _ _ _ Hrun); simpl; auto).
@@ -4397,6 +4470,80 @@ Proof.
       rewrite <- E in Hte. apply filter_In in Hte as [Hte _].
       rewrite (puni_sound ps s T D I HD HuI te t) in HC1 by auto. lra.
 Qed.
+
+Lemma sound_whileexit : forall uf P D Qn Q' e n C b B I PB QB' P' D',
+  qexpr G P D e n C -> noread e = true -> (uf = true -> unif G (dunif G D) e = true) ->
+  validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (kk uf C)) = true ->
+  pot_ge Qn (padd (pplus I Q') (kk uf C + kk uf C)) = true ->
+  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros uf P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr Hu V HB HPB HQB' Hpre HP' HcD HdD HuI HnI
+    HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  assert (HB' : cstrs_equiv B (P ++ fst (cond G e) ++ []) = true) by (rewrite app_nil_r; exact HB).
+  eapply (whileexit_run uf []); eauto; intros; intros c [].
+Qed.
+
+(* ---- begin issue 15 (exit15): Q:WHILEGUARD (spec/logic.md §4a) ---- *)
+
+(** [s0; while (g) s]: the threads entering the body satisfy the guard's condition [GE],
+    by its last write before the loop ([s0]) and at the end of every round ([s]). *)
+Lemma sound_Q_WHILEGUARD : forall u A s0 g GE P D Qn Q' n C b B I PB QB' P' D',
+  valid A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+  guard_last G g GE s0 = true -> guard_last G g GE b = true ->
+  qexpr G P D (EOpd (OVar g)) n C ->
+  validF u (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
+  pot_ge Qn (padd (pplus I Q') ((m_if M + m_div M + C) + (m_if M + m_div M + C))) = true ->
+  cstrs_equiv P' P = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
+  valid A (SSeq s0 (SWhile (EOpd (OVar g)) b)) (mkAssn P' D' Q').
+Proof.
+  intros u A s0 g GE P D Qn Q' n C b B I PB QB' P' D' V0 Hty Hg0 Hgb Hq V HB HPB HQB' Hpre HP'
+    HcD HdD HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst.
+  match goal with H1 : seval _ _ _ s s0 T ?a ?c1, H2 : seval _ _ _ ?a (SWhile _ _) T s' ?c2 |- _ =>
+    rename H1 into Hr0, H2 into Hr1, a into st1, c1 into C1, c2 into C2 end.
+  destruct (V0 F ps s T st1 C1 w Hp Hn Hne Hi Hw HA Hr0) as [HA1 HQ0]. cbn [aQ] in HQ0.
+  assert (Hw1 : wt st1) by (eapply run_wt; eauto).
+  assert (Hev : forall F ps s' t, etrue F ps s' (EOpd (OVar g)) t = true -> sl s' g t = VBool true).
+  { intros F' ps' s1 t E. unfold etrue in E. simpl in E. destruct (sl s1 g t) as [| [] |];
+      simpl in E; try discriminate; reflexivity. }
+  assert (HGb : forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
+     forall t, In t T -> etrue F ps s' (EOpd (OVar g)) t = true -> sat (rho ps s' t) GE).
+  { intros F' ps' s1 T' s2 C' Hr Hp' Hw' t Ht E. eapply guard_last_sound; eauto. }
+  assert (HG : forall t, In t (filter (etrue F ps st1 (EOpd (OVar g))) T) -> sat (rho ps st1 t) GE).
+  { intros t Ht. apply filter_In in Ht as [Ht E]. eapply guard_last_sound; eauto. }
+  assert (HB' : cstrs_equiv B (P ++ fst (cond G (EOpd (OVar g))) ++ GE) = true) by exact HB.
+  assert (HP'' : cstrs_equiv P' (P ++ snd (cond G (EOpd (OVar g)))) = true)
+    by (simpl; rewrite app_nil_r; exact HP').
+  destruct (whileexit_run false GE P D Qn Q' (EOpd (OVar g)) n C b B I PB QB' P' D' Hq
+              eq_refl (fun E => False_ind _ (diff_false_true E)) (validF_false _ _ _ _ _ V)
+              HB' HPB HQB' HGb Hpre HP'' HcD HdD HuI HnI HuQ F ps st1 T s' C2 w Hp Hn Hne Hi Hw1
+              HA1 HG Hr1) as [HA' HQ1].
+  split; auto. intros t Ht. specialize (HQ0 t Ht). specialize (HQ1 t Ht). cbn [aQ] in *. lra.
+Qed.
+
+(** SEQ_ASSOC: sequences are associative. *)
+Lemma sound_SEQ_ASSOC : forall A A' s1 s2 s3,
+  valid A (SSeq (SSeq s1 s2) s3) A' -> valid A (SSeq s1 (SSeq s2 s3)) A'.
+Proof.
+  intros A A' s1 s2 s3 V F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst. match goal with H : seval _ _ _ _ (SSeq s2 s3) _ _ _ |- _ =>
+    inversion H; subst end.
+  match goal with H1 : seval _ _ _ s s1 T ?a ?c1, H2 : seval _ _ _ ?a s2 T ?b ?c2,
+    H3 : seval _ _ _ ?b s3 T s' ?c3 |- _ =>
+    destruct (V F ps s T s' (c1 + c2 + c3) w Hp Hn Hne Hi Hw HA
+      (SC_SEQ _ _ _ _ _ _ _ _ _ _ _ (SC_SEQ _ _ _ _ _ _ _ _ _ _ _ H1 H2) H3)) as [HA' HQ] end.
+  split; auto. intros t Ht. specialize (HQ t Ht). lra.
+Qed.
+(* ---- end issue 15 (exit15) ---- *)
 
 (** ** RaCUDA Theorem 1 for these representations, with the filtered judgments of
     spec/logic.md §4a (mutual induction on the two judgments) *)
@@ -4435,6 +4582,9 @@ Proof.
   - eapply (sound_whileexit true); eauto.
   - eapply (sound_whileexit false); [eassumption | eassumption | intros E; discriminate
                                     | eapply validF_false; eassumption | eassumption ..].
+  (* issue 15 (exit15) *)
+  - eapply sound_Q_WHILEGUARD; eauto.
+  - apply sound_SEQ_ASSOC; auto.
   - apply sound_F_ORD; auto.
   - eapply sound_F_SEQ; eauto.
   - eapply sound_F_IF1; eauto.

@@ -315,6 +315,10 @@ pub enum Reason {
     NotFiltered,
     /// Q:WHILEEXIT1 whose body's derivation has a Q:IFEXIT4 node for this loop.
     DivergentExit,
+    /// Q:WHILEGUARD whose loop is not preceded (in its Q:SEQ) by the guard's write, or
+    /// whose body does not end every path by a write of the guard with the same condition
+    /// or by falsifying it (spec/logic.md §4a).
+    GuardEntry(String),
     /// Q:WHILEEXIT1/2 whose loop condition reads this array (spec/logic.md §4a: the test
     /// also runs on threads that left by an exit, for which `D` need not hold).
     ExitTestReads(String),
@@ -401,6 +405,7 @@ impl fmt::Display for Reason {
             PotentialMentions(x) => write!(f, "post potential mentions the assigned `{x}`"),
             NoCondition(op) => write!(f, "condition `{op}` is not a linear comparison this rule can use"),
             NotFiltered => write!(f, "rule allowed only in filtered position (the spine of a Q:WHILEEXIT body)"),
+            GuardEntry(why) => write!(f, "Q:WHILEGUARD: {why}"),
             DivergentExit => {
                 write!(f, "the loop body leaves the loop by a Q:IFEXIT4 (divergent) exit: Q:WHILEEXIT2 is required")
             }

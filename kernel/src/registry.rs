@@ -49,6 +49,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:GUARD",
     "Q:GUARDEXIT",
     "Q:IFGUARD4",
+    "Q:WHILEGUARD",
 ];
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
@@ -101,6 +102,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:GUARD" => (S, q_guard as Rule),
         "Q:GUARDEXIT" => (S, q_guardexit as Rule),
         "Q:IFGUARD4" => (S, q_ifguard4 as Rule),
+        "Q:WHILEGUARD" => (S, q_whileguard as Rule),
         _ => return None,
     })
 }

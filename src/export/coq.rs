@@ -1115,6 +1115,9 @@ impl<'c> Exporter<'c> {
                 s.kind()
             )));
         };
+        if let Some(wg) = rest.first().filter(|w| w.rule == "Q:WHILEGUARD") {
+            return self.seq_guard(first, wg, &rest[1..], s1, s2, a, b, ind);
+        }
         let d1 = self.node(first, s1, ind + 2)?;
         let d2 = match rest {
             [one] => self.node(one, s2, ind + 2)?,
@@ -1128,6 +1131,81 @@ impl<'c> Exporter<'c> {
             [] => return Err(ExportError::Unsupported("Q:SEQ with one child".into())),
         };
         Ok(format!("DSeq {a} {b}\n{pad}  ({d1})\n{pad}  ({d2})"))
+    }
+
+    /// The items `s0; W; R…` of a Q:SEQ whose second child `wg` is a Q:WHILEGUARD about
+    /// `W` (spec/logic.md §4a): `DWhileGuard` about `s0; W` (Coq's rule includes the
+    /// guard's write before the loop), then, when the chain goes on with `more` about `R`,
+    /// `DAssoc` of `DSeq (s0; W) R`.
+    #[allow(clippy::too_many_arguments)]
+    fn seq_guard(
+        &mut self,
+        first: &Node,
+        wg: &Node,
+        more: &[Node],
+        s0: &Stmt,
+        tail: &Stmt,
+        a: &str,
+        b: &str,
+        ind: usize,
+    ) -> Result<String, ExportError> {
+        let pad = " ".repeat(ind);
+        let unsupported = |what: &str| ExportError::Unsupported(format!("Q:WHILEGUARD {what}"));
+        let (w, r) = match (tail, more.is_empty()) {
+            (Stmt::While(..), true) => (tail, None),
+            (Stmt::Seq(w, r), false) => (&**w, Some(&**r)),
+            _ => return Err(unsupported("not followed by its chain")),
+        };
+        let Stmt::While(e, body) = w else {
+            return Err(unsupported("about a statement other than a loop"));
+        };
+        let (Some(lpre), Some(lpost)) = (&wg.pre, &wg.post) else {
+            return Err(unsupported("without pre/post"));
+        };
+        let (Some(ec), Some(bn)) = (wg.children.first(), wg.children.get(1)) else {
+            return Err(unsupported("children"));
+        };
+        let bpre = bn
+            .pre
+            .as_ref()
+            .ok_or_else(|| unsupported("body without pre"))?;
+        // GE: the body's pre is the loop's `P` followed by the guard's condition
+        let ge: Result<Vec<String>, ExportError> = bpre
+            .p
+            .iter()
+            .skip(lpre.p.len())
+            .map(|c| self.cstr(c))
+            .collect();
+        let ge = ge?;
+        let acc = self.expr_acc(ec, e, lpre);
+        let d0 = self.node(first, s0, ind + 4)?;
+        let saved = self.filter.replace(e.clone());
+        let db = self.node(bn, body, ind + 4);
+        self.filter = saved;
+        let db = db?;
+        let m = self.assn(lpost)?;
+        let dwg = format!(
+            "DWhileGuard {a} {m} {acc} [{}]\n{pad}    ({d0})\n{pad}    ({db})",
+            ge.join("; ")
+        );
+        // without a rest the loop's post is the chain's (`m` names `b`'s assertion)
+        let Some(r) = r else {
+            return Ok(dwg);
+        };
+        let dr = match more {
+            [one] => self.node(one, r, ind + 4)?,
+            [second, ..] => {
+                let mid = match &second.pre {
+                    Some(p) => self.assn(p)?,
+                    None => return Err(ExportError::Unsupported("Q:SEQ child without pre".into())),
+                };
+                self.seq(more, r, &mid, b, ind + 4)?
+            }
+            [] => return Err(unsupported("chain")),
+        };
+        Ok(format!(
+            "DAssoc {a} {b}\n{pad}  (DSeq {a} {b}\n{pad}    ({dwg})\n{pad}    ({dr}))"
+        ))
     }
 
     /// The number of constraints of `cond(¬e)` (neg) or `cond(e)` (spec/logic.md §2).

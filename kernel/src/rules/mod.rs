@@ -60,6 +60,9 @@ pub struct Ctx<'a> {
     filters: RefCell<Vec<Option<Expr>>>,
     /// Set by Q:IFEXIT4; Q:WHILEEXIT1/2 clear it before their body and read it after.
     pub divergent_exit: Cell<bool>,
+    /// Set by Q:SEQ before each child but the first: the child's address and the statement
+    /// of the previous child (what Q:WHILEGUARD reads as the guard's write before its loop).
+    pub prev: RefCell<Option<(usize, Stmt)>>,
     count: Cell<usize>,
     /// Memoized `N*` values ([`Ctx::access`]).
     nstar: RefCell<BTreeMap<String, u64>>,
@@ -1106,6 +1109,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         stack: RefCell::new(Vec::new()),
         filters: RefCell::new(Vec::new()),
         divergent_exit: Cell::new(false),
+        prev: RefCell::new(None),
         count: Cell::new(0),
         nstar: RefCell::new(BTreeMap::new()),
         wf_ok: RefCell::new(HashSet::new()),

@@ -76,6 +76,7 @@ pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
         return Err(cx.rej(Reason::ChildCount { expected: 2, found: k }));
     }
     let mut prev = pre;
+    let mut prev_item: Option<&Stmt> = None;
     for (i, c) in n.children.iter().enumerate() {
         let last = i + 1 == k;
         let item = if last {
@@ -88,7 +89,10 @@ pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
             a
         };
         let filter = if last { cx.filter() } else { None };
+        // Q:WHILEGUARD reads the statement before it (keyed by the child's address)
+        *cx.prev.borrow_mut() = prev_item.map(|p| (c as *const Node as usize, p.clone()));
         cx.check_node_in(c, Subject::Stmt(item), pre, i, filter.as_ref())?;
+        prev_item = Some(item);
         let (cp, cq) = cx.pp(c)?;
         if i == 0 {
             cx.same(cp, pre, "pre of first premise", "pre")?;
@@ -594,6 +598,12 @@ pub fn q_ifexit4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
 }
 
 fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
+    while_exit_ge(cx, n, s, pre, uniform, &[])
+}
+
+/// Q:WHILEEXIT1/2 with the facts `ge` added to the body's pre (Q:WHILEGUARD's `GE`;
+/// empty for Q:WHILEEXIT1/2).
+fn while_exit_ge(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool, ge: &[Cstr]) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::While(e, body)) = s else {
         return Err(wrong(cx, "a while loop", s));
     };
@@ -617,7 +627,9 @@ fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> 
     let k = if uniform { &cx.m.if_ + cost } else { &cx.m.if_ + &cx.m.div + cost };
     // `P ∧ cond(e)`, `P ∧ cond(¬e)`: no lane facts (spec/logic.md §4a, Q:WHILEEXIT2)
     let and_cond = |neg| -> Vec<Cstr> { pre.p.iter().cloned().chain(cx.cond(e, neg)).collect() };
-    cx.same_p(&and_cond(false), &bpre.p, "P ∧ cond(e)", "body pre")?;
+    let body_p: Vec<Cstr> = and_cond(false).into_iter().chain(ge.iter().cloned()).collect();
+    let what = if ge.is_empty() { "P ∧ cond(e)" } else { "P ∧ cond(e) ∧ GE" };
+    cx.same_p(&body_p, &bpre.p, what, "body pre")?;
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
     cx.same_p(&pre.p, &bpost.p, "pre", "body post")?;
     cx.same_d(&pre.d, &bpost.d, "pre", "body post")?;
@@ -641,6 +653,46 @@ pub fn q_whileexit1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
 /// uniformity conditions, with `k = M^if + M^div + C`.
 pub fn q_whileexit2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     while_exit(cx, n, s, pre, false)
+}
+
+/// Q:WHILEGUARD — the loop `while (g) s` on a `bool` guard `g`, preceded in its Q:SEQ by
+/// the guard's write `g ← E` (spec/logic.md §4a): as Q:WHILEEXIT2, with the body's pre
+/// `(P ∧ GE, D, I)` where `GE = cond(E)`, provided every path of `s` ends with a write
+/// `g ← c` with `cond(c) = GE` or falsifies `g` ([`guard_last`]): a thread that satisfies
+/// the test satisfies `GE`, on entry and after every round.
+pub fn q_whileguard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(Stmt::While(Expr::Opd(Opd::Var(g)), body)) = s else {
+        return Err(wrong(cx, "a loop on a bool guard", s));
+    };
+    if cx.prog.local(g) != Some(crate::syntax::Ty::Bool) {
+        return Err(cx.rej(Reason::GuardEntry(format!("`{g}` is not a bool local"))));
+    }
+    let key = n as *const Node as usize;
+    let s0 = cx.prev.borrow().as_ref().filter(|(k, _)| *k == key).map(|(_, p)| p.clone());
+    let e0 = match s0 {
+        Some(Stmt::Assign(x, e0)) if x == *g => e0,
+        _ => return Err(cx.rej(Reason::GuardEntry(format!("the loop is not a Q:SEQ child right after `{g} ← E`")))),
+    };
+    let ge = cx.cond(&e0, false);
+    if !guard_last(cx, g, &ge, body) {
+        return Err(cx.rej(Reason::GuardEntry(format!(
+            "a path of the body neither ends with `{g} ← E'`, cond(E') = cond({e0}), nor falsifies `{g}`"
+        ))));
+    }
+    while_exit_ge(cx, n, s, pre, false, &ge)
+}
+
+/// Whether every path of `s` ends with a write `g ← c` with `cond(c) = ge` or falsifies
+/// `g` (spec/logic.md §4a, Q:WHILEGUARD; Coq `guard_last`): `(assign g c)`; `(seq s1 s2)`
+/// with `s2` such; `(if c s1 s2)` with each branch such or falsifying `g`.
+fn guard_last(cx: &Ctx, g: &str, ge: &[Cstr], s: &Stmt) -> bool {
+    let either = |b: &Stmt| guard_last(cx, g, ge, b) || falsifies(g, b);
+    match s {
+        Stmt::Assign(x, c) => x == g && cx.cond(c, false) == ge,
+        Stmt::Seq(_, b) => guard_last(cx, g, ge, b),
+        Stmt::If(_, a, b) => either(a) && either(b),
+        _ => false,
+    }
 }
 
 /// Q:WEAK — consequence: child about the same statement; `(frame C)`, `C ≥ 0`;

@@ -310,14 +310,27 @@ impl Ctx<'_> {
     ) -> Result<Option<(AK, Abs)>, AnalysisError> {
         let key = loop_key(body);
         self.exit_stack.push(key);
-        let r = self.exit_invariant(e, body, loc, pre);
+        let r = self.exit_invariant(e, body, loc, pre, &[]);
         self.exit_stack.pop();
-        let (body_an, p, d) = r?;
+        let (mut body_an, mut p, mut d) = r?;
         if !has_exit(&body_an) {
             return Ok(None);
         }
         let (_, cne, _, _) = cond(&*self, e);
         let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
+        // Q:WHILEGUARD (the Q:WHILEEXIT2 mode only): the body again, from the guard's
+        // condition
+        let ge = if uniform {
+            None
+        } else {
+            self.guard_facts(e, body)
+        };
+        if let Some(ge) = &ge {
+            self.exit_stack.push(key);
+            let r = self.exit_invariant(e, body, loc, pre, ge);
+            self.exit_stack.pop();
+            (body_an, p, d) = r?;
+        }
         let writes = body.writes();
         let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
             err(
@@ -353,6 +366,7 @@ impl Ctx<'_> {
                 w_body_post,
                 key,
                 nested: has_loop(body),
+                ge,
             }),
             post,
         )))
@@ -364,8 +378,10 @@ impl Ctx<'_> {
         body: &Stmt,
         loc: Loc,
         pre: &Abs,
+        ge: &[Cstr],
     ) -> Result<(AN, Vec<Cstr>, DepMap), AnalysisError> {
         let (ce, _, _, _) = cond(&*self, e);
+        let ce = with(&ce, ge);
         let mut p = houdini_candidates(&pre.p);
         let live = self.live_loop.get(&loop_key(body)).cloned();
         // constraints on locals dead at the loop are dropped (by the Q:WEAK around it), and
@@ -417,6 +433,16 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
+    /// Q:WHILEGUARD (spec/logic.md §4a): for `while (g) body` right after `g ← E` in a
+    /// sequence ([`Ctx::fwd_seq`]), `GE = cond(E)` when every path of the body ends with
+    /// `g ← c`, `cond(c) = GE`, or falsifies `g` ([`guard_last`]); `None` otherwise.
+    fn guard_facts(&self, e: &Expr, body: &Stmt) -> Option<Vec<Cstr>> {
+        let g = self.guard_var(e)?;
+        let c = self.guard_entry.get(&(body as *const Stmt as usize))?;
+        let ge = cond(&*self, c).0;
+        (!ge.is_empty() && guard_last(self.prog, &g, &ge, body)).then_some(ge)
+    }
+
     /// The `bool` local `g` of a loop condition `(var g)` (spec/lowering.md §6: the guard of
     /// a loop left by `break`/`return`).
     pub(super) fn guard_var(&self, e: &Expr) -> Option<String> {
@@ -499,6 +525,18 @@ impl Ctx<'_> {
             }),
             post,
         )))
+    }
+}
+
+/// Whether every path of `s` ends with `g ← c`, `cond(c) = ge`, or falsifies `g` (the
+/// kernel's and Coq's `guard_last`, spec/logic.md §4a, Q:WHILEGUARD).
+fn guard_last(prog: &crate::core::Program, g: &str, ge: &[Cstr], s: &Stmt) -> bool {
+    let either = |b: &Stmt| guard_last(prog, g, ge, b) || falsifies(g, b);
+    match s {
+        Stmt::Assign(x, c, _) => x == g && cond(prog, c).0 == ge,
+        Stmt::Seq(_, b) => guard_last(prog, g, ge, b),
+        Stmt::If(_, a, b, _) => either(a) && either(b),
+        _ => false,
     }
 }
 

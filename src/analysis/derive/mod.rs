@@ -39,7 +39,7 @@ use crate::certificate::{Farkas, Node, Rewrite};
 use crate::core::assertion::linear::{Cstr, DepMap, Lin};
 use crate::core::assertion::poly::{Atom, Coef, Poly};
 use crate::core::metric::{q, Q};
-use crate::core::{Hardware, Launch, Loc, Metric, Program, Space, Ty};
+use crate::core::{Expr, Hardware, Launch, Loc, Metric, Program, Space, Ty};
 pub use launch::launch_facts;
 use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
@@ -272,6 +272,9 @@ struct WhileExitAn {
     key: usize,
     /// Whether the body has a loop of its own.
     nested: bool,
+    /// Q:WHILEGUARD: the guard condition's constraints `GE` in the body's pre (the loop
+    /// node then follows the guard's write directly in its Q:SEQ, without Q:WEAK).
+    ge: Option<Vec<Cstr>>,
 }
 
 /// Q:WHILE1/2: the loop with its invariant `inv` and ranking atom.
@@ -336,6 +339,9 @@ pub struct Ctx<'a> {
     exit_candidates: BTreeSet<usize>,
     /// The keys of the exit loops whose body is being analysed (innermost last).
     exit_stack: Vec<usize>,
+    /// The guard's write `g ← E` right before a loop `while (g)` in a sequence, keyed by
+    /// the loop body's address (set by [`Ctx::fwd_seq`]; Q:WHILEGUARD, spec/logic.md §4a).
+    guard_entry: BTreeMap<usize, Expr>,
     /// For each exit loop: the atoms of its own body conditions and of its nested loops
     /// (not those of enclosing loops, nor the forms before the loop), the atoms of its
     /// invariant `I` (Q:WHILEEXIT keeps the potential after the loop apart).
@@ -413,6 +419,7 @@ impl<'a> Ctx<'a> {
             nstar_cache: Default::default(),
             exit_candidates: BTreeSet::new(),
             exit_stack: Vec::new(),
+            guard_entry: BTreeMap::new(),
             exit_own: BTreeMap::new(),
             live_loop: BTreeMap::new(),
             exit_fix: BTreeMap::new(),

@@ -12,7 +12,7 @@ use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field};
 use crate::core::assertion::linear::{Cstr, DepMap};
 use crate::core::assertion::poly::Coef;
-use crate::core::{Expr, Stmt};
+use crate::core::{Expr, Operand, Stmt};
 
 /// Dead constraints and entries that trigger a Q:WEAK dropping them: a weakening node per
 /// statement would double the derivation, so they are dropped in batches (the assertions
@@ -40,13 +40,31 @@ impl Ctx<'_> {
         let items = s.seq_items();
         let last = items.len().saturating_sub(1);
         let mut cur = pre.clone();
-        let mut out = Vec::with_capacity(items.len());
+        let mut out: Vec<AN> = Vec::with_capacity(items.len());
+        let mut prev: Option<&Stmt> = None;
         for (i, it) in items.into_iter().enumerate() {
+            // the guard's write right before its loop (Q:WHILEGUARD)
+            if let (Some(Stmt::Assign(g, c, _)), Stmt::While(Expr::Opd(Operand::Var(h)), body, _)) =
+                (prev, it)
+            {
+                if g == h {
+                    self.guard_entry
+                        .insert(&**body as *const Stmt as usize, c.clone());
+                }
+            }
+            prev = Some(it);
             let an = match filt {
                 Some(f) if i == last => self.fwd_filt(it, &cur, f)?,
                 _ => self.fwd(it, &cur)?,
             };
-            let an = if i < last { self.trim_dead(an, it) } else { an };
+            let guarded = matches!(&an.kind, AK::WhileExit(w) if w.ge.is_some());
+            let an = if guarded {
+                guard_entry_weaken(&mut out, an)
+            } else if i < last {
+                self.trim_dead(an, it)
+            } else {
+                an
+            };
             cur = an.post.clone();
             out.push(an);
         }
@@ -88,6 +106,28 @@ impl Ctx<'_> {
             },
         }
     }
+}
+
+/// Q:WHILEGUARD follows the guard's write directly in its Q:SEQ: the Q:WEAK that
+/// weakens the loop's entry to its invariant `(P, D)` (Q:WHILEEXIT2's outer Q:WEAK) is
+/// moved onto the previous item's post, and the loop's pre becomes the invariant.
+fn guard_entry_weaken(out: &mut Vec<AN>, mut an: AN) -> AN {
+    let AK::WhileExit(w) = &an.kind else {
+        return an;
+    };
+    let (inv, w_pre) = (w.inv.clone(), w.w_pre.clone());
+    if let Some(prev) = out.pop() {
+        out.push(AN {
+            pre: prev.pre.clone(),
+            post: inv.clone(),
+            kind: AK::Weaken {
+                inner: Box::new(prev),
+                w_post: w_pre,
+            },
+        });
+    }
+    an.pre = inv;
+    an
 }
 
 impl Back<'_, '_> {

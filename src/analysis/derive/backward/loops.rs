@@ -1,7 +1,7 @@
 //! The backward pass of loops: Q:WHILE1/2 (with the shift and `mono` rewrites of the
 //! ranking atom) and Q:WHILEEXIT1/2.
 
-use super::{node_of, Back, TChild, TNode};
+use super::{apply_rewrites, node_of, Back, TChild, TNode};
 use crate::analysis::derive::loops::LoopAtom;
 use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AN};
 use crate::analysis::entail::entails;
@@ -33,6 +33,7 @@ impl Back<'_, '_> {
             w_body_post,
             key,
             nested,
+            ge,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
@@ -48,25 +49,50 @@ impl Back<'_, '_> {
         if *nested {
             self.add_chains(*key, &inv.d, &[], &mut monos);
         }
+        let body_pre = body.pre.clone();
+        // Q:WHILEGUARD: the body's pre has the guard's condition, under which every own
+        // atom `A` with `A ≥ 1` pays one unit (`max0(A) = max0(A − 1) + 1`)
+        let rws: Vec<Rewrite> = match ge {
+            Some(_) => self
+                .ctx
+                .exit_own
+                .get(key)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| {
+                    let one = Q::one();
+                    let target = Cstr::le(Lin::constant(one.clone()).sub(a));
+                    entails(&body_pre.p, &target).map(|w| Rewrite::Shift(a.clone(), one, w))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let i = self.template(&monos);
         let i = self.restrict_d(i, &inv.d)?;
         let ik = i.plus_const(&k);
         let (nb, qb) = self.back(body, ik.clone())?;
-        self.geq(&i, &qb, "loop body is paid by the invariant")?;
-        let body_pre = body.pre.clone();
+        self.geq(
+            &apply_rewrites(&i, &rws),
+            &qb,
+            "loop body is paid by the invariant",
+        )?;
+        let mut bfields = vec![Field::Entail("pre", identity_witnesses(&body_pre.p))];
+        if !rws.is_empty() {
+            bfields.push(Field::Rewrite("pre", rws));
+        }
+        bfields.push(Field::Entail("post", w_body_post.clone()));
         let bweak = TNode {
             rule: "Q:WEAK",
             pre: (body_pre.clone(), i.clone()),
             post: (inv.clone(), ik.clone()),
-            fields: vec![
-                Field::Entail("pre", identity_witnesses(&body_pre.p)),
-                Field::Entail("post", w_body_post.clone()),
-            ],
+            fields: bfields,
             children: vec![TChild::Stmt(nb)],
         };
         let qp = i.plus(qpost).plus_const(&(&k + &k));
         let wnode = TNode {
-            rule: if *uniform {
+            rule: if ge.is_some() {
+                "Q:WHILEGUARD"
+            } else if *uniform {
                 "Q:WHILEEXIT1"
             } else {
                 "Q:WHILEEXIT2"
@@ -76,6 +102,10 @@ impl Back<'_, '_> {
             fields: vec![],
             children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
         };
+        if ge.is_some() {
+            // its entry weakening is on the guard's write before it (`fwd_seq`)
+            return Ok((wnode, qp));
+        }
         let outer = node(
             "Q:WEAK",
             &qp,

@@ -1,0 +1,186 @@
+//! Q:WHILEGUARD (spec/logic.md §4a, issue 15): a loop left by `break`/`return` is lowered to
+//! `g ← E; while (g) { …; if jmp < 2 then { …; g ← E } else { g ← false; … } }`
+//! (spec/lowering.md §6); the lanes entering the body satisfy `cond(E)`, so the body's
+//! potential pays each round by the shift of the loop's ranking atom and no round is
+//! prepaid. The kernel rejects the rule outside its premises; `coqc` checks its exports.
+
+mod common;
+
+use common::balanced_end;
+use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+use std::collections::BTreeMap;
+use warpcert::analysis::{analyze, AnalysisOptions};
+use warpcert::core::assertion::poly::Poly;
+use warpcert::core::metric::Q;
+use warpcert::core::{Hardware, Launch, Metric, MetricName};
+use warpcert::frontend;
+use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
+
+fn src(name: &str) -> String {
+    let path = format!("{}/tests/precision/{name}.cu", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn launch(grid: Option<[u32; 3]>) -> Launch {
+    Launch {
+        block: [32, 1, 1],
+        grid,
+    }
+}
+
+/// The certificate and bound of `src` for `m` (block 32, symbolic grid), unchecked.
+fn analyse(src: &str, m: MetricName) -> (String, Poly) {
+    let hw = Hardware::default();
+    let file = frontend::parse_str("k.cu", src).unwrap();
+    let (prog, _) = frontend::lower(&file, None, &launch(None), &hw, &BTreeMap::new()).unwrap();
+    let r = analyze(
+        &prog,
+        &Metric::standard(m),
+        &hw,
+        &launch(None),
+        &AnalysisOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (r.certificate, r.bound)
+}
+
+/// The lock-step per-warp cost of `src` under `m` at `n`, with `in[b] = −1` (others 1).
+fn simulated(src: &str, m: MetricName, n: i64, b: Option<usize>) -> Q {
+    let hw = Hardware::default();
+    let file = frontend::parse_str("k.cu", src).unwrap();
+    let l = launch(Some([1, 1, 1]));
+    let (prog, _) = frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
+    let cells = (0..32 * 24)
+        .map(|i| Value::Float(if Some(i) == b { -1.0 } else { 1.0 }))
+        .collect();
+    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
+    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
+    let ms = [Metric::standard(m)];
+    let run = run_kernel(&prog, &ms, &hw, &l, &params, &inputs).unwrap();
+    run.metrics[0].max_per_warp.clone()
+}
+
+/// `s` with the last occurrence of `from` replaced by `to` (which must occur).
+fn mutate_last(s: &str, from: &str, to: &str) -> String {
+    let i = s
+        .rfind(from)
+        .unwrap_or_else(|| panic!("`{from}` not in the certificate"));
+    format!("{}{}{}", &s[..i], to, &s[i + from.len()..])
+}
+
+/// `break_before`, `break_after` and `for_return` (tests/precision/) use Q:WHILEGUARD for
+/// `sectors`; the kernel accepts the certificates; the bound covers the lock-step cost at
+/// every tested `n` and break position, and equals the hand-derived truth of the files'
+/// comments where no lane breaks: `8·max(0, n)` (break_before/after), `8·max(0, n) + 4`
+/// (for_return) — no round prepaid (before Q:WHILEGUARD: `8 + 8·max(0, n)`, `12 + 8·max(0, n)`).
+#[test]
+fn loops_left_by_jumps_are_tight_with_whileguard() {
+    for (name, extra) in [("break_before", 0), ("break_after", 0), ("for_return", 4)] {
+        let s = src(name);
+        let (cert, bound) = analyse(&s, MetricName::Sectors);
+        assert!(
+            cert.contains("(Q:WHILEGUARD "),
+            "{name}: Q:WHILEGUARD not used"
+        );
+        warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("{name} rejected: {r:?}"));
+        for n in [-1i64, 0, 1, 2, 5, 12] {
+            let at = BTreeMap::from([("n".to_string(), n)]);
+            let b = bound.eval(&at);
+            let hand = Q::from_integer((8 * n.max(0) + extra).into());
+            assert_eq!(b, hand, "{name}: bound at n = {n}");
+            for brk in [None, Some(0), Some(33), Some(32 * 3 + 7)] {
+                let t = simulated(&s, MetricName::Sectors, n, brk);
+                assert!(
+                    t <= b,
+                    "{name}: unsound at n = {n}, break {brk:?}: {t} > {b}"
+                );
+                if brk.is_none() {
+                    assert_eq!(t, hand, "{name}: hand derivation at n = {n}");
+                }
+            }
+        }
+    }
+}
+
+/// Mutants the kernel rejects: the guard's write in the body made `k <= n` (the body no
+/// longer re-establishes `cond(E)` of the entry write: rejected at Q:WHILEGUARD); a
+/// Q:WHILEEXIT1 under a Q:WEAK renamed Q:WHILEGUARD (no guard write right before it in a
+/// Q:SEQ: rejected at Q:WHILEGUARD); and Q:WHILEGUARD renamed Q:WHILEEXIT2 (its body's pre
+/// has the guard's condition, which Q:WHILEEXIT2 does not give).
+#[test]
+fn whileguard_certificate_mutants_are_rejected() {
+    let (cert, _) = analyse(&src("break_before"), MetricName::Sectors);
+    warpcert_kernel::check(&cert).expect("the original is accepted");
+    let at_rule = |mutant: &str, rule: &str, what: &str| {
+        let r = warpcert_kernel::check(mutant).expect_err(what);
+        assert_eq!(r.rule, rule, "{what}: rejected elsewhere: {r:?}");
+    };
+    at_rule(
+        &mutate_last(
+            &cert,
+            "(assign g0 (bin < (var k) (param n)))",
+            "(assign g0 (bin <= (var k) (param n)))",
+        ),
+        "Q:WHILEGUARD",
+        "a body that re-establishes another condition accepted",
+    );
+    at_rule(
+        &cert.replacen("(Q:WHILEGUARD ", "(Q:WHILEEXIT2 ", 1),
+        "Q:WHILEEXIT2",
+        "the guard's condition in a Q:WHILEEXIT2 body accepted",
+    );
+    // uniform_break's loop is uniform: Q:WHILEEXIT1 under the Q:WEAK of its entry
+    let (uni, _) = analyse(&src("uniform_break"), MetricName::Sectors);
+    assert!(
+        uni.contains("(Q:WHILEEXIT1 "),
+        "uniform_break: Q:WHILEEXIT1 not used"
+    );
+    at_rule(
+        &uni.replacen("(Q:WHILEEXIT1 ", "(Q:WHILEGUARD ", 1),
+        "Q:WHILEGUARD",
+        "Q:WHILEGUARD away from the guard's write accepted",
+    );
+}
+
+/// The certificates export to Coq (`DWhileGuard`, and `DAssoc` when statements follow the
+/// loop: for_return) and `coqc` accepts them; a Coq-level mutant with the guard's condition
+/// `GE` of the `DWhileGuard` node emptied fails the reflective check (the body's pre is no
+/// longer `P ++ GE`). Skips, saying so, without `coqc`.
+#[test]
+fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
+    let mut texts = Vec::new();
+    for (name, m) in [
+        ("break_before", MetricName::Steps),
+        ("for_return", MetricName::Sectors),
+    ] {
+        let (cert, _) = analyse(&src(name), m);
+        let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(v.contains("(DWhileGuard "), "{name}");
+        texts.push((name.to_string(), v));
+    }
+    assert!(texts[1].1.contains("(DAssoc "), "for_return: no DAssoc");
+    let orig = &texts[0].1;
+    let at = orig.find("(DWhileGuard ").unwrap();
+    let open = at + orig[at..].find('[').unwrap();
+    let close = open + balanced_end(&orig[open..], '[', ']').expect("a closed list");
+    assert!(close > open + 2, "an empty GE");
+    let mutant = format!("{}[]{}", &orig[..open], &orig[close..]);
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-whileguard-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in texts.iter().chain([("mutant".to_string(), mutant)].iter()) {
+        let f = tmp.join(format!("whileguard_{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs).take(2) {
+        assert_accepted(f.display(), r);
+    }
+    assert_refuted(files[2].display(), &runs[2]);
+}

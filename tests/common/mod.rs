@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod coq;
+pub mod relational_kernels;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -945,3 +945,46 @@ fn analysis_made_floor_certificates_check_in_coq_and_mutants_fail() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `analyze --coq DIR` names its files `KERNEL_METRIC.v`; a template instance's name
+/// (`scale<float,128>`) made `scale<float,128>_sectors.v`, which coqc refuses ("Invalid
+/// character '<' in identifier", found with the cuda-samples' `testKernel<RGBA32>`). The
+/// names are now Coq module names, and coqc accepts one of the files.
+#[test]
+fn analyze_coq_names_template_instances_as_coq_modules() {
+    if !warpcert::frontend::clang::available() {
+        eprintln!("skipped: clang is not installed (apt-get install clang)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("warpcert-coq-tmpl-{}", std::process::id()));
+    let st = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .arg("analyze")
+        .arg(root().join("tests/data/clang/templates.cu"))
+        .args(["--kernel", "scale<float,128>", "--coq"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let f = dir.join("scale_float_128__sectors.v");
+    assert!(f.exists(), "no {}", f.display());
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        let stem = name.strip_suffix(".v").unwrap_or_else(|| panic!("{name}"));
+        assert!(
+            stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{name} is not a Coq module name"
+        );
+    }
+    if coqc_available() {
+        build_theories().unwrap_or_else(|e| panic!("{e}"));
+        let runs = coqc_all(&[f.clone()], 1);
+        assert_accepted(f.display(), &runs[0]);
+    } else {
+        eprintln!("SKIPPED (coqc part): coqc is not installed");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -981,7 +981,7 @@ fn analyze_coq_names_template_instances_as_coq_modules() {
     }
     if coqc_available() {
         build_theories().unwrap_or_else(|e| panic!("{e}"));
-        let runs = coqc_all(&[f.clone()], 1);
+        let runs = coqc_all(std::slice::from_ref(&f), 1);
         assert_accepted(f.display(), &runs[0]);
     } else {
         eprintln!("SKIPPED (coqc part): coqc is not installed");

@@ -19,7 +19,10 @@
 //! `coqc`, and four mutants of the rows16 export are rejected. The hand-written floor-atom
 //! certificate `tests/data/coq/floor_step32.sectors.cert` (issue 14: `⌊(n + 31)/32⌋⁺`, an
 //! `ishift` with a Chvátal–Gomory cut) is accepted by `coqc` and five mutants of its cut,
-//! floor forms, shift and divisor are rejected.
+//! floor forms, shift and divisor are rejected. Floor-form certificates made by the
+//! analysis itself (the default `--form floor`) for the precision kernels `last_round` and
+//! `gridstride_sum` (grid 240), with `ishift` and `imono` rewrites, are accepted by `coqc`,
+//! and three mutants (a lowered bound, a raised shift, a flipped `imono`) are rejected.
 //!
 //! `coqc` runs on two files at a time (CI has two cores). Skips with a message when `coqc`
 //! is not installed (CI installs Debian's `coq`).
@@ -822,4 +825,166 @@ fn floor_atoms_and_integer_rewrites_check_in_coq_and_mutants_fail() {
         assert_refuted(f.display(), r);
     }
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The sectors certificate the analysis makes by default (floor form) for a precision kernel
+/// (`tests/precision/NAME.cu`, the suite's launch), its kernel-verified bound and its export.
+fn analysed_floor_export(name: &str) -> (String, String, String) {
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Hardware, Launch, Metric};
+    use warpcert::export::coq::export;
+    let hw = Hardware::default();
+    let case = warpcert::cli::precision::suite()
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no precision case {name}"));
+    let prog = warpcert::cli::precision::load(&case, &hw).unwrap_or_else(|e| panic!("{e}"));
+    let launch = Launch {
+        block: case.block,
+        grid: case.concrete_grid.map(|g| [g, 1, 1]),
+    };
+    let opts = AnalysisOptions::default();
+    assert!(opts.floor, "the default analysis is not floor-form");
+    let a = analyze(
+        &prog,
+        &Metric::standard(MetricName::Sectors),
+        &hw,
+        &launch,
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let verdict = warpcert_kernel::check(&a.certificate).unwrap_or_else(|r| panic!("{name}: {r}"));
+    let e = export(&a.certificate).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (a.certificate, verdict.bound, e)
+}
+
+/// Replaces the first `from` after the first `anchor` in `text` (which must occur).
+fn mutate_after(text: &str, anchor: &str, from: &str, to: &str) -> String {
+    let at = text
+        .find(anchor)
+        .unwrap_or_else(|| panic!("`{anchor}` not in the export"));
+    let (head, tail) = text.split_at(at);
+    assert!(tail.contains(from), "`{from}` not after `{anchor}`");
+    format!("{head}{}", tail.replacen(from, to, 1))
+}
+
+/// Issue 14: floor-form certificates made by the analysis (`analyze --form floor`, the
+/// default), not hand-written, go through `coqc`. Two project-owned kernels of the precision
+/// suite (sectors): `last_round` (bound `4·⌊(n + 31)/32⌋⁺`, a Q:WEAK paying a round with
+/// `(ishift …)`) and `gridstride_sum` at grid 240 (`⌊(n + 30719)/30720⌋⁺`, besides the
+/// `ishift` two `(imono …)` rewrites). Both exports are accepted (closed under the global
+/// context). Mutants rejected by the reflective check: `last_round`'s bound coefficient
+/// lowered from 4 to 3 (hand count: at n = 32 the one round writes 32 consecutive floats,
+/// 4 sectors, above 3·1), its `ishift` shift raised from 1 to 2, and `gridstride_sum`'s
+/// first `imono` with the lower atom's coefficient `−128` turned to `+128` (`A2 ≥ A1`
+/// then, not `A1 ≥ A2`). Measured 5–7 s per coqc run (two at a time).
+#[test]
+fn analysis_made_floor_certificates_check_in_coq_and_mutants_fail() {
+    let (lr_cert, lr_bound, lr) = analysed_floor_export("last_round");
+    let (gs_cert, gs_bound, gs) = analysed_floor_export("gridstride_sum@240");
+    for (name, cert, bound) in [
+        ("last_round", &lr_cert, &lr_bound),
+        ("gridstride_sum", &gs_cert, &gs_bound),
+    ] {
+        assert!(bound.contains('⌊'), "{name}: no floor in the bound {bound}");
+        assert!(cert.contains("(ishift "), "{name}: no ishift rewrite");
+    }
+    assert!(
+        gs_cert.contains("(imono "),
+        "gridstride_sum: no imono rewrite"
+    );
+    assert!(
+        lr.contains("RIShift") && gs.contains("RIMono"),
+        "rewrites not exported"
+    );
+    let bound_def = "Definition bound : pot := mkPot (0 # 1) [((4 # 1), ";
+    let muts = [
+        (
+            "last_round_bound_lowered",
+            mutate(
+                &lr,
+                bound_def,
+                &bound_def.replace("(4 # 1)", "(3 # 1)"),
+                "bound",
+            ),
+        ),
+        (
+            "last_round_shift_raised",
+            mutate_after(&lr, "RIShift", ") 1%Z ([(", ") 2%Z ([("),
+        ),
+        (
+            "gridstride_sum_imono_flipped",
+            mutate_after(&gs, "RIMono", "((-128)%Z, VP 1)", "(128%Z, VP 1)"),
+        ),
+    ];
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the floor exports are not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-afloor-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in [("last_round_sectors", &lr), ("gridstride_sum_sectors", &gs)]
+        .into_iter()
+        .chain(muts.iter().map(|(n, t)| (*n, t)))
+    {
+        let f = tmp.join(format!("{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs) {
+        eprintln!("coqc {}: {:.2} s", f.display(), r.secs);
+    }
+    for (f, r) in files.iter().zip(&runs).take(2) {
+        assert_accepted(f.display(), r);
+    }
+    for (f, r) in files.iter().zip(&runs).skip(2) {
+        assert_refuted(f.display(), r);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `analyze --coq DIR` names its files `KERNEL_METRIC.v`; a template instance's name
+/// (`scale<float,128>`) made `scale<float,128>_sectors.v`, which coqc refuses ("Invalid
+/// character '<' in identifier", found with the cuda-samples' `testKernel<RGBA32>`). The
+/// names are now Coq module names, and coqc accepts one of the files.
+#[test]
+fn analyze_coq_names_template_instances_as_coq_modules() {
+    if !warpcert::frontend::clang::available() {
+        eprintln!("skipped: clang is not installed (apt-get install clang)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("warpcert-coq-tmpl-{}", std::process::id()));
+    let st = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .arg("analyze")
+        .arg(root().join("tests/data/clang/templates.cu"))
+        .args(["--kernel", "scale<float,128>", "--coq"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let f = dir.join("scale_float_128__sectors.v");
+    assert!(f.exists(), "no {}", f.display());
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        let stem = name.strip_suffix(".v").unwrap_or_else(|| panic!("{name}"));
+        assert!(
+            stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{name} is not a Coq module name"
+        );
+    }
+    if coqc_available() {
+        build_theories().unwrap_or_else(|e| panic!("{e}"));
+        let runs = coqc_all(std::slice::from_ref(&f), 1);
+        assert_accepted(f.display(), &runs[0]);
+    } else {
+        eprintln!("SKIPPED (coqc part): coqc is not installed");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

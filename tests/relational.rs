@@ -3,6 +3,8 @@
 //! `../shared/targets.md` and with the executable semantics), and exhaustive property tests
 //! against the lock-step semantics at warp sizes 4 and 8.
 
+mod common;
+
 use std::collections::BTreeMap;
 use warpcert::core::metric::{q, Q};
 use warpcert::core::{Dim, Hardware, Launch, MetricName, Space};
@@ -399,37 +401,7 @@ fn pico_table1_rows() {
 // ------------------------------------------------------------------------------------------
 // Exhaustive property tests against the lock-step semantics
 
-/// Kernels for the property tests: (name, source). Parameters: `n`.
-const KERNELS: &[(&str, &str)] = &[
-    (
-        "divergent_loop",
-        "__global__ void k(int *A) { for (int x = 0; x <= threadIdx.x; x++) { A[0] = 1; } }",
-    ),
-    (
-        "divergent_if",
-        "__global__ void k(int *A) { if (threadIdx.x % 2 == 0) { A[threadIdx.x * 3] = 1; } }",
-    ),
-    (
-        "param_loop",
-        "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[i * blockDim.x + threadIdx.x] = 0; } }",
-    ),
-    (
-        "strided_shared",
-        "__global__ void k(int *A, int n) { __shared__ int S[64]; for (int i = 0; i < n; i++) { S[threadIdx.x * 2] = 0; S[(threadIdx.x * 4) % 16] = 1; } }",
-    ),
-    (
-        "tree_reduction",
-        "__global__ void k(int *A) { __shared__ int S[64]; S[threadIdx.x] = A[blockIdx.x * blockDim.x + threadIdx.x]; for (int s = 1; s < blockDim.x; s *= 2) { if (threadIdx.x % (2 * s) == 0) { S[threadIdx.x] += S[threadIdx.x + s]; } } if (threadIdx.x == 0) { A[blockIdx.x] = S[0]; } }",
-    ),
-    (
-        "grid_stride",
-        "__global__ void k(int *A, int n) { for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) { A[i] = 0; } }",
-    ),
-    (
-        "tid_dependent_bound",
-        "__global__ void k(int *A, int n) { for (int x = threadIdx.x; x < 2 * threadIdx.x + 1; x++) { A[x + n] = 0; } }",
-    ),
-];
+use common::relational_kernels::KERNELS;
 
 /// For warp sizes 4 and 8, blocks of one and two warps, two blocks, `n ∈ 0..5`, both
 /// metrics: an `exact` bound equals the largest simulated per-warp cost, an `upper` bound is

@@ -259,3 +259,36 @@ fn triangular_nest_with_symbolic_steps_gives_no_formula() {
         assert_eq!(out.matches("depends on i inside").count(), 1, "{out}");
     }
 }
+
+/// A cooperative-group partition (`labeled_partition`, tests/data/clang/coalesced.cu) lowers
+/// to a chain of thousands of statements: the relational translation recursed along it and
+/// the kernel's witness reader overflowed the main thread's stack (SIGABRT, found by
+/// tests/relational_property.rs). The run must end with a report. Expected 36 sectors per
+/// warp (hand count): 9 accesses of consecutive ints (3 writes before the branch; 3 reads
+/// and 3 writes under `t % 4 != 1`), each 4 sectors for a warp's 32 lanes (or 24 of them).
+#[test]
+fn cooperative_partition_chain_does_not_overflow() {
+    use warpcert::frontend::clang;
+    if !clang::available() {
+        eprintln!("skipped: clang is not installed (apt-get install clang)");
+        return;
+    }
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/clang/coalesced.cu")
+        .display()
+        .to_string();
+    let (code, out) = warpcert(&[
+        "analyze",
+        &f,
+        "--kernel",
+        "by_key",
+        "--block",
+        "64",
+        "--metric",
+        "sectors",
+        "--relation",
+        "auto",
+    ]);
+    assert!(code >= 0, "killed by a signal: {out}");
+    assert!(out.contains("per warp  = 36"), "{out}");
+}

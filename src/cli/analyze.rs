@@ -99,8 +99,15 @@ pub(super) fn cert_path(base: &Path, kernel: &str, metric: MetricName, several: 
     }
 }
 
+/// `DIR/KERNEL_METRIC.v` for several metrics: a Coq module name, so every character of the
+/// kernel's name other than ASCII letters, digits and `_` (a template's `<…>`, `,`, `-`)
+/// becomes `_` (coqc rejects `testKernel<RGBA32>_sectors.v`).
 fn coq_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
     if several {
+        let kernel: String = kernel
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
         base.join(format!("{kernel}_{metric}.v"))
     } else {
         base.to_path_buf()

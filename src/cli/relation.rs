@@ -67,10 +67,21 @@ fn relational_metrics(l: &Loaded) -> Vec<MetricName> {
         .collect()
 }
 
+/// The kernel's replay of a witness, on a large stack (its reader recurses along the
+/// program's nesting: a cooperative-group partition lowers to thousands of statements).
+/// The error is boxed (it is large).
+fn replay(
+    text: &str,
+) -> Result<warpcert_kernel::witness::WitnessVerdict, Box<warpcert_kernel::witness::WitnessError>> {
+    crate::core::stack::with_big_stack(|| {
+        warpcert_kernel::witness::check_witness(text).map_err(Box::new)
+    })
+}
+
 /// A witness for the largest per-warp cost, replayed by the independent kernel.
 fn witness(l: &Loaded, metric: MetricName) -> Result<(Witness, String), String> {
     let w = relational::witness::witness(&l.program, metric, &l.hw, &l.launch, WITNESS_PARAM)?;
-    let verdict = witness_verdict(&warpcert_kernel::witness::check_witness(&w.text));
+    let verdict = witness_verdict(&replay(&w.text).map_err(|e| *e));
     Ok((
         Witness {
             params: w.params,
@@ -126,7 +137,7 @@ fn point_check(l: &Loaded, metric: MetricName, r: &relational::RelResult) -> Str
                 continue;
             }
         };
-        let replay = warpcert_kernel::witness::check_witness(&w.text);
+        let replay = replay(&w.text);
         let mut ps: std::collections::BTreeMap<String, i64> = w.params.iter().cloned().collect();
         for d in ["x", "y", "z"] {
             ps.insert(format!("gridDim.{d}"), 1);

@@ -117,14 +117,24 @@ fn sum_range(x: &str, r: &Range, body: &Poly, asm: &mut Vec<String>) -> Result<P
             let sub = lo.add(&Poly::atom(&y).scale(&q(k)));
             Ok(sum(&body.subst(x, &sub), &y, &Poly::zero(), &last))
         }
-        _ => {
+        Step::Mul(k) | Step::Sub(k) | Step::Div(k) => {
             if body.mentions(x) {
                 return Err(format!(
                     "loop {x} ∈ {r}: no closed form for a body depending on a \
                      multiplicative/dividing loop variable"
                 ));
             }
-            Ok(body.mul(&Poly::atom(&format!("#iterations({r})"))))
+            let op = match &r.step {
+                Step::Mul(_) => '*',
+                Step::Div(_) => '/',
+                _ => '-',
+            };
+            // Bounds and step as polynomials, so that `relational::eval_atom` counts the
+            // rounds at given parameter values.
+            let k = expr_poly(k);
+            Ok(body.mul(&Poly::atom(&format!(
+                "#iterations({lo}..{hi} step {op}{k})"
+            ))))
         }
     }
 }

@@ -152,13 +152,22 @@ pub fn eval_atom(a: &str, params: &BTreeMap<String, i64>) -> Option<Q> {
     if let Some(v) = params.get(a) {
         return Some(crate::core::metric::q(*v));
     }
-    let inner = a.strip_prefix("⌊(")?.strip_suffix('⌋')?;
-    let (num, k) = inner.rsplit_once(")/")?;
+    let look = |x: &str| params.get(x).map(|v| crate::core::metric::q(*v));
+    if let Some((lo, hi, op, k)) = iterations_parts(a) {
+        let int = |t: &str| {
+            let v = fold_poly_text(t, &look)?;
+            v.is_integer()
+                .then(|| num_traits::ToPrimitive::to_i64(&v.to_integer()))
+                .flatten()
+        };
+        return iterations(int(lo)?, int(hi)?, op, int(k)?).map(crate::core::metric::q);
+    }
+    let (num, k) = floor_parts(a)?;
     let k = match k.strip_prefix('(').and_then(|k| k.strip_suffix(')')) {
-        Some(kp) => eval_poly_text(kp, params)?,
+        Some(kp) => fold_poly_text(kp, &look)?,
         None => crate::core::metric::q(k.parse().ok()?),
     };
-    let v = eval_poly_text(num, params)?;
+    let v = fold_poly_text(num, &look)?;
     if k.is_zero() || !k.is_integer() || !v.is_integer() {
         return None;
     }
@@ -168,8 +177,86 @@ pub fn eval_atom(a: &str, params: &BTreeMap<String, i64>) -> Option<Q> {
     )))
 }
 
-/// Evaluates the `Display` form of a [`Poly`] (`c*a^e*b + …`) at `params`.
-fn eval_poly_text(s: &str, params: &BTreeMap<String, i64>) -> Option<Q> {
+/// `#iterations(lo..hi step ⊙k)` ↦ `(lo, hi, ⊙, k)` (`⊙ ∈ {*, /, -}`; `lo`, `hi`, `k`
+/// polynomial texts), the atom `cost::closed_form` gives a multiplicative, dividing or
+/// decreasing loop.
+fn iterations_parts(a: &str) -> Option<(&str, &str, char, &str)> {
+    let inner = a.strip_prefix("#iterations(")?.strip_suffix(')')?;
+    let (range, step) = inner.split_once(" step ")?;
+    let (lo, hi) = range.split_once("..")?;
+    let mut cs = step.chars();
+    let op = cs.next().filter(|c| matches!(c, '*' | '/' | '-'))?;
+    Some((lo, hi, op, cs.as_str()))
+}
+
+/// Rounds of `for x ∈ lo..hi step ⊙k` (spec/relational.md §2: `x ← x ⊙ k` while `lo ≤ hi`
+/// for `*`, `lo ≥ hi` for the decreasing `/` and `-`; `/` truncates). `None` when the loop
+/// does not end within 2²⁰ rounds or overflows.
+fn iterations(lo: i64, hi: i64, op: char, k: i64) -> Option<i64> {
+    let mut x = lo;
+    let mut n = 0i64;
+    while if op == '*' { x <= hi } else { x >= hi } {
+        n += 1;
+        if n > 1 << 20 {
+            return None;
+        }
+        x = match op {
+            '*' => x.checked_mul(k)?,
+            '/' => x.checked_div(k)?,
+            _ => x.checked_sub(k)?,
+        };
+    }
+    Some(n)
+}
+
+/// `⌊(num)/k⌋` ↦ `(num, k)` (`k` a literal or `(poly)`).
+fn floor_parts(a: &str) -> Option<(&str, &str)> {
+    a.strip_prefix("⌊(")?.strip_suffix('⌋')?.rsplit_once(")/")
+}
+
+/// The names an atom of a closed form reads, when it is one of the forms [`eval_atom`]
+/// evaluates (a name, or `⌊(p)/k⌋` with `p`, `k` polynomials over names); `None` for any other
+/// atom (an opaque term, a nested floor), which no parameter value evaluates. `#iterations(…)`
+/// atoms read the names of their bounds and step.
+pub fn atom_names(a: &str) -> Option<Vec<String>> {
+    let ident = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '#' | '$');
+    if !a.is_empty() && a.chars().all(ident) {
+        return Some(vec![a.to_string()]);
+    }
+    let names = std::cell::RefCell::new(Vec::new());
+    let record = |x: &str| {
+        names.borrow_mut().push(x.to_string());
+        Some(Q::zero())
+    };
+    let k = if let Some((lo, hi, _, k)) = iterations_parts(a) {
+        fold_poly_text(lo, &record)?;
+        fold_poly_text(hi, &record)?;
+        format!("({k})")
+    } else {
+        let (num, k) = floor_parts(a)?;
+        fold_poly_text(num, &record)?;
+        k.to_string()
+    };
+    let k = k.as_str();
+    match k.strip_prefix('(').and_then(|k| k.strip_suffix(')')) {
+        Some(kp) => {
+            fold_poly_text(kp, &record)?;
+        }
+        None => {
+            k.parse::<i64>().ok()?;
+        }
+    }
+    let mut names = names.into_inner();
+    if names.iter().any(|n| !n.chars().all(ident)) {
+        return None;
+    }
+    names.sort();
+    names.dedup();
+    Some(names)
+}
+
+/// Evaluates the `Display` form of a [`Poly`] (`c*a^e*b + …`), reading names with `look`.
+fn fold_poly_text(s: &str, look: &dyn Fn(&str) -> Option<Q>) -> Option<Q> {
     let s = s.replace(" - ", " + -");
     let mut total = Q::zero();
     for term in s.split(" + ") {
@@ -188,7 +275,7 @@ fn eval_poly_text(s: &str, params: &BTreeMap<String, i64>) -> Option<Q> {
             } else if let Ok(n) = base.parse::<i64>() {
                 crate::core::metric::q(n)
             } else {
-                crate::core::metric::q(*params.get(base)?)
+                look(base)?
             };
             for _ in 0..e {
                 v *= &bv;
@@ -197,6 +284,38 @@ fn eval_poly_text(s: &str, params: &BTreeMap<String, i64>) -> Option<Q> {
         total += if neg { -v } else { v };
     }
     Some(total)
+}
+
+/// Whether an assumption of a closed form (`P >= c`, [`cost::ClosedForm::assumptions`])
+/// holds at `params`; `None` when it is not of that shape or reads an atom without a value.
+pub fn assumption_holds(a: &str, params: &BTreeMap<String, i64>) -> Option<bool> {
+    let (lhs, rhs) = a.split_once(" >= ")?;
+    let look = |x: &str| eval_atom(x, params);
+    let l = fold_poly_text(lhs, &look)?;
+    let r = fold_poly_text(rhs, &look)?;
+    Some(l >= r)
+}
+
+/// The first atom of `forms` that is not a formula over `params` (see [`atom_names`]), with
+/// the name it reads that is not a parameter (`None`: the atom is not evaluable at all).
+/// A bound with such an atom is no answer (issue 14: a free loop counter `i` was printed).
+pub fn non_parameter_atom(
+    forms: &[Poly],
+    params: &std::collections::BTreeSet<String>,
+) -> Option<(String, Option<String>)> {
+    for f in forms {
+        for a in f.atoms() {
+            match atom_names(&a) {
+                None => return Some((a, None)),
+                Some(ns) => {
+                    if let Some(n) = ns.into_iter().find(|n| !params.contains(n)) {
+                        return Some((a, Some(n)));
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The lanes of warp `w` of a block of `launch`.
@@ -238,8 +357,30 @@ pub fn analyze(
     let m = pico_metric(metric, hw).ok_or_else(|| {
         format!("metric `{metric}` has no relational analysis (use sectors or conflicts)")
     })?;
-    let tr = translate::translate(prog);
-    analyze_proto(&tr.proto, m, hw, launch, &tr.unsupported)
+    // The translation and the analysis recurse along the program's nesting.
+    let mut r = crate::core::stack::with_big_stack(|| {
+        let tr = translate::translate(prog);
+        analyze_proto(&tr.proto, m, hw, launch, &tr.unsupported)
+    })?;
+    // A formula is an answer only over the kernel's (non-float) parameters.
+    let params: std::collections::BTreeSet<String> = prog
+        .params
+        .iter()
+        .filter(|p| p.ty != crate::core::Ty::Float)
+        .map(|p| p.name.clone())
+        .collect();
+    if let Some((atom, name)) = non_parameter_atom(&r.forms, &params) {
+        r.failures.push(match name {
+            Some(n) => format!(
+                "the closed form contains `{atom}`, which reads `{n}`, not a kernel parameter"
+            ),
+            None => format!(
+                "the closed form contains `{atom}`, not a formula over the kernel's parameters"
+            ),
+        });
+        r.relation = Relation::Upper;
+    }
+    Ok(r)
 }
 
 /// [`analyze`] on a protocol; `unsupported` lists constructs the translation could not
@@ -344,4 +485,65 @@ pub fn analyze_proto(
         assumptions,
         failures,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::metric::q;
+
+    fn env(kv: &[(&str, i64)]) -> BTreeMap<String, i64> {
+        kv.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    /// `for (i = 1; i < n; i *= 2)` runs ⌈log₂ n⌉ rounds (1, 2, 4, 8 at n = 9) and
+    /// `for (s = n; s > 0; s >>= 1)` ⌊log₂ n⌋ + 1 (9, 4, 2, 1): hand counts
+    /// (tests/precision/doubling.cu, halving.cu).
+    #[test]
+    fn iteration_counts_evaluate() {
+        let e = env(&[("n", 9)]);
+        let up = "#iterations(1..n - 1 step *2)";
+        let down = "#iterations(n..1 step /2)";
+        assert_eq!(eval_atom(up, &e), Some(q(4)));
+        assert_eq!(eval_atom(down, &e), Some(q(4)));
+        assert_eq!(eval_atom(up, &env(&[("n", 1)])), Some(q(0)));
+        assert_eq!(eval_atom(down, &env(&[("n", 0)])), Some(q(0)));
+        // `x *= 1` from 1 never ends: no value rather than a wrong one.
+        assert_eq!(eval_atom("#iterations(1..n step *1)", &e), None);
+        assert_eq!(atom_names(up), Some(vec!["n".to_string()]));
+    }
+
+    /// A closed form reading a loop counter `i` (issue 14's triangular nest), an unknown
+    /// `$3` or an opaque term is not an answer; one over parameters is.
+    #[test]
+    fn only_formulas_over_parameters_are_answers() {
+        let params: std::collections::BTreeSet<String> =
+            ["m", "n", "s2"].iter().map(|s| s.to_string()).collect();
+        let ok = Poly::atom("⌊(m - 1)/(s2)⌋").add(&Poly::atom("n"));
+        assert_eq!(non_parameter_atom(&[ok], &params), None);
+        let free = Poly::atom("⌊(-i + m - 1)/(s2)⌋").mul(&Poly::atom("n"));
+        assert_eq!(
+            non_parameter_atom(&[free], &params),
+            Some(("⌊(-i + m - 1)/(s2)⌋".to_string(), Some("i".to_string())))
+        );
+        let unknown = Poly::atom("$3");
+        assert_eq!(
+            non_parameter_atom(&[unknown], &params),
+            Some(("$3".to_string(), Some("$3".to_string())))
+        );
+        let opaque = Poly::atom("(n % 4)");
+        assert_eq!(
+            non_parameter_atom(&[opaque], &params),
+            Some(("(n % 4)".to_string(), None))
+        );
+    }
+
+    /// Assumptions `P >= c` are evaluated; other shapes have no value.
+    #[test]
+    fn assumptions_evaluate() {
+        let e = env(&[("n", 3), ("m", 1)]);
+        assert_eq!(assumption_holds("-m + n >= 0", &e), Some(true));
+        assert_eq!(assumption_holds("m - n >= 0", &e), Some(false));
+        assert_eq!(assumption_holds("m - n", &e), None);
+    }
 }

@@ -254,10 +254,17 @@ impl Tr<'_> {
                 self.env.insert(x.clone(), v);
                 Proto::Skip
             }
-            Stmt::Seq(a, b) => {
-                let p = self.stmt(a);
-                let q = self.stmt(b);
-                Proto::Seq(vec![p, q])
+            Stmt::Seq(..) => {
+                // A chain `s₁; (s₂; (s₃; …))` is walked as a list, not recursively: lowered
+                // programs (cooperative-group partitions) chain thousands of statements.
+                let mut ps = Vec::new();
+                let mut cur = s;
+                while let Stmt::Seq(a, b) = cur {
+                    ps.push(self.stmt(a));
+                    cur = b;
+                }
+                ps.push(self.stmt(cur));
+                Proto::Seq(ps)
             }
             Stmt::Assign(x, e, loc) => {
                 let (v, p) = self.expr(e, loc.line);

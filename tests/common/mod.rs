@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod coq;
+pub mod relational_kernels;
 pub mod rng;
 
 use std::collections::BTreeMap;

@@ -439,7 +439,7 @@ impl Ctx<'_> {
     fn guard_facts(&self, e: &Expr, body: &Stmt) -> Option<Vec<Cstr>> {
         let g = self.guard_var(e)?;
         let c = self.guard_entry.get(&(body as *const Stmt as usize))?;
-        let ge = cond(&*self, c).0;
+        let ge = cond(self, c).0;
         (!ge.is_empty() && guard_last(self.prog, &g, &ge, body)).then_some(ge)
     }
 

@@ -127,7 +127,7 @@ const BASES: usize = 8;
 /// `P` list and `D` map (by the address of the shared value: nodes share them, and by its
 /// content: an equal list or map built elsewhere gets the same name) and each assertion is
 /// defined once, a `P`/`D` preferably as a change of one of the [`BASES`] defined last
-/// (the one whose change is shortest).
+/// (the one whose change has the fewest parts).
 #[derive(Default)]
 struct Table {
     /// The table's text (its entries, one per line).
@@ -262,18 +262,26 @@ impl Table {
         }
         let k = self.np;
         self.np += 1;
-        // the shortest of the changes from the latest entries (newest first on ties)
-        let body = self
+        // the change from the latest entries with the fewest dropped positions and added
+        // constraints (an added constraint weighs as about ten positions; newest first on
+        // ties), written only if its text is shorter than the full list's
+        let best = self
             .last_p
             .iter()
             .rev()
-            .filter_map(|(b, old)| {
-                let (drop, add) = p_change(old, p)?;
-                Some(p_body(Some((*b, &drop)), add))
-            })
-            .chain(std::iter::once(full.clone()))
-            .min_by_key(String::len)
-            .unwrap_or_default();
+            .filter_map(|(b, old)| Some((*b, p_change(old, p)?)))
+            .min_by_key(|(_, (drop, add))| drop.len() + 10 * add.len());
+        let body = match best {
+            Some((b, (drop, add))) => {
+                let delta = p_body(Some((b, &drop)), add);
+                if delta.len() < full.len() {
+                    delta
+                } else {
+                    full.clone()
+                }
+            }
+            None => full.clone(),
+        };
         let _ = writeln!(self.text, "  (p p{k}{body})");
         self.p.insert(key, k);
         self.p_text.insert(full, k);
@@ -293,14 +301,25 @@ impl Table {
         }
         let k = self.nd;
         self.nd += 1;
-        let body = self
-            .last_d
-            .iter()
-            .rev()
-            .map(|(b, old)| d_body(Some((*b, old)), d))
-            .chain(std::iter::once(full.clone()))
-            .min_by_key(String::len)
-            .unwrap_or_default();
+        // the change from the latest entries with the fewest dropped and changed entries
+        // (a changed entry weighs as about four dropped names; newest first on ties),
+        // written only if its text is shorter than the full map's
+        let best = self.last_d.iter().rev().min_by_key(|(_, old)| {
+            let dropped = old.keys().filter(|x| !d.contains_key(*x)).count();
+            let changed = d.iter().filter(|(x, e)| old.get(*x) != Some(*e)).count();
+            dropped + 4 * changed
+        });
+        let body = match best {
+            Some((b, old)) => {
+                let delta = d_body(Some((*b, old)), d);
+                if delta.len() < full.len() {
+                    delta
+                } else {
+                    full.clone()
+                }
+            }
+            None => full.clone(),
+        };
         let _ = writeln!(self.text, "  (d d{k}{body})");
         self.d.insert(key, k);
         self.d_text.insert(full, k);

@@ -378,8 +378,14 @@ fn every_relational_answer_holds_at_random_points() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Floors against a loader regression emptying the test (not expected values: the run of
-    // 2026-11-26 made 5 842 exact and 1 998 upper comparisons over 198 kernel launches).
-    assert!(subs.len() >= 150, "only {} kernels loaded", subs.len());
+    // 2026-11-26 made 5 842 exact and 1 998 upper comparisons over 198 kernel launches, and
+    // 146 launches when clang is absent and the tests/data/clang kernels are skipped).
+    let floor = if warpcert::frontend::clang::available() {
+        150
+    } else {
+        120
+    };
+    assert!(subs.len() >= floor, "only {} kernels loaded", subs.len());
     assert!(
         cov.exact_checks >= 3000,
         "only {} exact checks",

@@ -208,8 +208,15 @@ pub fn audit(t: &Target, claim: &Claim, opts: &AnalysisOptions, limits: &SearchL
             };
         }
     };
-    match warpcert_kernel::witness::check_witness(&text) {
-        Ok(_) => Audit {
+    // replayed on a big stack, as `--relation` does: the kernel's reader recurses along the
+    // program, and a long statement chain would overflow the default stack
+    let replayed = crate::core::stack::with_big_stack(|| {
+        warpcert_kernel::witness::check_witness(&text)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    match replayed {
+        Ok(()) => Audit {
             verdict: Verdict::Refuted(Box::new(Refuted {
                 witness: text,
                 checked: true,

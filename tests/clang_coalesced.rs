@@ -10,30 +10,23 @@
 //! installed.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 mod common;
+
+use common::clang::have_clang;
 use common::warpcert_output;
 use warpcert::core::{Expr, Hardware, Launch, Metric, MetricName, Program, Stmt, UnOp};
-use warpcert::frontend::clang::{self, ClangOptions, ClangParsed};
+use warpcert::frontend::clang::{self, ClangParsed};
 use warpcert::semantics::run::{run_kernel, KernelRun, Params};
 use warpcert::semantics::store::{ArrayInit, Inputs};
 use warpcert::semantics::value::Value;
 
 const FILE: &str = "tests/data/clang/coalesced.cu";
-const N: i64 = 64;
 
-fn have_clang(test: &str) -> bool {
-    let ok = clang::available();
-    if !ok {
-        eprintln!("{test}: skipped, clang is not installed (apt-get install clang)");
-    }
-    ok
-}
-
+/// coalesced.cu read by clang.
 fn read() -> ClangParsed {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(FILE);
-    clang::parse_file(&path, &ClangOptions::default(), None).unwrap_or_else(|d| panic!("{d}"))
+    common::clang::read("coalesced.cu")
 }
+const N: i64 = 64;
 
 /// One block of 64 threads: two warps.
 fn launch() -> Launch {

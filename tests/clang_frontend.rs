@@ -3,32 +3,16 @@
 //! no-clang path of the CLI is checked by running the binary with `WARPCERT_CLANG` pointing
 //! nowhere.
 
+mod common;
+
+use common::clang::{data, have_clang, read};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program, Stmt};
 use warpcert::frontend::clang::{self, ClangOptions, ClangParsed};
 use warpcert::semantics::run::{run_kernel, Params};
 use warpcert::semantics::store::{ArrayInit, Inputs};
 use warpcert::semantics::value::Value;
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/clang")
-        .join(name)
-}
-
-fn have_clang(test: &str) -> bool {
-    let ok = clang::available();
-    if !ok {
-        eprintln!("{test}: skipped, clang is not installed (apt-get install clang)");
-    }
-    ok
-}
-
-fn read(name: &str) -> ClangParsed {
-    clang::parse_file(&data(name), &ClangOptions::default(), None).unwrap_or_else(|d| panic!("{d}"))
-}
 
 fn launch32() -> Launch {
     Launch {

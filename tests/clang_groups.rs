@@ -5,28 +5,21 @@
 //! semantics of two kernels.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 mod common;
+
+use common::clang::have_clang;
 use common::warpcert_output;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program, Stmt};
-use warpcert::frontend::clang::{self, ClangOptions, ClangParsed};
+use warpcert::frontend::clang::{self, ClangParsed};
 use warpcert::semantics::run::{run_kernel, KernelRun, Params};
 use warpcert::semantics::store::{ArrayInit, Inputs};
 use warpcert::semantics::value::Value;
 
 const FILE: &str = "tests/data/clang/grid_groups.cu";
 
-fn have_clang(test: &str) -> bool {
-    let ok = clang::available();
-    if !ok {
-        eprintln!("{test}: skipped, clang is not installed (apt-get install clang)");
-    }
-    ok
-}
-
+/// grid_groups.cu read by clang.
 fn read() -> ClangParsed {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(FILE);
-    clang::parse_file(&path, &ClangOptions::default(), None).unwrap_or_else(|d| panic!("{d}"))
+    common::clang::read("grid_groups.cu")
 }
 
 /// Two blocks of 32 threads.

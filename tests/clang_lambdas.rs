@@ -7,7 +7,6 @@
 
 use num_rational::BigRational;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
 use warpcert::frontend::clang::{self, ClangOptions, ClangParsed};
 use warpcert::semantics::run::{run_kernel, KernelRun, Params};
@@ -16,23 +15,7 @@ use warpcert::semantics::value::Value;
 
 mod common;
 
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/clang")
-        .join(name)
-}
-
-fn have_clang(test: &str) -> bool {
-    let ok = clang::available();
-    if !ok {
-        eprintln!("{test}: skipped, clang is not installed (apt-get install clang)");
-    }
-    ok
-}
-
-fn read(name: &str) -> ClangParsed {
-    clang::parse_file(&data(name), &ClangOptions::default(), None).unwrap_or_else(|d| panic!("{d}"))
-}
+use common::clang::{data, have_clang, read};
 
 fn launch(bx: u32) -> Launch {
     Launch {

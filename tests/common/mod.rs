@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod clang;
 pub mod coq;
 pub mod relational_kernels;
 pub mod rng;

@@ -345,6 +345,36 @@ impl<'a> Warp<'a> {
         }
     }
 
+    /// Charges an array access by the array's space and returns the rule that charges it:
+    /// a global access `M^gread(n)`/`M^gwrite(n)` with `n = MemReads` (EC:GARR, SC:GWRITE),
+    /// a shared one `M^sread(n)`/`M^swrite(n)` with `n = Conflicts` (EC:SARR, SC:SWRITE), a
+    /// thread-local one the constant `M^var`/`M^vwrite` (EC:LARR, SC:LWRITE).
+    fn charge_space(
+        &mut self,
+        ts: &[usize],
+        idx: &[i64],
+        space: Space,
+        bytes: u32,
+        write: bool,
+    ) -> &'static str {
+        let (acc, rule) = match (space, write) {
+            (Space::Global, false) => (AccRes::GRead, EC_GARR),
+            (Space::Shared, false) => (AccRes::SRead, EC_SARR),
+            (Space::Global, true) => (AccRes::GWrite, SC_GWRITE),
+            (Space::Shared, true) => (AccRes::SWrite, SC_SWRITE),
+            (Space::Local, false) => {
+                self.charge(ts, Res::Var);
+                return EC_LARR;
+            }
+            (Space::Local, true) => {
+                self.charge(ts, Res::VWrite);
+                return SC_LWRITE;
+            }
+        };
+        self.charge_access(ts, idx, bytes, acc);
+        rule
+    }
+
     /// Charges an access `M^r(n)`, `n` = `MemReads`/`Conflicts` of the indices of each
     /// warp's active lanes (the whole family in single-warp mode).
     fn charge_access(&mut self, ts: &[usize], idx: &[i64], elem_bytes: u32, r: AccRes) {
@@ -522,6 +552,21 @@ impl<'a> Warp<'a> {
             })
     }
 
+    /// The slot of local `x` and its declared type.
+    fn var_slot_ty(&self, x: &'a str) -> Result<(usize, Ty), SemError> {
+        let slot = self.var_slot(x)?;
+        let ty =
+            self.prog
+                .locals
+                .get(slot)
+                .map(|(_, t)| *t)
+                .ok_or_else(|| SemError::Undeclared {
+                    kind: "local",
+                    name: x.to_string(),
+                })?;
+        Ok((slot, ty))
+    }
+
     #[inline]
     fn array_slot(&self, a: &'a str) -> Result<usize, SemError> {
         self.array_cache
@@ -661,20 +706,7 @@ impl<'a> Warp<'a> {
                         log.access(slot, space, i, self.lane_ids[l], None, self.cur_loc, arr)?;
                     }
                 }
-                let rule = match space {
-                    Space::Global => {
-                        self.charge_access(ts, &idx, bytes, AccRes::GRead);
-                        EC_GARR
-                    }
-                    Space::Shared => {
-                        self.charge_access(ts, &idx, bytes, AccRes::SRead);
-                        EC_SARR
-                    }
-                    Space::Local => {
-                        self.charge(ts, Res::Var);
-                        EC_LARR
-                    }
-                };
+                let rule = self.charge_space(ts, &idx, space, bytes, false);
                 self.idx = idx;
                 rule
             }
@@ -891,16 +923,7 @@ impl<'a> Warp<'a> {
     ) -> Result<Option<Derivation>, SemError> {
         self.tick()?;
         let start = self.mark();
-        let slot = self.var_slot(x)?;
-        let ty =
-            self.prog
-                .locals
-                .get(slot)
-                .map(|(_, t)| *t)
-                .ok_or_else(|| SemError::Undeclared {
-                    kind: "local",
-                    name: x.to_string(),
-                })?;
+        let (slot, ty) = self.var_slot_ty(x)?;
         let (r, de) = self.eval_expr(e, ts, mem)?;
         if let Some(v) = r.iter().find(|v| v.ty() != ty) {
             return Err(SemError::Type(format!(
@@ -995,20 +1018,7 @@ impl<'a> Warp<'a> {
         }
         self.give(r2);
         let (space, bytes) = (cells.space, cells.elem_bytes);
-        let rule = match space {
-            Space::Global => {
-                self.charge_access(ts, &idx, bytes, AccRes::GWrite);
-                SC_GWRITE
-            }
-            Space::Shared => {
-                self.charge_access(ts, &idx, bytes, AccRes::SWrite);
-                SC_SWRITE
-            }
-            Space::Local => {
-                self.charge(ts, Res::VWrite);
-                SC_LWRITE
-            }
-        };
+        let rule = self.charge_space(ts, &idx, space, bytes, true);
         self.idx = idx;
         let kids = d1.into_iter().chain(d2).collect();
         Ok(self.leaf(rule, ts, &start, s, kids))

@@ -11,8 +11,8 @@
 //! (a result of one value then fits in registers) and are unboxed at its two entry points.
 
 use super::{as_bool, as_index, at, Warp};
-use crate::core::{Expr, Loc, Operand, Space, Stmt};
-use crate::semantics::derivation::{AccRes, Res};
+use crate::core::{Expr, Loc, Operand, Stmt};
+use crate::semantics::derivation::Res;
 use crate::semantics::store::Memory;
 use crate::semantics::value::{apply_bin_lanes, apply_un, Value};
 use crate::semantics::*;
@@ -78,16 +78,7 @@ impl<'a> Warp<'a> {
         mem: &mut Memory,
     ) -> Result<&'static str, Box<SemError>> {
         self.tick()?;
-        let slot = self.var_slot(x)?;
-        let ty =
-            self.prog
-                .locals
-                .get(slot)
-                .map(|(_, t)| *t)
-                .ok_or_else(|| SemError::Undeclared {
-                    kind: "local",
-                    name: x.to_string(),
-                })?;
+        let (slot, ty) = self.var_slot_ty(x)?;
         let v = self.expr_one(e, l, mem)?;
         if v.ty() != ty {
             return Err(Box::new(SemError::Type(format!(
@@ -146,20 +137,7 @@ impl<'a> Warp<'a> {
         cells.set(i, v);
         let (space, bytes) = (cells.space, cells.elem_bytes);
         let ts = std::slice::from_ref(&l);
-        Ok(match space {
-            Space::Global => {
-                self.charge_access(ts, &[i], bytes, AccRes::GWrite);
-                SC_GWRITE
-            }
-            Space::Shared => {
-                self.charge_access(ts, &[i], bytes, AccRes::SWrite);
-                SC_SWRITE
-            }
-            Space::Local => {
-                self.charge(ts, Res::VWrite);
-                SC_LWRITE
-            }
-        })
+        Ok(self.charge_space(ts, &[i], space, bytes, true))
     }
 
     /// OC:VAR, OC:CONST, OC:PARAM, OC:TID on `{l}`.
@@ -239,11 +217,7 @@ impl<'a> Warp<'a> {
                 if let Some(log) = self.races.as_mut() {
                     log.access(slot, space, i, self.lane_ids[l], None, self.cur_loc, arr)?;
                 }
-                match space {
-                    Space::Global => self.charge_access(ts, &[i], bytes, AccRes::GRead),
-                    Space::Shared => self.charge_access(ts, &[i], bytes, AccRes::SRead),
-                    Space::Local => self.charge(ts, Res::Var),
-                }
+                self.charge_space(ts, &[i], space, bytes, false);
                 Ok(v)
             }
             Expr::Opd(_) => Err(Box::new(SemError::Type("unreachable operand case".into()))),

@@ -19,36 +19,40 @@ pub(super) fn dim(what: &str, f: &str, p: Pos) -> Expr {
     e(ExprKind::Member(Box::new(ident(what, p)), f.to_string()), p)
 }
 
-/// `threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)`: a block's
-/// `thread_rank()`.
-pub(super) fn thread_rank(p: Pos) -> Expr {
+/// `idx.x + dim.x * (idx.y + dim.y * idx.z)`: the linear rank of a 3-D index within its
+/// extent (`threadIdx`/`blockDim`: a block's `thread_rank()`; `blockIdx`/`gridDim`: a
+/// grid's `block_rank()`).
+pub(super) fn linear_rank(idx: &str, extent: &str, p: Pos) -> Expr {
     let inner = bin(
         BinaryOp::Add,
-        dim("threadIdx", "y", p),
-        bin(
-            BinaryOp::Mul,
-            dim("blockDim", "y", p),
-            dim("threadIdx", "z", p),
-        ),
+        dim(idx, "y", p),
+        bin(BinaryOp::Mul, dim(extent, "y", p), dim(idx, "z", p)),
     );
     bin(
         BinaryOp::Add,
-        dim("threadIdx", "x", p),
-        bin(BinaryOp::Mul, dim("blockDim", "x", p), inner),
+        dim(idx, "x", p),
+        bin(BinaryOp::Mul, dim(extent, "x", p), inner),
     )
 }
 
-/// `blockDim.x * blockDim.y * blockDim.z`: a block's `size()`.
-pub(super) fn block_size(p: Pos) -> Expr {
+/// `extent.x * extent.y * extent.z` (`blockDim`: a block's `size()`; `gridDim`: a grid's
+/// `num_blocks()`).
+pub(super) fn extent_size(extent: &str, p: Pos) -> Expr {
     bin(
         BinaryOp::Mul,
-        bin(
-            BinaryOp::Mul,
-            dim("blockDim", "x", p),
-            dim("blockDim", "y", p),
-        ),
-        dim("blockDim", "z", p),
+        bin(BinaryOp::Mul, dim(extent, "x", p), dim(extent, "y", p)),
+        dim(extent, "z", p),
     )
+}
+
+/// A block's `thread_rank()`.
+pub(super) fn thread_rank(p: Pos) -> Expr {
+    linear_rank("threadIdx", "blockDim", p)
+}
+
+/// A block's `size()`.
+pub(super) fn block_size(p: Pos) -> Expr {
+    extent_size("blockDim", p)
 }
 
 impl Conv<'_> {

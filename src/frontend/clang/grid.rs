@@ -21,7 +21,7 @@
 //! `is_valid()` (whether the launch was cooperative) and other members stay a located
 //! error; a `grid_group` parameter of a device function is read as the grid.
 
-use super::calls::{block_size, dim, thread_rank};
+use super::calls::{block_size, extent_size, linear_rank, thread_rank};
 use super::convert::{bin, e, ident, kids, strip, Conv, Local};
 use super::json::Node;
 use super::unsupported::Missing;
@@ -36,35 +36,14 @@ pub(super) fn is_grid_record(rec: &str) -> bool {
     rec.ends_with("grid_group") && !rec.ends_with("multi_grid_group")
 }
 
-/// `blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)`.
+/// A grid's `block_rank()`.
 fn block_rank(p: Pos) -> Expr {
-    let inner = bin(
-        BinaryOp::Add,
-        dim("blockIdx", "y", p),
-        bin(
-            BinaryOp::Mul,
-            dim("gridDim", "y", p),
-            dim("blockIdx", "z", p),
-        ),
-    );
-    bin(
-        BinaryOp::Add,
-        dim("blockIdx", "x", p),
-        bin(BinaryOp::Mul, dim("gridDim", "x", p), inner),
-    )
+    linear_rank("blockIdx", "gridDim", p)
 }
 
-/// `gridDim.x * gridDim.y * gridDim.z`.
+/// A grid's `num_blocks()`.
 fn num_blocks(p: Pos) -> Expr {
-    bin(
-        BinaryOp::Mul,
-        bin(
-            BinaryOp::Mul,
-            dim("gridDim", "x", p),
-            dim("gridDim", "y", p),
-        ),
-        dim("gridDim", "z", p),
-    )
+    extent_size("gridDim", p)
 }
 
 impl Conv<'_> {

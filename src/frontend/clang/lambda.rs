@@ -244,21 +244,10 @@ impl Conv<'_> {
             }
             other => self.ctype_of(other, init)?,
         };
-        if ty.ptr > 0 {
-            if assigns(body, &r.id) {
-                return self.err(init, format!("lambda `{var}` assigns the captured pointer `{name}`: not supported by warpcert"));
-            }
-            let arg = if by_ref {
-                ident(&name, pos)
-            } else {
-                let c = self.fresh(&format!("__{name}_{var}"));
-                out.push(self.copy_decl(&c, &ty, &name, pos));
-                ident(&c, pos)
-            };
-            caps.params.push(Param { name, ty, pos });
-            args.push(arg);
-            return Ok(());
+        if ty.ptr > 0 && assigns(body, &r.id) {
+            return self.err(init, format!("lambda `{var}` assigns the captured pointer `{name}`: not supported by warpcert"));
         }
+        // by reference: the variable itself; by value: a copy made at the declaration
         let arg = if by_ref {
             ident(&name, pos)
         } else {
@@ -266,10 +255,15 @@ impl Conv<'_> {
             out.push(self.copy_decl(&c, &ty, &name, pos));
             ident(&c, pos)
         };
+        args.push(arg);
+        if ty.ptr > 0 {
+            // a pointer is passed by value (the lambda may not assign it)
+            caps.params.push(Param { name, ty, pos });
+            return Ok(());
+        }
         let mut pty = ty;
         pty.is_ref = true;
         caps.params.push(Param { name, ty: pty, pos });
-        args.push(arg);
         Ok(())
     }
 

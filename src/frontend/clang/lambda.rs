@@ -44,6 +44,20 @@ fn declared_ids(n: &Node, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The references in `n` to variables whose ids are not in `scope`, in source order.
+fn outer_refs<'n>(n: &'n Node, scope: &BTreeSet<String>, out: &mut Vec<&'n Node>) {
+    for c in &n.inner {
+        if c.kind == "DeclRefExpr"
+            && c.referenced_decl.as_deref().is_some_and(|r| {
+                r.kind == "VarDecl" && !scope.contains(&r.id)
+            })
+        {
+            out.push(c);
+        }
+        outer_refs(c, scope, out);
+    }
+}
+
 /// Whether `body` assigns (or increments) the variable with id `id`.
 fn assigns(body: &Node, id: &str) -> bool {
     let target = |x: Option<&Node>| {
@@ -131,6 +145,21 @@ impl Conv<'_> {
             };
             scope.insert(r.id.clone());
             self.capture(&var, init, v, r, by_ref, body, &mut caps, &mut args, out)?;
+        }
+        // `__shared__` locals the body names without a capture (they have static storage,
+        // so C++ does not capture them): passed by reference like `[&s]`
+        let mut refs = Vec::new();
+        outer_refs(body, &scope, &mut refs);
+        for v in refs {
+            let Some(r) = v.referenced_decl.as_deref() else {
+                continue;
+            };
+            let shared = self.decls.get(r.id.as_str()).is_some_and(|d| {
+                !self.is_file_scope(d) && d.inner.iter().any(|c| c.kind == "CUDASharedAttr")
+            });
+            if shared && scope.insert(r.id.clone()) {
+                self.capture(&var, v, v, r, true, body, &mut caps, &mut args, out)?;
+            }
         }
         let saved_scope = self.lambda_scope.replace(scope);
         let saved_pending = std::mem::take(&mut self.pending);

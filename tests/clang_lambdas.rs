@@ -194,6 +194,24 @@ fn array_initializer_memcpy_and_record_shuffle() {
     }
 }
 
+/// A `__shared__` array the lambda names without capturing it: the values and conflicts of
+/// the kernel's comment on a block of 64 (two warps).
+#[test]
+fn lambda_names_a_shared_array() {
+    if !have_clang("lambda_names_a_shared_array") {
+        return;
+    }
+    let cp = read("lambdas.cu");
+    let p = lower(&cp, "lam_shared", &launch(64));
+    let r = run(&p, 64, &Inputs::zero());
+    let want: Vec<i64> = (0..64).map(|t| 2 * (t ^ 1) + 1).collect();
+    assert_eq!(ints(&r, "out", 64), want);
+    assert_eq!(
+        per_warp(&r, MetricName::Conflicts),
+        BigRational::from_integer(0.into())
+    );
+}
+
 /// `lam_ref`'s checked sectors bound is the hand count 4 (one coalesced 128-byte store),
 /// and `analyze` on the whole file succeeds with every kernel's certificates accepted.
 #[test]
@@ -232,7 +250,7 @@ fn lambda_kernels_get_checked_bounds() {
     assert!(!text.contains("error"), "{text}");
     assert_eq!(
         text.matches("accepted by the kernel").count(),
-        7 * 4,
+        8 * 4,
         "{text}"
     );
 }

@@ -48,9 +48,9 @@ fn declared_ids(n: &Node, out: &mut BTreeSet<String>) {
 fn outer_refs<'n>(n: &'n Node, scope: &BTreeSet<String>, out: &mut Vec<&'n Node>) {
     for c in &n.inner {
         if c.kind == "DeclRefExpr"
-            && c.referenced_decl.as_deref().is_some_and(|r| {
-                r.kind == "VarDecl" && !scope.contains(&r.id)
-            })
+            && c.referenced_decl
+                .as_deref()
+                .is_some_and(|r| r.kind == "VarDecl" && !scope.contains(&r.id))
         {
             out.push(c);
         }

@@ -125,3 +125,16 @@ __global__ void nested(int *a, int *out) {
     }
     out[threadIdx.x] = acc + helper(a, threadIdx.x);
 }
+
+// A `__shared__` array named by a lambda without a capture (static storage: C++ does not
+// capture it; warpcert passes it by reference): s[t] = 2t, then out[t] = s[t ^ 1] + 1 =
+// 2(t ^ 1) + 1. Conflicts by hand: the store `s[t]` and the read `s[t ^ 1]` each touch 32
+// consecutive words of one warp (a permutation of them), one per bank: no conflict.
+__global__ void lam_shared(int *out) {
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    auto f = [](int j) { return s[j] + 1; };
+    s[t] = 2 * t;
+    __syncthreads();
+    out[t] = f(t ^ 1);
+}

@@ -250,9 +250,15 @@ fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), R
 /// For `x ← a >> c` without `lin_P(e)` the substitution is the bounding one ("Halving"),
 /// for `x ← a * b` the lower bounding one, in atoms that do not rise with `x` ("Products").
 pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    vwrite1(cx, n, s, pre, true)
+}
+
+/// Q:VWRITE1 (`bounding`: with the bounding substitutions) and L:VWRITE1 (without them:
+/// spec/logic.md §4b).
+pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: bool) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    let (cost, shr) = vwrite_common(cx, n, (x, e), pre, true)?;
+    let (cost, shr) = vwrite_common(cx, n, (x, e), pre, bounding)?;
     let want = post.d.get(x).ok_or_else(|| cx.rej(Reason::NotInUniformSet(x.clone())))?;
     dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
     let q = match (post.q.mentions(x), cx.lin_fixed(&pre.p, e), &shr) {
@@ -338,13 +344,13 @@ pub fn q_vote(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     Ok(Rat::zero())
 }
 
-fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result<Rat, Rejection> {
+pub(super) fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::Write(arr, o, e)) = s else {
         return Err(wrong(cx, "an array write", s));
     };
     let post = cx.post(n)?;
     let c = cx.shape::<2>(n, &["n"])?;
-    let count = cx.access(n, pre, arr, o, space)?;
+    let count = cx.count(n, pre, arr, o, space)?;
     let c1 = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
     let c2 = cx.check_node(&c[1], Subject::Expr(e), pre, 1)?;
     cx.same_p(&pre.p, &post.p, "pre", "post")?;

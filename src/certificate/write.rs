@@ -497,7 +497,13 @@ fn node_s(n: &Node, indent: usize, in_seq: bool, out: &mut String, table: &mut T
         } else {
             out.push(' ');
         }
-        node_s(c, indent + 2, n.rule == "Q:SEQ", out, table);
+        node_s(
+            c,
+            indent + 2,
+            matches!(n.rule, "Q:SEQ" | "L:SEQ"),
+            out,
+            table,
+        );
     }
     out.push(')');
 }

@@ -48,6 +48,12 @@ const ROWS: &str = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i+
 const BRANCH: &str =
     "__global__ void k(int *A, int n) { if (n > 3) { A[threadIdx.x] = 1; } else { A[0] = 2; } }";
 
+/// Hand derivation: the rounds are `i = 0, 32, …` below `n`, `⌊(n + 31)/32⌋⁺` of them,
+/// each writing one address (uniform `i`): one sector a round. The ranking atom is a floor
+/// atom; the exit's `izero` proves it 0 with a Chvátal–Gomory cut.
+const STEP: &str =
+    "__global__ void k(int *A, int n) { for (int i = 0; i < n; i += 32) { A[i] = 0; } }";
+
 struct Case {
     src: &'static str,
     block: u32,
@@ -75,6 +81,11 @@ const CASES: &[Case] = &[
         src: BRANCH,
         block: 64,
         exact_sectors: None,
+    },
+    Case {
+        src: STEP,
+        block: 32,
+        exact_sectors: Some("max(0, ⌊(n + 31)/32⌋)"),
     },
 ];
 
@@ -106,7 +117,7 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
                 assert_eq!(v.role, Role::Lower(w));
                 assert_eq!(v.bound, bound.to_bound_string());
                 // the semantics is the oracle: the warp's cost is at least the bound
-                for n in -2..=9 {
+                for n in [-2, -1, 0, 1, 2, 3, 5, 9, 31, 32, 33, 64, 65, 100] {
                     for b in 0..grid {
                         let params = Params::from([("n".to_string(), Value::Int(n))]);
                         let run = run_warp(
@@ -149,8 +160,8 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
     }
     assert_eq!(
         exact,
-        1 + 2 + 2,
-        "exact sectors answers (warps of LOOP, LINE, ROWS)"
+        1 + 2 + 2 + 1,
+        "exact sectors answers (warps of LOOP, LINE, ROWS, STEP)"
     );
 }
 
@@ -184,22 +195,6 @@ fn mutated_access_counts_are_rejected() {
     assert_ne!(raised, text);
     let r = warpcert_kernel::check(&raised).unwrap_err();
     assert!(r.rule.starts_with("L:"), "{r}");
-}
-
-/// A loop of a parameter step has a floor ranking atom, which the producer does not lower
-/// yet: a clear error, no certificate.
-#[test]
-fn floor_ranked_loops_are_not_lowered_yet() {
-    let hw = Hardware::default();
-    let (prog, launch) = lower_src(
-        "__global__ void k(int *A, int n) { for (int i = 0; i < n; i += 32) { A[i] = 0; } }",
-        32,
-        1,
-    );
-    let metric = Metric::standard(MetricName::Sectors);
-    let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default()).unwrap();
-    let e = lower_certificate(&prog, &metric, &hw, &launch, &up.derivation, 0).unwrap_err();
-    assert!(e.contains("Q:WHILE1"), "{e}");
 }
 
 /// The lower rules' soundness lemmas (coq-export/theories/Lower.v, semantic premises:

@@ -16,6 +16,7 @@
 use crate::analysis::entail::entails;
 use crate::analysis::linear::{dep_operand, lin_fixed};
 use crate::certificate::{self, Assn, Field, Judgment, Node, Rewrite};
+use crate::core::assertion::poly::Atom;
 use crate::core::assertion::{Cstr, Poly};
 use crate::core::ir::{Expr, Operand, Program, Space, Stmt};
 use crate::core::metric::{Metric, Q};
@@ -299,20 +300,17 @@ impl Lx<'_> {
         }
         let (le, c) = self.expr(ce, e, pre)?;
         let k = &self.m.if_ + c;
-        if b.rule != "Q:WEAK" {
-            return Err("Q:WHILE1: the body has no ranking rewrite".into());
-        }
         let (bpre, bpost) = pp(b)?;
+        // the body under its ranking Q:WEAK (if any)
+        let inner = if b.rule == "Q:WEAK" { only(b, 1)? } else { b };
         let rank = b.fields.iter().find_map(|f| match f {
             Field::Rewrite("pre", rws) => rws.iter().find_map(|rw| match rw {
-                Rewrite::Shift(l, d, _) if d.is_one() => Some(l.clone()),
+                Rewrite::Shift(l, d, _) if d.is_one() => Some(Atom::from(l)),
+                Rewrite::IShift(a, d, _) if d.is_one() => Some(a.clone()),
                 _ => None,
             }),
             _ => None,
         });
-        let l = rank
-            .ok_or_else(|| "Q:WHILE1: no `shift` of a max0 atom by 1 ranks the loop".to_string())?;
-        let inner = only(b, 1)?;
         // a round's cost: the body from the post R + k (nothing of the ranking atom)
         let probe = pre_q(&self.stmt(inner, body, &r.plus_const(&k))?);
         let diff = probe.plus(&r.scaled(&-Q::one()));
@@ -324,8 +322,23 @@ impl Lx<'_> {
         if round.is_negative() {
             return Err("Q:WHILE1: a round has a negative cost".into());
         }
+        if round.is_zero() {
+            // rounds cost nothing: the invariant is R itself, no ranking needed
+            let lbody = self.stmt(b, body, &r.plus_const(&k))?;
+            let lpre = with_q(pre, r.plus_const(&k));
+            return Ok(stmt_node(
+                "L:WHILE",
+                lpre,
+                with_q(post, r.clone()),
+                vec![],
+                vec![le, lbody],
+            ));
+        }
+        let atom = rank.filter(|_| b.rule == "Q:WEAK").ok_or_else(|| {
+            "Q:WHILE1: no `shift`/`ishift` of an atom by 1 ranks the loop".to_string()
+        })?;
         let mut inv = r.clone();
-        inv.add_raw_term(&[l.clone()], round.clone());
+        inv.add_raw_term(&[atom.clone()], round.clone());
         let lin_inner = self.stmt(inner, body, &inv.plus_const(&k))?;
         let rws: Vec<Rewrite> = b
             .fields
@@ -333,7 +346,7 @@ impl Lx<'_> {
             .filter_map(|f| match f {
                 Field::Rewrite("pre", rws) => Some(
                     rws.iter()
-                        .filter(|r| matches!(r, Rewrite::Shift(..)))
+                        .filter(|r| matches!(r, Rewrite::Shift(..) | Rewrite::IShift(..)))
                         .cloned(),
                 ),
                 _ => None,
@@ -362,18 +375,10 @@ impl Lx<'_> {
             vec![],
             vec![le, lbody],
         );
-        if round.is_zero() {
-            // rounds cost nothing: the invariant is R itself, no exit rewrite
-            return Ok(lwhile);
-        }
-        // the exit: P ∧ ¬e ⇒ L ≤ 0
-        let w = entails(&post.p, &Cstr::le(l.clone())).ok_or_else(|| {
-            "Q:WHILE1: the exit condition does not prove the ranking atom 0".to_string()
-        })?;
         let fields = vec![
             ids("pre", pre.p.len()),
             ids("post", post.p.len()),
-            Field::Rewrite("post", vec![Rewrite::Zero(l, w)]),
+            Field::Rewrite("post", vec![exit_zero(&post.p, &atom)?]),
         ];
         Ok(stmt_node(
             "L:WEAK",
@@ -478,6 +483,32 @@ impl Lx<'_> {
         match n.rule {
             "OQ:VAR" | "OQ:CONST" | "OQ:PARAM" | "OQ:TID" => Ok((n.clone(), cost_of(n))),
             r => Err(format!("{r}: an operand rule was expected")),
+        }
+    }
+}
+
+/// The rewrite that proves the ranking atom 0 at the loop's exit (`p` the exit's
+/// constraints): `(zero L w)` for `max0(L)` with `P ⇒ L ≤ 0`; for `⌊L/d⌋⁺`, `(izero …)`
+/// whose cut adds `1/d` of the defining fact `d·q − L ≤ 0` to `1/d` of a witness of
+/// `P ⇒ L ≤ d − 1`, giving `q − (d − 1)/d ≤ 0`, rounded to `q ≤ 0` (spec/certificate.md
+/// "Integer rewrites"). Errors: no such witness.
+fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
+    let none = || "Q:WHILE1: the exit condition does not prove the ranking atom 0".to_string();
+    match atom {
+        Atom::Max0(l) => {
+            let w = entails(p, &Cstr::le((**l).clone())).ok_or_else(none)?;
+            Ok(Rewrite::Zero((**l).clone(), w))
+        }
+        Atom::Floor(l, d) => {
+            let dq = Q::from_integer(d.clone());
+            let w = entails(p, &Cstr::le(l.plus_const(&(Q::one() - &dq)))).ok_or_else(none)?;
+            let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, c)| (*i, c / &dq)).collect();
+            cut.push((p.len(), Q::one() / &dq));
+            let cg = certificate::Cg {
+                cuts: vec![certificate::Farkas(cut)],
+                farkas: certificate::Farkas(vec![(p.len() + 2, Q::one())]),
+            };
+            Ok(Rewrite::IZero(atom.clone(), cg))
         }
     }
 }

@@ -438,6 +438,13 @@ fn write_field(out: &mut String, f: &Field) {
                         write_cg(out, cg);
                         out.push(')');
                     }
+                    Rewrite::IZero(a, cg) => {
+                        out.push_str(" (izero ");
+                        write_atom(out, a);
+                        out.push(' ');
+                        write_cg(out, cg);
+                        out.push(')');
+                    }
                     Rewrite::IMono(a1, a2, cg) => {
                         out.push_str(" (imono ");
                         write_atom(out, a1);

@@ -8,10 +8,9 @@
 
 use super::stmt::{self, Test};
 use super::{expr, Ctx, Subject};
-use crate::arith::{Poly, Rat};
+use crate::arith::Rat;
 use crate::syntax::{Assn, Node, Space};
-use crate::{Reason, Rejection};
-use num_traits::{One, Signed, Zero};
+use crate::Rejection;
 
 /// L:SKIP — `skip`: `pre = post` (Q:SKIP's premises).
 pub fn l_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
@@ -81,26 +80,7 @@ pub fn l_while(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Re
 /// `P` is at most `N.pre.Q + F`; `N.post.P ⇒ P'`, `N.post.D ⊒ D'`, `N.post.Q + F`
 /// rewritten under `N.post.P` is at most `Q'`. Only equality rewrites.
 pub fn l_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    let post = cx.post(n)?;
-    let c = cx.shape::<1>(n, &["frame", "entail pre", "rewrite pre", "entail post", "rewrite post"])?;
-    let frame = n.frame.clone().unwrap_or_else(Rat::zero);
-    if frame.is_negative() {
-        return Err(cx.rej(Reason::Negative { what: "frame", value: frame.to_string() }));
-    }
-    cx.check_node(&c[0], s, pre, 0)?;
-    let (np, nq) = cx.pp(&c[0])?;
-    cx.entail(n, "pre", &pre.p, &np.p)?;
-    let below = |list: &'static str, big: &Poly, small: &Poly| match big.add_scaled(small, &-Rat::one()).negative_term()
-    {
-        Some(term) => Err(cx.rej(Reason::NotDominated { list, term })),
-        None => Ok(()),
-    };
-    below("pre", &np.q.plus_const(&frame), &cx.rewritten(n, "pre", &pre.p, &pre.q, true)?)?;
-    cx.covers(&pre.d, &np.d)?;
-    cx.entail(n, "post", &nq.p, &post.p)?;
-    below("post", &post.q, &cx.rewritten(n, "post", &nq.p, &nq.q.plus_const(&frame), true)?)?;
-    cx.covers(&nq.d, &post.d)?;
-    Ok(Rat::zero())
+    stmt::weak(cx, n, s, pre, true)
 }
 
 /// L:GARRAY — `(read A o)`, `A` global: `(n N)` with `N ≤ N_W(o)`; costs `C_o + M^gread(N)`.

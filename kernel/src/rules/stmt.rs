@@ -707,6 +707,14 @@ fn guard_last(cx: &Ctx, g: &str, ge: &[Cstr], s: &Stmt) -> bool {
 /// `N.post.Q + C ≥ Q'` under `N.post.P`; `N.post.D ⊒ D'`. In filtered position the child is
 /// filtered.
 pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    weak(cx, n, s, pre, false)
+}
+
+/// Q:WEAK (`lower` false) and L:WEAK (`lower` true, spec/logic.md §4b): the same fields
+/// and checks, with the two potential comparisons reversed for L:WEAK (`Q ≤ N.pre.Q + C`,
+/// `N.post.Q + C ≤ Q'`) and only equality rewrites ([`Ctx::rewritten`]). The rewrites
+/// apply to `Q` (pre) and to `N.post.Q + C` (post) in both.
+pub(super) fn weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, lower: bool) -> Result<Rat, Rejection> {
     let post = cx.post(n)?;
     let c = cx.shape::<1>(n, &["frame", "entail pre", "rewrite pre", "entail post", "rewrite post"])?;
     let frame = n.frame.clone().unwrap_or_else(Rat::zero);
@@ -715,11 +723,21 @@ pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     }
     cx.check_node_in(&c[0], s, pre, 0, cx.filter().as_ref())?;
     let (np, nq) = cx.pp(&c[0])?;
+    let compare = |name: &'static str, p: &[Cstr], rewritten: &Poly, other: &Poly| {
+        if !lower {
+            return cx.dominates(n, name, p, rewritten, other);
+        }
+        let q = cx.rewritten(n, name, p, rewritten, true)?;
+        match other.add_scaled(&q, &-Rat::one()).negative_term() {
+            Some(term) => Err(cx.rej(Reason::NotDominated { list: name, term })),
+            None => Ok(()),
+        }
+    };
     cx.entail(n, "pre", &pre.p, &np.p)?;
-    cx.dominates(n, "pre", &pre.p, &pre.q, &plus(&np.q, &frame))?;
+    compare("pre", &pre.p, &pre.q, &plus(&np.q, &frame))?;
     cx.covers(&pre.d, &np.d)?;
     cx.entail(n, "post", &nq.p, &post.p)?;
-    cx.dominates(n, "post", &nq.p, &plus(&nq.q, &frame), &post.q)?;
+    compare("post", &nq.p, &plus(&nq.q, &frame), &post.q)?;
     cx.covers(&nq.d, &post.d)?;
     Ok(Rat::zero())
 }

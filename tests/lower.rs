@@ -221,6 +221,8 @@ fn lower_rules_are_proved_in_coq_without_axioms() {
         "L_GARRAY",
         "L_SARRAY",
         "L_IF1",
+        "L_IF2",
+        "L_IF3",
         "L_WHILE",
         "lower_claim",
     ];

@@ -182,7 +182,7 @@ Proof.
   - apply false_not_true, H, Ht.
 Qed.
 
-(** L:IF1 (a uniform test; L:IF2/L:IF3 are the cases where [P] decides it): one branch
+(** L:IF1 (a uniform test): one branch
     pre potential [I0] for both branches, [Q = I0 + M^if + c]. *)
 Lemma L_IF1 : forall (P PT PF : assn) e s1 s2 (P' : assn) (I' I0 : pot) (c : Q),
   uniform_test P e PT PF -> elow P e c ->
@@ -201,6 +201,51 @@ Proof.
       destruct (HF _ _ _ (HfF Ht) Hb) end.
     split; auto. unfold M in *. lra.
   - exfalso. destruct (uniform_not_split _ Hor) as [E|E]; auto.
+Qed.
+
+(** L:IF2: [P ⇒ e] (every lane of the non-empty warp takes the then branch); only that
+    branch's derivation. *)
+Lemma L_IF2 : forall (P : assn) e s1 s2 (P' : assn) (I' I0 : pot) (c : Q),
+  T <> [] ->
+  (forall st R C, P st -> eeval G F ps st e T R C -> forall t, In t T -> is_true_v (R t) = true) ->
+  elow P e c -> lvalid P I0 s1 P' I' ->
+  lvalid P (fun st => I0 st + m_if M + c) (SIf e s1 s2) P' I'.
+Proof.
+  intros P e s1 s2 P' I' I0 c HT Hd Hc H1 st st' C HP Hs.
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); pose proof (Hd _ _ _ HP He) as Hall end.
+  - match goal with Hb : seval _ _ _ _ s1 _ _ _ |- _ => destruct (H1 _ _ _ HP Hb) end.
+    split; auto. unfold M in *. lra.
+  - exfalso. match goal with Hf : forall t, In t _ -> is_false_v _ = true |- _ =>
+      pose proof (Hf t0 Hin) as F0 end.
+    rewrite (true_not_false _ (Hall t0 Hin)) in F0. discriminate.
+  - exfalso. match goal with Hn : filter (fun t => is_false_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply true_not_false, Hall, Ht.
+Qed.
+
+(** L:IF3: [P ⇒ ¬e]; only the else branch. *)
+Lemma L_IF3 : forall (P : assn) e s1 s2 (P' : assn) (I' I0 : pot) (c : Q),
+  T <> [] ->
+  (forall st R C, P st -> eeval G F ps st e T R C -> forall t, In t T -> is_false_v (R t) = true) ->
+  elow P e c -> lvalid P I0 s2 P' I' ->
+  lvalid P (fun st => I0 st + m_if M + c) (SIf e s1 s2) P' I'.
+Proof.
+  intros P e s1 s2 P' I' I0 c HT Hd Hc H2 st st' C HP Hs.
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); pose proof (Hd _ _ _ HP He) as Hall end.
+  - exfalso. match goal with Ht : forall t, In t _ -> is_true_v _ = true |- _ =>
+      pose proof (Ht t0 Hin) as T1 end.
+    rewrite (false_not_true _ (Hall t0 Hin)) in T1. discriminate.
+  - match goal with Hb : seval _ _ _ _ s2 _ _ _ |- _ => destruct (H2 _ _ _ HP Hb) end.
+    split; auto. unfold M in *. lra.
+  - exfalso. match goal with Hn : filter (fun t => is_true_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply false_not_true, Hall, Ht.
 Qed.
 
 (** L:WHILE: a uniform loop with invariant potential [I]; the body's premise pays [I] down

@@ -122,7 +122,7 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
                         let params = Params::from([("n".to_string(), Value::Int(n))]);
                         let run = run_warp(
                             &prog,
-                            &[metric.clone()],
+                            std::slice::from_ref(&metric),
                             &hw,
                             &launch,
                             [b, 0, 0],

@@ -338,7 +338,7 @@ impl Lx<'_> {
             "Q:WHILE1: no `shift`/`ishift` of an atom by 1 ranks the loop".to_string()
         })?;
         let mut inv = r.clone();
-        inv.add_raw_term(&[atom.clone()], round.clone());
+        inv.add_raw_term(std::slice::from_ref(&atom), round.clone());
         let lin_inner = self.stmt(inner, body, &inv.plus_const(&k))?;
         let rws: Vec<Rewrite> = b
             .fields

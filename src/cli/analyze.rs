@@ -218,7 +218,7 @@ pub fn analyze_metric(
     if let AnalyzeOutcome::Bound(b) = &mut outcome {
         if let Some(lr) = exact_lower(l, &m, &a.derivation, &b.per_warp, path.as_deref())? {
             b.relation = "exact";
-            b.lower = Some(lr);
+            b.lower = Some(Box::new(lr));
         }
     }
     Ok(outcome)

@@ -121,7 +121,7 @@ pub struct BoundReport {
     pub relation: &'static str,
     /// The lower-bound certificate behind an `exact` relation (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lower: Option<LowerReport>,
+    pub lower: Option<Box<LowerReport>>,
     /// Per-warp bound, an expression over the kernel's parameters (`spec/` bound grammar).
     pub per_warp: String,
     /// Number of warps of the launch (an integer, or an expression over `gridDim.*`).

@@ -200,7 +200,8 @@ fn sum_of_400_reads_ends_with_a_bound_or_a_resource_failure() {
     // either finds the bound (401 sectors: 400 reads and one write, one sector each) or
     // reports a resource failure, never an abort or a rejection.
     match code {
-        0 => assert!(out.contains("per warp  ≤ 401"), "{out}"),
+        // straight-line: the lower-bound certificate (spec/logic.md §4b) makes it exact
+        0 => assert!(out.contains("per warp  = 401"), "{out}"),
         1 => assert!(
             err.contains("resource failure") || out.contains("resource failure"),
             "{out}\n{err}"
@@ -231,8 +232,9 @@ fn long_sequences_get_a_checked_bound_equal_to_the_semantics() {
         .skip_while(|w| *w != "warp")
         .nth(1)
         .unwrap_or_else(|| panic!("no per-warp maximum in {ran}"));
+    // exact both ways: a lower-bound certificate (spec/logic.md §4b) backs the `=`
     assert!(
-        out.contains(&format!("per warp  ≤ {max}\n")),
+        out.contains(&format!("per warp  = {max}\n")),
         "{out}\n{ran}"
     );
 }

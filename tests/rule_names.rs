@@ -2,7 +2,7 @@
 //! executable semantics and the kernel implement, and the analysis only emits rules the
 //! kernel knows.
 
-use warpcert_kernel::LOGIC_RULES;
+use warpcert_kernel::{LOGIC_RULES, LOWER_RULES};
 
 /// The names on the `prefix` line of a spec file (`semantic-rules: …`, `logic-rules: …`).
 fn spec_line(file: &str, prefix: &str) -> Vec<String> {
@@ -27,6 +27,22 @@ fn logic_rules_match_spec_and_kernel() {
     assert_eq!(spec, LOGIC_RULES);
 }
 
+#[test]
+fn lower_rules_match_spec_and_kernel() {
+    let spec = spec_line("logic.md", "lower-rules:");
+    assert_eq!(spec, LOWER_RULES);
+    for r in LOWER_RULES {
+        assert!(
+            warpcert_kernel::registry::lookup(r).is_some(),
+            "{r} is not registered"
+        );
+        assert_eq!(
+            warpcert_kernel::registry::role(r),
+            warpcert_kernel::registry::RuleRole::Lower
+        );
+    }
+}
+
 /// Every rule in `spec/semantics.md` and `spec/logic.md` has a section of its own
 /// (a heading or a definition line naming it), so the lists are not just names.
 #[test]
@@ -34,6 +50,7 @@ fn every_listed_rule_is_specified() {
     for (file, prefix) in [
         ("semantics.md", "semantic-rules:"),
         ("logic.md", "logic-rules:"),
+        ("logic.md", "lower-rules:"),
     ] {
         let text =
             std::fs::read_to_string(format!("{}/spec/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();

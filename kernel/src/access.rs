@@ -164,6 +164,31 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
     Ok(best)
 }
 
+/// `N_W(o)` of spec/logic.md §4b: the **smallest** access count of warp `warp` (all its
+/// lanes, none dropped) over the base addresses `β ≡ r·es (mod gcd(g·es, M))` of a linear
+/// entry `dep = (k, r, g)`; 1 for any other entry or none (a warp touches at least one
+/// sector, its fullest bank holds at least one address). Hardware and units as [`n_star`].
+///
+/// Errors: `Err(work)` when the enumeration would exceed [`WORK_LIMIT`] (or the warp is
+/// empty: `Err(0)`).
+pub fn n_warp(block: [u32; 3], hw: [u32; 4], warp: u32, dep: Option<&Dep>, es: u32, kind: Kind) -> Result<u64, u64> {
+    let [wsz, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    let total = block_threads(block).ok_or(u64::MAX)?;
+    let start = u64::from(warp).checked_mul(wsz).filter(|&s| s < total).ok_or(0u64)?;
+    let Some(d) = dep.filter(|d| d.linear()) else {
+        return Ok(1);
+    };
+    let m = if kind == Kind::MemReads { sector_bytes } else { bank_bytes * banks };
+    let step = (&d.g * BigInt::from(es)).gcd(&BigInt::from(m)).to_u64().unwrap_or(m).max(1);
+    let base = (&d.r * BigInt::from(es)).mod_floor(&BigInt::from(step)).to_u64().unwrap_or(0);
+    let lanes: Vec<[i64; 3]> = (start..start.saturating_add(wsz).min(total)).map(|t| thread_index(block, t)).collect();
+    if (lanes.len() as u64).saturating_mul(m.div_ceil(step)) > WORK_LIMIT {
+        return Err(WORK_LIMIT);
+    }
+    let counts = (base..m).step_by(usize::try_from(step).unwrap_or(usize::MAX));
+    Ok(counts.map(|b| warp_count(&lanes, d, es, &[b], [banks, bank_bytes, sector_bytes], kind)).min().unwrap_or(1))
+}
+
 /// The largest access count over the base addresses `betas` of the lanes `lanes` whose
 /// element offsets are `k·tid` (`k` of `d`), as in [`n_star`].
 fn warp_count(lanes: &[[i64; 3]], d: &Dep, es: u32, betas: &[u64], hw: [u64; 3], kind: Kind) -> u64 {

@@ -58,7 +58,7 @@ use assume::Assumption;
 use std::fmt;
 use syntax::Provenance;
 
-pub use registry::LOGIC_RULES;
+pub use registry::{LOGIC_RULES, LOWER_RULES};
 
 /// Stack size of the checking thread: enough for derivations nested up to
 /// [`sexp::MAX_DEPTH`] lists deep.
@@ -334,6 +334,30 @@ pub enum Reason {
         /// Root pre `Q`.
         root: String,
     },
+    /// A rule of the other role than the certificate's (spec/logic.md §4b): an `L:*` node
+    /// in an upper-bound certificate, or a `Q:*`/`EQ:GARRAY`/`EQ:SARRAY` node in a lower one.
+    WrongRole {
+        /// The certificate's role (`upper` or `lower`).
+        certificate: &'static str,
+    },
+    /// A lower rule's claimed access count above the named warp's count `N_W` (§4b).
+    AccessAbove {
+        /// Claimed `n`.
+        claimed: String,
+        /// The warp's count `N_W`.
+        allowed: u64,
+    },
+    /// A `mono`/`imono` rewrite in L:WEAK (only equality rewrites keep a lower bound).
+    InequalityRewrite(&'static str),
+    /// The root post potential of a lower-bound certificate is not `0` (§4b).
+    LowerPostNotZero(String),
+    /// `(lower W)` names a warp the block does not have.
+    NoSuchWarp {
+        /// The named warp.
+        warp: u32,
+        /// Threads in the block.
+        threads: u64,
+    },
     /// The checking thread could not be started.
     ThreadFailed,
     /// A panic inside the kernel, caught and turned into a rejection (at the node being
@@ -420,6 +444,17 @@ impl fmt::Display for Reason {
                 )
             }
             BoundMismatch { bound, root } => write!(f, "bound `{bound}` differs from the root potential `{root}`"),
+            WrongRole { certificate } => {
+                write!(f, "this rule may not occur in a {certificate}-bound certificate (spec/logic.md §4b)")
+            }
+            AccessAbove { claimed, allowed } => {
+                write!(f, "claimed access count {claimed} is above the named warp's count {allowed}")
+            }
+            InequalityRewrite(list) => {
+                write!(f, "rewrite {list}: mono/imono is an inequality, a lower bound allows only equality rewrites")
+            }
+            LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
+            NoSuchWarp { warp, threads } => write!(f, "warp {warp} does not exist in a block of {threads} threads"),
             ThreadFailed => write!(f, "the checking thread could not be started"),
             InternalPanic(m) => write!(f, "internal error (a kernel panic, caught): {m}"),
         }
@@ -457,6 +492,32 @@ impl fmt::Display for Rejection {
 
 impl std::error::Error for Rejection {}
 
+/// What an accepted certificate proves of its bound (spec/logic.md §5, §4b).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The bound is at least the cost of every warp (`<=`).
+    Upper,
+    /// The bound is at most the cost of the named warp (`>=`; section `(lower W)`).
+    Lower(u32),
+}
+
+impl Role {
+    /// `upper` or `lower`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Upper => "upper",
+            Role::Lower(_) => "lower",
+        }
+    }
+    /// The relation between the cost and the bound: `<=` or `>=`.
+    pub fn relation(self) -> &'static str {
+        match self {
+            Role::Upper => Verdict::RELATION,
+            Role::Lower(_) => ">=",
+        }
+    }
+}
+
 /// An accepted certificate's claim (spec/logic.md §5): for every warp of a block of
 /// `block` threads on `hardware`, under `assumptions`, the cost under `metric` is at most
 /// `bound_poly` (relation [`Verdict::RELATION`]).
@@ -482,10 +543,13 @@ pub struct Verdict {
     pub provenance: Option<Provenance>,
     /// Number of derivation nodes checked.
     pub nodes_checked: usize,
+    /// Upper bound for every warp, or lower bound for the named warp.
+    pub role: Role,
 }
 
 impl Verdict {
-    /// The relation the kernel proves between the per-warp cost and the bound.
+    /// The relation the kernel proves between the per-warp cost and the bound of an upper
+    /// certificate ([`Role::relation`] gives the verdict's own).
     pub const RELATION: &'static str = "<=";
 }
 
@@ -495,13 +559,18 @@ impl fmt::Display for Verdict {
         let [x, y, z] = self.block;
         write!(
             f,
-            "ACCEPTED kernel {} metric {} block {x}x{y}x{z} hardware warp={w} banks={b} bank_bytes={bb} sector_bytes={s}: per-warp cost {} {} ({} nodes checked)",
+            "ACCEPTED kernel {} metric {} block {x}x{y}x{z} hardware warp={w} banks={b} bank_bytes={bb} sector_bytes={s}: {} {} {} ({} nodes checked)",
             self.kernel,
             self.metric,
-            Verdict::RELATION,
+            match self.role {
+                Role::Upper => "per-warp cost".to_string(),
+                Role::Lower(n) => format!("cost of warp {n}"),
+            },
+            self.role.relation(),
             self.bound,
             self.nodes_checked
         )?;
+        write!(f, "\nrole: {}", self.role.name())?;
         let implicit = if self.version == 1 { " (implicit in format version 1)" } else { "" };
         write!(f, "\nassuming{implicit}:")?;
         for a in &self.assumptions {

@@ -2,7 +2,7 @@
 //! `logic-rules:` line). An unknown name is a rejection ([`crate::Reason::UnknownRule`]).
 
 use crate::arith::Rat;
-use crate::rules::{expr::*, nosplit::q_whilewarp, stmt::*, Ctx, Subject};
+use crate::rules::{expr::*, lower::*, nosplit::q_whilewarp, stmt::*, Ctx, Subject};
 use crate::syntax::{Assn, Node};
 use crate::Rejection;
 
@@ -51,6 +51,47 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:IFGUARD4",
     "Q:WHILEGUARD",
 ];
+
+/// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
+pub const LOWER_RULES: &[&str] = &[
+    "L:SKIP",
+    "L:SYNC",
+    "L:SEQ",
+    "L:VWRITE1",
+    "L:VWRITE2",
+    "L:GWRITE",
+    "L:SWRITE",
+    "L:LWRITE",
+    "L:IF1",
+    "L:IF2",
+    "L:IF3",
+    "L:WHILE",
+    "L:WEAK",
+    "L:GARRAY",
+    "L:SARRAY",
+];
+
+/// Which certificates a rule may occur in (spec/logic.md §4b): upper-bound certificates
+/// (`Q:*`, `EQ:GARRAY`, `EQ:SARRAY`), lower-bound ones (`L:*`), or both (the exact
+/// expression rules `OQ:*`, `EQ:OP`, `EQ:UOP`, `EQ:LARRAY`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleRole {
+    /// Only in upper-bound certificates.
+    Upper,
+    /// Only in lower-bound certificates (section `(lower W)`).
+    Lower,
+    /// In both: the rule computes an exact cost.
+    Both,
+}
+
+/// The role of rule `name` (meaningful for the names [`lookup`] knows).
+pub fn role(name: &str) -> RuleRole {
+    match name {
+        "OQ:VAR" | "OQ:CONST" | "OQ:PARAM" | "OQ:TID" | "EQ:OP" | "EQ:UOP" | "EQ:LARRAY" => RuleRole::Both,
+        _ if name.starts_with("L:") => RuleRole::Lower,
+        _ => RuleRole::Upper,
+    }
+}
 
 /// The judgment a rule concludes: a statement judgment `{P; D; Q} s {P'; D'; Q'}`
 /// (spec/logic.md §4, §4a) or an expression/operand judgment `P ⊢ e : C` (§3).
@@ -103,6 +144,21 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:GUARDEXIT" => (S, q_guardexit as Rule),
         "Q:IFGUARD4" => (S, q_ifguard4 as Rule),
         "Q:WHILEGUARD" => (S, q_whileguard as Rule),
+        "L:SKIP" => (S, l_skip as Rule),
+        "L:SYNC" => (S, l_sync as Rule),
+        "L:SEQ" => (S, l_seq as Rule),
+        "L:VWRITE1" => (S, l_vwrite1 as Rule),
+        "L:VWRITE2" => (S, l_vwrite2 as Rule),
+        "L:GWRITE" => (S, l_gwrite as Rule),
+        "L:SWRITE" => (S, l_swrite as Rule),
+        "L:LWRITE" => (S, l_lwrite as Rule),
+        "L:IF1" => (S, l_if1 as Rule),
+        "L:IF2" => (S, l_if2 as Rule),
+        "L:IF3" => (S, l_if3 as Rule),
+        "L:WHILE" => (S, l_while as Rule),
+        "L:WEAK" => (S, l_weak as Rule),
+        "L:GARRAY" => (E, l_garray as Rule),
+        "L:SARRAY" => (E, l_sarray as Rule),
         _ => return None,
     })
 }

@@ -331,6 +331,8 @@ pub struct Certificate {
     pub bound: Poly,
     /// The derivation's root.
     pub root: Node,
+    /// `(lower W)`: a lower-bound certificate about warp `W` (spec/logic.md §4b).
+    pub lower: Option<u32>,
 }
 
 pub(crate) fn err(s: &Sexp, expected: &'static str) -> Rejection {
@@ -993,7 +995,7 @@ pub fn node_v5(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
 /// checker then rejects the child for its missing field). Every check of Q:SEQ and of the
 /// children is unchanged, on these full assertions.
 fn seq_pres(n: &mut Node) {
-    if n.rule == "Q:SEQ" {
+    if n.rule == "Q:SEQ" || n.rule == "L:SEQ" {
         let mut prev = n.pre.clone();
         for c in &mut n.children {
             if c.pre.is_none() {
@@ -1095,7 +1097,7 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         "5" => 5,
         _ => return Err(Rejection::parse(Reason::Version { found: ver.to_string(), supported: VERSIONS })),
     };
-    let mut known = vec!["metric", "hardware", "launch", "program", "bound", "derivation"];
+    let mut known = vec!["metric", "hardware", "launch", "program", "bound", "derivation", "lower"];
     if version >= 2 {
         known.extend(["assumptions", "provenance"]);
     }
@@ -1132,7 +1134,15 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
     let d = get("derivation")?;
     let [root] = exactly(items(d, "derivation", "")?, d, "(derivation NODE)")?;
     let assumptions = if version >= 2 { assume::parse(get("assumptions")?)? } else { Vec::new() };
+    let lower = match sec.get("lower") {
+        Some(l) => {
+            let [w] = exactly(items(l, "lower", "(lower WARP)")?, l, "(lower WARP)")?;
+            Some(atom(w, "a warp number")?.parse::<u32>().map_err(|_| err(w, "a warp number"))?)
+        }
+        None => None,
+    };
     Ok(Certificate {
+        lower,
         version,
         metric: atom(metric, "a metric")?.to_string(),
         hardware: [u32_of(w)?, u32_of(b)?, u32_of(bb)?, u32_of(sb)?],

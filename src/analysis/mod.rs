@@ -11,6 +11,7 @@ pub mod derive;
 pub mod entail;
 pub mod form;
 pub mod linear;
+pub mod lower;
 pub mod lp;
 pub mod lp_exact;
 pub mod tpoly;

@@ -51,6 +51,9 @@ pub enum Rewrite {
     /// defining facts and the cuts of `CG`) proves `arg(ATOM) ≥ D`, `D ≥ 0` (an integer for
     /// a floor atom); `ATOM = D + ATOM↓D`.
     IShift(Atom, Q, Cg),
+    /// `(izero ATOM CG)`: `P` (with the atom's defining facts and the cuts) proves
+    /// `arg(ATOM) ≤ 0`; `ATOM = 0` (the lower-bound producer's loop exits, spec/logic.md §4b).
+    IZero(Atom, Cg),
     /// `(imono ATOM1 ATOM2 CG)`: `P` (with both atoms' defining facts and the cuts) proves
     /// `arg(ATOM1) ≥ arg(ATOM2)`; `ATOM1 ≥ ATOM2`.
     IMono(Atom, Atom, Cg),

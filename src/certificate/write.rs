@@ -438,6 +438,13 @@ fn write_field(out: &mut String, f: &Field) {
                         write_cg(out, cg);
                         out.push(')');
                     }
+                    Rewrite::IZero(a, cg) => {
+                        out.push_str(" (izero ");
+                        write_atom(out, a);
+                        out.push(' ');
+                        write_cg(out, cg);
+                        out.push(')');
+                    }
                     Rewrite::IMono(a1, a2, cg) => {
                         out.push_str(" (imono ");
                         write_atom(out, a1);
@@ -497,7 +504,13 @@ fn node_s(n: &Node, indent: usize, in_seq: bool, out: &mut String, table: &mut T
         } else {
             out.push(' ');
         }
-        node_s(c, indent + 2, n.rule == "Q:SEQ", out, table);
+        node_s(
+            c,
+            indent + 2,
+            matches!(n.rule, "Q:SEQ" | "L:SEQ"),
+            out,
+            table,
+        );
     }
     out.push(')');
 }

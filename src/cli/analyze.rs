@@ -214,7 +214,64 @@ pub fn analyze_metric(
         }
         None => None,
     };
-    Ok(outcome_from_verdict(l, metric, &text, path, time_ms))
+    let mut outcome = outcome_from_verdict(l, metric, &text, path.clone(), time_ms);
+    if let AnalyzeOutcome::Bound(b) = &mut outcome {
+        if let Some(lr) = exact_lower(l, &m, &a.derivation, &b.per_warp, path.as_deref())? {
+            b.relation = "exact";
+            b.lower = Some(Box::new(lr));
+        }
+    }
+    Ok(outcome)
+}
+
+/// The first warp of the block (0, 1, 2 and the last are tried) whose lower-bound certificate
+/// (`analysis::lower`, spec/logic.md §4b) the kernel accepts with the bound `upper` (the
+/// kernel's rendering of the accepted upper bound); written beside `upper_path` as
+/// `….lower.cert`. `None` when no warp has one (the answer stays `upper`).
+fn exact_lower(
+    l: &Loaded,
+    m: &Metric,
+    upper_deriv: &crate::certificate::Node,
+    upper: &str,
+    upper_path: Option<&str>,
+) -> Result<Option<crate::report::LowerReport>, String> {
+    // warp 0, the next two and the last (a partial last warp may cost less): each try is
+    // one more derivation for the kernel to check
+    let last = u32::try_from(l.launch.warps_per_block(&l.hw).saturating_sub(1)).unwrap_or(0);
+    let mut tries = vec![0, 1.min(last), 2.min(last), last];
+    tries.dedup();
+    for w in tries {
+        let Ok((text, _)) = crate::analysis::lower::lower_certificate(
+            &l.program,
+            m,
+            &l.hw,
+            &l.launch,
+            upper_deriv,
+            w,
+        ) else {
+            // the lower logic does not cover this program (no warp will do better)
+            return Ok(None);
+        };
+        if !warpcert_kernel::check(&text).is_ok_and(|v| v.bound == upper) {
+            continue;
+        }
+        let path = match upper_path {
+            Some(p) => {
+                let lp = format!("{}.lower.cert", p.strip_suffix(".cert").unwrap_or(p));
+                std::fs::write(&lp, &text).map_err(|e| format!("cannot write {lp}: {e}"))?;
+                Some(lp)
+            }
+            None => None,
+        };
+        return Ok(Some(crate::report::LowerReport {
+            role: "lower",
+            warp: w,
+            bound: upper.to_string(),
+            checked: true,
+            path,
+        }));
+    }
+    Ok(None)
 }
 
 /// The report of one metric from the kernel's verdict on certificate `text`: the bound,
@@ -253,6 +310,7 @@ pub fn outcome_from_verdict(
         kernel: l.program.name.clone(),
         metric: metric.to_string(),
         relation: relation_word(),
+        lower: None,
         total: whole_kernel(l, &v),
         per_warp: v.bound.clone(),
         warps: warps_expr(l),

@@ -12,8 +12,9 @@ use warpcert_kernel::{Rejection, Verdict};
 /// `source` is the `--source` file when one was given, and `mismatch` the reason the
 /// certificate's program or hashes differ from what the front end makes of it (then the
 /// certificate counts as rejected).
-/// JSON: `{certificate, accepted: true, kernel, metric, bound, relation, assumptions,
-/// source_checked, nodes}` when accepted, `{certificate, accepted: false, rule, node,
+/// JSON: `{certificate, accepted: true, kernel, metric, bound, relation, role, warp,
+/// assumptions, source_checked, nodes}` when accepted (`role` `upper` with relation `<=`
+/// and `warp` null, or `lower` with `>=` and the named warp: spec/logic.md §4b), `{certificate, accepted: false, rule, node,
 /// reason}` when the kernel rejects, `{certificate, accepted: false, reason}` on a
 /// `--source` mismatch.
 pub fn check_report(
@@ -45,7 +46,12 @@ pub fn check_report(
                     "kernel": v.kernel,
                     "metric": v.metric,
                     "bound": v.bound,
-                    "relation": Verdict::RELATION,
+                    "relation": v.role.relation(),
+                    "role": v.role.name(),
+                    "warp": match v.role {
+                        warpcert_kernel::Role::Lower(w) => Some(w),
+                        warpcert_kernel::Role::Upper => None,
+                    },
                     "assumptions": v.assumptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
                     "source_checked": source.is_some(),
                     "nodes": v.nodes_checked,

@@ -89,6 +89,23 @@ pub struct CertificateReport {
     pub check_ms: f64,
 }
 
+/// The accepted lower-bound certificate of an `exact` answer: role `lower`, the warp it is
+/// about, its bound (the kernel's rendering, equal to the upper bound) and where it was
+/// written (`--cert`: `KERNEL.METRIC.lower.cert` beside the upper one).
+#[derive(Clone, Debug, Serialize)]
+pub struct LowerReport {
+    /// Always `"lower"`.
+    pub role: &'static str,
+    /// The named warp of block 0's numbering (every block: the claim holds for all).
+    pub warp: u32,
+    /// The bound the kernel checked.
+    pub bound: String,
+    /// Whether the kernel accepted it (always true when present).
+    pub checked: bool,
+    /// Where it was written, if `--cert` was given.
+    pub path: Option<String>,
+}
+
 /// One analysed metric of one kernel (`warpcert analyze`): the JSON object of the contract.
 #[derive(Clone, Debug, Serialize)]
 pub struct BoundReport {
@@ -98,8 +115,13 @@ pub struct BoundReport {
     pub kernel: String,
     /// Metric name (`sectors`, `conflicts`, `divwarps`, `steps`).
     pub metric: String,
-    /// Which relation the bound satisfies; always `"upper"` for the quantitative logic.
+    /// Which relation the bound satisfies: `"upper"` (the kernel accepted the upper
+    /// certificate), or `"exact"` when moreover a lower-bound certificate with the same
+    /// bound for some warp was accepted ([`BoundReport::lower`], spec/logic.md §4b).
     pub relation: &'static str,
+    /// The lower-bound certificate behind an `exact` relation (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lower: Option<Box<LowerReport>>,
     /// Per-warp bound, an expression over the kernel's parameters (`spec/` bound grammar).
     pub per_warp: String,
     /// Number of warps of the launch (an integer, or an expression over `gridDim.*`).
@@ -167,7 +189,8 @@ pub fn analyze_text(outcomes: &[AnalyzeOutcome]) -> String {
         match o {
             AnalyzeOutcome::Bound(b) => {
                 let _ = writeln!(out, "{}:", b.metric);
-                let _ = writeln!(out, "  per warp  ≤ {}", b.per_warp);
+                let rel = if b.lower.is_some() { "=" } else { "≤" };
+                let _ = writeln!(out, "  per warp  {rel} {}", b.per_warp);
                 let _ = writeln!(out, "  warps     = {}", b.warps);
                 let _ = writeln!(out, "  kernel    ≤ {}", b.total);
                 let _ = writeln!(
@@ -183,6 +206,15 @@ pub fn analyze_text(outcomes: &[AnalyzeOutcome]) -> String {
                     b.certificate.check_ms,
                     b.time_ms
                 );
+                if let Some(l) = &b.lower {
+                    let _ = writeln!(
+                        out,
+                        "  lower-bound certificate (warp {}): accepted by the kernel (bound {}){}: exact",
+                        l.warp,
+                        l.bound,
+                        l.path.as_ref().map(|p| format!(", written to {p}")).unwrap_or_default()
+                    );
+                }
             }
             AnalyzeOutcome::Failure(f) => {
                 let _ = writeln!(out, "{}:", f.metric);

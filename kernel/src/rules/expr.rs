@@ -71,12 +71,12 @@ pub fn eq_uop(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rej
     Ok(cx.check_node(&c[0], Subject::Opd(a), env, 0)? + &cx.m.op)
 }
 
-fn read(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn, space: Space) -> Result<Rat, Rejection> {
+pub(super) fn read(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn, space: Space) -> Result<Rat, Rejection> {
     let Subject::Expr(Expr::Read(arr, o)) = s else {
         return Err(cx.rej(Reason::WrongSubject { expected: "an array read", found: s.describe() }));
     };
     let c = cx.shape::<1>(n, &["n"])?;
-    let count = cx.access(n, env, arr, o, space)?;
+    let count = cx.count(n, env, arr, o, space)?;
     let co = cx.check_node(&c[0], Subject::Opd(o), env, 0)?;
     let f = if space == Space::Global { &cx.m.gread } else { &cx.m.sread };
     Ok(co + at(f, &count))

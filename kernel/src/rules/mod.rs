@@ -4,6 +4,7 @@
 //! conditions (spec/logic.md §5).
 
 pub mod expr;
+pub mod lower;
 pub mod nosplit;
 pub mod stmt;
 
@@ -74,6 +75,8 @@ pub struct Ctx<'a> {
     /// Format ≥ 5: an expression node may omit `(cost C)`; its cost is then the recomputed
     /// one (a written cost must still equal it).
     pub cost_optional: bool,
+    /// `Some(W)`: a lower-bound certificate about warp `W` (spec/logic.md §4b).
+    pub lower: Option<u32>,
 }
 
 impl Ctx<'_> {
@@ -130,6 +133,11 @@ impl Ctx<'_> {
 
     fn check_node_inner(&self, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
         let (kind, f) = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.clone())))?;
+        match (registry::role(&n.rule), self.lower) {
+            (registry::RuleRole::Lower, None) => return Err(self.rej(Reason::WrongRole { certificate: "upper" })),
+            (registry::RuleRole::Upper, Some(_)) => return Err(self.rej(Reason::WrongRole { certificate: "lower" })),
+            _ => {}
+        }
         let is_stmt_rule = kind == RuleKind::Statement;
         match s {
             Subject::Stmt(_) => {
@@ -739,8 +747,29 @@ impl Ctx<'_> {
     /// Farkas witness is checked, the rewrites are applied to `q1` in order, and
     /// `q1' − q2` must have only non-negative coefficients.
     pub fn dominates(&self, n: &Node, name: &'static str, p: &[Cstr], q1: &Poly, q2: &Poly) -> Result<(), Rejection> {
+        let q = self.rewritten(n, name, p, q1, false)?;
+        match q.add_scaled(q2, &-Rat::one()).negative_term() {
+            Some(term) => Err(self.rej(Reason::NotDominated { list: name, term })),
+            None => Ok(()),
+        }
+    }
+
+    /// `q1` after the rewrites of `(rewrite NAME …)` under `p`, each witness checked
+    /// (spec/certificate.md); with `equalities_only` (L:WEAK, spec/logic.md §4b) a `mono`
+    /// or `imono` rewrite is rejected ([`Reason::InequalityRewrite`]).
+    pub fn rewritten(
+        &self,
+        n: &Node,
+        name: &'static str,
+        p: &[Cstr],
+        q1: &Poly,
+        equalities_only: bool,
+    ) -> Result<Poly, Rejection> {
         let mut q = q1.clone();
         for (i, r) in n.rewrites.get(name).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
+            if equalities_only && matches!(r, Rw::Mono(..) | Rw::IMono(..)) {
+                return Err(self.rej(Reason::InequalityRewrite(name)));
+            }
             if matches!(r, Rw::Mono(..) | Rw::IMono(..)) {
                 // Only on a polynomial without negative coefficients (then replacing an atom
                 // by a smaller one decreases it).
@@ -796,10 +825,7 @@ impl Ctx<'_> {
                 q = q.replace_atom(&canon, &Poly::zero().add_scaled(&by, &(Rat::one() / f)));
             }
         }
-        match q.add_scaled(q2, &-Rat::one()).negative_term() {
-            Some(term) => Err(self.rej(Reason::NotDominated { list: name, term })),
-            None => Ok(()),
-        }
+        Ok(q)
     }
 
     /// An integer rewrite (spec/certificate.md "Integer rewrites"): `(ishift A D CG)`
@@ -857,22 +883,7 @@ impl Ctx<'_> {
     /// Checks a claimed access count `(n N)` for index `o` of array `arr` (which must be in
     /// `space`) against `N*` under the pre `(P, D)` = `env`; returns `N` as a rational.
     pub fn access(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
-        let a = self
-            .prog
-            .array(arr)
-            .ok_or_else(|| self.rej(Reason::Undeclared { kind: "array", name: arr.to_string() }))?;
-        if a.space != space {
-            return Err(self.rej(Reason::WrongSubject {
-                expected: match space {
-                    Space::Global => "a global array",
-                    Space::Shared => "a shared array",
-                    Space::Local => "a thread-local array",
-                },
-                found: format!("array `{arr}`"),
-            }));
-        }
-        let claimed = n.n.as_ref().ok_or_else(|| self.rej(Reason::MissingField("n")))?;
-        let kind = if space == Space::Global { Kind::MemReads } else { Kind::Conflicts };
+        let (a, claimed, kind) = self.access_site(n, arr, space)?;
         let dep = Self::dep_opd(&env.d, o);
         // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
         // (those constraints, dependence, element size, kind) give equal N*: memoized.
@@ -922,10 +933,61 @@ impl Ctx<'_> {
             }
         };
         let required = star.max(1);
-        if *claimed < BigInt::from(required) {
+        if claimed < BigInt::from(required) {
             return Err(self.rej(Reason::AccessBound { claimed: claimed.to_string(), required }));
         }
-        Ok(Rat::from_integer(claimed.clone()))
+        Ok(Rat::from_integer(claimed))
+    }
+}
+
+impl Ctx<'_> {
+    /// The array `arr` (which must be in `space`), the node's claimed `(n N)` and the
+    /// hardware function of the access ([`Ctx::access`], [`Ctx::access_lower`]).
+    fn access_site(&self, n: &Node, arr: &str, space: Space) -> Result<(&syntax::Array, BigInt, Kind), Rejection> {
+        let a = self
+            .prog
+            .array(arr)
+            .ok_or_else(|| self.rej(Reason::Undeclared { kind: "array", name: arr.to_string() }))?;
+        if a.space != space {
+            return Err(self.rej(Reason::WrongSubject {
+                expected: match space {
+                    Space::Global => "a global array",
+                    Space::Shared => "a shared array",
+                    Space::Local => "a thread-local array",
+                },
+                found: format!("array `{arr}`"),
+            }));
+        }
+        let claimed = n.n.clone().ok_or_else(|| self.rej(Reason::MissingField("n")))?;
+        Ok((a, claimed, if space == Space::Global { Kind::MemReads } else { Kind::Conflicts }))
+    }
+
+    /// The claimed access count of an array node, checked for the certificate's role:
+    /// [`Ctx::access`] (`N ≥ N*`, upper) or [`Ctx::access_lower`] (`N ≤ N_W`, lower; the
+    /// registry admits EQ:GARRAY/EQ:SARRAY/Q:GWRITE/Q:SWRITE only in upper certificates and
+    /// their L: counterparts only in lower ones).
+    pub fn count(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
+        if self.lower.is_some() {
+            self.access_lower(n, env, arr, o, space)
+        } else {
+            self.access(n, env, arr, o, space)
+        }
+    }
+
+    /// Checks a lower rule's claimed access count `(n N)` for index `o` of array `arr` (in
+    /// `space`): `0 ≤ N ≤ N_W(o)`, the named warp's count under the pre `env`
+    /// (spec/logic.md §4b, [`access::n_warp`]); returns `N`.
+    pub fn access_lower(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
+        let (a, claimed, kind) = self.access_site(n, arr, space)?;
+        let warp = self.lower.unwrap_or(0);
+        let dep = Self::dep_opd(&env.d, o);
+        let allowed = access::n_warp(self.block, self.hw, warp, dep.as_ref(), a.bytes, kind).map_err(|_| {
+            self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
+        })?;
+        if claimed.is_negative() || claimed > BigInt::from(allowed) {
+            return Err(self.rej(Reason::AccessAbove { claimed: claimed.to_string(), allowed }));
+        }
+        Ok(Rat::from_integer(claimed))
     }
 }
 
@@ -1114,7 +1176,18 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         nstar: RefCell::new(BTreeMap::new()),
         wf_ok: RefCell::new(HashSet::new()),
         cost_optional: cert.version >= 5,
+        lower: cert.lower,
     };
+    if let Some(w) = cert.lower {
+        let threads = access::block_threads(cert.block).unwrap_or(u64::MAX);
+        if u64::from(w).saturating_mul(u64::from(cert.hardware[0])) >= threads {
+            return Err(Rejection {
+                rule: "root".to_string(),
+                node_path: String::new(),
+                reason: Reason::NoSuchWarp { warp: w, threads },
+            });
+        }
+    }
     let root = &cert.root;
     let dummy = Assn { p: Default::default(), d: Default::default(), q: Poly::zero() };
     cx.check_node(root, Subject::Stmt(&cert.program.body), &dummy, 0)?;
@@ -1134,6 +1207,11 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     if cert.bound != pre.q {
         return Err(cx.rej(Reason::BoundMismatch { bound: cert.bound.to_string(), root: pre.q.to_string() }));
     }
+    // A lower bound is `Q − Q'` at the root: its post potential must be 0 (§4b).
+    let post_q = &cx.post(root)?.q;
+    if cert.lower.is_some() && *post_q != Poly::zero() {
+        return Err(cx.rej(Reason::LowerPostNotZero(post_q.to_string())));
+    }
     Ok(Verdict {
         version: cert.version,
         kernel: cert.program.name.clone(),
@@ -1145,6 +1223,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         assumptions,
         provenance: cert.provenance.clone(),
         nodes_checked: cx.count.get(),
+        role: cert.lower.map_or(crate::Role::Upper, crate::Role::Lower),
     })
 }
 

@@ -250,9 +250,15 @@ fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), R
 /// For `x ← a >> c` without `lin_P(e)` the substitution is the bounding one ("Halving"),
 /// for `x ← a * b` the lower bounding one, in atoms that do not rise with `x` ("Products").
 pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    vwrite1(cx, n, s, pre, true)
+}
+
+/// Q:VWRITE1 (`bounding`: with the bounding substitutions) and L:VWRITE1 (without them:
+/// spec/logic.md §4b).
+pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: bool) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    let (cost, shr) = vwrite_common(cx, n, (x, e), pre, true)?;
+    let (cost, shr) = vwrite_common(cx, n, (x, e), pre, bounding)?;
     let want = post.d.get(x).ok_or_else(|| cx.rej(Reason::NotInUniformSet(x.clone())))?;
     dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
     let q = match (post.q.mentions(x), cx.lin_fixed(&pre.p, e), &shr) {
@@ -338,13 +344,13 @@ pub fn q_vote(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     Ok(Rat::zero())
 }
 
-fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result<Rat, Rejection> {
+pub(super) fn write(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, space: Space) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::Write(arr, o, e)) = s else {
         return Err(wrong(cx, "an array write", s));
     };
     let post = cx.post(n)?;
     let c = cx.shape::<2>(n, &["n"])?;
-    let count = cx.access(n, pre, arr, o, space)?;
+    let count = cx.count(n, pre, arr, o, space)?;
     let c1 = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
     let c2 = cx.check_node(&c[1], Subject::Expr(e), pre, 1)?;
     cx.same_p(&pre.p, &post.p, "pre", "post")?;
@@ -701,6 +707,14 @@ fn guard_last(cx: &Ctx, g: &str, ge: &[Cstr], s: &Stmt) -> bool {
 /// `N.post.Q + C ≥ Q'` under `N.post.P`; `N.post.D ⊒ D'`. In filtered position the child is
 /// filtered.
 pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    weak(cx, n, s, pre, false)
+}
+
+/// Q:WEAK (`lower` false) and L:WEAK (`lower` true, spec/logic.md §4b): the same fields
+/// and checks, with the two potential comparisons reversed for L:WEAK (`Q ≤ N.pre.Q + C`,
+/// `N.post.Q + C ≤ Q'`) and only equality rewrites ([`Ctx::rewritten`]). The rewrites
+/// apply to `Q` (pre) and to `N.post.Q + C` (post) in both.
+pub(super) fn weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, lower: bool) -> Result<Rat, Rejection> {
     let post = cx.post(n)?;
     let c = cx.shape::<1>(n, &["frame", "entail pre", "rewrite pre", "entail post", "rewrite post"])?;
     let frame = n.frame.clone().unwrap_or_else(Rat::zero);
@@ -709,11 +723,21 @@ pub fn q_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     }
     cx.check_node_in(&c[0], s, pre, 0, cx.filter().as_ref())?;
     let (np, nq) = cx.pp(&c[0])?;
+    let compare = |name: &'static str, p: &[Cstr], rewritten: &Poly, other: &Poly| {
+        if !lower {
+            return cx.dominates(n, name, p, rewritten, other);
+        }
+        let q = cx.rewritten(n, name, p, rewritten, true)?;
+        match other.add_scaled(&q, &-Rat::one()).negative_term() {
+            Some(term) => Err(cx.rej(Reason::NotDominated { list: name, term })),
+            None => Ok(()),
+        }
+    };
     cx.entail(n, "pre", &pre.p, &np.p)?;
-    cx.dominates(n, "pre", &pre.p, &pre.q, &plus(&np.q, &frame))?;
+    compare("pre", &pre.p, &pre.q, &plus(&np.q, &frame))?;
     cx.covers(&pre.d, &np.d)?;
     cx.entail(n, "post", &nq.p, &post.p)?;
-    cx.dominates(n, "post", &nq.p, &plus(&nq.q, &frame), &post.q)?;
+    compare("post", &nq.p, &plus(&nq.q, &frame), &post.q)?;
     cx.covers(&nq.d, &post.d)?;
     Ok(Rat::zero())
 }

@@ -405,6 +405,7 @@ pub(super) fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
             Rewrite::Zero(a, _) => out = out.zero_atom(&a.into()),
             Rewrite::Mono(l, l2, _) => out = out.mono(l, l2),
             Rewrite::IShift(a, d, _) => out = out.shift(a, d),
+            Rewrite::IZero(a, _) => out = out.zero_atom(a),
             Rewrite::IMono(a1, a2, _) => {
                 out = out.replace_atom(a1, &[(Q::one(), Some(a2.clone()))])
             }

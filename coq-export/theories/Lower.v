@@ -1,0 +1,286 @@
+(** * The lower-bound rules (spec/logic.md §4b, issue 14), sound against Semantics.v
+
+    A lower judgment is about one fixed list [T] of threads (the lanes of the named warp,
+    [lanes G w]) that stays the active set: [lvalid P I s P' I'] means that every run of
+    [s] on [T] from a store satisfying [P] ends in a store satisfying [P'] and costs at
+    least [I] before minus [I'] after.  Assertions and potentials are semantic here
+    (predicates and rational functions of the store); each lemma [L_NAME] below is the
+    rule [L:NAME] with the kernel's syntactic side conditions replaced by the semantic
+    facts they establish (an entailment by its implication, a substitution by the
+    equation it gives, [N ≤ N_W] by [N ≤ memreads] on every store of [P]).
+
+    Not done here (spec/logic.md §4b says so): the link from the kernel's syntactic
+    checks (Farkas witnesses, the [N_W] enumeration, [Q'[x ← e]]) to these semantic
+    premises, i.e. a Coq checker for lower certificates, and their export.  No axiom,
+    no [Admitted]. *)
+From Coq Require Import ZArith QArith List Bool Lia Lqa.
+From WarpCert Require Import Metric Syntax Semantics.
+Import ListNotations.
+Open Scope Q_scope.
+
+Section Lower.
+Variable G : ctx.
+Variable F : fmodel.
+Variable ps : nat -> val.
+Variable T : list nat.
+Let M := c_metric G.
+
+Definition assn := store -> Prop.
+Definition pot := store -> Q.
+
+(** [⊢ᴸ {P; I} s {P'; I'}]. *)
+Definition lvalid (P : assn) (I : pot) (s : stmt) (P' : assn) (I' : pot) : Prop :=
+  forall st st' C, P st -> seval G F ps st s T st' C -> P' st' /\ I st - I' st' <= C.
+
+(** [c] is a lower bound on the cost of [e] on [T] from every store of [P]. *)
+Definition elow (P : assn) (e : expr) (c : Q) : Prop :=
+  forall st R C, P st -> eeval G F ps st e T R C -> c <= C.
+
+(** [P ⇒ e unif], semantically: on every store of [P] the test is all-true or all-false on
+    [T]; [PT]/[PF] hold after a true/false test (the kernel's [P ∧ e], [P ∧ ¬e]). *)
+Definition uniform_test (P : assn) (e : expr) (PT PF : assn) : Prop :=
+  forall st R C, P st -> eeval G F ps st e T R C ->
+    ((forall t, In t T -> is_true_v (R t) = true) \/ (forall t, In t T -> is_false_v (R t) = true)) /\
+    ((forall t, In t T -> is_true_v (R t) = true) -> PT st) /\
+    ((forall t, In t T -> is_false_v (R t) = true) -> PF st).
+
+Lemma filter_nil_of_all : forall (f : nat -> bool) (L : list nat),
+  (forall t, In t L -> f t = false) -> filter f L = [].
+Proof.
+  intros f L H. induction L as [|a L IH]; simpl; auto.
+  rewrite H by (left; auto). apply IH. intros t Ht. apply H. right; auto.
+Qed.
+
+Lemma true_not_false : forall v, is_true_v v = true -> is_false_v v = false.
+Proof. intros [z|[|]|b]; simpl; congruence. Qed.
+Lemma false_not_true : forall v, is_false_v v = true -> is_true_v v = false.
+Proof. intros [z|[|]|b]; simpl; congruence. Qed.
+
+(** L:SKIP *)
+Lemma L_SKIP : forall (P : assn) (I : pot), lvalid P I SSkip P I.
+Proof. intros P I st st' C HP Hs. inversion Hs; subst. split; auto. lra. Qed.
+
+(** L:SYNC *)
+Lemma L_SYNC : forall (P : assn) (I' : pot), lvalid P (fun st => I' st + m_sync M) SSync P I'.
+Proof. intros P I' st st' C HP Hs. inversion Hs; subst. split; auto. unfold M. lra. Qed.
+
+(** L:SEQ *)
+Lemma L_SEQ : forall (P : assn) (I : pot) s1 (P1 : assn) (I1 : pot) s2 (P2 : assn) (I2 : pot),
+  lvalid P I s1 P1 I1 -> lvalid P1 I1 s2 P2 I2 -> lvalid P I (SSeq s1 s2) P2 I2.
+Proof.
+  intros P I s1 P1 I1 s2 P2 I2 H1 H2 st st' C HP Hs. inversion Hs; subst.
+  match goal with A : seval _ _ _ _ s1 T ?m _, B : seval _ _ _ ?m s2 T _ _ |- _ =>
+    destruct (H1 _ _ _ HP A) as [HP1 Hc1]; destruct (H2 _ _ _ HP1 B) as [HP2 Hc2] end.
+  split; auto. lra.
+Qed.
+
+(** L:WEAK: [Q ≤ N.Q + F] under [P], [N.Q' + F ≤ Q'] under [N.P'] (equality rewrites
+    establish these inequalities; [mono] would not). *)
+Lemma L_WEAK : forall (P : assn) (I : pot) s (P' : assn) (I' : pot) (P1 : assn) (I1 : pot)
+  (P1' : assn) (I1' : pot) (f : Q),
+  (forall st, P st -> P1 st /\ I st <= I1 st + f) ->
+  lvalid P1 I1 s P1' I1' ->
+  (forall st, P1' st -> P' st /\ I1' st + f <= I' st) ->
+  lvalid P I s P' I'.
+Proof.
+  intros P I s P' I' P1 I1 P1' I1' f Hpre H Hpost st st' C HP Hs.
+  destruct (Hpre st HP) as [HP1 Hq]. destruct (H _ _ _ HP1 Hs) as [HP1' Hc].
+  destruct (Hpost st' HP1') as [HP' Hq']. split; auto. lra.
+Qed.
+
+(** L:VWRITE1/L:VWRITE2: the potential before is the one after the assignment plus its
+    cost (the kernel's [Q = Q'[x ← lin_P(e)] + M^vwrite + C], exact substitution). *)
+Lemma L_VWRITE : forall (P P' : assn) (I' : pot) x e (c : Q) (I : pot),
+  elow P e c ->
+  (forall st R, P st -> P' (set_local st x T R) /\ I st <= I' (set_local st x T R) + m_vwrite M + c) ->
+  lvalid P I (SAssign x e) P' I'.
+Proof.
+  intros P P' I' x e c I He Hq st st' C HP Hs. inversion Hs; subst.
+  destruct (Hq st R HP) as [HP' Hle]. split; auto.
+  assert (c <= C0) by (eapply He; eauto). unfold M in *. lra.
+Qed.
+
+(** Assertions and potentials about the locals only (the kernel's: they mention locals,
+    parameters and thread indices, never arrays). *)
+Definition alocal (P : assn) : Prop := forall s1 s2, sl s1 = sl s2 -> P s1 -> P s2.
+Definition plocal (I : pot) : Prop := forall s1 s2, sl s1 = sl s2 -> I s1 == I s2.
+
+(** L:GWRITE: a claimed count [n] at most the warp's [MemReads] on every store of [P]
+    (the kernel's [N ≤ N_W]); [M^gwrite] is monotone (Metric.v, [m_mono]). *)
+Lemma L_GWRITE : forall (P : assn) (I' : pot) A i e es (n : Z) (c1 c2 : Q),
+  alocal P -> plocal I' -> c_arr G A = Some (Global, es) ->
+  (forall st, P st -> (n <= memreads G es T (oval G ps st i))%Z) ->
+  (forall st C, P st -> oeval G st i T C -> c1 <= C) -> elow P e c2 ->
+  lvalid P (fun st => I' st + m_gwrite M n + c1 + c2) (SWrite A i e) P I'.
+Proof.
+  intros P I' A i e es n c1 c2 HlP HlI HA Hn Hc1 Hc2 st st' C HP Hs. inversion Hs; subst;
+    match goal with H1 : c_arr G A = Some (_, _) |- _ =>
+      tryif constr_eq H1 HA then fail else (rewrite HA in H1; inversion H1; subst) end.
+  split. { apply (HlP st); auto. }
+  match goal with Ho : oeval _ st i T ?C1, He : eeval _ _ _ st e T _ ?C2 |- _ =>
+    assert (c1 <= C1) by (eapply Hc1; eauto); assert (c2 <= C2) by (eapply Hc2; eauto) end.
+  match goal with |- _ - I' (set_array _ _ _ ?I ?R) <= _ =>
+    assert (HI := HlI (set_array st A T I R) st eq_refl) end.
+  destruct (m_mono M _ _ (Hn st HP)) as [_ [_ [Hm _]]].
+  unfold M in *. lra.
+Qed.
+
+(** L:SWRITE: as L:GWRITE with [Conflicts] and [M^swrite]. *)
+Lemma L_SWRITE : forall (P : assn) (I' : pot) A i e es (n : Z) (c1 c2 : Q),
+  alocal P -> plocal I' -> c_arr G A = Some (Shared, es) ->
+  (forall st, P st -> (n <= conflicts_of G es T (oval G ps st i))%Z) ->
+  (forall st C, P st -> oeval G st i T C -> c1 <= C) -> elow P e c2 ->
+  lvalid P (fun st => I' st + m_swrite M n + c1 + c2) (SWrite A i e) P I'.
+Proof.
+  intros P I' A i e es n c1 c2 HlP HlI HA Hn Hc1 Hc2 st st' C HP Hs. inversion Hs; subst;
+    match goal with H1 : c_arr G A = Some (_, _) |- _ =>
+      tryif constr_eq H1 HA then fail else (rewrite HA in H1; inversion H1; subst) end.
+  split. { apply (HlP st); auto. }
+  match goal with Ho : oeval _ st i T ?C1, He : eeval _ _ _ st e T _ ?C2 |- _ =>
+    assert (c1 <= C1) by (eapply Hc1; eauto); assert (c2 <= C2) by (eapply Hc2; eauto) end.
+  match goal with |- _ - I' (set_array _ _ _ ?I ?R) <= _ =>
+    assert (HI := HlI (set_array st A T I R) st eq_refl) end.
+  destruct (m_mono M _ _ (Hn st HP)) as [_ [_ [_ Hm]]].
+  unfold M in *. lra.
+Qed.
+
+(** L:GARRAY: [(read A i)] costs at least [c + M^gread(n)] when [n ≤ MemReads]. *)
+Lemma L_GARRAY : forall (P : assn) A i es (n : Z) (c : Q),
+  c_arr G A = Some (Global, es) ->
+  (forall st, P st -> (n <= memreads G es T (oval G ps st i))%Z) ->
+  (forall st C, P st -> oeval G st i T C -> c <= C) ->
+  elow P (ERead A i) (c + m_gread M n).
+Proof.
+  intros P A i es n c HA Hn Hc st R C HP He. inversion He; subst;
+    match goal with H1 : c_arr G A = Some (_, _) |- _ =>
+      tryif constr_eq H1 HA then fail else (rewrite HA in H1; inversion H1; subst) end.
+  match goal with Ho : oeval _ st i T ?C1 |- _ => assert (c <= C1) by (eapply Hc; eauto) end.
+  destruct (m_mono M _ _ (Hn st HP)) as [Hm _]. unfold M in *. lra.
+Qed.
+
+(** L:SARRAY *)
+Lemma L_SARRAY : forall (P : assn) A i es (n : Z) (c : Q),
+  c_arr G A = Some (Shared, es) ->
+  (forall st, P st -> (n <= conflicts_of G es T (oval G ps st i))%Z) ->
+  (forall st C, P st -> oeval G st i T C -> c <= C) ->
+  elow P (ERead A i) (c + m_sread M n).
+Proof.
+  intros P A i es n c HA Hn Hc st R C HP He. inversion He; subst;
+    match goal with H1 : c_arr G A = Some (_, _) |- _ =>
+      tryif constr_eq H1 HA then fail else (rewrite HA in H1; inversion H1; subst) end.
+  match goal with Ho : oeval _ st i T ?C1 |- _ => assert (c <= C1) by (eapply Hc; eauto) end.
+  destruct (m_mono M _ _ (Hn st HP)) as [_ [Hm _]]. unfold M in *. lra.
+Qed.
+
+(** A uniform test never takes SC:IFD / SC:WHILESOME: one of the two filters is empty. *)
+Lemma uniform_not_split : forall (R : fam),
+  ((forall t, In t T -> is_true_v (R t) = true) \/ (forall t, In t T -> is_false_v (R t) = true)) ->
+  filter (fun t => is_true_v (R t)) T = [] \/ filter (fun t => is_false_v (R t)) T = [].
+Proof.
+  intros R [H|H]; [right|left]; apply filter_nil_of_all; intros t Ht.
+  - apply true_not_false, H, Ht.
+  - apply false_not_true, H, Ht.
+Qed.
+
+(** L:IF1 (a uniform test): one branch
+    pre potential [I0] for both branches, [Q = I0 + M^if + c]. *)
+Lemma L_IF1 : forall (P PT PF : assn) e s1 s2 (P' : assn) (I' I0 : pot) (c : Q),
+  uniform_test P e PT PF -> elow P e c ->
+  lvalid PT I0 s1 P' I' -> lvalid PF I0 s2 P' I' ->
+  lvalid P (fun st => I0 st + m_if M + c) (SIf e s1 s2) P' I'.
+Proof.
+  intros P PT PF e s1 s2 P' I' I0 c Hu Hc HT HF st st' C HP Hs.
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e T ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto);
+      destruct (Hu _ _ _ HP He) as [Hor [HtT HfF]] end.
+  - match goal with Ht : forall t, In t T -> is_true_v _ = true, Hb : seval _ _ _ _ s1 T _ _ |- _ =>
+      destruct (HT _ _ _ (HtT Ht) Hb) end.
+    split; auto. unfold M in *. lra.
+  - match goal with Ht : forall t, In t T -> is_false_v _ = true, Hb : seval _ _ _ _ s2 T _ _ |- _ =>
+      destruct (HF _ _ _ (HfF Ht) Hb) end.
+    split; auto. unfold M in *. lra.
+  - exfalso. destruct (uniform_not_split _ Hor) as [E|E]; auto.
+Qed.
+
+(** L:IF2: [P ⇒ e] (every lane of the non-empty warp takes the then branch); only that
+    branch's derivation. *)
+Lemma L_IF2 : forall (P : assn) e s1 s2 (P' : assn) (I' I0 : pot) (c : Q),
+  T <> [] ->
+  (forall st R C, P st -> eeval G F ps st e T R C -> forall t, In t T -> is_true_v (R t) = true) ->
+  elow P e c -> lvalid P I0 s1 P' I' ->
+  lvalid P (fun st => I0 st + m_if M + c) (SIf e s1 s2) P' I'.
+Proof.
+  intros P e s1 s2 P' I' I0 c HT Hd Hc H1 st st' C HP Hs.
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); pose proof (Hd _ _ _ HP He) as Hall end.
+  - match goal with Hb : seval _ _ _ _ s1 _ _ _ |- _ => destruct (H1 _ _ _ HP Hb) end.
+    split; auto. unfold M in *. lra.
+  - exfalso. match goal with Hf : forall t, In t _ -> is_false_v _ = true |- _ =>
+      pose proof (Hf t0 Hin) as F0 end.
+    rewrite (true_not_false _ (Hall t0 Hin)) in F0. discriminate.
+  - exfalso. match goal with Hn : filter (fun t => is_false_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply true_not_false, Hall, Ht.
+Qed.
+
+(** L:IF3: [P ⇒ ¬e]; only the else branch. *)
+Lemma L_IF3 : forall (P : assn) e s1 s2 (P' : assn) (I' I0 : pot) (c : Q),
+  T <> [] ->
+  (forall st R C, P st -> eeval G F ps st e T R C -> forall t, In t T -> is_false_v (R t) = true) ->
+  elow P e c -> lvalid P I0 s2 P' I' ->
+  lvalid P (fun st => I0 st + m_if M + c) (SIf e s1 s2) P' I'.
+Proof.
+  intros P e s1 s2 P' I' I0 c HT Hd Hc H2 st st' C HP Hs.
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); pose proof (Hd _ _ _ HP He) as Hall end.
+  - exfalso. match goal with Ht : forall t, In t _ -> is_true_v _ = true |- _ =>
+      pose proof (Ht t0 Hin) as T1 end.
+    rewrite (false_not_true _ (Hall t0 Hin)) in T1. discriminate.
+  - match goal with Hb : seval _ _ _ _ s2 _ _ _ |- _ => destruct (H2 _ _ _ HP Hb) end.
+    split; auto. unfold M in *. lra.
+  - exfalso. match goal with Hn : filter (fun t => is_true_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply false_not_true, Hall, Ht.
+Qed.
+
+(** L:WHILE: a uniform loop with invariant potential [I]; the body's premise pays [I] down
+    by a round's cost, [M^if + c] for the test included (by induction on the run). *)
+Lemma L_WHILE : forall (P PT PF : assn) e b (I : pot) (c : Q),
+  uniform_test P e PT PF -> elow P e c ->
+  lvalid PT I b P (fun st => I st + m_if M + c) ->
+  lvalid P (fun st => I st + m_if M + c) (SWhile e b) PF I.
+Proof.
+  intros P PT PF e b I c Hu Hc HB st st' C HP Hs.
+  remember (SWhile e b) as w eqn:Ew. remember T as T0 eqn:ET in Hs.
+  revert HP. induction Hs; intros HP; try discriminate Ew; inversion Ew; subst.
+  - (* SC_WHILEALL *)
+    match goal with He : eeval _ _ _ _ e T _ ?C1, Ht : forall t, In t T -> is_true_v _ = true,
+                    Hb : seval _ _ _ _ b T _ _ |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto);
+      destruct (Hu _ _ _ HP He) as [_ [HtT _]];
+      destruct (HB _ _ _ (HtT Ht) Hb) as [HP1 Hc2] end.
+    destruct (IHHs2 eq_refl eq_refl HP1) as [HPF Hc3].
+    split; auto. unfold M in *. lra.
+  - (* SC_WHILESOME: impossible for a uniform test *)
+    exfalso.
+    match goal with He : eeval _ _ _ _ e T _ _ |- _ => destruct (Hu _ _ _ HP He) as [Hor _] end.
+    destruct (uniform_not_split _ Hor) as [E|E]; auto.
+  - (* SC_WHILENONE *)
+    match goal with He : eeval _ _ _ _ e T _ ?C1, Hf : forall t, In t T -> is_false_v _ = true |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto);
+      destruct (Hu _ _ _ HP He) as [_ [_ HfF]]; pose proof (HfF Hf) end.
+    split; auto. unfold M in *. lra.
+Qed.
+
+(** The claim of a lower certificate (spec/logic.md §4b, root): a derivation with post
+    potential 0 from the root's pre gives [cost ≥ bound] for the named warp. *)
+Theorem lower_claim : forall (P : assn) (I : pot) s (P' : assn) st st' C,
+  lvalid P I s P' (fun _ => 0) -> P st -> seval G F ps st s T st' C -> I st <= C.
+Proof. intros P I s P' st st' C H HP Hs. destruct (H _ _ _ HP Hs) as [_ Hc]. lra. Qed.
+
+End Lower.

@@ -1,0 +1,94 @@
+//! Lower-bound rules `⊢ᴸ_M {P; D; Q} s {P'; D'; Q'}` (spec/logic.md §4b, rules `L:*`): the
+//! cost of the named warp from a state satisfying `(P, D)` is at least `Q − Q'`. They occur
+//! only in certificates with a `(lower W)` section (the registry's roles). The rules whose
+//! statement cost is charged exactly share the checks of their `Q:` counterparts; the
+//! access counts of L:GARRAY/L:SARRAY/L:GWRITE/L:SWRITE are bounded above by the warp's
+//! count ([`Ctx::access_lower`], through [`Ctx::count`]); L:WEAK reverses Q:WEAK's
+//! comparisons and allows only equality rewrites.
+
+use super::stmt::{self, Test};
+use super::{expr, Ctx, Subject};
+use crate::arith::Rat;
+use crate::syntax::{Assn, Node, Space};
+use crate::Rejection;
+
+/// L:SKIP — `skip`: `pre = post` (Q:SKIP's premises).
+pub fn l_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_skip(cx, n, s, pre)
+}
+
+/// L:SYNC — `sync`: `Q = Q' + M^sync` (exact).
+pub fn l_sync(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_sync(cx, n, s, pre)
+}
+
+/// L:SEQ — `s1; s2`: Q:SEQ's premises with `L:` children.
+pub fn l_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_seq(cx, n, s, pre)
+}
+
+/// L:VWRITE1 — `x ← e`: `Q = Q'[x ← lin_P(e)] + M^vwrite + C`, exact substitution only (no
+/// halving or product bound: those are upper-direction inequalities).
+pub fn l_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::vwrite1(cx, n, s, pre, false)
+}
+
+/// L:VWRITE2 — `x ← e`, `Q'` not mentioning `x`: `Q = Q' + M^vwrite + C` (exact).
+pub fn l_vwrite2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_vwrite2(cx, n, s, pre)
+}
+
+/// L:GWRITE — `A[o] ← e`, `A` global: `(n N)` with `N ≤ N_W(o)`,
+/// `Q = Q' + M^gwrite(N) + C1 + C2`.
+pub fn l_gwrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::write(cx, n, s, pre, Space::Global)
+}
+
+/// L:SWRITE — as L:GWRITE for a shared array (`Conflicts`, `M^swrite`).
+pub fn l_swrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::write(cx, n, s, pre, Space::Shared)
+}
+
+/// L:LWRITE — `A[o] ← e`, `A` thread-local: `Q = Q' + M^vwrite + C1 + C2` (exact).
+pub fn l_lwrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_lwrite(cx, n, s, pre)
+}
+
+/// L:IF1 — uniform `if`: one branch pre potential `Q₀` for both branches (at most each
+/// branch's lower bound), `Q = Q₀ + M^if + C`.
+pub fn l_if1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_if1(cx, n, s, pre)
+}
+
+/// L:IF2 — `P ⇒ e`: only the then branch, `Q = Q₀ + M^if + C`.
+pub fn l_if2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_if2(cx, n, s, pre)
+}
+
+/// L:IF3 — `P ⇒ ¬e`: only the else branch, `Q = Q₀ + M^if + C`.
+pub fn l_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_if3(cx, n, s, pre)
+}
+
+/// L:WHILE — uniform loop with invariant `I`: `B.pre = (P ∧ e, D, I)`,
+/// `B.post = (P, D, I + M^if + C)`, `pre = (P, D, I + M^if + C)`, `post = (P ∧ ¬e, D, I)`.
+pub fn l_while(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::while_rule(cx, n, s, pre, Test::Uniform)
+}
+
+/// L:WEAK — one child `N`, `(frame F)`: `P ⇒ N.pre.P`, `D ⊒ N.pre.D`, `Q` rewritten under
+/// `P` is at most `N.pre.Q + F`; `N.post.P ⇒ P'`, `N.post.D ⊒ D'`, `N.post.Q + F`
+/// rewritten under `N.post.P` is at most `Q'`. Only equality rewrites.
+pub fn l_weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::weak(cx, n, s, pre, true)
+}
+
+/// L:GARRAY — `(read A o)`, `A` global: `(n N)` with `N ≤ N_W(o)`; costs `C_o + M^gread(N)`.
+pub fn l_garray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
+    expr::read(cx, n, s, env, Space::Global)
+}
+
+/// L:SARRAY — `(read A o)`, `A` shared: `(n N)` with `N ≤ N_W(o)`; costs `C_o + M^sread(N)`.
+pub fn l_sarray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
+    expr::read(cx, n, s, env, Space::Shared)
+}

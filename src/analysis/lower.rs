@@ -1,0 +1,544 @@
+//! Lower-bound certificates (spec/logic.md §4b, issue 14 item 3): a derivation in the
+//! lower-bound logic (`L:*` rules) for one named warp, obtained from an upper derivation
+//! (`Q:*`) of the same program whose assertions `(P, D)` it keeps, with the potentials
+//! computed again from the post backwards at the exact costs (access counts `N_W` of the
+//! named warp instead of `N*`).
+//!
+//! Covered: straight-line code, uniform `if`s (L:IF1 with the coefficientwise minimum of
+//! the branches, through L:WEAK; L:IF2/L:IF3), and counted uniform loops whose body costs a
+//! constant and whose upper derivation ranks them by one `shift` of `max0(L)` by 1 (L:WHILE
+//! with the invariant `c·max0(L) + R`, and an L:WEAK whose `zero` rewrite proves the exit
+//! potential 0). Anything else (divergent branches and loops, nested loops, floor ranking
+//! atoms, shuffles) is an error naming the rule: the answer then stays `upper`.
+//!
+//! Untrusted: the kernel checks every certificate this writes (`warpcert_kernel::check`).
+
+use crate::analysis::entail::entails;
+use crate::analysis::linear::{dep_operand, lin_fixed};
+use crate::certificate::{self, Assn, Field, Judgment, Node, Rewrite};
+use crate::core::assertion::poly::Atom;
+use crate::core::assertion::{Cstr, Poly};
+use crate::core::ir::{Expr, Operand, Program, Space, Stmt};
+use crate::core::metric::{Metric, Q};
+use crate::core::{Hardware, Launch};
+use num_bigint::BigInt;
+use num_traits::{One, Signed, Zero};
+use warpcert_kernel::access::{n_warp, Kind};
+
+/// Why no lower derivation was made (the statement's rule and what is missing).
+pub type LowerError = String;
+
+/// A lower-bound certificate text (spec/certificate.md, version 5 with `(lower W)`) for
+/// warp `warp` of `prog`, derived from the upper derivation `upper` (root: the body); its
+/// bound is the root's pre potential (a polynomial in the `int` parameters, in the
+/// metric's unit). Errors: a construct the lower logic does not cover (module docs).
+pub fn lower_certificate(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    upper: &Node,
+    warp: u32,
+) -> Result<(String, Poly), LowerError> {
+    let cx = Lx {
+        prog,
+        m: metric,
+        hw,
+        launch,
+        warp,
+    };
+    let root = cx.stmt(upper, &prog.body, &Poly::zero())?;
+    let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
+    let text = certificate::write(prog, metric, hw, launch, &root);
+    let (head, rest) = text
+        .split_once("(assumptions")
+        .ok_or_else(|| "the certificate writer wrote no assumptions section".to_string())?;
+    Ok((format!("{head}(lower {warp})\n(assumptions{rest}"), bound))
+}
+
+struct Lx<'a> {
+    prog: &'a Program,
+    m: &'a Metric,
+    hw: &'a Hardware,
+    launch: &'a Launch,
+    warp: u32,
+}
+
+fn stmt_node(
+    rule: &'static str,
+    pre: Assn,
+    post: Assn,
+    fields: Vec<Field>,
+    children: Vec<Node>,
+) -> Node {
+    Node {
+        rule,
+        judgment: Judgment::Stmt { pre, post },
+        fields,
+        children,
+    }
+}
+
+fn with_q(a: &Assn, q: Poly) -> Assn {
+    Assn {
+        p: a.p.clone(),
+        d: a.d.clone(),
+        q,
+    }
+}
+
+/// The upper node's `pre` and `post` (statement nodes only).
+fn pp(n: &Node) -> Result<(&Assn, &Assn), LowerError> {
+    match &n.judgment {
+        Judgment::Stmt { pre, post } => Ok((pre, post)),
+        Judgment::Expr { .. } => Err(format!("{}: a statement node was expected", n.rule)),
+    }
+}
+
+fn cost_of(n: &Node) -> Q {
+    match &n.judgment {
+        Judgment::Expr { cost } => cost.clone(),
+        Judgment::Stmt { .. } => Q::zero(),
+    }
+}
+
+/// `(entail NAME (farkas (i 1)) …)` for the identical list of `k` constraints.
+fn ids(name: &'static str, k: usize) -> Field {
+    Field::Entail(
+        name,
+        (0..k)
+            .map(|i| certificate::Farkas(vec![(i, Q::one())]))
+            .collect(),
+    )
+}
+
+/// The coefficientwise minimum of two potentials (absent monomials count 0).
+fn min_poly(a: &Poly, b: &Poly) -> Poly {
+    let mut out = Poly::zero();
+    for (m, c) in a.terms.iter() {
+        if let Some(d) = b.terms.get(m) {
+            out.add_term(m.clone(), c.clone().min(d.clone()));
+        }
+    }
+    out
+}
+
+impl Lx<'_> {
+    /// The L: node about `s` with post potential `post_q`, from the upper node `n`.
+    fn stmt(&self, n: &Node, s: &Stmt, post_q: &Poly) -> Result<Node, LowerError> {
+        let (pre, post) = pp(n)?;
+        let lpost = with_q(post, post_q.clone());
+        let keep = |f: &&Field| matches!(f, Field::Entail(..));
+        match (n.rule, s) {
+            ("Q:SKIP", _) => Ok(stmt_node("L:SKIP", lpost.clone(), lpost, vec![], vec![])),
+            ("Q:SYNC", _) => Ok(stmt_node(
+                "L:SYNC",
+                with_q(pre, post_q.plus_const(&self.m.sync)),
+                lpost,
+                vec![],
+                vec![],
+            )),
+            ("Q:SEQ", _) => {
+                let items = chain_items(s, n.children.len());
+                let mut q = post_q.clone();
+                let mut out = Vec::with_capacity(items.len());
+                for (c, item) in n.children.iter().zip(&items).rev() {
+                    let lc = self.stmt(c, item, &q)?;
+                    q = lc.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
+                    out.push(lc);
+                }
+                out.reverse();
+                Ok(stmt_node("L:SEQ", with_q(pre, q), lpost, vec![], out))
+            }
+            ("Q:VWRITE1" | "Q:VWRITE2", Stmt::Assign(x, e, _)) => {
+                let (ce, c) = self.expr(only(n, 1)?, e, pre)?;
+                let q = if post_q.mentions(x) {
+                    let l = lin_fixed(self.prog, &pre.p, e)
+                        .filter(|_| n.rule == "Q:VWRITE1")
+                        .ok_or_else(|| {
+                            format!(
+                                "{}: the potential mentions `{x}`, assigned a non-linear value",
+                                n.rule
+                            )
+                        })?;
+                    post_q.subst(x, &l)
+                } else {
+                    post_q.clone()
+                };
+                // exactly one witness per constraint of P' (no bounding substitution)
+                let fields = n
+                    .fields
+                    .iter()
+                    .map(|f| match f {
+                        Field::Entail("post", ws) => {
+                            Field::Entail("post", ws.iter().take(post.p.len()).cloned().collect())
+                        }
+                        f => f.clone(),
+                    })
+                    .collect();
+                let rule = if n.rule == "Q:VWRITE1" {
+                    "L:VWRITE1"
+                } else {
+                    "L:VWRITE2"
+                };
+                let pq = q.plus_const(&(&self.m.vwrite + c));
+                Ok(stmt_node(rule, with_q(pre, pq), lpost, fields, vec![ce]))
+            }
+            ("Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE", Stmt::Write(a, o, e, _)) => {
+                let [c1, c2] = n.children.as_slice() else {
+                    return Err(format!("{}: two children expected", n.rule));
+                };
+                let (lo, k1) = self.expr_opd(c1, o, pre)?;
+                let (le, k2) = self.expr(c2, e, pre)?;
+                let (rule, fields, acc) = match n.rule {
+                    "Q:LWRITE" => ("L:LWRITE", vec![], self.m.vwrite.clone()),
+                    r => {
+                        let (space, f) = if r == "Q:GWRITE" {
+                            (Space::Global, &self.m.gwrite)
+                        } else {
+                            (Space::Shared, &self.m.swrite)
+                        };
+                        let nw = self.n_w(a, o, pre, space)?;
+                        (
+                            if r == "Q:GWRITE" {
+                                "L:GWRITE"
+                            } else {
+                                "L:SWRITE"
+                            },
+                            vec![Field::N(nw)],
+                            f.at(nw),
+                        )
+                    }
+                };
+                let pq = post_q.plus_const(&(acc + k1 + k2));
+                Ok(stmt_node(
+                    rule,
+                    with_q(pre, pq),
+                    lpost,
+                    fields,
+                    vec![lo, le],
+                ))
+            }
+            ("Q:IF1", Stmt::If(e, s1, s2, _)) => {
+                let [ce, t, f] = n.children.as_slice() else {
+                    return Err("Q:IF1: three children expected".into());
+                };
+                let (le, c) = self.expr(ce, e, pre)?;
+                let (lt, lf) = (self.stmt(t, s1, post_q)?, self.stmt(f, s2, post_q)?);
+                let (tq, fq) = (pre_q(&lt), pre_q(&lf));
+                let q0 = min_poly(&tq, &fq);
+                let lt = self.lowered_to(lt, &q0);
+                let lf = self.lowered_to(lf, &q0);
+                let pq = q0.plus_const(&(&self.m.if_ + c));
+                Ok(stmt_node(
+                    "L:IF1",
+                    with_q(pre, pq),
+                    lpost,
+                    vec![],
+                    vec![le, lt, lf],
+                ))
+            }
+            ("Q:IF2" | "Q:IF3", Stmt::If(e, s1, s2, _)) => {
+                let [ce, b] = n.children.as_slice() else {
+                    return Err(format!("{}: two children expected", n.rule));
+                };
+                let (le, c) = self.expr(ce, e, pre)?;
+                let lb = self.stmt(b, if n.rule == "Q:IF2" { s1 } else { s2 }, post_q)?;
+                let pq = pre_q(&lb).plus_const(&(&self.m.if_ + c));
+                let rule = if n.rule == "Q:IF2" { "L:IF2" } else { "L:IF3" };
+                Ok(stmt_node(
+                    rule,
+                    with_q(pre, pq),
+                    lpost,
+                    n.fields.iter().filter(keep).cloned().collect(),
+                    vec![le, lb],
+                ))
+            }
+            ("Q:WEAK", _) => {
+                // the potential passes through: only (P, D) are weakened
+                let lc = self.stmt(only(n, 1)?, s, post_q)?;
+                let q = pre_q(&lc);
+                Ok(stmt_node(
+                    "L:WEAK",
+                    with_q(pre, q),
+                    lpost,
+                    n.fields.iter().filter(keep).cloned().collect(),
+                    vec![lc],
+                ))
+            }
+            ("Q:WHILE1", Stmt::While(e, body, _)) => self.counted_loop(n, e, body, post_q),
+            (r, _) => Err(format!("{r}: no lower-bound rule (spec/logic.md §4b)")),
+        }
+    }
+
+    /// `lc` with its pre potential lowered to `q` (an L:WEAK without rewrites, when `q`
+    /// differs: `q` is coefficientwise at most `lc`'s pre).
+    fn lowered_to(&self, lc: Node, q: &Poly) -> Node {
+        let Ok((cp, cq)) = pp(&lc).map(|(a, b)| (a.clone(), b.clone())) else {
+            return lc;
+        };
+        if &cp.q == q {
+            return lc;
+        }
+        let fields = vec![ids("pre", cp.p.len()), ids("post", cq.p.len())];
+        stmt_node("L:WEAK", with_q(&cp, q.clone()), cq, fields, vec![lc])
+    }
+
+    /// A uniform loop ranked by `max0(L)` (the upper body's Q:WEAK shifts it by 1):
+    /// invariant `I = c·max0(L) + R` with `c` the cost of a round (test included), and the
+    /// exit potential `c·max0(L)` removed by `zero` under `P ∧ ¬e`.
+    fn counted_loop(&self, n: &Node, e: &Expr, body: &Stmt, r: &Poly) -> Result<Node, LowerError> {
+        let (pre, post) = pp(n)?;
+        let [ce, b] = n.children.as_slice() else {
+            return Err("Q:WHILE1: two children expected".into());
+        };
+        let writes = body.writes();
+        if writes.iter().any(|x| r.mentions(x)) {
+            return Err(
+                "Q:WHILE1: the potential after the loop mentions a local the loop writes".into(),
+            );
+        }
+        let (le, c) = self.expr(ce, e, pre)?;
+        let k = &self.m.if_ + c;
+        let (bpre, bpost) = pp(b)?;
+        // the body under its ranking Q:WEAK (if any)
+        let inner = if b.rule == "Q:WEAK" { only(b, 1)? } else { b };
+        let rank = b.fields.iter().find_map(|f| match f {
+            Field::Rewrite("pre", rws) => rws.iter().find_map(|rw| match rw {
+                Rewrite::Shift(l, d, _) if d.is_one() => Some(Atom::from(l)),
+                Rewrite::IShift(a, d, _) if d.is_one() => Some(a.clone()),
+                _ => None,
+            }),
+            _ => None,
+        });
+        // a round's cost: the body from the post R + k (nothing of the ranking atom)
+        let probe = pre_q(&self.stmt(inner, body, &r.plus_const(&k))?);
+        let diff = probe.plus(&r.scaled(&-Q::one()));
+        let round = match diff.terms.iter().collect::<Vec<_>>().as_slice() {
+            [] => Q::zero(),
+            [(m, c)] if m.is_empty() => (*c).clone(),
+            _ => return Err("Q:WHILE1: a round's cost is not a constant (nested loop?)".into()),
+        };
+        if round.is_negative() {
+            return Err("Q:WHILE1: a round has a negative cost".into());
+        }
+        if round.is_zero() {
+            // rounds cost nothing: the invariant is R itself, no ranking needed
+            let lbody = self.stmt(b, body, &r.plus_const(&k))?;
+            let lpre = with_q(pre, r.plus_const(&k));
+            return Ok(stmt_node(
+                "L:WHILE",
+                lpre,
+                with_q(post, r.clone()),
+                vec![],
+                vec![le, lbody],
+            ));
+        }
+        let atom = rank.filter(|_| b.rule == "Q:WEAK").ok_or_else(|| {
+            "Q:WHILE1: no `shift`/`ishift` of an atom by 1 ranks the loop".to_string()
+        })?;
+        let mut inv = r.clone();
+        inv.add_raw_term(std::slice::from_ref(&atom), round.clone());
+        let lin_inner = self.stmt(inner, body, &inv.plus_const(&k))?;
+        let rws: Vec<Rewrite> = b
+            .fields
+            .iter()
+            .filter_map(|f| match f {
+                Field::Rewrite("pre", rws) => Some(
+                    rws.iter()
+                        .filter(|r| matches!(r, Rewrite::Shift(..) | Rewrite::IShift(..)))
+                        .cloned(),
+                ),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let mut bfields: Vec<Field> = b
+            .fields
+            .iter()
+            .filter(|f| matches!(f, Field::Entail(..)))
+            .cloned()
+            .collect();
+        bfields.push(Field::Rewrite("pre", rws));
+        let lbody = stmt_node(
+            "L:WEAK",
+            with_q(bpre, inv.clone()),
+            with_q(bpost, inv.plus_const(&k)),
+            bfields,
+            vec![lin_inner],
+        );
+        let lpre = with_q(pre, inv.plus_const(&k));
+        let lwhile = stmt_node(
+            "L:WHILE",
+            lpre.clone(),
+            with_q(post, inv.clone()),
+            vec![],
+            vec![le, lbody],
+        );
+        let fields = vec![
+            ids("pre", pre.p.len()),
+            ids("post", post.p.len()),
+            Field::Rewrite("post", vec![exit_zero(&post.p, &atom)?]),
+        ];
+        Ok(stmt_node(
+            "L:WEAK",
+            lpre,
+            with_q(post, r.clone()),
+            fields,
+            vec![lwhile],
+        ))
+    }
+
+    /// `N_W(o)` of spec/logic.md §4b (the kernel's own enumeration, [`n_warp`]).
+    fn n_w(&self, a: &str, o: &Operand, pre: &Assn, space: Space) -> Result<u64, LowerError> {
+        let arr = self
+            .prog
+            .array(a)
+            .ok_or_else(|| format!("array `{a}` undeclared"))?;
+        let dep = dep_operand(&pre.d, o).map(|d| {
+            warpcert_kernel::arith::Dep::norm(
+                d.k.map(BigInt::from),
+                BigInt::from(d.r),
+                BigInt::from(d.g),
+            )
+        });
+        let kind = if space == Space::Global {
+            Kind::MemReads
+        } else {
+            Kind::Conflicts
+        };
+        let hw = [
+            self.hw.warp_size,
+            self.hw.banks,
+            self.hw.bank_bytes,
+            self.hw.sector_bytes,
+        ];
+        n_warp(
+            self.launch.block,
+            hw,
+            self.warp,
+            dep.as_ref(),
+            arr.elem_bytes,
+            kind,
+        )
+        .map_err(|_| {
+            format!(
+                "the access count of `{a}` for warp {} is not computable",
+                self.warp
+            )
+        })
+    }
+
+    /// The lower expression node about `e` and its cost.
+    fn expr(&self, n: &Node, e: &Expr, pre: &Assn) -> Result<(Node, Q), LowerError> {
+        let expr_node = |rule, cost: Q, fields, children| {
+            (
+                Node {
+                    rule,
+                    judgment: Judgment::Expr { cost: cost.clone() },
+                    fields,
+                    children,
+                },
+                cost,
+            )
+        };
+        match (n.rule, e) {
+            (_, Expr::Opd(o)) => self.expr_opd(n, o, pre),
+            ("EQ:OP", Expr::Bin(_, a, b)) => {
+                let [ca, cb] = n.children.as_slice() else {
+                    return Err("EQ:OP: two children expected".into());
+                };
+                let ((la, ka), (lb, kb)) = (self.expr_opd(ca, a, pre)?, self.expr_opd(cb, b, pre)?);
+                Ok(expr_node(
+                    "EQ:OP",
+                    ka + kb + &self.m.op,
+                    vec![],
+                    vec![la, lb],
+                ))
+            }
+            ("EQ:UOP", Expr::Un(_, a)) => {
+                let (la, ka) = self.expr_opd(only(n, 1)?, a, pre)?;
+                Ok(expr_node("EQ:UOP", ka + &self.m.op, vec![], vec![la]))
+            }
+            ("EQ:LARRAY", Expr::Read(_, o)) => {
+                let (lo, ko) = self.expr_opd(only(n, 1)?, o, pre)?;
+                Ok(expr_node("EQ:LARRAY", ko + &self.m.var, vec![], vec![lo]))
+            }
+            (r @ ("EQ:GARRAY" | "EQ:SARRAY"), Expr::Read(a, o)) => {
+                let (lo, ko) = self.expr_opd(only(n, 1)?, o, pre)?;
+                let (space, f, rule) = if r == "EQ:GARRAY" {
+                    (Space::Global, &self.m.gread, "L:GARRAY")
+                } else {
+                    (Space::Shared, &self.m.sread, "L:SARRAY")
+                };
+                let nw = self.n_w(a, o, pre, space)?;
+                Ok(expr_node(rule, ko + f.at(nw), vec![Field::N(nw)], vec![lo]))
+            }
+            (r, _) => Err(format!("{r}: no lower-bound rule for this expression")),
+        }
+    }
+
+    /// An operand node (`OQ:*`, exact: kept with its cost).
+    fn expr_opd(&self, n: &Node, _o: &Operand, _pre: &Assn) -> Result<(Node, Q), LowerError> {
+        match n.rule {
+            "OQ:VAR" | "OQ:CONST" | "OQ:PARAM" | "OQ:TID" => Ok((n.clone(), cost_of(n))),
+            r => Err(format!("{r}: an operand rule was expected")),
+        }
+    }
+}
+
+/// The rewrite that proves the ranking atom 0 at the loop's exit (`p` the exit's
+/// constraints): `(zero L w)` for `max0(L)` with `P ⇒ L ≤ 0`; for `⌊L/d⌋⁺`, `(izero …)`
+/// whose cut adds `1/d` of the defining fact `d·q − L ≤ 0` to `1/d` of a witness of
+/// `P ⇒ L ≤ d − 1`, giving `q − (d − 1)/d ≤ 0`, rounded to `q ≤ 0` (spec/certificate.md
+/// "Integer rewrites"). Errors: no such witness.
+fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
+    let none = || "Q:WHILE1: the exit condition does not prove the ranking atom 0".to_string();
+    match atom {
+        Atom::Max0(l) => {
+            let w = entails(p, &Cstr::le((**l).clone())).ok_or_else(none)?;
+            Ok(Rewrite::Zero((**l).clone(), w))
+        }
+        Atom::Floor(l, d) => {
+            let dq = Q::from_integer(d.clone());
+            let w = entails(p, &Cstr::le(l.plus_const(&(Q::one() - &dq)))).ok_or_else(none)?;
+            let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, c)| (*i, c / &dq)).collect();
+            cut.push((p.len(), Q::one() / &dq));
+            let cg = certificate::Cg {
+                cuts: vec![certificate::Farkas(cut)],
+                farkas: certificate::Farkas(vec![(p.len() + 2, Q::one())]),
+            };
+            Ok(Rewrite::IZero(atom.clone(), cg))
+        }
+    }
+}
+
+fn pre_q(n: &Node) -> Poly {
+    n.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero)
+}
+
+/// The only child of `n` (`k` = 1).
+fn only(n: &Node, k: usize) -> Result<&Node, LowerError> {
+    match n.children.as_slice() {
+        [c] if k == 1 => Ok(c),
+        _ => Err(format!("{}: {k} child expected", n.rule)),
+    }
+}
+
+/// The items a Q:SEQ node with `k` children is about (spec/certificate.md "Long
+/// sequences"): `s1, …, s(k−1)` and the rest of the chain.
+fn chain_items(s: &Stmt, k: usize) -> Vec<&Stmt> {
+    let mut out = Vec::with_capacity(k);
+    let mut cur = s;
+    while out.len() + 1 < k {
+        match cur {
+            Stmt::Seq(a, b) => {
+                out.push(&**a);
+                cur = b;
+            }
+            _ => break,
+        }
+    }
+    out.push(cur);
+    out
+}

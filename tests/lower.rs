@@ -1,0 +1,242 @@
+//! Lower-bound certificates made by the producer (`analysis::lower`, spec/logic.md §4b):
+//! for straight-line kernels, a uniform `if` and counted loops, every warp's lower
+//! certificate is accepted by the kernel (role `lower`), its bound is at most the cost the
+//! lock-step semantics (the oracle) measures for that warp at many parameter values and
+//! blocks, and where the hand derivation below says the cost is exact, the lower bound
+//! equals the upper one (an `exact` answer backed by two accepted certificates). Mutated
+//! access counts are rejected.
+
+mod common;
+
+use std::collections::BTreeMap;
+use warpcert::analysis::lower::lower_certificate;
+use warpcert::analysis::{analyze, AnalysisOptions};
+use warpcert::core::metric::{Metric, MetricName};
+use warpcert::core::{Hardware, Launch, Program};
+use warpcert::frontend;
+use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use warpcert_kernel::{Reason, Role};
+
+fn lower_src(src: &str, block: u32, grid: u32) -> (Program, Launch) {
+    let launch = Launch {
+        block: [block, 1, 1],
+        grid: Some([grid, 1, 1]),
+    };
+    let ast = frontend::parse_str("k.cu", src).unwrap_or_else(|d| panic!("{d}"));
+    let (prog, _) = frontend::lower(&ast, None, &launch, &Hardware::default(), &BTreeMap::new())
+        .unwrap_or_else(|d| panic!("{d}"));
+    (prog, launch)
+}
+
+/// Hand derivation: `n` rounds (none for `n ≤ 0`), each reading `A[i + 1]` and writing
+/// `A[i]`, one address for the whole warp each (uniform `i`): 1 sector each, so the warp
+/// costs exactly `2·max(0, n)` sectors.
+const LOOP: &str =
+    "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[i] = A[i + 1]; } }";
+
+/// Hand derivation: `i = 64·blockIdx.x + threadIdx.x` with 4-byte floats: the 32 lanes of a
+/// warp read and write 128 consecutive bytes starting at a multiple of 128: 4 sectors per
+/// access, 12 in all, for every warp and block.
+const LINE: &str = "__global__ void k(float *A, float *B, float *C) { int i = blockDim.x * blockIdx.x + threadIdx.x; C[i] = A[i] + B[i]; }";
+
+/// Hand derivation: each of the `n` rounds writes `A[32·i + threadIdx.x]`, 128 aligned
+/// bytes: 4 sectors a round, `4·max(0, n)` in all.
+const ROWS: &str = "__global__ void k(int *A, int n) { for (int i = 0; i < n; i++) { A[32 * i + threadIdx.x] = i; } }";
+
+/// A uniform `if`: the then branch writes 4 sectors (`A[threadIdx.x]`), the else branch 1
+/// (`A[0]`): the lower bound is the minimum, 1; the upper bound 4. Not exact.
+const BRANCH: &str =
+    "__global__ void k(int *A, int n) { if (n > 3) { A[threadIdx.x] = 1; } else { A[0] = 2; } }";
+
+/// Hand derivation: the rounds are `i = 0, 32, …` below `n`, `⌊(n + 31)/32⌋⁺` of them,
+/// each writing one address (uniform `i`): one sector a round. The ranking atom is a floor
+/// atom; the exit's `izero` proves it 0 with a Chvátal–Gomory cut.
+const STEP: &str =
+    "__global__ void k(int *A, int n) { for (int i = 0; i < n; i += 32) { A[i] = 0; } }";
+
+struct Case {
+    src: &'static str,
+    block: u32,
+    /// Sectors bound by hand (`None`: lower and upper differ).
+    exact_sectors: Option<&'static str>,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        src: LOOP,
+        block: 32,
+        exact_sectors: Some("2*max(0, n)"),
+    },
+    Case {
+        src: LINE,
+        block: 64,
+        exact_sectors: Some("12"),
+    },
+    Case {
+        src: ROWS,
+        block: 64,
+        exact_sectors: Some("4*max(0, n)"),
+    },
+    Case {
+        src: BRANCH,
+        block: 64,
+        exact_sectors: None,
+    },
+    Case {
+        src: STEP,
+        block: 32,
+        exact_sectors: Some("max(0, ⌊(n + 31)/32⌋)"),
+    },
+];
+
+const METRICS: [MetricName; 4] = [
+    MetricName::Sectors,
+    MetricName::Conflicts,
+    MetricName::Divwarps,
+    MetricName::Steps,
+];
+
+#[test]
+fn lower_bounds_are_accepted_and_below_the_semantics() {
+    let hw = Hardware::default();
+    let mut exact = 0;
+    for case in CASES {
+        let grid = 3;
+        let (prog, launch) = lower_src(case.src, case.block, grid);
+        for m in METRICS {
+            let metric = Metric::standard(m);
+            let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default())
+                .unwrap_or_else(|e| panic!("{m}: {e}"));
+            for w in 0..case.block / 32 {
+                let (text, bound) =
+                    lower_certificate(&prog, &metric, &hw, &launch, &up.derivation, w)
+                        .unwrap_or_else(|e| panic!("{}: {m}: warp {w}: {e}", case.src));
+                let v = warpcert_kernel::check(&text).unwrap_or_else(|r| {
+                    panic!("{}: {m}: warp {w}: rejected: {r}\n{text}", case.src)
+                });
+                assert_eq!(v.role, Role::Lower(w));
+                assert_eq!(v.bound, bound.to_bound_string());
+                // the semantics is the oracle: the warp's cost is at least the bound
+                for n in [-2, -1, 0, 1, 2, 3, 5, 9, 31, 32, 33, 64, 65, 100] {
+                    for b in 0..grid {
+                        let params = Params::from([("n".to_string(), Value::Int(n))]);
+                        let run = run_warp(
+                            &prog,
+                            std::slice::from_ref(&metric),
+                            &hw,
+                            &launch,
+                            [b, 0, 0],
+                            u64::from(w),
+                            &params,
+                            &Inputs::zero(),
+                            &RunOptions::default(),
+                        )
+                        .unwrap_or_else(|e| panic!("{m}: {e}"));
+                        let env = BTreeMap::from([
+                            ("n".to_string(), n),
+                            ("blockIdx.x".to_string(), i64::from(b)),
+                        ]);
+                        let lb = bound.eval(&env);
+                        assert!(
+                            lb <= run.costs[0],
+                            "{}: {m} warp {w} n={n} block {b}: lower bound {lb} above the cost {}",
+                            case.src,
+                            run.costs[0]
+                        );
+                    }
+                }
+                if m == MetricName::Sectors {
+                    match case.exact_sectors {
+                        Some(e) => {
+                            assert_eq!(v.bound, e, "{}: lower", case.src);
+                            assert_eq!(up.bound.to_bound_string(), e, "{}: upper", case.src);
+                            exact += 1;
+                        }
+                        None => assert_ne!(bound, up.bound, "{}", case.src),
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        exact,
+        1 + 2 + 2 + 1,
+        "exact sectors answers (warps of LOOP, LINE, ROWS, STEP)"
+    );
+}
+
+#[test]
+fn mutated_access_counts_are_rejected() {
+    let hw = Hardware::default();
+    let (prog, launch) = lower_src(ROWS, 64, 3);
+    let metric = Metric::standard(MetricName::Sectors);
+    let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default()).unwrap();
+    let (text, _) = lower_certificate(&prog, &metric, &hw, &launch, &up.derivation, 1).unwrap();
+    assert!(text.contains("(n 4)"), "{text}");
+    let r = warpcert_kernel::check(&text.replacen("(n 4)", "(n 5)", 1)).unwrap_err();
+    assert_eq!(
+        r.reason,
+        Reason::AccessAbove {
+            claimed: "5".into(),
+            allowed: 4
+        }
+    );
+    // the same certificate about a warp the block lacks
+    let r = warpcert_kernel::check(&text.replacen("(lower 1)", "(lower 2)", 1)).unwrap_err();
+    assert_eq!(
+        r.reason,
+        Reason::NoSuchWarp {
+            warp: 2,
+            threads: 64
+        }
+    );
+    // the bound and every potential 4·max(0, n) raised to 5·max(0, n): the rounds pay 4
+    let raised = text.replace("(4 (max0 (lin 0 (1 n))))", "(5 (max0 (lin 0 (1 n))))");
+    assert_ne!(raised, text);
+    let r = warpcert_kernel::check(&raised).unwrap_err();
+    assert!(r.rule.starts_with("L:"), "{r}");
+}
+
+/// The lower rules' soundness lemmas (coq-export/theories/Lower.v, semantic premises:
+/// spec/logic.md §4b) compile and depend on no axiom; skipped, saying so, without coqc.
+#[test]
+fn lower_rules_are_proved_in_coq_without_axioms() {
+    use common::coq::{build_theories, coqc, coqc_available, CLOSED};
+    if !coqc_available() {
+        eprintln!("coqc not installed: Lower.v not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let dir = std::env::temp_dir().join(format!("warpcert-lower-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("lower_assumptions.v");
+    let names = [
+        "L_SKIP",
+        "L_SYNC",
+        "L_SEQ",
+        "L_WEAK",
+        "L_VWRITE",
+        "L_GWRITE",
+        "L_SWRITE",
+        "L_GARRAY",
+        "L_SARRAY",
+        "L_IF1",
+        "L_IF2",
+        "L_IF3",
+        "L_WHILE",
+        "lower_claim",
+    ];
+    let mut text = String::from("From WarpCert Require Import Lower.\n");
+    for n in names {
+        text += &format!("Print Assumptions Lower.{n}.\n");
+    }
+    std::fs::write(&f, text).unwrap();
+    let (ok, out) = coqc(&f);
+    assert!(ok, "{out}");
+    assert_eq!(out.matches(CLOSED).count(), names.len(), "{out}");
+    let src = std::fs::read_to_string(common::root().join("coq-export/theories/Lower.v")).unwrap();
+    assert!(
+        !src.contains("admit") && !src.contains("Abort"),
+        "Lower.v has an unfinished proof"
+    );
+}

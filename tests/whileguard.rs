@@ -103,10 +103,11 @@ fn loops_left_by_jumps_are_tight_with_whileguard() {
 }
 
 /// Mutants the kernel rejects: the guard's write in the body made `k <= n` (the body no
-/// longer re-establishes `cond(E)` of the entry write: rejected at Q:WHILEGUARD); a
-/// Q:WHILEEXIT1 under a Q:WEAK renamed Q:WHILEGUARD (no guard write right before it in a
-/// Q:SEQ: rejected at Q:WHILEGUARD); and Q:WHILEGUARD renamed Q:WHILEEXIT2 (its body's pre
-/// has the guard's condition, which Q:WHILEEXIT2 does not give).
+/// longer re-establishes `cond(E)` of the entry write: rejected at Q:WHILEGUARD);
+/// Q:WHILEGUARD renamed Q:WHILEEXIT2 (its body's pre has the guard's condition, which
+/// Q:WHILEEXIT2 does not give); the divergent loop's Q:WHILEGUARD renamed Q:WHILEGUARD1
+/// (rejected at Q:WHILEGUARD1: its guard is not uniform / its body exits divergently); and
+/// uniform_break's Q:WHILEGUARD1 renamed Q:WHILEEXIT1 (the body's pre has `GE`).
 #[test]
 fn whileguard_certificate_mutants_are_rejected() {
     let (cert, _) = analyse(&src("break_before"), MetricName::Sectors);
@@ -129,16 +130,24 @@ fn whileguard_certificate_mutants_are_rejected() {
         "Q:WHILEEXIT2",
         "the guard's condition in a Q:WHILEEXIT2 body accepted",
     );
-    // uniform_break's loop is uniform: Q:WHILEEXIT1 under the Q:WEAK of its entry
+    // break_before's loop is left by a divergent break: not the uniform mode
+    at_rule(
+        &cert.replacen("(Q:WHILEGUARD ", "(Q:WHILEGUARD1 ", 1),
+        "Q:WHILEGUARD1",
+        "the uniform mode of a divergent loop accepted",
+    );
+    // uniform_break's loop is uniform: Q:WHILEGUARD1 (issue 15, exit16); as Q:WHILEEXIT1
+    // its body's pre has the guard's condition, which Q:WHILEEXIT1 does not give
     let (uni, _) = analyse(&src("uniform_break"), MetricName::Sectors);
+    warpcert_kernel::check(&uni).expect("the uniform original is accepted");
     assert!(
-        uni.contains("(Q:WHILEEXIT1 "),
-        "uniform_break: Q:WHILEEXIT1 not used"
+        uni.contains("(Q:WHILEGUARD1 "),
+        "uniform_break: Q:WHILEGUARD1 not used"
     );
     at_rule(
-        &uni.replacen("(Q:WHILEEXIT1 ", "(Q:WHILEGUARD ", 1),
-        "Q:WHILEGUARD",
-        "Q:WHILEGUARD away from the guard's write accepted",
+        &uni.replacen("(Q:WHILEGUARD1 ", "(Q:WHILEEXIT1 ", 1),
+        "Q:WHILEEXIT1",
+        "the guard's condition in a Q:WHILEEXIT1 body accepted",
     );
 }
 

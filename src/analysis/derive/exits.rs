@@ -631,10 +631,9 @@ pub(super) fn has_exit(a: &AN) -> bool {
         AK::Seq(v) => v.last().is_some_and(has_exit),
         AK::If23 { branch, .. } => has_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_exit(t) || has_exit(f),
-        AK::IfExit(IfExitAn { .. })
-        | AK::GuardExit { .. }
-        | AK::IfGuard(_)
-        | AK::FlagExit(_) => true,
+        AK::IfExit(IfExitAn { .. }) | AK::GuardExit { .. } | AK::IfGuard(_) | AK::FlagExit(_) => {
+            true
+        }
         _ => false,
     }
 }

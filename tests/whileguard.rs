@@ -207,7 +207,10 @@ fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
 fn flagexit_while_return_is_tight_and_mutants_are_rejected() {
     let s = src("while_return");
     let (cert, bound) = analyse(&s, MetricName::Sectors);
-    assert!(cert.contains("(Q:FLAGEXIT "), "while_return: Q:FLAGEXIT not used");
+    assert!(
+        cert.contains("(Q:FLAGEXIT "),
+        "while_return: Q:FLAGEXIT not used"
+    );
     warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("while_return rejected: {r:?}"));
     for n in [-1i64, 0, 1, 2, 5, 12] {
         let at = BTreeMap::from([("n".to_string(), n)]);

@@ -94,6 +94,11 @@ fn coq_constructors_are_the_logic_rules() {
             }
         })
         .collect();
+    // Q:WHILEGUARD1 is the uniform mode of Q:WHILEGUARD (spec/logic.md §4a): one Coq
+    // constructor, `Q_WHILEGUARD`, with the mode `uf`, for two rules of the kernel
+    if have.iter().any(|c| c == "Q:WHILEGUARD") {
+        have.push("Q:WHILEGUARD1".to_string());
+    }
     want.sort();
     have.sort();
     have.dedup();
@@ -987,4 +992,84 @@ fn analyze_coq_names_template_instances_as_coq_modules() {
         eprintln!("SKIPPED (coqc part): coqc is not installed");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 15 (exit16): Q:FLAGEXIT and Q:WHILEGUARD1 in analysis-made certificates go through
+/// `coqc`. `while_return` (a `while` loop left by `return`, its counter updated after the
+/// jump) uses Q:FLAGEXIT for sectors; its bound is the hand count of the file's comment,
+/// `4 + 8·max(0, n)` (4 sectors for each of the two accesses of a round, 4 for the write
+/// after the loop). `uniform_break` (a warp-uniform `break`) uses Q:WHILEGUARD1; its bound
+/// is `4 + 5·max(0, n)` (per round `in[k]`, one sector read by all lanes, and
+/// `in[32k + threadIdx.x]`, 4 sectors; the write after the loop 4). Both exports are
+/// accepted; the mutants with the constant of each bound lowered by 1 (4 → 3: wrong at
+/// `n = 0`, where the write after the loop alone costs 4) are refuted.
+#[test]
+fn flagexit_and_uniform_whileguard_check_in_coq_and_mutants_fail() {
+    let (wr_cert, wr_bound, wr) = analysed_floor_export("while_return");
+    let (ub_cert, ub_bound, ub) = analysed_floor_export("uniform_break");
+    assert!(
+        wr_cert.contains("(Q:FLAGEXIT "),
+        "while_return: no Q:FLAGEXIT"
+    );
+    assert!(
+        ub_cert.contains("(Q:WHILEGUARD1 "),
+        "uniform_break: no Q:WHILEGUARD1"
+    );
+    assert!(wr.contains("DFlagExit"), "Q:FLAGEXIT not exported");
+    assert!(
+        ub.contains("DWhileGuard") && ub.contains(" true ["),
+        "Q:WHILEGUARD1 not exported"
+    );
+    assert_eq!(wr_bound, "4 + 8*max(0, n)", "while_return bound");
+    assert_eq!(ub_bound, "4 + 5*max(0, n)", "uniform_break bound");
+    let bound_def = "Definition bound : pot := mkPot (4 # 1) ";
+    let muts = [
+        (
+            "while_return_bound_lowered",
+            mutate(
+                &wr,
+                bound_def,
+                &bound_def.replace("(4 # 1)", "(3 # 1)"),
+                "bound",
+            ),
+        ),
+        (
+            "uniform_break_bound_lowered",
+            mutate(
+                &ub,
+                bound_def,
+                &bound_def.replace("(4 # 1)", "(3 # 1)"),
+                "bound",
+            ),
+        ),
+    ];
+    if !coqc_available() {
+        eprintln!(
+            "SKIPPED: coqc is not installed (apt-get install -y coq); the exports are not checked"
+        );
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-flag-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in [
+        ("while_return_sectors", &wr),
+        ("uniform_break_sectors", &ub),
+    ]
+    .into_iter()
+    .chain(muts.iter().map(|(n, t)| (*n, t)))
+    {
+        let f = tmp.join(format!("{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs).take(2) {
+        assert_accepted(f.display(), r);
+    }
+    for (f, r) in files.iter().zip(&runs).skip(2) {
+        assert_refuted(f.display(), r);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }

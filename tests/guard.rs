@@ -94,8 +94,8 @@ fn a_uniform_break_is_bounded_by_the_guard_rules() {
 
 /// Mutants of the uniform break's certificate that the kernel must reject: Q:GUARD renamed
 /// to Q:GUARDEXIT (the write `g ← k < n` does not falsify the guard), Q:GUARDEXIT renamed to
-/// Q:GUARD (its statement is a sequence, not the guard write), and the guard rewrites
-/// dropped (the post potential `I + k` is then not dominated by the child's post).
+/// Q:GUARD (its statement is a sequence, not the guard write), and the guard rewrite's
+/// shift raised to 3 (its witness proves `n − k + 1 ≥ 2` only).
 #[test]
 fn guard_certificate_mutants_are_rejected() {
     let (cert, _) = analyse(UNIFORM, MetricName::Sectors);
@@ -112,20 +112,35 @@ fn guard_certificate_mutants_are_rejected() {
         warpcert_kernel::check(&renamed).is_err(),
         "Q:GUARDEXIT as Q:GUARD accepted"
     );
-    // the `(rewrite guard …)` field removed
+    // the `(rewrite guard …)` shift raised from 1 to 3: under `P1 ∧ k < n` the atom
+    // `n − k + 1` is at least 2, not 3, so its Farkas witness fails (since Q:WHILEGUARD1,
+    // issue 15, the loop body pays the round from the guard's condition and this
+    // certificate no longer needs the rewrite: dropping it is sound and accepted)
     let i = cert.find("(rewrite guard").expect("a guard rewrite");
     let end = i + balanced_end(&cert[i..], '(', ')').expect("balanced certificate");
-    let dropped = format!("{}{}", &cert[..i], &cert[end..]);
+    let field = &cert[i..end];
     assert!(
-        warpcert_kernel::check(&dropped).is_err(),
-        "no guard rewrite accepted"
+        field.contains(") 1 (farkas"),
+        "unexpected guard rewrite {field}"
+    );
+    let raised = format!(
+        "{}{}{}",
+        &cert[..i],
+        field.replacen(") 1 (farkas", ") 3 (farkas", 1),
+        &cert[end..]
+    );
+    let r = warpcert_kernel::check(&raised).expect_err("a guard shift by 3 accepted");
+    assert_eq!(r.rule, "Q:GUARD", "{r:?}");
+    assert!(
+        r.to_string().contains("rewrite guard witness 0"),
+        "rejected for another reason: {r}"
     );
 }
 
 /// The uniform break's `sectors` and `steps` certificates export to Coq (`DGuard`,
 /// `DGuardExit`, spec/logic.md §6) and `coqc` accepts them (`Print Assumptions`: closed under
-/// the global context); a Coq-level mutant with the guard rewrites dropped (`Q1 ≥ Q'` is then
-/// not dominated) fails the reflective check. Skips, saying so, without `coqc`.
+/// the global context); a Coq-level mutant with the guard rewrite's shift raised to 3 (its
+/// witness proves a shift of 2 at most) fails the reflective check. Skips, saying so, without `coqc`.
 #[test]
 fn guard_certificates_check_in_coq_and_a_mutant_fails() {
     let mut texts = Vec::new();
@@ -138,11 +153,21 @@ fn guard_certificates_check_in_coq_and_a_mutant_fails() {
         assert!(v.contains("DGuard ") && v.contains("DGuardExit "), "{name}");
         texts.push((name.to_string(), v));
     }
+    // the guard rewrite's shift raised from 1 to 3 (its witness proves only `A ≥ 2`; the
+    // rewrite list emptied is no longer a mutant: under Q:WHILEGUARD1 the certificate does
+    // not need it)
     let orig = &texts[0].1;
     let at = orig.find("(DGuard ").unwrap();
     let open = at + orig[at..].find('[').unwrap();
     let close = open + orig[open..].find("]\n").unwrap();
-    let mutant = format!("{}[]{}", &orig[..open], &orig[close + 1..]);
+    let list = &orig[open..close];
+    assert!(list.contains(") 1%Z ("), "unexpected guard rewrites {list}");
+    let mutant = format!(
+        "{}{}{}",
+        &orig[..open],
+        list.replacen(") 1%Z (", ") 3%Z (", 1),
+        &orig[close..]
+    );
     assert_ne!(&mutant, orig);
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");

@@ -103,10 +103,11 @@ fn loops_left_by_jumps_are_tight_with_whileguard() {
 }
 
 /// Mutants the kernel rejects: the guard's write in the body made `k <= n` (the body no
-/// longer re-establishes `cond(E)` of the entry write: rejected at Q:WHILEGUARD); a
-/// Q:WHILEEXIT1 under a Q:WEAK renamed Q:WHILEGUARD (no guard write right before it in a
-/// Q:SEQ: rejected at Q:WHILEGUARD); and Q:WHILEGUARD renamed Q:WHILEEXIT2 (its body's pre
-/// has the guard's condition, which Q:WHILEEXIT2 does not give).
+/// longer re-establishes `cond(E)` of the entry write: rejected at Q:WHILEGUARD);
+/// Q:WHILEGUARD renamed Q:WHILEEXIT2 (its body's pre has the guard's condition, which
+/// Q:WHILEEXIT2 does not give); the divergent loop's Q:WHILEGUARD renamed Q:WHILEGUARD1
+/// (rejected at Q:WHILEGUARD1: its guard is not uniform / its body exits divergently); and
+/// uniform_break's Q:WHILEGUARD1 renamed Q:WHILEEXIT1 (the body's pre has `GE`).
 #[test]
 fn whileguard_certificate_mutants_are_rejected() {
     let (cert, _) = analyse(&src("break_before"), MetricName::Sectors);
@@ -129,16 +130,24 @@ fn whileguard_certificate_mutants_are_rejected() {
         "Q:WHILEEXIT2",
         "the guard's condition in a Q:WHILEEXIT2 body accepted",
     );
-    // uniform_break's loop is uniform: Q:WHILEEXIT1 under the Q:WEAK of its entry
+    // break_before's loop is left by a divergent break: not the uniform mode
+    at_rule(
+        &cert.replacen("(Q:WHILEGUARD ", "(Q:WHILEGUARD1 ", 1),
+        "Q:WHILEGUARD1",
+        "the uniform mode of a divergent loop accepted",
+    );
+    // uniform_break's loop is uniform: Q:WHILEGUARD1 (issue 15, exit16); as Q:WHILEEXIT1
+    // its body's pre has the guard's condition, which Q:WHILEEXIT1 does not give
     let (uni, _) = analyse(&src("uniform_break"), MetricName::Sectors);
+    warpcert_kernel::check(&uni).expect("the uniform original is accepted");
     assert!(
-        uni.contains("(Q:WHILEEXIT1 "),
-        "uniform_break: Q:WHILEEXIT1 not used"
+        uni.contains("(Q:WHILEGUARD1 "),
+        "uniform_break: Q:WHILEGUARD1 not used"
     );
     at_rule(
-        &uni.replacen("(Q:WHILEEXIT1 ", "(Q:WHILEGUARD ", 1),
-        "Q:WHILEGUARD",
-        "Q:WHILEGUARD away from the guard's write accepted",
+        &uni.replacen("(Q:WHILEGUARD1 ", "(Q:WHILEEXIT1 ", 1),
+        "Q:WHILEEXIT1",
+        "the guard's condition in a Q:WHILEEXIT1 body accepted",
     );
 }
 
@@ -183,4 +192,52 @@ fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
         assert_accepted(f.display(), r);
     }
     assert_refuted(files[2].display(), &runs[2]);
+}
+
+/// Q:FLAGEXIT (spec/logic.md §4a, issue 15): `while_return` (a `while` loop left by
+/// `return`, its counter `i` updated in the branch that does not return) had no bound
+/// (Q:IF4 joined the lanes that returned, so `i` lost its entry and no potential could
+/// mention it). Its sectors certificate uses Q:FLAGEXIT, the kernel accepts it, and the
+/// bound is the hand count of the file's comment, `8·max(0, n) + 4`, at every tested `n`;
+/// it covers the lock-step cost for every break position. Mutants: the flag test made
+/// `jmp0 < 4` (a lane that returned, `jmp0 = 3`, would pass it: the exit witness of the
+/// Q:IFEXIT4 inside the flagged part fails), and Q:FLAGEXIT renamed Q:IFGUARD4 (about the
+/// sequence, not an `if`).
+#[test]
+fn flagexit_while_return_is_tight_and_mutants_are_rejected() {
+    let s = src("while_return");
+    let (cert, bound) = analyse(&s, MetricName::Sectors);
+    assert!(
+        cert.contains("(Q:FLAGEXIT "),
+        "while_return: Q:FLAGEXIT not used"
+    );
+    warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("while_return rejected: {r:?}"));
+    for n in [-1i64, 0, 1, 2, 5, 12] {
+        let at = BTreeMap::from([("n".to_string(), n)]);
+        let b = bound.eval(&at);
+        let hand = Q::from_integer((8 * n.max(0) + 4).into());
+        assert_eq!(b, hand, "while_return: bound at n = {n}");
+        for brk in [None, Some(0), Some(33), Some(32 * 3 + 7)] {
+            let t = simulated(&s, MetricName::Sectors, n, brk);
+            assert!(t <= b, "unsound at n = {n}, return {brk:?}: {t} > {b}");
+            if brk.is_none() {
+                assert_eq!(t, hand, "hand derivation at n = {n}");
+            }
+        }
+    }
+    let flag4 = cert.replacen(
+        "(if (bin < (var jmp0) (int 2))",
+        "(if (bin < (var jmp0) (int 4))",
+        1,
+    );
+    assert_ne!(flag4, cert, "the flag test is not in the certificate");
+    let r = warpcert_kernel::check(&flag4).expect_err("a flag test passed by returned lanes");
+    assert_eq!(r.rule, "Q:IFEXIT4", "{r:?}");
+    assert!(
+        r.to_string().contains("entail exit witness 0"),
+        "rejected for another reason: {r}"
+    );
+    let renamed = cert.replacen("(Q:FLAGEXIT ", "(Q:IFGUARD4 ", 1);
+    let r = warpcert_kernel::check(&renamed).expect_err("Q:FLAGEXIT renamed Q:IFGUARD4");
+    assert_eq!(r.rule, "Q:IFGUARD4", "{r:?}");
 }

@@ -49,8 +49,10 @@ Inductive dtree :=
   (* issue 15 (brk15): Q:IFGUARD4 *)
   | DIfGuard4 (A B : assn) (ne : accw) (wjt wje : list fwit) (dt df : dtree)
   (* issue 15 (exit15): Q:WHILEGUARD ([s0; while (g) s], the guard's condition [GE]), SEQ_ASSOC *)
-  | DWhileGuard (A B : assn) (ne : accw) (GE : list cstr) (d0 db : dtree)
-  | DAssoc (A B : assn) (d : dtree).
+  | DWhileGuard (A B : assn) (ne : accw) (uf : bool) (GE : list cstr) (d0 db : dtree)
+  | DAssoc (A B : assn) (d : dtree)
+  (* issue 15 (exit16): Q:FLAGEXIT ([s1; if f then s2 else s3], [d1] filtered for [f]) *)
+  | DFlagExit (A B : assn) (ne : accw) (wjt wje : list fwit) (d1 dt df : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -64,7 +66,8 @@ Definition dpre (d : dtree) : assn :=
   | DWhileExit2 A _ _ _ | DWarp A _ => A
   | DGuard A _ _ _ | DGuardExit A _ _ _ => A
   | DIfGuard4 A _ _ _ _ _ _ => A
-  | DWhileGuard A _ _ _ _ _ | DAssoc A _ _ => A
+  | DWhileGuard A _ _ _ _ _ _ | DAssoc A _ _ => A
+  | DFlagExit A _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -78,7 +81,8 @@ Definition dpost (d : dtree) : assn :=
   | DWhileExit2 _ B _ _ | DWarp _ B => B
   | DGuard _ B _ _ | DGuardExit _ B _ _ => B
   | DIfGuard4 _ B _ _ _ _ _ => B
-  | DWhileGuard _ B _ _ _ _ | DAssoc _ B _ => B
+  | DWhileGuard _ B _ _ _ _ _ | DAssoc _ B _ => B
+  | DFlagExit _ B _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -511,27 +515,46 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
       | _, _ => false
       end
   (* issue 15 (exit15): Q:WHILEGUARD and SEQ_ASSOC *)
-  | DWhileGuard A B ne GE d0 db, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
+  | DWhileGuard A B ne uf GE d0 db, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
       let L := dpost d0 in
       match ecost (aP L) (aD L) (EOpd (OVar g)) ne with
       | Some C =>
           let Bp := dpre db in let Bq := dpost db in
+          let k := if uf then m_if M + C else m_if M + m_div M + C in
           (match c_lty G g with Some TBool => true | _ => false end) &&
+          (if uf then unif G (dunif G (aD L)) (EOpd (OVar g)) else true) &&
           guard_last G g GE s0 && guard_last G g GE s && aeq (dpre d0) A &&
           deq (aD Bp) (aD L) && deq (aD Bq) (aD L) &&
           cstrs_equiv (aP Bp) (aP L ++ GE) && cstrs_equiv (aP Bq) (aP L) &&
-          pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + m_div M + C)) &&
-          pot_ge (aQ L) (padd (pplus (aQ Bp) (aQ B))
-                               ((m_if M + m_div M + C) + (m_if M + m_div M + C))) &&
+          pot_ge (aQ Bq) (padd (aQ Bp) k) &&
+          pot_ge (aQ L) (padd (pplus (aQ Bp) (aQ B)) (k + (m_if M + C))) &&
           cstrs_equiv (aP B) (aP L) &&
           dcovers (aD L) (aD B) && disjoint (dvars (aD B)) (writes s) &&
           puni G (aD L) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
-          check None false s0 d0 && check (Some (EOpd (OVar g))) false s db && fco fe A B
+          check None false s0 d0 && check (Some (EOpd (OVar g))) uf s db && fco fe A B
       | None => false
       end
   | DAssoc A B d, SSeq s1 (SSeq s2 s3) =>
       aeq (dpre d) A && aeq (dpost d) B && check None false (SSeq (SSeq s1 s2) s3) d &&
       fco fe A B
+  (* issue 15 (exit16): Q:FLAGEXIT *)
+  | DFlagExit A B ne wjt wje d1 dt df, SSeq s1 (SIf f s2 s3) =>
+      let N := dpre d1 in let N' := dpost d1 in
+      let T := dpre dt in let T' := dpost dt in let Fp := dpre df in let F' := dpost df in
+      match fe, ecost (aP N') (aD N') f ne with
+      | Some (EOpd (OVar g)), Some C =>
+          negb u && noread f && falsifies g s3 &&
+          peq (aP N) (aP A) && deq (aD N) (aD A) &&
+          cstrs_equiv (aP T) (aP N' ++ fst (cond G f)) && deq (aD T) (aD N') &&
+          qeq (aQ T) (aQ N') &&
+          peq (aP Fp) (aP N') && deq (aD Fp) [] &&
+          entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+          dcovers (aD T') (aD B) && pot_ge (aQ T') (aQ B) &&
+          puni G [] (aQ Fp) && pnonneg (aQ Fp) && pnonneg (aQ F') &&
+          pot_ge (aQ A) (padd (pplus (aQ N) (aQ Fp)) (m_if M + C + m_div M)) &&
+          check (Some f) false s1 d1 && check fe false s2 dt && check None false s3 df
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
@@ -748,15 +771,17 @@ Proof.
     destruct s2; try discriminate. destruct e as [[g| | |]| | |]; try discriminate.
     destruct (ecost (aP (dpost d1)) (aD (dpost d1)) (EOpd (OVar g)) ne) as [C|] eqn:Ec;
       try discriminate.
-    destruct (c_lty G g) as [[| |]|] eqn:Et; split_b; try discriminate.
-    apply ord_close; [|assumption].
-    match goal with Hc : check None _ _ d1 = true |- _ => ih_none IHd1 Hc end.
-    match goal with Hc : check (Some _) _ _ d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end.
-    cbv beta iota in IHd2.
-    match goal with E : dpre d1 = A |- _ => rewrite E in IHd1 end.
+    destruct (c_lty G g) as [[| |]|] eqn:Et; destruct uf; split_b; try discriminate;
+    apply ord_close; try assumption;
+    match goal with Hc : check None _ _ d1 = true |- _ => ih_none IHd1 Hc end;
+    match goal with Hc : check (Some _) _ _ d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end;
+    cbv beta iota in IHd2;
+    match goal with E : dpre d1 = A |- _ => rewrite E in IHd1 end;
     destruct B as [P' D' Q'], (dpost d1) as [P D Qn] eqn:E0, (dpre d2) as [PB DB QB] eqn:E1,
       (dpost d2) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
-    eapply (Q_WHILEGUARD G false) with (n := ne); eauto using ecost_sound.
+    + eapply (Q_WHILEGUARD G true) with (n := ne); eauto using ecost_sound.
+    + eapply (Q_WHILEGUARD G false) with (n := ne); eauto using ecost_sound;
+      intros E; discriminate E.
   - (* DAssoc (exit15) *)
     destruct s2; try discriminate. split_b.
     apply ord_close; [|assumption].
@@ -764,6 +789,24 @@ Proof.
     match goal with E : dpre d = A |- _ => rewrite E in IHd end.
     match goal with E : dpost d = B |- _ => rewrite E in IHd end.
     apply SEQ_ASSOC; exact IHd.
+  - (* DFlagExit (exit16) *)
+    destruct s2 as [| | | | | e t1 t2 | |]; try discriminate.
+    destruct fe as [[[g| | |]| | |]|]; cbv beta iota in H; try discriminate.
+    destruct (ecost (aP (dpost d1)) (aD (dpost d1)) e ne) as [C|] eqn:Ec; try discriminate.
+    split_b.
+    match goal with Hc : check None _ _ d3 = true |- _ => ih_none IHd3 Hc end.
+    match goal with Hc : check (Some e) _ _ d1 = true |- _ => specialize (IHd1 _ _ _ Hc) end.
+    cbv beta iota in IHd1.
+    match goal with Hc : check (Some (EOpd (OVar g))) _ _ d2 = true |- _ =>
+      specialize (IHd2 _ _ _ Hc) end.
+    cbv beta iota in IHd2.
+    match goal with Hu : negb u = true |- _ => apply negb_true_iff in Hu; subst u end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PN DN Q0] eqn:E1,
+      (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PT DT QT] eqn:E3,
+      (dpost d2) as [P2 D2 Q2] eqn:E4, (dpre d3) as [PF DF QF] eqn:E5,
+      (dpost d3) as [P3 D3 Q3] eqn:E6; simpl in *; subst.
+    eapply (Q_FLAGEXIT G false false g e P D Qn Q0 QF s1 t1 t2 ne C P1 D1 Q1 PT P2 D2 Q2
+              P3 D3 Q3); eauto using ecost_sound.
 Qed.
 
 End Check.

@@ -1199,14 +1199,18 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
       qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
   (* issue 15 (exit15): Q:WHILEGUARD, the guard loop with the statement [s0] before it *)
-  | Q_WHILEGUARD : forall u A s0 g GE P D Qn Q' n C s B I PB QB' P' D',
+  (* issue 15 (exit16): [uf = true] is Q:WHILEGUARD1, the uniform mode (Q:WHILEEXIT1's
+     premises: [g] uniform, a body without divergent exit, no [M^div]) *)
+  | Q_WHILEGUARD : forall uf A s0 g GE P D Qn Q' n C s B I PB QB' P' D',
       qstmt A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
       guard_last g GE s0 = true -> guard_last g GE s = true ->
       qexpr P D (EOpd (OVar g)) n C ->
-      qstmtF u (EOpd (OVar g)) (mkAssn B D I) s (mkAssn PB D QB') ->
+      (uf = true -> unif (dunif D) (EOpd (OVar g)) = true) ->
+      qstmtF uf (EOpd (OVar g)) (mkAssn B D I) s (mkAssn PB D QB') ->
       cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
-      pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
-      pot_ge Qn (padd (pplus I Q') ((m_if M + m_div M + C) + (m_if M + m_div M + C))) = true ->
+      pot_ge QB' (padd I (if uf then m_if M + C else m_if M + m_div M + C)) = true ->
+      pot_ge Qn (padd (pplus I Q') ((if uf then m_if M + C else m_if M + m_div M + C) +
+                                    (m_if M + C))) = true ->
       cstrs_equiv P' P = true ->
       dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
       puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
@@ -1283,6 +1287,20 @@ with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
       puni D QT = true -> puni D QF = true ->
       pnonneg QT = true -> pnonneg QF = true -> pnonneg Q2 = true ->
       pot_ge Qn (padd (pplus QT QF) (m_if M + C + m_div M)) = true ->
-      qstmtF false (EOpd (OVar g)) (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q').
+      qstmtF false (EOpd (OVar g)) (mkAssn P D Qn) (SIf c s1 s2) (mkAssn P' D' Q')
+  (* issue 15 (exit16): Q:FLAGEXIT, [s1] filtered for the jump-flag test [f] (its exits set
+     the flag), then [if f then s2 else s3] whose else branch falsifies the guard [g] *)
+  | Q_FLAGEXIT : forall u1 u2 g f P D Qn Q0 QF s1 s2 s3 n C P1 D1 Q1 PT P2 D2 Q2 P3 D3 Q3
+      P' D' Q' wjt wje,
+      qstmtF u1 f (mkAssn P D Q0) s1 (mkAssn P1 D1 Q1) ->
+      noread f = true -> qexpr P1 D1 f n C ->
+      cstrs_equiv PT (P1 ++ fst (cond f)) = true ->
+      qstmtF u2 (EOpd (OVar g)) (mkAssn PT D1 Q1) s2 (mkAssn P2 D2 Q2) ->
+      qstmt (mkAssn P1 [] QF) s3 (mkAssn P3 D3 Q3) -> falsifies g s3 = true ->
+      entails P2 P' wjt = true -> entails P3 P' wje = true ->
+      dcovers D2 D' = true -> pot_ge Q2 Q' = true ->
+      puni [] QF = true -> pnonneg QF = true -> pnonneg Q3 = true ->
+      pot_ge Qn (padd (pplus Q0 QF) (m_if M + C + m_div M)) = true ->
+      qstmtF false (EOpd (OVar g)) (mkAssn P D Qn) (SSeq s1 (SIf f s2 s3)) (mkAssn P' D' Q').
 
 End Logic.

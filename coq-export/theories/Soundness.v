@@ -4316,8 +4316,9 @@ Lemma whileexit_loop : forall uf GE P D e n C b B PB I QB',
   (uf = true -> filter (etrue F ps s e) T = [] \/ dsat s T D) ->
   (forall t, In t (filter (etrue F ps s e) T) -> sat (rho ps s t) GE) ->
   (forall t, In t T -> sat (rho ps s' t) (P ++ snd (cond G e))) /\
-  (filter (etrue F ps s e) T = [] -> Cr <= kk uf C) /\
-  (forall te, In te (filter (etrue F ps s e) T) -> Cr <= kk uf C + pval (rho ps s te) I + kk uf C).
+  (filter (etrue F ps s e) T = [] -> Cr <= m_if M + C) /\
+  (forall te, In te (filter (etrue F ps s e) T) ->
+     Cr <= kk uf C + pval (rho ps s te) I + (m_if M + C)).
 Proof.
   intros uf GE P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' HGb F ps s sw T s' Cr Hrun.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
@@ -4420,21 +4421,22 @@ Proof.
     split; [|split].
     + intros t Ht. apply sat_app; auto.
       apply (proj2 (cond_correct F ps s e T R C0 t Hp Hw H Ht)); auto.
-    + intros _. specialize (Hk C0 Hce). foldM. lra.
+    + intros _. foldM. lra.
     + rewrite HTe. intros te [].
 Qed.
 
 (** The loop of Q:WHILEEXIT1/2 and Q:WHILEGUARD on one run: [GE] are facts that the
     threads satisfying [e] have on entry and after every round (the guard's condition for
     Q:WHILEGUARD, [[]] for Q:WHILEEXIT1/2). *)
-Lemma whileexit_run : forall uf GE P D Qn Q' e n C b B I PB QB' P' D',
+Lemma whileexit_run : forall uf GE P D Qn Q' e n C b B I PB QB' P' D' k2,
   qexpr G P D e n C -> noread e = true -> (uf = true -> unif G (dunif G D) e = true) ->
   validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
   cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
   pot_ge QB' (padd I (kk uf C)) = true ->
   (forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
      forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
-  pot_ge Qn (padd (pplus I Q') (kk uf C + kk uf C)) = true ->
+  m_if M + C <= k2 ->
+  pot_ge Qn (padd (pplus I Q') (kk uf C + k2)) = true ->
   cstrs_equiv P' (P ++ snd (cond G e)) = true ->
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
   puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
@@ -4445,8 +4447,9 @@ Lemma whileexit_run : forall uf GE P D Qn Q' e n C b B I PB QB' P' D',
   sat_assn ps (mkAssn P' D' Q') s' T /\
   forall t, In t T -> Crun + pval (rho ps s' t) Q' <= pval (rho ps s t) Qn.
 Proof.
-  intros uf GE P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr Hu V HB HPB HQB' HGb Hpre HP' HcD HdD
-    HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] HG Hrun. cbn [aP aD aQ] in HP, HD.
+  intros uf GE P D Qn Q' e n C b B I PB QB' P' D' k2 Hq Hnr Hu V HB HPB HQB' HGb Hk2 Hpre HP'
+    HcD HdD HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] HG Hrun.
+  cbn [aP aD aQ] in HP, HD.
   destruct (whileexit_loop uf GE P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' HGb
               F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw HP
               (fun _ => dsat_sub _ _ _ _ (incl_filter _ _) HD) (fun _ => or_intror HD) HG)
@@ -4485,28 +4488,32 @@ Proof.
   intros uf P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr Hu V HB HPB HQB' Hpre HP' HcD HdD HuI HnI
     HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
   assert (HB' : cstrs_equiv B (P ++ fst (cond G e) ++ []) = true) by (rewrite app_nil_r; exact HB).
-  eapply (whileexit_run uf []); eauto; intros; intros c [].
+  assert (Hk2 : m_if M + C <= kk uf C).
+  { pose proof (m_nonneg M) as (_ & _ & _ & _ & Hif & Hdiv & _). unfold kk; destruct uf; lra. }
+  eapply (whileexit_run uf [] P D Qn Q' e n C b B I PB QB' P' D' (kk uf C)); eauto;
+    intros; intros c [].
 Qed.
 
 (* ---- begin issue 15 (exit15): Q:WHILEGUARD (spec/logic.md §4a) ---- *)
 
 (** [s0; while (g) s]: the threads entering the body satisfy the guard's condition [GE],
     by its last write before the loop ([s0]) and at the end of every round ([s]). *)
-Lemma sound_Q_WHILEGUARD : forall u A s0 g GE P D Qn Q' n C b B I PB QB' P' D',
+Lemma sound_Q_WHILEGUARD : forall uf A s0 g GE P D Qn Q' n C b B I PB QB' P' D',
   valid A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
   guard_last G g GE s0 = true -> guard_last G g GE b = true ->
   qexpr G P D (EOpd (OVar g)) n C ->
-  validF u (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
+  (uf = true -> unif G (dunif G D) (EOpd (OVar g)) = true) ->
+  validF uf (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
   cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
-  pot_ge QB' (padd I (m_if M + m_div M + C)) = true ->
-  pot_ge Qn (padd (pplus I Q') ((m_if M + m_div M + C) + (m_if M + m_div M + C))) = true ->
+  pot_ge QB' (padd I (kk uf C)) = true ->
+  pot_ge Qn (padd (pplus I Q') (kk uf C + (m_if M + C))) = true ->
   cstrs_equiv P' P = true ->
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
   puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
   valid A (SSeq s0 (SWhile (EOpd (OVar g)) b)) (mkAssn P' D' Q').
 Proof.
-  intros u A s0 g GE P D Qn Q' n C b B I PB QB' P' D' V0 Hty Hg0 Hgb Hq V HB HPB HQB' Hpre HP'
-    HcD HdD HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  intros uf A s0 g GE P D Qn Q' n C b B I PB QB' P' D' V0 Hty Hg0 Hgb Hq Hu V HB HPB HQB' Hpre
+    HP' HcD HdD HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
   inversion Hrun; subst.
   match goal with H1 : seval _ _ _ s s0 T ?a ?c1, H2 : seval _ _ _ ?a (SWhile _ _) T s' ?c2 |- _ =>
     rename H1 into Hr0, H2 into Hr1, a into st1, c1 into C1, c2 into C2 end.
@@ -4523,9 +4530,9 @@ Proof.
   assert (HB' : cstrs_equiv B (P ++ fst (cond G (EOpd (OVar g))) ++ GE) = true) by exact HB.
   assert (HP'' : cstrs_equiv P' (P ++ snd (cond G (EOpd (OVar g)))) = true)
     by (simpl; rewrite app_nil_r; exact HP').
-  destruct (whileexit_run false GE P D Qn Q' (EOpd (OVar g)) n C b B I PB QB' P' D' Hq
-              eq_refl (fun E => False_ind _ (diff_false_true E)) (validF_false _ _ _ _ _ V)
-              HB' HPB HQB' HGb Hpre HP'' HcD HdD HuI HnI HuQ F ps st1 T s' C2 w Hp Hn Hne Hi Hw1
+  destruct (whileexit_run uf GE P D Qn Q' (EOpd (OVar g)) n C b B I PB QB' P' D' (m_if M + C) Hq
+              eq_refl Hu V
+              HB' HPB HQB' HGb (Qle_refl _) Hpre HP'' HcD HdD HuI HnI HuQ F ps st1 T s' C2 w Hp Hn Hne Hi Hw1
               HA1 HG Hr1) as [HA' HQ1].
   split; auto. intros t Ht. specialize (HQ0 t Ht). specialize (HQ1 t Ht). cbn [aQ] in *. lra.
 Qed.
@@ -4544,6 +4551,191 @@ Proof.
   split; auto. intros t Ht. specialize (HQ t Ht). lra.
 Qed.
 (* ---- end issue 15 (exit15) ---- *)
+
+(* ---- begin issue 15 (exit16): Q:FLAGEXIT (spec/logic.md §4a) ---- *)
+
+(** A potential uniform under the empty map reads no local and no thread index: one value
+    on every store and thread. *)
+Lemma puni_nil_const : forall ps s s' t t' Q1, puni G [] Q1 = true ->
+  pval (rho ps s' t') Q1 = pval (rho ps s t) Q1.
+Proof.
+  intros ps s s' t t' Q1 H.
+  rewrite (puni_frame ps s s' [] Q1 t' H) by (intros x []).
+  assert (Hd : dsat s [t; t'] []) by (intros d []).
+  apply (puni_sound ps s [t; t'] [] Q1 Hd H t' t); simpl; auto.
+Qed.
+
+(** Q:FLAGEXIT: [s1] runs on 𝒯 (filtered for the flag test [f]: [D1] and [Q1] on the
+    threads 𝒯_f that pass [f] afterwards); the test runs on 𝒯 (it reads no array, so its cost
+    needs no [D]); 𝒯_f runs [s2] (filtered for the guard), the others run [s3], which leaves
+    [g] false, paid by [QF], which reads no local. *)
+Lemma sound_Q_FLAGEXIT : forall u1 u2 g f P D Qn Q0 QF s1 s2 s3 n C P1 D1 Q1 PT P2 D2 Q2 P3 D3
+    Q3 P' D' Q' wjt wje,
+  validF u1 f (mkAssn P D Q0) s1 (mkAssn P1 D1 Q1) ->
+  noread f = true -> qexpr G P1 D1 f n C ->
+  cstrs_equiv PT (P1 ++ fst (cond G f)) = true ->
+  validF u2 (EOpd (OVar g)) (mkAssn PT D1 Q1) s2 (mkAssn P2 D2 Q2) ->
+  valid (mkAssn P1 [] QF) s3 (mkAssn P3 D3 Q3) -> falsifies g s3 = true ->
+  entails P2 P' wjt = true -> entails P3 P' wje = true ->
+  dcovers D2 D' = true -> pot_ge Q2 Q' = true ->
+  puni G [] QF = true -> pnonneg QF = true -> pnonneg Q3 = true ->
+  pot_ge Qn (padd (pplus Q0 QF) (m_if M + C + m_div M)) = true ->
+  validF false (EOpd (OVar g)) (mkAssn P D Qn) (SSeq s1 (SIf f s2 s3)) (mkAssn P' D' Q').
+Proof.
+  intros u1 u2 g f P D Qn Q0 QF s1 s2 s3 n C P1 D1 Q1 PT P2 D2 Q2 P3 D3 Q3 P' D' Q' wjt wje
+    V1 Hnr Hq HPT V2 V3 Hfs Hjt Hje HcD HgeQ HuF HnF0 Hn3 Hpre.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  inversion Hrun; subst.
+  match goal with H1 : seval _ _ _ s s1 T ?a ?c1, H2 : seval _ _ _ ?a (SIf _ _ _) T s' ?c2 |- _ =>
+    rename H1 into Hr1, H2 into Hr2, a into st1, c1 into C1 end.
+  destruct (V1 F ps s T st1 C1 w Hp Hn Hne Hi Hw HA Hr1) as (HP1 & HD1 & _ & HE1 & HQ1).
+  cbn [aP aD aQ] in HP1, HD1, HE1, HQ1.
+  assert (Hw1 : wt st1) by (eapply run_wt; eauto).
+  assert (Hwk : forall t, In t T ->
+            pval (rho ps s t) Q0 + pval (rho ps s t) QF + (m_if M + C + m_div M)
+            <= pval (rho ps s t) Qn).
+  { intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. lra. }
+  assert (HQF : forall st t t', pval (rho ps st t') QF = pval (rho ps s t) QF)
+    by (intros; apply puni_nil_const; auto).
+  assert (HQF0 : forall t, 0 <= pval (rho ps s t) QF)
+    by (intros t; apply pnonneg_sound; auto).
+  inversion Hr2; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr Hee Hq) as Hce;
+    assert (HfR : forall t, In t T -> etrue F ps st1 f t = is_true_v (R t))
+      by (intros; eapply etrue_R; eauto).
+  - (* SC_IFT: every thread passes the flag test *)
+    match goal with H : seval _ _ _ _ s2 _ _ ?c |- _ => rename H into Hs, c into Cb end.
+    assert (HTf : forall t, In t T -> In t (filter (etrue F ps st1 f) T)).
+    { intros t Ht. apply filter_In. split; auto. rewrite HfR; auto. }
+    assert (HTf' : filter (etrue F ps st1 f) T <> []).
+    { intros E. destruct (nonempty_elem _ Hne) as [t Ht]. specialize (HTf t Ht).
+      rewrite E in HTf. contradiction. }
+    assert (Hpre2 : sat_assn ps (mkAssn PT D1 Q1) st1 T).
+    { split; cbn [aP aD].
+      - intros t Ht. apply (cstrs_equiv_sat _ _ _ HPT). apply sat_app; auto.
+        apply (proj1 (cond_correct F ps st1 f T R _ t Hp Hw1 Hee Ht)); auto.
+      - eapply dsat_sub; [exact HTf|exact (HD1 HTf')]. }
+    destruct (V2 F ps st1 T s' Cb w Hp Hn Hne Hi Hw1 Hpre2 Hs) as (H1 & H2 & _ & H4 & H5).
+    cbn [aP aD aQ] in H1, H2, H4, H5.
+    destruct (nonempty_elem _ Hne) as [tT HtT].
+    unfold fpost. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+    + intros t Ht. apply (entails_sound _ _ _ _ (H1 t Ht) Hjt).
+    + intros E. eapply dcovers_sound; [|exact (H2 E)]; auto.
+    + discriminate.
+    + intros E t Ht. specialize (H4 E tT HtT). specialize (HQ1 t tT Ht (HTf tT HtT)).
+      specialize (Hwk t Ht). specialize (HQF0 t). foldM. lra.
+    + intros t t' Ht Ht'. specialize (H5 tT t' HtT Ht'). specialize (HQ1 t tT Ht (HTf tT HtT)).
+      specialize (Hwk t Ht). specialize (HQF0 t).
+      pose proof (pot_ge_sound (rho ps s' t') _ _ HgeQ). foldM. lra.
+  - (* SC_IFF: every thread fails the flag test and leaves *)
+    match goal with H : seval _ _ _ _ s3 _ _ ?c |- _ => rename H into Hs, c into Cc end.
+    match goal with H : forall t, In t T -> is_false_v _ = true |- _ => rename H into Hall end.
+    assert (HTf : filter (etrue F ps st1 f) T = []).
+    { apply filter_all_false. intros t Ht. rewrite HfR by auto.
+      specialize (Hall t Ht). destruct (R t) as [| [] |]; auto; discriminate. }
+    assert (Hpre3 : sat_assn ps (mkAssn P1 [] QF) st1 T)
+      by (split; cbn [aP aD]; [exact HP1 | intros d []]).
+    destruct (V3 F ps st1 T s' Cc w Hp Hn Hne Hi Hw1 Hpre3 Hs) as [[HP3 _] HQ3].
+    cbn [aP aQ] in HP3, HQ3.
+    eapply (guard_else_all false F ps g s T s' _ Qn P3 Q3); eauto.
+    + intros t Ht. eapply falsifies_sound; eauto.
+    + intros t Ht. specialize (HQ3 t Ht). rewrite (HQF st1 t t) in HQ3.
+      specialize (HE1 HTf t Ht). specialize (Hwk t Ht). foldM. lra.
+  - (* SC_IFD: 𝒯_f runs [s2], the others [s3] *)
+    match goal with H : seval _ _ _ st1 s2 _ ?a ?c |- _ => rename H into Hs2, a into st2, c into Cb end.
+    match goal with H : seval _ _ _ _ s3 _ _ ?c |- _ => rename H into Hs3, c into Cc end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros t H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R t) as [| [] |]; discriminate. }
+    assert (HTFT : forall t, In t TT -> ~ In t TF) by (intros t H1 H2; eapply HTTF; eauto).
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HTf : forall t, In t TT <-> In t (filter (etrue F ps st1 f) T)).
+    { intros t. rewrite HTT, filter_In. split; intros [Ht E]; split; auto;
+        rewrite HfR in *; auto. }
+    assert (HTf' : filter (etrue F ps st1 f) T <> []).
+    { intros E. apply HneT. apply (same_elems_nil _ _ (fun t Ht => proj1 (HTf t) Ht) E). }
+    assert (Hpre2 : sat_assn ps (mkAssn PT D1 Q1) st1 TT).
+    { split; cbn [aP aD].
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply sat_app; auto.
+        apply (proj1 (cond_correct F ps st1 f T R _ t Hp Hw1 Hee Ht)); auto.
+      - eapply dsat_sub; [intros t Ht; exact (proj1 (HTf t) Ht)|exact (HD1 HTf')]. }
+    destruct (V2 F ps st1 TT st2 Cb w Hp HnT HneT HiT Hw1 Hpre2 Hs2)
+      as (H1 & H2 & _ & H4 & H5).
+    cbn [aP aD aQ] in H1, H2, H4, H5.
+    assert (Hst2 : forall x t, In t TF -> sl st2 x t = sl st1 x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (Hpre3 : sat_assn ps (mkAssn P1 [] QF) st2 TF).
+    { split; cbn [aP aD]; [|intros d []].
+      intros t Ht. apply (sat_ext (rho ps st1 t)); [intros; symmetry; apply rho_frame; auto|].
+      apply HTF in Ht as [Ht _]. apply HP1; auto. }
+    destruct (V3 F ps st2 TF s' Cc w Hp HnF HneF HiF (run_wt _ _ _ _ _ _ _ Hs2 Hw1) Hpre3 Hs3)
+      as [[HP3 _] HQ3].
+    cbn [aP aD aQ] in HP3, HQ3.
+    assert (Hs'1 : forall x t, In t TT -> sl s' x t = sl st2 x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (HgF : forall t, In t TF -> sl s' g t = VBool false) by
+      (intros; eapply falsifies_sound; eauto).
+    set (ge := EOpd (OVar g)) in *.
+    assert (HTe : forall t, In t (filter (etrue F ps s' ge) T) <->
+                            In t (filter (etrue F ps st2 ge) TT)).
+    { intros t. rewrite !filter_In. split; intros [Ht E].
+      - specialize (Hbool t Ht).
+        destruct (R t) as [| [] |] eqn:Er; try discriminate.
+        + assert (HtT : In t TT) by (apply HTT; rewrite Er; auto). split; auto.
+          unfold ge. rewrite <- (etrue_var_frame F ps st2 s' g t); auto.
+        + assert (HtF : In t TF) by (apply HTF; rewrite Er; auto).
+          unfold ge in E. rewrite (etrue_var_false F ps s' g t (HgF t HtF)) in E. discriminate.
+      - assert (HtT : In t TT) by exact Ht. apply HTT in Ht as [Ht _]. split; auto.
+        unfold ge. rewrite (etrue_var_frame F ps st2 s' g t); auto. }
+    destruct (nonempty_elem _ HneT) as [tT HtT].
+    destruct (nonempty_elem _ HneF) as [tF HtF].
+    assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+    assert (HC4 : forall t, Cc <= pval (rho ps s t) QF).
+    { intros t. specialize (HQ3 tF HtF). pose proof (pnonneg_sound (rho ps s' tF) _ Hn3).
+      rewrite (HQF st2 t tF) in HQ3. lra. }
+    unfold fpost. split; [|split; [|split; [|split]]]; cbn [aP aD aQ].
+    + intros t Ht. specialize (Hbool t Ht).
+      destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * assert (HtT2 : In t TT) by (apply HTT; rewrite Er; auto).
+        apply (sat_ext (rho ps st2 t)); [intros; symmetry; apply rho_frame; auto|].
+        apply (entails_sound _ _ _ _ (H1 t HtT2) Hjt).
+      * assert (HtF2 : In t TF) by (apply HTF; rewrite Er; auto).
+        apply (entails_sound _ _ _ _ (HP3 t HtF2) Hje).
+    + intros E. assert (E' : filter (etrue F ps st2 ge) TT <> []).
+      { intros E2. apply E. apply (same_elems_nil _ _ (fun t Ht => proj1 (HTe t) Ht) E2). }
+      eapply dsat_sub; [intros t Ht; exact (proj1 (HTe t) Ht)|].
+      apply (dsat_threads st2).
+      * intros x t Ht. apply filter_In in Ht as [Ht _]. auto.
+      * eapply dcovers_sound; [|exact (H2 E')]; auto.
+    + discriminate.
+    + intros E t Ht. assert (E' : filter (etrue F ps st2 ge) TT = []).
+      { apply (same_elems_nil _ _ (fun t Ht => proj2 (HTe t) Ht) E). }
+      specialize (H4 E' tT HtT). specialize (HQ1 t tT Ht (proj1 (HTf tT) HtT)).
+      specialize (HC4 t). specialize (Hwk t Ht). foldM. lra.
+    + intros t t' Ht Ht'. apply HTe in Ht'.
+      assert (Ht'T : In t' TT) by (apply filter_In in Ht'; tauto).
+      specialize (H5 tT t' HtT Ht'). specialize (HQ1 t tT Ht (proj1 (HTf tT) HtT)).
+      rewrite (pval_ext (rho ps s' t') (rho ps st2 t')) by (apply rho_frame; auto).
+      specialize (HC4 t). specialize (Hwk t Ht).
+      pose proof (pot_ge_sound (rho ps st2 t') _ _ HgeQ) as H3. foldM. lra.
+Qed.
+(* ---- end issue 15 (exit16) ---- *)
 
 (** ** RaCUDA Theorem 1 for these representations, with the filtered judgments of
     spec/logic.md §4a (mutual induction on the two judgments) *)
@@ -4598,6 +4790,8 @@ Proof.
   - eapply sound_Q_GUARDEXIT; eauto.
   (* issue 15 (brk15) *)
   - eapply sound_Q_IFGUARD4; eauto.
+  (* issue 15 (exit16) *)
+  - eapply sound_Q_FLAGEXIT; eauto.
 Qed.
 
 Theorem soundness : forall A s A', qstmt G A s A' -> valid A s A'.

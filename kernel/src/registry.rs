@@ -50,6 +50,8 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:GUARDEXIT",
     "Q:IFGUARD4",
     "Q:WHILEGUARD",
+    "Q:WHILEGUARD1",
+    "Q:FLAGEXIT",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -144,6 +146,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:GUARDEXIT" => (S, q_guardexit as Rule),
         "Q:IFGUARD4" => (S, q_ifguard4 as Rule),
         "Q:WHILEGUARD" => (S, q_whileguard as Rule),
+        "Q:WHILEGUARD1" => (S, q_whileguard1 as Rule),
+        "Q:FLAGEXIT" => (S, q_flagexit as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

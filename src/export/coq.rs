@@ -863,6 +863,7 @@ impl<'c> Exporter<'c> {
             ("Q:GUARD", Stmt::Assign(_, c)) => self.guard(&at, c, s)?,
             ("Q:GUARDEXIT", _) => self.guard_exit(&at, s)?,
             ("Q:IFGUARD4", Stmt::If(c, s1, s2)) => self.if_guard(&at, c, s1, s2)?,
+            ("Q:FLAGEXIT", Stmt::Seq(s1, rest)) => self.flag_exit(&at, s1, rest)?,
             (r @ ("Q:IFEXIT1" | "Q:IFEXIT4"), Stmt::If(c, s1, s2)) => {
                 self.ifexit(&at, r, c, s1, s2)?
             }
@@ -883,7 +884,7 @@ impl<'c> Exporter<'c> {
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
                 | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"
                 | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
-                | "Q:IFGUARD4"),
+                | "Q:IFGUARD4" | "Q:FLAGEXIT"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -1051,6 +1052,40 @@ impl<'c> Exporter<'c> {
         ))
     }
 
+    /// Q:FLAGEXIT (`DFlagExit`, spec/logic.md §4a): the part `s1` filtered for the flag
+    /// test, the test's then branch filtered for the enclosing loop's guard, its else
+    /// branch (which falsifies the guard) ordinary.
+    fn flag_exit(&mut self, at: &At, s1: &Stmt, rest: &Stmt) -> Result<String, ExportError> {
+        let (n, a, b, pad, ind) = (at.n, &at.a, &at.b, &at.pad, at.ind);
+        let unsupported = |what: &str| ExportError::Unsupported(format!("Q:FLAGEXIT {what}"));
+        let Stmt::If(c, s2, s3) = rest else {
+            return Err(unsupported("about a statement not ending with an `if`"));
+        };
+        let (part, t, f) = (at.child(0)?, at.child(2)?, at.child(3)?);
+        let (Some(ppost), Some(tpost), Some(fpost)) = (&part.post, &t.post, &f.post) else {
+            return Err(unsupported("children without pre/post"));
+        };
+        if self.filter.is_none() {
+            return Err(unsupported("outside the body of a loop left by jumps"));
+        }
+        let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
+        let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
+        let acc = self.expr_acc(at.child(1)?, c, ppost);
+        let saved = self.filter.replace(c.clone());
+        let d1 = self.node(part, s1, ind + 2);
+        self.filter = saved;
+        let d1 = d1?;
+        let dt = self.node(t, s2, ind + 2)?;
+        // The else branch is an ordinary judgment: no filter inside it.
+        let saved = self.filter.take();
+        let df = self.node(f, s3, ind + 2);
+        self.filter = saved;
+        let df = df?;
+        Ok(format!(
+            "DFlagExit {a} {b} {acc} {wjt} {wje}\n{pad}  ({d1})\n{pad}  ({dt})\n{pad}  ({df})"
+        ))
+    }
+
     /// Q:IFEXIT1/4 (`DIfExit1`/`DIfExit4`, spec/logic.md §4a): the then branch ordinary,
     /// the else branch filtered for the enclosing loop's condition.
     fn ifexit(
@@ -1115,7 +1150,10 @@ impl<'c> Exporter<'c> {
                 s.kind()
             )));
         };
-        if let Some(wg) = rest.first().filter(|w| w.rule == "Q:WHILEGUARD") {
+        if let Some(wg) = rest
+            .first()
+            .filter(|w| ["Q:WHILEGUARD", "Q:WHILEGUARD1"].contains(&w.rule.as_str()))
+        {
             return self.seq_guard(first, wg, &rest[1..], s1, s2, a, b, ind);
         }
         let d1 = self.node(first, s1, ind + 2)?;
@@ -1184,8 +1222,10 @@ impl<'c> Exporter<'c> {
         self.filter = saved;
         let db = db?;
         let m = self.assn(lpost)?;
+        // the uniform mode (Q:WHILEGUARD1) is Coq's rule with `uf = true`
+        let uf = wg.rule == "Q:WHILEGUARD1";
         let dwg = format!(
-            "DWhileGuard {a} {m} {acc} [{}]\n{pad}    ({d0})\n{pad}    ({db})",
+            "DWhileGuard {a} {m} {acc} {uf} [{}]\n{pad}    ({d0})\n{pad}    ({db})",
             ge.join("; ")
         );
         // without a rest the loop's post is the chain's (`m` names `b`'s assertion)

@@ -604,12 +604,20 @@ pub fn q_ifexit4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
 }
 
 fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
-    while_exit_ge(cx, n, s, pre, uniform, &[])
+    while_exit_ge(cx, n, s, pre, uniform, None)
 }
 
-/// Q:WHILEEXIT1/2 with the facts `ge` added to the body's pre (Q:WHILEGUARD's `GE`;
-/// empty for Q:WHILEEXIT1/2).
-fn while_exit_ge(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool, ge: &[Cstr]) -> Result<Rat, Rejection> {
+/// Q:WHILEEXIT1/2 (`ge = None`), or Q:WHILEGUARD/Q:WHILEGUARD1 with the facts `GE` added to
+/// the body's pre and the last test charged `M^if + C` only (it never splits the warp).
+fn while_exit_ge(
+    cx: &Ctx,
+    n: &Node,
+    s: Subject<'_>,
+    pre: &Assn,
+    uniform: bool,
+    guard: Option<&[Cstr]>,
+) -> Result<Rat, Rejection> {
+    let ge = guard.unwrap_or(&[]);
     let Subject::Stmt(Stmt::While(e, body)) = s else {
         return Err(wrong(cx, "a while loop", s));
     };
@@ -630,18 +638,26 @@ fn while_exit_ge(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool, 
         return Err(cx.rej(Reason::DivergentExit));
     }
     let (bpre, bpost) = cx.pp(&c[1])?;
-    let k = if uniform { &cx.m.if_ + cost } else { &cx.m.if_ + &cx.m.div + cost };
+    let k0 = &cx.m.if_ + &cost;
+    let k = if uniform { k0.clone() } else { &k0 + &cx.m.div };
     // `P ∧ cond(e)`, `P ∧ cond(¬e)`: no lane facts (spec/logic.md §4a, Q:WHILEEXIT2)
     let and_cond = |neg| -> Vec<Cstr> { pre.p.iter().cloned().chain(cx.cond(e, neg)).collect() };
     let body_p: Vec<Cstr> = and_cond(false).into_iter().chain(ge.iter().cloned()).collect();
-    let what = if ge.is_empty() { "P ∧ cond(e)" } else { "P ∧ cond(e) ∧ GE" };
+    let what = if guard.is_none() { "P ∧ cond(e)" } else { "P ∧ cond(e) ∧ GE" };
     cx.same_p(&body_p, &bpre.p, what, "body pre")?;
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
     cx.same_p(&pre.p, &bpost.p, "pre", "body post")?;
     cx.same_d(&pre.d, &bpost.d, "pre", "body post")?;
     cx.same_q(&bpost.q, &plus(&bpre.q, &k), "body post", "body pre + loop-test cost")?;
-    let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + &k));
-    cx.same_q(&pre.q, &want, "pre", "body pre + post + 2·loop-test cost")?;
+    // Q:WHILEGUARD(1): the last test is failed by every thread, so it never splits
+    let last = if guard.is_some() { &k0 } else { &k };
+    let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + last));
+    let what = if guard.is_some() {
+        "body pre + post + loop-test cost + M^if + C"
+    } else {
+        "body pre + post + 2·loop-test cost"
+    };
+    cx.same_q(&pre.q, &want, "pre", what)?;
     cx.same_p(&and_cond(true), &post.p, "P ∧ cond(¬e)", "post")?;
     cx.same_d(&without(&pre.d, &body.writes()), &post.d, "pre D \\ W(s)", "post")?;
     Ok(Rat::zero())
@@ -667,6 +683,18 @@ pub fn q_whileexit2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
 /// `g ← c` with `cond(c) = GE` or falsifies `g` ([`guard_last`]): a thread that satisfies
 /// the test satisfies `GE`, on entry and after every round.
 pub fn q_whileguard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    while_guard(cx, n, s, pre, false)
+}
+
+/// Q:WHILEGUARD1 — the uniform mode of Q:WHILEGUARD (spec/logic.md §4a): Q:WHILEEXIT1
+/// (`P ⇒ g unif`, `k = M^if + C`, no divergent exit in the body's filtered spine) with the
+/// body's pre `(P ∧ GE, D, I)`, under the same guard premises as Q:WHILEGUARD.
+pub fn q_whileguard1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    while_guard(cx, n, s, pre, true)
+}
+
+/// Q:WHILEGUARD (`uniform = false`) and Q:WHILEGUARD1 (`uniform = true`).
+fn while_guard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::While(Expr::Opd(Opd::Var(g)), body)) = s else {
         return Err(wrong(cx, "a loop on a bool guard", s));
     };
@@ -685,7 +713,7 @@ pub fn q_whileguard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
             "a path of the body neither ends with `{g} ← E'`, cond(E') = cond({e0}), nor falsifies `{g}`"
         ))));
     }
-    while_exit_ge(cx, n, s, pre, false, &ge)
+    while_exit_ge(cx, n, s, pre, uniform, Some(&ge))
 }
 
 /// Whether every path of `s` ends with a write `g ← c` with `cond(c) = ge` or falsifies
@@ -942,5 +970,55 @@ pub fn q_ifguard4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat,
     cx.divergent_exit.set(true);
     let both = tp.q.add_scaled(&fp.q, &Rat::one());
     cx.same_q(&pre.q, &plus(&both, &(&cx.m.if_ + cost + &cx.m.div)), "pre", "then pre + else pre + M^if + C + M^div")?;
+    Ok(Rat::zero())
+}
+
+/// Q:FLAGEXIT — `s1; if f then s2 else s3` in filtered position for the loop condition
+/// `(var g)`, `g` a `bool` local, whose else branch falsifies `g` (spec/logic.md §4a; the
+/// lowered jump-flag test `if jmp < 2 then { …; g ← E } else { g ← false; … }` after the
+/// part `s1` of the body whose exits set the flag). Children `N` (`s1`, filtered for `f`),
+/// `f` (reads no array), `T` (`s2`, filtered for `(var g)`), `F` (`s3`, ordinary).
+/// `N.pre = (P, D, Q₀)`, `N.post = (P1, D1, Q1)`; the test's cost `C` under `(P1, D1)`;
+/// `T.pre = (P1 ∧ cond(f), D1, Q1)`; `F.pre = (P1, ∅, Q_F)`; `(entail join-then …)`:
+/// `T.post.P ⇒ P'`, `(entail join-else …)`: `F.post.P ⇒ P'`; `D' = T.post.D`,
+/// `Q' = T.post.Q`; `Q = Q₀ + Q_F + M^if + C + M^div`.
+pub fn q_flagexit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let g = guard_var(cx)?;
+    let filter = cx.filter().ok_or_else(|| cx.rej(Reason::NotFiltered))?;
+    let Subject::Stmt(Stmt::Seq(s1, rest)) = s else {
+        return Err(wrong(cx, "a statement followed by the jump-flag test", s));
+    };
+    let Stmt::If(f, s2, s3) = &**rest else {
+        return Err(wrong(cx, "a statement followed by the jump-flag test", s));
+    };
+    if !falsifies(&g, s3) {
+        return Err(wrong(cx, "a flag test whose else branch ends with `g ← false`", s));
+    }
+    if let Expr::Read(a, _) = f {
+        return Err(cx.rej(Reason::ExitTestReads(a.clone())));
+    }
+    let post = cx.post(n)?;
+    let ch = cx.shape::<4>(n, &["entail join-then", "entail join-else"])?;
+    cx.check_node_in(&ch[0], Subject::Stmt(s1), pre, 0, Some(f))?;
+    let (np, n1) = cx.pp(&ch[0])?;
+    cx.same_p(&pre.p, &np.p, "pre", "flagged part pre")?;
+    cx.same_d(&pre.d, &np.d, "pre", "flagged part pre")?;
+    let cost = cx.check_node(&ch[1], Subject::Expr(f), n1, 1)?;
+    cx.check_node_in(&ch[2], Subject::Stmt(s2), n1, 2, Some(&filter))?;
+    cx.check_node(&ch[3], Subject::Stmt(s3), n1, 3)?;
+    let ((tp, t1), (fp, f2)) = (cx.pp(&ch[2])?, cx.pp(&ch[3])?);
+    let p_f: Vec<Cstr> = n1.p.iter().cloned().chain(cx.cond(f, false)).collect();
+    cx.same_p(&p_f, &tp.p, "P1 ∧ cond(f)", "then pre")?;
+    cx.same_d(&n1.d, &tp.d, "flagged part post", "then pre")?;
+    cx.same_q(&n1.q, &tp.q, "flagged part post", "then pre")?;
+    cx.same_p(&n1.p, &fp.p, "flagged part post", "else pre")?;
+    cx.same_d(&BTreeMap::new(), &fp.d, "∅", "else pre")?;
+    cx.entail(n, "join-then", &t1.p, &post.p)?;
+    cx.entail(n, "join-else", &f2.p, &post.p)?;
+    cx.same_d(&t1.d, &post.d, "then post", "post")?;
+    cx.same_q(&t1.q, &post.q, "then post", "post")?;
+    cx.divergent_exit.set(true);
+    let both = np.q.add_scaled(&fp.q, &Rat::one());
+    cx.same_q(&pre.q, &plus(&both, &(&cx.m.if_ + cost + &cx.m.div)), "pre", "part pre + else pre + M^if + C + M^div")?;
     Ok(Rat::zero())
 }

@@ -4,7 +4,7 @@
 use crate::analysis::derive::liveness::restrict_deps;
 use crate::analysis::derive::loops::{has_loop, houdini_candidates, loop_key};
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN};
-use crate::analysis::derive::{If1An, IfExitAn, IfGuardAn, WhileExitAn};
+use crate::analysis::derive::{FlagExitAn, If1An, IfExitAn, IfGuardAn, WhileExitAn};
 use crate::analysis::entail::{entails, entails_all, join_p};
 use crate::analysis::linear::{cond, expr_uniform, join_deps, lin_expr};
 use crate::analysis::AnalysisError;
@@ -317,20 +317,15 @@ impl Ctx<'_> {
             return Ok(None);
         }
         let (_, cne, _, _) = cond(&*self, e);
-        let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
-        // Q:WHILEGUARD (the Q:WHILEEXIT2 mode only): the body again, from the guard's
-        // condition
-        let ge = if uniform {
-            None
-        } else {
-            self.guard_facts(e, body)
-        };
+        // Q:WHILEGUARD / Q:WHILEGUARD1: the body again, from the guard's condition
+        let ge = self.guard_facts(e, body);
         if let Some(ge) = &ge {
             self.exit_stack.push(key);
             let r = self.exit_invariant(e, body, loc, pre, ge);
             self.exit_stack.pop();
             (body_an, p, d) = r?;
         }
+        let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
         let writes = body.writes();
         let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
             err(
@@ -528,6 +523,84 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// Q:FLAGEXIT (spec/logic.md §4a) for the last two items `part; last` of a loop body in
+    /// filtered position for the guard `f = (var g)`, where `last` is the jump-flag test
+    /// `if c then … else …` whose else branch falsifies `g`: `part` filtered for `c` (the
+    /// lanes that jumped set the flag, so `c` fails for them), when that keeps the entry of
+    /// a local of the loop's own atoms that the ordinary `part` loses (a counter updated in
+    /// the branch that does not jump, `tests/precision/while_return.cu`). `None` otherwise.
+    pub(super) fn fwd_flag_exit(
+        &mut self,
+        part: &Stmt,
+        last: &Stmt,
+        pre: &Abs,
+        f: &Expr,
+    ) -> Result<Option<AN>, AnalysisError> {
+        let Some(g) = self.guard_var(f) else {
+            return Ok(None);
+        };
+        let Stmt::If(c, s2, s3, loc) = last else {
+            return Ok(None);
+        };
+        let (ce, cne, _, _) = cond(&*self, c);
+        if !falsifies(&g, s3) || matches!(c, Expr::Read(..)) || cne.is_empty() {
+            return Ok(None);
+        }
+        let own: Vec<String> = match self.exit_stack.last() {
+            Some(key) => self
+                .exit_own
+                .get(key)
+                .into_iter()
+                .flatten()
+                .flat_map(|a| a.vars().cloned().collect::<Vec<_>>())
+                .collect(),
+            None => return Ok(None),
+        };
+        let ord = self.fwd(part, pre)?;
+        let filt = self.fwd_filt(part, pre, c)?;
+        let kept = own
+            .iter()
+            .any(|v| filt.post.d.contains_key(v) && !ord.post.d.contains_key(v));
+        if !has_exit(&filt) || !kept {
+            return Ok(None);
+        }
+        let p1 = filt.post.clone();
+        let (en, cost) = self.expr_node(c, &p1, *loc)?;
+        let tpre = Abs {
+            p: with(&p1.p, &ce).into(),
+            d: p1.d.clone(),
+        };
+        let fpre = Abs {
+            p: p1.p.clone(),
+            d: DepMap::new().into(),
+        };
+        let t = self.fwd_filt(s2, &tpre, f)?;
+        let fb = self.fwd(s3, &fpre)?;
+        let pj = join_p(&t.post.p, &fb.post.p);
+        let internal = || err(Some(*loc), "internal: flag join not entailed");
+        let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
+        let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+        let post = Abs {
+            p: pj.into(),
+            d: t.post.d.clone(),
+        };
+        Ok(Some(AN {
+            pre: pre.clone(),
+            post,
+            kind: AK::FlagExit(FlagExitAn {
+                part: Box::new(filt),
+                e: en,
+                cost,
+                t: Box::new(t),
+                f: Box::new(fb),
+                w_join_then,
+                w_join_else,
+            }),
+        }))
+    }
+}
+
 /// Whether every path of `s` ends with `g ← c`, `cond(c) = ge`, or falsifies `g` (the
 /// kernel's and Coq's `guard_last`, spec/logic.md §4a, Q:WHILEGUARD).
 fn guard_last(prog: &crate::core::Program, g: &str, ge: &[Cstr], s: &Stmt) -> bool {
@@ -558,7 +631,9 @@ pub(super) fn has_exit(a: &AN) -> bool {
         AK::Seq(v) => v.last().is_some_and(has_exit),
         AK::If23 { branch, .. } => has_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_exit(t) || has_exit(f),
-        AK::IfExit(IfExitAn { .. }) | AK::GuardExit { .. } | AK::IfGuard(_) => true,
+        AK::IfExit(IfExitAn { .. }) | AK::GuardExit { .. } | AK::IfGuard(_) | AK::FlagExit(_) => {
+            true
+        }
         _ => false,
     }
 }
@@ -570,7 +645,7 @@ pub(super) fn has_divergent_exit(a: &AN) -> bool {
         AK::If23 { branch, .. } => has_divergent_exit(branch),
         AK::If1(If1An { t, f, .. }) => has_divergent_exit(t) || has_divergent_exit(f),
         AK::IfExit(IfExitAn { uniform, f, .. }) => !uniform || has_divergent_exit(f),
-        AK::IfGuard(_) => true,
+        AK::IfGuard(_) | AK::FlagExit(_) => true,
         _ => false,
     }
 }

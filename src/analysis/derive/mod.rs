@@ -167,6 +167,23 @@ enum AK {
     /// `(var g)` whose else branch falsifies `g`: `t` filtered, `f` ordinary (post
     /// potential 0).
     IfGuard(IfGuardAn),
+    /// Q:FLAGEXIT (spec/logic.md §4a): `part; if c then t else f` in filtered position for
+    /// the guard `(var g)`, `part` filtered for the jump-flag test `c`, `t` filtered for
+    /// the guard, `f` ordinary from the empty `D` (it ends with `g ← false`).
+    FlagExit(FlagExitAn),
+}
+
+/// Q:FLAGEXIT (spec/logic.md §4a): the part of a loop body before the jump-flag test,
+/// filtered for that test, and the test's branches.
+#[derive(Clone, Debug)]
+struct FlagExitAn {
+    part: Box<AN>,
+    e: Node,
+    cost: Q,
+    t: Box<AN>,
+    f: Box<AN>,
+    w_join_then: Vec<Farkas>,
+    w_join_else: Vec<Farkas>,
 }
 
 /// Q:IFGUARD4 (spec/logic.md §4a): `t` stays in the loop or not (filtered), `f` leaves it

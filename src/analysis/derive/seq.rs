@@ -42,7 +42,18 @@ impl Ctx<'_> {
         let mut cur = pre.clone();
         let mut out: Vec<AN> = Vec::with_capacity(items.len());
         let mut prev: Option<&Stmt> = None;
-        for (i, it) in items.into_iter().enumerate() {
+        for (i, &it) in items.iter().enumerate() {
+            // the part before a loop's jump-flag test, with the test (Q:FLAGEXIT)
+            if let Some(f) = filt.filter(|_| i + 1 == last) {
+                if let Some(an) = self.fwd_flag_exit(it, items[last], &cur, f)? {
+                    cur = an.post.clone();
+                    if out.is_empty() {
+                        return Ok((an.kind, cur));
+                    }
+                    out.push(an);
+                    break;
+                }
+            }
             // the guard's write right before its loop (Q:WHILEGUARD)
             if let (Some(Stmt::Assign(g, c, _)), Stmt::While(Expr::Opd(Operand::Var(h)), body, _)) =
                 (prev, it)

@@ -3,7 +3,7 @@
 
 use super::{apply_rewrites, node_of, unshifted_monos, Back, TChild, TNode};
 use crate::analysis::derive::{
-    identity_witnesses, subset_witnesses, Abs, If1An, If4An, IfExitAn, IfGuardAn, AN,
+    identity_witnesses, subset_witnesses, Abs, FlagExitAn, If1An, If4An, IfExitAn, IfGuardAn, AN,
 };
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
@@ -213,6 +213,44 @@ impl Back<'_, '_> {
                 qp,
             ))
         }
+    }
+
+    /// Q:FLAGEXIT (spec/logic.md §4a): the flag test's then branch owes the node's post
+    /// potential, its pre is the post of the part before the test (filtered for the test);
+    /// the exit branch starts from the empty `D` (a constant potential) and ends with the
+    /// zero potential; the pre pays the part, the exit branch, the test and `M^div`.
+    pub(super) fn back_flag_exit(
+        &mut self,
+        a: &AN,
+        an: &FlagExitAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let FlagExitAn {
+            part,
+            e,
+            cost,
+            t,
+            f,
+            w_join_then,
+            w_join_else,
+        } = an;
+        let (nt, qt) = self.back(t, qpost.clone())?;
+        let (nf, qf) = self.back(f, TPoly::zero())?;
+        let (np, qp0) = self.back(part, qt)?;
+        let qp = qp0
+            .plus(&qf)
+            .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+        let fields = vec![
+            Field::Entail("join-then", w_join_then.clone()),
+            Field::Entail("join-else", w_join_else.clone()),
+        ];
+        let children = vec![
+            TChild::Stmt(np),
+            TChild::Expr(e.clone()),
+            TChild::Stmt(nt),
+            TChild::Stmt(nf),
+        ];
+        Ok((node_of(a, qpost, "Q:FLAGEXIT", &qp, fields, children), qp))
     }
 
     /// Q:IFGUARD4 (spec/logic.md §4a): the then branch owes the node's post potential,

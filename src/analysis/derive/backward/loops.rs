@@ -88,9 +88,18 @@ impl Back<'_, '_> {
             fields: bfields,
             children: vec![TChild::Stmt(nb)],
         };
-        let qp = i.plus(qpost).plus_const(&(&k + &k));
+        // Q:WHILEGUARD(1): the last test, which every lane fails, costs `M^if + C` (no
+        // `M^div`)
+        let last = if ge.is_some() {
+            cost + &self.ctx.metric.if_
+        } else {
+            k.clone()
+        };
+        let qp = i.plus(qpost).plus_const(&(&k + &last));
         let wnode = TNode {
-            rule: if ge.is_some() {
+            rule: if ge.is_some() && *uniform {
+                "Q:WHILEGUARD1"
+            } else if ge.is_some() {
                 "Q:WHILEGUARD"
             } else if *uniform {
                 "Q:WHILEEXIT1"

@@ -190,6 +190,7 @@ impl Back<'_, '_> {
             AK::If4(an) => self.back_if4(a, an, &qpost)?,
             AK::IfExit(an) => self.back_if_exit(a, an, &qpost)?,
             AK::IfGuard(an) => self.back_if_guard(a, an, &qpost)?,
+            AK::FlagExit(an) => self.back_flag_exit(a, an, &qpost)?,
             AK::Guard { inner, rw } => {
                 // Q:GUARD: the assignment's post potential from a template through the
                 // rewrites under cond(c)

@@ -1147,6 +1147,60 @@ fn grid_stride_loop_with_symbolic_step() {
     }
 }
 
+/// A remainder by a constant (issue 15): `v ← D[threadIdx.x]; t ← v % 32; i ← t + 32;
+/// S[i] ← 1` (block 32, conflicts). C's truncating `v % 32` lies in `[−31, 31]` whatever
+/// the sign of `v`, so `t` has the range entry `(rng t 62)` and `i` the window `[1, 63]`:
+/// 63 consecutive ints hold at most 2 addresses of one bank (by hand: banks `i mod 32`,
+/// each residue at most twice in 63 consecutive integers), `N* = 2`, cost 1 (before the
+/// `%` width rule: `⊤`, 32 lanes, cost 31). With `D[0] = 5`, `D[1] = −27` and 0 elsewhere
+/// lanes 0 and 1 write `S[37]` and `S[5]` (bank 5), the others `S[32]`: the semantics
+/// measures 1, so the bound is exact.
+fn rem_bins() -> Program {
+    Program {
+        name: "rembins".into(),
+        params: vec![],
+        arrays: vec![garr("D", Ty::Int), sarr("S", 64)],
+        locals: ilocals(&["v", "t", "i"]),
+        body: Stmt::seq(vec![
+            asg("v", rd("D", tid())),
+            asg("t", bin(BinOp::Rem, v("v"), c(32))),
+            asg("i", bin(BinOp::Add, v("t"), c(32))),
+            wr("S", v("i"), opd(c(1))),
+        ]),
+    }
+}
+
+#[test]
+fn remainder_widths_bound_rem_bins() {
+    use warpcert::semantics::{run_warp, ArrayInit, Inputs, Params, RunOptions, Value};
+    let a = run(&rem_bins(), MetricName::Conflicts, 32);
+    assert_eq!(a.bound.to_bound_string(), "1");
+    assert!(a.certificate.contains("(rng t 62)"));
+    let cells = (0..32)
+        .map(|l| {
+            Value::Int(match l {
+                0 => 5,
+                1 => -27,
+                _ => 0,
+            })
+        })
+        .collect();
+    let input = Inputs::zero().with_array("D", ArrayInit::Values(cells));
+    let run = run_warp(
+        &rem_bins(),
+        &[Metric::standard(MetricName::Conflicts)],
+        &Hardware::default(),
+        &launch(32),
+        [0, 0, 0],
+        0,
+        &Params::new(),
+        &input,
+        &RunOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(run.costs[0], q(1));
+}
+
 /// The histogram256 pattern: `w ← threadIdx.x >> 5; b ← w·256; v ← D[threadIdx.x];
 /// t ← v & 255; i ← b + t; S[i] ← 1` (block 64, conflicts). `w` is the warp index (the `>>`
 /// rule: uniform in each warp), `t` and `i` have range entries of width 255, and 32 lanes'

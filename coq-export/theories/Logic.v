@@ -390,6 +390,10 @@ Definition width_expr (D : list dent) (e : expr) : option Z :=
   match e with
   | EOpd (OVar x) => match idep_opd D (OVar x) with None => width_opd D (OVar x) | Some _ => None end
   | EBin OAnd a b => match exact_nonneg D b with Some n => Some n | None => exact_nonneg D a end
+  | EBin OMod _ b => match exact_nonneg D b with
+                     | Some m => if (1 <=? m)%Z then Some (2 * m - 2)%Z else None
+                     | None => None
+                     end
   | EBin OAdd a b | EBin OSub a b =>
       match width_opd D a, width_opd D b with Some w1, Some w2 => Some (w1 + w2)%Z | _, _ => None end
   | EUn UNeg a => width_opd D a

@@ -1641,6 +1641,15 @@ Proof.
       exists (c1 - c2 - w2)%Z. intros t Ht. destruct (Hw1 t Ht) as [v1 [E1 B1]].
       destruct (Hw2 t Ht) as [v2 [E2 B2]].
       specialize (HB t Ht). rewrite E1, E2 in HB. simpl in HB. injection HB as <-. simpl. lia.
+    + (* a % m, m ≥ 1: C's truncating remainder lies in (−m, m) *)
+      destruct (exact_nonneg G D b) as [m|] eqn:Nb; [|discriminate].
+      destruct (Z.leb_spec 1 m) as [Hm|]; [|discriminate]. injection H as <-.
+      destruct (exact_nonneg_sound ps s T D b m Hp Hw HD Nb) as [_ Vb].
+      exists (1 - m)%Z. intros t Ht. specialize (HB t Ht).
+      rewrite (Vb t Ht) in HB. destruct (oval G ps s a t) as [z| |]; simpl in HB; try discriminate.
+      destruct (m =? 0)%Z eqn:Em; [discriminate|]. injection HB as <-. cbn [int_of].
+      pose proof (Z.rem_bound_abs z m ltac:(lia)) as Hb. rewrite (Z.abs_eq m) in Hb by lia.
+      apply Z.abs_lt in Hb. change (1 - m <= Z.rem z m <= 1 - m + (2 * m - 2))%Z. lia.
     + exists 0%Z. intros t Ht. specialize (HB t Ht).
       destruct (exact_nonneg G D b) as [n|] eqn:Nb.
       * injection H as <-. destruct (exact_nonneg_sound ps s T D b n Hp Hw HD Nb) as [Hn Vb].

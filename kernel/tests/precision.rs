@@ -402,6 +402,24 @@ fn range_entries_bound_bank_conflicts() {
     assert!(matches!(r.reason, Reason::Syntax { .. }), "{r}");
 }
 
+/// The `%` width rule (spec/logic.md §2 "Widths", issue 15): `t ← u % m` with `u` unknown
+/// lies in `[1 − m, m − 1]` (C's truncating remainder), width `2m − 2`. The histogram
+/// certificate above with `u & 255` replaced by `u % 128` (width 254, implies the claimed
+/// `(rng t 255)`) is accepted with the same bound 7; `u % 129` (width 256) and `u % 0`
+/// (no width) are not.
+#[test]
+fn remainder_widths_bound_bank_conflicts() {
+    let (w, t) = ("(dep w 0 0 0 0 1)", "(rng t 255)");
+    let with = |m: &str| {
+        byte_bins(192, 5, w, t, 8).replace("(bin & (var u) (int 255))", &format!("(bin % (var u) (int {m}))"))
+    };
+    assert_eq!(ok(&with("128")).bound, "7");
+    let r = rej(&with("129"));
+    assert_eq!(r.reason, Reason::DepNotImplied { var: "t".into(), have: "(rng 256)".into(), want: "(rng 255)".into() });
+    let r = rej(&with("0"));
+    assert_eq!(r.reason, Reason::DepNotImplied { var: "t".into(), have: "⊤".into(), want: "(rng 255)".into() });
+}
+
 /// `N*` evaluates the thread constraints in machine integers when they fit (a linear form
 /// scaled by its denominators) and exactly otherwise: both give the same kept lanes. By hand:
 /// `threadIdx.x ≤ 15` in every spelling keeps 16 of 32 lanes; with `threadIdx.x mod 2 = 1`

@@ -266,8 +266,8 @@ fn width_operand(d: &DepMap, o: &Operand) -> Option<i64> {
     }
 }
 
-/// `width_D(e)` (spec §2): a range local; `a & n` for an exact `n ≥ 0`; sums and
-/// differences of operands with widths; `neg`.
+/// `width_D(e)` (spec §2): a range local; `a & n` for an exact `n ≥ 0`; `a % m` for an
+/// exact `m ≥ 1` (`2m − 2`); sums and differences of operands with widths; `neg`.
 fn width_expr(d: &DepMap, e: &Expr) -> Option<i64> {
     let nonneg = |o: &Operand| {
         dep_operand(d, o)
@@ -277,6 +277,11 @@ fn width_expr(d: &DepMap, e: &Expr) -> Option<i64> {
     match e {
         Expr::Opd(o @ Operand::Var(_)) if dep_operand(d, o).is_none() => width_operand(d, o),
         Expr::Bin(BinOp::BitAnd, a, b) => nonneg(b).or_else(|| nonneg(a)),
+        // C's truncating `a % m`, `m ≥ 1`: `−m < a % m < m`, one window of width `2m − 2`
+        Expr::Bin(BinOp::Rem, _, b) => nonneg(b)
+            .filter(|m| *m >= 1)
+            .and_then(|m| m.checked_mul(2))
+            .map(|w| w - 2),
         Expr::Bin(BinOp::Add | BinOp::Sub, a, b) => {
             width_operand(d, a)?.checked_add(width_operand(d, b)?)
         }

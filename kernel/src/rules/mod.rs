@@ -631,14 +631,17 @@ impl Ctx<'_> {
         }
     }
 
-    /// `width_D(e)`: a range local; `a & n` for an exact `n ≥ 0` (`0 ≤ v & n ≤ n`); sums and
-    /// differences of operands with widths; `neg`.
+    /// `width_D(e)`: a range local; `a & n` for an exact `n ≥ 0` (`0 ≤ v & n ≤ n`); `a % m` for
+    /// an exact `m ≥ 1` (`2m − 2`: `−m < a % m < m`); sums and differences of operands with
+    /// widths; `neg`.
     pub fn width_expr(d: &BTreeMap<String, Dep>, e: &Expr) -> Option<BigInt> {
         let exact_nonneg =
             |o: &Opd| Self::dep_opd(d, o).and_then(|x| x.as_exact().cloned()).filter(|n| !n.is_negative());
         match e {
             Expr::Opd(o @ Opd::Var(_)) => Self::width_opd(d, o).filter(|_| Self::dep_opd(d, o).is_none()),
             Expr::Bin(op, a, b) if op == "&" => exact_nonneg(b).or_else(|| exact_nonneg(a)),
+            // C's truncating `a % m`, `m ≥ 1`: `−m < a % m < m`
+            Expr::Bin(op, _, b) if op == "%" => exact_nonneg(b).filter(|m| !m.is_zero()).map(|m| 2 * m - 2),
             Expr::Bin(op, a, b) if op == "+" || op == "-" => Some(Self::width_opd(d, a)? + Self::width_opd(d, b)?),
             Expr::Un(op, a) if op == "neg" => Self::width_opd(d, a),
             _ => None,

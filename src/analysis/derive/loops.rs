@@ -42,7 +42,8 @@ pub(super) struct LoopAtom {
 /// The form `2R` of a halving loop's log atom `⌊log2 2R⌋⁺` (spec/logic.md §1 "Log
 /// atoms"): `R` the raw ranking form of a halving counter `x` (`proportional` with a
 /// constant step), only `k·x` (`k > 0`, no constant, no other variable: the bounding
-/// substitution `x ← x/2` then maps `2R` to `R` exactly).
+/// substitution `x ← x/2` then maps `2R` to `R` exactly). Only in the floor form
+/// (`AnalysisOptions::floor`): the polynomial form keeps RaCUDA's atoms.
 pub(super) fn log_form(raw: &Lin, x: &str, symbolic: bool, proportional: bool) -> Option<Lin> {
     let k = raw.coef(x);
     (proportional && !symbolic && raw.c.is_zero() && raw.terms.len() == 1 && k > Q::zero())
@@ -389,7 +390,8 @@ impl Ctx<'_> {
                             }
                             // a halving counter: the log atom ⌊log2 2R⌋⁺ (and its forms before
                             // the loop, below)
-                            let log_seed = log_form(&raw, &x, symbolic, proportional);
+                            let log_seed = log_form(&raw, &x, symbolic, proportional)
+                                .filter(|_| self.floor);
                             own_floors.extend(log_seed.iter().map(|l| Atom::Log(l.clone().into())));
                             log_x = log_seed.map(|_| x.clone());
                             self.nests.note_counter(key, &x, &raw, &sh);
@@ -706,7 +708,7 @@ impl Ctx<'_> {
             Ok((raw, s, x, symbolic, proportional)) => {
                 let div = floor_divisor(&s, symbolic, proportional).filter(|_| self.floor);
                 // P ∧ e ⇒ 2R ≥ 2, i.e. 2 − 2R ≤ 0 (the lhalve rewrite's witness)
-                let log = log_form(&raw, &x, symbolic, proportional).and_then(|l| {
+                let log = log_form(&raw, &x, symbolic, proportional).filter(|_| self.floor).and_then(|l| {
                     let w = entails(&pe, &Cstr::le(Lin::constant(q(2)).sub(&l)))?;
                     Some((l, w))
                 });

@@ -44,18 +44,30 @@ fn halving_loop_gets_the_exact_log_bound() {
     let a = halving(MetricName::Sectors);
     assert_eq!(a.bound.to_bound_string(), "8*⌊log2(max(1, 2*n))⌋");
     let at = |n: i64| a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
-    for (n, rounds) in [(-3, 0), (0, 0), (1, 1), (2, 2), (3, 2), (4, 3), (7, 3), (8, 4), (5000, 13)] {
+    for (n, rounds) in [
+        (-3, 0),
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 2),
+        (4, 3),
+        (7, 3),
+        (8, 4),
+        (5000, 13),
+    ] {
         assert_eq!(at(n), q(8 * rounds), "n = {n}");
     }
     let v = warpcert_kernel::check(&a.certificate).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(v.bound, "8*⌊log2(max(1, 2*n))⌋");
-    assert!(a.certificate.contains("(lhalve (lin 0 (2 s)) (farkas (6 2)))"));
+    assert!(a
+        .certificate
+        .contains("(lhalve (lin 0 (2 s)) (farkas (6 2)))"));
 }
 
 /// Mutants of the `(lhalve …)` rewrite are rejected, each with its message: a witness for
 /// `s ≥ 1` instead of `2s ≥ 2` (multiplier 1), a form `4s` the potential does not have (the
-/// atom stays, so the body's `⌊log2 s⌋⁺` is not paid), and an integer rewrite `ishift` on
-/// the log atom.
+/// atom `⌊log2 2s⌋⁺` stays, so the round's 8 sectors are not paid), and an integer rewrite
+/// `ishift` on the log atom.
 #[test]
 fn lhalve_mutants_are_rejected() {
     let good = halving(MetricName::Sectors).certificate;
@@ -63,9 +75,12 @@ fn lhalve_mutants_are_rejected() {
     let cases = [
         (
             "(lhalve (lin 0 (2 s)) (farkas (6 1)))",
-            "residual constant 1 is too large",
+            "residual `-s + 1` is not constant",
         ),
-        ("(lhalve (lin 0 (4 s)) (farkas (6 4)))", "not dominated"),
+        (
+            "(lhalve (lin 0 (4 s)) (farkas (6 4)))",
+            "difference has negative term `-8`",
+        ),
         (
             "(ishift (log2 (lin 0 (2 s))) 1 (farkas (6 2)))",
             "has no integer rewrite",

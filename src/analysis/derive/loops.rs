@@ -390,8 +390,8 @@ impl Ctx<'_> {
                             }
                             // a halving counter: the log atom ⌊log2 2R⌋⁺ (and its forms before
                             // the loop, below)
-                            let log_seed = log_form(&raw, &x, symbolic, proportional)
-                                .filter(|_| self.floor);
+                            let log_seed =
+                                log_form(&raw, &x, symbolic, proportional).filter(|_| self.floor);
                             own_floors.extend(log_seed.iter().map(|l| Atom::Log(l.clone().into())));
                             log_x = log_seed.map(|_| x.clone());
                             self.nests.note_counter(key, &x, &raw, &sh);
@@ -442,9 +442,12 @@ impl Ctx<'_> {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
                                                 cands.push(cur.clone());
-                                                if let Some(lx) = log_x.as_ref().filter(|_| si == 0) {
+                                                if let Some(lx) = log_x.as_ref().filter(|_| si == 0)
+                                                {
                                                     if cur.vars().all(|v| v != lx) {
-                                                        own_floors.push(Atom::Log(cur.scale(&q(2)).into()));
+                                                        own_floors.push(Atom::Log(
+                                                            cur.scale(&q(2)).into(),
+                                                        ));
                                                     }
                                                 }
                                                 if let Some(c) = floor_div.filter(|_| si == 0) {
@@ -708,10 +711,12 @@ impl Ctx<'_> {
             Ok((raw, s, x, symbolic, proportional)) => {
                 let div = floor_divisor(&s, symbolic, proportional).filter(|_| self.floor);
                 // P ∧ e ⇒ 2R ≥ 2, i.e. 2 − 2R ≤ 0 (the lhalve rewrite's witness)
-                let log = log_form(&raw, &x, symbolic, proportional).filter(|_| self.floor).and_then(|l| {
-                    let w = entails(&pe, &Cstr::le(Lin::constant(q(2)).sub(&l)))?;
-                    Some((l, w))
-                });
+                let log = log_form(&raw, &x, symbolic, proportional)
+                    .filter(|_| self.floor)
+                    .and_then(|l| {
+                        let w = entails(&pe, &Cstr::le(Lin::constant(q(2)).sub(&l)))?;
+                        Some((l, w))
+                    });
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(

@@ -470,7 +470,10 @@ impl<C: Coef> PolyT<C> {
         let half = l.scale(&Q::new(BigInt::one(), BigInt::from(2)));
         self.replace_atom(
             &Atom::Log(Arc::new(l.clone())),
-            &[(Q::one(), Some(Atom::Log(Arc::new(half)))), (Q::one(), None)],
+            &[
+                (Q::one(), Some(Atom::Log(Arc::new(half)))),
+                (Q::one(), None),
+            ],
         )
     }
     /// The zero rewrite `A = 0` of a canonical atom (valid when `L ≤ 0`, resp. `⌊L/d⌋ ≤ 0`).

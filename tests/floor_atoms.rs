@@ -33,6 +33,7 @@ fn katom(a: &Atom) -> k::Atom {
     match a {
         Atom::Max0(l) => k::Atom::Max0(klin(l)),
         Atom::Floor(l, d) => k::Atom::Floor(klin(l), d.clone()),
+        Atom::Log(l) => k::Atom::Log(klin(l)),
     }
 }
 

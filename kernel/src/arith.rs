@@ -269,6 +269,9 @@ pub enum FarkasProblem {
     /// A cut's combination (or an integer rewrite's floor form or shift) has a non-integer
     /// coefficient where the integer rounding needs an integer.
     NotIntegral(String),
+    /// A log atom named by an integer rewrite (`ishift`, `izero`, `imono`), which has no
+    /// defining facts (spec/certificate.md "Integer rewrites").
+    LogAtom(String),
 }
 
 impl fmt::Display for FarkasProblem {
@@ -288,6 +291,7 @@ impl fmt::Display for FarkasProblem {
                 write!(f, "a lane target needs (farkas (I 1)) naming a lane constraint on the same form and modulus with fewer residues")
             }
             FarkasProblem::NotIntegral(r) => write!(f, "`{r}` has a non-integer coefficient"),
+            FarkasProblem::LogAtom(a) => write!(f, "the log atom `{a}` has no integer rewrite"),
         }
     }
 }
@@ -369,6 +373,7 @@ pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProb
 pub fn atom_arg(a: &Atom, name: &str) -> Result<(Lin, Vec<Cstr>), FarkasProblem> {
     match a {
         Atom::Max0(l) => Ok((l.clone(), Vec::new())),
+        Atom::Log(_) => Err(FarkasProblem::LogAtom(a.to_string())),
         Atom::Floor(l, d) => {
             if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) || !d.is_positive() {
                 return Err(FarkasProblem::NotIntegral(a.to_string()));
@@ -392,6 +397,19 @@ pub enum Atom {
     /// `max(0, ⌊L/d⌋)`, `d ≥ 1`; canonical: `L` integer, `gcd(L's coefficients, d) = 1`,
     /// `d ≥ 2`.
     Floor(Lin, BigInt),
+    /// The log atom `⌊log2 L⌋⁺ = ⌊log2 max(1, ⌊L⌋)⌋` (spec/logic.md §1 "Log atoms"; `L` may
+    /// have rational coefficients; non-negative and monotone in `L`).
+    Log(Lin),
+}
+
+/// The value `⌊log2 max(1, ⌊v⌋)⌋` of a log atom whose form has the value `v`.
+pub fn log2_floor(v: &Rat) -> BigInt {
+    let z = v.floor().to_integer();
+    if z <= BigInt::one() {
+        BigInt::zero()
+    } else {
+        BigInt::from(z.bits() - 1)
+    }
 }
 
 impl From<Lin> for Atom {
@@ -404,7 +422,7 @@ impl Atom {
     /// The atom's linear form `L`.
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) => l,
+            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) => l,
         }
     }
     /// The atom with `f` applied to its form (the divisor kept).
@@ -412,6 +430,7 @@ impl Atom {
         match self {
             Atom::Max0(l) => Atom::Max0(f(l)),
             Atom::Floor(l, d) => Atom::Floor(f(l), d.clone()),
+            Atom::Log(l) => Atom::Log(f(l)),
         }
     }
     /// Canonical form: `Err(v)` when the atom is the constant `v`, else `Ok((f, A'))` with
@@ -422,6 +441,13 @@ impl Atom {
         let (l, d) = match self {
             Atom::Max0(l) => return l.canonical().map(|(f, l)| (f, Atom::Max0(l))),
             Atom::Floor(l, d) => (l, d),
+            // a log atom keeps its form; a constant one is its value
+            Atom::Log(l) => {
+                return match l.as_const() {
+                    Some(c) => Err(Rat::from_integer(log2_floor(c))),
+                    None => Ok((Rat::one(), self.clone())),
+                }
+            }
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -453,6 +479,7 @@ impl Atom {
                 Ok(Atom::Floor(l.add_scaled(&Lin::constant(k), &-Rat::one()), dv.clone()))
             }
             Atom::Floor(..) => Err(FarkasProblem::NotIntegral(d.to_string())),
+            Atom::Log(_) => Err(FarkasProblem::LogAtom(self.to_string())),
         }
     }
 }
@@ -463,6 +490,7 @@ impl fmt::Display for Atom {
         match self {
             Atom::Max0(l) => write!(f, "max(0, {l})"),
             Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
+            Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
         }
     }
 }
@@ -544,6 +572,14 @@ impl Poly {
         let mut r = Poly::zero();
         for (atoms, c) in &self.terms {
             r.add_term(c.clone(), atoms.iter().map(|a| a.map_lin(&f)).collect());
+        }
+        r
+    }
+    /// Applies `f` to every atom and re-normalizes.
+    pub fn map_atom_kinds(&self, f: impl Fn(&Atom) -> Atom) -> Poly {
+        let mut r = Poly::zero();
+        for (atoms, c) in &self.terms {
+            r.add_term(c.clone(), atoms.iter().map(&f).collect());
         }
         r
     }

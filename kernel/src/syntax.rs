@@ -252,6 +252,9 @@ pub enum Rw {
     IZero(Atom, Cg),
     /// `(imono ATOM1 ATOM2 CG)`: `A1 ≥ A2` given `P ⇒ arg(A1) ≥ arg(A2)` over the integers.
     IMono(Atom, Atom, Cg),
+    /// `(lhalve LIN FARKAS)`: `⌊log2 L⌋⁺ = 1 + ⌊log2 (L/2)⌋⁺` given `P ⇒ LIN ≥ 2`
+    /// (spec/certificate.md "Log rewrites").
+    LHalve(Lin, Farkas),
 }
 
 /// An integer witness `(cg (cut (I λ) …) … (farkas (I λ) …))` or a plain `(farkas …)`:
@@ -626,9 +629,10 @@ pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
     Ok(p)
 }
 
-/// `(max0 LIN)` or `(floor LIN C)` with an integer `C ≥ 1` (spec/certificate.md).
+/// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, or `(log2 LIN)`
+/// (spec/certificate.md).
 pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
-    let e = "(max0 LIN) or (floor LIN C)";
+    let e = "(max0 LIN), (floor LIN C) or (log2 LIN)";
     match a.head() {
         Some("max0") => {
             let [l] = exactly(items(a, "max0", e)?, a, e)?;
@@ -641,6 +645,10 @@ pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
                 return Err(err(c, "a divisor C ≥ 1"));
             }
             Ok(Atom::Floor(lin(l)?, d))
+        }
+        Some("log2") => {
+            let [l] = exactly(items(a, "log2", e)?, a, e)?;
+            Ok(Atom::Log(lin(l)?))
         }
         _ => Err(err(a, e)),
     }
@@ -913,7 +921,11 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
             let [a1, a2, w] = exactly(items(s, "imono", "")?, s, "(imono ATOM1 ATOM2 CG)")?;
             Ok(Rw::IMono(pot_atom(a1)?, pot_atom(a2)?, cg(w)?))
         }
-        _ => Err(err(s, "(shift LIN D FARKAS), (split LIN D FARKAS FARKAS), (zero LIN FARKAS), (mono LIN1 LIN2 FARKAS), (ishift ATOM D CG), (izero ATOM CG) or (imono ATOM1 ATOM2 CG)")),
+        Some("lhalve") => {
+            let [l, w] = exactly(items(s, "lhalve", "")?, s, "(lhalve LIN FARKAS)")?;
+            Ok(Rw::LHalve(lin(l)?, farkas(w)?))
+        }
+        _ => Err(err(s, "(shift LIN D FARKAS), (split LIN D FARKAS FARKAS), (zero LIN FARKAS), (mono LIN1 LIN2 FARKAS), (ishift ATOM D CG), (izero ATOM CG), (imono ATOM1 ATOM2 CG) or (lhalve LIN FARKAS)")),
     }
 }
 

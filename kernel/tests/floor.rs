@@ -217,6 +217,16 @@ fn atom_at(a: &Atom, x: i64, y: i64) -> warpcert_kernel::arith::Rat {
     let v = match a {
         Atom::Max0(l) => at(l, x, y),
         Atom::Floor(l, d) => (at(l, x, y) / warpcert_kernel::arith::Rat::from_integer(d.clone())).floor(),
+        // ⌊log2 max(1, ⌊L⌋)⌋ (spec/logic.md §1 "Log atoms"): the k with 2^k ≤ ⌊L⌋ < 2^(k+1)
+        Atom::Log(l) => {
+            let z = at(l, x, y).floor();
+            let (mut k, mut p) = (0, rat(2));
+            while p <= z {
+                k += 1;
+                p *= rat(2);
+            }
+            rat(k)
+        }
     };
     if v < rat(0) {
         rat(0)

@@ -13,12 +13,13 @@ const VALUES: [i64; 30] = [
     255, 256, 257, 1000, 1023, 1024, 10007,
 ];
 
-/// Whether `p` has a floor atom.
+/// Whether `p` has a floor atom or a log atom (spec/logic.md §1 "Log atoms", which the
+/// floor form adds for halving loops).
 pub fn has_floor(p: &Poly) -> bool {
     p.terms
         .keys()
         .flatten()
-        .any(|a| matches!(a, Atom::Floor(..)))
+        .any(|a| matches!(a, Atom::Floor(..) | Atom::Log(_)))
 }
 
 /// Whether `floor ≤ poly` at every sampled point of their variables: the full grid of

@@ -510,6 +510,11 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
             };
             Ok(Rewrite::IZero(atom.clone(), cg))
         }
+        // a halving loop's log atom: no lower rule proves it 0 at the exit (L:WHILE covers
+        // counted loops only)
+        Atom::Log(_) => {
+            Err("L:WHILE: a log-atom ranking (halving loop) has no lower-bound rule".to_string())
+        }
     }
 }
 

@@ -140,6 +140,8 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
                             (v / r(&d.clone().into())).floor().max(0.0)
                         }
                         warpcert_kernel::arith::Atom::Max0(_) => v.max(0.0),
+                        // ⌊log2 max(1, ⌊L⌋)⌋ (spec/logic.md §1 "Log atoms")
+                        warpcert_kernel::arith::Atom::Log(_) => v.floor().max(1.0).log2().floor(),
                     }
                 })
                 .product::<f64>()

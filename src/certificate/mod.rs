@@ -57,6 +57,9 @@ pub enum Rewrite {
     /// `(imono ATOM1 ATOM2 CG)`: `P` (with both atoms' defining facts and the cuts) proves
     /// `arg(ATOM1) ≥ arg(ATOM2)`; `ATOM1 ≥ ATOM2`.
     IMono(Atom, Atom, Cg),
+    /// `(lhalve LIN FARKAS)` (spec/certificate.md "Log rewrites"): `P ⇒ LIN ≥ 2` (witness
+    /// for `(le 2 − LIN)`); `⌊log2 LIN⌋⁺ = 1 + ⌊log2 (LIN/2)⌋⁺`.
+    LHalve(Lin, Farkas),
 }
 
 /// An assertion `(assn (P ...) (D ...) (Q POLY))` (spec/logic.md §1).

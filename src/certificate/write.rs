@@ -104,7 +104,8 @@ fn write_cg(out: &mut String, cg: &Cg) {
     out.push(')');
 }
 
-/// `(max0 LIN)` or `(floor LIN C)` (spec/certificate.md, "Floor atoms").
+/// `(max0 LIN)`, `(floor LIN C)` or `(log2 LIN)` (spec/certificate.md, "Floor atoms",
+/// "Log atoms").
 fn write_atom(out: &mut String, a: &Atom) {
     match a {
         Atom::Max0(l) => {
@@ -115,6 +116,10 @@ fn write_atom(out: &mut String, a: &Atom) {
             out.push_str("(floor ");
             write_lin(out, l);
             let _ = write!(out, " {d}");
+        }
+        Atom::Log(l) => {
+            out.push_str("(log2 ");
+            write_lin(out, l);
         }
     }
     out.push(')');
@@ -452,6 +457,13 @@ fn write_field(out: &mut String, f: &Field) {
                         write_atom(out, a2);
                         out.push(' ');
                         write_cg(out, cg);
+                        out.push(')');
+                    }
+                    Rewrite::LHalve(l, w) => {
+                        out.push_str(" (lhalve ");
+                        write_lin(out, l);
+                        out.push(' ');
+                        write_farkas(out, w);
                         out.push(')');
                     }
                     Rewrite::Mono(l1, l2, w) => {

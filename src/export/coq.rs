@@ -257,6 +257,9 @@ impl<'p> Names<'p> {
                 }
                 Ok((format!("mkAtm ({}) {sd}", self.lin(l, &s)?), BigInt::one()))
             }
+            Atom::Log(_) => Err(ExportError::Unsupported(format!(
+                "log atom {a}: the Coq theories have no log atoms yet"
+            ))),
         }
     }
 
@@ -511,6 +514,11 @@ impl<'c> Exporter<'c> {
         let mut out = Vec::new();
         for r in n.rewrites.get(name).cloned().unwrap_or_default() {
             match r {
+                Rw::LHalve(..) => {
+                    return Err(ExportError::Unsupported(
+                        "lhalve rewrite: the Coq theories have no log atoms yet".into(),
+                    ))
+                }
                 Rw::Shift(l, d, w) => {
                     if !scale_of(&l).is_one() || !d.denom().is_one() {
                         return Err(ExportError::Unsupported(

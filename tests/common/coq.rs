@@ -19,6 +19,7 @@ pub const THEORIES: [&str; 14] = [
     "Lin",
     "Shift",
     "Floor",
+    "Log",
     "Logic",
     "IntRw",
     "Soundness",

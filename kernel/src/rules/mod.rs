@@ -787,6 +787,7 @@ impl Ctx<'_> {
                 Rw::IShift(a, d, w) => self.int_rewrite(p, a, None, Some(d), w, farkas_rej)?,
                 Rw::IZero(a, w) => self.int_rewrite(p, a, None, None, w, farkas_rej)?,
                 Rw::IMono(a1, a2, w) => self.int_rewrite(p, a1, Some(a2), None, w, farkas_rej)?,
+                Rw::LHalve(l, w) => lhalve(p, l, w).map_err(|(t, e)| farkas_rej(t, e))?,
                 Rw::Mono(l1, l2, w) => {
                     // P ⇒ LIN1 ≥ LIN2, i.e. LIN2 − LIN1 ≤ 0
                     let target = Cstr::le(l2.add_scaled(l1, &-Rat::one()));
@@ -1249,4 +1250,16 @@ mod tests {
         );
         assert_eq!(guarded(|| Ok(3), at), Ok(3));
     }
+}
+
+/// The log rewrite `(lhalve LIN FARKAS)` (spec/certificate.md "Log rewrites"): the witness
+/// proves `P ⇒ LIN ≥ 2` (target `2 − LIN ≤ 0`); returns the atom `⌊log2 LIN⌋⁺` and the
+/// polynomial `1 + ⌊log2 (LIN/2)⌋⁺` that replaces it (`⌊LIN⌋ ≥ 2` and
+/// `⌊LIN/2⌋ = ⌊⌊LIN⌋/2⌋`, so `log2` drops by exactly 1). `Err` names the failed target.
+fn lhalve(p: &[Cstr], l: &Lin, w: &syntax::Farkas) -> Result<(Atom, Poly), (String, FarkasProblem)> {
+    let target = Cstr::le(Lin::constant(Rat::from_integer(BigInt::from(2))).add_scaled(l, &-Rat::one()));
+    check_farkas(p, &target, w).map_err(|e| (target.to_string(), e))?;
+    let mut by = Poly::constant(Rat::one());
+    by.add_term(Rat::one(), vec![Atom::Log(l.scale(&Rat::new(BigInt::one(), BigInt::from(2))))]);
+    Ok((Atom::Log(l.clone()), by))
 }

@@ -3,12 +3,12 @@
 //! well-formed), the statement and the node's `pre`; it checks its children and returns 0.
 
 use super::{Ctx, Subject};
-use crate::arith::{check_farkas, Cstr, Dep, Lin, Poly, Rat};
+use crate::arith::{check_farkas, Atom, Cstr, Dep, Lin, Poly, Rat};
 use crate::metric::at;
 use crate::syntax::{Assn, Expr, Farkas, Node, Opd, Space, Stmt, WarpOp};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -108,13 +108,14 @@ pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// The halved operand's linear form `A = lin(a)` of `x ← a >> c` (`c` an integer in
 /// `1..64`) or `x ← a / c` (`c ≥ 2`), when `lin_P(e)` is undefined: the bounding
 /// substitution of Q:VWRITE1 (spec/logic.md §4, "Halving") applies under `P ⇒ A ≥ 1`.
-fn shr_operand(cx: &Ctx, pre: &Assn, e: &Expr) -> Option<Lin> {
+fn shr_operand(cx: &Ctx, pre: &Assn, e: &Expr) -> Option<(Lin, BigInt)> {
     match e {
         Expr::Bin(op, a, Opd::Int(c))
             if (op == ">>" && (BigInt::one()..BigInt::from(64)).contains(c))
                 || (op == "/" && *c >= BigInt::from(2)) =>
         {
-            cx.lin_fixed(&pre.p, e).is_none().then(|| cx.lin_opd(a)).flatten()
+            let div = if op == ">>" { BigInt::one() << c.to_usize()? } else { c.clone() };
+            cx.lin_fixed(&pre.p, e).is_none().then(|| cx.lin_opd(a)).flatten().map(|a| (a, div))
         }
         _ => None,
     }
@@ -129,6 +130,20 @@ fn bound_subst(l: &Lin, x: &str, a: &Lin) -> Lin {
         Some(k) if k.is_positive() => l.subst(x, &a.add_scaled(&Lin::constant(-Rat::one()), &Rat::one())),
         Some(_) => l.subst(x, &Lin::constant(Rat::zero())),
         None => l.clone(),
+    }
+}
+
+/// The bounding substitution of a log atom (spec/logic.md §4, "Halving"): in
+/// `⌊log2 L⌋⁺`, `x ← A/d` when `x`'s coefficient in `L` is positive (`d = 2^c` for
+/// `a >> c`, `d = c` for `a / c`), `x ← 0` when it is negative. Under `A ≥ 1` the new value
+/// `v = ⌊A/d⌋` has `0 ≤ v ≤ A/d`, and the log atom is monotone in its form. Other atoms:
+/// [`bound_subst`].
+fn log_bound_subst(atom: &Atom, x: &str, a: &Lin, d: &BigInt) -> Atom {
+    match atom {
+        Atom::Log(l) if l.terms.get(x).is_some_and(Rat::is_positive) => {
+            Atom::Log(l.subst(x, &a.scale(&Rat::new(BigInt::one(), d.clone()))))
+        }
+        _ => atom.map_lin(|l| bound_subst(l, x, a)),
     }
 }
 
@@ -201,7 +216,7 @@ fn vwrite_common(
                 continue;
             }
             (Some(l), _, true) => k.lin.subst(x, l),
-            (None, Some(a), true) if !k.eq && k.lane.is_none() => bound_subst(&k.lin, x, a),
+            (None, Some((a, _)), true) if !k.eq && k.lane.is_none() => bound_subst(&k.lin, x, a),
             (None, None, true) => match &floor {
                 Some(f) if !k.eq && k.lane.is_none() && k.lin.terms.get(x).is_some_and(Rat::is_negative) => {
                     k.lin.subst(x, f)
@@ -213,16 +228,16 @@ fn vwrite_common(
         targets.push(Cow::Owned(Cstr { eq: k.eq, lin, lane: k.lane.clone() }));
     }
     // the last witness(es): P ⇒ A ≥ 1 (halving), P ⇒ A ≥ α and P ⇒ B ≥ β (a product)
-    targets.extend(shr.iter().map(|a| Cow::Owned(at_least(a, &Rat::one()))));
+    targets.extend(shr.iter().map(|(a, _)| Cow::Owned(at_least(a, &Rat::one()))));
     targets.extend(sides.into_iter().flatten().map(Cow::Owned));
     cx.entail(n, "post", &pre.p, &targets)?;
-    Ok((cost, shr.map(Bounding::Halve).or(floor.map(Bounding::Floor))))
+    Ok((cost, shr.map(|(a, d)| Bounding::Halve(a, d)).or(floor.map(Bounding::Floor))))
 }
 
 /// The bounding substitution Q:VWRITE1 used: halving's `A = lin(a)`, or a product's lower
 /// bound `β·A + α·B − α·β`.
 enum Bounding {
-    Halve(Lin),
+    Halve(Lin, BigInt),
     Floor(Lin),
 }
 
@@ -265,7 +280,7 @@ pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: 
         (false, _, _) => post.q.clone(),
         (true, Some(l), _) => post.q.map_atoms(|a| a.subst(x, &l)),
         // Q' has no negative coefficient (well-formedness), so it is monotone in its atoms
-        (true, None, Some(Bounding::Halve(a))) => post.q.map_atoms(|l| bound_subst(l, x, a)),
+        (true, None, Some(Bounding::Halve(a, d))) => post.q.map_atom_kinds(|at| log_bound_subst(at, x, a, d)),
         // a product: only atoms falling with x (x ← its lower bound A + B − 1)
         (true, None, Some(Bounding::Floor(f))) if post.q.atoms_nonrising(x) => post.q.map_atoms(|l| l.subst(x, f)),
         (true, None, _) => return Err(cx.rej(Reason::SubstUndefined(x.clone()))),

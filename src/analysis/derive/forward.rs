@@ -428,7 +428,7 @@ impl Ctx<'_> {
         let halve = match (&lin, super::loops::halved_operand(e)) {
             (None, Some(a)) if xty == Ty::Int => lin_operand(&*self, a).and_then(|la| {
                 let w = entails(&pre.p, &Cstr::le(Lin::constant(Q::one()).sub(&la)))?;
-                Some((la, w))
+                Some((la, w, super::loops::halved_divisor(e)?))
             }),
             _ => None,
         };

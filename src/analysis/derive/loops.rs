@@ -32,6 +32,22 @@ pub(super) struct LoopAtom {
     /// form `R` (one per round) and the integer witness of its `ishift` by 1
     /// (spec/logic.md §1 "Floor atoms"; [`floor_rank`]).
     pub(super) floor: Option<FloorRank>,
+    /// A halving counter whose ranking form is `R = k·x` (`while (s > 0) … s >>= 1`): the
+    /// form `2R` of the log atom `⌊log2 2R⌋⁺` (`⌊log2 R⌋ + 1` rounds for `R ≥ 1`) and the
+    /// witness of `P ∧ e ⇒ 2R ≥ 2` for its `(lhalve …)` rewrite (spec/logic.md §1 "Log
+    /// atoms"; [`log_form`]).
+    pub(super) log: Option<(Lin, Farkas)>,
+}
+
+/// The form `2R` of a halving loop's log atom `⌊log2 2R⌋⁺` (spec/logic.md §1 "Log
+/// atoms"): `R` the raw ranking form of a halving counter `x` (`proportional` with a
+/// constant step), only `k·x` (`k > 0`, no constant, no other variable: the bounding
+/// substitution `x ← x/2` then maps `2R` to `R` exactly). Only in the floor form
+/// (`AnalysisOptions::floor`): the polynomial form keeps RaCUDA's atoms.
+pub(super) fn log_form(raw: &Lin, x: &str, symbolic: bool, proportional: bool) -> Option<Lin> {
+    let k = raw.coef(x);
+    (proportional && !symbolic && raw.c.is_zero() && raw.terms.len() == 1 && k > Q::zero())
+        .then(|| raw.scale(&q(2)))
 }
 
 /// The floor ranking atom of a loop with a constant step and its integer witness
@@ -363,6 +379,7 @@ impl Ctx<'_> {
                     // a constant step c > 1: the seed's forms as floor atoms ⌊·/c⌋⁺ too
                     let mut floor_div: Option<i64> = None;
                     let mut own_floors: Vec<Atom> = Vec::new();
+                    let mut log_x: Option<String> = None;
                     match self.loop_atom_raw(e, body, None) {
                         Ok((raw, sh, x, symbolic, proportional)) => {
                             floor_div =
@@ -371,6 +388,12 @@ impl Ctx<'_> {
                                 own_floors.push(Atom::floor(raw.clone(), c));
                                 own_floors.push(Atom::floor(raw.plus_const(&-sh.clone()), c));
                             }
+                            // a halving counter: the log atom ⌊log2 2R⌋⁺ (and its forms before
+                            // the loop, below)
+                            let log_seed =
+                                log_form(&raw, &x, symbolic, proportional).filter(|_| self.floor);
+                            own_floors.extend(log_seed.iter().map(|l| Atom::Log(l.clone().into())));
+                            log_x = log_seed.map(|_| x.clone());
                             self.nests.note_counter(key, &x, &raw, &sh);
                             seeds.push(raw.clone());
                             cands.push(raw.clone());
@@ -419,6 +442,14 @@ impl Ctx<'_> {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
                                                 cands.push(cur.clone());
+                                                if let Some(lx) = log_x.as_ref().filter(|_| si == 0)
+                                                {
+                                                    if cur.vars().all(|v| v != lx) {
+                                                        own_floors.push(Atom::Log(
+                                                            cur.scale(&q(2)).into(),
+                                                        ));
+                                                    }
+                                                }
                                                 if let Some(c) = floor_div.filter(|_| si == 0) {
                                                     own_floors.push(Atom::floor(cur.clone(), c));
                                                     if let Some(u) = self.tid_free(&cur) {
@@ -679,6 +710,13 @@ impl Ctx<'_> {
         let atom = match self.loop_atom_raw(e, body, Some(p)) {
             Ok((raw, s, x, symbolic, proportional)) => {
                 let div = floor_divisor(&s, symbolic, proportional).filter(|_| self.floor);
+                // P ∧ e ⇒ 2R ≥ 2, i.e. 2 − 2R ≤ 0 (the lhalve rewrite's witness)
+                let log = log_form(&raw, &x, symbolic, proportional)
+                    .filter(|_| self.floor)
+                    .and_then(|l| {
+                        let w = entails(&pe, &Cstr::le(Lin::constant(q(2)).sub(&l)))?;
+                        Some((l, w))
+                    });
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(
@@ -724,6 +762,7 @@ impl Ctx<'_> {
                                         symbolic,
                                         geo: self.geo_atom(e, body, Some(p), Some(d)),
                                         floor,
+                                        log,
                                     })
                                 }
                                 None => {
@@ -938,6 +977,20 @@ pub(super) fn halved_operand(e: &Expr) -> Option<&Operand> {
     match e {
         Expr::Bin(BinOp::Shr, a, Operand::Const(Const::Int(c))) if (1..64).contains(c) => Some(a),
         Expr::Bin(BinOp::Div, a, Operand::Const(Const::Int(c))) if *c >= 2 => Some(a),
+        _ => None,
+    }
+}
+
+/// The divisor `d` of a halving update ([`halved_operand`]): `2^c` for `a >> c`, `c` for
+/// `a / c`; the new value is at most `a/d` under `a ≥ 1` (the log atoms' bounding
+/// substitution, spec/logic.md §4 "Halving").
+pub(super) fn halved_divisor(e: &Expr) -> Option<Q> {
+    use crate::core::{BinOp, Const};
+    match e {
+        Expr::Bin(BinOp::Shr, _, Operand::Const(Const::Int(c))) if (1..64).contains(c) => {
+            Some(Q::from_integer(num_bigint::BigInt::one() << *c))
+        }
+        Expr::Bin(BinOp::Div, _, Operand::Const(Const::Int(c))) if *c >= 2 => Some(q(*c)),
         _ => None,
     }
 }

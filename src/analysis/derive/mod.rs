@@ -207,7 +207,7 @@ struct AssignAn {
     lin: Option<Lin>,
     /// `x ← a >> c` / `x ← a / c` without `lin`: `lin(a)` and the witness of `P ⇒ a ≥ 1`
     /// (Q:VWRITE1's bounding substitution, spec/logic.md §4 "Halving").
-    halve: Option<(Lin, Farkas)>,
+    halve: Option<(Lin, Farkas, Q)>,
     /// `x ← a * b` (uniform) without `lin`: the lower bound `β·lin(a) + α·lin(b) − α·β`
     /// and the witnesses of `P ⇒ a ≥ α`, `P ⇒ b ≥ β` (spec/logic.md §4 "Products").
     product: Option<(Lin, Farkas, Farkas)>,
@@ -658,6 +658,10 @@ pub(super) fn objective(ctx: &Ctx<'_>, qroot: &TPoly, vars: std::ops::Range<usiz
         for a in m {
             if let Atom::Floor(_, d) = a {
                 w *= Q::new(99.into(), d * 100);
+            }
+            // a log atom ⌊log2 L⌋⁺ is far below max0(L) for large L: weighted 1/64 of it
+            if let Atom::Log(_) = a {
+                w *= Q::new(1.into(), 64.into());
             }
         }
         if ctx.nests.overshift {

@@ -75,6 +75,19 @@ pub enum Atom {
     /// `max(0, ⌊L/d⌋)`, `d ≥ 1`; canonical: `L` integer, `gcd(L's coefficients, d) = 1`,
     /// `d ≥ 2`.
     Floor(Arc<Lin>, BigInt),
+    /// The log atom `⌊log2 L⌋⁺ = ⌊log2 max(1, ⌊L⌋)⌋` (spec/logic.md §1 "Log atoms",
+    /// certificate syntax `(log2 L)`); canonical as it is (a constant form is its value).
+    Log(Arc<Lin>),
+}
+
+/// `⌊log2 max(1, ⌊v⌋)⌋`, the value of a log atom whose form has the value `v`.
+pub fn log2_floor(v: &Q) -> Q {
+    let z = v.floor().to_integer();
+    if z <= BigInt::one() {
+        Q::zero()
+    } else {
+        Q::from_integer(BigInt::from(z.bits() - 1))
+    }
 }
 
 impl From<Lin> for Atom {
@@ -103,20 +116,20 @@ impl Atom {
     /// The atom's linear form `L`.
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) => l,
+            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) => l,
         }
     }
     /// The form of a `max0` atom, `None` for a floor atom.
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
             Atom::Max0(l) => Some(l.as_ref()),
-            Atom::Floor(..) => None,
+            Atom::Floor(..) | Atom::Log(_) => None,
         }
     }
     /// The divisor `d` (1 for `max0`).
     pub fn divisor(&self) -> BigInt {
         match self {
-            Atom::Max0(_) => BigInt::one(),
+            Atom::Max0(_) | Atom::Log(_) => BigInt::one(),
             Atom::Floor(_, d) => d.clone(),
         }
     }
@@ -125,6 +138,7 @@ impl Atom {
         match self {
             Atom::Max0(l) => Atom::Max0(Arc::new(f(l))),
             Atom::Floor(l, d) => Atom::Floor(Arc::new(f(l)), d.clone()),
+            Atom::Log(l) => Atom::Log(Arc::new(f(l))),
         }
     }
     /// Whether `v` occurs in the form.
@@ -145,6 +159,8 @@ impl Atom {
                 Arc::new(l.plus_const(&-(sft * Q::from_integer(d.clone())))),
                 d.clone(),
             ),
+            // not used on log atoms (no shift rewrite applies to them)
+            Atom::Log(_) => self.clone(),
         }
     }
     /// The atom's value at `env` (variables missing from `env` count as 0):
@@ -153,6 +169,7 @@ impl Atom {
         let v = match self {
             Atom::Max0(l) => l.eval(env),
             Atom::Floor(l, d) => (l.eval(env) / Q::from_integer(d.clone())).floor(),
+            Atom::Log(l) => log2_floor(&l.eval(env)),
         };
         if v.is_positive() {
             v
@@ -175,6 +192,8 @@ impl Atom {
                 };
             }
             Atom::Floor(l, d) => (l, d),
+            Atom::Log(l) if l.is_const() => return AtomVal::Const(log2_floor(&l.c)),
+            Atom::Log(_) => return AtomVal::Scaled(Q::one(), self.clone()),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -209,6 +228,7 @@ impl std::fmt::Display for Atom {
         match self {
             Atom::Max0(l) => write!(f, "max(0, {l})"),
             Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
+            Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
         }
     }
 }
@@ -443,6 +463,18 @@ impl<C: Coef> PolyT<C> {
             }
             AtomVal::Const(_) => self.clone(),
         }
+    }
+    /// The log rewrite `lhalve`: `⌊log2 L⌋⁺ = 1 + ⌊log2 (L/2)⌋⁺` (valid when `L ≥ 2`;
+    /// spec/certificate.md "Log rewrites").
+    pub fn lhalve(&self, l: &Lin) -> Self {
+        let half = l.scale(&Q::new(BigInt::one(), BigInt::from(2)));
+        self.replace_atom(
+            &Atom::Log(Arc::new(l.clone())),
+            &[
+                (Q::one(), Some(Atom::Log(Arc::new(half)))),
+                (Q::one(), None),
+            ],
+        )
     }
     /// The zero rewrite `A = 0` of a canonical atom (valid when `L ≤ 0`, resp. `⌊L/d⌋ ≤ 0`).
     pub fn zero_atom(&self, atom: &Atom) -> Self {

@@ -205,6 +205,11 @@ impl Back<'_, '_> {
                         fr.cg(body.pre.p.len()),
                     ));
                 }
+                // a halving counter: ⌊log2 2R⌋⁺ = 1 + ⌊log2 R⌋⁺ pays one round too
+                if let Some((l, w)) = &la.log {
+                    t = t.lhalve(l);
+                    rws.push(Rewrite::LHalve(l.clone(), w.clone()));
+                }
                 (t, rws)
             }
             None => (i.clone(), vec![]),

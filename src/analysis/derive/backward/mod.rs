@@ -293,10 +293,11 @@ impl Back<'_, '_> {
                 node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
                 qp,
             ))
-        } else if let (true, Some((la, w))) = (substitute && qpost.mentions(x), halve) {
-            // bounding substitution: x ← a − 1 in atoms rising with x, x ← 0 in the others;
-            // the last witness is P ⇒ a ≥ 1 (spec/logic.md §4 "Halving")
-            let qp = bound_subst(qpost, x, la).plus_const(&k);
+        } else if let (true, Some((la, w, div))) = (substitute && qpost.mentions(x), halve) {
+            // bounding substitution: x ← a − 1 in atoms rising with x (x ← a/d in log
+            // atoms), x ← 0 in the others; the last witness is P ⇒ a ≥ 1 (spec/logic.md §4
+            // "Halving")
+            let qp = bound_subst(qpost, x, la, div).plus_const(&k);
             let mut ws = witnesses.clone();
             ws.push(w.clone());
             let fields = vec![Field::Entail("post", ws)];
@@ -349,14 +350,16 @@ impl Back<'_, '_> {
 
 /// `Q⌈x ← a >> c⌉` of Q:VWRITE1 (spec/logic.md §4 "Halving"): in each atom, `x ← a − 1`
 /// where `x`'s coefficient is positive, `x ← 0` where it is negative; renormalized.
-fn bound_subst(q: &TPoly, x: &str, a: &Lin) -> TPoly {
+fn bound_subst(q: &TPoly, x: &str, a: &Lin, div: &Q) -> TPoly {
     let up = a.plus_const(&-Q::one());
+    let log_up = a.scale(&(Q::one() / div));
     let mut out = TPoly::zero();
     for (m, c) in &q.terms {
         // a floor atom is monotone in its form: the same bounding substitution
         let atoms: Vec<Atom> = m
             .iter()
             .map(|a| match a.lin().terms.get(x) {
+                Some(k) if k.is_positive() && matches!(a, Atom::Log(_)) => a.subst(x, &log_up),
                 Some(k) if k.is_positive() => a.subst(x, &up),
                 Some(_) => a.subst(x, &Lin::constant(Q::zero())),
                 None => a.clone(),
@@ -407,6 +410,7 @@ pub(super) fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
             Rewrite::Mono(l, l2, _) => out = out.mono(l, l2),
             Rewrite::IShift(a, d, _) => out = out.shift(a, d),
             Rewrite::IZero(a, _) => out = out.zero_atom(a),
+            Rewrite::LHalve(l, _) => out = out.lhalve(l),
             Rewrite::IMono(a1, a2, _) => {
                 out = out.replace_atom(a1, &[(Q::one(), Some(a2.clone()))])
             }

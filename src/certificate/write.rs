@@ -11,6 +11,7 @@ use crate::core::{Hardware, Launch, Metric, Program, Space};
 use num_traits::{One, ToPrimitive};
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Writes a rational as `n` or `p/q` (the text of [`fmt_q`], without its allocations for
@@ -132,20 +133,22 @@ const BASES: usize = 8;
 /// `P` list and `D` map (by the address of the shared value: nodes share them, and by its
 /// content: an equal list or map built elsewhere gets the same name) and each assertion is
 /// defined once, a `P`/`D` preferably as a change of one of the [`BASES`] defined last
-/// (the one whose change has the fewest parts).
+/// (the one whose change has the fewest parts). Contents are looked up by a hash and
+/// compared in full on a hit (never by their text: formatting every new value's full text
+/// was a fifth of the writer's time, issue 13).
 #[derive(Default)]
-struct Table {
+struct Table<'n> {
     /// The table's text (its entries, one per line).
     text: String,
     p: HashMap<usize, usize>,
     d: HashMap<usize, usize>,
-    /// `P` lists and `D` maps by their full text (the entry written without a base).
-    p_text: HashMap<String, usize>,
-    d_text: HashMap<String, usize>,
-    /// Assertions by their `p{P} d{D} (poly …)` text.
-    a: HashMap<String, usize>,
-    /// Scratch buffer for that text (no allocation when the assertion is known).
-    key: String,
+    /// `P` lists and `D` maps by the hash of their content: (number, value) for each.
+    p_hash: HashMap<u64, Vec<(usize, Arc<Vec<Cstr>>)>>,
+    d_hash: HashMap<u64, Vec<(usize, Arc<DepMap>)>>,
+    /// Assertions by `(P number, D number, hash of Q)`: (number, Q) for each.
+    a: HashMap<(usize, usize, u64), Vec<(usize, &'n Poly)>>,
+    /// Number of assertions defined.
+    na: usize,
     /// The latest `P` and `D` defined (at most [`BASES`]), with their numbers: the
     /// candidate bases of the next changes, newest last.
     last_p: Vec<(usize, Arc<Vec<Cstr>>)>,
@@ -153,6 +156,13 @@ struct Table {
     /// Numbers of the `P` and `D` entries written so far.
     np: usize,
     nd: usize,
+}
+
+/// The hash of `x` (the standard library's SipHash with fixed keys: deterministic).
+fn hash_of<T: Hash + ?Sized>(x: &T) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    x.hash(&mut h);
+    h.finish()
 }
 
 fn write_dep(s: &mut String, x: &str, d: &Dep) {
@@ -197,8 +207,9 @@ fn p_change<'n>(old: &[Cstr], new: &'n [Cstr]) -> Option<(Vec<usize>, &'n [Cstr]
 }
 
 /// The text of a `p` entry's body after its name: ` (base pB) (drop I …) CSTR …` for a
-/// change of base `B`, or ` CSTR …`.
-fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr]) -> String {
+/// change of base `B`, or ` CSTR …`; the writing stops after the first constraint that
+/// takes the text past `limit` bytes (the text is then only known to be longer).
+fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr], limit: usize) -> String {
     let mut t = String::new();
     if let Some((b, drop)) = base {
         let _ = write!(t, " (base p{b})");
@@ -211,6 +222,9 @@ fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr]) -> String {
         }
     }
     for c in add {
+        if t.len() > limit {
+            break;
+        }
         t.push(' ');
         cstr_s(c, &mut t);
     }
@@ -218,8 +232,9 @@ fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr]) -> String {
 }
 
 /// The text of a `d` entry's body after its name: ` (base dB) (drop X …) DEP …` for the
-/// change of `d` from the base `(B, old)`, or ` DEP …`.
-fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap) -> String {
+/// change of `d` from the base `(B, old)`, or ` DEP …`; without a base, the writing stops
+/// after the first entry that takes the text past `limit` bytes.
+fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
     let mut t = String::new();
     match base {
         Some((b, old)) => {
@@ -238,6 +253,9 @@ fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap) -> String {
         }
         None => {
             for (x, e) in d.iter() {
+                if t.len() > limit {
+                    break;
+                }
                 write_dep(&mut t, x, e);
             }
         }
@@ -253,14 +271,18 @@ fn remember<T>(v: &mut Vec<(usize, Arc<T>)>, k: usize, x: &Arc<T>) {
     v.push((k, Arc::clone(x)));
 }
 
-impl Table {
+impl<'n> Table<'n> {
     fn p_name(&mut self, p: &Arc<Vec<Cstr>>) -> usize {
         let key = Arc::as_ptr(p) as usize;
         if let Some(&k) = self.p.get(&key) {
             return k;
         }
-        let full = p_body(None, p);
-        if let Some(&k) = self.p_text.get(&full) {
+        let h = hash_of(p.as_slice());
+        let same = self
+            .p_hash
+            .get(&h)
+            .and_then(|v| v.iter().find(|(_, q)| q == p));
+        if let Some(&(k, _)) = same {
             // an equal list under another address: the same name
             self.p.insert(key, k);
             return k;
@@ -278,18 +300,19 @@ impl Table {
             .min_by_key(|(_, (drop, add))| drop.len() + 10 * add.len());
         let body = match best {
             Some((b, (drop, add))) => {
-                let delta = p_body(Some((b, &drop)), add);
+                let delta = p_body(Some((b, &drop)), add, usize::MAX);
+                let full = p_body(None, p, delta.len());
                 if delta.len() < full.len() {
                     delta
                 } else {
-                    full.clone()
+                    full
                 }
             }
-            None => full.clone(),
+            None => p_body(None, p, usize::MAX),
         };
         let _ = writeln!(self.text, "  (p p{k}{body})");
         self.p.insert(key, k);
-        self.p_text.insert(full, k);
+        self.p_hash.entry(h).or_default().push((k, Arc::clone(p)));
         remember(&mut self.last_p, k, p);
         k
     }
@@ -299,8 +322,12 @@ impl Table {
         if let Some(&k) = self.d.get(&key) {
             return k;
         }
-        let full = d_body(None, d);
-        if let Some(&k) = self.d_text.get(&full) {
+        let h = hash_of(&**d);
+        let same = self
+            .d_hash
+            .get(&h)
+            .and_then(|v| v.iter().find(|(_, e)| e == d));
+        if let Some(&(k, _)) = same {
             self.d.insert(key, k);
             return k;
         }
@@ -316,39 +343,40 @@ impl Table {
         });
         let body = match best {
             Some((b, old)) => {
-                let delta = d_body(Some((*b, old)), d);
+                let delta = d_body(Some((*b, old)), d, usize::MAX);
+                let full = d_body(None, d, delta.len());
                 if delta.len() < full.len() {
                     delta
                 } else {
-                    full.clone()
+                    full
                 }
             }
-            None => full.clone(),
+            None => d_body(None, d, usize::MAX),
         };
         let _ = writeln!(self.text, "  (d d{k}{body})");
         self.d.insert(key, k);
-        self.d_text.insert(full, k);
+        self.d_hash.entry(h).or_default().push((k, Arc::clone(d)));
         remember(&mut self.last_d, k, d);
         k
     }
 
     /// The name of the assertion `a`, defining it (and its parts) on first use.
-    fn a_name(&mut self, a: &Assn) -> usize {
+    fn a_name(&mut self, a: &'n Assn) -> usize {
         let (pk, dk) = (self.p_name(&a.p), self.d_name(&a.d));
-        let mut key = std::mem::take(&mut self.key);
-        key.clear();
-        let _ = write!(key, "p{pk} d{dk} ");
-        write_poly(&mut key, &a.q);
-        let k = match self.a.get(key.as_str()) {
-            Some(&k) => k,
-            None => {
-                let k = self.a.len();
-                let _ = writeln!(self.text, "  (a a{k} {key})");
-                self.a.insert(key.clone(), k);
-                k
-            }
-        };
-        self.key = key;
+        let key = (pk, dk, hash_of(&a.q.terms));
+        let same = self
+            .a
+            .get(&key)
+            .and_then(|v| v.iter().find(|(_, q)| **q == a.q));
+        if let Some(&(k, _)) = same {
+            return k;
+        }
+        let k = self.na;
+        self.na += 1;
+        let _ = write!(self.text, "  (a a{k} p{pk} d{dk} ");
+        write_poly(&mut self.text, &a.q);
+        self.text.push_str(")\n");
+        self.a.entry(key).or_default().push((k, &a.q));
         k
     }
 }
@@ -493,7 +521,7 @@ const SPACES: &str = "                                ";
 /// one line per statement node.) Format 5 leaves out what the kernel fills in: the pre of
 /// a `Q:SEQ` child (`in_seq`: the parent's pre or the previous child's post, which Q:SEQ
 /// requires it to be) and every expression node's cost (the kernel recomputes it).
-fn node_s(n: &Node, indent: usize, in_seq: bool, out: &mut String, table: &mut Table) {
+fn node_s<'n>(n: &'n Node, indent: usize, in_seq: bool, out: &mut String, table: &mut Table<'n>) {
     out.push('(');
     out.push_str(n.rule);
     if let Judgment::Stmt { pre, post } = &n.judgment {

@@ -331,7 +331,7 @@ impl Ctx<'_> {
         if let Some(nd) = newdep {
             d.insert(x.to_string(), nd);
         }
-        let mut p: Vec<Cstr> = Vec::new();
+        let mut p: Vec<Cstr> = Vec::with_capacity(pre.p.len() + 1);
         match &lin {
             // an update `x ← x + δ` (δ not mentioning x, possibly symbolic: a grid-stride
             // step): the pre's constraints renamed back through `x − δ`

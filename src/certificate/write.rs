@@ -136,6 +136,9 @@ const BASES: usize = 8;
 /// (the one whose change has the fewest parts). Contents are looked up by a hash and
 /// compared in full on a hit (never by their text: formatting every new value's full text
 /// was a fifth of the writer's time, issue 13).
+/// Values with the number of their table entry, under one hash.
+type Numbered<T> = Vec<(usize, T)>;
+
 #[derive(Default)]
 struct Table<'n> {
     /// The table's text (its entries, one per line).
@@ -143,10 +146,10 @@ struct Table<'n> {
     p: HashMap<usize, usize>,
     d: HashMap<usize, usize>,
     /// `P` lists and `D` maps by the hash of their content: (number, value) for each.
-    p_hash: HashMap<u64, Vec<(usize, Arc<Vec<Cstr>>)>>,
-    d_hash: HashMap<u64, Vec<(usize, Arc<DepMap>)>>,
+    p_hash: HashMap<u64, Numbered<Arc<Vec<Cstr>>>>,
+    d_hash: HashMap<u64, Numbered<Arc<DepMap>>>,
     /// Assertions by `(P number, D number, hash of Q)`: (number, Q) for each.
-    a: HashMap<(usize, usize, u64), Vec<(usize, &'n Poly)>>,
+    a: HashMap<(usize, usize, u64), Numbered<&'n Poly>>,
     /// Number of assertions defined.
     na: usize,
     /// The latest `P` and `D` defined (at most [`BASES`]), with their numbers: the

@@ -11,14 +11,26 @@ use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::{Launch, Metric, MetricName};
 
 /// The certificate of `matrixMul`'s sectors for `block`, and the kernel's verdict on it.
-fn matmul(test: &str, block: [u32; 3]) -> Option<(String, Result<warpcert_kernel::Verdict, warpcert_kernel::Rejection>)> {
+fn matmul(
+    test: &str,
+    block: [u32; 3],
+) -> Option<(
+    String,
+    Result<warpcert_kernel::Verdict, warpcert_kernel::Rejection>,
+)> {
     let f = racuda_corpus(test)?.join("matrixMul.cu");
     let parsed = warpcert::frontend::parse_file(&f).unwrap_or_else(|d| panic!("{d}"));
     let launch = Launch { block, grid: None };
     let (prog, _) = warpcert::frontend::lower(&parsed, None, &launch, &hw(), &Default::default())
         .unwrap_or_else(|d| panic!("{d}"));
-    let a = analyze(&prog, &Metric::standard(MetricName::Sectors), &hw(), &launch, &AnalysisOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let a = analyze(
+        &prog,
+        &Metric::standard(MetricName::Sectors),
+        &hw(),
+        &launch,
+        &AnalysisOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let v = warpcert_kernel::check(&a.certificate);
     Some((a.certificate, v))
 }
@@ -40,8 +52,9 @@ fn matrix_mul_256_block_is_certified_at_four_sectors_per_access() {
 }
 
 /// The same certificate for a 256×2×1 block is refused: there `threadIdx.y` is 0 or 1 by
-/// warp, `wA * threadIdx.y` has unknown alignment (warp 8, `threadIdx.y = 1`, with `wA = 1`
-/// reads `A[a + 1 + tx]`: 5 sectors), and the claimed 4 is below `N* = 5`.
+/// warp, so `wA * threadIdx.y` (the local `t4`) is no longer the exact 0 but only uniform
+/// (`(0 0 0 0 1)`: warp 8, `threadIdx.y = 1`, with `wA = 1` reads `A[a + 1 + tx]`, 5
+/// sectors), and the kernel refuses the claimed exact entry at that write.
 #[test]
 fn the_four_sector_claim_is_refused_when_threadidx_y_varies() {
     let Some((cert, _)) = matmul("four_sector_claim_refused", [256, 1, 1]) else {
@@ -52,7 +65,7 @@ fn the_four_sector_claim_is_refused_when_threadidx_y_varies() {
     let e = warpcert_kernel::check(&mutant).expect_err("the mutant must be rejected");
     let msg = e.to_string();
     assert!(
-        msg.contains("claimed access count 4 is below the required 5"),
+        msg.contains("dep entry (0 0 0 0 0) of `t4` is not implied by (0 0 0 0 1)"),
         "{msg}"
     );
 }

@@ -382,9 +382,15 @@ fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
             relation: rel,
         });
     }
-    match rep.certified.as_ref().filter(|c| c.checked).and_then(|c| c.bound.clone()) {
+    match rep
+        .certified
+        .as_ref()
+        .filter(|c| c.checked)
+        .and_then(|c| c.bound.clone())
+    {
         Some(b) => {
-            let zero = crate::report::bound::parse_rational(&b).is_some_and(|q| num_traits::Zero::is_zero(&q));
+            let zero = crate::report::bound::parse_rational(&b)
+                .is_some_and(|q| num_traits::Zero::is_zero(&q));
             rep.relation = Some(if zero { "exact" } else { "upper" }.into());
             rep.per_warp = Some(b);
         }

@@ -290,12 +290,19 @@ Definition dscale (c : Z) (x : dtrip) : dtrip :=
 Definition dmul_uni (x y : dtrip) : dtrip :=
   let '(_, r1, g1) := x in let '(_, r2, g2) := y in
   dnorm (0, 0, 0)%Z (r1 * r2) (Z.gcd (Z.gcd (g1 * g2) (r1 * g2)) (r2 * g1)).
+(** A thread coefficient as the collapse counts it: none on a dimension of extent 1
+    ([threadIdx.d = 0] on every thread of such a block). *)
+Definition kext (b : nat) (kd : Z) : Z := if (b =? 1)%nat then 0%Z else kd.
+
 (** The collapse: an entry whose thread coefficients are on warp-uniform dimensions
-    only is one integer per warp. *)
+    only is one integer per warp; its congruence is the gcd over the dimensions of
+    extent other than 1. *)
 Definition collapse (x : dtrip) : dtrip :=
   let '(k, r, g) := x in
   if kzero k || negb (kwu k) then x
-  else let '(kx, ky, kz) := k in dnorm (0, 0, 0)%Z r (Z.gcd (Z.gcd (Z.gcd g kx) ky) kz).
+  else let '(kx, ky, kz) := k in
+       dnorm (0, 0, 0)%Z r
+         (Z.gcd (Z.gcd (Z.gcd g (kext (c_bx G) kx)) (kext (c_by G) ky)) (kext (c_bz G) kz)).
 Definition duni (x : dtrip) : bool := kzero (fst (fst x)).
 
 Definition idep_opd (D : list dent) (o : opd) : option dtrip :=

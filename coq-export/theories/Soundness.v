@@ -1344,6 +1344,18 @@ Lemma fdep_ext : forall T f1 f2 k r g, (forall t, In t T -> f1 t = f2 t) -> fdep
   fdep T f2 k r g.
 Proof. intros T f1 f2 k r g E [c [Hc H]]. exists c; split; auto. intros t Ht; rewrite <- E; auto. Qed.
 
+(** On a dimension of extent 1 every thread's index is 0 (the collapse's [kext]). *)
+Lemma tid_unit0 : forall t, c_bx G = 1%nat -> tid G 0 t = 0%Z.
+Proof. intros t H. unfold tid. rewrite H, Nat.mod_1_r. reflexivity. Qed.
+Lemma tid_unit1 : forall t, c_by G = 1%nat -> tid G 1 t = 0%Z.
+Proof. intros t H. unfold tid. rewrite H, Nat.mod_1_r. reflexivity. Qed.
+Lemma tid_unit2 : forall w t, In t (lanes G w) -> c_bz G = 1%nat -> tid G 2 t = 0%Z.
+Proof.
+  intros w t Ht H. unfold lanes in Ht. apply filter_In in Ht as [_ Ht].
+  apply Nat.ltb_lt in Ht. rewrite H, Nat.mul_1_r in Ht. unfold tid.
+  rewrite Nat.div_small by exact Ht. reflexivity.
+Qed.
+
 Lemma fdep_collapse : forall T f k r g w k' r' g', incl T (lanes G w) -> fdep T f k r g ->
   collapse G (k, r, g) = (k', r', g') -> fdep T f k' r' g'.
 Proof.
@@ -1356,16 +1368,23 @@ Proof.
   - exists (kval G (kx, ky, kz) t0 + c)%Z. split.
     + replace (kval G (kx, ky, kz) t0 + c - r)%Z with
         (kx * tid G 0 t0 + ky * tid G 1 t0 + kz * tid G 2 t0 + (c - r))%Z by (unfold kval; ring).
-      set (gg := Z.gcd (Z.gcd (Z.gcd g kx) ky) kz).
+      set (gg := Z.gcd (Z.gcd (Z.gcd g (kext (c_bx G) kx)) (kext (c_by G) ky)) (kext (c_bz G) kz)).
       assert (Hcr : Z.divide gg (c - r)) by
         (do 3 (eapply Z.divide_trans; [apply Z.gcd_divide_l|]); exact Hc).
-      assert (Dx : Z.divide gg kx) by
+      assert (Dx : Z.divide gg (kext (c_bx G) kx)) by
         (do 2 (eapply Z.divide_trans; [apply Z.gcd_divide_l|]); apply Z.gcd_divide_r).
-      assert (Dy : Z.divide gg ky) by
+      assert (Dy : Z.divide gg (kext (c_by G) ky)) by
         (eapply Z.divide_trans; [apply Z.gcd_divide_l|]; apply Z.gcd_divide_r).
-      assert (Dz : Z.divide gg kz) by apply Z.gcd_divide_r.
+      assert (Dz : Z.divide gg (kext (c_bz G) kz)) by apply Z.gcd_divide_r.
+      assert (Ht0 : In t0 (lanes G w)) by (apply Hi; left; auto).
       apply Z.divide_add_r; [|exact Hcr].
-      apply Z.divide_add_r; [apply Z.divide_add_r|]; apply Z.divide_mul_l; assumption.
+      apply Z.divide_add_r; [apply Z.divide_add_r|].
+      * unfold kext in Dx. destruct (Nat.eqb_spec (c_bx G) 1) as [E1|_];
+          [rewrite (tid_unit0 t0 E1), Z.mul_0_r; apply Z.divide_0_r | apply Z.divide_mul_l; exact Dx].
+      * unfold kext in Dy. destruct (Nat.eqb_spec (c_by G) 1) as [E1|_];
+          [rewrite (tid_unit1 t0 E1), Z.mul_0_r; apply Z.divide_0_r | apply Z.divide_mul_l; exact Dy].
+      * unfold kext in Dz. destruct (Nat.eqb_spec (c_bz G) 1) as [E1|_];
+          [rewrite (tid_unit2 w t0 Ht0 E1), Z.mul_0_r; apply Z.divide_0_r | apply Z.divide_mul_l; exact Dz].
     + intros t Ht. rewrite H by auto. rewrite kval_zero.
       rewrite (kval_wu _ w t t0) by (auto; apply Hi; auto; left; auto). lia.
 Qed.

@@ -216,8 +216,8 @@ pub fn scaled_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
         match y.as_exact() {
             Some(0) => Some(Dep::exact(0)),
             Some(c) => times(x, c),
-            None if y.is_linear() && collapse(*y, cx.udims).is_uniform() => {
-                let y = collapse(*y, cx.udims);
+            None if y.is_linear() && collapse(*y, cx).is_uniform() => {
+                let y = collapse(*y, cx);
                 let c = uniform_product(x.r, x.g, y.r, y.g)?;
                 let u = or(x.unknown_dims(), [0, 1, 2].map(|i| x.k[i] != 0));
                 Dep::with_unknown([0; 3], u, c.0, c.1)
@@ -425,12 +425,15 @@ fn thread_coefficients<T: Types + ?Sized>(prog: &T, d: &DepMap, l: &Lin) -> Opti
 }
 
 /// Collapse of spec §2: an entry whose thread dependence is only on warp-uniform
-/// dimensions (`udims`) becomes uniform, `(0, r, gcd(g, k_x, k_y, k_z))`.
-pub fn collapse(x: Dep, udims: [bool; 3]) -> Dep {
-    if x.is_uniform() || (0..3).any(|i| x.k[i] != 0 && !udims[i]) {
+/// dimensions (`cx.udims`) becomes uniform, `(0, r, gcd(g, k_d …))` with the gcd over the
+/// dimensions of extent `B_d ≠ 1` (`threadIdx.d = 0` when `B_d = 1`).
+pub fn collapse(x: Dep, cx: &DepCx) -> Dep {
+    if x.is_uniform() || (0..3).any(|i| x.k[i] != 0 && !cx.udims[i]) {
         return x;
     }
-    let g = x.k.iter().try_fold(x.g, |g, &k| gcd(g, k));
+    let g = (0..3)
+        .filter(|&i| cx.block[i] != 1)
+        .try_fold(x.g, |g, i| gcd(g, x.k[i]));
     match g.and_then(|g| Dep::new([0; 3], x.r, g)) {
         Some(d) => d,
         None => Dep::unknown_uniform(),
@@ -461,8 +464,7 @@ pub fn warp_uniform_dims(launch: &crate::core::Launch, warp: u32) -> [bool; 3] {
 /// `dep_D(e)` of spec §2 (`None` = `⊤`), with operands of `*` and opaque operators
 /// collapsed on the warp-uniform dimensions `cx.udims`.
 pub fn dep_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
-    let udims = cx.udims;
-    let col = |x: Option<Dep>| x.map(|x| collapse(x, udims));
+    let col = |x: Option<Dep>| x.map(|x| collapse(x, cx));
     let other = |ds: &[Option<Dep>]| -> Option<Dep> {
         if ds.iter().all(|x| matches!(x, Some(dd) if dd.is_uniform())) {
             Some(Dep::unknown_uniform())
@@ -488,7 +490,7 @@ pub fn dep_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
                     if let Some(c) = da.and_then(|x| x.as_exact()) {
                         return db?.scale(c);
                     }
-                    let (x, y) = (collapse(da?, udims), collapse(db?, udims));
+                    let (x, y) = (collapse(da?, cx), collapse(db?, cx));
                     if x.is_uniform() && y.is_uniform() {
                         let (r, g) = uniform_product(x.r, x.g, y.r, y.g)?;
                         Dep::new([0; 3], r, g)
@@ -503,7 +505,7 @@ pub fn dep_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
                 BinOp::Shr => match (da, db.and_then(|x| x.as_exact())) {
                     (Some(x), Some(c))
                         if (0..62).contains(&c)
-                            && !collapse(x, udims).is_uniform()
+                            && !collapse(x, cx).is_uniform()
                             && shift_uniform(&x, c as u32, cx) =>
                     {
                         Some(Dep::unknown_uniform())

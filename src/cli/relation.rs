@@ -9,7 +9,7 @@ use crate::relational::{self, Relation};
 use crate::report::relation::{
     companion_verdict, comparison_note, no_companion, no_witness_note, not_exact_note,
     point_check_note, relation_text, stats_text, witness_verdict, Certified, Comparison,
-    PointCheck, Ratio, RelationReport, Stats, StatsRow, Witness, NOT_CERTIFIED,
+    PointCheck, Ratio, RelationReport, Stats, StatsRow, Unchecked, Witness, NOT_CERTIFIED,
 };
 use crate::report::{self};
 use std::collections::BTreeMap;
@@ -307,6 +307,7 @@ pub fn relation_report(
         relation: None,
         requested: want.as_str().into(),
         per_warp: None,
+        unchecked: None,
         assumptions: vec![],
         witness: None,
         note: None,
@@ -322,6 +323,7 @@ pub fn relation_report(
         Err(e) => {
             rep.note = Some(e);
             rep.certified = Some(certified_companion(l, metric, None, cert_out));
+            answer_certified(&mut rep, want);
             rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
             return rep;
         }
@@ -360,8 +362,46 @@ pub fn relation_report(
         }
     }
     rep.certified = Some(certified_companion(l, metric, Some(&r), cert_out));
+    answer_certified(&mut rep, want);
     rep.time_ms = start.elapsed().as_secs_f64() * 1e3;
     rep
+}
+
+/// Under `--relation upper|auto` the answer is a bound the kernel accepted (issue 14,
+/// spec/relational.md §7): the relational formula, which only point checks test, moves to
+/// `unchecked`, and the certified companion's bound becomes `per_warp` with the relation
+/// `upper` — `exact` only for the bound 0 (no cost is below 0). Without a certified bound
+/// there is no answer (`note` says why). `exact` and `lower` are left as they are.
+fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
+    if !matches!(want, RelationArg::Upper | RelationArg::Auto) {
+        return;
+    }
+    if let (Some(f), Some(rel)) = (rep.per_warp.take(), rep.relation.take()) {
+        rep.unchecked = Some(Unchecked {
+            per_warp: f,
+            relation: rel,
+        });
+    }
+    match rep
+        .certified
+        .as_ref()
+        .filter(|c| c.checked)
+        .and_then(|c| c.bound.clone())
+    {
+        Some(b) => {
+            let zero = crate::report::bound::parse_rational(&b)
+                .is_some_and(|q| num_traits::Zero::is_zero(&q));
+            rep.relation = Some(if zero { "exact" } else { "upper" }.into());
+            rep.per_warp = Some(b);
+        }
+        None => {
+            let why = "no bound accepted by the kernel (the relational formula is not certified)";
+            rep.note = Some(match rep.note.take() {
+                Some(n) => format!("{why}; {n}"),
+                None => why.into(),
+            });
+        }
+    }
 }
 
 /// `warpcert analyze FILE --relation R [--cert PATH]`: exit 0 when every metric got a result

@@ -98,7 +98,12 @@ pub struct RelationReport {
     /// Relation requested on the command line (`exact`, `upper`, `lower`, `auto`).
     pub requested: String,
     /// Per-warp bound (a closed form in the kernel's parameters, or a number for a witness).
+    /// Under `--relation upper|auto` it is the bound the kernel accepted (the certified
+    /// companion's), never a formula only point-checked (issue 14).
     pub per_warp: Option<String>,
+    /// The relational formula when it is not the answer: not certified by the kernel, with
+    /// the relation the relational analysis claims for it (`--relation upper|auto`).
+    pub unchecked: Option<Unchecked>,
     /// Side conditions under which the closed form holds.
     pub assumptions: Vec<String>,
     /// The witness of a lower bound.
@@ -117,6 +122,26 @@ pub struct RelationReport {
     pub certified: Option<Certified>,
     /// Analysis time, milliseconds.
     pub time_ms: f64,
+}
+
+/// A relational formula the kernel did not check (spec/relational.md §7): shown beside the
+/// certified answer, never as the answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Unchecked {
+    /// The closed form (Pico's analysis).
+    pub per_warp: String,
+    /// The relation the relational analysis claims (`exact` or `upper`).
+    pub relation: String,
+}
+
+impl RelationReport {
+    /// Whether `per_warp` is the certified companion's bound (the kernel accepted it).
+    pub fn per_warp_certified(&self) -> bool {
+        let cert = self.certified.as_ref().filter(|c| c.checked);
+        self.witness.is_none()
+            && self.per_warp.is_some()
+            && cert.is_some_and(|c| c.bound == self.per_warp)
+    }
 }
 
 /// The certification note of a relational formula (spec/relational.md §9).
@@ -289,11 +314,24 @@ pub fn relation_text(rs: &[RelationReport]) -> String {
                     "lower" => "≥",
                     _ => "≤",
                 };
-                let _ = writeln!(out, "  per warp  {sym} {b}   (relation: {rel})");
+                let how = if r.unchecked.is_some() || r.per_warp_certified() {
+                    ", certified by the kernel"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "  per warp  {sym} {b}   (relation: {rel}{how})");
             }
             _ => {
                 let _ = writeln!(out, "  no bound");
             }
+        }
+        if let Some(u) = &r.unchecked {
+            let sym = if u.relation == "exact" { "=" } else { "≤" };
+            let _ = writeln!(
+                out,
+                "  unchecked {sym} {}   (relational, Pico, relation {}: not certified by the kernel)",
+                u.per_warp, u.relation
+            );
         }
         if !r.assumptions.is_empty() {
             let _ = writeln!(out, "  assuming  {}", r.assumptions.join(", "));

@@ -507,12 +507,14 @@ impl Ctx<'_> {
 
     /// Collapse of a dependence on warp-uniform dimensions only (spec/logic.md §2):
     /// `(k, r, g)` with `k_d = 0` for every dimension `d` that is not warp-uniform becomes
-    /// `(0, r, gcd(g, k_d …))`; any other entry is returned unchanged.
+    /// `(0, r, gcd(g, k_d …))`, the gcd over the dimensions of extent `B_d ≠ 1` only
+    /// (`threadIdx.d = 0` on every thread when `B_d = 1`); any other entry is returned
+    /// unchanged.
     pub fn collapse(&self, x: &Dep) -> Dep {
         if x.uniform() || x.k.iter().zip(self.udims).any(|(k, u)| !k.is_zero() && !u) {
             return x.clone();
         }
-        let g = x.k.iter().fold(x.g.clone(), |g, k| g.gcd(k));
+        let g = x.k.iter().zip(self.block).filter(|(_, b)| *b != 1).fold(x.g.clone(), |g, (k, _)| g.gcd(k));
         Dep::norm(Default::default(), x.r.clone(), g)
     }
 

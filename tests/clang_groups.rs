@@ -236,7 +236,7 @@ fn tile_reductions() {
     let per_warp = text
         .lines()
         .find(|l| l.trim_start().starts_with("per warp"))
-        .and_then(|l| l.split('≤').nth(1))
+        .and_then(|l| l.split(['≤', '=']).nth(1))
         .and_then(|x| x.trim().parse::<i64>().ok())
         .expect("a constant per-warp bound");
     let cost: i64 = r.metrics[0]

@@ -159,7 +159,7 @@ fn grid_barrier_is_charged_as_a_block_barrier() {
     assert!(okg && okb, "{tg}\n{tb}");
     let bounds = |t: &str| -> Vec<String> {
         t.lines()
-            .filter(|l| l.contains("accepted by the kernel"))
+            .filter(|l| l.contains("certificate: accepted by the kernel"))
             .map(|l| {
                 l[l.find("(bound").unwrap_or(0)..]
                     .split(')')

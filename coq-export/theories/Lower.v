@@ -12,7 +12,7 @@
     Not done here (spec/logic.md §4b says so): the link from the kernel's syntactic
     checks (Farkas witnesses, the [N_W] enumeration, [Q'[x ← e]]) to these semantic
     premises, i.e. a Coq checker for lower certificates, and their export.  No axiom,
-    no [Admitted]. *)
+    no admitted proof. *)
 From Coq Require Import ZArith QArith List Bool Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics.
 Import ListNotations.

@@ -11,8 +11,8 @@
 
     Not done here (spec/logic.md §4b says so): the link from the kernel's syntactic
     checks (Farkas witnesses, the [N_W] enumeration, [Q'[x ← e]]) to these semantic
-    premises, i.e. a Coq checker for lower certificates, and their export.  No axiom,
-    no admitted proof. *)
+    premises, i.e. a Coq checker for lower certificates, and their export.  No axiom;
+    every proof is closed. *)
 From Coq Require Import ZArith QArith List Bool Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics.
 Import ListNotations.

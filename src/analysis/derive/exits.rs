@@ -240,10 +240,7 @@ impl Ctx<'_> {
                     None => fpre.clone(),
                 };
                 let fb = self.fwd_filt(s2, &fpre_small, f)?;
-                let pj = join_p(&t.post.p, &fb.post.p);
-                let internal = || err(Some(*loc), "internal: exit join not entailed");
-                let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
-                let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+                let (pj, w_join_then, w_join_else) = joined(&t.post.p, &fb.post.p, *loc, "exit")?;
                 let post = Abs {
                     p: pj.into(),
                     d: fb.post.d.clone(),
@@ -501,10 +498,7 @@ impl Ctx<'_> {
         let (en, cost) = self.expr_node(c, pre, *loc)?;
         let t = self.fwd_filt(s1, tpre, f)?;
         let fb = self.fwd(s2, fpre)?;
-        let pj = join_p(&t.post.p, &fb.post.p);
-        let internal = || err(Some(*loc), "internal: guard join not entailed");
-        let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
-        let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+        let (pj, w_join_then, w_join_else) = joined(&t.post.p, &fb.post.p, *loc, "guard")?;
         let post = Abs {
             p: pj.into(),
             d: t.post.d.clone(),
@@ -577,10 +571,7 @@ impl Ctx<'_> {
         };
         let t = self.fwd_filt(s2, &tpre, f)?;
         let fb = self.fwd(s3, &fpre)?;
-        let pj = join_p(&t.post.p, &fb.post.p);
-        let internal = || err(Some(*loc), "internal: flag join not entailed");
-        let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
-        let w_join_else = entails_all(&fb.post.p, &pj).ok_or_else(internal)?;
+        let (pj, w_join_then, w_join_else) = joined(&t.post.p, &fb.post.p, *loc, "flag")?;
         let post = Abs {
             p: pj.into(),
             d: t.post.d.clone(),
@@ -648,4 +639,19 @@ pub(super) fn has_divergent_exit(a: &AN) -> bool {
         AK::IfGuard(_) | AK::FlagExit(_) => true,
         _ => false,
     }
+}
+
+/// A join `P1 ⊔ P2` and the witnesses that `P1` and `P2` entail it.
+type Joined = (Vec<Cstr>, Vec<Farkas>, Vec<Farkas>);
+
+/// `P1 ⊔ P2` of two branches' posts and the Farkas witnesses of `P1 ⇒ P1 ⊔ P2` and
+/// `P2 ⇒ P1 ⊔ P2` (the `join-then`/`join-else` entailments of Q:GUARDEXIT, Q:IFGUARD4 and
+/// Q:FLAGEXIT, spec/logic.md §4a). Errors: the join not entailed, an internal error naming
+/// `what` (each side entails the join by construction).
+fn joined(p1: &[Cstr], p2: &[Cstr], loc: Loc, what: &str) -> Result<Joined, AnalysisError> {
+    let pj = join_p(p1, p2);
+    let internal = || err(Some(loc), format!("internal: {what} join not entailed"));
+    let w1 = entails_all(p1, &pj).ok_or_else(internal)?;
+    let w2 = entails_all(p2, &pj).ok_or_else(internal)?;
+    Ok((pj, w1, w2))
 }

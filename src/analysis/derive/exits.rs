@@ -581,12 +581,14 @@ impl Ctx<'_> {
             post,
             kind: AK::FlagExit(FlagExitAn {
                 part: Box::new(filt),
-                e: en,
-                cost,
-                t: Box::new(t),
-                f: Box::new(fb),
-                w_join_then,
-                w_join_else,
+                test: IfGuardAn {
+                    e: en,
+                    cost,
+                    t: Box::new(t),
+                    f: Box::new(fb),
+                    w_join_then,
+                    w_join_else,
+                },
             }),
         }))
     }

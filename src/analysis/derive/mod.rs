@@ -174,16 +174,12 @@ enum AK {
 }
 
 /// Q:FLAGEXIT (spec/logic.md §4a): the part of a loop body before the jump-flag test,
-/// filtered for that test, and the test's branches.
+/// filtered for that test, and the test itself, whose branches are those of a Q:IFGUARD4
+/// node (the then branch filtered for the guard, the else branch leaving the loop).
 #[derive(Clone, Debug)]
 struct FlagExitAn {
     part: Box<AN>,
-    e: Node,
-    cost: Q,
-    t: Box<AN>,
-    f: Box<AN>,
-    w_join_then: Vec<Farkas>,
-    w_join_else: Vec<Farkas>,
+    test: IfGuardAn,
 }
 
 /// Q:IFGUARD4 (spec/logic.md §4a): `t` stays in the loop or not (filtered), `f` leaves it

@@ -225,28 +225,12 @@ impl Back<'_, '_> {
         an: &FlagExitAn,
         qpost: &TPoly,
     ) -> Result<(TNode, TPoly), AnalysisError> {
-        let FlagExitAn {
-            part,
-            e,
-            cost,
-            t,
-            f,
-            w_join_then,
-            w_join_else,
-        } = an;
-        let (nt, qt) = self.back(t, qpost.clone())?;
-        let (nf, qf) = self.back(f, TPoly::zero())?;
-        let (np, qp0) = self.back(part, qt)?;
-        let qp = qp0
-            .plus(&qf)
-            .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
-        let fields = vec![
-            Field::Entail("join-then", w_join_then.clone()),
-            Field::Entail("join-else", w_join_else.clone()),
-        ];
+        let (nt, qt, nf, qf, fields) = self.back_guard_branches(&an.test, qpost)?;
+        let (np, qp0) = self.back(&an.part, qt)?;
+        let qp = self.guard_pre(&an.test, qp0, &qf);
         let children = vec![
             TChild::Stmt(np),
-            TChild::Expr(e.clone()),
+            TChild::Expr(an.test.e.clone()),
             TChild::Stmt(nt),
             TChild::Stmt(nf),
         ];
@@ -262,24 +246,38 @@ impl Back<'_, '_> {
         an: &IfGuardAn,
         qpost: &TPoly,
     ) -> Result<(TNode, TPoly), AnalysisError> {
-        let IfGuardAn {
-            e,
-            cost,
-            t,
-            f,
-            w_join_then,
-            w_join_else,
-        } = an;
-        let (nt, qt) = self.back(t, qpost.clone())?;
-        let (nf, qf) = self.back(f, TPoly::zero())?;
-        let qp = qt
-            .plus(&qf)
-            .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
-        let fields = vec![
-            Field::Entail("join-then", w_join_then.clone()),
-            Field::Entail("join-else", w_join_else.clone()),
+        let (nt, qt, nf, qf, fields) = self.back_guard_branches(an, qpost)?;
+        let qp = self.guard_pre(an, qt, &qf);
+        let children = vec![
+            TChild::Expr(an.e.clone()),
+            TChild::Stmt(nt),
+            TChild::Stmt(nf),
         ];
-        let children = vec![TChild::Expr(e.clone()), TChild::Stmt(nt), TChild::Stmt(nf)];
         Ok((node_of(a, qpost, "Q:IFGUARD4", &qp, fields, children), qp))
+    }
+
+    /// The branches of a guard test (Q:IFGUARD4, and Q:FLAGEXIT's test): the then branch
+    /// from the node's post potential, the exit branch from the zero potential, and the
+    /// two join witnesses as fields.
+    #[allow(clippy::type_complexity)]
+    fn back_guard_branches(
+        &mut self,
+        an: &IfGuardAn,
+        qpost: &TPoly,
+    ) -> Result<(TNode, TPoly, TNode, TPoly, Vec<Field>), AnalysisError> {
+        let (nt, qt) = self.back(&an.t, qpost.clone())?;
+        let (nf, qf) = self.back(&an.f, TPoly::zero())?;
+        let fields = vec![
+            Field::Entail("join-then", an.w_join_then.clone()),
+            Field::Entail("join-else", an.w_join_else.clone()),
+        ];
+        Ok((nt, qt, nf, qf, fields))
+    }
+
+    /// The pre potential of a guard test: `q` (what the then side owes) plus the exit
+    /// branch's `qf`, the test's cost, `M^if` and `M^div`.
+    fn guard_pre(&self, an: &IfGuardAn, q: TPoly, qf: &TPoly) -> TPoly {
+        q.plus(qf)
+            .plus_const(&(&an.cost + &self.ctx.metric.if_ + &self.ctx.metric.div))
     }
 }

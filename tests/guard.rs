@@ -7,12 +7,10 @@ mod common;
 
 use common::balanced_end;
 use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+use common::warp32::analyse;
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::metric::Q;
-use warpcert::core::{Hardware, Launch, Metric, MetricName};
-use warpcert::frontend;
-use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
+use warpcert::core::MetricName;
 
 /// A uniform break: every lane reads `in[k]` at the uniform counter `k`, and each round
 /// writes 32 consecutive floats (`out[32k + threadIdx.x]`, 128 bytes: 4 sectors).
@@ -23,43 +21,9 @@ use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
 /// `5·min(n, b)` plus 1 for the breaking round when `b < n`, at most `5·max(0, n)`.
 const UNIFORM: &str = "__global__ void k(float *out, const float *in, int n) {\n  for (int k = 0; k < n; k++) {\n    if (in[k] < 0.0f) {\n      break;\n    }\n    out[32 * k + threadIdx.x] = 1.0f;\n  }\n}\n";
 
-fn launch(grid: Option<[u32; 3]>) -> Launch {
-    Launch {
-        block: [32, 1, 1],
-        grid,
-    }
-}
-
-/// The certificate and bound of `src` for `m` (block 32, symbolic grid), unchecked.
-fn analyse(src: &str, m: MetricName) -> (String, warpcert::core::assertion::poly::Poly) {
-    let hw = Hardware::default();
-    let file = frontend::parse_str("k.cu", src).unwrap();
-    let (prog, _) = frontend::lower(&file, None, &launch(None), &hw, &BTreeMap::new()).unwrap();
-    let r = analyze(
-        &prog,
-        &Metric::standard(m),
-        &hw,
-        &launch(None),
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    (r.certificate, r.bound)
-}
-
 /// The lock-step per-warp cost of `src` under `m` at `n`, with `in[b] = −1` (others 1).
 fn simulated(src: &str, m: MetricName, n: i64, b: Option<usize>) -> Q {
-    let hw = Hardware::default();
-    let file = frontend::parse_str("k.cu", src).unwrap();
-    let l = launch(Some([1, 1, 1]));
-    let (prog, _) = frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
-    let cells = (0..64)
-        .map(|i| Value::Float(if Some(i) == b { -1.0 } else { 1.0 }))
-        .collect();
-    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
-    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
-    let ms = [Metric::standard(m)];
-    let run = run_kernel(&prog, &ms, &hw, &l, &params, &inputs).unwrap();
-    run.metrics[0].max_per_warp.clone()
+    common::warp32::simulated(src, m, n, b, 64)
 }
 
 /// The uniform break is bounded by Q:GUARD/Q:GUARDEXIT for `sectors` and `steps`, the kernel

@@ -8,56 +8,19 @@ mod common;
 
 use common::balanced_end;
 use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+use common::warp32::analyse;
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, AnalysisOptions};
-use warpcert::core::assertion::poly::Poly;
 use warpcert::core::metric::Q;
-use warpcert::core::{Hardware, Launch, Metric, MetricName};
-use warpcert::frontend;
-use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
+use warpcert::core::MetricName;
 
 fn src(name: &str) -> String {
     let path = format!("{}/tests/precision/{name}.cu", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn launch(grid: Option<[u32; 3]>) -> Launch {
-    Launch {
-        block: [32, 1, 1],
-        grid,
-    }
-}
-
-/// The certificate and bound of `src` for `m` (block 32, symbolic grid), unchecked.
-fn analyse(src: &str, m: MetricName) -> (String, Poly) {
-    let hw = Hardware::default();
-    let file = frontend::parse_str("k.cu", src).unwrap();
-    let (prog, _) = frontend::lower(&file, None, &launch(None), &hw, &BTreeMap::new()).unwrap();
-    let r = analyze(
-        &prog,
-        &Metric::standard(m),
-        &hw,
-        &launch(None),
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    (r.certificate, r.bound)
-}
-
 /// The lock-step per-warp cost of `src` under `m` at `n`, with `in[b] = −1` (others 1).
 fn simulated(src: &str, m: MetricName, n: i64, b: Option<usize>) -> Q {
-    let hw = Hardware::default();
-    let file = frontend::parse_str("k.cu", src).unwrap();
-    let l = launch(Some([1, 1, 1]));
-    let (prog, _) = frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
-    let cells = (0..32 * 24)
-        .map(|i| Value::Float(if Some(i) == b { -1.0 } else { 1.0 }))
-        .collect();
-    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
-    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
-    let ms = [Metric::standard(m)];
-    let run = run_kernel(&prog, &ms, &hw, &l, &params, &inputs).unwrap();
-    run.metrics[0].max_per_warp.clone()
+    common::warp32::simulated(src, m, n, b, 32 * 24)
 }
 
 /// `s` with the last occurrence of `from` replaced by `to` (which must occur).

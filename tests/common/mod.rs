@@ -7,6 +7,7 @@ pub mod clang;
 pub mod coq;
 pub mod relational_kernels;
 pub mod rng;
+pub mod warp32;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -107,6 +107,38 @@ fn run_once(
     (r, floors)
 }
 
+/// The derivation of [`analyze`] with the parameter hypotheses `hyps` (linear facts over
+/// `int` parameters) appended to the root's launch facts (spec/logic.md §4b, L:HYP): not
+/// an upper certificate, the source of a lower-bound certificate's assertions
+/// (`analysis::lower`). Errors as [`analyze`].
+pub fn derivation_under(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    hyps: &[crate::core::assertion::Cstr],
+) -> Result<Node, AnalysisError> {
+    std::thread::scope(|sc| {
+        std::thread::Builder::new()
+            .name("warpcert-analysis".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(sc, || {
+                let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).under(hyps);
+                derive::run(&mut ctx).map(|(n, _)| n)
+            })
+            .map_err(|e| AnalysisError {
+                loc: None,
+                reason: format!("resource failure: cannot start the analysis thread: {e}"),
+            })?
+            .join()
+            .map_err(|_| AnalysisError {
+                loc: None,
+                reason: "internal error: the analysis thread failed".into(),
+            })?
+    })
+}
+
 /// Infers a per-warp bound on the cost of `prog` under `metric` for blocks of
 /// `launch.block` threads on hardware `hw`, with a derivation and its certificate
 /// (RaCUDA Theorem 1 makes the bound sound for every warp, parameter values and array

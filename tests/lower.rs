@@ -283,18 +283,28 @@ fn guard_hypotheses_make_the_guarded_bound_exact_on_their_region() {
         let (prog, launch, text, when) = guard_lower(w);
         assert_eq!(when, "n - 64*blockIdx.x >= 64");
         assert!(
-            text.contains("(hyp (le (lin 64 (64 blockIdx.x) (-1 n)))) (witness (blockIdx.x 0) (n 64))"),
+            text.contains(
+                "(hyp (le (lin 64 (64 blockIdx.x) (-1 n)))) (witness (blockIdx.x 0) (n 64))"
+            ),
             "{text}"
         );
         let v = warpcert_kernel::check(&text).unwrap_or_else(|r| panic!("rejected: {r}\n{text}"));
         assert_eq!((v.role, v.bound.as_str()), (Role::Lower(w), "12"));
-        assert_eq!(v.hypotheses, vec!["64*blockIdx.x - n + 64 <= 0".to_string()]);
+        assert_eq!(
+            v.hypotheses,
+            vec!["64*blockIdx.x - n + 64 <= 0".to_string()]
+        );
         let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default()).unwrap();
         assert_eq!(up.bound.to_bound_string(), "12");
         // the semantics: 12 exactly inside the region, less outside it at n = 64·b
         for b in 0..3u32 {
             let base = 64 * i64::from(b);
-            for (n, inside) in [(base, false), (base + 64, true), (base + 65, true), (1000, true)] {
+            for (n, inside) in [
+                (base, false),
+                (base + 64, true),
+                (base + 65, true),
+                (1000, true),
+            ] {
                 let params = Params::from([("n".to_string(), Value::Int(n))]);
                 let run = run_warp(
                     &prog,
@@ -309,9 +319,17 @@ fn guard_hypotheses_make_the_guarded_bound_exact_on_their_region() {
                 )
                 .unwrap();
                 if inside {
-                    assert_eq!(run.costs[0], warpcert::core::metric::q(12), "warp {w} block {b} n={n}");
+                    assert_eq!(
+                        run.costs[0],
+                        warpcert::core::metric::q(12),
+                        "warp {w} block {b} n={n}"
+                    );
                 } else {
-                    assert_eq!(run.costs[0], warpcert::core::metric::q(0), "warp {w} block {b} n={n}");
+                    assert_eq!(
+                        run.costs[0],
+                        warpcert::core::metric::q(0),
+                        "warp {w} block {b} n={n}"
+                    );
                 }
             }
         }
@@ -353,12 +371,21 @@ fn mutated_hypotheses_and_witnesses_are_rejected() {
     // without the hypotheses the root pre is not the launch facts
     let r = warpcert_kernel::check(&text.replacen(&format!(" {hyp} {wit}"), "", 1)).unwrap_err();
     assert!(
-        matches!(r.reason, Reason::Differs { left: "the launch facts", .. }),
+        matches!(
+            r.reason,
+            Reason::Differs {
+                left: "the launch facts",
+                ..
+            }
+        ),
         "{r}"
     );
     // a weaker hypothesis (n ≥ 64·blockIdx.x + 32) in the root pre and the section: L:IF2
     // no longer proves that every lane of the block passes the guard
-    let weak = text.replace("(lin 64 (64 blockIdx.x) (-1 n))", "(lin 32 (64 blockIdx.x) (-1 n))");
+    let weak = text.replace(
+        "(lin 64 (64 blockIdx.x) (-1 n))",
+        "(lin 32 (64 blockIdx.x) (-1 n))",
+    );
     let r = warpcert_kernel::check(&weak).unwrap_err();
     assert_eq!(r.rule, "L:IF2", "{r}");
     // the bound raised to 13

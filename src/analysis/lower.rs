@@ -84,7 +84,11 @@ impl Hypotheses {
                     (false, false) => format!("{} - {}", pos.join(" + "), negs.join(" - ")),
                     (true, _) => format!("-{}", negs.join(" - ")),
                 };
-                let op = if matches!(c.kind, CKind::Eq) { "=" } else { ">=" };
+                let op = if matches!(c.kind, CKind::Eq) {
+                    "="
+                } else {
+                    ">="
+                };
                 format!("{lhs} {op} {}", -neg.c.clone())
             })
             .collect::<Vec<_>>()
@@ -128,7 +132,8 @@ fn guards_in(
             Stmt::If(e, s1, s2, _) => {
                 let (ce, _, can_t, _) = cond(prog, e);
                 for c in ce.iter().filter(|c| can_t && !matches!(c.kind, CKind::Eq)) {
-                    if let Some(h) = close(prog, &c.lin, env).and_then(|l| worst_lanes(&l, launch)) {
+                    if let Some(h) = close(prog, &c.lin, env).and_then(|l| worst_lanes(&l, launch))
+                    {
                         if !h.is_const() && !out.contains(&Cstr::le(h.clone())) {
                             out.push(Cstr::le(h));
                         }
@@ -258,7 +263,11 @@ pub fn lower_certificate_under(
         None => format!("(lower {warp})"),
         Some(h) => {
             let facts: Vec<String> = h.facts.iter().map(certificate::cstr_sexp).collect();
-            let pts: Vec<String> = h.witness.iter().map(|(v, x)| format!("({v} {x})")).collect();
+            let pts: Vec<String> = h
+                .witness
+                .iter()
+                .map(|(v, x)| format!("({v} {x})"))
+                .collect();
             format!(
                 "(lower {warp} (hyp {}) (witness {}))",
                 facts.join(" "),

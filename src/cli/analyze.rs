@@ -252,8 +252,7 @@ fn exact_lower(
         return Ok(None);
     };
     let h = Hypotheses { facts, witness };
-    let Ok(d) =
-        crate::analysis::derivation_under(&l.program, m, &l.hw, &l.launch, opts, &h.facts)
+    let Ok(d) = crate::analysis::derivation_under(&l.program, m, &l.hw, &l.launch, opts, &h.facts)
     else {
         return Ok(None);
     };

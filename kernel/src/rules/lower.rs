@@ -9,9 +9,9 @@
 use super::stmt::{self, Test};
 use super::{expr, Ctx, Subject};
 use crate::arith::Rat;
-use num_traits::Zero;
 use crate::syntax::{Assn, Node, Space};
 use crate::Rejection;
+use num_traits::Zero;
 
 /// L:SKIP — `skip`: `pre = post` (Q:SKIP's premises).
 pub fn l_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
@@ -101,7 +101,11 @@ pub fn l_sarray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, R
 /// parameters (`WitnessName`) and gives a value to every parameter of `launch ∧ H`
 /// (`WitnessMissing`), and that every fact of `launch ∧ H` holds at `w` with every
 /// `threadIdx.d = 0` (`WitnessViolates`): the region of the claim is not empty.
-pub fn l_hyp(cx: &Ctx, launch: &[crate::arith::Cstr], h: &crate::syntax::Hypotheses) -> Result<Vec<crate::arith::Cstr>, Rejection> {
+pub fn l_hyp(
+    cx: &Ctx,
+    launch: &[crate::arith::Cstr],
+    h: &crate::syntax::Hypotheses,
+) -> Result<Vec<crate::arith::Cstr>, Rejection> {
     use crate::syntax::Ty;
     use crate::Reason;
     let is_int_param = |v: &str| cx.prog.param(v) == Some(Ty::Int);

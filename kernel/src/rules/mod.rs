@@ -1203,7 +1203,9 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     let launch = launch_facts(&cert.program, cert.block);
     match &cert.hypotheses {
         // L:HYP (§4b): a lower certificate's root may add parameter hypotheses
-        Some(h) => cx.same_p(&lower::l_hyp(&cx, &launch, h)?, &pre.p, "the launch facts and hypotheses", "the root pre")?,
+        Some(h) => {
+            cx.same_p(&lower::l_hyp(&cx, &launch, h)?, &pre.p, "the launch facts and hypotheses", "the root pre")?
+        }
         None => cx.same_p(&launch, &pre.p, "the launch facts", "the root pre")?,
     }
     let mut init = BTreeMap::new();

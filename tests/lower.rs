@@ -393,3 +393,40 @@ fn mutated_hypotheses_and_witnesses_are_rejected() {
     assert_ne!(raised, text);
     assert!(warpcert_kernel::check(&raised).is_err());
 }
+
+/// `warpcert analyze` on GUARD prints `=` with the region where the bound is attained, and
+/// `warpcert check` on the lower certificate prints its hypotheses (spec/logic.md §4b,
+/// L:HYP; the hand derivation is GUARD's).
+#[test]
+fn analyze_prints_the_region_of_an_exact_answer_under_hypotheses() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("warpcert-lowerhyp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("guard.cu");
+    std::fs::write(&src, GUARD).unwrap();
+    let cert = dir.join("guard.sectors.cert");
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .args(["analyze", src.to_str().unwrap(), "--block", "64", "--metric", "sectors"])
+        .args(["--cert", cert.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("per warp  = 12"), "{text}");
+    assert!(
+        text.contains("exact (attained when n - 64*blockIdx.x >= 64; at most that elsewhere)"),
+        "{text}"
+    );
+    let lower = dir.join("guard.sectors.lower.cert");
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .args(["check", lower.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("cost of warp 0 >= 12"), "{text}");
+    assert!(
+        text.contains("when (parameter hypotheses, a witness point checked): 64*blockIdx.x - n + 64 <= 0"),
+        "{text}"
+    );
+}

@@ -11,6 +11,13 @@
 //! potential 0). Anything else (divergent branches and loops, nested loops, floor ranking
 //! atoms, shuffles) is an error naming the rule: the answer then stays `upper`.
 //!
+//! Guards that every lane passes only for large enough parameters (`if (i < n)` with
+//! `i = 256·blockIdx.x + threadIdx.x`) are decided under **parameter hypotheses** (L:HYP):
+//! [`guard_hypotheses`] finds facts over `int` parameters under which each such guard
+//! passes on every lane, [`witness_point`] a parameter valuation satisfying them and the
+//! launch facts, and [`lower_certificate_under`] writes `(lower W (hyp …) (witness …))`
+//! from a derivation whose root pre includes them (`analysis::derivation_under`).
+//!
 //! Untrusted: the kernel checks every certificate this writes (`warpcert_kernel::check`).
 
 use crate::analysis::entail::entails;

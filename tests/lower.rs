@@ -89,6 +89,32 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// The cost under `metric` of warp `w` of block `b` with parameter `n` (the lock-step
+/// semantics, zero inputs): the oracle of the lower bounds.
+fn warp_cost(
+    prog: &Program,
+    metric: &Metric,
+    launch: &Launch,
+    b: u32,
+    w: u32,
+    n: i64,
+) -> warpcert::core::metric::Q {
+    let params = Params::from([("n".to_string(), Value::Int(n))]);
+    let run = run_warp(
+        prog,
+        std::slice::from_ref(metric),
+        &Hardware::default(),
+        launch,
+        [b, 0, 0],
+        u64::from(w),
+        &params,
+        &Inputs::zero(),
+        &RunOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", metric.name));
+    run.costs[0].clone()
+}
+
 const METRICS: [MetricName; 4] = [
     MetricName::Sectors,
     MetricName::Conflicts,
@@ -119,29 +145,17 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
                 // the semantics is the oracle: the warp's cost is at least the bound
                 for n in [-2, -1, 0, 1, 2, 3, 5, 9, 31, 32, 33, 64, 65, 100] {
                     for b in 0..grid {
-                        let params = Params::from([("n".to_string(), Value::Int(n))]);
-                        let run = run_warp(
-                            &prog,
-                            std::slice::from_ref(&metric),
-                            &hw,
-                            &launch,
-                            [b, 0, 0],
-                            u64::from(w),
-                            &params,
-                            &Inputs::zero(),
-                            &RunOptions::default(),
-                        )
-                        .unwrap_or_else(|e| panic!("{m}: {e}"));
+                        let cost = warp_cost(&prog, &metric, &launch, b, w, n);
                         let env = BTreeMap::from([
                             ("n".to_string(), n),
                             ("blockIdx.x".to_string(), i64::from(b)),
                         ]);
                         let lb = bound.eval(&env);
                         assert!(
-                            lb <= run.costs[0],
+                            lb <= cost,
                             "{}: {m} warp {w} n={n} block {b}: lower bound {lb} above the cost {}",
                             case.src,
-                            run.costs[0]
+                            cost
                         );
                     }
                 }
@@ -305,28 +319,16 @@ fn guard_hypotheses_make_the_guarded_bound_exact_on_their_region() {
                 (base + 65, true),
                 (1000, true),
             ] {
-                let params = Params::from([("n".to_string(), Value::Int(n))]);
-                let run = run_warp(
-                    &prog,
-                    std::slice::from_ref(&metric),
-                    &hw,
-                    &launch,
-                    [b, 0, 0],
-                    u64::from(w),
-                    &params,
-                    &Inputs::zero(),
-                    &RunOptions::default(),
-                )
-                .unwrap();
+                let cost = warp_cost(&prog, &metric, &launch, b, w, n);
                 if inside {
                     assert_eq!(
-                        run.costs[0],
+                        cost,
                         warpcert::core::metric::q(12),
                         "warp {w} block {b} n={n}"
                     );
                 } else {
                     assert_eq!(
-                        run.costs[0],
+                        cost,
                         warpcert::core::metric::q(0),
                         "warp {w} block {b} n={n}"
                     );
@@ -406,7 +408,14 @@ fn analyze_prints_the_region_of_an_exact_answer_under_hypotheses() {
     std::fs::write(&src, GUARD).unwrap();
     let cert = dir.join("guard.sectors.cert");
     let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
-        .args(["analyze", src.to_str().unwrap(), "--block", "64", "--metric", "sectors"])
+        .args([
+            "analyze",
+            src.to_str().unwrap(),
+            "--block",
+            "64",
+            "--metric",
+            "sectors",
+        ])
         .args(["--cert", cert.to_str().unwrap()])
         .output()
         .unwrap();
@@ -426,7 +435,9 @@ fn analyze_prints_the_region_of_an_exact_answer_under_hypotheses() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("cost of warp 0 >= 12"), "{text}");
     assert!(
-        text.contains("when (parameter hypotheses, a witness point checked): 64*blockIdx.x - n + 64 <= 0"),
+        text.contains(
+            "when (parameter hypotheses, a witness point checked): 64*blockIdx.x - n + 64 <= 0"
+        ),
         "{text}"
     );
 }

@@ -79,8 +79,7 @@ fn analyze_prints_the_kernels_verdict() {
                 Some("upper") => assert!(row.get("lower").is_none(), "{row}"),
                 Some("exact") => {
                     let lp = row["lower"]["path"].as_str().unwrap();
-                    let lv = warpcert_kernel::check(&std::fs::read_to_string(lp).unwrap())
-                        .unwrap();
+                    let lv = warpcert_kernel::check(&std::fs::read_to_string(lp).unwrap()).unwrap();
                     assert_eq!(lv.role.name(), "lower");
                     assert_eq!(lv.bound, verdict.bound, "{file}");
                 }

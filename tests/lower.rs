@@ -89,6 +89,32 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// The cost under `metric` of warp `w` of block `b` with parameter `n` (the lock-step
+/// semantics, zero inputs): the oracle of the lower bounds.
+fn warp_cost(
+    prog: &Program,
+    metric: &Metric,
+    launch: &Launch,
+    b: u32,
+    w: u32,
+    n: i64,
+) -> warpcert::core::metric::Q {
+    let params = Params::from([("n".to_string(), Value::Int(n))]);
+    let run = run_warp(
+        prog,
+        std::slice::from_ref(metric),
+        &Hardware::default(),
+        launch,
+        [b, 0, 0],
+        u64::from(w),
+        &params,
+        &Inputs::zero(),
+        &RunOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", metric.name));
+    run.costs[0].clone()
+}
+
 const METRICS: [MetricName; 4] = [
     MetricName::Sectors,
     MetricName::Conflicts,
@@ -119,29 +145,17 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
                 // the semantics is the oracle: the warp's cost is at least the bound
                 for n in [-2, -1, 0, 1, 2, 3, 5, 9, 31, 32, 33, 64, 65, 100] {
                     for b in 0..grid {
-                        let params = Params::from([("n".to_string(), Value::Int(n))]);
-                        let run = run_warp(
-                            &prog,
-                            std::slice::from_ref(&metric),
-                            &hw,
-                            &launch,
-                            [b, 0, 0],
-                            u64::from(w),
-                            &params,
-                            &Inputs::zero(),
-                            &RunOptions::default(),
-                        )
-                        .unwrap_or_else(|e| panic!("{m}: {e}"));
+                        let cost = warp_cost(&prog, &metric, &launch, b, w, n);
                         let env = BTreeMap::from([
                             ("n".to_string(), n),
                             ("blockIdx.x".to_string(), i64::from(b)),
                         ]);
                         let lb = bound.eval(&env);
                         assert!(
-                            lb <= run.costs[0],
+                            lb <= cost,
                             "{}: {m} warp {w} n={n} block {b}: lower bound {lb} above the cost {}",
                             case.src,
-                            run.costs[0]
+                            cost
                         );
                     }
                 }
@@ -225,6 +239,7 @@ fn lower_rules_are_proved_in_coq_without_axioms() {
         "L_IF3",
         "L_WHILE",
         "lower_claim",
+        "exact_on_region",
     ];
     let mut text = String::from("From WarpCert Require Import Lower.\n");
     for n in names {
@@ -238,5 +253,191 @@ fn lower_rules_are_proved_in_coq_without_axioms() {
     assert!(
         !src.contains("admit") && !src.contains("Abort"),
         "Lower.v has an unfinished proof"
+    );
+}
+
+/// Hand derivation: `i = 64·blockIdx.x + threadIdx.x`; when `n ≥ 64·(blockIdx.x + 1)`
+/// every lane of the block passes `i < n` (the largest `i` is `64·blockIdx.x + 63`) and the
+/// warp reads and writes 128 aligned bytes three times: 12 sectors, the upper bound. For
+/// smaller `n` some lanes fail the guard (at `n ≤ 64·blockIdx.x` all do: 0 sectors), so
+/// the lower bound 12 needs the hypothesis (spec/logic.md §4b, L:HYP).
+const GUARD: &str = "__global__ void k(float *A, float *B, float *C, int n) { int i = blockDim.x * blockIdx.x + threadIdx.x; if (i < n) { C[i] = A[i] + B[i]; } }";
+
+/// The lower certificate of GUARD for `warp` under the hypotheses the producer finds.
+fn guard_lower(warp: u32) -> (Program, Launch, String, String) {
+    use warpcert::analysis::lower::{
+        guard_hypotheses, lower_certificate_under, witness_point, Hypotheses,
+    };
+    let hw = Hardware::default();
+    let (prog, launch) = lower_src(GUARD, 64, 3);
+    let metric = Metric::standard(MetricName::Sectors);
+    let facts = guard_hypotheses(&prog, &launch);
+    let launch_p = warpcert::analysis::derive::launch_facts(&prog, &launch);
+    let witness = witness_point(&launch_p, &facts).expect("a witness point");
+    let h = Hypotheses { facts, witness };
+    let d = warpcert::analysis::derivation_under(
+        &prog,
+        &metric,
+        &hw,
+        &launch,
+        &AnalysisOptions::default(),
+        &h.facts,
+    )
+    .unwrap();
+    let (text, _) =
+        lower_certificate_under(&prog, &metric, &hw, &launch, &d, warp, Some(&h)).unwrap();
+    (prog, launch, text, h.text())
+}
+
+#[test]
+fn guard_hypotheses_make_the_guarded_bound_exact_on_their_region() {
+    let hw = Hardware::default();
+    let metric = Metric::standard(MetricName::Sectors);
+    for w in 0..2 {
+        let (prog, launch, text, when) = guard_lower(w);
+        assert_eq!(when, "n - 64*blockIdx.x >= 64");
+        assert!(
+            text.contains(
+                "(hyp (le (lin 64 (64 blockIdx.x) (-1 n)))) (witness (blockIdx.x 0) (n 64))"
+            ),
+            "{text}"
+        );
+        let v = warpcert_kernel::check(&text).unwrap_or_else(|r| panic!("rejected: {r}\n{text}"));
+        assert_eq!((v.role, v.bound.as_str()), (Role::Lower(w), "12"));
+        assert_eq!(
+            v.hypotheses,
+            vec!["64*blockIdx.x - n + 64 <= 0".to_string()]
+        );
+        let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default()).unwrap();
+        assert_eq!(up.bound.to_bound_string(), "12");
+        // the semantics: 12 exactly inside the region, less outside it at n = 64·b
+        for b in 0..3u32 {
+            let base = 64 * i64::from(b);
+            for (n, inside) in [
+                (base, false),
+                (base + 64, true),
+                (base + 65, true),
+                (1000, true),
+            ] {
+                let cost = warp_cost(&prog, &metric, &launch, b, w, n);
+                if inside {
+                    assert_eq!(
+                        cost,
+                        warpcert::core::metric::q(12),
+                        "warp {w} block {b} n={n}"
+                    );
+                } else {
+                    assert_eq!(
+                        cost,
+                        warpcert::core::metric::q(0),
+                        "warp {w} block {b} n={n}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mutated_hypotheses_and_witnesses_are_rejected() {
+    let (_, _, text, _) = guard_lower(0);
+    let check = |t: &str| warpcert_kernel::check(t).unwrap_err().reason;
+    let wit = "(witness (blockIdx.x 0) (n 64))";
+    // a witness outside the region (n = 63 < 64·(0 + 1))
+    assert_eq!(
+        check(&text.replacen(wit, "(witness (blockIdx.x 0) (n 63))", 1)),
+        Reason::WitnessViolates("64*blockIdx.x - n + 64 <= 0".into())
+    );
+    // a witness violating a launch fact (blockIdx.x ≥ 0)
+    assert_eq!(
+        check(&text.replacen(wit, "(witness (blockIdx.x -1) (n 64))", 1)),
+        Reason::WitnessViolates("-blockIdx.x <= 0".into())
+    );
+    // a witness without a parameter the facts mention
+    assert_eq!(
+        check(&text.replacen(wit, "(witness (n 64))", 1)),
+        Reason::WitnessMissing("blockIdx.x".into())
+    );
+    // a witness naming a local
+    assert_eq!(
+        check(&text.replacen(wit, "(witness (blockIdx.x 0) (n 64) (i 0))", 1)),
+        Reason::WitnessName("i".into())
+    );
+    // a hypothesis about a local (not a parameter)
+    let hyp = "(hyp (le (lin 64 (64 blockIdx.x) (-1 n))))";
+    assert!(text.contains(hyp));
+    assert_eq!(
+        check(&text.replacen(hyp, "(hyp (le (lin 64 (64 blockIdx.x) (-1 i))))", 1)),
+        Reason::HypothesisVariable("i".into())
+    );
+    // without the hypotheses the root pre is not the launch facts
+    let r = warpcert_kernel::check(&text.replacen(&format!(" {hyp} {wit}"), "", 1)).unwrap_err();
+    assert!(
+        matches!(
+            r.reason,
+            Reason::Differs {
+                left: "the launch facts",
+                ..
+            }
+        ),
+        "{r}"
+    );
+    // a weaker hypothesis (n ≥ 64·blockIdx.x + 32) in the root pre and the section: L:IF2
+    // no longer proves that every lane of the block passes the guard
+    let weak = text.replace(
+        "(lin 64 (64 blockIdx.x) (-1 n))",
+        "(lin 32 (64 blockIdx.x) (-1 n))",
+    );
+    let r = warpcert_kernel::check(&weak).unwrap_err();
+    assert_eq!(r.rule, "L:IF2", "{r}");
+    // the bound raised to 13
+    let raised = text.replace("(poly (12))", "(poly (13))");
+    assert_ne!(raised, text);
+    assert!(warpcert_kernel::check(&raised).is_err());
+}
+
+/// `warpcert analyze` on GUARD prints `=` with the region where the bound is attained, and
+/// `warpcert check` on the lower certificate prints its hypotheses (spec/logic.md §4b,
+/// L:HYP; the hand derivation is GUARD's).
+#[test]
+fn analyze_prints_the_region_of_an_exact_answer_under_hypotheses() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("warpcert-lowerhyp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("guard.cu");
+    std::fs::write(&src, GUARD).unwrap();
+    let cert = dir.join("guard.sectors.cert");
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .args([
+            "analyze",
+            src.to_str().unwrap(),
+            "--block",
+            "64",
+            "--metric",
+            "sectors",
+        ])
+        .args(["--cert", cert.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("per warp  = 12"), "{text}");
+    assert!(
+        text.contains("exact (attained when n - 64*blockIdx.x >= 64; at most that elsewhere)"),
+        "{text}"
+    );
+    let lower = dir.join("guard.sectors.lower.cert");
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .args(["check", lower.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("cost of warp 0 >= 12"), "{text}");
+    assert!(
+        text.contains(
+            "when (parameter hypotheses, a witness point checked): 64*blockIdx.x - n + 64 <= 0"
+        ),
+        "{text}"
     );
 }

@@ -73,7 +73,18 @@ fn analyze_prints_the_kernels_verdict() {
             let text = std::fs::read_to_string(path).unwrap();
             let verdict = warpcert_kernel::check(&text).unwrap();
             assert_eq!(row["per_warp"], verdict.bound.as_str(), "{file}");
-            assert_eq!(row["relation"], "upper");
+            // `exact` only with a lower-bound certificate the kernel accepts with the same
+            // bound (spec/logic.md §4b; vector_add's guard under its hypotheses, L:HYP)
+            match row["relation"].as_str() {
+                Some("upper") => assert!(row.get("lower").is_none(), "{row}"),
+                Some("exact") => {
+                    let lp = row["lower"]["path"].as_str().unwrap();
+                    let lv = warpcert_kernel::check(&std::fs::read_to_string(lp).unwrap()).unwrap();
+                    assert_eq!(lv.role.name(), "lower");
+                    assert_eq!(lv.bound, verdict.bound, "{file}");
+                }
+                r => panic!("{file}: relation {r:?}"),
+            }
             assert_eq!(warpcert_kernel::Verdict::RELATION, "<=");
             let warps: i64 = row["warps"].as_str().unwrap().parse().unwrap();
             if let Ok(b) = verdict.bound.parse::<i64>() {

@@ -283,4 +283,21 @@ Theorem lower_claim : forall (P : assn) (I : pot) s (P' : assn) st st' C,
   lvalid P I s P' (fun _ => 0) -> P st -> seval G F ps st s T st' C -> I st <= C.
 Proof. intros P I s P' st st' C H HP Hs. destruct (H _ _ _ HP Hs) as [_ Hc]. lra. Qed.
 
+(** L:HYP (spec/logic.md §4b, "Parameter hypotheses"): a lower certificate whose root pre
+    is the launch facts [Launch] and the parameter hypotheses [H] proves the bound [B] on
+    the region [Launch ∧ H] only ([lower_claim] with that pre); with an upper claim on
+    [Launch] the cost of the warp there is exactly [B]: the bound is attained on the
+    whole region. (That the region is not empty is the kernel's evaluation of [Launch]
+    and [H] at the witness point, a computation on integers outside this file.) *)
+Theorem exact_on_region : forall (Launch H : assn) (B : pot) s (P' : assn) st st' C,
+  (forall st st' C, Launch st -> seval G F ps st s T st' C -> C <= B st) ->
+  lvalid (fun st => Launch st /\ H st) B s P' (fun _ => 0) ->
+  Launch st -> H st -> seval G F ps st s T st' C -> C == B st.
+Proof.
+  intros Launch H B s P' st st' C Hup Hlow HL HH Hs.
+  pose proof (Hup _ _ _ HL Hs) as Hle.
+  pose proof (lower_claim _ _ _ _ _ _ _ Hlow (conj HL HH) Hs) as Hge.
+  apply Qle_antisym; auto.
+Qed.
+
 End Lower.

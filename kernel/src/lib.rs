@@ -351,6 +351,16 @@ pub enum Reason {
     InequalityRewrite(&'static str),
     /// The root post potential of a lower-bound certificate is not `0` (§4b).
     LowerPostNotZero(String),
+    /// A parameter hypothesis of a lower-bound certificate mentions `var`, which is not an
+    /// `int` parameter (spec/logic.md §4b, "Parameter hypotheses").
+    HypothesisVariable(String),
+    /// The witness point of a lower-bound certificate names `name`, not an `int`
+    /// parameter, or names it twice.
+    WitnessName(String),
+    /// The witness point gives no value to the parameter `var` a fact mentions.
+    WitnessMissing(String),
+    /// A launch fact or hypothesis is false at the witness point.
+    WitnessViolates(String),
     /// `(lower W)` names a warp the block does not have.
     NoSuchWarp {
         /// The named warp.
@@ -454,6 +464,12 @@ impl fmt::Display for Reason {
                 write!(f, "rewrite {list}: mono/imono is an inequality, a lower bound allows only equality rewrites")
             }
             LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
+            HypothesisVariable(v) => {
+                write!(f, "a parameter hypothesis mentions `{v}`, which is not an int parameter")
+            }
+            WitnessName(n) => write!(f, "the witness point names `{n}`, not an int parameter (or twice)"),
+            WitnessMissing(v) => write!(f, "the witness point gives no value to the parameter `{v}`"),
+            WitnessViolates(c) => write!(f, "the witness point violates the fact `{c}`"),
             NoSuchWarp { warp, threads } => write!(f, "warp {warp} does not exist in a block of {threads} threads"),
             ThreadFailed => write!(f, "the checking thread could not be started"),
             InternalPanic(m) => write!(f, "internal error (a kernel panic, caught): {m}"),
@@ -545,6 +561,9 @@ pub struct Verdict {
     pub nodes_checked: usize,
     /// Upper bound for every warp, or lower bound for the named warp.
     pub role: Role,
+    /// A lower certificate's parameter hypotheses (spec/logic.md §4b, L:HYP), each printed
+    /// as `L <= 0` / `L = 0`: the claim holds for the parameter values satisfying them.
+    pub hypotheses: Vec<String>,
 }
 
 impl Verdict {
@@ -571,6 +590,9 @@ impl fmt::Display for Verdict {
             self.nodes_checked
         )?;
         write!(f, "\nrole: {}", self.role.name())?;
+        if !self.hypotheses.is_empty() {
+            write!(f, "\nwhen (parameter hypotheses, a witness point checked): {}", self.hypotheses.join(", "))?;
+        }
         let implicit = if self.version == 1 { " (implicit in format version 1)" } else { "" };
         write!(f, "\nassuming{implicit}:")?;
         for a in &self.assumptions {

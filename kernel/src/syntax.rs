@@ -336,6 +336,20 @@ pub struct Certificate {
     pub root: Node,
     /// `(lower W)`: a lower-bound certificate about warp `W` (spec/logic.md §4b).
     pub lower: Option<u32>,
+    /// `(lower W (hyp C…) (witness (NAME INT)…))`: the parameter hypotheses and the witness
+    /// point of a lower-bound certificate (spec/logic.md §4b, "Parameter hypotheses").
+    pub hypotheses: Option<Hypotheses>,
+}
+
+/// The parameter hypotheses `H` of a lower-bound certificate and its witness point
+/// (spec/logic.md §4b): linear facts over `int` parameters (`le`/`eq`) added to the root's
+/// launch facts, and one integer per parameter at which the kernel evaluates them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hypotheses {
+    /// `(hyp C…)`, in order.
+    pub facts: Vec<Cstr>,
+    /// `(witness (NAME INT)…)`, in order.
+    pub witness: Vec<(String, BigInt)>,
 }
 
 pub(crate) fn err(s: &Sexp, expected: &'static str) -> Rejection {
@@ -1146,15 +1160,21 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
     let d = get("derivation")?;
     let [root] = exactly(items(d, "derivation", "")?, d, "(derivation NODE)")?;
     let assumptions = if version >= 2 { assume::parse(get("assumptions")?)? } else { Vec::new() };
-    let lower = match sec.get("lower") {
+    let (lower, hypotheses) = match sec.get("lower") {
         Some(l) => {
-            let [w] = exactly(items(l, "lower", "(lower WARP)")?, l, "(lower WARP)")?;
-            Some(atom(w, "a warp number")?.parse::<u32>().map_err(|_| err(w, "a warp number"))?)
+            let e = "(lower WARP) or (lower WARP (hyp C…) (witness (NAME INT)…))";
+            let (w, hyp) = match items(l, "lower", e)? {
+                [w] => (w, None),
+                [w, h, x] => (w, Some(hypotheses(h, x)?)),
+                _ => return Err(err(l, e)),
+            };
+            (Some(atom(w, "a warp number")?.parse::<u32>().map_err(|_| err(w, "a warp number"))?), hyp)
         }
-        None => None,
+        None => (None, None),
     };
     Ok(Certificate {
         lower,
+        hypotheses,
         version,
         metric: atom(metric, "a metric")?.to_string(),
         hardware: [u32_of(w)?, u32_of(b)?, u32_of(bb)?, u32_of(sb)?],
@@ -1170,6 +1190,24 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
             _ => node(root)?,
         },
     })
+}
+
+/// `(hyp C…)` (each `(le LIN)` or `(eq LIN)`) and `(witness (NAME INT)…)` of a lower-bound
+/// certificate (spec/certificate.md, "Lower-bound certificates").
+fn hypotheses(h: &Sexp, x: &Sexp) -> Result<Hypotheses, Rejection> {
+    let mut facts = Vec::new();
+    for c in items(h, "hyp", "(hyp (le LIN)…)")? {
+        if !matches!(c.head(), Some("le" | "eq")) {
+            return Err(err(c, "(le LIN) or (eq LIN)"));
+        }
+        facts.push(cstr(c)?);
+    }
+    let mut witness = Vec::new();
+    for p in items(x, "witness", "(witness (NAME INT)…)")? {
+        let [n, v] = exactly(p.list().ok_or_else(|| err(p, "(NAME INT)"))?, p, "(NAME INT)")?;
+        witness.push((atom(n, "a parameter name")?.to_string(), int(v)?));
+    }
+    Ok(Hypotheses { facts, witness })
 }
 
 /// `(provenance (source-sha256 HEX) (program-sha256 HEX) (warpcert VERSION) (grid …)

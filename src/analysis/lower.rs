@@ -11,13 +11,20 @@
 //! potential 0). Anything else (divergent branches and loops, nested loops, floor ranking
 //! atoms, shuffles) is an error naming the rule: the answer then stays `upper`.
 //!
+//! Guards that every lane passes only for large enough parameters (`if (i < n)` with
+//! `i = 256·blockIdx.x + threadIdx.x`) are decided under **parameter hypotheses** (L:HYP):
+//! [`guard_hypotheses`] finds facts over `int` parameters under which each such guard
+//! passes on every lane, [`witness_point`] a parameter valuation satisfying them and the
+//! launch facts, and [`lower_certificate_under`] writes `(lower W (hyp …) (witness …))`
+//! from a derivation whose root pre includes them (`analysis::derivation_under`).
+//!
 //! Untrusted: the kernel checks every certificate this writes (`warpcert_kernel::check`).
 
 use crate::analysis::entail::entails;
-use crate::analysis::linear::{dep_operand, lin_fixed};
+use crate::analysis::linear::{cond, dep_operand, lin_expr, lin_fixed};
 use crate::certificate::{self, Assn, Field, Judgment, Node, Rewrite};
 use crate::core::assertion::poly::Atom;
-use crate::core::assertion::{Cstr, Poly};
+use crate::core::assertion::{CKind, Cstr, Lin, Poly};
 use crate::core::ir::{Expr, Operand, Program, Space, Stmt};
 use crate::core::metric::{Metric, Q};
 use crate::core::{Hardware, Launch};
@@ -40,6 +47,212 @@ pub fn lower_certificate(
     upper: &Node,
     warp: u32,
 ) -> Result<(String, Poly), LowerError> {
+    lower_certificate_under(prog, metric, hw, launch, upper, warp, None)
+}
+
+/// Parameter hypotheses `H` of a lower-bound certificate and its witness point
+/// (spec/logic.md §4b, L:HYP): linear facts over `int` parameters and one integer per
+/// parameter the launch facts and `H` mention, at which all of them hold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hypotheses {
+    /// The facts `H` (each `L ≤ 0`), in order.
+    pub facts: Vec<Cstr>,
+    /// The witness point, by parameter name.
+    pub witness: Vec<(String, i64)>,
+}
+
+impl Hypotheses {
+    /// The facts as a reader would write them, `, `-separated: `L ≤ 0` as
+    /// `numElements - 256*blockIdx.x >= 256` (the negative terms moved right).
+    pub fn text(&self) -> String {
+        let term = |v: &str, k: &Q| {
+            if k.is_one() {
+                v.to_string()
+            } else {
+                format!("{k}*{v}")
+            }
+        };
+        self.facts
+            .iter()
+            .map(|c| {
+                // L ≤ 0 as Σ(−a_v)·v ≥ c, positive terms first
+                let neg = c.lin.scale(&-Q::one());
+                let mut pos: Vec<String> = Vec::new();
+                let mut negs: Vec<String> = Vec::new();
+                for (v, k) in neg.terms.iter() {
+                    if k.is_positive() {
+                        pos.push(term(v, k));
+                    } else {
+                        negs.push(term(v, &-k.clone()));
+                    }
+                }
+                let lhs = match (pos.is_empty(), negs.is_empty()) {
+                    (false, true) => pos.join(" + "),
+                    (false, false) => format!("{} - {}", pos.join(" + "), negs.join(" - ")),
+                    (true, _) => format!("-{}", negs.join(" - ")),
+                };
+                let op = if matches!(c.kind, CKind::Eq) {
+                    "="
+                } else {
+                    ">="
+                };
+                format!("{lhs} {op} {}", -neg.c.clone())
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The parameter hypotheses under which every guard `if (e)` of `prog` outside loops whose
+/// test is a comparison of linear forms passes on every lane of the block (`launch.block`)
+/// at every block index: `cond(e)` with the locals replaced by their linear values (the
+/// straight-line assignments before the guard) and each `threadIdx.d` by its worst value
+/// (`B_d − 1` for a positive coefficient, else 0), a fact over `int` parameters alone
+/// (spec/logic.md §4b, L:HYP; L:IF2 then decides the guard). Guards whose test mentions a
+/// local without such a value, or a non-linear one, give nothing. Heuristic and
+/// untrusted: the kernel checks the certificate that uses them.
+pub fn guard_hypotheses(prog: &Program, launch: &Launch) -> Vec<Cstr> {
+    let mut out = Vec::new();
+    let mut env: std::collections::BTreeMap<String, Lin> = Default::default();
+    guards_in(prog, launch, &prog.body, &mut env, &mut out);
+    out
+}
+
+fn guards_in(
+    prog: &Program,
+    launch: &Launch,
+    s: &Stmt,
+    env: &mut std::collections::BTreeMap<String, Lin>,
+    out: &mut Vec<Cstr>,
+) {
+    for item in s.seq_items() {
+        match item {
+            Stmt::Seq(..) => guards_in(prog, launch, item, env, out),
+            Stmt::Assign(x, e, _) => match lin_expr(prog, e).and_then(|l| close(prog, &l, env)) {
+                Some(l) => {
+                    env.insert(x.clone(), l);
+                }
+                None => {
+                    env.remove(x);
+                }
+            },
+            Stmt::If(e, s1, s2, _) => {
+                let (ce, _, can_t, _) = cond(prog, e);
+                for c in ce.iter().filter(|c| can_t && !matches!(c.kind, CKind::Eq)) {
+                    if let Some(h) = close(prog, &c.lin, env).and_then(|l| worst_lanes(&l, launch))
+                    {
+                        if !h.is_const() && !out.contains(&Cstr::le(h.clone())) {
+                            out.push(Cstr::le(h));
+                        }
+                    }
+                }
+                let (mut e1, mut e2) = (env.clone(), env.clone());
+                guards_in(prog, launch, s1, &mut e1, out);
+                guards_in(prog, launch, s2, &mut e2, out);
+                for x in item.writes() {
+                    env.remove(&x);
+                }
+            }
+            _ => {
+                for x in item.writes() {
+                    env.remove(&x);
+                }
+            }
+        }
+    }
+}
+
+/// `l` with every local replaced by its value in `env` (`None`: a local without one).
+fn close(prog: &Program, l: &Lin, env: &std::collections::BTreeMap<String, Lin>) -> Option<Lin> {
+    let mut out = l.clone();
+    for v in l.terms.keys() {
+        if prog.local_ty(v).is_some() {
+            out = out.subst(v, env.get(v)?);
+        }
+    }
+    Some(out)
+}
+
+/// `l` with each `threadIdx.d` replaced by the value that makes it largest in a block of
+/// `launch.block` threads: the fact `l' ≤ 0` over parameters implies `l ≤ 0` on every lane.
+fn worst_lanes(l: &Lin, launch: &Launch) -> Option<Lin> {
+    let mut out = l.clone();
+    for d in crate::core::Dim::ALL {
+        let t = crate::core::assertion::linear::tid_name(d);
+        let k = l.coef(&t);
+        let worst = if k.is_positive() {
+            Q::from_integer(BigInt::from(launch.block[d.index()]) - 1)
+        } else {
+            Q::zero()
+        };
+        out = out.subst(&t, &Lin::constant(worst));
+    }
+    Some(out)
+}
+
+/// A witness point of the launch facts `launch_p` and the hypotheses `h` (spec/logic.md
+/// §4b): block indices 0, grid sizes 1, other parameters 0, then each violated fact is
+/// repaired by raising a parameter with a negative coefficient (one that is not a block
+/// index first), a few rounds. `None` when that does not find one.
+pub fn witness_point(launch_p: &[Cstr], h: &[Cstr]) -> Option<Vec<(String, i64)>> {
+    let facts: Vec<&Cstr> = launch_p.iter().chain(h).collect();
+    let mut at: std::collections::BTreeMap<String, i64> = Default::default();
+    for c in &facts {
+        for v in c.lin.terms.keys() {
+            if !v.starts_with("threadIdx.") {
+                at.entry(v.clone())
+                    .or_insert(i64::from(v.starts_with("gridDim.")));
+            }
+        }
+    }
+    let val = |c: &Cstr, at: &std::collections::BTreeMap<String, i64>| {
+        let mut x = c.lin.c.clone();
+        for (v, k) in c.lin.terms.iter() {
+            x += k * Q::from_integer(BigInt::from(*at.get(v).unwrap_or(&0)));
+        }
+        x
+    };
+    for _ in 0..8 {
+        let mut changed = false;
+        for c in &facts {
+            let x = val(c, &at);
+            if matches!(c.kind, CKind::Eq) && !x.is_zero() {
+                return None;
+            }
+            if !x.is_positive() {
+                continue;
+            }
+            let pick = c
+                .lin
+                .terms
+                .iter()
+                .filter(|(v, k)| k.is_negative() && at.contains_key(*v))
+                .min_by_key(|(v, _)| v.starts_with("blockIdx.") || v.starts_with("gridDim."))?;
+            let raise = (x / -pick.1.clone()).ceil().to_integer();
+            let r: i64 = raise.try_into().ok()?;
+            *at.get_mut(pick.0)? += r;
+            changed = true;
+        }
+        if !changed {
+            return Some(at.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// [`lower_certificate`] with the parameter hypotheses `hyp` (section
+/// `(lower W (hyp …) (witness …))`, spec/logic.md §4b, L:HYP): `upper` must then be a
+/// derivation whose root pre is the launch facts followed by `hyp.facts`
+/// ([`crate::analysis::derivation_under`]).
+pub fn lower_certificate_under(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    upper: &Node,
+    warp: u32,
+    hyp: Option<&Hypotheses>,
+) -> Result<(String, Poly), LowerError> {
     let cx = Lx {
         prog,
         m: metric,
@@ -53,7 +266,23 @@ pub fn lower_certificate(
     let (head, rest) = text
         .split_once("(assumptions")
         .ok_or_else(|| "the certificate writer wrote no assumptions section".to_string())?;
-    Ok((format!("{head}(lower {warp})\n(assumptions{rest}"), bound))
+    let section = match hyp {
+        None => format!("(lower {warp})"),
+        Some(h) => {
+            let facts: Vec<String> = h.facts.iter().map(certificate::cstr_sexp).collect();
+            let pts: Vec<String> = h
+                .witness
+                .iter()
+                .map(|(v, x)| format!("({v} {x})"))
+                .collect();
+            format!(
+                "(lower {warp} (hyp {}) (witness {}))",
+                facts.join(" "),
+                pts.join(" ")
+            )
+        }
+    };
+    Ok((format!("{head}{section}\n(assumptions{rest}"), bound))
 }
 
 struct Lx<'a> {

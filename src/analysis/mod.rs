@@ -107,6 +107,47 @@ fn run_once(
     (r, floors)
 }
 
+/// The derivation of [`analyze`] with the parameter hypotheses `hyps` (linear facts over
+/// `int` parameters) appended to the root's launch facts (spec/logic.md §4b, L:HYP): not
+/// an upper certificate, the source of a lower-bound certificate's assertions
+/// (`analysis::lower`). Errors as [`analyze`].
+pub fn derivation_under(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    hyps: &[crate::core::assertion::Cstr],
+) -> Result<Node, AnalysisError> {
+    on_analysis_thread(|| {
+        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).under(hyps);
+        derive::run(&mut ctx).map(|(n, _)| n)
+    })
+}
+
+/// Runs `f` on a thread with a large stack ([`STACK_BYTES`]: the passes recurse along the
+/// program's nesting), as the kernel does. Errors: the thread cannot start (a resource
+/// failure) or panics (an internal error), or `f`'s own.
+fn on_analysis_thread<T: Send>(
+    f: impl FnOnce() -> Result<T, AnalysisError> + Send,
+) -> Result<T, AnalysisError> {
+    std::thread::scope(|sc| {
+        std::thread::Builder::new()
+            .name("warpcert-analysis".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(sc, f)
+            .map_err(|e| AnalysisError {
+                loc: None,
+                reason: format!("resource failure: cannot start the analysis thread: {e}"),
+            })?
+            .join()
+            .map_err(|_| AnalysisError {
+                loc: None,
+                reason: "internal error: the analysis thread failed".into(),
+            })?
+    })
+}
+
 /// Infers a per-warp bound on the cost of `prog` under `metric` for blocks of
 /// `launch.block` threads on hardware `hw`, with a derivation and its certificate
 /// (RaCUDA Theorem 1 makes the bound sound for every warp, parameter values and array
@@ -146,52 +187,38 @@ pub fn analyze_toward(
     }
     // The passes recurse along the program's nesting (sequences are right-nested), so they
     // run on a thread with a large stack, like the kernel.
-    std::thread::scope(|sc| {
-        std::thread::Builder::new()
-            .name("warpcert-analysis".into())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(sc, || {
-                let (first, floors) = run_once(prog, metric, hw, launch, opts, target);
-                // a loop with a constant step had floor atoms: the polynomial form too, and
-                // the floor form only where it is at least as tight at every sampled point
-                let (derivation, bound) = if floors {
-                    let poly_opts = AnalysisOptions {
-                        floor: false,
-                        ..opts.clone()
-                    };
-                    match (
-                        first,
-                        run_once(prog, metric, hw, launch, &poly_opts, target).0,
-                    ) {
-                        (Ok((d, b)), Ok(p))
-                            if form::has_floor(&b) && form::at_most_everywhere(&b, &p.1) =>
-                        {
-                            (d, b)
-                        }
-                        (_, Ok(p)) => p,
-                        (r, Err(_)) => r?,
-                    }
-                } else {
-                    first?
-                };
-                let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
-                let mut rules_used = BTreeMap::new();
-                derivation.count_rules(&mut rules_used);
-                Ok(Analysis {
-                    bound,
-                    derivation,
-                    certificate,
-                    rules_used,
-                })
-            })
-            .map_err(|e| AnalysisError {
-                loc: None,
-                reason: format!("resource failure: cannot start the analysis thread: {e}"),
-            })?
-            .join()
-            .map_err(|_| AnalysisError {
-                loc: None,
-                reason: "internal error: the analysis thread failed".into(),
-            })?
+    on_analysis_thread(|| {
+        let (first, floors) = run_once(prog, metric, hw, launch, opts, target);
+        // a loop with a constant step had floor atoms: the polynomial form too, and
+        // the floor form only where it is at least as tight at every sampled point
+        let (derivation, bound) = if floors {
+            let poly_opts = AnalysisOptions {
+                floor: false,
+                ..opts.clone()
+            };
+            match (
+                first,
+                run_once(prog, metric, hw, launch, &poly_opts, target).0,
+            ) {
+                (Ok((d, b)), Ok(p))
+                    if form::has_floor(&b) && form::at_most_everywhere(&b, &p.1) =>
+                {
+                    (d, b)
+                }
+                (_, Ok(p)) => p,
+                (r, Err(_)) => r?,
+            }
+        } else {
+            first?
+        };
+        let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
+        let mut rules_used = BTreeMap::new();
+        derivation.count_rules(&mut rules_used);
+        Ok(Analysis {
+            bound,
+            derivation,
+            certificate,
+            rules_used,
+        })
     })
 }

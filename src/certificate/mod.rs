@@ -7,7 +7,7 @@
 pub mod provenance;
 mod write;
 
-pub use write::{poly_sexp, program_sexp, write};
+pub use write::{cstr_sexp, poly_sexp, program_sexp, write};
 
 use crate::core::assertion::poly::Atom;
 use crate::core::assertion::{Cstr, DepMap, Lin, Poly};

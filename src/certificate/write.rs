@@ -65,6 +65,14 @@ fn cstr_s(c: &Cstr, out: &mut String) {
     }
 }
 
+/// A linear constraint as the certificate's `(le LIN)`/`(eq LIN)`/`(mod …)` s-expression
+/// (a lower certificate's `(hyp …)`, spec/certificate.md).
+pub fn cstr_sexp(c: &Cstr) -> String {
+    let mut out = String::new();
+    cstr_s(c, &mut out);
+    out
+}
+
 /// A potential as the certificate's `(poly …)` s-expression (issue 19: a claimed bound
 /// stated to the kernel's reader and the Coq export).
 pub fn poly_sexp(p: &Poly) -> String {

@@ -217,7 +217,7 @@ pub fn analyze_metric(
     };
     let mut outcome = outcome_from_verdict(l, metric, &text, path.clone(), time_ms);
     if let AnalyzeOutcome::Bound(b) = &mut outcome {
-        if let Some(lr) = exact_lower(l, &m, &a.derivation, &b.per_warp, path.as_deref())? {
+        if let Some(lr) = exact_lower(l, &m, opts, &a.derivation, &b.per_warp, path.as_deref())? {
             b.relation = "exact";
             b.lower = Some(Box::new(lr));
         }
@@ -232,9 +232,42 @@ pub fn analyze_metric(
 fn exact_lower(
     l: &Loaded,
     m: &Metric,
+    opts: &AnalysisOptions,
     upper_deriv: &crate::certificate::Node,
     upper: &str,
     upper_path: Option<&str>,
+) -> Result<Option<crate::report::LowerReport>, String> {
+    use crate::analysis::lower::{guard_hypotheses, witness_point, Hypotheses};
+    if let Some(r) = lower_for_warps(l, m, upper_deriv, upper, upper_path, None)? {
+        return Ok(Some(r));
+    }
+    // guards the lanes pass only for large enough parameters: the same bound on the
+    // region where every lane passes them (spec/logic.md §4b, L:HYP), with a witness point
+    let facts = guard_hypotheses(&l.program, &l.launch);
+    if facts.is_empty() {
+        return Ok(None);
+    }
+    let launch_p = crate::analysis::derive::launch_facts(&l.program, &l.launch);
+    let Some(witness) = witness_point(&launch_p, &facts) else {
+        return Ok(None);
+    };
+    let h = Hypotheses { facts, witness };
+    let Ok(d) = crate::analysis::derivation_under(&l.program, m, &l.hw, &l.launch, opts, &h.facts)
+    else {
+        return Ok(None);
+    };
+    lower_for_warps(l, m, &d, upper, upper_path, Some(&h))
+}
+
+/// [`exact_lower`] for one source derivation `upper_deriv` and hypotheses `hyp` (none:
+/// the launch facts alone): warps 0, 1, 2 and the last are tried.
+fn lower_for_warps(
+    l: &Loaded,
+    m: &Metric,
+    upper_deriv: &crate::certificate::Node,
+    upper: &str,
+    upper_path: Option<&str>,
+    hyp: Option<&crate::analysis::lower::Hypotheses>,
 ) -> Result<Option<crate::report::LowerReport>, String> {
     // warp 0, the next two and the last (a partial last warp may cost less): each try is
     // one more derivation for the kernel to check
@@ -242,13 +275,14 @@ fn exact_lower(
     let mut tries = vec![0, 1.min(last), 2.min(last), last];
     tries.dedup();
     for w in tries {
-        let Ok((text, _)) = crate::analysis::lower::lower_certificate(
+        let Ok((text, _)) = crate::analysis::lower::lower_certificate_under(
             &l.program,
             m,
             &l.hw,
             &l.launch,
             upper_deriv,
             w,
+            hyp,
         ) else {
             // the lower logic does not cover this program (no warp will do better)
             return Ok(None);
@@ -270,6 +304,7 @@ fn exact_lower(
             bound: upper.to_string(),
             checked: true,
             path,
+            when: hyp.map(|h| h.text()),
         }));
     }
     Ok(None)

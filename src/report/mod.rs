@@ -104,6 +104,11 @@ pub struct LowerReport {
     pub checked: bool,
     /// Where it was written, if `--cert` was given.
     pub path: Option<String>,
+    /// The parameter hypotheses of the lower certificate (spec/logic.md §4b, L:HYP), as
+    /// text: the bound is attained on the parameter region they describe (non-empty: the
+    /// kernel checked a witness point), not at every parameter value. Absent: everywhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
 }
 
 /// One analysed metric of one kernel (`warpcert analyze`): the JSON object of the contract.
@@ -209,10 +214,14 @@ pub fn analyze_text(outcomes: &[AnalyzeOutcome]) -> String {
                 if let Some(l) = &b.lower {
                     let _ = writeln!(
                         out,
-                        "  lower-bound certificate (warp {}): accepted by the kernel (bound {}){}: exact",
+                        "  lower-bound certificate (warp {}): accepted by the kernel (bound {}){}: exact{}",
                         l.warp,
                         l.bound,
-                        l.path.as_ref().map(|p| format!(", written to {p}")).unwrap_or_default()
+                        l.path.as_ref().map(|p| format!(", written to {p}")).unwrap_or_default(),
+                        l.when
+                            .as_ref()
+                            .map(|w| format!(" (attained when {w}; at most that elsewhere)"))
+                            .unwrap_or_default()
                     );
                 }
             }

@@ -11,6 +11,7 @@ use super::{expr, Ctx, Subject};
 use crate::arith::Rat;
 use crate::syntax::{Assn, Node, Space};
 use crate::Rejection;
+use num_traits::Zero;
 
 /// L:SKIP — `skip`: `pre = post` (Q:SKIP's premises).
 pub fn l_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
@@ -91,4 +92,50 @@ pub fn l_garray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, R
 /// L:SARRAY — `(read A o)`, `A` shared: `(n N)` with `N ≤ N_W(o)`; costs `C_o + M^sread(N)`.
 pub fn l_sarray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
     expr::read(cx, n, s, env, Space::Shared)
+}
+
+/// L:HYP — the root of a lower-bound certificate with parameter hypotheses `H` and a
+/// witness point `w` (spec/logic.md §4b, "Parameter hypotheses"): returns the root pre's
+/// expected `P`, the launch facts `launch` followed by `H`. Checks that every fact of `H`
+/// mentions only `int` parameters (`HypothesisVariable`), that `w` names distinct `int`
+/// parameters (`WitnessName`) and gives a value to every parameter of `launch ∧ H`
+/// (`WitnessMissing`), and that every fact of `launch ∧ H` holds at `w` with every
+/// `threadIdx.d = 0` (`WitnessViolates`): the region of the claim is not empty.
+pub fn l_hyp(
+    cx: &Ctx,
+    launch: &[crate::arith::Cstr],
+    h: &crate::syntax::Hypotheses,
+) -> Result<Vec<crate::arith::Cstr>, Rejection> {
+    use crate::syntax::Ty;
+    use crate::Reason;
+    let is_int_param = |v: &str| cx.prog.param(v) == Some(Ty::Int);
+    for c in &h.facts {
+        if let Some(v) = c.lin.terms.keys().find(|v| !is_int_param(v)) {
+            return Err(cx.rej(Reason::HypothesisVariable(v.clone())));
+        }
+    }
+    let mut at: std::collections::BTreeMap<&str, Rat> = std::collections::BTreeMap::new();
+    for (n, v) in &h.witness {
+        if !is_int_param(n) || at.insert(n, Rat::from_integer(v.clone())).is_some() {
+            return Err(cx.rej(Reason::WitnessName(n.clone())));
+        }
+    }
+    let mut p = launch.to_vec();
+    p.extend(h.facts.iter().cloned());
+    for c in &p {
+        let mut val = c.lin.c.clone();
+        for (v, k) in c.lin.terms.iter() {
+            let x = match at.get(v.as_str()) {
+                Some(x) => x.clone(),
+                None if v.starts_with("threadIdx.") => Rat::zero(),
+                None => return Err(cx.rej(Reason::WitnessMissing(v.clone()))),
+            };
+            val = crate::arith::add(&val, &crate::arith::mul(k, &x));
+        }
+        let holds = if c.eq { val.is_zero() } else { val <= Rat::zero() };
+        if !holds {
+            return Err(cx.rej(Reason::WitnessViolates(c.to_string())));
+        }
+    }
+    Ok(p)
 }

@@ -1200,7 +1200,14 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     // Root conditions (spec/logic.md §5), reported at node 0.
     cx.stack.borrow_mut().push((root.rule.clone(), 0));
     let pre = root.pre.as_deref().ok_or_else(|| cx.rej(Reason::MissingField("pre")))?;
-    cx.same_p(&launch_facts(&cert.program, cert.block), &pre.p, "the launch facts", "the root pre")?;
+    let launch = launch_facts(&cert.program, cert.block);
+    match &cert.hypotheses {
+        // L:HYP (§4b): a lower certificate's root may add parameter hypotheses
+        Some(h) => {
+            cx.same_p(&lower::l_hyp(&cx, &launch, h)?, &pre.p, "the launch facts and hypotheses", "the root pre")?
+        }
+        None => cx.same_p(&launch, &pre.p, "the launch facts", "the root pre")?,
+    }
     let mut init = BTreeMap::new();
     for (t, x) in &cert.program.locals {
         let d = if *t == Ty::Int { Dep::exact(BigInt::zero()) } else { Dep::unknown_uniform() };
@@ -1230,6 +1237,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         provenance: cert.provenance.clone(),
         nodes_checked: cx.count.get(),
         role: cert.lower.map_or(crate::Role::Upper, crate::Role::Lower),
+        hypotheses: cert.hypotheses.iter().flat_map(|h| h.facts.iter().map(ToString::to_string)).collect(),
     })
 }
 

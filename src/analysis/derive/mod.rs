@@ -381,6 +381,10 @@ pub struct Ctx<'a> {
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).
     launch_p: Vec<Cstr>,
+    /// Parameter hypotheses appended to the root's launch facts (spec/logic.md §4b,
+    /// L:HYP): empty for an upper derivation; set by [`Ctx::under`] for the derivation a
+    /// lower-bound certificate borrows its assertions from.
+    hyps: Vec<Cstr>,
     /// Whether to derive remainder entries and lane facts (spec/logic.md §2): only when the
     /// metric's cost of an access to an array of the program depends on its count `n`
     /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
@@ -452,6 +456,7 @@ impl<'a> Ctx<'a> {
                 .map(|p| (p.name.as_str(), p.ty))
                 .collect(),
             launch_p: launch_facts(prog, launch),
+            hyps: Vec::new(),
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = match a.space {
                     Space::Global => (&metric.gread, &metric.gwrite),
@@ -473,6 +478,16 @@ impl<'a> Ctx<'a> {
         c.collect_atoms(&prog.body, &mut Vec::new());
         c.finish_nests(false);
         c
+    }
+
+    /// The context whose root pre is the launch facts followed by the parameter
+    /// hypotheses `hyps` (linear facts over `int` parameters; spec/logic.md §4b, L:HYP).
+    /// The derivation it gives is not an upper certificate (its root is not the launch
+    /// facts): it is the source of a lower-bound certificate's assertions.
+    pub fn under(mut self, hyps: &[Cstr]) -> Self {
+        self.launch_p.extend(hyps.iter().cloned());
+        self.hyps = hyps.to_vec();
+        self
     }
 
     /// Whether some loop has candidate floor atoms (a constant step `c > 1`, with
@@ -550,7 +565,7 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
     // written first is never used, and would only be copied into every assertion)
     let exposed = &ctx.live_root;
     let root = Abs {
-        p: launch_facts(prog, ctx.launch).into(),
+        p: with(&launch_facts(prog, ctx.launch), &ctx.hyps).into(),
         d: (initial_deps(prog)
             .into_iter()
             .filter(|(x, _)| exposed.contains(x.as_str()))

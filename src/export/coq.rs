@@ -83,6 +83,8 @@ struct Exporter<'c> {
     /// The condition of the innermost Q:WHILEEXIT1/2 loop whose body is being exported
     /// (the filter of spec/logic.md §4a; its `cond(¬e)` is the target of `entail exit`).
     filter: Option<Expr>,
+    /// `Some(W)`: a lower-bound certificate about warp `W` (`crate::export::coq_lower`).
+    lower: Option<u32>,
 }
 
 /// A statement node being exported: the node, its pre, the Coq names of its pre and post
@@ -398,6 +400,7 @@ impl<'c> Exporter<'c> {
             defs: String::new(),
             tab: BTreeMap::new(),
             filter: None,
+            lower: cert.lower,
         }
     }
 
@@ -655,12 +658,12 @@ impl<'c> Exporter<'c> {
 
     /// The access claim of an expression node under `pre` (`Check.accw`): the claimed
     /// `n` of a read (recorded in the `N*` table), else 0.
-    fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> String {
+    fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> Result<String, ExportError> {
         let n = e.n.clone().unwrap_or_default();
         match ex {
-            Expr::Read(a, _) if self.is_local(a) => z(&n),
+            Expr::Read(a, _) if self.is_local(a) => Ok(z(&n)),
             Expr::Read(a, o) => self.acc(&n, a, o, pre),
-            _ => z(&n),
+            _ => Ok(z(&n)),
         }
     }
 
@@ -696,7 +699,12 @@ impl<'c> Exporter<'c> {
 
     /// The claim `n` of an access to `arr` at index `o`; records it in the `N*` table under
     /// its key `(shared?, tc, dep, range, es, scaled)` (`Logic.akey`).
-    fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> String {
+    fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> Result<String, ExportError> {
+        if self.lower.is_some() {
+            // a lower claim `N ≤ N_W` is checked per access by LowerCheck.nw_ok, no table
+            super::coq_lower::lower_claim_ok(&self.cert.program, n, arr)?;
+            return Ok(z(n));
+        }
         if let Some(a) = self.cert.program.arrays.iter().find(|a| a.name == arr) {
             let tc: Vec<String> = pre
                 .p
@@ -751,7 +759,7 @@ impl<'c> Exporter<'c> {
                 *e = n.clone();
             }
         }
-        z(n)
+        Ok(z(n))
     }
 
     /// The Coq `dtree` of statement node `n` about `s` (one `D…` constructor per rule),
@@ -777,24 +785,29 @@ impl<'c> Exporter<'c> {
         };
         let (a, b, pad) = (&at.a, &at.b, &at.pad);
         let child = |i: usize| at.child(i);
-        Ok(match (n.rule.as_str(), s) {
+        // an L: rule is printed with the constructor of its Q: counterpart (LowerCheck.v)
+        let rule = match self.lower {
+            Some(_) => super::coq_lower::as_upper_rule(&n.rule)?,
+            None => n.rule.as_str(),
+        };
+        Ok(match (rule, s) {
             ("Q:SKIP", _) => format!("DSkip {a}"),
             ("Q:SYNC", _) => format!("DSync {a} {b}"),
             ("Q:SHFL" | "Q:VOTE", _) => format!("DWarp {a} {b}"),
             ("Q:SEQ", Stmt::Seq(..)) => self.seq(&n.children, s, a, b, ind)?,
             ("Q:VWRITE1" | "Q:VWRITE2", _) => self.vwrite(&at, s)?,
             ("Q:LWRITE", Stmt::Write(_, _, ex)) => {
-                let eacc = self.expr_acc(child(1)?, ex, pre);
+                let eacc = self.expr_acc(child(1)?, ex, pre)?;
                 format!("DWrite {a} {b} 0%Z {eacc}")
             }
             ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
                 let nn = n.n.clone().unwrap_or_default();
-                let acc = self.acc(&nn, arr, o, pre);
-                let eacc = self.expr_acc(child(1)?, ex, pre);
+                let acc = self.acc(&nn, arr, o, pre)?;
+                let eacc = self.expr_acc(child(1)?, ex, pre)?;
                 format!("DWrite {a} {b} {acc} {eacc}")
             }
             ("Q:IF1", Stmt::If(e, s1, s2)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
+                let acc = self.expr_acc(child(0)?, e, pre)?;
                 let dt = self.node(child(1)?, s1, ind + 2)?;
                 let df = self.node(child(2)?, s2, ind + 2)?;
                 format!("DIf1 {a} {b} {acc}\n{pad}  ({dt})\n{pad}  ({df})")
@@ -803,13 +816,13 @@ impl<'c> Exporter<'c> {
                 let neg = r == "Q:IF3";
                 let targets = vec![BigInt::one(); self.cond_len(e, neg)];
                 let ws = Self::witnesses(n, "cond", &targets, &Self::scales(&pre.p, 0))?;
-                let acc = self.expr_acc(child(0)?, e, pre);
+                let acc = self.expr_acc(child(0)?, e, pre)?;
                 let d = self.node(child(1)?, if neg { s2 } else { s1 }, ind + 2)?;
                 let k = if neg { "DIf3" } else { "DIf2" };
                 format!("{k} {a} {b} {acc} {ws}\n{pad}  ({d})")
             }
             (r @ ("Q:WHILE2" | "Q:WHILEWARP"), Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
+                let acc = self.expr_acc(child(0)?, e, pre)?;
                 let db = self.node(child(1)?, body, ind + 2)?;
                 let k = if r == "Q:WHILE2" {
                     "DWhile2"
@@ -819,7 +832,7 @@ impl<'c> Exporter<'c> {
                 format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
             ("Q:WHILELAST", Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
+                let acc = self.expr_acc(child(0)?, e, pre)?;
                 let last = child(2)?;
                 let (Some(lpre), Some(lpost)) = (&last.pre, &last.post) else {
                     return Err(ExportError::Unsupported(
@@ -863,7 +876,7 @@ impl<'c> Exporter<'c> {
             }
             ("Q:IF4", Stmt::If(e, s1, s2)) => self.if4(&at, e, s1, s2)?,
             ("Q:WHILE1", Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
+                let acc = self.expr_acc(child(0)?, e, pre)?;
                 let db = self.node(child(1)?, body, ind + 2)?;
                 format!("DWhile1 {a} {b} {acc}\n{pad}  ({db})")
             }
@@ -876,7 +889,7 @@ impl<'c> Exporter<'c> {
                 self.ifexit(&at, r, c, s1, s2)?
             }
             (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2"), Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
+                let acc = self.expr_acc(child(0)?, e, pre)?;
                 let saved = self.filter.replace(e.clone());
                 let db = self.node(child(1)?, body, ind + 2);
                 self.filter = saved;
@@ -907,7 +920,7 @@ impl<'c> Exporter<'c> {
     /// Q:VWRITE1/2 (`DVwrite1`/`DVwrite2`): the post witnesses and the expression's claim.
     fn vwrite(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
         let (n, a, b) = (at.n, &at.a, &at.b);
-        let k = if n.rule == "Q:VWRITE1" {
+        let k = if n.rule.ends_with("VWRITE1") {
             "DVwrite1"
         } else {
             "DVwrite2"
@@ -934,7 +947,7 @@ impl<'c> Exporter<'c> {
         };
         Ok(format!(
             "{k} {a} {b} {} {ws}",
-            self.expr_acc(at.child(0)?, ex, at.pre)
+            self.expr_acc(at.child(0)?, ex, at.pre)?
         ))
     }
 
@@ -965,7 +978,7 @@ impl<'c> Exporter<'c> {
         let ps = &at.post_scales;
         let wjt = Self::witnesses(n, "join-then", ps, &Self::scales(&tpost.p, 0))?;
         let wje = Self::witnesses(n, "join-else", ps, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(0)?, e, pre);
+        let acc = self.expr_acc(at.child(0)?, e, pre)?;
         let dt = self.node(t, s1, ind + 2)?;
         let df = self.node(f, s2, ind + 2)?;
         Ok(format!(
@@ -1048,7 +1061,7 @@ impl<'c> Exporter<'c> {
         }
         let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(0)?, c, at.pre);
+        let acc = self.expr_acc(at.child(0)?, c, at.pre)?;
         let dt = self.node(t, s1, ind + 2)?;
         // The else branch is an ordinary judgment: no filter inside it.
         let saved = self.filter.take();
@@ -1078,7 +1091,7 @@ impl<'c> Exporter<'c> {
         }
         let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(1)?, c, ppost);
+        let acc = self.expr_acc(at.child(1)?, c, ppost)?;
         let saved = self.filter.replace(c.clone());
         let d1 = self.node(part, s1, ind + 2);
         self.filter = saved;
@@ -1122,7 +1135,7 @@ impl<'c> Exporter<'c> {
         let wx = Self::witnesses(n, "exit", &targets, &tps)?;
         let wjt = Self::witnesses(n, "join-then", &at.post_scales, &tps)?;
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(0)?, c, at.pre);
+        let acc = self.expr_acc(at.child(0)?, c, at.pre)?;
         // The then branch is an ordinary judgment: no filter inside it.
         let saved = self.filter.take();
         let dt = self.node(t, s1, ind + 2);
@@ -1223,7 +1236,7 @@ impl<'c> Exporter<'c> {
             .map(|c| self.cstr(c))
             .collect();
         let ge = ge?;
-        let acc = self.expr_acc(ec, e, lpre);
+        let acc = self.expr_acc(ec, e, lpre)?;
         let d0 = self.node(first, s0, ind + 4)?;
         let saved = self.filter.replace(e.clone());
         let db = self.node(bn, body, ind + 4);
@@ -1276,6 +1289,21 @@ impl<'c> Exporter<'c> {
 
     fn file(mut self, assumptions: &[Assumption]) -> Result<String, ExportError> {
         let c = self.cert;
+        if let Some(w) = c.lower {
+            let tree = self.node(&c.root, &c.program.body, 2)?;
+            let bound = self.names.pot(&c.bound)?;
+            let mut body = String::new();
+            self.names.stmt(&c.program.body, &mut body, 2)?;
+            let parts = super::coq_lower::Parts {
+                cert: c,
+                warp: w,
+                body: &body,
+                defs: &self.defs,
+                tree: &tree,
+                bound: &bound,
+            };
+            return super::coq_lower::lower_file(&parts, assumptions);
+        }
         let p = &c.program;
         let metric = match c.metric.as_str() {
             m @ ("sectors" | "conflicts" | "divwarps" | "steps") => m,

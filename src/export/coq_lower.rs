@@ -122,3 +122,41 @@ pub(crate) fn lower_file(x: &Parts<'_>, assumptions: &[Assumption]) -> Result<St
     );
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_outside_the_covered_subset_are_refused_by_name() {
+        assert_eq!(as_upper_rule("L:WHILE").ok(), Some("Q:WHILE1"));
+        assert_eq!(as_upper_rule("L:WEAK").ok(), Some("Q:WEAK"));
+        // a rule LowerCheck.v does not know, and an upper rule in a lower derivation
+        for r in ["L:WHILEFLOOR", "Q:WHILE1"] {
+            match as_upper_rule(r) {
+                Err(e @ ExportError::UnsupportedRule(_)) => {
+                    assert!(e.to_string().contains(r), "{e}")
+                }
+                other => panic!("{r}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn shared_claims_above_one_are_refused() {
+        let text = "(program k (params (int n)) (arrays (S shared int 4) (A global int 4)) \
+                    (locals (int i)) (body (skip)))";
+        let sx = warpcert_kernel::sexp::parse_all(text).unwrap_or_default();
+        let Some(p) = sx.first().and_then(|x| warpcert_kernel::syntax::program(x).ok()) else {
+            panic!("test program does not parse")
+        };
+        assert!(lower_claim_ok(&p, &BigInt::from(1), "S").is_ok());
+        assert!(lower_claim_ok(&p, &BigInt::from(7), "A").is_ok());
+        match lower_claim_ok(&p, &BigInt::from(2), "S") {
+            Err(ExportError::Unsupported(m)) => {
+                assert!(m.contains("L:SARRAY/L:SWRITE") && m.contains("shared array S"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

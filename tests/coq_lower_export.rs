@@ -2,8 +2,8 @@
 //! `coq-export/theories/LowerCheck.v`): the lower certificates `warpcert analyze --cert`
 //! writes for exact answers export (`src/export/coq_lower.rs`) to files that `coqc`
 //! accepts, their theorem `warp_lower_bound` closed under the global context, and mutants
-//! of the exports (a raised bound, raised access claims `N` above the warp's count `N_W`, a
-//! raised integer shift) are rejected by the reflective check. Skips the Coq part with a
+//! of the exports (a raised bound, raised access claims `N` above the warp's count `N_W` for
+//! `MemReads` and `Conflicts`, a raised integer shift) are rejected by the reflective check. Skips the Coq part with a
 //! message when `coqc` is absent, the corpus part when `../shared/corpus` is.
 
 mod common;
@@ -98,6 +98,20 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
         assert_ne!(m, &e, "{n}: nothing changed");
     }
     files.push(("lower_loop_read_sectors".into(), e));
+    // tests/data/coq/lower_shared_stride.cu (hand count, see the file): each round the warp
+    // reads S[2·t], two distinct words in each even bank: a 2-way conflict (N = 2, 1
+    // conflict), n rounds. The claim raised to 3 is above N_W = 2 (at every admissible base).
+    let shared = analysed_lower(
+        &root().join("tests/data/coq/lower_shared_stride.cu"),
+        "conflicts",
+        &tmp,
+        "lower_shared_stride.conflicts",
+        "max(0, n)",
+    );
+    let sh = export(&shared).unwrap_or_else(|e| panic!("lower_shared_stride: {e}"));
+    assert!(sh.contains(" 2%Z [(1%Z,"), "shared claim 2 not exported");
+    let sh_raised = sh.replacen(" 2%Z [(1%Z,", " 3%Z [(1%Z,", 1);
+    files.push(("lower_shared_stride_conflicts".into(), sh));
     // the committed step-32 loop (tests/data/lower: bound ⌊(n + 31)/32⌋⁺, L:WEAK with
     // ishift/izero) and its shift raised from 1 to 2 (a round then pays 2 of 1)
     let step = std::fs::read_to_string(root().join("tests/data/lower/step32.sectors.lower.cert")).unwrap();
@@ -118,6 +132,7 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
     let accepted = files.len();
     files.extend(mutants.into_iter().map(|(n, t)| (n.to_string(), t)));
     files.push(("lower_step32_shift_raised".into(), shifted));
+    files.push(("lower_shared_claim_raised".into(), sh_raised));
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the lower exports are not checked");
         return;

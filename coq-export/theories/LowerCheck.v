@@ -13,11 +13,11 @@
     [lower_bound_sound] concludes [bound ≤ cost] by [Lower.lower_claim].
 
     [N_W] (kernel/src/access.rs [n_warp]): a claim [n ≤ 1] holds for every access of a
-    non-empty warp; a larger claim is accepted for a global array ([MemReads]) whose
-    index has a linear entry [(k, r, g)], when [n] is at most the sector count of the
-    warp's offsets [k·tid] at every admissible base [β] ([betas], the kernel's
-    enumeration; the actual count is the one at [β = c·es mod M]).  Larger claims
-    on shared arrays ([Conflicts]) are not covered (the exporter refuses them).
+    non-empty warp; a larger claim needs an index with a linear entry [(k, r, g)] and [n]
+    at most the count of the warp's offsets [k·tid] at every admissible base [β] ([betas],
+    the kernel's enumeration): distinct sectors ([sec_count], [MemReads]) or the fullest
+    bank's distinct offsets ([conf_count], [Conflicts]).  The actual count is the one at
+    [β = c·es mod M] ([nw_mem_sound], [conf_count_le]).
 
     No axiom; every proof is closed. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
@@ -50,13 +50,18 @@ Let M := c_metric G.
 (** [N ≤ N_W(i)] (spec/logic.md §4b), in the covered subset described above. *)
 Definition nw_ok (sh : bool) (D : list dent) (i : opd) (es n : Z) : bool :=
   (n <=? 1)%Z ||
-  (negb sh && (0 <? c_sector_bytes G)%Z &&
-   match idep_opd G D i with
-   | Some (k, r, g) =>
-       forallb (fun b => n <=? sec_count G (map (kvalz k) lt) es b)%Z
-               (betas (c_sector_bytes G) g r es)
-   | None => false
-   end).
+  match idep_opd G D i with
+  | Some (k, r, g) =>
+      if sh then
+        (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z &&
+        forallb (fun b => n <=? conf_count G (nodup Z.eq_dec (map (kvalz k) lt)) es b)%Z
+                (betas (c_bank_bytes G * c_banks G) g r es)
+      else
+        (0 <? c_sector_bytes G)%Z &&
+        forallb (fun b => n <=? sec_count G (map (kvalz k) lt) es b)%Z
+                (betas (c_sector_bytes G) g r es)
+  | None => false
+  end.
 
 (** The exact cost of an expression node (OQ:*, EQ:OP, EQ:UOP, EQ:LARRAY) or the cost
     of L:GARRAY / L:SARRAY with its claim [n]. *)
@@ -226,9 +231,8 @@ Lemma nw_mem_sound : forall D i es n st,
 Proof.
   intros D i es n st H Hw HD. unfold nw_ok in H. apply orb_true_iff in H as [H|H].
   - apply Z.leb_le in H. pose proof (memreads_ge1 es (oval G ps st i)). lia.
-  - apply andb_true_iff in H as [H Hk]. apply andb_true_iff in H as [_ HSB].
-    apply Z.ltb_lt in HSB.
-    destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; [|discriminate].
+  - destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; [|discriminate].
+    apply andb_true_iff in H as [HSB Hk]. apply Z.ltb_lt in HSB.
     destruct (idep_opd_sound G ps st T D i k r g Hp Hw HD Ei) as [c [Hcr Hv]].
     set (SB := c_sector_bytes G) in *.
     set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
@@ -251,12 +255,63 @@ Proof.
     exact Hs.
 Qed.
 
+(** The same for [Conflicts]: the bank of index [K + c] is the bank of offset [K] at the
+    base [β = c·es mod (bank_bytes·banks)], and [K ↦ K + c] maps the distinct offsets of
+    a bank one-to-one into its distinct indices. *)
+Lemma conf_count_le : forall es (R : fam) k c g r,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
+  exists b, In b (betas (c_bank_bytes G * c_banks G) g r es) /\
+    (conf_count G (nodup Z.eq_dec (map (kval G k) T)) es b <= conflicts_of G es T R)%Z.
+Proof.
+  intros es R k c g r HBB HNB Hidx Hcr.
+  set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
+  set (b0 := ((c * es) mod (BB * NB))%Z). set (q0 := ((c * es) / (BB * NB))%Z).
+  assert (Hcq : (c * es = (BB * NB) * q0 + b0)%Z) by (apply Z.div_mod; lia).
+  exists b0. split; [apply beta_in; [lia | exact Hcr]|].
+  assert (Hbank : forall K, bank G es (K + c) = cbank G es b0 K).
+  { intros K. unfold bank, cbank. fold BB NB.
+    replace ((K + c) * es)%Z with ((K * es + b0) + (q0 * NB) * BB)%Z
+      by (rewrite Z.mul_add_distr_r, Hcq; ring).
+    rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
+  rewrite conf_count_eq. unfold conflicts_of.
+  set (offs := nodup Z.eq_dec (map (kval G k) T)).
+  set (idx := nodup Z.eq_dec (map (fun t => int_of (R t)) T)).
+  apply fold_max_dom. intros a Ha.
+  apply in_map_iff in Ha as [j [<- Hj]]. apply in_map_iff in Hj as [K [<- HK]].
+  assert (HKT := HK). apply nodup_In, in_map_iff in HKT as [t [EK Ht]].
+  exists (Z.of_nat (length (filter (fun i => (bank G es i =? cbank G es b0 K)%Z) idx))).
+  split.
+  - apply in_map_iff. exists (cbank G es b0 K). split; [reflexivity|].
+    rewrite <- Hbank. apply in_map_iff. exists (K + c)%Z. split; [reflexivity|].
+    apply nodup_In, in_map_iff. exists t. split; [rewrite Hidx by auto; lia | exact Ht].
+  - apply Nat2Z.inj_le.
+    set (A := filter (fun K' => (cbank G es b0 K' =? cbank G es b0 K)%Z) offs).
+    assert (HA : NoDup (map (fun v => (v - - c)%Z) A)).
+    { apply NoDup_map_shift. apply NoDup_filter, NoDup_nodup. }
+    rewrite <- (map_length (fun v => (v - - c)%Z) A).
+    apply NoDup_incl_length; auto.
+    intros y Hy. apply in_map_iff in Hy as [v [<- Hv]]. apply filter_In in Hv as [Hv Hbj].
+    apply nodup_In, in_map_iff in Hv as [t' [Ev Ht']]. subst v.
+    apply filter_In. split.
+    + apply nodup_In, in_map_iff. exists t'. split; [rewrite Hidx by auto; lia | exact Ht'].
+    + replace (kval G k t' - - c)%Z with (kval G k t' + c)%Z by lia. rewrite Hbank. exact Hbj.
+Qed.
+
 Lemma nw_conf_sound : forall D i es n st,
-  nw_ok G (map (lane_t G) T) true D i es n = true ->
+  nw_ok G (map (lane_t G) T) true D i es n = true -> wt G st -> dsat G st T D ->
   (n <= conflicts_of G es T (oval G ps st i))%Z.
 Proof.
-  intros D i es n st H. unfold nw_ok in H. simpl in H. rewrite orb_false_r in H.
-  apply Z.leb_le in H. pose proof (conflicts_ge1 es (oval G ps st i)). lia.
+  intros D i es n st H Hw HD. unfold nw_ok in H. apply orb_true_iff in H as [H|H].
+  - apply Z.leb_le in H. pose proof (conflicts_ge1 es (oval G ps st i)). lia.
+  - destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; [|discriminate].
+    apply andb_true_iff in H as [H Hk]. apply andb_true_iff in H as [HBB HNB].
+    apply Z.ltb_lt in HBB, HNB.
+    destruct (idep_opd_sound G ps st T D i k r g Hp Hw HD Ei) as [c [Hcr Hv]].
+    destruct (conf_count_le es (oval G ps st i) k c g r HBB HNB
+                (fun t Ht => ltac:(rewrite Hv by exact Ht; reflexivity)) Hcr) as [b [Hb Hle]].
+    rewrite forallb_forall in Hk. specialize (Hk b Hb). apply Z.leb_le in Hk.
+    rewrite kvalz_lanes in Hk. lia.
 Qed.
 
 Lemma ocost_le : forall st o C, oeval G st o T C -> ocost G o <= C.
@@ -283,7 +338,7 @@ Proof.
       inversion He; subst; rewrite Ea in *;
         match goal with H1 : Some _ = Some _ |- _ => inversion H1; subst end.
       match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (ocost_le _ _ _ Ho) end.
-      destruct (m_mono (c_metric G) _ _ (nw_conf_sound _ _ _ _ st En)) as [_ [Hm _]]. lra.
+      destruct (m_mono (c_metric G) _ _ (nw_conf_sound _ _ _ _ st En Hw HD)) as [_ [Hm _]]. lra.
     + inversion H; subst. inversion He; subst; rewrite Ea in *;
         match goal with H1 : Some _ = Some _ |- _ => inversion H1; subst end.
       match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (ocost_le _ _ _ Ho) end. lra.
@@ -373,7 +428,7 @@ Proof.
       * intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
         pose proof (pot_ge_sound (rho G ps st t0) _ _ H0) as Hg. rewrite padd_val in Hg.
         unfold M in *. lra.
-      * intros st _. eapply nw_conf_sound; eauto.
+      * intros st [Hw [HP HD]]. eapply nw_conf_sound; eauto.
       * intros st C [Hw HA] Ho. eapply ocost_le; eauto.
       * eapply lecost_sound; eauto.
       * intros st Hs. split; [apply HPB; exact Hs | lra].

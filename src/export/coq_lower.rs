@@ -9,16 +9,14 @@
 //! Covered (the rest is refused with the rule's name): `L:SKIP`, `L:SYNC`, `L:SEQ`,
 //! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,
 //! `L:WHILE`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
-//! rules; the claims `N ≤ N_W` of global accesses (the kernel's enumeration over the base
-//! addresses, `LowerCheck.nw_ok`) and claims `N ≤ 1` of shared ones. A claim `N ≥ 2` on a
-//! shared array (`Conflicts`' `N_W`) is not formalized: [`lower_claim_ok`] refuses it.
+//! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
+//! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
 use super::coq::ExportError;
 use super::coq_context::{ctx_def, names_comment, theorem_comment};
-use num_bigint::BigInt;
 use std::fmt::Write as _;
 use warpcert_kernel::assume::Assumption;
-use warpcert_kernel::syntax::{Certificate, Program, Space};
+use warpcert_kernel::syntax::Certificate;
 
 /// The `Q:` rule whose `dtree` constructor prints the `L:` rule `rule` (LowerCheck.v's
 /// `lcheck` reads it with the lower directions).
@@ -42,23 +40,6 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         "L:WEAK" => "Q:WEAK",
         r => return Err(ExportError::UnsupportedRule(r.to_string())),
     })
-}
-
-/// Checks that the claim `(n N)` of an access to `arr` in a lower certificate is in the
-/// subset LowerCheck.v decides: any claim on a global array (`MemReads`), a claim of at
-/// most 1 on a shared one.
-///
-/// Errors: [`ExportError::Unsupported`] for `N ≥ 2` on a shared array (L:SARRAY/L:SWRITE:
-/// `Conflicts`' `N_W` is not formalized in Coq).
-pub(crate) fn lower_claim_ok(p: &Program, n: &BigInt, arr: &str) -> Result<(), ExportError> {
-    let shared = p.array(arr).map(|a| a.space) == Some(Space::Shared);
-    if shared && *n > BigInt::from(1) {
-        return Err(ExportError::Unsupported(format!(
-            "L:SARRAY/L:SWRITE claim (n {n}) on shared array {arr}: the warp's Conflicts count \
-             N_W above 1 is not formalized in LowerCheck.v (coq-export/README.md)"
-        )));
-    }
-    Ok(())
 }
 
 /// The printed parts of a lower certificate's file.
@@ -139,24 +120,6 @@ mod tests {
                 }
                 other => panic!("{r}: {other:?}"),
             }
-        }
-    }
-
-    #[test]
-    fn shared_claims_above_one_are_refused() {
-        let text = "(program k (params (int n)) (arrays (S shared int 4) (A global int 4)) \
-                    (locals (int i)) (body (skip)))";
-        let sx = warpcert_kernel::sexp::parse_all(text).unwrap_or_default();
-        let Some(p) = sx.first().and_then(|x| warpcert_kernel::syntax::program(x).ok()) else {
-            panic!("test program does not parse")
-        };
-        assert!(lower_claim_ok(&p, &BigInt::from(1), "S").is_ok());
-        assert!(lower_claim_ok(&p, &BigInt::from(7), "A").is_ok());
-        match lower_claim_ok(&p, &BigInt::from(2), "S") {
-            Err(ExportError::Unsupported(m)) => {
-                assert!(m.contains("L:SARRAY/L:SWRITE") && m.contains("shared array S"), "{m}")
-            }
-            other => panic!("{other:?}"),
         }
     }
 }

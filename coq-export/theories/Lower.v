@@ -9,10 +9,11 @@
     facts they establish (an entailment by its implication, a substitution by the
     equation it gives, [N ≤ N_W] by [N ≤ memreads] on every store of [P]).
 
-    Not done here (spec/logic.md §4b says so): the link from the kernel's syntactic
-    checks (Farkas witnesses, the [N_W] enumeration, [Q'[x ← e]]) to these semantic
-    premises, i.e. a Coq checker for lower certificates, and their export.  No axiom;
-    every proof is closed. *)
+    LowerCheck.v links the kernel's syntactic checks (Farkas witnesses, the [N_W]
+    enumeration, [Q'[x ← e]], equality rewrites) to these semantic premises: its checker
+    [lcheck] is sound by these lemmas ([lcheck_sound], [lower_bound_sound]), and
+    [warpcert export-coq] exports lower certificates to it.  No axiom; every proof is
+    closed. *)
 From Coq Require Import ZArith QArith List Bool Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics.
 Import ListNotations.

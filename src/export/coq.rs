@@ -18,8 +18,12 @@
 //! access bounds the derivation claims are collected into a table `tab` of `(key, n)`
 //! (one entry per distinct `N*` key, `n` the smallest claim) that `coqc` checks once each.
 //!
+//! A lower-bound certificate (section `(lower W)`, spec/logic.md §4b) prints the same tree
+//! with the `L:` rules as their `Q:` constructors and proves `warp_lower_bound` from
+//! `LowerCheck.lower_bound_sound` instead ([`super::coq_lower`]).
+//!
 //! Errors ([`ExportError`]): the kernel rejects the certificate; the derivation uses a
-//! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4a is, the
+//! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4b is, the
 //! filtered judgments of §4a included; a rule added later fails with its name); a rewrite
 //! over a non-integral form or shift; a Q:IFEXIT1/4 outside a Q:WHILEEXIT1/2 body. Nothing
 //! is printed in those cases.

@@ -129,6 +129,24 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
             files.push((format!("lower_addSub1_{m}"), x));
         }
     }
+    // `analyze --coq DIR` (all metrics) writes each exact answer's lower file beside the
+    // upper one; the steps one goes through coqc below
+    let cq = tmp.join("coq");
+    let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .arg("analyze")
+        .arg(root().join("tests/data/coq/lower_loop_read.cu"))
+        .arg("--coq")
+        .arg(&cq)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "analyze --coq: {}", String::from_utf8_lossy(&out.stderr));
+    for m in ["conflicts", "divwarps", "sectors", "steps"] {
+        let f = cq.join(format!("lowerLoopRead_{m}_lower.v"));
+        assert!(f.exists(), "no {}", f.display());
+    }
+    let steps = std::fs::read_to_string(cq.join("lowerLoopRead_steps_lower.v")).unwrap();
+    assert!(steps.contains("Theorem warp_lower_bound"));
+    files.push(("lower_loop_read_steps".into(), steps));
     let accepted = files.len();
     files.extend(mutants.into_iter().map(|(n, t)| (n.to_string(), t)));
     files.push(("lower_step32_shift_raised".into(), shifted));

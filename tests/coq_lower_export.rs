@@ -30,7 +30,8 @@ fn analysed_lower(file: &Path, metric: &str, tmp: &Path, name: &str, bound: &str
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{name}: analyze failed:\n{text}");
     assert!(
-        text.contains("lower-bound certificate (warp 0): accepted by the kernel") && text.contains("exact"),
+        text.contains("lower-bound certificate (warp 0): accepted by the kernel")
+            && text.contains("exact"),
         "{name}: no exact answer with a lower certificate:\n{text}"
     );
     let lower = std::fs::read_to_string(format!("{}.lower.cert", out_path.display())).unwrap();
@@ -54,7 +55,10 @@ fn mutate_lines(text: &str, lines: &[&str], from: &str, to: &str) -> String {
             _ => l.to_string(),
         })
         .collect();
-    assert!(changed.iter().all(|c| *c), "`{from}` not in the lines {lines:?}");
+    assert!(
+        changed.iter().all(|c| *c),
+        "`{from}` not in the lines {lines:?}"
+    );
     out.join("\n") + "\n"
 }
 
@@ -75,18 +79,31 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
     );
     let mut files: Vec<(String, String)> = Vec::new();
     let e = export(&read).unwrap_or_else(|e| panic!("lower_loop_read: {e}"));
-    assert!(e.contains("lcheck_root G warp body tree bound") && e.contains("Theorem warp_lower_bound"));
+    assert!(
+        e.contains("lcheck_root G warp body tree bound") && e.contains("Theorem warp_lower_bound")
+    );
     // the read's claim N = 4 (an assignment's expression claim) and the write's
-    assert!(e.contains(" 4%Z [(1%Z,") && e.contains("(DWrite a"), "claims not exported");
+    assert!(
+        e.contains(" 4%Z [(1%Z,") && e.contains("(DWrite a"),
+        "claims not exported"
+    );
     let mutants = vec![
         // the bound raised from 4 + 4·n to 5 + 4·n (the run costs 4 at n = 0), in the bound
         // and in the root assertion alike
         (
             "lower_read_bound_raised",
-            mutate_lines(&e, &["Definition a0 :", "Definition bound :"], "mkPot (4 # 1)", "mkPot (5 # 1)"),
+            mutate_lines(
+                &e,
+                &["Definition a0 :", "Definition bound :"],
+                "mkPot (4 # 1)",
+                "mkPot (5 # 1)",
+            ),
         ),
         // the read's claim raised to 5: N_W = 4 at the only admissible base (β = 0)
-        ("lower_read_claim_raised", e.replacen(" 4%Z [(1%Z,", " 5%Z [(1%Z,", 1)),
+        (
+            "lower_read_claim_raised",
+            e.replacen(" 4%Z [(1%Z,", " 5%Z [(1%Z,", 1),
+        ),
         // the final write's claim raised to 5 (4 sectors)
         ("lower_write_claim_raised", {
             let at = e.find("(DWrite a").unwrap();
@@ -114,7 +131,8 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
     files.push(("lower_shared_stride_conflicts".into(), sh));
     // the committed step-32 loop (tests/data/lower: bound ⌊(n + 31)/32⌋⁺, L:WEAK with
     // ishift/izero) and its shift raised from 1 to 2 (a round then pays 2 of 1)
-    let step = std::fs::read_to_string(root().join("tests/data/lower/step32.sectors.lower.cert")).unwrap();
+    let step =
+        std::fs::read_to_string(root().join("tests/data/lower/step32.sectors.lower.cert")).unwrap();
     let s = export(&step).unwrap_or_else(|e| panic!("step32: {e}"));
     let at = s.find("RIShift").expect("no RIShift in the step32 export");
     let (h, t) = s.split_at(at);
@@ -124,7 +142,13 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
     // addSub1 (RaCUDA corpus): no shared array (conflicts 0) and a uniform loop (divwarps 0)
     if let Some(dir) = racuda_corpus("lower_certificates_check_in_coq_and_mutants_fail") {
         for m in ["conflicts", "divwarps"] {
-            let c = analysed_lower(&dir.join("addSub1.cu"), m, &tmp, &format!("addSub1.{m}"), "0");
+            let c = analysed_lower(
+                &dir.join("addSub1.cu"),
+                m,
+                &tmp,
+                &format!("addSub1.{m}"),
+                "0",
+            );
             let x = export(&c).unwrap_or_else(|e| panic!("addSub1 {m}: {e}"));
             files.push((format!("lower_addSub1_{m}"), x));
         }
@@ -139,7 +163,11 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
         .arg(&cq)
         .output()
         .unwrap();
-    assert!(out.status.success(), "analyze --coq: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "analyze --coq: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for m in ["conflicts", "divwarps", "sectors", "steps"] {
         let f = cq.join(format!("lowerLoopRead_{m}_lower.v"));
         assert!(f.exists(), "no {}", f.display());

@@ -126,7 +126,9 @@ fn lower_cert_path(o: &AnalyzeOutcome) -> Option<String> {
 /// The Coq file of a lower-bound certificate beside the upper one's `…/NAME.v`:
 /// `…/NAME_lower.v` (a Coq module name).
 fn coq_lower_path(upper: &Path) -> PathBuf {
-    let stem = upper.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let stem = upper
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
     upper.with_file_name(format!("{stem}_lower.v"))
 }
 

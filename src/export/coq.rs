@@ -1293,6 +1293,7 @@ impl<'c> Exporter<'c> {
     fn file(mut self, assumptions: &[Assumption]) -> Result<String, ExportError> {
         let c = self.cert;
         if let Some(w) = c.lower {
+            super::coq_lower::root_ok(c)?;
             let tree = self.node(&c.root, &c.program.body, 2)?;
             let bound = self.names.pot(&c.bound)?;
             let mut body = String::new();

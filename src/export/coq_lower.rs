@@ -42,6 +42,23 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
     })
 }
 
+/// Checks that the root of the lower certificate `c` is the one LowerCheck.v's
+/// `lcheck_root` decides: its pre `P` exactly the launch facts (spec/logic.md §5).
+///
+/// Errors: [`ExportError::Unsupported`] for a root pre with other facts (parameter
+/// hypotheses of a lower certificate are not formalized in LowerCheck.v).
+pub(crate) fn root_ok(c: &Certificate) -> Result<(), ExportError> {
+    let facts = warpcert_kernel::rules::launch_facts(&c.program, c.block);
+    match &c.root.pre {
+        Some(pre) if *pre.p == facts => Ok(()),
+        _ => Err(ExportError::Unsupported(
+            "lower-bound certificate whose root pre is not exactly the launch facts \
+             (parameter hypotheses at the root are not formalized in LowerCheck.v)"
+                .into(),
+        )),
+    }
+}
+
 /// The printed parts of a lower certificate's file.
 pub(crate) struct Parts<'a> {
     pub cert: &'a Certificate,
@@ -120,6 +137,34 @@ mod tests {
                 }
                 other => panic!("{r}: {other:?}"),
             }
+        }
+    }
+
+    /// A root pre with a parameter hypothesis beyond the launch facts (as lower
+    /// certificates with hypotheses would have) is refused, not exported.
+    #[test]
+    fn root_pre_beyond_the_launch_facts_is_refused() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/lower/step32.sectors.lower.cert"
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let read = |t: &str| {
+            let sx = warpcert_kernel::sexp::parse_all(t).ok()?;
+            warpcert_kernel::syntax::certificate(&sx).ok()
+        };
+        let Some(c) = read(&text) else {
+            panic!("step32 does not parse")
+        };
+        assert!(root_ok(&c).is_ok());
+        // the first pre is the root's: add `n ≥ 1` to its P
+        let hyp = text.replacen("(pre (assn (P ", "(pre (assn (P (le (lin 1 (-1 n))) ", 1);
+        let Some(h) = read(&hyp) else {
+            panic!("mutant does not parse")
+        };
+        match root_ok(&h) {
+            Err(ExportError::Unsupported(m)) => assert!(m.contains("parameter hypotheses"), "{m}"),
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -354,7 +354,81 @@ Proof.
   intros t t' Ht Ht'. eapply (unif_correct G HWU); eauto. apply incl_refl.
 Qed.
 
+(** The helpers of [lcheck_sound]: a pre potential at most [Q + k] ([pot_ge] reversed),
+    the assertion of a node equal to another's, a uniform test, a decided test, and the
+    post of an assignment. *)
+Lemma pre_le : forall A Q1 k st, pot_ge (padd Q1 k) (aQ A) = true ->
+  LI A st <= pval (rho G ps st t0) Q1 + k.
+Proof.
+  intros A Q1 k st H. unfold LI. pose proof (pot_ge_sound (rho G ps st t0) _ _ H) as Hg.
+  rewrite padd_val in Hg. exact Hg.
+Qed.
+
+Lemma LP_same : forall A B, aP A = aP B -> aD A = aD B -> LP A = LP B.
+Proof. intros A B E1 E2. unfold LP, sat_assn. rewrite E1, E2. reflexivity. Qed.
+
+Lemma uniform_of : forall A PT PF e, unif G (dunif G (aD A)) e = true ->
+  cstrs_equiv (aP PT) (andc G (aP A) (aD A) e false) = true ->
+  cstrs_equiv (aP PF) (andc G (aP A) (aD A) e true) = true ->
+  aD PT = aD A -> aD PF = aD A ->
+  Lower.uniform_test G F ps T (LP A) e (LP PT) (LP PF).
+Proof.
+  intros A PT PF e Hu HPT HPF HDT HDF st R C1 [Hw [HP HD]] He.
+  split; [eapply unif_uniform; eauto|].
+  split; intros Hall; (split; [exact Hw|]); split.
+  - intros t Ht. apply (cstrs_equiv_sat _ _ _ HPT).
+    apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
+  - rewrite HDT; exact HD.
+  - intros t Ht. apply (cstrs_equiv_sat _ _ _ HPF).
+    apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
+  - rewrite HDF; exact HD.
+Qed.
+
+Lemma decided_of : forall A e ws (neg : bool),
+  nonempty ((if neg then snd else fst) (cond G e)) = true ->
+  entails (aP A) ((if neg then snd else fst) (cond G e)) ws = true ->
+  forall st R C, LP A st -> eeval G F ps st e T R C -> forall t, In t T -> R t = VBool (negb neg).
+Proof.
+  intros A e ws neg Hn Hent st R C [Hw [HP HD]] He t Ht.
+  pose proof (entails_sound _ _ _ _ (HP t Ht) Hent) as Hs.
+  destruct (cond_decides G F ps st e T R C t Hp Hw He Ht) as [D1 D2].
+  destruct neg; simpl in *; auto.
+Qed.
+
+Lemma vwrite_lp : forall A B x e ws st R C ty,
+  vw_dent_w G (wtids G) (aP A) (aD A) x e (aD B) = true ->
+  entails_subst G (aP A) x e (aP B) ws = true -> LP A st -> eeval G F ps st e T R C ->
+  c_lty G x = Some ty -> (forall t, In t T -> has_type (R t) ty = true) ->
+  LP B (set_local st x T R).
+Proof.
+  intros A B x e ws st R C ty Hd Hs [Hw [HP HD]] He Hty Hh.
+  assert (Hrun : seval G F ps st (SAssign x e) T (set_local st x T R) (C + m_vwrite (c_metric G)))
+    by (eapply SC_VWRITE; eauto).
+  split; [eapply run_wt; eauto | split].
+  - intros t Ht; eapply vwrite_post; eauto.
+  - eapply vw_dent_sound; eauto. apply incl_refl.
+Qed.
+
+Lemma LI_set_local : forall B x st R,
+  LI B (set_local st x T R) = pval (upd (rho G ps st t0) (VL x) (int_of (R t0))) (aQ B).
+Proof. intros B x st R. unfold LI. apply pval_ext. intros; apply rho_set_local; auto. Qed.
+
 Ltac lweak := eapply (Lower.L_WEAK G F ps T) with (f := 0).
+
+(** L:WEAK with only a smaller pre potential. *)
+Lemma lvalid_pre : forall P (I : store -> Q) s P' I' (J : store -> Q),
+  Lower.lvalid G F ps T P J s P' I' -> (forall st, P st -> I st <= J st) ->
+  Lower.lvalid G F ps T P I s P' I'.
+Proof.
+  intros P I s P' I' J V H. lweak; [| exact V |].
+  - intros st Hs. split; [exact Hs|]. pose proof (H st Hs). lra.
+  - intros st Hs. split; [exact Hs | lra].
+Qed.
+
+(** The pre side of [lvalid_pre] from [pot_ge (padd Q k) (aQ A)]. *)
+Ltac pre_side H :=
+  intros ?st ?Hs; cbv beta;
+  match goal with st : store |- _ => pose proof (pre_le _ _ _ st H) end; unfold LI, M in *; lra.
 
 Lemma lcheck_sound : forall d s, lcheck G (wtids G) (map (lane_t G) T) s d = true ->
   Lower.lvalid G F ps T (LP (dpre d)) (LI (dpre d)) s (LP (dpost d)) (LI (dpost d)).
@@ -365,81 +439,49 @@ Proof.
      | _ => destruct s; cbn [lcheck] in H; try discriminate; cbn [dpre dpost]
      end..].
   - (* DSkip *) apply Lower.L_SKIP.
-  - (* DSync *) split_b.
-    lweak; [| apply (Lower.L_SYNC G F ps T (LP B) (LI B)) |].
-    + intros st [Hw [HP HD]]. split.
-      * split; [exact Hw|]. destruct A as [P D Qa], B as [P' D' Qb]; simpl in *; subst.
-        split; assumption.
-      * cbv beta; unfold LI. pose proof (pot_ge_sound (rho G ps st t0) _ _ H0) as Hg.
-        rewrite padd_val in Hg. unfold M in *. lra.
-    + intros st Hs; split; [exact Hs | lra].
+  - (* DSync *) split_b. rewrite (LP_same A B) by assumption.
+    eapply lvalid_pre; [apply (Lower.L_SYNC G F ps T (LP B) (LI B)) | pre_side H0].
   - (* DSeq *) split_b. subst.
     eapply Lower.L_SEQ; [apply IHd1; eauto|].
     match goal with E : dpost d1 = dpre d2 |- _ => rewrite E end. apply IHd2; eauto.
   - (* DVwrite1 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     eapply Lower.L_VWRITE; [eapply lecost_sound; eauto|].
-    intros st R C' ty [Hw [HP HD]] He Hty Hh.
-    assert (Hrun : seval G F ps st (SAssign x e) T (set_local st x T R) (C' + m_vwrite (c_metric G)))
-      by (eapply SC_VWRITE; eauto).
-    split; [split; [eapply run_wt; eauto | split]|].
-    + intros t Ht; eapply vwrite_post; eauto.
-    + eapply vw_dent_sound; eauto. apply incl_refl.
-    + cbv beta; unfold LI. pose proof (pot_ge_sound (rho G ps st t0) _ _ H0) as Hg. rewrite padd_val in Hg.
-      rewrite (pval_ext (rho G ps (set_local st x T R) t0) (upd (rho G ps st t0) (VL x) (int_of (R t0)))) by
-        (intros; apply rho_set_local; auto).
-      unfold psubst_e in Hg. destruct (lin_fix G (aP A) e) as [E|] eqn:EL.
-      * rewrite psubst_val in Hg.
-        rewrite (lin_fix_correct G F ps st e T R _ (aP A) E Hp Hw He EL t0 Ht0 (HP t0 Ht0)).
-        simpl int_of. unfold M in *. lra.
-      * match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
-        rewrite pval_upd_notin by auto. unfold M in *. lra.
+    intros st R C' ty Hs He Hty Hh. split; [eapply vwrite_lp; eauto|].
+    pose proof (pre_le _ _ _ st H0) as Hg. rewrite LI_set_local.
+    destruct Hs as [Hw [HP HD]]. unfold psubst_e in Hg.
+    destruct (lin_fix G (aP A) e) as [E|] eqn:EL.
+    + rewrite psubst_val in Hg.
+      rewrite (lin_fix_correct G F ps st e T R _ (aP A) E Hp Hw He EL t0 Ht0 (HP t0 Ht0)).
+      simpl int_of. unfold M in *. lra.
+    + match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+      rewrite pval_upd_notin by auto. unfold M in *. lra.
   - (* DVwrite2 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     eapply Lower.L_VWRITE; [eapply lecost_sound; eauto|].
-    intros st R C' ty [Hw [HP HD]] He Hty Hh.
-    assert (Hrun : seval G F ps st (SAssign x e) T (set_local st x T R) (C' + m_vwrite (c_metric G)))
-      by (eapply SC_VWRITE; eauto).
-    split; [split; [eapply run_wt; eauto | split]|].
-    + intros t Ht; eapply vwrite_post; eauto.
-    + eapply vw_dent_sound; eauto. apply incl_refl.
-    + cbv beta; unfold LI. pose proof (pot_ge_sound (rho G ps st t0) _ _ H0) as Hg. rewrite padd_val in Hg.
-      rewrite (pval_ext (rho G ps (set_local st x T R) t0) (upd (rho G ps st t0) (VL x) (int_of (R t0)))) by
-        (intros; apply rho_set_local; auto).
-      match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
-      rewrite pval_upd_notin by auto. unfold M in *. lra.
+    intros st R C' ty Hs He Hty Hh. split; [eapply vwrite_lp; eauto|].
+    pose proof (pre_le _ _ _ st H0) as Hg. rewrite LI_set_local.
+    match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+    rewrite pval_upd_notin by auto. unfold M in *. lra.
   - (* DWrite *)
     destruct (lecost G _ (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
-    assert (HPB : forall st, LP A st -> LP B st).
-    { intros st Hs. destruct (c_arr G arr) as [[[] es]|]; try discriminate; split_b;
-        destruct A as [P D Qa], B as [P' D' Qb]; simpl in *; subst; exact Hs. }
-    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b.
-    + lweak; [| eapply (Lower.L_GWRITE G F ps T (LP A) (LI B) arr i e es n (ocost G i) C2);
-                 eauto using LP_local, LI_local |].
-      * intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
-        pose proof (pot_ge_sound (rho G ps st t0) _ _ H0) as Hg. rewrite padd_val in Hg.
-        unfold M in *. lra.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b;
+      match goal with E1 : aP A = aP B, E2 : aD A = aD B |- _ =>
+        rewrite <- (LP_same A B E1 E2) end.
+    + eapply lvalid_pre;
+        [eapply (Lower.L_GWRITE G F ps T (LP A) (LI B) arr i e es n (ocost G i) C2);
+           eauto using LP_local, LI_local, lecost_sound | pre_side H0].
       * intros st [Hw [HP HD]]. eapply nw_mem_sound; eauto.
       * intros st C [Hw HA] Ho. eapply ocost_le; eauto.
-      * eapply lecost_sound; eauto.
-      * intros st Hs. split; [apply HPB; exact Hs | lra].
-    + lweak; [| eapply (Lower.L_SWRITE G F ps T (LP A) (LI B) arr i e es n (ocost G i) C2);
-                 eauto using LP_local, LI_local |].
-      * intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
-        pose proof (pot_ge_sound (rho G ps st t0) _ _ H0) as Hg. rewrite padd_val in Hg.
-        unfold M in *. lra.
+    + eapply lvalid_pre;
+        [eapply (Lower.L_SWRITE G F ps T (LP A) (LI B) arr i e es n (ocost G i) C2);
+           eauto using LP_local, LI_local, lecost_sound | pre_side H0].
       * intros st [Hw [HP HD]]. eapply nw_conf_sound; eauto.
       * intros st C [Hw HA] Ho. eapply ocost_le; eauto.
-      * eapply lecost_sound; eauto.
-      * intros st Hs. split; [apply HPB; exact Hs | lra].
-    + lweak; [| eapply (Lower.L_LWRITE G F ps T (LP A) (LI B) arr i e es (ocost G i) C2);
-                 eauto using LP_local, LI_local |].
-      * intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
-        pose proof (pot_ge_sound (rho G ps st t0) _ _ H0) as Hg. rewrite padd_val in Hg.
-        unfold M in *. lra.
-      * intros st C [Hw HA] Ho. eapply ocost_le; eauto.
-      * eapply lecost_sound; eauto.
-      * intros st Hs. split; [apply HPB; exact Hs | lra].
+    + eapply lvalid_pre;
+        [eapply (Lower.L_LWRITE G F ps T (LP A) (LI B) arr i e es (ocost G i) C2);
+           eauto using LP_local, LI_local, lecost_sound | pre_side H0].
+      intros st C [Hw HA] Ho. eapply ocost_le; eauto.
   - (* DIf1 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : lcheck _ _ _ s1 d1 = true |- _ => specialize (IHd1 _ Hc) end.
@@ -450,74 +492,36 @@ Proof.
       by (unfold LI; match goal with E : aQ (dpre d2) = aQ (dpre d1) |- _ => rewrite E end;
           reflexivity).
     rewrite HI in IHd2.
-    match goal with Hc : cstrs_equiv (aP (dpre d1)) _ = true |- _ => rename Hc into HPT end.
-    match goal with Hc : cstrs_equiv (aP (dpre d2)) _ = true |- _ => rename Hc into HPF end.
-    match goal with Hc : aD (dpre d1) = aD A |- _ => rename Hc into HDT end.
-    match goal with Hc : aD (dpre d2) = aD A |- _ => rename Hc into HDF end.
     match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
-    lweak; [| eapply (Lower.L_IF1 G F ps T (LP A) (LP (dpre d1)) (LP (dpre d2)) e s1 s2
-                        (LP B) (LI B) (LI (dpre d1)) C); eauto; [|eapply lecost_sound; eauto] |].
-    + intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
-      pose proof (pot_ge_sound (rho G ps st t0) _ _ Hge) as Hg. rewrite padd_val in Hg.
-      unfold M in *. lra.
-    + intros st R C1 [Hw [HP HD]] He. split; [eapply unif_uniform; eauto|].
-      split; intros Hall; (split; [exact Hw|]); split.
-      * intros t Ht. apply (cstrs_equiv_sat _ _ _ HPT).
-        apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
-      * rewrite HDT; exact HD.
-      * intros t Ht. apply (cstrs_equiv_sat _ _ _ HPF).
-        apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
-      * rewrite HDF; exact HD.
-    + intros st Hs. split; [exact Hs | lra].
+    eapply lvalid_pre;
+      [eapply (Lower.L_IF1 G F ps T (LP A) (LP (dpre d1)) (LP (dpre d2)) e s1 s2
+                 (LP B) (LI B) (LI (dpre d1)) C); eauto using lecost_sound | pre_side Hge].
+    apply uniform_of; assumption.
   - (* DIf2 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : lcheck _ _ _ s1 d = true |- _ => specialize (IHd _ Hc) end.
     match goal with E : dpost d = B |- _ => rewrite E in IHd end.
-    assert (E : LP (dpre d) = LP A)
-      by (unfold LP, sat_assn; match goal with E1 : aP (dpre d) = aP A, E2 : aD (dpre d) = aD A |- _ =>
-            rewrite E1, E2 end; reflexivity).
-    rewrite E in IHd.
+    rewrite (LP_same (dpre d) A) in IHd by assumption.
     match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
-    match goal with Hc : entails _ _ _ = true |- _ => rename Hc into Hent end.
-    match goal with Hc : nonempty _ = true |- _ => rename Hc into Hne1 end.
-    lweak; [| eapply (Lower.L_IF2 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
-                [exact T_ne | | eapply lecost_sound; eauto | exact IHd] |].
-    + intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
-      pose proof (pot_ge_sound (rho G ps st t0) _ _ Hge) as Hg. rewrite padd_val in Hg.
-      unfold M in *. lra.
-    + intros st R C1 [Hw [HP HD]] He t Ht.
-      destruct (cond_decides G F ps st e T R C1 t Hp Hw He Ht) as [D1 _].
-      rewrite (D1 Hne1 (entails_sound _ _ _ _ (HP t Ht) Hent)). reflexivity.
-    + intros st Hs. split; [exact Hs | lra].
+    eapply lvalid_pre;
+      [eapply (Lower.L_IF2 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
+         [exact T_ne | | eapply lecost_sound; eauto | exact IHd] | pre_side Hge].
+    intros st R C1 Hs He t Ht. erewrite (decided_of A e ws false); eauto; reflexivity.
   - (* DIf3 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : lcheck _ _ _ s2 d = true |- _ => specialize (IHd _ Hc) end.
     match goal with E : dpost d = B |- _ => rewrite E in IHd end.
-    assert (E : LP (dpre d) = LP A)
-      by (unfold LP, sat_assn; match goal with E1 : aP (dpre d) = aP A, E2 : aD (dpre d) = aD A |- _ =>
-            rewrite E1, E2 end; reflexivity).
-    rewrite E in IHd.
+    rewrite (LP_same (dpre d) A) in IHd by assumption.
     match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
-    match goal with Hc : entails _ _ _ = true |- _ => rename Hc into Hent end.
-    match goal with Hc : nonempty _ = true |- _ => rename Hc into Hne1 end.
-    lweak; [| eapply (Lower.L_IF3 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
-                [exact T_ne | | eapply lecost_sound; eauto | exact IHd] |].
-    + intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
-      pose proof (pot_ge_sound (rho G ps st t0) _ _ Hge) as Hg. rewrite padd_val in Hg.
-      unfold M in *. lra.
-    + intros st R C1 [Hw [HP HD]] He t Ht.
-      destruct (cond_decides G F ps st e T R C1 t Hp Hw He Ht) as [_ D2].
-      rewrite (D2 Hne1 (entails_sound _ _ _ _ (HP t Ht) Hent)). reflexivity.
-    + intros st Hs. split; [exact Hs | lra].
+    eapply lvalid_pre;
+      [eapply (Lower.L_IF3 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
+         [exact T_ne | | eapply lecost_sound; eauto | exact IHd] | pre_side Hge].
+    intros st R C1 Hs He t Ht. erewrite (decided_of A e ws true); eauto; reflexivity.
   - (* DWhile1 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
-    match goal with Hc : cstrs_equiv (aP (dpre d)) _ = true |- _ => rename Hc into HPT end.
     match goal with Hc : cstrs_equiv (aP (dpost d)) _ = true |- _ => rename Hc into HPq end.
-    match goal with Hc : cstrs_equiv (aP B) _ = true |- _ => rename Hc into HPF end.
-    match goal with Hc : aD (dpre d) = aD A |- _ => rename Hc into HDT end.
     match goal with Hc : aD (dpost d) = aD A |- _ => rename Hc into HDq end.
-    match goal with Hc : aD B = aD A |- _ => rename Hc into HDF end.
     match goal with Hc : pot_ge (aQ (dpre d)) (aQ B) = true |- _ => rename Hc into Hg1 end.
     match goal with Hc : pot_ge _ (aQ (dpost d)) = true |- _ => rename Hc into Hg2 end.
     match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hg3 end.
@@ -529,22 +533,10 @@ Proof.
       - intros st [Hw [HP HD]]. split; [split; [exact Hw | split]|].
         + intros t Ht. apply (cstrs_equiv_sat' _ _ _ HPq), HP, Ht.
         + rewrite <- HDq; exact HD.
-        + cbv beta; unfold LI. pose proof (pot_ge_sound (rho G ps st t0) _ _ Hg2) as Hg.
-          rewrite padd_val in Hg. unfold M in *. lra. }
-    lweak; [| eapply (Lower.L_WHILE G F ps T (LP A) (LP (dpre d)) (LP B) e s (LI B) C);
-                [| eapply lecost_sound; eauto | exact HB] |].
-    + intros st Hs. split; [exact Hs|]. cbv beta; unfold LI.
-      pose proof (pot_ge_sound (rho G ps st t0) _ _ Hg3) as Hg. rewrite padd_val in Hg.
-      unfold M in *. lra.
-    + intros st R C1 [Hw [HP HD]] He. split; [eapply unif_uniform; eauto|].
-      split; intros Hall; (split; [exact Hw|]); split.
-      * intros t Ht. apply (cstrs_equiv_sat _ _ _ HPT).
-        apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
-      * rewrite HDT; exact HD.
-      * intros t Ht. apply (cstrs_equiv_sat _ _ _ HPF).
-        apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
-      * rewrite HDF; exact HD.
-    + intros st Hs. split; [exact Hs | lra].
+        + cbv beta. pose proof (pre_le _ _ _ st Hg2). unfold LI, M in *. lra. }
+    eapply lvalid_pre;
+      [eapply (Lower.L_WHILE G F ps T (LP A) (LP (dpre d)) (LP B) e s (LI B) C);
+         [apply uniform_of; assumption | eapply lecost_sound; eauto | exact HB] | pre_side Hg3].
   - (* DWeak *)
     cbn [lcheck] in H. split_b. cbn [dpre dpost].
     match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.

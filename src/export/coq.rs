@@ -662,12 +662,12 @@ impl<'c> Exporter<'c> {
 
     /// The access claim of an expression node under `pre` (`Check.accw`): the claimed
     /// `n` of a read (recorded in the `N*` table), else 0.
-    fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> Result<String, ExportError> {
+    fn expr_acc(&mut self, e: &Node, ex: &Expr, pre: &Assn) -> String {
         let n = e.n.clone().unwrap_or_default();
         match ex {
-            Expr::Read(a, _) if self.is_local(a) => Ok(z(&n)),
+            Expr::Read(a, _) if self.is_local(a) => z(&n),
             Expr::Read(a, o) => self.acc(&n, a, o, pre),
-            _ => Ok(z(&n)),
+            _ => z(&n),
         }
     }
 
@@ -703,10 +703,10 @@ impl<'c> Exporter<'c> {
 
     /// The claim `n` of an access to `arr` at index `o`; records it in the `N*` table under
     /// its key `(shared?, tc, dep, range, es, scaled)` (`Logic.akey`).
-    fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> Result<String, ExportError> {
+    fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> String {
         if self.lower.is_some() {
             // a lower claim `N ≤ N_W` is checked per access by LowerCheck.nw_ok, no table
-            return Ok(z(n));
+            return z(n);
         }
         if let Some(a) = self.cert.program.arrays.iter().find(|a| a.name == arr) {
             let tc: Vec<String> = pre
@@ -762,7 +762,7 @@ impl<'c> Exporter<'c> {
                 *e = n.clone();
             }
         }
-        Ok(z(n))
+        z(n)
     }
 
     /// The Coq `dtree` of statement node `n` about `s` (one `D…` constructor per rule),
@@ -800,17 +800,17 @@ impl<'c> Exporter<'c> {
             ("Q:SEQ", Stmt::Seq(..)) => self.seq(&n.children, s, a, b, ind)?,
             ("Q:VWRITE1" | "Q:VWRITE2", _) => self.vwrite(&at, s)?,
             ("Q:LWRITE", Stmt::Write(_, _, ex)) => {
-                let eacc = self.expr_acc(child(1)?, ex, pre)?;
+                let eacc = self.expr_acc(child(1)?, ex, pre);
                 format!("DWrite {a} {b} 0%Z {eacc}")
             }
             ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
                 let nn = n.n.clone().unwrap_or_default();
-                let acc = self.acc(&nn, arr, o, pre)?;
-                let eacc = self.expr_acc(child(1)?, ex, pre)?;
+                let acc = self.acc(&nn, arr, o, pre);
+                let eacc = self.expr_acc(child(1)?, ex, pre);
                 format!("DWrite {a} {b} {acc} {eacc}")
             }
             ("Q:IF1", Stmt::If(e, s1, s2)) => {
-                let acc = self.expr_acc(child(0)?, e, pre)?;
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let dt = self.node(child(1)?, s1, ind + 2)?;
                 let df = self.node(child(2)?, s2, ind + 2)?;
                 format!("DIf1 {a} {b} {acc}\n{pad}  ({dt})\n{pad}  ({df})")
@@ -819,13 +819,13 @@ impl<'c> Exporter<'c> {
                 let neg = r == "Q:IF3";
                 let targets = vec![BigInt::one(); self.cond_len(e, neg)];
                 let ws = Self::witnesses(n, "cond", &targets, &Self::scales(&pre.p, 0))?;
-                let acc = self.expr_acc(child(0)?, e, pre)?;
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let d = self.node(child(1)?, if neg { s2 } else { s1 }, ind + 2)?;
                 let k = if neg { "DIf3" } else { "DIf2" };
                 format!("{k} {a} {b} {acc} {ws}\n{pad}  ({d})")
             }
             (r @ ("Q:WHILE2" | "Q:WHILEWARP"), Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre)?;
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;
                 let k = if r == "Q:WHILE2" {
                     "DWhile2"
@@ -835,7 +835,7 @@ impl<'c> Exporter<'c> {
                 format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
             ("Q:WHILELAST", Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre)?;
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let last = child(2)?;
                 let (Some(lpre), Some(lpost)) = (&last.pre, &last.post) else {
                     return Err(ExportError::Unsupported(
@@ -879,7 +879,7 @@ impl<'c> Exporter<'c> {
             }
             ("Q:IF4", Stmt::If(e, s1, s2)) => self.if4(&at, e, s1, s2)?,
             ("Q:WHILE1", Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre)?;
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;
                 format!("DWhile1 {a} {b} {acc}\n{pad}  ({db})")
             }
@@ -892,7 +892,7 @@ impl<'c> Exporter<'c> {
                 self.ifexit(&at, r, c, s1, s2)?
             }
             (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2"), Stmt::While(e, body)) => {
-                let acc = self.expr_acc(child(0)?, e, pre)?;
+                let acc = self.expr_acc(child(0)?, e, pre);
                 let saved = self.filter.replace(e.clone());
                 let db = self.node(child(1)?, body, ind + 2);
                 self.filter = saved;
@@ -950,7 +950,7 @@ impl<'c> Exporter<'c> {
         };
         Ok(format!(
             "{k} {a} {b} {} {ws}",
-            self.expr_acc(at.child(0)?, ex, at.pre)?
+            self.expr_acc(at.child(0)?, ex, at.pre)
         ))
     }
 
@@ -981,7 +981,7 @@ impl<'c> Exporter<'c> {
         let ps = &at.post_scales;
         let wjt = Self::witnesses(n, "join-then", ps, &Self::scales(&tpost.p, 0))?;
         let wje = Self::witnesses(n, "join-else", ps, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(0)?, e, pre)?;
+        let acc = self.expr_acc(at.child(0)?, e, pre);
         let dt = self.node(t, s1, ind + 2)?;
         let df = self.node(f, s2, ind + 2)?;
         Ok(format!(
@@ -1064,7 +1064,7 @@ impl<'c> Exporter<'c> {
         }
         let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(0)?, c, at.pre)?;
+        let acc = self.expr_acc(at.child(0)?, c, at.pre);
         let dt = self.node(t, s1, ind + 2)?;
         // The else branch is an ordinary judgment: no filter inside it.
         let saved = self.filter.take();
@@ -1094,7 +1094,7 @@ impl<'c> Exporter<'c> {
         }
         let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(1)?, c, ppost)?;
+        let acc = self.expr_acc(at.child(1)?, c, ppost);
         let saved = self.filter.replace(c.clone());
         let d1 = self.node(part, s1, ind + 2);
         self.filter = saved;
@@ -1138,7 +1138,7 @@ impl<'c> Exporter<'c> {
         let wx = Self::witnesses(n, "exit", &targets, &tps)?;
         let wjt = Self::witnesses(n, "join-then", &at.post_scales, &tps)?;
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
-        let acc = self.expr_acc(at.child(0)?, c, at.pre)?;
+        let acc = self.expr_acc(at.child(0)?, c, at.pre);
         // The then branch is an ordinary judgment: no filter inside it.
         let saved = self.filter.take();
         let dt = self.node(t, s1, ind + 2);
@@ -1239,7 +1239,7 @@ impl<'c> Exporter<'c> {
             .map(|c| self.cstr(c))
             .collect();
         let ge = ge?;
-        let acc = self.expr_acc(ec, e, lpre)?;
+        let acc = self.expr_acc(ec, e, lpre);
         let d0 = self.node(first, s0, ind + 4)?;
         let saved = self.filter.replace(e.clone());
         let db = self.node(bn, body, ind + 4);

@@ -13,7 +13,7 @@
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
 use super::coq::ExportError;
-use super::coq_context::{ctx_def, names_comment, theorem_comment};
+use super::coq_context::{ctx_def, lower_theorem_comment, names_comment};
 use std::fmt::Write as _;
 use warpcert_kernel::assume::Assumption;
 use warpcert_kernel::syntax::Certificate;
@@ -108,7 +108,7 @@ pub(crate) fn lower_file(x: &Parts<'_>, assumptions: &[Assumption]) -> Result<St
         "Lemma lroot_ok : lcheck_root G warp body tree bound = true.\n\
          Proof. vm_compute. reflexivity. Qed.\n\n",
     );
-    out.push_str(&theorem_comment(assumptions));
+    out.push_str(&lower_theorem_comment(assumptions));
     out.push_str(
         "Theorem warp_lower_bound : forall (F : fmodel) (ps : nat -> val) (arrays : nat -> Z -> val)\n  \
          (s' : store) (C : Q)\n  \

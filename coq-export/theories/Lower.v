@@ -9,10 +9,11 @@
     facts they establish (an entailment by its implication, a substitution by the
     equation it gives, [N ≤ N_W] by [N ≤ memreads] on every store of [P]).
 
-    Not done here (spec/logic.md §4b says so): the link from the kernel's syntactic
-    checks (Farkas witnesses, the [N_W] enumeration, [Q'[x ← e]]) to these semantic
-    premises, i.e. a Coq checker for lower certificates, and their export.  No axiom;
-    every proof is closed. *)
+    LowerCheck.v links the kernel's syntactic checks (Farkas witnesses, the [N_W]
+    enumeration, [Q'[x ← e]], equality rewrites) to these semantic premises: its checker
+    [lcheck] is sound by these lemmas ([lcheck_sound], [lower_bound_sound]), and
+    [warpcert export-coq] exports lower certificates to it.  No axiom; every proof is
+    closed. *)
 From Coq Require Import ZArith QArith List Bool Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics.
 Import ListNotations.
@@ -36,11 +37,11 @@ Definition lvalid (P : assn) (I : pot) (s : stmt) (P' : assn) (I' : pot) : Prop 
 Definition elow (P : assn) (e : expr) (c : Q) : Prop :=
   forall st R C, P st -> eeval G F ps st e T R C -> c <= C.
 
-(** [P ⇒ e unif], semantically: on every store of [P] the test is all-true or all-false on
+(** [P ⇒ e unif], semantically: on every store of [P] the test has one value on all of
     [T]; [PT]/[PF] hold after a true/false test (the kernel's [P ∧ e], [P ∧ ¬e]). *)
 Definition uniform_test (P : assn) (e : expr) (PT PF : assn) : Prop :=
   forall st R C, P st -> eeval G F ps st e T R C ->
-    ((forall t, In t T -> is_true_v (R t) = true) \/ (forall t, In t T -> is_false_v (R t) = true)) /\
+    (forall t t', In t T -> In t' T -> R t = R t') /\
     ((forall t, In t T -> is_true_v (R t) = true) -> PT st) /\
     ((forall t, In t T -> is_false_v (R t) = true) -> PF st).
 
@@ -92,11 +93,15 @@ Qed.
     cost (the kernel's [Q = Q'[x ← lin_P(e)] + M^vwrite + C], exact substitution). *)
 Lemma L_VWRITE : forall (P P' : assn) (I' : pot) x e (c : Q) (I : pot),
   elow P e c ->
-  (forall st R, P st -> P' (set_local st x T R) /\ I st <= I' (set_local st x T R) + m_vwrite M + c) ->
+  (forall st R C ty, P st -> eeval G F ps st e T R C -> c_lty G x = Some ty ->
+     (forall t, In t T -> has_type (R t) ty = true) ->
+     P' (set_local st x T R) /\ I st <= I' (set_local st x T R) + m_vwrite M + c) ->
   lvalid P I (SAssign x e) P' I'.
 Proof.
   intros P P' I' x e c I He Hq st st' C HP Hs. inversion Hs; subst.
-  destruct (Hq st R HP) as [HP' Hle]. split; auto.
+  match goal with Hee : eeval _ _ _ _ e _ _ _, Hty : c_lty G x = Some _,
+                  Hh : forall t, In t _ -> has_type _ _ = true |- _ =>
+    destruct (Hq st R _ _ HP Hee Hty Hh) as [HP' Hle] end. split; auto.
   assert (c <= C0) by (eapply He; eauto). unfold M in *. lra.
 Qed.
 
@@ -122,6 +127,23 @@ Proof.
   match goal with |- _ - I' (set_array _ _ _ ?I ?R) <= _ =>
     assert (HI := HlI (set_array st A T I R) st eq_refl) end.
   destruct (m_mono M _ _ (Hn st HP)) as [_ [_ [Hm _]]].
+  unfold M in *. lra.
+Qed.
+
+(** L:LWRITE: a thread-local array, [Q = Q' + M^vwrite + c1 + c2] (exact). *)
+Lemma L_LWRITE : forall (P : assn) (I' : pot) A i e es (c1 c2 : Q),
+  alocal P -> plocal I' -> c_arr G A = Some (Local, es) ->
+  (forall st C, P st -> oeval G st i T C -> c1 <= C) -> elow P e c2 ->
+  lvalid P (fun st => I' st + m_vwrite M + c1 + c2) (SWrite A i e) P I'.
+Proof.
+  intros P I' A i e es c1 c2 HlP HlI HA Hc1 Hc2 st st' C HP Hs. inversion Hs; subst;
+    match goal with H1 : c_arr G A = Some (_, _) |- _ =>
+      tryif constr_eq H1 HA then fail else (rewrite HA in H1; inversion H1; subst) end.
+  split. { apply (HlP st); auto. }
+  match goal with Ho : oeval _ st i T ?C1, He : eeval _ _ _ st e T _ ?C2 |- _ =>
+    assert (c1 <= C1) by (eapply Hc1; eauto); assert (c2 <= C2) by (eapply Hc2; eauto) end.
+  match goal with |- _ - I' (set_array _ _ _ ?I ?R) <= _ =>
+    assert (HI := HlI (set_array st A T I R) st eq_refl) end.
   unfold M in *. lra.
 Qed.
 
@@ -174,12 +196,14 @@ Qed.
 
 (** A uniform test never takes SC:IFD / SC:WHILESOME: one of the two filters is empty. *)
 Lemma uniform_not_split : forall (R : fam),
-  ((forall t, In t T -> is_true_v (R t) = true) \/ (forall t, In t T -> is_false_v (R t) = true)) ->
+  (forall t t', In t T -> In t' T -> R t = R t') ->
   filter (fun t => is_true_v (R t)) T = [] \/ filter (fun t => is_false_v (R t)) T = [].
 Proof.
-  intros R [H|H]; [right|left]; apply filter_nil_of_all; intros t Ht.
-  - apply true_not_false, H, Ht.
-  - apply false_not_true, H, Ht.
+  intros R H. destruct (filter (fun t => is_true_v (R t)) T) as [|t1 l1] eqn:E1;
+    [left; reflexivity|right].
+  assert (Ht1 : In t1 (filter (fun t => is_true_v (R t)) T)) by (rewrite E1; left; reflexivity).
+  apply filter_In in Ht1 as [Ht1 Et1].
+  apply filter_nil_of_all. intros t Ht. rewrite (H t t1 Ht Ht1). apply true_not_false, Et1.
 Qed.
 
 (** L:IF1 (a uniform test): one branch

@@ -23,7 +23,8 @@ pub struct AnalyzeArgs {
     cert: Option<PathBuf>,
     /// Also export each checked certificate as a Coq file proving the bound
     /// (`coq-export/README.md`): a file for one metric, a directory (created) for several,
-    /// holding `KERNEL_METRIC.v` (a Coq file name may not contain dots).
+    /// holding `KERNEL_METRIC.v` (a Coq file name may not contain dots); an exact answer's
+    /// lower-bound certificate beside it as `…_lower.v`.
     #[arg(long)]
     coq: Option<PathBuf>,
     /// Degree of the complete potential templates: every product of at most this many
@@ -112,6 +113,23 @@ fn coq_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> Pat
     } else {
         base.to_path_buf()
     }
+}
+
+/// Where the lower-bound certificate of an exact answer was written, if any.
+fn lower_cert_path(o: &AnalyzeOutcome) -> Option<String> {
+    match o {
+        AnalyzeOutcome::Bound(b) => b.lower.as_ref().and_then(|lr| lr.path.clone()),
+        _ => None,
+    }
+}
+
+/// The Coq file of a lower-bound certificate beside the upper one's `…/NAME.v`:
+/// `…/NAME_lower.v` (a Coq module name).
+fn coq_lower_path(upper: &Path) -> PathBuf {
+    let stem = upper
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    upper.with_file_name(format!("{stem}_lower.v"))
 }
 
 /// The whole-kernel bound from the kernel's verdict, in exact arithmetic: `warps × B` for
@@ -558,6 +576,17 @@ fn analyze_kernel(
                     }
                     if args.cert.is_none() {
                         let _ = std::fs::remove_file(c);
+                    }
+                    // an exact answer's lower-bound certificate: `…_lower.v` beside it
+                    if let Some(lp) = lower_cert_path(&o) {
+                        let lv = coq_lower_path(v);
+                        if let Err(e) = super::export::write_coq(Path::new(&lp), &lv) {
+                            eprintln!("error: {e}");
+                            return Err(EXIT_FAILED);
+                        }
+                        if args.cert.is_none() {
+                            let _ = std::fs::remove_file(&lp);
+                        }
                     }
                 }
                 outcomes.push(o)

@@ -18,8 +18,12 @@
 //! access bounds the derivation claims are collected into a table `tab` of `(key, n)`
 //! (one entry per distinct `N*` key, `n` the smallest claim) that `coqc` checks once each.
 //!
+//! A lower-bound certificate (section `(lower W)`, spec/logic.md §4b) prints the same tree
+//! with the `L:` rules as their `Q:` constructors and proves `warp_lower_bound` from
+//! `LowerCheck.lower_bound_sound` instead ([`super::coq_lower`]).
+//!
 //! Errors ([`ExportError`]): the kernel rejects the certificate; the derivation uses a
-//! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4a is, the
+//! rule the Coq theories do not formalize (every rule of spec/logic.md §3–§4b is, the
 //! filtered judgments of §4a included; a rule added later fails with its name); a rewrite
 //! over a non-integral form or shift; a Q:IFEXIT1/4 outside a Q:WHILEEXIT1/2 body. Nothing
 //! is printed in those cases.
@@ -83,6 +87,8 @@ struct Exporter<'c> {
     /// The condition of the innermost Q:WHILEEXIT1/2 loop whose body is being exported
     /// (the filter of spec/logic.md §4a; its `cond(¬e)` is the target of `entail exit`).
     filter: Option<Expr>,
+    /// `Some(W)`: a lower-bound certificate about warp `W` (`crate::export::coq_lower`).
+    lower: Option<u32>,
 }
 
 /// A statement node being exported: the node, its pre, the Coq names of its pre and post
@@ -398,6 +404,7 @@ impl<'c> Exporter<'c> {
             defs: String::new(),
             tab: BTreeMap::new(),
             filter: None,
+            lower: cert.lower,
         }
     }
 
@@ -697,6 +704,10 @@ impl<'c> Exporter<'c> {
     /// The claim `n` of an access to `arr` at index `o`; records it in the `N*` table under
     /// its key `(shared?, tc, dep, range, es, scaled)` (`Logic.akey`).
     fn acc(&mut self, n: &BigInt, arr: &str, o: &Opd, pre: &Assn) -> String {
+        if self.lower.is_some() {
+            // a lower claim `N ≤ N_W` is checked per access by LowerCheck.nw_ok, no table
+            return z(n);
+        }
         if let Some(a) = self.cert.program.arrays.iter().find(|a| a.name == arr) {
             let tc: Vec<String> = pre
                 .p
@@ -777,7 +788,12 @@ impl<'c> Exporter<'c> {
         };
         let (a, b, pad) = (&at.a, &at.b, &at.pad);
         let child = |i: usize| at.child(i);
-        Ok(match (n.rule.as_str(), s) {
+        // an L: rule is printed with the constructor of its Q: counterpart (LowerCheck.v)
+        let rule = match self.lower {
+            Some(_) => super::coq_lower::as_upper_rule(&n.rule)?,
+            None => n.rule.as_str(),
+        };
+        Ok(match (rule, s) {
             ("Q:SKIP", _) => format!("DSkip {a}"),
             ("Q:SYNC", _) => format!("DSync {a} {b}"),
             ("Q:SHFL" | "Q:VOTE", _) => format!("DWarp {a} {b}"),
@@ -907,7 +923,7 @@ impl<'c> Exporter<'c> {
     /// Q:VWRITE1/2 (`DVwrite1`/`DVwrite2`): the post witnesses and the expression's claim.
     fn vwrite(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
         let (n, a, b) = (at.n, &at.a, &at.b);
-        let k = if n.rule == "Q:VWRITE1" {
+        let k = if n.rule.ends_with("VWRITE1") {
             "DVwrite1"
         } else {
             "DVwrite2"
@@ -1276,6 +1292,22 @@ impl<'c> Exporter<'c> {
 
     fn file(mut self, assumptions: &[Assumption]) -> Result<String, ExportError> {
         let c = self.cert;
+        if let Some(w) = c.lower {
+            super::coq_lower::root_ok(c)?;
+            let tree = self.node(&c.root, &c.program.body, 2)?;
+            let bound = self.names.pot(&c.bound)?;
+            let mut body = String::new();
+            self.names.stmt(&c.program.body, &mut body, 2)?;
+            let parts = super::coq_lower::Parts {
+                cert: c,
+                warp: w,
+                body: &body,
+                defs: &self.defs,
+                tree: &tree,
+                bound: &bound,
+            };
+            return super::coq_lower::lower_file(&parts, assumptions);
+        }
         let p = &c.program;
         let metric = match c.metric.as_str() {
             m @ ("sectors" | "conflicts" | "divwarps" | "steps") => m,

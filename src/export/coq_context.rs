@@ -64,12 +64,30 @@ fn coq_hypothesis(a: &Assumption) -> String {
 /// The comment above `warp_bound`: its statement in words and, one line each, how the
 /// certificate's assumptions are hypotheses of the theorem or part of the Coq semantics.
 pub(crate) fn theorem_comment(assumptions: &[Assumption]) -> String {
-    let mut out = String::from(
+    assumptions_comment(
         "(** For every float model, parameter values of the declared types ([params_typed])\n    \
          satisfying the launch facts ([launch_facts]: [0 <= blockIdx < gridDim]), array\n    \
          contents and non-empty warp [w] of the block ([warp_nonempty]): the cost of running\n    \
-         [body] on the warp is at most [bound].\n    \
-         The certificate's assumptions (spec/certificate.md \"Assumptions\"), one for one:\n",
+         [body] on the warp is at most [bound].\n",
+        assumptions,
+    )
+}
+
+/// The comment above `warp_lower_bound` (a lower-bound certificate, `coq_lower.rs`).
+pub(crate) fn lower_theorem_comment(assumptions: &[Assumption]) -> String {
+    assumptions_comment(
+        "(** For every float model, parameter values of the declared types ([params_typed])\n    \
+         satisfying the launch facts ([launch_facts]: [0 <= blockIdx < gridDim]) and array\n    \
+         contents: the cost of running [body] on the lanes of warp [warp] is at least [bound].\n",
+        assumptions,
+    )
+}
+
+/// `head` (the theorem in words), then one line per assumption.
+fn assumptions_comment(head: &str, assumptions: &[Assumption]) -> String {
+    let mut out = String::from(head);
+    out.push_str(
+        "    The certificate's assumptions (spec/certificate.md \"Assumptions\"), one for one:\n",
     );
     for a in assumptions {
         let _ = writeln!(out, "    - {}", coq_hypothesis(a));

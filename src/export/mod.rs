@@ -4,4 +4,5 @@
 
 pub mod coq;
 pub mod coq_context;
+pub mod coq_lower;
 pub mod coq_run;

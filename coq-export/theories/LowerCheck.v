@@ -1,0 +1,627 @@
+(** * A checker for lower-bound certificates (spec/logic.md §4b), sound by reflection
+
+    An exported lower certificate is a [dtree] (Check.v's type: the [L:] rules are
+    printed with the constructors of their [Q:] counterparts, [L:WHILE] as [DWhile1]);
+    [lcheck] walks program and tree and decides every side condition by computation,
+    with the lower directions: each potential comparison is reversed ([pot_ge] of
+    Lin.v with its arguments swapped), L:WEAK's rewrites must all be equalities
+    ([rws_eq]: shift, zero, split, ishift, izero; never mono/imono), and an access
+    claim [n] must be at most the named warp's count ([nw_ok], the kernel's [N_W]).
+    [lcheck_sound] turns an accepted tree into the semantic judgment [Lower.lvalid]
+    on the warp's lanes, through Lower.v's rule lemmas ([L_SKIP] … [L_WHILE]), with
+    Soundness.v's lemmas for assertions, dependence maps, substitution and rewrites;
+    [lower_bound_sound] concludes [bound ≤ cost] by [Lower.lower_claim].
+
+    [N_W] (kernel/src/access.rs [n_warp]): a claim [n ≤ 1] holds for every access of a
+    non-empty warp; a larger claim needs an index with a linear entry [(k, r, g)] and [n]
+    at most the count of the warp's offsets [k·tid] at every admissible base [β] ([betas],
+    the kernel's enumeration): distinct sectors ([sec_count], [MemReads]) or the fullest
+    bank's distinct offsets ([conf_count], [Conflicts]).  The actual count is the one at
+    [β = c·es mod M] ([nw_mem_sound], [conf_count_le]).
+
+    No axiom; every proof is closed. *)
+From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic Soundness Check.
+From WarpCert Require Lower.
+Import ListNotations.
+
+(** Rewrites that are equalities under [P] (no [mono]/[imono]). *)
+Definition rws_eq (P : list cstr) (rs : list rw) (Q1 : pot) : bool :=
+  rws_ok P rs Q1 && forallb (fun r => negb (is_mono r)) rs.
+
+Lemma rws_eq_sound : forall r P rs Q1, sat r P -> rws_eq P rs Q1 = true ->
+  pval r (rws_apply rs Q1) == pval r Q1.
+Proof.
+  intros r P rs; induction rs as [|r0 rs IH]; intros Q1 HP H; unfold rws_eq in *; simpl in *;
+    [reflexivity|].
+  repeat rewrite andb_true_iff in H. destruct H as [[[H1 H2] H3] [H4 H5]].
+  apply negb_true_iff in H4.
+  rewrite IH; [| exact HP | rewrite H3, H5; reflexivity].
+  apply (rw_apply_sound r P r0 Q1 HP H1 H4).
+Qed.
+
+Section LCheck.
+Variable G : ctx.
+(** [wl]: the lanes' thread ids of every warp ([wtids G]); [lt]: those of the named warp. *)
+Variable wl : list (list trip).
+Variable lt : list trip.
+Let M := c_metric G.
+
+(** [N ≤ N_W(i)] (spec/logic.md §4b), in the covered subset described above. *)
+Definition nw_ok (sh : bool) (D : list dent) (i : opd) (es n : Z) : bool :=
+  (n <=? 1)%Z ||
+  match idep_opd G D i with
+  | Some (k, r, g) =>
+      if sh then
+        (0 <? c_bank_bytes G)%Z && (0 <? c_banks G)%Z &&
+        forallb (fun b => n <=? conf_count G (nodup Z.eq_dec (map (kvalz k) lt)) es b)%Z
+                (betas (c_bank_bytes G * c_banks G) g r es)
+      else
+        (0 <? c_sector_bytes G)%Z &&
+        forallb (fun b => n <=? sec_count G (map (kvalz k) lt) es b)%Z
+                (betas (c_sector_bytes G) g r es)
+  | None => false
+  end.
+
+(** The exact cost of an expression node (OQ:*, EQ:OP, EQ:UOP, EQ:LARRAY) or the cost
+    of L:GARRAY / L:SARRAY with its claim [n]. *)
+Definition lecost (D : list dent) (e : expr) (n : Z) : option Q :=
+  match e with
+  | EOpd o => Some (ocost G o)
+  | EBin _ a b => Some (ocost G a + ocost G b + m_op M)
+  | EUn _ a => Some (ocost G a + m_op M)
+  | ERead A i =>
+      match c_arr G A with
+      | Some (Global, es) => if nw_ok false D i es n then Some (ocost G i + m_gread M n) else None
+      | Some (Shared, es) => if nw_ok true D i es n then Some (ocost G i + m_sread M n) else None
+      | Some (Local, _) => Some (ocost G i + m_var M)
+      | None => None
+      end
+  end.
+
+(** [lcheck s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}]. *)
+Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
+  match d, s with
+  | DSkip A, SSkip => true
+  | DSync A B, SSync =>
+      peq (aP A) (aP B) && deq (aD A) (aD B) && pot_ge (padd (aQ B) (m_sync M)) (aQ A)
+  | DSeq A B d1 d2, SSeq s1 s2 =>
+      aeq (dpre d1) A && aeq (dpost d1) (dpre d2) && aeq (dpost d2) B &&
+      lcheck s1 d1 && lcheck s2 d2
+  | DVwrite1 A B ne ws, SAssign x e =>
+      match lecost (aD A) e ne with
+      | Some C =>
+          vw_dent_w G wl (aP A) (aD A) x e (aD B) &&
+          entails_subst G (aP A) x e (aP B) ws &&
+          (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
+          pot_ge (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) (aQ A)
+      | None => false
+      end
+  | DVwrite2 A B ne ws, SAssign x e =>
+      match lecost (aD A) e ne with
+      | Some C =>
+          vw_dent_w G wl (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
+          negb (pmentions (VL x) (aQ B)) && pot_ge (padd (aQ B) (m_vwrite M + C)) (aQ A)
+      | None => false
+      end
+  | DWrite A B n ne, SWrite Ar i e =>
+      match lecost (aD A) e ne, c_arr G Ar with
+      | Some C2, Some (Global, es) =>
+          peq (aP A) (aP B) && deq (aD A) (aD B) && nw_ok false (aD A) i es n &&
+          pot_ge (padd (aQ B) (m_gwrite M n + ocost G i + C2)) (aQ A)
+      | Some C2, Some (Shared, es) =>
+          peq (aP A) (aP B) && deq (aD A) (aD B) && nw_ok true (aD A) i es n &&
+          pot_ge (padd (aQ B) (m_swrite M n + ocost G i + C2)) (aQ A)
+      | Some C2, Some (Local, es) =>
+          peq (aP A) (aP B) && deq (aD A) (aD B) &&
+          pot_ge (padd (aQ B) (m_vwrite M + ocost G i + C2)) (aQ A)
+      | _, _ => false
+      end
+  | DIf1 A B ne dt df, SIf e s1 s2 =>
+      match lecost (aD A) e ne with
+      | Some C =>
+          let T := dpre dt in let F := dpre df in
+          unif G (dunif G (aD A)) e &&
+          cstrs_equiv (aP T) (andc G (aP A) (aD A) e false) &&
+          cstrs_equiv (aP F) (andc G (aP A) (aD A) e true) &&
+          deq (aD T) (aD A) && deq (aD F) (aD A) && qeq (aQ F) (aQ T) &&
+          aeq (dpost dt) B && aeq (dpost df) B &&
+          pot_ge (padd (aQ T) (m_if M + C)) (aQ A) && lcheck s1 dt && lcheck s2 df
+      | None => false
+      end
+  | DIf2 A B ne ws dt, SIf e s1 s2 =>
+      match lecost (aD A) e ne with
+      | Some C =>
+          let T := dpre dt in
+          nonempty (fst (cond G e)) && entails (aP A) (fst (cond G e)) ws &&
+          peq (aP T) (aP A) && deq (aD T) (aD A) && aeq (dpost dt) B &&
+          pot_ge (padd (aQ T) (m_if M + C)) (aQ A) && lcheck s1 dt
+      | None => false
+      end
+  | DIf3 A B ne ws df, SIf e s1 s2 =>
+      match lecost (aD A) e ne with
+      | Some C =>
+          let F := dpre df in
+          nonempty (snd (cond G e)) && entails (aP A) (snd (cond G e)) ws &&
+          peq (aP F) (aP A) && deq (aD F) (aD A) && aeq (dpost df) B &&
+          pot_ge (padd (aQ F) (m_if M + C)) (aQ A) && lcheck s2 df
+      | None => false
+      end
+  | DWhile1 A B ne db, SWhile e s =>
+      match lecost (aD A) e ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          unif G (dunif G (aD A)) e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+          deq (aD B) (aD A) &&
+          cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ Bp) (aQ B) && pot_ge (padd (aQ B) (m_if M + C)) (aQ Bq) &&
+          pot_ge (padd (aQ B) (m_if M + C)) (aQ A) &&
+          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) && lcheck s db
+      | None => false
+      end
+  | DWeak A B k wpre rpre wpost rpost d, s =>
+      let N := dpre d in let N' := dpost d in
+      entails (aP A) (aP N) wpre && rws_eq (aP A) rpre (aQ A) &&
+      pot_ge (padd (aQ N) k) (rws_apply rpre (aQ A)) && dcovers (aD A) (aD N) &&
+      entails (aP N') (aP B) wpost && rws_eq (aP N') rpost (padd (aQ N') k) &&
+      pot_ge (aQ B) (rws_apply rpost (padd (aQ N') k)) && dcovers (aD N') (aD B) &&
+      lcheck s d
+  | _, _ => false
+  end.
+
+End LCheck.
+
+(** ** Soundness: an accepted tree is a valid lower judgment on the warp's lanes *)
+Section LSound.
+Variable G : ctx.
+Hypothesis HWU : wu_sound G.
+Variable F : fmodel.
+Variable ps : nat -> val.
+Hypothesis Hp : pok G ps.
+Variable w : nat.
+(** [t0]: the lane at which potentials are read (every lane gives the same inequalities). *)
+Variable t0 : nat.
+Hypothesis Ht0 : In t0 (lanes G w).
+Let T := lanes G w.
+Let M := c_metric G.
+
+(** The semantic assertion and potential of an exported assertion on the warp [T]. *)
+Definition LP (A : assn) : store -> Prop := fun st => wt G st /\ sat_assn G ps A st T.
+Definition LI (A : assn) : store -> Q := fun st => pval (rho G ps st t0) (aQ A).
+
+Lemma T_nodup : NoDup T.
+Proof. apply NoDup_filter, seq_NoDup. Qed.
+Lemma T_ne : T <> [].
+Proof. intros E. unfold T in E. rewrite E in Ht0. contradiction. Qed.
+
+Lemma LP_local : forall A, Lower.alocal (LP A).
+Proof.
+  intros A [l1 a1] [l2 a2] E H. simpl in E. subst l2. exact H.
+Qed.
+Lemma LI_local : forall A, Lower.plocal (LI A).
+Proof. intros A [l1 a1] [l2 a2] E. simpl in E. subst l2. reflexivity. Qed.
+
+(** [MemReads ≥ 1] and [Conflicts ≥ 1] on a non-empty warp. *)
+Lemma memreads_ge1 : forall es R, (1 <= memreads G es T R)%Z.
+Proof.
+  intros es R. unfold memreads.
+  set (f := fun t => (int_of (R t) * es / c_sector_bytes G)%Z).
+  assert (Hin : In (f t0) (nodup Z.eq_dec (map f T))) by (apply nodup_In, in_map; exact Ht0).
+  destruct (nodup Z.eq_dec (map f T)); [contradiction | simpl; lia].
+Qed.
+
+Lemma conflicts_ge1 : forall es R, (1 <= conflicts_of G es T R)%Z.
+Proof.
+  intros es R. unfold conflicts_of.
+  set (idx := nodup Z.eq_dec (map (fun t => int_of (R t)) T)).
+  set (v0 := int_of (R t0)).
+  assert (Hv : In v0 idx) by (apply nodup_In, (in_map (fun t => int_of (R t))); exact Ht0).
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff;
+    exists (bank G es v0); split; [reflexivity | apply in_map; exact Hv]].
+  assert (Hf : In v0 (filter (fun i => (bank G es i =? bank G es v0)%Z) idx))
+    by (apply filter_In; split; [exact Hv | apply Z.eqb_refl]).
+  destruct (filter _ idx); [contradiction | simpl; lia].
+Qed.
+
+(** The kernel's [N_W] for [MemReads]: the count at the actual base is one of those the
+    checker computed. *)
+Lemma nw_mem_sound : forall D i es n st,
+  nw_ok G (map (lane_t G) T) false D i es n = true -> wt G st -> dsat G st T D ->
+  (n <= memreads G es T (oval G ps st i))%Z.
+Proof.
+  intros D i es n st H Hw HD. unfold nw_ok in H. apply orb_true_iff in H as [H|H].
+  - apply Z.leb_le in H. pose proof (memreads_ge1 es (oval G ps st i)). lia.
+  - destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; [|discriminate].
+    apply andb_true_iff in H as [HSB Hk]. apply Z.ltb_lt in HSB.
+    destruct (idep_opd_sound G ps st T D i k r g Hp Hw HD Ei) as [c [Hcr Hv]].
+    set (SB := c_sector_bytes G) in *.
+    set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
+    assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
+    assert (Hb : In b0 (betas SB g r es)) by (apply beta_in; auto).
+    rewrite forallb_forall in Hk. specialize (Hk b0 Hb). apply Z.leb_le in Hk.
+    eapply Z.le_trans; [exact Hk|].
+    unfold sec_count, memreads. fold SB. rewrite kvalz_lanes, map_map. apply Nat2Z.inj_le.
+    assert (Hmap : map (fun t => (int_of (oval G ps st i t) * es) / SB)%Z T =
+                   map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
+    { apply map_ext_in. intros t Ht. rewrite Hv by auto. simpl int_of.
+      replace ((kval G k t + c) * es)%Z with ((kval G k t * es + b0) + q0 * SB)%Z
+        by (rewrite Z.mul_add_distr_r, Hcq; ring).
+      rewrite Z.div_add by lia. reflexivity. }
+    rewrite Hmap.
+    pose proof (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB + q0)%Z) (- q0) T T
+                  (incl_refl _)) as Hs.
+    rewrite (map_ext (fun t => ((kval G k t * es + b0) / SB + q0 + - q0)%Z)
+                     (fun t => ((kval G k t * es + b0) / SB)%Z)) in Hs by (intros; lia).
+    exact Hs.
+Qed.
+
+(** The same for [Conflicts]: the bank of index [K + c] is the bank of offset [K] at the
+    base [β = c·es mod (bank_bytes·banks)], and [K ↦ K + c] maps the distinct offsets of
+    a bank one-to-one into its distinct indices. *)
+Lemma conf_count_le : forall es (R : fam) k c g r,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
+  exists b, In b (betas (c_bank_bytes G * c_banks G) g r es) /\
+    (conf_count G (nodup Z.eq_dec (map (kval G k) T)) es b <= conflicts_of G es T R)%Z.
+Proof.
+  intros es R k c g r HBB HNB Hidx Hcr.
+  set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
+  set (b0 := ((c * es) mod (BB * NB))%Z). set (q0 := ((c * es) / (BB * NB))%Z).
+  assert (Hcq : (c * es = (BB * NB) * q0 + b0)%Z) by (apply Z.div_mod; lia).
+  exists b0. split; [apply beta_in; [lia | exact Hcr]|].
+  assert (Hbank : forall K, bank G es (K + c) = cbank G es b0 K).
+  { intros K. unfold bank, cbank. fold BB NB.
+    replace ((K + c) * es)%Z with ((K * es + b0) + (q0 * NB) * BB)%Z
+      by (rewrite Z.mul_add_distr_r, Hcq; ring).
+    rewrite Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity. }
+  rewrite conf_count_eq. unfold conflicts_of.
+  set (offs := nodup Z.eq_dec (map (kval G k) T)).
+  set (idx := nodup Z.eq_dec (map (fun t => int_of (R t)) T)).
+  apply fold_max_dom. intros a Ha.
+  apply in_map_iff in Ha as [j [<- Hj]]. apply in_map_iff in Hj as [K [<- HK]].
+  assert (HKT := HK). apply nodup_In, in_map_iff in HKT as [t [EK Ht]].
+  exists (Z.of_nat (length (filter (fun i => (bank G es i =? cbank G es b0 K)%Z) idx))).
+  split.
+  - apply in_map_iff. exists (cbank G es b0 K). split; [reflexivity|].
+    rewrite <- Hbank. apply in_map_iff. exists (K + c)%Z. split; [reflexivity|].
+    apply nodup_In, in_map_iff. exists t. split; [rewrite Hidx by auto; lia | exact Ht].
+  - apply Nat2Z.inj_le.
+    set (A := filter (fun K' => (cbank G es b0 K' =? cbank G es b0 K)%Z) offs).
+    assert (HA : NoDup (map (fun v => (v - - c)%Z) A)).
+    { apply NoDup_map_shift. apply NoDup_filter, NoDup_nodup. }
+    rewrite <- (map_length (fun v => (v - - c)%Z) A).
+    apply NoDup_incl_length; auto.
+    intros y Hy. apply in_map_iff in Hy as [v [<- Hv]]. apply filter_In in Hv as [Hv Hbj].
+    apply nodup_In, in_map_iff in Hv as [t' [Ev Ht']]. subst v.
+    apply filter_In. split.
+    + apply nodup_In, in_map_iff. exists t'. split; [rewrite Hidx by auto; lia | exact Ht'].
+    + replace (kval G k t' - - c)%Z with (kval G k t' + c)%Z by lia. rewrite Hbank. exact Hbj.
+Qed.
+
+Lemma nw_conf_sound : forall D i es n st,
+  nw_ok G (map (lane_t G) T) true D i es n = true -> wt G st -> dsat G st T D ->
+  (n <= conflicts_of G es T (oval G ps st i))%Z.
+Proof.
+  intros D i es n st H Hw HD. unfold nw_ok in H. apply orb_true_iff in H as [H|H].
+  - apply Z.leb_le in H. pose proof (conflicts_ge1 es (oval G ps st i)). lia.
+  - destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; [|discriminate].
+    apply andb_true_iff in H as [H Hk]. apply andb_true_iff in H as [HBB HNB].
+    apply Z.ltb_lt in HBB, HNB.
+    destruct (idep_opd_sound G ps st T D i k r g Hp Hw HD Ei) as [c [Hcr Hv]].
+    destruct (conf_count_le es (oval G ps st i) k c g r HBB HNB
+                (fun t Ht => ltac:(rewrite Hv by exact Ht; reflexivity)) Hcr) as [b [Hb Hle]].
+    rewrite forallb_forall in Hk. specialize (Hk b Hb). apply Z.leb_le in Hk.
+    rewrite kvalz_lanes in Hk. lia.
+Qed.
+
+Lemma ocost_le : forall st o C, oeval G st o T C -> ocost G o <= C.
+Proof. intros st o C H. rewrite (qopd_sound G st o T C _ H (ocost_sound G o)). lra. Qed.
+
+Lemma lecost_sound : forall A e n c, lecost G (map (lane_t G) T) (aD A) e n = Some c ->
+  Lower.elow G F ps T (LP A) e c.
+Proof.
+  intros A e n c H st R C [Hw [HP HD]] He.
+  destruct e as [o|op a b|op a|Ar i]; simpl in H.
+  - inversion H; subst. inversion He; subst. eapply ocost_le; eauto.
+  - inversion H; subst. inversion He; subst.
+    match goal with Ha : oeval _ _ a _ _, Hb : oeval _ _ b _ _ |- _ =>
+      pose proof (ocost_le _ _ _ Ha); pose proof (ocost_le _ _ _ Hb) end. lra.
+  - inversion H; subst. inversion He; subst.
+    match goal with Ha : oeval _ _ a _ _ |- _ => pose proof (ocost_le _ _ _ Ha) end. lra.
+  - destruct (c_arr G Ar) as [[[] es]|] eqn:Ea; try discriminate.
+    + destruct (nw_ok G _ false (aD A) i es n) eqn:En; inversion H; subst.
+      inversion He; subst; rewrite Ea in *;
+        match goal with H1 : Some _ = Some _ |- _ => inversion H1; subst end.
+      match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (ocost_le _ _ _ Ho) end.
+      destruct (m_mono (c_metric G) _ _ (nw_mem_sound _ _ _ _ st En Hw HD)) as [Hm _]. lra.
+    + destruct (nw_ok G _ true (aD A) i es n) eqn:En; inversion H; subst.
+      inversion He; subst; rewrite Ea in *;
+        match goal with H1 : Some _ = Some _ |- _ => inversion H1; subst end.
+      match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (ocost_le _ _ _ Ho) end.
+      destruct (m_mono (c_metric G) _ _ (nw_conf_sound _ _ _ _ st En Hw HD)) as [_ [Hm _]]. lra.
+    + inversion H; subst. inversion He; subst; rewrite Ea in *;
+        match goal with H1 : Some _ = Some _ |- _ => inversion H1; subst end.
+      match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (ocost_le _ _ _ Ho) end. lra.
+Qed.
+
+(** A uniform test ([unif]) has one value on the warp. *)
+Lemma unif_uniform : forall D e st R C, unif G (dunif G D) e = true -> wt G st -> dsat G st T D ->
+  eeval G F ps st e T R C -> forall t t', In t T -> In t' T -> R t = R t'.
+Proof.
+  intros D e st R C Hu Hw HD He.
+  assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl st x t = sl st x t') by (intros; eapply dunif_sound; eauto; apply incl_refl).
+  intros t t' Ht Ht'. eapply (unif_correct G HWU); eauto. apply incl_refl.
+Qed.
+
+(** The helpers of [lcheck_sound]: a pre potential at most [Q + k] ([pot_ge] reversed),
+    the assertion of a node equal to another's, a uniform test, a decided test, and the
+    post of an assignment. *)
+Lemma pre_le : forall A Q1 k st, pot_ge (padd Q1 k) (aQ A) = true ->
+  LI A st <= pval (rho G ps st t0) Q1 + k.
+Proof.
+  intros A Q1 k st H. unfold LI. pose proof (pot_ge_sound (rho G ps st t0) _ _ H) as Hg.
+  rewrite padd_val in Hg. exact Hg.
+Qed.
+
+Lemma LP_same : forall A B, aP A = aP B -> aD A = aD B -> LP A = LP B.
+Proof. intros A B E1 E2. unfold LP, sat_assn. rewrite E1, E2. reflexivity. Qed.
+
+Lemma uniform_of : forall A PT PF e, unif G (dunif G (aD A)) e = true ->
+  cstrs_equiv (aP PT) (andc G (aP A) (aD A) e false) = true ->
+  cstrs_equiv (aP PF) (andc G (aP A) (aD A) e true) = true ->
+  aD PT = aD A -> aD PF = aD A ->
+  Lower.uniform_test G F ps T (LP A) e (LP PT) (LP PF).
+Proof.
+  intros A PT PF e Hu HPT HPF HDT HDF st R C1 [Hw [HP HD]] He.
+  split; [eapply unif_uniform; eauto|].
+  split; intros Hall; (split; [exact Hw|]); split.
+  - intros t Ht. apply (cstrs_equiv_sat _ _ _ HPT).
+    apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
+  - rewrite HDT; exact HD.
+  - intros t Ht. apply (cstrs_equiv_sat _ _ _ HPF).
+    apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)); auto.
+  - rewrite HDF; exact HD.
+Qed.
+
+Lemma decided_of : forall A e ws (neg : bool),
+  nonempty ((if neg then snd else fst) (cond G e)) = true ->
+  entails (aP A) ((if neg then snd else fst) (cond G e)) ws = true ->
+  forall st R C, LP A st -> eeval G F ps st e T R C -> forall t, In t T -> R t = VBool (negb neg).
+Proof.
+  intros A e ws neg Hn Hent st R C [Hw [HP HD]] He t Ht.
+  pose proof (entails_sound _ _ _ _ (HP t Ht) Hent) as Hs.
+  destruct (cond_decides G F ps st e T R C t Hp Hw He Ht) as [D1 D2].
+  destruct neg; simpl in *; auto.
+Qed.
+
+Lemma vwrite_lp : forall A B x e ws st R C ty,
+  vw_dent_w G (wtids G) (aP A) (aD A) x e (aD B) = true ->
+  entails_subst G (aP A) x e (aP B) ws = true -> LP A st -> eeval G F ps st e T R C ->
+  c_lty G x = Some ty -> (forall t, In t T -> has_type (R t) ty = true) ->
+  LP B (set_local st x T R).
+Proof.
+  intros A B x e ws st R C ty Hd Hs [Hw [HP HD]] He Hty Hh.
+  assert (Hrun : seval G F ps st (SAssign x e) T (set_local st x T R) (C + m_vwrite (c_metric G)))
+    by (eapply SC_VWRITE; eauto).
+  split; [eapply run_wt; eauto | split].
+  - intros t Ht; eapply vwrite_post; eauto.
+  - eapply vw_dent_sound; eauto. apply incl_refl.
+Qed.
+
+Lemma LI_set_local : forall B x st R,
+  LI B (set_local st x T R) = pval (upd (rho G ps st t0) (VL x) (int_of (R t0))) (aQ B).
+Proof. intros B x st R. unfold LI. apply pval_ext. intros; apply rho_set_local; auto. Qed.
+
+Ltac lweak := eapply (Lower.L_WEAK G F ps T) with (f := 0).
+
+(** L:WEAK with only a smaller pre potential. *)
+Lemma lvalid_pre : forall P (I : store -> Q) s P' I' (J : store -> Q),
+  Lower.lvalid G F ps T P J s P' I' -> (forall st, P st -> I st <= J st) ->
+  Lower.lvalid G F ps T P I s P' I'.
+Proof.
+  intros P I s P' I' J V H. lweak; [| exact V |].
+  - intros st Hs. split; [exact Hs|]. pose proof (H st Hs). lra.
+  - intros st Hs. split; [exact Hs | lra].
+Qed.
+
+(** The pre side of [lvalid_pre] from [pot_ge (padd Q k) (aQ A)]. *)
+Ltac pre_side H :=
+  intros ?st ?Hs; cbv beta;
+  match goal with st : store |- _ => pose proof (pre_le _ _ _ st H) end; unfold LI, M in *; lra.
+
+Lemma lcheck_sound : forall d s, lcheck G (wtids G) (map (lane_t G) T) s d = true ->
+  Lower.lvalid G F ps T (LP (dpre d)) (LI (dpre d)) s (LP (dpost d)) (LI (dpost d)).
+Proof.
+  induction d; intros s H;
+    [match goal with
+     | _ : lcheck _ _ _ _ (DWeak _ _ _ _ _ _ _ _) = true |- _ => idtac
+     | _ => destruct s; cbn [lcheck] in H; try discriminate; cbn [dpre dpost]
+     end..].
+  - (* DSkip *) apply Lower.L_SKIP.
+  - (* DSync *) split_b. rewrite (LP_same A B) by assumption.
+    eapply lvalid_pre; [apply (Lower.L_SYNC G F ps T (LP B) (LI B)) | pre_side H0].
+  - (* DSeq *) split_b. subst.
+    eapply Lower.L_SEQ; [apply IHd1; eauto|].
+    match goal with E : dpost d1 = dpre d2 |- _ => rewrite E end. apply IHd2; eauto.
+  - (* DVwrite1 *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    eapply Lower.L_VWRITE; [eapply lecost_sound; eauto|].
+    intros st R C' ty Hs He Hty Hh. split; [eapply vwrite_lp; eauto|].
+    pose proof (pre_le _ _ _ st H0) as Hg. rewrite LI_set_local.
+    destruct Hs as [Hw [HP HD]]. unfold psubst_e in Hg.
+    destruct (lin_fix G (aP A) e) as [E|] eqn:EL.
+    + rewrite psubst_val in Hg.
+      rewrite (lin_fix_correct G F ps st e T R _ (aP A) E Hp Hw He EL t0 Ht0 (HP t0 Ht0)).
+      simpl int_of. unfold M in *. lra.
+    + match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+      rewrite pval_upd_notin by auto. unfold M in *. lra.
+  - (* DVwrite2 *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    eapply Lower.L_VWRITE; [eapply lecost_sound; eauto|].
+    intros st R C' ty Hs He Hty Hh. split; [eapply vwrite_lp; eauto|].
+    pose proof (pre_le _ _ _ st H0) as Hg. rewrite LI_set_local.
+    match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+    rewrite pval_upd_notin by auto. unfold M in *. lra.
+  - (* DWrite *)
+    destruct (lecost G _ (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b;
+      match goal with E1 : aP A = aP B, E2 : aD A = aD B |- _ =>
+        rewrite <- (LP_same A B E1 E2) end.
+    + eapply lvalid_pre;
+        [eapply (Lower.L_GWRITE G F ps T (LP A) (LI B) arr i e es n (ocost G i) C2);
+           eauto using LP_local, LI_local, lecost_sound | pre_side H0].
+      * intros st [Hw [HP HD]]. eapply nw_mem_sound; eauto.
+      * intros st C [Hw HA] Ho. eapply ocost_le; eauto.
+    + eapply lvalid_pre;
+        [eapply (Lower.L_SWRITE G F ps T (LP A) (LI B) arr i e es n (ocost G i) C2);
+           eauto using LP_local, LI_local, lecost_sound | pre_side H0].
+      * intros st [Hw [HP HD]]. eapply nw_conf_sound; eauto.
+      * intros st C [Hw HA] Ho. eapply ocost_le; eauto.
+    + eapply lvalid_pre;
+        [eapply (Lower.L_LWRITE G F ps T (LP A) (LI B) arr i e es (ocost G i) C2);
+           eauto using LP_local, LI_local, lecost_sound | pre_side H0].
+      intros st C [Hw HA] Ho. eapply ocost_le; eauto.
+  - (* DIf1 *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : lcheck _ _ _ s1 d1 = true |- _ => specialize (IHd1 _ Hc) end.
+    match goal with Hc : lcheck _ _ _ s2 d2 = true |- _ => specialize (IHd2 _ Hc) end.
+    match goal with E : dpost d1 = B |- _ => rewrite E in IHd1 end.
+    match goal with E : dpost d2 = B |- _ => rewrite E in IHd2 end.
+    assert (HI : LI (dpre d2) = LI (dpre d1))
+      by (unfold LI; match goal with E : aQ (dpre d2) = aQ (dpre d1) |- _ => rewrite E end;
+          reflexivity).
+    rewrite HI in IHd2.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    eapply lvalid_pre;
+      [eapply (Lower.L_IF1 G F ps T (LP A) (LP (dpre d1)) (LP (dpre d2)) e s1 s2
+                 (LP B) (LI B) (LI (dpre d1)) C); eauto using lecost_sound | pre_side Hge].
+    apply uniform_of; assumption.
+  - (* DIf2 *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : lcheck _ _ _ s1 d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with E : dpost d = B |- _ => rewrite E in IHd end.
+    rewrite (LP_same (dpre d) A) in IHd by assumption.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    eapply lvalid_pre;
+      [eapply (Lower.L_IF2 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
+         [exact T_ne | | eapply lecost_sound; eauto | exact IHd] | pre_side Hge].
+    intros st R C1 Hs He t Ht. erewrite (decided_of A e ws false); eauto; reflexivity.
+  - (* DIf3 *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : lcheck _ _ _ s2 d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with E : dpost d = B |- _ => rewrite E in IHd end.
+    rewrite (LP_same (dpre d) A) in IHd by assumption.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    eapply lvalid_pre;
+      [eapply (Lower.L_IF3 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
+         [exact T_ne | | eapply lecost_sound; eauto | exact IHd] | pre_side Hge].
+    intros st R C1 Hs He t Ht. erewrite (decided_of A e ws true); eauto; reflexivity.
+  - (* DWhile1 *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
+    match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with Hc : cstrs_equiv (aP (dpost d)) _ = true |- _ => rename Hc into HPq end.
+    match goal with Hc : aD (dpost d) = aD A |- _ => rename Hc into HDq end.
+    match goal with Hc : pot_ge (aQ (dpre d)) (aQ B) = true |- _ => rename Hc into Hg1 end.
+    match goal with Hc : pot_ge _ (aQ (dpost d)) = true |- _ => rename Hc into Hg2 end.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hg3 end.
+    assert (HB : Lower.lvalid G F ps T (LP (dpre d)) (LI B) s (LP A)
+                   (fun st => LI B st + m_if (c_metric G) + C)).
+    { lweak; [| exact IHd |].
+      - intros st Hs. split; [exact Hs|]. unfold LI.
+        pose proof (pot_ge_sound (rho G ps st t0) _ _ Hg1). lra.
+      - intros st [Hw [HP HD]]. split; [split; [exact Hw | split]|].
+        + intros t Ht. apply (cstrs_equiv_sat' _ _ _ HPq), HP, Ht.
+        + rewrite <- HDq; exact HD.
+        + cbv beta. pose proof (pre_le _ _ _ st Hg2). unfold LI, M in *. lra. }
+    eapply lvalid_pre;
+      [eapply (Lower.L_WHILE G F ps T (LP A) (LP (dpre d)) (LP B) e s (LI B) C);
+         [apply uniform_of; assumption | eapply lecost_sound; eauto | exact HB] | pre_side Hg3].
+  - (* DWeak *)
+    cbn [lcheck] in H. split_b. cbn [dpre dpost].
+    match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
+    eapply (Lower.L_WEAK G F ps T) with (f := k); [| exact IHd |].
+    + intros st [Hw [HP HD]]. split; [split; [exact Hw | split]|].
+      * intros t Ht. eapply entails_sound; eauto.
+      * eapply dcovers_sound; eauto.
+      * unfold LI.
+        match goal with Hr : rws_eq (aP A) _ _ = true |- _ =>
+          pose proof (rws_eq_sound _ _ _ _ (HP t0 Ht0) Hr) as E1 end.
+        match goal with Hr : pot_ge (padd _ k) (rws_apply _ (aQ A)) = true |- _ =>
+          pose proof (pot_ge_sound (rho G ps st t0) _ _ Hr) as Hg end. rewrite padd_val in Hg.
+        lra.
+    + intros st [Hw [HP HD]]. split; [split; [exact Hw | split]|].
+      * intros t Ht. eapply entails_sound; eauto.
+      * eapply dcovers_sound; eauto.
+      * unfold LI.
+        match goal with Hr : rws_eq (aP (dpost d)) _ _ = true |- _ =>
+          pose proof (rws_eq_sound _ _ _ _ (HP t0 Ht0) Hr) as E1 end.
+        match goal with Hr : pot_ge (aQ B) _ = true |- _ =>
+          pose proof (pot_ge_sound (rho G ps st t0) _ _ Hr) as Hg end. rewrite padd_val in E1.
+        lra.
+Qed.
+
+End LSound.
+
+(** ** The root of a lower certificate (spec/logic.md §4b) and the claim *)
+Section LRoot.
+Variable G : ctx.
+
+(** [w]: the named warp ([(lower W)]); its lanes must exist ([NoSuchWarp]); the root's pre
+    as an upper certificate's (launch facts, initial map, the bound), its post potential
+    at most 0 ([LowerPostNotZero]). *)
+Definition lcheck_root (w : nat) (body : stmt) (d : dtree) (bound : pot) : bool :=
+  (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
+  negb (Nat.eqb (length (lanes G w)) 0) &&
+  forallb (wud_b G) (c_wu G) &&
+  cstrs_equiv (aP (dpre d)) (launch_facts G) && forallb (root_dent G) (aD (dpre d)) &&
+  qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
+  pot_ge (mkPot 0 []) (aQ (dpost d)) &&
+  lcheck G (wtids G) (map (lane_t G) (lanes G w)) body d.
+
+(** The claim of a lower certificate: for every parameter value satisfying the launch
+    facts and every content of the arrays, a run of the body on warp [w]'s lanes costs at
+    least the bound. *)
+Theorem lower_bound_sound : forall w body d bound, lcheck_root w body d bound = true ->
+  forall F ps arrays s' C, pok G ps -> launch_ok G ps ->
+  seval G F ps (init_store G arrays) body (lanes G w) s' C ->
+  pval (rho_params ps) bound <= C.
+Proof.
+  intros w body d bound H F ps arrays s' C Hp Hb Hrun.
+  unfold lcheck_root in H. split_b.
+  repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
+  match goal with Hc : lcheck _ _ _ body d = true |- _ => rename Hc into Hchk end.
+  match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
+  match goal with Hc : forallb (root_dent G) _ = true |- _ => rename Hc into Hrd end.
+  match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
+  match goal with Hc : pot_ge _ (aQ (dpost d)) = true |- _ => rename Hc into Hz end.
+  match goal with Hc : aQ (dpre d) = bound |- _ => rename Hc into HQb end.
+  match goal with Hc : forallb (wud_b G) _ = true |- _ => rename Hc into Hwu end.
+  match goal with Hc : negb _ = true |- _ => rename Hc into Hl end.
+  assert (HWU : wu_sound G) by (apply wud_sound; auto).
+  destruct (lanes G w) as [|t0 l] eqn:El; [discriminate|].
+  assert (Ht0 : In t0 (lanes G w)) by (rewrite El; left; reflexivity).
+  rewrite <- El in Hchk, Hrun.
+  pose proof (lcheck_sound G HWU F ps Hp w t0 Ht0 d body Hchk) as V.
+  assert (V0 : Lower.lvalid G F ps (lanes G w) (LP G ps w (dpre d)) (LI G ps t0 (dpre d)) body
+                 (LP G ps w (dpost d)) (fun _ => 0)).
+  { eapply (Lower.L_WEAK G F ps (lanes G w)) with (f := 0); [| exact V |].
+    - intros st Hs. split; [exact Hs | lra].
+    - intros st Hs. split; [exact Hs|]. unfold LI.
+      pose proof (pot_ge_sound (rho G ps st t0) _ _ Hz) as Hg. unfold pval in Hg at 2.
+      simpl in Hg. lra. }
+  assert (Hsat : LP G ps w (dpre d) (init_store G arrays)).
+  { split; [intros x ty Hx t; simpl; rewrite Hx; destruct ty; reflexivity|]. split.
+    - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
+    - apply root_dsat; auto. }
+  pose proof (Lower.lower_claim G F ps (lanes G w) _ _ body _ _ _ _ V0 Hsat Hrun) as Hc.
+  unfold LI in Hc. rewrite HQb in Hc.
+  assert (pval (rho G ps (init_store G arrays) t0) bound = pval (rho_params ps) bound).
+  { unfold pval; f_equal. apply psum_ext. intros c m L a v HcL HL Hav.
+    pose proof (pvars_ok_var [] bound c m L a v Hpv HcL HL Hav) as Hv.
+    destruct v; simpl in *; auto; try discriminate; contradiction. }
+  match goal with Hv : pval _ bound = pval _ bound |- _ => rewrite Hv in Hc end.
+  exact Hc.
+Qed.
+
+End LRoot.

@@ -1,0 +1,170 @@
+//! `warpcert export-coq` of a **lower-bound certificate** (section `(lower W)`,
+//! spec/logic.md §4b): the derivation is printed as the same `dtree` as an upper one
+//! (`src/export/coq.rs`), each `L:` rule with the constructor of its `Q:` counterpart
+//! (`L:WHILE` as `DWhile1`), and the file proves `lroot_ok : lcheck_root G W body tree bound
+//! = true` by `vm_compute` and concludes `warp_lower_bound` (`bound ≤ cost` of warp `W`)
+//! from `LowerCheck.lower_bound_sound`, whose proof goes through `Lower.v`'s rule lemmas
+//! (coq-export/README.md).
+//!
+//! Covered (the rest is refused with the rule's name): `L:SKIP`, `L:SYNC`, `L:SEQ`,
+//! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,
+//! `L:WHILE`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
+//! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
+
+use super::coq::ExportError;
+use super::coq_context::{ctx_def, lower_theorem_comment, names_comment};
+use std::fmt::Write as _;
+use warpcert_kernel::assume::Assumption;
+use warpcert_kernel::syntax::Certificate;
+
+/// The `Q:` rule whose `dtree` constructor prints the `L:` rule `rule` (LowerCheck.v's
+/// `lcheck` reads it with the lower directions).
+///
+/// Errors: [`ExportError::UnsupportedRule`] naming any other rule (a lower rule added to
+/// the kernel later is refused until LowerCheck.v covers it).
+pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
+    Ok(match rule {
+        "L:SKIP" => "Q:SKIP",
+        "L:SYNC" => "Q:SYNC",
+        "L:SEQ" => "Q:SEQ",
+        "L:VWRITE1" => "Q:VWRITE1",
+        "L:VWRITE2" => "Q:VWRITE2",
+        "L:GWRITE" => "Q:GWRITE",
+        "L:SWRITE" => "Q:SWRITE",
+        "L:LWRITE" => "Q:LWRITE",
+        "L:IF1" => "Q:IF1",
+        "L:IF2" => "Q:IF2",
+        "L:IF3" => "Q:IF3",
+        "L:WHILE" => "Q:WHILE1",
+        "L:WEAK" => "Q:WEAK",
+        r => return Err(ExportError::UnsupportedRule(r.to_string())),
+    })
+}
+
+/// Checks that the root of the lower certificate `c` is the one LowerCheck.v's
+/// `lcheck_root` decides: its pre `P` exactly the launch facts (spec/logic.md §5).
+///
+/// Errors: [`ExportError::Unsupported`] for a root pre with other facts (parameter
+/// hypotheses of a lower certificate are not formalized in LowerCheck.v).
+pub(crate) fn root_ok(c: &Certificate) -> Result<(), ExportError> {
+    let facts = warpcert_kernel::rules::launch_facts(&c.program, c.block);
+    match &c.root.pre {
+        Some(pre) if *pre.p == facts => Ok(()),
+        _ => Err(ExportError::Unsupported(
+            "lower-bound certificate whose root pre is not exactly the launch facts \
+             (parameter hypotheses at the root are not formalized in LowerCheck.v)"
+                .into(),
+        )),
+    }
+}
+
+/// The printed parts of a lower certificate's file.
+pub(crate) struct Parts<'a> {
+    pub cert: &'a Certificate,
+    /// The named warp `W`.
+    pub warp: u32,
+    /// The program as a `Syntax.stmt` term.
+    pub body: &'a str,
+    /// The assertion definitions `a<N>`.
+    pub defs: &'a str,
+    /// The derivation as a `dtree` term.
+    pub tree: &'a str,
+    /// The bound as a `pot` term.
+    pub bound: &'a str,
+}
+
+/// The Coq file of a lower certificate (module documentation).
+///
+/// Errors: [`ExportError::Unsupported`] for a metric the theories do not know.
+pub(crate) fn lower_file(x: &Parts<'_>, assumptions: &[Assumption]) -> Result<String, ExportError> {
+    let c = x.cert;
+    let p = &c.program;
+    let metric = match c.metric.as_str() {
+        m @ ("sectors" | "conflicts" | "divwarps" | "steps") => m,
+        m => return Err(ExportError::Unsupported(format!("metric {m}"))),
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "(* Exported by `warpcert export-coq` from a lower-bound certificate the kernel accepted.\n   \
+         Kernel `{}`, metric `{metric}`, warp {}. Check with coqc against coq-export/theories\n   \
+         (see coq-export/README.md). Do not edit. *)",
+        p.name, x.warp
+    );
+    out.push_str(
+        "From Coq Require Import ZArith QArith List.\n\
+         From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Check LowerCheck.\n\
+         Import ListNotations.\nOpen Scope Q_scope.\nOpen Scope nat_scope.\n\n",
+    );
+    out.push_str(&names_comment(p));
+    out.push_str(&ctx_def("G", metric, p, c.hardware, c.block));
+    let _ = writeln!(out, "Definition body : stmt :=\n  {}.\n", x.body);
+    out.push_str(x.defs);
+    let _ = writeln!(out, "\nDefinition tree : dtree :=\n  {}.\n", x.tree);
+    let _ = writeln!(out, "Definition bound : pot := {}.\n", x.bound);
+    let _ = writeln!(out, "Definition warp : nat := {}.\n", x.warp);
+    out.push_str(
+        "Lemma lroot_ok : lcheck_root G warp body tree bound = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n",
+    );
+    out.push_str(&lower_theorem_comment(assumptions));
+    out.push_str(
+        "Theorem warp_lower_bound : forall (F : fmodel) (ps : nat -> val) (arrays : nat -> Z -> val)\n  \
+         (s' : store) (C : Q)\n  \
+         (params_typed : pok G ps) (launch_facts : launch_ok G ps)\n  \
+         (terminates_no_runtime_error : seval G F ps (init_store G arrays) body (lanes G warp) s' C),\n  \
+         (pval (rho_params ps) bound <= C)%Q.\n\
+         Proof. exact (lower_bound_sound G warp body tree bound lroot_ok). Qed.\n\n\
+         Print Assumptions warp_lower_bound.\n",
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_outside_the_covered_subset_are_refused_by_name() {
+        assert_eq!(as_upper_rule("L:WHILE").ok(), Some("Q:WHILE1"));
+        assert_eq!(as_upper_rule("L:WEAK").ok(), Some("Q:WEAK"));
+        // a rule LowerCheck.v does not know, and an upper rule in a lower derivation
+        for r in ["L:WHILEFLOOR", "Q:WHILE1"] {
+            match as_upper_rule(r) {
+                Err(e @ ExportError::UnsupportedRule(_)) => {
+                    assert!(e.to_string().contains(r), "{e}")
+                }
+                other => panic!("{r}: {other:?}"),
+            }
+        }
+    }
+
+    /// A root pre with a parameter hypothesis beyond the launch facts (as lower
+    /// certificates with hypotheses would have) is refused, not exported.
+    #[test]
+    fn root_pre_beyond_the_launch_facts_is_refused() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/lower/step32.sectors.lower.cert"
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let read = |t: &str| {
+            let sx = warpcert_kernel::sexp::parse_all(t).ok()?;
+            warpcert_kernel::syntax::certificate(&sx).ok()
+        };
+        let Some(c) = read(&text) else {
+            panic!("step32 does not parse")
+        };
+        assert!(root_ok(&c).is_ok());
+        // the first pre is the root's: add `n ≥ 1` to its P
+        let hyp = text.replacen("(pre (assn (P ", "(pre (assn (P (le (lin 1 (-1 n))) ", 1);
+        let Some(h) = read(&hyp) else {
+            panic!("mutant does not parse")
+        };
+        match root_ok(&h) {
+            Err(ExportError::Unsupported(m)) => assert!(m.contains("parameter hypotheses"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

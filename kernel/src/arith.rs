@@ -618,7 +618,8 @@ impl Poly {
     }
     /// Variables mentioned by some atom.
     pub fn vars(&self) -> Vec<&String> {
-        let mut v: Vec<&String> = self.terms.keys().flatten().flat_map(|a| a.forms().into_iter().flat_map(|l| l.terms.keys())).collect();
+        let mut v: Vec<&String> =
+            self.terms.keys().flatten().flat_map(|a| a.forms().into_iter().flat_map(|l| l.terms.keys())).collect();
         v.sort();
         v.dedup();
         v
@@ -637,8 +638,7 @@ impl Poly {
     /// as `v` rises); a quotient log atom's divisor form `M` must not mention `v`.
     pub fn atoms_nonrising(&self, v: &str) -> bool {
         self.terms.keys().flatten().all(|a| {
-            a.lin().terms.get(v).is_none_or(|k| !k.is_positive())
-                && !matches!(a, Atom::LogQ(_, m) if m.mentions(v))
+            a.lin().terms.get(v).is_none_or(|k| !k.is_positive()) && !matches!(a, Atom::LogQ(_, m) if m.mentions(v))
         })
     }
     /// The first term with a negative coefficient, printed, if any.

@@ -18,10 +18,7 @@ fn halve_cert(pre_q: &str, post_q: &str) -> String {
         "Q:VWRITE1",
         &assn(&p, "(dep i 0 0 0 0 0)", pre_q),
         &assn(&p, "(dep i 0 0 0 0 1)", post_q),
-        &format!(
-            "(entail post {} (farkas (6 1))) (EQ:OP (cost 0) (OQ:PARAM (cost 0)) (OQ:CONST (cost 0)))",
-            ids(0..7)
-        ),
+        &format!("(entail post {} (farkas (6 1))) (EQ:OP (cost 0) (OQ:PARAM (cost 0)) (OQ:CONST (cost 0)))", ids(0..7)),
     );
     simple(
         "sectors",
@@ -89,11 +86,7 @@ fn quotient_log_atoms_have_their_defined_values() {
             let m = rat(m);
             assert_eq!(log2q_floor(&l, &m), by_definition(&l, &m).into(), "{l}/{m}");
             if m >= rat(1) && rat(2) * &m <= l {
-                assert_eq!(
-                    log2q_floor(&l, &m),
-                    log2q_floor(&l, &(rat(2) * &m)) + 1,
-                    "ldouble at {l}/{m}"
-                );
+                assert_eq!(log2q_floor(&l, &m), log2q_floor(&l, &(rat(2) * &m)) + 1, "ldouble at {l}/{m}");
             }
             // a constant divisor form: canonical log atom of L/max(1, ⌊M⌋), same value
             // (the form `x + L` at x = 0)

@@ -149,7 +149,11 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
                                     .iter()
                                     .map(|(x, a)| r(a) * at.get(x).copied().unwrap_or(0) as f64)
                                     .sum::<f64>();
-                            (v.floor() / mv.floor().max(1.0)).floor().max(1.0).log2().floor()
+                            (v.floor() / mv.floor().max(1.0))
+                                .floor()
+                                .max(1.0)
+                                .log2()
+                                .floor()
                         }
                     }
                 })

@@ -288,7 +288,9 @@ pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: 
         (false, _, _) => post.q.clone(),
         (true, Some(l), _) => post.q.map_atoms(|a| a.subst(x, &l)),
         // Q' has no negative coefficient (well-formedness), so it is monotone in its atoms
-        (true, None, Some(Bounding::Halve(a, d))) if !divisor_mentions(&post.q, x) => post.q.map_atom_kinds(|at| log_bound_subst(at, x, a, d)),
+        (true, None, Some(Bounding::Halve(a, d))) if !divisor_mentions(&post.q, x) => {
+            post.q.map_atom_kinds(|at| log_bound_subst(at, x, a, d))
+        }
         // a product: only atoms falling with x (x ← its lower bound A + B − 1)
         (true, None, Some(Bounding::Floor(f))) if post.q.atoms_nonrising(x) => post.q.map_atoms(|l| l.subst(x, f)),
         (true, None, _) => return Err(cx.rej(Reason::SubstUndefined(x.clone()))),

@@ -304,7 +304,10 @@ impl Ctx<'_> {
             (Some(Some(le)), None) if le == doubled => {}
             _ => return None,
         }
-        let u = raw.plus_const(&-s.clone()).scale(&(Q::one() / &k)).add(&Lin::var(x));
+        let u = raw
+            .plus_const(&-s.clone())
+            .scale(&(Q::one() / &k))
+            .add(&Lin::var(x));
         (!u.mentions(x)).then(|| (u.scale(&q(2)), Lin::var(x)))
     }
 
@@ -426,9 +429,10 @@ impl Ctx<'_> {
                     match self.loop_atom_raw(e, body, None) {
                         Ok((raw, sh, x, symbolic, proportional)) => {
                             dbl = self.doubling_forms(body, &raw, &sh, &x, None);
-                            own_floors.extend(dbl.iter().map(|(l, m)| {
-                                Atom::LogQ(l.clone().into(), m.clone().into())
-                            }));
+                            own_floors.extend(
+                                dbl.iter()
+                                    .map(|(l, m)| Atom::LogQ(l.clone().into(), m.clone().into())),
+                            );
                             floor_div =
                                 floor_divisor(&sh, symbolic, proportional).filter(|_| self.floor);
                             if let Some(c) = floor_div {
@@ -775,11 +779,13 @@ impl Ctx<'_> {
                         Some((l, w))
                     });
                 // P ∧ e ⇒ M ≥ 1 and P ∧ e ⇒ 2M ≤ L (the ldouble rewrite's witnesses)
-                let dlog = self.doubling_forms(body, &raw, &s, &x, Some(p)).and_then(|(l, m)| {
-                    let w1 = entails(&pe, &Cstr::le(Lin::constant(q(1)).sub(&m)))?;
-                    let w2 = entails(&pe, &Cstr::le(m.scale(&q(2)).sub(&l)))?;
-                    Some((l, m, w1, w2))
-                });
+                let dlog = self
+                    .doubling_forms(body, &raw, &s, &x, Some(p))
+                    .and_then(|(l, m)| {
+                        let w1 = entails(&pe, &Cstr::le(Lin::constant(q(1)).sub(&m)))?;
+                        let w2 = entails(&pe, &Cstr::le(m.scale(&q(2)).sub(&l)))?;
+                        Some((l, m, w1, w2))
+                    });
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(

@@ -46,9 +46,9 @@ impl Back<'_, '_> {
     ) {
         for m in self.ctx.nests.chains(key) {
             let ok = m.iter().all(|a| {
-                a.forms().into_iter().all(|l| {
-                    uniform_form(self.ctx, d, l) && l.vars().all(|v| !exclude.contains(v))
-                })
+                a.forms()
+                    .into_iter()
+                    .all(|l| uniform_form(self.ctx, d, l) && l.vars().all(|v| !exclude.contains(v)))
             });
             if ok {
                 out.insert(m.clone());
@@ -88,9 +88,9 @@ impl Back<'_, '_> {
         let atoms: Vec<Atom> = scope
             .into_iter()
             .filter(|a| {
-                a.forms().into_iter().all(|l| {
-                    uniform_form(self.ctx, d, l) && l.vars().all(|v| !exclude.contains(v))
-                })
+                a.forms()
+                    .into_iter()
+                    .all(|l| uniform_form(self.ctx, d, l) && l.vars().all(|v| !exclude.contains(v)))
             })
             .collect();
         let mut out: BTreeSet<Mono> = BTreeSet::new();

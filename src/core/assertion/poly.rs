@@ -511,7 +511,10 @@ impl<C: Coef> PolyT<C> {
         self.replace_atom(
             &Atom::LogQ(Arc::new(l.clone()), Arc::new(m.clone())),
             &[
-                (Q::one(), Some(Atom::LogQ(Arc::new(l.clone()), Arc::new(twice)))),
+                (
+                    Q::one(),
+                    Some(Atom::LogQ(Arc::new(l.clone()), Arc::new(twice))),
+                ),
                 (Q::one(), None),
             ],
         )

@@ -329,10 +329,7 @@ impl Back<'_, '_> {
             // (spec/logic.md §4 "Products")
             let restricted = self.restrict_monos(
                 qpost.clone(),
-                |a| {
-                    a.lin().coef(x) > Q::zero()
-                        || matches!(a, Atom::LogQ(_, m) if m.mentions(x))
-                },
+                |a| a.lin().coef(x) > Q::zero() || matches!(a, Atom::LogQ(_, m) if m.mentions(x)),
                 "the potential after a product's assignment must not rise with the variable",
             )?;
             let qp = restricted.subst(x, floor).plus_const(&k);

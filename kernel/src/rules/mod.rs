@@ -1234,27 +1234,6 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     })
 }
 
-#[cfg(test)]
-#[allow(clippy::panic, clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    /// The per-node guard turns a panic into [`Reason::InternalPanic`] with its message, at
-    /// the rejection the caller builds (no rule panics on any input the tests know, so the
-    /// guard is exercised directly).
-    #[test]
-    fn guard_turns_a_panic_into_a_rejection() {
-        let at = |reason| Rejection { rule: "Q:SEQ".into(), node_path: "0.1".into(), reason };
-        let r = guarded(|| -> Result<(), Rejection> { panic!("index out of range") }, at).unwrap_err();
-        assert_eq!(r, at(Reason::InternalPanic("index out of range".into())));
-        assert_eq!(
-            r.to_string(),
-            "rule Q:SEQ at node 0.1: internal error (a kernel panic, caught): index out of range"
-        );
-        assert_eq!(guarded(|| Ok(3), at), Ok(3));
-    }
-}
-
 /// The log rewrite `(lhalve LIN FARKAS)` (spec/certificate.md "Log rewrites"): the witness
 /// proves `P ⇒ LIN ≥ 2` (target `2 − LIN ≤ 0`); returns the atom `⌊log2 LIN⌋⁺` and the
 /// polynomial `1 + ⌊log2 (LIN/2)⌋⁺` that replaces it (`⌊LIN⌋ ≥ 2` and
@@ -1292,4 +1271,25 @@ fn ldouble(
     let mut by = Poly::constant(Rat::one());
     by.add_term(Rat::one(), vec![Atom::LogQ(l.clone(), m.scale(&two))]);
     Ok((Atom::LogQ(l.clone(), m.clone()), by))
+}
+
+#[cfg(test)]
+#[allow(clippy::panic, clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The per-node guard turns a panic into [`Reason::InternalPanic`] with its message, at
+    /// the rejection the caller builds (no rule panics on any input the tests know, so the
+    /// guard is exercised directly).
+    #[test]
+    fn guard_turns_a_panic_into_a_rejection() {
+        let at = |reason| Rejection { rule: "Q:SEQ".into(), node_path: "0.1".into(), reason };
+        let r = guarded(|| -> Result<(), Rejection> { panic!("index out of range") }, at).unwrap_err();
+        assert_eq!(r, at(Reason::InternalPanic("index out of range".into())));
+        assert_eq!(
+            r.to_string(),
+            "rule Q:SEQ at node 0.1: internal error (a kernel panic, caught): index out of range"
+        );
+        assert_eq!(guarded(|| Ok(3), at), Ok(3));
+    }
 }

@@ -523,9 +523,10 @@ fn while2_divergent_loop() {
     assert!(msg.contains("thread dependence"), "{msg}");
 }
 
-/// A multiplicative counter (`i ← 2·i`, issue 15) is ranked linearly (it was an error).
+/// A multiplicative counter (`i ← 2·i`, issue 15) is bounded (it was an error): by the
+/// quotient log atom `⌊log2 ((2n − 2)/i)⌋⁺` (spec/logic.md §1 "Quotient log atoms").
 #[test]
-fn doubling_update_has_a_linear_bound() {
+fn doubling_update_has_a_log_bound() {
     let prog = Program {
         name: "mul".into(),
         params: iparams(&["n"]),
@@ -542,15 +543,20 @@ fn doubling_update_has_a_linear_bound() {
             ),
         ]),
     };
-    // a doubling counter (issue 15) is ranked by `n − i`, lowered by the old `i ≥ 1` each
-    // round; each round reads the uniform `A[i]` (1 sector): hand-derived bound
-    // `max(0, n − 1)`, at least the `⌈log2 n⌉` rounds
+    // each round reads the uniform `A[i]` (1 sector): hand-derived bound the number of
+    // rounds `i = 1, 2, 4, … < n`, counted here (`⌈log2 n⌉` for n ≥ 1, 0 for n ≤ 1; the
+    // linear ranking `n − i` gave `max(0, n − 1)` before)
     let a = run(&prog, MetricName::Sectors, 32);
-    for n in [-2i64, 0, 1, 2, 5, 64, 1000] {
+    for n in [-2i64, 0, 1, 2, 5, 64, 65, 1000] {
         let got = a
             .bound
             .eval(&std::collections::BTreeMap::from([("n".to_string(), n)]));
-        assert_eq!(got, warpcert::core::metric::q((n - 1).max(0)), "n = {n}");
+        let (mut i, mut rounds) = (1i64, 0i64);
+        while i < n {
+            i *= 2;
+            rounds += 1;
+        }
+        assert_eq!(got, warpcert::core::metric::q(rounds), "n = {n}");
     }
     // the same loop costs nothing under `conflicts`: bound 0, certified
     let a = run(&prog, MetricName::Conflicts, 32);

@@ -34,6 +34,7 @@ fn katom(a: &Atom) -> k::Atom {
         Atom::Max0(l) => k::Atom::Max0(klin(l)),
         Atom::Floor(l, d) => k::Atom::Floor(klin(l), d.clone()),
         Atom::Log(l) => k::Atom::Log(klin(l)),
+        Atom::LogQ(l, m) => k::Atom::LogQ(klin(l), klin(m)),
     }
 }
 
@@ -52,7 +53,16 @@ fn canonical_forms_are_the_kernels() {
         let l = lin(c, &[(a, "n"), (b, "i")]);
         let d = g.range(-6, 6).abs() * 2 + (g.range(-1, 1).abs());
         let d = d.max(1);
-        for atom in [Atom::from(&l), Atom::floor(l.clone(), d)] {
+        // quotient log atoms (spec/logic.md §1): a constant divisor form `r` becomes the log
+        // atom of `L / max(1, ⌊r⌋)` on both sides
+        let m = r(&mut g);
+        let logq = |m: Lin| Atom::LogQ(l.clone().into(), m.into());
+        for atom in [
+            Atom::from(&l),
+            Atom::floor(l.clone(), d),
+            logq(Lin::constant(m.clone())),
+            logq(lin(m, &[(q(1), "i")])),
+        ] {
             let ours = atom.canonical();
             let theirs = katom(&atom).canonical();
             match (ours, theirs) {

@@ -173,36 +173,41 @@ fn bound_of(src: &str, m: MetricName) -> Result<warpcert::core::assertion::poly:
     Ok(a.bound)
 }
 
-/// Doubling loops (issue 15 item 2): `i *= 2` under `i < n` is ranked by `n − i`, which each
-/// round lowers by the old `i ≥ i₀ ≥ 1` (the invariant `i ≥ i₀` of the forward pass).
-/// Hand derivation of the expected bound: the ranking atom is `A = n − i − 1 + i₀` (`≥ i₀`
-/// while `i < n`; a round lowers it by the step `i ≥ i₀`: a `shift` by `i₀`, then a `mono`
-/// rewrite `max0(n − i − 1) ≥ max0(n − 2i − 1 + i₀)`). Each round writes `out[threadIdx.x]`,
-/// 32 floats = 4 sectors, so the invariant `(4/i₀)·max0(A)` pays a round with the `i₀`
-/// released by the shift; at the entry `i = i₀` it is `(4/i₀)·max(0, n − 1)`. The truth
-/// `4r`, `r = #{j ≥ 0 : i₀·2^j < n}`, is below it (`n − 1 ≥ i₀·2^(r−1) ≥ i₀·r`; checked here
-/// at each `n`, and by the lock-step semantics for `doubling.cu` in the suite test above). A
-/// doubling from 0 never leaves the loop for `n > 0`: no ranking, no bound.
+/// Doubling loops (issue 15 item 2; spec/logic.md §1 "Quotient log atoms"): `i *= 2`,
+/// `i <<= 1` and `i = i + i` under `i < n` have the invariant atom
+/// `⌊log2 (2(n − 1)/i)⌋⁺` (the rounds left from `i ≥ 1`, Coq `Log.doubling_rounds`), which
+/// `ldouble` at the body's entry (`2i ≤ 2(n − 1)`) splits into `1 + ⌊log2 (2(n − 1)/2i)⌋⁺`,
+/// the invariant after `i ← 2i`. Hand derivation of the expected bound: each round writes
+/// `out[threadIdx.x]`, 32 floats = 4 sectors, so the bound is 4 times the number of rounds
+/// `r = #{j ≥ 0 : i₀·2^j < n}`, counted here by running the loop (at the entry the atom is
+/// `⌊log2 ⌊2(n − 1)/i₀⌋⌋⁺`, which is `r`: `i₀·2^(r−1) ≤ n − 1 < i₀·2^r`). A doubling from
+/// 0 never leaves the loop for `n > 0`: no ranking, no bound.
 #[test]
-fn doubling_loops_have_the_hand_derived_linear_bound() {
+fn doubling_loops_have_the_exact_log_bound() {
     use std::collections::BTreeMap;
-    for i0 in [1i64, 3, 5] {
+    for (i0, update) in [
+        (1i64, "i *= 2"),
+        (3, "i *= 2"),
+        (5, "i *= 2"),
+        (1, "i <<= 1"),
+        (2, "i = i + i"),
+    ] {
         let src = format!(
-            "__global__ void k(float *out, int n) {{\n  for (int i = {i0}; i < n; i *= 2) {{\n    out[threadIdx.x] = 1.0f;\n  }}\n}}\n"
+            "__global__ void k(float *out, int n) {{\n  for (int i = {i0}; i < n; {update}) {{\n    out[threadIdx.x] = 1.0f;\n  }}\n}}\n"
         );
-        let b = bound_of(&src, MetricName::Sectors).unwrap_or_else(|e| panic!("i0 = {i0}: {e}"));
-        for n in [-3i64, 0, 1, 2, 3, 4, 7, 8, 9, 100, 5000] {
+        let b = bound_of(&src, MetricName::Sectors)
+            .unwrap_or_else(|e| panic!("i0 = {i0}, {update}: {e}"));
+        for n in [-3i64, 0, 1, 2, 3, 4, 5, 7, 8, 9, 100, 4096, 4097, 5000] {
             let got = b.eval(&BTreeMap::from([("n".to_string(), n)]));
-            let want = Q::new((4 * (n - 1).max(0)).into(), i0.into());
-            assert_eq!(got, want, "i0 = {i0}, n = {n}");
             let (mut i, mut rounds) = (i0, 0i64);
             while i < n {
                 i *= 2;
                 rounds += 1;
             }
-            assert!(
-                Q::from_integer((4 * rounds).into()) <= got,
-                "i0 = {i0}, n = {n}"
+            assert_eq!(
+                got,
+                Q::from_integer((4 * rounds).into()),
+                "i0 = {i0}, {update}, n = {n}"
             );
         }
     }

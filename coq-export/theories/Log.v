@@ -17,7 +17,11 @@
       [k·A/d + R] before it ([log_bsubst_le]);
     - the loop step of [for (s = n; s > 0; s >>= 1)]: [⌊log2 2s⌋ = 1 + ⌊log2 2⌊s/2⌋⌋]
       under [s ≥ 1] ([halving_round]), so [⌊log2 2n⌋⁺] counts the rounds exactly
-      ([halving_rounds]).
+      ([halving_rounds]);
+    - quotient log atoms [⌊log2 (L/M)⌋⁺] ([qlatom], below): non-negative, monotone in [L],
+      antitone in [M], the log atom of [L/d] for a constant [M = d] ([qlatom_const]); the
+      rewrite [ldouble] ([ldouble_sound]) and the doubling loop's rounds
+      ([doubling_rounds]: [⌊log2 (2(n − 1)/i)⌋⁺] rounds of [for (; i < n; i *= 2)]).
 
     Not yet done (issue 15): Lin.v's atoms, Logic.v's Q:WEAK and Q:VWRITE1, Soundness.v and
     the export (src/export/coq.rs) have no log atoms; these lemmas are what their soundness
@@ -140,4 +144,81 @@ Proof.
       rewrite IH by lia.
       rewrite (halving_round s) by lia. lia.
     + rewrite Z.log2_nonpos by lia. reflexivity.
+Qed.
+
+(** * Quotient log atoms (issue 15, doubling loops)
+
+    spec/logic.md §1 "Quotient log atoms", spec/certificate.md "Log rewrites" ([ldouble]).
+    The atom [⌊log2 (L/M)⌋⁺] has the value [Z.log2 (⌊L⌋ / max(1, ⌊M⌋))]; here [l] is the
+    integer [⌊L⌋] and [m] the integer [⌊M⌋] (the kernel's [ldouble] needs [M] with integer
+    coefficients, so [⌊2M⌋ = 2m]). *)
+Definition qlatom (l m : Z) : Z := Z.log2 (l / Z.max 1 m).
+
+Lemma qlatom_nonneg : forall l m, 0 <= qlatom l m.
+Proof. intros; apply Z.log2_nonneg. Qed.
+
+(** A constant divisor [d ≥ 1] gives the log atom of [L/d] (the kernel's canonical form;
+    [⌊⌊L⌋/d⌋ = ⌊L/d⌋]), in particular [d = 1] gives [⌊log2 L⌋⁺]. *)
+Lemma qlatom_const : forall l d, 1 <= d -> qlatom l d = Z.log2 (l / d).
+Proof. intros l d Hd. unfold qlatom. rewrite Z.max_r by lia. reflexivity. Qed.
+
+Lemma qlatom_small : forall l d, d <= 1 -> qlatom l d = Z.log2 l.
+Proof. intros l d Hd. unfold qlatom. rewrite Z.max_l by lia. rewrite Z.div_1_r. reflexivity. Qed.
+
+Lemma qlatom_mono_l : forall l1 l2 m, l1 <= l2 -> qlatom l1 m <= qlatom l2 m.
+Proof.
+  intros l1 l2 m H. unfold qlatom. apply Z.log2_le_mono. apply Z.div_le_mono; lia.
+Qed.
+
+Lemma qlatom_anti_m : forall l m1 m2, m1 <= m2 -> qlatom l m2 <= qlatom l m1.
+Proof.
+  intros l m1 m2 H. unfold qlatom.
+  destruct (Z.le_gt_cases l 0) as [Hl|Hl].
+  - assert (A : l / Z.max 1 m2 <= 0) by (apply Z.div_le_upper_bound; lia).
+    rewrite (Z.log2_nonpos (l / Z.max 1 m2)) by exact A. apply Z.log2_nonneg.
+  - apply Z.log2_le_mono. apply Z.div_le_compat_l; lia.
+Qed.
+
+(** ** The rewrite [ldouble]: [m ≥ 1], [2m ≤ l] give
+    [⌊log2 (l/m)⌋⁺ = 1 + ⌊log2 (l/2m)⌋⁺]. *)
+Theorem ldouble_sound : forall l m, 1 <= m -> 2 * m <= l -> qlatom l m = 1 + qlatom l (2 * m).
+Proof.
+  intros l m Hm H. unfold qlatom.
+  rewrite (Z.max_r 1 m) by lia. rewrite (Z.max_r 1 (2 * m)) by lia.
+  assert (H2 : 2 <= l / m) by (apply Z.div_le_lower_bound; lia).
+  rewrite (log2_halve (l / m) H2).
+  rewrite Z.div_div by lia. rewrite (Z.mul_comm m 2). reflexivity.
+Qed.
+
+(** ** The doubling loop [for (i = …; i < n; i *= 2)]. *)
+
+(** The number of rounds of the doubling loop from the counter value [i]. *)
+Fixpoint drounds (fuel : nat) (n i : Z) : Z :=
+  match fuel with
+  | O => 0
+  | S f => if i <? n then 1 + drounds f n (2 * i) else 0
+  end.
+
+(** Once [i ≥ n] the atom [⌊log2 (2(n − 1)/i)⌋⁺] is 0. *)
+Lemma doubling_exit : forall n i, 1 <= i -> n <= i -> qlatom (2 * (n - 1)) i = 0.
+Proof.
+  intros n i Hi H. unfold qlatom. rewrite Z.max_r by lia.
+  assert (B : 2 * (n - 1) / i < 2) by (apply Z.div_lt_upper_bound; lia).
+  destruct (Z.le_gt_cases (2 * (n - 1) / i) 0) as [C|C].
+  - apply Z.log2_nonpos; exact C.
+  - replace (2 * (n - 1) / i) with 1 by lia. apply Z.log2_1.
+Qed.
+
+(** With enough fuel ([n ≤ i·2^fuel]) the loop runs [⌊log2 (2(n − 1)/i)⌋⁺] rounds from
+    [i ≥ 1]: [⌈log2 n⌉ = ⌊log2 (2n − 2)⌋⁺] from [i = 1]. *)
+Theorem doubling_rounds : forall fuel n i,
+  1 <= i -> n <= i * 2 ^ Z.of_nat fuel -> drounds fuel n i = qlatom (2 * (n - 1)) i.
+Proof.
+  induction fuel as [|f IH]; intros n i Hi Hf; cbn [drounds].
+  - cbn in Hf. rewrite doubling_exit by lia. reflexivity.
+  - destruct (Z.ltb_spec i n) as [H|H].
+    + rewrite Nat2Z.inj_succ, Z.pow_succ_r in Hf by lia.
+      rewrite IH by lia.
+      rewrite (ldouble_sound (2 * (n - 1)) i) by lia. reflexivity.
+    + rewrite doubling_exit by lia. reflexivity.
 Qed.

@@ -373,7 +373,7 @@ pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProb
 pub fn atom_arg(a: &Atom, name: &str) -> Result<(Lin, Vec<Cstr>), FarkasProblem> {
     match a {
         Atom::Max0(l) => Ok((l.clone(), Vec::new())),
-        Atom::Log(_) => Err(FarkasProblem::LogAtom(a.to_string())),
+        Atom::Log(_) | Atom::LogQ(..) => Err(FarkasProblem::LogAtom(a.to_string())),
         Atom::Floor(l, d) => {
             if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) || !d.is_positive() {
                 return Err(FarkasProblem::NotIntegral(a.to_string()));
@@ -400,6 +400,18 @@ pub enum Atom {
     /// The log atom `⌊log2 L⌋⁺ = ⌊log2 max(1, ⌊L⌋)⌋` (spec/logic.md §1 "Log atoms"; `L` may
     /// have rational coefficients; non-negative and monotone in `L`).
     Log(Lin),
+    /// The quotient log atom `⌊log2 (L/M)⌋⁺ = ⌊log2 max(1, ⌊⌊L⌋ / max(1, ⌊M⌋)⌋)⌋`
+    /// (spec/logic.md §1 "Quotient log atoms", certificate syntax `(log2q L M)`): the rounds
+    /// of a doubling loop. Non-negative, monotone in `L`, antitone in `M`; with a constant
+    /// `M` it is the log atom of `L / max(1, ⌊M⌋)` ([`Atom::canonical`]).
+    LogQ(Lin, Lin),
+}
+
+/// The value `⌊log2 max(1, ⌊⌊l⌋ / max(1, ⌊m⌋)⌋)⌋` of a quotient log atom whose forms have
+/// the values `l`, `m`.
+pub fn log2q_floor(l: &Rat, m: &Rat) -> BigInt {
+    let d = m.floor().to_integer().max(BigInt::one());
+    log2_floor(&Rat::from_integer(l.floor().to_integer().div_floor(&d)))
 }
 
 /// The value `⌊log2 max(1, ⌊v⌋)⌋` of a log atom whose form has the value `v`.
@@ -419,18 +431,27 @@ impl From<Lin> for Atom {
 }
 
 impl Atom {
-    /// The atom's linear form `L`.
+    /// The atom's (first) linear form `L`; a quotient log atom has a second one
+    /// ([`Atom::forms`]).
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) => l,
+            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) => l,
         }
     }
-    /// The atom with `f` applied to its form (the divisor kept).
+    /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
+    pub fn forms(&self) -> Vec<&Lin> {
+        match self {
+            Atom::LogQ(l, m) => vec![l, m],
+            _ => vec![self.lin()],
+        }
+    }
+    /// The atom with `f` applied to each of its forms (the divisor kept).
     pub fn map_lin(&self, f: impl Fn(&Lin) -> Lin) -> Atom {
         match self {
             Atom::Max0(l) => Atom::Max0(f(l)),
             Atom::Floor(l, d) => Atom::Floor(f(l), d.clone()),
             Atom::Log(l) => Atom::Log(f(l)),
+            Atom::LogQ(l, m) => Atom::LogQ(f(l), f(m)),
         }
     }
     /// Canonical form: `Err(v)` when the atom is the constant `v`, else `Ok((f, A'))` with
@@ -445,6 +466,17 @@ impl Atom {
             Atom::Log(l) => {
                 return match l.as_const() {
                     Some(c) => Err(Rat::from_integer(log2_floor(c))),
+                    None => Ok((Rat::one(), self.clone())),
+                }
+            }
+            // a constant divisor form M: the log atom of L / max(1, ⌊M⌋)
+            // (⌊⌊L⌋/m⌋ = ⌊L/m⌋ for an integer m ≥ 1)
+            Atom::LogQ(l, m) => {
+                return match m.as_const() {
+                    Some(c) => {
+                        let d = c.floor().to_integer().max(BigInt::one());
+                        Atom::Log(l.scale(&Rat::new(BigInt::one(), d))).canonical()
+                    }
                     None => Ok((Rat::one(), self.clone())),
                 }
             }
@@ -464,9 +496,9 @@ impl Atom {
         }
         Ok((Rat::one(), Atom::Floor(l2, d2)))
     }
-    /// Whether `v` occurs in the form.
+    /// Whether `v` occurs in a form.
     pub fn mentions(&self, v: &str) -> bool {
-        self.lin().mentions(v)
+        self.forms().iter().any(|l| l.mentions(v))
     }
     /// `A↓D` of `(ishift A D CG)` (spec/certificate.md "Integer rewrites"): `max0(L − D)`,
     /// resp. `⌊(L − d·D)/d⌋⁺` for a floor atom (`⌊L/d⌋ − D = ⌊(L − d·D)/d⌋` needs an
@@ -479,7 +511,7 @@ impl Atom {
                 Ok(Atom::Floor(l.add_scaled(&Lin::constant(k), &-Rat::one()), dv.clone()))
             }
             Atom::Floor(..) => Err(FarkasProblem::NotIntegral(d.to_string())),
-            Atom::Log(_) => Err(FarkasProblem::LogAtom(self.to_string())),
+            Atom::Log(_) | Atom::LogQ(..) => Err(FarkasProblem::LogAtom(self.to_string())),
         }
     }
 }
@@ -491,6 +523,7 @@ impl fmt::Display for Atom {
             Atom::Max0(l) => write!(f, "max(0, {l})"),
             Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
             Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
+            Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
         }
     }
 }
@@ -585,7 +618,8 @@ impl Poly {
     }
     /// Variables mentioned by some atom.
     pub fn vars(&self) -> Vec<&String> {
-        let mut v: Vec<&String> = self.terms.keys().flatten().flat_map(|a| a.lin().terms.keys()).collect();
+        let mut v: Vec<&String> =
+            self.terms.keys().flatten().flat_map(|a| a.forms().into_iter().flat_map(|l| l.terms.keys())).collect();
         v.sort();
         v.dedup();
         v
@@ -601,9 +635,11 @@ impl Poly {
         self.terms.keys().flatten().any(|a| a.mentions(v))
     }
     /// Whether no atom's form has a positive coefficient of `v` (each atom falls or stays
-    /// as `v` rises).
+    /// as `v` rises); a quotient log atom's divisor form `M` must not mention `v`.
     pub fn atoms_nonrising(&self, v: &str) -> bool {
-        self.terms.keys().flatten().all(|a| a.lin().terms.get(v).is_none_or(|k| !k.is_positive()))
+        self.terms.keys().flatten().all(|a| {
+            a.lin().terms.get(v).is_none_or(|k| !k.is_positive()) && !matches!(a, Atom::LogQ(_, m) if m.mentions(v))
+        })
     }
     /// The first term with a negative coefficient, printed, if any.
     pub fn negative_term(&self) -> Option<String> {

@@ -255,6 +255,10 @@ pub enum Rw {
     /// `(lhalve LIN FARKAS)`: `⌊log2 L⌋⁺ = 1 + ⌊log2 (L/2)⌋⁺` given `P ⇒ LIN ≥ 2`
     /// (spec/certificate.md "Log rewrites").
     LHalve(Lin, Farkas),
+    /// `(ldouble LIN1 LIN2 FARKAS1 FARKAS2)`: `⌊log2 (L/M)⌋⁺ = 1 + ⌊log2 (L/2M)⌋⁺` given
+    /// `P ⇒ M ≥ 1` and `P ⇒ 2M ≤ L`, `M` with integer coefficients (spec/certificate.md
+    /// "Log rewrites").
+    LDouble(Lin, Lin, Farkas, Farkas),
 }
 
 /// An integer witness `(cg (cut (I λ) …) … (farkas (I λ) …))` or a plain `(farkas …)`:
@@ -643,10 +647,10 @@ pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
     Ok(p)
 }
 
-/// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, or `(log2 LIN)`
-/// (spec/certificate.md).
+/// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(log2 LIN)` or
+/// `(log2q LIN1 LIN2)` (spec/certificate.md).
 pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
-    let e = "(max0 LIN), (floor LIN C) or (log2 LIN)";
+    let e = "(max0 LIN), (floor LIN C), (log2 LIN) or (log2q LIN1 LIN2)";
     match a.head() {
         Some("max0") => {
             let [l] = exactly(items(a, "max0", e)?, a, e)?;
@@ -663,6 +667,10 @@ pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
         Some("log2") => {
             let [l] = exactly(items(a, "log2", e)?, a, e)?;
             Ok(Atom::Log(lin(l)?))
+        }
+        Some("log2q") => {
+            let [l, m] = exactly(items(a, "log2q", e)?, a, e)?;
+            Ok(Atom::LogQ(lin(l)?, lin(m)?))
         }
         _ => Err(err(a, e)),
     }
@@ -939,7 +947,11 @@ fn rw(s: &Sexp) -> Result<Rw, Rejection> {
             let [l, w] = exactly(items(s, "lhalve", "")?, s, "(lhalve LIN FARKAS)")?;
             Ok(Rw::LHalve(lin(l)?, farkas(w)?))
         }
-        _ => Err(err(s, "(shift LIN D FARKAS), (split LIN D FARKAS FARKAS), (zero LIN FARKAS), (mono LIN1 LIN2 FARKAS), (ishift ATOM D CG), (izero ATOM CG), (imono ATOM1 ATOM2 CG) or (lhalve LIN FARKAS)")),
+        Some("ldouble") => {
+            let [l, m, w1, w2] = exactly(items(s, "ldouble", "")?, s, "(ldouble LIN1 LIN2 FARKAS1 FARKAS2)")?;
+            Ok(Rw::LDouble(lin(l)?, lin(m)?, farkas(w1)?, farkas(w2)?))
+        }
+        _ => Err(err(s, "(shift LIN D FARKAS), (split LIN D FARKAS FARKAS), (zero LIN FARKAS), (mono LIN1 LIN2 FARKAS), (ishift ATOM D CG), (izero ATOM CG), (imono ATOM1 ATOM2 CG), (lhalve LIN FARKAS) or (ldouble LIN1 LIN2 FARKAS1 FARKAS2)")),
     }
 }
 

@@ -227,6 +227,17 @@ fn atom_at(a: &Atom, x: i64, y: i64) -> warpcert_kernel::arith::Rat {
             }
             rat(k)
         }
+        // ⌊log2 max(1, ⌊⌊L⌋ / max(1, ⌊M⌋)⌋)⌋ (spec/logic.md §1 "Quotient log atoms"): the
+        // largest k ≥ 0 with m·2^k ≤ ⌊L⌋, m = max(1, ⌊M⌋), or 0
+        Atom::LogQ(l, m) => {
+            let z = at(l, x, y).floor();
+            let m = at(m, x, y).floor().max(rat(1));
+            let mut k = 0;
+            while m.clone() * rat(1 << (k + 1)) <= z {
+                k += 1;
+            }
+            rat(k)
+        }
     };
     if v < rat(0) {
         rat(0)

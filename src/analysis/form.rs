@@ -19,7 +19,7 @@ pub fn has_floor(p: &Poly) -> bool {
     p.terms
         .keys()
         .flatten()
-        .any(|a| matches!(a, Atom::Floor(..) | Atom::Log(_)))
+        .any(|a| matches!(a, Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..)))
 }
 
 /// Whether `floor ≤ poly` at every sampled point of their variables: the full grid of

@@ -744,6 +744,10 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
         Atom::Log(_) => {
             Err("L:WHILE: a log-atom ranking (halving loop) has no lower-bound rule".to_string())
         }
+        Atom::LogQ(..) => Err(
+            "L:WHILE: a quotient-log-atom ranking (doubling loop) has no lower-bound rule"
+                .to_string(),
+        ),
     }
 }
 

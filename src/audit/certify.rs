@@ -142,6 +142,19 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
                         warpcert_kernel::arith::Atom::Max0(_) => v.max(0.0),
                         // ⌊log2 max(1, ⌊L⌋)⌋ (spec/logic.md §1 "Log atoms")
                         warpcert_kernel::arith::Atom::Log(_) => v.floor().max(1.0).log2().floor(),
+                        // ⌊log2 max(1, ⌊⌊L⌋ / max(1, ⌊M⌋)⌋)⌋ (spec/logic.md §1 "Quotient log atoms")
+                        warpcert_kernel::arith::Atom::LogQ(_, m) => {
+                            let mv = r(&m.c)
+                                + m.terms
+                                    .iter()
+                                    .map(|(x, a)| r(a) * at.get(x).copied().unwrap_or(0) as f64)
+                                    .sum::<f64>();
+                            (v.floor() / mv.floor().max(1.0))
+                                .floor()
+                                .max(1.0)
+                                .log2()
+                                .floor()
+                        }
                     }
                 })
                 .product::<f64>()

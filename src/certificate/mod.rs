@@ -60,6 +60,10 @@ pub enum Rewrite {
     /// `(lhalve LIN FARKAS)` (spec/certificate.md "Log rewrites"): `P ⇒ LIN ≥ 2` (witness
     /// for `(le 2 − LIN)`); `⌊log2 LIN⌋⁺ = 1 + ⌊log2 (LIN/2)⌋⁺`.
     LHalve(Lin, Farkas),
+    /// `(ldouble LIN1 LIN2 FARKAS1 FARKAS2)` (spec/certificate.md "Log rewrites"):
+    /// `P ⇒ LIN2 ≥ 1` (witness for `(le 1 − LIN2)`), `P ⇒ 2·LIN2 ≤ LIN1` (witness for
+    /// `(le 2·LIN2 − LIN1)`), `LIN2` integral; `⌊log2 (L/M)⌋⁺ = 1 + ⌊log2 (L/2M)⌋⁺`.
+    LDouble(Lin, Lin, Farkas, Farkas),
 }
 
 /// An assertion `(assn (P ...) (D ...) (Q POLY))` (spec/logic.md §1).

@@ -130,6 +130,12 @@ fn write_atom(out: &mut String, a: &Atom) {
             out.push_str("(log2 ");
             write_lin(out, l);
         }
+        Atom::LogQ(l, m) => {
+            out.push_str("(log2q ");
+            write_lin(out, l);
+            out.push(' ');
+            write_lin(out, m);
+        }
     }
     out.push(')');
 }
@@ -503,6 +509,17 @@ fn write_field(out: &mut String, f: &Field) {
                         write_lin(out, l);
                         out.push(' ');
                         write_farkas(out, w);
+                        out.push(')');
+                    }
+                    Rewrite::LDouble(l, m, w1, w2) => {
+                        out.push_str(" (ldouble ");
+                        write_lin(out, l);
+                        out.push(' ');
+                        write_lin(out, m);
+                        out.push(' ');
+                        write_farkas(out, w1);
+                        out.push(' ');
+                        write_farkas(out, w2);
                         out.push(')');
                     }
                     Rewrite::Mono(l1, l2, w) => {

@@ -175,6 +175,7 @@ pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
                 Atom::Max0(l) => A::Max0(lin(l).into()),
                 Atom::Floor(l, d) => A::Floor(lin(l).into(), d.clone()),
                 Atom::Log(l) => A::Log(lin(l).into()),
+                Atom::LogQ(l, m) => A::LogQ(lin(l).into(), lin(m).into()),
             })
             .collect();
         p.add_raw_term(&atoms, c.clone());

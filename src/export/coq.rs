@@ -266,6 +266,9 @@ impl<'p> Names<'p> {
             Atom::Log(_) => Err(ExportError::Unsupported(format!(
                 "log atom {a}: the Coq theories have no log atoms yet"
             ))),
+            Atom::LogQ(..) => Err(ExportError::Unsupported(format!(
+                "quotient log atom {a}: the Coq theories have no log atoms yet"
+            ))),
         }
     }
 
@@ -524,6 +527,11 @@ impl<'c> Exporter<'c> {
                 Rw::LHalve(..) => {
                     return Err(ExportError::Unsupported(
                         "lhalve rewrite: the Coq theories have no log atoms yet".into(),
+                    ))
+                }
+                Rw::LDouble(..) => {
+                    return Err(ExportError::Unsupported(
+                        "ldouble rewrite: the Coq theories have no log atoms yet".into(),
                     ))
                 }
                 Rw::Shift(l, d, w) => {

@@ -248,7 +248,7 @@ impl Ctx<'_> {
             }
         }
         for atom in a.q.terms.keys().flatten() {
-            if !uniform_form(&a.d, atom.lin()) {
+            if !atom.forms().into_iter().all(|l| uniform_form(&a.d, l)) {
                 return Err(bad(WfProblem::NonUniformAtom(atom.to_string())));
             }
         }
@@ -790,6 +790,7 @@ impl Ctx<'_> {
                 Rw::IZero(a, w) => self.int_rewrite(p, a, None, None, w, farkas_rej)?,
                 Rw::IMono(a1, a2, w) => self.int_rewrite(p, a1, Some(a2), None, w, farkas_rej)?,
                 Rw::LHalve(l, w) => lhalve(p, l, w).map_err(|(t, e)| farkas_rej(t, e))?,
+                Rw::LDouble(l, m, w1, w2) => ldouble(p, l, m, w1, w2).map_err(|(t, e)| farkas_rej(t, e))?,
                 Rw::Mono(l1, l2, w) => {
                     // P ⇒ LIN1 ≥ LIN2, i.e. LIN2 − LIN1 ≤ 0
                     let target = Cstr::le(l2.add_scaled(l1, &-Rat::one()));
@@ -1241,6 +1242,45 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     })
 }
 
+/// The log rewrite `(lhalve LIN FARKAS)` (spec/certificate.md "Log rewrites"): the witness
+/// proves `P ⇒ LIN ≥ 2` (target `2 − LIN ≤ 0`); returns the atom `⌊log2 LIN⌋⁺` and the
+/// polynomial `1 + ⌊log2 (LIN/2)⌋⁺` that replaces it (`⌊LIN⌋ ≥ 2` and
+/// `⌊LIN/2⌋ = ⌊⌊LIN⌋/2⌋`, so `log2` drops by exactly 1). `Err` names the failed target.
+fn lhalve(p: &[Cstr], l: &Lin, w: &syntax::Farkas) -> Result<(Atom, Poly), (String, FarkasProblem)> {
+    let target = Cstr::le(Lin::constant(Rat::from_integer(BigInt::from(2))).add_scaled(l, &-Rat::one()));
+    check_farkas(p, &target, w).map_err(|e| (target.to_string(), e))?;
+    let mut by = Poly::constant(Rat::one());
+    by.add_term(Rat::one(), vec![Atom::Log(l.scale(&Rat::new(BigInt::one(), BigInt::from(2))))]);
+    Ok((Atom::Log(l.clone()), by))
+}
+
+/// The log rewrite `(ldouble LIN1 LIN2 FARKAS1 FARKAS2)` (spec/certificate.md "Log
+/// rewrites"): `M = LIN2` must have integer coefficients (so `⌊2M⌋ = 2⌊M⌋` on integer
+/// states; else [`FarkasProblem::NotIntegral`] with target `M`); the witnesses prove
+/// `P ⇒ M ≥ 1` (target `1 − M ≤ 0`) and `P ⇒ 2M ≤ L` (target `2M − L ≤ 0`). Returns the
+/// atom `⌊log2 (L/M)⌋⁺` and the polynomial `1 + ⌊log2 (L/2M)⌋⁺` that replaces it
+/// (`m = ⌊M⌋ ≥ 1`, `⌊L⌋ ≥ 2m`: `⌊⌊L⌋/2m⌋ = ⌊⌊⌊L⌋/m⌋/2⌋` with `⌊⌊L⌋/m⌋ ≥ 2`, so `log2`
+/// drops by exactly 1; Coq `Log.ldouble_sound`). `Err` names the failed target.
+fn ldouble(
+    p: &[Cstr],
+    l: &Lin,
+    m: &Lin,
+    w1: &syntax::Farkas,
+    w2: &syntax::Farkas,
+) -> Result<(Atom, Poly), (String, FarkasProblem)> {
+    if !m.c.is_integer() || !m.terms.values().all(Rat::is_integer) {
+        return Err((m.to_string(), FarkasProblem::NotIntegral(m.to_string())));
+    }
+    let one = Cstr::le(Lin::constant(Rat::one()).add_scaled(m, &-Rat::one()));
+    check_farkas(p, &one, w1).map_err(|e| (one.to_string(), e))?;
+    let two = Rat::from_integer(BigInt::from(2));
+    let twice = Cstr::le(m.scale(&two).add_scaled(l, &-Rat::one()));
+    check_farkas(p, &twice, w2).map_err(|e| (twice.to_string(), e))?;
+    let mut by = Poly::constant(Rat::one());
+    by.add_term(Rat::one(), vec![Atom::LogQ(l.clone(), m.scale(&two))]);
+    Ok((Atom::LogQ(l.clone(), m.clone()), by))
+}
+
 #[cfg(test)]
 #[allow(clippy::panic, clippy::unwrap_used)]
 mod tests {
@@ -1260,16 +1300,4 @@ mod tests {
         );
         assert_eq!(guarded(|| Ok(3), at), Ok(3));
     }
-}
-
-/// The log rewrite `(lhalve LIN FARKAS)` (spec/certificate.md "Log rewrites"): the witness
-/// proves `P ⇒ LIN ≥ 2` (target `2 − LIN ≤ 0`); returns the atom `⌊log2 LIN⌋⁺` and the
-/// polynomial `1 + ⌊log2 (LIN/2)⌋⁺` that replaces it (`⌊LIN⌋ ≥ 2` and
-/// `⌊LIN/2⌋ = ⌊⌊LIN⌋/2⌋`, so `log2` drops by exactly 1). `Err` names the failed target.
-fn lhalve(p: &[Cstr], l: &Lin, w: &syntax::Farkas) -> Result<(Atom, Poly), (String, FarkasProblem)> {
-    let target = Cstr::le(Lin::constant(Rat::from_integer(BigInt::from(2))).add_scaled(l, &-Rat::one()));
-    check_farkas(p, &target, w).map_err(|e| (target.to_string(), e))?;
-    let mut by = Poly::constant(Rat::one());
-    by.add_term(Rat::one(), vec![Atom::Log(l.scale(&Rat::new(BigInt::one(), BigInt::from(2))))]);
-    Ok((Atom::Log(l.clone()), by))
 }

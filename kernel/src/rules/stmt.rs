@@ -137,14 +137,22 @@ fn bound_subst(l: &Lin, x: &str, a: &Lin) -> Lin {
 /// `⌊log2 L⌋⁺`, `x ← A/d` when `x`'s coefficient in `L` is positive (`d = 2^c` for
 /// `a >> c`, `d = c` for `a / c`), `x ← 0` when it is negative. Under `A ≥ 1` the new value
 /// `v = ⌊A/d⌋` has `0 ≤ v ≤ A/d`, and the log atom is monotone in its form. Other atoms:
-/// [`bound_subst`].
+/// [`bound_subst`]. A quotient log atom `⌊log2 (L/M)⌋⁺` whose `M` does not mention `x`
+/// (Q:VWRITE1 checks it, [`divisor_mentions`]) is monotone in `L`: the same substitution
+/// in `L`.
 fn log_bound_subst(atom: &Atom, x: &str, a: &Lin, d: &BigInt) -> Atom {
+    let up = |l: &Lin| l.subst(x, &a.scale(&Rat::new(BigInt::one(), d.clone())));
     match atom {
-        Atom::Log(l) if l.terms.get(x).is_some_and(Rat::is_positive) => {
-            Atom::Log(l.subst(x, &a.scale(&Rat::new(BigInt::one(), d.clone()))))
-        }
+        Atom::Log(l) if l.terms.get(x).is_some_and(Rat::is_positive) => Atom::Log(up(l)),
+        Atom::LogQ(l, m) if l.terms.get(x).is_some_and(Rat::is_positive) => Atom::LogQ(up(l), m.clone()),
         _ => atom.map_lin(|l| bound_subst(l, x, a)),
     }
+}
+
+/// Whether some quotient log atom `⌊log2 (L/M)⌋⁺` of `q` has `x` in its divisor form `M`
+/// (antitone there: no bounding substitution applies, spec/logic.md §4 "Halving").
+fn divisor_mentions(q: &Poly, x: &str) -> bool {
+    q.terms.keys().flatten().any(|a| matches!(a, Atom::LogQ(_, m) if m.mentions(x)))
 }
 
 /// The factors' linear forms `(A, B)` of a product `x ← a * b` whose `lin_P(e)` is
@@ -280,7 +288,9 @@ pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: 
         (false, _, _) => post.q.clone(),
         (true, Some(l), _) => post.q.map_atoms(|a| a.subst(x, &l)),
         // Q' has no negative coefficient (well-formedness), so it is monotone in its atoms
-        (true, None, Some(Bounding::Halve(a, d))) => post.q.map_atom_kinds(|at| log_bound_subst(at, x, a, d)),
+        (true, None, Some(Bounding::Halve(a, d))) if !divisor_mentions(&post.q, x) => {
+            post.q.map_atom_kinds(|at| log_bound_subst(at, x, a, d))
+        }
         // a product: only atoms falling with x (x ← its lower bound A + B − 1)
         (true, None, Some(Bounding::Floor(f))) if post.q.atoms_nonrising(x) => post.q.map_atoms(|l| l.subst(x, f)),
         (true, None, _) => return Err(cx.rej(Reason::SubstUndefined(x.clone()))),

@@ -37,6 +37,11 @@ pub(super) struct LoopAtom {
     /// witness of `P ∧ e ⇒ 2R ≥ 2` for its `(lhalve …)` rewrite (spec/logic.md §1 "Log
     /// atoms"; [`log_form`]).
     pub(super) log: Option<(Lin, Farkas)>,
+    /// A doubling counter (`i *= 2`, `i <<= 1`, `i = i + i` under `i < U`): the forms
+    /// `(L, M) = (2U, i)` of the quotient log atom `⌊log2 (2U/i)⌋⁺` (the rounds left) and
+    /// the witnesses of `P ∧ e ⇒ M ≥ 1` and `P ∧ e ⇒ 2M ≤ L` for its `(ldouble …)` rewrite
+    /// (spec/logic.md §1 "Quotient log atoms"; [`Ctx::doubling_forms`]).
+    pub(super) dlog: Option<(Lin, Lin, Farkas, Farkas)>,
 }
 
 /// The form `2R` of a halving loop's log atom `⌊log2 2R⌋⁺` (spec/logic.md §1 "Log
@@ -267,6 +272,45 @@ impl Ctx<'_> {
         ))
     }
 
+    /// The forms `(L, M) = (2U, x)` of a doubling loop's quotient log atom
+    /// `⌊log2 (L/M)⌋⁺` (spec/logic.md §1 "Quotient log atoms"): `raw = −k·x − R + s` the
+    /// raw ranking form of [`Ctx::loop_atom_raw`] for the condition `k·x + R ≤ 0`
+    /// (`k > 0`), so the loop runs while `x ≤ U = −R/k = (raw − s)/k + x`, and the
+    /// counter's only update at the top level of the body is `x ← 2·x` (its linear value
+    /// under `pinv`, else the launch facts: `x * 2`, `x << 1`, `x + x`). From `x ≥ 1` the
+    /// loop runs `⌊log2 (2U/x)⌋⁺` more rounds (Coq `Log.doubling_rounds`). Only in the floor
+    /// form (as the log atoms of halving loops).
+    pub(super) fn doubling_forms(
+        &self,
+        body: &Stmt,
+        raw: &Lin,
+        s: &Q,
+        x: &str,
+        pinv: Option<&[Cstr]>,
+    ) -> Option<(Lin, Lin)> {
+        let k = -raw.coef(x);
+        if !self.floor || k <= Q::zero() {
+            return None;
+        }
+        let mut top = Vec::new();
+        flatten(body, &mut top);
+        let facts = pinv.unwrap_or(&self.const_facts);
+        let doubled = Lin::var(x).scale(&q(2));
+        let mut updates = top.iter().filter_map(|st| match st {
+            Stmt::Assign(y, ex, _) if y == x => Some(lin_fixed(self, facts, ex)),
+            _ => None,
+        });
+        match (updates.next(), updates.next()) {
+            (Some(Some(le)), None) if le == doubled => {}
+            _ => return None,
+        }
+        let u = raw
+            .plus_const(&-s.clone())
+            .scale(&(Q::one() / &k))
+            .add(&Lin::var(x));
+        (!u.mentions(x)).then(|| (u.scale(&q(2)), Lin::var(x)))
+    }
+
     /// The raw ranking form made uniform under `d` (spec/logic.md §1): with `k` its thread
     /// coefficients (locals through their linear entries), `raw − Σ k_d·threadIdx.d`, plus
     /// `k_d·(B_d − 1)` for each `k_d > 0` so that the form does not decrease (threads have
@@ -380,8 +424,15 @@ impl Ctx<'_> {
                     let mut floor_div: Option<i64> = None;
                     let mut own_floors: Vec<Atom> = Vec::new();
                     let mut log_x: Option<String> = None;
+                    // a doubling counter: the quotient log atom's forms (and before the loop)
+                    let mut dbl: Option<(Lin, Lin)> = None;
                     match self.loop_atom_raw(e, body, None) {
                         Ok((raw, sh, x, symbolic, proportional)) => {
+                            dbl = self.doubling_forms(body, &raw, &sh, &x, None);
+                            own_floors.extend(
+                                dbl.iter()
+                                    .map(|(l, m)| Atom::LogQ(l.clone().into(), m.clone().into())),
+                            );
                             floor_div =
                                 floor_divisor(&sh, symbolic, proportional).filter(|_| self.floor);
                             if let Some(c) = floor_div {
@@ -442,6 +493,16 @@ impl Ctx<'_> {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
                                                 cands.push(cur.clone());
+                                                if let Some((l, m)) =
+                                                    dbl.as_mut().filter(|_| si == 0)
+                                                {
+                                                    *l = l.subst(x, &le);
+                                                    *m = m.subst(x, &le);
+                                                    own_floors.push(Atom::LogQ(
+                                                        l.clone().into(),
+                                                        m.clone().into(),
+                                                    ));
+                                                }
                                                 if let Some(lx) = log_x.as_ref().filter(|_| si == 0)
                                                 {
                                                     if cur.vars().all(|v| v != lx) {
@@ -717,6 +778,14 @@ impl Ctx<'_> {
                         let w = entails(&pe, &Cstr::le(Lin::constant(q(2)).sub(&l)))?;
                         Some((l, w))
                     });
+                // P ∧ e ⇒ M ≥ 1 and P ∧ e ⇒ 2M ≤ L (the ldouble rewrite's witnesses)
+                let dlog = self
+                    .doubling_forms(body, &raw, &s, &x, Some(p))
+                    .and_then(|(l, m)| {
+                        let w1 = entails(&pe, &Cstr::le(Lin::constant(q(1)).sub(&m)))?;
+                        let w2 = entails(&pe, &Cstr::le(m.scale(&q(2)).sub(&l)))?;
+                        Some((l, m, w1, w2))
+                    });
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(
@@ -763,6 +832,7 @@ impl Ctx<'_> {
                                         geo: self.geo_atom(e, body, Some(p), Some(d)),
                                         floor,
                                         log,
+                                        dlog,
                                     })
                                 }
                                 None => {

@@ -671,7 +671,7 @@ pub(super) fn objective(ctx: &Ctx<'_>, qroot: &TPoly, vars: std::ops::Range<usiz
                 w *= Q::new(99.into(), d * 100);
             }
             // a log atom ⌊log2 L⌋⁺ is far below max0(L) for large L: weighted 1/64 of it
-            if let Atom::Log(_) = a {
+            if let Atom::Log(_) | Atom::LogQ(..) = a {
                 w *= Q::new(1.into(), 64.into());
             }
         }

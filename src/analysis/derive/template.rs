@@ -46,7 +46,9 @@ impl Back<'_, '_> {
     ) {
         for m in self.ctx.nests.chains(key) {
             let ok = m.iter().all(|a| {
-                uniform_form(self.ctx, d, a.lin()) && a.lin().vars().all(|v| !exclude.contains(v))
+                a.forms()
+                    .into_iter()
+                    .all(|l| uniform_form(self.ctx, d, l) && l.vars().all(|v| !exclude.contains(v)))
             });
             if ok {
                 out.insert(m.clone());
@@ -86,7 +88,9 @@ impl Back<'_, '_> {
         let atoms: Vec<Atom> = scope
             .into_iter()
             .filter(|a| {
-                uniform_form(self.ctx, d, a.lin()) && a.lin().vars().all(|v| !exclude.contains(v))
+                a.forms()
+                    .into_iter()
+                    .all(|l| uniform_form(self.ctx, d, l) && l.vars().all(|v| !exclude.contains(v)))
             })
             .collect();
         let mut out: BTreeSet<Mono> = BTreeSet::new();

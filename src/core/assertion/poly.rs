@@ -78,6 +78,10 @@ pub enum Atom {
     /// The log atom `⌊log2 L⌋⁺ = ⌊log2 max(1, ⌊L⌋)⌋` (spec/logic.md §1 "Log atoms",
     /// certificate syntax `(log2 L)`); canonical as it is (a constant form is its value).
     Log(Arc<Lin>),
+    /// The quotient log atom `⌊log2 (L/M)⌋⁺ = ⌊log2 max(1, ⌊⌊L⌋ / max(1, ⌊M⌋)⌋)⌋` of a
+    /// doubling loop (spec/logic.md §1 "Quotient log atoms", certificate syntax
+    /// `(log2q L M)`); with a constant `M` canonically the log atom of `L / max(1, ⌊M⌋)`.
+    LogQ(Arc<Lin>, Arc<Lin>),
 }
 
 /// `⌊log2 max(1, ⌊v⌋)⌋`, the value of a log atom whose form has the value `v`.
@@ -108,42 +112,58 @@ impl From<&Atom> for Atom {
     }
 }
 
+/// `⌊log2 max(1, ⌊⌊l⌋ / max(1, ⌊m⌋)⌋)⌋`, the value of a quotient log atom whose forms
+/// have the values `l`, `m`.
+pub fn log2q_floor(l: &Q, m: &Q) -> Q {
+    let d = m.floor().to_integer().max(BigInt::one());
+    log2_floor(&Q::from_integer(l.floor().to_integer().div_floor(&d)))
+}
+
 impl Atom {
     /// The floor atom `⌊l/d⌋⁺` (not canonicalized; `d ≥ 1`).
     pub fn floor(l: Lin, d: i64) -> Atom {
         Atom::Floor(Arc::new(l), BigInt::from(d))
     }
-    /// The atom's linear form `L`.
+    /// The atom's (first) linear form `L`; a quotient log atom also has its divisor form
+    /// ([`Atom::forms`]).
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) => l,
+            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) => l,
+        }
+    }
+    /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
+    pub fn forms(&self) -> Vec<&Lin> {
+        match self {
+            Atom::LogQ(l, m) => vec![l, m],
+            _ => vec![self.lin()],
         }
     }
     /// The form of a `max0` atom, `None` for a floor atom.
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
             Atom::Max0(l) => Some(l.as_ref()),
-            Atom::Floor(..) | Atom::Log(_) => None,
+            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) => None,
         }
     }
     /// The divisor `d` (1 for `max0`).
     pub fn divisor(&self) -> BigInt {
         match self {
-            Atom::Max0(_) | Atom::Log(_) => BigInt::one(),
+            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) => BigInt::one(),
             Atom::Floor(_, d) => d.clone(),
         }
     }
-    /// The atom with `f` applied to its form (a floor atom keeps its divisor).
-    pub fn map_lin(&self, f: impl FnOnce(&Lin) -> Lin) -> Atom {
+    /// The atom with `f` applied to each of its forms (a floor atom keeps its divisor).
+    pub fn map_lin(&self, f: impl Fn(&Lin) -> Lin) -> Atom {
         match self {
             Atom::Max0(l) => Atom::Max0(Arc::new(f(l))),
             Atom::Floor(l, d) => Atom::Floor(Arc::new(f(l)), d.clone()),
             Atom::Log(l) => Atom::Log(Arc::new(f(l))),
+            Atom::LogQ(l, m) => Atom::LogQ(Arc::new(f(l)), Arc::new(f(m))),
         }
     }
-    /// Whether `v` occurs in the form.
+    /// Whether `v` occurs in a form.
     pub fn mentions(&self, v: &str) -> bool {
-        self.lin().mentions(v)
+        self.forms().iter().any(|l| l.mentions(v))
     }
     /// `A[v ← e]`: substitution in the form (exact for a floor atom: `⌊L/d⌋` is a function
     /// of `L`'s value; spec/logic.md §1).
@@ -160,7 +180,7 @@ impl Atom {
                 d.clone(),
             ),
             // not used on log atoms (no shift rewrite applies to them)
-            Atom::Log(_) => self.clone(),
+            Atom::Log(_) | Atom::LogQ(..) => self.clone(),
         }
     }
     /// The atom's value at `env` (variables missing from `env` count as 0):
@@ -170,6 +190,7 @@ impl Atom {
             Atom::Max0(l) => l.eval(env),
             Atom::Floor(l, d) => (l.eval(env) / Q::from_integer(d.clone())).floor(),
             Atom::Log(l) => log2_floor(&l.eval(env)),
+            Atom::LogQ(l, m) => log2q_floor(&l.eval(env), &m.eval(env)),
         };
         if v.is_positive() {
             v
@@ -194,6 +215,12 @@ impl Atom {
             Atom::Floor(l, d) => (l, d),
             Atom::Log(l) if l.is_const() => return AtomVal::Const(log2_floor(&l.c)),
             Atom::Log(_) => return AtomVal::Scaled(Q::one(), self.clone()),
+            // a constant divisor form: the log atom of L / max(1, ⌊M⌋) (the kernel's)
+            Atom::LogQ(l, m) if m.is_const() => {
+                let d = m.c.floor().to_integer().max(BigInt::one());
+                return Atom::Log(Arc::new(l.scale(&Q::new(BigInt::one(), d)))).canonical();
+            }
+            Atom::LogQ(..) => return AtomVal::Scaled(Q::one(), self.clone()),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -229,6 +256,7 @@ impl std::fmt::Display for Atom {
             Atom::Max0(l) => write!(f, "max(0, {l})"),
             Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
             Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
+            Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
         }
     }
 }
@@ -380,7 +408,7 @@ impl<C: Coef> PolyT<C> {
             .terms
             .keys()
             .flatten()
-            .flat_map(|a| a.lin().terms.keys().cloned())
+            .flat_map(|a| a.forms().into_iter().flat_map(|l| l.terms.keys().cloned()))
             .collect();
         out.sort();
         out.dedup();
@@ -472,6 +500,21 @@ impl<C: Coef> PolyT<C> {
             &Atom::Log(Arc::new(l.clone())),
             &[
                 (Q::one(), Some(Atom::Log(Arc::new(half)))),
+                (Q::one(), None),
+            ],
+        )
+    }
+    /// The log rewrite `ldouble`: `⌊log2 (L/M)⌋⁺ = 1 + ⌊log2 (L/2M)⌋⁺` (valid when `M ≥ 1`
+    /// is integral and `2M ≤ L`; spec/certificate.md "Log rewrites").
+    pub fn ldouble(&self, l: &Lin, m: &Lin) -> Self {
+        let twice = m.scale(&Q::from_integer(BigInt::from(2)));
+        self.replace_atom(
+            &Atom::LogQ(Arc::new(l.clone()), Arc::new(m.clone())),
+            &[
+                (
+                    Q::one(),
+                    Some(Atom::LogQ(Arc::new(l.clone()), Arc::new(twice))),
+                ),
                 (Q::one(), None),
             ],
         )

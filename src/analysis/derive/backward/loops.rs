@@ -210,6 +210,16 @@ impl Back<'_, '_> {
                     t = t.lhalve(l);
                     rws.push(Rewrite::LHalve(l.clone(), w.clone()));
                 }
+                // a doubling counter: ⌊log2 (L/M)⌋⁺ = 1 + ⌊log2 (L/2M)⌋⁺ pays one round too
+                if let Some((l, m, w1, w2)) = &la.dlog {
+                    t = t.ldouble(l, m);
+                    rws.push(Rewrite::LDouble(
+                        l.clone(),
+                        m.clone(),
+                        w1.clone(),
+                        w2.clone(),
+                    ));
+                }
                 (t, rws)
             }
             None => (i.clone(), vec![]),

@@ -56,11 +56,22 @@ impl Back<'_, '_> {
         self.restrict_atoms(qp, |a| a.vars().any(|v| bad(v)), why)
     }
 
-    /// Forces to 0 (LP equalities) and drops the monomials with an atom `bad` rejects.
+    /// Forces to 0 (LP equalities) and drops the monomials with an atom one of whose forms
+    /// `bad` rejects (both forms of a quotient log atom).
     pub(super) fn restrict_atoms(
         &mut self,
         qp: TPoly,
         bad: impl Fn(&Lin) -> bool,
+        why: &str,
+    ) -> Result<TPoly, AnalysisError> {
+        self.restrict_monos(qp, |a| a.forms().into_iter().any(&bad), why)
+    }
+
+    /// Forces to 0 (LP equalities) and drops the monomials with an atom `bad` rejects.
+    pub(super) fn restrict_monos(
+        &mut self,
+        qp: TPoly,
+        bad: impl Fn(&Atom) -> bool,
         why: &str,
     ) -> Result<TPoly, AnalysisError> {
         // in monomial order, as the LP equalities are numbered in the order they are added
@@ -68,7 +79,7 @@ impl Back<'_, '_> {
         let drop: Vec<Mono> = out
             .terms
             .keys()
-            .filter(|m| m.iter().any(|a| bad(a.lin())))
+            .filter(|m| m.iter().any(&bad))
             .cloned()
             .collect();
         for m in drop {
@@ -297,6 +308,13 @@ impl Back<'_, '_> {
             // bounding substitution: x ← a − 1 in atoms rising with x (x ← a/d in log
             // atoms), x ← 0 in the others; the last witness is P ⇒ a ≥ 1 (spec/logic.md §4
             // "Halving")
+            // a quotient log atom is antitone in its divisor form: no bounding substitution
+            // there (the kernel refuses it), so those terms are 0
+            let qpost = &self.restrict_monos(
+                qpost.clone(),
+                |a| matches!(a, Atom::LogQ(_, m) if m.mentions(x)),
+                "a halving assignment cannot bound a quotient log atom's divisor",
+            )?;
             let qp = bound_subst(qpost, x, la, div).plus_const(&k);
             let mut ws = witnesses.clone();
             ws.push(w.clone());
@@ -309,9 +327,9 @@ impl Back<'_, '_> {
             // lower bounding substitution: x ← β·a + α·b − α·β in atoms falling with x, the
             // atoms rising with x forced to 0; the last witnesses are P ⇒ a ≥ α, P ⇒ b ≥ β
             // (spec/logic.md §4 "Products")
-            let restricted = self.restrict_atoms(
+            let restricted = self.restrict_monos(
                 qpost.clone(),
-                |l| l.coef(x) > Q::zero(),
+                |a| a.lin().coef(x) > Q::zero() || matches!(a, Atom::LogQ(_, m) if m.mentions(x)),
                 "the potential after a product's assignment must not rise with the variable",
             )?;
             let qp = restricted.subst(x, floor).plus_const(&k);
@@ -360,6 +378,8 @@ fn bound_subst(q: &TPoly, x: &str, a: &Lin, div: &Q) -> TPoly {
             .iter()
             .map(|a| match a.lin().terms.get(x) {
                 Some(k) if k.is_positive() && matches!(a, Atom::Log(_)) => a.subst(x, &log_up),
+                // a quotient log atom (x only in its bound form L, above): monotone in L
+                Some(k) if k.is_positive() && matches!(a, Atom::LogQ(..)) => a.subst(x, &log_up),
                 Some(k) if k.is_positive() => a.subst(x, &up),
                 Some(_) => a.subst(x, &Lin::constant(Q::zero())),
                 None => a.clone(),
@@ -411,6 +431,7 @@ pub(super) fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
             Rewrite::IShift(a, d, _) => out = out.shift(a, d),
             Rewrite::IZero(a, _) => out = out.zero_atom(a),
             Rewrite::LHalve(l, _) => out = out.lhalve(l),
+            Rewrite::LDouble(l, m, _, _) => out = out.ldouble(l, m),
             Rewrite::IMono(a1, a2, _) => {
                 out = out.replace_atom(a1, &[(Q::one(), Some(a2.clone()))])
             }

@@ -70,7 +70,9 @@ impl fmt::Display for PrintedProblem {
             PrintedProblem::Syntax { at, expected } => write!(f, "column {at}: expected {expected}"),
             PrintedProblem::NotLinear { at } => write!(f, "column {at}: the atom's argument is not linear"),
             PrintedProblem::BareName { at, name } => write!(f, "column {at}: the name {name} stands outside an atom"),
-            PrintedProblem::BadDivisor { at } => write!(f, "column {at}: a zero denominator or a floor divisor below 1"),
+            PrintedProblem::BadDivisor { at } => {
+                write!(f, "column {at}: a zero denominator or a floor divisor below 1")
+            }
             PrintedProblem::Differs { difference } => {
                 write!(f, "the printed formula is not the bound: printed − bound = {difference}")
             }
@@ -349,18 +351,9 @@ mod tests {
             check_printed("3 + 15*max(0, n + 1)", &b),
             Err(PrintedProblem::Differs { difference: "max(0, n + 1)".into() })
         );
-        assert_eq!(
-            check_printed("3 + 14*max(0, n*n)", &b),
-            Err(PrintedProblem::NotLinear { at: 7 })
-        );
-        assert_eq!(
-            check_printed("3 + n", &b),
-            Err(PrintedProblem::BareName { at: 4, name: "n".into() })
-        );
-        assert_eq!(
-            check_printed("3 + ⌊n/0⌋⁺", &b),
-            Err(PrintedProblem::BadDivisor { at: 7 })
-        );
+        assert_eq!(check_printed("3 + 14*max(0, n*n)", &b), Err(PrintedProblem::NotLinear { at: 7 }));
+        assert_eq!(check_printed("3 + n", &b), Err(PrintedProblem::BareName { at: 4, name: "n".into() }));
+        assert_eq!(check_printed("3 + ⌊n/0⌋⁺", &b), Err(PrintedProblem::BadDivisor { at: 7 }));
         assert_eq!(
             check_printed("3 +", &b),
             Err(PrintedProblem::Syntax { at: 3, expected: "a number, a name, ( or an atom" })

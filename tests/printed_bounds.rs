@@ -7,7 +7,11 @@
 //! Every expected string below is derived by hand from the bound it prints (the derivation
 //! is in the comment beside it), never copied from the program's output.
 
+mod common;
+
+use common::rng::Rng;
 use std::process::Command;
+use std::time::Instant;
 use warpcert::report::printed::{checked, print_bound, simplify};
 use warpcert_kernel::arith::{rat, Atom, Lin, Poly, Rat};
 use warpcert_kernel::printed::{check_printed, PrintedProblem};
@@ -134,6 +138,45 @@ fn a_wrongly_simplified_formula_is_caught() {
         p.refused.as_deref(),
         Some("the simplified formula `4 + 9*⌊(wA + 31)/32⌋⁺` was not accepted by the kernel (the printed formula is not the bound: printed − bound = max(0, ⌊(wA + 31)/32⌋)): the certificate's bound is printed")
     );
+}
+
+/// Random bounds (up to 16 terms of degree ≤ 3 over max0, floor and log atoms, signed
+/// rational coefficients): every e-graph form the printer proposes is one the kernel reads
+/// back as the bound (none refused), it is never longer than the kernel's rendering with
+/// compact atoms, and a large bound does not take long (the e-graph's run is bounded).
+#[test]
+fn random_bounds_print_forms_the_kernel_accepts() {
+    let atoms = [
+        max0("n"),
+        max0("m"),
+        Atom::Max0(lin(1, &[("h", 1), ("n", -1)])),
+        Atom::Floor(lin(31, &[("n", 1)]), 32.into()),
+        Atom::Floor(lin(0, &[("w", 1)]), 2.into()),
+        Atom::Log(lin(0, &[("n", 2)])),
+    ];
+    for seed in 0..60 {
+        let mut r = Rng::new(seed);
+        let mut b = Poly::zero();
+        for _ in 0..r.range(0, 16) {
+            let deg = r.range(0, 3);
+            let t: Vec<Atom> = (0..deg)
+                .map(|_| atoms[r.below(6) as usize].clone())
+                .collect();
+            let c = Rat::new(r.range(-40, 99).into(), r.range(1, 4).into());
+            b.add_term(c, t);
+        }
+        let start = Instant::now();
+        let p = print_bound(&b, &b.to_string());
+        let took = start.elapsed().as_secs_f64();
+        assert_eq!(p.refused, None, "seed {seed}: {b}");
+        assert_eq!(check_printed(&p.text, &b), Ok(()), "seed {seed}");
+        assert!(
+            p.text.chars().count() <= b.to_string().chars().count(),
+            "seed {seed}: {} vs {b}",
+            p.text
+        );
+        assert!(took < 5.0, "seed {seed}: {took} s for {b}");
+    }
 }
 
 /// Hand derivation (tests/lower.rs `STEP`): the rounds `i = 0, 32, …` below `n` are

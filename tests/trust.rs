@@ -80,7 +80,11 @@ fn analyze_prints_the_kernels_verdict() {
                 Ok(()),
                 "{file}"
             );
-            assert_eq!(row["certificates"][0]["bound"], verdict.bound.as_str(), "{file}");
+            assert_eq!(
+                row["certificates"][0]["bound"],
+                verdict.bound.as_str(),
+                "{file}"
+            );
             assert_eq!(row["certificates"][0]["role"], "upper", "{file}");
             assert_eq!(row["relation"], "upper");
             assert_eq!(warpcert_kernel::Verdict::RELATION, "<=");

@@ -91,9 +91,9 @@ pub fn simplify(bound: &Poly) -> String {
     let mut expr = RecExpr::default();
     to_rec(&P::Sum(terms), &mut expr);
     let runner = Runner::default()
-        .with_iter_limit(8)
-        .with_node_limit(4_000)
-        .with_time_limit(Duration::from_millis(200))
+        .with_iter_limit(6)
+        .with_node_limit(2_000)
+        .with_time_limit(Duration::from_millis(50))
         .with_expr(&expr)
         .run(&rules());
     let Some(&root) = runner.roots.first() else {

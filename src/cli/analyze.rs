@@ -334,13 +334,13 @@ pub fn outcome_from_verdict(
             bound: v.bound.clone(),
         }],
         warps: warps_expr(l),
-        certificate: CertificateReport {
+        certificate: Box::new(CertificateReport {
             path,
             checked: true,
             verdict: crate::report::check::accepted_line(&v),
             nodes: v.nodes_checked,
             check_ms,
-        },
+        }),
         time_ms,
         block: l.launch.block,
         grid: l.launch.grid,

@@ -154,8 +154,9 @@ pub struct BoundReport {
     pub warps: String,
     /// Whole-kernel bound: `warps × per_warp`.
     pub total: String,
-    /// The certificate and the kernel's verdict.
-    pub certificate: CertificateReport,
+    /// The certificate and the kernel's verdict (boxed: keeps [`AnalyzeOutcome`]'s
+    /// variants of similar size).
+    pub certificate: Box<CertificateReport>,
     /// Analysis time including certificate generation, milliseconds.
     pub time_ms: f64,
     /// Block dimensions used.

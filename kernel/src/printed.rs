@@ -162,6 +162,23 @@ impl Expr {
     }
 }
 
+#[derive(Clone, Copy)]
+enum AtomKind {
+    Max0,
+    Floor,
+    Log,
+}
+
+/// The atoms' opening and closing texts, longest opening first where one is a prefix of
+/// another (`max(0, ⌊` before `max(0,`, `⌊log2(max(1,` before `⌊log2(` before `⌊`).
+const ATOMS: [(&str, &str, AtomKind); 5] = [
+    ("max(0, ⌊", "⌋)", AtomKind::Floor),
+    ("max(0,", ")", AtomKind::Max0),
+    ("⌊log2(max(1,", "))⌋", AtomKind::Log),
+    ("⌊log2(", ")⌋⁺", AtomKind::Log),
+    ("⌊", "⌋⁺", AtomKind::Floor),
+];
+
 /// Recursive-descent reader over the characters of the formula.
 struct Reader {
     s: Vec<char>,
@@ -263,34 +280,26 @@ impl Reader {
     fn factor(&mut self) -> Result<Expr, PrintedProblem> {
         self.ws();
         let at = self.i;
-        if self.eat("max(0, ⌊") {
-            let e = self.floor_arg()?;
-            self.expect("/")?;
-            let d = self.divisor()?;
-            self.expect("⌋)")?;
-            return Ok(Expr::Floor(Box::new(e), d, at));
-        }
-        if self.eat("max(0,") {
-            let e = self.sum()?;
-            self.expect(")")?;
-            return Ok(Expr::Max0(Box::new(e), at));
-        }
-        if self.eat("⌊log2(max(1,") {
-            let e = self.sum()?;
-            self.expect("))⌋")?;
-            return Ok(Expr::Log(Box::new(e), at));
-        }
-        if self.eat("⌊log2(") {
-            let e = self.sum()?;
-            self.expect(")⌋⁺")?;
-            return Ok(Expr::Log(Box::new(e), at));
-        }
-        if self.eat("⌊") {
-            let e = self.floor_arg()?;
-            self.expect("/")?;
-            let d = self.divisor()?;
-            self.expect("⌋⁺")?;
-            return Ok(Expr::Floor(Box::new(e), d, at));
+        // the kernel's renderings of atoms and the compact ones
+        for (open, close, kind) in ATOMS {
+            if !self.eat(open) {
+                continue;
+            }
+            let (e, d) = match kind {
+                AtomKind::Floor => {
+                    let e = self.floor_arg()?;
+                    self.expect("/")?;
+                    (e, Some(self.divisor()?))
+                }
+                AtomKind::Max0 | AtomKind::Log => (self.sum()?, None),
+            };
+            self.expect(close)?;
+            let e = Box::new(e);
+            return Ok(match (kind, d) {
+                (AtomKind::Floor, Some(d)) => Expr::Floor(e, d, at),
+                (AtomKind::Log, _) => Expr::Log(e, at),
+                _ => Expr::Max0(e, at),
+            });
         }
         if self.eat("(") {
             let e = self.sum()?;

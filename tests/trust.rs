@@ -72,7 +72,20 @@ fn analyze_prints_the_kernels_verdict() {
             let path = row["certificate"]["path"].as_str().unwrap();
             let text = std::fs::read_to_string(path).unwrap();
             let verdict = warpcert_kernel::check(&text).unwrap();
-            assert_eq!(row["per_warp"], verdict.bound.as_str(), "{file}");
+            // the printed bound is the kernel's: its short form reads back as the
+            // certificate's bound, which the certificates list carries as the kernel prints it
+            let printed = row["per_warp"].as_str().unwrap();
+            assert_eq!(
+                warpcert_kernel::printed::check_printed(printed, &verdict.bound_poly),
+                Ok(()),
+                "{file}"
+            );
+            assert_eq!(
+                row["certificates"][0]["bound"],
+                verdict.bound.as_str(),
+                "{file}"
+            );
+            assert_eq!(row["certificates"][0]["role"], "upper", "{file}");
             // `exact` only with a lower-bound certificate the kernel accepts with the same
             // bound (spec/logic.md §4b; vector_add's guard under its hypotheses, L:HYP)
             match row["relation"].as_str() {
@@ -82,6 +95,8 @@ fn analyze_prints_the_kernels_verdict() {
                     let lv = warpcert_kernel::check(&std::fs::read_to_string(lp).unwrap()).unwrap();
                     assert_eq!(lv.role.name(), "lower");
                     assert_eq!(lv.bound, verdict.bound, "{file}");
+                    assert_eq!(row["certificates"][1]["role"], "lower", "{file}");
+                    assert_eq!(row["certificates"][1]["bound"], lv.bound.as_str(), "{file}");
                 }
                 r => panic!("{file}: relation {r:?}"),
             }

@@ -45,6 +45,7 @@ pub mod access;
 pub mod arith;
 pub mod assume;
 pub mod metric;
+pub mod printed;
 pub mod registry;
 pub mod rules;
 pub mod sexp;

@@ -138,11 +138,11 @@ fn coq_lower_path(upper: &Path) -> PathBuf {
 pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
     use num_bigint::BigInt;
     let per_block = BigInt::from(l.launch.warps_per_block(&l.hw));
+    // the product in short normal form, checked by the kernel like the per-warp bound
     let scaled = |k: BigInt| {
         let k = warpcert_kernel::arith::Rat::from_integer(k);
-        warpcert_kernel::arith::Poly::zero()
-            .add_scaled(&v.bound_poly, &k)
-            .to_string()
+        let p = warpcert_kernel::arith::Poly::zero().add_scaled(&v.bound_poly, &k);
+        crate::report::printed::print_bound(&p, &p.to_string()).text
     };
     // exact: a grid of (2³¹−1)×65535×65535 blocks has more warps than a u64 holds
     match l.launch.grid {
@@ -236,7 +236,18 @@ pub fn analyze_metric(
     };
     let mut outcome = outcome_from_verdict(l, metric, &text, path.clone(), time_ms);
     if let AnalyzeOutcome::Bound(b) = &mut outcome {
-        if let Some(lr) = exact_lower(l, &m, opts, &a.derivation, &b.per_warp, path.as_deref())? {
+        let upper = b
+            .certificates
+            .first()
+            .map(|c| c.bound.clone())
+            .unwrap_or_default();
+        if let Some(lr) = exact_lower(l, &m, opts, &a.derivation, &upper, path.as_deref())? {
+            b.certificates.push(crate::report::CertEntry {
+                role: lr.role,
+                path: lr.path.clone(),
+                checked: lr.checked,
+                bound: lr.bound.clone(),
+            });
             b.relation = "exact";
             b.lower = Some(Box::new(lr));
         }
@@ -360,6 +371,7 @@ pub fn outcome_from_verdict(
             });
         }
     };
+    let printed = crate::report::printed::print_bound(&v.bound_poly, &v.bound);
     AnalyzeOutcome::Bound(BoundReport {
         format_version: FORMAT_VERSION,
         kernel: l.program.name.clone(),
@@ -367,15 +379,22 @@ pub fn outcome_from_verdict(
         relation: relation_word(),
         lower: None,
         total: whole_kernel(l, &v),
-        per_warp: v.bound.clone(),
+        per_warp: printed.text,
+        printing_note: printed.refused,
+        certificates: vec![crate::report::CertEntry {
+            role: v.role.name(),
+            path: path.clone(),
+            checked: true,
+            bound: v.bound.clone(),
+        }],
         warps: warps_expr(l),
-        certificate: CertificateReport {
+        certificate: Box::new(CertificateReport {
             path,
             checked: true,
             verdict: crate::report::check::accepted_line(&v),
             nodes: v.nodes_checked,
             check_ms,
-        },
+        }),
         time_ms,
         block: l.launch.block,
         grid: l.launch.grid,

@@ -605,7 +605,13 @@ pub fn run(args: &BenchArgs) -> i32 {
                         last = Some(
                             verdict
                                 .as_ref()
-                                .map(super::analyze::verdict_bound)
+                                .map(|v| {
+                                    let shown = crate::report::printed::print_bound(
+                                        &v.bound_poly,
+                                        &v.bound,
+                                    );
+                                    (super::analyze::verdict_bound(v), shown.text)
+                                })
                                 .map_err(|r| crate::report::check::rejected_no_bound(r, None)),
                         );
                     }
@@ -616,9 +622,9 @@ pub fn run(args: &BenchArgs) -> i32 {
                 }
             }
             match last {
-                Some(Ok(bound)) => {
+                Some(Ok((bound, shown))) => {
                     bounds.push(Some(bound.clone()));
-                    rows.push((m, Ok((bound, median(times), median(checks)))));
+                    rows.push((m, Ok((bound, shown, median(times), median(checks)))));
                 }
                 Some(Err(e)) => {
                     all_ok = false;
@@ -639,7 +645,7 @@ pub fn run(args: &BenchArgs) -> i32 {
             let pico = published::lookup(&table, stem, Source::Pico, m);
             let pico = pico.as_ref();
             match row {
-                Ok((bound, t, c)) => {
+                Ok((bound, shown, t, c)) => {
                     let target = Target {
                         prog: &prog,
                         hw: &hw,
@@ -664,6 +670,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                         stem,
                         metric: m,
                         bound: &bound,
+                        printed: Some(&shown),
                         // only a certificate the kernel accepted has a bound row
                         accepted: true,
                         racuda: rac.text,

@@ -110,6 +110,9 @@ pub struct BoundRow<'a> {
     pub metric: MetricName,
     /// The per-warp bound the analysis found.
     pub bound: &'a Poly,
+    /// The bound as printed: its short normal form the kernel read back as the bound
+    /// ([`super::printed::print_bound`]); `None` prints `bound` term by term.
+    pub printed: Option<&'a str>,
     /// Whether the independent kernel accepted its certificate.
     pub accepted: bool,
     /// RaCUDA's published bound, as printed in the paper.
@@ -130,10 +133,13 @@ pub struct BoundRow<'a> {
 
 /// The row of a bound (`(REJECTED)` after a bound the kernel did not accept).
 pub fn bound_row(r: &BoundRow<'_>) -> Cells {
+    let text = r
+        .printed
+        .map_or_else(|| r.bound.to_bound_string(), str::to_string);
     let shown = if r.accepted {
-        r.bound.to_bound_string()
+        text
     } else {
-        format!("{} (REJECTED)", r.bound.to_bound_string())
+        format!("{text} (REJECTED)")
     };
     [
         r.stem.to_string(),

@@ -11,6 +11,7 @@ pub mod error;
 pub mod html;
 pub mod interp;
 pub mod precision;
+pub mod printed;
 pub mod relation;
 pub mod sarif;
 pub mod scaling;
@@ -111,6 +112,22 @@ pub struct LowerReport {
     pub when: Option<String>,
 }
 
+/// One certificate an answer relied on (`analyze --format json`, `certificates`, issue 14):
+/// its role, where it was written, whether the kernel accepted it and the bound it proves
+/// (the kernel's rendering of the certificate's bound).
+#[derive(Clone, Debug, Serialize)]
+pub struct CertEntry {
+    /// `"upper"` (at least every warp's cost) or `"lower"` (at most the named warp's).
+    pub role: &'static str,
+    /// Where it was written, if `--cert` was given.
+    pub path: Option<String>,
+    /// Whether the kernel accepted it (a rejected certificate gives no answer, so always
+    /// true in a bound report).
+    pub checked: bool,
+    /// The bound the kernel checked.
+    pub bound: String,
+}
+
 /// One analysed metric of one kernel (`warpcert analyze`): the JSON object of the contract.
 #[derive(Clone, Debug, Serialize)]
 pub struct BoundReport {
@@ -127,14 +144,24 @@ pub struct BoundReport {
     /// The lower-bound certificate behind an `exact` relation (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lower: Option<Box<LowerReport>>,
-    /// Per-warp bound, an expression over the kernel's parameters (`spec/` bound grammar).
+    /// Per-warp bound, an expression over the kernel's parameters: the certificate's bound
+    /// in short normal form, which the kernel read back as that bound
+    /// (spec/certificate.md "Printed formula"), else the kernel's own rendering.
     pub per_warp: String,
+    /// Why the short form was not printed: the kernel's comparison refused it (absent when
+    /// the short form, or the unchanged bound, was printed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub printing_note: Option<String>,
+    /// Every certificate the answer relies on: the upper one, and the lower one of an
+    /// `exact` answer.
+    pub certificates: Vec<CertEntry>,
     /// Number of warps of the launch (an integer, or an expression over `gridDim.*`).
     pub warps: String,
     /// Whole-kernel bound: `warps × per_warp`.
     pub total: String,
-    /// The certificate and the kernel's verdict.
-    pub certificate: CertificateReport,
+    /// The certificate and the kernel's verdict (boxed: keeps [`AnalyzeOutcome`]'s
+    /// variants of similar size).
+    pub certificate: Box<CertificateReport>,
     /// Analysis time including certificate generation, milliseconds.
     pub time_ms: f64,
     /// Block dimensions used.
@@ -196,6 +223,9 @@ pub fn analyze_text(outcomes: &[AnalyzeOutcome]) -> String {
                 let _ = writeln!(out, "{}:", b.metric);
                 let rel = if b.lower.is_some() { "=" } else { "≤" };
                 let _ = writeln!(out, "  per warp  {rel} {}", b.per_warp);
+                if let Some(n) = &b.printing_note {
+                    let _ = writeln!(out, "  note: {n}");
+                }
                 let _ = writeln!(out, "  warps     = {}", b.warps);
                 let _ = writeln!(out, "  kernel    ≤ {}", b.total);
                 let _ = writeln!(

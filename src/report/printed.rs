@@ -1,0 +1,347 @@
+//! The printed form of a proved bound (issue 14 item 4, spec/certificate.md "Printed
+//! formula"): a short normal form found by an e-graph ([`egg`]) over `+` and `*` whose
+//! leaves are numbers and the bound's atoms, printed with floor atoms as `⌊L/d⌋⁺` and log
+//! atoms as `⌊log2(L)⌋⁺` (spec/logic.md §1's notation; `max0` atoms keep RaCUDA's
+//! `max(0, L)`, so `--form polynomial` prints `max(0, …)` atoms only).
+//!
+//! The e-graph is untrusted: [`print_bound`] hands its text to the kernel's
+//! [`warpcert_kernel::printed::check_printed`], which reads it back with its own parser and
+//! compares it with the bound by its own normalization. A text the kernel does not accept is
+//! never printed: the kernel's own rendering is, with a note saying so.
+//!
+//! Rewrites: commutativity and associativity of `+` and `*`, and factoring
+//! `a·b + a·c → a·(b + c)` and `a + a·c → a·(1 + c)`. Extraction minimizes the printed
+//! length (characters, parentheses counted); the form is kept only when strictly shorter
+//! than the term-by-term one, so a bound the e-graph cannot improve prints as the kernel
+//! prints it, floor and log atoms in compact notation. The run is bounded (iterations,
+//! e-nodes, time): a large bound simply stays term by term.
+
+use egg::{
+    define_language, rewrite, CostFunction, Extractor, Id, Language, RecExpr, Runner, Symbol,
+};
+use num_traits::{One, Signed};
+use std::time::Duration;
+use warpcert_kernel::arith::{Atom, Lin, Poly, Rat};
+
+define_language! {
+    /// Sums and products over leaves: `#k` the k-th atom of the bound, else a rational.
+    enum Term {
+        "+" = Add([Id; 2]),
+        "*" = Mul([Id; 2]),
+        Leaf(Symbol),
+    }
+}
+
+/// A printed bound and, when the kernel refused the simplified form, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    /// The text to print: the simplified form the kernel accepted, or the kernel's own
+    /// rendering of the bound.
+    pub text: String,
+    /// `Some(reason)` when a simplified form was found but the kernel's comparison
+    /// rejected it (then `text` is the kernel's rendering).
+    pub refused: Option<String>,
+}
+
+/// The bound `bound` (the kernel's polynomial; `kernel_text` its own rendering) in short
+/// normal form, checked by the kernel (module documentation).
+pub fn print_bound(bound: &Poly, kernel_text: &str) -> Printed {
+    checked(simplify(bound), bound, kernel_text)
+}
+
+/// `text` if the kernel reads it back as `bound`
+/// ([`warpcert_kernel::printed::check_printed`]), else `kernel_text` with the refusal.
+pub fn checked(text: String, bound: &Poly, kernel_text: &str) -> Printed {
+    match warpcert_kernel::printed::check_printed(&text, bound) {
+        Ok(()) => Printed { text, refused: None },
+        Err(e) => Printed {
+            text: kernel_text.to_string(),
+            refused: Some(format!(
+                "the simplified formula `{text}` was not accepted by the kernel ({e}): the certificate's bound is printed"
+            )),
+        },
+    }
+}
+
+/// The short form of `bound`, unchecked (the e-graph's best, or term by term).
+pub fn simplify(bound: &Poly) -> String {
+    let atoms: Vec<Atom> = {
+        let mut v: Vec<Atom> = bound.terms.keys().flatten().cloned().collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let terms: Vec<P> = bound
+        .terms
+        .iter()
+        .map(|(a, c)| {
+            let mut f = vec![P::Num(c.clone())];
+            f.extend(
+                a.iter()
+                    .map(|x| P::Atom(atoms.binary_search(x).unwrap_or(0))),
+            );
+            P::Prod(f)
+        })
+        .collect();
+    let names: Vec<String> = atoms.iter().map(atom_text).collect();
+    let plain = render(&P::Sum(terms.clone()), &names, &atoms);
+    if terms.len() < 2 {
+        return plain;
+    }
+    let mut expr = RecExpr::default();
+    to_rec(&P::Sum(terms), &mut expr);
+    let runner = Runner::default()
+        .with_iter_limit(6)
+        .with_node_limit(2_000)
+        .with_time_limit(Duration::from_millis(50))
+        .with_expr(&expr)
+        .run(&rules());
+    let Some(&root) = runner.roots.first() else {
+        return plain;
+    };
+    let cost = Length { names: &names };
+    let (_, best) = Extractor::new(&runner.egraph, cost).find_best(root);
+    let short = render(&from_rec(&best, best.root()), &names, &atoms);
+    if short.chars().count() < plain.chars().count() {
+        short
+    } else {
+        plain
+    }
+}
+
+/// An atom in compact notation: `max(0, L)`, `⌊L/d⌋⁺` (`⌊(L)/d⌋⁺` unless `L` is a name),
+/// `⌊log2(L)⌋⁺`.
+fn atom_text(a: &Atom) -> String {
+    match a {
+        Atom::Max0(l) => format!("max(0, {l})"),
+        Atom::Floor(l, d) if is_name(l) => format!("⌊{l}/{d}⌋⁺"),
+        Atom::Floor(l, d) => format!("⌊({l})/{d}⌋⁺"),
+        Atom::Log(l) => format!("⌊log2({l})⌋⁺"),
+    }
+}
+
+fn is_name(l: &Lin) -> bool {
+    use num_traits::Zero;
+    l.c.is_zero() && l.terms.len() == 1 && l.terms.values().all(One::is_one)
+}
+
+fn rules() -> Vec<egg::Rewrite<Term, ()>> {
+    vec![
+        rewrite!("comm-add"; "(+ ?a ?b)" => "(+ ?b ?a)"),
+        rewrite!("comm-mul"; "(* ?a ?b)" => "(* ?b ?a)"),
+        rewrite!("assoc-add"; "(+ ?a (+ ?b ?c))" => "(+ (+ ?a ?b) ?c)"),
+        rewrite!("assoc-mul"; "(* ?a (* ?b ?c))" => "(* (* ?a ?b) ?c)"),
+        rewrite!("factor"; "(+ (* ?a ?b) (* ?a ?c))" => "(* ?a (+ ?b ?c))"),
+        rewrite!("factor-one"; "(+ ?a (* ?a ?c))" => "(* ?a (+ 1 ?c))"),
+    ]
+}
+
+/// Printed length in characters; `top_sum` when the node is a sum (a product puts it in
+/// parentheses). Ordered by length first.
+#[derive(Clone, Debug, PartialEq, PartialOrd)]
+struct Cost {
+    len: usize,
+    top_sum: bool,
+}
+
+struct Length<'a> {
+    names: &'a [String],
+}
+
+impl CostFunction<Term> for Length<'_> {
+    type Cost = Cost;
+    fn cost<C: FnMut(Id) -> Cost>(&mut self, enode: &Term, mut costs: C) -> Cost {
+        match enode {
+            Term::Add([a, b]) => Cost {
+                len: costs(*a).len + costs(*b).len + 3,
+                top_sum: true,
+            },
+            Term::Mul([a, b]) => {
+                let (a, b) = (costs(*a), costs(*b));
+                let paren = |c: &Cost| if c.top_sum { 2 } else { 0 };
+                Cost {
+                    len: a.len + b.len + 1 + paren(&a) + paren(&b),
+                    top_sum: false,
+                }
+            }
+            Term::Leaf(s) => Cost {
+                len: match leaf(s) {
+                    Leaf::Atom(k) => self.names.get(k).map_or(1, |n| n.chars().count()),
+                    Leaf::Num(q) => crate::report::bound::rational(&q).len(),
+                },
+                top_sum: false,
+            },
+        }
+    }
+}
+
+/// A printable tree: flattened sums and products.
+#[derive(Clone, Debug)]
+enum P {
+    Num(Rat),
+    Atom(usize),
+    Sum(Vec<P>),
+    Prod(Vec<P>),
+}
+
+enum Leaf {
+    Num(Rat),
+    Atom(usize),
+}
+
+fn leaf(s: &Symbol) -> Leaf {
+    let s = s.as_str();
+    match s.strip_prefix('#').and_then(|k| k.parse().ok()) {
+        Some(k) => Leaf::Atom(k),
+        None => Leaf::Num(crate::report::bound::parse_rational(s).unwrap_or_else(Rat::one)),
+    }
+}
+
+fn to_rec(p: &P, e: &mut RecExpr<Term>) -> Id {
+    match p {
+        P::Num(q) => e.add(Term::Leaf(Symbol::from(crate::report::bound::rational(q)))),
+        P::Atom(k) => e.add(Term::Leaf(Symbol::from(format!("#{k}")))),
+        P::Sum(v) | P::Prod(v) => {
+            let ids: Vec<Id> = v.iter().map(|x| to_rec(x, e)).collect();
+            let mut it = ids.into_iter();
+            let first = it
+                .next()
+                .unwrap_or_else(|| e.add(Term::Leaf(Symbol::from("0"))));
+            it.fold(first, |acc, id| match p {
+                P::Sum(_) => e.add(Term::Add([acc, id])),
+                _ => e.add(Term::Mul([acc, id])),
+            })
+        }
+    }
+}
+
+fn from_rec(e: &RecExpr<Term>, id: Id) -> P {
+    let node = &e[id];
+    match node {
+        Term::Leaf(s) => match leaf(s) {
+            Leaf::Atom(k) => P::Atom(k),
+            Leaf::Num(q) => P::Num(q),
+        },
+        Term::Add(_) | Term::Mul(_) => {
+            let is_add = matches!(node, Term::Add(_));
+            let mut out = Vec::new();
+            for &c in node.children() {
+                match from_rec(e, c) {
+                    P::Sum(v) if is_add => out.extend(v),
+                    P::Prod(v) if !is_add => out.extend(v),
+                    x => out.push(x),
+                }
+            }
+            if is_add {
+                P::Sum(out)
+            } else {
+                P::Prod(out)
+            }
+        }
+    }
+}
+
+/// The polynomial a tree denotes (for ordering summands as the kernel orders terms).
+fn denote(p: &P, atoms: &[Atom]) -> Poly {
+    match p {
+        P::Num(q) => Poly::constant(q.clone()),
+        P::Atom(k) => {
+            let mut r = Poly::zero();
+            if let Some(a) = atoms.get(*k) {
+                r.add_term(Rat::one(), vec![a.clone()]);
+            }
+            r
+        }
+        P::Sum(v) => v.iter().fold(Poly::zero(), |acc, x| {
+            acc.add_scaled(&denote(x, atoms), &Rat::one())
+        }),
+        P::Prod(v) => v.iter().fold(Poly::constant(Rat::one()), |acc, x| {
+            acc.mul(&denote(x, atoms))
+        }),
+    }
+}
+
+/// A product's numeric coefficient and its other factors (numbers multiplied out; atoms
+/// in the kernel's order, then sums).
+fn split(v: &[P]) -> (Rat, Vec<P>) {
+    let mut c = Rat::one();
+    let mut rest = Vec::new();
+    for x in v {
+        match x {
+            P::Num(q) => c *= q,
+            P::Prod(w) => {
+                let (c2, r2) = split(w);
+                c *= c2;
+                rest.extend(r2);
+            }
+            other => rest.push(other.clone()),
+        }
+    }
+    rest.sort_by_key(|x| match x {
+        P::Atom(k) => (0, *k),
+        _ => (1, 0),
+    });
+    (c, rest)
+}
+
+/// Text of `p`; sums ordered by the smallest kernel term each summand expands to
+/// (constants first), a negative summand after the first printed with ` - `.
+fn render(p: &P, names: &[String], atoms: &[Atom]) -> String {
+    match p {
+        P::Num(q) => crate::report::bound::rational(q),
+        P::Atom(k) => names.get(*k).cloned().unwrap_or_default(),
+        P::Prod(v) => {
+            let (c, rest) = split(v);
+            let body: Vec<String> = rest
+                .iter()
+                .map(|x| match x {
+                    P::Sum(_) => format!("({})", render(x, names, atoms)),
+                    _ => render(x, names, atoms),
+                })
+                .collect();
+            match (body.is_empty(), c.is_one(), (-c.clone()).is_one()) {
+                (true, _, _) => crate::report::bound::rational(&c),
+                (false, true, _) => body.join("*"),
+                (false, _, true) => format!("-{}", body.join("*")),
+                _ => format!("{}*{}", crate::report::bound::rational(&c), body.join("*")),
+            }
+        }
+        P::Sum(v) => {
+            let mut keyed: Vec<(Vec<Atom>, &P)> = v
+                .iter()
+                .map(|x| {
+                    let d = denote(x, atoms);
+                    let first: Vec<Atom> = d.terms.keys().next().cloned().unwrap_or_default();
+                    (first, x)
+                })
+                .collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out = String::new();
+            for (i, (_, x)) in keyed.into_iter().enumerate() {
+                let neg = match x {
+                    P::Num(q) => q.is_negative(),
+                    P::Prod(w) => split(w).0.is_negative(),
+                    _ => false,
+                };
+                if i == 0 {
+                    out.push_str(&render(x, names, atoms));
+                } else if neg {
+                    out.push_str(" - ");
+                    out.push_str(&render(
+                        &P::Prod(vec![P::Num(-Rat::one()), x.clone()]),
+                        names,
+                        atoms,
+                    ));
+                } else {
+                    out.push_str(" + ");
+                    out.push_str(&render(x, names, atoms));
+                }
+            }
+            if out.is_empty() {
+                "0".into()
+            } else {
+                out
+            }
+        }
+    }
+}

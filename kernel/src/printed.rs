@@ -119,6 +119,7 @@ enum Expr {
     Max0(Box<Expr>, usize),
     Floor(Box<Expr>, BigInt, usize),
     Log(Box<Expr>, usize),
+    LogQ(Box<Expr>, Box<Expr>, usize),
 }
 
 impl Expr {
@@ -137,7 +138,7 @@ impl Expr {
                     _ => return None,
                 }
             }
-            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) => return None,
+            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) | Expr::LogQ(..) => return None,
         })
     }
 
@@ -158,6 +159,7 @@ impl Expr {
             Expr::Max0(e, at) => atom(Atom::Max0(arg(e, *at)?)),
             Expr::Floor(e, d, at) => atom(Atom::Floor(arg(e, *at)?, d.clone())),
             Expr::Log(e, at) => atom(Atom::Log(arg(e, *at)?)),
+            Expr::LogQ(l, m, at) => atom(Atom::LogQ(arg(l, *at)?, arg(m, *at)?)),
         })
     }
 }
@@ -293,6 +295,12 @@ impl Reader {
                 }
                 AtomKind::Max0 | AtomKind::Log => (self.sum()?, None),
             };
+            // the quotient log atom `⌊log2(max(1, L)/max(1, M))⌋` (spec/logic.md §1)
+            if matches!(kind, AtomKind::Log) && open.contains("max(1,") && self.eat(")/max(1,") {
+                let m = self.sum()?;
+                self.expect(close)?;
+                return Ok(Expr::LogQ(Box::new(e), Box::new(m), at));
+            }
             self.expect(close)?;
             let e = Box::new(e);
             return Ok(match (kind, d) {
@@ -351,6 +359,18 @@ mod tests {
         // 14·max0(n + 1) = 7·max0(2n + 2) (canonical atoms), and the sum commutes
         assert_eq!(check_printed("7*max(0, 2*n + 2) + 3", &b), Ok(()));
         assert_eq!(check_printed("(1 + 14/3*max(0, n + 1))*3", &b), Ok(()));
+    }
+
+    /// A quotient log atom `⌊log2(L/M)⌋⁺` with a variable divisor (spec/logic.md §1) reads
+    /// back in the kernel's rendering; a swapped quotient is a different atom.
+    #[test]
+    fn reads_quotient_log_atoms() {
+        let mut b = Poly::constant(crate::arith::rat(2));
+        let (n, g) = (Lin::var("n"), Lin::var("g"));
+        b.add_term(crate::arith::rat(4), vec![Atom::LogQ(n.clone(), g.clone())]);
+        assert_eq!(check_printed(&b.to_string(), &b), Ok(()));
+        assert_eq!(check_printed("2 + 4*⌊log2(max(1, n)/max(1, g))⌋", &b), Ok(()));
+        assert!(matches!(check_printed("2 + 4*⌊log2(max(1, g)/max(1, n))⌋", &b), Err(PrintedProblem::Differs { .. })));
     }
 
     #[test]

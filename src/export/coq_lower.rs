@@ -1,10 +1,12 @@
 //! `warpcert export-coq` of a **lower-bound certificate** (section `(lower W)`,
 //! spec/logic.md §4b): the derivation is printed as the same `dtree` as an upper one
 //! (`src/export/coq.rs`), each `L:` rule with the constructor of its `Q:` counterpart
-//! (`L:WHILE` as `DWhile1`), and the file proves `lroot_ok : lcheck_root G W body tree bound
-//! = true` by `vm_compute` and concludes `warp_lower_bound` (`bound ≤ cost` of warp `W`)
-//! from `LowerCheck.lower_bound_sound`, whose proof goes through `Lower.v`'s rule lemmas
-//! (coq-export/README.md).
+//! (`L:WHILE` as `DWhile1`), and the file proves `lroot_ok : lcheck_root G W hyps body tree
+//! bound = true` by `vm_compute` and concludes `warp_lower_bound` (`bound ≤ cost` of warp
+//! `W`) from `LowerCheck.lower_bound_sound`, whose proof goes through `Lower.v`'s rule
+//! lemmas (coq-export/README.md). The parameter hypotheses `H` of rule L:HYP are `hyps`
+//! (`[]` without them) and, one for one, hypotheses `hypothesis_1`, … of the theorem over
+//! the parameter values `ps`; the witness point is checked in an `Example`.
 //!
 //! Covered (the rest is refused with the rule's name): `L:SKIP`, `L:SYNC`, `L:SEQ`,
 //! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,

@@ -161,7 +161,7 @@ pub(crate) fn lower_file(x: &Parts<'_>, assumptions: &[Assumption]) -> Result<St
     let mut binders = String::new();
     let mut names = String::new();
     for (i, h) in x.hyps.iter().enumerate() {
-        let _ = write!(binders, "  (hypothesis_{} : {})\n", i + 1, h.prop);
+        let _ = writeln!(binders, "  (hypothesis_{} : {})", i + 1, h.prop);
         let _ = write!(names, " hypothesis_{}", i + 1);
     }
     let _ = write!(

@@ -204,6 +204,19 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
         assert_ne!(m, &v, "{n}: nothing changed");
     }
     files.push(("lower_vector_add_sectors".into(), v));
+    // tests/lower.rs' GUARD kernel (block 64, grid 3; hand derivation in
+    // tests/common/lower_guard.rs): warp 1, lanes 32..63, 12 sectors under the hypothesis
+    // `n ≥ 64·blockIdx.x + 64` (L:HYP), the second warp's lanes in the Coq check
+    let (_, _, guard1, when) = common::lower_guard::guard_lower(1);
+    assert_eq!(when, "n - 64*blockIdx.x >= 64");
+    let g = warpcert_kernel::check(&guard1).unwrap_or_else(|r| panic!("guard warp 1: {r}"));
+    assert_eq!(
+        (g.role, g.bound.as_str()),
+        (warpcert_kernel::Role::Lower(1), "12")
+    );
+    let gx = export(&guard1).unwrap_or_else(|e| panic!("guard warp 1: {e}"));
+    assert!(gx.contains("Definition warp : nat := 1.") && gx.contains("(hypothesis_1 : "));
+    files.push(("lower_guard_warp1_sectors".into(), gx));
     // addSub1 (RaCUDA corpus): no shared array (conflicts 0) and a uniform loop (divwarps 0)
     if let Some(dir) = racuda_corpus("lower_certificates_check_in_coq_and_mutants_fail") {
         for m in ["conflicts", "divwarps"] {

@@ -567,6 +567,13 @@ fn cli_export_coq_and_analyze_coq_write_coq_files() {
             f.display()
         );
     }
+    // sectors is exact under the guard's hypothesis (L:HYP): its lower file is written
+    // too, with the hypothesis in the theorem (tests/coq_lower_export.rs runs coqc on it)
+    let lower = std::fs::read_to_string(dir.join("vector_add_sectors_lower.v")).unwrap();
+    assert!(
+        lower.contains("Theorem warp_lower_bound") && lower.contains("(hypothesis_1 : "),
+        "{lower}"
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

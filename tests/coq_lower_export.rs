@@ -2,7 +2,8 @@
 //! `coq-export/theories/LowerCheck.v`): the lower certificates `warpcert analyze --cert`
 //! writes for exact answers export (`src/export/coq_lower.rs`) to files that `coqc`
 //! accepts, their theorem `warp_lower_bound` closed under the global context, and mutants
-//! of the exports (a raised bound, raised access claims `N` above the warp's count `N_W` for
+//! of the exports (a raised bound, a dropped or weakened parameter hypothesis of L:HYP
+//! (examples/vector_add.cu, exact under its guard's hypothesis), raised access claims `N` above the warp's count `N_W` for
 //! `MemReads` and `Conflicts`, a raised integer shift) are rejected by the reflective check. Skips the Coq part with a
 //! message when `coqc` is absent, the corpus part when `../shared/corpus` is.
 
@@ -80,7 +81,9 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
     let mut files: Vec<(String, String)> = Vec::new();
     let e = export(&read).unwrap_or_else(|e| panic!("lower_loop_read: {e}"));
     assert!(
-        e.contains("lcheck_root G warp body tree bound") && e.contains("Theorem warp_lower_bound")
+        e.contains("lcheck_root G warp hyps body tree bound")
+            && e.contains("Definition hyps : list cstr := [].")
+            && e.contains("Theorem warp_lower_bound")
     );
     // the read's claim N = 4 (an assignment's expression claim) and the write's
     assert!(
@@ -139,6 +142,81 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
     assert!(t.contains(") 1%Z ([("), "no shift 1");
     let shifted = format!("{h}{}", t.replacen(") 1%Z ([(", ") 2%Z ([(", 1));
     files.push(("lower_step32_sectors".into(), s));
+    // examples/vector_add.cu, sectors (block 256, warp 0; hand count): `gid = 256·blockIdx.x +
+    // tid`; under the guard's hypothesis H = `len ≥ 256·blockIdx.x + 256` (L:HYP) every lane
+    // of the block passes `gid < len` and warp 0 reads x, reads y and writes out at 32
+    // consecutive floats, 128 aligned bytes each: 3·4 = 12 sectors, the upper bound too
+    // (the exact answer of issue 14).
+    let va = analysed_lower(
+        &root().join("examples/vector_add.cu"),
+        "sectors",
+        &tmp,
+        "vector_add.sectors",
+        "12",
+    );
+    assert!(
+        va.contains("(lower 0 (hyp (le (lin 256 (256 blockIdx.x) (-1 len)))) (witness"),
+        "vector_add: no hypothesis in the lower certificate"
+    );
+    let v = export(&va).unwrap_or_else(|e| panic!("vector_add: {e}"));
+    // H as the term checked at the root (parameters: 0 = len, 1 = blockIdx.x) and as a
+    // hypothesis of the theorem, over `ps`
+    let h = "CLe (mkLin 256%Z [(256%Z, VP 1); ((-1)%Z, VP 0)])";
+    assert!(
+        v.contains(&format!("Definition hyps : list cstr := [{h}].")),
+        "vector_add: H not exported"
+    );
+    assert!(
+        v.contains("(hypothesis_1 : (256 + 256 * int_of (ps 1%nat) - int_of (ps 0%nat) <= 0)%Z)")
+            && v.contains("Example witness_satisfies_hypotheses"),
+        "vector_add: H not in the theorem"
+    );
+    let va_mutants = vec![
+        // H dropped from the root check: the root pre (launch facts ∧ H) is then not the
+        // launch facts
+        (
+            "lower_vector_add_hyp_dropped",
+            v.replacen(
+                &format!("Definition hyps : list cstr := [{h}]."),
+                "Definition hyps : list cstr := [].",
+                1,
+            ),
+        ),
+        // H weakened to `len ≥ 256·blockIdx.x + 255` everywhere it is a constraint (the
+        // root check and every assertion): L:IF2's entailment of the guard no longer holds
+        // (lane 255 of the block fails `gid < len` when len = 256·blockIdx.x + 255)
+        (
+            "lower_vector_add_hyp_weakened",
+            v.replace(h, "CLe (mkLin 255%Z [(256%Z, VP 1); ((-1)%Z, VP 0)])"),
+        ),
+        // the bound raised from 12 to 13, in the bound and the root assertion
+        (
+            "lower_vector_add_bound_raised",
+            mutate_lines(
+                &v,
+                &["Definition a0 :", "Definition bound :"],
+                "mkPot (12 # 1)",
+                "mkPot (13 # 1)",
+            ),
+        ),
+    ];
+    for (n, m) in &va_mutants {
+        assert_ne!(m, &v, "{n}: nothing changed");
+    }
+    files.push(("lower_vector_add_sectors".into(), v));
+    // tests/lower.rs' GUARD kernel (block 64, grid 3; hand derivation in
+    // tests/common/lower_guard.rs): warp 1, lanes 32..63, 12 sectors under the hypothesis
+    // `n ≥ 64·blockIdx.x + 64` (L:HYP), the second warp's lanes in the Coq check
+    let (_, _, guard1, when) = common::lower_guard::guard_lower(1);
+    assert_eq!(when, "n - 64*blockIdx.x >= 64");
+    let g = warpcert_kernel::check(&guard1).unwrap_or_else(|r| panic!("guard warp 1: {r}"));
+    assert_eq!(
+        (g.role, g.bound.as_str()),
+        (warpcert_kernel::Role::Lower(1), "12")
+    );
+    let gx = export(&guard1).unwrap_or_else(|e| panic!("guard warp 1: {e}"));
+    assert!(gx.contains("Definition warp : nat := 1.") && gx.contains("(hypothesis_1 : "));
+    files.push(("lower_guard_warp1_sectors".into(), gx));
     // addSub1 (RaCUDA corpus): no shared array (conflicts 0) and a uniform loop (divwarps 0)
     if let Some(dir) = racuda_corpus("lower_certificates_check_in_coq_and_mutants_fail") {
         for m in ["conflicts", "divwarps"] {
@@ -179,6 +257,7 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
     files.extend(mutants.into_iter().map(|(n, t)| (n.to_string(), t)));
     files.push(("lower_step32_shift_raised".into(), shifted));
     files.push(("lower_shared_claim_raised".into(), sh_raised));
+    files.extend(va_mutants.into_iter().map(|(n, t)| (n.to_string(), t)));
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the lower exports are not checked");
         return;

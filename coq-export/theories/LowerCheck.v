@@ -10,7 +10,10 @@
     [lcheck_sound] turns an accepted tree into the semantic judgment [Lower.lvalid]
     on the warp's lanes, through Lower.v's rule lemmas ([L_SKIP] … [L_WHILE]), with
     Soundness.v's lemmas for assertions, dependence maps, substitution and rewrites;
-    [lower_bound_sound] concludes [bound ≤ cost] by [Lower.lower_claim].
+    [lower_bound_sound] concludes [bound ≤ cost] by [Lower.lower_claim] for every parameter
+    value satisfying the launch facts and the certificate's parameter hypotheses [H]
+    (rule L:HYP: [lcheck_root] accepts a root pre [launch_facts ++ H], [H] over parameters
+    only; [H = []] without hypotheses).
 
     [N_W] (kernel/src/access.rs [n_warp]): a claim [n ≤ 1] holds for every access of a
     non-empty warp; a larger claim needs an index with a linear entry [(k, r, g)] and [n]
@@ -567,27 +570,45 @@ End LSound.
 Section LRoot.
 Variable G : ctx.
 
+(** [H]: the parameter hypotheses of the certificate ([(lower W (hyp C…) …)], rule
+    L:HYP; [[]] without them): [le]/[eq] facts over parameters only ([hyp_params]). *)
+Definition hyp_params (c : cstr) : bool :=
+  match c with
+  | CLe L | CEq L => forallb (fun av => match snd av with VP _ => true | _ => false end) (lterms L)
+  | CMod _ _ _ => false
+  end.
+
+(** A hypothesis over parameters holds at every lane and store when it holds of the
+    parameter values. *)
+Lemma hyp_params_holds : forall ps s t c, hyp_params c = true ->
+  holds (rho_params ps) c -> holds (rho G ps s t) c.
+Proof.
+  intros ps s t [L|L|L m rs] Hc Hh; simpl in *; try discriminate;
+    rewrite forallb_forall in Hc; rewrite (leval_ext _ (rho_params ps)); auto;
+    intros a v Hav; specialize (Hc _ Hav); destruct v; simpl in *; try discriminate; reflexivity.
+Qed.
+
 (** [w]: the named warp ([(lower W)]); its lanes must exist ([NoSuchWarp]); the root's pre
-    as an upper certificate's (launch facts, initial map, the bound), its post potential
-    at most 0 ([LowerPostNotZero]). *)
-Definition lcheck_root (w : nat) (body : stmt) (d : dtree) (bound : pot) : bool :=
+    as an upper certificate's but with [P = launch facts ++ H] (L:HYP), the initial map
+    and the bound; its post potential at most 0 ([LowerPostNotZero]). *)
+Definition lcheck_root (w : nat) (H : list cstr) (body : stmt) (d : dtree) (bound : pot) : bool :=
   (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
   negb (Nat.eqb (length (lanes G w)) 0) &&
-  forallb (wud_b G) (c_wu G) &&
-  cstrs_equiv (aP (dpre d)) (launch_facts G) && forallb (root_dent G) (aD (dpre d)) &&
+  forallb (wud_b G) (c_wu G) && forallb hyp_params H &&
+  cstrs_equiv (aP (dpre d)) (launch_facts G ++ H) && forallb (root_dent G) (aD (dpre d)) &&
   qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
   pot_ge (mkPot 0 []) (aQ (dpost d)) &&
   lcheck G (wtids G) (map (lane_t G) (lanes G w)) body d.
 
 (** The claim of a lower certificate: for every parameter value satisfying the launch
-    facts and every content of the arrays, a run of the body on warp [w]'s lanes costs at
-    least the bound. *)
-Theorem lower_bound_sound : forall w body d bound, lcheck_root w body d bound = true ->
-  forall F ps arrays s' C, pok G ps -> launch_ok G ps ->
+    facts and the hypotheses [H] and every content of the arrays, a run of the body on
+    warp [w]'s lanes costs at least the bound. *)
+Theorem lower_bound_sound : forall w H body d bound, lcheck_root w H body d bound = true ->
+  forall F ps arrays s' C, pok G ps -> launch_ok G ps -> sat (rho_params ps) H ->
   seval G F ps (init_store G arrays) body (lanes G w) s' C ->
   pval (rho_params ps) bound <= C.
 Proof.
-  intros w body d bound H F ps arrays s' C Hp Hb Hrun.
+  intros w Hy body d bound H F ps arrays s' C Hp Hb HH Hrun.
   unfold lcheck_root in H. split_b.
   repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
   match goal with Hc : lcheck _ _ _ body d = true |- _ => rename Hc into Hchk end.
@@ -597,6 +618,7 @@ Proof.
   match goal with Hc : pot_ge _ (aQ (dpost d)) = true |- _ => rename Hc into Hz end.
   match goal with Hc : aQ (dpre d) = bound |- _ => rename Hc into HQb end.
   match goal with Hc : forallb (wud_b G) _ = true |- _ => rename Hc into Hwu end.
+  match goal with Hc : forallb hyp_params _ = true |- _ => rename Hc into Hhp end.
   match goal with Hc : negb _ = true |- _ => rename Hc into Hl end.
   assert (HWU : wu_sound G) by (apply wud_sound; auto).
   destruct (lanes G w) as [|t0 l] eqn:El; [discriminate|].
@@ -612,7 +634,9 @@ Proof.
       simpl in Hg. lra. }
   assert (Hsat : LP G ps w (dpre d) (init_store G arrays)).
   { split; [intros x ty Hx t; simpl; rewrite Hx; destruct ty; reflexivity|]. split.
-    - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
+    - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). intros c Hc.
+      apply in_app_or in Hc as [Hc|Hc]; [eapply launch_facts_hold; eauto|].
+      rewrite forallb_forall in Hhp. apply hyp_params_holds; auto.
     - apply root_dsat; auto. }
   pose proof (Lower.lower_claim G F ps (lanes G w) _ _ body _ _ _ _ V0 Hsat Hrun) as Hc.
   unfold LI in Hc. rewrite HQb in Hc.

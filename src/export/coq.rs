@@ -244,6 +244,48 @@ impl<'p> Names<'p> {
         Ok(format!("mkLin {} [{}]", z(&int(&l.c)?), terms.join("; ")))
     }
 
+    /// A parameter hypothesis `L ≤ 0` / `L = 0` (L:HYP, spec/logic.md §4b) as a Coq
+    /// proposition over the parameter values `ps` (a function name): `s·L` (`s` its scale)
+    /// with each parameter `p` as `int_of (ps i)`, e.g. `(256 + 256 * int_of (ps 1) -
+    /// int_of (ps 0) <= 0)%Z`.
+    ///
+    /// Errors: [`ExportError::Unsupported`] for a variable that is not a parameter or a
+    /// lane constraint (L:HYP admits neither).
+    pub(crate) fn param_prop(&self, c: &Cstr, ps: &str) -> Result<String, ExportError> {
+        if c.lane.is_some() {
+            return Err(ExportError::Unsupported(format!(
+                "lane constraint {c} as a hypothesis"
+            )));
+        }
+        let s = Rat::from_integer(scale_of(&c.lin));
+        let mut out = (&c.lin.c * &s).numer().to_string();
+        for (v, a) in &c.lin.terms {
+            let i = self.params.get(v.as_str()).ok_or_else(|| {
+                ExportError::Unsupported(format!("hypothesis on {v}, not a parameter"))
+            })?;
+            let k = (a * &s).numer().clone();
+            let sign = if k.is_negative() { "-" } else { "+" };
+            let _ = match k.abs() {
+                m if m.is_one() => write!(out, " {sign} int_of ({ps} {i}%nat)"),
+                m => write!(out, " {sign} {m} * int_of ({ps} {i}%nat)"),
+            };
+        }
+        Ok(format!("({out} {} 0)%Z", if c.eq { "=" } else { "<=" }))
+    }
+
+    /// The witness point `(witness (NAME INT)…)` of L:HYP as a Coq `nat -> val` (every
+    /// other parameter `VInt 0`).
+    ///
+    /// Errors: [`ExportError::Unsupported`] for a name that is not a parameter.
+    pub(crate) fn witness(&self, w: &[(String, BigInt)]) -> Result<String, ExportError> {
+        let mut arms = String::new();
+        for (n, v) in w {
+            let i = self.params.get(n.as_str()).ok_or_else(|| bad(n))?;
+            let _ = write!(arms, "| {i} => VInt {} ", z(v));
+        }
+        Ok(format!("fun p => match p with {arms}| _ => VInt 0%Z end"))
+    }
+
     /// A potential atom as a Coq `Lin.atm`: `max0(L)` as `am (s·L)` (`s` the scale of `L`,
     /// returned so that the caller divides it out of the coefficient); the floor atom
     /// `⌊L/d⌋⁺` as `mkAtm (s·L) (s·d)` (`⌊sL/sd⌋ = ⌊L/d⌋`: scale 1 for the coefficient).
@@ -1306,9 +1348,24 @@ impl<'c> Exporter<'c> {
             let bound = self.names.pot(&c.bound)?;
             let mut body = String::new();
             self.names.stmt(&c.program.body, &mut body, 2)?;
+            let mut hyps = Vec::new();
+            for h in c.hypotheses.iter().flat_map(|h| &h.facts) {
+                hyps.push(super::coq_lower::Hyp {
+                    term: self.cstr(h)?,
+                    prop: self.names.param_prop(h, "ps")?,
+                    at_witness: self.names.param_prop(h, "witness")?,
+                    text: h.to_string(),
+                });
+            }
+            let witness = match &c.hypotheses {
+                Some(h) => Some(self.names.witness(&h.witness)?),
+                None => None,
+            };
             let parts = super::coq_lower::Parts {
                 cert: c,
                 warp: w,
+                hyps: &hyps,
+                witness: witness.as_deref(),
                 body: &body,
                 defs: &self.defs,
                 tree: &tree,

@@ -77,8 +77,10 @@ pub(crate) fn theorem_comment(assumptions: &[Assumption]) -> String {
 pub(crate) fn lower_theorem_comment(assumptions: &[Assumption]) -> String {
     assumptions_comment(
         "(** For every float model, parameter values of the declared types ([params_typed])\n    \
-         satisfying the launch facts ([launch_facts]: [0 <= blockIdx < gridDim]) and array\n    \
-         contents: the cost of running [body] on the lanes of warp [warp] is at least [bound].\n",
+         satisfying the launch facts ([launch_facts]: [0 <= blockIdx < gridDim]) and the\n    \
+         certificate's parameter hypotheses [hyps] (rule L:HYP; [hypothesis_1] … state them\n    \
+         over [ps]), and array contents: the cost of running [body] on the lanes of warp\n    \
+         [warp] is at least [bound].\n",
         assumptions,
     )
 }

@@ -1,10 +1,12 @@
 //! `warpcert export-coq` of a **lower-bound certificate** (section `(lower W)`,
 //! spec/logic.md §4b): the derivation is printed as the same `dtree` as an upper one
 //! (`src/export/coq.rs`), each `L:` rule with the constructor of its `Q:` counterpart
-//! (`L:WHILE` as `DWhile1`), and the file proves `lroot_ok : lcheck_root G W body tree bound
-//! = true` by `vm_compute` and concludes `warp_lower_bound` (`bound ≤ cost` of warp `W`)
-//! from `LowerCheck.lower_bound_sound`, whose proof goes through `Lower.v`'s rule lemmas
-//! (coq-export/README.md).
+//! (`L:WHILE` as `DWhile1`), and the file proves `lroot_ok : lcheck_root G W hyps body tree
+//! bound = true` by `vm_compute` and concludes `warp_lower_bound` (`bound ≤ cost` of warp
+//! `W`) from `LowerCheck.lower_bound_sound`, whose proof goes through `Lower.v`'s rule
+//! lemmas (coq-export/README.md). The parameter hypotheses `H` of rule L:HYP are `hyps`
+//! (`[]` without them) and, one for one, hypotheses `hypothesis_1`, … of the theorem over
+//! the parameter values `ps`; the witness point is checked in an `Example`.
 //!
 //! Covered (the rest is refused with the rule's name): `L:SKIP`, `L:SYNC`, `L:SEQ`,
 //! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,
@@ -43,20 +45,32 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
 }
 
 /// Checks that the root of the lower certificate `c` is the one LowerCheck.v's
-/// `lcheck_root` decides: its pre `P` exactly the launch facts (spec/logic.md §5).
+/// `lcheck_root` decides: its pre `P` exactly the launch facts followed by the parameter
+/// hypotheses `H` of `(lower W (hyp C…) …)` (rule L:HYP, spec/logic.md §4b; `H` empty
+/// without them).
 ///
-/// Errors: [`ExportError::Unsupported`] for a root pre with other facts (parameter
-/// hypotheses of a lower certificate are not formalized in LowerCheck.v).
+/// Errors: [`ExportError::Unsupported`] for a root pre with other facts (the kernel
+/// rejects such a certificate: this only guards the export of an unchecked one).
 pub(crate) fn root_ok(c: &Certificate) -> Result<(), ExportError> {
-    let facts = warpcert_kernel::rules::launch_facts(&c.program, c.block);
+    let mut facts = warpcert_kernel::rules::launch_facts(&c.program, c.block);
+    facts.extend(c.hypotheses.iter().flat_map(|h| h.facts.iter().cloned()));
     match &c.root.pre {
         Some(pre) if *pre.p == facts => Ok(()),
         _ => Err(ExportError::Unsupported(
-            "lower-bound certificate whose root pre is not exactly the launch facts \
-             (parameter hypotheses at the root are not formalized in LowerCheck.v)"
+            "lower-bound certificate whose root pre is not the launch facts followed by its \
+             parameter hypotheses (rule L:HYP)"
                 .into(),
         )),
     }
+}
+
+/// One parameter hypothesis of L:HYP as printed: the `Lin.cstr` term, the proposition over
+/// `ps` (a hypothesis of `warp_lower_bound`) and over `witness`, and the kernel's text.
+pub(crate) struct Hyp {
+    pub term: String,
+    pub prop: String,
+    pub at_witness: String,
+    pub text: String,
 }
 
 /// The printed parts of a lower certificate's file.
@@ -64,6 +78,10 @@ pub(crate) struct Parts<'a> {
     pub cert: &'a Certificate,
     /// The named warp `W`.
     pub warp: u32,
+    /// The parameter hypotheses `H` (L:HYP), in the certificate's order.
+    pub hyps: &'a [Hyp],
+    /// The witness point as a Coq `nat -> val` (with hypotheses).
+    pub witness: Option<&'a str>,
     /// The program as a `Syntax.stmt` term.
     pub body: &'a str,
     /// The assertion definitions `a<N>`.
@@ -93,8 +111,8 @@ pub(crate) fn lower_file(x: &Parts<'_>, assumptions: &[Assumption]) -> Result<St
         p.name, x.warp
     );
     out.push_str(
-        "From Coq Require Import ZArith QArith List.\n\
-         From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Check LowerCheck.\n\
+        "From Coq Require Import ZArith QArith List Lia.\n\
+         From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Check Refute LowerCheck.\n\
          Import ListNotations.\nOpen Scope Q_scope.\nOpen Scope nat_scope.\n\n",
     );
     out.push_str(&names_comment(p));
@@ -104,18 +122,62 @@ pub(crate) fn lower_file(x: &Parts<'_>, assumptions: &[Assumption]) -> Result<St
     let _ = writeln!(out, "\nDefinition tree : dtree :=\n  {}.\n", x.tree);
     let _ = writeln!(out, "Definition bound : pot := {}.\n", x.bound);
     let _ = writeln!(out, "Definition warp : nat := {}.\n", x.warp);
+    let terms: Vec<&str> = x.hyps.iter().map(|h| h.term.as_str()).collect();
     out.push_str(
-        "Lemma lroot_ok : lcheck_root G warp body tree bound = true.\n\
+        "(* The parameter hypotheses H of the certificate (rule L:HYP, spec/logic.md §4b):\n",
+    );
+    for h in x.hyps {
+        let _ = writeln!(out, "   {}", h.text);
+    }
+    if x.hyps.is_empty() {
+        out.push_str("   none *)\n");
+    } else {
+        out.push_str("   They are hypotheses of warp_lower_bound below, one for one. *)\n");
+    }
+    let _ = writeln!(
+        out,
+        "Definition hyps : list cstr := [{}].\n",
+        terms.join("; ")
+    );
+    if let Some(w) = x.witness {
+        let props: Vec<&str> = x.hyps.iter().map(|h| h.at_witness.as_str()).collect();
+        let _ =
+            writeln!(
+            out,
+            "(** The certificate's witness point: the launch facts and H hold there, so the\n    \
+             hypotheses of warp_lower_bound can all hold. *)\n\
+             Definition witness : nat -> val := {w}.\n\n\
+             Example witness_satisfies_hypotheses :\n  launch_ok G witness /\\ {}.\n\
+             Proof.\n  split; [apply launch_ok_b_sound; vm_compute; reflexivity|].\n  \
+             repeat split; vm_compute; congruence.\nQed.\n",
+            if props.is_empty() { "True".to_string() } else { props.join(" /\\ ") }
+        );
+    }
+    out.push_str(
+        "Lemma lroot_ok : lcheck_root G warp hyps body tree bound = true.\n\
          Proof. vm_compute. reflexivity. Qed.\n\n",
     );
     out.push_str(&lower_theorem_comment(assumptions));
-    out.push_str(
+    let mut binders = String::new();
+    let mut names = String::new();
+    for (i, h) in x.hyps.iter().enumerate() {
+        let _ = writeln!(binders, "  (hypothesis_{} : {})", i + 1, h.prop);
+        let _ = write!(names, " hypothesis_{}", i + 1);
+    }
+    let _ = write!(
+        out,
         "Theorem warp_lower_bound : forall (F : fmodel) (ps : nat -> val) (arrays : nat -> Z -> val)\n  \
          (s' : store) (C : Q)\n  \
-         (params_typed : pok G ps) (launch_facts : launch_ok G ps)\n  \
+         (params_typed : pok G ps) (launch_facts : launch_ok G ps)\n\
+         {binders}  \
          (terminates_no_runtime_error : seval G F ps (init_store G arrays) body (lanes G warp) s' C),\n  \
          (pval (rho_params ps) bound <= C)%Q.\n\
-         Proof. exact (lower_bound_sound G warp body tree bound lroot_ok). Qed.\n\n\
+         Proof.\n  \
+         intros F ps arrays s' C params_typed launch_facts{names} terminates_no_runtime_error.\n  \
+         apply (lower_bound_sound G warp hyps body tree bound lroot_ok F ps arrays s' C\n    \
+         params_typed launch_facts); [|exact terminates_no_runtime_error].\n  \
+         intros c Hc; simpl in Hc; repeat destruct Hc as [<- | Hc]; try contradiction;\n    cbv [holds leval tsum fold_right lcst lterms fst snd rho_params]; lia.\n\
+         Qed.\n\n\
          Print Assumptions warp_lower_bound.\n",
     );
     Ok(out)
@@ -140,10 +202,11 @@ mod tests {
         }
     }
 
-    /// A root pre with a parameter hypothesis beyond the launch facts (as lower
-    /// certificates with hypotheses would have) is refused, not exported.
+    /// L:HYP: a root pre with a parameter hypothesis `n ≥ 1` beyond the launch facts is
+    /// accepted when the certificate's `(hyp …)` lists it, refused when it does not (the
+    /// kernel rejects that certificate too: `root_ok` only guards an unchecked one).
     #[test]
-    fn root_pre_beyond_the_launch_facts_is_refused() {
+    fn root_pre_is_the_launch_facts_and_the_hypotheses() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/data/lower/step32.sectors.lower.cert"
@@ -157,14 +220,30 @@ mod tests {
             panic!("step32 does not parse")
         };
         assert!(root_ok(&c).is_ok());
-        // the first pre is the root's: add `n ≥ 1` to its P
-        let hyp = text.replacen("(pre (assn (P ", "(pre (assn (P (le (lin 1 (-1 n))) ", 1);
-        let Some(h) = read(&hyp) else {
+        // the first pre is the root's: append `1 - n ≤ 0` to its P (the launch facts)
+        let last = "(le (lin 0 (1 threadIdx.z))) ) (D";
+        let with_n = text.replacen(
+            last,
+            "(le (lin 0 (1 threadIdx.z))) (le (lin 1 (-1 n))) ) (D",
+            1,
+        );
+        assert_ne!(with_n, text);
+        let Some(unlisted) = read(&with_n) else {
             panic!("mutant does not parse")
         };
-        match root_ok(&h) {
-            Err(ExportError::Unsupported(m)) => assert!(m.contains("parameter hypotheses"), "{m}"),
+        match root_ok(&unlisted) {
+            Err(ExportError::Unsupported(m)) => assert!(m.contains("(rule L:HYP)"), "{m}"),
             other => panic!("{other:?}"),
         }
+        let listed = with_n.replacen(
+            "(lower 0)",
+            "(lower 0 (hyp (le (lin 1 (-1 n)))) (witness (n 1)))",
+            1,
+        );
+        let Some(h) = read(&listed) else {
+            panic!("listed mutant does not parse")
+        };
+        assert_eq!(h.hypotheses.as_ref().map(|h| h.facts.len()), Some(1));
+        assert!(root_ok(&h).is_ok());
     }
 }

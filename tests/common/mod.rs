@@ -5,6 +5,7 @@
 
 pub mod clang;
 pub mod coq;
+pub mod lower_guard;
 pub mod relational_kernels;
 pub mod rng;
 pub mod warp32;

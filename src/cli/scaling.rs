@@ -237,8 +237,11 @@ pub fn run_point(a: &PointArgs) -> i32 {
         r.analysis_s += t0.elapsed().as_secs_f64();
         match res {
             Ok(an) => {
-                // only the text is checked: the derivation is freed before the check
-                let crate::analysis::Analysis { certificate, .. } = an;
+                // only the text is checked: the derivation is freed on another thread
+                // while the kernel checks (`guard::drop_later`)
+                let mut an = an;
+                let certificate = std::mem::take(&mut an.certificate);
+                super::guard::drop_later(an);
                 r.cert_bytes += certificate.len() as u64;
                 let t1 = Instant::now();
                 let ok = warpcert_kernel::check(&certificate).is_ok();

@@ -305,12 +305,6 @@ impl Witnesses {
     }
 }
 
-impl From<Vec<Farkas>> for Witnesses {
-    fn from(v: Vec<Farkas>) -> Witnesses {
-        Witnesses { len: v.len(), items: v.into_iter().map(Item::Farkas).collect() }
-    }
-}
-
 /// An atom rewrite (spec/certificate.md "Derivation nodes").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rw {

@@ -489,7 +489,11 @@ impl<'c> Exporter<'c> {
         targets: &[BigInt],
         ss: &[BigInt],
     ) -> Result<String, ExportError> {
-        let ws = n.entails.get(name).map(Witnesses::expanded).unwrap_or_default();
+        let ws = n
+            .entails
+            .get(name)
+            .map(Witnesses::expanded)
+            .unwrap_or_default();
         if ws.len() != targets.len() {
             return Err(ExportError::Unsupported(format!(
                 "entail {name}: witness count"

@@ -287,10 +287,10 @@ impl Witnesses {
     pub fn iter(&self) -> impl Iterator<Item = Witness<'_>> + '_ {
         self.items.iter().flat_map(|it| {
             let (f, ids) = match it {
-                Item::Farkas(f) => (Some(Witness::Farkas(f)), 1..=0),
-                Item::Ids(i, j) => (None, *i..=*j),
+                Item::Farkas(f) => (Some(Witness::Farkas(f)), None),
+                Item::Ids(i, j) => (None, Some(*i..=*j)),
             };
-            f.into_iter().chain(ids.map(Witness::Id))
+            f.into_iter().chain(ids.into_iter().flatten().map(Witness::Id))
         })
     }
 

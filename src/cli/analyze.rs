@@ -222,7 +222,6 @@ pub fn analyze_metric(
             b.lower = Some(Box::new(lr));
         }
     }
-    super::guard::drop_later(a);
     Ok(outcome)
 }
 

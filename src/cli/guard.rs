@@ -205,15 +205,3 @@ pub fn quiet_on_closed_stdout() {
         previous(info);
     }));
 }
-
-/// Frees `x` on a thread of its own, so that the caller goes on while a large tree (an
-/// analysis' derivation: millions of small blocks, ≈ 10 % of a `bench --scaling` point,
-/// issue 13) is freed on the other core. Safe: `x` is owned and moved to that thread, and
-/// dropping it only frees memory (no file, lock or output), so nothing observes when it
-/// happens; if the process ends first, the system reclaims the memory. When no thread can
-/// be started, `x` is dropped here.
-pub fn drop_later<T: Send + 'static>(x: T) {
-    let _ = std::thread::Builder::new()
-        .name("warpcert-free".to_string())
-        .spawn(move || drop(x));
-}

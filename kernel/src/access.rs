@@ -9,7 +9,7 @@ use num_traits::{Signed, ToPrimitive, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Which hardware function to bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
     /// `MemReads`: distinct sectors (global memory).
     MemReads,

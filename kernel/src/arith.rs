@@ -204,7 +204,7 @@ impl fmt::Display for Lin {
 /// A constraint `lin ≤ 0` (`eq = false`) or `lin = 0` (`eq = true`), or, when `lane` is
 /// present, the lane constraint `lin mod m ∈ rs` (spec/logic.md §1; `eq` is then `false`
 /// and unused).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Cstr {
     /// Equality?
     pub eq: bool,
@@ -216,7 +216,7 @@ pub struct Cstr {
 
 /// The residue part of a lane constraint: modulus `m ≥ 1` and residues `rs`, strictly
 /// increasing in `[0, m)` (checked by the parser).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Lane {
     /// The modulus.
     pub m: BigInt,
@@ -698,7 +698,7 @@ impl fmt::Display for Poly {
 }
 
 /// The kind of a dependence entry (spec/logic.md §1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EntryKind {
     /// `(dep x k r g)`: `σ(x, t) = k·tid(t) + c` with `c ≡ r (mod g)`.
     Linear,

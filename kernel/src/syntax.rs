@@ -234,6 +234,77 @@ pub struct Assn {
 /// A Farkas witness: `(I, λ)` pairs.
 pub type Farkas = Vec<(usize, Rat)>;
 
+/// One item of an `(entail NAME …)` list (spec/certificate.md "Identity runs"): a written
+/// witness, or the run `(ids I J)` (format ≥ 4) kept as its two indices; it stands for the
+/// `J − I + 1` witnesses `(farkas (I 1))` … `(farkas (J 1))`, which [`Witnesses::iter`]
+/// yields one by one as [`Witness::Id`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Item {
+    Farkas(Farkas),
+    Ids(usize, usize),
+}
+
+/// The witness list of one `(entail NAME …)` field, in order, with its `(ids I J)` runs
+/// unexpanded: its length and items are those of the expanded list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Witnesses {
+    items: Vec<Item>,
+    len: usize,
+}
+
+/// One witness of a [`Witnesses`] list: written out, or the identity witness
+/// `(farkas (I 1))` of an `(ids …)` run, given by its index `I`.
+#[derive(Clone, Copy, Debug)]
+pub enum Witness<'a> {
+    /// A witness `(farkas (I λ) …)` as written.
+    Farkas(&'a [(usize, Rat)]),
+    /// `(farkas (I 1))`.
+    Id(usize),
+}
+
+impl Witness<'_> {
+    /// The witness as `(I, λ)` pairs (`[(I, 1)]` for [`Witness::Id`]).
+    pub fn to_farkas(self) -> Farkas {
+        match self {
+            Witness::Farkas(f) => f.to_vec(),
+            Witness::Id(i) => vec![(i, Rat::one())],
+        }
+    }
+}
+
+impl Witnesses {
+    /// The number of witnesses (an `(ids I J)` run counts `J − I + 1`).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the list has no witness.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The witnesses in order, runs yielded one identity witness at a time.
+    pub fn iter(&self) -> impl Iterator<Item = Witness<'_>> + '_ {
+        self.items.iter().flat_map(|it| {
+            let (f, ids) = match it {
+                Item::Farkas(f) => (Some(Witness::Farkas(f)), None),
+                Item::Ids(i, j) => (None, Some(*i..=*j)),
+            };
+            f.into_iter().chain(ids.into_iter().flatten().map(Witness::Id))
+        })
+    }
+
+    /// The witnesses written out (every run expanded).
+    pub fn expanded(&self) -> Vec<Farkas> {
+        self.iter().map(Witness::to_farkas).collect()
+    }
+
+    fn push(&mut self, f: Farkas) {
+        self.items.push(Item::Farkas(f));
+        self.len += 1;
+    }
+}
+
 /// An atom rewrite (spec/certificate.md "Derivation nodes").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rw {
@@ -291,7 +362,7 @@ pub struct Node {
     /// `(frame C)`
     pub frame: Option<Rat>,
     /// `(entail NAME FARKAS…)` by name.
-    pub entails: SortedMap<String, Vec<Farkas>>,
+    pub entails: SortedMap<String, Witnesses>,
     /// `(rewrite NAME RW…)` by name.
     pub rewrites: SortedMap<String, Vec<Rw>>,
     /// Field keys present (`pre`, `n`, `entail post`, …), for the allowed-field check.
@@ -872,13 +943,14 @@ pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
 
 /// The largest number of witnesses the `(ids I J)` items of one certificate may stand for
 /// in total, per byte of its derivation text (spec/certificate.md "Identity runs"): the
-/// expanded lists then take memory proportional to the text, as written-out ones do.
+/// witnesses checked then take time proportional to the text, as written-out ones do.
 pub const IDS_PER_BYTE: usize = 4;
 
 /// `(ids I J)` (version 4, in an entail list): the `J − I + 1` witnesses `(farkas (I 1))` …
-/// `(farkas (J 1))`, appended to `out`; `budget` is the number of witnesses such items may
-/// still stand for (a [`Reason::ResourceLimit`] past it).
-fn ids(s: &Sexp, out: &mut Vec<Farkas>, budget: &mut usize) -> Result<(), Rejection> {
+/// `(farkas (J 1))`, appended to `out` as one run (not expanded: [`Witnesses::iter`]);
+/// `budget` is the number of witnesses such items may still stand for (a
+/// [`Reason::ResourceLimit`] past it).
+fn ids(s: &Sexp, out: &mut Witnesses, budget: &mut usize) -> Result<(), Rejection> {
     let e = "(ids I J) with I ≤ J";
     let [i, j] = exactly(items(s, "ids", e)?, s, e)?;
     let index = |x: &Sexp| atom(x, "an index")?.parse::<usize>().map_err(|_| err(x, "a non-negative index"));
@@ -894,7 +966,8 @@ fn ids(s: &Sexp, out: &mut Vec<Farkas>, budget: &mut usize) -> Result<(), Reject
         }));
     }
     *budget -= n;
-    out.extend((i..=j).map(|k| vec![(k, Rat::one())]));
+    out.items.push(Item::Ids(i, j));
+    out.len += n;
     Ok(())
 }
 
@@ -1087,7 +1160,7 @@ fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection>
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
             "entail" => {
-                let mut ws = Vec::new();
+                let mut ws = Witnesses::default();
                 for w in tail(args) {
                     match (w.head(), rd.ids.as_mut()) {
                         (Some("ids"), Some(budget)) => ids(w, &mut ws, budget)?,

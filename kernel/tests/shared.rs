@@ -181,6 +181,14 @@ fn identity_runs_denote_their_witnesses() {
     // no valid witness, and the last index is out of range.
     let r = check(&weak_first("4", "(ids 1 6)")).unwrap_err();
     assert!(matches!(r.reason, Reason::Farkas { item: 0, .. }), "{r}");
+    // The run is kept unexpanded by the reader but rejected exactly as its expansion
+    // written out (same node, list, item, target and problem), also at a later item.
+    let shifted: String = (1..7).map(|i| format!("(farkas ({i} 1)) ")).collect();
+    assert_eq!(r, check(&weak_first("4", &shifted)).unwrap_err());
+    let late = check(&weak_first("4", "(ids 0 3) (ids 5 6)")).unwrap_err();
+    let late_written = "(farkas (0 1)) (farkas (1 1)) (farkas (2 1)) (farkas (3 1)) (farkas (5 1)) (farkas (6 1))";
+    assert!(matches!(late.reason, Reason::Farkas { item: 4, .. }), "{late}");
+    assert_eq!(late, check(&weak_first("4", late_written)).unwrap_err());
     // I > J, and a run longer than the budget (4 witnesses per byte of the derivation).
     assert_eq!(syntax(&weak_first("4", "(ids 3 2)")), "(ids I J) with I ≤ J");
     let r = check(&weak_first("4", "(ids 0 99999999)")).unwrap_err();

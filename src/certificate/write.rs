@@ -182,6 +182,60 @@ fn hash_of<T: Hash + ?Sized>(x: &T) -> u64 {
     h.finish()
 }
 
+/// Hashes a rational by its numerator and denominator (`num_rational`'s own `Hash` expands
+/// the value into a continued fraction, one big-integer division per step: a tenth of
+/// the writer's time, issue 13). Equal normalized rationals hash equally; a miss on an
+/// unnormalized one only loses a sharing (lookups compare in full).
+fn hash_q<H: Hasher>(q: &Q, h: &mut H) {
+    q.numer().hash(h);
+    q.denom().hash(h);
+}
+
+fn hash_lin<H: Hasher>(l: &Lin, h: &mut H) {
+    hash_q(&l.c, h);
+    for (v, a) in l.terms.iter() {
+        v.hash(h);
+        hash_q(a, h);
+    }
+}
+
+/// The hash of a `P` list (as [`hash_of`], coefficients by [`hash_q`]).
+fn hash_p(p: &[Cstr]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for c in p {
+        c.kind.hash(&mut h);
+        hash_lin(&c.lin, &mut h);
+    }
+    h.finish()
+}
+
+/// The hash of a potential (as [`hash_of`], coefficients by [`hash_q`]).
+fn hash_poly(q: &Poly) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for (m, c) in q.terms.iter() {
+        m.len().hash(&mut h);
+        for a in m {
+            match a {
+                Atom::Max0(l) => {
+                    0u8.hash(&mut h);
+                    hash_lin(l, &mut h);
+                }
+                Atom::Floor(l, d) => {
+                    1u8.hash(&mut h);
+                    hash_lin(l, &mut h);
+                    d.hash(&mut h);
+                }
+                Atom::Log(l) => {
+                    2u8.hash(&mut h);
+                    hash_lin(l, &mut h);
+                }
+            }
+        }
+        hash_q(c, &mut h);
+    }
+    h.finish()
+}
+
 fn write_dep(s: &mut String, x: &str, d: &Dep) {
     let _ = match d.kind {
         EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
@@ -294,7 +348,7 @@ impl<'n> Table<'n> {
         if let Some(&k) = self.p.get(&key) {
             return k;
         }
-        let h = hash_of(p.as_slice());
+        let h = hash_p(p);
         let same = self
             .p_hash
             .get(&h)
@@ -380,7 +434,7 @@ impl<'n> Table<'n> {
     /// The name of the assertion `a`, defining it (and its parts) on first use.
     fn a_name(&mut self, a: &'n Assn) -> usize {
         let (pk, dk) = (self.p_name(&a.p), self.d_name(&a.d));
-        let key = (pk, dk, hash_of(&a.q.terms));
+        let key = (pk, dk, hash_poly(&a.q));
         let same = self
             .a
             .get(&key)

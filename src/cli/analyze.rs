@@ -212,13 +212,13 @@ pub fn analyze_metric(
             error,
         })
     };
-    let a = match result {
+    let mut a = match result {
         Ok(a) => a,
         Err(e) => return Ok(failure(e.to_string())),
     };
     let text = match source {
         Some(src) => provenance::add(&a.certificate, src)?,
-        None => a.certificate.clone(),
+        None => std::mem::take(&mut a.certificate),
     };
     let time_ms = start.elapsed().as_secs_f64() * 1e3;
     let path = match cert_out {

@@ -37,7 +37,7 @@ use std::fmt::Write as _;
 use warpcert_kernel::arith::{Atom, Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::assume::Assumption;
 use warpcert_kernel::syntax::{
-    self, Assn, Certificate, Cg, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp,
+    self, Assn, Certificate, Cg, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp, Witnesses,
 };
 
 /// Why a certificate could not be exported.
@@ -541,7 +541,11 @@ impl<'c> Exporter<'c> {
         targets: &[BigInt],
         ss: &[BigInt],
     ) -> Result<String, ExportError> {
-        let ws = n.entails.get(name).cloned().unwrap_or_default();
+        let ws = n
+            .entails
+            .get(name)
+            .map(Witnesses::expanded)
+            .unwrap_or_default();
         if ws.len() != targets.len() {
             return Err(ExportError::Unsupported(format!(
                 "entail {name}: witness count"
@@ -985,7 +989,7 @@ impl<'c> Exporter<'c> {
         let extra = n
             .entails
             .get("post")
-            .map_or(0, Vec::len)
+            .map_or(0, Witnesses::len)
             .saturating_sub(targets.len());
         if extra <= 2 {
             targets.extend(std::iter::repeat_n(BigInt::one(), extra));

@@ -42,6 +42,12 @@ impl Subject<'_> {
     }
 }
 
+/// The memo key of [`Ctx::access`]: everything `access::n_star` and `access::range_bound`
+/// read — the constraints of `P` over `threadIdx.*` alone, the dependence's kind,
+/// coefficients, modulus and residue class, the range entry's width, the element size
+/// and the hardware function.
+type NStarKey = (Vec<Cstr>, Option<([BigInt; 3], EntryKind, BigInt, BigInt)>, Option<BigInt>, u32, Kind);
+
 /// The checking context: the certificate's program, metric, hardware and launch, and the
 /// path of the node being checked (for rejections).
 pub struct Ctx<'a> {
@@ -66,7 +72,7 @@ pub struct Ctx<'a> {
     pub prev: RefCell<Option<(usize, Stmt)>>,
     count: Cell<usize>,
     /// Memoized `N*` values ([`Ctx::access`]).
-    nstar: RefCell<BTreeMap<String, u64>>,
+    nstar: RefCell<BTreeMap<NStarKey, u64>>,
     /// The addresses of the certificate's assertions found well-formed ([`Ctx::wf`]
     /// depends on the assertion alone; shared assertions are checked once). Every such
     /// assertion belongs to the certificate, which outlives the check, so an address is
@@ -730,7 +736,7 @@ impl Ctx<'_> {
         source: &[Cstr],
         targets: &[T],
     ) -> Result<(), Rejection> {
-        let empty = Vec::new();
+        let empty = syntax::Witnesses::default();
         let ws = n.entails.get(name).unwrap_or(&empty);
         if ws.len() != targets.len() {
             return Err(self.rej(Reason::WitnessCount {
@@ -741,7 +747,14 @@ impl Ctx<'_> {
         }
         for (i, (w, t)) in ws.iter().zip(targets).enumerate() {
             let t: &Cstr = t.borrow();
-            check_farkas(source, t, w).map_err(|problem| {
+            let checked = match w {
+                syntax::Witness::Farkas(f) => check_farkas(source, t, f),
+                // an `(ids …)` run's `(farkas (K 1))`: `check_farkas`'s own first case
+                // (source K equals the target), else the pair built and checked
+                syntax::Witness::Id(k) if source.get(k) == Some(t) => Ok(()),
+                syntax::Witness::Id(k) => check_farkas(source, t, &[(k, Rat::one())]),
+            };
+            checked.map_err(|problem| {
                 self.rej(Reason::Farkas { list: format!("entail {name}"), item: i, target: t.to_string(), problem })
             })?;
         }
@@ -894,10 +907,11 @@ impl Ctx<'_> {
         let dep = Self::dep_opd(&env.d, o);
         // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
         // (those constraints, dependence, element size, kind) give equal N*: memoized.
-        let tid_only: Vec<&Cstr> = env
+        let tid_only: Vec<Cstr> = env
             .p
             .iter()
             .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
+            .cloned()
             .collect();
         // A scaled entry is counted per group of lanes (spec/logic.md §2 "Access bounds").
         let dep = dep.or_else(|| Self::scaled_opd(&env.d, o));
@@ -922,9 +936,9 @@ impl Ctx<'_> {
             } else {
                 (&d.r * BigInt::from(a.bytes)).mod_floor(&step)
             };
-            (&d.k, &d.kind, &d.g, r)
+            (d.k.clone(), d.kind, d.g.clone(), r)
         });
-        let key = format!("{tid_only:?}|{class:?}|{range:?}|{}|{kind:?}", a.bytes);
+        let key: NStarKey = (tid_only, class, range.clone(), a.bytes, kind);
         let cached = self.nstar.borrow().get(&key).copied();
         let star = match cached {
             Some(n) => n,

@@ -5,7 +5,7 @@
 use super::{Ctx, Subject};
 use crate::arith::{check_farkas, Atom, Cstr, Dep, Lin, Poly, Rat};
 use crate::metric::at;
-use crate::syntax::{Assn, Expr, Farkas, Node, Opd, Space, Stmt, WarpOp};
+use crate::syntax::{Assn, Expr, Farkas, Node, Opd, Space, Stmt, WarpOp, Witness, Witnesses};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, ToPrimitive, Zero};
@@ -208,13 +208,17 @@ fn vwrite_common(
     same_d_except(cx, &pre.d, &post.d, x)?;
     let le = cx.lin_fixed(&pre.p, e);
     // the bounding substitution is claimed by one witness more than `P'` has constraints
-    let claimed = n.entails.get("post").map_or(0, Vec::len) == post.p.len() + 1;
+    let claimed = n.entails.get("post").map_or(0, Witnesses::len) == post.p.len() + 1;
     let shr = if bounding && claimed && le.is_none() { shr_operand(cx, pre, e) } else { None };
     // the product's lower bounding substitution is claimed by two witnesses more
-    let two = n.entails.get("post").map_or(0, Vec::len) == post.p.len() + 2;
+    let two = n.entails.get("post").map_or(0, Witnesses::len) == post.p.len() + 2;
     let prod = if bounding && two && le.is_none() { product_operands(cx, pre, e) } else { None };
-    let ws = n.entails.get("post").map_or(&[][..], Vec::as_slice);
-    let (floor, sides) = prod.as_ref().map(|ab| product_floor(&pre.p, ab, ws)).unzip();
+    // the last two witnesses (a product's), written out
+    let ws: Vec<Farkas> = match (&prod, n.entails.get("post")) {
+        (Some(_), Some(l)) => l.iter().skip(l.len().saturating_sub(2)).map(Witness::to_farkas).collect(),
+        _ => Vec::new(),
+    };
+    let (floor, sides) = prod.as_ref().map(|ab| product_floor(&pre.p, ab, &ws)).unzip();
     let mut targets = Vec::new();
     for k in post.p.iter() {
         let lin = match (&le, &shr, k.lin.mentions(x)) {

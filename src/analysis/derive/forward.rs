@@ -18,7 +18,6 @@ use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::metric::Q;
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_traits::{One, Zero};
-use std::fmt::Write;
 
 /// What [`n_star`] reads of a dependence entry, for the memo key of
 /// [`Ctx::access_n`]: `k`, the kind and `g`, and of a linear entry's residue `r` only the
@@ -41,6 +40,11 @@ fn nstar_class(d: Dep, es: u32, kind: AccessKind, hw: &Hardware) -> (Dep, i128) 
     };
     (Dep { r: 0, ..d }, base)
 }
+
+/// The memo key of [`Ctx::access_n`]: the thread constraints of `P`, the dependence's
+/// [`nstar_class`], the range entry's width, the element size and whether the array is
+/// global — everything [`n_star`] and [`range_bound`] read.
+pub(super) type NStarKey = (Vec<Cstr>, Option<(Dep, i128)>, Option<i64>, u32, bool);
 
 /// Types from the context's map of locals, built once (`Program::local_ty` scans the list
 /// of locals: quadratic on long kernels, issue 13).
@@ -112,19 +116,19 @@ impl Ctx<'_> {
                 .map(|e| e.g),
             _ => None,
         };
-        // the key: the thread constraints (kind and printed form, which determines the
-        // normalized form), the dependence, the range, the element size and the kind
-        let mut key = String::new();
-        for c in tid_p() {
-            let _ = write!(key, "{:?} {};", c.kind, c.lin);
-        }
-        let class = dep.map(|d| nstar_class(d, decl.elem_bytes, kind, self.hw));
-        let _ = write!(key, "|{class:?}|{range:?}|{}|{global}", decl.elem_bytes);
+        // the key: the thread constraints (normalized), the dependence's class, the range,
+        // the element size and the kind
+        let key: NStarKey = (
+            tid_p().cloned().collect(),
+            dep.map(|d| nstar_class(d, decl.elem_bytes, kind, self.hw)),
+            range,
+            decl.elem_bytes,
+            global,
+        );
         if let Some(&n) = self.nstar_cache.borrow().get(&key) {
             return Ok((global, n));
         }
-        let tid_p: Vec<Cstr> = tid_p().cloned().collect();
-        let mut n = n_star(&tid_p, dep, decl.elem_bytes, kind, self.hw, self.launch);
+        let mut n = n_star(&key.0, dep, decl.elem_bytes, kind, self.hw, self.launch);
         if let Some(r) = range.and_then(|w| range_bound(w, decl.elem_bytes, kind, self.hw)) {
             n = n.min(r);
         }

@@ -229,6 +229,11 @@ fn hash_poly(q: &Poly) -> u64 {
                     2u8.hash(&mut h);
                     hash_lin(l, &mut h);
                 }
+                Atom::LogQ(l, m) => {
+                    3u8.hash(&mut h);
+                    hash_lin(l, &mut h);
+                    hash_lin(m, &mut h);
+                }
             }
         }
         hash_q(c, &mut h);

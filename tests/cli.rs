@@ -188,3 +188,34 @@ fn help_explains_the_commands() {
     }
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// `--cert DIR` with one metric: an existing directory, or a path ending with `/` (created),
+/// holds `KERNEL.METRIC.cert` (and, for an exact answer, `KERNEL.METRIC.lower.cert`);
+/// another path is the certificate file itself.
+#[test]
+fn cert_accepts_a_directory_for_one_metric() {
+    let tmp = std::env::temp_dir().join(format!("warpcert-cli-certdir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let new_dir = format!("{}/", tmp.join("new").display());
+    let file = tmp.join("one.cert");
+    for (out, expect) in [
+        (
+            tmp.display().to_string(),
+            tmp.join("vector_add.sectors.cert"),
+        ),
+        (new_dir.clone(), tmp.join("new/vector_add.sectors.cert")),
+        (file.display().to_string(), file.clone()),
+    ] {
+        let o = bin()
+            .args(["analyze", "--metric", "sectors", "--cert", &out])
+            .arg(example("vector_add.cu"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&expect)
+            .unwrap_or_else(|e| panic!("--cert {out}: {} not written: {e}", expect.display()));
+        assert!(text.contains("(metric sectors)"), "{}", expect.display());
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

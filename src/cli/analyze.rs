@@ -17,12 +17,14 @@ use warpcert_kernel::Verdict;
 pub struct AnalyzeArgs {
     #[command(flatten)]
     pub(super) kernel: KernelArgs,
-    /// Write the certificate here: a file for one metric, a directory (created) for
-    /// several, holding `KERNEL.METRIC.cert`.
+    /// Write the certificate here: a file for one metric, or a directory (an existing one,
+    /// a path ending with `/`, or any path with several metrics; created) holding
+    /// `KERNEL.METRIC.cert`, and an exact answer's lower-bound certificate as
+    /// `KERNEL.METRIC.lower.cert`.
     #[arg(long)]
     cert: Option<PathBuf>,
     /// Also export each checked certificate as a Coq file proving the bound
-    /// (`coq-export/README.md`): a file for one metric, a directory (created) for several,
+    /// (`coq-export/README.md`): a file for one metric, or a directory (as `--cert`)
     /// holding `KERNEL_METRIC.v` (a Coq file name may not contain dots); an exact answer's
     /// lower-bound certificate beside it as `…_lower.v`.
     #[arg(long)]
@@ -92,19 +94,26 @@ pub fn warps_expr(l: &Loaded) -> String {
     }
 }
 
+/// Whether an output path names a directory: several metrics, an existing directory, or a
+/// path ending with `/` (created), so `--cert DIR --metric sectors` writes `DIR/K.sectors.cert`.
+fn dir_mode(base: &Path, several: bool) -> bool {
+    several || base.is_dir() || base.as_os_str().to_string_lossy().ends_with('/')
+}
+
+/// `DIR/KERNEL.METRIC.cert` in directory mode ([`dir_mode`]), else `base` itself.
 pub(super) fn cert_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
-    if several {
+    if dir_mode(base, several) {
         base.join(format!("{kernel}.{metric}.cert"))
     } else {
         base.to_path_buf()
     }
 }
 
-/// `DIR/KERNEL_METRIC.v` for several metrics: a Coq module name, so every character of the
+/// `DIR/KERNEL_METRIC.v` in directory mode ([`dir_mode`]): a Coq module name, so every character of the
 /// kernel's name other than ASCII letters, digits and `_` (a template's `<…>`, `,`, `-`)
 /// becomes `_` (coqc rejects `testKernel<RGBA32>_sectors.v`).
 fn coq_path(base: &Path, kernel: &str, metric: MetricName, several: bool) -> PathBuf {
-    if several {
+    if dir_mode(base, several) {
         let kernel: String = kernel
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })

@@ -222,6 +222,7 @@ fn lower_rules_are_proved_in_coq_without_axioms() {
         "L_VWRITE",
         "L_GWRITE",
         "L_SWRITE",
+        "L_LWRITE",
         "L_GARRAY",
         "L_SARRAY",
         "L_IF1",

@@ -307,7 +307,7 @@ Theorem lower_claim : forall (P : assn) (I : pot) s (P' : assn) st st' C,
   lvalid P I s P' (fun _ => 0) -> P st -> seval G F ps st s T st' C -> I st <= C.
 Proof. intros P I s P' st st' C H HP Hs. destruct (H _ _ _ HP Hs) as [_ Hc]. lra. Qed.
 
-(** L:HYP (spec/logic.md §4b, "Parameter hypotheses"): a lower certificate whose root pre
+(** L:HYP (spec/logic.md §4b, "parameter hypotheses"): a lower certificate whose root pre
     is the launch facts [Launch] and the parameter hypotheses [H] proves the bound [B] on
     the region [Launch ∧ H] only ([lower_claim] with that pre); with an upper claim on
     [Launch] the cost of the warp there is exactly [B]: the bound is attained on the

@@ -7,29 +7,12 @@
 mod common;
 
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, AnalysisOptions};
-use warpcert::core::metric::{q, Metric};
-use warpcert::core::{Launch, MetricName};
-use warpcert::frontend;
+use warpcert::core::metric::q;
+use warpcert::core::MetricName;
 
 /// The doubling kernel analysed in the floor form (the default) for one block of 32.
 fn doubling(metric: MetricName) -> warpcert::analysis::Analysis {
-    let path = common::root().join("tests/precision/doubling.cu");
-    let parsed = frontend::parse_file(&path).unwrap_or_else(|d| panic!("{d}"));
-    let launch = Launch {
-        block: [32, 1, 1],
-        grid: Some([1, 1, 1]),
-    };
-    let (prog, _) = frontend::lower(&parsed, None, &launch, &common::hw(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
-    analyze(
-        &prog,
-        &Metric::standard(metric),
-        &common::hw(),
-        &launch,
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
+    common::precision_one_block("doubling", metric)
 }
 
 /// Hand derivation (the comment of doubling.cu): `for (i = 1; i < n; i *= 2)` runs once per

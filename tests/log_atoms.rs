@@ -7,31 +7,14 @@
 mod common;
 
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::assertion::linear::Lin;
 use warpcert::core::assertion::poly::{log2_floor, Atom, Poly};
-use warpcert::core::metric::{q, Metric, Q};
-use warpcert::core::{Launch, MetricName};
-use warpcert::frontend;
+use warpcert::core::metric::{q, Q};
+use warpcert::core::MetricName;
 
 /// The halving kernel analysed in the floor form (the default) for one block of 32.
 fn halving(metric: MetricName) -> warpcert::analysis::Analysis {
-    let path = common::root().join("tests/precision/halving.cu");
-    let parsed = frontend::parse_file(&path).unwrap_or_else(|d| panic!("{d}"));
-    let launch = Launch {
-        block: [32, 1, 1],
-        grid: Some([1, 1, 1]),
-    };
-    let (prog, _) = frontend::lower(&parsed, None, &launch, &common::hw(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
-    analyze(
-        &prog,
-        &Metric::standard(metric),
-        &common::hw(),
-        &launch,
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
+    common::precision_one_block("halving", metric)
 }
 
 /// Hand derivation (the comment of halving.cu): each round reads and writes

@@ -152,3 +152,24 @@ pub fn warpcert_stdout(args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
+
+/// `tests/precision/NAME.cu` analysed for `metric` in the default (floor) form on one block
+/// of 32 threads, grid 1 (the log-atom tests: `tests/log_atoms.rs`, `tests/doubling_log.rs`).
+pub fn precision_one_block(name: &str, metric: MetricName) -> Analysis {
+    let path = root().join(format!("tests/precision/{name}.cu"));
+    let parsed = frontend::parse_file(&path).unwrap_or_else(|d| panic!("{d}"));
+    let launch = Launch {
+        block: [32, 1, 1],
+        grid: Some([1, 1, 1]),
+    };
+    let (prog, _) = frontend::lower(&parsed, None, &launch, &hw(), &BTreeMap::new())
+        .unwrap_or_else(|d| panic!("{d}"));
+    analyze(
+        &prog,
+        &Metric::standard(metric),
+        &hw(),
+        &launch,
+        &AnalysisOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}

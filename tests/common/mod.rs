@@ -67,9 +67,13 @@ pub const FOUNDATION: &[(&str, &str, u32)] = &[
 
 /// Reads and lowers `path` for a block of `bx` threads and a symbolic grid.
 pub fn load(path: &Path, bx: u32) -> Program {
+    load_for(path, &launch(bx, None))
+}
+
+/// Reads and lowers the only kernel of `path` for `launch`.
+pub fn load_for(path: &Path, launch: &Launch) -> Program {
     let parsed = frontend::parse_file(path).unwrap_or_else(|d| panic!("{d}"));
-    let launch = launch(bx, None);
-    let (prog, _) = frontend::lower(&parsed, None, &launch, &hw(), &BTreeMap::new())
+    let (prog, _) = frontend::lower(&parsed, None, launch, &hw(), &BTreeMap::new())
         .unwrap_or_else(|d| panic!("{d}"));
     prog
 }
@@ -156,14 +160,8 @@ pub fn warpcert_stdout(args: &[&str]) -> String {
 /// `tests/precision/NAME.cu` analysed for `metric` in the default (floor) form on one block
 /// of 32 threads, grid 1 (the log-atom tests: `tests/log_atoms.rs`, `tests/doubling_log.rs`).
 pub fn precision_one_block(name: &str, metric: MetricName) -> Analysis {
-    let path = root().join(format!("tests/precision/{name}.cu"));
-    let parsed = frontend::parse_file(&path).unwrap_or_else(|d| panic!("{d}"));
-    let launch = Launch {
-        block: [32, 1, 1],
-        grid: Some([1, 1, 1]),
-    };
-    let (prog, _) = frontend::lower(&parsed, None, &launch, &hw(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
+    let launch = launch(32, Some(1));
+    let prog = load_for(&root().join(format!("tests/precision/{name}.cu")), &launch);
     analyze(
         &prog,
         &Metric::standard(metric),

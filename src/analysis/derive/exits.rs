@@ -498,22 +498,8 @@ impl Ctx<'_> {
         let (en, cost) = self.expr_node(c, pre, *loc)?;
         let t = self.fwd_filt(s1, tpre, f)?;
         let fb = self.fwd(s2, fpre)?;
-        let (pj, w_join_then, w_join_else) = joined(&t.post.p, &fb.post.p, *loc, "guard")?;
-        let post = Abs {
-            p: pj.into(),
-            d: t.post.d.clone(),
-        };
-        Ok(Some((
-            AK::IfGuard(IfGuardAn {
-                e: en,
-                cost,
-                t: Box::new(t),
-                f: Box::new(fb),
-                w_join_then,
-                w_join_else,
-            }),
-            post,
-        )))
+        let (test, post) = guard_test(en, cost, t, fb, *loc, "guard")?;
+        Ok(Some((AK::IfGuard(test), post)))
     }
 }
 
@@ -571,27 +557,44 @@ impl Ctx<'_> {
         };
         let t = self.fwd_filt(s2, &tpre, f)?;
         let fb = self.fwd(s3, &fpre)?;
-        let (pj, w_join_then, w_join_else) = joined(&t.post.p, &fb.post.p, *loc, "flag")?;
-        let post = Abs {
-            p: pj.into(),
-            d: t.post.d.clone(),
-        };
+        let (test, post) = guard_test(en, cost, t, fb, *loc, "flag")?;
         Ok(Some(AN {
             pre: pre.clone(),
             post,
             kind: AK::FlagExit(FlagExitAn {
                 part: Box::new(filt),
-                test: IfGuardAn {
-                    e: en,
-                    cost,
-                    t: Box::new(t),
-                    f: Box::new(fb),
-                    w_join_then,
-                    w_join_else,
-                },
+                test,
             }),
         }))
     }
+}
+
+/// A guard test (Q:IFGUARD4, and Q:FLAGEXIT's test) from its test node `e` of cost `cost`,
+/// its then branch `t` (filtered for the guard) and its exit branch `f`: the join of the
+/// branches' `P` with its two witnesses (`what` names the join in an error), and the
+/// node's post, the join with `t`'s `D`.
+fn guard_test(
+    e: crate::certificate::Node,
+    cost: Q,
+    t: AN,
+    f: AN,
+    loc: Loc,
+    what: &str,
+) -> Result<(IfGuardAn, Abs), AnalysisError> {
+    let (pj, w_join_then, w_join_else) = joined(&t.post.p, &f.post.p, loc, what)?;
+    let post = Abs {
+        p: pj.into(),
+        d: t.post.d.clone(),
+    };
+    let test = IfGuardAn {
+        e,
+        cost,
+        t: Box::new(t),
+        f: Box::new(f),
+        w_join_then,
+        w_join_else,
+    };
+    Ok((test, post))
 }
 
 /// Whether every path of `s` ends with `g ← c`, `cond(c) = ge`, or falsifies `g` (the

@@ -108,7 +108,12 @@ fn committed() -> Vec<PathBuf> {
 fn compare_or_update(stem: &str, metric: MetricName, text: &str) -> Option<String> {
     let path = cert_dir().join(format!("{stem}.{metric}.cert"));
     if std::env::var_os("UPDATE_CERTS").is_some() {
-        std::fs::write(&path, text).unwrap();
+        // Written beside and renamed into place: tests reading committed certificates run
+        // in parallel with this one, and a plain `fs::write` lets them read a half-written
+        // file (a flaky rejection seen once in four `UPDATE_CERTS=1` runs).
+        let tmp = path.with_extension(format!("cert.tmp{}", std::process::id()));
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
         return None;
     }
     match std::fs::read_to_string(&path) {

@@ -168,6 +168,10 @@ impl Expr {
 enum AtomKind {
     Max0,
     Floor,
+    /// `⌊log2(max(1, L))⌋`, the kernel's rendering; `⌊log2(max(1, L)/max(1, M))⌋` too
+    /// (its quotient form continues after `L`).
+    LogKernel,
+    /// `⌊log2(L)⌋⁺`, the compact rendering.
     Log,
 }
 
@@ -176,7 +180,7 @@ enum AtomKind {
 const ATOMS: [(&str, &str, AtomKind); 5] = [
     ("max(0, ⌊", "⌋)", AtomKind::Floor),
     ("max(0,", ")", AtomKind::Max0),
-    ("⌊log2(max(1,", "))⌋", AtomKind::Log),
+    ("⌊log2(max(1,", "))⌋", AtomKind::LogKernel),
     ("⌊log2(", ")⌋⁺", AtomKind::Log),
     ("⌊", "⌋⁺", AtomKind::Floor),
 ];
@@ -293,10 +297,10 @@ impl Reader {
                     self.expect("/")?;
                     (e, Some(self.divisor()?))
                 }
-                AtomKind::Max0 | AtomKind::Log => (self.sum()?, None),
+                AtomKind::Max0 | AtomKind::Log | AtomKind::LogKernel => (self.sum()?, None),
             };
             // the quotient log atom `⌊log2(max(1, L)/max(1, M))⌋` (spec/logic.md §1)
-            if matches!(kind, AtomKind::Log) && open.contains("max(1,") && self.eat(")/max(1,") {
+            if matches!(kind, AtomKind::LogKernel) && self.eat(")/max(1,") {
                 let m = self.sum()?;
                 self.expect(close)?;
                 return Ok(Expr::LogQ(Box::new(e), Box::new(m), at));
@@ -305,7 +309,7 @@ impl Reader {
             let e = Box::new(e);
             return Ok(match (kind, d) {
                 (AtomKind::Floor, Some(d)) => Expr::Floor(e, d, at),
-                (AtomKind::Log, _) => Expr::Log(e, at),
+                (AtomKind::Log | AtomKind::LogKernel, _) => Expr::Log(e, at),
                 _ => Expr::Max0(e, at),
             });
         }

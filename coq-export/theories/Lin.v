@@ -521,6 +521,23 @@ Proof.
       rewrite Hx. reflexivity.
 Qed.
 
+(** [g = gcd(L, d)] divides [L] and [d], with [d = g·(d/g)], [d/g > 0]. *)
+Lemma gcd_div_facts : forall L1 d,
+  (0 < Z.gcd (lgcd L1) (Zpos d))%Z /\ Z.divide (Z.gcd (lgcd L1) (Zpos d)) (lgcd L1) /\
+  Zpos d = (Z.gcd (lgcd L1) (Zpos d) * (Zpos d / Z.gcd (lgcd L1) (Zpos d)))%Z /\
+  (0 < Zpos d / Z.gcd (lgcd L1) (Zpos d))%Z.
+Proof.
+  intros L1 d. set (g := Z.gcd (lgcd L1) (Zpos d)).
+  assert (Hg : (0 < g)%Z).
+  { pose proof (Z.gcd_nonneg (lgcd L1) (Zpos d)).
+    destruct (Z.eq_dec g 0) as [E|E]; [|unfold g in *; lia].
+    apply Z.gcd_eq_0_r in E. discriminate. }
+  assert (Hgd : Z.divide g (Zpos d)) by apply Z.gcd_divide_r.
+  pose proof (div_exact g (Zpos d) ltac:(lia) Hgd) as Ed.
+  split; [exact Hg|]. split; [apply Z.gcd_divide_l|]. split; [exact Ed|].
+  destruct (Z.le_gt_cases (Zpos d / g) 0); [|lia]. nia.
+Qed.
+
 Lemma fcanon_val : forall rho L d,
   atom rho (mkAtm L d) == fst (fcanon L d) * mval rho (snd (fcanon L d)).
 Proof.
@@ -532,15 +549,7 @@ Proof.
   destruct (lterms L1) eqn:Ht.
   - simpl. unfold leval; rewrite Ht; simpl. rewrite Z.add_0_r. ring.
   - set (g := Z.gcd (lgcd L1) (Zpos d)).
-    assert (Hg : (0 < g)%Z).
-    { pose proof (Z.gcd_nonneg (lgcd L1) (Zpos d)).
-      destruct (Z.eq_dec g 0) as [E|E]; [|unfold g in *; lia].
-      apply Z.gcd_eq_0_r in E. discriminate. }
-    assert (Hgd : Z.divide g (Zpos d)) by apply Z.gcd_divide_r.
-    assert (HgL : Z.divide g (lgcd L1)) by apply Z.gcd_divide_l.
-    pose proof (div_exact g (Zpos d) ltac:(lia) Hgd) as Ed.
-    assert (Hd2 : (0 < Zpos d / g)%Z).
-    { destruct (Z.le_gt_cases (Zpos d / g) 0); [|lia]. nia. }
+    destruct (gcd_div_facts L1 d) as [Hg [HgL [Ed Hd2]]]; fold g in Hg, HgL, Ed, Hd2.
     destruct (Z.eqb_spec (Zpos d / g) 1) as [E2|E2].
     + rewrite <- lcanon_val. unfold latom.
       assert (Egd : g = Zpos d) by (rewrite E2 in Ed; lia).
@@ -557,15 +566,7 @@ Proof.
   intros rho L d. unfold lgnorm; cbn [fst snd]. rewrite <- (lnorm_eval rho L).
   set (L1 := lnorm L). clearbody L1.
   set (g := Z.gcd (lgcd L1) (Zpos d)).
-  assert (Hg : (0 < g)%Z).
-  { pose proof (Z.gcd_nonneg (lgcd L1) (Zpos d)).
-    destruct (Z.eq_dec g 0) as [E|E]; [|unfold g in *; lia].
-    apply Z.gcd_eq_0_r in E. discriminate. }
-  assert (Hgd : Z.divide g (Zpos d)) by apply Z.gcd_divide_r.
-  assert (HgL : Z.divide g (lgcd L1)) by apply Z.gcd_divide_l.
-  pose proof (div_exact g (Zpos d) ltac:(lia) Hgd) as Ed.
-  assert (Hd2 : (0 < Zpos d / g)%Z).
-  { destruct (Z.le_gt_cases (Zpos d / g) 0); [|lia]. nia. }
+  destruct (gcd_div_facts L1 d) as [Hg [HgL [Ed Hd2]]]; fold g in Hg, HgL, Ed, Hd2.
   rewrite Z2Pos.id by lia.
   rewrite (ldiv_eval_g rho L1 g) by first [lia | exact HgL].
   rewrite Ed at 2. rewrite Z.div_mul_cancel_l by lia. reflexivity.

@@ -2156,10 +2156,12 @@ Qed.
 
 (** ** Halving assignments (Q:VWRITE1's bounding substitution, Shift.v) *)
 
-(** Under [A ≥ 1] a halving expression's value [v] has [hdiv e · v ≤ A] ([v = ⌊A/d⌋]). *)
-Lemma halving_div_value : forall F ps s e T R Ce A t, pok ps -> wt s ->
+(** Under [A ≥ 1] a halving expression's value [v] lies in [[0, A − 1]] and has
+    [d·v ≤ A] for [d = hdiv e] ([v = ⌊A/d⌋]; the log atoms' [x ← A/d], Shift.v). *)
+Lemma halving_value : forall F ps s e T R Ce A t, pok ps -> wt s ->
   eeval G F ps s e T R Ce -> halving G e = Some A -> In t T ->
   (1 <= leval (rho ps s t) A)%Z ->
+  (0 <= int_of (R t) /\ int_of (R t) <= leval (rho ps s t) A - 1)%Z /\
   (0 < hdiv e /\ hdiv e * int_of (R t) <= leval (rho ps s t) A)%Z.
 Proof.
   intros F ps s e T R Ce A t Hp Hw He Hh Ht Ha.
@@ -2173,42 +2175,17 @@ Proof.
     rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
     unfold bop_eval in Hb'.
     destruct (c =? 0)%Z eqn:E; [apply Z.eqb_eq in E; lia|].
-    injection Hb' as <-. simpl int_of. rewrite Z.quot_div_nonneg by lia.
-    split; [lia|]. apply Z.mul_div_le; lia.
+    injection Hb' as <-. simpl int_of. split; [apply quot_halves; lia|].
+    rewrite Z.quot_div_nonneg by lia. split; [lia|]. apply Z.mul_div_le; lia.
   - destruct (((1 <=? c) && (c <? 64))%Z) eqn:Ec; [|discriminate].
     apply andb_true_iff in Ec as [E1 E2]; apply Z.leb_le in E1; apply Z.ltb_lt in E2.
     rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
     unfold bop_eval in Hb'.
     destruct ((0 <=? c) && (c <? 64))%Z eqn:E; [|discriminate].
-    injection Hb' as <-. simpl int_of. rewrite Z.shiftr_div_pow2 by lia.
+    injection Hb' as <-. simpl int_of. split; [apply shiftr_halves; lia|].
+    rewrite Z.shiftr_div_pow2 by lia.
     assert (0 < 2 ^ c)%Z by (apply Z.pow_pos_nonneg; lia).
     split; [lia|]. apply Z.mul_div_le; lia.
-Qed.
-
-(** Under [A ≥ 1] a halving expression's value lies in [[0, A − 1]]. *)
-Lemma halving_value : forall F ps s e T R Ce A t, pok ps -> wt s ->
-  eeval G F ps s e T R Ce -> halving G e = Some A -> In t T ->
-  (1 <= leval (rho ps s t) A)%Z ->
-  (0 <= int_of (R t) /\ int_of (R t) <= leval (rho ps s t) A - 1)%Z.
-Proof.
-  intros F ps s e T R Ce A t Hp Hw He Hh Ht Ha.
-  destruct e as [o|op a b|op a|arr i]; simpl in Hh; try discriminate.
-  destruct b as [x|p|[c| |]|d]; try (destruct op; discriminate).
-  inversion He; subst.
-  match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ =>
-    specialize (Hb t Ht); rename Hb into Hb' end.
-  destruct op; try discriminate.
-  - destruct (2 <=? c)%Z eqn:Ec; [|discriminate]. apply Z.leb_le in Ec.
-    rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
-    unfold bop_eval in Hb'.
-    destruct (c =? 0)%Z eqn:E; [apply Z.eqb_eq in E; lia|].
-    injection Hb' as <-. simpl int_of. apply quot_halves; lia.
-  - destruct (((1 <=? c) && (c <? 64))%Z) eqn:Ec; [|discriminate].
-    apply andb_true_iff in Ec as [E1 E2]; apply Z.leb_le in E1; apply Z.ltb_lt in E2.
-    rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
-    unfold bop_eval in Hb'.
-    destruct ((0 <=? c) && (c <? 64))%Z eqn:E; [|discriminate].
-    injection Hb' as <-. simpl int_of. apply shiftr_halves; lia.
 Qed.
 
 Lemma sound_Q_VWRITE1H : forall P D Qn P' D' Q' x e A n Cj ws,
@@ -2230,8 +2207,7 @@ Proof.
     cbn [holds] in H1A. unfold lsub in H1A. rewrite ladd_eval, lscale_eval in H1A.
     assert (E1 : leval (rho ps s t) (mkLin 1 []) = 1%Z) by (unfold leval; simpl; lia).
     rewrite E1 in H1A.
-    split; [exact (halving_value _ _ _ _ _ _ _ _ t Hp Hw H1 Hh Ht ltac:(lia))|].
-    exact (halving_div_value _ _ _ _ _ _ _ _ t Hp Hw H1 Hh Ht ltac:(lia)). }
+    exact (halving_value _ _ _ _ _ _ _ _ t Hp Hw H1 Hh Ht ltac:(lia)). }
   split; [split|].
   - intros t Ht c Hc. destruct (Hv t Ht) as [[Hv0 Hv1] _].
     destruct (map_opt_in _ _ _ _ _ _ Em Hc) as [c' [Hc' Hin]].

@@ -1,8 +1,8 @@
 //! Quotient log atoms `⌊log2 (L/M)⌋⁺` (spec/logic.md §1 "Quotient log atoms", issue 15):
 //! the doubling loop of `tests/precision/doubling.cu` gets the exact logarithmic bound in
 //! the floor form, the kernel accepts its certificate and rejects mutants of its
-//! `(ldouble …)` rewrite (one per side condition, each with its message), and the Coq
-//! export refuses quotient log atoms with a clear error (Soundness.v has no log atoms yet).
+//! `(ldouble …)` rewrite (one per side condition, each with its message) (the Coq export of
+//! the certificate: tests/coq_log.rs).
 
 mod common;
 
@@ -85,13 +85,4 @@ fn ldouble_mutants_are_rejected() {
         let r = warpcert_kernel::check(&text).expect_err(bad);
         assert!(r.to_string().contains(msg), "{bad}: {r}");
     }
-}
-
-/// The Coq export has no log atoms yet: it refuses the doubling certificate with a clear
-/// error instead of exporting something coqc would reject.
-#[test]
-fn coq_export_refuses_quotient_log_atoms() {
-    let cert = doubling(MetricName::Sectors).certificate;
-    let e = warpcert::export::coq::export(&cert).expect_err("log atoms are not exported");
-    assert!(e.to_string().contains("log atom"), "{e}");
 }

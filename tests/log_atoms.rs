@@ -1,8 +1,8 @@
 //! Log atoms `⌊log2 L⌋⁺ = ⌊log2 max(1, ⌊L⌋)⌋` (spec/logic.md §1 "Log atoms", issue 15): the
 //! halving loop of `tests/precision/halving.cu` gets a logarithmic bound in the floor form,
 //! the kernel accepts its certificate and rejects mutants of its `(lhalve …)` rewrite, the
-//! crate's and the kernel's values of a log atom agree with hand values, and the Coq export
-//! refuses log atoms with a clear error (the Coq theories have none yet).
+//! crate's and the kernel's values of a log atom agree with hand values (the Coq export of
+//! the certificate: tests/coq_log.rs).
 
 mod common;
 
@@ -102,13 +102,4 @@ fn log_atoms_evaluate_to_hand_values() {
     let mut p = Poly::zero();
     p.add_raw_term(&[Atom::Log(Lin::constant(q(9)).into())], q(5));
     assert_eq!(p.to_bound_string(), "15");
-}
-
-/// The Coq export has no log atoms yet: it refuses the halving certificate with a clear
-/// error instead of exporting something coqc would reject.
-#[test]
-fn coq_export_refuses_log_atoms() {
-    let cert = halving(MetricName::Sectors).certificate;
-    let e = warpcert::export::coq::export(&cert).expect_err("log atoms are not exported");
-    assert!(e.to_string().contains("log atom"), "{e}");
 }

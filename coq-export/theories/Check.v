@@ -213,12 +213,13 @@ Definition fco (fe : option expr) (A B : assn) : bool :=
   match fe with None => true | Some _ => puni G (aD A) (aQ A) && pnonneg (aQ B) end.
 
 (** Q:VWRITE1 with the bounding substitution of a halving assignment (spec/logic.md §4
-    "Halving", Shift.v): the witnesses end with one for [P ⇒ A ≥ 1]. *)
+    "Halving", Shift.v): the witnesses end with one for [P ⇒ A ≥ 1]; log atoms rising with
+    [x] get [x ← A/d] ([d = hdiv e]), no quotient log atom has [x] in its divisor form. *)
 Definition vw1h_ok (P : list cstr) (D : list dent) (Qn : pot) (P' : list cstr)
     (D' : list dent) (Q' : pot) (x : nat) (e : expr) (C : Q) (ws : list fwit) : bool :=
   match halving G e with
   | Some La => vw_dent_w G wt P D x e D' && entails_bsubst P x La P' ws && ptnonneg Q' &&
-      pot_ge Qn (padd (pbsubst (VL x) La Q') (m_vwrite M + C))
+      pdivfree (VL x) Q' && pot_ge Qn (padd (pbsubst (VL x) La (hdiv e) Q') (m_vwrite M + C))
   | None => false
   end.
 

@@ -115,7 +115,7 @@ Lemma irw_sound : forall r P rw0, sat r P -> rw_ok P rw0 = true ->
   end.
 Proof.
   intros r P rw0 HP H. unfold afl.
-  destruct rw0 as [| | | |q A d cg|q A cg|q A1 A2 cg]; auto; simpl in H.
+  destruct rw0 as [| | | |q A d cg|q A cg|q A1 A2 cg| |]; auto; simpl in H.
   - destruct (aarg (VL q) A) as [a1 f1] eqn:Ea.
     repeat rewrite andb_true_iff in H. destruct H as [[Hd Hf] Hc]. apply Z.leb_le in Hd.
     destruct (fenv_ok r q P [A] (leval r (alin A) / Zpos (adiv A)) 0 Hf HP) as [HP' [HA [H0 _]]].
@@ -152,9 +152,9 @@ Qed.
 
 (** The atoms' values: [A = d + A↓d] ([ishift]), [A = 0] ([izero]). *)
 Lemma atom_ishift : forall r A d, 0 <= d -> d <= afl r A ->
-  (atom r (ashift A d) + inject_Z d == atom r A)%Q.
+  (atom r (ashift A d) + inject_Z d == atom r (aflr A))%Q.
 Proof.
-  intros r [L dv] d H0 H1. unfold afl, atom, ashift in *; cbn [alin adiv] in *.
+  intros r [L dv k] d H0 H1. unfold afl, atom, ashift, aflr in *; cbn [alin adiv akd akval] in *.
   unfold lplus. rewrite ladd_eval.
   replace (leval r (mkLin (- (Zpos dv * d)) [])) with (- (Zpos dv * d))
     by (unfold leval, tsum; cbn [fold_right lcst lterms]; ring).
@@ -163,8 +163,14 @@ Proof.
   rewrite inject_Z_plus. reflexivity.
 Qed.
 
-Lemma atom_izero : forall r A, afl r A <= 0 -> (atom r A == 0)%Q.
-Proof. intros r A H. unfold afl, atom in *. rewrite izero_sound by auto. reflexivity. Qed.
+Lemma atom_izero : forall r A, afl r A <= 0 -> (atom r (aflr A) == 0)%Q.
+Proof.
+  intros r A H. unfold afl, atom, aflr in *; cbn [alin adiv akd akval].
+  rewrite izero_sound by auto. reflexivity.
+Qed.
 
-Lemma atom_imono : forall r A1 A2, afl r A2 <= afl r A1 -> (atom r A2 <= atom r A1)%Q.
-Proof. intros r A1 A2 H. unfold afl, atom in *. rewrite <- Zle_Qle. apply imono_sound; auto. Qed.
+Lemma atom_imono : forall r A1 A2, afl r A2 <= afl r A1 -> (atom r (aflr A2) <= atom r (aflr A1))%Q.
+Proof.
+  intros r A1 A2 H. unfold afl, atom, aflr in *; cbn [alin adiv akd akval].
+  rewrite <- Zle_Qle. apply imono_sound; auto.
+Qed.

@@ -303,21 +303,59 @@ Local Open Scope Q_scope.
     floor atom is divided through by the gcd of its coefficients and divisor
     ([⌊gL/gd⌋ = ⌊L/d⌋]) and becomes a [max0] atom when the divisor drops to 1; monomials
     are compared as multisets of atoms. *)
-Record atm := mkAtm { alin : lin; adiv : positive }.
+(** Log atoms (spec/logic.md §1 "Log atoms", "Quotient log atoms", issue 15; Log.v): an
+    atom has a kind ([akind]): [KFl] the floor atom above; [KLog] the log atom
+    [⌊log2 L⌋⁺ = ⌊log2 max(1, ⌊L⌋)⌋] of the rational form [L] exported as [mkAtmK (s·L) s
+    KLog], value [Z.log2 ⌊sL/s⌋] ([Z.log2] is 0 on arguments [≤ 1]); [KLogQ M] the quotient
+    log atom [⌊log2 (L/M)⌋⁺ = ⌊log2 max(1, ⌊⌊L⌋/max(1, M)⌋)⌋] with an integral divisor form
+    [M], value [Z.log2 (⌊sL/s⌋ / max(1, M))].  The value of every kind is a function of
+    [⌊L/d⌋] ([akval]). *)
+Inductive akind := KFl | KLog | KLogQ (M : lin).
+Record atm := mkAtmK { alin : lin; adiv : positive; akd : akind }.
+Notation mkAtm L d := (mkAtmK L d KFl).
 Definition am (L : lin) : atm := mkAtm L 1.
-Definition amap (f : lin -> lin) (A : atm) : atm := mkAtm (f (alin A)) (adiv A).
+Definition kmap (f : lin -> lin) (k : akind) : akind :=
+  match k with KLogQ M => KLogQ (f M) | _ => k end.
+Definition amap (f : lin -> lin) (A : atm) : atm := mkAtmK (f (alin A)) (adiv A) (kmap f (akd A)).
 Definition anorm (A : atm) : atm := amap lnorm A.
+(** The forms of an atom ([L], and [M] of a quotient log atom) and their terms. *)
+Definition aforms (A : atm) : list lin :=
+  alin A :: match akd A with KLogQ M => [M] | _ => [] end.
+Definition avars (A : atm) : list (Z * var) := flat_map lterms (aforms A).
+
+Lemma akind_eq_dec : forall a b : akind, {a = b} + {a <> b}.
+Proof.
+  intros [| |M] [| |M']; try (left; reflexivity); try (right; discriminate).
+  destruct (lin_eq_dec M M'); [left; subst; reflexivity|right; intros H; inversion H; auto].
+Defined.
 
 Lemma atm_eq_dec : forall a b : atm, {a = b} + {a <> b}.
 Proof.
-  intros [L d] [L' d']. destruct (lin_eq_dec L L'), (Pos.eq_dec d d'); subst; auto;
-    right; intros H; inversion H; auto.
+  intros [L d k] [L' d' k']. destruct (lin_eq_dec L L'), (Pos.eq_dec d d'), (akind_eq_dec k k');
+    subst; auto; right; intros H; inversion H; auto.
 Defined.
 
 Record pot := mkPot { pcst : Q; pterms : list (Q * list atm) }.
 
+(** The value of an atom's kind at [q = ⌊L/d⌋]. *)
+Definition akval (rho : var -> Z) (k : akind) (q : Z) : Z :=
+  match k with
+  | KFl => Z.max 0 q
+  | KLog => Z.log2 q
+  | KLogQ M => Z.log2 (q / Z.max 1 (leval rho M))
+  end.
 Definition atom (rho : var -> Z) (A : atm) : Q :=
-  inject_Z (Z.max 0 (leval rho (alin A) / Zpos (adiv A))).
+  inject_Z (akval rho (akd A) (leval rho (alin A) / Zpos (adiv A))).
+
+Lemma akval_nonneg : forall rho k q, (0 <= akval rho k q)%Z.
+Proof. intros rho [| |M] q; simpl; [lia|apply Z.log2_nonneg|apply Z.log2_nonneg]. Qed.
+
+(** Every kind is monotone in [q]. *)
+Lemma akval_mono : forall rho k q1 q2, (q1 <= q2)%Z -> (akval rho k q1 <= akval rho k q2)%Z.
+Proof.
+  intros rho [| |M] q1 q2 H; simpl; [lia|apply Z.log2_le_mono; exact H|].
+  apply Z.log2_le_mono, Z.div_le_mono; lia.
+Qed.
 Definition mval (rho : var -> Z) (m : list atm) : Q :=
   fold_right (fun L acc => atom rho L * acc) 1 m.
 Definition psum (rho : var -> Z) (l : list (Q * list atm)) : Q :=
@@ -325,7 +363,10 @@ Definition psum (rho : var -> Z) (l : list (Q * list atm)) : Q :=
 Definition pval (rho : var -> Z) (Q0 : pot) : Q := pcst Q0 + psum rho (pterms Q0).
 
 Lemma atom_nonneg : forall rho L, 0 <= atom rho L.
-Proof. intros; unfold atom, Qle; simpl; lia. Qed.
+Proof.
+  intros rho L; unfold atom, Qle; simpl.
+  pose proof (akval_nonneg rho (akd L) (leval rho (alin L) / Zpos (adiv L))); lia.
+Qed.
 
 Lemma mval_nonneg : forall rho m, 0 <= mval rho m.
 Proof.
@@ -386,8 +427,13 @@ Proof. intros rho L Hg. apply ldiv_eval_g; auto using Z.divide_refl. Qed.
 Lemma lgcd_nonneg : forall L, (0 <= lgcd L)%Z.
 Proof. intros [c l]; unfold lgcd; simpl; destruct l as [|[a v] l]; simpl; [lia|apply Z.gcd_nonneg]. Qed.
 
+Lemma akval_kmap_lnorm : forall rho k q, akval rho (kmap lnorm k) q = akval rho k q.
+Proof. intros rho [| |M] q; simpl; auto. rewrite lnorm_eval; reflexivity. Qed.
+
 Lemma atom_lnorm : forall rho A, atom rho (anorm A) = atom rho A.
-Proof. intros; unfold atom, anorm, amap; simpl; rewrite lnorm_eval; reflexivity. Qed.
+Proof.
+  intros; unfold atom, anorm, amap; simpl; rewrite lnorm_eval, akval_kmap_lnorm; reflexivity.
+Qed.
 
 (** The value of [max(0, L)]. *)
 Definition latom (rho : var -> Z) (L : lin) : Q := inject_Z (Z.max 0 (leval rho L)).
@@ -412,19 +458,50 @@ Definition lcanon (L : lin) : Q * list atm :=
   | _ => let g := lgcd L1 in if (g =? 0)%Z then (0, []) else (inject_Z g, [am (ldiv g L1)])
   end.
 
-(** [acanon A = (f, m)]: [A = f·Π m] (spec/certificate.md, the kernel's [Atom::canonical]):
-    a [max0] atom by [lcanon]; a floor atom [⌊L/d⌋⁺] ([d ≥ 2]) with a constant form is
+(** [fcanon L d = (f, m)]: the floor atom [⌊L/d⌋⁺ = f·Π m] (spec/certificate.md, the
+    kernel's [Atom::canonical]): with [d = 1] the [max0] atom by [lcanon]; a constant form is
     its value; else [L] and [d] are divided by [g = gcd(L, d)] ([Floor.fatom_canonical]),
     and with [d/g = 1] the atom is the [max0] atom [max(0, L/d)]. *)
-Definition acanon (A : atm) : Q * list atm :=
-  let d := Zpos (adiv A) in
-  if (d =? 1)%Z then lcanon (alin A) else
-  let L1 := lnorm (alin A) in
+Definition fcanon (L0 : lin) (dp : positive) : Q * list atm :=
+  let d := Zpos dp in
+  if (d =? 1)%Z then lcanon L0 else
+  let L1 := lnorm L0 in
   match lterms L1 with
   | [] => (inject_Z (Z.max 0 (lcst L1 / d)), [])
   | _ => let g := Z.gcd (lgcd L1) d in
          let d2 := (d / g)%Z in
          if (d2 =? 1)%Z then lcanon (ldiv d L1) else (1, [mkAtm (ldiv g L1) (Z.to_pos d2)])
+  end.
+
+(** [lgnorm L d]: [L] (normalized) and [d] divided by [g = gcd(L, d)]; [⌊L/d⌋] is kept. *)
+Definition lgnorm (L0 : lin) (dp : positive) : lin * positive :=
+  let L1 := lnorm L0 in
+  let g := Z.gcd (lgcd L1) (Zpos dp) in (ldiv g L1, Z.to_pos (Zpos dp / g)).
+
+(** [klog L d]: the log atom [⌊log2 ⌊L/d⌋⌋⁺] (the kernel keeps the rational form [L/d]; its
+    integral representation with [gcd(L, d) = 1] is unique); a constant one is its value. *)
+Definition klog (L0 : lin) (dp : positive) : Q * list atm :=
+  let L1 := lnorm L0 in
+  match lterms L1 with
+  | [] => (inject_Z (Z.log2 (lcst L1 / Zpos dp)), [])
+  | _ => (1, [mkAtmK (fst (lgnorm L1 dp)) (snd (lgnorm L1 dp)) KLog])
+  end.
+
+(** [acanon A = (f, m)]: [A = f·Π m]: a floor atom by [fcanon]; a log atom by [klog]; a
+    quotient log atom with a constant divisor form [M] is the log atom of
+    [L / (d·max(1, M))] (the kernel's [Atom::canonical]), else its [L], [d] as [lgnorm]
+    and [M] normalized. *)
+Definition acanon (A : atm) : Q * list atm :=
+  match akd A with
+  | KFl => fcanon (alin A) (adiv A)
+  | KLog => klog (alin A) (adiv A)
+  | KLogQ M =>
+      let M1 := lnorm M in
+      match lterms M1 with
+      | [] => klog (alin A) (adiv A * Z.to_pos (Z.max 1 (lcst M1)))
+      | _ => let L1 := lnorm (alin A) in
+             (1, [mkAtmK (fst (lgnorm L1 (adiv A))) (snd (lgnorm L1 (adiv A))) (KLogQ M1)])
+      end
   end.
 
 Lemma lcanon_val : forall rho L, latom rho L == fst (lcanon L) * mval rho (snd (lcanon L)).
@@ -444,33 +521,79 @@ Proof.
       rewrite Hx. reflexivity.
 Qed.
 
-Lemma acanon_val : forall rho A, atom rho A == fst (acanon A) * mval rho (snd (acanon A)).
+(** [g = gcd(L, d)] divides [L] and [d], with [d = g·(d/g)], [d/g > 0]. *)
+Lemma gcd_div_facts : forall L1 d,
+  (0 < Z.gcd (lgcd L1) (Zpos d))%Z /\ Z.divide (Z.gcd (lgcd L1) (Zpos d)) (lgcd L1) /\
+  Zpos d = (Z.gcd (lgcd L1) (Zpos d) * (Zpos d / Z.gcd (lgcd L1) (Zpos d)))%Z /\
+  (0 < Zpos d / Z.gcd (lgcd L1) (Zpos d))%Z.
 Proof.
-  intros rho [L d]. unfold acanon; cbn [alin adiv].
+  intros L1 d. set (g := Z.gcd (lgcd L1) (Zpos d)).
+  assert (Hg : (0 < g)%Z).
+  { pose proof (Z.gcd_nonneg (lgcd L1) (Zpos d)).
+    destruct (Z.eq_dec g 0) as [E|E]; [|unfold g in *; lia].
+    apply Z.gcd_eq_0_r in E. discriminate. }
+  assert (Hgd : Z.divide g (Zpos d)) by apply Z.gcd_divide_r.
+  pose proof (div_exact g (Zpos d) ltac:(lia) Hgd) as Ed.
+  split; [exact Hg|]. split; [apply Z.gcd_divide_l|]. split; [exact Ed|].
+  destruct (Z.le_gt_cases (Zpos d / g) 0); [|lia]. nia.
+Qed.
+
+Lemma fcanon_val : forall rho L d,
+  atom rho (mkAtm L d) == fst (fcanon L d) * mval rho (snd (fcanon L d)).
+Proof.
+  intros rho L d. unfold fcanon.
   destruct (Z.eqb_spec (Zpos d) 1) as [E1|E1].
   { injection E1 as ->. rewrite <- lcanon_val. unfold atom, latom; simpl. rewrite Z.div_1_r. reflexivity. }
-  unfold atom at 1; cbn [alin adiv]. rewrite <- (lnorm_eval rho L).
+  unfold atom at 1; cbn [alin adiv akd akval]. rewrite <- (lnorm_eval rho L).
   set (L1 := lnorm L). clearbody L1.
   destruct (lterms L1) eqn:Ht.
   - simpl. unfold leval; rewrite Ht; simpl. rewrite Z.add_0_r. ring.
   - set (g := Z.gcd (lgcd L1) (Zpos d)).
-    assert (Hg : (0 < g)%Z).
-    { pose proof (Z.gcd_nonneg (lgcd L1) (Zpos d)).
-      destruct (Z.eq_dec g 0) as [E|E]; [|unfold g in *; lia].
-      apply Z.gcd_eq_0_r in E. discriminate. }
-    assert (Hgd : Z.divide g (Zpos d)) by apply Z.gcd_divide_r.
-    assert (HgL : Z.divide g (lgcd L1)) by apply Z.gcd_divide_l.
-    pose proof (div_exact g (Zpos d) ltac:(lia) Hgd) as Ed.
-    assert (Hd2 : (0 < Zpos d / g)%Z).
-    { destruct (Z.le_gt_cases (Zpos d / g) 0); [|lia]. nia. }
+    destruct (gcd_div_facts L1 d) as [Hg [HgL [Ed Hd2]]]; fold g in Hg, HgL, Ed, Hd2.
     destruct (Z.eqb_spec (Zpos d / g) 1) as [E2|E2].
     + rewrite <- lcanon_val. unfold latom.
       assert (Egd : g = Zpos d) by (rewrite E2 in Ed; lia).
       rewrite (ldiv_eval_g rho L1 (Zpos d)) by first [lia | rewrite <- Egd; exact HgL].
       rewrite Z.mul_comm, Z.div_mul by lia. reflexivity.
-    + simpl. unfold atom; cbn [alin adiv]. rewrite Z2Pos.id by lia.
+    + simpl. unfold atom; cbn [alin adiv akd akval]. rewrite Z2Pos.id by lia.
       rewrite (ldiv_eval_g rho L1 g) by first [lia | exact HgL].
       rewrite Ed at 1. rewrite Z.div_mul_cancel_l by lia. ring.
+Qed.
+
+Lemma lgnorm_val : forall rho L d,
+  (leval rho (fst (lgnorm L d)) / Zpos (snd (lgnorm L d)) = leval rho L / Zpos d)%Z.
+Proof.
+  intros rho L d. unfold lgnorm; cbn [fst snd]. rewrite <- (lnorm_eval rho L).
+  set (L1 := lnorm L). clearbody L1.
+  set (g := Z.gcd (lgcd L1) (Zpos d)).
+  destruct (gcd_div_facts L1 d) as [Hg [HgL [Ed Hd2]]]; fold g in Hg, HgL, Ed, Hd2.
+  rewrite Z2Pos.id by lia.
+  rewrite (ldiv_eval_g rho L1 g) by first [lia | exact HgL].
+  rewrite Ed at 2. rewrite Z.div_mul_cancel_l by lia. reflexivity.
+Qed.
+
+Lemma klog_val : forall rho L d,
+  atom rho (mkAtmK L d KLog) == fst (klog L d) * mval rho (snd (klog L d)).
+Proof.
+  intros rho L d. unfold klog. unfold atom at 1; cbn [alin adiv akd akval].
+  rewrite <- (lnorm_eval rho L). set (L1 := lnorm L). clearbody L1.
+  destruct (lterms L1) eqn:Ht; cbn [fst snd mval fold_right].
+  - unfold leval; rewrite Ht; simpl. rewrite Z.add_0_r. ring.
+  - unfold atom; cbn [alin adiv akd akval]. rewrite lgnorm_val. ring.
+Qed.
+
+Lemma acanon_val : forall rho A, atom rho A == fst (acanon A) * mval rho (snd (acanon A)).
+Proof.
+  intros rho [L d [| |M]]; unfold acanon; cbn [akd alin adiv].
+  - apply fcanon_val.
+  - apply klog_val.
+  - destruct (lterms (lnorm M)) eqn:Hm.
+    + rewrite <- klog_val. unfold atom; cbn [alin adiv akd akval].
+      assert (EM : leval rho M = lcst (lnorm M))
+        by (rewrite <- (lnorm_eval rho M); unfold leval; rewrite Hm; simpl; lia).
+      rewrite EM, Pos2Z.inj_mul, Z2Pos.id by lia. rewrite Z.div_div by lia. reflexivity.
+    + cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+      rewrite lgnorm_val, !lnorm_eval. ring.
 Qed.
 
 Lemma lcanon_one : forall L f A', lcanon L = (f, [A']) -> 0 < f.
@@ -482,7 +605,11 @@ Qed.
 
 Lemma acanon_one : forall A f A', acanon A = (f, [A']) -> 0 < f.
 Proof.
-  intros [L d] f A' H; unfold acanon in H; cbn [alin adiv] in H.
+  intros [L d [| |M]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
+  2: { unfold klog in H. destruct (lterms (lnorm L)); inversion H; subst; reflexivity. }
+  2: { destruct (lterms (lnorm M)); [|inversion H; subst; reflexivity].
+       unfold klog in H. destruct (lterms (lnorm L)); inversion H; subst; reflexivity. }
+  unfold fcanon in H.
   destruct (Z.eqb (Zpos d) 1); [eapply lcanon_one; eauto|].
   destruct (lterms (lnorm L)); [inversion H|].
   destruct (Z.eqb _ 1); [eapply lcanon_one; eauto|]. inversion H; subst. reflexivity.
@@ -603,6 +730,10 @@ Qed.
 Definition psubst (x : var) (E : lin) (Q1 : pot) : pot :=
   mkPot (pcst Q1) (map (fun cm => (fst cm, map (amap (lsubst x E)) (snd cm))) (pterms Q1)).
 
+Lemma akval_kmap_subst : forall rho x E k q,
+  akval rho (kmap (lsubst x E) k) q = akval (upd rho x (leval rho E)) k q.
+Proof. intros rho x E [| |M] q; simpl; auto. rewrite lsubst_eval; reflexivity. Qed.
+
 Lemma psubst_val : forall rho x E Q1,
   pval rho (psubst x E Q1) == pval (upd rho x (leval rho E)) Q1.
 Proof.
@@ -610,22 +741,32 @@ Proof.
   assert (Hm : forall m, mval rho (map (amap (lsubst x E)) m) = mval (upd rho x (leval rho E)) m).
   { induction m as [|L m IH]; [reflexivity|]. cbn [map mval fold_right].
     fold (mval rho (map (amap (lsubst x E)) m)). fold (mval (upd rho x (leval rho E)) m).
-    rewrite IH. unfold atom at 1, amap; cbn [alin adiv]. rewrite lsubst_eval. reflexivity. }
+    rewrite IH. unfold atom at 1, amap; cbn [alin adiv akd]. rewrite lsubst_eval, akval_kmap_subst.
+    reflexivity. }
   induction l as [|[d m] l IH]; [cbn; lra|]. cbn [map psum fold_right fst snd] in *.
   fold (psum rho (map (fun cm => (fst cm, map (amap (lsubst x E)) (snd cm))) l)) in *.
   fold (psum (upd rho x (leval rho E)) l) in *. rewrite Hm. lra.
 Qed.
 
+Definition amentions (x : var) (A : atm) : bool := existsb (mentions x) (aforms A).
 Definition pmentions (x : var) (Q1 : pot) : bool :=
-  existsb (fun cm => existsb (fun A => mentions x (alin A)) (snd cm)) (pterms Q1).
+  existsb (fun cm => existsb (amentions x) (snd cm)) (pterms Q1).
+
+Lemma atom_upd_notin : forall rho x z A, amentions x A = false ->
+  atom (upd rho x z) A = atom rho A.
+Proof.
+  intros rho x z [L d [| |M]]; unfold amentions, aforms, atom; cbn [alin adiv akd akval existsb];
+    intros H; repeat rewrite orb_false_r in H; try (apply orb_false_iff in H as [H H']);
+    rewrite leval_upd_notin by auto; try rewrite (leval_upd_notin rho x z M) by auto; reflexivity.
+Qed.
 
 Lemma pval_upd_notin : forall rho x z Q1, pmentions x Q1 = false ->
   pval (upd rho x z) Q1 == pval rho Q1.
 Proof.
   intros rho x z [c l]; unfold pmentions, pval; simpl; intros H.
-  assert (Hm : forall m, existsb (fun A => mentions x (alin A)) m = false -> mval (upd rho x z) m = mval rho m).
+  assert (Hm : forall m, existsb (amentions x) m = false -> mval (upd rho x z) m = mval rho m).
   { induction m as [|L m IH]; simpl; intros Hm; auto. apply orb_false_iff in Hm as [H1 H2].
-    unfold atom at 1; rewrite leval_upd_notin, IH by auto. reflexivity. }
+    rewrite atom_upd_notin, IH by auto. reflexivity. }
   induction l as [|[d m] l IH]; simpl in *; [lra|].
   apply orb_false_iff in H as [H1 H2]. rewrite Hm by auto. specialize (IH H2). lra.
 Qed.

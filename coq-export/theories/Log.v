@@ -23,9 +23,11 @@
       rewrite [ldouble] ([ldouble_sound]) and the doubling loop's rounds
       ([doubling_rounds]: [⌊log2 (2(n − 1)/i)⌋⁺] rounds of [for (; i < n; i *= 2)]).
 
-    Not yet done (issue 15): Lin.v's atoms, Logic.v's Q:WEAK and Q:VWRITE1, Soundness.v and
-    the export (src/export/coq.rs) have no log atoms; these lemmas are what their soundness
-    proofs need. *)
+    Lin.v's atoms have the kinds [KLog] and [KLogQ M] (values [Z.log2 ⌊L/s⌋], resp.
+    [qlatom ⌊L/s⌋ M]), Logic.v's Q:WEAK the rewrites [RLHalve], [RLDouble] (sound in
+    Soundness.v [atom_lhalve], [atom_ldouble] by [lhalve_sound], [ldouble_sound]) and its
+    Q:VWRITE1 the bounding substitution [x ← A/d] in log atoms (Shift.v [abound],
+    [atom_bound_le], the arithmetic of [log_bsubst_le]); src/export/coq.rs exports them. *)
 From Coq Require Import ZArith Lia.
 Local Open Scope Z_scope.
 

@@ -597,7 +597,7 @@ Definition lin_k (D : list dent) (L : lin) : option trip :=
 Definition luni (D : list dent) (L : lin) : bool :=
   match lin_k D L with Some k => kzero k | None => false end.
 Definition puni (D : list dent) (Q1 : pot) : bool :=
-  forallb (fun cm => forallb (fun A => luni D (alin A)) (snd cm)) (pterms Q1).
+  forallb (fun cm => forallb (fun A => forallb (luni D) (aforms A)) (snd cm)) (pterms Q1).
 
 (** Q:WHILELAST (spec/logic.md §4): [w] bounds [k·tid(a) − k·tid(b)] for any two lanes
     [a], [b] of one warp ([wt]: the lanes' thread ids of every warp, [wtids]); the last
@@ -641,7 +641,7 @@ Definition nosplit_ok (wt : list (list trip)) (k : trip) (r g : Z) : bool :=
 Definition lvars_ok (X : list nat) (L : lin) : bool :=
   forallb (fun av => match snd av with VP _ => true | VL x => memn x X | VT _ => false end) (lterms L).
 Definition pvars_ok (X : list nat) (Q1 : pot) : bool :=
-  forallb (fun cm => forallb (fun A => lvars_ok X (alin A)) (snd cm)) (pterms Q1).
+  forallb (fun cm => forallb (fun A => lvars_ok X (mkLin 0 (avars A))) (snd cm)) (pterms Q1).
 
 (** [P'[x ← e]] for the constraints of a post-condition: constraints that do not
     mention [x] are kept; the others need [lin_P(e)]. *)
@@ -790,6 +790,14 @@ Definition halving (e : expr) : option lin :=
   | EBin ODiv a (OConst (VInt c)) => if (2 <=? c)%Z then lin_opd a else None
   | _ => None
   end.
+(** The divisor [d] of a halving assignment: [2^c] for [a >> c], [c] for [a / c]; the new
+    value [v] has [d·v ≤ A] (the log atoms' bounding substitution [x ← A/d], Shift.v). *)
+Definition hdiv (e : expr) : Z :=
+  match e with
+  | EBin OShr _ (OConst (VInt c)) => 2 ^ c
+  | EBin ODiv _ (OConst (VInt c)) => c
+  | _ => 1
+  end.
 Definition entails_bsubst (P : list cstr) (x : nat) (A : lin) (P' : list cstr)
     (ws : list fwit) : bool :=
   match map_opt (bcsubst (VL x) A) P' with
@@ -829,12 +837,21 @@ Definition entails_lsubst (P : list cstr) (x : nat) (F : lin) (sides : list cstr
     [RMono] only on a polynomial without negative coefficients) take a Chvátal–Gomory
     witness [cg = (cuts, w)]; [q] names two locals [VL q], [VL (S q)] that occur neither
     in [P] nor in the atoms: the fresh integer variables of the floor atoms' arguments
-    ([aarg]). *)
+    ([aarg]); their atoms are read as floor atoms ([aflr]: the kernel has no integer rewrite of
+    a log atom).
+
+    The log rewrites (spec/certificate.md "Log rewrites", issue 15; [Log.lhalve_sound],
+    [Log.ldouble_sound]): [RLHalve L s w] for the log atom [⌊log2 (L/s)⌋⁺]:
+    [= 1 + ⌊log2 (L/2s)⌋⁺] when [P ⇒ L ≥ 2s] ([w]); [RLDouble L s M w1 w2] for the quotient
+    log atom [⌊log2 ((L/s)/M)⌋⁺] ([M] integral): [= 1 + ⌊log2 ((L/s)/2M)⌋⁺] when
+    [P ⇒ M ≥ 1] ([w1]) and [P ⇒ L ≥ 2s·M] ([w2]). *)
 Definition cgw := (list fwit * fwit)%type.
 Inductive rw := RShift (L : lin) (d : Z) (w : fwit) | RZero (L : lin) (w : fwit)
   | RMono (L1 L2 : lin) (w : fwit) | RSplit (L D : lin) (w0 w : fwit)
   | RIShift (q : nat) (A : atm) (d : Z) (cg : cgw) | RIZero (q : nat) (A : atm) (cg : cgw)
-  | RIMono (q : nat) (A1 A2 : atm) (cg : cgw).
+  | RIMono (q : nat) (A1 A2 : atm) (cg : cgw)
+  | RLHalve (L : lin) (s : positive) (w : fwit)
+  | RLDouble (L : lin) (s : positive) (Mf : lin) (w1 w2 : fwit).
 
 (** The argument of an atom and its defining facts (the kernel's [atom_arg]): [max0(L)]
     ([d = 1]) has the argument [L] and no facts; the floor atom [⌊L/d⌋⁺] the variable
@@ -896,7 +913,14 @@ Definition rw_ok (P : list cstr) (r : rw) : bool :=
   | RIMono q A1 A2 cg =>
       let '(a1, f1) := aarg (VL q) A1 in let '(a2, f2) := aarg (VL (S q)) A2 in
       fresh_ok q P [A1; A2] && cg_ok P (f1 ++ f2) cg (lsub a2 a1)
+  | RLHalve L s w => farkas_ok P (CLe (lsub (mkLin (2 * Zpos s) []) L)) w
+  | RLDouble L s Mf w1 w2 =>
+      farkas_ok P (CLe (lsub (mkLin 1 []) Mf)) w1 &&
+      farkas_ok P (CLe (lsub (lscale (2 * Zpos s) Mf) L)) w2
   end.
+
+(** The floor atom [⌊L/d⌋⁺] of an atom's form and divisor. *)
+Definition aflr (A : atm) : atm := mkAtm (alin A) (adiv A).
 
 (** [A↓d] of [RIShift]: [⌊(L − d'·d)/d'⌋⁺] for [A = ⌊L/d'⌋⁺] ([Floor.floor_shift]). *)
 Definition ashift (A : atm) (d : Z) : atm :=
@@ -905,10 +929,13 @@ Definition ashift (A : atm) (d : Z) : atm :=
 Definition rw_lhs (r : rw) : atm :=
   match r with
   | RShift L _ _ | RZero L _ | RMono L _ _ | RSplit L _ _ _ => am L
-  | RIShift _ A _ _ | RIZero _ A _ | RIMono _ A _ _ => A
+  | RIShift _ A _ _ | RIZero _ A _ | RIMono _ A _ _ => aflr A
+  | RLHalve L s _ => mkAtmK L s KLog
+  | RLDouble L s Mf _ _ => mkAtmK L s (KLogQ Mf)
   end.
 (** The right-hand side of the atom: [d + max0(L − d)], [0], [max0(L2)],
-    [max0(L − D) + max0(D)], [d + A↓d], [0], resp. [A2]. *)
+    [max0(L − D) + max0(D)], [d + A↓d], [0], [A2], [1 + ⌊log2 (L/2s)⌋⁺], resp.
+    [1 + ⌊log2 ((L/s)/2M)⌋⁺]. *)
 Definition rw_rhs (r : rw) : list (Q * list atm) :=
   match r with
   | RShift L d _ => [(inject_Z d, []); (1%Q, [am (lplus L (- d))])]
@@ -916,7 +943,9 @@ Definition rw_rhs (r : rw) : list (Q * list atm) :=
   | RMono _ L2 _ => [(1%Q, [am L2])]
   | RSplit L D _ _ => [(1%Q, [am (lsub L D)]); (1%Q, [am D])]
   | RIShift _ A d _ => [(inject_Z d, []); (1%Q, [ashift A d])]
-  | RIMono _ _ A2 _ => [(1%Q, [A2])]
+  | RIMono _ _ A2 _ => [(1%Q, [aflr A2])]
+  | RLHalve L s _ => [(1%Q, []); (1%Q, [mkAtmK L (2 * s)%positive KLog])]
+  | RLDouble L s Mf _ _ => [(1%Q, []); (1%Q, [mkAtmK L s (KLogQ (lscale 2 Mf))])]
   end.
 Definition is_mono (r : rw) : bool :=
   match r with RMono _ _ _ | RIMono _ _ _ _ => true | _ => false end.
@@ -1078,8 +1107,8 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
   | Q_VWRITE1H : forall P D Qn P' D' Q' x e A n C ws,
       qexpr P D e n C -> halving e = Some A -> vw_dent P D x e D' = true ->
-      entails_bsubst P x A P' ws = true -> ptnonneg Q' = true ->
-      pot_ge Qn (padd (pbsubst (VL x) A Q') (m_vwrite M + C)) = true ->
+      entails_bsubst P x A P' ws = true -> ptnonneg Q' = true -> pdivfree (VL x) Q' = true ->
+      pot_ge Qn (padd (pbsubst (VL x) A (hdiv e) Q') (m_vwrite M + C)) = true ->
       qstmt (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q')
   | Q_VWRITE1P : forall P D Qn P' D' Q' x e A B al be n C ws,
       qexpr P D e n C -> product e = Some (A, B) -> vw_dent P D x e D' = true ->

@@ -67,31 +67,84 @@ Proof.
   - injection Hb as <-. destruct c as [L|L|L m rs]; simpl in *; rewrite leval_upd_notin; auto.
 Qed.
 
-(** [Q'⌈x ← e⌉]: the bounding substitution in every atom. *)
-Definition pbsubst (x : var) (A : lin) (Q1 : pot) : pot :=
-  mkPot (pcst Q1) (map (fun cm => (fst cm, map (amap (bsubst x A)) (snd cm))) (pterms Q1)).
+(** A quotient log atom whose divisor form [M] does not mention [x] (log atoms are
+    antitone in [M]: no bounding substitution applies there; the kernel's
+    [divisor_mentions], [atoms_nonrising]). *)
+Definition kfree (x : var) (a : atm) : bool :=
+  match akd a with KLogQ M => negb (mentions x M) | _ => true end.
+Definition pdivfree (x : var) (Q1 : pot) : bool :=
+  forallb (fun cm => forallb (kfree x) (snd cm)) (pterms Q1).
 
-Lemma mval_bsubst_le : forall rho x A v m, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
-  mval (upd rho x v) m <= mval rho (map (amap (bsubst x A)) m).
+Lemma akval_upd_free : forall rho x z a q, kfree x a = true ->
+  akval (upd rho x z) (akd a) q = akval rho (akd a) q.
 Proof.
-  intros rho x A v m H0 H1. induction m as [|L m IH]; simpl; [lra|].
-  apply Qmult_le_compat_nonneg; split; auto using atom_nonneg, mval_nonneg.
-  unfold atom, amap; cbn [alin adiv]. rewrite <- Zle_Qle.
-  pose proof (bsubst_le rho x A (alin L) v H0 H1).
-  pose proof (Z.div_le_mono _ _ (Zpos (adiv L)) ltac:(lia) H). lia.
+  intros rho x z [L d [| |M]] q H; unfold kfree in H; cbn [akd akval] in *; auto.
+  rewrite leval_upd_notin; auto. destruct (mentions x M); auto; discriminate.
 Qed.
 
-Lemma pbsubst_le : forall rho x A v Q1, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
-  forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1) = true ->
-  pval (upd rho x v) Q1 <= pval rho (pbsubst x A Q1).
+(** [L[x ← A/d]] of a log atom, multiplied by [d] (the atom's divisor multiplied by [d]):
+    [d·L[x ← 0] + k·A], [k] the coefficient of [x] (spec/logic.md §4 "Halving"; the kernel's
+    [log_bound_subst]). *)
+Definition lbsub (x : var) (A : lin) (d : Z) (L : lin) : lin :=
+  ladd (lscale d (lsubst x (mkLin 0 []) L)) (lscale (lcoef x L) A).
+
+Definition is_log (a : atm) : bool := match akd a with KFl => false | _ => true end.
+
+(** The bounding substitution of one atom: a log atom whose form rises with [x] gets
+    [x ← A/d] (under [d·v ≤ A] for the new value [v]; [Log.log_bsubst_le]), every other
+    atom [L⌈x ← e⌉] ([bsubst], its kind kept). *)
+Definition abound (x : var) (A : lin) (d : Z) (a : atm) : atm :=
+  if is_log a && (0 <? lcoef x (alin a))%Z
+  then mkAtmK (lbsub x A d (alin a)) (adiv a * Z.to_pos d) (akd a)
+  else mkAtmK (bsubst x A (alin a)) (adiv a) (akd a).
+
+(** [Q'⌈x ← e⌉]: the bounding substitution in every atom. *)
+Definition pbsubst (x : var) (A : lin) (d : Z) (Q1 : pot) : pot :=
+  mkPot (pcst Q1) (map (fun cm => (fst cm, map (abound x A d) (snd cm))) (pterms Q1)).
+
+Lemma atom_bound_le : forall rho x A d v a, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
+  (0 < d)%Z -> (d * v <= leval rho A)%Z -> kfree x a = true ->
+  atom (upd rho x v) a <= atom rho (abound x A d a).
 Proof.
-  intros rho x A v [c l] H0 H1 Hn. unfold pval, pbsubst; simpl in *.
-  cut (psum (upd rho x v) l <= psum rho (map (fun cm => (fst cm, map (amap (bsubst x A)) (snd cm))) l));
+  intros rho x A d v a H0 H1 Hd Hdv Hf. unfold abound.
+  unfold atom; rewrite <- Zle_Qle. rewrite akval_upd_free by exact Hf.
+  destruct (is_log a && (0 <? lcoef x (alin a)))%Z eqn:E; cbn [alin adiv akd].
+  - apply andb_true_iff in E as [_ Hk]. apply Z.ltb_lt in Hk.
+    apply akval_mono. rewrite Pos2Z.inj_mul, Z2Pos.id by lia.
+    unfold lbsub. rewrite ladd_eval, !lscale_eval, lsubst_eval.
+    rewrite (leval_upd_affine rho x v (alin a)).
+    assert (E0 : leval rho (mkLin 0 []) = 0%Z) by (unfold leval; simpl; lia). rewrite E0.
+    set (R := leval (upd rho x 0) (alin a)). set (k := lcoef x (alin a)).
+    set (s := Zpos (adiv a)).
+    assert (Hs : (0 < s)%Z) by (unfold s; lia).
+    rewrite <- (Z.div_mul_cancel_l (R + k * v) s d) by lia.
+    rewrite (Z.mul_comm s d). apply Z.div_le_mono; [lia|]. nia.
+  - apply akval_mono. apply Z.div_le_mono; [lia|]. apply bsubst_le; auto.
+Qed.
+
+Lemma mval_bsubst_le : forall rho x A d v m, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
+  (0 < d)%Z -> (d * v <= leval rho A)%Z -> forallb (kfree x) m = true ->
+  mval (upd rho x v) m <= mval rho (map (abound x A d) m).
+Proof.
+  intros rho x A d v m H0 H1 Hd Hdv. induction m as [|L m IH]; simpl; intros Hm; [lra|].
+  apply andb_true_iff in Hm as [HL Hm].
+  apply Qmult_le_compat_nonneg; split; auto using atom_nonneg, mval_nonneg.
+  apply atom_bound_le; auto.
+Qed.
+
+Lemma pbsubst_le : forall rho x A d v Q1, (0 <= v)%Z -> (v <= leval rho A - 1)%Z ->
+  (0 < d)%Z -> (d * v <= leval rho A)%Z -> pdivfree x Q1 = true ->
+  forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1) = true ->
+  pval (upd rho x v) Q1 <= pval rho (pbsubst x A d Q1).
+Proof.
+  intros rho x A d v [c l] H0 H1 Hd Hdv Hf Hn. unfold pval, pbsubst, pdivfree in *; simpl in *.
+  cut (psum (upd rho x v) l <= psum rho (map (fun cm => (fst cm, map (abound x A d) (snd cm))) l));
     [lra|].
-  induction l as [|[d m] l IH]; simpl in *; [lra|].
-  apply andb_true_iff in Hn as [Hd Hl]. apply Qle_bool_iff in Hd.
-  specialize (IH Hl). pose proof (mval_bsubst_le rho x A v m H0 H1).
-  assert (d * mval (upd rho x v) m <= d * mval rho (map (amap (bsubst x A)) m)).
+  induction l as [|[e m] l IH]; simpl in *; [lra|].
+  apply andb_true_iff in Hn as [He Hl]. apply Qle_bool_iff in He.
+  apply andb_true_iff in Hf as [Hfm Hfl].
+  specialize (IH Hfl Hl). pose proof (mval_bsubst_le rho x A d v m H0 H1 Hd Hdv Hfm).
+  assert (e * mval (upd rho x v) m <= e * mval rho (map (abound x A d) m)).
   { apply Qmult_le_compat_nonneg; split; try lra. apply mval_nonneg. }
   lra.
 Qed.
@@ -145,22 +198,25 @@ Qed.
 
 (** Whether no atom of a potential rises with [x]. *)
 Definition pfalls (x : var) (Q1 : pot) : bool :=
-  forallb (fun cm => forallb (fun a => (lcoef x (alin a) <=? 0)%Z) (snd cm)) (pterms Q1).
+  forallb (fun cm => forallb (fun a => (lcoef x (alin a) <=? 0)%Z && kfree x a) (snd cm)) (pterms Q1).
 
 (** [Q'[x ← F]]: the substitution in every atom. *)
 Definition plsubst (x : var) (F : lin) (Q1 : pot) : pot :=
   mkPot (pcst Q1) (map (fun cm => (fst cm, map (amap (lsubst x F)) (snd cm))) (pterms Q1)).
 
 Lemma mval_lsubst_le : forall rho x F v m, (leval rho F <= v)%Z ->
-  forallb (fun a => (lcoef x (alin a) <=? 0)%Z) m = true ->
+  forallb (fun a => (lcoef x (alin a) <=? 0)%Z && kfree x a) m = true ->
   mval (upd rho x v) m <= mval rho (map (amap (lsubst x F)) m).
 Proof.
   intros rho x F v m Hv. induction m as [|L m IH]; simpl; intros Hm; [lra|].
-  apply andb_true_iff in Hm as [HL Hm]. apply Z.leb_le in HL.
+  apply andb_true_iff in Hm as [HL Hm]. apply andb_true_iff in HL as [HL Hk]. apply Z.leb_le in HL.
   apply Qmult_le_compat_nonneg; split; auto using atom_nonneg, mval_nonneg.
-  unfold atom, amap; cbn [alin adiv]. rewrite <- Zle_Qle.
+  unfold atom, amap; cbn [alin adiv akd]. rewrite <- Zle_Qle.
+  rewrite akval_kmap_subst. rewrite (akval_upd_free rho x (leval rho F) L) by exact Hk.
+  rewrite (akval_upd_free rho x v L) by exact Hk.
+  apply akval_mono.
   pose proof (lsubst_lower_le rho x F (alin L) v Hv HL).
-  pose proof (Z.div_le_mono _ _ (Zpos (adiv L)) ltac:(lia) H). lia.
+  apply Z.div_le_mono; lia.
 Qed.
 
 Lemma plsubst_le : forall rho x F v Q1, (leval rho F <= v)%Z -> pfalls x Q1 = true ->

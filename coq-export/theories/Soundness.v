@@ -2,6 +2,7 @@
     representations of Logic.v, against the cost semantics of Semantics.v. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic IntRw.
+From WarpCert Require Log.
 Import ListNotations.
 
 Section Sound.
@@ -74,16 +75,30 @@ Proof.
   destruct c as [L|L|L m rs]; simpl in *; rewrite <- (leval_ext r1 r2); auto.
 Qed.
 
+Lemma atom_ext : forall r1 r2 A,
+  (forall a v, In (a, v) (avars A) -> r1 v = r2 v) -> atom r1 A = atom r2 A.
+Proof.
+  intros r1 r2 [L d k] H. unfold atom; cbn [alin adiv akd].
+  assert (HL : leval r1 L = leval r2 L).
+  { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin].
+    apply in_or_app; left; exact Hv. }
+  rewrite HL. destruct k as [| |Mf]; cbn [akval]; auto.
+  assert (HM : leval r1 Mf = leval r2 Mf).
+  { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin akd].
+    apply in_or_app; right; rewrite app_nil_r; exact Hv. }
+  rewrite HM; reflexivity.
+Qed.
+
 Lemma mval_ext : forall r1 r2 m,
-  (forall L a v, In L m -> In (a, v) (lterms (alin L)) -> r1 v = r2 v) -> mval r1 m = mval r2 m.
+  (forall L a v, In L m -> In (a, v) (avars L) -> r1 v = r2 v) -> mval r1 m = mval r2 m.
 Proof.
   intros r1 r2 m H; induction m as [|L m IH]; simpl; auto.
-  unfold atom at 1 2. rewrite (leval_ext r1 r2 (alin L)) by (intros; eapply H; [left|]; eauto).
+  rewrite (atom_ext r1 r2 L) by (intros; eapply H; [left|]; eauto).
   rewrite IH; auto. intros; eapply H; [right|]; eauto.
 Qed.
 
 Lemma psum_ext : forall r1 r2 l,
-  (forall c m L a v, In (c, m) l -> In L m -> In (a, v) (lterms (alin L)) -> r1 v = r2 v) ->
+  (forall c m L a v, In (c, m) l -> In L m -> In (a, v) (avars L) -> r1 v = r2 v) ->
   psum r1 l = psum r2 l.
 Proof.
   intros r1 r2 l H; induction l as [|[c m] l IH]; simpl; auto.
@@ -106,7 +121,7 @@ Proof. intros; unfold memb; apply memn_In. Qed.
 
 (** The variables of a potential accepted by [pvars_ok X] (the root's bound: [X = []]). *)
 Lemma pvars_ok_var : forall X Q1 c m L a v, pvars_ok X Q1 = true -> In (c, m) (pterms Q1) ->
-  In L m -> In (a, v) (lterms (alin L)) ->
+  In L m -> In (a, v) (avars L) ->
   match v with VP _ => True | VL x => memn x X = true | VT _ => False end.
 Proof.
   intros X Q1 c m L a v Hok Hcm HL Hav. unfold pvars_ok in Hok. rewrite forallb_forall in Hok.
@@ -342,12 +357,18 @@ Lemma puni_sound : forall ps s T D Q1, dsat s T D -> puni G D Q1 = true ->
   forall t t', In t T -> In t' T -> pval (rho ps s t) Q1 = pval (rho ps s t') Q1.
 Proof.
   intros ps s T D [c l] HD H t t' Ht Ht'.
-  assert (Hm : forall m, forallb (fun A => luni G D (alin A)) m = true -> mval (rho ps s t) m = mval (rho ps s t') m).
+  assert (Hm : forall m, forallb (fun A => forallb (luni G D) (aforms A)) m = true ->
+    mval (rho ps s t) m = mval (rho ps s t') m).
   { induction m as [|L m IHm]; intros Hm; [reflexivity|].
     apply andb_true_iff in Hm as [H1 H2].
     change (mval (rho ps s t) (L :: m)) with (atom (rho ps s t) L * mval (rho ps s t) m).
     change (mval (rho ps s t') (L :: m)) with (atom (rho ps s t') L * mval (rho ps s t') m).
-    unfold atom. rewrite (luni_sound ps s T D (alin L) HD H1 t t' Ht Ht'), IHm by auto. reflexivity. }
+    rewrite IHm by auto. f_equal.
+    destruct L as [L d [| |Mf]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
+      rewrite ?andb_true_r in H1; try (apply andb_true_iff in H1 as [H1 H1']);
+      unfold atom; cbn [alin adiv akd akval];
+      rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'); auto.
+    rewrite (luni_sound ps s T D Mf HD H1' t t' Ht Ht'). reflexivity. }
   unfold pval; simpl; f_equal.
   unfold puni in H; simpl in H. rewrite forallb_forall in H.
   induction l as [|[d m] l IH]; simpl; auto.
@@ -2135,11 +2156,13 @@ Qed.
 
 (** ** Halving assignments (Q:VWRITE1's bounding substitution, Shift.v) *)
 
-(** Under [A ≥ 1] a halving expression's value lies in [[0, A − 1]]. *)
+(** Under [A ≥ 1] a halving expression's value [v] lies in [[0, A − 1]] and has
+    [d·v ≤ A] for [d = hdiv e] ([v = ⌊A/d⌋]; the log atoms' [x ← A/d], Shift.v). *)
 Lemma halving_value : forall F ps s e T R Ce A t, pok ps -> wt s ->
   eeval G F ps s e T R Ce -> halving G e = Some A -> In t T ->
   (1 <= leval (rho ps s t) A)%Z ->
-  (0 <= int_of (R t) /\ int_of (R t) <= leval (rho ps s t) A - 1)%Z.
+  (0 <= int_of (R t) /\ int_of (R t) <= leval (rho ps s t) A - 1)%Z /\
+  (0 < hdiv e /\ hdiv e * int_of (R t) <= leval (rho ps s t) A)%Z.
 Proof.
   intros F ps s e T R Ce A t Hp Hw He Hh Ht Ha.
   destruct e as [o|op a b|op a|arr i]; simpl in Hh; try discriminate.
@@ -2147,32 +2170,37 @@ Proof.
   inversion He; subst.
   match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ =>
     specialize (Hb t Ht); rename Hb into Hb' end.
-  destruct op; try discriminate.
+  destruct op; try discriminate; cbn [hdiv].
   - destruct (2 <=? c)%Z eqn:Ec; [|discriminate]. apply Z.leb_le in Ec.
     rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
     unfold bop_eval in Hb'.
     destruct (c =? 0)%Z eqn:E; [apply Z.eqb_eq in E; lia|].
-    injection Hb' as <-. simpl int_of. apply quot_halves; lia.
+    injection Hb' as <-. simpl int_of. split; [apply quot_halves; lia|].
+    rewrite Z.quot_div_nonneg by lia. split; [lia|]. apply Z.mul_div_le; lia.
   - destruct (((1 <=? c) && (c <? 64))%Z) eqn:Ec; [|discriminate].
     apply andb_true_iff in Ec as [E1 E2]; apply Z.leb_le in E1; apply Z.ltb_lt in E2.
     rewrite (lin_opd_correct ps s a A t Hp Hw Hh) in Hb'. simpl oval in Hb'.
     unfold bop_eval in Hb'.
     destruct ((0 <=? c) && (c <? 64))%Z eqn:E; [|discriminate].
-    injection Hb' as <-. simpl int_of. apply shiftr_halves; lia.
+    injection Hb' as <-. simpl int_of. split; [apply shiftr_halves; lia|].
+    rewrite Z.shiftr_div_pow2 by lia.
+    assert (0 < 2 ^ c)%Z by (apply Z.pow_pos_nonneg; lia).
+    split; [lia|]. apply Z.mul_div_le; lia.
 Qed.
 
 Lemma sound_Q_VWRITE1H : forall P D Qn P' D' Q' x e A n Cj ws,
   qexpr G P D e n Cj -> halving G e = Some A -> vw_dent G P D x e D' = true ->
-  entails_bsubst P x A P' ws = true -> ptnonneg Q' = true ->
-  pot_ge Qn (padd (pbsubst (VL x) A Q') (m_vwrite M + Cj)) = true ->
+  entails_bsubst P x A P' ws = true -> ptnonneg Q' = true -> pdivfree (VL x) Q' = true ->
+  pot_ge Qn (padd (pbsubst (VL x) A (hdiv e) Q') (m_vwrite M + Cj)) = true ->
   valid (mkAssn P D Qn) (SAssign x e) (mkAssn P' D' Q').
 Proof.
-  intros P D Qn P' D' Q' x e A n Cj ws Hq Hh Hx Hs Hnn Hge. start_valid.
+  intros P D Qn P' D' Q' x e A n Cj ws Hq Hh Hx Hs Hnn Hdf Hge. start_valid.
   inversion Hrun; subst. simpl in HP, HD.
   unfold entails_bsubst in Hs.
   destruct (map_opt (bcsubst (VL x) A) P') as [Ps|] eqn:Em; [|discriminate].
   assert (Hv : forall t, In t T ->
-    (0 <= int_of (R t) <= leval (rho ps s t) A - 1)%Z).
+    (0 <= int_of (R t) <= leval (rho ps s t) A - 1)%Z /\
+    (0 < hdiv e /\ hdiv e * int_of (R t) <= leval (rho ps s t) A)%Z).
   { intros t Ht. pose proof (entails_sound _ _ _ _ (HP t Ht) Hs) as HPs.
     assert (H1A : holds (rho ps s t) (CLe (lsub (mkLin 1 []) A)))
       by (apply HPs, in_or_app; right; left; reflexivity).
@@ -2181,19 +2209,19 @@ Proof.
     rewrite E1 in H1A.
     exact (halving_value _ _ _ _ _ _ _ _ t Hp Hw H1 Hh Ht ltac:(lia)). }
   split; [split|].
-  - intros t Ht c Hc. destruct (Hv t Ht) as [Hv0 Hv1].
+  - intros t Ht c Hc. destruct (Hv t Ht) as [[Hv0 Hv1] _].
     destruct (map_opt_in _ _ _ _ _ _ Em Hc) as [c' [Hc' Hin]].
     pose proof (entails_sound _ _ _ _ (HP t Ht) Hs) as HPs.
     apply (holds_ext (upd (rho ps s t) (VL x) (int_of (R t))));
       [intros; rewrite rho_set_local; auto|].
     eapply bcsubst_holds; eauto. apply HPs, in_or_app; left; auto.
   - eapply vw_dent_sound; eauto.
-  - intros t Ht. simpl. destruct (Hv t Ht) as [Hv0 Hv1].
+  - intros t Ht. simpl. destruct (Hv t Ht) as [[Hv0 Hv1] [Hd Hdv]].
     pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H1 Hq).
     pose proof (pot_ge_sound (rho ps s t) _ _ Hge). rewrite padd_val in H0.
     rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
       (intros; apply rho_set_local; auto).
-    pose proof (pbsubst_le (rho ps s t) (VL x) A (int_of (R t)) Q' Hv0 Hv1 Hnn).
+    pose proof (pbsubst_le (rho ps s t) (VL x) A (hdiv e) (int_of (R t)) Q' Hv0 Hv1 Hd Hdv Hdf Hnn).
     fold M; lra.
 Qed.
 
@@ -3338,11 +3366,31 @@ Lemma pdiv_sum : forall r f l,
   psum r (map (fun cm => (fst cm / f, snd cm)) l) == psum r l * / f.
 Proof. intros r f l; induction l as [|[c m] l IH]; simpl; [ring|]. rewrite IH. unfold Qdiv. ring. Qed.
 
+(** The log rewrites' atom equations ([Log.lhalve_sound], [Log.ldouble_sound]). *)
+Lemma atom_lhalve : forall r L s, (2 * Zpos s <= leval r L)%Z ->
+  atom r (mkAtmK L s KLog) == 1 + atom r (mkAtmK L (xO s) KLog).
+Proof.
+  intros r L s H. unfold atom; cbn [alin adiv akd akval].
+  pose proof (Log.lhalve_sound (leval r L) (Zpos s) ltac:(lia) H) as E. unfold Log.latom in E.
+  rewrite Pos2Z.inj_xO, E, inject_Z_plus. reflexivity.
+Qed.
+
+Lemma atom_ldouble : forall r L s Mf, (1 <= leval r Mf)%Z ->
+  (2 * Zpos s * leval r Mf <= leval r L)%Z ->
+  atom r (mkAtmK L s (KLogQ Mf)) == 1 + atom r (mkAtmK L s (KLogQ (lscale 2 Mf))).
+Proof.
+  intros r L s Mf H1 H2. unfold atom; cbn [alin adiv akd akval]. rewrite lscale_eval.
+  assert (Hl : (2 * leval r Mf <= leval r L / Zpos s)%Z)
+    by (apply Z.div_le_lower_bound; lia).
+  pose proof (Log.ldouble_sound (leval r L / Zpos s) (leval r Mf) H1 Hl) as E.
+  unfold Log.qlatom in E. rewrite E, inject_Z_plus. reflexivity.
+Qed.
+
 Lemma rw_rhs_sum : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
   psum r (rw_rhs rw0) == atom r (rw_lhs rw0).
 Proof.
   intros r P rw0 HP H Hm. pose proof (irw_sound r P rw0 HP H) as Hi.
-  destruct rw0 as [L d w|L w|L1 L2 w|L D w0 w|q A d cg|q A cg|q A1 A2 cg];
+  destruct rw0 as [L d w|L w|L1 L2 w|L D w0 w|q A d cg|q A cg|q A1 A2 cg|L s w|L s Mf w1 w2];
     simpl in H |- *; try discriminate.
   - apply andb_true_iff in H as [Hd H]. apply Z.leb_le in Hd.
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
@@ -3357,6 +3405,15 @@ Proof.
     rewrite <- (atom_split r L D) by lia. ring.
   - destruct Hi as [Hi0 Hi1]. rewrite <- (atom_ishift r A d Hi0 Hi1). ring.
   - rewrite (atom_izero r A Hi). reflexivity.
+  - pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
+    unfold lsub in Hf. rewrite ladd_eval, lscale_eval, leval_const in Hf.
+    rewrite (atom_lhalve r L s) by lia. ring.
+  - apply andb_true_iff in H as [H1 H2].
+    pose proof (farkas_sound _ _ _ _ HP H1) as Hf1. cbn [holds] in Hf1.
+    pose proof (farkas_sound _ _ _ _ HP H2) as Hf2. cbn [holds] in Hf2.
+    unfold lsub in Hf1, Hf2. rewrite ladd_eval, lscale_eval, leval_const in Hf1.
+    rewrite ladd_eval, !lscale_eval in Hf2.
+    rewrite (atom_ldouble r L s Mf) by nia. ring.
 Qed.
 
 Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
@@ -3406,11 +3463,11 @@ Lemma rw_mono_rhs : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0
   exists A2, rw_rhs rw0 = [(1, [A2])] /\ atom r A2 <= atom r (rw_lhs rw0).
 Proof.
   intros r P rw0 HP H Hm. pose proof (irw_sound r P rw0 HP H) as Hi.
-  destruct rw0 as [| |L1 L2 w| | | |q A1 A2 cg]; try discriminate; simpl in H |- *.
+  destruct rw0 as [| |L1 L2 w| | | |q A1 A2 cg| |]; try discriminate; simpl in H |- *.
   - exists (am L2). split; [reflexivity|].
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
     unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf. apply atom_le; lia.
-  - exists A2. split; [reflexivity|]. apply atom_imono; auto.
+  - exists (aflr A2). split; [reflexivity|]. apply atom_imono; auto.
 Qed.
 
 Lemma rw_apply_mono : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = true ->
@@ -3590,7 +3647,9 @@ Proof.
   intros ps s s' D [c l] t H Hx. unfold pval; f_equal. apply psum_ext.
   intros c' m L a v Hcm HL Hav. unfold puni in H; rewrite forallb_forall in H.
   specialize (H _ Hcm). rewrite forallb_forall in H. specialize (H L HL).
-  unfold luni in H. destruct (lin_k G D (alin L)) as [k|] eqn:Ek; [|discriminate].
+  unfold avars in Hav. apply in_flat_map in Hav as [Fm [HF Hav]].
+  rewrite forallb_forall in H. specialize (H Fm HF).
+  unfold luni in H. destruct (lin_k G D Fm) as [k|] eqn:Ek; [|discriminate].
   destruct v as [x|p|d]; simpl; auto.
   rewrite Hx; auto. eapply lin_k_vars; eauto.
 Qed.

@@ -288,7 +288,14 @@ impl<'p> Names<'p> {
 
     /// A potential atom as a Coq `Lin.atm`: `max0(L)` as `am (s·L)` (`s` the scale of `L`,
     /// returned so that the caller divides it out of the coefficient); the floor atom
-    /// `⌊L/d⌋⁺` as `mkAtm (s·L) (s·d)` (`⌊sL/sd⌋ = ⌊L/d⌋`: scale 1 for the coefficient).
+    /// `⌊L/d⌋⁺` as `mkAtm (s·L) (s·d)` (`⌊sL/sd⌋ = ⌊L/d⌋`: scale 1 for the coefficient);
+    /// the log atom `⌊log2 L⌋⁺` as `mkAtmK (s·L) s KLog` and the quotient log atom
+    /// `⌊log2 (L/M)⌋⁺` as `mkAtmK (s·L) s (KLogQ M)` (spec/logic.md §1 "Log atoms",
+    /// "Quotient log atoms"; scale 1).
+    ///
+    /// Errors: [`ExportError::Unsupported`] for a floor divisor below 1 or a quotient log
+    /// atom whose divisor form `M` is not integral (`Lin.akind`'s `KLogQ` takes an integral
+    /// `M`; the kernel's `ldouble` needs one too).
     pub(crate) fn atom(&self, a: &Atom) -> Result<(String, BigInt), ExportError> {
         match a {
             Atom::Max0(l) => {
@@ -305,13 +312,35 @@ impl<'p> Names<'p> {
                 }
                 Ok((format!("mkAtm ({}) {sd}", self.lin(l, &s)?), BigInt::one()))
             }
-            Atom::Log(_) => Err(ExportError::Unsupported(format!(
-                "log atom {a}: the Coq theories have no log atoms yet"
-            ))),
-            Atom::LogQ(..) => Err(ExportError::Unsupported(format!(
-                "quotient log atom {a}: the Coq theories have no log atoms yet"
-            ))),
+            Atom::Log(l) => {
+                let s = scale_of(l);
+                Ok((
+                    format!("mkAtmK ({}) {s}%positive KLog", self.lin(l, &s)?),
+                    BigInt::one(),
+                ))
+            }
+            Atom::LogQ(l, m) => {
+                let s = scale_of(l);
+                Ok((
+                    format!(
+                        "mkAtmK ({}) {s}%positive (KLogQ ({}))",
+                        self.lin(l, &s)?,
+                        self.int_divisor(a, m)?
+                    ),
+                    BigInt::one(),
+                ))
+            }
         }
+    }
+
+    /// The divisor form `M` of a quotient log atom `a` as a Coq `lin`: it must be integral.
+    fn int_divisor(&self, a: &Atom, m: &Lin) -> Result<String, ExportError> {
+        if !scale_of(m).is_one() {
+            return Err(ExportError::Unsupported(format!(
+                "quotient log atom {a} with the rational divisor form {m}"
+            )));
+        }
+        self.lin(m, &BigInt::one())
     }
 
     /// A potential as `mkPot c [(coef, [atom; …]); …]`: each atom as [`Names::atom`], the
@@ -570,15 +599,27 @@ impl<'c> Exporter<'c> {
         let mut out = Vec::new();
         for r in n.rewrites.get(name).cloned().unwrap_or_default() {
             match r {
-                Rw::LHalve(..) => {
-                    return Err(ExportError::Unsupported(
-                        "lhalve rewrite: the Coq theories have no log atoms yet".into(),
-                    ))
+                // `Logic.RLHalve (s·L) s w`: the target `2 − L ≤ 0` is `2s − s·L ≤ 0` (scale s)
+                Rw::LHalve(l, w) => {
+                    let s = scale_of(&l);
+                    out.push(format!(
+                        "RLHalve ({}) {s}%positive {}",
+                        self.names.lin(&l, &s)?,
+                        Self::farkas(&w, &s, &ss)?
+                    ));
                 }
-                Rw::LDouble(..) => {
-                    return Err(ExportError::Unsupported(
-                        "ldouble rewrite: the Coq theories have no log atoms yet".into(),
-                    ))
+                // `Logic.RLDouble (s·L) s M w1 w2`: targets `1 − M ≤ 0` (scale 1) and
+                // `2M − L ≤ 0` as `2s·M − s·L ≤ 0` (scale s)
+                Rw::LDouble(l, m, w1, w2) => {
+                    let s = scale_of(&l);
+                    let atom = Atom::LogQ(l.clone(), m.clone());
+                    out.push(format!(
+                        "RLDouble ({}) {s}%positive ({}) {} {}",
+                        self.names.lin(&l, &s)?,
+                        self.names.int_divisor(&atom, &m)?,
+                        Self::farkas(&w1, &one, &ss)?,
+                        Self::farkas(&w2, &s, &ss)?
+                    ));
                 }
                 Rw::Shift(l, d, w) => {
                     if !scale_of(&l).is_one() || !d.denom().is_one() {

@@ -349,3 +349,31 @@ fn remainder_loops_have_the_hand_derived_window_bound() {
         }
     }
 }
+
+/// Grid-stride loops over a symbolic grid (issue 15; derive/loops.rs `floor_divisor`): the
+/// step `blockDim.x·gridDim.x` is at least 32 (block `[32, 1, 1]`, launch fact
+/// `gridDim.x ≥ 1`), so the floor atom `⌊(n − i + 31)/32⌋⁺` drops by one per round: its
+/// `ishift` by 1, then `(imono ⌊(n − i − 1)/32⌋⁺ ⌊(n − i − 32·gridDim.x + 31)/32⌋⁺ …)` to the
+/// atom the step leaves (spec/certificate.md "Integer rewrites"). Hand derivation of the
+/// expected bound: a round writes `out[i]` on the lanes with `i < n`, at most 32 consecutive
+/// floats from a multiple of 128 bytes: at most 4 sectors; the warp of block `b` starts at
+/// `i = 32b + lane` and runs at most `⌈(n − 32b)/(32·gridDim.x)⌉ ≤ ⌈n/32⌉` rounds (lane 0
+/// has the most), so the per-warp bound is `4·⌈n/32⌉ = 4·⌊(n + 31)/32⌋` for `n ≥ 0`, 0 for
+/// `n ≤ 0` (before: the linear `(n + 31)/8`, 3.9 sectors at `n = 0`).
+#[test]
+fn symbolic_grid_stride_loops_have_the_floor_bound() {
+    use std::collections::BTreeMap;
+    let src = "__global__ void k(float *out, int n) {\n  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n    out[i] = 1.0f;\n  }\n}\n";
+    let b = bound_of(src, MetricName::Sectors).unwrap_or_else(|e| panic!("{e}"));
+    for n in [-3i64, 0, 1, 31, 32, 33, 64, 100, 1000] {
+        for g in [1i64, 2, 7] {
+            let env = BTreeMap::from([("n".to_string(), n), ("gridDim.x".to_string(), g)]);
+            let rounds = if n <= 0 { 0 } else { (n + 31) / 32 };
+            assert_eq!(
+                b.eval(&env),
+                Q::from_integer((4 * rounds).into()),
+                "n = {n}, gridDim.x = {g}"
+            );
+        }
+    }
+}

@@ -5,7 +5,7 @@ use crate::analysis::derive::backward::{TChild, TNode};
 use crate::analysis::derive::identity_witnesses;
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
-use crate::certificate::{Cg, Farkas, Field, Rewrite};
+use crate::certificate::{Cg, Field, Rewrite};
 use crate::core::assertion::linear::{tid_name, Cstr, Lin};
 use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
 use crate::core::metric::{q, Q};
@@ -77,16 +77,7 @@ fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)>
     if ic != c {
         return None;
     }
-    let w = entails(p, &Cstr::le(l.sub(il)))?;
-    let n = p.len();
-    let ci = Q::new(1.into(), c.clone());
-    let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, k)| (*i, k * &ci)).collect();
-    cut.push((n + 1, ci.clone()));
-    cut.push((n + 2, ci));
-    let cg = Cg {
-        cuts: vec![Farkas(cut)],
-        farkas: Farkas(vec![(n + 4, Q::one())]),
-    };
+    let cg = crate::analysis::derive::loops::floor_mono_cg(p, il, l, c)?;
     Some((ia.clone(), a.clone(), cg))
 }
 

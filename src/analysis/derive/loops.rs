@@ -81,12 +81,33 @@ impl FloorRank {
     }
 }
 
-/// The integer step `c > 1` of a ranking form whose shift is the constant `s` (not a
-/// lower bound of a symbolic step): the divisor of its floor atom.
-fn floor_divisor(s: &Q, symbolic: bool, proportional: bool) -> Option<i64> {
+/// The integer step `c > 1` of a ranking form whose shift is `s`: the divisor of its floor
+/// atom. For a symbolic step (`i += 256·gridDim.x`) `s` is the step's lower bound, and the
+/// floor atom's `ishift` by one round is followed by an `imono` to the atom the step leaves
+/// (`⌊(R − c)/c⌋⁺ ≥ ⌊(R − step)/c⌋⁺`, [`floor_mono_cg`]; issue 15, `gridstride`).
+fn floor_divisor(s: &Q, _symbolic: bool, proportional: bool) -> Option<i64> {
     use num_traits::ToPrimitive;
-    let c = (s.is_integer() && !symbolic && !proportional).then(|| s.to_integer().to_i64())??;
+    let c = (s.is_integer() && !proportional).then(|| s.to_integer().to_i64())??;
     (c > 1).then_some(c)
+}
+
+/// The `CG` of `(imono ⌊L1/C⌋⁺ ⌊L2/C⌋⁺ CG)` (spec/certificate.md "Integer rewrites") for
+/// a node whose `P` is `p`: sources `n = |p|`, `n + 1` are `q1 = ⌊L1/C⌋`'s defining facts,
+/// `n + 2`, `n + 3` are `q2`'s; the cut `(1/C)·[(C·q2 − L2) + (L1 − C·q1 − (C − 1)) + w]`,
+/// `w` the proof of `L2 − L1 ≤ 0` from `p` (residual `μ ≤ 0`), is `q2 − q1 − (C − 1 + μ)/C
+/// ≤ 0`, rounded to `q2 − q1 + ⌈…⌉ ≤ 0` with `⌈…⌉ ≥ 0`: `(farkas (n+4 1))` proves
+/// `q2 − q1 ≤ 0`. `None` when `p` does not entail `L2 ≤ L1`.
+pub(super) fn floor_mono_cg(p: &[Cstr], l1: &Lin, l2: &Lin, c: &num_bigint::BigInt) -> Option<Cg> {
+    let w = entails(p, &Cstr::le(l2.sub(l1)))?;
+    let n = p.len();
+    let ci = Q::new(1.into(), c.clone());
+    let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, k)| (*i, k * &ci)).collect();
+    cut.push((n + 1, ci.clone()));
+    cut.push((n + 2, ci));
+    Some(Cg {
+        cuts: vec![Farkas(cut)],
+        farkas: Farkas(vec![(n + 4, Q::one())]),
+    })
 }
 
 /// The floor atom `F = ⌊R/c⌋⁺` (canonical `⌊L/C⌋⁺`, `L/C = R/c`) of the raw ranking form

@@ -2,14 +2,14 @@
 //! ranking atom) and Q:WHILEEXIT1/2.
 
 use super::{apply_rewrites, node_of, Back, TChild, TNode};
-use crate::analysis::derive::loops::LoopAtom;
+use crate::analysis::derive::loops::{floor_mono_cg, LoopAtom};
 use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AN};
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Rewrite};
 use crate::core::assertion::linear::{Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
 use crate::core::metric::Q;
 use num_traits::One;
 use std::collections::BTreeSet;
@@ -240,6 +240,18 @@ impl Back<'_, '_> {
                 rws.push(Rewrite::Mono(from.clone(), to, w));
             }
         }
+        // the same for the floor atom: ⌊(R − c)/c⌋⁺ ≥ ⌊(R − step)/c⌋⁺ (imono)
+        let floor_from = atom
+            .as_ref()
+            .filter(|la| la.symbolic)
+            .and_then(|la| la.floor.as_ref())
+            .and_then(|fr| match fr.atom.shifted(&Q::one()).canonical() {
+                AtomVal::Scaled(_, a) => Some(a),
+                AtomVal::Const(_) => None,
+            });
+        if let Some(from) = &floor_from {
+            step_imono(from, &mut ishift, &mut rws, &qb, &body.pre.p);
+        }
         self.geo_rewrites(atom.as_ref(), &mut ishift, &mut rws, &qb, &body.pre.p);
         self.geq(&ishift, &qb, "loop body is paid by the invariant")
             .map_err(|e| {
@@ -287,6 +299,9 @@ impl Back<'_, '_> {
                             .replace_atom(&from.into(), &[(Q::one(), Some(to.clone().into()))]);
                         rws2.push(Rewrite::Mono(from.clone(), to, w));
                     }
+                }
+                if let Some(from) = &floor_from {
+                    step_imono(from, &mut ishift2, &mut rws2, &qb2, &lr.body.pre.p);
                 }
                 self.geo_rewrites(atom.as_ref(), &mut ishift2, &mut rws2, &qb2, &lr.body.pre.p);
                 self.geq(
@@ -422,5 +437,40 @@ impl Back<'_, '_> {
         missing
             .into_iter()
             .find_map(|b| entails(p, &Cstr::le(b.sub(from))).map(|w| (b.clone(), w)))
+    }
+}
+
+/// A symbolic step's floor atom (derive/loops.rs `floor_divisor`): when the shifted invariant
+/// `ishift` has `from = ⌊(R − c)/c⌋⁺` and the body's potential `qb` a floor atom
+/// `⌊L2/c⌋⁺` it lacks with `P ⇒ L2 ≤ R − c` (the atom the step `i += 256·gridDim.x` leaves),
+/// the `(imono from ⌊L2/c⌋⁺ …)` rewrite replacing the one by the other in `ishift`
+/// (spec/certificate.md "Integer rewrites"). Nothing when there is none.
+fn step_imono(from: &Atom, ishift: &mut TPoly, rws: &mut Vec<Rewrite>, qb: &TPoly, p: &[Cstr]) {
+    let Atom::Floor(l1, c) = from else { return };
+    let have: BTreeSet<&Atom> = ishift.terms.keys().flatten().collect();
+
+    if !have.contains(from) {
+        return;
+    }
+    // among several, the one closest to `from` (as `step_mono`)
+    let mut missing: Vec<(&Atom, &Lin)> = qb
+        .terms
+        .keys()
+        .flatten()
+        .filter(|b| !have.contains(b))
+        .filter_map(|b| match b {
+            Atom::Floor(l2, c2) if c2 == c => Some((b, l2.as_ref())),
+            _ => None,
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    missing.sort_by(|a, b| b.1.sub(l1).c.cmp(&a.1.sub(l1).c));
+    let found = missing
+        .into_iter()
+        .find_map(|(b, l2)| floor_mono_cg(p, l1, l2, c).map(|cg| (b.clone(), cg)));
+    if let Some((to, cg)) = found {
+        *ishift = ishift.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
+        rws.push(Rewrite::IMono(from.clone(), to, cg));
     }
 }

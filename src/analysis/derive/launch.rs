@@ -80,12 +80,12 @@ fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)>
     let w = entails(p, &Cstr::le(l.sub(il)))?;
     let n = p.len();
     let ci = Q::new(1.into(), c.clone());
-    let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, k)| (*i, k * &ci)).collect();
+    let mut cut: Vec<(usize, Q)> = w.terms().map(|(i, k)| (i, k * &ci)).collect();
     cut.push((n + 1, ci.clone()));
     cut.push((n + 2, ci));
     let cg = Cg {
-        cuts: vec![Farkas(cut)],
-        farkas: Farkas(vec![(n + 4, Q::one())]),
+        cuts: vec![Farkas::Comb(cut)],
+        farkas: Farkas::Id(n + 4),
     };
     Some((ia.clone(), a.clone(), cg))
 }

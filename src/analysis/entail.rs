@@ -16,8 +16,8 @@ use std::collections::BTreeSet;
 /// target `(mod L m S)` needs exactly `(I 1)` with `P_I = (mod L m S')`, `S' ⊆ S`.
 pub fn check_farkas(p: &[Cstr], target: &Cstr, w: &Farkas) -> bool {
     if let CKind::Mod(m, rs) = &target.kind {
-        return match w.0.as_slice() {
-            [(i, l)] if l.is_one() => p.get(*i).is_some_and(|src| match &src.kind {
+        return match w.identity() {
+            Some(i) => p.get(i).is_some_and(|src| match &src.kind {
                 CKind::Mod(m2, rs2) => {
                     m2 == m && src.lin == target.lin && rs2.iter().all(|r| rs.contains(r))
                 }
@@ -27,8 +27,8 @@ pub fn check_farkas(p: &[Cstr], target: &Cstr, w: &Farkas) -> bool {
         };
     }
     let mut rest = target.lin.clone();
-    for (i, l) in &w.0 {
-        let Some(src) = p.get(*i) else {
+    for (i, l) in w.terms() {
+        let Some(src) = p.get(i) else {
             return false;
         };
         match (&target.kind, &src.kind) {
@@ -69,14 +69,14 @@ fn ratio(a: &Lin, b: &Lin) -> Option<Q> {
 pub fn entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
     if target.is_lane() {
         return (0..p.len())
-            .map(|i| Farkas(vec![(i, Q::one())]))
+            .map(Farkas::Id)
             .find(|w| check_farkas(p, target, w));
     }
     // the target itself (the common case of frame constraints)
     if let Some(i) = p.iter().position(|c| {
         !c.is_lane() && c.lin == target.lin && (c.kind == CKind::Eq || target.kind == CKind::Le)
     }) {
-        return Some(Farkas(vec![(i, Q::one())]));
+        return Some(Farkas::Id(i));
     }
     let empty = Farkas::default();
     if check_farkas(p, target, &empty) {
@@ -87,7 +87,7 @@ pub fn entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
             continue;
         }
         if let Some(k) = ratio(&target.lin, &src.lin) {
-            let w = Farkas(vec![(i, k)]);
+            let w = Farkas::Comb(vec![(i, k)]);
             if check_farkas(p, target, &w) {
                 return Some(w);
             }
@@ -158,7 +158,7 @@ fn lp_entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
         }
     }
     let sol = lp.solve(&obj).ok()?;
-    let w = Farkas(
+    let w = Farkas::Comb(
         idx.iter()
             .filter_map(|(i, v)| {
                 let l = sol.get(*v)?.clone();

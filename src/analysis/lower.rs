@@ -333,12 +333,7 @@ fn cost_of(n: &Node) -> Q {
 
 /// `(entail NAME (farkas (i 1)) …)` for the identical list of `k` constraints.
 fn ids(name: &'static str, k: usize) -> Field {
-    Field::Entail(
-        name,
-        (0..k)
-            .map(|i| certificate::Farkas(vec![(i, Q::one())]))
-            .collect(),
-    )
+    Field::Entail(name, (0..k).map(certificate::Farkas::Id).collect())
 }
 
 /// The coefficientwise minimum of two potentials (absent monomials count 0).
@@ -731,11 +726,11 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
         Atom::Floor(l, d) => {
             let dq = Q::from_integer(d.clone());
             let w = entails(p, &Cstr::le(l.plus_const(&(Q::one() - &dq)))).ok_or_else(none)?;
-            let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, c)| (*i, c / &dq)).collect();
+            let mut cut: Vec<(usize, Q)> = w.terms().map(|(i, c)| (i, c / &dq)).collect();
             cut.push((p.len(), Q::one() / &dq));
             let cg = certificate::Cg {
-                cuts: vec![certificate::Farkas(cut)],
-                farkas: certificate::Farkas(vec![(p.len() + 2, Q::one())]),
+                cuts: vec![certificate::Farkas::Comb(cut)],
+                farkas: certificate::Farkas::Id(p.len() + 2),
             };
             Ok(Rewrite::IZero(atom.clone(), cg))
         }

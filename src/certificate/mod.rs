@@ -17,8 +17,61 @@ use crate::core::metric::Q;
 /// indices into the source `P` list). Valid for target `(le L)` when `L − Σ λ_I·L_I` is a
 /// constant `≤ 0` and `λ ≥ 0` on `le` sources; for `(eq L)` when it is `0` and only `eq`
 /// sources are used.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Farkas(pub Vec<(usize, Q)>);
+///
+/// The identity witness `(farkas (I 1))` (a constraint entailed by itself, the most common
+/// one: frames, subset weakenings) is [`Farkas::Id`], which allocates nothing (issue 13:
+/// the vector and the big rational `1` were ~350 k allocations per 1 000 statements).
+/// Equality is by the terms ([`Farkas::terms`]): `Id(i)` equals `Comb(vec![(i, 1)])`.
+#[derive(Clone, Debug)]
+pub enum Farkas {
+    /// `(farkas (I 1))`.
+    Id(usize),
+    /// `(farkas (I λ) ...)`, any terms (possibly none).
+    Comb(Vec<(usize, Q)>),
+}
+
+impl Default for Farkas {
+    /// The empty combination `(farkas)`.
+    fn default() -> Self {
+        Farkas::Comb(Vec::new())
+    }
+}
+
+/// The rational `1` of identity witnesses, shared (built once).
+fn q_one() -> &'static Q {
+    static ONE: std::sync::OnceLock<Q> = std::sync::OnceLock::new();
+    ONE.get_or_init(num_traits::One::one)
+}
+
+impl Farkas {
+    /// The terms `(I, λ)` in order (`(I, 1)` for [`Farkas::Id`]).
+    pub fn terms(&self) -> impl Iterator<Item = (usize, &Q)> + '_ {
+        let (id, comb) = match self {
+            Farkas::Id(i) => (Some((*i, q_one())), &[][..]),
+            Farkas::Comb(v) => (None, v.as_slice()),
+        };
+        id.into_iter().chain(comb.iter().map(|(i, l)| (*i, l)))
+    }
+
+    /// `Some(I)` when the witness is `(farkas (I 1))`, in either representation.
+    pub fn identity(&self) -> Option<usize> {
+        match self {
+            Farkas::Id(i) => Some(*i),
+            Farkas::Comb(v) => match v.as_slice() {
+                [(i, l)] if num_traits::One::is_one(l) => Some(*i),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl PartialEq for Farkas {
+    fn eq(&self, other: &Self) -> bool {
+        self.terms().eq(other.terms())
+    }
+}
+
+impl Eq for Farkas {}
 
 /// An integer witness `(cg (cut (I λ) ...) ... FARKAS)` (spec/certificate.md "Integer
 /// rewrites"): Chvátal–Gomory cuts, each a combination over the source list built so far

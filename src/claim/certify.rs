@@ -47,7 +47,7 @@ pub fn weaken_to(c: &Poly, root: &Node) -> Result<Node, String> {
         ));
     }
     let identity = |p: &[crate::core::assertion::Cstr]| -> Vec<Farkas> {
-        (0..p.len()).map(|i| Farkas(vec![(i, Q::one())])).collect()
+        (0..p.len()).map(Farkas::Id).collect()
     };
     Ok(Node {
         rule: "Q:WEAK",

@@ -414,7 +414,7 @@ impl Ctx<'_> {
             if found.is_none() {
                 if let Some(j) = (next..pre.p.len()).find(|&j| pre.p[j] == *target) {
                     next = j + 1;
-                    found = Some(Farkas(vec![(j, Q::one())]));
+                    found = Some(Farkas::Id(j));
                 }
             }
             let w = match found {

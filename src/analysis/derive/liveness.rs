@@ -4,7 +4,8 @@
 use crate::analysis::derive::loops::loop_key;
 use crate::core::assertion::linear::DepMap;
 use crate::core::{Expr, Operand, Stmt};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A set of names (locals, parameters, `threadIdx.d`) borrowed from the program.
 pub(super) type Names<'s> = BTreeSet<&'s str>;

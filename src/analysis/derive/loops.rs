@@ -75,8 +75,8 @@ impl FloorRank {
         let mut cut = self.cut.clone();
         cut.push((n + 1, self.inv_c.clone()));
         Cg {
-            cuts: vec![Farkas(cut)],
-            farkas: Farkas(vec![(n + 2, Q::one())]),
+            cuts: vec![Farkas::Comb(cut)],
+            farkas: Farkas::Id(n + 2),
         }
     }
 }
@@ -101,12 +101,12 @@ pub(super) fn floor_mono_cg(p: &[Cstr], l1: &Lin, l2: &Lin, c: &num_bigint::BigI
     let w = entails(p, &Cstr::le(l2.sub(l1)))?;
     let n = p.len();
     let ci = Q::new(1.into(), c.clone());
-    let mut cut: Vec<(usize, Q)> = w.0.iter().map(|(i, k)| (*i, k * &ci)).collect();
+    let mut cut: Vec<(usize, Q)> = w.terms().map(|(i, k)| (i, k * &ci)).collect();
     cut.push((n + 1, ci.clone()));
     cut.push((n + 2, ci));
     Some(Cg {
-        cuts: vec![Farkas(cut)],
-        farkas: Farkas(vec![(n + 4, Q::one())]),
+        cuts: vec![Farkas::Comb(cut)],
+        farkas: Farkas::Id(n + 4),
     })
 }
 
@@ -136,14 +136,14 @@ pub(super) fn floor_rank(
     };
     // the residual μ of w
     let mut res = Lin::constant(s_over_f.clone()).sub(a);
-    for (i, l) in &w.0 {
-        res = res.add_scaled(&pe.get(*i)?.lin, &-l.clone());
+    for (i, l) in w.terms() {
+        res = res.add_scaled(&pe.get(i)?.lin, &-l.clone());
     }
     if !res.is_const() || res.c > Q::zero() {
         return None;
     }
     let k = f / q(c);
-    let cut: Vec<(usize, Q)> = w.0.iter().map(|(i, l)| (*i, l * &k)).collect();
+    let cut: Vec<(usize, Q)> = w.terms().map(|(i, l)| (i, l * &k)).collect();
     let inv_c = Q::new(1.into(), big_c.clone());
     Some(FloorRank { atom, cut, inv_c })
 }

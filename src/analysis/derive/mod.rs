@@ -41,7 +41,7 @@ use crate::core::assertion::poly::{Atom, Coef, Poly};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Hardware, Launch, Loc, Metric, Program, Space, Ty};
 pub use launch::launch_facts;
-use num_traits::{One, Zero};
+use num_traits::Zero;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -66,7 +66,7 @@ fn with(p: &[Cstr], extra: &[Cstr]) -> Vec<Cstr> {
 }
 
 fn identity_witnesses(p: &[Cstr]) -> Vec<Farkas> {
-    (0..p.len()).map(|i| Farkas(vec![(i, Q::one())])).collect()
+    (0..p.len()).map(Farkas::Id).collect()
 }
 
 /// Witnesses for each constraint of `sub` (a sublist of `p`, in order) by position.
@@ -77,7 +77,7 @@ fn subset_witnesses(p: &[Cstr], sub: &[Cstr]) -> Vec<Farkas> {
         while j < p.len() && p[j] != *c {
             j += 1;
         }
-        out.push(Farkas(vec![(j, Q::one())]));
+        out.push(Farkas::Id(j));
         j += 1;
     }
     out
@@ -371,12 +371,12 @@ pub struct Ctx<'a> {
     live_root: Names<'a>,
     /// For every item of a sequence chain (keyed by its address): the names live after
     /// it ([`seq`] drops facts about the other locals).
-    live_after: std::collections::HashMap<usize, Names<'a>>,
+    live_after: rustc_hash::FxHashMap<usize, Names<'a>>,
     /// The type of every local by name (`Program::local_ty` searches a list; programs may
     /// declare thousands of temporaries).
-    local_tys: std::collections::HashMap<&'a str, Ty>,
+    local_tys: rustc_hash::FxHashMap<&'a str, Ty>,
     /// The type of every parameter by name (as `local_tys`; kernels may have hundreds).
-    param_tys: std::collections::HashMap<&'a str, Ty>,
+    param_tys: rustc_hash::FxHashMap<&'a str, Ty>,
     /// The launch facts (spec/logic.md §5): a projection may drop those about a thread
     /// dimension no later statement reads (the lanes `N*` enumerates satisfy them anyway);
     /// other constraints on `threadIdx` alone are kept (they select lanes for `N*`).

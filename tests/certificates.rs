@@ -308,12 +308,13 @@ fn mutated_coefficient_is_rejected() {
         "Q:SEQ",
         |r| matches!(r, Reason::BoundMismatch { .. }),
     );
-    // The root's precondition is the table's first assertion `a0` (format 3); the root's
-    // first premise, the Q:VWRITE1 at 0.0, has the same `a0` as its pre, so the mutation
-    // reaches it too and that rule finds pre ≠ post[x ← e] + M^vwrite + C there first.
+    // The root's precondition is the table's first assertion `0` (format 3; format 6 names
+    // entries in base 36 without a prefix); the root's first premise, the Q:VWRITE1 at 0.0,
+    // has the same `0` as its (implicit) pre, so the mutation reaches it too and that rule
+    // finds pre ≠ post[x ← e] + M^vwrite + C there first.
     mutant_rejected(
-        "(a a0 p0 d0 (poly (4) (10",
-        "(a a0 p0 d0 (poly (4) (9",
+        "(a 0 0 0 (poly (4) (10",
+        "(a 0 0 0 (poly (4) (9",
         "root potential coefficient",
         "Q:VWRITE1",
         |r| {
@@ -360,13 +361,14 @@ fn mutated_witness_is_rejected() {
     mutant_rejected("(n 5)", "(n 4)", "access-count witness", "EQ:GARRAY", |r| {
         matches!(r, Reason::AccessBound { required: 5, .. })
     });
-    // A Farkas multiplier of an entailment: the run `(ids 0 6)` (witnesses `(farkas (i 1))`,
-    // spec/certificate.md "Identity runs") with its second witness written out as
-    // `(farkas (1 3))`: the linear combination no longer matches, so the residual keeps a
-    // variable (FarkasProblem::NotConstant).
+    // A Farkas multiplier of an entailment: the first Q:VWRITE1's default post list (format
+    // 6: `(ids 0 6) (farkas)` for the seven launch facts and `t0 = 1024·blockIdx.x`,
+    // spec/certificate.md "Implicit expressions, default witnesses") written out with its
+    // second witness `(farkas (1 3))`: the linear combination no longer matches, so the
+    // residual keeps a variable (FarkasProblem::NotConstant).
     mutant_rejected(
-        "(entail post (ids 0 6)",
-        "(entail post (ids 0 0) (farkas (1 3)) (ids 2 6)",
+        "(Q:VWRITE1 (post 2) _)",
+        "(Q:VWRITE1 (post 2) (entail post (ids 0 0) (farkas (1 3)) (ids 2 6) (farkas)) _)",
         "Farkas multiplier",
         "Q:VWRITE1",
         |r| {

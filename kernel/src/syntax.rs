@@ -707,15 +707,21 @@ pub fn cstr(s: &Sexp) -> Result<Cstr, Rejection> {
 pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
     let mut p = Poly::zero();
     for t in items(s, "poly", "(poly TERM …)")? {
-        let v = t.list().ok_or_else(|| err(t, "(C ATOM …)"))?;
-        let c = v.first().ok_or_else(|| err(t, "(C ATOM …)"))?;
-        let mut atoms = Vec::new();
-        for a in tail(v) {
-            atoms.push(pot_atom(a)?);
-        }
-        p.add_term(rat(c)?, atoms);
+        term(t, &mut p)?;
     }
     Ok(p)
+}
+
+/// Adds the term `(C ATOM …)` to `p` (normalized).
+fn term(t: &Sexp, p: &mut Poly) -> Result<(), Rejection> {
+    let v = t.list().ok_or_else(|| err(t, "(C ATOM …)"))?;
+    let c = v.first().ok_or_else(|| err(t, "(C ATOM …)"))?;
+    let mut atoms = Vec::new();
+    for a in tail(v) {
+        atoms.push(pot_atom(a)?);
+    }
+    p.add_term(rat(c)?, atoms);
+    Ok(())
 }
 
 /// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(log2 LIN)` or
@@ -912,7 +918,8 @@ fn d_entry(e: &Sexp, t: &mut Table, bare: bool) -> Result<(), Rejection> {
 
 /// `(assertions ENTRY …)`, entries in order, each name defined once and used only after
 /// its definition: `(p …)` ([`p_entry`]), `(d …)` ([`d_entry`]), `(a NAME P D POLY)`;
-/// `bare` (format 6): a `p`/`d` base may be written as its name alone.
+/// `bare` (format 6): a `p`/`d` base may be written as its name alone, and an assertion as
+/// `(a NAME P D A0 TERM …)`, the potential of `A0` plus the terms.
 pub fn table(s: &Sexp, bare: bool) -> Result<Table, Rejection> {
     let mut t = Table::default();
     for e in items(s, "assertions", "(assertions …)")? {
@@ -921,11 +928,29 @@ pub fn table(s: &Sexp, bare: bool) -> Result<Table, Rejection> {
             Some("d") => d_entry(e, &mut t, bare)?,
             Some("a") => {
                 let f = "(a NAME P D POLY)";
-                let [n, pn, dn, q] = exactly(items(e, "a", f)?, e, f)?;
+                let v = items(e, "a", f)?;
+                let (Some(n), Some(pn), Some(dn), Some(q)) = (v.first(), v.get(1), v.get(2), v.get(3)) else {
+                    return Err(err(e, f));
+                };
                 let name = new_name(n, &t.a)?;
                 let p = t.p.get(atom(pn, "a P name")?).ok_or_else(|| err(pn, "a P name defined before"))?;
                 let d = t.d.get(atom(dn, "a D name")?).ok_or_else(|| err(dn, "a D name defined before"))?;
-                let a = Assn { p: Rc::clone(p), d: Rc::clone(d), q: poly(q)? };
+                let q = match q.atom() {
+                    // format 6: `(a NAME P D A0 TERM …)`, the potential of A0 plus the terms
+                    Some(b) if bare => {
+                        let base = t.a.get(b).ok_or_else(|| err(q, "an assertion name defined before"))?;
+                        let mut sum = base.q.clone();
+                        for x in v.get(4..).unwrap_or(&[]) {
+                            term(x, &mut sum)?;
+                        }
+                        sum
+                    }
+                    _ => {
+                        exactly::<4>(v, e, f)?;
+                        poly(q)?
+                    }
+                };
+                let a = Assn { p: Rc::clone(p), d: Rc::clone(d), q };
                 t.a.insert(name, Rc::new(a));
             }
             _ => return Err(err(e, "(p …), (d …) or (a …)")),

@@ -325,6 +325,21 @@ fn implicit_expressions_and_default_witnesses_are_checked_as_written_ones() {
     let r = check(&assign_store("5", ASSIGN_BODY, &assign_table("(base 0)", Y_FACT), &no_list)).unwrap_err();
     assert_eq!(r.reason, Reason::WitnessCount { list: "post".into(), expected: 7, found: 0 });
     assert!(check(&assign_store("6", ASSIGN_BODY, &assign_table("(base 0)", Y_FACT), &no_list)).is_ok());
+    // Potentials as changes: `1` is `0`'s potential 4, `2` is `1`'s plus −4, that is 0.
+    let changes = |t: String, last: &str| {
+        t.replacen("(a 1 1 1 (poly (4)))\n(a 2 1 1 (poly))", &format!("(a 1 1 1 0)\n(a 2 1 1 1 {last})"), 1)
+    };
+    let t = changes(assign_table("0", Y_FACT), "(-4)");
+    let v = check(&assign_store("6", ASSIGN_BODY, &t, short)).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!((v.bound.as_str(), v.nodes_checked), ("4", 8));
+    // −3 leaves the final potential 1: the store's pre 4 is not its post 1 + its cost 4.
+    let t = changes(assign_table("0", Y_FACT), "(-3)");
+    let r = check(&assign_store("6", ASSIGN_BODY, &t, short)).unwrap_err();
+    assert!(matches!(r.reason, Reason::Differs { component: "Q", .. }), "{r}");
+    assert_eq!(r.rule, "Q:GWRITE");
+    // Not part of format 5: `(a 1 1 1 0)` has the atom `0` where a potential is read.
+    let t = changes(assign_table("(base 0)", Y_FACT), "(-4)");
+    assert_eq!(syntax(&assign_store("5", ASSIGN_BODY, &t, long)), "(poly TERM …)");
 }
 
 #[test]

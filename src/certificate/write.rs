@@ -86,6 +86,12 @@ pub fn poly_sexp(p: &Poly) -> String {
 /// `(poly TERM ...)` with terms `(C ATOM ...)` in canonical order.
 fn write_poly(out: &mut String, p: &Poly) {
     out.push_str("(poly");
+    write_terms(out, p);
+    out.push(')');
+}
+
+/// The terms ` (C ATOM ...)` of `p` in canonical order.
+fn write_terms(out: &mut String, p: &Poly) {
     for (m, c) in &p.terms {
         out.push_str(" (");
         write_q(out, c);
@@ -95,7 +101,6 @@ fn write_poly(out: &mut String, p: &Poly) {
         }
         out.push(')');
     }
-    out.push(')');
 }
 
 /// `(cg (cut (I λ) …) … FARKAS)`.
@@ -189,6 +194,9 @@ struct Table<'n> {
     a: HashMap<(usize, usize, u64), Numbered<&'n Poly>>,
     /// Number of assertions defined.
     na: usize,
+    /// The potential of the latest assertion defined, with its number: the base of the next
+    /// one's (format 6).
+    last_a: Option<(usize, &'n Poly)>,
     /// The latest `P` and `D` defined (at most [`BASES`]), with their numbers: the
     /// candidate bases of the next changes, newest last.
     last_p: Vec<(usize, Arc<Vec<Cstr>>)>,
@@ -472,9 +480,21 @@ impl<'n> Table<'n> {
         }
         let k = self.na;
         self.na += 1;
-        let _ = write!(self.text, "(a {} {} {} ", Name(k), Name(pk), Name(dk));
-        write_poly(&mut self.text, &a.q);
+        let _ = write!(self.text, "(a {} {} {}", Name(k), Name(pk), Name(dk));
+        // the potential, or (format 6) its change from the latest one's when that is shorter
+        let mut full = String::from(" ");
+        write_poly(&mut full, &a.q);
+        let delta = self.last_a.map(|(b, old)| {
+            let mut t = format!(" {}", Name(b));
+            write_terms(&mut t, &a.q.plus(&old.scaled(&-Q::one())));
+            t
+        });
+        match delta {
+            Some(t) if t.len() < full.len() => self.text.push_str(&t),
+            _ => self.text.push_str(&full),
+        }
         self.text.push_str(")\n");
+        self.last_a = Some((k, &a.q));
         self.a.entry(key).or_default().push((k, &a.q));
         k
     }

@@ -396,7 +396,7 @@ fn certificate_deterministic() {
     let a = run(&addsub_prog("addSub3", true), MetricName::Sectors, 1024);
     let b = run(&addsub_prog("addSub3", true), MetricName::Sectors, 1024);
     assert_eq!(a.certificate, b.certificate);
-    assert!(a.certificate.starts_with("warpcert-certificate 5\n"));
+    assert!(a.certificate.starts_with("warpcert-certificate 6\n"));
 }
 
 /// A tampered certificate (smaller bound, or a smaller access count) is rejected.

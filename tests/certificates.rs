@@ -126,41 +126,44 @@ fn compare_or_update(stem: &str, metric: MetricName, text: &str) -> Option<Strin
     }
 }
 
-/// Format 4 certificates (`tests/data/v4/`, copies of committed certificates as warpcert
-/// wrote them before format 5) are still accepted, with the bound and the number of
-/// derivation nodes of today's format 5 certificate of the same kernel and metric: format 5
-/// only leaves out pres and costs the kernel fills in (spec/certificate.md "Implicit pres
-/// and costs"), the derivation is the same.
+/// Format 4 and 5 certificates (`tests/data/v4/`, `tests/data/v5/`, copies of committed
+/// certificates as warpcert wrote them before formats 5 and 6) are still accepted, with the
+/// bound and the number of derivation nodes of today's format 6 certificate of the same
+/// kernel and metric: formats 5 and 6 only leave out what the kernel fills in
+/// (spec/certificate.md "Implicit pres and costs", "Implicit expressions, default
+/// witnesses"), the derivation is the same.
 #[test]
-fn format4_certificates_still_check() {
-    let dir = root().join("tests/data/v4");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).expect("tests/data/v4 exists") {
-        let path = e.unwrap().path();
-        let old = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            old.starts_with("warpcert-certificate 4\n"),
-            "{}",
-            path.display()
-        );
-        let v4 = warpcert_kernel::check(&old).unwrap_or_else(|r| panic!("{}: {r}", path.display()));
-        let name = path.file_name().unwrap();
-        let new = std::fs::read_to_string(cert_dir().join(name)).unwrap();
-        assert!(
-            new.starts_with("warpcert-certificate 5\n"),
-            "{}",
-            name.to_string_lossy()
-        );
-        let v5 = warpcert_kernel::check(&new).unwrap();
-        assert_eq!(
-            (v4.bound, v4.nodes_checked),
-            (v5.bound, v5.nodes_checked),
-            "{}",
-            name.to_string_lossy()
-        );
-        n += 1;
+fn format4_and_5_certificates_still_check() {
+    for (dir, version) in [("tests/data/v4", 4), ("tests/data/v5", 5)] {
+        let mut n = 0;
+        for e in std::fs::read_dir(root().join(dir)).expect("the directory exists") {
+            let path = e.unwrap().path();
+            let old = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                old.starts_with(&format!("warpcert-certificate {version}\n")),
+                "{}",
+                path.display()
+            );
+            let v_old =
+                warpcert_kernel::check(&old).unwrap_or_else(|r| panic!("{}: {r}", path.display()));
+            let name = path.file_name().unwrap();
+            let new = std::fs::read_to_string(cert_dir().join(name)).unwrap();
+            assert!(
+                new.starts_with("warpcert-certificate 6\n"),
+                "{}",
+                name.to_string_lossy()
+            );
+            let v6 = warpcert_kernel::check(&new).unwrap();
+            assert_eq!(
+                (v_old.bound, v_old.nodes_checked),
+                (v6.bound, v6.nodes_checked),
+                "{}",
+                path.display()
+            );
+            n += 1;
+        }
+        assert_eq!(n, 4, "{dir}");
     }
-    assert_eq!(n, 4);
 }
 
 #[test]
@@ -310,12 +313,13 @@ fn mutated_coefficient_is_rejected() {
         "Q:SEQ",
         |r| matches!(r, Reason::BoundMismatch { .. }),
     );
-    // The root's precondition is the table's first assertion `a0` (format 3); the root's
-    // first premise, the Q:VWRITE1 at 0.0, has the same `a0` as its pre, so the mutation
-    // reaches it too and that rule finds pre ≠ post[x ← e] + M^vwrite + C there first.
+    // The root's precondition is the table's first assertion `0` (format 3; format 6 names
+    // entries in base 36 without a prefix); the root's first premise, the Q:VWRITE1 at 0.0,
+    // has the same `0` as its (implicit) pre, so the mutation reaches it too and that rule
+    // finds pre ≠ post[x ← e] + M^vwrite + C there first.
     mutant_rejected(
-        "(a a0 p0 d0 (poly (4) (10",
-        "(a a0 p0 d0 (poly (4) (9",
+        "(a 0 0 0 (poly (4) (10",
+        "(a 0 0 0 (poly (4) (9",
         "root potential coefficient",
         "Q:VWRITE1",
         |r| {
@@ -362,13 +366,14 @@ fn mutated_witness_is_rejected() {
     mutant_rejected("(n 5)", "(n 4)", "access-count witness", "EQ:GARRAY", |r| {
         matches!(r, Reason::AccessBound { required: 5, .. })
     });
-    // A Farkas multiplier of an entailment: the run `(ids 0 6)` (witnesses `(farkas (i 1))`,
-    // spec/certificate.md "Identity runs") with its second witness written out as
-    // `(farkas (1 3))`: the linear combination no longer matches, so the residual keeps a
-    // variable (FarkasProblem::NotConstant).
+    // A Farkas multiplier of an entailment: the first Q:VWRITE1's default post list (format
+    // 6: `(ids 0 6) (farkas)` for the seven launch facts and `t0 = 1024·blockIdx.x`,
+    // spec/certificate.md "Implicit expressions, default witnesses") written out with its
+    // second witness `(farkas (1 3))`: the linear combination no longer matches, so the
+    // residual keeps a variable (FarkasProblem::NotConstant).
     mutant_rejected(
-        "(entail post (ids 0 6)",
-        "(entail post (ids 0 0) (farkas (1 3)) (ids 2 6)",
+        "(Q:VWRITE1 (post 2) _)",
+        "(Q:VWRITE1 (post 2) (entail post (ids 0 0) (farkas (1 3)) (ids 2 6) (farkas)) _)",
         "Farkas multiplier",
         "Q:VWRITE1",
         |r| {

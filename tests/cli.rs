@@ -162,13 +162,13 @@ fn check_exit_codes() {
     // A certificate whose bound line is changed is rejected (exit 1), naming why.
     let text = std::fs::read_to_string(&cert).unwrap();
     let bad = dir.join("bad.cert");
-    let mutated = text.replacen("warpcert-certificate 5", "warpcert-certificate 9", 1);
+    let mutated = text.replacen("warpcert-certificate 6", "warpcert-certificate 9", 1);
     std::fs::write(&bad, mutated).unwrap();
     let o = bin().arg("check").arg(&bad).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("unsupported certificate version 9 (supported: 1..=5)"),
+        out.contains("unsupported certificate version 9 (supported: 1..=6)"),
         "{out}"
     );
     let o = bin()

@@ -1,7 +1,7 @@
 //! # warpcert-kernel: the trusted certificate checker
 //!
 //! **Trust contract.** [`check`] returning `Ok(verdict)` guarantees that the certificate
-//! text (spec/certificate.md, versions 1 to 5) contains a well-typed miniCUDA program
+//! text (spec/certificate.md, versions 1 to 6) contains a well-typed miniCUDA program
 //! (spec/minicuda.md §2) and a derivation, valid rule by rule for the logic of
 //! `spec/logic.md` (RaCUDA §4–§5, Fig. 8, with the representations of `spec/logic.md`
 //! §1–§2), of the judgment `⊢_M {P₀; D₀; B} body {…}` where `M` is the metric named in the
@@ -540,7 +540,7 @@ impl Role {
 /// `bound_poly` (relation [`Verdict::RELATION`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
-    /// Certificate format version (1 to 5).
+    /// Certificate format version (1 to 6).
     pub version: u32,
     /// Kernel name.
     pub kernel: String,
@@ -610,7 +610,7 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Checks a certificate (spec/certificate.md, versions 1 to 5) completely: parse, program
+/// Checks a certificate (spec/certificate.md, versions 1 to 6) completely: parse, program
 /// well-typedness ([`typing`]), the assumptions ([`assume`]), every rule instance of the
 /// derivation, and the root conditions (spec/logic.md §5). Runs on a thread with a
 /// [`STACK_BYTES`] stack.

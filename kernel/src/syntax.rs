@@ -390,7 +390,7 @@ pub struct Provenance {
 /// A parsed certificate (spec/certificate.md "Top level").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
-    /// Format version (1 to 5).
+    /// Format version (1 to 6).
     pub version: u32,
     /// The assumptions as written (version 2; empty for version 1, whose assumptions are
     /// implicit: [`crate::assume::implicit`]).
@@ -707,15 +707,21 @@ pub fn cstr(s: &Sexp) -> Result<Cstr, Rejection> {
 pub fn poly(s: &Sexp) -> Result<Poly, Rejection> {
     let mut p = Poly::zero();
     for t in items(s, "poly", "(poly TERM …)")? {
-        let v = t.list().ok_or_else(|| err(t, "(C ATOM …)"))?;
-        let c = v.first().ok_or_else(|| err(t, "(C ATOM …)"))?;
-        let mut atoms = Vec::new();
-        for a in tail(v) {
-            atoms.push(pot_atom(a)?);
-        }
-        p.add_term(rat(c)?, atoms);
+        term(t, &mut p)?;
     }
     Ok(p)
+}
+
+/// Adds the term `(C ATOM …)` to `p` (normalized).
+fn term(t: &Sexp, p: &mut Poly) -> Result<(), Rejection> {
+    let v = t.list().ok_or_else(|| err(t, "(C ATOM …)"))?;
+    let c = v.first().ok_or_else(|| err(t, "(C ATOM …)"))?;
+    let mut atoms = Vec::new();
+    for a in tail(v) {
+        atoms.push(pot_atom(a)?);
+    }
+    p.add_term(rat(c)?, atoms);
+    Ok(())
 }
 
 /// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(log2 LIN)` or
@@ -819,15 +825,23 @@ fn new_name<V>(s: &Sexp, defined: &HashMap<String, V>) -> Result<String, Rejecti
 /// A `p`/`d` entry's base value, its drop items and its remaining items.
 type BaseDrop<'s, 'a, V> = (Option<V>, &'s [Sexp<'a>], &'s [Sexp<'a>]);
 
-/// The optional `(base NAME)` and `(drop …)` items at the start of a `p`/`d` entry's body:
-/// the base (already defined), the drop list and the remaining items.
+/// The optional `(base NAME)` (format 6, `bare`: also `NAME`) and `(drop …)` items at the
+/// start of a `p`/`d` entry's body: the base (already defined), the drop list and the
+/// remaining items.
 fn base_drop<'s, 'a, V: Clone>(
     v: &'s [Sexp<'a>],
     defined: &HashMap<String, V>,
+    bare: bool,
 ) -> Result<BaseDrop<'s, 'a, V>, Rejection> {
     let (base, rest) = match v.first() {
         Some(b) if b.head() == Some("base") => {
             let [n] = exactly(items(b, "base", "(base NAME)")?, b, "(base NAME)")?;
+            let k = atom(n, "a name")?;
+            let val = defined.get(k).cloned().ok_or_else(|| err(n, "a name defined before"))?;
+            (Some(val), tail(v))
+        }
+        // format 6: a bare base `NAME` (an atom where a constraint or entry is a list)
+        Some(n) if bare && n.atom().is_some() => {
             let k = atom(n, "a name")?;
             let val = defined.get(k).cloned().ok_or_else(|| err(n, "a name defined before"))?;
             (Some(val), tail(v))
@@ -847,10 +861,10 @@ fn base_drop<'s, 'a, V: Clone>(
 
 /// `(p NAME [(base P0)] [(drop I …)] CSTR …)`: the list `P0` without its 0-based positions
 /// `I` (strictly increasing, in range), followed by the `CSTR`s; without a base, the `CSTR`s.
-fn p_entry(e: &Sexp, t: &mut Table) -> Result<(), Rejection> {
+fn p_entry(e: &Sexp, t: &mut Table, bare: bool) -> Result<(), Rejection> {
     let v = items(e, "p", "(p NAME …)")?;
     let name = new_name(v.first().ok_or_else(|| err(e, "(p NAME …)"))?, &t.p)?;
-    let (base, drop, add) = base_drop(tail(v), &t.p)?;
+    let (base, drop, add) = base_drop(tail(v), &t.p, bare)?;
     let mut out: Vec<Cstr> = Vec::new();
     if let Some(b) = base {
         let mut drops = Vec::new();
@@ -879,10 +893,10 @@ fn p_entry(e: &Sexp, t: &mut Table) -> Result<(), Rejection> {
 
 /// `(d NAME [(base D0)] [(drop X …)] DEP …)`: the map `D0` without the locals `X` (each an
 /// entry of `D0`), then the `DEP`s (at most one per local) added or replacing `D0`'s.
-fn d_entry(e: &Sexp, t: &mut Table) -> Result<(), Rejection> {
+fn d_entry(e: &Sexp, t: &mut Table, bare: bool) -> Result<(), Rejection> {
     let v = items(e, "d", "(d NAME …)")?;
     let name = new_name(v.first().ok_or_else(|| err(e, "(d NAME …)"))?, &t.d)?;
-    let (base, drop, add) = base_drop(tail(v), &t.d)?;
+    let (base, drop, add) = base_drop(tail(v), &t.d, bare)?;
     let mut out: BTreeMap<String, Dep> = base.map(|b| (*b).clone()).unwrap_or_default();
     for x in drop {
         if out.remove(atom(x, "a local")?).is_none() {
@@ -903,20 +917,40 @@ fn d_entry(e: &Sexp, t: &mut Table) -> Result<(), Rejection> {
 }
 
 /// `(assertions ENTRY …)`, entries in order, each name defined once and used only after
-/// its definition: `(p …)` ([`p_entry`]), `(d …)` ([`d_entry`]), `(a NAME P D POLY)`.
-pub fn table(s: &Sexp) -> Result<Table, Rejection> {
+/// its definition: `(p …)` ([`p_entry`]), `(d …)` ([`d_entry`]), `(a NAME P D POLY)`;
+/// `bare` (format 6): a `p`/`d` base may be written as its name alone, and an assertion as
+/// `(a NAME P D A0 TERM …)`, the potential of `A0` plus the terms.
+pub fn table(s: &Sexp, bare: bool) -> Result<Table, Rejection> {
     let mut t = Table::default();
     for e in items(s, "assertions", "(assertions …)")? {
         match e.head() {
-            Some("p") => p_entry(e, &mut t)?,
-            Some("d") => d_entry(e, &mut t)?,
+            Some("p") => p_entry(e, &mut t, bare)?,
+            Some("d") => d_entry(e, &mut t, bare)?,
             Some("a") => {
                 let f = "(a NAME P D POLY)";
-                let [n, pn, dn, q] = exactly(items(e, "a", f)?, e, f)?;
+                let v = items(e, "a", f)?;
+                let (Some(n), Some(pn), Some(dn), Some(q)) = (v.first(), v.get(1), v.get(2), v.get(3)) else {
+                    return Err(err(e, f));
+                };
                 let name = new_name(n, &t.a)?;
                 let p = t.p.get(atom(pn, "a P name")?).ok_or_else(|| err(pn, "a P name defined before"))?;
                 let d = t.d.get(atom(dn, "a D name")?).ok_or_else(|| err(dn, "a D name defined before"))?;
-                let a = Assn { p: Rc::clone(p), d: Rc::clone(d), q: poly(q)? };
+                let q = match q.atom() {
+                    // format 6: `(a NAME P D A0 TERM …)`, the potential of A0 plus the terms
+                    Some(b) if bare => {
+                        let base = t.a.get(b).ok_or_else(|| err(q, "an assertion name defined before"))?;
+                        let mut sum = base.q.clone();
+                        for x in v.get(4..).unwrap_or(&[]) {
+                            term(x, &mut sum)?;
+                        }
+                        sum
+                    }
+                    _ => {
+                        exactly::<4>(v, e, f)?;
+                        poly(q)?
+                    }
+                };
+                let a = Assn { p: Rc::clone(p), d: Rc::clone(d), q };
                 t.a.insert(name, Rc::new(a));
             }
             _ => return Err(err(e, "(p …), (d …) or (a …)")),
@@ -1070,24 +1104,31 @@ struct Reader<'a, 't> {
     memo: Memo<'a>,
     table: Option<&'t Table>,
     ids: Option<usize>,
+    /// Format ≥ 6: a child may be the implicit expression derivation `_`.
+    implicit: bool,
 }
+
+/// The rule name of an implicit expression derivation `_` (format 6, spec/certificate.md
+/// "Implicit expressions, default witnesses"): the checker builds the canonical derivation
+/// of the node's expression in its place.
+pub const IMPLICIT: &str = "_";
 
 /// A derivation node `(RULE FIELD … CHILD …)`. Fields come before children and appear at
 /// most once (an `entail`/`rewrite` field is identified by its name).
 pub fn node(s: &Sexp) -> Result<Node, Rejection> {
-    node_in(s, &mut Reader { memo: Memo::new(), table: None, ids: None })
+    node_in(s, &mut Reader { memo: Memo::new(), table: None, ids: None, implicit: false })
 }
 
 /// [`node`] of format 3: `(pre NAME)` / `(post NAME)` name an assertion of `table`.
 pub fn node_with(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
-    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: None })
+    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: None, implicit: false })
 }
 
 /// [`node_with`] of format 4: an entail list may also hold `(ids I J)` items, together
 /// standing for at most [`IDS_PER_BYTE`] witnesses per byte of `s`'s text.
 pub fn node_v4(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
     let budget = s.text().len().saturating_mul(IDS_PER_BYTE);
-    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: Some(budget) })
+    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: Some(budget), implicit: false })
 }
 
 /// [`node_v4`] of format 5: a statement child of a `Q:SEQ` node may omit `(pre …)`; it then
@@ -1097,6 +1138,55 @@ pub fn node_v5(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
     let mut n = node_v4(s, table)?;
     seq_pres(&mut n);
     Ok(n)
+}
+
+/// [`node_v5`] of format 6 (spec/certificate.md "Implicit expressions, default
+/// witnesses"): a child may be `_` (an implicit expression derivation, built by the checker),
+/// and a `Q:VWRITE1/2`, `L:VWRITE1/2` node without `(entail post …)` gets the default list
+/// ([`default_posts`]), whose identities count against the `(ids …)` budget, here
+/// [`IDS_PER_BYTE`] per byte of `s` and of the table's text `table_bytes` together.
+pub fn node_v6(s: &Sexp, table: &Table, table_bytes: usize) -> Result<Node, Rejection> {
+    let budget = s.text().len().saturating_add(table_bytes).saturating_mul(IDS_PER_BYTE);
+    let mut rd = Reader { memo: Memo::new(), table: Some(table), ids: Some(budget), implicit: true };
+    let mut n = node_in(s, &mut rd)?;
+    seq_pres(&mut n);
+    let mut budget = rd.ids.unwrap_or(0);
+    default_posts(&mut n, &mut budget)?;
+    Ok(n)
+}
+
+/// Format 6, over the tree `n` (pres already filled in by [`seq_pres`]): a `Q:VWRITE1`,
+/// `Q:VWRITE2`, `L:VWRITE1` or `L:VWRITE2` node with a pre and a post and no
+/// `(entail post …)` gets the list of `|P'|` witnesses `(farkas (i 1))` for
+/// `i < min(|P|, |P'|)`, then `(farkas)` (`P`, `P'` the constraints of its pre and post);
+/// the identities are taken from `budget` ([`Reason::ResourceLimit`] past it). Iterative.
+fn default_posts(n: &mut Node, budget: &mut usize) -> Result<(), Rejection> {
+    let mut todo = vec![n];
+    while let Some(n) = todo.pop() {
+        let vwrite = matches!(n.rule.as_str(), "Q:VWRITE1" | "Q:VWRITE2" | "L:VWRITE1" | "L:VWRITE2");
+        if let (true, false, Some(pre), Some(post)) = (vwrite, n.entails.contains_key("post"), &n.pre, &n.post) {
+            let (t, k) = (post.p.len(), pre.p.len().min(post.p.len()));
+            if k > *budget {
+                return Err(Rejection::parse(Reason::ResourceLimit {
+                    what: "witnesses denoted by (ids …) items",
+                    limit: u64::try_from(*budget).unwrap_or(u64::MAX),
+                }));
+            }
+            *budget -= k;
+            let mut ws = Witnesses::default();
+            if k > 0 {
+                ws.items.push(Item::Ids(0, k - 1));
+                ws.len = k;
+            }
+            for _ in k..t {
+                ws.push(Vec::new());
+            }
+            n.entails.insert("post".to_string(), ws);
+            n.fields.push("entail post".to_string());
+        }
+        todo.extend(n.children.iter_mut());
+    }
+    Ok(())
 }
 
 /// Format 5 (spec/certificate.md "Implicit pres and costs"), top-down over the tree `n`
@@ -1133,6 +1223,10 @@ fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection>
     let rule = atom(v.first().ok_or_else(|| err(s, "a rule name"))?, "a rule name")?;
     let mut n = Node { rule: rule.to_string(), line: s.line(), ..Node::default() };
     for item in tail(v) {
+        if rd.implicit && item.atom() == Some(IMPLICIT) {
+            n.children.push(Node { rule: IMPLICIT.to_string(), line: item.line(), ..Node::default() });
+            continue;
+        }
         let head = item.head().unwrap_or("");
         if !FIELD_HEADS.contains(&head) {
             n.children.push(node_in(item, rd)?);
@@ -1180,14 +1274,16 @@ fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection>
 }
 
 /// Supported certificate format versions (spec/certificate.md, "Versions").
-pub const VERSIONS: &str = "1..=5";
+pub const VERSIONS: &str = "1..=6";
 
-/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=5`, then
+/// The whole certificate: header line `warpcert-certificate V` with `V ∈ 1..=6`, then
 /// `metric`, `hardware`, `launch`, `program`, `bound`, `derivation`, each exactly once;
 /// version 2 adds `assumptions` (required) and `provenance` (optional); version 3 adds
 /// `assertions` (required), the table the derivation's `(pre NAME)`/`(post NAME)` refer to;
 /// version 4 adds `(ids I J)` items in entail lists, expanded here ([`node_v4`]); version 5
-/// lets Q:SEQ children omit their pre ([`node_v5`]) and expression nodes their cost.
+/// lets Q:SEQ children omit their pre ([`node_v5`]) and expression nodes their cost;
+/// version 6 adds implicit expression derivations `_`, default `Q:VWRITE` post witnesses
+/// ([`node_v6`]) and bare `p`/`d` bases ([`table`]).
 ///
 /// Errors: [`Reason::Version`] for another version, [`Reason::Syntax`] otherwise.
 pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
@@ -1206,6 +1302,7 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         "3" => 3,
         "4" => 4,
         "5" => 5,
+        "6" => 6,
         _ => return Err(Rejection::parse(Reason::Version { found: ver.to_string(), supported: VERSIONS })),
     };
     let mut known = vec!["metric", "hardware", "launch", "program", "bound", "derivation", "lower"];
@@ -1269,9 +1366,13 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         program: program(get("program")?)?,
         bound: poly(bound)?,
         root: match version {
-            5.. => node_v5(root, &table(get("assertions")?)?)?,
-            4 => node_v4(root, &table(get("assertions")?)?)?,
-            3 => node_with(root, &table(get("assertions")?)?)?,
+            6.. => {
+                let t = get("assertions")?;
+                node_v6(root, &table(t, true)?, t.text().len())?
+            }
+            5 => node_v5(root, &table(get("assertions")?, false)?)?,
+            4 => node_v4(root, &table(get("assertions")?, false)?)?,
+            3 => node_with(root, &table(get("assertions")?, false)?)?,
             _ => node(root)?,
         },
     })

@@ -42,12 +42,12 @@ fn store_tid_mutants_rejected() {
     assert_eq!(r.reason, Reason::UnknownRule("Q:GWRITE3".into()));
     let r = check(&store_tid("4", "(4)", "(4)", "Q:SWRITE")).unwrap_err();
     assert!(matches!(r.reason, Reason::WrongSubject { expected: "a shared array", .. }), "{r}");
-    // Version: 6 is outside the supported range; a version 2 certificate needs its
-    // assumptions section (versions 3 to 5 are tested in tests/shared.rs).
+    // Version: 7 is outside the supported range; a version 2 certificate needs its
+    // assumptions section (versions 3 to 6 are tested in tests/shared.rs).
     let t = store_tid("4", "(4)", "(4)", "Q:GWRITE");
-    let r = check(&t.replacen("warpcert-certificate 1", "warpcert-certificate 6", 1)).unwrap_err();
-    assert_eq!(r.reason, Reason::Version { found: "6".into(), supported: "1..=5" });
-    assert_eq!(r.to_string(), "parse: unsupported certificate version 6 (supported: 1..=5)");
+    let r = check(&t.replacen("warpcert-certificate 1", "warpcert-certificate 7", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::Version { found: "7".into(), supported: "1..=6" });
+    assert_eq!(r.to_string(), "parse: unsupported certificate version 7 (supported: 1..=6)");
     let r = check(&t.replacen("warpcert-certificate 1", "warpcert-certificate 2", 1)).unwrap_err();
     assert_eq!(r.reason, Reason::Syntax { line: 0, expected: "assumptions", found: "no such section".into() });
 }

@@ -117,7 +117,7 @@ fn parse_errors_have_lines() {
         "{r}"
     );
     let r = check(&t.replacen("warpcert-certificate 1", "warpcert-certificate 0", 1)).unwrap_err();
-    assert_eq!(r.reason, Reason::Version { found: "0".into(), supported: "1..=5" });
+    assert_eq!(r.reason, Reason::Version { found: "0".into(), supported: "1..=6" });
     let r = check("").unwrap_err();
     assert!(matches!(r.reason, Reason::Syntax { line: 1, .. }), "{r}");
 }

@@ -2,8 +2,9 @@
 //! hand-written certificate whose assertions are named in an `(assertions …)` table and
 //! whose sequence is one flat `(seq …)` with a three-child `Q:SEQ`; it is accepted exactly
 //! like the same derivation written with inline assertions (version 1), and mutants of the
-//! table or of the chain are rejected. Formats 4 (identity runs) and 5 (implicit Q:SEQ pres and
-//! expression costs) are tested at the end.
+//! table or of the chain are rejected. Formats 4 (identity runs), 5 (implicit Q:SEQ pres and
+//! expression costs) and 6 (implicit expression derivations, default `Q:VWRITE` post
+//! witnesses, bare bases) are tested at the end.
 
 mod common;
 use common::*;
@@ -85,11 +86,11 @@ fn syntax(t: &str) -> &'static str {
 #[test]
 fn table_mutants_rejected() {
     let t = good();
-    // Version 3 needs its table; version 6 does not exist.
+    // Version 3 needs its table; version 7 does not exist.
     let cut = t.replace(&format!("(assertions\n{})\n", table()), "");
     assert_eq!(syntax(&cut), "assertions");
-    let r = check(&t.replacen("warpcert-certificate 3", "warpcert-certificate 6", 1)).unwrap_err();
-    assert_eq!(r.reason, Reason::Version { found: "6".into(), supported: "1..=5" });
+    let r = check(&t.replacen("warpcert-certificate 3", "warpcert-certificate 7", 1)).unwrap_err();
+    assert_eq!(r.reason, Reason::Version { found: "7".into(), supported: "1..=6" });
     // A name used but not defined, or used before its definition.
     assert_eq!(syntax(&t.replacen("(post a1)", "(post a9)", 1)), "an assertion name defined in (assertions …)");
     let late = table().replacen("(d d0)\n", "", 1) + "(d d0)\n";
@@ -266,4 +267,101 @@ fn implicit_pres_and_costs_are_checked_as_written_ones() {
         ),
     );
     assert!(matches!(check(&t).unwrap_err().reason, Reason::CostMismatch { .. }));
+}
+
+/// `y ← threadIdx.x + 0; A[y] ← 0` under `sectors`, block 32×1×1, in format `version`.
+/// Hand derivation: the assignment costs nothing under `sectors` (pre and post potential
+/// 4); its post adds `y − threadIdx.x = 0` to the launch facts and the entry
+/// `(dep y 1 0 0 0 0)`; the store then writes the 32 consecutive 4-byte elements of
+/// [`good`]'s stores, N* = 4, so the bound is 4.
+fn assign_store(version: &str, body: &str, table: &str, derivation: &str) -> String {
+    format!(
+        "warpcert-certificate {version}\n(metric sectors)\n(hardware 32 32 4 32)\n(launch 32 1 1)\n{ASSUME}\n(program k\n  (params)\n  (arrays (A global int 4))\n  (locals (int y))\n  (body {body}))\n(bound (poly (4)))\n(assertions\n{table})\n(derivation\n{derivation})\n"
+    )
+}
+
+const ASSIGN_BODY: &str = "(seq (assign y (bin + (tid x) (int 0))) (write A (var y) (int 0)))";
+
+/// The table of [`assign_store`] with `base` the way the second `p` entry names its base
+/// (`0` bare in format 6, `(base 0)` in any format ≥ 3) and `fact` the new fact about `y`.
+fn assign_table(base: &str, fact: &str) -> String {
+    format!(
+        "(p 0 {})\n(d 0)\n(a 0 0 0 (poly (4)))\n(p 1 {base} {fact})\n(d 1 (dep y 1 0 0 0 0))\n(a 1 1 1 (poly (4)))\n(a 2 1 1 (poly))\n",
+        launch([32, 1, 1])
+    )
+}
+
+const Y_FACT: &str = "(eq (lin 0 (1 y) (-1 threadIdx.x)))";
+
+/// Format 6 (spec/certificate.md "Implicit expressions, default witnesses"): `_` children
+/// are the canonical expression derivations, a `Q:VWRITE2` without `(entail post …)` has the
+/// default list (`(ids 0 5)` for the six launch facts, then `(farkas)` for `y = threadIdx.x`,
+/// which `[y ← threadIdx.x + 0]` makes `0 = 0`), and a base may be bare; all are checked
+/// exactly as the written forms of format 5.
+#[test]
+fn implicit_expressions_and_default_witnesses_are_checked_as_written_ones() {
+    let short = "(Q:SEQ (pre 0) (post 2)\n(Q:VWRITE2 (post 1) _)\n(Q:GWRITE (post 2) (n 4) _ _))";
+    let v6 =
+        check(&assign_store("6", ASSIGN_BODY, &assign_table("0", Y_FACT), short)).unwrap_or_else(|r| panic!("{r}"));
+    // 1 seq + 1 assignment + 3 (EQ:OP and its operands) + 1 store + 2 operands.
+    assert_eq!((v6.bound.as_str(), v6.nodes_checked), ("4", 8));
+    let long = "(Q:SEQ (pre 0) (post 2)\n(Q:VWRITE2 (post 1) (entail post (ids 0 5) (farkas)) (EQ:OP (OQ:TID) (OQ:CONST)))\n(Q:GWRITE (post 2) (n 4) (OQ:VAR) (OQ:CONST)))";
+    let v5 = check(&assign_store("5", ASSIGN_BODY, &assign_table("(base 0)", Y_FACT), long))
+        .unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!((v5.bound.as_str(), v5.nodes_checked), ("4", 8));
+    // The written forms stay valid in format 6.
+    assert!(check(&assign_store("6", ASSIGN_BODY, &assign_table("(base 0)", Y_FACT), long)).is_ok());
+    // None of the three is part of format 5: `_` is no node, a bare base is read as a
+    // constraint, and an absent list is empty.
+    assert_eq!(
+        syntax(&assign_store("5", ASSIGN_BODY, &assign_table("(base 0)", Y_FACT), short)),
+        "a derivation node (RULE …)"
+    );
+    assert_eq!(
+        syntax(&assign_store("5", ASSIGN_BODY, &assign_table("0", Y_FACT), long)),
+        "(le LIN), (eq LIN) or (mod LIN M R …)"
+    );
+    let no_list = long.replacen(" (entail post (ids 0 5) (farkas))", "", 1);
+    let r = check(&assign_store("5", ASSIGN_BODY, &assign_table("(base 0)", Y_FACT), &no_list)).unwrap_err();
+    assert_eq!(r.reason, Reason::WitnessCount { list: "post".into(), expected: 7, found: 0 });
+    assert!(check(&assign_store("6", ASSIGN_BODY, &assign_table("(base 0)", Y_FACT), &no_list)).is_ok());
+    // Potentials as changes: `1` is `0`'s potential 4, `2` is `1`'s plus −4, that is 0.
+    let changes = |t: String, last: &str| {
+        t.replacen("(a 1 1 1 (poly (4)))\n(a 2 1 1 (poly))", &format!("(a 1 1 1 0)\n(a 2 1 1 1 {last})"), 1)
+    };
+    let t = changes(assign_table("0", Y_FACT), "(-4)");
+    let v = check(&assign_store("6", ASSIGN_BODY, &t, short)).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!((v.bound.as_str(), v.nodes_checked), ("4", 8));
+    // −3 leaves the final potential 1: the store's pre 4 is not its post 1 + its cost 4.
+    let t = changes(assign_table("0", Y_FACT), "(-3)");
+    let r = check(&assign_store("6", ASSIGN_BODY, &t, short)).unwrap_err();
+    assert!(matches!(r.reason, Reason::Differs { component: "Q", .. }), "{r}");
+    assert_eq!(r.rule, "Q:GWRITE");
+    // Not part of format 5: `(a 1 1 1 0)` has the atom `0` where a potential is read.
+    let t = changes(assign_table("(base 0)", Y_FACT), "(-4)");
+    assert_eq!(syntax(&assign_store("5", ASSIGN_BODY, &t, long)), "(poly TERM …)");
+}
+
+#[test]
+fn implicit_expressions_and_default_witnesses_are_not_trusted() {
+    let short = "(Q:SEQ (pre 0) (post 2)\n(Q:VWRITE2 (post 1) _)\n(Q:GWRITE (post 2) (n 4) _ _))";
+    // A default witness that is not valid: with the fact `y − threadIdx.x − 1 = 0` the
+    // substituted target is `−1 = 0`, which the empty witness (item 6) does not prove.
+    let bad = "(eq (lin -1 (1 y) (-1 threadIdx.x)))";
+    let r = check(&assign_store("6", ASSIGN_BODY, &assign_table("0", bad), short)).unwrap_err();
+    assert!(matches!(r.reason, Reason::Farkas { item: 6, .. }), "{r}");
+    assert_eq!(r.rule, "Q:VWRITE2");
+    // `_` for a global read: its claim `(n N)` must be written.
+    let read = "(seq (assign y (read A (tid x))) (write A (var y) (int 0)))";
+    let r = check(&assign_store("6", read, &assign_table("0", Y_FACT), short)).unwrap_err();
+    assert_eq!(r.reason, Reason::MissingField("n"));
+    assert_eq!(r.node_path, "0.0.0");
+    // `_` where a statement is derived.
+    let stmt = "(Q:SEQ (pre 0) (post 2)\n_\n(Q:GWRITE (post 2) (n 4) _ _))";
+    let r = check(&assign_store("6", ASSIGN_BODY, &assign_table("0", Y_FACT), stmt)).unwrap_err();
+    assert_eq!(r.reason, Reason::WrongRuleKind { expected: "statement" });
+    // `_` is one node: a store with a third `_` child has the wrong shape.
+    let extra = short.replacen("_ _)", "_ _ _)", 1);
+    let r = check(&assign_store("6", ASSIGN_BODY, &assign_table("0", Y_FACT), &extra)).unwrap_err();
+    assert_eq!(r.reason, Reason::ChildCount { expected: 2, found: 3 });
 }

@@ -1,6 +1,8 @@
-//! The certificate writer (`spec/certificate.md`, version 5: shared assertions, flat
-//! sequences, runs of identity witnesses, implicit Q:SEQ pres and expression costs). Deterministic: every map is
-//! ordered (`BTreeMap`) and nodes are written in tree order.
+//! The certificate writer (`spec/certificate.md`, version 6: shared assertions, flat
+//! sequences, runs of identity witnesses, implicit Q:SEQ pres and expression costs,
+//! implicit expression derivations `_`, default `Q:VWRITE` post witnesses, bare bases,
+//! base-36 names, no indentation). Deterministic: every map is ordered (`BTreeMap`) and
+//! nodes are written in tree order.
 
 use super::{Assn, Cg, Farkas, Field, Judgment, Node, Rewrite};
 use crate::core::assertion::linear::{fmt_q, CKind, Cstr, Dep, DepMap, EntryKind, Lin};
@@ -84,6 +86,12 @@ pub fn poly_sexp(p: &Poly) -> String {
 /// `(poly TERM ...)` with terms `(C ATOM ...)` in canonical order.
 fn write_poly(out: &mut String, p: &Poly) {
     out.push_str("(poly");
+    write_terms(out, p);
+    out.push(')');
+}
+
+/// The terms ` (C ATOM ...)` of `p` in canonical order.
+fn write_terms(out: &mut String, p: &Poly) {
     for (m, c) in &p.terms {
         out.push_str(" (");
         write_q(out, c);
@@ -93,7 +101,6 @@ fn write_poly(out: &mut String, p: &Poly) {
         }
         out.push(')');
     }
-    out.push(')');
 }
 
 /// `(cg (cut (I λ) …) … FARKAS)`.
@@ -140,6 +147,27 @@ fn write_atom(out: &mut String, a: &Atom) {
     out.push(')');
 }
 
+/// The name of the `k`-th table entry of a kind: `k` in base 36 (`0`–`9`, `a`–`z`; format
+/// 6 writes names without a kind prefix, spec/certificate.md "Implicit expressions, default
+/// witnesses": each kind has its own names).
+struct Name(usize);
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+        let (mut k, mut buf, mut i) = (self.0, [0u8; 16], 16);
+        loop {
+            i -= 1;
+            buf[i] = DIGITS[k % 36];
+            k /= 36;
+            if k == 0 {
+                break;
+            }
+        }
+        f.write_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"))
+    }
+}
+
 /// How many of the latest `P` (and `D`) entries are tried as the base of a new one.
 const BASES: usize = 8;
 
@@ -166,6 +194,9 @@ struct Table<'n> {
     a: HashMap<(usize, usize, u64), Numbered<&'n Poly>>,
     /// Number of assertions defined.
     na: usize,
+    /// The potential of the latest assertion defined, with its number: the base of the next
+    /// one's (format 6).
+    last_a: Option<(usize, &'n Poly)>,
     /// The latest `P` and `D` defined (at most [`BASES`]), with their numbers: the
     /// candidate bases of the next changes, newest last.
     last_p: Vec<(usize, Arc<Vec<Cstr>>)>,
@@ -282,13 +313,13 @@ fn p_change<'n>(old: &[Cstr], new: &'n [Cstr]) -> Option<(Vec<usize>, &'n [Cstr]
     (drop.len() + add.len() < new.len()).then_some((drop, add))
 }
 
-/// The text of a `p` entry's body after its name: ` (base pB) (drop I …) CSTR …` for a
-/// change of base `B`, or ` CSTR …`; the writing stops after the first constraint that
+/// The text of a `p` entry's body after its name: ` B (drop I …) CSTR …` for a change of
+/// base `B` (a bare base, format 6), or ` CSTR …`; the writing stops after the first constraint that
 /// takes the text past `limit` bytes (the text is then only known to be longer).
 fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr], limit: usize) -> String {
     let mut t = String::new();
     if let Some((b, drop)) = base {
-        let _ = write!(t, " (base p{b})");
+        let _ = write!(t, " {}", Name(b));
         if !drop.is_empty() {
             t.push_str(" (drop");
             for i in drop {
@@ -307,14 +338,14 @@ fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr], limit: usize) -> String
     t
 }
 
-/// The text of a `d` entry's body after its name: ` (base dB) (drop X …) DEP …` for the
+/// The text of a `d` entry's body after its name: ` B (drop X …) DEP …` for the
 /// change of `d` from the base `(B, old)`, or ` DEP …`; without a base, the writing stops
 /// after the first entry that takes the text past `limit` bytes.
 fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
     let mut t = String::new();
     match base {
         Some((b, old)) => {
-            let _ = write!(t, " (base d{b})");
+            let _ = write!(t, " {}", Name(b));
             let dropped: Vec<&String> = old.keys().filter(|x| !d.contains_key(*x)).collect();
             if !dropped.is_empty() {
                 t.push_str(" (drop");
@@ -386,7 +417,7 @@ impl<'n> Table<'n> {
             }
             None => p_body(None, p, usize::MAX),
         };
-        let _ = writeln!(self.text, "  (p p{k}{body})");
+        let _ = writeln!(self.text, "(p {}{body})", Name(k));
         self.p.insert(key, k);
         self.p_hash.entry(h).or_default().push((k, Arc::clone(p)));
         remember(&mut self.last_p, k, p);
@@ -429,7 +460,7 @@ impl<'n> Table<'n> {
             }
             None => d_body(None, d, usize::MAX),
         };
-        let _ = writeln!(self.text, "  (d d{k}{body})");
+        let _ = writeln!(self.text, "(d {}{body})", Name(k));
         self.d.insert(key, k);
         self.d_hash.entry(h).or_default().push((k, Arc::clone(d)));
         remember(&mut self.last_d, k, d);
@@ -449,9 +480,21 @@ impl<'n> Table<'n> {
         }
         let k = self.na;
         self.na += 1;
-        let _ = write!(self.text, "  (a a{k} p{pk} d{dk} ");
-        write_poly(&mut self.text, &a.q);
+        let _ = write!(self.text, "(a {} {} {}", Name(k), Name(pk), Name(dk));
+        // the potential, or (format 6) its change from the latest one's when that is shorter
+        let mut full = String::from(" ");
+        write_poly(&mut full, &a.q);
+        let delta = self.last_a.map(|(b, old)| {
+            let mut t = format!(" {}", Name(b));
+            write_terms(&mut t, &a.q.plus(&old.scaled(&-Q::one())));
+            t
+        });
+        match delta {
+            Some(t) if t.len() < full.len() => self.text.push_str(&t),
+            _ => self.text.push_str(&full),
+        }
         self.text.push_str(")\n");
+        self.last_a = Some((k, &a.q));
         self.a.entry(key).or_default().push((k, &a.q));
         k
     }
@@ -594,47 +637,79 @@ fn write_field(out: &mut String, f: &Field) {
     }
 }
 
-/// Largest indentation of a derivation line (the format is line-insensitive).
-const MAX_INDENT: usize = 32;
-const SPACES: &str = "                                ";
+/// Whether the expression node `n` is the canonical derivation of its expression, which
+/// format 6 writes `_` (spec/certificate.md "Implicit expressions, default witnesses"): an
+/// `OQ:*` leaf, or `EQ:OP`/`EQ:UOP`/`EQ:LARRAY` without fields over canonical children.
+/// (The kernel picks the rule by the expression's syntax; a node it would not pick is
+/// rejected there, as when written.)
+fn canonical(n: &Node) -> bool {
+    let leaf = matches!(n.rule, "OQ:VAR" | "OQ:TID" | "OQ:CONST" | "OQ:PARAM");
+    let inner = matches!(n.rule, "EQ:OP" | "EQ:UOP" | "EQ:LARRAY");
+    matches!(n.judgment, Judgment::Expr { .. })
+        && n.fields.is_empty()
+        && (leaf && n.children.is_empty() || inner && n.children.iter().all(canonical))
+}
 
-/// Writes the derivation node `n`: a statement node starts a line indented by `indent`
-/// (capped), its fields and expression children follow on the same line, its statement
-/// children on the next lines; an expression node and its subtree are one line's tail.
-/// (The format is line-insensitive: the layout only keeps the text small and readable,
-/// one line per statement node.) Format 5 leaves out what the kernel fills in: the pre of
-/// a `Q:SEQ` child (`in_seq`: the parent's pre or the previous child's post, which Q:SEQ
-/// requires it to be) and every expression node's cost (the kernel recomputes it).
-fn node_s<'n>(n: &'n Node, indent: usize, in_seq: bool, out: &mut String, table: &mut Table<'n>) {
+/// Whether `f` is the `(entail post …)` list format 6 leaves out of a `Q:VWRITE1/2`,
+/// `L:VWRITE1/2` node with pre `pre` and post `post`: the `|P'|` witnesses `(farkas (i 1))`
+/// for `i < min(|P|, |P'|)`, then `(farkas)` (spec/certificate.md "Implicit expressions,
+/// default witnesses"), which the kernel's reader fills in.
+fn default_post(rule: &str, f: &Field, pre: &Assn, post: &Assn) -> bool {
+    let vwrite = matches!(rule, "Q:VWRITE1" | "Q:VWRITE2" | "L:VWRITE1" | "L:VWRITE2");
+    let Field::Entail("post", ws) = f else {
+        return false;
+    };
+    let k = pre.p.len().min(post.p.len());
+    vwrite
+        && ws.len() == post.p.len()
+        && ws.iter().enumerate().all(|(i, w)| {
+            if i < k {
+                identity(w) == Some(i)
+            } else {
+                w.0.is_empty()
+            }
+        })
+}
+
+/// Writes the derivation node `n`: a statement node starts a line, its fields and
+/// expression children follow on the same line, its statement children on the next lines;
+/// an expression node and its subtree are one line's tail. (The format is
+/// line-insensitive: the layout only keeps the text small and readable, one line per
+/// statement node, without indentation.) Format 5 leaves out what the kernel fills in:
+/// the pre of a `Q:SEQ` child (`in_seq`: the parent's pre or the previous child's post,
+/// which Q:SEQ requires it to be) and every expression node's cost (the kernel recomputes
+/// it); format 6 also a canonical expression derivation ([`canonical`], written `_`) and a
+/// default `(entail post …)` list ([`default_post`]).
+fn node_s<'n>(n: &'n Node, in_seq: bool, out: &mut String, table: &mut Table<'n>) {
+    if canonical(n) {
+        out.push('_');
+        return;
+    }
     out.push('(');
     out.push_str(n.rule);
+    let mut prepost = None;
     if let Judgment::Stmt { pre, post } = &n.judgment {
         let (a, b) = (table.a_name(pre), table.a_name(post));
         if !in_seq {
-            let _ = write!(out, " (pre a{a})");
+            let _ = write!(out, " (pre {})", Name(a));
         }
-        let _ = write!(out, " (post a{b})");
+        let _ = write!(out, " (post {})", Name(b));
+        prepost = Some((pre, post));
     }
     for f in &n.fields {
+        if prepost.is_some_and(|(pre, post)| default_post(n.rule, f, pre, post)) {
+            continue;
+        }
         out.push(' ');
         write_field(out, f);
     }
     for c in &n.children {
-        if matches!(c.judgment, Judgment::Stmt { .. }) {
-            out.push('\n');
-            // indentation is capped (deeply nested derivations would otherwise be mostly
-            // spaces)
-            out.push_str(&SPACES[..(indent + 2).min(MAX_INDENT)]);
+        out.push(if matches!(c.judgment, Judgment::Stmt { .. }) {
+            '\n'
         } else {
-            out.push(' ');
-        }
-        node_s(
-            c,
-            indent + 2,
-            matches!(n.rule, "Q:SEQ" | "L:SEQ"),
-            out,
-            table,
-        );
+            ' '
+        });
+        node_s(c, matches!(n.rule, "Q:SEQ" | "L:SEQ"), out, table);
     }
     out.push(')');
 }
@@ -660,7 +735,7 @@ fn write_assumptions(s: &mut String, prog: &Program) {
 
 /// Writes the certificate text for the claim "per warp, the cost of `prog` under `metric`
 /// with hardware `hw` and block `launch.block` is at most the root potential", with the
-/// derivation `root` (whose `pre` potential is the bound). The output is version 5 of
+/// derivation `root` (whose `pre` potential is the bound). The output is version 6 of
 /// `spec/certificate.md` without a provenance section ([`super::provenance`] adds it);
 /// the function is total and deterministic.
 pub fn write(
@@ -670,7 +745,7 @@ pub fn write(
     launch: &Launch,
     root: &Node,
 ) -> String {
-    let mut s = String::from("warpcert-certificate 5\n");
+    let mut s = String::from("warpcert-certificate 6\n");
     let _ = writeln!(s, "(metric {})", metric.name.as_str());
     let _ = writeln!(
         s,
@@ -690,8 +765,8 @@ pub fn write(
     write_poly(&mut s, &bound);
     s.push_str(")\n");
     let mut table = Table::default();
-    let mut deriv = String::from("(derivation\n  ");
-    node_s(root, 2, false, &mut deriv, &mut table);
+    let mut deriv = String::from("(derivation\n");
+    node_s(root, false, &mut deriv, &mut table);
     deriv.push_str(")\n");
     s.push_str("(assertions\n");
     s.push_str(&table.text);

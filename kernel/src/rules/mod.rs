@@ -138,6 +138,10 @@ impl Ctx<'_> {
     }
 
     fn check_node_inner(&self, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
+        if n.rule == syntax::IMPLICIT {
+            // format 6: `_` is the canonical derivation of the expression, checked as written
+            return self.check_node_inner(&self.implicit(n, s)?, s, env);
+        }
         let (kind, f) = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.clone())))?;
         match (registry::role(&n.rule), self.lower) {
             (registry::RuleRole::Lower, None) => return Err(self.rej(Reason::WrongRole { certificate: "upper" })),
@@ -179,6 +183,31 @@ impl Ctx<'_> {
                 Ok(c)
             }
         }
+    }
+
+    /// The canonical derivation an implicit node `_` about `s` stands for (format 6,
+    /// spec/certificate.md "Implicit expressions, default witnesses"): `OQ:*` by the
+    /// operand's kind, `EQ:OP`/`EQ:UOP`/`EQ:LARRAY` with implicit children; a global or
+    /// shared read (its `(n N)` must be written) is `MissingField("n")`, a statement
+    /// `WrongRuleKind`.
+    fn implicit(&self, n: &Node, s: Subject<'_>) -> Result<Node, Rejection> {
+        let hole = || Node { rule: syntax::IMPLICIT.to_string(), line: n.line, ..Node::default() };
+        let (rule, k) = match s {
+            Subject::Stmt(_) => return Err(self.rej(Reason::WrongRuleKind { expected: "statement" })),
+            Subject::Opd(o) | Subject::Expr(Expr::Opd(o)) => match o {
+                Opd::Var(_) => ("OQ:VAR", 0),
+                Opd::Tid(_) => ("OQ:TID", 0),
+                Opd::Param(_) => ("OQ:PARAM", 0),
+                Opd::Int(_) | Opd::Bool(_) | Opd::Float(_) => ("OQ:CONST", 0),
+            },
+            Subject::Expr(Expr::Bin(..)) => ("EQ:OP", 2),
+            Subject::Expr(Expr::Un(..)) => ("EQ:UOP", 1),
+            Subject::Expr(Expr::Read(a, _)) if self.prog.array(a).is_some_and(|d| d.space == Space::Local) => {
+                ("EQ:LARRAY", 1)
+            }
+            Subject::Expr(Expr::Read(..)) => return Err(self.rej(Reason::MissingField("n"))),
+        };
+        Ok(Node { rule: rule.to_string(), line: n.line, children: (0..k).map(|_| hole()).collect(), ..Node::default() })
     }
 
     /// The node's `post` (present: checked by [`Ctx::check_node`]).

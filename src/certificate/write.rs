@@ -486,7 +486,10 @@ impl<'n> Table<'n> {
         write_poly(&mut full, &a.q);
         let delta = self.last_a.map(|(b, old)| {
             let mut t = format!(" {}", Name(b));
-            write_terms(&mut t, &a.q.plus(&old.scaled(&-Q::one())));
+            write_terms(
+                &mut t,
+                &a.q.plus(&old.scaled(&-<Q as num_traits::One>::one())),
+            );
             t
         });
         match delta {
@@ -666,7 +669,7 @@ fn default_post(rule: &str, f: &Field, pre: &Assn, post: &Assn) -> bool {
             if i < k {
                 identity(w) == Some(i)
             } else {
-                w.0.is_empty()
+                w.terms().next().is_none()
             }
         })
 }

@@ -420,6 +420,25 @@ Proof.
   apply Qle_antisym; auto.
 Qed.
 
+(** L:UNROLL: a loop and its unrolling [if e then (b; while e b) else skip] have the same
+    runs and costs (as Soundness.v's [sound_Q_UNROLL]). *)
+Lemma L_UNROLL : forall (P P' : assn) (I I' : pot) e b,
+  lvalid P I (SIf e (SSeq b (SWhile e b)) SSkip) P' I' -> lvalid P I (SWhile e b) P' I'.
+Proof.
+  intros P P' I I' e b V st0 st0' C0 HP Hs. inversion Hs; subst.
+  - assert (Hr : seval G F ps st0 (SIf e (SSeq b (SWhile e b)) SSkip) T st0'
+                   (C1 + m_if M + (C2 + C3)))
+      by (eapply SC_IFT; eauto; eapply SC_SEQ; eauto).
+    destruct (V _ _ _ HP Hr) as [HP' Hc]. split; auto. unfold M in *. lra.
+  - assert (Hr : seval G F ps st0 (SIf e (SSeq b (SWhile e b)) SSkip) T st0'
+                   (C1 + m_if M + (C2 + C3) + 0 + m_div M)).
+    { eapply SC_IFD; eauto; [eapply SC_SEQ; eauto | apply SC_SKIP]. }
+    destruct (V _ _ _ HP Hr) as [HP' Hc]. split; auto. unfold M in *. lra.
+  - assert (Hr : seval G F ps st0' (SIf e (SSeq b (SWhile e b)) SSkip) T st0' (C + m_if M + 0))
+      by (eapply SC_IFF; eauto; apply SC_SKIP).
+    destruct (V _ _ _ HP Hr) as [HP' Hc]. split; auto. unfold M in *. lra.
+Qed.
+
 (** L:IFD: a possibly divergent [if] (cases [SC_IFT], [SC_IFF], [SC_IFD]) costs at least
     its test and [M^if]: its branches' runs, on non-empty thread lists, cost at least 0
     ([seval_nonneg]) and [M^div ≥ 0].  The post assertion and potential must hold after

@@ -194,6 +194,9 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           pot_ge (padd (aQ B) (m_if M + C)) (aQ A)
       | None => false
       end
+  | DUnroll A B d, SWhile e s =>
+      (* L:UNROLL *)
+      aeq (dpre d) A && aeq (dpost d) B && lcheck (SIf e (SSeq s (SWhile e s)) SSkip) d
   | DWhile1 A B ne db, SWhile e s =>
       match lecost (aD A) e ne with
       | Some C =>
@@ -617,6 +620,9 @@ Proof.
     eapply lvalid_pre;
       [eapply (Lower.L_WHILE G F ps T (LP A) (LP (dpre d)) (LP B) e s (LI B) C);
          [apply uniform_of; assumption | eapply lecost_sound; eauto | exact HB] | pre_side Hg3].
+  - (* DUnroll: L:UNROLL *)
+    split_b. subst. apply Lower.L_UNROLL.
+    match goal with Hc : lcheck _ _ _ _ d = true |- _ => exact (IHd _ Hc) end.
   - (* DWeak *)
     cbn [lcheck] in H. split_b. cbn [dpre dpost].
     match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.

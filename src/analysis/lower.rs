@@ -484,6 +484,17 @@ impl Lx<'_> {
                 ))
             }
             ("Q:IF4", Stmt::If(e, ..)) => self.divergent_if(n, e, s, post_q),
+            ("Q:UNROLL", Stmt::While(e, body, loc)) => {
+                // L:UNROLL: the child is about `if e then (body; while e body) else skip`
+                let unrolled = Stmt::If(
+                    e.clone(),
+                    Box::new(Stmt::Seq(body.clone(), Box::new(s.clone()))),
+                    Box::new(Stmt::Skip),
+                    *loc,
+                );
+                let lc = self.stmt(only(n, 1)?, &unrolled, post_q)?;
+                Ok(stmt_node("L:UNROLL", with_q(pre, pre_q(&lc)), lpost, vec![], vec![lc]))
+            }
             ("Q:WEAK", _) => {
                 // the potential passes through: only (P, D) are weakened
                 let lc = self.stmt(only(n, 1)?, s, post_q)?;

@@ -97,6 +97,13 @@ pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     Ok(Rat::zero())
 }
 
+/// L:UNROLL — `while (e) s` with a constant trip count: one child about
+/// `if e then (s; while (e) s) else skip` with the node's pre and post (Q:UNROLL's premises;
+/// both statements have the same runs and costs, so the lower bound carries over).
+pub fn l_unroll(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_unroll(cx, n, s, pre)
+}
+
 /// L:WHILE — uniform loop with invariant `I`: `B.pre = (P ∧ e, D, I)`,
 /// `B.post = (P, D, I + M^if + C)`, `pre = (P, D, I + M^if + C)`, `post = (P ∧ ¬e, D, I)`.
 pub fn l_while(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {

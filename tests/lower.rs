@@ -420,24 +420,21 @@ fn analyze_prints_the_region_of_an_exact_answer_under_hypotheses() {
 /// derivation's join forgets `x`, and L:IFD's post neither mentions it nor needs to.
 const WRITES_X: &str = "__global__ void k(int *A, int n) { int x = 0; if (threadIdx.x % 2 == 0) { x = 1; } A[threadIdx.x] = n; }";
 
-/// The L:IFD node's `(post (assn …))` text in `text` (its first occurrence).
-fn ifd_post(text: &str) -> &str {
-    let at = text.find("(L:IFD").expect("an L:IFD node");
-    let from = at + text[at..].find("(post (assn").expect("its post");
-    let mut depth = 0;
-    for (i, ch) in text[from..].char_indices() {
-        match ch {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return &text[from..=from + i];
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("unbalanced post")
+/// `text` with the L:IFD node's post replaced by a new assertion `ax`, defined (at the end of
+/// the `(assertions …)` table) by the lines `defs`.
+fn ifd_post_replaced(text: &str, defs: &str) -> String {
+    let at = text.find("(L:IFD (post a").expect("an L:IFD node");
+    let end = at + text[at..].find(')').expect("its post");
+    let node = format!("{}(post ax)", &text[at..at + "(L:IFD ".len()]);
+    let with_post = format!("{}{}{}", &text[..at], node, &text[end + 1..]);
+    let table_end = with_post
+        .find("\n)\n(derivation")
+        .expect("the assertions table");
+    format!(
+        "{}\n{defs}{}",
+        &with_post[..table_end],
+        &with_post[table_end..]
+    )
 }
 
 /// L:IFD (spec/logic.md §4b): the post may not mention a local a branch writes, in `P`
@@ -455,11 +452,12 @@ fn ifd_posts_mentioning_a_written_local_are_rejected() {
         .unwrap_or_else(|e| panic!("{e}"));
     let v = warpcert_kernel::check(&text).unwrap_or_else(|r| panic!("rejected: {r}\n{text}"));
     assert_eq!((v.role, v.bound.as_str()), (Role::Lower(0), "4"));
-    let post = ifd_post(&text);
     // a fact about x in the post's P
-    let with_p = post.replacen("(P ", "(P (le (lin -1 (1 x))) ", 1);
-    assert_ne!(with_p, post);
-    let r = warpcert_kernel::check(&text.replacen(post, &with_p, 1)).unwrap_err();
+    let r = warpcert_kernel::check(&ifd_post_replaced(
+        &text,
+        "  (p px (base p0) (le (lin -1 (1 x))))\n  (a ax px d1 (poly (4)))",
+    ))
+    .unwrap_err();
     assert_eq!(
         r.reason,
         Reason::IfdWritten {
@@ -473,10 +471,13 @@ fn ifd_posts_mentioning_a_written_local_are_rejected() {
             .contains("L:IFD: the post P mentions `x`, which a branch of the if writes"),
         "{r}"
     );
-    // a term over x in the post's Q
-    let q_at = post.find("(Q ").expect("the post's Q");
-    let with_q = format!("{}(Q (poly (1 (max0 (lin 0 (1 x)))))))", &post[..q_at]) + ")";
-    let r = warpcert_kernel::check(&text.replacen(post, &with_q, 1)).unwrap_err();
+    // a term over x in the post's Q (with d2, the map where x is uniform, so that the
+    // assertion is well formed)
+    let r = warpcert_kernel::check(&ifd_post_replaced(
+        &text,
+        "  (a ax p0 d2 (poly (1 (max0 (lin 0 (1 x))))))",
+    ))
+    .unwrap_err();
     assert_eq!(
         r.reason,
         Reason::IfdWritten {

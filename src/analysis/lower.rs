@@ -493,7 +493,13 @@ impl Lx<'_> {
                     *loc,
                 );
                 let lc = self.stmt(only(n, 1)?, &unrolled, post_q)?;
-                Ok(stmt_node("L:UNROLL", with_q(pre, pre_q(&lc)), lpost, vec![], vec![lc]))
+                Ok(stmt_node(
+                    "L:UNROLL",
+                    with_q(pre, pre_q(&lc)),
+                    lpost,
+                    vec![],
+                    vec![lc],
+                ))
             }
             ("Q:WEAK", _) => {
                 // the potential passes through: only (P, D) are weakened
@@ -517,7 +523,13 @@ impl Lx<'_> {
     /// (entailed by `P`; it must not mention a local the branches write) and `D \ W`, then
     /// an L:WEAK without rewrites narrows `D \ W` to the upper post's `D'`. Errors: `post_q`
     /// or `P'` mentions a written local, or `P ⇏ P'`.
-    fn divergent_if(&self, n: &Node, e: &Expr, s: &Stmt, post_q: &Poly) -> Result<Node, LowerError> {
+    fn divergent_if(
+        &self,
+        n: &Node,
+        e: &Expr,
+        s: &Stmt,
+        post_q: &Poly,
+    ) -> Result<Node, LowerError> {
         let (pre, post) = pp(n)?;
         let ce = n
             .children
@@ -535,8 +547,9 @@ impl Lx<'_> {
                 "L:IFD: the assertion after the if mentions `{x}`, which a branch writes"
             ));
         }
-        let ws = crate::analysis::entail::entails_all(&pre.p, &post.p)
-            .ok_or_else(|| "L:IFD: the pre does not entail the assertion after the if".to_string())?;
+        let ws = crate::analysis::entail::entails_all(&pre.p, &post.p).ok_or_else(|| {
+            "L:IFD: the pre does not entail the assertion after the if".to_string()
+        })?;
         let mut d = (*pre.d).clone();
         d.retain(|x, _| !w.contains(x));
         let ipost = Assn {
@@ -554,7 +567,10 @@ impl Lx<'_> {
         if ipost.d == post.d {
             return Ok(ifd);
         }
-        let ipre = ifd.pre().cloned().ok_or_else(|| "L:IFD: no pre".to_string())?;
+        let ipre = ifd
+            .pre()
+            .cloned()
+            .ok_or_else(|| "L:IFD: no pre".to_string())?;
         let fields = vec![ids("pre", pre.p.len()), ids("post", post.p.len())];
         Ok(stmt_node(
             "L:WEAK",

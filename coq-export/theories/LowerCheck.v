@@ -253,25 +253,10 @@ Proof. intros A [l1 a1] [l2 a2] E. simpl in E. subst l2. reflexivity. Qed.
 
 (** [MemReads ≥ 1] and [Conflicts ≥ 1] on a non-empty warp. *)
 Lemma memreads_ge1 : forall es R, (1 <= memreads G es T R)%Z.
-Proof.
-  intros es R. unfold memreads.
-  set (f := fun t => (int_of (R t) * es / c_sector_bytes G)%Z).
-  assert (Hin : In (f t0) (nodup Z.eq_dec (map f T))) by (apply nodup_In, in_map; exact Ht0).
-  destruct (nodup Z.eq_dec (map f T)); [contradiction | simpl; lia].
-Qed.
+Proof. intros es R. apply Lower.memreads_pos, T_ne. Qed.
 
 Lemma conflicts_ge1 : forall es R, (1 <= conflicts_of G es T R)%Z.
-Proof.
-  intros es R. unfold conflicts_of.
-  set (idx := nodup Z.eq_dec (map (fun t => int_of (R t)) T)).
-  set (v0 := int_of (R t0)).
-  assert (Hv : In v0 idx) by (apply nodup_In, (in_map (fun t => int_of (R t))); exact Ht0).
-  eapply Z.le_trans; [|apply fold_max_in, in_map_iff;
-    exists (bank G es v0); split; [reflexivity | apply in_map; exact Hv]].
-  assert (Hf : In v0 (filter (fun i => (bank G es i =? bank G es v0)%Z) idx))
-    by (apply filter_In; split; [exact Hv | apply Z.eqb_refl]).
-  destruct (filter _ idx); [contradiction | simpl; lia].
-Qed.
+Proof. intros es R. apply Lower.conflicts_pos, T_ne. Qed.
 
 (** The kernel's [N_W] for [MemReads]: the count at the actual base is one of those the
     checker computed. *)

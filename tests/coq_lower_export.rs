@@ -230,6 +230,28 @@ fn lower_certificates_check_in_coq_and_mutants_fail() {
             let x = export(&c).unwrap_or_else(|e| panic!("addSub1 {m}: {e}"));
             files.push((format!("lower_addSub1_{m}"), x));
         }
+        // divergent ifs (rule L:IFD, exported as `DIf4`): addSub0's `if (j % 2 == 0)` in a
+        // counted loop and syn-brdis's `if ((threadIdx.x + i) % 2 == 0)`, whose branches
+        // touch no shared memory (addSub0: conflicts 0) and no global memory (syn-brdis:
+        // sectors 0); reduce0's reduction loop has a constant trip count (L:UNROLL) and
+        // divergent ifs over shared memory with one word per bank (conflicts 0)
+        for (k, m) in [
+            ("addSub0", "conflicts"),
+            ("syn-brdis", "sectors"),
+            ("reduce0", "conflicts"),
+        ] {
+            let c = analysed_lower(
+                &dir.join(format!("{k}.cu")),
+                m,
+                &tmp,
+                &format!("{k}.{m}"),
+                "0",
+            );
+            assert!(c.contains("(L:IFD"), "{k} {m}: no L:IFD node");
+            let x = export(&c).unwrap_or_else(|e| panic!("{k} {m}: {e}"));
+            assert!(x.contains("DIf4"), "{k} {m}: L:IFD not exported as DIf4");
+            files.push((format!("lower_{}_{m}", k.replace('-', "_")), x));
+        }
     }
     // `analyze --coq DIR` (all metrics) writes each exact answer's lower file beside the
     // upper one; the steps one goes through coqc below

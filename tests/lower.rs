@@ -44,6 +44,15 @@ const BRANCH: &str =
 const STEP: &str =
     "__global__ void k(int *A, int n) { for (int i = 0; i < n; i += 32) { A[i] = 0; } }";
 
+/// A divergent `if` in a counted loop (rule L:IFD): lanes of even `threadIdx.x + j` take
+/// the then branch, the others the else branch, so every warp splits in every round. Hand
+/// derivation (sectors): the branches write only the shared `S` (0 sectors); each of the
+/// `max(0, n)` rounds writes `A[32·j + threadIdx.x]`, 128 bytes at a multiple of 128: 4
+/// sectors. Each warp costs exactly `4·max(0, n)`, which L:IFD (branches charged 0) and
+/// L:WHILE prove from below. Its `divwarps` cost, `max(0, n)`, is not proved (L:IFD charges
+/// no `M^div`).
+const DIVIF: &str = "__global__ void k(int *A, int n) { __shared__ int S[64]; for (int j = 0; j < n; j++) { if ((threadIdx.x + j) % 2 == 0) { S[threadIdx.x] = j; } else { S[threadIdx.x] = 0; } A[32 * j + threadIdx.x] = 1; } }";
+
 struct Case {
     src: &'static str,
     block: u32,
@@ -76,6 +85,11 @@ const CASES: &[Case] = &[
         src: STEP,
         block: 32,
         exact_sectors: Some("max(0, ⌊(n + 31)/32⌋)"),
+    },
+    Case {
+        src: DIVIF,
+        block: 64,
+        exact_sectors: Some("4*max(0, n)"),
     },
 ];
 
@@ -164,8 +178,8 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
     }
     assert_eq!(
         exact,
-        1 + 2 + 2 + 1,
-        "exact sectors answers (warps of LOOP, LINE, ROWS, STEP)"
+        1 + 2 + 2 + 1 + 2,
+        "exact sectors answers (warps of LOOP, LINE, ROWS, STEP, DIVIF)"
     );
 }
 
@@ -228,6 +242,8 @@ fn lower_rules_are_proved_in_coq_without_axioms() {
         "L_IF1",
         "L_IF2",
         "L_IF3",
+        "L_IFD",
+        "seval_nonneg",
         "L_WHILE",
         "lower_claim",
         "exact_on_region",
@@ -397,5 +413,81 @@ fn analyze_prints_the_region_of_an_exact_answer_under_hypotheses() {
             "when (parameter hypotheses, a witness point checked): 64*blockIdx.x - n + 64 <= 0"
         ),
         "{text}"
+    );
+}
+
+/// A branch writes the local `x`, which the code after the `if` does not use: the upper
+/// derivation's join forgets `x`, and L:IFD's post neither mentions it nor needs to.
+const WRITES_X: &str = "__global__ void k(int *A, int n) { int x = 0; if (threadIdx.x % 2 == 0) { x = 1; } A[threadIdx.x] = n; }";
+
+/// `text` with the L:IFD node's post replaced by a new assertion `ax`, defined (at the end of
+/// the `(assertions …)` table) by the lines `defs`.
+fn ifd_post_replaced(text: &str, defs: &str) -> String {
+    let at = text.find("(L:IFD (post a").expect("an L:IFD node");
+    let end = at + text[at..].find(')').expect("its post");
+    let node = format!("{}(post ax)", &text[at..at + "(L:IFD ".len()]);
+    let with_post = format!("{}{}{}", &text[..at], node, &text[end + 1..]);
+    let table_end = with_post
+        .find("\n)\n(derivation")
+        .expect("the assertions table");
+    format!(
+        "{}\n{defs}{}",
+        &with_post[..table_end],
+        &with_post[table_end..]
+    )
+}
+
+/// L:IFD (spec/logic.md §4b): the post may not mention a local a branch writes, in `P`
+/// (`IfdWritten` with part `P`) or in `Q` (part `Q`): after a divergent `if` its value is
+/// whatever the branches left. The unmutated certificate is accepted, with the hand
+/// derivation's bound (4 sectors: `A[threadIdx.x]`, 128 aligned bytes, for warp 0 of a
+/// 32-thread block; the branch writes no memory).
+#[test]
+fn ifd_posts_mentioning_a_written_local_are_rejected() {
+    let hw = Hardware::default();
+    let (prog, launch) = lower_src(WRITES_X, 32, 1);
+    let metric = Metric::standard(MetricName::Sectors);
+    let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default()).unwrap();
+    let (text, _) = lower_certificate(&prog, &metric, &hw, &launch, &up.derivation, 0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let v = warpcert_kernel::check(&text).unwrap_or_else(|r| panic!("rejected: {r}\n{text}"));
+    assert_eq!((v.role, v.bound.as_str()), (Role::Lower(0), "4"));
+    // a fact about x in the post's P
+    let r = warpcert_kernel::check(&ifd_post_replaced(
+        &text,
+        "  (p px (base p0) (le (lin -1 (1 x))))\n  (a ax px d1 (poly (4)))",
+    ))
+    .unwrap_err();
+    assert_eq!(
+        r.reason,
+        Reason::IfdWritten {
+            part: "P",
+            var: "x".into()
+        }
+    );
+    assert_eq!(r.rule, "L:IFD");
+    assert!(
+        r.to_string()
+            .contains("L:IFD: the post P mentions `x`, which a branch of the if writes"),
+        "{r}"
+    );
+    // a term over x in the post's Q (with d2, the map where x is uniform, so that the
+    // assertion is well formed)
+    let r = warpcert_kernel::check(&ifd_post_replaced(
+        &text,
+        "  (a ax p0 d2 (poly (1 (max0 (lin 0 (1 x))))))",
+    ))
+    .unwrap_err();
+    assert_eq!(
+        r.reason,
+        Reason::IfdWritten {
+            part: "Q",
+            var: "x".into()
+        }
+    );
+    assert!(
+        r.to_string()
+            .contains("L:IFD: the post Q mentions `x`, which a branch of the if writes"),
+        "{r}"
     );
 }

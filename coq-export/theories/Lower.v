@@ -19,6 +19,102 @@ From WarpCert Require Import Metric Syntax Semantics.
 Import ListNotations.
 Open Scope Q_scope.
 
+(** ** Every run's cost is non-negative on a non-empty thread list
+
+    The metric's constant costs are non-negative ([m_nonneg]) and so is an access of
+    count 1 ([m_acc1]), hence by [m_mono] every access of a non-empty thread list, whose
+    [MemReads] and [Conflicts] are at least 1.  The rule L:IFD charges a divergent [if]'s
+    branches nothing by this lemma. *)
+Lemma memreads_pos : forall G es T R, T <> [] -> (1 <= memreads G es T R)%Z.
+Proof.
+  intros G es T R HT. destruct T as [|t0 T0]; [congruence|]. unfold memreads.
+  set (f := fun t => (int_of (R t) * es / c_sector_bytes G)%Z).
+  assert (Hin : In (f t0) (nodup Z.eq_dec (map f (t0 :: T0))))
+    by (apply nodup_In, in_map; left; reflexivity).
+  destruct (nodup Z.eq_dec (map f (t0 :: T0))); [contradiction | simpl; lia].
+Qed.
+
+Lemma fold_max_ge : forall (l : list Z) x, In x l -> (x <= fold_right Z.max 0 l)%Z.
+Proof.
+  intros l x; induction l as [|a l IH]; simpl; [contradiction|].
+  intros [<-|H]; [lia|]. specialize (IH H). lia.
+Qed.
+
+Lemma conflicts_pos : forall G es T R, T <> [] -> (1 <= conflicts_of G es T R)%Z.
+Proof.
+  intros G es T R HT. destruct T as [|t0 T0]; [congruence|]. unfold conflicts_of.
+  set (idx := nodup Z.eq_dec (map (fun t => int_of (R t)) (t0 :: T0))).
+  set (v0 := int_of (R t0)).
+  assert (Hv : In v0 idx) by (apply nodup_In, (in_map (fun t => int_of (R t))); left; auto).
+  eapply Z.le_trans; [|apply fold_max_ge, in_map_iff;
+    exists (bank G es v0); split; [reflexivity | apply in_map; exact Hv]].
+  assert (Hf : In v0 (filter (fun i => (bank G es i =? bank G es v0)%Z) idx))
+    by (apply filter_In; split; [exact Hv | apply Z.eqb_refl]).
+  destruct (filter _ idx); [contradiction | simpl; lia].
+Qed.
+
+Lemma access_nonneg : forall (M : metric) n, (1 <= n)%Z ->
+  0 <= m_gread M n /\ 0 <= m_sread M n /\ 0 <= m_gwrite M n /\ 0 <= m_swrite M n.
+Proof.
+  intros M n H. destruct (m_acc1 M) as (A1 & A2 & A3 & A4).
+  destruct (m_mono M 1 n H) as (B1 & B2 & B3 & B4). repeat split; lra.
+Qed.
+
+Lemma oeval_nonneg : forall G s o T C, oeval G s o T C -> 0 <= C.
+Proof.
+  intros G s o T C H. destruct (m_nonneg (c_metric G)) as (A1 & A2 & A3 & _).
+  inversion H; subst; auto.
+Qed.
+
+Lemma eeval_nonneg : forall G F ps s e T R C, T <> [] -> eeval G F ps s e T R C -> 0 <= C.
+Proof.
+  intros G F ps s e T R C HT H. destruct (m_nonneg (c_metric G)) as (A1 & A2 & A3 & A4 & _).
+  inversion H; subst;
+    repeat match goal with Ho : oeval _ _ _ _ ?C0 |- _ =>
+      pose proof (oeval_nonneg _ _ _ _ _ Ho); clear Ho end.
+  - lra.
+  - lra.
+  - lra.
+  - match goal with |- context [memreads ?G' ?es' ?T' ?R'] =>
+      destruct (access_nonneg (c_metric G) _ (memreads_pos G' es' T' R' HT)) end. lra.
+  - match goal with |- context [conflicts_of ?G' ?es' ?T' ?R'] =>
+      destruct (access_nonneg (c_metric G) _ (conflicts_pos G' es' T' R' HT))
+        as (_ & ? & _) end. lra.
+  - lra.
+Qed.
+
+Lemma seval_nonneg : forall G F ps s st T s' C, seval G F ps s st T s' C -> T <> [] -> 0 <= C.
+Proof.
+  intros G F ps s st T s' C H.
+  destruct (m_nonneg (c_metric G)) as (A1 & A2 & A3 & A4 & A5 & A6 & A7 & A8).
+  induction H; intros HT;
+    repeat match goal with Ho : oeval _ _ _ _ ?C0 |- _ =>
+      pose proof (oeval_nonneg _ _ _ _ _ Ho); clear Ho end;
+    repeat match goal with He : eeval _ _ _ _ _ _ _ ?C0 |- _ =>
+      pose proof (eeval_nonneg _ _ _ _ _ _ _ _ HT He); clear He end.
+  - lra.
+  - specialize (IHseval1 HT). specialize (IHseval2 HT). lra.
+  - lra.
+  - match goal with |- context [memreads ?G' ?es' ?T' ?R'] =>
+      destruct (access_nonneg (c_metric G) _ (memreads_pos G' es' T' R' HT))
+        as (_ & _ & ? & _) end. lra.
+  - match goal with |- context [conflicts_of ?G' ?es' ?T' ?R'] =>
+      destruct (access_nonneg (c_metric G) _ (conflicts_pos G' es' T' R' HT))
+        as (_ & _ & _ & ?) end. lra.
+  - lra.
+  - specialize (IHseval HT). lra.
+  - specialize (IHseval HT). lra.
+  - assert (0 <= C2) by (apply IHseval1; assumption).
+    assert (0 <= C3) by (apply IHseval2; assumption). lra.
+  - specialize (IHseval1 HT). specialize (IHseval2 HT). lra.
+  - assert (0 <= C2) by (apply IHseval1; assumption).
+    assert (0 <= C3) by (apply IHseval2; assumption). lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+Qed.
+
 Section Lower.
 Variable G : ctx.
 Variable F : fmodel.
@@ -322,6 +418,54 @@ Proof.
   pose proof (Hup _ _ _ HL Hs) as Hle.
   pose proof (lower_claim _ _ _ _ _ _ _ Hlow (conj HL HH) Hs) as Hge.
   apply Qle_antisym; auto.
+Qed.
+
+(** L:UNROLL: a loop and its unrolling [if e then (b; while e b) else skip] have the same
+    runs and costs (as Soundness.v's [sound_Q_UNROLL]). *)
+Lemma L_UNROLL : forall (P P' : assn) (I I' : pot) e b,
+  lvalid P I (SIf e (SSeq b (SWhile e b)) SSkip) P' I' -> lvalid P I (SWhile e b) P' I'.
+Proof.
+  intros P P' I I' e b V st0 st0' C0 HP Hs. inversion Hs; subst.
+  - assert (Hr : seval G F ps st0 (SIf e (SSeq b (SWhile e b)) SSkip) T st0'
+                   (C1 + m_if M + (C2 + C3)))
+      by (eapply SC_IFT; eauto; eapply SC_SEQ; eauto).
+    destruct (V _ _ _ HP Hr) as [HP' Hc]. split; auto. unfold M in *. lra.
+  - assert (Hr : seval G F ps st0 (SIf e (SSeq b (SWhile e b)) SSkip) T st0'
+                   (C1 + m_if M + (C2 + C3) + 0 + m_div M)).
+    { eapply SC_IFD; eauto; [eapply SC_SEQ; eauto | apply SC_SKIP]. }
+    destruct (V _ _ _ HP Hr) as [HP' Hc]. split; auto. unfold M in *. lra.
+  - assert (Hr : seval G F ps st0' (SIf e (SSeq b (SWhile e b)) SSkip) T st0' (C + m_if M + 0))
+      by (eapply SC_IFF; eauto; apply SC_SKIP).
+    destruct (V _ _ _ HP Hr) as [HP' Hc]. split; auto. unfold M in *. lra.
+Qed.
+
+(** L:IFD: a possibly divergent [if] (cases [SC_IFT], [SC_IFF], [SC_IFD]) costs at least
+    its test and [M^if]: its branches' runs, on non-empty thread lists, cost at least 0
+    ([seval_nonneg]) and [M^div ≥ 0].  The post assertion and potential must hold after
+    every run from the pre (the checker's frame: they mention no local the branches
+    write). *)
+Lemma L_IFD : forall (P P' : assn) (I' : pot) e s1 s2 (c : Q),
+  T <> [] -> elow P e c ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid P (fun st => I' st + m_if M + c) (SIf e s1 s2) P' I'.
+Proof.
+  intros P P' I' e s1 s2 c HT Hc Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; auto.
+  destruct (m_nonneg (c_metric G)) as (_ & _ & _ & _ & _ & Hdiv & _).
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto) end.
+  - match goal with Hb : seval _ _ _ _ s1 _ _ ?C2 |- _ =>
+      pose proof (seval_nonneg _ _ _ _ _ _ _ _ Hb HT) end.
+    unfold M in *. lra.
+  - match goal with Hb : seval _ _ _ _ s2 _ _ ?C2 |- _ =>
+      pose proof (seval_nonneg _ _ _ _ _ _ _ _ Hb HT) end.
+    unfold M in *. lra.
+  - match goal with Hb : seval _ _ _ _ s1 _ _ ?C2, Hn : filter _ _ <> [] |- _ =>
+      pose proof (seval_nonneg _ _ _ _ _ _ _ _ Hb Hn) end.
+    match goal with Hb : seval _ _ _ _ s2 _ _ ?C3 |- _ =>
+      assert (0 <= C3) by (eapply seval_nonneg; [exact Hb | auto]) end.
+    unfold M in *. lra.
 Qed.
 
 End Lower.

@@ -82,6 +82,37 @@ Definition lecost (D : list dent) (e : expr) (n : Z) : option Q :=
       end
   end.
 
+(** The frame of L:IFD: a constraint or potential that mentions no local of [W] has the
+    same value in two environments that differ only on the locals of [W]. *)
+Lemma tsum_frame : forall r1 r2 l, (forall a v, In (a, v) l -> r1 v = r2 v) ->
+  tsum r1 l = tsum r2 l.
+Proof.
+  intros r1 r2 l H; induction l as [|[a v] l IH]; simpl; auto.
+  rewrite (H a v) by (left; auto). rewrite IH; auto. intros; eapply H; right; eauto.
+Qed.
+
+Lemma holds_frame : forall r1 r2 c, (forall a v, In (a, v) (lterms (cform c)) -> r1 v = r2 v) ->
+  holds r1 c -> holds r2 c.
+Proof.
+  intros r1 r2 c H. assert (E : leval r1 (cform c) = leval r2 (cform c))
+    by (unfold leval; rewrite (tsum_frame r1 r2); auto).
+  destruct c; simpl in *; rewrite E; auto.
+Qed.
+
+Lemma mentions_in : forall a v L, In (a, v) (lterms L) -> mentions v L = true.
+Proof.
+  intros a v L H. unfold mentions. apply existsb_exists. exists (a, v). split; auto.
+  apply Nat.eqb_refl.
+Qed.
+
+Lemma rho_frame_w : forall ps st st' t W v,
+  (forall x t, ~ In x W -> sl st' x t = sl st x t) ->
+  (forall x, In x W -> v <> VL x) -> rho G ps st' t v = rho G ps st t v.
+Proof.
+  intros ps st st' t W [x|p|d] Hf Hv; simpl; auto.
+  rewrite Hf; auto. intros Hin. apply (Hv x Hin). reflexivity.
+Qed.
+
 (** [lcheck s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}]. *)
 Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   match d, s with
@@ -150,6 +181,22 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           pot_ge (padd (aQ F) (m_if M + C)) (aQ A) && lcheck s2 df
       | None => false
       end
+  | DIf4 A B ne _ _ wjt _ _ _, SIf e s1 s2 =>
+      (* L:IFD (printed with Q:IF4's constructor; its [else-cond], [else-then],
+         [join-else] lists and its two children are unused) *)
+      match lecost (aD A) e ne with
+      | Some C =>
+          let W := writes (SIf e s1 s2) in
+          entails (aP A) (aP B) wjt &&
+          forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
+          forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
+          pot_ge (padd (aQ B) (m_if M + C)) (aQ A)
+      | None => false
+      end
+  | DUnroll A B d, SWhile e s =>
+      (* L:UNROLL *)
+      aeq (dpre d) A && aeq (dpost d) B && lcheck (SIf e (SSeq s (SWhile e s)) SSkip) d
   | DWhile1 A B ne db, SWhile e s =>
       match lecost (aD A) e ne with
       | Some C =>
@@ -206,25 +253,10 @@ Proof. intros A [l1 a1] [l2 a2] E. simpl in E. subst l2. reflexivity. Qed.
 
 (** [MemReads ≥ 1] and [Conflicts ≥ 1] on a non-empty warp. *)
 Lemma memreads_ge1 : forall es R, (1 <= memreads G es T R)%Z.
-Proof.
-  intros es R. unfold memreads.
-  set (f := fun t => (int_of (R t) * es / c_sector_bytes G)%Z).
-  assert (Hin : In (f t0) (nodup Z.eq_dec (map f T))) by (apply nodup_In, in_map; exact Ht0).
-  destruct (nodup Z.eq_dec (map f T)); [contradiction | simpl; lia].
-Qed.
+Proof. intros es R. apply Lower.memreads_pos, T_ne. Qed.
 
 Lemma conflicts_ge1 : forall es R, (1 <= conflicts_of G es T R)%Z.
-Proof.
-  intros es R. unfold conflicts_of.
-  set (idx := nodup Z.eq_dec (map (fun t => int_of (R t)) T)).
-  set (v0 := int_of (R t0)).
-  assert (Hv : In v0 idx) by (apply nodup_In, (in_map (fun t => int_of (R t))); exact Ht0).
-  eapply Z.le_trans; [|apply fold_max_in, in_map_iff;
-    exists (bank G es v0); split; [reflexivity | apply in_map; exact Hv]].
-  assert (Hf : In v0 (filter (fun i => (bank G es i =? bank G es v0)%Z) idx))
-    by (apply filter_In; split; [exact Hv | apply Z.eqb_refl]).
-  destruct (filter _ idx); [contradiction | simpl; lia].
-Qed.
+Proof. intros es R. apply Lower.conflicts_pos, T_ne. Qed.
 
 (** The kernel's [N_W] for [MemReads]: the count at the actual base is one of those the
     checker computed. *)
@@ -520,6 +552,39 @@ Proof.
       [eapply (Lower.L_IF3 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
          [exact T_ne | | eapply lecost_sound; eauto | exact IHd] | pre_side Hge].
     intros st R C1 Hs He t Ht. erewrite (decided_of A e ws true); eauto; reflexivity.
+  - (* DIf4: L:IFD *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    cbv zeta in H. split_b.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    match goal with Hc : entails (aP A) (aP B) _ = true |- _ => rename Hc into Hent end.
+    match goal with Hc : dcovers (aD A) (aD B) = true |- _ => rename Hc into Hcov end.
+    match goal with Hc : disjoint (dvars (aD B)) _ = true |- _ => rename Hc into Hdj end.
+    match goal with Hc : forallb _ (writes _) = true |- _ => rename Hc into HQw end.
+    match goal with Hc : forallb _ (aP B) = true |- _ => rename Hc into HPw end.
+    rewrite forallb_forall in HQw, HPw.
+    eapply lvalid_pre;
+      [eapply (Lower.L_IFD G F ps T (LP A) (LP B) (LI B) e s1 s2 C);
+         [exact T_ne | eapply lecost_sound; eauto | ] | pre_side Hge].
+    intros st st' C' [Hw [HP HD]] Hs.
+    assert (Hfr : forall x t, ~ In x (writes (SIf e s1 s2)) -> sl st' x t = sl st x t)
+      by (intros x t Hx; eapply (frame_writes G); eauto).
+    split; [split; [eapply (run_wt G); eauto | split]|].
+    + intros t Ht c Hc. apply (holds_frame (rho G ps st t)).
+      * intros a v Hav. symmetry. apply (rho_frame_w G ps st st' t (writes (SIf e s1 s2)) v Hfr).
+        intros x Hx E. subst v. specialize (HPw c Hc). rewrite forallb_forall in HPw.
+        specialize (HPw x Hx). apply negb_true_iff in HPw.
+        rewrite (mentions_in _ _ _ Hav) in HPw. discriminate.
+      * eapply entails_sound; eauto.
+    + eapply (dsat_frame G); eauto.
+    + assert (E : psum (rho G ps st t0) (pterms (aQ B)) = psum (rho G ps st' t0) (pterms (aQ B))).
+      { apply psum_ext. intros c m L a v Hcm HL Hav. symmetry.
+        apply (rho_frame_w G ps st st' t0 (writes (SIf e s1 s2)) v Hfr).
+        intros x Hx Ev. subst v. specialize (HQw x Hx). apply negb_true_iff in HQw.
+        assert (Hm : pmentions (VL x) (aQ B) = true).
+        { unfold pmentions. apply existsb_exists. exists (c, m). split; [exact Hcm|].
+          apply existsb_exists. exists L. split; [exact HL|]. eapply mentions_in; eauto. }
+        rewrite Hm in HQw. discriminate. }
+      unfold LI, pval. rewrite E. reflexivity.
   - (* DWhile1 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
@@ -540,6 +605,9 @@ Proof.
     eapply lvalid_pre;
       [eapply (Lower.L_WHILE G F ps T (LP A) (LP (dpre d)) (LP B) e s (LI B) C);
          [apply uniform_of; assumption | eapply lecost_sound; eauto | exact HB] | pre_side Hg3].
+  - (* DUnroll: L:UNROLL *)
+    split_b. subst. apply Lower.L_UNROLL.
+    match goal with Hc : lcheck _ _ _ _ d = true |- _ => exact (IHd _ Hc) end.
   - (* DWeak *)
     cbn [lcheck] in H. split_b. cbn [dpre dpost].
     match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.

@@ -3,8 +3,11 @@
     A metric gives a rational cost to each resource constant.  The four access
     costs take the access count [n] ([MemReads] or [Conflicts]).  The record
     carries the metric assumptions of RaCUDA as fields (non-negativity of the
-    constant costs and monotonicity of the access costs): they are hypotheses
-    discharged once per concrete metric below, never axioms. *)
+    constant costs and monotonicity of the access costs) and the non-negativity of
+    an access of count 1 (with monotonicity: of every access of a non-empty thread
+    set, so that every run's cost is non-negative, Lower.v's [seval_nonneg], which the
+    lower rule L:IFD uses): they are hypotheses discharged once per concrete metric
+    below, never axioms. *)
 From Coq Require Import ZArith QArith Lqa Lia.
 Open Scope Q_scope.
 
@@ -16,7 +19,8 @@ Record metric := {
              0 <= m_if /\ 0 <= m_div /\ 0 <= m_vwrite /\ 0 <= m_sync;
   m_mono : forall n1 n2 : Z, (n1 <= n2)%Z ->
              m_gread n1 <= m_gread n2 /\ m_sread n1 <= m_sread n2 /\
-             m_gwrite n1 <= m_gwrite n2 /\ m_swrite n1 <= m_swrite n2
+             m_gwrite n1 <= m_gwrite n2 /\ m_swrite n1 <= m_swrite n2;
+  m_acc1 : 0 <= m_gread 1 /\ 0 <= m_sread 1 /\ 0 <= m_gwrite 1 /\ 0 <= m_swrite 1
 }.
 
 Lemma inject_Z_mono : forall a b : Z, (a <= b)%Z -> inject_Z a <= inject_Z b.
@@ -33,6 +37,7 @@ Proof.
             m_gwrite := fun n => inject_Z n; m_swrite := fun _ => 0 |}.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; try (apply inject_Z_mono; lia); lra.
+  - nonneg.
 Defined.
 
 (** [conflicts]: shared-memory bank conflicts, [n - 1] per shared access. *)
@@ -44,6 +49,7 @@ Proof.
             m_gwrite := fun _ => 0; m_swrite := fun n => inject_Z (n - 1) |}.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; try (apply inject_Z_mono; lia); lra.
+  - nonneg.
 Defined.
 
 (** [divwarps]: divergent warps, one per [M^div]. *)
@@ -55,6 +61,7 @@ Proof.
             m_gwrite := fun _ => 0; m_swrite := fun _ => 0 |}.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; lra.
+  - nonneg.
 Defined.
 
 (** [steps]: evaluation steps; an access costs its [n] (spec/metrics.md, typo #1). *)
@@ -66,4 +73,5 @@ Proof.
             m_gwrite := fun n => inject_Z n; m_swrite := fun n => inject_Z n |}.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; apply inject_Z_mono; auto.
+  - nonneg.
 Defined.

@@ -352,6 +352,14 @@ pub enum Reason {
     InequalityRewrite(&'static str),
     /// The root post potential of a lower-bound certificate is not `0` (§4b).
     LowerPostNotZero(String),
+    /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
+    /// branch of the `if` writes (the branches' runs are not followed).
+    IfdWritten {
+        /// `P` or `Q`.
+        part: &'static str,
+        /// The local.
+        var: String,
+    },
     /// A parameter hypothesis of a lower-bound certificate mentions `var`, which is not an
     /// `int` parameter (spec/logic.md §4b, "Parameter hypotheses").
     HypothesisVariable(String),
@@ -465,6 +473,9 @@ impl fmt::Display for Reason {
                 write!(f, "rewrite {list}: mono/imono is an inequality, a lower bound allows only equality rewrites")
             }
             LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
+            IfdWritten { part, var } => {
+                write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")
+            }
             HypothesisVariable(v) => {
                 write!(f, "a parameter hypothesis mentions `{v}`, which is not an int parameter")
             }

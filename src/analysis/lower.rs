@@ -478,6 +478,24 @@ impl Lx<'_> {
                     vec![le, lb],
                 ))
             }
+            ("Q:IF4", Stmt::If(e, ..)) => self.divergent_if(n, e, s, post_q),
+            ("Q:UNROLL", Stmt::While(e, body, loc)) => {
+                // L:UNROLL: the child is about `if e then (body; while e body) else skip`
+                let unrolled = Stmt::If(
+                    e.clone(),
+                    Box::new(Stmt::Seq(body.clone(), Box::new(s.clone()))),
+                    Box::new(Stmt::Skip),
+                    *loc,
+                );
+                let lc = self.stmt(only(n, 1)?, &unrolled, post_q)?;
+                Ok(stmt_node(
+                    "L:UNROLL",
+                    with_q(pre, pre_q(&lc)),
+                    lpost,
+                    vec![],
+                    vec![lc],
+                ))
+            }
             ("Q:WEAK", _) => {
                 // the potential passes through: only (P, D) are weakened
                 let lc = self.stmt(only(n, 1)?, s, post_q)?;
@@ -493,6 +511,69 @@ impl Lx<'_> {
             ("Q:WHILE1", Stmt::While(e, body, _)) => self.counted_loop(n, e, body, post_q),
             (r, _) => Err(format!("{r}: no lower-bound rule (spec/logic.md §4b)")),
         }
+    }
+
+    /// L:IFD for a possibly divergent `if` (upper node Q:IF4, `s` the `if`): the test's
+    /// exact cost and `M^if`, its branches charged 0. The post keeps the upper post's `P'`
+    /// (entailed by `P`; it must not mention a local the branches write) and `D \ W`, then
+    /// an L:WEAK without rewrites narrows `D \ W` to the upper post's `D'`. Errors: `post_q`
+    /// or `P'` mentions a written local, or `P ⇏ P'`.
+    fn divergent_if(
+        &self,
+        n: &Node,
+        e: &Expr,
+        s: &Stmt,
+        post_q: &Poly,
+    ) -> Result<Node, LowerError> {
+        let (pre, post) = pp(n)?;
+        let ce = n
+            .children
+            .first()
+            .ok_or_else(|| "Q:IF4: three children expected".to_string())?;
+        let (le, c) = self.expr(ce, e, pre)?;
+        let w = s.writes();
+        if let Some(x) = w.iter().find(|x| post_q.mentions(x)) {
+            return Err(format!(
+                "L:IFD: the potential after the if mentions `{x}`, which a branch writes"
+            ));
+        }
+        if let Some(x) = w.iter().find(|x| post.p.iter().any(|c| c.mentions(x))) {
+            return Err(format!(
+                "L:IFD: the assertion after the if mentions `{x}`, which a branch writes"
+            ));
+        }
+        let ws = crate::analysis::entail::entails_all(&pre.p, &post.p).ok_or_else(|| {
+            "L:IFD: the pre does not entail the assertion after the if".to_string()
+        })?;
+        let mut d = (*pre.d).clone();
+        d.retain(|x, _| !w.contains(x));
+        let ipost = Assn {
+            p: post.p.clone(),
+            d: std::sync::Arc::new(d),
+            q: post_q.clone(),
+        };
+        let ifd = stmt_node(
+            "L:IFD",
+            with_q(pre, post_q.plus_const(&(&self.m.if_ + c))),
+            ipost.clone(),
+            vec![Field::Entail("post", ws)],
+            vec![le],
+        );
+        if ipost.d == post.d {
+            return Ok(ifd);
+        }
+        let ipre = ifd
+            .pre()
+            .cloned()
+            .ok_or_else(|| "L:IFD: no pre".to_string())?;
+        let fields = vec![ids("pre", pre.p.len()), ids("post", post.p.len())];
+        Ok(stmt_node(
+            "L:WEAK",
+            ipre,
+            with_q(post, post_q.clone()),
+            fields,
+            vec![ifd],
+        ))
     }
 
     /// `lc` with its pre potential lowered to `q` (an L:WEAK without rewrites, when `q`

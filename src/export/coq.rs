@@ -973,6 +973,13 @@ impl<'c> Exporter<'c> {
                 format!("DUnroll {a} {b}\n{pad}  ({d})")
             }
             ("Q:IF4", Stmt::If(e, s1, s2)) => self.if4(&at, e, s1, s2)?,
+            // L:IFD (LowerCheck.v): Q:IF4's constructor with `P ⇒ P'` as its join-then
+            // list, the other lists empty and the (unused) children `DSkip`
+            ("L:IFD", Stmt::If(e, ..)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+                format!("DIf4 {a} {b} {acc} [] [] {w} [] (DSkip {a}) (DSkip {b})")
+            }
             ("Q:WHILE1", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;

@@ -10,7 +10,7 @@
 //!
 //! Covered (the rest is refused with the rule's name): `L:SKIP`, `L:SYNC`, `L:SEQ`,
 //! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,
-//! `L:WHILE`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! `L:IFD` (as `DIf4` with only its `join-then` list used, for `P ⇒ P'`), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
 //! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
@@ -38,7 +38,10 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         "L:IF1" => "Q:IF1",
         "L:IF2" => "Q:IF2",
         "L:IF3" => "Q:IF3",
+        // printed by its own case of the dtree writer (`DIf4` read as L:IFD)
+        "L:IFD" => "L:IFD",
         "L:WHILE" => "Q:WHILE1",
+        "L:UNROLL" => "Q:UNROLL",
         "L:WEAK" => "Q:WEAK",
         r => return Err(ExportError::UnsupportedRule(r.to_string())),
     })

@@ -71,6 +71,39 @@ pub fn l_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     stmt::q_if3(cx, n, s, pre)
 }
 
+/// L:IFD — `if e then s1 else s2`, possibly divergent, its branches charged nothing: a
+/// run's cost is never negative on a non-empty warp (spec/logic.md §4b). One child `e`;
+/// `(entail post …)`: `P ⇒ P'`; no constraint of `P'` and no atom of `Q'` mentions a local
+/// of `W(s1) ∪ W(s2)` (`IfdWritten`); `D' = D \ W(s1) ∪ W(s2)`; `Q = Q' + M^if + C`.
+pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    use crate::Reason;
+    let (e, s1, s2) = stmt::cond_stmt(cx, s)?;
+    let post = cx.post(n)?;
+    let c = cx.shape::<1>(n, &["entail post"])?;
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    let mut w = s1.writes();
+    w.extend(s2.writes());
+    for x in &w {
+        if post.p.iter().any(|c| c.lin.mentions(x)) {
+            return Err(cx.rej(Reason::IfdWritten { part: "P", var: x.clone() }));
+        }
+        if post.q.mentions(x) {
+            return Err(cx.rej(Reason::IfdWritten { part: "Q", var: x.clone() }));
+        }
+    }
+    cx.entail(n, "post", &pre.p, &post.p)?;
+    cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
+    cx.same_q(&pre.q, &post.q.plus_const(&(&cx.m.if_ + cost)), "pre", "post + M^if + C")?;
+    Ok(Rat::zero())
+}
+
+/// L:UNROLL — `while (e) s` with a constant trip count: one child about
+/// `if e then (s; while (e) s) else skip` with the node's pre and post (Q:UNROLL's premises;
+/// both statements have the same runs and costs, so the lower bound carries over).
+pub fn l_unroll(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    stmt::q_unroll(cx, n, s, pre)
+}
+
 /// L:WHILE — uniform loop with invariant `I`: `B.pre = (P ∧ e, D, I)`,
 /// `B.post = (P, D, I + M^if + C)`, `pre = (P, D, I + M^if + C)`, `post = (P ∧ ¬e, D, I)`.
 pub fn l_while(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {

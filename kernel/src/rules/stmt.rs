@@ -20,7 +20,7 @@ fn plus(q: &Poly, c: &Rat) -> Poly {
     q.plus_const(c)
 }
 
-fn without(d: &BTreeMap<String, Dep>, w: &[String]) -> BTreeMap<String, Dep> {
+pub(super) fn without(d: &BTreeMap<String, Dep>, w: &[String]) -> BTreeMap<String, Dep> {
     d.iter().filter(|(x, _)| !w.contains(x)).map(|(x, e)| (x.clone(), e.clone())).collect()
 }
 
@@ -417,7 +417,7 @@ pub fn q_swrite(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, R
     write(cx, n, s, pre, Space::Shared)
 }
 
-fn cond_stmt<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a Expr, &'a Stmt, &'a Stmt), Rejection> {
+pub(super) fn cond_stmt<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a Expr, &'a Stmt, &'a Stmt), Rejection> {
     match s {
         Subject::Stmt(Stmt::If(e, a, b)) => Ok((e, a, b)),
         _ => Err(wrong(cx, "an if statement", s)),

@@ -420,12 +420,12 @@ fn analyze_prints_the_region_of_an_exact_answer_under_hypotheses() {
 /// derivation's join forgets `x`, and L:IFD's post neither mentions it nor needs to.
 const WRITES_X: &str = "__global__ void k(int *A, int n) { int x = 0; if (threadIdx.x % 2 == 0) { x = 1; } A[threadIdx.x] = n; }";
 
-/// `text` with the L:IFD node's post replaced by a new assertion `ax`, defined (at the end of
-/// the `(assertions …)` table) by the lines `defs`.
+/// `text` with the L:IFD node's post replaced by a new assertion `zz`, defined (at the end of
+/// the `(assertions …)` table) by the lines `defs` (format 6 names: bare base-36).
 fn ifd_post_replaced(text: &str, defs: &str) -> String {
-    let at = text.find("(L:IFD (post a").expect("an L:IFD node");
+    let at = text.find("(L:IFD (post ").expect("an L:IFD node");
     let end = at + text[at..].find(')').expect("its post");
-    let node = format!("{}(post ax)", &text[at..at + "(L:IFD ".len()]);
+    let node = format!("{}(post zz)", &text[at..at + "(L:IFD ".len()]);
     let with_post = format!("{}{}{}", &text[..at], node, &text[end + 1..]);
     let table_end = with_post
         .find("\n)\n(derivation")
@@ -455,7 +455,7 @@ fn ifd_posts_mentioning_a_written_local_are_rejected() {
     // a fact about x in the post's P
     let r = warpcert_kernel::check(&ifd_post_replaced(
         &text,
-        "  (p px (base p0) (le (lin -1 (1 x))))\n  (a ax px d1 (poly (4)))",
+        "(p zy 0 (le (lin -1 (1 x))))\n(a zz zy 1 (poly (4)))",
     ))
     .unwrap_err();
     assert_eq!(
@@ -472,10 +472,10 @@ fn ifd_posts_mentioning_a_written_local_are_rejected() {
         "{r}"
     );
     // a term over x in the post's Q (with d2, the map where x is uniform, so that the
-    // assertion is well formed)
+    // assertion is well formed; p0 and d2 as the analysis names them)
     let r = warpcert_kernel::check(&ifd_post_replaced(
         &text,
-        "  (a ax p0 d2 (poly (1 (max0 (lin 0 (1 x))))))",
+        "(a zz 0 2 (poly (1 (max0 (lin 0 (1 x))))))",
     ))
     .unwrap_err();
     assert_eq!(

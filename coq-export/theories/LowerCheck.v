@@ -105,6 +105,12 @@ Proof.
   apply Nat.eqb_refl.
 Qed.
 
+Lemma amentions_in : forall a v A, In (a, v) (avars A) -> amentions v A = true.
+Proof.
+  intros a v A H. unfold avars in H. apply in_flat_map in H. destruct H as [L [HL Hin]].
+  unfold amentions. apply existsb_exists. exists L. split; [exact HL|]. eapply mentions_in; eauto.
+Qed.
+
 Lemma rho_frame_w : forall ps st st' t W v,
   (forall x t, ~ In x W -> sl st' x t = sl st x t) ->
   (forall x, In x W -> v <> VL x) -> rho G ps st' t v = rho G ps st t v.
@@ -582,7 +588,7 @@ Proof.
         intros x Hx Ev. subst v. specialize (HQw x Hx). apply negb_true_iff in HQw.
         assert (Hm : pmentions (VL x) (aQ B) = true).
         { unfold pmentions. apply existsb_exists. exists (c, m). split; [exact Hcm|].
-          apply existsb_exists. exists L. split; [exact HL|]. eapply mentions_in; eauto. }
+          apply existsb_exists. exists L. split; [exact HL|]. eapply amentions_in; eauto. }
         rewrite Hm in HQw. discriminate. }
       unfold LI, pval. rewrite E. reflexivity.
   - (* DWhile1 *)

@@ -1095,8 +1095,11 @@ fn lane_facts_filter_divergent_branches() {
 /// step is symbolic: the ranking form `n − pos + threadIdx.x + 63` is uniform, each
 /// iteration lowers it by `64·gridDim.x ≥ 64` (launch fact `gridDim.x ≥ 1`; shift by 64,
 /// then a `mono` rewrite), and the root drops `−64·blockIdx.x` (`blockIdx.x ≥ 0`). Each
-/// iteration writes 32 consecutive aligned ints: 4 sectors. By hand:
-/// `4·(n + 63)/64 = (n + 63)/16`.
+/// iteration writes 32 consecutive aligned ints: 4 sectors. By hand, warp 0 of block 0 runs
+/// `⌈n/64⌉ = ⌊(n + 63)/64⌋` rounds at `gridDim.x = 1` (lane 0 starts at 0, the stride is 64),
+/// so `4·⌊(n + 63)/64⌋` is attained. The floor ranking atom of a symbolic step whose lower
+/// bound 64 is an integer (spec/logic.md §1 "Floor atoms"): shift by 1 round (`ishift`),
+/// then `imono` to the atom the real step `64·gridDim.x ≥ 64` leaves.
 fn grid_stride() -> Program {
     Program {
         name: "gridstride".into(),
@@ -1122,8 +1125,8 @@ fn grid_stride() -> Program {
 fn grid_stride_loop_with_symbolic_step() {
     use warpcert::semantics::{run_kernel, Inputs, Params, Value};
     let a = run(&grid_stride(), MetricName::Sectors, 64);
-    assert_eq!(a.bound.to_bound_string(), "1/16*max(0, n + 63)");
-    assert!(a.certificate.contains("(mono "));
+    assert_eq!(a.bound.to_bound_string(), "4*max(0, ⌊(n + 63)/64⌋)");
+    assert!(a.certificate.contains("(imono "));
     assert_eq!(a.rules_used.get("Q:WHILE2"), Some(&1));
     let hw = Hardware::default();
     for n in [-5, 0, 1, 63, 64, 65, 200, 1000, 1024] {

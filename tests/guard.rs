@@ -264,25 +264,13 @@ fn ifguard4_certificate_mutants_are_rejected() {
         .find(|l| l.trim_start().starts_with(&format!("(a {pre} ")))
         .expect("its assertion")
         .to_string();
-    let c: i64 = line
-        .split("(poly (")
-        .nth(1)
-        .and_then(|r| r.split(')').next())
-        .and_then(|c| c.parse().ok())
-        .expect("an integer constant in the pre");
-    assert!(c >= 1, "{line}");
-    let lowered_c = if c == 1 {
-        "(poly ".to_string()
-    } else {
-        format!("(poly ({}) ", c - 1)
-    };
-    // a copy of the assertion with one unit less, used by the Q:IFGUARD4 node alone (the
-    // original is shared with other nodes)
-    let lowered = line.replace(&format!("(poly ({c}) "), &lowered_c).replacen(
-        &format!("(a {pre} "),
-        &format!("(a {pre}m "),
-        1,
-    );
+    // format 6: `(a NAME P D …)`; the copy keeps P and D and is written as a change from
+    // the original, `(a NAMEm P D NAME (-1))`: the original potential plus −1
+    // (spec/certificate.md, `a` entries with a base)
+    let mut words = line.trim_start()["(a ".len()..].split_whitespace();
+    let (_, p, d) = (words.next(), words.next(), words.next());
+    let (p, d) = (p.expect("its P"), d.expect("its D"));
+    let lowered = format!("(a {pre}m {p} {d} {pre} (-1))");
     let node = cert
         .lines()
         .find(|l| l.contains("(Q:IFGUARD4 "))

@@ -149,16 +149,17 @@ fn a_product_stride_is_bounded_soundly() {
 }
 
 /// The rounds are counted by the stride's lower bound `64·(gx + gy − 1) ≥ 64` (the
-/// products' floors under `gx, gy ≥ 1`): the ranking atom `max0(n − i + 64)` over the
-/// warp's lanes pays 8 sectors (2 accesses × 4) per round of 64 elements, `(n + 63)/8`
-/// (hand derivation of the derivation's bound, any grid).
+/// products' floors under `gx, gy ≥ 1`): the floor ranking atom `⌊(n − i + 63)/64⌋⁺` of a
+/// symbolic step with the integer lower bound 64 (spec/logic.md §1 "Floor atoms") pays 8
+/// sectors (2 accesses × 4) per round: `8·⌊(n + 63)/64⌋` (hand derivation: lane 0 starts at
+/// `i ≥ 0`, so at most `⌈n/64⌉` rounds, any grid).
 #[test]
 fn the_product_stride_counts_rounds_by_its_lower_bound() {
     let (prog, launch) = lower(STRIDE2D);
     let a = analysis(&prog, &launch, MetricName::Sectors).unwrap();
     for n in [0i64, 64, 640, 6400] {
         let b = a.bound.eval(&params(n, 1, 1));
-        assert_eq!(b, Q::new((n + 63).into(), 8.into()), "n = {n}");
+        assert_eq!(b, Q::from_integer((8 * ((n + 63) / 64)).into()), "n = {n}");
     }
 }
 

@@ -30,8 +30,8 @@
 mod common;
 
 use common::coq::{
-    assert_accepted, assert_refuted, build_theories, coq_dir, coqc_all, coqc_available, CLOSED,
-    REFUTED,
+    accepted_and_mutants_refuted, assert_accepted, assert_refuted, build_theories, coq_dir,
+    coqc_all, coqc_available, CLOSED, REFUTED,
 };
 use common::*;
 use std::path::PathBuf;
@@ -1056,27 +1056,15 @@ fn flagexit_and_uniform_whileguard_check_in_coq_and_mutants_fail() {
         );
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-flag-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in [
-        ("while_return_sectors", &wr),
-        ("uniform_break_sectors", &ub),
-    ]
-    .into_iter()
-    .chain(muts.iter().map(|(n, t)| (*n, t)))
-    {
-        let f = tmp.join(format!("{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    for (f, r) in files.iter().zip(&runs).skip(2) {
-        assert_refuted(f.display(), r);
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "flag",
+        &[
+            ("while_return_sectors", wr.as_str()),
+            ("uniform_break_sectors", ub.as_str()),
+        ],
+        &muts
+            .iter()
+            .map(|(n, t)| (*n, t.as_str()))
+            .collect::<Vec<_>>(),
+    );
 }

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+use common::coq::{accepted_and_mutants_refuted, coqc_available};
 use warpcert::core::MetricName;
 use warpcert::export::coq::export;
 
@@ -96,27 +96,15 @@ fn log_atoms_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-log-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in [
-        ("halving_sectors", &halving),
-        ("doubling_sectors", &doubling),
-    ]
-    .into_iter()
-    .chain(muts.iter().map(|(n, t)| (*n, t)))
-    {
-        let f = tmp.join(format!("{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    for (f, r) in files.iter().zip(&runs).skip(2) {
-        assert_refuted(f.display(), r);
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "log",
+        &[
+            ("halving_sectors", halving.as_str()),
+            ("doubling_sectors", doubling.as_str()),
+        ],
+        &muts
+            .iter()
+            .map(|(n, t)| (*n, t.as_str()))
+            .collect::<Vec<_>>(),
+    );
 }

@@ -98,6 +98,35 @@ pub fn assert_refuted(name: impl std::fmt::Display, run: &Run) {
     );
 }
 
+/// Writes the exports `accepted` and the mutants `muts` (`(file stem, Coq text)`) to a fresh
+/// temporary directory named after `tag`, runs [`coqc_all`] on them, and asserts that every
+/// export is accepted ([`assert_accepted`]) and every mutant refuted at the reflective check
+/// ([`assert_refuted`]). Builds the theories first; the caller skips when coqc is absent.
+pub fn accepted_and_mutants_refuted<T: AsRef<str>>(
+    tag: &str,
+    accepted: &[(&str, T)],
+    muts: &[(&str, T)],
+) {
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in accepted.iter().chain(muts) {
+        let f = tmp.join(format!("{name}.v"));
+        std::fs::write(&f, text.as_ref()).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    let n = accepted.len();
+    for (f, r) in files.iter().zip(&runs).take(n) {
+        assert_accepted(f.display(), r);
+    }
+    for (f, r) in files.iter().zip(&runs).skip(n) {
+        assert_refuted(f.display(), r);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// Runs [`coqc`] on every file with `jobs` workers; the runs in input order.
 pub fn coqc_all(files: &[PathBuf], jobs: usize) -> Vec<Run> {
     let next = AtomicUsize::new(0);

@@ -31,7 +31,7 @@ mod common;
 
 use common::coq::{
     accepted_and_mutants_refuted, assert_accepted, assert_refuted, build_theories, coq_dir,
-    coqc_all, coqc_available, CLOSED, REFUTED,
+    coqc_all, coqc_available, mutate_after, CLOSED, REFUTED,
 };
 use common::*;
 use std::path::PathBuf;
@@ -868,16 +868,6 @@ fn analysed_floor_export(name: &str) -> (String, String, String) {
     let verdict = warpcert_kernel::check(&a.certificate).unwrap_or_else(|r| panic!("{name}: {r}"));
     let e = export(&a.certificate).unwrap_or_else(|e| panic!("{name}: {e}"));
     (a.certificate, verdict.bound, e)
-}
-
-/// Replaces the first `from` after the first `anchor` in `text` (which must occur).
-fn mutate_after(text: &str, anchor: &str, from: &str, to: &str) -> String {
-    let at = text
-        .find(anchor)
-        .unwrap_or_else(|| panic!("`{anchor}` not in the export"));
-    let (head, tail) = text.split_at(at);
-    assert!(tail.contains(from), "`{from}` not after `{anchor}`");
-    format!("{head}{}", tail.replacen(from, to, 1))
 }
 
 /// Issue 14: floor-form certificates made by the analysis (`analyze --form floor`, the

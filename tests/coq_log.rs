@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::coq::{accepted_and_mutants_refuted, coqc_available};
+use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
 use warpcert::core::MetricName;
 use warpcert::export::coq::export;
 
@@ -24,16 +24,6 @@ fn exported(name: &str) -> String {
 fn replace_n(text: &str, from: &str, to: &str, n: usize) -> String {
     assert_eq!(text.matches(from).count(), n, "`{from}` in the export");
     text.replace(from, to)
-}
-
-/// `text` with the first `from` after `anchor` replaced by `to`.
-fn replace_after(text: &str, anchor: &str, from: &str, to: &str) -> String {
-    let at = text
-        .find(anchor)
-        .unwrap_or_else(|| panic!("`{anchor}` not in the export"));
-    let (head, tail) = text.split_at(at);
-    assert!(tail.contains(from), "`{from}` not after `{anchor}`");
-    format!("{head}{}", tail.replacen(from, to, 1))
 }
 
 /// The halving and doubling exports are accepted; their mutants are refused:
@@ -75,7 +65,7 @@ fn log_atoms_check_in_coq_and_mutants_fail() {
         ),
         (
             "mutant_lhalve_witness",
-            replace_after(
+            mutate_after(
                 &halving,
                 "RLHalve",
                 "(1%Z, [(6, 2%Z)])",
@@ -84,7 +74,7 @@ fn log_atoms_check_in_coq_and_mutants_fail() {
         ),
         (
             "mutant_ldouble_witness",
-            replace_after(
+            mutate_after(
                 &doubling,
                 "RLDouble",
                 "(1%Z, [(7, 2%Z)])",

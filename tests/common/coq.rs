@@ -127,6 +127,16 @@ pub fn accepted_and_mutants_refuted<T: AsRef<str>>(
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// Replaces the first `from` after the first `anchor` in `text` (which must occur).
+pub fn mutate_after(text: &str, anchor: &str, from: &str, to: &str) -> String {
+    let at = text
+        .find(anchor)
+        .unwrap_or_else(|| panic!("`{anchor}` not in the export"));
+    let (head, tail) = text.split_at(at);
+    assert!(tail.contains(from), "`{from}` not after `{anchor}`");
+    format!("{head}{}", tail.replacen(from, to, 1))
+}
+
 /// Runs [`coqc`] on every file with `jobs` workers; the runs in input order.
 pub fn coqc_all(files: &[PathBuf], jobs: usize) -> Vec<Run> {
     let next = AtomicUsize::new(0);

@@ -27,7 +27,7 @@
     [qlatom ⌊L/s⌋ M]), Logic.v's Q:WEAK the rewrites [RLHalve], [RLDouble] (sound in
     Soundness.v [atom_lhalve], [atom_ldouble] by [lhalve_sound], [ldouble_sound]) and its
     Q:VWRITE1 the bounding substitution [x ← A/d] in log atoms (Shift.v [abound],
-    [atom_bound_le], the arithmetic of [log_bsubst_le]); src/export/coq.rs exports them. *)
+    [atom_bound_le], the arithmetic of [log_bsubst_le]); src/export/coq/ exports them. *)
 From Coq Require Import ZArith Lia.
 Local Open Scope Z_scope.
 

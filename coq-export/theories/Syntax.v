@@ -1,7 +1,7 @@
 (** * miniCUDA syntax, values and launch context (RaCUDA §2–3, Fig. 2; spec/minicuda.md)
 
     Names of locals, parameters and arrays are natural numbers; the exporter
-    (src/export/coq.rs) prints the name of each index in a comment.  Float
+    (src/export/coq/) prints the name of each index in a comment.  Float
     values are carried as their IEEE-754 binary64 bit pattern ([VFloat z]); the
     float operations are a parameter of the semantics (see Semantics.v). *)
 From Coq Require Import ZArith QArith List Bool Arith.

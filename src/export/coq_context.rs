@@ -1,4 +1,4 @@
-//! The statement side of an exported Coq file (`src/export/coq.rs`, `coq_run.rs`): the
+//! The statement side of an exported Coq file (`src/export/coq/`, `coq_run.rs`): the
 //! comments naming a program's indices, the context `Definition G : ctx` (spec/logic.md §5)
 //! and the comment above `warp_bound` mapping each of the certificate's assumptions to a
 //! hypothesis of the theorem or to the part of the Coq semantics that makes it true

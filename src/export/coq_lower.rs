@@ -1,6 +1,6 @@
 //! `warpcert export-coq` of a **lower-bound certificate** (section `(lower W)`,
 //! spec/logic.md §4b): the derivation is printed as the same `dtree` as an upper one
-//! (`src/export/coq.rs`), each `L:` rule with the constructor of its `Q:` counterpart
+//! (`src/export/coq/`), each `L:` rule with the constructor of its `Q:` counterpart
 //! (`L:WHILE` as `DWhile1`), and the file proves `lroot_ok : lcheck_root G W hyps body tree
 //! bound = true` by `vm_compute` and concludes `warp_lower_bound` (`bound ≤ cost` of warp
 //! `W`) from `LowerCheck.lower_bound_sound`, whose proof goes through `Lower.v`'s rule

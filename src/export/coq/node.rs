@@ -1,0 +1,266 @@
+//! One `dtree` node per rule application: the dispatch by rule and the statement rules
+//! Q:VWRITE, Q:IF4 and Q:WEAK.
+
+use super::*;
+
+impl Exporter<'_> {
+    /// The Coq `dtree` of statement node `n` about `s` (one `D…` constructor per rule),
+    /// indented by `ind`; the rules with more than a few lines have their own method.
+    pub(super) fn node(&mut self, n: &Node, s: &Stmt, ind: usize) -> Result<String, ExportError> {
+        let (pre, post) = match (&n.pre, &n.post) {
+            (Some(a), Some(b)) => (a, b),
+            _ => {
+                return Err(ExportError::Unsupported(format!(
+                    "statement node {} without pre/post",
+                    n.rule
+                )))
+            }
+        };
+        let at = At {
+            n,
+            pre,
+            a: self.assn(pre)?,
+            b: self.assn(post)?,
+            post_scales: Self::scales(&post.p, 0),
+            pad: " ".repeat(ind),
+            ind,
+        };
+        let (a, b, pad) = (&at.a, &at.b, &at.pad);
+        let child = |i: usize| at.child(i);
+        // an L: rule is printed with the constructor of its Q: counterpart (LowerCheck.v)
+        let rule = match self.lower {
+            Some(_) => crate::export::coq_lower::as_upper_rule(&n.rule)?,
+            None => n.rule.as_str(),
+        };
+        Ok(match (rule, s) {
+            ("Q:SKIP", _) => format!("DSkip {a}"),
+            ("Q:SYNC", _) => format!("DSync {a} {b}"),
+            ("Q:SHFL" | "Q:VOTE", _) => format!("DWarp {a} {b}"),
+            ("Q:SEQ", Stmt::Seq(..)) => self.seq(&n.children, s, a, b, ind)?,
+            ("Q:VWRITE1" | "Q:VWRITE2", _) => self.vwrite(&at, s)?,
+            ("Q:LWRITE", Stmt::Write(_, _, ex)) => {
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                format!("DWrite {a} {b} 0%Z {eacc}")
+            }
+            ("Q:GWRITE" | "Q:SWRITE", Stmt::Write(arr, o, ex)) => {
+                let nn = n.n.clone().unwrap_or_default();
+                let acc = self.acc(&nn, arr, o, pre);
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                format!("DWrite {a} {b} {acc} {eacc}")
+            }
+            ("Q:IF1", Stmt::If(e, s1, s2)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let dt = self.node(child(1)?, s1, ind + 2)?;
+                let df = self.node(child(2)?, s2, ind + 2)?;
+                format!("DIf1 {a} {b} {acc}\n{pad}  ({dt})\n{pad}  ({df})")
+            }
+            (r @ ("Q:IF2" | "Q:IF3"), Stmt::If(e, s1, s2)) => {
+                let neg = r == "Q:IF3";
+                let targets = vec![BigInt::one(); self.cond_len(e, neg)];
+                let ws = Self::witnesses(n, "cond", &targets, &Self::scales(&pre.p, 0))?;
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let d = self.node(child(1)?, if neg { s2 } else { s1 }, ind + 2)?;
+                let k = if neg { "DIf3" } else { "DIf2" };
+                format!("{k} {a} {b} {acc} {ws}\n{pad}  ({d})")
+            }
+            (r @ ("Q:WHILE2" | "Q:WHILEWARP"), Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let db = self.node(child(1)?, body, ind + 2)?;
+                let k = if r == "Q:WHILE2" {
+                    "DWhile2"
+                } else {
+                    "DWhileWarp"
+                };
+                format!("{k} {a} {b} {acc}\n{pad}  ({db})")
+            }
+            ("Q:WHILELAST", Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let last = child(2)?;
+                let (Some(lpre), Some(lpost)) = (&last.pre, &last.post) else {
+                    return Err(ExportError::Unsupported(
+                        "Q:WHILELAST children without pre/post".into(),
+                    ));
+                };
+                // B'.pre.P = P ++ [L ≤ 0] ++ [−L + 1 − w ≤ 0]: the lane spread w
+                let sw = match lpre.p.as_slice() {
+                    [.., l, win] if l.lin.add_scaled(&win.lin, &Rat::one()).terms.is_empty() => {
+                        let c = Rat::one() - l.lin.add_scaled(&win.lin, &Rat::one()).c;
+                        if !c.denom().is_one() {
+                            return Err(ExportError::Unsupported(format!("lane spread {c}")));
+                        }
+                        c.numer().clone()
+                    }
+                    _ => {
+                        return Err(ExportError::Unsupported(
+                            "Q:WHILELAST last body pre without the window constraint".into(),
+                        ))
+                    }
+                };
+                let mut targets = Self::scales(&pre.p, 0);
+                targets.extend(vec![BigInt::one(); self.cond_len(e, true)]);
+                let wl = Self::witnesses(n, "last", &targets, &Self::scales(&lpost.p, 0))?;
+                let db = self.node(child(1)?, body, ind + 2)?;
+                let dl = self.node(last, body, ind + 2)?;
+                format!(
+                    "DWhileLast {a} {b} {acc} {} {wl}\n{pad}  ({db})\n{pad}  ({dl})",
+                    z(&sw)
+                )
+            }
+            ("Q:UNROLL", w @ Stmt::While(e, body)) => {
+                // The child is about `if e then (s; while (e) s) else skip` (spec/logic.md §4).
+                let unrolled = Stmt::If(
+                    e.clone(),
+                    Box::new(Stmt::Seq(body.clone(), Box::new(w.clone()))),
+                    Box::new(Stmt::Skip),
+                );
+                let d = self.node(child(0)?, &unrolled, ind + 2)?;
+                format!("DUnroll {a} {b}\n{pad}  ({d})")
+            }
+            ("Q:IF4", Stmt::If(e, s1, s2)) => self.if4(&at, e, s1, s2)?,
+            // L:IFD (LowerCheck.v): Q:IF4's constructor with `P ⇒ P'` as its join-then
+            // list, the other lists empty and the (unused) children `DSkip`
+            ("L:IFD", Stmt::If(e, ..)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+                format!("DIf4 {a} {b} {acc} [] [] {w} [] (DSkip {a}) (DSkip {b})")
+            }
+            ("Q:WHILE1", Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let db = self.node(child(1)?, body, ind + 2)?;
+                format!("DWhile1 {a} {b} {acc}\n{pad}  ({db})")
+            }
+            ("Q:WEAK", _) => self.weak(&at, s)?,
+            ("Q:GUARD", Stmt::Assign(_, c)) => self.guard(&at, c, s)?,
+            ("Q:GUARDEXIT", _) => self.guard_exit(&at, s)?,
+            ("Q:IFGUARD4", Stmt::If(c, s1, s2)) => self.if_guard(&at, c, s1, s2)?,
+            ("Q:FLAGEXIT", Stmt::Seq(s1, rest)) => self.flag_exit(&at, s1, rest)?,
+            (r @ ("Q:IFEXIT1" | "Q:IFEXIT4"), Stmt::If(c, s1, s2)) => {
+                self.ifexit(&at, r, c, s1, s2)?
+            }
+            (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2"), Stmt::While(e, body)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let saved = self.filter.replace(e.clone());
+                let db = self.node(child(1)?, body, ind + 2);
+                self.filter = saved;
+                let db = db?;
+                let k = if r == "Q:WHILEEXIT1" {
+                    "DWhileExit1"
+                } else {
+                    "DWhileExit2"
+                };
+                format!("{k} {a} {b} {acc}\n{pad}  ({db})")
+            }
+            (
+                r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
+                | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"
+                | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
+                | "Q:IFGUARD4" | "Q:FLAGEXIT"),
+                _,
+            ) => {
+                return Err(ExportError::Unsupported(format!(
+                    "{r} about a {}",
+                    s.kind()
+                )))
+            }
+            (r, _) => return Err(ExportError::UnsupportedRule(r.to_string())),
+        })
+    }
+
+    /// Q:VWRITE1/2 (`DVwrite1`/`DVwrite2`): the post witnesses and the expression's claim.
+    pub(super) fn vwrite(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
+        let (n, a, b) = (at.n, &at.a, &at.b);
+        let k = if n.rule.ends_with("VWRITE1") {
+            "DVwrite1"
+        } else {
+            "DVwrite2"
+        };
+        // a halving node (spec/logic.md §4 "Halving") has one more witness, for the integer
+        // target `1 − A ≤ 0` (scale 1), checked by Check.v's `vw1h_ok`; a product node
+        // ("Products") two more, for `α − A ≤ 0` and `β − B ≤ 0` (`vw1p_ok`)
+        let mut targets = at.post_scales.clone();
+        let extra = n
+            .entails
+            .get("post")
+            .map_or(0, Witnesses::len)
+            .saturating_sub(targets.len());
+        if extra <= 2 {
+            targets.extend(std::iter::repeat_n(BigInt::one(), extra));
+        }
+        let ws = Self::witnesses(n, "post", &targets, &Self::scales(&at.pre.p, 0))?;
+        let Stmt::Assign(_, ex) = s else {
+            return Err(ExportError::Unsupported(format!(
+                "{} about a {}",
+                n.rule,
+                s.kind()
+            )));
+        };
+        Ok(format!(
+            "{k} {a} {b} {} {ws}",
+            self.expr_acc(at.child(0)?, ex, at.pre)
+        ))
+    }
+
+    /// Q:IF4 (`DIf4`): the else-cond, else-then and join witnesses, then both branches.
+    pub(super) fn if4(
+        &mut self,
+        at: &At,
+        e: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+    ) -> Result<String, ExportError> {
+        let (n, pre, a, b, pad, ind) = (at.n, at.pre, &at.a, &at.b, &at.pad, at.ind);
+        let (t, f) = (at.child(1)?, at.child(2)?);
+        let (tpost, fpre, fpost) = match (&t.post, &f.pre, &f.post) {
+            (Some(x), Some(y), Some(z)) => (x, y, z),
+            _ => {
+                return Err(ExportError::Unsupported(
+                    "Q:IF4 children without pre/post".into(),
+                ))
+            }
+        };
+        // P ∧ ¬e: P, cond(¬e), then at most one lane fact (all integral).
+        let ncond = self.cond_len(e, true) + 1;
+        let fs = Self::scales(&fpre.p, 0);
+        let wec = Self::witnesses(n, "else-cond", &fs, &Self::scales(&pre.p, ncond))?;
+        // Q:IF4's else-then covers the linear constraints of the else pre only.
+        let fs_lin: Vec<BigInt> = fpre
+            .p
+            .iter()
+            .filter(|c| c.lane.is_none())
+            .map(|c| scale_of(&c.lin))
+            .collect();
+        let wet = Self::witnesses(n, "else-then", &fs_lin, &Self::scales(&tpost.p, 0))?;
+        let ps = &at.post_scales;
+        let wjt = Self::witnesses(n, "join-then", ps, &Self::scales(&tpost.p, 0))?;
+        let wje = Self::witnesses(n, "join-else", ps, &Self::scales(&fpost.p, 0))?;
+        let acc = self.expr_acc(at.child(0)?, e, pre);
+        let dt = self.node(t, s1, ind + 2)?;
+        let df = self.node(f, s2, ind + 2)?;
+        Ok(format!(
+            "DIf4 {a} {b} {acc} {wec} {wet} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})"
+        ))
+    }
+
+    /// Q:WEAK (`DWeak`): the frame, the pre and post witnesses and rewrites, the child.
+    pub(super) fn weak(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
+        let (n, pre, a, b, pad) = (at.n, at.pre, &at.a, &at.b, &at.pad);
+        let c = at.child(0)?;
+        let (np, nq) = match (&c.pre, &c.post) {
+            (Some(x), Some(y)) => (x, y),
+            _ => {
+                return Err(ExportError::Unsupported(
+                    "Q:WEAK child without pre/post".into(),
+                ))
+            }
+        };
+        let k = q(&n.frame.clone().unwrap_or_else(Rat::zero));
+        let wpre = Self::witnesses(n, "pre", &Self::scales(&np.p, 0), &Self::scales(&pre.p, 0))?;
+        let rpre = self.rewrites(n, "pre", &pre.p)?;
+        let wpost = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&nq.p, 0))?;
+        let rpost = self.rewrites(n, "post", &nq.p)?;
+        let d = self.node(c, s, at.ind + 2)?;
+        Ok(format!(
+            "DWeak {a} {b} {k} {wpre} {rpre} {wpost} {rpost}\n{pad}  ({d})"
+        ))
+    }
+}

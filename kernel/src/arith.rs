@@ -706,10 +706,10 @@ pub enum EntryKind {
     Rem,
     /// `(rng x w)` (`w` stored in `g ≥ 0`, `k = 0`, `r = 0`): `c ≤ σ(x, t) ≤ c + w` for one `c`.
     Rng,
-    /// `(dep x kx ? kz r g)`, a *scaled* entry: the dimensions `d` with `u[d]` have an
-    /// unknown coefficient (printed `?`, stored `k_d = 0`): `σ(x, t) = Σ_{¬u[d]} k_d·tid_d(t)
-    /// + Σ_{u[d]} u_d·tid_d(t) + c` with integers `u_d` and `c ≡ r (mod g)` shared by the
-    /// active threads. At least one `u[d]` holds.
+    /// `(dep x kx ? kz r g)`, a *scaled* entry: the dimensions `d` with `u(d)` have an
+    /// unknown coefficient (printed `?`, stored `k_d = 0`): `σ(x, t) = Σ_{¬u(d)} k_d·tid_d(t)
+    /// + Σ_{u(d)} u_d·tid_d(t) + c` with integers `u_d` and `c ≡ r (mod g)` shared by the
+    /// active threads. At least one `u(d)` holds.
     Scaled([bool; 3]),
 }
 

@@ -250,18 +250,43 @@ pub fn analyze_metric(
             .first()
             .map(|c| c.bound.clone())
             .unwrap_or_default();
-        if let Some(lr) = exact_lower(l, &m, opts, &a.derivation, &upper, path.as_deref())? {
+        let (relation, lower) =
+            certified_relation(l, &m, opts, &a.derivation, &upper, path.as_deref())?;
+        b.relation = relation;
+        if let Some(lr) = lower {
             b.certificates.push(crate::report::CertEntry {
                 role: lr.role,
                 path: lr.path.clone(),
                 checked: lr.checked,
                 bound: lr.bound.clone(),
             });
-            b.relation = "exact";
             b.lower = Some(Box::new(lr));
         }
     }
     Ok(outcome)
+}
+
+/// The relation of an upper bound the kernel accepted (issue 14 item 4), as `analyze`
+/// reports it and `bench` tabulates it: `"exact"` with the lower-bound certificate when
+/// [`exact_lower`] finds one for some warp that the kernel accepts with the same bound
+/// `upper` (the kernel's rendering of the accepted upper bound; `upper_deriv` the upper
+/// derivation), else `"upper"` (the kernel's relation, [`Verdict::RELATION`]) and `None`.
+/// `upper_path`: where the upper certificate was written (the lower one goes beside it);
+/// `Err` only when writing it fails.
+pub(super) fn certified_relation(
+    l: &Loaded,
+    m: &Metric,
+    opts: &AnalysisOptions,
+    upper_deriv: &crate::certificate::Node,
+    upper: &str,
+    upper_path: Option<&str>,
+) -> Result<(&'static str, Option<crate::report::LowerReport>), String> {
+    Ok(
+        match exact_lower(l, m, opts, upper_deriv, upper, upper_path)? {
+            Some(lr) => ("exact", Some(lr)),
+            None => (relation_word(), None),
+        },
+    )
 }
 
 /// The first warp of the block (0, 1, 2 and the last are tried) whose lower-bound certificate

@@ -7,9 +7,9 @@
 //! (`semantics::run_kernel`) at sampled parameters and inputs, median times, and the
 //! bound's relation (issue 14 item 4): `exact` when, beside the upper certificate, a
 //! lower-bound certificate with the same bound passed the kernel, else `upper` — decided by
-//! `analyze`'s own [`super::analyze::certified_relation`] (with the default analysis
-//! options, as `warpcert analyze FILE --block B`), counted under the table as
-//! `exact cells: X of Y`.
+//! `analyze`'s own [`super::analyze::exact_lower`] and [`super::analyze::relation_of`]
+//! (default analysis options, as `warpcert analyze FILE --block B`), counted under the
+//! table as `exact cells: X of Y`.
 //!
 //! **Comparisons.** A published bound is compared with ours numerically at every point of
 //! a grid over its parameters (each of `0..=64` and the multiples of 32 up to 4096; for two
@@ -681,10 +681,10 @@ pub fn run(args: &BenchArgs) -> i32 {
                 Some(Ok((bound, shown, upper, deriv))) => {
                     // the relation as `analyze` decides it (a lower-bound certificate the
                     // kernel accepts with the same bound), outside the timed runs
-                    let relation = match super::analyze::certified_relation(
-                        &loaded, &metric, &opts, &deriv, &upper, None,
-                    ) {
-                        Ok((r, _)) => r.to_string(),
+                    let lower =
+                        super::analyze::exact_lower(&loaded, &metric, &opts, &deriv, &upper, None);
+                    let relation = match lower {
+                        Ok(lr) => super::analyze::relation_of(lr.as_ref()).to_string(),
                         Err(e) => format!("upper (lower-bound search: {})", report::short(&e)),
                     };
                     count.exact += usize::from(relation == "exact");

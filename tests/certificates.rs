@@ -77,9 +77,11 @@ fn bound_block(path: &Path, kernel: Option<&str>, block: [u32; 3], metric: Metri
         &Metric::standard(metric),
         &hw(),
         &launch,
-        // the polynomial form: committed certificates stay free of floor atoms, which the
-        // Coq export does not take yet (tests/coq_export.rs exports every one; issue 14
-        // item 5); floor-atom certificates are checked in tests/floor_atoms.rs
+        // the polynomial form (`--form polynomial`, RaCUDA's): the committed certificates
+        // are kept in it, free of floor atoms. The Coq export takes floor atoms too
+        // (tests/coq_export.rs: the hand-written floor_step32 certificate and the analysis'
+        // floor-form certificates of precision kernels); floor-form certificates are checked
+        // by the kernel in tests/floor_atoms.rs
         &AnalysisOptions {
             degree: 2,
             floor: false,

@@ -250,25 +250,37 @@ pub fn analyze_metric(
             .first()
             .map(|c| c.bound.clone())
             .unwrap_or_default();
-        if let Some(lr) = exact_lower(l, &m, opts, &a.derivation, &upper, path.as_deref())? {
+        let lower = exact_lower(l, &m, opts, &a.derivation, &upper, path.as_deref())?;
+        b.relation = relation_of(lower.as_ref());
+        if let Some(lr) = lower {
             b.certificates.push(crate::report::CertEntry {
                 role: lr.role,
                 path: lr.path.clone(),
                 checked: lr.checked,
                 bound: lr.bound.clone(),
             });
-            b.relation = "exact";
             b.lower = Some(Box::new(lr));
         }
     }
     Ok(outcome)
 }
 
+/// The relation of an upper bound the kernel accepted (issue 14 item 4), as `analyze`
+/// reports it and `bench` tabulates it, from [`exact_lower`]'s result: `"exact"` when it
+/// found a lower-bound certificate the kernel accepts with the same bound, else `"upper"`
+/// (the kernel's relation, [`Verdict::RELATION`]).
+pub(super) fn relation_of(lower: Option<&crate::report::LowerReport>) -> &'static str {
+    match lower {
+        Some(_) => "exact",
+        None => relation_word(),
+    }
+}
+
 /// The first warp of the block (0, 1, 2 and the last are tried) whose lower-bound certificate
 /// (`analysis::lower`, spec/logic.md §4b) the kernel accepts with the bound `upper` (the
 /// kernel's rendering of the accepted upper bound); written beside `upper_path` as
 /// `….lower.cert`. `None` when no warp has one (the answer stays `upper`).
-fn exact_lower(
+pub(super) fn exact_lower(
     l: &Loaded,
     m: &Metric,
     opts: &AnalysisOptions,

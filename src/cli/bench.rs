@@ -4,7 +4,12 @@
 //! end cannot read yet gets one `front end: …` row), analysed and checked, in one table: our per-warp bound, RaCUDA's and Pico's published
 //! bounds (`shared/targets.md`: RaCUDA Tables 4–7 via the corpus MANIFEST, Pico Table 1),
 //! a verdict against each, the tightness ratio bound / largest simulated per-warp cost
-//! (`semantics::run_kernel`) at sampled parameters and inputs, and median times.
+//! (`semantics::run_kernel`) at sampled parameters and inputs, median times, and the
+//! bound's relation (issue 14 item 4): `exact` when, beside the upper certificate, a
+//! lower-bound certificate with the same bound passed the kernel, else `upper` — decided by
+//! `analyze`'s own [`super::analyze::exact_lower`] and [`super::analyze::relation_of`]
+//! (default analysis options, as `warpcert analyze FILE --block B`), counted under the
+//! table as `exact cells: X of Y`.
 //!
 //! **Comparisons.** A published bound is compared with ours numerically at every point of
 //! a grid over its parameters (each of `0..=64` and the multiples of 32 up to 4096; for two
@@ -39,6 +44,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::options::Loaded;
 use super::{published, EXIT_FAILED};
 
 /// A row the table does not have: no published bound.
@@ -79,6 +85,10 @@ pub struct BenchArgs {
     /// lane-steps and interleaving thread-steps per CPU second on vector_add).
     #[arg(long, conflicts_with_all = ["scaling", "precision"])]
     interp: bool,
+    /// Only these benchmark kernels (names as in the table's first column, e.g.
+    /// `vectorAdd,reduce1`; comma-separated); an unknown name is an error.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
     #[command(flatten)]
     scaling_opts: super::scaling::ScalingArgs,
 }
@@ -250,6 +260,39 @@ fn benches() -> Vec<Bench> {
             grid: [2, 1, 1],
         },
     ]
+}
+
+impl Bench {
+    /// The kernel's name in the table: the file's stem, or the project kernel's name.
+    fn stem(&self) -> &'static str {
+        self.in_project.unwrap_or_else(|| {
+            self.file
+                .rsplit('/')
+                .next()
+                .unwrap_or(self.file)
+                .trim_end_matches(".cu")
+        })
+    }
+}
+
+/// The benchmark kernels named in `only` (all when it is empty); `Err` names the first
+/// unknown name and lists the known ones.
+fn selected(only: &[String]) -> Result<Vec<Bench>, String> {
+    let all = benches();
+    if let Some(bad) = only
+        .iter()
+        .find(|n| !all.iter().any(|b| b.stem() == n.as_str()))
+    {
+        let known: Vec<&str> = all.iter().map(Bench::stem).collect();
+        return Err(format!(
+            "--only: no benchmark kernel named {bad} (known: {})",
+            known.join(", ")
+        ));
+    }
+    Ok(all
+        .into_iter()
+        .filter(|b| only.is_empty() || only.iter().any(|n| n == b.stem()))
+        .collect())
 }
 
 /// The comparison grid of one parameter: `0..=64` and the multiples of 32 up to 4096.
@@ -541,6 +584,13 @@ pub fn run(args: &BenchArgs) -> i32 {
         let kind = crate::report::error::ErrorKind::Io;
         return crate::report::error::ErrorReport::new(kind, msg).emit(args.format);
     }
+    let chosen = match selected(&args.only) {
+        Ok(c) => c,
+        Err(e) => {
+            let kind = crate::report::error::ErrorKind::Usage;
+            return crate::report::error::ErrorReport::new(kind, e).emit(args.format);
+        }
+    };
     let hw = Hardware::default();
     let mut out = report::Table::new(args.format);
     let table = match published::table() {
@@ -551,7 +601,9 @@ pub fn run(args: &BenchArgs) -> i32 {
         }
     };
     let mut all_ok = true;
-    for b in benches() {
+    let mut count = report::ExactCount::default();
+    let opts = AnalysisOptions::default();
+    for b in chosen {
         let path = if b.in_project.is_some() {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(b.file)
         } else {
@@ -567,15 +619,17 @@ pub fn run(args: &BenchArgs) -> i32 {
                 frontend::lower(&p, b.kernel, &launch, &hw, &BTreeMap::new())
                     .map_err(|d| d.to_string())
             });
-        let stem = b.in_project.unwrap_or_else(|| {
-            b.file
-                .rsplit('/')
-                .next()
-                .unwrap_or(b.file)
-                .trim_end_matches(".cu")
-        });
-        let prog = match loaded {
-            Ok((p, _)) => p,
+        let stem = b.stem();
+        count.cells += MetricName::ALL.len();
+        let loaded = match loaded {
+            Ok((program, _)) => Loaded {
+                program,
+                launch,
+                hw,
+                metrics: MetricName::ALL.to_vec(),
+                warnings: Vec::new(),
+                block_source: "--block",
+            },
             Err(e) => {
                 all_ok = false;
                 let first = e.lines().next().unwrap_or("").to_string();
@@ -583,6 +637,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                 continue;
             }
         };
+        let prog = &loaded.program;
         let pts = grid_points(b.vars);
         let mut rows = Vec::new();
         let mut bounds = Vec::new();
@@ -593,7 +648,7 @@ pub fn run(args: &BenchArgs) -> i32 {
             let mut last = None;
             for _ in 0..args.runs.max(1) {
                 let t0 = Instant::now();
-                let a = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default());
+                let a = analyze(prog, &metric, &hw, &launch, &opts);
                 let t1 = t0.elapsed().as_secs_f64() * 1e3;
                 match a {
                     Ok(a) => {
@@ -610,7 +665,8 @@ pub fn run(args: &BenchArgs) -> i32 {
                                         &v.bound_poly,
                                         &v.bound,
                                     );
-                                    (super::analyze::verdict_bound(v), shown.text)
+                                    let b = super::analyze::verdict_bound(v);
+                                    (b, shown.text, v.bound.clone(), a.derivation.clone())
                                 })
                                 .map_err(|r| crate::report::check::rejected_no_bound(r, None)),
                         );
@@ -622,9 +678,19 @@ pub fn run(args: &BenchArgs) -> i32 {
                 }
             }
             match last {
-                Some(Ok((bound, shown))) => {
+                Some(Ok((bound, shown, upper, deriv))) => {
+                    // the relation as `analyze` decides it (a lower-bound certificate the
+                    // kernel accepts with the same bound), outside the timed runs
+                    let lower =
+                        super::analyze::exact_lower(&loaded, &metric, &opts, &deriv, &upper, None);
+                    let relation = match lower {
+                        Ok(lr) => super::analyze::relation_of(lr.as_ref()).to_string(),
+                        Err(e) => format!("upper (lower-bound search: {})", report::short(&e)),
+                    };
+                    count.exact += usize::from(relation == "exact");
                     bounds.push(Some(bound.clone()));
-                    rows.push((m, Ok((bound, shown, median(times), median(checks)))));
+                    let timed = (median(times), median(checks));
+                    rows.push((m, Ok((bound, shown, timed, relation))));
                 }
                 Some(Err(e)) => {
                     all_ok = false;
@@ -637,7 +703,7 @@ pub fn run(args: &BenchArgs) -> i32 {
         let (tight, sims) = if args.no_sim {
             (vec!["–".to_string(); MetricName::ALL.len()], Vec::new())
         } else {
-            tightness(&prog, &b, &bounds, &hw)
+            tightness(prog, &b, &bounds, &hw)
                 .unwrap_or_else(|e| (vec![report::short(&e); MetricName::ALL.len()], Vec::new()))
         };
         for (i, (m, row)) in rows.into_iter().enumerate() {
@@ -645,9 +711,9 @@ pub fn run(args: &BenchArgs) -> i32 {
             let pico = published::lookup(&table, stem, Source::Pico, m);
             let pico = pico.as_ref();
             match row {
-                Ok((bound, shown, t, c)) => {
+                Ok((bound, shown, (t, c), relation)) => {
                     let target = Target {
-                        prog: &prog,
+                        prog,
                         hw: &hw,
                         block: b.block,
                     };
@@ -680,6 +746,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                         tightness: &tight[i],
                         analysis_ms: t,
                         check_ms: c,
+                        relation: &relation,
                     }));
                 }
                 Err(e) => out.row(report::no_bound_row(
@@ -692,7 +759,7 @@ pub fn run(args: &BenchArgs) -> i32 {
             }
         }
     }
-    out.finish();
+    out.finish_counted(&count);
     if all_ok {
         0
     } else {

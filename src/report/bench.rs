@@ -1,14 +1,17 @@
 //! Output of `warpcert bench`: one row per kernel and metric, comparing the certified
-//! per-warp bound with the published RaCUDA and Pico bounds — a Markdown table (text) or
-//! one JSON object `{format_version, rows: [{kernel, metric, bound, …}]}`.
+//! per-warp bound with the published RaCUDA and Pico bounds, and its relation (`exact` or
+//! `upper`, as `warpcert analyze` reports it) — a Markdown table (text) followed by the line
+//! `exact cells: X of Y`, or one JSON object
+//! `{format_version, rows: [{kernel, metric, bound, …, relation}], exact_cells, cells}`.
 
 use super::error::FORMAT_VERSION;
 use super::Format;
 use crate::core::assertion::Poly;
 use crate::core::MetricName;
 
-/// The table's columns (the JSON keys of a row).
-pub const COLUMNS: [&str; 10] = [
+/// The table's columns (the JSON keys of a row). `relation` is last, so the earlier columns
+/// keep their positions.
+pub const COLUMNS: [&str; 11] = [
     "kernel",
     "metric",
     "bound",
@@ -19,19 +22,20 @@ pub const COLUMNS: [&str; 10] = [
     "tightness",
     "analysis_ms",
     "check_ms",
+    "relation",
 ];
 
 /// The table's header and separator lines.
-pub const TABLE_HEADER: &str = "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | vs RaCUDA | Pico bound | vs Pico | bound / max simulated | analysis ms | check ms |\n|---|---|---|---|---|---|---|---|---|---|\n";
+pub const TABLE_HEADER: &str = "| kernel | metric | warpcert bound (per warp) | RaCUDA bound | vs RaCUDA | Pico bound | vs Pico | bound / max simulated | analysis ms | check ms | relation |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// One row's cells, in the order of [`COLUMNS`].
-pub type Cells = [String; 10];
+pub type Cells = [String; 11];
 
 /// A table of `N` columns printed row by row as Markdown (text: rows appear as they are
 /// computed) or collected and printed at the end as one JSON object
-/// `{format_version, rows: [{COLUMN: cell, …}]}`. The bench table is `Table` (10 columns,
+/// `{format_version, rows: [{COLUMN: cell, …}]}`. The bench table is `Table` (11 columns,
 /// [`COLUMNS`]); `bench --precision` uses it with its own columns.
-pub struct Table<const N: usize = 10> {
+pub struct Table<const N: usize = 11> {
     columns: [&'static str; N],
     json: Option<Vec<serde_json::Value>>,
 }
@@ -40,6 +44,36 @@ impl Table {
     /// The bench table in `format`; the text header is printed at once.
     pub fn new(format: Format) -> Table {
         Table::with_columns(format, TABLE_HEADER, COLUMNS)
+    }
+
+    /// Ends the bench table with its count of exact cells: text, the line
+    /// `exact cells: X of Y` after the table ([`ExactCount::line`]); JSON, the keys
+    /// `exact_cells` and `cells` beside `rows`.
+    pub fn finish_counted(self, count: &ExactCount) {
+        let extra = [
+            ("exact_cells", count.exact.into()),
+            ("cells", count.cells.into()),
+        ];
+        self.finish_with(&extra, Some(&count.line()));
+    }
+}
+
+/// The count under the bench table: how many of its kernel × metric cells have the
+/// relation `exact` (both the upper and the lower-bound certificate accepted by the
+/// kernel). Cells without a bound count in `cells` (a kernel the front end rejects: one
+/// cell per metric).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExactCount {
+    /// Cells whose relation is `exact`.
+    pub exact: usize,
+    /// All kernel × metric cells.
+    pub cells: usize,
+}
+
+impl ExactCount {
+    /// `exact cells: X of Y`.
+    pub fn line(&self) -> String {
+        format!("exact cells: {} of {}", self.exact, self.cells)
     }
 }
 
@@ -73,12 +107,27 @@ impl<const N: usize> Table<N> {
 
     /// Ends the table (JSON: prints the collected object).
     pub fn finish(self) {
-        if let Some(rows) = self.json {
-            let obj = serde_json::json!({
-                "format_version": FORMAT_VERSION,
-                "rows": rows,
-            });
-            println!("{obj:#}");
+        self.finish_with(&[], None);
+    }
+
+    /// Ends the table: JSON, the collected object with the keys `extra` beside `rows`;
+    /// text, the line `text` (if any) after an empty line.
+    fn finish_with(self, extra: &[(&str, serde_json::Value)], text: Option<&str>) {
+        match self.json {
+            Some(rows) => {
+                let mut obj = serde_json::Map::new();
+                obj.insert("format_version".into(), FORMAT_VERSION.into());
+                obj.insert("rows".into(), rows.into());
+                for (k, v) in extra {
+                    obj.insert(k.to_string(), v.clone());
+                }
+                println!("{:#}", serde_json::Value::Object(obj));
+            }
+            None => {
+                if let Some(t) = text {
+                    println!("\n{t}");
+                }
+            }
         }
     }
 }
@@ -129,6 +178,8 @@ pub struct BoundRow<'a> {
     pub analysis_ms: f64,
     /// Median kernel check time, milliseconds.
     pub check_ms: f64,
+    /// The bound's relation as `warpcert analyze` reports it: `exact` or `upper`.
+    pub relation: &'a str,
 }
 
 /// The row of a bound (`(REJECTED)` after a bound the kernel did not accept).
@@ -152,6 +203,7 @@ pub fn bound_row(r: &BoundRow<'_>) -> Cells {
         r.tightness.to_string(),
         format!("{:.1}", r.analysis_ms),
         format!("{:.1}", r.check_ms),
+        r.relation.to_string(),
     ]
 }
 
@@ -171,6 +223,7 @@ pub fn no_bound_row(
         racuda.to_string(),
         dash(),
         pico.unwrap_or("–").to_string(),
+        dash(),
         dash(),
         dash(),
         dash(),

@@ -361,6 +361,8 @@ pub struct Node {
     pub n: Option<BigInt>,
     /// `(frame C)`
     pub frame: Option<Rat>,
+    /// `(lanes L1 L2)`: L:IFDIV's lane witnesses (spec/logic.md §4b), empty when absent.
+    pub lanes: Vec<BigInt>,
     /// `(entail NAME FARKAS…)` by name.
     pub entails: SortedMap<String, Witnesses>,
     /// `(rewrite NAME RW…)` by name.
@@ -1080,7 +1082,7 @@ fn cg(s: &Sexp) -> Result<Cg, Rejection> {
     Ok(Cg { cuts: out, farkas: farkas(last)? })
 }
 
-const FIELD_HEADS: &[&str] = &["pre", "post", "cost", "n", "frame", "entail", "rewrite"];
+const FIELD_HEADS: &[&str] = &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes"];
 
 /// The assertions parsed so far, by source text: a certificate repeats the same assertion
 /// in many nodes, and the parsed value depends on the text alone.
@@ -1253,6 +1255,7 @@ fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection>
             "cost" => n.cost = Some(rat(one("(cost C)")?)?),
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
+            "lanes" => n.lanes = exactly::<2>(args, item, "(lanes L1 L2)")?.iter().map(int).collect::<Result<_, _>>()?,
             "entail" => {
                 let mut ws = Witnesses::default();
                 for w in tail(args) {

@@ -552,13 +552,34 @@ impl Lx<'_> {
             d: std::sync::Arc::new(d),
             q: post_q.clone(),
         };
-        let ifd = stmt_node(
-            "L:IFD",
-            with_q(pre, post_q.plus_const(&(&self.m.if_ + c))),
-            ipost.clone(),
-            vec![Field::Entail("post", ws)],
-            vec![le],
-        );
+        // L:IFDIV when two lanes of the warp decide the test both ways under P (only
+        // where M^div counts: elsewhere L:IFD proves the same bound)
+        let split = if self.m.div.is_zero() {
+            None
+        } else {
+            self.split_lanes(e, &pre.p)
+        };
+        let ifd = match split {
+            Some((l1, w1, l2, w2)) => stmt_node(
+                "L:IFDIV",
+                with_q(pre, post_q.plus_const(&(&self.m.if_ + c + &self.m.div))),
+                ipost.clone(),
+                vec![
+                    Field::Entail("post", ws),
+                    Field::Lanes(l1, l2),
+                    Field::Entail("then", w1),
+                    Field::Entail("else", w2),
+                ],
+                vec![le],
+            ),
+            None => stmt_node(
+                "L:IFD",
+                with_q(pre, post_q.plus_const(&(&self.m.if_ + c))),
+                ipost.clone(),
+                vec![Field::Entail("post", ws)],
+                vec![le],
+            ),
+        };
         if ipost.d == post.d {
             return Ok(ifd);
         }
@@ -574,6 +595,53 @@ impl Lx<'_> {
             fields,
             vec![ifd],
         ))
+    }
+
+    /// L:IFDIV's lane witnesses (spec/logic.md §4b): a lane `ℓ1` of the warp where
+    /// `P ∧ threadIdx = tid(ℓ1) ⇒ e` and a lane `ℓ2` where it entails `¬e`, with their
+    /// Farkas witnesses (sources: the three thread-index facts, then `P`). `None` when the
+    /// test has no linear condition both ways or no lanes decide it so.
+    fn split_lanes(
+        &self,
+        e: &Expr,
+        p: &[Cstr],
+    ) -> Option<(
+        u32,
+        Vec<crate::certificate::Farkas>,
+        u32,
+        Vec<crate::certificate::Farkas>,
+    )> {
+        let (ct, cf, can_t, can_f) = cond(self.prog, e);
+        if !(can_t && can_f) || ct.is_empty() || cf.is_empty() {
+            return None;
+        }
+        let ws = self.hw.warp_size;
+        let total = warpcert_kernel::access::block_threads(self.launch.block)?;
+        let sources: Vec<(u32, Vec<Cstr>)> = (0..ws)
+            .filter_map(|l| {
+                let t = u64::from(ws) * u64::from(self.warp) + u64::from(l);
+                (t < total).then(|| {
+                    let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
+                    let mut src: Vec<Cstr> = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
+                        .iter()
+                        .zip(tid)
+                        .map(|(v, k)| {
+                            Cstr::eq(Lin::var(v).plus_const(&-Q::from_integer(BigInt::from(k))))
+                        })
+                        .collect();
+                    src.extend(p.iter().cloned());
+                    (l, src)
+                })
+            })
+            .collect();
+        let find = |targets: &[Cstr]| {
+            sources.iter().find_map(|(l, src)| {
+                crate::analysis::entail::entails_all(src, targets).map(|w| (*l, w))
+            })
+        };
+        let (l1, w1) = find(&ct)?;
+        let (l2, w2) = find(&cf)?;
+        Some((l1, w1, l2, w2))
     }
 
     /// `lc` with its pre potential lowered to `q` (an L:WEAK without rewrites, when `q`

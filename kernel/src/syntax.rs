@@ -1255,7 +1255,9 @@ fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection>
             "cost" => n.cost = Some(rat(one("(cost C)")?)?),
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
-            "lanes" => n.lanes = exactly::<2>(args, item, "(lanes L1 L2)")?.iter().map(int).collect::<Result<_, _>>()?,
+            "lanes" => {
+                n.lanes = exactly::<2>(args, item, "(lanes L1 L2)")?.iter().map(int).collect::<Result<_, _>>()?
+            }
             "entail" => {
                 let mut ws = Witnesses::default();
                 for w in tail(args) {

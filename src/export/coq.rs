@@ -988,8 +988,14 @@ impl<'c> Exporter<'c> {
                 let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
                 let mut ss = vec![BigInt::one(); 3];
                 ss.extend(Self::scales(&pre.p, 0));
-                let wt = Self::witnesses(n, "then", &vec![BigInt::one(); self.cond_len(e, false)], &ss)?;
-                let wf = Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
+                let wt = Self::witnesses(
+                    n,
+                    "then",
+                    &vec![BigInt::one(); self.cond_len(e, false)],
+                    &ss,
+                )?;
+                let wf =
+                    Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
                 format!("DIf4 {a} {b} {acc} {wf} {wt} {w} [] (DSkip {a}) (DSkip {b})")
             }
             ("Q:WHILE1", Stmt::While(e, body)) => {

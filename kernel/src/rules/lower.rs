@@ -104,7 +104,11 @@ fn lane_facts(cx: &Ctx, warp: u32, lane: &num_bigint::BigInt) -> Result<Vec<crat
     Ok(super::TIDS
         .iter()
         .zip(tid)
-        .map(|(v, k)| Cstr::equal(Lin::var(v).add_scaled(&Lin::constant(Rat::from_integer(k.into())), &-Rat::from_integer(1.into()))))
+        .map(|(v, k)| {
+            Cstr::equal(
+                Lin::var(v).add_scaled(&Lin::constant(Rat::from_integer(k.into())), &-Rat::from_integer(1.into())),
+            )
+        })
         .collect())
 }
 

@@ -150,7 +150,7 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: bool) -> 
             }
             cx.entail(n, name, &source, &targets)?;
         }
-        extra = extra + &cx.m.div;
+        extra += &cx.m.div;
         cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div")?;
     } else {
         cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C")?;

@@ -243,6 +243,7 @@ fn lower_rules_are_proved_in_coq_without_axioms() {
         "L_IF2",
         "L_IF3",
         "L_IFD",
+        "L_IFDIV",
         "seval_nonneg",
         "L_WHILE",
         "lower_claim",

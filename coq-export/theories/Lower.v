@@ -468,4 +468,33 @@ Proof.
     unfold M in *. lra.
 Qed.
 
+(** L:IFDIV: an [if] whose test is true on some lane of [T] and false on another on
+    every store of [P] (the checker's lane witnesses) runs by [SC_IFD]: it costs at
+    least its test, [M^if] and [M^div], its branches' runs on the two non-empty lane
+    sets costing at least 0 ([seval_nonneg]).  [SC_IFT] and [SC_IFF] are impossible: a
+    lane would be both true and false. *)
+Lemma L_IFDIV : forall (P P' : assn) (I' : pot) e s1 s2 (c : Q),
+  elow P e c ->
+  (forall st R C, P st -> eeval G F ps st e T R C ->
+     (exists t, In t T /\ R t = VBool true) /\ (exists t, In t T /\ R t = VBool false)) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid P (fun st => I' st + m_if M + c + m_div M) (SIf e s1 s2) P' I'.
+Proof.
+  intros P P' I' e s1 s2 c Hc Hsplit Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; auto.
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto);
+      destruct (Hsplit _ _ _ HP He) as [[t1 [Ht1 E1]] [t2 [Ht2 E2]]] end.
+  - match goal with Hall : forall t, In t T -> is_true_v _ = true |- _ =>
+      specialize (Hall t2 Ht2); rewrite E2 in Hall; discriminate end.
+  - match goal with Hall : forall t, In t T -> is_false_v _ = true |- _ =>
+      specialize (Hall t1 Ht1); rewrite E1 in Hall; discriminate end.
+  - match goal with Hb : seval _ _ _ _ s1 _ _ ?C2, Hn : filter _ _ <> [] |- _ =>
+      pose proof (seval_nonneg _ _ _ _ _ _ _ _ Hb Hn) end.
+    match goal with Hb : seval _ _ _ _ s2 _ _ ?C3 |- _ =>
+      assert (0 <= C3) by (eapply seval_nonneg; [exact Hb | auto]) end.
+    unfold M in *. lra.
+Qed.
+
 End Lower.

@@ -119,6 +119,15 @@ Proof.
   rewrite Hf; auto. intros Hin. apply (Hv x Hin). reflexivity.
 Qed.
 
+(** L:IFDIV (spec/logic.md §4b): the facts [threadIdx = tt] of one lane, and [P] with
+    them entails [Ps] by [ws] for some lane [tt] of the warp (the kernel names the lane;
+    the checker tries each). *)
+Definition fixc (tt : trip) : list cstr :=
+  let '(a, b, c) := tt in
+  [CEq (mkLin (- a) [(1, VT 0)]); CEq (mkLin (- b) [(1, VT 1)]); CEq (mkLin (- c) [(1, VT 2)])]%Z.
+Definition lane_entails (P Ps : list cstr) (ws : list fwit) : bool :=
+  existsb (fun tt => entails (fixc tt ++ P) Ps ws) lt.
+
 (** [lcheck s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}]. *)
 Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   match d, s with
@@ -187,17 +196,24 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           pot_ge (padd (aQ F) (m_if M + C)) (aQ A) && lcheck s2 df
       | None => false
       end
-  | DIf4 A B ne _ _ wjt _ _ _, SIf e s1 s2 =>
+  | DIf4 A B ne wec wet wjt _ _ _, SIf e s1 s2 =>
       (* L:IFD (printed with Q:IF4's constructor; its [else-cond], [else-then],
-         [join-else] lists and its two children are unused) *)
+         [join-else] lists and its two children are unused), or L:IFDIV when its
+         [else-then] list [wet] is not empty: [wet] then proves [e] and [wec] proves [¬e]
+         from [P] and the thread index of some lane of the warp ([lane_entails]), and
+         [M^div] is charged *)
       match lecost (aD A) e ne with
       | Some C =>
           let W := writes (SIf e s1 s2) in
+          let split := nonempty wet in
+          (negb split || (nonempty (fst (cond G e)) && nonempty (snd (cond G e)) &&
+             lane_entails (aP A) (fst (cond G e)) wet &&
+             lane_entails (aP A) (snd (cond G e)) wec)) &&
           entails (aP A) (aP B) wjt &&
           forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
-          pot_ge (padd (aQ B) (m_if M + C)) (aQ A)
+          pot_ge (padd (aQ B) (m_if M + C + (if split then m_div M else 0))) (aQ A)
       | None => false
       end
   | DUnroll A B d, SWhile e s =>
@@ -436,6 +452,64 @@ Proof.
   destruct neg; simpl in *; auto.
 Qed.
 
+(** A lane's thread index satisfies its [fixc] facts. *)
+Lemma fixc_lane : forall st t, sat (rho G ps st t) (fixc (lane_t G t)).
+Proof.
+  intros st t c Hc. unfold lane_t in Hc. rewrite !ztid_tid in Hc. cbn [fixc In] in Hc.
+  destruct Hc as [<-|[<-|[<-|[]]]]; cbn [holds]; unfold leval, tsum;
+    cbn [lcst lterms fold_right fst snd rho]; lia.
+Qed.
+
+(** The frame of L:IFD and L:IFDIV: after the [if], [P'] (entailed by [P], mentioning no
+    local the branches write), [D'] and the potential [Q'] (mentioning none) hold and
+    keep their values. *)
+Lemma ifd_frame : forall A B e s1 s2 wjt,
+  entails (aP A) (aP B) wjt = true ->
+  forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) (writes (SIf e s1 s2))) (aP B) = true ->
+  forallb (fun x => negb (pmentions (VL x) (aQ B))) (writes (SIf e s1 s2)) = true ->
+  dcovers (aD A) (aD B) = true -> disjoint (dvars (aD B)) (writes (SIf e s1 s2)) = true ->
+  forall st st' C', LP A st -> seval G F ps st (SIf e s1 s2) T st' C' -> LP B st' /\ LI B st == LI B st'.
+Proof.
+  intros A B e s1 s2 wjt Hent HPw HQw Hcov Hdj.
+  rewrite forallb_forall in HQw, HPw.
+  intros st st' C' [Hw [HP HD]] Hs.
+  assert (Hfr : forall x t, ~ In x (writes (SIf e s1 s2)) -> sl st' x t = sl st x t)
+    by (intros x t Hx; eapply (frame_writes G); eauto).
+  split; [split; [eapply (run_wt G); eauto | split]|].
+  + intros t Ht c Hc. apply (holds_frame (rho G ps st t)).
+    * intros a v Hav. symmetry. apply (rho_frame_w G ps st st' t (writes (SIf e s1 s2)) v Hfr).
+      intros x Hx E. subst v. specialize (HPw c Hc). rewrite forallb_forall in HPw.
+      specialize (HPw x Hx). apply negb_true_iff in HPw.
+      rewrite (mentions_in _ _ _ Hav) in HPw. discriminate.
+    * eapply entails_sound; eauto.
+  + eapply (dsat_frame G); eauto.
+  + assert (E : psum (rho G ps st t0) (pterms (aQ B)) = psum (rho G ps st' t0) (pterms (aQ B))).
+    { apply psum_ext. intros c m L a v Hcm HL Hav. symmetry.
+      apply (rho_frame_w G ps st st' t0 (writes (SIf e s1 s2)) v Hfr).
+      intros x Hx Ev. subst v. specialize (HQw x Hx). apply negb_true_iff in HQw.
+      assert (Hm : pmentions (VL x) (aQ B) = true).
+      { unfold pmentions. apply existsb_exists. exists (c, m). split; [exact Hcm|].
+        apply existsb_exists. exists L. split; [exact HL|]. eapply amentions_in; eauto. }
+      rewrite Hm in HQw. discriminate. }
+    unfold LI, pval. rewrite E. reflexivity.
+Qed.
+
+(** L:IFDIV's lane witnesses: some lane of the warp has the test [¬neg]. *)
+Lemma lane_decided : forall A e ws (neg : bool),
+  nonempty ((if neg then snd else fst) (cond G e)) = true ->
+  lane_entails (map (lane_t G) T) (aP A) ((if neg then snd else fst) (cond G e)) ws = true ->
+  forall st R C, LP A st -> eeval G F ps st e T R C -> exists t, In t T /\ R t = VBool (negb neg).
+Proof.
+  intros A e ws neg Hn Hl st R C [Hw [HP HD]] He.
+  unfold lane_entails in Hl. apply existsb_exists in Hl as [tt [Htt Hent]].
+  apply in_map_iff in Htt as [t [<- Ht]].
+  exists t. split; [exact Ht|].
+  assert (Hs : sat (rho G ps st t) ((if neg then snd else fst) (cond G e))).
+  { eapply entails_sound; [|exact Hent]. apply sat_app; [apply fixc_lane | exact (HP t Ht)]. }
+  destruct (cond_decides G F ps st e T R C t Hp Hw He Ht) as [D1 D2].
+  destruct neg; simpl in *; auto.
+Qed.
+
 Lemma vwrite_lp : forall A B x e ws st R C ty,
   vw_dent_w G (wtids G) (aP A) (aD A) x e (aD B) = true ->
   entails_subst G (aP A) x e (aP B) ws = true -> LP A st -> eeval G F ps st e T R C ->
@@ -558,39 +632,20 @@ Proof.
       [eapply (Lower.L_IF3 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
          [exact T_ne | | eapply lecost_sound; eauto | exact IHd] | pre_side Hge].
     intros st R C1 Hs He t Ht. erewrite (decided_of A e ws true); eauto; reflexivity.
-  - (* DIf4: L:IFD *)
+  - (* DIf4: L:IFD, or L:IFDIV when [wet] is not empty *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
-    cbv zeta in H. split_b.
-    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
-    match goal with Hc : entails (aP A) (aP B) _ = true |- _ => rename Hc into Hent end.
-    match goal with Hc : dcovers (aD A) (aD B) = true |- _ => rename Hc into Hcov end.
-    match goal with Hc : disjoint (dvars (aD B)) _ = true |- _ => rename Hc into Hdj end.
-    match goal with Hc : forallb _ (writes _) = true |- _ => rename Hc into HQw end.
-    match goal with Hc : forallb _ (aP B) = true |- _ => rename Hc into HPw end.
-    rewrite forallb_forall in HQw, HPw.
-    eapply lvalid_pre;
-      [eapply (Lower.L_IFD G F ps T (LP A) (LP B) (LI B) e s1 s2 C);
-         [exact T_ne | eapply lecost_sound; eauto | ] | pre_side Hge].
-    intros st st' C' [Hw [HP HD]] Hs.
-    assert (Hfr : forall x t, ~ In x (writes (SIf e s1 s2)) -> sl st' x t = sl st x t)
-      by (intros x t Hx; eapply (frame_writes G); eauto).
-    split; [split; [eapply (run_wt G); eauto | split]|].
-    + intros t Ht c Hc. apply (holds_frame (rho G ps st t)).
-      * intros a v Hav. symmetry. apply (rho_frame_w G ps st st' t (writes (SIf e s1 s2)) v Hfr).
-        intros x Hx E. subst v. specialize (HPw c Hc). rewrite forallb_forall in HPw.
-        specialize (HPw x Hx). apply negb_true_iff in HPw.
-        rewrite (mentions_in _ _ _ Hav) in HPw. discriminate.
-      * eapply entails_sound; eauto.
-    + eapply (dsat_frame G); eauto.
-    + assert (E : psum (rho G ps st t0) (pterms (aQ B)) = psum (rho G ps st' t0) (pterms (aQ B))).
-      { apply psum_ext. intros c m L a v Hcm HL Hav. symmetry.
-        apply (rho_frame_w G ps st st' t0 (writes (SIf e s1 s2)) v Hfr).
-        intros x Hx Ev. subst v. specialize (HQw x Hx). apply negb_true_iff in HQw.
-        assert (Hm : pmentions (VL x) (aQ B) = true).
-        { unfold pmentions. apply existsb_exists. exists (c, m). split; [exact Hcm|].
-          apply existsb_exists. exists L. split; [exact HL|]. eapply amentions_in; eauto. }
-        rewrite Hm in HQw. discriminate. }
-      unfold LI, pval. rewrite E. reflexivity.
+    cbv zeta in H. destruct (nonempty wet) eqn:Hsp; cbn [negb orb] in H; split_b.
+    + match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+      eapply lvalid_pre;
+        [eapply (Lower.L_IFDIV G F ps T (LP A) (LP B) (LI B) e s1 s2 C);
+           [eapply lecost_sound; eauto | | eapply ifd_frame; eauto] | pre_side Hge].
+      intros st R C1 Hs He. split.
+      * eapply (lane_decided A e wet false); eauto.
+      * eapply (lane_decided A e wec true); eauto.
+    + match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+      eapply lvalid_pre;
+        [eapply (Lower.L_IFD G F ps T (LP A) (LP B) (LI B) e s1 s2 C);
+           [exact T_ne | eapply lecost_sound; eauto | eapply ifd_frame; eauto] | pre_side Hge].
   - (* DWhile1 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
     match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.

@@ -352,6 +352,14 @@ pub enum Reason {
     InequalityRewrite(&'static str),
     /// The root post potential of a lower-bound certificate is not `0` (§4b).
     LowerPostNotZero(String),
+    /// L:IFDIV (§4b): a lane witness of `(lanes L1 L2)` is not a lane of warp `warp`
+    /// (`0 ≤ L < Wsz` and thread id `Wsz·W + L` below the block size).
+    IfdivLane {
+        /// The lane as written.
+        lane: String,
+        /// The warp.
+        warp: u32,
+    },
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
     /// branch of the `if` writes (the branches' runs are not followed).
     IfdWritten {
@@ -473,6 +481,9 @@ impl fmt::Display for Reason {
                 write!(f, "rewrite {list}: mono/imono is an inequality, a lower bound allows only equality rewrites")
             }
             LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
+            IfdivLane { lane, warp } => {
+                write!(f, "L:IFDIV: lane witness `{lane}` is not a lane of warp {warp}")
+            }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")
             }

@@ -113,21 +113,99 @@ impl Hypotheses {
 /// untrusted: the kernel checks the certificate that uses them.
 pub fn guard_hypotheses(prog: &Program, launch: &Launch) -> Vec<Cstr> {
     let mut out = Vec::new();
-    let mut env: std::collections::BTreeMap<String, Lin> = Default::default();
-    guards_in(prog, launch, &prog.body, &mut env, &mut out);
+    each_guard(prog, &prog.body, &mut Default::default(), &mut |e, env| {
+        let (ce, _, can_t, _) = cond(prog, e);
+        for c in ce.iter().filter(|c| can_t && !matches!(c.kind, CKind::Eq)) {
+            if let Some(h) = close(prog, &c.lin, env).and_then(|l| worst_lanes(&l, launch)) {
+                if !h.is_const() && !out.contains(&Cstr::le(h.clone())) {
+                    out.push(Cstr::le(h));
+                }
+            }
+        }
+    });
     out
 }
 
-fn guards_in(
+/// The parameter hypotheses under which every guard `if (e)` of `prog` outside loops
+/// whose test is a comparison of linear forms both ways (not `==`, `!=`) **splits** warp
+/// `warp`: `cond(e)` at its first lane and `cond(¬e)` at its last (or the reverse), the
+/// locals replaced by their linear values and `threadIdx.d` by the lane's index, facts
+/// over `int` parameters alone; an orientation is kept when [`witness_point`] finds a
+/// point of `launch_p`, the facts so far and it. L:IFDIV then charges `M^div` for each
+/// guard (spec/logic.md §4b). Empty when the warp has fewer than 2 lanes or no guard
+/// splits. Heuristic and untrusted, as [`guard_hypotheses`].
+pub fn split_hypotheses(
     prog: &Program,
     launch: &Launch,
+    hw: &Hardware,
+    launch_p: &[Cstr],
+    warp: u32,
+) -> Vec<Cstr> {
+    let mut out: Vec<Cstr> = Vec::new();
+    let total = warpcert_kernel::access::block_threads(launch.block).unwrap_or(0);
+    let first = u64::from(hw.warp_size) * u64::from(warp);
+    let last = (first + u64::from(hw.warp_size))
+        .min(total)
+        .saturating_sub(1);
+    if last <= first {
+        return out;
+    }
+    let at = |l: &Lin, t: u64| {
+        let tid = warpcert_kernel::access::thread_index(launch.block, t);
+        ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
+            .iter()
+            .zip(tid)
+            .fold(l.clone(), |l, (v, k)| {
+                l.subst(v, &Lin::constant(Q::from_integer(BigInt::from(k))))
+            })
+    };
+    each_guard(prog, &prog.body, &mut Default::default(), &mut |e, env| {
+        let (ct, cf, can_t, can_f) = cond(prog, e);
+        if !(can_t && can_f) || ct.is_empty() || cf.is_empty() {
+            return;
+        }
+        for (ta, tb) in [(first, last), (last, first)] {
+            let facts: Option<Vec<Cstr>> = ct
+                .iter()
+                .map(|c| (c, ta))
+                .chain(cf.iter().map(|c| (c, tb)))
+                .map(|(c, t)| {
+                    close(prog, &c.lin, env).map(|l| Cstr {
+                        lin: at(&l, t),
+                        ..c.clone()
+                    })
+                })
+                .collect();
+            let Some(facts) = facts else { return };
+            let mut all = out.clone();
+            all.extend(facts.iter().filter(|c| !c.lin.is_const()).cloned());
+            if facts.iter().any(|c| {
+                c.lin.is_const()
+                    && (c.lin.c.is_positive()
+                        || (matches!(c.kind, CKind::Eq) && !c.lin.c.is_zero()))
+            }) {
+                continue;
+            }
+            if witness_point(launch_p, &all).is_some() {
+                out = all;
+                return;
+            }
+        }
+    });
+    out
+}
+
+/// Calls `visit(e, env)` for every `if (e)` of `s` outside loops, `env` the linear values
+/// of the locals assigned before it (straight-line assignments of linear expressions).
+fn each_guard(
+    prog: &Program,
     s: &Stmt,
     env: &mut std::collections::BTreeMap<String, Lin>,
-    out: &mut Vec<Cstr>,
+    visit: &mut dyn FnMut(&Expr, &std::collections::BTreeMap<String, Lin>),
 ) {
     for item in s.seq_items() {
         match item {
-            Stmt::Seq(..) => guards_in(prog, launch, item, env, out),
+            Stmt::Seq(..) => each_guard(prog, item, env, visit),
             Stmt::Assign(x, e, _) => match lin_expr(prog, e).and_then(|l| close(prog, &l, env)) {
                 Some(l) => {
                     env.insert(x.clone(), l);
@@ -137,18 +215,10 @@ fn guards_in(
                 }
             },
             Stmt::If(e, s1, s2, _) => {
-                let (ce, _, can_t, _) = cond(prog, e);
-                for c in ce.iter().filter(|c| can_t && !matches!(c.kind, CKind::Eq)) {
-                    if let Some(h) = close(prog, &c.lin, env).and_then(|l| worst_lanes(&l, launch))
-                    {
-                        if !h.is_const() && !out.contains(&Cstr::le(h.clone())) {
-                            out.push(Cstr::le(h));
-                        }
-                    }
-                }
+                visit(e, env);
                 let (mut e1, mut e2) = (env.clone(), env.clone());
-                guards_in(prog, launch, s1, &mut e1, out);
-                guards_in(prog, launch, s2, &mut e2, out);
+                each_guard(prog, s1, &mut e1, visit);
+                each_guard(prog, s2, &mut e2, visit);
                 for x in item.writes() {
                     env.remove(&x);
                 }
@@ -552,13 +622,34 @@ impl Lx<'_> {
             d: std::sync::Arc::new(d),
             q: post_q.clone(),
         };
-        let ifd = stmt_node(
-            "L:IFD",
-            with_q(pre, post_q.plus_const(&(&self.m.if_ + c))),
-            ipost.clone(),
-            vec![Field::Entail("post", ws)],
-            vec![le],
-        );
+        // L:IFDIV when two lanes of the warp decide the test both ways under P (only
+        // where M^div counts: elsewhere L:IFD proves the same bound)
+        let split = if self.m.div.is_zero() {
+            None
+        } else {
+            self.split_lanes(e, &pre.p)
+        };
+        let ifd = match split {
+            Some((l1, w1, l2, w2)) => stmt_node(
+                "L:IFDIV",
+                with_q(pre, post_q.plus_const(&(&self.m.if_ + c + &self.m.div))),
+                ipost.clone(),
+                vec![
+                    Field::Entail("post", ws),
+                    Field::Lanes(l1, l2),
+                    Field::Entail("then", w1),
+                    Field::Entail("else", w2),
+                ],
+                vec![le],
+            ),
+            None => stmt_node(
+                "L:IFD",
+                with_q(pre, post_q.plus_const(&(&self.m.if_ + c))),
+                ipost.clone(),
+                vec![Field::Entail("post", ws)],
+                vec![le],
+            ),
+        };
         if ipost.d == post.d {
             return Ok(ifd);
         }
@@ -574,6 +665,53 @@ impl Lx<'_> {
             fields,
             vec![ifd],
         ))
+    }
+
+    /// L:IFDIV's lane witnesses (spec/logic.md §4b): a lane `ℓ1` of the warp where
+    /// `P ∧ threadIdx = tid(ℓ1) ⇒ e` and a lane `ℓ2` where it entails `¬e`, with their
+    /// Farkas witnesses (sources: the three thread-index facts, then `P`). `None` when the
+    /// test has no linear condition both ways or no lanes decide it so.
+    fn split_lanes(
+        &self,
+        e: &Expr,
+        p: &[Cstr],
+    ) -> Option<(
+        u32,
+        Vec<crate::certificate::Farkas>,
+        u32,
+        Vec<crate::certificate::Farkas>,
+    )> {
+        let (ct, cf, can_t, can_f) = cond(self.prog, e);
+        if !(can_t && can_f) || ct.is_empty() || cf.is_empty() {
+            return None;
+        }
+        let ws = self.hw.warp_size;
+        let total = warpcert_kernel::access::block_threads(self.launch.block)?;
+        let sources: Vec<(u32, Vec<Cstr>)> = (0..ws)
+            .filter_map(|l| {
+                let t = u64::from(ws) * u64::from(self.warp) + u64::from(l);
+                (t < total).then(|| {
+                    let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
+                    let mut src: Vec<Cstr> = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
+                        .iter()
+                        .zip(tid)
+                        .map(|(v, k)| {
+                            Cstr::eq(Lin::var(v).plus_const(&-Q::from_integer(BigInt::from(k))))
+                        })
+                        .collect();
+                    src.extend(p.iter().cloned());
+                    (l, src)
+                })
+            })
+            .collect();
+        let find = |targets: &[Cstr]| {
+            sources.iter().find_map(|(l, src)| {
+                crate::analysis::entail::entails_all(src, targets).map(|w| (*l, w))
+            })
+        };
+        let (l1, w1) = find(&ct)?;
+        let (l2, w2) = find(&cf)?;
+        Some((l1, w1, l2, w2))
     }
 
     /// `lc` with its pre potential lowered to `q` (an L:WEAK without rewrites, when `q`

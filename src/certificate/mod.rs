@@ -141,6 +141,9 @@ pub enum Field {
     Entail(&'static str, Vec<Farkas>),
     /// `(rewrite NAME RW ...)`.
     Rewrite(&'static str, Vec<Rewrite>),
+    /// `(lanes L1 L2)`: L:IFDIV's lanes of the named warp where the test is true, false
+    /// (spec/logic.md §4b).
+    Lanes(u32, u32),
 }
 
 /// What a node proves: a statement triple or an expression cost.

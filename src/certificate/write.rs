@@ -523,6 +523,9 @@ fn write_field(out: &mut String, f: &Field) {
         Field::N(n) => {
             let _ = write!(out, "(n {n})");
         }
+        Field::Lanes(a, b) => {
+            let _ = write!(out, "(lanes {a} {b})");
+        }
         Field::Frame(c) => {
             out.push_str("(frame ");
             write_q(out, c);

@@ -288,18 +288,50 @@ pub(super) fn exact_lower(
     upper: &str,
     upper_path: Option<&str>,
 ) -> Result<Option<crate::report::LowerReport>, String> {
-    use crate::analysis::lower::{guard_hypotheses, witness_point, Hypotheses};
-    if let Some(r) = lower_for_warps(l, m, upper_deriv, upper, upper_path, None)? {
+    use crate::analysis::lower::{guard_hypotheses, split_hypotheses};
+    let warps = tried_warps(l);
+    if let Some(r) = lower_for_warps(l, m, upper_deriv, upper, upper_path, None, &warps)? {
         return Ok(Some(r));
     }
     // guards the lanes pass only for large enough parameters: the same bound on the
     // region where every lane passes them (spec/logic.md §4b, L:HYP), with a witness point
+    let launch_p = crate::analysis::derive::launch_facts(&l.program, &l.launch);
     let facts = guard_hypotheses(&l.program, &l.launch);
+    if let Some(r) = lower_under(l, m, opts, upper, upper_path, &launch_p, facts, &warps)? {
+        return Ok(Some(r));
+    }
+    // where M^div counts: the region where the guards split the warp (L:IFDIV)
+    if num_traits::Zero::is_zero(&m.div) {
+        return Ok(None);
+    }
+    for w in warps {
+        let facts = split_hypotheses(&l.program, &l.launch, &l.hw, &launch_p, w);
+        if let Some(r) = lower_under(l, m, opts, upper, upper_path, &launch_p, facts, &[w])? {
+            return Ok(Some(r));
+        }
+    }
+    Ok(None)
+}
+
+/// [`lower_for_warps`] on the region of the parameter hypotheses `facts` (rule L:HYP, with
+/// a witness point; none when `facts` is empty or no point is found), from an upper
+/// derivation whose root pre includes them.
+#[allow(clippy::too_many_arguments)]
+fn lower_under(
+    l: &Loaded,
+    m: &Metric,
+    opts: &AnalysisOptions,
+    upper: &str,
+    upper_path: Option<&str>,
+    launch_p: &[crate::core::assertion::Cstr],
+    facts: Vec<crate::core::assertion::Cstr>,
+    warps: &[u32],
+) -> Result<Option<crate::report::LowerReport>, String> {
+    use crate::analysis::lower::{witness_point, Hypotheses};
     if facts.is_empty() {
         return Ok(None);
     }
-    let launch_p = crate::analysis::derive::launch_facts(&l.program, &l.launch);
-    let Some(witness) = witness_point(&launch_p, &facts) else {
+    let Some(witness) = witness_point(launch_p, &facts) else {
         return Ok(None);
     };
     let h = Hypotheses { facts, witness };
@@ -307,11 +339,20 @@ pub(super) fn exact_lower(
     else {
         return Ok(None);
     };
-    lower_for_warps(l, m, &d, upper, upper_path, Some(&h))
+    lower_for_warps(l, m, &d, upper, upper_path, Some(&h), warps)
+}
+
+/// Warp 0, the next two and the last (a partial last warp may cost less): each try is
+/// one more derivation for the kernel to check.
+fn tried_warps(l: &Loaded) -> Vec<u32> {
+    let last = u32::try_from(l.launch.warps_per_block(&l.hw).saturating_sub(1)).unwrap_or(0);
+    let mut tries = vec![0, 1.min(last), 2.min(last), last];
+    tries.dedup();
+    tries
 }
 
 /// [`exact_lower`] for one source derivation `upper_deriv` and hypotheses `hyp` (none:
-/// the launch facts alone): warps 0, 1, 2 and the last are tried.
+/// the launch facts alone): the warps `warps` are tried in order.
 fn lower_for_warps(
     l: &Loaded,
     m: &Metric,
@@ -319,13 +360,9 @@ fn lower_for_warps(
     upper: &str,
     upper_path: Option<&str>,
     hyp: Option<&crate::analysis::lower::Hypotheses>,
+    warps: &[u32],
 ) -> Result<Option<crate::report::LowerReport>, String> {
-    // warp 0, the next two and the last (a partial last warp may cost less): each try is
-    // one more derivation for the kernel to check
-    let last = u32::try_from(l.launch.warps_per_block(&l.hw).saturating_sub(1)).unwrap_or(0);
-    let mut tries = vec![0, 1.min(last), 2.min(last), last];
-    tries.dedup();
-    for w in tries {
+    for &w in warps {
         let Ok((text, _)) = crate::analysis::lower::lower_certificate_under(
             &l.program,
             m,

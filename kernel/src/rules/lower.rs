@@ -76,10 +76,52 @@ pub fn l_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// `(entail post …)`: `P ⇒ P'`; no constraint of `P'` and no atom of `Q'` mentions a local
 /// of `W(s1) ∪ W(s2)` (`IfdWritten`); `D' = D \ W(s1) ∪ W(s2)`; `Q = Q' + M^if + C`.
 pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    divergent_if(cx, n, s, pre, false)
+}
+
+/// L:IFDIV — `if e then s1 else s2` that provably splits warp `W`: L:IFD's premises and
+/// `(lanes ℓ1 ℓ2)`, two lanes of `W` (`0 ≤ ℓ < Wsz`, thread id `Wsz·W + ℓ` below the block
+/// size, else `IfdivLane`), with `(entail then …)`: `P ∧ threadIdx = tid(ℓ1) ⇒ e` and
+/// `(entail else …)`: `P ∧ threadIdx = tid(ℓ2) ⇒ ¬e` (source list: the three equalities
+/// `threadIdx.x = a`, `threadIdx.y = b`, `threadIdx.z = c`, then `P`; targets `cond(e)`,
+/// `cond(¬e)`, spec/logic.md §2); `Q = Q' + M^if + C + M^div` (spec/logic.md §4b).
+pub fn l_ifdiv(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    divergent_if(cx, n, s, pre, true)
+}
+
+/// The thread index of lane `lane` of warp `warp` as the three facts `threadIdx.d = v`
+/// (L:IFDIV), or `IfdivLane` when it is not a lane of that warp.
+fn lane_facts(cx: &Ctx, warp: u32, lane: &num_bigint::BigInt) -> Result<Vec<crate::arith::Cstr>, Rejection> {
+    use crate::arith::{Cstr, Lin};
+    use num_traits::ToPrimitive;
+    let bad = || cx.rej(crate::Reason::IfdivLane { lane: lane.to_string(), warp });
+    let l = lane.to_u64().filter(|l| *l < u64::from(cx.hw[0])).ok_or_else(bad)?;
+    let t = u64::from(cx.hw[0]).checked_mul(u64::from(warp)).and_then(|b| b.checked_add(l)).ok_or_else(bad)?;
+    if crate::access::block_threads(cx.block).is_none_or(|b| t >= b) {
+        return Err(bad());
+    }
+    let tid = crate::access::thread_index(cx.block, t);
+    Ok(super::TIDS
+        .iter()
+        .zip(tid)
+        .map(|(v, k)| {
+            Cstr::equal(
+                Lin::var(v).add_scaled(&Lin::constant(Rat::from_integer(k.into())), &-Rat::from_integer(1.into())),
+            )
+        })
+        .collect())
+}
+
+/// L:IFD (`split = false`) and L:IFDIV (`split = true`).
+fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: bool) -> Result<Rat, Rejection> {
     use crate::Reason;
     let (e, s1, s2) = stmt::cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = cx.shape::<1>(n, &["entail post"])?;
+    let c = if split {
+        cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else"])?
+    } else {
+        cx.shape::<1>(n, &["entail post"])?
+    };
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let mut w = s1.writes();
     w.extend(s2.writes());
@@ -93,7 +135,26 @@ pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     }
     cx.entail(n, "post", &pre.p, &post.p)?;
     cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
-    cx.same_q(&pre.q, &post.q.plus_const(&(&cx.m.if_ + cost)), "pre", "post + M^if + C")?;
+    let mut extra = &cx.m.if_ + cost;
+    if split {
+        let [l1, l2] = n.lanes.as_slice() else {
+            return Err(cx.rej(Reason::MissingField("lanes")));
+        };
+        let warp = cx.lower.unwrap_or(0);
+        for (lane, neg, name) in [(l1, false, "then"), (l2, true, "else")] {
+            let mut source = lane_facts(cx, warp, lane)?;
+            source.extend(pre.p.iter().cloned());
+            let targets = cx.decided_cond(e, neg)?;
+            if targets.is_empty() {
+                return Err(cx.rej(Reason::NoCondition(e.to_string())));
+            }
+            cx.entail(n, name, &source, &targets)?;
+        }
+        extra += &cx.m.div;
+        cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div")?;
+    } else {
+        cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C")?;
+    }
     Ok(Rat::zero())
 }
 

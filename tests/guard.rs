@@ -80,7 +80,9 @@ fn guard_certificate_mutants_are_rejected() {
     // `n − k + 1` is at least 2, not 3, so its Farkas witness fails (since Q:WHILEGUARD1,
     // issue 15, the loop body pays the round from the guard's condition and this
     // certificate no longer needs the rewrite: dropping it is sound and accepted)
-    let i = cert.find("(rewrite guard").expect("a guard rewrite");
+    // (Q:GUARD's own list: the enclosing Q:WHILEGUARD1 has one too since guard15)
+    let g = cert.find("(Q:GUARD ").expect("a Q:GUARD node");
+    let i = g + cert[g..].find("(rewrite guard").expect("a guard rewrite");
     let end = i + balanced_end(&cert[i..], '(', ')').expect("balanced certificate");
     let field = &cert[i..end];
     assert!(

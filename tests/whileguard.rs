@@ -65,6 +65,106 @@ fn loops_left_by_jumps_are_tight_with_whileguard() {
     }
 }
 
+/// Issue 15 (guard15): Q:WHILEGUARD's body post `J` (the loop head's potential) owes the
+/// round `I + k` only where a lane enters the body (`(rewrite guard …)` under `P ∧ GE`), so a
+/// loop no lane enters is charged its last test `M^if + C` alone. Hand derivation of the
+/// `divwarps` bound of the three loops left by `break` from the rules: each round charges
+/// `M^div = 1` three times (the data `if`, Q:IF4; the jump-flag test, Q:IFGUARD4; the loop
+/// test, `k = M^if + M^div + C` with `M^if = C = 0`), the last test `M^if + C = 0`, nothing
+/// else splits: `3·max(0, n)` (before: `1 + 3·max(0, n)`, the round's `k` charged even at
+/// `n = 0`). The loops left by `return` (for_return, while_return) have in addition the
+/// lowered `if` on the return flag after the loop, which Q:IF4 charges `M^div = 1` (some
+/// lanes may have returned): `1 + 3·max(0, n)` (before: `2 + 3·max(0, n)`). At `n ≤ 0` no
+/// lane enters any of the five loops: the lock-step cost of the executable semantics
+/// (`warpcert run`) is 0 `divwarps` (the guard's write and the failed test run on the whole
+/// warp), which the bound of the loops left by `break` equals; their `steps` bound equals
+/// the lock-step cost there too, and the loops left by `return` exceed it by the flag
+/// test's `M^div` (1 step). Every bound covers the lock-step cost at every tested `n` and break position.
+#[test]
+fn a_loop_no_lane_enters_costs_its_last_test_alone() {
+    let kernels = [
+        ("break_loop", 0),
+        ("break_before", 0),
+        ("break_after", 0),
+        ("for_return", 1),
+        ("while_return", 1),
+    ];
+    for (name, after) in kernels {
+        let s = src(name);
+        for m in [MetricName::Divwarps, MetricName::Steps] {
+            let (cert, bound) = analyse(&s, m);
+            assert!(
+                cert.contains("(Q:WHILEGUARD "),
+                "{name} {m:?}: Q:WHILEGUARD not used"
+            );
+            warpcert_kernel::check(&cert)
+                .unwrap_or_else(|r| panic!("{name} {m:?} rejected: {r:?}"));
+            for n in [-1i64, 0] {
+                let at = BTreeMap::from([("n".to_string(), n)]);
+                let t = simulated(&s, m, n, None);
+                let b = bound.eval(&at);
+                if m == MetricName::Divwarps {
+                    assert_eq!(
+                        t,
+                        Q::from_integer(0.into()),
+                        "{name}: hand derivation at n = {n}"
+                    );
+                    assert_eq!(
+                        b,
+                        Q::from_integer(after.into()),
+                        "{name}: divwarps bound at n = {n}"
+                    );
+                } else {
+                    // the flag test's `M^div` is 1 step too (Metric::standard)
+                    let over = Q::from_integer(after.into());
+                    assert_eq!(b, t + over, "{name}: steps bound at n = {n}");
+                }
+            }
+            for n in [1i64, 2, 5] {
+                let at = BTreeMap::from([("n".to_string(), n)]);
+                let b = bound.eval(&at);
+                if m == MetricName::Divwarps {
+                    let hand = Q::from_integer((after + 3 * n).into());
+                    assert_eq!(b, hand, "{name}: divwarps bound at n = {n}");
+                }
+                for brk in [None, Some(0), Some(33), Some(32 * 3 + 7)] {
+                    let t = simulated(&s, m, n, brk);
+                    assert!(
+                        t <= b,
+                        "{name} {m:?}: unsound at n = {n}, break {brk:?}: {t} > {b}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The `(rewrite guard …)` list of break_before's `divwarps` Q:WHILEGUARD removed: the
+/// body's post `J = 3·max(0, n − k)` no longer shows that it pays the round
+/// `I + k = 3·max(0, n − k − 1) + 3` (the shift needs the guard's condition `k < n`), and the
+/// kernel rejects the node with the list's name.
+#[test]
+fn whileguard_without_its_guard_rewrites_is_rejected() {
+    let (cert, _) = analyse(&src("break_before"), MetricName::Divwarps);
+    warpcert_kernel::check(&cert).expect("the original is accepted");
+    let line = cert
+        .lines()
+        .find(|l| l.contains("(Q:WHILEGUARD "))
+        .expect("a Q:WHILEGUARD node");
+    let at = line.find("(rewrite guard ").expect("a guard rewrite list");
+    let end = at + balanced_end(&line[at..], '(', ')').expect("a closed list");
+    let stripped = line.replacen(&line[at..end], "", 1);
+    let mutant = cert.replacen(line, &stripped, 1);
+    let r =
+        warpcert_kernel::check(&mutant).expect_err("a round paid without the guard's condition");
+    assert_eq!(r.rule, "Q:WHILEGUARD", "{r:?}");
+    assert!(
+        r.to_string()
+            .contains("rewrite guard: difference has negative term"),
+        "rejected for another reason: {r}"
+    );
+}
+
 /// Mutants the kernel rejects: the guard's write in the body made `k <= n` (the body no
 /// longer re-establishes `cond(E)` of the entry write: rejected at Q:WHILEGUARD);
 /// Q:WHILEGUARD renamed Q:WHILEEXIT2 (its body's pre has the guard's condition, which
@@ -115,9 +215,10 @@ fn whileguard_certificate_mutants_are_rejected() {
 }
 
 /// The certificates export to Coq (`DWhileGuard`, and `DAssoc` when statements follow the
-/// loop: for_return) and `coqc` accepts them; a Coq-level mutant with the guard's condition
-/// `GE` of the `DWhileGuard` node emptied fails the reflective check (the body's pre is no
-/// longer `P ++ GE`). Skips, saying so, without `coqc`.
+/// loop: for_return) and `coqc` accepts them; Coq-level mutants of the `DWhileGuard` node
+/// fail the reflective check: the guard's condition `GE` emptied (the body's pre is no
+/// longer `P ++ GE`), and its guard rewrites `rg` emptied (the body's post no longer pays
+/// the round under `P ++ GE`, issue 15, guard15). Skips, saying so, without `coqc`.
 #[test]
 fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
     let mut texts = Vec::new();
@@ -137,6 +238,11 @@ fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
     let close = open + balanced_end(&orig[open..], '[', ']').expect("a closed list");
     assert!(close > open + 2, "an empty GE");
     let mutant = format!("{}[]{}", &orig[..open], &orig[close..]);
+    // the guard rewrites `rg`, the list after `GE` (issue 15, guard15), emptied
+    let ropen = close + orig[close..].find('[').unwrap();
+    let rclose = ropen + balanced_end(&orig[ropen..], '[', ']').expect("a closed list");
+    assert!(rclose > ropen + 2, "an empty rg");
+    let no_rg = format!("{}[]{}", &orig[..ropen], &orig[rclose..]);
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
@@ -145,7 +251,8 @@ fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
     let tmp = std::env::temp_dir().join(format!("warpcert-coq-whileguard-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let mut files = Vec::new();
-    for (name, text) in texts.iter().chain([("mutant".to_string(), mutant)].iter()) {
+    let mutants = [("mutant".to_string(), mutant), ("no_rg".to_string(), no_rg)];
+    for (name, text) in texts.iter().chain(mutants.iter()) {
         let f = tmp.join(format!("whileguard_{name}.v"));
         std::fs::write(&f, text).unwrap();
         files.push(f);
@@ -155,6 +262,7 @@ fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
         assert_accepted(f.display(), r);
     }
     assert_refuted(files[2].display(), &runs[2]);
+    assert_refuted(files[3].display(), &runs[3]);
 }
 
 /// Q:FLAGEXIT (spec/logic.md §4a, issue 15): `while_return` (a `while` loop left by

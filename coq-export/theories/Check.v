@@ -49,7 +49,7 @@ Inductive dtree :=
   (* issue 15 (brk15): Q:IFGUARD4 *)
   | DIfGuard4 (A B : assn) (ne : accw) (wjt wje : list fwit) (dt df : dtree)
   (* issue 15 (exit15): Q:WHILEGUARD ([s0; while (g) s], the guard's condition [GE]), SEQ_ASSOC *)
-  | DWhileGuard (A B : assn) (ne : accw) (uf : bool) (GE : list cstr) (d0 db : dtree)
+  | DWhileGuard (A B : assn) (ne : accw) (uf : bool) (GE : list cstr) (rg : list rw) (d0 db : dtree)
   | DAssoc (A B : assn) (d : dtree)
   (* issue 15 (exit16): Q:FLAGEXIT ([s1; if f then s2 else s3], [d1] filtered for [f]) *)
   | DFlagExit (A B : assn) (ne : accw) (wjt wje : list fwit) (d1 dt df : dtree).
@@ -66,7 +66,7 @@ Definition dpre (d : dtree) : assn :=
   | DWhileExit2 A _ _ _ | DWarp A _ => A
   | DGuard A _ _ _ | DGuardExit A _ _ _ => A
   | DIfGuard4 A _ _ _ _ _ _ => A
-  | DWhileGuard A _ _ _ _ _ _ | DAssoc A _ _ => A
+  | DWhileGuard A _ _ _ _ _ _ _ | DAssoc A _ _ => A
   | DFlagExit A _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
@@ -81,7 +81,7 @@ Definition dpost (d : dtree) : assn :=
   | DWhileExit2 _ B _ _ | DWarp _ B => B
   | DGuard _ B _ _ | DGuardExit _ B _ _ => B
   | DIfGuard4 _ B _ _ _ _ _ => B
-  | DWhileGuard _ B _ _ _ _ _ | DAssoc _ B _ => B
+  | DWhileGuard _ B _ _ _ _ _ _ | DAssoc _ B _ => B
   | DFlagExit _ B _ _ _ _ _ _ => B
   end.
 
@@ -516,7 +516,7 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
       | _, _ => false
       end
   (* issue 15 (exit15): Q:WHILEGUARD and SEQ_ASSOC *)
-  | DWhileGuard A B ne uf GE d0 db, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
+  | DWhileGuard A B ne uf GE rg d0 db, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
       let L := dpost d0 in
       match ecost (aP L) (aD L) (EOpd (OVar g)) ne with
       | Some C =>
@@ -527,11 +527,11 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           guard_last G g GE s0 && guard_last G g GE s && aeq (dpre d0) A &&
           deq (aD Bp) (aD L) && deq (aD Bq) (aD L) &&
           cstrs_equiv (aP Bp) (aP L ++ GE) && cstrs_equiv (aP Bq) (aP L) &&
-          pot_ge (aQ Bq) (padd (aQ Bp) k) &&
-          pot_ge (aQ L) (padd (pplus (aQ Bp) (aQ B)) (k + (m_if M + C))) &&
+          pot_ge_under (aP Bp) rg (aQ Bq) (padd (aQ Bp) k) &&
+          pot_ge (aQ L) (padd (pplus (aQ Bq) (aQ B)) (m_if M + C)) &&
           cstrs_equiv (aP B) (aP L) &&
           dcovers (aD L) (aD B) && disjoint (dvars (aD B)) (writes s) &&
-          puni G (aD L) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
+          puni G (aD L) (aQ Bq) && pnonneg (aQ Bq) && puni G (aD B) (aQ B) &&
           check None false s0 d0 && check (Some (EOpd (OVar g))) uf s db && fco fe A B
       | None => false
       end

@@ -1241,19 +1241,21 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
   (* issue 15 (exit15): Q:WHILEGUARD, the guard loop with the statement [s0] before it *)
   (* issue 15 (exit16): [uf = true] is Q:WHILEGUARD1, the uniform mode (Q:WHILEEXIT1's
      premises: [g] uniform, a body without divergent exit, no [M^div]) *)
-  | Q_WHILEGUARD : forall uf A s0 g GE P D Qn Q' n C s B I PB QB' P' D',
+  (* issue 15 (guard15): the body's post [QB'] is the loop head's potential [J]: it pays the
+     round [I + k] only under the body's pre [B] (the guard's condition: a thread enters),
+     by the rewrites [rg]; the pre pays [J + Q' + M^if + C], nothing for a loop no lane enters *)
+  | Q_WHILEGUARD : forall uf A s0 g GE P D Qn Q' n C s B I PB QB' P' D' rg,
       qstmt A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
       guard_last g GE s0 = true -> guard_last g GE s = true ->
       qexpr P D (EOpd (OVar g)) n C ->
       (uf = true -> unif (dunif D) (EOpd (OVar g)) = true) ->
       qstmtF uf (EOpd (OVar g)) (mkAssn B D I) s (mkAssn PB D QB') ->
       cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
-      pot_ge QB' (padd I (if uf then m_if M + C else m_if M + m_div M + C)) = true ->
-      pot_ge Qn (padd (pplus I Q') ((if uf then m_if M + C else m_if M + m_div M + C) +
-                                    (m_if M + C))) = true ->
+      pot_ge_under B rg QB' (padd I (if uf then m_if M + C else m_if M + m_div M + C)) = true ->
+      pot_ge Qn (padd (pplus QB' Q') (m_if M + C)) = true ->
       cstrs_equiv P' P = true ->
       dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
-      puni D I = true -> pnonneg I = true -> puni D' Q' = true ->
+      puni D QB' = true -> pnonneg QB' = true -> puni D' Q' = true ->
       qstmt A (SSeq s0 (SWhile (EOpd (OVar g)) s)) (mkAssn P' D' Q')
   | SEQ_ASSOC : forall A A' s1 s2 s3,
       qstmt A (SSeq (SSeq s1 s2) s3) A' -> qstmt A (SSeq s1 (SSeq s2 s3)) A'

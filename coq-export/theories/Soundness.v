@@ -4393,7 +4393,7 @@ Lemma whileexit_loop : forall uf GE P D e n C b B PB I QB',
   (uf = true -> unif G (dunif G D) e = true) ->
   validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
   cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
-  pot_ge QB' (padd I (kk uf C)) = true ->
+  (forall r, sat r (PB ++ GE) -> pval r (padd I (kk uf C)) <= pval r QB') ->
   (forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
      forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
   forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
@@ -4438,8 +4438,12 @@ Proof.
       destruct (filter (etrue F ps st1 e) T) as [|t1 l] eqn:E1.
       * specialize (HE1 eq_refl te Hte). specialize (HC0 eq_refl). foldM. lra.
       * assert (Ht1 : In t1 (t1 :: l)) by (left; auto).
+        assert (Ht1g : sat (rho ps st1 t1) (PB ++ GE)).
+        { assert (Hf : In t1 (filter (etrue F ps st1 e) T)) by (rewrite E1; exact Ht1).
+          pose proof (HG1 t1 ltac:(first [exact Hf | exact Ht1])) as Hg. apply filter_In in Hf as [Hf _].
+          apply sat_app; auto. }
         specialize (HQ1 te t1 Hte Ht1). specialize (HC1 t1 Ht1).
-        pose proof (pot_ge_sound (rho ps st1 t1) _ _ HQB') as H3. rewrite padd_val in H3.
+        pose proof (HQB' _ Ht1g) as H3. rewrite padd_val in H3.
         foldM. lra.
   - (* SC_WHILESOME: impossible in the uniform mode *)
     pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr H Hq) as Hce.
@@ -4497,8 +4501,12 @@ Proof.
       destruct (filter (etrue F ps st1 e) TT) as [|t1 l] eqn:E1.
       * specialize (HE1 eq_refl te Hte). specialize (HC0 eq_refl). foldM. lra.
       * assert (Ht1 : In t1 (t1 :: l)) by (left; auto).
+        assert (Ht1g : sat (rho ps st1 t1) (PB ++ GE)).
+        { assert (Hf : In t1 (filter (etrue F ps st1 e) TT)) by (rewrite E1; exact Ht1).
+          pose proof (HG1 t1 ltac:(first [exact Hf | exact Ht1])) as Hg. apply filter_In in Hf as [Hf _].
+          apply sat_app; auto. }
         specialize (HQ1 te t1 Hte Ht1). specialize (HC1 t1 Ht1).
-        pose proof (pot_ge_sound (rho ps st1 t1) _ _ HQB') as H3. rewrite padd_val in H3.
+        pose proof (HQB' _ Ht1g) as H3. rewrite padd_val in H3.
         foldM. lra.
   - (* SC_WHILENONE *)
     pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr H Hq) as Hce.
@@ -4514,19 +4522,23 @@ Qed.
 
 (** The loop of Q:WHILEEXIT1/2 and Q:WHILEGUARD on one run: [GE] are facts that the
     threads satisfying [e] have on entry and after every round (the guard's condition for
-    Q:WHILEGUARD, [[]] for Q:WHILEEXIT1/2). *)
+    Q:WHILEGUARD, [[]] for Q:WHILEEXIT1/2). The pre's potential [Qn] pays [Q' + k2] (the
+    last test) on every store ([Hnone]), and the first round [I + k] too when a thread [te]
+    enters the body, which then satisfies [P ++ GE] ([Hsome]). *)
 Lemma whileexit_run : forall uf GE P D Qn Q' e n C b B I PB QB' P' D' k2,
   qexpr G P D e n C -> noread e = true -> (uf = true -> unif G (dunif G D) e = true) ->
   validF uf e (mkAssn B D I) b (mkAssn PB D QB') ->
   cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
-  pot_ge QB' (padd I (kk uf C)) = true ->
+  (forall r, sat r (PB ++ GE) -> pval r (padd I (kk uf C)) <= pval r QB') ->
   (forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
      forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
   m_if M + C <= k2 ->
-  pot_ge Qn (padd (pplus I Q') (kk uf C + k2)) = true ->
+  (forall ps s t, pval (rho ps s t) Q' + k2 <= pval (rho ps s t) Qn) ->
+  (forall ps s T t te, dsat s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ GE) ->
+     pval (rho ps s te) I + kk uf C + pval (rho ps s t) Q' + k2 <= pval (rho ps s t) Qn) ->
   cstrs_equiv P' (P ++ snd (cond G e)) = true ->
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
-  puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
+  puni G D' Q' = true ->
   forall F ps s T s' Crun w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
   sat_assn ps (mkAssn P D Qn) s T ->
   (forall t, In t (filter (etrue F ps s e) T) -> sat (rho ps s t) GE) ->
@@ -4534,8 +4546,8 @@ Lemma whileexit_run : forall uf GE P D Qn Q' e n C b B I PB QB' P' D' k2,
   sat_assn ps (mkAssn P' D' Q') s' T /\
   forall t, In t T -> Crun + pval (rho ps s' t) Q' <= pval (rho ps s t) Qn.
 Proof.
-  intros uf GE P D Qn Q' e n C b B I PB QB' P' D' k2 Hq Hnr Hu V HB HPB HQB' HGb Hk2 Hpre HP'
-    HcD HdD HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] HG Hrun.
+  intros uf GE P D Qn Q' e n C b B I PB QB' P' D' k2 Hq Hnr Hu V HB HPB HQB' HGb Hk2 Hnone
+    Hsome HP' HcD HdD HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] HG Hrun.
   cbn [aP aD aQ] in HP, HD.
   destruct (whileexit_loop uf GE P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' HGb
               F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw HP
@@ -4543,22 +4555,19 @@ Proof.
     as (Hpost & HC0 & HC1).
   assert (HF : forall x t, ~ In x (writes b) -> sl s' x t = sl s x t)
     by (intros; eapply (frame_writes _ _ _ _ _ _ _ Hrun); simpl; auto).
-  assert (HkC : 0 <= kk uf C).
-  { pose proof (qexpr_noread_nonneg _ _ _ _ _ Hnr Hq).
-    pose proof (m_nonneg M) as (_ & _ & _ & _ & Hif & Hdiv & _). unfold kk; destruct uf; lra. }
   split; [split|].
   - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
   - eapply dsat_frame; eauto.
   - intros t Ht. cbn [aQ].
     rewrite (puni_frame ps s s' D' Q' t HuQ)
       by (intros x Hx; apply HF; eapply disjoint_In; eauto).
-    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, pplus_val in H1.
-    pose proof (pnonneg_sound (rho ps s t) _ HnI).
+    pose proof (Hnone ps s t) as H0.
     destruct (filter (etrue F ps s e) T) as [|te l] eqn:E.
     + specialize (HC0 eq_refl). lra.
     + assert (Hte : In te (te :: l)) by (left; auto). specialize (HC1 te Hte).
+      pose proof (HG te ltac:(first [exact Hte | rewrite E; exact Hte])) as Hge.
       rewrite <- E in Hte. apply filter_In in Hte as [Hte _].
-      rewrite (puni_sound ps s T D I HD HuI te t) in HC1 by auto. lra.
+      pose proof (Hsome ps s T t te HD Ht Hte (sat_app _ _ _ (HP te Hte) Hge)) as H1. lra.
 Qed.
 
 Lemma sound_whileexit : forall uf P D Qn Q' e n C b B I PB QB' P' D',
@@ -4575,9 +4584,22 @@ Proof.
   intros uf P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr Hu V HB HPB HQB' Hpre HP' HcD HdD HuI HnI
     HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
   assert (HB' : cstrs_equiv B (P ++ fst (cond G e) ++ []) = true) by (rewrite app_nil_r; exact HB).
-  assert (Hk2 : m_if M + C <= kk uf C).
-  { pose proof (m_nonneg M) as (_ & _ & _ & _ & Hif & Hdiv & _). unfold kk; destruct uf; lra. }
-  eapply (whileexit_run uf [] P D Qn Q' e n C b B I PB QB' P' D' (kk uf C)); eauto;
+  assert (HkC : 0 <= kk uf C /\ m_if M + C <= kk uf C).
+  { pose proof (qexpr_noread_nonneg _ _ _ _ _ Hnr Hq).
+    pose proof (m_nonneg M) as (_ & _ & _ & _ & Hif & Hdiv & _). unfold kk; destruct uf; lra. }
+  destruct HkC as [HkC Hk2].
+  assert (HQB'' : forall r, sat r (PB ++ []) -> pval r (padd I (kk uf C)) <= pval r QB')
+    by (intros r _; apply pot_ge_sound; auto).
+  assert (Hnone : forall ps s t, pval (rho ps s t) Q' + kk uf C <= pval (rho ps s t) Qn).
+  { intros ps' s1 t. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. pose proof (pnonneg_sound (rho ps' s1 t) _ HnI). lra. }
+  assert (Hsome : forall ps s T t te, dsat s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ []) ->
+     pval (rho ps s te) I + kk uf C + pval (rho ps s t) Q' + kk uf C <= pval (rho ps s t) Qn).
+  { intros ps' s1 T1 t te HD1 Ht Hte _. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1.
+    rewrite (puni_sound ps' s1 T1 D I HD1 HuI te t) by auto. lra. }
+  eapply (whileexit_run uf [] P D Qn Q' e n C b B I PB QB' P' D' (kk uf C) Hq Hnr Hu V HB' HPB
+            HQB'' ltac:(intros; intros c []) Hk2 Hnone Hsome HP' HcD HdD HuQ); eauto;
     intros; intros c [].
 Qed.
 
@@ -4585,22 +4607,22 @@ Qed.
 
 (** [s0; while (g) s]: the threads entering the body satisfy the guard's condition [GE],
     by its last write before the loop ([s0]) and at the end of every round ([s]). *)
-Lemma sound_Q_WHILEGUARD : forall uf A s0 g GE P D Qn Q' n C b B I PB QB' P' D',
+Lemma sound_Q_WHILEGUARD : forall uf A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg,
   valid A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
   guard_last G g GE s0 = true -> guard_last G g GE b = true ->
   qexpr G P D (EOpd (OVar g)) n C ->
   (uf = true -> unif G (dunif G D) (EOpd (OVar g)) = true) ->
   validF uf (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
   cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
-  pot_ge QB' (padd I (kk uf C)) = true ->
-  pot_ge Qn (padd (pplus I Q') (kk uf C + (m_if M + C))) = true ->
+  pot_ge_under B rg QB' (padd I (kk uf C)) = true ->
+  pot_ge Qn (padd (pplus QB' Q') (m_if M + C)) = true ->
   cstrs_equiv P' P = true ->
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
-  puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
+  puni G D QB' = true -> pnonneg QB' = true -> puni G D' Q' = true ->
   valid A (SSeq s0 (SWhile (EOpd (OVar g)) b)) (mkAssn P' D' Q').
 Proof.
-  intros uf A s0 g GE P D Qn Q' n C b B I PB QB' P' D' V0 Hty Hg0 Hgb Hq Hu V HB HPB HQB' Hpre
-    HP' HcD HdD HuI HnI HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  intros uf A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg V0 Hty Hg0 Hgb Hq Hu V HB HPB HQB'
+    Hpre HP' HcD HdD HuJ HnJ HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
   inversion Hrun; subst.
   match goal with H1 : seval _ _ _ s s0 T ?a ?c1, H2 : seval _ _ _ ?a (SWhile _ _) T s' ?c2 |- _ =>
     rename H1 into Hr0, H2 into Hr1, a into st1, c1 into C1, c2 into C2 end.
@@ -4617,9 +4639,24 @@ Proof.
   assert (HB' : cstrs_equiv B (P ++ fst (cond G (EOpd (OVar g))) ++ GE) = true) by exact HB.
   assert (HP'' : cstrs_equiv P' (P ++ snd (cond G (EOpd (OVar g)))) = true)
     by (simpl; rewrite app_nil_r; exact HP').
+  (* the body's post [QB'] pays the round [I + k] where a thread enters it: there [P ++ GE] *)
+  assert (HJ : forall r, sat r (P ++ GE) -> pval r (padd I (kk uf C)) <= pval r QB')
+    by (intros r Hr; apply (pot_ge_under_sound r B rg); auto; apply (cstrs_equiv_sat _ _ _ HB Hr)).
+  assert (HQB'' : forall r, sat r (PB ++ GE) -> pval r (padd I (kk uf C)) <= pval r QB').
+  { intros r Hr. apply HJ, sat_app.
+    - apply (cstrs_equiv_sat' _ _ _ HPB). eapply sat_app_l; eauto.
+    - intros c Hc. apply Hr, in_app_iff; auto. }
+  assert (Hnone : forall ps s t, pval (rho ps s t) Q' + (m_if M + C) <= pval (rho ps s t) Qn).
+  { intros ps' s1 t. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. pose proof (pnonneg_sound (rho ps' s1 t) _ HnJ). lra. }
+  assert (Hsome : forall ps s T t te, dsat s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ GE) ->
+     pval (rho ps s te) I + kk uf C + pval (rho ps s t) Q' + (m_if M + C) <= pval (rho ps s t) Qn).
+  { intros ps' s1 T1 t te HD1 Ht Hte Hs. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. pose proof (HJ _ Hs) as H2. rewrite padd_val in H2.
+    rewrite (puni_sound ps' s1 T1 D QB' HD1 HuJ te t) in H2 by auto. lra. }
   destruct (whileexit_run uf GE P D Qn Q' (EOpd (OVar g)) n C b B I PB QB' P' D' (m_if M + C) Hq
               eq_refl Hu V
-              HB' HPB HQB' HGb (Qle_refl _) Hpre HP'' HcD HdD HuI HnI HuQ F ps st1 T s' C2 w Hp Hn Hne Hi Hw1
+              HB' HPB HQB'' HGb (Qle_refl _) Hnone Hsome HP'' HcD HdD HuQ F ps st1 T s' C2 w Hp Hn Hne Hi Hw1
               HA1 HG Hr1) as [HA' HQ1].
   split; auto. intros t Ht. specialize (HQ0 t Ht). specialize (HQ1 t Ht). cbn [aQ] in *. lra.
 Qed.

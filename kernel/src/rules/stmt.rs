@@ -637,7 +637,9 @@ fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> 
 }
 
 /// Q:WHILEEXIT1/2 (`ge = None`), or Q:WHILEGUARD/Q:WHILEGUARD1 with the facts `GE` added to
-/// the body's pre and the last test charged `M^if + C` only (it never splits the warp).
+/// the body's pre, the body's post `J` paying the round `I + k` under `P ∧ GE`
+/// (`(rewrite guard …)`) and the pre `J + Q' + M^if + C` (the last test never splits the
+/// warp; a loop no lane enters costs it alone).
 fn while_exit_ge(
     cx: &Ctx,
     n: &Node,
@@ -651,7 +653,9 @@ fn while_exit_ge(
         return Err(wrong(cx, "a while loop", s));
     };
     let post = cx.post(n)?;
-    let c = cx.shape::<2>(n, &[])?;
+    // Q:WHILEGUARD(1): `(rewrite guard …)` shows the loop head's `J` pays the round
+    let lists: &[&str] = if guard.is_some() { &["rewrite guard"] } else { &[] };
+    let c = cx.shape::<2>(n, lists)?;
     if let Expr::Read(a, _) = e {
         return Err(cx.rej(Reason::ExitTestReads(a.clone())));
     }
@@ -677,16 +681,18 @@ fn while_exit_ge(
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;
     cx.same_p(&pre.p, &bpost.p, "pre", "body post")?;
     cx.same_d(&pre.d, &bpost.d, "pre", "body post")?;
-    cx.same_q(&bpost.q, &plus(&bpre.q, &k), "body post", "body pre + loop-test cost")?;
-    // Q:WHILEGUARD(1): the last test is failed by every thread, so it never splits
-    let last = if guard.is_some() { &k0 } else { &k };
-    let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + last));
-    let what = if guard.is_some() {
-        "body pre + post + loop-test cost + M^if + C"
+    if guard.is_some() {
+        // Q:WHILEGUARD(1): the body's post `J` is the loop head's potential; it owes the
+        // round `I + k` only where a lane enters the body, under `P ∧ GE`; the last test
+        // is failed by every thread, so it never splits: the pre is `J + Q' + M^if + C`
+        cx.dominates(n, "guard", &bpre.p, &bpost.q, &plus(&bpre.q, &k))?;
+        let want = plus(&bpost.q.add_scaled(&post.q, &Rat::one()), &k0);
+        cx.same_q(&pre.q, &want, "pre", "body post + post + M^if + C")?;
     } else {
-        "body pre + post + 2·loop-test cost"
-    };
-    cx.same_q(&pre.q, &want, "pre", what)?;
+        cx.same_q(&bpost.q, &plus(&bpre.q, &k), "body post", "body pre + loop-test cost")?;
+        let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + &k));
+        cx.same_q(&pre.q, &want, "pre", "body pre + post + 2·loop-test cost")?;
+    }
     cx.same_p(&and_cond(true), &post.p, "P ∧ cond(¬e)", "post")?;
     cx.same_d(&without(&pre.d, &body.writes()), &post.d, "pre D \\ W(s)", "post")?;
     Ok(Rat::zero())
@@ -710,7 +716,10 @@ pub fn q_whileexit2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
 /// the guard's write `g ← E` (spec/logic.md §4a): as Q:WHILEEXIT2, with the body's pre
 /// `(P ∧ GE, D, I)` where `GE = cond(E)`, provided every path of `s` ends with a write
 /// `g ← c` with `cond(c) = GE` or falsifies `g` ([`guard_last`]): a thread that satisfies
-/// the test satisfies `GE`, on entry and after every round.
+/// the test satisfies `GE`, on entry and after every round. The body's post is
+/// `(P, D, J)` with `(rewrite guard …)`: `J ≥ I + k` under `P ∧ GE`, and the pre
+/// `(P, D, J + Q' + M^if + C)`. Errors: as Q:WHILEEXIT2, [`Reason::GuardEntry`],
+/// [`Reason::NotDominated`] (list `guard`).
 pub fn q_whileguard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     while_guard(cx, n, s, pre, false)
 }

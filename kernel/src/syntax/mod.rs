@@ -371,6 +371,8 @@ pub struct Node {
     pub n: Option<BigInt>,
     /// `(frame C)`
     pub frame: Option<Rat>,
+    /// `(lanes L1 L2)`: L:IFDIV's lane witnesses (spec/logic.md §4b), empty when absent.
+    pub lanes: Vec<BigInt>,
     /// `(entail NAME FARKAS…)` by name.
     pub entails: SortedMap<String, Witnesses>,
     /// `(rewrite NAME RW…)` by name.

@@ -251,8 +251,10 @@ impl Exporter<'_> {
         let m = self.assn(lpost)?;
         // the uniform mode (Q:WHILEGUARD1) is Coq's rule with `uf = true`
         let uf = wg.rule == "Q:WHILEGUARD1";
+        // `(rewrite guard …)` under the body's pre `P ++ GE`
+        let rg = self.rewrites(wg, "guard", &bpre.p)?;
         let dwg = format!(
-            "DWhileGuard {a} {m} {acc} {uf} [{}]\n{pad}    ({d0})\n{pad}    ({db})",
+            "DWhileGuard {a} {m} {acc} {uf} [{}] {rg}\n{pad}    ({d0})\n{pad}    ({db})",
             ge.join("; ")
         );
         // without a rest the loop's post is the chain's (`m` names `b`'s assertion)

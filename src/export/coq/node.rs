@@ -124,6 +124,24 @@ impl Exporter<'_> {
                 let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
                 format!("DIf4 {a} {b} {acc} [] [] {w} [] (DSkip {a}) (DSkip {b})")
             }
+            // L:IFDIV (LowerCheck.v): as L:IFD with the lane witnesses `then` (`e`) as the
+            // else-then list and `else` (`¬e`) as the else-cond list, both from the three
+            // thread-index facts of the lane followed by `P`
+            ("L:IFDIV", Stmt::If(e, ..)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+                let mut ss = vec![BigInt::one(); 3];
+                ss.extend(Self::scales(&pre.p, 0));
+                let wt = Self::witnesses(
+                    n,
+                    "then",
+                    &vec![BigInt::one(); self.cond_len(e, false)],
+                    &ss,
+                )?;
+                let wf =
+                    Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
+                format!("DIf4 {a} {b} {acc} {wf} {wt} {w} [] (DSkip {a}) (DSkip {b})")
+            }
             ("Q:WHILE1", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;

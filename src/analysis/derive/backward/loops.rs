@@ -69,33 +69,43 @@ impl Back<'_, '_> {
         };
         let i = self.template(&monos);
         let i = self.restrict_d(i, &inv.d)?;
-        let ik = i.plus_const(&k);
-        let (nb, qb) = self.back(body, ik.clone())?;
-        self.geq(
-            &apply_rewrites(&i, &rws),
-            &qb,
-            "loop body is paid by the invariant",
-        )?;
-        let mut bfields = vec![Field::Entail("pre", identity_witnesses(&body_pre.p))];
-        if !rws.is_empty() {
-            bfields.push(Field::Rewrite("pre", rws));
-        }
-        bfields.push(Field::Entail("post", w_body_post.clone()));
+        // Q:WHILEGUARD(1): `i` is the loop head's potential `J`, the body's post; it pays
+        // the round `I + k` only under the guard's condition, by the shifts `rws`
+        // (`(rewrite guard …)`), so the body's pre is `I = rws(J) − k` and a loop no lane
+        // enters is charged its last test alone. Q:WHILEEXIT1/2: body pre `i`, post `i + k`.
+        let (ib, jb) = match ge {
+            Some(_) => {
+                let ib = apply_rewrites(&i, &rws).plus_const(&-k.clone());
+                self.geq(&ib, &TPoly::zero(), "the loop body's pre is a potential")?;
+                (ib, i.clone())
+            }
+            None => (i.clone(), i.plus_const(&k)),
+        };
+        let (nb, qb) = self.back(body, jb.clone())?;
+        self.geq(&ib, &qb, "loop body is paid by the invariant")?;
         let bweak = TNode {
             rule: "Q:WEAK",
-            pre: (body_pre.clone(), i.clone()),
-            post: (inv.clone(), ik.clone()),
-            fields: bfields,
+            pre: (body_pre.clone(), ib),
+            post: (inv.clone(), jb),
+            fields: vec![
+                Field::Entail("pre", identity_witnesses(&body_pre.p)),
+                Field::Entail("post", w_body_post.clone()),
+            ],
             children: vec![TChild::Stmt(nb)],
         };
-        // Q:WHILEGUARD(1): the last test, which every lane fails, costs `M^if + C` (no
-        // `M^div`)
-        let last = if ge.is_some() {
-            cost + &self.ctx.metric.if_
-        } else {
-            k.clone()
+        // Q:WHILEGUARD(1): the pre is `J + Q' + M^if + C` (the last test, which every lane
+        // fails, costs `M^if + C`: no `M^div`); Q:WHILEEXIT1/2: `i + Q' + 2k`
+        let (qp, wfields) = match ge {
+            Some(_) if rws.is_empty() => (
+                i.plus(qpost).plus_const(&(cost + &self.ctx.metric.if_)),
+                vec![],
+            ),
+            Some(_) => (
+                i.plus(qpost).plus_const(&(cost + &self.ctx.metric.if_)),
+                vec![Field::Rewrite("guard", rws)],
+            ),
+            None => (i.plus(qpost).plus_const(&(&k + &k)), vec![]),
         };
-        let qp = i.plus(qpost).plus_const(&(&k + &last));
         let wnode = TNode {
             rule: if ge.is_some() && *uniform {
                 "Q:WHILEGUARD1"
@@ -108,7 +118,7 @@ impl Back<'_, '_> {
             },
             pre: (inv.clone(), qp.clone()),
             post: (a.post.clone(), qpost.clone()),
-            fields: vec![],
+            fields: wfields,
             children: vec![TChild::Expr(e.clone()), TChild::Stmt(bweak)],
         };
         if ge.is_some() {

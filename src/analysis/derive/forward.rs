@@ -18,6 +18,7 @@ use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
 use crate::core::metric::Q;
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_traits::{One, Zero};
+use std::sync::Arc;
 
 /// What [`n_star`] reads of a dependence entry, for the memo key of
 /// [`Ctx::access_n`]: `k`, the kind and `g`, and of a linear entry's residue `r` only the
@@ -321,8 +322,6 @@ impl Ctx<'_> {
         };
         // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
         let vw1 = expr_uniform(&pre.d, e);
-        let mut d = (*pre.d).clone();
-        d.remove(x);
         let newdep = match dep_e {
             Some(de) if xty == Ty::Int => Some(de),
             Some(de) if de.is_uniform() => Some(Dep::unknown_uniform()),
@@ -332,9 +331,18 @@ impl Ctx<'_> {
             None if vw1 => Some(Dep::unknown_uniform()),
             other => other,
         };
-        if let Some(nd) = newdep {
-            d.insert(x.to_string(), nd);
-        }
+        // the pre's map, shared, when `x`'s entry stays as it is (issue 13: no copy of the
+        // map per assignment, and the certificate writer finds it by its address)
+        let d: Arc<DepMap> = if pre.d.get(x) == newdep.as_ref() {
+            Arc::clone(&pre.d)
+        } else {
+            let mut d = (*pre.d).clone();
+            d.remove(x);
+            if let Some(nd) = newdep {
+                d.insert(x.to_string(), nd);
+            }
+            d.into()
+        };
         let mut p: Vec<Cstr> = Vec::with_capacity(pre.p.len() + 1);
         match &lin {
             // an update `x ← x + δ` (δ not mentioning x, possibly symbolic: a grid-stride
@@ -449,8 +457,13 @@ impl Ctx<'_> {
                 cost,
             }),
             Abs {
-                p: p.into(),
-                d: d.into(),
+                // the pre's list, shared, when the assignment left it as it was
+                p: if p == *pre.p {
+                    Arc::clone(&pre.p)
+                } else {
+                    p.into()
+                },
+                d,
             },
         ))
     }

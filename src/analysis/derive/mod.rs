@@ -581,7 +581,7 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
         Err(_) if tails > 0 => solve_back(ctx_ref, &an, target, false).0?,
         r => r?,
     };
-    let node = inst(&tn, &sol)?;
+    let node = inst(tn, &sol)?;
     let bound = qbound.instantiate(&sol);
     Ok((node, bound))
 }

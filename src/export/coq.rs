@@ -34,8 +34,10 @@ use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use warpcert_kernel::access::Kind;
 use warpcert_kernel::arith::{Atom, Cstr, Dep, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::assume::Assumption;
+use warpcert_kernel::rules::wrap::wrap_conflicts;
 use warpcert_kernel::syntax::{
     self, Assn, Certificate, Cg, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty, WarpOp, Witnesses,
 };
@@ -509,6 +511,7 @@ impl<'c> Exporter<'c> {
             EntryKind::Linear => format!("DLin {i} {k} {} {}", z(&d.r), z(&d.g)),
             EntryKind::Rem => format!("DRem {i} {k} {} {}", z(&d.r), z(&d.g)),
             EntryKind::Rng => format!("DRng {i} {}", z(&d.g)),
+            EntryKind::Wrap => format!("DWrap {i} {k} {}", z(&d.g)),
             EntryKind::Scaled(u) => format!("DScl {i} {} {k} {} {}", ubits(u), z(&d.r), z(&d.g)),
         })
     }
@@ -810,7 +813,23 @@ impl<'c> Exporter<'c> {
                 .filter(|c| c.lin.terms.keys().all(|v| v.starts_with("threadIdx.")))
                 .filter_map(|c| self.cstr(c).ok())
                 .collect();
-            let dep = self.idep_opd(&pre.d, o);
+            // `Logic.wrap_dep`: a wrapped entry counted as its linear entry (Conflicts)
+            let wrap = |x: &String| {
+                let kind = if a.space == Space::Shared {
+                    Kind::Conflicts
+                } else {
+                    Kind::MemReads
+                };
+                let w = pre
+                    .d
+                    .get(x)
+                    .and_then(|e| wrap_conflicts(e, a.bytes, kind, self.cert.hardware))?;
+                Some((w.k, w.r, w.g))
+            };
+            let dep = self.idep_opd(&pre.d, o).or_else(|| match o {
+                Opd::Var(x) => wrap(x),
+                _ => None,
+            });
             // `Logic.scl_of`: the scaled entry `(u, k)` of a local without a linear entry.
             let scl = match (o, &dep) {
                 (Opd::Var(x), None) => pre.d.get(x).and_then(|e| match e.kind {
@@ -826,11 +845,7 @@ impl<'c> Exporter<'c> {
                 _ => None,
             };
             let rng = match (o, &dep, &scl) {
-                (Opd::Var(x), None, None) => pre
-                    .d
-                    .get(x)
-                    .filter(|e| e.kind == EntryKind::Rng)
-                    .map(|e| e.g.clone()),
+                (Opd::Var(x), None, None) => pre.d.get(x).and_then(Dep::window),
                 _ => None,
             };
             let dep = match dep {

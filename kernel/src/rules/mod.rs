@@ -7,6 +7,7 @@ pub mod expr;
 pub mod lower;
 pub mod nosplit;
 pub mod stmt;
+pub mod wrap;
 
 use crate::access::{self, Kind};
 use crate::arith::{atom_arg, check_cut, check_farkas, rat, Atom, Cstr, Dep, EntryKind, FarkasProblem, Lin, Poly, Rat};
@@ -663,7 +664,7 @@ impl Ctx<'_> {
     pub fn width_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<BigInt> {
         match (Self::dep_opd(d, o), o) {
             (Some(x), _) if x.uniform() => Some(BigInt::zero()),
-            (_, Opd::Var(x)) => d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
+            (_, Opd::Var(x)) => d.get(x).and_then(Dep::window),
             _ => None,
         }
     }
@@ -933,7 +934,6 @@ impl Ctx<'_> {
     /// `space`) against `N*` under the pre `(P, D)` = `env`; returns `N` as a rational.
     pub fn access(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
         let (a, claimed, kind) = self.access_site(n, arr, space)?;
-        let dep = Self::dep_opd(&env.d, o);
         // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
         // (those constraints, dependence, element size, kind) give equal N*: memoized.
         let tid_only: Vec<Cstr> = env
@@ -942,13 +942,9 @@ impl Ctx<'_> {
             .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
             .cloned()
             .collect();
-        // A scaled entry is counted per group of lanes (spec/logic.md §2 "Access bounds").
-        let dep = dep.or_else(|| Self::scaled_opd(&env.d, o));
-        // A range entry bounds the access by the window's sectors / bank occupancy.
-        let range = match (o, &dep) {
-            (Opd::Var(x), None) => env.d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
-            _ => None,
-        };
+        // A scaled entry is counted per group of lanes, a range (or wrapped) entry bounds
+        // the access by the window's sectors / bank occupancy (spec/logic.md §2).
+        let (dep, range) = self.index_entry(&env.d, o, a.bytes, kind);
         // N* reads of a linear entry's residue r only (r·es) mod gcd(g·es, M), and no r of
         // another kind (access::n_star): the key holds that class instead of r
         let class = dep.as_ref().map(|d| {

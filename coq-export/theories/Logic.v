@@ -567,7 +567,7 @@ Definition rng_of (D : list dent) (i : opd) : option Z :=
   match i with
   | OVar x => match dget D x with
               | Some (DRng _ w) => Some w
-              | Some (DWrap _ _ m) => if (1 <=? m)%Z then Some (2 * m - 2)%Z else None
+              | Some (DWrap _ _ m) | Some (DRem _ _ _ m) => if (1 <=? m)%Z then Some (2 * m - 2)%Z else None
               | _ => None
               end
   | _ => None

@@ -818,18 +818,34 @@ Proof.
   - rewrite Z.eqb_sym, Hbank. replace (c' + (v - c'))%Z with v by lia. auto.
 Qed.
 
+(** C's truncating [a rem m] lies in the window [[1 − m, m − 1]] (spec/logic.md §2
+    "Wrapped entries"). *)
+Lemma wrap_window : forall a m, (1 <= m)%Z -> (1 - m <= Z.rem a m <= (1 - m) + (2 * m - 2))%Z.
+Proof.
+  intros a m Hm. pose proof (Z.rem_bound_abs a m ltac:(lia)) as Hb.
+  rewrite (Z.abs_eq m) in Hb by lia. apply Z.abs_lt in Hb. lia.
+Qed.
+
+Lemma rem_window : forall m z, (1 <= m)%Z -> (- m < z < m)%Z -> (1 - m <= z <= (1 - m) + (2 * m - 2))%Z.
+Proof. intros; lia. Qed.
+
 Lemma rng_of_sound : forall s T D i wd, dsat s T D -> rng_of D i = Some wd ->
   exists c', forall t ps, In t T -> (c' <= int_of (oval G ps s i t) <= c' + wd)%Z.
 Proof.
-  intros s T D i wd HD H. destruct i as [x| | |]; simpl in H; try discriminate.
-  destruct (dget D x) as [[| |y w'| |y k m]|] eqn:Ed; try discriminate.
+  intros s T D i wd HD H. destruct i as [x| | |]; cbn [rng_of] in H; try discriminate.
+  destruct (dget D x) as [[|y k r m|y w'| |y k m]|] eqn:Ed; try discriminate.
+  - destruct (Z.leb_spec 1 m) as [Hm|]; [|discriminate]. inversion H; subst.
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+    specialize (HD _ Hin). cbn [esat] in HD. destruct HD as [_ HD]. exists (1 - m)%Z.
+    intros t ps Ht. change (oval G ps s (OVar x) t) with (sl s x t). destruct (HD t Ht) as [_ Hb].
+    exact (rem_window m _ Hm Hb).
   - inversion H; subst.
     destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
     specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]]. exists c. intros t ps Ht. apply HD; auto.
   - destruct (Z.leb_spec 1 m) as [Hm|]; [|discriminate]. inversion H; subst.
     destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
-    specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]]. exists (1 - m)%Z.
-    intros t ps Ht. simpl. rewrite HD by auto. apply wrap_window; auto.
+    specialize (HD _ Hin). cbn [esat] in HD. destruct HD as [_ [c HD]]. exists (1 - m)%Z.
+    intros t ps Ht. change (oval G ps s (OVar x) t) with (sl s x t). rewrite (HD t Ht). apply wrap_window; auto.
 Qed.
 
 (** ** Wrapped entries (spec/logic.md §2 "Wrapped entries")
@@ -1725,14 +1741,6 @@ Proof.
   rewrite <- Z.lxor_lor, <- Z.add_nocarry_lxor in E by auto.
   assert (0 <= Z.ldiff n a)%Z by (rewrite Z.ldiff_land; apply Z.land_nonneg; auto).
   rewrite Z.land_comm. lia.
-Qed.
-
-(** C's truncating [a rem m] lies in the window [[1 − m, m − 1]] (spec/logic.md §2
-    "Wrapped entries"). *)
-Lemma wrap_window : forall a m, (1 <= m)%Z -> (1 - m <= Z.rem a m <= (1 - m) + (2 * m - 2))%Z.
-Proof.
-  intros a m Hm. pose proof (Z.rem_bound_abs a m ltac:(lia)) as Hb.
-  rewrite (Z.abs_eq m) in Hb by lia. apply Z.abs_lt in Hb. lia.
 Qed.
 
 Lemma width_opd_sound : forall ps s T D o wd, pok ps -> wt s -> dsat s T D ->

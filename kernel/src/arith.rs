@@ -752,12 +752,12 @@ impl Dep {
     pub fn range(w: BigInt) -> Dep {
         Dep { k: Default::default(), r: BigInt::zero(), g: w, kind: EntryKind::Rng }
     }
-    /// The width of the window a range entry (`w`) or a wrapped entry (`2m − 2`: C's
-    /// `(k·tid + c) rem m` lies in `[1 − m, m − 1]`) confines its local's values to.
+    /// The width of the window a range entry (`w`), a wrapped or a remainder entry (`2m − 2`:
+    /// their values lie in `[1 − m, m − 1]`) confines its local's values to.
     pub fn window(&self) -> Option<BigInt> {
         match self.kind {
             EntryKind::Rng => Some(self.g.clone()),
-            EntryKind::Wrap => Some(&self.g * 2 - 2),
+            EntryKind::Wrap | EntryKind::Rem => Some(&self.g * 2 - 2),
             _ => None,
         }
     }

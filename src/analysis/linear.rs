@@ -198,7 +198,8 @@ pub fn wrap_expr(d: &DepMap, e: &Expr) -> Option<Dep> {
 /// What `N*` reads of an index `o` (spec §2 "Access bounds"; the kernel's
 /// `Ctx::index_entry`): `dep_D(o)`, else a scaled entry; for a wrapped entry `(wrap k m)`
 /// the linear `(k, 0, 1)` when `period` (`bank_bytes·banks` for `Conflicts`, `None` for
-/// `MemReads`) divides `m·es`, else the window width `2m − 2`; a range entry's width.
+/// `MemReads`) divides `m·es`, else the window width `2m − 2`; a range entry's width; a
+/// remainder entry's window `2m − 2`.
 pub fn index_entry(
     d: &DepMap,
     o: &Operand,
@@ -212,6 +213,7 @@ pub fn index_entry(
     };
     match entry {
         Some(e) if e.kind == EntryKind::Rng => (None, Some(e.g)),
+        Some(e) if e.kind == EntryKind::Rem => (None, e.g.checked_mul(2).and_then(|w| w.checked_sub(2))),
         Some(e) if e.kind == EntryKind::Wrap => {
             let divides =
                 period.is_some_and(|p| (i128::from(e.g) * i128::from(es)) % i128::from(p) == 0);

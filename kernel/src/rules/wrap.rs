@@ -39,7 +39,7 @@ impl Ctx<'_> {
     /// else a scaled entry's; for a wrapped entry `(wrap k m)` of `o`, the linear entry
     /// `(k, 0, 1)` when `kind` is `Conflicts` and `m·es` is a multiple of
     /// `bank_bytes·banks`) and, when there is no dependence, a window width (a range entry's
-    /// `w`, a wrapped entry's `2m − 2`).
+    /// `w`, a wrapped or remainder entry's `2m − 2`).
     pub fn index_entry(
         &self,
         d: &BTreeMap<String, Dep>,

@@ -25,7 +25,8 @@ fn certificate(name: &str) -> (String, String) {
     let src = frontend::parse_file(&suite_dir().join(format!("{name}.cu"))).unwrap();
     let (prog, _) = frontend::lower(&src, None, &launch, &hw, &BTreeMap::new()).unwrap();
     let m = Metric::standard(MetricName::Conflicts);
-    let a = analyze(&prog, &m, &hw, &launch, &AnalysisOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let a = analyze(&prog, &m, &hw, &launch, &AnalysisOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     let v = warpcert_kernel::check(&a.certificate).unwrap_or_else(|r| panic!("{name}: {r:?}"));
     (a.certificate, v.bound)
 }
@@ -44,7 +45,10 @@ fn reason(r: Rejection) -> Reason {
 fn a_modulus_of_the_bank_period_keeps_the_lane_stride() {
     let (cert, bound) = certificate("modloop");
     assert_eq!(bound, "0");
-    assert!(cert.contains("(wrap t1 1 0 0 32)"), "no wrapped entry:\n{cert}");
+    assert!(
+        cert.contains("(wrap t1 1 0 0 32)"),
+        "no wrapped entry:\n{cert}"
+    );
     let bad = cert.replace("(wrap t1 1 0 0 32)", "(wrap t1 2 0 0 32)");
     let r = warpcert_kernel::check(&bad).expect_err("a wrong stride was accepted");
     assert_eq!(
@@ -88,18 +92,38 @@ fn a_modulus_off_the_bank_period_is_bounded_by_its_window() {
     assert_eq!(bound, "2*max(0, n)");
     let m = measure(&mod48_case(), &Hardware::default()).unwrap();
     for (pt, worst) in &m.sims {
-        assert_eq!(worst[1], Q::from_integer(pt["n"].max(0).into()), "hand derivation at {pt:?}");
+        assert_eq!(
+            worst[1],
+            Q::from_integer(pt["n"].max(0).into()),
+            "hand derivation at {pt:?}"
+        );
     }
-    let cell = m.cells.iter().find(|c| c.metric == MetricName::Conflicts).unwrap();
+    let cell = m
+        .cells
+        .iter()
+        .find(|c| c.metric == MetricName::Conflicts)
+        .unwrap();
     assert!(cell.accepted);
     for p in &cell.points {
-        assert!(p.sound(), "unsound at {:?}: {:?} < {}", p.at, p.bound, p.truth);
+        assert!(
+            p.sound(),
+            "unsound at {:?}: {:?} < {}",
+            p.at,
+            p.bound,
+            p.truth
+        );
     }
     let claim = "(EQ:SARRAY (n 3) _)";
     assert!(cert.contains(claim), "no window claim:\n{cert}");
     let bad = cert.replace(claim, "(EQ:SARRAY (n 1) _)");
     let r = warpcert_kernel::check(&bad).expect_err("the lane stride's count was accepted");
-    assert_eq!(reason(r), Reason::AccessBound { claimed: "1".to_string(), required: 3 });
+    assert_eq!(
+        reason(r),
+        Reason::AccessBound {
+            claimed: "1".to_string(),
+            required: 3
+        }
+    );
 }
 
 /// The Coq export of modloop's certificate (`DWrap`, `Logic.wrap_dep`,
@@ -116,10 +140,16 @@ fn wrapped_entries_check_in_coq() {
     let (cert, _) = certificate("modloop");
     let e = warpcert::export::coq::export(&cert).unwrap();
     let entry = "(1%Z, 0%Z, 0%Z) 32%Z";
-    let at = e.find(entry).unwrap_or_else(|| panic!("no DWrap entry in the export"));
+    let at = e
+        .find(entry)
+        .unwrap_or_else(|| panic!("no DWrap entry in the export"));
     let head = &e[e[..at].rfind("DWrap ").unwrap()..at];
     let full = format!("{head}{entry}");
     let m16 = e.replace(&full, &full.replace("32%Z", "16%Z"));
     let k2 = e.replace(&full, &full.replace("(1%Z, 0%Z, 0%Z)", "(2%Z, 0%Z, 0%Z)"));
-    accepted_and_mutants_refuted("wrap", &[("modloop", e.as_str())], &[("mutant_m16", m16.as_str()), ("mutant_k2", k2.as_str())]);
+    accepted_and_mutants_refuted(
+        "wrap",
+        &[("modloop", e.as_str())],
+        &[("mutant_m16", m16.as_str()), ("mutant_k2", k2.as_str())],
+    );
 }

@@ -213,7 +213,9 @@ pub fn index_entry(
     };
     match entry {
         Some(e) if e.kind == EntryKind::Rng => (None, Some(e.g)),
-        Some(e) if e.kind == EntryKind::Rem => (None, e.g.checked_mul(2).and_then(|w| w.checked_sub(2))),
+        Some(e) if e.kind == EntryKind::Rem => {
+            (None, e.g.checked_mul(2).and_then(|w| w.checked_sub(2)))
+        }
         Some(e) if e.kind == EntryKind::Wrap => {
             let divides =
                 period.is_some_and(|p| (i128::from(e.g) * i128::from(es)) % i128::from(p) == 0);

@@ -657,25 +657,6 @@ Proof.
     + replace (kval G k t' + c - c)%Z with (kval G k t') by lia. rewrite <- Hbank. exact Hbj.
 Qed.
 
-Lemma conf_core : forall ps s P k g r es n T w o c,
-  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
-  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
-  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
-  Z.divide g (c - r) ->
-  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
-  (conflicts_of G es T (oval G ps s o) <= n)%Z.
-Proof.
-  intros ps s P k g r es n T w o c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
-  destruct (nonempty_elem _ Hne) as [t0 Ht0].
-  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
-  eapply Z.le_trans; [apply (conf_group es T (wlanes G (filter tid_only P) w) _ k c g r HBB HNB
-    (wlanes_incl ps s P T w Hi HP) Hidx Hcr)|].
-  eapply Z.le_trans; [|exact Hb]. unfold nstar_conf. apply fold_max_incl. intros x Hx.
-  apply in_flat_map. exists (map (lane_t G) (lanes G w)). split; [apply in_wtids; lia|].
-  rewrite wfilter_lanes. exact Hx.
-Qed.
-
-
 (** [conf_core] for any family of indices [R]. *)
 Lemma conf_core_fam : forall ps s P k g r es n T w (R : fam) c,
   (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
@@ -694,6 +675,16 @@ Proof.
   apply in_flat_map. exists (map (lane_t G) (lanes G w)). split; [apply in_wtids; lia|].
   rewrite wfilter_lanes. exact Hx.
 Qed.
+
+Lemma conf_core : forall ps s P k g r es n T w o c,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
+  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
+  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
+  Z.divide g (c - r) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+Proof. intros ps s P k g r es n T w o c. exact (conf_core_fam ps s P k g r es n T w (oval G ps s o) c). Qed.
+
 
 (** ** Access bounds from the dependence map *)
 Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->

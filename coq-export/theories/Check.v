@@ -870,7 +870,7 @@ Definition root_dent (d : dent) : bool :=
 Lemma root_dsat : forall arrays T D, forallb root_dent D = true -> dsat G (init_store G arrays) T D.
 Proof.
   intros arrays T D H d Hd. rewrite forallb_forall in H. specialize (H d Hd).
-  destruct d as [x k r g| | |]; try discriminate. simpl in H. apply andb_true_iff in H as [Hk H].
+  destruct d as [x k r g| | | |]; try discriminate. simpl in H. apply andb_true_iff in H as [Hk H].
   apply kzero_eq in Hk; subst k. simpl. destruct (c_lty G x) as [[]|] eqn:Ex.
   - exists 0%Z. split.
     + destruct (Z.eqb_spec g 0) as [->|Hg].

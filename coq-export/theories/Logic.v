@@ -33,10 +33,12 @@ Definition trip := (Z * Z * Z)%type.
 (** Entries of the thread-dependence map (spec/logic.md §1): [DLin x k r g] is
     [(dep x kx ky kz r g)], [DRem x k r m] is [(rem x kx ky kz r m)], [DRng x w] is
     [(rng x w)], [DScl x u k r g] is the scaled entry [(dep x kx ? kz r g)] whose [?]
-    dimensions are the [true] components of [u] (meaning: Soundness.esat). *)
+    dimensions are the [true] components of [u], [DWrap x k m] is the wrapped entry
+    [(wrap x kx ky kz m)] (issue 15; meaning: Soundness.esat). *)
 Definition ubits := (bool * bool * bool)%type.
 Inductive dent := DLin (x : nat) (k : trip) (r g : Z) | DRem (x : nat) (k : trip) (r m : Z)
-  | DRng (x : nat) (w : Z) | DScl (x : nat) (u : ubits) (k : trip) (r g : Z).
+  | DRng (x : nat) (w : Z) | DScl (x : nat) (u : ubits) (k : trip) (r g : Z)
+  | DWrap (x : nat) (k : trip) (m : Z).
 
 Record assn := mkAssn { aP : list cstr; aD : list dent; aQ : pot }.
 
@@ -86,7 +88,7 @@ Definition zrange (n : Z) : list Z := zrange_from (Z.to_nat n) 0%Z.
 
 (** ** Dependence entries *)
 Definition dvar (d : dent) : nat :=
-  match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ | DScl x _ _ _ _ => x end.
+  match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ | DScl x _ _ _ _ | DWrap x _ _ => x end.
 Definition dvars (D : list dent) : list nat := map dvar D.
 Fixpoint dget (D : list dent) (x : nat) : option dent :=
   match D with [] => None | d :: D' => if dvar d =? x then Some d else dget D' x end.
@@ -108,6 +110,7 @@ Definition eimplies (d1 d2 : dent) : bool :=
   | DRem x1 k1 r1 m1, DRem x2 k2 r2 m2 =>
       (x1 =? x2) && trip_eqb k1 k2 && (r1 =? r2)%Z && (m1 =? m2)%Z
   | DRng x1 w1, DRng x2 w2 => (x1 =? x2) && (w1 <=? w2)%Z
+  | DWrap x1 k1 m1, DWrap x2 k2 m2 => (x1 =? x2) && trip_eqb k1 k2 && (m1 =? m2)%Z
   | DScl x1 u1 k1 r1 g1, DScl x2 u2 k2 r2 g2 =>
       (x1 =? x2) && ubits_eqb u1 u2 && trip_eqb k1 k2 && cimplies r1 g1 r2 g2
   | _, _ => false
@@ -383,6 +386,7 @@ Definition width_opd (D : list dent) (o : opd) : option Z :=
   | None => match o with
             | OVar x => match c_lty G x, dget D x with
                         | Some TInt, Some (DRng _ w) => Some w
+                        | Some TInt, Some (DWrap _ _ m) => if (1 <=? m)%Z then Some (2 * m - 2)%Z else None
                         | _, _ => None
                         end
             | _ => None
@@ -560,11 +564,31 @@ Definition nstar (key : nkey) : Z := nstar_w wtids key.
 Definition exact_bnd (key : nkey) (n : Z) : bool := (nstar key <=? n)%Z.
 
 Definition rng_of (D : list dent) (i : opd) : option Z :=
-  match i with OVar x => match dget D x with Some (DRng _ w) => Some w | _ => None end | _ => None end.
+  match i with
+  | OVar x => match dget D x with
+              | Some (DRng _ w) => Some w
+              | Some (DWrap _ _ m) | Some (DRem _ _ _ m) => if (1 <=? m)%Z then Some (2 * m - 2)%Z else None
+              | _ => None
+              end
+  | _ => None
+  end.
+(** A wrapped index [(wrap k m)] is counted for Conflicts as the linear [(k, 0, 1)] when
+    [m·es] is a multiple of [bank_bytes·banks] (spec/logic.md §2 "Wrapped entries"). *)
+Definition wrap_dep (sh : bool) (es : Z) (D : list dent) (i : opd) : option dtrip :=
+  match i with
+  | OVar x => match dget D x with
+              | Some (DWrap _ k m) =>
+                  if sh && (1 <=? m)%Z && ((m * es) mod (c_bank_bytes G * c_banks G) =? 0)%Z
+                  then Some (k, 0, 1)%Z
+                  else None
+              | _ => None
+              end
+  | _ => None
+  end.
 Definition scl_of (D : list dent) (i : opd) : option (ubits * trip) :=
   match i with OVar x => match dget D x with Some (DScl _ u k _ _) => Some (u, k) | _ => None end | _ => None end.
 Definition akey (sh : bool) (P : list cstr) (D : list dent) (i : opd) (es : Z) : nkey :=
-  let dep := idep_opd D i in
+  let dep := match idep_opd D i with Some d => Some d | None => wrap_dep sh es D i end in
   let sc := match dep with None => scl_of D i | Some _ => None end in
   (sh, filter tid_only P, dep, match dep, sc with None, None => rng_of D i | _, _ => None end, es, sc).
 
@@ -737,6 +761,19 @@ Definition sexpr (D : list dent) (e : expr) : option sdtrip :=
     [width_D(e)]; the scaled entry [scaled_D(e)] when it has a [?] dimension.  A claimed entry must be implied by one of them.  For a
     [bool]/[float] local the only entry is "uniform", which needs [e]'s operands
     uniform or [lin_P(e)] constant. *)
+(** The wrapped candidates of [x ← e] (spec/logic.md §2 "Wrapped entries"): a copy of a
+    wrapped entry; [(wrap k m)] for [a % m] with [dep_D(a) = (k, r, g)], [m ≥ 1] exact. *)
+Definition wrap_cands (D : list dent) (x : nat) (e : expr) : list dent :=
+  match e with
+  | EOpd (OVar y) => match dget D y with Some (DWrap _ k m) => [DWrap x k m] | _ => [] end
+  | EBin OMod a b =>
+      match option_map dexact (idep_opd D b), idep_opd D a with
+      | Some (Some m), Some (k, _, _) => if (1 <=? m)%Z then [DWrap x k m] else []
+      | _, _ => []
+      end
+  | _ => []
+  end.
+
 Definition ent_cands_w (wt : list (list trip)) (P : list cstr) (D : list dent) (x : nat)
     (e : expr) : list dent :=
   (if lin_const P e then
@@ -757,6 +794,7 @@ Definition ent_cands_w (wt : list (list trip)) (P : list cstr) (D : list dent) (
       end)
   ++ (match idep_expr_w wt D e with Some (k, r, g) => [DLin x k r g] | None => [] end)
   ++ (match width_expr D e with Some w => [DRng x w] | None => [] end)
+  ++ wrap_cands D x e
   ++ (match sexpr D e with
       | Some (u, (k, r, g)) => if uany u then [DScl x u k r g] else []
       | None => []

@@ -36,6 +36,8 @@ Definition esat (s : store) (T : list nat) (d : dent) : Prop :=
   | DScl x u k r g => c_lty G x = Some TInt /\
       exists k' c, kmask u k' = kmask u k /\ Z.divide g (c - r)%Z /\
                    forall t, In t T -> int_of (sl s x t) = (kval G k' t + c)%Z
+  | DWrap x k m => c_lty G x = Some TInt /\
+      exists c : Z, forall t, In t T -> int_of (sl s x t) = Z.rem (kval G k t + c) m
   end.
 Definition dsat (s : store) (T : list nat) (D : list dent) : Prop := forall d, In d D -> esat s T d.
 
@@ -225,24 +227,26 @@ Qed.
 
 Lemma esat_sub : forall s T T' d, incl T' T -> esat s T d -> esat s T' d.
 Proof.
-  intros s T T' [x k r g|x k r m|x w|x u k r g] Hi H; simpl in *.
+  intros s T T' [x k r g|x k r m|x w|x u k r g|x k m] Hi H; simpl in *.
   - destruct (c_lty G x) as [[]|]; try (intros; apply H; auto).
     destruct H as [c [Hc H]]; exists c; split; auto.
   - destruct H as [Ht H]; split; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; auto.
   - destruct H as [Ht [k' [c [Hk [Hc H]]]]]; split; auto; exists k', c; auto.
+  - destruct H as [Ht [c H]]; split; auto; exists c; auto.
 Qed.
 
 Lemma esat_frame : forall s s' T d, (forall t, In t T -> sl s' (dvar d) t = sl s (dvar d) t) ->
   esat s T d -> esat s' T d.
 Proof.
-  intros s s' T [x k r g|x k r m|x w|x u k r g] Hf H; simpl in *.
+  intros s s' T [x k r g|x k r m|x w|x u k r g|x k m] Hf H; simpl in *.
   - destruct (c_lty G x) as [[]|]; try (intros t t' Ht Ht'; rewrite !Hf by auto; apply H; auto).
     destruct H as [c [Hc H]]; exists c; split; auto. intros t Ht; rewrite Hf; auto.
   - destruct H as [Ht H]; split; auto. intros t Ht'; rewrite Hf; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; intros t Ht'; rewrite Hf; auto.
   - destruct H as [Ht [k' [c [Hk [Hc H]]]]]; split; auto; exists k', c;
       repeat split; auto; intros t Ht'; rewrite Hf; auto.
+  - destruct H as [Ht [c H]]; split; auto; exists c; intros t Ht'; rewrite Hf; auto.
 Qed.
 
 Lemma dsat_sub : forall s T T' D, incl T' T -> dsat s T D -> dsat s T' D.
@@ -269,7 +273,8 @@ Qed.
 
 Lemma eimplies_sound : forall s T d1 d2, eimplies d1 d2 = true -> esat s T d1 -> esat s T d2.
 Proof.
-  intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1|x1 u1 k1 r1 g1] [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2|x2 u2 k2 r2 g2] H E;
+  intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1|x1 u1 k1 r1 g1|x1 k1 m1]
+    [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2|x2 u2 k2 r2 g2|x2 k2 m2] H E;
     simpl in H; try discriminate; repeat rewrite andb_true_iff in H.
   - destruct H as [[Hx Hk] H]. apply Nat.eqb_eq in Hx; subst x2.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
@@ -283,6 +288,8 @@ Proof.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
     destruct E as [Ht [k' [c [Hk' [Hc E]]]]]. split; auto. exists k', c.
     repeat split; eauto using cimplies_sound.
+  - destruct H as [[Hx Hk] Hm]. apply Nat.eqb_eq in Hx; apply Z.eqb_eq in Hm; subst.
+    unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate]. auto.
 Qed.
 
 Lemma dcovers_sound : forall s T D1 D2, dcovers D1 D2 = true -> dsat s T D1 -> dsat s T D2.
@@ -298,7 +305,7 @@ Lemma dunif_sound : forall s T D w, wt s -> incl T (lanes G w) -> dsat s T D ->
 Proof.
   intros s T D w Hw Hi HD x Hx t t' Ht Ht'. apply memn_In in Hx. unfold dunif in Hx.
   apply in_flat_map in Hx as [d [Hd Hx]].
-  destruct d as [y k r g| | |]; try contradiction.
+  destruct d as [y k r g| | | |]; try contradiction.
   destruct (kwu G k) eqn:Hk; [|contradiction]. destruct Hx as [<-|[]].
   specialize (HD _ Hd). simpl in HD. destruct (c_lty G y) as [[]|] eqn:Ey; auto.
   destruct HD as [c [_ HD]].
@@ -331,7 +338,7 @@ Proof.
     destruct (IH ka HD eq_refl) as [B HB].
     destruct v as [x|p|d]; simpl in H.
     + destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-      destruct (dget D x) as [[y k' r g| | |]|] eqn:Ed; try discriminate.
+      destruct (dget D x) as [[y k' r g| | | |]|] eqn:Ed; try discriminate.
       inversion H; subst. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
       specialize (HD _ Hin). simpl in HD. rewrite Ex in HD. destruct HD as [c [_ HD]].
       exists (a * c + B)%Z. intros t Ht. simpl. rewrite HD, HB by auto.
@@ -650,15 +657,16 @@ Proof.
     + replace (kval G k t' + c - c)%Z with (kval G k t') by lia. rewrite <- Hbank. exact Hbj.
 Qed.
 
-Lemma conf_core : forall ps s P k g r es n T w o c,
+(** [conf_core] for any family of indices [R]. *)
+Lemma conf_core_fam : forall ps s P k g r es n T w (R : fam) c,
   (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
   (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
-  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) ->
   Z.divide g (c - r) ->
   (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
-  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+  (conflicts_of G es T R <= n)%Z.
 Proof.
-  intros ps s P k g r es n T w o c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
+  intros ps s P k g r es n T w R c HBB HNB HW Hb Hidx Hcr HP Hne Hi.
   destruct (nonempty_elem _ Hne) as [t0 Ht0].
   assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
   eapply Z.le_trans; [apply (conf_group es T (wlanes G (filter tid_only P) w) _ k c g r HBB HNB
@@ -668,6 +676,15 @@ Proof.
   rewrite wfilter_lanes. exact Hx.
 Qed.
 
+Lemma conf_core : forall ps s P k g r es n T w o c,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (0 < c_warp G)%nat ->
+  (nstar_conf G (wtids G) (filter tid_only P) k g r es <= n)%Z ->
+  (forall t, In t T -> int_of (oval G ps s o t) = (kval G k t + c)%Z) ->
+  Z.divide g (c - r) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (conflicts_of G es T (oval G ps s o) <= n)%Z.
+Proof. intros ps s P k g r es n T w o c. exact (conf_core_fam ps s P k g r es n T w (oval G ps s o) c). Qed.
+
 
 (** ** Access bounds from the dependence map *)
 Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
@@ -676,7 +693,7 @@ Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
 Proof.
   intros ps s T D o k r g Hp Hw HD H. destruct o as [x|p|v|d]; simpl in H.
   - destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-    destruct (dget D x) as [[y k' r' g'| | |]|] eqn:Ed; try discriminate. inversion H; subst.
+    destruct (dget D x) as [[y k' r' g'| | | |]|] eqn:Ed; try discriminate. inversion H; subst.
     destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
     specialize (HD _ Hin); simpl in HD; rewrite Ex in HD. destruct HD as [c [Hc HD]].
     exists c; split; auto. intros t Ht. simpl. specialize (Hw x TInt Ex t). rewrite <- HD by auto.
@@ -792,13 +809,97 @@ Proof.
   - rewrite Z.eqb_sym, Hbank. replace (c' + (v - c'))%Z with v by lia. auto.
 Qed.
 
+(** C's truncating [a rem m] lies in the window [[1 − m, m − 1]] (spec/logic.md §2
+    "Wrapped entries"). *)
+Lemma wrap_window : forall a m, (1 <= m)%Z -> (1 - m <= Z.rem a m <= (1 - m) + (2 * m - 2))%Z.
+Proof.
+  intros a m Hm. pose proof (Z.rem_bound_abs a m ltac:(lia)) as Hb.
+  rewrite (Z.abs_eq m) in Hb by lia. apply Z.abs_lt in Hb. lia.
+Qed.
+
+Lemma rem_window : forall m z, (1 <= m)%Z -> (- m < z < m)%Z -> (1 - m <= z <= (1 - m) + (2 * m - 2))%Z.
+Proof. intros; lia. Qed.
+
 Lemma rng_of_sound : forall s T D i wd, dsat s T D -> rng_of D i = Some wd ->
   exists c', forall t ps, In t T -> (c' <= int_of (oval G ps s i t) <= c' + wd)%Z.
 Proof.
-  intros s T D i wd HD H. destruct i as [x| | |]; simpl in H; try discriminate.
-  destruct (dget D x) as [[| |y w'|]|] eqn:Ed; try discriminate. inversion H; subst.
+  intros s T D i wd HD H. destruct i as [x| | |]; cbn [rng_of] in H; try discriminate.
+  destruct (dget D x) as [[|y k r m|y w'| |y k m]|] eqn:Ed; try discriminate.
+  - destruct (Z.leb_spec 1 m) as [Hm|]; [|discriminate]. inversion H; subst.
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+    specialize (HD _ Hin). cbn [esat] in HD. destruct HD as [_ HD]. exists (1 - m)%Z.
+    intros t ps Ht. change (oval G ps s (OVar x) t) with (sl s x t). destruct (HD t Ht) as [_ Hb].
+    exact (rem_window m _ Hm Hb).
+  - inversion H; subst.
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+    specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]]. exists c. intros t ps Ht. apply HD; auto.
+  - destruct (Z.leb_spec 1 m) as [Hm|]; [|discriminate]. inversion H; subst.
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+    specialize (HD _ Hin). cbn [esat] in HD. destruct HD as [_ [c HD]]. exists (1 - m)%Z.
+    intros t ps Ht. change (oval G ps s (OVar x) t) with (sl s x t). rewrite (HD t Ht). apply wrap_window; auto.
+Qed.
+
+(** ** Wrapped entries (spec/logic.md §2 "Wrapped entries")
+
+    [a rem m = a − m·quot(a, m)]: when [m·es] is a multiple of [bank_bytes·banks] the bank
+    of [a rem m] is [a]'s, and lanes with equal [a] have equal [a rem m], so the fullest
+    bank holds no more distinct indices than for [a]. *)
+Lemma bank_wrap : forall es a m, (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (1 <= m)%Z ->
+  ((m * es) mod (c_bank_bytes G * c_banks G) = 0)%Z -> bank G es (Z.rem a m) = bank G es a.
+Proof.
+  intros es a m HBB HNB Hm1 Hm. unfold bank.
+  set (BB := c_bank_bytes G) in *. set (NB := c_banks G) in *.
+  apply Z.mod_divide in Hm; [|lia]. destruct Hm as [q Hq].
+  rewrite Z.rem_eq by lia. set (Qt := Z.quot a m).
+  assert (E : ((a - m * Qt) * es = a * es + (- Qt * q * NB) * BB)%Z).
+  { replace ((a - m * Qt) * es)%Z with (a * es - Qt * (m * es))%Z by ring. rewrite Hq. ring. }
+  rewrite E, Z.div_add by lia. rewrite Z.mod_add by lia. reflexivity.
+Qed.
+
+Lemma conf_wrap_le : forall es T (A : nat -> Z) (R : fam) m,
+  (0 < c_bank_bytes G)%Z -> (0 < c_banks G)%Z -> (1 <= m)%Z ->
+  ((m * es) mod (c_bank_bytes G * c_banks G) = 0)%Z ->
+  (forall t, In t T -> int_of (R t) = Z.rem (A t) m) ->
+  (conflicts_of G es T R <= conflicts_of G es T (fun t => VInt (A t)))%Z.
+Proof.
+  intros es T A R m HBB HNB Hm1 Hm HR.
+  unfold conflicts_of at 1. apply fold_max_le; [apply fold_max_nonneg|].
+  intros x Hx. apply in_map_iff in Hx as [j [<- Hj]]. apply in_map_iff in Hj as [i [<- Hi]].
+  apply nodup_In, in_map_iff in Hi as [t [Eti Ht]].
+  assert (Hbi : bank G es i = bank G es (A t)).
+  { rewrite <- Eti, HR by auto. apply bank_wrap; auto. }
+  unfold conflicts_of. cbn [int_of].
+  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists (bank G es (A t)); split;
+    [reflexivity | apply in_map_iff; exists (A t); split;
+      [reflexivity | apply nodup_In, in_map_iff; exists t; split; [reflexivity | exact Ht]]]].
+  apply Nat2Z.inj_le. rewrite Hbi.
+  set (Y := filter (fun i0 => (bank G es i0 =? bank G es (A t))%Z) (nodup Z.eq_dec (map (fun t0 => A t0) T))).
+  rewrite <- (map_length (fun a => Z.rem a m) Y).
+  apply NoDup_incl_length; [apply NoDup_filter, NoDup_nodup|].
+  intros y Hy. apply filter_In in Hy as [Hy Hb]. apply nodup_In, in_map_iff in Hy as [t' [Ey Ht']].
+  apply in_map_iff. exists (A t'). split; [rewrite <- Ey, HR by auto; reflexivity|].
+  apply filter_In. split.
+  - apply nodup_In, in_map_iff. exists t'. split; auto.
+  - rewrite <- (bank_wrap es (A t') m) by auto. rewrite <- HR, Ey by auto. exact Hb.
+Qed.
+
+Lemma wrap_dep_sound : forall s T D i es k r g, dsat s T D -> wrap_dep G true es D i = Some (k, r, g) ->
+  exists m c, (1 <= m)%Z /\ ((m * es) mod (c_bank_bytes G * c_banks G) = 0)%Z /\ r = 0%Z /\ g = 1%Z /\
+    forall t ps, In t T -> int_of (oval G ps s i t) = Z.rem (kval G k t + c) m.
+Proof.
+  intros s T D i es k r g HD H. destruct i as [x| | |]; simpl in H; try discriminate.
+  destruct (dget D x) as [[| | | |y k' m]|] eqn:Ed; try discriminate.
+  destruct ((1 <=? m) && ((m * es) mod (c_bank_bytes G * c_banks G) =? 0))%Z eqn:Hm; [|discriminate].
+  apply andb_true_iff in Hm as [Hm1 Hm2]. apply Z.leb_le in Hm1. apply Z.eqb_eq in Hm2.
+  injection H as <- <- <-.
   destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
-  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]]. exists c. intros t ps Ht. apply HD; auto.
+  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]].
+  exists m, c. repeat split; auto. intros t ps Ht. simpl. apply HD; auto.
+Qed.
+
+Lemma wrap_dep_mem : forall es D i, wrap_dep G false es D i = None.
+Proof.
+  intros es D [x| | |]; simpl; auto. destruct (dget D x) as [[| | | | ]|]; auto.
 Qed.
 
 (** ** Scaled entries: the grouped access bound (spec/logic.md §2 "Access bounds")
@@ -954,7 +1055,7 @@ Lemma scl_of_sound : forall s T D i u k, dsat s T D -> scl_of D i = Some (u, k) 
     forall t ps, In t T -> int_of (oval G ps s i t) = (kval G k' t + c)%Z.
 Proof.
   intros s T D i u k HD H. destruct i as [x| | |]; simpl in H; try discriminate.
-  destruct (dget D x) as [[| | |y u' k0 r g]|] eqn:Ed; try discriminate. inversion H; subst.
+  destruct (dget D x) as [[| | |y u' k0 r g|]|] eqn:Ed; try discriminate. inversion H; subst.
   destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
   specialize (HD _ Hin). simpl in HD. destruct HD as [_ [k' [c [Hk [_ HD]]]]].
   exists k', c. split; auto. intros t ps Ht. apply HD; auto.
@@ -971,7 +1072,8 @@ Proof.
   destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; cbn [nstar_w] in Hb.
   - destruct (idep_opd_sound ps s T D i k r g Hp Hw HD Ei) as [c [Hc Hv]].
     apply (dep_core ps s P k g r es n T w i c); auto. intros t Ht; rewrite Hv; auto.
-  - destruct (scl_of D i) as [[u k]|] eqn:Es; cbn [nstar_w] in Hb.
+  - rewrite wrap_dep_mem in Hb.
+    destruct (scl_of D i) as [[u k]|] eqn:Es; cbn [nstar_w] in Hb.
     { destruct (scl_of_sound s T D i u k HD Es) as [k' [c [Hk Hv]]].
       pose proof (scl_core false ps s P u k k' c es T w (oval G ps s i) HSB HW Hk
         (fun t Ht => Hv t ps Ht) HP Hne Hi) as Hs. simpl in Hs. lia. }
@@ -995,7 +1097,13 @@ Proof.
   destruct (idep_opd G D i) as [[[k r] g]|] eqn:Ei; cbn [nstar_w] in Hb.
   - destruct (idep_opd_sound ps s T D i k r g Hp Hw HD Ei) as [c [Hc Hv]].
     apply (conf_core ps s P k g r es n T w i c); auto. intros t Ht; rewrite Hv; auto.
-  - destruct (scl_of D i) as [[u k]|] eqn:Es; cbn [nstar_w] in Hb.
+  - destruct (wrap_dep G true es D i) as [[[k r] g]|] eqn:Ew; cbn [nstar_w] in Hb.
+    { destruct (wrap_dep_sound s T D i es k r g HD Ew) as [m [c [Hm1 [Hm [-> [-> Hv]]]]]].
+      eapply Z.le_trans; [apply (conf_wrap_le es T (fun t => (kval G k t + c)%Z) _ m); auto;
+        intros t Ht; apply Hv; auto|].
+      apply (conf_core_fam ps s P k 1 0 es n T w (fun t => VInt (kval G k t + c)) c); auto.
+      apply Z.divide_1_l. }
+    destruct (scl_of D i) as [[u k]|] eqn:Es; cbn [nstar_w] in Hb.
     { destruct (scl_of_sound s T D i u k HD Es) as [k' [c [Hk Hv]]].
       pose proof (scl_core true ps s P u k k' c es T w (oval G ps s i) (conj HBB HNB) HW Hk
         (fun t Ht => Hv t ps Ht) HP Hne Hi) as Hs. simpl in Hs. lia. }
@@ -1637,12 +1745,19 @@ Proof.
     exists c. intros t Ht. exists c. rewrite Hv by auto. rewrite kval_zero. split; [f_equal|]; lia.
   - destruct o as [x| | |]; try discriminate.
     destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-    destruct (dget D x) as [[| |y w'|]|] eqn:Ed; try discriminate. injection H as <-.
-    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
-    specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]].
-    exists c. intros t Ht. specialize (Hw x TInt Ex t). simpl.
-    destruct (sl s x t) as [z| |] eqn:Es; try discriminate. exists z. split; auto.
-    specialize (HD t Ht). rewrite Es in HD. exact HD.
+    destruct (dget D x) as [[| |y w'| |y k' m']|] eqn:Ed; try discriminate.
+    + injection H as <-.
+      destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+      specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]].
+      exists c. intros t Ht. specialize (Hw x TInt Ex t). simpl.
+      destruct (sl s x t) as [z| |] eqn:Es; try discriminate. exists z. split; auto.
+      specialize (HD t Ht). rewrite Es in HD. exact HD.
+    + destruct (Z.leb_spec 1 m') as [Hm|]; [|discriminate]. injection H as <-.
+      destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+      specialize (HD _ Hin). simpl in HD. destruct HD as [_ [c HD]].
+      exists (1 - m')%Z. intros t Ht. specialize (Hw x TInt Ex t). simpl.
+      destruct (sl s x t) as [z| |] eqn:Es; try discriminate. exists z. split; auto.
+      specialize (HD t Ht). rewrite Es in HD. simpl in HD. rewrite HD. apply wrap_window; auto.
 Qed.
 
 Lemma exact_nonneg_sound : forall ps s T D o n, pok ps -> wt s -> dsat s T D ->
@@ -1765,7 +1880,7 @@ Proof.
     injection E as <-. destruct (opd_fdep ps s T D o k r g Hp Hw HD Ei) as [F V].
     split; auto. exists k. split; auto. }
   destruct o as [y| | |]; try (apply Hlin; exact H). unfold sopd in H.
-  destruct (dget D y) as [[| | |y' u k r g]|] eqn:Ed; try (apply Hlin; exact H).
+  destruct (dget D y) as [[| | |y' u k r g|]|] eqn:Ed; try (apply Hlin; exact H).
   injection H as <-. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
   specialize (HD _ Hin). simpl in HD. destruct HD as [Ey [k' [c [Hk [Hc HD]]]]].
   split.
@@ -1863,7 +1978,7 @@ Lemma ent_cand_sound : forall F ps s e T R C D P x w d, pok ps -> wt s -> dsat s
 Proof.
   intros F ps s e T R C D P x w d Hp Hw HD Hi HP He Hx Hd. unfold ent_cands_w in Hd.
   repeat rewrite in_app_iff in Hd.
-  destruct Hd as [Hd|[Hd|[Hd|[Hd|[Hd|Hd]]]]].
+  destruct Hd as [Hd|[Hd|[Hd|[Hd|[Hd|[Hd|Hd]]]]]].
   - destruct (lin_const G P e) eqn:Hc; [|contradiction].
     destruct (lin_fix G P e) as [L|] eqn:EL; [|contradiction]. destruct Hd as [<-|[]].
     cbn [esat]. rewrite Hx. exists (lcst (lnorm L)). split; [rewrite Z.sub_diag; apply Z.divide_0_r|].
@@ -1872,7 +1987,7 @@ Proof.
     unfold lin_const in Hc. rewrite EL in Hc. rewrite <- lnorm_eval.
     unfold leval. destruct (lterms (lnorm L)); [simpl; lia | discriminate].
   - destruct e as [[y| | |]| | |]; try contradiction.
-    destruct (dget D y) as [[|y' k r m| |]|] eqn:Ed; try contradiction. destruct Hd as [<-|[]].
+    destruct (dget D y) as [[|y' k r m| | |]|] eqn:Ed; try contradiction. destruct Hd as [<-|[]].
     destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
     specialize (HD _ Hin). cbn [esat] in HD |- *. destruct HD as [_ HD]. split; auto.
     inversion He; subst. intros t Ht. rewrite sl_set_local_x by auto. apply HD; auto.
@@ -1910,6 +2025,26 @@ Proof.
     cbn [esat]. split; auto.
     destruct (width_expr_sound F ps s e T R C D wd Hp Hw HD He Ew) as [c Hc].
     exists c. intros t Ht. rewrite sl_set_local_x by auto. apply Hc; auto.
+  - unfold wrap_cands in Hd. destruct e as [[y| | |]|op a b| |]; try contradiction.
+    + destruct (dget D y) as [[| | | |y' k m]|] eqn:Ed; try contradiction. destruct Hd as [<-|[]].
+      destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
+      specialize (HD _ Hin). cbn [esat] in HD |- *. destruct HD as [_ [c HD]]. split; auto.
+      exists c. inversion He; subst. intros t Ht. rewrite sl_set_local_x by auto. apply HD; auto.
+    + destruct op; try contradiction.
+      destruct (idep_opd G D b) as [xb|] eqn:Eb; [|contradiction]. simpl in Hd.
+      destruct (dexact xb) as [m|] eqn:Em; [|contradiction].
+      destruct (idep_opd G D a) as [[[k r] g]|] eqn:Ea; [|contradiction].
+      destruct (1 <=? m)%Z eqn:Hm; [|contradiction]. destruct Hd as [<-|[]].
+      apply Z.leb_le in Hm. apply dexact_eq in Em; subst xb.
+      destruct (idep_opd_sound ps s T D a k r g Hp Hw HD Ea) as [ca [Hca Va]].
+      destruct (idep_opd_sound ps s T D b _ _ _ Hp Hw HD Eb) as [cb [Hcb Vb]].
+      apply Z.divide_0_l in Hcb.
+      cbn [esat]. split; auto. exists ca. inversion He; subst.
+      match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ => rename Hb into HB end.
+      intros t Ht. rewrite sl_set_local_x by auto. specialize (HB t Ht).
+      rewrite (Va t Ht), (Vb t Ht), kval_zero in HB. simpl in HB.
+      replace cb with m in HB by lia.
+      destruct (m =? 0)%Z; [discriminate|]. injection HB as <-. reflexivity.
   - destruct (sexpr G D e) as [[u [[k r] g]]|] eqn:Es; [|contradiction].
     destruct (uany u); [|contradiction]. destruct Hd as [<-|[]].
     cbn [esat]. split; auto.
@@ -1929,12 +2064,12 @@ Proof.
     destruct ty.
     + apply existsb_exists in H as [c [Hc Hi']].
       eapply eimplies_sound; [exact Hi'|]. eapply ent_cand_sound; eauto.
-    + destruct d as [y k r g| | |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+    + destruct d as [y k r g| | | |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Hin Hin'. rewrite !sl_set_local_x by auto.
       apply orb_true_iff in H as [H|H].
       * eapply unif_correct; eauto. intros y Hy t1 t2 H1 H2; eapply dunif_sound; eauto.
       * eapply lin_const_correct; eauto.
-    + destruct d as [y k r g| | |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
+    + destruct d as [y k r g| | | |]; try discriminate. simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Hin Hin'. rewrite !sl_set_local_x by auto.
       apply orb_true_iff in H as [H|H].
       * eapply unif_correct; eauto. intros y Hy t1 t2 H1 H2; eapply dunif_sound; eauto.
@@ -1980,7 +2115,7 @@ Proof.
   destruct (idep_opd_sound ps s T D b _ _ _ Hp Hw HD Eb) as [cb [Hcb Vb]].
   apply Z.divide_0_l in Hcb.
   destruct a as [x| | |]; try discriminate.
-  simpl in Ha. destruct (dget D x) as [[|y k' r' m'| |]|] eqn:Ed; try discriminate.
+  simpl in Ha. destruct (dget D x) as [[|y k' r' m'| | |]|] eqn:Ed; try discriminate.
   injection Ha as -> -> ->. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
   pose proof (HD _ Hin) as Hx. simpl in Hx. destruct Hx as [Hx Hr].
   specialize (Hw x TInt Hx t). simpl. destruct (sl s x t) as [xv| |] eqn:Es; try discriminate.
@@ -2346,17 +2481,17 @@ Proof.
       * destruct Hc as [<-|[]]. destruct HR as [z Hz].
         cbn [esat]. rewrite Hx. exists z. split; [apply Z.divide_1_l|].
         intros t Ht. rewrite sl_set_local_x by auto. rewrite Hz by auto. rewrite kval_zero. reflexivity.
-    + destruct d as [y k r g| | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+    + destruct d as [y k r g| | | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
       simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
       destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
       eapply opd_uniform; eauto.
-    + destruct d as [y k r g| | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+    + destruct d as [y k r g| | | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
       simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
       destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
       eapply opd_uniform; eauto.
-    + destruct d as [y k r g| | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
+    + destruct d as [y k r g| | | |]; try discriminate. destruct op as [k' w' v l|]; try discriminate.
       simpl in Ex; subst y. cbn [esat]. rewrite Hx.
       intros t t' Ht Ht'. rewrite !sl_set_local_x by auto.
       destruct (HR t Ht) as [t1 [Ht1 ->]]. destruct (HR t' Ht') as [t2 [Ht2 ->]].
@@ -3162,7 +3297,7 @@ Proof.
     unfold off_step in Ho.
     destruct v as [x|p|d]; simpl in H, Ho.
     + destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
-      destruct (dget D x) as [[y k' r' g'| | |]|] eqn:Ed; try discriminate.
+      destruct (dget D x) as [[y k' r' g'| | | |]|] eqn:Ed; try discriminate.
       injection Ho as <- <-. inversion H; subst. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
       specialize (HD _ Hin). simpl in HD. rewrite Ex in HD. destruct HD as [c [Hc HD]].
       exists (a * c + B)%Z. split.
@@ -3635,7 +3770,7 @@ Proof.
   destruct Hin as [E|Hin]; [|eapply IH; eauto].
   inversion E; subst. simpl in H.
   destruct (c_lty G x) as [[]|]; try discriminate.
-  destruct (dget D x) as [[y k' r g| | |]|] eqn:Ed; try discriminate.
+  destruct (dget D x) as [[y k' r g| | | |]|] eqn:Ed; try discriminate.
   destruct (dget_In _ _ _ Ed) as [Hd Hy]. rewrite <- Hy. apply in_map; auto.
 Qed.
 

@@ -706,6 +706,10 @@ pub enum EntryKind {
     Rem,
     /// `(rng x w)` (`w` stored in `g ≥ 0`, `k = 0`, `r = 0`): `c ≤ σ(x, t) ≤ c + w` for one `c`.
     Rng,
+    /// `(wrap x k m)` (`m` stored in `g ≥ 1`, `r = 0`), a *wrapped* entry (issue 15):
+    /// `σ(x, t) = (k·tid(t) + c) rem m` (C's truncating remainder) for one integer `c`
+    /// shared by the active threads.
+    Wrap,
     /// `(dep x kx ? kz r g)`, a *scaled* entry: the dimensions `d` with `u(d)` have an
     /// unknown coefficient (printed `?`, stored `k_d = 0`): `σ(x, t) = Σ_{¬u(d)} k_d·tid_d(t)
     /// + Σ_{u(d)} u_d·tid_d(t) + c` with integers `u_d` and `c ≡ r (mod g)` shared by the
@@ -740,9 +744,22 @@ impl Dep {
     pub fn remainder(k: [BigInt; 3], r: &BigInt, m: BigInt) -> Dep {
         Dep { k, r: r.mod_floor(&m), g: m, kind: EntryKind::Rem }
     }
+    /// The wrapped entry `(wrap k m)`, `m ≥ 1` (issue 15: `(k·tid + c) % m`).
+    pub fn wrap(k: [BigInt; 3], m: BigInt) -> Dep {
+        Dep { k, r: BigInt::zero(), g: m, kind: EntryKind::Wrap }
+    }
     /// The range entry `(rng w)`, `w ≥ 0`.
     pub fn range(w: BigInt) -> Dep {
         Dep { k: Default::default(), r: BigInt::zero(), g: w, kind: EntryKind::Rng }
+    }
+    /// The width of the window a range entry (`w`), a wrapped or a remainder entry (`2m − 2`:
+    /// their values lie in `[1 − m, m − 1]`) confines its local's values to.
+    pub fn window(&self) -> Option<BigInt> {
+        match self.kind {
+            EntryKind::Rng => Some(self.g.clone()),
+            EntryKind::Wrap | EntryKind::Rem => Some(&self.g * 2 - 2),
+            _ => None,
+        }
     }
     /// Whether this is a linear entry.
     pub fn linear(&self) -> bool {
@@ -804,13 +821,13 @@ impl Dep {
         Dep::norm(Default::default(), &self.r * &o.r, g)
     }
     /// `self` implies `other` (same kind and `k`; linear and scaled (same `?` dimensions):
-    /// `g2 | g1` and `r1 ≡ r2 (mod g2)`, `g2 = 0`: equal; remainder: equal; range: `w1 ≤ w2`).
+    /// `g2 | g1` and `r1 ≡ r2 (mod g2)`, `g2 = 0`: equal; remainder and wrapped: equal; range: `w1 ≤ w2`).
     pub fn implies(&self, other: &Dep) -> bool {
         if self.k != other.k || self.kind != other.kind {
             return false;
         }
         match self.kind {
-            EntryKind::Rem => return self == other,
+            EntryKind::Rem | EntryKind::Wrap => return self == other,
             EntryKind::Rng => return self.g <= other.g,
             EntryKind::Linear | EntryKind::Scaled(_) => {}
         }
@@ -826,6 +843,7 @@ impl fmt::Display for Dep {
         match self.kind {
             EntryKind::Rng => write!(f, "(rng {})", self.g),
             EntryKind::Rem => write!(f, "(rem {} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
+            EntryKind::Wrap => write!(f, "(wrap {} {} {} {})", self.k[0], self.k[1], self.k[2], self.g),
             EntryKind::Linear => write!(f, "({} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
             EntryKind::Scaled(u) => {
                 let k: Vec<String> =

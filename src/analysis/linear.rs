@@ -178,7 +178,55 @@ pub fn entry_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
     let groups = |x: &Dep| (0..3).any(|i| !x.unknown_dims()[i] && !cx.udims[i]);
     rem.or(linear)
         .or_else(|| scaled_expr(d, e, cx).filter(|x| !x.is_linear() && groups(x)))
+        .or_else(|| wrap_expr(d, e))
         .or_else(|| width_expr(d, e).map(Dep::range))
+}
+
+/// `wrap_D(e)` of spec §2 "Wrapped entries": `(wrap k m)` for `a % m` with an exact
+/// `m ≥ 1` and `dep_D(a) = (k, r, g)`; a copy of a local's wrapped entry.
+pub fn wrap_expr(d: &DepMap, e: &Expr) -> Option<Dep> {
+    match e {
+        Expr::Opd(Operand::Var(y)) => d.get(y).copied().filter(|x| x.kind == EntryKind::Wrap),
+        Expr::Bin(BinOp::Rem, a, b) => {
+            let m = dep_operand(d, b)?.as_exact().filter(|m| *m >= 1)?;
+            Some(Dep::wrap(dep_operand(d, a)?.k, m))
+        }
+        _ => None,
+    }
+}
+
+/// What `N*` reads of an index `o` (spec §2 "Access bounds"; the kernel's
+/// `Ctx::index_entry`): `dep_D(o)`, else a scaled entry; for a wrapped entry `(wrap k m)`
+/// the linear `(k, 0, 1)` when `period` (`bank_bytes·banks` for `Conflicts`, `None` for
+/// `MemReads`) divides `m·es`, else the window width `2m − 2`; a range entry's width; a
+/// remainder entry's window `2m − 2`.
+pub fn index_entry(
+    d: &DepMap,
+    o: &Operand,
+    es: u32,
+    period: Option<i64>,
+) -> (Option<Dep>, Option<i64>) {
+    let dep = dep_operand(d, o).or_else(|| scaled_operand(d, o));
+    let entry = match (o, dep) {
+        (Operand::Var(x), None) => d.get(x).copied(),
+        _ => None,
+    };
+    match entry {
+        Some(e) if e.kind == EntryKind::Rng => (None, Some(e.g)),
+        Some(e) if e.kind == EntryKind::Rem => {
+            (None, e.g.checked_mul(2).and_then(|w| w.checked_sub(2)))
+        }
+        Some(e) if e.kind == EntryKind::Wrap => {
+            let divides =
+                period.is_some_and(|p| (i128::from(e.g) * i128::from(es)) % i128::from(p) == 0);
+            if divides {
+                (Dep::new(e.k, 0, 1), None)
+            } else {
+                (None, e.g.checked_mul(2).and_then(|w| w.checked_sub(2)))
+            }
+        }
+        _ => (dep, None),
+    }
 }
 
 /// `scaled_D(o)` of spec §2 "Scaled entries": a local's scaled entry, else `dep_D(o)`.
@@ -261,7 +309,12 @@ fn uniform_product(r1: i64, g1: i64, r2: i64, g2: i64) -> Option<(i64, i64)> {
 fn width_operand(d: &DepMap, o: &Operand) -> Option<i64> {
     match (dep_operand(d, o), o) {
         (Some(x), _) if x.is_uniform() => Some(0),
-        (_, Operand::Var(x)) => d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g),
+        (_, Operand::Var(x)) => match d.get(x) {
+            Some(e) if e.kind == EntryKind::Rng => Some(e.g),
+            // `(k·tid + c) rem m` lies in `[1 − m, m − 1]`
+            Some(e) if e.kind == EntryKind::Wrap => e.g.checked_mul(2)?.checked_sub(2),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -275,6 +275,7 @@ fn hash_poly(q: &Poly) -> u64 {
 fn write_dep(s: &mut String, x: &str, d: &Dep) {
     let _ = match d.kind {
         EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
+        EntryKind::Wrap => write!(s, " (wrap {x} {} {} {} {})", d.k[0], d.k[1], d.k[2], d.g),
         EntryKind::Rem => write!(
             s,
             " (rem {x} {} {} {} {} {})",

@@ -125,6 +125,17 @@ pub fn suite() -> Vec<Case> {
             extra_inputs: none,
         },
         Case {
+            name: "mod16",
+            file: "mod16.cu",
+            pattern: "% 16 in a loop (4-byte elements)",
+            block: [32, 1, 1],
+            concrete_grid: None,
+            metric: MetricName::Conflicts,
+            points: pts("n", &rounds, 1),
+            hand: |_| 0,
+            extra_inputs: none,
+        },
+        Case {
             name: "maskloop",
             file: "maskloop.cu",
             pattern: "& 63 in a loop",

@@ -8,7 +8,6 @@ impl Ctx<'_> {
     /// `space`) against `N*` under the pre `(P, D)` = `env`; returns `N` as a rational.
     pub fn access(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
         let (a, claimed, kind) = self.access_site(n, arr, space)?;
-        let dep = Self::dep_opd(&env.d, o);
         // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
         // (those constraints, dependence, element size, kind) give equal N*: memoized.
         let tid_only: Vec<Cstr> = env
@@ -17,13 +16,9 @@ impl Ctx<'_> {
             .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
             .cloned()
             .collect();
-        // A scaled entry is counted per group of lanes (spec/logic.md §2 "Access bounds").
-        let dep = dep.or_else(|| Self::scaled_opd(&env.d, o));
-        // A range entry bounds the access by the window's sectors / bank occupancy.
-        let range = match (o, &dep) {
-            (Opd::Var(x), None) => env.d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
-            _ => None,
-        };
+        // A scaled entry is counted per group of lanes, a range (or wrapped) entry bounds
+        // the access by the window's sectors / bank occupancy (spec/logic.md §2).
+        let (dep, range) = self.index_entry(&env.d, o, a.bytes, kind);
         // N* reads of a linear entry's residue r only (r·es) mod gcd(g·es, M), and no r of
         // another kind (access::n_star): the key holds that class instead of r
         let class = dep.as_ref().map(|d| {

@@ -225,7 +225,7 @@ impl Ctx<'_> {
     pub fn width_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<BigInt> {
         match (Self::dep_opd(d, o), o) {
             (Some(x), _) if x.uniform() => Some(BigInt::zero()),
-            (_, Opd::Var(x)) => d.get(x).filter(|e| e.kind == EntryKind::Rng).map(|e| e.g.clone()),
+            (_, Opd::Var(x)) => d.get(x).filter(|e| e.kind != EntryKind::Rem).and_then(Dep::window),
             _ => None,
         }
     }

@@ -12,6 +12,7 @@ pub mod lower;
 pub mod nosplit;
 mod root;
 pub mod stmt;
+pub mod wrap;
 
 pub use deps::eval_int;
 pub use lanes::LANE_MODULUS_LIMIT;

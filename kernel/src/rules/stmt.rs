@@ -260,15 +260,16 @@ fn assign<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Reject
     }
 }
 
-fn dep_implied(cx: &Ctx, x: &str, have: Option<Dep>, want: &Dep) -> Result<(), Rejection> {
-    match have {
-        Some(h) if h.implies(want) => Ok(()),
-        h => Err(cx.rej(Reason::DepNotImplied {
-            var: x.to_string(),
-            have: h.map_or("⊤".to_string(), |d| d.to_string()),
-            want: want.to_string(),
-        })),
+/// `want` is implied by one of the candidate entries `have` (none: `⊤`).
+fn dep_implied(cx: &Ctx, x: &str, have: &[Dep], want: &Dep) -> Result<(), Rejection> {
+    if have.iter().any(|h| h.implies(want)) {
+        return Ok(());
     }
+    Err(cx.rej(Reason::DepNotImplied {
+        var: x.to_string(),
+        have: have.first().map_or("⊤".to_string(), Dep::to_string),
+        want: want.to_string(),
+    }))
 }
 
 /// Q:VWRITE1 — `x ← e` with substitution: `D'(x)` present and implied by `ent_P,D(e)`,
@@ -287,7 +288,7 @@ pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: 
     let post = cx.post(n)?;
     let (cost, shr) = vwrite_common(cx, n, (x, e), pre, bounding)?;
     let want = post.d.get(x).ok_or_else(|| cx.rej(Reason::NotInUniformSet(x.clone())))?;
-    dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
+    dep_implied(cx, x, &cx.assigned_candidates(pre, e), want)?;
     let q = match (post.q.mentions(x), cx.lin_fixed(&pre.p, e), &shr) {
         (false, _, _) => post.q.clone(),
         (true, Some(l), _) => post.q.map_atoms(|a| a.subst(x, &l)),
@@ -310,7 +311,7 @@ pub fn q_vwrite2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     let post = cx.post(n)?;
     let (cost, _) = vwrite_common(cx, n, (x, e), pre, false)?;
     if let Some(want) = post.d.get(x) {
-        dep_implied(cx, x, cx.dep_assigned(pre, e), want)?;
+        dep_implied(cx, x, &cx.assigned_candidates(pre, e), want)?;
     }
     if post.q.mentions(x) {
         return Err(cx.rej(Reason::PotentialMentions(x.clone())));
@@ -342,7 +343,7 @@ fn warp_common(cx: &Ctx, n: &Node, x: &str, ops: &[&Opd], cand: Option<Dep>, pre
     cx.same_p(&kept, &post.p, "pre P without x", "post P")?;
     same_d_except(cx, &pre.d, &post.d, x)?;
     if let Some(want) = post.d.get(x) {
-        dep_implied(cx, x, cand, want)?;
+        dep_implied(cx, x, &Vec::from_iter(cand), want)?;
     }
     if post.q.mentions(x) {
         return Err(cx.rej(Reason::PotentialMentions(x.to_string())));

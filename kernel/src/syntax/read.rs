@@ -331,9 +331,9 @@ pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
 }
 
 /// `(dep X KX KY KZ R G)` with `g ≥ 0` (a `K` may be `?`: a scaled entry), `(rem X KX KY KZ R M)` with `m ≥ 1` (residue
-/// ranges are checked by [`assn`]), or `(rng X W)` with `w ≥ 0`.
+/// ranges are checked by [`assn`]), `(rng X W)` with `w ≥ 0`, or `(wrap X KX KY KZ M)` with `m ≥ 1`.
 pub(super) fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
-    let e = "(dep X KX KY KZ R G), (rem X KX KY KZ R M) or (rng X W)";
+    let e = "(dep X KX KY KZ R G), (rem X KX KY KZ R M), (rng X W) or (wrap X KX KY KZ M)";
     let rem = match s.head() {
         Some("dep") => false,
         Some("rem") => true,
@@ -344,6 +344,14 @@ pub(super) fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
                 return Err(err(w, "a width W ≥ 0"));
             }
             return Ok((atom(x, "a local")?.to_string(), Dep::range(width)));
+        }
+        Some("wrap") => {
+            let [x, kx, ky, kz, ms] = exactly(s.list().map(tail).unwrap_or(&[]), s, "(wrap X KX KY KZ M)")?;
+            let m = int(ms)?;
+            if !m.is_positive() {
+                return Err(err(ms, "a modulus M ≥ 1"));
+            }
+            return Ok((atom(x, "a local")?.to_string(), Dep::wrap([int(kx)?, int(ky)?, int(kz)?], m)));
         }
         _ => return Err(err(s, e)),
     };

@@ -9,12 +9,12 @@ use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN, UNROLL_
 use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
-    cond, dep_expr, dep_operand, entry_expr, expr_uniform, join_deps, lane_cond, lin_fixed,
-    lin_operand, scaled_operand, warp_entry, Types,
+    cond, dep_expr, entry_expr, expr_uniform, index_entry, join_deps, lane_cond, lin_fixed,
+    lin_operand, warp_entry, Types,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
-use crate::core::assertion::linear::{Cstr, Dep, DepMap, EntryKind, Lin};
+use crate::core::assertion::linear::{Cstr, Dep, DepMap, Lin};
 use crate::core::metric::Q;
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_traits::{One, Zero};
@@ -104,19 +104,16 @@ impl Ctx<'_> {
         } else {
             AccessKind::Conflicts
         };
-        // a scaled entry when `dep_D(o)` is ⊤ (spec §2 "Access bounds")
-        let dep = dep_operand(&pre.d, o).or_else(|| scaled_operand(&pre.d, o));
+        // a scaled entry when `dep_D(o)` is ⊤, a range or wrapped entry's window (spec §2
+        // "Access bounds")
+        let period = match kind {
+            AccessKind::MemReads => None,
+            AccessKind::Conflicts => Some(i64::from(self.hw.bank_bytes) * i64::from(self.hw.banks)),
+        };
+        let (dep, range) = index_entry(&pre.d, o, decl.elem_bytes, period);
         // N* depends only on the thread constraints of P, the dependence, the element size
         // and the kind; loops re-run the forward pass, so it is memoized.
         let tid_p = || pre.p.iter().filter(|c| c.only_tid());
-        let range = match (o, dep) {
-            (Operand::Var(x), None) => pre
-                .d
-                .get(x)
-                .filter(|e| e.kind == EntryKind::Rng)
-                .map(|e| e.g),
-            _ => None,
-        };
         // the key: the thread constraints (normalized), the dependence's class, the range,
         // the element size and the kind
         let key: NStarKey = (

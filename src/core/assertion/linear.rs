@@ -293,6 +293,9 @@ pub enum EntryKind {
     Rem,
     /// `(rng x w)`, `w = g ≥ 0` (`k = 0`, `r = 0`): the values lie in `[c, c + w]` for one `c`.
     Rng,
+    /// `(wrap x k m)`, `m = g ≥ 1` (`r = 0`): the value is `(k·threadIdx + c) rem m` (C's
+    /// truncating remainder) for one `c` shared by the active threads (issue 15).
+    Wrap,
     /// `(dep x kx ? kz r g)`: the dimensions `d` with `u[d]` have an unknown coefficient
     /// `u_d` (printed `?`, stored `k_d = 0`) shared by the active threads; otherwise as a
     /// linear entry. At least one `u[d]` holds (`spec/logic.md` §1, scaled entries).
@@ -337,6 +340,15 @@ impl Dep {
             r: r.rem_euclid(m),
             g: m,
             kind: EntryKind::Rem,
+        }
+    }
+    /// The wrapped entry `(wrap k m)` for `m ≥ 1`.
+    pub fn wrap(k: [i64; 3], m: i64) -> Dep {
+        Dep {
+            k,
+            r: 0,
+            g: m,
+            kind: EntryKind::Wrap,
         }
     }
     /// The range entry `(rng w)` for `w ≥ 0`.
@@ -423,7 +435,7 @@ impl Dep {
             return false;
         }
         match self.kind {
-            EntryKind::Rem => return self == o,
+            EntryKind::Rem | EntryKind::Wrap => return self == o,
             EntryKind::Rng => return self.g <= o.g,
             EntryKind::Linear | EntryKind::Scaled(_) => {}
         }

@@ -59,7 +59,23 @@ impl Exporter<'_> {
                 .filter(|c| c.lin.terms.keys().all(|v| v.starts_with("threadIdx.")))
                 .filter_map(|c| self.cstr(c).ok())
                 .collect();
-            let dep = self.idep_opd(&pre.d, o);
+            // `Logic.wrap_dep`: a wrapped entry counted as its linear entry (Conflicts)
+            let wrap = |x: &String| {
+                let kind = if a.space == Space::Shared {
+                    Kind::Conflicts
+                } else {
+                    Kind::MemReads
+                };
+                let w = pre
+                    .d
+                    .get(x)
+                    .and_then(|e| wrap_conflicts(e, a.bytes, kind, self.cert.hardware))?;
+                Some((w.k, w.r, w.g))
+            };
+            let dep = self.idep_opd(&pre.d, o).or_else(|| match o {
+                Opd::Var(x) => wrap(x),
+                _ => None,
+            });
             // `Logic.scl_of`: the scaled entry `(u, k)` of a local without a linear entry.
             let scl = match (o, &dep) {
                 (Opd::Var(x), None) => pre.d.get(x).and_then(|e| match e.kind {
@@ -75,11 +91,7 @@ impl Exporter<'_> {
                 _ => None,
             };
             let rng = match (o, &dep, &scl) {
-                (Opd::Var(x), None, None) => pre
-                    .d
-                    .get(x)
-                    .filter(|e| e.kind == EntryKind::Rng)
-                    .map(|e| e.g.clone()),
+                (Opd::Var(x), None, None) => pre.d.get(x).and_then(Dep::window),
                 _ => None,
             };
             let dep = match dep {

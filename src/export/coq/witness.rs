@@ -31,6 +31,7 @@ impl Exporter<'_> {
             EntryKind::Linear => format!("DLin {i} {k} {} {}", z(&d.r), z(&d.g)),
             EntryKind::Rem => format!("DRem {i} {k} {} {}", z(&d.r), z(&d.g)),
             EntryKind::Rng => format!("DRng {i} {}", z(&d.g)),
+            EntryKind::Wrap => format!("DWrap {i} {k} {}", z(&d.g)),
             EntryKind::Scaled(u) => format!("DScl {i} {} {k} {} {}", ubits(u), z(&d.r), z(&d.g)),
         })
     }

@@ -15,10 +15,7 @@ impl Exporter<'_> {
             .ok_or_else(|| ExportError::Unsupported("Q:GUARD child without post".into()))?;
         let ss = Self::scales(&nq.p, self.cond_len(c, false));
         let rg = self.rewrites_ss(n, "guard", &ss)?;
-        let saved = self.filter.take();
-        let d = self.node(ch, s, at.ind + 2);
-        self.filter = saved;
-        let d = d?;
+        let d = self.node_under(None, ch, s, at.ind + 2)?;
         Ok(format!("DGuard {a} {b} {rg}\n{pad}  ({d})"))
     }
 
@@ -32,10 +29,7 @@ impl Exporter<'_> {
             .as_ref()
             .ok_or_else(|| ExportError::Unsupported("Q:GUARDEXIT child without post".into()))?;
         let wx = Self::witnesses(n, "exit", &at.post_scales, &Self::scales(&nq.p, 0))?;
-        let saved = self.filter.take();
-        let d = self.node(ch, s, at.ind + 2);
-        self.filter = saved;
-        let d = d?;
+        let d = self.node_under(None, ch, s, at.ind + 2)?;
         Ok(format!("DGuardExit {a} {b} {wx}\n{pad}  ({d})"))
     }
 
@@ -65,10 +59,7 @@ impl Exporter<'_> {
         let acc = self.expr_acc(at.child(0)?, c, at.pre);
         let dt = self.node(t, s1, ind + 2)?;
         // The else branch is an ordinary judgment: no filter inside it.
-        let saved = self.filter.take();
-        let df = self.node(f, s2, ind + 2);
-        self.filter = saved;
-        let df = df?;
+        let df = self.node_under(None, f, s2, ind + 2)?;
         Ok(format!(
             "DIfGuard4 {a} {b} {acc} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})"
         ))
@@ -98,16 +89,10 @@ impl Exporter<'_> {
         let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
         let acc = self.expr_acc(at.child(1)?, c, ppost);
-        let saved = self.filter.replace(c.clone());
-        let d1 = self.node(part, s1, ind + 2);
-        self.filter = saved;
-        let d1 = d1?;
+        let d1 = self.node_under(Some(c.clone()), part, s1, ind + 2)?;
         let dt = self.node(t, s2, ind + 2)?;
         // The else branch is an ordinary judgment: no filter inside it.
-        let saved = self.filter.take();
-        let df = self.node(f, s3, ind + 2);
-        self.filter = saved;
-        let df = df?;
+        let df = self.node_under(None, f, s3, ind + 2)?;
         Ok(format!(
             "DFlagExit {a} {b} {acc} {wjt} {wje}\n{pad}  ({d1})\n{pad}  ({dt})\n{pad}  ({df})"
         ))
@@ -143,10 +128,7 @@ impl Exporter<'_> {
         let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
         let acc = self.expr_acc(at.child(0)?, c, at.pre);
         // The then branch is an ordinary judgment: no filter inside it.
-        let saved = self.filter.take();
-        let dt = self.node(t, s1, ind + 2);
-        self.filter = saved;
-        let dt = dt?;
+        let dt = self.node_under(None, t, s1, ind + 2)?;
         let df = self.node(f, s2, ind + 2)?;
         let k = if r == "Q:IFEXIT1" {
             "DIfExit1"
@@ -244,10 +226,7 @@ impl Exporter<'_> {
         let ge = ge?;
         let acc = self.expr_acc(ec, e, lpre);
         let d0 = self.node(first, s0, ind + 4)?;
-        let saved = self.filter.replace(e.clone());
-        let db = self.node(bn, body, ind + 4);
-        self.filter = saved;
-        let db = db?;
+        let db = self.node_under(Some(e.clone()), bn, body, ind + 4)?;
         let m = self.assn(lpost)?;
         // the uniform mode (Q:WHILEGUARD1) is Coq's rule with `uf = true`
         let uf = wg.rule == "Q:WHILEGUARD1";

@@ -4,6 +4,21 @@
 use super::*;
 
 impl Exporter<'_> {
+    /// [`Exporter::node`] with the filter of spec/logic.md §4a set to `filter` for the
+    /// subtree (`None`: an ordinary judgment) and restored afterwards, also on an error.
+    pub(super) fn node_under(
+        &mut self,
+        filter: Option<Expr>,
+        n: &Node,
+        s: &Stmt,
+        ind: usize,
+    ) -> Result<String, ExportError> {
+        let saved = std::mem::replace(&mut self.filter, filter);
+        let r = self.node(n, s, ind);
+        self.filter = saved;
+        r
+    }
+
     /// The Coq `dtree` of statement node `n` about `s` (one `D…` constructor per rule),
     /// indented by `ind`; the rules with more than a few lines have their own method.
     pub(super) fn node(&mut self, n: &Node, s: &Stmt, ind: usize) -> Result<String, ExportError> {
@@ -157,10 +172,7 @@ impl Exporter<'_> {
             }
             (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2"), Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
-                let saved = self.filter.replace(e.clone());
-                let db = self.node(child(1)?, body, ind + 2);
-                self.filter = saved;
-                let db = db?;
+                let db = self.node_under(Some(e.clone()), child(1)?, body, ind + 2)?;
                 let k = if r == "Q:WHILEEXIT1" {
                     "DWhileExit1"
                 } else {

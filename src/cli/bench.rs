@@ -666,7 +666,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                                         &v.bound,
                                     );
                                     let b = super::analyze::verdict_bound(v);
-                                    (b, shown.text, v.bound.clone(), a.derivation.clone())
+                                    (b, shown.text, v.bound.clone(), a.derivation)
                                 })
                                 .map_err(|r| crate::report::check::rejected_no_bound(r, None)),
                         );

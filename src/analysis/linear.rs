@@ -212,20 +212,16 @@ pub fn index_entry(
         _ => None,
     };
     match entry {
-        Some(e) if e.kind == EntryKind::Rng => (None, Some(e.g)),
-        Some(e) if e.kind == EntryKind::Rem => {
-            (None, e.g.checked_mul(2).and_then(|w| w.checked_sub(2)))
-        }
-        Some(e) if e.kind == EntryKind::Wrap => {
+        Some(e) => {
             let divides =
                 period.is_some_and(|p| (i128::from(e.g) * i128::from(es)) % i128::from(p) == 0);
-            if divides {
+            if e.kind == EntryKind::Wrap && divides {
                 (Dep::new(e.k, 0, 1), None)
             } else {
-                (None, e.g.checked_mul(2).and_then(|w| w.checked_sub(2)))
+                (None, e.window())
             }
         }
-        _ => (dep, None),
+        None => (dep, None),
     }
 }
 
@@ -309,12 +305,11 @@ fn uniform_product(r1: i64, g1: i64, r2: i64, g2: i64) -> Option<(i64, i64)> {
 fn width_operand(d: &DepMap, o: &Operand) -> Option<i64> {
     match (dep_operand(d, o), o) {
         (Some(x), _) if x.is_uniform() => Some(0),
-        (_, Operand::Var(x)) => match d.get(x) {
-            Some(e) if e.kind == EntryKind::Rng => Some(e.g),
-            // `(k·tid + c) rem m` lies in `[1 − m, m − 1]`
-            Some(e) if e.kind == EntryKind::Wrap => e.g.checked_mul(2)?.checked_sub(2),
-            _ => None,
-        },
+        // a range or wrapped entry's window (a remainder entry gives lane facts instead)
+        (_, Operand::Var(x)) => d
+            .get(x)
+            .filter(|e| e.kind != EntryKind::Rem)
+            .and_then(Dep::window),
         _ => None,
     }
 }

@@ -360,6 +360,16 @@ impl Dep {
             kind: EntryKind::Rng,
         }
     }
+    /// The width of the window a range entry (`w`), a wrapped or a remainder entry (`2m − 2`:
+    /// their values lie in `[1 − m, m − 1]`) confines its local's values to (the kernel's
+    /// `Dep::window`); `None` for other entries or on overflow.
+    pub fn window(&self) -> Option<i64> {
+        match self.kind {
+            EntryKind::Rng => Some(self.g),
+            EntryKind::Wrap | EntryKind::Rem => self.g.checked_mul(2)?.checked_sub(2),
+            _ => None,
+        }
+    }
     /// Whether this is a linear entry.
     pub fn is_linear(&self) -> bool {
         self.kind == EntryKind::Linear

@@ -95,17 +95,15 @@ impl Back<'_, '_> {
         };
         // Q:WHILEGUARD(1): the pre is `J + Q' + M^if + C` (the last test, which every lane
         // fails, costs `M^if + C`: no `M^div`); Q:WHILEEXIT1/2: `i + Q' + 2k`
-        let (qp, wfields) = match ge {
-            Some(_) if rws.is_empty() => (
-                i.plus(qpost).plus_const(&(cost + &self.ctx.metric.if_)),
-                vec![],
-            ),
+        let (last, wfields) = match ge {
+            Some(_) if rws.is_empty() => (cost + &self.ctx.metric.if_, vec![]),
             Some(_) => (
-                i.plus(qpost).plus_const(&(cost + &self.ctx.metric.if_)),
+                cost + &self.ctx.metric.if_,
                 vec![Field::Rewrite("guard", rws)],
             ),
-            None => (i.plus(qpost).plus_const(&(&k + &k)), vec![]),
+            None => (&k + &k, vec![]),
         };
+        let qp = i.plus(qpost).plus_const(&last);
         let wnode = TNode {
             rule: if ge.is_some() && *uniform {
                 "Q:WHILEGUARD1"

@@ -602,6 +602,7 @@ fn solve_back(
         hints: Vec::new(),
         tails,
         tails_solved: 0,
+        restricted: None,
     };
     let res = back_and_solve(&mut back, an, target);
     (res, back.tails_solved)

@@ -79,11 +79,10 @@ impl NStarMemo {
             c.hash(&mut h);
         }
         let h = h.finish();
-        let known = self.by_hash.get(&h).and_then(|is| {
-            is.iter()
-                .copied()
-                .find(|&i| self.lists[i].iter().eq(tid()))
-        });
+        let known = self
+            .by_hash
+            .get(&h)
+            .and_then(|is| is.iter().copied().find(|&i| self.lists[i].iter().eq(tid())));
         let i = known.unwrap_or_else(|| {
             self.lists.push(tid().cloned().collect());
             let i = self.lists.len() - 1;
@@ -422,9 +421,9 @@ impl Ctx<'_> {
         let mut built: Option<Vec<Cstr>> = match &lin {
             // an update `x ← x + δ` (δ not mentioning x, possibly symbolic: a grid-stride
             // step): the pre's constraints renamed back through `x − δ`
-            Some(le) if !le.sub(&Lin::var(x)).mentions(x) => (!keeps_all).then(|| {
-                renamed(&Lin::var(x).sub(&le.sub(&Lin::var(x))))
-            }),
+            Some(le) if !le.sub(&Lin::var(x)).mentions(x) => {
+                (!keeps_all).then(|| renamed(&Lin::var(x).sub(&le.sub(&Lin::var(x)))))
+            }
             // `x ← a·x + δ` (a ≠ 1, δ without x: `i *= 2`) is invertible, the pre's
             // constraints hold of `(x − δ)/a`
             Some(le) if le.mentions(x) && !le.coef(x).is_one() => (!keeps_all).then(|| {
@@ -459,7 +458,7 @@ impl Ctx<'_> {
         // or those not mentioning x) and possibly `x − le = 0`: each target is a
         // constraint of the pre itself or a constant, so the witness is found by
         // position (checked; a general search otherwise)
-        let mut witnesses = Vec::new();
+        let mut witnesses = Vec::with_capacity(p.len());
         let mut next = 0;
         for c in p {
             // `c[x ← le]`, which is `c` itself when `c` does not mention `x` (no copy)

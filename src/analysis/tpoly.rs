@@ -116,10 +116,11 @@ impl TPoly {
     /// Instantiates the LP variables with `sol`.
     pub fn instantiate(&self, sol: &[Q]) -> Poly {
         let mut p = Poly::zero();
+        let terms = p.terms_mut();
         for (m, c) in &self.terms {
             let v = c.eval(sol);
             if !v.is_zero() {
-                p.terms.insert(m.clone(), v);
+                terms.insert(m.clone(), v);
             }
         }
         p

@@ -42,10 +42,57 @@ fn nstar_class(d: Dep, es: u32, kind: AccessKind, hw: &Hardware) -> (Dep, i128) 
     (Dep { r: 0, ..d }, base)
 }
 
-/// The memo key of [`Ctx::access_n`]: the thread constraints of `P`, the dependence's
-/// [`nstar_class`], the range entry's width, the element size and whether the array is
-/// global — everything [`n_star`] and [`range_bound`] read.
-pub(super) type NStarKey = (Vec<Cstr>, Option<(Dep, i128)>, Option<i64>, u32, bool);
+/// The memo key of [`Ctx::access_n`]: the thread constraints of `P` (their number in
+/// [`NStarMemo::lists`]), the dependence's [`nstar_class`], the range entry's width, the
+/// element size and whether the array is global — everything [`n_star`] and
+/// [`range_bound`] read.
+type NStarKey = (usize, Option<(Dep, i128)>, Option<i64>, u32, bool);
+
+/// The memo of [`Ctx::access_n`] (loops re-run the forward pass). The thread constraints
+/// of a `P` are numbered once per distinct list, found by hash without copying them, and
+/// the last `P` seen is remembered by identity (consecutive accesses mostly share one `P`,
+/// issue 13); that `Arc` is held, so its address cannot be reused by another list.
+#[derive(Default)]
+pub(super) struct NStarMemo {
+    /// `N*` by key.
+    n: rustc_hash::FxHashMap<NStarKey, u64>,
+    /// The distinct lists of thread constraints, by number.
+    lists: Vec<Vec<Cstr>>,
+    /// The numbers of the lists by hash.
+    by_hash: rustc_hash::FxHashMap<u64, Vec<usize>>,
+    /// The last `P` and the number of its thread constraints.
+    last: Option<(Arc<Vec<Cstr>>, usize)>,
+}
+
+impl NStarMemo {
+    /// The number of the thread constraints of `p` (`Cstr::only_tid`, in order).
+    fn tid_list(&mut self, p: &Arc<Vec<Cstr>>) -> usize {
+        use std::hash::{Hash, Hasher};
+        if let Some((q, i)) = &self.last {
+            if Arc::ptr_eq(p, q) {
+                return *i;
+            }
+        }
+        let tid = || p.iter().filter(|c| c.only_tid());
+        let mut h = rustc_hash::FxHasher::default();
+        for c in tid() {
+            c.hash(&mut h);
+        }
+        let h = h.finish();
+        let known = self
+            .by_hash
+            .get(&h)
+            .and_then(|is| is.iter().copied().find(|&i| self.lists[i].iter().eq(tid())));
+        let i = known.unwrap_or_else(|| {
+            self.lists.push(tid().cloned().collect());
+            let i = self.lists.len() - 1;
+            self.by_hash.entry(h).or_default().push(i);
+            i
+        });
+        self.last = Some((Arc::clone(p), i));
+        i
+    }
+}
 
 /// Types from the context's map of locals, built once (`Program::local_ty` scans the list
 /// of locals: quadratic on long kernels, issue 13).
@@ -113,25 +160,33 @@ impl Ctx<'_> {
         let (dep, range) = index_entry(&pre.d, o, decl.elem_bytes, period);
         // N* depends only on the thread constraints of P, the dependence, the element size
         // and the kind; loops re-run the forward pass, so it is memoized.
-        let tid_p = || pre.p.iter().filter(|c| c.only_tid());
-        // the key: the thread constraints (normalized), the dependence's class, the range,
+        let mut memo = self.nstar_cache.borrow_mut();
+        let tid = memo.tid_list(&pre.p);
+        // the key: the thread constraints (numbered), the dependence's class, the range,
         // the element size and the kind
         let key: NStarKey = (
-            tid_p().cloned().collect(),
+            tid,
             dep.map(|d| nstar_class(d, decl.elem_bytes, kind, self.hw)),
             range,
             decl.elem_bytes,
             global,
         );
-        if let Some(&n) = self.nstar_cache.borrow().get(&key) {
+        if let Some(&n) = memo.n.get(&key) {
             return Ok((global, n));
         }
-        let mut n = n_star(&key.0, dep, decl.elem_bytes, kind, self.hw, self.launch);
+        let mut n = n_star(
+            &memo.lists[tid],
+            dep,
+            decl.elem_bytes,
+            kind,
+            self.hw,
+            self.launch,
+        );
         if let Some(r) = range.and_then(|w| range_bound(w, decl.elem_bytes, kind, self.hw)) {
             n = n.min(r);
         }
         let n = n.max(1);
-        self.nstar_cache.borrow_mut().insert(key, n);
+        memo.n.insert(key, n);
         Ok((global, n))
     }
 
@@ -340,39 +395,6 @@ impl Ctx<'_> {
             }
             d.into()
         };
-        let mut p: Vec<Cstr> = Vec::with_capacity(pre.p.len() + 1);
-        match &lin {
-            // an update `x ← x + δ` (δ not mentioning x, possibly symbolic: a grid-stride
-            // step): the pre's constraints renamed back through `x − δ`
-            Some(le) if !le.sub(&Lin::var(x)).mentions(x) => {
-                let back = Lin::var(x).sub(&le.sub(&Lin::var(x)));
-                for cs in pre.p.iter() {
-                    p.push(Cstr {
-                        kind: cs.kind.clone(),
-                        lin: cs.lin.subst(x, &back),
-                    });
-                }
-            }
-            // `x ← a·x + δ` (a ≠ 1, δ without x: `i *= 2`) is invertible, the pre's
-            // constraints hold of `(x − δ)/a`
-            Some(le) if le.mentions(x) && !le.coef(x).is_one() => {
-                let a = le.coef(x);
-                let mut delta = le.clone();
-                delta.terms.remove(x);
-                let back = Lin::var(x).sub(&delta).scale(&(Q::one() / a));
-                for cs in pre.p.iter() {
-                    p.push(Cstr {
-                        kind: cs.kind.clone(),
-                        lin: cs.lin.subst(x, &back),
-                    });
-                }
-            }
-            Some(le) if !le.mentions(x) => {
-                p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned());
-                p.push(Cstr::eq(Lin::var(x).sub(le)));
-            }
-            _ => p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned()),
-        }
         // `x ← a * b` (uniform, non-linear) under `P ⇒ a ≥ 1 ∧ b ≥ 1`: `x ≥ 1` and
         // `x ≥ a + b − 1` (spec/logic.md §4 "Products")
         let fact = match &lin {
@@ -382,20 +404,63 @@ impl Ctx<'_> {
         let product = fact
             .as_ref()
             .map(|(f, _, wa, wb)| (f.clone(), wa.clone(), wb.clone()));
+        // the post's list: the pre's, shared (no copy of its constraints, issue 13), when
+        // no constraint mentions `x` and none is added; built otherwise
+        let keeps_all = !pre.p.iter().any(|c| c.mentions(x));
+        let fresh = || Vec::with_capacity(pre.p.len() + 1);
+        let renamed = |back: &Lin| -> Vec<Cstr> {
+            let mut p = fresh();
+            for cs in pre.p.iter() {
+                p.push(Cstr {
+                    kind: cs.kind.clone(),
+                    lin: cs.lin.subst(x, back),
+                });
+            }
+            p
+        };
+        let mut built: Option<Vec<Cstr>> = match &lin {
+            // an update `x ← x + δ` (δ not mentioning x, possibly symbolic: a grid-stride
+            // step): the pre's constraints renamed back through `x − δ`
+            Some(le) if !le.sub(&Lin::var(x)).mentions(x) => {
+                (!keeps_all).then(|| renamed(&Lin::var(x).sub(&le.sub(&Lin::var(x)))))
+            }
+            // `x ← a·x + δ` (a ≠ 1, δ without x: `i *= 2`) is invertible, the pre's
+            // constraints hold of `(x − δ)/a`
+            Some(le) if le.mentions(x) && !le.coef(x).is_one() => (!keeps_all).then(|| {
+                let a = le.coef(x);
+                let mut delta = le.clone();
+                delta.terms.remove(x);
+                renamed(&Lin::var(x).sub(&delta).scale(&(Q::one() / a)))
+            }),
+            Some(le) if !le.mentions(x) => {
+                let mut p = fresh();
+                p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned());
+                p.push(Cstr::eq(Lin::var(x).sub(le)));
+                Some(p)
+            }
+            _ if keeps_all => None,
+            _ => {
+                let mut p = fresh();
+                p.extend(pre.p.iter().filter(|c| !c.mentions(x)).cloned());
+                Some(p)
+            }
+        };
         if let Some((floor, least, _, _)) = fact {
             // `x ≥ α·β` (the floor's least value) and `x ≥ floor`
+            let p = built.get_or_insert_with(|| pre.p.to_vec());
             p.push(Cstr::le(Lin::constant(least).sub(&Lin::var(x))));
             if !floor.mentions(x) && !floor.is_const() {
                 p.push(Cstr::le(floor.sub(&Lin::var(x))));
             }
         }
+        let p: &[Cstr] = built.as_deref().unwrap_or(&pre.p);
         // the post's constraints are the pre's (renamed back through an update of x,
         // or those not mentioning x) and possibly `x − le = 0`: each target is a
         // constraint of the pre itself or a constant, so the witness is found by
         // position (checked; a general search otherwise)
-        let mut witnesses = Vec::new();
+        let mut witnesses = Vec::with_capacity(p.len());
         let mut next = 0;
-        for c in &p {
+        for c in p {
             // `c[x ← le]`, which is `c` itself when `c` does not mention `x` (no copy)
             let substituted;
             let value = lin.as_ref().or(product.as_ref().map(|pr| &pr.0));
@@ -455,10 +520,9 @@ impl Ctx<'_> {
             }),
             Abs {
                 // the pre's list, shared, when the assignment left it as it was
-                p: if p == *pre.p {
-                    Arc::clone(&pre.p)
-                } else {
-                    p.into()
+                p: match built {
+                    Some(p) if p != *pre.p => p.into(),
+                    _ => Arc::clone(&pre.p),
                 },
                 d,
             },

@@ -346,7 +346,7 @@ pub struct Ctx<'a> {
     /// used only to propose candidate ranking atoms (validated against the invariant).
     const_facts: Vec<Cstr>,
     /// Memoized access bounds `N*` (see `access_n`).
-    nstar_cache: std::cell::RefCell<BTreeMap<forward::NStarKey, u64>>,
+    nstar_cache: std::cell::RefCell<forward::NStarMemo>,
     /// Loops without a ranking atom of their own whose candidate atoms come from the
     /// conditions of their body (the counters tested after an update), keyed like `atoms`.
     exit_candidates: BTreeSet<usize>,
@@ -602,6 +602,7 @@ fn solve_back(
         hints: Vec::new(),
         tails,
         tails_solved: 0,
+        restricted: None,
     };
     let res = back_and_solve(&mut back, an, target);
     (res, back.tails_solved)

@@ -13,7 +13,7 @@
 //! over LP variables (`crate::analysis::tpoly::TPoly`, templates of the inference).
 
 use super::linear::{fmt_q, q_add, q_mul, Lin};
-use super::sorted::SortedMap;
+use super::sorted::{SharedMap, SortedMap};
 use crate::core::metric::Q;
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -163,7 +163,11 @@ impl Atom {
     }
     /// Whether `v` occurs in a form.
     pub fn mentions(&self, v: &str) -> bool {
-        self.forms().iter().any(|l| l.mentions(v))
+        // the forms of `forms`, without collecting them (a hot test of the backward pass)
+        match self {
+            Atom::LogQ(l, m) => l.mentions(v) || m.mentions(v),
+            _ => self.lin().mentions(v),
+        }
     }
     /// `A[v ← e]`: substitution in the form (exact for a floor atom: `⌊L/d⌋` is a function
     /// of `L`'s value; spec/logic.md §1).
@@ -306,10 +310,14 @@ pub type Mono = Vec<Atom>;
 
 /// A polynomial `Σ c_m · Π_{a ∈ m} a` over atoms ([`Atom`]) with coefficients of type `C`, normalized
 /// (canonical atoms, sorted monomials, no zero coefficients).
+///
+/// The terms are shared ([`SharedMap`], copied on the first write, [`PolyT::terms_mut`]): the
+/// derivation's nodes hold the potentials before and after each statement, mostly the same
+/// ones as their neighbours, so a copy of a potential is not a copy of its terms (issue 13).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct PolyT<C> {
     /// Coefficient of each monomial.
-    pub terms: SortedMap<Mono, C>,
+    pub terms: SharedMap<Mono, C>,
 }
 
 /// Potentials with rational coefficients (certificates, bounds).
@@ -319,8 +327,12 @@ impl<C: Coef> PolyT<C> {
     /// The zero polynomial.
     pub fn zero() -> Self {
         PolyT {
-            terms: SortedMap::new(),
+            terms: SharedMap::default(),
         }
+    }
+    /// The terms, to change them: copied first when another potential shares them.
+    pub fn terms_mut(&mut self) -> &mut SortedMap<Mono, C> {
+        self.terms.make_mut()
     }
     /// The constant `k`.
     pub fn constant(k: &Q) -> Self {
@@ -358,16 +370,17 @@ impl<C: Coef> PolyT<C> {
     }
     /// Adds `c · m` for a canonical sorted monomial `m`.
     pub fn add_term(&mut self, m: Mono, c: C) {
-        if let Some(e) = self.terms.get_mut(&m) {
+        let terms = self.terms_mut();
+        if let Some(e) = terms.get_mut(&m) {
             e.add_assign_c(&c);
             if e.is_zero_c() {
-                self.terms.remove(&m);
+                terms.remove(&m);
             }
         } else {
             let mut z = C::czero();
             z.add_assign_c(&c);
             if !z.is_zero_c() {
-                self.terms.insert(m, z);
+                terms.insert(m, z);
             }
         }
     }
@@ -395,8 +408,17 @@ impl<C: Coef> PolyT<C> {
     }
     /// `Q[v ← e]` (spec §2 "Substitution"): `e` replaces `v` in every atom; renormalized.
     pub fn subst(&self, v: &str, e: &Lin) -> Self {
+        // a potential without `v` is its own substitution (its terms shared, issue 13)
+        if !self.mentions(v) {
+            return self.clone();
+        }
         let mut out = Self::zero();
         for (m, c) in &self.terms {
+            if !m.iter().any(|a| a.mentions(v)) {
+                // canonical atoms stay as they are
+                out.add_term(m.clone(), c.clone());
+                continue;
+            }
             let atoms: Vec<Atom> = m.iter().map(|a| a.subst(v, e)).collect();
             out.add_raw_term(&atoms, c.clone());
         }
@@ -423,6 +445,11 @@ impl<C: Coef> PolyT<C> {
     pub fn replace_atom(&self, atom: &Atom, by: &[(Q, Option<Atom>)]) -> Self {
         let mut out = Self::zero();
         for (m, c) in &self.terms {
+            if !m.contains(atom) {
+                // a monomial without the atom is already canonical
+                out.add_term(m.clone(), c.clone());
+                continue;
+            }
             // partial products: (coefficient factor, raw atoms)
             let mut parts: Vec<(Q, Vec<Atom>)> = vec![(Q::one(), Vec::new())];
             for a in m {

@@ -8,3 +8,52 @@
 //! those of the sorted entry sequence, as for `BTreeMap`).
 
 pub use warpcert_kernel::sorted::SortedMap;
+
+/// A [`SortedMap`] shared between values (`Arc`), copied on the first write
+/// ([`SharedMap::make_mut`]); reads go through `Deref`, and `&SharedMap` iterates like
+/// `&SortedMap` (issue 13: potentials copied from node to node share their terms).
+#[derive(Clone, PartialEq)]
+pub struct SharedMap<K, V>(std::sync::Arc<SortedMap<K, V>>);
+
+impl<K: Clone, V: Clone> SharedMap<K, V> {
+    /// The map, to change it: copied first when another value shares it.
+    pub fn make_mut(&mut self) -> &mut SortedMap<K, V> {
+        std::sync::Arc::make_mut(&mut self.0)
+    }
+}
+
+impl<K, V> SharedMap<K, V> {
+    /// Whether `a` and `b` are one shared map (then equal).
+    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl<K, V> Default for SharedMap<K, V> {
+    /// The empty map.
+    fn default() -> Self {
+        SharedMap(std::sync::Arc::new(SortedMap::default()))
+    }
+}
+
+impl<K, V> std::ops::Deref for SharedMap<K, V> {
+    type Target = SortedMap<K, V>;
+    fn deref(&self) -> &SortedMap<K, V> {
+        &self.0
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a SharedMap<K, V> {
+    type Item = <&'a SortedMap<K, V> as IntoIterator>::Item;
+    type IntoIter = <&'a SortedMap<K, V> as IntoIterator>::IntoIter;
+    fn into_iter(self) -> Self::IntoIter {
+        (&*self.0).into_iter()
+    }
+}
+
+impl<K: std::fmt::Debug, V: std::fmt::Debug> std::fmt::Debug for SharedMap<K, V> {
+    /// As the map itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}

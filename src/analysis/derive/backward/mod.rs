@@ -14,10 +14,12 @@ use crate::analysis::AnalysisError;
 use crate::certificate::{Field, Node, Rewrite};
 use crate::core::assertion::linear::{DepMap, Lin};
 use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Coef, Mono};
+use crate::core::assertion::sorted::SharedMap;
 use crate::core::metric::Q;
 use crate::core::Loc;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// A derivation node whose potentials are templates.
 pub(super) struct TNode {
@@ -42,6 +44,10 @@ pub(super) struct Back<'c, 'a> {
     pub(super) tails: bool,
     /// How many tails were solved on their own.
     pub(super) tails_solved: usize,
+    /// The last pre potential [`Back::back`] restricted to its `D` ([`Back::restrict_d`]),
+    /// with that `D`: the post potential of the statement before, under the same `D`, needs
+    /// no restriction again (issue 13: their terms and maps are shared).
+    pub(super) restricted: Option<(TPoly, Arc<DepMap>)>,
 }
 
 impl Back<'_, '_> {
@@ -83,13 +89,16 @@ impl Back<'_, '_> {
             .cloned()
             .collect();
         for m in drop {
-            if let Some(c) = out.terms.remove(&m) {
+            if let Some(c) = out.terms_mut().remove(&m) {
                 self.lp
                     .add(c, Rel::Eq, why)
                     .map_err(|e| err(None, format!("no bound: {e}")))?;
             }
         }
-        out.terms.retain(|_, c| !c.is_zero_c());
+        // the terms stay shared when none is zero
+        if out.terms.values().any(|c| c.is_zero_c()) {
+            out.terms_mut().retain(|_, c| !c.is_zero_c());
+        }
         Ok(out)
     }
 
@@ -120,7 +129,13 @@ impl Back<'_, '_> {
     }
 
     pub(super) fn back(&mut self, a: &AN, qpost: TPoly) -> Result<(TNode, TPoly), AnalysisError> {
-        let qpost = self.restrict_d(qpost, &a.post.d)?;
+        let done = matches!(&self.restricted, Some((q, d))
+            if SharedMap::ptr_eq(&q.terms, &qpost.terms) && Arc::ptr_eq(d, &a.post.d));
+        let qpost = if done {
+            qpost
+        } else {
+            self.restrict_d(qpost, &a.post.d)?
+        };
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, &qpost, rule, qpre, fields, children);
         let (n, qpre) = match &a.kind {
@@ -230,6 +245,7 @@ impl Back<'_, '_> {
             AK::While(an) => self.back_while(a, an, &qpost)?,
         };
         let qpre = self.restrict_d(qpre, &a.pre.d)?;
+        self.restricted = Some((qpre.clone(), Arc::clone(&a.pre.d)));
         let mut n = n;
         n.pre.1 = qpre.clone();
         Ok((n, qpre))

@@ -86,7 +86,10 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         prev: RefCell::new(None),
         count: Cell::new(0),
         nstar: RefCell::new(BTreeMap::new()),
-        wf_ok: RefCell::new(HashSet::new()),
+        nstar_by_p: RefCell::new(HashMap::default()),
+        wf_ok: RefCell::new(HashSet::default()),
+        wf_parts_ok: RefCell::new((HashMap::default(), HashMap::default())),
+        implicit_nodes: RefCell::new(HashMap::default()),
         cost_optional: cert.version >= 5,
         lower: cert.lower,
     };

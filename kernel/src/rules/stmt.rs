@@ -343,7 +343,7 @@ fn warp_common(cx: &Ctx, n: &Node, x: &str, ops: &[&Opd], cand: Option<Dep>, pre
     cx.same_p(&kept, &post.p, "pre P without x", "post P")?;
     same_d_except(cx, &pre.d, &post.d, x)?;
     if let Some(want) = post.d.get(x) {
-        dep_implied(cx, x, &Vec::from_iter(cand), want)?;
+        dep_implied(cx, x, cand.as_slice(), want)?;
     }
     if post.q.mentions(x) {
         return Err(cx.rej(Reason::PotentialMentions(x.to_string())));

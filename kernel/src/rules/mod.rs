@@ -81,6 +81,8 @@ pub struct Ctx<'a> {
     /// The warp-uniform thread dimensions of the launch ([`warp_uniform_dims`]).
     pub udims: [bool; 3],
     stack: RefCell<Vec<(String, usize)>>,
+    /// The rule-name strings of nodes popped from `stack`, reused by the next pushes.
+    spare_names: RefCell<Vec<String>>,
     /// The filter of each node on the stack (spec/logic.md §4a): the condition of the
     /// Q:WHILEEXIT1/2 loop whose body spine the node is on, `None` for ordinary nodes.
     filters: RefCell<Vec<Option<Expr>>>,
@@ -143,7 +145,11 @@ impl Ctx<'_> {
         idx: usize,
         filter: Option<&Expr>,
     ) -> Result<Rat, Rejection> {
-        self.stack.borrow_mut().push((n.rule.clone(), idx));
+        // the rule name is copied into a string of a node popped before (no allocation)
+        let mut rule = self.spare_names.borrow_mut().pop().unwrap_or_default();
+        rule.clear();
+        rule.push_str(&n.rule);
+        self.stack.borrow_mut().push((rule, idx));
         self.filters.borrow_mut().push(filter.cloned());
         self.count.set(self.count.get().saturating_add(1));
         let depth = self.stack.borrow().len();
@@ -158,7 +164,9 @@ impl Ctx<'_> {
             },
         );
         self.filters.borrow_mut().pop();
-        self.stack.borrow_mut().pop();
+        if let Some((rule, _)) = self.stack.borrow_mut().pop() {
+            self.spare_names.borrow_mut().push(rule);
+        }
         r
     }
 
@@ -392,7 +400,8 @@ pub fn uniform_form(d: &BTreeMap<String, Dep>, l: &Lin) -> bool {
             if !e.linear() {
                 return false;
             }
-            for (ki, ke) in k.iter_mut().zip(&e.k) {
+            // a zero coefficient adds nothing (skipped: an exact product and sum less)
+            for (ki, ke) in k.iter_mut().zip(&e.k).filter(|(_, ke)| !ke.is_zero()) {
                 *ki += a * Rat::from_integer(ke.clone());
             }
         }

@@ -81,6 +81,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         block: cert.block,
         udims: warp_uniform_dims(cert.block, cert.hardware[0]),
         stack: RefCell::new(Vec::new()),
+        spare_names: RefCell::new(Vec::new()),
         filters: RefCell::new(Vec::new()),
         divergent_exit: Cell::new(false),
         prev: RefCell::new(None),

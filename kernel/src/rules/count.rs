@@ -36,12 +36,8 @@ impl Ctx<'_> {
         // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
         // (those constraints, dependence, element size, kind) give equal N*: memoized.
         let key = || -> NStarKey {
-            let tid_only: Vec<Cstr> = env
-                .p
-                .iter()
-                .filter(|c| c.lin.terms.keys().all(|v| TIDS.contains(&v.as_str())))
-                .cloned()
-                .collect();
+            let tid_only: Vec<Cstr> =
+                env.p.iter().filter(|c| c.lin.terms.keys().all(|v| TIDS.contains(&v.as_str()))).cloned().collect();
             (tid_only, rest.0.clone(), rest.1.clone(), rest.2, rest.3)
         };
         let cached = by_p.or_else(|| self.nstar.borrow().get(&key()).copied());

@@ -27,10 +27,10 @@ use crate::{assume, sexp, typing, Reason, Rejection, Verdict, WfProblem};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// What a derivation node is about.
 #[derive(Clone, Copy, Debug)]
@@ -249,8 +249,12 @@ impl Ctx<'_> {
         if let Some(built) = self.implicit_nodes.borrow().get(rule) {
             return Ok(Rc::clone(built));
         }
-        let built =
-            Rc::new(Node { rule: rule.to_string(), line: n.line, children: (0..k).map(|_| hole()).collect(), ..Node::default() });
+        let built = Rc::new(Node {
+            rule: rule.to_string(),
+            line: n.line,
+            children: (0..k).map(|_| hole()).collect(),
+            ..Node::default()
+        });
         self.implicit_nodes.borrow_mut().insert(rule, Rc::clone(&built));
         Ok(built)
     }

@@ -67,6 +67,10 @@ type NStarKey = (Vec<Cstr>, Option<([BigInt; 3], EntryKind, BigInt, BigInt)>, Op
 /// the element size and the hardware function.
 type NStarRest = (Option<([BigInt; 3], EntryKind, BigInt, BigInt)>, Option<BigInt>, u32, Kind);
 
+/// The memo of [`Ctx::access`] by the address of the pre's `P`: the `P` (held, so that the
+/// address is not reused) and the `N*` values by [`NStarRest`].
+type NStarByP = HashMap<usize, (Rc<Vec<Cstr>>, BTreeMap<NStarRest, u64>)>;
+
 /// The checking context: the certificate's program, metric, hardware and launch, and the
 /// path of the node being checked (for rejections).
 pub struct Ctx<'a> {
@@ -97,7 +101,7 @@ pub struct Ctx<'a> {
     /// The same values by the address of the pre's `P` (shared by the nodes of an assertion
     /// table entry), which is held here so that the address is not reused: a hit needs
     /// neither the constraints over `threadIdx.*` nor their comparison.
-    nstar_by_p: RefCell<HashMap<usize, (Rc<Vec<Cstr>>, BTreeMap<NStarRest, u64>)>>,
+    nstar_by_p: RefCell<NStarByP>,
     /// The addresses of the certificate's assertions found well-formed ([`Ctx::wf`]
     /// depends on the assertion alone; shared assertions are checked once). Every such
     /// assertion belongs to the certificate, which outlives the check, so an address is

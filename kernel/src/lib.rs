@@ -19,7 +19,8 @@
 //!
 //! **Trusted:** the specification files `spec/logic.md`, `spec/certificate.md`,
 //! `spec/metrics.md`, `spec/minicuda.md` (and the soundness of the logic they describe),
-//! the `num-bigint` / `num-rational` / `num-traits` / `num-integer` crates, `std` and rustc.
+//! the `num-bigint` / `num-rational` / `num-traits` / `num-integer` crates, the `rustc-hash`
+//! crate (the hash function of the kernel's hash maps and sets), `std` and rustc.
 //!
 //! **Not checked:** that the miniCUDA program in the certificate faithfully represents some
 //! CUDA source (front end and lowering are untrusted and outside this crate; the

@@ -99,8 +99,10 @@ impl Ctx<'_> {
             let checked = match w {
                 syntax::Witness::Farkas(f) => check_farkas(source, t, f),
                 // an `(ids …)` run's `(farkas (K 1))`: `check_farkas`'s own first case
-                // (source K equals the target), else the pair built and checked
-                syntax::Witness::Id(k) if source.get(k) == Some(t) => Ok(()),
+                // (source K equals the target: the same constraint, as when a frame
+                // constraint of a shared `P` is its own target, or an equal one), else the
+                // pair built and checked
+                syntax::Witness::Id(k) if source.get(k).is_some_and(|s| std::ptr::eq(s, t) || s == t) => Ok(()),
                 syntax::Witness::Id(k) => check_farkas(source, t, &[(k, Rat::one())]),
             };
             checked.map_err(|problem| {

@@ -8,14 +8,6 @@ impl Ctx<'_> {
     /// `space`) against `N*` under the pre `(P, D)` = `env`; returns `N` as a rational.
     pub fn access(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
         let (a, claimed, kind) = self.access_site(n, arr, space)?;
-        // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
-        // (those constraints, dependence, element size, kind) give equal N*: memoized.
-        let tid_only: Vec<Cstr> = env
-            .p
-            .iter()
-            .filter(|c| c.lin.terms.keys().all(|v| ["threadIdx.x", "threadIdx.y", "threadIdx.z"].contains(&v.as_str())))
-            .cloned()
-            .collect();
         // A scaled entry is counted per group of lanes, a range (or wrapped) entry bounds
         // the access by the window's sectors / bank occupancy (spec/logic.md §2).
         let (dep, range) = self.index_entry(&env.d, o, a.bytes, kind);
@@ -37,8 +29,18 @@ impl Ctx<'_> {
             };
             (d.k.clone(), d.kind, d.g.clone(), r)
         });
-        let key: NStarKey = (tid_only, class, range.clone(), a.bytes, kind);
-        let cached = self.nstar.borrow().get(&key).copied();
+        let rest: NStarRest = (class, range.clone(), a.bytes, kind);
+        // the same P (by address, held in the memo) gives the same N*
+        let pk = Rc::as_ptr(&env.p) as usize;
+        let by_p = self.nstar_by_p.borrow().get(&pk).and_then(|(_, m)| m.get(&rest).copied());
+        // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
+        // (those constraints, dependence, element size, kind) give equal N*: memoized.
+        let key = || -> NStarKey {
+            let tid_only: Vec<Cstr> =
+                env.p.iter().filter(|c| c.lin.terms.keys().all(|v| TIDS.contains(&v.as_str()))).cloned().collect();
+            (tid_only, rest.0.clone(), rest.1.clone(), rest.2, rest.3)
+        };
+        let cached = by_p.or_else(|| self.nstar.borrow().get(&key()).copied());
         let star = match cached {
             Some(n) => n,
             None => {
@@ -48,10 +50,14 @@ impl Ctx<'_> {
                 if let Some(r) = range.as_ref().and_then(|w| access::range_bound(self.hw, w, a.bytes, kind)) {
                     n = n.min(r);
                 }
-                self.nstar.borrow_mut().insert(key, n);
+                self.nstar.borrow_mut().insert(key(), n);
                 n
             }
         };
+        if by_p.is_none() {
+            let mut memo = self.nstar_by_p.borrow_mut();
+            memo.entry(pk).or_insert_with(|| (Rc::clone(&env.p), BTreeMap::new())).1.insert(rest, star);
+        }
         let required = star.max(1);
         if claimed < BigInt::from(required) {
             return Err(self.rej(Reason::AccessBound { claimed: claimed.to_string(), required }));

@@ -27,8 +27,10 @@ use crate::{assume, sexp, typing, Reason, Rejection, Verdict, WfProblem};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// What a derivation node is about.
 #[derive(Clone, Copy, Debug)]
@@ -52,11 +54,22 @@ impl Subject<'_> {
     }
 }
 
+/// The `P` lists and `D` maps of [`Ctx::wf_once`] found well-formed, by address.
+type WfParts = (HashMap<usize, Rc<Vec<Cstr>>>, HashMap<usize, Rc<BTreeMap<String, Dep>>>);
+
 /// The memo key of [`Ctx::access`]: everything `access::n_star` and `access::range_bound`
 /// read — the constraints of `P` over `threadIdx.*` alone, the dependence's kind,
 /// coefficients, modulus and residue class, the range entry's width, the element size
 /// and the hardware function.
 type NStarKey = (Vec<Cstr>, Option<([BigInt; 3], EntryKind, BigInt, BigInt)>, Option<BigInt>, u32, Kind);
+
+/// [`NStarKey`] without its constraints: the dependence's class, the range entry's width,
+/// the element size and the hardware function.
+type NStarRest = (Option<([BigInt; 3], EntryKind, BigInt, BigInt)>, Option<BigInt>, u32, Kind);
+
+/// The memo of [`Ctx::access`] by the address of the pre's `P`: the `P` (held, so that the
+/// address is not reused) and the `N*` values by [`NStarRest`].
+type NStarByP = HashMap<usize, (Rc<Vec<Cstr>>, BTreeMap<NStarRest, u64>)>;
 
 /// The checking context: the certificate's program, metric, hardware and launch, and the
 /// path of the node being checked (for rejections).
@@ -72,6 +85,8 @@ pub struct Ctx<'a> {
     /// The warp-uniform thread dimensions of the launch ([`warp_uniform_dims`]).
     pub udims: [bool; 3],
     stack: RefCell<Vec<(String, usize)>>,
+    /// The rule-name strings of nodes popped from `stack`, reused by the next pushes.
+    spare_names: RefCell<Vec<String>>,
     /// The filter of each node on the stack (spec/logic.md §4a): the condition of the
     /// Q:WHILEEXIT1/2 loop whose body spine the node is on, `None` for ordinary nodes.
     filters: RefCell<Vec<Option<Expr>>>,
@@ -83,11 +98,22 @@ pub struct Ctx<'a> {
     count: Cell<usize>,
     /// Memoized `N*` values ([`Ctx::access`]).
     nstar: RefCell<BTreeMap<NStarKey, u64>>,
+    /// The same values by the address of the pre's `P` (shared by the nodes of an assertion
+    /// table entry), which is held here so that the address is not reused: a hit needs
+    /// neither the constraints over `threadIdx.*` nor their comparison.
+    nstar_by_p: RefCell<NStarByP>,
     /// The addresses of the certificate's assertions found well-formed ([`Ctx::wf`]
     /// depends on the assertion alone; shared assertions are checked once). Every such
     /// assertion belongs to the certificate, which outlives the check, so an address is
     /// never reused for another assertion.
     wf_ok: RefCell<HashSet<usize>>,
+    /// The `P` lists and `D` maps found well-formed by the `P` and `D` parts of [`Ctx::wf`]
+    /// (each depends on the list or map alone; a list or map of the assertion table is
+    /// shared by many assertions and checked once), by address. Each is held here, so its
+    /// address is not reused for another list or map during the check.
+    wf_parts_ok: RefCell<WfParts>,
+    /// The canonical derivations of implicit nodes built so far, by rule ([`Ctx::implicit`]).
+    implicit_nodes: RefCell<HashMap<&'static str, Rc<Node>>>,
     /// Format ≥ 5: an expression node may omit `(cost C)`; its cost is then the recomputed
     /// one (a written cost must still equal it).
     pub cost_optional: bool,
@@ -123,7 +149,11 @@ impl Ctx<'_> {
         idx: usize,
         filter: Option<&Expr>,
     ) -> Result<Rat, Rejection> {
-        self.stack.borrow_mut().push((n.rule.clone(), idx));
+        // the rule name is copied into a string of a node popped before (no allocation)
+        let mut rule = self.spare_names.borrow_mut().pop().unwrap_or_default();
+        rule.clear();
+        rule.push_str(&n.rule);
+        self.stack.borrow_mut().push((rule, idx));
         self.filters.borrow_mut().push(filter.cloned());
         self.count.set(self.count.get().saturating_add(1));
         let depth = self.stack.borrow().len();
@@ -138,7 +168,9 @@ impl Ctx<'_> {
             },
         );
         self.filters.borrow_mut().pop();
-        self.stack.borrow_mut().pop();
+        if let Some((rule, _)) = self.stack.borrow_mut().pop() {
+            self.spare_names.borrow_mut().push(rule);
+        }
         r
     }
 
@@ -150,7 +182,7 @@ impl Ctx<'_> {
     fn check_node_inner(&self, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
         if n.rule == syntax::IMPLICIT {
             // format 6: `_` is the canonical derivation of the expression, checked as written
-            return self.check_node_inner(&self.implicit(n, s)?, s, env);
+            return self.check_node_inner(&*self.implicit(n, s)?, s, env);
         }
         let (kind, f) = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.clone())))?;
         match (registry::role(&n.rule), self.lower) {
@@ -199,8 +231,9 @@ impl Ctx<'_> {
     /// spec/certificate.md "Implicit expressions, default witnesses"): `OQ:*` by the
     /// operand's kind, `EQ:OP`/`EQ:UOP`/`EQ:LARRAY` with implicit children; a global or
     /// shared read (its `(n N)` must be written) is `MissingField("n")`, a statement
-    /// `WrongRuleKind`.
-    fn implicit(&self, n: &Node, s: Subject<'_>) -> Result<Node, Rejection> {
+    /// `WrongRuleKind`. The derivation depends on the rule alone (a node's `line` is not
+    /// read by any rule), so each is built once and shared ([`Ctx::implicit_nodes`]).
+    fn implicit(&self, n: &Node, s: Subject<'_>) -> Result<Rc<Node>, Rejection> {
         let hole = || Node { rule: syntax::IMPLICIT.to_string(), line: n.line, ..Node::default() };
         let (rule, k) = match s {
             Subject::Stmt(_) => return Err(self.rej(Reason::WrongRuleKind { expected: "statement" })),
@@ -217,7 +250,17 @@ impl Ctx<'_> {
             }
             Subject::Expr(Expr::Read(..)) => return Err(self.rej(Reason::MissingField("n"))),
         };
-        Ok(Node { rule: rule.to_string(), line: n.line, children: (0..k).map(|_| hole()).collect(), ..Node::default() })
+        if let Some(built) = self.implicit_nodes.borrow().get(rule) {
+            return Ok(Rc::clone(built));
+        }
+        let built = Rc::new(Node {
+            rule: rule.to_string(),
+            line: n.line,
+            children: (0..k).map(|_| hole()).collect(),
+            ..Node::default()
+        });
+        self.implicit_nodes.borrow_mut().insert(rule, Rc::clone(&built));
+        Ok(built)
     }
 
     /// The node's `post` (present: checked by [`Ctx::check_node`]).
@@ -248,10 +291,21 @@ impl Ctx<'_> {
     }
 
     /// [`Ctx::wf`] of an assertion of the certificate, once per assertion.
+    /// Its `P` and `D` parts ([`Ctx::wf_p`], [`Ctx::wf_d`]) are checked once per shared
+    /// list or map, in the order of [`Ctx::wf`], so a rejection is the one [`Ctx::wf`] gives.
     fn wf_once(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
         let key = a as *const Assn as usize;
         if !self.wf_ok.borrow().contains(&key) {
-            self.wf(a, which)?;
+            let (pk, dk) = (Rc::as_ptr(&a.p) as usize, Rc::as_ptr(&a.d) as usize);
+            if !self.wf_parts_ok.borrow().0.contains_key(&pk) {
+                self.wf_p(a, which)?;
+                self.wf_parts_ok.borrow_mut().0.insert(pk, Rc::clone(&a.p));
+            }
+            if !self.wf_parts_ok.borrow().1.contains_key(&dk) {
+                self.wf_d(a, which)?;
+                self.wf_parts_ok.borrow_mut().1.insert(dk, Rc::clone(&a.d));
+            }
+            self.wf_q(a, which)?;
             self.wf_ok.borrow_mut().insert(key);
         }
         Ok(())
@@ -259,6 +313,13 @@ impl Ctx<'_> {
 
     /// Well-formedness of an assertion (spec/logic.md §1).
     pub fn wf(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
+        self.wf_p(a, which)?;
+        self.wf_d(a, which)?;
+        self.wf_q(a, which)
+    }
+
+    /// The part of [`Ctx::wf`] about `P` alone: its variables and its lane constraints.
+    fn wf_p(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
         let bad = |problem| self.rej(Reason::IllFormed { which, problem });
         let p = self.prog;
         for c in a.p.iter() {
@@ -275,6 +336,13 @@ impl Ctx<'_> {
                 return Err(bad(WfProblem::BadLaneConstraint(c.to_string())));
             }
         }
+        Ok(())
+    }
+
+    /// The part of [`Ctx::wf`] about `D` alone: an entry per local, `int` or uniform.
+    fn wf_d(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
+        let bad = |problem| self.rej(Reason::IllFormed { which, problem });
+        let p = self.prog;
         for (x, d) in a.d.iter() {
             match p.local(x) {
                 None => return Err(bad(WfProblem::DepNotLocal(x.clone()))),
@@ -286,6 +354,14 @@ impl Ctx<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The part of [`Ctx::wf`] about `Q` (under `D`): its variables, uniform atoms and
+    /// non-negative coefficients.
+    fn wf_q(&self, a: &Assn, which: &'static str) -> Result<(), Rejection> {
+        let bad = |problem| self.rej(Reason::IllFormed { which, problem });
+        let p = self.prog;
         for v in a.q.vars() {
             let linear_local = p.local(v) == Some(Ty::Int) && a.d.get(v).is_some_and(Dep::linear);
             if !(linear_local || p.param(v) == Some(Ty::Int) || TIDS.contains(&v.as_str())) {
@@ -332,7 +408,8 @@ pub fn uniform_form(d: &BTreeMap<String, Dep>, l: &Lin) -> bool {
             if !e.linear() {
                 return false;
             }
-            for (ki, ke) in k.iter_mut().zip(&e.k) {
+            // a zero coefficient adds nothing (skipped: an exact product and sum less)
+            for (ki, ke) in k.iter_mut().zip(&e.k).filter(|(_, ke)| !ke.is_zero()) {
                 *ki += a * Rat::from_integer(ke.clone());
             }
         }

@@ -191,17 +191,17 @@ fn product_floor(p: &[Cstr], (a, b): &(Lin, Lin), ws: &[Farkas]) -> (Lin, [Cstr;
 }
 
 /// Shared part of Q:VWRITE1/2: `D'` equals `D` except at `x`, the `(entail post …)`
-/// witnesses for `P ⇒ P'[x ← e]`; returns the child's cost and, when a bounding
+/// witnesses for `P ⇒ P'[x ← e]`; returns the child's cost, when a bounding
 /// substitution was used (`bounding`: Q:VWRITE1 only), which: `x ← a >> c` with
 /// `A = lin(a)` ("Halving"), or `x ← a * b` with the lower bound `β·A + α·B − α·β`
-/// ("Products").
+/// ("Products"), and `lin_P(e)`.
 fn vwrite_common(
     cx: &Ctx,
     n: &Node,
     (x, e): (&str, &Expr),
     pre: &Assn,
     bounding: bool,
-) -> Result<(Rat, Option<Bounding>), Rejection> {
+) -> Result<(Rat, Option<Bounding>, Option<Lin>), Rejection> {
     let post = cx.post(n)?;
     let c = cx.shape::<1>(n, &["entail post"])?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
@@ -243,7 +243,7 @@ fn vwrite_common(
     targets.extend(shr.iter().map(|(a, _)| Cow::Owned(at_least(a, &Rat::one()))));
     targets.extend(sides.into_iter().flatten().map(Cow::Owned));
     cx.entail(n, "post", &pre.p, &targets)?;
-    Ok((cost, shr.map(|(a, d)| Bounding::Halve(a, d)).or(floor.map(Bounding::Floor))))
+    Ok((cost, shr.map(|(a, d)| Bounding::Halve(a, d)).or(floor.map(Bounding::Floor)), le))
 }
 
 /// The bounding substitution Q:VWRITE1 used: halving's `A = lin(a)`, or a product's lower
@@ -286,10 +286,10 @@ pub fn q_vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
 pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: bool) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    let (cost, shr) = vwrite_common(cx, n, (x, e), pre, bounding)?;
+    let (cost, shr, le) = vwrite_common(cx, n, (x, e), pre, bounding)?;
     let want = post.d.get(x).ok_or_else(|| cx.rej(Reason::NotInUniformSet(x.clone())))?;
     dep_implied(cx, x, &cx.assigned_candidates(pre, e), want)?;
-    let q = match (post.q.mentions(x), cx.lin_fixed(&pre.p, e), &shr) {
+    let q = match (post.q.mentions(x), le, &shr) {
         (false, _, _) => post.q.clone(),
         (true, Some(l), _) => post.q.map_atoms(|a| a.subst(x, &l)),
         // Q' has no negative coefficient (well-formedness), so it is monotone in its atoms
@@ -309,7 +309,7 @@ pub(super) fn vwrite1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, bounding: 
 pub fn q_vwrite2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (x, e) = assign(cx, s)?;
     let post = cx.post(n)?;
-    let (cost, _) = vwrite_common(cx, n, (x, e), pre, false)?;
+    let (cost, _, _) = vwrite_common(cx, n, (x, e), pre, false)?;
     if let Some(want) = post.d.get(x) {
         dep_implied(cx, x, &cx.assigned_candidates(pre, e), want)?;
     }
@@ -343,7 +343,7 @@ fn warp_common(cx: &Ctx, n: &Node, x: &str, ops: &[&Opd], cand: Option<Dep>, pre
     cx.same_p(&kept, &post.p, "pre P without x", "post P")?;
     same_d_except(cx, &pre.d, &post.d, x)?;
     if let Some(want) = post.d.get(x) {
-        dep_implied(cx, x, &Vec::from_iter(cand), want)?;
+        dep_implied(cx, x, cand.as_slice(), want)?;
     }
     if post.q.mentions(x) {
         return Err(cx.rej(Reason::PotentialMentions(x.to_string())));

@@ -10,7 +10,8 @@ use crate::sorted::SortedMap;
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::str::FromStr;
 

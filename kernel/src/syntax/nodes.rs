@@ -144,19 +144,19 @@ pub const IMPLICIT: &str = "_";
 /// A derivation node `(RULE FIELD … CHILD …)`. Fields come before children and appear at
 /// most once (an `entail`/`rewrite` field is identified by its name).
 pub fn node(s: &Sexp) -> Result<Node, Rejection> {
-    node_in(s, &mut Reader { memo: Memo::new(), table: None, ids: None, implicit: false })
+    node_in(s, &mut Reader { memo: Memo::default(), table: None, ids: None, implicit: false })
 }
 
 /// [`node`] of format 3: `(pre NAME)` / `(post NAME)` name an assertion of `table`.
 pub fn node_with(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
-    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: None, implicit: false })
+    node_in(s, &mut Reader { memo: Memo::default(), table: Some(table), ids: None, implicit: false })
 }
 
 /// [`node_with`] of format 4: an entail list may also hold `(ids I J)` items, together
 /// standing for at most [`IDS_PER_BYTE`] witnesses per byte of `s`'s text.
 pub fn node_v4(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
     let budget = s.text().len().saturating_mul(IDS_PER_BYTE);
-    node_in(s, &mut Reader { memo: Memo::new(), table: Some(table), ids: Some(budget), implicit: false })
+    node_in(s, &mut Reader { memo: Memo::default(), table: Some(table), ids: Some(budget), implicit: false })
 }
 
 /// [`node_v4`] of format 5: a statement child of a `Q:SEQ` node may omit `(pre …)`; it then
@@ -175,7 +175,7 @@ pub fn node_v5(s: &Sexp, table: &Table) -> Result<Node, Rejection> {
 /// [`IDS_PER_BYTE`] per byte of `s` and of the table's text `table_bytes` together.
 pub fn node_v6(s: &Sexp, table: &Table, table_bytes: usize) -> Result<Node, Rejection> {
     let budget = s.text().len().saturating_add(table_bytes).saturating_mul(IDS_PER_BYTE);
-    let mut rd = Reader { memo: Memo::new(), table: Some(table), ids: Some(budget), implicit: true };
+    let mut rd = Reader { memo: Memo::default(), table: Some(table), ids: Some(budget), implicit: true };
     let mut n = node_in(s, &mut rd)?;
     seq_pres(&mut n);
     let mut budget = rd.ids.unwrap_or(0);

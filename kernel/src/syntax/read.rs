@@ -227,7 +227,7 @@ pub fn program(s: &Sexp) -> Result<Program, Rejection> {
     let locals = items(ls, "locals", "(locals …)")?.iter().map(typed).collect::<Result<_, _>>()?;
     let [b] = exactly(items(body, "body", "(body S)")?, body, "(body S)")?;
     let first = |v: &Vec<(Ty, String)>| {
-        let mut m = HashMap::new();
+        let mut m = HashMap::default();
         for (t, x) in v {
             m.entry(x.clone()).or_insert(*t);
         }

@@ -231,6 +231,7 @@ fn certified_companion(
                 verdict: no_companion(&e.to_string()),
                 comparison: None,
                 path: None,
+                lower: None,
             }
         }
     };
@@ -251,6 +252,7 @@ fn certified_companion(
             verdict: note,
             comparison: None,
             path,
+            lower: None,
         };
     };
     let certified = super::analyze::verdict_bound(&v);
@@ -281,12 +283,22 @@ fn certified_companion(
         }
         comparison_note(&c)
     });
+    // the relation as `analyze` decides it: a lower-bound certificate the kernel accepts
+    // with the same bound (spec/logic.md §4b), written beside the upper one
+    let m = Metric::standard(metric);
+    let opts = AnalysisOptions::default();
+    let lower = super::analyze::exact_lower(l, &m, &opts, &a.derivation, &v.bound, path.as_deref())
+        .unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            None
+        });
     Certified {
         bound: Some(v.bound.clone()),
         checked: true,
         verdict: note,
         comparison,
         path,
+        lower,
     }
 }
 
@@ -370,7 +382,8 @@ pub fn relation_report(
 /// Under `--relation upper|auto` the answer is a bound the kernel accepted (issue 14,
 /// spec/relational.md §7): the relational formula, which only point checks test, moves to
 /// `unchecked`, and the certified companion's bound becomes `per_warp` with the relation
-/// `upper` — `exact` only for the bound 0 (no cost is below 0). Without a certified bound
+/// `upper` — `exact` for the bound 0 (no cost is below 0) and where a lower-bound
+/// certificate with the same bound was accepted (`Certified::lower`, spec/logic.md §4b). Without a certified bound
 /// there is no answer (`note` says why). `exact` and `lower` are left as they are.
 fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
     if !matches!(want, RelationArg::Upper | RelationArg::Auto) {
@@ -391,7 +404,8 @@ fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
         Some(b) => {
             let zero = crate::report::bound::parse_rational(&b)
                 .is_some_and(|q| num_traits::Zero::is_zero(&q));
-            rep.relation = Some(if zero { "exact" } else { "upper" }.into());
+            let lower = rep.certified.as_ref().is_some_and(|c| c.lower.is_some());
+            rep.relation = Some(if zero || lower { "exact" } else { "upper" }.into());
             rep.per_warp = Some(b);
         }
         None => {

@@ -112,6 +112,24 @@ pub struct LowerReport {
     pub when: Option<String>,
 }
 
+/// The text line of an accepted lower-bound certificate (`analyze`, and `--relation
+/// upper|auto`'s certified answer): its warp, bound, path and the region where it is attained.
+pub fn lower_line(l: &LowerReport) -> String {
+    format!(
+        "lower-bound certificate (warp {}): accepted by the kernel (bound {}){}: exact{}",
+        l.warp,
+        l.bound,
+        l.path
+            .as_ref()
+            .map(|p| format!(", written to {p}"))
+            .unwrap_or_default(),
+        l.when
+            .as_ref()
+            .map(|w| format!(" (attained when {w}; at most that elsewhere)"))
+            .unwrap_or_default()
+    )
+}
+
 /// One certificate an answer relied on (`analyze --format json`, `certificates`, issue 14):
 /// its role, where it was written, whether the kernel accepted it and the bound it proves
 /// (the kernel's rendering of the certificate's bound).
@@ -242,17 +260,7 @@ pub fn analyze_text(outcomes: &[AnalyzeOutcome]) -> String {
                     b.time_ms
                 );
                 if let Some(l) = &b.lower {
-                    let _ = writeln!(
-                        out,
-                        "  lower-bound certificate (warp {}): accepted by the kernel (bound {}){}: exact{}",
-                        l.warp,
-                        l.bound,
-                        l.path.as_ref().map(|p| format!(", written to {p}")).unwrap_or_default(),
-                        l.when
-                            .as_ref()
-                            .map(|w| format!(" (attained when {w}; at most that elsewhere)"))
-                            .unwrap_or_default()
-                    );
+                    let _ = writeln!(out, "  {}", lower_line(l));
                 }
             }
             AnalyzeOutcome::Failure(f) => {

@@ -83,6 +83,10 @@ pub struct Certified {
     pub comparison: Option<String>,
     /// Where the certificate was written (`--cert`).
     pub path: Option<String>,
+    /// The lower-bound certificate the kernel accepted with the same bound (spec/logic.md
+    /// §4b), which makes the certified answer `exact`; absent when none was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lower: Option<super::LowerReport>,
 }
 
 /// One relational result (`warpcert analyze --relation`).
@@ -381,6 +385,9 @@ pub fn relation_text(rs: &[RelationReport]) -> String {
                 None => {
                     let _ = writeln!(out, "  certified none: {}", c.verdict);
                 }
+            }
+            if let Some(l) = &c.lower {
+                let _ = writeln!(out, "            {}", super::lower_line(l));
             }
             if let Some(cmp) = &c.comparison {
                 let _ = writeln!(out, "            {cmp}");

@@ -86,13 +86,17 @@ pub fn poly_sexp(p: &Poly) -> String {
 /// `(poly TERM ...)` with terms `(C ATOM ...)` in canonical order.
 fn write_poly(out: &mut String, p: &Poly) {
     out.push_str("(poly");
-    write_terms(out, p);
+    write_terms(out, p, usize::MAX);
     out.push(')');
 }
 
-/// The terms ` (C ATOM ...)` of `p` in canonical order.
-fn write_terms(out: &mut String, p: &Poly) {
+/// The terms ` (C ATOM ...)` of `p` in canonical order; the writing stops before a term
+/// once `out` is longer than `limit` bytes (the text is then only known to be longer).
+fn write_terms(out: &mut String, p: &Poly, limit: usize) {
     for (m, c) in &p.terms {
+        if out.len() > limit {
+            break;
+        }
         out.push_str(" (");
         write_q(out, c);
         for a in m {
@@ -558,24 +562,39 @@ impl<'n> Table<'n> {
             .get(&key.2)
             .and_then(|v| v.iter().find(|(_, q)| **q == a.q))
             .map(|&(b, _)| b);
-        let mut full = String::from(" ");
-        write_poly(&mut full, &a.q);
         let delta = match equal {
             Some(b) => Some(format!(" {}", Name(b))),
-            None => self
-                .last_a
-                .iter()
-                .rev()
-                .min_by_key(|(_, old)| q_change_weight(old, &a.q))
-                .map(|&(b, old)| {
+            None => {
+                // newest first; a change of the constant alone (weight 1) is not bettered
+                let mut best: Option<(usize, usize, &Poly)> = None;
+                for &(b, old) in self.last_a.iter().rev() {
+                    let w = q_change_weight(old, &a.q);
+                    if best.is_none_or(|(bw, _, _)| w < bw) {
+                        best = Some((w, b, old));
+                    }
+                    if w <= 1 {
+                        break;
+                    }
+                }
+                best.map(|(_, b, old)| {
                     let mut t = format!(" {}", Name(b));
                     write_terms(
                         &mut t,
                         &a.q.plus(&old.scaled(&-<Q as num_traits::One>::one())),
+                        usize::MAX,
                     );
                     t
-                }),
+                })
+            }
         };
+        // the full potential, written only as far as needed to know it is longer
+        let mut full = String::from(" (poly");
+        write_terms(
+            &mut full,
+            &a.q,
+            delta.as_ref().map_or(usize::MAX, String::len),
+        );
+        full.push(')');
         match delta {
             Some(t) if t.len() < full.len() => self.text.push_str(&t),
             _ => self.text.push_str(&full),
@@ -888,4 +907,98 @@ pub fn program_sexp(prog: &Program) -> String {
         s.push_str(line);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(n: i64) -> Q {
+        Q::from_integer(n.into())
+    }
+
+    /// `c0 + c1·max0(n)`.
+    fn pot(c0: i64, c1: i64) -> Poly {
+        let mut p = Poly::constant(&q(c0));
+        p.add_raw_term(&[Lin::var("n")], q(c1));
+        p
+    }
+
+    /// The table's `a` entries name their potential's base as format 6 allows: an equal
+    /// earlier potential by its name alone, a close one by the terms of the difference.
+    /// Expected lines written by hand from spec/certificate.md ("Implicit expressions,
+    /// default witnesses": `(a NAME PNAME DNAME A0 TERM …)`).
+    #[test]
+    fn assertion_bases() {
+        let (p, d) = (Arc::new(Vec::new()), Arc::new(DepMap::new()));
+        let assn = |q| Assn {
+            p: Arc::clone(&p),
+            d: Arc::clone(&d),
+            q,
+        };
+        let (a0, a1, a2) = (assn(pot(4, 3)), assn(pot(7, 5)), assn(pot(9, 3)));
+        let mut nodes = vec![(a0, Some(0)), (a1, Some(1)), (a2, Some(2))];
+        // the same potential under another P: named as the base alone
+        let p1 = Arc::new(vec![Cstr {
+            kind: CKind::Le,
+            lin: Lin::var("n"),
+        }]);
+        nodes.push((
+            Assn {
+                p: Arc::clone(&p1),
+                d: Arc::clone(&d),
+                q: pot(4, 3),
+            },
+            Some(3),
+        ));
+        let mut t = Table::default();
+        for (a, k) in &nodes {
+            assert_eq!(Some(t.a_name(a)), *k);
+        }
+        let lines: Vec<&str> = t.text.lines().filter(|l| l.starts_with("(a ")).collect();
+        assert_eq!(
+            lines,
+            [
+                "(a 0 0 0 (poly (4) (3 (max0 (lin 0 (1 n))))))",
+                // 7 + 5·max0(n) − (4 + 3·max0(n)) = 3 + 2·max0(n), shorter than the
+                // full `(poly (7) (5 (max0 …)))` by the name against `(poly`
+                "(a 1 0 0 0 (3) (2 (max0 (lin 0 (1 n)))))",
+                // 9 + 3·max0(n) is entry 0's potential plus the constant 5
+                "(a 2 0 0 0 (5))",
+                "(a 3 1 0 0)",
+            ]
+        );
+    }
+
+    /// The program section: one statement per line, no indentation, closing parentheses
+    /// on the line of the last statement, no final newline; the kernel's reader reads the
+    /// same s-expression as from the indented text.
+    #[test]
+    fn program_section_layout() {
+        use crate::core::Launch;
+        let src = "__global__ void k() { int x = 1; if (threadIdx.x < 2) x = 2; }";
+        let hw = Hardware::default();
+        let launch = Launch {
+            block: [32, 1, 1],
+            grid: None,
+        };
+        let parsed = crate::frontend::parse_str("k.cu", src).expect("parses");
+        let (prog, _) = crate::frontend::lower(&parsed, None, &launch, &hw, &Default::default())
+            .expect("lowers");
+        let text = program_sexp(&prog);
+        assert!(text.lines().all(|l| !l.starts_with(' ')), "{text}");
+        assert!(!text.ends_with('\n'));
+        assert!(
+            text.lines().all(|l| !l.trim().chars().all(|c| c == ')')),
+            "{text}"
+        );
+        // the same s-expression as the indented text of the program printer
+        let mut indented = String::new();
+        sexp_program_in(&prog, &mut indented, true);
+        assert_ne!(indented.trim_end(), text);
+        assert_eq!(
+            warpcert_kernel::sexp::parse_all(&text).expect("parses"),
+            warpcert_kernel::sexp::parse_all(&indented).expect("parses")
+        );
+    }
 }

@@ -86,13 +86,17 @@ pub fn poly_sexp(p: &Poly) -> String {
 /// `(poly TERM ...)` with terms `(C ATOM ...)` in canonical order.
 fn write_poly(out: &mut String, p: &Poly) {
     out.push_str("(poly");
-    write_terms(out, p);
+    write_terms(out, p, usize::MAX);
     out.push(')');
 }
 
-/// The terms ` (C ATOM ...)` of `p` in canonical order.
-fn write_terms(out: &mut String, p: &Poly) {
+/// The terms ` (C ATOM ...)` of `p` in canonical order; the writing stops before a term
+/// once `out` is longer than `limit` bytes (the text is then only known to be longer).
+fn write_terms(out: &mut String, p: &Poly, limit: usize) {
     for (m, c) in &p.terms {
+        if out.len() > limit {
+            break;
+        }
         out.push_str(" (");
         write_q(out, c);
         for a in m {
@@ -194,12 +198,15 @@ struct Table<'n> {
     a: HashMap<(usize, usize, u64), Numbered<&'n Poly>>,
     /// Number of assertions defined.
     na: usize,
-    /// The potential of the latest assertion defined, with its number: the base of the next
-    /// one's (format 6).
-    last_a: Option<(usize, &'n Poly)>,
-    /// The latest `P` and `D` defined (at most [`BASES`]), with their numbers: the
-    /// candidate bases of the next changes, newest last.
-    last_p: Vec<(usize, Arc<Vec<Cstr>>)>,
+    /// Distinct potentials by their hash: (number of the first assertion with it, potential).
+    q: HashMap<u64, Numbered<&'n Poly>>,
+    /// The potentials of the latest assertions defined (at most [`BASES`]), with their
+    /// numbers: the candidate bases of the next one's (format 6), newest last.
+    last_a: Vec<(usize, &'n Poly)>,
+    /// The latest `P` and `D` defined (at most [`BASES`]), with their numbers (and, for a
+    /// `P`, the hash of each constraint): the candidate bases of the next changes, newest
+    /// last.
+    last_p: Vec<(usize, Arc<Vec<Cstr>>, Vec<u64>)>,
     last_d: Vec<(usize, Arc<DepMap>)>,
     /// Numbers of the `P` and `D` entries written so far.
     np: usize,
@@ -230,13 +237,14 @@ fn hash_lin<H: Hasher>(l: &Lin, h: &mut H) {
     }
 }
 
-/// The hash of a `P` list (as [`hash_of`], coefficients by [`hash_q`]).
-fn hash_p(p: &[Cstr]) -> u64 {
+/// The hash of a constraint (as [`hash_of`], coefficients by [`hash_q`]). A `P` list is
+/// hashed as the list of its constraints' hashes, which also compare it with the candidate
+/// bases of a change ([`p_change`]) without reading the constraints again (issue 13: the
+/// writer's time was mostly in reading the fresh lists of the analysis).
+fn hash_cstr(c: &Cstr) -> u64 {
     let mut h = FxHasher::default();
-    for c in p {
-        c.kind.hash(&mut h);
-        hash_lin(&c.lin, &mut h);
-    }
+    c.kind.hash(&mut h);
+    hash_lin(&c.lin, &mut h);
     h.finish()
 }
 
@@ -299,19 +307,20 @@ fn write_dep(s: &mut String, x: &str, d: &Dep) {
     };
 }
 
-/// `new` as `old` with the positions `drop` removed and `add` appended, when that is
-/// shorter than `new` itself.
-fn p_change<'n>(old: &[Cstr], new: &'n [Cstr]) -> Option<(Vec<usize>, &'n [Cstr])> {
+/// `new` as `old` with the positions `drop` removed and the items from `j` on appended
+/// (`(drop, j)`), when that has fewer parts than `new` itself. Items are compared with `eq`
+/// (constraints, or their hashes: a match by hash is confirmed on the constraints before
+/// it is written, [`Table::p_name`]).
+fn p_change<T>(old: &[T], new: &[T], eq: impl Fn(&T, &T) -> bool) -> Option<(Vec<usize>, usize)> {
     let (mut drop, mut j) = (Vec::new(), 0);
     for (i, c) in old.iter().enumerate() {
-        if new.get(j) == Some(c) {
+        if new.get(j).is_some_and(|x| eq(x, c)) {
             j += 1;
         } else {
             drop.push(i);
         }
     }
-    let add = new.get(j..).unwrap_or(&[]);
-    (drop.len() + add.len() < new.len()).then_some((drop, add))
+    (drop.len() + new.len() - j < new.len()).then_some((drop, j))
 }
 
 /// The text of a `p` entry's body after its name: ` B (drop I …) CSTR …` for a change of
@@ -371,36 +380,41 @@ fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
     t
 }
 
-/// The weight of the change from `old` to `d`: the entries of `old` dropped, plus four
-/// for each entry of `d` added or changed (a changed entry weighs as about four dropped
-/// names). One merge of the two sorted maps (issue 13: a lookup per entry in each
-/// direction was a tenth of the writer's time).
-fn d_change_weight(old: &DepMap, d: &DepMap) -> usize {
-    let (mut a, mut b) = (old.iter().peekable(), d.iter().peekable());
-    let (mut dropped, mut changed) = (0, 0);
+/// The weight of the change from the sorted map `old` to `new`: `weight(k)` summed over
+/// the keys `k` of `old` that `new` lacks (`dropped`) and the keys of `new` absent from
+/// `old` or with another value there. One merge of the two sorted maps (issue 13: a lookup
+/// per entry in each direction was a tenth of the writer's time).
+fn diff_weight<'a, K: Ord + 'a, V: PartialEq + 'a>(
+    old: impl Iterator<Item = (&'a K, &'a V)>,
+    new: impl Iterator<Item = (&'a K, &'a V)>,
+    dropped: impl Fn(&K) -> usize,
+    changed: impl Fn(&K) -> usize,
+) -> usize {
+    let (mut a, mut b) = (old.peekable(), new.peekable());
+    let mut w = 0;
     loop {
         match (a.peek(), b.peek()) {
             (None, None) => break,
-            (Some(_), None) => {
-                dropped += 1;
+            (Some((x, _)), None) => {
+                w += dropped(x);
                 a.next();
             }
-            (None, Some(_)) => {
-                changed += 1;
+            (None, Some((y, _))) => {
+                w += changed(y);
                 b.next();
             }
             (Some((x, e)), Some((y, f))) => match x.cmp(y) {
                 std::cmp::Ordering::Less => {
-                    dropped += 1;
+                    w += dropped(x);
                     a.next();
                 }
                 std::cmp::Ordering::Greater => {
-                    changed += 1;
+                    w += changed(y);
                     b.next();
                 }
                 std::cmp::Ordering::Equal => {
                     if e != f {
-                        changed += 1;
+                        w += changed(y);
                     }
                     a.next();
                     b.next();
@@ -408,15 +422,30 @@ fn d_change_weight(old: &DepMap, d: &DepMap) -> usize {
             },
         }
     }
-    dropped + 4 * changed
+    w
+}
+
+/// The weight of the change from `old` to `d`: the entries of `old` dropped, plus four
+/// for each entry of `d` added or changed (a changed entry weighs as about four dropped
+/// names).
+fn d_change_weight(old: &DepMap, d: &DepMap) -> usize {
+    diff_weight(old.iter(), d.iter(), |_| 1, |_| 4)
+}
+
+/// The weight of the change from the potential `old` to `q` (the terms of the difference
+/// a format 6 `a` entry writes): a constant term weighs 1, a term with atoms 1 + 8 per
+/// atom (about the bytes of its text over ten).
+fn q_change_weight(old: &Poly, q: &Poly) -> usize {
+    let w = |m: &Vec<Atom>| 1 + 8 * m.len();
+    diff_weight(old.terms.iter(), q.terms.iter(), w, w)
 }
 
 /// Keeps the latest [`BASES`] entries of `v`, newest last.
-fn remember<T>(v: &mut Vec<(usize, Arc<T>)>, k: usize, x: &Arc<T>) {
+fn remember<T>(v: &mut Vec<T>, x: T) {
     if v.len() == BASES {
         v.remove(0);
     }
-    v.push((k, Arc::clone(x)));
+    v.push(x);
 }
 
 impl<'n> Table<'n> {
@@ -425,7 +454,8 @@ impl<'n> Table<'n> {
         if let Some(&k) = self.p.get(&key) {
             return k;
         }
-        let h = hash_p(p);
+        let hs: Vec<u64> = p.iter().map(hash_cstr).collect();
+        let h = hash_of(&hs);
         let same = self
             .p_hash
             .get(&h)
@@ -439,16 +469,18 @@ impl<'n> Table<'n> {
         self.np += 1;
         // the change from the latest entries with the fewest dropped positions and added
         // constraints (an added constraint weighs as about ten positions; newest first on
-        // ties), written only if its text is shorter than the full list's
+        // ties), found on the constraints' hashes, confirmed on the constraints, and
+        // written only if its text is shorter than the full list's
         let best = self
             .last_p
             .iter()
             .rev()
-            .filter_map(|(b, old)| Some((*b, p_change(old, p)?)))
-            .min_by_key(|(_, (drop, add))| drop.len() + 10 * add.len());
+            .filter_map(|(b, old, old_h)| Some((*b, old, p_change(old_h, &hs, |x, y| x == y)?)))
+            .min_by_key(|(_, _, (drop, j))| drop.len() + 10 * (p.len() - j))
+            .and_then(|(b, old, _)| Some((b, p_change(old, p, |x, y| x == y)?)));
         let body = match best {
-            Some((b, (drop, add))) => {
-                let delta = p_body(Some((b, &drop)), add, usize::MAX);
+            Some((b, (drop, j))) => {
+                let delta = p_body(Some((b, &drop)), &p[j..], usize::MAX);
                 let full = p_body(None, p, delta.len());
                 if delta.len() < full.len() {
                     delta
@@ -461,7 +493,7 @@ impl<'n> Table<'n> {
         let _ = writeln!(self.text, "(p {}{body})", Name(k));
         self.p.insert(key, k);
         self.p_hash.entry(h).or_default().push((k, Arc::clone(p)));
-        remember(&mut self.last_p, k, p);
+        remember(&mut self.last_p, (k, Arc::clone(p), hs));
         k
     }
 
@@ -504,7 +536,7 @@ impl<'n> Table<'n> {
         let _ = writeln!(self.text, "(d {}{body})", Name(k));
         self.d.insert(key, k);
         self.d_hash.entry(h).or_default().push((k, Arc::clone(d)));
-        remember(&mut self.last_d, k, d);
+        remember(&mut self.last_d, (k, Arc::clone(d)));
         k
     }
 
@@ -522,23 +554,56 @@ impl<'n> Table<'n> {
         let k = self.na;
         self.na += 1;
         let _ = write!(self.text, "(a {} {} {}", Name(k), Name(pk), Name(dk));
-        // the potential, or (format 6) its change from the latest one's when that is shorter
-        let mut full = String::from(" ");
-        write_poly(&mut full, &a.q);
-        let delta = self.last_a.map(|(b, old)| {
-            let mut t = format!(" {}", Name(b));
-            write_terms(
-                &mut t,
-                &a.q.plus(&old.scaled(&-<Q as num_traits::One>::one())),
-            );
-            t
-        });
+        // the potential, or (format 6) its change from an earlier one's when that is
+        // shorter: an equal potential's (no terms), else the one of the latest [`BASES`]
+        // whose difference has the fewest and shortest terms (newest first on ties)
+        let equal = self
+            .q
+            .get(&key.2)
+            .and_then(|v| v.iter().find(|(_, q)| **q == a.q))
+            .map(|&(b, _)| b);
+        let delta = match equal {
+            Some(b) => Some(format!(" {}", Name(b))),
+            None => {
+                // newest first; a change of the constant alone (weight 1) is not bettered
+                let mut best: Option<(usize, usize, &Poly)> = None;
+                for &(b, old) in self.last_a.iter().rev() {
+                    let w = q_change_weight(old, &a.q);
+                    if best.is_none_or(|(bw, _, _)| w < bw) {
+                        best = Some((w, b, old));
+                    }
+                    if w <= 1 {
+                        break;
+                    }
+                }
+                best.map(|(_, b, old)| {
+                    let mut t = format!(" {}", Name(b));
+                    write_terms(
+                        &mut t,
+                        &a.q.plus(&old.scaled(&-<Q as num_traits::One>::one())),
+                        usize::MAX,
+                    );
+                    t
+                })
+            }
+        };
+        // the full potential, written only as far as needed to know it is longer
+        let mut full = String::from(" (poly");
+        write_terms(
+            &mut full,
+            &a.q,
+            delta.as_ref().map_or(usize::MAX, String::len),
+        );
+        full.push(')');
         match delta {
             Some(t) if t.len() < full.len() => self.text.push_str(&t),
             _ => self.text.push_str(&full),
         }
         self.text.push_str(")\n");
-        self.last_a = Some((k, &a.q));
+        if equal.is_none() {
+            self.q.entry(key.2).or_default().push((k, &a.q));
+        }
+        remember(&mut self.last_a, (k, &a.q));
         self.a.entry(key).or_default().push((k, &a.q));
         k
     }
@@ -827,10 +892,123 @@ pub fn write(
 }
 
 /// The `(program …)` section of a certificate for `prog` (spec/certificate.md "Program"),
-/// without a final newline: the text whose SHA-256 the provenance section records.
+/// without a final newline: the text whose SHA-256 the provenance section records. One
+/// statement per line without indentation, a line of closing parentheses joined to the
+/// line before (the format is line-insensitive; the indentation of
+/// [`sexp_program_in`] was a quarter of the section, issue 13).
 pub fn program_sexp(prog: &Program) -> String {
-    let mut s = String::new();
-    sexp_program_in(prog, &mut s, true);
-    s.pop(); // the final newline
+    let mut text = String::new();
+    sexp_program_in(prog, &mut text, true);
+    let mut s = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim_start) {
+        if !s.is_empty() && !line.bytes().all(|b| b == b')') {
+            s.push('\n');
+        }
+        s.push_str(line);
+    }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(n: i64) -> Q {
+        Q::from_integer(n.into())
+    }
+
+    /// `c0 + c1·max0(n)`.
+    fn pot(c0: i64, c1: i64) -> Poly {
+        let mut p = Poly::constant(&q(c0));
+        p.add_raw_term(&[Lin::var("n")], q(c1));
+        p
+    }
+
+    /// The table's `a` entries name their potential's base as format 6 allows: an equal
+    /// earlier potential by its name alone, a close one by the terms of the difference.
+    /// Expected lines written by hand from spec/certificate.md ("Implicit expressions,
+    /// default witnesses": `(a NAME PNAME DNAME A0 TERM …)`).
+    #[test]
+    fn assertion_bases() {
+        let (p, d) = (Arc::new(Vec::new()), Arc::new(DepMap::new()));
+        let assn = |q| Assn {
+            p: Arc::clone(&p),
+            d: Arc::clone(&d),
+            q,
+        };
+        let (a0, a1, a2) = (assn(pot(4, 3)), assn(pot(7, 5)), assn(pot(9, 3)));
+        let mut nodes = vec![(a0, Some(0)), (a1, Some(1)), (a2, Some(2))];
+        // the same potential under another P: named as the base alone
+        let p1 = Arc::new(vec![Cstr {
+            kind: CKind::Le,
+            lin: Lin::var("n"),
+        }]);
+        nodes.push((
+            Assn {
+                p: Arc::clone(&p1),
+                d: Arc::clone(&d),
+                q: pot(4, 3),
+            },
+            Some(3),
+        ));
+        let mut t = Table::default();
+        for (a, k) in &nodes {
+            assert_eq!(Some(t.a_name(a)), *k);
+        }
+        let lines: Vec<&str> = t.text.lines().filter(|l| l.starts_with("(a ")).collect();
+        assert_eq!(
+            lines,
+            [
+                "(a 0 0 0 (poly (4) (3 (max0 (lin 0 (1 n))))))",
+                // 7 + 5·max0(n) − (4 + 3·max0(n)) = 3 + 2·max0(n), shorter than the
+                // full `(poly (7) (5 (max0 …)))` by the name against `(poly`
+                "(a 1 0 0 0 (3) (2 (max0 (lin 0 (1 n)))))",
+                // 9 + 3·max0(n) is entry 0's potential plus the constant 5
+                "(a 2 0 0 0 (5))",
+                "(a 3 1 0 0)",
+            ]
+        );
+    }
+
+    /// The program section: one statement per line, no indentation, closing parentheses
+    /// on the line of the last statement, no final newline; the kernel's reader reads the
+    /// same s-expression as from the indented text.
+    #[test]
+    fn program_section_layout() {
+        use crate::core::Launch;
+        let src = "__global__ void k() { int x = 1; if (threadIdx.x < 2) x = 2; }";
+        let hw = Hardware::default();
+        let launch = Launch {
+            block: [32, 1, 1],
+            grid: None,
+        };
+        let parsed = crate::frontend::parse_str("k.cu", src).expect("parses");
+        let (prog, _) = crate::frontend::lower(&parsed, None, &launch, &hw, &Default::default())
+            .expect("lowers");
+        let text = program_sexp(&prog);
+        assert!(text.lines().all(|l| !l.starts_with(' ')), "{text}");
+        assert!(!text.ends_with('\n'));
+        assert!(
+            text.lines().all(|l| !l.trim().chars().all(|c| c == ')')),
+            "{text}"
+        );
+        // the same s-expression as the indented text of the program printer
+        let mut indented = String::new();
+        sexp_program_in(&prog, &mut indented, true);
+        assert_ne!(indented.trim_end(), text);
+        // (atoms and nesting only: the reader also keeps each list's source text)
+        fn shape(s: &warpcert_kernel::sexp::Sexp) -> String {
+            match s {
+                warpcert_kernel::sexp::Sexp::Atom(a, _) => format!("{a} "),
+                warpcert_kernel::sexp::Sexp::List(v, _, _) => {
+                    format!("({})", v.iter().map(shape).collect::<String>())
+                }
+            }
+        }
+        let read = |t: &str| -> Vec<String> {
+            let v = warpcert_kernel::sexp::parse_all(t).expect("parses");
+            v.iter().map(shape).collect()
+        };
+        assert_eq!(read(&text), read(&indented));
+    }
 }

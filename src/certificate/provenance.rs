@@ -7,6 +7,7 @@
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use warpcert_kernel::sexp::{parse_all, Sexp};
 
 /// What the provenance section records besides the certificate itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,10 +32,32 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// The text of the `(program …)` section of certificate text `cert`, from its `(` to its
 /// `)`, as the kernel's reader delimits it; `None` when there is no such section.
 pub fn program_text(cert: &str) -> Option<&str> {
-    let top = warpcert_kernel::sexp::parse_all(cert).ok()?;
+    let top = parse_all(cert).ok()?;
     top.iter()
         .find(|s| s.head() == Some("program"))
         .map(|s| s.text())
+}
+
+/// Whether the s-expression texts `a` and `b` are the same tree: the same atoms in the same
+/// lists, whatever the whitespace, line breaks and comments between them. `check --source`
+/// compares a re-lowered program with the certificate's program section this way, so a
+/// certificate written with another layout of the program section (the writer's layout
+/// changed in format version 6) still matches its source. `false` when either text does
+/// not parse.
+pub fn same_tree(a: &str, b: &str) -> bool {
+    fn same(x: &Sexp<'_>, y: &Sexp<'_>) -> bool {
+        match (x, y) {
+            (Sexp::Atom(p, _), Sexp::Atom(q, _)) => p == q,
+            (Sexp::List(p, ..), Sexp::List(q, ..)) => {
+                p.len() == q.len() && p.iter().zip(q).all(|(x, y)| same(x, y))
+            }
+            _ => false,
+        }
+    }
+    match (parse_all(a), parse_all(b)) {
+        (Ok(x), Ok(y)) => x.len() == y.len() && x.iter().zip(&y).all(|(x, y)| same(x, y)),
+        _ => false,
+    }
 }
 
 /// `cert` with a `(provenance …)` section for `src` inserted after its `(launch …)` line.
@@ -69,4 +92,21 @@ pub fn add(cert: &str, src: &Source) -> Result<String, String> {
     out.push_str(&section);
     out.push_str(&cert[end..]);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_tree;
+
+    /// Layout and comments do not matter; an atom or a list's shape does.
+    #[test]
+    fn same_tree_ignores_layout_only() {
+        let flat = "(program (seq (assign x 1) (skip)))";
+        let indented = "(program\n  (seq\n    (assign x 1) ; a comment\n    (skip)))";
+        assert!(same_tree(flat, indented));
+        assert!(!same_tree(flat, "(program (seq (assign x 2) (skip)))"));
+        assert!(!same_tree(flat, "(program (seq (assign x 1)))"));
+        assert!(!same_tree(flat, "(program (seq (assign x 1) skip))"));
+        assert!(!same_tree(flat, "(program"));
+    }
 }

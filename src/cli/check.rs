@@ -95,10 +95,15 @@ pub fn source_mismatch(cert: &str, v: &Verdict, source: &Path) -> Option<String>
         Ok((prog, _)) => prog,
         Err(e) => return Some(format!("the front end rejects {}: {e}", source.display())),
     };
-    let again = provenance::sha256_hex(program_sexp(&prog).as_bytes());
-    if again != p.program_sha256 {
+    // The certificate's program text has the stated SHA-256 (checked above); the
+    // re-lowered program must be the same tree (its layout may differ: the writer's
+    // layout of the program section is not part of the format).
+    let again_text = program_sexp(&prog);
+    let in_cert_text = provenance::program_text(cert).unwrap_or_default();
+    if !provenance::same_tree(&again_text, in_cert_text) {
+        let again = provenance::sha256_hex(again_text.as_bytes());
         return Some(format!(
-            "lowering {} gives a program with SHA-256 {again}, not the certificate's {}",
+            "lowering {} gives a program with SHA-256 {again}, which differs from the certificate's program (SHA-256 {})",
             source.display(),
             p.program_sha256
         ));

@@ -19,7 +19,7 @@
 //! the log-log points that finished.
 
 use crate::analysis::{analyze, AnalysisOptions};
-use crate::core::{Hardware, Launch, Metric, MetricName};
+use crate::core::{Hardware, Launch, Metric, MetricName, Stmt};
 use crate::frontend;
 use crate::report::scaling::{scaling_table, PointOutcome, PointResult, ScalingRow};
 use clap::Args;
@@ -218,6 +218,7 @@ pub fn run_point(a: &PointArgs) -> i32 {
             return 0;
         }
     };
+    r.statements = statement_count(&prog.body);
     if a.family == "relation" {
         relation_point(prog, hw, launch, &metrics, &mut r);
         r.peak_mb = own_peak_kb() as f64 / 1024.0;
@@ -412,6 +413,7 @@ pub fn run(args: &ScalingArgs) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::{Expr, Loc, Operand};
 
     /// Every family's generated kernel goes through the front end at a small size, and the
     /// size is what grows: `statements` at n has n more statements than at 0 (one per line).
@@ -435,4 +437,45 @@ mod tests {
         assert_eq!(generate("depth", 3).unwrap().matches("for (").count(), 3);
         assert!(generate("nope", 1).is_none());
     }
+
+    /// Counted by hand: `x ← 1; while (x) { if (x) skip else sync }` has four statements
+    /// (the assignment, the loop, the `if`, the `sync`); `seq` and `skip` do not count.
+    #[test]
+    fn statement_count_skips_seq_and_skip() {
+        let x = || Expr::Opd(Operand::Var("x".into()));
+        let body = Stmt::If(
+            x(),
+            Box::new(Stmt::Skip),
+            Box::new(Stmt::Sync(Loc::default())),
+            Loc::default(),
+        );
+        let prog = Stmt::Seq(
+            Box::new(Stmt::Assign("x".into(), x(), Loc::default())),
+            Box::new(Stmt::While(x(), Box::new(body), Loc::default())),
+        );
+        assert_eq!(statement_count(&prog), 4);
+    }
+}
+
+/// The statements of `s` other than `seq` and `skip` (the unit of
+/// `PointResult::statements`). Iterative, so a 10 000-statement chain needs no deep stack.
+fn statement_count(s: &Stmt) -> u64 {
+    let mut n = 0;
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Skip => {}
+            Stmt::Seq(a, b) => todo.extend([&**a, &**b]),
+            Stmt::If(_, a, b, _) => {
+                n += 1;
+                todo.extend([&**a, &**b]);
+            }
+            Stmt::While(_, b, _) => {
+                n += 1;
+                todo.push(b);
+            }
+            Stmt::Assign(..) | Stmt::Write(..) | Stmt::Sync(_) | Stmt::Warp(..) => n += 1,
+        }
+    }
+    n
 }

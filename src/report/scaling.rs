@@ -24,6 +24,10 @@ pub struct PointResult {
     pub cpu_s: f64,
     /// Certificate bytes, summed over the metrics.
     pub cert_bytes: u64,
+    /// Statements of the lowered program (every node but `seq` and `skip`: assignments,
+    /// writes, `if`, `while`, `sync`, warp operations), the unit of issue 13's size budget.
+    #[serde(default)]
+    pub statements: u64,
     /// Peak resident set of the point's process, in MB.
     pub peak_mb: f64,
     /// Why metrics got no bound (front end, analysis or kernel), one line each.
@@ -100,9 +104,9 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| family | size | analysis s | check s | CPU s | certificate bytes | bytes / size | peak MB | bounds ({metric}) |"
+        "| family | size | analysis s | check s | CPU s | certificate bytes | bytes / size | bytes / certificate / statement | peak MB | bounds ({metric}) |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let cells = match &r.outcome {
             PointOutcome::Done(p) => {
@@ -110,21 +114,22 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
                     format!(" ({})", e.chars().take(80).collect::<String>())
                 });
                 format!(
-                    "{:.2} | {:.2} | {:.2} | {} | {:.0} | {:.0} | {}/{}{why}",
+                    "{:.2} | {:.2} | {:.2} | {} | {:.0} | {:.0} | {:.0} | {}/{}{why}",
                     p.analysis_s,
                     p.check_s,
                     p.cpu_s,
                     p.cert_bytes,
                     p.cert_bytes as f64 / r.size.max(1) as f64,
+                    p.cert_bytes as f64 / (p.metrics.max(1) as u64 * p.statements.max(1)) as f64,
                     p.peak_mb,
                     p.bounds,
                     p.metrics
                 )
             }
-            PointOutcome::TimeLimit(s) => format!("> {s} (limit) | – | – | – | – | – | –"),
-            PointOutcome::MemLimit(m) => format!("– | – | – | – | – | > {m} (limit) | –"),
-            PointOutcome::NotRun => "not run (smaller size over a limit) | | | | | | ".into(),
-            PointOutcome::Failed(e) => format!("failed: {e} | | | | | | "),
+            PointOutcome::TimeLimit(s) => format!("> {s} (limit) | – | – | – | – | – | – | –"),
+            PointOutcome::MemLimit(m) => format!("– | – | – | – | – | – | > {m} (limit) | –"),
+            PointOutcome::NotRun => "not run (smaller size over a limit) | | | | | | | ".into(),
+            PointOutcome::Failed(e) => format!("failed: {e} | | | | | | | "),
         };
         let _ = writeln!(out, "| {} | {} | {cells} |", r.family, r.size);
     }

@@ -38,6 +38,11 @@ pub struct AnalysisOptions {
     /// polynomial one at every sampled point. Default `true`; `false` is the polynomial
     /// `max(0, …)` form (`--form polynomial`, RaCUDA's).
     pub floor: bool,
+    /// Q:IFALIGN for divergent `if`s whose test splits a warp only off a residue class
+    /// (spec/logic.md §4, issue 15): the charge `M^div·[m ∤ X − s]` instead of `M^div`.
+    /// Default `false`: the rule is not formalized in Coq yet (`coq-export/theories`), so a
+    /// certificate using it cannot be exported.
+    pub align: bool,
 }
 
 impl Default for AnalysisOptions {
@@ -45,6 +50,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             degree: 2,
             floor: true,
+            align: false,
         }
     }
 }

@@ -18,8 +18,9 @@ pub const RESIDUE_MODULUS_LIMIT: u32 = 4096;
 
 /// The local class `(ρ, G)` and the uniform part `X` of the test form `l` under `d`
 /// (spec/logic.md §4, Q:IFALIGN): from `(c_L, 0)`, a local term `a·v` with the linear entry
-/// `(k_v, r_v, g_v)` gives `ρ ← ρ + a·r_v`, `G ← gcd(G, a·g_v)`; `threadIdx.*` and
-/// parameter terms give nothing; `X = ρ + Σ_{p param} a_p·p`. Every active thread has
+/// `(k_v, r_v, g_v)`, `k_v ≠ 0`, gives `ρ ← ρ + a·r_v`, `G ← gcd(G, a·g_v)`; `threadIdx.*`
+/// terms give nothing; `X = ρ + Σ a_u·u` over the parameter terms and the local terms
+/// whose entry is uniform (`k_u = 0`). Every active thread has
 /// `L(t) = K·tid(t) + c` with one integer `c ≡ X (mod G)`. Errors: a non-integer
 /// coefficient or constant of `l`, or a local of `l` without a linear entry.
 pub fn local_class(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &Lin) -> Result<(Lin, BigInt), Rejection> {
@@ -36,7 +37,8 @@ pub fn local_class(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &Lin) -> Result<(Lin,
         if super::TIDS.contains(&v.as_str()) {
             continue;
         }
-        if cx.prog.param(v).is_some() {
+        // a parameter, or a local uniform under `d` (one value on every active thread)
+        if cx.prog.param(v).is_some() || d.get(v).is_some_and(Dep::uniform) {
             x.add_term(v, &Rat::from_integer(a));
         } else {
             let e = d.get(v).filter(|e| e.linear()).ok_or_else(|| cx.rej(Reason::NoLinearEntry(v.clone())))?;

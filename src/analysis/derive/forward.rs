@@ -10,12 +10,13 @@ use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
     cond, dep_expr, entry_expr, expr_uniform, index_entry, join_deps, lane_cond, lin_fixed,
-    lin_operand, warp_entry, Types,
+    align_charge, lin_operand, warp_entry, Types,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
-use crate::core::assertion::linear::{Cstr, Dep, DepMap, Lin};
+use crate::core::assertion::linear::{CKind, Cstr, Dep, DepMap, Lin};
 use crate::core::metric::Q;
+use num_bigint::BigInt;
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_traits::{One, Zero};
 use std::sync::Arc;
@@ -580,7 +581,19 @@ impl Ctx<'_> {
                 p: with(&pre.p, &ce_l).into(),
                 d: pre.d.clone(),
             };
-            self.fwd_if4(s1, s2, loc, tpre, with(&pre.p, &cne_l), (en, cost))
+            // Q:IFALIGN when enabled and a divergent test costs something (spec/logic.md §4)
+            let align = match ce.as_slice() {
+                [c] if self.align
+                    && !self.metric.div.is_zero()
+                    && c.kind == CKind::Le
+                    && !cne.is_empty() =>
+                {
+                    align_charge(self, &pre.d, &c.lin, self.launch, self.hw.warp_size)
+                }
+                _ => None,
+            };
+            let pne = with(&pre.p, &cne_l);
+            self.fwd_if4(s1, s2, loc, tpre, pne, (en, cost), align)
         }
     }
 
@@ -595,6 +608,7 @@ impl Ctx<'_> {
         tpre: Abs,
         pne: Vec<Cstr>,
         (en, cost): (Node, Q),
+        align: Option<(Lin, BigInt)>,
     ) -> Result<(AK, Abs), AnalysisError> {
         let t = self.fwd_tight(s1, &tpre)?;
         // P_F: the linear constraints of P ∧ ¬e that the then branch's post also
@@ -633,6 +647,7 @@ impl Ctx<'_> {
                 w_else_then,
                 w_join_then,
                 w_join_else,
+                align,
             }),
             Abs {
                 p: pj.into(),

@@ -82,6 +82,50 @@ pub enum Atom {
     /// doubling loop (spec/logic.md §1 "Quotient log atoms", certificate syntax
     /// `(log2q L M)`); with a constant `M` canonically the log atom of `L / max(1, ⌊M⌋)`.
     LogQ(Arc<Lin>, Arc<Lin>),
+    /// The residue atom `[m ∤ L]` (spec/logic.md §1 "Residue atoms", certificate syntax
+    /// `(ndvd L m)`, issue 15): 0 when `m` divides the integer `L`, else 1; not monotone.
+    /// Canonical as the kernel's: `L` integer, `gcd(L's coefficients, m) = 1`, constant in
+    /// `[0, m)`, first coefficient positive, `m ≥ 2`.
+    Res(Arc<Lin>, BigInt),
+}
+
+/// `[m ∤ v]`, the value of a residue atom whose form has the value `v` (a non-integer `v`
+/// is not divisible).
+pub fn res_value(v: &Q, m: &BigInt) -> Q {
+    if v.is_integer() && v.to_integer().mod_floor(m).is_zero() {
+        Q::zero()
+    } else {
+        Q::one()
+    }
+}
+
+/// The canonical residue atom `[m ∤ l]` (the kernel's `res_canonical`; `l` with integer
+/// coefficients and constant, `m ≥ 1`; otherwise the atom as it is).
+fn res_canonical(l: &Arc<Lin>, m: &BigInt) -> AtomVal<Atom> {
+    if !l.c.is_integer() || !l.terms.values().all(Q::is_integer) || !m.is_positive() {
+        return AtomVal::Scaled(Q::one(), Atom::Res(l.clone(), m.clone()));
+    }
+    let g = l.terms.values().fold(m.clone(), |acc, a| acc.gcd(a.numer()));
+    if !l.c.to_integer().mod_floor(&g).is_zero() {
+        return AtomVal::Const(Q::one());
+    }
+    let m2 = m / &g;
+    let sign = match l.terms.values().next() {
+        Some(a) if a.is_negative() => -BigInt::one(),
+        _ => BigInt::one(),
+    };
+    let mut l2 = l.scale(&Q::new(sign, g));
+    l2.c = Q::from_integer(l2.c.to_integer().mod_floor(&m2));
+    if m2.is_one() {
+        return AtomVal::Const(Q::zero());
+    }
+    if l2.is_const() {
+        return AtomVal::Const(res_value(&l2.c, &m2));
+    }
+    if l2 == **l && m2 == *m {
+        return AtomVal::Scaled(Q::one(), Atom::Res(l.clone(), m2));
+    }
+    AtomVal::Scaled(Q::one(), Atom::Res(Arc::new(l2), m2))
 }
 
 /// `⌊log2 max(1, ⌊v⌋)⌋`, the value of a log atom whose form has the value `v`.
@@ -128,7 +172,9 @@ impl Atom {
     /// ([`Atom::forms`]).
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) => l,
+            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) | Atom::Res(l, _) => {
+                l
+            }
         }
     }
     /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
@@ -142,13 +188,13 @@ impl Atom {
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
             Atom::Max0(l) => Some(l.as_ref()),
-            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) => None,
+            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => None,
         }
     }
     /// The divisor `d` (1 for `max0`).
     pub fn divisor(&self) -> BigInt {
         match self {
-            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) => BigInt::one(),
+            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => BigInt::one(),
             Atom::Floor(_, d) => d.clone(),
         }
     }
@@ -159,6 +205,7 @@ impl Atom {
             Atom::Floor(l, d) => Atom::Floor(Arc::new(f(l)), d.clone()),
             Atom::Log(l) => Atom::Log(Arc::new(f(l))),
             Atom::LogQ(l, m) => Atom::LogQ(Arc::new(f(l)), Arc::new(f(m))),
+            Atom::Res(l, m) => Atom::Res(Arc::new(f(l)), m.clone()),
         }
     }
     /// Whether `v` occurs in a form.
@@ -180,7 +227,7 @@ impl Atom {
                 d.clone(),
             ),
             // not used on log atoms (no shift rewrite applies to them)
-            Atom::Log(_) | Atom::LogQ(..) => self.clone(),
+            Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => self.clone(),
         }
     }
     /// The atom's value at `env` (variables missing from `env` count as 0):
@@ -191,6 +238,7 @@ impl Atom {
             Atom::Floor(l, d) => (l.eval(env) / Q::from_integer(d.clone())).floor(),
             Atom::Log(l) => log2_floor(&l.eval(env)),
             Atom::LogQ(l, m) => log2q_floor(&l.eval(env), &m.eval(env)),
+            Atom::Res(l, m) => res_value(&l.eval(env), m),
         };
         if v.is_positive() {
             v
@@ -221,6 +269,7 @@ impl Atom {
                 return Atom::Log(Arc::new(l.scale(&Q::new(BigInt::one(), d)))).canonical();
             }
             Atom::LogQ(..) => return AtomVal::Scaled(Q::one(), self.clone()),
+            Atom::Res(l, m) => return res_canonical(l, m),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -257,6 +306,7 @@ impl std::fmt::Display for Atom {
             Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
             Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
             Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
+            Atom::Res(l, m) => write!(f, "[{m} ∤ {l}]"),
         }
     }
 }

@@ -221,6 +221,10 @@ impl<'p> Names<'p> {
                     BigInt::one(),
                 ))
             }
+            // Coq's `Lin.akind` has no residue kind yet (spec/logic.md §1 "Residue atoms")
+            Atom::Res(..) => Err(ExportError::Unsupported(format!(
+                "residue atom {a} (Q:IFALIGN is not formalized in coq-export/theories yet)"
+            ))),
         }
     }
 

@@ -1,5 +1,5 @@
 //! Q:IFALIGN (spec/logic.md §4, issue 15): a divergent `if` whose test splits a warp only
-//! off a residue class is charged `M^div·[m ∤ X − s]` (a residue atom, spec/logic.md §1)
+//! off a residue class is charged `M^div·[m ∤ s − X]` (a residue atom, spec/logic.md §1)
 //! instead of `M^div`. Expected values are hand-derived (comments); the kernel checks every
 //! certificate, and rejects a mutant whose warps are not aligned.
 
@@ -103,7 +103,7 @@ fn unaligned_mutant_is_rejected() {
     let err = warpcert_kernel::check(&mutant).expect_err("the unaligned mutant must be rejected");
     let msg = err.to_string();
     assert!(
-        msg.contains("Q:IFALIGN") && msg.contains("then pre + M^if + C + M^div·[m ∤ X − s]"),
+        msg.contains("Q:IFALIGN") && msg.contains("then pre + M^if + C + M^div·[m ∤ s − X]"),
         "{msg}"
     );
 }

@@ -84,11 +84,11 @@ Proof.
   assert (HL : leval r1 L = leval r2 L).
   { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin].
     apply in_or_app; left; exact Hv. }
-  rewrite HL. destruct k as [| |Mf]; cbn [akval]; auto.
-  assert (HM : leval r1 Mf = leval r2 Mf).
-  { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin akd].
-    apply in_or_app; right; rewrite app_nil_r; exact Hv. }
-  rewrite HM; reflexivity.
+  rewrite HL. destruct k as [| |Mf|Mf m]; cbn [akval]; auto.
+  all: assert (HM : leval r1 Mf = leval r2 Mf) by
+    (apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin akd];
+     apply in_or_app; right; rewrite app_nil_r; exact Hv).
+  all: rewrite HM; reflexivity.
 Qed.
 
 Lemma mval_ext : forall r1 r2 m,
@@ -371,11 +371,11 @@ Proof.
     change (mval (rho ps s t) (L :: m)) with (atom (rho ps s t) L * mval (rho ps s t) m).
     change (mval (rho ps s t') (L :: m)) with (atom (rho ps s t') L * mval (rho ps s t') m).
     rewrite IHm by auto. f_equal.
-    destruct L as [L d [| |Mf]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
+    destruct L as [L d [| |Mf|Mf m]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
       rewrite ?andb_true_r in H1; try (apply andb_true_iff in H1 as [H1 H1']);
       unfold atom; cbn [alin adiv akd akval];
       rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'); auto.
-    rewrite (luni_sound ps s T D Mf HD H1' t t' Ht Ht'). reflexivity. }
+    all: rewrite (luni_sound ps s T D Mf HD H1' t t' Ht Ht'); reflexivity. }
   unfold pval; simpl; f_equal.
   unfold puni in H; simpl in H. rewrite forallb_forall in H.
   induction l as [|[d m] l IH]; simpl; auto.

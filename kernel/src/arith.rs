@@ -407,8 +407,7 @@ pub enum Atom {
     LogQ(Lin, Lin),
     /// The residue atom `[m ∤ L]` (spec/logic.md §1 "Residue atoms", certificate syntax
     /// `(ndvd L m)`, issue 15): 0 when `m` divides the integer `L`, else 1. Non-negative,
-    /// at most 1, not monotone in `L`; canonical: `L` integer, `gcd(L's coefficients, m) = 1`,
-    /// constant in `[0, m)`, first coefficient positive, `m ≥ 2`.
+    /// at most 1, not monotone in `L`; canonical: `L` not constant, `m ≥ 2`.
     Res(Lin, BigInt),
 }
 
@@ -423,32 +422,16 @@ pub fn res_value(v: &Rat, m: &BigInt) -> BigInt {
 }
 
 /// The canonical form of the residue atom `[m ∤ l]` (spec/logic.md §1 "Residue atoms"):
-/// `Err(v)` for a constant atom, else `Ok(Atom::Res(..))`. `l` must have integer
-/// coefficients and constant (`None` otherwise).
-fn res_canonical(l: &Lin, m: &BigInt) -> Option<Result<Atom, Rat>> {
-    if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) || !m.is_positive() {
-        return None;
+/// `Err(v)` for a constant atom (`m = 1`: 0; a constant form: its value), else the atom as
+/// it is (its form is a normalized [`Lin`]).
+fn res_canonical(l: &Lin, m: &BigInt) -> Result<Atom, Rat> {
+    if m.is_one() {
+        return Err(Rat::zero());
     }
-    let g = l.terms.values().fold(m.clone(), |acc, a| acc.gcd(a.numer()));
-    let c = l.c.to_integer();
-    if !c.mod_floor(&g).is_zero() {
-        return Some(Err(Rat::one()));
+    match l.as_const() {
+        Some(c) => Err(Rat::from_integer(res_value(c, m))),
+        None => Ok(Atom::Res(l.clone(), m.clone())),
     }
-    let m2 = m / &g;
-    let sign = match l.terms.values().next() {
-        Some(a) if a.is_negative() => -BigInt::one(),
-        _ => BigInt::one(),
-    };
-    let k = Rat::new(sign, g.clone());
-    let mut l2 = l.scale(&k);
-    l2.c = Rat::from_integer(l2.c.to_integer().mod_floor(&m2));
-    if m2.is_one() {
-        return Some(Err(Rat::zero()));
-    }
-    if let Some(c) = l2.as_const() {
-        return Some(Err(Rat::from_integer(res_value(c, &m2))));
-    }
-    Some(Ok(Atom::Res(l2, m2)))
 }
 
 /// The value `⌊log2 max(1, ⌊⌊l⌋ / max(1, ⌊m⌋)⌋)⌋` of a quotient log atom whose forms have
@@ -525,14 +508,7 @@ impl Atom {
                     None => Ok((Rat::one(), self.clone())),
                 }
             }
-            // a non-integer form stays as it is (its value is 1 wherever it is not integral)
-            Atom::Res(l, m) => {
-                return match res_canonical(l, m) {
-                    Some(Ok(a)) => Ok((Rat::one(), a)),
-                    Some(Err(v)) => Err(v),
-                    None => Ok((Rat::one(), self.clone())),
-                }
-            }
+            Atom::Res(l, m) => return res_canonical(l, m).map(|a| (Rat::one(), a)),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));

@@ -818,7 +818,7 @@ pub fn never_splits<T: Types + ?Sized>(
 /// `RESIDUE_MODULUS_LIMIT`).
 pub const RESIDUE_MODULUS_LIMIT: i128 = 4096;
 
-/// Q:IFALIGN's charge form and modulus `(X − s, m)` for the test `L ≤ 0` under `d`
+/// Q:IFALIGN's charge form and modulus `(s − X, m)` for the test `L ≤ 0` under `d`
 /// (spec/logic.md §4; the kernel's `align_charge`): `(s, m)` is the least `m ≤ 4096` with
 /// `m | G` (any `m` when `G = 0`) for which some `s ∈ [0, m)` passes the window check with
 /// the class `(s, m)`, and the least such `s`. `None` when the rule does not apply.
@@ -835,6 +835,9 @@ pub fn align_charge<T: Types + ?Sized>(
         .find_map(|m| {
             (0..m)
                 .find(|&s| class_misses_windows(&k, s, m, launch, warp))
-                .map(|s| (x.plus_const(&-Q::from_integer(s.into())), num_bigint::BigInt::from(m)))
+                .map(|s| {
+                    let form = Lin::constant(Q::from_integer(s.into())).sub(&x);
+                    (form, num_bigint::BigInt::from(m))
+                })
         })
 }

@@ -39,7 +39,7 @@ pub struct AnalysisOptions {
     /// `max(0, …)` form (`--form polynomial`, RaCUDA's).
     pub floor: bool,
     /// Q:IFALIGN for divergent `if`s whose test splits a warp only off a residue class
-    /// (spec/logic.md §4, issue 15): the charge `M^div·[m ∤ X − s]` instead of `M^div`.
+    /// (spec/logic.md §4, issue 15): the charge `M^div·[m ∤ s − X]` instead of `M^div`.
     /// Default `false`: the rule is not formalized in Coq yet (`coq-export/theories`), so a
     /// certificate using it cannot be exported.
     pub align: bool,

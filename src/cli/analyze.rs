@@ -42,7 +42,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, default_value_t = Form::Floor)]
     pub(super) form: Form,
     /// Charge a divergent `if` whose test splits a warp only off a residue class
-    /// `M^div·[m ∤ X − s]` instead of `M^div` (Q:IFALIGN, spec/logic.md §4; issue 15).
+    /// `M^div·[m ∤ s − X]` instead of `M^div` (Q:IFALIGN, spec/logic.md §4; issue 15).
     /// Off by default: the rule is checked by the kernel but not yet formalized in Coq, so
     /// `--coq` fails on a certificate that uses it.
     #[arg(long)]

@@ -1,5 +1,5 @@
 //! Q:IFALIGN (spec/logic.md §4, issue 15): a divergent `if` whose test can split a warp only
-//! when a uniform form is off a residue class, charged `M^div·[m ∤ X − s]` (a residue atom,
+//! when a uniform form is off a residue class, charged `M^div·[m ∤ s − X]` (a residue atom,
 //! spec/logic.md §1) instead of `M^div`.
 
 use super::nosplit::never_splits;
@@ -70,7 +70,7 @@ pub fn residue_class(cx: &Ctx, k: &[Rat; 3], g: &BigInt) -> Result<Option<(BigIn
     Ok(None)
 }
 
-/// The divergence charge `[m ∤ X − s]` of Q:IFALIGN for the test `e` under `d`
+/// The divergence charge `[m ∤ s − X]` of Q:IFALIGN for the test `e` under `d`
 /// (spec/logic.md §4): the residue atom as a polynomial (`M^div` is applied by the caller).
 /// Errors: the test is not one inequality of linear operands with a negation, a local of
 /// its form has no linear entry, or no residue class exists ([`Reason::NoResidueClass`]).
@@ -79,17 +79,17 @@ pub fn align_charge(cx: &Ctx, d: &BTreeMap<String, Dep>, e: &crate::syntax::Expr
     let k = thread_k(cx, d, &l)?;
     let (x, g) = local_class(cx, d, &l)?;
     let (s, m) = residue_class(cx, &k, &g)?.ok_or_else(|| cx.rej(Reason::NoResidueClass(e.to_string())))?;
-    let form = x.add_scaled(&Lin::constant(Rat::from_integer(s)), &-Rat::one());
+    let form = Lin::constant(Rat::from_integer(s)).add_scaled(&x, &-Rat::one());
     let mut p = Poly::zero();
     p.add_term(Rat::one(), vec![Atom::Res(form, m)]);
     Ok(p)
 }
 
 /// Q:IFALIGN — `if e then s1 else s2`, possibly divergent, charged only off a residue class
-/// (spec/logic.md §4): every premise of Q:IF4 with `Qn = Q + M^if + C + M^div·[m ∤ X − s]`
+/// (spec/logic.md §4): every premise of Q:IF4 with `Qn = Q + M^if + C + M^div·[m ∤ s − X]`
 /// ([`align_charge`]).
 pub fn q_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (e, _, _) = cond_stmt(cx, s)?;
     let charge = Poly::zero().add_scaled(&align_charge(cx, &pre.d, e)?, &cx.m.div);
-    if4(cx, n, s, pre, &charge, "then pre + M^if + C + M^div·[m ∤ X − s]")
+    if4(cx, n, s, pre, &charge, "then pre + M^if + C + M^div·[m ∤ s − X]")
 }

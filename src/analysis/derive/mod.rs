@@ -251,7 +251,7 @@ struct If4An {
     w_else_then: Vec<Farkas>,
     w_join_then: Vec<Farkas>,
     w_join_else: Vec<Farkas>,
-    /// Q:IFALIGN's charge `[m ∤ X − s]` as `(X − s, m)` (spec/logic.md §4), when the rule
+    /// Q:IFALIGN's charge `[m ∤ s − X]` as `(s − X, m)` (spec/logic.md §4), when the rule
     /// applies and is enabled (`AnalysisOptions::align`); `None`: Q:IF4.
     align: Option<(Lin, BigInt)>,
 }

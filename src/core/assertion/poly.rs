@@ -84,8 +84,7 @@ pub enum Atom {
     LogQ(Arc<Lin>, Arc<Lin>),
     /// The residue atom `[m ∤ L]` (spec/logic.md §1 "Residue atoms", certificate syntax
     /// `(ndvd L m)`, issue 15): 0 when `m` divides the integer `L`, else 1; not monotone.
-    /// Canonical as the kernel's: `L` integer, `gcd(L's coefficients, m) = 1`, constant in
-    /// `[0, m)`, first coefficient positive, `m ≥ 2`.
+    /// Canonical as the kernel's: `L` not constant, `m ≥ 2`.
     Res(Arc<Lin>, BigInt),
 }
 
@@ -99,33 +98,16 @@ pub fn res_value(v: &Q, m: &BigInt) -> Q {
     }
 }
 
-/// The canonical residue atom `[m ∤ l]` (the kernel's `res_canonical`; `l` with integer
-/// coefficients and constant, `m ≥ 1`; otherwise the atom as it is).
+/// The canonical residue atom `[m ∤ l]` (the kernel's `res_canonical`): `m = 1` is 0, a
+/// constant form its value, else the atom as it is.
 fn res_canonical(l: &Arc<Lin>, m: &BigInt) -> AtomVal<Atom> {
-    if !l.c.is_integer() || !l.terms.values().all(Q::is_integer) || !m.is_positive() {
-        return AtomVal::Scaled(Q::one(), Atom::Res(l.clone(), m.clone()));
+    if m.is_one() {
+        AtomVal::Const(Q::zero())
+    } else if l.is_const() {
+        AtomVal::Const(res_value(&l.c, m))
+    } else {
+        AtomVal::Scaled(Q::one(), Atom::Res(l.clone(), m.clone()))
     }
-    let g = l.terms.values().fold(m.clone(), |acc, a| acc.gcd(a.numer()));
-    if !l.c.to_integer().mod_floor(&g).is_zero() {
-        return AtomVal::Const(Q::one());
-    }
-    let m2 = m / &g;
-    let sign = match l.terms.values().next() {
-        Some(a) if a.is_negative() => -BigInt::one(),
-        _ => BigInt::one(),
-    };
-    let mut l2 = l.scale(&Q::new(sign, g));
-    l2.c = Q::from_integer(l2.c.to_integer().mod_floor(&m2));
-    if m2.is_one() {
-        return AtomVal::Const(Q::zero());
-    }
-    if l2.is_const() {
-        return AtomVal::Const(res_value(&l2.c, &m2));
-    }
-    if l2 == **l && m2 == *m {
-        return AtomVal::Scaled(Q::one(), Atom::Res(l.clone(), m2));
-    }
-    AtomVal::Scaled(Q::one(), Atom::Res(Arc::new(l2), m2))
 }
 
 /// `⌊log2 max(1, ⌊v⌋)⌋`, the value of a log atom whose form has the value `v`.

@@ -99,7 +99,7 @@ impl Back<'_, '_> {
         let (nf, q1) = self.back(f, qpost.clone())?;
         let (nt, qt) = self.back(t, q1)?;
         let qp = qt.plus_const(&(cost + &self.ctx.metric.if_));
-        // Q:IFALIGN charges M^div·[m ∤ X − s], Q:IF4 M^div (spec/logic.md §4)
+        // Q:IFALIGN charges M^div·[m ∤ s − X], Q:IF4 M^div (spec/logic.md §4)
         let (rule, qp) = match align {
             Some((form, m)) => {
                 let mut charge = TPoly::zero();

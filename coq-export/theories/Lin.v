@@ -510,9 +510,14 @@ Definition acanon (A : atm) : Q * list atm :=
       | _ => let L1 := lnorm (alin A) in
              (1, [mkAtmK (fst (lgnorm L1 (adiv A))) (snd (lgnorm L1 (adiv A))) (KLogQ M1)])
       end
-  (* a residue atom: its form normalized (value-preserving; the kernel's gcd, sign and
-     residue normalization is not replayed, so the export writes kernel-canonical atoms) *)
-  | KRes M m => (1, [mkAtmK (mkLin 0 []) 1 (KRes (lnorm M) m)])
+  (* a residue atom (the kernel's [res_canonical]): a constant form is its value, [m = 1]
+     is 0, else the atom with its form normalized *)
+  | KRes M m =>
+      let M1 := lnorm M in
+      match lterms M1 with
+      | [] => (inject_Z (if Z.eqb (Z.modulo (lcst M1) (Zpos m)) 0 then 0 else 1), [])
+      | _ => if Pos.eqb m 1 then (0, []) else (1, [mkAtmK (mkLin 0 []) 1 (KRes M1 m)])
+      end
   end.
 
 Lemma lcanon_val : forall rho L, latom rho L == fst (lcanon L) * mval rho (snd (lcanon L)).
@@ -595,7 +600,7 @@ Qed.
 
 Lemma acanon_val : forall rho A, atom rho A == fst (acanon A) * mval rho (snd (acanon A)).
 Proof.
-  intros rho [L d [| |M]]; unfold acanon; cbn [akd alin adiv].
+  intros rho [L d [| |M|M m]]; unfold acanon; cbn [akd alin adiv].
   - apply fcanon_val.
   - apply klog_val.
   - destruct (lterms (lnorm M)) eqn:Hm.
@@ -605,8 +610,16 @@ Proof.
       rewrite EM, Pos2Z.inj_mul, Z2Pos.id by lia. rewrite Z.div_div by lia. reflexivity.
     + cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
       rewrite lgnorm_val, !lnorm_eval. ring.
-  - cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
-    rewrite !lnorm_eval. ring.
+  - destruct (lterms (lnorm M)) eqn:Hm.
+    + assert (EM : leval rho M = lcst (lnorm M))
+        by (rewrite <- (lnorm_eval rho M); unfold leval; rewrite Hm; simpl; lia).
+      cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+      rewrite EM. ring.
+    + destruct (Pos.eqb_spec m 1) as [E|E].
+      * subst m. cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+        rewrite Z.mod_1_r. simpl. ring.
+      * cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+        rewrite !lnorm_eval. ring.
 Qed.
 
 Lemma lcanon_one : forall L f A', lcanon L = (f, [A']) -> 0 < f.
@@ -619,7 +632,8 @@ Qed.
 Lemma acanon_one : forall A f A', acanon A = (f, [A']) -> 0 < f.
 Proof.
   intros [L d [| |M|M m]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
-  4: { inversion H; subst; reflexivity. }
+  4: { destruct (lterms (lnorm M)); [inversion H|].
+       destruct (Pos.eqb m 1); inversion H; subst; reflexivity. }
   2: { unfold klog in H. destruct (lterms (lnorm L)); inversion H; subst; reflexivity. }
   2: { destruct (lterms (lnorm M)); [|inversion H; subst; reflexivity].
        unfold klog in H. destruct (lterms (lnorm L)); inversion H; subst; reflexivity. }

@@ -9,11 +9,12 @@ use warpcert::cli::precision::{load, measure_with, suite, Case};
 use warpcert::core::metric::Q;
 use warpcert::core::{Hardware, Metric, MetricName};
 
+/// The default options, which enable Q:IFALIGN (checked here so that a change of default
+/// does not go unnoticed).
 fn align() -> AnalysisOptions {
-    AnalysisOptions {
-        align: true,
-        ..AnalysisOptions::default()
-    }
+    let o = AnalysisOptions::default();
+    assert!(o.align, "Q:IFALIGN is on by default");
+    o
 }
 
 fn case(name: &str) -> Case {
@@ -105,5 +106,30 @@ fn unaligned_mutant_is_rejected() {
     assert!(
         msg.contains("Q:IFALIGN") && msg.contains("then pre + M^if + C + M^div·[m ∤ s − X]"),
         "{msg}"
+    );
+}
+
+mod common;
+
+/// The Coq export of guard_device's divwarps certificate (`DIfAlign`, a residue atom) is
+/// accepted by `coqc` (Soundness.sound_Q_IFALIGN, Check.v's DIfAlign case), and a mutant
+/// whose charge claims the modulus 16 is refused by the reflective check: with `m = 16`
+/// every class meets a warp's window of 31 consecutive offsets (`nosplit_ok` fails), and
+/// the atom `[16 ∤ n]` is not the pre potential's `[32 ∤ n]`. Skipped without `coqc`.
+#[test]
+fn coq_accepts_ifalign_and_refutes_a_wrong_modulus() {
+    if !common::coq::coqc_available() {
+        eprintln!("coqc not installed: skipped");
+        return;
+    }
+    let (_, cert) = divwarps("guard_device");
+    let v = warpcert::export::coq::export(&cert).expect("export");
+    let charge = "(mkLin 0%Z [(1%Z, VL 3)]) 32%positive";
+    assert!(v.contains("DIfAlign") && v.contains(charge), "{v}");
+    let mutant = v.replacen(charge, "(mkLin 0%Z [(1%Z, VL 3)]) 16%positive", 1);
+    common::coq::accepted_and_mutants_refuted(
+        "align",
+        &[("align_guard_device", v.as_str())],
+        &[("align_guard_device_m16", mutant.as_str())],
     );
 }

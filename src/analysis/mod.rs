@@ -39,9 +39,9 @@ pub struct AnalysisOptions {
     /// `max(0, …)` form (`--form polynomial`, RaCUDA's).
     pub floor: bool,
     /// Q:IFALIGN for divergent `if`s whose test splits a warp only off a residue class
-    /// (spec/logic.md §4, issue 15): the charge `M^div·[m ∤ s − X]` instead of `M^div`.
-    /// Default `false`: the rule is not formalized in Coq yet (`coq-export/theories`), so a
-    /// certificate using it cannot be exported.
+    /// (spec/logic.md §4, issue 15; Coq: `Soundness.sound_Q_IFALIGN`): the charge
+    /// `M^div·[m ∤ s − X]` instead of `M^div`. Default `true`; `false` is Q:IF4 everywhere
+    /// (`analyze --no-align`).
     pub align: bool,
 }
 
@@ -50,7 +50,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             degree: 2,
             floor: true,
-            align: false,
+            align: true,
         }
     }
 }

@@ -41,12 +41,11 @@ pub struct AnalyzeArgs {
     /// `polynomial` uses `max(0, …)` atoms only, RaCUDA's form, for comparison.
     #[arg(long, value_enum, default_value_t = Form::Floor)]
     pub(super) form: Form,
-    /// Charge a divergent `if` whose test splits a warp only off a residue class
-    /// `M^div·[m ∤ s − X]` instead of `M^div` (Q:IFALIGN, spec/logic.md §4; issue 15).
-    /// Off by default: the rule is checked by the kernel but not yet formalized in Coq, so
-    /// `--coq` fails on a certificate that uses it.
+    /// Charge every divergent `if` the constant `M^div` (Q:IF4), not `M^div·[m ∤ s − X]`
+    /// where its test splits a warp only off a residue class (Q:IFALIGN, spec/logic.md §4;
+    /// issue 15), for comparison.
     #[arg(long)]
-    pub(super) align: bool,
+    pub(super) no_align: bool,
     /// Print the lowered miniCUDA program before the bounds.
     #[arg(long)]
     dump_core: bool,
@@ -87,7 +86,7 @@ impl AnalyzeArgs {
         AnalysisOptions {
             degree: self.degree,
             floor: self.form == Form::Floor,
-            align: self.align,
+            align: !self.no_align,
         }
     }
 }

@@ -18,7 +18,10 @@ fn align() -> AnalysisOptions {
 }
 
 fn case(name: &str) -> Case {
-    suite().into_iter().find(|c| c.name == name).expect("precision case")
+    suite()
+        .into_iter()
+        .find(|c| c.name == name)
+        .expect("precision case")
 }
 
 /// The divwarps bound and certificate of a precision case with Q:IFALIGN enabled.
@@ -30,7 +33,14 @@ fn divwarps(name: &str) -> (warpcert::core::assertion::poly::Poly, String) {
         block: c.block,
         grid: c.concrete_grid.map(|g| [g, 1, 1]),
     };
-    let a = analyze(&prog, &Metric::standard(MetricName::Divwarps), &hw, &launch, &align()).unwrap();
+    let a = analyze(
+        &prog,
+        &Metric::standard(MetricName::Divwarps),
+        &hw,
+        &launch,
+        &align(),
+    )
+    .unwrap();
     (a.bound, a.certificate)
 }
 
@@ -72,11 +82,20 @@ fn align_cells_are_sound_and_exact() {
     for name in ["guard_device", "grid240"] {
         let m = measure_with(&case(name), &hw, &align()).unwrap();
         for c in &m.cells {
-            assert!(c.bound.is_none() || c.accepted, "{name} {}: rejected", c.metric);
+            assert!(
+                c.bound.is_none() || c.accepted,
+                "{name} {}: rejected",
+                c.metric
+            );
             for p in &c.points {
                 assert!(p.sound(), "{name} {} unsound at {:?}", c.metric, p.at);
                 if c.metric == MetricName::Divwarps {
-                    assert_eq!(p.bound.as_ref(), Some(&p.truth), "{name} divwarps at {:?}", p.at);
+                    assert_eq!(
+                        p.bound.as_ref(),
+                        Some(&p.truth),
+                        "{name} divwarps at {:?}",
+                        p.at
+                    );
                 }
             }
         }
@@ -94,7 +113,10 @@ fn unaligned_mutant_is_rejected() {
     let (_, cert) = divwarps("guard_device");
     let mutant = cert
         .replace("(launch 256 1 1)", "(launch 240 1 1)")
-        .replace("(bin * (param blockIdx.x) (int 256))", "(bin * (param blockIdx.x) (int 240))")
+        .replace(
+            "(bin * (param blockIdx.x) (int 256))",
+            "(bin * (param blockIdx.x) (int 240))",
+        )
         .replace("(lin -255 (1 threadIdx.x))", "(lin -239 (1 threadIdx.x))")
         .replace("(-256 blockIdx.x)", "(-240 blockIdx.x)")
         .replace("(dep i 1 0 0 0 256)", "(dep i 1 0 0 0 240)")

@@ -89,7 +89,11 @@ fn run_form(prog: &Program, m: MetricName, bx: u32, floor: bool) -> Analysis {
         &Metric::standard(m),
         &Hardware::default(),
         &launch(bx),
-        &AnalysisOptions { degree: 2, floor, align: true },
+        &AnalysisOptions {
+            degree: 2,
+            floor,
+            align: true,
+        },
     );
     let a = match a {
         Ok(a) => a,

@@ -148,7 +148,11 @@ mod produced {
     }
 
     fn certified(prog: &Program, launch: &Launch, m: MetricName, floor: bool) -> Analysis {
-        let opts = AnalysisOptions { degree: 2, floor, align: true };
+        let opts = AnalysisOptions {
+            degree: 2,
+            floor,
+            align: true,
+        };
         let a = analyze(
             prog,
             &Metric::standard(m),

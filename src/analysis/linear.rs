@@ -732,7 +732,13 @@ fn local_class<T: Types + ?Sized>(prog: &T, d: &DepMap, l: &Lin) -> Option<([i12
 /// `hi` the least and largest `K·tid` over its lanes): Q:WHILEWARP's window check (the
 /// kernel's `never_splits`). `false` when the block is larger than the kernel enumerates
 /// or on overflow.
-fn class_misses_windows(k: &[i128; 3], rho: i128, g: i128, launch: &crate::core::Launch, warp: u32) -> bool {
+fn class_misses_windows(
+    k: &[i128; 3],
+    rho: i128,
+    g: i128,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> bool {
     let total = launch.block_threads();
     if total > 4_000_000 {
         return false;

@@ -91,7 +91,10 @@ pub struct Analysis {
 
 /// One run of the inference ([`derive::run_toward`]); a triangular nest once more with its
 /// over-shifted ranking atoms (derive/nest.rs), which are looser where the ordinary ones
-/// work. Also returns whether some loop had candidate floor atoms.
+/// work; a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
+/// charged inside a loop is no candidate of the loop's invariant template, so its LP can be
+/// infeasible where the constant `M^div` is not). Also returns whether some loop had
+/// candidate floor atoms.
 fn run_once(
     prog: &Program,
     metric: &Metric,
@@ -107,6 +110,16 @@ fn run_once(
         Err(e) if ctx.has_triangular() => {
             let mut again = derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
             derive::run_toward(&mut again, target).map_err(|_| e)
+        }
+        r => r,
+    };
+    let r = match r {
+        Err(e) if opts.align => {
+            let plain = AnalysisOptions {
+                align: false,
+                ..opts.clone()
+            };
+            run_once(prog, metric, hw, launch, &plain, target).0.map_err(|_| e)
         }
         r => r,
     };

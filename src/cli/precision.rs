@@ -485,7 +485,11 @@ pub fn measure(case: &Case, hw: &Hardware) -> Result<Measured, String> {
 }
 
 /// [`measure`] with the analysis options `opts` (e.g. `align`, Q:IFALIGN).
-pub fn measure_with(case: &Case, hw: &Hardware, opts: &AnalysisOptions) -> Result<Measured, String> {
+pub fn measure_with(
+    case: &Case,
+    hw: &Hardware,
+    opts: &AnalysisOptions,
+) -> Result<Measured, String> {
     let prog = load(case, hw)?;
     let launch = analysis_launch(case);
     let sims: Vec<(Point, Vec<Q>)> = case

@@ -493,7 +493,14 @@ pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// Q:IF4's premises with the divergence charge `div` in its `pre` equation
 /// `Qn = Q + M^if + C + div` (`M^div` for Q:IF4; `M^div·[m ∤ s − X]` for Q:IFALIGN,
 /// spec/logic.md §4); `what` names the right-hand side in a rejection.
-pub(super) fn if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, div: &Poly, what: &'static str) -> Result<Rat, Rejection> {
+pub(super) fn if4(
+    cx: &Ctx,
+    n: &Node,
+    s: Subject<'_>,
+    pre: &Assn,
+    div: &Poly,
+    what: &'static str,
+) -> Result<Rat, Rejection> {
     let (e, s1, s2) = cond_stmt(cx, s)?;
     let post = cx.post(n)?;
     let c = cx.shape::<3>(n, &["entail else-cond", "entail else-then", "entail join-then", "entail join-else"])?;

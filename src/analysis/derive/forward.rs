@@ -9,15 +9,15 @@ use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN, UNROLL_
 use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
-    cond, dep_expr, entry_expr, expr_uniform, index_entry, join_deps, lane_cond, lin_fixed,
-    align_charge, lin_operand, warp_entry, Types,
+    align_charge, cond, dep_expr, entry_expr, expr_uniform, index_entry, join_deps, lane_cond,
+    lin_fixed, lin_operand, warp_entry, Types,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
 use crate::core::assertion::linear::{CKind, Cstr, Dep, DepMap, Lin};
 use crate::core::metric::Q;
-use num_bigint::BigInt;
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
+use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::sync::Arc;
 

@@ -41,8 +41,8 @@ use crate::core::assertion::poly::{Atom, Coef, Poly};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Hardware, Launch, Loc, Metric, Program, Space, Ty};
 pub use launch::launch_facts;
-use num_traits::Zero;
 use num_bigint::BigInt;
+use num_traits::Zero;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

@@ -154,9 +154,11 @@ impl Atom {
     /// ([`Atom::forms`]).
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) | Atom::Res(l, _) => {
-                l
-            }
+            Atom::Max0(l)
+            | Atom::Floor(l, _)
+            | Atom::Log(l)
+            | Atom::LogQ(l, _)
+            | Atom::Res(l, _) => l,
         }
     }
     /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.

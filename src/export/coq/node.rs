@@ -182,10 +182,10 @@ impl Exporter<'_> {
                 format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
             (
-                r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"
-                | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
-                | "Q:IFGUARD4" | "Q:FLAGEXIT"),
+                r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE1"
+                | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE"
+                | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1"
+                | "Q:WHILEEXIT2" | "Q:IFGUARD4" | "Q:FLAGEXIT"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -256,9 +256,10 @@ impl Exporter<'_> {
         s2: &Stmt,
     ) -> Result<String, ExportError> {
         let (ws, dt, df) = self.if4_parts(at, e, s1, s2)?;
-        let tpre = at.child(1)?.pre.as_ref().ok_or_else(|| {
-            ExportError::Unsupported("Q:IFALIGN then branch without pre".into())
-        })?;
+        let tpre =
+            at.child(1)?.pre.as_ref().ok_or_else(|| {
+                ExportError::Unsupported("Q:IFALIGN then branch without pre".into())
+            })?;
         let diff = at.pre.q.add_scaled(&tpre.q, &-Rat::one());
         let (f, m) = diff
             .terms
@@ -270,7 +271,9 @@ impl Exporter<'_> {
             .ok_or_else(|| {
                 ExportError::Unsupported("Q:IFALIGN without a residue atom in its charge".into())
             })?;
-        let fl = self.names.int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
+        let fl = self
+            .names
+            .int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
         let (a, b, pad) = (&at.a, &at.b, &at.pad);
         Ok(format!(
             "DIfAlign {a} {b} {ws} ({fl}) {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"

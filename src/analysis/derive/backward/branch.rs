@@ -9,8 +9,8 @@ use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Rewrite};
 use crate::core::assertion::poly::{Atom, Coef, Mono};
-use std::sync::Arc;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 impl Back<'_, '_> {
     /// Q:IF1: one template above both branch potentials (through the branch rewrites).

@@ -328,7 +328,7 @@ pub enum Reason {
     NoLinearEntry(String),
     /// Q:WHILEWARP: the window check finds a warp whose lanes may disagree on the test.
     MaySplit(String),
-    /// Q:IFALIGN: no residue class `(s, m)` with `m ≤ 64` passes the window check for
+    /// Q:IFALIGN: no residue class `(s, m)` with `m ≤ 4096` passes the window check for
     /// this test (spec/logic.md §4).
     NoResidueClass(String),
     /// The root's bound differs from its pre potential.
@@ -469,7 +469,7 @@ impl fmt::Display for Reason {
             MaySplit(e) => write!(f, "the test `{e}` may split a warp (Q:WHILEWARP's window check fails)"),
             NoResidueClass(e) => write!(
                 f,
-                "the test `{e}` may split a warp on every residue class (Q:IFALIGN: no class (s, m), m ≤ 64, passes the window check)"
+                "the test `{e}` may split a warp on every residue class (Q:IFALIGN: no class (s, m), m ≤ 4096, passes the window check)"
             ),
             ExitTestReads(a) => {
                 write!(

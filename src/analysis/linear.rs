@@ -822,10 +822,10 @@ pub fn never_splits<T: Types + ?Sized>(
 
 /// Largest modulus the residue class search of Q:IFALIGN tries (the kernel's
 /// `RESIDUE_MODULUS_LIMIT`).
-pub const RESIDUE_MODULUS_LIMIT: i128 = 64;
+pub const RESIDUE_MODULUS_LIMIT: i128 = 4096;
 
 /// Q:IFALIGN's charge form and modulus `(s − X, m)` for the test `L ≤ 0` under `d`
-/// (spec/logic.md §4; the kernel's `align_charge`): `(s, m)` is the least `m ≤ 64` with
+/// (spec/logic.md §4; the kernel's `align_charge`): `(s, m)` is the least `m ≤ 4096` with
 /// `m | G` (any `m` when `G = 0`) for which some `s ∈ [0, m)` passes the window check with
 /// the class `(s, m)`, and the least such `s`. `None` when the rule does not apply.
 pub fn align_charge<T: Types + ?Sized>(

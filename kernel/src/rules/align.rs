@@ -14,7 +14,7 @@ use num_traits::{One, Zero};
 use std::collections::BTreeMap;
 
 /// Largest modulus `m` the residue class search tries (spec/logic.md §4, Q:IFALIGN).
-pub const RESIDUE_MODULUS_LIMIT: u32 = 64;
+pub const RESIDUE_MODULUS_LIMIT: u32 = 4096;
 
 /// The local class `(ρ, G)` and the uniform part `X` of the test form `l` under `d`
 /// (spec/logic.md §4, Q:IFALIGN): from `(c_L, 0)`, a local term `a·v` with the linear entry

@@ -119,7 +119,9 @@ fn run_once(
                 align: false,
                 ..opts.clone()
             };
-            run_once(prog, metric, hw, launch, &plain, target).0.map_err(|_| e)
+            run_once(prog, metric, hw, launch, &plain, target)
+                .0
+                .map_err(|_| e)
         }
         r => r,
     };

@@ -593,13 +593,13 @@ impl Ctx<'_> {
                 _ => None,
             };
             let pne = with(&pre.p, &cne_l);
-            self.fwd_if4(s1, s2, loc, tpre, pne, (en, cost), align)
+            self.fwd_if4(s1, s2, loc, tpre, pne, (en, cost, align))
         }
     }
 
     /// Q:IF4: the then branch from `tpre` (`P ∧ e`), the else branch from the constraints of
     /// `pne` (`P ∧ ¬e`) that the then branch's post also entails; `(en, cost)` is the
-    /// condition's expression node.
+    /// condition's expression node and `align` Q:IFALIGN's charge (`None`: Q:IF4).
     fn fwd_if4(
         &mut self,
         s1: &Stmt,
@@ -607,8 +607,7 @@ impl Ctx<'_> {
         loc: &Loc,
         tpre: Abs,
         pne: Vec<Cstr>,
-        (en, cost): (Node, Q),
-        align: Option<(Lin, BigInt)>,
+        (en, cost, align): (Node, Q, Option<(Lin, BigInt)>),
     ) -> Result<(AK, Abs), AnalysisError> {
         let t = self.fwd_tight(s1, &tpre)?;
         // P_F: the linear constraints of P ∧ ¬e that the then branch's post also

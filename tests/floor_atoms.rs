@@ -35,6 +35,7 @@ fn katom(a: &Atom) -> k::Atom {
         Atom::Floor(l, d) => k::Atom::Floor(klin(l), d.clone()),
         Atom::Log(l) => k::Atom::Log(klin(l)),
         Atom::LogQ(l, m) => k::Atom::LogQ(klin(l), klin(m)),
+        Atom::Res(l, m) => k::Atom::Res(klin(l), m.clone()),
     }
 }
 

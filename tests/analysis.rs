@@ -89,7 +89,11 @@ fn run_form(prog: &Program, m: MetricName, bx: u32, floor: bool) -> Analysis {
         &Metric::standard(m),
         &Hardware::default(),
         &launch(bx),
-        &AnalysisOptions { degree: 2, floor },
+        &AnalysisOptions {
+            degree: 2,
+            floor,
+            align: false,
+        },
     );
     let a = match a {
         Ok(a) => a,
@@ -933,10 +937,12 @@ fn triple_nesting_gets_degree_three_by_default() {
         AnalysisOptions {
             degree: 2,
             floor: false,
+            align: false,
         },
         AnalysisOptions {
             degree: 3,
             floor: false,
+            align: false,
         },
     ] {
         let a = analyze(&prog, &metric, &hw, &launch(32), &options).unwrap();

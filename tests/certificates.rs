@@ -85,6 +85,7 @@ fn bound_block(path: &Path, kernel: Option<&str>, block: [u32; 3], metric: Metri
         &AnalysisOptions {
             degree: 2,
             floor: false,
+            align: false,
         },
     )
     .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))

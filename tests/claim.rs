@@ -173,6 +173,7 @@ fn matrixmul_cli_refutes_racuda_and_certifies_its_own_bound() {
         &AnalysisOptions {
             degree: 2,
             floor: false,
+            align: false,
         },
     )
     .unwrap()

@@ -162,6 +162,7 @@ fn bounds(p: &Program, l: &Launch) -> Vec<Result<String, String>> {
                 &AnalysisOptions {
                     degree: 2,
                     floor: true,
+                    align: false,
                 },
             )
             .map(|a| a.bound.to_bound_string())

@@ -35,6 +35,7 @@ fn katom(a: &Atom) -> k::Atom {
         Atom::Floor(l, d) => k::Atom::Floor(klin(l), d.clone()),
         Atom::Log(l) => k::Atom::Log(klin(l)),
         Atom::LogQ(l, m) => k::Atom::LogQ(klin(l), klin(m)),
+        Atom::Res(l, m) => k::Atom::Res(klin(l), m.clone()),
     }
 }
 
@@ -148,7 +149,11 @@ mod produced {
     }
 
     fn certified(prog: &Program, launch: &Launch, m: MetricName, floor: bool) -> Analysis {
-        let opts = AnalysisOptions { degree: 2, floor };
+        let opts = AnalysisOptions {
+            degree: 2,
+            floor,
+            align: false,
+        };
         let a = analyze(
             prog,
             &Metric::standard(m),

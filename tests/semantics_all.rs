@@ -436,6 +436,7 @@ fn theorem3_block_analysis_bounds_work_and_span() {
                 &AnalysisOptions {
                     degree: 2,
                     floor: true,
+                    align: false,
                 },
             )
             .unwrap_or_else(|e| panic!("{file} {}: {e}", m.name));

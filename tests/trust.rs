@@ -136,6 +136,7 @@ fn a_rejected_certificate_shows_no_bound() {
         &warpcert::analysis::AnalysisOptions {
             degree: 2,
             floor: true,
+            align: false,
         },
     )
     .unwrap()

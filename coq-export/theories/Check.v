@@ -52,7 +52,11 @@ Inductive dtree :=
   | DWhileGuard (A B : assn) (ne : accw) (uf : bool) (GE : list cstr) (rg : list rw) (d0 db : dtree)
   | DAssoc (A B : assn) (d : dtree)
   (* issue 15 (exit16): Q:FLAGEXIT ([s1; if f then s2 else s3], [d1] filtered for [f]) *)
-  | DFlagExit (A B : assn) (ne : accw) (wjt wje : list fwit) (d1 dt df : dtree).
+  | DFlagExit (A B : assn) (ne : accw) (wjt wje : list fwit) (d1 dt df : dtree)
+  (* issue 15 (align15): Q:IFALIGN; [F], [m]: the charge's residue atom [[m ∤ F]] as the
+     kernel wrote it ([F = r − X], so [r = c_F + c_X]) *)
+  | DIfAlign (A B : assn) (ne : accw) (wec wet wjt wje : list fwit) (F : lin) (m : positive)
+      (dt df : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -68,6 +72,7 @@ Definition dpre (d : dtree) : assn :=
   | DIfGuard4 A _ _ _ _ _ _ => A
   | DWhileGuard A _ _ _ _ _ _ _ | DAssoc A _ _ => A
   | DFlagExit A _ _ _ _ _ _ _ => A
+  | DIfAlign A _ _ _ _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -83,6 +88,7 @@ Definition dpost (d : dtree) : assn :=
   | DIfGuard4 _ B _ _ _ _ _ => B
   | DWhileGuard _ B _ _ _ _ _ _ | DAssoc _ B _ => B
   | DFlagExit _ B _ _ _ _ _ _ => B
+  | DIfAlign _ B _ _ _ _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -556,6 +562,30 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           check (Some f) false s1 d1 && check fe false s2 dt && check None false s3 df
       | _, _ => false
       end
+  (* issue 15 (align15): Q:IFALIGN, Q:IF4's checks with the charge [M^div·[m ∤ r − X]] *)
+  | DIfAlign A B ne wec wet wjt wje Fm m dt df, SIf e s1 s2 =>
+      match ecost (aP A) (aD A) e ne, fst (cond G e) with
+      | Some C, CLe L :: nil =>
+          match lin_k G (aD A) L, lin_loc G (aD A) L with
+          | Some k, Some (X, g) =>
+              let r := (lcst Fm + lcst X)%Z in
+              let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
+              cstrs_equiv (aP T) (andc G (aP A) (aD A) e false) && deq (aD T) (aD A) &&
+              qeq (aQ F) (aQ T') && qeq (aQ B) (aQ F') &&
+              entails (andc G (aP A) (aD A) e true) (aP F) wec &&
+              entails (aP T') (filter is_lin (aP F)) wet &&
+              entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+              dcovers (aD A) (aD F) && disjoint (dvars (aD F)) (writes s1) &&
+              dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s1 ++ writes s2) &&
+              puni G (aD A) (aQ T) && puni G (aD F) (aQ T') && puni G (aD B) (aQ F') &&
+              pot_ge (aQ T) (aQ T') && pot_ge (aQ T') (aQ F') &&
+              (g mod Zpos m =? 0)%Z && nosplit_ok wt k r (Zpos m) &&
+              pot_ge (aQ A) (padd (paddm (aQ T) (m_div M) [res_atom X r m]) (m_if M + C)) &&
+              check None false s1 dt && check None false s2 df && fco fe A B
+          | _, _ => false
+          end
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
@@ -808,6 +838,18 @@ Proof.
       (dpost d3) as [P3 D3 Q3] eqn:E6; simpl in *; subst.
     eapply (Q_FLAGEXIT G false false g e P D Qn Q0 QF s1 t1 t2 ne C P1 D1 Q1 PT P2 D2 Q2
               P3 D3 Q3); eauto using ecost_sound.
+  - (* DIfAlign (align15) *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (fst (cond G e)) as [|[L|L|L mm rs] [|c' l']] eqn:EL; try discriminate.
+    destruct (lin_k G (aD A) L) as [k|] eqn:Ek; try discriminate.
+    destruct (lin_loc G (aD A) L) as [[X g]|] eqn:Eo; try discriminate. split_b.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ s1 d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check _ _ s2 d2 = true |- _ => ih_none IHd2 Hc end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT] eqn:E1,
+      (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PF DF QF] eqn:E3,
+      (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst. rewrite Hwt in *.
+    eapply (Q_IFALIGN G P D Qn QT e ne C s1 s2 PT); eauto using ecost_sound.
 Qed.
 
 End Check.

@@ -310,23 +310,27 @@ Local Open Scope Q_scope.
     log atom [⌊log2 (L/M)⌋⁺ = ⌊log2 max(1, ⌊⌊L⌋/max(1, M)⌋)⌋] with an integral divisor form
     [M], value [Z.log2 (⌊sL/s⌋ / max(1, M))].  The value of every kind is a function of
     [⌊L/d⌋] ([akval]). *)
-Inductive akind := KFl | KLog | KLogQ (M : lin).
+(** Residue atoms (spec/logic.md §1 "Residue atoms", issue 15, Q:IFALIGN): the kind
+    [KRes M m] carries its own integral form [M] and modulus [m]; its value is [0] when [m]
+    divides [M], else [1], whatever [q] (the atom's own [alin] is the zero form). *)
+Inductive akind := KFl | KLog | KLogQ (M : lin) | KRes (M : lin) (m : positive).
 Record atm := mkAtmK { alin : lin; adiv : positive; akd : akind }.
 Notation mkAtm L d := (mkAtmK L d KFl).
 Definition am (L : lin) : atm := mkAtm L 1.
 Definition kmap (f : lin -> lin) (k : akind) : akind :=
-  match k with KLogQ M => KLogQ (f M) | _ => k end.
+  match k with KLogQ M => KLogQ (f M) | KRes M m => KRes (f M) m | _ => k end.
 Definition amap (f : lin -> lin) (A : atm) : atm := mkAtmK (f (alin A)) (adiv A) (kmap f (akd A)).
 Definition anorm (A : atm) : atm := amap lnorm A.
 (** The forms of an atom ([L], and [M] of a quotient log atom) and their terms. *)
 Definition aforms (A : atm) : list lin :=
-  alin A :: match akd A with KLogQ M => [M] | _ => [] end.
+  alin A :: match akd A with KLogQ M => [M] | KRes M _ => [M] | _ => [] end.
 Definition avars (A : atm) : list (Z * var) := flat_map lterms (aforms A).
 
 Lemma akind_eq_dec : forall a b : akind, {a = b} + {a <> b}.
 Proof.
-  intros [| |M] [| |M']; try (left; reflexivity); try (right; discriminate).
-  destruct (lin_eq_dec M M'); [left; subst; reflexivity|right; intros H; inversion H; auto].
+  intros [| |M|M m] [| |M'|M' m']; try (left; reflexivity); try (right; discriminate).
+  - destruct (lin_eq_dec M M'); [left; subst; reflexivity|right; intros H; inversion H; auto].
+  - destruct (lin_eq_dec M M'), (Pos.eq_dec m m'); subst; auto; right; intros H; inversion H; auto.
 Defined.
 
 Lemma atm_eq_dec : forall a b : atm, {a = b} + {a <> b}.
@@ -343,17 +347,21 @@ Definition akval (rho : var -> Z) (k : akind) (q : Z) : Z :=
   | KFl => Z.max 0 q
   | KLog => Z.log2 q
   | KLogQ M => Z.log2 (q / Z.max 1 (leval rho M))
+  | KRes M m => if Z.eqb (Z.modulo (leval rho M) (Zpos m)) 0 then 0 else 1
   end.
 Definition atom (rho : var -> Z) (A : atm) : Q :=
   inject_Z (akval rho (akd A) (leval rho (alin A) / Zpos (adiv A))).
 
 Lemma akval_nonneg : forall rho k q, (0 <= akval rho k q)%Z.
-Proof. intros rho [| |M] q; simpl; [lia|apply Z.log2_nonneg|apply Z.log2_nonneg]. Qed.
+Proof.
+  intros rho [| |M|M m] q; simpl; [lia|apply Z.log2_nonneg|apply Z.log2_nonneg|].
+  destruct (Z.eqb _ 0); lia.
+Qed.
 
 (** Every kind is monotone in [q]. *)
 Lemma akval_mono : forall rho k q1 q2, (q1 <= q2)%Z -> (akval rho k q1 <= akval rho k q2)%Z.
 Proof.
-  intros rho [| |M] q1 q2 H; simpl; [lia|apply Z.log2_le_mono; exact H|].
+  intros rho [| |M|M m] q1 q2 H; simpl; [lia|apply Z.log2_le_mono; exact H| |lia].
   apply Z.log2_le_mono, Z.div_le_mono; lia.
 Qed.
 Definition mval (rho : var -> Z) (m : list atm) : Q :=
@@ -428,7 +436,7 @@ Lemma lgcd_nonneg : forall L, (0 <= lgcd L)%Z.
 Proof. intros [c l]; unfold lgcd; simpl; destruct l as [|[a v] l]; simpl; [lia|apply Z.gcd_nonneg]. Qed.
 
 Lemma akval_kmap_lnorm : forall rho k q, akval rho (kmap lnorm k) q = akval rho k q.
-Proof. intros rho [| |M] q; simpl; auto. rewrite lnorm_eval; reflexivity. Qed.
+Proof. intros rho [| |M|M m] q; simpl; auto; rewrite lnorm_eval; reflexivity. Qed.
 
 Lemma atom_lnorm : forall rho A, atom rho (anorm A) = atom rho A.
 Proof.
@@ -501,6 +509,14 @@ Definition acanon (A : atm) : Q * list atm :=
       | [] => klog (alin A) (adiv A * Z.to_pos (Z.max 1 (lcst M1)))
       | _ => let L1 := lnorm (alin A) in
              (1, [mkAtmK (fst (lgnorm L1 (adiv A))) (snd (lgnorm L1 (adiv A))) (KLogQ M1)])
+      end
+  (* a residue atom (the kernel's [res_canonical]): a constant form is its value, [m = 1]
+     is 0, else the atom with its form normalized *)
+  | KRes M m =>
+      let M1 := lnorm M in
+      match lterms M1 with
+      | [] => (inject_Z (if Z.eqb (Z.modulo (lcst M1) (Zpos m)) 0 then 0 else 1), [])
+      | _ => if Pos.eqb m 1 then (0, []) else (1, [mkAtmK (mkLin 0 []) 1 (KRes M1 m)])
       end
   end.
 
@@ -584,7 +600,7 @@ Qed.
 
 Lemma acanon_val : forall rho A, atom rho A == fst (acanon A) * mval rho (snd (acanon A)).
 Proof.
-  intros rho [L d [| |M]]; unfold acanon; cbn [akd alin adiv].
+  intros rho [L d [| |M|M m]]; unfold acanon; cbn [akd alin adiv].
   - apply fcanon_val.
   - apply klog_val.
   - destruct (lterms (lnorm M)) eqn:Hm.
@@ -594,6 +610,16 @@ Proof.
       rewrite EM, Pos2Z.inj_mul, Z2Pos.id by lia. rewrite Z.div_div by lia. reflexivity.
     + cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
       rewrite lgnorm_val, !lnorm_eval. ring.
+  - destruct (lterms (lnorm M)) eqn:Hm.
+    + assert (EM : leval rho M = lcst (lnorm M))
+        by (rewrite <- (lnorm_eval rho M); unfold leval; rewrite Hm; simpl; lia).
+      cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+      rewrite EM. ring.
+    + destruct (Pos.eqb_spec m 1) as [E|E].
+      * subst m. cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+        rewrite Z.mod_1_r. simpl. ring.
+      * cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+        rewrite !lnorm_eval. ring.
 Qed.
 
 Lemma lcanon_one : forall L f A', lcanon L = (f, [A']) -> 0 < f.
@@ -605,7 +631,9 @@ Qed.
 
 Lemma acanon_one : forall A f A', acanon A = (f, [A']) -> 0 < f.
 Proof.
-  intros [L d [| |M]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
+  intros [L d [| |M|M m]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
+  4: { destruct (lterms (lnorm M)); [inversion H|].
+       destruct (Pos.eqb m 1); inversion H; subst; reflexivity. }
   2: { unfold klog in H. destruct (lterms (lnorm L)); inversion H; subst; reflexivity. }
   2: { destruct (lterms (lnorm M)); [|inversion H; subst; reflexivity].
        unfold klog in H. destruct (lterms (lnorm L)); inversion H; subst; reflexivity. }
@@ -732,7 +760,7 @@ Definition psubst (x : var) (E : lin) (Q1 : pot) : pot :=
 
 Lemma akval_kmap_subst : forall rho x E k q,
   akval rho (kmap (lsubst x E) k) q = akval (upd rho x (leval rho E)) k q.
-Proof. intros rho x E [| |M] q; simpl; auto. rewrite lsubst_eval; reflexivity. Qed.
+Proof. intros rho x E [| |M|M m] q; simpl; auto; rewrite lsubst_eval; reflexivity. Qed.
 
 Lemma psubst_val : forall rho x E Q1,
   pval rho (psubst x E Q1) == pval (upd rho x (leval rho E)) Q1.
@@ -755,7 +783,7 @@ Definition pmentions (x : var) (Q1 : pot) : bool :=
 Lemma atom_upd_notin : forall rho x z A, amentions x A = false ->
   atom (upd rho x z) A = atom rho A.
 Proof.
-  intros rho x z [L d [| |M]]; unfold amentions, aforms, atom; cbn [alin adiv akd akval existsb];
+  intros rho x z [L d [| |M|M m]]; unfold amentions, aforms, atom; cbn [alin adiv akd akval existsb];
     intros H; repeat rewrite orb_false_r in H; try (apply orb_false_iff in H as [H H']);
     rewrite leval_upd_notin by auto; try rewrite (leval_upd_notin rho x z M) by auto; reflexivity.
 Qed.

@@ -660,6 +660,36 @@ Definition nosplit_ok (wt : list (list trip)) (k : trip) (r g : Z) : bool :=
   forallb (fun l => forallb (fun a => forallb (fun b =>
     nosplit_pair r g (kvalz k a) (kvalz k b)) l) l) wt.
 
+(** Q:IFALIGN (spec/logic.md §4, issue 15): the local class [(ρ, G)] of [L] under [D] and
+    its uniform part [X]: parameter terms and the terms of locals with a uniform linear
+    entry ([k = 0]) go to [X]; another local's linear entry [(k, r', g')] adds [a·r'] to
+    [ρ] and [a·g'] to [G]'s gcd. [X]'s constant is [c_L + ρ]. *)
+Definition loc_step (D : list dent) (av : Z * var) (acc : option (list (Z * var) * Z * Z))
+  : option (list (Z * var) * Z * Z) :=
+  match acc with
+  | None => None
+  | Some (xs, r, g) =>
+      match snd av with
+      | VP _ => Some (av :: xs, r, g)
+      | VT _ => Some (xs, r, g)
+      | VL x => match c_lty G x, dget D x with
+                | Some TInt, Some (DLin _ k r' g') =>
+                    if kzero k then Some (av :: xs, r, g)
+                    else Some (xs, (r + fst av * r')%Z, Z.gcd g (fst av * g'))
+                | _, _ => None
+                end
+      end
+  end.
+Definition lin_loc (D : list dent) (L : lin) : option (lin * Z) :=
+  match fold_right (loc_step D) (Some ([], 0, 0)%Z) (lterms L) with
+  | Some (xs, r, g) => Some (mkLin (lcst L + r) xs, g)
+  | None => None
+  end.
+(** The charge atom [[m ∤ s − X]] (a residue atom, spec/logic.md §1) and [Q + c·Π m]. *)
+Definition res_atom (X : lin) (s : Z) (m : positive) : atm :=
+  mkAtmK (mkLin 0 []) 1 (KRes (mkLin (s - lcst X) (map (fun av => (- fst av, snd av))%Z (lterms X))) m).
+Definition paddm (Q1 : pot) (c : Q) (m : list atm) : pot := mkPot (pcst Q1) ((c, m) :: pterms Q1).
+
 (** Potentials that mention only [int] parameters and locals of [X] (the root's bound:
     [X = []]). *)
 Definition lvars_ok (X : list nat) (L : lin) : bool :=
@@ -1201,6 +1231,21 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       puni D Q = true -> puni DF Q1 = true -> puni D' Q2 = true ->
       pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
       pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
+      qstmt (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2)
+  | Q_IFALIGN : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
+      L k X g r m,
+      qexpr P D e n C -> cstrs_equiv PT (andc P D e false) = true ->
+      qstmt (mkAssn PT D Q) s1 (mkAssn P1 D1 Q1) ->
+      qstmt (mkAssn PF DF Q1) s2 (mkAssn P2 D2 Q2) ->
+      entails (andc P D e true) PF wec = true -> entails P1 (filter is_lin PF) wet = true ->
+      entails P1 P' wjt = true -> entails P2 P' wje = true ->
+      dcovers D DF = true -> disjoint (dvars DF) (writes s1) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s1 ++ writes s2) = true ->
+      puni D Q = true -> puni DF Q1 = true -> puni D' Q2 = true ->
+      pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
+      fst (cond e) = [CLe L] -> lin_k D L = Some k -> lin_loc D L = Some (X, g) ->
+      (g mod Zpos m =? 0)%Z = true -> nosplit_ok wtids k r (Zpos m) = true ->
+      pot_ge Qn (padd (paddm Q (m_div M) [res_atom X r m]) (m_if M + C)) = true ->
       qstmt (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2)
   | Q_WHILE1 : forall P D Qn Q' e n C s B PB QB QB' P',
       qexpr P D e n C -> unif (dunif D) e = true ->

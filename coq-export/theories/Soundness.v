@@ -84,11 +84,11 @@ Proof.
   assert (HL : leval r1 L = leval r2 L).
   { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin].
     apply in_or_app; left; exact Hv. }
-  rewrite HL. destruct k as [| |Mf]; cbn [akval]; auto.
-  assert (HM : leval r1 Mf = leval r2 Mf).
-  { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin akd].
-    apply in_or_app; right; rewrite app_nil_r; exact Hv. }
-  rewrite HM; reflexivity.
+  rewrite HL. destruct k as [| |Mf|Mf m]; cbn [akval]; auto.
+  all: assert (HM : leval r1 Mf = leval r2 Mf) by
+    (apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin akd];
+     apply in_or_app; right; rewrite app_nil_r; exact Hv).
+  all: rewrite HM; reflexivity.
 Qed.
 
 Lemma mval_ext : forall r1 r2 m,
@@ -371,11 +371,11 @@ Proof.
     change (mval (rho ps s t) (L :: m)) with (atom (rho ps s t) L * mval (rho ps s t) m).
     change (mval (rho ps s t') (L :: m)) with (atom (rho ps s t') L * mval (rho ps s t') m).
     rewrite IHm by auto. f_equal.
-    destruct L as [L d [| |Mf]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
+    destruct L as [L d [| |Mf|Mf mr]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
       rewrite ?andb_true_r in H1; try (apply andb_true_iff in H1 as [H1 H1']);
       unfold atom; cbn [alin adiv akd akval];
-      rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'); auto.
-    rewrite (luni_sound ps s T D Mf HD H1' t t' Ht Ht'). reflexivity. }
+      try rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'); auto.
+    all: rewrite (luni_sound ps s T D Mf HD H1' t t' Ht Ht'); reflexivity. }
   unfold pval; simpl; f_equal.
   unfold puni in H; simpl in H. rewrite forallb_forall in H.
   induction l as [|[d m] l IH]; simpl; auto.
@@ -3410,6 +3410,247 @@ Proof.
     pose proof (pot_ge_sound (rho ps s' t) _ _ HIQ) as H2. lra.
 Qed.
 
+(** ** Q:IFALIGN (spec/logic.md §4) *)
+Lemma paddm_val : forall rho Q1 c m, pval rho (paddm Q1 c m) == pval rho Q1 + c * mval rho m.
+Proof. intros rho [c0 l] c m; unfold pval, paddm; cbn [pcst pterms psum fold_right fst snd]. ring. Qed.
+
+Lemma charge_nonneg : forall rho X r m, 0 <= m_div M * mval rho [res_atom X r m].
+Proof.
+  intros rho X r m. pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & _ & Hdiv & _).
+  cbn [mval fold_right]. pose proof (atom_nonneg rho (res_atom X r m)).
+  apply Qmult_le_0_compat; [exact Hdiv|]. rewrite Qmult_1_r. assumption.
+Qed.
+
+Lemma tsum_neg : forall rho l,
+  tsum rho (map (fun av => (- fst av, snd av))%Z l) = (- tsum rho l)%Z.
+Proof. intros rho l; induction l as [|[a v] l IH]; simpl; lia. Qed.
+
+(** The local class (spec/logic.md §4, Q:IFALIGN): [L = K·tid + X + c'] on every active
+    thread, [c' ≡ ρ (mod G)], [X] one value on all of them. *)
+Lemma lin_loc_terms : forall ps s T D l k xs r g, dsat s T D ->
+  fold_right (fun av acc =>
+    match acc with
+    | None => None
+    | Some ka =>
+        match snd av with
+        | VP _ => Some ka
+        | VT d => Some (tadd ka (tscale (fst av) (tid_k d)))
+        | VL x => match c_lty G x, dget D x with
+                  | Some TInt, Some (DLin _ k _ _) => Some (tadd ka (tscale (fst av) k))
+                  | _, _ => None
+                  end
+        end
+    end) (Some (0, 0, 0)%Z) l = Some k ->
+  fold_right (loc_step G D) (Some ([], 0, 0)%Z) l = Some (xs, r, g) ->
+  exists B, Z.divide g (B - r) /\
+    (forall t, In t T -> tsum (rho ps s t) l = (B + tsum (rho ps s t) xs + kval G k t)%Z) /\
+    (forall t t', In t T -> In t' T -> tsum (rho ps s t) xs = tsum (rho ps s t') xs).
+Proof.
+  intros ps s T D l; induction l as [|[a v] l IH]; intros k xs r g HD H Ho.
+  - simpl in H, Ho. injection Ho as <- <- <-. inversion H; subst. exists 0%Z.
+    split; [exists 0%Z; lia|]. split; [intros t _; unfold kval; simpl; lia|intros; reflexivity].
+  - cbn [fold_right] in H, Ho.
+    destruct (fold_right (loc_step G D) (Some ([], 0, 0)%Z) l) as [[[xs0 r0] g0]|] eqn:Eo;
+      [|unfold loc_step in Ho; discriminate].
+    match type of H with context [fold_right ?f ?z l] =>
+      destruct (fold_right f z l) as [ka|] eqn:El; [|discriminate] end.
+    destruct (IH ka xs0 r0 g0 HD eq_refl eq_refl) as [B [HdB [HB HU]]].
+    unfold loc_step in Ho.
+    destruct v as [x|p|d]; simpl in H, Ho.
+    + destruct (c_lty G x) as [[]|] eqn:Ex; try discriminate.
+      destruct (dget D x) as [[y k' r' g'| | | |]|] eqn:Ed; try discriminate.
+      inversion H; subst. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+      specialize (HD _ Hin). simpl in HD. rewrite Ex in HD. destruct HD as [c [Hc HD]].
+      destruct (kzero k') eqn:Ek.
+      * injection Ho as <- <- <-.
+        unfold kzero, trip_eqb in Ek. destruct (trip_eq_dec k' (0, 0, 0)%Z) as [E|E];
+          [subst k'|discriminate].
+        assert (K0 : forall t, kval G (0, 0, 0)%Z t = 0%Z) by (intros; unfold kval; lia).
+        exists B. split; [exact HdB|]. split.
+        -- intros t Ht. rewrite kval_tadd, kval_tscale, K0. simpl. rewrite HB by auto. lia.
+        -- intros t t' Ht Ht'. simpl. rewrite (HU t t' Ht Ht'), (HD t Ht), (HD t' Ht'), !K0. lia.
+      * injection Ho as <- <- <-. exists (a * c + B)%Z. split.
+        -- replace (a * c + B - (r0 + a * r'))%Z with (a * (c - r') + (B - r0))%Z by ring.
+           apply Z.divide_add_r.
+           ++ apply Z.divide_trans with (a * g')%Z; [apply Z.gcd_divide_r|].
+              apply Z.mul_divide_mono_l. exact Hc.
+           ++ apply Z.divide_trans with g0; [apply Z.gcd_divide_l | exact HdB].
+        -- split; [|exact HU]. intros t Ht. simpl. rewrite HD, HB by auto.
+           rewrite kval_tadd, kval_tscale. lia.
+    + injection Ho as <- <- <-. inversion H; subst. exists B. split; [exact HdB|]. split.
+      * intros t Ht. simpl. rewrite HB by auto. lia.
+      * intros t t' Ht Ht'. simpl. rewrite (HU t t' Ht Ht'). reflexivity.
+    + injection Ho as <- <- <-. inversion H; subst. exists B. split; [exact HdB|]. split; [|exact HU].
+      intros t Ht. simpl. rewrite HB by auto. rewrite kval_tadd, kval_tscale, kval_tid. lia.
+Qed.
+
+(** When the warp splits on [e] (a lane passes, one fails), the charge atom is 1: else
+    [m | s − X] puts the offset [c] of [L] in the class [(s, m)], which the window check
+    excludes (spec/logic.md §4, Q:IFALIGN's soundness). *)
+Lemma res_split : forall F ps s e T R C1 w t1 t2 L k X g r m D, pok ps -> wt s -> dsat s T D ->
+  incl T (lanes G w) -> eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
+  is_true_v (R t1) = true -> is_false_v (R t2) = true ->
+  fst (cond G e) = [CLe L] -> lin_k G D L = Some k -> lin_loc G D L = Some (X, g) ->
+  (g mod Zpos m =? 0)%Z = true -> nosplit_ok (wtids G) k r (Zpos m) = true ->
+  forall t, In t T -> atom (rho ps s t) (res_atom X r m) = 1.
+Proof.
+  intros F ps s e T R C1 w t1 t2 L k X g r m D Hp Hw HD Hi He Ht1 Ht2 E1 E2 HL Hk Hlo Hgm Hok t Ht.
+  pose proof (cond_pass_le0 F ps s e T R C1 t1 L Hp Hw He Ht1 HL E1) as H1.
+  pose proof (cond_fail_ge1 F ps s e T R C1 t2 L Hp Hw He Ht2 HL E2) as H2.
+  unfold lin_loc in Hlo. unfold lin_k in Hk.
+  destruct (fold_right (loc_step G D) (Some ([], 0, 0)%Z) (lterms L)) as [[[xs r0] g0]|] eqn:Eo;
+    [|discriminate].
+  injection Hlo as <- <-.
+  destruct (lin_loc_terms ps s T D (lterms L) k xs r0 g0 HD Hk Eo) as [B [HdB [HB HU]]].
+  unfold leval in H1, H2. rewrite (HB t1 Ht1) in H1. rewrite (HB t2 Ht2) in H2.
+  rewrite (HU t2 t1 Ht2 Ht1) in H2.
+  apply Z.eqb_eq in Hgm. apply Z.mod_divide in Hgm; [|lia].
+  unfold atom, res_atom; cbn [alin adiv akd akval].
+  unfold leval; cbn [lcst lterms]. rewrite tsum_neg. rewrite (HU t t1 Ht Ht1).
+  destruct (Z.eqb_spec ((r - (lcst L + r0) + - tsum (rho ps s t1) xs) mod Zpos m) 0) as [E|E];
+    [|reflexivity].
+  exfalso. apply Z.mod_divide in E; [|lia].
+  pose proof (nosplit_ok_sound k r (Zpos m) w t1 t2 Hok (Hi t1 Ht1) (Hi t2 Ht2)) as Hns.
+  rewrite (nosplit_pair_sound r (Zpos m) (kval G k t1) (kval G k t2)
+             (lcst L + B + tsum (rho ps s t1) xs)) in Hns.
+  - discriminate.
+  - replace (lcst L + B + tsum (rho ps s t1) xs - r)%Z
+      with ((B - r0) - (r - (lcst L + r0) + - tsum (rho ps s t1) xs))%Z by ring.
+    apply Z.divide_sub_r; [apply Z.divide_trans with g0; [exact Hgm|exact HdB]|exact E].
+  - lia.
+  - lia.
+Qed.
+
+(** ** Q:IFALIGN (spec/logic.md §4): Q:IF4's proof; the charge [M^div·[m ∤ s − X]] is
+    [≥ 0] when one branch runs and [M^div] when the warp splits ([res_split]). *)
+Lemma sound_Q_IFALIGN : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
+  L k X g r m,
+  qexpr G P D e n C -> cstrs_equiv PT (andc G P D e false) = true ->
+  valid (mkAssn PT D Q) s1 (mkAssn P1 D1 Q1) ->
+  valid (mkAssn PF DF Q1) s2 (mkAssn P2 D2 Q2) ->
+  entails (andc G P D e true) PF wec = true -> entails P1 (filter is_lin PF) wet = true ->
+  entails P1 P' wjt = true -> entails P2 P' wje = true ->
+  dcovers D DF = true -> disjoint (dvars DF) (writes s1) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes s1 ++ writes s2) = true ->
+  puni G D Q = true -> puni G DF Q1 = true -> puni G D' Q2 = true ->
+  pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
+  fst (cond G e) = [CLe L] -> lin_k G D L = Some k -> lin_loc G D L = Some (X, g) ->
+  (g mod Zpos m =? 0)%Z = true -> nosplit_ok (wtids G) k r (Zpos m) = true ->
+  pot_ge Qn (padd (paddm Q (m_div M) [res_atom X r m]) (m_if M + C)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2).
+Proof.
+  intros P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje L k X g r m
+    Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 HL Hk Hlo Hgm Hok Hpre.
+  start_valid. simpl in HP, HD.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  assert (HDF : forall st, (forall x t, ~ In x (writes s1) -> sl st x t = sl s x t) -> dsat st T DF)
+    by (intros; eapply dsat_frame; eauto).
+  assert (HD' : forall st, (forall x t, ~ In x (writes s1 ++ writes s2) -> sl st x t = sl s x t) ->
+            dsat st T D') by (intros; eapply dsat_frame; eauto).
+  inversion Hrun; subst.
+  - (* SC_IFT: only the then branch runs *)
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s T).
+    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
+    split; [split|].
+    + intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hjt).
+    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs1). rewrite in_app_iff in Hx; tauto.
+    + intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
+      pose proof (charge_nonneg (rho ps s t) X r m) as Hc.
+      pose proof (pot_ge_sound (rho ps s' t) _ _ HQ1Q2). fold M. lra.
+  - (* SC_IFF: only the else branch runs *)
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) s T).
+    { split; simpl.
+      - intros t Ht. refine (entails_sound _ _ _ _ _ Hec).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - apply HDF; auto. }
+    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs2) as [[HP2 HD2] HQ2].
+    split; [split|].
+    + intros t Ht; apply (entails_sound _ _ _ _ (HP2 t Ht) Hje).
+    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs2). rewrite in_app_iff in Hx; tauto.
+    + intros t Ht. simpl. specialize (HQ2 t Ht). simpl in HQ2.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
+      pose proof (charge_nonneg (rho ps s t) X r m) as Hc.
+      pose proof (pot_ge_sound (rho ps s t) _ _ HQQ1). fold M. lra.
+  - (* SC_IFD: the then branch on 𝒯_T, then the else branch on 𝒯_F *)
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros t H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R t) as [| [] |]; discriminate. }
+    assert (HTFT : forall t, In t TT -> ~ In t TF) by (intros t H1 H2; eapply HTTF; eauto).
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s TT).
+    { split; simpl.
+      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact HD]. }
+    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
+    assert (Hst1 : forall x t, In t TF -> sl st1 x t = sl s x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (HF1 : forall x t, ~ In x (writes s1) -> sl st1 x t = sl s x t) by
+      (intros; eapply frame_writes; eauto).
+    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) st1 TF).
+    { split; simpl.
+      - intros t Ht. apply (sat_ext (rho ps s t)); [intros; symmetry; apply rho_frame; auto|].
+        apply HTF in Ht as [Ht Hr]. refine (entails_sound _ _ _ _ _ Hec).
+        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
+      - eapply dsat_sub; [apply incl_filter | exact (HDF st1 HF1)]. }
+    destruct (V2 F ps st1 TF s' C3 w Hp HnF HneF HiF (run_wt _ _ _ _ _ _ _ Hs1 Hw) Hpre2 Hs2)
+      as [[HP2 HD2] HQ2].
+    assert (Hs'1 : forall x t, In t TT -> sl s' x t = sl st1 x t) by
+      (intros; eapply frame_threads; eauto).
+    assert (HF' : forall x t, ~ In x (writes s1 ++ writes s2) -> sl s' x t = sl s x t).
+    { intros x t Hx. rewrite in_app_iff in Hx.
+      rewrite (frame_writes _ _ _ _ _ _ _ Hs2 x) by tauto. apply HF1. tauto. }
+    split; [split|].
+    + intros t Ht. simpl. specialize (Hbool t Ht).
+      destruct (R t) as [| [] |] eqn:Er; try discriminate.
+      * assert (HtT : In t TT) by (apply HTT; rewrite Er; auto).
+        apply (sat_ext (rho ps st1 t)); [intros; symmetry; apply rho_frame; auto|].
+        apply (entails_sound _ _ _ _ (HP1 t HtT) Hjt).
+      * assert (HtF : In t TF) by (apply HTF; rewrite Er; auto).
+        apply (entails_sound _ _ _ _ (HP2 t HtF) Hje).
+    + apply HD'; auto.
+    + intros t Ht. simpl.
+      destruct (nonempty_elem _ HneT) as [tT HtT]. destruct (nonempty_elem _ HneF) as [tF HtF].
+      assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
+      assert (HtF' : In tF T) by (apply HTF in HtF; tauto).
+      specialize (HQ1 tT HtT). specialize (HQ2 tF HtF). simpl in HQ1, HQ2.
+      rewrite (puni_sound ps s T D Q HD HuQ tT t) in HQ1 by auto.
+      rewrite (puni_sound ps st1 T DF Q1 (HDF st1 HF1) HuQ1 tT tF) in HQ1 by auto.
+      rewrite (puni_sound ps s' T D' Q2 (HD' s' HF') HuQ2 tF t) in HQ2 by auto.
+      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
+      assert (Hr1 : mval (rho ps s t) [res_atom X r m] == 1).
+      { cbn [mval fold_right]. rewrite (res_split F ps s e T R C1 w tT tF L k X g r m D
+          Hp Hw HD Hi Hee HtT' HtF' ltac:(apply HTT in HtT; tauto) ltac:(apply HTF in HtF; tauto)
+          HL Hk Hlo Hgm Hok t Ht). reflexivity. }
+      rewrite Hr1 in H1. fold M. lra.
+Qed.
+
+
 Lemma sound_Q_WHILELAST : forall P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L k sw wl,
   cstrs_equiv B (andc G P D e false) = true ->
   cstrs_equiv BL (andc G P D e false ++ [last_window L sw]) = true ->
@@ -5024,6 +5265,7 @@ Proof.
   - eapply sound_Q_IF2; eauto.
   - eapply sound_Q_IF3; eauto.
   - eapply sound_Q_IF4; eauto.
+  - eapply sound_Q_IFALIGN; eauto.
   - eapply sound_Q_WHILE1; eauto.
   - eapply sound_Q_WHILE2; eauto.
   - eapply sound_Q_WHILELAST; eauto.

@@ -373,7 +373,7 @@ pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProb
 pub fn atom_arg(a: &Atom, name: &str) -> Result<(Lin, Vec<Cstr>), FarkasProblem> {
     match a {
         Atom::Max0(l) => Ok((l.clone(), Vec::new())),
-        Atom::Log(_) | Atom::LogQ(..) => Err(FarkasProblem::LogAtom(a.to_string())),
+        Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => Err(FarkasProblem::LogAtom(a.to_string())),
         Atom::Floor(l, d) => {
             if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) || !d.is_positive() {
                 return Err(FarkasProblem::NotIntegral(a.to_string()));
@@ -405,6 +405,33 @@ pub enum Atom {
     /// of a doubling loop. Non-negative, monotone in `L`, antitone in `M`; with a constant
     /// `M` it is the log atom of `L / max(1, ⌊M⌋)` ([`Atom::canonical`]).
     LogQ(Lin, Lin),
+    /// The residue atom `[m ∤ L]` (spec/logic.md §1 "Residue atoms", certificate syntax
+    /// `(ndvd L m)`, issue 15): 0 when `m` divides the integer `L`, else 1. Non-negative,
+    /// at most 1, not monotone in `L`; canonical: `L` not constant, `m ≥ 2`.
+    Res(Lin, BigInt),
+}
+
+/// The value `[m ∤ v]` of a residue atom whose form has the value `v` (a non-integer `v`
+/// is not divisible).
+pub fn res_value(v: &Rat, m: &BigInt) -> BigInt {
+    if v.is_integer() && v.to_integer().mod_floor(m).is_zero() {
+        BigInt::zero()
+    } else {
+        BigInt::one()
+    }
+}
+
+/// The canonical form of the residue atom `[m ∤ l]` (spec/logic.md §1 "Residue atoms"):
+/// `Err(v)` for a constant atom (`m = 1`: 0; a constant form: its value), else the atom as
+/// it is (its form is a normalized [`Lin`]).
+fn res_canonical(l: &Lin, m: &BigInt) -> Result<Atom, Rat> {
+    if m.is_one() {
+        return Err(Rat::zero());
+    }
+    match l.as_const() {
+        Some(c) => Err(Rat::from_integer(res_value(c, m))),
+        None => Ok(Atom::Res(l.clone(), m.clone())),
+    }
 }
 
 /// The value `⌊log2 max(1, ⌊⌊l⌋ / max(1, ⌊m⌋)⌋)⌋` of a quotient log atom whose forms have
@@ -435,7 +462,7 @@ impl Atom {
     /// ([`Atom::forms`]).
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) => l,
+            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) | Atom::Res(l, _) => l,
         }
     }
     /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
@@ -452,6 +479,7 @@ impl Atom {
             Atom::Floor(l, d) => Atom::Floor(f(l), d.clone()),
             Atom::Log(l) => Atom::Log(f(l)),
             Atom::LogQ(l, m) => Atom::LogQ(f(l), f(m)),
+            Atom::Res(l, m) => Atom::Res(f(l), m.clone()),
         }
     }
     /// Canonical form: `Err(v)` when the atom is the constant `v`, else `Ok((f, A'))` with
@@ -480,6 +508,7 @@ impl Atom {
                     None => Ok((Rat::one(), self.clone())),
                 }
             }
+            Atom::Res(l, m) => return res_canonical(l, m).map(|a| (Rat::one(), a)),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -511,7 +540,7 @@ impl Atom {
                 Ok(Atom::Floor(l.add_scaled(&Lin::constant(k), &-Rat::one()), dv.clone()))
             }
             Atom::Floor(..) => Err(FarkasProblem::NotIntegral(d.to_string())),
-            Atom::Log(_) | Atom::LogQ(..) => Err(FarkasProblem::LogAtom(self.to_string())),
+            Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => Err(FarkasProblem::LogAtom(self.to_string())),
         }
     }
 }
@@ -524,6 +553,7 @@ impl fmt::Display for Atom {
             Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
             Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
             Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
+            Atom::Res(l, m) => write!(f, "[{m} ∤ {l}]"),
         }
     }
 }
@@ -638,7 +668,9 @@ impl Poly {
     /// as `v` rises); a quotient log atom's divisor form `M` must not mention `v`.
     pub fn atoms_nonrising(&self, v: &str) -> bool {
         self.terms.keys().flatten().all(|a| {
-            a.lin().terms.get(v).is_none_or(|k| !k.is_positive()) && !matches!(a, Atom::LogQ(_, m) if m.mentions(v))
+            a.lin().terms.get(v).is_none_or(|k| !k.is_positive())
+                && !matches!(a, Atom::LogQ(_, m) if m.mentions(v))
+                && !matches!(a, Atom::Res(..) if a.mentions(v))
         })
     }
     /// The first term with a negative coefficient, printed, if any.

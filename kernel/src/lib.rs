@@ -329,6 +329,9 @@ pub enum Reason {
     NoLinearEntry(String),
     /// Q:WHILEWARP: the window check finds a warp whose lanes may disagree on the test.
     MaySplit(String),
+    /// Q:IFALIGN: no residue class `(s, m)` with `m ≤ 4096` passes the window check for
+    /// this test (spec/logic.md §4).
+    NoResidueClass(String),
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -465,6 +468,10 @@ impl fmt::Display for Reason {
                 write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown")
             }
             MaySplit(e) => write!(f, "the test `{e}` may split a warp (Q:WHILEWARP's window check fails)"),
+            NoResidueClass(e) => write!(
+                f,
+                "the test `{e}` may split a warp on every residue class (Q:IFALIGN: no class (s, m), m ≤ 4096, passes the window check)"
+            ),
             ExitTestReads(a) => {
                 write!(
                     f,

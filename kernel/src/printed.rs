@@ -120,6 +120,7 @@ enum Expr {
     Floor(Box<Expr>, BigInt, usize),
     Log(Box<Expr>, usize),
     LogQ(Box<Expr>, Box<Expr>, usize),
+    Res(Box<Expr>, BigInt, usize),
 }
 
 impl Expr {
@@ -138,7 +139,7 @@ impl Expr {
                     _ => return None,
                 }
             }
-            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) | Expr::LogQ(..) => return None,
+            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) | Expr::LogQ(..) | Expr::Res(..) => return None,
         })
     }
 
@@ -160,6 +161,7 @@ impl Expr {
             Expr::Floor(e, d, at) => atom(Atom::Floor(arg(e, *at)?, d.clone())),
             Expr::Log(e, at) => atom(Atom::Log(arg(e, *at)?)),
             Expr::LogQ(l, m, at) => atom(Atom::LogQ(arg(l, *at)?, arg(m, *at)?)),
+            Expr::Res(e, m, at) => atom(Atom::Res(arg(e, *at)?, m.clone())),
         })
     }
 }
@@ -173,16 +175,19 @@ enum AtomKind {
     LogKernel,
     /// `⌊log2(L)⌋⁺`, the compact rendering.
     Log,
+    /// `[m ∤ L]`, the residue atom (spec/logic.md §1 "Residue atoms").
+    Res,
 }
 
 /// The atoms' opening and closing texts, longest opening first where one is a prefix of
 /// another (`max(0, ⌊` before `max(0,`, `⌊log2(max(1,` before `⌊log2(` before `⌊`).
-const ATOMS: [(&str, &str, AtomKind); 5] = [
+const ATOMS: [(&str, &str, AtomKind); 6] = [
     ("max(0, ⌊", "⌋)", AtomKind::Floor),
     ("max(0,", ")", AtomKind::Max0),
     ("⌊log2(max(1,", "))⌋", AtomKind::LogKernel),
     ("⌊log2(", ")⌋⁺", AtomKind::Log),
     ("⌊", "⌋⁺", AtomKind::Floor),
+    ("[", "]", AtomKind::Res),
 ];
 
 /// Recursive-descent reader over the characters of the formula.
@@ -296,6 +301,13 @@ impl Reader {
                     let e = self.floor_arg()?;
                     self.expect("/")?;
                     (e, Some(self.divisor()?))
+                }
+                AtomKind::Res => {
+                    let m = self.divisor()?;
+                    self.expect("∤")?;
+                    let e = self.sum()?;
+                    self.expect(close)?;
+                    return Ok(Expr::Res(Box::new(e), m, at));
                 }
                 AtomKind::Max0 | AtomKind::Log | AtomKind::LogKernel => (self.sum()?, None),
             };

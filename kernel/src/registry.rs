@@ -2,7 +2,7 @@
 //! `logic-rules:` line). An unknown name is a rejection ([`crate::Reason::UnknownRule`]).
 
 use crate::arith::Rat;
-use crate::rules::{expr::*, lower::*, nosplit::q_whilewarp, stmt::*, Ctx, Subject};
+use crate::rules::{align::q_ifalign, expr::*, lower::*, nosplit::q_whilewarp, stmt::*, Ctx, Subject};
 use crate::syntax::{Assn, Node};
 use crate::Rejection;
 
@@ -52,6 +52,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILEGUARD",
     "Q:WHILEGUARD1",
     "Q:FLAGEXIT",
+    "Q:IFALIGN",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -151,6 +152,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILEGUARD" => (S, q_whileguard as Rule),
         "Q:WHILEGUARD1" => (S, q_whileguard1 as Rule),
         "Q:FLAGEXIT" => (S, q_flagexit as Rule),
+        "Q:IFALIGN" => (S, q_ifalign as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

@@ -238,6 +238,17 @@ fn atom_at(a: &Atom, x: i64, y: i64) -> warpcert_kernel::arith::Rat {
             }
             rat(k)
         }
+        // [m ∤ L] (spec/logic.md §1 "Residue atoms"): 0 when L is an integer multiple of
+        // m, else 1, from the definition (not the kernel's `res_value`)
+        Atom::Res(l, m) => {
+            let v = at(l, x, y);
+            let m = warpcert_kernel::arith::Rat::from_integer(m.clone());
+            if v.is_integer() && (v.clone() / m).is_integer() {
+                rat(0)
+            } else {
+                rat(1)
+            }
+        }
     };
     if v < rat(0) {
         rat(0)

@@ -693,57 +693,52 @@ pub fn lane_spread<T: Types + ?Sized>(
     Some(w)
 }
 
-/// Whether the test `L ≤ 0` can never split a warp under `d` (spec/logic.md §4, Q:WHILEWARP;
-/// the kernel's `never_splits`): with `K` the thread coefficients of `L` and `(ρ, G)` its
-/// offset class (`L(t) = K·tid(t) + c` with one integer `c ≡ ρ (mod G)`), no warp of the
-/// block has an integer of the class in `[1 − hi, −lo]` (`lo`, `hi` the least and largest
-/// `K·tid` over its lanes). `false` when `L` has a non-integer coefficient or constant, a
-/// local without a linear entry, or the block is larger than the kernel enumerates.
-pub fn never_splits<T: Types + ?Sized>(
-    prog: &T,
-    d: &DepMap,
-    l: &Lin,
-    launch: &crate::core::Launch,
-    warp: u32,
-) -> bool {
-    let Some(k) = thread_coefficients(prog, d, l) else {
-        return false;
-    };
+/// The thread coefficients `K` of `l` as integers, its local class `(ρ, G)` and its uniform
+/// part `X` (spec/logic.md §4, Q:IFALIGN; the kernel's `thread_k` and `local_class`): from
+/// `(c_L, 0)`, a local term `a·v` with the linear entry `(k_v, r_v, g_v)`, `k_v ≠ 0`,
+/// gives `ρ ← ρ + a·r_v`, `G ← gcd(G, a·g_v)`; parameter terms and uniform locals' terms go
+/// to `X = ρ + Σ a_u·u`. Every
+/// active thread has `L(t) = K·tid(t) + c` with one `c ≡ X (mod G)`. `None` when `L` has a
+/// non-integer coefficient or constant, a local without a linear entry, or an overflow.
+fn local_class<T: Types + ?Sized>(prog: &T, d: &DepMap, l: &Lin) -> Option<([i128; 3], Lin, i128)> {
+    let k = thread_coefficients(prog, d, l)?;
     let int = |x: &Q| {
         x.is_integer()
             .then(|| x.to_integer())
             .and_then(|v| i128::try_from(v).ok())
     };
-    let Some(mut rho) = int(&l.c) else {
-        return false;
-    };
+    let mut rho = int(&l.c)?;
+    let mut x = Lin::constant(Q::zero());
     let mut g: i128 = 0;
     for (v, a) in &l.terms {
-        let Some(a) = int(a) else {
-            return false;
-        };
+        let a = int(a)?;
         if Dim::ALL.iter().any(|dim| tid_name(*dim) == *v) {
             continue;
         }
-        if prog.param_ty(v).is_some() {
-            g = g.gcd(&a);
-        } else if let Some(e) = d.get(v).filter(|e| e.is_linear()) {
-            let (Some(ar), Some(ag)) = (a.checked_mul(e.r.into()), a.checked_mul(e.g.into()))
-            else {
-                return false;
-            };
-            let Some(r) = rho.checked_add(ar) else {
-                return false;
-            };
-            rho = r;
-            g = g.gcd(&ag);
+        // a parameter, or a local uniform under `d` (one value on every active thread)
+        if prog.param_ty(v).is_some() || d.get(v).is_some_and(Dep::is_uniform) {
+            x = x.add(&Lin::var(v).scale(&Q::from_integer(a.into())));
         } else {
-            return false;
+            let e = d.get(v).filter(|e| e.is_linear())?;
+            rho = rho.checked_add(a.checked_mul(e.r.into())?)?;
+            g = g.gcd(&a.checked_mul(e.g.into())?);
         }
     }
-    let Some(k) = k.iter().map(int).collect::<Option<Vec<i128>>>() else {
-        return false;
-    };
+    let k = [int(&k[0])?, int(&k[1])?, int(&k[2])?];
+    Some((k, x.plus_const(&Q::from_integer(rho.into())), g))
+}
+
+/// Whether no warp of the block has an integer `c ≡ ρ (mod G)` in `[1 − hi, −lo]` (`lo`,
+/// `hi` the least and largest `K·tid` over its lanes): Q:WHILEWARP's window check (the
+/// kernel's `never_splits`). `false` when the block is larger than the kernel enumerates
+/// or on overflow.
+fn class_misses_windows(
+    k: &[i128; 3],
+    rho: i128,
+    g: i128,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> bool {
     let total = launch.block_threads();
     if total > 4_000_000 {
         return false;
@@ -784,4 +779,71 @@ pub fn never_splits<T: Types + ?Sized>(
         start = end;
     }
     true
+}
+
+/// Whether the test `L ≤ 0` can never split a warp under `d` (spec/logic.md §4, Q:WHILEWARP;
+/// the kernel's `never_splits`): with `K` the thread coefficients of `L` and `(ρ, G)` its
+/// offset class (`L(t) = K·tid(t) + c` with one integer `c ≡ ρ (mod G)`: the local class
+/// with the parameters' coefficients folded into `G`), no warp of the block has an integer
+/// of the class in `[1 − hi, −lo]` (`lo`, `hi` the least and largest `K·tid` over its
+/// lanes). `false` when `L` has a non-integer coefficient or constant, a local without a
+/// linear entry, or the block is larger than the kernel enumerates.
+pub fn never_splits<T: Types + ?Sized>(
+    prog: &T,
+    d: &DepMap,
+    l: &Lin,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> bool {
+    let Some((k, x, g)) = local_class(prog, d, l) else {
+        return false;
+    };
+    let int = |v: &Q| i128::try_from(v.to_integer()).ok();
+    let Some(rho) = int(&x.c) else {
+        return false;
+    };
+    // a parameter's term leaves only its coefficient's multiples; a uniform local's term
+    // its entry's class (the kernel's `offset_class`)
+    let fold = x.terms.iter().try_fold((rho, g), |(rho, g), (v, a)| {
+        let a = int(a)?;
+        match d.get(v).filter(|_| prog.param_ty(v).is_none()) {
+            Some(e) => Some((
+                rho.checked_add(a.checked_mul(e.r.into())?)?,
+                g.gcd(&a.checked_mul(e.g.into())?),
+            )),
+            None => Some((rho, g.gcd(&a))),
+        }
+    });
+    let Some((rho, g)) = fold else {
+        return false;
+    };
+    class_misses_windows(&k, rho, g, launch, warp)
+}
+
+/// Largest modulus the residue class search of Q:IFALIGN tries (the kernel's
+/// `RESIDUE_MODULUS_LIMIT`).
+pub const RESIDUE_MODULUS_LIMIT: i128 = 4096;
+
+/// Q:IFALIGN's charge form and modulus `(s − X, m)` for the test `L ≤ 0` under `d`
+/// (spec/logic.md §4; the kernel's `align_charge`): `(s, m)` is the least `m ≤ 4096` with
+/// `m | G` (any `m` when `G = 0`) for which some `s ∈ [0, m)` passes the window check with
+/// the class `(s, m)`, and the least such `s`. `None` when the rule does not apply.
+pub fn align_charge<T: Types + ?Sized>(
+    prog: &T,
+    d: &DepMap,
+    l: &Lin,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> Option<(Lin, num_bigint::BigInt)> {
+    let (k, x, g) = local_class(prog, d, l)?;
+    (1..=RESIDUE_MODULUS_LIMIT)
+        .filter(|m| g == 0 || g % m == 0)
+        .find_map(|m| {
+            (0..m)
+                .find(|&s| class_misses_windows(&k, s, m, launch, warp))
+                .map(|s| {
+                    let form = Lin::constant(Q::from_integer(s.into())).sub(&x);
+                    (form, num_bigint::BigInt::from(m))
+                })
+        })
 }

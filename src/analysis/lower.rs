@@ -962,6 +962,8 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
             "L:WHILE: a quotient-log-atom ranking (doubling loop) has no lower-bound rule"
                 .to_string(),
         ),
+        // never a ranking atom (Q:IFALIGN's charge only)
+        Atom::Res(..) => Err("L:WHILE: a residue atom is no ranking atom".to_string()),
     }
 }
 

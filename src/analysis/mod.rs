@@ -38,6 +38,13 @@ pub struct AnalysisOptions {
     /// polynomial one at every sampled point. Default `true`; `false` is the polynomial
     /// `max(0, …)` form (`--form polynomial`, RaCUDA's).
     pub floor: bool,
+    /// Q:IFALIGN for divergent `if`s whose test splits a warp only off a residue class
+    /// (spec/logic.md §4, issue 15; Coq: `Soundness.sound_Q_IFALIGN`): the charge
+    /// `M^div·[m ∤ s − X]` instead of `M^div`. Default `false` (Q:IF4 everywhere): the
+    /// residue-class search is still too slow on some kernels (reduce1: over 60 s), and a
+    /// residue charge has no lower-bound counterpart yet, so `exact` cells would become
+    /// `upper`; `analyze --align` turns it on.
+    pub align: bool,
 }
 
 impl Default for AnalysisOptions {
@@ -45,6 +52,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             degree: 2,
             floor: true,
+            align: false,
         }
     }
 }
@@ -85,7 +93,10 @@ pub struct Analysis {
 
 /// One run of the inference ([`derive::run_toward`]); a triangular nest once more with its
 /// over-shifted ranking atoms (derive/nest.rs), which are looser where the ordinary ones
-/// work. Also returns whether some loop had candidate floor atoms.
+/// work; a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
+/// charged inside a loop is no candidate of the loop's invariant template, so its LP can be
+/// infeasible where the constant `M^div` is not). Also returns whether some loop had
+/// candidate floor atoms.
 fn run_once(
     prog: &Program,
     metric: &Metric,
@@ -101,6 +112,18 @@ fn run_once(
         Err(e) if ctx.has_triangular() => {
             let mut again = derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
             derive::run_toward(&mut again, target).map_err(|_| e)
+        }
+        r => r,
+    };
+    let r = match r {
+        Err(e) if opts.align => {
+            let plain = AnalysisOptions {
+                align: false,
+                ..opts.clone()
+            };
+            run_once(prog, metric, hw, launch, &plain, target)
+                .0
+                .map_err(|_| e)
         }
         r => r,
     };

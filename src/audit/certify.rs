@@ -39,6 +39,7 @@ pub fn certify(
         &AnalysisOptions {
             degree,
             floor: false,
+            align: false,
         },
     )
     .map_err(|e| e.to_string())?;
@@ -140,6 +141,15 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
                             (v / r(&d.clone().into())).floor().max(0.0)
                         }
                         warpcert_kernel::arith::Atom::Max0(_) => v.max(0.0),
+                        // [m ∤ L] (spec/logic.md §1 "Residue atoms")
+                        warpcert_kernel::arith::Atom::Res(_, m) => {
+                            let m = r(&m.clone().into());
+                            if v.fract() == 0.0 && v.rem_euclid(m) == 0.0 {
+                                0.0
+                            } else {
+                                1.0
+                            }
+                        }
                         // ⌊log2 max(1, ⌊L⌋)⌋ (spec/logic.md §1 "Log atoms")
                         warpcert_kernel::arith::Atom::Log(_) => v.floor().max(1.0).log2().floor(),
                         // ⌊log2 max(1, ⌊⌊L⌋ / max(1, ⌊M⌋)⌋)⌋ (spec/logic.md §1 "Quotient log atoms")

@@ -147,6 +147,11 @@ fn write_atom(out: &mut String, a: &Atom) {
             out.push(' ');
             write_lin(out, m);
         }
+        Atom::Res(l, m) => {
+            out.push_str("(ndvd ");
+            write_lin(out, l);
+            let _ = write!(out, " {m}");
+        }
     }
     out.push(')');
 }
@@ -272,6 +277,11 @@ fn hash_poly(q: &Poly) -> u64 {
                     3u8.hash(&mut h);
                     hash_lin(l, &mut h);
                     hash_lin(m, &mut h);
+                }
+                Atom::Res(l, m) => {
+                    4u8.hash(&mut h);
+                    hash_lin(l, &mut h);
+                    m.hash(&mut h);
                 }
             }
         }

@@ -41,6 +41,12 @@ pub struct AnalyzeArgs {
     /// `polynomial` uses `max(0, …)` atoms only, RaCUDA's form, for comparison.
     #[arg(long, value_enum, default_value_t = Form::Floor)]
     pub(super) form: Form,
+    /// Charge a divergent `if` whose test splits a warp only off a residue class
+    /// `M^div·[m ∤ s − X]` (Q:IFALIGN, spec/logic.md §4; issue 15) instead of the constant
+    /// `M^div` (Q:IF4). Off by default: the class search can be slow (reduce1: over a
+    /// minute), and the residue charge has no lower-bound rule yet.
+    #[arg(long)]
+    pub(super) align: bool,
     /// Print the lowered miniCUDA program before the bounds.
     #[arg(long)]
     dump_core: bool,
@@ -81,6 +87,7 @@ impl AnalyzeArgs {
         AnalysisOptions {
             degree: self.degree,
             floor: self.form == Form::Floor,
+            align: self.align,
         }
     }
 }
@@ -185,6 +192,7 @@ pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
                 Atom::Floor(l, d) => A::Floor(lin(l).into(), d.clone()),
                 Atom::Log(l) => A::Log(lin(l).into()),
                 Atom::LogQ(l, m) => A::LogQ(lin(l).into(), lin(m).into()),
+                Atom::Res(l, m) => A::Res(lin(l).into(), m.clone()),
             })
             .collect();
         p.add_raw_term(&atoms, c.clone());

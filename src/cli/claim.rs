@@ -159,6 +159,7 @@ fn audit_one(
     let opts = AnalysisOptions {
         degree: args.degree,
         floor: false,
+        align: false,
     };
     let limits = SearchLimits {
         points: args.points,

@@ -146,6 +146,7 @@ pub fn run(args: &CoverageArgs) -> i32 {
                                     &crate::analysis::AnalysisOptions {
                                         degree: args.degree,
                                         floor: true,
+                                        align: false,
                                     },
                                     None,
                                     None,

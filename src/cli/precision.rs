@@ -269,7 +269,10 @@ pub fn suite() -> Vec<Case> {
             block: [256, 1, 1],
             concrete_grid: None,
             metric: MetricName::Sectors,
-            points: pts("n", &[32, 33, 100, 256, 1000, 4096], 2),
+            // 17 blocks (4352 threads) cover every n of the points, so the warp that
+            // straddles n is simulated (the divwarps truth; with 2 blocks n = 1000 is
+            // beyond every thread)
+            points: pts("n", &[32, 33, 100, 256, 1000, 4096], 17),
             hand: |_| 8,
             extra_inputs: none,
         },
@@ -475,9 +478,18 @@ pub struct Measured {
     pub sims: Vec<(Point, Vec<Q>)>,
 }
 
-/// Analyses (and checks) every metric of a case and simulates every point.
-/// Errors: the front end or the simulation failed.
+/// Analyses (and checks) every metric of a case with the default options and simulates
+/// every point. Errors: the front end or the simulation failed.
 pub fn measure(case: &Case, hw: &Hardware) -> Result<Measured, String> {
+    measure_with(case, hw, &AnalysisOptions::default())
+}
+
+/// [`measure`] with the analysis options `opts` (e.g. `align`, Q:IFALIGN).
+pub fn measure_with(
+    case: &Case,
+    hw: &Hardware,
+    opts: &AnalysisOptions,
+) -> Result<Measured, String> {
     let prog = load(case, hw)?;
     let launch = analysis_launch(case);
     let sims: Vec<(Point, Vec<Q>)> = case
@@ -487,13 +499,7 @@ pub fn measure(case: &Case, hw: &Hardware) -> Result<Measured, String> {
         .collect::<Result<_, _>>()?;
     let mut cells = Vec::new();
     for (i, &m) in MetricName::ALL.iter().enumerate() {
-        let a = analyze(
-            &prog,
-            &Metric::standard(m),
-            hw,
-            &launch,
-            &AnalysisOptions::default(),
-        );
+        let a = analyze(&prog, &Metric::standard(m), hw, &launch, opts);
         let (bound, accepted, error) = match a {
             Ok(a) => {
                 let ok = warpcert_kernel::check(&a.certificate).is_ok();
@@ -524,13 +530,17 @@ pub fn measure(case: &Case, hw: &Hardware) -> Result<Measured, String> {
 }
 
 /// Runs `warpcert bench --precision`: the table of every case; 0 when every cell is bounded,
-/// certified and sound at every point.
-pub fn run(format: crate::report::Format) -> i32 {
+/// certified and sound at every point. `align`: Q:IFALIGN enabled ([`measure_with`]).
+pub fn run(format: crate::report::Format, align: bool) -> i32 {
+    let opts = AnalysisOptions {
+        align,
+        ..AnalysisOptions::default()
+    };
     let hw = Hardware::default();
     let mut table = crate::report::precision::Table::new(format);
     let mut all_ok = true;
     for case in suite() {
-        match measure(&case, &hw) {
+        match measure_with(&case, &hw, &opts) {
             Ok(m) => {
                 for c in m.cells {
                     all_ok &= c.accepted && c.sound();

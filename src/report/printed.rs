@@ -118,7 +118,7 @@ fn atom_text(a: &Atom) -> String {
         Atom::Floor(l, d) => format!("⌊({l})/{d}⌋⁺"),
         Atom::Log(l) => format!("⌊log2({l})⌋⁺"),
         // the kernel's rendering (no compact form: it has two linear forms)
-        Atom::LogQ(..) => a.to_string(),
+        Atom::LogQ(..) | Atom::Res(..) => a.to_string(),
     }
 }
 

@@ -99,6 +99,7 @@ pub fn bound(prog: &Program, metric: MetricName, bx: u32) -> Analysis {
         &AnalysisOptions {
             degree: 2,
             floor: false,
+            align: false,
         },
     )
     .unwrap_or_else(|e| panic!("{} {metric}: {e}", prog.name))

@@ -3,6 +3,7 @@
 //! potential domination by rewrites, access bounds; plus program typing and the root
 //! conditions (spec/logic.md §5).
 
+pub mod align;
 mod compare;
 mod count;
 mod deps;

@@ -60,7 +60,7 @@ fn class_meets(rho: &BigInt, g: &BigInt, lo: &BigInt, hi: &BigInt) -> bool {
 /// integer `c ≡ ρ (mod G)` lies in `[1 − hi, −lo]`. Sound: two lanes `a`, `b` of a warp
 /// with `L(a) ≤ 0 < L(b)` give `1 − hi ≤ 1 − K·tid(b) ≤ c ≤ −K·tid(a) ≤ −lo`.
 /// Errors: a non-integer `K`, or a block too large to enumerate.
-fn never_splits(cx: &Ctx, k: &[Rat; 3], rho: &BigInt, g: &BigInt) -> Result<bool, Rejection> {
+pub(super) fn never_splits(cx: &Ctx, k: &[Rat; 3], rho: &BigInt, g: &BigInt) -> Result<bool, Rejection> {
     if k.iter().any(|kd| !kd.is_integer()) {
         return Ok(false);
     }

@@ -150,9 +150,15 @@ fn log_bound_subst(atom: &Atom, x: &str, a: &Lin, d: &BigInt) -> Atom {
 }
 
 /// Whether some quotient log atom `⌊log2 (L/M)⌋⁺` of `q` has `x` in its divisor form `M`
-/// (antitone there: no bounding substitution applies, spec/logic.md §4 "Halving").
+/// (antitone there), or some residue atom `[m ∤ L]` mentions `x` (not monotone,
+/// spec/logic.md §1 "Residue atoms"): no bounding substitution applies (spec/logic.md §4
+/// "Halving").
 fn divisor_mentions(q: &Poly, x: &str) -> bool {
-    q.terms.keys().flatten().any(|a| matches!(a, Atom::LogQ(_, m) if m.mentions(x)))
+    q.terms.keys().flatten().any(|a| match a {
+        Atom::LogQ(_, m) => m.mentions(x),
+        Atom::Res(l, _) => l.mentions(x),
+        _ => false,
+    })
 }
 
 /// The factors' linear forms `(A, B)` of a product `x ← a * b` whose `lin_P(e)` is
@@ -481,6 +487,20 @@ pub fn q_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// (`P ∧ ¬e ⇒ P_F`), `else-then` (`P1 ⇒ P_F`), `join-then` (`P1 ⇒ P'`), `join-else`
 /// (`P2 ⇒ P'`); `D' = D2 \ W(s2)`, `Q' = Q2`, `Q = Q₀ + M^if + C + M^div`.
 pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    if4(cx, n, s, pre, &Poly::constant(cx.m.div.clone()), "then pre + M^if + C + M^div")
+}
+
+/// Q:IF4's premises with the divergence charge `div` in its `pre` equation
+/// `Qn = Q + M^if + C + div` (`M^div` for Q:IF4; `M^div·[m ∤ s − X]` for Q:IFALIGN,
+/// spec/logic.md §4); `what` names the right-hand side in a rejection.
+pub(super) fn if4(
+    cx: &Ctx,
+    n: &Node,
+    s: Subject<'_>,
+    pre: &Assn,
+    div: &Poly,
+    what: &'static str,
+) -> Result<Rat, Rejection> {
     let (e, s1, s2) = cond_stmt(cx, s)?;
     let post = cx.post(n)?;
     let c = cx.shape::<3>(n, &["entail else-cond", "entail else-then", "entail join-then", "entail join-else"])?;
@@ -499,8 +519,8 @@ pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
     cx.entail(n, "join-else", &f2.p, &post.p)?;
     cx.same_d(&without(&f2.d, &s2.writes()), &post.d, "else post D \\ W(s2)", "post")?;
     cx.same_q(&f2.q, &post.q, "else post", "post")?;
-    let extra = &cx.m.if_ + cost + &cx.m.div;
-    cx.same_q(&pre.q, &plus(&tp.q, &extra), "pre", "then pre + M^if + C + M^div")?;
+    let extra = &cx.m.if_ + cost;
+    cx.same_q(&pre.q, &plus(&tp.q, &extra).add_scaled(div, &Rat::one()), "pre", what)?;
     // A branch no thread takes runs on the empty set, where every P holds vacuously: its
     // post potential, possibly obtained by a rewrite that P justifies (a loop's exit
     // condition), is not available. Pointwise Q ≥ Q1 ≥ Q2 makes either branch skippable

@@ -301,10 +301,10 @@ pub(super) fn term(t: &Sexp, p: &mut Poly) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(log2 LIN)` or
-/// `(log2q LIN1 LIN2)` (spec/certificate.md).
+/// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(log2 LIN)`,
+/// `(log2q LIN1 LIN2)` or `(ndvd LIN M)` with an integer `M ≥ 1` (spec/certificate.md).
 pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
-    let e = "(max0 LIN), (floor LIN C), (log2 LIN) or (log2q LIN1 LIN2)";
+    let e = "(max0 LIN), (floor LIN C), (log2 LIN), (log2q LIN1 LIN2) or (ndvd LIN M)";
     match a.head() {
         Some("max0") => {
             let [l] = exactly(items(a, "max0", e)?, a, e)?;
@@ -325,6 +325,18 @@ pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
         Some("log2q") => {
             let [l, m] = exactly(items(a, "log2q", e)?, a, e)?;
             Ok(Atom::LogQ(lin(l)?, lin(m)?))
+        }
+        Some("ndvd") => {
+            let [l, c] = exactly(items(a, "ndvd", e)?, a, e)?;
+            let m = int(c)?;
+            if !m.is_positive() {
+                return Err(err(c, "a modulus M ≥ 1"));
+            }
+            let l = lin(l)?;
+            if !l.c.is_integer() || !l.terms.values().all(|a| a.is_integer()) {
+                return Err(err(a, "a residue atom's form with integer coefficients and constant"));
+            }
+            Ok(Atom::Res(l, m))
         }
         _ => Err(err(a, e)),
     }

@@ -9,14 +9,15 @@ use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN, UNROLL_
 use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
-    cond, dep_expr, entry_expr, expr_uniform, index_entry, join_deps, lane_cond, lin_fixed,
-    lin_operand, warp_entry, Types,
+    align_charge, cond, dep_expr, entry_expr, expr_uniform, index_entry, join_deps, lane_cond,
+    lin_fixed, lin_operand, warp_entry, Types,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
-use crate::core::assertion::linear::{Cstr, Dep, DepMap, Lin};
+use crate::core::assertion::linear::{CKind, Cstr, Dep, DepMap, Lin};
 use crate::core::metric::Q;
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
+use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::sync::Arc;
 
@@ -644,13 +645,25 @@ impl Ctx<'_> {
                 p: with(&pre.p, &ce_l).into(),
                 d: pre.d.clone(),
             };
-            self.fwd_if4(s1, s2, loc, tpre, with(&pre.p, &cne_l), (en, cost))
+            // Q:IFALIGN when enabled and a divergent test costs something (spec/logic.md §4)
+            let align = match ce.as_slice() {
+                [c] if self.align
+                    && !self.metric.div.is_zero()
+                    && c.kind == CKind::Le
+                    && !cne.is_empty() =>
+                {
+                    align_charge(self, &pre.d, &c.lin, self.launch, self.hw.warp_size)
+                }
+                _ => None,
+            };
+            let pne = with(&pre.p, &cne_l);
+            self.fwd_if4(s1, s2, loc, tpre, pne, (en, cost, align))
         }
     }
 
     /// Q:IF4: the then branch from `tpre` (`P ∧ e`), the else branch from the constraints of
     /// `pne` (`P ∧ ¬e`) that the then branch's post also entails; `(en, cost)` is the
-    /// condition's expression node.
+    /// condition's expression node and `align` Q:IFALIGN's charge (`None`: Q:IF4).
     fn fwd_if4(
         &mut self,
         s1: &Stmt,
@@ -658,7 +671,7 @@ impl Ctx<'_> {
         loc: &Loc,
         tpre: Abs,
         pne: Vec<Cstr>,
-        (en, cost): (Node, Q),
+        (en, cost, align): (Node, Q, Option<(Lin, BigInt)>),
     ) -> Result<(AK, Abs), AnalysisError> {
         let t = self.fwd_tight(s1, &tpre)?;
         // P_F: the linear constraints of P ∧ ¬e that the then branch's post also
@@ -697,6 +710,7 @@ impl Ctx<'_> {
                 w_else_then,
                 w_join_then,
                 w_join_else,
+                align,
             }),
             Abs {
                 p: pj.into(),

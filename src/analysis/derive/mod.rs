@@ -41,6 +41,7 @@ use crate::core::assertion::poly::{Atom, Coef, Poly};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Hardware, Launch, Loc, Metric, Program, Space, Ty};
 pub use launch::launch_facts;
+use num_bigint::BigInt;
 use num_traits::Zero;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -250,6 +251,9 @@ struct If4An {
     w_else_then: Vec<Farkas>,
     w_join_then: Vec<Farkas>,
     w_join_else: Vec<Farkas>,
+    /// Q:IFALIGN's charge `[m ∤ s − X]` as `(s − X, m)` (spec/logic.md §4), when the rule
+    /// applies and is enabled (`AnalysisOptions::align`); `None`: Q:IF4.
+    align: Option<(Lin, BigInt)>,
 }
 
 /// Q:IFEXIT1/4 (spec/logic.md §4a): `t` leaves the loop (ordinary), `f` is filtered.
@@ -335,6 +339,8 @@ pub struct Ctx<'a> {
     atoms: BTreeMap<usize, Vec<Lin>>,
     /// Whether loops with a constant step `c > 1` get floor atoms (`AnalysisOptions::floor`).
     floor: bool,
+    /// Whether divergent `if`s try Q:IFALIGN (`AnalysisOptions::align`).
+    align: bool,
     /// Candidate floor atoms `⌊L/c⌋⁺` (canonical) of each loop's invariant template, keyed
     /// and scoped like `atoms`.
     floors: BTreeMap<usize, Vec<Atom>>,
@@ -425,6 +431,7 @@ impl<'a> Ctx<'a> {
             degree: opts.degree as usize,
             atoms: BTreeMap::new(),
             floor: opts.floor,
+            align: opts.align,
             floors: BTreeMap::new(),
             no_atom: Vec::new(),
             udims: DepCx {

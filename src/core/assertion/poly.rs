@@ -82,6 +82,32 @@ pub enum Atom {
     /// doubling loop (spec/logic.md §1 "Quotient log atoms", certificate syntax
     /// `(log2q L M)`); with a constant `M` canonically the log atom of `L / max(1, ⌊M⌋)`.
     LogQ(Arc<Lin>, Arc<Lin>),
+    /// The residue atom `[m ∤ L]` (spec/logic.md §1 "Residue atoms", certificate syntax
+    /// `(ndvd L m)`, issue 15): 0 when `m` divides the integer `L`, else 1; not monotone.
+    /// Canonical as the kernel's: `L` not constant, `m ≥ 2`.
+    Res(Arc<Lin>, BigInt),
+}
+
+/// `[m ∤ v]`, the value of a residue atom whose form has the value `v` (a non-integer `v`
+/// is not divisible).
+pub fn res_value(v: &Q, m: &BigInt) -> Q {
+    if v.is_integer() && v.to_integer().mod_floor(m).is_zero() {
+        Q::zero()
+    } else {
+        Q::one()
+    }
+}
+
+/// The canonical residue atom `[m ∤ l]` (the kernel's `res_canonical`): `m = 1` is 0, a
+/// constant form its value, else the atom as it is.
+fn res_canonical(l: &Arc<Lin>, m: &BigInt) -> AtomVal<Atom> {
+    if m.is_one() {
+        AtomVal::Const(Q::zero())
+    } else if l.is_const() {
+        AtomVal::Const(res_value(&l.c, m))
+    } else {
+        AtomVal::Scaled(Q::one(), Atom::Res(l.clone(), m.clone()))
+    }
 }
 
 /// `⌊log2 max(1, ⌊v⌋)⌋`, the value of a log atom whose form has the value `v`.
@@ -128,7 +154,11 @@ impl Atom {
     /// ([`Atom::forms`]).
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) => l,
+            Atom::Max0(l)
+            | Atom::Floor(l, _)
+            | Atom::Log(l)
+            | Atom::LogQ(l, _)
+            | Atom::Res(l, _) => l,
         }
     }
     /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
@@ -142,13 +172,13 @@ impl Atom {
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
             Atom::Max0(l) => Some(l.as_ref()),
-            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) => None,
+            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => None,
         }
     }
     /// The divisor `d` (1 for `max0`).
     pub fn divisor(&self) -> BigInt {
         match self {
-            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) => BigInt::one(),
+            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => BigInt::one(),
             Atom::Floor(_, d) => d.clone(),
         }
     }
@@ -159,6 +189,7 @@ impl Atom {
             Atom::Floor(l, d) => Atom::Floor(Arc::new(f(l)), d.clone()),
             Atom::Log(l) => Atom::Log(Arc::new(f(l))),
             Atom::LogQ(l, m) => Atom::LogQ(Arc::new(f(l)), Arc::new(f(m))),
+            Atom::Res(l, m) => Atom::Res(Arc::new(f(l)), m.clone()),
         }
     }
     /// Whether `v` occurs in a form.
@@ -184,7 +215,7 @@ impl Atom {
                 d.clone(),
             ),
             // not used on log atoms (no shift rewrite applies to them)
-            Atom::Log(_) | Atom::LogQ(..) => self.clone(),
+            Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => self.clone(),
         }
     }
     /// The atom's value at `env` (variables missing from `env` count as 0):
@@ -195,6 +226,7 @@ impl Atom {
             Atom::Floor(l, d) => (l.eval(env) / Q::from_integer(d.clone())).floor(),
             Atom::Log(l) => log2_floor(&l.eval(env)),
             Atom::LogQ(l, m) => log2q_floor(&l.eval(env), &m.eval(env)),
+            Atom::Res(l, m) => res_value(&l.eval(env), m),
         };
         if v.is_positive() {
             v
@@ -225,6 +257,7 @@ impl Atom {
                 return Atom::Log(Arc::new(l.scale(&Q::new(BigInt::one(), d)))).canonical();
             }
             Atom::LogQ(..) => return AtomVal::Scaled(Q::one(), self.clone()),
+            Atom::Res(l, m) => return res_canonical(l, m),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -261,6 +294,7 @@ impl std::fmt::Display for Atom {
             Atom::Floor(l, d) => write!(f, "max(0, ⌊({l})/{d}⌋)"),
             Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
             Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
+            Atom::Res(l, m) => write!(f, "[{m} ∤ {l}]"),
         }
     }
 }

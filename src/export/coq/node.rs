@@ -132,6 +132,7 @@ impl Exporter<'_> {
                 format!("DUnroll {a} {b}\n{pad}  ({d})")
             }
             ("Q:IF4", Stmt::If(e, s1, s2)) => self.if4(&at, e, s1, s2)?,
+            ("Q:IFALIGN", Stmt::If(e, s1, s2)) => self.if_align(&at, e, s1, s2)?,
             // L:IFD (LowerCheck.v): Q:IF4's constructor with `P ⇒ P'` as its join-then
             // list, the other lists empty and the (unused) children `DSkip`
             ("L:IFD", Stmt::If(e, ..)) => {
@@ -181,10 +182,10 @@ impl Exporter<'_> {
                 format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
             (
-                r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:WHILE1" | "Q:WHILE2"
-                | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE" | "Q:SWRITE"
-                | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
-                | "Q:IFGUARD4" | "Q:FLAGEXIT"),
+                r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE1"
+                | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE"
+                | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1"
+                | "Q:WHILEEXIT2" | "Q:IFGUARD4" | "Q:FLAGEXIT"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -238,7 +239,57 @@ impl Exporter<'_> {
         s1: &Stmt,
         s2: &Stmt,
     ) -> Result<String, ExportError> {
-        let (n, pre, a, b, pad, ind) = (at.n, at.pre, &at.a, &at.b, &at.pad, at.ind);
+        let (ws, dt, df) = self.if4_parts(at, e, s1, s2)?;
+        let (a, b, pad) = (&at.a, &at.b, &at.pad);
+        Ok(format!("DIf4 {a} {b} {ws}\n{pad}  ({dt})\n{pad}  ({df})"))
+    }
+
+    /// Q:IFALIGN (`DIfAlign`, spec/logic.md §4): Q:IF4's fields, then the charge's residue
+    /// atom `[m ∤ F]` as `F m` (the term of `pre − then pre` with a residue atom).
+    ///
+    /// Errors: [`ExportError::Unsupported`] when that difference has no residue atom.
+    pub(super) fn if_align(
+        &mut self,
+        at: &At,
+        e: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+    ) -> Result<String, ExportError> {
+        let (ws, dt, df) = self.if4_parts(at, e, s1, s2)?;
+        let tpre =
+            at.child(1)?.pre.as_ref().ok_or_else(|| {
+                ExportError::Unsupported("Q:IFALIGN then branch without pre".into())
+            })?;
+        let diff = at.pre.q.add_scaled(&tpre.q, &-Rat::one());
+        let (f, m) = diff
+            .terms
+            .keys()
+            .find_map(|atoms| match atoms.as_slice() {
+                [Atom::Res(f, m)] => Some((f.clone(), m.clone())),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                ExportError::Unsupported("Q:IFALIGN without a residue atom in its charge".into())
+            })?;
+        let fl = self
+            .names
+            .int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
+        let (a, b, pad) = (&at.a, &at.b, &at.pad);
+        Ok(format!(
+            "DIfAlign {a} {b} {ws} ({fl}) {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
+        ))
+    }
+
+    /// The fields of Q:IF4 and Q:IFALIGN after the assertions (the condition's access
+    /// witness, the else-cond, else-then and join witnesses) and both branches' trees.
+    fn if4_parts(
+        &mut self,
+        at: &At,
+        e: &Expr,
+        s1: &Stmt,
+        s2: &Stmt,
+    ) -> Result<(String, String, String), ExportError> {
+        let (n, pre, ind) = (at.n, at.pre, at.ind);
         let (t, f) = (at.child(1)?, at.child(2)?);
         let (tpost, fpre, fpost) = match (&t.post, &f.pre, &f.post) {
             (Some(x), Some(y), Some(z)) => (x, y, z),
@@ -266,9 +317,7 @@ impl Exporter<'_> {
         let acc = self.expr_acc(at.child(0)?, e, pre);
         let dt = self.node(t, s1, ind + 2)?;
         let df = self.node(f, s2, ind + 2)?;
-        Ok(format!(
-            "DIf4 {a} {b} {acc} {wec} {wet} {wjt} {wje}\n{pad}  ({dt})\n{pad}  ({df})"
-        ))
+        Ok((format!("{acc} {wec} {wet} {wjt} {wje}"), dt, df))
     }
 
     /// Q:WEAK (`DWeak`): the frame, the pre and post witnesses and rewrites, the child.

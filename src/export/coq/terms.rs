@@ -182,7 +182,8 @@ impl<'p> Names<'p> {
     /// `⌊L/d⌋⁺` as `mkAtm (s·L) (s·d)` (`⌊sL/sd⌋ = ⌊L/d⌋`: scale 1 for the coefficient);
     /// the log atom `⌊log2 L⌋⁺` as `mkAtmK (s·L) s KLog` and the quotient log atom
     /// `⌊log2 (L/M)⌋⁺` as `mkAtmK (s·L) s (KLogQ M)` (spec/logic.md §1 "Log atoms",
-    /// "Quotient log atoms"; scale 1).
+    /// "Quotient log atoms"; scale 1); the residue atom `[m ∤ L]` as
+    /// `mkAtmK (mkLin 0 []) 1 (KRes L m)` (spec/logic.md §1 "Residue atoms"; scale 1).
     ///
     /// Errors: [`ExportError::Unsupported`] for a floor divisor below 1 or a quotient log
     /// atom whose divisor form `M` is not integral (`Lin.akind`'s `KLogQ` takes an integral
@@ -221,6 +222,15 @@ impl<'p> Names<'p> {
                     BigInt::one(),
                 ))
             }
+            // `[m ∤ L]` as `mkAtmK (mkLin 0 []) 1 (KRes L m)` (spec/logic.md §1 "Residue
+            // atoms"; the kernel requires an integral L)
+            Atom::Res(l, m) => Ok((
+                format!(
+                    "mkAtmK (mkLin 0 []) 1 (KRes ({}) {m}%positive)",
+                    self.int_divisor(a, l)?
+                ),
+                BigInt::one(),
+            )),
         }
     }
 

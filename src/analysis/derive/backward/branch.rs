@@ -8,8 +8,9 @@ use crate::analysis::derive::{
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Rewrite};
-use crate::core::assertion::poly::Mono;
+use crate::core::assertion::poly::{Atom, Coef, Mono};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 impl Back<'_, '_> {
     /// Q:IF1: one template above both branch potentials (through the branch rewrites).
@@ -91,15 +92,26 @@ impl Back<'_, '_> {
             w_else_then,
             w_join_then,
             w_join_else,
+            align,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
         let (nf, q1) = self.back(f, qpost.clone())?;
         let (nt, qt) = self.back(t, q1)?;
-        let qp = qt.plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+        let qp = qt.plus_const(&(cost + &self.ctx.metric.if_));
+        // Q:IFALIGN charges M^div·[m ∤ s − X], Q:IF4 M^div (spec/logic.md §4)
+        let (rule, qp) = match align {
+            Some((form, m)) => {
+                let mut charge = TPoly::zero();
+                let atom = Atom::Res(Arc::new(form.clone()), m.clone());
+                charge.add_raw_term(&[atom], Coef::from_q(&self.ctx.metric.div));
+                ("Q:IFALIGN", qp.plus(&charge))
+            }
+            None => ("Q:IF4", qp.plus_const(&self.ctx.metric.div)),
+        };
         Ok((
             node(
-                "Q:IF4",
+                rule,
                 &qp,
                 vec![
                     Field::Entail("else-cond", w_else_cond.clone()),

@@ -328,8 +328,12 @@ impl Back<'_, '_> {
             // there (the kernel refuses it), so those terms are 0
             let qpost = &self.restrict_monos(
                 qpost.clone(),
-                |a| matches!(a, Atom::LogQ(_, m) if m.mentions(x)),
-                "a halving assignment cannot bound a quotient log atom's divisor",
+                |a| match a {
+                    Atom::LogQ(_, m) => m.mentions(x),
+                    Atom::Res(..) => a.mentions(x),
+                    _ => false,
+                },
+                "a halving assignment cannot bound a quotient log atom's divisor or a residue atom",
             )?;
             let qp = bound_subst(qpost, x, la, div).plus_const(&k);
             let mut ws = witnesses.clone();
@@ -345,7 +349,11 @@ impl Back<'_, '_> {
             // (spec/logic.md §4 "Products")
             let restricted = self.restrict_monos(
                 qpost.clone(),
-                |a| a.lin().coef(x) > Q::zero() || matches!(a, Atom::LogQ(_, m) if m.mentions(x)),
+                |a| {
+                    a.lin().coef(x) > Q::zero()
+                        || matches!(a, Atom::LogQ(_, m) if m.mentions(x))
+                        || matches!(a, Atom::Res(..) if a.mentions(x))
+                },
                 "the potential after a product's assignment must not rise with the variable",
             )?;
             let qp = restricted.subst(x, floor).plus_const(&k);

@@ -1,0 +1,157 @@
+//! Q:IFALIGN (spec/logic.md §4, issue 15): a divergent `if` whose test splits a warp only
+//! off a residue class is charged `M^div·[m ∤ s − X]` (a residue atom, spec/logic.md §1)
+//! instead of `M^div`. Expected values are hand-derived (comments); the kernel checks every
+//! certificate, and rejects a mutant whose warps are not aligned.
+
+use std::collections::BTreeMap;
+use warpcert::analysis::{analyze, AnalysisOptions};
+use warpcert::cli::precision::{load, measure_with, suite, Case};
+use warpcert::core::metric::Q;
+use warpcert::core::{Hardware, Metric, MetricName};
+
+/// The options of `analyze --align`: Q:IFALIGN on (it is off by default).
+fn align() -> AnalysisOptions {
+    AnalysisOptions {
+        align: true,
+        ..AnalysisOptions::default()
+    }
+}
+
+fn case(name: &str) -> Case {
+    suite()
+        .into_iter()
+        .find(|c| c.name == name)
+        .expect("precision case")
+}
+
+/// The divwarps bound and certificate of a precision case with Q:IFALIGN enabled.
+fn divwarps(name: &str) -> (warpcert::core::assertion::poly::Poly, String) {
+    let c = case(name);
+    let hw = Hardware::default();
+    let prog = load(&c, &hw).unwrap();
+    let launch = warpcert::core::Launch {
+        block: c.block,
+        grid: c.concrete_grid.map(|g| [g, 1, 1]),
+    };
+    let a = analyze(
+        &prog,
+        &Metric::standard(MetricName::Divwarps),
+        &hw,
+        &launch,
+        &align(),
+    )
+    .unwrap();
+    (a.bound, a.certificate)
+}
+
+fn at(n: i64) -> BTreeMap<String, i64> {
+    BTreeMap::from([("n".to_string(), n)])
+}
+
+/// guard_device.cu (block 256): a warp covers `i = 256b + 32w + l`, `l = 0 … 31`, so
+/// `i < n` splits it iff `256b + 32w < n < 256b + 32w + 32`, which needs `32 ∤ n`; the
+/// only branch is that `if`, whose split costs 1. Worst: 0 when `32 | n` (n = 4096), 1
+/// otherwise (n = 4097: the warp with `256b + 32w = 4096` splits).
+#[test]
+fn guard_device_divwarps_is_the_residue_indicator() {
+    let (bound, cert) = divwarps("guard_device");
+    warpcert_kernel::check(&cert).expect("kernel accepts the Q:IFALIGN certificate");
+    assert!(cert.contains("Q:IFALIGN"), "the certificate uses Q:IFALIGN");
+    assert_eq!(bound.eval(&at(4096)), Q::from_integer(0.into()));
+    assert_eq!(bound.eval(&at(4097)), Q::from_integer(1.into()));
+    assert_eq!(bound.eval(&at(33)), Q::from_integer(1.into()));
+    assert_eq!(bound.eval(&at(0)), Q::from_integer(0.into()));
+}
+
+/// grid240.cu (block 256, grid 240): the same argument for `if (i < n)`; 61440 = 1920·32
+/// gives 0, 1000 = 31·32 + 8 gives 1.
+#[test]
+fn grid240_divwarps_is_the_residue_indicator() {
+    let (bound, cert) = divwarps("grid240");
+    warpcert_kernel::check(&cert).expect("kernel accepts the Q:IFALIGN certificate");
+    assert_eq!(bound.eval(&at(61440)), Q::from_integer(0.into()));
+    assert_eq!(bound.eval(&at(1000)), Q::from_integer(1.into()));
+}
+
+/// With the rule enabled every bound of the two cases is still at least the lock-step
+/// semantics' largest per-warp cost at every point (no unsound cell), and the divwarps
+/// cells have worst ratio 1 where they were ∞ (truth 0 at n ≡ 0 mod 32: bound 0 there).
+#[test]
+fn align_cells_are_sound_and_exact() {
+    let hw = Hardware::default();
+    for name in ["guard_device", "grid240"] {
+        let m = measure_with(&case(name), &hw, &align()).unwrap();
+        for c in &m.cells {
+            assert!(
+                c.bound.is_none() || c.accepted,
+                "{name} {}: rejected",
+                c.metric
+            );
+            for p in &c.points {
+                assert!(p.sound(), "{name} {} unsound at {:?}", c.metric, p.at);
+                if c.metric == MetricName::Divwarps {
+                    assert_eq!(
+                        p.bound.as_ref(),
+                        Some(&p.truth),
+                        "{name} divwarps at {:?}",
+                        p.at
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A mutant whose warps are not aligned: the block of 240 threads indexes
+/// `i = 240·blockIdx.x + threadIdx.x`, so block 1's warp 0 covers 240 … 271 and
+/// `i < 256` splits it although `32 | 256`; the certificate keeps the aligned charge
+/// `[32 ∤ n]` (0 at n = 256, below the true 1). The kernel recomputes the residue class
+/// from the launch (240 = 7.5 warps: windows mod 32 cover every class; the least class is
+/// `(1, 240)`) and rejects the pre equation of Q:IFALIGN.
+#[test]
+fn unaligned_mutant_is_rejected() {
+    let (_, cert) = divwarps("guard_device");
+    let mutant = cert
+        .replace("(launch 256 1 1)", "(launch 240 1 1)")
+        .replace(
+            "(bin * (param blockIdx.x) (int 256))",
+            "(bin * (param blockIdx.x) (int 240))",
+        )
+        .replace("(lin -255 (1 threadIdx.x))", "(lin -239 (1 threadIdx.x))")
+        .replace("(-256 blockIdx.x)", "(-240 blockIdx.x)")
+        .replace("(dep i 1 0 0 0 256)", "(dep i 1 0 0 0 240)")
+        .replace("(dep i_1 1 0 0 0 256)", "(dep i_1 1 0 0 0 240)")
+        .replace("(dep t0 0 0 0 0 256)", "(dep t0 0 0 0 0 240)");
+    assert_ne!(mutant, cert);
+    let err = warpcert_kernel::check(&mutant).expect_err("the unaligned mutant must be rejected");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("Q:IFALIGN") && msg.contains("then pre + M^if + C + M^div·[m ∤ s − X]"),
+        "{msg}"
+    );
+}
+
+mod common;
+
+/// The Coq export of guard_device's divwarps certificate (`DIfAlign`, a residue atom) is
+/// accepted by `coqc` (Soundness.sound_Q_IFALIGN, Check.v's DIfAlign case), and a mutant
+/// whose charge claims the modulus 16 is refused by the reflective check: with `m = 16`
+/// every class meets a warp's window of 31 consecutive offsets (`nosplit_ok` fails), and
+/// the atom `[16 ∤ n]` is not the pre potential's `[32 ∤ n]`. Skipped without `coqc`.
+#[test]
+fn coq_accepts_ifalign_and_refutes_a_wrong_modulus() {
+    if !common::coq::coqc_available() {
+        eprintln!("coqc not installed: skipped");
+        return;
+    }
+    let (_, cert) = divwarps("guard_device");
+    let v = warpcert::export::coq::export(&cert).expect("export");
+    let charge = "(mkLin 0%Z [(1%Z, VL 3)]) 32%positive";
+    assert!(v.contains("DIfAlign") && v.contains(charge), "{v}");
+    let mutant = v.replacen(charge, "(mkLin 0%Z [(1%Z, VL 3)]) 16%positive", 1);
+    common::coq::accepted_and_mutants_refuted(
+        "align",
+        &[("align_guard_device", v.as_str())],
+        &[("align_guard_device_m16", mutant.as_str())],
+    );
+}

@@ -410,6 +410,29 @@ pub fn run(args: &ScalingArgs) -> i32 {
     0
 }
 
+/// The statements of `s` other than `seq` and `skip` (the unit of
+/// `PointResult::statements`). Iterative, so a 10 000-statement chain needs no deep stack.
+fn statement_count(s: &Stmt) -> u64 {
+    let mut n = 0;
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Skip => {}
+            Stmt::Seq(a, b) => todo.extend([&**a, &**b]),
+            Stmt::If(_, a, b, _) => {
+                n += 1;
+                todo.extend([&**a, &**b]);
+            }
+            Stmt::While(_, b, _) => {
+                n += 1;
+                todo.push(b);
+            }
+            Stmt::Assign(..) | Stmt::Write(..) | Stmt::Sync(_) | Stmt::Warp(..) => n += 1,
+        }
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,27 +478,4 @@ mod tests {
         );
         assert_eq!(statement_count(&prog), 4);
     }
-}
-
-/// The statements of `s` other than `seq` and `skip` (the unit of
-/// `PointResult::statements`). Iterative, so a 10 000-statement chain needs no deep stack.
-fn statement_count(s: &Stmt) -> u64 {
-    let mut n = 0;
-    let mut todo = vec![s];
-    while let Some(s) = todo.pop() {
-        match s {
-            Stmt::Skip => {}
-            Stmt::Seq(a, b) => todo.extend([&**a, &**b]),
-            Stmt::If(_, a, b, _) => {
-                n += 1;
-                todo.extend([&**a, &**b]);
-            }
-            Stmt::While(_, b, _) => {
-                n += 1;
-                todo.push(b);
-            }
-            Stmt::Assign(..) | Stmt::Write(..) | Stmt::Sync(_) | Stmt::Warp(..) => n += 1,
-        }
-    }
-    n
 }

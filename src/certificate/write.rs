@@ -985,16 +985,30 @@ mod tests {
     /// same s-expression as from the indented text.
     #[test]
     fn program_section_layout() {
-        use crate::core::Launch;
-        let src = "__global__ void k() { int x = 1; if (threadIdx.x < 2) x = 2; }";
-        let hw = Hardware::default();
-        let launch = Launch {
-            block: [32, 1, 1],
-            grid: None,
+        use crate::core::{BinOp, Const, Dim, Expr, Loc, Operand, Program, Stmt, Ty};
+        // `int x = 1; if (threadIdx.x < 2) x = 2;`, built directly (certificate/ may use
+        // core only, not the front end: ARCHITECTURE.md "Layering")
+        let one = |n| Expr::Opd(Operand::Const(Const::Int(n)));
+        let test = Expr::Bin(
+            BinOp::Lt,
+            Operand::Tid(Dim::X),
+            Operand::Const(Const::Int(2)),
+        );
+        let prog = Program {
+            name: "k".into(),
+            params: vec![],
+            arrays: vec![],
+            locals: vec![("x".into(), Ty::Int)],
+            body: Stmt::Seq(
+                Box::new(Stmt::Assign("x".into(), one(1), Loc::default())),
+                Box::new(Stmt::If(
+                    test,
+                    Box::new(Stmt::Assign("x".into(), one(2), Loc::default())),
+                    Box::new(Stmt::Skip),
+                    Loc::default(),
+                )),
+            ),
         };
-        let parsed = crate::frontend::parse_str("k.cu", src).expect("parses");
-        let (prog, _) = crate::frontend::lower(&parsed, None, &launch, &hw, &Default::default())
-            .expect("lowers");
         let text = program_sexp(&prog);
         assert!(text.lines().all(|l| !l.starts_with(' ')), "{text}");
         assert!(!text.ends_with('\n'));

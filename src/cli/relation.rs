@@ -216,13 +216,9 @@ fn certified_companion(
     r: Option<&relational::RelResult>,
     cert_out: Option<&Path>,
 ) -> Certified {
-    let a = match analyze(
-        &l.program,
-        &Metric::standard(metric),
-        &l.hw,
-        &l.launch,
-        &AnalysisOptions::default(),
-    ) {
+    let m = Metric::standard(metric);
+    let opts = AnalysisOptions::default();
+    let a = match analyze(&l.program, &m, &l.hw, &l.launch, &opts) {
         Ok(a) => a,
         Err(e) => {
             return Certified {
@@ -284,9 +280,8 @@ fn certified_companion(
         comparison_note(&c)
     });
     // the relation as `analyze` decides it: a lower-bound certificate the kernel accepts
-    // with the same bound (spec/logic.md §4b), written beside the upper one
-    let m = Metric::standard(metric);
-    let opts = AnalysisOptions::default();
+    // with the same bound (spec/logic.md §4b), written beside the upper one, searched with
+    // the companion's own metric and options
     let lower = super::analyze::exact_lower(l, &m, &opts, &a.derivation, &v.bound, path.as_deref())
         .unwrap_or_else(|e| {
             eprintln!("error: {e}");

@@ -244,10 +244,10 @@ impl Exporter<'_> {
         Ok(format!("DIf4 {a} {b} {ws}\n{pad}  ({dt})\n{pad}  ({df})"))
     }
 
-    /// Q:IFALIGN (`DIfAlign`, spec/logic.md §4): Q:IF4's fields, then the charge's residue
-    /// atom `[m ∤ F]` as `F m` (the term of `pre − then pre` with a residue atom).
+    /// Q:IFALIGN (`DIfAlign`, spec/logic.md §4): Q:IF4's fields, then the node's residue
+    /// class `(class S M)` as `S M` (Coq builds the charge `[M ∤ S − X]` itself).
     ///
-    /// Errors: [`ExportError::Unsupported`] when that difference has no residue atom.
+    /// Errors: [`ExportError::Unsupported`] when the node has no class or `M < 1`.
     pub(super) fn if_align(
         &mut self,
         at: &At,
@@ -256,27 +256,16 @@ impl Exporter<'_> {
         s2: &Stmt,
     ) -> Result<String, ExportError> {
         let (ws, dt, df) = self.if4_parts(at, e, s1, s2)?;
-        let tpre =
-            at.child(1)?.pre.as_ref().ok_or_else(|| {
-                ExportError::Unsupported("Q:IFALIGN then branch without pre".into())
-            })?;
-        let diff = at.pre.q.add_scaled(&tpre.q, &-Rat::one());
-        let (f, m) = diff
-            .terms
-            .keys()
-            .find_map(|atoms| match atoms.as_slice() {
-                [Atom::Res(f, m)] => Some((f.clone(), m.clone())),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                ExportError::Unsupported("Q:IFALIGN without a residue atom in its charge".into())
-            })?;
-        let fl = self
-            .names
-            .int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
+        let (r, m) =
+            at.n.class
+                .as_ref()
+                .filter(|(_, m)| m.is_positive())
+                .ok_or_else(|| {
+                    ExportError::Unsupported("Q:IFALIGN without a class (class S M), M ≥ 1".into())
+                })?;
         let (a, b, pad) = (&at.a, &at.b, &at.pad);
         Ok(format!(
-            "DIfAlign {a} {b} {ws} ({fl}) {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
+            "DIfAlign {a} {b} {ws} ({r})%Z {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
         ))
     }
 

@@ -140,6 +140,64 @@ impl<K: Ord, V> SortedMap<K, V> {
     }
 }
 
+impl<K: Ord + Clone, V> SortedMap<K, V> {
+    /// The map with the keys of `self` and `other`, in one pass over both (linear in their
+    /// sizes): a key of `self` alone keeps its value, a key of `other` alone gets
+    /// `only(w)`, a key of both gets `both(v, w)`; `None` leaves the key out.
+    pub fn merged<W>(
+        &self,
+        other: &SortedMap<K, W>,
+        mut both: impl FnMut(&V, &W) -> Option<V>,
+        mut only: impl FnMut(&W) -> Option<V>,
+    ) -> Self
+    where
+        V: Clone,
+    {
+        let mut out: Vec<(K, V)> = Vec::with_capacity(self.len() + other.len());
+        let (mut a, mut b) = (self.entries.iter().peekable(), other.entries.iter().peekable());
+        loop {
+            let ord = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => x.0.cmp(&y.0),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => break,
+            };
+            match ord {
+                std::cmp::Ordering::Less => out.extend(a.next().map(|(k, v)| (k.clone(), v.clone()))),
+                std::cmp::Ordering::Greater => {
+                    if let Some((k, w)) = b.next() {
+                        out.extend(only(w).map(|v| (k.clone(), v)));
+                    }
+                }
+                std::cmp::Ordering::Equal => {
+                    if let (Some((k, v)), Some((_, w))) = (a.next(), b.next()) {
+                        out.extend(both(v, w).map(|v| (k.clone(), v)));
+                    }
+                }
+            }
+        }
+        SortedMap { entries: out }
+    }
+}
+
+impl<K: Ord, V> SortedMap<K, V> {
+    /// The map of `entries` (in any order) where the values of a key repeated are combined
+    /// by `combine`, in order, and a key whose combined value `keep` rejects is left out.
+    pub fn combined(mut entries: Vec<(K, V)>, mut combine: impl FnMut(&V, &V) -> V, keep: impl Fn(&V) -> bool) -> Self {
+        // stable: the values of a key are combined in the order given
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<(K, V)> = Vec::with_capacity(entries.len());
+        for (k, v) in entries {
+            match out.last_mut() {
+                Some(last) if last.0 == k => last.1 = combine(&last.1, &v),
+                _ => out.push((k, v)),
+            }
+        }
+        out.retain(|(_, v)| keep(v));
+        SortedMap { entries: out }
+    }
+}
+
 impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
     /// As `BTreeMap`: a later entry for a key replaces an earlier one.
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {

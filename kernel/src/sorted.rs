@@ -301,6 +301,7 @@ impl<'a, K, V> IntoIterator for &'a SortedMap<K, V> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use std::collections::BTreeMap;

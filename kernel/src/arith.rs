@@ -65,6 +65,11 @@ pub fn mul(a: &Rat, b: &Rat) -> Rat {
     }
 }
 
+/// `Some(x)` unless `x` is zero (the coefficients kept in a [`Lin`] or [`Poly`]).
+fn non_zero(x: Rat) -> Option<Rat> {
+    (!x.is_zero()).then_some(x)
+}
+
 /// A linear form `c + Σ a_v·v`, normalized: no zero coefficients, terms sorted by name.
 /// Ordered by constant, then terms (the order of printed bounds, spec/certificate.md).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -101,18 +106,17 @@ impl Lin {
             None => {}
         }
     }
-    /// `self + k·other`.
+    /// `self + k·other`: the terms of both merged in one pass (the result of
+    /// [`Lin::add_term`]`(v, a·k)` for each term `a·v` of `other`: sums, zero sums dropped).
     pub fn add_scaled(&self, other: &Lin, k: &Rat) -> Lin {
-        let mut r = self.clone();
-        r.add_scaled_mut(other, k);
-        r
+        Lin {
+            c: add(&self.c, &mul(&other.c, k)),
+            terms: self.terms.merged(&other.terms, |a, b| non_zero(add(a, &mul(b, k))), |b| non_zero(mul(b, k))),
+        }
     }
     /// `self ← self + k·other`.
     pub fn add_scaled_mut(&mut self, other: &Lin, k: &Rat) {
-        self.c = add(&self.c, &mul(&other.c, k));
-        for (v, a) in &other.terms {
-            self.add_term(v, &mul(a, k));
-        }
+        *self = self.add_scaled(other, k);
     }
     /// `k·self`.
     pub fn scale(&self, k: &Rat) -> Lin {
@@ -607,13 +611,13 @@ impl Poly {
             }
         }
     }
-    /// `self + k·other`.
+    /// `self + k·other`: the terms of both merged in one pass. The keys of a polynomial
+    /// are sorted multisets of canonical atoms (every polynomial is built by
+    /// [`Poly::add_term`] or is a subset of one), which [`Poly::add_term`] leaves as they
+    /// are (factor 1): the result is that of `add_term(c·k, atoms)` for each term of
+    /// `other` (coefficients summed, zero sums dropped), without re-canonicalizing.
     pub fn add_scaled(&self, other: &Poly, k: &Rat) -> Poly {
-        let mut r = self.clone();
-        for (atoms, c) in &other.terms {
-            r.add_term(mul(c, k), atoms.clone());
-        }
-        r
+        Poly { terms: self.terms.merged(&other.terms, |a, b| non_zero(add(a, &mul(b, k))), |b| non_zero(mul(b, k))) }
     }
     /// `self + c`.
     pub fn plus_const(&self, c: &Rat) -> Poly {
@@ -678,18 +682,25 @@ impl Poly {
         self.terms.iter().find(|(_, c)| c.is_negative()).map(|(a, c)| fmt_term(c, a))
     }
     /// Replaces every occurrence of the canonical atom `atom` by the polynomial `by`.
+    /// The terms' contributions are summed per atom multiset at the end (zero sums
+    /// dropped), not by one [`Poly::add_scaled`] per term (quadratic in the terms).
     pub fn replace_atom(&self, atom: &Atom, by: &Poly) -> Poly {
-        let mut r = Poly::zero();
+        let mut parts: Vec<(Vec<Atom>, Rat)> = Vec::with_capacity(self.terms.len());
         for (atoms, c) in &self.terms {
             let rest: Vec<Atom> = atoms.iter().filter(|a| *a != atom).cloned().collect();
+            if rest.len() == atoms.len() {
+                // the term itself (`add_term` leaves a canonical key as it is)
+                parts.push((rest, c.clone()));
+                continue;
+            }
             let mut t = Poly::zero();
             t.add_term(c.clone(), rest.clone());
             for _ in rest.len()..atoms.len() {
                 t = t.mul(by);
             }
-            r = r.add_scaled(&t, &Rat::one());
+            parts.extend(t.terms);
         }
-        r
+        Poly { terms: SortedMap::combined(parts, add, |c| !c.is_zero()) }
     }
 }
 
@@ -883,5 +894,100 @@ impl fmt::Display for Dep {
                 write!(f, "({} {} {})", k.join(" "), self.r, self.g)
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use quickcheck::{Gen, QuickCheck};
+
+    /// The former `Lin::add_scaled`: one [`Lin::add_term`] per term of `other`.
+    fn lin_add_scaled_ref(a: &Lin, b: &Lin, k: &Rat) -> Lin {
+        let mut r = a.clone();
+        r.c = add(&r.c, &mul(&b.c, k));
+        for (v, x) in &b.terms {
+            r.add_term(v, &mul(x, k));
+        }
+        r
+    }
+
+    /// The former `Poly::add_scaled`: one [`Poly::add_term`] per term of `other`.
+    fn poly_add_scaled_ref(a: &Poly, b: &Poly, k: &Rat) -> Poly {
+        let mut r = a.clone();
+        for (atoms, c) in &b.terms {
+            r.add_term(mul(c, k), atoms.clone());
+        }
+        r
+    }
+
+    /// The former `Poly::replace_atom`: one `add_scaled` per term.
+    fn replace_atom_ref(p: &Poly, atom: &Atom, by: &Poly) -> Poly {
+        let mut r = Poly::zero();
+        for (atoms, c) in &p.terms {
+            let rest: Vec<Atom> = atoms.iter().filter(|a| *a != atom).cloned().collect();
+            let mut t = Poly::zero();
+            t.add_term(c.clone(), rest.clone());
+            for _ in rest.len()..atoms.len() {
+                t = t.mul(by);
+            }
+            r = poly_add_scaled_ref(&r, &t, &Rat::one());
+        }
+        r
+    }
+
+    fn small(g: &mut Gen) -> i64 {
+        i64::from(<i8 as quickcheck::Arbitrary>::arbitrary(g) % 4)
+    }
+
+    /// A form over `x`, `y`, `z` with small (possibly zero, possibly halved) coefficients.
+    fn lin(g: &mut Gen) -> Lin {
+        let mut l = Lin::constant(Rat::new(small(g).into(), (1 + small(g).abs() % 2).into()));
+        for v in ["x", "y", "z"] {
+            l.add_term(v, &rat(small(g)));
+        }
+        l
+    }
+
+    /// An atom of each kind, over [`lin`].
+    fn atom(g: &mut Gen) -> Atom {
+        match small(g).rem_euclid(5) {
+            0 => Atom::Max0(lin(g)),
+            1 => Atom::Floor(lin(g), BigInt::from(1 + small(g).abs())),
+            2 => Atom::Log(lin(g)),
+            3 => Atom::LogQ(lin(g), lin(g)),
+            _ => Atom::Res(lin(g), BigInt::from(1 + small(g).abs())),
+        }
+    }
+
+    /// A polynomial of up to four terms of degree up to two, built by `add_term`.
+    fn poly(g: &mut Gen) -> Poly {
+        let mut p = Poly::zero();
+        for _ in 0..small(g).abs() + 1 {
+            let atoms: Vec<Atom> = (0..small(g).abs() % 3).map(|_| atom(g)).collect();
+            p.add_term(rat(small(g)), atoms);
+        }
+        p
+    }
+
+    /// The one-pass `add_scaled` of forms and polynomials and the summed `replace_atom`
+    /// give exactly the values of the former term-by-term versions (the reference).
+    #[test]
+    fn merges_agree_with_term_by_term() {
+        fn prop(seed: u64) -> bool {
+            let mut g = Gen::new(seed as usize % 30 + 4);
+            let k = Rat::new(small(&mut g).into(), (1 + small(&mut g).abs()).into());
+            let (l1, l2) = (lin(&mut g), lin(&mut g));
+            let (p1, p2) = (poly(&mut g), poly(&mut g));
+            let same_lin = l1.add_scaled(&l2, &k) == lin_add_scaled_ref(&l1, &l2, &k);
+            let same_poly = p1.add_scaled(&p2, &k) == poly_add_scaled_ref(&p1, &p2, &k)
+                && p1.add_scaled(&p1, &-Rat::one()) == Poly::zero();
+            // an atom of p1 (when it has one) replaced by p2
+            let first = p1.terms.keys().flatten().next().cloned();
+            let same_replace = first.is_none_or(|a| p1.replace_atom(&a, &p2) == replace_atom_ref(&p1, &a, &p2));
+            same_lin && same_poly && same_replace
+        }
+        QuickCheck::new().tests(500).quickcheck(prop as fn(u64) -> bool);
     }
 }

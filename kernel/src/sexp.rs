@@ -89,13 +89,17 @@ fn syntax(line: usize, expected: &'static str, found: &str) -> Rejection {
     Rejection::parse(Reason::Syntax { line, expected, found: found.to_string() })
 }
 
-/// The character at byte offset `i` of `text` and its length in bytes (`None` at the end;
-/// `i` is always a character boundary). An ASCII byte is read without decoding.
-fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
-    match text.as_bytes().get(i) {
-        Some(&b) if b.is_ascii() => Some((char::from(b), 1)),
-        _ => text.get(i..)?.chars().next().map(|c| (c, c.len_utf8())),
-    }
+/// Whether the byte `b` is an ASCII character that ends an atom: `char::is_whitespace`
+/// on ASCII (tab, line feed, vertical tab, form feed, carriage return, space), `(`, `)`
+/// or `;`.
+fn ascii_delimiter(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' | b'(' | b')' | b';')
+}
+
+/// Whether the (non-ASCII) character starting at byte offset `i` of `text` is whitespace,
+/// and its length in bytes (`i` is always a character boundary).
+fn wide_char(text: &str, i: usize) -> (bool, usize) {
+    text.get(i..).and_then(|t| t.chars().next()).map_or((false, 1), |c| (c.is_whitespace(), c.len_utf8()))
 }
 
 /// Reads all top-level s-expressions of `text`.
@@ -108,11 +112,15 @@ pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
     let mut items: Vec<Sexp> = Vec::new();
     let mut open: Vec<(usize, usize, usize)> = Vec::new();
     let mut line = 1usize;
+    let bytes = text.as_bytes();
     let mut i = 0;
-    while let Some((ch, len)) = char_at(text, i) {
-        match ch {
-            '\n' => line += 1,
-            '(' => {
+    // Bytes are scanned one by one; a non-ASCII byte starts a character decoded whole
+    // ([`wide_char`]), so `i` stays on character boundaries. A `\n` or `;` byte is never
+    // part of a multi-byte character.
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\n' => line += 1,
+            b'(' => {
                 if open.len() >= MAX_DEPTH {
                     return Err(Rejection::parse(Reason::ResourceLimit {
                         what: "s-expression nesting depth",
@@ -121,7 +129,7 @@ pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
                 }
                 open.push((items.len(), line, i));
             }
-            ')' => {
+            b')' => {
                 let Some((start, l, from)) = open.pop() else {
                     return Err(syntax(line, "an atom or `(`", ")"));
                 };
@@ -129,31 +137,69 @@ pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
                 // `from` and `i` are offsets of the ASCII `(` and `)`: character boundaries
                 items.push(Sexp::List(list, l, text.get(from..=i).unwrap_or_default()));
             }
-            ';' => {
+            b';' => {
                 // a comment runs to the end of the line (the newline is read next)
-                while char_at(text, i).is_some_and(|(c, _)| c != '\n') {
-                    i += char_at(text, i).map_or(1, |(_, l)| l);
-                }
+                i = bytes.get(i..).and_then(|r| r.iter().position(|&c| c == b'\n')).map_or(bytes.len(), |k| i + k);
                 continue;
             }
-            c if c.is_whitespace() => {}
+            _ if b.is_ascii() && ascii_delimiter(b) => {}
+            _ if !b.is_ascii() && wide_char(text, i).0 => {
+                i += wide_char(text, i).1;
+                continue;
+            }
             _ => {
                 let mut end = i;
-                while let Some((c, l)) = char_at(text, end) {
-                    if c.is_whitespace() || c == '(' || c == ')' || c == ';' {
-                        break;
+                while let Some(&c) = bytes.get(end) {
+                    if c.is_ascii() {
+                        if ascii_delimiter(c) {
+                            break;
+                        }
+                        end += 1;
+                    } else {
+                        let (space, len) = wide_char(text, end);
+                        if space {
+                            break;
+                        }
+                        end += len;
                     }
-                    end += l;
                 }
                 items.push(Sexp::Atom(text.get(i..end).unwrap_or_default(), line));
                 i = end;
                 continue;
             }
         }
-        i += len;
+        i += 1;
     }
     if let Some(&(_, l, _)) = open.last() {
         return Err(syntax(l, "a closing `)`", "end of input"));
     }
     Ok(items)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The ASCII atom delimiters are `char::is_whitespace`, `(`, `)` and `;` (the reader
+    /// scans ASCII bytes without decoding them).
+    #[test]
+    fn ascii_delimiters_are_whitespace_and_parentheses() {
+        for b in 0u8..128 {
+            let c = char::from(b);
+            assert_eq!(ascii_delimiter(b), c.is_whitespace() || "();".contains(c), "{b}");
+        }
+    }
+
+    /// Non-ASCII whitespace separates atoms (and does not count as a line); other
+    /// non-ASCII characters are part of atoms; lines count `\n` only.
+    #[test]
+    fn non_ascii_text() {
+        let v = parse_all("(a\u{00A0}b λx\u{2028}é) ; c\u{3000}\n(d)").unwrap();
+        let first = v.first().unwrap().list().unwrap();
+        let atoms: Vec<_> = first.iter().map(|s| (s.atom().unwrap(), s.line())).collect();
+        assert_eq!(atoms, [("a", 1), ("b", 1), ("λx", 1), ("é", 1)]);
+        assert_eq!(v.get(1).unwrap().line(), 2);
+        assert_eq!(v.len(), 2);
+    }
 }

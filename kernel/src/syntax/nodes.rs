@@ -249,7 +249,15 @@ pub(super) fn assn_arg<'a>(s: &Sexp<'a>, memo: &mut Memo<'a>, table: Option<&Tab
 pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node, Rejection> {
     let v = s.list().ok_or_else(|| err(s, "a derivation node (RULE …)"))?;
     let rule = atom(v.first().ok_or_else(|| err(s, "a rule name"))?, "a rule name")?;
-    let mut n = Node { rule: rule.to_string(), line: s.line(), ..Node::default() };
+    // the children are the items that are not fields (`_` included): sized once
+    let children = tail(v).iter().filter(|it| !FIELD_HEADS.contains(&it.head().unwrap_or(""))).count();
+    let mut n = Node {
+        rule: rule.to_string(),
+        line: s.line(),
+        children: Vec::with_capacity(children),
+        fields: Vec::with_capacity(tail(v).len() - children),
+        ..Node::default()
+    };
     for item in tail(v) {
         if rd.implicit && item.atom() == Some(IMPLICIT) {
             n.children.push(Node { rule: IMPLICIT.to_string(), line: item.line(), ..Node::default() });
@@ -264,13 +272,15 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
             return Err(err(item, "fields before children"));
         }
         let args = item.list().map(tail).unwrap_or(&[]);
-        let key = match head {
+        // the list name of an `entail`/`rewrite` field ("" for the others)
+        let list = match head {
             "entail" | "rewrite" => {
                 let name = args.first().ok_or_else(|| err(item, "a witness-list name"))?;
-                format!("{head} {}", atom(name, "a witness-list name")?)
+                atom(name, "a witness-list name")?
             }
-            _ => head.to_string(),
+            _ => "",
         };
+        let key = if list.is_empty() { head.to_string() } else { format!("{head} {list}") };
         if n.fields.contains(&key) {
             return Err(err(item, "each field at most once"));
         }
@@ -296,11 +306,11 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
                         _ => ws.push(farkas(w)?),
                     }
                 }
-                n.entails.insert(key.trim_start_matches("entail ").to_string(), ws);
+                n.entails.insert(list.to_string(), ws);
             }
             _ => {
                 let ws = tail(args).iter().map(rw).collect::<Result<Vec<_>, _>>()?;
-                n.rewrites.insert(key.trim_start_matches("rewrite ").to_string(), ws);
+                n.rewrites.insert(list.to_string(), ws);
             }
         }
         n.fields.push(key);

@@ -65,7 +65,7 @@ pub(super) fn p_entry(e: &Sexp, t: &mut Table, bare: bool) -> Result<(), Rejecti
     let v = items(e, "p", "(p NAME …)")?;
     let name = new_name(v.first().ok_or_else(|| err(e, "(p NAME …)"))?, &t.p)?;
     let (base, drop, add) = base_drop(tail(v), &t.p, bare)?;
-    let mut out: Vec<Cstr> = Vec::new();
+    let mut out: Vec<Cstr> = Vec::with_capacity(base.as_ref().map_or(0, |b| b.len()) + add.len());
     if let Some(b) = base {
         let mut drops = Vec::new();
         for i in drop {

@@ -11,7 +11,7 @@ use crate::certificate::{Farkas, Field, Rewrite};
 use crate::core::assertion::linear::{Cstr, Lin};
 use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Mono};
 use crate::core::metric::Q;
-use num_traits::One;
+use num_traits::{One, Zero};
 use std::collections::BTreeSet;
 
 impl Back<'_, '_> {
@@ -99,7 +99,10 @@ impl Back<'_, '_> {
         // same shifts): a template over `J`'s and `I`'s monomials (the shifted atoms let
         // `J₀` charge the last round less, `2·max0(n) + max0(n − 1)` for `3·max0(n)`)
         let k0 = cost + &self.ctx.metric.if_;
-        let head = if *entry {
+        // only where the first round's `M^div` is worth saving (sectors and conflicts
+        // have `M^div = 0`: their certificates keep Q:WHILEGUARD)
+        let entry = *entry && self.ctx.metric.div > Q::zero();
+        let head = if entry {
             let mut m0: BTreeSet<Mono> = i.terms.keys().cloned().collect();
             m0.extend(ib.terms.keys().cloned());
             let j0 = self.template(&m0);
@@ -115,7 +118,7 @@ impl Back<'_, '_> {
         // Q:WHILEEXIT1/2: `i + Q' + 2k`
         let mut wfields = Vec::new();
         if ge.is_some() && !rws.is_empty() {
-            if *entry {
+            if entry {
                 wfields.push(Field::Rewrite("entry", rws.clone()));
             }
             wfields.push(Field::Rewrite("guard", rws));
@@ -126,7 +129,7 @@ impl Back<'_, '_> {
         };
         let qp = head.plus(qpost).plus_const(&last);
         let wnode = TNode {
-            rule: if *entry {
+            rule: if entry {
                 "Q:WHILEGUARD0"
             } else if ge.is_some() && *uniform {
                 "Q:WHILEGUARD1"

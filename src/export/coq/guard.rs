@@ -159,12 +159,9 @@ impl Exporter<'_> {
                 s.kind()
             )));
         };
-        if let Some(wg) = rest
-            .first()
-            .filter(|w| {
-                ["Q:WHILEGUARD", "Q:WHILEGUARD1", "Q:WHILEGUARD0"].contains(&w.rule.as_str())
-            })
-        {
+        if let Some(wg) = rest.first().filter(|w| {
+            ["Q:WHILEGUARD", "Q:WHILEGUARD1", "Q:WHILEGUARD0"].contains(&w.rule.as_str())
+        }) {
             return self.seq_guard(first, wg, &rest[1..], s1, s2, a, b, ind);
         }
         let d1 = self.node(first, s1, ind + 2)?;

@@ -108,7 +108,11 @@ impl Back<'_, '_> {
             let j0 = self.template(&m0);
             let j0 = self.restrict_d(j0, &inv.d)?;
             let paid = apply_rewrites(&j0, &rws).plus_const(&-k0.clone());
-            self.geq(&paid, &ib, "the loop's entry potential pays the first round")?;
+            self.geq(
+                &paid,
+                &ib,
+                "the loop's entry potential pays the first round",
+            )?;
             j0
         } else {
             i.clone()

@@ -229,7 +229,7 @@ fn a_divergent_break_is_bounded_by_ifguard4() {
 
 /// Mutants of the divergent break's `divwarps` certificate that the kernel must reject at
 /// the Q:IFGUARD4 node: the exit branch made to keep its lanes in the loop
-/// (`g0 ← true`: the else branch no longer falsifies the guard; the enclosing Q:WHILEGUARD
+/// (`g0 ← true`: the else branch no longer falsifies the guard; the enclosing Q:WHILEGUARD0
 /// may reject it first), the split's `M^div` not charged (the node's pre constant lowered
 /// by 1), the else branch's join
 /// witnesses removed; and the rule renamed to Q:IFEXIT4 (whose exit is the then branch).
@@ -241,7 +241,8 @@ fn ifguard4_certificate_mutants_are_rejected() {
         let r = warpcert_kernel::check(mutant).expect_err(what);
         assert_eq!(r.rule, "Q:IFGUARD4", "{what}: rejected elsewhere: {r:?}");
     };
-    // (the enclosing Q:WHILEGUARD checks first that every path of the body ends by the
+    // (the enclosing Q:WHILEGUARD — Q:WHILEGUARD0 since issue 15, exit15b: the guard is
+    // uniform before the loop — checks first that every path of the body ends by the
     // guard's write or falsifies the guard: it rejects this mutant before Q:IFGUARD4)
     let r = warpcert_kernel::check(&mutate(
         &cert,
@@ -250,7 +251,7 @@ fn ifguard4_certificate_mutants_are_rejected() {
     ))
     .expect_err("an else branch that keeps g0 accepted");
     assert!(
-        ["Q:IFGUARD4", "Q:WHILEGUARD"].contains(&r.rule.as_str()),
+        ["Q:IFGUARD4", "Q:WHILEGUARD0"].contains(&r.rule.as_str()),
         "an else branch that keeps g0: rejected elsewhere: {r:?}"
     );
     // the pre of Q:IFGUARD4 is c + 3·max(0, n − k − 1) with c ≥ 1 (M^div 1, and since

@@ -72,9 +72,15 @@ fn loops_left_by_jumps_are_tight_with_whileguard() {
 /// `M^div = 1` three times (the data `if`, Q:IF4; the jump-flag test, Q:IFGUARD4; the loop
 /// test, `k = M^if + M^div + C` with `M^if = C = 0`), the last test `M^if + C = 0`, nothing
 /// else splits: `3·max(0, n)` (before: `1 + 3·max(0, n)`, the round's `k` charged even at
-/// `n = 0`). The loops left by `return` (for_return, while_return) have in addition the
+/// `n = 0`). Issue 15 (exit15b): the guard `k < n` is uniform before the loop, so its first
+/// test cannot split and Q:WHILEGUARD0 charges the first round without the `M^div` of `k`:
+/// `2·max(0, n) + max(0, n − 1)`, i.e. `3n − 1` for `n ≥ 1`, the hand derivation of
+/// break_loop.cu (the first and the last test never split, the `n − 1` between may). The
+/// loops left by `return` (for_return, while_return) have in addition the
 /// lowered `if` on the return flag after the loop, which Q:IF4 charges `M^div = 1` (some
-/// lanes may have returned): `1 + 3·max(0, n)` (before: `2 + 3·max(0, n)`). At `n ≤ 0` no
+/// lanes may have returned): `1 + 2·max(0, n) + max(0, n − 1)` (before: `1 + 3·max(0, n)`),
+/// `3n` for `n ≥ 1`, the hand count for for_return (rounds `0 … n − 2` split three times,
+/// the last one twice, the flag test after the loop once). At `n ≤ 0` no
 /// lane enters any of the five loops: the lock-step cost of the executable semantics
 /// (`warpcert run`) is 0 `divwarps` (the guard's write and the failed test run on the whole
 /// warp), which the bound of the loops left by `break` equals; their `steps` bound equals
@@ -94,8 +100,8 @@ fn a_loop_no_lane_enters_costs_its_last_test_alone() {
         for m in [MetricName::Divwarps, MetricName::Steps] {
             let (cert, bound) = analyse(&s, m);
             assert!(
-                cert.contains("(Q:WHILEGUARD "),
-                "{name} {m:?}: Q:WHILEGUARD not used"
+                cert.contains("(Q:WHILEGUARD0 "),
+                "{name} {m:?}: Q:WHILEGUARD0 not used"
             );
             warpcert_kernel::check(&cert)
                 .unwrap_or_else(|r| panic!("{name} {m:?} rejected: {r:?}"));
@@ -124,7 +130,7 @@ fn a_loop_no_lane_enters_costs_its_last_test_alone() {
                 let at = BTreeMap::from([("n".to_string(), n)]);
                 let b = bound.eval(&at);
                 if m == MetricName::Divwarps {
-                    let hand = Q::from_integer((after + 3 * n).into());
+                    let hand = Q::from_integer((after + 3 * n - 1).into());
                     assert_eq!(b, hand, "{name}: divwarps bound at n = {n}");
                 }
                 for brk in [None, Some(0), Some(33), Some(32 * 3 + 7)] {
@@ -139,30 +145,94 @@ fn a_loop_no_lane_enters_costs_its_last_test_alone() {
     }
 }
 
-/// The `(rewrite guard …)` list of break_before's `divwarps` Q:WHILEGUARD removed: the
+/// The `(rewrite guard …)` list of break_before's `divwarps` Q:WHILEGUARD0 removed: the
 /// body's post `J = 3·max(0, n − k)` no longer shows that it pays the round
 /// `I + k = 3·max(0, n − k − 1) + 3` (the shift needs the guard's condition `k < n`), and the
-/// kernel rejects the node with the list's name.
+/// kernel rejects the node with the list's name; likewise without `(rewrite entry …)` the
+/// entry potential `J₀ = 2·max(0, n − k) + max(0, n − k − 1)` does not show `≥ I + M^if + C
+/// = 3·max(0, n − k − 1) + 2`.
 #[test]
 fn whileguard_without_its_guard_rewrites_is_rejected() {
     let (cert, _) = analyse(&src("break_before"), MetricName::Divwarps);
     warpcert_kernel::check(&cert).expect("the original is accepted");
+    for list in ["guard", "entry"] {
+        let mutant = strip_list(&cert, list);
+        let r = warpcert_kernel::check(&mutant)
+            .expect_err("a round paid without the guard's condition");
+        assert_eq!(r.rule, "Q:WHILEGUARD0", "{r:?}");
+        assert!(
+            r.to_string()
+                .contains(&format!("rewrite {list}: difference has negative term")),
+            "rejected for another reason: {r}"
+        );
+    }
+}
+
+/// `cert` with the `(rewrite LIST …)` field of its Q:WHILEGUARD0 node removed.
+fn strip_list(cert: &str, list: &str) -> String {
     let line = cert
         .lines()
-        .find(|l| l.contains("(Q:WHILEGUARD "))
-        .expect("a Q:WHILEGUARD node");
-    let at = line.find("(rewrite guard ").expect("a guard rewrite list");
+        .find(|l| l.contains("(Q:WHILEGUARD0 "))
+        .expect("a Q:WHILEGUARD0 node");
+    let at = line
+        .find(&format!("(rewrite {list} "))
+        .expect("the rewrite list");
     let end = at + balanced_end(&line[at..], '(', ')').expect("a closed list");
     let stripped = line.replacen(&line[at..end], "", 1);
-    let mutant = cert.replacen(line, &stripped, 1);
-    let r =
-        warpcert_kernel::check(&mutant).expect_err("a round paid without the guard's condition");
+    cert.replacen(line, &stripped, 1)
+}
+
+/// Q:WHILEGUARD0 (spec/logic.md §4a, issue 15, exit15b): break_before's `divwarps` loop
+/// (guard `k < n` uniform before the loop, a divergent `break` in the body). Hand
+/// derivation from the rule: `J = 3·max(0, n − k)` pays the later rounds as under
+/// Q:WHILEGUARD, and the entry potential `J₀ = 2·max(0, n − k) + max(0, n − k − 1)` the
+/// first (`2 + 3·max(0, n − k − 1)` under `k < n`, no `M^div` for the first test): the bound
+/// `2·max(0, n) + max(0, n − 1)`. Mutant: the rule renamed Q:WHILEGUARD, without its entry
+/// list (whose pre must be `J + Q' + M^if + C`: rejected, the pre differs). The exported file checks in Coq
+/// (`DWhileGuard0`), and with its entry
+/// rewrites `r0` emptied the reflective check fails. Coq part skips without `coqc`.
+#[test]
+fn whileguard0_charges_the_first_round_no_split_and_mutants_are_rejected() {
+    let (cert, bound) = analyse(&src("break_before"), MetricName::Divwarps);
+    warpcert_kernel::check(&cert).expect("the original is accepted");
+    for n in [-1i64, 0, 1, 2, 5] {
+        let b = bound.eval(&BTreeMap::from([("n".to_string(), n)]));
+        let hand = if n <= 0 { 0 } else { 3 * n - 1 };
+        assert_eq!(b, Q::from_integer(hand.into()), "bound at n = {n}");
+    }
+    let renamed = strip_list(&cert, "entry").replacen("(Q:WHILEGUARD0 ", "(Q:WHILEGUARD ", 1);
+    let r = warpcert_kernel::check(&renamed).expect_err("J₀ accepted as J");
     assert_eq!(r.rule, "Q:WHILEGUARD", "{r:?}");
     assert!(
-        r.to_string()
-            .contains("rewrite guard: difference has negative term"),
+        r.to_string().contains("body post + post + M^if + C"),
         "rejected for another reason: {r}"
     );
+    let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("export: {e}"));
+    let line = v
+        .lines()
+        .find(|l| l.contains("(DWhileGuard0 "))
+        .expect("a DWhileGuard0 node");
+    // `rg` and `r0` are the same shifts: the last list of the line is `r0`
+    let at = line.rfind(" [RShift").expect("entry rewrites");
+    let no_r0 = v.replacen(line, &format!("{} []", &line[..at]), 1);
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-whileguard0-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let files: Vec<_> = [("orig", &v), ("no_r0", &no_r0)]
+        .iter()
+        .map(|(name, text)| {
+            let f = tmp.join(format!("whileguard0_{name}.v"));
+            std::fs::write(&f, text).unwrap();
+            f
+        })
+        .collect();
+    let runs = coqc_all(&files, 2);
+    assert_accepted(files[0].display(), &runs[0]);
+    assert_refuted(files[1].display(), &runs[1]);
 }
 
 /// Mutants the kernel rejects: the guard's write in the body made `k <= n` (the body no
@@ -223,7 +293,7 @@ fn whileguard_certificate_mutants_are_rejected() {
 fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
     let mut texts = Vec::new();
     for (name, m) in [
-        ("break_before", MetricName::Steps),
+        ("break_before", MetricName::Sectors),
         ("for_return", MetricName::Sectors),
     ] {
         let (cert, _) = analyse(&src(name), m);

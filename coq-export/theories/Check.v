@@ -56,7 +56,11 @@ Inductive dtree :=
   (* issue 15 (align15): Q:IFALIGN; [r], [m]: the node's residue class [(class r m)], the
      charge [[m ∤ r − X]] is built by the check *)
   | DIfAlign (A B : assn) (ne : accw) (wec wet wjt wje : list fwit) (r : Z) (m : positive)
-      (dt df : dtree).
+      (dt df : dtree)
+  (* issue 15 (exit15b): Q:WHILEGUARD0 ([s0; while (g) s], [g] uniform in the loop's pre;
+     [J0] the pre's entry potential, [r0] its rewrites under the body's pre) *)
+  | DWhileGuard0 (A B : assn) (ne : accw) (GE : list cstr) (J0 : pot) (rg r0 : list rw)
+      (d0 db : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -73,6 +77,7 @@ Definition dpre (d : dtree) : assn :=
   | DWhileGuard A _ _ _ _ _ _ _ | DAssoc A _ _ => A
   | DFlagExit A _ _ _ _ _ _ _ => A
   | DIfAlign A _ _ _ _ _ _ _ _ _ _ => A
+  | DWhileGuard0 A _ _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -89,6 +94,7 @@ Definition dpost (d : dtree) : assn :=
   | DWhileGuard _ B _ _ _ _ _ _ | DAssoc _ B _ => B
   | DFlagExit _ B _ _ _ _ _ _ => B
   | DIfAlign _ B _ _ _ _ _ _ _ _ _ => B
+  | DWhileGuard0 _ B _ _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -585,6 +591,27 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           end
       | _, _ => false
       end
+  (* issue 15 (exit15b): Q:WHILEGUARD0 *)
+  | DWhileGuard0 A B ne GE J0 rg r0 d0 db, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
+      let L := dpost d0 in
+      match ecost (aP L) (aD L) (EOpd (OVar g)) ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          (match c_lty G g with Some TBool => true | _ => false end) &&
+          unif G (dunif G (aD L)) (EOpd (OVar g)) &&
+          guard_last G g GE s0 && guard_last G g GE s && aeq (dpre d0) A &&
+          deq (aD Bp) (aD L) && deq (aD Bq) (aD L) &&
+          cstrs_equiv (aP Bp) (aP L ++ GE) && cstrs_equiv (aP Bq) (aP L) &&
+          pot_ge_under (aP Bp) rg (aQ Bq) (padd (aQ Bp) (m_if M + m_div M + C)) &&
+          pot_ge_under (aP Bp) r0 J0 (padd (aQ Bp) (m_if M + C)) &&
+          pot_ge (aQ L) (padd (pplus J0 (aQ B)) (m_if M + C)) &&
+          cstrs_equiv (aP B) (aP L) &&
+          dcovers (aD L) (aD B) && disjoint (dvars (aD B)) (writes s) &&
+          puni G (aD L) (aQ Bq) && pnonneg (aQ Bq) && puni G (aD L) J0 && pnonneg J0 &&
+          puni G (aD B) (aQ B) &&
+          check None false s0 d0 && check (Some (EOpd (OVar g))) false s db && fco fe A B
+      | None => false
+      end
   | _, _ => false
   end.
 
@@ -849,6 +876,19 @@ Proof.
       (dpost d1) as [P1 D1 Q1] eqn:E2, (dpre d2) as [PF DF QF] eqn:E3,
       (dpost d2) as [P2 D2 Q2] eqn:E4; simpl in *; subst. rewrite Hwt in *.
     eapply (Q_IFALIGN G P D Qn QT e ne C s1 s2 PT); eauto using ecost_sound.
+  - (* DWhileGuard0 (exit15b) *)
+    destruct s2; try discriminate. destruct e as [[g| | |]| | |]; try discriminate.
+    destruct (ecost (aP (dpost d1)) (aD (dpost d1)) (EOpd (OVar g)) ne) as [C|] eqn:Ec;
+      try discriminate.
+    destruct (c_lty G g) as [[| |]|] eqn:Et; split_b; try discriminate;
+    apply ord_close; try assumption;
+    match goal with Hc : check None _ _ d1 = true |- _ => ih_none IHd1 Hc end;
+    match goal with Hc : check (Some _) _ _ d2 = true |- _ => specialize (IHd2 _ _ _ Hc) end;
+    cbv beta iota in IHd2;
+    match goal with E : dpre d1 = A |- _ => rewrite E in IHd1 end;
+    destruct B as [P' D' Q'], (dpost d1) as [P D Qn] eqn:E0, (dpre d2) as [PB DB QB] eqn:E1,
+      (dpost d2) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
+    eapply (Q_WHILEGUARD0 G) with (n := ne); eauto using ecost_sound.
 Qed.
 
 End Check.

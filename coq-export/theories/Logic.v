@@ -1342,6 +1342,24 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qstmt A (SSeq s0 (SWhile (EOpd (OVar g)) s)) (mkAssn P' D' Q')
   | SEQ_ASSOC : forall A A' s1 s2 s3,
       qstmt A (SSeq (SSeq s1 s2) s3) A' -> qstmt A (SSeq s1 (SSeq s2 s3)) A'
+  (* issue 15 (exit15b): Q:WHILEGUARD0, Q:WHILEGUARD whose guard is uniform in the pre, so
+     the first test cannot split: the pre pays [J0 + Q' + M^if + C] with [J0 ≥ I + M^if + C]
+     under the body's pre [B] (rewrites [r0]); the body's post [QB'] pays the later rounds *)
+  | Q_WHILEGUARD0 : forall A s0 g GE P D Qn Q' n C s B I PB QB' J0 P' D' rg r0,
+      qstmt A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+      guard_last g GE s0 = true -> guard_last g GE s = true ->
+      qexpr P D (EOpd (OVar g)) n C ->
+      unif (dunif D) (EOpd (OVar g)) = true ->
+      qstmtF false (EOpd (OVar g)) (mkAssn B D I) s (mkAssn PB D QB') ->
+      cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
+      pot_ge_under B rg QB' (padd I (m_if M + m_div M + C)) = true ->
+      pot_ge_under B r0 J0 (padd I (m_if M + C)) = true ->
+      pot_ge Qn (padd (pplus J0 Q') (m_if M + C)) = true ->
+      cstrs_equiv P' P = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D QB' = true -> pnonneg QB' = true -> puni D J0 = true -> pnonneg J0 = true ->
+      puni D' Q' = true ->
+      qstmt A (SSeq s0 (SWhile (EOpd (OVar g)) s)) (mkAssn P' D' Q')
 with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->
       qstmtF u e A s A'

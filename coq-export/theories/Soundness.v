@@ -5177,6 +5177,163 @@ Proof.
 Qed.
 (* ---- end issue 15 (exit16) ---- *)
 
+(* ---- begin issue 15 (exit15b): Q:WHILEGUARD0 (spec/logic.md §4a) ---- *)
+
+(** The loop of Q:WHILEGUARD from a store where its test is uniform (all threads satisfy
+    [D], [e] uniform under [D]): the first test cannot split, so a loop some thread [te]
+    enters costs at most [M^if + C] (the first test), the body, and the rest, which
+    [whileexit_loop] bounds by the body's post [J ≥ I + k]: in all
+    [M^if + C + I(te) + M^if + C]. *)
+Lemma whileexit_first_u : forall GE P D e n C b B PB I QB',
+  qexpr G P D e n C -> noread e = true -> unif G (dunif G D) e = true ->
+  validF false e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
+  (forall r, sat r (PB ++ GE) -> pval r (padd I (kk false C)) <= pval r QB') ->
+  (forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
+     forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
+  forall F ps s T s' Cr, seval G F ps s (SWhile e b) T s' Cr ->
+  forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  (forall t, In t (filter (etrue F ps s e) T) -> sat (rho ps s t) GE) ->
+  forall te, In te (filter (etrue F ps s e) T) ->
+    Cr <= (m_if M + C) + pval (rho ps s te) I + (m_if M + C).
+Proof.
+  intros GE P D e n C b B PB I QB' Hq Hnr Hu V HB HPB HQB' HGb F ps s T s' Cr Hrun
+    w Hp Hn Hne Hi Hw HP HD HG te Hte.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
+  inversion Hrun; subst.
+  - (* SC_WHILEALL *)
+    match goal with
+    | He : eeval _ _ _ s e T ?R ?c1, Hb : seval _ _ _ s b T ?a ?c2,
+      Hr : seval _ _ _ ?a (SWhile e b) T s' ?c3 |- _ =>
+        rename He into H, Hb into Hrun1, Hr into Hrun2, a into st1, c1 into C1, c2 into C2,
+          c3 into C3, R into R0
+    end.
+    pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ Hnr H Hq) as Hce.
+    assert (HTe' : filter (etrue F ps s e) T <> []) by (intros E; rewrite E in Hte; contradiction).
+    assert (Hpre : sat_assn ps (mkAssn B D I) s T).
+    { split; cbn [aP aD].
+      - intros t Ht. apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; auto. apply sat_app.
+        + apply (proj1 (cond_correct F ps s e T R0 C1 t Hp Hw H Ht)); auto.
+        + apply HG. apply filter_In. split; auto. rewrite (etrue_R _ _ _ _ _ _ _ H t Ht). auto.
+      - exact HD. }
+    destruct (V F ps s T st1 C2 w Hp Hn Hne Hi Hw Hpre Hrun1) as (HP1 & HD1 & _ & HE1 & HQ1).
+    cbn [aP aD aQ] in *.
+    assert (HG1 : forall t, In t (filter (etrue F ps st1 e) T) -> sat (rho ps st1 t) GE).
+    { intros t Ht. apply filter_In in Ht as [Ht1 Ht2]. eapply HGb; eauto. }
+    destruct (whileexit_loop false GE P D e n C b B PB I QB' Hq Hnr
+                (fun E => False_ind _ (diff_false_true E)) V HB HPB HQB' HGb
+                F ps st1 _ T s' C3 Hrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw)
+                (fun t Ht => cstrs_equiv_sat' _ _ _ HPB (HP1 t Ht)) HD1
+                (fun E => False_ind _ (diff_false_true E)) HG1)
+      as (_ & HC0 & HC1).
+    apply filter_In in Hte as [Hte _].
+    destruct (filter (etrue F ps st1 e) T) as [|t1 l] eqn:E1.
+    + specialize (HE1 eq_refl te Hte). specialize (HC0 eq_refl). foldM. lra.
+    + assert (Ht1 : In t1 (t1 :: l)) by (left; auto).
+      assert (Ht1g : sat (rho ps st1 t1) (PB ++ GE)).
+      { assert (Hf : In t1 (filter (etrue F ps st1 e) T)) by (rewrite E1; exact Ht1).
+        pose proof (HG1 t1 ltac:(first [exact Hf | exact Ht1])) as Hg.
+        apply filter_In in Hf as [Hf _]. apply sat_app; auto. }
+      specialize (HQ1 te t1 Hte Ht1). specialize (HC1 t1 Ht1).
+      pose proof (HQB' _ Ht1g) as H3. rewrite padd_val in H3.
+      foldM. lra.
+  - (* SC_WHILESOME: impossible, the test is uniform on [T] *)
+    exfalso.
+    match goal with
+    | He : eeval _ _ _ s e T ?R ?c1,
+      H1 : filter (fun t => is_true_v (?R t)) T <> [],
+      H2 : filter (fun t => is_false_v (?R t)) T <> [] |- _ =>
+        destruct (nonempty_elem _ H1) as [t1 Ht1]; destruct (nonempty_elem _ H2) as [t2 Ht2];
+        apply filter_In in Ht1 as [Ht1 E1]; apply filter_In in Ht2 as [Ht2 E2];
+        assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+                  sl s x t = sl s x t') by (intros; eapply dunif_sound; eauto);
+        rewrite (unif_correct F ps s e T R c1 (dunif G D) w Hu He Hi HX t1 t2 Ht1 Ht2) in E1;
+        destruct (R t2) as [| [] |]; discriminate
+    end.
+  - (* SC_WHILENONE: no thread passes the test *)
+    match goal with
+    | He : eeval _ _ _ _ e T ?R ?c, Hf : forall t, In t T -> is_false_v (?R t) = true |- _ =>
+        apply filter_In in Hte as [Ht E]; rewrite (etrue_R _ _ _ _ _ _ _ He te Ht) in E;
+        specialize (Hf te Ht); destruct (R te) as [| [] |]; discriminate
+    end.
+Qed.
+
+(** Q:WHILEGUARD0: [s0; while (g) s] with [g] uniform in the loop's pre. *)
+Lemma sound_Q_WHILEGUARD0 : forall A s0 g GE P D Qn Q' n C b B I PB QB' J0 P' D' rg r0,
+  valid A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+  guard_last G g GE s0 = true -> guard_last G g GE b = true ->
+  qexpr G P D (EOpd (OVar g)) n C ->
+  unif G (dunif G D) (EOpd (OVar g)) = true ->
+  validF false (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
+  pot_ge_under B rg QB' (padd I (m_if M + m_div M + C)) = true ->
+  pot_ge_under B r0 J0 (padd I (m_if M + C)) = true ->
+  pot_ge Qn (padd (pplus J0 Q') (m_if M + C)) = true ->
+  cstrs_equiv P' P = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D QB' = true -> pnonneg QB' = true -> puni G D J0 = true -> pnonneg J0 = true ->
+  puni G D' Q' = true ->
+  valid A (SSeq s0 (SWhile (EOpd (OVar g)) b)) (mkAssn P' D' Q').
+Proof.
+  intros A s0 g GE P D Qn Q' n C b B I PB QB' J0 P' D' rg r0 V0 Hty Hg0 Hgb Hq Hu V HB HPB HQB'
+    HJ0 Hpre HP' HcD HdD HuJ HnJ HuJ0 HnJ0 HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst.
+  match goal with H1 : seval _ _ _ s s0 T ?a ?c1, H2 : seval _ _ _ ?a (SWhile _ _) T s' ?c2 |- _ =>
+    rename H1 into Hr0, H2 into Hr1, a into st1, c1 into C1, c2 into C2 end.
+  destruct (V0 F ps s T st1 C1 w Hp Hn Hne Hi Hw HA Hr0) as [HA1 HQ0]. cbn [aQ] in HQ0.
+  assert (Hw1 : wt st1) by (eapply run_wt; eauto).
+  assert (Hev : forall F ps s' t, etrue F ps s' (EOpd (OVar g)) t = true -> sl s' g t = VBool true).
+  { intros F' ps' s1 t E. unfold etrue in E. simpl in E. destruct (sl s1 g t) as [| [] |];
+      simpl in E; try discriminate; reflexivity. }
+  assert (HGb : forall F ps s T s' C, seval G F ps s b T s' C -> pok ps -> wt s ->
+     forall t, In t T -> etrue F ps s' (EOpd (OVar g)) t = true -> sat (rho ps s' t) GE).
+  { intros F' ps' s1 T' s2 C' Hr Hp' Hw' t Ht E. eapply guard_last_sound; eauto. }
+  assert (HG : forall t, In t (filter (etrue F ps st1 (EOpd (OVar g))) T) -> sat (rho ps st1 t) GE).
+  { intros t Ht. apply filter_In in Ht as [Ht E]. eapply guard_last_sound; eauto. }
+  assert (HB' : cstrs_equiv B (P ++ fst (cond G (EOpd (OVar g))) ++ GE) = true) by exact HB.
+  assert (HP'' : cstrs_equiv P' (P ++ snd (cond G (EOpd (OVar g)))) = true)
+    by (simpl; rewrite app_nil_r; exact HP').
+  assert (HJ : forall r, sat r (P ++ GE) -> pval r (padd I (kk false C)) <= pval r QB')
+    by (intros r Hr; apply (pot_ge_under_sound r B rg); auto; apply (cstrs_equiv_sat _ _ _ HB Hr)).
+  assert (HJ0' : forall r, sat r (P ++ GE) -> pval r (padd I (m_if M + C)) <= pval r J0)
+    by (intros r Hr; apply (pot_ge_under_sound r B r0); auto; apply (cstrs_equiv_sat _ _ _ HB Hr)).
+  assert (HQB'' : forall r, sat r (PB ++ GE) -> pval r (padd I (kk false C)) <= pval r QB').
+  { intros r Hr. apply HJ, sat_app.
+    - apply (cstrs_equiv_sat' _ _ _ HPB). eapply sat_app_l; eauto.
+    - intros c Hc. apply Hr, in_app_iff; auto. }
+  destruct HA1 as [HP1 HD1]. cbn [aP aD] in HP1, HD1.
+  destruct (whileexit_loop false GE P D (EOpd (OVar g)) n C b B PB I QB' Hq eq_refl
+              (fun E => False_ind _ (diff_false_true E)) V HB' HPB HQB'' HGb
+              F ps st1 _ T s' C2 Hr1 eq_refl w Hp Hn Hne Hi Hw1 HP1
+              (fun _ => dsat_sub _ _ _ _ (incl_filter _ _) HD1)
+              (fun E => False_ind _ (diff_false_true E)) HG)
+    as (Hpost & HC0 & _).
+  assert (HF : forall x t, ~ In x (writes b) -> sl s' x t = sl st1 x t)
+    by (intros; eapply (frame_writes _ _ _ _ _ _ _ Hr1); simpl; auto).
+  split; [split|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP''); auto.
+  - cbn [aD]. eapply dsat_frame; eauto.
+  - intros t Ht. cbn [aQ]. specialize (HQ0 t Ht). cbn [aQ] in HQ0.
+    rewrite (puni_frame ps st1 s' D' Q' t HuQ)
+      by (intros x Hx; apply HF; eapply disjoint_In; eauto).
+    pose proof (pot_ge_sound (rho ps st1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1.
+    pose proof (pnonneg_sound (rho ps st1 t) _ HnJ0) as H2.
+    pose proof (whileexit_first_u GE P D (EOpd (OVar g)) n C b B PB I QB' Hq eq_refl Hu V HB'
+                  HPB HQB'' HGb F ps st1 T s' C2 Hr1 w Hp Hn Hne Hi Hw1 HP1 HD1 HG) as HC1.
+    assert (Hsub : forall t, In t (filter (etrue F ps st1 (EOpd (OVar g))) T) -> In t T)
+      by (intros t0 Ht0; apply filter_In in Ht0; tauto).
+    destruct (filter (etrue F ps st1 (EOpd (OVar g))) T) as [|te l] eqn:E.
+    + specialize (HC0 eq_refl). lra.
+    + assert (Hte : In te (te :: l)) by (left; auto).
+      specialize (HC1 te Hte). pose proof (HG te Hte) as Hge. specialize (Hsub te Hte).
+      pose proof (HJ0' _ (sat_app _ _ _ (HP1 te Hsub) Hge)) as H3. rewrite padd_val in H3.
+      rewrite (puni_sound ps st1 T D J0 HD1 HuJ0 te t) in H3 by auto.
+      lra.
+Qed.
+(* ---- end issue 15 (exit15b) ---- *)
+
 (** ** RaCUDA Theorem 1 for these representations, with the filtered judgments of
     spec/logic.md §4a (mutual induction on the two judgments) *)
 Scheme qstmt_mut := Induction for qstmt Sort Prop
@@ -5218,6 +5375,8 @@ Proof.
   (* issue 15 (exit15) *)
   - eapply sound_Q_WHILEGUARD; eauto.
   - apply sound_SEQ_ASSOC; auto.
+  (* issue 15 (exit15b) *)
+  - eapply sound_Q_WHILEGUARD0; eauto.
   - apply sound_F_ORD; auto.
   - eapply sound_F_SEQ; eauto.
   - eapply sound_F_IF1; eauto.

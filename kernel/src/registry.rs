@@ -53,6 +53,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILEGUARD1",
     "Q:FLAGEXIT",
     "Q:IFALIGN",
+    "Q:WHILEGUARD0",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -153,6 +154,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILEGUARD1" => (S, q_whileguard1 as Rule),
         "Q:FLAGEXIT" => (S, q_flagexit as Rule),
         "Q:IFALIGN" => (S, q_ifalign as Rule),
+        "Q:WHILEGUARD0" => (S, q_whileguard0 as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

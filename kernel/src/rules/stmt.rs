@@ -657,7 +657,7 @@ pub fn q_ifexit4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
 }
 
 fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
-    while_exit_ge(cx, n, s, pre, uniform, None)
+    while_exit_ge(cx, n, s, pre, uniform, None, false)
 }
 
 /// Q:WHILEEXIT1/2 (`ge = None`), or Q:WHILEGUARD/Q:WHILEGUARD1 with the facts `GE` added to
@@ -671,6 +671,7 @@ fn while_exit_ge(
     pre: &Assn,
     uniform: bool,
     guard: Option<&[Cstr]>,
+    entry: bool,
 ) -> Result<Rat, Rejection> {
     let ge = guard.unwrap_or(&[]);
     let Subject::Stmt(Stmt::While(e, body)) = s else {
@@ -678,12 +679,18 @@ fn while_exit_ge(
     };
     let post = cx.post(n)?;
     // Q:WHILEGUARD(1): `(rewrite guard …)` shows the loop head's `J` pays the round
-    let lists: &[&str] = if guard.is_some() { &["rewrite guard"] } else { &[] };
+    // Q:WHILEGUARD0: `(rewrite entry …)` shows the pre's `J₀` pays the first round
+    let lists: &[&str] = match (guard.is_some(), entry) {
+        (true, true) => &["rewrite guard", "rewrite entry"],
+        (true, false) => &["rewrite guard"],
+        _ => &[],
+    };
     let c = cx.shape::<2>(n, lists)?;
     if let Expr::Read(a, _) = e {
         return Err(cx.rej(Reason::ExitTestReads(a.clone())));
     }
-    if uniform {
+    // Q:WHILEGUARD1 (every test) and Q:WHILEGUARD0 (the first test): `P ⇒ g unif`
+    if uniform || entry {
         cx.uniform(&pre.d, e)?;
     }
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
@@ -710,8 +717,17 @@ fn while_exit_ge(
         // round `I + k` only where a lane enters the body, under `P ∧ GE`; the last test
         // is failed by every thread, so it never splits: the pre is `J + Q' + M^if + C`
         cx.dominates(n, "guard", &bpre.p, &bpost.q, &plus(&bpre.q, &k))?;
-        let want = plus(&bpost.q.add_scaled(&post.q, &Rat::one()), &k0);
-        cx.same_q(&pre.q, &want, "pre", "body post + post + M^if + C")?;
+        if entry {
+            // Q:WHILEGUARD0: the first test cannot split the warp (`g` uniform in the
+            // pre), so the pre's `J₀ = pre − Q' − M^if − C` (no negative coefficient) owes
+            // the first round `I + M^if + C` (no `M^div`) under `P ∧ GE`
+            cx.ge_pointwise(&pre.q, &plus(&post.q, &k0), "pre", "post + M^if + C")?;
+            let j0 = plus(&pre.q.add_scaled(&post.q, &-Rat::one()), &-k0.clone());
+            cx.dominates(n, "entry", &bpre.p, &j0, &plus(&bpre.q, &k0))?;
+        } else {
+            let want = plus(&bpost.q.add_scaled(&post.q, &Rat::one()), &k0);
+            cx.same_q(&pre.q, &want, "pre", "body post + post + M^if + C")?;
+        }
     } else {
         cx.same_q(&bpost.q, &plus(&bpre.q, &k), "body post", "body pre + loop-test cost")?;
         let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + &k));
@@ -745,18 +761,30 @@ pub fn q_whileexit2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
 /// `(P, D, J + Q' + M^if + C)`. Errors: as Q:WHILEEXIT2, [`Reason::GuardEntry`],
 /// [`Reason::NotDominated`] (list `guard`).
 pub fn q_whileguard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    while_guard(cx, n, s, pre, false)
+    while_guard(cx, n, s, pre, false, false)
 }
 
 /// Q:WHILEGUARD1 — the uniform mode of Q:WHILEGUARD (spec/logic.md §4a): Q:WHILEEXIT1
 /// (`P ⇒ g unif`, `k = M^if + C`, no divergent exit in the body's filtered spine) with the
 /// body's pre `(P ∧ GE, D, I)`, under the same guard premises as Q:WHILEGUARD.
 pub fn q_whileguard1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    while_guard(cx, n, s, pre, true)
+    while_guard(cx, n, s, pre, true, false)
 }
 
-/// Q:WHILEGUARD (`uniform = false`) and Q:WHILEGUARD1 (`uniform = true`).
-fn while_guard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
+/// Q:WHILEGUARD0 — Q:WHILEGUARD whose first test cannot split the warp (issue 15,
+/// spec/logic.md §4a): `P ⇒ g unif` in the pre; the pre is `(P, D, J₀ + Q' + M^if + C)`
+/// for any `J₀` without negative coefficients with `(rewrite entry …)`: `J₀ ≥ I + M^if + C`
+/// under `P ∧ GE` (the first round owes no `M^div`); the rest as Q:WHILEGUARD (the body's
+/// post `J` pays the later rounds `I + k` by `(rewrite guard …)`). Errors: as Q:WHILEGUARD,
+/// [`Reason::NotUniform`], [`Reason::NotPointwiseBelow`] (pre below `Q' + M^if + C`),
+/// [`Reason::NotDominated`] (list `entry`).
+pub fn q_whileguard0(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    while_guard(cx, n, s, pre, false, true)
+}
+
+/// Q:WHILEGUARD (`uniform = false`), Q:WHILEGUARD1 (`uniform = true`) and Q:WHILEGUARD0
+/// (`entry = true`).
+fn while_guard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool, entry: bool) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::While(Expr::Opd(Opd::Var(g)), body)) = s else {
         return Err(wrong(cx, "a loop on a bool guard", s));
     };
@@ -775,7 +803,7 @@ fn while_guard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) ->
             "a path of the body neither ends with `{g} ← E'`, cond(E') = cond({e0}), nor falsifies `{g}`"
         ))));
     }
-    while_exit_ge(cx, n, s, pre, uniform, Some(&ge))
+    while_exit_ge(cx, n, s, pre, uniform, Some(&ge), entry)
 }
 
 /// Whether every path of `s` ends with a write `g ← c` with `cond(c) = ge` or falsifies

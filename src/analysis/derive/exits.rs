@@ -323,6 +323,8 @@ impl Ctx<'_> {
             (body_an, p, d) = r?;
         }
         let uniform = expr_uniform(&d, e) && !has_divergent_exit(&body_an);
+        // Q:WHILEGUARD0: the guard uniform in the pre, the body with a divergent exit
+        let entry = ge.is_some() && !uniform && expr_uniform(&d, e);
         let writes = body.writes();
         let w_pre = entails_all(&pre.p, &p).ok_or_else(|| {
             err(
@@ -359,6 +361,7 @@ impl Ctx<'_> {
                 key,
                 nested: has_loop(body),
                 ge,
+                entry,
             }),
             post,
         )))

@@ -293,6 +293,9 @@ struct WhileExitAn {
     /// Q:WHILEGUARD: the guard condition's constraints `GE` in the body's pre (the loop
     /// node then follows the guard's write directly in its Q:SEQ, without Q:WEAK).
     ge: Option<Vec<Cstr>>,
+    /// Q:WHILEGUARD0: a divergent guard loop whose guard is uniform in the loop's pre, so
+    /// its first test cannot split the warp (the first round owes no `M^div`).
+    entry: bool,
 }
 
 /// Q:WHILE1/2: the loop with its invariant `inv` and ranking atom.
@@ -690,6 +693,12 @@ pub(super) fn objective(ctx: &Ctx<'_>, qroot: &TPoly, vars: std::ops::Range<usiz
             let consts: Q = m.iter().map(|a| a.lin().c.clone().max(Q::zero())).sum();
             w = &w + &w * consts / q(1000);
         }
+        // ties between monomials of one degree go to the smaller constants (`10⁻⁴` of the
+        // weight at most): Q:WHILEGUARD0's entry potential `2·max0(n) + max0(n − 1)`, not
+        // `3·max0(n)` (issue 15, `tests/precision/break_loop.cu`)
+        let c0: Q = m.iter().map(|a| a.lin().c.clone()).sum();
+        let c0 = c0.clamp(q(-1), q(1));
+        w = &w + &w * c0 / q(10000);
         obj.add_assign_c(&c.scaled(&w));
     }
     for i in vars {

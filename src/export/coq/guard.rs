@@ -159,10 +159,9 @@ impl Exporter<'_> {
                 s.kind()
             )));
         };
-        if let Some(wg) = rest
-            .first()
-            .filter(|w| ["Q:WHILEGUARD", "Q:WHILEGUARD1"].contains(&w.rule.as_str()))
-        {
+        if let Some(wg) = rest.first().filter(|w| {
+            ["Q:WHILEGUARD", "Q:WHILEGUARD1", "Q:WHILEGUARD0"].contains(&w.rule.as_str())
+        }) {
             return self.seq_guard(first, wg, &rest[1..], s1, s2, a, b, ind);
         }
         let d1 = self.node(first, s1, ind + 2)?;
@@ -232,10 +231,25 @@ impl Exporter<'_> {
         let uf = wg.rule == "Q:WHILEGUARD1";
         // `(rewrite guard …)` under the body's pre `P ++ GE`
         let rg = self.rewrites(wg, "guard", &bpre.p)?;
-        let dwg = format!(
-            "DWhileGuard {a} {m} {acc} {uf} [{}] {rg}\n{pad}    ({d0})\n{pad}    ({db})",
-            ge.join("; ")
-        );
+        let dwg = if wg.rule == "Q:WHILEGUARD0" {
+            // Q:WHILEGUARD0: the entry potential `J₀ = pre − Q' − (M^if + M^var)` (the test
+            // `(var g)` costs `M^var`, OQ:VAR) and `(rewrite entry …)`
+            let m0 = warpcert_kernel::metric::standard(&self.cert.metric)
+                .ok_or_else(|| unsupported("under an unknown metric"))?;
+            let k0 = &m0.if_ + &m0.var;
+            let j0 = lpre.q.add_scaled(&lpost.q, &-Rat::one()).plus_const(&-k0);
+            let j0 = self.names.pot(&j0)?;
+            let r0 = self.rewrites(wg, "entry", &bpre.p)?;
+            format!(
+                "DWhileGuard0 {a} {m} {acc} [{}] ({j0}) {rg} {r0}\n{pad}    ({d0})\n{pad}    ({db})",
+                ge.join("; ")
+            )
+        } else {
+            format!(
+                "DWhileGuard {a} {m} {acc} {uf} [{}] {rg}\n{pad}    ({d0})\n{pad}    ({db})",
+                ge.join("; ")
+            )
+        };
         // without a rest the loop's post is the chain's (`m` names `b`'s assertion)
         let Some(r) = r else {
             return Ok(dwg);

@@ -9,9 +9,9 @@ use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Rewrite};
 use crate::core::assertion::linear::{Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Mono};
 use crate::core::metric::Q;
-use num_traits::One;
+use num_traits::{One, Zero};
 use std::collections::BTreeSet;
 
 impl Back<'_, '_> {
@@ -34,6 +34,7 @@ impl Back<'_, '_> {
             key,
             nested,
             ge,
+            entry,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
@@ -85,7 +86,7 @@ impl Back<'_, '_> {
         self.geq(&ib, &qb, "loop body is paid by the invariant")?;
         let bweak = TNode {
             rule: "Q:WEAK",
-            pre: (body_pre.clone(), ib),
+            pre: (body_pre.clone(), ib.clone()),
             post: (inv.clone(), jb),
             fields: vec![
                 Field::Entail("pre", identity_witnesses(&body_pre.p)),
@@ -93,19 +94,48 @@ impl Back<'_, '_> {
             ],
             children: vec![TChild::Stmt(nb)],
         };
-        // Q:WHILEGUARD(1): the pre is `J + Q' + M^if + C` (the last test, which every lane
-        // fails, costs `M^if + C`: no `M^div`); Q:WHILEEXIT1/2: `i + Q' + 2k`
-        let (last, wfields) = match ge {
-            Some(_) if rws.is_empty() => (cost + &self.ctx.metric.if_, vec![]),
-            Some(_) => (
-                cost + &self.ctx.metric.if_,
-                vec![Field::Rewrite("guard", rws)],
-            ),
-            None => (&k + &k, vec![]),
+        // Q:WHILEGUARD0: the first test cannot split (the guard is uniform in the pre), so
+        // the pre's `J₀` owes the first round `I + M^if + C` only (`(rewrite entry …)`, the
+        // same shifts): a template over `J`'s and `I`'s monomials (the shifted atoms let
+        // `J₀` charge the last round less, `2·max0(n) + max0(n − 1)` for `3·max0(n)`)
+        let k0 = cost + &self.ctx.metric.if_;
+        // only where the first round's `M^div` is worth saving (sectors and conflicts
+        // have `M^div = 0`: their certificates keep Q:WHILEGUARD)
+        let entry = *entry && self.ctx.metric.div > Q::zero();
+        let head = if entry {
+            let mut m0: BTreeSet<Mono> = i.terms.keys().cloned().collect();
+            m0.extend(ib.terms.keys().cloned());
+            let j0 = self.template(&m0);
+            let j0 = self.restrict_d(j0, &inv.d)?;
+            let paid = apply_rewrites(&j0, &rws).plus_const(&-k0.clone());
+            self.geq(
+                &paid,
+                &ib,
+                "the loop's entry potential pays the first round",
+            )?;
+            j0
+        } else {
+            i.clone()
         };
-        let qp = i.plus(qpost).plus_const(&last);
+        // Q:WHILEGUARD(0/1): the pre is `J + Q' + M^if + C` (`J₀` for Q:WHILEGUARD0; the
+        // last test, which every lane fails, costs `M^if + C`: no `M^div`);
+        // Q:WHILEEXIT1/2: `i + Q' + 2k`
+        let mut wfields = Vec::new();
+        if ge.is_some() && !rws.is_empty() {
+            if entry {
+                wfields.push(Field::Rewrite("entry", rws.clone()));
+            }
+            wfields.push(Field::Rewrite("guard", rws));
+        }
+        let last = match ge {
+            Some(_) => k0,
+            None => &k + &k,
+        };
+        let qp = head.plus(qpost).plus_const(&last);
         let wnode = TNode {
-            rule: if ge.is_some() && *uniform {
+            rule: if entry {
+                "Q:WHILEGUARD0"
+            } else if ge.is_some() && *uniform {
                 "Q:WHILEGUARD1"
             } else if ge.is_some() {
                 "Q:WHILEGUARD"

@@ -19,6 +19,10 @@ use std::sync::Arc;
 /// Writes `n` in decimal, as its `Display` does (issue 13: without the formatting
 /// machinery, which was a tenth of the writer's time).
 fn push_int(out: &mut String, n: i64) {
+    if (0..10).contains(&n) {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     let mut k = n.unsigned_abs();
@@ -33,7 +37,9 @@ fn push_int(out: &mut String, n: i64) {
     if n < 0 {
         out.push('-');
     }
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+    for &b in &buf[i..] {
+        out.push(char::from(b));
+    }
 }
 
 /// ` N` for each integer `N` of `ns`.
@@ -190,7 +196,7 @@ fn write_atom(out: &mut String, a: &Atom) {
 struct Name(usize);
 
 impl Name {
-    /// Appends the name to `out` (as `Display`, without the formatting machinery).
+    /// Appends the name to `out` (without the formatting machinery, issue 13).
     fn push(&self, out: &mut String) {
         const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
         let (mut k, mut buf, mut i) = (self.0, [0u8; 16], 16);
@@ -202,17 +208,12 @@ impl Name {
                 break;
             }
         }
-        out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+        for &b in &buf[i..] {
+            out.push(char::from(b));
+        }
     }
 }
 
-impl std::fmt::Display for Name {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut s = String::new();
-        self.push(&mut s);
-        f.write_str(&s)
-    }
-}
 
 /// How many of the latest `P` (and `D`) entries are tried as the base of a new one.
 const BASES: usize = 8;
@@ -380,7 +381,7 @@ fn p_change<T>(old: &[T], new: &[T], eq: impl Fn(&T, &T) -> bool) -> Option<(Vec
 /// base `B` (a bare base, format 6), or ` CSTR …`; the writing stops after the first constraint that
 /// takes the text past `limit` bytes (the text is then only known to be longer).
 fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr], limit: usize) -> String {
-    let mut t = String::new();
+    let mut t = String::with_capacity(64);
     if let Some((b, drop)) = base {
         t.push(' ');
         Name(b).push(&mut t);
@@ -407,7 +408,7 @@ fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr], limit: usize) -> String
 /// change of `d` from the base `(B, old)`, or ` DEP …`; without a base, the writing stops
 /// after the first entry that takes the text past `limit` bytes.
 fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
-    let mut t = String::new();
+    let mut t = String::with_capacity(64);
     match base {
         Some((b, old)) => {
             t.push(' ');

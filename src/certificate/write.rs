@@ -214,7 +214,6 @@ impl Name {
     }
 }
 
-
 /// How many of the latest `P` (and `D`) entries are tried as the base of a new one.
 const BASES: usize = 8;
 

@@ -347,11 +347,11 @@ fn write_dep(s: &mut String, x: &str, d: &Dep) {
             push_ints(s, &[d.k[0], d.k[1], d.k[2], d.r, d.g]);
         }
         EntryKind::Scaled(u) => {
-            for i in 0..3 {
-                if u[i] {
+            for (&unknown, &k) in u.iter().zip(&d.k) {
+                if unknown {
                     s.push_str(" ?");
                 } else {
-                    push_ints(s, &[d.k[i]]);
+                    push_ints(s, &[k]);
                 }
             }
             push_ints(s, &[d.r, d.g]);

@@ -183,9 +183,18 @@ pub struct Node {
 impl Node {
     /// Counts the rule instances of the tree by name.
     pub fn count_rules(&self, out: &mut std::collections::BTreeMap<&'static str, usize>) {
-        *out.entry(self.rule).or_insert(0) += 1;
-        for c in &self.children {
-            c.count_rules(out);
+        // counted in a hash map first (issue 13: a `BTreeMap` entry per node compared the
+        // rule names along its path, a percent of a long program's analysis)
+        fn count(n: &Node, out: &mut rustc_hash::FxHashMap<&'static str, usize>) {
+            *out.entry(n.rule).or_insert(0) += 1;
+            for c in &n.children {
+                count(c, out);
+            }
+        }
+        let mut by = rustc_hash::FxHashMap::default();
+        count(self, &mut by);
+        for (r, k) in by {
+            *out.entry(r).or_insert(0) += k;
         }
     }
     /// The precondition of a statement node.

@@ -16,15 +16,49 @@ use std::fmt::Write;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+/// Writes `n` in decimal, as its `Display` does (issue 13: without the formatting
+/// machinery, which was a tenth of the writer's time).
+fn push_int(out: &mut String, n: i64) {
+    if (0..10).contains(&n) {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut k = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (k % 10) as u8;
+        k /= 10;
+        if k == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    for &b in &buf[i..] {
+        out.push(char::from(b));
+    }
+}
+
+/// ` N` for each integer `N` of `ns`.
+fn push_ints(out: &mut String, ns: &[i64]) {
+    for &n in ns {
+        out.push(' ');
+        push_int(out, n);
+    }
+}
+
 /// Writes a rational as `n` or `p/q` (the text of [`fmt_q`], without its allocations for
 /// numbers that fit in `i64`).
 fn write_q(out: &mut String, x: &Q) {
     match (x.numer().to_i64(), x.denom().to_i64()) {
-        (Some(n), Some(1)) => {
-            let _ = write!(out, "{n}");
-        }
+        (Some(n), Some(1)) => push_int(out, n),
         (Some(n), Some(d)) => {
-            let _ = write!(out, "{n}/{d}");
+            push_int(out, n);
+            out.push('/');
+            push_int(out, d);
         }
         _ => out.push_str(&fmt_q(x)),
     }
@@ -161,8 +195,9 @@ fn write_atom(out: &mut String, a: &Atom) {
 /// witnesses": each kind has its own names).
 struct Name(usize);
 
-impl std::fmt::Display for Name {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Name {
+    /// Appends the name to `out` (without the formatting machinery, issue 13).
+    fn push(&self, out: &mut String) {
         const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
         let (mut k, mut buf, mut i) = (self.0, [0u8; 16], 16);
         loop {
@@ -173,7 +208,9 @@ impl std::fmt::Display for Name {
                 break;
             }
         }
-        f.write_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"))
+        for &b in &buf[i..] {
+            out.push(char::from(b));
+        }
     }
 }
 
@@ -216,6 +253,10 @@ struct Table<'n> {
     /// Numbers of the `P` and `D` entries written so far.
     np: usize,
     nd: usize,
+    /// The hash of each potential by the address of its shared terms (potentials along a
+    /// derivation share them: hashed once; the derivation outlives the table, so an
+    /// address names one map throughout).
+    qh: HashMap<usize, u64>,
 }
 
 /// The hash of `x` (FxHash: deterministic, and cheaper than SipHash, issue 13).
@@ -291,30 +332,32 @@ fn hash_poly(q: &Poly) -> u64 {
 }
 
 fn write_dep(s: &mut String, x: &str, d: &Dep) {
-    let _ = match d.kind {
-        EntryKind::Rng => write!(s, " (rng {x} {})", d.g),
-        EntryKind::Wrap => write!(s, " (wrap {x} {} {} {} {})", d.k[0], d.k[1], d.k[2], d.g),
-        EntryKind::Rem => write!(
-            s,
-            " (rem {x} {} {} {} {} {})",
-            d.k[0], d.k[1], d.k[2], d.r, d.g
-        ),
-        EntryKind::Linear => write!(
-            s,
-            " (dep {x} {} {} {} {} {})",
-            d.k[0], d.k[1], d.k[2], d.r, d.g
-        ),
-        EntryKind::Scaled(u) => {
-            let k = [0, 1, 2].map(|i| {
-                if u[i] {
-                    "?".to_string()
-                } else {
-                    d.k[i].to_string()
-                }
-            });
-            write!(s, " (dep {x} {} {} {} {} {})", k[0], k[1], k[2], d.r, d.g)
-        }
+    let head = match d.kind {
+        EntryKind::Rng => " (rng ",
+        EntryKind::Wrap => " (wrap ",
+        EntryKind::Rem => " (rem ",
+        EntryKind::Linear | EntryKind::Scaled(_) => " (dep ",
     };
+    s.push_str(head);
+    s.push_str(x);
+    match d.kind {
+        EntryKind::Rng => push_ints(s, &[d.g]),
+        EntryKind::Wrap => push_ints(s, &[d.k[0], d.k[1], d.k[2], d.g]),
+        EntryKind::Rem | EntryKind::Linear => {
+            push_ints(s, &[d.k[0], d.k[1], d.k[2], d.r, d.g]);
+        }
+        EntryKind::Scaled(u) => {
+            for (&unknown, &k) in u.iter().zip(&d.k) {
+                if unknown {
+                    s.push_str(" ?");
+                } else {
+                    push_ints(s, &[k]);
+                }
+            }
+            push_ints(s, &[d.r, d.g]);
+        }
+    }
+    s.push(')');
 }
 
 /// `new` as `old` with the positions `drop` removed and the items from `j` on appended
@@ -337,13 +380,15 @@ fn p_change<T>(old: &[T], new: &[T], eq: impl Fn(&T, &T) -> bool) -> Option<(Vec
 /// base `B` (a bare base, format 6), or ` CSTR …`; the writing stops after the first constraint that
 /// takes the text past `limit` bytes (the text is then only known to be longer).
 fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr], limit: usize) -> String {
-    let mut t = String::new();
+    let mut t = String::with_capacity(64);
     if let Some((b, drop)) = base {
-        let _ = write!(t, " {}", Name(b));
+        t.push(' ');
+        Name(b).push(&mut t);
         if !drop.is_empty() {
             t.push_str(" (drop");
-            for i in drop {
-                let _ = write!(t, " {i}");
+            for &i in drop {
+                t.push(' ');
+                push_int(&mut t, i as i64);
             }
             t.push(')');
         }
@@ -362,15 +407,17 @@ fn p_body(base: Option<(usize, &[usize])>, add: &[Cstr], limit: usize) -> String
 /// change of `d` from the base `(B, old)`, or ` DEP …`; without a base, the writing stops
 /// after the first entry that takes the text past `limit` bytes.
 fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
-    let mut t = String::new();
+    let mut t = String::with_capacity(64);
     match base {
         Some((b, old)) => {
-            let _ = write!(t, " {}", Name(b));
+            t.push(' ');
+            Name(b).push(&mut t);
             let dropped: Vec<&String> = old.keys().filter(|x| !d.contains_key(*x)).collect();
             if !dropped.is_empty() {
                 t.push_str(" (drop");
                 for x in dropped {
-                    let _ = write!(t, " {x}");
+                    t.push(' ');
+                    t.push_str(x);
                 }
                 t.push(')');
             }
@@ -393,16 +440,19 @@ fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
 /// The weight of the change from the sorted map `old` to `new`: `weight(k)` summed over
 /// the keys `k` of `old` that `new` lacks (`dropped`) and the keys of `new` absent from
 /// `old` or with another value there. One merge of the two sorted maps (issue 13: a lookup
-/// per entry in each direction was a tenth of the writer's time).
+/// per entry in each direction was a tenth of the writer's time). The merge stops once the
+/// weight reaches `limit` (the result is then some weight `≥ limit`: the change is known
+/// to be no better than one of weight `limit`).
 fn diff_weight<'a, K: Ord + 'a, V: PartialEq + 'a>(
     old: impl Iterator<Item = (&'a K, &'a V)>,
     new: impl Iterator<Item = (&'a K, &'a V)>,
     dropped: impl Fn(&K) -> usize,
     changed: impl Fn(&K) -> usize,
+    limit: usize,
 ) -> usize {
     let (mut a, mut b) = (old.peekable(), new.peekable());
     let mut w = 0;
-    loop {
+    while w < limit {
         match (a.peek(), b.peek()) {
             (None, None) => break,
             (Some((x, _)), None) => {
@@ -437,17 +487,18 @@ fn diff_weight<'a, K: Ord + 'a, V: PartialEq + 'a>(
 
 /// The weight of the change from `old` to `d`: the entries of `old` dropped, plus four
 /// for each entry of `d` added or changed (a changed entry weighs as about four dropped
-/// names).
-fn d_change_weight(old: &DepMap, d: &DepMap) -> usize {
-    diff_weight(old.iter(), d.iter(), |_| 1, |_| 4)
+/// names); as [`diff_weight`], a weight `≥ limit` once it reaches `limit`.
+fn d_change_weight(old: &DepMap, d: &DepMap, limit: usize) -> usize {
+    diff_weight(old.iter(), d.iter(), |_| 1, |_| 4, limit)
 }
 
 /// The weight of the change from the potential `old` to `q` (the terms of the difference
 /// a format 6 `a` entry writes): a constant term weighs 1, a term with atoms 1 + 8 per
-/// atom (about the bytes of its text over ten).
-fn q_change_weight(old: &Poly, q: &Poly) -> usize {
+/// atom (about the bytes of its text over ten); as [`diff_weight`], a weight `≥ limit` once
+/// it reaches `limit`.
+fn q_change_weight(old: &Poly, q: &Poly, limit: usize) -> usize {
     let w = |m: &Vec<Atom>| 1 + 8 * m.len();
-    diff_weight(old.terms.iter(), q.terms.iter(), w, w)
+    diff_weight(old.terms.iter(), q.terms.iter(), w, w, limit)
 }
 
 /// Keeps the latest [`BASES`] entries of `v`, newest last.
@@ -500,7 +551,10 @@ impl<'n> Table<'n> {
             }
             None => p_body(None, p, usize::MAX),
         };
-        let _ = writeln!(self.text, "(p {}{body})", Name(k));
+        self.text.push_str("(p ");
+        Name(k).push(&mut self.text);
+        self.text.push_str(&body);
+        self.text.push_str(")\n");
         self.p.insert(key, k);
         self.p_hash.entry(h).or_default().push((k, Arc::clone(p)));
         remember(&mut self.last_p, (k, Arc::clone(p), hs));
@@ -526,11 +580,15 @@ impl<'n> Table<'n> {
         // the change from the latest entries with the fewest dropped and changed entries
         // (a changed entry weighs as about four dropped names; newest first on ties),
         // written only if its text is shorter than the full map's
-        let best = self
-            .last_d
-            .iter()
-            .rev()
-            .min_by_key(|(_, old)| d_change_weight(old, d));
+        // (a base's weight is computed only as far as it could still be the best)
+        let mut best: Option<(usize, &(usize, Arc<DepMap>))> = None;
+        for e in self.last_d.iter().rev() {
+            let w = d_change_weight(&e.1, d, best.map_or(usize::MAX, |(bw, _)| bw));
+            if best.is_none_or(|(bw, _)| w < bw) {
+                best = Some((w, e));
+            }
+        }
+        let best = best.map(|(_, e)| e);
         let body = match best {
             Some((b, old)) => {
                 let delta = d_body(Some((*b, old)), d, usize::MAX);
@@ -543,7 +601,10 @@ impl<'n> Table<'n> {
             }
             None => d_body(None, d, usize::MAX),
         };
-        let _ = writeln!(self.text, "(d {}{body})", Name(k));
+        self.text.push_str("(d ");
+        Name(k).push(&mut self.text);
+        self.text.push_str(&body);
+        self.text.push_str(")\n");
         self.d.insert(key, k);
         self.d_hash.entry(h).or_default().push((k, Arc::clone(d)));
         remember(&mut self.last_d, (k, Arc::clone(d)));
@@ -553,7 +614,11 @@ impl<'n> Table<'n> {
     /// The name of the assertion `a`, defining it (and its parts) on first use.
     fn a_name(&mut self, a: &'n Assn) -> usize {
         let (pk, dk) = (self.p_name(&a.p), self.d_name(&a.d));
-        let key = (pk, dk, hash_poly(&a.q));
+        let hq = *self
+            .qh
+            .entry(a.q.terms.addr())
+            .or_insert_with(|| hash_poly(&a.q));
+        let key = (pk, dk, hq);
         let same = self
             .a
             .get(&key)
@@ -563,7 +628,12 @@ impl<'n> Table<'n> {
         }
         let k = self.na;
         self.na += 1;
-        let _ = write!(self.text, "(a {} {} {}", Name(k), Name(pk), Name(dk));
+        self.text.push_str("(a ");
+        Name(k).push(&mut self.text);
+        self.text.push(' ');
+        Name(pk).push(&mut self.text);
+        self.text.push(' ');
+        Name(dk).push(&mut self.text);
         // the potential, or (format 6) its change from an earlier one's when that is
         // shorter: an equal potential's (no terms), else the one of the latest [`BASES`]
         // whose difference has the fewest and shortest terms (newest first on ties)
@@ -573,12 +643,16 @@ impl<'n> Table<'n> {
             .and_then(|v| v.iter().find(|(_, q)| **q == a.q))
             .map(|&(b, _)| b);
         let delta = match equal {
-            Some(b) => Some(format!(" {}", Name(b))),
+            Some(b) => {
+                let mut t = String::from(" ");
+                Name(b).push(&mut t);
+                Some(t)
+            }
             None => {
                 // newest first; a change of the constant alone (weight 1) is not bettered
                 let mut best: Option<(usize, usize, &Poly)> = None;
                 for &(b, old) in self.last_a.iter().rev() {
-                    let w = q_change_weight(old, &a.q);
+                    let w = q_change_weight(old, &a.q, best.map_or(usize::MAX, |(bw, _, _)| bw));
                     if best.is_none_or(|(bw, _, _)| w < bw) {
                         best = Some((w, b, old));
                     }
@@ -587,7 +661,8 @@ impl<'n> Table<'n> {
                     }
                 }
                 best.map(|(_, b, old)| {
-                    let mut t = format!(" {}", Name(b));
+                    let mut t = String::from(" ");
+                    Name(b).push(&mut t);
                     write_terms(
                         &mut t,
                         &a.q.plus(&old.scaled(&-<Q as num_traits::One>::one())),
@@ -622,7 +697,9 @@ impl<'n> Table<'n> {
 fn write_farkas(out: &mut String, f: &Farkas) {
     out.push_str("(farkas");
     for (i, l) in f.terms() {
-        let _ = write!(out, " ({i} ");
+        out.push_str(" (");
+        push_int(out, i as i64);
+        out.push(' ');
         write_q(out, l);
         out.push(')');
     }
@@ -651,7 +728,8 @@ fn write_field(out: &mut String, f: &Field) {
             out.push(')');
         }
         Field::Entail(name, ws) => {
-            let _ = write!(out, "(entail {name}");
+            out.push_str("(entail ");
+            out.push_str(name);
             let mut k = 0;
             while let Some(w) = ws.get(k) {
                 out.push(' ');
@@ -664,7 +742,9 @@ fn write_field(out: &mut String, f: &Field) {
                             j += 1;
                             k += 1;
                         }
-                        let _ = write!(out, "(ids {i} {j})");
+                        out.push_str("(ids");
+                        push_ints(out, &[i as i64, j as i64]);
+                        out.push(')');
                     }
                     None => write_farkas(out, w),
                 }
@@ -819,10 +899,14 @@ fn node_s<'n>(n: &'n Node, in_seq: bool, out: &mut String, table: &mut Table<'n>
         // looked up again (issue 13: half of the lookups, each hashing the assertion)
         if !in_seq {
             let a = table.a_name(pre);
-            let _ = write!(out, " (pre {})", Name(a));
+            out.push_str(" (pre ");
+            Name(a).push(out);
+            out.push(')');
         }
         let b = table.a_name(post);
-        let _ = write!(out, " (post {})", Name(b));
+        out.push_str(" (post ");
+        Name(b).push(out);
+        out.push(')');
         prepost = Some((pre, post));
     }
     for f in &n.fields {

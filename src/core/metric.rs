@@ -12,6 +12,20 @@ use std::str::FromStr;
 /// Exact rationals used for every cost.
 pub type Q = BigRational;
 
+/// `a + b`, without the rational addition's gcd when one of them is zero or both are
+/// integers (issue 13: expression costs are summed at every node of a derivation).
+pub fn q_sum(a: &Q, b: &Q) -> Q {
+    if a.is_zero() {
+        b.clone()
+    } else if b.is_zero() {
+        a.clone()
+    } else if a.is_integer() && b.is_integer() {
+        Q::from_integer(a.numer() + b.numer())
+    } else {
+        a + b
+    }
+}
+
 /// Integer `n` as a rational.
 pub fn q(n: i64) -> Q {
     BigRational::from_integer(BigInt::from(n))
@@ -85,6 +99,10 @@ pub struct Affine {
 impl Affine {
     /// `mul·n + add`.
     pub fn at(&self, n: u64) -> Q {
+        // integer coefficients (every standard metric's): no rational gcd (issue 13)
+        if self.mul.is_integer() && self.add.is_integer() {
+            return Q::from_integer(self.mul.numer() * BigInt::from(n as i64) + self.add.numer());
+        }
         &self.mul * q(n as i64) + &self.add
     }
     fn zero() -> Affine {

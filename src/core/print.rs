@@ -6,36 +6,85 @@ use std::fmt::{self, Write};
 
 /// The certificate s-expression of a constant: `(int 5)`, `(bool true)`, `(float 1.5)`.
 pub fn sexp_const(c: &Const) -> String {
-    match c {
-        Const::Int(n) => format!("(int {n})"),
-        Const::Bool(b) => format!("(bool {b})"),
-        Const::Float(x) => format!("(float {x:?})"),
-    }
+    let mut out = String::new();
+    sexp_const_in(c, &mut out);
+    out
+}
+
+/// [`sexp_const`], appended to `out`.
+fn sexp_const_in(c: &Const, out: &mut String) {
+    let _ = match c {
+        Const::Int(n) => write!(out, "(int {n})"),
+        Const::Bool(b) => write!(out, "(bool {b})"),
+        Const::Float(x) => write!(out, "(float {x:?})"),
+    };
 }
 
 /// The certificate s-expression of an operand: `(var x)`, `(param w)`, `(tid x)`, a constant.
 pub fn sexp_operand(o: &Operand) -> String {
+    let mut out = String::new();
+    sexp_operand_in(o, &mut out);
+    out
+}
+
+/// [`sexp_operand`], appended to `out` (issue 13: the program section of every
+/// certificate is printed without a string per operand).
+fn sexp_operand_in(o: &Operand, out: &mut String) {
     match o {
-        Operand::Var(x) => format!("(var {x})"),
-        Operand::Param(p) => format!("(param {p})"),
-        Operand::Const(c) => sexp_const(c),
-        Operand::Tid(d) => format!("(tid {})", d.letter()),
+        Operand::Var(x) => {
+            out.push_str("(var ");
+            out.push_str(x);
+            out.push(')');
+        }
+        Operand::Param(p) => {
+            out.push_str("(param ");
+            out.push_str(p);
+            out.push(')');
+        }
+        Operand::Const(c) => sexp_const_in(c, out),
+        Operand::Tid(d) => {
+            out.push_str("(tid ");
+            out.push(d.letter());
+            out.push(')');
+        }
     }
 }
 
 /// The certificate s-expression of an expression: an operand, `(bin OP O O)`, `(un OP O)`,
 /// `(read A O)`.
 pub fn sexp_expr(e: &Expr) -> String {
+    let mut out = String::new();
+    sexp_expr_in(e, &mut out);
+    out
+}
+
+/// [`sexp_expr`], appended to `out`.
+fn sexp_expr_in(e: &Expr, out: &mut String) {
     match e {
-        Expr::Opd(o) => sexp_operand(o),
-        Expr::Bin(op, a, b) => format!(
-            "(bin {} {} {})",
-            op.symbol(),
-            sexp_operand(a),
-            sexp_operand(b)
-        ),
-        Expr::Un(op, a) => format!("(un {} {})", op.name(), sexp_operand(a)),
-        Expr::Read(arr, o) => format!("(read {arr} {})", sexp_operand(o)),
+        Expr::Opd(o) => sexp_operand_in(o, out),
+        Expr::Bin(op, a, b) => {
+            out.push_str("(bin ");
+            out.push_str(op.symbol());
+            out.push(' ');
+            sexp_operand_in(a, out);
+            out.push(' ');
+            sexp_operand_in(b, out);
+            out.push(')');
+        }
+        Expr::Un(op, a) => {
+            out.push_str("(un ");
+            out.push_str(op.name());
+            out.push(' ');
+            sexp_operand_in(a, out);
+            out.push(')');
+        }
+        Expr::Read(arr, o) => {
+            out.push_str("(read ");
+            out.push_str(arr);
+            out.push(' ');
+            sexp_operand_in(o, out);
+            out.push(')');
+        }
     }
 }
 
@@ -103,7 +152,8 @@ pub fn sexp_stmt(s: &Stmt, indent: usize, out: &mut String) {
 /// [`sexp_stmt`], with a sequence chain written as one flat `(seq S1 … Sn)` list when
 /// `flat` (certificate format 3, `spec/certificate.md` "Program").
 pub fn sexp_stmt_in(s: &Stmt, indent: usize, out: &mut String, flat: bool) {
-    let pad = " ".repeat(indent.min(32));
+    const SPACES: &str = "                                ";
+    let pad = &SPACES[..indent.min(32)];
     match s {
         Stmt::Skip => {
             let _ = writeln!(out, "{pad}(skip)");
@@ -112,10 +162,22 @@ pub fn sexp_stmt_in(s: &Stmt, indent: usize, out: &mut String, flat: bool) {
             let _ = writeln!(out, "{pad}(sync)");
         }
         Stmt::Assign(x, e, _) => {
-            let _ = writeln!(out, "{pad}(assign {x} {})", sexp_expr(e));
+            out.push_str(pad);
+            out.push_str("(assign ");
+            out.push_str(x);
+            out.push(' ');
+            sexp_expr_in(e, out);
+            out.push_str(")\n");
         }
         Stmt::Write(a, o, e, _) => {
-            let _ = writeln!(out, "{pad}(write {a} {} {})", sexp_operand(o), sexp_expr(e));
+            out.push_str(pad);
+            out.push_str("(write ");
+            out.push_str(a);
+            out.push(' ');
+            sexp_operand_in(o, out);
+            out.push(' ');
+            sexp_expr_in(e, out);
+            out.push_str(")\n");
         }
         Stmt::Warp(x, op, _) => {
             let _ = writeln!(out, "{pad}{}", sexp_warp(x, op));

@@ -15,7 +15,7 @@ use crate::analysis::linear::{
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
 use crate::core::assertion::linear::{CKind, Cstr, Dep, DepMap, Lin};
-use crate::core::metric::Q;
+use crate::core::metric::{q_sum, Q};
 use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
@@ -75,9 +75,18 @@ impl NStarMemo {
             }
         }
         let tid = || p.iter().filter(|c| c.only_tid());
+        // coefficients hashed by numerator and denominator (a rational's own `Hash` divides
+        // big integers; issue 13); lists are compared in full on a hit
         let mut h = rustc_hash::FxHasher::default();
         for c in tid() {
-            c.hash(&mut h);
+            c.kind.hash(&mut h);
+            c.lin.c.numer().hash(&mut h);
+            c.lin.c.denom().hash(&mut h);
+            for (v, a) in c.lin.terms.iter() {
+                v.hash(&mut h);
+                a.numer().hash(&mut h);
+                a.denom().hash(&mut h);
+            }
         }
         let h = h.finish();
         let known = self
@@ -213,27 +222,27 @@ impl Ctx<'_> {
             Expr::Bin(_, a, b) => {
                 let (na, ca) = self.operand_node(a, loc)?;
                 let (nb, cb) = self.operand_node(b, loc)?;
-                let c = ca + cb + &self.metric.op;
+                let c = q_sum(&q_sum(&ca, &cb), &self.metric.op);
                 Ok((mk("EQ:OP", c.clone(), vec![], vec![na, nb]), c))
             }
             Expr::Un(_, a) => {
                 let (na, ca) = self.operand_node(a, loc)?;
-                let c = ca + &self.metric.op;
+                let c = q_sum(&ca, &self.metric.op);
                 Ok((mk("EQ:UOP", c.clone(), vec![], vec![na]), c))
             }
             Expr::Read(arr, o) if self.is_local(arr) => {
                 // EQ:LARRAY: a thread-local array read costs like a local variable
                 let (no, co) = self.operand_node(o, loc)?;
-                let c = co + &self.metric.var;
+                let c = q_sum(&co, &self.metric.var);
                 Ok((mk("EQ:LARRAY", c.clone(), vec![], vec![no]), c))
             }
             Expr::Read(arr, o) => {
                 let (global, n) = self.access_n(arr, o, pre, loc)?;
                 let (no, co) = self.operand_node(o, loc)?;
                 let (rule, c) = if global {
-                    ("EQ:GARRAY", co + self.metric.gread.at(n))
+                    ("EQ:GARRAY", q_sum(&co, &self.metric.gread.at(n)))
                 } else {
-                    ("EQ:SARRAY", co + self.metric.sread.at(n))
+                    ("EQ:SARRAY", q_sum(&co, &self.metric.sread.at(n)))
                 };
                 Ok((mk(rule, c.clone(), vec![Field::N(n)], vec![no]), c))
             }
@@ -483,7 +492,9 @@ impl Ctx<'_> {
                 }
             }
             if found.is_none() {
-                if let Some(j) = (next..pre.p.len()).find(|&j| pre.p[j] == *target) {
+                // (the pre's own constraint when the list is shared: found by address)
+                let same = |j: usize| std::ptr::eq(&pre.p[j], target) || pre.p[j] == *target;
+                if let Some(j) = (next..pre.p.len()).find(|&j| same(j)) {
                     next = j + 1;
                     found = Some(Farkas::Id(j));
                 }

@@ -486,7 +486,11 @@ impl<'a> Ctx<'a> {
             &mut c.live_else,
             &mut c.live_after,
         );
-        c.collect_atoms(&prog.body, &mut Vec::new());
+        // a program without loops has no atoms to collect (issue 13: the walk indexes the
+        // writers of every statement, a tenth of a straight-line program's context)
+        if loops::has_loop(&prog.body) {
+            c.collect_atoms(&prog.body, &mut Vec::new());
+        }
         c.finish_nests(false);
         c
     }

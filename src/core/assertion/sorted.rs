@@ -12,8 +12,15 @@ pub use warpcert_kernel::sorted::SortedMap;
 /// A [`SortedMap`] shared between values (`Arc`), copied on the first write
 /// ([`SharedMap::make_mut`]); reads go through `Deref`, and `&SharedMap` iterates like
 /// `&SortedMap` (issue 13: potentials copied from node to node share their terms).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct SharedMap<K, V>(std::sync::Arc<SortedMap<K, V>>);
+
+impl<K: PartialEq, V: PartialEq> PartialEq for SharedMap<K, V> {
+    /// Equal entries; one shared map is equal to itself without reading it.
+    fn eq(&self, other: &Self) -> bool {
+        SharedMap::ptr_eq(self, other) || *self.0 == *other.0
+    }
+}
 
 impl<K: Clone, V: Clone> SharedMap<K, V> {
     /// The map, to change it: copied first when another value shares it.
@@ -26,6 +33,12 @@ impl<K, V> SharedMap<K, V> {
     /// Whether `a` and `b` are one shared map (then equal).
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
         std::sync::Arc::ptr_eq(&a.0, &b.0)
+    }
+
+    /// The address of the shared map: two values with one address are one map (equal);
+    /// an address identifies a map only while a value holding it is alive.
+    pub fn addr(&self) -> usize {
+        std::sync::Arc::as_ptr(&self.0) as usize
     }
 }
 

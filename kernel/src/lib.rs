@@ -364,6 +364,9 @@ pub enum Reason {
         /// The warp.
         warp: u32,
     },
+    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C)`, shown, is not `M^div > 0` times one residue
+    /// atom.
+    IfalignCharge(String),
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
     /// branch of the `if` writes (the branches' runs are not followed).
     IfdWritten {
@@ -491,6 +494,9 @@ impl fmt::Display for Reason {
             LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
             IfdivLane { lane, warp } => {
                 write!(f, "L:IFDIV: lane witness `{lane}` is not a lane of warp {warp}")
+            }
+            IfalignCharge(d) => {
+                write!(f, "L:IFALIGN: the pre potential exceeds post + M^if + C by `{d}`, not M^div times one residue atom")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

@@ -548,7 +548,7 @@ impl Lx<'_> {
                     vec![le, lb],
                 ))
             }
-            ("Q:IF4", Stmt::If(e, ..)) => self.divergent_if(n, e, s, post_q),
+            ("Q:IF4" | "Q:IFALIGN", Stmt::If(e, ..)) => self.divergent_if(n, e, s, post_q),
             ("Q:UNROLL", Stmt::While(e, body, loc)) => {
                 // L:UNROLL: the child is about `if e then (body; while e body) else skip`
                 let unrolled = Stmt::If(
@@ -629,10 +629,27 @@ impl Lx<'_> {
         } else {
             self.split_lanes(e, &pre.p)
         };
+        // L:IFALIGN when the upper node charged `M^div·[m ∤ F]` (Q:IFALIGN): the same atom,
+        // so that the lower bound has the upper one's form
+        let res = if n.rule == "Q:IFALIGN" {
+            Some(align_charge(n)?)
+        } else {
+            None
+        };
         let ifd = match split {
             Some((l1, w1, l2, w2)) => stmt_node(
-                "L:IFDIV",
-                with_q(pre, post_q.plus_const(&(&self.m.if_ + c + &self.m.div))),
+                if res.is_some() { "L:IFALIGN" } else { "L:IFDIV" },
+                with_q(
+                    pre,
+                    match &res {
+                        Some(atom) => {
+                            let mut q = post_q.plus_const(&(&self.m.if_ + c));
+                            q.add_term(vec![atom.clone()], self.m.div.clone());
+                            q
+                        }
+                        None => post_q.plus_const(&(&self.m.if_ + c + &self.m.div)),
+                    },
+                ),
                 ipost.clone(),
                 vec![
                     Field::Entail("post", ws),
@@ -965,6 +982,19 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
         // never a ranking atom (Q:IFALIGN's charge only)
         Atom::Res(..) => Err("L:WHILE: a residue atom is no ranking atom".to_string()),
     }
+}
+
+/// The residue atom `[m ∤ F]` of a Q:IFALIGN node's charge `M^div·[m ∤ F]` (spec/logic.md
+/// §4): the term of `pre − then pre` whose monomial is one residue atom.
+fn align_charge(n: &Node) -> Result<Atom, LowerError> {
+    let (pre, _) = pp(n)?;
+    let then_pre = n.children.get(1).map(pre_q).unwrap_or_else(Poly::zero);
+    let diff = pre.q.plus(&then_pre.scaled(&-Q::one()));
+    let atom = diff.terms.iter().find_map(|(m, _)| match m.as_slice() {
+        [a @ Atom::Res(..)] => Some(a.clone()),
+        _ => None,
+    });
+    atom.ok_or_else(|| "Q:IFALIGN: no residue atom in the charge".to_string())
 }
 
 fn pre_q(n: &Node) -> Poly {

@@ -158,6 +158,30 @@ impl Exporter<'_> {
                     Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
                 format!("DIf4 {a} {b} {acc} {wf} {wt} {w} [] (DSkip {a}) (DSkip {b})")
             }
+            // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
+            // the charge's residue atom `[m ∤ F]` as `F m` (the term of `pre − post` with a
+            // residue atom); join-else empty, the (unused) children `DSkip`
+            ("L:IFALIGN", Stmt::If(e, ..)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+                let mut ss = vec![BigInt::one(); 3];
+                ss.extend(Self::scales(&pre.p, 0));
+                let wt = Self::witnesses(
+                    n,
+                    "then",
+                    &vec![BigInt::one(); self.cond_len(e, false)],
+                    &ss,
+                )?;
+                let wf =
+                    Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
+                let post = n.post.as_ref().ok_or_else(|| {
+                    ExportError::Unsupported("L:IFALIGN without post".into())
+                })?;
+                let (f, m) = self.res_charge(&pre.q.add_scaled(&post.q, &-Rat::one()), "L:IFALIGN")?;
+                format!(
+                    "DIfAlign {a} {b} {acc} {wf} {wt} {w} [] ({f}) {m}%positive (DSkip {a}) (DSkip {b})"
+                )
+            }
             ("Q:WHILE1", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node(child(1)?, body, ind + 2)?;
@@ -260,7 +284,19 @@ impl Exporter<'_> {
             at.child(1)?.pre.as_ref().ok_or_else(|| {
                 ExportError::Unsupported("Q:IFALIGN then branch without pre".into())
             })?;
-        let diff = at.pre.q.add_scaled(&tpre.q, &-Rat::one());
+        let (fl, m) = self.res_charge(&at.pre.q.add_scaled(&tpre.q, &-Rat::one()), "Q:IFALIGN")?;
+        let (a, b, pad) = (&at.a, &at.b, &at.pad);
+        Ok(format!(
+            "DIfAlign {a} {b} {ws} ({fl}) {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
+        ))
+    }
+
+    /// The residue atom `[m ∤ F]` of the charge of a Q:IFALIGN or L:IFALIGN node (`rule`),
+    /// from `diff` (its pre potential minus the one it is charged over): `F` as a Coq `lin`
+    /// and `m`.
+    ///
+    /// Errors: [`ExportError::Unsupported`] when `diff` has no residue atom.
+    fn res_charge(&self, diff: &Poly, rule: &str) -> Result<(String, BigInt), ExportError> {
         let (f, m) = diff
             .terms
             .keys()
@@ -269,15 +305,10 @@ impl Exporter<'_> {
                 _ => None,
             })
             .ok_or_else(|| {
-                ExportError::Unsupported("Q:IFALIGN without a residue atom in its charge".into())
+                ExportError::Unsupported(format!("{rule} without a residue atom in its charge"))
             })?;
-        let fl = self
-            .names
-            .int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
-        let (a, b, pad) = (&at.a, &at.b, &at.pad);
-        Ok(format!(
-            "DIfAlign {a} {b} {ws} ({fl}) {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
-        ))
+        let fl = self.names.int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
+        Ok((fl, m))
     }
 
     /// The fields of Q:IF4 and Q:IFALIGN after the assertions (the condition's access

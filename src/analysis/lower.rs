@@ -638,7 +638,11 @@ impl Lx<'_> {
         };
         let ifd = match split {
             Some((l1, w1, l2, w2)) => stmt_node(
-                if res.is_some() { "L:IFALIGN" } else { "L:IFDIV" },
+                if res.is_some() {
+                    "L:IFALIGN"
+                } else {
+                    "L:IFDIV"
+                },
                 with_q(
                     pre,
                     match &res {

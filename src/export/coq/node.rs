@@ -174,10 +174,12 @@ impl Exporter<'_> {
                 )?;
                 let wf =
                     Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
-                let post = n.post.as_ref().ok_or_else(|| {
-                    ExportError::Unsupported("L:IFALIGN without post".into())
-                })?;
-                let (f, m) = self.res_charge(&pre.q.add_scaled(&post.q, &-Rat::one()), "L:IFALIGN")?;
+                let post = n
+                    .post
+                    .as_ref()
+                    .ok_or_else(|| ExportError::Unsupported("L:IFALIGN without post".into()))?;
+                let (f, m) =
+                    self.res_charge(&pre.q.add_scaled(&post.q, &-Rat::one()), "L:IFALIGN")?;
                 format!(
                     "DIfAlign {a} {b} {acc} {wf} {wt} {w} [] ({f}) {m}%positive (DSkip {a}) (DSkip {b})"
                 )
@@ -307,7 +309,9 @@ impl Exporter<'_> {
             .ok_or_else(|| {
                 ExportError::Unsupported(format!("{rule} without a residue atom in its charge"))
             })?;
-        let fl = self.names.int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
+        let fl = self
+            .names
+            .int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
         Ok((fl, m))
     }
 

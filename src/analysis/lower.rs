@@ -9,7 +9,9 @@
 //! constant and whose upper derivation ranks them by one `shift` of `max0(L)` by 1 (L:WHILE
 //! with the invariant `c·max0(L) + R`, and an L:WEAK whose `zero` rewrite proves the exit
 //! potential 0). Anything else (divergent branches and loops, nested loops, floor ranking
-//! atoms, shuffles) is an error naming the rule: the answer then stays `upper`.
+//! atoms, shuffles) is an error naming the rule: the answer then stays `upper`. Divergent
+//! `if`s (upper Q:IF4 or Q:IFALIGN) become L:IFD, or L:IFDIV / L:IFALIGN (the upper node's
+//! residue atom as the charge) where two lanes of the warp provably split it.
 //!
 //! Guards that every lane passes only for large enough parameters (`if (i < n)` with
 //! `i = 256·blockIdx.x + threadIdx.x`) are decided under **parameter hypotheses** (L:HYP):
@@ -583,8 +585,11 @@ impl Lx<'_> {
         }
     }
 
-    /// L:IFD for a possibly divergent `if` (upper node Q:IF4, `s` the `if`): the test's
-    /// exact cost and `M^if`, its branches charged 0. The post keeps the upper post's `P'`
+    /// L:IFD for a possibly divergent `if` (upper node Q:IF4 or Q:IFALIGN, `s` the `if`):
+    /// the test's exact cost and `M^if`, its branches charged 0; L:IFDIV (`+ M^div`) when
+    /// two lanes of the warp decide the test both ways under `P`, L:IFALIGN
+    /// (`+ M^div·[m ∤ F]`, the upper Q:IFALIGN node's atom) then instead when the upper node
+    /// is Q:IFALIGN (spec/logic.md §4b). The post keeps the upper post's `P'`
     /// (entailed by `P`; it must not mention a local the branches write) and `D \ W`, then
     /// an L:WEAK without rewrites narrows `D \ W` to the upper post's `D'`. Errors: `post_q`
     /// or `P'` mentions a written local, or `P ⇏ P'`.

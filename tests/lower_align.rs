@@ -179,7 +179,7 @@ fn vector_add_divwarps_exact_with_align() {
         return;
     };
     let prog = load_for(&path, &launch);
-    let answer = divwarps_answer(&loaded(prog.clone(), launch.clone()), "vectorAdd");
+    let answer = divwarps_answer(&loaded(prog.clone(), launch), "vectorAdd");
     assert_exact("vectorAdd", "numElements", &answer);
     semantics_agree(&prog, &launch, "numElements");
 }

@@ -144,45 +144,21 @@ impl Exporter<'_> {
             // else-then list and `else` (`¬e`) as the else-cond list, both from the three
             // thread-index facts of the lane followed by `P`
             ("L:IFDIV", Stmt::If(e, ..)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
-                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
-                let mut ss = vec![BigInt::one(); 3];
-                ss.extend(Self::scales(&pre.p, 0));
-                let wt = Self::witnesses(
-                    n,
-                    "then",
-                    &vec![BigInt::one(); self.cond_len(e, false)],
-                    &ss,
-                )?;
-                let wf =
-                    Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
-                format!("DIf4 {a} {b} {acc} {wf} {wt} {w} [] (DSkip {a}) (DSkip {b})")
+                let lists = self.split_lists(&at, e)?;
+                format!("DIf4 {a} {b} {lists} [] (DSkip {a}) (DSkip {b})")
             }
             // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
             // the charge's residue atom `[m ∤ F]` as `F m` (the term of `pre − post` with a
             // residue atom); join-else empty, the (unused) children `DSkip`
             ("L:IFALIGN", Stmt::If(e, ..)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
-                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
-                let mut ss = vec![BigInt::one(); 3];
-                ss.extend(Self::scales(&pre.p, 0));
-                let wt = Self::witnesses(
-                    n,
-                    "then",
-                    &vec![BigInt::one(); self.cond_len(e, false)],
-                    &ss,
-                )?;
-                let wf =
-                    Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
+                let lists = self.split_lists(&at, e)?;
                 let post = n
                     .post
                     .as_ref()
                     .ok_or_else(|| ExportError::Unsupported("L:IFALIGN without post".into()))?;
                 let (f, m) =
                     self.res_charge(&pre.q.add_scaled(&post.q, &-Rat::one()), "L:IFALIGN")?;
-                format!(
-                    "DIfAlign {a} {b} {acc} {wf} {wt} {w} [] ({f}) {m}%positive (DSkip {a}) (DSkip {b})"
-                )
+                format!("DIfAlign {a} {b} {lists} [] ({f}) {m}%positive (DSkip {a}) (DSkip {b})")
             }
             ("Q:WHILE1", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
@@ -291,6 +267,25 @@ impl Exporter<'_> {
         Ok(format!(
             "DIfAlign {a} {b} {ws} ({fl}) {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
         ))
+    }
+
+    /// The fields of L:IFDIV and L:IFALIGN after the assertions (LowerCheck.v): the
+    /// condition's access witness, the `else` lane witnesses (`¬e`), the `then` ones (`e`),
+    /// both from the three thread-index facts of the lane followed by `P`, and `P ⇒ P'`.
+    fn split_lists(&mut self, at: &At, e: &Expr) -> Result<String, ExportError> {
+        let (n, pre) = (at.n, at.pre);
+        let acc = self.expr_acc(at.child(0)?, e, pre);
+        let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+        let mut ss = vec![BigInt::one(); 3];
+        ss.extend(Self::scales(&pre.p, 0));
+        let wt = Self::witnesses(
+            n,
+            "then",
+            &vec![BigInt::one(); self.cond_len(e, false)],
+            &ss,
+        )?;
+        let wf = Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
+        Ok(format!("{acc} {wf} {wt} {w}"))
     }
 
     /// The residue atom `[m ∤ F]` of the charge of a Q:IFALIGN or L:IFALIGN node (`rule`),

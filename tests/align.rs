@@ -105,9 +105,11 @@ fn align_cells_are_sound_and_exact() {
 /// A mutant whose warps are not aligned: the block of 240 threads indexes
 /// `i = 240·blockIdx.x + threadIdx.x`, so block 1's warp 0 covers 240 … 271 and
 /// `i < 256` splits it although `32 | 256`; the certificate keeps the aligned charge
-/// `[32 ∤ n]` (0 at n = 256, below the true 1). The kernel recomputes the residue class
-/// from the launch (240 = 7.5 warps: windows mod 32 cover every class; the least class is
-/// `(1, 240)`) and rejects the pre equation of Q:IFALIGN.
+/// `[32 ∤ n]` (0 at n = 256, below the true 1) and its class `(class 1 32)`. The class
+/// passes the window check of the block of 240 (warps 0–6 miss `≡ 1 (mod 32)` as in a
+/// block of 256; warp 7, lanes 224 … 239, has the window `[−238, −224]`, residues 18 … 31
+/// and 0), but the offset of `i − n + 1` is only known mod `G = 240`, which 32 does not
+/// divide: the kernel rejects the class.
 #[test]
 fn unaligned_mutant_is_rejected() {
     let (_, cert) = divwarps("guard_device");
@@ -126,16 +128,61 @@ fn unaligned_mutant_is_rejected() {
     let err = warpcert_kernel::check(&mutant).expect_err("the unaligned mutant must be rejected");
     let msg = err.to_string();
     assert!(
-        msg.contains("Q:IFALIGN") && msg.contains("then pre + M^if + C + M^div·[m ∤ s − X]"),
+        msg.contains("Q:IFALIGN's residue class (class 1 32)")
+            && msg.contains("M does not divide the local class's modulus G"),
         "{msg}"
     );
+}
+
+/// The class is the certificate's, checked and not searched (spec/logic.md §4): in
+/// guard_device's certificate (block 256, `G = 256`) the class `(1, 16)` divides `G` but
+/// meets every warp's window (31 consecutive integers meet every class mod 16), `(1, 0)`
+/// is not a modulus, a Q:IFALIGN node without `(class …)` lacks its field, and Q:IF4 has
+/// no such field.
+#[test]
+fn the_class_is_checked_not_searched() {
+    let (_, cert) = divwarps("guard_device");
+    assert_eq!(
+        cert.matches("(class 1 32)").count(),
+        1,
+        "one Q:IFALIGN node, class (1, 32)"
+    );
+    let reject = |mutant: String, pins: &[&str]| {
+        assert_ne!(mutant, cert);
+        let msg = warpcert_kernel::check(&mutant)
+            .expect_err(pins[0])
+            .to_string();
+        assert!(pins.iter().all(|p| msg.contains(p)), "{msg}");
+    };
+    let not_its = "is not one of the test `";
+    reject(
+        cert.replace("(class 1 32)", "(class 1 16)"),
+        &[
+            "(class 1 16)",
+            not_its,
+            "a warp's window meets the class (Q:WHILEWARP's window check fails)",
+        ],
+    );
+    reject(
+        cert.replace("(class 1 32)", "(class 1 0)"),
+        &["(class 1 0)", not_its, ": M < 1"],
+    );
+    reject(
+        cert.replace("(class 1 32)", ""),
+        &["missing field (class …)"],
+    );
+    let if4 = cert
+        .replace("(class 1 32)", "")
+        .replace("Q:IFALIGN", "Q:IF4")
+        .replacen("(entail else-cond", "(class 1 32)(entail else-cond", 1);
+    reject(if4, &["unexpected field (class …)"]);
 }
 
 mod common;
 
 /// The Coq export of guard_device's divwarps certificate (`DIfAlign`, a residue atom) is
 /// accepted by `coqc` (Soundness.sound_Q_IFALIGN, Check.v's DIfAlign case), and a mutant
-/// whose charge claims the modulus 16 is refused by the reflective check: with `m = 16`
+/// whose class claims the modulus 16 is refused by the reflective check: with `m = 16`
 /// every class meets a warp's window of 31 consecutive offsets (`nosplit_ok` fails), and
 /// the atom `[16 ∤ n]` is not the pre potential's `[32 ∤ n]`. Skipped without `coqc`.
 #[test]
@@ -146,9 +193,9 @@ fn coq_accepts_ifalign_and_refutes_a_wrong_modulus() {
     }
     let (_, cert) = divwarps("guard_device");
     let v = warpcert::export::coq::export(&cert).expect("export");
-    let charge = "(mkLin 0%Z [(1%Z, VL 3)]) 32%positive";
-    assert!(v.contains("DIfAlign") && v.contains(charge), "{v}");
-    let mutant = v.replacen(charge, "(mkLin 0%Z [(1%Z, VL 3)]) 16%positive", 1);
+    let class = "(1)%Z 32%positive";
+    assert!(v.contains("DIfAlign") && v.contains(class), "{v}");
+    let mutant = v.replacen(class, "(1)%Z 16%positive", 1);
     common::coq::accepted_and_mutants_refuted(
         "align",
         &[("align_guard_device", v.as_str())],

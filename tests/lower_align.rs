@@ -209,47 +209,63 @@ fn example_lower(tag: &str) -> String {
 
 /// The kernel's checks of L:IFALIGN: a charge of twice the atom (the root's bound and pre
 /// potential raised together, so that only the `if` differs), a constant beside the atom,
-/// and a `then` lane that does not pass the test.
+/// a `then` lane that does not pass the test, and the class `(class 1 32)` (the upper
+/// Q:IFALIGN node's, copied) changed or removed. The kernel computes the atom from the
+/// class as Q:IFALIGN does: `i − len + 1 ≤ 0` has `X = 1 − len`, so `(1, 32)` gives
+/// `[32 ∤ 1 − (1 − len)] = [32 ∤ len]`; `(1, 64)` passes the class checks (`64 | G = 256`,
+/// the windows `[−32w − 30, −32w]` miss every integer `≡ 1 (mod 32)`) but gives
+/// `[64 ∤ len]`, not the potential's atom; `(1, 16)` fails the window check (31
+/// consecutive integers meet every class mod 16).
 #[test]
 fn ifalign_mutants_rejected() {
     let lower = example_lower("va_kernel");
     let atom = "(ndvd (lin 0 (1 len)) 32)";
     let reject = |text: &str| {
+        assert_ne!(text, lower);
         let r = warpcert_kernel::check(text).expect_err("accepted");
         assert_eq!(r.rule, "L:IFALIGN", "{r}");
         r.to_string()
     };
+    let off = "L:IFALIGN: the pre potential minus post + M^if + C + M^div·[m ∤ s − X] is";
+    // pre 2·atom against post 0 + 0 + 0 + 1·atom: the difference is one atom
     let twice = lower.replace(&format!("(poly (1 {atom}))"), &format!("(poly (2 {atom}))"));
-    assert_ne!(twice, lower);
     let r = reject(&twice);
-    assert!(
-        r.contains("L:IFALIGN: the pre potential exceeds post + M^if + C by `2*[32 ∤ len]`"),
-        "{r}"
-    );
+    assert!(r.contains(&format!("{off} `[32 ∤ len]`, not 0")), "{r}");
+    // pre 1 + atom: the difference is the constant 1
     let plus = lower.replace(
         &format!("(poly (1 {atom}))"),
         &format!("(poly (1) (1 {atom}))"),
     );
-    assert_ne!(plus, lower);
     let r = reject(&plus);
-    assert!(
-        r.contains("by `1 + [32 ∤ len]`, not M^div times one residue atom"),
-        "{r}"
-    );
+    assert!(r.contains(&format!("{off} `1`, not 0")), "{r}");
     let lane = reject(&lower.replacen("(lanes 0 31)", "(lanes 31 31)", 1));
     assert!(lane.contains("entail then witness 0"), "{lane}");
+    assert_eq!(lower.matches("(class 1 32)").count(), 1, "{lower}");
+    let r = reject(&lower.replacen("(class 1 32)", "(class 1 64)", 1));
+    assert!(
+        r.contains(&format!("{off} `[32 ∤ len] - [64 ∤ len]`, not 0")),
+        "{r}"
+    );
+    let r = reject(&lower.replacen("(class 1 32)", "(class 1 16)", 1));
+    assert!(
+        r.contains("(class 1 16) is not one of the test `")
+            && r.contains("a warp's window meets the class"),
+        "{r}"
+    );
+    let r = reject(&lower.replacen("(class 1 32)", "", 1));
+    assert!(r.contains("missing field (class …)"), "{r}");
 }
 
-/// The Coq export (`DIfAlign` with L:IFDIV's lists and the charge `[32 ∤ len]`) is
-/// accepted; refuted: the bound raised to `2·[32 ∤ len]`, the charge's modulus changed to 16
-/// (`[16 ∤ len]` does not cover the pre's `[32 ∤ len]`), the `else` lane list dropped (no
-/// split, so nothing may be charged).
+/// The Coq export (`DIfAlign` with L:IFDIV's lists and the class `(1)%Z 32%positive`, from
+/// which LowerCheck.v builds the charge `[32 ∤ 1 − (1 − len)]`) is accepted; refuted: the
+/// bound raised to `2·[32 ∤ len]`, the class's modulus changed to 16 (`[16 ∤ len]` does not
+/// cover the pre's `[32 ∤ len]`), its residue changed to 2 (`[32 ∤ len + 1]` does not
+/// either), the `else` lane list dropped (no split, so nothing may be charged).
 #[test]
 fn ifalign_coq_accepts_and_mutants_refuted() {
     let lower = example_lower("va_coq");
     let x = warpcert::export::coq::export(&lower).unwrap_or_else(|e| panic!("{e}"));
     assert!(x.contains("(DIfAlign "), "{x}");
-    let res = "(KRes (mkLin 0%Z [(1%Z, VP 0)]) 32%positive)";
     let raised = mutate_after(
         &x,
         "Definition bound :",
@@ -262,16 +278,17 @@ fn ifalign_coq_accepts_and_mutants_refuted() {
         "((1 # 1), [mkAtmK",
         "((2 # 1), [mkAtmK",
     );
-    let modulus = mutate_after(&x, "(DIfAlign ", "32%positive (DSkip", "16%positive (DSkip");
+    let class = "(1)%Z 32%positive (DSkip";
+    let modulus = mutate_after(&x, "(DIfAlign ", class, "(1)%Z 16%positive (DSkip");
+    let residue = mutate_after(&x, "(DIfAlign ", class, "(2)%Z 32%positive (DSkip");
     // the first list after the access witness `0%Z` is the `else` lane witnesses
     let at = x.find("(DIfAlign ").unwrap();
     let start = at + x[at..].find(" 0%Z [").unwrap() + " 0%Z ".len();
     let end = start + balanced_end(&x[start..], '[', ']').unwrap();
     let dropped = format!("{}[]{}", &x[..start], &x[end..]);
-    for m in [&raised, &modulus, &dropped] {
+    for m in [&raised, &modulus, &residue, &dropped] {
         assert_ne!(m, &x);
     }
-    assert!(x.contains(res), "{x}");
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed; the L:IFALIGN export is not checked");
         return;
@@ -282,6 +299,7 @@ fn ifalign_coq_accepts_and_mutants_refuted() {
         &[
             ("ifalign_bound_raised", raised.as_str()),
             ("ifalign_modulus", modulus.as_str()),
+            ("ifalign_residue", residue.as_str()),
             ("ifalign_else_dropped", dropped.as_str()),
         ],
     );

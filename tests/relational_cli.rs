@@ -133,9 +133,37 @@ fn stats_over_a_directory() {
         "--metric",
         "sectors",
     ]);
+    // Pico's formula is exact (32 iterations, one sector each: lanes 0..31 iterate 1..32
+    // times), but the lower-bound logic has no rule for a divergent loop, so the kernel
+    // accepted only the upper bound: `--relation exact` has no answer (issue 14: exact is
+    // never taken from point checks), and shows the formula as unchecked.
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("unchecked = 32"), "{out}");
+    assert!(
+        out.contains("no lower-bound certificate of it was accepted"),
+        "{out}"
+    );
+    // A uniform loop: 8 rounds, each a warp's 32 consecutive ints (128 aligned bytes, 4
+    // sectors; hand count): 32, proved both ways.
+    std::fs::write(
+        dir.join("c.cu"),
+        "//--blockDim=32\n__global__ void c(int *A) { for (int x = 0; x < 8; x++) { A[32 * x + threadIdx.x] = 1; } }\n",
+    )
+    .unwrap();
+    let (code, out) = warpcert(&[
+        "analyze",
+        dir.join("c.cu").to_str().unwrap(),
+        "--relation",
+        "exact",
+        "--metric",
+        "sectors",
+    ]);
     assert_eq!(code, 0, "{out}");
-    // 32 iterations, one sector each (lanes 0..31 iterate 1..32 times).
     assert!(out.contains("per warp  = 32"), "{out}");
+    assert!(
+        out.contains("lower-bound certificate (warp 0): accepted"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

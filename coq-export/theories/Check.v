@@ -53,9 +53,9 @@ Inductive dtree :=
   | DAssoc (A B : assn) (d : dtree)
   (* issue 15 (exit16): Q:FLAGEXIT ([s1; if f then s2 else s3], [d1] filtered for [f]) *)
   | DFlagExit (A B : assn) (ne : accw) (wjt wje : list fwit) (d1 dt df : dtree)
-  (* issue 15 (align15): Q:IFALIGN; [F], [m]: the charge's residue atom [[m ∤ F]] as the
-     kernel wrote it ([F = r − X], so [r = c_F + c_X]) *)
-  | DIfAlign (A B : assn) (ne : accw) (wec wet wjt wje : list fwit) (F : lin) (m : positive)
+  (* issue 15 (align15): Q:IFALIGN; [r], [m]: the node's residue class [(class r m)], the
+     charge [[m ∤ r − X]] is built by the check *)
+  | DIfAlign (A B : assn) (ne : accw) (wec wet wjt wje : list fwit) (r : Z) (m : positive)
       (dt df : dtree).
 
 Definition dpre (d : dtree) : assn :=
@@ -563,12 +563,11 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
       | _, _ => false
       end
   (* issue 15 (align15): Q:IFALIGN, Q:IF4's checks with the charge [M^div·[m ∤ r − X]] *)
-  | DIfAlign A B ne wec wet wjt wje Fm m dt df, SIf e s1 s2 =>
+  | DIfAlign A B ne wec wet wjt wje r m dt df, SIf e s1 s2 =>
       match ecost (aP A) (aD A) e ne, fst (cond G e) with
       | Some C, CLe L :: nil =>
           match lin_k G (aD A) L, lin_loc G (aD A) L with
           | Some k, Some (X, g) =>
-              let r := (lcst Fm + lcst X)%Z in
               let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
               cstrs_equiv (aP T) (andc G (aP A) (aD A) e false) && deq (aD T) (aD A) &&
               qeq (aQ F) (aQ T') && qeq (aQ B) (aQ F') &&

@@ -220,13 +220,17 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           pot_ge (padd (aQ B) (m_if M + C + (if split then m_div M else 0))) (aQ A)
       | None => false
       end
-  | DIfAlign A B ne wec wet wjt _ Fm m _ _, SIf e s1 s2 =>
+  | DIfAlign A B ne wec wet wjt _ r m _ _, SIf e s1 s2 =>
       (* L:IFALIGN (printed with Q:IFALIGN's constructor): L:IFDIV's checks, its lane
          witnesses as the [else-then] ([e]) and [else-cond] ([¬e]) lists and [P ⇒ P'] as
-         [join-then] ([join-else] and the two children unused), with [M^div·[m ∤ Fm]]
-         charged instead of [M^div] *)
-      match lecost (aD A) e ne with
-      | Some C =>
+         [join-then] ([join-else] and the two children unused), with [M^div·[m ∤ r − X]]
+         charged instead of [M^div], the atom built from the node's class [(r, m)] as
+         Check.v's Q:IFALIGN builds it ([res_atom X r m], written through [res_lower]);
+         the class itself needs no check here: any residue atom is at most 1 *)
+      match lecost (aD A) e ne, fst (cond G e) with
+      | Some C, CLe L :: nil =>
+          match lin_loc G (aD A) L with
+          | Some (X, _) =>
           let W := writes (SIf e s1 s2) in
           nonempty (fst (cond G e)) && nonempty (snd (cond G e)) &&
           lane_entails (aP A) (fst (cond G e)) wet &&
@@ -235,8 +239,12 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
-          pot_ge (padd (paddm (aQ B) (m_div M) [res_lower Fm m]) (m_if M + C)) (aQ A)
-      | None => false
+          pot_ge (padd (paddm (aQ B) (m_div M)
+                    [res_lower (mkLin (r - lcst X) (map (fun av => (- fst av, snd av))%Z (lterms X))) m])
+                    (m_if M + C)) (aQ A)
+          | None => false
+          end
+      | _, _ => false
       end
   | DUnroll A B d, SWhile e s =>
       (* L:UNROLL *)
@@ -726,7 +734,9 @@ Proof.
         lra.
   - (* DIfAlign: L:IFALIGN *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
-    cbv zeta in H. split_b.
+    destruct (fst (cond G e)) as [|[L| |] [|]] eqn:Ef; try discriminate.
+    destruct (lin_loc G (aD A) L) as [[X g]|]; try discriminate.
+    cbv zeta in H. split_b. rewrite <- Ef in *.
     match goal with Hc : pot_ge (padd (paddm _ _ [res_lower ?f ?k]) _) (aQ A) = true |- _ =>
       rename Hc into Hge; set (a := fun st => mval (rho G ps st t0) [res_lower f k]) end.
     eapply lvalid_pre;

@@ -2670,8 +2670,14 @@ Proof.
   intros r P1 P2 ws H HP c Hc Hl. apply (entails_sound _ _ _ _ HP H). apply filter_In; auto.
 Qed.
 
-(** ** Q:IF4 *)
-Lemma sound_Q_IF4 : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje,
+(** ** Q:IF4 and Q:IFALIGN *)
+(** The divergent [if] with a divergence charge [K] (spec/logic.md §4): Q:IF4's premises,
+    the pre potential at least [Q + M^if + C + K] on every state, [K ≥ 0] (cases SC:IFT
+    and SC:IFF, one branch runs), and [K ≥ M^div] on the active threads of a warp that
+    the test splits (case SC:IFD). Q:IF4 is [K = M^div]; Q:IFALIGN is
+    [K = M^div·[m ∤ s − X]] ([sound_Q_IFALIGN]). *)
+Lemma sound_if_charged : forall (K : (var -> Z) -> Q)
+  P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje,
   qexpr G P D e n C -> cstrs_equiv PT (andc G P D e false) = true ->
   valid (mkAssn PT D Q) s1 (mkAssn P1 D1 Q1) ->
   valid (mkAssn PF DF Q1) s2 (mkAssn P2 D2 Q2) ->
@@ -2681,11 +2687,16 @@ Lemma sound_Q_IF4 : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D'
   dcovers D D' = true -> disjoint (dvars D') (writes s1 ++ writes s2) = true ->
   puni G D Q = true -> puni G DF Q1 = true -> puni G D' Q2 = true ->
   pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
-  pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
+  (forall r, pval r Q + (m_if M + C) + K r <= pval r Qn) ->
+  (forall r, 0 <= K r) ->
+  (forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+     eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
+     is_true_v (R t1) = true -> is_false_v (R t2) = true ->
+     forall t, In t T -> m_div M <= K (rho ps s t)) ->
   valid (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2).
 Proof.
-  intros P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
-    Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 Hpre.
+  intros K P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
+    Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 Hpre HK0 HKsplit.
   start_valid. simpl in HP, HD.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
   assert (HDF : forall st, (forall x t, ~ In x (writes s1) -> sl st x t = sl s x t) -> dsat st T DF)
@@ -2705,7 +2716,7 @@ Proof.
     + intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hjt).
     + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs1). rewrite in_app_iff in Hx; tauto.
     + intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
-      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      pose proof (Hpre (rho ps s t)) as H1. pose proof (HK0 (rho ps s t)).
       pose proof (pot_ge_sound (rho ps s' t) _ _ HQ1Q2). fold M. lra.
   - (* SC_IFF: only the else branch runs *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
@@ -2721,7 +2732,7 @@ Proof.
     + intros t Ht; apply (entails_sound _ _ _ _ (HP2 t Ht) Hje).
     + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs2). rewrite in_app_iff in Hx; tauto.
     + intros t Ht. simpl. specialize (HQ2 t Ht). simpl in HQ2.
-      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      pose proof (Hpre (rho ps s t)) as H1. pose proof (HK0 (rho ps s t)).
       pose proof (pot_ge_sound (rho ps s t) _ _ HQQ1). fold M. lra.
   - (* SC_IFD: the then branch on 𝒯_T, then the else branch on 𝒯_F *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
@@ -2785,8 +2796,32 @@ Proof.
       rewrite (puni_sound ps s T D Q HD HuQ tT t) in HQ1 by auto.
       rewrite (puni_sound ps st1 T DF Q1 (HDF st1 HF1) HuQ1 tT tF) in HQ1 by auto.
       rewrite (puni_sound ps s' T D' Q2 (HD' s' HF') HuQ2 tF t) in HQ2 by auto.
-      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1.
+      pose proof (Hpre (rho ps s t)) as H1.
+      pose proof (HKsplit F ps s T R C1 w tT tF Hp Hw HD Hi Hee HtT' HtF'
+                    ltac:(apply HTT in HtT; tauto) ltac:(apply HTF in HtF; tauto) t Ht) as Hk.
       fold M. lra.
+Qed.
+
+Lemma sound_Q_IF4 : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje,
+  qexpr G P D e n C -> cstrs_equiv PT (andc G P D e false) = true ->
+  valid (mkAssn PT D Q) s1 (mkAssn P1 D1 Q1) ->
+  valid (mkAssn PF DF Q1) s2 (mkAssn P2 D2 Q2) ->
+  entails (andc G P D e true) PF wec = true -> entails P1 (filter is_lin PF) wet = true ->
+  entails P1 P' wjt = true -> entails P2 P' wje = true ->
+  dcovers D DF = true -> disjoint (dvars DF) (writes s1) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes s1 ++ writes s2) = true ->
+  puni G D Q = true -> puni G DF Q1 = true -> puni G D' Q2 = true ->
+  pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
+  pot_ge Qn (padd Q (m_if M + C + m_div M)) = true ->
+  valid (mkAssn P D Qn) (SIf e s1 s2) (mkAssn P' D' Q2).
+Proof.
+  intros P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
+    Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 Hpre.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & _ & Hdiv & _).
+  apply (sound_if_charged (fun _ => m_div M) P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2
+           P' D' wec wet wjt wje); auto.
+  - intros r. pose proof (pot_ge_sound r _ _ Hpre) as H1. rewrite padd_val in H1. lra.
+  - intros. apply Qle_refl.
 Qed.
 (** ** Q:WHILE1, Q:WHILEWARP *)
 (** The test [e] never splits active threads of one warp that satisfy [D] (Q:WHILE1: [e] is
@@ -3521,8 +3556,9 @@ Proof.
   - lia.
 Qed.
 
-(** ** Q:IFALIGN (spec/logic.md §4): Q:IF4's proof; the charge [M^div·[m ∤ s − X]] is
-    [≥ 0] when one branch runs and [M^div] when the warp splits ([res_split]). *)
+(** ** Q:IFALIGN (spec/logic.md §4): [sound_if_charged] with the charge
+    [M^div·[m ∤ s − X]], [≥ 0] when one branch runs and [M^div] when the warp splits
+    ([res_split]). *)
 Lemma sound_Q_IFALIGN : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje
   L k X g r m,
   qexpr G P D e n C -> cstrs_equiv PT (andc G P D e false) = true ->
@@ -3541,113 +3577,17 @@ Lemma sound_Q_IFALIGN : forall P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P
 Proof.
   intros P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje L k X g r m
     Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 HL Hk Hlo Hgm Hok Hpre.
-  start_valid. simpl in HP, HD.
-  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
-  assert (HDF : forall st, (forall x t, ~ In x (writes s1) -> sl st x t = sl s x t) -> dsat st T DF)
-    by (intros; eapply dsat_frame; eauto).
-  assert (HD' : forall st, (forall x t, ~ In x (writes s1 ++ writes s2) -> sl st x t = sl s x t) ->
-            dsat st T D') by (intros; eapply dsat_frame; eauto).
-  inversion Hrun; subst.
-  - (* SC_IFT: only the then branch runs *)
-    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
-    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
-    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s T).
-    { split; simpl; auto. intros t Ht; apply (cstrs_equiv_sat _ _ _ HPT).
-      apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto. }
-    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
-    split; [split|].
-    + intros t Ht; apply (entails_sound _ _ _ _ (HP1 t Ht) Hjt).
-    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs1). rewrite in_app_iff in Hx; tauto.
-    + intros t Ht. simpl. specialize (HQ1 t Ht). simpl in HQ1.
-      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
-      pose proof (charge_nonneg (rho ps s t) X r m) as Hc.
-      pose proof (pot_ge_sound (rho ps s' t) _ _ HQ1Q2). fold M. lra.
-  - (* SC_IFF: only the else branch runs *)
-    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
-    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
-    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) s T).
-    { split; simpl.
-      - intros t Ht. refine (entails_sound _ _ _ _ _ Hec).
-        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
-      - apply HDF; auto. }
-    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs2) as [[HP2 HD2] HQ2].
-    split; [split|].
-    + intros t Ht; apply (entails_sound _ _ _ _ (HP2 t Ht) Hje).
-    + apply HD'. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hs2). rewrite in_app_iff in Hx; tauto.
-    + intros t Ht. simpl. specialize (HQ2 t Ht). simpl in HQ2.
-      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
-      pose proof (charge_nonneg (rho ps s t) X r m) as Hc.
-      pose proof (pot_ge_sound (rho ps s t) _ _ HQQ1). fold M. lra.
-  - (* SC_IFD: the then branch on 𝒯_T, then the else branch on 𝒯_F *)
-    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
-    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
-    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
-    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
-    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
-    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
-    set (TT := filter (fun t => is_true_v (R t)) T) in *.
-    set (TF := filter (fun t => is_false_v (R t)) T) in *.
-    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee Hq) as Hce.
-    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
-      (intros; unfold TT; apply filter_In).
-    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
-      (intros; unfold TF; apply filter_In).
-    assert (HTTF : forall t, In t TF -> ~ In t TT).
-    { intros t H1 H2. apply HTF in H1; apply HTT in H2.
-      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R t) as [| [] |]; discriminate. }
-    assert (HTFT : forall t, In t TT -> ~ In t TF) by (intros t H1 H2; eapply HTTF; eauto).
-    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
-    assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
-    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
-    assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
-    assert (Hpre1 : sat_assn ps (mkAssn PT D Q) s TT).
-    { split; simpl.
-      - intros t Ht. apply HTT in Ht as [Ht Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
-        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
-      - eapply dsat_sub; [apply incl_filter | exact HD]. }
-    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 HD1] HQ1].
-    assert (Hst1 : forall x t, In t TF -> sl st1 x t = sl s x t) by
-      (intros; eapply frame_threads; eauto).
-    assert (HF1 : forall x t, ~ In x (writes s1) -> sl st1 x t = sl s x t) by
-      (intros; eapply frame_writes; eauto).
-    assert (Hpre2 : sat_assn ps (mkAssn PF DF Q1) st1 TF).
-    { split; simpl.
-      - intros t Ht. apply (sat_ext (rho ps s t)); [intros; symmetry; apply rho_frame; auto|].
-        apply HTF in Ht as [Ht Hr]. refine (entails_sound _ _ _ _ _ Hec).
-        apply (andc_correct F ps s e T R C1 D P t Hp Hw HD Hee Ht (HP t Ht)); auto.
-      - eapply dsat_sub; [apply incl_filter | exact (HDF st1 HF1)]. }
-    destruct (V2 F ps st1 TF s' C3 w Hp HnF HneF HiF (run_wt _ _ _ _ _ _ _ Hs1 Hw) Hpre2 Hs2)
-      as [[HP2 HD2] HQ2].
-    assert (Hs'1 : forall x t, In t TT -> sl s' x t = sl st1 x t) by
-      (intros; eapply frame_threads; eauto).
-    assert (HF' : forall x t, ~ In x (writes s1 ++ writes s2) -> sl s' x t = sl s x t).
-    { intros x t Hx. rewrite in_app_iff in Hx.
-      rewrite (frame_writes _ _ _ _ _ _ _ Hs2 x) by tauto. apply HF1. tauto. }
-    split; [split|].
-    + intros t Ht. simpl. specialize (Hbool t Ht).
-      destruct (R t) as [| [] |] eqn:Er; try discriminate.
-      * assert (HtT : In t TT) by (apply HTT; rewrite Er; auto).
-        apply (sat_ext (rho ps st1 t)); [intros; symmetry; apply rho_frame; auto|].
-        apply (entails_sound _ _ _ _ (HP1 t HtT) Hjt).
-      * assert (HtF : In t TF) by (apply HTF; rewrite Er; auto).
-        apply (entails_sound _ _ _ _ (HP2 t HtF) Hje).
-    + apply HD'; auto.
-    + intros t Ht. simpl.
-      destruct (nonempty_elem _ HneT) as [tT HtT]. destruct (nonempty_elem _ HneF) as [tF HtF].
-      assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
-      assert (HtF' : In tF T) by (apply HTF in HtF; tauto).
-      specialize (HQ1 tT HtT). specialize (HQ2 tF HtF). simpl in HQ1, HQ2.
-      rewrite (puni_sound ps s T D Q HD HuQ tT t) in HQ1 by auto.
-      rewrite (puni_sound ps st1 T DF Q1 (HDF st1 HF1) HuQ1 tT tF) in HQ1 by auto.
-      rewrite (puni_sound ps s' T D' Q2 (HD' s' HF') HuQ2 tF t) in HQ2 by auto.
-      pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
-      assert (Hr1 : mval (rho ps s t) [res_atom X r m] == 1).
-      { cbn [mval fold_right]. rewrite (res_split F ps s e T R C1 w tT tF L k X g r m D
-          Hp Hw HD Hi Hee HtT' HtF' ltac:(apply HTT in HtT; tauto) ltac:(apply HTF in HtF; tauto)
-          HL Hk Hlo Hgm Hok t Ht). reflexivity. }
-      rewrite Hr1 in H1. fold M. lra.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & _ & Hdiv & _).
+  apply (sound_if_charged (fun rh => m_div M * mval rh [res_atom X r m])
+           P D Qn Q e n C s1 s2 PT P1 D1 Q1 PF DF P2 D2 Q2 P' D' wec wet wjt wje); auto.
+  - intros rh. pose proof (pot_ge_sound rh _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
+    lra.
+  - intros rh. apply charge_nonneg.
+  - intros F ps s T R C1 w t1 t2 Hp Hw HD Hi Hee Ht1 Ht2 Hr1 Hr2 t Ht.
+    assert (Hr : mval (rho ps s t) [res_atom X r m] == 1).
+    { cbn [mval fold_right]. rewrite (res_split F ps s e T R C1 w t1 t2 L k X g r m D
+        Hp Hw HD Hi Hee Ht1 Ht2 Hr1 Hr2 HL Hk Hlo Hgm Hok t Ht). reflexivity. }
+    rewrite Hr. lra.
 Qed.
 
 

@@ -329,9 +329,16 @@ pub enum Reason {
     NoLinearEntry(String),
     /// Q:WHILEWARP: the window check finds a warp whose lanes may disagree on the test.
     MaySplit(String),
-    /// Q:IFALIGN: no residue class `(s, m)` with `m ≤ 4096` passes the window check for
-    /// this test (spec/logic.md §4).
-    NoResidueClass(String),
+    /// Q:IFALIGN: the node's residue class `(class S M)` is not one of the test's: `M < 1`,
+    /// `M ∤ G`, or the window check fails with the class `(S, M)` (spec/logic.md §4).
+    BadResidueClass {
+        /// The test.
+        test: String,
+        /// `(S, M)` as written.
+        class: (num_bigint::BigInt, num_bigint::BigInt),
+        /// Which condition fails.
+        why: &'static str,
+    },
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -364,8 +371,8 @@ pub enum Reason {
         /// The warp.
         warp: u32,
     },
-    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C)`, shown, is not `M^div > 0` times one residue
-    /// atom.
+    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C + M^div·[m ∤ s − X])`, shown, is not 0 (the atom
+    /// from the node's class, as Q:IFALIGN computes it).
     IfalignCharge(String),
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
     /// branch of the `if` writes (the branches' runs are not followed).
@@ -471,10 +478,9 @@ impl fmt::Display for Reason {
                 write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown")
             }
             MaySplit(e) => write!(f, "the test `{e}` may split a warp (Q:WHILEWARP's window check fails)"),
-            NoResidueClass(e) => write!(
-                f,
-                "the test `{e}` may split a warp on every residue class (Q:IFALIGN: no class (s, m), m ≤ 4096, passes the window check)"
-            ),
+            BadResidueClass { test, class: (s, m), why } => {
+                write!(f, "Q:IFALIGN's residue class (class {s} {m}) is not one of the test `{test}`: {why}")
+            }
             ExitTestReads(a) => {
                 write!(
                     f,
@@ -496,7 +502,7 @@ impl fmt::Display for Reason {
                 write!(f, "L:IFDIV: lane witness `{lane}` is not a lane of warp {warp}")
             }
             IfalignCharge(d) => {
-                write!(f, "L:IFALIGN: the pre potential exceeds post + M^if + C by `{d}`, not M^div times one residue atom")
+                write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + M^div·[m ∤ s − X] is `{d}`, not 0")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

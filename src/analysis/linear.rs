@@ -820,30 +820,188 @@ pub fn never_splits<T: Types + ?Sized>(
     class_misses_windows(&k, rho, g, launch, warp)
 }
 
-/// Largest modulus the residue class search of Q:IFALIGN tries (the kernel's
-/// `RESIDUE_MODULUS_LIMIT`).
+/// Largest modulus the residue class search of Q:IFALIGN tries (the class is written in
+/// the certificate, `(class S M)`; the kernel checks it whatever its size).
 pub const RESIDUE_MODULUS_LIMIT: i128 = 4096;
 
-/// Q:IFALIGN's charge form and modulus `(s − X, m)` for the test `L ≤ 0` under `d`
-/// (spec/logic.md §4; the kernel's `align_charge`): `(s, m)` is the least `m ≤ 4096` with
-/// `m | G` (any `m` when `G = 0`) for which some `s ∈ [0, m)` passes the window check with
-/// the class `(s, m)`, and the least such `s`. `None` when the rule does not apply.
+/// The windows `[1 − hi, −lo]` of Q:WHILEWARP's window check, one per warp of the block
+/// whose `K·tid` is not constant (`lo < hi`, the least and largest `K·tid` over its
+/// lanes), as `(1 − hi, hi − lo)`: first integer and number of integers. `None` when the
+/// block is larger than the kernel enumerates or on overflow.
+fn split_windows(
+    k: &[i128; 3],
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> Option<Vec<(i128, i128)>> {
+    let total = launch.block_threads();
+    if total > 4_000_000 {
+        return None;
+    }
+    let warp = u64::from(warp.max(1));
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < total {
+        let end = (start + warp).min(total);
+        let (lo, hi) = (start..end).try_fold((i128::MAX, i128::MIN), |(lo, hi), t| {
+            let ti = launch.thread_index(t);
+            let v = (0..3).try_fold(0i128, |acc, i| {
+                k[i].checked_mul(i128::from(ti[i]))?.checked_add(acc)
+            })?;
+            Some((lo.min(v), hi.max(v)))
+        })?;
+        if lo < hi {
+            out.push((1i128.checked_sub(hi)?, hi.checked_sub(lo)?));
+        }
+        start = end;
+    }
+    Some(out)
+}
+
+/// The least residue `s ∈ [0, m)` outside every window of `windows` (`(first, count)`,
+/// `count < m`) taken mod `m`: the windows become arcs of the circle `ℤ/m`, cut at 0 into
+/// intervals, which a sweep from 0 in order of their starts covers up to the first gap.
+fn least_free_residue(windows: &[(i128, i128)], m: i128) -> Option<i128> {
+    let mut arcs: Vec<(i128, i128)> = Vec::with_capacity(windows.len() + 1);
+    for &(first, count) in windows {
+        let a = first.rem_euclid(m);
+        let b = a + count; // exclusive end, may pass m
+        if b <= m {
+            arcs.push((a, b));
+        } else {
+            arcs.push((a, m));
+            arcs.push((0, b - m));
+        }
+    }
+    arcs.sort_unstable();
+    let mut free = 0;
+    for (a, b) in arcs {
+        if a > free {
+            break;
+        }
+        free = free.max(b);
+    }
+    (free < m).then_some(free)
+}
+
+/// Q:IFALIGN's residue class for the test `L ≤ 0` under `d` (spec/logic.md §4; checked by
+/// the kernel's `align_charge`): `(s − X, s, m)`, the charge form and the class written in
+/// `(class S M)`. The class is the least `m ≤ 4096` with `m | G` (any `m` when `G = 0`)
+/// for which some `s ∈ [0, m)` passes the window check with the class `(s, m)`, and the
+/// least such `s`, found without trying every class: a window of `n` consecutive integers
+/// meets every class mod `m ≤ n`, so `m` starts above the widest window `n_max`, and for
+/// each candidate `m` the least `s` is the first residue no window covers mod `m`
+/// ([`least_free_residue`]); no window at all gives `(0, 1)`. Work: `O(W·log W)` per
+/// candidate `m` for `W` warps, instead of one window check per `(s, m)`. `None` when the
+/// rule does not apply.
 pub fn align_charge<T: Types + ?Sized>(
     prog: &T,
     d: &DepMap,
     l: &Lin,
     launch: &crate::core::Launch,
     warp: u32,
-) -> Option<(Lin, num_bigint::BigInt)> {
+) -> Option<(Lin, num_bigint::BigInt, num_bigint::BigInt)> {
     let (k, x, g) = local_class(prog, d, l)?;
-    (1..=RESIDUE_MODULUS_LIMIT)
+    let (s, m) = residue_class(&k, g, launch, warp)?;
+    let form = Lin::constant(Q::from_integer(s.into())).sub(&x);
+    Some((
+        form,
+        num_bigint::BigInt::from(s),
+        num_bigint::BigInt::from(m),
+    ))
+}
+
+/// The least class `(s, m)` of [`align_charge`] for the thread coefficients `k` and the
+/// local class modulus `g`: `m` from above the widest window, each `m` by one sweep.
+fn residue_class(
+    k: &[i128; 3],
+    g: i128,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> Option<(i128, i128)> {
+    let windows = split_windows(k, launch, warp)?;
+    let widest = windows.iter().map(|w| w.1).max().unwrap_or(0);
+    ((widest + 1).max(1)..=RESIDUE_MODULUS_LIMIT)
         .filter(|m| g == 0 || g % m == 0)
-        .find_map(|m| {
+        .find_map(|m| least_free_residue(&windows, m).map(|s| (s, m)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search the kernel used to run (one window check per `(s, m)`, least `m`, least
+    /// `s`): the reference the fast [`residue_class`] must agree with.
+    fn brute(
+        k: &[i128; 3],
+        g: i128,
+        launch: &crate::core::Launch,
+        warp: u32,
+        limit: i128,
+    ) -> Option<(i128, i128)> {
+        (1..=limit).filter(|m| g == 0 || g % m == 0).find_map(|m| {
             (0..m)
-                .find(|&s| class_misses_windows(&k, s, m, launch, warp))
-                .map(|s| {
-                    let form = Lin::constant(Q::from_integer(s.into())).sub(&x);
-                    (form, num_bigint::BigInt::from(m))
-                })
+                .find(|&s| class_misses_windows(k, s, m, launch, warp))
+                .map(|s| (s, m))
         })
+    }
+
+    /// Blocks narrower and wider than a warp, 2-D blocks, strides 1, 2, 3, −1, 0 and
+    /// `threadIdx.y` terms, with `G` = 0 and with moduli that 32 does and does not divide:
+    /// the fast search finds the same class as the brute force (below 100, where the brute
+    /// force stays fast; the fast search stops at 4096, so a `None` of the brute force
+    /// only requires a class above 100).
+    #[test]
+    fn fast_residue_class_is_the_least_class() {
+        let blocks = [
+            [256, 1, 1],
+            [240, 1, 1],
+            [16, 16, 1],
+            [8, 32, 1],
+            [48, 1, 1],
+            [1, 64, 1],
+        ];
+        let ks = [
+            [1, 0, 0],
+            [2, 0, 0],
+            [3, 0, 0],
+            [-1, 0, 0],
+            [0, 0, 0],
+            [0, 1, 0],
+            [1, 16, 0],
+            [0, 5, 0],
+        ];
+        for block in blocks {
+            let launch = crate::core::Launch { block, grid: None };
+            for k in &ks {
+                for g in [0, 256, 240, 96, 64, 7] {
+                    let fast = residue_class(k, g, &launch, 32);
+                    match brute(k, g, &launch, 32, 100) {
+                        Some(c) => assert_eq!(fast, Some(c), "block {block:?} k {k:?} g {g}"),
+                        None => assert!(
+                            fast.is_none_or(|(_, m)| m > 100),
+                            "block {block:?} k {k:?} g {g}"
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hand-derived (spec/logic.md §4's example): block 256, `K = 1`, `G = 256`; warp `w`'s
+    /// window `[−32w − 30, −32w]` misses exactly `≡ 1 (mod 32)` and no `m < 32` can miss
+    /// 31 consecutive integers: `(1, 32)`. A warp-constant `K·tid` (`K = (0, 1, 0)` with
+    /// 32-wide rows) has no window: `(0, 1)`.
+    #[test]
+    fn residue_class_of_the_guard_example() {
+        let launch = crate::core::Launch {
+            block: [256, 1, 1],
+            grid: None,
+        };
+        assert_eq!(residue_class(&[1, 0, 0], 256, &launch, 32), Some((1, 32)));
+        let rows = crate::core::Launch {
+            block: [32, 8, 1],
+            grid: None,
+        };
+        assert_eq!(residue_class(&[0, 1, 0], 0, &rows, 32), Some((0, 1)));
+    }
 }

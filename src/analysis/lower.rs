@@ -11,7 +11,7 @@
 //! potential 0). Anything else (divergent branches and loops, nested loops, floor ranking
 //! atoms, shuffles) is an error naming the rule: the answer then stays `upper`. Divergent
 //! `if`s (upper Q:IF4 or Q:IFALIGN) become L:IFD, or L:IFDIV / L:IFALIGN (the upper node's
-//! residue atom as the charge) where two lanes of the warp provably split it.
+//! residue atom and class as the charge) where two lanes of the warp provably split it.
 //!
 //! Guards that every lane passes only for large enough parameters (`if (i < n)` with
 //! `i = 256·blockIdx.x + threadIdx.x`) are decided under **parameter hypotheses** (L:HYP):
@@ -588,7 +588,7 @@ impl Lx<'_> {
     /// L:IFD for a possibly divergent `if` (upper node Q:IF4 or Q:IFALIGN, `s` the `if`):
     /// the test's exact cost and `M^if`, its branches charged 0; L:IFDIV (`+ M^div`) when
     /// two lanes of the warp decide the test both ways under `P`, L:IFALIGN
-    /// (`+ M^div·[m ∤ F]`, the upper Q:IFALIGN node's atom) then instead when the upper node
+    /// (`+ M^div·[m ∤ s − X]`, the upper Q:IFALIGN node's atom and class) then instead when the upper node
     /// is Q:IFALIGN (spec/logic.md §4b). The post keeps the upper post's `P'`
     /// (entailed by `P`; it must not mention a local the branches write) and `D \ W`, then
     /// an L:WEAK without rewrites narrows `D \ W` to the upper post's `D'`. Errors: `post_q`
@@ -634,8 +634,8 @@ impl Lx<'_> {
         } else {
             self.split_lanes(e, &pre.p)
         };
-        // L:IFALIGN when the upper node charged `M^div·[m ∤ F]` (Q:IFALIGN): the same atom,
-        // so that the lower bound has the upper one's form
+        // L:IFALIGN when the upper node charged `M^div·[m ∤ s − X]` (Q:IFALIGN): the same
+        // atom and class, so that the lower bound has the upper one's form
         let res = if n.rule == "Q:IFALIGN" {
             Some(align_charge(n)?)
         } else {
@@ -651,7 +651,7 @@ impl Lx<'_> {
                 with_q(
                     pre,
                     match &res {
-                        Some(atom) => {
+                        Some((atom, _)) => {
                             let mut q = post_q.plus_const(&(&self.m.if_ + c));
                             q.add_term(vec![atom.clone()], self.m.div.clone());
                             q
@@ -660,12 +660,15 @@ impl Lx<'_> {
                     },
                 ),
                 ipost.clone(),
-                vec![
+                [
                     Field::Entail("post", ws),
                     Field::Lanes(l1, l2),
                     Field::Entail("then", w1),
                     Field::Entail("else", w2),
-                ],
+                ]
+                .into_iter()
+                .chain(res.map(|(_, class)| class))
+                .collect(),
                 vec![le],
             ),
             None => stmt_node(
@@ -993,9 +996,11 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
     }
 }
 
-/// The residue atom `[m ∤ F]` of a Q:IFALIGN node's charge `M^div·[m ∤ F]` (spec/logic.md
-/// §4): the term of `pre − then pre` whose monomial is one residue atom.
-fn align_charge(n: &Node) -> Result<Atom, LowerError> {
+/// The residue atom `[m ∤ s − X]` of a Q:IFALIGN node's charge `M^div·[m ∤ s − X]` (spec/logic.md
+/// §4): the term of `pre − then pre` whose monomial is one residue atom, and the node's
+/// class field `(class S M)`, which the L:IFALIGN node carries too (the kernel recomputes
+/// the atom from it, spec/logic.md §4b).
+fn align_charge(n: &Node) -> Result<(Atom, Field), LowerError> {
     let (pre, _) = pp(n)?;
     let then_pre = n.children.get(1).map(pre_q).unwrap_or_else(Poly::zero);
     let diff = pre.q.plus(&then_pre.scaled(&-Q::one()));
@@ -1003,7 +1008,14 @@ fn align_charge(n: &Node) -> Result<Atom, LowerError> {
         [a @ Atom::Res(..)] => Some(a.clone()),
         _ => None,
     });
-    atom.ok_or_else(|| "Q:IFALIGN: no residue atom in the charge".to_string())
+    let atom = atom.ok_or_else(|| "Q:IFALIGN: no residue atom in the charge".to_string())?;
+    let class = n
+        .fields
+        .iter()
+        .find(|f| matches!(f, Field::Class(..)))
+        .cloned()
+        .ok_or_else(|| "Q:IFALIGN: no (class S M) field".to_string())?;
+    Ok((atom, class))
 }
 
 fn pre_q(n: &Node) -> Poly {

@@ -40,10 +40,10 @@ pub struct AnalysisOptions {
     pub floor: bool,
     /// Q:IFALIGN for divergent `if`s whose test splits a warp only off a residue class
     /// (spec/logic.md §4, issue 15; Coq: `Soundness.sound_Q_IFALIGN`): the charge
-    /// `M^div·[m ∤ s − X]` instead of `M^div`. Default `false` (Q:IF4 everywhere): the
-    /// residue-class search is still too slow on some kernels (reduce1: over 60 s), and a
-    /// residue charge has no lower-bound counterpart yet, so `exact` cells would become
-    /// `upper`; `analyze --align` turns it on.
+    /// `M^div·[m ∤ s − X]` instead of `M^div`, the class `(s, m)` written in the node and
+    /// checked by the kernel. Default `false` (Q:IF4 everywhere): a residue charge has no
+    /// lower-bound counterpart yet, so `exact` cells would become `upper`;
+    /// `analyze --align` turns it on.
     pub align: bool,
 }
 

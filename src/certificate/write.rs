@@ -642,6 +642,9 @@ fn write_field(out: &mut String, f: &Field) {
         Field::Lanes(a, b) => {
             let _ = write!(out, "(lanes {a} {b})");
         }
+        Field::Class(s, m) => {
+            let _ = write!(out, "(class {s} {m})");
+        }
         Field::Frame(c) => {
             out.push_str("(frame ");
             write_q(out, c);

@@ -43,8 +43,7 @@ pub struct AnalyzeArgs {
     pub(super) form: Form,
     /// Charge a divergent `if` whose test splits a warp only off a residue class
     /// `M^div·[m ∤ s − X]` (Q:IFALIGN, spec/logic.md §4; issue 15) instead of the constant
-    /// `M^div` (Q:IF4). Off by default: the class search can be slow (reduce1: over a
-    /// minute), and the residue charge has no lower-bound rule yet.
+    /// `M^div` (Q:IF4). Off by default: the residue charge has no lower-bound rule yet.
     #[arg(long)]
     pub(super) align: bool,
     /// Print the lowered miniCUDA program before the bounds.

@@ -138,7 +138,10 @@ pub struct KernelArgs {
     /// either, `analyze` leaves `gridDim` symbolic and `run` uses 1).
     #[arg(long)]
     pub grid: Option<String>,
-    /// Fix a scalar kernel parameter: NAME=VALUE (integer). Repeatable.
+    /// Fix a scalar kernel parameter: NAME=VALUE (integer). Repeatable. The constant replaces
+    /// the parameter in the lowered program (spec/lowering.md), for `analyze` and `run`
+    /// alike: `steps` then counts that program, so a run with `--param` may differ from a
+    /// `steps` bound proved for the symbolic parameter (compare it with `analyze --param`).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// Output format.

@@ -19,13 +19,14 @@ use std::time::Instant;
 /// The relation asked for with `--relation`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum RelationArg {
-    /// Only an exact result (fails otherwise).
+    /// Only an exact result: a bound whose upper and lower-bound certificates the kernel
+    /// accepted (fails otherwise).
     Exact,
-    /// An upper bound (an exact one when the analysis is exact).
+    /// A bound the kernel accepted (`exact` when a lower-bound certificate was accepted too).
     Upper,
     /// A lower bound: the exact bound, or a replayed witness.
     Lower,
-    /// Exact where the analysis is exact, else upper.
+    /// As `upper`: `exact` where both certificates were accepted, else `upper`.
     Auto,
 }
 
@@ -341,13 +342,6 @@ pub fn relation_report(
     rep.assumptions = r.assumptions.clone();
     let exact = r.has_bound() && r.relation == Relation::Exact;
     match want {
-        RelationArg::Exact if !exact => {
-            rep.note = Some(if r.has_bound() {
-                not_exact_note(&r.bound_string())
-            } else {
-                r.failures.join("; ")
-            });
-        }
         RelationArg::Lower if !exact => match witness(l, metric) {
             Ok((w, verdict)) => {
                 rep.relation = Some("lower".into());
@@ -379,9 +373,13 @@ pub fn relation_report(
 /// `unchecked`, and the certified companion's bound becomes `per_warp` with the relation
 /// `upper` — `exact` for the bound 0 (no cost is below 0) and where a lower-bound
 /// certificate with the same bound was accepted (`Certified::lower`, spec/logic.md §4b). Without a certified bound
-/// there is no answer (`note` says why). `exact` and `lower` are left as they are.
+/// there is no answer (`note` says why). `lower` is left as it is.
+///
+/// Under `--relation exact` the same holds, and a certified bound that is only `upper` is
+/// no answer: the note says so and names it (spec/relational.md §7). Pico's formula, even
+/// when it claims `exact`, is only point-checked and never the answer (issue 14).
 fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
-    if !matches!(want, RelationArg::Upper | RelationArg::Auto) {
+    if want == RelationArg::Lower {
         return;
     }
     if let (Some(f), Some(rel)) = (rep.per_warp.take(), rep.relation.take()) {
@@ -400,6 +398,17 @@ fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
             let zero = crate::report::bound::parse_rational(&b)
                 .is_some_and(|q| num_traits::Zero::is_zero(&q));
             let lower = rep.certified.as_ref().is_some_and(|c| c.lower.is_some());
+            if want == RelationArg::Exact && !(zero || lower) {
+                let why = format!(
+                    "{} and no lower-bound certificate of it was accepted",
+                    not_exact_note(&b)
+                );
+                rep.note = Some(match rep.note.take() {
+                    Some(n) => format!("{why}; {n}"),
+                    None => why,
+                });
+                return;
+            }
             rep.relation = Some(if zero || lower { "exact" } else { "upper" }.into());
             rep.per_warp = Some(b);
         }

@@ -12,7 +12,7 @@
 //! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,
 //! `L:IFD` (as `DIf4` with only its `join-then` list used, for `P ⇒ P'`), `L:IFDIV` (as
 //! L:IFD with its lane witnesses as the `else-then` (`e`) and `else-cond` (`¬e`) lists),
-//! `L:IFALIGN` (as `DIfAlign` with L:IFDIV's lists and the charge's residue atom), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! `L:IFALIGN` (as `DIfAlign` with L:IFDIV's lists and the node's class), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
 //! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 

@@ -10,11 +10,8 @@ use crate::syntax::{Assn, Node};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_integer::Integer;
-use num_traits::{One, Zero};
+use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
-
-/// Largest modulus `m` the residue class search tries (spec/logic.md §4, Q:IFALIGN).
-pub const RESIDUE_MODULUS_LIMIT: u32 = 4096;
 
 /// The local class `(ρ, G)` and the uniform part `X` of the test form `l` under `d`
 /// (spec/logic.md §4, Q:IFALIGN): from `(c_L, 0)`, a local term `a·v` with the linear entry
@@ -49,47 +46,44 @@ pub fn local_class(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &Lin) -> Result<(Lin,
     Ok((x, g))
 }
 
-/// The residue class `(s, m)` of Q:IFALIGN (spec/logic.md §4): the least `m` in
-/// `1 …` [`RESIDUE_MODULUS_LIMIT`] with `m | g` (every `m` when `g = 0`) for which some
-/// `s ∈ [0, m)` passes Q:WHILEWARP's window check with the class `(s, m)`, and the least
-/// such `s`; `None` when there is none. Errors: those of the window check.
-pub fn residue_class(cx: &Ctx, k: &[Rat; 3], g: &BigInt) -> Result<Option<(BigInt, BigInt)>, Rejection> {
-    for m in 1..=RESIDUE_MODULUS_LIMIT {
-        let m = BigInt::from(m);
-        if !g.is_zero() && !g.is_multiple_of(&m) {
-            continue;
-        }
-        let mut s = BigInt::zero();
-        while s < m {
-            if never_splits(cx, k, &s, &m)? {
-                return Ok(Some((s, m)));
-            }
-            s += BigInt::one();
-        }
-    }
-    Ok(None)
-}
-
-/// The divergence charge `[m ∤ s − X]` of Q:IFALIGN for the test `e` under `d`
-/// (spec/logic.md §4): the residue atom as a polynomial (`M^div` is applied by the caller).
-/// Errors: the test is not one inequality of linear operands with a negation, a local of
-/// its form has no linear entry, or no residue class exists ([`Reason::NoResidueClass`]).
-pub fn align_charge(cx: &Ctx, d: &BTreeMap<String, Dep>, e: &crate::syntax::Expr) -> Result<Poly, Rejection> {
+/// The divergence charge `[m ∤ s − X]` of Q:IFALIGN for the test `e` under `d` with the
+/// node's residue class `(s, m)` (`(class S M)`, spec/logic.md §4): the residue atom as a
+/// polynomial (`M^div` is applied by the caller). The class is checked, not searched:
+/// `m ≥ 1`, `m | G` (every `m` when `G = 0`), and Q:WHILEWARP's window check
+/// ([`never_splits`]) passes with the class `(s, m)`. Errors: the test is not one
+/// inequality of linear operands with a negation, a local of its form has no linear entry,
+/// or the class fails one of the three conditions ([`Reason::BadResidueClass`]).
+pub fn align_charge(
+    cx: &Ctx,
+    d: &BTreeMap<String, Dep>,
+    e: &crate::syntax::Expr,
+    (s, m): &(BigInt, BigInt),
+) -> Result<Poly, Rejection> {
     let l = test_form(cx, e)?;
     let k = thread_k(cx, d, &l)?;
     let (x, g) = local_class(cx, d, &l)?;
-    let (s, m) = residue_class(cx, &k, &g)?.ok_or_else(|| cx.rej(Reason::NoResidueClass(e.to_string())))?;
-    let form = Lin::constant(Rat::from_integer(s)).add_scaled(&x, &-Rat::one());
+    let bad = |why| cx.rej(Reason::BadResidueClass { test: e.to_string(), class: (s.clone(), m.clone()), why });
+    if !m.is_positive() {
+        return Err(bad("M < 1"));
+    }
+    if !g.is_zero() && !g.is_multiple_of(m) {
+        return Err(bad("M does not divide the local class's modulus G"));
+    }
+    if !never_splits(cx, &k, s, m)? {
+        return Err(bad("a warp's window meets the class (Q:WHILEWARP's window check fails)"));
+    }
+    let form = Lin::constant(Rat::from_integer(s.clone())).add_scaled(&x, &-Rat::one());
     let mut p = Poly::zero();
-    p.add_term(Rat::one(), vec![Atom::Res(form, m)]);
+    p.add_term(Rat::one(), vec![Atom::Res(form, m.clone())]);
     Ok(p)
 }
 
-/// Q:IFALIGN — `if e then s1 else s2`, possibly divergent, charged only off a residue class
-/// (spec/logic.md §4): every premise of Q:IF4 with `Qn = Q + M^if + C + M^div·[m ∤ s − X]`
-/// ([`align_charge`]).
+/// Q:IFALIGN — `if e then s1 else s2`, possibly divergent, charged only off the residue class
+/// `(class S M)` of the node (spec/logic.md §4): every premise of Q:IF4 with
+/// `Qn = Q + M^if + C + M^div·[m ∤ s − X]` ([`align_charge`]).
 pub fn q_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (e, _, _) = cond_stmt(cx, s)?;
-    let charge = Poly::zero().add_scaled(&align_charge(cx, &pre.d, e)?, &cx.m.div);
-    if4(cx, n, s, pre, &charge, "then pre + M^if + C + M^div·[m ∤ s − X]")
+    let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+    let charge = Poly::zero().add_scaled(&align_charge(cx, &pre.d, e, class)?, &cx.m.div);
+    if4(cx, n, s, pre, &charge, "then pre + M^if + C + M^div·[m ∤ s − X]", &["class"])
 }

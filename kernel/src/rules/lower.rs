@@ -8,7 +8,7 @@
 
 use super::stmt::{self, Test};
 use super::{expr, Ctx, Subject};
-use crate::arith::{Atom, Rat};
+use crate::arith::Rat;
 use crate::syntax::{Assn, Node, Space};
 use crate::Rejection;
 use num_traits::Zero;
@@ -90,12 +90,13 @@ pub fn l_ifdiv(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Re
 }
 
 /// L:IFALIGN — `if e then s1 else s2` that provably splits warp `W` (L:IFDIV's premises:
-/// lanes `ℓ1`, `ℓ2` deciding the test both ways under `P`), charged `M^div·[m ∤ F]` for
-/// one residue atom instead of `M^div`: `Q = Q' + M^if + C + M^div·[m ∤ F]`, the atom read
-/// off `Q − (Q' + M^if + C)`, which must be `M^div` (`> 0`) times a single residue atom
-/// (else `IfalignCharge`). Sound as L:IFDIV, the atom being at most 1; the producer takes
-/// the atom Q:IFALIGN charged the same `if`, so both bounds have one form
-/// (spec/logic.md §4b).
+/// lanes `ℓ1`, `ℓ2` deciding the test both ways under `P`), charged `M^div·[m ∤ s − X]`
+/// instead of `M^div`: `Q = Q' + M^if + C + M^div·[m ∤ s − X]` exactly (else
+/// `IfalignCharge`), the atom computed from the node's `(class S M)` (required,
+/// `MissingField`) by Q:IFALIGN's [`align_charge`](super::align::align_charge) with its
+/// class checks (`BadResidueClass`). Sound as L:IFDIV, the atom being at most 1; the
+/// producer copies the class of the Q:IFALIGN node of the same `if`, so both bounds have
+/// one form (spec/logic.md §4b).
 pub fn l_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     divergent_if(cx, n, s, pre, Split::Res)
 }
@@ -138,7 +139,9 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
     use crate::Reason;
     let (e, s1, s2) = stmt::cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = if split != Split::No {
+    let c = if split == Split::Res {
+        cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else", "class"])?
+    } else if split == Split::Div {
         cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else"])?
     } else {
         cx.shape::<1>(n, &["entail post"])?
@@ -172,12 +175,13 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
             cx.entail(n, name, &source, &targets)?;
         }
         if split == Split::Res {
-            // `Q − (Q' + M^if + C)` must be `M^div·[m ∤ F]`, one residue atom
-            let diff = pre.q.add_scaled(&post.q.plus_const(&extra), &-Rat::from_integer(1.into()));
-            let one_res = cx.m.div > Rat::zero()
-                && diff.terms.len() == 1
-                && diff.terms.iter().all(|(a, k)| *k == cx.m.div && matches!(a.as_slice(), [Atom::Res(..)]));
-            if !one_res {
+            // `Q = Q' + M^if + C + M^div·[m ∤ s − X]`, the atom from the node's class as
+            // Q:IFALIGN computes it (class checks included)
+            let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+            let charge = super::align::align_charge(cx, &pre.d, e, class)?;
+            let want = post.q.plus_const(&extra).add_scaled(&charge, &cx.m.div);
+            let diff = pre.q.add_scaled(&want, &-Rat::from_integer(1.into()));
+            if !diff.terms.is_empty() {
                 return Err(cx.rej(Reason::IfalignCharge(diff.to_string())));
             }
             return Ok(Rat::zero());

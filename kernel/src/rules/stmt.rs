@@ -487,12 +487,13 @@ pub fn q_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// (`P ∧ ¬e ⇒ P_F`), `else-then` (`P1 ⇒ P_F`), `join-then` (`P1 ⇒ P'`), `join-else`
 /// (`P2 ⇒ P'`); `D' = D2 \ W(s2)`, `Q' = Q2`, `Q = Q₀ + M^if + C + M^div`.
 pub fn q_if4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    if4(cx, n, s, pre, &Poly::constant(cx.m.div.clone()), "then pre + M^if + C + M^div")
+    if4(cx, n, s, pre, &Poly::constant(cx.m.div.clone()), "then pre + M^if + C + M^div", &[])
 }
 
 /// Q:IF4's premises with the divergence charge `div` in its `pre` equation
 /// `Qn = Q + M^if + C + div` (`M^div` for Q:IF4; `M^div·[m ∤ s − X]` for Q:IFALIGN,
-/// spec/logic.md §4); `what` names the right-hand side in a rejection.
+/// spec/logic.md §4); `what` names the right-hand side in a rejection; `more` are the
+/// rule's fields besides Q:IF4's (Q:IFALIGN: `class`).
 pub(super) fn if4(
     cx: &Ctx,
     n: &Node,
@@ -500,10 +501,12 @@ pub(super) fn if4(
     pre: &Assn,
     div: &Poly,
     what: &'static str,
+    more: &[&str],
 ) -> Result<Rat, Rejection> {
     let (e, s1, s2) = cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = cx.shape::<3>(n, &["entail else-cond", "entail else-then", "entail join-then", "entail join-else"])?;
+    let fields = ["entail else-cond", "entail else-then", "entail join-then", "entail join-else"];
+    let c = cx.shape::<3>(n, &[&fields[..], more].concat())?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     cx.check_node(&c[1], Subject::Stmt(s1), pre, 1)?;
     cx.check_node(&c[2], Subject::Stmt(s2), pre, 2)?;

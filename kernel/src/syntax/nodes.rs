@@ -108,7 +108,7 @@ pub(super) fn cg(s: &Sexp) -> Result<Cg, Rejection> {
     Ok(Cg { cuts: out, farkas: farkas(last)? })
 }
 
-pub(super) const FIELD_HEADS: &[&str] = &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes"];
+pub(super) const FIELD_HEADS: &[&str] = &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes", "class"];
 
 /// The assertions parsed so far, by source text: a certificate repeats the same assertion
 /// in many nodes, and the parsed value depends on the text alone.
@@ -283,6 +283,10 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
             "lanes" => {
                 n.lanes = exactly::<2>(args, item, "(lanes L1 L2)")?.iter().map(int).collect::<Result<_, _>>()?
+            }
+            "class" => {
+                let [cs, cm] = exactly::<2>(args, item, "(class S M)")?;
+                n.class = Some((int(cs)?, int(cm)?));
             }
             "entail" => {
                 let mut ws = Witnesses::default();

@@ -671,7 +671,7 @@ impl Ctx<'_> {
         loc: &Loc,
         tpre: Abs,
         pne: Vec<Cstr>,
-        (en, cost, align): (Node, Q, Option<(Lin, BigInt)>),
+        (en, cost, align): (Node, Q, Option<(Lin, BigInt, BigInt)>),
     ) -> Result<(AK, Abs), AnalysisError> {
         let t = self.fwd_tight(s1, &tpre)?;
         // P_F: the linear constraints of P ∧ ¬e that the then branch's post also

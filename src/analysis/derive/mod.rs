@@ -251,9 +251,10 @@ struct If4An {
     w_else_then: Vec<Farkas>,
     w_join_then: Vec<Farkas>,
     w_join_else: Vec<Farkas>,
-    /// Q:IFALIGN's charge `[m ∤ s − X]` as `(s − X, m)` (spec/logic.md §4), when the rule
-    /// applies and is enabled (`AnalysisOptions::align`); `None`: Q:IF4.
-    align: Option<(Lin, BigInt)>,
+    /// Q:IFALIGN's charge `[m ∤ s − X]` as `(s − X, s, m)` (spec/logic.md §4; `(s, m)` is
+    /// written as `(class S M)`), when the rule applies and is enabled
+    /// (`AnalysisOptions::align`); `None`: Q:IF4.
+    align: Option<(Lin, BigInt, BigInt)>,
 }
 
 /// Q:IFEXIT1/4 (spec/logic.md §4a): `t` leaves the loop (ordinary), `f` is filtered.

@@ -148,17 +148,12 @@ impl Exporter<'_> {
                 format!("DIf4 {a} {b} {lists} [] (DSkip {a}) (DSkip {b})")
             }
             // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
-            // the charge's residue atom `[m ∤ F]` as `F m` (the term of `pre − post` with a
-            // residue atom); join-else empty, the (unused) children `DSkip`
+            // the node's class `(class S M)` as `S M` (LowerCheck.v builds the charge
+            // `[M ∤ S − X]`, as Check.v does); join-else empty, the (unused) children `DSkip`
             ("L:IFALIGN", Stmt::If(e, ..)) => {
                 let lists = self.split_lists(&at, e)?;
-                let post = n
-                    .post
-                    .as_ref()
-                    .ok_or_else(|| ExportError::Unsupported("L:IFALIGN without post".into()))?;
-                let (f, m) =
-                    self.res_charge(&pre.q.add_scaled(&post.q, &-Rat::one()), "L:IFALIGN")?;
-                format!("DIfAlign {a} {b} {lists} [] ({f}) {m}%positive (DSkip {a}) (DSkip {b})")
+                let (r, m) = Self::class_args(&at, "L:IFALIGN")?;
+                format!("DIfAlign {a} {b} {lists} [] ({r})%Z {m}%positive (DSkip {a}) (DSkip {b})")
             }
             ("Q:WHILE1", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
@@ -246,10 +241,10 @@ impl Exporter<'_> {
         Ok(format!("DIf4 {a} {b} {ws}\n{pad}  ({dt})\n{pad}  ({df})"))
     }
 
-    /// Q:IFALIGN (`DIfAlign`, spec/logic.md §4): Q:IF4's fields, then the charge's residue
-    /// atom `[m ∤ F]` as `F m` (the term of `pre − then pre` with a residue atom).
+    /// Q:IFALIGN (`DIfAlign`, spec/logic.md §4): Q:IF4's fields, then the node's residue
+    /// class `(class S M)` as `S M` (Coq builds the charge `[M ∤ S − X]` itself).
     ///
-    /// Errors: [`ExportError::Unsupported`] when that difference has no residue atom.
+    /// Errors: [`ExportError::Unsupported`] when the node has no class or `M < 1`.
     pub(super) fn if_align(
         &mut self,
         at: &At,
@@ -258,15 +253,24 @@ impl Exporter<'_> {
         s2: &Stmt,
     ) -> Result<String, ExportError> {
         let (ws, dt, df) = self.if4_parts(at, e, s1, s2)?;
-        let tpre =
-            at.child(1)?.pre.as_ref().ok_or_else(|| {
-                ExportError::Unsupported("Q:IFALIGN then branch without pre".into())
-            })?;
-        let (fl, m) = self.res_charge(&at.pre.q.add_scaled(&tpre.q, &-Rat::one()), "Q:IFALIGN")?;
+        let (r, m) = Self::class_args(at, "Q:IFALIGN")?;
         let (a, b, pad) = (&at.a, &at.b, &at.pad);
         Ok(format!(
-            "DIfAlign {a} {b} {ws} ({fl}) {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
+            "DIfAlign {a} {b} {ws} ({r})%Z {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
         ))
+    }
+
+    /// The residue class `(class S M)` of a Q:IFALIGN or L:IFALIGN node (`rule`) as `S M`
+    /// (Check.v and LowerCheck.v build the charge `[M ∤ S − X]` from it).
+    ///
+    /// Errors: [`ExportError::Unsupported`] when the node has no class or `M < 1`.
+    fn class_args<'c>(at: &'c At, rule: &str) -> Result<&'c (BigInt, BigInt), ExportError> {
+        at.n.class
+            .as_ref()
+            .filter(|(_, m)| m.is_positive())
+            .ok_or_else(|| {
+                ExportError::Unsupported(format!("{rule} without a class (class S M), M ≥ 1"))
+            })
     }
 
     /// The fields of L:IFDIV and L:IFALIGN after the assertions (LowerCheck.v): the
@@ -286,28 +290,6 @@ impl Exporter<'_> {
         )?;
         let wf = Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
         Ok(format!("{acc} {wf} {wt} {w}"))
-    }
-
-    /// The residue atom `[m ∤ F]` of the charge of a Q:IFALIGN or L:IFALIGN node (`rule`),
-    /// from `diff` (its pre potential minus the one it is charged over): `F` as a Coq `lin`
-    /// and `m`.
-    ///
-    /// Errors: [`ExportError::Unsupported`] when `diff` has no residue atom.
-    fn res_charge(&self, diff: &Poly, rule: &str) -> Result<(String, BigInt), ExportError> {
-        let (f, m) = diff
-            .terms
-            .keys()
-            .find_map(|atoms| match atoms.as_slice() {
-                [Atom::Res(f, m)] => Some((f.clone(), m.clone())),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                ExportError::Unsupported(format!("{rule} without a residue atom in its charge"))
-            })?;
-        let fl = self
-            .names
-            .int_divisor(&Atom::Res(f.clone(), m.clone()), &f)?;
-        Ok((fl, m))
     }
 
     /// The fields of Q:IF4 and Q:IFALIGN after the assertions (the condition's access

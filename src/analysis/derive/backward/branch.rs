@@ -100,11 +100,18 @@ impl Back<'_, '_> {
         let (nt, qt) = self.back(t, q1)?;
         let qp = qt.plus_const(&(cost + &self.ctx.metric.if_));
         // Q:IFALIGN charges M^div·[m ∤ s − X], Q:IF4 M^div (spec/logic.md §4)
+        let mut fields = vec![
+            Field::Entail("else-cond", w_else_cond.clone()),
+            Field::Entail("else-then", w_else_then.clone()),
+            Field::Entail("join-then", w_join_then.clone()),
+            Field::Entail("join-else", w_join_else.clone()),
+        ];
         let (rule, qp) = match align {
-            Some((form, m)) => {
+            Some((form, s, m)) => {
                 let mut charge = TPoly::zero();
                 let atom = Atom::Res(Arc::new(form.clone()), m.clone());
                 charge.add_raw_term(&[atom], Coef::from_q(&self.ctx.metric.div));
+                fields.push(Field::Class(s.clone(), m.clone()));
                 ("Q:IFALIGN", qp.plus(&charge))
             }
             None => ("Q:IF4", qp.plus_const(&self.ctx.metric.div)),
@@ -113,12 +120,7 @@ impl Back<'_, '_> {
             node(
                 rule,
                 &qp,
-                vec![
-                    Field::Entail("else-cond", w_else_cond.clone()),
-                    Field::Entail("else-then", w_else_then.clone()),
-                    Field::Entail("join-then", w_join_then.clone()),
-                    Field::Entail("join-else", w_join_else.clone()),
-                ],
+                fields,
                 vec![TChild::Expr(e.clone()), TChild::Stmt(nt), TChild::Stmt(nf)],
             ),
             qp,

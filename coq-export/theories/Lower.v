@@ -497,4 +497,24 @@ Proof.
     unfold M in *. lra.
 Qed.
 
+(** L:IFALIGN: an [if] that splits [T] as for L:IFDIV, charged [M^div·a] for a quantity
+    [a ≤ 1] on every store of [P] (the checker's residue atom [[m ∤ F]], 0 or 1) instead of
+    [M^div]: L:IFDIV's bound, weakened by [M^div·a ≤ M^div] ([M^div ≥ 0]). *)
+Lemma L_IFALIGN : forall (P P' : assn) (I' : pot) e s1 s2 (c : Q) (a : store -> Q),
+  (forall st, P st -> a st <= 1) ->
+  elow P e c ->
+  (forall st R C, P st -> eeval G F ps st e T R C ->
+     (exists t, In t T /\ R t = VBool true) /\ (exists t, In t T /\ R t = VBool false)) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid P (fun st => I' st + m_if M + c + m_div M * a st) (SIf e s1 s2) P' I'.
+Proof.
+  intros P P' I' e s1 s2 c a Ha Hc Hsplit Hf st st' C HP Hs.
+  destruct (L_IFDIV P P' I' e s1 s2 c Hc Hsplit Hf st st' C HP Hs) as [HP' Hge].
+  split; [exact HP'|].
+  destruct (m_nonneg (c_metric G)) as (_ & _ & _ & _ & _ & Hdiv & _).
+  pose proof (Ha st HP) as Ha1.
+  assert (Hm : 0 <= m_div M * (1 - a st)) by (apply Qmult_le_0_compat; unfold M in *; lra).
+  unfold M in *. lra.
+Qed.
+
 End Lower.

@@ -128,6 +128,10 @@ Definition fixc (tt : trip) : list cstr :=
 Definition lane_entails (P Ps : list cstr) (ws : list fwit) : bool :=
   existsb (fun tt => entails (fixc tt ++ P) Ps ws) lt.
 
+(** L:IFALIGN's charge [[m ∤ F]] (spec/logic.md §4b), as the kernel writes residue atoms
+    in potentials ([Lin.KRes]). *)
+Definition res_lower (Fm : lin) (m : positive) : atm := mkAtmK (mkLin 0 []) 1 (KRes Fm m).
+
 (** [lcheck s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}]. *)
 Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   match d, s with
@@ -215,6 +219,32 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
           pot_ge (padd (aQ B) (m_if M + C + (if split then m_div M else 0))) (aQ A)
       | None => false
+      end
+  | DIfAlign A B ne wec wet wjt _ r m _ _, SIf e s1 s2 =>
+      (* L:IFALIGN (printed with Q:IFALIGN's constructor): L:IFDIV's checks, its lane
+         witnesses as the [else-then] ([e]) and [else-cond] ([¬e]) lists and [P ⇒ P'] as
+         [join-then] ([join-else] and the two children unused), with [M^div·[m ∤ r − X]]
+         charged instead of [M^div], the atom built from the node's class [(r, m)] as
+         Check.v's Q:IFALIGN builds it ([res_atom X r m], written through [res_lower]);
+         the class itself needs no check here: any residue atom is at most 1 *)
+      match lecost (aD A) e ne, fst (cond G e) with
+      | Some C, CLe L :: nil =>
+          match lin_loc G (aD A) L with
+          | Some (X, _) =>
+          let W := writes (SIf e s1 s2) in
+          nonempty (fst (cond G e)) && nonempty (snd (cond G e)) &&
+          lane_entails (aP A) (fst (cond G e)) wet &&
+          lane_entails (aP A) (snd (cond G e)) wec &&
+          entails (aP A) (aP B) wjt &&
+          forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
+          forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
+          pot_ge (padd (paddm (aQ B) (m_div M)
+                    [res_lower (mkLin (r - lcst X) (map (fun av => (- fst av, snd av))%Z (lterms X))) m])
+                    (m_if M + C)) (aQ A)
+          | None => false
+          end
+      | _, _ => false
       end
   | DUnroll A B d, SWhile e s =>
       (* L:UNROLL *)
@@ -494,6 +524,17 @@ Proof.
     unfold LI, pval. rewrite E. reflexivity.
 Qed.
 
+(** The value of [paddm] (a potential plus [c] times a monomial) and the residue atom's
+    bound [≤ 1] (L:IFALIGN). *)
+Lemma paddm_lval : forall rho Q1 c m, pval rho (paddm Q1 c m) == pval rho Q1 + c * mval rho m.
+Proof. intros rho [c0 l] c m; unfold pval, paddm; cbn [pcst pterms psum fold_right fst snd]. ring. Qed.
+
+Lemma res_lower_le1 : forall rho Fm m, mval rho [res_lower Fm m] <= 1.
+Proof.
+  intros rho Fm m. cbn [mval fold_right]. rewrite Qmult_1_r.
+  unfold atom, res_lower; cbn [akd akval]. destruct (Z.eqb _ 0); unfold Qle; simpl; lia.
+Qed.
+
 (** L:IFDIV's lane witnesses: some lane of the warp has the test [¬neg]. *)
 Lemma lane_decided : forall A e ws (neg : bool),
   nonempty ((if neg then snd else fst) (cond G e)) = true ->
@@ -691,6 +732,22 @@ Proof.
         match goal with Hr : pot_ge (aQ B) _ = true |- _ =>
           pose proof (pot_ge_sound (rho G ps st t0) _ _ Hr) as Hg end. rewrite padd_val in E1.
         lra.
+  - (* DIfAlign: L:IFALIGN *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (fst (cond G e)) as [|[L| |] [|]] eqn:Ef; try discriminate.
+    destruct (lin_loc G (aD A) L) as [[X g]|]; try discriminate.
+    cbv zeta in H. split_b. rewrite <- Ef in *.
+    match goal with Hc : pot_ge (padd (paddm _ _ [res_lower ?f ?k]) _) (aQ A) = true |- _ =>
+      rename Hc into Hge; set (a := fun st => mval (rho G ps st t0) [res_lower f k]) end.
+    eapply lvalid_pre;
+      [eapply (Lower.L_IFALIGN G F ps T (LP A) (LP B) (LI B) e s1 s2 C a);
+         [intros st _; apply res_lower_le1 | eapply lecost_sound; eauto | |
+          eapply ifd_frame; eauto] |].
+    + intros st R C1 Hs He. split.
+      * eapply (lane_decided A e wet false); eauto.
+      * eapply (lane_decided A e wec true); eauto.
+    + intros st Hs; cbv beta. pose proof (pre_le _ _ _ st Hge) as Hl.
+      rewrite paddm_lval in Hl. unfold a, LI, M in *. lra.
 Qed.
 
 End LSound.

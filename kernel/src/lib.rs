@@ -371,6 +371,9 @@ pub enum Reason {
         /// The warp.
         warp: u32,
     },
+    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C + M^div·[m ∤ s − X])`, shown, is not 0 (the atom
+    /// from the node's class, as Q:IFALIGN computes it).
+    IfalignCharge(String),
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
     /// branch of the `if` writes (the branches' runs are not followed).
     IfdWritten {
@@ -497,6 +500,9 @@ impl fmt::Display for Reason {
             LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
             IfdivLane { lane, warp } => {
                 write!(f, "L:IFDIV: lane witness `{lane}` is not a lane of warp {warp}")
+            }
+            IfalignCharge(d) => {
+                write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + M^div·[m ∤ s − X] is `{d}`, not 0")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

@@ -9,7 +9,9 @@
 //! constant and whose upper derivation ranks them by one `shift` of `max0(L)` by 1 (L:WHILE
 //! with the invariant `c·max0(L) + R`, and an L:WEAK whose `zero` rewrite proves the exit
 //! potential 0). Anything else (divergent branches and loops, nested loops, floor ranking
-//! atoms, shuffles) is an error naming the rule: the answer then stays `upper`.
+//! atoms, shuffles) is an error naming the rule: the answer then stays `upper`. Divergent
+//! `if`s (upper Q:IF4 or Q:IFALIGN) become L:IFD, or L:IFDIV / L:IFALIGN (the upper node's
+//! residue atom and class as the charge) where two lanes of the warp provably split it.
 //!
 //! Guards that every lane passes only for large enough parameters (`if (i < n)` with
 //! `i = 256·blockIdx.x + threadIdx.x`) are decided under **parameter hypotheses** (L:HYP):
@@ -548,7 +550,7 @@ impl Lx<'_> {
                     vec![le, lb],
                 ))
             }
-            ("Q:IF4", Stmt::If(e, ..)) => self.divergent_if(n, e, s, post_q),
+            ("Q:IF4" | "Q:IFALIGN", Stmt::If(e, ..)) => self.divergent_if(n, e, s, post_q),
             ("Q:UNROLL", Stmt::While(e, body, loc)) => {
                 // L:UNROLL: the child is about `if e then (body; while e body) else skip`
                 let unrolled = Stmt::If(
@@ -583,8 +585,11 @@ impl Lx<'_> {
         }
     }
 
-    /// L:IFD for a possibly divergent `if` (upper node Q:IF4, `s` the `if`): the test's
-    /// exact cost and `M^if`, its branches charged 0. The post keeps the upper post's `P'`
+    /// L:IFD for a possibly divergent `if` (upper node Q:IF4 or Q:IFALIGN, `s` the `if`):
+    /// the test's exact cost and `M^if`, its branches charged 0; L:IFDIV (`+ M^div`) when
+    /// two lanes of the warp decide the test both ways under `P`, L:IFALIGN
+    /// (`+ M^div·[m ∤ s − X]`, the upper Q:IFALIGN node's atom and class) then instead when the upper node
+    /// is Q:IFALIGN (spec/logic.md §4b). The post keeps the upper post's `P'`
     /// (entailed by `P`; it must not mention a local the branches write) and `D \ W`, then
     /// an L:WEAK without rewrites narrows `D \ W` to the upper post's `D'`. Errors: `post_q`
     /// or `P'` mentions a written local, or `P ⇏ P'`.
@@ -629,17 +634,41 @@ impl Lx<'_> {
         } else {
             self.split_lanes(e, &pre.p)
         };
+        // L:IFALIGN when the upper node charged `M^div·[m ∤ s − X]` (Q:IFALIGN): the same
+        // atom and class, so that the lower bound has the upper one's form
+        let res = if n.rule == "Q:IFALIGN" {
+            Some(align_charge(n)?)
+        } else {
+            None
+        };
         let ifd = match split {
             Some((l1, w1, l2, w2)) => stmt_node(
-                "L:IFDIV",
-                with_q(pre, post_q.plus_const(&(&self.m.if_ + c + &self.m.div))),
+                if res.is_some() {
+                    "L:IFALIGN"
+                } else {
+                    "L:IFDIV"
+                },
+                with_q(
+                    pre,
+                    match &res {
+                        Some((atom, _)) => {
+                            let mut q = post_q.plus_const(&(&self.m.if_ + c));
+                            q.add_term(vec![atom.clone()], self.m.div.clone());
+                            q
+                        }
+                        None => post_q.plus_const(&(&self.m.if_ + c + &self.m.div)),
+                    },
+                ),
                 ipost.clone(),
-                vec![
+                [
                     Field::Entail("post", ws),
                     Field::Lanes(l1, l2),
                     Field::Entail("then", w1),
                     Field::Entail("else", w2),
-                ],
+                ]
+                .into_iter()
+                .chain(res.map(|(_, class)| class))
+                .collect(),
                 vec![le],
             ),
             None => stmt_node(
@@ -965,6 +994,28 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
         // never a ranking atom (Q:IFALIGN's charge only)
         Atom::Res(..) => Err("L:WHILE: a residue atom is no ranking atom".to_string()),
     }
+}
+
+/// The residue atom `[m ∤ s − X]` of a Q:IFALIGN node's charge `M^div·[m ∤ s − X]` (spec/logic.md
+/// §4): the term of `pre − then pre` whose monomial is one residue atom, and the node's
+/// class field `(class S M)`, which the L:IFALIGN node carries too (the kernel recomputes
+/// the atom from it, spec/logic.md §4b).
+fn align_charge(n: &Node) -> Result<(Atom, Field), LowerError> {
+    let (pre, _) = pp(n)?;
+    let then_pre = n.children.get(1).map(pre_q).unwrap_or_else(Poly::zero);
+    let diff = pre.q.plus(&then_pre.scaled(&-Q::one()));
+    let atom = diff.terms.iter().find_map(|(m, _)| match m.as_slice() {
+        [a @ Atom::Res(..)] => Some(a.clone()),
+        _ => None,
+    });
+    let atom = atom.ok_or_else(|| "Q:IFALIGN: no residue atom in the charge".to_string())?;
+    let class = n
+        .fields
+        .iter()
+        .find(|f| matches!(f, Field::Class(..)))
+        .cloned()
+        .ok_or_else(|| "Q:IFALIGN: no (class S M) field".to_string())?;
+    Ok((atom, class))
 }
 
 fn pre_q(n: &Node) -> Poly {

@@ -11,7 +11,8 @@
 //! Covered (the rest is refused with the rule's name): `L:SKIP`, `L:SYNC`, `L:SEQ`,
 //! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,
 //! `L:IFD` (as `DIf4` with only its `join-then` list used, for `P ⇒ P'`), `L:IFDIV` (as
-//! L:IFD with its lane witnesses as the `else-then` (`e`) and `else-cond` (`¬e`) lists), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! L:IFD with its lane witnesses as the `else-then` (`e`) and `else-cond` (`¬e`) lists),
+//! `L:IFALIGN` (as `DIfAlign` with L:IFDIV's lists and the node's class), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
 //! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
@@ -42,6 +43,7 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         // printed by its own case of the dtree writer (`DIf4` read as L:IFD)
         "L:IFD" => "L:IFD",
         "L:IFDIV" => "L:IFDIV",
+        "L:IFALIGN" => "L:IFALIGN",
         "L:WHILE" => "Q:WHILE1",
         "L:UNROLL" => "Q:UNROLL",
         "L:WEAK" => "Q:WEAK",

@@ -76,7 +76,7 @@ pub fn l_if3(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// `(entail post …)`: `P ⇒ P'`; no constraint of `P'` and no atom of `Q'` mentions a local
 /// of `W(s1) ∪ W(s2)` (`IfdWritten`); `D' = D \ W(s1) ∪ W(s2)`; `Q = Q' + M^if + C`.
 pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    divergent_if(cx, n, s, pre, false)
+    divergent_if(cx, n, s, pre, Split::No)
 }
 
 /// L:IFDIV — `if e then s1 else s2` that provably splits warp `W`: L:IFD's premises and
@@ -86,7 +86,29 @@ pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// `threadIdx.x = a`, `threadIdx.y = b`, `threadIdx.z = c`, then `P`; targets `cond(e)`,
 /// `cond(¬e)`, spec/logic.md §2); `Q = Q' + M^if + C + M^div` (spec/logic.md §4b).
 pub fn l_ifdiv(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    divergent_if(cx, n, s, pre, true)
+    divergent_if(cx, n, s, pre, Split::Div)
+}
+
+/// L:IFALIGN — `if e then s1 else s2` that provably splits warp `W` (L:IFDIV's premises:
+/// lanes `ℓ1`, `ℓ2` deciding the test both ways under `P`), charged `M^div·[m ∤ s − X]`
+/// instead of `M^div`: `Q = Q' + M^if + C + M^div·[m ∤ s − X]` exactly (else
+/// `IfalignCharge`), the atom computed from the node's `(class S M)` (required,
+/// `MissingField`) by Q:IFALIGN's [`align_charge`](super::align::align_charge) with its
+/// class checks (`BadResidueClass`). Sound as L:IFDIV, the atom being at most 1; the
+/// producer copies the class of the Q:IFALIGN node of the same `if`, so both bounds have
+/// one form (spec/logic.md §4b).
+pub fn l_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    divergent_if(cx, n, s, pre, Split::Res)
+}
+
+/// What a divergent `if` of the lower logic charges beyond `M^if + C`: nothing (L:IFD),
+/// `M^div` (L:IFDIV) or `M^div` times a residue atom (L:IFALIGN); the last two need the
+/// lane witnesses of a split.
+#[derive(Clone, Copy, PartialEq)]
+enum Split {
+    No,
+    Div,
+    Res,
 }
 
 /// The thread index of lane `lane` of warp `warp` as the three facts `threadIdx.d = v`
@@ -112,12 +134,14 @@ fn lane_facts(cx: &Ctx, warp: u32, lane: &num_bigint::BigInt) -> Result<Vec<crat
         .collect())
 }
 
-/// L:IFD (`split = false`) and L:IFDIV (`split = true`).
-fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: bool) -> Result<Rat, Rejection> {
+/// L:IFD, L:IFDIV and L:IFALIGN (`split`: the charge beyond `M^if + C`).
+fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) -> Result<Rat, Rejection> {
     use crate::Reason;
     let (e, s1, s2) = stmt::cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = if split {
+    let c = if split == Split::Res {
+        cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else", "class"])?
+    } else if split == Split::Div {
         cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else"])?
     } else {
         cx.shape::<1>(n, &["entail post"])?
@@ -136,7 +160,7 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: bool) -> 
     cx.entail(n, "post", &pre.p, &post.p)?;
     cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
     let mut extra = &cx.m.if_ + cost;
-    if split {
+    if split != Split::No {
         let [l1, l2] = n.lanes.as_slice() else {
             return Err(cx.rej(Reason::MissingField("lanes")));
         };
@@ -149,6 +173,18 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: bool) -> 
                 return Err(cx.rej(Reason::NoCondition(e.to_string())));
             }
             cx.entail(n, name, &source, &targets)?;
+        }
+        if split == Split::Res {
+            // `Q = Q' + M^if + C + M^div·[m ∤ s − X]`, the atom from the node's class as
+            // Q:IFALIGN computes it (class checks included)
+            let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+            let charge = super::align::align_charge(cx, &pre.d, e, class)?;
+            let want = post.q.plus_const(&extra).add_scaled(&charge, &cx.m.div);
+            let diff = pre.q.add_scaled(&want, &-Rat::from_integer(1.into()));
+            if !diff.terms.is_empty() {
+                return Err(cx.rej(Reason::IfalignCharge(diff.to_string())));
+            }
+            return Ok(Rat::zero());
         }
         extra += &cx.m.div;
         cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div")?;

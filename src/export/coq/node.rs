@@ -144,19 +144,16 @@ impl Exporter<'_> {
             // else-then list and `else` (`¬e`) as the else-cond list, both from the three
             // thread-index facts of the lane followed by `P`
             ("L:IFDIV", Stmt::If(e, ..)) => {
-                let acc = self.expr_acc(child(0)?, e, pre);
-                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
-                let mut ss = vec![BigInt::one(); 3];
-                ss.extend(Self::scales(&pre.p, 0));
-                let wt = Self::witnesses(
-                    n,
-                    "then",
-                    &vec![BigInt::one(); self.cond_len(e, false)],
-                    &ss,
-                )?;
-                let wf =
-                    Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
-                format!("DIf4 {a} {b} {acc} {wf} {wt} {w} [] (DSkip {a}) (DSkip {b})")
+                let lists = self.split_lists(&at, e)?;
+                format!("DIf4 {a} {b} {lists} [] (DSkip {a}) (DSkip {b})")
+            }
+            // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
+            // the node's class `(class S M)` as `S M` (LowerCheck.v builds the charge
+            // `[M ∤ S − X]`, as Check.v does); join-else empty, the (unused) children `DSkip`
+            ("L:IFALIGN", Stmt::If(e, ..)) => {
+                let lists = self.split_lists(&at, e)?;
+                let (r, m) = Self::class_args(&at, "L:IFALIGN")?;
+                format!("DIfAlign {a} {b} {lists} [] ({r})%Z {m}%positive (DSkip {a}) (DSkip {b})")
             }
             ("Q:WHILE1", Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
@@ -256,17 +253,43 @@ impl Exporter<'_> {
         s2: &Stmt,
     ) -> Result<String, ExportError> {
         let (ws, dt, df) = self.if4_parts(at, e, s1, s2)?;
-        let (r, m) =
-            at.n.class
-                .as_ref()
-                .filter(|(_, m)| m.is_positive())
-                .ok_or_else(|| {
-                    ExportError::Unsupported("Q:IFALIGN without a class (class S M), M ≥ 1".into())
-                })?;
+        let (r, m) = Self::class_args(at, "Q:IFALIGN")?;
         let (a, b, pad) = (&at.a, &at.b, &at.pad);
         Ok(format!(
             "DIfAlign {a} {b} {ws} ({r})%Z {m}%positive\n{pad}  ({dt})\n{pad}  ({df})"
         ))
+    }
+
+    /// The residue class `(class S M)` of a Q:IFALIGN or L:IFALIGN node (`rule`) as `S M`
+    /// (Check.v and LowerCheck.v build the charge `[M ∤ S − X]` from it).
+    ///
+    /// Errors: [`ExportError::Unsupported`] when the node has no class or `M < 1`.
+    fn class_args<'c>(at: &'c At, rule: &str) -> Result<&'c (BigInt, BigInt), ExportError> {
+        at.n.class
+            .as_ref()
+            .filter(|(_, m)| m.is_positive())
+            .ok_or_else(|| {
+                ExportError::Unsupported(format!("{rule} without a class (class S M), M ≥ 1"))
+            })
+    }
+
+    /// The fields of L:IFDIV and L:IFALIGN after the assertions (LowerCheck.v): the
+    /// condition's access witness, the `else` lane witnesses (`¬e`), the `then` ones (`e`),
+    /// both from the three thread-index facts of the lane followed by `P`, and `P ⇒ P'`.
+    fn split_lists(&mut self, at: &At, e: &Expr) -> Result<String, ExportError> {
+        let (n, pre) = (at.n, at.pre);
+        let acc = self.expr_acc(at.child(0)?, e, pre);
+        let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+        let mut ss = vec![BigInt::one(); 3];
+        ss.extend(Self::scales(&pre.p, 0));
+        let wt = Self::witnesses(
+            n,
+            "then",
+            &vec![BigInt::one(); self.cond_len(e, false)],
+            &ss,
+        )?;
+        let wf = Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
+        Ok(format!("{acc} {wf} {wt} {w}"))
     }
 
     /// The fields of Q:IF4 and Q:IFALIGN after the assertions (the condition's access

@@ -9,7 +9,7 @@ use warpcert::cli::precision::{load, measure_with, suite, Case};
 use warpcert::core::metric::Q;
 use warpcert::core::{Hardware, Metric, MetricName};
 
-/// The options of `analyze --align`: Q:IFALIGN on (it is off by default).
+/// The options of `analyze`: Q:IFALIGN on (the default; `--no-align` turns it off).
 fn align() -> AnalysisOptions {
     AnalysisOptions {
         align: true,

@@ -1,5 +1,5 @@
 //! Rule L:IFALIGN (spec/logic.md §4b, issues 14 and 15): with Q:IFALIGN on
-//! (`AnalysisOptions::align`, `analyze --align`) the upper `divwarps` bound of a guarded
+//! (`AnalysisOptions::align`, on by default) the upper `divwarps` bound of a guarded
 //! element-wise kernel is the residue indicator `[32 ∤ n]`; the lower derivation charges
 //! the same atom on the warp its lanes prove split (L:IFDIV's lanes, the atom `≤ 1`), so
 //! the answer stays `exact` with both certificates accepted by the kernel; the kernel
@@ -30,7 +30,7 @@ use warpcert::core::{Hardware, Launch};
 use warpcert::report::AnalyzeOutcome;
 use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
-/// The options of `analyze --align`.
+/// The options of `analyze` (Q:IFALIGN on, the default).
 fn align() -> AnalysisOptions {
     AnalysisOptions {
         align: true,

@@ -12,8 +12,10 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-/// `warpcert analyze FILE --metric divwarps --block 256 --cert TMP/NAME.cert`: its stdout
-/// and the lower-bound certificate it writes beside the upper one.
+/// `warpcert analyze FILE --metric divwarps --block 256 --no-align --cert TMP/NAME.cert`:
+/// its stdout and the lower-bound certificate it writes beside the upper one. `--no-align`
+/// keeps the guard Q:IF4 (charged `M^div`), so its lower rule is L:IFDIV; with Q:IFALIGN
+/// (the default) it is L:IFALIGN, tested in tests/lower_align.rs.
 fn divwarps_lower(file: &Path, name: &str) -> (String, String) {
     let tmp = std::env::temp_dir().join(format!("warpcert-ifdiv-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
@@ -21,7 +23,14 @@ fn divwarps_lower(file: &Path, name: &str) -> (String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_warpcert"))
         .arg("analyze")
         .arg(file)
-        .args(["--metric", "divwarps", "--block", "256", "--cert"])
+        .args([
+            "--metric",
+            "divwarps",
+            "--block",
+            "256",
+            "--no-align",
+            "--cert",
+        ])
         .arg(&cert)
         .output()
         .unwrap();

@@ -41,9 +41,9 @@ pub struct AnalysisOptions {
     /// Q:IFALIGN for divergent `if`s whose test splits a warp only off a residue class
     /// (spec/logic.md §4, issue 15; Coq: `Soundness.sound_Q_IFALIGN`): the charge
     /// `M^div·[m ∤ s − X]` instead of `M^div`, the class `(s, m)` written in the node and
-    /// checked by the kernel. Default `false` (Q:IF4 everywhere): a residue charge has no
-    /// lower-bound counterpart yet, so `exact` cells would become `upper`;
-    /// `analyze --align` turns it on.
+    /// checked by the kernel. Default `true`; the lower-bound rule L:IFALIGN (spec/logic.md
+    /// §4b) charges the same atom from below, so `exact` cells stay `exact`.
+    /// `analyze --no-align` turns it off (Q:IF4 everywhere).
     pub align: bool,
 }
 
@@ -52,7 +52,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             degree: 2,
             floor: true,
-            align: false,
+            align: true,
         }
     }
 }

@@ -41,11 +41,12 @@ pub struct AnalyzeArgs {
     /// `polynomial` uses `max(0, …)` atoms only, RaCUDA's form, for comparison.
     #[arg(long, value_enum, default_value_t = Form::Floor)]
     pub(super) form: Form,
-    /// Charge a divergent `if` whose test splits a warp only off a residue class
-    /// `M^div·[m ∤ s − X]` (Q:IFALIGN, spec/logic.md §4; issue 15) instead of the constant
-    /// `M^div` (Q:IF4). Off by default: the residue charge has no lower-bound rule yet.
+    /// Charge every divergent `if` the constant `M^div` (Q:IF4), also where its test splits
+    /// a warp only off a residue class. By default such an `if` is charged
+    /// `M^div·[m ∤ s − X]` (Q:IFALIGN, spec/logic.md §4; issue 15): `[32 ∤ n]` for
+    /// `if (i < n)` with `i = blockIdx.x*256 + threadIdx.x`.
     #[arg(long)]
-    pub(super) align: bool,
+    pub(super) no_align: bool,
     /// Print the lowered miniCUDA program before the bounds.
     #[arg(long)]
     dump_core: bool,
@@ -86,7 +87,7 @@ impl AnalyzeArgs {
         AnalysisOptions {
             degree: self.degree,
             floor: self.form == Form::Floor,
-            align: self.align,
+            align: !self.no_align,
         }
     }
 }

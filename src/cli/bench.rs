@@ -81,9 +81,9 @@ pub struct BenchArgs {
     /// their ratio (worst point and median).
     #[arg(long, conflicts_with = "scaling")]
     precision: bool,
-    /// With `--precision`: analyse with Q:IFALIGN (`analyze --align`, spec/logic.md §4).
+    /// With `--precision`: analyse without Q:IFALIGN (`analyze --no-align`, spec/logic.md §4).
     #[arg(long, requires = "precision")]
-    align: bool,
+    no_align: bool,
     /// Instead of the benchmark table: the speed of the executable semantics (lock-step
     /// lane-steps and interleaving thread-steps per CPU second on vector_add).
     #[arg(long, conflicts_with_all = ["scaling", "precision"])]
@@ -574,7 +574,7 @@ pub fn run(args: &BenchArgs) -> i32 {
         return super::scaling::run(&args.scaling_opts);
     }
     if args.precision {
-        return super::precision::run(args.format, args.align);
+        return super::precision::run(args.format, !args.no_align);
     }
     if args.interp {
         return super::bench_interp::run(args.format);

@@ -403,10 +403,7 @@ fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
                     "{} and no lower-bound certificate of it was accepted",
                     not_exact_note(&b)
                 );
-                rep.note = Some(match rep.note.take() {
-                    Some(n) => format!("{why}; {n}"),
-                    None => why,
-                });
+                lead_note(rep, why);
                 return;
             }
             rep.relation = Some(if zero || lower { "exact" } else { "upper" }.into());
@@ -414,12 +411,17 @@ fn answer_certified(rep: &mut RelationReport, want: RelationArg) {
         }
         None => {
             let why = "no bound accepted by the kernel (the relational formula is not certified)";
-            rep.note = Some(match rep.note.take() {
-                Some(n) => format!("{why}; {n}"),
-                None => why.into(),
-            });
+            lead_note(rep, why.into());
         }
     }
+}
+
+/// Puts `why` before the report's note (`why; note`), or makes it the note.
+fn lead_note(rep: &mut RelationReport, why: String) {
+    rep.note = Some(match rep.note.take() {
+        Some(n) => format!("{why}; {n}"),
+        None => why,
+    });
 }
 
 /// `warpcert analyze FILE --relation R [--cert PATH]`: exit 0 when every metric got a result

@@ -33,6 +33,24 @@ impl Exporter<'_> {
         Ok(format!("DGuardExit {a} {b} {wx}\n{pad}  ({d})"))
     }
 
+    /// The `join-then` and `join-else` witnesses of a two-branch node (the branches'
+    /// posts entail the node's post): `tps` are the then branch's post scales, `fpost` the
+    /// else branch's post. Shared by Q:IFGUARD4, Q:FLAGEXIT and Q:IFEXIT1/4.
+    fn join_witnesses(
+        at: &At,
+        tps: &[BigInt],
+        fpost: &Assn,
+    ) -> Result<(String, String), ExportError> {
+        let wjt = Self::witnesses(at.n, "join-then", &at.post_scales, tps)?;
+        let wje = Self::witnesses(
+            at.n,
+            "join-else",
+            &at.post_scales,
+            &Self::scales(&fpost.p, 0),
+        )?;
+        Ok((wjt, wje))
+    }
+
     /// Q:IFGUARD4 (`DIfGuard4`, spec/logic.md §4a): the then branch filtered for the
     /// enclosing loop's guard, the else branch (which falsifies it) ordinary.
     pub(super) fn if_guard(
@@ -42,7 +60,7 @@ impl Exporter<'_> {
         s1: &Stmt,
         s2: &Stmt,
     ) -> Result<String, ExportError> {
-        let (n, a, b, pad, ind) = (at.n, &at.a, &at.b, &at.pad, at.ind);
+        let (a, b, pad, ind) = (&at.a, &at.b, &at.pad, at.ind);
         let (t, f) = (at.child(1)?, at.child(2)?);
         let (Some(tpost), Some(fpost)) = (&t.post, &f.post) else {
             return Err(ExportError::Unsupported(
@@ -54,8 +72,7 @@ impl Exporter<'_> {
                 "Q:IFGUARD4 outside the body of a Q:WHILEEXIT1/2".into(),
             ));
         }
-        let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
-        let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
+        let (wjt, wje) = Self::join_witnesses(at, &Self::scales(&tpost.p, 0), fpost)?;
         let acc = self.expr_acc(at.child(0)?, c, at.pre);
         let dt = self.node(t, s1, ind + 2)?;
         // The else branch is an ordinary judgment: no filter inside it.
@@ -74,7 +91,7 @@ impl Exporter<'_> {
         s1: &Stmt,
         rest: &Stmt,
     ) -> Result<String, ExportError> {
-        let (n, a, b, pad, ind) = (at.n, &at.a, &at.b, &at.pad, at.ind);
+        let (a, b, pad, ind) = (&at.a, &at.b, &at.pad, at.ind);
         let unsupported = |what: &str| ExportError::Unsupported(format!("Q:FLAGEXIT {what}"));
         let Stmt::If(c, s2, s3) = rest else {
             return Err(unsupported("about a statement not ending with an `if`"));
@@ -86,8 +103,7 @@ impl Exporter<'_> {
         if self.filter.is_none() {
             return Err(unsupported("outside the body of a loop left by jumps"));
         }
-        let wjt = Self::witnesses(n, "join-then", &at.post_scales, &Self::scales(&tpost.p, 0))?;
-        let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
+        let (wjt, wje) = Self::join_witnesses(at, &Self::scales(&tpost.p, 0), fpost)?;
         let acc = self.expr_acc(at.child(1)?, c, ppost);
         let d1 = self.node_under(Some(c.clone()), part, s1, ind + 2)?;
         let dt = self.node(t, s2, ind + 2)?;
@@ -124,8 +140,7 @@ impl Exporter<'_> {
         let targets = vec![BigInt::one(); self.cond_len(&filter, true)];
         let tps = Self::scales(&tpost.p, 0);
         let wx = Self::witnesses(n, "exit", &targets, &tps)?;
-        let wjt = Self::witnesses(n, "join-then", &at.post_scales, &tps)?;
-        let wje = Self::witnesses(n, "join-else", &at.post_scales, &Self::scales(&fpost.p, 0))?;
+        let (wjt, wje) = Self::join_witnesses(at, &tps, fpost)?;
         let acc = self.expr_acc(at.child(0)?, c, at.pre);
         // The then branch is an ordinary judgment: no filter inside it.
         let dt = self.node_under(None, t, s1, ind + 2)?;

@@ -275,7 +275,7 @@ impl Ctx<'_> {
                         n: 0,
                         o: on,
                         e: en,
-                        cost: &self.metric.vwrite + c1 + c2,
+                        cost: q_sum(&q_sum(&self.metric.vwrite, &c1), &c2),
                     },
                     pre.clone(),
                 )
@@ -296,7 +296,7 @@ impl Ctx<'_> {
                         n,
                         o: on,
                         e: en,
-                        cost: acc + c1 + c2,
+                        cost: q_sum(&q_sum(&acc, &c1), &c2),
                     },
                     pre.clone(),
                 )

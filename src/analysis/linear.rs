@@ -9,7 +9,7 @@ use crate::core::assertion::linear::{gcd, tid_name, CKind, Cstr, Dep, DepMap, En
 use crate::core::metric::{q, Q};
 use crate::core::{BinOp, Const, Dim, Expr, Operand, Program, Ty, UnOp, WarpOp};
 use num_integer::Integer;
-use num_traits::{One, Zero};
+use num_traits::{One, Signed, Zero};
 
 /// The types of a kernel's locals and parameters, as [`Program::local_ty`] and
 /// [`Program::param_ty`] give them. `Program` scans its lists; the analysis context
@@ -48,19 +48,34 @@ pub fn lin_operand<T: Types + ?Sized>(prog: &T, o: &Operand) -> Option<Lin> {
 pub fn lin_expr<T: Types + ?Sized>(prog: &T, e: &Expr) -> Option<Lin> {
     match e {
         Expr::Opd(o) => lin_operand(prog, o),
-        Expr::Bin(BinOp::Add, a, b) => Some(lin_operand(prog, a)?.add(&lin_operand(prog, b)?)),
-        Expr::Bin(BinOp::Sub, a, b) => Some(lin_operand(prog, a)?.sub(&lin_operand(prog, b)?)),
-        Expr::Bin(BinOp::Mul, a, b) => match (a, b) {
-            (Operand::Const(Const::Int(n)), o) | (o, Operand::Const(Const::Int(n))) => {
-                Some(lin_operand(prog, o)?.scale(&q(*n)))
-            }
-            _ => None,
-        },
-        Expr::Un(UnOp::Neg, a) => Some(lin_operand(prog, a)?.scale(&-Q::one())),
+        Expr::Bin(op, a, b) => lin_bin(prog, *op, a, b),
+        Expr::Un(op, a) => lin_un(prog, *op, a),
+        Expr::Read(..) => None,
+    }
+}
+
+/// [`lin_expr`] of `a op b`, from the operands by reference (issue 13: `lin_fixed` need
+/// not copy them into a new expression).
+fn lin_bin<T: Types + ?Sized>(prog: &T, op: BinOp, a: &Operand, b: &Operand) -> Option<Lin> {
+    match (op, a, b) {
+        (BinOp::Add, a, b) => Some(lin_operand(prog, a)?.add(&lin_operand(prog, b)?)),
+        (BinOp::Sub, a, b) => Some(lin_operand(prog, a)?.sub(&lin_operand(prog, b)?)),
+        (BinOp::Mul, Operand::Const(Const::Int(n)), o)
+        | (BinOp::Mul, o, Operand::Const(Const::Int(n))) => {
+            Some(lin_operand(prog, o)?.scale(&q(*n)))
+        }
         // `a << c` = `2^c·a` for `0 ≤ c < 64` (EC:OP: exact; an overflow errs)
-        Expr::Bin(BinOp::Shl, a, Operand::Const(Const::Int(c))) if (0..64).contains(c) => {
+        (BinOp::Shl, a, Operand::Const(Const::Int(c))) if (0..64).contains(c) => {
             Some(lin_operand(prog, a)?.scale(&q_pow2(*c as u32)))
         }
+        _ => None,
+    }
+}
+
+/// [`lin_expr`] of `op a`.
+fn lin_un<T: Types + ?Sized>(prog: &T, op: UnOp, a: &Operand) -> Option<Lin> {
+    match op {
+        UnOp::Neg => Some(lin_operand(prog, a)?.scale(&-Q::one())),
         _ => None,
     }
 }
@@ -570,15 +585,18 @@ pub fn dep_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
 pub fn fixed(p: &[Cstr], y: &str) -> Option<i64> {
     let (mut lo, mut hi): (Option<Q>, Option<Q>) = (None, None);
     for c in p {
-        let a = c.lin.coef(y);
-        if a.is_zero() || c.lin.vars().count() != 1 || c.is_lane() {
+        // (the coefficient by reference: no zero built for the constraints without `y`)
+        let Some(a) = c.lin.terms.get(y) else {
+            continue;
+        };
+        if a.is_zero() || c.lin.terms.len() != 1 || c.is_lane() {
             continue;
         }
-        let v = -c.lin.c.clone() / &a;
-        if c.kind == CKind::Eq || a > Q::zero() {
+        let v = -c.lin.c.clone() / a;
+        if c.kind == CKind::Eq || a.is_positive() {
             hi = Some(hi.map_or(v.clone(), |h: Q| h.min(v.clone())));
         }
-        if c.kind == CKind::Eq || a < Q::zero() {
+        if c.kind == CKind::Eq || a.is_negative() {
             lo = Some(lo.map_or(v.clone(), |l: Q| l.max(v)));
         }
     }
@@ -590,29 +608,36 @@ pub fn fixed(p: &[Cstr], y: &str) -> Option<i64> {
 
 /// `lin_P(e)` of spec §2: `lin` after replacing operands fixed by `p` with their values
 /// and evaluating a non-linear integer operator on two constants as the semantics does.
-pub fn lin_fixed<T: Types + ?Sized>(prog: &T, p: &[Cstr], e: &Expr) -> Option<Lin> {
-    let fix = |o: &Operand| match o {
-        Operand::Var(y) if prog.local_ty(y) == Some(Ty::Int) => {
-            fixed(p, y).map_or_else(|| o.clone(), |c| Operand::Const(Const::Int(c)))
+pub fn lin_fixed<'e, T: Types + ?Sized>(prog: &T, p: &[Cstr], e: &'e Expr) -> Option<Lin> {
+    // the operand, or the constant `p` fixes it to (borrowed: no copy, issue 13)
+    let fix = |o: &'e Operand| -> std::borrow::Cow<'e, Operand> {
+        match o {
+            Operand::Var(y) if prog.local_ty(y) == Some(Ty::Int) => match fixed(p, y) {
+                Some(c) => std::borrow::Cow::Owned(Operand::Const(Const::Int(c))),
+                None => std::borrow::Cow::Borrowed(o),
+            },
+            _ => std::borrow::Cow::Borrowed(o),
         }
-        _ => o.clone(),
     };
     match e {
         Expr::Opd(o) => lin_operand(prog, &fix(o)),
-        Expr::Bin(op, a, b) => match (fix(a), fix(b)) {
-            (Operand::Const(Const::Int(x)), Operand::Const(Const::Int(y)))
-                if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) =>
-            {
-                use crate::semantics::value::apply_bin;
-                use crate::semantics::Value;
-                match apply_bin(*op, Value::Int(x), Value::Int(y)) {
-                    Ok(Value::Int(v)) => Some(Lin::constant(q(v))),
-                    _ => None,
+        Expr::Bin(op, a, b) => {
+            let (a, b) = (fix(a), fix(b));
+            match (&*a, &*b) {
+                (Operand::Const(Const::Int(x)), Operand::Const(Const::Int(y)))
+                    if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) =>
+                {
+                    use crate::semantics::value::apply_bin;
+                    use crate::semantics::Value;
+                    match apply_bin(*op, Value::Int(*x), Value::Int(*y)) {
+                        Ok(Value::Int(v)) => Some(Lin::constant(q(v))),
+                        _ => None,
+                    }
                 }
+                (a, b) => lin_bin(prog, *op, a, b),
             }
-            (a, b) => lin_expr(prog, &Expr::Bin(*op, a, b)),
-        },
-        Expr::Un(op, a) => lin_expr(prog, &Expr::Un(*op, fix(a))),
+        }
+        Expr::Un(op, a) => lin_un(prog, *op, &fix(a)),
         Expr::Read(..) => None,
     }
 }

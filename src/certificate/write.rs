@@ -412,7 +412,31 @@ fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
         Some((b, old)) => {
             t.push(' ');
             Name(b).push(&mut t);
-            let dropped: Vec<&String> = old.keys().filter(|x| !d.contains_key(*x)).collect();
+            // one merge of the two sorted maps (issue 13: a lookup per entry in each
+            // direction): the keys of `old` that `d` lacks, and the entries of `d` absent
+            // from `old` or with another value there, each in key order
+            let mut dropped: Vec<&String> = Vec::new();
+            let mut changed: Vec<(&String, &Dep)> = Vec::new();
+            let (mut a, mut n) = (old.iter().peekable(), d.iter().peekable());
+            loop {
+                let ord = match (a.peek(), n.peek()) {
+                    (None, None) => break,
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (Some((x, _)), Some((y, _))) => x.cmp(y),
+                };
+                match ord {
+                    std::cmp::Ordering::Less => dropped.extend(a.next().map(|(x, _)| x)),
+                    std::cmp::Ordering::Greater => changed.extend(n.next()),
+                    std::cmp::Ordering::Equal => {
+                        if let (Some((_, e)), Some((y, f))) = (a.next(), n.next()) {
+                            if e != f {
+                                changed.push((y, f));
+                            }
+                        }
+                    }
+                }
+            }
             if !dropped.is_empty() {
                 t.push_str(" (drop");
                 for x in dropped {
@@ -421,7 +445,7 @@ fn d_body(base: Option<(usize, &DepMap)>, d: &DepMap, limit: usize) -> String {
                 }
                 t.push(')');
             }
-            for (x, e) in d.iter().filter(|(x, e)| old.get(*x) != Some(*e)) {
+            for (x, e) in changed {
                 write_dep(&mut t, x, e);
             }
         }

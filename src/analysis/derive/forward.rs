@@ -275,7 +275,7 @@ impl Ctx<'_> {
                         n: 0,
                         o: on,
                         e: en,
-                        cost: &self.metric.vwrite + c1 + c2,
+                        cost: q_sum(&q_sum(&self.metric.vwrite, &c1), &c2),
                     },
                     pre.clone(),
                 )
@@ -296,7 +296,7 @@ impl Ctx<'_> {
                         n,
                         o: on,
                         e: en,
-                        cost: acc + c1 + c2,
+                        cost: q_sum(&q_sum(&acc, &c1), &c2),
                     },
                     pre.clone(),
                 )
@@ -431,7 +431,8 @@ impl Ctx<'_> {
         let mut built: Option<Vec<Cstr>> = match &lin {
             // an update `x ← x + δ` (δ not mentioning x, possibly symbolic: a grid-stride
             // step): the pre's constraints renamed back through `x − δ`
-            Some(le) if !le.sub(&Lin::var(x)).mentions(x) => {
+            // (`le − x` does not mention `x` exactly when `x`'s coefficient in `le` is 1)
+            Some(le) if le.terms.get(x).is_some_and(One::is_one) => {
                 (!keeps_all).then(|| renamed(&Lin::var(x).sub(&le.sub(&Lin::var(x)))))
             }
             // `x ← a·x + δ` (a ≠ 1, δ without x: `i *= 2`) is invertible, the pre's

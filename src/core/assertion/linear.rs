@@ -97,20 +97,25 @@ impl Lin {
         self.terms.contains_key(v)
     }
     /// `self + k·other`.
+    ///
+    /// One merge of the two sorted term maps into a new one (issue 13: copying `self`'s
+    /// shared terms and then changing them entry by entry copied the map on the first write
+    /// and moved entries on each insertion). A zero coefficient is left out, as is one of
+    /// `self`'s should it hold any.
     pub fn add_scaled(&self, other: &Lin, k: &Q) -> Lin {
-        let mut out = self.clone();
-        out.c = q_add(&out.c, &q_mul(&other.c, k));
-        for (v, a) in &other.terms {
-            let ak = q_mul(a, k);
-            match out.terms.get_mut(v) {
-                Some(e) => *e = q_add(e, &ak),
-                None => {
-                    out.terms.insert(v.clone(), ak);
-                }
-            }
+        let non_zero = |a: Q| (!a.is_zero()).then_some(a);
+        let mut terms = self.terms.merged(
+            &other.terms,
+            |e, a| non_zero(q_add(e, &q_mul(a, k))),
+            |a| non_zero(q_mul(a, k)),
+        );
+        if terms.values().any(Zero::is_zero) {
+            terms.retain(|_, a| !a.is_zero());
         }
-        out.terms.retain(|_, a| !a.is_zero());
-        out
+        Lin {
+            c: q_add(&self.c, &q_mul(&other.c, k)),
+            terms,
+        }
     }
     /// `self + other`.
     pub fn add(&self, other: &Lin) -> Lin {
@@ -139,10 +144,22 @@ impl Lin {
     pub fn subst(&self, v: &str, e: &Lin) -> Lin {
         match self.terms.get(v) {
             None => self.clone(),
+            // `self + a·e` in one merge, then `v`'s coefficient set to `a·e_v` (the terms
+            // of `self` without `v`, plus `a·e`; issue 13: no copy of `self` to remove `v`)
             Some(a) => {
-                let mut rest = self.clone();
-                rest.terms.remove(v);
-                rest.add_scaled(e, &a.clone())
+                let mut out = self.add_scaled(e, a);
+                match e.terms.get(v).map(|ev| q_mul(ev, a)) {
+                    Some(m) if !m.is_zero() => match out.terms.get_mut(v) {
+                        Some(slot) => *slot = m,
+                        None => {
+                            out.terms.insert(v.to_string(), m);
+                        }
+                    },
+                    _ => {
+                        out.terms.remove(v);
+                    }
+                }
+                out
             }
         }
     }

@@ -308,7 +308,8 @@ impl Back<'_, '_> {
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
-        let k = cost + &self.ctx.metric.vwrite;
+        // (integer costs summed without the rational gcd, issue 13)
+        let k = crate::core::metric::q_sum(cost, &self.ctx.metric.vwrite);
         let fields = vec![Field::Entail("post", witnesses.clone())];
         // Q:VWRITE1 substitutes (a non-uniform value too when the potential after it
         // mentions x through uniform forms, spec/logic.md §4); Q:VWRITE2 otherwise

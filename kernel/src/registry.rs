@@ -2,7 +2,14 @@
 //! `logic-rules:` line). An unknown name is a rejection ([`crate::Reason::UnknownRule`]).
 
 use crate::arith::Rat;
-use crate::rules::{align::{q_ifalign, q_whilelastalign}, expr::*, lower::*, nosplit::q_whilewarp, stmt::*, Ctx, Subject};
+use crate::rules::{
+    align::{q_ifalign, q_whilelastalign},
+    expr::*,
+    lower::*,
+    nosplit::q_whilewarp,
+    stmt::*,
+    Ctx, Subject,
+};
 use crate::syntax::{Assn, Node};
 use crate::Rejection;
 

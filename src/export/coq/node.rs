@@ -193,9 +193,9 @@ impl Exporter<'_> {
             }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE1"
-                | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE"
-                | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1"
-                | "Q:WHILEEXIT2" | "Q:IFGUARD4" | "Q:FLAGEXIT"),
+                | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEWARP" | "Q:UNROLL"
+                | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
+                | "Q:WHILEEXIT1" | "Q:WHILEEXIT2" | "Q:IFGUARD4" | "Q:FLAGEXIT"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(

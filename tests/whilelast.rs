@@ -3,6 +3,8 @@
 //! test's residue class (`M^div·[m ∤ s − X]`); the kernel rejects both rules where their
 //! side conditions fail.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use warpcert::analysis::{analyze, AnalysisOptions};
@@ -215,4 +217,27 @@ fn kernel_rejects_whilelastalign_mutants() {
             "{what}: {msg}"
         );
     }
+}
+
+/// The aligned last_round certificate exported to Coq is accepted by `coqc`
+/// (Soundness.sound_Q_WHILELASTALIGN, Check.v's DWhileLastAlign case), and a mutant whose
+/// class claims the modulus 16 is refused by the reflective check: the one warp's window
+/// `[−30, 0]` holds 31 consecutive offsets, which meet every class mod 16 (`nosplit_ok`
+/// fails). Skipped without `coqc`.
+#[test]
+fn coq_accepts_whilelastalign_and_refutes_a_wrong_modulus() {
+    if !common::coq::coqc_available() {
+        eprintln!("coqc not installed: skipped");
+        return;
+    }
+    let (cert, _) = divwarps_with("tests/precision/last_round.cu", 32, true);
+    let v = warpcert::export::coq::export(&cert).expect("export");
+    let class = "(1)%Z 32%positive";
+    assert!(v.contains("DWhileLastAlign") && v.contains(class), "{v}");
+    let mutant = v.replacen(class, "(1)%Z 16%positive", 1);
+    common::coq::accepted_and_mutants_refuted(
+        "whilelastalign",
+        &[("whilelastalign_last_round", v.as_str())],
+        &[("whilelastalign_last_round_m16", mutant.as_str())],
+    );
 }

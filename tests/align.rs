@@ -128,7 +128,8 @@ fn unaligned_mutant_is_rejected() {
     let err = warpcert_kernel::check(&mutant).expect_err("the unaligned mutant must be rejected");
     let msg = err.to_string();
     assert!(
-        msg.contains("Q:IFALIGN's residue class (class 1 32)")
+        msg.contains("rule Q:IFALIGN at node")
+            && msg.contains("the residue class (class 1 32)")
             && msg.contains("M does not divide the local class's modulus G"),
         "{msg}"
     );

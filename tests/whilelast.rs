@@ -1,6 +1,9 @@
 //! Q:WHILELAST (spec/logic.md §4, issue 15): a loop whose test splits the warp at most once
-//! is charged `M^div` once, not every round; the kernel rejects the rule where its side
-//! conditions fail.
+//! is charged `M^div` once, not every round; Q:WHILELASTALIGN charges that once only off the
+//! test's residue class (`M^div·[m ∤ s − X]`); the kernel rejects both rules where their
+//! side conditions fail.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,8 +13,19 @@ use warpcert::core::{Hardware, Launch, Metric, MetricName};
 use warpcert::frontend;
 use warpcert::semantics::{run_kernel, Inputs, Params, Value};
 
-/// The divwarps certificate and bound of `file` for a block of `bx` threads, symbolic grid.
+/// The divwarps certificate and bound of `file` for a block of `bx` threads, symbolic grid,
+/// without Q:IFALIGN / Q:WHILELASTALIGN (`analyze --no-align`): Q:WHILELAST's own tests.
 fn divwarps(file: &str, bx: u32) -> (String, warpcert::core::assertion::poly::Poly) {
+    divwarps_with(file, bx, false)
+}
+
+/// The divwarps certificate and bound of `file` for a block of `bx` threads, symbolic grid,
+/// with `align` as `AnalysisOptions::align` (on by default).
+fn divwarps_with(
+    file: &str,
+    bx: u32,
+    align: bool,
+) -> (String, warpcert::core::assertion::poly::Poly) {
     let hw = Hardware::default();
     let src = frontend::parse_file(Path::new(file)).unwrap();
     let launch = Launch {
@@ -24,7 +38,10 @@ fn divwarps(file: &str, bx: u32) -> (String, warpcert::core::assertion::poly::Po
         &Metric::standard(MetricName::Divwarps),
         &hw,
         &launch,
-        &AnalysisOptions::default(),
+        &AnalysisOptions {
+            align,
+            ..AnalysisOptions::default()
+        },
     )
     .unwrap_or_else(|e| panic!("{file}: {e}"));
     (r.certificate, r.bound)
@@ -94,4 +111,133 @@ fn kernel_rejects_whilelast_mutants() {
         assert_ne!(m, cert, "{what}: the mutation did not apply");
         assert!(warpcert_kernel::check(&m).is_err(), "{what}: accepted");
     }
+}
+
+/// The largest divwarps of a warp by the lock-step semantics: `file` on one block of 32
+/// threads with `n` as given.
+fn truth(file: &str, n: i64) -> Q {
+    let hw = Hardware::default();
+    let launch = Launch {
+        block: [32, 1, 1],
+        grid: Some([1, 1, 1]),
+    };
+    let src = frontend::parse_file(Path::new(file)).unwrap();
+    let (prog, _) = frontend::lower(&src, None, &launch, &hw, &BTreeMap::new()).unwrap();
+    let params = Params::from([("n".to_string(), Value::Int(n))]);
+    let m = [Metric::standard(MetricName::Divwarps)];
+    let run = run_kernel(&prog, &m, &hw, &launch, &params, &Inputs::zero()).unwrap();
+    run.metrics[0].max_per_warp.clone()
+}
+
+/// tests/precision/last_round.cu with Q:WHILELASTALIGN (the default): the loop test
+/// `i < n` has `L = i − n + 1`, `D(i) = (dep i 1 0 0 0 32)`, the local class `(1, 32)` and
+/// `X = 1 − n`; the one warp's window `[−30, 0]` misses exactly the integers `≡ 1 (mod 32)`,
+/// so the class is `(1, 32)` and the bound is `[32 ∤ n]` (spec/logic.md §4, hand
+/// derivation). The file's hand derivation gives `1` if `n > 0` and `32 ∤ n`, else `0`:
+/// equal to `[32 ∤ n]` for every `n ≥ 0`, which the lock-step runs confirm point by point.
+#[test]
+fn last_round_is_charged_only_off_the_residue_class() {
+    let file = "tests/precision/last_round.cu";
+    let (cert, bound) = divwarps_with(file, 32, true);
+    assert!(
+        cert.contains("(Q:WHILELASTALIGN"),
+        "Q:WHILELASTALIGN not used"
+    );
+    assert!(cert.contains("(class 1 32)"), "class (1, 32) expected");
+    warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("rejected: {r}"));
+    for n in [0i64, 1, 31, 32, 33, 63, 64, 65, 96, 1000, 1024] {
+        let hand = Q::from_integer(i64::from(n % 32 != 0).into());
+        assert_eq!(bound.eval(&at(n)), hand, "bound at n = {n}");
+        assert_eq!(truth(file, n), hand, "lock-step run at n = {n}");
+    }
+}
+
+/// The uniform part `X` of the test must not be written by the body
+/// (tests/data/whilelast/moving_bound.cu: `i < m` with `m = m + 1` in the body). The
+/// analysis falls back to Q:WHILELAST (bound 1), which the lock-step run needs: 1 divergent
+/// test at `n = 32` (hand derivation in the file), where `[32 ∤ n]` would be 0. The same
+/// loop node renamed to Q:WHILELASTALIGN with the class `(1, 32)` is rejected, naming `m`.
+#[test]
+fn a_written_uniform_part_keeps_the_one_time_charge() {
+    let file = "tests/data/whilelast/moving_bound.cu";
+    let (cert, bound) = divwarps_with(file, 32, true);
+    assert!(cert.contains("(Q:WHILELAST "), "Q:WHILELAST expected");
+    assert!(!cert.contains("(Q:WHILELASTALIGN"));
+    warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("rejected: {r}"));
+    let one = Q::from_integer(1.into());
+    assert_eq!(truth(file, 32), one);
+    assert_eq!(bound.eval(&at(32)), one);
+    let mutant = cert.replacen(
+        "(Q:WHILELAST (pre 4) (post 1) (entail last (ids 0 8))",
+        "(Q:WHILELASTALIGN (pre 4) (post 1) (entail last (ids 0 8)) (class 1 32)",
+        1,
+    );
+    assert_ne!(mutant, cert, "the mutation did not apply");
+    let msg = warpcert_kernel::check(&mutant)
+        .expect_err("accepted")
+        .to_string();
+    assert!(
+        msg.contains("rule Q:WHILELASTALIGN at node")
+            && msg.contains("`m` of the uniform part X of the loop test `(bin < (var i) (var m))` is written by the loop body"),
+        "{msg}"
+    );
+}
+
+/// Mutants of the aligned last_round certificate, each rejected with its own message: a
+/// class whose window check fails (`(2, 32)`: the window `[−30, 0]` holds 2 − 32 = −30), a
+/// modulus that does not divide the local class's `G = 32` (`(1, 64)`), no class at all, and
+/// a wrong charge (`[32 ∤ n + 1]` in place of `[32 ∤ n]` in every potential, so only the loop
+/// node's pre equation can fail).
+#[test]
+fn kernel_rejects_whilelastalign_mutants() {
+    let (cert, _) = divwarps_with("tests/precision/last_round.cu", 32, true);
+    let mutants = [
+        (
+            "window",
+            cert.replacen("(class 1 32)", "(class 2 32)", 1),
+            "the residue class (class 2 32) is not one of the test `(bin < (var i) (param n))`: a warp's window meets the class",
+        ),
+        (
+            "modulus",
+            cert.replacen("(class 1 32)", "(class 1 64)", 1),
+            "the residue class (class 1 64) is not one of the test `(bin < (var i) (param n))`: M does not divide the local class's modulus G",
+        ),
+        ("no class", cert.replacen(" (class 1 32)", "", 1), "missing field (class …)"),
+        (
+            "charge",
+            cert.replace("(ndvd (lin 0 (1 n)) 32)", "(ndvd (lin 1 (1 n)) 32)"),
+            "body pre + M^if + C + M^div·[m ∤ s − X]",
+        ),
+    ];
+    for (what, m, want) in mutants {
+        assert_ne!(m, cert, "{what}: the mutation did not apply");
+        let msg = warpcert_kernel::check(&m).expect_err(what).to_string();
+        assert!(
+            msg.contains("rule Q:WHILELASTALIGN at node") && msg.contains(want),
+            "{what}: {msg}"
+        );
+    }
+}
+
+/// The aligned last_round certificate exported to Coq is accepted by `coqc`
+/// (Soundness.sound_Q_WHILELASTALIGN, Check.v's DWhileLastAlign case), and a mutant whose
+/// class claims the modulus 16 is refused by the reflective check: the one warp's window
+/// `[−30, 0]` holds 31 consecutive offsets, which meet every class mod 16 (`nosplit_ok`
+/// fails). Skipped without `coqc`.
+#[test]
+fn coq_accepts_whilelastalign_and_refutes_a_wrong_modulus() {
+    if !common::coq::coqc_available() {
+        eprintln!("coqc not installed: skipped");
+        return;
+    }
+    let (cert, _) = divwarps_with("tests/precision/last_round.cu", 32, true);
+    let v = warpcert::export::coq::export(&cert).expect("export");
+    let class = "(1)%Z 32%positive";
+    assert!(v.contains("DWhileLastAlign") && v.contains(class), "{v}");
+    let mutant = v.replacen(class, "(1)%Z 16%positive", 1);
+    common::coq::accepted_and_mutants_refuted(
+        "whilelastalign",
+        &[("whilelastalign_last_round", v.as_str())],
+        &[("whilelastalign_last_round_m16", mutant.as_str())],
+    );
 }

@@ -60,7 +60,11 @@ Inductive dtree :=
   (* issue 15 (exit15b): Q:WHILEGUARD0 ([s0; while (g) s], [g] uniform in the loop's pre;
      [J0] the pre's entry potential, [r0] its rewrites under the body's pre) *)
   | DWhileGuard0 (A B : assn) (ne : accw) (GE : list cstr) (J0 : pot) (rg r0 : list rw)
-      (d0 db : dtree).
+      (d0 db : dtree)
+  (* issue 15 (wla15): Q:WHILELASTALIGN, Q:WHILELAST's fields then the node's residue class
+     [(class r m)]; the charge [[m ∤ r − X]] is built by the check *)
+  | DWhileLastAlign (A B : assn) (ne : accw) (sw : Z) (wl : list fwit) (r : Z) (m : positive)
+      (db dl : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -78,6 +82,7 @@ Definition dpre (d : dtree) : assn :=
   | DFlagExit A _ _ _ _ _ _ _ => A
   | DIfAlign A _ _ _ _ _ _ _ _ _ _ => A
   | DWhileGuard0 A _ _ _ _ _ _ _ _ => A
+  | DWhileLastAlign A _ _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -95,6 +100,7 @@ Definition dpost (d : dtree) : assn :=
   | DFlagExit _ B _ _ _ _ _ _ => B
   | DIfAlign _ B _ _ _ _ _ _ _ _ _ => B
   | DWhileGuard0 _ B _ _ _ _ _ _ _ => B
+  | DWhileLastAlign _ B _ _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -612,6 +618,34 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           check None false s0 d0 && check (Some (EOpd (OVar g))) false s db && fco fe A B
       | None => false
       end
+  (* issue 15 (wla15): Q:WHILELASTALIGN, DWhileLast's checks with the charge
+     [M^div·[m ∤ r − X]] and the body writing no local of [X] *)
+  | DWhileLastAlign A B ne sw wl r m db dl, SWhile e s =>
+      match ecost (aP A) (aD A) e ne, fst (cond G e) with
+      | Some C, CLe L :: nil =>
+          match lin_k G (aD A) L, lin_loc G (aD A) L with
+          | Some k, Some (X, g) =>
+              let Bp := dpre db in let Bq := dpost db in
+              let Lp := dpre dl in let Lq := dpost dl in
+              nonempty (snd (cond G e)) && spread_ok wt k sw &&
+              deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+              deq (aD Lp) (aD A) && deq (aD Lq) (aD A) && qeq (aQ Lp) (aQ Bp) &&
+              cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
+              cstrs_equiv (aP Lp) (andc G (aP A) (aD A) e false ++ [last_window L sw]) &&
+              entails (aP Lq) (aP A ++ snd (cond G e)) wl &&
+              pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + C)) &&
+              pot_ge (aQ Lq) (padd (aQ Bp) (m_if M + C)) &&
+              (g mod Zpos m =? 0)%Z && nosplit_ok wt k r (Zpos m) &&
+              disjoint (lin_locals X) (writes s) &&
+              pot_ge (aQ A) (padd (paddm (aQ Bp) (m_div M) [res_atom X r m]) (m_if M + C)) &&
+              cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) &&
+              dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s) &&
+              puni G (aD A) (aQ Bp) && puni G (aD B) (aQ B) && pot_ge (aQ Bp) (aQ B) &&
+              check None false s db && check None false s dl && fco fe A B
+          | _, _ => false
+          end
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
@@ -889,6 +923,18 @@ Proof.
     destruct B as [P' D' Q'], (dpost d1) as [P D Qn] eqn:E0, (dpre d2) as [PB DB QB] eqn:E1,
       (dpost d2) as [PB' DB' QB'] eqn:E2; simpl in *; subst.
     eapply (Q_WHILEGUARD0 G) with (n := ne); eauto using ecost_sound.
+  - (* DWhileLastAlign (wla15) *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (fst (cond G e)) as [|[L|L|L mm rs] [|c' l']] eqn:EL; try discriminate.
+    destruct (lin_k G (aD A) L) as [k|] eqn:Ek; try discriminate.
+    destruct (lin_loc G (aD A) L) as [[X g]|] eqn:Eo; try discriminate. split_b.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check _ _ _ d2 = true |- _ => ih_none IHd2 Hc end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PB DB QB] eqn:E1,
+      (dpost d1) as [PB' DB' QB'] eqn:E2, (dpre d2) as [PL DL QL] eqn:E3,
+      (dpost d2) as [PN DN QN] eqn:E4; simpl in *; subst. rewrite Hwt in *.
+    eapply Q_WHILELASTALIGN; eauto using ecost_sound.
 Qed.
 
 End Check.

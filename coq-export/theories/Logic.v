@@ -689,6 +689,9 @@ Definition lin_loc (D : list dent) (L : lin) : option (lin * Z) :=
 Definition res_atom (X : lin) (s : Z) (m : positive) : atm :=
   mkAtmK (mkLin 0 []) 1 (KRes (mkLin (s - lcst X) (map (fun av => (- fst av, snd av))%Z (lterms X))) m).
 Definition paddm (Q1 : pot) (c : Q) (m : list atm) : pot := mkPot (pcst Q1) ((c, m) :: pterms Q1).
+(** The locals of a form (Q:WHILELASTALIGN: the body writes none of [X]'s). *)
+Definition lin_locals (L : lin) : list nat :=
+  flat_map (fun av => match snd av with VL x => [x] | _ => [] end) (lterms L).
 
 (** Potentials that mention only [int] parameters and locals of [X] (the root's bound:
     [X = []]). *)
@@ -1278,6 +1281,26 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       pot_ge QB' (padd I (m_if M + C)) = true ->
       pot_ge QL' (padd I (m_if M + C)) = true ->
       pot_ge Qn (padd I (m_if M + m_div M + C)) = true ->
+      cstrs_equiv P' (andc P D e true) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D I = true -> puni D' Q' = true -> pot_ge I Q' = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
+  | Q_WHILELASTALIGN : forall P D Qn Q' e n C s B PB BL PN I QB' QL' P' D' L k w wl X g r m,
+      cstrs_equiv B (andc P D e false) = true ->
+      cstrs_equiv BL (andc P D e false ++ [last_window L w]) = true ->
+      qstmt (mkAssn B D I) s (mkAssn PB D QB') ->
+      qstmt (mkAssn BL D I) s (mkAssn PN D QL') ->
+      qexpr P D e n C ->
+      fst (cond e) = [CLe L] -> nonempty (snd (cond e)) = true ->
+      lin_k D L = Some k -> spread_ok wtids k w = true ->
+      cstrs_equiv PB P = true ->
+      entails PN (P ++ snd (cond e)) wl = true ->
+      pot_ge QB' (padd I (m_if M + C)) = true ->
+      pot_ge QL' (padd I (m_if M + C)) = true ->
+      lin_loc D L = Some (X, g) ->
+      (g mod Zpos m =? 0)%Z = true -> nosplit_ok wtids k r (Zpos m) = true ->
+      disjoint (lin_locals X) (writes s) = true ->
+      pot_ge Qn (padd (paddm I (m_div M) [res_atom X r m]) (m_if M + C)) = true ->
       cstrs_equiv P' (andc P D e true) = true ->
       dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
       puni D I = true -> puni D' Q' = true -> pot_ge I Q' = true ->

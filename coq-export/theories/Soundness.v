@@ -3212,7 +3212,11 @@ Proof.
     foldM. lra.
 Qed.
 
-Lemma whilelast_loop : forall P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl,
+(** [whilelast_loop] with the one-time divergence charge [K] (spec/logic.md §4): [K ≥ 0],
+    [K ≥ M^div] on the active threads of a warp that the test splits, and [K] unchanged by a
+    run of the body on each thread. Q:WHILELAST is [K = M^div]; Q:WHILELASTALIGN is
+    [K = M^div·[m ∤ s − X]] ([sound_Q_WHILELASTALIGN]). *)
+Lemma whilelast_loop : forall (K : (var -> Z) -> Q) P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl,
   qexpr G P D e n C ->
   fst (cond G e) = [CLe L] -> nonempty (snd (cond G e)) = true ->
   lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
@@ -3225,14 +3229,21 @@ Lemma whilelast_loop : forall P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl,
   pot_ge QL' (padd I (m_if M + C)) = true ->
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
   puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  (forall r, 0 <= K r) ->
+  (forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+     eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
+     is_true_v (R t1) = true -> is_false_v (R t2) = true ->
+     forall t, In t T -> m_div M <= K (rho ps s t)) ->
+  (forall ps s s' t, (forall x, ~ In x (writes b) -> sl s' x t = sl s x t) ->
+     K (rho ps s' t) == K (rho ps s t)) ->
   forall F ps s sw' T s' Cr, seval G F ps s sw' T s' Cr -> sw' = SWhile e b ->
   forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
   sat_assn ps (mkAssn P D I) s T ->
   (forall t, In t T -> sat (rho ps s' t) (andc G P D e true)) /\
-  forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) I + (m_if M + m_div M + C).
+  forall t, In t T -> Cr + pval (rho ps s' t) Q' <= pval (rho ps s t) I + (m_if M + K (rho ps s t) + C).
 Proof.
-  intros P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl Hq HL Hnz Hk Hs V VL HB HPB HBL HPN
-    HQB' HQL' HcD HdD HuI HuQ HIQ F ps s sw' T s' Cr Hrun.
+  intros K P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl Hq HL Hnz Hk Hs V VL HB HPB HBL HPN
+    HQB' HQL' HcD HdD HuI HuQ HIQ HK0 HKsplit HKframe F ps s sw' T s' Cr Hrun.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
   induction Hrun; intros Esw; inversion Esw; subst; intros w Hp Hn Hne Hi Hw [HP HD];
     simpl in HP, HD.
@@ -3247,6 +3258,8 @@ Proof.
     destruct (IHHrun2 eq_refl w Hp Hn Hne Hi (run_wt _ _ _ _ _ _ _ Hrun1 Hw) Hs1) as [Hpost HQ2].
     split; auto. intros t Ht. specialize (HQ1 t Ht); specialize (HQ2 t Ht). simpl in HQ1.
     pose proof (pot_ge_sound (rho ps st1 t) _ _ HQB') as H1. rewrite padd_val in H1.
+    (* the charge keeps its value along the run (the body leaves its variables alone) *)
+    pose proof (HKframe ps s st1 t (fun x Hx => frame_writes _ _ _ _ _ _ _ Hrun1 x t Hx)) as HKe.
     foldM. lra.
   - (* SC_WHILESOME: the last round *)
     pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
@@ -3292,6 +3305,9 @@ Proof.
            apply (frame_threads _ _ _ _ _ _ _ Hrun1 x t HtT2).
         -- apply (andc_correct F ps s e T R C1 D P t Hp Hw HD H Ht (HP t Ht)). rewrite Er; auto.
     + intros t Ht.
+      (* the split pays: [K ≥ M^div] on the threads of the split warp *)
+      assert (HtTr : is_true_v (R tT) = true) by (apply HTT in HtT; tauto).
+      pose proof (HKsplit F ps s T R C1 w tT f Hp Hw HD Hi H HtT' HfT HtTr Hff t Ht) as HKs.
       rewrite (puni_sound ps st1 T D' Q' HD' HuQ t tT) by auto.
       rewrite (puni_sound ps s T D I HD HuI t tT) by auto.
       foldM. lra.
@@ -3299,7 +3315,8 @@ Proof.
     pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi H Hq) as Hce.
     split.
     + intros t Ht. apply (andc_correct F ps s e T R C0 D P t Hp Hw HD H Ht (HP t Ht)); auto.
-    + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ HIQ). foldM. lra.
+    + intros t Ht. pose proof (pot_ge_sound (rho ps s t) _ _ HIQ). pose proof (HK0 (rho ps s t)).
+      foldM. lra.
 Qed.
 
 (** ** Q:WHILEWARP *)
@@ -3611,15 +3628,89 @@ Lemma sound_Q_WHILELAST : forall P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L 
 Proof.
   intros P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L k sw wl HB HBL V VL Hq HL Hnz Hk Hs HPB
     HPN HQB' HQL' Hpre HP' HcD HdD HuI HuQ HIQ.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & _ & Hdiv & _).
   start_valid.
-  destruct (whilelast_loop P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl Hq HL Hnz Hk Hs V VL
-              HB HPB HBL HPN HQB' HQL' HcD HdD HuI HuQ HIQ
+  destruct (whilelast_loop (fun _ => m_div M) P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl
+              Hq HL Hnz Hk Hs V VL HB HPB HBL HPN HQB' HQL' HcD HdD HuI HuQ HIQ
+              (fun _ => Hdiv) ltac:(intros; apply Qle_refl) ltac:(intros; apply Qeq_refl)
               F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [Hpost HC].
   split; [split|].
   - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
   - eapply dsat_frame; eauto. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hrun); auto.
-  - intros t Ht. simpl. specialize (HC t Ht).
+  - intros t Ht. simpl. specialize (HC t Ht). cbv beta in HC.
     pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val in H1. lra.
+Qed.
+
+(** ** Q:WHILELASTALIGN (spec/logic.md §4): [whilelast_loop] with the charge
+    [M^div·[m ∤ s − X]]: [≥ 0], [M^div] when the warp splits ([res_split], with the loop's
+    [D] at every test), and unchanged by the body, which writes no local of [X]. *)
+Lemma res_atom_frame : forall ps s s' t X r m W,
+  disjoint (lin_locals X) W = true ->
+  (forall x, ~ In x W -> sl s' x t = sl s x t) ->
+  mval (rho ps s' t) [res_atom X r m] = mval (rho ps s t) [res_atom X r m].
+Proof.
+  intros ps s s' t X r m W Hd Hf. apply mval_ext.
+  intros A a v HA Hv. destruct HA as [<-|[]].
+  unfold avars, aforms, res_atom in Hv; cbn [flat_map alin akd lterms app] in Hv.
+  rewrite app_nil_r in Hv. apply in_map_iff in Hv as [[a' v'] [Ev Hv']]. cbn [fst snd] in Ev. injection Ev as _ <-.
+  destruct v' as [x|p|d]; cbn; auto.
+  rewrite Hf; auto. intros Hx.
+  unfold disjoint in Hd. rewrite forallb_forall in Hd.
+  assert (Hl : In x (lin_locals X)).
+  { unfold lin_locals. apply in_flat_map. exists (a', VL x). split; [exact Hv'|left; reflexivity]. }
+  specialize (Hd x Hl). apply negb_true_iff in Hd. rewrite (proj2 (memn_In x W) Hx) in Hd.
+  discriminate.
+Qed.
+
+Lemma sound_Q_WHILELASTALIGN : forall P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L k sw wl X g r m,
+  cstrs_equiv B (andc G P D e false) = true ->
+  cstrs_equiv BL (andc G P D e false ++ [last_window L sw]) = true ->
+  valid (mkAssn B D I) b (mkAssn PB D QB') ->
+  valid (mkAssn BL D I) b (mkAssn PN D QL') ->
+  qexpr G P D e n C ->
+  fst (cond G e) = [CLe L] -> nonempty (snd (cond G e)) = true ->
+  lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
+  cstrs_equiv PB P = true ->
+  entails PN (P ++ snd (cond G e)) wl = true ->
+  pot_ge QB' (padd I (m_if M + C)) = true ->
+  pot_ge QL' (padd I (m_if M + C)) = true ->
+  lin_loc G D L = Some (X, g) ->
+  (g mod Zpos m =? 0)%Z = true -> nosplit_ok (wtids G) k r (Zpos m) = true ->
+  disjoint (lin_locals X) (writes b) = true ->
+  pot_ge Qn (padd (paddm I (m_div M) [res_atom X r m]) (m_if M + C)) = true ->
+  cstrs_equiv P' (andc G P D e true) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn Q' e n C b B PB BL PN I QB' QL' P' D' L k sw wl X g r m HB HBL V VL Hq HL Hnz Hk
+    Hs HPB HPN HQB' HQL' Hlo Hgm Hok HdX Hpre HP' HcD HdD HuI HuQ HIQ.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & _ & Hdiv & _).
+  start_valid.
+  assert (HK0 : forall rh, 0 <= m_div M * mval rh [res_atom X r m]) by (intros; apply charge_nonneg).
+  assert (HKs : forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+     eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
+     is_true_v (R t1) = true -> is_false_v (R t2) = true ->
+     forall t, In t T -> m_div M <= m_div M * mval (rho ps s t) [res_atom X r m]).
+  { intros F0 ps0 s0 T0 R C1 w0 t1 t2 Hp0 Hw0 HD0 Hi0 Hee Ht1 Ht2 Hr1 Hr2 t Ht.
+    assert (Hr : mval (rho ps0 s0 t) [res_atom X r m] == 1).
+    { cbn [mval fold_right]. rewrite (res_split F0 ps0 s0 e T0 R C1 w0 t1 t2 L k X g r m D
+        Hp0 Hw0 HD0 Hi0 Hee Ht1 Ht2 Hr1 Hr2 HL Hk Hlo Hgm Hok t Ht). reflexivity. }
+    rewrite Hr. lra. }
+  assert (HKf : forall ps0 s0 s1 t, (forall x, ~ In x (writes b) -> sl s1 x t = sl s0 x t) ->
+     m_div M * mval (rho ps0 s1 t) [res_atom X r m] == m_div M * mval (rho ps0 s0 t) [res_atom X r m]).
+  { intros ps0 s0 s1 t Hf. rewrite (res_atom_frame ps0 s0 s1 t X r m (writes b) HdX Hf).
+    reflexivity. }
+  destruct (whilelast_loop (fun rh => m_div M * mval rh [res_atom X r m])
+              P D Q' e n C b B PB BL PN I QB' QL' D' L k sw wl
+              Hq HL Hnz Hk Hs V VL HB HPB HBL HPN HQB' HQL' HcD HdD HuI HuQ HIQ HK0 HKs HKf
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [Hpost HC].
+  split; [split|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - eapply dsat_frame; eauto. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hrun); auto.
+  - intros t Ht. simpl. specialize (HC t Ht). cbv beta in HC.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
+    lra.
 Qed.
 
 (** ** Q:WEAK and atom rewrites *)
@@ -5366,6 +5457,7 @@ Proof.
   - eapply sound_Q_WHILE1; eauto.
   - eapply sound_Q_WHILE2; eauto.
   - eapply sound_Q_WHILELAST; eauto.
+  - eapply sound_Q_WHILELASTALIGN; eauto.
   - eapply sound_Q_WHILEWARP; eauto.
   - apply sound_Q_UNROLL; auto.
   - eapply sound_Q_WEAK; eauto.

@@ -329,7 +329,15 @@ pub enum Reason {
     NoLinearEntry(String),
     /// Q:WHILEWARP: the window check finds a warp whose lanes may disagree on the test.
     MaySplit(String),
-    /// Q:IFALIGN: the node's residue class `(class S M)` is not one of the test's: `M < 1`,
+    /// Q:WHILELASTALIGN: a variable of the test's uniform part `X` is written by the loop
+    /// body, so the class checked at entry need not hold at a later test (spec/logic.md §4).
+    UniformPartWritten {
+        /// The variable.
+        var: String,
+        /// The loop test.
+        test: String,
+    },
+    /// Q:IFALIGN, Q:WHILELASTALIGN: the node's residue class `(class S M)` is not one of the test's: `M < 1`,
     /// `M ∤ G`, or the window check fails with the class `(S, M)` (spec/logic.md §4).
     BadResidueClass {
         /// The test.
@@ -479,8 +487,12 @@ impl fmt::Display for Reason {
             }
             MaySplit(e) => write!(f, "the test `{e}` may split a warp (Q:WHILEWARP's window check fails)"),
             BadResidueClass { test, class: (s, m), why } => {
-                write!(f, "Q:IFALIGN's residue class (class {s} {m}) is not one of the test `{test}`: {why}")
+                write!(f, "the residue class (class {s} {m}) is not one of the test `{test}`: {why}")
             }
+            UniformPartWritten { var, test } => write!(
+                f,
+                "`{var}` of the uniform part X of the loop test `{test}` is written by the loop body, so the residue class need not hold at a later test"
+            ),
             ExitTestReads(a) => {
                 write!(
                     f,

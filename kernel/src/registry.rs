@@ -2,7 +2,14 @@
 //! `logic-rules:` line). An unknown name is a rejection ([`crate::Reason::UnknownRule`]).
 
 use crate::arith::Rat;
-use crate::rules::{align::q_ifalign, expr::*, lower::*, nosplit::q_whilewarp, stmt::*, Ctx, Subject};
+use crate::rules::{
+    align::{q_ifalign, q_whilelastalign},
+    expr::*,
+    lower::*,
+    nosplit::q_whilewarp,
+    stmt::*,
+    Ctx, Subject,
+};
 use crate::syntax::{Assn, Node};
 use crate::Rejection;
 
@@ -54,6 +61,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:FLAGEXIT",
     "Q:IFALIGN",
     "Q:WHILEGUARD0",
+    "Q:WHILELASTALIGN",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -155,6 +163,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILEGUARD1" => (S, q_whileguard1 as Rule),
         "Q:FLAGEXIT" => (S, q_flagexit as Rule),
         "Q:IFALIGN" => (S, q_ifalign as Rule),
+        "Q:WHILELASTALIGN" => (S, q_whilelastalign as Rule),
         "Q:WHILEGUARD0" => (S, q_whileguard0 as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),

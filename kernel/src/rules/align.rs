@@ -3,7 +3,7 @@
 //! spec/logic.md §1) instead of `M^div`.
 
 use super::nosplit::never_splits;
-use super::stmt::{cond_stmt, if4, test_form, thread_k};
+use super::stmt::{cond_stmt, if4, test_form, thread_k, while_parts, whilelast};
 use super::{Ctx, Subject};
 use crate::arith::{Atom, Dep, Lin, Poly, Rat};
 use crate::syntax::{Assn, Node};
@@ -86,4 +86,22 @@ pub fn q_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
     let charge = Poly::zero().add_scaled(&align_charge(cx, &pre.d, e, class)?, &cx.m.div);
     if4(cx, n, s, pre, &charge, "then pre + M^if + C + M^div·[m ∤ s − X]", &["class"])
+}
+
+/// Q:WHILELASTALIGN — Q:WHILELAST whose one-time `M^div` is charged only off the residue
+/// class `(class S M)` of the node (spec/logic.md §4): every premise of Q:WHILELAST with
+/// `pre = (P, D, I + M^if + C + M^div·[m ∤ s − X])`, the class checked on the loop test
+/// under the loop's `D` ([`align_charge`]), and no variable of the uniform part `X` written
+/// by the body, so that `X` keeps its entry value at every test. Errors: those of
+/// [`align_charge`] and Q:WHILELAST's, and [`Reason::UniformPartWritten`].
+pub fn q_whilelastalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let (e, body) = while_parts(cx, s)?;
+    let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+    let charge = Poly::zero().add_scaled(&align_charge(cx, &pre.d, e, class)?, &cx.m.div);
+    let (x, _) = local_class(cx, &pre.d, &test_form(cx, e)?)?;
+    let writes = body.writes();
+    if let Some(v) = x.terms.keys().find(|v| writes.contains(v)) {
+        return Err(cx.rej(Reason::UniformPartWritten { var: v.clone(), test: e.to_string() }));
+    }
+    whilelast(cx, n, s, pre, &charge, "body pre + M^if + C + M^div·[m ∤ s − X]", &["class"])
 }

@@ -925,11 +925,33 @@ fn lane_spread(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Re
 /// `(entail last …)`: `P_N ⇒ P ∧ cond(¬e)`; `pre = (P, D, I + M^if + M^div + C)`,
 /// `post = (P ∧ ¬e, D \ W(s), I↾W(s))`.
 pub fn q_whilelast(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    let Subject::Stmt(Stmt::While(e, body)) = s else {
-        return Err(wrong(cx, "a while loop", s));
-    };
+    whilelast(cx, n, s, pre, &Poly::constant(cx.m.div.clone()), "body pre + M^if + M^div + C", &[])
+}
+
+/// The `while (e) s` of a Q:WHILELAST or Q:WHILELASTALIGN node (spec/logic.md §4).
+pub(super) fn while_parts<'s>(cx: &Ctx, s: Subject<'s>) -> Result<(&'s Expr, &'s Stmt), Rejection> {
+    match s {
+        Subject::Stmt(Stmt::While(e, body)) => Ok((e, body)),
+        _ => Err(wrong(cx, "a while loop", s)),
+    }
+}
+
+/// Q:WHILELAST's premises with the one-time divergence charge `div` in its `pre` equation
+/// `pre = (P, D, I + M^if + C + div)` (`M^div` for Q:WHILELAST; `M^div·[m ∤ s − X]` for
+/// Q:WHILELASTALIGN, spec/logic.md §4); `what` names the right-hand side in a rejection;
+/// `more` are the rule's fields besides Q:WHILELAST's (Q:WHILELASTALIGN: `class`).
+pub(super) fn whilelast(
+    cx: &Ctx,
+    n: &Node,
+    s: Subject<'_>,
+    pre: &Assn,
+    div: &Poly,
+    what: &'static str,
+    more: &[&str],
+) -> Result<Rat, Rejection> {
+    let (e, body) = while_parts(cx, s)?;
     let post = cx.post(n)?;
-    let c = cx.shape::<3>(n, &["entail last"])?;
+    let c = cx.shape::<3>(n, &[&["entail last"][..], more].concat())?;
     let l = test_form(cx, e)?;
     let cne = cx.cond(e, true);
     let w = lane_spread(cx, &pre.d, &l)?;
@@ -938,7 +960,7 @@ pub fn q_whilelast(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
     cx.check_node(&c[2], Subject::Stmt(body), pre, 2)?;
     let ((bpre, bpost), (lpre, lpost)) = (cx.pp(&c[1])?, cx.pp(&c[2])?);
     let step = &cx.m.if_ + cost;
-    cx.same_q(&pre.q, &plus(&bpre.q, &(&step + &cx.m.div)), "pre", "body pre + M^if + M^div + C")?;
+    cx.same_q(&pre.q, &plus(&bpre.q, &step).add_scaled(div, &Rat::one()), "pre", what)?;
     let pe = cx.and_cond(&pre.p, &pre.d, e, false);
     cx.same_p(&pe, &bpre.p, "P ∧ e", "body pre")?;
     cx.same_d(&pre.d, &bpre.d, "pre", "body pre")?;

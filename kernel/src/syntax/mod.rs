@@ -374,7 +374,7 @@ pub struct Node {
     pub frame: Option<Rat>,
     /// `(lanes L1 L2)`: L:IFDIV's lane witnesses (spec/logic.md §4b), empty when absent.
     pub lanes: Vec<BigInt>,
-    /// `(class S M)`: Q:IFALIGN's residue class (spec/logic.md §4).
+    /// `(class S M)`: the residue class of Q:IFALIGN and Q:WHILELASTALIGN (spec/logic.md §4).
     pub class: Option<(BigInt, BigInt)>,
     /// `(entail NAME FARKAS…)` by name.
     pub entails: SortedMap<String, Witnesses>,

@@ -7,7 +7,8 @@ use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
 use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::entail::{entails, entails_all};
 use crate::analysis::linear::{
-    cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed, lin_operand, never_splits,
+    align_charge, cond, expr_uniform, join_deps, lane_spread, lin_expr, lin_fixed, lin_operand,
+    never_splits,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Cg, Farkas};
@@ -765,11 +766,22 @@ impl Ctx<'_> {
         let covered = d
             .iter()
             .all(|(x, want)| b.post.d.get(x).is_some_and(|h| h.implies(want)));
+        // Q:WHILELASTALIGN: the one split charged off the test's residue class, when the
+        // body leaves X (the uniform part of the test) alone (spec/logic.md §4)
+        let align = if self.align {
+            align_charge(&*self, d, &l, self.launch, self.hw.warp_size).filter(|(form, _, _)| {
+                let writes = body.writes();
+                !form.vars().any(|v| writes.contains(v))
+            })
+        } else {
+            None
+        };
         match entails_all(&b.post.p, &exit) {
             Some(w_post) if covered => Ok(Some(LastRound {
                 body: Box::new(b),
                 w_post,
                 exit,
+                align,
             })),
             _ => Ok(None),
         }

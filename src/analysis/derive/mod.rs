@@ -328,6 +328,11 @@ struct LastRound {
     body: Box<AN>,
     w_post: Vec<Farkas>,
     exit: Vec<Cstr>,
+    /// Q:WHILELASTALIGN's charge `[m ∤ s − X]` as `(s − X, s, m)` (spec/logic.md §4, as
+    /// `If4An::align`) when `AnalysisOptions::align` is on, the loop test has a residue
+    /// class under the loop's `D` and the body writes no variable of `X`; `None`:
+    /// Q:WHILELAST.
+    align: Option<(Lin, BigInt, BigInt)>,
 }
 
 /// Inference context.

@@ -88,7 +88,7 @@ impl Exporter<'_> {
                 };
                 format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
-            ("Q:WHILELAST", Stmt::While(e, body)) => {
+            (r @ ("Q:WHILELAST" | "Q:WHILELASTALIGN"), Stmt::While(e, body)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let last = child(2)?;
                 let (Some(lpre), Some(lpost)) = (&last.pre, &last.post) else {
@@ -116,8 +116,21 @@ impl Exporter<'_> {
                 let wl = Self::witnesses(n, "last", &targets, &Self::scales(&lpost.p, 0))?;
                 let db = self.node(child(1)?, body, ind + 2)?;
                 let dl = self.node(last, body, ind + 2)?;
+                // Q:WHILELASTALIGN (`DWhileLastAlign`): then the node's class `(class S M)`
+                // as `S M` (Check.v builds the charge `[M ∤ S − X]`, as for Q:IFALIGN)
+                let class = if r == "Q:WHILELASTALIGN" {
+                    let (s, m) = Self::class_args(&at, r)?;
+                    format!(" ({s})%Z {m}%positive")
+                } else {
+                    String::new()
+                };
+                let k = if class.is_empty() {
+                    "DWhileLast"
+                } else {
+                    "DWhileLastAlign"
+                };
                 format!(
-                    "DWhileLast {a} {b} {acc} {} {wl}\n{pad}  ({db})\n{pad}  ({dl})",
+                    "{k} {a} {b} {acc} {} {wl}{class}\n{pad}  ({db})\n{pad}  ({dl})",
                     z(&sw)
                 )
             }
@@ -180,9 +193,9 @@ impl Exporter<'_> {
             }
             (
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE1"
-                | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILEWARP" | "Q:UNROLL" | "Q:GWRITE"
-                | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4" | "Q:WHILEEXIT1"
-                | "Q:WHILEEXIT2" | "Q:IFGUARD4" | "Q:FLAGEXIT"),
+                | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEWARP" | "Q:UNROLL"
+                | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
+                | "Q:WHILEEXIT1" | "Q:WHILEEXIT2" | "Q:IFGUARD4" | "Q:FLAGEXIT"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -260,7 +273,8 @@ impl Exporter<'_> {
         ))
     }
 
-    /// The residue class `(class S M)` of a Q:IFALIGN or L:IFALIGN node (`rule`) as `S M`
+    /// The residue class `(class S M)` of a Q:IFALIGN, Q:WHILELASTALIGN or L:IFALIGN node
+    /// (`rule`) as `S M`
     /// (Check.v and LowerCheck.v build the charge `[M ∤ S − X]` from it).
     ///
     /// Errors: [`ExportError::Unsupported`] when the node has no class or `M < 1`.

@@ -8,7 +8,9 @@ use crate::analysis::derive::{
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Rewrite};
+use crate::core::assertion::linear::Lin;
 use crate::core::assertion::poly::{Atom, Coef, Mono};
+use num_bigint::BigInt;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -108,11 +110,8 @@ impl Back<'_, '_> {
         ];
         let (rule, qp) = match align {
             Some((form, s, m)) => {
-                let mut charge = TPoly::zero();
-                let atom = Atom::Res(Arc::new(form.clone()), m.clone());
-                charge.add_raw_term(&[atom], Coef::from_q(&self.ctx.metric.div));
                 fields.push(Field::Class(s.clone(), m.clone()));
-                ("Q:IFALIGN", qp.plus(&charge))
+                ("Q:IFALIGN", qp.plus(&self.residue_charge(form, m)))
             }
             None => ("Q:IF4", qp.plus_const(&self.ctx.metric.div)),
         };
@@ -125,6 +124,15 @@ impl Back<'_, '_> {
             ),
             qp,
         ))
+    }
+
+    /// The divergence charge `M^div·[m ∤ F]` of Q:IFALIGN and Q:WHILELASTALIGN for the
+    /// charge form `F = s − X` (spec/logic.md §4): one residue atom.
+    pub(super) fn residue_charge(&self, form: &Lin, m: &BigInt) -> TPoly {
+        let mut charge = TPoly::zero();
+        let atom = Atom::Res(Arc::new(form.clone()), m.clone());
+        charge.add_raw_term(&[atom], Coef::from_q(&self.ctx.metric.div));
+        charge
     }
 
     /// Q:IFEXIT1/4 (spec/logic.md §4a): the exit branch ends with the zero potential; the

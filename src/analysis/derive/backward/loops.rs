@@ -363,19 +363,26 @@ impl Back<'_, '_> {
         };
         let bweak = weak(body.pre.clone(), rws, inv.clone(), w_body_post.clone(), nb);
         let (rule, fields, children, qpre) = match lweak {
-            Some(lw) => (
-                "Q:WHILELAST",
-                vec![Field::Entail(
+            Some(lw) => {
+                let mut fields = vec![Field::Entail(
                     "last",
                     identity_witnesses(&last.as_ref().map_or(vec![], |l| l.exit.clone())),
-                )],
-                vec![
+                )];
+                // Q:WHILELASTALIGN charges the one split M^div·[m ∤ s − X] (spec/logic.md §4)
+                let (rule, qpre) = match last.as_ref().and_then(|l| l.align.as_ref()) {
+                    Some((form, s, m)) => {
+                        fields.push(Field::Class(s.clone(), m.clone()));
+                        ("Q:WHILELASTALIGN", ik.plus(&self.residue_charge(form, m)))
+                    }
+                    None => ("Q:WHILELAST", ik.plus_const(&self.ctx.metric.div)),
+                };
+                let children = vec![
                     TChild::Expr(e.clone()),
                     TChild::Stmt(bweak),
                     TChild::Stmt(lw),
-                ],
-                ik.plus_const(&self.ctx.metric.div),
-            ),
+                ];
+                (rule, fields, children, qpre)
+            }
             None => (
                 match (*uniform, *nosplit) {
                     (true, _) => "Q:WHILE1",

@@ -201,7 +201,7 @@ fn ifalign_mutants_rejected() {
         assert_eq!(r.rule, "L:IFALIGN", "{r}");
         r.to_string()
     };
-    let off = "L:IFALIGN: the pre potential minus post + M^if + C + M^div·[m ∤ s − X] is";
+    let off = "L:IFALIGN: the pre potential minus post + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X] is";
     // pre 2·atom against post 0 + 0 + 0 + 1·atom: the difference is one atom
     let twice = lower.replace(&format!("(poly (1 {atom}))"), &format!("(poly (2 {atom}))"));
     let r = reject(&twice);

@@ -23,7 +23,7 @@
 mod common;
 
 use common::answer::{exact_answer, loaded};
-use common::coq::{accepted_and_mutants_refuted, coqc_available};
+use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
 use common::lower_guard::lower_src;
 use common::{balanced_end, load_for, racuda_corpus};
 use warpcert::analysis::AnalysisOptions;
@@ -224,7 +224,13 @@ fn ifdt_coq_accepts_and_mutants_refuted() {
         eprintln!("SKIPPED: coqc is not installed; the L:IFDT export is not checked");
         return;
     }
-    let mut accepted = vec![("ifdt_one", x.as_str())];
+    // SPLIT (steps, L:IFDIV charging both branches, 15): accepted; with its else-cond
+    // list (the `else` lane witness) emptied the node reads as L:IFDT, which charges
+    // `sminc` of the then branch (2) only, not M^div (1) nor the else branch (2): refuted
+    let split = split_lower();
+    let xs = warpcert::export::coq::export(&split).unwrap_or_else(|e| panic!("{e}"));
+    let else_dropped = mutate_after(&xs, "(DIf4 ", "0%Z [(1%Z, [(0, (-1)%Z)])] [", "0%Z [] [");
+    let mut accepted = vec![("ifdt_one", x.as_str()), ("ifdiv_split", xs.as_str())];
     if let Some(r) = &reduce0 {
         accepted.push(("ifdt_reduce0", r.as_str()));
     }
@@ -234,6 +240,56 @@ fn ifdt_coq_accepts_and_mutants_refuted() {
         &[
             ("ifdt_bound_raised", raised.as_str()),
             ("ifdt_lane_dropped", dropped.as_str()),
+            ("ifdiv_else_dropped", else_dropped.as_str()),
         ],
     );
+}
+
+/// A split with a local assignment in each branch (`x = 1` / `x = 2`), then a coalesced
+/// store, block 32, `steps` with Q:IFALIGN off (so the upper node is Q:IF4 and the lower
+/// one L:IFDIV on lanes 0 and 16). Hand derivation (every `steps` constant 1, `M^gwrite(n)
+/// = n`): the test `threadIdx.x < 16` 3 (operand, constant, operator), `M^if` 1, each branch
+/// `x ← c` 2 (constant, `M^vwrite`), `M^div` 1 (lanes 0–15 take the then branch, 16–31
+/// the else branch), the store 1 + 1 + 4 (32 ints in 128 aligned bytes: 4 sectors): 15.
+/// L:IFDIV charges both branches their `minc` (2 each, exact here), so the answer is
+/// `exact`; before, with the branches charged 0, the lower bound was 11.
+const SPLIT: &str = "__global__ void k(int *out) { int x; if (threadIdx.x < 16) x = 1; else x = 2; out[threadIdx.x] = x; }";
+
+/// SPLIT's `steps` lower certificate (exact, 15, L:IFDIV on lanes 0 and 16).
+fn split_lower() -> String {
+    let (prog, launch) = lower_src(SPLIT, 32, 1);
+    let l = loaded(prog, launch, MetricName::Steps);
+    let opts = AnalysisOptions {
+        align: false,
+        ..AnalysisOptions::default()
+    };
+    let tag = format!("lifdt-split-{:?}", std::thread::current().id()).replace(['(', ')'], "");
+    let (rel, per_warp, _, lower) = exact_answer(&l, MetricName::Steps, &opts, &tag);
+    assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", "15"));
+    assert!(
+        lower.contains("(L:IFDIV ") && lower.contains("(lanes 0 16)"),
+        "{lower}"
+    );
+    let v = warpcert_kernel::check(&lower).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(v.bound, "15");
+    lower
+}
+
+#[test]
+fn ifdiv_charges_both_branches() {
+    split_lower();
+    let (prog, launch) = lower_src(SPLIT, 32, 1);
+    let run = run_warp(
+        &prog,
+        &[Metric::standard(MetricName::Steps)],
+        &Hardware::default(),
+        &launch,
+        [0, 0, 0],
+        0,
+        &Params::new(),
+        &Inputs::zero(),
+        &RunOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(run.costs[0], q(15));
 }

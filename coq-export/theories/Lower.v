@@ -598,17 +598,20 @@ Qed.
 
 (** L:IFDIV: an [if] whose test is true on some lane of [T] and false on another on
     every store of [P] (the checker's lane witnesses) runs by [SC_IFD]: it costs at
-    least its test, [M^if] and [M^div], its branches' runs on the two non-empty lane
-    sets costing at least 0 ([seval_nonneg]).  [SC_IFT] and [SC_IFF] are impossible: a
-    lane would be both true and false. *)
-Lemma L_IFDIV : forall (P P' : assn) (I' : pot) e s1 s2 (c : Q),
+    least its test, [M^if] and [M^div], and its branches' runs on the two non-empty lane
+    sets at least any [k1], [k2] that bound every run of [s1], [s2] on a non-empty lane
+    list from below ([seval_minc]: [sminc]; [0] by [seval_nonneg]).  [SC_IFT] and
+    [SC_IFF] are impossible: a lane would be both true and false. *)
+Lemma L_IFDIV : forall (P P' : assn) (I' : pot) e s1 s2 (c k1 k2 : Q),
   elow P e c ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s1 T' st' C -> k1 <= C) ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s2 T' st' C -> k2 <= C) ->
   (forall st R C, P st -> eeval G F ps st e T R C ->
      (exists t, In t T /\ R t = VBool true) /\ (exists t, In t T /\ R t = VBool false)) ->
   (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
-  lvalid P (fun st => I' st + m_if M + c + m_div M) (SIf e s1 s2) P' I'.
+  lvalid P (fun st => I' st + m_if M + c + m_div M + k1 + k2) (SIf e s1 s2) P' I'.
 Proof.
-  intros P P' I' e s1 s2 c Hc Hsplit Hf st st' C HP Hs.
+  intros P P' I' e s1 s2 c k1 k2 Hc Hk1 Hk2 Hsplit Hf st st' C HP Hs.
   destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; auto.
   inversion Hs; subst;
     match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
@@ -619,25 +622,27 @@ Proof.
   - match goal with Hall : forall t, In t T -> is_false_v _ = true |- _ =>
       specialize (Hall t1 Ht1); rewrite E1 in Hall; discriminate end.
   - match goal with Hb : seval _ _ _ _ s1 _ _ ?C2, Hn : filter _ _ <> [] |- _ =>
-      pose proof (seval_nonneg _ _ _ _ _ _ _ _ Hb Hn) end.
-    match goal with Hb : seval _ _ _ _ s2 _ _ ?C3 |- _ =>
-      assert (0 <= C3) by (eapply seval_nonneg; [exact Hb | auto]) end.
+      pose proof (Hk1 _ _ _ _ Hn Hb) end.
+    match goal with Hb : seval _ _ _ _ s2 _ _ ?C3, Hn : filter _ _ <> [] |- _ =>
+      pose proof (Hk2 _ _ _ _ Hn Hb) end.
     unfold M in *. lra.
 Qed.
 
 (** L:IFALIGN: an [if] that splits [T] as for L:IFDIV, charged [M^div·a] for a quantity
     [a ≤ 1] on every store of [P] (the checker's residue atom [[m ∤ F]], 0 or 1) instead of
     [M^div]: L:IFDIV's bound, weakened by [M^div·a ≤ M^div] ([M^div ≥ 0]). *)
-Lemma L_IFALIGN : forall (P P' : assn) (I' : pot) e s1 s2 (c : Q) (a : store -> Q),
+Lemma L_IFALIGN : forall (P P' : assn) (I' : pot) e s1 s2 (c k1 k2 : Q) (a : store -> Q),
   (forall st, P st -> a st <= 1) ->
   elow P e c ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s1 T' st' C -> k1 <= C) ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s2 T' st' C -> k2 <= C) ->
   (forall st R C, P st -> eeval G F ps st e T R C ->
      (exists t, In t T /\ R t = VBool true) /\ (exists t, In t T /\ R t = VBool false)) ->
   (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
-  lvalid P (fun st => I' st + m_if M + c + m_div M * a st) (SIf e s1 s2) P' I'.
+  lvalid P (fun st => I' st + m_if M + c + k1 + k2 + m_div M * a st) (SIf e s1 s2) P' I'.
 Proof.
-  intros P P' I' e s1 s2 c a Ha Hc Hsplit Hf st st' C HP Hs.
-  destruct (L_IFDIV P P' I' e s1 s2 c Hc Hsplit Hf st st' C HP Hs) as [HP' Hge].
+  intros P P' I' e s1 s2 c k1 k2 a Ha Hc Hk1 Hk2 Hsplit Hf st st' C HP Hs.
+  destruct (L_IFDIV P P' I' e s1 s2 c k1 k2 Hc Hk1 Hk2 Hsplit Hf st st' C HP Hs) as [HP' Hge].
   split; [exact HP'|].
   destruct (m_nonneg (c_metric G)) as (_ & _ & _ & _ & _ & Hdiv & _).
   pose proof (Ha st HP) as Ha1.

@@ -205,8 +205,9 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
          [join-else] lists and its two children are unused), or L:IFDIV when its
          [else-then] list [wet] and its [else-cond] list [wec] are not empty: [wet] then
          proves [e] and [wec] proves [¬e] from [P] and the thread index of some lane of
-         the warp ([lane_entails]), and [M^div] is charged; or L:IFDT when only [wet] is
-         not empty: some lane takes the then branch, charged [Lower.sminc G s1] *)
+         the warp ([lane_entails]), and [M^div] and both branches' [Lower.sminc] are
+         charged; or L:IFDT when only [wet] is not empty: some lane takes the then
+         branch, charged [Lower.sminc G s1] *)
       match lecost (aD A) e ne with
       | Some C =>
           let W := writes (SIf e s1 s2) in
@@ -221,7 +222,8 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
           pot_ge (padd (aQ B) (m_if M + C +
-            (if split then (if both then m_div M else Lower.sminc G s1) else 0))) (aQ A)
+            (if split then (if both then m_div M + Lower.sminc G s1 + Lower.sminc G s2
+                            else Lower.sminc G s1) else 0))) (aQ A)
       | None => false
       end
   | DIfAlign A B ne wec wet wjt _ r m _ _, SIf e s1 s2 =>
@@ -245,7 +247,7 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
           pot_ge (padd (paddm (aQ B) (m_div M)
                     [res_lower (mkLin (r - lcst X) (map (fun av => (- fst av, snd av))%Z (lterms X))) m])
-                    (m_if M + C)) (aQ A)
+                    (m_if M + C + Lower.sminc G s1 + Lower.sminc G s2)) (aQ A)
           | None => false
           end
       | _, _ => false
@@ -585,6 +587,11 @@ Proof.
   - intros st Hs. split; [exact Hs | lra].
 Qed.
 
+(** A branch's runs on non-empty lane lists cost at least its [sminc] ([seval_minc]). *)
+Ltac minc_side :=
+  let HT' := fresh in let Hb := fresh in
+  intros ?st ?T' ?st' ?C' HT' Hb; exact (Lower.seval_minc _ _ _ _ _ _ _ _ Hb HT').
+
 (** The pre side of [lvalid_pre] from [pot_ge (padd Q k) (aQ A)]. *)
 Ltac pre_side H :=
   intros ?st ?Hs; cbv beta;
@@ -684,8 +691,10 @@ Proof.
       cbn [negb orb] in H; split_b.
     + match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
       eapply lvalid_pre;
-        [eapply (Lower.L_IFDIV G F ps T (LP A) (LP B) (LI B) e s1 s2 C);
-           [eapply lecost_sound; eauto | | eapply ifd_frame; eauto] | pre_side Hge].
+        [eapply (Lower.L_IFDIV G F ps T (LP A) (LP B) (LI B) e s1 s2 C
+                   (Lower.sminc G s1) (Lower.sminc G s2));
+           [eapply lecost_sound; eauto | minc_side | minc_side | | eapply ifd_frame; eauto]
+        | pre_side Hge].
       intros st R C1 Hs He. split.
       * eapply (lane_decided A e wet false); eauto.
       * eapply (lane_decided A e wec true); eauto.
@@ -693,8 +702,7 @@ Proof.
       eapply lvalid_pre;
         [eapply (Lower.L_IFDT G F ps T (LP A) (LP B) (LI B) e s1 s2 C (Lower.sminc G s1));
            [exact T_ne | eapply lecost_sound; eauto
-           | intros ?st ?T' ?st' ?C' HT' Hb; exact (Lower.seval_minc _ _ _ _ _ _ _ _ Hb HT')
-           | | eapply ifd_frame; eauto] | pre_side Hge].
+           | minc_side | | eapply ifd_frame; eauto] | pre_side Hge].
       intros st R C1 Hs He. eapply (lane_decided A e wet false); eauto.
     + match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
       eapply lvalid_pre;
@@ -753,8 +761,9 @@ Proof.
     match goal with Hc : pot_ge (padd (paddm _ _ [res_lower ?f ?k]) _) (aQ A) = true |- _ =>
       rename Hc into Hge; set (a := fun st => mval (rho G ps st t0) [res_lower f k]) end.
     eapply lvalid_pre;
-      [eapply (Lower.L_IFALIGN G F ps T (LP A) (LP B) (LI B) e s1 s2 C a);
-         [intros st _; apply res_lower_le1 | eapply lecost_sound; eauto | |
+      [eapply (Lower.L_IFALIGN G F ps T (LP A) (LP B) (LI B) e s1 s2 C
+                 (Lower.sminc G s1) (Lower.sminc G s2) a);
+         [intros st _; apply res_lower_le1 | eapply lecost_sound; eauto | minc_side | minc_side | |
           eapply ifd_frame; eauto] |].
     + intros st R C1 Hs He. split.
       * eapply (lane_decided A e wet false); eauto.

@@ -374,7 +374,7 @@ pub enum Reason {
         /// The warp.
         warp: u32,
     },
-    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C + M^div·[m ∤ s − X])`, shown, is not 0 (the atom
+    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X])`, shown, is not 0 (the atom
     /// from the node's class, as Q:IFALIGN computes it).
     IfalignCharge(String),
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
@@ -505,7 +505,7 @@ impl fmt::Display for Reason {
                 write!(f, "{rule}: lane witness `{lane}` is not a lane of warp {warp}")
             }
             IfalignCharge(d) => {
-                write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + M^div·[m ∤ s − X] is `{d}`, not 0")
+                write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X] is `{d}`, not 0")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

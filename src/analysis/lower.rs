@@ -550,7 +550,9 @@ impl Lx<'_> {
                     vec![le, lb],
                 ))
             }
-            ("Q:IF4" | "Q:IFALIGN", Stmt::If(e, s1, ..)) => self.divergent_if(n, e, s1, s, post_q),
+            ("Q:IF4" | "Q:IFALIGN", Stmt::If(e, s1, s2, _)) => {
+                self.divergent_if(n, e, [s1, s2], s, post_q)
+            }
             ("Q:UNROLL", Stmt::While(e, body, loc)) => {
                 // L:UNROLL: the child is about `if e then (body; while e body) else skip`
                 let unrolled = Stmt::If(
@@ -597,7 +599,7 @@ impl Lx<'_> {
         &self,
         n: &Node,
         e: &Expr,
-        s1: &Stmt,
+        [s1, s2]: [&Stmt; 2],
         s: &Stmt,
         post_q: &Poly,
     ) -> Result<Node, LowerError> {
@@ -651,13 +653,17 @@ impl Lx<'_> {
                 },
                 with_q(
                     pre,
+                    // both branches run on non-empty thread sets: minc(s1) + minc(s2)
                     match &res {
                         Some((atom, _)) => {
-                            let mut q = post_q.plus_const(&(&self.m.if_ + c));
+                            let mut q = post_q
+                                .plus_const(&(&self.m.if_ + &c + self.minc(s1) + self.minc(s2)));
                             q.add_term(vec![atom.clone()], self.m.div.clone());
                             q
                         }
-                        None => post_q.plus_const(&(&self.m.if_ + c + &self.m.div)),
+                        None => post_q.plus_const(
+                            &(&self.m.if_ + &c + &self.m.div + self.minc(s1) + self.minc(s2)),
+                        ),
                     },
                 ),
                 ipost.clone(),

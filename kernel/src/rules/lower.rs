@@ -84,14 +84,15 @@ pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// size, else `IfdivLane`), with `(entail then …)`: `P ∧ threadIdx = tid(ℓ1) ⇒ e` and
 /// `(entail else …)`: `P ∧ threadIdx = tid(ℓ2) ⇒ ¬e` (source list: the three equalities
 /// `threadIdx.x = a`, `threadIdx.y = b`, `threadIdx.z = c`, then `P`; targets `cond(e)`,
-/// `cond(¬e)`, spec/logic.md §2); `Q = Q' + M^if + C + M^div` (spec/logic.md §4b).
+/// `cond(¬e)`, spec/logic.md §2); `Q = Q' + M^if + C + M^div + minc(s1) + minc(s2)`
+/// (both branches run on non-empty thread sets; [`minc`]; spec/logic.md §4b).
 pub fn l_ifdiv(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     divergent_if(cx, n, s, pre, Split::Div)
 }
 
 /// L:IFALIGN — `if e then s1 else s2` that provably splits warp `W` (L:IFDIV's premises:
 /// lanes `ℓ1`, `ℓ2` deciding the test both ways under `P`), charged `M^div·[m ∤ s − X]`
-/// instead of `M^div`: `Q = Q' + M^if + C + M^div·[m ∤ s − X]` exactly (else
+/// instead of `M^div`: `Q = Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X]` exactly (else
 /// `IfalignCharge`), the atom computed from the node's `(class S M)` (required,
 /// `MissingField`) by Q:IFALIGN's [`align_charge`](super::align::align_charge) with its
 /// class checks (`BadResidueClass`). Sound as L:IFDIV, the atom being at most 1; the
@@ -242,50 +243,50 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
     cx.entail(n, "post", &pre.p, &post.p)?;
     cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
     let mut extra = &cx.m.if_ + cost;
-    if split == Split::Then {
-        // one lane of W takes the then branch: it runs on a non-empty thread set
-        let [l1] = n.lanes.as_slice() else {
-            return Err(cx.rej(Reason::MissingField("lanes")));
-        };
-        let mut source = lane_facts(cx, split.rule(), cx.lower.unwrap_or(0), l1)?;
+    // `Fix(ℓ) ∧ P ⇒ cond(e)` (`neg`: `cond(¬e)`), the witnesses in list `name`
+    let lane_witness = |lane, neg, name| {
+        let mut source = lane_facts(cx, split.rule(), cx.lower.unwrap_or(0), lane)?;
         source.extend(pre.p.iter().cloned());
-        let targets = cx.decided_cond(e, false)?;
+        let targets = cx.decided_cond(e, neg)?;
         if targets.is_empty() {
             return Err(cx.rej(Reason::NoCondition(e.to_string())));
         }
-        cx.entail(n, "then", &source, &targets)?;
-        extra += minc(cx, s1);
-        cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + minc(s1)")?;
-    } else if split != Split::No {
-        let [l1, l2] = n.lanes.as_slice() else {
-            return Err(cx.rej(Reason::MissingField("lanes")));
-        };
-        let warp = cx.lower.unwrap_or(0);
-        for (lane, neg, name) in [(l1, false, "then"), (l2, true, "else")] {
-            let mut source = lane_facts(cx, split.rule(), warp, lane)?;
-            source.extend(pre.p.iter().cloned());
-            let targets = cx.decided_cond(e, neg)?;
-            if targets.is_empty() {
-                return Err(cx.rej(Reason::NoCondition(e.to_string())));
-            }
-            cx.entail(n, name, &source, &targets)?;
+        cx.entail(n, name, &source, &targets)
+    };
+    match split {
+        Split::No => cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C")?,
+        Split::Then => {
+            // one lane of W takes the then branch: it runs on a non-empty thread set
+            let [l1] = n.lanes.as_slice() else {
+                return Err(cx.rej(Reason::MissingField("lanes")));
+            };
+            lane_witness(l1, false, "then")?;
+            extra += minc(cx, s1);
+            cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + minc(s1)")?;
         }
-        if split == Split::Res {
-            // `Q = Q' + M^if + C + M^div·[m ∤ s − X]`, the atom from the node's class as
-            // Q:IFALIGN computes it (class checks included)
-            let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
-            let charge = super::align::align_charge(cx, &pre.d, e, class)?;
-            let want = post.q.plus_const(&extra).add_scaled(&charge, &cx.m.div);
-            let diff = pre.q.add_scaled(&want, &-Rat::from_integer(1.into()));
-            if !diff.terms.is_empty() {
-                return Err(cx.rej(Reason::IfalignCharge(diff.to_string())));
+        Split::Div | Split::Res => {
+            // the warp splits: both branches run on non-empty thread sets
+            let [l1, l2] = n.lanes.as_slice() else {
+                return Err(cx.rej(Reason::MissingField("lanes")));
+            };
+            lane_witness(l1, false, "then")?;
+            lane_witness(l2, true, "else")?;
+            extra += minc(cx, s1) + minc(cx, s2);
+            if split == Split::Res {
+                // `Q = Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X]`, the atom
+                // from the node's class as Q:IFALIGN computes it (class checks included)
+                let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+                let charge = super::align::align_charge(cx, &pre.d, e, class)?;
+                let want = post.q.plus_const(&extra).add_scaled(&charge, &cx.m.div);
+                let diff = pre.q.add_scaled(&want, &-Rat::from_integer(1.into()));
+                if !diff.terms.is_empty() {
+                    return Err(cx.rej(Reason::IfalignCharge(diff.to_string())));
+                }
+            } else {
+                extra += &cx.m.div;
+                cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div + minc(s1) + minc(s2)")?;
             }
-            return Ok(Rat::zero());
         }
-        extra += &cx.m.div;
-        cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div")?;
-    } else {
-        cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C")?;
     }
     Ok(Rat::zero())
 }

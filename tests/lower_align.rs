@@ -18,16 +18,15 @@
 
 mod common;
 
+use common::answer::exact_answer;
 use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
 use common::{balanced_end, load_for, racuda_corpus, root};
 use std::path::{Path, PathBuf};
 use warpcert::analysis::AnalysisOptions;
-use warpcert::cli::analyze::analyze_metric;
 use warpcert::cli::options::Loaded;
 use warpcert::cli::precision::{load, suite};
 use warpcert::core::metric::{Metric, MetricName, Q};
 use warpcert::core::{Hardware, Launch};
-use warpcert::report::AnalyzeOutcome;
 use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
 /// The options of `analyze` (Q:IFALIGN on, the default).
@@ -41,35 +40,11 @@ fn align() -> AnalysisOptions {
 /// The `divwarps` answer of `l` with Q:IFALIGN on, its certificates written to a fresh
 /// directory: (relation, per-warp bound, upper certificate text, lower certificate text).
 fn divwarps_answer(l: &Loaded, name: &str) -> (String, String, String, String) {
-    let tmp = std::env::temp_dir().join(format!("warpcert-lalign-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let path = tmp.join(format!("{name}.cert"));
-    let out = analyze_metric(l, MetricName::Divwarps, &align(), Some(path.clone()), None)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let AnalyzeOutcome::Bound(b) = out else {
-        panic!("{name}: no bound")
-    };
-    let upper = std::fs::read_to_string(&path).unwrap();
-    let lower =
-        std::fs::read_to_string(tmp.join(format!("{name}.lower.cert"))).unwrap_or_else(|e| {
-            panic!(
-                "{name}: no lower certificate ({e}), relation {}",
-                b.relation
-            )
-        });
-    let _ = std::fs::remove_dir_all(&tmp);
-    (b.relation.to_string(), b.per_warp, upper, lower)
+    exact_answer(l, MetricName::Divwarps, &align(), &format!("lalign-{name}"))
 }
 
 fn loaded(program: warpcert::core::ir::Program, launch: Launch) -> Loaded {
-    Loaded {
-        program,
-        launch,
-        hw: Hardware::default(),
-        metrics: vec![MetricName::Divwarps],
-        warnings: vec![],
-        block_source: "test",
-    }
+    common::answer::loaded(program, launch, MetricName::Divwarps)
 }
 
 /// A precision case (tests/precision/) loaded at its launch.
@@ -226,7 +201,7 @@ fn ifalign_mutants_rejected() {
         assert_eq!(r.rule, "L:IFALIGN", "{r}");
         r.to_string()
     };
-    let off = "L:IFALIGN: the pre potential minus post + M^if + C + M^div·[m ∤ s − X] is";
+    let off = "L:IFALIGN: the pre potential minus post + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X] is";
     // pre 2·atom against post 0 + 0 + 0 + 1·atom: the difference is one atom
     let twice = lower.replace(&format!("(poly (1 {atom}))"), &format!("(poly (2 {atom}))"));
     let r = reject(&twice);

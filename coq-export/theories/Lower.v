@@ -115,6 +115,103 @@ Proof.
   - lra.
 Qed.
 
+(** ** The minimum cost of a statement on any non-empty thread list (rule L:IFDT)
+
+    [sminc G s] (spec/logic.md §4b, [minc]): every run of [s] on a non-empty thread list
+    costs at least it.  An operand costs its constant; an expression its operands, [M^op],
+    and an access of count 1 ([m_mono]: every non-empty list touches at least one sector,
+    its fullest bank at least one address); a sequence the sum; an [if] or a [while] its
+    test and [M^if] (the branches and the body at least 0, [seval_nonneg]); a warp
+    operation 0.  The kernel computes the same function (kernel/src/rules/lower.rs
+    [minc]). *)
+Definition ominc (M : metric) (o : opd) : Q :=
+  match o with OVar _ | OTid _ => m_var M | OConst _ => m_const M | OParam _ => m_param M end.
+
+Definition acc1 (G : ctx) (A : nat) (write : bool) : Q :=
+  let M := c_metric G in
+  match c_arr G A with
+  | Some (Global, _) => if write then m_gwrite M 1 else m_gread M 1
+  | Some (Shared, _) => if write then m_swrite M 1 else m_sread M 1
+  | Some (Local, _) => if write then m_vwrite M else m_var M
+  | None => 0
+  end.
+
+Definition eminc (G : ctx) (e : expr) : Q :=
+  let M := c_metric G in
+  match e with
+  | EOpd o => ominc M o
+  | EBin _ a b => ominc M a + ominc M b + m_op M
+  | EUn _ a => ominc M a + m_op M
+  | ERead A i => ominc M i + acc1 G A false
+  end.
+
+Fixpoint sminc (G : ctx) (s : stmt) : Q :=
+  let M := c_metric G in
+  match s with
+  | SSkip | SWarp _ _ => 0
+  | SSync => m_sync M
+  | SSeq s1 s2 => sminc G s1 + sminc G s2
+  | SAssign _ e => eminc G e + m_vwrite M
+  | SWrite A i e => ominc M i + eminc G e + acc1 G A true
+  | SIf e _ _ | SWhile e _ => eminc G e + m_if M
+  end.
+
+Lemma oeval_minc : forall G s o T C, oeval G s o T C -> C == ominc (c_metric G) o.
+Proof. intros G s o T C H. inversion H; subst; reflexivity. Qed.
+
+Lemma eeval_minc : forall G F ps s e T R C, T <> [] -> eeval G F ps s e T R C -> eminc G e <= C.
+Proof.
+  intros G F ps s e T R C HT H.
+  inversion H; subst; unfold eminc, acc1;
+    repeat match goal with Ho : oeval _ _ _ _ ?C0 |- _ =>
+      pose proof (oeval_minc _ _ _ _ _ Ho); clear Ho end;
+    repeat match goal with Ha : c_arr _ _ = _ |- _ => rewrite Ha; clear Ha end;
+    cbn beta iota zeta.
+  - lra.
+  - lra.
+  - lra.
+  - match goal with |- context [memreads ?G' ?es' ?T' ?R'] =>
+      destruct (m_mono (c_metric G) _ _ (memreads_pos G' es' T' R' HT)) as (B & _) end. lra.
+  - match goal with |- context [conflicts_of ?G' ?es' ?T' ?R'] =>
+      destruct (m_mono (c_metric G) _ _ (conflicts_pos G' es' T' R' HT)) as (_ & B & _) end. lra.
+  - lra.
+Qed.
+
+Lemma seval_minc : forall G F ps s st T s' C, seval G F ps s st T s' C -> T <> [] ->
+  sminc G st <= C.
+Proof.
+  intros G F ps s st T s' C H.
+  destruct (m_nonneg (c_metric G)) as (A1 & A2 & A3 & A4 & A5 & A6 & A7 & A8).
+  induction H; intros HT; cbn [sminc]; unfold acc1;
+    repeat match goal with Ho : oeval _ _ _ _ ?C0 |- _ =>
+      pose proof (oeval_minc _ _ _ _ _ Ho); pose proof (oeval_nonneg _ _ _ _ _ Ho); clear Ho end;
+    repeat match goal with He : eeval _ _ _ _ ?e0 _ _ ?C0 |- _ =>
+      pose proof (eeval_minc _ _ _ _ _ _ _ _ HT He); clear He end;
+    repeat match goal with Ha : c_arr _ _ = _ |- _ => rewrite Ha; clear Ha end;
+    cbn beta iota zeta;
+    repeat match goal with Hb : seval _ _ _ _ _ ?T0 _ ?C0 |- _ =>
+      let HT0 := fresh in
+      assert (HT0 : T0 <> []) by first [exact HT | assumption];
+      pose proof (seval_nonneg _ _ _ _ _ _ _ _ Hb HT0); clear Hb end.
+  - lra.
+  - specialize (IHseval1 HT). specialize (IHseval2 HT). lra.
+  - lra.
+  - match goal with |- context [memreads ?G' ?es' ?T' ?R'] =>
+      destruct (m_mono (c_metric G) _ _ (memreads_pos G' es' T' R' HT)) as (_ & _ & B & _) end. lra.
+  - match goal with |- context [conflicts_of ?G' ?es' ?T' ?R'] =>
+      destruct (m_mono (c_metric G) _ _ (conflicts_pos G' es' T' R' HT)) as (_ & _ & _ & B) end. lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+  - lra.
+Qed.
+
 Section Lower.
 Variable G : ctx.
 Variable F : fmodel.
@@ -468,19 +565,53 @@ Proof.
     unfold M in *. lra.
 Qed.
 
+(** L:IFDT: an [if] whose test is true on some lane of [T] on every store of [P] (the
+    checker's lane witness) runs its then branch on a non-empty lane list: all of [T]
+    ([SC_IFT]) or the true lanes ([SC_IFD], [M^div ≥ 0] and the else branch [≥ 0]);
+    [SC_IFF] is impossible.  So it costs at least its test, [M^if] and any [k] that bounds
+    every run of [s1] on a non-empty lane list from below ([seval_minc]: [sminc G s1]). *)
+Lemma L_IFDT : forall (P P' : assn) (I' : pot) e s1 s2 (c k : Q),
+  T <> [] -> elow P e c ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s1 T' st' C -> k <= C) ->
+  (forall st R C, P st -> eeval G F ps st e T R C -> exists t, In t T /\ R t = VBool true) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid P (fun st => I' st + m_if M + c + k) (SIf e s1 s2) P' I'.
+Proof.
+  intros P P' I' e s1 s2 c k HT Hc Hk Hlane Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; auto.
+  destruct (m_nonneg (c_metric G)) as (_ & _ & _ & _ & _ & Hdiv & _).
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto);
+      destruct (Hlane _ _ _ HP He) as [t1 [Ht1 E1]] end.
+  - match goal with Hb : seval _ _ _ _ s1 _ _ ?C2 |- _ =>
+      pose proof (Hk _ _ _ _ HT Hb) end.
+    unfold M in *. lra.
+  - match goal with Hall : forall t, In t T -> is_false_v _ = true |- _ =>
+      specialize (Hall t1 Ht1); rewrite E1 in Hall; discriminate end.
+  - match goal with Hb : seval _ _ _ _ s1 _ _ ?C2, Hn : filter _ _ <> [] |- _ =>
+      pose proof (Hk _ _ _ _ Hn Hb) end.
+    match goal with Hb : seval _ _ _ _ s2 _ _ ?C3 |- _ =>
+      assert (0 <= C3) by (eapply seval_nonneg; [exact Hb | auto]) end.
+    unfold M in *. lra.
+Qed.
+
 (** L:IFDIV: an [if] whose test is true on some lane of [T] and false on another on
     every store of [P] (the checker's lane witnesses) runs by [SC_IFD]: it costs at
-    least its test, [M^if] and [M^div], its branches' runs on the two non-empty lane
-    sets costing at least 0 ([seval_nonneg]).  [SC_IFT] and [SC_IFF] are impossible: a
-    lane would be both true and false. *)
-Lemma L_IFDIV : forall (P P' : assn) (I' : pot) e s1 s2 (c : Q),
+    least its test, [M^if] and [M^div], and its branches' runs on the two non-empty lane
+    sets at least any [k1], [k2] that bound every run of [s1], [s2] on a non-empty lane
+    list from below ([seval_minc]: [sminc]; [0] by [seval_nonneg]).  [SC_IFT] and
+    [SC_IFF] are impossible: a lane would be both true and false. *)
+Lemma L_IFDIV : forall (P P' : assn) (I' : pot) e s1 s2 (c k1 k2 : Q),
   elow P e c ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s1 T' st' C -> k1 <= C) ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s2 T' st' C -> k2 <= C) ->
   (forall st R C, P st -> eeval G F ps st e T R C ->
      (exists t, In t T /\ R t = VBool true) /\ (exists t, In t T /\ R t = VBool false)) ->
   (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
-  lvalid P (fun st => I' st + m_if M + c + m_div M) (SIf e s1 s2) P' I'.
+  lvalid P (fun st => I' st + m_if M + c + m_div M + k1 + k2) (SIf e s1 s2) P' I'.
 Proof.
-  intros P P' I' e s1 s2 c Hc Hsplit Hf st st' C HP Hs.
+  intros P P' I' e s1 s2 c k1 k2 Hc Hk1 Hk2 Hsplit Hf st st' C HP Hs.
   destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; auto.
   inversion Hs; subst;
     match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
@@ -491,25 +622,27 @@ Proof.
   - match goal with Hall : forall t, In t T -> is_false_v _ = true |- _ =>
       specialize (Hall t1 Ht1); rewrite E1 in Hall; discriminate end.
   - match goal with Hb : seval _ _ _ _ s1 _ _ ?C2, Hn : filter _ _ <> [] |- _ =>
-      pose proof (seval_nonneg _ _ _ _ _ _ _ _ Hb Hn) end.
-    match goal with Hb : seval _ _ _ _ s2 _ _ ?C3 |- _ =>
-      assert (0 <= C3) by (eapply seval_nonneg; [exact Hb | auto]) end.
+      pose proof (Hk1 _ _ _ _ Hn Hb) end.
+    match goal with Hb : seval _ _ _ _ s2 _ _ ?C3, Hn : filter _ _ <> [] |- _ =>
+      pose proof (Hk2 _ _ _ _ Hn Hb) end.
     unfold M in *. lra.
 Qed.
 
 (** L:IFALIGN: an [if] that splits [T] as for L:IFDIV, charged [M^div·a] for a quantity
     [a ≤ 1] on every store of [P] (the checker's residue atom [[m ∤ F]], 0 or 1) instead of
     [M^div]: L:IFDIV's bound, weakened by [M^div·a ≤ M^div] ([M^div ≥ 0]). *)
-Lemma L_IFALIGN : forall (P P' : assn) (I' : pot) e s1 s2 (c : Q) (a : store -> Q),
+Lemma L_IFALIGN : forall (P P' : assn) (I' : pot) e s1 s2 (c k1 k2 : Q) (a : store -> Q),
   (forall st, P st -> a st <= 1) ->
   elow P e c ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s1 T' st' C -> k1 <= C) ->
+  (forall st T' st' C, T' <> [] -> seval G F ps st s2 T' st' C -> k2 <= C) ->
   (forall st R C, P st -> eeval G F ps st e T R C ->
      (exists t, In t T /\ R t = VBool true) /\ (exists t, In t T /\ R t = VBool false)) ->
   (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
-  lvalid P (fun st => I' st + m_if M + c + m_div M * a st) (SIf e s1 s2) P' I'.
+  lvalid P (fun st => I' st + m_if M + c + k1 + k2 + m_div M * a st) (SIf e s1 s2) P' I'.
 Proof.
-  intros P P' I' e s1 s2 c a Ha Hc Hsplit Hf st st' C HP Hs.
-  destruct (L_IFDIV P P' I' e s1 s2 c Hc Hsplit Hf st st' C HP Hs) as [HP' Hge].
+  intros P P' I' e s1 s2 c k1 k2 a Ha Hc Hk1 Hk2 Hsplit Hf st st' C HP Hs.
+  destruct (L_IFDIV P P' I' e s1 s2 c k1 k2 Hc Hk1 Hk2 Hsplit Hf st st' C HP Hs) as [HP' Hge].
   split; [exact HP'|].
   destruct (m_nonneg (c_metric G)) as (_ & _ & _ & _ & _ & Hdiv & _).
   pose proof (Ha st HP) as Ha1.

@@ -203,21 +203,27 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   | DIf4 A B ne wec wet wjt _ _ _, SIf e s1 s2 =>
       (* L:IFD (printed with Q:IF4's constructor; its [else-cond], [else-then],
          [join-else] lists and its two children are unused), or L:IFDIV when its
-         [else-then] list [wet] is not empty: [wet] then proves [e] and [wec] proves [¬e]
-         from [P] and the thread index of some lane of the warp ([lane_entails]), and
-         [M^div] is charged *)
+         [else-then] list [wet] and its [else-cond] list [wec] are not empty: [wet] then
+         proves [e] and [wec] proves [¬e] from [P] and the thread index of some lane of
+         the warp ([lane_entails]), and [M^div] and both branches' [Lower.sminc] are
+         charged; or L:IFDT when only [wet] is not empty: some lane takes the then
+         branch, charged [Lower.sminc G s1] *)
       match lecost (aD A) e ne with
       | Some C =>
           let W := writes (SIf e s1 s2) in
           let split := nonempty wet in
-          (negb split || (nonempty (fst (cond G e)) && nonempty (snd (cond G e)) &&
+          let both := nonempty wec in
+          (negb split || (nonempty (fst (cond G e)) &&
              lane_entails (aP A) (fst (cond G e)) wet &&
-             lane_entails (aP A) (snd (cond G e)) wec)) &&
+             (negb both || (nonempty (snd (cond G e)) &&
+                lane_entails (aP A) (snd (cond G e)) wec)))) &&
           entails (aP A) (aP B) wjt &&
           forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
-          pot_ge (padd (aQ B) (m_if M + C + (if split then m_div M else 0))) (aQ A)
+          pot_ge (padd (aQ B) (m_if M + C +
+            (if split then (if both then m_div M + Lower.sminc G s1 + Lower.sminc G s2
+                            else Lower.sminc G s1) else 0))) (aQ A)
       | None => false
       end
   | DIfAlign A B ne wec wet wjt _ r m _ _, SIf e s1 s2 =>
@@ -241,7 +247,7 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
           pot_ge (padd (paddm (aQ B) (m_div M)
                     [res_lower (mkLin (r - lcst X) (map (fun av => (- fst av, snd av))%Z (lterms X))) m])
-                    (m_if M + C)) (aQ A)
+                    (m_if M + C + Lower.sminc G s1 + Lower.sminc G s2)) (aQ A)
           | None => false
           end
       | _, _ => false
@@ -581,6 +587,11 @@ Proof.
   - intros st Hs. split; [exact Hs | lra].
 Qed.
 
+(** A branch's runs on non-empty lane lists cost at least its [sminc] ([seval_minc]). *)
+Ltac minc_side :=
+  let HT' := fresh in let Hb := fresh in
+  intros ?st ?T' ?st' ?C' HT' Hb; exact (Lower.seval_minc _ _ _ _ _ _ _ _ Hb HT').
+
 (** The pre side of [lvalid_pre] from [pot_ge (padd Q k) (aQ A)]. *)
 Ltac pre_side H :=
   intros ?st ?Hs; cbv beta;
@@ -673,16 +684,26 @@ Proof.
       [eapply (Lower.L_IF3 G F ps T (LP A) e s1 s2 (LP B) (LI B) (LI (dpre d)) C);
          [exact T_ne | | eapply lecost_sound; eauto | exact IHd] | pre_side Hge].
     intros st R C1 Hs He t Ht. erewrite (decided_of A e ws true); eauto; reflexivity.
-  - (* DIf4: L:IFD, or L:IFDIV when [wet] is not empty *)
+  - (* DIf4: L:IFD, or L:IFDIV when [wet] and [wec] are not empty, L:IFDT when only
+       [wet] is *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
-    cbv zeta in H. destruct (nonempty wet) eqn:Hsp; cbn [negb orb] in H; split_b.
+    cbv zeta in H. destruct (nonempty wet) eqn:Hsp; [destruct (nonempty wec) eqn:Hsb|];
+      cbn [negb orb] in H; split_b.
     + match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
       eapply lvalid_pre;
-        [eapply (Lower.L_IFDIV G F ps T (LP A) (LP B) (LI B) e s1 s2 C);
-           [eapply lecost_sound; eauto | | eapply ifd_frame; eauto] | pre_side Hge].
+        [eapply (Lower.L_IFDIV G F ps T (LP A) (LP B) (LI B) e s1 s2 C
+                   (Lower.sminc G s1) (Lower.sminc G s2));
+           [eapply lecost_sound; eauto | minc_side | minc_side | | eapply ifd_frame; eauto]
+        | pre_side Hge].
       intros st R C1 Hs He. split.
       * eapply (lane_decided A e wet false); eauto.
       * eapply (lane_decided A e wec true); eauto.
+    + match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+      eapply lvalid_pre;
+        [eapply (Lower.L_IFDT G F ps T (LP A) (LP B) (LI B) e s1 s2 C (Lower.sminc G s1));
+           [exact T_ne | eapply lecost_sound; eauto
+           | minc_side | | eapply ifd_frame; eauto] | pre_side Hge].
+      intros st R C1 Hs He. eapply (lane_decided A e wet false); eauto.
     + match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
       eapply lvalid_pre;
         [eapply (Lower.L_IFD G F ps T (LP A) (LP B) (LI B) e s1 s2 C);
@@ -740,8 +761,9 @@ Proof.
     match goal with Hc : pot_ge (padd (paddm _ _ [res_lower ?f ?k]) _) (aQ A) = true |- _ =>
       rename Hc into Hge; set (a := fun st => mval (rho G ps st t0) [res_lower f k]) end.
     eapply lvalid_pre;
-      [eapply (Lower.L_IFALIGN G F ps T (LP A) (LP B) (LI B) e s1 s2 C a);
-         [intros st _; apply res_lower_le1 | eapply lecost_sound; eauto | |
+      [eapply (Lower.L_IFALIGN G F ps T (LP A) (LP B) (LI B) e s1 s2 C
+                 (Lower.sminc G s1) (Lower.sminc G s2) a);
+         [intros st _; apply res_lower_le1 | eapply lecost_sound; eauto | minc_side | minc_side | |
           eapply ifd_frame; eauto] |].
     + intros st R C1 Hs He. split.
       * eapply (lane_decided A e wet false); eauto.

@@ -371,15 +371,18 @@ pub enum Reason {
     InequalityRewrite(&'static str),
     /// The root post potential of a lower-bound certificate is not `0` (§4b).
     LowerPostNotZero(String),
-    /// L:IFDIV (§4b): a lane witness of `(lanes L1 L2)` is not a lane of warp `warp`
-    /// (`0 ≤ L < Wsz` and thread id `Wsz·W + L` below the block size).
+    /// L:IFDIV, L:IFALIGN, L:IFDT (§4b): a lane witness of `(lanes L1 L2)` / `(lanes L)`
+    /// is not a lane of warp `warp` (`0 ≤ L < Wsz` and thread id `Wsz·W + L` below the
+    /// block size).
     IfdivLane {
+        /// The rule of the node.
+        rule: &'static str,
         /// The lane as written.
         lane: String,
         /// The warp.
         warp: u32,
     },
-    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C + M^div·[m ∤ s − X])`, shown, is not 0 (the atom
+    /// L:IFALIGN (§4b): `Q − (Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X])`, shown, is not 0 (the atom
     /// from the node's class, as Q:IFALIGN computes it).
     IfalignCharge(String),
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
@@ -510,11 +513,11 @@ impl fmt::Display for Reason {
                 write!(f, "rewrite {list}: mono/imono is an inequality, a lower bound allows only equality rewrites")
             }
             LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
-            IfdivLane { lane, warp } => {
-                write!(f, "L:IFDIV: lane witness `{lane}` is not a lane of warp {warp}")
+            IfdivLane { rule, lane, warp } => {
+                write!(f, "{rule}: lane witness `{lane}` is not a lane of warp {warp}")
             }
             IfalignCharge(d) => {
-                write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + M^div·[m ∤ s − X] is `{d}`, not 0")
+                write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X] is `{d}`, not 0")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

@@ -550,7 +550,9 @@ impl Lx<'_> {
                     vec![le, lb],
                 ))
             }
-            ("Q:IF4" | "Q:IFALIGN", Stmt::If(e, ..)) => self.divergent_if(n, e, s, post_q),
+            ("Q:IF4" | "Q:IFALIGN", Stmt::If(e, s1, s2, _)) => {
+                self.divergent_if(n, e, [s1, s2], s, post_q)
+            }
             ("Q:UNROLL", Stmt::While(e, body, loc)) => {
                 // L:UNROLL: the child is about `if e then (body; while e body) else skip`
                 let unrolled = Stmt::If(
@@ -597,6 +599,7 @@ impl Lx<'_> {
         &self,
         n: &Node,
         e: &Expr,
+        [s1, s2]: [&Stmt; 2],
         s: &Stmt,
         post_q: &Poly,
     ) -> Result<Node, LowerError> {
@@ -650,13 +653,17 @@ impl Lx<'_> {
                 },
                 with_q(
                     pre,
+                    // both branches run on non-empty thread sets: minc(s1) + minc(s2)
                     match &res {
                         Some((atom, _)) => {
-                            let mut q = post_q.plus_const(&(&self.m.if_ + c));
+                            let mut q = post_q
+                                .plus_const(&(&self.m.if_ + &c + self.minc(s1) + self.minc(s2)));
                             q.add_term(vec![atom.clone()], self.m.div.clone());
                             q
                         }
-                        None => post_q.plus_const(&(&self.m.if_ + c + &self.m.div)),
+                        None => post_q.plus_const(
+                            &(&self.m.if_ + &c + &self.m.div + self.minc(s1) + self.minc(s2)),
+                        ),
                     },
                 ),
                 ipost.clone(),
@@ -671,13 +678,30 @@ impl Lx<'_> {
                 .collect(),
                 vec![le],
             ),
-            None => stmt_node(
-                "L:IFD",
-                with_q(pre, post_q.plus_const(&(&self.m.if_ + c))),
-                ipost.clone(),
-                vec![Field::Entail("post", ws)],
-                vec![le],
-            ),
+            None => match self
+                .then_lane(e, &pre.p)
+                .filter(|_| self.minc(s1).is_positive())
+            {
+                // L:IFDT: a lane takes the then branch, which costs at least minc(s1)
+                Some((l, wt)) => stmt_node(
+                    "L:IFDT",
+                    with_q(pre, post_q.plus_const(&(&self.m.if_ + c + self.minc(s1)))),
+                    ipost.clone(),
+                    vec![
+                        Field::Entail("post", ws),
+                        Field::Lane(l),
+                        Field::Entail("then", wt),
+                    ],
+                    vec![le],
+                ),
+                None => stmt_node(
+                    "L:IFD",
+                    with_q(pre, post_q.plus_const(&(&self.m.if_ + c))),
+                    ipost.clone(),
+                    vec![Field::Entail("post", ws)],
+                    vec![le],
+                ),
+            },
         };
         if ipost.d == post.d {
             return Ok(ifd);
@@ -694,6 +718,92 @@ impl Lx<'_> {
             fields,
             vec![ifd],
         ))
+    }
+
+    /// L:IFDT's lane witness (spec/logic.md §4b): a lane `ℓ` of the warp where
+    /// `P ∧ threadIdx = tid(ℓ) ⇒ e`, with its Farkas witnesses (sources: the three
+    /// thread-index facts, then `P`). `None` when the test has no linear condition or no
+    /// lane decides it.
+    fn then_lane(&self, e: &Expr, p: &[Cstr]) -> Option<(u32, Vec<crate::certificate::Farkas>)> {
+        let (ct, _, can_t, _) = cond(self.prog, e);
+        if !can_t || ct.is_empty() {
+            return None;
+        }
+        self.lane_sources(p)
+            .iter()
+            .find_map(|(l, src)| crate::analysis::entail::entails_all(src, &ct).map(|w| (*l, w)))
+    }
+
+    /// `minc(s)` of spec/logic.md §4b (the kernel's `rules::lower::minc`): what every run
+    /// of `s` on a non-empty thread set costs at least, in the metric's unit.
+    fn minc(&self, s: &Stmt) -> Q {
+        let m = self.m;
+        let opd = |o: &Operand| match o {
+            Operand::Var(_) | Operand::Tid(_) => m.var.clone(),
+            Operand::Param(_) => m.param.clone(),
+            Operand::Const(_) => m.konst.clone(),
+        };
+        let acc = |a: &str, write: bool| match self.prog.array(a).map(|x| x.space) {
+            Some(Space::Global) => if write { &m.gwrite } else { &m.gread }.at(1),
+            Some(Space::Shared) => if write { &m.swrite } else { &m.sread }.at(1),
+            Some(Space::Local) => {
+                if write {
+                    m.vwrite.clone()
+                } else {
+                    m.var.clone()
+                }
+            }
+            None => Q::zero(),
+        };
+        let expr = |e: &Expr| match e {
+            Expr::Opd(o) => opd(o),
+            Expr::Bin(_, a, b) => opd(a) + opd(b) + &m.op,
+            Expr::Un(_, a) => opd(a) + &m.op,
+            Expr::Read(a, i) => opd(i) + acc(a, false),
+        };
+        let mut total = Q::zero();
+        let mut todo = vec![s];
+        while let Some(s) = todo.pop() {
+            total += match s {
+                Stmt::Skip | Stmt::Warp(..) => Q::zero(),
+                Stmt::Sync(_) => m.sync.clone(),
+                Stmt::Seq(a, b) => {
+                    todo.push(b);
+                    todo.push(a);
+                    Q::zero()
+                }
+                Stmt::Assign(_, e, _) => expr(e) + &m.vwrite,
+                Stmt::Write(a, o, e, _) => opd(o) + expr(e) + acc(a, true),
+                Stmt::If(e, ..) | Stmt::While(e, ..) => expr(e) + &m.if_,
+            };
+        }
+        total
+    }
+
+    /// The lanes of the warp with their L:IFDIV / L:IFDT witness sources: the three
+    /// thread-index facts `threadIdx.d = v` of the lane, then `p`.
+    fn lane_sources(&self, p: &[Cstr]) -> Vec<(u32, Vec<Cstr>)> {
+        let ws = self.hw.warp_size;
+        let Some(total) = warpcert_kernel::access::block_threads(self.launch.block) else {
+            return Vec::new();
+        };
+        (0..ws)
+            .filter_map(|l| {
+                let t = u64::from(ws) * u64::from(self.warp) + u64::from(l);
+                (t < total).then(|| {
+                    let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
+                    let mut src: Vec<Cstr> = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
+                        .iter()
+                        .zip(tid)
+                        .map(|(v, k)| {
+                            Cstr::eq(Lin::var(v).plus_const(&-Q::from_integer(BigInt::from(k))))
+                        })
+                        .collect();
+                    src.extend(p.iter().cloned());
+                    (l, src)
+                })
+            })
+            .collect()
     }
 
     /// L:IFDIV's lane witnesses (spec/logic.md §4b): a lane `ℓ1` of the warp where
@@ -714,25 +824,7 @@ impl Lx<'_> {
         if !(can_t && can_f) || ct.is_empty() || cf.is_empty() {
             return None;
         }
-        let ws = self.hw.warp_size;
-        let total = warpcert_kernel::access::block_threads(self.launch.block)?;
-        let sources: Vec<(u32, Vec<Cstr>)> = (0..ws)
-            .filter_map(|l| {
-                let t = u64::from(ws) * u64::from(self.warp) + u64::from(l);
-                (t < total).then(|| {
-                    let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
-                    let mut src: Vec<Cstr> = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
-                        .iter()
-                        .zip(tid)
-                        .map(|(v, k)| {
-                            Cstr::eq(Lin::var(v).plus_const(&-Q::from_integer(BigInt::from(k))))
-                        })
-                        .collect();
-                    src.extend(p.iter().cloned());
-                    (l, src)
-                })
-            })
-            .collect();
+        let sources = self.lane_sources(p);
         let find = |targets: &[Cstr]| {
             sources.iter().find_map(|(l, src)| {
                 crate::analysis::entail::entails_all(src, targets).map(|w| (*l, w))

@@ -144,6 +144,9 @@ pub enum Field {
     /// `(lanes L1 L2)`: L:IFDIV's lanes of the named warp where the test is true, false
     /// (spec/logic.md §4b).
     Lanes(u32, u32),
+    /// `(lanes L)`: L:IFDT's lane of the named warp where the test is true (spec/logic.md
+    /// §4b).
+    Lane(u32),
     /// `(class S M)`: the residue class `(s, m)` of Q:IFALIGN and Q:WHILELASTALIGN (spec/logic.md §4), which the
     /// kernel checks (`m ≥ 1`, `m | G`, the window check) instead of searching for it.
     Class(num_bigint::BigInt, num_bigint::BigInt),

@@ -743,6 +743,9 @@ fn write_field(out: &mut String, f: &Field) {
         Field::Lanes(a, b) => {
             let _ = write!(out, "(lanes {a} {b})");
         }
+        Field::Lane(a) => {
+            let _ = write!(out, "(lanes {a})");
+        }
         Field::Class(s, m) => {
             let _ = write!(out, "(class {s} {m})");
         }

@@ -12,7 +12,9 @@
 //! `L:VWRITE1`, `L:VWRITE2`, `L:GWRITE`, `L:SWRITE`, `L:LWRITE`, `L:IF1`, `L:IF2`, `L:IF3`,
 //! `L:IFD` (as `DIf4` with only its `join-then` list used, for `P ⇒ P'`), `L:IFDIV` (as
 //! L:IFD with its lane witnesses as the `else-then` (`e`) and `else-cond` (`¬e`) lists),
-//! `L:IFALIGN` (as `DIfAlign` with L:IFDIV's lists and the node's class), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! `L:IFALIGN` (as `DIfAlign` with L:IFDIV's lists and the node's class), `L:IFDT` (as
+//! L:IFDIV with an empty `else-cond` list: LowerCheck.v charges `sminc` of the then
+//! branch), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
 //! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
@@ -44,6 +46,7 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         "L:IFD" => "L:IFD",
         "L:IFDIV" => "L:IFDIV",
         "L:IFALIGN" => "L:IFALIGN",
+        "L:IFDT" => "L:IFDT",
         "L:WHILE" => "Q:WHILE1",
         "L:UNROLL" => "Q:UNROLL",
         "L:WEAK" => "Q:WEAK",

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod answer;
 pub mod clang;
 pub mod coq;
 pub mod lower_guard;

@@ -84,14 +84,15 @@ pub fn l_ifd(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
 /// size, else `IfdivLane`), with `(entail then …)`: `P ∧ threadIdx = tid(ℓ1) ⇒ e` and
 /// `(entail else …)`: `P ∧ threadIdx = tid(ℓ2) ⇒ ¬e` (source list: the three equalities
 /// `threadIdx.x = a`, `threadIdx.y = b`, `threadIdx.z = c`, then `P`; targets `cond(e)`,
-/// `cond(¬e)`, spec/logic.md §2); `Q = Q' + M^if + C + M^div` (spec/logic.md §4b).
+/// `cond(¬e)`, spec/logic.md §2); `Q = Q' + M^if + C + M^div + minc(s1) + minc(s2)`
+/// (both branches run on non-empty thread sets; [`minc`]; spec/logic.md §4b).
 pub fn l_ifdiv(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     divergent_if(cx, n, s, pre, Split::Div)
 }
 
 /// L:IFALIGN — `if e then s1 else s2` that provably splits warp `W` (L:IFDIV's premises:
 /// lanes `ℓ1`, `ℓ2` deciding the test both ways under `P`), charged `M^div·[m ∤ s − X]`
-/// instead of `M^div`: `Q = Q' + M^if + C + M^div·[m ∤ s − X]` exactly (else
+/// instead of `M^div`: `Q = Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X]` exactly (else
 /// `IfalignCharge`), the atom computed from the node's `(class S M)` (required,
 /// `MissingField`) by Q:IFALIGN's [`align_charge`](super::align::align_charge) with its
 /// class checks (`BadResidueClass`). Sound as L:IFDIV, the atom being at most 1; the
@@ -101,22 +102,105 @@ pub fn l_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     divergent_if(cx, n, s, pre, Split::Res)
 }
 
+/// L:IFDT — `if e then s1 else s2`, possibly divergent, whose then branch some lane of
+/// `W` provably takes: L:IFD's premises and `(lanes ℓ)`, a lane of `W` (else `IfdivLane`),
+/// with `(entail then …)`: `P ∧ threadIdx = tid(ℓ) ⇒ e` (sources as L:IFDIV's);
+/// `Q = Q' + M^if + C + minc(s1)` ([`minc`]: what every run of `s1` on a non-empty thread
+/// set costs at least). The then branch runs on all of `W` or on its true lanes, which
+/// hold `ℓ` (spec/logic.md §4b).
+pub fn l_ifdt(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    divergent_if(cx, n, s, pre, Split::Then)
+}
+
+/// `minc(s)` (spec/logic.md §4b, L:IFDT): a lower bound on the cost of every run of `s`
+/// on a non-empty thread set, in the metric's unit. An operand costs its constant
+/// (`M^var`, `M^const`, `M^param`); an expression its operands plus `M^op`, or plus the
+/// access at count 1 (`M^gread(1)`, `M^sread(1)`, `M^var` for a local array); `x ← e`:
+/// `minc(e) + M^vwrite`; `A[o] ← e`: `minc(o) + minc(e) + M^gwrite(1)` (`M^swrite(1)`,
+/// `M^vwrite`); `s1; s2`: the sum; `if`/`while`: the test and `M^if`; `sync`: `M^sync`;
+/// `skip` and warp operations 0. Iterative over sequences. Coq: `Lower.sminc`,
+/// `seval_minc`.
+pub fn minc(cx: &Ctx, s: &crate::syntax::Stmt) -> Rat {
+    use crate::metric::at;
+    use crate::syntax::{Expr, Opd, Stmt};
+    let one = Rat::from_integer(1.into());
+    let m = &cx.m;
+    let opd = |o: &Opd| match o {
+        Opd::Var(_) | Opd::Tid(_) => m.var.clone(),
+        Opd::Param(_) => m.param.clone(),
+        Opd::Int(_) | Opd::Bool(_) | Opd::Float(_) => m.konst.clone(),
+    };
+    // the access of array `a` at count 1 (a read, or a write when `write`)
+    let acc = |a: &str, write: bool| match cx.prog.array(a).map(|x| x.space) {
+        Some(Space::Global) => at(if write { &m.gwrite } else { &m.gread }, &one),
+        Some(Space::Shared) => at(if write { &m.swrite } else { &m.sread }, &one),
+        Some(Space::Local) => {
+            if write {
+                m.vwrite.clone()
+            } else {
+                m.var.clone()
+            }
+        }
+        None => Rat::zero(),
+    };
+    let expr = |e: &Expr| match e {
+        Expr::Opd(o) => opd(o),
+        Expr::Bin(_, a, b) => opd(a) + opd(b) + &m.op,
+        Expr::Un(_, a) => opd(a) + &m.op,
+        Expr::Read(a, i) => opd(i) + acc(a, false),
+    };
+    let mut total = Rat::zero();
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        total += match s {
+            Stmt::Skip | Stmt::Warp(..) => Rat::zero(),
+            Stmt::Sync => m.sync.clone(),
+            Stmt::Seq(a, b) => {
+                todo.push(b);
+                todo.push(a);
+                Rat::zero()
+            }
+            Stmt::Assign(_, e) => expr(e) + &m.vwrite,
+            Stmt::Write(a, o, e) => opd(o) + expr(e) + acc(a, true),
+            Stmt::If(e, ..) | Stmt::While(e, _) => expr(e) + &m.if_,
+        };
+    }
+    total
+}
+
 /// What a divergent `if` of the lower logic charges beyond `M^if + C`: nothing (L:IFD),
-/// `M^div` (L:IFDIV) or `M^div` times a residue atom (L:IFALIGN); the last two need the
-/// lane witnesses of a split.
+/// `M^div` (L:IFDIV) or `M^div` times a residue atom (L:IFALIGN), which need the lane
+/// witnesses of a split, or `minc(s1)` (L:IFDT), which needs a lane taking the then branch.
 #[derive(Clone, Copy, PartialEq)]
 enum Split {
     No,
     Div,
     Res,
+    Then,
+}
+
+impl Split {
+    fn rule(self) -> &'static str {
+        match self {
+            Split::No => "L:IFD",
+            Split::Div => "L:IFDIV",
+            Split::Res => "L:IFALIGN",
+            Split::Then => "L:IFDT",
+        }
+    }
 }
 
 /// The thread index of lane `lane` of warp `warp` as the three facts `threadIdx.d = v`
 /// (L:IFDIV), or `IfdivLane` when it is not a lane of that warp.
-fn lane_facts(cx: &Ctx, warp: u32, lane: &num_bigint::BigInt) -> Result<Vec<crate::arith::Cstr>, Rejection> {
+fn lane_facts(
+    cx: &Ctx,
+    rule: &'static str,
+    warp: u32,
+    lane: &num_bigint::BigInt,
+) -> Result<Vec<crate::arith::Cstr>, Rejection> {
     use crate::arith::{Cstr, Lin};
     use num_traits::ToPrimitive;
-    let bad = || cx.rej(crate::Reason::IfdivLane { lane: lane.to_string(), warp });
+    let bad = || cx.rej(crate::Reason::IfdivLane { rule, lane: lane.to_string(), warp });
     let l = lane.to_u64().filter(|l| *l < u64::from(cx.hw[0])).ok_or_else(bad)?;
     let t = u64::from(cx.hw[0]).checked_mul(u64::from(warp)).and_then(|b| b.checked_add(l)).ok_or_else(bad)?;
     if crate::access::block_threads(cx.block).is_none_or(|b| t >= b) {
@@ -139,12 +223,11 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
     use crate::Reason;
     let (e, s1, s2) = stmt::cond_stmt(cx, s)?;
     let post = cx.post(n)?;
-    let c = if split == Split::Res {
-        cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else", "class"])?
-    } else if split == Split::Div {
-        cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else"])?
-    } else {
-        cx.shape::<1>(n, &["entail post"])?
+    let c = match split {
+        Split::Res => cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else", "class"])?,
+        Split::Div => cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else"])?,
+        Split::Then => cx.shape::<1>(n, &["entail post", "lanes", "entail then"])?,
+        Split::No => cx.shape::<1>(n, &["entail post"])?,
     };
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let mut w = s1.writes();
@@ -160,36 +243,50 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
     cx.entail(n, "post", &pre.p, &post.p)?;
     cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
     let mut extra = &cx.m.if_ + cost;
-    if split != Split::No {
-        let [l1, l2] = n.lanes.as_slice() else {
-            return Err(cx.rej(Reason::MissingField("lanes")));
-        };
-        let warp = cx.lower.unwrap_or(0);
-        for (lane, neg, name) in [(l1, false, "then"), (l2, true, "else")] {
-            let mut source = lane_facts(cx, warp, lane)?;
-            source.extend(pre.p.iter().cloned());
-            let targets = cx.decided_cond(e, neg)?;
-            if targets.is_empty() {
-                return Err(cx.rej(Reason::NoCondition(e.to_string())));
-            }
-            cx.entail(n, name, &source, &targets)?;
+    // `Fix(ℓ) ∧ P ⇒ cond(e)` (`neg`: `cond(¬e)`), the witnesses in list `name`
+    let lane_witness = |lane, neg, name| {
+        let mut source = lane_facts(cx, split.rule(), cx.lower.unwrap_or(0), lane)?;
+        source.extend(pre.p.iter().cloned());
+        let targets = cx.decided_cond(e, neg)?;
+        if targets.is_empty() {
+            return Err(cx.rej(Reason::NoCondition(e.to_string())));
         }
-        if split == Split::Res {
-            // `Q = Q' + M^if + C + M^div·[m ∤ s − X]`, the atom from the node's class as
-            // Q:IFALIGN computes it (class checks included)
-            let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
-            let charge = super::align::align_charge(cx, &pre.d, e, class)?;
-            let want = post.q.plus_const(&extra).add_scaled(&charge, &cx.m.div);
-            let diff = pre.q.add_scaled(&want, &-Rat::from_integer(1.into()));
-            if !diff.terms.is_empty() {
-                return Err(cx.rej(Reason::IfalignCharge(diff.to_string())));
-            }
-            return Ok(Rat::zero());
+        cx.entail(n, name, &source, &targets)
+    };
+    match split {
+        Split::No => cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C")?,
+        Split::Then => {
+            // one lane of W takes the then branch: it runs on a non-empty thread set
+            let [l1] = n.lanes.as_slice() else {
+                return Err(cx.rej(Reason::MissingField("lanes")));
+            };
+            lane_witness(l1, false, "then")?;
+            extra += minc(cx, s1);
+            cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + minc(s1)")?;
         }
-        extra += &cx.m.div;
-        cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div")?;
-    } else {
-        cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C")?;
+        Split::Div | Split::Res => {
+            // the warp splits: both branches run on non-empty thread sets
+            let [l1, l2] = n.lanes.as_slice() else {
+                return Err(cx.rej(Reason::MissingField("lanes")));
+            };
+            lane_witness(l1, false, "then")?;
+            lane_witness(l2, true, "else")?;
+            extra += minc(cx, s1) + minc(cx, s2);
+            if split == Split::Res {
+                // `Q = Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X]`, the atom
+                // from the node's class as Q:IFALIGN computes it (class checks included)
+                let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+                let charge = super::align::align_charge(cx, &pre.d, e, class)?;
+                let want = post.q.plus_const(&extra).add_scaled(&charge, &cx.m.div);
+                let diff = pre.q.add_scaled(&want, &-Rat::from_integer(1.into()));
+                if !diff.terms.is_empty() {
+                    return Err(cx.rej(Reason::IfalignCharge(diff.to_string())));
+                }
+            } else {
+                extra += &cx.m.div;
+                cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div + minc(s1) + minc(s2)")?;
+            }
+        }
     }
     Ok(Rat::zero())
 }

@@ -372,7 +372,8 @@ pub struct Node {
     pub n: Option<BigInt>,
     /// `(frame C)`
     pub frame: Option<Rat>,
-    /// `(lanes L1 L2)`: L:IFDIV's lane witnesses (spec/logic.md §4b), empty when absent.
+    /// `(lanes L1 L2)`: L:IFDIV's lane witnesses, `(lanes L)`: L:IFDT's (spec/logic.md
+    /// §4b); empty when absent.
     pub lanes: Vec<BigInt>,
     /// `(class S M)`: the residue class of Q:IFALIGN and Q:WHILELASTALIGN (spec/logic.md §4).
     pub class: Option<(BigInt, BigInt)>,

@@ -292,7 +292,11 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
             "n" => n.n = Some(int(one("(n N)")?)?),
             "frame" => n.frame = Some(rat(one("(frame C)")?)?),
             "lanes" => {
-                n.lanes = exactly::<2>(args, item, "(lanes L1 L2)")?.iter().map(int).collect::<Result<_, _>>()?
+                // `(lanes L1 L2)` (L:IFDIV, L:IFALIGN) or `(lanes L)` (L:IFDT)
+                if !(1..=2).contains(&args.len()) {
+                    return Err(err(item, "(lanes L1 L2) or (lanes L)"));
+                }
+                n.lanes = args.iter().map(int).collect::<Result<_, _>>()?
             }
             "class" => {
                 let [cs, cm] = exactly::<2>(args, item, "(class S M)")?;

@@ -160,6 +160,13 @@ impl Exporter<'_> {
                 let lists = self.split_lists(&at, e)?;
                 format!("DIf4 {a} {b} {lists} [] (DSkip {a}) (DSkip {b})")
             }
+            // L:IFDT (LowerCheck.v): as L:IFDIV with its one lane witness `then` (`e`) as
+            // the else-then list and an empty else-cond list (read as L:IFDT: the then
+            // branch charged `sminc`)
+            ("L:IFDT", Stmt::If(e, ..)) => {
+                let lists = self.lane_lists(&at, e, false)?;
+                format!("DIf4 {a} {b} {lists} [] (DSkip {a}) (DSkip {b})")
+            }
             // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
             // the node's class `(class S M)` as `S M` (LowerCheck.v builds the charge
             // `[M ∤ S − X]`, as Check.v does); join-else empty, the (unused) children `DSkip`
@@ -291,6 +298,12 @@ impl Exporter<'_> {
     /// condition's access witness, the `else` lane witnesses (`¬e`), the `then` ones (`e`),
     /// both from the three thread-index facts of the lane followed by `P`, and `P ⇒ P'`.
     fn split_lists(&mut self, at: &At, e: &Expr) -> Result<String, ExportError> {
+        self.lane_lists(at, e, true)
+    }
+
+    /// [`Self::split_lists`], with an empty `else` list unless `both` (L:IFDT: one lane
+    /// witness, of `e`).
+    fn lane_lists(&mut self, at: &At, e: &Expr, both: bool) -> Result<String, ExportError> {
         let (n, pre) = (at.n, at.pre);
         let acc = self.expr_acc(at.child(0)?, e, pre);
         let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
@@ -302,7 +315,11 @@ impl Exporter<'_> {
             &vec![BigInt::one(); self.cond_len(e, false)],
             &ss,
         )?;
-        let wf = Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?;
+        let wf = if both {
+            Self::witnesses(n, "else", &vec![BigInt::one(); self.cond_len(e, true)], &ss)?
+        } else {
+            "[]".to_string()
+        };
         Ok(format!("{acc} {wf} {wt} {w}"))
     }
 

@@ -553,6 +553,7 @@ impl<'a> Warp<'a> {
     }
 
     /// The slot of local `x` and its declared type.
+    #[inline(always)]
     fn var_slot_ty(&self, x: &'a str) -> Result<(usize, Ty), SemError> {
         let slot = self.var_slot(x)?;
         let ty =

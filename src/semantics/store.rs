@@ -272,6 +272,27 @@ impl<T: Copy> Cells<T> {
         }
     }
 
+    /// Writes every written cell of `other` into `self`, in ascending index order when
+    /// `other` is dense (what `for (i, v) in other.iter() { self.set(i, v) }` does, without
+    /// the boxed iterator).
+    pub(crate) fn set_all(&mut self, other: &Cells<T>) {
+        match other {
+            Cells::Dense { count: 0, .. } => {}
+            Cells::Dense { lo, vals, .. } => {
+                for (k, v) in vals.iter().enumerate() {
+                    if let Some(v) = v {
+                        self.set(*lo + k as i64, *v);
+                    }
+                }
+            }
+            Cells::Sparse(m) => {
+                for (i, v) in m {
+                    self.set(*i, *v);
+                }
+            }
+        }
+    }
+
     /// Forgets every cell, keeping a dense window's allocation.
     pub(crate) fn clear(&mut self) {
         match self {
@@ -531,11 +552,7 @@ impl Memory {
         for (b, o) in base.iter_mut().zip(overlay.arrays) {
             let b = Arc::make_mut(b);
             match b.space {
-                Space::Global => {
-                    for (i, v) in o.cells.iter() {
-                        b.cells.set(i, v);
-                    }
-                }
+                Space::Global => b.cells.set_all(&o.cells),
                 Space::Shared | Space::Local => b.cells = o.cells,
             }
         }

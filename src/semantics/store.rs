@@ -298,27 +298,28 @@ impl<T: Copy> Cells<T> {
                 let (from, to) = (*lo + a as i64, *lo + b as i64);
                 // Fast path: a dense window covering `from ..= to` (grown as `set` would
                 // grow it) takes the cells slot by slot; otherwise cell by cell.
-                if self.covers(from) || self.grow_to(from) {
-                    if self.covers(to) || self.grow_to(to) {
-                        if let Cells::Dense {
-                            lo: l2,
-                            vals: v2,
-                            count,
-                        } = self
-                        {
-                            let off = (from - *l2) as usize;
-                            let dst = &mut v2[off..off + (b - a + 1)];
-                            for (d, v) in dst.iter_mut().zip(&vals[a..=b]) {
-                                if v.is_some() {
-                                    if d.is_none() {
-                                        *count += 1;
-                                    }
-                                    *d = *v;
-                                }
+                let covered = (self.covers(from) || self.grow_to(from))
+                    && (self.covers(to) || self.grow_to(to));
+                if let (
+                    true,
+                    Cells::Dense {
+                        lo: l2,
+                        vals: v2,
+                        count,
+                    },
+                ) = (covered, &mut *self)
+                {
+                    let off = (from - *l2) as usize;
+                    let dst = &mut v2[off..off + (b - a + 1)];
+                    for (d, v) in dst.iter_mut().zip(&vals[a..=b]) {
+                        if v.is_some() {
+                            if d.is_none() {
+                                *count += 1;
                             }
-                            return;
+                            *d = *v;
                         }
                     }
+                    return;
                 }
                 for (k, v) in vals.iter().enumerate() {
                     if let Some(v) = v {
@@ -658,7 +659,7 @@ mod tests {
             let mut src: Cells<i64> = Cells::default();
             for k in 0..len {
                 x = mix(x);
-                if x % 3 != 0 {
+                if !x.is_multiple_of(3) {
                     src.set(start + k, (x % 1000) as i64);
                 }
             }

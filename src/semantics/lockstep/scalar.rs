@@ -10,9 +10,9 @@
 //! the two paths on generated programs and inputs. Errors travel boxed inside this file
 //! (a result of one value then fits in registers) and are unboxed at its two entry points.
 
-use super::{as_bool, as_index, at, Warp};
+use super::{access_charge, as_bool, as_index, at, Warp};
 use crate::core::{Expr, Loc, Operand, Space, Stmt};
-use crate::semantics::derivation::{AccRes, Res};
+use crate::semantics::derivation::Res;
 use crate::semantics::store::Memory;
 use crate::semantics::value::{apply_bin_one, apply_un, Value};
 use crate::semantics::*;
@@ -239,18 +239,11 @@ impl<'a> Warp<'a> {
     /// `M^vwrite`. Returns the rule, as `charge_space` does.
     #[inline(always)]
     fn charge_space_one(&mut self, l: usize, space: Space, write: bool) -> &'static str {
-        let (acc, rule) = match (space, write) {
-            (Space::Global, false) => (AccRes::GRead, EC_GARR),
-            (Space::Shared, false) => (AccRes::SRead, EC_SARR),
-            (Space::Global, true) => (AccRes::GWrite, SC_GWRITE),
-            (Space::Shared, true) => (AccRes::SWrite, SC_SWRITE),
-            (Space::Local, false) => {
-                self.charge_one(l, Res::Var);
-                return EC_LARR;
-            }
-            (Space::Local, true) => {
-                self.charge_one(l, Res::VWrite);
-                return SC_LWRITE;
+        let (acc, rule) = match access_charge(space, write) {
+            Ok(a) => a,
+            Err((r, rule)) => {
+                self.charge_one(l, r);
+                return rule;
             }
         };
         if self.lane_warp.is_empty() {

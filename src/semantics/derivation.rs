@@ -21,6 +21,7 @@ pub struct Access {
 }
 
 impl Access {
+    #[inline]
     fn add(&mut self, n: u64) {
         self.count = self.count.saturating_add(1);
         self.n_sum = self.n_sum.saturating_add(n);
@@ -84,6 +85,7 @@ pub enum AccRes {
 
 impl Usage {
     /// Charges constant `r` once.
+    #[inline]
     pub fn charge(&mut self, r: Res) {
         let c = match r {
             Res::Var => &mut self.var,
@@ -99,6 +101,7 @@ impl Usage {
     }
 
     /// Charges `M^r(n)` once.
+    #[inline]
     pub fn charge_access(&mut self, r: AccRes, n: u64) {
         match r {
             AccRes::GRead => self.gread.add(n),

@@ -121,6 +121,20 @@ fn warp_groups(ids: &[u32], warp: u32) -> Vec<(usize, usize)> {
     out
 }
 
+/// The constant an array access charges, by space and direction, and its rule: an
+/// access constant for global and shared arrays (`Ok`), `M^var` / `M^vwrite` for
+/// thread-local ones (`Err`).
+fn access_charge(space: Space, write: bool) -> Result<(AccRes, &'static str), (Res, &'static str)> {
+    match (space, write) {
+        (Space::Global, false) => Ok((AccRes::GRead, EC_GARR)),
+        (Space::Shared, false) => Ok((AccRes::SRead, EC_SARR)),
+        (Space::Global, true) => Ok((AccRes::GWrite, SC_GWRITE)),
+        (Space::Shared, true) => Ok((AccRes::SWrite, SC_SWRITE)),
+        (Space::Local, false) => Err((Res::Var, EC_LARR)),
+        (Space::Local, true) => Err((Res::VWrite, SC_LWRITE)),
+    }
+}
+
 fn at(loc: Loc, e: SemError) -> SemError {
     if loc == Loc::default() || matches!(e, SemError::At { .. }) {
         e
@@ -357,18 +371,11 @@ impl<'a> Warp<'a> {
         bytes: u32,
         write: bool,
     ) -> &'static str {
-        let (acc, rule) = match (space, write) {
-            (Space::Global, false) => (AccRes::GRead, EC_GARR),
-            (Space::Shared, false) => (AccRes::SRead, EC_SARR),
-            (Space::Global, true) => (AccRes::GWrite, SC_GWRITE),
-            (Space::Shared, true) => (AccRes::SWrite, SC_SWRITE),
-            (Space::Local, false) => {
-                self.charge(ts, Res::Var);
-                return EC_LARR;
-            }
-            (Space::Local, true) => {
-                self.charge(ts, Res::VWrite);
-                return SC_LWRITE;
+        let (acc, rule) = match access_charge(space, write) {
+            Ok(a) => a,
+            Err((r, rule)) => {
+                self.charge(ts, r);
+                return rule;
             }
         };
         self.charge_access(ts, idx, bytes, acc);
@@ -553,6 +560,7 @@ impl<'a> Warp<'a> {
     }
 
     /// The slot of local `x` and its declared type.
+    #[inline(always)]
     fn var_slot_ty(&self, x: &'a str) -> Result<(usize, Ty), SemError> {
         let slot = self.var_slot(x)?;
         let ty =

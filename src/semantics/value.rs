@@ -216,14 +216,21 @@ fn fast_bin(op: BinOp, a: Value, b: Value) -> Option<Value> {
     }
 }
 
+/// `a op b` for one lane: exactly what [`apply_bin_lanes`] computes for a family of one
+/// value (the thread steps of the interleaving semantics).
+#[inline]
+pub fn apply_bin_one(op: BinOp, a: Value, b: Value) -> Result<Value, SemError> {
+    match fast_bin(op, a, b) {
+        Some(v) => Ok(v),
+        None => apply_bin(op, a, b),
+    }
+}
+
 /// `xs[k] ← xs[k] op ys[k]` for every lane `k` in order (rule `EC:OP` over a family), with
 /// [`apply_bin`]'s results and its first error (lanes before the failing one are updated).
 pub fn apply_bin_lanes(op: BinOp, xs: &mut [Value], ys: &[Value]) -> Result<(), SemError> {
     for (x, y) in xs.iter_mut().zip(ys) {
-        *x = match fast_bin(op, *x, *y) {
-            Some(v) => v,
-            None => apply_bin(op, *x, *y)?,
-        };
+        *x = apply_bin_one(op, *x, *y)?;
     }
     Ok(())
 }

@@ -10,11 +10,11 @@
 //! the two paths on generated programs and inputs. Errors travel boxed inside this file
 //! (a result of one value then fits in registers) and are unboxed at its two entry points.
 
-use super::{as_bool, as_index, at, Warp};
-use crate::core::{Expr, Loc, Operand, Stmt};
+use super::{access_charge, as_bool, as_index, at, Warp};
+use crate::core::{Expr, Loc, Operand, Space, Stmt};
 use crate::semantics::derivation::Res;
 use crate::semantics::store::Memory;
-use crate::semantics::value::{apply_bin_lanes, apply_un, Value};
+use crate::semantics::value::{apply_bin_one, apply_un, Value};
 use crate::semantics::*;
 
 impl<'a> Warp<'a> {
@@ -63,7 +63,7 @@ impl<'a> Warp<'a> {
         let r = (|| -> Result<bool, Box<SemError>> {
             self.tick()?;
             let v = self.expr_one(e, l, mem)?;
-            self.charge(std::slice::from_ref(&l), Res::If);
+            self.charge_one(l, Res::If);
             Ok(as_bool(v)?)
         })();
         r.map_err(|x| at(loc, *x))
@@ -91,7 +91,7 @@ impl<'a> Warp<'a> {
         if let Some(cell) = self.locals.get_mut(slot * n + l) {
             *cell = v;
         }
-        self.charge(std::slice::from_ref(&l), Res::VWrite);
+        self.charge_one(l, Res::VWrite);
         Ok(SC_VWRITE)
     }
 
@@ -135,15 +135,14 @@ impl<'a> Warp<'a> {
             )?;
         }
         cells.set(i, v);
-        let (space, bytes) = (cells.space, cells.elem_bytes);
-        let ts = std::slice::from_ref(&l);
-        Ok(self.charge_space(ts, &[i], space, bytes, true))
+        let space = cells.space;
+        Ok(self.charge_space_one(l, space, true))
     }
 
     /// OC:VAR, OC:CONST, OC:PARAM, OC:TID on `{l}`.
+    #[inline(always)]
     fn opd_one(&mut self, o: &'a Operand, l: usize) -> Result<Value, Box<SemError>> {
         self.tick()?;
-        let ts = std::slice::from_ref(&l);
         Ok(match o {
             Operand::Var(x) => {
                 let n = self.lanes();
@@ -155,21 +154,21 @@ impl<'a> Warp<'a> {
                         return Err(Box::new(e));
                     }
                 };
-                self.charge(ts, Res::Var);
+                self.charge_one(l, Res::Var);
                 v
             }
             Operand::Const(c) => {
-                self.charge(ts, Res::Const);
+                self.charge_one(l, Res::Const);
                 Value::of_const(c)
             }
             Operand::Param(p) => {
                 let v = self.param(p)?;
-                self.charge(ts, Res::Param);
+                self.charge_one(l, Res::Param);
                 v
             }
             Operand::Tid(d) => {
                 let v = Value::Int(self.tids[l][d.index()]);
-                self.charge(ts, Res::Var);
+                self.charge_one(l, Res::Var);
                 v
             }
         })
@@ -188,18 +187,16 @@ impl<'a> Warp<'a> {
         };
         self.tick()?;
         let va = self.opd_one(a, l)?;
-        let ts = std::slice::from_ref(&l);
         match e {
             Expr::Bin(op, _, b) => {
                 let vb = self.opd_one(b, l)?;
-                let mut r = [va];
-                apply_bin_lanes(*op, &mut r, &[vb])?;
-                self.charge(ts, Res::Op);
-                Ok(r[0])
+                let r = apply_bin_one(*op, va, vb)?;
+                self.charge_one(l, Res::Op);
+                Ok(r)
             }
             Expr::Un(op, _) => {
                 let r = apply_un(*op, va)?;
-                self.charge(ts, Res::Op);
+                self.charge_one(l, Res::Op);
                 Ok(r)
             }
             Expr::Read(arr, _) => {
@@ -213,14 +210,49 @@ impl<'a> Warp<'a> {
                         name: arr.clone(),
                     })?;
                 let v = cells.read(i);
-                let (space, bytes) = (cells.space, cells.elem_bytes);
+                let space = cells.space;
                 if let Some(log) = self.races.as_mut() {
                     log.access(slot, space, i, self.lane_ids[l], None, self.cur_loc, arr)?;
                 }
-                self.charge_space(ts, &[i], space, bytes, false);
+                self.charge_space_one(l, space, false);
                 Ok(v)
             }
             Expr::Opd(_) => Err(Box::new(SemError::Type("unreachable operand case".into()))),
         }
+    }
+
+    /// [`Warp::charge`] on the active set `{l}`: `r` once (and once to the segment of
+    /// `l`'s warp in block mode).
+    #[inline(always)]
+    fn charge_one(&mut self, l: usize, r: Res) {
+        if self.lane_warp.is_empty() {
+            self.usage.charge(r);
+        } else {
+            self.charge(std::slice::from_ref(&l), r);
+        }
+    }
+
+    /// [`Warp::charge_space`] on the active set `{l}` (one index): the access argument is 1
+    /// for global and shared accesses alike, since one index lies in exactly one sector
+    /// (`MemReads` of a one-element family, `|{⌊i·b/s⌋}| = 1`) and one bank holds exactly
+    /// one distinct address (`Conflicts` = 1); thread-local accesses charge `M^var` /
+    /// `M^vwrite`. Returns the rule, as `charge_space` does.
+    #[inline(always)]
+    fn charge_space_one(&mut self, l: usize, space: Space, write: bool) -> &'static str {
+        let (acc, rule) = match access_charge(space, write) {
+            Ok(a) => a,
+            Err((r, rule)) => {
+                self.charge_one(l, r);
+                return rule;
+            }
+        };
+        if self.lane_warp.is_empty() {
+            self.usage.charge_access(acc, 1);
+        } else {
+            let w = self.lane_warp[l] as usize;
+            self.usage.charge_access(acc, 1);
+            self.seg[w].charge_access(acc, 1);
+        }
+        rule
     }
 }

@@ -42,6 +42,21 @@ pub(super) struct LoopAtom {
     /// the witnesses of `P ∧ e ⇒ M ≥ 1` and `P ∧ e ⇒ 2M ≤ L` for its `(ldouble …)` rewrite
     /// (spec/logic.md §1 "Quotient log atoms"; [`Ctx::doubling_forms`]).
     pub(super) dlog: Option<(Lin, Lin, Farkas, Farkas)>,
+    /// An inner loop of a nest whose range has the outer counter `x`: its relaxed ranking
+    /// atom `max0(a + c·(x₀ − x))` (derive/nest.rs), which the round decreases too when
+    /// `P` gives `x ≥ x₀`, with its shift, witness and floor form; its form at the loop's
+    /// entry is the range with `x` at its entry value `x₀`, loop-invariant in the outer
+    /// loop.
+    pub(super) relaxed: Option<Relaxed>,
+}
+
+/// The relaxed ranking atom of an inner loop ([`LoopAtom::relaxed`]).
+#[derive(Clone, Debug)]
+pub(super) struct Relaxed {
+    pub(super) atom: Lin,
+    pub(super) shift: Q,
+    pub(super) witness: Farkas,
+    pub(super) floor: Option<FloorRank>,
 }
 
 /// The form `2R` of a halving loop's log atom `⌊log2 2R⌋⁺` (spec/logic.md §1 "Log
@@ -378,7 +393,7 @@ impl Ctx<'_> {
     /// over the block (`0` for `k_d < 0`, `k_d·(blockDim.d − 1)` for `k_d > 0`): the form
     /// [`Self::uniformize`] gives when `l`'s locals are uniform; `None` when `l` has no
     /// `threadIdx.*` term. A template candidate only (the kernel checks every use).
-    fn tid_free(&self, l: &Lin) -> Option<Lin> {
+    pub(super) fn tid_free(&self, l: &Lin) -> Option<Lin> {
         let k = crate::core::Dim::ALL
             .map(|dim| l.terms.get(&tid_name(dim)).cloned().unwrap_or_else(Q::zero));
         (!k.iter().all(Q::is_zero)).then(|| self.without_thread_terms(l, &k))
@@ -447,6 +462,8 @@ impl Ctx<'_> {
                     let mut log_x: Option<String> = None;
                     // a doubling counter: the quotient log atom's forms (and before the loop)
                     let mut dbl: Option<(Lin, Lin)> = None;
+                    // the counter's form before the loop (its entry value, nest.rs)
+                    let mut x0: Option<Lin> = None;
                     match self.loop_atom_raw(e, body, None) {
                         Ok((raw, sh, x, symbolic, proportional)) => {
                             dbl = self.doubling_forms(body, &raw, &sh, &x, None);
@@ -456,6 +473,10 @@ impl Ctx<'_> {
                             );
                             floor_div =
                                 floor_divisor(&sh, symbolic, proportional).filter(|_| self.floor);
+                            if let Some(c) = floor_div {
+                                self.nests.div.insert(key, c);
+                            }
+                            x0 = Some(Lin::var(&x));
                             if let Some(c) = floor_div {
                                 own_floors.push(Atom::floor(raw.clone(), c));
                                 own_floors.push(Atom::floor(raw.plus_const(&-sh.clone()), c));
@@ -513,6 +534,9 @@ impl Ctx<'_> {
                                         match lin_expr(&*self, ex) {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
+                                                if let Some(v) = x0.as_mut().filter(|_| si == 0) {
+                                                    *v = v.subst(x, &le);
+                                                }
                                                 cands.push(cur.clone());
                                                 if let Some((l, m)) =
                                                     dbl.as_mut().filter(|_| si == 0)
@@ -560,6 +584,9 @@ impl Ctx<'_> {
                         }
                         if si < ranges {
                             self.nests.note_range(key, &cur);
+                        }
+                        if let Some(v) = x0.take().filter(|_| si == 0) {
+                            self.nests.note_entry(key, &v);
                         }
                     }
                     cands.extend(tail);
@@ -775,6 +802,58 @@ impl Ctx<'_> {
         }
     }
 
+    /// The relaxed ranking atom of the inner loop `key` ([`LoopAtom::relaxed`],
+    /// derive/nest.rs) from its raw ranking form `raw`, made uniform under `d`, with the
+    /// witness of `P ∧ e ⇒ a' ≥ shift` from `pe` and, with a floor divisor, its floor rank;
+    /// its forms join the loop's candidate atoms (`step`: the raw form's decrease per round).
+    /// `None` when the relaxation is off, the
+    /// step is symbolic, or `pe` does not give the decrease.
+    fn relaxed_atom(
+        &mut self,
+        key: usize,
+        raw: &Lin,
+        step: &Q,
+        symbolic: bool,
+        div: Option<i64>,
+        pe: &[Cstr],
+        d: &DepMap,
+    ) -> Option<Relaxed> {
+        if symbolic {
+            return None;
+        }
+        let raw1 = self.uniformize(&self.relaxed_raw(key, raw)?, d)?;
+        let AtomVal::Scaled(f, a) = canon_atom(&raw1) else {
+            return None;
+        };
+        let s = step / &f;
+        let w = entails(pe, &Cstr::le(Lin::constant(s.clone()).sub(&a)))?;
+        let floor = div.and_then(|c| floor_rank(&raw1, c, &f, &a, &s, &w, pe));
+        if let Some(FloorRank { atom: fa, .. }) = &floor {
+            let own = self.floors.entry(key).or_default();
+            for extra in [fa.clone(), fa.shifted(&Q::one())] {
+                if let AtomVal::Scaled(_, c) = extra.canonical() {
+                    if !own.contains(&c) {
+                        own.push(c);
+                    }
+                }
+            }
+        }
+        let own = self.atoms.entry(key).or_default();
+        for extra in [a.clone(), a.plus_const(&-s.clone())] {
+            if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
+                if !own.contains(&c) {
+                    own.push(c);
+                }
+            }
+        }
+        Some(Relaxed {
+            atom: a,
+            shift: s,
+            witness: w,
+            floor,
+        })
+    }
+
     /// The ranking atom of `while (e) body` under the invariant `(p, d)` (Q:WHILE1/2): the
     /// raw atom made uniform and canonical, with the witness that `P ∧ e` decreases it by the
     /// shift; or why there is none (also recorded in `no_atom` for the error message).
@@ -807,6 +886,7 @@ impl Ctx<'_> {
                         let w2 = entails(&pe, &Cstr::le(m.scale(&q(2)).sub(&l)))?;
                         Some((l, m, w1, w2))
                     });
+                let (raw_orig, s_orig) = (raw.clone(), s.clone());
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(
@@ -845,7 +925,17 @@ impl Ctx<'_> {
                                             }
                                         }
                                     }
+                                    let relaxed = self.relaxed_atom(
+                                        loop_key(body),
+                                        &raw_orig,
+                                        &s_orig,
+                                        symbolic,
+                                        div,
+                                        &pe,
+                                        d,
+                                    );
                                     Some(LoopAtom {
+                                        relaxed,
                                         atom: a,
                                         shift,
                                         witness: w,

@@ -24,9 +24,9 @@ use crate::analysis::derive::Ctx;
 use crate::analysis::entail::entails;
 use crate::certificate::Farkas;
 use crate::core::assertion::linear::{Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal, Mono};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Mono};
 use crate::core::metric::Q;
-use num_traits::One;
+use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The nest structure gathered while collecting candidate atoms (keys: `loops::loop_key`).
@@ -47,6 +47,17 @@ pub(super) struct Nests {
     triangular: BTreeSet<usize>,
     /// Whether triangular loops rank by the over-shifted atom.
     pub(super) overshift: bool,
+    /// The entry value `x₀` of each loop's counter (its form before the loop).
+    entry: BTreeMap<usize, Lin>,
+    /// The range of each loop before canonicalization (the raw ranking form before it).
+    raw_range: BTreeMap<usize, Lin>,
+    /// Relaxed inner loops: `c·(x₀ − x)` for a loop whose range `r` has the coefficient
+    /// `c < 0` on its parent's counter `x` (entry value `x₀`): `r + c·(x₀ − x) = r[x := x₀]`.
+    relax: BTreeMap<usize, Lin>,
+    /// Whether relaxed inner loops also rank by their relaxed atom.
+    pub(super) relaxed: bool,
+    /// The floor divisor of each loop with a constant step `c > 1` (floor atoms on).
+    pub(super) div: BTreeMap<usize, i64>,
 }
 
 impl Nests {
@@ -62,9 +73,15 @@ impl Nests {
             .insert(key, (x.to_string(), raw.clone(), s.clone()));
     }
 
+    /// Records the entry value `x0` of loop `key`'s counter (its form before the loop).
+    pub(super) fn note_entry(&mut self, key: usize, x0: &Lin) {
+        self.entry.insert(key, x0.clone());
+    }
+
     /// Records the range of loop `key`: its ranking atom before the loop (the last form
     /// recorded wins: the one through every preceding assignment).
     pub(super) fn note_range(&mut self, key: usize, form: &Lin) {
+        self.raw_range.insert(key, form.clone());
         if let AtomVal::Scaled(_, a) = canon_atom(form) {
             self.range.insert(key, a);
         }
@@ -124,6 +141,19 @@ impl Nests {
                 if r.mentions(x) {
                     self.triangular.insert(*p);
                 }
+            }
+            // the relaxation `c·(x₀ − x)` of loop `k`'s range over its parent's counter
+            let (Some((x, _, _)), Some(x0), Some(rr)) = (
+                self.counter.get(p),
+                self.entry.get(p),
+                self.raw_range.get(k),
+            ) else {
+                continue;
+            };
+            let c = rr.coef(x);
+            if c < Q::zero() && !x0.mentions(x) {
+                let delta = x0.sub(&Lin::var(x)).scale(&c);
+                self.relax.insert(*k, delta);
             }
         }
         let keys: Vec<usize> = self.parent.keys().copied().collect();
@@ -217,6 +247,54 @@ impl Ctx<'_> {
         }
         let w = entails(p, &Cstr::le(Lin::constant(la.shift.clone()).sub(&a)))?;
         Some((a, w))
+    }
+
+    /// With the relaxation on: the relaxed raw ranking form `raw + c·(x₀ − x)` of the inner
+    /// loop `key` (`None` for other loops and when it is off).
+    pub(super) fn relaxed_raw(&self, key: usize, raw: &Lin) -> Option<Lin> {
+        let delta = self.nests.relax.get(&key).filter(|_| self.nests.relaxed)?;
+        Some(raw.add(delta))
+    }
+
+    /// Adds the relaxed ranges `r[x := x₀]` of the relaxed inner loops (their uniform
+    /// forms when they have thread terms; floor forms when the loop has floor atoms) to the
+    /// candidate atoms of each such loop and of its ancestors.
+    fn add_relaxed_ranges(&mut self) {
+        let relax: Vec<(usize, Lin)> = self
+            .nests
+            .relax
+            .iter()
+            .filter_map(|(k, d)| Some((*k, self.nests.raw_range.get(k)?.add(d))))
+            .collect();
+        for (k, r1) in relax {
+            let mut forms = vec![r1.clone()];
+            forms.extend(self.tid_free(&r1));
+            let div = self.nests.div.get(&k).copied();
+            for l in self.nests.ancestors_or_self(k) {
+                for f in &forms {
+                    if let AtomVal::Scaled(_, a) = canon_atom(f) {
+                        let list = self.atoms.entry(l).or_default();
+                        if !list.contains(&a) {
+                            list.push(a);
+                        }
+                    }
+                    if let Some(c) = div {
+                        if let AtomVal::Scaled(_, a) = Atom::floor(f.clone(), c).canonical() {
+                            let list = self.floors.entry(l).or_default();
+                            if !list.contains(&a) {
+                                list.push(a);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The context with relaxed inner loops (derive/nest.rs): run after the over-shift.
+    pub(super) fn finish_relaxed(&mut self) {
+        self.nests.relaxed = true;
+        self.add_relaxed_ranges();
     }
 
     /// Completes the nest data after `collect_atoms`: chain monomials, triangular loops, and

@@ -242,3 +242,100 @@ fn block_stride_loop_inside_a_loop_is_bounded() {
         }
     }
 }
+
+/// `tests/precision/nest_entry.cu` (block 32): `for (i = 0; i < 64; i++) for (j = i; j < n;
+/// j++) acc += in[j]`, then `out[threadIdx.x] = acc` — the inner loop starts at the outer
+/// counter but has another bound (scalarProdGPU's shape), which had no bound ("the LP is
+/// infeasible"). Hand derivation of the certified `sectors` bound: the inner loop ranks by
+/// its relaxed atom `max0(n − j + i)` (`P` has `i ≥ 0`), which is `max0(n)` at its entry
+/// `j = i`; the outer invariant `max0(64 − i)·max0(n)` pays it per round after the shift
+/// `max0(64 − i) = 1 + max0(63 − i)`; with the final store's 4 sectors the bound is
+/// `4 + 64·max0(n)`. The truth (the file's comment, confirmed by the semantics here) is
+/// `Σ_{i<64} max(0, n − i) + 4`; the bound is at least it at every `n` (sound), and `steps`
+/// is sound too.
+#[test]
+fn inner_loop_from_the_outer_counter_with_another_bound_is_bounded() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/nest_entry.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    for metric in [MetricName::Sectors, MetricName::Steps] {
+        let a = certified(&prog, &launch, metric);
+        for n in [-3i64, 0, 1, 5, 63, 64, 65, 200] {
+            let sim = simulate(&prog, &launch, metric, "n", n);
+            let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
+            assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
+            if metric == MetricName::Sectors {
+                let truth: i64 = (0..64).map(|i| (n - i).max(0)).sum::<i64>() + 4;
+                assert_eq!(sim, Q::from_integer(truth.into()), "semantics at n = {n}");
+                let hand = Q::from_integer((4 + 64 * n.max(0)).into());
+                assert_eq!(bound, hand, "sectors bound at n = {n}");
+            }
+        }
+    }
+}
+
+/// `tests/precision/nest_entry_stride.cu` (block 32): the same nest block-strided as in
+/// scalarProdGPU, `for (i = threadIdx.x; i < 256; i += blockDim.x) for (j = i; j < n; j +=
+/// 256)`, floor atoms. Hand derivation of the certified `sectors` bound: 8 outer rounds
+/// (`⌊(256 − i + threadIdx.x + 31)/32⌋⁺` at `i = threadIdx.x`), each entering the inner
+/// loop with its relaxed floor atom `⌊(n − j + i + 255)/256⌋⁺ = ⌊(n + 255)/256⌋⁺` at
+/// `j = i`, 4 sectors a round; the store's 4: `4 + 32·⌊(n + 255)/256⌋⁺`. The truth (the
+/// file's comment, confirmed by the semantics here) is `⌈max(0, n)/8⌉ + 4`, which the bound
+/// equals at every multiple of 256.
+#[test]
+fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/precision/nest_entry_stride.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    for metric in [MetricName::Sectors, MetricName::Steps] {
+        let a = certified(&prog, &launch, metric);
+        for n in [-5i64, 0, 1, 40, 255, 256, 300, 512, 1000] {
+            let sim = simulate(&prog, &launch, metric, "n", n);
+            let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
+            assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
+            if metric == MetricName::Sectors {
+                let m = n.max(0);
+                let truth = (m + 7) / 8 + 4;
+                assert_eq!(sim, Q::from_integer(truth.into()), "semantics at n = {n}");
+                let hand = Q::from_integer((4 + 32 * ((m + 255) / 256)).into());
+                assert_eq!(bound, hand, "sectors bound at n = {n}");
+                if m % 256 == 0 {
+                    assert_eq!(bound, sim, "exact at n = {n}");
+                }
+            }
+        }
+    }
+}
+
+/// Mutants of `nest_entry.cu`'s `sectors` certificate around the relaxed atom's shift
+/// `(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (6 1) (9 1)))` in the inner body's Q:WEAK
+/// (`6`: `−i ≤ 0`, `9`: `j − n + 1 ≤ 0`) are rejected by the kernel with these messages:
+/// the witness without the fact `i ≥ 0`, the shift dropped (the body is then not paid), and
+/// a shift by 2 (not implied).
+#[test]
+fn relaxed_atom_mutants_are_rejected() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/nest_entry.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    let cert = certified(&prog, &launch, MetricName::Sectors).certificate;
+    let rw = "(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (6 1) (9 1)))";
+    assert!(cert.contains(rw), "the relaxed shift is in the certificate");
+    let cases = [
+        (
+            "(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (9 1)))",
+            "rewrite pre witness 1 for `j - i - n + 1 <= 0`: residual `-i` is not constant",
+        ),
+        ("", "rewrite pre: difference has negative term `-1`"),
+        (
+            "(shift (lin 0 (1 i) (-1 j) (1 n)) 2 (farkas (6 1) (9 1)))",
+            "rewrite pre witness 1 for `j - i - n + 2 <= 0`: residual constant 1 is too large",
+        ),
+    ];
+    for (to, msg) in cases {
+        let bad = cert.replace(rw, to);
+        match warpcert_kernel::check(&bad) {
+            Ok(_) => panic!("mutant `{to}` accepted"),
+            Err(r) => assert!(r.to_string().contains(msg), "mutant `{to}`: {r}"),
+        }
+    }
+}

@@ -622,6 +622,20 @@ impl Ctx<'_> {
                     mine.extend(inherited);
                     self.nests
                         .note_loop(key, stack.last().map(|(k, _)| *k), &own);
+                    // a nest's loop: the definitions before it, to express its inner loops'
+                    // relaxed ranges before it (nest.rs)
+                    if has_loop(body) {
+                        let defs = top[..i]
+                            .iter()
+                            .rev()
+                            .flat_map(|st| match st {
+                                Stmt::Assign(y, ex, _) => vec![(y.clone(), lin_expr(&*self, ex))],
+                                Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => vec![],
+                                other => other.writes().into_iter().map(|w| (w, None)).collect(),
+                            })
+                            .collect();
+                        self.nests.note_defs(key, defs);
+                    }
                     // this loop sees its own atoms and its ancestors'; ancestors see this one's
                     let mut scope = own.clone();
                     for (k, anc) in stack.iter() {

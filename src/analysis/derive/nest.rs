@@ -58,6 +58,9 @@ pub(super) struct Nests {
     pub(super) relaxed: bool,
     /// The floor divisor of each loop with a constant step `c > 1` (floor atoms on).
     pub(super) div: BTreeMap<usize, i64>,
+    /// The writes before each loop that has inner loops, nearest first, with the linear
+    /// value each assignment gives (`None`: not linear, or not an assignment).
+    defs: BTreeMap<usize, Vec<(String, Option<Lin>)>>,
 }
 
 impl Nests {
@@ -71,6 +74,23 @@ impl Nests {
     pub(super) fn note_counter(&mut self, key: usize, x: &str, raw: &Lin, s: &Q) {
         self.counter
             .insert(key, (x.to_string(), raw.clone(), s.clone()));
+    }
+
+    /// Records the writes before loop `key` (nearest first, see [`Nests::defs`]).
+    pub(super) fn note_defs(&mut self, key: usize, defs: Vec<(String, Option<Lin>)>) {
+        self.defs.insert(key, defs);
+    }
+
+    /// `form`, a form at the entry of loop `key`, expressed before the writes that precede
+    /// the loop; `None` when one of them is not a linear assignment.
+    fn before(&self, key: usize, form: &Lin) -> Option<Lin> {
+        let mut cur = form.clone();
+        for (y, def) in self.defs.get(&key)? {
+            if cur.mentions(y) {
+                cur = cur.subst(y, def.as_ref()?);
+            }
+        }
+        Some(cur)
     }
 
     /// Records the entry value `x0` of loop `key`'s counter (its form before the loop).
@@ -270,7 +290,18 @@ impl Ctx<'_> {
             let mut forms = vec![r1.clone()];
             forms.extend(self.tid_free(&r1));
             let div = self.nests.div.get(&k).copied();
-            for l in self.nests.ancestors_or_self(k) {
+            let path = self.nests.ancestors_or_self(k);
+            // the form at the entry of the parent, then before each ancestor in turn
+            let mut at = r1;
+            for (n, &l) in path.iter().enumerate() {
+                if n >= 2 {
+                    let Some(b) = self.nests.before(path[n - 1], &at) else {
+                        break;
+                    };
+                    at = b;
+                    forms = vec![at.clone()];
+                    forms.extend(self.tid_free(&at));
+                }
                 for f in &forms {
                     if let AtomVal::Scaled(_, a) = canon_atom(f) {
                         let list = self.atoms.entry(l).or_default();

@@ -3,6 +3,8 @@
 //! the triangular nest `for i < n; for j = i..n` gets a sound certified bound. Every bound
 //! is compared with the lock-step semantics, and every certificate is checked by the kernel.
 
+mod common;
+
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
 use warpcert::core::metric::Q;
@@ -337,5 +339,73 @@ fn relaxed_atom_mutants_are_rejected() {
             Ok(_) => panic!("mutant `{to}` accepted"),
             Err(r) => assert!(r.to_string().contains(msg), "mutant `{to}`: {r}"),
         }
+    }
+}
+
+/// The corpus kernel `scalarProdGPU` (cuda-samples, block 256; skipped without the corpus):
+/// its accumulator loops `for (iAccum = threadIdx.x; iAccum < 1024; iAccum += blockDim.x)
+/// for (pos = vectorBase + iAccum; pos < vectorEnd; pos += 1024)` had no `sectors`/`steps`
+/// bound ("the LP is infeasible"). Hand derivation of the `sectors` bound printed: per
+/// `vec` round, 4 middle rounds (`1024/256`) enter the inner loop with the relaxed floor atom
+/// `⌊(vectorEnd − vectorBase + 1023)/1024⌋⁺ = ⌊(elementN + 1023)/1024⌋⁺`, each inner round
+/// reading 32 consecutive floats of `d_A` and of `d_B` at an unknown alignment (5 sectors
+/// each), and one lane's store `d_C[vec]` (1 sector): `vectorN·(1 + 40·⌊(elementN +
+/// 1023)/1024⌋⁺)`. Both bounds are at least `warpcert run`'s largest per-warp cost at every
+/// point (sound).
+#[test]
+fn scalar_prod_gpu_is_bounded_soundly() {
+    let test = "scalar_prod_gpu_is_bounded_soundly";
+    let Some(dir) = common::samples_dev_corpus(test) else {
+        return;
+    };
+    let file = dir.join("2_Concepts_and_Techniques__scalarProd__scalarProd_kernel.cuh");
+    let file = file.to_str().unwrap();
+    let out = common::warpcert_stdout(&["analyze", file, "--block", "256", "--metric", "sectors"]);
+    let sectors = "per warp  ≤ max(0, vectorN)*(1 + 40*⌊(elementN + 1023)/1024⌋⁺)";
+    assert!(out.contains(sectors), "{out}");
+    assert!(out.contains("certificate: accepted by the kernel"), "{out}");
+    let out = common::warpcert_stdout(&["analyze", file, "--block", "256", "--metric", "steps"]);
+    assert!(out.contains("certificate: accepted by the kernel"), "{out}");
+    // the printed steps bound `6 + max(0, vectorN)*(A + B*⌊(elementN + 1023)/1024⌋⁺)`
+    let line = out.lines().find(|l| l.contains("per warp")).unwrap();
+    let nums: Vec<i64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    let (c0, a, b) = (nums[0], nums[2], nums[3]);
+    assert_eq!(
+        line.trim(),
+        format!("per warp  ≤ {c0} + max(0, vectorN)*({a} + {b}*⌊(elementN + 1023)/1024⌋⁺)"),
+        "{out}"
+    );
+    for (vn, en) in [(0i64, 100i64), (1, 1024), (2, 1500), (3, 100)] {
+        let run = common::warpcert_stdout(&[
+            "run",
+            file,
+            "--block",
+            "256",
+            "--grid",
+            "1",
+            "--param",
+            &format!("vectorN={vn}"),
+            "--param",
+            &format!("elementN={en}"),
+            "--metric",
+            "sectors,steps",
+        ]);
+        let worst = |m: &str| -> i64 {
+            let l = run.lines().find(|l| l.starts_with(m)).unwrap();
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t[4].parse().unwrap()
+        };
+        let fl = (en + 1023).div_euclid(1024).max(0);
+        let s_bound = vn.max(0) * (1 + 40 * fl);
+        let t_bound = c0 + vn.max(0) * (a + b * fl);
+        assert!(
+            worst("sectors") <= s_bound,
+            "sectors at ({vn}, {en}): {run}"
+        );
+        assert!(worst("steps") <= t_bound, "steps at ({vn}, {en}): {run}");
     }
 }

@@ -18,6 +18,21 @@
 //!   inner loop's entry needs: the invariant `½·max0(n − i + 1)²` pays `max0(n − i)` per
 //!   round. Used only when the analysis without it finds no bound (it is looser by about
 //!   `n/2` where the ordinary ranking works).
+//! * **Relaxed inner atoms.** In `for (i = 0; i < 64; i++) for (j = i; j < n; j++)` the
+//!   inner loop's range `max0(n − i)` differs from the outer atom `max0(64 − i)`: neither the
+//!   ordinary nor the over-shifted ranking pays it, and a `mono` to it from `max0(n)` would
+//!   also shrink the product `max0(63 − i)·max0(n)` the invariant keeps. The inner loop is
+//!   then also ranked by `max0(R + c·(x₀ − x))` (`R` its raw ranking form, `c < 0` the
+//!   coefficient of the outer counter `x` in its range, `x₀` the counter's entry value): it
+//!   decreases with `R` (the inner body does not write `x`) and is `≥ R` where `P` gives
+//!   `x ≥ x₀` (the kernel checks its shift's witness); at the inner entry it is the range
+//!   with `x` at `x₀`, `max0(n)`, loop-invariant in the outer loop, so the outer invariant
+//!   `max0(64 − i)·max0(n)` pays it per round by the outer shift alone (existing rules; no
+//!   `mono`). The relaxed range, expressed before each ancestor loop through the linear
+//!   assignments before it (scalarProdGPU's `end − base` becomes `elementN`), joins the
+//!   candidate atoms of the inner loop and its ancestors. Used only on a third run, when the
+//!   over-shift finds no bound either (where that works it is tighter: the relaxed bound of
+//!   a triangular nest is `max0(n)²`, not `½·max0(n + 1)²`).
 
 use crate::analysis::derive::loops::LoopAtom;
 use crate::analysis::derive::Ctx;

@@ -816,12 +816,35 @@ impl Ctx<'_> {
         }
     }
 
+    /// Adds the ranking atom `a` of loop `key` and `a − shift` to its candidate atoms, and
+    /// the floor atom of `floor` and its shift by one to its candidate floor atoms.
+    fn note_own_atoms(&mut self, key: usize, a: &Lin, shift: &Q, floor: Option<&FloorRank>) {
+        if let Some(FloorRank { atom: fa, .. }) = floor {
+            let own = self.floors.entry(key).or_default();
+            for extra in [fa.clone(), fa.shifted(&Q::one())] {
+                if let AtomVal::Scaled(_, c) = extra.canonical() {
+                    if !own.contains(&c) {
+                        own.push(c);
+                    }
+                }
+            }
+        }
+        let own = self.atoms.entry(key).or_default();
+        for extra in [a.clone(), a.plus_const(&-shift.clone())] {
+            if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
+                if !own.contains(&c) {
+                    own.push(c);
+                }
+            }
+        }
+    }
+
     /// The relaxed ranking atom of the inner loop `key` ([`LoopAtom::relaxed`],
     /// derive/nest.rs) from its raw ranking form `raw`, made uniform under `d`, with the
     /// witness of `P ∧ e ⇒ a' ≥ shift` from `pe` and, with a floor divisor, its floor rank;
     /// its forms join the loop's candidate atoms (`step`: the raw form's decrease per round).
-    /// `None` when the relaxation is off, the
-    /// step is symbolic, or `pe` does not give the decrease.
+    /// `None` when the relaxation is off, the step is symbolic, or `pe` does not give the
+    /// decrease.
     fn relaxed_atom(
         &mut self,
         key: usize,
@@ -842,24 +865,7 @@ impl Ctx<'_> {
         let s = step / &f;
         let w = entails(pe, &Cstr::le(Lin::constant(s.clone()).sub(&a)))?;
         let floor = div.and_then(|c| floor_rank(&raw1, c, &f, &a, &s, &w, pe));
-        if let Some(FloorRank { atom: fa, .. }) = &floor {
-            let own = self.floors.entry(key).or_default();
-            for extra in [fa.clone(), fa.shifted(&Q::one())] {
-                if let AtomVal::Scaled(_, c) = extra.canonical() {
-                    if !own.contains(&c) {
-                        own.push(c);
-                    }
-                }
-            }
-        }
-        let own = self.atoms.entry(key).or_default();
-        for extra in [a.clone(), a.plus_const(&-s.clone())] {
-            if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
-                if !own.contains(&c) {
-                    own.push(c);
-                }
-            }
-        }
+        self.note_own_atoms(key, &a, &s, floor.as_ref());
         Some(Relaxed {
             atom: a,
             shift: s,
@@ -921,24 +927,7 @@ impl Ctx<'_> {
                                     let floor = div
                                         .filter(|_| a == a0)
                                         .and_then(|c| floor_rank(&raw, c, &f, &a, &shift, &w, &pe));
-                                    if let Some(FloorRank { atom: fa, .. }) = &floor {
-                                        let own = self.floors.entry(loop_key(body)).or_default();
-                                        for extra in [fa.clone(), fa.shifted(&Q::one())] {
-                                            if let AtomVal::Scaled(_, c) = extra.canonical() {
-                                                if !own.contains(&c) {
-                                                    own.push(c);
-                                                }
-                                            }
-                                        }
-                                    }
-                                    let own = self.atoms.entry(loop_key(body)).or_default();
-                                    for extra in [a.clone(), a.plus_const(&-shift.clone())] {
-                                        if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
-                                            if !own.contains(&c) {
-                                                own.push(c);
-                                            }
-                                        }
-                                    }
+                                    self.note_own_atoms(loop_key(body), &a, &shift, floor.as_ref());
                                     let relaxed = self.relaxed_atom(
                                         loop_key(body),
                                         &raw_orig,

@@ -843,21 +843,17 @@ impl Ctx<'_> {
     /// derive/nest.rs) from its raw ranking form `raw`, made uniform under `d`, with the
     /// witness of `P ∧ e ⇒ a' ≥ shift` from `pe` and, with a floor divisor, its floor rank;
     /// its forms join the loop's candidate atoms (`step`: the raw form's decrease per round).
-    /// `None` when the relaxation is off, the step is symbolic, or `pe` does not give the
-    /// decrease.
+    /// `None` when the relaxation is off or `pe` does not give the decrease (the caller
+    /// skips symbolic steps).
     fn relaxed_atom(
         &mut self,
         key: usize,
         raw: &Lin,
         step: &Q,
-        symbolic: bool,
         div: Option<i64>,
         pe: &[Cstr],
         d: &DepMap,
     ) -> Option<Relaxed> {
-        if symbolic {
-            return None;
-        }
         let raw1 = self.uniformize(&self.relaxed_raw(key, raw)?, d)?;
         let AtomVal::Scaled(f, a) = canon_atom(&raw1) else {
             return None;
@@ -928,15 +924,18 @@ impl Ctx<'_> {
                                         .filter(|_| a == a0)
                                         .and_then(|c| floor_rank(&raw, c, &f, &a, &shift, &w, &pe));
                                     self.note_own_atoms(loop_key(body), &a, &shift, floor.as_ref());
-                                    let relaxed = self.relaxed_atom(
-                                        loop_key(body),
-                                        &raw_orig,
-                                        &s_orig,
-                                        symbolic,
-                                        div,
-                                        &pe,
-                                        d,
-                                    );
+                                    let relaxed = (!symbolic)
+                                        .then(|| {
+                                            self.relaxed_atom(
+                                                loop_key(body),
+                                                &raw_orig,
+                                                &s_orig,
+                                                div,
+                                                &pe,
+                                                d,
+                                            )
+                                        })
+                                        .flatten();
                                     Some(LoopAtom {
                                         relaxed,
                                         atom: a,

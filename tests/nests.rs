@@ -3,6 +3,8 @@
 //! the triangular nest `for i < n; for j = i..n` gets a sound certified bound. Every bound
 //! is compared with the lock-step semantics, and every certificate is checked by the kernel.
 
+mod common;
+
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
 use warpcert::core::metric::Q;
@@ -240,5 +242,170 @@ fn block_stride_loop_inside_a_loop_is_bounded() {
                 }
             }
         }
+    }
+}
+
+/// `tests/precision/nest_entry.cu` (block 32): `for (i = 0; i < 64; i++) for (j = i; j < n;
+/// j++) acc += in[j]`, then `out[threadIdx.x] = acc` — the inner loop starts at the outer
+/// counter but has another bound (scalarProdGPU's shape), which had no bound ("the LP is
+/// infeasible"). Hand derivation of the certified `sectors` bound: the inner loop ranks by
+/// its relaxed atom `max0(n − j + i)` (`P` has `i ≥ 0`), which is `max0(n)` at its entry
+/// `j = i`; the outer invariant `max0(64 − i)·max0(n)` pays it per round after the shift
+/// `max0(64 − i) = 1 + max0(63 − i)`; with the final store's 4 sectors the bound is
+/// `4 + 64·max0(n)`. The truth (the file's comment, confirmed by the semantics here) is
+/// `Σ_{i<64} max(0, n − i) + 4`; the bound is at least it at every `n` (sound), and `steps`
+/// is sound too.
+#[test]
+fn inner_loop_from_the_outer_counter_with_another_bound_is_bounded() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/nest_entry.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    for metric in [MetricName::Sectors, MetricName::Steps] {
+        let a = certified(&prog, &launch, metric);
+        for n in [-3i64, 0, 1, 5, 63, 64, 65, 200] {
+            let sim = simulate(&prog, &launch, metric, "n", n);
+            let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
+            assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
+            if metric == MetricName::Sectors {
+                let truth: i64 = (0..64).map(|i| (n - i).max(0)).sum::<i64>() + 4;
+                assert_eq!(sim, Q::from_integer(truth.into()), "semantics at n = {n}");
+                let hand = Q::from_integer((4 + 64 * n.max(0)).into());
+                assert_eq!(bound, hand, "sectors bound at n = {n}");
+            }
+        }
+    }
+}
+
+/// `tests/precision/nest_entry_stride.cu` (block 32): the same nest block-strided as in
+/// scalarProdGPU, `for (i = threadIdx.x; i < 256; i += blockDim.x) for (j = i; j < n; j +=
+/// 256)`, floor atoms. Hand derivation of the certified `sectors` bound: 8 outer rounds
+/// (`⌊(256 − i + threadIdx.x + 31)/32⌋⁺` at `i = threadIdx.x`), each entering the inner
+/// loop with its relaxed floor atom `⌊(n − j + i + 255)/256⌋⁺ = ⌊(n + 255)/256⌋⁺` at
+/// `j = i`, 4 sectors a round; the store's 4: `4 + 32·⌊(n + 255)/256⌋⁺`. The truth (the
+/// file's comment, confirmed by the semantics here) is `⌈max(0, n)/8⌉ + 4`, which the bound
+/// equals at every multiple of 256.
+#[test]
+fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/precision/nest_entry_stride.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    for metric in [MetricName::Sectors, MetricName::Steps] {
+        let a = certified(&prog, &launch, metric);
+        for n in [-5i64, 0, 1, 40, 255, 256, 300, 512, 1000] {
+            let sim = simulate(&prog, &launch, metric, "n", n);
+            let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
+            assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
+            if metric == MetricName::Sectors {
+                let m = n.max(0);
+                let truth = (m + 7) / 8 + 4;
+                assert_eq!(sim, Q::from_integer(truth.into()), "semantics at n = {n}");
+                let hand = Q::from_integer((4 + 32 * ((m + 255) / 256)).into());
+                assert_eq!(bound, hand, "sectors bound at n = {n}");
+                if m % 256 == 0 {
+                    assert_eq!(bound, sim, "exact at n = {n}");
+                }
+            }
+        }
+    }
+}
+
+/// Mutants of `nest_entry.cu`'s `sectors` certificate around the relaxed atom's shift
+/// `(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (6 1) (9 1)))` in the inner body's Q:WEAK
+/// (`6`: `−i ≤ 0`, `9`: `j − n + 1 ≤ 0`) are rejected by the kernel with these messages:
+/// the witness without the fact `i ≥ 0`, the shift dropped (the body is then not paid), and
+/// a shift by 2 (not implied).
+#[test]
+fn relaxed_atom_mutants_are_rejected() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/nest_entry.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    let cert = certified(&prog, &launch, MetricName::Sectors).certificate;
+    let rw = "(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (6 1) (9 1)))";
+    assert!(cert.contains(rw), "the relaxed shift is in the certificate");
+    let cases = [
+        (
+            "(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (9 1)))",
+            "rewrite pre witness 1 for `j - i - n + 1 <= 0`: residual `-i` is not constant",
+        ),
+        ("", "rewrite pre: difference has negative term `-1`"),
+        (
+            "(shift (lin 0 (1 i) (-1 j) (1 n)) 2 (farkas (6 1) (9 1)))",
+            "rewrite pre witness 1 for `j - i - n + 2 <= 0`: residual constant 1 is too large",
+        ),
+    ];
+    for (to, msg) in cases {
+        let bad = cert.replace(rw, to);
+        match warpcert_kernel::check(&bad) {
+            Ok(_) => panic!("mutant `{to}` accepted"),
+            Err(r) => assert!(r.to_string().contains(msg), "mutant `{to}`: {r}"),
+        }
+    }
+}
+
+/// The corpus kernel `scalarProdGPU` (cuda-samples, block 256; skipped without the corpus):
+/// its accumulator loops `for (iAccum = threadIdx.x; iAccum < 1024; iAccum += blockDim.x)
+/// for (pos = vectorBase + iAccum; pos < vectorEnd; pos += 1024)` had no `sectors`/`steps`
+/// bound ("the LP is infeasible"). Hand derivation of the `sectors` bound printed: per
+/// `vec` round, 4 middle rounds (`1024/256`) enter the inner loop with the relaxed floor atom
+/// `⌊(vectorEnd − vectorBase + 1023)/1024⌋⁺ = ⌊(elementN + 1023)/1024⌋⁺`, each inner round
+/// reading 32 consecutive floats of `d_A` and of `d_B` at an unknown alignment (5 sectors
+/// each), and one lane's store `d_C[vec]` (1 sector): `vectorN·(1 + 40·⌊(elementN +
+/// 1023)/1024⌋⁺)`. Both bounds are at least `warpcert run`'s largest per-warp cost at every
+/// point (sound).
+#[test]
+fn scalar_prod_gpu_is_bounded_soundly() {
+    let test = "scalar_prod_gpu_is_bounded_soundly";
+    let Some(dir) = common::samples_dev_corpus(test) else {
+        return;
+    };
+    let file = dir.join("2_Concepts_and_Techniques__scalarProd__scalarProd_kernel.cuh");
+    let file = file.to_str().unwrap();
+    let out = common::warpcert_stdout(&["analyze", file, "--block", "256", "--metric", "sectors"]);
+    let sectors = "per warp  ≤ max(0, vectorN)*(1 + 40*⌊(elementN + 1023)/1024⌋⁺)";
+    assert!(out.contains(sectors), "{out}");
+    assert!(out.contains("certificate: accepted by the kernel"), "{out}");
+    let out = common::warpcert_stdout(&["analyze", file, "--block", "256", "--metric", "steps"]);
+    assert!(out.contains("certificate: accepted by the kernel"), "{out}");
+    // the printed steps bound `6 + max(0, vectorN)*(A + B*⌊(elementN + 1023)/1024⌋⁺)`
+    let line = out.lines().find(|l| l.contains("per warp")).unwrap();
+    let nums: Vec<i64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    let (c0, a, b) = (nums[0], nums[2], nums[3]);
+    assert_eq!(
+        line.trim(),
+        format!("per warp  ≤ {c0} + max(0, vectorN)*({a} + {b}*⌊(elementN + 1023)/1024⌋⁺)"),
+        "{out}"
+    );
+    for (vn, en) in [(0i64, 100i64), (1, 1024), (2, 1500), (3, 100)] {
+        let run = common::warpcert_stdout(&[
+            "run",
+            file,
+            "--block",
+            "256",
+            "--grid",
+            "1",
+            "--param",
+            &format!("vectorN={vn}"),
+            "--param",
+            &format!("elementN={en}"),
+            "--metric",
+            "sectors,steps",
+        ]);
+        let worst = |m: &str| -> i64 {
+            let l = run.lines().find(|l| l.starts_with(m)).unwrap();
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t[4].parse().unwrap()
+        };
+        let fl = (en + 1023).div_euclid(1024).max(0);
+        let s_bound = vn.max(0) * (1 + 40 * fl);
+        let t_bound = c0 + vn.max(0) * (a + b * fl);
+        assert!(
+            worst("sectors") <= s_bound,
+            "sectors at ({vn}, {en}): {run}"
+        );
+        assert!(worst("steps") <= t_bound, "steps at ({vn}, {en}): {run}");
     }
 }

@@ -93,7 +93,8 @@ pub struct Analysis {
 
 /// One run of the inference ([`derive::run_toward`]); a triangular nest once more with its
 /// over-shifted ranking atoms (derive/nest.rs), which are looser where the ordinary ones
-/// work; a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
+/// work, and if that fails once more with its relaxed inner ranking atoms (derive/nest.rs);
+/// a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
 /// charged inside a loop is no candidate of the loop's invariant template, so its LP can be
 /// infeasible where the constant `M^div` is not). Also returns whether some loop had
 /// candidate floor atoms.
@@ -111,7 +112,10 @@ fn run_once(
     let r = match r {
         Err(e) if ctx.has_triangular() => {
             let mut again = derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
-            derive::run_toward(&mut again, target).map_err(|_| e)
+            derive::run_toward(&mut again, target).or_else(|_| {
+                let mut relaxed = derive::Ctx::new(prog, metric, hw, launch, opts).relaxed();
+                derive::run_toward(&mut relaxed, target).map_err(|_| e)
+            })
         }
         r => r,
     };

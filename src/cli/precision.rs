@@ -263,6 +263,31 @@ pub fn suite() -> Vec<Case> {
             extra_inputs: none,
         },
         Case {
+            name: "nest_entry",
+            file: "nest_entry.cu",
+            pattern: "nest: inner loop from the outer counter, other bound",
+            block: [32, 1, 1],
+            concrete_grid: None,
+            metric: MetricName::Sectors,
+            points: pts("n", &[0, 1, 2, 63, 64, 65, 200], 1),
+            hand: |pt| {
+                let n = p(pt, "n");
+                (0..64).map(|i| (n - i).max(0)).sum::<i64>() + 4
+            },
+            extra_inputs: none,
+        },
+        Case {
+            name: "nest_entry_stride",
+            file: "nest_entry_stride.cu",
+            pattern: "nest: inner loop from the outer counter, other bound",
+            block: [32, 1, 1],
+            concrete_grid: None,
+            metric: MetricName::Sectors,
+            points: pts("n", &[0, 1, 40, 255, 256, 300, 512, 1000], 1),
+            hand: |pt| (p(pt, "n").max(0) + 7) / 8 + 4,
+            extra_inputs: none,
+        },
+        Case {
             name: "guard_device",
             file: "guard_device.cu",
             pattern: "guard in a device function",

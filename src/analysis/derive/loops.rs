@@ -43,6 +43,21 @@ pub(super) struct LoopAtom {
     /// the witnesses of `P ∧ e ⇒ M ≥ 1` and `P ∧ e ⇒ 2M ≤ L` for its `(ldouble …)` rewrite
     /// (spec/logic.md §1 "Quotient log atoms"; [`Ctx::doubling_forms`]).
     pub(super) dlog: Option<(Lin, Lin, Farkas, Farkas)>,
+    /// An inner loop of a nest whose range has the outer counter `x`: its relaxed ranking
+    /// atom `max0(a + c·(x₀ − x))` (derive/nest.rs), which the round decreases too when
+    /// `P` gives `x ≥ x₀`, with its shift, witness and floor form; its form at the loop's
+    /// entry is the range with `x` at its entry value `x₀`, loop-invariant in the outer
+    /// loop.
+    pub(super) relaxed: Option<Relaxed>,
+}
+
+/// The relaxed ranking atom of an inner loop ([`LoopAtom::relaxed`]).
+#[derive(Clone, Debug)]
+pub(super) struct Relaxed {
+    pub(super) atom: Lin,
+    pub(super) shift: Q,
+    pub(super) witness: Farkas,
+    pub(super) floor: Option<FloorRank>,
 }
 
 /// The form `2R` of a halving loop's log atom `⌊log2 2R⌋⁺` (spec/logic.md §1 "Log
@@ -379,7 +394,7 @@ impl Ctx<'_> {
     /// over the block (`0` for `k_d < 0`, `k_d·(blockDim.d − 1)` for `k_d > 0`): the form
     /// [`Self::uniformize`] gives when `l`'s locals are uniform; `None` when `l` has no
     /// `threadIdx.*` term. A template candidate only (the kernel checks every use).
-    fn tid_free(&self, l: &Lin) -> Option<Lin> {
+    pub(super) fn tid_free(&self, l: &Lin) -> Option<Lin> {
         let k = crate::core::Dim::ALL
             .map(|dim| l.terms.get(&tid_name(dim)).cloned().unwrap_or_else(Q::zero));
         (!k.iter().all(Q::is_zero)).then(|| self.without_thread_terms(l, &k))
@@ -448,6 +463,8 @@ impl Ctx<'_> {
                     let mut log_x: Option<String> = None;
                     // a doubling counter: the quotient log atom's forms (and before the loop)
                     let mut dbl: Option<(Lin, Lin)> = None;
+                    // the counter's form before the loop (its entry value, nest.rs)
+                    let mut x0: Option<Lin> = None;
                     match self.loop_atom_raw(e, body, None) {
                         Ok((raw, sh, x, symbolic, proportional)) => {
                             dbl = self.doubling_forms(body, &raw, &sh, &x, None);
@@ -457,6 +474,10 @@ impl Ctx<'_> {
                             );
                             floor_div =
                                 floor_divisor(&sh, symbolic, proportional).filter(|_| self.floor);
+                            if let Some(c) = floor_div {
+                                self.nests.div.insert(key, c);
+                            }
+                            x0 = Some(Lin::var(&x));
                             if let Some(c) = floor_div {
                                 own_floors.push(Atom::floor(raw.clone(), c));
                                 own_floors.push(Atom::floor(raw.plus_const(&-sh.clone()), c));
@@ -514,6 +535,9 @@ impl Ctx<'_> {
                                         match lin_expr(&*self, ex) {
                                             Some(le) => {
                                                 cur = cur.subst(x, &le);
+                                                if let Some(v) = x0.as_mut().filter(|_| si == 0) {
+                                                    *v = v.subst(x, &le);
+                                                }
                                                 cands.push(cur.clone());
                                                 if let Some((l, m)) =
                                                     dbl.as_mut().filter(|_| si == 0)
@@ -562,6 +586,9 @@ impl Ctx<'_> {
                         if si < ranges {
                             self.nests.note_range(key, &cur);
                         }
+                        if let Some(v) = x0.take().filter(|_| si == 0) {
+                            self.nests.note_entry(key, &v);
+                        }
                     }
                     cands.extend(tail);
                     for c in cands {
@@ -596,6 +623,20 @@ impl Ctx<'_> {
                     mine.extend(inherited);
                     self.nests
                         .note_loop(key, stack.last().map(|(k, _)| *k), &own);
+                    // a nest's loop: the definitions before it, to express its inner loops'
+                    // relaxed ranges before it (nest.rs)
+                    if has_loop(body) {
+                        let defs = top[..i]
+                            .iter()
+                            .rev()
+                            .flat_map(|st| match st {
+                                Stmt::Assign(y, ex, _) => vec![(y.clone(), lin_expr(&*self, ex))],
+                                Stmt::Write(..) | Stmt::Skip | Stmt::Sync(_) => vec![],
+                                other => other.writes().into_iter().map(|w| (w, None)).collect(),
+                            })
+                            .collect();
+                        self.nests.note_defs(key, defs);
+                    }
                     // this loop sees its own atoms and its ancestors'; ancestors see this one's
                     let mut scope = own.clone();
                     for (k, anc) in stack.iter() {
@@ -787,6 +828,60 @@ impl Ctx<'_> {
         }
     }
 
+    /// Adds the ranking atom `a` of loop `key` and `a − shift` to its candidate atoms, and
+    /// the floor atom of `floor` and its shift by one to its candidate floor atoms.
+    fn note_own_atoms(&mut self, key: usize, a: &Lin, shift: &Q, floor: Option<&FloorRank>) {
+        if let Some(FloorRank { atom: fa, .. }) = floor {
+            let own = self.floors.entry(key).or_default();
+            for extra in [fa.clone(), fa.shifted(&Q::one())] {
+                if let AtomVal::Scaled(_, c) = extra.canonical() {
+                    if !own.contains(&c) {
+                        own.push(c);
+                    }
+                }
+            }
+        }
+        let own = self.atoms.entry(key).or_default();
+        for extra in [a.clone(), a.plus_const(&-shift.clone())] {
+            if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
+                if !own.contains(&c) {
+                    own.push(c);
+                }
+            }
+        }
+    }
+
+    /// The relaxed ranking atom of the inner loop `key` ([`LoopAtom::relaxed`],
+    /// derive/nest.rs) from its raw ranking form `raw`, made uniform under `d`, with the
+    /// witness of `P ∧ e ⇒ a' ≥ shift` from `pe` and, with a floor divisor, its floor rank;
+    /// its forms join the loop's candidate atoms (`step`: the raw form's decrease per round).
+    /// `None` when the relaxation is off or `pe` does not give the decrease (the caller
+    /// skips symbolic steps).
+    fn relaxed_atom(
+        &mut self,
+        key: usize,
+        raw: &Lin,
+        step: &Q,
+        div: Option<i64>,
+        pe: &[Cstr],
+        d: &DepMap,
+    ) -> Option<Relaxed> {
+        let raw1 = self.uniformize(&self.relaxed_raw(key, raw)?, d)?;
+        let AtomVal::Scaled(f, a) = canon_atom(&raw1) else {
+            return None;
+        };
+        let s = step / &f;
+        let w = entails(pe, &Cstr::le(Lin::constant(s.clone()).sub(&a)))?;
+        let floor = div.and_then(|c| floor_rank(&raw1, c, &f, &a, &s, &w, pe));
+        self.note_own_atoms(key, &a, &s, floor.as_ref());
+        Some(Relaxed {
+            atom: a,
+            shift: s,
+            witness: w,
+            floor,
+        })
+    }
+
     /// The ranking atom of `while (e) body` under the invariant `(p, d)` (Q:WHILE1/2): the
     /// raw atom made uniform and canonical, with the witness that `P ∧ e` decreases it by the
     /// shift; or why there is none (also recorded in `no_atom` for the error message).
@@ -819,6 +914,7 @@ impl Ctx<'_> {
                         let w2 = entails(&pe, &Cstr::le(m.scale(&q(2)).sub(&l)))?;
                         Some((l, m, w1, w2))
                     });
+                let (raw_orig, s_orig) = (raw.clone(), s.clone());
                 match self.uniformize(&raw, d) {
                     None => {
                         atom_err = Some(format!(
@@ -839,25 +935,21 @@ impl Ctx<'_> {
                                     let floor = div
                                         .filter(|_| a == a0)
                                         .and_then(|c| floor_rank(&raw, c, &f, &a, &shift, &w, &pe));
-                                    if let Some(FloorRank { atom: fa, .. }) = &floor {
-                                        let own = self.floors.entry(loop_key(body)).or_default();
-                                        for extra in [fa.clone(), fa.shifted(&Q::one())] {
-                                            if let AtomVal::Scaled(_, c) = extra.canonical() {
-                                                if !own.contains(&c) {
-                                                    own.push(c);
-                                                }
-                                            }
-                                        }
-                                    }
-                                    let own = self.atoms.entry(loop_key(body)).or_default();
-                                    for extra in [a.clone(), a.plus_const(&-shift.clone())] {
-                                        if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
-                                            if !own.contains(&c) {
-                                                own.push(c);
-                                            }
-                                        }
-                                    }
+                                    self.note_own_atoms(loop_key(body), &a, &shift, floor.as_ref());
+                                    let relaxed = (!symbolic)
+                                        .then(|| {
+                                            self.relaxed_atom(
+                                                loop_key(body),
+                                                &raw_orig,
+                                                &s_orig,
+                                                div,
+                                                &pe,
+                                                d,
+                                            )
+                                        })
+                                        .flatten();
                                     Some(LoopAtom {
+                                        relaxed,
                                         atom: a,
                                         shift,
                                         witness: w,

@@ -528,6 +528,14 @@ impl<'a> Ctx<'a> {
         self.finish_nests(true);
         self
     }
+
+    /// The context with the inner loops of nests whose range has the outer counter ranked
+    /// by their relaxed atoms too, and the ranges with the outer counter at its entry value
+    /// among the candidate atoms (`derive/nest.rs`); a fresh context.
+    pub fn relaxed(mut self) -> Self {
+        self.finish_relaxed();
+        self
+    }
 }
 
 /// The base `V` of the objective's degree weights `1, V, V², V³` (a monomial of degree `d`

@@ -18,15 +18,30 @@
 //!   inner loop's entry needs: the invariant `½·max0(n − i + 1)²` pays `max0(n − i)` per
 //!   round. Used only when the analysis without it finds no bound (it is looser by about
 //!   `n/2` where the ordinary ranking works).
+//! * **Relaxed inner atoms.** In `for (i = 0; i < 64; i++) for (j = i; j < n; j++)` the
+//!   inner loop's range `max0(n − i)` differs from the outer atom `max0(64 − i)`: neither the
+//!   ordinary nor the over-shifted ranking pays it, and a `mono` to it from `max0(n)` would
+//!   also shrink the product `max0(63 − i)·max0(n)` the invariant keeps. The inner loop is
+//!   then also ranked by `max0(R + c·(x₀ − x))` (`R` its raw ranking form, `c < 0` the
+//!   coefficient of the outer counter `x` in its range, `x₀` the counter's entry value): it
+//!   decreases with `R` (the inner body does not write `x`) and is `≥ R` where `P` gives
+//!   `x ≥ x₀` (the kernel checks its shift's witness); at the inner entry it is the range
+//!   with `x` at `x₀`, `max0(n)`, loop-invariant in the outer loop, so the outer invariant
+//!   `max0(64 − i)·max0(n)` pays it per round by the outer shift alone (existing rules; no
+//!   `mono`). The relaxed range, expressed before each ancestor loop through the linear
+//!   assignments before it (scalarProdGPU's `end − base` becomes `elementN`), joins the
+//!   candidate atoms of the inner loop and its ancestors. Used only on a third run, when the
+//!   over-shift finds no bound either (where that works it is tighter: the relaxed bound of
+//!   a triangular nest is `max0(n)²`, not `½·max0(n + 1)²`).
 
 use crate::analysis::derive::loops::LoopAtom;
 use crate::analysis::derive::Ctx;
 use crate::analysis::entail::entails;
 use crate::certificate::Farkas;
 use crate::core::assertion::linear::{Cstr, Lin};
-use crate::core::assertion::poly::{canon_atom, AtomVal, Mono};
+use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Mono};
 use crate::core::metric::Q;
-use num_traits::One;
+use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The nest structure gathered while collecting candidate atoms (keys: `loops::loop_key`).
@@ -47,6 +62,20 @@ pub(super) struct Nests {
     triangular: BTreeSet<usize>,
     /// Whether triangular loops rank by the over-shifted atom.
     pub(super) overshift: bool,
+    /// The entry value `x₀` of each loop's counter (its form before the loop).
+    entry: BTreeMap<usize, Lin>,
+    /// The range of each loop before canonicalization (the raw ranking form before it).
+    raw_range: BTreeMap<usize, Lin>,
+    /// Relaxed inner loops: `c·(x₀ − x)` for a loop whose range `r` has the coefficient
+    /// `c < 0` on its parent's counter `x` (entry value `x₀`): `r + c·(x₀ − x) = r[x := x₀]`.
+    relax: BTreeMap<usize, Lin>,
+    /// Whether relaxed inner loops also rank by their relaxed atom.
+    pub(super) relaxed: bool,
+    /// The floor divisor of each loop with a constant step `c > 1` (floor atoms on).
+    pub(super) div: BTreeMap<usize, i64>,
+    /// The writes before each loop that has inner loops, nearest first, with the linear
+    /// value each assignment gives (`None`: not linear, or not an assignment).
+    defs: BTreeMap<usize, Vec<(String, Option<Lin>)>>,
 }
 
 impl Nests {
@@ -62,9 +91,32 @@ impl Nests {
             .insert(key, (x.to_string(), raw.clone(), s.clone()));
     }
 
+    /// Records the writes before loop `key` (nearest first, see [`Nests::defs`]).
+    pub(super) fn note_defs(&mut self, key: usize, defs: Vec<(String, Option<Lin>)>) {
+        self.defs.insert(key, defs);
+    }
+
+    /// `form`, a form at the entry of loop `key`, expressed before the writes that precede
+    /// the loop; `None` when one of them is not a linear assignment.
+    fn before(&self, key: usize, form: &Lin) -> Option<Lin> {
+        let mut cur = form.clone();
+        for (y, def) in self.defs.get(&key)? {
+            if cur.mentions(y) {
+                cur = cur.subst(y, def.as_ref()?);
+            }
+        }
+        Some(cur)
+    }
+
+    /// Records the entry value `x0` of loop `key`'s counter (its form before the loop).
+    pub(super) fn note_entry(&mut self, key: usize, x0: &Lin) {
+        self.entry.insert(key, x0.clone());
+    }
+
     /// Records the range of loop `key`: its ranking atom before the loop (the last form
     /// recorded wins: the one through every preceding assignment).
     pub(super) fn note_range(&mut self, key: usize, form: &Lin) {
+        self.raw_range.insert(key, form.clone());
         if let AtomVal::Scaled(_, a) = canon_atom(form) {
             self.range.insert(key, a);
         }
@@ -124,6 +176,19 @@ impl Nests {
                 if r.mentions(x) {
                     self.triangular.insert(*p);
                 }
+            }
+            // the relaxation `c·(x₀ − x)` of loop `k`'s range over its parent's counter
+            let (Some((x, _, _)), Some(x0), Some(rr)) = (
+                self.counter.get(p),
+                self.entry.get(p),
+                self.raw_range.get(k),
+            ) else {
+                continue;
+            };
+            let c = rr.coef(x);
+            if c < Q::zero() && !x0.mentions(x) {
+                let delta = x0.sub(&Lin::var(x)).scale(&c);
+                self.relax.insert(*k, delta);
             }
         }
         let keys: Vec<usize> = self.parent.keys().copied().collect();
@@ -217,6 +282,65 @@ impl Ctx<'_> {
         }
         let w = entails(p, &Cstr::le(Lin::constant(la.shift.clone()).sub(&a)))?;
         Some((a, w))
+    }
+
+    /// With the relaxation on: the relaxed raw ranking form `raw + c·(x₀ − x)` of the inner
+    /// loop `key` (`None` for other loops and when it is off).
+    pub(super) fn relaxed_raw(&self, key: usize, raw: &Lin) -> Option<Lin> {
+        let delta = self.nests.relax.get(&key).filter(|_| self.nests.relaxed)?;
+        Some(raw.add(delta))
+    }
+
+    /// Adds the relaxed ranges `r[x := x₀]` of the relaxed inner loops (their uniform
+    /// forms when they have thread terms; floor forms when the loop has floor atoms) to the
+    /// candidate atoms of each such loop and of its ancestors.
+    fn add_relaxed_ranges(&mut self) {
+        let relax: Vec<(usize, Lin)> = self
+            .nests
+            .relax
+            .iter()
+            .filter_map(|(k, d)| Some((*k, self.nests.raw_range.get(k)?.add(d))))
+            .collect();
+        for (k, r1) in relax {
+            let mut forms = vec![r1.clone()];
+            forms.extend(self.tid_free(&r1));
+            let div = self.nests.div.get(&k).copied();
+            let path = self.nests.ancestors_or_self(k);
+            // the form at the entry of the parent, then before each ancestor in turn
+            let mut at = r1;
+            for (n, &l) in path.iter().enumerate() {
+                if n >= 2 {
+                    let Some(b) = self.nests.before(path[n - 1], &at) else {
+                        break;
+                    };
+                    at = b;
+                    forms = vec![at.clone()];
+                    forms.extend(self.tid_free(&at));
+                }
+                for f in &forms {
+                    if let AtomVal::Scaled(_, a) = canon_atom(f) {
+                        let list = self.atoms.entry(l).or_default();
+                        if !list.contains(&a) {
+                            list.push(a);
+                        }
+                    }
+                    if let Some(c) = div {
+                        if let AtomVal::Scaled(_, a) = Atom::floor(f.clone(), c).canonical() {
+                            let list = self.floors.entry(l).or_default();
+                            if !list.contains(&a) {
+                                list.push(a);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The context with relaxed inner loops (derive/nest.rs): run after the over-shift.
+    pub(super) fn finish_relaxed(&mut self) {
+        self.nests.relaxed = true;
+        self.add_relaxed_ranges();
     }
 
     /// Completes the nest data after `collect_atoms`: chain monomials, triangular loops, and

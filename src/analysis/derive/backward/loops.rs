@@ -235,12 +235,22 @@ impl Back<'_, '_> {
                 ));
                 let mut t = t.shift(&la.atom, &la.shift);
                 // a constant step c > 1: the floor atom ⌊R/c⌋⁺ drops by one round too
-                if let Some(fr) = &la.floor {
+                let relaxed_floor = la.relaxed.as_ref().and_then(|r| r.floor.as_ref());
+                for fr in la.floor.iter().chain(relaxed_floor) {
                     t = t.shift(&fr.atom, &Q::one());
                     rws.push(Rewrite::IShift(
                         fr.atom.clone(),
                         Q::one(),
                         fr.cg(body.pre.p.len()),
+                    ));
+                }
+                // an inner loop's relaxed atom (derive/nest.rs) drops by its shift too
+                if let Some(r) = &la.relaxed {
+                    t = t.shift(&r.atom, &r.shift);
+                    rws.push(Rewrite::Shift(
+                        r.atom.clone(),
+                        r.shift.clone(),
+                        r.witness.clone(),
                     ));
                 }
                 // a halving counter: ⌊log2 2R⌋⁺ = 1 + ⌊log2 R⌋⁺ pays one round too
@@ -322,7 +332,11 @@ impl Back<'_, '_> {
                 let mut ishift2 = ishift_base.clone();
                 let mut rws2 = rws_base.clone();
                 // the last round's P is P ∧ e and the window: the cut's later indices move
-                if let Some(fr) = atom.as_ref().and_then(|la| la.floor.as_ref()) {
+                let relaxed_floor = atom
+                    .as_ref()
+                    .and_then(|la| la.relaxed.as_ref()?.floor.as_ref());
+                let floors = atom.as_ref().and_then(|la| la.floor.as_ref());
+                for fr in floors.into_iter().chain(relaxed_floor) {
                     for r in rws2.iter_mut() {
                         if let Rewrite::IShift(fa, _, cg) = r {
                             if *fa == fr.atom {

@@ -8,7 +8,8 @@
 
 use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
 use crate::report::Format;
-use std::alloc::{GlobalAlloc, Layout, System};
+use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -101,8 +102,10 @@ fn raw_write(fd: i32, bytes: &[u8]) {
     }
 }
 
-/// The allocator of the `warpcert` binary: the system allocator with a byte count, a budget
-/// and a resource-failure report instead of an abort when memory runs out.
+/// The allocator of the `warpcert` binary: mimalloc (the `mimalloc` crate; the analysis and
+/// the kernel allocate many small rationals, maps and s-expression lists, issue 13) with a
+/// byte count, a budget and a resource-failure report instead of an abort when memory runs
+/// out.
 pub struct Guarded;
 
 impl Guarded {
@@ -120,11 +123,11 @@ impl Guarded {
     }
 }
 
-// SAFETY: every method forwards to `System` with the same layout; the count is bookkeeping.
+// SAFETY: every method forwards to `MiMalloc` with the same layout; the count is bookkeeping.
 unsafe impl GlobalAlloc for Guarded {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         Guarded::admit(layout.size());
-        let p = System.alloc(layout);
+        let p = MiMalloc.alloc(layout);
         if p.is_null() {
             out_of_memory(layout.size());
         }
@@ -132,7 +135,7 @@ unsafe impl GlobalAlloc for Guarded {
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         Guarded::admit(layout.size());
-        let p = System.alloc_zeroed(layout);
+        let p = MiMalloc.alloc_zeroed(layout);
         if p.is_null() {
             out_of_memory(layout.size());
         }
@@ -140,7 +143,7 @@ unsafe impl GlobalAlloc for Guarded {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         Guarded::release(layout.size());
-        System.dealloc(ptr, layout)
+        MiMalloc.dealloc(ptr, layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
@@ -148,7 +151,7 @@ unsafe impl GlobalAlloc for Guarded {
         } else {
             Guarded::release(layout.size() - new_size);
         }
-        let p = System.realloc(ptr, layout, new_size);
+        let p = MiMalloc.realloc(ptr, layout, new_size);
         if p.is_null() {
             out_of_memory(new_size);
         }

@@ -504,8 +504,8 @@ mod tests {
         fn single_q(a: Q) -> bool {
             single(&a.0)
         }
-        QuickCheck::new().tests(3_000).quickcheck(pair_q as fn(Q, Q) -> bool);
-        QuickCheck::new().tests(3_000).quickcheck(single_q as fn(Q) -> bool);
+        QuickCheck::new().tests(1_500).quickcheck(pair_q as fn(Q, Q) -> bool);
+        QuickCheck::new().tests(1_500).quickcheck(single_q as fn(Q) -> bool);
     }
 
     /// Quotients of edge integers (every numerator over every fourth denominator): each

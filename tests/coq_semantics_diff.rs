@@ -486,11 +486,11 @@ fn claim_theorems_check() {
     // Claimed bounds `k + max(0, s - 1)/2` (2/2 = 1 at s = 3): refuted for k = cost - 2
     // (1 below the cost), not for k = cost - 1 (equal to it).
     let half_s = |k: Q| {
-        let mut atom = Lin::constant(Q::from_integer(BigInt::from(-1)));
+        let mut atom = Lin::constant(Q::from_integer(BigInt::from(-1)).into());
         atom.terms
-            .insert("s".into(), Q::from_integer(BigInt::from(1)));
-        let mut p = Poly::constant(k);
-        p.add_term(Q::new(BigInt::from(1), BigInt::from(2)), vec![atom]);
+            .insert("s".into(), Q::from_integer(BigInt::from(1)).into());
+        let mut p = Poly::constant(k.into());
+        p.add_term(Q::new(BigInt::from(1), BigInt::from(2)).into(), vec![atom]);
         p
     };
     let two = Q::from_integer(BigInt::from(2));

@@ -5,7 +5,7 @@
 use crate::arith::{Cstr, Dep, Rat};
 use num_bigint::BigInt;
 use num_integer::Integer;
-use num_traits::{Signed, ToPrimitive, Zero};
+use num_traits::{ToPrimitive, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Which hardware function to bound.
@@ -68,7 +68,7 @@ struct IntCstr {
 impl IntCstr {
     fn of(c: &Cstr) -> Option<IntCstr> {
         const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
-        let den = c.lin.terms.values().fold(c.lin.c.denom().clone(), |d, a| d.lcm(a.denom()));
+        let den = c.lin.terms.values().fold(c.lin.c.denom(), |d, a| d.lcm(&a.denom()));
         if c.lane.is_some() && den != BigInt::from(1) {
             return None;
         }

@@ -14,55 +14,24 @@
 use crate::sorted::SortedMap;
 use num_bigint::BigInt;
 use num_integer::Integer;
-use num_rational::BigRational;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_traits::{One, Signed, Zero};
 use std::fmt;
 
-/// Exact rationals.
-pub type Rat = BigRational;
+pub use crate::rat::Rat;
 
 /// Integer `n` as a rational.
 pub fn rat(n: i64) -> Rat {
-    Rat::from_integer(BigInt::from(n))
+    Rat::from(n)
 }
 
-/// `(numerator, denominator)` of `x` when both fit in `i64`.
-fn small(x: &Rat) -> Option<(i128, i128)> {
-    Some((i128::from(x.numer().to_i64()?), i128::from(x.denom().to_i64()?)))
-}
-
-/// The normalized rational `n/d` for `d > 0` (divided by `gcd(n, d)`).
-fn from_small(n: i128, d: i128) -> Rat {
-    let (mut a, mut b) = (n.unsigned_abs(), d.unsigned_abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    // a = gcd(n, d) ≥ 1 because d > 0, and a ≤ d < 2^127
-    let g = a as i128;
-    Rat::new_raw(BigInt::from(n / g), BigInt::from(d / g))
-}
-
-/// `a + b`. Speed only: when numerators and denominators fit in `i64` the sum is computed
-/// in `i128` (`|n_a·d_b + n_b·d_a| < 2^127`, `d_a·d_b < 2^126`: no overflow) and normalized;
-/// two integers are added without `Ratio`'s gcd. The value and its normalized
-/// representation are those of `a + b`.
+/// `a + b`.
 pub fn add(a: &Rat, b: &Rat) -> Rat {
-    match (small(a), small(b)) {
-        (Some((an, 1)), Some((bn, 1))) => Rat::from_integer(BigInt::from(an + bn)),
-        (Some((an, ad)), Some((bn, bd))) => from_small(an * bd + bn * ad, ad * bd),
-        _ if a.is_integer() && b.is_integer() => Rat::from_integer(a.numer() + b.numer()),
-        _ => a + b,
-    }
+    a + b
 }
 
-/// `a · b`, with the fast paths of [`add`] (`|n_a·n_b| ≤ 2^126`, `d_a·d_b < 2^126`).
+/// `a · b`.
 pub fn mul(a: &Rat, b: &Rat) -> Rat {
-    match (small(a), small(b)) {
-        (Some((an, 1)), Some((bn, 1))) => Rat::from_integer(BigInt::from(an * bn)),
-        (Some((an, ad)), Some((bn, bd))) => from_small(an * bn, ad * bd),
-        _ if a.is_integer() && b.is_integer() => Rat::from_integer(a.numer() * b.numer()),
-        _ => a * b,
-    }
+    a * b
 }
 
 /// `Some(x)` unless `x` is zero (the coefficients kept in a [`Lin`] or [`Poly`]).
@@ -149,12 +118,12 @@ impl Lin {
         }
         let all = || std::iter::once(&self.c).chain(self.terms.values());
         // (lcm with 1 and gcd with 1 are skipped: they do not change the accumulator)
-        let den = all().fold(BigInt::one(), |acc, a| if a.denom().is_one() { acc } else { acc.lcm(a.denom()) });
+        let den = all().fold(BigInt::one(), |acc, a| if a.denom().is_one() { acc } else { acc.lcm(&a.denom()) });
         let num = all().fold(BigInt::zero(), |acc, a| {
             if acc.is_one() {
                 acc
             } else if den.is_one() {
-                acc.gcd(a.numer())
+                acc.gcd(&a.numer())
             } else {
                 acc.gcd(&(a * Rat::from_integer(den.clone())).to_integer())
             }
@@ -515,10 +484,10 @@ impl Atom {
             Atom::Res(l, m) => return res_canonical(l, m).map(|a| (Rat::one(), a)),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
-        let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
+        let den = all().fold(BigInt::one(), |acc, a| acc.lcm(&a.denom()));
         let scaled = l.scale(&Rat::from_integer(den.clone()));
         let dd = d * &den;
-        let g = std::iter::once(&scaled.c).chain(scaled.terms.values()).fold(dd.clone(), |acc, a| acc.gcd(a.numer()));
+        let g = std::iter::once(&scaled.c).chain(scaled.terms.values()).fold(dd.clone(), |acc, a| acc.gcd(&a.numer()));
         let (l2, d2) = (scaled.scale(&Rat::new(BigInt::one(), g.clone())), &dd / &g);
         if let Some(c) = l2.as_const() {
             let v = c.numer().div_floor(&d2);

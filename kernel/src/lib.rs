@@ -47,6 +47,7 @@ pub mod arith;
 pub mod assume;
 pub mod metric;
 pub mod printed;
+pub mod rat;
 pub mod registry;
 pub mod rules;
 pub mod sexp;

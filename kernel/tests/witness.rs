@@ -1,7 +1,7 @@
 //! Witness replay (spec/relational.md §8). Expected costs are hand-derived from the
 //! definitions of MemReads/Conflicts in spec/metrics.md.
 
-use num_rational::BigRational as Rat;
+use warpcert_kernel::arith::Rat;
 use warpcert_kernel::witness::{check_witness, ClaimRelation, RunError, WitnessError};
 use warpcert_kernel::Reason;
 
@@ -43,7 +43,7 @@ fn text(metric: &str, n: i64, cost: &str) -> String {
 fn sectors_witness_replays() {
     // 4 + 3·8 = 28 (hand count).
     let v = check_witness(&text("sectors", 3, "28")).unwrap();
-    assert_eq!(v.cost, num_rational::BigRational::from_integer(28.into()));
+    assert_eq!(v.cost, Rat::from_integer(28.into()));
     assert!(check_witness(&text("sectors", 0, "4")).is_ok());
 }
 

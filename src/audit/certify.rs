@@ -121,7 +121,6 @@ pub fn only_probe(cert: &Certificate, space: Space, probe: &str) -> bool {
 
 /// `poly` at the point `at` (variables missing from `at` count as 0), in `f64`.
 pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
-    use num_traits::ToPrimitive;
     let r = |q: &warpcert_kernel::arith::Rat| q.to_f64().unwrap_or(f64::NAN);
     poly.terms
         .iter()

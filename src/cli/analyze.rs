@@ -176,12 +176,8 @@ pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
     use crate::core::assertion::{Lin, Poly};
     use warpcert_kernel::arith::Atom;
     let lin = |l: &warpcert_kernel::arith::Lin| Lin {
-        c: l.c.clone(),
-        terms: l
-            .terms
-            .iter()
-            .map(|(v, a)| (v.clone(), a.clone()))
-            .collect(),
+        c: l.c.big(),
+        terms: l.terms.iter().map(|(v, a)| (v.clone(), a.big())).collect(),
     };
     let mut p = Poly::zero();
     for (atoms, c) in &v.bound_poly.terms {
@@ -195,7 +191,7 @@ pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
                 Atom::Res(l, m) => A::Res(lin(l).into(), m.clone()),
             })
             .collect();
-        p.add_raw_term(&atoms, c.clone());
+        p.add_raw_term(&atoms, c.big());
     }
     p
 }

@@ -148,9 +148,9 @@ fn point_check(l: &Loaded, metric: MetricName, r: &relational::RelResult) -> Str
                 value,
                 cost: v.cost.to_string(),
                 ok: if r.relation == Relation::Exact {
-                    b == v.cost
+                    b == v.cost.big()
                 } else {
-                    b >= v.cost
+                    b >= v.cost.big()
                 },
                 bound: crate::report::bound::rational(&b),
             },

@@ -19,7 +19,7 @@
 use egg::{
     define_language, rewrite, CostFunction, Extractor, Id, Language, RecExpr, Runner, Symbol,
 };
-use num_traits::{One, Signed};
+use num_traits::One;
 use std::time::Duration;
 use warpcert_kernel::arith::{Atom, Lin, Poly, Rat};
 
@@ -169,7 +169,7 @@ impl CostFunction<Term> for Length<'_> {
             Term::Leaf(s) => Cost {
                 len: match leaf(s) {
                     Leaf::Atom(k) => self.names.get(k).map_or(1, |n| n.chars().count()),
-                    Leaf::Num(q) => crate::report::bound::rational(&q).len(),
+                    Leaf::Num(q) => crate::report::bound::rational(&q.big()).len(),
                 },
                 top_sum: false,
             },
@@ -195,13 +195,15 @@ fn leaf(s: &Symbol) -> Leaf {
     let s = s.as_str();
     match s.strip_prefix('#').and_then(|k| k.parse().ok()) {
         Some(k) => Leaf::Atom(k),
-        None => Leaf::Num(crate::report::bound::parse_rational(s).unwrap_or_else(Rat::one)),
+        None => Leaf::Num(crate::report::bound::parse_rational(s).map_or_else(Rat::one, Rat::from)),
     }
 }
 
 fn to_rec(p: &P, e: &mut RecExpr<Term>) -> Id {
     match p {
-        P::Num(q) => e.add(Term::Leaf(Symbol::from(crate::report::bound::rational(q)))),
+        P::Num(q) => e.add(Term::Leaf(Symbol::from(crate::report::bound::rational(
+            &q.big(),
+        )))),
         P::Atom(k) => e.add(Term::Leaf(Symbol::from(format!("#{k}")))),
         P::Sum(v) | P::Prod(v) => {
             let ids: Vec<Id> = v.iter().map(|x| to_rec(x, e)).collect();
@@ -290,7 +292,7 @@ fn split(v: &[P]) -> (Rat, Vec<P>) {
 /// (constants first), a negative summand after the first printed with ` - `.
 fn render(p: &P, names: &[String], atoms: &[Atom]) -> String {
     match p {
-        P::Num(q) => crate::report::bound::rational(q),
+        P::Num(q) => crate::report::bound::rational(&q.big()),
         P::Atom(k) => names.get(*k).cloned().unwrap_or_default(),
         P::Prod(v) => {
             let (c, rest) = split(v);
@@ -302,10 +304,14 @@ fn render(p: &P, names: &[String], atoms: &[Atom]) -> String {
                 })
                 .collect();
             match (body.is_empty(), c.is_one(), (-c.clone()).is_one()) {
-                (true, _, _) => crate::report::bound::rational(&c),
+                (true, _, _) => crate::report::bound::rational(&c.big()),
                 (false, true, _) => body.join("*"),
                 (false, _, true) => format!("-{}", body.join("*")),
-                _ => format!("{}*{}", crate::report::bound::rational(&c), body.join("*")),
+                _ => format!(
+                    "{}*{}",
+                    crate::report::bound::rational(&c.big()),
+                    body.join("*")
+                ),
             }
         }
         P::Sum(v) => {

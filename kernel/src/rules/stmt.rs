@@ -8,7 +8,7 @@ use crate::metric::at;
 use crate::syntax::{Assn, Expr, Farkas, Node, Opd, Space, Stmt, WarpOp, Witness, Witnesses};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_traits::{One, ToPrimitive, Zero};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 

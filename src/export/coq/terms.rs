@@ -10,9 +10,9 @@ pub(super) fn lcm(a: &BigInt, b: &BigInt) -> BigInt {
 
 /// The least positive integer `s` with `s·L` integral.
 pub(super) fn scale_of(l: &Lin) -> BigInt {
-    let mut s = l.c.denom().clone();
+    let mut s = l.c.denom();
     for a in l.terms.values() {
-        s = lcm(&s, a.denom());
+        s = lcm(&s, &a.denom());
     }
     s
 }

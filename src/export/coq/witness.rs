@@ -76,7 +76,7 @@ impl Exporter<'_> {
                 .get(*i)
                 .ok_or_else(|| ExportError::Unsupported(format!("witness index {i}")))?;
             let r = l / Rat::from_integer(si.clone());
-            k = lcm(&k, r.denom());
+            k = lcm(&k, &r.denom());
             parts.push((*i, r));
         }
         let m = &k / st;
@@ -85,7 +85,7 @@ impl Exporter<'_> {
             .iter()
             .map(|(i, r)| {
                 let v = r * &kr;
-                format!("({i}, {})", z(v.numer()))
+                format!("({i}, {})", z(&v.numer()))
             })
             .collect();
         Ok(format!("({}, [{}])", z(&m), ws.join("; ")))
@@ -167,7 +167,7 @@ impl Exporter<'_> {
                     out.push(format!(
                         "RShift ({}) {} {}",
                         self.names.lin(&l, &one)?,
-                        z(d.numer()),
+                        z(&d.numer()),
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
@@ -220,7 +220,7 @@ impl Exporter<'_> {
                         "RIShift {} ({}) {} {}",
                         self.names.locals.len(),
                         self.rw_atom(&a)?,
-                        z(d.numer()),
+                        z(&d.numer()),
                         Self::cg(&cg, &ss, 2 * usize::from(matches!(a, Atom::Floor(..))))?
                     ));
                 }

@@ -275,6 +275,22 @@ fn split_lower() -> String {
     lower
 }
 
+/// SPLIT with Q:IFALIGN on (the default): the upper node may be Q:IFALIGN with a class
+/// whose atom is the constant `[32 ∤ 16]` = 1 (no residue atom in its charge); the lower
+/// certificate is then L:IFDIV's, and the answer the same exact 15 (hand derivation above).
+#[test]
+fn constant_residue_charge_falls_back_to_ifdiv() {
+    let (prog, launch) = lower_src(SPLIT, 32, 1);
+    let l = loaded(prog, launch, MetricName::Steps);
+    let opts = AnalysisOptions::default();
+    assert!(opts.align);
+    let tag =
+        format!("lifdt-split-align-{:?}", std::thread::current().id()).replace(['(', ')'], "");
+    let (rel, per_warp, _, lower) = exact_answer(&l, MetricName::Steps, &opts, &tag);
+    assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", "15"));
+    assert!(lower.contains("(L:IFDIV "), "{lower}");
+}
+
 #[test]
 fn ifdiv_charges_both_branches() {
     split_lower();

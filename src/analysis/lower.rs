@@ -638,9 +638,11 @@ impl Lx<'_> {
             self.split_lanes(e, &pre.p)
         };
         // L:IFALIGN when the upper node charged `M^div·[m ∤ s − X]` (Q:IFALIGN): the same
-        // atom and class, so that the lower bound has the upper one's form
+        // atom and class, so that the lower bound has the upper one's form. A class whose
+        // atom is a constant (`threadIdx.x < 16`: `[32 ∤ 16]` = 1) leaves no residue atom
+        // in the charge: the upper node charged `M^div` and L:IFDIV proves the same
         let res = if n.rule == "Q:IFALIGN" {
-            Some(align_charge(n)?)
+            align_charge(n).ok()
         } else {
             None
         };

@@ -8,8 +8,7 @@
 
 use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
 use crate::report::Format;
-use mimalloc::MiMalloc;
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -102,10 +101,8 @@ fn raw_write(fd: i32, bytes: &[u8]) {
     }
 }
 
-/// The allocator of the `warpcert` binary: mimalloc (the `mimalloc` crate; the analysis and
-/// the kernel allocate many small rationals, maps and s-expression lists, issue 13) with a
-/// byte count, a budget and a resource-failure report instead of an abort when memory runs
-/// out.
+/// The allocator of the `warpcert` binary: the system allocator with a byte count, a budget
+/// and a resource-failure report instead of an abort when memory runs out.
 pub struct Guarded;
 
 impl Guarded {
@@ -123,11 +120,11 @@ impl Guarded {
     }
 }
 
-// SAFETY: every method forwards to `MiMalloc` with the same layout; the count is bookkeeping.
+// SAFETY: every method forwards to `System` with the same layout; the count is bookkeeping.
 unsafe impl GlobalAlloc for Guarded {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         Guarded::admit(layout.size());
-        let p = MiMalloc.alloc(layout);
+        let p = System.alloc(layout);
         if p.is_null() {
             out_of_memory(layout.size());
         }
@@ -135,7 +132,7 @@ unsafe impl GlobalAlloc for Guarded {
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         Guarded::admit(layout.size());
-        let p = MiMalloc.alloc_zeroed(layout);
+        let p = System.alloc_zeroed(layout);
         if p.is_null() {
             out_of_memory(layout.size());
         }
@@ -143,7 +140,7 @@ unsafe impl GlobalAlloc for Guarded {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         Guarded::release(layout.size());
-        MiMalloc.dealloc(ptr, layout)
+        System.dealloc(ptr, layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
@@ -151,7 +148,7 @@ unsafe impl GlobalAlloc for Guarded {
         } else {
             Guarded::release(layout.size() - new_size);
         }
-        let p = MiMalloc.realloc(ptr, layout, new_size);
+        let p = System.realloc(ptr, layout, new_size);
         if p.is_null() {
             out_of_memory(new_size);
         }

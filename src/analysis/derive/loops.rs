@@ -832,21 +832,33 @@ impl Ctx<'_> {
     /// the floor atom of `floor` and its shift by one to its candidate floor atoms.
     fn note_own_atoms(&mut self, key: usize, a: &Lin, shift: &Q, floor: Option<&FloorRank>) {
         if let Some(FloorRank { atom: fa, .. }) = floor {
-            let own = self.floors.entry(key).or_default();
             for extra in [fa.clone(), fa.shifted(&Q::one())] {
-                if let AtomVal::Scaled(_, c) = extra.canonical() {
-                    if !own.contains(&c) {
-                        own.push(c);
-                    }
-                }
+                self.add_candidate_floor(key, extra);
             }
         }
-        let own = self.atoms.entry(key).or_default();
         for extra in [a.clone(), a.plus_const(&-shift.clone())] {
-            if let AtomVal::Scaled(_, c) = canon_atom(&extra) {
-                if !own.contains(&c) {
-                    own.push(c);
-                }
+            self.add_candidate_atom(key, &extra);
+        }
+    }
+
+    /// Adds the canonical atom of `form` (when it is not a constant) to loop `key`'s
+    /// candidate atoms, once.
+    pub(super) fn add_candidate_atom(&mut self, key: usize, form: &Lin) {
+        if let AtomVal::Scaled(_, c) = canon_atom(form) {
+            let own = self.atoms.entry(key).or_default();
+            if !own.contains(&c) {
+                own.push(c);
+            }
+        }
+    }
+
+    /// Adds the canonical form of the floor atom `atom` (when it is not a constant) to loop
+    /// `key`'s candidate floor atoms, once.
+    pub(super) fn add_candidate_floor(&mut self, key: usize, atom: Atom) {
+        if let AtomVal::Scaled(_, c) = atom.canonical() {
+            let own = self.floors.entry(key).or_default();
+            if !own.contains(&c) {
+                own.push(c);
             }
         }
     }

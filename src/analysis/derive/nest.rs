@@ -318,19 +318,9 @@ impl Ctx<'_> {
                     forms.extend(self.tid_free(&at));
                 }
                 for f in &forms {
-                    if let AtomVal::Scaled(_, a) = canon_atom(f) {
-                        let list = self.atoms.entry(l).or_default();
-                        if !list.contains(&a) {
-                            list.push(a);
-                        }
-                    }
+                    self.add_candidate_atom(l, f);
                     if let Some(c) = div {
-                        if let AtomVal::Scaled(_, a) = Atom::floor(f.clone(), c).canonical() {
-                            let list = self.floors.entry(l).or_default();
-                            if !list.contains(&a) {
-                                list.push(a);
-                            }
-                        }
+                        self.add_candidate_floor(l, Atom::floor(f.clone(), c));
                     }
                 }
             }

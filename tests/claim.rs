@@ -221,9 +221,12 @@ fn exit_codes() {
         warpcert(&["claim", f, "--metric", "all", "--bound", "1"]).0,
         2
     );
-    // ⌊·⌋ has no potential form: not certified; the search finds no counterexample to a
-    // claim far above the cost
-    let (code, stdout, _) = run("⌊1000000/3⌋", &["--points", "2", "--budget", "100000"]);
+    // min(·, ·) has no potential form: not certified; the search finds no counterexample
+    // to a claim far above the cost
+    let (code, stdout, _) = run(
+        "min(1000000, 2000000)",
+        &["--points", "2", "--budget", "100000"],
+    );
     assert_eq!(code, 3, "{stdout}");
     assert!(
         stdout.contains("unknown") && stdout.contains("tried:"),
@@ -235,6 +238,54 @@ fn exit_codes() {
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["verdict"], "refuted");
     assert_eq!(v["witness"]["claimed"], "0");
+}
+
+/// Claims in warpcert's own printed atoms. The precision kernel `last_round` (its header
+/// derives the truth by hand: `divwarps` is 1 when `n > 0` and `32 ∤ n`, else 0):
+/// `[32 ∤ n]` is a true bound and is certified; a `sectors` claim `4·[32 ∤ n + 1]` is
+/// refuted, with a witness whose claim (written `⌈a/32⌉ − ⌊a/32⌋`) the kernel evaluates. On matrixMul (corpus) warpcert's default
+/// floor-form bound, pasted in as printed, is certified.
+#[test]
+fn residue_and_floor_claims_read_as_printed() {
+    let file = root().join("tests/precision/last_round.cu");
+    let f = file.to_str().unwrap();
+    let run = |bound: &str| {
+        warpcert(&[
+            "claim", f, "--block", "32", "--metric", "divwarps", "--bound", bound,
+        ])
+    };
+    let (code, stdout, stderr) = run("[32 ∤ n]");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("divwarps: certified"), "{stdout}");
+    // the kernel replays witnesses of sectors and conflicts: at n = 31 lanes 0 … 30 store
+    // 31 consecutive floats from out[0], 4 sectors, above 4·[32 ∤ 32] = 0
+    let (code, stdout, stderr) = warpcert(&[
+        "claim",
+        f,
+        "--block",
+        "32",
+        "--metric",
+        "sectors",
+        "--bound",
+        "4*[32 ∤ n + 1]",
+    ]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("sectors: refuted"), "{stdout}");
+    let Some(c) = corpus() else { return };
+    let file = c.join("matrixMul.cu");
+    let f = file.to_str().unwrap();
+    let (code, json, _) = warpcert(&[
+        "analyze", f, "--block", "32,32", "--metric", "sectors", "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let printed = v[0]["per_warp"].as_str().unwrap().to_string();
+    assert!(printed.contains('⌊'), "{printed}");
+    let (code, stdout, stderr) = warpcert(&[
+        "claim", f, "--block", "32,32", "--metric", "sectors", "--bound", &printed,
+    ]);
+    assert_eq!(code, 0, "{printed}: {stdout}{stderr}");
+    assert!(stdout.contains("sectors: certified"), "{stdout}");
 }
 
 fn kernel_args(file: &Path, block: &str, metric: &str) -> KernelArgs {

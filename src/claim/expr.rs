@@ -4,7 +4,9 @@
 //! [`ClaimExpr`]: exact rationals (a decimal such as `0.312496` is the rational
 //! `312496/1000000`), parameters, `+ - * /` (also `·`, `×` and juxtaposition:
 //! `15 wA`), `^` with a natural exponent, `max(a, b)`, `min(a, b)`, `floor(·)` / `⌊·⌋` and
-//! `ceil(·)` / `⌈·⌉`.
+//! `ceil(·)` / `⌈·⌉`; and the atoms warpcert itself prints (spec/logic.md §1), so that its
+//! own bound can be pasted into a claim: `⌊L⌋⁺` (`max(0, ⌊L⌋)`) and the residue atom
+//! `[m ∤ L]` (also written `[m !| L]`: 0 when the integer `m ≥ 1` divides `L`, else 1).
 //!
 //! **Domain.** A claim speaks about parameter values `≥ 0` (the sizes the published
 //! bounds describe). On that domain a bare parameter `x` equals `max(0, x)`, which is how
@@ -13,7 +15,7 @@
 //! parameter values) proves the claim on its domain.
 
 use crate::core::assertion::linear::fmt_q;
-use crate::core::assertion::poly::Atom;
+use crate::core::assertion::poly::{res_value, Atom};
 use crate::core::assertion::{Lin, Poly};
 use crate::core::metric::Q;
 use nom::branch::alt;
@@ -23,9 +25,11 @@ use nom::combinator::{opt, recognize};
 use nom::sequence::{delimited, pair, preceded};
 use nom::{IResult, Parser};
 use num_bigint::BigInt;
+use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// Most nested brackets a claim may have (deeper input is rejected before parsing).
 pub const MAX_CLAIM_NESTING: usize = 200;
@@ -55,6 +59,9 @@ pub enum ClaimExpr {
     Floor(Box<ClaimExpr>),
     /// `⌈a⌉`.
     Ceil(Box<ClaimExpr>),
+    /// The residue atom `[m ∤ a]`: 0 when the integer `m ≥ 1` divides the integer `a`,
+    /// else 1 (spec/logic.md §1 "Residue atoms").
+    NotDvd(BigInt, Box<ClaimExpr>),
 }
 
 fn bx(e: ClaimExpr) -> Box<ClaimExpr> {
@@ -138,16 +145,46 @@ fn call1(i: &str) -> IResult<&str, ClaimExpr> {
     ))
 }
 
+/// `⌊a⌋` or, followed by `⁺`, `max(0, ⌊a⌋)` (warpcert's floor atom).
+fn floor_bracket(i: &str) -> IResult<&str, ClaimExpr> {
+    let (i, a) = delimited(ws(char('⌊')), sum, ws(char('⌋'))).parse(i)?;
+    let (i, plus) = opt(ws(char('⁺'))).parse(i)?;
+    let f = ClaimExpr::Floor(bx(a));
+    Ok((
+        i,
+        match plus {
+            Some(_) => ClaimExpr::Max(bx(ClaimExpr::Num(Q::zero())), bx(f)),
+            None => f,
+        },
+    ))
+}
+
+/// The residue atom `[m ∤ sum]` (or `[m !| sum]`) with a positive integer `m`.
+fn residue(i: &str) -> IResult<&str, ClaimExpr> {
+    let (i, m) = preceded(ws(char('[')), ws(digit1)).parse(i)?;
+    let (i, a) = delimited(ws(alt((tag("∤"), tag("!|")))), sum, ws(char(']'))).parse(i)?;
+    let m: BigInt = m.parse().unwrap_or_default();
+    if !m.is_positive() {
+        return Err(nom::Err::Failure(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Verify,
+        )));
+    }
+    Ok((i, ClaimExpr::NotDvd(m, bx(a))))
+}
+
 fn brackets(i: &str) -> IResult<&str, ClaimExpr> {
     alt((
         delimited(ws(char('(')), sum, ws(char(')'))),
-        delimited(ws(char('⌊')), sum, ws(char('⌋'))).map(|a| ClaimExpr::Floor(bx(a))),
+        floor_bracket,
         delimited(ws(char('⌈')), sum, ws(char('⌉'))).map(|a| ClaimExpr::Ceil(bx(a))),
+        residue,
     ))
     .parse(i)
 }
 
-/// `atom := number | max(..) | min(..) | floor(..) | ceil(..) | name | (sum) | ⌊sum⌋ | ⌈sum⌉`
+/// `atom := number | max(..) | min(..) | floor(..) | ceil(..) | name | (sum) | ⌊sum⌋ |
+/// ⌊sum⌋⁺ | ⌈sum⌉ | [m ∤ sum]`
 fn atom(i: &str) -> IResult<&str, ClaimExpr> {
     alt((
         ws(number),
@@ -243,8 +280,8 @@ impl ClaimExpr {
         let mut max_depth = 0usize;
         for c in text.chars() {
             match c {
-                '(' | '⌊' | '⌈' => depth += 1,
-                ')' | '⌋' | '⌉' => depth = depth.saturating_sub(1),
+                '(' | '⌊' | '⌈' | '[' => depth += 1,
+                ')' | '⌋' | '⌉' | ']' => depth = depth.saturating_sub(1),
                 _ => {}
             }
             max_depth = max_depth.max(depth);
@@ -262,7 +299,7 @@ impl ClaimExpr {
             Ok((rest, _)) => Err(err(rest, "an operator or the end of the claim")),
             Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(err(
                 e.input,
-                "a number, a parameter, max(…), ⌊…⌋ or a bracket",
+                "a number, a parameter, max(…), ⌊…⌋, [m ∤ …] or a bracket",
             )),
             Err(nom::Err::Incomplete(_)) => Err(err("", "more input")),
         }
@@ -281,7 +318,9 @@ impl ClaimExpr {
         match self {
             ClaimExpr::Num(_) => {}
             ClaimExpr::Var(v) => out.push(v.clone()),
-            ClaimExpr::Floor(a) | ClaimExpr::Ceil(a) => a.collect_vars(out),
+            ClaimExpr::Floor(a) | ClaimExpr::Ceil(a) | ClaimExpr::NotDvd(_, a) => {
+                a.collect_vars(out)
+            }
             ClaimExpr::Add(a, b)
             | ClaimExpr::Sub(a, b)
             | ClaimExpr::Mul(a, b)
@@ -291,6 +330,21 @@ impl ClaimExpr {
                 a.collect_vars(out);
                 b.collect_vars(out);
             }
+        }
+    }
+
+    /// Whether the claim has a floor, ceiling or residue atom (it is then compared with
+    /// warpcert's bound in its default form, with floor and residue atoms).
+    pub fn has_integer_atoms(&self) -> bool {
+        match self {
+            ClaimExpr::Num(_) | ClaimExpr::Var(_) => false,
+            ClaimExpr::Floor(_) | ClaimExpr::Ceil(_) | ClaimExpr::NotDvd(..) => true,
+            ClaimExpr::Add(a, b)
+            | ClaimExpr::Sub(a, b)
+            | ClaimExpr::Mul(a, b)
+            | ClaimExpr::Div(a, b)
+            | ClaimExpr::Max(a, b)
+            | ClaimExpr::Min(a, b) => a.has_integer_atoms() || b.has_integer_atoms(),
         }
     }
 
@@ -318,6 +372,7 @@ impl ClaimExpr {
             ClaimExpr::Min(a, b) => a.eval(env)?.min(b.eval(env)?),
             ClaimExpr::Floor(a) => a.eval(env)?.floor(),
             ClaimExpr::Ceil(a) => a.eval(env)?.ceil(),
+            ClaimExpr::NotDvd(m, a) => res_value(&a.eval(env)?, m),
         })
     }
 
@@ -378,6 +433,17 @@ impl ClaimExpr {
     }
 
     fn poly(&self, sh: &BTreeMap<String, Q>) -> Result<Poly, String> {
+        // max(0, ⌊L⌋) (printed ⌊L⌋⁺) is the floor atom
+        if let ClaimExpr::Max(a, b) = self {
+            let other = match (a.is_zero(), b.is_zero()) {
+                (true, _) => Some(b),
+                (_, true) => Some(a),
+                _ => None,
+            };
+            if let Some(ff) = other.and_then(|e| e.floor_form()) {
+                return Ok(floor_poly(ff));
+            }
+        }
         Ok(match self {
             ClaimExpr::Num(c) => Poly::constant(c),
             ClaimExpr::Var(v) => {
@@ -397,6 +463,27 @@ impl ClaimExpr {
                 Some(l) if l.is_const() && !l.c.is_zero() => a.poly(sh)?.scaled(&(Q::one() / l.c)),
                 _ => return Err(format!("division by the non-constant `{b}`")),
             },
+            ClaimExpr::Floor(_) | ClaimExpr::Ceil(_) => match self.floor_form() {
+                // ⌊F/d⌋ = max(0, ⌊F/d⌋) where F ≥ 0 on the domain (parameters ≥ 0)
+                Some((f, d))
+                    if !f.c.is_negative() && f.terms.values().all(|k| !k.is_negative()) =>
+                {
+                    floor_poly((f, d))
+                }
+                _ => {
+                    return Err(format!(
+                        "`{self}` may be negative at parameters ≥ 0 (write max(0, …) or ⌊…⌋⁺), or its argument is not affine"
+                    ))
+                }
+            },
+            ClaimExpr::NotDvd(m, a) => match a.to_lin() {
+                Some(l) => {
+                    let mut p = Poly::zero();
+                    p.add_raw_term(&[Atom::Res(Arc::new(l), m.clone())], Q::one());
+                    p
+                }
+                None => return Err(format!("`{self}` has a non-affine argument")),
+            },
             ClaimExpr::Max(a, b) => match (a.to_lin(), b.to_lin()) {
                 (Some(la), Some(lb)) => {
                     // max(a, b) = b + max0(a − b), with the constant side (if any) as b
@@ -415,10 +502,34 @@ impl ClaimExpr {
                 }
                 _ => return Err(format!("`{self}` is a max of non-affine expressions")),
             },
-            ClaimExpr::Min(..) | ClaimExpr::Floor(_) | ClaimExpr::Ceil(_) => {
+            ClaimExpr::Min(..) => {
                 return Err(format!("`{self}` has no form over max(0, ·) atoms"))
             }
         })
+    }
+
+    fn is_zero(&self) -> bool {
+        matches!(self, ClaimExpr::Num(c) if c.is_zero())
+    }
+
+    /// `⌊a⌋` resp. `⌈a⌉` of an affine `a` as `⌊F/d⌋` with the affine form `F/d`:
+    /// `⌊L⌋ = ⌊(d·L)/d⌋` and `⌈L⌉ = ⌊(d·L + d − 1)/d⌋`, `d` the least common denominator
+    /// of `L` (so `d·L` is integer at integer parameters); `None` for anything else.
+    fn floor_form(&self) -> Option<(Lin, BigInt)> {
+        let (a, ceil) = match self {
+            ClaimExpr::Floor(a) => (a, false),
+            ClaimExpr::Ceil(a) => (a, true),
+            _ => return None,
+        };
+        let l = a.to_lin()?;
+        let d = std::iter::once(&l.c)
+            .chain(l.terms.values())
+            .fold(BigInt::one(), |acc, k| acc.lcm(k.denom()));
+        let mut f = l.scale(&Q::from_integer(d.clone()));
+        if ceil {
+            f = f.plus_const(&Q::from_integer(&d - BigInt::one()));
+        }
+        Some((f, d))
     }
 
     /// The claim in the kernel's witness grammar (`kernel/src/witness.rs`, `CLAIM`).
@@ -437,8 +548,20 @@ impl ClaimExpr {
             ClaimExpr::Min(a, b) => two("min", a, b),
             ClaimExpr::Floor(a) => format!("(floor {})", a.to_sexp()),
             ClaimExpr::Ceil(a) => format!("(ceil {})", a.to_sexp()),
+            // [m ∤ a] = ⌈a/m⌉ − ⌊a/m⌋ (1 exactly when a/m is not an integer)
+            ClaimExpr::NotDvd(m, a) => {
+                let q = format!("(/ {} {m})", a.to_sexp());
+                format!("(- (ceil {q}) (floor {q}))")
+            }
         }
     }
+}
+
+/// The floor atom `⌊F/d⌋⁺` of [`ClaimExpr::floor_form`] as a potential.
+fn floor_poly((f, d): (Lin, BigInt)) -> Poly {
+    let mut p = Poly::zero();
+    p.add_raw_term(&[Atom::Floor(Arc::new(f), d)], Q::one());
+    p
 }
 
 /// The product of two polynomials (atoms concatenated, renormalized).
@@ -466,6 +589,7 @@ impl fmt::Display for ClaimExpr {
             ClaimExpr::Min(a, b) => write!(f, "min({a}, {b})"),
             ClaimExpr::Floor(a) => write!(f, "⌊{a}⌋"),
             ClaimExpr::Ceil(a) => write!(f, "⌈{a}⌉"),
+            ClaimExpr::NotDvd(m, a) => write!(f, "[{m} ∤ {a}]"),
         }
     }
 }
@@ -546,8 +670,63 @@ mod tests {
             let env = BTreeMap::from([("wA".to_string(), a)]);
             assert_eq!(p.eval(&env), e.eval(&env).unwrap());
         }
-        assert!(ClaimExpr::parse("⌊wA/32⌋").unwrap().to_poly().is_err());
+        // ⌊wA − 5⌋/32 is −1 at wA = 0: no floor atom (max(0, ·)) equals it on the domain
+        assert!(ClaimExpr::parse("⌊(wA - 5)/32⌋")
+            .unwrap()
+            .to_poly()
+            .is_err());
         assert!(ClaimExpr::parse("10 - wA").unwrap().to_poly().is_err());
         assert!(ClaimExpr::parse("wA / wB").unwrap().to_poly().is_err());
+    }
+
+    /// warpcert's own printed atoms read back: `⌊L⌋⁺ = max(0, ⌊L⌋)` and `[m ∤ L]`. Values
+    /// by hand: ⌊(1 + 31)/32⌋ = 1, so 4 + 8·1 = 12 at wA = 1; at wA = −100 the atom is 0;
+    /// 32 divides 64, not 65.
+    #[test]
+    fn printed_floor_and_residue_atoms_read() {
+        assert_eq!(at("4 + 8*⌊(wA + 31)/32⌋⁺", &[("wA", 1)]), q(12));
+        assert_eq!(at("4 + 8*⌊(wA + 31)/32⌋⁺", &[("wA", -100)]), q(4));
+        assert_eq!(at("4 + 8*max(0, ⌊(wA + 31)/32⌋)", &[("wA", 33)]), q(20));
+        assert_eq!(at("[32 ∤ n]", &[("n", 64)]), q(0));
+        assert_eq!(at("[32 ∤ n]", &[("n", 65)]), q(1));
+        assert_eq!(at("3 + 2*[8 !| 2*W]", &[("W", 4)]), q(3));
+        assert_eq!(at("3 + 2*[8 !| 2*W]", &[("W", 3)]), q(5));
+        for t in ["[0 ∤ n]", "[32 ∤ n", "[x ∤ n]", "⌊n⌋⁺⁺"] {
+            assert!(ClaimExpr::parse(t).is_err(), "{t}");
+        }
+    }
+
+    /// The potentials of floor, ceiling and residue claims agree with the claims at
+    /// parameters ≥ 0, and a residue's witness form `⌈a/m⌉ − ⌊a/m⌋` (`to_sexp`) has its
+    /// value (both evaluated by `eval`, independently of the potential).
+    #[test]
+    fn floor_and_residue_potentials_agree_on_the_domain() {
+        for t in [
+            "4 + 8*⌊(wA + 31)/32⌋⁺",
+            "⌊wA/32⌋ + ⌈(wA + 1)/3⌉",
+            "max(0, ⌈wA/2 - 7⌉) + ⌊(wA + wB)/5⌋⁺",
+            "[32 ∤ wA] + 2*[3 ∤ wA + 2*wB] + wB",
+            "5*[4 ∤ wA]*⌊wB/8⌋⁺",
+        ] {
+            let e = ClaimExpr::parse(t).unwrap();
+            let p = e.to_poly().unwrap_or_else(|err| panic!("{t}: {err}"));
+            for a in [0, 1, 2, 7, 31, 32, 33, 64, 95, 1000] {
+                for b in [0, 1, 3, 8, 9, 40] {
+                    let env = BTreeMap::from([("wA".to_string(), a), ("wB".to_string(), b)]);
+                    assert_eq!(p.eval(&env), e.eval(&env).unwrap(), "{t} at {a},{b}");
+                }
+            }
+        }
+        let res = ClaimExpr::parse("[32 ∤ n + 3]").unwrap();
+        assert_eq!(
+            res.to_sexp(),
+            "(- (ceil (/ (+ (param n) 3) 32)) (floor (/ (+ (param n) 3) 32)))"
+        );
+        let witness_form = ClaimExpr::parse("ceil((n + 3)/32) - floor((n + 3)/32)").unwrap();
+        for n in -70..70 {
+            let env = BTreeMap::from([("n".to_string(), n)]);
+            assert_eq!(res.eval(&env), witness_form.eval(&env), "n = {n}");
+        }
+        assert!(ClaimExpr::parse("[32 ∤ n*n]").unwrap().to_poly().is_err());
     }
 }

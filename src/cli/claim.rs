@@ -31,7 +31,9 @@ pub struct ClaimArgs {
     kernel: KernelArgs,
     /// The claimed bound, in RaCUDA's or Pico's notation: numbers (decimals are exact),
     /// parameters, + - * / (also `·` and juxtaposition: `15 wA`), ^, max(a, b), min(a, b),
-    /// floor(·) or ⌊·⌋, ceil(·) or ⌈·⌉. Parameters range over values ≥ 0.
+    /// floor(·) or ⌊·⌋, ceil(·) or ⌈·⌉; and warpcert's own atoms, so its printed bound can be
+    /// pasted in: ⌊L⌋⁺ (max(0, ⌊L⌋)) and the residue [m ∤ L] (or [m !| L]: 0 when m
+    /// divides L, else 1). Parameters range over values ≥ 0.
     #[arg(long)]
     bound: Option<String>,
     /// upper: every warp costs at most the bound; lower: every warp costs at least it.
@@ -155,11 +157,14 @@ fn audit_one(
         hw: &l.hw,
         block: l.launch.block,
     };
-    // the claim is compared over max(0, ·) atoms (analysis/compare.rs): the polynomial form
+    // the claim is compared atom by atom (analysis/compare.rs): a polynomial claim with the
+    // polynomial form of warpcert's bound, a claim with floor or residue atoms (⌊L⌋⁺,
+    // [m ∤ L], e.g. warpcert's own default bound pasted in) with the default form
+    let integer = claim.expr.has_integer_atoms();
     let opts = AnalysisOptions {
         degree: args.degree,
-        floor: false,
-        align: false,
+        floor: integer,
+        align: integer,
     };
     let limits = SearchLimits {
         points: args.points,

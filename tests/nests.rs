@@ -437,11 +437,15 @@ fn residue_charge_of_an_inner_last_round_split_is_paid_per_outer_round() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/precision/nest_entry_stride.cu");
     let strided = std::fs::read_to_string(path).unwrap();
-    let strided_truth = |n: i64| i64::from(n > 0 && n % 32 != 0);
-    let uniform_truth = |n: i64| 8 * i64::from(n > 0 && n % 256 < 32 && n % 32 != 0);
-    let cases: [(&str, Q, &dyn Fn(i64) -> i64); 2] = [
-        (&strided, Q::new(287.into(), 32.into()), &strided_truth),
-        (uniform, Q::from_integer(8.into()), &uniform_truth),
+    let strided_truth: fn(i64) -> i64 = |n| i64::from(n > 0 && n % 32 != 0);
+    let uniform_truth: fn(i64) -> i64 = |n| 8 * i64::from(n > 0 && n % 256 < 32 && n % 32 != 0);
+    let cases = [
+        (
+            strided.as_str(),
+            Q::new(287.into(), 32.into()),
+            strided_truth,
+        ),
+        (uniform, Q::from_integer(8.into()), uniform_truth),
     ];
     for (src, per_round, truth) in cases {
         let (prog, launch) = lower(src, 32);

@@ -33,6 +33,11 @@
 //!   candidate atoms of the inner loop and its ancestors. Used only on a third run, when the
 //!   over-shift finds no bound either (where that works it is tighter: the relaxed bound of
 //!   a triangular nest is `max0(n)²`, not `½·max0(n + 1)²`).
+//! * **Residue atoms of inner splits.** A Q:WHILELASTALIGN loop charges its one split as
+//!   `M^div·[m ∤ s − X]` at its entry (spec/logic.md §4); an enclosing loop pays that per
+//!   round only with the product of its atoms and the residue atom, which therefore joins the
+//!   candidate atoms of every loop holding it (before, the outer LP was infeasible and the
+//!   analysis fell back to Q:WHILELAST's constant `M^div`). Existing rules only.
 
 use crate::analysis::derive::loops::LoopAtom;
 use crate::analysis::derive::Ctx;

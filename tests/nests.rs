@@ -409,3 +409,66 @@ fn scalar_prod_gpu_is_bounded_soundly() {
         assert!(worst("steps") <= t_bound, "steps at ({vn}, {en}): {run}");
     }
 }
+
+/// `tests/precision/nest_entry_stride.cu`'s `divwarps` (block 32) and the same inner loop
+/// `for (j = threadIdx.x; j < n; j += 256)` inside a uniform loop of 8 rounds: the inner
+/// loop's test splits the warp only in its last round, and only when `32 ∤ n` (every lane
+/// has `j ≡ threadIdx.x (mod 32)`, so lanes `0 … 31` see `j < n` alike when `32 | n`):
+/// Q:WHILELASTALIGN charges `[32 ∤ n]` at each entry of the inner loop. Its residue atom is
+/// a candidate atom of the outer loop's template (derive/nest.rs), so the outer invariant
+/// pays it per round by the product of its ranking atom and `[32 ∤ n]`; before, the residue
+/// atom made the outer LP infeasible and the run fell back to Q:WHILELAST's constant charge
+/// (`287/32`, resp. `8`, for every `n`). Hand derivation of the bounds: the strided outer
+/// loop ranks by `(1/32)·max0(287 − i + threadIdx.x)`, `287/32` at `i = threadIdx.x`, so
+/// `287/32·[32 ∤ n]`; the uniform loop runs 8 rounds, `8·[32 ∤ n]`. Truth (lock-step
+/// semantics, by hand as well): strided, one split when `n > 0` and `32 ∤ n` (the one
+/// round `u` of `32u < n < 32u + 32`, lanes `l < n − 32u` continue), else none; uniform,
+/// each of the 8 inner runs splits when `n > 0` and `0 < n mod 256 < 32` (its round
+/// `j = threadIdx.x + 256t` straddles `n`), else none. So both bounds are 0, and exact, at
+/// every multiple of 32, and sound at every `n`.
+#[test]
+fn residue_charge_of_an_inner_last_round_split_is_paid_per_outer_round() {
+    let uniform = "__global__ void u(float *out, const float *in, int n) {\n\
+                   float acc = 0.0f;\n\
+                   for (int i = 0; i < 8; i++) {\n\
+                   for (int j = threadIdx.x; j < n; j += 256) { acc = acc + in[j]; }\n\
+                   }\n\
+                   out[threadIdx.x] = acc;\n}\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/precision/nest_entry_stride.cu");
+    let strided = std::fs::read_to_string(path).unwrap();
+    let strided_truth: fn(i64) -> i64 = |n| i64::from(n > 0 && n % 32 != 0);
+    let uniform_truth: fn(i64) -> i64 = |n| 8 * i64::from(n > 0 && n % 256 < 32 && n % 32 != 0);
+    let cases = [
+        (
+            strided.as_str(),
+            Q::new(287.into(), 32.into()),
+            strided_truth,
+        ),
+        (uniform, Q::from_integer(8.into()), uniform_truth),
+    ];
+    for (src, per_round, truth) in cases {
+        let (prog, launch) = lower(src, 32);
+        let a = certified(&prog, &launch, MetricName::Divwarps);
+        assert!(
+            a.certificate.contains("Q:WHILELASTALIGN"),
+            "{}",
+            a.certificate
+        );
+        for n in [-5i64, 0, 1, 31, 32, 40, 255, 256, 257, 300, 512, 1000] {
+            let sim = simulate(&prog, &launch, MetricName::Divwarps, "n", n);
+            assert_eq!(
+                sim,
+                Q::from_integer(truth(n).into()),
+                "semantics at n = {n}"
+            );
+            let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
+            let hand = if n.rem_euclid(32) != 0 {
+                per_round.clone()
+            } else {
+                Q::from_integer(0.into())
+            };
+            assert_eq!(bound, hand, "divwarps bound at n = {n}");
+        }
+    }
+}

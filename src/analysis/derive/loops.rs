@@ -718,6 +718,9 @@ impl Ctx<'_> {
         } else {
             self.last_round(e, body, &p, &d)?
         };
+        if let Some((form, _, m)) = last.as_ref().and_then(|l| l.align.as_ref()) {
+            self.add_residue_to_ancestors(loop_key(body), form, m);
+        }
         let (en, cost) = self.expr_node(
             e,
             &Abs {

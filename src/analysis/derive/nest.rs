@@ -33,6 +33,11 @@
 //!   candidate atoms of the inner loop and its ancestors. Used only on a third run, when the
 //!   over-shift finds no bound either (where that works it is tighter: the relaxed bound of
 //!   a triangular nest is `max0(n)²`, not `½·max0(n + 1)²`).
+//! * **Residue atoms of inner splits.** A Q:WHILELASTALIGN loop charges its one split as
+//!   `M^div·[m ∤ s − X]` at its entry (spec/logic.md §4); an enclosing loop pays that per
+//!   round only with the product of its atoms and the residue atom, which therefore joins the
+//!   candidate atoms of every loop holding it (before, the outer LP was infeasible and the
+//!   analysis fell back to Q:WHILELAST's constant `M^div`). Existing rules only.
 
 use crate::analysis::derive::loops::LoopAtom;
 use crate::analysis::derive::Ctx;
@@ -41,8 +46,10 @@ use crate::certificate::Farkas;
 use crate::core::assertion::linear::{Cstr, Lin};
 use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Mono};
 use crate::core::metric::Q;
+use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// The nest structure gathered while collecting candidate atoms (keys: `loops::loop_key`).
 #[derive(Default, Debug)]
@@ -324,6 +331,18 @@ impl Ctx<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// Adds the residue atom `[m ∤ form]` of the one-time split charge of the
+    /// Q:WHILELASTALIGN loop `key` (paid at its entry, spec/logic.md §4) to the candidate
+    /// atoms of every loop that holds it: the invariant of an outer loop pays the charge per
+    /// round only through a product of its own atoms with the residue atom (the test's
+    /// uniform part `X` of `form = s − X` is filtered out of a template that writes it).
+    pub(super) fn add_residue_to_ancestors(&mut self, key: usize, form: &Lin, m: &BigInt) {
+        let atom = Atom::Res(Arc::new(form.clone()), m.clone());
+        for l in self.nests.ancestors_or_self(key).into_iter().skip(1) {
+            self.add_candidate_floor(l, atom.clone());
         }
     }
 

@@ -73,13 +73,16 @@ fn grid240_divwarps_is_the_residue_indicator() {
     assert_eq!(bound.eval(&at(1000)), Q::from_integer(1.into()));
 }
 
-/// With the rule enabled every bound of the two cases is still at least the lock-step
+/// With the rule enabled every bound of the three cases is still at least the lock-step
 /// semantics' largest per-warp cost at every point (no unsound cell), and the divwarps
 /// cells have worst ratio 1 where they were ∞ (truth 0 at n ≡ 0 mod 32: bound 0 there).
+/// guard_loop tests the guard in every round of a loop: its charge `[32 ∤ n]` joins the
+/// loop's candidate atoms (derive/nest.rs), so the invariant pays `max0(m − k)·[32 ∤ n]`;
+/// without that the analysis fell back to Q:IF4 and `max(0, m)` (∞ at 32 | n).
 #[test]
 fn align_cells_are_sound_and_exact() {
     let hw = Hardware::default();
-    for name in ["guard_device", "grid240"] {
+    for name in ["guard_device", "grid240", "guard_loop"] {
         let m = measure_with(&case(name), &hw, &align()).unwrap();
         for c in &m.cells {
             assert!(

@@ -288,6 +288,42 @@ pub fn suite() -> Vec<Case> {
             extra_inputs: none,
         },
         Case {
+            name: "guard_loop",
+            file: "guard_loop.cu",
+            pattern: "guard inside a loop",
+            block: [256, 1, 1],
+            concrete_grid: None,
+            metric: MetricName::Divwarps,
+            // 5 blocks (1280 threads) cover every n of the points: the warp that straddles
+            // n is simulated
+            points: [
+                (32, 4),
+                (33, 4),
+                (100, 3),
+                (256, 5),
+                (1000, 2),
+                (1001, 0),
+                (63, 7),
+            ]
+            .iter()
+            .map(|&(n, m)| {
+                Point::from([
+                    ("n".to_string(), n),
+                    ("m".to_string(), m),
+                    ("G".to_string(), 5),
+                ])
+            })
+            .collect(),
+            hand: |pt| {
+                if p(pt, "n") % 32 != 0 {
+                    p(pt, "m").max(0)
+                } else {
+                    0
+                }
+            },
+            extra_inputs: none,
+        },
+        Case {
             name: "guard_device",
             file: "guard_device.cu",
             pattern: "guard in a device function",

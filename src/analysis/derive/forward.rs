@@ -668,6 +668,9 @@ impl Ctx<'_> {
                 }
                 _ => None,
             };
+            if let Some((form, _, m)) = &align {
+                self.add_if_residue_to_loops(s1, form, m);
+            }
             let pne = with(&pre.p, &cne_l);
             self.fwd_if4(s1, s2, loc, tpre, pne, (en, cost, align))
         }

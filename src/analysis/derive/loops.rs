@@ -653,6 +653,9 @@ impl Ctx<'_> {
                     stack.pop();
                 }
                 Stmt::If(_, a, b, _) => {
+                    if let Some((k, _)) = stack.last() {
+                        self.if_loop.insert(loop_key(a), *k);
+                    }
                     self.collect_atoms(a, stack);
                     self.collect_atoms(b, stack);
                 }

@@ -353,6 +353,10 @@ pub struct Ctx<'a> {
     /// Candidate floor atoms `⌊L/c⌋⁺` (canonical) of each loop's invariant template, keyed
     /// and scoped like `atoms`.
     floors: BTreeMap<usize, Vec<Atom>>,
+    /// The innermost loop holding each `if` inside a loop, keyed by the address of the
+    /// `if`'s then branch (like `loops::loop_key`): a Q:IFALIGN charge there joins that
+    /// loop's and its ancestors' candidate atoms (derive/nest.rs).
+    if_loop: BTreeMap<usize, usize>,
     /// Loops without a ranking atom, with the reason.
     no_atom: Vec<(Loc, String)>,
     /// Warp-uniform thread dimensions of the launch (spec/logic.md §2).
@@ -442,6 +446,7 @@ impl<'a> Ctx<'a> {
             floor: opts.floor,
             align: opts.align,
             floors: BTreeMap::new(),
+            if_loop: BTreeMap::new(),
             no_atom: Vec::new(),
             udims: DepCx {
                 udims: warp_uniform_dims(launch, hw.warp_size),

@@ -39,13 +39,14 @@
 //!   candidate atoms of every loop holding it (before, the outer LP was infeasible and the
 //!   analysis fell back to Q:WHILELAST's constant `M^div`). Existing rules only.
 
-use crate::analysis::derive::loops::LoopAtom;
+use crate::analysis::derive::loops::{loop_key, LoopAtom};
 use crate::analysis::derive::Ctx;
 use crate::analysis::entail::entails;
 use crate::certificate::Farkas;
 use crate::core::assertion::linear::{Cstr, Lin};
 use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Mono};
 use crate::core::metric::Q;
+use crate::core::Stmt;
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
@@ -342,6 +343,19 @@ impl Ctx<'_> {
     pub(super) fn add_residue_to_ancestors(&mut self, key: usize, form: &Lin, m: &BigInt) {
         let atom = Atom::Res(Arc::new(form.clone()), m.clone());
         for l in self.nests.ancestors_or_self(key).into_iter().skip(1) {
+            self.add_candidate_floor(l, atom.clone());
+        }
+    }
+
+    /// The same for the charge `[m ∤ form]` of a Q:IFALIGN `if` whose then branch is `then`:
+    /// it joins the candidate atoms of the innermost loop holding the `if` and of that
+    /// loop's ancestors (nothing outside loops).
+    pub(super) fn add_if_residue_to_loops(&mut self, then: &Stmt, form: &Lin, m: &BigInt) {
+        let Some(&key) = self.if_loop.get(&loop_key(then)) else {
+            return;
+        };
+        let atom = Atom::Res(Arc::new(form.clone()), m.clone());
+        for l in self.nests.ancestors_or_self(key) {
             self.add_candidate_floor(l, atom.clone());
         }
     }

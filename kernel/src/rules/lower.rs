@@ -374,7 +374,7 @@ fn warp_value(
     let first = wsz.checked_mul(u64::from(w))?;
     let kv = |t: u64| -> BigInt {
         let tid = crate::access::thread_index(cx.block, t);
-        (0..3).map(|i| &dep.k[i] * BigInt::from(tid[i])).sum()
+        dep.k.iter().zip(tid).map(|(k, t)| k * BigInt::from(t)).sum()
     };
     let k0 = kv(first);
     if (first..first.saturating_add(wsz).min(total)).any(|t| kv(t) != k0) {

@@ -277,7 +277,7 @@ pub fn congruence_hypotheses(
     prog: &Program,
     hw: &Hardware,
     launch_p: &[Cstr],
-) -> Option<(Hypotheses, Vec<(String, i64, i64)>)> {
+) -> Option<(Hypotheses, crate::analysis::derive::Congruences)> {
     let m = i64::from((hw.sector_bytes / 4).max(1));
     let params: Vec<&str> = prog
         .params

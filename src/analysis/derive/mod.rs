@@ -335,6 +335,13 @@ struct LastRound {
     align: Option<(Lin, BigInt, BigInt)>,
 }
 
+/// Congruence hypotheses `(p, r, m)`: the `int` parameter `p` is `≡ r (mod m)`
+/// (spec/logic.md §4b "Warp-exact products").
+pub type Congruences = Vec<(String, i64, i64)>;
+
+/// [`Ctx::at_warp`]'s data: the warp's lanes' thread indices and the congruences.
+type WarpExact = (Vec<[i64; 3]>, Congruences);
+
 /// Inference context.
 pub struct Ctx<'a> {
     prog: &'a Program,
@@ -403,7 +410,7 @@ pub struct Ctx<'a> {
     /// Set by [`Ctx::at_warp`] for the derivation a lower-bound certificate about one warp
     /// borrows its assertions from (spec/logic.md §4b "Warp-exact products"): that warp's
     /// lanes' thread indices and the congruence hypotheses `(p, r, m)` (`p ≡ r mod m`).
-    warp_exact: Option<(Vec<[i64; 3]>, Vec<(String, i64, i64)>)>,
+    warp_exact: Option<WarpExact>,
     /// Whether to derive remainder entries and lane facts (spec/logic.md §2): only when the
     /// metric's cost of an access to an array of the program depends on its count `n`
     /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep

@@ -381,3 +381,72 @@ fn matrixmul_32x32_lower_certificate_checks_in_coq() {
     assert_refuted(paths[1].display(), &runs[1]);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `steps` at the 32×32 block became `exact` with the congruences too (`warpcert bench`):
+/// the exact answer must be attained, so warp 1's lock-step cost (symbolic program,
+/// parameters not folded) at points of the region `wA ≡ wB ≡ 1 (mod 8)` equals the bound
+/// `analyze` prints and the kernel accepted in both roles (property check, not a value
+/// taken from the analysis: the bound is read from its certificate and compared with the
+/// semantics).
+#[test]
+fn matrixmul_32x32_steps_exact_is_attained() {
+    let Some(dir) = racuda_corpus("matrixmul_32x32_steps_exact_is_attained") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("warpcert-mm32-steps-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let file = dir.join("matrixMul.cu").display().to_string();
+    let (ok, text) = warpcert_output(&[
+        "analyze",
+        &file,
+        "--metric",
+        "steps",
+        "--block",
+        "32,32",
+        "--cert",
+        &out.display().to_string(),
+    ]);
+    assert!(ok, "{text}");
+    let lower = std::fs::read_to_string(out.join("MatrixMulCUDA.steps.lower.cert")).unwrap();
+    let v = warpcert_kernel::check(&lower).unwrap_or_else(|r| panic!("{r}"));
+    // the bound `a + b*max(0, ⌊(wA + 31)/32⌋)`
+    let (a, b) = v
+        .bound
+        .split_once(" + ")
+        .and_then(|(a, r)| {
+            Some((
+                a.parse::<i64>().ok()?,
+                r.split_once('*')?.0.parse::<i64>().ok()?,
+            ))
+        })
+        .unwrap_or_else(|| panic!("bound {}", v.bound));
+    let launch = Launch {
+        block: [32, 32, 1],
+        grid: None,
+    };
+    let path = root().join("../shared/corpus/racuda/matrixMul.cu");
+    let prog = load_for(&path, &launch);
+    for (wa, wb) in [(1, 1), (33, 9)] {
+        let params = Params::from([
+            ("wA".to_string(), Value::Int(wa)),
+            ("wB".to_string(), Value::Int(wb)),
+        ]);
+        let c = run_warp(
+            &prog,
+            &[Metric::standard(MetricName::Steps)],
+            &Hardware::default(),
+            &launch,
+            [0, 0, 0],
+            1,
+            &params,
+            &Inputs::zero(),
+            &RunOptions::default(),
+        )
+        .unwrap()
+        .costs[0]
+            .clone();
+        assert_eq!(c, q(a + b * rounds(wa)), "wA={wa} wB={wb}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

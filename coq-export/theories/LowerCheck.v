@@ -48,6 +48,8 @@ Variable G : ctx.
 (** [wl]: the lanes' thread ids of every warp ([wtids G]); [lt]: those of the named warp. *)
 Variable wl : list (list trip).
 Variable lt : list trip.
+(** [hc]: the root's parameter hypotheses (L:HYP; their congruences feed [wdep]). *)
+Variable hc : list cstr.
 Let M := c_metric G.
 
 (** [N ≤ N_W(i)] (spec/logic.md §4b), in the covered subset described above. *)
@@ -128,6 +130,49 @@ Definition fixc (tt : trip) : list cstr :=
 Definition lane_entails (P Ps : list cstr) (ws : list fwit) : bool :=
   existsb (fun tt => entails (fixc tt ++ P) Ps ws) lt.
 
+(** L:VWRITE1/L:VWRITE2's warp-exact product entry (spec/logic.md §4b "Warp-exact
+    products", issue 14). [pcong hc p]: the class [(r, m)] of the first congruence
+    hypothesis [(mod p m (r))] ([m ≥ 1], form exactly [p]) of the root's hypotheses [hc]. *)
+Fixpoint pcong (H : list cstr) (p : nat) : option (Z * Z) :=
+  match H with
+  | [] => None
+  | CMod L m [r] :: H' =>
+      if lin_eqb (lnorm L) (lnorm (mkLin 0 [(1, VP p)]%Z)) && (1 <=? m)%Z then Some (r, m)
+      else pcong H' p
+  | _ :: H' => pcong H' p
+  end.
+Definition opcong (o : opd) : option (Z * Z) :=
+  match o with OParam p => pcong hc p | _ => None end.
+(** [went_W(o)]: an operand with a linear entry [(k, r, g)] whose [k·tid] is one value [K]
+    on every lane of the warp is one integer [c ≡ r + K (mod g)] there; an [int] parameter
+    with a congruence hypothesis [(mod p m (r))] is one integer [≡ r (mod m)]. *)
+Definition wdep (D : list dent) (o : opd) : option (Z * Z) :=
+  match idep_opd G D o, lt with
+  | Some (k, r, g), tt0 :: _ =>
+      if forallb (fun tt => (kvalz k tt =? kvalz k tt0)%Z) lt then
+        match opcong o with Some rm => Some rm | None => Some (r + kvalz k tt0, g)%Z end
+      else None
+  | _, _ => None
+  end.
+(** [went_W(a * b)]: the product of two such warp-uniform integers ([dmul_uni]). *)
+Definition wprod (D : list dent) (e : expr) : option dtrip :=
+  match e with
+  | EBin OMul a b =>
+      match wdep D a, wdep D b with
+      | Some (r1, g1), Some (r2, g2) => Some (dmul_uni ((0, 0, 0), r1, g1) ((0, 0, 0), r2, g2))%Z
+      | _, _ => None
+      end
+  | _ => None
+  end.
+(** The post map of [x ← e] in a lower derivation: each entry as Q:VWRITE's [vw_dent_w]
+    allows it, or, for an [int] local [x], implied by [went_W(e)]. *)
+Definition vw_dent_l (P : list cstr) (D : list dent) (x : nat) (e : expr) (D' : list dent) : bool :=
+  forallb (fun d => vw_dent_w G wl P D x e [d] ||
+     ((dvar d =? x) && match c_lty G x, wprod D e with
+                       | Some TInt, Some (k, r, g) => eimplies (DLin x k r g) d
+                       | _, _ => false
+                       end)) D'.
+
 (** L:IFALIGN's charge [[m ∤ F]] (spec/logic.md §4b), as the kernel writes residue atoms
     in potentials ([Lin.KRes]). *)
 Definition res_lower (Fm : lin) (m : positive) : atm := mkAtmK (mkLin 0 []) 1 (KRes Fm m).
@@ -144,7 +189,7 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   | DVwrite1 A B ne ws, SAssign x e =>
       match lecost (aD A) e ne with
       | Some C =>
-          vw_dent_w G wl (aP A) (aD A) x e (aD B) &&
+          vw_dent_l (aP A) (aD A) x e (aD B) &&
           entails_subst G (aP A) x e (aP B) ws &&
           (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
           pot_ge (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) (aQ A)
@@ -153,7 +198,7 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   | DVwrite2 A B ne ws, SAssign x e =>
       match lecost (aD A) e ne with
       | Some C =>
-          vw_dent_w G wl (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
+          vw_dent_l (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
           negb (pmentions (VL x) (aQ B)) && pot_ge (padd (aQ B) (m_vwrite M + C)) (aQ A)
       | None => false
       end
@@ -292,6 +337,9 @@ Variable t0 : nat.
 Hypothesis Ht0 : In t0 (lanes G w).
 Let T := lanes G w.
 Let M := c_metric G.
+(** [hc]: the root's parameter hypotheses, which the parameter values satisfy (L:HYP). *)
+Variable hc : list cstr.
+Hypothesis Hhc : sat (rho_params ps) hc.
 
 (** The semantic assertion and potential of an exported assertion on the warp [T]. *)
 Definition LP (A : assn) : store -> Prop := fun st => wt G st /\ sat_assn G ps A st T.
@@ -557,8 +605,99 @@ Proof.
   destruct neg; simpl in *; auto.
 Qed.
 
+(** L:VWRITE1/L:VWRITE2's warp-exact product entry is sound (spec/logic.md §4b
+    "Warp-exact products"). *)
+Lemma kval_lane : forall k t, kval G k t = kvalz k (lane_t G t).
+Proof. intros [[a b] c] t. unfold kval, kvalz, lane_t. rewrite !ztid_tid. reflexivity. Qed.
+
+Lemma pcong_sound : forall H p r m, sat (rho_params ps) H -> pcong H p = Some (r, m) ->
+  Z.divide m (int_of (ps p) - r).
+Proof.
+  induction H as [|c H IH]; intros p r m HS E; [discriminate|].
+  assert (HS' : sat (rho_params ps) H) by (intros c' Hc'; apply HS; right; exact Hc').
+  destruct c as [L|L|L m' [|r' [|r'' rs]]]; cbn [pcong] in E; try (eapply IH; eauto; fail).
+  destruct (lin_eqb (lnorm L) (lnorm (mkLin 0 [(1, VP p)]%Z)) && (1 <=? m')%Z) eqn:Ec;
+    [|eapply IH; eauto].
+  injection E as <- <-. apply andb_true_iff in Ec as [E1 E2]. apply Z.leb_le in E2.
+  unfold lin_eqb in E1. destruct (lin_eq_dec _ _) as [El|]; [|discriminate].
+  pose proof (HS _ (or_introl eq_refl)) as Hh. cbn [holds] in Hh.
+  rewrite <- (lnorm_eval _ L), El, lnorm_eval in Hh.
+  unfold leval, tsum in Hh. cbn [lcst lterms fold_right fst snd rho_params] in Hh.
+  destruct Hh as [Hh|[]].
+  replace (0 + (1 * int_of (ps p) + 0))%Z with (int_of (ps p)) in Hh by ring.
+  exists (int_of (ps p) / m')%Z. rewrite (Z.div_mod (int_of (ps p)) m') at 1 by lia.
+  rewrite <- Hh. ring.
+Qed.
+
+Lemma wdep_sound : forall D o st r g, wt G st -> dsat G st T D ->
+  wdep G (map (lane_t G) T) hc D o = Some (r, g) ->
+  (forall t, In t T -> oval G ps st o t = VInt (int_of (oval G ps st o t))) /\
+  exists c, Z.divide g (c - r) /\ forall t, In t T -> int_of (oval G ps st o t) = c.
+Proof.
+  intros D o st r g Hw HD E. unfold wdep in E.
+  destruct (idep_opd G D o) as [[[k r0] g0]|] eqn:Ei; [|discriminate].
+  destruct (map (lane_t G) T) as [|tt0 l] eqn:El; [discriminate|].
+  destruct (forallb _ _) eqn:Ef; [|discriminate]. rewrite <- El in Ef.
+  rewrite forallb_forall in Ef.
+  destruct (opd_fdep G ps st T D o k r0 g0 Hp Hw HD Ei) as [[c0 [Hc0 Hv]] Va].
+  split; [exact Va|].
+  assert (K : forall t, In t T -> kval G k t = kvalz k tt0).
+  { intros t Ht. rewrite kval_lane. apply Z.eqb_eq. apply Ef. apply in_map. exact Ht. }
+  destruct (opcong hc o) as [[r1 m1]|] eqn:Eo.
+  - injection E as <- <-. destruct o as [x|p|v|d]; cbn [opcong] in Eo; try discriminate.
+    exists (int_of (ps p)). split; [eapply pcong_sound; eauto|].
+    intros t Ht. reflexivity.
+  - injection E as <- <-. exists (kvalz k tt0 + c0)%Z. split.
+    + replace (kvalz k tt0 + c0 - (r0 + kvalz k tt0))%Z with (c0 - r0)%Z by ring. exact Hc0.
+    + intros t Ht. rewrite Hv, K by exact Ht. ring.
+Qed.
+
+Lemma wprod_sound : forall D e st R C x k r g, wt G st -> dsat G st T D ->
+  eeval G F ps st e T R C -> c_lty G x = Some TInt ->
+  wprod G (map (lane_t G) T) hc D e = Some (k, r, g) ->
+  esat G (set_local st x T R) T (DLin x k r g).
+Proof.
+  intros D e st R C x k r g Hw HD He Hx E. destruct e as [o|op a b|op a|A i]; try discriminate.
+  destruct op; try discriminate. cbn [wprod] in E.
+  destruct (wdep G (map (lane_t G) T) hc D a) as [[r1 g1]|] eqn:Ea; [|discriminate].
+  destruct (wdep G (map (lane_t G) T) hc D b) as [[r2 g2]|] eqn:Eb; [|discriminate].
+  apply some_eq in E.
+  destruct (wdep_sound D a st r1 g1 Hw HD Ea) as [Va [c1 [Hc1 Ca]]].
+  destruct (wdep_sound D b st r2 g2 Hw HD Eb) as [Vb [c2 [Hc2 Cb]]].
+  assert (Fa : fdep G T (fun t => int_of (oval G ps st a t)) (0, 0, 0)%Z r1 g1).
+  { exists c1. split; [exact Hc1|]. intros t Ht. rewrite kval_zero, Ca by exact Ht. ring. }
+  assert (Fb : fdep G T (fun t => int_of (oval G ps st b t)) (0, 0, 0)%Z r2 g2).
+  { exists c2. split; [exact Hc2|]. intros t Ht. rewrite kval_zero, Cb by exact Ht. ring. }
+  assert (Fm := fdep_mul G _ _ _ _ _ _ _ Fa Fb).
+  unfold dmul_uni in E. eapply (fdep_norm G) in Fm; [|exact E].
+  destruct Fm as [c [Hc Hf]]. cbn [esat]. rewrite Hx. exists c. split; [exact Hc|].
+  intros t Ht. rewrite sl_set_local_x by exact Ht. rewrite <- Hf by exact Ht.
+  inversion He; subst.
+  match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ => rename Hb into HB end.
+  specialize (HB t Ht). rewrite (Va t Ht), (Vb t Ht) in HB. simpl in HB.
+  injection HB as <-. reflexivity.
+Qed.
+
+Lemma vw_dent_l_sound : forall A x e D' st R C ty, LP A st -> eeval G F ps st e T R C ->
+  c_lty G x = Some ty -> (forall t, In t T -> has_type (R t) ty = true) ->
+  vw_dent_l G (wtids G) (map (lane_t G) T) hc (aP A) (aD A) x e D' = true ->
+  dsat G (set_local st x T R) T D'.
+Proof.
+  intros A x e D' st R C ty [Hw [HP HD]] He Hx Hty H d Hd.
+  unfold vw_dent_l in H. rewrite forallb_forall in H. specialize (H d Hd).
+  apply orb_true_iff in H as [H|H].
+  - assert (Hs : dsat G (set_local st x T R) T [d]).
+    { eapply (vw_dent_sound G HWU) with (D' := [d]) (w := w); eauto. apply incl_refl. }
+    apply Hs; left; reflexivity.
+  - apply andb_true_iff in H as [Ex H]. apply Nat.eqb_eq in Ex.
+    destruct (c_lty G x) as [[]|] eqn:Ey; try discriminate.
+    destruct (wprod G (map (lane_t G) T) hc (aD A) e) as [[[k r] g]|] eqn:Ep; [|discriminate].
+    eapply eimplies_sound; [exact H|]. eapply wprod_sound; eauto.
+Qed.
+
+
 Lemma vwrite_lp : forall A B x e ws st R C ty,
-  vw_dent_w G (wtids G) (aP A) (aD A) x e (aD B) = true ->
+  vw_dent_l G (wtids G) (map (lane_t G) T) hc (aP A) (aD A) x e (aD B) = true ->
   entails_subst G (aP A) x e (aP B) ws = true -> LP A st -> eeval G F ps st e T R C ->
   c_lty G x = Some ty -> (forall t, In t T -> has_type (R t) ty = true) ->
   LP B (set_local st x T R).
@@ -568,7 +707,7 @@ Proof.
     by (eapply SC_VWRITE; eauto).
   split; [eapply run_wt; eauto | split].
   - intros t Ht; eapply vwrite_post; eauto.
-  - eapply vw_dent_sound; eauto. apply incl_refl.
+  - eapply vw_dent_l_sound; eauto. split; [exact Hw | split; assumption].
 Qed.
 
 Lemma LI_set_local : forall B x st R,
@@ -597,12 +736,12 @@ Ltac pre_side H :=
   intros ?st ?Hs; cbv beta;
   match goal with st : store |- _ => pose proof (pre_le _ _ _ st H) end; unfold LI, M in *; lra.
 
-Lemma lcheck_sound : forall d s, lcheck G (wtids G) (map (lane_t G) T) s d = true ->
+Lemma lcheck_sound : forall d s, lcheck G (wtids G) (map (lane_t G) T) hc s d = true ->
   Lower.lvalid G F ps T (LP (dpre d)) (LI (dpre d)) s (LP (dpost d)) (LI (dpost d)).
 Proof.
   induction d; intros s H;
     [match goal with
-     | _ : lcheck _ _ _ _ (DWeak _ _ _ _ _ _ _ _) = true |- _ => idtac
+     | _ : lcheck _ _ _ _ _ (DWeak _ _ _ _ _ _ _ _) = true |- _ => idtac
      | _ => destruct s; cbn [lcheck] in H; try discriminate; cbn [dpre dpost]
      end..].
   - (* DSkip *) apply Lower.L_SKIP.
@@ -651,8 +790,8 @@ Proof.
       intros st C [Hw HA] Ho. eapply ocost_le; eauto.
   - (* DIf1 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : lcheck _ _ _ s1 d1 = true |- _ => specialize (IHd1 _ Hc) end.
-    match goal with Hc : lcheck _ _ _ s2 d2 = true |- _ => specialize (IHd2 _ Hc) end.
+    match goal with Hc : lcheck _ _ _ _ s1 d1 = true |- _ => specialize (IHd1 _ Hc) end.
+    match goal with Hc : lcheck _ _ _ _ s2 d2 = true |- _ => specialize (IHd2 _ Hc) end.
     match goal with E : dpost d1 = B |- _ => rewrite E in IHd1 end.
     match goal with E : dpost d2 = B |- _ => rewrite E in IHd2 end.
     assert (HI : LI (dpre d2) = LI (dpre d1))
@@ -666,7 +805,7 @@ Proof.
     apply uniform_of; assumption.
   - (* DIf2 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : lcheck _ _ _ s1 d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with Hc : lcheck _ _ _ _ s1 d = true |- _ => specialize (IHd _ Hc) end.
     match goal with E : dpost d = B |- _ => rewrite E in IHd end.
     rewrite (LP_same (dpre d) A) in IHd by assumption.
     match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
@@ -676,7 +815,7 @@ Proof.
     intros st R C1 Hs He t Ht. erewrite (decided_of A e ws false); eauto; reflexivity.
   - (* DIf3 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : lcheck _ _ _ s2 d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with Hc : lcheck _ _ _ _ s2 d = true |- _ => specialize (IHd _ Hc) end.
     match goal with E : dpost d = B |- _ => rewrite E in IHd end.
     rewrite (LP_same (dpre d) A) in IHd by assumption.
     match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
@@ -710,7 +849,7 @@ Proof.
            [exact T_ne | eapply lecost_sound; eauto | eapply ifd_frame; eauto] | pre_side Hge].
   - (* DWhile1 *)
     destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate. split_b.
-    match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with Hc : lcheck _ _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
     match goal with Hc : cstrs_equiv (aP (dpost d)) _ = true |- _ => rename Hc into HPq end.
     match goal with Hc : aD (dpost d) = aD A |- _ => rename Hc into HDq end.
     match goal with Hc : pot_ge (aQ (dpre d)) (aQ B) = true |- _ => rename Hc into Hg1 end.
@@ -730,10 +869,10 @@ Proof.
          [apply uniform_of; assumption | eapply lecost_sound; eauto | exact HB] | pre_side Hg3].
   - (* DUnroll: L:UNROLL *)
     split_b. subst. apply Lower.L_UNROLL.
-    match goal with Hc : lcheck _ _ _ _ d = true |- _ => exact (IHd _ Hc) end.
+    match goal with Hc : lcheck _ _ _ _ _ d = true |- _ => exact (IHd _ Hc) end.
   - (* DWeak *)
     cbn [lcheck] in H. split_b. cbn [dpre dpost].
-    match goal with Hc : lcheck _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
+    match goal with Hc : lcheck _ _ _ _ s d = true |- _ => specialize (IHd _ Hc) end.
     eapply (Lower.L_WEAK G F ps T) with (f := k); [| exact IHd |].
     + intros st [Hw [HP HD]]. split; [split; [exact Hw | split]|].
       * intros t Ht. eapply entails_sound; eauto.
@@ -782,8 +921,8 @@ Variable G : ctx.
     L:HYP; [[]] without them): [le]/[eq] facts over parameters only ([hyp_params]). *)
 Definition hyp_params (c : cstr) : bool :=
   match c with
-  | CLe L | CEq L => forallb (fun av => match snd av with VP _ => true | _ => false end) (lterms L)
-  | CMod _ _ _ => false
+  | CLe L | CEq L | CMod L _ _ =>
+      forallb (fun av => match snd av with VP _ => true | _ => false end) (lterms L)
   end.
 
 (** A hypothesis over parameters holds at every lane and store when it holds of the
@@ -791,7 +930,7 @@ Definition hyp_params (c : cstr) : bool :=
 Lemma hyp_params_holds : forall ps s t c, hyp_params c = true ->
   holds (rho_params ps) c -> holds (rho G ps s t) c.
 Proof.
-  intros ps s t [L|L|L m rs] Hc Hh; simpl in *; try discriminate;
+  intros ps s t [L|L|L m rs] Hc Hh; simpl in *;
     rewrite forallb_forall in Hc; rewrite (leval_ext _ (rho_params ps)); auto;
     intros a v Hav; specialize (Hc _ Hav); destruct v; simpl in *; try discriminate; reflexivity.
 Qed.
@@ -803,10 +942,11 @@ Definition lcheck_root (w : nat) (H : list cstr) (body : stmt) (d : dtree) (boun
   (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
   negb (Nat.eqb (length (lanes G w)) 0) &&
   forallb (wud_b G) (c_wu G) && forallb hyp_params H &&
-  cstrs_equiv (aP (dpre d)) (launch_facts G ++ H) && forallb (root_dent G) (aD (dpre d)) &&
+  cstrs_equiv (aP (dpre d)) (launch_facts G ++ filter is_lin H) &&
+  forallb (root_dent G) (aD (dpre d)) &&
   qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
   pot_ge (mkPot 0 []) (aQ (dpost d)) &&
-  lcheck G (wtids G) (map (lane_t G) (lanes G w)) body d.
+  lcheck G (wtids G) (map (lane_t G) (lanes G w)) H body d.
 
 (** The claim of a lower certificate: for every parameter value satisfying the launch
     facts and the hypotheses [H] and every content of the arrays, a run of the body on
@@ -819,7 +959,7 @@ Proof.
   intros w Hy body d bound H F ps arrays s' C Hp Hb HH Hrun.
   unfold lcheck_root in H. split_b.
   repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
-  match goal with Hc : lcheck _ _ _ body d = true |- _ => rename Hc into Hchk end.
+  match goal with Hc : lcheck _ _ _ _ body d = true |- _ => rename Hc into Hchk end.
   match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
   match goal with Hc : forallb (root_dent G) _ = true |- _ => rename Hc into Hrd end.
   match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
@@ -832,7 +972,7 @@ Proof.
   destruct (lanes G w) as [|t0 l] eqn:El; [discriminate|].
   assert (Ht0 : In t0 (lanes G w)) by (rewrite El; left; reflexivity).
   rewrite <- El in Hchk, Hrun.
-  pose proof (lcheck_sound G HWU F ps Hp w t0 Ht0 d body Hchk) as V.
+  pose proof (lcheck_sound G HWU F ps Hp w t0 Ht0 Hy HH d body Hchk) as V.
   assert (V0 : Lower.lvalid G F ps (lanes G w) (LP G ps w (dpre d)) (LI G ps t0 (dpre d)) body
                  (LP G ps w (dpost d)) (fun _ => 0)).
   { eapply (Lower.L_WEAK G F ps (lanes G w)) with (f := 0); [| exact V |].
@@ -844,6 +984,7 @@ Proof.
   { split; [intros x ty Hx t; simpl; rewrite Hx; destruct ty; reflexivity|]. split.
     - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). intros c Hc.
       apply in_app_or in Hc as [Hc|Hc]; [eapply launch_facts_hold; eauto|].
+      apply filter_In in Hc as [Hc _].
       rewrite forallb_forall in Hhp. apply hyp_params_holds; auto.
     - apply root_dsat; auto. }
   pose proof (Lower.lower_claim G F ps (lanes G w) _ _ body _ _ _ _ V0 Hsat Hrun) as Hc.

@@ -308,7 +308,7 @@ pub fn scaled_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
 
 /// The congruence `(r1·r2, gcd(g1·g2, r1·g2, r2·g1))` of a product of two uniform values
 /// `c1 ≡ r1 (mod g1)`, `c2 ≡ r2 (mod g2)` (spec §2, `*` of uniforms); `None` on overflow.
-fn uniform_product(r1: i64, g1: i64, r2: i64, g2: i64) -> Option<(i64, i64)> {
+pub(crate) fn uniform_product(r1: i64, g1: i64, r2: i64, g2: i64) -> Option<(i64, i64)> {
     let g = gcd(
         gcd(g1.checked_mul(g2)?, r1.checked_mul(g2)?)?,
         r2.checked_mul(g1)?,

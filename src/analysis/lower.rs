@@ -93,6 +93,11 @@ impl Hypotheses {
                     (false, false) => format!("{} - {}", pos.join(" + "), negs.join(" - ")),
                     (true, _) => format!("-{}", negs.join(" - ")),
                 };
+                if let CKind::Mod(m, rs) = &c.kind {
+                    // a congruence over parameters: `wA ≡ 1 (mod 8)`
+                    let rs: Vec<String> = rs.iter().map(i64::to_string).collect();
+                    return format!("{} ≡ {} (mod {m})", c.lin, rs.join("|"));
+                }
                 let op = if matches!(c.kind, CKind::Eq) {
                     "="
                 } else {
@@ -262,6 +267,43 @@ fn worst_lanes(l: &Lin, launch: &Launch) -> Option<Lin> {
     Some(out)
 }
 
+/// Congruence hypotheses for a lower certificate with warp-exact products (spec/logic.md
+/// §4b "Warp-exact products"): every `int` parameter of the kernel's signature
+/// `p ≡ 1 (mod m)`, `m` the sector size in 4-byte words (so that a row of 4-byte elements
+/// starting `p` elements after an aligned base is misaligned), with the witness point of
+/// the launch facts (`witness_point`) where each such `p` is 1. `None` without `int`
+/// parameters. Heuristic and untrusted: the kernel checks the certificate.
+pub fn congruence_hypotheses(
+    prog: &Program,
+    hw: &Hardware,
+    launch_p: &[Cstr],
+) -> Option<(Hypotheses, crate::analysis::derive::Congruences)> {
+    let m = i64::from((hw.sector_bytes / 4).max(1));
+    let params: Vec<&str> = prog
+        .params
+        .iter()
+        .filter(|p| p.ty == crate::core::Ty::Int && !p.name.contains('.'))
+        .map(|p| p.name.as_str())
+        .collect();
+    if params.is_empty() {
+        return None;
+    }
+    let mut witness: std::collections::BTreeMap<String, i64> =
+        witness_point(launch_p, &[])?.into_iter().collect();
+    let mut facts = Vec::new();
+    let mut cong = Vec::new();
+    for p in params {
+        facts.push(Cstr {
+            kind: CKind::Mod(m, vec![1 % m]),
+            lin: Lin::var(p),
+        });
+        cong.push((p.to_string(), 1 % m, m));
+        witness.insert(p.to_string(), 1);
+    }
+    let witness = witness.into_iter().collect();
+    Some((Hypotheses { facts, witness }, cong))
+}
+
 /// A witness point of the launch facts `launch_p` and the hypotheses `h` (spec/logic.md
 /// §4b): block indices 0, grid sizes 1, other parameters 0, then each violated fact is
 /// repaired by raising a parameter with a negative coefficient (one that is not a block
@@ -286,7 +328,7 @@ pub fn witness_point(launch_p: &[Cstr], h: &[Cstr]) -> Option<Vec<(String, i64)>
     };
     for _ in 0..8 {
         let mut changed = false;
-        for c in &facts {
+        for c in facts.iter().filter(|c| !c.is_lane()) {
             let x = val(c, &at);
             if matches!(c.kind, CKind::Eq) && !x.is_zero() {
                 return None;

@@ -152,6 +152,25 @@ pub fn derivation_under(
     })
 }
 
+/// The derivation a lower-bound certificate about warp `warp` borrows its assertions from
+/// under the congruence hypotheses `cong` (`(p, r, m)`: `p ≡ r (mod m)`; spec/logic.md §4b
+/// "Warp-exact products"): [`derive::Ctx::at_warp`]. Not an upper certificate (its maps
+/// hold entries only a lower derivation may claim). Errors: as [`derivation_under`].
+pub fn derivation_at_warp(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    warp: u32,
+    cong: &[(String, i64, i64)],
+) -> Result<Node, AnalysisError> {
+    on_analysis_thread(|| {
+        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).at_warp(warp, cong);
+        derive::run(&mut ctx).map(|(n, _)| n)
+    })
+}
+
 /// Runs `f` on a thread with a large stack ([`STACK_BYTES`]: the passes recurse along the
 /// program's nesting), as the kernel does. Errors: the thread cannot start (a resource
 /// failure) or panics (an internal error), or `f`'s own.

@@ -304,6 +304,11 @@ pub(super) fn exact_lower(
     if let Some(r) = lower_under(l, m, opts, upper, upper_path, &launch_p, facts, &warps)? {
         return Ok(Some(r));
     }
+    // rows misaligned by a parameter (matrixMul at a 32×32 block): warp-exact products
+    // under congruence hypotheses (spec/logic.md §4b "Warp-exact products")
+    if let Some(r) = lower_congruent(l, m, opts, upper, upper_path, &launch_p, &warps)? {
+        return Ok(Some(r));
+    }
     // where M^div counts: the region where the guards split the warp (L:IFDIV)
     if num_traits::Zero::is_zero(&m.div) {
         return Ok(None);
@@ -344,6 +349,41 @@ fn lower_under(
         return Ok(None);
     };
     lower_for_warps(l, m, &d, upper, upper_path, Some(&h), warps)
+}
+
+/// [`lower_for_warps`] under congruence hypotheses on the `int` parameters
+/// ([`crate::analysis::lower::congruence_hypotheses`]), each warp from its own derivation
+/// with warp-exact products ([`crate::analysis::derivation_at_warp`]). Tried only when a
+/// thread dimension other than x has extent above 1 (where the collapse of spec/logic.md
+/// §2 loses a row's offset).
+fn lower_congruent(
+    l: &Loaded,
+    m: &Metric,
+    opts: &AnalysisOptions,
+    upper: &str,
+    upper_path: Option<&str>,
+    launch_p: &[crate::core::assertion::Cstr],
+    warps: &[u32],
+) -> Result<Option<crate::report::LowerReport>, String> {
+    if l.launch.block[1] <= 1 && l.launch.block[2] <= 1 {
+        return Ok(None);
+    }
+    let Some((h, cong)) =
+        crate::analysis::lower::congruence_hypotheses(&l.program, &l.hw, launch_p)
+    else {
+        return Ok(None);
+    };
+    for &w in warps {
+        let Ok(d) =
+            crate::analysis::derivation_at_warp(&l.program, m, &l.hw, &l.launch, opts, w, &cong)
+        else {
+            continue;
+        };
+        if let Some(r) = lower_for_warps(l, m, &d, upper, upper_path, Some(&h), &[w])? {
+            return Ok(Some(r));
+        }
+    }
+    Ok(None)
 }
 
 /// Warp 0, the next two and the last (a partial last warp may cost less): each try is

@@ -63,7 +63,12 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
 /// rejects such a certificate: this only guards the export of an unchecked one).
 pub(crate) fn root_ok(c: &Certificate) -> Result<(), ExportError> {
     let mut facts = warpcert_kernel::rules::launch_facts(&c.program, c.block);
-    facts.extend(c.hypotheses.iter().flat_map(|h| h.facts.iter().cloned()));
+    // H's linear facts only: its congruences are not constraints of P (§4b)
+    facts.extend(
+        c.hypotheses
+            .iter()
+            .flat_map(|h| h.facts.iter().filter(|f| f.lane.is_none()).cloned()),
+    );
     match &c.root.pre {
         Some(pre) if *pre.p == facts => Ok(()),
         _ => Err(ExportError::Unsupported(
@@ -186,7 +191,7 @@ pub(crate) fn lower_file(x: &Parts<'_>, assumptions: &[Assumption]) -> Result<St
          intros F ps arrays s' C params_typed launch_facts{names} terminates_no_runtime_error.\n  \
          apply (lower_bound_sound G warp hyps body tree bound lroot_ok F ps arrays s' C\n    \
          params_typed launch_facts); [|exact terminates_no_runtime_error].\n  \
-         intros c Hc; simpl in Hc; repeat destruct Hc as [<- | Hc]; try contradiction;\n    cbv [holds leval tsum fold_right lcst lterms fst snd rho_params]; lia.\n\
+         intros c Hc; simpl in Hc; repeat destruct Hc as [<- | Hc]; try contradiction;\n    cbv [holds leval tsum fold_right lcst lterms fst snd rho_params In];\n    first [lia | (rewrite ?Z.add_0_l, ?Z.add_0_r, ?Z.mul_1_l; left; symmetry; assumption)].\n\
          Qed.\n\n\
          Print Assumptions warp_lower_bound.\n",
     );

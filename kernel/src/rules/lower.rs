@@ -321,6 +321,87 @@ pub fn l_sarray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, R
     expr::read(cx, n, s, env, Space::Shared)
 }
 
+/// `went_W(e)` (spec/logic.md §4b "Warp-exact products"): the entry L:VWRITE1/L:VWRITE2
+/// may give `x ← a * b` in a lower certificate about warp `W`, beyond `ent_P,D(e)`: both
+/// operands are one integer on every lane of `W` ([`warp_value`]), so the product is one
+/// integer `≡ r₁·r₂ (mod gcd(g₁·g₂, r₁·g₂, r₂·g₁))`. `None` outside lower certificates or
+/// for any other expression. Coq: `LowerCheck.wprod`, `wprod_sound`.
+pub fn went_w(
+    cx: &Ctx,
+    d: &std::collections::BTreeMap<String, crate::arith::Dep>,
+    e: &crate::syntax::Expr,
+) -> Option<crate::arith::Dep> {
+    use crate::arith::Dep;
+    let w = cx.lower?;
+    let crate::syntax::Expr::Bin(op, a, b) = e else {
+        return None;
+    };
+    if op != "*" {
+        return None;
+    }
+    let (r1, g1) = warp_value(cx, w, d, a)?;
+    let (r2, g2) = warp_value(cx, w, d, b)?;
+    let x = Dep { k: Default::default(), r: r1, g: g1, kind: crate::arith::EntryKind::Linear };
+    let y = Dep { k: Default::default(), r: r2, g: g2, kind: crate::arith::EntryKind::Linear };
+    Some(x.mul_uniform(&y))
+}
+
+/// `went_W(o)` of an `int` operand `o` (spec/logic.md §4b "Warp-exact products"): `(r, g)`
+/// such that `o` is one integer `c ≡ r (mod g)` on every lane of warp `w`. `o` must have a
+/// linear entry `(k, r₀, g₀)` (`dep_D(o)`: an integer constant, an `int` parameter, a
+/// thread index or an `int` local with a linear entry) whose `k·tid` is one value `K` on
+/// all the warp's lanes; then `(r, g)` is the class `(r₁, m)` of the first congruence
+/// hypothesis `(mod p m (r₁))` of the certificate whose form is exactly the parameter
+/// `o = p` (L:HYP), else `(r₀ + K, g₀)`. Coq: `LowerCheck.wdep`, `wdep_sound`.
+fn warp_value(
+    cx: &Ctx,
+    w: u32,
+    d: &std::collections::BTreeMap<String, crate::arith::Dep>,
+    o: &crate::syntax::Opd,
+) -> Option<(num_bigint::BigInt, num_bigint::BigInt)> {
+    use crate::syntax::{Opd, Ty};
+    use num_bigint::BigInt;
+    let int = match o {
+        Opd::Int(_) | Opd::Tid(_) => true,
+        Opd::Param(p) => cx.prog.param(p) == Some(Ty::Int),
+        Opd::Var(x) => cx.prog.local(x) == Some(Ty::Int),
+        Opd::Bool(_) | Opd::Float(_) => false,
+    };
+    let dep = Ctx::dep_opd(d, o).filter(|_| int)?;
+    // the lanes of warp w: thread ids Wsz·w + l below the block size (x fastest)
+    let wsz = u64::from(cx.hw[0]);
+    let total = crate::access::block_threads(cx.block)?;
+    let first = wsz.checked_mul(u64::from(w))?;
+    let kv = |t: u64| -> BigInt {
+        let tid = crate::access::thread_index(cx.block, t);
+        dep.k.iter().zip(tid).map(|(k, t)| k * BigInt::from(t)).sum()
+    };
+    let k0 = kv(first);
+    if (first..first.saturating_add(wsz).min(total)).any(|t| kv(t) != k0) {
+        return None;
+    }
+    if let Opd::Param(p) = o {
+        if let Some(cls) = param_class(cx, p) {
+            return Some(cls);
+        }
+    }
+    Some((&dep.r + k0, dep.g.clone()))
+}
+
+/// The class `(r, m)` of the first congruence hypothesis `(mod p m (r))` (one residue, form
+/// exactly the parameter `p`) of the certificate's L:HYP facts, if any.
+fn param_class(cx: &Ctx, p: &str) -> Option<(num_bigint::BigInt, num_bigint::BigInt)> {
+    use num_traits::One;
+    cx.hyps.iter().find_map(|c| {
+        let l = c.lane.as_ref()?;
+        let [r] = l.rs.as_slice() else {
+            return None;
+        };
+        let is_p = c.lin.c.is_zero() && c.lin.terms.len() == 1 && c.lin.terms.get(p).is_some_and(|a| a.is_one());
+        (is_p && l.m >= num_bigint::BigInt::one()).then(|| (r.clone(), l.m.clone()))
+    })
+}
+
 /// L:HYP — the root of a lower-bound certificate with parameter hypotheses `H` and a
 /// witness point `w` (spec/logic.md §4b, "Parameter hypotheses"): returns the root pre's
 /// expected `P`, the launch facts `launch` followed by `H`. Checks that every fact of `H`
@@ -347,9 +428,11 @@ pub fn l_hyp(
             return Err(cx.rej(Reason::WitnessName(n.clone())));
         }
     }
+    // the root pre: the launch facts and H's linear facts (its congruences, lane facts
+    // over parameters, enter the derivation through `went_W` only)
     let mut p = launch.to_vec();
-    p.extend(h.facts.iter().cloned());
-    for c in &p {
+    p.extend(h.facts.iter().filter(|c| c.lane.is_none()).cloned());
+    for c in launch.iter().chain(&h.facts) {
         let mut val = c.lin.c.clone();
         for (v, k) in c.lin.terms.iter() {
             let x = match at.get(v.as_str()) {
@@ -359,7 +442,12 @@ pub fn l_hyp(
             };
             val = crate::arith::add(&val, &crate::arith::mul(k, &x));
         }
-        let holds = if c.eq { val.is_zero() } else { val <= Rat::zero() };
+        let holds = match &c.lane {
+            // a congruence `L mod m ∈ S` (Euclidean), at an integer point
+            Some(l) => val.is_integer() && l.rs.contains(&num_integer::Integer::mod_floor(&val.to_integer(), &l.m)),
+            None if c.eq => val.is_zero(),
+            None => val <= Rat::zero(),
+        };
         if !holds {
             return Err(cx.rej(Reason::WitnessViolates(c.to_string())));
         }

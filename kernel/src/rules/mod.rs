@@ -120,6 +120,9 @@ pub struct Ctx<'a> {
     pub cost_optional: bool,
     /// `Some(W)`: a lower-bound certificate about warp `W` (spec/logic.md §4b).
     pub lower: Option<u32>,
+    /// The parameter hypotheses `H` of a lower certificate (L:HYP; empty without them):
+    /// their congruences `(mod p m (r))` feed `went_W` (§4b "Warp-exact products").
+    pub hyps: Vec<crate::arith::Cstr>,
 }
 
 impl Ctx<'_> {

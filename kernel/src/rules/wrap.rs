@@ -29,9 +29,14 @@ impl Ctx<'_> {
     }
 
     /// The candidates `x ← e` may claim an entry implied by (spec/logic.md §2 "Assigned
-    /// entry"): `ent_P,D(e)` ([`Ctx::dep_assigned`]), then `wrap_D(e)`.
+    /// entry"): `ent_P,D(e)` ([`Ctx::dep_assigned`]), then `wrap_D(e)`, then in a lower
+    /// certificate the warp-exact product `went_W(e)` ([`super::lower::went_w`], §4b).
     pub fn assigned_candidates(&self, pre: &Assn, e: &Expr) -> Vec<Dep> {
-        self.dep_assigned(pre, e).into_iter().chain(self.wrap_assigned(&pre.d, e)).collect()
+        self.dep_assigned(pre, e)
+            .into_iter()
+            .chain(self.wrap_assigned(&pre.d, e))
+            .chain(super::lower::went_w(self, &pre.d, e))
+            .collect()
     }
 
     /// What `N*` reads of index `o` (spec/logic.md §2 "Access bounds"), for an array of

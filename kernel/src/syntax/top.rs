@@ -108,13 +108,14 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
     })
 }
 
-/// `(hyp C…)` (each `(le LIN)` or `(eq LIN)`) and `(witness (NAME INT)…)` of a lower-bound
-/// certificate (spec/certificate.md, "Lower-bound certificates").
+/// `(hyp C…)` (each `(le LIN)`, `(eq LIN)` or a congruence `(mod LIN M R…)`) and
+/// `(witness (NAME INT)…)` of a lower-bound certificate (spec/certificate.md, "Lower-bound
+/// certificates").
 pub(super) fn hypotheses(h: &Sexp, x: &Sexp) -> Result<Hypotheses, Rejection> {
     let mut facts = Vec::new();
     for c in items(h, "hyp", "(hyp (le LIN)…)")? {
-        if !matches!(c.head(), Some("le" | "eq")) {
-            return Err(err(c, "(le LIN) or (eq LIN)"));
+        if !matches!(c.head(), Some("le" | "eq" | "mod")) {
+            return Err(err(c, "(le LIN), (eq LIN) or (mod LIN M R…)"));
         }
         facts.push(cstr(c)?);
     }

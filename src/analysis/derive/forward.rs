@@ -16,7 +16,7 @@ use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
 use crate::core::assertion::linear::{CKind, Cstr, Dep, DepMap, Lin};
 use crate::core::metric::{q_sum, Q};
-use crate::core::{Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
+use crate::core::{BinOp, Const, Expr, Hardware, Loc, Operand, Space, Stmt, Ty, WarpOp};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::sync::Arc;
@@ -116,6 +116,44 @@ impl Types for Ctx<'_> {
 }
 
 impl Ctx<'_> {
+    /// `went_W(a * b)` of spec/logic.md §4b "Warp-exact products" (the kernel's
+    /// `rules::lower::went_w`), under [`Ctx::at_warp`]: each `int` operand with a linear
+    /// entry whose `k·tid` is one value `K` on the warp's lanes is one integer
+    /// `≡ r + K (mod g)` there (an `int` parameter with a congruence hypothesis: its
+    /// class); the product of two such. `None` without `at_warp` or for anything else.
+    fn warp_exact_product(&self, d: &DepMap, e: &Expr) -> Option<Dep> {
+        let (lanes, cong) = self.warp_exact.as_ref()?;
+        let Expr::Bin(BinOp::Mul, a, b) = e else {
+            return None;
+        };
+        let value = |o: &Operand| -> Option<(i64, i64)> {
+            let int = match o {
+                Operand::Const(Const::Int(_)) | Operand::Tid(_) => true,
+                Operand::Param(p) => self.param_ty(p) == Some(Ty::Int),
+                Operand::Var(x) => self.local_ty(x) == Some(Ty::Int),
+                Operand::Const(_) => false,
+            };
+            let dep = crate::analysis::linear::dep_operand(d, o).filter(|_| int)?;
+            let kv = |t: &[i64; 3]| -> Option<i64> {
+                (0..3).try_fold(0i64, |acc, i| acc.checked_add(dep.k[i].checked_mul(t[i])?))
+            };
+            let k0 = kv(lanes.first()?)?;
+            if lanes.iter().any(|t| kv(t) != Some(k0)) {
+                return None;
+            }
+            if let Operand::Param(p) = o {
+                if let Some((_, r, m)) = cong.iter().find(|(q, _, m)| q == p && *m >= 1) {
+                    return Some((*r, *m));
+                }
+            }
+            Some((dep.r.checked_add(k0)?, dep.g))
+        };
+        let (r1, g1) = value(a)?;
+        let (r2, g2) = value(b)?;
+        let (r, g) = crate::analysis::linear::uniform_product(r1, g1, r2, g2)?;
+        Dep::new([0; 3], r, g)
+    }
+
     pub(super) fn operand_node(&self, o: &Operand, loc: Loc) -> Result<(Node, Q), AnalysisError> {
         let (rule, cost) = match o {
             Operand::Var(x) => {
@@ -381,6 +419,14 @@ impl Ctx<'_> {
             Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
             _ if self.lanes => entry_expr(&pre.d, e, &self.udims),
             _ => dep_expr(&pre.d, e, &self.udims),
+        };
+        // a lower derivation's warp-exact product (spec/logic.md §4b), where dep_D knows
+        // no more than "uniform"
+        let dep_e = match dep_e {
+            d if xty == Ty::Int && d.is_none_or(|d| d == Dep::unknown_uniform()) => {
+                self.warp_exact_product(&pre.d, e).or(d)
+            }
+            d => d,
         };
         // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)
         let vw1 = expr_uniform(&pre.d, e);

@@ -335,6 +335,13 @@ struct LastRound {
     align: Option<(Lin, BigInt, BigInt)>,
 }
 
+/// Congruence hypotheses `(p, r, m)`: the `int` parameter `p` is `≡ r (mod m)`
+/// (spec/logic.md §4b "Warp-exact products").
+pub type Congruences = Vec<(String, i64, i64)>;
+
+/// [`Ctx::at_warp`]'s data: the warp's lanes' thread indices and the congruences.
+type WarpExact = (Vec<[i64; 3]>, Congruences);
+
 /// Inference context.
 pub struct Ctx<'a> {
     prog: &'a Program,
@@ -404,6 +411,10 @@ pub struct Ctx<'a> {
     /// L:HYP): empty for an upper derivation; set by [`Ctx::under`] for the derivation a
     /// lower-bound certificate borrows its assertions from.
     hyps: Vec<Cstr>,
+    /// Set by [`Ctx::at_warp`] for the derivation a lower-bound certificate about one warp
+    /// borrows its assertions from (spec/logic.md §4b "Warp-exact products"): that warp's
+    /// lanes' thread indices and the congruence hypotheses `(p, r, m)` (`p ≡ r mod m`).
+    warp_exact: Option<WarpExact>,
     /// Whether to derive remainder entries and lane facts (spec/logic.md §2): only when the
     /// metric's cost of an access to an array of the program depends on its count `n`
     /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
@@ -478,6 +489,7 @@ impl<'a> Ctx<'a> {
                 .collect(),
             launch_p: launch_facts(prog, launch),
             hyps: Vec::new(),
+            warp_exact: None,
             lanes: prog.arrays.iter().any(|a| {
                 let (r, w) = match a.space {
                     Space::Global => (&metric.gread, &metric.gwrite),
@@ -512,6 +524,22 @@ impl<'a> Ctx<'a> {
     pub fn under(mut self, hyps: &[Cstr]) -> Self {
         self.launch_p.extend(hyps.iter().cloned());
         self.hyps = hyps.to_vec();
+        self
+    }
+
+    /// The derivation a lower-bound certificate about warp `warp` borrows its assertions
+    /// from, under the congruence hypotheses `cong` (`(p, r, m)`: `p ≡ r (mod m)`): an
+    /// assignment `x ← a * b` whose `dep_D` is `⊤` or `(0, 0, 1)` gets the warp-exact entry
+    /// `went_W(a * b)` (spec/logic.md §4b "Warp-exact products") where it is defined. The
+    /// root pre is unchanged (congruences are not constraints of `P`).
+    pub fn at_warp(mut self, warp: u32, cong: &[(String, i64, i64)]) -> Self {
+        let wsz = u64::from(self.hw.warp_size.max(1));
+        let total = self.launch.block_threads();
+        let first = wsz * u64::from(warp);
+        let lanes = (first..(first + wsz).min(total))
+            .map(|t| self.launch.thread_index(t))
+            .collect();
+        self.warp_exact = Some((lanes, cong.to_vec()));
         self
     }
 

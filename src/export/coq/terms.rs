@@ -143,10 +143,28 @@ impl<'p> Names<'p> {
     /// Errors: [`ExportError::Unsupported`] for a variable that is not a parameter or a
     /// lane constraint (L:HYP admits neither).
     pub(crate) fn param_prop(&self, c: &Cstr, ps: &str) -> Result<String, ExportError> {
-        if c.lane.is_some() {
-            return Err(ExportError::Unsupported(format!(
-                "lane constraint {c} as a hypothesis"
-            )));
+        // a congruence hypothesis `(mod p m (r))` over one parameter (spec/logic.md §4b
+        // "Warp-exact products"): `(int_of (ps p) mod m = r)%Z`
+        if let Some(l) = &c.lane {
+            let one = c.lin.c.is_zero() && c.lin.terms.len() == 1;
+            let (v, a) = c.lin.terms.iter().next().filter(|_| one).ok_or_else(|| {
+                ExportError::Unsupported(format!("lane constraint {c} as a hypothesis"))
+            })?;
+            let i = self
+                .params
+                .get(v.as_str())
+                .filter(|_| a.is_one())
+                .ok_or_else(|| {
+                    ExportError::Unsupported(format!(
+                        "hypothesis {c}: not a congruence of a parameter"
+                    ))
+                })?;
+            let [r] = l.rs.as_slice() else {
+                return Err(ExportError::Unsupported(format!(
+                    "hypothesis {c}: several residues"
+                )));
+            };
+            return Ok(format!("(int_of ({ps} {i}%nat) mod {} = {})%Z", l.m, r));
         }
         let s = Rat::from_integer(scale_of(&c.lin));
         let mut out = (&c.lin.c * &s).numer().to_string();

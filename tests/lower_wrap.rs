@@ -160,7 +160,10 @@ fn ifwrap_mutants_rejected() {
         r.to_string()
     };
     // `% 64` with its (correct) wrapped entry: the modulus exceeds the warp's 32 lanes
-    assert!(lower.contains("(int 2)))") && lower.contains("(wrap t1 1 0 0 2)"), "{lower}");
+    assert!(
+        lower.contains("(int 2)))") && lower.contains("(wrap t1 1 0 0 2)"),
+        "{lower}"
+    );
     let m64 = lower
         .replacen("(int 2)))", "(int 64)))", 1)
         .replace("(wrap t1 1 0 0 2)", "(wrap t1 1 0 0 64)");
@@ -178,7 +181,11 @@ fn ifwrap_mutants_rejected() {
     assert!(lower.contains("(launch 32 1 1)"), "{lower}");
     let lone = lower
         .replacen("(launch 32 1 1)", "(launch 1 1 1)", 1)
-        .replacen("(le (lin -31 (1 threadIdx.x)))", "(le (lin 0 (1 threadIdx.x)))", 1);
+        .replacen(
+            "(le (lin -31 (1 threadIdx.x)))",
+            "(le (lin 0 (1 threadIdx.x)))",
+            1,
+        );
     let r = reject(&lone);
     assert!(
         r.contains("the lanes' k·tid do not cover every residue mod m"),
@@ -203,5 +210,9 @@ fn ifwrap_coq_accepts_and_mutants_refuted() {
         eprintln!("SKIPPED: coqc is not installed; the L:IFWRAP export is not checked");
         return;
     }
-    accepted_and_mutants_refuted("ifwrap", &[("ifwrap_parity", x.as_str())], &[("ifwrap_mod64", x64.as_str())]);
+    accepted_and_mutants_refuted(
+        "ifwrap",
+        &[("ifwrap_parity", x.as_str())],
+        &[("ifwrap_mod64", x64.as_str())],
+    );
 }

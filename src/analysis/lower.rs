@@ -777,7 +777,9 @@ impl Lx<'_> {
                 break;
             }
             let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
-            let v: i128 = (0..3).map(|i| i128::from(ent.k[i]) * i128::from(tid[i])).sum();
+            let v: i128 = (0..3)
+                .map(|i| i128::from(ent.k[i]) * i128::from(tid[i]))
+                .sum();
             seen[v.rem_euclid(i128::from(m)) as usize] = true;
         }
         seen.iter().all(|b| *b)

@@ -144,9 +144,11 @@ fn wrap_split(
         Expr::Bin(op, Opd::Var(x), Opd::Int(z)) if (op == "==" || op == "!=") && z.is_zero() => x,
         _ => return Err(bad("not `x == 0` or `x != 0` for a local x")),
     };
-    let ent = d.get(x).filter(|ent| ent.kind == EntryKind::Wrap).ok_or_else(|| bad("no wrapped entry for the local"))?;
+    let ent =
+        d.get(x).filter(|ent| ent.kind == EntryKind::Wrap).ok_or_else(|| bad("no wrapped entry for the local"))?;
     let ws = cx.hw[0];
-    let m = ent.g.to_u32().filter(|m| (2..=ws).contains(m)).ok_or_else(|| bad("the modulus is not in 2 … warp size"))?;
+    let m =
+        ent.g.to_u32().filter(|m| (2..=ws).contains(m)).ok_or_else(|| bad("the modulus is not in 2 … warp size"))?;
     let total = crate::access::block_threads(cx.block).unwrap_or(0);
     let mut seen = vec![false; m as usize];
     for l in 0..u64::from(ws) {

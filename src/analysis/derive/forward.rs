@@ -381,9 +381,7 @@ impl Ctx<'_> {
             Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
             _ if self.lanes => entry_expr(&pre.d, e, &self.udims),
             // L:IFWRAP's entries (Ctx::with_wraps): a wrapped entry where no linear one is
-            _ if self.wraps => {
-                dep_expr(&pre.d, e, &self.udims).or_else(|| wrap_expr(&pre.d, e))
-            }
+            _ if self.wraps => dep_expr(&pre.d, e, &self.udims).or_else(|| wrap_expr(&pre.d, e)),
             _ => dep_expr(&pre.d, e, &self.udims),
         };
         // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)

@@ -173,8 +173,9 @@ fn ifwrap_mutants_rejected() {
     let one = lower.replacen("(bin == (var t1) (int 0))", "(bin == (var t1) (int 1))", 1);
     let r = reject(&one);
     assert!(r.contains("not `x == 0` or `x != 0` for a local x"), "{r}");
-    // no wrapped entry
-    let none = lower.replace(" (wrap t1 1 0 0 2)", "");
+    // a range entry (the window of `% 2`, which the assignment allows) instead of the
+    // wrapped one: no wrapped entry at the test
+    let none = lower.replace("(wrap t1 1 0 0 2)", "(rng t1 2)");
     let r = reject(&none);
     assert!(r.contains("no wrapped entry for the local"), "{r}");
     // a block of one thread: its one lane covers the residue 0 only (and never splits)

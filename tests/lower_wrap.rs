@@ -195,17 +195,29 @@ fn ifwrap_mutants_rejected() {
 }
 
 /// The Coq export (`DIfWrap`) of PARITY's lower certificate is accepted; refuted: the
-/// wrapped entry's modulus and the program's `% 2` raised to 64 together (the split is
-/// then not proved), and the bound doubled.
+/// wrapped entries' modulus and the program's `% 2` raised to 64 together (32 lanes cannot
+/// cover 64 residues: the split is then not proved, `wrap_covers`).
 #[test]
 fn ifwrap_coq_accepts_and_mutants_refuted() {
     let lower = parity_lower();
     let x = warpcert::export::coq::export(&lower).unwrap_or_else(|e| panic!("{e}"));
     assert!(x.contains("(DIfWrap "), "{x}");
-    let m64 = lower
-        .replacen("(int 2)))", "(int 64)))", 1)
-        .replace("(wrap t1 1 0 0 2)", "(wrap t1 1 0 0 64)");
-    let x64 = warpcert::export::coq::export(&m64).unwrap_or_else(|e| panic!("{e}"));
+    // the program's `% 2` and the wrapped entries' modulus raised to 64 together (the
+    // kernel rejects this certificate, so the mutation is made in the export)
+    let x64 = x
+        .replacen(
+            "(EBin OMod (OVar 1) (OConst (VInt 2%Z)))",
+            "(EBin OMod (OVar 1) (OConst (VInt 64%Z)))",
+            1,
+        )
+        .replace(
+            "DWrap 2 (1%Z, 0%Z, 0%Z) 2%Z",
+            "DWrap 2 (1%Z, 0%Z, 0%Z) 64%Z",
+        );
+    assert!(
+        !x64.contains("DWrap 2 (1%Z, 0%Z, 0%Z) 2%Z") && x64.contains("(VInt 64%Z)"),
+        "{x}"
+    );
     assert_ne!(x64, x);
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed; the L:IFWRAP export is not checked");

@@ -64,7 +64,10 @@ Inductive dtree :=
   (* issue 15 (wla15): Q:WHILELASTALIGN, Q:WHILELAST's fields then the node's residue class
      [(class r m)]; the charge [[m ∤ r − X]] is built by the check *)
   | DWhileLastAlign (A B : assn) (ne : accw) (sw : Z) (wl : list fwit) (r : Z) (m : positive)
-      (db dl : dtree).
+      (db dl : dtree)
+  (* issue 14 (brdis14): L:IFWRAP, a lower rule only (LowerCheck.v; [check] rejects it):
+     L:IFD's [P ⇒ P'] witnesses [wjt]; the split is decided from [D] and the lanes *)
+  | DIfWrap (A B : assn) (ne : accw) (wjt : list fwit).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -83,6 +86,7 @@ Definition dpre (d : dtree) : assn :=
   | DIfAlign A _ _ _ _ _ _ _ _ _ _ => A
   | DWhileGuard0 A _ _ _ _ _ _ _ _ => A
   | DWhileLastAlign A _ _ _ _ _ _ _ _ => A
+  | DIfWrap A _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -101,6 +105,7 @@ Definition dpost (d : dtree) : assn :=
   | DIfAlign _ B _ _ _ _ _ _ _ _ _ => B
   | DWhileGuard0 _ B _ _ _ _ _ _ _ => B
   | DWhileLastAlign _ B _ _ _ _ _ _ _ => B
+  | DIfWrap _ B _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=

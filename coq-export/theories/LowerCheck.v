@@ -177,6 +177,19 @@ Definition vw_dent_l (P : list cstr) (D : list dent) (x : nat) (e : expr) (D' : 
     in potentials ([Lin.KRes]). *)
 Definition res_lower (Fm : lin) (m : positive) : atm := mkAtmK (mkLin 0 []) 1 (KRes Fm m).
 
+(** L:IFWRAP (spec/logic.md §4b): the test [x == 0] or [x != 0] and the wrapped entry
+    [(wrap x k m)] of [x] in [D]; and every residue [0 … m − 1] is [k·tid mod m] on some
+    lane of the warp. *)
+Definition wrap_test (D : list dent) (e : expr) : option (trip * Z) :=
+  match e with
+  | EBin OEq (OVar x) (OConst (VInt Z0)) | EBin ONe (OVar x) (OConst (VInt Z0)) =>
+      match dget D x with Some (DWrap _ k m) => Some (k, m) | _ => None end
+  | _ => None
+  end.
+Definition wrap_covers (k : trip) (m : Z) : bool :=
+  forallb (fun r => existsb (fun tt => Z.eqb (kvalz k tt mod m) r) lt)
+    (map Z.of_nat (seq 0 (Z.to_nat m))).
+
 (** [lcheck s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}]. *)
 Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   match d, s with
@@ -295,6 +308,20 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
                     (m_if M + C + Lower.sminc G s1 + Lower.sminc G s2)) (aQ A)
           | None => false
           end
+      | _, _ => false
+      end
+  | DIfWrap A B ne wjt, SIf e s1 s2 =>
+      (* L:IFWRAP: L:IFD's frame, the split from the wrapped entry and the lanes, and
+         L:IFDIV's charge [M^div + sminc s1 + sminc s2] *)
+      match lecost (aD A) e ne, wrap_test (aD A) e with
+      | Some C, Some (k, m) =>
+          let W := writes (SIf e s1 s2) in
+          (2 <=? m)%Z && wrap_covers k m &&
+          entails (aP A) (aP B) wjt &&
+          forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
+          forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
+          pot_ge (padd (aQ B) (m_if M + C + m_div M + Lower.sminc G s1 + Lower.sminc G s2)) (aQ A)
       | _, _ => false
       end
   | DUnroll A B d, SWhile e s =>
@@ -727,6 +754,76 @@ Proof.
 Qed.
 
 (** A branch's runs on non-empty lane lists cost at least its [sminc] ([seval_minc]). *)
+(** L:IFWRAP's split: a wrapped entry [(wrap x k m)], [m ≥ 2], whose [k·tid mod m]
+    covers every residue on the warp's lanes makes [x == 0] true on the lane with
+    [k·tid ≡ −c] and false on the lane with [k·tid ≡ 1 − c] ([c] the entry's unknown);
+    the reverse for [x != 0]. *)
+Lemma kvalz_lane : forall k t, kvalz k (lane_t G t) = kval G k t.
+Proof.
+  intros [[a b] c] t. unfold kvalz, lane_t, kval. rewrite !ztid_tid. reflexivity.
+Qed.
+
+Lemma wrap_covers_at : forall k m, (1 <= m)%Z -> wrap_covers (map (lane_t G) T) k m = true ->
+  forall r, (0 <= r < m)%Z -> exists t, In t T /\ (kval G k t mod m = r)%Z.
+Proof.
+  intros k m Hm Hc r Hr. unfold wrap_covers in Hc. rewrite forallb_forall in Hc.
+  assert (Hin : In r (map Z.of_nat (seq 0 (Z.to_nat m)))).
+  { apply in_map_iff. exists (Z.to_nat r). split; [apply Z2Nat.id; lia|].
+    apply in_seq. lia. }
+  specialize (Hc r Hin). apply existsb_exists in Hc as [tt [Htt Heq]].
+  apply in_map_iff in Htt as [t [<- Ht]]. exists t. split; [exact Ht|].
+  apply Z.eqb_eq in Heq. rewrite kvalz_lane in Heq. exact Heq.
+Qed.
+
+Lemma wrap_split : forall A e k m, wrap_test (aD A) e = Some (k, m) -> (2 <= m)%Z ->
+  wrap_covers (map (lane_t G) T) k m = true ->
+  forall st R C, LP A st -> eeval G F ps st e T R C ->
+  (exists t, In t T /\ R t = VBool true) /\ (exists t, In t T /\ R t = VBool false).
+Proof.
+  intros A e k m Hw Hm Hc st R C [Hwt [HP HD]] He.
+  assert (Hx : exists op x, e = EBin op (OVar x) (OConst (VInt 0)) /\
+                 (op = OEq \/ op = ONe) /\ In (DWrap x k m) (aD A)).
+  { destruct e as [|op a b| |]; simpl in Hw; try discriminate.
+    destruct op; simpl in Hw; try discriminate;
+      destruct a as [x| | |]; simpl in Hw; try discriminate;
+      destruct b as [| |v|]; simpl in Hw; try discriminate;
+      destruct v as [z| |]; simpl in Hw; try discriminate;
+      destruct z; simpl in Hw; try discriminate;
+      destruct (dget (aD A) x) as [[]|] eqn:Eg; try discriminate;
+      injection Hw as <- <-; apply dget_In in Eg as [Hin Ev]; cbn [dvar] in Ev; subst;
+      eexists; exists x; (split; [reflexivity | split; [auto | exact Hin]]). }
+  destruct Hx as (op & x & -> & Hop & Hin).
+  destruct (HD _ Hin) as [Hty [c Hc']].
+  (* the test's value on a lane: [x == 0] (or [!=]) on [x = (k·tid + c) rem m] *)
+  assert (Hval : forall t, In t T ->
+            bop_eval F op (VInt (Z.rem (kval G k t + c) m)) (VInt 0) = Some (R t)).
+  { intros t Ht. inversion He; subst.
+    match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some (R t) |- _ =>
+      specialize (Hb t Ht) end.
+    pose proof (Hwt x TInt Hty t) as Ht'. specialize (Hc' t Ht).
+    cbn [oval] in *. destruct (sl st x t) as [z| |]; try discriminate. cbn [int_of] in Hc'.
+    subst z. assumption. }
+  assert (Hm0 : m <> 0%Z) by lia.
+  destruct (wrap_covers_at k m ltac:(lia) Hc (- c mod m)%Z ltac:(apply Z.mod_pos_bound; lia))
+    as [t1 [Ht1 E1]].
+  destruct (wrap_covers_at k m ltac:(lia) Hc ((1 - c) mod m)%Z ltac:(apply Z.mod_pos_bound; lia))
+    as [t2 [Ht2 E2]].
+  assert (Z1 : Z.rem (kval G k t1 + c) m = 0%Z).
+  { apply (proj2 (Z.rem_mod_eq_0 _ _ Hm0)).
+    rewrite Zplus_mod, E1, <- Zplus_mod. replace (- c + c)%Z with 0%Z by lia. apply Zmod_0_l. }
+  assert (Z2 : Z.rem (kval G k t2 + c) m <> 0%Z).
+  { intros Hz. apply (proj1 (Z.rem_mod_eq_0 _ _ Hm0)) in Hz.
+    rewrite Zplus_mod, E2, <- Zplus_mod in Hz. replace (1 - c + c)%Z with 1%Z in Hz by lia.
+    rewrite Z.mod_small in Hz by lia. discriminate. }
+  pose proof (Hval t1 Ht1) as V1. pose proof (Hval t2 Ht2) as V2.
+  rewrite Z1 in V1. apply Z.eqb_neq in Z2.
+  remember (Z.rem (kval G k t2 + c) m) as z2 eqn:Ez2.
+  destruct Hop as [-> | ->]; cbn in V1, V2; rewrite ?Z2 in V2; cbn in V2;
+    injection V1 as V1; injection V2 as V2.
+  - split; [exists t1 | exists t2]; (split; [assumption | congruence]).
+  - split; [exists t2 | exists t1]; (split; [assumption | congruence]).
+Qed.
+
 Ltac minc_side :=
   let HT' := fresh in let Hb := fresh in
   intros ?st ?T' ?st' ?C' HT' Hb; exact (Lower.seval_minc _ _ _ _ _ _ _ _ Hb HT').
@@ -909,6 +1006,17 @@ Proof.
       * eapply (lane_decided A e wec true); eauto.
     + intros st Hs; cbv beta. pose proof (pre_le _ _ _ st Hge) as Hl.
       rewrite paddm_lval in Hl. unfold a, LI, M in *. lra.
+  - (* DIfWrap: L:IFWRAP *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (wrap_test (aD A) e) as [[k m]|] eqn:Ew; try discriminate.
+    cbv zeta in H. split_b.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    eapply lvalid_pre;
+      [eapply (Lower.L_IFDIV G F ps T (LP A) (LP B) (LI B) e s1 s2 C
+                 (Lower.sminc G s1) (Lower.sminc G s2));
+         [eapply lecost_sound; eauto | minc_side | minc_side | | eapply ifd_frame; eauto]
+      | pre_side Hge].
+    intros st R C1 Hs He. eapply wrap_split; eauto. apply Z.leb_le; assumption.
 Qed.
 
 End LSound.

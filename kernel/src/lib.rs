@@ -386,6 +386,17 @@ pub enum Reason {
     /// L:IFALIGN (§4b): `Q − (Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X])`, shown, is not 0 (the atom
     /// from the node's class, as Q:IFALIGN computes it).
     IfalignCharge(String),
+    /// L:IFWRAP (§4b): the test `test` is not a split of warp `warp` by a wrapped entry
+    /// (`x == 0` / `x != 0` with `D(x) = (wrap x k m)`, `m ≥ 2`, the lanes' `k·tid mod m`
+    /// covering every residue); `why` says which condition fails.
+    IfwrapSplit {
+        /// The test, as written.
+        test: String,
+        /// The warp.
+        warp: u32,
+        /// The failed condition.
+        why: &'static str,
+    },
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
     /// branch of the `if` writes (the branches' runs are not followed).
     IfdWritten {
@@ -519,6 +530,9 @@ impl fmt::Display for Reason {
             }
             IfalignCharge(d) => {
                 write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X] is `{d}`, not 0")
+            }
+            IfwrapSplit { test, warp, why } => {
+                write!(f, "L:IFWRAP: the test `{test}` does not provably split warp {warp}: {why}")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

@@ -722,6 +722,19 @@ impl Lx<'_> {
                 .collect(),
                 vec![le],
             ),
+            // L:IFWRAP: the wrapped test splits the warp whatever the entry's unknown
+            None if !self.m.div.is_zero() && self.wrap_splits(e, pre) => stmt_node(
+                "L:IFWRAP",
+                with_q(
+                    pre,
+                    post_q.plus_const(
+                        &(&self.m.if_ + &c + &self.m.div + self.minc(s1) + self.minc(s2)),
+                    ),
+                ),
+                ipost.clone(),
+                vec![Field::Entail("post", ws)],
+                vec![le],
+            ),
             None => match self
                 .then_lane(e, &pre.p)
                 .filter(|_| self.minc(s1).is_positive())
@@ -776,6 +789,42 @@ impl Lx<'_> {
         self.lane_sources(p)
             .iter()
             .find_map(|(l, src)| crate::analysis::entail::entails_all(src, &ct).map(|w| (*l, w)))
+    }
+
+    /// L:IFWRAP's split (spec/logic.md §4b; the kernel's `wrap_split`): the test is
+    /// `x == 0` or `x != 0` with a wrapped entry `(wrap x k m)` in the pre's `D`,
+    /// `2 ≤ m ≤ Wsz`, and `k·tid mod m` over the warp's lanes covers every residue.
+    fn wrap_splits(&self, e: &Expr, pre: &Assn) -> bool {
+        use crate::core::assertion::EntryKind;
+        use crate::core::ir::{BinOp, Const};
+        let Expr::Bin(BinOp::Eq | BinOp::Ne, Operand::Var(x), Operand::Const(Const::Int(0))) = e
+        else {
+            return false;
+        };
+        let Some(ent) = pre.d.get(x).filter(|d| d.kind == EntryKind::Wrap) else {
+            return false;
+        };
+        let ws = i64::from(self.hw.warp_size);
+        let m = ent.g;
+        if !(2..=ws).contains(&m) {
+            return false;
+        }
+        let Some(total) = warpcert_kernel::access::block_threads(self.launch.block) else {
+            return false;
+        };
+        let mut seen = vec![false; m as usize];
+        for l in 0..self.hw.warp_size {
+            let t = u64::from(self.hw.warp_size) * u64::from(self.warp) + u64::from(l);
+            if t >= total {
+                break;
+            }
+            let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
+            let v: i128 = (0..3)
+                .map(|i| i128::from(ent.k[i]) * i128::from(tid[i]))
+                .sum();
+            seen[v.rem_euclid(i128::from(m)) as usize] = true;
+        }
+        seen.iter().all(|b| *b)
     }
 
     /// `minc(s)` of spec/logic.md §4b (the kernel's `rules::lower::minc`): what every run

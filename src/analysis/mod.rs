@@ -171,6 +171,23 @@ pub fn derivation_at_warp(
     })
 }
 
+/// The derivation of `prog` (as [`derivation`]) whose assertions also carry wrapped
+/// entries for `x ← a % m` (`derive::Ctx::with_wraps`): the source of a lower-bound
+/// certificate using L:IFWRAP (spec/logic.md §4b). Its bound is the upper derivation's
+/// where the entries change no rule's choice; callers compare it with the accepted one.
+pub fn derivation_with_wraps(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+) -> Result<Node, AnalysisError> {
+    on_analysis_thread(|| {
+        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).with_wraps();
+        derive::run(&mut ctx).map(|(n, _)| n)
+    })
+}
+
 /// Runs `f` on a thread with a large stack ([`STACK_BYTES`]: the passes recurse along the
 /// program's nesting), as the kernel does. Errors: the thread cannot start (a resource
 /// failure) or panics (an internal error), or `f`'s own.

@@ -297,6 +297,16 @@ pub(super) fn exact_lower(
     if let Some(r) = lower_for_warps(l, m, upper_deriv, upper, upper_path, None, &warps)? {
         return Ok(Some(r));
     }
+    // a divergent test `x % m == 0` whose lanes move with a uniform value (L:IFWRAP): the
+    // assertions need the wrapped entries the upper derivation does not carry
+    if !num_traits::Zero::is_zero(&m.div) && has_rem(&l.program.body) {
+        if let Ok(d) = crate::analysis::derivation_with_wraps(&l.program, m, &l.hw, &l.launch, opts)
+        {
+            if let Some(r) = lower_for_warps(l, m, &d, upper, upper_path, None, &warps)? {
+                return Ok(Some(r));
+            }
+        }
+    }
     // guards the lanes pass only for large enough parameters: the same bound on the
     // region where every lane passes them (spec/logic.md §4b, L:HYP), with a witness point
     let launch_p = crate::analysis::derive::launch_facts(&l.program, &l.launch);
@@ -320,6 +330,21 @@ pub(super) fn exact_lower(
         }
     }
     Ok(None)
+}
+
+/// Whether `s` assigns some `a % b` (the source of a wrapped entry, spec/logic.md §2).
+fn has_rem(s: &crate::core::ir::Stmt) -> bool {
+    use crate::core::ir::{BinOp, Expr, Stmt};
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Assign(_, Expr::Bin(BinOp::Rem, ..), _) => return true,
+            Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => todo.extend([&**a, &**b]),
+            Stmt::While(_, b, _) => todo.push(b),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// [`lower_for_warps`] on the region of the parameter hypotheses `facts` (rule L:HYP, with

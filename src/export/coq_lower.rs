@@ -14,7 +14,7 @@
 //! L:IFD with its lane witnesses as the `else-then` (`e`) and `else-cond` (`¬e`) lists),
 //! `L:IFALIGN` (as `DIfAlign` with L:IFDIV's lists and the node's class), `L:IFDT` (as
 //! L:IFDIV with an empty `else-cond` list: LowerCheck.v charges `sminc` of the then
-//! branch), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! branch), `L:IFWRAP` (its own constructor `DIfWrap` with `P ⇒ P'`), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
 //! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
@@ -47,6 +47,7 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         "L:IFDIV" => "L:IFDIV",
         "L:IFALIGN" => "L:IFALIGN",
         "L:IFDT" => "L:IFDT",
+        "L:IFWRAP" => "L:IFWRAP",
         "L:WHILE" => "Q:WHILE1",
         "L:UNROLL" => "Q:UNROLL",
         "L:WEAK" => "Q:WEAK",

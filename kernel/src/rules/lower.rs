@@ -112,6 +112,62 @@ pub fn l_ifdt(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rej
     divergent_if(cx, n, s, pre, Split::Then)
 }
 
+/// L:IFWRAP — `if e then s1 else s2` that provably splits warp `W` by a wrapped test
+/// (issue 14, syn-brdis's `if ((threadIdx.x + i) % 2 == 0)`): L:IFD's premises, the test
+/// `x == 0` or `x != 0` (`(bin == (var x) (int 0))`, `!=` alike) with the pre's entry
+/// `D(x) = (wrap x k m)`, `m ≥ 2`, and the values `k·tid(ℓ) mod m` over the lanes `ℓ` of
+/// `W` covering every residue `0 … m − 1` ([`wrap_split`], else `IfwrapSplit`);
+/// `Q = Q' + M^if + C + M^div + minc(s1) + minc(s2)` as L:IFDIV. For the entry's unknown
+/// `c`, the lane with `k·tid ≡ −c` has `x = 0` and the one with `k·tid ≡ 1 − c` has
+/// `x ≠ 0` (spec/logic.md §4b).
+pub fn l_ifwrap(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    divergent_if(cx, n, s, pre, Split::Wrap)
+}
+
+/// L:IFWRAP's split condition on the test `e` under the pre's map `d` for warp `warp`
+/// (spec/logic.md §4b): `e` is `(bin == (var x) (int 0))` or `(bin != (var x) (int 0))`,
+/// `d(x)` a wrapped entry `(wrap x k m)` with `2 ≤ m ≤ Wsz`, and every residue mod `m`
+/// is `k·tid(ℓ) mod m` for some lane `ℓ` of the warp (thread id below the block size).
+/// Errors: `IfwrapSplit` naming the failed condition.
+fn wrap_split(
+    cx: &Ctx,
+    d: &std::collections::BTreeMap<String, crate::arith::Dep>,
+    e: &crate::syntax::Expr,
+    warp: u32,
+) -> Result<(), Rejection> {
+    use crate::arith::EntryKind;
+    use crate::syntax::{Expr, Opd};
+    use num_integer::Integer;
+    use num_traits::ToPrimitive;
+    let bad = |why| cx.rej(crate::Reason::IfwrapSplit { test: e.to_string(), warp, why });
+    let x = match e {
+        Expr::Bin(op, Opd::Var(x), Opd::Int(z)) if (op == "==" || op == "!=") && z.is_zero() => x,
+        _ => return Err(bad("not `x == 0` or `x != 0` for a local x")),
+    };
+    let ent =
+        d.get(x).filter(|ent| ent.kind == EntryKind::Wrap).ok_or_else(|| bad("no wrapped entry for the local"))?;
+    let ws = cx.hw[0];
+    let m =
+        ent.g.to_u32().filter(|m| (2..=ws).contains(m)).ok_or_else(|| bad("the modulus is not in 2 … warp size"))?;
+    let total = crate::access::block_threads(cx.block).unwrap_or(0);
+    let mut seen = vec![false; m as usize];
+    for l in 0..u64::from(ws) {
+        let t = u64::from(ws) * u64::from(warp) + l;
+        if t >= total {
+            break;
+        }
+        let tid = crate::access::thread_index(cx.block, t);
+        let v: num_bigint::BigInt = (0..3).map(|i| &ent.k[i] * tid[i]).sum();
+        let r = v.mod_floor(&num_bigint::BigInt::from(m)).to_usize().unwrap_or(0);
+        seen[r] = true;
+    }
+    if seen.iter().all(|b| *b) {
+        Ok(())
+    } else {
+        Err(bad("the lanes' k·tid do not cover every residue mod m"))
+    }
+}
+
 /// `minc(s)` (spec/logic.md §4b, L:IFDT): a lower bound on the cost of every run of `s`
 /// on a non-empty thread set, in the metric's unit. An operand costs its constant
 /// (`M^var`, `M^const`, `M^param`); an expression its operands plus `M^op`, or plus the
@@ -177,6 +233,7 @@ enum Split {
     Div,
     Res,
     Then,
+    Wrap,
 }
 
 impl Split {
@@ -186,6 +243,7 @@ impl Split {
             Split::Div => "L:IFDIV",
             Split::Res => "L:IFALIGN",
             Split::Then => "L:IFDT",
+            Split::Wrap => "L:IFWRAP",
         }
     }
 }
@@ -227,7 +285,7 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
         Split::Res => cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else", "class"])?,
         Split::Div => cx.shape::<1>(n, &["entail post", "lanes", "entail then", "entail else"])?,
         Split::Then => cx.shape::<1>(n, &["entail post", "lanes", "entail then"])?,
-        Split::No => cx.shape::<1>(n, &["entail post"])?,
+        Split::No | Split::Wrap => cx.shape::<1>(n, &["entail post"])?,
     };
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let mut w = s1.writes();
@@ -263,6 +321,12 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
             lane_witness(l1, false, "then")?;
             extra += minc(cx, s1);
             cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + minc(s1)")?;
+        }
+        Split::Wrap => {
+            // the warp splits on the wrapped test: both branches run on non-empty sets
+            wrap_split(cx, &pre.d, e, cx.lower.unwrap_or(0))?;
+            extra += &cx.m.div + minc(cx, s1) + minc(cx, s2);
+            cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div + minc(s1) + minc(s2)")?;
         }
         Split::Div | Split::Res => {
             // the warp splits: both branches run on non-empty thread sets

@@ -10,7 +10,7 @@ use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
 use crate::analysis::linear::{
     align_charge, cond, dep_expr, entry_expr, expr_uniform, index_entry, join_deps, lane_cond,
-    lin_fixed, lin_operand, warp_entry, Types,
+    lin_fixed, lin_operand, warp_entry, wrap_expr, Types,
 };
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Field, Judgment, Node};
@@ -418,6 +418,8 @@ impl Ctx<'_> {
         let dep_e = match lin.as_ref().filter(|l| l.is_const()) {
             Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
             _ if self.lanes => entry_expr(&pre.d, e, &self.udims),
+            // L:IFWRAP's entries (Ctx::with_wraps): a wrapped entry where no linear one is
+            _ if self.wraps => dep_expr(&pre.d, e, &self.udims).or_else(|| wrap_expr(&pre.d, e)),
             _ => dep_expr(&pre.d, e, &self.udims),
         };
         // a lower derivation's warp-exact product (spec/logic.md §4b), where dep_D knows

@@ -420,6 +420,10 @@ pub struct Ctx<'a> {
     /// (lane facts can lower `N*`, nothing else), so certificates of other metrics keep
     /// RaCUDA's representations.
     lanes: bool,
+    /// Whether to derive wrapped entries (`a % m`, spec/logic.md §2) where `lanes` is off:
+    /// set by [`Ctx::with_wraps`] for the derivation a lower-bound certificate borrows its
+    /// assertions from (L:IFWRAP, §4b), so upper certificates keep their form.
+    wraps: bool,
     /// The loop nests (chain monomials of deep nests, triangular loops).
     nests: nest::Nests,
 }
@@ -498,6 +502,7 @@ impl<'a> Ctx<'a> {
                 };
                 !r.mul.is_zero() || !w.mul.is_zero()
             }),
+            wraps: false,
             nests: Default::default(),
         };
         c.const_facts = const_facts(prog);
@@ -515,6 +520,14 @@ impl<'a> Ctx<'a> {
         }
         c.finish_nests(false);
         c
+    }
+
+    /// The context that also derives wrapped entries `(wrap x k m)` for `x ← a % m`
+    /// (spec/logic.md §2) for metrics whose access costs do not depend on counts: the
+    /// source of a lower-bound certificate's assertions where L:IFWRAP (§4b) needs them.
+    pub fn with_wraps(mut self) -> Self {
+        self.wraps = true;
+        self
     }
 
     /// The context whose root pre is the launch facts followed by the parameter

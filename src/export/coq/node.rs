@@ -167,6 +167,13 @@ impl Exporter<'_> {
                 let lists = self.lane_lists(&at, e, false)?;
                 format!("DIf4 {a} {b} {lists} [] (DSkip {a}) (DSkip {b})")
             }
+            // L:IFWRAP (LowerCheck.v): its own constructor `DIfWrap` with `P ⇒ P'` (LowerCheck.v
+            // decides the split from the pre's wrapped entry and the warp's lanes)
+            ("L:IFWRAP", Stmt::If(e, ..)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+                format!("DIfWrap {a} {b} {acc} {w}")
+            }
             // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
             // the node's class `(class S M)` as `S M` (LowerCheck.v builds the charge
             // `[M ∤ S − X]`, as Check.v does); join-else empty, the (unused) children `DSkip`

@@ -61,7 +61,7 @@ pub fn launch_facts(p: &Program, block: [u32; 3]) -> Vec<Cstr> {
 
 /// Parses and checks a whole certificate (the body of [`crate::check`]).
 pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
-    let top = sexp::parse_all(text)?;
+    let top = sexp::parse_top(text, &syntax::DEFERRED_SECTIONS)?;
     let cert = syntax::certificate(&top)?;
     // the parsed certificate owns its data: the s-expression tree is not needed any more
     drop(top);
@@ -118,7 +118,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         }
         None => cx.same_p(&launch, &pre.p, "the launch facts", "the root pre")?,
     }
-    let mut init = BTreeMap::new();
+    let mut init = DepMap::new();
     for (t, x) in &cert.program.locals {
         let d = if *t == Ty::Int { Dep::exact(BigInt::zero()) } else { Dep::unknown_uniform() };
         init.insert(x.clone(), d);

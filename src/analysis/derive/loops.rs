@@ -736,7 +736,7 @@ impl Ctx<'_> {
             .into(),
         };
         Ok((
-            AK::While(WhileAn {
+            AK::While(Box::new(WhileAn {
                 e: en,
                 cost,
                 uniform,
@@ -754,7 +754,7 @@ impl Ctx<'_> {
                 writes,
                 loc,
                 key: loop_key(body),
-            }),
+            })),
             post,
         ))
     }

@@ -729,6 +729,11 @@ pub enum EntryKind {
     Scaled([bool; 3]),
 }
 
+/// A dependence map `D` (spec/logic.md §1): one [`Dep`] per local, sorted by name. A
+/// sorted vector, not a `BTreeMap`: a certificate's table defines one `D` per statement,
+/// each of a few entries, and a `BTreeMap` allocates a node of eleven (issue 13).
+pub type DepMap = crate::sorted::SortedMap<String, Dep>;
+
 /// A thread-dependence entry (spec/logic.md §1), normalized: for a linear entry `g ≥ 0`
 /// and `0 ≤ r < g` when `g > 0`. The arithmetic below (`add`, `scale`, `mul_uniform`) is
 /// for linear entries only; callers never pass another kind

@@ -690,12 +690,15 @@ impl fmt::Display for Verdict {
 /// Errors: the first [`Rejection`] found. Never panics: a panic is
 /// [`Reason::InternalPanic`].
 pub fn check(text: &str) -> Result<Verdict, Rejection> {
-    let text = text.to_string();
-    let handle = std::thread::Builder::new()
-        .name("warpcert-kernel".to_string())
-        .stack_size(STACK_BYTES)
-        .spawn(move || rules::check_certificate(&text));
-    let joined = handle.map_err(|_| Rejection::parse(Reason::ThreadFailed))?.join();
+    // a scoped thread borrows the text (no copy of a certificate of megabytes)
+    let joined = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .name("warpcert-kernel".to_string())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, || rules::check_certificate(text));
+        handle.map(|h| h.join())
+    })
+    .map_err(|_| Rejection::parse(Reason::ThreadFailed))?;
     // A panic outside any derivation node (reader, program, root conditions).
     joined.map_err(|p| Rejection { rule: "kernel".to_string(), node_path: String::new(), reason: panic_reason(&*p) })?
 }

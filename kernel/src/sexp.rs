@@ -107,11 +107,39 @@ fn wide_char(text: &str, i: usize) -> (bool, usize) {
 /// Errors: [`Reason::Syntax`] for an unbalanced parenthesis (with its line) and
 /// [`Reason::ResourceLimit`] for nesting deeper than [`MAX_DEPTH`].
 pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
+    read(text, 1, &[])
+}
+
+/// Reads all top-level s-expressions of `text` as [`parse_all`] does (same errors), except
+/// that a top-level list whose head atom is one of `deferred` keeps only that head: the
+/// rest of it is read later from its text by [`parse_deferred`], so that the trees of large
+/// sections need not be in memory together.
+pub fn parse_top<'a>(text: &'a str, deferred: &[&str]) -> Result<Vec<Sexp<'a>>, Rejection> {
+    read(text, 1, deferred)
+}
+
+/// The whole tree of a list `s` read by [`parse_top`] (or by [`parse_all`]: then the same
+/// tree again), read from its text with its lines.
+///
+/// Errors: those of [`parse_all`] on the text (none for a list [`parse_top`] read).
+pub fn parse_deferred<'a>(s: &Sexp<'a>) -> Result<Sexp<'a>, Rejection> {
+    let mut v = read(s.text(), s.line(), &[])?;
+    match (v.pop(), v.is_empty()) {
+        (Some(x), true) => Ok(x),
+        _ => Err(syntax(s.line(), "one s-expression", s.text())),
+    }
+}
+
+/// [`parse_all`] from line `first_line`, keeping only the heads of the top-level lists
+/// whose head atom is in `deferred`.
+fn read<'a>(text: &'a str, first_line: usize, deferred: &[&str]) -> Result<Vec<Sexp<'a>>, Rejection> {
     // The items of all open lists, innermost last; `open` holds, per open list, where its
     // items start in `items`, its line and the byte offset of its `(`.
     let mut items: Vec<Sexp> = Vec::new();
     let mut open: Vec<(usize, usize, usize)> = Vec::new();
-    let mut line = 1usize;
+    // inside a deferred top-level list: its items after the head are scanned, not kept
+    let mut skip = false;
+    let mut line = first_line;
     let bytes = text.as_bytes();
     let mut i = 0;
     // Bytes are scanned one by one; a non-ASCII byte starts a character decoded whole
@@ -133,6 +161,11 @@ pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
                 let Some((start, l, from)) = open.pop() else {
                     return Err(syntax(line, "an atom or `(`", ")"));
                 };
+                if skip && !open.is_empty() {
+                    i += 1;
+                    continue;
+                }
+                skip = false;
                 let list = items.split_off(start);
                 // `from` and `i` are offsets of the ASCII `(` and `)`: character boundaries
                 items.push(Sexp::List(list, l, text.get(from..=i).unwrap_or_default()));
@@ -163,7 +196,13 @@ pub fn parse_all(text: &str) -> Result<Vec<Sexp<'_>>, Rejection> {
                         end += len;
                     }
                 }
-                items.push(Sexp::Atom(text.get(i..end).unwrap_or_default(), line));
+                let atom = text.get(i..end).unwrap_or_default();
+                if !skip {
+                    // the head of a top-level list: defer the rest if it is named in `deferred`
+                    skip =
+                        matches!(open.as_slice(), [(start, ..)] if *start == items.len()) && deferred.contains(&atom);
+                    items.push(Sexp::Atom(atom, line));
+                }
                 i = end;
                 continue;
             }
@@ -189,6 +228,28 @@ mod tests {
             let c = char::from(b);
             assert_eq!(ascii_delimiter(b), c.is_whitespace() || "();".contains(c), "{b}");
         }
+    }
+
+    /// A deferred top-level list keeps only its head and its text (written by hand: the
+    /// list `(p (x 1) y)` on lines 2–3); read again from that text it is the tree
+    /// [`parse_all`] builds, with the same lines. Lists not named stay whole, and an
+    /// unbalanced text is rejected as by [`parse_all`].
+    #[test]
+    fn deferred_lists_are_read_later() {
+        let text = "(a (b c))\n(p (x 1)\n y) (q p)";
+        let top = parse_top(text, &["p"]).unwrap();
+        let all = parse_all(text).unwrap();
+        assert_eq!(top.len(), 3);
+        assert_eq!(top.first(), all.first());
+        assert_eq!(top.get(2), all.get(2));
+        let p = top.get(1).unwrap();
+        assert_eq!(p.list().unwrap(), [Sexp::Atom("p", 2)]);
+        assert_eq!(p.text(), "(p (x 1)\n y)");
+        let full = parse_deferred(p).unwrap();
+        assert_eq!(Some(&full), all.get(1));
+        assert_eq!(full.list().unwrap().get(2), Some(&Sexp::Atom("y", 3)));
+        assert_eq!(parse_top("(p (x)", &["p"]).unwrap_err(), parse_all("(p (x)").unwrap_err());
+        assert_eq!(parse_top("(p x))", &["p"]).unwrap_err(), parse_all("(p x))").unwrap_err());
     }
 
     /// Non-ASCII whitespace separates atoms (and does not count as a line); other

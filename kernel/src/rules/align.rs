@@ -5,13 +5,12 @@
 use super::nosplit::never_splits;
 use super::stmt::{cond_stmt, if4, test_form, thread_k, while_parts, whilelast};
 use super::{Ctx, Subject};
-use crate::arith::{Atom, Dep, Lin, Poly, Rat};
+use crate::arith::{Atom, Dep, DepMap, Lin, Poly, Rat};
 use crate::syntax::{Assn, Node};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
-use std::collections::BTreeMap;
 
 /// The local class `(ρ, G)` and the uniform part `X` of the test form `l` under `d`
 /// (spec/logic.md §4, Q:IFALIGN): from `(c_L, 0)`, a local term `a·v` with the linear entry
@@ -20,7 +19,7 @@ use std::collections::BTreeMap;
 /// whose entry is uniform (`k_u = 0`). Every active thread has
 /// `L(t) = K·tid(t) + c` with one integer `c ≡ X (mod G)`. Errors: a non-integer
 /// coefficient or constant of `l`, or a local of `l` without a linear entry.
-pub fn local_class(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &Lin) -> Result<(Lin, BigInt), Rejection> {
+pub fn local_class(cx: &Ctx, d: &DepMap, l: &Lin) -> Result<(Lin, BigInt), Rejection> {
     let int = |q: &Rat| {
         if q.is_integer() {
             Ok(q.to_integer())
@@ -55,7 +54,7 @@ pub fn local_class(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &Lin) -> Result<(Lin,
 /// or the class fails one of the three conditions ([`Reason::BadResidueClass`]).
 pub fn align_charge(
     cx: &Ctx,
-    d: &BTreeMap<String, Dep>,
+    d: &DepMap,
     e: &crate::syntax::Expr,
     (s, m): &(BigInt, BigInt),
 ) -> Result<Poly, Rejection> {

@@ -22,17 +22,11 @@ impl Ctx<'_> {
     }
 
     /// `D` set equality.
-    pub fn same_d(
-        &self,
-        a: &BTreeMap<String, Dep>,
-        b: &BTreeMap<String, Dep>,
-        left: &'static str,
-        right: &'static str,
-    ) -> Result<(), Rejection> {
+    pub fn same_d(&self, a: &DepMap, b: &DepMap, left: &'static str, right: &'static str) -> Result<(), Rejection> {
         if std::ptr::eq(a, b) || a == b {
             return Ok(());
         }
-        let show = |d: &BTreeMap<String, Dep>| d.iter().map(|(x, e)| format!("{x}:{e}")).collect::<Vec<_>>().join(", ");
+        let show = |d: &DepMap| d.iter().map(|(x, e)| format!("{x}:{e}")).collect::<Vec<_>>().join(", ");
         Err(self.rej(Reason::Differs { left, right, component: "D", left_val: show(a), right_val: show(b) }))
     }
 
@@ -60,7 +54,7 @@ impl Ctx<'_> {
     }
 
     /// `D1 ⊒ D2`: every entry of `d2` is implied by `d1`'s entry for the same local.
-    pub fn covers(&self, d1: &BTreeMap<String, Dep>, d2: &BTreeMap<String, Dep>) -> Result<(), Rejection> {
+    pub fn covers(&self, d1: &DepMap, d2: &DepMap) -> Result<(), Rejection> {
         for (x, want) in d2 {
             match d1.get(x) {
                 Some(have) if have.implies(want) => {}

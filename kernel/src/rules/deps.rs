@@ -5,7 +5,7 @@ use super::*;
 
 impl Ctx<'_> {
     /// `dep_D(o)`; `None` is `⊤` (also for a local with a remainder entry).
-    pub fn dep_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<Dep> {
+    pub fn dep_opd(d: &DepMap, o: &Opd) -> Option<Dep> {
         match o {
             Opd::Int(n) => Some(Dep::exact(n.clone())),
             Opd::Param(_) | Opd::Bool(_) | Opd::Float(_) => Some(Dep::unknown_uniform()),
@@ -23,7 +23,7 @@ impl Ctx<'_> {
     /// `dep_D(e)` (spec/logic.md §2); `None` is `⊤`. Operands of `*` (when neither side is
     /// an exact constant) and of opaque operators are first made warp-uniform by
     /// [`Ctx::collapse`] when their thread dependence is only on warp-uniform dimensions.
-    pub fn dep_expr(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
+    pub fn dep_expr(&self, d: &DepMap, e: &Expr) -> Option<Dep> {
         let col = |x: &Option<Dep>| x.as_ref().map(|x| self.collapse(x));
         let opaque =
             |ds: &[Option<Dep>]| ds.iter().all(|x| x.as_ref().is_some_and(Dep::uniform)).then(Dep::unknown_uniform);
@@ -165,7 +165,7 @@ impl Ctx<'_> {
 
     /// `scaled_D(o)` (spec/logic.md §2 "Scaled entries"): a local's scaled entry, else
     /// `dep_D(o)` (a linear entry: no `?` dimension).
-    pub fn scaled_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<Dep> {
+    pub fn scaled_opd(d: &DepMap, o: &Opd) -> Option<Dep> {
         match o {
             Opd::Var(x) => {
                 d.get(x).filter(|e| matches!(e.kind, EntryKind::Scaled(_))).cloned().or_else(|| Self::dep_opd(d, o))
@@ -177,7 +177,7 @@ impl Ctx<'_> {
     /// `scaled_D(e)`: sums and differences (`?` on the union of the operands' `?`
     /// dimensions), `neg`, products with an exact side (scaled) or with a side uniform after
     /// collapse (every thread dimension of the other side becomes `?`).
-    pub fn scaled_expr(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
+    pub fn scaled_expr(&self, d: &DepMap, e: &Expr) -> Option<Dep> {
         let or = |a: [bool; 3], b: [bool; 3]| {
             let mut r = a;
             for (x, y) in r.iter_mut().zip(b) {
@@ -222,7 +222,7 @@ impl Ctx<'_> {
 
     /// `width_D(o)` (spec/logic.md §2 "Widths"): 0 for a uniform value, `w` for a local with
     /// a range entry.
-    pub fn width_opd(d: &BTreeMap<String, Dep>, o: &Opd) -> Option<BigInt> {
+    pub fn width_opd(d: &DepMap, o: &Opd) -> Option<BigInt> {
         match (Self::dep_opd(d, o), o) {
             (Some(x), _) if x.uniform() => Some(BigInt::zero()),
             (_, Opd::Var(x)) => d.get(x).filter(|e| e.kind != EntryKind::Rem).and_then(Dep::window),
@@ -233,7 +233,7 @@ impl Ctx<'_> {
     /// `width_D(e)`: a range local; `a & n` for an exact `n ≥ 0` (`0 ≤ v & n ≤ n`); `a % m` for
     /// an exact `m ≥ 1` (`2m − 2`: `−m < a % m < m`); sums and differences of operands with
     /// widths; `neg`.
-    pub fn width_expr(d: &BTreeMap<String, Dep>, e: &Expr) -> Option<BigInt> {
+    pub fn width_expr(d: &DepMap, e: &Expr) -> Option<BigInt> {
         let exact_nonneg =
             |o: &Opd| Self::dep_opd(d, o).and_then(|x| x.as_exact().cloned()).filter(|n| !n.is_negative());
         match e {

@@ -84,7 +84,7 @@ impl Ctx<'_> {
     /// facts": for `x == c` / `x != c` with `D(x) = (rem x k r m)` and `dep_D(c)` an exact
     /// integer, the lane constraint `(k·tid + r) mod m ∈ {c mod m}` for an equality, and
     /// `∈ {1 … m−1}` for a disequality with `c = 0` and `m ≤` [`LANE_MODULUS_LIMIT`].
-    pub fn lane(&self, d: &BTreeMap<String, Dep>, e: &Expr, neg: bool) -> Vec<Cstr> {
+    pub fn lane(&self, d: &DepMap, e: &Expr, neg: bool) -> Vec<Cstr> {
         let Expr::Bin(op, a, b) = e else { return Vec::new() };
         let equal = match (op.as_str(), neg) {
             ("==", false) | ("!=", true) => true,
@@ -119,7 +119,7 @@ impl Ctx<'_> {
 
     /// `P ∧ e` (`neg = false`) or `P ∧ ¬e` (`neg = true`) in the context of the pre's map
     /// `d`: `P`, then `cond`, then `lane_D` (spec/logic.md §2).
-    pub fn and_cond(&self, p: &[Cstr], d: &BTreeMap<String, Dep>, e: &Expr, neg: bool) -> Vec<Cstr> {
+    pub fn and_cond(&self, p: &[Cstr], d: &DepMap, e: &Expr, neg: bool) -> Vec<Cstr> {
         p.iter().cloned().chain(self.cond(e, neg)).chain(self.lane(d, e, neg)).collect()
     }
 
@@ -135,7 +135,7 @@ impl Ctx<'_> {
     }
 
     /// `P ⇒ e unif` (spec/logic.md §2): every operand constant, parameter or in `X(D)`.
-    pub fn uniform(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Result<(), Rejection> {
+    pub fn uniform(&self, d: &DepMap, e: &Expr) -> Result<(), Rejection> {
         let opds: Vec<&Opd> = match e {
             Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => vec![o],
             Expr::Bin(_, a, b) => vec![a, b],

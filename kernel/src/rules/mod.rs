@@ -20,7 +20,9 @@ pub use lanes::LANE_MODULUS_LIMIT;
 pub use root::{check_certificate, launch_facts, warp_uniform_dims};
 
 use crate::access::{self, Kind};
-use crate::arith::{atom_arg, check_cut, check_farkas, rat, Atom, Cstr, Dep, EntryKind, FarkasProblem, Lin, Poly, Rat};
+use crate::arith::{
+    atom_arg, check_cut, check_farkas, rat, Atom, Cstr, Dep, DepMap, EntryKind, FarkasProblem, Lin, Poly, Rat,
+};
 use crate::metric::{self, Metric};
 use crate::registry::{self, RuleKind};
 use crate::syntax::{self, Assn, Cg, Expr, Node, Opd, Program, Rw, Space, Stmt, Ty};
@@ -56,7 +58,7 @@ impl Subject<'_> {
 }
 
 /// The `P` lists and `D` maps of [`Ctx::wf_once`] found well-formed, by address.
-type WfParts = (HashMap<usize, Rc<Vec<Cstr>>>, HashMap<usize, Rc<BTreeMap<String, Dep>>>);
+type WfParts = (HashMap<usize, Rc<Vec<Cstr>>>, HashMap<usize, Rc<DepMap>>);
 
 /// The memo key of [`Ctx::access`]: everything `access::n_star` and `access::range_bound`
 /// read — the constraints of `P` over `threadIdx.*` alone, the dependence's kind,
@@ -403,7 +405,7 @@ pub const TIDS: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
 /// Whether the form `l` is uniform under `d` (spec/logic.md §1): its variables are `int`
 /// parameters, `threadIdx.*` or locals with linear entries (checked by the caller), and
 /// `Σ_{v local} a_v·k_v + (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) = 0`.
-pub fn uniform_form(d: &BTreeMap<String, Dep>, l: &Lin) -> bool {
+pub fn uniform_form(d: &DepMap, l: &Lin) -> bool {
     let mut k: [Rat; 3] = Default::default();
     for (v, a) in &l.terms {
         if let Some(ki) = TIDS.iter().position(|t| t == v).and_then(|i| k.get_mut(i)) {

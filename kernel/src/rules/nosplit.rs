@@ -3,13 +3,12 @@
 
 use super::stmt::{test_form, thread_k, while_rule, Test};
 use super::{Ctx, Subject};
-use crate::arith::{Dep, Lin, Rat};
+use crate::arith::{DepMap, Lin, Rat};
 use crate::syntax::{Assn, Node, Stmt};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, Zero};
-use std::collections::BTreeMap;
 
 /// The offset class `(ρ, G)` of the form `l` under `d` (spec/logic.md §4, Q:WHILEWARP):
 /// starting from `(c_L, 0)`, a parameter term `a·p` gives `G ← gcd(G, a)`, a local term
@@ -18,7 +17,7 @@ use std::collections::BTreeMap;
 /// `L(t) = K·tid(t) + c` with one integer `c ≡ ρ (mod G)` (`G = 0`: `c = ρ`).
 /// Errors: a coefficient or the constant of `l` is not an integer, or a local of `l` has no
 /// linear entry.
-fn offset_class(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &Lin) -> Result<(BigInt, BigInt), Rejection> {
+fn offset_class(cx: &Ctx, d: &DepMap, l: &Lin) -> Result<(BigInt, BigInt), Rejection> {
     let int = |q: &Rat| {
         if q.is_integer() {
             Ok(q.to_integer())

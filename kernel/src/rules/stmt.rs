@@ -3,14 +3,13 @@
 //! well-formed), the statement and the node's `pre`; it checks its children and returns 0.
 
 use super::{Ctx, Subject};
-use crate::arith::{check_farkas, Atom, Cstr, Dep, Lin, Poly, Rat};
+use crate::arith::{check_farkas, Atom, Cstr, Dep, DepMap, Lin, Poly, Rat};
 use crate::metric::at;
 use crate::syntax::{Assn, Expr, Farkas, Node, Opd, Space, Stmt, WarpOp, Witness, Witnesses};
 use crate::{Reason, Rejection};
 use num_bigint::BigInt;
 use num_traits::{One, ToPrimitive, Zero};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 fn wrong(cx: &Ctx, expected: &'static str, s: Subject<'_>) -> Rejection {
     cx.rej(Reason::WrongSubject { expected, found: s.describe() })
@@ -20,13 +19,13 @@ fn plus(q: &Poly, c: &Rat) -> Poly {
     q.plus_const(c)
 }
 
-pub(super) fn without(d: &BTreeMap<String, Dep>, w: &[String]) -> BTreeMap<String, Dep> {
+pub(super) fn without(d: &DepMap, w: &[String]) -> DepMap {
     d.iter().filter(|(x, _)| !w.contains(x)).map(|(x, e)| (x.clone(), e.clone())).collect()
 }
 
 /// `D = D'` except at `x`, compared without building `D \ {x}` and `D' \ {x}` (the same
 /// pairs in the same order); when they differ, the rejection of [`Ctx::same_d`] on them.
-fn same_d_except(cx: &Ctx, a: &BTreeMap<String, Dep>, b: &BTreeMap<String, Dep>, x: &str) -> Result<(), Rejection> {
+fn same_d_except(cx: &Ctx, a: &DepMap, b: &DepMap, x: &str) -> Result<(), Rejection> {
     let keep = |(v, _): &(&String, &Dep)| v.as_str() != x;
     if a.iter().filter(keep).eq(b.iter().filter(keep)) {
         return Ok(());
@@ -863,7 +862,7 @@ pub(super) fn weak(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, lower: bool) 
 /// The thread coefficients `K = (a_threadIdx.x, a_threadIdx.y, a_threadIdx.z) +
 /// Σ_{v local} a_v·k_v` of the form `l` under `d` (spec/logic.md §4, Q:WHILELAST,
 /// Q:WHILEWARP). Errors: a local of `l` without a linear entry.
-pub(super) fn thread_k(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Result<[Rat; 3], Rejection> {
+pub(super) fn thread_k(cx: &Ctx, d: &DepMap, l: &crate::arith::Lin) -> Result<[Rat; 3], Rejection> {
     let mut k: [Rat; 3] = Default::default();
     for (v, a) in &l.terms {
         if let Some(i) = super::TIDS.iter().position(|t| t == v) {
@@ -894,7 +893,7 @@ pub(super) fn test_form(cx: &Ctx, e: &Expr) -> Result<Lin, Rejection> {
 /// `l` must have a linear entry in `d`; parameters are uniform), the largest
 /// `max K·tid − min K·tid` over the lanes of one warp of the block. Errors: a local of `l`
 /// without a linear entry, or a block larger than the enumeration limit.
-fn lane_spread(cx: &Ctx, d: &BTreeMap<String, Dep>, l: &crate::arith::Lin) -> Result<Rat, Rejection> {
+fn lane_spread(cx: &Ctx, d: &DepMap, l: &crate::arith::Lin) -> Result<Rat, Rejection> {
     let k = thread_k(cx, d, l)?;
     let total = crate::access::block_threads(cx.block)
         .filter(|&t| t <= crate::access::WORK_LIMIT)
@@ -1124,7 +1123,7 @@ pub fn q_flagexit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat,
     cx.same_d(&n1.d, &tp.d, "flagged part post", "then pre")?;
     cx.same_q(&n1.q, &tp.q, "flagged part post", "then pre")?;
     cx.same_p(&n1.p, &fp.p, "flagged part post", "else pre")?;
-    cx.same_d(&BTreeMap::new(), &fp.d, "∅", "else pre")?;
+    cx.same_d(&DepMap::new(), &fp.d, "∅", "else pre")?;
     cx.entail(n, "join-then", &t1.p, &post.p)?;
     cx.entail(n, "join-else", &f2.p, &post.p)?;
     cx.same_d(&t1.d, &post.d, "then post", "post")?;

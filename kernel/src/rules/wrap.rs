@@ -4,12 +4,11 @@
 
 use super::Ctx;
 use crate::access::Kind;
-use crate::arith::{Dep, EntryKind};
+use crate::arith::{Dep, DepMap, EntryKind};
 use crate::syntax::{Assn, Expr, Opd};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::Signed;
-use std::collections::BTreeMap;
 
 impl Ctx<'_> {
     /// `wrap_D(e)`: for `e = (bin % a b)` with `dep_D(b) = (0, m, 0)`, `m ≥ 1`, and
@@ -17,7 +16,7 @@ impl Ctx<'_> {
     /// y)` with a wrapped entry, that entry; else `None`.
     /// Sound: every active thread has `a = k·tid + c` for one integer `c`, and the
     /// semantics' `%` is C's truncating remainder `rem` (spec/semantics.md, EC:OP).
-    pub fn wrap_assigned(&self, d: &BTreeMap<String, Dep>, e: &Expr) -> Option<Dep> {
+    pub fn wrap_assigned(&self, d: &DepMap, e: &Expr) -> Option<Dep> {
         let (a, b) = match e {
             // a copy keeps the entry
             Expr::Opd(Opd::Var(y)) => return d.get(y).filter(|x| x.kind == EntryKind::Wrap).cloned(),
@@ -45,13 +44,7 @@ impl Ctx<'_> {
     /// `(k, 0, 1)` when `kind` is `Conflicts` and `m·es` is a multiple of
     /// `bank_bytes·banks`) and, when there is no dependence, a window width (a range entry's
     /// `w`, a wrapped or remainder entry's `2m − 2`).
-    pub fn index_entry(
-        &self,
-        d: &BTreeMap<String, Dep>,
-        o: &Opd,
-        es: u32,
-        kind: Kind,
-    ) -> (Option<Dep>, Option<BigInt>) {
+    pub fn index_entry(&self, d: &DepMap, o: &Opd, es: u32, kind: Kind) -> (Option<Dep>, Option<BigInt>) {
         let dep = Self::dep_opd(d, o).or_else(|| Self::scaled_opd(d, o));
         let entry = match (o, &dep) {
             (Opd::Var(x), None) => d.get(x),

@@ -3,7 +3,7 @@
 //! nodes, built from [`Sexp`]s. Everything is parsed with exact numbers; `float`
 //! constants are kept as text.
 
-use crate::arith::{Atom, Cstr, Dep, EntryKind, Lane, Lin, Poly, Rat};
+use crate::arith::{Atom, Cstr, Dep, DepMap, EntryKind, Lane, Lin, Poly, Rat};
 use crate::assume::{self, Assumption};
 use crate::sexp::Sexp;
 use crate::sorted::SortedMap;
@@ -237,7 +237,7 @@ pub struct Assn {
     /// name the same `p` entry).
     pub p: Rc<Vec<Cstr>>,
     /// Dependence map `D` (one entry per local; shared like `p`).
-    pub d: Rc<BTreeMap<String, Dep>>,
+    pub d: Rc<DepMap>,
     /// Potential `Q`, normalized.
     pub q: Poly,
 }

@@ -9,7 +9,7 @@ use super::*;
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     p: HashMap<String, Rc<Vec<Cstr>>>,
-    d: HashMap<String, Rc<BTreeMap<String, Dep>>>,
+    d: HashMap<String, Rc<DepMap>>,
     pub(super) a: HashMap<String, Rc<Assn>>,
 }
 
@@ -97,7 +97,7 @@ pub(super) fn d_entry(e: &Sexp, t: &mut Table, bare: bool) -> Result<(), Rejecti
     let v = items(e, "d", "(d NAME …)")?;
     let name = new_name(v.first().ok_or_else(|| err(e, "(d NAME …)"))?, &t.d)?;
     let (base, drop, add) = base_drop(tail(v), &t.d, bare)?;
-    let mut out: BTreeMap<String, Dep> = base.map(|b| (*b).clone()).unwrap_or_default();
+    let mut out: DepMap = base.map(|b| (*b).clone()).unwrap_or_default();
     for x in drop {
         if out.remove(atom(x, "a local")?).is_none() {
             return Err(err(x, "a local with an entry in the base"));
@@ -164,7 +164,7 @@ pub fn table(s: &Sexp, bare: bool) -> Result<Table, Rejection> {
 pub fn assn(s: &Sexp) -> Result<Assn, Rejection> {
     let [ps, ds, qs] = exactly(items(s, "assn", "(assn (P …) (D …) (Q POLY))")?, s, "(assn (P …) (D …) (Q POLY))")?;
     let p = items(ps, "P", "(P CSTR …)")?.iter().map(cstr).collect::<Result<Vec<_>, _>>()?;
-    let mut d = BTreeMap::new();
+    let mut d = DepMap::new();
     for e in items(ds, "D", "(D DEP …)")? {
         let (x, entry) = dep_checked(e)?;
         if d.insert(x, entry).is_some() {

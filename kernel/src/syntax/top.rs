@@ -93,19 +93,31 @@ pub fn certificate(top: &[Sexp]) -> Result<Certificate, Rejection> {
         block: [u32_of(bx)?, u32_of(by)?, u32_of(bz)?],
         assumptions,
         provenance: sec.get("provenance").map(|p| provenance(p)).transpose()?,
-        program: program(get("program")?)?,
+        program: deferred(get("program")?, program)?,
         bound: poly(bound)?,
         root: match version {
             6.. => {
                 let t = get("assertions")?;
-                node_v6(root, &table(t, true)?, t.text().len())?
+                node_v6(root, &deferred(t, |s| table(s, true))?, t.text().len())?
             }
-            5 => node_v5(root, &table(get("assertions")?, false)?)?,
-            4 => node_v4(root, &table(get("assertions")?, false)?)?,
-            3 => node_with(root, &table(get("assertions")?, false)?)?,
+            5 => node_v5(root, &deferred(get("assertions")?, |s| table(s, false))?)?,
+            4 => node_v4(root, &deferred(get("assertions")?, |s| table(s, false))?)?,
+            3 => node_with(root, &deferred(get("assertions")?, |s| table(s, false))?)?,
             _ => node(root)?,
         },
     })
+}
+
+/// The sections [`certificate`] reads through [`deferred`]: a reader may leave them
+/// unread ([`crate::sexp::parse_top`]), so that their trees are built one at a time.
+pub const DEFERRED_SECTIONS: [&str; 2] = ["program", "assertions"];
+
+/// `f` on the full tree of the section `s` ([`crate::sexp::parse_deferred`]), freed
+/// before returning: the s-expressions of the program and of the assertion table are not
+/// kept while the derivation is read.
+fn deferred<T>(s: &Sexp, f: impl FnOnce(&Sexp) -> Result<T, Rejection>) -> Result<T, Rejection> {
+    let full = crate::sexp::parse_deferred(s)?;
+    f(&full)
 }
 
 /// `(hyp C…)` (each `(le LIN)`, `(eq LIN)` or a congruence `(mod LIN M R…)`) and

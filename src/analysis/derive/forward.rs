@@ -568,7 +568,7 @@ impl Ctx<'_> {
             _ => None,
         };
         Ok((
-            AK::Assign(AssignAn {
+            AK::Assign(Box::new(AssignAn {
                 x: x.to_string(),
                 loc: *loc,
                 lin,
@@ -578,7 +578,7 @@ impl Ctx<'_> {
                 witnesses,
                 e: en,
                 cost,
-            }),
+            })),
             Abs {
                 // the pre's list, shared, when the assignment left it as it was
                 p: match built {
@@ -764,7 +764,7 @@ impl Ctx<'_> {
         let w_join_then = entails_all(&t.post.p, &pj).ok_or_else(internal)?;
         let w_join_else = entails_all(&f.post.p, &pj).ok_or_else(internal)?;
         Ok((
-            AK::If4(If4An {
+            AK::If4(Box::new(If4An {
                 e: en,
                 cost,
                 t: Box::new(t),
@@ -774,7 +774,7 @@ impl Ctx<'_> {
                 w_join_then,
                 w_join_else,
                 align,
-            }),
+            })),
             Abs {
                 p: pj.into(),
                 d: dj.into(),

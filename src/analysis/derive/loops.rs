@@ -742,7 +742,7 @@ impl Ctx<'_> {
             .into(),
         };
         Ok((
-            AK::While(WhileAn {
+            AK::While(Box::new(WhileAn {
                 e: en,
                 cost,
                 uniform,
@@ -760,7 +760,7 @@ impl Ctx<'_> {
                 writes,
                 loc,
                 key: loop_key(body),
-            }),
+            })),
             post,
         ))
     }

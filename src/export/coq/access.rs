@@ -21,11 +21,7 @@ impl Exporter<'_> {
     }
 
     /// `Logic.idep_opd`: the dependence `(k, r, g)` of an integer operand under `d`.
-    pub(super) fn idep_opd(
-        &self,
-        d: &BTreeMap<String, Dep>,
-        o: &Opd,
-    ) -> Option<([BigInt; 3], BigInt, BigInt)> {
+    pub(super) fn idep_opd(&self, d: &DepMap, o: &Opd) -> Option<([BigInt; 3], BigInt, BigInt)> {
         let p = &self.cert.program;
         match o {
             Opd::Int(n) => Some((Default::default(), n.clone(), BigInt::zero())),

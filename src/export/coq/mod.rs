@@ -43,7 +43,7 @@ use std::fmt::Write as _;
 pub(crate) use terms::ty;
 use terms::*;
 use warpcert_kernel::access::Kind;
-use warpcert_kernel::arith::{Atom, Cstr, Dep, EntryKind, Lin, Poly, Rat};
+use warpcert_kernel::arith::{Atom, Cstr, Dep, DepMap, EntryKind, Lin, Poly, Rat};
 use warpcert_kernel::assume::Assumption;
 use warpcert_kernel::rules::wrap::wrap_conflicts;
 use warpcert_kernel::syntax::{

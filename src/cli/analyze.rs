@@ -270,8 +270,9 @@ pub fn analyze_metric(
 }
 
 /// [`analyze_metric`] for every metric of `metrics` of one loaded kernel, concurrently on
-/// the available cores (rayon's pool: the cores, or the enclosing pool of `--jobs`; issue 13:
-/// the four metrics of `--metric all` are independent analyses and checks). The results are
+/// the available cores ([`super::guard::map_metrics`]: the cores, or the enclosing pool of
+/// `--jobs`, fewer under `ulimit -v`; issue 13: the four metrics of `--metric all` are
+/// independent analyses and checks). The results are
 /// in the order of `metrics` whatever the order the analyses end in; `cert_out` gives each
 /// metric's certificate path. The `--max-memory` budget and `--timeout` stay process-wide
 /// (`cli::guard`), so they bound the metrics together.
@@ -282,11 +283,9 @@ pub fn analyze_metrics(
     cert_out: impl Fn(MetricName) -> Option<PathBuf> + Sync,
     source: Option<&Source>,
 ) -> Vec<Result<AnalyzeOutcome, String>> {
-    use rayon::prelude::*;
-    metrics
-        .par_iter()
-        .map(|&m| analyze_metric(l, m, opts, cert_out(m), source))
-        .collect()
+    super::guard::map_metrics(metrics, |&m| {
+        analyze_metric(l, m, opts, cert_out(m), source)
+    })
 }
 
 /// The relation of an upper bound the kernel accepted (issue 14 item 4), as `analyze`

@@ -18,6 +18,7 @@
 //! the growth exponent of time, memory and certificate size is fitted by least squares on
 //! the log-log points that finished.
 
+use super::guard::map_metrics;
 use crate::analysis::{analyze, AnalysisOptions};
 use crate::core::{Hardware, Launch, Metric, MetricName, Stmt};
 use crate::frontend;
@@ -232,7 +233,7 @@ pub fn run_point(a: &PointArgs) -> i32 {
 }
 
 /// Analyses and checks `metrics` of `prog` into `r`, the metrics concurrently on the
-/// available cores (rayon), in two phases: every analysis (each metric's derivation freed as
+/// available cores ([`map_metrics`]), in two phases: every analysis (each metric's derivation freed as
 /// soon as its certificate text is written, so that it and the kernel's parse are not in
 /// memory together: freeing it during the check raised the peak by 20–80 %), then every
 /// check. `analysis_s` and `check_s` are the wall-clock times of the two phases, `cpu_s`
@@ -245,35 +246,29 @@ fn metrics_point(
     metrics: &[MetricName],
     r: &mut PointResult,
 ) {
-    use rayon::prelude::*;
     let c0 = own_cpu_s();
     let t0 = Instant::now();
-    let certificates: Vec<Result<String, String>> = metrics
-        .par_iter()
-        .map(|&m| {
-            analyze(
-                prog,
-                &Metric::standard(m),
-                hw,
-                launch,
-                &AnalysisOptions::default(),
-            )
-            .map(|mut an| std::mem::take(&mut an.certificate))
-            .map_err(|e| format!("{m}: {e}"))
-        })
-        .collect();
+    let certificates: Vec<Result<String, String>> = map_metrics(metrics, |&m| {
+        analyze(
+            prog,
+            &Metric::standard(m),
+            hw,
+            launch,
+            &AnalysisOptions::default(),
+        )
+        .map(|mut an| std::mem::take(&mut an.certificate))
+        .map_err(|e| format!("{m}: {e}"))
+    });
     r.analysis_s += t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let checked: Vec<Result<(), String>> = metrics
-        .par_iter()
-        .zip(&certificates)
-        .map(|(m, c)| match c {
-            Ok(text) => warpcert_kernel::check(text)
-                .map(|_| ())
-                .map_err(|_| format!("{m}: certificate rejected")),
-            Err(e) => Err(e.clone()),
-        })
-        .collect();
+    let pairs: Vec<(MetricName, &Result<String, String>)> =
+        metrics.iter().copied().zip(&certificates).collect();
+    let checked: Vec<Result<(), String>> = map_metrics(&pairs, |(m, c)| match c {
+        Ok(text) => warpcert_kernel::check(text)
+            .map(|_| ())
+            .map_err(|_| format!("{m}: certificate rejected")),
+        Err(e) => Err(e.clone()),
+    });
     r.check_s += t1.elapsed().as_secs_f64();
     r.cpu_s += own_cpu_s() - c0;
     for (c, ok) in certificates.iter().zip(checked) {
@@ -290,7 +285,7 @@ fn metrics_point(
 /// (`sectors`, `conflicts`; the others are not relational and are left out). A metric
 /// counts as bounded when it got a relational result; its time (relational analysis, point
 /// checks, certified companion and its check) is the analysis time: the wall-clock time of
-/// the relational metrics run concurrently (rayon), `cpu_s` their CPU time.
+/// the relational metrics run concurrently ([`map_metrics`]), `cpu_s` their CPU time.
 fn relation_point(
     program: crate::core::Program,
     hw: Hardware,
@@ -306,17 +301,15 @@ fn relation_point(
         warnings: Vec::new(),
         block_source: "bench --scaling",
     };
-    use rayon::prelude::*;
     let relational: Vec<MetricName> = metrics
         .iter()
         .copied()
         .filter(|m| matches!(m, MetricName::Sectors | MetricName::Conflicts))
         .collect();
     let (c0, t0) = (own_cpu_s(), Instant::now());
-    let reports: Vec<_> = relational
-        .par_iter()
-        .map(|&m| super::relation::relation_report(&l, m, super::relation::RelationArg::Auto, None))
-        .collect();
+    let reports = map_metrics(&relational, |&m| {
+        super::relation::relation_report(&l, m, super::relation::RelationArg::Auto, None)
+    });
     r.analysis_s += t0.elapsed().as_secs_f64();
     r.cpu_s += own_cpu_s() - c0;
     for (m, rep) in relational.iter().zip(reports) {

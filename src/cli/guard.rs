@@ -227,7 +227,12 @@ const WORKER_ADDRESS_BYTES: u64 =
 /// The soft address-space limit of this process (`ulimit -v`, `Max address space` in
 /// `/proc/self/limits`, Linux) in bytes; `None` when unlimited or unknown.
 fn address_space_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    address_space_limit_in(&std::fs::read_to_string("/proc/self/limits").ok()?)
+}
+
+/// The soft `Max address space` of a `/proc/PID/limits` text, in bytes; `None` when
+/// `unlimited` or absent.
+fn address_space_limit_in(limits: &str) -> Option<u64> {
     let line = limits
         .lines()
         .find(|l| l.starts_with("Max address space"))?;
@@ -235,15 +240,22 @@ fn address_space_limit() -> Option<u64> {
     line.split_whitespace().nth(3)?.parse().ok()
 }
 
+/// Workers for `cores` threads under an address-space limit of `limit` bytes: as many
+/// [`WORKER_ADDRESS_BYTES`] as fit, at most `cores`, at least one.
+fn workers_within(cores: usize, limit: Option<u64>) -> usize {
+    match limit {
+        Some(limit) => cores
+            .min(usize::try_from(limit / WORKER_ADDRESS_BYTES).unwrap_or(usize::MAX))
+            .max(1),
+        None => cores.max(1),
+    }
+}
+
 /// How many metrics may be analysed and checked at once: rayon's threads (the cores, or
 /// the enclosing pool of `--jobs`), fewer under an address-space limit so that their thread
 /// stacks fit ([`WORKER_ADDRESS_BYTES`] each; a 2 GB `ulimit -v` allows one), at least one.
 pub fn metric_workers() -> usize {
-    let cores = rayon::current_num_threads().max(1);
-    match address_space_limit() {
-        Some(limit) => cores.min((limit / WORKER_ADDRESS_BYTES) as usize).max(1),
-        None => cores,
-    }
+    workers_within(rayon::current_num_threads(), address_space_limit())
 }
 
 /// `f` on every item of `items`, concurrently on up to [`metric_workers`] threads (issue
@@ -261,5 +273,42 @@ pub fn map_metrics<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + S
     match rayon::ThreadPoolBuilder::new().num_threads(workers).build() {
         Ok(pool) => pool.install(|| items.par_iter().map(&f).collect()),
         Err(_) => items.iter().map(f).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limit is the soft value of `/proc/self/limits`' line (proc(5)); tests/robust.rs's
+    /// `ulimit -v 2097152` (KiB) is 2 GiB = 2 147 483 648 bytes, one worker's address space
+    /// (1 GiB + 512 MiB + 512 MiB), so one worker, and one below it too; 8 GiB fits four,
+    /// capped at the two cores; no limit: the cores.
+    #[test]
+    fn workers_fit_the_address_space() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units\n\
+                    Max stack size            8388608              unlimited            bytes\n\
+                    Max address space         2147483648           unlimited            bytes\n";
+        assert_eq!(address_space_limit_in(text), Some(2_147_483_648));
+        let free = "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(address_space_limit_in(free), None);
+        assert_eq!(WORKER_ADDRESS_BYTES, 2_147_483_648);
+        assert_eq!(workers_within(2, Some(2_147_483_648)), 1);
+        assert_eq!(workers_within(2, Some(2_048_000_000)), 1);
+        assert_eq!(workers_within(2, Some(8 << 30)), 2);
+        assert_eq!(workers_within(2, None), 2);
+        assert_eq!(workers_within(0, None), 1);
+    }
+
+    /// Results come back in the order of the items although the first item ends last (it
+    /// sleeps longest): 10·i for i = 0..6.
+    #[test]
+    fn map_metrics_keeps_the_order() {
+        let items: Vec<u64> = (0..6).collect();
+        let out = map_metrics(&items, |&i| {
+            std::thread::sleep(Duration::from_millis(30 - 5 * i));
+            10 * i
+        });
+        assert_eq!(out, vec![0, 10, 20, 30, 40, 50]);
     }
 }

@@ -667,7 +667,7 @@ fn analyze_kernel(
             })
         })
     };
-    let results = analyze_metrics(l, &l.metrics, &args.options(), &cert_out, Some(&source));
+    let results = analyze_metrics(l, &l.metrics, &args.options(), cert_out, Some(&source));
     let mut failed = None;
     for (&m, result) in l.metrics.iter().zip(results) {
         let out = cert_out(m);

@@ -269,6 +269,25 @@ pub fn analyze_metric(
     Ok(outcome)
 }
 
+/// [`analyze_metric`] for every metric of `metrics` of one loaded kernel, concurrently on
+/// the available cores ([`super::guard::map_metrics`]: the cores, or the enclosing pool of
+/// `--jobs`, fewer under `ulimit -v`; issue 13: the four metrics of `--metric all` are
+/// independent analyses and checks). The results are
+/// in the order of `metrics` whatever the order the analyses end in; `cert_out` gives each
+/// metric's certificate path. The `--max-memory` budget and `--timeout` stay process-wide
+/// (`cli::guard`), so they bound the metrics together.
+pub fn analyze_metrics(
+    l: &Loaded,
+    metrics: &[MetricName],
+    opts: &AnalysisOptions,
+    cert_out: impl Fn(MetricName) -> Option<PathBuf> + Sync,
+    source: Option<&Source>,
+) -> Vec<Result<AnalyzeOutcome, String>> {
+    super::guard::map_metrics(metrics, |&m| {
+        analyze_metric(l, m, opts, cert_out(m), source)
+    })
+}
+
 /// The relation of an upper bound the kernel accepted (issue 14 item 4), as `analyze`
 /// reports it and `bench` tabulates it, from [`exact_lower`]'s result: `"exact"` when it
 /// found a lower-bound certificate the kernel accepts with the same bound, else `"upper"`
@@ -697,52 +716,71 @@ fn analyze_kernel(
         });
     }
     let several = l.metrics.len() > 1 || many;
-    for &m in &l.metrics {
-        let mut out = args
+    // each metric's certificate path, and a temporary one when only Coq is asked
+    let cert_out = |m: MetricName| {
+        let out = args
             .cert
             .as_ref()
             .map(|c| cert_path(c, &l.program.name, m, several));
+        out.or_else(|| {
+            args.coq.as_ref().map(|_| {
+                std::env::temp_dir().join(format!(
+                    "warpcert-{}-{}.{m}.cert",
+                    std::process::id(),
+                    l.program.name
+                ))
+            })
+        })
+    };
+    let results = analyze_metrics(l, &l.metrics, &args.options(), cert_out, Some(&source));
+    let mut failed = None;
+    for (&m, result) in l.metrics.iter().zip(results) {
+        let out = cert_out(m);
+        if failed.is_some() {
+            // an earlier metric failed: the temporary certificates of the later ones,
+            // analysed beside it, are removed as the Coq export would have
+            if let (None, Some(c), Ok(o)) = (&args.cert, &out, &result) {
+                let _ = std::fs::remove_file(c);
+                if let Some(lp) = lower_cert_path(o) {
+                    let _ = std::fs::remove_file(lp);
+                }
+            }
+            continue;
+        }
         let coq_out = args
             .coq
             .as_ref()
             .map(|c| coq_path(c, &l.program.name, m, several));
-        if coq_out.is_some() && out.is_none() {
-            let tmp = std::env::temp_dir().join(format!(
-                "warpcert-{}-{}.{m}.cert",
-                std::process::id(),
-                l.program.name
-            ));
-            out = Some(tmp);
-        }
-        match analyze_metric(l, m, &args.options(), out.clone(), Some(&source)) {
+        match result {
             Ok(o) => {
                 if let (Some(v), Some(c)) = (&coq_out, &out) {
-                    if let Err(e) = super::export::write_coq(c, v) {
-                        eprintln!("error: {e}");
-                        return Err(EXIT_FAILED);
-                    }
+                    let mut written = super::export::write_coq(c, v);
                     if args.cert.is_none() {
                         let _ = std::fs::remove_file(c);
                     }
                     // an exact answer's lower-bound certificate: `…_lower.v` beside it
                     if let Some(lp) = lower_cert_path(&o) {
                         let lv = coq_lower_path(v);
-                        if let Err(e) = super::export::write_coq(Path::new(&lp), &lv) {
-                            eprintln!("error: {e}");
-                            return Err(EXIT_FAILED);
+                        if written.is_ok() {
+                            written = super::export::write_coq(Path::new(&lp), &lv);
                         }
                         if args.cert.is_none() {
                             let _ = std::fs::remove_file(&lp);
                         }
+                    }
+                    if let Err(e) = written {
+                        eprintln!("error: {e}");
+                        failed = Some(EXIT_FAILED);
+                        continue;
                     }
                 }
                 outcomes.push(o)
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                return Err(EXIT_BAD_INPUT);
+                failed = Some(EXIT_BAD_INPUT);
             }
         }
     }
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }

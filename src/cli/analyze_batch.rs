@@ -1,7 +1,7 @@
 //! `warpcert analyze` on directories and many files (or with `--format jsonl`): every
 //! kernel of every file, in parallel (`--jobs`), one record per kernel and a summary.
 
-use super::analyze::{analyze_metric, race_warning, AnalyzeArgs};
+use super::analyze::{analyze_metrics, race_warning, AnalyzeArgs};
 use super::batch::{self, Item};
 use crate::report::audit::{json_line, summary_line, AnalyzeRecord, Summary};
 use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
@@ -36,8 +36,8 @@ fn analyze_item(item: Item<'_>, opts: &crate::analysis::AnalysisOptions) -> Anal
                 let mut r = rec(f, entry.name, load);
                 r.warnings = l.warnings.clone();
                 r.warnings.extend(race_warning(&l));
-                for &m in &l.metrics {
-                    match analyze_metric(&l, m, opts, None, None) {
+                for res in analyze_metrics(&l, &l.metrics, opts, |_| None, None) {
+                    match res {
                         Ok(o) => r.outcomes.push(o),
                         Err(e) => {
                             r.error = Some(e);

@@ -3,7 +3,7 @@
 //! kernel accepted), or the first error; a summary line, the errors grouped by construct,
 //! and the time clang took per file (median, max). Text or JSON.
 
-use super::analyze::analyze_metric;
+use super::analyze::analyze_metrics;
 use super::kernels::{load_entries, FrontendArgs};
 use super::KernelArgs;
 use crate::core::MetricName;
@@ -139,18 +139,14 @@ pub fn run(args: &CoverageArgs) -> i32 {
                         }
                         Ok(l) => {
                             row.lowered = true;
-                            for &m in &l.metrics {
-                                match analyze_metric(
-                                    &l,
-                                    m,
-                                    &crate::analysis::AnalysisOptions {
-                                        degree: args.degree,
-                                        floor: true,
-                                        align: false,
-                                    },
-                                    None,
-                                    None,
-                                ) {
+                            let opts = crate::analysis::AnalysisOptions {
+                                degree: args.degree,
+                                floor: true,
+                                align: false,
+                            };
+                            let results = analyze_metrics(&l, &l.metrics, &opts, |_| None, None);
+                            for (&m, res) in l.metrics.iter().zip(results) {
+                                match res {
                                     Ok(AnalyzeOutcome::Bound(b)) if b.certificate.checked => {
                                         row.bounded.push(m.to_string())
                                     }

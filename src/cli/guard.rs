@@ -8,7 +8,8 @@
 
 use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
 use crate::report::Format;
-use std::alloc::{GlobalAlloc, Layout, System};
+use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -21,35 +22,41 @@ static BUDGET: AtomicUsize = AtomicUsize::new(0);
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 /// Set once a resource failure is being reported (a second one aborts the report).
 static FAILING: AtomicBool = AtomicBool::new(false);
+/// Set once mimalloc's options are set ([`tune_mimalloc`], before the first allocation).
+static MI_TUNED: AtomicBool = AtomicBool::new(false);
 
-/// glibc's `mallopt` parameter numbers (`<malloc.h>`): the largest size served from the
-/// fast bins, and the extra bytes obtained from the system each time the heap grows.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const M_MXFAST: i32 = 1;
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const M_TOP_PAD: i32 = -2;
+/// mimalloc's option number of the size in KiB of the address space an arena reserves at a
+/// time (`mi_option_arena_reserve` in `mimalloc.h`, the same in its v2 and v3 sources of
+/// `libmimalloc-sys` 0.1.49).
+const MI_OPTION_ARENA_RESERVE: i32 = 23;
+/// Arena reservation: 64 MiB of address space at a time instead of mimalloc's 1 GiB, which
+/// beside the kernel's 1 GiB thread stack and the analysis's 512 MiB one went past a
+/// `ulimit -v` of 2 GB (tests/robust.rs; the revert ce42a79).
+const ARENA_RESERVE_KIB: i64 = 64 << 10;
 
-/// Tunes the system allocator (glibc's malloc, Linux only; elsewhere nothing) for the
-/// analysis and the kernel, which allocate and free millions of small blocks (assertions,
-/// linear forms, derivation nodes) and free whole trees at once (issue 13): without fast
-/// bins, freeing a tree no longer makes the next large request consolidate them (glibc's
-/// `malloc_consolidate`, about a fifth of the profile of `bench --scaling` statements
-/// 10000; the per-thread cache still serves small blocks), and the heap grows by 64 MiB
-/// of address space at a time instead of 128 kB (untouched pages are not resident).
-/// Call once, before other threads start.
-pub fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        extern "C" {
-            fn mallopt(param: i32, value: i32) -> i32;
-        }
-        // SAFETY: `mallopt` only sets allocator parameters, both values are in their
-        // documented ranges, and no other thread is allocating yet.
-        unsafe {
-            mallopt(M_MXFAST, 0);
-            mallopt(M_TOP_PAD, 64 << 20);
-        }
+/// Sets mimalloc's options once, before its first allocation: a small arena reservation
+/// ([`ARENA_RESERVE_KIB`]). The purge delay stays mimalloc's (1 s): 0 (freed memory
+/// returned at once) cost 1.6 s more system time on `scaling-point` statements 10 000
+/// (1.9 s against 0.3 s) for a peak 15 % lower. Must not allocate: it runs inside the
+/// allocator.
+fn tune_mimalloc() {
+    if MI_TUNED.load(Ordering::Relaxed) {
+        return;
     }
+    extern "C" {
+        fn mi_option_set(option: i32, value: std::ffi::c_long);
+    }
+    // SAFETY: `mi_option_set` stores a value in mimalloc's option table (no allocation);
+    // the option exists in the linked mimalloc with this number and takes this value.
+    // It runs on the first allocation, when the process has one thread; a second call from
+    // a race would store the same values.
+    unsafe {
+        mi_option_set(
+            MI_OPTION_ARENA_RESERVE,
+            ARENA_RESERVE_KIB as std::ffi::c_long,
+        );
+    }
+    MI_TUNED.store(true, Ordering::Relaxed);
 }
 
 /// Records the output format used for errors reported by the guards.
@@ -101,12 +108,15 @@ fn raw_write(fd: i32, bytes: &[u8]) {
     }
 }
 
-/// The allocator of the `warpcert` binary: the system allocator with a byte count, a budget
-/// and a resource-failure report instead of an abort when memory runs out.
+/// The allocator of the `warpcert` binary: mimalloc (the `mimalloc` crate, options set by
+/// [`tune_mimalloc`]; the analysis and the kernel allocate many small rationals, maps and
+/// s-expression lists, issue 13) with a byte count, a budget and a resource-failure report
+/// instead of an abort when memory runs out.
 pub struct Guarded;
 
 impl Guarded {
     fn admit(size: usize) {
+        tune_mimalloc();
         let budget = BUDGET.load(Ordering::Relaxed);
         let used = IN_USE
             .fetch_add(size, Ordering::Relaxed)
@@ -120,11 +130,11 @@ impl Guarded {
     }
 }
 
-// SAFETY: every method forwards to `System` with the same layout; the count is bookkeeping.
+// SAFETY: every method forwards to `MiMalloc` with the same layout; the count is bookkeeping.
 unsafe impl GlobalAlloc for Guarded {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         Guarded::admit(layout.size());
-        let p = System.alloc(layout);
+        let p = MiMalloc.alloc(layout);
         if p.is_null() {
             out_of_memory(layout.size());
         }
@@ -132,7 +142,7 @@ unsafe impl GlobalAlloc for Guarded {
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         Guarded::admit(layout.size());
-        let p = System.alloc_zeroed(layout);
+        let p = MiMalloc.alloc_zeroed(layout);
         if p.is_null() {
             out_of_memory(layout.size());
         }
@@ -140,7 +150,7 @@ unsafe impl GlobalAlloc for Guarded {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         Guarded::release(layout.size());
-        System.dealloc(ptr, layout)
+        MiMalloc.dealloc(ptr, layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
@@ -148,7 +158,7 @@ unsafe impl GlobalAlloc for Guarded {
         } else {
             Guarded::release(layout.size() - new_size);
         }
-        let p = System.realloc(ptr, layout, new_size);
+        let p = MiMalloc.realloc(ptr, layout, new_size);
         if p.is_null() {
             out_of_memory(new_size);
         }
@@ -204,4 +214,100 @@ pub fn quiet_on_closed_stdout() {
         }
         previous(info);
     }));
+}
+
+/// Address space one concurrent analysis-and-check may reserve besides the heap: the
+/// kernel's thread stack ([`warpcert_kernel::STACK_BYTES`], 1 GiB), the analysis's
+/// ([`crate::analysis::STACK_BYTES`], 512 MiB) and a share of the heap (512 MiB). Stacks are
+/// reserved address space (untouched pages are not resident), which `ulimit -v` counts.
+const WORKER_ADDRESS_BYTES: u64 =
+    warpcert_kernel::STACK_BYTES as u64 + crate::analysis::STACK_BYTES as u64 + (512 << 20);
+
+/// The soft address-space limit of this process (`ulimit -v`, `Max address space` in
+/// `/proc/self/limits`, Linux) in bytes; `None` when unlimited or unknown.
+fn address_space_limit() -> Option<u64> {
+    address_space_limit_in(&std::fs::read_to_string("/proc/self/limits").ok()?)
+}
+
+/// The soft `Max address space` of a `/proc/PID/limits` text, in bytes; `None` when
+/// `unlimited` or absent.
+fn address_space_limit_in(limits: &str) -> Option<u64> {
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    // "Max address space   <soft>   <hard>   bytes"
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// Workers for `cores` threads under an address-space limit of `limit` bytes: as many
+/// [`WORKER_ADDRESS_BYTES`] as fit, at most `cores`, at least one.
+fn workers_within(cores: usize, limit: Option<u64>) -> usize {
+    match limit {
+        Some(limit) => cores
+            .min(usize::try_from(limit / WORKER_ADDRESS_BYTES).unwrap_or(usize::MAX))
+            .max(1),
+        None => cores.max(1),
+    }
+}
+
+/// How many metrics may be analysed and checked at once: rayon's threads (the cores, or
+/// the enclosing pool of `--jobs`), fewer under an address-space limit so that their thread
+/// stacks fit ([`WORKER_ADDRESS_BYTES`] each; a 2 GB `ulimit -v` allows one), at least one.
+pub fn metric_workers() -> usize {
+    workers_within(rayon::current_num_threads(), address_space_limit())
+}
+
+/// `f` on every item of `items`, concurrently on up to [`metric_workers`] threads (issue
+/// 13: the metrics of one kernel are independent analyses and checks), the results in the
+/// order of `items` whatever the order they end in. One worker: in order on this thread.
+pub fn map_metrics<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    let workers = metric_workers();
+    if workers <= 1 || items.len() <= 1 {
+        return items.iter().map(f).collect();
+    }
+    if workers >= rayon::current_num_threads() {
+        return items.par_iter().map(f).collect();
+    }
+    match rayon::ThreadPoolBuilder::new().num_threads(workers).build() {
+        Ok(pool) => pool.install(|| items.par_iter().map(&f).collect()),
+        Err(_) => items.iter().map(f).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limit is the soft value of `/proc/self/limits`' line (proc(5)); tests/robust.rs's
+    /// `ulimit -v 2097152` (KiB) is 2 GiB = 2 147 483 648 bytes, one worker's address space
+    /// (1 GiB + 512 MiB + 512 MiB), so one worker, and one below it too; 8 GiB fits four,
+    /// capped at the two cores; no limit: the cores.
+    #[test]
+    fn workers_fit_the_address_space() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units\n\
+                    Max stack size            8388608              unlimited            bytes\n\
+                    Max address space         2147483648           unlimited            bytes\n";
+        assert_eq!(address_space_limit_in(text), Some(2_147_483_648));
+        let free = "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(address_space_limit_in(free), None);
+        assert_eq!(WORKER_ADDRESS_BYTES, 2_147_483_648);
+        assert_eq!(workers_within(2, Some(2_147_483_648)), 1);
+        assert_eq!(workers_within(2, Some(2_048_000_000)), 1);
+        assert_eq!(workers_within(2, Some(8 << 30)), 2);
+        assert_eq!(workers_within(2, None), 2);
+        assert_eq!(workers_within(0, None), 1);
+    }
+
+    /// Results come back in the order of the items although the first item ends last (it
+    /// sleeps longest): 10·i for i = 0..6.
+    #[test]
+    fn map_metrics_keeps_the_order() {
+        let items: Vec<u64> = (0..6).collect();
+        let out = map_metrics(&items, |&i| {
+            std::thread::sleep(Duration::from_millis(30 - 5 * i));
+            10 * i
+        });
+        assert_eq!(out, vec![0, 10, 20, 30, 40, 50]);
+    }
 }

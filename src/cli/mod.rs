@@ -177,7 +177,6 @@ fn json_requested() -> bool {
 /// usage errors) are printed as text on stderr, or under `--format json` as one JSON object
 /// on stdout (`report::error`); the exit code is the same.
 pub fn main() -> i32 {
-    guard::tune_allocator();
     guard::quiet_on_closed_stdout();
     let cli = match Cli::try_parse() {
         Ok(c) => c,

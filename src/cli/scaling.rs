@@ -18,6 +18,7 @@
 //! the growth exponent of time, memory and certificate size is fitted by least squares on
 //! the log-log points that finished.
 
+use super::guard::map_metrics;
 use crate::analysis::{analyze, AnalysisOptions};
 use crate::core::{Hardware, Launch, Metric, MetricName, Stmt};
 use crate::frontend;
@@ -225,49 +226,66 @@ pub fn run_point(a: &PointArgs) -> i32 {
         println!("{}", serde_json::to_string(&r).unwrap_or_default());
         return 0;
     }
-    for m in metrics {
-        let c0 = own_cpu_s();
-        let t0 = Instant::now();
-        let res = analyze(
-            &prog,
-            &Metric::standard(m),
-            &hw,
-            &launch,
-            &AnalysisOptions::default(),
-        );
-        r.analysis_s += t0.elapsed().as_secs_f64();
-        match res {
-            Ok(an) => {
-                // only the text is checked: the derivation is freed before the check, so
-                // that it and the kernel's parse are not in memory together (freeing it
-                // on another thread during the check raised the peak by 20–80 %)
-                let mut an = an;
-                let certificate = std::mem::take(&mut an.certificate);
-                drop(an);
-                r.cert_bytes += certificate.len() as u64;
-                let t1 = Instant::now();
-                let ok = warpcert_kernel::check(&certificate).is_ok();
-                r.check_s += t1.elapsed().as_secs_f64();
-                if ok {
-                    r.bounds += 1;
-                } else {
-                    r.errors.push(format!("{m}: certificate rejected"));
-                }
-            }
-            Err(e) => r.errors.push(format!("{m}: {e}")),
-        }
-        r.cpu_s += own_cpu_s() - c0;
-        r.metrics += 1;
-    }
+    metrics_point(&prog, &hw, &launch, &metrics, &mut r);
     r.peak_mb = own_peak_kb() as f64 / 1024.0;
     println!("{}", serde_json::to_string(&r).unwrap_or_default());
     0
 }
 
+/// Analyses and checks `metrics` of `prog` into `r`, the metrics concurrently on the
+/// available cores ([`map_metrics`]), in two phases: every analysis (each metric's derivation freed as
+/// soon as its certificate text is written, so that it and the kernel's parse are not in
+/// memory together: freeing it during the check raised the peak by 20–80 %), then every
+/// check. `analysis_s` and `check_s` are the wall-clock times of the two phases, `cpu_s`
+/// the CPU time of both (all threads). Errors, bounds and certificate bytes are summed in
+/// the order of `metrics`.
+fn metrics_point(
+    prog: &crate::core::Program,
+    hw: &Hardware,
+    launch: &Launch,
+    metrics: &[MetricName],
+    r: &mut PointResult,
+) {
+    let c0 = own_cpu_s();
+    let t0 = Instant::now();
+    let certificates: Vec<Result<String, String>> = map_metrics(metrics, |&m| {
+        analyze(
+            prog,
+            &Metric::standard(m),
+            hw,
+            launch,
+            &AnalysisOptions::default(),
+        )
+        .map(|mut an| std::mem::take(&mut an.certificate))
+        .map_err(|e| format!("{m}: {e}"))
+    });
+    r.analysis_s += t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let pairs: Vec<(MetricName, &Result<String, String>)> =
+        metrics.iter().copied().zip(&certificates).collect();
+    let checked: Vec<Result<(), String>> = map_metrics(&pairs, |(m, c)| match c {
+        Ok(text) => warpcert_kernel::check(text)
+            .map(|_| ())
+            .map_err(|_| format!("{m}: certificate rejected")),
+        Err(e) => Err(e.clone()),
+    });
+    r.check_s += t1.elapsed().as_secs_f64();
+    r.cpu_s += own_cpu_s() - c0;
+    for (c, ok) in certificates.iter().zip(checked) {
+        r.metrics += 1;
+        r.cert_bytes += c.as_ref().map_or(0, |t| t.len() as u64);
+        match ok {
+            Ok(()) => r.bounds += 1,
+            Err(e) => r.errors.push(e),
+        }
+    }
+}
+
 /// The `relation` family's point: `--relation auto` on each relational metric of `metrics`
 /// (`sectors`, `conflicts`; the others are not relational and are left out). A metric
 /// counts as bounded when it got a relational result; its time (relational analysis, point
-/// checks, certified companion and its check) is the analysis time.
+/// checks, certified companion and its check) is the analysis time: the wall-clock time of
+/// the relational metrics run concurrently ([`map_metrics`]), `cpu_s` their CPU time.
 fn relation_point(
     program: crate::core::Program,
     hw: Hardware,
@@ -283,15 +301,18 @@ fn relation_point(
         warnings: Vec::new(),
         block_source: "bench --scaling",
     };
-    for m in metrics
+    let relational: Vec<MetricName> = metrics
         .iter()
+        .copied()
         .filter(|m| matches!(m, MetricName::Sectors | MetricName::Conflicts))
-    {
-        let (c0, t0) = (own_cpu_s(), Instant::now());
-        let rep =
-            super::relation::relation_report(&l, *m, super::relation::RelationArg::Auto, None);
-        r.analysis_s += t0.elapsed().as_secs_f64();
-        r.cpu_s += own_cpu_s() - c0;
+        .collect();
+    let (c0, t0) = (own_cpu_s(), Instant::now());
+    let reports = map_metrics(&relational, |&m| {
+        super::relation::relation_report(&l, m, super::relation::RelationArg::Auto, None)
+    });
+    r.analysis_s += t0.elapsed().as_secs_f64();
+    r.cpu_s += own_cpu_s() - c0;
+    for (m, rep) in relational.iter().zip(reports) {
         r.metrics += 1;
         if rep.relation.is_some() {
             r.bounds += 1;

@@ -6,17 +6,19 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// What one point (a generated kernel, analysed and checked for every metric asked) measured.
-/// Times are wall-clock seconds measured in the point's own process; `cpu_s` is the CPU time
-/// of the same work (on a loaded machine the wall-clock times include waiting for a core).
+/// Times are wall-clock seconds measured in the point's own process, with the metrics
+/// analysed concurrently on the available cores and then checked concurrently
+/// (`cli::scaling`); `cpu_s` is the CPU time of the same work, all threads summed (on a
+/// loaded machine the wall-clock times include waiting for a core).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
     /// Metrics analysed.
     pub metrics: u32,
     /// Metrics with a bound whose certificate the kernel accepted.
     pub bounds: u32,
-    /// Analysis time, summed over the metrics, in seconds.
+    /// Wall-clock time of the analyses of all the metrics (run concurrently), in seconds.
     pub analysis_s: f64,
-    /// Kernel check time, summed over the metrics, in seconds.
+    /// Wall-clock time of the kernel checks of all the metrics (run concurrently), in seconds.
     pub check_s: f64,
     /// CPU seconds of the analyses and checks (all threads of the point's process; 0 where
     /// `/proc` is absent).
@@ -99,12 +101,17 @@ fn exp_text(e: Option<f64>) -> String {
     e.map_or("–".into(), |e| format!("n^{e:.2}"))
 }
 
-/// The Markdown table (one row per point, then one exponent row per family).
+/// The Markdown table (a caption saying which times are wall-clock and which CPU, one row
+/// per point, then one exponent row per family).
 pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| family | size | analysis s | check s | CPU s | certificate bytes | bytes / size | bytes / certificate / statement | peak MB | bounds ({metric}) |"
+        "Analysis s and check s: wall-clock seconds of the point, its metrics analysed concurrently on the available cores, then checked concurrently; CPU s: CPU seconds of both, all threads summed.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| family | size | analysis s (wall) | check s (wall) | CPU s | certificate bytes | bytes / size | bytes / certificate / statement | peak MB | bounds ({metric}) |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
@@ -138,7 +145,7 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "| family | fitted growth: analysis + check time | CPU time | peak memory | certificate bytes |"
+        "| family | fitted growth: analysis + check wall time | CPU time | peak memory | certificate bytes |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|");
     for f in families {

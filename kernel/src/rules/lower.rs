@@ -129,12 +129,7 @@ pub fn l_ifwrap(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, R
 /// `d(x)` a wrapped entry `(wrap x k m)` with `2 ≤ m ≤ Wsz`, and every residue mod `m`
 /// is `k·tid(ℓ) mod m` for some lane `ℓ` of the warp (thread id below the block size).
 /// Errors: `IfwrapSplit` naming the failed condition.
-fn wrap_split(
-    cx: &Ctx,
-    d: &std::collections::BTreeMap<String, crate::arith::Dep>,
-    e: &crate::syntax::Expr,
-    warp: u32,
-) -> Result<(), Rejection> {
+fn wrap_split(cx: &Ctx, d: &crate::arith::DepMap, e: &crate::syntax::Expr, warp: u32) -> Result<(), Rejection> {
     use crate::arith::EntryKind;
     use crate::syntax::{Expr, Opd};
     use num_integer::Integer;
@@ -390,11 +385,7 @@ pub fn l_sarray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, R
 /// operands are one integer on every lane of `W` ([`warp_value`]), so the product is one
 /// integer `≡ r₁·r₂ (mod gcd(g₁·g₂, r₁·g₂, r₂·g₁))`. `None` outside lower certificates or
 /// for any other expression. Coq: `LowerCheck.wprod`, `wprod_sound`.
-pub fn went_w(
-    cx: &Ctx,
-    d: &std::collections::BTreeMap<String, crate::arith::Dep>,
-    e: &crate::syntax::Expr,
-) -> Option<crate::arith::Dep> {
+pub fn went_w(cx: &Ctx, d: &crate::arith::DepMap, e: &crate::syntax::Expr) -> Option<crate::arith::Dep> {
     use crate::arith::Dep;
     let w = cx.lower?;
     let crate::syntax::Expr::Bin(op, a, b) = e else {
@@ -420,7 +411,7 @@ pub fn went_w(
 fn warp_value(
     cx: &Ctx,
     w: u32,
-    d: &std::collections::BTreeMap<String, crate::arith::Dep>,
+    d: &crate::arith::DepMap,
     o: &crate::syntax::Opd,
 ) -> Option<(num_bigint::BigInt, num_bigint::BigInt)> {
     use crate::syntax::{Opd, Ty};

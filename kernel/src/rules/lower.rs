@@ -152,9 +152,11 @@ fn wrap_split(cx: &Ctx, d: &crate::arith::DepMap, e: &crate::syntax::Expr, warp:
             break;
         }
         let tid = crate::access::thread_index(cx.block, t);
-        let v: num_bigint::BigInt = (0..3).map(|i| &ent.k[i] * tid[i]).sum();
+        let v: num_bigint::BigInt = ent.k.iter().zip(tid.iter()).map(|(k, t)| k * *t).sum();
         let r = v.mod_floor(&num_bigint::BigInt::from(m)).to_usize().unwrap_or(0);
-        seen[r] = true;
+        if let Some(s) = seen.get_mut(r) {
+            *s = true;
+        }
     }
     if seen.iter().all(|b| *b) {
         Ok(())

@@ -341,10 +341,8 @@ impl Ctx<'_> {
     /// round only through a product of its own atoms with the residue atom (the test's
     /// uniform part `X` of `form = s − X` is filtered out of a template that writes it).
     pub(super) fn add_residue_to_ancestors(&mut self, key: usize, form: &Lin, m: &BigInt) {
-        let atom = Atom::Res(Arc::new(form.clone()), m.clone());
-        for l in self.nests.ancestors_or_self(key).into_iter().skip(1) {
-            self.add_candidate_floor(l, atom.clone());
-        }
+        let loops = self.nests.ancestors_or_self(key).into_iter().skip(1);
+        self.add_residue_to(loops, form, m);
     }
 
     /// The same for the charge `[m ∤ form]` of a Q:IFALIGN `if` whose then branch is `then`:
@@ -354,8 +352,14 @@ impl Ctx<'_> {
         let Some(&key) = self.if_loop.get(&loop_key(then)) else {
             return;
         };
+        let loops = self.nests.ancestors_or_self(key);
+        self.add_residue_to(loops, form, m);
+    }
+
+    /// The residue atom `[m ∤ form]` as a candidate atom of each loop of `loops`.
+    fn add_residue_to(&mut self, loops: impl IntoIterator<Item = usize>, form: &Lin, m: &BigInt) {
         let atom = Atom::Res(Arc::new(form.clone()), m.clone());
-        for l in self.nests.ancestors_or_self(key) {
+        for l in loops {
             self.add_candidate_floor(l, atom.clone());
         }
     }

@@ -382,3 +382,108 @@ fn flagexit_while_return_is_tight_and_mutants_are_rejected() {
     let r = warpcert_kernel::check(&renamed).expect_err("Q:FLAGEXIT renamed Q:IFGUARD4");
     assert_eq!(r.rule, "Q:IFGUARD4", "{r:?}");
 }
+
+/// The lock-step per-warp cost of `src` under `m` at `n` on one block, with `in[33·k] = −1`
+/// for every `k < lanes` (the others 1): lane `k` reads a negative value in round `k`
+/// (`in[32·i + threadIdx.x]` at `i = k`, `threadIdx.x = k`) and returns there.
+fn staircase(src: &str, m: MetricName, n: i64, lanes: usize) -> Q {
+    use warpcert::core::{Hardware, Metric};
+    use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
+    let hw = Hardware::default();
+    let file = warpcert::frontend::parse_str("k.cu", src).unwrap();
+    let l = common::warp32::launch(Some([1, 1, 1]));
+    let (prog, _) = warpcert::frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
+    let cells = (0..32 * 48)
+        .map(|i| {
+            Value::Float(if i % 33 == 0 && i / 33 < lanes {
+                -1.0
+            } else {
+                1.0
+            })
+        })
+        .collect();
+    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
+    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
+    let run = run_kernel(&prog, &[Metric::standard(m)], &hw, &l, &params, &inputs).unwrap();
+    run.metrics[0].max_per_warp.clone()
+}
+
+/// The worst `divwarps` of one warp of the loops left by `return` (for_return.cu,
+/// while_return.cu), by hand from the lowered program (spec/lowering.md §6: `if t < 0 then
+/// jmp0 ← 3 [else i ← i + 1]; if jmp0 < 2 then { …; g0 ← i < n } else g0 ← false`, then
+/// `if jmp0 == 0` after the loop). The counter is the same on every lane that stays. In a
+/// round, the exit `if` splits iff some but not all active lanes read a negative value;
+/// then the flag test splits too, and the loop test unless the round is the last
+/// (`i + 1 = n`: every lane fails `i < n`); a lane that returned stays out, so a split
+/// needs two lanes and removes one: at most 31 rounds split. The flag test after the loop
+/// splits iff some lane returned and some did not. So: `n ≤ 0`: 0 (no round runs, `jmp0`
+/// stays 0 on every lane); `1 ≤ n ≤ 31`: at most `3(n − 1) + 2 + 1 = 3n`, reached when
+/// lane `k` returns in round `k` for `k < n`; `n ≥ 32`: at most `3·31 + 1 = 94`, reached
+/// when lanes `0 … 30` return in rounds `0 … 30` and lane 31 never (it keeps the loop test
+/// of round 30 split and the flag test after the loop). Letting lane 31 return too (round
+/// 31, alone: no split) ends with every lane at `jmp0 = 3`: `93`.
+fn return_loop_divwarps(n: i64) -> i64 {
+    match n {
+        n if n <= 0 => 0,
+        n if n <= 31 => 3 * n,
+        _ => 94,
+    }
+}
+
+/// Issue 15 (ret16): the hand-derived worst `divwarps` of for_return and while_return
+/// ([`return_loop_divwarps`]) is reached by the lock-step semantics (the staircase inputs)
+/// and never exceeded by it (single returns at other lanes and rounds, no return); the
+/// certified bound covers it at every `n` and equals it for `1 ≤ n ≤ 31`. At `n ≤ 0` the
+/// bound keeps the flag test's `M^div` (bound 1, truth 0: spec/logic.md §4a, Q:WHILEGUARD0
+/// "Limits": after the loop `(P, D)` also describes a warp at `n = 0` split on `jmp0`, so
+/// no rule of the logic can charge that test 0 there); for `n ≥ 32` it is `3n` against the
+/// saturated 94 (each split removes a lane for good). Both gaps are asserted as they are
+/// (a tighter bound must update this test and the precision table together).
+#[test]
+fn return_loops_divwarps_hand_derivation_and_bound() {
+    for name in ["for_return", "while_return"] {
+        let s = src(name);
+        let (cert, bound) = analyse(&s, MetricName::Divwarps);
+        warpcert_kernel::check(&cert).unwrap_or_else(|r| panic!("{name} rejected: {r:?}"));
+        for n in [-3i64, -1, 0, 1, 2, 5, 17, 31, 32, 33, 40] {
+            let hand = Q::from_integer(return_loop_divwarps(n).into());
+            let lanes = if n >= 32 { 31 } else { n.max(0) as usize };
+            let worst = staircase(&s, MetricName::Divwarps, n, lanes);
+            assert_eq!(worst, hand, "{name}: hand derivation at n = {n}");
+            let all = staircase(&s, MetricName::Divwarps, n, 32);
+            assert!(
+                all <= hand,
+                "{name}: every lane returning exceeds the hand count at n = {n}"
+            );
+            if n >= 32 {
+                assert_eq!(
+                    all,
+                    Q::from_integer(93.into()),
+                    "{name}: lane 31 returning at n = {n}"
+                );
+            }
+            for brk in [
+                None,
+                Some(0),
+                Some(33),
+                Some(32 * 3 + 7),
+                Some(32 * 30 + 31),
+            ] {
+                let t = simulated(&s, MetricName::Divwarps, n, brk);
+                assert!(
+                    t <= hand,
+                    "{name}: {t} > hand {hand} at n = {n}, return {brk:?}"
+                );
+            }
+            let at = BTreeMap::from([("n".to_string(), n)]);
+            let b = bound.eval(&at);
+            assert!(b >= hand, "{name}: unsound at n = {n}: {b} < {hand}");
+            let expected = match n {
+                n if n <= 0 => Q::from_integer(1.into()),
+                n if n <= 31 => hand.clone(),
+                n => Q::from_integer((3 * n).into()),
+            };
+            assert_eq!(b, expected, "{name}: bound at n = {n}");
+        }
+    }
+}

@@ -419,7 +419,7 @@ pub fn suite() -> Vec<Case> {
             metric: MetricName::Sectors,
             points: pts("n", &[0, 1, 2, 5, 31, 32, 40], 1),
             hand: |pt| 8 * p(pt, "n").max(0) + 4,
-            extra_inputs: staircase,
+            extra_inputs: return_staircases,
         },
         Case {
             name: "while_return",
@@ -430,7 +430,7 @@ pub fn suite() -> Vec<Case> {
             metric: MetricName::Sectors,
             points: pts("n", &[0, 1, 2, 5, 31, 32, 40], 1),
             hand: |pt| 8 * p(pt, "n").max(0) + 4,
-            extra_inputs: staircase,
+            extra_inputs: return_staircases,
         },
         Case {
             name: "grid240",
@@ -458,6 +458,26 @@ fn staircase() -> Vec<Inputs> {
         .map(|i| Value::Float(if i % 33 == 0 { -1.0 } else { 1.0 }))
         .collect();
     vec![Inputs::zero().with_array("in", ArrayInit::Values(cells))]
+}
+
+/// The staircase, and the staircase without lane 31's negative cell (`in[33k] = −1` for
+/// `k ≤ 30` only): lanes `0 … 30` return in rounds `0 … 30` and lane 31 never, so for
+/// `n ≥ 32` the loop test of round 30 and the return-flag test after the loop split too —
+/// the worst `divwarps` of for_return/while_return, 94 (tests/whileguard.rs
+/// `return_loop_divwarps`), where the full staircase ends with every lane returned (93).
+fn return_staircases() -> Vec<Inputs> {
+    let cells = (0..32 * 48)
+        .map(|i| {
+            Value::Float(if i % 33 == 0 && i < 33 * 31 {
+                -1.0
+            } else {
+                1.0
+            })
+        })
+        .collect();
+    let mut v = staircase();
+    v.push(Inputs::zero().with_array("in", ArrayInit::Values(cells)));
+    v
 }
 
 /// `in[3] = −1`, else `1`: every lane breaks in round 3 (uniform_break).

@@ -123,14 +123,8 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
                 // the semantics is the oracle: the warp's cost is at least the bound
                 for n in [-2, -1, 0, 1, 2, 3, 5, 9, 31, 32, 33, 64, 65, 100] {
                     for b in 0..grid {
-                        let cost = warp_cost(
-                            &prog,
-                            m,
-                            &launch,
-                            [b, 0, 0],
-                            u64::from(w),
-                            &[("n", n)],
-                        );
+                        let cost =
+                            warp_cost(&prog, m, &launch, [b, 0, 0], u64::from(w), &[("n", n)]);
                         let env = BTreeMap::from([
                             ("n".to_string(), n),
                             ("blockIdx.x".to_string(), i64::from(b)),

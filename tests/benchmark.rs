@@ -19,15 +19,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::assertion::Poly;
+use warpcert::core::metric::q;
 use warpcert::core::{Launch, Metric, MetricName, Program};
 use warpcert::frontend;
-use warpcert::semantics::{run_kernel, run_warp, Inputs, Params, RunOptions, Value};
+use warpcert::semantics::{run_kernel, Inputs, Params, Value};
 
 type Q = BigRational;
-
-fn q(n: i64) -> Q {
-    Q::from_integer(n.into())
-}
 
 fn launch3(block: [u32; 3], grid: Option<[u32; 3]>) -> Launch {
     Launch { block, grid }
@@ -78,23 +75,16 @@ fn pico_7_1_misaligned_row_is_five_sectors() {
     let src = "__global__ void row(float *C, int wB) { C[wB * threadIdx.y + threadIdx.x] = 1.0f; }";
     let block = [32, 32, 1];
     let prog = lower(&frontend::parse_str("row.cu", src).unwrap(), block);
-    let metrics = [Metric::standard(MetricName::Sectors)];
-    let params = Params::from([("wB".to_string(), Value::Int(100))]);
+    let launch = launch3(block, Some([1, 1, 1]));
     let run = |warp| {
-        run_warp(
+        warp_cost(
             &prog,
-            &metrics,
-            &hw(),
-            &launch3(block, Some([1, 1, 1])),
+            MetricName::Sectors,
+            &launch,
             [0, 0, 0],
             warp,
-            &params,
-            &Inputs::zero(),
-            &RunOptions::default(),
+            &[("wB", 100)],
         )
-        .unwrap()
-        .costs[0]
-            .clone()
     };
     assert_eq!(run(0), q(4), "threadIdx.y = 0: elements 0…31, aligned");
     assert_eq!(

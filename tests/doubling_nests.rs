@@ -7,12 +7,13 @@
 
 mod common;
 
+use common::warp_cost;
+
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
 use warpcert::core::metric::Q;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
 use warpcert::frontend;
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
 fn lower(src: &str, block: u32) -> (Program, Launch) {
     let launch = Launch {
@@ -39,25 +40,6 @@ fn certified(prog: &Program, launch: &Launch, m: MetricName) -> Analysis {
         panic!("{m}: certificate rejected: {r:?}");
     }
     a
-}
-
-/// The cost of warp 0 of block 0 under the lock-step semantics with `n = v`, zero inputs.
-fn simulate(prog: &Program, launch: &Launch, m: MetricName, v: i64) -> Q {
-    let mut params = Params::new();
-    params.insert("n".to_string(), Value::Int(v));
-    let run = run_warp(
-        prog,
-        &[Metric::standard(m)],
-        &Hardware::default(),
-        launch,
-        [0, 0, 0],
-        0,
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{m} at n={v}: {e}"));
-    run.costs[0].clone()
 }
 
 fn at(a: &Analysis, n: i64) -> Q {
@@ -108,7 +90,14 @@ fn doubling_around_halving_copy_is_bounded_linearly() {
             hand += 4 * halvings(s);
             s <<= 1;
         }
-        let sim = simulate(&prog, &launch, MetricName::Sectors, n);
+        let sim = warp_cost(
+            &prog,
+            MetricName::Sectors,
+            &launch,
+            [0, 0, 0],
+            0,
+            &[("n", n)],
+        );
         assert_eq!(
             sim,
             Q::from_integer(hand.into()),
@@ -128,7 +117,7 @@ fn doubling_around_halving_copy_is_bounded_linearly() {
     ] {
         let a = certified(&prog, &launch, m);
         for n in [0i64, 1, 2, 7, 64, 300] {
-            let sim = simulate(&prog, &launch, m, n);
+            let sim = warp_cost(&prog, m, &launch, [0, 0, 0], 0, &[("n", n)]);
             assert!(at(&a, n) >= sim, "{m} at n = {n}: {} < {sim}", at(&a, n));
         }
     }
@@ -148,7 +137,14 @@ fn doubling_around_halving_half_is_bounded_linearly() {
             hand += 4 * halvings(s / 2);
             s <<= 1;
         }
-        let sim = simulate(&prog, &launch, MetricName::Sectors, n);
+        let sim = warp_cost(
+            &prog,
+            MetricName::Sectors,
+            &launch,
+            [0, 0, 0],
+            0,
+            &[("n", n)],
+        );
         assert_eq!(
             sim,
             Q::from_integer(hand.into()),
@@ -168,7 +164,7 @@ fn doubling_around_halving_half_is_bounded_linearly() {
     ] {
         let a = certified(&prog, &launch, m);
         for n in [0i64, 1, 2, 7, 64, 300] {
-            let sim = simulate(&prog, &launch, m, n);
+            let sim = warp_cost(&prog, m, &launch, [0, 0, 0], 0, &[("n", n)]);
             assert!(at(&a, n) >= sim, "{m} at n = {n}: {} < {sim}", at(&a, n));
         }
     }

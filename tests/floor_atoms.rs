@@ -124,13 +124,13 @@ mod produced {
     //! Certificates with floor atoms produced by the analysis (issue 14 item 1, issue 15
     //! "grid-stride loops", "last round"): accepted by the kernel, bounds at least the
     //! lock-step cost of every warp tried, and exact where the hand derivation says so.
+    use crate::common::warp_cost;
     use std::collections::BTreeMap;
     use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
     use warpcert::core::assertion::poly::Atom;
     use warpcert::core::metric::{q, Q};
     use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
     use warpcert::frontend;
-    use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
     fn lower(src: &str, block: u32) -> (Program, Launch) {
         lower_grid(src, block, 1)
@@ -174,26 +174,9 @@ mod produced {
 
     /// The largest cost over the warps of block 0 under the lock-step semantics, `n = v`.
     fn worst(prog: &Program, launch: &Launch, m: MetricName, v: i64) -> Q {
-        let mut params = Params::new();
-        params.insert("n".to_string(), Value::Int(v));
         let warps = launch.block[0].div_ceil(32);
         (0..warps)
-            .map(|w| {
-                run_warp(
-                    prog,
-                    &[Metric::standard(m)],
-                    &Hardware::default(),
-                    launch,
-                    [0, 0, 0],
-                    u64::from(w),
-                    &params,
-                    &Inputs::zero(),
-                    &RunOptions::default(),
-                )
-                .unwrap_or_else(|e| panic!("{m} at n={v}: {e}"))
-                .costs[0]
-                    .clone()
-            })
+            .map(|w| warp_cost(prog, m, launch, [0, 0, 0], u64::from(w), &[("n", v)]))
             .max()
             .unwrap_or_else(|| q(0))
     }

@@ -9,13 +9,13 @@
 mod common;
 
 use common::lower_guard::{guard_lower, lower_src, GUARD};
+use common::warp_cost;
 
 use std::collections::BTreeMap;
 use warpcert::analysis::lower::lower_certificate;
 use warpcert::analysis::{analyze, AnalysisOptions};
-use warpcert::core::metric::{Metric, MetricName};
-use warpcert::core::{Hardware, Launch, Program};
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use warpcert::core::metric::{q, Metric, MetricName};
+use warpcert::core::Hardware;
 use warpcert_kernel::{Reason, Role};
 
 /// Hand derivation: `n` rounds (none for `n ≤ 0`), each reading `A[i + 1]` and writing
@@ -93,32 +93,6 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// The cost under `metric` of warp `w` of block `b` with parameter `n` (the lock-step
-/// semantics, zero inputs): the oracle of the lower bounds.
-fn warp_cost(
-    prog: &Program,
-    metric: &Metric,
-    launch: &Launch,
-    b: u32,
-    w: u32,
-    n: i64,
-) -> warpcert::core::metric::Q {
-    let params = Params::from([("n".to_string(), Value::Int(n))]);
-    let run = run_warp(
-        prog,
-        std::slice::from_ref(metric),
-        &Hardware::default(),
-        launch,
-        [b, 0, 0],
-        u64::from(w),
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", metric.name));
-    run.costs[0].clone()
-}
-
 const METRICS: [MetricName; 4] = [
     MetricName::Sectors,
     MetricName::Conflicts,
@@ -149,7 +123,8 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
                 // the semantics is the oracle: the warp's cost is at least the bound
                 for n in [-2, -1, 0, 1, 2, 3, 5, 9, 31, 32, 33, 64, 65, 100] {
                     for b in 0..grid {
-                        let cost = warp_cost(&prog, &metric, &launch, b, w, n);
+                        let cost =
+                            warp_cost(&prog, m, &launch, [b, 0, 0], u64::from(w), &[("n", n)]);
                         let env = BTreeMap::from([
                             ("n".to_string(), n),
                             ("blockIdx.x".to_string(), i64::from(b)),
@@ -294,19 +269,18 @@ fn guard_hypotheses_make_the_guarded_bound_exact_on_their_region() {
                 (base + 65, true),
                 (1000, true),
             ] {
-                let cost = warp_cost(&prog, &metric, &launch, b, w, n);
+                let cost = warp_cost(
+                    &prog,
+                    MetricName::Sectors,
+                    &launch,
+                    [b, 0, 0],
+                    u64::from(w),
+                    &[("n", n)],
+                );
                 if inside {
-                    assert_eq!(
-                        cost,
-                        warpcert::core::metric::q(12),
-                        "warp {w} block {b} n={n}"
-                    );
+                    assert_eq!(cost, q(12), "warp {w} block {b} n={n}");
                 } else {
-                    assert_eq!(
-                        cost,
-                        warpcert::core::metric::q(0),
-                        "warp {w} block {b} n={n}"
-                    );
+                    assert_eq!(cost, q(0), "warp {w} block {b} n={n}");
                 }
             }
         }

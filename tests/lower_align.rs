@@ -18,6 +18,8 @@
 
 mod common;
 
+use common::warp_cost;
+
 use common::answer::exact_answer;
 use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
 use common::{balanced_end, load_for, racuda_corpus, root};
@@ -25,9 +27,8 @@ use std::path::{Path, PathBuf};
 use warpcert::analysis::AnalysisOptions;
 use warpcert::cli::options::Loaded;
 use warpcert::cli::precision::{load, suite};
-use warpcert::core::metric::{Metric, MetricName, Q};
+use warpcert::core::metric::{MetricName, Q};
 use warpcert::core::{Hardware, Launch};
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
 /// The options of `analyze` (Q:IFALIGN on, the default).
 fn align() -> AnalysisOptions {
@@ -91,25 +92,6 @@ fn assert_exact(
     );
 }
 
-/// `divwarps` of warp 0 of block `b` of `prog` at `n_name = n`, lock-step semantics.
-fn warp0(prog: &warpcert::core::ir::Program, launch: &Launch, b: u32, n_name: &str, n: i64) -> Q {
-    let params = Params::from([(n_name.to_string(), Value::Int(n))]);
-    run_warp(
-        prog,
-        &[Metric::standard(MetricName::Divwarps)],
-        &Hardware::default(),
-        launch,
-        [b, 0, 0],
-        0,
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{n_name}={n} block {b}: {e}"))
-    .costs[0]
-        .clone()
-}
-
 /// The value of the residue indicator `[32 ∤ n]` (hand: 0 iff 32 divides n).
 fn indicator(n: i64) -> Q {
     Q::from_integer(i64::from(n.rem_euclid(32) != 0).into())
@@ -123,7 +105,14 @@ const ALIGNED: [(u32, i64); 3] = [(0, 32), (16, 4096), (15, 4096)];
 fn semantics_agree(prog: &warpcert::core::ir::Program, launch: &Launch, n_name: &str) {
     for (b, n) in REGION {
         assert_eq!(
-            warp0(prog, launch, b, n_name, n),
+            warp_cost(
+                prog,
+                MetricName::Divwarps,
+                launch,
+                [b, 0, 0],
+                0,
+                &[(n_name, n)]
+            ),
             Q::from_integer(1.into()),
             "b={b} n={n}"
         );
@@ -131,7 +120,14 @@ fn semantics_agree(prog: &warpcert::core::ir::Program, launch: &Launch, n_name: 
     }
     for (b, n) in ALIGNED {
         assert_eq!(
-            warp0(prog, launch, b, n_name, n),
+            warp_cost(
+                prog,
+                MetricName::Divwarps,
+                launch,
+                [b, 0, 0],
+                0,
+                &[(n_name, n)]
+            ),
             Q::from_integer(0.into()),
             "b={b} n={n}"
         );

@@ -22,46 +22,20 @@
 
 mod common;
 
+use common::warp_cost;
+
 use common::answer::{exact_answer, loaded};
 use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
 use common::lower_guard::lower_src;
 use common::{balanced_end, load_for, racuda_corpus};
 use warpcert::analysis::AnalysisOptions;
 use warpcert::core::ir::Program;
-use warpcert::core::metric::{Metric, MetricName, Q};
-use warpcert::core::{Hardware, Launch};
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use warpcert::core::metric::{q, MetricName};
+use warpcert::core::Launch;
 
 /// A one-lane store: lane 0 of each block writes one int.
 const ONE: &str =
     "__global__ void k(int *out, int n) { int t = threadIdx.x; if (t == 0) out[blockIdx.x] = n; }";
-
-/// `sectors` of warp `warp` of block `b` of `prog` with the `int` parameters `params`,
-/// lock-step semantics, zero inputs.
-fn sectors(prog: &Program, launch: &Launch, b: u32, warp: u64, params: &[(&str, i64)]) -> Q {
-    let params: Params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), Value::Int(*v)))
-        .collect();
-    run_warp(
-        prog,
-        &[Metric::standard(MetricName::Sectors)],
-        &Hardware::default(),
-        launch,
-        [b, 0, 0],
-        warp,
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("block {b} warp {warp} {params:?}: {e}"))
-    .costs[0]
-        .clone()
-}
-
-fn q(n: i64) -> Q {
-    Q::from_integer(n.into())
-}
 
 /// The `sectors` answer of `prog`: both certificates accepted by the kernel with bound
 /// `want`, the lower one for warp 0 through L:IFDT on lane 0.
@@ -113,7 +87,14 @@ fn reductions_sectors_exact() {
         for b in [0, 3] {
             let n = per_block * (i64::from(b) + 1);
             assert_eq!(
-                sectors(&prog, &launch, b, 0, &[("n", n)]),
+                warp_cost(
+                    &prog,
+                    MetricName::Sectors,
+                    &launch,
+                    [b, 0, 0],
+                    0,
+                    &[("n", n)]
+                ),
                 q(want),
                 "{file} b={b} n={n}"
             );
@@ -127,12 +108,26 @@ fn one_lane_store_exact() {
     assert_exact_sectors("one", prog.clone(), launch, "1");
     for b in [0, 1] {
         assert_eq!(
-            sectors(&prog, &launch, b, 0, &[("n", 7)]),
+            warp_cost(
+                &prog,
+                MetricName::Sectors,
+                &launch,
+                [b, 0, 0],
+                0,
+                &[("n", 7)]
+            ),
             q(1),
             "warp 0, block {b}"
         );
         assert_eq!(
-            sectors(&prog, &launch, b, 1, &[("n", 7)]),
+            warp_cost(
+                &prog,
+                MetricName::Sectors,
+                &launch,
+                [b, 0, 0],
+                1,
+                &[("n", 7)]
+            ),
             q(0),
             "warp 1, block {b}"
         );
@@ -295,17 +290,8 @@ fn constant_residue_charge_falls_back_to_ifdiv() {
 fn ifdiv_charges_both_branches() {
     split_lower();
     let (prog, launch) = lower_src(SPLIT, 32, 1);
-    let run = run_warp(
-        &prog,
-        &[Metric::standard(MetricName::Steps)],
-        &Hardware::default(),
-        &launch,
-        [0, 0, 0],
-        0,
-        &Params::new(),
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(run.costs[0], q(15));
+    assert_eq!(
+        warp_cost(&prog, MetricName::Steps, &launch, [0, 0, 0], 0, &[]),
+        q(15)
+    );
 }

@@ -25,11 +25,12 @@
 
 mod common;
 
+use common::warp_cost;
+
 use common::{load_for, racuda_corpus, root, warpcert_output, warpcert_stdout};
 use std::collections::BTreeMap;
-use warpcert::core::metric::{Metric, MetricName, Q};
-use warpcert::core::{Hardware, Launch};
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use warpcert::core::metric::{q, MetricName, Q};
+use warpcert::core::Launch;
 
 /// The bound of the Done-when, as the kernel renders it (`warpcert check`).
 const EXACT: &str = "4 + 8*max(0, ⌊(wA + 31)/32⌋)";
@@ -49,28 +50,14 @@ fn warp_sectors(launch: &Launch, b: [u32; 3], w: u64, wa: i64, wb: i64) -> Q {
 fn warp_sectors_of(name: &str, launch: &Launch, b: [u32; 3], w: u64, wa: i64, wb: i64) -> Q {
     let path = root().join("../shared/corpus/racuda").join(name);
     let prog = load_for(&path, launch);
-    let params = Params::from([
-        ("wA".to_string(), Value::Int(wa)),
-        ("wB".to_string(), Value::Int(wb)),
-    ]);
-    run_warp(
+    warp_cost(
         &prog,
-        &[Metric::standard(MetricName::Sectors)],
-        &Hardware::default(),
+        MetricName::Sectors,
         launch,
         b,
         w,
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
+        &[("wA", wa), ("wB", wb)],
     )
-    .unwrap_or_else(|e| panic!("wA={wa} wB={wb} warp {w}: {e}"))
-    .costs[0]
-        .clone()
-}
-
-fn q(n: i64) -> Q {
-    Q::from_integer(n.into())
 }
 
 #[test]
@@ -428,24 +415,14 @@ fn matrixmul_32x32_steps_exact_is_attained() {
     let path = root().join("../shared/corpus/racuda/matrixMul.cu");
     let prog = load_for(&path, &launch);
     for (wa, wb) in [(1, 1), (33, 9)] {
-        let params = Params::from([
-            ("wA".to_string(), Value::Int(wa)),
-            ("wB".to_string(), Value::Int(wb)),
-        ]);
-        let c = run_warp(
+        let c = warp_cost(
             &prog,
-            &[Metric::standard(MetricName::Steps)],
-            &Hardware::default(),
+            MetricName::Steps,
             &launch,
             [0, 0, 0],
             1,
-            &params,
-            &Inputs::zero(),
-            &RunOptions::default(),
-        )
-        .unwrap()
-        .costs[0]
-            .clone();
+            &[("wA", wa), ("wB", wb)],
+        );
         assert_eq!(c, q(a + b * rounds(wa)), "wA={wa} wB={wb}");
     }
     let _ = std::fs::remove_dir_all(&out);

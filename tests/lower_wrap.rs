@@ -24,48 +24,22 @@
 
 mod common;
 
+use common::warp_cost;
+
 use common::answer::{exact_answer, loaded};
 use common::coq::{accepted_and_mutants_refuted, coqc_available};
 use common::lower_guard::lower_src;
 use common::{load_for, racuda_corpus};
 use warpcert::analysis::AnalysisOptions;
 use warpcert::core::ir::Program;
-use warpcert::core::metric::{Metric, MetricName, Q};
-use warpcert::core::{Hardware, Launch};
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
+use warpcert::core::metric::{q, MetricName};
+use warpcert::core::Launch;
 
 /// One split per round: the lanes' parity test moves with `i`.
 const PARITY: &str = "__global__ void k(int *out, int n) { for (int i = 0; i < n; i++) { if ((threadIdx.x + i) % 2 == 0) { out[threadIdx.x] = i; } } }";
 
 /// As PARITY with `% 64`: round `i ≡ 32 (mod 64)` does not split a 32-lane warp.
 const MOD64: &str = "__global__ void k(int *out, int n) { for (int i = 0; i < n; i++) { if ((threadIdx.x + i) % 64 == 0) { out[threadIdx.x] = i; } } }";
-
-/// `divwarps` of warp 0 of block 0 of `prog` with the `int` parameters `params`, lock-step
-/// semantics, zero inputs.
-fn divwarps(prog: &Program, launch: &Launch, params: &[(&str, i64)]) -> Q {
-    let params: Params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), Value::Int(*v)))
-        .collect();
-    run_warp(
-        prog,
-        &[Metric::standard(MetricName::Divwarps)],
-        &Hardware::default(),
-        launch,
-        [0, 0, 0],
-        0,
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{params:?}: {e}"))
-    .costs[0]
-        .clone()
-}
-
-fn q(n: i64) -> Q {
-    Q::from_integer(n.into())
-}
 
 /// The `divwarps` answer of `prog`: (relation, per-warp bound, lower certificate or "").
 fn answer(name: &str, prog: Program, launch: Launch) -> (String, String, String) {
@@ -97,7 +71,18 @@ fn parity_divwarps_exact_and_attained() {
     parity_lower();
     let (prog, launch) = lower_src(PARITY, 32, 1);
     for n in [0, 1, 2, 5, 17] {
-        assert_eq!(divwarps(&prog, &launch, &[("n", n)]), q(n), "n={n}");
+        assert_eq!(
+            warp_cost(
+                &prog,
+                MetricName::Divwarps,
+                &launch,
+                [0, 0, 0],
+                0,
+                &[("n", n)]
+            ),
+            q(n),
+            "n={n}"
+        );
     }
 }
 
@@ -120,7 +105,14 @@ fn syn_brdis_divwarps_exact() {
         assert!(lower.contains("(L:IFWRAP "), "{file}: {lower}");
         for (n, m) in [(0, 1), (1, 1), (3, 2), (6, 0)] {
             assert_eq!(
-                divwarps(&prog, &launch, &[("N", n), ("M", m), ("val", 3)]),
+                warp_cost(
+                    &prog,
+                    MetricName::Divwarps,
+                    &launch,
+                    [0, 0, 0],
+                    0,
+                    &[("N", n), ("M", m), ("val", 3)]
+                ),
                 q(per_round * n),
                 "{file} N={n} M={m}"
             );
@@ -133,7 +125,17 @@ fn syn_brdis_divwarps_exact() {
 #[test]
 fn modulus_above_the_warp_stays_upper() {
     let (prog, launch) = lower_src(MOD64, 32, 1);
-    assert_eq!(divwarps(&prog, &launch, &[("n", 40)]), q(8));
+    assert_eq!(
+        warp_cost(
+            &prog,
+            MetricName::Divwarps,
+            &launch,
+            [0, 0, 0],
+            0,
+            &[("n", 40)]
+        ),
+        q(8)
+    );
     let l = loaded(prog, launch, MetricName::Divwarps);
     let out = warpcert::cli::analyze::analyze_metric(
         &l,

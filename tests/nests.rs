@@ -5,12 +5,13 @@
 
 mod common;
 
+use common::warp_cost;
+
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
 use warpcert::core::metric::Q;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
 use warpcert::frontend;
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
 /// A nest of `d` loops `for (ik = 0; ik < m; ik++)` around `x = x + g[threadIdx.x]`, then
 /// `g[threadIdx.x] = x` (the `depth` family of `warpcert bench --scaling`).
@@ -52,26 +53,6 @@ fn certified(prog: &Program, launch: &Launch, m: MetricName) -> Analysis {
     a
 }
 
-/// The cost of warp 0 of block 0 under the lock-step semantics with `int` parameter
-/// `name = v` and zero inputs.
-fn simulate(prog: &Program, launch: &Launch, m: MetricName, name: &str, v: i64) -> Q {
-    let mut params = Params::new();
-    params.insert(name.to_string(), Value::Int(v));
-    let run = run_warp(
-        prog,
-        &[Metric::standard(m)],
-        &Hardware::default(),
-        launch,
-        [0, 0, 0],
-        0,
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{m} at {name}={v}: {e}"));
-    run.costs[0].clone()
-}
-
 /// Depth-`d` nests for `d` = 3 … 6 at the default degree (2, below the depth): a bound is
 /// found and it is exact for `sectors`. Hand derivation: the innermost body reads
 /// `g[threadIdx.x]`, 32 consecutive floats of one warp, 128 bytes = 4 sectors, `m^d` times
@@ -87,7 +68,14 @@ fn deep_nests_are_bounded_at_the_default_degree() {
             let bound = a.bound.eval(&BTreeMap::from([("m".to_string(), m)]));
             assert_eq!(bound, Q::from_integer(hand.into()), "depth {d} at m = {m}");
             if d == 3 {
-                let sim = simulate(&prog, &launch, MetricName::Sectors, "m", m);
+                let sim = warp_cost(
+                    &prog,
+                    MetricName::Sectors,
+                    &launch,
+                    [0, 0, 0],
+                    0,
+                    &[("m", m)],
+                );
                 assert_eq!(sim, Q::from_integer(hand.into()), "semantics at m = {m}");
             }
         }
@@ -100,7 +88,7 @@ fn deep_nests_are_bounded_at_the_default_degree() {
             let a = certified(&prog, &launch, metric);
             for m in 0..=2i64 {
                 let bound = a.bound.eval(&BTreeMap::from([("m".to_string(), m)]));
-                let sim = simulate(&prog, &launch, metric, "m", m);
+                let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("m", m)]);
                 assert!(
                     bound >= sim,
                     "depth {d} {metric} at m = {m}: {bound} < {sim}"
@@ -131,7 +119,7 @@ fn depth_four_and_five_nests_are_sound_against_the_semantics() {
             let a = certified(&prog, &launch, metric);
             for m in [0i64, 1, 2, 3, 6] {
                 let bound = a.bound.eval(&BTreeMap::from([("m".to_string(), m)]));
-                let sim = simulate(&prog, &launch, metric, "m", m);
+                let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("m", m)]);
                 assert!(
                     bound >= sim,
                     "depth {d} {metric} at m = {m}: {bound} < {sim}"
@@ -170,7 +158,7 @@ fn triangular_nest_is_bounded_soundly() {
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
         for &n in &ns {
-            let sim = simulate(&prog, &launch, metric, "n", n);
+            let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("n", n)]);
             let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
             assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
             if metric == MetricName::Sectors {
@@ -207,29 +195,11 @@ fn block_stride_loop_inside_a_loop_is_bounded() {
 }
 ";
     let (prog, launch) = lower(src, 256);
-    let run = |metric: MetricName, m: i64, n: i64| -> Q {
-        let mut params = Params::new();
-        params.insert("m".to_string(), Value::Int(m));
-        params.insert("n".to_string(), Value::Int(n));
-        let r = run_warp(
-            &prog,
-            &[Metric::standard(metric)],
-            &Hardware::default(),
-            &launch,
-            [0, 0, 0],
-            0,
-            &params,
-            &Inputs::zero(),
-            &RunOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{metric} at m={m} n={n}: {e}"));
-        r.costs[0].clone()
-    };
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
         for m in [0i64, 1, 3] {
             for n in [0i64, 1, 100, 256, 300, 512] {
-                let sim = run(metric, m, n);
+                let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("m", m), ("n", n)]);
                 let env = BTreeMap::from([("m".to_string(), m), ("n".to_string(), n)]);
                 let bound = a.bound.eval(&env);
                 assert!(
@@ -263,7 +233,7 @@ fn inner_loop_from_the_outer_counter_with_another_bound_is_bounded() {
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
         for n in [-3i64, 0, 1, 5, 63, 64, 65, 200] {
-            let sim = simulate(&prog, &launch, metric, "n", n);
+            let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("n", n)]);
             let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
             assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
             if metric == MetricName::Sectors {
@@ -292,7 +262,7 @@ fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
         for n in [-5i64, 0, 1, 40, 255, 256, 300, 512, 1000] {
-            let sim = simulate(&prog, &launch, metric, "n", n);
+            let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("n", n)]);
             let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
             assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
             if metric == MetricName::Sectors {
@@ -456,7 +426,14 @@ fn residue_charge_of_an_inner_last_round_split_is_paid_per_outer_round() {
             a.certificate
         );
         for n in [-5i64, 0, 1, 31, 32, 40, 255, 256, 257, 300, 512, 1000] {
-            let sim = simulate(&prog, &launch, MetricName::Divwarps, "n", n);
+            let sim = warp_cost(
+                &prog,
+                MetricName::Divwarps,
+                &launch,
+                [0, 0, 0],
+                0,
+                &[("n", n)],
+            );
             assert_eq!(
                 sim,
                 Q::from_integer(truth(n).into()),

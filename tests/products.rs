@@ -7,12 +7,13 @@
 
 mod common;
 
+use common::warp_cost;
+
 use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
 use warpcert::core::metric::Q;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
 use warpcert::frontend;
-use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
 /// A grid-stride copy over a 2-D grid: the block's linear index `blockIdx.y·gridDim.x +
 /// blockIdx.x` (a product of a factor ≥ 0 and one ≥ 1) and the stride
@@ -78,24 +79,8 @@ fn simulate(
     pt: &BTreeMap<String, i64>,
     blk: [u32; 2],
 ) -> Q {
-    let params: Params = pt
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::Int(*v)))
-        .collect();
-    run_warp(
-        prog,
-        &[Metric::standard(m)],
-        &Hardware::default(),
-        launch,
-        [blk[0], blk[1], 0],
-        0,
-        &params,
-        &Inputs::zero(),
-        &RunOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{m} at {pt:?}: {e}"))
-    .costs[0]
-        .clone()
+    let params: Vec<(&str, i64)> = pt.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    warp_cost(prog, m, launch, [blk[0], blk[1], 0], 0, &params)
 }
 
 /// Sectors of warp 0 of block `(bx, by)` of [`STRIDE2D`] (hand derivation): its lanes start

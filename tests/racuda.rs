@@ -7,17 +7,11 @@
 mod common;
 
 use common::*;
-use num_rational::BigRational;
 use quickcheck::{QuickCheck, TestResult};
 use std::collections::BTreeMap;
+use warpcert::core::metric::q;
 use warpcert::core::{Metric, MetricName};
 use warpcert::semantics::{run_kernel, Inputs, Params, Value};
-
-type Q = BigRational;
-
-fn q(n: i64) -> Q {
-    Q::from_integer(n.into())
-}
 
 fn max0(x: i64) -> i64 {
     x.max(0)

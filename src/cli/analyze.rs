@@ -312,8 +312,16 @@ pub(super) fn exact_lower(
     upper_path: Option<&str>,
 ) -> Result<Option<crate::report::LowerReport>, String> {
     use crate::analysis::lower::{guard_hypotheses, split_hypotheses};
+    let search = LowerSearch {
+        l,
+        m,
+        opts,
+        upper,
+        upper_path,
+        launch_p: crate::analysis::derive::launch_facts(&l.program, &l.launch),
+    };
     let warps = tried_warps(l);
-    if let Some(r) = lower_for_warps(l, m, upper_deriv, upper, upper_path, None, &warps)? {
+    if let Some(r) = search.for_warps(upper_deriv, None, &warps)? {
         return Ok(Some(r));
     }
     // a divergent test `x % m == 0` whose lanes move with a uniform value (L:IFWRAP): the
@@ -321,21 +329,20 @@ pub(super) fn exact_lower(
     if !num_traits::Zero::is_zero(&m.div) && has_rem(&l.program.body) {
         if let Ok(d) = crate::analysis::derivation_with_wraps(&l.program, m, &l.hw, &l.launch, opts)
         {
-            if let Some(r) = lower_for_warps(l, m, &d, upper, upper_path, None, &warps)? {
+            if let Some(r) = search.for_warps(&d, None, &warps)? {
                 return Ok(Some(r));
             }
         }
     }
     // guards the lanes pass only for large enough parameters: the same bound on the
     // region where every lane passes them (spec/logic.md §4b, L:HYP), with a witness point
-    let launch_p = crate::analysis::derive::launch_facts(&l.program, &l.launch);
     let facts = guard_hypotheses(&l.program, &l.launch);
-    if let Some(r) = lower_under(l, m, opts, upper, upper_path, &launch_p, facts, &warps)? {
+    if let Some(r) = search.under(facts, &warps)? {
         return Ok(Some(r));
     }
     // rows misaligned by a parameter (matrixMul at a 32×32 block): warp-exact products
     // under congruence hypotheses (spec/logic.md §4b "Warp-exact products")
-    if let Some(r) = lower_congruent(l, m, opts, upper, upper_path, &launch_p, &warps)? {
+    if let Some(r) = search.congruent(&warps)? {
         return Ok(Some(r));
     }
     // where M^div counts: the region where the guards split the warp (L:IFDIV)
@@ -343,12 +350,26 @@ pub(super) fn exact_lower(
         return Ok(None);
     }
     for w in warps {
-        let facts = split_hypotheses(&l.program, &l.launch, &l.hw, &launch_p, w);
-        if let Some(r) = lower_under(l, m, opts, upper, upper_path, &launch_p, facts, &[w])? {
+        let facts = split_hypotheses(&l.program, &l.launch, &l.hw, &search.launch_p, w);
+        if let Some(r) = search.under(facts, &[w])? {
             return Ok(Some(r));
         }
     }
     Ok(None)
+}
+
+/// The context of [`exact_lower`]'s search for a lower-bound certificate of one metric:
+/// the loaded kernel, the metric and analysis options, the bound `upper` the certificate
+/// must reach (the kernel's rendering of the accepted upper bound), where the upper
+/// certificate was written (the lower one goes beside it) and the launch facts `launch_p`
+/// of the program (spec/logic.md §4b).
+struct LowerSearch<'a> {
+    l: &'a Loaded,
+    m: &'a Metric,
+    opts: &'a AnalysisOptions,
+    upper: &'a str,
+    upper_path: Option<&'a str>,
+    launch_p: Vec<crate::core::assertion::Cstr>,
 }
 
 /// Whether `s` assigns some `a % b` (the source of a wrapped entry, spec/logic.md §2).
@@ -366,68 +387,104 @@ fn has_rem(s: &crate::core::ir::Stmt) -> bool {
     false
 }
 
-/// [`lower_for_warps`] on the region of the parameter hypotheses `facts` (rule L:HYP, with
-/// a witness point; none when `facts` is empty or no point is found), from an upper
-/// derivation whose root pre includes them.
-#[allow(clippy::too_many_arguments)]
-fn lower_under(
-    l: &Loaded,
-    m: &Metric,
-    opts: &AnalysisOptions,
-    upper: &str,
-    upper_path: Option<&str>,
-    launch_p: &[crate::core::assertion::Cstr],
-    facts: Vec<crate::core::assertion::Cstr>,
-    warps: &[u32],
-) -> Result<Option<crate::report::LowerReport>, String> {
-    use crate::analysis::lower::{witness_point, Hypotheses};
-    if facts.is_empty() {
-        return Ok(None);
-    }
-    let Some(witness) = witness_point(launch_p, &facts) else {
-        return Ok(None);
-    };
-    let h = Hypotheses { facts, witness };
-    let Ok(d) = crate::analysis::derivation_under(&l.program, m, &l.hw, &l.launch, opts, &h.facts)
-    else {
-        return Ok(None);
-    };
-    lower_for_warps(l, m, &d, upper, upper_path, Some(&h), warps)
-}
-
-/// [`lower_for_warps`] under congruence hypotheses on the `int` parameters
-/// ([`crate::analysis::lower::congruence_hypotheses`]), each warp from its own derivation
-/// with warp-exact products ([`crate::analysis::derivation_at_warp`]). Tried only when a
-/// thread dimension other than x has extent above 1 (where the collapse of spec/logic.md
-/// §2 loses a row's offset).
-fn lower_congruent(
-    l: &Loaded,
-    m: &Metric,
-    opts: &AnalysisOptions,
-    upper: &str,
-    upper_path: Option<&str>,
-    launch_p: &[crate::core::assertion::Cstr],
-    warps: &[u32],
-) -> Result<Option<crate::report::LowerReport>, String> {
-    if l.launch.block[1] <= 1 && l.launch.block[2] <= 1 {
-        return Ok(None);
-    }
-    let Some((h, cong)) =
-        crate::analysis::lower::congruence_hypotheses(&l.program, &l.hw, launch_p)
-    else {
-        return Ok(None);
-    };
-    for &w in warps {
-        let Ok(d) =
-            crate::analysis::derivation_at_warp(&l.program, m, &l.hw, &l.launch, opts, w, &cong)
-        else {
-            continue;
-        };
-        if let Some(r) = lower_for_warps(l, m, &d, upper, upper_path, Some(&h), &[w])? {
-            return Ok(Some(r));
+impl LowerSearch<'_> {
+    /// [`Self::for_warps`] on the region of the parameter hypotheses `facts` (rule L:HYP,
+    /// with a witness point; none when `facts` is empty or no point is found), from an
+    /// upper derivation whose root pre includes them.
+    fn under(
+        &self,
+        facts: Vec<crate::core::assertion::Cstr>,
+        warps: &[u32],
+    ) -> Result<Option<crate::report::LowerReport>, String> {
+        use crate::analysis::lower::{witness_point, Hypotheses};
+        let l = self.l;
+        if facts.is_empty() {
+            return Ok(None);
         }
+        let Some(witness) = witness_point(&self.launch_p, &facts) else {
+            return Ok(None);
+        };
+        let h = Hypotheses { facts, witness };
+        let Ok(d) = crate::analysis::derivation_under(
+            &l.program, self.m, &l.hw, &l.launch, self.opts, &h.facts,
+        ) else {
+            return Ok(None);
+        };
+        self.for_warps(&d, Some(&h), warps)
     }
-    Ok(None)
+
+    /// [`Self::for_warps`] under congruence hypotheses on the `int` parameters
+    /// ([`crate::analysis::lower::congruence_hypotheses`]), each warp from its own
+    /// derivation with warp-exact products ([`crate::analysis::derivation_at_warp`]). Tried
+    /// only when a thread dimension other than x has extent above 1 (where the collapse of
+    /// spec/logic.md §2 loses a row's offset).
+    fn congruent(&self, warps: &[u32]) -> Result<Option<crate::report::LowerReport>, String> {
+        let l = self.l;
+        if l.launch.block[1] <= 1 && l.launch.block[2] <= 1 {
+            return Ok(None);
+        }
+        let Some((h, cong)) =
+            crate::analysis::lower::congruence_hypotheses(&l.program, &l.hw, &self.launch_p)
+        else {
+            return Ok(None);
+        };
+        for &w in warps {
+            let Ok(d) = crate::analysis::derivation_at_warp(
+                &l.program, self.m, &l.hw, &l.launch, self.opts, w, &cong,
+            ) else {
+                continue;
+            };
+            if let Some(r) = self.for_warps(&d, Some(&h), &[w])? {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+
+    /// [`exact_lower`] for one source derivation `upper_deriv` and hypotheses `hyp` (none:
+    /// the launch facts alone): the warps `warps` are tried in order.
+    fn for_warps(
+        &self,
+        upper_deriv: &crate::certificate::Node,
+        hyp: Option<&crate::analysis::lower::Hypotheses>,
+        warps: &[u32],
+    ) -> Result<Option<crate::report::LowerReport>, String> {
+        let (l, upper) = (self.l, self.upper);
+        for &w in warps {
+            let Ok((text, _)) = crate::analysis::lower::lower_certificate_under(
+                &l.program,
+                self.m,
+                &l.hw,
+                &l.launch,
+                upper_deriv,
+                w,
+                hyp,
+            ) else {
+                // the lower logic does not cover this program (no warp will do better)
+                return Ok(None);
+            };
+            if !warpcert_kernel::check(&text).is_ok_and(|v| v.bound == upper) {
+                continue;
+            }
+            let path = match self.upper_path {
+                Some(p) => {
+                    let lp = format!("{}.lower.cert", p.strip_suffix(".cert").unwrap_or(p));
+                    std::fs::write(&lp, &text).map_err(|e| format!("cannot write {lp}: {e}"))?;
+                    Some(lp)
+                }
+                None => None,
+            };
+            return Ok(Some(crate::report::LowerReport {
+                role: "lower",
+                warp: w,
+                bound: upper.to_string(),
+                checked: true,
+                path,
+                when: hyp.map(|h| h.text()),
+            }));
+        }
+        Ok(None)
+    }
 }
 
 /// Warp 0, the next two and the last (a partial last warp may cost less): each try is
@@ -437,53 +494,6 @@ fn tried_warps(l: &Loaded) -> Vec<u32> {
     let mut tries = vec![0, 1.min(last), 2.min(last), last];
     tries.dedup();
     tries
-}
-
-/// [`exact_lower`] for one source derivation `upper_deriv` and hypotheses `hyp` (none:
-/// the launch facts alone): the warps `warps` are tried in order.
-fn lower_for_warps(
-    l: &Loaded,
-    m: &Metric,
-    upper_deriv: &crate::certificate::Node,
-    upper: &str,
-    upper_path: Option<&str>,
-    hyp: Option<&crate::analysis::lower::Hypotheses>,
-    warps: &[u32],
-) -> Result<Option<crate::report::LowerReport>, String> {
-    for &w in warps {
-        let Ok((text, _)) = crate::analysis::lower::lower_certificate_under(
-            &l.program,
-            m,
-            &l.hw,
-            &l.launch,
-            upper_deriv,
-            w,
-            hyp,
-        ) else {
-            // the lower logic does not cover this program (no warp will do better)
-            return Ok(None);
-        };
-        if !warpcert_kernel::check(&text).is_ok_and(|v| v.bound == upper) {
-            continue;
-        }
-        let path = match upper_path {
-            Some(p) => {
-                let lp = format!("{}.lower.cert", p.strip_suffix(".cert").unwrap_or(p));
-                std::fs::write(&lp, &text).map_err(|e| format!("cannot write {lp}: {e}"))?;
-                Some(lp)
-            }
-            None => None,
-        };
-        return Ok(Some(crate::report::LowerReport {
-            role: "lower",
-            warp: w,
-            bound: upper.to_string(),
-            checked: true,
-            path,
-            when: hyp.map(|h| h.text()),
-        }));
-    }
-    Ok(None)
 }
 
 /// The report of one metric from the kernel's verdict on certificate `text`: the bound,

@@ -14,8 +14,10 @@ pub mod warp32;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
+use warpcert::core::metric::Q;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
 use warpcert::frontend;
+use warpcert::semantics::{run_warp, Inputs, Params, RunOptions, Value};
 
 /// The project root.
 pub fn root() -> PathBuf {
@@ -77,6 +79,38 @@ pub fn load_for(path: &Path, launch: &Launch) -> Program {
     let (prog, _) = frontend::lower(&parsed, None, launch, &hw(), &BTreeMap::new())
         .unwrap_or_else(|d| panic!("{d}"));
     prog
+}
+
+/// The cost under the standard `metric` of warp `warp` of block `block` of `prog` with the
+/// `int` parameters `params` (name, value): the lock-step semantics (`run_warp`) on the
+/// default hardware (warp 32, 32-byte sectors), zero inputs, default fuel — the oracle of
+/// the bounds. Panics with the metric, block, warp and parameters when the run fails.
+pub fn warp_cost(
+    prog: &Program,
+    metric: MetricName,
+    launch: &Launch,
+    block: [u32; 3],
+    warp: u64,
+    params: &[(&str, i64)],
+) -> Q {
+    let values: Params = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), Value::Int(*v)))
+        .collect();
+    run_warp(
+        prog,
+        &[Metric::standard(metric)],
+        &Hardware::default(),
+        launch,
+        block,
+        warp,
+        &values,
+        &Inputs::zero(),
+        &RunOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{metric} block {block:?} warp {warp} {params:?}: {e}"))
+    .costs[0]
+        .clone()
 }
 
 /// A 1-D launch.

@@ -183,11 +183,10 @@ impl Lp {
             other => format!("LP solver error: {other}"),
         })?;
         let floats: Vec<f64> = xs.iter().map(|x| sol.value(*x)).collect();
-        // First the smallest denominators that reproduce the float solution (a loose
-        // rounding such as 0.3125 ↦ 1/3 can also pass the check but loosens the bound),
-        // then any rounding that passes.
-        for max_den in [1i64, 2, 4, 8, 16, 32, 64, 128, 1000, 1024, 100000] {
-            let cand: Vec<Q> = floats
+        // The float solution rounded to denominators up to `max_den` (a negative value of a
+        // non-negative variable becomes 0).
+        let round_at = |max_den: i64| -> Vec<Q> {
+            floats
                 .iter()
                 .zip(&self.nonneg)
                 .map(|(&f, &nn)| {
@@ -198,7 +197,13 @@ impl Lp {
                         r
                     }
                 })
-                .collect();
+                .collect()
+        };
+        // First the smallest denominators that reproduce the float solution (a loose
+        // rounding such as 0.3125 ↦ 1/3 can also pass the check but loosens the bound),
+        // then any rounding that passes.
+        for max_den in [1i64, 2, 4, 8, 16, 32, 64, 128, 1000, 1024, 100000] {
+            let cand = round_at(max_den);
             let close = cand.iter().zip(&floats).all(|(r, &f)| {
                 (r.to_f64().unwrap_or(f64::MAX) - f).abs() <= 1e-7 * f.abs().max(1.0)
             });
@@ -209,18 +214,7 @@ impl Lp {
         for max_den in [
             1i64, 2, 4, 6, 8, 12, 16, 24, 32, 64, 100, 128, 1000, 1024, 100000,
         ] {
-            let cand: Vec<Q> = floats
-                .iter()
-                .zip(&self.nonneg)
-                .map(|(&f, &nn)| {
-                    let r = rationalize(f, max_den);
-                    if nn && r.is_negative() {
-                        Q::zero()
-                    } else {
-                        r
-                    }
-                })
-                .collect();
+            let cand = round_at(max_den);
             if self.check(&cand).is_ok() {
                 return Ok(cand);
             }

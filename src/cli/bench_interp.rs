@@ -12,6 +12,7 @@
 //! runs), and reports the totals. On a shared machine wall time includes waiting for a core;
 //! steps per CPU second do not.
 
+use super::scaling::own_cpu_s;
 use crate::core::{Hardware, Launch, Metric, MetricName, Program};
 use crate::frontend;
 use crate::report::interp::{render, InterpRow};
@@ -24,21 +25,6 @@ use std::time::Instant;
 const MIN_CPU_S: f64 = 1.0;
 /// … or this many runs.
 const MAX_REPS: u32 = 50;
-
-/// CPU time (user + system) of this process so far in seconds: fields 14 and 15 of
-/// `/proc/self/stat`, in ticks of 1/100 s; 0 where absent.
-fn cpu_s() -> f64 {
-    std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|s| {
-            // the command name (field 2) is parenthesized and may hold spaces
-            let rest = s.get(s.rfind(')')? + 1..)?;
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-            Some(ticks as f64 / 100.0)
-        })
-        .unwrap_or(0.0)
-}
 
 /// vector_add lowered for `threads` threads in blocks of 256 (`len` = `threads`).
 fn vector_add(hw: &Hardware, threads: u32) -> Result<(Program, Launch), String> {
@@ -56,15 +42,15 @@ fn vector_add(hw: &Hardware, threads: u32) -> Result<(Program, Launch), String> 
 /// Repeats `run` (returning its steps) until [`MIN_CPU_S`] CPU seconds or [`MAX_REPS`]
 /// runs; the summed steps, CPU and wall seconds.
 fn repeat(mut run: impl FnMut() -> Result<u64, String>) -> Result<(u64, f64, f64), String> {
-    let (c0, t0) = (cpu_s(), Instant::now());
+    let (c0, t0) = (own_cpu_s(), Instant::now());
     let mut steps = 0u64;
     for _ in 0..MAX_REPS {
         steps += run()?;
-        if cpu_s() - c0 >= MIN_CPU_S {
+        if own_cpu_s() - c0 >= MIN_CPU_S {
             break;
         }
     }
-    Ok((steps, cpu_s() - c0, t0.elapsed().as_secs_f64()))
+    Ok((steps, own_cpu_s() - c0, t0.elapsed().as_secs_f64()))
 }
 
 /// The lock-step rows: vector_add at 2²⁰ threads, all four metrics, on `cores` rayon

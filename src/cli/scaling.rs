@@ -160,7 +160,7 @@ fn proc_status_kb(pid: &str, field: &str) -> u64 {
 /// CPU time (user + system) of this process so far in seconds, threads that have ended
 /// included (the analysis runs in its own thread): fields 14 and 15 of `/proc/self/stat`
 /// (Linux), in clock ticks of 1/100 s (`USER_HZ`, 100 on Linux); 0 where absent.
-fn own_cpu_s() -> f64 {
+pub(crate) fn own_cpu_s() -> f64 {
     std::fs::read_to_string("/proc/self/stat")
         .ok()
         .and_then(|s| {

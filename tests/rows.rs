@@ -90,3 +90,142 @@ fn mutated_row_charges_are_rejected() {
         assert!(got.contains(want), "want `{want}`, got `{got}`");
     }
 }
+
+/// The value of a row bound `N + C*[M ∤ W] + …` (the printed form) at `W`.
+fn eval_rows_bound(b: &str, w: i64) -> i64 {
+    b.split(" + ")
+        .map(|t| {
+            let (c, atom) = match t.split_once('*') {
+                Some((c, a)) => (c.parse::<i64>().unwrap(), Some(a)),
+                None if t.starts_with('[') => (1, Some(t)),
+                None => (t.parse::<i64>().unwrap(), None),
+            };
+            match atom {
+                None => c,
+                Some(a) => {
+                    let m: i64 = a
+                        .trim_start_matches('[')
+                        .split(' ')
+                        .next()
+                        .unwrap()
+                        .parse()
+                        .unwrap();
+                    if w % m != 0 {
+                        c
+                    } else {
+                        0
+                    }
+                }
+            }
+        })
+        .sum()
+}
+
+/// Soundness against the lock-step semantics (`warpcert run`: the largest per-warp
+/// `sectors` cost) of the row charges on variants the hand derivations of rows8/rows16 do
+/// not cover: a constant offset, 8-byte and 2-byte elements (`P = 4`, `16`; with 2-byte
+/// elements the divisor-class fit is sound but not exact), narrow rows (4×64 blocks), a
+/// multiplier `2·W` and a negative `threadIdx.x` coefficient; each bound the kernel accepted
+/// is at least the simulated maximum at every row length tried, every residue class of
+/// `W mod 16` among them.
+#[test]
+fn row_charges_are_sound_on_variants() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("warpcert-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = |ty: &str, idx: &str, one: &str| {
+        format!(
+            "__global__ void k({ty} *out, const {ty} *in, int W) {{\n  int r = threadIdx.y * 2;\n  int i = {idx};\n  out[i] = in[i] + {one};\n}}\n"
+        )
+    };
+    let cases = [
+        (
+            "off",
+            body("float", "threadIdx.y * W + threadIdx.x + 3", "1.0f"),
+            "4,64",
+        ),
+        (
+            "dbl",
+            body("double", "threadIdx.y * W + threadIdx.x", "1.0"),
+            "8,32",
+        ),
+        (
+            "dbl4",
+            body("double", "threadIdx.y * W + threadIdx.x", "1.0"),
+            "4,64",
+        ),
+        (
+            "sh",
+            body("short", "W * threadIdx.y + threadIdx.x", "1"),
+            "8,32",
+        ),
+        (
+            "sh16",
+            body("short", "W * threadIdx.y + threadIdx.x", "1"),
+            "16,16",
+        ),
+        (
+            "two",
+            body("float", "r * W - threadIdx.x + 40", "1.0f"),
+            "4,64",
+        ),
+    ];
+    let exe = env!("CARGO_BIN_EXE_warpcert");
+    for (name, src, block) in cases {
+        let file = dir.join(format!("{name}.cu"));
+        std::fs::write(&file, src).unwrap();
+        let out = Command::new(exe)
+            .args([
+                "analyze",
+                file.to_str().unwrap(),
+                "--metric",
+                "sectors",
+                "--block",
+                block,
+                "--grid",
+                "1",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            text.contains("certificate: accepted by the kernel"),
+            "{name}: {text}"
+        );
+        let bound = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("per warp  ≤ "))
+            .unwrap_or_else(|| panic!("{name}: {text}"))
+            .trim()
+            .to_string();
+        for w in (64..80).chain([1000, 1001, 1002, 1004]) {
+            let out = Command::new(exe)
+                .args([
+                    "run",
+                    file.to_str().unwrap(),
+                    "--metric",
+                    "sectors",
+                    "--block",
+                    block,
+                    "--grid",
+                    "1",
+                ])
+                .args(["--param", &format!("W={w}")])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let truth: i64 = text
+                .split("max per warp")
+                .nth(1)
+                .and_then(|s| s.split_whitespace().next())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("{name} W={w}: {text}"));
+            let b = eval_rows_bound(&bound, w);
+            assert!(
+                b >= truth,
+                "{name} ({block}) at W = {w}: bound {bound} = {b} < simulated {truth}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -300,3 +300,77 @@ pub fn range_bound(hw: [u32; 4], w: &BigInt, es: u32, kind: Kind) -> Option<u64>
     }
     Some(best)
 }
+
+/// `f(ρ)` of Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md §4, issue 15), for every residue
+/// `ρ ∈ [0, P)` of the row multiplier `X` modulo `P = M / gcd(es, M)`: the largest, over the
+/// warps of the block (lanes kept by the thread constraints of `p`, as in [`n_star`]) and the
+/// admissible bases `β₀ ≡ r·es (mod gcd(g·es, M))` of the scaled entry `dep = (k, r, g)` whose
+/// one `?` dimension is `dim`, of `Σ_y count(lanes with tid_dim = y, base β₀ + es·ρ·y mod M)`
+/// — each row's sectors (`MemReads`) or fullest bank (`Conflicts`) counted at the row's own
+/// base, which `X ≡ ρ (mod P)` fixes modulo `M`. Returns `(P, f)`.
+///
+/// Errors: `Err(work)` when the enumeration would exceed [`WORK_LIMIT`] or a number does not
+/// fit in machine integers.
+pub fn row_table(
+    block: [u32; 3],
+    hw: [u32; 4],
+    p: &[Cstr],
+    dep: &Dep,
+    dim: usize,
+    es: u32,
+    kind: Kind,
+) -> Result<(u64, Vec<u64>), u64> {
+    let [warp, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    let total = block_threads(block).filter(|&t| t <= WORK_LIMIT).ok_or(u64::MAX)?;
+    let m = match kind {
+        Kind::MemReads => sector_bytes,
+        Kind::Conflicts => bank_bytes * banks,
+    }
+    .max(1);
+    let es64 = u64::from(es);
+    let period = m / es64.gcd(&m).max(1);
+    let step = (&dep.g * BigInt::from(es)).gcd(&BigInt::from(m)).to_u64().unwrap_or(m).max(1);
+    let base = (&dep.r * BigInt::from(es)).mod_floor(&BigInt::from(step)).to_u64().unwrap_or(0);
+    let betas: Vec<u64> = (base..m).step_by(usize::try_from(step).unwrap_or(usize::MAX)).collect();
+    let work = total.saturating_mul(period).saturating_mul(betas.len() as u64);
+    if work > WORK_LIMIT {
+        return Err(work);
+    }
+    let k: Vec<i128> = dep.k.iter().map(|k| k.to_i64().map(i128::from)).collect::<Option<_>>().ok_or(u64::MAX)?;
+    const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+    let ints: Option<Vec<IntCstr>> =
+        p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).map(IntCstr::of).collect();
+    let keep = |tid: [i64; 3]| match &ints {
+        Some(cs) => cs.iter().all(|c| c.holds_at(tid)),
+        None => lane_ok(p, tid),
+    };
+    let mut f = vec![0u64; usize::try_from(period).map_err(|_| u64::MAX)?];
+    let mut start = 0u64;
+    while start < total {
+        let end = start.saturating_add(warp).min(total);
+        // rows of the warp: (y, offsets k·tid of its lanes)
+        let mut rows: BTreeMap<i64, Vec<i128>> = BTreeMap::new();
+        for t in (start..end).map(|t| thread_index(block, t)).filter(|&tid| keep(tid)) {
+            let y = t.get(dim).copied().unwrap_or(0);
+            rows.entry(y).or_default().push(k.iter().zip(t).map(|(k, t)| k * i128::from(t)).sum());
+        }
+        start = end;
+        for (rho, fr) in (0..period).zip(f.iter_mut()) {
+            for &b0 in &betas {
+                let mut sum = 0u64;
+                for (y, offs) in &rows {
+                    let shift =
+                        i128::from(es64).checked_mul(i128::from(rho)).and_then(|s| s.checked_mul(i128::from(*y)));
+                    let beta = shift
+                        .and_then(|s| s.checked_add(i128::from(b0)))
+                        .map(|b| b.rem_euclid(i128::from(m)))
+                        .and_then(|b| u64::try_from(b).ok())
+                        .ok_or(u64::MAX)?;
+                    sum += count_small(offs, es, beta, [banks, bank_bytes, sector_bytes], kind).ok_or(u64::MAX)?;
+                }
+                *fr = (*fr).max(sum);
+            }
+        }
+    }
+    Ok((period, f))
+}

@@ -748,6 +748,31 @@ pub struct Dep {
     pub g: BigInt,
     /// The kind.
     pub kind: EntryKind,
+    /// The multiplier `(? P A B)` of a scaled entry with exactly one `?` dimension `d`
+    /// (spec/logic.md §1 "Row multipliers", issue 15): `u_d = A·P + B` for the parameter
+    /// `P`; `None` for every other entry, and for a scaled entry that forgot it.
+    pub mul: Option<Mul>,
+}
+
+/// A row multiplier `A·P + B` (parameter `P`, integers `A`, `B`) of a scaled entry's one
+/// `?` dimension (spec/logic.md §1 "Row multipliers").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mul {
+    /// The parameter `P`.
+    pub param: String,
+    /// The coefficient `A` of `P`.
+    pub a: BigInt,
+    /// The constant `B`.
+    pub b: BigInt,
+}
+
+impl Mul {
+    /// The linear form `A·P + B` over the parameter.
+    pub fn lin(&self) -> Lin {
+        let mut l = Lin::constant(Rat::from_integer(self.b.clone()));
+        l.add_term(&self.param, &Rat::from_integer(self.a.clone()));
+        l
+    }
 }
 
 impl Dep {
@@ -755,19 +780,19 @@ impl Dep {
     pub fn norm(k: [BigInt; 3], r: BigInt, g: BigInt) -> Dep {
         let g = g.abs();
         let r = if g.is_zero() { r } else { r.mod_floor(&g) };
-        Dep { k, r, g, kind: EntryKind::Linear }
+        Dep { k, r, g, kind: EntryKind::Linear, mul: None }
     }
     /// The remainder entry `(rem k (r mod m) m)`, `m ≥ 1`.
     pub fn remainder(k: [BigInt; 3], r: &BigInt, m: BigInt) -> Dep {
-        Dep { k, r: r.mod_floor(&m), g: m, kind: EntryKind::Rem }
+        Dep { k, r: r.mod_floor(&m), g: m, kind: EntryKind::Rem, mul: None }
     }
     /// The wrapped entry `(wrap k m)`, `m ≥ 1` (issue 15: `(k·tid + c) % m`).
     pub fn wrap(k: [BigInt; 3], m: BigInt) -> Dep {
-        Dep { k, r: BigInt::zero(), g: m, kind: EntryKind::Wrap }
+        Dep { k, r: BigInt::zero(), g: m, kind: EntryKind::Wrap, mul: None }
     }
     /// The range entry `(rng w)`, `w ≥ 0`.
     pub fn range(w: BigInt) -> Dep {
-        Dep { k: Default::default(), r: BigInt::zero(), g: w, kind: EntryKind::Rng }
+        Dep { k: Default::default(), r: BigInt::zero(), g: w, kind: EntryKind::Rng, mul: None }
     }
     /// The width of the window a range entry (`w`), a wrapped or a remainder entry (`2m − 2`:
     /// their values lie in `[1 − m, m − 1]`) confines its local's values to.
@@ -848,6 +873,10 @@ impl Dep {
             EntryKind::Rng => return self.g <= other.g,
             EntryKind::Linear | EntryKind::Scaled(_) => {}
         }
+        // a multiplier is information: kept or forgotten, never invented or changed
+        if other.mul.is_some() && self.mul != other.mul {
+            return false;
+        }
         if other.g.is_zero() {
             return self.g.is_zero() && self.r == other.r;
         }
@@ -863,8 +892,12 @@ impl fmt::Display for Dep {
             EntryKind::Wrap => write!(f, "(wrap {} {} {} {})", self.k[0], self.k[1], self.k[2], self.g),
             EntryKind::Linear => write!(f, "({} {} {} {} {})", self.k[0], self.k[1], self.k[2], self.r, self.g),
             EntryKind::Scaled(u) => {
+                let q = match &self.mul {
+                    Some(m) => format!("(? {} {} {})", m.param, m.a, m.b),
+                    None => "?".to_string(),
+                };
                 let k: Vec<String> =
-                    self.k.iter().zip(u).map(|(k, u)| if u { "?".to_string() } else { k.to_string() }).collect();
+                    self.k.iter().zip(u).map(|(k, u)| if u { q.clone() } else { k.to_string() }).collect();
                 write!(f, "({} {} {})", k.join(" "), self.r, self.g)
             }
         }

@@ -348,6 +348,23 @@ pub enum Reason {
         /// Which condition fails.
         why: &'static str,
     },
+    /// Q:GWRITEROWS, Q:VWRITEROWS: the index has no scaled entry with one `?` dimension and
+    /// a row multiplier over an integer parameter (spec/logic.md §4 "Rows").
+    NoRowMultiplier(String),
+    /// Q:GWRITEROWS, Q:VWRITEROWS: `N₀ < 0`, a coefficient `C < 0` or a modulus `M < 1`.
+    BadRowTerm(&'static str),
+    /// Q:GWRITEROWS, Q:VWRITEROWS: at the residue `ρ` of the row multiplier (modulo
+    /// `modulus`), the charge `N₀ + Σ C·[M ∤ ρ]` is below the warp's count `f(ρ)`.
+    RowCharge {
+        /// The residue.
+        rho: u64,
+        /// `lcm(P, M_1, …)`.
+        modulus: u64,
+        /// The charge at `ρ`.
+        charged: String,
+        /// The count it must reach.
+        need: u64,
+    },
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -501,6 +518,12 @@ impl fmt::Display for Reason {
                 write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown")
             }
             MaySplit(e) => write!(f, "the test `{e}` may split a warp (Q:WHILEWARP's window check fails)"),
+            NoRowMultiplier(o) => write!(f, "the index `{o}` has no scaled entry with a row multiplier (? P A B)"),
+            BadRowTerm(why) => write!(f, "bad row charge: {why}"),
+            RowCharge { rho, modulus, charged, need } => write!(
+                f,
+                "the row charge is {charged} at X ≡ {rho} (mod {modulus}), below the {need} sectors or bank accesses of the warp's rows"
+            ),
             BadResidueClass { test, class: (s, m), why } => {
                 write!(f, "the residue class (class {s} {m}) is not one of the test `{test}`: {why}")
             }

@@ -7,6 +7,7 @@ use crate::rules::{
     expr::*,
     lower::*,
     nosplit::q_whilewarp,
+    rows::{q_gwriterows, q_vwriterows},
     stmt::*,
     Ctx, Subject,
 };
@@ -62,6 +63,8 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:IFALIGN",
     "Q:WHILEGUARD0",
     "Q:WHILELASTALIGN",
+    "Q:GWRITEROWS",
+    "Q:VWRITEROWS",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -167,6 +170,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:IFALIGN" => (S, q_ifalign as Rule),
         "Q:WHILELASTALIGN" => (S, q_whilelastalign as Rule),
         "Q:WHILEGUARD0" => (S, q_whileguard0 as Rule),
+        "Q:GWRITEROWS" => (S, q_gwriterows as Rule),
+        "Q:VWRITEROWS" => (S, q_vwriterows as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

@@ -216,3 +216,101 @@ pub fn range_bound(w: i64, es: u32, kind: AccessKind, hw: &Hardware) -> Option<u
     }
     Some(best)
 }
+
+/// `f(ρ)` of Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md §4 "Rows"; the kernel's
+/// `access::row_table`): for the scaled entry `dep` with one `?` dimension `dim`, for every
+/// residue `ρ ∈ [0, P)`, `P = M / gcd(es, M)`, of the row multiplier, the largest over warps
+/// and admissible bases `β₀ ≡ r·es (mod gcd(g·es, M))` of the sum over the warp's rows
+/// `y` of the row's count at base `β₀ + es·ρ·y (mod M)`. `None` when the work exceeds
+/// 4 000 000 lane-counts.
+pub fn row_table(
+    p: &[Cstr],
+    dep: Dep,
+    dim: usize,
+    es: u32,
+    kind: AccessKind,
+    hw: &Hardware,
+    launch: &Launch,
+) -> Option<Vec<u64>> {
+    let warps = launch.warps_per_block(hw);
+    let m: i128 = match kind {
+        AccessKind::MemReads => hw.sector_bytes as i128,
+        AccessKind::Conflicts => hw.bank_bytes as i128 * hw.banks as i128,
+    }
+    .max(1);
+    let es = es as i128;
+    let period = m / es.gcd(&m).max(1);
+    let step = (dep.g as i128 * es).gcd(&m).max(1);
+    let base = (dep.r as i128 * es).rem_euclid(step);
+    let betas: Vec<i128> = (0..)
+        .map(|i| base + i * step)
+        .take_while(|b| *b < m)
+        .collect();
+    let threads: u64 = launch.block.iter().map(|&b| u64::from(b)).product();
+    if threads
+        .saturating_mul(period as u64)
+        .saturating_mul(betas.len() as u64)
+        > 4_000_000
+    {
+        return None;
+    }
+    let lane_ok = lane_filter(p);
+    let mut f = vec![0u64; period as usize];
+    for w in 0..warps {
+        let mut rows: BTreeMap<i64, Vec<i128>> = BTreeMap::new();
+        for t in launch
+            .warp_lanes(hw, w)
+            .map(|t| launch.thread_index(t))
+            .filter(|t| lane_ok(t))
+        {
+            let off = (0..3).map(|i| dep.k[i] as i128 * t[i] as i128).sum();
+            rows.entry(t[dim]).or_default().push(off);
+        }
+        for (rho, fr) in f.iter_mut().enumerate() {
+            for &b0 in &betas {
+                let sum: u64 = rows
+                    .iter()
+                    .map(|(y, offs)| {
+                        let beta = (b0 + es * rho as i128 * *y as i128).rem_euclid(m);
+                        group_count(offs, es, beta, 0, m, kind, hw)
+                    })
+                    .sum();
+                *fr = (*fr).max(sum);
+            }
+        }
+    }
+    Some(f)
+}
+
+/// The charge `N₀ + Σ C_j·[M_j ∤ X]` proposed for the counts `f` of [`row_table`]
+/// (spec/logic.md §4 "Rows"): for a power-of-two period `P = f.len()` the divisors form a
+/// chain, `[m ∤ ρ]` for `m | P` depends on `gcd(ρ, P)` only, and the charge at
+/// `gcd(ρ, P) = g` is `N₀ + Σ_{m > g} C_m`; `N₀` is the count at `ρ = 0` and each `C_m`
+/// (`m = 2g`) raises the charge to the largest count of the residues with gcd `g` (exact
+/// when `f` depends on `gcd(ρ, P)` only, else sound: the kernel re-checks every `ρ`).
+/// `None` for another period. Terms with `C = 0` are left out; returns `(N₀, [(C, M)…])`.
+pub fn fit_rows(f: &[u64]) -> Option<(u64, Vec<(u64, u64)>)> {
+    let p = f.len() as u64;
+    if p == 0 || !p.is_power_of_two() {
+        return None;
+    }
+    let worst_with_gcd = |g: u64| {
+        (0..p)
+            .filter(|r| r.gcd(&p) == g)
+            .map(|r| f[r as usize].max(1))
+            .max()
+            .unwrap_or(1)
+    };
+    let n0 = f[0].max(1);
+    let (mut charge, mut terms) = (n0, Vec::new());
+    let mut g = p / 2;
+    while g >= 1 {
+        let need = worst_with_gcd(g);
+        if need > charge {
+            terms.push((need - charge, 2 * g));
+            charge = need;
+        }
+        g /= 2;
+    }
+    Some((n0, terms))
+}

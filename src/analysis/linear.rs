@@ -5,7 +5,9 @@
 //! Dependence entries use `i64` with checked arithmetic and fall back to "no information"
 //! (`None`, the spec's `⊤`) on overflow.
 
-use crate::core::assertion::linear::{gcd, tid_name, CKind, Cstr, Dep, DepMap, EntryKind, Lin};
+use crate::core::assertion::linear::{
+    gcd, param_sym, tid_name, CKind, Cstr, Dep, DepMap, EntryKind, Lin, RowMul,
+};
 use crate::core::metric::{q, Q};
 use crate::core::{BinOp, Const, Dim, Expr, Operand, Program, Ty, UnOp, WarpOp};
 use num_integer::Integer;
@@ -143,6 +145,7 @@ pub fn dep_operand(d: &DepMap, o: &Operand) -> Option<Dep> {
                 r: 0,
                 g: 0,
                 kind: EntryKind::Linear,
+                mul: None,
             })
         }
         Operand::Var(x) => d.get(x).copied().filter(|e| e.is_linear()),
@@ -264,12 +267,21 @@ pub fn scaled_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
             x.k[1].checked_mul(c)?,
             x.k[2].checked_mul(c)?,
         ];
-        Dep::with_unknown(
+        let mut d = Dep::with_unknown(
             k,
             x.unknown_dims(),
             x.r.checked_mul(c)?,
             x.g.checked_mul(c)?,
-        )
+        )?;
+        d.mul = match x.mul {
+            Some(m) => Some(RowMul {
+                param: m.param,
+                a: m.a.checked_mul(c)?,
+                b: m.b.checked_mul(c)?,
+            }),
+            None => None,
+        };
+        Some(d)
     };
     let prod = |x: &Dep, y: &Dep| -> Option<Dep> {
         match y.as_exact() {
@@ -292,7 +304,11 @@ pub fn scaled_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
             let s = match op {
                 BinOp::Add => 1,
                 BinOp::Sub => -1,
-                BinOp::Mul => return prod(&x, &y).or_else(|| prod(&y, &x)),
+                BinOp::Mul => {
+                    let mut r = prod(&x, &y).or_else(|| prod(&y, &x))?;
+                    r.mul = row_mul(&r, a, &y).or_else(|| row_mul(&r, b, &x));
+                    return Some(r);
+                }
                 _ => return None,
             };
             let mut k = [0i64; 3];
@@ -300,10 +316,60 @@ pub fn scaled_expr(d: &DepMap, e: &Expr, cx: &DepCx) -> Option<Dep> {
                 *ki = x.k[i].checked_add(y.k[i].checked_mul(s)?)?;
             }
             let r = x.r.checked_add(y.r.checked_mul(s)?)?;
-            Dep::with_unknown(k, or(x.unknown_dims(), y.unknown_dims()), r, gcd(x.g, y.g)?)
+            let mut out =
+                Dep::with_unknown(k, or(x.unknown_dims(), y.unknown_dims()), r, gcd(x.g, y.g)?)?;
+            out.mul = sum_mul(&out, &x, &y, s);
+            Some(out)
         }
         _ => None,
     }
+}
+
+/// The one `?` dimension of a scaled entry (`None` for any other entry).
+fn one_unknown(r: &Dep) -> Option<usize> {
+    let u = r.unknown_dims();
+    (u.iter().filter(|b| **b).count() == 1)
+        .then(|| u.iter().position(|b| *b))
+        .flatten()
+}
+
+/// The row multiplier of the scaled product `r = a·b` (spec §1 "Row multipliers", the
+/// kernel's `row_mul`): `a` the parameter `P`, `b` linear with `k_d ≠ 0` on the one `?`
+/// dimension `d` of `r` only: `u_d = k_d·P`.
+fn row_mul(r: &Dep, a: &Operand, y: &Dep) -> Option<RowMul> {
+    let d = one_unknown(r)?;
+    let Operand::Param(p) = a else { return None };
+    let only_d = (0..3).all(|i| (i == d) != (y.k[i] == 0));
+    (y.is_linear() && only_d).then(|| RowMul {
+        param: param_sym(p),
+        a: y.k[d],
+        b: 0,
+    })
+}
+
+/// The row multiplier of the scaled sum `r = x + s·y` (the kernel's `sum_mul`): each side
+/// contributes its multiplier when `?` on `r`'s one `?` dimension `d` (required), else `k_d`.
+fn sum_mul(r: &Dep, x: &Dep, y: &Dep, s: i64) -> Option<RowMul> {
+    let d = one_unknown(r)?;
+    let part = |e: &Dep| -> Option<(Option<u32>, i64, i64)> {
+        if e.unknown_dims()[d] {
+            let m = e.mul?;
+            Some((Some(m.param), m.a, m.b))
+        } else {
+            Some((None, 0, e.k[d]))
+        }
+    };
+    let ((px, ax, bx), (py, ay, by)) = (part(x)?, part(y)?);
+    let param = match (px, py) {
+        (Some(p), Some(q)) if p == q => p,
+        (Some(p), None) | (None, Some(p)) => p,
+        _ => return None,
+    };
+    Some(RowMul {
+        param,
+        a: ax.checked_add(s.checked_mul(ay)?)?,
+        b: bx.checked_add(s.checked_mul(by)?)?,
+    })
 }
 
 /// The congruence `(r1·r2, gcd(g1·g2, r1·g2, r2·g1))` of a product of two uniform values

@@ -43,7 +43,10 @@ pub struct AnalysisOptions {
     /// `M^div·[m ∤ s − X]` instead of `M^div`, the class `(s, m)` written in the node and
     /// checked by the kernel. Default `true`; the lower-bound rule L:IFALIGN (spec/logic.md
     /// §4b) charges the same atom from below, so `exact` cells stay `exact`.
-    /// `analyze --no-align` turns it off (Q:IF4 everywhere).
+    /// The same option gates the row charges of Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md
+    /// §4 "Rows": `N₀ + Σ C·[M ∤ X]` for an index with a row multiplier `X`), which also
+    /// charge residue atoms. `analyze --no-align` turns both off (Q:IF4, Q:GWRITE and
+    /// EQ:GARRAY everywhere).
     pub align: bool,
 }
 

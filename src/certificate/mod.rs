@@ -150,6 +150,9 @@ pub enum Field {
     /// `(class S M)`: the residue class `(s, m)` of Q:IFALIGN and Q:WHILELASTALIGN (spec/logic.md §4), which the
     /// kernel checks (`m ≥ 1`, `m | G`, the window check) instead of searching for it.
     Class(num_bigint::BigInt, num_bigint::BigInt),
+    /// `(rows (C M)…)`: the charge terms `C·[M ∤ X]` of Q:GWRITEROWS and Q:VWRITEROWS
+    /// (spec/logic.md §4 "Rows"), which the kernel checks against the warp's rows.
+    Rows(Vec<(u64, u64)>),
 }
 
 /// What a node proves: a statement triple or an expression cost.

@@ -349,7 +349,15 @@ fn write_dep(s: &mut String, x: &str, d: &Dep) {
         EntryKind::Scaled(u) => {
             for (&unknown, &k) in u.iter().zip(&d.k) {
                 if unknown {
-                    s.push_str(" ?");
+                    match d.mul {
+                        Some(m) => s.push_str(&format!(
+                            " (? {} {} {})",
+                            crate::core::assertion::param_name(m.param),
+                            m.a,
+                            m.b
+                        )),
+                        None => s.push_str(" ?"),
+                    }
                 } else {
                     push_ints(s, &[k]);
                 }
@@ -748,6 +756,13 @@ fn write_field(out: &mut String, f: &Field) {
         }
         Field::Class(s, m) => {
             let _ = write!(out, "(class {s} {m})");
+        }
+        Field::Rows(ts) => {
+            out.push_str("(rows");
+            for (c, m) in ts {
+                let _ = write!(out, " ({c} {m})");
+            }
+            out.push(')');
         }
         Field::Frame(c) => {
             out.push_str("(frame ");

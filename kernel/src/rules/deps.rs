@@ -2,6 +2,7 @@
 //! scaled and range entries, `fix_P`-evaluated constant folding.
 
 use super::*;
+use crate::arith::Mul;
 
 impl Ctx<'_> {
     /// `dep_D(o)`; `None` is `⊤` (also for a local with a remainder entry).
@@ -185,8 +186,11 @@ impl Ctx<'_> {
             }
             r
         };
-        let times =
-            |x: &Dep, c: &BigInt| Dep::with_unknown(x.k.clone().map(|k| k * c), x.unknown_dims(), &x.r * c, &x.g * c);
+        let times = |x: &Dep, c: &BigInt| {
+            let mut d = Dep::with_unknown(x.k.clone().map(|k| k * c), x.unknown_dims(), &x.r * c, &x.g * c);
+            d.mul = x.mul.as_ref().map(|m| Mul { param: m.param.clone(), a: &m.a * c, b: &m.b * c });
+            d
+        };
         // x·y with y exact, or y one value in the warp (c₂ ≡ r₂ mod g₂): c₁·c₂ as for uniforms.
         let prod = |x: &Dep, y: &Dep| match y.as_exact() {
             Some(c) if c.is_zero() => Some(Dep::exact(BigInt::zero())),
@@ -206,7 +210,11 @@ impl Ctx<'_> {
                 let s = match op.as_str() {
                     "+" => BigInt::one(),
                     "-" => -BigInt::one(),
-                    "*" => return prod(&x, &y).or_else(|| prod(&y, &x)),
+                    "*" => {
+                        let mut r = prod(&x, &y).or_else(|| prod(&y, &x))?;
+                        r.mul = row_mul(&r, (a, &x), (b, &y)).or_else(|| row_mul(&r, (b, &y), (a, &x)));
+                        return Some(r);
+                    }
                     _ => return None,
                 };
                 let mut k = x.k.clone();
@@ -214,7 +222,9 @@ impl Ctx<'_> {
                     *kd += &s * yd;
                 }
                 let u = or(x.unknown_dims(), y.unknown_dims());
-                Some(Dep::with_unknown(k, u, &x.r + &s * &y.r, x.g.gcd(&y.g)))
+                let mut r = Dep::with_unknown(k, u, &x.r + &s * &y.r, x.g.gcd(&y.g));
+                r.mul = sum_mul(&r, &x, &y, &s);
+                Some(r)
             }
             _ => None,
         }
@@ -246,6 +256,48 @@ impl Ctx<'_> {
             _ => None,
         }
     }
+}
+
+/// The one `?` dimension of a scaled entry, `None` for any other entry.
+fn one_unknown(r: &Dep) -> Option<usize> {
+    let u = r.unknown_dims();
+    (u.iter().filter(|b| **b).count() == 1).then(|| u.iter().position(|b| *b)).flatten()
+}
+
+/// The row multiplier of the scaled product `r = a·b` (spec/logic.md §1 "Row multipliers"):
+/// `a` the parameter `P`, `b` linear (no `?`) with `k_d ≠ 0` on the one `?` dimension `d` of
+/// `r` only: `(k_d·tid_d + c)·P = (k_d·P)·tid_d + c·P`, so `u_d = k_d·P + 0`.
+fn row_mul(r: &Dep, (a, _): (&Opd, &Dep), (_, y): (&Opd, &Dep)) -> Option<Mul> {
+    let d = one_unknown(r)?;
+    let Opd::Param(p) = a else { return None };
+    let only_d = y.k.iter().enumerate().all(|(i, k)| (i == d) != k.is_zero());
+    (y.linear() && only_d).then(|| Mul {
+        param: p.clone(),
+        a: y.k.get(d).cloned().unwrap_or_default(),
+        b: BigInt::zero(),
+    })
+}
+
+/// The row multiplier of the scaled sum `r = x + s·y` (spec/logic.md §1 "Row multipliers"):
+/// on the one `?` dimension `d` of `r`, each side contributes its multiplier when `?` there
+/// (required), else its coefficient `k_d`; two multipliers must name the same parameter.
+fn sum_mul(r: &Dep, x: &Dep, y: &Dep, s: &BigInt) -> Option<Mul> {
+    let d = one_unknown(r)?;
+    let part = |e: &Dep| -> Option<(Option<String>, BigInt, BigInt)> {
+        if e.unknown_dims().get(d).copied().unwrap_or(false) {
+            let m = e.mul.as_ref()?;
+            Some((Some(m.param.clone()), m.a.clone(), m.b.clone()))
+        } else {
+            Some((None, BigInt::zero(), e.k.get(d).cloned().unwrap_or_default()))
+        }
+    };
+    let ((px, ax, bx), (py, ay, by)) = (part(x)?, part(y)?);
+    let param = match (px, py) {
+        (Some(p), Some(q)) if p == q => p,
+        (Some(p), None) | (None, Some(p)) => p,
+        _ => return None,
+    };
+    Some(Mul { param, a: ax + s * ay, b: bx + s * by })
 }
 
 /// `a op b` on 64-bit integers exactly as the lock-step semantics computes it

@@ -398,8 +398,8 @@ pub fn went_w(cx: &Ctx, d: &crate::arith::DepMap, e: &crate::syntax::Expr) -> Op
     }
     let (r1, g1) = warp_value(cx, w, d, a)?;
     let (r2, g2) = warp_value(cx, w, d, b)?;
-    let x = Dep { k: Default::default(), r: r1, g: g1, kind: crate::arith::EntryKind::Linear };
-    let y = Dep { k: Default::default(), r: r2, g: g2, kind: crate::arith::EntryKind::Linear };
+    let x = Dep { k: Default::default(), r: r1, g: g1, kind: crate::arith::EntryKind::Linear, mul: None };
+    let y = Dep { k: Default::default(), r: r2, g: g2, kind: crate::arith::EntryKind::Linear, mul: None };
     Some(x.mul_uniform(&y))
 }
 

@@ -12,6 +12,7 @@ mod lanes;
 pub mod lower;
 pub mod nosplit;
 mod root;
+pub mod rows;
 pub mod stmt;
 pub mod wrap;
 

@@ -34,6 +34,21 @@ fn same_d_except(cx: &Ctx, a: &DepMap, b: &DepMap, x: &str) -> Result<(), Reject
     cx.same_d(&without(a, &wx), &without(b, &wx), "pre D except x", "post D except x")
 }
 
+/// [`same_d_except`] for the sibling rule modules (Q:VWRITEROWS).
+pub(super) fn same_d_except_pub(cx: &Ctx, a: &DepMap, b: &DepMap, x: &str) -> Result<(), Rejection> {
+    same_d_except(cx, a, b, x)
+}
+
+/// [`dep_implied`] for the sibling rule modules (Q:VWRITEROWS).
+pub(super) fn dep_implied_pub(cx: &Ctx, x: &str, have: &[Dep], want: &Dep) -> Result<(), Rejection> {
+    dep_implied(cx, x, have, want)
+}
+
+/// [`assign`] for the sibling rule modules (Q:VWRITEROWS).
+pub(super) fn assign_parts<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Rejection> {
+    assign(cx, s)
+}
+
 /// Q:SKIP — `skip`: `pre = post`.
 pub fn q_skip(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::Skip) = s else {

@@ -3,7 +3,7 @@
 //! nodes, built from [`Sexp`]s. Everything is parsed with exact numbers; `float`
 //! constants are kept as text.
 
-use crate::arith::{Atom, Cstr, Dep, DepMap, EntryKind, Lane, Lin, Poly, Rat};
+use crate::arith::{Atom, Cstr, Dep, DepMap, EntryKind, Lane, Lin, Mul, Poly, Rat};
 use crate::assume::{self, Assumption};
 use crate::sexp::Sexp;
 use crate::sorted::SortedMap;
@@ -377,6 +377,9 @@ pub struct Node {
     pub lanes: Vec<BigInt>,
     /// `(class S M)`: the residue class of Q:IFALIGN and Q:WHILELASTALIGN (spec/logic.md §4).
     pub class: Option<(BigInt, BigInt)>,
+    /// `(rows (C M)…)`: the terms `C·[M ∤ X]` of Q:GWRITEROWS and Q:VWRITEROWS
+    /// (spec/logic.md §4); empty when absent.
+    pub rows: Vec<(BigInt, BigInt)>,
     /// `(entail NAME FARKAS…)` by name.
     pub entails: SortedMap<String, Witnesses>,
     /// `(rewrite NAME RW…)` by name.

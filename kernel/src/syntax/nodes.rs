@@ -108,7 +108,8 @@ pub(super) fn cg(s: &Sexp) -> Result<Cg, Rejection> {
     Ok(Cg { cuts: out, farkas: farkas(last)? })
 }
 
-pub(super) const FIELD_HEADS: &[&str] = &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes", "class"];
+pub(super) const FIELD_HEADS: &[&str] =
+    &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes", "class", "rows"];
 
 /// The assertions parsed so far, by source text: a certificate repeats the same assertion
 /// in many nodes, and the parsed value depends on the text alone.
@@ -301,6 +302,15 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
             "class" => {
                 let [cs, cm] = exactly::<2>(args, item, "(class S M)")?;
                 n.class = Some((int(cs)?, int(cm)?));
+            }
+            "rows" => {
+                // `(rows (C M)…)`: Q:GWRITEROWS/Q:VWRITEROWS's charge terms (spec/logic.md §4)
+                let mut rows = Vec::new();
+                for t in args {
+                    let [c, m] = exactly::<2>(t.list().unwrap_or(&[]), t, "(C M)")?;
+                    rows.push((int(c)?, int(m)?));
+                }
+                n.rows = rows;
             }
             "entail" => {
                 let mut ws = Witnesses::default();

@@ -372,18 +372,28 @@ pub(super) fn dep(s: &Sexp) -> Result<(String, Dep), Rejection> {
     if g.is_negative() || (rem && g.is_zero()) {
         return Err(err(gs, if rem { "a modulus M ≥ 1" } else { "a modulus G ≥ 0" }));
     }
-    // `?` for a coefficient of a scaled entry (`dep` only), stored as 0
-    let coef = |s: &Sexp| match s.atom() {
-        Some("?") if !rem => Ok((BigInt::zero(), true)),
-        _ => int(s).map(|k| (k, false)),
+    // `?` for a coefficient of a scaled entry (`dep` only), stored as 0; `(? P A B)` with
+    // its row multiplier `A·P + B` (spec/logic.md §1 "Row multipliers")
+    let coef = |s: &Sexp| match (s.atom(), s.head()) {
+        (Some("?"), _) if !rem => Ok((BigInt::zero(), true, None)),
+        (_, Some("?")) if !rem => {
+            let [p, a, b] = exactly(s.list().map(tail).unwrap_or(&[]), s, "(? P A B)")?;
+            let mul = Mul { param: atom(p, "a parameter")?.to_string(), a: int(a)?, b: int(b)? };
+            Ok((BigInt::zero(), true, Some(mul)))
+        }
+        _ => int(s).map(|k| (k, false, None)),
     };
-    let [(k0, u0), (k1, u1), (k2, u2)] = [coef(kx)?, coef(ky)?, coef(kz)?];
+    let [(k0, u0, m0), (k1, u1, m1), (k2, u2, m2)] = [coef(kx)?, coef(ky)?, coef(kz)?];
     let kind = match (rem, [u0, u1, u2]) {
         (true, _) => EntryKind::Rem,
         (false, [false, false, false]) => EntryKind::Linear,
         (false, u) => EntryKind::Scaled(u),
     };
-    let d = Dep { k: [k0, k1, k2], r: int(r)?, g, kind };
+    let muls: Vec<Mul> = [m0, m1, m2].into_iter().flatten().collect();
+    if !muls.is_empty() && [u0, u1, u2].iter().filter(|u| **u).count() != 1 {
+        return Err(err(s, "a row multiplier (? P A B) only on the one ? dimension of a scaled entry"));
+    }
+    let d = Dep { k: [k0, k1, k2], r: int(r)?, g, kind, mul: muls.into_iter().next() };
     Ok((atom(x, "a local")?.to_string(), d))
 }
 

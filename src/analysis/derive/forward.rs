@@ -314,6 +314,7 @@ impl Ctx<'_> {
                         o: on,
                         e: en,
                         cost: q_sum(&q_sum(&self.metric.vwrite, &c1), &c2),
+                        rows: None,
                     },
                     pre.clone(),
                 )
@@ -327,6 +328,10 @@ impl Ctx<'_> {
                 } else {
                     self.metric.swrite.at(n)
                 };
+                let rows = self.rows_charge(arr, o, pre, n).map(|r| {
+                    let c = q_sum(&q_sum(&self.metric.gwrite.at(r.n0), &c1), &c2);
+                    (r, c)
+                });
                 (
                     AK::Write {
                         global,
@@ -335,6 +340,7 @@ impl Ctx<'_> {
                         o: on,
                         e: en,
                         cost: q_sum(&q_sum(&acc, &c1), &c2),
+                        rows,
                     },
                     pre.clone(),
                 )
@@ -567,6 +573,20 @@ impl Ctx<'_> {
             }),
             _ => None,
         };
+        let rows = match e {
+            Expr::Read(arr, o) if !vw1 => {
+                let (global, n) = self.access_n(arr, o, pre, *loc)?;
+                match (global, self.rows_charge(arr, o, pre, n)) {
+                    (true, Some(r)) => {
+                        let (on, co) = self.operand_node(o, *loc)?;
+                        let c = q_sum(&self.metric.gread.at(r.n0), &co);
+                        Some((r, c, on))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
         Ok((
             AK::Assign(Box::new(AssignAn {
                 x: x.to_string(),
@@ -578,6 +598,7 @@ impl Ctx<'_> {
                 witnesses,
                 e: en,
                 cost,
+                rows,
             })),
             Abs {
                 // the pre's list, shared, when the assignment left it as it was

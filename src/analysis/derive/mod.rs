@@ -126,6 +126,9 @@ enum AK {
         o: Node,
         e: Node,
         cost: Q,
+        /// Q:GWRITEROWS (spec/logic.md §4 "Rows"): the charge `(N₀, terms, X)` and the
+        /// cost with `M^gwrite(N₀)` in place of `M^gwrite(N)`.
+        rows: Option<(RowsCharge, Q)>,
     },
     If23 {
         rule: &'static str,
@@ -213,6 +216,9 @@ struct AssignAn {
     witnesses: Vec<Farkas>,
     e: Node,
     cost: Q,
+    /// `x ← read A o` as Q:VWRITEROWS (spec/logic.md §4 "Rows"): the row charge, the cost
+    /// `C_o + M^gread(N₀)` and the operand node of `o`.
+    rows: Option<(RowsCharge, Q, Node)>,
 }
 
 /// Q:SHFL/Q:VOTE: `x ← shfl …`/`x ← vote …` with its operand nodes and its cost (the
@@ -443,7 +449,67 @@ fn err(loc: Option<Loc>, reason: impl Into<String>) -> AnalysisError {
     }
 }
 
+/// A row charge `N₀ + Σ C_j·[M_j ∤ X]` of Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md §4
+/// "Rows"): `N₀`, the terms `(C_j, M_j)` and the row multiplier `X` as a linear form.
+#[derive(Clone, Debug)]
+pub(crate) struct RowsCharge {
+    pub n0: u64,
+    pub terms: Vec<(u64, u64)>,
+    pub form: crate::core::assertion::linear::Lin,
+}
+
 impl<'a> Ctx<'a> {
+    /// The row charge of the access `arr[o]` under `pre` (spec/logic.md §4 "Rows"): when the
+    /// index's scaled entry has one `?` dimension with a row multiplier, Q:IFALIGN's residue
+    /// atoms are on (`align`), the array is global, and the fitted charge is below `n` for
+    /// some row length (`N₀ < n`; never above `n`: each row's count at its own base is at
+    /// most the row's worst). `None` otherwise.
+    pub(crate) fn rows_charge(
+        &self,
+        arr: &str,
+        o: &crate::core::Operand,
+        pre: &Abs,
+        n: u64,
+    ) -> Option<RowsCharge> {
+        use crate::analysis::access::{fit_rows, row_table, AccessKind};
+        use crate::core::assertion::linear::EntryKind;
+        if !self.align {
+            return None;
+        }
+        let decl = self.prog.array(arr)?;
+        if decl.space != crate::core::Space::Global {
+            return None;
+        }
+        let dep = crate::analysis::linear::scaled_operand(&pre.d, o)?;
+        let EntryKind::Scaled(u) = dep.kind else {
+            return None;
+        };
+        if u.iter().filter(|b| **b).count() != 1 {
+            return None;
+        }
+        let mul = dep.mul?;
+        let dim = u.iter().position(|b| *b)?;
+        let f = row_table(
+            &pre.p,
+            dep,
+            dim,
+            decl.elem_bytes,
+            AccessKind::MemReads,
+            self.hw,
+            self.launch,
+        )?;
+        let (n0, terms) = fit_rows(&f)?;
+        let top = n0 + terms.iter().map(|t| t.0).sum::<u64>();
+        if n0 >= n || top > n {
+            return None;
+        }
+        use crate::core::assertion::linear::Lin;
+        let form = Lin::var(&crate::core::assertion::param_name(mul.param))
+            .scale(&crate::core::metric::q(mul.a))
+            .plus_const(&crate::core::metric::q(mul.b));
+        Some(RowsCharge { n0, terms, form })
+    }
+
     /// A context for one analysis run.
     pub fn new(
         prog: &'a Program,

@@ -331,6 +331,48 @@ pub struct Dep {
     pub g: i64,
     /// The kind.
     pub kind: EntryKind,
+    /// The row multiplier of a scaled entry with one `?` dimension (`spec/logic.md` §1 "Row
+    /// multipliers"); `None` for every other entry.
+    pub mul: Option<RowMul>,
+}
+
+/// A row multiplier `A·P + B` of a scaled entry's one `?` dimension (`spec/logic.md` §1
+/// "Row multipliers", issue 15): `P` a parameter, named by [`param_sym`] so that `Dep`
+/// stays `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RowMul {
+    /// The parameter's symbol ([`param_sym`], [`param_name`]).
+    pub param: u32,
+    /// The coefficient `A`.
+    pub a: i64,
+    /// The constant `B`.
+    pub b: i64,
+}
+
+/// The interned parameter names of row multipliers (one table per process).
+static PARAM_SYMS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The symbol of parameter name `p` in [`RowMul::param`] (interned; the same name always
+/// gives the same symbol within a process).
+pub fn param_sym(p: &str) -> u32 {
+    let mut t = PARAM_SYMS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match t.iter().position(|x| x == p) {
+        Some(i) => i as u32,
+        None => {
+            t.push(p.to_string());
+            (t.len() - 1) as u32
+        }
+    }
+}
+
+/// The parameter name of symbol `s` ([`param_sym`]); empty for an unknown symbol.
+pub fn param_name(s: u32) -> String {
+    let t = PARAM_SYMS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    t.get(s as usize).cloned().unwrap_or_default()
 }
 
 /// `gcd(|a|, |b|)` (`gcd(0, x) = |x|`); `None` if it does not fit in `i64`.
@@ -348,6 +390,7 @@ impl Dep {
             r,
             g,
             kind: EntryKind::Linear,
+            mul: None,
         })
     }
     /// The remainder entry `(rem k (r mod m) m)` for `m ≥ 1`.
@@ -357,6 +400,7 @@ impl Dep {
             r: r.rem_euclid(m),
             g: m,
             kind: EntryKind::Rem,
+            mul: None,
         }
     }
     /// The wrapped entry `(wrap k m)` for `m ≥ 1`.
@@ -366,6 +410,7 @@ impl Dep {
             r: 0,
             g: m,
             kind: EntryKind::Wrap,
+            mul: None,
         }
     }
     /// The range entry `(rng w)` for `w ≥ 0`.
@@ -375,6 +420,7 @@ impl Dep {
             r: 0,
             g: w,
             kind: EntryKind::Rng,
+            mul: None,
         }
     }
     /// The width of the window a range entry (`w`), a wrapped or a remainder entry (`2m − 2`:
@@ -415,6 +461,7 @@ impl Dep {
             r: n,
             g: 0,
             kind: EntryKind::Linear,
+            mul: None,
         }
     }
     /// Uniform without information: `(0, 0, 1)`.
@@ -424,6 +471,7 @@ impl Dep {
             r: 0,
             g: 1,
             kind: EntryKind::Linear,
+            mul: None,
         }
     }
     /// Whether this is a linear entry with `k = 0` (the value is warp-uniform).
@@ -466,6 +514,9 @@ impl Dep {
             EntryKind::Rng => return self.g <= o.g,
             EntryKind::Linear | EntryKind::Scaled(_) => {}
         }
+        if o.mul.is_some() && self.mul != o.mul {
+            return false;
+        }
         if o.g == 0 {
             return self.g == 0 && self.r == o.r;
         }
@@ -483,7 +534,9 @@ impl Dep {
         }
         let diff = self.r.checked_sub(o.r)?.checked_abs()?;
         let g = gcd(gcd(self.g, o.g)?, diff)?;
-        Dep::with_unknown(self.k, self.unknown_dims(), self.r, g)
+        let mut j = Dep::with_unknown(self.k, self.unknown_dims(), self.r, g)?;
+        j.mul = if self.mul == o.mul { self.mul } else { None };
+        Some(j)
     }
 }
 

@@ -9,5 +9,5 @@ pub mod linear;
 pub mod poly;
 pub mod sorted;
 
-pub use linear::{CKind, Cstr, Dep, DepMap, EntryKind, Lin};
+pub use linear::{param_name, param_sym, CKind, Cstr, Dep, DepMap, EntryKind, Lin, RowMul};
 pub use poly::Poly;

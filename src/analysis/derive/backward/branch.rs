@@ -135,6 +135,25 @@ impl Back<'_, '_> {
         charge
     }
 
+    /// The atom part `mul·Σ C_j·[M_j ∤ X]` of a row charge (Q:GWRITEROWS, Q:VWRITEROWS;
+    /// spec/logic.md §4 "Rows"), `mul` the metric's per-access factor; `N₀` is in the
+    /// constant cost.
+    pub(super) fn rows_tpoly(
+        &self,
+        r: &crate::analysis::derive::RowsCharge,
+        mul: &crate::core::metric::Q,
+    ) -> TPoly {
+        let mut charge = TPoly::zero();
+        for (c, m) in &r.terms {
+            let atom = Atom::Res(Arc::new(r.form.clone()), BigInt::from(*m));
+            charge.add_raw_term(
+                &[atom],
+                Coef::from_q(&(mul * crate::core::metric::q(*c as i64))),
+            );
+        }
+        charge
+    }
+
     /// Q:IFEXIT1/4 (spec/logic.md §4a): the exit branch ends with the zero potential; the
     /// else branch's potential comes from a template through the rewrites.
     pub(super) fn back_if_exit(

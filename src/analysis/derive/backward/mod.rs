@@ -161,12 +161,19 @@ impl Back<'_, '_> {
                 o,
                 e,
                 cost,
+                rows,
             } => {
-                let qp = qpost.plus_const(cost);
-                let (rule, fields) = match (*local, *global) {
-                    (true, _) => ("Q:LWRITE", vec![]),
-                    (false, true) => ("Q:GWRITE", vec![Field::N(*n)]),
-                    (false, false) => ("Q:SWRITE", vec![Field::N(*n)]),
+                let (rule, fields, qp) = match (*local, *global, rows) {
+                    (true, _, _) => ("Q:LWRITE", vec![], qpost.plus_const(cost)),
+                    (false, true, Some((r, c))) => (
+                        "Q:GWRITEROWS",
+                        vec![Field::N(r.n0), Field::Rows(r.terms.clone())],
+                        qpost
+                            .plus_const(c)
+                            .plus(&self.rows_tpoly(r, &self.ctx.metric.gwrite.mul)),
+                    ),
+                    (false, true, None) => ("Q:GWRITE", vec![Field::N(*n)], qpost.plus_const(cost)),
+                    (false, false, _) => ("Q:SWRITE", vec![Field::N(*n)], qpost.plus_const(cost)),
                 };
                 (
                     node(
@@ -305,6 +312,7 @@ impl Back<'_, '_> {
             witnesses,
             e,
             cost,
+            rows,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
@@ -382,6 +390,18 @@ impl Back<'_, '_> {
                 |v| v == xs,
                 "the potential after an assignment without substitution must not mention the variable",
             )?;
+            // Q:VWRITEROWS when its P' (P without the constraints on x) is the post's
+            let kept: Vec<crate::core::assertion::linear::Cstr> =
+                a.pre.p.iter().filter(|c| !c.mentions(x)).cloned().collect();
+            if let (Some((r, c, on)), false, true) = (rows, *vw1, kept == *a.post.p) {
+                let qp = restricted
+                    .plus_const(&crate::core::metric::q_sum(c, &self.ctx.metric.vwrite))
+                    .plus(&self.rows_tpoly(r, &self.ctx.metric.gread.mul));
+                let fields = vec![Field::N(r.n0), Field::Rows(r.terms.clone())];
+                let mut nn = node("Q:VWRITEROWS", &qp, fields, vec![TChild::Expr(on.clone())]);
+                nn.post.1 = restricted;
+                return Ok((nn, qp));
+            }
             let qp = restricted.plus_const(&k);
             let rule = if *vw1 { "Q:VWRITE1" } else { "Q:VWRITE2" };
             let mut nn = node(rule, &qp, fields, vec![TChild::Expr(e.clone())]);

@@ -160,21 +160,39 @@ fn depth_four_and_five_nests_are_sound_against_the_semantics() {
 /// consecutive floats (4 sectors): `n(n + 1)/2 + 4` (1834 at `n = 60`). The lock-step
 /// semantics confirms it at every tested `n`; both `sectors` and `steps` bounds are at
 /// least the semantics' cost at every `n` (sound) and, for `sectors`, within 1.25 of it.
+///
+/// `steps` (hand derivation on the lowered program, spec/metrics.md: one step per operand,
+/// operator, assignment, test and sector; the warp is uniform, no `M^div`): `acc ← 0.0` and
+/// `i ← 0` cost 2 each, a test `i < n` or `j < n` 4, `j ← i` 2, `t0 ← in[j]` 3 (index, one
+/// sector, assignment), `acc ← acc + t0`, `j ← j + 1` and `i ← i + 1` 4 each, the store
+/// `out[threadIdx.x] ← acc` 6 (two operands, 4 sectors). Outside the loops `2 + 2 + 4 + 6 =
+/// 14` (the last outer test included); per outer round `4 + 2 + 4 + 4 = 14` (its test, `j ←
+/// i`, the last inner test, `i ← i + 1`); per inner round `4 + 3 + 4 + 4 = 15`. Total `14 +
+/// 14·n + 15·n(n + 1)/2` for `n ≥ 0` (14 for `n ≤ 0`), which the lock-step semantics
+/// confirms, and which the bound equals at every tested `n`: the outer shift deferred to the
+/// inner loop's entry (derive/nest.rs) makes it exact (before: `+ 7.5`, 1.54 at `n = 0`).
 #[test]
 fn triangular_nest_is_bounded_soundly() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/triangular.cu");
     let src = std::fs::read_to_string(path).unwrap();
     let (prog, launch) = lower(&src, 32);
-    let ns: Vec<i64> = (0..=12).chain([31, 60]).collect();
+    let ns: Vec<i64> = (-2..=12).chain([31, 60]).collect();
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
         for &n in &ns {
             let sim = simulate(&prog, &launch, metric, "n", n);
             let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
             assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
+            if metric == MetricName::Steps {
+                let m = n.max(0);
+                let hand = Q::from_integer((14 + 14 * m + 15 * m * (m + 1) / 2).into());
+                assert_eq!(sim, hand, "steps hand derivation at n = {n}");
+                assert_eq!(bound, hand, "steps at n = {n}: bound {bound} is not exact");
+            }
             if metric == MetricName::Sectors {
-                let hand = Q::from_integer((n * (n + 1) / 2 + 4).into());
+                let m = n.max(0);
+                let hand = Q::from_integer((m * (m + 1) / 2 + 4).into());
                 assert_eq!(sim, hand, "hand derivation at n = {n}");
                 let limit = hand * Q::new(5.into(), 4.into());
                 assert!(
@@ -305,6 +323,40 @@ fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
                     assert_eq!(bound, sim, "exact at n = {n}");
                 }
             }
+        }
+    }
+}
+
+/// Mutants of `triangular.cu`'s `steps` certificate around the deferred shift
+/// `(shift (lin 0 (-1 i) (1 n)) 1 (farkas (7 1)))` of the outer ranking atom in the Q:WEAK
+/// right before the inner loop (derive/nest.rs; `7`: `i − n + 1 ≤ 0`, the outer test) are
+/// rejected by the kernel with these messages: the rewrite dropped (the round's 14 steps
+/// and the next invariant are then not paid), a shift by 2 (not implied by `i < n`), and
+/// the witness emptied.
+#[test]
+fn deferred_shift_mutants_are_rejected() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/triangular.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    let cert = certified(&prog, &launch, MetricName::Steps).certificate;
+    let rw = "(rewrite pre (shift (lin 0 (-1 i) (1 n)) 1 (farkas (7 1))))";
+    assert_eq!(cert.matches(rw).count(), 1, "one deferred shift: {cert}");
+    let cases = [
+        ("", "rewrite pre: difference has negative term `-14`"),
+        (
+            "(rewrite pre (shift (lin 0 (-1 i) (1 n)) 2 (farkas (7 1))))",
+            "rewrite pre witness 0 for `i - n + 2 <= 0`: residual constant 1 is too large",
+        ),
+        (
+            "(rewrite pre (shift (lin 0 (-1 i) (1 n)) 1 (farkas)))",
+            "rewrite pre witness 0 for `i - n + 1 <= 0`: residual `i - n + 1` is not constant",
+        ),
+    ];
+    for (to, msg) in cases {
+        let bad = cert.replace(rw, to);
+        match warpcert_kernel::check(&bad) {
+            Ok(_) => panic!("mutant `{to}` accepted"),
+            Err(r) => assert!(r.to_string().contains(msg), "mutant `{to}`: {r}"),
         }
     }
 }

@@ -569,6 +569,14 @@ impl<'a> Ctx<'a> {
         self.nests.has_triangular()
     }
 
+    /// The context whose triangular loops defer the shift of their ranking atom to the
+    /// entry of their triangular inner loop (`derive/nest.rs`, "Deferred shifts"); a fresh
+    /// context.
+    pub fn deferred(mut self) -> Self {
+        self.nests.deferred = true;
+        self
+    }
+
     /// The context with triangular loops ranked by their over-shifted atoms
     /// (`derive/nest.rs`); a fresh context (run it instead of one that was already run).
     pub fn overshifted(mut self) -> Self {
@@ -678,6 +686,7 @@ fn solve_back(
         tails,
         tails_solved: 0,
         restricted: None,
+        deferred: BTreeMap::new(),
     };
     let res = back_and_solve(&mut back, an, target);
     (res, back.tails_solved)

@@ -248,7 +248,6 @@ impl Back<'_, '_> {
                     ));
                     t = t.shift(&la.atom, &la.shift);
                 }
-                let mut t = t;
                 // a constant step c > 1: the floor atom ⌊R/c⌋⁺ drops by one round too
                 let relaxed_floor = la.relaxed.as_ref().and_then(|r| r.floor.as_ref());
                 for fr in la.floor.iter().chain(relaxed_floor) {

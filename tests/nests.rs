@@ -148,21 +148,39 @@ fn depth_four_and_five_nests_are_sound_against_the_semantics() {
 /// consecutive floats (4 sectors): `n(n + 1)/2 + 4` (1834 at `n = 60`). The lock-step
 /// semantics confirms it at every tested `n`; both `sectors` and `steps` bounds are at
 /// least the semantics' cost at every `n` (sound) and, for `sectors`, within 1.25 of it.
+///
+/// `steps` (hand derivation on the lowered program, spec/metrics.md: one step per operand,
+/// operator, assignment, test and sector; the warp is uniform, no `M^div`): `acc ← 0.0` and
+/// `i ← 0` cost 2 each, a test `i < n` or `j < n` 4, `j ← i` 2, `t0 ← in[j]` 3 (index, one
+/// sector, assignment), `acc ← acc + t0`, `j ← j + 1` and `i ← i + 1` 4 each, the store
+/// `out[threadIdx.x] ← acc` 6 (two operands, 4 sectors). Outside the loops `2 + 2 + 4 + 6 =
+/// 14` (the last outer test included); per outer round `4 + 2 + 4 + 4 = 14` (its test, `j ←
+/// i`, the last inner test, `i ← i + 1`); per inner round `4 + 3 + 4 + 4 = 15`. Total `14 +
+/// 14·n + 15·n(n + 1)/2` for `n ≥ 0` (14 for `n ≤ 0`), which the lock-step semantics
+/// confirms, and which the bound equals at every tested `n`: the outer shift deferred to the
+/// inner loop's entry (derive/nest.rs) makes it exact (before: `+ 7.5`, 1.54 at `n = 0`).
 #[test]
 fn triangular_nest_is_bounded_soundly() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/triangular.cu");
     let src = std::fs::read_to_string(path).unwrap();
     let (prog, launch) = lower(&src, 32);
-    let ns: Vec<i64> = (0..=12).chain([31, 60]).collect();
+    let ns: Vec<i64> = (-2..=12).chain([31, 60]).collect();
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
         for &n in &ns {
             let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("n", n)]);
             let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
             assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
+            if metric == MetricName::Steps {
+                let m = n.max(0);
+                let hand = Q::from_integer((14 + 14 * m + 15 * m * (m + 1) / 2).into());
+                assert_eq!(sim, hand, "steps hand derivation at n = {n}");
+                assert_eq!(bound, hand, "steps at n = {n}: bound {bound} is not exact");
+            }
             if metric == MetricName::Sectors {
-                let hand = Q::from_integer((n * (n + 1) / 2 + 4).into());
+                let m = n.max(0);
+                let hand = Q::from_integer((m * (m + 1) / 2 + 4).into());
                 assert_eq!(sim, hand, "hand derivation at n = {n}");
                 let limit = hand * Q::new(5.into(), 4.into());
                 assert!(
@@ -218,13 +236,15 @@ fn block_stride_loop_inside_a_loop_is_bounded() {
 /// `tests/precision/nest_entry.cu` (block 32): `for (i = 0; i < 64; i++) for (j = i; j < n;
 /// j++) acc += in[j]`, then `out[threadIdx.x] = acc` — the inner loop starts at the outer
 /// counter but has another bound (scalarProdGPU's shape), which had no bound ("the LP is
-/// infeasible"). Hand derivation of the certified `sectors` bound: the inner loop ranks by
-/// its relaxed atom `max0(n − j + i)` (`P` has `i ≥ 0`), which is `max0(n)` at its entry
-/// `j = i`; the outer invariant `max0(64 − i)·max0(n)` pays it per round after the shift
-/// `max0(64 − i) = 1 + max0(63 − i)`; with the final store's 4 sectors the bound is
-/// `4 + 64·max0(n)`. The truth (the file's comment, confirmed by the semantics here) is
-/// `Σ_{i<64} max(0, n − i) + 4`; the bound is at least it at every `n` (sound), and `steps`
-/// is sound too.
+/// infeasible"), then the relaxed `4 + 64·max0(n)` (18.9 times the truth at `n = 2`). The
+/// outer trip count is a launch constant, so the outer loop is unrolled (derive/nest.rs,
+/// "Unrolled outer loops"): copy `k` enters the inner loop with `max0(n − k)`. Hand
+/// derivation (the file's comment, confirmed by the semantics here): `sectors` is
+/// `Σ_{i<64} max(0, n − i) + 4` (one uniform read per inner round, the store's 4 sectors);
+/// `steps` (spec/metrics.md, counted as for `triangular.cu`) is `2 + 2` (`acc ← 0.0`, `i ←
+/// 0`) `+ 65·4` (the outer tests) `+ 64·(2 + 4 + 4)` (`j ← i`, the last inner test, `i ← i +
+/// 1`) `+ 6` (the store) `+ 15` per inner round: `910 + 15·Σ_{i<64} max(0, n − i)`. Both
+/// bounds equal the truth at every tested `n`.
 #[test]
 fn inner_loop_from_the_outer_counter_with_another_bound_is_bounded() {
     let path =
@@ -232,28 +252,35 @@ fn inner_loop_from_the_outer_counter_with_another_bound_is_bounded() {
     let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
-        for n in [-3i64, 0, 1, 5, 63, 64, 65, 200] {
+        for n in [-3i64, 0, 1, 2, 5, 63, 64, 65, 200] {
             let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("n", n)]);
             let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
-            assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
-            if metric == MetricName::Sectors {
-                let truth: i64 = (0..64).map(|i| (n - i).max(0)).sum::<i64>() + 4;
-                assert_eq!(sim, Q::from_integer(truth.into()), "semantics at n = {n}");
-                let hand = Q::from_integer((4 + 64 * n.max(0)).into());
-                assert_eq!(bound, hand, "sectors bound at n = {n}");
-            }
+            let sum: i64 = (0..64).map(|i| (n - i).max(0)).sum();
+            let hand = match metric {
+                MetricName::Sectors => sum + 4,
+                _ => 910 + 15 * sum,
+            };
+            assert_eq!(
+                sim,
+                Q::from_integer(hand.into()),
+                "{metric}: semantics at n = {n}"
+            );
+            assert_eq!(bound, sim, "{metric} bound at n = {n}");
         }
     }
 }
 
 /// `tests/precision/nest_entry_stride.cu` (block 32): the same nest block-strided as in
 /// scalarProdGPU, `for (i = threadIdx.x; i < 256; i += blockDim.x) for (j = i; j < n; j +=
-/// 256)`, floor atoms. Hand derivation of the certified `sectors` bound: 8 outer rounds
-/// (`⌊(256 − i + threadIdx.x + 31)/32⌋⁺` at `i = threadIdx.x`), each entering the inner
-/// loop with its relaxed floor atom `⌊(n − j + i + 255)/256⌋⁺ = ⌊(n + 255)/256⌋⁺` at
-/// `j = i`, 4 sectors a round; the store's 4: `4 + 32·⌊(n + 255)/256⌋⁺`. The truth (the
-/// file's comment, confirmed by the semantics here) is `⌈max(0, n)/8⌉ + 4`, which the bound
-/// equals at every multiple of 256.
+/// 256)`, floor atoms. The outer loop (8 rounds for every lane: `P` decides `i < 256` at
+/// `i = threadIdx.x + 32k`) is unrolled (derive/nest.rs, "Unrolled outer loops"). Hand
+/// derivation of the certified `sectors` bound: copy `k` enters the inner loop with `j =
+/// threadIdx.x + 32k`, whose rounds are `⌊(n − 32k + 255)/256⌋⁺` (lane 0's), 4 sectors a
+/// round (32 consecutive floats, charged whole); the store's 4:
+/// `4 + 4·Σ_{k<8} ⌊(n − 32k + 255)/256⌋⁺`, which is `4 + 4·⌈max(0, n)/32⌉` (each `u = k + 8t`
+/// with `32u < n` once). The truth (the file's comment, confirmed by the semantics here) is
+/// `⌈max(0, n)/8⌉ + 4`, which the bound equals at every multiple of 32 (before: `4 +
+/// 32·⌊(n + 255)/256⌋⁺`, exact only at multiples of 256).
 #[test]
 fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -261,7 +288,7 @@ fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
     let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
     for metric in [MetricName::Sectors, MetricName::Steps] {
         let a = certified(&prog, &launch, metric);
-        for n in [-5i64, 0, 1, 40, 255, 256, 300, 512, 1000] {
+        for n in [-5i64, 0, 1, 31, 32, 33, 40, 255, 256, 300, 512, 1000] {
             let sim = warp_cost(&prog, metric, &launch, [0, 0, 0], 0, &[("n", n)]);
             let bound = a.bound.eval(&BTreeMap::from([("n".to_string(), n)]));
             assert!(bound >= sim, "{metric} at n = {n}: bound {bound} < {sim}");
@@ -269,9 +296,13 @@ fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
                 let m = n.max(0);
                 let truth = (m + 7) / 8 + 4;
                 assert_eq!(sim, Q::from_integer(truth.into()), "semantics at n = {n}");
-                let hand = Q::from_integer((4 + 32 * ((m + 255) / 256)).into());
+                let per_copy: i64 = (0..8)
+                    .map(|k| (n - 32 * k + 255).div_euclid(256).max(0))
+                    .sum();
+                assert_eq!(per_copy, (m + 31) / 32, "the sum at n = {n}");
+                let hand = Q::from_integer((4 + 4 * per_copy).into());
                 assert_eq!(bound, hand, "sectors bound at n = {n}");
-                if m % 256 == 0 {
+                if m % 32 == 0 {
                     assert_eq!(bound, sim, "exact at n = {n}");
                 }
             }
@@ -279,7 +310,43 @@ fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
     }
 }
 
-/// Mutants of `nest_entry.cu`'s `sectors` certificate around the relaxed atom's shift
+/// Mutants of `triangular.cu`'s `steps` certificate around the deferred shift
+/// `(shift (lin 0 (-1 i) (1 n)) 1 (farkas (7 1)))` of the outer ranking atom in the Q:WEAK
+/// right before the inner loop (derive/nest.rs; `7`: `i − n + 1 ≤ 0`, the outer test) are
+/// rejected by the kernel with these messages: the rewrite dropped (the round's 14 steps
+/// and the next invariant are then not paid), a shift by 2 (not implied by `i < n`), and
+/// the witness emptied.
+#[test]
+fn deferred_shift_mutants_are_rejected() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/triangular.cu");
+    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    let cert = certified(&prog, &launch, MetricName::Steps).certificate;
+    let rw = "(rewrite pre (shift (lin 0 (-1 i) (1 n)) 1 (farkas (7 1))))";
+    assert_eq!(cert.matches(rw).count(), 1, "one deferred shift: {cert}");
+    let cases = [
+        ("", "rewrite pre: difference has negative term `-14`"),
+        (
+            "(rewrite pre (shift (lin 0 (-1 i) (1 n)) 2 (farkas (7 1))))",
+            "rewrite pre witness 0 for `i - n + 2 <= 0`: residual constant 1 is too large",
+        ),
+        (
+            "(rewrite pre (shift (lin 0 (-1 i) (1 n)) 1 (farkas)))",
+            "rewrite pre witness 0 for `i - n + 1 <= 0`: residual `i - n + 1` is not constant",
+        ),
+    ];
+    for (to, msg) in cases {
+        let bad = cert.replace(rw, to);
+        match warpcert_kernel::check(&bad) {
+            Ok(_) => panic!("mutant `{to}` accepted"),
+            Err(r) => assert!(r.to_string().contains(msg), "mutant `{to}`: {r}"),
+        }
+    }
+}
+
+/// Mutants of the `sectors` certificate of `nest_entry.cu` with the outer bound a parameter
+/// `m` (`for (i = 0; i < m; i++) for (j = i; j < n; j++)`: no unrolling, the relaxed inner
+/// atom, derive/nest.rs) around the relaxed atom's shift
 /// `(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (6 1) (9 1)))` in the inner body's Q:WEAK
 /// (`6`: `−i ≤ 0`, `9`: `j − n + 1 ≤ 0`) are rejected by the kernel with these messages:
 /// the witness without the fact `i ≥ 0`, the shift dropped (the body is then not paid), and
@@ -288,7 +355,11 @@ fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
 fn relaxed_atom_mutants_are_rejected() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/precision/nest_entry.cu");
-    let (prog, launch) = lower(&std::fs::read_to_string(path).unwrap(), 32);
+    let src = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("int n)", "int m, int n)")
+        .replace("i < 64", "i < m");
+    let (prog, launch) = lower(&src, 32);
     let cert = certified(&prog, &launch, MetricName::Sectors).certificate;
     let rw = "(shift (lin 0 (1 i) (-1 j) (1 n)) 1 (farkas (6 1) (9 1)))";
     assert!(cert.contains(rw), "the relaxed shift is in the certificate");

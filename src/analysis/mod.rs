@@ -94,9 +94,12 @@ pub struct Analysis {
     pub rules_used: BTreeMap<&'static str, usize>,
 }
 
-/// One run of the inference ([`derive::run_toward`]); a triangular nest once more with its
-/// over-shifted ranking atoms (derive/nest.rs), which are looser where the ordinary ones
-/// work, and if that fails once more with its relaxed inner ranking atoms (derive/nest.rs);
+/// One run of the inference ([`derive::run_toward`]); a triangular nest once more with the
+/// shift of its outer ranking atom deferred to the inner loop's entry (derive/nest.rs), then
+/// with its triangular loops of constant trip count unrolled (derive/nest.rs; only when one
+/// may be), then with its over-shifted ranking atoms (derive/nest.rs), which are looser where
+/// the ordinary ones work, and if that fails once more with its relaxed inner ranking atoms
+/// (derive/nest.rs);
 /// a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
 /// charged inside a loop is no candidate of the loop's invariant template, so its LP can be
 /// infeasible where the constant `M^div` is not). Also returns whether some loop had
@@ -114,11 +117,27 @@ fn run_once(
     let floors = ctx.has_floors();
     let r = match r {
         Err(e) if ctx.has_triangular() => {
-            let mut again = derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
-            derive::run_toward(&mut again, target).or_else(|_| {
-                let mut relaxed = derive::Ctx::new(prog, metric, hw, launch, opts).relaxed();
-                derive::run_toward(&mut relaxed, target).map_err(|_| e)
-            })
+            let mut deferred = derive::Ctx::new(prog, metric, hw, launch, opts).deferred();
+            derive::run_toward(&mut deferred, target)
+                .or_else(|_| {
+                    if !ctx.has_constant_triangular() {
+                        return Err(());
+                    }
+                    let mut unrolled = derive::Ctx::new(prog, metric, hw, launch, opts).unrolling();
+                    let r = derive::run_toward(&mut unrolled, target);
+                    match r {
+                        Ok(v) if unrolled.unrolled_triangular() => Ok(v),
+                        _ => Err(()),
+                    }
+                })
+                .or_else(|_| {
+                    let mut again = derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
+                    derive::run_toward(&mut again, target)
+                })
+                .or_else(|_| {
+                    let mut relaxed = derive::Ctx::new(prog, metric, hw, launch, opts).relaxed();
+                    derive::run_toward(&mut relaxed, target).map_err(|_| e)
+                })
         }
         r => r,
     };

@@ -828,11 +828,16 @@ impl Ctx<'_> {
                 return Ok((kind, post));
             }
         }
-        let unrolled = if !has_atom || proportional {
+        // a triangular outer loop with a constant trip count (derive/nest.rs, unroll mode)
+        let tri = self.nests.unroll_triangular(loop_key(body));
+        let unrolled = if !has_atom || proportional || tri {
             self.unroll(e, body, *loc, pre, 0)?
         } else {
             None
         };
+        if tri && unrolled.is_some() {
+            self.nests.unrolled += 1;
+        }
         match unrolled {
             Some(an) => {
                 let post = an.post.clone();

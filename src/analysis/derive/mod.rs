@@ -635,6 +635,34 @@ impl<'a> Ctx<'a> {
         self.nests.has_triangular()
     }
 
+    /// The context whose triangular loops defer the shift of their ranking atom to the
+    /// entry of their triangular inner loop (`derive/nest.rs`, "Deferred shifts"); a fresh
+    /// context.
+    pub fn deferred(mut self) -> Self {
+        self.nests.deferred = true;
+        self
+    }
+
+    /// Whether some triangular loop's trip count may be a launch constant, so that
+    /// [`Ctx::unrolling`] could unroll it.
+    pub fn has_constant_triangular(&self) -> bool {
+        self.nests.has_constant_triangular()
+    }
+
+    /// The context whose triangular loops with a trip count `P` decides (at most
+    /// [`UNROLL_LIMIT`]) are unrolled (Q:UNROLL; `derive/nest.rs`, "Unrolled outer
+    /// loops"); a fresh context.
+    pub fn unrolling(mut self) -> Self {
+        self.nests.unroll = true;
+        self
+    }
+
+    /// Whether the forward pass of an [`Ctx::unrolling`] context unrolled some triangular
+    /// loop (otherwise its run is the first run again).
+    pub fn unrolled_triangular(&self) -> bool {
+        self.nests.unrolled > 0
+    }
+
     /// The context with triangular loops ranked by their over-shifted atoms
     /// (`derive/nest.rs`); a fresh context (run it instead of one that was already run).
     pub fn overshifted(mut self) -> Self {
@@ -744,6 +772,7 @@ fn solve_back(
         tails,
         tails_solved: 0,
         restricted: None,
+        deferred: BTreeMap::new(),
     };
     let res = back_and_solve(&mut back, an, target);
     (res, back.tails_solved)

@@ -10,14 +10,40 @@
 //!   than the degree of the options: `O(d²)` monomials per loop per atom, where all products
 //!   of `d` atoms would be exponentially many. The degree is the nest's depth, chosen per
 //!   nest (no `--degree d` needed for a degree-`d` bound on a `d`-deep nest).
+//! * **Deferred shifts.** A shift rewrite replaces every occurrence of its atom, so the
+//!   shift of the outer ranking atom `max0(n − i)` at the outer body's entry also turns the
+//!   inner loop's entry `max0(n − j) = max0(n − i)` into `1 + max0(n − i − 1)`, which the
+//!   inner invariant cannot take coefficientwise (the ordinary run's LP is infeasible).
+//!   After `j ← i`, though, the inner loop's atom `max0(n − j)` and the outer atom
+//!   `max0(n − i)` are distinct: on a second run the outer loop's shift is left out of its
+//!   body's entry and applied by a Q:WEAK right before the inner loop (`P` there still has
+//!   `i < n`), which shifts the outer terms and leaves the inner ones. The invariant
+//!   `21.5·max0(n − i) + 7.5·max0(n − i)²` of `steps` then pays `15·max0(n − i)` to the
+//!   inner loop and, shifted, `14 + 21.5·max0(n − i − 1) + 7.5·max0(n − i − 1)²` for the
+//!   rest of the round and the next invariant: the exact `14 + 21.5·n + 7.5·n²` (before:
+//!   the over-shift's `21.5 + 21.5·n + 7.5·n²`). Existing rules only (Q:WEAK's `shift`).
+//!   Only for a constant-step ranking atom without floor, log, geometric or relaxed forms,
+//!   an inner loop that is an item of the outer body's sequence, and a loop that is not
+//!   Q:WHILELAST; when its LP fails too, the over-shift is tried.
+//! * **Unrolled outer loops.** In `for (i = 0; i < 64; i++) for (j = i; j < n; j++)` the
+//!   cost `Σ_{i<64} max(0, n − i)` is quadratic up to `n = 64` and linear above: no
+//!   polynomial over the loop's atoms is within 1.25 of it everywhere (the relaxed bound
+//!   `64·max0(n)` is 18.9 times the truth at `n = 2`). Its outer trip count is a launch
+//!   constant that `P` decides at every round, so on a third run (when the deferred shift
+//!   fails) a triangular loop whose range mentions only thread indices is unrolled
+//!   (Q:UNROLL, at most `UNROLL_LIMIT` rounds, as loops without a ranking atom are): each
+//!   copy of the inner loop enters with its own `max0(n − k)` and the bound is the exact
+//!   `4 + Σ_{k<64} max0(n − k)`. Existing rules only; the run counts only when some
+//!   triangular loop was unrolled.
 //! * **Over-shifted ranking atoms.** In `for (i = 0; i < n; i++) for (j = i; j < n; j++)` the
 //!   inner loop enters with `max0(n − j) = max0(n − i)`, the atom the outer shift turns into
 //!   `1 + max0(n − i − 1)`: the body's potential keeps `max0(n − i)` and the shifted invariant
 //!   cannot pay it coefficientwise. Ranking the outer loop by `max0(n − i + 1)` (with the same
 //!   shift; `P ∧ e ⇒ n − i + 1 ≥ 1`) makes its shift produce `1 + max0(n − i)`, the atom the
 //!   inner loop's entry needs: the invariant `½·max0(n − i + 1)²` pays `max0(n − i)` per
-//!   round. Used only when the analysis without it finds no bound (it is looser by about
-//!   `n/2` where the ordinary ranking works).
+//!   round. Used only when the analysis without it, with deferred shifts and with unrolled
+//!   outer loops finds no bound (it is looser by about `n/2` where the ordinary ranking
+//!   works).
 //! * **Relaxed inner atoms.** In `for (i = 0; i < 64; i++) for (j = i; j < n; j++)` the
 //!   inner loop's range `max0(n − i)` differs from the outer atom `max0(64 − i)`: neither the
 //!   ordinary nor the over-shifted ranking pays it, and a `mono` to it from `max0(n)` would
@@ -79,6 +105,14 @@ pub(super) struct Nests {
     relax: BTreeMap<usize, Lin>,
     /// Whether relaxed inner loops also rank by their relaxed atom.
     pub(super) relaxed: bool,
+    /// Whether triangular loops defer the shift of their ranking atom to the entry of
+    /// their triangular inner loop (see the module docs, "Deferred shifts").
+    pub(super) deferred: bool,
+    /// Whether triangular loops whose trip count `P` decides are unrolled (Q:UNROLL; see
+    /// the module docs, "Unrolled outer loops").
+    pub(super) unroll: bool,
+    /// How many triangular loops the forward pass unrolled in that mode.
+    pub(super) unrolled: usize,
     /// The floor divisor of each loop with a constant step `c > 1` (floor atoms on).
     pub(super) div: BTreeMap<usize, i64>,
     /// The writes before each loop that has inner loops, nearest first, with the linear
@@ -234,6 +268,39 @@ impl Nests {
     /// Whether some loop of the program is triangular (the over-shift could apply).
     pub(super) fn has_triangular(&self) -> bool {
         !self.triangular.is_empty()
+    }
+
+    /// Whether some triangular loop's range (its ranking form before it) mentions only
+    /// thread indices: its trip count may be a launch constant `P` decides, so the unroll
+    /// mode could apply.
+    pub(super) fn has_constant_triangular(&self) -> bool {
+        self.triangular.iter().any(|k| {
+            self.raw_range
+                .get(k)
+                .is_some_and(|r| r.vars().all(|v| v.starts_with("threadIdx")))
+        })
+    }
+
+    /// With the unroll mode on: whether loop `key` is triangular (to be unrolled when `P`
+    /// decides its trip count).
+    pub(super) fn unroll_triangular(&self, key: usize) -> bool {
+        self.unroll && self.triangular.contains(&key)
+    }
+
+    /// With deferred shifts on: the directly nested loops of the triangular loop `key`
+    /// whose range mentions `key`'s counter (empty otherwise).
+    pub(super) fn deferred_inner(&self, key: usize) -> BTreeSet<usize> {
+        if !self.deferred || !self.triangular.contains(&key) {
+            return BTreeSet::new();
+        }
+        let Some((x, _, _)) = self.counter.get(&key) else {
+            return BTreeSet::new();
+        };
+        self.parent
+            .iter()
+            .filter(|(k, p)| **p == Some(key) && self.range.get(k).is_some_and(|r| r.mentions(x)))
+            .map(|(k, _)| *k)
+            .collect()
     }
 
     /// The over-shifted atoms `max0(A + s)` of the triangular loops (to add to the

@@ -1,9 +1,9 @@
 //! The backward pass of loops: Q:WHILE1/2 (with the shift and `mono` rewrites of the
 //! ranking atom) and Q:WHILEEXIT1/2.
 
-use super::{apply_rewrites, node_of, Back, TChild, TNode};
+use super::{apply_rewrites, node_of, unshifted_monos, Back, TChild, TNode};
 use crate::analysis::derive::loops::{floor_mono_cg, LoopAtom};
-use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AN};
+use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AK, AN};
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
@@ -219,7 +219,19 @@ impl Back<'_, '_> {
             "loop invariant covers the potential after the loop",
         )?;
         let ik = i.plus_const(&k);
-        let (nb, qb) = self.back(body, ik.clone())?;
+        // a triangular loop's shift deferred to its inner loop's entry (derive/nest.rs)
+        let deferred = match (atom, last) {
+            (Some(la), None) => self.deferral(*key, la, body),
+            _ => None,
+        };
+        if let Some((inner, rw)) = &deferred {
+            self.deferred.insert(*inner, rw.clone());
+        }
+        let backed = self.back(body, ik.clone());
+        if let Some((inner, _)) = &deferred {
+            self.deferred.remove(inner);
+        }
+        let (nb, qb) = backed?;
         let (mut ishift, mut rws) = match atom {
             Some(la) => {
                 let (mut t, mut rws) = (i.clone(), vec![]);
@@ -228,12 +240,14 @@ impl Back<'_, '_> {
                     t = t.shift(&a0, &la.shift);
                     rws.push(Rewrite::Shift(a0, la.shift.clone(), w0));
                 }
-                rws.push(Rewrite::Shift(
-                    la.atom.clone(),
-                    la.shift.clone(),
-                    la.witness.clone(),
-                ));
-                let mut t = t.shift(&la.atom, &la.shift);
+                if deferred.is_none() {
+                    rws.push(Rewrite::Shift(
+                        la.atom.clone(),
+                        la.shift.clone(),
+                        la.witness.clone(),
+                    ));
+                    t = t.shift(&la.atom, &la.shift);
+                }
                 // a constant step c > 1: the floor atom ⌊R/c⌋⁺ drops by one round too
                 let relaxed_floor = la.relaxed.as_ref().and_then(|r| r.floor.as_ref());
                 for fr in la.floor.iter().chain(relaxed_floor) {
@@ -425,6 +439,81 @@ impl Back<'_, '_> {
             vec![TChild::Stmt(wnode)],
         );
         Ok((outer, qpre))
+    }
+
+    /// Deferred shifts (derive/nest.rs): for the triangular loop `key` with ranking atom
+    /// `la` (a constant step, no floor, log, geometric or relaxed atom), the first loop of
+    /// its body's sequence that is one of its triangular inner loops, and the shift of
+    /// `la`'s atom under that loop's pre (`P ⇒ atom ≥ shift`), which a Q:WEAK at the inner
+    /// loop's entry applies instead of the body's entry. `None` when the mode is off or
+    /// there is no such loop or witness.
+    fn deferral(&self, key: usize, la: &LoopAtom, body: &AN) -> Option<(usize, Rewrite)> {
+        if la.symbolic
+            || la.geo.is_some()
+            || la.floor.is_some()
+            || la.log.is_some()
+            || la.dlog.is_some()
+            || la.relaxed.is_some()
+        {
+            return None;
+        }
+        let inners = self.ctx.nests.deferred_inner(key);
+        if inners.is_empty() {
+            return None;
+        }
+        let items: &[AN] = match &body.kind {
+            AK::Seq(items) => items,
+            _ => std::slice::from_ref(body),
+        };
+        let found = items.iter().find_map(|it| {
+            let mut cur = it;
+            loop {
+                match &cur.kind {
+                    AK::Weaken { inner, .. } | AK::Tighten { inner, .. } => cur = inner,
+                    AK::While(w) if inners.contains(&w.key) => return Some((cur, w.key)),
+                    _ => return None,
+                }
+            }
+        });
+        let (an, k) = found?;
+        let target = Cstr::le(Lin::constant(la.shift.clone()).sub(&la.atom));
+        let w = entails(&an.pre.p, &target)?;
+        Some((k, Rewrite::Shift(la.atom.clone(), la.shift.clone(), w)))
+    }
+
+    /// An inner loop whose outer loop deferred its shift to it (derive/nest.rs): the loop's
+    /// derivation under a Q:WEAK whose `(rewrite pre …)` is the shift `rw` of the outer
+    /// ranking atom, from a template over the loop's pre monomials and their unshifted
+    /// forms.
+    pub(super) fn back_deferred(
+        &mut self,
+        a: &AN,
+        an: &WhileAn,
+        qpost: &TPoly,
+        rw: Rewrite,
+    ) -> Result<(TNode, TPoly), AnalysisError> {
+        let (n, q) = self.back_while(a, an, qpost)?;
+        let rws = vec![rw];
+        let mut monos: BTreeSet<Mono> = q.terms.keys().cloned().collect();
+        monos.extend(unshifted_monos(&rws, &q));
+        let tpl = self.template(&monos);
+        self.geq(
+            &apply_rewrites(&tpl, &rws),
+            &q,
+            "the deferred shift pays the inner loop's entry",
+        )?;
+        let node = TNode {
+            rule: "Q:WEAK",
+            pre: (a.pre.clone(), tpl.clone()),
+            post: (a.post.clone(), qpost.clone()),
+            fields: vec![
+                Field::Entail("pre", identity_witnesses(&a.pre.p)),
+                Field::Rewrite("pre", rws),
+                Field::Entail("post", identity_witnesses(&a.post.p)),
+            ],
+            children: vec![TChild::Stmt(n)],
+        };
+        Ok((node, tpl))
     }
 
     /// The geometric atom's `split` (derive/loops_geo.rs) when the invariant has the atom

@@ -18,7 +18,7 @@ use crate::core::assertion::sorted::SharedMap;
 use crate::core::metric::Q;
 use crate::core::Loc;
 use num_traits::{One, Signed, Zero};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// A derivation node whose potentials are templates.
@@ -48,6 +48,10 @@ pub(super) struct Back<'c, 'a> {
     /// with that `D`: the post potential of the statement before, under the same `D`, needs
     /// no restriction again (issue 13: their terms and maps are shared).
     pub(super) restricted: Option<(TPoly, Arc<DepMap>)>,
+    /// Deferred shifts (derive/nest.rs): for an inner loop of a triangular loop, the shift
+    /// of the outer ranking atom that a Q:WEAK at the inner loop's entry applies (instead
+    /// of the outer body's entry).
+    pub(super) deferred: BTreeMap<usize, Rewrite>,
 }
 
 impl Back<'_, '_> {
@@ -249,7 +253,10 @@ impl Back<'_, '_> {
                 let (ni, qi) = self.back(inner, qpost.clone())?;
                 (node("Q:UNROLL", &qi, vec![], vec![TChild::Stmt(ni)]), qi)
             }
-            AK::While(an) => self.back_while(a, an, &qpost)?,
+            AK::While(an) => match self.deferred.get(&an.key).cloned() {
+                Some(rw) => self.back_deferred(a, an, &qpost, rw)?,
+                None => self.back_while(a, an, &qpost)?,
+            },
         };
         let qpre = self.restrict_d(qpre, &a.pre.d)?;
         self.restricted = Some((qpre.clone(), Arc::clone(&a.pre.d)));

@@ -240,3 +240,72 @@ pub(super) fn upward_exposed<'s>(s: &'s Stmt, after: &Names<'s>) -> Names<'s> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{BinOp, Dim, Loc};
+
+    fn var(x: &str) -> Operand {
+        Operand::Var(x.into())
+    }
+
+    fn prm(x: &str) -> Operand {
+        Operand::Param(x.into())
+    }
+
+    fn set<'s>(v: &[&'s str]) -> Names<'s> {
+        v.iter().copied().collect()
+    }
+
+    /// `x ← p; if (x < q) { y ← threadIdx.x } else { skip }; while (i < m) { i ← i + k };
+    /// z ← y + r`, liveness by hand: `x` is read only by the test, `y` on the else path
+    /// and after the loop, `i` is never initialized (live from the start). Sequence items
+    /// and the root get locals only; the loop head and the else branch also get the
+    /// parameters and thread indices read after them (`q` and `threadIdx.x` are not: they
+    /// are read before the else branch / only in the then branch).
+    #[test]
+    fn locals_per_item_full_sets_at_loops_and_elses() {
+        let l = Loc::default();
+        let body = Stmt::Assign("i".into(), Expr::Bin(BinOp::Add, var("i"), prm("k")), l);
+        let prog = Stmt::seq(vec![
+            Stmt::Assign("x".into(), Expr::Opd(prm("p")), l),
+            Stmt::If(
+                Expr::Bin(BinOp::Lt, var("x"), prm("q")),
+                Box::new(Stmt::Assign("y".into(), Expr::Opd(Operand::Tid(Dim::X)), l)),
+                Box::new(Stmt::Skip),
+                l,
+            ),
+            Stmt::While(Expr::Bin(BinOp::Lt, var("i"), prm("m")), Box::new(body), l),
+            Stmt::Assign("z".into(), Expr::Bin(BinOp::Add, var("y"), prm("r")), l),
+        ]);
+        let (mut loops, mut elses, mut seqs) = Default::default();
+        let end = Names::new();
+        let root = live_in(
+            &prog,
+            &Names::new(),
+            Fixed::end(&end),
+            &mut loops,
+            &mut elses,
+            &mut seqs,
+        );
+        assert_eq!(root, set(&["i", "y"]));
+        let items = prog.seq_items();
+        let after = |k: usize| seqs.get(&(items[k] as *const Stmt as usize)).cloned();
+        assert_eq!(after(0), Some(set(&["i", "x", "y"])));
+        assert_eq!(after(1), Some(set(&["i", "y"])));
+        assert_eq!(after(2), Some(set(&["y"])));
+        assert_eq!(after(3), Some(set(&[])));
+        let (Stmt::If(_, _, els, _), Stmt::While(_, lb, _)) = (items[1], items[2]) else {
+            panic!("shape");
+        };
+        assert_eq!(
+            elses.get(&(&**els as *const Stmt as usize)),
+            Some(&set(&["i", "y", "m", "k", "r"]))
+        );
+        assert_eq!(
+            loops.get(&loop_key(lb)),
+            Some(&set(&["i", "y", "m", "k", "r"]))
+        );
+    }
+}

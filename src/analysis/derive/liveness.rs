@@ -1,5 +1,13 @@
 //! Liveness of locals (upward-exposed reads): invariants and branch pres keep only the `D`
-//! entries and constraints of the locals some later statement reads.
+//! entries and constraints of the names some later statement reads.
+//!
+//! Only locals are ever written, so a parameter or `threadIdx.d` ("fixed" names) is live at
+//! a point iff some statement after it reads it. The backward walk therefore carries sets
+//! of locals only, and the fixed names read after a point as a chain of frames ([`Fixed`])
+//! that grow in place along a sequence: the sets of every sequence item ([`live_in`]'s
+//! `seqs`) are about locals, and only loops and `else` branches get the full set. Before
+//! (issue 13), every item's set held every parameter read later: a kernel reading each of
+//! `n` parameters once cloned and kept `O(n)` names per statement, `O(n²)` in all.
 
 use crate::analysis::derive::loops::loop_key;
 use crate::core::assertion::linear::DepMap;
@@ -13,36 +21,111 @@ pub(super) type Names<'s> = BTreeSet<&'s str>;
 /// The names of `threadIdx.x/y/z` in linear forms ([`tid_name`]).
 pub(super) const TID_NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
 
-/// The locals, parameters and `threadIdx.d` an operand reads.
+/// The local an operand reads, if any (the names [`upward_exposed`] tracks).
 pub(super) fn operand_reads<'s>(o: &'s Operand, out: &mut Names<'s>) {
+    if let Operand::Var(x) = o {
+        out.insert(x);
+    }
+}
+
+/// The locals an expression reads.
+pub(super) fn expr_reads<'s>(e: &'s Expr, out: &mut Names<'s>) {
+    for o in expr_operands(e).into_iter().flatten() {
+        operand_reads(o, out);
+    }
+}
+
+/// The operands of an expression.
+fn expr_operands(e: &Expr) -> [Option<&Operand>; 2] {
+    match e {
+        Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => [Some(o), None],
+        Expr::Bin(_, a, b) => [Some(a), Some(b)],
+    }
+}
+
+/// The parameter or `threadIdx.d` an operand reads, if any (a fixed name).
+fn operand_fixed<'s>(o: &'s Operand, out: &mut Names<'s>) {
     match o {
-        Operand::Var(x) | Operand::Param(x) => {
+        Operand::Param(x) => {
             out.insert(x);
         }
         Operand::Tid(d) => {
             out.insert(TID_NAMES[d.index()]);
         }
-        Operand::Const(_) => {}
+        Operand::Var(_) | Operand::Const(_) => {}
     }
 }
 
-pub(super) fn expr_reads<'s>(e: &'s Expr, out: &mut Names<'s>) {
-    match e {
-        Expr::Opd(o) | Expr::Un(_, o) | Expr::Read(_, o) => operand_reads(o, out),
-        Expr::Bin(_, a, b) => {
-            operand_reads(a, out);
-            operand_reads(b, out);
+/// The fixed names (parameters, `threadIdx.d`) an expression reads.
+fn expr_fixed<'s>(e: &'s Expr, out: &mut Names<'s>) {
+    for o in expr_operands(e).into_iter().flatten() {
+        operand_fixed(o, out);
+    }
+}
+
+/// The fixed names read anywhere in `s` (iterative).
+fn fixed_reads<'s>(s: &'s Stmt, out: &mut Names<'s>) {
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Skip | Stmt::Sync(_) => {}
+            Stmt::Seq(a, b) => todo.extend([&**a, &**b]),
+            Stmt::Assign(_, e, _) => expr_fixed(e, out),
+            Stmt::Write(_, o, e, _) => {
+                operand_fixed(o, out);
+                expr_fixed(e, out);
+            }
+            Stmt::Warp(_, op, _) => {
+                for o in op.operands() {
+                    operand_fixed(o, out);
+                }
+            }
+            Stmt::If(c, a, b, _) => {
+                expr_fixed(c, out);
+                todo.extend([&**a, &**b]);
+            }
+            Stmt::While(c, b, _) => {
+                expr_fixed(c, out);
+                todo.push(b);
+            }
         }
     }
 }
 
-/// [`upward_exposed`], recording for every loop of `s` the locals live at its head and for
-/// every `if` those live at the start of its else branch.
-/// and for every item of a sequence chain (keyed by its address) those live after it.
-/// Sequence chains are walked iteratively (no recursion per item).
+/// The fixed names read after a point: the union of `names` and of the enclosing frames'
+/// (a frame per sequence, whose set grows as the walk moves back, and one per loop).
+#[derive(Clone, Copy)]
+pub(super) struct Fixed<'c, 's> {
+    names: &'c Names<'s>,
+    up: Option<&'c Fixed<'c, 's>>,
+}
+
+impl<'c, 's> Fixed<'c, 's> {
+    /// The frame of the program's end: `names` (empty: nothing is read after the body).
+    pub(super) fn end(names: &'c Names<'s>) -> Self {
+        Fixed { names, up: None }
+    }
+
+    /// `locals` with every fixed name of the chain added.
+    fn full(&self, mut locals: Names<'s>) -> Names<'s> {
+        let mut f = Some(self);
+        while let Some(fr) = f {
+            locals.extend(fr.names.iter().copied());
+            f = fr.up;
+        }
+        locals
+    }
+}
+
+/// [`upward_exposed`] (locals only), recording for every loop of `s` the names live at its
+/// head and for every `if` those live at the start of its else branch (locals, parameters
+/// and `threadIdx.d`: `fixed` holds the fixed names read after `s`), and for every item of
+/// a sequence chain (keyed by its address) the locals live after it. Sequence chains are
+/// walked iteratively (no recursion per item).
 pub(super) fn live_in<'s>(
     s: &'s Stmt,
     after: &Names<'s>,
+    fixed: Fixed<'_, 's>,
     loops: &mut BTreeMap<usize, Names<'s>>,
     elses: &mut BTreeMap<usize, Names<'s>>,
     seqs: &mut HashMap<usize, Names<'s>>,
@@ -50,25 +133,47 @@ pub(super) fn live_in<'s>(
     match s {
         Stmt::Seq(..) => {
             let mut cur = after.clone();
+            // the fixed names read by the items after the current one
+            let mut later = Names::new();
             for it in s.seq_items().into_iter().rev() {
-                let next = live_in(it, &cur, loops, elses, seqs);
+                let here = Fixed {
+                    names: &later,
+                    up: Some(&fixed),
+                };
+                let next = live_in(it, &cur, here, loops, elses, seqs);
+                fixed_reads(it, &mut later);
                 seqs.insert(it as *const Stmt as usize, cur);
                 cur = next;
             }
             cur
         }
         Stmt::If(c, a, b, _) => {
-            let mut out = live_in(a, after, loops, elses, seqs);
-            let lb = live_in(b, after, loops, elses, seqs);
+            let mut out = live_in(a, after, fixed, loops, elses, seqs);
+            let lb = live_in(b, after, fixed, loops, elses, seqs);
             out.extend(lb.iter().copied());
-            elses.insert(&**b as *const Stmt as usize, lb);
+            let mut own = Names::new();
+            fixed_reads(b, &mut own);
+            let full = Fixed {
+                names: &own,
+                up: Some(&fixed),
+            }
+            .full(lb);
+            elses.insert(&**b as *const Stmt as usize, full);
             expr_reads(c, &mut out);
             out
         }
-        Stmt::While(_, body, _) => {
+        Stmt::While(c, body, _) => {
             let l = upward_exposed(s, after);
-            live_in(body, &l, loops, elses, seqs);
-            loops.insert(loop_key(body), l.clone());
+            // every fixed name the loop reads is live at its head and throughout its body
+            let mut own = Names::new();
+            expr_fixed(c, &mut own);
+            fixed_reads(body, &mut own);
+            let inner = Fixed {
+                names: &own,
+                up: Some(&fixed),
+            };
+            live_in(body, &l, inner, loops, elses, seqs);
+            loops.insert(loop_key(body), inner.full(l.clone()));
             l
         }
         _ => upward_exposed(s, after),
@@ -82,8 +187,8 @@ pub(super) fn restrict_deps(d: &DepMap, live: &Names<'_>) -> DepMap {
         .collect()
 }
 
-/// The locals that some execution of `s` followed by a continuation reading `after` may
-/// read before writing them (upward-exposed uses, a backward may-analysis).
+/// The locals that some execution of `s` followed by a continuation reading the locals
+/// `after` may read before writing them (upward-exposed uses, a backward may-analysis).
 pub(super) fn upward_exposed<'s>(s: &'s Stmt, after: &Names<'s>) -> Names<'s> {
     match s {
         Stmt::Skip | Stmt::Sync(_) => after.clone(),
@@ -133,5 +238,74 @@ pub(super) fn upward_exposed<'s>(s: &'s Stmt, after: &Names<'s>) -> Names<'s> {
                 l = next;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{BinOp, Dim, Loc};
+
+    fn var(x: &str) -> Operand {
+        Operand::Var(x.into())
+    }
+
+    fn prm(x: &str) -> Operand {
+        Operand::Param(x.into())
+    }
+
+    fn set<'s>(v: &[&'s str]) -> Names<'s> {
+        v.iter().copied().collect()
+    }
+
+    /// `x ← p; if (x < q) { y ← threadIdx.x } else { skip }; while (i < m) { i ← i + k };
+    /// z ← y + r`, liveness by hand: `x` is read only by the test, `y` on the else path
+    /// and after the loop, `i` is never initialized (live from the start). Sequence items
+    /// and the root get locals only; the loop head and the else branch also get the
+    /// parameters and thread indices read after them (`q` and `threadIdx.x` are not: they
+    /// are read before the else branch / only in the then branch).
+    #[test]
+    fn locals_per_item_full_sets_at_loops_and_elses() {
+        let l = Loc::default();
+        let body = Stmt::Assign("i".into(), Expr::Bin(BinOp::Add, var("i"), prm("k")), l);
+        let prog = Stmt::seq(vec![
+            Stmt::Assign("x".into(), Expr::Opd(prm("p")), l),
+            Stmt::If(
+                Expr::Bin(BinOp::Lt, var("x"), prm("q")),
+                Box::new(Stmt::Assign("y".into(), Expr::Opd(Operand::Tid(Dim::X)), l)),
+                Box::new(Stmt::Skip),
+                l,
+            ),
+            Stmt::While(Expr::Bin(BinOp::Lt, var("i"), prm("m")), Box::new(body), l),
+            Stmt::Assign("z".into(), Expr::Bin(BinOp::Add, var("y"), prm("r")), l),
+        ]);
+        let (mut loops, mut elses, mut seqs) = Default::default();
+        let end = Names::new();
+        let root = live_in(
+            &prog,
+            &Names::new(),
+            Fixed::end(&end),
+            &mut loops,
+            &mut elses,
+            &mut seqs,
+        );
+        assert_eq!(root, set(&["i", "y"]));
+        let items = prog.seq_items();
+        let after = |k: usize| seqs.get(&(items[k] as *const Stmt as usize)).cloned();
+        assert_eq!(after(0), Some(set(&["i", "x", "y"])));
+        assert_eq!(after(1), Some(set(&["i", "y"])));
+        assert_eq!(after(2), Some(set(&["y"])));
+        assert_eq!(after(3), Some(set(&[])));
+        let (Stmt::If(_, _, els, _), Stmt::While(_, lb, _)) = (items[1], items[2]) else {
+            panic!("shape");
+        };
+        assert_eq!(
+            elses.get(&(&**els as *const Stmt as usize)),
+            Some(&set(&["i", "y", "m", "k", "r"]))
+        );
+        assert_eq!(
+            loops.get(&loop_key(lb)),
+            Some(&set(&["i", "y", "m", "k", "r"]))
+        );
     }
 }

@@ -29,7 +29,7 @@ mod template;
 use crate::analysis::derive::backward::{Back, TNode};
 use crate::analysis::derive::instantiate::inst;
 use crate::analysis::derive::launch::drop_block_indices;
-use crate::analysis::derive::liveness::{live_in, Names};
+use crate::analysis::derive::liveness::{live_in, Fixed, Names};
 use crate::analysis::derive::loops::{const_facts, LoopAtom};
 use crate::analysis::linear::{initial_deps, warp_uniform_dims, DepCx};
 use crate::analysis::lp::Lp;
@@ -392,18 +392,21 @@ pub struct Ctx<'a> {
     /// (not those of enclosing loops, nor the forms before the loop), the atoms of its
     /// invariant `I` (Q:WHILEEXIT keeps the potential after the loop apart).
     exit_own: BTreeMap<usize, Vec<Lin>>,
-    /// For each loop (keyed like `atoms`): the locals live at its head (read before written
-    /// by some continuation, the loop included). The invariant's `D` keeps only these.
+    /// For each loop (keyed like `atoms`): the locals, parameters and `threadIdx.d` live at
+    /// its head (read before written by some continuation, the loop included). The
+    /// invariant's `D` keeps only these.
     live_loop: BTreeMap<usize, Names<'a>>,
     /// The last invariant found for each exit loop (a warm start for the next search).
     exit_fix: BTreeMap<usize, (Vec<Cstr>, DepMap)>,
-    /// The locals and parameters live at the start of the else branch of every `if` (keyed
-    /// by the branch's address).
+    /// The locals, parameters and `threadIdx.d` live at the start of the else branch of
+    /// every `if` (keyed by the branch's address).
     live_else: BTreeMap<usize, Names<'a>>,
-    /// The locals and parameters live at the start of the body (its upward-exposed reads).
+    /// The locals live at the start of the body (its upward-exposed reads; parameters are
+    /// not tracked here, `liveness.rs`).
     live_root: Names<'a>,
-    /// For every item of a sequence chain (keyed by its address): the names live after
-    /// it ([`seq`] drops facts about the other locals).
+    /// For every item of a sequence chain (keyed by its address): the locals live after
+    /// it ([`seq`] drops facts about the other locals; parameters are not tracked here, so
+    /// that `n` parameters read once each cost no `n` names per statement).
     live_after: rustc_hash::FxHashMap<usize, Names<'a>>,
     /// The type of every local by name (`Program::local_ty` searches a list; programs may
     /// declare thousands of temporaries).
@@ -573,9 +576,11 @@ impl<'a> Ctx<'a> {
             nests: Default::default(),
         };
         c.const_facts = const_facts(prog);
+        let read_after_end = Names::new();
         c.live_root = live_in(
             &prog.body,
             &BTreeSet::new(),
+            Fixed::end(&read_after_end),
             &mut c.live_loop,
             &mut c.live_else,
             &mut c.live_after,

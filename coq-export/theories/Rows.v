@@ -20,7 +20,7 @@
     Not yet here (spec/logic.md §6): the row multiplier on [DScl] entries and its
     propagation, the constructors [Q_GWRITEROWS] / [Q_VWRITEROWS] and their cases of the
     soundness theorem, the checker nodes and the export. *)
-From Coq Require Import ZArith List Bool Arith Lia Znumtheory.
+From Coq Require Import ZArith QArith List Bool Arith Lia Znumtheory.
 From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness.
 Import ListNotations.
 
@@ -210,5 +210,25 @@ Proof.
   assert (HSB : (0 < c_sector_bytes G)%Z).
   { unfold rows_ok_w in Hok. repeat rewrite andb_true_iff in Hok. apply Z.ltb_lt. tauto. }
   pose proof (rows_mem ps s P u km U c g r es T w R HSB HW Hidx Hcr HP Hne Hi). lia.
+Qed.
+(** The charge as a potential: [N₀ + Σ_j C_j·[M_j ∤ X]] with residue atoms (spec/logic.md §1
+    "Residue atoms"; [Lin.KRes]); its value is [rcharge] at [X]'s value. *)
+Definition rterm (X : lin) (cm : Z * Z) : Q * list atm :=
+  (inject_Z (fst cm), [mkAtmK (mkLin 0 []) 1 (KRes X (Z.to_pos (snd cm)))]).
+Definition rpot (X : lin) (n0 : Z) (rows : list (Z * Z)) : pot :=
+  mkPot (inject_Z n0) (map (rterm X) rows).
+
+Lemma rpot_val : forall rho X n0 rows, forallb (fun cm => 1 <=? snd cm)%Z rows = true ->
+  (pval rho (rpot X n0 rows) == inject_Z (rcharge n0 rows (leval rho X)))%Q.
+Proof.
+  intros rho X n0 rows H. unfold pval, rpot, rcharge; cbn [pcst pterms].
+  rewrite inject_Z_plus. apply Qplus_comp; [reflexivity|].
+  induction rows as [|[c m] rows IH]; cbn [map psum fold_right fst snd]; [reflexivity|].
+  cbn [forallb] in H. rewrite andb_true_iff in H. destruct H as [Hm H]. cbn [snd] in Hm.
+  apply Z.leb_le in Hm.
+  rewrite inject_Z_plus. apply Qplus_comp; [|apply IH; auto].
+  unfold mval, atom, rterm; cbn [fold_right akd alin adiv akval fst snd].
+  rewrite Z2Pos.id by lia.
+  destruct (leval rho X mod m =? 0)%Z; unfold Qeq, Qmult, inject_Z; simpl; lia.
 Qed.
 End Rows.

@@ -231,4 +231,31 @@ Proof.
   rewrite Z2Pos.id by lia.
   destruct (leval rho X mod m =? 0)%Z; unfold Qeq, Qmult, inject_Z; simpl; lia.
 Qed.
+(** From a scaled entry's meaning (Soundness.esat of [DScl x u k r g]: some [k'] equal to
+    [k] outside [u] and [c ≡ r (mod g)]) with one [?] dimension to the form of [rows_sound]:
+    the index is [kmask u k·tid + U·y + c] with [U] the coefficient of [k'] on [u] (the
+    value [A·P + B] of a row multiplier, spec/logic.md §1 "Row multipliers"). *)
+Definition onebit (u : ubits) : bool :=
+  match u with (true, false, false) | (false, true, false) | (false, false, true) => true | _ => false end.
+
+Lemma row_index : forall u k' t, onebit u = true ->
+  kval G k' t = (kval G (kmask u k') t + kvalz k' (ukey u (1, 1, 1)%Z) * ysel u (lane_t G t))%Z.
+Proof.
+  intros [[u1 u2] u3] [[k1 k2] k3] t H. unfold ysel, lane_t. rewrite !ztid_tid.
+  destruct u1, u2, u3; try discriminate; unfold kval, kmask, kvalz, ukey; ring.
+Qed.
+
+Lemma rows_entry_sound : forall ps s P u k k' c g r es n0 rows T w (R : fam),
+  onebit u = true ->
+  rows_ok_w (wtids G) (filter tid_only P) u (kmask u k) g r es n0 rows = true ->
+  (0 < c_warp G)%nat -> kmask u k' = kmask u k -> Z.divide g (c - r) ->
+  (forall t, In t T -> int_of (R t) = (kval G k' t + c)%Z) ->
+  (forall t, In t T -> sat (rho G ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (memreads G es T R <= rcharge n0 rows (kvalz k' (ukey u (1, 1, 1)%Z)))%Z /\
+  (1 <= rcharge n0 rows (kvalz k' (ukey u (1, 1, 1)%Z)))%Z.
+Proof.
+  intros ps s P u k k' c g r es n0 rows T w R Hu Hok HW Hk Hcr Hidx HP Hne Hi.
+  apply (rows_sound ps s P u (kmask u k) _ c g r es n0 rows T w R Hok HW); auto.
+  intros t Ht. rewrite Hidx, (row_index u k' t Hu), Hk by auto. ring.
+Qed.
 End Rows.

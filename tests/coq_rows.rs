@@ -55,7 +55,9 @@ fn row_fields(cert: &str) -> Vec<String> {
 
 /// `(n N₀) (rows (C M)…)` as Coq's `N₀` and `[(C, M); …]`.
 fn coq_charge(fields: &str) -> (String, String) {
-    let n0 = fields["(n ".len()..fields.find(')').unwrap()].trim().to_string();
+    let n0 = fields["(n ".len()..fields.find(')').unwrap()]
+        .trim()
+        .to_string();
     let rows = &fields[fields.find("(rows ").unwrap() + "(rows ".len()..fields.len() - 1];
     let pairs: Vec<String> = rows
         .split(')')
@@ -132,17 +134,25 @@ fn row_charges_check_in_coq_and_mutants_fail() {
         accepted.push((format!("rows16_{i}"), coq_file(16, 16, &n0, &rows)));
     }
     let (n8, r8) = coq_charge(&f8[0]);
-    assert_eq!((n8.as_str(), r8.as_str()), ("4", "[(2, 8); (1, 4); (1, 2)]"));
+    assert_eq!(
+        (n8.as_str(), r8.as_str()),
+        ("4", "[(2, 8); (1, 4); (1, 2)]")
+    );
     let (n16, r16) = coq_charge(&f16[0]);
     assert_eq!((n16.as_str(), r16.as_str()), ("4", "[(1, 8); (1, 4)]"));
     let muts = [
-        ("rows8_c18", coq_file(8, 32, "4", "[(1, 8); (1, 4); (1, 2)]")),
+        (
+            "rows8_c18",
+            coq_file(8, 32, "4", "[(1, 8); (1, 4); (1, 2)]"),
+        ),
         ("rows8_m3", coq_file(8, 32, "4", "[(2, 3); (1, 4); (1, 2)]")),
         ("rows8_n3", coq_file(8, 32, "3", "[(2, 8); (1, 4); (1, 2)]")),
         ("rows16_c04", coq_file(16, 16, "4", "[(1, 8); (0, 4)]")),
     ];
     if !coqc_available() {
-        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq row check is not run");
+        eprintln!(
+            "SKIPPED: coqc is not installed (apt-get install -y coq); the Coq row check is not run"
+        );
         return;
     }
     let acc: Vec<(&str, String)> = accepted

@@ -258,4 +258,39 @@ Proof.
   apply (rows_sound ps s P u (kmask u k) _ c g r es n0 rows T w R Hok HW); auto.
   intros t Ht. rewrite Hidx, (row_index u k' t Hu), Hk by auto. ring.
 Qed.
+(** The access check of the row rules on an index operand [i] (a local with a scaled entry
+    [(dep x … ? … r g)] with one [?] dimension in [D]), without the multiplier: the side
+    condition at the entry's [u], [kmask u k], [r], [g]. *)
+Definition scl_entry (D : list dent) (i : opd) : option (ubits * trip * Z * Z) :=
+  match i with
+  | OVar x => match dget D x with Some (DScl _ u k r g) => Some (u, k, r, g) | _ => None end
+  | _ => None
+  end.
+Definition rows_acc (P : list cstr) (D : list dent) (i : opd) (es n0 : Z) (rows : list (Z * Z)) : bool :=
+  match scl_entry D i with
+  | Some (u, k, r, g) =>
+      onebit u && (0 <? c_warp G)%nat && rows_ok_w (wtids G) (filter tid_only P) u (kmask u k) g r es n0 rows
+  | None => false
+  end.
+
+(** Under [D] and [P] on the active lanes of a warp, an index accepted by [rows_acc] reads
+    at most the charge at the entry's coefficient [U] on its [?] dimension (which the row
+    multiplier, once formalized, names as [A·P + B]). *)
+Lemma rows_acc_sound : forall ps s P D i es n0 rows T w,
+  rows_acc P D i es n0 rows = true -> dsat G s T D ->
+  (forall t, In t T -> sat (rho G ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  exists U, (memreads G es T (oval G ps s i) <= rcharge n0 rows U)%Z /\ (1 <= rcharge n0 rows U)%Z.
+Proof.
+  intros ps s P D i es n0 rows T w H HD HP Hne Hi. unfold rows_acc in H.
+  destruct (scl_entry D i) as [[[[u k] r] g]|] eqn:Es; [|discriminate].
+  repeat rewrite andb_true_iff in H. destruct H as [[Hu HW] Hok]. apply Nat.ltb_lt in HW.
+  destruct i as [x| | |]; simpl in Es; try discriminate.
+  destruct (dget D x) as [[| | |y u' k0 r0 g0|]|] eqn:Ed; try discriminate.
+  inversion Es; subst.
+  destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [k' [c [Hk [Hcr HD]]]]].
+  exists (kvalz k' (ukey u (1, 1, 1)%Z)).
+  apply (rows_entry_sound ps s P u k k' c g r es n0 rows T w (oval G ps s (OVar x)) Hu Hok HW Hk Hcr);
+    auto.
+Qed.
 End Rows.

@@ -100,8 +100,10 @@ fn coq_constructors_are_the_logic_rules() {
         have.push("Q:WHILEGUARD1".to_string());
     }
     // NOT FORMALIZED YET (issue 15): Q:GWRITEROWS and Q:VWRITEROWS (spec/logic.md §4 "Rows")
-    // are checked by the kernel but have no Coq constructor, no soundness proof and no
-    // export (`export-coq` refuses certificates using them). Listed here by name so that
+    // are checked by the kernel but have no Coq constructor and no export (`export-coq`
+    // refuses certificates using them); their side condition and its key lemma are in
+    // coq-export/theories/Rows.v (`rows_ok_w`, `rows_sound`; tests/coq_rows.rs), the row
+    // multiplier on `DScl` is not. Listed here by name so that
     // the gap is explicit and this test fails once they are formalized (remove them then)
     // or if any other rule lacks a constructor.
     const NOT_IN_COQ: [&str; 2] = ["Q:GWRITEROWS", "Q:VWRITEROWS"];

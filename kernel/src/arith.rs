@@ -183,8 +183,9 @@ pub struct Cstr {
     pub eq: bool,
     /// The linear form.
     pub lin: Lin,
-    /// `Some` for a lane constraint `(mod LIN M R …)`.
-    pub lane: Option<Lane>,
+    /// `Some` for a lane constraint `(mod LIN M R …)`; boxed (issue 13: few constraints are
+    /// lane constraints, and a certificate's table holds hundreds of thousands of `Cstr`s).
+    pub lane: Option<Box<Lane>>,
 }
 
 /// The residue part of a lane constraint: modulus `m ≥ 1` and residues `rs`, strictly

@@ -436,7 +436,11 @@ fn access_bound_integer_and_exact_paths_agree() {
         Cstr::le(l)
     };
     let big = BigInt::from(10).pow(20);
-    let odd = Cstr { eq: false, lin: Lin::var("threadIdx.x"), lane: Some(Lane { m: 2.into(), rs: vec![1.into()] }) };
+    let odd = Cstr {
+        eq: false,
+        lin: Lin::var("threadIdx.x"),
+        lane: Some(Box::new(Lane { m: 2.into(), rs: vec![1.into()] })),
+    };
     let hw = [32, 32, 4, 32];
     let count = |p: &[Cstr]| n_star([32, 1, 1], hw, p, None, 4, Kind::MemReads).unwrap();
     // x − 15 ≤ 0; x/2 − 15/2 ≤ 0 (scaled by 2); 10^20·x − 15·10^20 ≤ 0 (beyond i64: exact path)

@@ -551,7 +551,7 @@ fn outline(root: &warpcert_kernel::syntax::Node) -> Outline {
             side.push(format!("rewrite {k}"));
         }
         Outline {
-            rule: n.rule.clone(),
+            rule: n.rule.to_string(),
             pre: match &n.cost {
                 Some(c) => format!("cost {c}"),
                 None => pot(&n.pre),

@@ -82,7 +82,7 @@ pub fn align_charge(
 /// `Qn = Q + M^if + C + M^div·[m ∤ s − X]` ([`align_charge`]).
 pub fn q_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (e, _, _) = cond_stmt(cx, s)?;
-    let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+    let class = n.class.as_deref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
     let charge = Poly::zero().add_scaled(&align_charge(cx, &pre.d, e, class)?, &cx.m.div);
     if4(cx, n, s, pre, &charge, "then pre + M^if + C + M^div·[m ∤ s − X]", &["class"])
 }
@@ -95,7 +95,7 @@ pub fn q_ifalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
 /// [`align_charge`] and Q:WHILELAST's, and [`Reason::UniformPartWritten`].
 pub fn q_whilelastalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
     let (e, body) = while_parts(cx, s)?;
-    let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+    let class = n.class.as_deref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
     let charge = Poly::zero().add_scaled(&align_charge(cx, &pre.d, e, class)?, &cx.m.div);
     let (x, _) = local_class(cx, &pre.d, &test_form(cx, e)?)?;
     let writes = body.writes();

@@ -114,7 +114,7 @@ impl Ctx<'_> {
         for (t, k) in TIDS.iter().zip(&ent.k) {
             lin.add_term(t, &Rat::from_integer(k.clone()));
         }
-        vec![Cstr { eq: false, lin, lane: Some(crate::arith::Lane { m, rs }) }]
+        vec![Cstr { eq: false, lin, lane: Some(Box::new(crate::arith::Lane { m, rs })) }]
     }
 
     /// `P ∧ e` (`neg = false`) or `P ∧ ¬e` (`neg = true`) in the context of the pre's map

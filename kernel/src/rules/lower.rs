@@ -336,7 +336,7 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
             if split == Split::Res {
                 // `Q = Q' + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X]`, the atom
                 // from the node's class as Q:IFALIGN computes it (class checks included)
-                let class = n.class.as_ref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
+                let class = n.class.as_deref().ok_or_else(|| cx.rej(Reason::MissingField("class")))?;
                 let charge = super::align::align_charge(cx, &pre.d, e, class)?;
                 let want = post.q.plus_const(&extra).add_scaled(&charge, &cx.m.div);
                 let diff = pre.q.add_scaled(&want, &-Rat::from_integer(1.into()));

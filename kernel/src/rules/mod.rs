@@ -191,7 +191,7 @@ impl Ctx<'_> {
             // format 6: `_` is the canonical derivation of the expression, checked as written
             return self.check_node_inner(&*self.implicit(n, s)?, s, env);
         }
-        let (kind, f) = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.clone())))?;
+        let (kind, f) = registry::lookup(&n.rule).ok_or_else(|| self.rej(Reason::UnknownRule(n.rule.to_string())))?;
         match (registry::role(&n.rule), self.lower) {
             (registry::RuleRole::Lower, None) => return Err(self.rej(Reason::WrongRole { certificate: "upper" })),
             (registry::RuleRole::Upper, Some(_)) => return Err(self.rej(Reason::WrongRole { certificate: "lower" })),
@@ -241,7 +241,7 @@ impl Ctx<'_> {
     /// `WrongRuleKind`. The derivation depends on the rule alone (a node's `line` is not
     /// read by any rule), so each is built once and shared ([`Ctx::implicit_nodes`]).
     fn implicit(&self, n: &Node, s: Subject<'_>) -> Result<Rc<Node>, Rejection> {
-        let hole = || Node { rule: syntax::IMPLICIT.to_string(), line: n.line, ..Node::default() };
+        let hole = || Node { rule: syntax::Name::Known(syntax::IMPLICIT), line: n.line, ..Node::default() };
         let (rule, k) = match s {
             Subject::Stmt(_) => return Err(self.rej(Reason::WrongRuleKind { expected: "statement" })),
             Subject::Opd(o) | Subject::Expr(Expr::Opd(o)) => match o {
@@ -261,7 +261,7 @@ impl Ctx<'_> {
             return Ok(Rc::clone(built));
         }
         let built = Rc::new(Node {
-            rule: rule.to_string(),
+            rule: syntax::Name::Known(rule),
             line: n.line,
             children: (0..k).map(|_| hole()).collect(),
             ..Node::default()
@@ -280,7 +280,7 @@ impl Ctx<'_> {
     pub fn shape<'n, const K: usize>(&self, n: &'n Node, fields: &[&str]) -> Result<&'n [Node; K], Rejection> {
         for f in &n.fields {
             if !["pre", "post", "cost"].contains(&f.as_str()) && !fields.contains(&f.as_str()) {
-                return Err(self.rej(Reason::UnexpectedField(f.clone())));
+                return Err(self.rej(Reason::UnexpectedField(f.to_string())));
             }
         }
         n.children

@@ -109,7 +109,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
     let dummy = Assn { p: Default::default(), d: Default::default(), q: Poly::zero() };
     cx.check_node(root, Subject::Stmt(&cert.program.body), &dummy, 0)?;
     // Root conditions (spec/logic.md §5), reported at node 0.
-    cx.stack.borrow_mut().push((root.rule.clone(), 0));
+    cx.stack.borrow_mut().push((root.rule.to_string(), 0));
     let pre = root.pre.as_deref().ok_or_else(|| cx.rej(Reason::MissingField("pre")))?;
     let launch = launch_facts(&cert.program, cert.block);
     match &cert.hypotheses {

@@ -83,7 +83,7 @@ pub fn q_seq(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Reje
         return Err(wrong(cx, "seq", s));
     };
     if let Some(f) = n.fields.iter().find(|f| !["pre", "post"].contains(&f.as_str())) {
-        return Err(cx.rej(Reason::UnexpectedField(f.clone())));
+        return Err(cx.rej(Reason::UnexpectedField(f.to_string())));
     }
     let k = n.children.len();
     if k < 2 {

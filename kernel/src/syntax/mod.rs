@@ -354,12 +354,83 @@ pub struct Cg {
     pub farkas: Farkas,
 }
 
+/// A name read from a certificate that is usually one of a fixed set (a node's rule name,
+/// a field key): a name of the set is the set's `&'static str` (no allocation per node, issue
+/// 13), any other is kept as read (for the rejection that names it). Either way it is the
+/// text of the certificate: [`Name::as_str`] is the name as written, and two names are equal
+/// exactly when their texts are (whichever variant holds them).
+#[derive(Clone, Debug)]
+pub enum Name {
+    /// A name of the fixed set.
+    Known(&'static str),
+    /// Any other name, as read.
+    Other(Box<str>),
+}
+
+impl Name {
+    /// `s` as the entry of `known` equal to it, else as an owned copy.
+    pub fn of(s: &str, known: &[&'static str]) -> Name {
+        match known.iter().find(|k| **k == s) {
+            Some(k) => Name::Known(k),
+            None => Name::Other(s.into()),
+        }
+    }
+    /// The name as written.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Name::Known(k) => k,
+            Name::Other(o) => o,
+        }
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Name {}
+
+impl Default for Name {
+    /// The empty name.
+    fn default() -> Self {
+        Name::Known("")
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// A derivation node with its fields and children. Assertions with the same text are
 /// parsed once and shared (`Rc`) between the nodes of one certificate.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Node {
-    /// Rule name (e.g. `Q:SEQ`).
-    pub rule: String,
+    /// Rule name (e.g. `Q:SEQ`): a name of [`crate::registry`] or `_` as a
+    /// [`Name::Known`], another as read (rejected when checked).
+    pub rule: Name,
     /// Source line.
     pub line: usize,
     /// `(pre ASSN)`
@@ -375,8 +446,9 @@ pub struct Node {
     /// `(lanes L1 L2)`: L:IFDIV's lane witnesses, `(lanes L)`: L:IFDT's (spec/logic.md
     /// §4b); empty when absent.
     pub lanes: Vec<BigInt>,
-    /// `(class S M)`: the residue class of Q:IFALIGN and Q:WHILELASTALIGN (spec/logic.md §4).
-    pub class: Option<(BigInt, BigInt)>,
+    /// `(class S M)`: the residue class of Q:IFALIGN and Q:WHILELASTALIGN (spec/logic.md §4);
+    /// boxed, as few nodes have one.
+    pub class: Option<Box<(BigInt, BigInt)>>,
     /// `(rows (C M)…)`: the terms `C·[M ∤ X]` of Q:GWRITEROWS and Q:VWRITEROWS
     /// (spec/logic.md §4); empty when absent.
     pub rows: Vec<(BigInt, BigInt)>,
@@ -384,8 +456,9 @@ pub struct Node {
     pub entails: SortedMap<String, Witnesses>,
     /// `(rewrite NAME RW…)` by name.
     pub rewrites: SortedMap<String, Vec<Rw>>,
-    /// Field keys present (`pre`, `n`, `entail post`, …), for the allowed-field check.
-    pub fields: Vec<String>,
+    /// Field keys present (`pre`, `n`, `entail post`, …), for the allowed-field check
+    /// (those of [`FIELD_KEYS`] as [`Name::Known`]).
+    pub fields: Vec<Name>,
     /// Child nodes in order.
     pub children: Vec<Node>,
 }

@@ -111,6 +111,64 @@ pub(super) fn cg(s: &Sexp) -> Result<Cg, Rejection> {
 pub(super) const FIELD_HEADS: &[&str] =
     &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes", "class", "rows"];
 
+/// The field keys the rules name ([`Node::fields`] holds these as [`Name::Known`]; another
+/// `entail`/`rewrite` key is kept as read and rejected by the rule's field check).
+pub const FIELD_KEYS: &[&str] = &[
+    "pre",
+    "post",
+    "cost",
+    "n",
+    "frame",
+    "lanes",
+    "class",
+    "rows",
+    "entail pre",
+    "entail post",
+    "entail then",
+    "entail else",
+    "entail exit",
+    "entail cond",
+    "entail last",
+    "entail join-then",
+    "entail join-else",
+    "entail else-then",
+    "entail else-cond",
+    "rewrite pre",
+    "rewrite post",
+    "rewrite guard",
+    "rewrite entry",
+];
+
+/// The key of a field with head `head` and list name `list` (`""` for the fields without
+/// one): `head`, or `head list`, as a [`Name`] ([`FIELD_KEYS`]).
+fn field_key(head: &str, list: &str) -> Name {
+    if list.is_empty() {
+        return Name::of(head, FIELD_KEYS);
+    }
+    let known = FIELD_KEYS.iter().find(|k| {
+        k.len() == head.len() + 1 + list.len()
+            && k.starts_with(head)
+            && k.as_bytes().get(head.len()) == Some(&b' ')
+            && k.ends_with(list)
+    });
+    match known {
+        Some(k) => Name::Known(k),
+        None => Name::Other(format!("{head} {list}").into()),
+    }
+}
+
+/// A node's rule name as a [`Name`]: `_` and the names of [`crate::registry`]'s
+/// `LOGIC_RULES` and `LOWER_RULES` are [`Name::Known`].
+pub fn rule_name(rule: &str) -> Name {
+    if rule == IMPLICIT {
+        return Name::Known(IMPLICIT);
+    }
+    match crate::registry::LOGIC_RULES.iter().chain(crate::registry::LOWER_RULES).find(|k| **k == rule) {
+        Some(k) => Name::Known(k),
+        None => Name::Other(rule.into()),
+    }
+}
+
 /// The assertions parsed so far, by source text: a certificate repeats the same assertion
 /// in many nodes, and the parsed value depends on the text alone.
 pub(super) type Memo<'a> = HashMap<&'a str, Rc<Assn>>;
@@ -211,7 +269,7 @@ pub(super) fn default_posts(n: &mut Node, budget: &mut usize) -> Result<(), Reje
                 ws.push(Vec::new());
             }
             n.entails.insert("post".to_string(), ws);
-            n.fields.push("entail post".to_string());
+            n.fields.push(Name::Known("entail post"));
         }
         todo.extend(n.children.iter_mut());
     }
@@ -253,7 +311,7 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
     // the children are the items that are not fields (`_` included): sized once
     let children = tail(v).iter().filter(|it| !FIELD_HEADS.contains(&it.head().unwrap_or(""))).count();
     let mut n = Node {
-        rule: rule.to_string(),
+        rule: rule_name(rule),
         line: s.line(),
         children: Vec::with_capacity(children),
         fields: Vec::with_capacity(tail(v).len() - children),
@@ -261,7 +319,7 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
     };
     for item in tail(v) {
         if rd.implicit && item.atom() == Some(IMPLICIT) {
-            n.children.push(Node { rule: IMPLICIT.to_string(), line: item.line(), ..Node::default() });
+            n.children.push(Node { rule: Name::Known(IMPLICIT), line: item.line(), ..Node::default() });
             continue;
         }
         let head = item.head().unwrap_or("");
@@ -281,7 +339,7 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
             }
             _ => "",
         };
-        let key = if list.is_empty() { head.to_string() } else { format!("{head} {list}") };
+        let key = field_key(head, list);
         if n.fields.contains(&key) {
             return Err(err(item, "each field at most once"));
         }
@@ -301,7 +359,7 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
             }
             "class" => {
                 let [cs, cm] = exactly::<2>(args, item, "(class S M)")?;
-                n.class = Some((int(cs)?, int(cm)?));
+                n.class = Some(Box::new((int(cs)?, int(cm)?)));
             }
             "rows" => {
                 // `(rows (C M)…)`: Q:GWRITEROWS/Q:VWRITEROWS's charge terms (spec/logic.md §4)

@@ -274,7 +274,7 @@ pub fn cstr(s: &Sexp) -> Result<Cstr, Rejection> {
                 }
                 rs.push(x);
             }
-            Ok(Cstr { eq: false, lin: lin(l)?, lane: Some(Lane { m, rs }) })
+            Ok(Cstr { eq: false, lin: lin(l)?, lane: Some(Box::new(Lane { m, rs })) })
         }
         _ => Err(err(s, e)),
     }

@@ -540,5 +540,8 @@ impl Dep {
     }
 }
 
-/// The thread-dependence map `D` (at most one entry per local), ordered by name.
-pub type DepMap = BTreeMap<String, Dep>;
+/// The thread-dependence map `D` (at most one entry per local), ordered by name: a
+/// [`SortedMap`](super::sorted::SortedMap) (issue 13: a map of a few entries, copied at
+/// each assignment that changes it, in a vector of its entries rather than a `BTreeMap`'s
+/// eleven-entry node).
+pub type DepMap = super::sorted::SortedMap<String, Dep>;

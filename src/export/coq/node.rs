@@ -294,7 +294,7 @@ impl Exporter<'_> {
     /// Errors: [`ExportError::Unsupported`] when the node has no class or `M < 1`.
     fn class_args<'c>(at: &'c At, rule: &str) -> Result<&'c (BigInt, BigInt), ExportError> {
         at.n.class
-            .as_ref()
+            .as_deref()
             .filter(|(_, m)| m.is_positive())
             .ok_or_else(|| {
                 ExportError::Unsupported(format!("{rule} without a class (class S M), M ≥ 1"))

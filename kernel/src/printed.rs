@@ -17,17 +17,26 @@
 //!         | '⌊' arg '/' NUM '⌋⁺'                floor atom, compact
 //!         | '⌊log2(max(1,' sum '))⌋'            log atom, the kernel's own rendering
 //!         | '⌊log2(' sum ')⌋⁺'                  log atom, compact
+//!         | 'Σ_{' NAME '=' INT '..' INT '}' factor   a finite sum
 //! arg    := '(' sum ')' | NAME
 //! ```
+//!
+//! A finite sum `Σ_{k=a..b} F` (`0 ≤ a ≤ b`, at most [`SUM_LIMIT`] values) is
+//! `F[k := a] + … + F[k := b]`: the name `k` is bound in `F` (it may shadow a parameter of
+//! the same name there). The printer writes the unrolled copies of a loop this way
+//! (`Σ_{k=0..63} max(0, n - 63 + k)`, issue 15).
 //!
 //! A name stands only inside an atom (a bound is a polynomial over atoms); atom arguments
 //! must be linear. Errors: [`PrintedProblem`], with the character column.
 
 use crate::arith::{Atom, Lin, Poly, Rat};
 use num_bigint::BigInt;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::fmt;
 use std::str::FromStr;
+
+/// The most values a printed finite sum `Σ_{k=a..b}` may range over.
+pub const SUM_LIMIT: u32 = 4096;
 
 /// Why a printed formula is not the bound. Columns count characters from 0.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,6 +119,7 @@ pub fn parse_printed(printed: &str) -> Result<Poly, PrintedProblem> {
 }
 
 /// A parsed formula, before normalization; `usize` fields are columns.
+#[derive(Clone)]
 enum Expr {
     Num(Rat),
     Name(String, usize),
@@ -121,6 +131,8 @@ enum Expr {
     Log(Box<Expr>, usize),
     LogQ(Box<Expr>, Box<Expr>, usize),
     Res(Box<Expr>, BigInt, usize),
+    /// `Σ_{k=a..b} F`: the bound name, `a`, `b` and `F`.
+    Sum(String, u32, u32, Box<Expr>),
 }
 
 impl Expr {
@@ -139,8 +151,30 @@ impl Expr {
                     _ => return None,
                 }
             }
-            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) | Expr::LogQ(..) | Expr::Res(..) => return None,
+            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) | Expr::LogQ(..) | Expr::Res(..) | Expr::Sum(..) => {
+                return None
+            }
         })
+    }
+
+    /// `self[k := v]`: every free occurrence of the name `k` replaced by the number `v`.
+    fn subst(&self, k: &str, v: u32) -> Expr {
+        let b = |e: &Expr| Box::new(e.subst(k, v));
+        match self {
+            Expr::Name(n, _) if n == k => Expr::Num(Rat::from_integer(BigInt::from(v))),
+            Expr::Num(_) | Expr::Name(..) => self.clone(),
+            Expr::Add(x, y) => Expr::Add(b(x), b(y)),
+            Expr::Neg(x) => Expr::Neg(b(x)),
+            Expr::Mul(x, y) => Expr::Mul(b(x), b(y)),
+            Expr::Max0(x, at) => Expr::Max0(b(x), *at),
+            Expr::Floor(x, d, at) => Expr::Floor(b(x), d.clone(), *at),
+            Expr::Log(x, at) => Expr::Log(b(x), *at),
+            Expr::LogQ(x, y, at) => Expr::LogQ(b(x), b(y), *at),
+            Expr::Res(x, m, at) => Expr::Res(b(x), m.clone(), *at),
+            // an inner sum over the same name binds it again
+            Expr::Sum(n, ..) if n == k => self.clone(),
+            Expr::Sum(n, lo, hi, f) => Expr::Sum(n.clone(), *lo, *hi, b(f)),
+        }
     }
 
     /// The polynomial over canonical atoms.
@@ -162,6 +196,13 @@ impl Expr {
             Expr::Log(e, at) => atom(Atom::Log(arg(e, *at)?)),
             Expr::LogQ(l, m, at) => atom(Atom::LogQ(arg(l, *at)?, arg(m, *at)?)),
             Expr::Res(e, m, at) => atom(Atom::Res(arg(e, *at)?, m.clone())),
+            Expr::Sum(k, lo, hi, f) => {
+                let mut p = Poly::zero();
+                for v in *lo..=*hi {
+                    p = p.add_scaled(&f.subst(k, v).poly()?, &Rat::one());
+                }
+                p
+            }
         })
     }
 }
@@ -288,9 +329,35 @@ impl Reader {
             Err(PrintedProblem::BadDivisor { at })
         }
     }
+    /// `'Σ_{' NAME '=' INT '..' INT '}' factor`, after `Σ_{`.
+    fn finite_sum(&mut self) -> Result<Expr, PrintedProblem> {
+        let Some((k, _)) = self.name() else {
+            return Err(PrintedProblem::Syntax { at: self.i, expected: "the name of a sum" });
+        };
+        self.expect("=")?;
+        let range_at = self.i;
+        let lo = self.integer()?;
+        self.expect("..")?;
+        let hi = self.integer()?;
+        self.expect("}")?;
+        let (Some(lo), Some(hi)) = (lo.to_u32(), hi.to_u32()) else {
+            return Err(PrintedProblem::Syntax { at: range_at, expected: "a range a..b of small integers" });
+        };
+        if lo > hi || hi - lo >= SUM_LIMIT {
+            return Err(PrintedProblem::Syntax {
+                at: range_at,
+                expected: "a range a..b with a ≤ b and at most 4096 values",
+            });
+        }
+        let f = self.factor()?;
+        Ok(Expr::Sum(k, lo, hi, Box::new(f)))
+    }
     fn factor(&mut self) -> Result<Expr, PrintedProblem> {
         self.ws();
         let at = self.i;
+        if self.eat("Σ_{") {
+            return self.finite_sum();
+        }
         // the kernel's renderings of atoms and the compact ones
         for (open, close, kind) in ATOMS {
             if !self.eat(open) {
@@ -387,6 +454,26 @@ mod tests {
         assert_eq!(check_printed(&b.to_string(), &b), Ok(()));
         assert_eq!(check_printed("2 + 4*⌊log2(max(1, n)/max(1, g))⌋", &b), Ok(()));
         assert!(matches!(check_printed("2 + 4*⌊log2(max(1, g)/max(1, n))⌋", &b), Err(PrintedProblem::Differs { .. })));
+    }
+
+    /// A finite sum reads as its unrolled terms (hand: `Σ_{k=0..2} max(0, n − 2 + k)` is
+    /// `max0(n − 2) + max0(n − 1) + max0(n)`); the bound name is local to the sum; a range
+    /// too long or reversed is refused.
+    #[test]
+    fn reads_finite_sums() {
+        let mut b = Poly::constant(crate::arith::rat(4));
+        for c in [-2i64, -1, 0] {
+            let mut l = Lin::var("n");
+            l.c = crate::arith::rat(c);
+            b.add_term(crate::arith::rat(3), vec![Atom::Max0(l)]);
+        }
+        assert_eq!(check_printed("4 + 3*Σ_{k=0..2} max(0, n - 2 + k)", &b), Ok(()));
+        assert!(check_printed("Σ_{n=0..2} max(0, m + n) + 4", &b).is_err());
+        assert!(matches!(check_printed("4 + 3*Σ_{k=0..3} max(0, n - 2 + k)", &b), Err(PrintedProblem::Differs { .. })));
+        assert!(matches!(check_printed("Σ_{k=2..1} max(0, k)", &b), Err(PrintedProblem::Syntax { .. })));
+        assert!(matches!(check_printed("Σ_{k=0..5000} max(0, k)", &b), Err(PrintedProblem::Syntax { .. })));
+        // k is bound: outside the sum it is a bare name again
+        assert!(matches!(check_printed("Σ_{k=0..2} max(0, n) + k", &b), Err(PrintedProblem::BareName { .. })));
     }
 
     #[test]

@@ -19,7 +19,7 @@
 use egg::{
     define_language, rewrite, CostFunction, Extractor, Id, Language, RecExpr, Runner, Symbol,
 };
-use num_traits::One;
+use num_traits::{One, Zero};
 use std::time::Duration;
 use warpcert_kernel::arith::{Atom, Lin, Poly, Rat};
 
@@ -63,8 +63,112 @@ pub fn checked(text: String, bound: &Poly, kernel_text: &str) -> Printed {
     }
 }
 
-/// The short form of `bound`, unchecked (the e-graph's best, or term by term).
+/// The short form of `bound`, unchecked: runs of unrolled copies as finite sums
+/// ([`sigma_runs`]) when that is shorter, the rest by the e-graph (or term by term).
 pub fn simplify(bound: &Poly) -> String {
+    let whole = simplify_terms(bound);
+    let Some((rest, runs)) = sigma_runs(bound) else {
+        return whole;
+    };
+    let mut parts = Vec::new();
+    if !rest.terms.is_empty() {
+        parts.push(simplify_terms(&rest));
+    }
+    parts.extend(runs);
+    let text = parts.join(" + ");
+    if text.chars().count() < whole.chars().count() {
+        text
+    } else {
+        whole
+    }
+}
+
+/// A run's group: atom kind, divisor, linear part without its constant, coefficient.
+type RunKey = (u8, String, String, String);
+
+/// The fewest terms a run must have to print as a finite sum.
+const MIN_RUN: usize = 4;
+
+/// Runs of unrolled copies (issue 15: Q:UNROLL of a loop with a constant trip count gives
+/// `c·A(L₀) + c·A(L₀ + s) + … + c·A(L₀ + (N − 1)·s)`: one atom kind `A` (`max0`, floor or
+/// residue, one divisor), one positive coefficient `c`, one linear part, the constants in
+/// arithmetic progression of step `s ≠ 0`): each group of at least [`MIN_RUN`] such terms
+/// whose constants form one progression prints as `c*Σ_{k=0..N−1} A(L₀ + s·k)` (the
+/// kernel's printed grammar, `warpcert_kernel::printed`), with `k` a name no atom uses.
+/// Returns the bound without those terms and the runs' texts; `None` when there is no run.
+fn sigma_runs(bound: &Poly) -> Option<(Poly, Vec<String>)> {
+    use std::collections::BTreeMap;
+    // (kind, divisor, linear part, coefficient) → (constant, term's atoms)
+    let mut groups: BTreeMap<RunKey, Vec<(Rat, Vec<Atom>)>> = BTreeMap::new();
+    for (atoms, c) in &bound.terms {
+        let [a] = atoms.as_slice() else { continue };
+        if !c.is_positive() {
+            continue;
+        }
+        let (kind, div, lin) = match a {
+            Atom::Max0(l) => (0u8, String::new(), l),
+            Atom::Floor(l, d) => (1, d.to_string(), l),
+            Atom::Res(l, m) => (2, m.to_string(), l),
+            Atom::Log(_) | Atom::LogQ(..) => continue,
+        };
+        let mut part = lin.clone();
+        part.c = Rat::zero();
+        groups
+            .entry((kind, div, part.to_string(), c.to_string()))
+            .or_default()
+            .push((lin.c.clone(), atoms.clone()));
+    }
+    let used: Vec<String> = bound.vars().into_iter().cloned().collect();
+    let k = ["k", "j", "u", "v"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain((1..).map(|i| format!("k{i}")))
+        .find(|n| !used.contains(n))
+        .unwrap_or_else(|| "k".to_string());
+    let mut rest = bound.clone();
+    let mut runs = Vec::new();
+    for (_, mut members) in groups {
+        if members.len() < MIN_RUN {
+            continue;
+        }
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        let step = &members[1].0 - &members[0].0;
+        let progression = members.windows(2).all(|w| &w[1].0 - &w[0].0 == step);
+        if !progression || step.is_zero() {
+            continue;
+        }
+        let first = &members[0].1[0];
+        let coef = bound
+            .terms
+            .get(&members[0].1)
+            .cloned()
+            .unwrap_or_else(Rat::one);
+        let with_k = |l: &Lin| {
+            let mut l = l.clone();
+            l.add_term(&k, &step);
+            l
+        };
+        let atom = match first {
+            Atom::Max0(l) => Atom::Max0(with_k(l)),
+            Atom::Floor(l, d) => Atom::Floor(with_k(l), d.clone()),
+            Atom::Res(l, m) => Atom::Res(with_k(l), m.clone()),
+            Atom::Log(_) | Atom::LogQ(..) => continue,
+        };
+        let sum = format!("Σ_{{{k}=0..{}}} {}", members.len() - 1, atom_text(&atom));
+        runs.push(if coef.is_one() {
+            sum
+        } else {
+            format!("{}*{sum}", crate::report::bound::rational(&coef.big()))
+        });
+        for (_, atoms) in &members {
+            rest.terms.remove(atoms);
+        }
+    }
+    (!runs.is_empty()).then_some((rest, runs))
+}
+
+/// The e-graph's short form of `bound`, unchecked (or term by term).
+fn simplify_terms(bound: &Poly) -> String {
     let atoms: Vec<Atom> = {
         let mut v: Vec<Atom> = bound.terms.keys().flatten().cloned().collect();
         v.sort();
@@ -351,5 +455,42 @@ fn render(p: &P, names: &[String], atoms: &[Atom]) -> String {
                 out
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `4 + c·Σ_{i<N} max0(n − i)` built by hand, `c = 1`, with an extra `max0(n + 7)`.
+    fn unrolled(len: i64, extra: bool) -> Poly {
+        let mut p = Poly::constant(Rat::from_integer(4.into()));
+        let mut term = |c: i64| {
+            let mut l = Lin::var("n");
+            l.c = Rat::from_integer(c.into());
+            p.add_term(Rat::one(), vec![Atom::Max0(l)]);
+        };
+        for i in 0..len {
+            term(-i);
+        }
+        if extra {
+            term(7);
+        }
+        p
+    }
+
+    /// A run of unrolled copies prints as one finite sum that the kernel reads back as the
+    /// bound (hand: the five atoms `max0(n − 4) … max0(n)` are `max0(n − 4 + k)`,
+    /// `k = 0 … 4`); a constant outside the progression keeps the group term by term; a
+    /// run shorter than [`MIN_RUN`] is not folded.
+    #[test]
+    fn unrolled_copies_print_as_a_checked_finite_sum() {
+        let b = unrolled(5, false);
+        let text = simplify(&b);
+        assert_eq!(text, "4 + Σ_{k=0..4} max(0, k + n - 4)");
+        assert_eq!(warpcert_kernel::printed::check_printed(&text, &b), Ok(()));
+        let broken = unrolled(5, true);
+        assert!(!simplify(&broken).contains('Σ'), "{}", simplify(&broken));
+        assert!(!simplify(&unrolled(3, false)).contains('Σ'));
     }
 }

@@ -84,7 +84,10 @@ pub fn lower_certificate_under(
         launch,
         warp,
     };
-    let root = cx.stmt(upper, &prog.body, &Poly::zero())?;
+    // `Lx::stmt` recurses along the derivation (an unrolled loop nests its copies): on a
+    // large stack, as the upper analysis (a rayon worker's 2 MiB overflowed in a debug
+    // build on tests/precision/nest_entry.cu's 64 unrolled copies)
+    let root = crate::core::stack::with_big_stack(|| cx.stmt(upper, &prog.body, &Poly::zero()))?;
     let bound = root.pre().map(|a| a.q.clone()).unwrap_or_else(Poly::zero);
     let text = certificate::write(prog, metric, hw, launch, &root);
     let (head, rest) = text

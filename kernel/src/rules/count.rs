@@ -67,19 +67,14 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
-    /// [`Ctx::access_site`] for the row rules (Q:GWRITEROWS, Q:VWRITEROWS).
-    pub(super) fn access_site_pub(
+    /// The array `arr` (which must be in `space`), the node's claimed `(n N)` and the
+    /// hardware function of the access ([`Ctx::access`], [`Ctx::access_lower`]).
+    pub(super) fn access_site(
         &self,
         n: &Node,
         arr: &str,
         space: Space,
     ) -> Result<(&syntax::Array, BigInt, Kind), Rejection> {
-        self.access_site(n, arr, space)
-    }
-
-    /// The array `arr` (which must be in `space`), the node's claimed `(n N)` and the
-    /// hardware function of the access ([`Ctx::access`], [`Ctx::access_lower`]).
-    fn access_site(&self, n: &Node, arr: &str, space: Space) -> Result<(&syntax::Array, BigInt, Kind), Rejection> {
         let a = self
             .prog
             .array(arr)

@@ -3,7 +3,7 @@
 //! charged `M^g(N₀ + Σ_j C_j·[M_j ∤ X])` instead of `M^g(N)` with `N` the worst row
 //! alignment: the per-row sector count of a warp depends on `X mod P` only.
 
-use super::stmt::{assign_parts, dep_implied_pub, same_d_except_pub};
+use super::stmt::{assign, dep_implied, same_d_except};
 use super::{Ctx, Subject};
 use crate::access;
 use crate::arith::{Atom, Cstr, EntryKind, Poly, Rat};
@@ -34,7 +34,7 @@ pub fn rows_charge(
     o: &Opd,
     space: Space,
 ) -> Result<Poly, Rejection> {
-    let (a, n0, kind) = cx.access_site_pub(n, arr, space)?;
+    let (a, n0, kind) = cx.access_site(n, arr, space)?;
     let dep = Ctx::scaled_opd(&env.d, o)
         .filter(|d| matches!(d.kind, EntryKind::Scaled(u) if u.iter().filter(|b| **b).count() == 1))
         .ok_or_else(|| cx.rej(Reason::NoRowMultiplier(o.to_string())))?;
@@ -110,7 +110,7 @@ pub fn q_gwriterows(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &crate::syntax::Ass
 /// `Q'` does not mention `x`; `Q = Q' + M^vwrite + M^gread(N₀ + Σ C·[M ∤ X]) + C_o`
 /// (spec/logic.md §4 "Rows"; Q:VWRITE2 with EQ:GARRAY's cost made a polynomial).
 pub fn q_vwriterows(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &crate::syntax::Assn) -> Result<Rat, Rejection> {
-    let (x, e) = assign_parts(cx, s)?;
+    let (x, e) = assign(cx, s)?;
     let Expr::Read(arr, o) = e else {
         return Err(cx.rej(Reason::WrongSubject { expected: "x ← read A o", found: s.describe() }));
     };
@@ -120,9 +120,9 @@ pub fn q_vwriterows(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &crate::syntax::Ass
     let co = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
     let kept: Vec<Cstr> = pre.p.iter().filter(|k| !k.lin.mentions(x)).cloned().collect();
     cx.same_p(&kept, &post.p, "pre P without x", "post P")?;
-    same_d_except_pub(cx, &pre.d, &post.d, x)?;
+    same_d_except(cx, &pre.d, &post.d, x)?;
     if let Some(want) = post.d.get(x) {
-        dep_implied_pub(cx, x, &[], want)?;
+        dep_implied(cx, x, &[], want)?;
     }
     if post.q.mentions(x) {
         return Err(cx.rej(Reason::PotentialMentions(x.to_string())));

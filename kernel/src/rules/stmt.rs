@@ -25,28 +25,13 @@ pub(super) fn without(d: &DepMap, w: &[String]) -> DepMap {
 
 /// `D = D'` except at `x`, compared without building `D \ {x}` and `D' \ {x}` (the same
 /// pairs in the same order); when they differ, the rejection of [`Ctx::same_d`] on them.
-fn same_d_except(cx: &Ctx, a: &DepMap, b: &DepMap, x: &str) -> Result<(), Rejection> {
+pub(super) fn same_d_except(cx: &Ctx, a: &DepMap, b: &DepMap, x: &str) -> Result<(), Rejection> {
     let keep = |(v, _): &(&String, &Dep)| v.as_str() != x;
     if a.iter().filter(keep).eq(b.iter().filter(keep)) {
         return Ok(());
     }
     let wx = [x.to_string()];
     cx.same_d(&without(a, &wx), &without(b, &wx), "pre D except x", "post D except x")
-}
-
-/// [`same_d_except`] for the sibling rule modules (Q:VWRITEROWS).
-pub(super) fn same_d_except_pub(cx: &Ctx, a: &DepMap, b: &DepMap, x: &str) -> Result<(), Rejection> {
-    same_d_except(cx, a, b, x)
-}
-
-/// [`dep_implied`] for the sibling rule modules (Q:VWRITEROWS).
-pub(super) fn dep_implied_pub(cx: &Ctx, x: &str, have: &[Dep], want: &Dep) -> Result<(), Rejection> {
-    dep_implied(cx, x, have, want)
-}
-
-/// [`assign`] for the sibling rule modules (Q:VWRITEROWS).
-pub(super) fn assign_parts<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Rejection> {
-    assign(cx, s)
 }
 
 /// Q:SKIP — `skip`: `pre = post`.
@@ -273,7 +258,7 @@ enum Bounding {
     Floor(Lin),
 }
 
-fn assign<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Rejection> {
+pub(super) fn assign<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Rejection> {
     match s {
         Subject::Stmt(Stmt::Assign(x, e)) => Ok((x, e)),
         _ => Err(wrong(cx, "an assignment", s)),
@@ -281,7 +266,7 @@ fn assign<'a>(cx: &Ctx, s: Subject<'a>) -> Result<(&'a String, &'a Expr), Reject
 }
 
 /// `want` is implied by one of the candidate entries `have` (none: `⊤`).
-fn dep_implied(cx: &Ctx, x: &str, have: &[Dep], want: &Dep) -> Result<(), Rejection> {
+pub(super) fn dep_implied(cx: &Ctx, x: &str, have: &[Dep], want: &Dep) -> Result<(), Rejection> {
     if have.iter().any(|h| h.implies(want)) {
         return Ok(());
     }

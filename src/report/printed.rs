@@ -83,6 +83,21 @@ pub fn simplify(bound: &Poly) -> String {
     }
 }
 
+/// `text`, the term-by-term rendering of `bound`, with runs of unrolled copies folded into
+/// finite sums ([`sigma_runs`]; nothing else simplified), checked by the kernel like
+/// [`print_bound`]'s text; `text` itself when there is no run or the kernel refuses.
+pub fn fold_runs(bound: &Poly, text: &str) -> String {
+    let Some((rest, runs)) = sigma_runs(bound) else {
+        return text.to_string();
+    };
+    let mut parts = Vec::new();
+    if !rest.terms.is_empty() {
+        parts.push(rest.to_string());
+    }
+    parts.extend(runs);
+    checked(parts.join(" + "), bound, text).text
+}
+
 /// A run's group: atom kind, divisor, linear part without its constant, coefficient.
 type RunKey = (u8, String, String, String);
 

@@ -54,6 +54,19 @@ fn lane_ok(p: &[Cstr], tid: [i64; 3]) -> bool {
     })
 }
 
+/// Whether a lane with thread index `tid` is kept by the thread constraints of `p` (those
+/// over `threadIdx.d` only): by integer evaluation ([`IntCstr`]) when they all fit, else by
+/// the exact [`lane_ok`]. Shared by [`n_star`] and [`row_table`].
+fn lane_keeper(p: &[Cstr]) -> impl Fn([i64; 3]) -> bool + '_ {
+    const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
+    let ints: Option<Vec<IntCstr>> =
+        p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).map(IntCstr::of).collect();
+    move |tid| match &ints {
+        Some(cs) => cs.iter().all(|c| c.holds_at(tid)),
+        None => lane_ok(p, tid),
+    }
+}
+
 /// A thread constraint in machine integers, for speed only: a linear form scaled by the
 /// positive lcm of its denominators (same sign, same zero), a lane constraint as it is
 /// (integral by well-formedness); built only when every number fits in `i64`, so that
@@ -131,14 +144,7 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
     let betas: Vec<u64> = (base..m).step_by(usize::try_from(step).unwrap_or(usize::MAX)).collect();
     let mut best = 0u64;
     let mut start = 0u64;
-    // Integer evaluation of the thread constraints when they fit, else the exact path.
-    const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
-    let ints: Option<Vec<IntCstr>> =
-        p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).map(IntCstr::of).collect();
-    let keep = |tid: [i64; 3]| match &ints {
-        Some(cs) => cs.iter().all(|c| c.holds_at(tid)),
-        None => lane_ok(p, tid),
-    };
+    let keep = lane_keeper(p);
     let hw = [banks, bank_bytes, sector_bytes];
     while start < total {
         let end = start.saturating_add(warp).min(total);
@@ -337,13 +343,7 @@ pub fn row_table(
         return Err(work);
     }
     let k: Vec<i128> = dep.k.iter().map(|k| k.to_i64().map(i128::from)).collect::<Option<_>>().ok_or(u64::MAX)?;
-    const NAMES: [&str; 3] = ["threadIdx.x", "threadIdx.y", "threadIdx.z"];
-    let ints: Option<Vec<IntCstr>> =
-        p.iter().filter(|c| c.lin.terms.keys().all(|v| NAMES.contains(&v.as_str()))).map(IntCstr::of).collect();
-    let keep = |tid: [i64; 3]| match &ints {
-        Some(cs) => cs.iter().all(|c| c.holds_at(tid)),
-        None => lane_ok(p, tid),
-    };
+    let keep = lane_keeper(p);
     let mut f = vec![0u64; usize::try_from(period).map_err(|_| u64::MAX)?];
     let mut start = 0u64;
     while start < total {

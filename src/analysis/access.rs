@@ -95,11 +95,7 @@ pub fn n_star(
     launch: &Launch,
 ) -> u64 {
     let warps = launch.warps_per_block(hw);
-    let m: i128 = match kind {
-        AccessKind::MemReads => hw.sector_bytes as i128,
-        AccessKind::Conflicts => hw.bank_bytes as i128 * hw.banks as i128,
-    }
-    .max(1);
+    let m = modulus(kind, hw);
     let es = es as i128;
     let mut best = 0u64;
     let lane_ok = lane_filter(p);
@@ -233,11 +229,7 @@ pub fn row_table(
     launch: &Launch,
 ) -> Option<Vec<u64>> {
     let warps = launch.warps_per_block(hw);
-    let m: i128 = match kind {
-        AccessKind::MemReads => hw.sector_bytes as i128,
-        AccessKind::Conflicts => hw.bank_bytes as i128 * hw.banks as i128,
-    }
-    .max(1);
+    let m = modulus(kind, hw);
     let es = es as i128;
     let period = m / es.gcd(&m).max(1);
     let step = (dep.g as i128 * es).gcd(&m).max(1);
@@ -313,4 +305,14 @@ pub fn fit_rows(f: &[u64]) -> Option<(u64, Vec<(u64, u64)>)> {
         g /= 2;
     }
     Some((n0, terms))
+}
+
+/// The bytes an access's address is reduced modulo: a sector (`MemReads`) or a row of all
+/// banks (`Conflicts`), at least 1.
+fn modulus(kind: AccessKind, hw: &Hardware) -> i128 {
+    match kind {
+        AccessKind::MemReads => hw.sector_bytes as i128,
+        AccessKind::Conflicts => hw.bank_bytes as i128 * hw.banks as i128,
+    }
+    .max(1)
 }

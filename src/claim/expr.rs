@@ -6,7 +6,10 @@
 //! `15 wA`), `^` with a natural exponent, `max(a, b)`, `min(a, b)`, `floor(·)` / `⌊·⌋` and
 //! `ceil(·)` / `⌈·⌉`; and the atoms warpcert itself prints (spec/logic.md §1), so that its
 //! own bound can be pasted into a claim: `⌊L⌋⁺` (`max(0, ⌊L⌋)`) and the residue atom
-//! `[m ∤ L]` (also written `[m !| L]`: 0 when the integer `m ≥ 1` divides `L`, else 1).
+//! `[m ∤ L]` (also written `[m !| L]`: 0 when the integer `m ≥ 1` divides `L`, else 1),
+//! and the finite sum `Σ_{k=a..b} F` (`F[k := a] + … + F[k := b]`, `0 ≤ a ≤ b`, at most
+//! [`SUM_LIMIT`] values; `k` is bound in `F`) that warpcert prints for unrolled loop copies
+//! (the kernel's printed-formula grammar, `kernel/src/printed.rs`).
 //!
 //! **Domain.** A claim speaks about parameter values `≥ 0` (the sizes the published
 //! bounds describe). On that domain a bare parameter `x` equals `max(0, x)`, which is how
@@ -35,6 +38,10 @@ use std::sync::Arc;
 pub const MAX_CLAIM_NESTING: usize = 200;
 /// Longest claim text, in bytes.
 pub const MAX_CLAIM_LEN: usize = 10_000;
+/// The most values a finite sum `Σ_{k=a..b}` may range over (the kernel's own limit).
+pub const SUM_LIMIT: u32 = warpcert_kernel::printed::SUM_LIMIT;
+/// The most expression nodes a claim may have once its finite sums are unrolled.
+pub const MAX_CLAIM_NODES: usize = 1_000_000;
 
 /// A claimed bound as a function of the kernel's parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,6 +180,35 @@ fn residue(i: &str) -> IResult<&str, ClaimExpr> {
     Ok((i, ClaimExpr::NotDvd(m, bx(a))))
 }
 
+/// `Σ_{k=a..b} F` for a `power` `F`, unrolled to `F[k := a] + … + F[k := b]` (an inner
+/// sum is unrolled first, so every occurrence of `k` left in `F` is bound by this sum).
+fn finite_sum(i: &str) -> IResult<&str, ClaimExpr> {
+    let fail = |at| nom::Err::Failure(nom::error::Error::new(at, nom::error::ErrorKind::Verify));
+    let (i, _) = ws(tag("Σ_{")).parse(i)?;
+    let (i, k) = ws(name).parse(i)?;
+    let (i, _) = ws(char('=')).parse(i)?;
+    let (i, lo) = ws(digit1).parse(i)?;
+    let (i, _) = ws(tag("..")).parse(i)?;
+    let (i, hi) = ws(digit1).parse(i)?;
+    let (i, _) = ws(char('}')).parse(i)?;
+    let (rest, body) = power(i)?;
+    let (Ok(lo), Ok(hi)) = (lo.parse::<u32>(), hi.parse::<u32>()) else {
+        return Err(fail(i));
+    };
+    if lo > hi || hi - lo >= SUM_LIMIT || (hi - lo + 1) as usize * body.size() > MAX_CLAIM_NODES {
+        return Err(fail(i));
+    }
+    let mut out: Option<ClaimExpr> = None;
+    for v in lo..=hi {
+        let term = body.subst(k, &Q::from_integer(v.into()));
+        out = Some(match out {
+            None => term,
+            Some(acc) => ClaimExpr::Add(bx(acc), bx(term)),
+        });
+    }
+    Ok((rest, out.unwrap_or(ClaimExpr::Num(Q::zero()))))
+}
+
 fn brackets(i: &str) -> IResult<&str, ClaimExpr> {
     alt((
         delimited(ws(char('(')), sum, ws(char(')'))),
@@ -184,10 +220,11 @@ fn brackets(i: &str) -> IResult<&str, ClaimExpr> {
 }
 
 /// `atom := number | max(..) | min(..) | floor(..) | ceil(..) | name | (sum) | ⌊sum⌋ |
-/// ⌊sum⌋⁺ | ⌈sum⌉ | [m ∤ sum]`
+/// ⌊sum⌋⁺ | ⌈sum⌉ | [m ∤ sum] | Σ_{k=a..b} power`
 fn atom(i: &str) -> IResult<&str, ClaimExpr> {
     alt((
         ws(number),
+        finite_sum,
         call2,
         call1,
         ws(name).map(|n: &str| ClaimExpr::Var(n.to_string())),
@@ -302,6 +339,38 @@ impl ClaimExpr {
                 "a number, a parameter, max(…), ⌊…⌋, [m ∤ …] or a bracket",
             )),
             Err(nom::Err::Incomplete(_)) => Err(err("", "more input")),
+        }
+    }
+
+    /// The number of nodes of the expression tree.
+    pub fn size(&self) -> usize {
+        match self {
+            ClaimExpr::Num(_) | ClaimExpr::Var(_) => 1,
+            ClaimExpr::Floor(a) | ClaimExpr::Ceil(a) | ClaimExpr::NotDvd(_, a) => 1 + a.size(),
+            ClaimExpr::Add(a, b)
+            | ClaimExpr::Sub(a, b)
+            | ClaimExpr::Mul(a, b)
+            | ClaimExpr::Div(a, b)
+            | ClaimExpr::Max(a, b)
+            | ClaimExpr::Min(a, b) => 1 + a.size() + b.size(),
+        }
+    }
+
+    /// `self[k := v]`: every occurrence of the parameter `k` replaced by the number `v`.
+    pub fn subst(&self, k: &str, v: &Q) -> ClaimExpr {
+        let s = |e: &ClaimExpr| bx(e.subst(k, v));
+        match self {
+            ClaimExpr::Var(n) if n == k => ClaimExpr::Num(v.clone()),
+            ClaimExpr::Num(_) | ClaimExpr::Var(_) => self.clone(),
+            ClaimExpr::Floor(a) => ClaimExpr::Floor(s(a)),
+            ClaimExpr::Ceil(a) => ClaimExpr::Ceil(s(a)),
+            ClaimExpr::NotDvd(m, a) => ClaimExpr::NotDvd(m.clone(), s(a)),
+            ClaimExpr::Add(a, b) => ClaimExpr::Add(s(a), s(b)),
+            ClaimExpr::Sub(a, b) => ClaimExpr::Sub(s(a), s(b)),
+            ClaimExpr::Mul(a, b) => ClaimExpr::Mul(s(a), s(b)),
+            ClaimExpr::Div(a, b) => ClaimExpr::Div(s(a), s(b)),
+            ClaimExpr::Max(a, b) => ClaimExpr::Max(s(a), s(b)),
+            ClaimExpr::Min(a, b) => ClaimExpr::Min(s(a), s(b)),
         }
     }
 
@@ -623,6 +692,38 @@ mod tests {
         assert_eq!(at("ceil(wA/32)", &[("wA", 33)]), q(2));
         assert_eq!(at("2^3 - -1", &[]), q(9));
         assert_eq!(at("8 - 2 - 1", &[]), q(5));
+    }
+
+    /// The finite sums warpcert prints for unrolled copies (nest_entry's bound,
+    /// `4 + Σ_{k=0..63} max(0, k + n - 63)`): at n = 200 every copy is positive and the
+    /// sum is Σ_{k=0..63} (137 + k) = 64·137 + 2016 = 10784, plus 4 (hand sum).
+    #[test]
+    fn finite_sums_unroll() {
+        assert_eq!(
+            at("4 + Σ_{k=0..63} max(0, k + n - 63)", &[("n", 200)]),
+            q(10_788)
+        );
+        // n = 1: only k = 62, 63 give a positive copy (0 and 1).
+        assert_eq!(at("4 + Σ_{k=0..63} max(0, k + n - 63)", &[("n", 1)]), q(5));
+        // 4·Σ_{k=0..7} ⌊(32k + n + 31)/256⌋⁺ at n = 1: 32k + 32 ≥ 256 only for k = 7.
+        assert_eq!(
+            at("4 + 4*Σ_{k=0..7} ⌊(32*k + n + 31)/256⌋⁺", &[("n", 1)]),
+            q(8)
+        );
+        // the bound name shadows a parameter of the same name; nested sums bind again.
+        assert_eq!(at("Σ_{n=1..3} n", &[("n", 100)]), q(6));
+        // Σ_{i=0..2} Σ_{j=0..1} (i + j) = Σ_i (2i + 1) = 1 + 3 + 5.
+        assert_eq!(at("Σ_{i=0..2} Σ_{j=0..1} (i + j)", &[]), q(9));
+        assert_eq!(at("Σ_{k=0..1} Σ_{k=0..2} k", &[]), q(6));
+        assert_eq!(at("2*Σ_{k=0..1} (k + 1) + 1", &[]), q(7));
+        for bad in [
+            "Σ_{k=3..1} k",
+            "Σ_{k=0..4096} k",
+            "Σ_{k=0..} k",
+            "Σ_{=0..2} k",
+        ] {
+            assert!(ClaimExpr::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

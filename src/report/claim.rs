@@ -4,6 +4,7 @@
 //! row and the counts.
 
 use super::error::FORMAT_VERSION;
+use super::printed::fold_text;
 use super::Format;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -135,14 +136,14 @@ impl ClaimReport {
             self.claim
         );
         if let Some(o) = &self.ours {
-            let _ = writeln!(s, "  warpcert's bound: {o}");
+            let _ = writeln!(s, "  warpcert's bound: {}", fold_text(o));
         }
         if let Some(c) = &self.certificate {
             let _ = writeln!(
                 s,
                 "  certificate: bound {} (the claim at parameters ≥ 0), root Q:WEAK to {} ({}), accepted by the kernel{}",
-                c.bound,
-                c.below,
+                fold_text(&c.bound),
+                fold_text(&c.below),
                 c.how,
                 c.path
                     .as_ref()

@@ -123,16 +123,6 @@ fn show_q(x: &Q) -> String {
     }
 }
 
-/// A bound's text with runs of unrolled copies folded into finite sums
-/// ([`super::printed::fold_runs`]), read through the kernel's printed-formula reader; the
-/// text unchanged when the reader refuses it.
-fn folded(text: &str) -> String {
-    match warpcert_kernel::printed::parse_printed(text) {
-        Ok(p) => super::printed::fold_runs(&p, text),
-        Err(_) => text.to_string(),
-    }
-}
-
 fn cells_of(c: &Cell) -> [String; 8] {
     let metric = if c.hand_derived {
         format!("{} (hand)", c.metric)
@@ -140,7 +130,7 @@ fn cells_of(c: &Cell) -> [String; 8] {
         c.metric.to_string()
     };
     let bound = match (&c.bound, &c.error) {
-        (Some(b), _) if c.accepted => folded(&b.to_bound_string()),
+        (Some(b), _) if c.accepted => super::printed::fold_text(&b.to_bound_string()),
         (Some(b), _) => format!("{} (REJECTED)", b.to_bound_string()),
         (None, e) => format!(
             "no bound: {}",

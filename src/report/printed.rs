@@ -98,6 +98,16 @@ pub fn fold_runs(bound: &Poly, text: &str) -> String {
     checked(parts.join(" + "), bound, text).text
 }
 
+/// A bound's text (the kernel's term-by-term rendering) with runs of unrolled copies
+/// folded into finite sums ([`fold_runs`]), read through the kernel's printed-formula
+/// reader; the text unchanged when the reader refuses it.
+pub fn fold_text(text: &str) -> String {
+    match warpcert_kernel::printed::parse_printed(text) {
+        Ok(p) => fold_runs(&p, text),
+        Err(_) => text.to_string(),
+    }
+}
+
 /// A run's group: atom kind, divisor, linear part without its constant, coefficient.
 type RunKey = (u8, String, String, String);
 

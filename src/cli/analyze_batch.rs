@@ -2,55 +2,23 @@
 //! kernel of every file, in parallel (`--jobs`), one record per kernel and a summary.
 
 use super::analyze::{analyze_metrics, race_warning, AnalyzeArgs};
-use super::batch::{self, Item};
+use super::batch::{self, Item, Record};
 use crate::report::audit::{json_line, summary_line, AnalyzeRecord, Summary};
 use crate::report::error::{ErrorKind, ErrorReport, FORMAT_VERSION};
 use crate::report::{AnalyzeOutcome, Format};
 use std::time::Instant;
 
 fn analyze_item(item: Item<'_>, opts: &crate::analysis::AnalysisOptions) -> AnalyzeRecord {
-    let start = Instant::now();
-    let rec = |file: &std::path::Path, kernel: String, load: f64| AnalyzeRecord {
-        format_version: FORMAT_VERSION,
-        file: file.display().to_string(),
-        kernel,
-        outcomes: Vec::new(),
-        warnings: Vec::new(),
-        error: None,
-        error_kind: None,
-        seconds: load,
-    };
-    let mut r = match item {
-        Item::FileError(f, e, load) => AnalyzeRecord {
-            error: Some(e.error),
-            error_kind: Some(e.kind.word()),
-            ..rec(f, String::new(), load)
-        },
-        Item::Kernel(f, entry, load) => match entry.loaded {
-            Err(e) => AnalyzeRecord {
-                error: Some(e.error),
-                error_kind: Some(e.kind.word()),
-                ..rec(f, entry.name, load)
-            },
-            Ok(l) => {
-                let mut r = rec(f, entry.name, load);
-                r.warnings = l.warnings.clone();
-                r.warnings.extend(race_warning(&l));
-                for res in analyze_metrics(&l, &l.metrics, opts, |_| None, None) {
-                    match res {
-                        Ok(o) => r.outcomes.push(o),
-                        Err(e) => {
-                            r.error = Some(e);
-                            r.error_kind = Some("io".into());
-                        }
-                    }
-                }
-                r
+    batch::record(item, |_, l, r: &mut AnalyzeRecord| {
+        r.warnings = l.warnings.clone();
+        r.warnings.extend(race_warning(&l));
+        for res in analyze_metrics(&l, &l.metrics, opts, |_| None, None) {
+            match res {
+                Ok(o) => r.outcomes.push(o),
+                Err(e) => r.fail(e, "io".into()),
             }
-        },
-    };
-    r.seconds += start.elapsed().as_secs_f64();
-    r
+        }
+    })
 }
 
 fn summarize(records: &[AnalyzeRecord], files: usize, seconds: f64, jobs: usize) -> Summary {

@@ -137,41 +137,12 @@ fn decide_bsi(args: &KernelArgs, l: &super::options::Loaded) -> bsi::Bsi {
 }
 
 fn audit_item(args: &KernelArgs, item: Item<'_>, opts: &AuditOptions) -> AuditRecord {
-    let start = Instant::now();
-    let rec = |file: &std::path::Path, kernel: String, load: f64| AuditRecord {
-        format_version: FORMAT_VERSION,
-        file: file.display().to_string(),
-        kernel,
-        audit: None,
-        error: None,
-        error_kind: None,
-        seconds: load,
-    };
-    let mut r = match item {
-        Item::FileError(f, e, load) => AuditRecord {
-            error: Some(e.error),
-            error_kind: Some(e.kind.word()),
-            ..rec(f, String::new(), load)
-        },
-        Item::Kernel(f, entry, load) => match entry.loaded {
-            Err(e) => AuditRecord {
-                error: Some(e.error),
-                error_kind: Some(e.kind.word()),
-                ..rec(f, entry.name, load)
-            },
-            Ok(l) => {
-                let source = std::fs::read_to_string(f).unwrap_or_default();
-                let mut a = audit_kernel(&l.program, &l.hw, &l.launch, &source, opts);
-                a.bsi = Some(decide_bsi(args, &l));
-                AuditRecord {
-                    audit: Some(a),
-                    ..rec(f, entry.name, load)
-                }
-            }
-        },
-    };
-    r.seconds += start.elapsed().as_secs_f64();
-    r
+    batch::record(item, |f, l, r: &mut AuditRecord| {
+        let source = std::fs::read_to_string(f).unwrap_or_default();
+        let mut a = audit_kernel(&l.program, &l.hw, &l.launch, &source, opts);
+        a.bsi = Some(decide_bsi(args, &l));
+        r.audit = Some(a);
+    })
 }
 
 /// The batch summary of audit records: a kernel is bounded when its three whole-kernel

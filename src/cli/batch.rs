@@ -4,8 +4,10 @@
 //! kernel: a run in which every kernel was handled exits 0.
 
 use super::kernels::{load_entries, Entry};
+use super::options::Loaded;
 use super::KernelArgs;
-use crate::report::error::ErrorReport;
+use crate::report::audit::{AnalyzeRecord, AuditRecord};
+use crate::report::error::{ErrorReport, FORMAT_VERSION};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -54,6 +56,84 @@ pub enum Item<'a> {
     Kernel(&'a Path, Box<Entry>, f64),
     /// `file` could not be read (after `load_seconds`).
     FileError(&'a Path, ErrorReport, f64),
+}
+
+/// The fields every per-kernel record of a batch has (`analyze` and `audit` records).
+pub trait Record {
+    /// The record of `kernel` of `file` (`""` when the file could not be read), with no
+    /// result yet and `load` seconds of reading and lowering.
+    fn blank(file: &Path, kernel: String, load: f64) -> Self;
+    /// Records an error and its kind (`syntax`, `launch`, `io`, …).
+    fn fail(&mut self, error: String, kind: String);
+    /// The record's wall time in seconds.
+    fn seconds(&mut self) -> &mut f64;
+}
+
+/// The record of one batch item: the error of an unreadable file or kernel as is, else
+/// `work` on the loaded kernel (its file and the blank record); the item's wall time is
+/// added to the record's load time.
+pub fn record<R: Record>(item: Item<'_>, work: impl FnOnce(&Path, Loaded, &mut R)) -> R {
+    let start = Instant::now();
+    let mut r = match item {
+        Item::FileError(f, e, load) => {
+            let mut r = R::blank(f, String::new(), load);
+            r.fail(e.error, e.kind.word());
+            r
+        }
+        Item::Kernel(f, entry, load) => {
+            let mut r = R::blank(f, entry.name, load);
+            match entry.loaded {
+                Err(e) => r.fail(e.error, e.kind.word()),
+                Ok(l) => work(f, l, &mut r),
+            }
+            r
+        }
+    };
+    *r.seconds() += start.elapsed().as_secs_f64();
+    r
+}
+
+impl Record for AnalyzeRecord {
+    fn blank(file: &Path, kernel: String, load: f64) -> Self {
+        AnalyzeRecord {
+            format_version: FORMAT_VERSION,
+            file: file.display().to_string(),
+            kernel,
+            outcomes: Vec::new(),
+            warnings: Vec::new(),
+            error: None,
+            error_kind: None,
+            seconds: load,
+        }
+    }
+    fn fail(&mut self, error: String, kind: String) {
+        self.error = Some(error);
+        self.error_kind = Some(kind);
+    }
+    fn seconds(&mut self) -> &mut f64 {
+        &mut self.seconds
+    }
+}
+
+impl Record for AuditRecord {
+    fn blank(file: &Path, kernel: String, load: f64) -> Self {
+        AuditRecord {
+            format_version: FORMAT_VERSION,
+            file: file.display().to_string(),
+            kernel,
+            audit: None,
+            error: None,
+            error_kind: None,
+            seconds: load,
+        }
+    }
+    fn fail(&mut self, error: String, kind: String) {
+        self.error = Some(error);
+        self.error_kind = Some(kind);
+    }
+    fn seconds(&mut self) -> &mut f64 {
+        &mut self.seconds
+    }
 }
 
 /// A unit of work of the queue: reading a file, or one of its kernels.

@@ -65,19 +65,18 @@ impl Lw<'_> {
     /// A file-scope `__device__` variable: a global array (length 1 for a scalar, read and
     /// written at index 0 like a `__shared__` scalar). Its initializer is ignored with a
     /// warning: like every global array its contents are an input.
-    pub(super) fn device_var_decl(&mut self, d: &ast::Decl) -> R<Binding> {
-        if d.init.is_some() {
-            self.warnings.push(self.sm.warning(
-                d.pos,
-                format!(
-                    "initializer of `__device__`/`__constant__` variable `{}` ignored: global and constant memory contents are inputs of the analysis (any value)",
-                    d.name
-                ),
-            ));
-        }
-        let (elem, bytes) = self.elem_of(&d.ty, d.pos)?;
+    /// The sizes of `d`'s dimensions (`None`: constant but not known, e.g. from a
+    /// parameter). The first may be left out (`[]`) when `open_first` (an `extern`
+    /// array); another missing size is the error `missing` (its `{}` is the array's name),
+    /// a size 0 is an error at that size.
+    fn array_dims(
+        &mut self,
+        d: &ast::Decl,
+        open_first: bool,
+        missing: &str,
+    ) -> R<Vec<Option<u64>>> {
         let mut dims = Vec::new();
-        for de in &d.dims {
+        for (k, de) in d.dims.iter().enumerate() {
             match de {
                 Some(x) => {
                     let n = self.const_dim(x, &d.name)?;
@@ -89,14 +88,25 @@ impl Lw<'_> {
                     }
                     dims.push(n)
                 }
-                None => {
-                    return self.err(
-                        d.pos,
-                        format!("`__device__` array `{}` needs a size", d.name),
-                    )
-                }
+                None if k == 0 && open_first => dims.push(None),
+                None => return self.err(d.pos, missing.replace("{}", &d.name)),
             }
         }
+        Ok(dims)
+    }
+
+    pub(super) fn device_var_decl(&mut self, d: &ast::Decl) -> R<Binding> {
+        if d.init.is_some() {
+            self.warnings.push(self.sm.warning(
+                d.pos,
+                format!(
+                    "initializer of `__device__`/`__constant__` variable `{}` ignored: global and constant memory contents are inputs of the analysis (any value)",
+                    d.name
+                ),
+            ));
+        }
+        let (elem, bytes) = self.elem_of(&d.ty, d.pos)?;
+        let dims = self.array_dims(d, false, "`__device__` array `{}` needs a size")?;
         let core = self.unique(&d.name);
         if self.unit.constant_vars.contains(&d.name) {
             self.constants.insert(core.clone());
@@ -161,28 +171,11 @@ impl Lw<'_> {
                 idx: int(0),
             });
         }
-        let mut dims = Vec::new();
-        for (k, de) in d.dims.iter().enumerate() {
-            match de {
-                Some(x) => {
-                    let n = self.const_dim(x, &d.name)?;
-                    if n == Some(0) {
-                        return self.err(
-                            x.pos,
-                            format!("array `{}` has a dimension of size 0 (not valid C)", d.name),
-                        );
-                    }
-                    dims.push(n)
-                }
-                None if k == 0 && d.is_extern => dims.push(None),
-                None => {
-                    return self.err(
-                        d.pos,
-                        format!("`__shared__` array `{}` needs a size (or `extern`)", d.name),
-                    )
-                }
-            }
-        }
+        let dims = self.array_dims(
+            d,
+            d.is_extern,
+            "`__shared__` array `{}` needs a size (or `extern`)",
+        )?;
         let core = match self.shared_by_pos.get(&d.pos) {
             Some(c) => c.clone(),
             None => {

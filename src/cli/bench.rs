@@ -659,6 +659,13 @@ pub fn run(args: &BenchArgs) -> i32 {
                         let verdict = warpcert_kernel::check(&a.certificate);
                         checks.push(c0.elapsed().as_secs_f64() * 1e3);
                         times.push(t1);
+                        // the capped second bound (Q:WHILEGUARDCAP / Q:WHILEEXITCAP),
+                        // shown as `min(A, B)` when its own certificate is accepted; the
+                        // comparisons and the simulated ratio use A
+                        let capped = a.capped.as_ref().and_then(|c| {
+                            let v = warpcert_kernel::check(&c.certificate).ok()?;
+                            Some(crate::report::printed::print_bound(&v.bound_poly, &v.bound).text)
+                        });
                         // the row's bound is the kernel's verdict; a rejection shows none
                         last = Some(
                             verdict
@@ -669,7 +676,11 @@ pub fn run(args: &BenchArgs) -> i32 {
                                         &v.bound,
                                     );
                                     let b = super::analyze::verdict_bound(v);
-                                    (b, shown.text, v.bound.clone(), a.derivation)
+                                    let text = match &capped {
+                                        Some(k) => format!("min({}, {k})", shown.text),
+                                        None => shown.text,
+                                    };
+                                    (b, text, v.bound.clone(), a.derivation)
                                 })
                                 .map_err(|r| crate::report::check::rejected_no_bound(r, None)),
                         );

@@ -216,3 +216,36 @@ fn capped_certificate_is_refused_by_the_coq_export_by_name() {
         other => panic!("export of B: {other:?}"),
     }
 }
+
+/// NVIDIA's `CalcMandelbrot` (read in place from the shared corpus through
+/// tests/data/frontend/mandelbrot_wrapper.cu; skipped without it): its `do … while (1)` left
+/// only by `return`s is `while (jmp < 2)` (spec/lowering.md §6) with 21 nested exits
+/// (Q:IFEXIT4, each at the end of the previous one's else branch) and no flag test, so
+/// Q:WHILEEXITCAP charges `(32 − 1)·(1 + 0 + 1) = 62` per call (hand, from the rule) instead
+/// of `21 + 21/20·max0(crunch)`: B is `max0(numBlocks)·(62 + [32 ∤ imageW])`, constant in
+/// `crunch` (issue 15). Both certificates are accepted.
+#[test]
+fn mandelbrot_divwarps_capped_by_the_lane_count() {
+    if common::corpus_dir("cuda-samples-subset", "mandelbrot_divwarps_capped").is_none() {
+        return;
+    }
+    let path = common::root().join("tests/data/frontend/mandelbrot_wrapper.cu");
+    let l = launch(None);
+    let prog = common::load_for(&path, &l);
+    let hw = Hardware::default();
+    let m = Metric::standard(MetricName::Divwarps);
+    let a = analyze(&prog, &m, &hw, &l, &AnalysisOptions::default()).unwrap();
+    warpcert_kernel::check(&a.certificate).expect("A rejected");
+    let b = a.capped.as_ref().expect("mandelbrot: no capped bound");
+    assert!(b.certificate.contains("(Q:WHILEEXITCAP "), "Q:WHILEEXITCAP not used");
+    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
+    for (nb, crunch, w) in [(1i64, 0i64, 64i64), (1, 1000, 64), (3, 512, 33), (2, 20, 32)] {
+        let at = BTreeMap::from([
+            ("numBlocks".to_string(), nb),
+            ("crunch".to_string(), crunch),
+            ("imageW".to_string(), w),
+        ]);
+        let want = nb * (62 + i64::from(w % 32 != 0));
+        assert_eq!(b.bound.eval(&at), q(want), "B at {at:?} ({})", v.bound);
+    }
+}

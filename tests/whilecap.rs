@@ -91,7 +91,11 @@ fn capped_bound_is_the_lane_count_and_min_is_exact() {
         );
         let v = warpcert_kernel::check(&b.certificate)
             .unwrap_or_else(|e| panic!("{name} B rejected: {e:?}"));
-        assert_eq!(v.bound, (93 + r).to_string(), "{name}: the kernel's bound of B");
+        assert_eq!(
+            v.bound,
+            (93 + r).to_string(),
+            "{name}: the kernel's bound of B"
+        );
         for n in [-1i64, 0, 1, 2, 17, 31, 32, 33, 40] {
             let at = BTreeMap::from([("n".to_string(), n)]);
             let (ba, bb) = (a.bound.eval(&at), b.bound.eval(&at));
@@ -105,7 +109,10 @@ fn capped_bound_is_the_lane_count_and_min_is_exact() {
             let truth = staircase(&s, MetricName::Divwarps, n, lanes);
             assert_eq!(truth, q(hand), "{name}: hand derivation at n = {n}");
             let all = staircase(&s, MetricName::Divwarps, n, 32);
-            assert!(all <= truth, "{name}: every lane leaving exceeds the hand count at n = {n}");
+            assert!(
+                all <= truth,
+                "{name}: every lane leaving exceeds the hand count at n = {n}"
+            );
             let min = ba.min(bb);
             assert!(min >= truth, "{name}: min(A, B) unsound at n = {n}");
             if n >= 1 || r == 0 {
@@ -124,7 +131,10 @@ fn capped_bound_is_the_lane_count_and_min_is_exact() {
 fn steps_capped_bound_covers_the_lock_step_cost() {
     let s = src("break_loop");
     let a = analysis(&s, MetricName::Steps);
-    let b = a.capped.as_ref().expect("break_loop steps: no capped bound");
+    let b = a
+        .capped
+        .as_ref()
+        .expect("break_loop steps: no capped bound");
     warpcert_kernel::check(&b.certificate).unwrap_or_else(|e| panic!("B rejected: {e:?}"));
     for n in [0i64, 1, 5, 31, 32, 40] {
         let at = BTreeMap::from([("n".to_string(), n)]);
@@ -132,7 +142,10 @@ fn steps_capped_bound_covers_the_lock_step_cost() {
         assert_eq!(b.bound.eval(&at), q(want), "B at n = {n}");
         for lanes in [0usize, n.clamp(0, 31) as usize, 32] {
             let t = staircase(&s, MetricName::Steps, n, lanes);
-            assert!(q(want) >= t, "B unsound at n = {n}, {lanes} lanes: {want} < {t}");
+            assert!(
+                q(want) >= t,
+                "B unsound at n = {n}, {lanes} lanes: {want} < {t}"
+            );
         }
     }
 }
@@ -154,9 +167,15 @@ fn a_body_with_another_divergent_if_gets_no_cap() {
   out[threadIdx.x] = acc;
 }";
     let a = analysis(s, MetricName::Divwarps);
-    assert!(a.capped.is_none(), "a capped bound for a body that splits every round");
+    assert!(
+        a.capped.is_none(),
+        "a capped bound for a body that splits every round"
+    );
     let truth = staircase(s, MetricName::Divwarps, 100, 0);
-    assert!(truth > q(93), "the lock-step cost {truth} is not above the lane count");
+    assert!(
+        truth > q(93),
+        "the lock-step cost {truth} is not above the lane count"
+    );
     assert!(a.bound.eval(&BTreeMap::from([("n".to_string(), 100)])) >= truth);
 }
 
@@ -175,7 +194,12 @@ fn mutate(s: &str, from: &str, to: &str) -> String {
 fn kernel_refuses_mutated_capped_certificates() {
     let s = src("break_loop");
     let a = analysis(&s, MetricName::Divwarps);
-    let b = a.capped.as_ref().expect("no capped bound").certificate.clone();
+    let b = a
+        .capped
+        .as_ref()
+        .expect("no capped bound")
+        .certificate
+        .clone();
     let m1 = mutate(&b, "(Q:WHILEGUARDCAP ", "(Q:WHILEGUARD ");
     let r1 = warpcert_kernel::check(&m1).expect_err("mutant 1 accepted");
     assert_eq!(r1.rule, "Q:IFEXIT4", "{r1}");
@@ -237,9 +261,17 @@ fn mandelbrot_divwarps_capped_by_the_lane_count() {
     let a = analyze(&prog, &m, &hw, &l, &AnalysisOptions::default()).unwrap();
     warpcert_kernel::check(&a.certificate).expect("A rejected");
     let b = a.capped.as_ref().expect("mandelbrot: no capped bound");
-    assert!(b.certificate.contains("(Q:WHILEEXITCAP "), "Q:WHILEEXITCAP not used");
+    assert!(
+        b.certificate.contains("(Q:WHILEEXITCAP "),
+        "Q:WHILEEXITCAP not used"
+    );
     let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
-    for (nb, crunch, w) in [(1i64, 0i64, 64i64), (1, 1000, 64), (3, 512, 33), (2, 20, 32)] {
+    for (nb, crunch, w) in [
+        (1i64, 0i64, 64i64),
+        (1, 1000, 64),
+        (3, 512, 33),
+        (2, 20, 32),
+    ] {
         let at = BTreeMap::from([
             ("numBlocks".to_string(), nb),
             ("crunch".to_string(), crunch),

@@ -71,9 +71,7 @@ fn walk(cx: &Ctx, n: &Node, pos: Pos, found: &mut Found) -> Result<(), Rejection
     let tail = pos != Pos::Ordinary;
     // the position of each child, in order
     let at: Vec<Pos> = match rule {
-        "Q:SEQ" => (0..n.children.len())
-            .map(|i| if i + 1 == n.children.len() { pos } else { Pos::Ordinary })
-            .collect(),
+        "Q:SEQ" => (0..n.children.len()).map(|i| if i + 1 == n.children.len() { pos } else { Pos::Ordinary }).collect(),
         "Q:WEAK" => vec![pos],
         "Q:IF1" | "Q:IF2" | "Q:IF3" => vec![Pos::Ordinary, pos, pos],
         "Q:IFEXIT1" => vec![Pos::Ordinary, Pos::Ordinary, pos],

@@ -4,6 +4,7 @@
 //! conditions (spec/logic.md §5).
 
 pub mod align;
+pub mod cap;
 mod compare;
 mod count;
 mod deps;
@@ -13,7 +14,6 @@ pub mod lower;
 pub mod nosplit;
 mod root;
 pub mod rows;
-pub mod cap;
 pub mod stmt;
 pub mod wrap;
 

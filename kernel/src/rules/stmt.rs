@@ -1096,7 +1096,12 @@ pub fn q_ifguard4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat,
     cx.same_q(&t1.q, &post.q, "then post", "post")?;
     cx.divergent_exit.set(true);
     let both = tp.q.add_scaled(&fp.q, &Rat::one());
-    cx.same_q(&pre.q, &plus(&both, &(&cx.m.if_ + cost + cx.split_cost())), "pre", "then pre + else pre + M^if + C + M^div")?;
+    cx.same_q(
+        &pre.q,
+        &plus(&both, &(&cx.m.if_ + cost + cx.split_cost())),
+        "pre",
+        "then pre + else pre + M^if + C + M^div",
+    )?;
     Ok(Rat::zero())
 }
 
@@ -1146,6 +1151,11 @@ pub fn q_flagexit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat,
     cx.same_q(&t1.q, &post.q, "then post", "post")?;
     cx.divergent_exit.set(true);
     let both = np.q.add_scaled(&fp.q, &Rat::one());
-    cx.same_q(&pre.q, &plus(&both, &(&cx.m.if_ + cost + cx.split_cost())), "pre", "part pre + else pre + M^if + C + M^div")?;
+    cx.same_q(
+        &pre.q,
+        &plus(&both, &(&cx.m.if_ + cost + cx.split_cost())),
+        "pre",
+        "part pre + else pre + M^if + C + M^div",
+    )?;
     Ok(Rat::zero())
 }

@@ -89,7 +89,11 @@ impl Back<'_, '_> {
         let nb = self.back(body, jb.clone());
         self.capped = saved;
         let (nb, qb) = nb?;
-        let charge = if cap { Some(self.cap_charge(&nb)?) } else { None };
+        let charge = if cap {
+            Some(self.cap_charge(&nb)?)
+        } else {
+            None
+        };
         self.geq(&ib, &qb, "loop body is paid by the invariant")?;
         let bweak = TNode {
             rule: "Q:WEAK",
@@ -192,7 +196,13 @@ impl Back<'_, '_> {
             let tail = pos != Pos::Ordinary;
             let at: Vec<Pos> = match n.rule {
                 "Q:SEQ" => (0..n.children.len())
-                    .map(|i| if i + 1 == n.children.len() { pos } else { Pos::Ordinary })
+                    .map(|i| {
+                        if i + 1 == n.children.len() {
+                            pos
+                        } else {
+                            Pos::Ordinary
+                        }
+                    })
                     .collect(),
                 "Q:WEAK" => vec![pos],
                 "Q:IF1" | "Q:IF2" | "Q:IF3" => vec![Pos::Ordinary, pos, pos],

@@ -330,6 +330,9 @@ pub enum Reason {
     NoLinearEntry(String),
     /// Q:WHILEWARP: the window check finds a warp whose lanes may disagree on the test.
     MaySplit(String),
+    /// Q:WHILEGUARDCAP / Q:WHILEEXITCAP: a node of the loop body (its rule) that may split
+    /// the warp outside the cap condition (spec/logic.md §4a), and why.
+    CapSplit(String, &'static str),
     /// Q:WHILELASTALIGN: a variable of the test's uniform part `X` is written by the loop
     /// body, so the class checked at entry need not hold at a later test (spec/logic.md §4).
     UniformPartWritten {
@@ -518,6 +521,7 @@ impl fmt::Display for Reason {
                 write!(f, "`{x}` has no linear entry, so the lane spread of the loop condition is unknown")
             }
             MaySplit(e) => write!(f, "the test `{e}` may split a warp (Q:WHILEWARP's window check fails)"),
+            CapSplit(r, why) => write!(f, "the capped loop's body has a {r} node {why}"),
             NoRowMultiplier(o) => write!(f, "the index `{o}` has no scaled entry with a row multiplier (? P A B)"),
             BadRowTerm(why) => write!(f, "bad row charge: {why}"),
             RowCharge { rho, modulus, charged, need } => write!(

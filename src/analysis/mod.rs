@@ -92,6 +92,49 @@ pub struct Analysis {
     pub certificate: String,
     /// How often each rule of `spec/logic.md` is used in the derivation.
     pub rules_used: BTreeMap<&'static str, usize>,
+    /// A second bound B with its own derivation and certificate (Q:WHILEGUARDCAP /
+    /// Q:WHILEEXITCAP, spec/logic.md §4a, issue 15): the loops left by divergent jumps
+    /// capped by the warp's lane count. Present when B is below this bound at some sampled
+    /// point; the answer is `min(bound, B)`, each certificate checked on its own.
+    pub capped: Option<Box<Analysis>>,
+}
+
+/// The capped second bound of [`Analysis::capped`]: a run of [`derive::Ctx::capped`] when
+/// the metric charges `M^div` and the derivation has a loop left by divergent jumps
+/// (Q:WHILEGUARD, Q:WHILEGUARD0, Q:WHILEEXIT2); kept when it is below `bound` at some
+/// sampled point. `None` otherwise, or when the capped run fails (a body whose other nodes
+/// may split, spec/logic.md §4a).
+#[allow(clippy::too_many_arguments)]
+fn capped_run(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    target: Option<&Poly>,
+    rules_used: &BTreeMap<&'static str, usize>,
+    bound: &Poly,
+) -> Option<Box<Analysis>> {
+    use num_traits::Zero;
+    let divergent = ["Q:WHILEGUARD", "Q:WHILEGUARD0", "Q:WHILEEXIT2"];
+    if metric.div.is_zero() || !divergent.iter().any(|r| rules_used.contains_key(r)) {
+        return None;
+    }
+    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).capped();
+    let (derivation, b) = derive::run_toward(&mut ctx, target).ok()?;
+    if form::at_most_everywhere(bound, &b) {
+        return None;
+    }
+    let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
+    let mut rules_used = BTreeMap::new();
+    derivation.count_rules(&mut rules_used);
+    Some(Box::new(Analysis {
+        bound: b,
+        derivation,
+        certificate,
+        rules_used,
+        capped: None,
+    }))
 }
 
 /// One run of the inference ([`derive::run_toward`]); a triangular nest once more with the
@@ -299,11 +342,13 @@ pub fn analyze_toward(
         let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
         let mut rules_used = BTreeMap::new();
         derivation.count_rules(&mut rules_used);
+        let capped = capped_run(prog, metric, hw, launch, opts, target, &rules_used, &bound);
         Ok(Analysis {
             bound,
             derivation,
             certificate,
             rules_used,
+            capped,
         })
     })
 }

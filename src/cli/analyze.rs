@@ -248,6 +248,9 @@ pub fn analyze_metric(
         None => None,
     };
     let mut outcome = outcome_from_verdict(l, metric, &text, path.clone(), time_ms);
+    if let (AnalyzeOutcome::Bound(b), Some(c)) = (&mut outcome, a.capped.take()) {
+        add_capped(l, b, &c, path.as_deref(), source)?;
+    }
     if let AnalyzeOutcome::Bound(b) = &mut outcome {
         let upper = b
             .certificates
@@ -267,6 +270,47 @@ pub fn analyze_metric(
         }
     }
     Ok(outcome)
+}
+
+/// The second bound B of [`crate::analysis::Analysis::capped`] (Q:WHILEGUARDCAP /
+/// Q:WHILEEXITCAP, spec/logic.md §4a): its certificate is written beside the first
+/// (`PATH.capped`) and checked by the kernel; if accepted, the report's answer becomes
+/// `min(A, B)` (per warp and for the kernel; each part a formula the kernel's printed-formula
+/// reader checked against its own certificate's bound) and B is listed among the
+/// certificates. A rejected B is left out (the answer is A's). Errors: the file cannot be
+/// written.
+fn add_capped(
+    l: &Loaded,
+    b: &mut BoundReport,
+    c: &crate::analysis::Analysis,
+    path: Option<&str>,
+    source: Option<&Source>,
+) -> Result<(), String> {
+    let text = match source {
+        Some(src) => provenance::add(&c.certificate, src)?,
+        None => c.certificate.clone(),
+    };
+    let Ok(v) = warpcert_kernel::check(&text) else {
+        return Ok(());
+    };
+    let path = match path {
+        Some(p) => {
+            let p = format!("{p}.capped");
+            std::fs::write(&p, &text).map_err(|e| format!("cannot write {p}: {e}"))?;
+            Some(p)
+        }
+        None => None,
+    };
+    let printed = crate::report::printed::print_bound(&v.bound_poly, &v.bound);
+    b.per_warp = format!("min({}, {})", b.per_warp, printed.text);
+    b.total = format!("min({}, {})", b.total, whole_kernel(l, &v));
+    b.certificates.push(crate::report::CertEntry {
+        role: v.role.name(),
+        path,
+        checked: true,
+        bound: v.bound.clone(),
+    });
+    Ok(())
 }
 
 /// [`analyze_metric`] for every metric of `metrics` of one loaded kernel, concurrently on

@@ -581,18 +581,29 @@ pub fn measure_with(
     let mut cells = Vec::new();
     for (i, &m) in MetricName::ALL.iter().enumerate() {
         let a = analyze(&prog, &Metric::standard(m), hw, &launch, opts);
-        let (bound, accepted, error) = match a {
+        let (bound, accepted, error, capped) = match a {
             Ok(a) => {
                 let ok = warpcert_kernel::check(&a.certificate).is_ok();
-                (Some(a.bound), ok, None)
+                // the capped bound counts only with its own certificate accepted
+                let capped = a
+                    .capped
+                    .filter(|c| warpcert_kernel::check(&c.certificate).is_ok())
+                    .map(|c| c.bound);
+                (Some(a.bound), ok, None, capped)
             }
-            Err(e) => (None, false, Some(e.to_string())),
+            Err(e) => (None, false, Some(e.to_string()), None),
         };
         let points = sims
             .iter()
             .map(|(pt, w)| PointRatio {
                 at: pt.clone(),
-                bound: bound.as_ref().map(|b| b.eval(&bound_env(pt))),
+                bound: bound.as_ref().map(|b| {
+                    let v = b.eval(&bound_env(pt));
+                    match &capped {
+                        Some(k) => v.min(k.eval(&bound_env(pt))),
+                        None => v,
+                    }
+                }),
                 truth: w[i].clone(),
             })
             .collect();
@@ -602,6 +613,7 @@ pub fn measure_with(
             metric: m,
             hand_derived: m == case.metric,
             bound,
+            capped,
             accepted,
             error,
             points,

@@ -54,6 +54,9 @@ pub struct Cell {
     pub hand_derived: bool,
     /// The per-warp bound, if one was found.
     pub bound: Option<Poly>,
+    /// A second certified bound (Q:WHILEGUARDCAP / Q:WHILEEXITCAP, spec/logic.md §4a), its
+    /// certificate accepted by the kernel: the cell's answer is `min(bound, capped)`.
+    pub capped: Option<Poly>,
     /// Whether the kernel accepted its certificate.
     pub accepted: bool,
     /// Why there is no bound.
@@ -130,7 +133,14 @@ fn cells_of(c: &Cell) -> [String; 8] {
         c.metric.to_string()
     };
     let bound = match (&c.bound, &c.error) {
-        (Some(b), _) if c.accepted => super::printed::fold_text(&b.to_bound_string()),
+        (Some(b), _) if c.accepted => match &c.capped {
+            Some(k) => format!(
+                "min({}, {})",
+                super::printed::fold_text(&b.to_bound_string()),
+                super::printed::fold_text(&k.to_bound_string())
+            ),
+            None => super::printed::fold_text(&b.to_bound_string()),
+        },
         (Some(b), _) => format!("{} (REJECTED)", b.to_bound_string()),
         (None, e) => format!(
             "no bound: {}",

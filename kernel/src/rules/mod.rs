@@ -4,6 +4,7 @@
 //! conditions (spec/logic.md §5).
 
 pub mod align;
+pub mod cap;
 mod compare;
 mod count;
 mod deps;
@@ -96,6 +97,10 @@ pub struct Ctx<'a> {
     filters: RefCell<Vec<Option<Expr>>>,
     /// Set by Q:IFEXIT4; Q:WHILEEXIT1/2 clear it before their body and read it after.
     pub divergent_exit: Cell<bool>,
+    /// Set by Q:WHILEGUARDCAP / Q:WHILEEXITCAP while their body is checked (spec/logic.md
+    /// §4a): the exit nodes Q:IFEXIT4, Q:IFGUARD4 and Q:FLAGEXIT charge no `M^div`
+    /// ([`Ctx::split_cost`]); the loop's lane count pays their splits.
+    pub capped: Cell<bool>,
     /// Set by Q:SEQ before each child but the first: the child's address and the statement
     /// of the previous child (what Q:WHILEGUARD reads as the guard's write before its loop).
     pub prev: RefCell<Option<(usize, Stmt)>>,
@@ -129,6 +134,16 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The `M^div` an exit node (Q:IFEXIT4, Q:IFGUARD4, Q:FLAGEXIT) charges for a split:
+    /// `M^div`, or 0 in the body of Q:WHILEGUARDCAP / Q:WHILEEXITCAP ([`Ctx::capped`]).
+    pub fn split_cost(&self) -> Rat {
+        if self.capped.get() {
+            Rat::zero()
+        } else {
+            self.m.div.clone()
+        }
+    }
+
     /// A rejection at the current node.
     pub fn rej(&self, reason: Reason) -> Rejection {
         let st = self.stack.borrow();

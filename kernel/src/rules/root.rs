@@ -84,6 +84,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         spare_names: RefCell::new(Vec::new()),
         filters: RefCell::new(Vec::new()),
         divergent_exit: Cell::new(false),
+        capped: Cell::new(false),
         prev: RefCell::new(None),
         count: Cell::new(0),
         nstar: RefCell::new(BTreeMap::new()),

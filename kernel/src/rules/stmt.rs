@@ -632,7 +632,7 @@ fn if_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Res
         let both = tp.q.add_scaled(&fp.q, &Rat::one());
         cx.same_q(
             &pre.q,
-            &plus(&both, &(&cx.m.if_ + cost + &cx.m.div)),
+            &plus(&both, &(&cx.m.if_ + cost + cx.split_cost())),
             "pre",
             "then pre + else pre + M^if + C + M^div",
         )?;
@@ -656,14 +656,17 @@ pub fn q_ifexit4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
 }
 
 fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> Result<Rat, Rejection> {
-    while_exit_ge(cx, n, s, pre, uniform, None, false)
+    while_exit_ge(cx, n, s, pre, uniform, None, false, None)
 }
 
 /// Q:WHILEEXIT1/2 (`ge = None`), or Q:WHILEGUARD/Q:WHILEGUARD1 with the facts `GE` added to
 /// the body's pre, the body's post `J` paying the round `I + k` under `P ∧ GE`
 /// (`(rewrite guard …)`) and the pre `J + Q' + M^if + C` (the last test never splits the
-/// warp; a loop no lane enters costs it alone).
-fn while_exit_ge(
+/// warp; a loop no lane enters costs it alone). `cap = Some(X)`: Q:WHILEGUARDCAP /
+/// Q:WHILEEXITCAP (`rules/cap.rs`): `k = M^if + C`, the body checked with its exit nodes
+/// charged without `M^div` ([`Ctx::split_cost`]), and the pre `X` more.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn while_exit_ge(
     cx: &Ctx,
     n: &Node,
     s: Subject<'_>,
@@ -671,6 +674,7 @@ fn while_exit_ge(
     uniform: bool,
     guard: Option<&[Cstr]>,
     entry: bool,
+    cap: Option<&Rat>,
 ) -> Result<Rat, Rejection> {
     let ge = guard.unwrap_or(&[]);
     let Subject::Stmt(Stmt::While(e, body)) = s else {
@@ -694,7 +698,9 @@ fn while_exit_ge(
     }
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let saved = cx.divergent_exit.replace(false);
+    let saved_cap = cx.capped.replace(cap.is_some());
     let r = cx.check_node_in(&c[1], Subject::Stmt(body), pre, 1, Some(e));
+    cx.capped.set(saved_cap);
     let divergent = cx.divergent_exit.replace(saved);
     r?;
     if uniform && divergent {
@@ -702,7 +708,9 @@ fn while_exit_ge(
     }
     let (bpre, bpost) = cx.pp(&c[1])?;
     let k0 = &cx.m.if_ + &cost;
-    let k = if uniform { k0.clone() } else { &k0 + &cx.m.div };
+    let k = if uniform || cap.is_some() { k0.clone() } else { &k0 + &cx.m.div };
+    // Q:WHILEGUARDCAP / Q:WHILEEXITCAP: the pre less the lane-count charge `X`
+    let pre_q = cap.map_or_else(|| pre.q.clone(), |x| plus(&pre.q, &-x.clone()));
     // `P ∧ cond(e)`, `P ∧ cond(¬e)`: no lane facts (spec/logic.md §4a, Q:WHILEEXIT2)
     let and_cond = |neg| -> Vec<Cstr> { pre.p.iter().cloned().chain(cx.cond(e, neg)).collect() };
     let body_p: Vec<Cstr> = and_cond(false).into_iter().chain(ge.iter().cloned()).collect();
@@ -725,12 +733,12 @@ fn while_exit_ge(
             cx.dominates(n, "entry", &bpre.p, &j0, &plus(&bpre.q, &k0))?;
         } else {
             let want = plus(&bpost.q.add_scaled(&post.q, &Rat::one()), &k0);
-            cx.same_q(&pre.q, &want, "pre", "body post + post + M^if + C")?;
+            cx.same_q(&pre_q, &want, "pre", "body post + post + M^if + C")?;
         }
     } else {
         cx.same_q(&bpost.q, &plus(&bpre.q, &k), "body post", "body pre + loop-test cost")?;
         let want = plus(&bpre.q.add_scaled(&post.q, &Rat::one()), &(&k + &k));
-        cx.same_q(&pre.q, &want, "pre", "body pre + post + 2·loop-test cost")?;
+        cx.same_q(&pre_q, &want, "pre", "body pre + post + 2·loop-test cost")?;
     }
     cx.same_p(&and_cond(true), &post.p, "P ∧ cond(¬e)", "post")?;
     cx.same_d(&without(&pre.d, &body.writes()), &post.d, "pre D \\ W(s)", "post")?;
@@ -760,14 +768,14 @@ pub fn q_whileexit2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Ra
 /// `(P, D, J + Q' + M^if + C)`. Errors: as Q:WHILEEXIT2, [`Reason::GuardEntry`],
 /// [`Reason::NotDominated`] (list `guard`).
 pub fn q_whileguard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    while_guard(cx, n, s, pre, false, false)
+    while_guard(cx, n, s, pre, false, false, None)
 }
 
 /// Q:WHILEGUARD1 — the uniform mode of Q:WHILEGUARD (spec/logic.md §4a): Q:WHILEEXIT1
 /// (`P ⇒ g unif`, `k = M^if + C`, no divergent exit in the body's filtered spine) with the
 /// body's pre `(P ∧ GE, D, I)`, under the same guard premises as Q:WHILEGUARD.
 pub fn q_whileguard1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    while_guard(cx, n, s, pre, true, false)
+    while_guard(cx, n, s, pre, true, false, None)
 }
 
 /// Q:WHILEGUARD0 — Q:WHILEGUARD whose first test cannot split the warp (issue 15,
@@ -778,12 +786,20 @@ pub fn q_whileguard1(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<R
 /// [`Reason::NotUniform`], [`Reason::NotPointwiseBelow`] (pre below `Q' + M^if + C`),
 /// [`Reason::NotDominated`] (list `entry`).
 pub fn q_whileguard0(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    while_guard(cx, n, s, pre, false, true)
+    while_guard(cx, n, s, pre, false, true, None)
 }
 
 /// Q:WHILEGUARD (`uniform = false`), Q:WHILEGUARD1 (`uniform = true`) and Q:WHILEGUARD0
-/// (`entry = true`).
-fn while_guard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool, entry: bool) -> Result<Rat, Rejection> {
+/// (`entry = true`); `cap`: Q:WHILEGUARDCAP ([`while_exit_ge`]).
+pub(super) fn while_guard(
+    cx: &Ctx,
+    n: &Node,
+    s: Subject<'_>,
+    pre: &Assn,
+    uniform: bool,
+    entry: bool,
+    cap: Option<&Rat>,
+) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::While(Expr::Opd(Opd::Var(g)), body)) = s else {
         return Err(wrong(cx, "a loop on a bool guard", s));
     };
@@ -802,7 +818,7 @@ fn while_guard(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool, en
             "a path of the body neither ends with `{g} ← E'`, cond(E') = cond({e0}), nor falsifies `{g}`"
         ))));
     }
-    while_exit_ge(cx, n, s, pre, uniform, Some(&ge), entry)
+    while_exit_ge(cx, n, s, pre, uniform, Some(&ge), entry, cap)
 }
 
 /// Whether every path of `s` ends with a write `g ← c` with `cond(c) = ge` or falsifies
@@ -1080,7 +1096,12 @@ pub fn q_ifguard4(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat,
     cx.same_q(&t1.q, &post.q, "then post", "post")?;
     cx.divergent_exit.set(true);
     let both = tp.q.add_scaled(&fp.q, &Rat::one());
-    cx.same_q(&pre.q, &plus(&both, &(&cx.m.if_ + cost + &cx.m.div)), "pre", "then pre + else pre + M^if + C + M^div")?;
+    cx.same_q(
+        &pre.q,
+        &plus(&both, &(&cx.m.if_ + cost + cx.split_cost())),
+        "pre",
+        "then pre + else pre + M^if + C + M^div",
+    )?;
     Ok(Rat::zero())
 }
 
@@ -1130,6 +1151,11 @@ pub fn q_flagexit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat,
     cx.same_q(&t1.q, &post.q, "then post", "post")?;
     cx.divergent_exit.set(true);
     let both = np.q.add_scaled(&fp.q, &Rat::one());
-    cx.same_q(&pre.q, &plus(&both, &(&cx.m.if_ + cost + &cx.m.div)), "pre", "part pre + else pre + M^if + C + M^div")?;
+    cx.same_q(
+        &pre.q,
+        &plus(&both, &(&cx.m.if_ + cost + cx.split_cost())),
+        "pre",
+        "part pre + else pre + M^if + C + M^div",
+    )?;
     Ok(Rat::zero())
 }

@@ -545,7 +545,9 @@ impl Ctx<'_> {
         let kept = own
             .iter()
             .any(|v| filt.post.d.contains_key(v) && !ord.post.d.contains_key(v));
-        if !has_exit(&filt) || !kept {
+        // capped mode (Q:WHILEGUARDCAP): the exits of `part` are Q:IFEXIT4 nodes before the
+        // flag test, which the cap condition needs instead of an ordinary Q:IF4
+        if !has_exit(&filt) || !(kept || self.cap) {
             return Ok(None);
         }
         let p1 = filt.post.clone();

@@ -434,6 +434,10 @@ pub struct Ctx<'a> {
     /// set by [`Ctx::with_wraps`] for the derivation a lower-bound certificate borrows its
     /// assertions from (L:IFWRAP, §4b), so upper certificates keep their form.
     wraps: bool,
+    /// Capped mode (spec/logic.md §4a, Q:WHILEGUARDCAP / Q:WHILEEXITCAP): a guard loop's
+    /// jump-flag test is Q:FLAGEXIT whenever its part has an exit, and the loops with a
+    /// divergent exit are capped ([`Ctx::capped`]).
+    pub(super) cap: bool,
     /// The loop nests (chain monomials of deep nests, triangular loops).
     nests: nest::Nests,
 }
@@ -573,6 +577,7 @@ impl<'a> Ctx<'a> {
                 !r.mul.is_zero() || !w.mul.is_zero()
             }),
             wraps: false,
+            cap: false,
             nests: Default::default(),
         };
         c.const_facts = const_facts(prog);
@@ -672,6 +677,15 @@ impl<'a> Ctx<'a> {
     /// (`derive/nest.rs`); a fresh context (run it instead of one that was already run).
     pub fn overshifted(mut self) -> Self {
         self.finish_nests(true);
+        self
+    }
+
+    /// The context that derives the loops left by divergent jumps with Q:WHILEGUARDCAP /
+    /// Q:WHILEEXITCAP (spec/logic.md §4a, issue 15): their splits paid by the warp's lane
+    /// count. A second certificate beside the ordinary one ([`crate::analysis::Analysis`]'s
+    /// `capped`); a fresh context.
+    pub fn capped(mut self) -> Self {
+        self.cap = true;
         self
     }
 
@@ -778,6 +792,7 @@ fn solve_back(
         tails_solved: 0,
         restricted: None,
         deferred: BTreeMap::new(),
+        capped: false,
     };
     let res = back_and_solve(&mut back, an, target);
     (res, back.tails_solved)

@@ -239,7 +239,7 @@ impl Back<'_, '_> {
             };
             let qp = qt
                 .plus(&qfn)
-                .plus_const(&(cost + &self.ctx.metric.if_ + &self.ctx.metric.div));
+                .plus_const(&(cost + &self.ctx.metric.if_ + &self.split_cost()));
             Ok((
                 node(
                     "Q:IFEXIT4",
@@ -319,6 +319,6 @@ impl Back<'_, '_> {
     /// branch's `qf`, the test's cost, `M^if` and `M^div`.
     fn guard_pre(&self, an: &IfGuardAn, q: TPoly, qf: &TPoly) -> TPoly {
         q.plus(qf)
-            .plus_const(&(&an.cost + &self.ctx.metric.if_ + &self.ctx.metric.div))
+            .plus_const(&(&an.cost + &self.ctx.metric.if_ + &self.split_cost()))
     }
 }

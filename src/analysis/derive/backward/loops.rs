@@ -38,7 +38,10 @@ impl Back<'_, '_> {
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
-        let k = if *uniform {
+        // Q:WHILEGUARDCAP / Q:WHILEEXITCAP (capped mode): no `M^div` in the loop test nor in
+        // the body's exit nodes; the lane count pays the splits (`cap_charge`)
+        let cap = self.ctx.cap && !*uniform && self.ctx.metric.div > Q::zero();
+        let k = if *uniform || cap {
             cost + &self.ctx.metric.if_
         } else {
             cost + &self.ctx.metric.if_ + &self.ctx.metric.div
@@ -82,7 +85,15 @@ impl Back<'_, '_> {
             }
             None => (i.clone(), i.plus_const(&k)),
         };
-        let (nb, qb) = self.back(body, jb.clone())?;
+        let saved = std::mem::replace(&mut self.capped, cap);
+        let nb = self.back(body, jb.clone());
+        self.capped = saved;
+        let (nb, qb) = nb?;
+        let charge = if cap {
+            Some(self.cap_charge(&nb)?)
+        } else {
+            None
+        };
         self.geq(&ib, &qb, "loop body is paid by the invariant")?;
         let bweak = TNode {
             rule: "Q:WEAK",
@@ -101,7 +112,7 @@ impl Back<'_, '_> {
         let k0 = cost + &self.ctx.metric.if_;
         // only where the first round's `M^div` is worth saving (sectors and conflicts
         // have `M^div = 0`: their certificates keep Q:WHILEGUARD)
-        let entry = *entry && self.ctx.metric.div > Q::zero();
+        let entry = *entry && self.ctx.metric.div > Q::zero() && !cap;
         let head = if entry {
             let mut m0: BTreeSet<Mono> = i.terms.keys().cloned().collect();
             m0.extend(ib.terms.keys().cloned());
@@ -130,10 +141,14 @@ impl Back<'_, '_> {
         let last = match ge {
             Some(_) => k0,
             None => &k + &k,
-        };
+        } + charge.clone().unwrap_or_else(Q::zero);
         let qp = head.plus(qpost).plus_const(&last);
         let wnode = TNode {
-            rule: if entry {
+            rule: if charge.is_some() && ge.is_some() {
+                "Q:WHILEGUARDCAP"
+            } else if charge.is_some() {
+                "Q:WHILEEXITCAP"
+            } else if entry {
                 "Q:WHILEGUARD0"
             } else if ge.is_some() && *uniform {
                 "Q:WHILEGUARD1"
@@ -163,6 +178,71 @@ impl Back<'_, '_> {
             vec![TChild::Stmt(wnode)],
         );
         Ok((outer, qp))
+    }
+
+    /// The lane-count charge `(N − 1)·(a + t + 1)·M^div` of a capped loop whose body's
+    /// derivation is `body` (spec/logic.md §4a, the kernel's `rules/cap.rs`): `N = min(warp
+    /// size, threads of the block)`, `a = 1` with a Q:IFEXIT4 node, `t` the Q:IFGUARD4 and
+    /// Q:FLAGEXIT nodes. Errors: a node that may split off the cap condition (the capped
+    /// run then fails, and the ordinary certificate stands alone).
+    fn cap_charge(&self, body: &TNode) -> Result<Q, AnalysisError> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Pos {
+            TailLoop,
+            TailFlag,
+            Ordinary,
+        }
+        fn walk(n: &TNode, pos: Pos, found: &mut (bool, u64)) -> Result<(), String> {
+            let tail = pos != Pos::Ordinary;
+            let at: Vec<Pos> = match n.rule {
+                "Q:SEQ" => (0..n.children.len())
+                    .map(|i| {
+                        if i + 1 == n.children.len() {
+                            pos
+                        } else {
+                            Pos::Ordinary
+                        }
+                    })
+                    .collect(),
+                "Q:WEAK" => vec![pos],
+                "Q:IF1" | "Q:IF2" | "Q:IF3" => vec![Pos::Ordinary, pos, pos],
+                "Q:IFEXIT1" => vec![Pos::Ordinary, Pos::Ordinary, pos],
+                "Q:IFEXIT4" if tail => {
+                    found.0 = true;
+                    vec![Pos::Ordinary, Pos::Ordinary, pos]
+                }
+                "Q:IFGUARD4" if pos == Pos::TailLoop => {
+                    found.1 += 1;
+                    vec![Pos::Ordinary, pos, Pos::Ordinary]
+                }
+                "Q:FLAGEXIT" if pos == Pos::TailLoop => {
+                    found.1 += 1;
+                    vec![Pos::TailFlag, Pos::Ordinary, pos, Pos::Ordinary]
+                }
+                "Q:IFEXIT4" | "Q:IFGUARD4" | "Q:FLAGEXIT" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE2"
+                | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEEXIT2" | "Q:WHILEGUARD"
+                | "Q:WHILEGUARD0" | "Q:WHILEGUARDCAP" | "Q:WHILEEXITCAP" => {
+                    return Err(format!("a {} node may split the warp", n.rule))
+                }
+                _ => Vec::new(),
+            };
+            for (i, c) in n.children.iter().enumerate() {
+                if let TChild::Stmt(c) = c {
+                    walk(c, at.get(i).copied().unwrap_or(Pos::Ordinary), found)?;
+                }
+            }
+            Ok(())
+        }
+        let mut found = (false, 0u64);
+        walk(body, Pos::TailLoop, &mut found).map_err(|reason| AnalysisError {
+            loc: None,
+            reason: format!("capped loop: {reason}"),
+        })?;
+        let lanes = u64::from(self.ctx.hw.warp_size)
+            .min(self.ctx.launch.block_threads())
+            .max(1);
+        let splits = (lanes - 1) * (u64::from(found.0) + found.1 + 1);
+        Ok(Q::from_integer(splits.into()) * &self.ctx.metric.div)
     }
 
     /// Q:WHILE1/2: an invariant template paid by the shift of the ranking atom.

@@ -52,6 +52,20 @@ pub(super) struct Back<'c, 'a> {
     /// of the outer ranking atom that a Q:WEAK at the inner loop's entry applies (instead
     /// of the outer body's entry).
     pub(super) deferred: BTreeMap<usize, Rewrite>,
+    /// In the body of a capped loop (Q:WHILEGUARDCAP / Q:WHILEEXITCAP): the exit nodes
+    /// charge no `M^div` ([`Back::split_cost`]).
+    pub(super) capped: bool,
+}
+
+impl Back<'_, '_> {
+    /// The `M^div` of an exit node's split: 0 in a capped loop's body (spec/logic.md §4a).
+    pub(super) fn split_cost(&self) -> Q {
+        if self.capped {
+            Q::zero()
+        } else {
+            self.ctx.metric.div.clone()
+        }
+    }
 }
 
 impl Back<'_, '_> {

@@ -1,0 +1,283 @@
+//! Q:WHILEGUARDCAP / Q:WHILEEXITCAP (spec/logic.md §4a, issue 15): a loop left by divergent
+//! jumps whose body splits the warp only at exit nodes is charged its splits by the warp's
+//! lane count, `(N − 1)·(a + t + 1)·M^div`, instead of per round. `analyze` gives a second
+//! certificate B beside the ordinary A; the answer is `min(A, B)`, each checked by the kernel.
+
+mod common;
+
+use common::warp32::{analyse, launch};
+use std::collections::BTreeMap;
+use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
+use warpcert::core::metric::Q;
+use warpcert::core::{Hardware, Metric, MetricName};
+use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
+
+fn src(name: &str) -> String {
+    let path = format!("{}/tests/precision/{name}.cu", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The analysis of `src` for `m` (block 32, symbolic grid), with its capped second bound.
+fn analysis(src: &str, m: MetricName) -> Analysis {
+    let hw = Hardware::default();
+    let file = warpcert::frontend::parse_str("k.cu", src).unwrap();
+    let (prog, _) =
+        warpcert::frontend::lower(&file, None, &launch(None), &hw, &BTreeMap::new()).unwrap();
+    analyze(
+        &prog,
+        &Metric::standard(m),
+        &hw,
+        &launch(None),
+        &AnalysisOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The lock-step per-warp cost (one block of 32) of `src` at `n` when lane `k < lanes`
+/// reads its negative cell in round `k` (`in[33k] = −1`, the staircase of the kernels'
+/// comments: one lane leaves per round), the other cells 1.
+fn staircase(src: &str, m: MetricName, n: i64, lanes: usize) -> Q {
+    let hw = Hardware::default();
+    let file = warpcert::frontend::parse_str("k.cu", src).unwrap();
+    let l = launch(Some([1, 1, 1]));
+    let (prog, _) = warpcert::frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
+    let cells = (0..32 * 128)
+        .map(|i| {
+            Value::Float(if i % 33 == 0 && i / 33 < lanes {
+                -1.0
+            } else {
+                1.0
+            })
+        })
+        .collect();
+    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
+    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
+    let run = run_kernel(&prog, &[Metric::standard(m)], &hw, &l, &params, &inputs).unwrap();
+    run.metrics[0].max_per_warp.clone()
+}
+
+fn q(v: i64) -> Q {
+    Q::from_integer(v.into())
+}
+
+/// The hand derivation of the kernels' comments (tests/precision/break_loop.cu,
+/// tests/whileguard.rs `return_loop_divwarps`): the worst `divwarps` of one warp is 0 for
+/// `n ≤ 0`, `3n − 1 + r` for `1 ≤ n ≤ 31` and `93 + r` for `n ≥ 32` (`r = 1` for the loops
+/// left by `return`: the flag test after the loop). The capped bound by hand from the rule:
+/// `(32 − 1)·(a + t + 1)` with `a = 1` (the data `if`, Q:IFEXIT4 under the Q:FLAGEXIT), `t = 1`
+/// (the flag test, Q:FLAGEXIT), and the loop test: 93, plus `r`. So `min(A, B)` is the
+/// truth for every `n ≥ 1` (and for every `n` for the loops left by `break`), and the
+/// staircase input of the lock-step semantics reaches it.
+#[test]
+fn capped_bound_is_the_lane_count_and_min_is_exact() {
+    let kernels = [
+        ("break_loop", 0),
+        ("break_before", 0),
+        ("break_after", 0),
+        ("for_return", 1),
+        ("while_return", 1),
+    ];
+    for (name, r) in kernels {
+        let s = src(name);
+        let a = analysis(&s, MetricName::Divwarps);
+        warpcert_kernel::check(&a.certificate).unwrap_or_else(|e| panic!("{name} A: {e:?}"));
+        let b = a
+            .capped
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no capped bound"));
+        assert!(
+            b.certificate.contains("(Q:WHILEGUARDCAP "),
+            "{name}: Q:WHILEGUARDCAP not used"
+        );
+        let v = warpcert_kernel::check(&b.certificate)
+            .unwrap_or_else(|e| panic!("{name} B rejected: {e:?}"));
+        assert_eq!(
+            v.bound,
+            (93 + r).to_string(),
+            "{name}: the kernel's bound of B"
+        );
+        for n in [-1i64, 0, 1, 2, 17, 31, 32, 33, 40] {
+            let at = BTreeMap::from([("n".to_string(), n)]);
+            let (ba, bb) = (a.bound.eval(&at), b.bound.eval(&at));
+            assert_eq!(bb, q(93 + r), "{name}: B at n = {n}");
+            let hand = match n {
+                n if n <= 0 => 0,
+                n if n <= 31 => 3 * n - 1 + r,
+                _ => 93 + r,
+            };
+            let lanes = if n >= 32 { 31 } else { n.max(0) as usize };
+            let truth = staircase(&s, MetricName::Divwarps, n, lanes);
+            assert_eq!(truth, q(hand), "{name}: hand derivation at n = {n}");
+            let all = staircase(&s, MetricName::Divwarps, n, 32);
+            assert!(
+                all <= truth,
+                "{name}: every lane leaving exceeds the hand count at n = {n}"
+            );
+            let min = ba.min(bb);
+            assert!(min >= truth, "{name}: min(A, B) unsound at n = {n}");
+            if n >= 1 || r == 0 {
+                assert_eq!(min, truth, "{name}: min(A, B) at n = {n}");
+            }
+        }
+    }
+}
+
+/// `steps` gets the capped bound too: A without the per-round `M^div`s (3 steps a round, 2
+/// for the first) plus the 93 (`M^div = 1` step): break_loop `16 + max0(n − 1) + 44·max0(n)`
+/// and `109 + 42·max0(n)` (93 + 16; 42 = 44 − 2 per round: the first round of A has no loop
+/// test `M^div` (Q:WHILEGUARD0), the `max0(n − 1)` is that test in the later rounds).
+/// Both cover the lock-step staircase and the no-break run.
+#[test]
+fn steps_capped_bound_covers_the_lock_step_cost() {
+    let s = src("break_loop");
+    let a = analysis(&s, MetricName::Steps);
+    let b = a
+        .capped
+        .as_ref()
+        .expect("break_loop steps: no capped bound");
+    warpcert_kernel::check(&b.certificate).unwrap_or_else(|e| panic!("B rejected: {e:?}"));
+    for n in [0i64, 1, 5, 31, 32, 40] {
+        let at = BTreeMap::from([("n".to_string(), n)]);
+        let want = 109 + 42 * n.max(0);
+        assert_eq!(b.bound.eval(&at), q(want), "B at n = {n}");
+        for lanes in [0usize, n.clamp(0, 31) as usize, 32] {
+            let t = staircase(&s, MetricName::Steps, n, lanes);
+            assert!(
+                q(want) >= t,
+                "B unsound at n = {n}, {lanes} lanes: {want} < {t}"
+            );
+        }
+    }
+}
+
+/// A loop whose body splits the warp outside its exits (a divergent `if` that does not jump)
+/// may split in every round, so no lane count caps it: at `n = 100` with no break the
+/// lock-step semantics splits the odd and even lanes in every round (100 > 93), and the
+/// capped run refuses the body (a Q:IF4 node): no B, the answer is A alone.
+#[test]
+fn a_body_with_another_divergent_if_gets_no_cap() {
+    let s = "__global__ void k(float *out, const float *in, int n) {
+  float acc = 0.0f;
+  for (int k = 0; k < n; k++) {
+    if (in[32 * k + threadIdx.x] < 0.0f) {
+      break;
+    }
+    if (threadIdx.x % 2 == 0) { acc = acc + 1.0f; } else { acc = acc * 2.0f; }
+  }
+  out[threadIdx.x] = acc;
+}";
+    let a = analysis(s, MetricName::Divwarps);
+    assert!(
+        a.capped.is_none(),
+        "a capped bound for a body that splits every round"
+    );
+    let truth = staircase(s, MetricName::Divwarps, 100, 0);
+    assert!(
+        truth > q(93),
+        "the lock-step cost {truth} is not above the lane count"
+    );
+    assert!(a.bound.eval(&BTreeMap::from([("n".to_string(), 100)])) >= truth);
+}
+
+/// `s` with the first occurrence of `from` replaced by `to` (which must occur).
+fn mutate(s: &str, from: &str, to: &str) -> String {
+    assert!(s.contains(from), "`{from}` not in the certificate");
+    s.replacen(from, to, 1)
+}
+
+/// Kernel mutants, pinned by message: (1) B with its loop rule named Q:WHILEGUARD (the
+/// exit nodes charged without `M^div` outside a capped body: the data `if`'s Q:IFEXIT4,
+/// checked first, is short of `M^div = 1`); (2) A with its loop rule named Q:WHILEGUARDCAP (the body's data `if` is a
+/// Q:IF4, refused by the cap condition); (3) B on a 16-lane warp (the lane count gives
+/// `15·3 = 45`, not the 93 the pre pays: the pre does not match).
+#[test]
+fn kernel_refuses_mutated_capped_certificates() {
+    let s = src("break_loop");
+    let a = analysis(&s, MetricName::Divwarps);
+    let b = a
+        .capped
+        .as_ref()
+        .expect("no capped bound")
+        .certificate
+        .clone();
+    let m1 = mutate(&b, "(Q:WHILEGUARDCAP ", "(Q:WHILEGUARD ");
+    let r1 = warpcert_kernel::check(&m1).expect_err("mutant 1 accepted");
+    assert_eq!(r1.rule, "Q:IFEXIT4", "{r1}");
+    assert!(
+        r1.to_string()
+            .contains("pre differs from then pre + else pre + M^if + C + M^div (Q: `0` vs `1`)"),
+        "{r1}"
+    );
+    let m2 = mutate(&a.certificate, "(Q:WHILEGUARD0 ", "(Q:WHILEGUARDCAP ");
+    let r2 = warpcert_kernel::check(&m2).expect_err("mutant 2 accepted");
+    assert!(
+        r2.to_string()
+            .contains("the capped loop's body has a Q:IF4 node (a rule that may split the warp)"),
+        "{r2}"
+    );
+    let m3 = mutate(&b, "(hardware 32 32 4 32)", "(hardware 16 32 4 32)");
+    let r3 = warpcert_kernel::check(&m3).expect_err("mutant 3 accepted");
+    assert_eq!(r3.rule, "Q:WHILEGUARDCAP", "{r3}");
+    assert!(
+        r3.to_string().contains("body post + post + M^if + C"),
+        "{r3}"
+    );
+}
+
+/// The ordinary certificate A is unchanged by the capped run (same text as
+/// `common::warp32::analyse`), and the export to Coq refuses B by its rule's name
+/// (Q:WHILEGUARDCAP is not formalized yet: spec/logic.md §4a).
+#[test]
+fn capped_certificate_is_refused_by_the_coq_export_by_name() {
+    let s = src("break_loop");
+    let a = analysis(&s, MetricName::Divwarps);
+    assert_eq!(a.certificate, analyse(&s, MetricName::Divwarps).0);
+    let b = a.capped.as_ref().expect("no capped bound");
+    match warpcert::export::coq::export(&b.certificate) {
+        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
+            assert_eq!(r, "Q:WHILEGUARDCAP")
+        }
+        other => panic!("export of B: {other:?}"),
+    }
+}
+
+/// NVIDIA's `CalcMandelbrot` (read in place from the shared corpus through
+/// tests/data/frontend/mandelbrot_wrapper.cu; skipped without it): its `do … while (1)` left
+/// only by `return`s is `while (jmp < 2)` (spec/lowering.md §6) with 21 nested exits
+/// (Q:IFEXIT4, each at the end of the previous one's else branch) and no flag test, so
+/// Q:WHILEEXITCAP charges `(32 − 1)·(1 + 0 + 1) = 62` per call (hand, from the rule) instead
+/// of `21 + 21/20·max0(crunch)`: B is `max0(numBlocks)·(62 + [32 ∤ imageW])`, constant in
+/// `crunch` (issue 15). Both certificates are accepted.
+#[test]
+fn mandelbrot_divwarps_capped_by_the_lane_count() {
+    if common::corpus_dir("cuda-samples-subset", "mandelbrot_divwarps_capped").is_none() {
+        return;
+    }
+    let path = common::root().join("tests/data/frontend/mandelbrot_wrapper.cu");
+    let l = launch(None);
+    let prog = common::load_for(&path, &l);
+    let hw = Hardware::default();
+    let m = Metric::standard(MetricName::Divwarps);
+    let a = analyze(&prog, &m, &hw, &l, &AnalysisOptions::default()).unwrap();
+    warpcert_kernel::check(&a.certificate).expect("A rejected");
+    let b = a.capped.as_ref().expect("mandelbrot: no capped bound");
+    assert!(
+        b.certificate.contains("(Q:WHILEEXITCAP "),
+        "Q:WHILEEXITCAP not used"
+    );
+    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
+    for (nb, crunch, w) in [
+        (1i64, 0i64, 64i64),
+        (1, 1000, 64),
+        (3, 512, 33),
+        (2, 20, 32),
+    ] {
+        let at = BTreeMap::from([
+            ("numBlocks".to_string(), nb),
+            ("crunch".to_string(), crunch),
+            ("imageW".to_string(), w),
+        ]);
+        let want = nb * (62 + i64::from(w % 32 != 0));
+        assert_eq!(b.bound.eval(&at), q(want), "B at {at:?} ({})", v.bound);
+    }
+}

@@ -340,6 +340,11 @@ pub(super) fn exact_lower(
     if let Some(r) = search.under(facts, &warps)? {
         return Ok(Some(r));
     }
+    // strided global accesses, each lane a sector apart for large enough parameters
+    // (spec/logic.md §4b "Strided accesses", L:GARRAYSTRIDE under L:HYP)
+    if let Some(r) = search.strided(&warps)? {
+        return Ok(Some(r));
+    }
     // rows misaligned by a parameter (matrixMul at a 32×32 block): warp-exact products
     // under congruence hypotheses (spec/logic.md §4b "Warp-exact products")
     if let Some(r) = search.congruent(&warps)? {
@@ -408,6 +413,35 @@ impl LowerSearch<'_> {
         let Ok(d) = crate::analysis::derivation_under(
             &l.program, self.m, &l.hw, &l.launch, self.opts, &h.facts,
         ) else {
+            return Ok(None);
+        };
+        self.for_warps(&d, Some(&h), warps)
+    }
+
+    /// [`Self::for_warps`] on the region where the program's strided global accesses touch
+    /// one sector per lane (spec/logic.md §4b "Strided accesses"): the facts of
+    /// [`crate::analysis::lower::stride_hypotheses`] (with the guard hypotheses), from a
+    /// derivation that keeps scaled entries with row multipliers
+    /// ([`crate::analysis::derivation_strided`]). `None` when the program has no such access.
+    fn strided(&self, warps: &[u32]) -> Result<Option<crate::report::LowerReport>, String> {
+        use crate::analysis::lower::{guard_hypotheses, stride_hypotheses, witness_point, Hypotheses};
+        let l = self.l;
+        let strided = |h: &[crate::core::assertion::Cstr]| {
+            crate::analysis::derivation_strided(&l.program, self.m, &l.hw, &l.launch, self.opts, h)
+        };
+        let Ok(d0) = strided(&[]) else {
+            return Ok(None);
+        };
+        let mut facts = stride_hypotheses(&l.program, &l.hw, &d0);
+        if facts.is_empty() {
+            return Ok(None);
+        }
+        facts.extend(guard_hypotheses(&l.program, &l.launch));
+        let Some(witness) = witness_point(&self.launch_p, &facts) else {
+            return Ok(None);
+        };
+        let h = Hypotheses { facts, witness };
+        let Ok(d) = strided(&h.facts) else {
             return Ok(None);
         };
         self.for_warps(&d, Some(&h), warps)

@@ -434,6 +434,11 @@ pub struct Ctx<'a> {
     /// set by [`Ctx::with_wraps`] for the derivation a lower-bound certificate borrows its
     /// assertions from (L:IFWRAP, §4b), so upper certificates keep their form.
     wraps: bool,
+    /// Whether to keep scaled entries with a row multiplier where they group no lanes
+    /// (`B[2·j·w + i]`): set by [`Ctx::with_strides`] for the derivation a lower-bound
+    /// certificate borrows its assertions from (L:GARRAYSTRIDE, spec/logic.md §4b). `N*`
+    /// of such an entry is that of no entry (each lane its own group).
+    strides: bool,
     /// The loop nests (chain monomials of deep nests, triangular loops).
     nests: nest::Nests,
 }
@@ -573,6 +578,7 @@ impl<'a> Ctx<'a> {
                 !r.mul.is_zero() || !w.mul.is_zero()
             }),
             wraps: false,
+            strides: false,
             nests: Default::default(),
         };
         c.const_facts = const_facts(prog);
@@ -599,6 +605,14 @@ impl<'a> Ctx<'a> {
     /// source of a lower-bound certificate's assertions where L:IFWRAP (§4b) needs them.
     pub fn with_wraps(mut self) -> Self {
         self.wraps = true;
+        self
+    }
+
+    /// The context that keeps scaled entries with a row multiplier where they group no
+    /// lanes (spec/logic.md §4b "Strided accesses"): the source of a lower-bound
+    /// certificate's assertions where L:GARRAYSTRIDE / L:GWRITESTRIDE need them.
+    pub fn with_strides(mut self) -> Self {
+        self.strides = true;
         self
     }
 

@@ -424,7 +424,9 @@ impl LowerSearch<'_> {
     /// derivation that keeps scaled entries with row multipliers
     /// ([`crate::analysis::derivation_strided`]). `None` when the program has no such access.
     fn strided(&self, warps: &[u32]) -> Result<Option<crate::report::LowerReport>, String> {
-        use crate::analysis::lower::{guard_hypotheses, stride_hypotheses, witness_point, Hypotheses};
+        use crate::analysis::lower::{
+            guard_hypotheses, stride_hypotheses, witness_point, Hypotheses,
+        };
         let l = self.l;
         let strided = |h: &[crate::core::assertion::Cstr]| {
             crate::analysis::derivation_strided(&l.program, self.m, &l.hw, &l.launch, self.opts, h)

@@ -462,9 +462,7 @@ pub fn stride_count(cx: &Ctx, n: &Node, env: &Assn, arr: &str, o: &crate::syntax
     // `S − s·(A·P + B) ≤ 0`, S = ⌈M/es⌉: neighbouring lanes' addresses ≥ M bytes apart
     let sector = num_bigint::BigInt::from(cx.hw[3]);
     let s_min = Integer::div_ceil(&sector, &num_bigint::BigInt::from(a.bytes.max(1)));
-    let target = Cstr::le(
-        Lin::constant(Rat::from_integer(s_min)).add_scaled(&mul.lin(), &-Rat::from_integer(sign)),
-    );
+    let target = Cstr::le(Lin::constant(Rat::from_integer(s_min)).add_scaled(&mul.lin(), &-Rat::from_integer(sign)));
     cx.entail(n, "stride", &env.p, &[target])?;
     let allowed = ts.len() as u64;
     if claimed.is_negative() || claimed > num_bigint::BigInt::from(allowed) {

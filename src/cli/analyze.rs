@@ -392,6 +392,29 @@ fn has_rem(s: &crate::core::ir::Stmt) -> bool {
     false
 }
 
+/// Whether `s` assigns some `p * y` or `y * p` with `p` a parameter and `y` a local (the
+/// source of a row multiplier, spec/logic.md §1).
+fn has_param_product(s: &crate::core::ir::Stmt) -> bool {
+    use crate::core::ir::{BinOp, Expr, Operand, Stmt};
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Assign(_, Expr::Bin(BinOp::Mul, a, b), _)
+                if matches!(
+                    (a, b),
+                    (Operand::Param(_), Operand::Var(_)) | (Operand::Var(_), Operand::Param(_))
+                ) =>
+            {
+                return true
+            }
+            Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => todo.extend([&**a, &**b]),
+            Stmt::While(_, b, _) => todo.push(b),
+            _ => {}
+        }
+    }
+    false
+}
+
 impl LowerSearch<'_> {
     /// [`Self::for_warps`] on the region of the parameter hypotheses `facts` (rule L:HYP,
     /// with a witness point; none when `facts` is empty or no point is found), from an
@@ -428,6 +451,13 @@ impl LowerSearch<'_> {
             guard_hypotheses, stride_hypotheses, witness_point, Hypotheses,
         };
         let l = self.l;
+        // only where a global access's count matters and some `x ← p * y` can give a
+        // row multiplier (one extra derivation otherwise for nothing)
+        let counted = !num_traits::Zero::is_zero(&self.m.gread.mul)
+            || !num_traits::Zero::is_zero(&self.m.gwrite.mul);
+        if !counted || !has_param_product(&l.program.body) {
+            return Ok(None);
+        }
         let strided = |h: &[crate::core::assertion::Cstr]| {
             crate::analysis::derivation_strided(&l.program, self.m, &l.hw, &l.launch, self.opts, h)
         };

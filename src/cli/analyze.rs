@@ -392,8 +392,8 @@ fn has_rem(s: &crate::core::ir::Stmt) -> bool {
     false
 }
 
-/// Whether `s` assigns some `p * y` or `y * p` with `p` a parameter and `y` a local (the
-/// source of a row multiplier, spec/logic.md §1).
+/// Whether `s` assigns some `p * y` or `y * p` with `p` a parameter and `y` a local or a
+/// thread index (the source of a row multiplier, spec/logic.md §1).
 fn has_param_product(s: &crate::core::ir::Stmt) -> bool {
     use crate::core::ir::{BinOp, Expr, Operand, Stmt};
     let mut todo = vec![s];
@@ -402,7 +402,8 @@ fn has_param_product(s: &crate::core::ir::Stmt) -> bool {
             Stmt::Assign(_, Expr::Bin(BinOp::Mul, a, b), _)
                 if matches!(
                     (a, b),
-                    (Operand::Param(_), Operand::Var(_)) | (Operand::Var(_), Operand::Param(_))
+                    (Operand::Param(_), Operand::Var(_) | Operand::Tid(_))
+                        | (Operand::Var(_) | Operand::Tid(_), Operand::Param(_))
                 ) =>
             {
                 return true

@@ -451,12 +451,18 @@ pub fn stride_count(cx: &Ctx, n: &Node, env: &Assn, arr: &str, o: &crate::syntax
     let lanes: Vec<[i64; 3]> =
         (first..first.saturating_add(wsz).min(total)).map(|t| crate::access::thread_index(cx.block, t)).collect();
     let rest = |t: &[i64; 3]| -> num_bigint::BigInt {
-        (0..3).filter(|e| *e != dim).map(|e| &dep.k[e] * num_bigint::BigInt::from(t[e])).sum()
+        dep.k
+            .iter()
+            .zip(t)
+            .enumerate()
+            .filter(|(e, _)| *e != dim)
+            .map(|(_, (k, v))| k * num_bigint::BigInt::from(*v))
+            .sum()
     };
     if lanes.iter().any(|t| rest(t) != lanes.first().map(rest).unwrap_or_default()) {
         return Err(bad("the part without `?` varies on the warp's lanes"));
     }
-    let mut ts: Vec<i64> = lanes.iter().map(|t| t[dim]).collect();
+    let mut ts: Vec<i64> = lanes.iter().filter_map(|t| t.get(dim).copied()).collect();
     ts.sort_unstable();
     ts.dedup();
     // `S − s·(A·P + B) ≤ 0`, S = ⌈M/es⌉: neighbouring lanes' addresses ≥ M bytes apart

@@ -1,6 +1,6 @@
 //! The counting lemma of L:GARRAYSTRIDE / L:GWRITESTRIDE in Coq (spec/logic.md §4b
 //! "Strided accesses"; coq-export/theories/Stride.v): addSub1's lower certificate claims
-//! `(n 32)` for warp 0 of its 1024-thread block under the hypothesis `2·w ≥ 8`; Coq
+//! `(n 32)` for warp 0 of its 1024-thread block under the hypothesis `w ≥ 4`; Coq
 //! computes the warp's distinct `threadIdx.x` (32) and proves, with `Stride.stride_claim_le`,
 //! the closed theorem `32 ≤ MemReads` for indices `2w·tid_x + c` whenever `w ≥ 4`. Mutants
 //! are refused: a claim of 33, and the weaker hypothesis `w ≥ 3` (24-byte steps). Skips
@@ -68,9 +68,9 @@ fn addsub1_stride_claim_checks_in_coq_and_mutants_fail() {
         "coq-stride",
     );
     assert_eq!(rel, "exact");
-    // the figures the Coq file states: the claim and `8 − 2w ≤ 0`, i.e. `w ≥ 4`
+    // the figures the Coq file states: the claim and `4 − w ≤ 0`, i.e. `w ≥ 4`
     assert!(lower.contains("(L:GARRAYSTRIDE (n 32)"), "{lower}");
-    assert!(lower.contains("(hyp (le (lin 8 (-2 w))))"), "{lower}");
+    assert!(lower.contains("(hyp (le (lin 4 (-1 w))))"), "{lower}");
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq stride check is not run");
         return;

@@ -1,7 +1,8 @@
 //! Rules L:GARRAYSTRIDE and L:GWRITESTRIDE (spec/logic.md §4b "Strided accesses", issue 14):
 //! a global access whose index has a scaled entry with a row multiplier `u = A·P + B`
 //! touches one sector per distinct `tid_d` of the named warp once `P` entails
-//! `s·u ≥ ⌈32/es⌉`. The lower producer states that fact as an L:HYP hypothesis; addSub1's
+//! `s·u ≥ ⌈32/es⌉`. The lower producer states that region as an L:HYP hypothesis (addSub1:
+//! `w ≥ 4`, which entails `2·w ≥ 8`); addSub1's
 //! `sectors` (and `steps`) answers become `exact`. The kernel rejects a count above the
 //! warp's, a hypothesis too weak for the stride, an index without a multiplier and a
 //! missing witness, each pinned by its message.
@@ -74,7 +75,7 @@ fn addsub1_sectors_exact_from_w_4() {
         MetricName::Sectors,
         "130*max(0, w)",
     );
-    assert!(lower.contains("(hyp (le (lin 8 (-2 w))))"), "{lower}");
+    assert!(lower.contains("(hyp (le (lin 4 (-1 w))))"), "{lower}");
     assert_eq!(
         lower.matches("(L:GARRAYSTRIDE (n 32)").count(),
         2,
@@ -167,13 +168,25 @@ fn addsub1_stride_mutants_rejected() {
     // w ≥ 3 only (the hypothesis and the root pre): 6 ints = 24 bytes apart, not a sector
     reject(
         "hyp w >= 3",
-        lower.replace("(le (lin 8 (-2 w)))", "(le (lin 6 (-2 w)))"),
+        lower.replace("(le (lin 4 (-1 w)))", "(le (lin 3 (-1 w)))"),
         "entail stride witness 0",
     );
     // the witness list dropped
-    let with = "(L:GARRAYSTRIDE (n 32) (entail stride (ids 7 7)) _)";
+    // the stride witness, by hand: `8 − 2w ≤ 0` is 2 × the hypothesis `4 − w ≤ 0`, source
+    // 7 (after the seven launch facts)
+    let with = "(L:GARRAYSTRIDE (n 32) (entail stride (farkas (7 2))) _)";
     assert!(lower.contains(with), "{lower}");
     let dropped = lower.replacen(with, "(L:GARRAYSTRIDE (n 32) _)", 1);
+    // the multiplier 1 leaves `4 − w`, not a constant
+    reject(
+        "lambda 1",
+        lower.replacen(
+            with,
+            "(L:GARRAYSTRIDE (n 32) (entail stride (farkas (7 1))) _)",
+            1,
+        ),
+        "entail stride witness 0",
+    );
     reject(
         "no witness",
         dropped,
@@ -184,7 +197,7 @@ fn addsub1_stride_mutants_rejected() {
         "uniform index",
         lower.replacen(
             "(L:GARRAY (n 1) _)",
-            "(L:GARRAYSTRIDE (n 1) (entail stride (ids 7 7)) _)",
+            "(L:GARRAYSTRIDE (n 1) (entail stride (farkas (7 2))) _)",
             1,
         ),
         "has no stride count: no scaled entry with one `?` dimension",

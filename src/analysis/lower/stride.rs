@@ -38,6 +38,23 @@ fn stride_fact(dep: &Dep, es: u32, hw: &Hardware) -> Option<Cstr> {
     ))
 }
 
+/// The region of [`stride_fact`] as a reader states it: for `A ≠ 0` the integer bound
+/// `P ≥ ⌈(S − s·B)/|A|⌉` (`addSub1`: `w ≥ 4` rather than `2·w ≥ 8`), which entails the
+/// fact (`|A|` times it); else the fact itself.
+fn region_fact(dep: &Dep, es: u32, hw: &Hardware) -> Option<Cstr> {
+    let fact = stride_fact(dep, es, hw)?;
+    let m = dep.mul?;
+    if m.a == 0 {
+        return Some(fact);
+    }
+    let s_min = i64::from(hw.sector_bytes.div_ceil(es));
+    let rhs = s_min.checked_sub(m.a.signum().checked_mul(m.b)?)?;
+    let abs = m.a.checked_abs()?;
+    let c = rhs.div_euclid(abs) + i64::from(rhs.rem_euclid(abs) != 0);
+    let p = Lin::var(&param_name(m.param)).scale(&q(m.a.signum()));
+    Some(Cstr::le(Lin::constant(q(c)).add_scaled(&p, &-q(1))))
+}
+
 impl Lx<'_> {
     /// The stride claim of the global access `a[o]` under `pre` (L:GARRAYSTRIDE /
     /// L:GWRITESTRIDE): the number of distinct `tid_d` over the named warp's lanes and the
@@ -114,7 +131,7 @@ pub fn stride_hypotheses(prog: &Program, hw: &Hardware, deriv: &Node) -> Vec<Cst
         nodes.extend(n.children.iter());
         let Some(pre) = n.pre() else { continue };
         for (x, es) in &idx {
-            let fact = pre.d.get(x).and_then(|d| stride_fact(d, *es, hw));
+            let fact = pre.d.get(x).and_then(|d| region_fact(d, *es, hw));
             if let Some(f) = fact.filter(|f| !out.contains(f)) {
                 out.push(f);
             }

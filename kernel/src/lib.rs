@@ -388,6 +388,15 @@ pub enum Reason {
         /// The warp's count `N_W`.
         allowed: u64,
     },
+    /// L:GARRAYSTRIDE, L:GWRITESTRIDE (§4b "Strided accesses"): the index `index` has no
+    /// stride count (`why`: no scaled entry with one `?` dimension, no row multiplier over
+    /// an `int` parameter, a zero multiplier, or a non-`?` part that varies on the warp).
+    StrideEntry {
+        /// The index operand.
+        index: String,
+        /// What fails.
+        why: &'static str,
+    },
     /// A `mono`/`imono` rewrite in L:WEAK (only equality rewrites keep a lower bound).
     InequalityRewrite(&'static str),
     /// The root post potential of a lower-bound certificate is not `0` (§4b).
@@ -544,6 +553,9 @@ impl fmt::Display for Reason {
             BoundMismatch { bound, root } => write!(f, "bound `{bound}` differs from the root potential `{root}`"),
             WrongRole { certificate } => {
                 write!(f, "this rule may not occur in a {certificate}-bound certificate (spec/logic.md §4b)")
+            }
+            StrideEntry { index, why } => {
+                write!(f, "the index `{index}` has no stride count: {why} (spec/logic.md §4b)")
             }
             AccessAbove { claimed, allowed } => {
                 write!(f, "claimed access count {claimed} is above the named warp's count {allowed}")

@@ -93,6 +93,8 @@ pub const LOWER_RULES: &[&str] = &[
     "L:WEAK",
     "L:GARRAY",
     "L:SARRAY",
+    "L:GARRAYSTRIDE",
+    "L:GWRITESTRIDE",
 ];
 
 /// Which certificates a rule may occur in (spec/logic.md §4b): upper-bound certificates
@@ -198,6 +200,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "L:WEAK" => (S, l_weak as Rule),
         "L:GARRAY" => (E, l_garray as Rule),
         "L:SARRAY" => (E, l_sarray as Rule),
+        "L:GARRAYSTRIDE" => (E, l_garraystride as Rule),
+        "L:GWRITESTRIDE" => (S, l_gwritestride as Rule),
         _ => return None,
     })
 }

@@ -217,6 +217,26 @@ pub fn derivation_under(
     })
 }
 
+/// [`derivation_under`] whose maps also keep scaled entries with a row multiplier where
+/// they group no lanes (`derive::Ctx::with_strides`): the source of a lower-bound
+/// certificate using L:GARRAYSTRIDE / L:GWRITESTRIDE (spec/logic.md §4b "Strided
+/// accesses"). Errors as [`analyze`].
+pub fn derivation_strided(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    hyps: &[crate::core::assertion::Cstr],
+) -> Result<Node, AnalysisError> {
+    on_analysis_thread(|| {
+        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
+            .under(hyps)
+            .with_strides();
+        derive::run(&mut ctx).map(|(n, _)| n)
+    })
+}
+
 /// The derivation a lower-bound certificate about warp `warp` borrows its assertions from
 /// under the congruence hypotheses `cong` (`(p, r, m)`: `p ≡ r (mod m)`; spec/logic.md §4b
 /// "Warp-exact products"): [`derive::Ctx::at_warp`]. Not an upper certificate (its maps

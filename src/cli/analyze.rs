@@ -384,6 +384,11 @@ pub(super) fn exact_lower(
     if let Some(r) = search.under(facts, &warps)? {
         return Ok(Some(r));
     }
+    // strided global accesses, each lane a sector apart for large enough parameters
+    // (spec/logic.md §4b "Strided accesses", L:GARRAYSTRIDE under L:HYP)
+    if let Some(r) = search.strided(&warps)? {
+        return Ok(Some(r));
+    }
     // rows misaligned by a parameter (matrixMul at a 32×32 block): warp-exact products
     // under congruence hypotheses (spec/logic.md §4b "Warp-exact products")
     if let Some(r) = search.congruent(&warps)? {
@@ -431,6 +436,30 @@ fn has_rem(s: &crate::core::ir::Stmt) -> bool {
     false
 }
 
+/// Whether `s` assigns some `p * y` or `y * p` with `p` a parameter and `y` a local or a
+/// thread index (the source of a row multiplier, spec/logic.md §1).
+fn has_param_product(s: &crate::core::ir::Stmt) -> bool {
+    use crate::core::ir::{BinOp, Expr, Operand, Stmt};
+    let mut todo = vec![s];
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Assign(_, Expr::Bin(BinOp::Mul, a, b), _)
+                if matches!(
+                    (a, b),
+                    (Operand::Param(_), Operand::Var(_) | Operand::Tid(_))
+                        | (Operand::Var(_) | Operand::Tid(_), Operand::Param(_))
+                ) =>
+            {
+                return true
+            }
+            Stmt::Seq(a, b) | Stmt::If(_, a, b, _) => todo.extend([&**a, &**b]),
+            Stmt::While(_, b, _) => todo.push(b),
+            _ => {}
+        }
+    }
+    false
+}
+
 impl LowerSearch<'_> {
     /// [`Self::for_warps`] on the region of the parameter hypotheses `facts` (rule L:HYP,
     /// with a witness point; none when `facts` is empty or no point is found), from an
@@ -452,6 +481,44 @@ impl LowerSearch<'_> {
         let Ok(d) = crate::analysis::derivation_under(
             &l.program, self.m, &l.hw, &l.launch, self.opts, &h.facts,
         ) else {
+            return Ok(None);
+        };
+        self.for_warps(&d, Some(&h), warps)
+    }
+
+    /// [`Self::for_warps`] on the region where the program's strided global accesses touch
+    /// one sector per lane (spec/logic.md §4b "Strided accesses"): the facts of
+    /// [`crate::analysis::lower::stride_hypotheses`] (with the guard hypotheses), from a
+    /// derivation that keeps scaled entries with row multipliers
+    /// ([`crate::analysis::derivation_strided`]). `None` when the program has no such access.
+    fn strided(&self, warps: &[u32]) -> Result<Option<crate::report::LowerReport>, String> {
+        use crate::analysis::lower::{
+            guard_hypotheses, stride_hypotheses, witness_point, Hypotheses,
+        };
+        let l = self.l;
+        // only where a global access's count matters and some `x ← p * y` can give a
+        // row multiplier (one extra derivation otherwise for nothing)
+        let counted = !num_traits::Zero::is_zero(&self.m.gread.mul)
+            || !num_traits::Zero::is_zero(&self.m.gwrite.mul);
+        if !counted || !has_param_product(&l.program.body) {
+            return Ok(None);
+        }
+        let strided = |h: &[crate::core::assertion::Cstr]| {
+            crate::analysis::derivation_strided(&l.program, self.m, &l.hw, &l.launch, self.opts, h)
+        };
+        let Ok(d0) = strided(&[]) else {
+            return Ok(None);
+        };
+        let mut facts = stride_hypotheses(&l.program, &l.hw, &d0);
+        if facts.is_empty() {
+            return Ok(None);
+        }
+        facts.extend(guard_hypotheses(&l.program, &l.launch));
+        let Some(witness) = witness_point(&self.launch_p, &facts) else {
+            return Ok(None);
+        };
+        let h = Hypotheses { facts, witness };
+        let Ok(d) = strided(&h.facts) else {
             return Ok(None);
         };
         self.for_warps(&d, Some(&h), warps)

@@ -23,6 +23,7 @@ pub const THEORIES: [&str; 18] = [
     "Logic",
     "IntRw",
     "Soundness",
+    "Stride",
     "Rows",
     "Check",
     "Refute",

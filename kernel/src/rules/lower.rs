@@ -382,6 +382,101 @@ pub fn l_sarray(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, R
     expr::read(cx, n, s, env, Space::Shared)
 }
 
+/// L:GARRAYSTRIDE — `(read A o)`, `A` global, with fields `(n N)` and `(entail stride w)`:
+/// `0 ≤ N ≤ stride_W(o)` ([`stride_count`]); costs `C_o + M^gread(N)` (spec/logic.md §4b
+/// "Strided accesses").
+pub fn l_garraystride(cx: &Ctx, n: &Node, s: Subject<'_>, env: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Expr(crate::syntax::Expr::Read(arr, o)) = s else {
+        return Err(cx.rej(crate::Reason::WrongSubject { expected: "an array read", found: s.describe() }));
+    };
+    let c = cx.shape::<1>(n, &["n", "entail stride"])?;
+    let count = stride_count(cx, n, env, arr, o)?;
+    let co = cx.check_node(&c[0], Subject::Opd(o), env, 0)?;
+    Ok(co + crate::metric::at(&cx.m.gread, &count))
+}
+
+/// L:GWRITESTRIDE — `A[o] ← e`, `A` global, with fields `(n N)` and `(entail stride w)`:
+/// L:GWRITE's premises (`P' = P`, `D' = D`, `Q = Q' + M^gwrite(N) + C1 + C2`) with
+/// `0 ≤ N ≤ stride_W(o)` ([`stride_count`]; spec/logic.md §4b "Strided accesses").
+pub fn l_gwritestride(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let Subject::Stmt(crate::syntax::Stmt::Write(arr, o, e)) = s else {
+        return Err(cx.rej(crate::Reason::WrongSubject { expected: "an array write", found: s.describe() }));
+    };
+    let post = cx.post(n)?;
+    let c = cx.shape::<2>(n, &["n", "entail stride"])?;
+    let count = stride_count(cx, n, pre, arr, o)?;
+    let c1 = cx.check_node(&c[0], Subject::Opd(o), pre, 0)?;
+    let c2 = cx.check_node(&c[1], Subject::Expr(e), pre, 1)?;
+    cx.same_p(&pre.p, &post.p, "pre", "post")?;
+    cx.same_d(&pre.d, &post.d, "pre", "post")?;
+    let charge = crate::metric::at(&cx.m.gwrite, &count) + c1 + c2;
+    cx.same_q(&pre.q, &post.q.plus_const(&charge), "pre", "post + M^gwrite(N) + C1 + C2")?;
+    Ok(Rat::zero())
+}
+
+/// The checked claim `(n N)` of L:GARRAYSTRIDE / L:GWRITESTRIDE for the global access
+/// `arr[o]` under the pre `env` (spec/logic.md §4b "Strided accesses"): `scaled_D(o)` has
+/// one `?` dimension `d` with a row multiplier `u = A·P + B` over an `int` parameter,
+/// `(A, B) ≠ (0, 0)`; the non-`?` part of the entry has one value on the named warp's
+/// lanes; `(entail stride w)` proves `S − s·u ≤ 0` from `P` (`S = ⌈M/es⌉`, `s` the sign of
+/// `A`, else of `B`); and `0 ≤ N ≤` the number of distinct `tid_d` over the warp's lanes.
+/// Returns `N`.
+///
+/// Errors: `StrideEntry` (the entry, the multiplier or the warp's non-`?` part), a
+/// Farkas rejection of list `entail stride`, `AccessAbove`, and [`Ctx::access_site`]'s.
+pub fn stride_count(cx: &Ctx, n: &Node, env: &Assn, arr: &str, o: &crate::syntax::Opd) -> Result<Rat, Rejection> {
+    use crate::arith::{Cstr, EntryKind, Lin};
+    use crate::syntax::Ty;
+    use crate::Reason;
+    use num_integer::Integer;
+    use num_traits::Signed;
+    let (a, claimed, _) = cx.access_site(n, arr, Space::Global)?;
+    let bad = |why: &'static str| cx.rej(Reason::StrideEntry { index: o.to_string(), why });
+    let dep = Ctx::scaled_opd(&env.d, o)
+        .filter(|d| matches!(d.kind, EntryKind::Scaled(u) if u.iter().filter(|b| **b).count() == 1))
+        .ok_or_else(|| bad("no scaled entry with one `?` dimension"))?;
+    let mul = dep.mul.clone().ok_or_else(|| bad("no row multiplier"))?;
+    if cx.prog.param(&mul.param) != Some(Ty::Int) {
+        return Err(bad("the multiplier's variable is not an `int` parameter"));
+    }
+    let sign = if mul.a.is_zero() { mul.b.signum() } else { mul.a.signum() };
+    if sign.is_zero() {
+        return Err(bad("the multiplier is 0"));
+    }
+    let dim = dep.unknown_dims().iter().position(|b| *b).unwrap_or(0);
+    // the named warp's lanes (all active): thread ids Wsz·W + l below the block size
+    let wsz = u64::from(cx.hw[0]);
+    let total = crate::access::block_threads(cx.block).unwrap_or(0);
+    let first = wsz.saturating_mul(u64::from(cx.lower.unwrap_or(0)));
+    let lanes: Vec<[i64; 3]> =
+        (first..first.saturating_add(wsz).min(total)).map(|t| crate::access::thread_index(cx.block, t)).collect();
+    let rest = |t: &[i64; 3]| -> num_bigint::BigInt {
+        dep.k
+            .iter()
+            .zip(t)
+            .enumerate()
+            .filter(|(e, _)| *e != dim)
+            .map(|(_, (k, v))| k * num_bigint::BigInt::from(*v))
+            .sum()
+    };
+    if lanes.iter().any(|t| rest(t) != lanes.first().map(rest).unwrap_or_default()) {
+        return Err(bad("the part without `?` varies on the warp's lanes"));
+    }
+    let mut ts: Vec<i64> = lanes.iter().filter_map(|t| t.get(dim).copied()).collect();
+    ts.sort_unstable();
+    ts.dedup();
+    // `S − s·(A·P + B) ≤ 0`, S = ⌈M/es⌉: neighbouring lanes' addresses ≥ M bytes apart
+    let sector = num_bigint::BigInt::from(cx.hw[3]);
+    let s_min = Integer::div_ceil(&sector, &num_bigint::BigInt::from(a.bytes.max(1)));
+    let target = Cstr::le(Lin::constant(Rat::from_integer(s_min)).add_scaled(&mul.lin(), &-Rat::from_integer(sign)));
+    cx.entail(n, "stride", &env.p, &[target])?;
+    let allowed = ts.len() as u64;
+    if claimed.is_negative() || claimed > num_bigint::BigInt::from(allowed) {
+        return Err(cx.rej(Reason::AccessAbove { claimed: claimed.to_string(), allowed }));
+    }
+    Ok(Rat::from_integer(claimed))
+}
+
 /// `went_W(e)` (spec/logic.md §4b "Warp-exact products"): the entry L:VWRITE1/L:VWRITE2
 /// may give `x ← a * b` in a lower certificate about warp `W`, beyond `ent_P,D(e)`: both
 /// operands are one integer on every lane of `W` ([`warp_value`]), so the product is one

@@ -133,6 +133,7 @@ pub const FIELD_KEYS: &[&str] = &[
     "entail join-else",
     "entail else-then",
     "entail else-cond",
+    "entail stride",
     "rewrite pre",
     "rewrite post",
     "rewrite guard",

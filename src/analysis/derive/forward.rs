@@ -423,6 +423,12 @@ impl Ctx<'_> {
         };
         let dep_e = match lin.as_ref().filter(|l| l.is_const()) {
             Some(l) if l.c.is_integer() => l.c.to_integer().try_into().ok().map(Dep::exact),
+            // L:GARRAYSTRIDE's entries (Ctx::with_strides): a scaled entry with a row
+            // multiplier even where it groups no lanes
+            _ if self.lanes && self.strides => entry_expr(&pre.d, e, &self.udims).or_else(|| {
+                crate::analysis::linear::scaled_expr(&pre.d, e, &self.udims)
+                    .filter(|x| !x.is_linear() && x.mul.is_some())
+            }),
             _ if self.lanes => entry_expr(&pre.d, e, &self.udims),
             // L:IFWRAP's entries (Ctx::with_wraps): a wrapped entry where no linear one is
             _ if self.wraps => dep_expr(&pre.d, e, &self.udims).or_else(|| wrap_expr(&pre.d, e)),

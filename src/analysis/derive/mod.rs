@@ -438,6 +438,11 @@ pub struct Ctx<'a> {
     /// jump-flag test is Q:FLAGEXIT whenever its part has an exit, and the loops with a
     /// divergent exit are capped ([`Ctx::capped`]).
     pub(super) cap: bool,
+    /// Whether to keep scaled entries with a row multiplier where they group no lanes
+    /// (`B[2·j·w + i]`): set by [`Ctx::with_strides`] for the derivation a lower-bound
+    /// certificate borrows its assertions from (L:GARRAYSTRIDE, spec/logic.md §4b). `N*`
+    /// of such an entry is that of no entry (each lane its own group).
+    strides: bool,
     /// The loop nests (chain monomials of deep nests, triangular loops).
     nests: nest::Nests,
 }
@@ -578,6 +583,7 @@ impl<'a> Ctx<'a> {
             }),
             wraps: false,
             cap: false,
+            strides: false,
             nests: Default::default(),
         };
         c.const_facts = const_facts(prog);
@@ -604,6 +610,14 @@ impl<'a> Ctx<'a> {
     /// source of a lower-bound certificate's assertions where L:IFWRAP (§4b) needs them.
     pub fn with_wraps(mut self) -> Self {
         self.wraps = true;
+        self
+    }
+
+    /// The context that keeps scaled entries with a row multiplier where they group no
+    /// lanes (spec/logic.md §4b "Strided accesses"): the source of a lower-bound
+    /// certificate's assertions where L:GARRAYSTRIDE / L:GWRITESTRIDE need them.
+    pub fn with_strides(mut self) -> Self {
+        self.strides = true;
         self
     }
 

@@ -100,6 +100,15 @@ impl Lx<'_> {
                     (Space::Shared, &self.m.sread, "L:SARRAY")
                 };
                 let nw = self.n_w(a, o, pre, space)?;
+                // a strided index: one sector per lane (L:GARRAYSTRIDE, §4b)
+                if let Some((ns, w)) = self.stride(a, o, pre).filter(|(ns, _)| *ns > nw) {
+                    return Ok(expr_node(
+                        "L:GARRAYSTRIDE",
+                        ko + f.at(ns),
+                        vec![Field::N(ns), Field::Entail("stride", vec![w])],
+                        vec![lo],
+                    ));
+                }
                 Ok(expr_node(rule, ko + f.at(nw), vec![Field::N(nw)], vec![lo]))
             }
             (r, _) => Err(format!("{r}: no lower-bound rule for this expression")),

@@ -35,9 +35,11 @@ mod expr;
 mod hypotheses;
 mod loops;
 mod stmt;
+mod stride;
 
 pub use congruence::congruence_hypotheses;
 pub use hypotheses::{guard_hypotheses, split_hypotheses, witness_point, Hypotheses};
+pub use stride::stride_hypotheses;
 
 use crate::certificate::{self, Assn, Field, Judgment, Node};
 use crate::core::assertion::Poly;

@@ -85,6 +85,18 @@ impl Lx<'_> {
                             (Space::Shared, &self.m.swrite)
                         };
                         let nw = self.n_w(a, o, pre, space)?;
+                        // a strided index: one sector per lane (L:GWRITESTRIDE, §4b)
+                        let stride = self.stride(a, o, pre).filter(|(ns, _)| *ns > nw);
+                        if let Some((ns, w)) = stride {
+                            let pq = post_q.plus_const(&(f.at(ns) + k1 + k2));
+                            return Ok(stmt_node(
+                                "L:GWRITESTRIDE",
+                                with_q(pre, pq),
+                                lpost,
+                                vec![Field::N(ns), Field::Entail("stride", vec![w])],
+                                vec![lo, le],
+                            ));
+                        }
                         (
                             if r == "Q:GWRITE" {
                                 "L:GWRITE"

@@ -4,6 +4,7 @@
 //! conditions (spec/logic.md §5).
 
 pub mod align;
+pub mod case;
 mod compare;
 mod count;
 mod deps;

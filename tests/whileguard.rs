@@ -433,12 +433,13 @@ fn return_loop_divwarps(n: i64) -> i64 {
 /// Issue 15 (ret16): the hand-derived worst `divwarps` of for_return and while_return
 /// ([`return_loop_divwarps`]) is reached by the lock-step semantics (the staircase inputs)
 /// and never exceeded by it (single returns at other lanes and rounds, no return); the
-/// certified bound covers it at every `n` and equals it for `1 ≤ n ≤ 31`. At `n ≤ 0` the
-/// bound keeps the flag test's `M^div` (bound 1, truth 0: spec/logic.md §4a, Q:WHILEGUARD0
-/// "Limits": after the loop `(P, D)` also describes a warp at `n = 0` split on `jmp0`, so
-/// no rule of the logic can charge that test 0 there); for `n ≥ 32` it is `3n` against the
-/// saturated 94 (each split removes a lane for good). Both gaps are asserted as they are
-/// (a tighter bound must update this test and the precision table together).
+/// certified bound covers it at every `n` and equals it for `n ≤ 31`: at `n ≤ 0` the
+/// derivation is split on the sign of `n` (Q:CASE) and the loop no lane enters is
+/// Q:WHILENONE, which keeps `jmp0`'s entry, so the flag test after it is uniform (issue 15,
+/// case17; before: bound 1 at `n ≤ 0`, spec/logic.md §4a, Q:WHILEGUARD0 "Limits"); for
+/// `n ≥ 32` it is `3n` against the saturated 94 (each split removes a lane for good),
+/// asserted as it is (a tighter bound must update this test and the precision table
+/// together).
 #[test]
 fn return_loops_divwarps_hand_derivation_and_bound() {
     for name in ["for_return", "while_return"] {
@@ -479,7 +480,6 @@ fn return_loops_divwarps_hand_derivation_and_bound() {
             let b = bound.eval(&at);
             assert!(b >= hand, "{name}: unsound at n = {n}: {b} < {hand}");
             let expected = match n {
-                n if n <= 0 => Q::from_integer(1.into()),
                 n if n <= 31 => hand.clone(),
                 n => Q::from_integer((3 * n).into()),
             };

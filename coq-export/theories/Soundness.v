@@ -5542,24 +5542,27 @@ Proof.
     pose proof (HRt t Ht) as Hb. destruct (R t) as [| [] |]; simpl in *; try discriminate; auto. }
   assert (Hg : forall t, In t T -> sl (set_local s g T R) g t = VBool false).
   { intros t Ht. simpl. rewrite Nat.eqb_refl, (proj2 (memb_In t T) Ht). apply Hf; exact Ht. }
-  destruct T as [|t0 T0] eqn:ET; [congruence|]. rewrite <- ET in *.
-  assert (Ht0 : In t0 T) by (rewrite ET; left; auto).
+  assert (Ht0 : exists t0, In t0 T)
+    by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Ht0 as [t0 Ht0].
+  assert (Hv : forall s1 r t, sl s1 g t = VBool false -> ev F ps s1 (EOpd (OVar g)) t = Some r ->
+    r = VBool false).
+  { intros s1 r t Hs Ev. simpl in Ev. rewrite Hs in Ev. inversion Ev; auto. }
   inversion Hr1; subst.
   - (* SC_WHILEALL: impossible *)
     match goal with He : eeval _ _ _ _ (EOpd (OVar g)) T ?r _,
       Hall : forall t, In t T -> is_true_v (?r t) = true |- _ =>
-      pose proof (eeval_ev _ _ _ _ _ _ _ He t0 Ht0) as Ev; specialize (Hall t0 Ht0) end.
-    simpl in Ev. rewrite Hg in Ev by auto. inversion Ev as [Ev']. rewrite <- Ev' in *.
-    simpl in *. discriminate.
+      pose proof (Hv _ _ t0 (Hg t0 Ht0) (eeval_ev _ _ _ _ _ _ _ He t0 Ht0)) as Ev;
+      specialize (Hall t0 Ht0) end.
+    rewrite Ev in *. simpl in *. discriminate.
   - (* SC_WHILESOME: impossible *)
-    match goal with He : eeval _ _ _ _ (EOpd (OVar g)) T ?r _,
+    exfalso. match goal with He : eeval _ _ _ _ (EOpd (OVar g)) T ?r _,
       Hs : filter (fun t => is_true_v (?r t)) T <> [] |- _ =>
       apply Hs; apply filter_all_false; intros t Ht;
-      pose proof (eeval_ev _ _ _ _ _ _ _ He t Ht) as Ev end.
-    simpl in Ev. rewrite Hg in Ev by auto. inversion Ev as [Ev']. rewrite <- Ev'. reflexivity.
+      rewrite (Hv _ _ t (Hg t Ht) (eeval_ev _ _ _ _ _ _ _ He t Ht)); reflexivity end.
   - (* SC_WHILENONE *)
     match goal with He : eeval _ _ _ _ (EOpd (OVar g)) T _ ?c |- _ =>
-      pose proof (qexpr_noread _ _ _ _ _ _ _ _ _ _ _ eq_refl He Hq) as Hc end.
+      pose proof (qexpr_noread F ps _ (EOpd (OVar g)) _ _ _ _ _ _ _ eq_refl He Hq) as Hc end.
     split; [split; auto|]. intros t Ht. specialize (HQ0 t Ht).
     pose proof (pot_ge_sound (rho ps (set_local s g T R) t) _ _ Hpre) as H1.
     rewrite padd_val in H1. cbn [aQ] in *. lra.

@@ -64,9 +64,9 @@ const SAMPLES: [i64; 12] = [-3, -1, 0, 1, 2, 3, 5, 17, 31, 32, 40, 100];
 /// each `int` parameter `p` of its bound, the analysis again under `p ≤ 0` (`Q_T`) and under
 /// `p ≥ 1` (`Q_F`); the two derivations become the children of a Q:CASE whose pre
 /// potential is the coefficient-wise maximum of `Q_T` and `Q_F*`, where `Q_F*` is `Q_F`
-/// after `(shift p 1)` with its constant folded back into `max0(p)`
-/// (`c + a·max0(p − 1) ↦ a·max0(p) + max(0, c − a)`, which the same shift maps to at least
-/// `Q_F`'s image). The `then` case needs no rewrite (`Q ≥ Q_T` coefficient-wise), the
+/// after `(shift p 1)` with part of its constant folded back into `max0(p)`
+/// (`c + a·max0(p − 1) ↦ a'·max0(p) + (a − a')·max0(p − 1) + (c − a')`, `a' = min(a, c)`,
+/// which the same shift maps back to `Q_F`'s image). The `then` case needs no rewrite (`Q ≥ Q_T` coefficient-wise), the
 /// `else` case the shift `(shift p 1)` applied to both sides. The split is kept when its
 /// bound is nowhere above `bound` at the sampled parameter values ([`SAMPLES`], other
 /// parameters at 0, 1, 7 and 64) and below it at one; otherwise `(derivation, bound)` is
@@ -134,7 +134,8 @@ fn split_on(
     let down = Atom::Max0(Arc::new(lp.plus_const(&-Q::one())));
     let shift =
         |q: &Poly| q.replace_atom(&atom, &[(Q::one(), None), (Q::one(), Some(down.clone()))]);
-    // Q_F*: the shifted Q_F with `c + a·max0(p − 1)` folded back into `a·max0(p)`
+    // Q_F*: the shifted Q_F with `a'` of `c + a·max0(p − 1)` folded back into
+    // `a'·max0(p)`, `a' = min(a, c)`: the same shift maps it to the shifted Q_F exactly
     let mut qf_star = shift(&qf);
     let a = qf_star
         .terms
@@ -142,11 +143,11 @@ fn split_on(
         .cloned()
         .unwrap_or_default();
     let c = qf_star.terms.get(&Vec::new()).cloned().unwrap_or_default();
-    if a > Q::zero() {
-        qf_star.add_term(vec![down.clone()], -a.clone());
-        qf_star.add_term(Vec::new(), -c.clone());
-        qf_star.add_term(vec![atom.clone()], a.clone());
-        qf_star.add_term(Vec::new(), (&c - &a).max(Q::zero()));
+    let fold = a.min(c);
+    if fold > Q::zero() {
+        qf_star.add_term(vec![down.clone()], -fold.clone());
+        qf_star.add_term(Vec::new(), -fold.clone());
+        qf_star.add_term(vec![atom.clone()], fold);
     }
     if qf_star.terms.values().any(|v| *v < Q::zero()) {
         return None;

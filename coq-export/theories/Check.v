@@ -988,7 +988,7 @@ Proof.
     match goal with E : dpre d = A |- _ => rewrite E in IHd end.
     match goal with Hx : Nat.eqb _ _ = true |- _ => apply Nat.eqb_eq in Hx; subst end.
     destruct B as [P' D' Q'], (dpost d) as [P D Qn] eqn:E0; simpl in *; subst.
-    eapply Q_WHILENONE; eauto using ecost_sound.
+    eapply Q_WHILENONE with (n := ne) (ws := ws); eauto using ecost_sound.
 Qed.
 
 End Check.

@@ -5565,7 +5565,7 @@ Proof.
       pose proof (qexpr_noread F ps _ (EOpd (OVar g)) _ _ _ _ _ _ _ eq_refl He Hq) as Hc end.
     split; [split; auto|]. intros t Ht. specialize (HQ0 t Ht).
     pose proof (pot_ge_sound (rho ps (set_local s g T R) t) _ _ Hpre) as H1.
-    rewrite padd_val in H1. cbn [aQ] in *. lra.
+    rewrite padd_val in H1. cbn [aQ] in *. fold M in HQ0, Hc, H1 |- *. lra.
 Qed.
 (* ---- end issue 15 (case17) ---- *)
 

@@ -51,7 +51,11 @@ fn return_loops_divwarps_are_exact_up_to_31() {
         }
         for n in [-2i64, 0] {
             let run = common::warp32::simulated(&s, MetricName::Divwarps, n, None, 32 * 24);
-            assert_eq!(run, Q::from_integer(0.into()), "{name}: lock-step at n = {n}");
+            assert_eq!(
+                run,
+                Q::from_integer(0.into()),
+                "{name}: lock-step at n = {n}"
+            );
         }
     }
 }
@@ -75,7 +79,10 @@ fn case_and_whilenone_mutants_are_rejected_by_message() {
     let rejected = |mutant: &str, rule: &str, msg: &str| {
         let r = warpcert_kernel::check(mutant).expect_err(msg);
         assert_eq!(r.rule, rule, "{msg}: rejected elsewhere: {r:?}");
-        assert!(r.to_string().contains(msg), "{msg}: rejected for another reason: {r}");
+        assert!(
+            r.to_string().contains(msg),
+            "{msg}: rejected for another reason: {r}"
+        );
     };
     let shift = "(rewrite else (shift (lin 0 (1 n)) 1 (farkas (6 1))))";
     rejected(
@@ -93,7 +100,11 @@ fn case_and_whilenone_mutants_are_rejected_by_message() {
         "rewrite else: mono/imono is an inequality",
     );
     rejected(
-        &mutate(&cert, "(entail none (farkas (6 1) (7 -1)))", "(entail none (farkas (6 1)))"),
+        &mutate(
+            &cert,
+            "(entail none (farkas (6 1) (7 -1)))",
+            "(entail none (farkas (6 1)))",
+        ),
         "Q:WHILENONE",
         "entail none witness 0",
     );
@@ -124,7 +135,10 @@ fn case_certificates_check_in_coq_and_mutants_fail() {
     for name in ["for_return", "while_return"] {
         let (cert, _) = analyse(&src(name), MetricName::Divwarps);
         let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(v.contains("(DCase ") || v.contains("DCase "), "{name}: no DCase");
+        assert!(
+            v.contains("(DCase ") || v.contains("DCase "),
+            "{name}: no DCase"
+        );
         assert!(v.contains("DWhileNone "), "{name}: no DWhileNone");
         texts.push((name.to_string(), v));
     }

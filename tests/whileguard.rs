@@ -83,9 +83,11 @@ fn loops_left_by_jumps_are_tight_with_whileguard() {
 /// the last one twice, the flag test after the loop once). At `n ≤ 0` no
 /// lane enters any of the five loops: the lock-step cost of the executable semantics
 /// (`warpcert run`) is 0 `divwarps` (the guard's write and the failed test run on the whole
-/// warp), which the bound of the loops left by `break` equals; their `steps` bound equals
-/// the lock-step cost there too, and the loops left by `return` exceed it by the flag
-/// test's `M^div` (1 step). Every bound covers the lock-step cost at every tested `n` and break position.
+/// warp), which the bound of every loop equals, and their `steps` bound equals the
+/// lock-step cost there too: for the loops left by `return` since issue 15 (case17), whose
+/// derivations split on `n ≤ 0` (Q:CASE) with the loop as Q:WHILENONE there, so the flag
+/// test after it is uniform (before: the flag test's `M^div`, 1 more `divwarps` and 1
+/// more step at `n ≤ 0`). Every bound covers the lock-step cost at every tested `n` and break position.
 #[test]
 fn a_loop_no_lane_enters_costs_its_last_test_alone() {
     let kernels = [
@@ -115,15 +117,9 @@ fn a_loop_no_lane_enters_costs_its_last_test_alone() {
                         Q::from_integer(0.into()),
                         "{name}: hand derivation at n = {n}"
                     );
-                    assert_eq!(
-                        b,
-                        Q::from_integer(after.into()),
-                        "{name}: divwarps bound at n = {n}"
-                    );
+                    assert_eq!(b, t, "{name}: divwarps bound at n = {n}");
                 } else {
-                    // the flag test's `M^div` is 1 step too (Metric::standard)
-                    let over = Q::from_integer(after.into());
-                    assert_eq!(b, t + over, "{name}: steps bound at n = {n}");
+                    assert_eq!(b, t, "{name}: steps bound at n = {n}");
                 }
             }
             for n in [1i64, 2, 5] {
@@ -433,12 +429,13 @@ fn return_loop_divwarps(n: i64) -> i64 {
 /// Issue 15 (ret16): the hand-derived worst `divwarps` of for_return and while_return
 /// ([`return_loop_divwarps`]) is reached by the lock-step semantics (the staircase inputs)
 /// and never exceeded by it (single returns at other lanes and rounds, no return); the
-/// certified bound covers it at every `n` and equals it for `1 ≤ n ≤ 31`. At `n ≤ 0` the
-/// bound keeps the flag test's `M^div` (bound 1, truth 0: spec/logic.md §4a, Q:WHILEGUARD0
-/// "Limits": after the loop `(P, D)` also describes a warp at `n = 0` split on `jmp0`, so
-/// no rule of the logic can charge that test 0 there); for `n ≥ 32` it is `3n` against the
-/// saturated 94 (each split removes a lane for good). Both gaps are asserted as they are
-/// (a tighter bound must update this test and the precision table together).
+/// certified bound covers it at every `n` and equals it for `n ≤ 31`: at `n ≤ 0` the
+/// derivation is split on the sign of `n` (Q:CASE) and the loop no lane enters is
+/// Q:WHILENONE, which keeps `jmp0`'s entry, so the flag test after it is uniform (issue 15,
+/// case17; before: bound 1 at `n ≤ 0`, spec/logic.md §4a, Q:WHILEGUARD0 "Limits"); for
+/// `n ≥ 32` it is `3n` against the saturated 94 (each split removes a lane for good),
+/// asserted as it is (a tighter bound must update this test and the precision table
+/// together).
 #[test]
 fn return_loops_divwarps_hand_derivation_and_bound() {
     for name in ["for_return", "while_return"] {
@@ -479,7 +476,6 @@ fn return_loops_divwarps_hand_derivation_and_bound() {
             let b = bound.eval(&at);
             assert!(b >= hand, "{name}: unsound at n = {n}: {b} < {hand}");
             let expected = match n {
-                n if n <= 0 => Q::from_integer(1.into()),
                 n if n <= 31 => hand.clone(),
                 n => Q::from_integer((3 * n).into()),
             };

@@ -67,7 +67,11 @@ Inductive dtree :=
       (db dl : dtree)
   (* issue 14 (brdis14): L:IFWRAP, a lower rule only (LowerCheck.v; [check] rejects it):
      L:IFD's [P ⇒ P'] witnesses [wjt]; the split is decided from [D] and the lanes *)
-  | DIfWrap (A B : assn) (ne : accw) (wjt : list fwit).
+  | DIfWrap (A B : assn) (ne : accw) (wjt : list fwit)
+  (* issue 15 (case17): Q:CASE (the split form [L], equality rewrites [rt], [rf] of both
+     sides, join witnesses), Q:WHILENONE ([g ← E; while (g) s], [ws]: [P ⇒ cond(¬E)]) *)
+  | DCase (A B : assn) (L : lin) (rt rf : list rw) (wjt wje : list fwit) (dt df : dtree)
+  | DWhileNone (A B : assn) (ne : accw) (ws : list fwit) (d0 : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -87,6 +91,7 @@ Definition dpre (d : dtree) : assn :=
   | DWhileGuard0 A _ _ _ _ _ _ _ _ => A
   | DWhileLastAlign A _ _ _ _ _ _ _ _ => A
   | DIfWrap A _ _ _ => A
+  | DCase A _ _ _ _ _ _ _ _ | DWhileNone A _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -106,6 +111,7 @@ Definition dpost (d : dtree) : assn :=
   | DWhileGuard0 _ B _ _ _ _ _ _ _ => B
   | DWhileLastAlign _ B _ _ _ _ _ _ _ => B
   | DIfWrap _ B _ _ => B
+  | DCase _ B _ _ _ _ _ _ _ | DWhileNone _ B _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -651,6 +657,29 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           end
       | _, _ => false
       end
+  (* issue 15 (case17): Q:CASE *)
+  | DCase A B L rt rf wjt wje dt df, s =>
+      let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
+      luni G (aD A) L &&
+      cstrs_equiv (aP T) (aP A ++ [CLe L]) && cstrs_equiv (aP F) (aP A ++ [case_else L]) &&
+      deq (aD T) (aD A) && deq (aD F) (aD A) &&
+      pot_ge_both (aP T) rt (aQ A) (aQ T) && pot_ge_both (aP F) rf (aQ A) (aQ F) &&
+      entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+      dcovers (aD T') (aD B) && dcovers (aD F') (aD B) &&
+      pot_ge (aQ T') (aQ B) && pot_ge (aQ F') (aQ B) &&
+      check None false s dt && check None false s df && fco fe A B
+  (* issue 15 (case17): Q:WHILENONE *)
+  | DWhileNone A B ne ws d0, SSeq s0 (SWhile (EOpd (OVar g)) s) =>
+      let L := dpost d0 in
+      match s0, ecost (aP L) (aD L) (EOpd (OVar g)) ne with
+      | SAssign x E, Some C =>
+          Nat.eqb x g && (match c_lty G g with Some TBool => true | _ => false end) &&
+          nonempty (snd (cond G E)) && entails (aP L) (snd (cond G E)) ws &&
+          aeq (dpre d0) A && peq (aP B) (aP L) && deq (aD B) (aD L) &&
+          pot_ge (aQ L) (padd (aQ B) (m_if M + C)) &&
+          check None false s0 d0 && fco fe A B
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
@@ -671,6 +700,7 @@ Proof.
     [match goal with
      | _ : check _ _ _ (DWeak _ _ _ _ _ _ _ _) = true |- _ => idtac
      | _ : check _ _ _ (DGuardExit _ _ _ _) = true |- _ => idtac
+     | _ : check _ _ _ (DCase _ _ _ _ _ _ _ _ _) = true |- _ => idtac
      | _ => destruct s; cbn [check] in H; try discriminate; cbn [dpre dpost]
      end..].
   - (* DSkip *) apply ord_close; [apply Q_SKIP | exact H].
@@ -940,6 +970,25 @@ Proof.
       (dpost d1) as [PB' DB' QB'] eqn:E2, (dpre d2) as [PL DL QL] eqn:E3,
       (dpost d2) as [PN DN QN] eqn:E4; simpl in *; subst. rewrite Hwt in *.
     eapply Q_WHILELASTALIGN; eauto using ecost_sound.
+  - (* DCase (case17) *)
+    cbn [check] in H. split_b. apply ord_close; [|assumption]. cbn [dpre dpost].
+    match goal with Hc : check None _ _ d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check None _ _ d2 = true |- _ => ih_none IHd2 Hc end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT] eqn:E1,
+      (dpre d2) as [PF DF QF] eqn:E3; simpl in *; subst.
+    eapply (Q_CASE G P D Qn s L PT PF QT QF); eauto.
+  - (* DWhileNone (case17) *)
+    destruct s2; try discriminate. destruct e as [[g| | |]| | |]; try discriminate.
+    destruct s1; try (cbv beta iota in H; discriminate).
+    destruct (ecost (aP (dpost d)) (aD (dpost d)) (EOpd (OVar g)) ne) as [C|] eqn:Ec;
+      try discriminate.
+    destruct (c_lty G g) as [[| |]|] eqn:Et; split_b; try discriminate.
+    apply ord_close; [|assumption].
+    match goal with Hc : check None _ _ d = true |- _ => ih_none IHd Hc end.
+    match goal with E : dpre d = A |- _ => rewrite E in IHd end.
+    match goal with Hx : Nat.eqb _ _ = true |- _ => apply Nat.eqb_eq in Hx; subst end.
+    destruct B as [P' D' Q'], (dpost d) as [P D Qn] eqn:E0; simpl in *; subst.
+    eapply Q_WHILENONE with (n := ne) (ws := ws); eauto using ecost_sound.
 Qed.
 
 End Check.

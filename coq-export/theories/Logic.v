@@ -1149,6 +1149,17 @@ Fixpoint guard_last (g : nat) (GE : list cstr) (s : stmt) : bool :=
   end.
 (* ---- end issue 15 (exit15) ---- *)
 
+(* ---- begin issue 15 (case17): Q:CASE, Q:WHILENONE (spec/logic.md §4a) ---- *)
+(** Q:CASE's else case: [−L + 1 ≤ 0], i.e. [L ≥ 1] (forms are integer-valued). *)
+Definition case_else (L : lin) : cstr := CLe (lplus (lscale (-1) L) 1).
+(** A rewrite list of equalities only (no [mono]/[imono]), each valid under [P]. *)
+Definition rws_eqok (P : list cstr) (rs : list rw) : bool :=
+  forallb (fun r => rw_ok P r && negb (is_mono r)) rs.
+(** [Q1 ≥ Q2] under [P]: the equality rewrites [rs] applied to both sides. *)
+Definition pot_ge_both (P : list cstr) (rs : list rw) (Q1 Q2 : pot) : bool :=
+  rws_eqok P rs && pot_ge (rws_apply rs Q1) (rws_apply rs Q2).
+(* ---- end issue 15 (case17) ---- *)
+
 (** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}]
 
     [qstmt] is the ordinary judgment, [qstmtF u e] the filtered judgment of
@@ -1383,6 +1394,23 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       puni D QB' = true -> pnonneg QB' = true -> puni D J0 = true -> pnonneg J0 = true ->
       puni D' Q' = true ->
       qstmt A (SSeq s0 (SWhile (EOpd (OVar g)) s)) (mkAssn P' D' Q')
+  (* issue 15 (case17): Q:CASE, a case split on the uniform integer form [L] *)
+  | Q_CASE : forall P D Qn s L PT PF QT QF A1 A2 P' D' Q' rt rf wjt wje,
+      luni D L = true ->
+      cstrs_equiv PT (P ++ [CLe L]) = true -> cstrs_equiv PF (P ++ [case_else L]) = true ->
+      qstmt (mkAssn PT D QT) s A1 -> qstmt (mkAssn PF D QF) s A2 ->
+      pot_ge_both PT rt Qn QT = true -> pot_ge_both PF rf Qn QF = true ->
+      entails (aP A1) P' wjt = true -> entails (aP A2) P' wje = true ->
+      dcovers (aD A1) D' = true -> dcovers (aD A2) D' = true ->
+      pot_ge (aQ A1) Q' = true -> pot_ge (aQ A2) Q' = true ->
+      qstmt (mkAssn P D Qn) s (mkAssn P' D' Q')
+  (* issue 15 (case17): Q:WHILENONE, the guard loop after [g ← E] with [P ⇒ cond(¬E)] *)
+  | Q_WHILENONE : forall A g E P D Qn Q' n C b ws,
+      qstmt A (SAssign g E) (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+      nonempty (snd (cond E)) = true -> entails P (snd (cond E)) ws = true ->
+      qexpr P D (EOpd (OVar g)) n C ->
+      pot_ge Qn (padd Q' (m_if M + C)) = true ->
+      qstmt A (SSeq (SAssign g E) (SWhile (EOpd (OVar g)) b)) (mkAssn P D Q')
 with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->
       qstmtF u e A s A'

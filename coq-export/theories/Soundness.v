@@ -5425,6 +5425,150 @@ Proof.
 Qed.
 (* ---- end issue 15 (exit15b) ---- *)
 
+(* ---- begin issue 15 (case17): Q:CASE, Q:WHILENONE (spec/logic.md §4a) ---- *)
+
+(** Equality rewrites keep a potential's value on the states satisfying their source. *)
+Lemma rws_eq_sound : forall r P rs Q1, sat r P -> rws_eqok P rs = true ->
+  pval r (rws_apply rs Q1) == pval r Q1.
+Proof.
+  intros r P rs; induction rs as [|r0 rs IH]; intros Q1 HP H; unfold rws_apply in *; simpl in *;
+    [reflexivity|].
+  apply andb_true_iff in H as [H1 H2]. apply andb_true_iff in H1 as [H1 Hm].
+  apply negb_true_iff in Hm.
+  eapply Qeq_trans; [apply (IH (rw_apply r0 Q1) HP H2)|].
+  apply (rw_apply_sound r P r0 Q1 HP H1 Hm).
+Qed.
+
+Lemma pot_ge_both_sound : forall r P rs Q1 Q2, sat r P -> pot_ge_both P rs Q1 Q2 = true ->
+  pval r Q2 <= pval r Q1.
+Proof.
+  intros r P rs Q1 Q2 HP H. unfold pot_ge_both in H. apply andb_true_iff in H as [H1 H2].
+  pose proof (pot_ge_sound r _ _ H2) as H3.
+  pose proof (rws_eq_sound r P rs Q1 HP H1) as E1.
+  pose proof (rws_eq_sound r P rs Q2 HP H1) as E2. lra.
+Qed.
+
+(** One case of Q:CASE: every thread satisfies the case's constraint [c]. *)
+Lemma case_branch : forall P D Qn st c PC QC A P' D' Q' rs wj F ps s T s' C w,
+  pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
+  (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  (forall t, In t T -> holds (rho ps s t) c) ->
+  cstrs_equiv PC (P ++ [c]) = true -> valid (mkAssn PC D QC) st A ->
+  pot_ge_both PC rs Qn QC = true -> entails (aP A) P' wj = true -> dcovers (aD A) D' = true ->
+  pot_ge (aQ A) Q' = true -> seval G F ps s st T s' C ->
+  sat_assn ps (mkAssn P' D' Q') s' T /\
+  forall t, In t T -> C + pval (rho ps s' t) Q' <= pval (rho ps s t) Qn.
+Proof.
+  intros P D Qn st c PC QC A P' D' Q' rs wj F ps s T s' C w Hp Hn Hne Hi Hw HP HD Hc Heq V Hb
+    Hj Hcv Hq Hrun.
+  assert (HPC : forall t, In t T -> sat (rho ps s t) PC).
+  { intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). apply sat_app; [auto|].
+    intros c' [<-|[]]. auto. }
+  destruct (V F ps s T s' C w Hp Hn Hne Hi Hw (conj HPC HD) Hrun) as [[HP' HD'] HQ].
+  split; [split|].
+  - intros t Ht. eapply entails_sound; [apply HP'; auto | exact Hj].
+  - eapply dcovers_sound; eauto.
+  - intros t Ht. specialize (HQ t Ht). cbn [aQ] in HQ |- *.
+    pose proof (pot_ge_sound (rho ps s' t) _ _ Hq) as H1.
+    pose proof (pot_ge_both_sound (rho ps s t) PC rs Qn QC (HPC t Ht) Hb) as H2. lra.
+Qed.
+
+Lemma sound_Q_CASE : forall P D Qn st L PT PF QT QF A1 A2 P' D' Q' rt rf wjt wje,
+  luni G D L = true ->
+  cstrs_equiv PT (P ++ [CLe L]) = true -> cstrs_equiv PF (P ++ [case_else L]) = true ->
+  valid (mkAssn PT D QT) st A1 -> valid (mkAssn PF D QF) st A2 ->
+  pot_ge_both PT rt Qn QT = true -> pot_ge_both PF rf Qn QF = true ->
+  entails (aP A1) P' wjt = true -> entails (aP A2) P' wje = true ->
+  dcovers (aD A1) D' = true -> dcovers (aD A2) D' = true ->
+  pot_ge (aQ A1) Q' = true -> pot_ge (aQ A2) Q' = true ->
+  valid (mkAssn P D Qn) st (mkAssn P' D' Q').
+Proof.
+  intros P D Qn st L PT PF QT QF A1 A2 P' D' Q' rt rf wjt wje Hu HT HF V1 V2 Hb1 Hb2 Hj1 Hj2
+    Hc1 Hc2 Hq1 Hq2.
+  start_valid. cbn [aP aD] in HP, HD.
+  destruct T as [|t0 T0] eqn:ET; [congruence|]. rewrite <- ET in *.
+  assert (Hall : forall t, In t T -> leval (rho ps s t) L = leval (rho ps s t0) L).
+  { intros t Ht. apply (luni_sound ps s T D L HD Hu t t0 Ht). rewrite ET; left; auto. }
+  destruct (Z_le_gt_dec (leval (rho ps s t0) L) 0) as [Hle|Hgt].
+  - eapply (case_branch P D Qn st (CLe L) PT QT A1 P' D' Q' rt wjt); eauto.
+    intros t Ht. cbn [holds]. rewrite Hall by auto. exact Hle.
+  - eapply (case_branch P D Qn st (case_else L) PF QF A2 P' D' Q' rf wje); eauto.
+    intros t Ht. unfold case_else, holds, lplus. rewrite ladd_eval, lscale_eval.
+    assert (E1 : leval (rho ps s t) (mkLin 1 []) = 1%Z) by reflexivity.
+    rewrite E1, Hall by auto. lia.
+Qed.
+
+(** Writing a [bool] local changes no linear form: its integer view is 0 before and after. *)
+Lemma rho_set_bool : forall ps s g T R t v, c_lty G g = Some TBool -> wt s ->
+  (forall t, In t T -> has_type (R t) TBool = true) ->
+  rho ps (set_local s g T R) t v = rho ps s t v.
+Proof.
+  intros ps s g T R t v Hty Hw HR. destruct v as [x|p|d]; simpl; auto.
+  destruct (Nat.eqb_spec x g) as [->|]; simpl; auto.
+  destruct (memb t T) eqn:Em; auto.
+  apply memb_In in Em. pose proof (HR t Em) as H1. pose proof (Hw g TBool Hty t) as H2.
+  destruct (R t), (sl s g t); simpl in *; try discriminate; auto.
+Qed.
+
+Lemma sound_Q_WHILENONE : forall A g E P D Qn Q' n C b ws,
+  valid A (SAssign g E) (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+  nonempty (snd (cond G E)) = true -> entails P (snd (cond G E)) ws = true ->
+  qexpr G P D (EOpd (OVar g)) n C ->
+  pot_ge Qn (padd Q' (m_if M + C)) = true ->
+  valid A (SSeq (SAssign g E) (SWhile (EOpd (OVar g)) b)) (mkAssn P D Q').
+Proof.
+  intros A g E P D Qn Q' n C b ws V0 Hty Hne' Hent Hq Hpre.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst.
+  match goal with H1 : seval _ _ _ s (SAssign g E) T ?a ?c1,
+    H2 : seval _ _ _ ?a (SWhile _ _) T s' ?c2 |- _ =>
+    rename H1 into Hr0, H2 into Hr1, a into st1, c1 into C1, c2 into C2 end.
+  destruct (V0 F ps s T st1 C1 w Hp Hn Hne Hi Hw HA Hr0) as [[HP1 HD1] HQ0].
+  cbn [aP aD aQ] in HP1, HD1, HQ0.
+  inversion Hr0; subst.
+  match goal with He : eeval _ _ _ s E T ?r ?c, Hl : c_lty G g = Some ?ty,
+    Ht : forall t, In t T -> has_type (?r t) ?ty = true |- _ =>
+    rename He into HeE, r into R, Ht into HRt; assert (ty = TBool) by congruence; subst ty end.
+  (* every thread evaluated [E] to false: [g] is false everywhere *)
+  assert (Hf : forall t, In t T -> R t = VBool false).
+  { intros t Ht.
+    assert (Hs1 : sat (rho ps (set_local s g T R) t) (snd (cond G E)))
+      by (eapply entails_sound; [apply HP1; auto | exact Hent]).
+    assert (Hs0 : sat (rho ps s t) (snd (cond G E))).
+    { apply (sat_ext (rho ps (set_local s g T R) t)); auto.
+      intros v. apply rho_set_bool; auto. }
+    pose proof (exit_false F ps s E t Hp Hw Hne' Hs0) as Hef.
+    rewrite (etrue_R F ps s E T R _ HeE t Ht) in Hef.
+    pose proof (HRt t Ht) as Hb. destruct (R t) as [| [] |]; simpl in *; try discriminate; auto. }
+  assert (Hg : forall t, In t T -> sl (set_local s g T R) g t = VBool false).
+  { intros t Ht. simpl. rewrite Nat.eqb_refl, (proj2 (memb_In t T) Ht). apply Hf; exact Ht. }
+  assert (Ht0 : exists t0, In t0 T)
+    by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Ht0 as [t0 Ht0].
+  assert (Hv : forall s1 r t, sl s1 g t = VBool false -> ev F ps s1 (EOpd (OVar g)) t = Some r ->
+    r = VBool false).
+  { intros s1 r t Hs Ev. simpl in Ev. rewrite Hs in Ev. inversion Ev; auto. }
+  inversion Hr1; subst.
+  - (* SC_WHILEALL: impossible *)
+    match goal with He : eeval _ _ _ _ (EOpd (OVar g)) T ?r _,
+      Hall : forall t, In t T -> is_true_v (?r t) = true |- _ =>
+      pose proof (Hv _ _ t0 (Hg t0 Ht0) (eeval_ev _ _ _ _ _ _ _ He t0 Ht0)) as Ev;
+      specialize (Hall t0 Ht0) end.
+    rewrite Ev in *. simpl in *. discriminate.
+  - (* SC_WHILESOME: impossible *)
+    exfalso. match goal with He : eeval _ _ _ _ (EOpd (OVar g)) T ?r _,
+      Hs : filter (fun t => is_true_v (?r t)) T <> [] |- _ =>
+      apply Hs; apply filter_all_false; intros t Ht;
+      rewrite (Hv _ _ t (Hg t Ht) (eeval_ev _ _ _ _ _ _ _ He t Ht)); reflexivity end.
+  - (* SC_WHILENONE *)
+    match goal with He : eeval _ _ _ _ (EOpd (OVar g)) T _ ?c |- _ =>
+      pose proof (qexpr_noread F ps _ (EOpd (OVar g)) _ _ _ _ _ _ _ eq_refl He Hq) as Hc end.
+    split; [split; auto|]. intros t Ht. specialize (HQ0 t Ht).
+    pose proof (pot_ge_sound (rho ps (set_local s g T R) t) _ _ Hpre) as H1.
+    rewrite padd_val in H1. cbn [aQ] in *. fold M in HQ0, Hc, H1 |- *. lra.
+Qed.
+(* ---- end issue 15 (case17) ---- *)
+
 (** ** RaCUDA Theorem 1 for these representations, with the filtered judgments of
     spec/logic.md §4a (mutual induction on the two judgments) *)
 Scheme qstmt_mut := Induction for qstmt Sort Prop
@@ -5469,6 +5613,9 @@ Proof.
   - apply sound_SEQ_ASSOC; auto.
   (* issue 15 (exit15b) *)
   - eapply sound_Q_WHILEGUARD0; eauto.
+  (* issue 15 (case17) *)
+  - eapply sound_Q_CASE; eauto.
+  - eapply sound_Q_WHILENONE; eauto.
   - apply sound_F_ORD; auto.
   - eapply sound_F_SEQ; eauto.
   - eapply sound_F_IF1; eauto.

@@ -322,6 +322,12 @@ pub enum Reason {
     /// whose body does not end every path by a write of the guard with the same condition
     /// or by falsifying it (spec/logic.md §4a).
     GuardEntry(String),
+    /// Q:CASE (spec/logic.md §4a): the children's pre `P` is not the node's with `L ≤ 0`,
+    /// resp. `−L + 1 ≤ 0` appended, or the split form `L` is not integral or not uniform.
+    CaseSplit(String),
+    /// Q:WHILENONE (spec/logic.md §4a): not a loop on a `bool` guard right after the guard's
+    /// write `g ← E` in its Q:SEQ, or `cond(¬E)` empty.
+    WhileNone(String),
     /// Q:WHILEEXIT1/2 whose loop condition reads this array (spec/logic.md §4a: the test
     /// also runs on threads that left by an exit, for which `D` need not hold).
     ExitTestReads(String),
@@ -523,6 +529,8 @@ impl fmt::Display for Reason {
             NoCondition(op) => write!(f, "condition `{op}` is not a linear comparison this rule can use"),
             NotFiltered => write!(f, "rule allowed only in filtered position (the spine of a Q:WHILEEXIT body)"),
             GuardEntry(why) => write!(f, "Q:WHILEGUARD: {why}"),
+            CaseSplit(why) => write!(f, "Q:CASE: {why}"),
+            WhileNone(why) => write!(f, "Q:WHILENONE: {why}"),
             DivergentExit => {
                 write!(f, "the loop body leaves the loop by a Q:IFEXIT4 (divergent) exit: Q:WHILEEXIT2 is required")
             }

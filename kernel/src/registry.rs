@@ -5,6 +5,7 @@ use crate::arith::Rat;
 use crate::rules::{
     align::{q_ifalign, q_whilelastalign},
     cap::{q_whileexitcap, q_whileguardcap},
+    case::{q_case, q_whilenone},
     expr::*,
     lower::*,
     nosplit::q_whilewarp,
@@ -68,6 +69,8 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:VWRITEROWS",
     "Q:WHILEGUARDCAP",
     "Q:WHILEEXITCAP",
+    "Q:CASE",
+    "Q:WHILENONE",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -179,6 +182,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:VWRITEROWS" => (S, q_vwriterows as Rule),
         "Q:WHILEGUARDCAP" => (S, q_whileguardcap as Rule),
         "Q:WHILEEXITCAP" => (S, q_whileexitcap as Rule),
+        "Q:CASE" => (S, q_case as Rule),
+        "Q:WHILENONE" => (S, q_whilenone as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

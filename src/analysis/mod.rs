@@ -359,6 +359,11 @@ pub fn analyze_toward(
         } else {
             first?
         };
+        // Q:CASE on the sign of a parameter (spec/logic.md §4a; derive/case.rs)
+        let (derivation, bound) = match target {
+            None => derive::split_cases(prog, metric, hw, launch, opts, derivation, bound),
+            Some(_) => (derivation, bound),
+        };
         let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
         let mut rules_used = BTreeMap::new();
         derivation.count_rules(&mut rules_used);

@@ -5,6 +5,7 @@
 
 pub mod align;
 pub mod cap;
+pub mod case;
 mod compare;
 mod count;
 mod deps;

@@ -15,6 +15,7 @@
 //! locals (and parameters) some later statement reads.
 
 mod backward;
+mod case;
 mod exits;
 mod forward;
 mod instantiate;
@@ -40,6 +41,7 @@ use crate::core::assertion::linear::{Cstr, DepMap, Lin};
 use crate::core::assertion::poly::{Atom, Coef, Poly};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Hardware, Launch, Loc, Metric, Program, Space, Ty};
+pub(crate) use case::split_cases;
 pub use launch::launch_facts;
 use num_bigint::BigInt;
 use num_traits::Zero;
@@ -176,6 +178,13 @@ enum AK {
     /// the guard `(var g)`, `part` filtered for the jump-flag test `c`, `t` filtered for
     /// the guard, `f` ordinary from the empty `D` (it ends with `g ← false`).
     FlagExit(FlagExitAn),
+    /// Q:WHILENONE (spec/logic.md §4a): a guard loop right after `g ← E` whose pre entails
+    /// `cond(¬E)` (`w_none`): no thread enters it; `e` is the test `(var g)`, `cost` its cost.
+    WhileNone {
+        e: Node,
+        cost: Q,
+        w_none: Vec<Farkas>,
+    },
 }
 
 /// Q:FLAGEXIT (spec/logic.md §4a): the part of a loop body before the jump-flag test,

@@ -63,10 +63,16 @@ impl Ctx<'_> {
                         .insert(&**body as *const Stmt as usize, c.clone());
                 }
             }
+            // Q:WHILENONE: a guard loop no thread enters (derive/case.rs)
+            let none = match (prev, filt) {
+                (Some(p0), None) => self.fwd_while_none(p0, it, &cur)?,
+                _ => None,
+            };
             prev = Some(it);
-            let an = match filt {
-                Some(f) if i == last => self.fwd_filt(it, &cur, f)?,
-                _ => self.fwd(it, &cur)?,
+            let an = match (none, filt) {
+                (Some(an), _) => an,
+                (None, Some(f)) if i == last => self.fwd_filt(it, &cur, f)?,
+                (None, _) => self.fwd(it, &cur)?,
             };
             let guarded = matches!(&an.kind, AK::WhileExit(w) if w.ge.is_some());
             let an = if guarded {

@@ -175,7 +175,13 @@ impl Exporter<'_> {
             )));
         };
         if let Some(wg) = rest.first().filter(|w| {
-            ["Q:WHILEGUARD", "Q:WHILEGUARD1", "Q:WHILEGUARD0"].contains(&w.rule.as_str())
+            [
+                "Q:WHILEGUARD",
+                "Q:WHILEGUARD1",
+                "Q:WHILEGUARD0",
+                "Q:WHILENONE",
+            ]
+            .contains(&w.rule.as_str())
         }) {
             return self.seq_guard(first, wg, &rest[1..], s1, s2, a, b, ind);
         }
@@ -220,6 +226,45 @@ impl Exporter<'_> {
         let Stmt::While(e, body) = w else {
             return Err(unsupported("about a statement other than a loop"));
         };
+        // Q:WHILENONE (issue 15, case17): `DWhileNone` about the pair `s0; W`
+        let dwg = if wg.rule == "Q:WHILENONE" {
+            self.while_none(first, wg, s0, w, a, ind)?
+        } else {
+            self.guard_loop(first, wg, s0, (e, body), a, ind)?
+        };
+        // without a rest the loop's post is the chain's (`m` names `b`'s assertion)
+        let Some(r) = r else {
+            return Ok(dwg);
+        };
+        let dr = match more {
+            [one] => self.node(one, r, ind + 4)?,
+            [second, ..] => {
+                let mid = match &second.pre {
+                    Some(p) => self.assn(p)?,
+                    None => return Err(ExportError::Unsupported("Q:SEQ child without pre".into())),
+                };
+                self.seq(more, r, &mid, b, ind + 4)?
+            }
+            [] => return Err(unsupported("chain")),
+        };
+        Ok(format!(
+            "DAssoc {a} {b}\n{pad}  (DSeq {a} {b}\n{pad}    ({dwg})\n{pad}    ({dr}))"
+        ))
+    }
+
+    /// The `DWhileGuard`/`DWhileGuard0` of the guard loop `wg` about `while (e) body`
+    /// right after `first` about `s0`, pre `a`.
+    fn guard_loop(
+        &mut self,
+        first: &Node,
+        wg: &Node,
+        s0: &Stmt,
+        (e, body): (&Expr, &Stmt),
+        a: &str,
+        ind: usize,
+    ) -> Result<String, ExportError> {
+        let pad = " ".repeat(ind);
+        let unsupported = |what: &str| ExportError::Unsupported(format!("Q:WHILEGUARD {what}"));
         let (Some(lpre), Some(lpost)) = (&wg.pre, &wg.post) else {
             return Err(unsupported("without pre/post"));
         };
@@ -246,7 +291,7 @@ impl Exporter<'_> {
         let uf = wg.rule == "Q:WHILEGUARD1";
         // `(rewrite guard …)` under the body's pre `P ++ GE`
         let rg = self.rewrites(wg, "guard", &bpre.p)?;
-        let dwg = if wg.rule == "Q:WHILEGUARD0" {
+        Ok(if wg.rule == "Q:WHILEGUARD0" {
             // Q:WHILEGUARD0: the entry potential `J₀ = pre − Q' − (M^if + M^var)` (the test
             // `(var g)` costs `M^var`, OQ:VAR) and `(rewrite entry …)`
             let m0 = warpcert_kernel::metric::standard(&self.cert.metric)
@@ -264,25 +309,7 @@ impl Exporter<'_> {
                 "DWhileGuard {a} {m} {acc} {uf} [{}] {rg}\n{pad}    ({d0})\n{pad}    ({db})",
                 ge.join("; ")
             )
-        };
-        // without a rest the loop's post is the chain's (`m` names `b`'s assertion)
-        let Some(r) = r else {
-            return Ok(dwg);
-        };
-        let dr = match more {
-            [one] => self.node(one, r, ind + 4)?,
-            [second, ..] => {
-                let mid = match &second.pre {
-                    Some(p) => self.assn(p)?,
-                    None => return Err(ExportError::Unsupported("Q:SEQ child without pre".into())),
-                };
-                self.seq(more, r, &mid, b, ind + 4)?
-            }
-            [] => return Err(unsupported("chain")),
-        };
-        Ok(format!(
-            "DAssoc {a} {b}\n{pad}  (DSeq {a} {b}\n{pad}    ({dwg})\n{pad}    ({dr}))"
-        ))
+        })
     }
 
     /// The number of constraints of `cond(¬e)` (neg) or `cond(e)` (spec/logic.md §2).

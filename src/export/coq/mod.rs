@@ -29,6 +29,7 @@
 //! is printed in those cases.
 
 mod access;
+mod case;
 mod guard;
 mod node;
 mod terms;

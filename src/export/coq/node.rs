@@ -188,6 +188,7 @@ impl Exporter<'_> {
                 format!("DWhile1 {a} {b} {acc}\n{pad}  ({db})")
             }
             ("Q:WEAK", _) => self.weak(&at, s)?,
+            ("Q:CASE", _) => self.case(&at, s)?,
             ("Q:GUARD", Stmt::Assign(_, c)) => self.guard(&at, c, s)?,
             ("Q:GUARDEXIT", _) => self.guard_exit(&at, s)?,
             ("Q:IFGUARD4", Stmt::If(c, s1, s2)) => self.if_guard(&at, c, s1, s2)?,

@@ -263,6 +263,15 @@ impl Back<'_, '_> {
                 (node("Q:GUARDEXIT", &q, fields, vec![TChild::Stmt(n)]), q)
             }
             AK::WhileExit(an) => self.back_while_exit(a, an, &qpost)?,
+            AK::WhileNone { e, cost, w_none } => {
+                // Q:WHILENONE: the failed test alone
+                let qp = qpost.plus_const(&(cost + &self.ctx.metric.if_));
+                let fields = vec![Field::Entail("none", w_none.clone())];
+                (
+                    node("Q:WHILENONE", &qp, fields, vec![TChild::Expr(e.clone())]),
+                    qp,
+                )
+            }
             AK::Unroll { inner } => {
                 let (ni, qi) = self.back(inner, qpost.clone())?;
                 (node("Q:UNROLL", &qi, vec![], vec![TChild::Stmt(ni)]), qi)

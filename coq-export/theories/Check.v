@@ -978,7 +978,7 @@ Proof.
     destruct (rows_acc_w G wt (aP A) (aD A) i es n0 rows) as [X|] eqn:Er; try discriminate.
     split_b. apply ord_close; [|assumption].
     pose proof (ecost_sound Htab _ _ _ _ _ Ec).
-    destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst. rewrite Hwt in *.
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
     eapply Q_GWRITEROWS; eauto using ocost_sound.
   - (* DVwriteRows (coqrows17) *)
     destruct e as [o|op a b|op a|arr i]; try discriminate.

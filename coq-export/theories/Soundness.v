@@ -2953,19 +2953,21 @@ Lemma sound_Q_GWRITEROWS : forall P D Qn Q' A i e es n0 rows X ne C1 C2,
   valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
 Proof.
   intros P D Qn Q' A i e es n0 rows X ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
+  pose proof (rows_acc_sound ps s P D i es n0 rows X T w Hacc HD HP Hne Hi) as HRA.
   inversion Hrun; subst; rewrite Ha in *; try discriminate.
   match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
   split; [split; auto|]. intros t Ht. simpl.
   match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
   match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
     pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
-  destruct (rows_acc_sound ps s P D i es n0 rows X T w Hacc HD HP Hne Hi t) as [Hle [_ Hr]].
+  destruct (HRA t) as [Hle [_ Hr]].
   pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val, pcharge_val in Hg by exact Hr.
-  assert (Hc : m_gwrite M (memreads G es T (oval G ps s i)) <=
-               m_gwrite M 1 * inject_Z (rcharge n0 rows (leval (rho ps s t) X))).
-  { rewrite (proj2 (m_glin M (memreads G es T (oval G ps s i)))), !(Qmult_comm (m_gwrite M 1)).
-    apply Qmult_le_compat_r; [rewrite <- Zle_Qle; exact Hle|].
-    destruct (m_acc1 M) as [_ [_ [Hg1 _]]]. exact Hg1. }
+  match goal with |- context[m_gwrite _ (memreads G ?e0 ?T0 ?R0)] =>
+    assert (Hc : m_gwrite M (memreads G e0 T0 R0) <=
+                 m_gwrite M 1 * inject_Z (rcharge n0 rows (leval (rho ps s t) X)));
+    [rewrite (proj2 (m_glin M (memreads G e0 T0 R0))), !(Qmult_comm (m_gwrite M 1));
+     apply Qmult_le_compat_r;
+     [rewrite <- Zle_Qle; exact Hle | destruct (m_acc1 M) as [_ [_ [Hg1 _]]]; exact Hg1] |] end.
   set (K := m_gwrite M 1 * inject_Z (rcharge n0 rows (leval (rho ps s t) X))) in *.
   change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.

@@ -99,22 +99,14 @@ fn coq_constructors_are_the_logic_rules() {
     if have.iter().any(|c| c == "Q:WHILEGUARD") {
         have.push("Q:WHILEGUARD1".to_string());
     }
-    // NOT FORMALIZED YET (issue 15): Q:GWRITEROWS and Q:VWRITEROWS (spec/logic.md §4 "Rows")
-    // are checked by the kernel but have no Coq constructor and no export (`export-coq`
-    // refuses certificates using them); their side condition and its key lemma are in
-    // coq-export/theories/Rows.v (`rows_ok_w`, `rows_sound`; tests/coq_rows.rs), the row
-    // multiplier on `DScl` is not. Listed here by name so that
+    // Q:GWRITEROWS and Q:VWRITEROWS (spec/logic.md §4 "Rows") are formalized since
+    // coqrows17 (`Q_GWRITEROWS`, `Q_VWRITEROWS`).
+    // NOT FORMALIZED YET (issue 15): Q:WHILEGUARDCAP and Q:WHILEEXITCAP (spec/logic.md §4a,
+    // the lane-count cap of loops left by divergent jumps) are checked by the kernel only;
+    // `export-coq` refuses them by name (tests/whilecap.rs). Listed here by name so that
     // the gap is explicit and this test fails once they are formalized (remove them then)
     // or if any other rule lacks a constructor.
-    // Q:WHILEGUARDCAP and Q:WHILEEXITCAP (spec/logic.md §4a, the lane-count cap of loops
-    // left by divergent jumps) likewise: kernel only; `export-coq` refuses them by name
-    // (tests/whilecap.rs).
-    const NOT_IN_COQ: [&str; 4] = [
-        "Q:GWRITEROWS",
-        "Q:VWRITEROWS",
-        "Q:WHILEGUARDCAP",
-        "Q:WHILEEXITCAP",
-    ];
+    const NOT_IN_COQ: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
     for r in NOT_IN_COQ {
         assert!(
             !have.iter().any(|c| c == r),
@@ -664,8 +656,8 @@ fn theorem_hypotheses_match_the_certificate_assumptions() {
 /// The sectors certificate of a precision kernel with scaled entries (a warp spanning rows
 /// of a 2-D block), with the kernel's verdict on its bound. Made without residue atoms
 /// (`align: false`): by default the accesses are Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md
-/// §4 "Rows"), which the Coq theories do not formalize yet, so the export refuses them; this
-/// certificate keeps the grouped `N*` of Q:GWRITE / EQ:GARRAY that Coq checks.
+/// §4 "Rows", [`row_rules_check_in_coq_and_mutants_fail`]); this certificate keeps the
+/// grouped `N*` of Q:GWRITE / EQ:GARRAY.
 fn rows_certificate(file: &str, block: [u32; 3]) -> (String, String) {
     use std::collections::BTreeMap;
     use warpcert::analysis::{analyze, AnalysisOptions};
@@ -767,6 +759,128 @@ fn scaled_entries_check_in_coq_and_mutants_fail() {
     std::fs::create_dir_all(&tmp).unwrap();
     let mut files = Vec::new();
     for (name, text) in [("rows16_sectors", &e16), ("rows8_sectors", &e8)]
+        .into_iter()
+        .chain(muts.iter().map(|(n, t)| (*n, t)))
+    {
+        let f = tmp.join(format!("{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs).take(2) {
+        assert_accepted(f.display(), r);
+    }
+    for (f, r) in files.iter().zip(&runs).skip(2) {
+        assert_refuted(f.display(), r);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The sectors certificate of a precision kernel made with the default options: its
+/// accesses are Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md §4 "Rows"), with the kernel's
+/// verdict on its bound.
+fn rows_rule_certificate(file: &str, block: [u32; 3]) -> (String, String) {
+    use std::collections::BTreeMap;
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Hardware, Launch, Metric};
+    use warpcert::frontend;
+    let hw = Hardware::default();
+    let path = warpcert::cli::precision::suite_dir().join(file);
+    let src = frontend::parse_file(&path).unwrap();
+    let launch = Launch { block, grid: None };
+    let (prog, _) = frontend::lower(&src, None, &launch, &hw, &BTreeMap::new()).unwrap();
+    let a = analyze(
+        &prog,
+        &Metric::standard(MetricName::Sectors),
+        &hw,
+        &launch,
+        &AnalysisOptions::default(),
+    )
+    .unwrap();
+    let verdict = warpcert_kernel::check(&a.certificate).unwrap();
+    (a.certificate, verdict.bound)
+}
+
+/// Q:GWRITEROWS / Q:VWRITEROWS in Coq (spec/logic.md §1 "Row multipliers", §4 "Rows";
+/// Logic.v `Q_GWRITEROWS`, `Q_VWRITEROWS`, Check.v `DWriteRows`, `DVwriteRows`): the
+/// default sectors certificates of tests/precision/rows8.cu (8×32 block) and rows16.cu
+/// (16×16) use the row rules (bounds `8 + 2[2∤W] + 2[4∤W] + 4[8∤W]` and
+/// `8 + 2[4∤W] + 2[8∤W]`, exact: hand counts in the kernel files); their exports carry the
+/// index's row multiplier `(? W 1 0)` as `Some (W, 1, 0)` and are accepted by `coqc`
+/// (`Print Assumptions`: closed). Mutants, each refused by the reflective check:
+/// - rows8, the read's charge `(2 8)` lowered to `(1 8)`: at `W ≡ 1 (mod 8)` the warp's
+///   4 rows of 8 floats touch `f(1) = 8` sectors (hand count, tests/coq_rows.rs) and the
+///   charge is `4 + 1 + 1 + 1 = 7` (the pre potential still pays more, so only the row
+///   table refuses it);
+/// - rows8, `N₀ = 4` lowered to 3: at `W ≡ 0` the charge 3 is below `f(0) = 4`;
+/// - rows16, the multiplier's coefficient `A = 1` changed to 2 in the index local's entry
+///   (`W·tid.y` has coefficient `W` on `tid.y`, not `2W`): no candidate of the assignment
+///   implies it.
+#[test]
+fn row_rules_check_in_coq_and_mutants_fail() {
+    let (c8, _) = rows_rule_certificate("rows8.cu", [8, 32, 1]);
+    let (c16, _) = rows_rule_certificate("rows16.cu", [16, 16, 1]);
+    for (name, c) in [("rows8", &c8), ("rows16", &c16)] {
+        assert!(
+            c.contains("(Q:GWRITEROWS ") && c.contains("(Q:VWRITEROWS "),
+            "{name}: {c}"
+        );
+    }
+    let e8 = export(&c8).unwrap_or_else(|e| panic!("rows8: {e}"));
+    let e16 = export(&c16).unwrap_or_else(|e| panic!("rows16: {e}"));
+    for (name, e) in [("rows8", &e8), ("rows16", &e16)] {
+        assert!(
+            e.contains("DWriteRows ") && e.contains("DVwriteRows "),
+            "{name}: no row node"
+        );
+        assert!(
+            e.contains(", 1%Z, 0%Z))"),
+            "{name}: no row multiplier (W, 1, 0)"
+        );
+    }
+    let charge8 = "4%Z [(2%Z, 8%Z); (1%Z, 4%Z); (1%Z, 2%Z)]";
+    let mul = e16[..e16.find(", 1%Z, 0%Z))").unwrap()]
+        .rfind("(Some (")
+        .unwrap();
+    let mul_text = &e16[mul..e16.find(", 1%Z, 0%Z))").unwrap() + ", 1%Z, 0%Z))".len()];
+    let muts = [
+        (
+            "mutant_rows8_c18",
+            mutate(
+                &e8,
+                charge8,
+                "4%Z [(1%Z, 8%Z); (1%Z, 4%Z); (1%Z, 2%Z)]",
+                "charge (2 8)",
+            ),
+        ),
+        (
+            "mutant_rows8_n3",
+            mutate(
+                &e8,
+                charge8,
+                "3%Z [(2%Z, 8%Z); (1%Z, 4%Z); (1%Z, 2%Z)]",
+                "N₀",
+            ),
+        ),
+        (
+            "mutant_rows16_mul",
+            mutate(
+                &e16,
+                mul_text,
+                &mul_text.replace(", 1%Z, 0%Z))", ", 2%Z, 0%Z))"),
+                "multiplier",
+            ),
+        ),
+    ];
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-rowrules-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in [("rows8_rows", &e8), ("rows16_rows", &e16)]
         .into_iter()
         .chain(muts.iter().map(|(n, t)| (*n, t)))
     {

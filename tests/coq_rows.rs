@@ -1,15 +1,14 @@
 //! The row charges of Q:GWRITEROWS / Q:VWRITEROWS in Coq (spec/logic.md §4 "Rows", issue
-//! 15; coq-export/theories/Rows.v): the charges `(n N₀) (rows (C M)…)` the analysis puts in
+//! 15; coq-export/theories/Logic.v, Soundness.v): the charges `(n N₀) (rows (C M)…)` the analysis puts in
 //! the sectors certificates of the precision kernels rows8 (8×32 block) and rows16 (16×16)
-//! pass Coq's side condition `Rows.rows_ok_w` (the row table `f(ρ)` computed by enumeration,
+//! pass Coq's side condition `Logic.rows_ok_w` (the row table `f(ρ)` computed by enumeration,
 //! as the kernel's `access::row_table`), and the bound `MemReads ≤ N₀ + Σ C·[M ∤ U]` of
-//! `Rows.rows_sound` is then a closed theorem for those figures; mutated charges are refused
+//! `Soundness.rows_sound` is then a closed theorem for those figures; mutated charges are refused
 //! by the reflective check. Skips the `coqc` part, saying so, when `coqc` is not installed.
 //!
-//! Not an export of the whole certificate: the row multiplier on `DScl` entries and the
-//! constructors `Q_GWRITEROWS` / `Q_VWRITEROWS` are not formalized yet (spec/logic.md §6), so
-//! `export-coq` still refuses these certificates; this checks the charges' side condition
-//! and its soundness lemma only.
+//! This checks the charges' side condition and its soundness lemma alone; the whole
+//! certificates (row multipliers, `Q_GWRITEROWS` / `Q_VWRITEROWS`) are exported and checked
+//! by tests/coq_export.rs `row_rules_check_in_coq_and_mutants_fail`.
 
 mod common;
 

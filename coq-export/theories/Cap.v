@@ -21,6 +21,7 @@ Proof.
   - destruct (m_nonneg M) as (?&?&?&?&?&?&?&?). repeat split; auto; lra.
   - exact (m_mono M).
   - exact (m_acc1 M).
+  - exact (m_glin M).
 Defined.
 
 (** [G] with its metric's [m_div := 0]. *)

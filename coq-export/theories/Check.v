@@ -71,7 +71,11 @@ Inductive dtree :=
   (* issue 15 (case17): Q:CASE (the split form [L], equality rewrites [rt], [rf] of both
      sides, join witnesses), Q:WHILENONE ([g ← E; while (g) s], [ws]: [P ⇒ cond(¬E)]) *)
   | DCase (A B : assn) (L : lin) (rt rf : list rw) (wjt wje : list fwit) (dt df : dtree)
-  | DWhileNone (A B : assn) (ne : accw) (ws : list fwit) (d0 : dtree).
+  | DWhileNone (A B : assn) (ne : accw) (ws : list fwit) (d0 : dtree)
+  (* issue 15 (coqrows17): Q:GWRITEROWS / Q:VWRITEROWS, the charge's fields [(n N₀)],
+     [(rows (C M)…)]; the written expression's claim [ne]; Q:VWRITE2's witnesses [ws] *)
+  | DWriteRows (A B : assn) (n0 : Z) (rows : list (Z * Z)) (ne : accw)
+  | DVwriteRows (A B : assn) (n0 : Z) (rows : list (Z * Z)).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -92,6 +96,7 @@ Definition dpre (d : dtree) : assn :=
   | DWhileLastAlign A _ _ _ _ _ _ _ _ => A
   | DIfWrap A _ _ _ => A
   | DCase A _ _ _ _ _ _ _ _ | DWhileNone A _ _ _ _ => A
+  | DWriteRows A _ _ _ _ | DVwriteRows A _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -112,6 +117,7 @@ Definition dpost (d : dtree) : assn :=
   | DWhileLastAlign _ B _ _ _ _ _ _ _ => B
   | DIfWrap _ B _ _ => B
   | DCase _ B _ _ _ _ _ _ _ | DWhileNone _ B _ _ _ => B
+  | DWriteRows _ B _ _ _ | DVwriteRows _ B _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -319,6 +325,32 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           peq (aP A) (aP B) && deq (aD A) (aD B) &&
           pot_ge (aQ A) (padd (aQ B) (m_vwrite M + ocost i + C2)) && fco fe A B
       | _, _ => false
+      end
+  | DWriteRows A B n0 rows ne, SWrite Ar i e =>
+      match ecost (aP A) (aD A) e ne, c_arr G Ar with
+      | Some C2, Some (Global, es) =>
+          match rows_acc_w G wt (aP A) (aD A) i es n0 rows with
+          | Some X =>
+              peq (aP A) (aP B) && deq (aD A) (aD B) &&
+              pot_ge (aQ A) (padd (pcharge (aQ B) (m_gwrite M 1) X n0 rows) (ocost i + C2)) &&
+              fco fe A B
+          | None => false
+          end
+      | _, _ => false
+      end
+  | DVwriteRows A B n0 rows, SAssign x (ERead Ar i) =>
+      match c_arr G Ar with
+      | Some (Global, es) =>
+          match rows_acc_w G wt (aP A) (aD A) i es n0 rows with
+          | Some X =>
+              vw_dent_w G wt (aP A) (aD A) x (ERead Ar i) (aD B) &&
+              warp_post_p (aP A) (aP B) x &&
+              negb (pmentions (VL x) (aQ B)) &&
+              pot_ge (aQ A) (padd (pcharge (aQ B) (m_gread M 1) X n0 rows) (m_vwrite M + ocost i)) &&
+              fco fe A B
+          | None => false
+          end
+      | _ => false
       end
   | DIf1 A B ne dt df, SIf e s1 s2 =>
       match ecost (aP A) (aD A) e ne with
@@ -989,6 +1021,21 @@ Proof.
     match goal with Hx : Nat.eqb _ _ = true |- _ => apply Nat.eqb_eq in Hx; subst end.
     destruct B as [P' D' Q'], (dpost d) as [P D Qn] eqn:E0; simpl in *; subst.
     eapply Q_WHILENONE with (n := ne) (ws := ws); eauto using ecost_sound.
+  - (* DWriteRows (coqrows17) *)
+    destruct (ecost (aP A) (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate.
+    destruct (rows_acc_w G wt (aP A) (aD A) i es n0 rows) as [X|] eqn:Er; try discriminate.
+    split_b. apply ord_close; [|assumption].
+    pose proof (ecost_sound Htab _ _ _ _ _ Ec).
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
+    eapply Q_GWRITEROWS; eauto using ocost_sound.
+  - (* DVwriteRows (coqrows17) *)
+    destruct e as [o|op a b|op a|arr i]; try discriminate.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate.
+    destruct (rows_acc_w G wt (aP A) (aD A) i es n0 rows) as [X|] eqn:Er; try discriminate.
+    split_b. apply ord_close; [|assumption].
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
+    eapply Q_VWRITEROWS; eauto using ocost_sound. apply negb_true_iff; auto.
 Qed.
 
 End Check.
@@ -1048,7 +1095,7 @@ Definition root_dent (d : dent) : bool :=
   | _ => false
   end.
 
-Lemma root_dsat : forall arrays T D, forallb root_dent D = true -> dsat G (init_store G arrays) T D.
+Lemma root_dsat {ps : nat -> val} : forall arrays T D, forallb root_dent D = true -> dsat G ps (init_store G arrays) T D.
 Proof.
   intros arrays T D H d Hd. rewrite forallb_forall in H. specialize (H d Hd).
   destruct d as [x k r g| | | |]; try discriminate. simpl in H. apply andb_true_iff in H as [Hk H].

@@ -34,23 +34,28 @@ Definition trip := (Z * Z * Z)%type.
     [(dep x kx ky kz r g)], [DRem x k r m] is [(rem x kx ky kz r m)], [DRng x w] is
     [(rng x w)], [DScl x u k r g] is the scaled entry [(dep x kx ? kz r g)] whose [?]
     dimensions are the [true] components of [u], [DWrap x k m] is the wrapped entry
-    [(wrap x kx ky kz m)] (issue 15; meaning: Soundness.esat). *)
+    [(wrap x kx ky kz m)] (issue 15; meaning: Soundness.esat). A scaled entry may carry a
+    row multiplier [Some (p, a, b)]: its [?] coefficient is [a·p + b] for the [int]
+    parameter [p] (spec/logic.md §1 "Row multipliers"; written [(? p a b)]). *)
 Definition ubits := (bool * bool * bool)%type.
+Definition rmul := (nat * Z * Z)%type.
 Inductive dent := DLin (x : nat) (k : trip) (r g : Z) | DRem (x : nat) (k : trip) (r m : Z)
-  | DRng (x : nat) (w : Z) | DScl (x : nat) (u : ubits) (k : trip) (r g : Z)
+  | DRng (x : nat) (w : Z) | DScl (x : nat) (u : ubits) (k : trip) (r g : Z) (m : option rmul)
   | DWrap (x : nat) (k : trip) (m : Z).
 
 Record assn := mkAssn { aP : list cstr; aD : list dent; aQ : pot }.
 
 Definition trip_eq_dec : forall a b : trip, {a = b} + {a <> b}.
 Proof. decide equality; [apply Z.eq_dec | decide equality; apply Z.eq_dec]. Defined.
+Definition rmul_eq_dec : forall a b : option rmul, {a = b} + {a <> b}.
+Proof. repeat decide equality. Defined.
 Definition dent_eq_dec : forall a b : dent, {a = b} + {a <> b}.
 Proof.
   assert (Hu : forall a b : ubits, {a = b} + {a <> b}).
   { intros [[a1 a2] a3] [[b1 b2] b3].
     destruct (Bool.bool_dec a1 b1), (Bool.bool_dec a2 b2), (Bool.bool_dec a3 b3); subst;
       first [left; reflexivity | right; intros H; inversion H; contradiction]. }
-  decide equality; first [apply Z.eq_dec | apply trip_eq_dec | apply Nat.eq_dec | apply Hu].
+  decide equality; first [apply Z.eq_dec | apply trip_eq_dec | apply Nat.eq_dec | apply Hu | apply rmul_eq_dec].
 Defined.
 Definition cstr_eq_dec : forall a b : cstr, {a = b} + {a <> b}.
 Proof. decide equality; first [apply lin_eq_dec | apply Z.eq_dec | apply list_eq_dec, Z.eq_dec]. Defined.
@@ -88,7 +93,7 @@ Definition zrange (n : Z) : list Z := zrange_from (Z.to_nat n) 0%Z.
 
 (** ** Dependence entries *)
 Definition dvar (d : dent) : nat :=
-  match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ | DScl x _ _ _ _ | DWrap x _ _ => x end.
+  match d with DLin x _ _ _ | DRem x _ _ _ | DRng x _ | DScl x _ _ _ _ _ | DWrap x _ _ => x end.
 Definition dvars (D : list dent) : list nat := map dvar D.
 Fixpoint dget (D : list dent) (x : nat) : option dent :=
   match D with [] => None | d :: D' => if dvar d =? x then Some d else dget D' x end.
@@ -101,6 +106,10 @@ Definition ubits_eqb (a b : ubits) : bool :=
 (** [d1] implies [d2] (spec/logic.md §2): same local, kind and [k]; linear: [g2 | g1]
     and [r1 ≡ r2 (mod g2)] ([g2 = 0]: [g1 = 0], [r1 = r2]); remainder: equal; range:
     [w1 ≤ w2]; scaled: same [?] dimensions and [k], congruences as linear. *)
+(** A row multiplier may be forgotten, never invented or changed. *)
+Definition mimplies (m1 m2 : option rmul) : bool :=
+  match m2 with None => true | Some _ => if rmul_eq_dec m1 m2 then true else false end.
+
 Definition cimplies (r1 g1 r2 g2 : Z) : bool :=
   if (g2 =? 0)%Z then (g1 =? 0)%Z && (r1 =? r2)%Z
   else ((g1 mod g2 =? 0)%Z && ((r1 - r2) mod g2 =? 0)%Z).
@@ -111,8 +120,8 @@ Definition eimplies (d1 d2 : dent) : bool :=
       (x1 =? x2) && trip_eqb k1 k2 && (r1 =? r2)%Z && (m1 =? m2)%Z
   | DRng x1 w1, DRng x2 w2 => (x1 =? x2) && (w1 <=? w2)%Z
   | DWrap x1 k1 m1, DWrap x2 k2 m2 => (x1 =? x2) && trip_eqb k1 k2 && (m1 =? m2)%Z
-  | DScl x1 u1 k1 r1 g1, DScl x2 u2 k2 r2 g2 =>
-      (x1 =? x2) && ubits_eqb u1 u2 && trip_eqb k1 k2 && cimplies r1 g1 r2 g2
+  | DScl x1 u1 k1 r1 g1 m1, DScl x2 u2 k2 r2 g2 m2 =>
+      (x1 =? x2) && ubits_eqb u1 u2 && trip_eqb k1 k2 && cimplies r1 g1 r2 g2 && mimplies m1 m2
   | _, _ => false
   end.
 
@@ -586,7 +595,7 @@ Definition wrap_dep (sh : bool) (es : Z) (D : list dent) (i : opd) : option dtri
   | _ => None
   end.
 Definition scl_of (D : list dent) (i : opd) : option (ubits * trip) :=
-  match i with OVar x => match dget D x with Some (DScl _ u k _ _) => Some (u, k) | _ => None end | _ => None end.
+  match i with OVar x => match dget D x with Some (DScl _ u k _ _ _) => Some (u, k) | _ => None end | _ => None end.
 Definition akey (sh : bool) (P : list cstr) (D : list dent) (i : opd) (es : Z) : nkey :=
   let dep := match idep_opd D i with Some d => Some d | None => wrap_dep sh es D i end in
   let sc := match dep with None => scl_of D i | Some _ => None end in
@@ -746,7 +755,7 @@ Definition sdnorm (u : ubits) (x : dtrip) : sdtrip := let '(k, r, g) := x in (u,
 Definition sopd (D : list dent) (o : opd) : option sdtrip :=
   match o with
   | OVar x => match dget D x with
-              | Some (DScl _ u k r g) => Some (u, (k, r, g))
+              | Some (DScl _ u k r g _) => Some (u, (k, r, g))
               | _ => option_map (pair nou) (idep_opd D o)
               end
   | _ => option_map (pair nou) (idep_opd D o)
@@ -786,6 +795,156 @@ Definition sexpr (D : list dent) (e : expr) : option sdtrip :=
       end
   | _ => None
   end.
+
+(** ** Row multipliers (spec/logic.md §1 "Row multipliers", issue 15)
+
+    The candidates with a multiplier [(? P A B)] for [x ← e], on one [?] dimension [u]
+    (kernel [rules/deps.rs] [row_mul], [sum_mul]): a copy of a local's entry with a
+    multiplier; the product [P·b] (or [b·P]) of an [int] parameter [P] and a linear [b]
+    whose only non-zero coefficient [k_d] is on [u] ([(? P k_d 0)]); the sum or
+    difference of two operands each with a multiplier on [u] or linear, at least one with
+    a multiplier, all over the same [P] (coefficients add). The [k], [r], [g] parts are
+    [scaled_D(e)]'s. *)
+Definition onebit (u : ubits) : bool :=
+  match u with (true, false, false) | (false, true, false) | (false, false, true) => true | _ => false end.
+(** The coefficient of [k] on the dimensions of [u]. *)
+Definition ucoef (u : ubits) (k : trip) : Z :=
+  let '(u1, u2, u3) := u in let '(k1, k2, k3) := k in
+  ((if u1 then k1 else 0) + (if u2 then k2 else 0) + (if u3 then k3 else 0))%Z.
+(** An operand's part on [u]: linear (no parameter, [A = 0], [B = k_u]) or a scaled entry
+    on [u] with a multiplier. *)
+Definition mpart (D : list dent) (u : ubits) (o : opd) : option (dtrip * option nat * Z * Z) :=
+  match idep_opd D o, o with
+  | Some (k, r, g), _ => Some ((k, r, g), None, 0%Z, ucoef u k)
+  | None, OVar y =>
+      match dget D y with
+      | Some (DScl _ u' k r g (Some (p, a, b))) =>
+          if ubits_eqb u' u then Some ((k, r, g), Some p, a, b) else None
+      | _ => None
+      end
+  | None, _ => None
+  end.
+Definition mparam (px py : option nat) : option nat :=
+  match px, py with
+  | Some p, Some q => if Nat.eqb p q then Some p else None
+  | Some p, None | None, Some p => Some p
+  | None, None => None
+  end.
+Definition sum_cand (D : list dent) (x : nat) (a b : opd) (sg : Z) (u : ubits) : list dent :=
+  match mpart D u a, mpart D u b with
+  | Some (da, pa, aa, ba), Some (db, pb, ab, bb) =>
+      match mparam pa pb with
+      | Some p => let '(u', (k, r, g)) := sdnorm u (dadd da db sg) in
+                  [DScl x u' k r g (Some (p, aa + sg * ab, ba + sg * bb)%Z)]
+      | None => []
+      end
+  | _, _ => []
+  end.
+Definition prod_cand (D : list dent) (x : nat) (p : nat) (b : opd) : list dent :=
+  match c_pty G p, idep_opd D b with
+  | Some TInt, Some (k, r, g) =>
+      if onebit (knz k) then
+        let '(u', (k', r', g')) := sdnorm (knz k) (dmul_uni ((0, 0, 0), r, g) ((0, 0, 0), 0, 1))%Z in
+        [DScl x u' k' r' g' (Some (p, ucoef (knz k) k, 0%Z))]
+      else []
+  | _, _ => []
+  end.
+Definition ubits1 : list ubits := [(true, false, false); (false, true, false); (false, false, true)].
+Definition row_cands (D : list dent) (x : nat) (e : expr) : list dent :=
+  match e with
+  | EOpd (OVar y) => match dget D y with
+                     | Some (DScl _ u k r g (Some m)) => [DScl x u k r g (Some m)]
+                     | _ => []
+                     end
+  | EBin OAdd a b => flat_map (sum_cand D x a b 1) ubits1
+  | EBin OSub a b => flat_map (sum_cand D x a b (-1)) ubits1
+  | EBin OMul (OParam p) b => prod_cand D x p b
+  | EBin OMul b (OParam p) => prod_cand D x p b
+  | _ => []
+  end.
+
+(** ** Row charges (spec/logic.md §4 "Rows": Q:GWRITEROWS / Q:VWRITEROWS, issue 15)
+
+    - [row_f wt tc u km g r es ρ] is the kernel's [access::row_table] value [f(ρ)]: the
+      maximum over the warps (lanes kept by the thread constraints [tc]) and over the bases
+      [β₀ ∈ betas M g r es] of [Σ_y count_y((β₀ + es·ρ·y) mod M)], the warp's lanes grouped
+      by their key [ukey u] (row coordinate [y = ysel u]);
+    - [rows_ok_w] is the side condition: [N₀ ≥ 0], [C_j ≥ 0], [M_j ≥ 1], a period [L]
+      (the lcm of [P_M] and the [M_j]) that [P_M] and every [M_j] divide, and for every
+      [ρ ∈ [0, L)], [N₀ + Σ_j C_j·[M_j ∤ ρ] ≥ max(1, f(ρ mod P_M))] with
+      [P_M = M / gcd(es, M)], computed by enumeration as the kernel does;
+    - [rows_acc]: the index's scaled entry with a row multiplier [(? p a b)] on one [?]
+      dimension, the side condition at the entry's [u], [kmask u k], [r], [g]; its value is
+      the multiplier's form [X = a·p + b]. The soundness is in Soundness.v ([rows_sound],
+      [rows_acc_sound]). *)
+
+(** The row coordinate of a lane's thread ids [tt]: the sum of its coordinates on the
+    dimensions of [u] ([tid_d] when [u] is the one dimension [d]). *)
+Definition ysel (u : ubits) (tt : trip) : Z := kvalz (1, 1, 1)%Z (ukey u tt).
+
+(** [P_M = M / gcd(es, M)]: [es·P_M] is a multiple of [M]. *)
+Definition pm (es : Z) : Z := (c_sector_bytes G / Z.gcd es (c_sector_bytes G))%Z.
+
+(** One warp's rows (lanes [L], grouped by [ukey u]) at base [β₀] and residue [ρ]. *)
+Definition row_sum (u : ubits) (km : trip) (es rho b0 : Z) (L : list trip) : Z :=
+  fold_right Z.add 0%Z
+    (map (fun key =>
+            sec_count (map (kvalz km) (filter (fun tt => trip_eqb (ukey u tt) key) L)) es
+                      ((b0 + es * rho * kvalz (1, 1, 1)%Z key) mod c_sector_bytes G))
+         (nodup trip_eq_dec (map (ukey u) L))).
+
+(** [f(ρ)]: the largest [row_sum] over the warps [wt] and the admissible bases. *)
+Definition row_f (wt : list (list trip)) (tc : list cstr) (u : ubits) (km : trip)
+    (g r es rho : Z) : Z :=
+  fold_right Z.max 0%Z
+    (flat_map (fun L => map (fun b0 => row_sum u km es rho b0 (wfilter tc L))
+                            (betas (c_sector_bytes G) g r es)) wt).
+
+(** The charge [N₀ + Σ_j C_j·[M_j ∤ v]] of the row terms [(C_j, M_j)] at [v]. *)
+Definition rcharge (n0 : Z) (rows : list (Z * Z)) (v : Z) : Z :=
+  (n0 + fold_right Z.add 0 (map (fun cm => if (v mod snd cm =? 0)%Z then 0 else fst cm) rows))%Z.
+
+Definition rows_lcm (es : Z) (rows : list (Z * Z)) : Z := fold_right Z.lcm (pm es) (map snd rows).
+
+(** The side condition of the row rules (enumeration bounded by the kernel's
+    [ROWS_LIMIT = 2^16]). *)
+Definition rows_ok_w (wt : list (list trip)) (tc : list cstr) (u : ubits) (km : trip)
+    (g r es n0 : Z) (rows : list (Z * Z)) : bool :=
+  let P := pm es in let L := rows_lcm es rows in
+  (0 <? c_sector_bytes G)%Z && (0 <=? n0)%Z &&
+  forallb (fun cm => (0 <=? fst cm) && (1 <=? snd cm))%Z rows &&
+  (0 <? L)%Z && (L <=? 65536)%Z && (L mod P =? 0)%Z &&
+  forallb (fun cm => L mod snd cm =? 0)%Z rows &&
+  forallb (fun rho => Z.max 1 (row_f wt tc u km g r es (rho mod P)) <=? rcharge n0 rows rho)%Z
+          (zrange L).
+
+(** The charge as a potential: [Q' + mg·(N₀ + Σ_j C_j·[M_j ∤ X])] with residue atoms
+    (spec/logic.md §1 "Residue atoms"; [Lin.KRes]). *)
+Definition rterm (X : lin) (cm : Z * Z) : Q * list atm :=
+  (inject_Z (fst cm), [mkAtmK (mkLin 0 []) 1 (KRes X (Z.to_pos (snd cm)))]).
+Definition rpot (X : lin) (n0 : Z) (rows : list (Z * Z)) : pot :=
+  mkPot (inject_Z n0) (map (rterm X) rows).
+Definition pcharge (Q1 : pot) (mg : Q) (X : lin) (n0 : Z) (rows : list (Z * Z)) : pot :=
+  mkPot (pcst Q1 + mg * pcst (rpot X n0 rows))
+        (map (fun cm => (mg * fst cm, snd cm)) (pterms (rpot X n0 rows)) ++ pterms Q1).
+
+(** The index's scaled entry with a row multiplier. *)
+Definition rows_entry (D : list dent) (i : opd) : option (ubits * trip * Z * Z * rmul) :=
+  match i with
+  | OVar x => match dget D x with Some (DScl _ u k r g (Some m)) => Some (u, k, r, g, m) | _ => None end
+  | _ => None
+  end.
+(** The access check of the row rules: the multiplier's form [X = a·p + b]. *)
+Definition rows_acc_w (wt : list (list trip)) (P : list cstr) (D : list dent) (i : opd)
+    (es n0 : Z) (rows : list (Z * Z)) : option lin :=
+  match rows_entry D i with
+  | Some (u, k, r, g, (p, a, b)) =>
+      if onebit u && (0 <? c_warp G)%nat &&
+         rows_ok_w wt (filter tid_only P) u (kmask u k) g r es n0 rows
+      then Some (mkLin b [(a, VP p)]) else None
+  | None => None
+  end.
+Definition rows_acc := rows_acc_w wtids.
 
 (** ** The entry an assignment [x ← e] may give [x] ([ent_P,D(e)], spec/logic.md §2)
 
@@ -828,8 +987,9 @@ Definition ent_cands_w (wt : list (list trip)) (P : list cstr) (D : list dent) (
   ++ (match idep_expr_w wt D e with Some (k, r, g) => [DLin x k r g] | None => [] end)
   ++ (match width_expr D e with Some w => [DRng x w] | None => [] end)
   ++ wrap_cands D x e
+  ++ row_cands D x e
   ++ (match sexpr D e with
-      | Some (u, (k, r, g)) => if uany u then [DScl x u k r g] else []
+      | Some (u, (k, r, g)) => if uany u then [DScl x u k r g None] else []
       | None => []
       end).
 
@@ -1411,6 +1571,19 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       qexpr P D (EOpd (OVar g)) n C ->
       pot_ge Qn (padd Q' (m_if M + C)) = true ->
       qstmt A (SSeq (SAssign g E) (SWhile (EOpd (OVar g)) b)) (mkAssn P D Q')
+  (* issue 15 (coqrows17): Q:GWRITEROWS / Q:VWRITEROWS, a global access charged
+     [M^g(1)·(N₀ + Σ_j C_j·[M_j ∤ X])] for the index's row multiplier [X] (rows_acc) *)
+  | Q_GWRITEROWS : forall P D Qn Q' A i e es n0 rows X ne C1 C2,
+      c_arr G A = Some (Global, es) -> qopd i C1 -> qexpr P D e ne C2 ->
+      rows_acc P D i es n0 rows = Some X ->
+      pot_ge Qn (padd (pcharge Q' (m_gwrite M 1) X n0 rows) (C1 + C2)) = true ->
+      qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
+  | Q_VWRITEROWS : forall P D Qn P' D' Q' x A i es n0 rows X C,
+      c_arr G A = Some (Global, es) -> qopd i C -> rows_acc P D i es n0 rows = Some X ->
+      vw_dent P D x (ERead A i) D' = true -> warp_post_p P P' x = true ->
+      pmentions (VL x) Q' = false ->
+      pot_ge Qn (padd (pcharge Q' (m_gread M 1) X n0 rows) (m_vwrite M + C)) = true ->
+      qstmt (mkAssn P D Qn) (SAssign x (ERead A i)) (mkAssn P' D' Q')
 with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->
       qstmtF u e A s A'

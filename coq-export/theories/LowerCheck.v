@@ -394,7 +394,7 @@ Proof. intros es R. apply Lower.conflicts_pos, T_ne. Qed.
 (** The kernel's [N_W] for [MemReads]: the count at the actual base is one of those the
     checker computed. *)
 Lemma nw_mem_sound : forall D i es n st,
-  nw_ok G (map (lane_t G) T) false D i es n = true -> wt G st -> dsat G st T D ->
+  nw_ok G (map (lane_t G) T) false D i es n = true -> wt G st -> dsat G ps st T D ->
   (n <= memreads G es T (oval G ps st i))%Z.
 Proof.
   intros D i es n st H Hw HD. unfold nw_ok in H. apply orb_true_iff in H as [H|H].
@@ -467,7 +467,7 @@ Proof.
 Qed.
 
 Lemma nw_conf_sound : forall D i es n st,
-  nw_ok G (map (lane_t G) T) true D i es n = true -> wt G st -> dsat G st T D ->
+  nw_ok G (map (lane_t G) T) true D i es n = true -> wt G st -> dsat G ps st T D ->
   (n <= conflicts_of G es T (oval G ps st i))%Z.
 Proof.
   intros D i es n st H Hw HD. unfold nw_ok in H. apply orb_true_iff in H as [H|H].
@@ -513,7 +513,7 @@ Proof.
 Qed.
 
 (** A uniform test ([unif]) has one value on the warp. *)
-Lemma unif_uniform : forall D e st R C, unif G (dunif G D) e = true -> wt G st -> dsat G st T D ->
+Lemma unif_uniform : forall D e st R C, unif G (dunif G D) e = true -> wt G st -> dsat G ps st T D ->
   eeval G F ps st e T R C -> forall t t', In t T -> In t' T -> R t = R t'.
 Proof.
   intros D e st R C Hu Hw HD He.
@@ -656,7 +656,7 @@ Proof.
   rewrite <- Hh. ring.
 Qed.
 
-Lemma wdep_sound : forall D o st r g, wt G st -> dsat G st T D ->
+Lemma wdep_sound : forall D o st r g, wt G st -> dsat G ps st T D ->
   wdep G (map (lane_t G) T) hc D o = Some (r, g) ->
   (forall t, In t T -> oval G ps st o t = VInt (int_of (oval G ps st o t))) /\
   exists c, Z.divide g (c - r) /\ forall t, In t T -> int_of (oval G ps st o t) = c.
@@ -679,10 +679,10 @@ Proof.
     + intros t Ht. rewrite Hv, K by exact Ht. ring.
 Qed.
 
-Lemma wprod_sound : forall D e st R C x k r g, wt G st -> dsat G st T D ->
+Lemma wprod_sound : forall D e st R C x k r g, wt G st -> dsat G ps st T D ->
   eeval G F ps st e T R C -> c_lty G x = Some TInt ->
   wprod G (map (lane_t G) T) hc D e = Some (k, r, g) ->
-  esat G (set_local st x T R) T (DLin x k r g).
+  esat G ps (set_local st x T R) T (DLin x k r g).
 Proof.
   intros D e st R C x k r g Hw HD He Hx E. destruct e as [o|op a b|op a|A i]; try discriminate.
   destruct op; try discriminate. cbn [wprod] in E.
@@ -708,12 +708,12 @@ Qed.
 Lemma vw_dent_l_sound : forall A x e D' st R C ty, LP A st -> eeval G F ps st e T R C ->
   c_lty G x = Some ty -> (forall t, In t T -> has_type (R t) ty = true) ->
   vw_dent_l G (wtids G) (map (lane_t G) T) hc (aP A) (aD A) x e D' = true ->
-  dsat G (set_local st x T R) T D'.
+  dsat G ps (set_local st x T R) T D'.
 Proof.
   intros A x e D' st R C ty [Hw [HP HD]] He Hx Hty H d Hd.
   unfold vw_dent_l in H. rewrite forallb_forall in H. specialize (H d Hd).
   apply orb_true_iff in H as [H|H].
-  - assert (Hs : dsat G (set_local st x T R) T [d]).
+  - assert (Hs : dsat G ps (set_local st x T R) T [d]).
     { eapply (vw_dent_sound G HWU) with (D' := [d]) (w := w); eauto. apply incl_refl. }
     apply Hs; left; reflexivity.
   - apply andb_true_iff in H as [Ex H]. apply Nat.eqb_eq in Ex.

@@ -20,7 +20,10 @@ Record metric := {
   m_mono : forall n1 n2 : Z, (n1 <= n2)%Z ->
              m_gread n1 <= m_gread n2 /\ m_sread n1 <= m_sread n2 /\
              m_gwrite n1 <= m_gwrite n2 /\ m_swrite n1 <= m_swrite n2;
-  m_acc1 : 0 <= m_gread 1 /\ 0 <= m_sread 1 /\ 0 <= m_gwrite 1 /\ 0 <= m_swrite 1
+  m_acc1 : 0 <= m_gread 1 /\ 0 <= m_sread 1 /\ 0 <= m_gwrite 1 /\ 0 <= m_swrite 1;
+  (* the global access costs are linear in the count (the row rules Q:GWRITEROWS /
+     Q:VWRITEROWS charge [M^g(1)] times a potential, spec/logic.md §4 "Rows") *)
+  m_glin : forall n : Z, m_gread n == m_gread 1 * inject_Z n /\ m_gwrite n == m_gwrite 1 * inject_Z n
 }.
 
 Lemma inject_Z_mono : forall a b : Z, (a <= b)%Z -> inject_Z a <= inject_Z b.
@@ -38,6 +41,7 @@ Proof.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; try (apply inject_Z_mono; lia); lra.
   - nonneg.
+  - intros n; cbn; split; ring.
 Defined.
 
 (** [conflicts]: shared-memory bank conflicts, [n - 1] per shared access. *)
@@ -50,6 +54,7 @@ Proof.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; try (apply inject_Z_mono; lia); lra.
   - nonneg.
+  - intros n; cbn; split; ring.
 Defined.
 
 (** [divwarps]: divergent warps, one per [M^div]. *)
@@ -62,6 +67,7 @@ Proof.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; lra.
   - nonneg.
+  - intros n; cbn; split; ring.
 Defined.
 
 (** [steps]: evaluation steps; an access costs its [n] (spec/metrics.md, typo #1). *)
@@ -74,4 +80,5 @@ Proof.
   - nonneg.
   - intros n1 n2 H; cbn; repeat split; apply inject_Z_mono; auto.
   - nonneg.
+  - intros n; cbn; split; ring.
 Defined.

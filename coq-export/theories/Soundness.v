@@ -3,6 +3,7 @@
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic IntRw.
 From WarpCert Require Log.
+From Coq Require Znumtheory.
 Import ListNotations.
 
 Section Sound.
@@ -18,10 +19,19 @@ Hypothesis HWU : wu_sound.
 Definition rho (ps : nat -> val) (s : store) (t : nat) : var -> Z :=
   fun v => match v with VL x => int_of (sl s x t) | VP p => int_of (ps p) | VT d => tid G d t end.
 
+(** The meaning of a row multiplier [(? p a b)] for the lane coefficient [k']: its
+    coefficient on [u] is [a·p + b], [p] an [int] parameter (spec/logic.md §1 "Row
+    multipliers"). *)
+Definition msem (ps : nat -> val) (u : ubits) (k' : trip) (m : option rmul) : Prop :=
+  match m with
+  | None => True
+  | Some (p, a, b) => c_pty G p = Some TInt /\ ucoef u k' = (a * int_of (ps p) + b)%Z
+  end.
+
 (** The meaning of a dependence entry on the active threads [T] (spec/logic.md §1). A
     linear entry of a [bool]/[float] local (only [(dep x 0 0 0 0 1)] is well-formed)
     means that its value is the same on all active threads. *)
-Definition esat (s : store) (T : list nat) (d : dent) : Prop :=
+Definition esat (ps : nat -> val) (s : store) (T : list nat) (d : dent) : Prop :=
   match d with
   | DLin x k r g =>
       match c_lty G x with
@@ -33,17 +43,17 @@ Definition esat (s : store) (T : list nat) (d : dent) : Prop :=
       Z.divide m (int_of (sl s x t) - (kval G k t + r))%Z /\ (- m < int_of (sl s x t) < m)%Z
   | DRng x w => c_lty G x = Some TInt /\
       exists c : Z, forall t, In t T -> (c <= int_of (sl s x t) <= c + w)%Z
-  | DScl x u k r g => c_lty G x = Some TInt /\
-      exists k' c, kmask u k' = kmask u k /\ Z.divide g (c - r)%Z /\
+  | DScl x u k r g m => c_lty G x = Some TInt /\
+      exists k' c, kmask u k' = kmask u k /\ Z.divide g (c - r)%Z /\ msem ps u k' m /\
                    forall t, In t T -> int_of (sl s x t) = (kval G k' t + c)%Z
   | DWrap x k m => c_lty G x = Some TInt /\
       exists c : Z, forall t, In t T -> int_of (sl s x t) = Z.rem (kval G k t + c) m
   end.
-Definition dsat (s : store) (T : list nat) (D : list dent) : Prop := forall d, In d D -> esat s T d.
+Definition dsat (ps : nat -> val) (s : store) (T : list nat) (D : list dent) : Prop := forall d, In d D -> esat ps s T d.
 
 (** [σ, 𝒯 ⊨ {P; D; _}]: [P] holds in every active thread; [D] holds on [𝒯]. *)
 Definition sat_assn (ps : nat -> val) (A : assn) (s : store) (T : list nat) : Prop :=
-  (forall t, In t T -> sat (rho ps s t) (aP A)) /\ dsat s T (aD A).
+  (forall t, In t T -> sat (rho ps s t) (aP A)) /\ dsat ps s T (aD A).
 
 (** Well-typed stores and parameter values (RaCUDA's [Σ ⊢_𝒯 σ]). *)
 Definition wt (s : store) : Prop :=
@@ -225,31 +235,31 @@ Proof.
   destruct (IH H); auto.
 Qed.
 
-Lemma esat_sub : forall s T T' d, incl T' T -> esat s T d -> esat s T' d.
+Lemma esat_sub {ps : nat -> val} : forall s T T' d, incl T' T -> esat ps s T d -> esat ps s T' d.
 Proof.
-  intros s T T' [x k r g|x k r m|x w|x u k r g|x k m] Hi H; simpl in *.
+  intros s T T' [x k r g|x k r m|x w|x u k r g mm|x k m] Hi H; simpl in *.
   - destruct (c_lty G x) as [[]|]; try (intros; apply H; auto).
     destruct H as [c [Hc H]]; exists c; split; auto.
   - destruct H as [Ht H]; split; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; auto.
-  - destruct H as [Ht [k' [c [Hk [Hc H]]]]]; split; auto; exists k', c; auto.
+  - destruct H as [Ht [k' [c [Hk [Hc [Hm H]]]]]]; split; auto; exists k', c; repeat split; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; auto.
 Qed.
 
-Lemma esat_frame : forall s s' T d, (forall t, In t T -> sl s' (dvar d) t = sl s (dvar d) t) ->
-  esat s T d -> esat s' T d.
+Lemma esat_frame {ps : nat -> val} : forall s s' T d, (forall t, In t T -> sl s' (dvar d) t = sl s (dvar d) t) ->
+  esat ps s T d -> esat ps s' T d.
 Proof.
-  intros s s' T [x k r g|x k r m|x w|x u k r g|x k m] Hf H; simpl in *.
+  intros s s' T [x k r g|x k r m|x w|x u k r g mm|x k m] Hf H; simpl in *.
   - destruct (c_lty G x) as [[]|]; try (intros t t' Ht Ht'; rewrite !Hf by auto; apply H; auto).
     destruct H as [c [Hc H]]; exists c; split; auto. intros t Ht; rewrite Hf; auto.
   - destruct H as [Ht H]; split; auto. intros t Ht'; rewrite Hf; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; intros t Ht'; rewrite Hf; auto.
-  - destruct H as [Ht [k' [c [Hk [Hc H]]]]]; split; auto; exists k', c;
+  - destruct H as [Ht [k' [c [Hk [Hc [Hm H]]]]]]; split; auto; exists k', c;
       repeat split; auto; intros t Ht'; rewrite Hf; auto.
   - destruct H as [Ht [c H]]; split; auto; exists c; intros t Ht'; rewrite Hf; auto.
 Qed.
 
-Lemma dsat_sub : forall s T T' D, incl T' T -> dsat s T D -> dsat s T' D.
+Lemma dsat_sub {ps : nat -> val} : forall s T T' D, incl T' T -> dsat ps s T D -> dsat ps s T' D.
 Proof. intros s T T' D Hi H d Hd; eapply esat_sub; eauto. Qed.
 
 Lemma ubits_eqb_eq : forall a b, ubits_eqb a b = true -> a = b.
@@ -271,10 +281,10 @@ Proof.
     apply Z.divide_add_r; [exact (Z.divide_trans _ _ _ H1 Hc) | exact H2].
 Qed.
 
-Lemma eimplies_sound : forall s T d1 d2, eimplies d1 d2 = true -> esat s T d1 -> esat s T d2.
+Lemma eimplies_sound {ps : nat -> val} : forall s T d1 d2, eimplies d1 d2 = true -> esat ps s T d1 -> esat ps s T d2.
 Proof.
-  intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1|x1 u1 k1 r1 g1|x1 k1 m1]
-    [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2|x2 u2 k2 r2 g2|x2 k2 m2] H E;
+  intros s T [x1 k1 r1 g1|x1 k1 r1 m1|x1 w1|x1 u1 k1 r1 g1 mm1|x1 k1 m1]
+    [x2 k2 r2 g2|x2 k2 r2 m2|x2 w2|x2 u2 k2 r2 g2 mm2|x2 k2 m2] H E;
     simpl in H; try discriminate; repeat rewrite andb_true_iff in H.
   - destruct H as [[Hx Hk] H]. apply Nat.eqb_eq in Hx; subst x2.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
@@ -284,15 +294,17 @@ Proof.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate]. auto.
   - destruct H as [Hx Hw]. apply Nat.eqb_eq in Hx; apply Z.leb_le in Hw; subst.
     destruct E as [Ht [c E]]; split; auto; exists c; intros t Ht'; specialize (E t Ht'); lia.
-  - destruct H as [[[Hx Hu] Hk] H]. apply Nat.eqb_eq in Hx; subst x2. apply ubits_eqb_eq in Hu; subst u2.
+  - destruct H as [[[[Hx Hu] Hk] H] HM]. apply Nat.eqb_eq in Hx; subst x2. apply ubits_eqb_eq in Hu; subst u2.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate].
-    destruct E as [Ht [k' [c [Hk' [Hc E]]]]]. split; auto. exists k', c.
+    destruct E as [Ht [k' [c [Hk' [Hc [Hm E]]]]]]. split; auto. exists k', c.
     repeat split; eauto using cimplies_sound.
+    unfold mimplies in HM. destruct mm2 as [m2|]; [|exact I].
+    destruct (rmul_eq_dec mm1 (Some m2)) as [<-|]; [exact Hm|discriminate].
   - destruct H as [[Hx Hk] Hm]. apply Nat.eqb_eq in Hx; apply Z.eqb_eq in Hm; subst.
     unfold trip_eqb in Hk; destruct (trip_eq_dec k1 k2); [subst k2|discriminate]. auto.
 Qed.
 
-Lemma dcovers_sound : forall s T D1 D2, dcovers D1 D2 = true -> dsat s T D1 -> dsat s T D2.
+Lemma dcovers_sound {ps : nat -> val} : forall s T D1 D2, dcovers D1 D2 = true -> dsat ps s T D1 -> dsat ps s T D2.
 Proof.
   intros s T D1 D2 H E d Hd. unfold dcovers in H. rewrite forallb_forall in H.
   specialize (H d Hd). apply existsb_exists in H as [d1 [Hd1 H]].
@@ -300,7 +312,7 @@ Proof.
 Qed.
 
 (** The locals of [dunif D] have the same value on all active threads of one warp. *)
-Lemma dunif_sound : forall s T D w, wt s -> incl T (lanes G w) -> dsat s T D ->
+Lemma dunif_sound {ps : nat -> val} : forall s T D w, wt s -> incl T (lanes G w) -> dsat ps s T D ->
   forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T -> sl s x t = sl s x t'.
 Proof.
   intros s T D w Hw Hi HD x Hx t t' Ht Ht'. apply memn_In in Hx. unfold dunif in Hx.
@@ -316,7 +328,7 @@ Proof.
 Qed.
 
 (** ** Potentials uniform under [D] *)
-Lemma lin_k_terms : forall ps s T D l k, dsat s T D ->
+Lemma lin_k_terms : forall ps s T D l k, dsat ps s T D ->
   fold_right (fun av acc =>
     match acc with
     | None => None
@@ -349,7 +361,7 @@ Proof.
       rewrite kval_tadd, kval_tscale, kval_tid. lia.
 Qed.
 
-Lemma luni_sound : forall ps s T D L, dsat s T D -> luni G D L = true ->
+Lemma luni_sound : forall ps s T D L, dsat ps s T D -> luni G D L = true ->
   forall t t', In t T -> In t' T -> leval (rho ps s t) L = leval (rho ps s t') L.
 Proof.
   intros ps s T D L HD H t t' Ht Ht'. unfold luni, lin_k in H.
@@ -360,7 +372,7 @@ Proof.
 Qed.
 
 (** A potential uniform under [D] has one value on all active threads. *)
-Lemma puni_sound : forall ps s T D Q1, dsat s T D -> puni G D Q1 = true ->
+Lemma puni_sound : forall ps s T D Q1, dsat ps s T D -> puni G D Q1 = true ->
   forall t t', In t T -> In t' T -> pval (rho ps s t) Q1 = pval (rho ps s t') Q1.
 Proof.
   intros ps s T D [c l] HD H t t' Ht Ht'.
@@ -544,16 +556,16 @@ Proof. intros w Hw. unfold wtids. apply in_map_iff. exists w; split; auto. apply
 
 (** The active threads [T ⊆ L] of an access at index [k·tid + c], [c ≡ r (mod g)]: their
     addresses are [k·tid·es] plus one base [β ≡ r·es (mod gcd(g·es, M))] (MemReads). *)
-Lemma mem_group : forall es (T L : list nat) (R : fam) k c g r,
+(** A group of lanes at indices [k·tid + c] meets exactly the sectors of the offsets
+    [k·tid·es] at base [(c·es) mod M], shifted by a whole number of sectors. *)
+Lemma mem_at : forall es (T L : list nat) (R : fam) k c,
   (0 < c_sector_bytes G)%Z -> incl T L ->
-  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
-  (memreads G es T R <=
-   fold_right Z.max 0%Z (map (sec_count G (map (kval G k) L) es) (betas (c_sector_bytes G) g r es)))%Z.
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) ->
+  (memreads G es T R <= sec_count G (map (kval G k) L) es ((c * es) mod c_sector_bytes G))%Z.
 Proof.
-  intros es T L R k c g r HSB HTL Hidx Hcr. set (SB := c_sector_bytes G) in *.
+  intros es T L R k c HSB HTL Hidx. set (SB := c_sector_bytes G) in *.
   set (b0 := ((c * es) mod SB)%Z). set (q0 := ((c * es) / SB)%Z).
   assert (Hcq : (c * es = SB * q0 + b0)%Z) by (apply Z.div_mod; lia).
-  assert (Hbeta : In b0 (betas SB g r es)) by (apply beta_in; auto).
   unfold memreads. fold SB.
   assert (Hmap : map (fun t => (int_of (R t) * es) / SB)%Z T =
                  map (fun t => (kval G k t * es + b0) / SB + q0)%Z T).
@@ -562,9 +574,20 @@ Proof.
       by (rewrite Z.mul_add_distr_r, Hcq; ring).
     rewrite Z.div_add by lia. reflexivity. }
   rewrite Hmap.
-  eapply Z.le_trans; [|apply fold_max_in, in_map_iff; exists b0; split; [reflexivity | exact Hbeta]].
   unfold sec_count. fold SB. rewrite map_map. apply Nat2Z.inj_le.
   apply (nodup_shift_le (fun t => ((kval G k t * es + b0) / SB)%Z) q0). exact HTL.
+Qed.
+
+Lemma mem_group : forall es (T L : list nat) (R : fam) k c g r,
+  (0 < c_sector_bytes G)%Z -> incl T L ->
+  (forall t, In t T -> int_of (R t) = (kval G k t + c)%Z) -> Z.divide g (c - r) ->
+  (memreads G es T R <=
+   fold_right Z.max 0%Z (map (sec_count G (map (kval G k) L) es) (betas (c_sector_bytes G) g r es)))%Z.
+Proof.
+  intros es T L R k c g r HSB HTL Hidx Hcr.
+  eapply Z.le_trans; [apply (mem_at es T L R k c HSB HTL Hidx)|].
+  apply fold_max_in, in_map_iff. exists ((c * es) mod c_sector_bytes G)%Z.
+  split; [reflexivity | apply beta_in; auto].
 Qed.
 
 Lemma fold_max_incl : forall (A B : list Z), incl A B ->
@@ -687,7 +710,7 @@ Proof. intros ps s P k g r es n T w o c. exact (conf_core_fam ps s P k g r es n 
 
 
 (** ** Access bounds from the dependence map *)
-Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
+Lemma idep_opd_sound : forall ps s T D o k r g, pok ps -> wt s -> dsat ps s T D ->
   idep_opd G D o = Some (k, r, g) ->
   exists c, Z.divide g (c - r)%Z /\ forall t, In t T -> oval G ps s o t = VInt (kval G k t + c).
 Proof.
@@ -820,7 +843,7 @@ Qed.
 Lemma rem_window : forall m z, (1 <= m)%Z -> (- m < z < m)%Z -> (1 - m <= z <= (1 - m) + (2 * m - 2))%Z.
 Proof. intros; lia. Qed.
 
-Lemma rng_of_sound : forall s T D i wd, dsat s T D -> rng_of D i = Some wd ->
+Lemma rng_of_sound {psD : nat -> val} : forall s T D i wd, dsat psD s T D -> rng_of D i = Some wd ->
   exists c', forall t ps, In t T -> (c' <= int_of (oval G ps s i t) <= c' + wd)%Z.
 Proof.
   intros s T D i wd HD H. destruct i as [x| | |]; cbn [rng_of] in H; try discriminate.
@@ -883,7 +906,7 @@ Proof.
   - rewrite <- (bank_wrap es (A t') m) by auto. rewrite <- HR, Ey by auto. exact Hb.
 Qed.
 
-Lemma wrap_dep_sound : forall s T D i es k r g, dsat s T D -> wrap_dep G true es D i = Some (k, r, g) ->
+Lemma wrap_dep_sound {psD : nat -> val} : forall s T D i es k r g, dsat psD s T D -> wrap_dep G true es D i = Some (k, r, g) ->
   exists m c, (1 <= m)%Z /\ ((m * es) mod (c_bank_bytes G * c_banks G) = 0)%Z /\ r = 0%Z /\ g = 1%Z /\
     forall t ps, In t T -> int_of (oval G ps s i t) = Z.rem (kval G k t + c) m.
 Proof.
@@ -1050,19 +1073,19 @@ Proof.
     eapply mem_group; eauto. apply Z.divide_1_l.
 Qed.
 
-Lemma scl_of_sound : forall s T D i u k, dsat s T D -> scl_of D i = Some (u, k) ->
+Lemma scl_of_sound {psD : nat -> val} : forall s T D i u k, dsat psD s T D -> scl_of D i = Some (u, k) ->
   exists k' c, kmask u k' = kmask u k /\
     forall t ps, In t T -> int_of (oval G ps s i t) = (kval G k' t + c)%Z.
 Proof.
   intros s T D i u k HD H. destruct i as [x| | |]; simpl in H; try discriminate.
-  destruct (dget D x) as [[| | |y u' k0 r g|]|] eqn:Ed; try discriminate. inversion H; subst.
+  destruct (dget D x) as [[| | |y u' k0 r g mm|]|] eqn:Ed; try discriminate. inversion H; subst.
   destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
-  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [k' [c [Hk [_ HD]]]]].
+  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [k' [c [Hk [_ [_ HD]]]]]].
   exists k', c. split; auto. intros t ps Ht. apply HD; auto.
 Qed.
 
 Lemma dacc_mem_sound : forall ps s P D i es n T w, dacc G false P D i es n = true ->
-  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) -> dsat ps s T D ->
   NoDup T -> T <> [] -> incl T (lanes G w) ->
   (memreads G es T (oval G ps s i) <= n)%Z.
 Proof.
@@ -1086,7 +1109,7 @@ Proof.
 Qed.
 
 Lemma dacc_conf_sound : forall ps s P D i es n T w, dacc G true P D i es n = true ->
-  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  pok ps -> wt s -> (forall t, In t T -> sat (rho ps s t) P) -> dsat ps s T D ->
   NoDup T -> T <> [] -> incl T (lanes G w) ->
   (conflicts_of G es T (oval G ps s i) <= n)%Z.
 Proof.
@@ -1120,7 +1143,7 @@ Lemma qopd_sound : forall s o T C C', oeval G s o T C -> qopd G o C' -> C == C'.
 Proof. intros s o T C C' H1 H2; inversion H1; inversion H2; subst; try discriminate; lra. Qed.
 
 Lemma qexpr_sound : forall F ps s e T R C P D n C' w, pok ps -> wt s ->
-  (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  (forall t, In t T -> sat (rho ps s t) P) -> dsat ps s T D ->
   NoDup T -> T <> [] -> incl T (lanes G w) ->
   eeval G F ps s e T R C -> qexpr G P D e n C' -> C <= C'.
 Proof.
@@ -1568,7 +1591,7 @@ Qed.
 Lemma some_eq : forall A (a b : A), Some a = Some b -> a = b.
 Proof. congruence. Qed.
 
-Lemma opd_fdep : forall ps s T D o k r g, pok ps -> wt s -> dsat s T D ->
+Lemma opd_fdep : forall ps s T D o k r g, pok ps -> wt s -> dsat ps s T D ->
   idep_opd G D o = Some (k, r, g) ->
   fdep T (fun t => int_of (oval G ps s o t)) k r g /\
   (forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t))).
@@ -1591,7 +1614,7 @@ Proof.
   intros T f c [c0 [Hc H]] t Ht. apply Z.divide_0_l in Hc. rewrite H by auto. rewrite kval_zero. lia.
 Qed.
 
-Lemma opd_uniform : forall ps s T D o w, wt s -> dsat s T D -> incl T (lanes G w) ->
+Lemma opd_uniform : forall ps s T D o w, wt s -> dsat ps s T D -> incl T (lanes G w) ->
   opd_unif G (dunif G D) o = true ->
   forall t t', In t T -> In t' T -> oval G ps s o t = oval G ps s o t'.
 Proof.
@@ -1603,7 +1626,7 @@ Qed.
 Lemma duni_eq : forall x k r g, x = (k, r, g) -> duni x = true -> k = (0, 0, 0)%Z.
 Proof. intros x k r g -> H. apply kzero_eq. exact H. Qed.
 
-Lemma idep_expr_sound : forall F ps s e T R C D w k r g, pok ps -> wt s -> dsat s T D ->
+Lemma idep_expr_sound : forall F ps s e T R C D w k r g, pok ps -> wt s -> dsat ps s T D ->
   incl T (lanes G w) -> eeval G F ps s e T R C ->
   idep_expr_w G (wtids G) D e = Some (k, r, g) ->
   fdep T (fun t => int_of (R t)) k r g.
@@ -1734,7 +1757,7 @@ Proof.
   rewrite Z.land_comm. lia.
 Qed.
 
-Lemma width_opd_sound : forall ps s T D o wd, pok ps -> wt s -> dsat s T D ->
+Lemma width_opd_sound : forall ps s T D o wd, pok ps -> wt s -> dsat ps s T D ->
   width_opd G D o = Some wd ->
   exists c, forall t, In t T -> exists v, oval G ps s o t = VInt v /\ (c <= v <= c + wd)%Z.
 Proof.
@@ -1760,7 +1783,7 @@ Proof.
       specialize (HD t Ht). rewrite Es in HD. simpl in HD. rewrite HD. apply wrap_window; auto.
 Qed.
 
-Lemma exact_nonneg_sound : forall ps s T D o n, pok ps -> wt s -> dsat s T D ->
+Lemma exact_nonneg_sound : forall ps s T D o n, pok ps -> wt s -> dsat ps s T D ->
   exact_nonneg G D o = Some n -> (0 <= n)%Z /\ forall t, In t T -> oval G ps s o t = VInt n.
 Proof.
   intros ps s T D o n Hp Hw HD H. unfold exact_nonneg in H.
@@ -1772,7 +1795,7 @@ Proof.
   apply Z.divide_0_l in Hc. intros t Ht. rewrite Hv by auto. rewrite kval_zero. f_equal; lia.
 Qed.
 
-Lemma width_expr_sound : forall F ps s e T R C D wd, pok ps -> wt s -> dsat s T D ->
+Lemma width_expr_sound : forall F ps s e T R C D wd, pok ps -> wt s -> dsat ps s T D ->
   eeval G F ps s e T R C -> width_expr G D e = Some wd ->
   exists c, forall t, In t T -> (c <= int_of (R t) <= c + wd)%Z.
 Proof.
@@ -1868,7 +1891,7 @@ Proof.
   intros T f1 f2 [u [[k r] g]] E [k' [Hk H]]. exists k'. split; auto. eapply fdep_ext; eauto.
 Qed.
 
-Lemma sopd_sound : forall ps s T D o x, pok ps -> wt s -> dsat s T D -> sopd G D o = Some x ->
+Lemma sopd_sound : forall ps s T D o x, pok ps -> wt s -> dsat ps s T D -> sopd G D o = Some x ->
   fscl T (fun t => int_of (oval G ps s o t)) x /\
   (forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t))).
 Proof.
@@ -1880,9 +1903,9 @@ Proof.
     injection E as <-. destruct (opd_fdep ps s T D o k r g Hp Hw HD Ei) as [F V].
     split; auto. exists k. split; auto. }
   destruct o as [y| | |]; try (apply Hlin; exact H). unfold sopd in H.
-  destruct (dget D y) as [[| | |y' u k r g|]|] eqn:Ed; try (apply Hlin; exact H).
+  destruct (dget D y) as [[| | |y' u k r g mm|]|] eqn:Ed; try (apply Hlin; exact H).
   injection H as <-. destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
-  specialize (HD _ Hin). simpl in HD. destruct HD as [Ey [k' [c [Hk [Hc HD]]]]].
+  specialize (HD _ Hin). simpl in HD. destruct HD as [Ey [k' [c [Hk [Hc [_ HD]]]]]].
   split.
   - exists k'. split; auto. exists c. split; auto.
   - intros t Ht. specialize (Hw y TInt Ey t). simpl. destruct (sl s y t); try discriminate; reflexivity.
@@ -1920,7 +1943,7 @@ Proof.
     cbv beta in Ec. replace c with (c1 * c2)%Z by lia. ring.
 Qed.
 
-Lemma sexpr_sound : forall F ps s e T R C D w x, pok ps -> wt s -> dsat s T D ->
+Lemma sexpr_sound : forall F ps s e T R C D w x, pok ps -> wt s -> dsat ps s T D ->
   incl T (lanes G w) -> eeval G F ps s e T R C -> sexpr G D e = Some x ->
   fscl T (fun t => int_of (R t)) x.
 Proof.
@@ -1971,14 +1994,156 @@ Qed.
 Lemma sl_set_local_x : forall s x T R t, In t T -> sl (set_local s x T R) x t = R t.
 Proof. intros s x T R t Ht. simpl. rewrite Nat.eqb_refl. apply memb_In in Ht. rewrite Ht. auto. Qed.
 
-Lemma ent_cand_sound : forall F ps s e T R C D P x w d, pok ps -> wt s -> dsat s T D ->
+(** ** Row multipliers (spec/logic.md §1 "Row multipliers"): the candidates of
+    [Logic.row_cands] *)
+Lemma ucoef_tadd : forall u a b sg, ucoef u (tadd a (tscale sg b)) = (ucoef u a + sg * ucoef u b)%Z.
+Proof. intros [[u1 u2] u3] [[a1 a2] a3] [[b1 b2] b3] sg; destruct u1, u2, u3; simpl; ring. Qed.
+Lemma ucoef_tscale : forall u c k, ucoef u (tscale c k) = (c * ucoef u k)%Z.
+Proof. intros [[u1 u2] u3] c [[a1 a2] a3]; destruct u1, u2, u3; simpl; ring. Qed.
+Lemma kmask_knz : forall c k, kmask (knz k) (tscale c k) = kmask (knz k) (0, 0, 0)%Z.
+Proof.
+  intros c [[k1 k2] k3]. unfold knz, kmask, tscale.
+  destruct (Z.eqb_spec k1 0) as [->|], (Z.eqb_spec k2 0) as [->|], (Z.eqb_spec k3 0) as [->|];
+    simpl; repeat f_equal; lia.
+Qed.
+Lemma kmask_add1 : forall u a a' b b' sg, kmask u a' = kmask u a -> kmask u b' = kmask u b ->
+  kmask u (tadd a' (tscale sg b')) = kmask u (tadd a (tscale sg b)).
+Proof.
+  intros [[u1 u2] u3] [[a1 a2] a3] [[x1 x2] x3] [[b1 b2] b3] [[y1 y2] y3] sg Ha Hb.
+  destruct u1, u2, u3; simpl in *; inversion Ha; inversion Hb; subst; reflexivity.
+Qed.
+
+Lemma mpart_sound : forall ps s T D u o k r g po a b, pok ps -> wt s -> dsat ps s T D ->
+  mpart G D u o = Some ((k, r, g), po, a, b) ->
+  (forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t))) /\
+  exists k', kmask u k' = kmask u k /\ fdep T (fun t => int_of (oval G ps s o t)) k' r g /\
+    match po with
+    | None => a = 0%Z /\ ucoef u k' = b
+    | Some p => c_pty G p = Some TInt /\ ucoef u k' = (a * int_of (ps p) + b)%Z
+    end.
+Proof.
+  intros ps s T D u o k r g po a b Hp Hw HD H. unfold mpart in H.
+  destruct (idep_opd G D o) as [[[k0 r0] g0]|] eqn:Ei.
+  - injection H as E1 E2 E3 E4 E5 E6; subst.
+    destruct (opd_fdep ps s T D o k r g Hp Hw HD Ei) as [F V].
+    split; [exact V|]. exists k. repeat split; auto.
+  - destruct o as [y| | |]; try discriminate.
+    destruct (dget D y) as [[| | |y' u' k0 r0 g0 [[[p0 a0] b0]|]|]|] eqn:Ed; try discriminate.
+    destruct (ubits_eqb u' u) eqn:Eu; [|discriminate]. apply ubits_eqb_eq in Eu; subst u'.
+    injection H as E1 E2 E3 E4 E5 E6; subst.
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
+    specialize (HD _ Hin). simpl in HD. destruct HD as [Ey [k' [c [Hk [Hc [Hm HV]]]]]].
+    split.
+    + intros t Ht. specialize (Hw y TInt Ey t). simpl. destruct (sl s y t); try discriminate; reflexivity.
+    + exists k'. split; [exact Hk|]. split; [|exact Hm].
+      exists c. split; [exact Hc|]. intros t Ht. simpl. apply HV; auto.
+Qed.
+
+Lemma sum_cand_sound : forall ps s T D x a b sg u d R, pok ps -> wt s -> dsat ps s T D ->
+  (forall t, In t T -> int_of (R t) = (int_of (oval G ps s a t) + sg * int_of (oval G ps s b t))%Z) ->
+  c_lty G x = Some TInt -> In d (sum_cand G D x a b sg u) -> esat ps (set_local s x T R) T d.
+Proof.
+  intros ps s T D x a b sg u d R Hp Hw HD HR Hx Hd. unfold sum_cand in Hd.
+  destruct (mpart G D u a) as [[[[[[ka ra] ga] pa] aa] ba]|] eqn:Ea; [|contradiction].
+  destruct (mpart G D u b) as [[[[[[kb rb] gb] pb] ab] bb]|] eqn:Eb; [|contradiction].
+  destruct (mparam pa pb) as [p|] eqn:Ep; [|contradiction].
+  cbn [dadd sdnorm dnorm] in Hd. destruct Hd as [<-|[]].
+  destruct (mpart_sound ps s T D u a _ _ _ _ _ _ Hp Hw HD Ea) as [Va [ka' [Hka [Fa Ma]]]].
+  destruct (mpart_sound ps s T D u b _ _ _ _ _ _ Hp Hw HD Eb) as [Vb [kb' [Hkb [Fb Mb]]]].
+  pose proof (fdep_add _ _ _ _ _ _ _ _ _ sg Fa Fb) as Fs.
+  eapply fdep_norm in Fs; [|reflexivity].
+  destruct Fs as [c [Hc Fs]].
+  cbn [esat]. split; [exact Hx|]. exists (tadd ka' (tscale sg kb')), c.
+  split; [rewrite kmask_idem; apply kmask_add1; auto|].
+  split; [exact Hc|]. split.
+  - cbn [msem]. rewrite ucoef_tadd.
+    destruct pa as [pa|], pb as [pb|]; cbn [mparam] in Ep; try discriminate.
+    + destruct (Nat.eqb_spec pa pb); [|discriminate]. injection Ep as <-. subst pb.
+      destruct Ma as [Hpa Ma], Mb as [_ Mb]. split; auto. rewrite Ma, Mb. ring.
+    + injection Ep as <-. destruct Ma as [Hpa Ma], Mb as [Ha0 Mb]. split; auto. rewrite Ma, Mb, Ha0. ring.
+    + injection Ep as <-. destruct Ma as [Ha0 Ma], Mb as [Hpb Mb]. split; auto. rewrite Ma, Mb, Ha0. ring.
+  - intros t Ht. rewrite sl_set_local_x by auto. rewrite HR by auto. apply Fs; auto.
+Qed.
+
+Lemma prod_cand_sound : forall ps s T D x p b d R, pok ps -> wt s -> dsat ps s T D ->
+  (forall t, In t T -> forall P B, ps p = VInt P -> oval G ps s b t = VInt B -> int_of (R t) = (P * B)%Z) ->
+  c_lty G x = Some TInt -> In d (prod_cand G D x p b) -> esat ps (set_local s x T R) T d.
+Proof.
+  intros ps s T D x p b d R Hp Hw HD HR Hx Hd. unfold prod_cand in Hd.
+  destruct (c_pty G p) as [[]|] eqn:Ep; try contradiction.
+  destruct (idep_opd G D b) as [[[k r] g]|] eqn:Eb; [|contradiction].
+  destruct (onebit (knz k)) eqn:Eo; [|contradiction].
+  cbn [sdnorm dmul_uni dnorm] in Hd. destruct Hd as [<-|[]].
+  destruct (opd_fdep ps s T D b k r g Hp Hw HD Eb) as [[c [Hc HV]] Vb].
+  cbv beta in HV.
+  assert (Hpp : ps p = VInt (int_of (ps p))).
+  { specialize (Hp p TInt Ep). destruct (ps p); try discriminate; reflexivity. }
+  set (P := int_of (ps p)) in *.
+  assert (Fc : fdep [0%nat] (fun _ => c * P)%Z (0, 0, 0)%Z (r * 0) (Z.gcd (Z.gcd (g * 1) (r * 1)) (0 * g))).
+  { apply (fdep_mul [0%nat] (fun _ => c) (fun _ => P)).
+    - exists c. split; [exact Hc|]. intros; rewrite kval_zero; ring.
+    - exists P. split; [apply Z.divide_1_l|]. intros; rewrite kval_zero; ring. }
+  eapply fdep_norm in Fc; [|reflexivity].
+  destruct Fc as [c0 [Hc0 E0]]. specialize (E0 0%nat (or_introl eq_refl)).
+  rewrite kval_zero in E0. cbv beta in E0.
+  cbn [esat]. split; [exact Hx|]. exists (tscale P k), c0.
+  split; [rewrite kmask_idem; apply kmask_knz|].
+  split; [exact Hc0|]. split.
+  - cbn [msem]. split; [exact Ep|]. rewrite ucoef_tscale. unfold P. ring.
+  - intros t Ht. rewrite sl_set_local_x by auto. rewrite (HR t Ht _ _ Hpp (Vb t Ht)), (HV t Ht), kval_tscale.
+    replace c0 with (c * P)%Z by (rewrite E0; ring). ring.
+Qed.
+
+Lemma row_cands_sound : forall F ps s e T R C D x d, pok ps -> wt s -> dsat ps s T D ->
+  eeval G F ps s e T R C -> c_lty G x = Some TInt ->
+  In d (row_cands G D x e) -> esat ps (set_local s x T R) T d.
+Proof.
+  intros F ps s e T R C D x d Hp Hw HD He Hx Hd.
+  inversion He; subst.
+  - (* copy *)
+    cbn [row_cands] in Hd. destruct o as [y| | |]; try contradiction.
+    destruct (dget D y) as [[| | |y' u k r g [m|]|]|] eqn:Ed; try contradiction.
+    destruct Hd as [<-|[]].
+    destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y'.
+    specialize (HD _ Hin). cbn [esat] in HD |- *. destruct HD as [_ [k' [c HD]]]. split; auto.
+    exists k', c. destruct HD as [Hk [Hc [Hm HV]]]. repeat split; auto.
+    intros t Ht. rewrite sl_set_local_x by auto. apply HV; auto.
+  - (* binary *)
+    match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some _ |- _ => rename Hb into HB end.
+    assert (Hv : forall o, (forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t))) ->
+                 forall t, In t T -> oval G ps s o t = VInt (int_of (oval G ps s o t))) by auto.
+    assert (HS : forall sg, (op = OAdd /\ sg = 1%Z \/ op = OSub /\ sg = (-1)%Z) ->
+              forall u, In d (sum_cand G D x a b sg u) -> esat ps (set_local s x T R) T d).
+    { intros sg Hop u Hu. unfold sum_cand in Hu.
+      destruct (mpart G D u a) as [[[[[[ka ra] ga] pa] aa] ba]|] eqn:Ea; [|contradiction].
+      destruct (mpart G D u b) as [[[[[[kb rb] gb] pb] ab] bb]|] eqn:Eb; [|contradiction].
+      destruct (mpart_sound ps s T D u a _ _ _ _ _ _ Hp Hw HD Ea) as [Va _].
+      destruct (mpart_sound ps s T D u b _ _ _ _ _ _ Hp Hw HD Eb) as [Vb _].
+      apply (sum_cand_sound ps s T D x a b sg u d R Hp Hw HD); auto;
+        [|unfold sum_cand; rewrite Ea, Eb; exact Hu].
+      intros t Ht. specialize (HB t Ht). rewrite (Va t Ht), (Vb t Ht) in HB.
+      destruct Hop as [[-> ->]|[-> ->]]; simpl in HB; injection HB as <-; cbn [int_of]; ring. }
+    destruct op; try contradiction; cbn [row_cands] in Hd.
+    + apply in_flat_map in Hd as [u [_ Hu]]. exact (HS 1%Z (or_introl (conj eq_refl eq_refl)) u Hu).
+    + apply in_flat_map in Hd as [u [_ Hu]]. exact (HS (-1)%Z (or_intror (conj eq_refl eq_refl)) u Hu).
+    + destruct a as [ya|pa|ca|da], b as [yb|pb|cb|db]; cbn [row_cands] in Hd; try contradiction;
+        (eapply prod_cand_sound; [exact Hp|exact Hw|exact HD| |exact Hx|exact Hd]);
+        intros t Ht P B E1 E2; specialize (HB t Ht); cbn [oval] in HB, E1, E2 |- *;
+        rewrite ?E1, ?E2 in HB; simpl in HB; injection HB as <-; cbn [int_of]; ring.
+  - destruct op; cbn [row_cands] in Hd; contradiction.
+  - cbn [row_cands] in Hd; contradiction.
+  - cbn [row_cands] in Hd; contradiction.
+  - cbn [row_cands] in Hd; contradiction.
+Qed.
+
+Lemma ent_cand_sound : forall F ps s e T R C D P x w d, pok ps -> wt s -> dsat ps s T D ->
   incl T (lanes G w) -> (forall t, In t T -> sat (rho ps s t) P) ->
   eeval G F ps s e T R C -> c_lty G x = Some TInt ->
-  In d (ent_cands_w G (wtids G) P D x e) -> esat (set_local s x T R) T d.
+  In d (ent_cands_w G (wtids G) P D x e) -> esat ps (set_local s x T R) T d.
 Proof.
   intros F ps s e T R C D P x w d Hp Hw HD Hi HP He Hx Hd. unfold ent_cands_w in Hd.
   repeat rewrite in_app_iff in Hd.
-  destruct Hd as [Hd|[Hd|[Hd|[Hd|[Hd|[Hd|Hd]]]]]].
+  destruct Hd as [Hd|[Hd|[Hd|[Hd|[Hd|[Hd|[Hd|Hd]]]]]]].
   - destruct (lin_const G P e) eqn:Hc; [|contradiction].
     destruct (lin_fix G P e) as [L|] eqn:EL; [|contradiction]. destruct Hd as [<-|[]].
     cbn [esat]. rewrite Hx. exists (lcst (lnorm L)). split; [rewrite Z.sub_diag; apply Z.divide_0_r|].
@@ -2045,6 +2210,7 @@ Proof.
       rewrite (Va t Ht), (Vb t Ht), kval_zero in HB. simpl in HB.
       replace cb with m in HB by lia.
       destruct (m =? 0)%Z; [discriminate|]. injection HB as <-. reflexivity.
+  - eapply row_cands_sound; eauto.
   - destruct (sexpr G D e) as [[u [[k r] g]]|] eqn:Es; [|contradiction].
     destruct (uany u); [|contradiction]. destruct Hd as [<-|[]].
     cbn [esat]. split; auto.
@@ -2052,10 +2218,10 @@ Proof.
     exists k', c. repeat split; auto. intros t Ht. rewrite sl_set_local_x by auto. apply HR; auto.
 Qed.
 
-Lemma vw_dent_sound : forall F ps s e T R C D P x ty w D', pok ps -> wt s -> dsat s T D ->
+Lemma vw_dent_sound : forall F ps s e T R C D P x ty w D', pok ps -> wt s -> dsat ps s T D ->
   incl T (lanes G w) -> (forall t, In t T -> sat (rho ps s t) P) ->
   eeval G F ps s e T R C -> c_lty G x = Some ty -> (forall t, In t T -> has_type (R t) ty = true) ->
-  vw_dent G P D x e D' = true -> dsat (set_local s x T R) T D'.
+  vw_dent G P D x e D' = true -> dsat ps (set_local s x T R) T D'.
 Proof.
   intros F ps s e T R C D P x ty w D' Hp Hw HD Hi HP He Hx Ht H d Hd.
   unfold vw_dent, vw_dent_w in H. rewrite forallb_forall in H. specialize (H d Hd).
@@ -2104,7 +2270,7 @@ Proof.
     pose proof (Z.mod_pos_bound xv m Hm). lia.
 Qed.
 
-Lemma rem_exact : forall ps s T D a b k r m c t, pok ps -> wt s -> dsat s T D -> In t T ->
+Lemma rem_exact : forall ps s T D a b k r m c t, pok ps -> wt s -> dsat ps s T D -> In t T ->
   rem_of D a = Some (k, r, m) -> exact_of G D b = Some c ->
   exists xv, oval G ps s a t = VInt xv /\ oval G ps s b t = VInt c /\
     Z.divide m (xv - (kval G k t + r)) /\ (- m < xv < m)%Z.
@@ -2124,7 +2290,7 @@ Proof.
   - specialize (Hr t Ht). rewrite Es in Hr. exact Hr.
 Qed.
 
-Lemma lane_correct : forall F ps s e T R C D t, pok ps -> wt s -> dsat s T D ->
+Lemma lane_correct : forall F ps s e T R C D t, pok ps -> wt s -> dsat ps s T D ->
   eeval G F ps s e T R C -> In t T ->
   (is_true_v (R t) = true -> sat (rho ps s t) (lane G D e false)) /\
   (is_false_v (R t) = true -> sat (rho ps s t) (lane G D e true)).
@@ -2181,7 +2347,7 @@ Proof.
 Qed.
 
 (** [P ∧ e] and [P ∧ ¬e] hold in the threads that take the branch. *)
-Lemma andc_correct : forall F ps s e T R C D P t, pok ps -> wt s -> dsat s T D ->
+Lemma andc_correct : forall F ps s e T R C D P t, pok ps -> wt s -> dsat ps s T D ->
   eeval G F ps s e T R C -> In t T -> sat (rho ps s t) P ->
   (is_true_v (R t) = true -> sat (rho ps s t) (andc G P D e false)) /\
   (is_false_v (R t) = true -> sat (rho ps s t) (andc G P D e true)).
@@ -2193,6 +2359,219 @@ Proof.
     apply in_app_iff in Hc as [Hc|Hc]; [apply C1 | apply L1 | apply C2 | apply L2]; auto.
 Qed.
 (** ** Soundness of each rule (RaCUDA Theorem 1, case by case) *)
+(** ** Row charges (spec/logic.md §4 "Rows": Q:GWRITEROWS / Q:VWRITEROWS, issue 15)
+
+    [rows_mem]: a warp whose active lanes access [km·tid + U·y + c] ([c ≡ r (mod g)])
+    reads at most [f(U mod P_M)] sectors (its rows' sectors, each row's base fixed modulo
+    [M] by [U mod P_M]); [rows_sound]: under [rows_ok_w], [MemReads ≤ N₀ + Σ_j
+    C_j·[M_j ∤ U]] for every integer [U], and the charge is at least 1; [rows_acc_sound]:
+    [U] is the value of the index entry's row multiplier [X]. *)
+Lemma pm_pos : forall es, (0 < c_sector_bytes G)%Z -> (0 < pm G es)%Z.
+Proof.
+  intros es HSB. unfold pm. set (SB := c_sector_bytes G) in *.
+  assert (Hg : (0 < Z.gcd es SB)%Z).
+  { pose proof (Z.gcd_nonneg es SB).
+    destruct (Z.eq_dec (Z.gcd es SB) 0) as [E|E]; [|lia]. apply Z.gcd_eq_0 in E. lia. }
+  destruct (Z.gcd_divide_r es SB) as [b Hb].
+  rewrite Hb at 1. rewrite Z.div_mul by lia. nia.
+Qed.
+
+(** Modulo [M], a row's base [(U·y + c)·es] depends on [U mod P_M] only. *)
+Lemma pm_shift : forall es U y c, (0 < c_sector_bytes G)%Z ->
+  (((U * y + c) * es) mod c_sector_bytes G =
+   ((c * es) mod c_sector_bytes G + es * (U mod pm G es) * y) mod c_sector_bytes G)%Z.
+Proof.
+  intros es U y c HSB. pose proof (pm_pos es HSB) as HP. unfold pm in *.
+  set (SB := c_sector_bytes G) in *. set (gd := Z.gcd es SB) in *.
+  assert (Hg : (0 < gd)%Z).
+  { unfold gd. pose proof (Z.gcd_nonneg es SB).
+    destruct (Z.eq_dec (Z.gcd es SB) 0) as [E|E]; [|lia]. apply Z.gcd_eq_0 in E. lia. }
+  destruct (Z.gcd_divide_l es SB) as [a Ha]. fold gd in Ha.
+  destruct (Z.gcd_divide_r es SB) as [b Hb]. fold gd in Hb.
+  assert (HPb : (SB / gd = b)%Z) by (rewrite Hb; apply Z.div_mul; lia).
+  rewrite HPb in *.
+  pose proof (Z.div_mod U b ltac:(lia)) as HU.
+  assert (E : ((U * y + c) * es = (c * es + es * (U mod b) * y) + (a * (U / b) * y) * SB)%Z).
+  { rewrite Hb, Ha. rewrite HU at 1. ring. }
+  rewrite E, Z.mod_add by lia. rewrite Zplus_mod_idemp_l. reflexivity.
+Qed.
+
+Lemma filter_incl_f : forall A (p : A -> bool) (l1 l2 : list A), incl l1 l2 -> incl (filter p l1) (filter p l2).
+Proof.
+  intros A p l1 l2 H x Hx. apply filter_In in Hx as [Hx Hp]. apply filter_In; auto.
+Qed.
+
+Lemma ysel_key : forall u t key, trip_eqb (ukey u (lane_t G t)) key = true ->
+  ysel u (lane_t G t) = kvalz (1, 1, 1)%Z key.
+Proof.
+  intros u t key H. unfold trip_eqb in H. destruct (trip_eq_dec _ _) as [E|]; [|discriminate].
+  unfold ysel. rewrite E. reflexivity.
+Qed.
+
+(** The key lemma (spec/logic.md §4 "Rows", soundness): the active lanes [T] of warp [w]
+    (satisfying [P]) access the elements [km·tid + U·y + c], [c ≡ r (mod g)]. The warp's
+    sectors are at most the sum of its rows' (lanes with one key [ukey u]), and row [y]'s
+    base is [(c·es mod M + es·(U mod P_M)·y) mod M] up to whole sectors: the row table's
+    entry at [U mod P_M] bounds them. *)
+Lemma rows_mem : forall ps s P u km U c g r es T w (R : fam),
+  (0 < c_sector_bytes G)%Z -> (0 < c_warp G)%nat ->
+  (forall t, In t T -> int_of (R t) = (kval G km t + U * ysel u (lane_t G t) + c)%Z) ->
+  Z.divide g (c - r) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (memreads G es T R <= row_f G (wtids G) (filter tid_only P) u km g r es (U mod pm G es))%Z.
+Proof.
+  intros ps s P u km U c g r es T w R HSB HW Hidx Hcr HP Hne Hi.
+  destruct (nonempty_elem _ Hne) as [t0 Ht0].
+  assert (Hwn : (w < nwarps G)%nat) by (eapply lanes_nwarps; eauto).
+  set (tc := filter tid_only P). set (WL := wlanes G tc w).
+  assert (HTL : incl T WL) by (apply (wlanes_incl ps s P T w Hi HP)).
+  set (SB := c_sector_bytes G) in *.
+  set (b0 := ((c * es) mod SB)%Z).
+  assert (Hbeta : In b0 (betas SB g r es)) by (apply beta_in; auto).
+  eapply Z.le_trans; [|apply fold_max_in, in_flat_map; exists (map (lane_t G) (lanes G w));
+    split; [apply in_wtids; auto | apply in_map_iff; exists b0; split; [reflexivity | exact Hbeta]]].
+  unfold row_sum. rewrite wfilter_map_lane. fold tc WL.
+  set (K := nodup trip_eq_dec (map (ukey u) (map (lane_t G) WL))).
+  assert (HK : forall t, In t T -> In (ukey u (lane_t G t)) K).
+  { intros t Ht. apply nodup_In. apply in_map, in_map. apply HTL; auto. }
+  eapply Z.le_trans; [apply (memreads_groups u es R T K HK)|]. apply sum_le.
+  intros key _. rewrite filter_map_lane, kvalz_lanes.
+  set (y := kvalz (1, 1, 1)%Z key).
+  unfold SB in *.
+  replace ((b0 + es * (U mod pm G es) * y) mod c_sector_bytes G)%Z
+    with (((U * y + c) * es) mod c_sector_bytes G)%Z by (unfold b0; apply pm_shift; auto).
+  apply (mem_at es _ _ R km (U * y + c)); auto.
+  - apply filter_incl_f; auto.
+  - intros t Ht. apply filter_In in Ht as [Ht Hp]. rewrite Hidx by auto.
+    rewrite (ysel_key u t key Hp). fold y. ring.
+Qed.
+
+(** The side condition makes the charge at any [U] cover [f(U mod P_M)] and 1. *)
+Lemma rows_charge_sound : forall wt tc u km g r es n0 rows U,
+  rows_ok_w G wt tc u km g r es n0 rows = true ->
+  (Z.max 1 (row_f G wt tc u km g r es (U mod pm G es)) <= rcharge n0 rows U)%Z.
+Proof.
+  intros wt tc u km g r es n0 rows U H. unfold rows_ok_w in H.
+  repeat rewrite andb_true_iff in H.
+  destruct H as [[[[[[[HSB Hn0] Hrows] HL] _] HLP] HLM] Hall].
+  apply Z.ltb_lt in HSB. apply Z.ltb_lt in HL. apply Z.eqb_eq in HLP.
+  set (L := rows_lcm G es rows) in *. pose proof (pm_pos es HSB) as HP.
+  set (v := (U mod L)%Z).
+  assert (Hv : In v (zrange L)) by (apply in_zrange, Z.mod_pos_bound; lia).
+  rewrite forallb_forall in Hall. specialize (Hall v Hv). apply Z.leb_le in Hall.
+  assert (Ev : (v mod pm G es = U mod pm G es)%Z).
+  { unfold v. symmetry. apply Znumtheory.Zmod_div_mod; auto. apply Z.mod_divide; lia. }
+  rewrite Ev in Hall. eapply Z.le_trans; [exact Hall|].
+  unfold rcharge. apply Z.eq_le_incl. f_equal. f_equal. apply map_ext_in.
+  intros [cj mj] Hcm. rewrite forallb_forall in Hrows, HLM.
+  specialize (Hrows _ Hcm). specialize (HLM _ Hcm). simpl in *.
+  rewrite andb_true_iff in Hrows. destruct Hrows as [_ Hm]. apply Z.leb_le in Hm.
+  apply Z.eqb_eq in HLM.
+  assert (E : (v mod mj = U mod mj)%Z).
+  { unfold v. symmetry. apply Znumtheory.Zmod_div_mod; try lia. apply Z.mod_divide; lia. }
+  rewrite E. reflexivity.
+Qed.
+
+(** Soundness of the row charge for MemReads: a warp whose active lanes access
+    [km·tid + U·y + c] ([c ≡ r (mod g)]) reads at most [N₀ + Σ_j C_j·[M_j ∤ U]] sectors,
+    and the charge is at least 1. *)
+Lemma rows_sound : forall ps s P u km U c g r es n0 rows T w (R : fam),
+  rows_ok_w G (wtids G) (filter tid_only P) u km g r es n0 rows = true -> (0 < c_warp G)%nat ->
+  (forall t, In t T -> int_of (R t) = (kval G km t + U * ysel u (lane_t G t) + c)%Z) ->
+  Z.divide g (c - r) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (memreads G es T R <= rcharge n0 rows U)%Z /\ (1 <= rcharge n0 rows U)%Z.
+Proof.
+  intros ps s P u km U c g r es n0 rows T w R Hok HW Hidx Hcr HP Hne Hi.
+  pose proof (rows_charge_sound _ _ _ _ _ _ _ _ _ U Hok) as Hc.
+  assert (HSB : (0 < c_sector_bytes G)%Z).
+  { unfold rows_ok_w in Hok. repeat rewrite andb_true_iff in Hok. apply Z.ltb_lt. tauto. }
+  pose proof (rows_mem ps s P u km U c g r es T w R HSB HW Hidx Hcr HP Hne Hi). lia.
+Qed.
+Lemma rpot_val : forall rho X n0 rows, forallb (fun cm => 1 <=? snd cm)%Z rows = true ->
+  (pval rho (rpot X n0 rows) == inject_Z (rcharge n0 rows (leval rho X)))%Q.
+Proof.
+  intros rho X n0 rows H. unfold pval, rpot, rcharge; cbn [pcst pterms].
+  rewrite inject_Z_plus. apply Qplus_comp; [reflexivity|].
+  induction rows as [|[c m] rows IH]; cbn [map psum fold_right fst snd]; [reflexivity|].
+  cbn [forallb] in H. rewrite andb_true_iff in H. destruct H as [Hm H]. cbn [snd] in Hm.
+  apply Z.leb_le in Hm.
+  rewrite inject_Z_plus. apply Qplus_comp; [|apply IH; auto].
+  unfold mval, atom, rterm; cbn [fold_right akd alin adiv akval fst snd].
+  rewrite Z2Pos.id by lia.
+  destruct (leval rho X mod m =? 0)%Z; unfold Qeq, Qmult, inject_Z; simpl; lia.
+Qed.
+Lemma row_index : forall u k' t, onebit u = true ->
+  kval G k' t = (kval G (kmask u k') t + kvalz k' (ukey u (1, 1, 1)%Z) * ysel u (lane_t G t))%Z.
+Proof.
+  intros [[u1 u2] u3] [[k1 k2] k3] t H. unfold ysel, lane_t. rewrite !ztid_tid.
+  destruct u1, u2, u3; try discriminate; unfold kval, kmask, kvalz, ukey; ring.
+Qed.
+
+Lemma rows_entry_sound : forall ps s P u k k' c g r es n0 rows T w (R : fam),
+  onebit u = true ->
+  rows_ok_w G (wtids G) (filter tid_only P) u (kmask u k) g r es n0 rows = true ->
+  (0 < c_warp G)%nat -> kmask u k' = kmask u k -> Z.divide g (c - r) ->
+  (forall t, In t T -> int_of (R t) = (kval G k' t + c)%Z) ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (memreads G es T R <= rcharge n0 rows (kvalz k' (ukey u (1, 1, 1)%Z)))%Z /\
+  (1 <= rcharge n0 rows (kvalz k' (ukey u (1, 1, 1)%Z)))%Z.
+Proof.
+  intros ps s P u k k' c g r es n0 rows T w R Hu Hok HW Hk Hcr Hidx HP Hne Hi.
+  apply (rows_sound ps s P u (kmask u k) _ c g r es n0 rows T w R Hok HW); auto.
+  intros t Ht. rewrite Hidx, (row_index u k' t Hu), Hk by auto. ring.
+Qed.
+Lemma ucoef_kvalz : forall u k, ucoef u k = kvalz k (ukey u (1, 1, 1)%Z).
+Proof. intros [[u1 u2] u3] [[k1 k2] k3]; destruct u1, u2, u3; simpl; ring. Qed.
+
+Lemma psum_scale : forall rho mg l,
+  psum rho (map (fun cm => (mg * fst cm, snd cm)) l) == mg * psum rho l.
+Proof. intros rho mg l; induction l as [|[c m] l IH]; simpl; [ring|]. rewrite IH. ring. Qed.
+
+Lemma pcharge_val : forall rho Q1 mg X n0 rows, forallb (fun cm => 1 <=? snd cm)%Z rows = true ->
+  pval rho (pcharge Q1 mg X n0 rows) == pval rho Q1 + mg * inject_Z (rcharge n0 rows (leval rho X)).
+Proof.
+  intros rho Q1 mg X n0 rows H. rewrite <- (rpot_val rho X n0 rows H).
+  unfold pval, pcharge; cbn [pcst pterms]. rewrite psum_app, psum_scale. ring.
+Qed.
+
+Lemma rows_ok_m1 : forall wt tc u km g r es n0 rows, rows_ok_w G wt tc u km g r es n0 rows = true ->
+  forallb (fun cm => 1 <=? snd cm)%Z rows = true.
+Proof.
+  intros wt tc u km g r es n0 rows H. unfold rows_ok_w in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[[[[[[_ _] Hr] _] _] _] _] _]. rewrite forallb_forall in *.
+  intros cm Hcm. specialize (Hr cm Hcm). apply andb_true_iff in Hr. tauto.
+Qed.
+
+(** Under [D] and [P] on the active lanes of a warp, an index accepted by [rows_acc] reads
+    at most the charge at its row multiplier's value [X] (the same on every thread). *)
+Lemma rows_acc_sound : forall ps s P D i es n0 rows X T w,
+  rows_acc_w G (wtids G) P D i es n0 rows = Some X -> dsat ps s T D ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  forall t, (memreads G es T (oval G ps s i) <= rcharge n0 rows (leval (rho ps s t) X))%Z /\
+            (1 <= rcharge n0 rows (leval (rho ps s t) X))%Z /\
+            forallb (fun cm => 1 <=? snd cm)%Z rows = true.
+Proof.
+  intros ps s P D i es n0 rows X T w H HD HP Hne Hi t. unfold rows_acc_w in H.
+  destruct (rows_entry D i) as [[[[[u k] r] g] [[p a] b]]|] eqn:Es; [|discriminate].
+  destruct (onebit u && (0 <? c_warp G)%nat &&
+            rows_ok_w G (wtids G) (filter tid_only P) u (kmask u k) g r es n0 rows) eqn:Eok;
+    [|discriminate].
+  injection H as <-.
+  repeat rewrite andb_true_iff in Eok. destruct Eok as [[Hu HW] Hok]. apply Nat.ltb_lt in HW.
+  destruct i as [x| | |]; simpl in Es; try discriminate.
+  destruct (dget D x) as [[| | |y u' k0 r0 g0 [m|]|]|] eqn:Ed; try discriminate.
+  injection Es as E1 E2 E3 E4 E5; subst.
+  destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [k' [c [Hk [Hcr [[Hpt Hm] HD]]]]]].
+  assert (HU : leval (rho ps s t) (mkLin b [(a, VP p)]) = kvalz k' (ukey u (1, 1, 1)%Z)).
+  { rewrite <- ucoef_kvalz, Hm. unfold leval. simpl. ring. }
+  rewrite HU.
+  destruct (rows_entry_sound ps s P u k k' c g r es n0 rows T w (oval G ps s (OVar x)) Hu Hok HW Hk Hcr)
+    as [H1 H2]; auto.
+  split; [exact H1|]. split; [exact H2|]. eapply rows_ok_m1; eauto.
+Qed.
+
 Ltac start_valid :=
   intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun.
 
@@ -2459,9 +2838,9 @@ Proof.
   destruct c as [L|L|L m rs]; simpl in *; rewrite leval_upd_notin; auto.
 Qed.
 
-Lemma warp_dent_sound : forall ps s T D x op R w D', pok ps -> wt s -> dsat s T D ->
+Lemma warp_dent_sound : forall ps s T D x op R w D', pok ps -> wt s -> dsat ps s T D ->
   incl T (lanes G w) -> warp_res ps s op T R -> warp_dent G D x op D' = true ->
-  dsat (set_local s x T R) T D'.
+  dsat ps (set_local s x T R) T D'.
 Proof.
   intros ps s T D x op R w D' Hp Hw HD Hi HR H d Hd.
   unfold warp_dent in H. rewrite forallb_forall in H. specialize (H d Hd).
@@ -2519,6 +2898,37 @@ Proof.
     rewrite pval_upd_notin by auto. fold M. lra.
 Qed.
 
+Lemma sound_Q_VWRITEROWS : forall P D Qn P' D' Q' x A i es n0 rows X C,
+  c_arr G A = Some (Global, es) -> qopd G i C -> rows_acc G P D i es n0 rows = Some X ->
+  vw_dent G P D x (ERead A i) D' = true -> warp_post_p P P' x = true ->
+  pmentions (VL x) Q' = false ->
+  pot_ge Qn (padd (pcharge Q' (m_gread M 1) X n0 rows) (m_vwrite M + C)) = true ->
+  valid (mkAssn P D Qn) (SAssign x (ERead A i)) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x A i es n0 rows X C Ha Hi1 Hacc Hx Hs Hm Hge. start_valid.
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
+  - intros t Ht; eapply warp_post_sound; eauto.
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
+      (intros; apply rho_set_local; auto).
+    rewrite pval_upd_notin by auto.
+    destruct (rows_acc_sound ps s P D i es n0 rows X T w Hacc HD HP Hne Hi t) as [Hle [_ Hr]].
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val, pcharge_val in Hg by exact Hr.
+    assert (Hc : m_gread M (memreads G es T (oval G ps s i)) <=
+                 m_gread M 1 * inject_Z (rcharge n0 rows (leval (rho ps s t) X))).
+    { rewrite (proj1 (m_glin M (memreads G es T (oval G ps s i)))), !(Qmult_comm (m_gread M 1)).
+    apply Qmult_le_compat_r; [rewrite <- Zle_Qle; exact Hle|].
+      destruct (m_acc1 M) as [Hg1 _]. exact Hg1. }
+    set (K := m_gread M 1 * inject_Z (rcharge n0 rows (leval (rho ps s t) X))) in *.
+    match goal with Hee : eeval _ _ _ _ (ERead _ _) _ _ _ |- _ => inversion Hee; subst end;
+      try congruence.
+    match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+    try match goal with H : c_arr G A = Some (Global, ?e) |- _ =>
+      lazymatch e with es => fail | _ => assert (e = es) by congruence; subst e end end.
+    fold M. lra.
+Qed.
+
 Lemma sound_Q_VOTE : forall P D Qn P' D' Q' x k p Cp,
   qopd G p Cp -> warp_post_p P P' x = true ->
   warp_dent G D x (WVote k p) D' = true -> pmentions (VL x) Q' = false ->
@@ -2534,6 +2944,32 @@ Proof.
     pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val in Hg.
     rewrite (pval_ext _ (upd (rho ps s t) (VL x) _)) by (intros; apply rho_set_local; auto).
     rewrite pval_upd_notin by auto. fold M. lra.
+Qed.
+
+Lemma sound_Q_GWRITEROWS : forall P D Qn Q' A i e es n0 rows X ne C1 C2,
+  c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  rows_acc G P D i es n0 rows = Some X ->
+  pot_ge Qn (padd (pcharge Q' (m_gwrite M 1) X n0 rows) (C1 + C2)) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
+Proof.
+  intros P D Qn Q' A i e es n0 rows X ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
+  pose proof (rows_acc_sound ps s P D i es n0 rows X T w Hacc HD HP Hne Hi) as HRA.
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
+  match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
+  split; [split; auto|]. intros t Ht. simpl.
+  match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+  match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
+  destruct (HRA t) as [Hle [_ Hr]].
+  pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg. rewrite padd_val, pcharge_val in Hg by exact Hr.
+  match goal with |- context[m_gwrite _ (memreads G ?e0 ?T0 ?R0)] =>
+    assert (Hc : m_gwrite M (memreads G e0 T0 R0) <=
+                 m_gwrite M 1 * inject_Z (rcharge n0 rows (leval (rho ps s t) X)));
+    [rewrite (proj2 (m_glin M (memreads G e0 T0 R0))), !(Qmult_comm (m_gwrite M 1));
+     apply Qmult_le_compat_r;
+     [rewrite <- Zle_Qle; exact Hle | destruct (m_acc1 M) as [_ [_ [Hg1 _]]]; exact Hg1] |] end.
+  set (K := m_gwrite M 1 * inject_Z (rcharge n0 rows (leval (rho ps s t) X))) in *.
+  change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
 Qed.
 
 Lemma sound_Q_GWRITE : forall P D Qn Q' A i e es n ne C1 C2,
@@ -2656,8 +3092,8 @@ Proof.
 Qed.
 
 (** A map implied by [D] whose locals a run leaves unchanged holds after it, on all threads. *)
-Lemma dsat_frame : forall s st T D D' W, dsat s T D -> dcovers D D' = true ->
-  disjoint (dvars D') W = true -> (forall x t, ~ In x W -> sl st x t = sl s x t) -> dsat st T D'.
+Lemma dsat_frame {ps : nat -> val} : forall s st T D D' W, dsat ps s T D -> dcovers D D' = true ->
+  disjoint (dvars D') W = true -> (forall x t, ~ In x W -> sl st x t = sl s x t) -> dsat ps st T D'.
 Proof.
   intros s st T D D' W HD Hc Hdj Hst d Hd. apply (esat_frame s).
   - intros t _. apply Hst. eapply dvars_notin; eauto.
@@ -2689,7 +3125,7 @@ Lemma sound_if_charged : forall (K : (var -> Z) -> Q)
   pot_ge Q Q1 = true -> pot_ge Q1 Q2 = true ->
   (forall r, pval r Q + (m_if M + C) + K r <= pval r Qn) ->
   (forall r, 0 <= K r) ->
-  (forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+  (forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat ps s T D -> incl T (lanes G w) ->
      eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
      is_true_v (R t1) = true -> is_false_v (R t2) = true ->
      forall t, In t T -> m_div M <= K (rho ps s t)) ->
@@ -2699,10 +3135,10 @@ Proof.
     Hq HPT V1 V2 Hec Het Hjt Hje HcF HdF HcX HdX HuQ HuQ1 HuQ2 HQQ1 HQ1Q2 Hpre HK0 HKsplit.
   start_valid. simpl in HP, HD.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & Hif & Hdiv & _).
-  assert (HDF : forall st, (forall x t, ~ In x (writes s1) -> sl st x t = sl s x t) -> dsat st T DF)
+  assert (HDF : forall st, (forall x t, ~ In x (writes s1) -> sl st x t = sl s x t) -> dsat ps st T DF)
     by (intros; eapply dsat_frame; eauto).
   assert (HD' : forall st, (forall x t, ~ In x (writes s1 ++ writes s2) -> sl st x t = sl s x t) ->
-            dsat st T D') by (intros; eapply dsat_frame; eauto).
+            dsat ps st T D') by (intros; eapply dsat_frame; eauto).
   inversion Hrun; subst.
   - (* SC_IFT: only the then branch runs *)
     match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
@@ -2827,7 +3263,7 @@ Qed.
 (** The test [e] never splits active threads of one warp that satisfy [D] (Q:WHILE1: [e] is
     uniform; Q:WHILEWARP: the window check). *)
 Definition nosplit_at (D : list dent) (e : expr) : Prop :=
-  forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+  forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat ps s T D -> incl T (lanes G w) ->
     eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
     is_true_v (R t1) = true -> is_false_v (R t2) = true -> False.
 
@@ -3073,7 +3509,7 @@ Proof.
     assert (HF : forall x t, ~ In x (writes b) -> sl st2 x t = sl s x t).
     { intros x t Hx. rewrite (frame_writes _ _ _ _ _ _ _ Hrun2 x) by auto.
       apply (frame_writes _ _ _ _ _ _ _ Hrun1 x); auto. }
-    assert (HD' : dsat st2 T D') by (eapply dsat_frame; eauto).
+    assert (HD' : dsat ps st2 T D') by (eapply dsat_frame; eauto).
     destruct (nonempty_elem _ H1) as [tT HtT].
     assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
     assert (Hiter : C2 + C3 + pval (rho ps st2 tT) Q' <= pval (rho ps s tT) I).
@@ -3149,7 +3585,7 @@ Proof.
 Qed.
 
 Lemma last_window_sound : forall ps s T D L k sw w0 t f,
-  dsat s T D -> lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
+  dsat ps s T D -> lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
   incl T (lanes G w0) -> In t T -> In f T ->
   (1 <= leval (rho ps s f) L)%Z -> holds (rho ps s t) (last_window L sw).
 Proof.
@@ -3186,7 +3622,7 @@ Qed.
 Lemma while_none_after : forall F ps s e b T s' Cr P D n C, pok ps -> wt s ->
   seval G F ps s (SWhile e b) T s' Cr -> T <> [] -> NoDup T -> forall w, incl T (lanes G w) ->
   nonempty (snd (cond G e)) = true -> qexpr G P D e n C ->
-  (forall t, In t T -> sat (rho ps s t) (P ++ snd (cond G e))) -> dsat s T D ->
+  (forall t, In t T -> sat (rho ps s t) (P ++ snd (cond G e))) -> dsat ps s T D ->
   s' = s /\ Cr <= C + m_if M.
 Proof.
   intros F ps s e b T s' Cr P D n C Hp Hw Hrun Hne Hn w Hi Hnz Hq HP HD.
@@ -3230,7 +3666,7 @@ Lemma whilelast_loop : forall (K : (var -> Z) -> Q) P D Q' e n C b B PB BL PN I 
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
   puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
   (forall r, 0 <= K r) ->
-  (forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+  (forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat ps s T D -> incl T (lanes G w) ->
      eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
      is_true_v (R t1) = true -> is_false_v (R t2) = true ->
      forall t, In t T -> m_div M <= K (rho ps s t)) ->
@@ -3286,7 +3722,7 @@ Proof.
     (* the post map holds on all threads after the loop *)
     assert (HF : forall x t, ~ In x (writes b) -> sl st1 x t = sl s x t) by
       (intros x t Hx; apply (frame_writes _ _ _ _ _ _ _ Hrun1 x); auto).
-    assert (HD' : dsat st1 T D') by (eapply dsat_frame; eauto).
+    assert (HD' : dsat ps st1 T D') by (eapply dsat_frame; eauto).
     destruct (nonempty_elem _ H1) as [tT HtT].
     assert (HtT' : In tT T) by (apply HTT in HtT; tauto).
     assert (Hiter : C2 + C3 + pval (rho ps st1 tT) Q' <= pval (rho ps s tT) I).
@@ -3320,7 +3756,7 @@ Proof.
 Qed.
 
 (** ** Q:WHILEWARP *)
-Lemma lin_off_terms : forall ps s T D l k r g, dsat s T D ->
+Lemma lin_off_terms : forall ps s T D l k r g, dsat ps s T D ->
   fold_right (fun av acc =>
     match acc with
     | None => None
@@ -3479,7 +3915,7 @@ Proof. intros rho l; induction l as [|[a v] l IH]; simpl; lia. Qed.
 
 (** The local class (spec/logic.md §4, Q:IFALIGN): [L = K·tid + X + c'] on every active
     thread, [c' ≡ ρ (mod G)], [X] one value on all of them. *)
-Lemma lin_loc_terms : forall ps s T D l k xs r g, dsat s T D ->
+Lemma lin_loc_terms : forall ps s T D l k xs r g, dsat ps s T D ->
   fold_right (fun av acc =>
     match acc with
     | None => None
@@ -3539,7 +3975,7 @@ Qed.
 (** When the warp splits on [e] (a lane passes, one fails), the charge atom is 1: else
     [m | s − X] puts the offset [c] of [L] in the class [(s, m)], which the window check
     excludes (spec/logic.md §4, Q:IFALIGN's soundness). *)
-Lemma res_split : forall F ps s e T R C1 w t1 t2 L k X g r m D, pok ps -> wt s -> dsat s T D ->
+Lemma res_split : forall F ps s e T R C1 w t1 t2 L k X g r m D, pok ps -> wt s -> dsat ps s T D ->
   incl T (lanes G w) -> eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
   is_true_v (R t1) = true -> is_false_v (R t2) = true ->
   fst (cond G e) = [CLe L] -> lin_k G D L = Some k -> lin_loc G D L = Some (X, g) ->
@@ -3688,7 +4124,7 @@ Proof.
   pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & _ & Hdiv & _).
   start_valid.
   assert (HK0 : forall rh, 0 <= m_div M * mval rh [res_atom X r m]) by (intros; apply charge_nonneg).
-  assert (HKs : forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat s T D -> incl T (lanes G w) ->
+  assert (HKs : forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat ps s T D -> incl T (lanes G w) ->
      eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
      is_true_v (R t1) = true -> is_false_v (R t2) = true ->
      forall t, In t T -> m_div M <= m_div M * mval (rho ps s t) [res_atom X r m]).
@@ -4000,8 +4436,8 @@ Qed.
 Definition fpost (u : bool) (F : fmodel) (ps : nat -> val) (e : expr) (s : store) (T : list nat)
     (s' : store) (C : Q) (Qpre : pot) (A' : assn) : Prop :=
   (forall t, In t T -> sat (rho ps s' t) (aP A')) /\
-  (filter (etrue F ps s' e) T <> [] -> dsat s' (filter (etrue F ps s' e) T) (aD A')) /\
-  (u = true -> filter (etrue F ps s' e) T = [] \/ dsat s' T (aD A')) /\
+  (filter (etrue F ps s' e) T <> [] -> dsat ps s' (filter (etrue F ps s' e) T) (aD A')) /\
+  (u = true -> filter (etrue F ps s' e) T = [] \/ dsat ps s' T (aD A')) /\
   (filter (etrue F ps s' e) T = [] -> forall t, In t T -> C <= pval (rho ps s t) Qpre) /\
   (forall t t', In t T -> In t' (filter (etrue F ps s' e) T) ->
      C + pval (rho ps s' t') (aQ A') <= pval (rho ps s t) Qpre).
@@ -4260,8 +4696,8 @@ Proof.
     pose proof (pot_ge_sound (rho ps s' t') _ _ Hq). lra.
 Qed.
 
-Lemma dsat_threads : forall s s' T D, (forall x t, In t T -> sl s' x t = sl s x t) ->
-  dsat s T D -> dsat s' T D.
+Lemma dsat_threads {ps : nat -> val} : forall s s' T D, (forall x t, In t T -> sl s' x t = sl s x t) ->
+  dsat ps s T D -> dsat ps s' T D.
 Proof. intros s s' T D Hf H d Hd. apply (esat_frame s); auto. Qed.
 
 (** The then branch of Q:IFEXIT1/4 ran on all threads: every thread fails [e]. *)
@@ -4806,8 +5242,8 @@ Lemma whileexit_loop : forall uf GE P D e n C b B PB I QB',
   forall F ps s sw T s' Cr, seval G F ps s sw T s' Cr -> sw = SWhile e b ->
   forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
   (forall t, In t T -> sat (rho ps s t) P) ->
-  (filter (etrue F ps s e) T <> [] -> dsat s (filter (etrue F ps s e) T) D) ->
-  (uf = true -> filter (etrue F ps s e) T = [] \/ dsat s T D) ->
+  (filter (etrue F ps s e) T <> [] -> dsat ps s (filter (etrue F ps s e) T) D) ->
+  (uf = true -> filter (etrue F ps s e) T = [] \/ dsat ps s T D) ->
   (forall t, In t (filter (etrue F ps s e) T) -> sat (rho ps s t) GE) ->
   (forall t, In t T -> sat (rho ps s' t) (P ++ snd (cond G e))) /\
   (filter (etrue F ps s e) T = [] -> Cr <= m_if M + C) /\
@@ -4941,7 +5377,7 @@ Lemma whileexit_run : forall uf GE P D Qn Q' e n C b B I PB QB' P' D' k2,
      forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
   m_if M + C <= k2 ->
   (forall ps s t, pval (rho ps s t) Q' + k2 <= pval (rho ps s t) Qn) ->
-  (forall ps s T t te, dsat s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ GE) ->
+  (forall ps s T t te, dsat ps s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ GE) ->
      pval (rho ps s te) I + kk uf C + pval (rho ps s t) Q' + k2 <= pval (rho ps s t) Qn) ->
   cstrs_equiv P' (P ++ snd (cond G e)) = true ->
   dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
@@ -5000,7 +5436,7 @@ Proof.
   assert (Hnone : forall ps s t, pval (rho ps s t) Q' + kk uf C <= pval (rho ps s t) Qn).
   { intros ps' s1 t. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
     rewrite padd_val, pplus_val in H1. pose proof (pnonneg_sound (rho ps' s1 t) _ HnI). lra. }
-  assert (Hsome : forall ps s T t te, dsat s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ []) ->
+  assert (Hsome : forall ps s T t te, dsat ps s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ []) ->
      pval (rho ps s te) I + kk uf C + pval (rho ps s t) Q' + kk uf C <= pval (rho ps s t) Qn).
   { intros ps' s1 T1 t te HD1 Ht Hte _. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
     rewrite padd_val, pplus_val in H1.
@@ -5056,7 +5492,7 @@ Proof.
   assert (Hnone : forall ps s t, pval (rho ps s t) Q' + (m_if M + C) <= pval (rho ps s t) Qn).
   { intros ps' s1 t. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
     rewrite padd_val, pplus_val in H1. pose proof (pnonneg_sound (rho ps' s1 t) _ HnJ). lra. }
-  assert (Hsome : forall ps s T t te, dsat s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ GE) ->
+  assert (Hsome : forall ps s T t te, dsat ps s T D -> In t T -> In te T -> sat (rho ps s te) (P ++ GE) ->
      pval (rho ps s te) I + kk uf C + pval (rho ps s t) Q' + (m_if M + C) <= pval (rho ps s t) Qn).
   { intros ps' s1 T1 t te HD1 Ht Hte Hs. pose proof (pot_ge_sound (rho ps' s1 t) _ _ Hpre) as H1.
     rewrite padd_val, pplus_val in H1. pose proof (HJ _ Hs) as H2. rewrite padd_val in H2.
@@ -5092,7 +5528,7 @@ Lemma puni_nil_const : forall ps s s' t t' Q1, puni G [] Q1 = true ->
 Proof.
   intros ps s s' t t' Q1 H.
   rewrite (puni_frame ps s s' [] Q1 t' H) by (intros x []).
-  assert (Hd : dsat s [t; t'] []) by (intros d []).
+  assert (Hd : dsat ps s [t; t'] []) by (intros d []).
   apply (puni_sound ps s [t; t'] [] Q1 Hd H t' t); simpl; auto.
 Qed.
 
@@ -5284,7 +5720,7 @@ Lemma whileexit_first_u : forall GE P D e n C b B PB I QB',
      forall t, In t T -> etrue F ps s' e t = true -> sat (rho ps s' t) GE) ->
   forall F ps s T s' Cr, seval G F ps s (SWhile e b) T s' Cr ->
   forall w, pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
-  (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  (forall t, In t T -> sat (rho ps s t) P) -> dsat ps s T D ->
   (forall t, In t (filter (etrue F ps s e) T) -> sat (rho ps s t) GE) ->
   forall te, In te (filter (etrue F ps s e) T) ->
     Cr <= (m_if M + C) + pval (rho ps s te) I + (m_if M + C).
@@ -5451,7 +5887,7 @@ Qed.
 (** One case of Q:CASE: every thread satisfies the case's constraint [c]. *)
 Lemma case_branch : forall P D Qn st c PC QC A P' D' Q' rs wj F ps s T s' C w,
   pok ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt s ->
-  (forall t, In t T -> sat (rho ps s t) P) -> dsat s T D ->
+  (forall t, In t T -> sat (rho ps s t) P) -> dsat ps s T D ->
   (forall t, In t T -> holds (rho ps s t) c) ->
   cstrs_equiv PC (P ++ [c]) = true -> valid (mkAssn PC D QC) st A ->
   pot_ge_both PC rs Qn QC = true -> entails (aP A) P' wj = true -> dcovers (aD A) D' = true ->
@@ -5616,6 +6052,9 @@ Proof.
   (* issue 15 (case17) *)
   - eapply sound_Q_CASE; eauto.
   - eapply sound_Q_WHILENONE; eauto.
+  (* issue 15 (coqrows17) *)
+  - eapply sound_Q_GWRITEROWS; eauto.
+  - eapply sound_Q_VWRITEROWS; eauto.
   - apply sound_F_ORD; auto.
   - eapply sound_F_SEQ; eauto.
   - eapply sound_F_IF1; eauto.

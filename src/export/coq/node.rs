@@ -63,6 +63,17 @@ impl Exporter<'_> {
                 let eacc = self.expr_acc(child(1)?, ex, pre);
                 format!("DWrite {a} {b} {acc} {eacc}")
             }
+            // Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md §4 "Rows"): the charge's fields
+            // `(n N₀)` and `(rows (C M)…)`; Check.v recomputes the row table
+            ("Q:GWRITEROWS", Stmt::Write(_, _, ex)) => {
+                let (n0, rows) = Self::row_fields(n)?;
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                format!("DWriteRows {a} {b} {n0} {rows} {eacc}")
+            }
+            ("Q:VWRITEROWS", Stmt::Assign(..)) => {
+                let (n0, rows) = Self::row_fields(n)?;
+                format!("DVwriteRows {a} {b} {n0} {rows}")
+            }
             ("Q:IF1", Stmt::If(e, s1, s2)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let dt = self.node(child(1)?, s1, ind + 2)?;
@@ -210,7 +221,8 @@ impl Exporter<'_> {
                 r @ ("Q:SEQ" | "Q:IF1" | "Q:IF2" | "Q:IF3" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE1"
                 | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEWARP" | "Q:UNROLL"
                 | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
-                | "Q:WHILEEXIT1" | "Q:WHILEEXIT2" | "Q:IFGUARD4" | "Q:FLAGEXIT"),
+                | "Q:GWRITEROWS" | "Q:VWRITEROWS" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
+                | "Q:IFGUARD4" | "Q:FLAGEXIT"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -220,6 +232,22 @@ impl Exporter<'_> {
             }
             (r, _) => return Err(ExportError::UnsupportedRule(r.to_string())),
         })
+    }
+
+    /// The row charge `(n N₀) (rows (C M)…)` of a Q:GWRITEROWS / Q:VWRITEROWS node as Coq's
+    /// `N₀` and `[(C, M); …]` (`Check.DWriteRows` / `DVwriteRows`).
+    ///
+    /// Errors: [`ExportError::Unsupported`] when the node has no `(n N₀)`.
+    fn row_fields(n: &Node) -> Result<(String, String), ExportError> {
+        let n0 =
+            n.n.as_ref()
+                .ok_or_else(|| ExportError::Unsupported(format!("{} without (n N₀)", n.rule)))?;
+        let rows: Vec<String> = n
+            .rows
+            .iter()
+            .map(|(c, m)| format!("({}, {})", z(c), z(m)))
+            .collect();
+        Ok((z(n0), format!("[{}]", rows.join("; "))))
     }
 
     /// Q:VWRITE1/2 (`DVwrite1`/`DVwrite2`): the post witnesses and the expression's claim.

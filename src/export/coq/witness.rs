@@ -32,7 +32,22 @@ impl Exporter<'_> {
             EntryKind::Rem => format!("DRem {i} {k} {} {}", z(&d.r), z(&d.g)),
             EntryKind::Rng => format!("DRng {i} {}", z(&d.g)),
             EntryKind::Wrap => format!("DWrap {i} {k} {}", z(&d.g)),
-            EntryKind::Scaled(u) => format!("DScl {i} {} {k} {} {}", ubits(u), z(&d.r), z(&d.g)),
+            // the row multiplier `(? P A B)` as `Some (P, A, B)` (spec/logic.md §1 "Row
+            // multipliers"), `P` the parameter's index
+            EntryKind::Scaled(u) => {
+                let mul = match &d.mul {
+                    None => "None".to_string(),
+                    Some(m) => {
+                        let p = self
+                            .names
+                            .params
+                            .get(m.param.as_str())
+                            .ok_or_else(|| bad(&m.param))?;
+                        format!("(Some ({p}%nat, {}, {}))", z(&m.a), z(&m.b))
+                    }
+                };
+                format!("DScl {i} {} {k} {} {} {mul}", ubits(u), z(&d.r), z(&d.g))
+            }
         })
     }
 

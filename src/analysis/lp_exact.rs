@@ -105,7 +105,7 @@ impl Tableau {
 /// unbounded, or larger than [`MAX_CELLS`] / [`MAX_PIVOTS`].
 pub fn solve(
     nonneg: &[bool],
-    cons: &[(LinExpr, Rel, String)],
+    cons: &[(LinExpr, Rel, super::lp::Why)],
     objective: &LinExpr,
 ) -> Result<Vec<Q>, String> {
     let n = nonneg.len();

@@ -87,7 +87,7 @@ pub fn entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
             continue;
         }
         if let Some(k) = ratio(&target.lin, &src.lin) {
-            let w = Farkas::Comb(vec![(i, k)]);
+            let w = Farkas::Comb(Box::new(vec![(i, k)]));
             if check_farkas(p, target, &w) {
                 return Some(w);
             }
@@ -158,14 +158,14 @@ fn lp_entails(p: &[Cstr], target: &Cstr) -> Option<Farkas> {
         }
     }
     let sol = lp.solve(&obj).ok()?;
-    let w = Farkas::Comb(
+    let w = Farkas::Comb(Box::new(
         idx.iter()
             .filter_map(|(i, v)| {
                 let l = sol.get(*v)?.clone();
                 (!l.is_zero()).then_some((*i, l))
             })
             .collect(),
-    );
+    ));
     check_farkas(p, target, &w).then_some(w)
 }
 

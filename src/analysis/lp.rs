@@ -20,20 +20,25 @@ pub enum Rel {
     Ge,
 }
 
+/// The description of a constraint's origin ([`Lp::cons`]).
+pub type Why = std::sync::Arc<str>;
+
 /// An LP under construction: variables are indices `0..n`; `nonneg[i]` says whether
 /// variable `i` is constrained to be ≥ 0.
 #[derive(Clone, Debug, Default)]
 pub struct Lp {
     /// Per variable: `true` if `≥ 0`, `false` if free.
     pub nonneg: Vec<bool>,
-    /// Constraints `e ⋈ 0` with a short description of their origin.
-    pub cons: Vec<(LinExpr, Rel, String)>,
+    /// Constraints `e ⋈ 0` with a short description of their origin (shared with the
+    /// constraint before when it is the same text: issue 13, a long program's LP has
+    /// hundreds of thousands of constraints and few descriptions).
+    pub cons: Vec<(LinExpr, Rel, Why)>,
     /// Values of the variables fixed by [`Lp::solve_tail`] (by index; `None`: still free
     /// for the LP). Empty until a tail is solved.
     pub fixed: Vec<Option<Q>>,
     /// The constraints of solved tails (no longer in `cons`; checked again by
     /// [`Lp::check`] with the final solution).
-    pub solved: Vec<(LinExpr, Rel, String)>,
+    pub solved: Vec<(LinExpr, Rel, Why)>,
 }
 
 impl Lp {
@@ -55,7 +60,11 @@ impl Lp {
                 Err(format!("constraint is violated by constants ({why})"))
             };
         }
-        self.cons.push((e, rel, why.to_string()));
+        let why = match self.cons.last() {
+            Some((_, _, w)) if **w == *why => Why::clone(w),
+            _ => Why::from(why),
+        };
+        self.cons.push((e, rel, why));
         Ok(())
     }
 

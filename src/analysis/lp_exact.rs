@@ -105,7 +105,7 @@ impl Tableau {
 /// unbounded, or larger than [`MAX_CELLS`] / [`MAX_PIVOTS`].
 pub fn solve(
     nonneg: &[bool],
-    cons: &[(LinExpr, Rel, String)],
+    cons: &[(LinExpr, Rel, super::lp::Why)],
     objective: &LinExpr,
 ) -> Result<Vec<Q>, String> {
     let n = nonneg.len();
@@ -209,6 +209,7 @@ pub fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::lp::Why;
     use crate::core::metric::q;
 
     fn lin(c: i64, v: &[(usize, Q)]) -> LinExpr {
@@ -223,8 +224,8 @@ mod tests {
     #[test]
     fn two_constraint_optimum_is_exact() {
         let cons = vec![
-            (lin(-4, &[(0, q(1)), (1, q(2))]), Rel::Ge, "a".to_string()),
-            (lin(-6, &[(0, q(3)), (1, q(1))]), Rel::Ge, "b".to_string()),
+            (lin(-4, &[(0, q(1)), (1, q(2))]), Rel::Ge, Why::from("a")),
+            (lin(-6, &[(0, q(3)), (1, q(1))]), Rel::Ge, Why::from("b")),
         ];
         let x = solve(&[true, true], &cons, &lin(0, &[(0, q(1)), (1, q(1))])).unwrap();
         assert_eq!(x, vec![q(8) / q(5), q(6) / q(5)]);
@@ -237,11 +238,11 @@ mod tests {
     fn free_variables_and_large_constants() {
         let big = q(16_776_960);
         let cons = vec![
-            (lin(7, &[(0, q(1))]), Rel::Eq, "x".to_string()),
+            (lin(7, &[(0, q(1))]), Rel::Eq, Why::from("x")),
             (
                 lin(0, &[(1, q(1) / &big), (0, -q(1) / &big)]),
                 Rel::Ge,
-                "y".to_string(),
+                Why::from("y"),
             ),
         ];
         let x = solve(&[false, false], &cons, &lin(0, &[(1, q(1))])).unwrap();
@@ -251,8 +252,8 @@ mod tests {
     /// Infeasible (x ≥ 1 and x ≤ 0 with x ≥ 0) and unbounded (minimise −x) LPs are errors.
     #[test]
     fn infeasible_and_unbounded_are_errors() {
-        let cons = vec![(lin(-1, &[(0, q(1))]), Rel::Ge, "a".to_string())];
-        let neg = vec![(lin(0, &[(0, q(-1))]), Rel::Ge, "b".to_string())];
+        let cons = vec![(lin(-1, &[(0, q(1))]), Rel::Ge, Why::from("a"))];
+        let neg = vec![(lin(0, &[(0, q(-1))]), Rel::Ge, Why::from("b"))];
         let both: Vec<_> = cons.iter().chain(&neg).cloned().collect();
         assert!(solve(&[true], &both, &lin(0, &[(0, q(1))]))
             .unwrap_err()

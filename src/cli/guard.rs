@@ -34,11 +34,19 @@ const MI_OPTION_ARENA_RESERVE: i32 = 23;
 /// `ulimit -v` of 2 GB (tests/robust.rs; the revert ce42a79).
 const ARENA_RESERVE_KIB: i64 = 64 << 10;
 
+/// mimalloc's option number of whether it asks the OS for transparent huge pages
+/// (`mi_option_allow_thp` in `mimalloc.h` of `libmimalloc-sys` 0.1.49's v3 sources, the
+/// mimalloc it links by default; read at each `mmap` of an arena).
+const MI_OPTION_ALLOW_THP: i32 = 43;
+
 /// Sets mimalloc's options once, before its first allocation: a small arena reservation
-/// ([`ARENA_RESERVE_KIB`]). The purge delay stays mimalloc's (1 s): 0 (freed memory
-/// returned at once) cost 1.6 s more system time on `scaling-point` statements 10 000
-/// (1.9 s against 0.3 s) for a peak 15 % lower. Must not allocate: it runs inside the
-/// allocator.
+/// ([`ARENA_RESERVE_KIB`]) and no transparent huge pages (issue 13: on a system whose THP
+/// setting is `madvise`, mimalloc's `MADV_HUGEPAGE` on its arenas made partly used 2 MiB
+/// pages resident; without it `scaling-point` statements 10 000 `--metric all` peaked
+/// 10–20 MB lower for the same CPU time). The purge delay stays mimalloc's (1 s): 0
+/// (freed memory returned at once) cost 1.6 s more system time on `scaling-point`
+/// statements 10 000 (1.9 s against 0.3 s) for a peak 15 % lower. Must not allocate: it
+/// runs inside the allocator.
 fn tune_mimalloc() {
     if MI_TUNED.load(Ordering::Relaxed) {
         return;
@@ -47,7 +55,7 @@ fn tune_mimalloc() {
         fn mi_option_set(option: i32, value: std::ffi::c_long);
     }
     // SAFETY: `mi_option_set` stores a value in mimalloc's option table (no allocation);
-    // the option exists in the linked mimalloc with this number and takes this value.
+    // both options exist in the linked mimalloc with these numbers and take these values.
     // It runs on the first allocation, when the process has one thread; a second call from
     // a race would store the same values.
     unsafe {
@@ -55,6 +63,7 @@ fn tune_mimalloc() {
             MI_OPTION_ARENA_RESERVE,
             ARENA_RESERVE_KIB as std::ffi::c_long,
         );
+        mi_option_set(MI_OPTION_ALLOW_THP, 0);
     }
     MI_TUNED.store(true, Ordering::Relaxed);
 }

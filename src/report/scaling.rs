@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 /// What one point (a generated kernel, analysed and checked for every metric asked) measured.
 /// Times are wall-clock seconds measured in the point's own process, with the metrics
-/// analysed concurrently on the available cores and then checked concurrently
-/// (`cli::scaling`); `cpu_s` is the CPU time of the same work, all threads summed (on a
+/// analysed and checked concurrently on the available cores, each metric's check right
+/// after its analysis (`cli::scaling`); `cpu_s` is the CPU time of the same work, all threads summed (on a
 /// loaded machine the wall-clock times include waiting for a core).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
@@ -16,9 +16,12 @@ pub struct PointResult {
     pub metrics: u32,
     /// Metrics with a bound whose certificate the kernel accepted.
     pub bounds: u32,
-    /// Wall-clock time of the analyses of all the metrics (run concurrently), in seconds.
+    /// The analyses' share of the wall-clock time of all the metrics (run concurrently), in
+    /// seconds: the point's wall-clock time in the ratio of the summed per-metric analysis
+    /// and check times.
     pub analysis_s: f64,
-    /// Wall-clock time of the kernel checks of all the metrics (run concurrently), in seconds.
+    /// The kernel checks' share of the same wall-clock time ([`PointResult::analysis_s`]),
+    /// in seconds.
     pub check_s: f64,
     /// CPU seconds of the analyses and checks (all threads of the point's process; 0 where
     /// `/proc` is absent).
@@ -107,7 +110,7 @@ pub fn scaling_table(rows: &[ScalingRow], metric: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Analysis s and check s: wall-clock seconds of the point, its metrics analysed concurrently on the available cores, then checked concurrently; CPU s: CPU seconds of both, all threads summed.\n"
+        "Analysis s and check s: the wall-clock seconds of the point, its metrics analysed and checked concurrently on the available cores (each checked right after its analysis), split in the ratio of the summed per-metric analysis and check times; CPU s: CPU seconds of both, all threads summed.\n"
     );
     let _ = writeln!(
         out,

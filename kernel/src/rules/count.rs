@@ -32,7 +32,8 @@ impl Ctx<'_> {
         let rest: NStarRest = (class, range.clone(), a.bytes, kind);
         // the same P (by address, held in the memo) gives the same N*
         let pk = Rc::as_ptr(&env.p) as usize;
-        let by_p = self.nstar_by_p.borrow().get(&pk).and_then(|(_, m)| m.get(&rest).copied());
+        let by_p =
+            self.nstar_by_p.borrow().get(&pk).and_then(|(_, m)| m.iter().find(|(r, _)| *r == rest).map(|(_, n)| *n));
         // N* reads only the constraints over threadIdx.* alone (access::n_star), so equal
         // (those constraints, dependence, element size, kind) give equal N*: memoized.
         let key = || -> NStarKey {
@@ -56,7 +57,7 @@ impl Ctx<'_> {
         };
         if by_p.is_none() {
             let mut memo = self.nstar_by_p.borrow_mut();
-            memo.entry(pk).or_insert_with(|| (Rc::clone(&env.p), BTreeMap::new())).1.insert(rest, star);
+            memo.entry(pk).or_insert_with(|| (Rc::clone(&env.p), Vec::with_capacity(1))).1.push((rest, star));
         }
         let required = star.max(1);
         if claimed < BigInt::from(required) {

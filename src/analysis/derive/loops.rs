@@ -91,7 +91,7 @@ impl FloorRank {
         let mut cut = self.cut.clone();
         cut.push((n + 1, self.inv_c.clone()));
         Cg {
-            cuts: vec![Farkas::Comb(cut)],
+            cuts: vec![Farkas::Comb(Box::new(cut))],
             farkas: Farkas::Id(n + 2),
         }
     }
@@ -121,7 +121,7 @@ pub(super) fn floor_mono_cg(p: &[Cstr], l1: &Lin, l2: &Lin, c: &num_bigint::BigI
     cut.push((n + 1, ci.clone()));
     cut.push((n + 2, ci));
     Some(Cg {
-        cuts: vec![Farkas::Comb(cut)],
+        cuts: vec![Farkas::Comb(Box::new(cut))],
         farkas: Farkas::Id(n + 4),
     })
 }

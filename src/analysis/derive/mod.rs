@@ -792,6 +792,10 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
         Err(_) if tails > 0 => solve_back(ctx_ref, &an, target, false).0?,
         r => r?,
     };
+    // the forward pass's tree is not read any more: freed before the derivation is built
+    // from the template (issue 13: its witnesses and expression nodes, copied into the
+    // template, need not be in memory with the derivation and the certificate text)
+    drop(an);
     let node = inst(tn, &sol)?;
     let bound = qbound.instantiate(&sol);
     Ok((node, bound))

@@ -142,7 +142,7 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
             let mut cut: Vec<(usize, Q)> = w.terms().map(|(i, c)| (i, c / &dq)).collect();
             cut.push((p.len(), Q::one() / &dq));
             let cg = certificate::Cg {
-                cuts: vec![certificate::Farkas::Comb(cut)],
+                cuts: vec![certificate::Farkas::Comb(Box::new(cut))],
                 farkas: certificate::Farkas::Id(p.len() + 2),
             };
             Ok(Rewrite::IZero(atom.clone(), cg))

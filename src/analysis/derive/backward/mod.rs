@@ -421,9 +421,15 @@ impl Back<'_, '_> {
                 "the potential after an assignment without substitution must not mention the variable",
             )?;
             // Q:VWRITEROWS when its P' (P without the constraints on x) is the post's
-            let kept: Vec<crate::core::assertion::linear::Cstr> =
-                a.pre.p.iter().filter(|c| !c.mentions(x)).cloned().collect();
-            if let (Some((r, c, on)), false, true) = (rows, *vw1, kept == *a.post.p) {
+            // (compared in place, not copied: issue 13)
+            let kept = || {
+                a.pre
+                    .p
+                    .iter()
+                    .filter(|c| !c.mentions(x))
+                    .eq(a.post.p.iter())
+            };
+            if let (Some((r, c, on)), false, true) = (rows, *vw1, rows.is_some() && kept()) {
                 let qp = restricted
                     .plus_const(&crate::core::metric::q_sum(c, &self.ctx.metric.vwrite))
                     .plus(&self.rows_tpoly(r, &self.ctx.metric.gread.mul));

@@ -106,7 +106,9 @@ fn coq_constructors_are_the_logic_rules() {
     // multiplier on `DScl` is not. Listed here by name so that
     // the gap is explicit and this test fails once they are formalized (remove them then)
     // or if any other rule lacks a constructor.
-    const NOT_IN_COQ: [&str; 2] = ["Q:GWRITEROWS", "Q:VWRITEROWS"];
+    // Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15) are
+    // not formalized either: no constructor, no soundness lemma, no export.
+    const NOT_IN_COQ: [&str; 4] = ["Q:GWRITEROWS", "Q:VWRITEROWS", "Q:GWRITEGUARD", "Q:VWRITEGUARD"];
     for r in NOT_IN_COQ {
         assert!(
             !have.iter().any(|c| c == r),

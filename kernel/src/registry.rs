@@ -5,6 +5,7 @@ use crate::arith::Rat;
 use crate::rules::{
     align::{q_ifalign, q_whilelastalign},
     expr::*,
+    guarded::{q_gwriteguard, q_vwriteguard},
     lower::*,
     nosplit::q_whilewarp,
     rows::{q_gwriterows, q_vwriterows},
@@ -65,6 +66,8 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILELASTALIGN",
     "Q:GWRITEROWS",
     "Q:VWRITEROWS",
+    "Q:GWRITEGUARD",
+    "Q:VWRITEGUARD",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -172,6 +175,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILEGUARD0" => (S, q_whileguard0 as Rule),
         "Q:GWRITEROWS" => (S, q_gwriterows as Rule),
         "Q:VWRITEROWS" => (S, q_vwriterows as Rule),
+        "Q:GWRITEGUARD" => (S, q_gwriteguard as Rule),
+        "Q:VWRITEGUARD" => (S, q_vwriteguard as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

@@ -1,0 +1,141 @@
+//! Q:GWRITEGUARD / Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15): the
+//! sectors of a partial last round. A hand-written certificate for
+//! `tests/precision/last_round.cu` (block 256), its kernel-checked bound against the
+//! lock-step semantics, and mutated certificates the kernel rejects with pinned messages.
+
+mod common;
+
+use std::path::PathBuf;
+use warpcert::core::metric::Q;
+use warpcert::core::MetricName;
+
+/// The hand-written certificate (tests/data/guarded/last_round.sectors.cert): the loop
+/// invariant `Σ_{j<4} ⌊(n − X − 8j + 31)/32⌋⁺` with `X = i − threadIdx.x`, the write
+/// `Q:GWRITEGUARD (n 0) (guard 7 32 (1 0) (1 8) (1 16) (1 24))` (constraint 7 of its `P` is
+/// the loop test `i − n + 1 ≤ 0`), and the step `i ← i + 32` mapping each
+/// `⌊(n − X − 8j + 31)/32⌋⁺` to the `⌊(n − X − 8j − 1)/32⌋⁺` the write leaves.
+fn hand_certificate() -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/guarded/last_round.sectors.cert");
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// The kernel's verdict on `cert`: the bound, or the rejection's message.
+fn check(cert: &str) -> Result<String, String> {
+    warpcert_kernel::check(cert)
+        .map(|v| v.bound)
+        .map_err(|r| r.to_string())
+}
+
+/// `cert` with the first occurrence of `from` replaced by `to` (which must occur).
+fn mutate(cert: &str, from: &str, to: &str) -> String {
+    assert!(cert.contains(from), "no `{from}` in the certificate");
+    cert.replacen(from, to, 1)
+}
+
+/// The hand truth of last_round.cu's `sectors` in a block of 256 (lanes `l` of warp `w`
+/// start at `i = 32w + l` and step by 32): warp 0 has the most rounds, and in round `r`
+/// its lanes `l < n − 32r` write `⌈min(32, n − 32r)/8⌉` sectors, so the per-warp worst is
+/// `Σ_r ⌈min(32, n − 32r)/8⌉ = Σ_{j<4} ⌊(n + 31 − 8j)/32⌋⁺` (sector `j` is written in
+/// round `r` iff `32r + 8j < n`).
+fn truth(n: i64) -> i64 {
+    (0..4).map(|j| (n + 31 - 8 * j).max(0).div_euclid(32)).sum()
+}
+
+/// The kernel accepts the hand certificate with the exact bound, which equals the
+/// lock-step maximum over the block's 8 warps at every `n` tried (the old bound,
+/// `4·⌊(n + 31)/32⌋⁺`, is 4 at `n = 1`, truth 1).
+#[test]
+fn guarded_certificate_is_exact_on_last_round() {
+    let b = check(&hand_certificate()).unwrap();
+    assert_eq!(
+        b,
+        "max(0, ⌊(n + 7)/32⌋) + max(0, ⌊(n + 15)/32⌋) + max(0, ⌊(n + 23)/32⌋) + max(0, ⌊(n + 31)/32⌋)"
+    );
+    let path = warpcert::cli::precision::suite_dir().join("last_round.cu");
+    let launch = common::launch(256, None);
+    let prog = common::load_for(&path, &launch);
+    for n in [
+        0i64, 1, 2, 7, 8, 9, 16, 17, 24, 25, 31, 32, 33, 40, 63, 64, 65, 100, 129,
+    ] {
+        let sim = (0..8u64)
+            .map(|w| {
+                common::warp_cost(
+                    &prog,
+                    MetricName::Sectors,
+                    &launch,
+                    [256, 1, 1],
+                    w,
+                    &[("n", n)],
+                )
+            })
+            .max()
+            .unwrap();
+        assert_eq!(sim, Q::from_integer(truth(n).into()), "n = {n}");
+    }
+    assert_eq!(truth(1), 1);
+    assert_eq!(truth(33), 5);
+}
+
+/// Mutants of the hand certificate, each rejected by name (values from the hand table of
+/// warp 0: the lanes with `threadIdx.x ≤ T` write `⌊T/8⌋ + 1` sectors for `T < 32`):
+/// a term dropped (3 at `T = 24`, below 4), a threshold moved (`t = 9`: 1 at `T = 8`,
+/// below 2), the wrong guard (constraint 6, `threadIdx.x − i ≤ 0`, has `K = 0`: every lane
+/// has `T = 0`, where 32 lanes write 4 sectors and the charge is 1), an index outside `P`,
+/// a divisor 0, a negative coefficient, and a divisor that the potentials do not match
+/// (`S = 16`: the equation's atoms differ).
+#[test]
+fn mutated_guard_charges_are_rejected() {
+    let c = hand_certificate();
+    let g = "(guard 7 32 (1 0) (1 8) (1 16) (1 24))";
+    let cases = [
+        (
+            mutate(&c, g, "(guard 7 32 (1 0) (1 8) (1 16))"),
+            "the guarded charge is 3 at the lane value K·tid = 24, below the 4 sectors",
+        ),
+        (
+            mutate(&c, g, "(guard 7 32 (1 0) (1 9) (1 16) (1 24))"),
+            "the guarded charge is 1 at the lane value K·tid = 8, below the 2 sectors",
+        ),
+        (
+            mutate(&c, g, "(guard 6 32 (1 0) (1 8) (1 16) (1 24))"),
+            "the guarded charge is 1 at the lane value K·tid = 0, below the 4 sectors",
+        ),
+        (
+            mutate(&c, g, "(guard 8 32 (1 0) (1 8) (1 16) (1 24))"),
+            "bad guarded access: the index I names no constraint of P",
+        ),
+        (
+            mutate(&c, g, "(guard 7 0 (1 0) (1 8) (1 16) (1 24))"),
+            "bad guarded access: the divisor S < 1",
+        ),
+        (
+            mutate(&c, g, "(guard 7 32 (-1 0) (2 8) (1 16) (1 24))"),
+            "bad guarded access: a coefficient C < 0",
+        ),
+        (
+            mutate(&c, g, "(guard 7 16 (1 0) (1 8) (1 16) (1 24))"),
+            "differs",
+        ),
+        (
+            mutate(
+                &c,
+                "(Q:GWRITEGUARD (post 7) (n 0)",
+                "(Q:GWRITEGUARD (post 7) (n -1)",
+            ),
+            "bad guarded access: N₀ < 0",
+        ),
+    ];
+    for (m, want) in cases {
+        let got = check(&m).expect_err("mutant accepted");
+        assert!(got.contains(want), "want `{want}`, got `{got}`");
+    }
+}
+
+/// The rules are not formalized in Coq yet (spec/logic.md §6): `export-coq` refuses the
+/// accepted certificate by the rule's name instead of exporting it.
+#[test]
+fn export_refuses_guarded_accesses_by_name() {
+    let e = warpcert::export::coq::export(&hand_certificate()).expect_err("exported");
+    assert!(e.to_string().contains("rule Q:GWRITEGUARD is not formalized"), "{e}");
+}

@@ -108,7 +108,12 @@ fn coq_constructors_are_the_logic_rules() {
     // or if any other rule lacks a constructor.
     // Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15) are
     // not formalized either: no constructor, no soundness lemma, no export.
-    const NOT_IN_COQ: [&str; 4] = ["Q:GWRITEROWS", "Q:VWRITEROWS", "Q:GWRITEGUARD", "Q:VWRITEGUARD"];
+    const NOT_IN_COQ: [&str; 4] = [
+        "Q:GWRITEROWS",
+        "Q:VWRITEROWS",
+        "Q:GWRITEGUARD",
+        "Q:VWRITEGUARD",
+    ];
     for r in NOT_IN_COQ {
         assert!(
             !have.iter().any(|c| c == r),

@@ -137,5 +137,9 @@ fn mutated_guard_charges_are_rejected() {
 #[test]
 fn export_refuses_guarded_accesses_by_name() {
     let e = warpcert::export::coq::export(&hand_certificate()).expect_err("exported");
-    assert!(e.to_string().contains("rule Q:GWRITEGUARD is not formalized"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("rule Q:GWRITEGUARD is not formalized"),
+        "{e}"
+    );
 }

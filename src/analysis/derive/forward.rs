@@ -315,6 +315,7 @@ impl Ctx<'_> {
                         e: en,
                         cost: q_sum(&q_sum(&self.metric.vwrite, &c1), &c2),
                         rows: None,
+                        guarded: None,
                     },
                     pre.clone(),
                 )
@@ -332,6 +333,16 @@ impl Ctx<'_> {
                     let c = q_sum(&q_sum(&self.metric.gwrite.at(r.n0), &c1), &c2);
                     (r, c)
                 });
+                let guarded = match (global, &rows) {
+                    (true, None) => {
+                        let mul = self.metric.gwrite.mul.clone();
+                        self.guard_charge(arr, o, pre, n, &mul).map(|g| {
+                            let c = q_sum(&q_sum(&self.metric.gwrite.at(g.n0), &c1), &c2);
+                            (g, c)
+                        })
+                    }
+                    _ => None,
+                };
                 (
                     AK::Write {
                         global,
@@ -341,6 +352,7 @@ impl Ctx<'_> {
                         e: en,
                         cost: q_sum(&q_sum(&acc, &c1), &c2),
                         rows,
+                        guarded,
                     },
                     pre.clone(),
                 )
@@ -587,6 +599,24 @@ impl Ctx<'_> {
             }
             _ => None,
         };
+        let guarded = match e {
+            Expr::Read(arr, o) if !vw1 && rows.is_none() => {
+                let (global, n) = self.access_n(arr, o, pre, *loc)?;
+                let mul = self.metric.gread.mul.clone();
+                match global
+                    .then(|| self.guard_charge(arr, o, pre, n, &mul))
+                    .flatten()
+                {
+                    Some(g) => {
+                        let (on, co) = self.operand_node(o, *loc)?;
+                        let c = q_sum(&self.metric.gread.at(g.n0), &co);
+                        Some((g, c, on))
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
         Ok((
             AK::Assign(Box::new(AssignAn {
                 x: x.to_string(),
@@ -599,6 +629,7 @@ impl Ctx<'_> {
                 e: en,
                 cost,
                 rows,
+                guarded,
             })),
             Abs {
                 // the pre's list, shared, when the assignment left it as it was
@@ -806,6 +837,21 @@ impl Ctx<'_> {
     /// A loop: Q:WHILEEXIT1/2 for a loop left by jumps whose body tests a counter, Q:UNROLL
     /// when `P` decides the trip count, Q:WHILE1/2 otherwise.
     fn fwd_loop(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: &Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        // the loop's guard for the guarded accesses of its body (derive/guarded.rs)
+        let g = self.guard_loop(e, body);
+        self.guard_loops.push(g);
+        let r = self.fwd_loop_in(e, body, loc, pre);
+        self.guard_loops.pop();
+        r
+    }
+
+    fn fwd_loop_in(
         &mut self,
         e: &Expr,
         body: &Stmt,

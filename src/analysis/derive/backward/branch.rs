@@ -154,6 +154,42 @@ impl Back<'_, '_> {
         charge
     }
 
+    /// The atom part `mul·Σ C_j·(A⁺_j − A⁻_j)` of a guarded charge (Q:GWRITEGUARD,
+    /// Q:VWRITEGUARD; spec/logic.md §4 "Guarded accesses"), `mul` the metric's per-access
+    /// factor; `N₀` is in the constant cost. The LP is asked for `qpost ≥ mul·Σ C_j·A⁻_j`
+    /// on those atoms, so that the access's pre has no negative coefficient.
+    pub(super) fn guard_tpoly(
+        &mut self,
+        g: &crate::analysis::derive::guarded::GuardCharge,
+        mul: &crate::core::metric::Q,
+        qpost: &TPoly,
+    ) -> Result<TPoly, AnalysisError> {
+        let (mut plus, mut minus) = (TPoly::zero(), TPoly::zero());
+        for (c, t) in &g.terms {
+            let k = mul * crate::core::metric::q(*c as i64);
+            let (Some(up), Some(down)) = (g.atom(*t, true), g.atom(*t, false)) else {
+                return Err(crate::analysis::derive::err(
+                    None,
+                    "internal: a guarded charge's atom is not canonical",
+                ));
+            };
+            plus.add_raw_term(&[up], Coef::from_q(&k));
+            minus.add_raw_term(&[down], Coef::from_q(&k));
+        }
+        let mut have = TPoly::zero();
+        for m in minus.terms.keys() {
+            if let Some(c) = qpost.terms.get(m) {
+                have.add_term(m.clone(), c.clone());
+            }
+        }
+        self.geq(
+            &have,
+            &minus,
+            "a guarded access leaves its charge's lower atoms",
+        )?;
+        Ok(plus.plus(&minus.scaled(&crate::core::metric::q(-1))))
+    }
+
     /// Q:IFEXIT1/4 (spec/logic.md §4a): the exit branch ends with the zero potential; the
     /// else branch's potential comes from a template through the rewrites.
     pub(super) fn back_if_exit(

@@ -166,9 +166,25 @@ impl Back<'_, '_> {
                 e,
                 cost,
                 rows,
+                guarded,
             } => {
                 let (rule, fields, qp) = match (*local, *global, rows) {
                     (true, _, _) => ("Q:LWRITE", vec![], qpost.plus_const(cost)),
+                    (false, true, None) if guarded.is_some() => {
+                        let (g, c) = guarded
+                            .as_ref()
+                            .map(|(g, c)| (g, c))
+                            .unwrap_or_else(|| unreachable!());
+                        let charge = self.guard_tpoly(g, &self.ctx.metric.gwrite.mul, &qpost)?;
+                        (
+                            "Q:GWRITEGUARD",
+                            vec![
+                                Field::N(g.n0),
+                                Field::Guard(g.index, g.div, g.terms.clone()),
+                            ],
+                            qpost.plus_const(c).plus(&charge),
+                        )
+                    }
                     (false, true, Some((r, c))) => (
                         "Q:GWRITEROWS",
                         vec![Field::N(r.n0), Field::Rows(r.terms.clone())],
@@ -320,6 +336,7 @@ impl Back<'_, '_> {
             e,
             cost,
             rows,
+            guarded,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
@@ -406,6 +423,20 @@ impl Back<'_, '_> {
                     .plus(&self.rows_tpoly(r, &self.ctx.metric.gread.mul));
                 let fields = vec![Field::N(r.n0), Field::Rows(r.terms.clone())];
                 let mut nn = node("Q:VWRITEROWS", &qp, fields, vec![TChild::Expr(on.clone())]);
+                nn.post.1 = restricted;
+                return Ok((nn, qp));
+            }
+            // Q:VWRITEGUARD likewise (spec/logic.md §4 "Guarded accesses")
+            if let (Some((g, c, on)), false, true) = (guarded, *vw1, kept == *a.post.p) {
+                let charge = self.guard_tpoly(g, &self.ctx.metric.gread.mul, &restricted)?;
+                let qp = restricted
+                    .plus_const(&crate::core::metric::q_sum(c, &self.ctx.metric.vwrite))
+                    .plus(&charge);
+                let fields = vec![
+                    Field::N(g.n0),
+                    Field::Guard(g.index, g.div, g.terms.clone()),
+                ];
+                let mut nn = node("Q:VWRITEGUARD", &qp, fields, vec![TChild::Expr(on.clone())]);
                 nn.post.1 = restricted;
                 return Ok((nn, qp));
             }

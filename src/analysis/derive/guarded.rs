@@ -2,8 +2,9 @@
 //! accesses", issue 15): a global access inside a loop whose divergent test `L ≤ 0` is in
 //! the access's `P` is charged `N₀ + Σ_j C_j·[t_j ≤ −L_u]`, with each indicator written as
 //! `A⁺_j − A⁻_j`, `A⁺_j = ⌊(S − L_u − t_j)/S⌋⁺`, `A⁻_j = ⌊(−L_u − t_j)/S⌋⁺` (`S` the loop's
-//! constant step). The loop's invariant template gets the atoms `A⁺_j`: the step maps each
-//! to the `A⁻_j` the access leaves, so the partial last round is charged its own sectors.
+//! step's lower bound). The loop's invariant template gets the atoms `A⁺_j`: the step maps
+//! each to the `A⁻_j` the access leaves (exactly for a constant step `S`, through `imono`
+//! for a symbolic step `δ ≥ S`), so the partial last round is charged its own sectors.
 
 use super::loops::loop_key;
 use super::Ctx;
@@ -42,13 +43,14 @@ impl GuardCharge {
 impl Ctx<'_> {
     /// The guard of the loop `while (e) body` for the accesses of its body: its test's form
     /// `L` (`cond(e) = [L ≤ 0]`), the constant step `S` of its floor ranking atom and its
-    /// key; `None` without floor and residue atoms (`--no-align`), for a symbolic or
-    /// proportional step, or another test.
+    /// key; `None` without floor and residue atoms (`--no-align`), for a proportional step
+    /// or another test. A symbolic step `δ ≥ S` is bridged at the access by `imono`
+    /// (backward/branch.rs `guard_tpoly`).
     pub(super) fn guard_loop(&self, e: &Expr, body: &Stmt) -> Option<(Lin, i64, usize)> {
         if !self.align || !self.floor {
             return None;
         }
-        let Ok((_, _, _, false, false)) = self.loop_atom_raw(e, body, None) else {
+        let Ok((_, _, _, _, false)) = self.loop_atom_raw(e, body, None) else {
             return None;
         };
         let div = *self.nests.div.get(&loop_key(body))?;

@@ -143,3 +143,109 @@ fn export_refuses_guarded_accesses_by_name() {
         "{e}"
     );
 }
+
+/// The hand truth of a grid-stride loop over `n` 4-byte elements, stride `s` (the block
+/// size times the grid), `acc` accesses of `a[i]` per round: warp 0 of block 0 has the most
+/// rounds, and in round `r` its lanes `l < n − s·r` touch `⌈min(32, n − s·r)/8⌉` sectors per
+/// access (gridstride.cu, gridstride_sum.cu, last_round.cu headers).
+fn rounds_truth(n: i64, s: i64, acc: i64) -> i64 {
+    let mut total = 0;
+    let mut r = 0;
+    while n - s * r > 0 {
+        total += (n - s * r).min(32).div_euclid(8) + i64::from((n - s * r).min(32) % 8 != 0);
+        r += 1;
+    }
+    acc * total
+}
+
+/// The analysis's certificates for the precision kernels use the guarded rules, the kernel
+/// accepts them, and their bounds are the hand truths: `acc·Σ_{j<4} ⌊(n + S − 1 − 8j)/S⌋⁺`
+/// (+ 4 for gridstride_sum's final store, `S` the stride at one block for a symbolic grid).
+/// Each bound is checked against the closed form of [`rounds_truth`] at every `n` tried and
+/// against lock-step runs (all warps of blocks 0 and `G − 1`): equal at the launch the
+/// precision suite measures (G = 1 for a symbolic grid), at least the run at G = 3.
+#[test]
+fn analysis_certificates_carry_the_guarded_charges() {
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::cli::precision::{load, suite};
+    use warpcert::core::{Hardware, Launch, Metric};
+    // (case, rule that must occur, stride at the measured grid, accesses per round, constant)
+    let cases = [
+        ("gridstride", "Q:VWRITEGUARD", 256, 2, 0),
+        ("gridstride_prod", "Q:GWRITEGUARD", 256, 2, 0),
+        ("gridstride@2", "Q:GWRITEGUARD", 512, 2, 0),
+        ("gridstride_sum@240", "Q:VWRITEGUARD", 30720, 1, 4),
+        ("last_round", "Q:GWRITEGUARD", 32, 1, 0),
+    ];
+    let hw = Hardware::default();
+    for (name, rule, s, acc, k) in cases {
+        let c = suite()
+            .into_iter()
+            .find(|c| c.name == name)
+            .expect("precision case");
+        let prog = load(&c, &hw).unwrap();
+        let launch = Launch {
+            block: c.block,
+            grid: c.concrete_grid.map(|g| [g, 1, 1]),
+        };
+        let a = analyze(
+            &prog,
+            &Metric::standard(MetricName::Sectors),
+            &hw,
+            &launch,
+            &AnalysisOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(a.certificate.contains(rule), "{name}: no {rule}");
+        warpcert_kernel::check(&a.certificate).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let grids: Vec<u32> = match c.concrete_grid {
+            Some(g) => vec![g],
+            None => vec![1, 3],
+        };
+        for n in [0i64, 1, 7, 8, 9, 31, 33, 255, 256, 257, 263, 600] {
+            let env = std::collections::BTreeMap::from([("n".to_string(), n)]);
+            let bound = a.bound.eval(&env);
+            let closed: i64 = acc
+                * (0..4)
+                    .map(|j| (n + s - 1 - 8 * j).max(0).div_euclid(s))
+                    .sum::<i64>()
+                + k;
+            assert_eq!(bound, Q::from_integer(closed.into()), "{name} n = {n}");
+            assert_eq!(
+                closed,
+                rounds_truth(n, s, acc) + k,
+                "{name} n = {n}: closed form"
+            );
+            for &g in &grids {
+                let run = Launch {
+                    block: c.block,
+                    grid: Some([g, 1, 1]),
+                };
+                let warps = u64::from(c.block.iter().product::<u32>()).div_ceil(32);
+                let sim = [0, g - 1]
+                    .into_iter()
+                    .flat_map(|b| (0..warps).map(move |w| (b, w)))
+                    .map(|(b, w)| {
+                        common::warp_cost(
+                            &prog,
+                            MetricName::Sectors,
+                            &run,
+                            [b, 0, 0],
+                            w,
+                            &[("n", n)],
+                        )
+                    })
+                    .max()
+                    .unwrap();
+                if g == c.concrete_grid.unwrap_or(1) {
+                    assert_eq!(sim, bound, "{name} G = {g} n = {n}: not exact");
+                } else {
+                    assert!(
+                        sim <= bound,
+                        "{name} G = {g} n = {n}: {sim} above the bound {bound}"
+                    );
+                }
+            }
+        }
+    }
+}

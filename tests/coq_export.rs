@@ -883,7 +883,13 @@ fn analysed_floor_export(name: &str) -> (String, String, String) {
         block: case.block,
         grid: case.concrete_grid.map(|g| [g, 1, 1]),
     };
-    let opts = AnalysisOptions::default();
+    // without residue atoms and guarded charges (`--no-align`): the guarded access rules
+    // (spec/logic.md §4 "Guarded accesses") are not formalized in Coq yet, and the default
+    // analysis charges these two kernels' accesses by them
+    let opts = AnalysisOptions {
+        align: false,
+        ..AnalysisOptions::default()
+    };
     assert!(opts.floor, "the default analysis is not floor-form");
     let a = analyze(
         &prog,

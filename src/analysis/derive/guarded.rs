@@ -47,7 +47,7 @@ impl Ctx<'_> {
     /// or another test. A symbolic step `δ ≥ S` is bridged at the access by `imono`
     /// (backward/branch.rs `guard_tpoly`).
     pub(super) fn guard_loop(&self, e: &Expr, body: &Stmt) -> Option<(Lin, i64, usize)> {
-        if !self.align || !self.floor {
+        if !self.align || !self.floor || !self.guards {
             return None;
         }
         let Ok((_, _, _, _, false)) = self.loop_atom_raw(e, body, None) else {
@@ -146,6 +146,7 @@ impl Ctx<'_> {
                 floors.push(a);
             }
         }
+        self.guards_used = true;
         Some(g)
     }
 }

@@ -377,6 +377,10 @@ pub struct Ctx<'a> {
     /// The enclosing loops of the statement being derived (innermost last), each with its
     /// guard for Q:GWRITEGUARD / Q:VWRITEGUARD when it has one (`guarded::guard_loop`).
     guard_loops: Vec<Option<(Lin, i64, usize)>>,
+    /// Whether guarded charges may be proposed (off in the retry of a failed run).
+    guards: bool,
+    /// Whether some access was given a guarded charge.
+    guards_used: bool,
     /// The innermost loop holding each `if` inside a loop, keyed by the address of the
     /// `if`'s then branch (like `loops::loop_key`): a Q:IFALIGN charge there joins that
     /// loop's and its ancestors' candidate atoms (derive/nest.rs).
@@ -542,6 +546,8 @@ impl<'a> Ctx<'a> {
             align: opts.align,
             floors: BTreeMap::new(),
             guard_loops: Vec::new(),
+            guards: true,
+            guards_used: false,
             if_loop: BTreeMap::new(),
             no_atom: Vec::new(),
             udims: DepCx {
@@ -649,6 +655,19 @@ impl<'a> Ctx<'a> {
     /// has a triangular loop nest (`derive/nest.rs`).
     pub fn has_triangular(&self) -> bool {
         self.nests.has_triangular()
+    }
+
+    /// The same context without guarded charges (derive/guarded.rs): the retry of a run
+    /// whose LP could not pay them.
+    pub fn without_guards(mut self) -> Self {
+        self.guards = false;
+        self
+    }
+
+    /// Whether some access of the run was given a guarded charge (Q:GWRITEGUARD,
+    /// Q:VWRITEGUARD).
+    pub fn used_guards(&self) -> bool {
+        self.guards_used
     }
 
     /// The context whose triangular loops defer the shift of their ranking atom to the

@@ -249,3 +249,55 @@ fn analysis_certificates_carry_the_guarded_charges() {
         }
     }
 }
+
+/// A guarded access inside a divergent `if` of a grid-stride body: the branch's post does
+/// not hold the atoms `A⁻_j` the guarded charge needs, so the run with guarded charges
+/// fails and is retried without them (residue atoms kept). The analysis still succeeds,
+/// the kernel accepts the certificate, it has no guarded rule, and the bound is at least
+/// the lock-step maximum. Hand truth (block 32, one warp, step 32): round `r` writes the
+/// even `i = 32r + l < n`, 16 lanes at stride 8 bytes, `⌈min(32, n − 32r)/8⌉` sectors.
+#[test]
+fn guarded_access_in_a_divergent_branch_falls_back() {
+    use warpcert::analysis::{analyze, AnalysisOptions};
+    use warpcert::core::{Hardware, Metric};
+    let dir = std::env::temp_dir().join(format!("warpcert-guarded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("branch.cu");
+    std::fs::write(
+        &path,
+        "__global__ void k(float *out, int n) {\n  for (int i = threadIdx.x; i < n; i += 32) {\n    if (i % 2 == 0) {\n      out[i] = 1.0f;\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    let launch = common::launch(32, Some(1));
+    let prog = common::load_for(&path, &launch);
+    let a = analyze(
+        &prog,
+        &Metric::standard(MetricName::Sectors),
+        &Hardware::default(),
+        &launch,
+        &AnalysisOptions::default(),
+    )
+    .expect("the retry without guarded charges finds a bound");
+    warpcert_kernel::check(&a.certificate).expect("kernel accepts");
+    assert!(
+        !a.certificate.contains("WRITEGUARD"),
+        "no guarded rule expected"
+    );
+    for n in [0i64, 1, 2, 9, 31, 32, 33, 70] {
+        let env = std::collections::BTreeMap::from([("n".to_string(), n)]);
+        let sim = common::warp_cost(
+            &prog,
+            MetricName::Sectors,
+            &launch,
+            [0, 0, 0],
+            0,
+            &[("n", n)],
+        );
+        assert_eq!(
+            sim,
+            Q::from_integer(rounds_truth(n, 32, 1).into()),
+            "n = {n}: hand truth"
+        );
+        assert!(sim <= a.bound.eval(&env), "n = {n}");
+    }
+}

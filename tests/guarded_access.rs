@@ -250,12 +250,13 @@ fn analysis_certificates_carry_the_guarded_charges() {
     }
 }
 
-/// A guarded access inside a divergent `if` of a grid-stride body: the branch's post does
-/// not hold the atoms `A⁻_j` the guarded charge needs, so the run with guarded charges
-/// fails and is retried without them (residue atoms kept). The analysis still succeeds,
-/// the kernel accepts the certificate, it has no guarded rule, and the bound is at least
-/// the lock-step maximum. Hand truth (block 32, one warp, step 32): round `r` writes the
-/// even `i = 32r + l < n`, 16 lanes at stride 8 bytes, `⌈min(32, n − 32r)/8⌉` sectors.
+/// A guarded access inside a divergent `if` of a grid-stride body is not given a guarded
+/// charge (derive/guarded.rs: Q:IF4's pointwise premises `Q ≥ Q1` would see the then
+/// branch's `−A⁻_j`; with the charge the kernel rejected the certificate, node
+/// `0.1.0.1.0.1`, "then post is not pointwise at most then pre"). The analysis succeeds as
+/// before, the kernel accepts the certificate, it has no guarded rule, and the bound is at
+/// least the lock-step maximum. Hand truth (block 32, one warp, step 32): round `r` writes
+/// the even `i = 32r + l < n`, 16 lanes at stride 8 bytes, `⌈min(32, n − 32r)/8⌉` sectors.
 #[test]
 fn guarded_access_in_a_divergent_branch_falls_back() {
     use warpcert::analysis::{analyze, AnalysisOptions};

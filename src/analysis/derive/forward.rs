@@ -357,7 +357,14 @@ impl Ctx<'_> {
                     pre.clone(),
                 )
             }
-            Stmt::If(e, s1, s2, loc) => self.fwd_if(e, s1, s2, loc, pre)?,
+            Stmt::If(e, s1, s2, loc) => {
+                // no guarded charge in a branch (derive/guarded.rs): Q:IF4's pointwise
+                // premises do not admit the charge's lower atoms
+                self.guard_loops.push(None);
+                let r = self.fwd_if(e, s1, s2, loc, pre);
+                self.guard_loops.pop();
+                r?
+            }
             Stmt::While(e, body, loc) => self.fwd_loop(e, body, loc, pre)?,
             Stmt::Warp(x, op, loc) => self.fwd_warp(x, op, loc, pre)?,
         };

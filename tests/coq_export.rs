@@ -106,7 +106,14 @@ fn coq_constructors_are_the_logic_rules() {
     // `export-coq` refuses them by name (tests/whilecap.rs). Listed here by name so that
     // the gap is explicit and this test fails once they are formalized (remove them then)
     // or if any other rule lacks a constructor.
-    const NOT_IN_COQ: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
+    // Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15) are
+    // not formalized either: no constructor, no soundness lemma, no export.
+    const NOT_IN_COQ: [&str; 4] = [
+        "Q:WHILEGUARDCAP",
+        "Q:WHILEEXITCAP",
+        "Q:GWRITEGUARD",
+        "Q:VWRITEGUARD",
+    ];
     for r in NOT_IN_COQ {
         assert!(
             !have.iter().any(|c| c == r),
@@ -998,7 +1005,13 @@ fn analysed_floor_export(name: &str) -> (String, String, String) {
         block: case.block,
         grid: case.concrete_grid.map(|g| [g, 1, 1]),
     };
-    let opts = AnalysisOptions::default();
+    // without residue atoms and guarded charges (`--no-align`): the guarded access rules
+    // (spec/logic.md §4 "Guarded accesses") are not formalized in Coq yet, and the default
+    // analysis charges these two kernels' accesses by them
+    let opts = AnalysisOptions {
+        align: false,
+        ..AnalysisOptions::default()
+    };
     assert!(opts.floor, "the default analysis is not floor-form");
     let a = analyze(
         &prog,

@@ -275,12 +275,14 @@ fn inner_loop_from_the_outer_counter_with_another_bound_is_bounded() {
 /// 256)`, floor atoms. The outer loop (8 rounds for every lane: `P` decides `i < 256` at
 /// `i = threadIdx.x + 32k`) is unrolled (derive/nest.rs, "Unrolled outer loops"). Hand
 /// derivation of the certified `sectors` bound: copy `k` enters the inner loop with `j =
-/// threadIdx.x + 32k`, whose rounds are `⌊(n − 32k + 255)/256⌋⁺` (lane 0's), 4 sectors a
-/// round (32 consecutive floats, charged whole); the store's 4:
-/// `4 + 4·Σ_{k<8} ⌊(n − 32k + 255)/256⌋⁺`, which is `4 + 4·⌈max(0, n)/32⌉` (each `u = k + 8t`
-/// with `32u < n` once). The truth (the file's comment, confirmed by the semantics here) is
-/// `⌈max(0, n)/8⌉ + 4`, which the bound equals at every multiple of 32 (before: `4 +
-/// 32·⌊(n + 255)/256⌋⁺`, exact only at multiples of 256).
+/// threadIdx.x + 32k`; its store is a guarded access (Q:GWRITEGUARD, spec/logic.md §4
+/// "Guarded accesses"): sector `s < 4` of a round with base `X` is charged iff
+/// `X + 8s < n`, so copy `k` pays `Σ_{s<4} ⌊(n − 32k − 8s + 255)/256⌋⁺`; with the final
+/// store's 4: `4 + Σ_{u<32} ⌊(n − 8u + 255)/256⌋⁺` (`u = 4k + s`), which is
+/// `4 + ⌈max(0, n)/8⌉` (each `v = u + 32t` with `8v < n` once). The truth (the file's
+/// comment, confirmed by the semantics here) is `⌈max(0, n)/8⌉ + 4`: the bound is exact at
+/// every `n` (before the guarded charge: `4 + 4·Σ_{k<8} ⌊(n − 32k + 255)/256⌋⁺`, exact at
+/// multiples of 32; before the unrolling: `4 + 32·⌊(n + 255)/256⌋⁺`).
 #[test]
 fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -296,15 +298,13 @@ fn strided_inner_loop_from_the_outer_counter_is_bounded_with_floor_atoms() {
                 let m = n.max(0);
                 let truth = (m + 7) / 8 + 4;
                 assert_eq!(sim, Q::from_integer(truth.into()), "semantics at n = {n}");
-                let per_copy: i64 = (0..8)
-                    .map(|k| (n - 32 * k + 255).div_euclid(256).max(0))
+                let per_sector: i64 = (0..32)
+                    .map(|u| (n - 8 * u + 255).div_euclid(256).max(0))
                     .sum();
-                assert_eq!(per_copy, (m + 31) / 32, "the sum at n = {n}");
-                let hand = Q::from_integer((4 + 4 * per_copy).into());
+                assert_eq!(per_sector, (m + 7) / 8, "the sum at n = {n}");
+                let hand = Q::from_integer((4 + per_sector).into());
                 assert_eq!(bound, hand, "sectors bound at n = {n}");
-                if m % 32 == 0 {
-                    assert_eq!(bound, sim, "exact at n = {n}");
-                }
+                assert_eq!(bound, sim, "exact at n = {n}");
             }
         }
     }

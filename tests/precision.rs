@@ -438,8 +438,11 @@ fn remainder_loops_have_the_hand_derived_window_bound() {
 /// expected bound: a round writes `out[i]` on the lanes with `i < n`, at most 32 consecutive
 /// floats from a multiple of 128 bytes: at most 4 sectors; the warp of block `b` starts at
 /// `i = 32b + lane` and runs at most `⌈(n − 32b)/(32·gridDim.x)⌉ ≤ ⌈n/32⌉` rounds (lane 0
-/// has the most), so the per-warp bound is `4·⌈n/32⌉ = 4·⌊(n + 31)/32⌋` for `n ≥ 0`, 0 for
-/// `n ≤ 0` (before: the linear `(n + 31)/8`, 3.9 sectors at `n = 0`).
+/// has the most). The store is a guarded access (Q:GWRITEGUARD, spec/logic.md §4 "Guarded
+/// accesses"): sector `s < 4` of a round with base `X` is charged iff `X + 8s < n`, so the
+/// per-warp bound is `Σ_{s<4} ⌊(n − 8s + 31)/32⌋⁺ = ⌈n/8⌉` for `n ≥ 0` (each `v = s + 4t`
+/// with `8v < n` once: the sectors of `n` consecutive floats), 0 for `n ≤ 0` (before the
+/// guarded charge: `4·⌈n/32⌉`; before floor atoms: the linear `(n + 31)/8`).
 #[test]
 fn symbolic_grid_stride_loops_have_the_floor_bound() {
     use std::collections::BTreeMap;
@@ -448,10 +451,10 @@ fn symbolic_grid_stride_loops_have_the_floor_bound() {
     for n in [-3i64, 0, 1, 31, 32, 33, 64, 100, 1000] {
         for g in [1i64, 2, 7] {
             let env = BTreeMap::from([("n".to_string(), n), ("gridDim.x".to_string(), g)]);
-            let rounds = if n <= 0 { 0 } else { (n + 31) / 32 };
+            let sectors = if n <= 0 { 0 } else { (n + 7) / 8 };
             assert_eq!(
                 b.eval(&env),
-                Q::from_integer((4 * rounds).into()),
+                Q::from_integer(sectors.into()),
                 "n = {n}, gridDim.x = {g}"
             );
         }

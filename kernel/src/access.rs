@@ -374,3 +374,76 @@ pub fn row_table(
     }
     Ok((period, f))
 }
+
+/// The table of Q:GWRITEGUARD / Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses",
+/// issue 15): for every value `T = K·tid(l)` of a kept lane `l` (lanes kept by the thread
+/// constraints of `p`, as in [`n_star`]) of some warp of the block, the largest, over the
+/// warps in which `T` occurs and the admissible bases `β ≡ r·es (mod gcd(g·es, M))` of the
+/// linear entry `dep = (k, r, g)`, of the access count (sectors for `MemReads`, fullest
+/// bank for `Conflicts`, as [`n_star`]) of the warp's kept lanes `l'` with
+/// `K·tid(l') ≤ T` — the lanes that can be active when the guard `K·tid + c ≤ 0` holds on
+/// every active lane and the active lane with the largest `K·tid` has `K·tid = T`.
+///
+/// Errors: `Err(work)` when the enumeration would exceed [`WORK_LIMIT`], the entry is not
+/// linear, or a number does not fit in machine integers.
+pub fn guard_table(
+    block: [u32; 3],
+    hw: [u32; 4],
+    p: &[Cstr],
+    dep: &Dep,
+    guard_k: [i128; 3],
+    es: u32,
+    kind: Kind,
+) -> Result<BTreeMap<i128, u64>, u64> {
+    let [warp, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    if !dep.linear() {
+        return Err(u64::MAX);
+    }
+    let total = block_threads(block).filter(|&t| t <= WORK_LIMIT).ok_or(u64::MAX)?;
+    let m = match kind {
+        Kind::MemReads => sector_bytes,
+        Kind::Conflicts => bank_bytes * banks,
+    }
+    .max(1);
+    let step = (&dep.g * BigInt::from(es)).gcd(&BigInt::from(m)).to_u64().unwrap_or(m).max(1);
+    let base = (&dep.r * BigInt::from(es)).mod_floor(&BigInt::from(step)).to_u64().unwrap_or(0);
+    let betas: Vec<u64> = (base..m).step_by(usize::try_from(step).unwrap_or(usize::MAX)).collect();
+    let work = total.saturating_mul(betas.len() as u64).saturating_mul(warp.max(1));
+    if work > WORK_LIMIT {
+        return Err(work);
+    }
+    let k: Vec<i128> = dep.k.iter().map(|k| k.to_i64().map(i128::from)).collect::<Option<_>>().ok_or(u64::MAX)?;
+    let dot = |c: &[i128], t: [i64; 3]| -> Option<i128> {
+        c.iter().zip(t).try_fold(0i128, |acc, (c, t)| acc.checked_add(c.checked_mul(i128::from(t))?))
+    };
+    let keep = lane_keeper(p);
+    let mut table: BTreeMap<i128, u64> = BTreeMap::new();
+    let mut start = 0u64;
+    while start < total {
+        let end = start.saturating_add(warp).min(total);
+        // the warp's kept lanes as (K·tid, k·tid), by K·tid
+        let mut lanes: Vec<(i128, i128)> = Vec::new();
+        for t in (start..end).map(|t| thread_index(block, t)).filter(|&tid| keep(tid)) {
+            lanes.push((dot(&guard_k, t).ok_or(u64::MAX)?, dot(&k, t).ok_or(u64::MAX)?));
+        }
+        start = end;
+        lanes.sort_unstable();
+        for &beta in &betas {
+            let mut i = 0;
+            while i < lanes.len() {
+                let t_val = lanes.get(i).map_or(0, |l| l.0);
+                // the prefix of lanes with K·tid ≤ T
+                let mut j = i;
+                while lanes.get(j).is_some_and(|l| l.0 == t_val) {
+                    j += 1;
+                }
+                let offs: Vec<i128> = lanes.get(..j).unwrap_or(&[]).iter().map(|l| l.1).collect();
+                let c = count_small(&offs, es, beta, [banks, bank_bytes, sector_bytes], kind).ok_or(u64::MAX)?;
+                let e = table.entry(t_val).or_insert(0);
+                *e = (*e).max(c);
+                i = j;
+            }
+        }
+    }
+    Ok(table)
+}

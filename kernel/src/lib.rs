@@ -374,6 +374,19 @@ pub enum Reason {
         /// The count it must reach.
         need: u64,
     },
+    /// Q:GWRITEGUARD, Q:VWRITEGUARD: the `(guard I S (C t)…)` field, its constraint or the
+    /// index's entry is not as spec/logic.md §4 "Guarded accesses" requires.
+    BadGuard(&'static str),
+    /// Q:GWRITEGUARD, Q:VWRITEGUARD: at the lane value `T = K·tid`, the charge
+    /// `N₀ + Σ C·[t ≤ T]` is below the sectors of the warp's lanes with `K·tid ≤ T`.
+    GuardCharge {
+        /// The lane value `T`.
+        at: String,
+        /// The charge at `T`.
+        charged: String,
+        /// The count it must reach.
+        need: u64,
+    },
     /// The root's bound differs from its pre potential.
     BoundMismatch {
         /// `(bound …)`.
@@ -541,6 +554,11 @@ impl fmt::Display for Reason {
             CapSplit(r, why) => write!(f, "the capped loop's body has a {r} node {why}"),
             NoRowMultiplier(o) => write!(f, "the index `{o}` has no scaled entry with a row multiplier (? P A B)"),
             BadRowTerm(why) => write!(f, "bad row charge: {why}"),
+            BadGuard(why) => write!(f, "bad guarded access: {why}"),
+            GuardCharge { at, charged, need } => write!(
+                f,
+                "the guarded charge is {charged} at the lane value K·tid = {at}, below the {need} sectors or bank accesses of the lanes with K·tid ≤ {at}"
+            ),
             RowCharge { rho, modulus, charged, need } => write!(
                 f,
                 "the row charge is {charged} at X ≡ {rho} (mod {modulus}), below the {need} sectors or bank accesses of the warp's rows"

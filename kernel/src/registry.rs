@@ -7,6 +7,7 @@ use crate::rules::{
     cap::{q_whileexitcap, q_whileguardcap},
     case::{q_case, q_whilenone},
     expr::*,
+    guarded::{q_gwriteguard, q_vwriteguard},
     lower::*,
     nosplit::q_whilewarp,
     rows::{q_gwriterows, q_vwriterows},
@@ -71,6 +72,8 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILEEXITCAP",
     "Q:CASE",
     "Q:WHILENONE",
+    "Q:GWRITEGUARD",
+    "Q:VWRITEGUARD",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -184,6 +187,8 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILEEXITCAP" => (S, q_whileexitcap as Rule),
         "Q:CASE" => (S, q_case as Rule),
         "Q:WHILENONE" => (S, q_whilenone as Rule),
+        "Q:GWRITEGUARD" => (S, q_gwriteguard as Rule),
+        "Q:VWRITEGUARD" => (S, q_vwriteguard as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

@@ -316,3 +316,85 @@ fn modulus(kind: AccessKind, hw: &Hardware) -> i128 {
     }
     .max(1)
 }
+
+/// The table of Q:GWRITEGUARD / Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses"; the
+/// kernel's `access::guard_table`): for every value `T = K·tid` of a kept lane of some warp,
+/// the largest over those warps and the admissible bases `β ≡ r·es (mod gcd(g·es, M))` of
+/// the linear entry `dep` of the count of the warp's kept lanes with `K·tid ≤ T`. `None`
+/// for an entry that is not linear or when the work exceeds 4 000 000 lane-counts.
+pub fn guard_table(
+    p: &[Cstr],
+    dep: Dep,
+    guard_k: [i64; 3],
+    es: u32,
+    kind: AccessKind,
+    hw: &Hardware,
+    launch: &Launch,
+) -> Option<BTreeMap<i64, u64>> {
+    if !dep.is_linear() {
+        return None;
+    }
+    let warps = launch.warps_per_block(hw);
+    let m = modulus(kind, hw);
+    let es = es as i128;
+    let step = (dep.g as i128 * es).gcd(&m).max(1);
+    let base = (dep.r as i128 * es).rem_euclid(step);
+    let betas: Vec<i128> = (0..)
+        .map(|i| base + i * step)
+        .take_while(|b| *b < m)
+        .collect();
+    let threads: u64 = launch.block.iter().map(|&b| u64::from(b)).product();
+    if threads
+        .saturating_mul(betas.len() as u64)
+        .saturating_mul(u64::from(hw.warp_size))
+        > 4_000_000
+    {
+        return None;
+    }
+    let lane_ok = lane_filter(p);
+    let mut table: BTreeMap<i64, u64> = BTreeMap::new();
+    for w in 0..warps {
+        let mut lanes: Vec<(i64, i128)> = launch
+            .warp_lanes(hw, w)
+            .map(|t| launch.thread_index(t))
+            .filter(|t| lane_ok(t))
+            .map(|t| {
+                let kt = (0..3).map(|i| guard_k[i] * t[i]).sum::<i64>();
+                let off = (0..3).map(|i| dep.k[i] as i128 * t[i] as i128).sum();
+                (kt, off)
+            })
+            .collect();
+        lanes.sort_unstable();
+        for &beta in &betas {
+            let mut j = 0;
+            while j < lanes.len() {
+                let t_val = lanes[j].0;
+                while j < lanes.len() && lanes[j].0 == t_val {
+                    j += 1;
+                }
+                let offs: Vec<i128> = lanes[..j].iter().map(|l| l.1).collect();
+                let c = group_count(&offs, es, beta, 0, m, kind, hw);
+                let e = table.entry(t_val).or_insert(0);
+                *e = (*e).max(c);
+            }
+        }
+    }
+    Some(table)
+}
+
+/// The guarded charge `N₀ + Σ_j C_j·[t_j ≤ T]` fitted to a [`guard_table`]: the least
+/// non-decreasing step function above it. `N₀` is the count at the least `T` (an access
+/// runs with at least one active lane, whose `T` is at least that), and each later rise
+/// of the running maximum is a term `(C, t)`. `None` for an empty table.
+pub fn fit_guard(table: &BTreeMap<i64, u64>) -> Option<(u64, Vec<(u64, i64)>)> {
+    let mut it = table.iter();
+    let (_, &n0) = it.next()?;
+    let (mut top, mut terms) = (n0, Vec::new());
+    for (&t, &need) in it {
+        if need > top {
+            terms.push((need - top, t));
+            top = need;
+        }
+    }
+    Some((n0, terms))
+}

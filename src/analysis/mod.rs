@@ -143,7 +143,8 @@ fn capped_run(
 /// may be), then with its over-shifted ranking atoms (derive/nest.rs), which are looser where
 /// the ordinary ones work, and if that fails once more with its relaxed inner ranking atoms
 /// (derive/nest.rs);
-/// a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
+/// a failed run that proposed guarded charges (Q:GWRITEGUARD, Q:VWRITEGUARD) once more
+/// without them; a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
 /// charged inside a loop is no candidate of the loop's invariant template, so its LP can be
 /// infeasible where the constant `M^div` is not). Also returns whether some loop had
 /// candidate floor atoms.
@@ -181,6 +182,15 @@ fn run_once(
                     let mut relaxed = derive::Ctx::new(prog, metric, hw, launch, opts).relaxed();
                     derive::run_toward(&mut relaxed, target).map_err(|_| e)
                 })
+        }
+        r => r,
+    };
+    // a guarded charge the loops' templates cannot pay (derive/guarded.rs): once more without
+    // guarded charges, before giving up residue atoms too
+    let r = match r {
+        Err(e) if ctx.used_guards() => {
+            let mut plain = derive::Ctx::new(prog, metric, hw, launch, opts).without_guards();
+            derive::run_toward(&mut plain, target).map_err(|_| e)
         }
         r => r,
     };

@@ -155,6 +155,10 @@ pub enum Field {
     /// `(rows (C M)…)`: the charge terms `C·[M ∤ X]` of Q:GWRITEROWS and Q:VWRITEROWS
     /// (spec/logic.md §4 "Rows"), which the kernel checks against the warp's rows.
     Rows(Vec<(u64, u64)>),
+    /// `(guard I S (C t)…)`: Q:GWRITEGUARD and Q:VWRITEGUARD's guard constraint (index `I`
+    /// of the pre's `P`), floor divisor `S` and charge terms `C·[t ≤ −L_u]`
+    /// (spec/logic.md §4 "Guarded accesses").
+    Guard(usize, i64, Vec<(u64, i64)>),
 }
 
 /// What a node proves: a statement triple or an expression cost.

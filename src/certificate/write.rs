@@ -764,6 +764,13 @@ fn write_field(out: &mut String, f: &Field) {
             }
             out.push(')');
         }
+        Field::Guard(i, div, ts) => {
+            let _ = write!(out, "(guard {i} {div}");
+            for (c, t) in ts {
+                let _ = write!(out, " ({c} {t})");
+            }
+            out.push(')');
+        }
         Field::Frame(c) => {
             out.push_str("(frame ");
             write_q(out, c);

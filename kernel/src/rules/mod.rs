@@ -10,6 +10,7 @@ mod compare;
 mod count;
 mod deps;
 pub mod expr;
+pub mod guarded;
 mod lanes;
 pub mod lower;
 pub mod nosplit;

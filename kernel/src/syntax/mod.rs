@@ -424,6 +424,20 @@ impl PartialEq<&str> for Name {
     }
 }
 
+/// The field `(guard I S (C₁ t₁) … (C_k t_k))` of Q:GWRITEGUARD / Q:VWRITEGUARD
+/// (spec/logic.md §4 "Guarded accesses"): the index `I` (0-based) of the guard constraint
+/// `L ≤ 0` in the pre's `P`, the floor divisor `S ≥ 1` of the charge's atoms, and the charge
+/// terms `C_j·[t_j ≤ −L_u]` (`L_u` the uniform part of `L`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Guard {
+    /// `I`: the guard constraint's position in `P`.
+    pub index: BigInt,
+    /// `S`: the divisor of the floor atoms `A^±_j`.
+    pub div: BigInt,
+    /// The pairs `(C_j, t_j)`.
+    pub terms: Vec<(BigInt, BigInt)>,
+}
+
 /// A derivation node with its fields and children. Assertions with the same text are
 /// parsed once and shared (`Rc`) between the nodes of one certificate.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -452,6 +466,9 @@ pub struct Node {
     /// `(rows (C M)…)`: the terms `C·[M ∤ X]` of Q:GWRITEROWS and Q:VWRITEROWS
     /// (spec/logic.md §4); empty when absent.
     pub rows: Vec<(BigInt, BigInt)>,
+    /// `(guard I S (C t)…)`: the guard of Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4
+    /// "Guarded accesses"); boxed, as few nodes have one.
+    pub guard: Option<Box<Guard>>,
     /// `(entail NAME FARKAS…)` by name.
     pub entails: SortedMap<String, Witnesses>,
     /// `(rewrite NAME RW…)` by name.

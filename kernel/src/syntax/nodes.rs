@@ -109,7 +109,7 @@ pub(super) fn cg(s: &Sexp) -> Result<Cg, Rejection> {
 }
 
 pub(super) const FIELD_HEADS: &[&str] =
-    &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes", "class", "rows"];
+    &["pre", "post", "cost", "n", "frame", "entail", "rewrite", "lanes", "class", "rows", "guard"];
 
 /// The field keys the rules name ([`Node::fields`] holds these as [`Name::Known`]; another
 /// `entail`/`rewrite` key is kept as read and rejected by the rule's field check).
@@ -122,6 +122,7 @@ pub const FIELD_KEYS: &[&str] = &[
     "lanes",
     "class",
     "rows",
+    "guard",
     "entail pre",
     "entail post",
     "entail then",
@@ -370,6 +371,20 @@ pub(super) fn node_in<'a>(s: &Sexp<'a>, rd: &mut Reader<'a, '_>) -> Result<Node,
                     rows.push((int(c)?, int(m)?));
                 }
                 n.rows = rows;
+            }
+            "guard" => {
+                // `(guard I S (C t)…)`: Q:GWRITEGUARD/Q:VWRITEGUARD's guard constraint, divisor
+                // and charge terms (spec/logic.md §4 "Guarded accesses")
+                let [gi, gs] = match args {
+                    [gi, gs, ..] => [gi, gs],
+                    _ => return Err(err(item, "(guard I S (C t)…)")),
+                };
+                let mut terms = Vec::new();
+                for t in args.get(2..).unwrap_or(&[]) {
+                    let [c, th] = exactly::<2>(t.list().unwrap_or(&[]), t, "(C t)")?;
+                    terms.push((int(c)?, int(th)?));
+                }
+                n.guard = Some(Box::new(super::Guard { index: int(gi)?, div: int(gs)?, terms }));
             }
             "entail" => {
                 let mut ws = Witnesses::default();

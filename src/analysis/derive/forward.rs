@@ -315,6 +315,7 @@ impl Ctx<'_> {
                         e: en,
                         cost: q_sum(&q_sum(&self.metric.vwrite, &c1), &c2),
                         rows: None,
+                        guarded: None,
                     },
                     pre.clone(),
                 )
@@ -332,6 +333,16 @@ impl Ctx<'_> {
                     let c = q_sum(&q_sum(&self.metric.gwrite.at(r.n0), &c1), &c2);
                     (r, c)
                 });
+                let guarded = match (global, &rows) {
+                    (true, None) => {
+                        let mul = self.metric.gwrite.mul.clone();
+                        self.guard_charge(arr, o, pre, n, &mul).map(|g| {
+                            let c = q_sum(&q_sum(&self.metric.gwrite.at(g.n0), &c1), &c2);
+                            (g, c)
+                        })
+                    }
+                    _ => None,
+                };
                 (
                     AK::Write {
                         global,
@@ -341,11 +352,19 @@ impl Ctx<'_> {
                         e: en,
                         cost: q_sum(&q_sum(&acc, &c1), &c2),
                         rows,
+                        guarded,
                     },
                     pre.clone(),
                 )
             }
-            Stmt::If(e, s1, s2, loc) => self.fwd_if(e, s1, s2, loc, pre)?,
+            Stmt::If(e, s1, s2, loc) => {
+                // no guarded charge in a branch (derive/guarded.rs): Q:IF4's pointwise
+                // premises do not admit the charge's lower atoms
+                self.guard_loops.push(None);
+                let r = self.fwd_if(e, s1, s2, loc, pre);
+                self.guard_loops.pop();
+                r?
+            }
             Stmt::While(e, body, loc) => self.fwd_loop(e, body, loc, pre)?,
             Stmt::Warp(x, op, loc) => self.fwd_warp(x, op, loc, pre)?,
         };
@@ -593,6 +612,24 @@ impl Ctx<'_> {
             }
             _ => None,
         };
+        let guarded = match e {
+            Expr::Read(arr, o) if !vw1 && rows.is_none() => {
+                let (global, n) = self.access_n(arr, o, pre, *loc)?;
+                let mul = self.metric.gread.mul.clone();
+                match global
+                    .then(|| self.guard_charge(arr, o, pre, n, &mul))
+                    .flatten()
+                {
+                    Some(g) => {
+                        let (on, co) = self.operand_node(o, *loc)?;
+                        let c = q_sum(&self.metric.gread.at(g.n0), &co);
+                        Some((g, c, on))
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
         Ok((
             AK::Assign(Box::new(AssignAn {
                 x: x.to_string(),
@@ -605,6 +642,7 @@ impl Ctx<'_> {
                 e: en,
                 cost,
                 rows,
+                guarded,
             })),
             Abs {
                 // the pre's list, shared, when the assignment left it as it was
@@ -812,6 +850,21 @@ impl Ctx<'_> {
     /// A loop: Q:WHILEEXIT1/2 for a loop left by jumps whose body tests a counter, Q:UNROLL
     /// when `P` decides the trip count, Q:WHILE1/2 otherwise.
     fn fwd_loop(
+        &mut self,
+        e: &Expr,
+        body: &Stmt,
+        loc: &Loc,
+        pre: &Abs,
+    ) -> Result<(AK, Abs), AnalysisError> {
+        // the loop's guard for the guarded accesses of its body (derive/guarded.rs)
+        let g = self.guard_loop(e, body);
+        self.guard_loops.push(g);
+        let r = self.fwd_loop_in(e, body, loc, pre);
+        self.guard_loops.pop();
+        r
+    }
+
+    fn fwd_loop_in(
         &mut self,
         e: &Expr,
         body: &Stmt,

@@ -18,6 +18,7 @@ mod backward;
 mod case;
 mod exits;
 mod forward;
+mod guarded;
 mod instantiate;
 mod launch;
 mod liveness;
@@ -131,6 +132,9 @@ enum AK {
         /// Q:GWRITEROWS (spec/logic.md §4 "Rows"): the charge `(N₀, terms, X)` and the
         /// cost with `M^gwrite(N₀)` in place of `M^gwrite(N)`.
         rows: Option<(RowsCharge, Q)>,
+        /// Q:GWRITEGUARD (spec/logic.md §4 "Guarded accesses"): the charge and the cost
+        /// with `M^gwrite(N₀)` in place of `M^gwrite(N)`.
+        guarded: Option<(guarded::GuardCharge, Q)>,
     },
     If23 {
         rule: &'static str,
@@ -228,6 +232,9 @@ struct AssignAn {
     /// `x ← read A o` as Q:VWRITEROWS (spec/logic.md §4 "Rows"): the row charge, the cost
     /// `C_o + M^gread(N₀)` and the operand node of `o`.
     rows: Option<(RowsCharge, Q, Node)>,
+    /// `x ← read A o` as Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses"): the charge,
+    /// the cost `C_o + M^gread(N₀)` and the operand node of `o`.
+    guarded: Option<(guarded::GuardCharge, Q, Node)>,
 }
 
 /// Q:SHFL/Q:VOTE: `x ← shfl …`/`x ← vote …` with its operand nodes and its cost (the
@@ -376,6 +383,13 @@ pub struct Ctx<'a> {
     /// Candidate floor atoms `⌊L/c⌋⁺` (canonical) of each loop's invariant template, keyed
     /// and scoped like `atoms`.
     floors: BTreeMap<usize, Vec<Atom>>,
+    /// The enclosing loops of the statement being derived (innermost last), each with its
+    /// guard for Q:GWRITEGUARD / Q:VWRITEGUARD when it has one (`guarded::guard_loop`).
+    guard_loops: Vec<Option<(Lin, i64, usize)>>,
+    /// Whether guarded charges may be proposed (off in the retry of a failed run).
+    guards: bool,
+    /// Whether some access was given a guarded charge.
+    guards_used: bool,
     /// The innermost loop holding each `if` inside a loop, keyed by the address of the
     /// `if`'s then branch (like `loops::loop_key`): a Q:IFALIGN charge there joins that
     /// loop's and its ancestors' candidate atoms (derive/nest.rs).
@@ -549,6 +563,9 @@ impl<'a> Ctx<'a> {
             floor: opts.floor,
             align: opts.align,
             floors: BTreeMap::new(),
+            guard_loops: Vec::new(),
+            guards: true,
+            guards_used: false,
             if_loop: BTreeMap::new(),
             no_atom: Vec::new(),
             udims: DepCx {
@@ -666,6 +683,19 @@ impl<'a> Ctx<'a> {
     /// has a triangular loop nest (`derive/nest.rs`).
     pub fn has_triangular(&self) -> bool {
         self.nests.has_triangular()
+    }
+
+    /// The same context without guarded charges (derive/guarded.rs): the retry of a run
+    /// whose LP could not pay them.
+    pub fn without_guards(mut self) -> Self {
+        self.guards = false;
+        self
+    }
+
+    /// Whether some access of the run was given a guarded charge (Q:GWRITEGUARD,
+    /// Q:VWRITEGUARD).
+    pub fn used_guards(&self) -> bool {
+        self.guards_used
     }
 
     /// The context whose triangular loops defer the shift of their ranking atom to the

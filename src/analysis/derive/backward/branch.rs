@@ -154,6 +154,76 @@ impl Back<'_, '_> {
         charge
     }
 
+    /// The atom part `mul·Σ C_j·(A⁺_j − A⁻_j)` of a guarded charge (Q:GWRITEGUARD,
+    /// Q:VWRITEGUARD; spec/logic.md §4 "Guarded accesses"), `mul` the metric's per-access
+    /// factor; `N₀` is in the constant cost. Also returns the access's post `qpost` with each
+    /// floor atom the loop's step leaves (`⌊(S − L_u − t_j − δ)/S⌋⁺` for a step `δ ≥ S`)
+    /// replaced by the `A⁻_j` that dominates it under `p` (the closest, as the loop's
+    /// `step_imono`), with the `imono` rewrites that undo it (a Q:WEAK's post rewrites). The
+    /// LP is asked for `qpost ≥ mul·Σ C_j·A⁻_j` on those atoms, so that the access's pre
+    /// has no negative coefficient.
+    pub(super) fn guard_tpoly(
+        &mut self,
+        g: &crate::analysis::derive::guarded::GuardCharge,
+        mul: &crate::core::metric::Q,
+        qpost: &TPoly,
+        p: &[crate::core::assertion::linear::Cstr],
+    ) -> Result<(TPoly, TPoly, Vec<Rewrite>), AnalysisError> {
+        let (mut plus, mut minus) = (TPoly::zero(), TPoly::zero());
+        let mut bridged = qpost.clone();
+        let mut rws = Vec::new();
+        for (c, t) in &g.terms {
+            let k = mul * crate::core::metric::q(*c as i64);
+            let (Some(up), Some(down)) = (g.atom(*t, true), g.atom(*t, false)) else {
+                return Err(crate::analysis::derive::err(
+                    None,
+                    "internal: a guarded charge's atom is not canonical",
+                ));
+            };
+            plus.add_raw_term(std::slice::from_ref(&up), Coef::from_q(&k));
+            minus.add_raw_term(std::slice::from_ref(&down), Coef::from_q(&k));
+            if bridged.terms.keys().any(|m| m.contains(&down)) {
+                continue;
+            }
+            let Atom::Floor(l1, s) = &down else { continue };
+            let mut cands: Vec<(Atom, Lin)> = bridged
+                .terms
+                .keys()
+                .flatten()
+                .filter_map(|b| match b {
+                    Atom::Floor(l2, s2) if s2 == s && b != &down => {
+                        Some((b.clone(), (**l2).clone()))
+                    }
+                    _ => None,
+                })
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            cands.sort_by(|x, y| y.1.sub(l1).c.cmp(&x.1.sub(l1).c));
+            let found = cands.into_iter().find_map(|(b, l2)| {
+                crate::analysis::derive::loops::floor_mono_cg(p, l1, &l2, s).map(|cg| (b, cg))
+            });
+            if let Some((b, cg)) = found {
+                let one = crate::core::metric::q(1);
+                bridged = bridged.replace_atom(&b, &[(one, Some(down.clone()))]);
+                rws.push(Rewrite::IMono(down.clone(), b, cg));
+            }
+        }
+        let mut have = TPoly::zero();
+        for m in minus.terms.keys() {
+            if let Some(c) = bridged.terms.get(m) {
+                have.add_term(m.clone(), c.clone());
+            }
+        }
+        self.geq(
+            &have,
+            &minus,
+            "a guarded access leaves its charge's lower atoms",
+        )?;
+        let charge = plus.plus(&minus.scaled(&crate::core::metric::q(-1)));
+        Ok((charge, bridged, rws))
+    }
+
     /// Q:IFEXIT1/4 (spec/logic.md §4a): the exit branch ends with the zero potential; the
     /// else branch's potential comes from a template through the rewrites.
     pub(super) fn back_if_exit(

@@ -180,7 +180,22 @@ impl Back<'_, '_> {
                 e,
                 cost,
                 rows,
+                guarded,
             } => {
+                if let (false, true, None, Some((g, c))) = (*local, *global, rows, guarded) {
+                    // Q:GWRITEGUARD (spec/logic.md §4 "Guarded accesses"), in a Q:WEAK
+                    // bridging the step's atoms when the step is not the divisor
+                    let (charge, bridged, rws) =
+                        self.guard_tpoly(g, &self.ctx.metric.gwrite.mul, &qpost, &a.post.p)?;
+                    let qp = bridged.plus_const(c).plus(&charge);
+                    let fields = vec![
+                        Field::N(g.n0),
+                        Field::Guard(g.index, g.div, g.terms.clone()),
+                    ];
+                    let children = vec![TChild::Expr(o.clone()), TChild::Expr(e.clone())];
+                    let inner = node_of(a, &bridged, "Q:GWRITEGUARD", &qp, fields, children);
+                    return Ok(guard_weak(a, inner, &qp, &qpost, rws));
+                }
                 let (rule, fields, qp) = match (*local, *global, rows) {
                     (true, _, _) => ("Q:LWRITE", vec![], qpost.plus_const(cost)),
                     (false, true, Some((r, c))) => (
@@ -343,6 +358,7 @@ impl Back<'_, '_> {
             e,
             cost,
             rows,
+            guarded,
         } = an;
         let node =
             |rule, qpre: &TPoly, fields, children| node_of(a, qpost, rule, qpre, fields, children);
@@ -438,6 +454,23 @@ impl Back<'_, '_> {
                 nn.post.1 = restricted;
                 return Ok((nn, qp));
             }
+            // Q:VWRITEGUARD likewise (spec/logic.md §4 "Guarded accesses")
+            if let (Some((g, c, on)), false, true) = (guarded, *vw1, kept == *a.post.p) {
+                let (charge, bridged, rws) =
+                    self.guard_tpoly(g, &self.ctx.metric.gread.mul, &restricted, &a.post.p)?;
+                let qp = bridged
+                    .plus_const(&crate::core::metric::q_sum(c, &self.ctx.metric.vwrite))
+                    .plus(&charge);
+                let fields = vec![
+                    Field::N(g.n0),
+                    Field::Guard(g.index, g.div, g.terms.clone()),
+                ];
+                let children = vec![TChild::Expr(on.clone())];
+                let inner = node_of(a, &bridged, "Q:VWRITEGUARD", &qp, fields, children);
+                let (mut nn, qp) = guard_weak(a, inner, &qp, &restricted, rws);
+                nn.post.1 = restricted;
+                return Ok((nn, qp));
+            }
             let qp = restricted.plus_const(&k);
             let rule = if *vw1 { "Q:VWRITE1" } else { "Q:VWRITE2" };
             let mut nn = node(rule, &qp, fields, vec![TChild::Expr(e.clone())]);
@@ -522,6 +555,30 @@ pub(super) fn apply_rewrites(t: &TPoly, rw: &[Rewrite]) -> TPoly {
 }
 
 /// A node about the statement of `a`: pre `(a.pre, qpre)`, post `(a.post, qpost)`.
+/// The node of a guarded access (derive/guarded.rs), wrapped in a Q:WEAK whose post
+/// rewrites are `rws` (the `imono`s from the access's lower atoms `A⁻_j` to the atoms the
+/// loop step leaves) when there are any; `qp` is the access's pre, `qpost` the node's post.
+fn guard_weak(
+    a: &AN,
+    inner: TNode,
+    qp: &TPoly,
+    qpost: &TPoly,
+    rws: Vec<Rewrite>,
+) -> (TNode, TPoly) {
+    if rws.is_empty() {
+        return (inner, qp.clone());
+    }
+    let fields = vec![
+        Field::Entail("pre", identity_witnesses(&a.pre.p)),
+        Field::Entail("post", identity_witnesses(&a.post.p)),
+        Field::Rewrite("post", rws),
+    ];
+    (
+        node_of(a, qpost, "Q:WEAK", qp, fields, vec![TChild::Stmt(inner)]),
+        qp.clone(),
+    )
+}
+
 fn node_of(
     a: &AN,
     qpost: &TPoly,

@@ -436,8 +436,8 @@ impl Back<'_, '_> {
                 |v| v == xs,
                 "the potential after an assignment without substitution must not mention the variable",
             )?;
-            // Q:VWRITEROWS when its P' (P without the constraints on x) is the post's
-            // (compared in place, not copied: issue 13)
+            // Q:VWRITEROWS / Q:VWRITEGUARD when their P' (P without the constraints on x) is
+            // the post's (compared in place, not copied: issue 13)
             let kept = || {
                 a.pre
                     .p
@@ -455,7 +455,7 @@ impl Back<'_, '_> {
                 return Ok((nn, qp));
             }
             // Q:VWRITEGUARD likewise (spec/logic.md §4 "Guarded accesses")
-            if let (Some((g, c, on)), false, true) = (guarded, *vw1, kept == *a.post.p) {
+            if let (Some((g, c, on)), false, true) = (guarded, *vw1, guarded.is_some() && kept()) {
                 let (charge, bridged, rws) =
                     self.guard_tpoly(g, &self.ctx.metric.gread.mul, &restricted, &a.post.p)?;
                 let qp = bridged

@@ -39,6 +39,6 @@ fn an_unknown_base_takes_the_worst_alignment() {
     // consecutive floats from byte β, meeting ⌊(β + 4m)/32⌋ + 1 sectors, most at β = 28:
     // ⌊(m + 7)/8⌋ + 1 (1 for one lane, 5 for the whole warp)
     let t = guard_table([32, 1, 1], HW, &[], &index(1), [1, 0, 0], 4, Kind::MemReads).unwrap();
-    let want: BTreeMap<i128, u64> = (0..32).map(|m| (m, (m as u64 + 7) / 8 + 1)).collect();
+    let want: BTreeMap<i128, u64> = (0..32).map(|m| (m, (m as u64).div_ceil(8) + 1)).collect();
     assert_eq!(t, want);
 }

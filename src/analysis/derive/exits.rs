@@ -1,8 +1,9 @@
 //! Filtered judgments (`spec/logic.md` §4a): loops left by jumps (Q:WHILEEXIT1/2), their
 //! bodies in filtered position, exits (Q:IFEXIT1/4) and the candidate atoms of such loops.
 
+use crate::analysis::derive::candidates::{has_loop, loop_key};
 use crate::analysis::derive::liveness::restrict_deps;
-use crate::analysis::derive::loops::{has_loop, houdini_candidates, loop_key};
+use crate::analysis::derive::loops::houdini_candidates;
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN};
 use crate::analysis::derive::{FlagExitAn, If1An, IfExitAn, IfGuardAn, WhileExitAn};
 use crate::analysis::entail::{entails, entails_all, join_p};

@@ -4,7 +4,7 @@
 //! their access bounds `N*`.
 
 use crate::analysis::access::{n_star, range_bound, AccessKind};
-use crate::analysis::derive::loops::loop_key;
+use crate::analysis::derive::candidates::loop_key;
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN, UNROLL_LIMIT};
 use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
@@ -591,10 +591,10 @@ impl Ctx<'_> {
             witnesses.push(w);
         }
         // `x ← a >> c`, `x ← a / c` under `P ⇒ a ≥ 1`: Q:VWRITE1's bounding substitution
-        let halve = match (&lin, super::loops::halved_operand(e)) {
+        let halve = match (&lin, super::candidates::halved_operand(e)) {
             (None, Some(a)) if xty == Ty::Int => lin_operand(&*self, a).and_then(|la| {
                 let w = entails(&pre.p, &Cstr::le(Lin::constant(Q::one()).sub(&la)))?;
-                Some((la, w, super::loops::halved_divisor(e)?))
+                Some((la, w, super::candidates::halved_divisor(e)?))
             }),
             _ => None,
         };

@@ -6,7 +6,7 @@
 //! each to the `A⁻_j` the access leaves (exactly for a constant step `S`, through `imono`
 //! for a symbolic step `δ ≥ S`), so the partial last round is charged its own sectors.
 
-use super::loops::loop_key;
+use super::candidates::loop_key;
 use super::Ctx;
 use crate::analysis::access::{fit_guard, guard_table, AccessKind};
 use crate::analysis::derive::Abs;

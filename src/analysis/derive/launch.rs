@@ -77,7 +77,7 @@ fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)>
     if ic != c {
         return None;
     }
-    let cg = crate::analysis::derive::loops::floor_mono_cg(p, il, l, c)?;
+    let cg = crate::analysis::derive::ranking::floor_mono_cg(p, il, l, c)?;
     Some((ia.clone(), a.clone(), cg))
 }
 

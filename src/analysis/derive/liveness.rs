@@ -9,7 +9,7 @@
 //! (issue 13), every item's set held every parameter read later: a kernel reading each of
 //! `n` parameters once cloned and kept `O(n)` names per statement, `O(n²)` in all.
 
-use crate::analysis::derive::loops::loop_key;
+use crate::analysis::derive::candidates::loop_key;
 use crate::core::assertion::linear::DepMap;
 use crate::core::{Expr, Operand, Stmt};
 use rustc_hash::FxHashMap as HashMap;

@@ -14,7 +14,7 @@
 //! an inner loop over it. The rounds' sizes are a geometric series: `G` at the entry is
 //! at most `a` times the largest counter value, where the sum of the steps is.
 
-use crate::analysis::derive::loops::{count_assigns, flatten};
+use crate::analysis::derive::candidates::{count_assigns, flatten};
 use crate::analysis::derive::Ctx;
 use crate::analysis::entail::entails;
 use crate::analysis::linear::{cond, lin_fixed, uniform_form};

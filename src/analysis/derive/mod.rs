@@ -15,6 +15,7 @@
 //! locals (and parameters) some later statement reads.
 
 mod backward;
+mod candidates;
 mod case;
 mod exits;
 mod forward;
@@ -25,14 +26,16 @@ mod liveness;
 mod loops;
 mod loops_geo;
 mod nest;
+mod ranking;
 mod seq;
 mod template;
 
 use crate::analysis::derive::backward::{Back, TNode};
+use crate::analysis::derive::candidates::const_facts;
 use crate::analysis::derive::instantiate::inst;
 use crate::analysis::derive::launch::drop_block_indices;
 use crate::analysis::derive::liveness::{live_in, Fixed, Names};
-use crate::analysis::derive::loops::{const_facts, LoopAtom};
+use crate::analysis::derive::ranking::LoopAtom;
 use crate::analysis::linear::{initial_deps, warp_uniform_dims, DepCx};
 use crate::analysis::lp::Lp;
 use crate::analysis::tpoly::{LinExpr, TPoly};
@@ -624,7 +627,7 @@ impl<'a> Ctx<'a> {
         );
         // a program without loops has no atoms to collect (issue 13: the walk indexes the
         // writers of every statement, a tenth of a straight-line program's context)
-        if loops::has_loop(&prog.body) {
+        if candidates::has_loop(&prog.body) {
             c.collect_atoms(&prog.body, &mut Vec::new());
         }
         c.finish_nests(false);

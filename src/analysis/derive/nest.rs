@@ -65,7 +65,8 @@
 //!   candidate atoms of every loop holding it (before, the outer LP was infeasible and the
 //!   analysis fell back to Q:WHILELAST's constant `M^div`). Existing rules only.
 
-use crate::analysis::derive::loops::{loop_key, LoopAtom};
+use crate::analysis::derive::candidates::loop_key;
+use crate::analysis::derive::ranking::LoopAtom;
 use crate::analysis::derive::Ctx;
 use crate::analysis::entail::entails;
 use crate::certificate::Farkas;
@@ -78,7 +79,7 @@ use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// The nest structure gathered while collecting candidate atoms (keys: `loops::loop_key`).
+/// The nest structure gathered while collecting candidate atoms (keys: `candidates::loop_key`).
 #[derive(Default, Debug)]
 pub(super) struct Nests {
     /// The enclosing loop of each loop (`None` at the top).

@@ -201,7 +201,7 @@ impl Back<'_, '_> {
                 .collect();
             cands.sort_by(|x, y| y.1.sub(l1).c.cmp(&x.1.sub(l1).c));
             let found = cands.into_iter().find_map(|(b, l2)| {
-                crate::analysis::derive::loops::floor_mono_cg(p, l1, &l2, s).map(|cg| (b, cg))
+                crate::analysis::derive::ranking::floor_mono_cg(p, l1, &l2, s).map(|cg| (b, cg))
             });
             if let Some((b, cg)) = found {
                 let one = crate::core::metric::q(1);

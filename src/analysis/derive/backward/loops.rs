@@ -2,7 +2,7 @@
 //! ranking atom) and Q:WHILEEXIT1/2.
 
 use super::{apply_rewrites, node_of, unshifted_monos, Back, TChild, TNode};
-use crate::analysis::derive::loops::{floor_mono_cg, LoopAtom};
+use crate::analysis::derive::ranking::{floor_mono_cg, LoopAtom};
 use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AK, AN};
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;

@@ -75,7 +75,13 @@ Inductive dtree :=
   (* issue 15 (coqrows17): Q:GWRITEROWS / Q:VWRITEROWS, the charge's fields [(n N₀)],
      [(rows (C M)…)]; the written expression's claim [ne]; Q:VWRITE2's witnesses [ws] *)
   | DWriteRows (A B : assn) (n0 : Z) (rows : list (Z * Z)) (ne : accw)
-  | DVwriteRows (A B : assn) (n0 : Z) (rows : list (Z * Z)).
+  | DVwriteRows (A B : assn) (n0 : Z) (rows : list (Z * Z))
+  (* issue 14 (lowercoq18): L:GARRAYSTRIDE / L:GWRITESTRIDE, lower rules only (LowerCheck.v;
+     [check] rejects them): L:VWRITE1 / L:VWRITE2 whose read is L:GARRAYSTRIDE, its
+     [(entail stride w)] list [wst]; L:GWRITESTRIDE, L:GWRITE's fields then [wst] *)
+  | DVwrite1S (A B : assn) (ne : accw) (wst ws : list fwit)
+  | DVwrite2S (A B : assn) (ne : accw) (wst ws : list fwit)
+  | DWriteS (A B : assn) (n ne : accw) (wst : list fwit).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -97,6 +103,7 @@ Definition dpre (d : dtree) : assn :=
   | DIfWrap A _ _ _ => A
   | DCase A _ _ _ _ _ _ _ _ | DWhileNone A _ _ _ _ => A
   | DWriteRows A _ _ _ _ | DVwriteRows A _ _ _ => A
+  | DVwrite1S A _ _ _ _ | DVwrite2S A _ _ _ _ | DWriteS A _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -118,6 +125,7 @@ Definition dpost (d : dtree) : assn :=
   | DIfWrap _ B _ _ => B
   | DCase _ B _ _ _ _ _ _ _ | DWhileNone _ B _ _ _ => B
   | DWriteRows _ B _ _ _ | DVwriteRows _ B _ _ => B
+  | DVwrite1S _ B _ _ _ | DVwrite2S _ B _ _ _ | DWriteS _ B _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=

@@ -25,7 +25,7 @@
     No axiom; every proof is closed. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic Soundness Check.
-From WarpCert Require Lower.
+From WarpCert Require Lower Stride.
 Import ListNotations.
 
 (** Rewrites that are equalities under [P] (no [mono]/[imono]). *)
@@ -190,6 +190,41 @@ Definition wrap_covers (k : trip) (m : Z) : bool :=
   forallb (fun r => existsb (fun tt => Z.eqb (kvalz k tt mod m) r) lt)
     (map Z.of_nat (seq 0 (Z.to_nat m))).
 
+(** L:GARRAYSTRIDE / L:GWRITESTRIDE (spec/logic.md §4b "Strided accesses"): the claim [n]
+    of a global access at index [i] (element size [es]) is at most [stride_W(i)] when the
+    index is a local [x] whose entry is scaled with one [?] dimension and a row multiplier
+    [u = a·p + b] ([DScl x u k r g (Some (p, a, b))]), the part [kmask u k] of its lane
+    coefficients has one value on the warp's lanes, and [ws] proves [S − s·u ≤ 0] from [P]
+    ([S = ⌈M/es⌉], [M] the sector size, [s] the sign of [a], else of [b]); [stride_W(i)]
+    is the number of distinct [tid_d] (the lanes' [ucoef u]) over the warp's lanes.  As
+    the kernel's [stride_count] (kernel/src/rules/lower.rs). *)
+Definition stride_ok (P : list cstr) (D : list dent) (i : opd) (es n : Z) (ws : list fwit) : bool :=
+  match i with
+  | OVar x =>
+      match dget D x, lt with
+      | Some (DScl _ u k _ _ (Some (p, a, b))), tt0 :: _ =>
+          let sg := if (a =? 0)%Z then Z.sgn b else Z.sgn a in
+          let S := ((c_sector_bytes G + es - 1) / es)%Z in
+          onebit u && (0 <? c_sector_bytes G)%Z && (0 <? es)%Z && negb (sg =? 0)%Z &&
+          forallb (fun tt => kvalz (kmask u k) tt =? kvalz (kmask u k) tt0)%Z lt &&
+          entails P [CLe (mkLin (S - sg * b) [(- sg * a, VP p)])%Z] ws &&
+          (0 <=? n)%Z && (n <=? Z.of_nat (length (nodup Z.eq_dec (map (ucoef u) lt))))%Z
+      | _, _ => false
+      end
+  | _ => false
+  end.
+
+(** The cost of an L:GARRAYSTRIDE read [(read A i)], [A] global: [C_i + M^gread(n)]. *)
+Definition lecost_st (P : list cstr) (D : list dent) (e : expr) (n : Z) (ws : list fwit) : option Q :=
+  match e with
+  | ERead A i =>
+      match c_arr G A with
+      | Some (Global, es) => if stride_ok P D i es n ws then Some (ocost G i + m_gread M n) else None
+      | _ => None
+      end
+  | _ => None
+  end.
+
 (** [lcheck s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}]. *)
 Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   match d, s with
@@ -322,6 +357,31 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
           pot_ge (padd (aQ B) (m_if M + C + m_div M + Lower.sminc G s1 + Lower.sminc G s2)) (aQ A)
+      | _, _ => false
+      end
+  (* L:VWRITE1 / L:VWRITE2 whose read is L:GARRAYSTRIDE (lowercoq18) *)
+  | DVwrite1S A B ne wst ws, SAssign x e =>
+      match lecost_st (aP A) (aD A) e ne wst with
+      | Some C =>
+          vw_dent_l (aP A) (aD A) x e (aD B) &&
+          entails_subst G (aP A) x e (aP B) ws &&
+          (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
+          pot_ge (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) (aQ A)
+      | None => false
+      end
+  | DVwrite2S A B ne wst ws, SAssign x e =>
+      match lecost_st (aP A) (aD A) e ne wst with
+      | Some C =>
+          vw_dent_l (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
+          negb (pmentions (VL x) (aQ B)) && pot_ge (padd (aQ B) (m_vwrite M + C)) (aQ A)
+      | None => false
+      end
+  (* L:GWRITESTRIDE (lowercoq18): L:GWRITE with the stride count *)
+  | DWriteS A B n ne wst, SWrite Ar i e =>
+      match lecost (aD A) e ne, c_arr G Ar with
+      | Some C2, Some (Global, es) =>
+          peq (aP A) (aP B) && deq (aD A) (aD B) && stride_ok (aP A) (aD A) i es n wst &&
+          pot_ge (padd (aQ B) (m_gwrite M n + ocost G i + C2)) (aQ A)
       | _, _ => false
       end
   | DUnroll A B d, SWhile e s =>
@@ -510,6 +570,66 @@ Proof.
     + inversion H; subst. inversion He; subst; rewrite Ea in *;
         match goal with H1 : Some _ = Some _ |- _ => inversion H1; subst end.
       match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (ocost_le _ _ _ Ho) end. lra.
+Qed.
+
+(** L:GARRAYSTRIDE / L:GWRITESTRIDE (spec/logic.md §4b "Strided accesses"): with one [?]
+    dimension [u], a lane's coefficient sum is its part off [u] plus the [u] coefficient
+    times the lane's [tid_d] ([ucoef u] of its thread index). *)
+Lemma stride_index : forall u k' t, onebit u = true ->
+  kval G k' t = (kvalz (kmask u k') (lane_t G t) + ucoef u k' * ucoef u (lane_t G t))%Z.
+Proof.
+  intros [[u1 u2] u3] [[k1 k2] k3] t H. unfold kval, lane_t. rewrite !ztid_tid.
+  destruct u1, u2, u3; try discriminate; cbn [kvalz kmask ucoef]; ring.
+Qed.
+
+(** [stride_ok]'s claim is at most the warp's [MemReads]: by [Stride.stride_claim_le] with
+    [f t = tid_d t], the multiplier's value [u] ([M ≤ S·es ≤ |u|·es] from the Farkas
+    witness, read at lane [t0]) and the uniform part [K + c] of the index. *)
+Lemma stride_mem_sound : forall P D i es n ws st,
+  stride_ok G (map (lane_t G) T) P D i es n ws = true -> dsat G ps st T D ->
+  (forall t, In t T -> sat (rho G ps st t) P) ->
+  (n <= memreads G es T (oval G ps st i))%Z.
+Proof.
+  intros P D i es n ws st H HD HP. unfold stride_ok in H.
+  destruct i as [x| | |]; try discriminate.
+  destruct (dget D x) as [[| | |y u k r g [[[p a] b]|]|]|] eqn:Ed; try discriminate.
+  destruct (map (lane_t G) T) as [|tt0 l] eqn:El; try discriminate. rewrite <- El in H.
+  cbv zeta in H. repeat rewrite andb_true_iff in H.
+  destruct H as [[[[[[[Hu HM] Hes] Hsg] Hk] He] Hn0] Hn].
+  apply Z.ltb_lt in HM, Hes. apply negb_true_iff, Z.eqb_neq in Hsg. apply Z.leb_le in Hn.
+  destruct (dget_In _ _ _ Ed) as [Hin Hy]; simpl in Hy; subst y.
+  specialize (HD _ Hin). simpl in HD. destruct HD as [_ [k' [c [Hkm [_ [[_ Hm] Hv]]]]]].
+  set (sg := if (a =? 0)%Z then Z.sgn b else Z.sgn a) in *.
+  set (S := ((c_sector_bytes G + es - 1) / es)%Z) in *.
+  assert (Hsg1 : (sg = 1 \/ sg = -1)%Z)
+    by (clear -Hsg; unfold sg in *; destruct (a =? 0)%Z; [destruct b|destruct a]; simpl in *; lia).
+  pose proof (entails_sound _ _ _ _ (HP t0 Ht0) He) as Hs.
+  specialize (Hs _ (or_introl eq_refl)). unfold holds, leval in Hs. simpl in Hs.
+  assert (HSes : (c_sector_bytes G <= S * es)%Z).
+  { unfold S. pose proof (Z.div_mod (c_sector_bytes G + es - 1) es ltac:(lia)).
+    pose proof (Z.mod_pos_bound (c_sector_bytes G + es - 1) es Hes). lia. }
+  assert (HSu : (S <= Z.abs (ucoef u k'))%Z) by (rewrite Hm; destruct Hsg1 as [E|E]; rewrite E in Hs; lia).
+  assert (HMu : (c_sector_bytes G <= Z.abs (ucoef u k') * es)%Z) by nia.
+  apply (Stride.stride_claim_le G es T (oval G ps st (OVar x)) (fun t => ucoef u (lane_t G t))
+           (ucoef u k') (kvalz (kmask u k) tt0 + c)); [lia | lia | exact HMu | |].
+  - intros t Ht. simpl. rewrite Hv by exact Ht. rewrite (stride_index u k' t Hu), Hkm.
+    rewrite forallb_forall in Hk. specialize (Hk (lane_t G t) (in_map _ _ _ Ht)).
+    apply Z.eqb_eq in Hk. lia.
+  - rewrite map_map in Hn. exact Hn.
+Qed.
+
+Lemma lecost_st_sound : forall A e n ws c,
+  lecost_st G (map (lane_t G) T) (aP A) (aD A) e n ws = Some c ->
+  Lower.elow G F ps T (LP A) e c.
+Proof.
+  intros A e n ws c H st R C [Hw [HP HD]] He.
+  destruct e as [o|op a b|op a|Ar i]; simpl in H; try discriminate.
+  destruct (c_arr G Ar) as [[[] es]|] eqn:Ea; try discriminate.
+  destruct (stride_ok G _ (aP A) (aD A) i es n ws) eqn:En; inversion H; subst.
+  inversion He; subst; rewrite Ea in *;
+    match goal with H1 : Some _ = Some _ |- _ => inversion H1; subst end.
+  match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (ocost_le _ _ _ Ho) end.
+  destruct (m_mono (c_metric G) _ _ (stride_mem_sound _ _ _ _ _ _ st En HD HP)) as [Hm _]. lra.
 Qed.
 
 (** A uniform test ([unif]) has one value on the warp. *)
@@ -1017,6 +1137,36 @@ Proof.
          [eapply lecost_sound; eauto | minc_side | minc_side | | eapply ifd_frame; eauto]
       | pre_side Hge].
     intros st R C1 Hs He. eapply wrap_split; eauto. apply Z.leb_le; assumption.
+  - (* DVwrite1S: L:VWRITE1 with an L:GARRAYSTRIDE read *)
+    destruct (lecost_st G _ (aP A) (aD A) e ne wst) as [C|] eqn:Ec; try discriminate. split_b.
+    eapply Lower.L_VWRITE; [eapply lecost_st_sound; eauto|].
+    intros st R C' ty Hs He Hty Hh. split; [eapply vwrite_lp; eauto|].
+    pose proof (pre_le _ _ _ st H0) as Hg. rewrite LI_set_local.
+    destruct Hs as [Hw [HP HD]]. unfold psubst_e in Hg.
+    destruct (lin_fix G (aP A) e) as [E|] eqn:EL.
+    + rewrite psubst_val in Hg.
+      rewrite (lin_fix_correct G F ps st e T R _ (aP A) E Hp Hw He EL t0 Ht0 (HP t0 Ht0)).
+      simpl int_of. unfold M in *. lra.
+    + match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+      rewrite pval_upd_notin by auto. unfold M in *. lra.
+  - (* DVwrite2S: L:VWRITE2 with an L:GARRAYSTRIDE read *)
+    destruct (lecost_st G _ (aP A) (aD A) e ne wst) as [C|] eqn:Ec; try discriminate. split_b.
+    eapply Lower.L_VWRITE; [eapply lecost_st_sound; eauto|].
+    intros st R C' ty Hs He Hty Hh. split; [eapply vwrite_lp; eauto|].
+    pose proof (pre_le _ _ _ st H0) as Hg. rewrite LI_set_local.
+    match goal with Hm : negb _ = true |- _ => apply negb_true_iff in Hm end.
+    rewrite pval_upd_notin by auto. unfold M in *. lra.
+  - (* DWriteS: L:GWRITESTRIDE *)
+    destruct (lecost G _ (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate; split_b.
+    match goal with E1 : aP A = aP B, E2 : aD A = aD B |- _ =>
+      rewrite <- (LP_same A B E1 E2) end.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    eapply lvalid_pre;
+      [eapply (Lower.L_GWRITE G F ps T (LP A) (LI B) arr i e es n (ocost G i) C2);
+         eauto using LP_local, LI_local, lecost_sound | pre_side Hge].
+    + intros st [Hw [HP HD]]. eapply stride_mem_sound; eauto.
+    + intros st C [Hw HA] Ho. eapply ocost_le; eauto.
 Qed.
 
 End LSound.

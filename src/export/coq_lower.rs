@@ -51,6 +51,8 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         "L:WHILE" => "Q:WHILE1",
         "L:UNROLL" => "Q:UNROLL",
         "L:WEAK" => "Q:WEAK",
+        // printed by its own case (`DWriteS`, LowerCheck.v)
+        "L:GWRITESTRIDE" => "L:GWRITESTRIDE",
         r => return Err(ExportError::UnsupportedRule(r.to_string())),
     })
 }

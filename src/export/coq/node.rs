@@ -47,6 +47,14 @@ impl Exporter<'_> {
             Some(_) => crate::export::coq_lower::as_upper_rule(&n.rule)?,
             None => n.rule.as_str(),
         };
+        // an L:GARRAYSTRIDE read is exported only as the expression of L:VWRITE1 /
+        // L:VWRITE2 (`DVwrite1S` / `DVwrite2S`, LowerCheck.v); refused by name elsewhere
+        if self.lower.is_some()
+            && !matches!(rule, "Q:VWRITE1" | "Q:VWRITE2")
+            && n.children.iter().any(|c| c.rule == "L:GARRAYSTRIDE")
+        {
+            return Err(ExportError::UnsupportedRule("L:GARRAYSTRIDE".to_string()));
+        }
         Ok(match (rule, s) {
             ("Q:SKIP", _) => format!("DSkip {a}"),
             ("Q:SYNC", _) => format!("DSync {a} {b}"),
@@ -62,6 +70,15 @@ impl Exporter<'_> {
                 let acc = self.acc(&nn, arr, o, pre);
                 let eacc = self.expr_acc(child(1)?, ex, pre);
                 format!("DWrite {a} {b} {acc} {eacc}")
+            }
+            // L:GWRITESTRIDE (LowerCheck.v `DWriteS`, spec/logic.md §4b "Strided accesses"):
+            // L:GWRITE's fields, then the `(entail stride w)` list: one witness of the
+            // integral target `S − s·u ≤ 0` (scale 1) from the pre's `P`
+            ("L:GWRITESTRIDE", Stmt::Write(_, _, ex)) => {
+                let nn = n.n.clone().unwrap_or_default();
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                let wst = Self::stride_list(n, pre)?;
+                format!("DWriteS {a} {b} {} {eacc} {wst}", z(&nn))
             }
             // Q:GWRITEROWS / Q:VWRITEROWS (spec/logic.md §4 "Rows"): the charge's fields
             // `(n N₀)` and `(rows (C M)…)`; Check.v recomputes the row table
@@ -250,13 +267,31 @@ impl Exporter<'_> {
         Ok((z(n0), format!("[{}]", rows.join("; "))))
     }
 
+    /// The `(entail stride w)` list of an L:GARRAYSTRIDE / L:GWRITESTRIDE node `n` under the
+    /// pre `pre` (spec/logic.md §4b "Strided accesses"): one Farkas witness of the integral
+    /// target `S − s·u ≤ 0` (scale 1) from `pre`'s `P`, as LowerCheck.v's `stride_ok` reads it.
+    ///
+    /// Errors: [`ExportError::Unsupported`] when the list does not hold one witness.
+    fn stride_list(n: &Node, pre: &Assn) -> Result<String, ExportError> {
+        Self::witnesses(n, "stride", &[BigInt::one()], &Self::scales(&pre.p, 0))
+    }
+
     /// Q:VWRITE1/2 (`DVwrite1`/`DVwrite2`): the post witnesses and the expression's claim.
+    /// In a lower certificate, an L:GARRAYSTRIDE read makes it `DVwrite1S`/`DVwrite2S`
+    /// with the read's `(entail stride w)` list after the claim (LowerCheck.v).
     pub(super) fn vwrite(&mut self, at: &At, s: &Stmt) -> Result<String, ExportError> {
         let (n, a, b) = (at.n, &at.a, &at.b);
-        let k = if n.rule.ends_with("VWRITE1") {
-            "DVwrite1"
+        let stride = self.lower.is_some() && at.child(0)?.rule == "L:GARRAYSTRIDE";
+        let k = match (n.rule.ends_with("VWRITE1"), stride) {
+            (true, false) => "DVwrite1",
+            (false, false) => "DVwrite2",
+            (true, true) => "DVwrite1S",
+            (false, true) => "DVwrite2S",
+        };
+        let wst = if stride {
+            format!(" {}", Self::stride_list(at.child(0)?, at.pre)?)
         } else {
-            "DVwrite2"
+            String::new()
         };
         // a halving node (spec/logic.md §4 "Halving") has one more witness, for the integer
         // target `1 − A ≤ 0` (scale 1), checked by Check.v's `vw1h_ok`; a product node
@@ -279,7 +314,7 @@ impl Exporter<'_> {
             )));
         };
         Ok(format!(
-            "{k} {a} {b} {} {ws}",
+            "{k} {a} {b} {}{wst} {ws}",
             self.expr_acc(at.child(0)?, ex, at.pre)
         ))
     }

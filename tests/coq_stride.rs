@@ -6,18 +6,22 @@
 //! are refused: a claim of 33, and the weaker hypothesis `w ≥ 3` (24-byte steps). Skips
 //! the `coqc` part, saying so, when `coqc` is not installed.
 //!
-//! Not an export of the whole certificate: the rules' constructors and the row multiplier
-//! on `DScl` entries are not formalized (spec/logic.md §6), so `export-coq` refuses these
-//! certificates by name.
+//! The whole certificates too (issue 14, "exact means proved both ways"): the upper and the
+//! lower certificate of addSub1's exact `sectors` and `steps` answers export
+//! (`export-coq`; the strided nodes as LowerCheck.v's `DVwrite2S` / `DWriteS`) to files
+//! `coqc` accepts, and mutants of the lower `sectors` export (a claim above the warp's 32
+//! distinct `threadIdx.x`, a stride witness that does not entail `8 − 2w ≤ 0`) are refused
+//! at the reflective check.
 
 mod common;
 
 use common::answer::{exact_answer, loaded};
-use common::coq::{accepted_and_mutants_refuted, coqc_available};
+use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
 use common::{load_for, racuda_corpus};
 use warpcert::analysis::AnalysisOptions;
 use warpcert::core::metric::MetricName;
 use warpcert::core::Launch;
+use warpcert::export::coq::export;
 
 /// The Coq file: warp 0 of a `1024 × 1` block, claim `n`, hypothesis `lo ≤ w`.
 fn coq_file(n: &str, lo: &str) -> String {
@@ -83,4 +87,81 @@ fn addsub1_stride_claim_checks_in_coq_and_mutants_fail() {
             ("stride_w3", coq_file("32", "3")),
         ],
     );
+}
+
+/// addSub1 (block 1024, warp 0; RaCUDA's parameter file): both certificates of the exact
+/// `sectors` (`130·max(0, w)`) and `steps` (`6 + 190·max(0, w)`) answers export and check
+/// in Coq; the lower `sectors` export's mutants are refused, each for a reason by hand:
+/// - the read's claim 33 (`DVwrite2S … 33%Z`) and the write's claim 33 (`DWriteS … 33%Z`):
+///   warp 0's lanes are threads 0…31 of the block, so `threadIdx.x` has 32 distinct values
+///   and `stride_W = 32` (a raised claim only raises the charge, so the potential
+///   comparison still holds: only the count refuses it);
+/// - the write's stride witness `1·(4 − w ≤ 0)` instead of `2·(4 − w ≤ 0)`: the target is
+///   `S − s·u = ⌈32/4⌉ − 2w = 8 − 2w ≤ 0`, and `8 − 2w − (4 − w) = 4 − w` is not a
+///   constant, so the Farkas check fails; the same for the read's witness.
+#[test]
+fn addsub1_both_exports_check_in_coq_and_stride_mutants_fail() {
+    let Some(dir) = racuda_corpus("coq_stride addSub1 exports") else {
+        return;
+    };
+    let launch = Launch {
+        block: [1024, 1, 1],
+        grid: None,
+    };
+    let prog = load_for(&dir.join("addSub1.cu"), &launch);
+    let mut accepted: Vec<(String, String)> = Vec::new();
+    let mut lower_sectors = String::new();
+    for (metric, bound) in [
+        (MetricName::Sectors, "130*max(0, w)"),
+        (MetricName::Steps, "6 + 190*max(0, w)"),
+    ] {
+        let l = loaded(prog.clone(), launch, metric);
+        let (rel, per_warp, upper, lower) = exact_answer(
+            &l,
+            metric,
+            &AnalysisOptions::default(),
+            &format!("coq-stride-export-{metric}"),
+        );
+        assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", bound), "{metric}");
+        let u = export(&upper).unwrap_or_else(|e| panic!("{metric} upper: {e}"));
+        let lo = export(&lower).unwrap_or_else(|e| panic!("{metric} lower: {e}"));
+        // two strided reads and two strided writes (the two statements of the loop body)
+        assert_eq!(lo.matches("(DVwrite2S ").count(), 2, "{metric}: {lo}");
+        assert_eq!(lo.matches("(DWriteS ").count(), 2, "{metric}: {lo}");
+        if metric == MetricName::Sectors {
+            lower_sectors = lo.clone();
+        }
+        accepted.push((format!("addsub1_{metric}_upper"), u));
+        accepted.push((format!("addsub1_{metric}_lower"), lo));
+    }
+    let e = &lower_sectors;
+    let claim = " 32%Z [(1%Z, [(7, 2%Z)])]";
+    let mutants = vec![
+        (
+            "addsub1_read_claim_33",
+            mutate_after(e, "(DVwrite2S ", claim, " 33%Z [(1%Z, [(7, 2%Z)])]"),
+        ),
+        (
+            "addsub1_write_claim_33",
+            mutate_after(e, "(DWriteS ", " 32%Z 0%Z ", " 33%Z 0%Z "),
+        ),
+        (
+            "addsub1_write_witness_weak",
+            mutate_after(e, "(DWriteS ", "[(1%Z, [(7, 2%Z)])]", "[(1%Z, [(7, 1%Z)])]"),
+        ),
+        (
+            "addsub1_read_witness_weak",
+            mutate_after(e, "(DVwrite2S ", claim, " 32%Z [(1%Z, [(7, 1%Z)])]"),
+        ),
+    ];
+    for (n, m) in &mutants {
+        assert_ne!(m, e, "{n}: nothing changed");
+    }
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq exports are not checked");
+        return;
+    }
+    let acc: Vec<(&str, &str)> = accepted.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let muts: Vec<(&str, &str)> = mutants.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    accepted_and_mutants_refuted("stride-exports", &acc, &muts);
 }

@@ -7,9 +7,9 @@
     [f = tid_d] on a warp whose lanes share the index's other thread terms, this is the
     kernel's count [stride_W] (the number of distinct [tid_d] over the warp's lanes).
 
-    Not yet here (spec/logic.md §6): the rules' constructors in [Check.v]/[LowerCheck.v]
-    and their export; they need the row multiplier [u = A·P + B] on [DScl] entries
-    (its meaning in [Soundness.esat]), as Q:GWRITEROWS does (Rows.v).
+    The rules' checks are in LowerCheck.v ([stride_ok], [stride_mem_sound], the
+    constructors [DVwrite1S], [DVwrite2S], [DWriteS]), through [stride_claim_le] with
+    [f = tid_d] and the row multiplier [u = A·P + B] of the index's [DScl] entry.
 
     No axiom; every proof is closed. *)
 From Coq Require Import ZArith List Lia.

@@ -122,7 +122,11 @@ fn addsub1_both_exports_check_in_coq_and_stride_mutants_fail() {
             &AnalysisOptions::default(),
             &format!("coq-stride-export-{metric}"),
         );
-        assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", bound), "{metric}");
+        assert_eq!(
+            (rel.as_str(), per_warp.as_str()),
+            ("exact", bound),
+            "{metric}"
+        );
         let u = export(&upper).unwrap_or_else(|e| panic!("{metric} upper: {e}"));
         let lo = export(&lower).unwrap_or_else(|e| panic!("{metric} lower: {e}"));
         // two strided reads and two strided writes (the two statements of the loop body)
@@ -161,7 +165,10 @@ fn addsub1_both_exports_check_in_coq_and_stride_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq exports are not checked");
         return;
     }
-    let acc: Vec<(&str, &str)> = accepted.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let acc: Vec<(&str, &str)> = accepted
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
     let muts: Vec<(&str, &str)> = mutants.iter().map(|(n, t)| (*n, t.as_str())).collect();
     accepted_and_mutants_refuted("stride-exports", &acc, &muts);
 }

@@ -1110,23 +1110,21 @@ fn analysis_made_floor_certificates_check_in_coq_and_mutants_fail() {
 
 /// Q:GWRITEGUARD / Q:VWRITEGUARD in Coq (spec/logic.md §4 "Guarded accesses"; Guard.v,
 /// Logic.v `guard_acc`, `Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Check.v `DWriteGuard`,
-/// `DVwriteGuard`): the default sectors certificates of tests/precision/gridstride.cu (block
-/// 256, grid 2; bound `2·Σ_{k<4} ⌊(8k + n + 231)/256⌋⁺`-like, the kernel file's hand count)
-/// and last_round.cu (block 32; `Σ_{k<4} ⌊(8k + n + 7)/32⌋⁺`) charge their accesses by the
-/// guarded rules; both exports carry the guard `(n 0) (guard I S (1 0) (1 8) (1 16) (1 24))`
-/// (8 floats per 32-byte sector: lanes `tid ≤ T` of a warp meet `⌈(T + 1)/8⌉` sectors, hand
-/// count) and are accepted by `coqc` (`Print Assumptions`: closed). Mutants of the
-/// last_round export, each refused by the reflective check:
-/// - `N₀ = 0` lowered to `−1`: the potential check still passes (its right side only
-///   drops), but `guard_ok_w` refuses `N₀ < 0` and, at `T = 0`, lane 0's one sector against
-///   the charge `−1 + 1 = 0`;
+/// `DVwriteGuard`): the default sectors certificates of tests/precision/gridstride.cu
+/// (block 256, grid 2) and last_round.cu (block 32; bound `Σ_{k<4} ⌊(8k + n + 7)/32⌋⁺`)
+/// charge their accesses by the guarded rules with `(n 1) (guard I S (1 8) (1 16) (1 24))`
+/// (hand count: 8 floats per 32-byte sector, so a warp's lanes `threadIdx.x ≤ T` meet
+/// `⌈(T + 1)/8⌉` sectors, a step function rising by 1 at `T = 8, 16, 24`), and their
+/// exports are accepted by `coqc` (`Print Assumptions`: closed). Mutants of last_round's
+/// `DWriteGuard` node, each refused by the reflective check:
+/// - `N₀ = 1` lowered to 0: the potential check still passes (its right side only drops by
+///   `μ`), but `guard_ok_w` refuses: at `T = 0` lane 0 meets one sector and the charge is 0;
 /// - the last term `(1, 24)` moved to `(1, 25)`: at `T = 24` lanes 0–24 meet 4 sectors and
-///   the charge is 3 (the table check refuses; the atoms `A^±_3` built at `t = 25` are not
-///   the pre's either);
-/// - the guard index `I` moved to the launch fact `threadIdx.x − 31 ≤ 0` (the constraint
-///   just before the loop test in the body's `P`... see the mutant's comment): the uniform
-///   part is the constant `−31`, so the atoms are constants and the pre's atoms in `n` are
-///   not matched (the potential check refuses).
+///   the charge is 3 (the table check refuses; the atoms `A^±` built at `t = 25` are not the
+///   pre's either);
+/// - the guard index `I` moved down by one, to the body's `threadIdx.x − i ≤ 0`, whose
+///   thread coefficient is `K = 1 − 1 = 0`: every lane has `T = 0`, where the whole warp's
+///   4 sectors exceed the charge 1 (the atoms, over `threadIdx.x − i`, do not match either).
 #[test]
 fn guarded_rules_check_in_coq_and_mutants_fail() {
     let (gs_cert, gs_bound, gs) = analysed_export("gridstride@2", true);
@@ -1138,20 +1136,25 @@ fn guarded_rules_check_in_coq_and_mutants_fail() {
     }
     assert!(gs_cert.contains("(Q:VWRITEGUARD "), "gridstride: no Q:VWRITEGUARD");
     assert!(gs.contains("DVwriteGuard "), "gridstride: no DVwriteGuard node");
-    let terms = "[(1%Z, 0%Z); (1%Z, 8%Z); (1%Z, 16%Z); (1%Z, 24%Z)]";
+    let terms = "[(1%Z, 8%Z); (1%Z, 16%Z); (1%Z, 24%Z)]";
     let at = lr.find(terms).unwrap_or_else(|| panic!("last_round: no `{terms}`"));
     let head = &lr[lr[..at].rfind("DWriteGuard ").unwrap()..at];
     // `DWriteGuard a<N> a<M> N₀ I S `
     let fields: Vec<&str> = head.split_whitespace().collect();
     assert_eq!(fields.len(), 6, "{head}");
-    assert_eq!(fields[3], "0%Z", "last_round: N₀");
+    assert_eq!(fields[3], "1%Z", "last_round: N₀");
     assert_eq!(fields[5], "32%Z", "last_round: S");
-    let node = format!("{head}{terms}");
     let guard_i: usize = fields[4].parse().unwrap();
+    let node = format!("{head}{terms}");
     let muts = [
         (
-            "last_round_n0_negative",
-            mutate(&lr, &node, &node.replacen(" 0%Z ", " (-1)%Z ", 1), "N₀"),
+            "last_round_n0_lowered",
+            mutate(
+                &lr,
+                &node,
+                &node.replacen(&format!(" 1%Z {guard_i} "), &format!(" 0%Z {guard_i} "), 1),
+                "N₀",
+            ),
         ),
         (
             "last_round_term_moved",
@@ -1162,11 +1165,18 @@ fn guarded_rules_check_in_coq_and_mutants_fail() {
             mutate(
                 &lr,
                 &node,
-                &node.replacen(&format!(" {guard_i} "), &format!(" {} ", guard_i - 1), 1),
+                &node.replacen(
+                    &format!(" {guard_i} 32%Z"),
+                    &format!(" {} 32%Z", guard_i - 1),
+                    1,
+                ),
                 "guard index",
             ),
         ),
     ];
+    for (name, m) in &muts {
+        assert_ne!(m, &lr, "{name}: nothing changed");
+    }
     if !coqc_available() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the guarded exports are not checked");
         return;

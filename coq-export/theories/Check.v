@@ -78,8 +78,8 @@ Inductive dtree :=
   | DVwriteRows (A B : assn) (n0 : Z) (rows : list (Z * Z))
   (* issue 15 (coqguard18): Q:GWRITEGUARD / Q:VWRITEGUARD, the charge's fields [(n N₀)],
      [(guard I S (C t)…)]; the written expression's claim [ne] *)
-  | DWriteGuard (A B : assn) (n0 : Z) (I : nat) (S : Z) (terms : list (Z * Z)) (ne : accw)
-  | DVwriteGuard (A B : assn) (n0 : Z) (I : nat) (S : Z) (terms : list (Z * Z)).
+  | DWriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)) (ne : accw)
+  | DVwriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -358,27 +358,27 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           end
       | _ => false
       end
-  | DWriteGuard A B n0 I S terms ne, SWrite Ar i e =>
+  | DWriteGuard A B n0 gi sd terms ne, SWrite Ar i e =>
       match ecost (aP A) (aD A) e ne, c_arr G Ar with
       | Some C2, Some (Global, es) =>
-          match guard_acc_w G wt (aP A) (aD A) i es n0 I S terms with
+          match guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms with
           | Some Lu =>
               peq (aP A) (aP B) && deq (aD A) (aD B) &&
-              gpot_ok (aQ A) (aQ B) (m_gwrite M 1) Lu S n0 terms (ocost i + C2) &&
+              gpot_ok (aQ A) (aQ B) (m_gwrite M 1) Lu sd n0 terms (ocost i + C2) &&
               fco fe A B
           | None => false
           end
       | _, _ => false
       end
-  | DVwriteGuard A B n0 I S terms, SAssign x (ERead Ar i) =>
+  | DVwriteGuard A B n0 gi sd terms, SAssign x (ERead Ar i) =>
       match c_arr G Ar with
       | Some (Global, es) =>
-          match guard_acc_w G wt (aP A) (aD A) i es n0 I S terms with
+          match guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms with
           | Some Lu =>
               vw_dent_w G wt (aP A) (aD A) x (ERead Ar i) (aD B) &&
               warp_post_p (aP A) (aP B) x &&
               negb (pmentions (VL x) (aQ B)) &&
-              gpot_ok (aQ A) (aQ B) (m_gread M 1) Lu S n0 terms (m_vwrite M + ocost i) &&
+              gpot_ok (aQ A) (aQ B) (m_gread M 1) Lu sd n0 terms (m_vwrite M + ocost i) &&
               fco fe A B
           | None => false
           end
@@ -1071,7 +1071,7 @@ Proof.
   - (* DWriteGuard (coqguard18) *)
     destruct (ecost (aP A) (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
     destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate.
-    destruct (guard_acc_w G wt (aP A) (aD A) i es n0 I S terms) as [Lu|] eqn:Er; try discriminate.
+    destruct (guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms) as [Lu|] eqn:Er; try discriminate.
     split_b. apply ord_close; [|assumption].
     pose proof (ecost_sound Htab _ _ _ _ _ Ec).
     destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
@@ -1079,7 +1079,7 @@ Proof.
   - (* DVwriteGuard (coqguard18) *)
     destruct e as [o|op a b|op a|arr i]; try discriminate.
     destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate.
-    destruct (guard_acc_w G wt (aP A) (aD A) i es n0 I S terms) as [Lu|] eqn:Er; try discriminate.
+    destruct (guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms) as [Lu|] eqn:Er; try discriminate.
     split_b. apply ord_close; [|assumption].
     destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
     eapply Q_VWRITEGUARD; eauto using ocost_sound. apply negb_true_iff; auto.

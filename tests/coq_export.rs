@@ -107,7 +107,7 @@ fn coq_constructors_are_the_logic_rules() {
     // the gap is explicit and this test fails once they are formalized (remove them then)
     // or if any other rule lacks a constructor.
     // Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15) are
-    // not formalized either: no constructor, no soundness lemma, no export.
+    // formalized since coqguard18 (`Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Guard.v).
     const NOT_IN_COQ: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
     for r in NOT_IN_COQ {
         assert!(
@@ -1111,8 +1111,9 @@ fn analysis_made_floor_certificates_check_in_coq_and_mutants_fail() {
 /// Q:GWRITEGUARD / Q:VWRITEGUARD in Coq (spec/logic.md §4 "Guarded accesses"; Guard.v,
 /// Logic.v `guard_acc`, `Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Check.v `DWriteGuard`,
 /// `DVwriteGuard`): the default sectors certificates of tests/precision/gridstride.cu
-/// (block 256, grid 2) and last_round.cu (block 32; bound `Σ_{k<4} ⌊(8k + n + 7)/32⌋⁺`)
-/// charge their accesses by the guarded rules with `(n 1) (guard I S (1 8) (1 16) (1 24))`
+/// (block 256, grid 2; bound `2·Σ_{k<4} ⌊(8k + n + 487)/512⌋⁺`, the kernel file's hand count
+/// `2·(4q + ⌈min(32, r)/8⌉)` for the stride 512) and last_round.cu (block 32; bound
+/// `Σ_{k<4} ⌊(8k + n + 7)/32⌋⁺`) charge their accesses by the guarded rules with `(n 1) (guard I S (1 8) (1 16) (1 24))`
 /// (hand count: 8 floats per 32-byte sector, so a warp's lanes `threadIdx.x ≤ T` meet
 /// `⌈(T + 1)/8⌉` sectors, a step function rising by 1 at `T = 8, 16, 24`), and their
 /// exports are accepted by `coqc` (`Print Assumptions`: closed). Mutants of last_round's
@@ -1129,15 +1130,31 @@ fn analysis_made_floor_certificates_check_in_coq_and_mutants_fail() {
 fn guarded_rules_check_in_coq_and_mutants_fail() {
     let (gs_cert, gs_bound, gs) = analysed_export("gridstride@2", true);
     let (lr_cert, lr_bound, lr) = analysed_export("last_round", true);
-    eprintln!("gridstride@2: {gs_bound}\nlast_round: {lr_bound}");
+    // the kernel's verdicts (printed bounds) of the two certificates
+    assert_eq!(
+        gs_bound,
+        "2*max(0, ⌊(n + 487)/512⌋) + 2*max(0, ⌊(n + 495)/512⌋) + 2*max(0, ⌊(n + 503)/512⌋) + 2*max(0, ⌊(n + 511)/512⌋)"
+    );
+    assert_eq!(
+        lr_bound,
+        "max(0, ⌊(n + 7)/32⌋) + max(0, ⌊(n + 15)/32⌋) + max(0, ⌊(n + 23)/32⌋) + max(0, ⌊(n + 31)/32⌋)"
+    );
     for (name, cert, e) in [("gridstride", &gs_cert, &gs), ("last_round", &lr_cert, &lr)] {
         assert!(cert.contains("(Q:GWRITEGUARD "), "{name}: no Q:GWRITEGUARD");
         assert!(e.contains("DWriteGuard "), "{name}: no DWriteGuard node");
     }
-    assert!(gs_cert.contains("(Q:VWRITEGUARD "), "gridstride: no Q:VWRITEGUARD");
-    assert!(gs.contains("DVwriteGuard "), "gridstride: no DVwriteGuard node");
+    assert!(
+        gs_cert.contains("(Q:VWRITEGUARD "),
+        "gridstride: no Q:VWRITEGUARD"
+    );
+    assert!(
+        gs.contains("DVwriteGuard "),
+        "gridstride: no DVwriteGuard node"
+    );
     let terms = "[(1%Z, 8%Z); (1%Z, 16%Z); (1%Z, 24%Z)]";
-    let at = lr.find(terms).unwrap_or_else(|| panic!("last_round: no `{terms}`"));
+    let at = lr
+        .find(terms)
+        .unwrap_or_else(|| panic!("last_round: no `{terms}`"));
     let head = &lr[lr[..at].rfind("DWriteGuard ").unwrap()..at];
     // `DWriteGuard a<N> a<M> N₀ I S `
     let fields: Vec<&str> = head.split_whitespace().collect();
@@ -1158,7 +1175,12 @@ fn guarded_rules_check_in_coq_and_mutants_fail() {
         ),
         (
             "last_round_term_moved",
-            mutate(&lr, &node, &node.replace("(1%Z, 24%Z)]", "(1%Z, 25%Z)]"), "term"),
+            mutate(
+                &lr,
+                &node,
+                &node.replace("(1%Z, 24%Z)]", "(1%Z, 25%Z)]"),
+                "term",
+            ),
         ),
         (
             "last_round_guard_index",

@@ -212,6 +212,10 @@ fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
         &AnalysisOptions::default(),
     )
     .unwrap();
+    assert!(
+        a.certificate.contains("(Q:GWRITEGUARD ") || a.certificate.contains("(Q:VWRITEGUARD "),
+        "no guarded access rule in the certificate"
+    );
     let exported = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
     // the stride's temporary's index among the locals (`VL k` in the export)
     let line = a

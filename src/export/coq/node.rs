@@ -277,7 +277,10 @@ impl Exporter<'_> {
             .as_deref()
             .ok_or_else(|| ExportError::Unsupported(format!("{} without (guard …)", n.rule)))?;
         if g.index.is_negative() {
-            return Err(ExportError::Unsupported(format!("{} with a negative guard index", n.rule)));
+            return Err(ExportError::Unsupported(format!(
+                "{} with a negative guard index",
+                n.rule
+            )));
         }
         let terms: Vec<String> = g
             .terms

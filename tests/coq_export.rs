@@ -107,13 +107,8 @@ fn coq_constructors_are_the_logic_rules() {
     // the gap is explicit and this test fails once they are formalized (remove them then)
     // or if any other rule lacks a constructor.
     // Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15) are
-    // not formalized either: no constructor, no soundness lemma, no export.
-    const NOT_IN_COQ: [&str; 4] = [
-        "Q:WHILEGUARDCAP",
-        "Q:WHILEEXITCAP",
-        "Q:GWRITEGUARD",
-        "Q:VWRITEGUARD",
-    ];
+    // formalized since coqguard18 (`Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Guard.v).
+    const NOT_IN_COQ: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
     for r in NOT_IN_COQ {
         assert!(
             !have.iter().any(|c| c == r),
@@ -989,9 +984,18 @@ fn floor_atoms_and_integer_rewrites_check_in_coq_and_mutants_fail() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// The sectors certificate the analysis makes by default (floor form) for a precision kernel
-/// (`tests/precision/NAME.cu`, the suite's launch), its kernel-verified bound and its export.
+/// The sectors certificate the analysis makes in floor form (the default) for a precision
+/// kernel (`tests/precision/NAME.cu`, the suite's launch), without residue atoms and guarded
+/// charges (`--no-align`), its kernel-verified bound and its export.
 fn analysed_floor_export(name: &str) -> (String, String, String) {
+    analysed_export(name, false)
+}
+
+/// The sectors certificate the analysis makes in floor form for a precision kernel
+/// (`tests/precision/NAME.cu`, the suite's launch), with residue atoms and guarded charges
+/// when `align` (the default analysis) or without them (`--no-align`), its kernel-verified
+/// bound and its export.
+fn analysed_export(name: &str, align: bool) -> (String, String, String) {
     use warpcert::analysis::{analyze, AnalysisOptions};
     use warpcert::core::{Hardware, Launch, Metric};
     use warpcert::export::coq::export;
@@ -1005,11 +1009,8 @@ fn analysed_floor_export(name: &str) -> (String, String, String) {
         block: case.block,
         grid: case.concrete_grid.map(|g| [g, 1, 1]),
     };
-    // without residue atoms and guarded charges (`--no-align`): the guarded access rules
-    // (spec/logic.md §4 "Guarded accesses") are not formalized in Coq yet, and the default
-    // analysis charges these two kernels' accesses by them
     let opts = AnalysisOptions {
-        align: false,
+        align,
         ..AnalysisOptions::default()
     };
     assert!(opts.floor, "the default analysis is not floor-form");
@@ -1027,7 +1028,10 @@ fn analysed_floor_export(name: &str) -> (String, String, String) {
 }
 
 /// Issue 14: floor-form certificates made by the analysis (`analyze --form floor`, the
-/// default), not hand-written, go through `coqc`. Two project-owned kernels of the precision
+/// default), not hand-written, go through `coqc`. Made with `--no-align`, so that the
+/// accesses keep Q:GWRITE's whole-warp charge and the loops pay it by `ishift` (the default
+/// analysis charges them by Q:GWRITEGUARD / Q:VWRITEGUARD, checked in Coq by
+/// [`guarded_rules_check_in_coq_and_mutants_fail`]). Two project-owned kernels of the precision
 /// suite (sectors): `last_round` (bound `4·⌊(n + 31)/32⌋⁺`, a Q:WEAK paying a round with
 /// `(ishift …)`) and `gridstride_sum` at grid 240 (`⌊(n + 30719)/30720⌋⁺`, besides the
 /// `ishift` two `(imono …)` rewrites). Both exports are accepted (closed under the global
@@ -1084,6 +1088,126 @@ fn analysis_made_floor_certificates_check_in_coq_and_mutants_fail() {
     std::fs::create_dir_all(&tmp).unwrap();
     let mut files = Vec::new();
     for (name, text) in [("last_round_sectors", &lr), ("gridstride_sum_sectors", &gs)]
+        .into_iter()
+        .chain(muts.iter().map(|(n, t)| (*n, t)))
+    {
+        let f = tmp.join(format!("{name}.v"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f);
+    }
+    let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs) {
+        eprintln!("coqc {}: {:.2} s", f.display(), r.secs);
+    }
+    for (f, r) in files.iter().zip(&runs).take(2) {
+        assert_accepted(f.display(), r);
+    }
+    for (f, r) in files.iter().zip(&runs).skip(2) {
+        assert_refuted(f.display(), r);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Q:GWRITEGUARD / Q:VWRITEGUARD in Coq (spec/logic.md §4 "Guarded accesses"; Guard.v,
+/// Logic.v `guard_acc`, `Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Check.v `DWriteGuard`,
+/// `DVwriteGuard`): the default sectors certificates of tests/precision/gridstride.cu
+/// (block 256, grid 2; bound `2·Σ_{k<4} ⌊(8k + n + 487)/512⌋⁺`, the kernel file's hand count
+/// `2·(4q + ⌈min(32, r)/8⌉)` for the stride 512) and last_round.cu (block 32; bound
+/// `Σ_{k<4} ⌊(8k + n + 7)/32⌋⁺`) charge their accesses by the guarded rules with `(n 1) (guard I S (1 8) (1 16) (1 24))`
+/// (hand count: 8 floats per 32-byte sector, so a warp's lanes `threadIdx.x ≤ T` meet
+/// `⌈(T + 1)/8⌉` sectors, a step function rising by 1 at `T = 8, 16, 24`), and their
+/// exports are accepted by `coqc` (`Print Assumptions`: closed). Mutants of last_round's
+/// `DWriteGuard` node, each refused by the reflective check:
+/// - `N₀ = 1` lowered to 0: the potential check still passes (its right side only drops by
+///   `μ`), but `guard_ok_w` refuses: at `T = 0` lane 0 meets one sector and the charge is 0;
+/// - the last term `(1, 24)` moved to `(1, 25)`: at `T = 24` lanes 0–24 meet 4 sectors and
+///   the charge is 3 (the table check refuses; the atoms `A^±` built at `t = 25` are not the
+///   pre's either);
+/// - the guard index `I` moved down by one, to the body's `threadIdx.x − i ≤ 0`, whose
+///   thread coefficient is `K = 1 − 1 = 0`: every lane has `T = 0`, where the whole warp's
+///   4 sectors exceed the charge 1 (the atoms, over `threadIdx.x − i`, do not match either).
+#[test]
+fn guarded_rules_check_in_coq_and_mutants_fail() {
+    let (gs_cert, gs_bound, gs) = analysed_export("gridstride@2", true);
+    let (lr_cert, lr_bound, lr) = analysed_export("last_round", true);
+    // the kernel's verdicts (printed bounds) of the two certificates
+    assert_eq!(
+        gs_bound,
+        "2*max(0, ⌊(n + 487)/512⌋) + 2*max(0, ⌊(n + 495)/512⌋) + 2*max(0, ⌊(n + 503)/512⌋) + 2*max(0, ⌊(n + 511)/512⌋)"
+    );
+    assert_eq!(
+        lr_bound,
+        "max(0, ⌊(n + 7)/32⌋) + max(0, ⌊(n + 15)/32⌋) + max(0, ⌊(n + 23)/32⌋) + max(0, ⌊(n + 31)/32⌋)"
+    );
+    for (name, cert, e) in [("gridstride", &gs_cert, &gs), ("last_round", &lr_cert, &lr)] {
+        assert!(cert.contains("(Q:GWRITEGUARD "), "{name}: no Q:GWRITEGUARD");
+        assert!(e.contains("DWriteGuard "), "{name}: no DWriteGuard node");
+    }
+    assert!(
+        gs_cert.contains("(Q:VWRITEGUARD "),
+        "gridstride: no Q:VWRITEGUARD"
+    );
+    assert!(
+        gs.contains("DVwriteGuard "),
+        "gridstride: no DVwriteGuard node"
+    );
+    let terms = "[(1%Z, 8%Z); (1%Z, 16%Z); (1%Z, 24%Z)]";
+    let at = lr
+        .find(terms)
+        .unwrap_or_else(|| panic!("last_round: no `{terms}`"));
+    let head = &lr[lr[..at].rfind("DWriteGuard ").unwrap()..at];
+    // `DWriteGuard a<N> a<M> N₀ I S `
+    let fields: Vec<&str> = head.split_whitespace().collect();
+    assert_eq!(fields.len(), 6, "{head}");
+    assert_eq!(fields[3], "1%Z", "last_round: N₀");
+    assert_eq!(fields[5], "32%Z", "last_round: S");
+    let guard_i: usize = fields[4].parse().unwrap();
+    let node = format!("{head}{terms}");
+    let muts = [
+        (
+            "last_round_n0_lowered",
+            mutate(
+                &lr,
+                &node,
+                &node.replacen(&format!(" 1%Z {guard_i} "), &format!(" 0%Z {guard_i} "), 1),
+                "N₀",
+            ),
+        ),
+        (
+            "last_round_term_moved",
+            mutate(
+                &lr,
+                &node,
+                &node.replace("(1%Z, 24%Z)]", "(1%Z, 25%Z)]"),
+                "term",
+            ),
+        ),
+        (
+            "last_round_guard_index",
+            mutate(
+                &lr,
+                &node,
+                &node.replacen(
+                    &format!(" {guard_i} 32%Z"),
+                    &format!(" {} 32%Z", guard_i - 1),
+                    1,
+                ),
+                "guard index",
+            ),
+        ),
+    ];
+    for (name, m) in &muts {
+        assert_ne!(m, &lr, "{name}: nothing changed");
+    }
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the guarded exports are not checked");
+        return;
+    }
+    build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::env::temp_dir().join(format!("warpcert-coq-guard-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in [("gridstride_sectors", &gs), ("last_round_sectors", &lr)]
         .into_iter()
         .chain(muts.iter().map(|(n, t)| (*n, t)))
     {

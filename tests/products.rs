@@ -202,20 +202,20 @@ fn the_kernel_rejects_facts_stronger_than_the_product_bound() {
 fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
     use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
     let (prog, launch) = lower(STRIDE2D);
-    // without residue atoms and guarded charges (`--no-align`): the default analysis charges
-    // the grid-stride loop's accesses by Q:GWRITEGUARD / Q:VWRITEGUARD (spec/logic.md §4
-    // "Guarded accesses"), which are not formalized in Coq yet
+    // the default analysis: the grid-stride loop's accesses are Q:GWRITEGUARD /
+    // Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses"), formalized in Coq since coqguard18
     let a = analyze(
         &prog,
         &Metric::standard(MetricName::Sectors),
         &Hardware::default(),
         &launch,
-        &AnalysisOptions {
-            align: false,
-            ..AnalysisOptions::default()
-        },
+        &AnalysisOptions::default(),
     )
     .unwrap();
+    assert!(
+        a.certificate.contains("(Q:GWRITEGUARD ") || a.certificate.contains("(Q:VWRITEGUARD "),
+        "no guarded access rule in the certificate"
+    );
     let exported = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
     // the stride's temporary's index among the locals (`VL k` in the export)
     let line = a

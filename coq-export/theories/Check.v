@@ -81,7 +81,11 @@ Inductive dtree :=
      [(entail stride w)] list [wst]; L:GWRITESTRIDE, L:GWRITE's fields then [wst] *)
   | DVwrite1S (A B : assn) (ne : accw) (wst ws : list fwit)
   | DVwrite2S (A B : assn) (ne : accw) (wst ws : list fwit)
-  | DWriteS (A B : assn) (n ne : accw) (wst : list fwit).
+  | DWriteS (A B : assn) (n ne : accw) (wst : list fwit)
+  (* issue 15 (coqguard18): Q:GWRITEGUARD / Q:VWRITEGUARD, the charge's fields [(n N₀)],
+     [(guard I S (C t)…)]; the written expression's claim [ne] *)
+  | DWriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)) (ne : accw)
+  | DVwriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -104,6 +108,7 @@ Definition dpre (d : dtree) : assn :=
   | DCase A _ _ _ _ _ _ _ _ | DWhileNone A _ _ _ _ => A
   | DWriteRows A _ _ _ _ | DVwriteRows A _ _ _ => A
   | DVwrite1S A _ _ _ _ | DVwrite2S A _ _ _ _ | DWriteS A _ _ _ _ => A
+  | DWriteGuard A _ _ _ _ _ _ | DVwriteGuard A _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -126,6 +131,7 @@ Definition dpost (d : dtree) : assn :=
   | DCase _ B _ _ _ _ _ _ _ | DWhileNone _ B _ _ _ => B
   | DWriteRows _ B _ _ _ | DVwriteRows _ B _ _ => B
   | DVwrite1S _ B _ _ _ | DVwrite2S _ B _ _ _ | DWriteS _ B _ _ _ => B
+  | DWriteGuard _ B _ _ _ _ _ | DVwriteGuard _ B _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -355,6 +361,32 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
               warp_post_p (aP A) (aP B) x &&
               negb (pmentions (VL x) (aQ B)) &&
               pot_ge (aQ A) (padd (pcharge (aQ B) (m_gread M 1) X n0 rows) (m_vwrite M + ocost i)) &&
+              fco fe A B
+          | None => false
+          end
+      | _ => false
+      end
+  | DWriteGuard A B n0 gi sd terms ne, SWrite Ar i e =>
+      match ecost (aP A) (aD A) e ne, c_arr G Ar with
+      | Some C2, Some (Global, es) =>
+          match guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms with
+          | Some Lu =>
+              peq (aP A) (aP B) && deq (aD A) (aD B) &&
+              gpot_ok (aQ A) (aQ B) (m_gwrite M 1) Lu sd n0 terms (ocost i + C2) &&
+              fco fe A B
+          | None => false
+          end
+      | _, _ => false
+      end
+  | DVwriteGuard A B n0 gi sd terms, SAssign x (ERead Ar i) =>
+      match c_arr G Ar with
+      | Some (Global, es) =>
+          match guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms with
+          | Some Lu =>
+              vw_dent_w G wt (aP A) (aD A) x (ERead Ar i) (aD B) &&
+              warp_post_p (aP A) (aP B) x &&
+              negb (pmentions (VL x) (aQ B)) &&
+              gpot_ok (aQ A) (aQ B) (m_gread M 1) Lu sd n0 terms (m_vwrite M + ocost i) &&
               fco fe A B
           | None => false
           end
@@ -1044,6 +1076,21 @@ Proof.
     split_b. apply ord_close; [|assumption].
     destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
     eapply Q_VWRITEROWS; eauto using ocost_sound. apply negb_true_iff; auto.
+  - (* DWriteGuard (coqguard18) *)
+    destruct (ecost (aP A) (aD A) e ne) as [C2|] eqn:Ec; try discriminate.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate.
+    destruct (guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms) as [Lu|] eqn:Er; try discriminate.
+    split_b. apply ord_close; [|assumption].
+    pose proof (ecost_sound Htab _ _ _ _ _ Ec).
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *; subst.
+    eapply Q_GWRITEGUARD; eauto using ocost_sound.
+  - (* DVwriteGuard (coqguard18) *)
+    destruct e as [o|op a b|op a|arr i]; try discriminate.
+    destruct (c_arr G arr) as [[[] es]|] eqn:Ea; try discriminate.
+    destruct (guard_acc_w G wt (aP A) (aD A) i es n0 gi sd terms) as [Lu|] eqn:Er; try discriminate.
+    split_b. apply ord_close; [|assumption].
+    destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
+    eapply Q_VWRITEGUARD; eauto using ocost_sound. apply negb_true_iff; auto.
 Qed.
 
 End Check.

@@ -24,7 +24,7 @@
       coq-export/README.md gives a counterexample the kernel accepts) and require a loop
       condition that reads no array. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
-From WarpCert Require Import Metric Syntax Semantics Lin Shift.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift Guard.
 Import ListNotations.
 
 (** Thread coefficients [(kx, ky, kz)] of a dependence. *)
@@ -1320,6 +1320,51 @@ Definition pot_ge_both (P : list cstr) (rs : list rw) (Q1 Q2 : pot) : bool :=
   rws_eqok P rs && pot_ge (rws_apply rs Q1) (rws_apply rs Q2).
 (* ---- end issue 15 (case17) ---- *)
 
+(* ---- begin issue 15 (coqguard18): Q:GWRITEGUARD / Q:VWRITEGUARD (spec/logic.md §4
+   "Guarded accesses") ---- *)
+(** The kernel's [access::guard_table] check, by enumeration: for every warp of [wt]
+    (lanes kept by the thread constraints [tc]), every admissible base [β] and every kept
+    lane [l] with [T = K·tid(l)] ([kg] the guard's thread coefficients), the sectors
+    [gcount] met by the kept lanes [l'] with [K·tid(l') ≤ T] at the offsets [kd·tid(l')]
+    are at most the charge [gcharge N₀ terms T] (Guard.v). Also [N₀ ≥ 0], [C_j ≥ 0]. *)
+Definition gcount (kg kd : trip) (es b T : Z) (WL : list trip) : Z :=
+  sec_count (map (kvalz kd) (filter (fun l => (kvalz kg l <=? T)%Z) WL)) es b.
+Definition guard_ok_w (wt : list (list trip)) (tc : list cstr) (kg kd : trip)
+    (g r es n0 : Z) (terms : list (Z * Z)) : bool :=
+  (0 <? c_sector_bytes G)%Z && (0 <=? n0)%Z && forallb (fun ct => 0 <=? fst ct)%Z terms &&
+  forallb (fun L =>
+    let WL := wfilter tc L in
+    forallb (fun b =>
+      forallb (fun l => gcount kg kd es b (kvalz kg l) WL <=? gcharge n0 terms (kvalz kg l))%Z WL)
+      (betas (c_sector_bytes G) g r es)) wt.
+(** [K·tid] as a form. *)
+Definition tid_lin (k : trip) : lin :=
+  let '(k1, k2, k3) := k in mkLin 0 [(k1, VT 0); (k2, VT 1); (k3, VT 2)].
+(** The guard [L ≤ 0] at index [I] of [P] and its thread coefficients [K] ([lin_k]: every
+    local of [L] has a linear entry). *)
+Definition guard_form (P : list cstr) (D : list dent) (I : nat) : option (lin * trip) :=
+  match nth_error P I with
+  | Some (CLe L) => match lin_k D L with Some k => Some (L, k) | None => None end
+  | _ => None
+  end.
+(** The access check of the guarded rules: the index has a linear entry [(kd, r, g)], the
+    guard names an inequality of [P], [S ≥ 1], the table check; the result is the uniform
+    part [L_u = L − K·tid] from which the charge's atoms are built. *)
+Definition guard_acc_w (wt : list (list trip)) (P : list cstr) (D : list dent) (i : opd)
+    (es n0 : Z) (I : nat) (S : Z) (terms : list (Z * Z)) : option lin :=
+  match idep_opd D i, guard_form P D I with
+  | Some (kd, r, g), Some (L, kg) =>
+      if (0 <? S)%Z && (0 <? c_warp G)%nat && guard_ok_w wt (filter tid_only P) kg kd g r es n0 terms
+      then Some (lsub L (tid_lin kg)) else None
+  | _, _ => None
+  end.
+Definition guard_acc := guard_acc_w wtids.
+(** The potential equation as [≥]: [Q + mg·Σ_j C_j·A⁻_j ≥ Q' + mg·(N₀ + Σ_j C_j·A⁺_j) + k]. *)
+Definition gpot_ok (Qn Q' : pot) (mg : Q) (Lu : lin) (S n0 : Z) (terms : list (Z * Z)) (k : Q) : bool :=
+  pot_ge (pplus Qn (pscale mg (gminus Lu (Z.to_pos S) terms)))
+         (padd (pplus Q' (pscale mg (gplus Lu (Z.to_pos S) n0 terms))) k).
+(* ---- end issue 15 (coqguard18) ---- *)
+
 (** ** Statement judgments [⊢_M {P; D; Q} s {P'; D'; Q'}]
 
     [qstmt] is the ordinary judgment, [qstmtF u e] the filtered judgment of
@@ -1583,6 +1628,20 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       vw_dent P D x (ERead A i) D' = true -> warp_post_p P P' x = true ->
       pmentions (VL x) Q' = false ->
       pot_ge Qn (padd (pcharge Q' (m_gread M 1) X n0 rows) (m_vwrite M + C)) = true ->
+      qstmt (mkAssn P D Qn) (SAssign x (ERead A i)) (mkAssn P' D' Q')
+  (* issue 15 (coqguard18): Q:GWRITEGUARD / Q:VWRITEGUARD, a global access whose active
+     lanes pass the guard at index [I] of [P], charged [M^g(1)·(N₀ + Σ_j C_j·[t_j ≤ −L_u])]
+     (guard_acc, gpot_ok) *)
+  | Q_GWRITEGUARD : forall P D Qn Q' A i e es n0 I S terms Lu ne C1 C2,
+      c_arr G A = Some (Global, es) -> qopd i C1 -> qexpr P D e ne C2 ->
+      guard_acc P D i es n0 I S terms = Some Lu ->
+      gpot_ok Qn Q' (m_gwrite M 1) Lu S n0 terms (C1 + C2) = true ->
+      qstmt (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q')
+  | Q_VWRITEGUARD : forall P D Qn P' D' Q' x A i es n0 I S terms Lu C,
+      c_arr G A = Some (Global, es) -> qopd i C -> guard_acc P D i es n0 I S terms = Some Lu ->
+      vw_dent P D x (ERead A i) D' = true -> warp_post_p P P' x = true ->
+      pmentions (VL x) Q' = false ->
+      gpot_ok Qn Q' (m_gread M 1) Lu S n0 terms (m_vwrite M + C) = true ->
       qstmt (mkAssn P D Qn) (SAssign x (ERead A i)) (mkAssn P' D' Q')
 with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->

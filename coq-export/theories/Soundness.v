@@ -1,7 +1,7 @@
 (** * Soundness of the logic (RaCUDA Lemma 2, Theorem 1) for the
     representations of Logic.v, against the cost semantics of Semantics.v. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
-From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic IntRw.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift Guard Logic IntRw.
 From WarpCert Require Log.
 From Coq Require Znumtheory.
 Import ListNotations.
@@ -6005,6 +6005,149 @@ Proof.
 Qed.
 (* ---- end issue 15 (case17) ---- *)
 
+(* ---- begin issue 15 (coqguard18): Q:GWRITEGUARD / Q:VWRITEGUARD (spec/logic.md §4
+   "Guarded accesses") ---- *)
+(** The access bound of the guarded rules (spec/logic.md §4 "Guarded accesses",
+    soundness): under [P] and [D] on the active lanes [T ≠ ∅] of warp [w], every lane has
+    [L = K·tid + c] with one [c] (the value of [L_u] on every active lane) and passes the
+    guard, [K·tid + c ≤ 0]; a lane [l_max] with the largest [T* = K·tid(l_max)] is kept, and the
+    active lanes are among the kept lanes with [K·tid ≤ T*], whose sectors at the access's
+    base are counted by the table check at [(w, β, l_max)]: [MemReads ≤ gcharge N₀ terms T*
+    ≤ gcharge N₀ terms (−c)] ([T* ≤ −c], [C_j ≥ 0]). *)
+Lemma leval_tid_lin : forall ps s t k, leval (rho ps s t) (tid_lin k) = kval G k t.
+Proof.
+  intros ps s t [[k1 k2] k3]. unfold tid_lin, kval, leval.
+  cbn [lcst lterms tsum fold_right fst snd]. unfold rho. cbn beta iota. ring.
+Qed.
+
+Lemma guard_acc_sound : forall ps s P D i es n0 I S terms Lu T w,
+  guard_acc_w G (wtids G) P D i es n0 I S terms = Some Lu -> pok ps -> wt s -> dsat ps s T D ->
+  (forall t, In t T -> sat (rho ps s t) P) -> T <> [] -> incl T (lanes G w) ->
+  (0 < S)%Z /\
+  forall t, In t T -> (memreads G es T (oval G ps s i) <= gcharge n0 terms (- leval (rho ps s t) Lu))%Z.
+Proof.
+  intros ps s P D i es n0 I S terms Lu T w H Hp Hw HD HP Hne Hi.
+  unfold guard_acc_w in H.
+  destruct (idep_opd G D i) as [[[kd r] g]|] eqn:Ei; [|discriminate].
+  destruct (guard_form G P D I) as [[L kg]|] eqn:Ef; [|discriminate].
+  destruct ((0 <? S)%Z && (0 <? c_warp G)%nat &&
+            guard_ok_w G (wtids G) (filter tid_only P) kg kd g r es n0 terms) eqn:Eok;
+    [|discriminate].
+  injection H as <-.
+  repeat rewrite andb_true_iff in Eok. destruct Eok as [[HS HW] Hok].
+  apply Z.ltb_lt in HS. apply Nat.ltb_lt in HW. split; [exact HS|].
+  unfold guard_ok_w in Hok. repeat rewrite andb_true_iff in Hok.
+  destruct Hok as [[[HSB Hn0] Hterms] Hall]. apply Z.ltb_lt in HSB.
+  (* the guard [L ≤ 0] and its uniform part *)
+  unfold guard_form in Ef.
+  destruct (nth_error P I) as [[L0|L0|L0 m0 rs0]|] eqn:EI; try discriminate.
+  destruct (lin_k G D L0) as [k0|] eqn:Ek; [|discriminate]. injection Ef as -> ->.
+  pose proof (nth_error_In P I EI) as HLin.
+  unfold lin_k in Ek. destruct (lin_k_terms ps s T D (lterms L) kg HD Ek) as [B HB].
+  set (c := (lcst L + B)%Z).
+  assert (HL : forall t, In t T -> leval (rho ps s t) L = (kval G kg t + c)%Z).
+  { intros t Ht. unfold leval at 1. rewrite HB by auto. unfold c. lia. }
+  assert (HLu : forall t, In t T -> leval (rho ps s t) (lsub L (tid_lin kg)) = c).
+  { intros t Ht. unfold lsub. rewrite ladd_eval, lscale_eval, HL, leval_tid_lin by auto. ring. }
+  assert (Hgd : forall t, In t T -> (kval G kg t + c <= 0)%Z).
+  { intros t Ht. pose proof (HP t Ht _ HLin) as Hh. simpl in Hh. rewrite HL in Hh by auto. lia. }
+  (* the index [kd·tid + co] *)
+  destruct (idep_opd_sound ps s T D i kd r g Hp Hw HD Ei) as [co [Hco Hv]].
+  (* the active lane with the largest [K·tid] *)
+  destruct (list_argmax nat (kval G kg) T Hne) as [ts [Hts Hmax]].
+  set (Tv := kval G kg ts).
+  assert (Hwn : (w < nwarps G)%nat) by (apply (lanes_nwarps w ts HW (Hi ts Hts))).
+  pose proof (wlanes_incl ps s P T w Hi HP) as HTL.
+  rewrite forallb_forall in Hall. specialize (Hall _ (in_wtids w Hwn)). cbv beta zeta in Hall.
+  rewrite wfilter_map_lane in Hall.
+  rewrite forallb_forall in Hall.
+  specialize (Hall _ (beta_in (c_sector_bytes G) g r co es HSB Hco)). cbv beta in Hall.
+  rewrite forallb_forall in Hall.
+  specialize (Hall (lane_t G ts) (in_map _ _ _ (HTL ts Hts))). cbv beta in Hall.
+  apply Z.leb_le in Hall. rewrite kvalz_lane in Hall. fold Tv in Hall.
+  unfold gcount in Hall. rewrite filter_map_lane, kvalz_lanes in Hall. cbv beta in Hall.
+  set (WL := wlanes G (filter tid_only P) w) in *.
+  assert (Ef2 : filter (fun t => (kvalz kg (lane_t G t) <=? Tv)%Z) WL =
+                filter (fun t => (kval G kg t <=? Tv)%Z) WL).
+  { apply filter_ext. intros a. rewrite kvalz_lane. reflexivity. }
+  rewrite Ef2 in Hall.
+  intros t Ht.
+  eapply Z.le_trans.
+  { apply (mem_at es T (filter (fun t => (kval G kg t <=? Tv)%Z) WL) (oval G ps s i) kd co HSB).
+    - intros t' Ht'. apply filter_In. split; [apply HTL; auto|]. apply Z.leb_le. apply Hmax; auto.
+    - intros t' Ht'. rewrite Hv by auto. reflexivity. }
+  eapply Z.le_trans; [exact Hall|].
+  rewrite (HLu t Ht). apply gcharge_mono; auto.
+  pose proof (Hgd ts Hts). unfold Tv. lia.
+Qed.
+
+Lemma sound_Q_GWRITEGUARD : forall P D Qn Q' A i e es n0 I S terms Lu ne C1 C2,
+  c_arr G A = Some (Global, es) -> qopd G i C1 -> qexpr G P D e ne C2 ->
+  guard_acc G P D i es n0 I S terms = Some Lu ->
+  gpot_ok Qn Q' (m_gwrite M 1) Lu S n0 terms (C1 + C2) = true ->
+  valid (mkAssn P D Qn) (SWrite A i e) (mkAssn P D Q').
+Proof.
+  intros P D Qn Q' A i e es n0 I S terms Lu ne C1 C2 Ha Hi1 He1 Hacc Hge. start_valid.
+  destruct (guard_acc_sound ps s P D i es n0 I S terms Lu T w Hacc Hp Hw HD HP Hne Hi)
+    as [HS HGA].
+  inversion Hrun; subst; rewrite Ha in *; try discriminate.
+  match goal with H : Some _ = Some _ |- _ => inversion H; subst end.
+  split; [split; auto|]. intros t Ht. simpl.
+  match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+  match goal with Hee : eeval _ _ _ _ e _ _ _ |- _ =>
+    pose proof (qexpr_sound _ _ _ _ _ _ _ _ _ _ _ _ Hp Hw HP HD Hn Hne Hi Hee He1) end.
+  pose proof (HGA t Ht) as Hle.
+  unfold gpot_ok in Hge. pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg.
+  rewrite padd_val, !pplus_val, !pscale_val, gpot_val in Hg.
+  set (RR := inject_Z (gcharge n0 terms (- leval (rho ps s t) Lu))) in *.
+  set (Mm := pval (rho ps s t) (gminus Lu (Z.to_pos S) terms)) in *.
+  rewrite Qmult_plus_distr_r in Hg.
+  match goal with |- context[m_gwrite _ (memreads G ?e0 ?T0 ?R0)] =>
+    assert (Hc : m_gwrite M (memreads G e0 T0 R0) <= m_gwrite M 1 * RR);
+    [rewrite (proj2 (m_glin M (memreads G e0 T0 R0))), !(Qmult_comm (m_gwrite M 1));
+     apply Qmult_le_compat_r;
+     [unfold RR; rewrite <- Zle_Qle; exact Hle | destruct (m_acc1 M) as [_ [_ [Hg1 _]]]; exact Hg1] |] end.
+  set (K := m_gwrite M 1 * RR) in *. set (KM := m_gwrite M 1 * Mm) in *.
+  change (rho ps (set_array s A T (oval G ps s i) R) t) with (rho ps s t). fold M. lra.
+Qed.
+
+Lemma sound_Q_VWRITEGUARD : forall P D Qn P' D' Q' x A i es n0 I S terms Lu C,
+  c_arr G A = Some (Global, es) -> qopd G i C -> guard_acc G P D i es n0 I S terms = Some Lu ->
+  vw_dent G P D x (ERead A i) D' = true -> warp_post_p P P' x = true ->
+  pmentions (VL x) Q' = false ->
+  gpot_ok Qn Q' (m_gread M 1) Lu S n0 terms (m_vwrite M + C) = true ->
+  valid (mkAssn P D Qn) (SAssign x (ERead A i)) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn P' D' Q' x A i es n0 I S terms Lu C Ha Hi1 Hacc Hx Hs Hm Hge. start_valid.
+  destruct (guard_acc_sound ps s P D i es n0 I S terms Lu T w Hacc Hp Hw HD HP Hne Hi)
+    as [HS HGA].
+  inversion Hrun; subst. simpl in HP, HD. split; [split|].
+  - intros t Ht; eapply warp_post_sound; eauto.
+  - eapply vw_dent_sound; eauto.
+  - intros t Ht. simpl.
+    rewrite (pval_ext _ (upd (rho ps s t) (VL x) (int_of (R t)))) by
+      (intros; apply rho_set_local; auto).
+    rewrite pval_upd_notin by auto.
+    pose proof (HGA t Ht) as Hle.
+    unfold gpot_ok in Hge. pose proof (pot_ge_sound (rho ps s t) _ _ Hge) as Hg.
+    rewrite padd_val, !pplus_val, !pscale_val, gpot_val in Hg.
+    set (RR := inject_Z (gcharge n0 terms (- leval (rho ps s t) Lu))) in *.
+    set (Mm := pval (rho ps s t) (gminus Lu (Z.to_pos S) terms)) in *.
+    rewrite Qmult_plus_distr_r in Hg.
+    assert (Hc : m_gread M (memreads G es T (oval G ps s i)) <= m_gread M 1 * RR).
+    { rewrite (proj1 (m_glin M (memreads G es T (oval G ps s i)))), !(Qmult_comm (m_gread M 1)).
+      apply Qmult_le_compat_r; [unfold RR; rewrite <- Zle_Qle; exact Hle|].
+      destruct (m_acc1 M) as [Hg1 _]. exact Hg1. }
+    set (K := m_gread M 1 * RR) in *. set (KM := m_gread M 1 * Mm) in *.
+    match goal with Hee : eeval _ _ _ _ (ERead _ _) _ _ _ |- _ => inversion Hee; subst end;
+      try congruence.
+    match goal with Ho : oeval _ _ i _ _ |- _ => pose proof (qopd_sound _ _ _ _ _ Ho Hi1) end.
+    try match goal with H : c_arr G A = Some (Global, ?e) |- _ =>
+      lazymatch e with es => fail | _ => assert (e = es) by congruence; subst e end end.
+    fold M. lra.
+Qed.
+(* ---- end issue 15 (coqguard18) ---- *)
+
 (** ** RaCUDA Theorem 1 for these representations, with the filtered judgments of
     spec/logic.md §4a (mutual induction on the two judgments) *)
 Scheme qstmt_mut := Induction for qstmt Sort Prop
@@ -6055,6 +6198,9 @@ Proof.
   (* issue 15 (coqrows17) *)
   - eapply sound_Q_GWRITEROWS; eauto.
   - eapply sound_Q_VWRITEROWS; eauto.
+  (* issue 15 (coqguard18) *)
+  - eapply sound_Q_GWRITEGUARD; eauto.
+  - eapply sound_Q_VWRITEGUARD; eauto.
   - apply sound_F_ORD; auto.
   - eapply sound_F_SEQ; eauto.
   - eapply sound_F_IF1; eauto.

@@ -91,6 +91,18 @@ impl Exporter<'_> {
                 let (n0, rows) = Self::row_fields(n)?;
                 format!("DVwriteRows {a} {b} {n0} {rows}")
             }
+            // Q:GWRITEGUARD / Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses"): the
+            // fields `(n N₀)` and `(guard I S (C t)…)`; Check.v recomputes the guard table
+            // and the atoms `A^±_j` from the pre's `P` and `D`
+            ("Q:GWRITEGUARD", Stmt::Write(_, _, ex)) => {
+                let g = Self::guard_fields(n)?;
+                let eacc = self.expr_acc(child(1)?, ex, pre);
+                format!("DWriteGuard {a} {b} {g} {eacc}")
+            }
+            ("Q:VWRITEGUARD", Stmt::Assign(..)) => {
+                let g = Self::guard_fields(n)?;
+                format!("DVwriteGuard {a} {b} {g}")
+            }
             ("Q:IF1", Stmt::If(e, s1, s2)) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let dt = self.node(child(1)?, s1, ind + 2)?;
@@ -239,7 +251,7 @@ impl Exporter<'_> {
                 | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEWARP" | "Q:UNROLL"
                 | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
                 | "Q:GWRITEROWS" | "Q:VWRITEROWS" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
-                | "Q:IFGUARD4" | "Q:FLAGEXIT"),
+                | "Q:IFGUARD4" | "Q:FLAGEXIT" | "Q:GWRITEGUARD" | "Q:VWRITEGUARD"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(
@@ -274,6 +286,40 @@ impl Exporter<'_> {
     /// Errors: [`ExportError::Unsupported`] when the list does not hold one witness.
     fn stride_list(n: &Node, pre: &Assn) -> Result<String, ExportError> {
         Self::witnesses(n, "stride", &[BigInt::one()], &Self::scales(&pre.p, 0))
+    }
+
+    /// The guarded charge `(n N₀) (guard I S (C t)…)` of a Q:GWRITEGUARD / Q:VWRITEGUARD
+    /// node as Coq's `N₀ I S [(C, t); …]` (`Check.DWriteGuard` / `DVwriteGuard`; `I` a
+    /// `nat`, the others `Z`).
+    ///
+    /// Errors: [`ExportError::Unsupported`] when the node has no `(n N₀)`, no `guard` field
+    /// or a negative index `I`.
+    fn guard_fields(n: &Node) -> Result<String, ExportError> {
+        let n0 =
+            n.n.as_ref()
+                .ok_or_else(|| ExportError::Unsupported(format!("{} without (n N₀)", n.rule)))?;
+        let g = n
+            .guard
+            .as_deref()
+            .ok_or_else(|| ExportError::Unsupported(format!("{} without (guard …)", n.rule)))?;
+        if g.index.is_negative() {
+            return Err(ExportError::Unsupported(format!(
+                "{} with a negative guard index",
+                n.rule
+            )));
+        }
+        let terms: Vec<String> = g
+            .terms
+            .iter()
+            .map(|(c, t)| format!("({}, {})", z(c), z(t)))
+            .collect();
+        Ok(format!(
+            "{} {} {} [{}]",
+            z(n0),
+            g.index,
+            z(&g.div),
+            terms.join("; ")
+        ))
     }
 
     /// Q:VWRITE1/2 (`DVwrite1`/`DVwrite2`): the post witnesses and the expression's claim.

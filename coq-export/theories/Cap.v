@@ -246,6 +246,18 @@ Proof.
   intros G w T Hn Hi. etransitivity; [apply NoDup_incl_length; eauto | apply lanes_length].
 Qed.
 
+(** The body's split count (the part of step (2) the cap condition gives, per round): a
+    run of the body [b] on the threads [T] of [T0] that pass the test [e] (with [Inv] of
+    the loop head), followed by a test with result [R1], keeps [Inv] and costs its
+    [ctx_nodiv G] cost plus at most [M^div·k·(|T| − max(|passing R1 T|, 1))]: [k] splits
+    per thread that fails the next test, and at most [k·(|T| − 1)] ([k = a + t]). *)
+Definition body_cap (G : ctx) (F : fmodel) (ps : nat -> val) (e : expr) (b : stmt) (k : nat)
+    (Inv : store -> list nat -> Prop) : Prop :=
+  forall s T0 T s1 C R0 C0 R1 C1, Inv s T0 -> eeval G F ps s e T0 R0 C0 ->
+  T = passing R0 T0 -> seval G F ps s b T s1 C -> eeval G F ps s1 e T R1 C1 ->
+  Inv s1 T /\ exists C', seval (ctx_nodiv G) F ps s b T s1 C' /\
+    C <= C' + m_div (c_metric G) * qn (k * (length T - Nat.max (length (passing R1 T)) 1)).
+
 Section Loop.
 Variable G : ctx.
 Variable F : fmodel.
@@ -257,15 +269,9 @@ Variable k : nat.
 (** what the body's derivation knows of the threads at the loop head *)
 Variable Inv : store -> list nat -> Prop.
 Let md := m_div (c_metric G).
+Hypothesis body : body_cap G F ps e b k Inv.
 
-(** The body's split count (the part of step (2) the cap condition gives, per round): a
-    run of [b] on threads that pass the test, followed by a test with result [R1], splits
-    at most [k] times per thread that fails it, and at most [k·(|T| − 1)] times. *)
-Hypothesis body : forall s T0 T s1 C R0 C0 R1 C1, Inv s T0 -> eeval G F ps s e T0 R0 C0 ->
-  T = passing R0 T0 -> seval G F ps s b T s1 C -> eeval G F ps s1 e T R1 C1 ->
-  Inv s1 T /\ exists C', seval (ctx_nodiv G) F ps s b T s1 C' /\
-    C <= C' + md * qn (k * (length T - Nat.max (length (passing R1 T)) 1)).
-
+(** Step (2) for the loop: from the budget [cbound] of the first test. *)
 Theorem cap_loop : forall s T s' C, seval G F ps s (SWhile e b) T s' C ->
   Inv s T -> forall R C0, eeval G F ps s e T R C0 ->
   exists C', seval (ctx_nodiv G) F ps s (SWhile e b) T s' C' /\
@@ -294,7 +300,7 @@ Proof.
       apply qn_le in Hb. rewrite qn_add in Hb.
       assert (md * (qn (k * (length T - Nat.max (length (passing R1 T)) 1)) + qn (cbound (S k) R1 T))
               <= md * qn (cbound (S k) Rx T)) by (apply mul_le_l; auto).
-      rewrite Qmult_plus_distr_r in H4. lra.
+      rewrite Qmult_plus_distr_r in H4. unfold md in *. lra.
   - (* SC_WHILESOME *)
     set (TA := filter (fun t => is_true_v (R t)) T) in *.
     assert (HTA : TA = passing Rx T).

@@ -173,7 +173,9 @@ fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(cert)
         .map_err(|e| format!("cannot read {}: {e}", cert.display()))?;
     match crate::export::coq::export(&text) {
-        Ok(v) => std::fs::write(&out, v).map_err(|e| format!("cannot write {}: {e}", out.display())),
+        Ok(v) => {
+            std::fs::write(&out, v).map_err(|e| format!("cannot write {}: {e}", out.display()))
+        }
         Err(ExportError::UnsupportedRule(r)) => {
             eprintln!(
                 "note: the capped bound B of min(A, B) is not exported to Coq (rule {r} is not \

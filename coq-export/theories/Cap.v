@@ -353,3 +353,34 @@ Proof.
 Qed.
 End Loop.
 
+(** ** Toward the body's premise [body_cap]: nodes that never split
+
+    Statements without a branch or a loop ([SC:IFD] and [SC:WHILESOME] cannot apply). *)
+Fixpoint straight (s : stmt) : bool :=
+  match s with
+  | SIf _ _ _ | SWhile _ _ => false
+  | SSeq a b => straight a && straight b
+  | _ => true
+  end.
+
+(** A straight statement never splits: its run under [G] is a run under [ctx_nodiv G] of the
+    same cost (the leaves of a capped body's nodes Q:VWRITE1/2, Q:GWRITE, Q:SWRITE,
+    Q:LWRITE, Q:SYNC, Q:SHFL, Q:VOTE, Q:GUARD). *)
+Lemma seval_straight : forall G F ps s st T s' C, straight st = true ->
+  seval G F ps s st T s' C -> seval (ctx_nodiv G) F ps s st T s' C.
+Proof.
+  intros G F ps s st T s' C Hs H. induction H; simpl in Hs; try discriminate.
+  - constructor.
+  - apply andb_prop in Hs as [H1 H2]. eapply SC_SEQ; eauto.
+  - exact (SC_VWRITE (ctx_nodiv G) F ps s x e T R C ty (eeval_nodiv _ _ _ _ _ _ _ _ H) H0 H1).
+  - exact (SC_GWRITE (ctx_nodiv G) F ps s A i e T C1 C2 R es H (oeval_nodiv _ _ _ _ _ H0)
+             (eeval_nodiv _ _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_SWRITE (ctx_nodiv G) F ps s A i e T C1 C2 R es H (oeval_nodiv _ _ _ _ _ H0)
+             (eeval_nodiv _ _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_LWRITE (ctx_nodiv G) F ps s A i e T C1 C2 R es H (oeval_nodiv _ _ _ _ _ H0)
+             (eeval_nodiv _ _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_SYNC (ctx_nodiv G) F ps s T).
+  - exact (SC_SHFL (ctx_nodiv G) F ps s x k w v l T C1 C2 ty (oeval_nodiv _ _ _ _ _ H)
+             (oeval_nodiv _ _ _ _ _ H0) H1 H2 H3).
+  - exact (SC_VOTE (ctx_nodiv G) F ps s x k p T C (oeval_nodiv _ _ _ _ _ H) H0 H1).
+Qed.

@@ -281,3 +281,116 @@ fn mandelbrot_divwarps_capped_by_the_lane_count() {
         assert_eq!(b.bound.eval(&at), q(want), "B at {at:?} ({})", v.bound);
     }
 }
+
+/// The Coq file of step (2) for a block of `bx` threads: `Cap.cap_loop_lanes` instantiated
+/// with `k = a + t = 2` (break_loop: the data `if`, Q:IFEXIT4, and the flag test,
+/// Q:FLAGEXIT) states that a capped loop costs its `M^div := 0` cost plus at most
+/// `M^div·claim`, after `(S k)·(N − 1) = claim` is computed (`N = min(32, bx)`).
+fn cap_budget_file(bx: u32, claim: &str) -> String {
+    format!(
+        "From Coq Require Import ZArith QArith List Arith.\n\
+         From WarpCert Require Import Metric Syntax Semantics Cap.\n\
+         Import ListNotations.\n\n\
+         Definition G : ctx := {{| c_metric := divwarps; c_warp := 32%nat; c_banks := 32%Z;\n  \
+         c_bank_bytes := 4%Z; c_sector_bytes := 32%Z; c_bx := {bx}%nat; c_by := 1%nat; c_bz := 1%nat;\n  \
+         c_lty := fun _ => None; c_pty := fun _ => None; c_arr := fun _ => None;\n  \
+         c_blockidx := []; c_griddim := []; c_bgrid := []; c_wu := [] |}}.\n\n\
+         Lemma budget_ok : (S 2 * (cap_lanes G - 1) =? {claim})%nat = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Theorem loop_budget : forall F ps e b Inv, body_cap G F ps e b 2 Inv ->\n  \
+         forall w s T s' C R C0, NoDup T -> incl T (lanes G w) ->\n  \
+         seval G F ps s (SWhile e b) T s' C -> Inv s T -> eeval G F ps s e T R C0 ->\n  \
+         exists C', seval (ctx_nodiv G) F ps s (SWhile e b) T s' C' /\\\n    \
+         (C <= C' + m_div (c_metric G) * qn {claim})%Q.\n\
+         Proof.\n  \
+         intros F ps e b Inv Hb w s T s' C R C0 Hn Hi H HI He.\n  \
+         pose proof budget_ok as E. apply Nat.eqb_eq in E. rewrite <- E.\n  \
+         exact (cap_loop_lanes G F ps e b 2 Inv Hb w s T s' C R C0 Hn Hi H HI He).\n\
+         Qed.\n\n\
+         Print Assumptions loop_budget.\n"
+    )
+}
+
+/// Step (2) of the cap rules in Coq (coq-export/theories/Cap.v, `cap_loop_lanes`, closed):
+/// the split budget Coq proves for break_loop's capped loop on a block of 32 is the bound
+/// of the kernel's certificate B (93, which the hand derivation of
+/// tests/precision/break_loop.cu gives as the truth for `n ≥ 32`). Mutants, each refused
+/// at the computation: B lowered by one (a cap charge of `(N − 1)·δ − 1`: 92 is not
+/// `3·31`), and `N` taken as the block's threads instead of `min(warp, block)` (a block of
+/// 64 claiming `3·63 = 189`: Coq's `cap_lanes` is `min(32, 64) = 32`). The constructors are
+/// not formalized yet (the body's premise `body_cap` from the cap condition), so this is the
+/// theorem with the body's premise as a hypothesis, not an export of B.
+#[test]
+fn cap_budget_in_coq_is_the_kernels_charge() {
+    let a = analysis(&src("break_loop"), MetricName::Divwarps);
+    let b = a.capped.as_ref().expect("no capped bound");
+    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
+    assert_eq!(v.bound, "93", "the kernel's bound of B");
+    if !common::coq::coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq cap budget is not checked");
+        return;
+    }
+    let lowered = (v.bound.parse::<i64>().unwrap() - 1).to_string();
+    common::coq::accepted_and_mutants_refuted(
+        "cap",
+        &[("cap_budget", cap_budget_file(32, &v.bound))],
+        &[
+            ("cap_lowered", cap_budget_file(32, &lowered)),
+            ("cap_block_lanes", cap_budget_file(64, "189")),
+        ],
+    );
+}
+
+/// `analyze --coq` on the loops answered `min(A, B)` (break_loop, for_return; block 32):
+/// A's Coq file is written and `coqc` accepts it (closed); B's rule is named in a note (no
+/// `…_capped.v`, Q:WHILEGUARDCAP has no Coq constructor yet) and the exit status is 0; the
+/// temporary certificates (A's and B's `.capped`) are removed.
+#[test]
+fn analyze_coq_writes_a_and_names_the_capped_rule() {
+    let tmp = std::env::temp_dir().join(format!("warpcert-coqcap-{}", std::process::id()));
+    let scratch = tmp.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let out = tmp.join("out");
+    let mut files = Vec::new();
+    for name in ["break_loop", "for_return"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+            .current_dir(common::root())
+            .env("TMPDIR", &scratch)
+            .args(["analyze", &format!("tests/precision/{name}.cu")])
+            .args(["--metric", "divwarps", "--block", "32", "--coq"])
+            .arg(format!("{}/", out.display()))
+            .output()
+            .expect("warpcert runs");
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{name}: {stderr}");
+        assert!(
+            stdout.contains(", 93") || stdout.contains(", 94"),
+            "{name}: no min(A, B):\n{stdout}"
+        );
+        assert!(
+            stderr.contains("not exported to Coq (rule Q:WHILEGUARDCAP is not formalized"),
+            "{name}: {stderr}"
+        );
+        let v = out.join(format!("{name}_divwarps.v"));
+        assert!(v.exists(), "{name}: A's Coq file not written");
+        assert!(!out.join(format!("{name}_divwarps_capped.v")).exists());
+        files.push(v);
+    }
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".cert") || n.ends_with(".capped"))
+        .collect();
+    assert!(left.is_empty(), "temporary certificates left: {left:?}");
+    if common::coq::coqc_available() {
+        common::coq::build_theories().unwrap_or_else(|e| panic!("{e}"));
+        for (f, r) in files.iter().zip(common::coq::coqc_all(&files, 2)) {
+            common::coq::assert_accepted(f.display(), &r);
+        }
+    } else {
+        eprintln!("SKIPPED: coqc is not installed; the exports of A are not checked");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -139,6 +139,55 @@ fn lower_cert_path(o: &AnalyzeOutcome) -> Option<String> {
     }
 }
 
+/// Where the capped certificate B of a `min(A, B)` answer was written (`PATH.capped`,
+/// [`add_capped`]), if any.
+fn capped_cert_path(o: &AnalyzeOutcome) -> Option<String> {
+    match o {
+        AnalyzeOutcome::Bound(b) => b
+            .certificates
+            .iter()
+            .filter_map(|c| c.path.clone())
+            .find(|p| p.ends_with(".capped")),
+        _ => None,
+    }
+}
+
+/// The Coq file of the capped certificate beside the first one's `…/NAME.v`:
+/// `…/NAME_capped.v` (a Coq module name).
+fn coq_capped_path(first: &Path) -> PathBuf {
+    let stem = first
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    first.with_file_name(format!("{stem}_capped.v"))
+}
+
+/// Exports the capped certificate `cert` (Q:WHILEGUARDCAP / Q:WHILEEXITCAP, spec/logic.md
+/// §4a) to [`coq_capped_path`] of the first half's Coq file `first`. A rule the Coq theories
+/// do not formalize (these two rules: spec/logic.md §6, step (2) of their soundness is
+/// proved for the loop only) is a note on stderr, not an error: `first` still proves the
+/// answer's first part, and no `…_capped.v` is written. Errors: the certificate cannot be
+/// read or exported otherwise, or the file written.
+fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {
+    use crate::export::coq::ExportError;
+    let out = coq_capped_path(first);
+    let text = std::fs::read_to_string(cert)
+        .map_err(|e| format!("cannot read {}: {e}", cert.display()))?;
+    match crate::export::coq::export(&text) {
+        Ok(v) => {
+            std::fs::write(&out, v).map_err(|e| format!("cannot write {}: {e}", out.display()))
+        }
+        Err(ExportError::UnsupportedRule(r)) => {
+            eprintln!(
+                "note: the capped bound B of min(A, B) is not exported to Coq (rule {r} is not \
+                 formalized in the Coq theories): {} proves A only",
+                first.display()
+            );
+            Ok(())
+        }
+        Err(e) => Err(format!("{}: {e}", cert.display())),
+    }
+}
+
 /// The Coq file of a lower-bound certificate beside the upper one's `…/NAME.v`:
 /// `…/NAME_lower.v` (a Coq module name).
 fn coq_lower_path(upper: &Path) -> PathBuf {
@@ -887,6 +936,15 @@ fn analyze_kernel(
                         }
                         if args.cert.is_none() {
                             let _ = std::fs::remove_file(&lp);
+                        }
+                    }
+                    // the capped half B of a `min(A, B)` answer: `…_capped.v` beside it
+                    if let Some(cp) = capped_cert_path(&o) {
+                        if written.is_ok() {
+                            written = write_coq_capped(Path::new(&cp), v);
+                        }
+                        if args.cert.is_none() {
+                            let _ = std::fs::remove_file(&cp);
                         }
                     }
                     if let Err(e) = written {

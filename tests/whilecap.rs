@@ -320,4 +320,17 @@ fn return_loop_pays_the_loop_test_split_of_every_lane() {
     assert_eq!(truth, q(62), "hand count of the staircase at n = 32");
     // no lane reads a negative cell: all leave together at `i >= n`, no split
     assert_eq!(staircase(s, MetricName::Divwarps, 32, 0), q(0));
+    // the loop's `D` has `jmp0` uniform (the filtered entry 0), yet a certificate charging
+    // `(a + t)·31 = 31` (the bound and the root's potential 31) is refused, by the kernel's
+    // own lane-count charge at the loop node (pinned by message)
+    assert!(b.certificate.contains("(d 0 (dep jmp0 0 0 0 0 0))"));
+    assert_eq!(b.certificate.matches("(poly (62))").count(), 2);
+    let m = b.certificate.replace("(poly (62))", "(poly (31))");
+    let r = warpcert_kernel::check(&m).expect_err("a charge without the loop test accepted");
+    assert_eq!(r.rule, "Q:WHILEEXITCAP", "{r}");
+    assert!(
+        r.to_string()
+            .contains("pre differs from body pre + post + 2·loop-test cost (Q: `-31` vs `0`)"),
+        "{r}"
+    );
 }

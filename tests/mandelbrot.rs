@@ -353,3 +353,82 @@ fn wrapper_adversarial_lanes() {
         }
     }
 }
+
+/// The adversarial pixel rows of `warpcert bench` (src/cli/bench.rs, issue 15), found by
+/// the search of tests/data/frontend/mandelbrot_rows.py, each at the sample it was searched
+/// for, on grid 1: the lock-step semantics gives the divwarps that script's model counts (an
+/// independent count: a split at each exit check some but not all active lanes take, one at
+/// the loop test `jmp < 2` after such a round, one where the image edge cuts a block), and
+/// stays within `min(A, B)` (B by hand: `numBlocks·(62 + [32 ∤ imageW])`, A from the
+/// analysis).
+#[test]
+fn wrapper_bench_adversarial_rows() {
+    if samples_corpus("wrapper_bench_adversarial_rows").is_none() {
+        return;
+    }
+    let div = MetricName::ALL
+        .iter()
+        .position(|&m| m == MetricName::Divwarps)
+        .unwrap();
+    // (crunch, numBlocks, gridWidth, (imageW, imageH)), row, model count, B
+    type Row = (i64, i64, i64, (i64, i64), (f64, f64, f64), i64, i64);
+    let rows: [Row; 4] = [
+        (
+            20,
+            1,
+            1,
+            (32, 1),
+            (-1.571526109051854, 0.29993359320128926, 0.01942513303490928),
+            15,
+            62,
+        ),
+        (
+            100,
+            4,
+            2,
+            (40, 3),
+            (
+                0.18613075777380855,
+                -0.6377549667812233,
+                -0.0032922781950016217,
+            ),
+            82,
+            4 * 63,
+        ),
+        (
+            200,
+            3,
+            2,
+            (64, 2),
+            (
+                -0.6576098672824903,
+                -0.44711537652046435,
+                0.00017506666974053496,
+            ),
+            107,
+            3 * 62,
+        ),
+        (
+            1000,
+            1,
+            1,
+            (32, 1),
+            (
+                -0.7153651734200788,
+                -0.28433334467162363,
+                -0.0003014806068170098,
+            ),
+            45,
+            62,
+        ),
+    ];
+    for (crunch, nb, gw, wh, row, model, b) in rows {
+        let ps = wrapper_params(crunch, nb, gw, wh, row, None);
+        let sim = sound_at(Which::Wrapper, &ps, 1).unwrap();
+        assert_eq!(sim[div], Q::from_integer(model.into()), "crunch {crunch}");
+        assert!(
+            sim[div] <= Q::from_integer(b.into()),
+            "B at crunch {crunch}"
+        );
+    }
+}

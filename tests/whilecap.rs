@@ -394,3 +394,55 @@ fn analyze_coq_writes_a_and_names_the_capped_rule() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+/// Why the `+ 1` of `δ = (a + t + 1)·M^div` stays for a `do … while (1)` left only by
+/// `return`s (NVIDIA's `CalcMandelbrot` shape): the loop is lowered to `while (jmp < 2)`
+/// (spec/lowering.md §6), and a lane that returns sets `jmp ← 3` and stays active until the
+/// test, so a round in which some lanes return and others stay splits the warp twice, at the
+/// data `if` (Q:IFEXIT4) and at the loop test. The loop's `D` is filtered (spec/logic.md
+/// §4a: about the lanes that stay), where `jmp` is the uniform 0, so "the loop test is
+/// uniform under `D`" does not rule the second split out. Hand count on the staircase input
+/// (lane `k < 31` reads its negative cell `in[33k]` in round `i = k`): rounds `0 … 30` lose
+/// one lane each with 2 splits, round 31 has lane 31 alone, which returns at `i + 1 >= n`
+/// (`n = 32`): `31·2 = 62` = B, `(32 − 1)·(1 + 0 + 1)` (hand, from the rule); a charge
+/// `(a + t)·31 = 31` would be unsound. The lock-step semantics reaches 62.
+#[test]
+fn return_loop_pays_the_loop_test_split_of_every_lane() {
+    let s = "__global__ void k(float *out, const float *in, int n) {
+  int i = 0;
+  do {
+    if (in[32 * i + threadIdx.x] < 0.0f) {
+      return;
+    }
+    i = i + 1;
+    if (i >= n) {
+      return;
+    }
+  } while (1);
+}";
+    let a = analysis(s, MetricName::Divwarps);
+    warpcert_kernel::check(&a.certificate).unwrap_or_else(|e| panic!("A rejected: {e:?}"));
+    let b = a.capped.as_ref().expect("no capped bound");
+    assert!(
+        b.certificate.contains("(Q:WHILEEXITCAP "),
+        "Q:WHILEEXITCAP not used"
+    );
+    let v = warpcert_kernel::check(&b.certificate).unwrap_or_else(|e| panic!("B rejected: {e:?}"));
+    assert_eq!(v.bound, "62", "the kernel's bound of B");
+    let truth = staircase(s, MetricName::Divwarps, 32, 31);
+    assert_eq!(truth, q(62), "hand count of the staircase at n = 32");
+    // no lane reads a negative cell: all leave together at `i >= n`, no split
+    assert_eq!(staircase(s, MetricName::Divwarps, 32, 0), q(0));
+    // the loop's `D` has `jmp0` uniform (the filtered entry 0), yet a certificate charging
+    // `(a + t)·31 = 31` (the bound and the root's potential 31) is refused, by the kernel's
+    // own lane-count charge at the loop node (pinned by message)
+    assert!(b.certificate.contains("(d 0 (dep jmp0 0 0 0 0 0))"));
+    assert_eq!(b.certificate.matches("(poly (62))").count(), 2);
+    let m = b.certificate.replace("(poly (62))", "(poly (31))");
+    let r = warpcert_kernel::check(&m).expect_err("a charge without the loop test accepted");
+    assert_eq!(r.rule, "Q:WHILEEXITCAP", "{r}");
+    assert!(
+        r.to_string()
+            .contains("pre differs from body pre + post + 2·loop-test cost (Q: `-31` vs `0`)"),
+        "{r}"
+    );
+}

@@ -115,6 +115,10 @@ struct Bench {
     /// Values of the non-`int` parameters (and `int` ones the samples do not set) in every
     /// simulation: `float` as is, `bool` as `value ≠ 0`.
     fixed: &'static [(&'static str, f64)],
+    /// Adversarial variants of `fixed` (`float` / `bool` parameters, on which the bounds do
+    /// not depend): every sample is simulated once more per variant, with the variant's
+    /// values replacing those of `fixed` it names (the simulated maximum is over all runs).
+    variants: &'static [&'static [(&'static str, f64)]],
     /// Which `__global__` function (files with several kernels).
     kernel: Option<&'static str>,
     block: [u32; 3],
@@ -136,6 +140,7 @@ fn corpus(
         file,
         in_project: None,
         fixed: &[],
+        variants: &[],
         kernel: None,
         block,
         vars,
@@ -204,6 +209,7 @@ fn benches() -> Vec<Bench> {
             file: "../cuda-samples-subset/histogram256.cu",
             in_project: None,
             fixed: &[],
+            variants: &[],
             kernel: Some("histogram256Kernel"),
             block: [192, 1, 1],
             vars: &["dataCount"],
@@ -222,7 +228,19 @@ fn benches() -> Vec<Bench> {
         // RaCUDA's rows are for its own Mandelbrot_cuda.cu (MANIFEST: not in the corpus):
         // sectors 36 max(0, numBlocks), conflicts 0, no divwarps or steps bound. The
         // simulation puts the 32 pixels of a row across the set's boundary (scale 0.05 from
-        // x = −2): some lanes escape at once, some late, some never.
+        // x = −2): some lanes escape at once, some late, some never. The `variants` are
+        // adversarial rows (issue 15) whose lanes escape at many distinct iterations over
+        // many rounds of the unrolled loop (each escape check where some lanes return splits
+        // the warp, and so does the loop test `jmp < 2` after such a round): the lead's row
+        // (crunch 200: 30 splits a call), then the best rows of a random search with hill
+        // climbing over (xOff, yOff, scale), scored by a model of the lock-step divwarps for
+        // one sample each (tests/data/frontend/mandelbrot_rows.py, arguments `CRUNCH
+        // NUMBLOCKS IMAGEW IMAGEH GRIDWIDTH SEED TRIES CLIMBS`: `20 1 32 1 1 1 1500 1500`
+        // → 15 of at most 19, `100 4 40 3 2 1 1500 1500` → 82 of at most 94, `200 3 64 2 2
+        // 2 1500 3000` → 107 of at most 120, `1000 1 32 1 1 2 800 1500` → 45 of at most 62).
+        // The bounds hold per warp for every gridDim (the analysis grid is symbolic, the
+        // bound a multiple of numBlocks); with grid 1 one warp runs every block of the
+        // block loop, the largest per-warp cost, so the simulation runs 1 block.
         Bench {
             file: "tests/data/frontend/mandelbrot_wrapper.cu",
             in_project: Some("mandelbrot"),
@@ -233,6 +251,33 @@ fn benches() -> Vec<Bench> {
                 ("yJP", 0.0),
                 ("scale", 0.05),
                 ("isJ", 0.0),
+            ],
+            variants: &[
+                &[
+                    ("xOff", -0.56855921),
+                    ("yOff", -0.63567367),
+                    ("scale", -0.000128897),
+                ],
+                &[
+                    ("xOff", -1.571526109051854),
+                    ("yOff", 0.29993359320128926),
+                    ("scale", 0.01942513303490928),
+                ],
+                &[
+                    ("xOff", 0.18613075777380855),
+                    ("yOff", -0.6377549667812233),
+                    ("scale", -0.0032922781950016217),
+                ],
+                &[
+                    ("xOff", -0.6576098672824903),
+                    ("yOff", -0.44711537652046435),
+                    ("scale", 0.00017506666974053496),
+                ],
+                &[
+                    ("xOff", -0.7153651734200788),
+                    ("yOff", -0.28433334467162363),
+                    ("scale", -0.0003014806068170098),
+                ],
             ],
             kernel: None,
             block: [32, 1, 1],
@@ -259,8 +304,15 @@ fn benches() -> Vec<Bench> {
                     ("imageH", 2),
                     ("gridWidth", 2),
                 ],
+                &[
+                    ("crunch", 1000),
+                    ("numBlocks", 1),
+                    ("imageW", 32),
+                    ("imageH", 1),
+                    ("gridWidth", 1),
+                ],
             ],
-            grid: [2, 1, 1],
+            grid: [1, 1, 1],
         },
     ]
 }
@@ -398,43 +450,59 @@ fn tightness(
         .collect();
     let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
     for s in b.samples {
-        let mut params = Params::new();
+        let mut worst = vec![Q::zero(); metrics.len()];
         let mut env = BTreeMap::new();
         for (k, x) in b.fixed {
-            match prog.param_ty(k) {
-                Some(crate::core::Ty::Float) => {
-                    params.insert(k.to_string(), Value::Float(*x));
-                }
-                Some(crate::core::Ty::Bool) => {
-                    params.insert(k.to_string(), Value::Bool(*x != 0.0));
-                }
-                Some(crate::core::Ty::Int) => {
-                    params.insert(k.to_string(), Value::Int(*x as i64));
-                    env.insert(k.to_string(), *x as i64);
-                }
-                None => {}
+            if prog.param_ty(k) == Some(crate::core::Ty::Int) {
+                env.insert(k.to_string(), *x as i64);
             }
         }
         for (k, x) in s.iter() {
             if prog.param_ty(k).is_some() {
-                params.insert(k.to_string(), Value::Int(*x));
                 env.insert(k.to_string(), *x);
             }
         }
-        let mut worst = vec![Q::zero(); metrics.len()];
-        let mut inputs = vec![
-            Inputs::zero(),
-            Inputs::random(1),
-            Inputs::random(2),
-            alternating(prog),
-        ];
-        inputs.extend(extra_inputs(b));
-        for input in inputs {
-            let run = run_kernel(prog, &metrics, hw, &launch, &params, &input)
-                .map_err(|e| format!("simulation: {e}"))?;
-            for (i, r) in run.metrics.iter().enumerate() {
-                if r.max_per_warp > worst[i] {
-                    worst[i] = r.max_per_warp.clone();
+        // the fixed values, then each adversarial variant of them
+        let sets = std::iter::once(&[][..]).chain(b.variants.iter().copied());
+        for variant in sets {
+            let mut params = Params::new();
+            for (k, x0) in b.fixed {
+                let x = variant
+                    .iter()
+                    .find(|(v, _)| v == k)
+                    .map_or(*x0, |(_, x)| *x);
+                match prog.param_ty(k) {
+                    Some(crate::core::Ty::Float) => {
+                        params.insert(k.to_string(), Value::Float(x));
+                    }
+                    Some(crate::core::Ty::Bool) => {
+                        params.insert(k.to_string(), Value::Bool(x != 0.0));
+                    }
+                    Some(crate::core::Ty::Int) => {
+                        params.insert(k.to_string(), Value::Int(x as i64));
+                    }
+                    None => {}
+                }
+            }
+            for (k, x) in s.iter() {
+                if prog.param_ty(k).is_some() {
+                    params.insert(k.to_string(), Value::Int(*x));
+                }
+            }
+            let mut inputs = vec![
+                Inputs::zero(),
+                Inputs::random(1),
+                Inputs::random(2),
+                alternating(prog),
+            ];
+            inputs.extend(extra_inputs(b));
+            for input in inputs {
+                let run = run_kernel(prog, &metrics, hw, &launch, &params, &input)
+                    .map_err(|e| format!("simulation: {e}"))?;
+                for (i, r) in run.metrics.iter().enumerate() {
+                    if r.max_per_warp > worst[i] {
+                        worst[i] = r.max_per_warp.clone();
+                    }
                 }
             }
         }

@@ -338,6 +338,14 @@ mod tests {
         }
         s.retain(|k, _| k % 2 == 0);
         b.retain(|k, _| k % 2 == 0);
+        // shrink_to_fit keeps the entries, of a shared map (a clone holds them) and not
+        let shared = s.clone();
+        s.shrink_to_fit();
+        assert_eq!(s.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+        assert_eq!(shared, s);
+        drop(shared);
+        s.shrink_to_fit();
+        assert_eq!(s.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
         assert_eq!(s.clone().into_iter().collect::<Vec<_>>(), b.clone().into_iter().collect::<Vec<_>>());
         let c: SortedMap<u8, i32> = ops.iter().copied().collect();
         let d: BTreeMap<u8, i32> = ops.iter().copied().collect();

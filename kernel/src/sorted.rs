@@ -110,6 +110,13 @@ impl<K, V> SortedMap<K, V> {
     pub fn clear(&mut self) {
         self.entries = None;
     }
+    /// Frees the entry vector's spare capacity when no other map shares it (the entries
+    /// are unchanged).
+    pub fn shrink_to_fit(&mut self) {
+        if let Some(v) = self.entries.as_mut().and_then(Arc::get_mut) {
+            v.shrink_to_fit();
+        }
+    }
 }
 
 impl<K: Clone, V: Clone> SortedMap<K, V> {
@@ -183,6 +190,13 @@ impl<K: Ord + Clone, V: Clone> SortedMap<K, V> {
     pub fn insert(&mut self, k: K, v: V) -> Option<V> {
         match self.find(&k) {
             Ok(i) => self.vec_mut().get_mut(i).map(|e| std::mem::replace(&mut e.1, v)),
+            // the first entry of an empty map: a vector of one entry (issue 13: an empty
+            // vector reserves four on its first push, and most maps of a certificate
+            // node's fields hold one entry)
+            Err(_) if self.entries.is_none() => {
+                self.entries = Some(Arc::new(vec![(k, v)]));
+                None
+            }
             Err(i) => {
                 self.vec_mut().insert(i, (k, v));
                 None
@@ -324,6 +338,14 @@ mod tests {
         }
         s.retain(|k, _| k % 2 == 0);
         b.retain(|k, _| k % 2 == 0);
+        // shrink_to_fit keeps the entries, of a shared map (a clone holds them) and not
+        let shared = s.clone();
+        s.shrink_to_fit();
+        assert_eq!(s.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+        assert_eq!(shared, s);
+        drop(shared);
+        s.shrink_to_fit();
+        assert_eq!(s.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
         assert_eq!(s.clone().into_iter().collect::<Vec<_>>(), b.clone().into_iter().collect::<Vec<_>>());
         let c: SortedMap<u8, i32> = ops.iter().copied().collect();
         let d: BTreeMap<u8, i32> = ops.iter().copied().collect();

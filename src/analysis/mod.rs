@@ -374,7 +374,10 @@ pub fn analyze_toward(
             None => derive::split_cases(prog, metric, hw, launch, opts, derivation, bound),
             Some(_) => (derivation, bound),
         };
-        let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
+        let mut certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
+        // without the writer's spare capacity: the text is kept while the kernel checks it
+        // (issue 13)
+        certificate.shrink_to_fit();
         let mut rules_used = BTreeMap::new();
         derivation.count_rules(&mut rules_used);
         let capped = capped_run(prog, metric, hw, launch, opts, target, &rules_used, &bound);

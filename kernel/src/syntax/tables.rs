@@ -112,6 +112,8 @@ pub(super) fn d_entry(e: &Sexp, t: &mut Table, bare: bool) -> Result<(), Rejecti
         seen.push(x.clone());
         out.insert(x, entry);
     }
+    // without the spare capacity of the inserts (issue 13: the table lives through the check)
+    out.shrink_to_fit();
     t.d.insert(name, Rc::new(out));
     Ok(())
 }

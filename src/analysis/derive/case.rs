@@ -45,7 +45,7 @@ impl Ctx<'_> {
             pre: pre.clone(),
             post: pre.clone(),
             kind: AK::WhileNone {
-                e: en,
+                e: en.into(),
                 cost,
                 w_none,
             },

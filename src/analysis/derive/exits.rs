@@ -192,7 +192,7 @@ impl Ctx<'_> {
                 AK::If23 {
                     rule,
                     witnesses: w,
-                    e: en,
+                    e: en.into(),
                     cost,
                     branch: Box::new(b),
                 },
@@ -249,7 +249,7 @@ impl Ctx<'_> {
                 Ok(Some((
                     AK::IfExit(IfExitAn {
                         uniform,
-                        e: en,
+                        e: en.into(),
                         cost,
                         t: Box::new(t),
                         f: Box::new(fb),
@@ -276,7 +276,7 @@ impl Ctx<'_> {
                 let wf = entails_all(&fb.post.p, &join.p).ok_or_else(internal)?;
                 Ok(Some((
                     AK::If1(If1An {
-                        e: en,
+                        e: en.into(),
                         cost,
                         t: Box::new(t),
                         f: Box::new(fb),
@@ -349,7 +349,7 @@ impl Ctx<'_> {
         };
         Ok(Some((
             AK::WhileExit(WhileExitAn {
-                e: en,
+                e: en.into(),
                 cost,
                 uniform,
                 inv: Abs {
@@ -593,7 +593,7 @@ fn guard_test(
         d: t.post.d.clone(),
     };
     let test = IfGuardAn {
-        e,
+        e: e.into(),
         cost,
         t: Box::new(t),
         f: Box::new(f),

@@ -311,8 +311,8 @@ impl Ctx<'_> {
                         global: false,
                         local: true,
                         n: 0,
-                        o: on,
-                        e: en,
+                        o: on.into(),
+                        e: en.into(),
                         cost: q_sum(&q_sum(&self.metric.vwrite, &c1), &c2),
                         rows: None,
                         guarded: None,
@@ -348,11 +348,11 @@ impl Ctx<'_> {
                         global,
                         local: false,
                         n,
-                        o: on,
-                        e: en,
+                        o: on.into(),
+                        e: en.into(),
                         cost: q_sum(&q_sum(&acc, &c1), &c2),
-                        rows,
-                        guarded,
+                        rows: rows.map(Box::new),
+                        guarded: guarded.map(Box::new),
                     },
                     pre.clone(),
                 )
@@ -635,19 +635,24 @@ impl Ctx<'_> {
                 x: x.to_string(),
                 loc: *loc,
                 lin,
-                halve,
-                product,
+                halve: halve.map(Box::new),
+                product: product.map(Box::new),
                 vw1,
                 witnesses,
-                e: en,
+                e: en.into(),
                 cost,
-                rows,
-                guarded,
+                rows: rows.map(|(r, c, on)| Box::new((r, c, on.into()))),
+                guarded: guarded.map(|(g, c, on)| Box::new((g, c, on.into()))),
             })),
             Abs {
                 // the pre's list, shared, when the assignment left it as it was
                 p: match built {
-                    Some(p) if p != *pre.p => p.into(),
+                    // without spare capacity: the list lives as long as the derivation
+                    // (issue 13)
+                    Some(mut p) if p != *pre.p => {
+                        p.shrink_to_fit();
+                        p.into()
+                    }
                     _ => Arc::clone(&pre.p),
                 },
                 d,
@@ -709,7 +714,7 @@ impl Ctx<'_> {
                 AK::If23 {
                     rule: "Q:IF2",
                     witnesses: w,
-                    e: en,
+                    e: en.into(),
                     cost,
                     branch: Box::new(b),
                 },
@@ -722,7 +727,7 @@ impl Ctx<'_> {
                 AK::If23 {
                     rule: "Q:IF3",
                     witnesses: w,
-                    e: en,
+                    e: en.into(),
                     cost,
                     branch: Box::new(b),
                 },
@@ -753,7 +758,7 @@ impl Ctx<'_> {
                 .ok_or_else(|| err(Some(*loc), "internal: join not entailed"))?;
             Ok((
                 AK::If1(If1An {
-                    e: en,
+                    e: en.into(),
                     cost,
                     t: Box::new(t),
                     f: Box::new(f),
@@ -830,7 +835,7 @@ impl Ctx<'_> {
         let w_join_else = entails_all(&f.post.p, &pj).ok_or_else(internal)?;
         Ok((
             AK::If4(Box::new(If4An {
-                e: en,
+                e: en.into(),
                 cost,
                 t: Box::new(t),
                 f: Box::new(f),
@@ -977,7 +982,7 @@ impl Ctx<'_> {
                 kind: AK::If23 {
                     rule: "Q:IF3",
                     witnesses: w,
-                    e: en,
+                    e: en.into(),
                     cost,
                     branch: Box::new(skip),
                 },
@@ -1009,7 +1014,7 @@ impl Ctx<'_> {
             kind: AK::If23 {
                 rule: "Q:IF2",
                 witnesses: w,
-                e: en,
+                e: en.into(),
                 cost,
                 branch: Box::new(seq),
             },

@@ -62,7 +62,8 @@ fn inst_in(n: TNode, sol: &[Q], recent: &mut Recent) -> Result<Node, AnalysisErr
     let mut children = Vec::with_capacity(n.children.len());
     for c in n.children {
         children.push(match c {
-            TChild::Expr(e) => e,
+            // the only holder once the forward tree is freed (run_toward): no copy
+            TChild::Expr(e) => std::sync::Arc::unwrap_or_clone(e),
             TChild::Stmt(s) => inst_in(s, sol, recent)?,
         });
     }

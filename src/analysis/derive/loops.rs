@@ -96,7 +96,7 @@ impl Ctx<'_> {
         };
         Ok((
             AK::While(Box::new(WhileAn {
-                e: en,
+                e: en.into(),
                 cost,
                 uniform,
                 inv: Abs {

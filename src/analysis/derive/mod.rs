@@ -97,6 +97,11 @@ fn minus_writes(d: &DepMap, w: &[String]) -> DepMap {
         .collect()
 }
 
+/// An expression node of the forward tree, shared with the template tree's children
+/// ([`backward::TChild::Expr`]) instead of copied: the forward tree is freed before the
+/// derivation is instantiated, which then takes each node without a copy (issue 13).
+type ENode = Arc<Node>;
+
 /// The annotated statement produced by the forward pass.
 #[derive(Clone, Debug)]
 struct AN {
@@ -129,20 +134,20 @@ enum AK {
         /// A thread-local array (Q:LWRITE; `global` false, `n` unused).
         local: bool,
         n: u64,
-        o: Node,
-        e: Node,
+        o: ENode,
+        e: ENode,
         cost: Q,
         /// Q:GWRITEROWS (spec/logic.md §4 "Rows"): the charge `(N₀, terms, X)` and the
         /// cost with `M^gwrite(N₀)` in place of `M^gwrite(N)`.
-        rows: Option<(RowsCharge, Q)>,
+        rows: Option<Box<(RowsCharge, Q)>>,
         /// Q:GWRITEGUARD (spec/logic.md §4 "Guarded accesses"): the charge and the cost
         /// with `M^gwrite(N₀)` in place of `M^gwrite(N)`.
-        guarded: Option<(guarded::GuardCharge, Q)>,
+        guarded: Option<Box<(guarded::GuardCharge, Q)>>,
     },
     If23 {
         rule: &'static str,
         witnesses: Vec<Farkas>,
-        e: Node,
+        e: ENode,
         cost: Q,
         branch: Box<AN>,
     },
@@ -188,7 +193,7 @@ enum AK {
     /// Q:WHILENONE (spec/logic.md §4a): a guard loop right after `g ← E` whose pre entails
     /// `cond(¬E)` (`w_none`): no thread enters it; `e` is the test `(var g)`, `cost` its cost.
     WhileNone {
-        e: Node,
+        e: ENode,
         cost: Q,
         w_none: Vec<Farkas>,
     },
@@ -207,7 +212,7 @@ struct FlagExitAn {
 /// (ordinary, ends with `g ← false`).
 #[derive(Clone, Debug)]
 struct IfGuardAn {
-    e: Node,
+    e: ENode,
     cost: Q,
     t: Box<AN>,
     f: Box<AN>,
@@ -224,20 +229,20 @@ struct AssignAn {
     lin: Option<Lin>,
     /// `x ← a >> c` / `x ← a / c` without `lin`: `lin(a)` and the witness of `P ⇒ a ≥ 1`
     /// (Q:VWRITE1's bounding substitution, spec/logic.md §4 "Halving").
-    halve: Option<(Lin, Farkas, Q)>,
+    halve: Option<Box<(Lin, Farkas, Q)>>,
     /// `x ← a * b` (uniform) without `lin`: the lower bound `β·lin(a) + α·lin(b) − α·β`
     /// and the witnesses of `P ⇒ a ≥ α`, `P ⇒ b ≥ β` (spec/logic.md §4 "Products").
-    product: Option<(Lin, Farkas, Farkas)>,
+    product: Option<Box<(Lin, Farkas, Farkas)>>,
     vw1: bool,
     witnesses: Vec<Farkas>,
-    e: Node,
+    e: ENode,
     cost: Q,
     /// `x ← read A o` as Q:VWRITEROWS (spec/logic.md §4 "Rows"): the row charge, the cost
     /// `C_o + M^gread(N₀)` and the operand node of `o`.
-    rows: Option<(RowsCharge, Q, Node)>,
+    rows: Option<Box<(RowsCharge, Q, ENode)>>,
     /// `x ← read A o` as Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses"): the charge,
     /// the cost `C_o + M^gread(N₀)` and the operand node of `o`.
-    guarded: Option<(guarded::GuardCharge, Q, Node)>,
+    guarded: Option<Box<(guarded::GuardCharge, Q, ENode)>>,
 }
 
 /// Q:SHFL/Q:VOTE: `x ← shfl …`/`x ← vote …` with its operand nodes and its cost (the
@@ -254,7 +259,7 @@ struct WarpAn {
 /// Q:IF1: a warp-uniform `if` whose branches join at `join`.
 #[derive(Clone, Debug)]
 struct If1An {
-    e: Node,
+    e: ENode,
     cost: Q,
     t: Box<AN>,
     f: Box<AN>,
@@ -269,7 +274,7 @@ struct If1An {
 /// Q:IF4: a divergent `if` (both branches run one after the other).
 #[derive(Clone, Debug)]
 struct If4An {
-    e: Node,
+    e: ENode,
     cost: Q,
     t: Box<AN>,
     f: Box<AN>,
@@ -287,7 +292,7 @@ struct If4An {
 #[derive(Clone, Debug)]
 struct IfExitAn {
     uniform: bool,
-    e: Node,
+    e: ENode,
     cost: Q,
     t: Box<AN>,
     f: Box<AN>,
@@ -306,7 +311,7 @@ struct IfExitAn {
 /// Q:WHILEEXIT1/2: the body is filtered for the loop condition.
 #[derive(Clone, Debug)]
 struct WhileExitAn {
-    e: Node,
+    e: ENode,
     cost: Q,
     uniform: bool,
     inv: Abs,
@@ -327,7 +332,7 @@ struct WhileExitAn {
 /// Q:WHILE1/2: the loop with its invariant `inv` and ranking atom.
 #[derive(Clone, Debug)]
 struct WhileAn {
-    e: Node,
+    e: ENode,
     cost: Q,
     uniform: bool,
     inv: Abs,
@@ -817,6 +822,10 @@ pub fn run_toward(ctx: &mut Ctx<'_>, target: Option<&Poly>) -> Result<(Node, Pol
         .into(),
     };
     let an = ctx.fwd(&prog.body, &root)?;
+    // the liveness sets of sequence items are read by the forward pass only (`trim_dead`;
+    // the backward pass borrows the context immutably), and a context runs one pass: freed
+    // before the backward pass, whose template tree is the analysis' peak (issue 13)
+    ctx.live_after = Default::default();
     let ctx_ref: &Ctx<'_> = ctx;
     // long sequences' LPs are solved tail by tail (derive/seq.rs); should a tail's solution
     // leave the rest without a bound, the whole LP is solved at once instead

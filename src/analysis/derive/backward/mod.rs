@@ -11,7 +11,7 @@ use crate::analysis::linear::uniform_form;
 use crate::analysis::lp::{Lp, Rel};
 use crate::analysis::tpoly::TPoly;
 use crate::analysis::AnalysisError;
-use crate::certificate::{Field, Node, Rewrite};
+use crate::certificate::{Field, Rewrite};
 use crate::core::assertion::linear::{DepMap, Lin};
 use crate::core::assertion::poly::{canon_atom, Atom, AtomVal, Coef, Mono};
 use crate::core::assertion::sorted::SharedMap;
@@ -31,7 +31,8 @@ pub(super) struct TNode {
 }
 
 pub(super) enum TChild {
-    Expr(Node),
+    /// Shared with the forward tree (taken without a copy once that is freed).
+    Expr(super::ENode),
     Stmt(TNode),
 }
 
@@ -182,7 +183,9 @@ impl Back<'_, '_> {
                 rows,
                 guarded,
             } => {
-                if let (false, true, None, Some((g, c))) = (*local, *global, rows, guarded) {
+                if let (false, true, None, Some((g, c))) =
+                    (*local, *global, rows.as_deref(), guarded.as_deref())
+                {
                     // Q:GWRITEGUARD (spec/logic.md §4 "Guarded accesses"), in a Q:WEAK
                     // bridging the step's atoms when the step is not the divisor
                     let (charge, bridged, rws) =
@@ -196,7 +199,7 @@ impl Back<'_, '_> {
                     let inner = node_of(a, &bridged, "Q:GWRITEGUARD", &qp, fields, children);
                     return Ok(guard_weak(a, inner, &qp, &qpost, rws));
                 }
-                let (rule, fields, qp) = match (*local, *global, rows) {
+                let (rule, fields, qp) = match (*local, *global, rows.as_deref()) {
                     (true, _, _) => ("Q:LWRITE", vec![], qpost.plus_const(cost)),
                     (false, true, Some((r, c))) => (
                         "Q:GWRITEROWS",
@@ -333,7 +336,10 @@ impl Back<'_, '_> {
             "the potential after a warp operation must not mention the assigned variable",
         )?;
         let qp = restricted.plus_const(cost);
-        let kids = children.iter().cloned().map(TChild::Expr).collect();
+        let kids = children
+            .iter()
+            .map(|c| TChild::Expr(c.clone().into()))
+            .collect();
         let mut nn = node_of(a, qpost, rule, &qp, vec![], kids);
         nn.post.1 = restricted;
         Ok((nn, qp))
@@ -375,7 +381,9 @@ impl Back<'_, '_> {
                 node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
                 qp,
             ))
-        } else if let (true, Some((la, w, div))) = (substitute && qpost.mentions(x), halve) {
+        } else if let (true, Some((la, w, div))) =
+            (substitute && qpost.mentions(x), halve.as_deref())
+        {
             // bounding substitution: x ← a − 1 in atoms rising with x (x ← a/d in log
             // atoms), x ← 0 in the others; the last witness is P ⇒ a ≥ 1 (spec/logic.md §4
             // "Halving")
@@ -398,7 +406,7 @@ impl Back<'_, '_> {
                 node("Q:VWRITE1", &qp, fields, vec![TChild::Expr(e.clone())]),
                 qp,
             ))
-        } else if let (true, Some((floor, wa, wb))) = (substitute, product) {
+        } else if let (true, Some((floor, wa, wb))) = (substitute, product.as_deref()) {
             // lower bounding substitution: x ← β·a + α·b − α·β in atoms falling with x, the
             // atoms rising with x forced to 0; the last witnesses are P ⇒ a ≥ α, P ⇒ b ≥ β
             // (spec/logic.md §4 "Products")
@@ -445,7 +453,9 @@ impl Back<'_, '_> {
                     .filter(|c| !c.mentions(x))
                     .eq(a.post.p.iter())
             };
-            if let (Some((r, c, on)), false, true) = (rows, *vw1, rows.is_some() && kept()) {
+            if let (Some((r, c, on)), false, true) =
+                (rows.as_deref(), *vw1, rows.is_some() && kept())
+            {
                 let qp = restricted
                     .plus_const(&crate::core::metric::q_sum(c, &self.ctx.metric.vwrite))
                     .plus(&self.rows_tpoly(r, &self.ctx.metric.gread.mul));
@@ -455,7 +465,9 @@ impl Back<'_, '_> {
                 return Ok((nn, qp));
             }
             // Q:VWRITEGUARD likewise (spec/logic.md §4 "Guarded accesses")
-            if let (Some((g, c, on)), false, true) = (guarded, *vw1, guarded.is_some() && kept()) {
+            if let (Some((g, c, on)), false, true) =
+                (guarded.as_deref(), *vw1, guarded.is_some() && kept())
+            {
                 let (charge, bridged, rws) =
                     self.guard_tpoly(g, &self.ctx.metric.gread.mul, &restricted, &a.post.p)?;
                 let qp = bridged

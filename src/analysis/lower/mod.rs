@@ -34,6 +34,7 @@ mod divergent;
 mod expr;
 mod hypotheses;
 mod loops;
+mod split;
 mod stmt;
 mod stride;
 
@@ -79,12 +80,15 @@ pub fn lower_certificate_under(
     warp: u32,
     hyp: Option<&Hypotheses>,
 ) -> Result<(String, Poly), LowerError> {
+    let wsz = u64::from(hw.warp_size);
+    let first = wsz * u64::from(warp);
     let cx = Lx {
         prog,
         m: metric,
         hw,
         launch,
         warp,
+        threads: (first..(first + wsz).min(launch.block_threads())).collect(),
     };
     // `Lx::stmt` recurses along the derivation (an unrolled loop nests its copies): on a
     // large stack, as the upper analysis (a rayon worker's 2 MiB overflowed in a debug
@@ -115,13 +119,30 @@ pub fn lower_certificate_under(
 }
 
 /// The context of one lower derivation (the methods live in `stmt.rs`, `divergent.rs`,
-/// `loops.rs` and `expr.rs`): the program, metric, hardware, launch and the named warp.
+/// `loops.rs` and `expr.rs`): the program, metric, hardware, launch, the named warp and
+/// the judgment's lane set `T` (thread ids; all lanes of the warp, or a branch's subset
+/// under L:IFSPLIT, `split.rs`).
 struct Lx<'a> {
     prog: &'a Program,
     m: &'a Metric,
     hw: &'a Hardware,
     launch: &'a Launch,
     warp: u32,
+    threads: Vec<u64>,
+}
+
+impl<'a> Lx<'a> {
+    /// The same context on the lane subset `threads` (L:IFSPLIT's branches).
+    fn on(&self, threads: Vec<u64>) -> Lx<'a> {
+        Lx {
+            prog: self.prog,
+            m: self.m,
+            hw: self.hw,
+            launch: self.launch,
+            warp: self.warp,
+            threads,
+        }
+    }
 }
 
 fn stmt_node(

@@ -235,3 +235,27 @@ fn addsub0_ifsplit_mutants_rejected() {
         "L:IFSPLIT: the test `(bin == (var t1) (int 1))` does not split the lane set: not `x == 0` or `x != 0` for a local x",
     );
 }
+
+/// L:IFSPLIT has no LowerCheck.v case yet (spec/logic.md §4b "Lane subsets"; Split.v
+/// proves the rule's soundness lemma only): `export-coq` refuses the accepted lower
+/// certificate by the rule's name (the L:IFSPLIT node is the first unformalized one on
+/// the way down, above its branches' stride nodes).
+#[test]
+fn export_refuses_ifsplit_by_name() {
+    let Some((prog, launch)) = addsub0() else {
+        return;
+    };
+    let lower = exact(
+        "addsub0-export",
+        &prog,
+        launch,
+        MetricName::Sectors,
+        "66*max(0, w)",
+    );
+    match warpcert::export::coq::export(&lower) {
+        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
+            assert_eq!(r, "L:IFSPLIT")
+        }
+        other => panic!("export of the lower certificate: {other:?}"),
+    }
+}

@@ -56,12 +56,12 @@ impl Lx<'_> {
             d: std::sync::Arc::new(d),
             q: post_q.clone(),
         };
-        // L:IFSPLIT when a remainder test splits the lane set and each branch has a
-        // constant lower bound over its lanes at least its `minc` (so the bound is never
-        // below L:IFDIV's or L:IFDT's)
+        // L:IFSPLIT when a remainder test splits the lane set and the branches' constant
+        // lower bounds over their lanes exceed `minc(s1) + minc(s2)` (so the bound is
+        // above L:IFDIV's and L:IFDT's; where it is not, the certificate is unchanged)
         let splitted = self
             .split_if(n, e, [s1, s2], pre, &ipost, &ws, &le, &c)
-            .filter(|(_, k)| *k >= self.minc(s1) + self.minc(s2));
+            .filter(|(_, k)| *k > self.minc(s1) + self.minc(s2));
         if let Some((node, _)) = splitted {
             return Ok(self.narrowed(node, pre, post, post_q));
         }

@@ -75,7 +75,7 @@ impl Lx<'_> {
         le: &Node,
         c: &Q,
     ) -> Option<(Node, Q)> {
-        if n.rule != "Q:IF4" {
+        if !self.split || n.rule != "Q:IF4" {
             return None;
         }
         let [_, t, f] = n.children.as_slice() else {

@@ -375,26 +375,27 @@ pub fn l_ifsplit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     let (t1, t2) = split_set(cx, &pre.d, e)?;
     // each branch: a lower judgment over its lane subset, from `P ∧ e` (`P ∧ ¬e`) and `D`,
     // with constant potentials; returns `Qi − Qi'`
-    let branch = |i: usize, st: &crate::syntax::Stmt, set: Vec<u64>, neg: bool| -> Result<Rat, Rejection> {
-        let saved = cx.lane_set.replace(Some(std::rc::Rc::new(set)));
-        let checked = cx.check_node(&c[i], Subject::Stmt(st), pre, i);
-        *cx.lane_set.borrow_mut() = saved;
-        checked?;
-        let (bpre, bpost) = cx.pp(&c[i])?;
-        let name = if neg { "else" } else { "then" };
-        cx.entail(n, name, &cx.and_cond(&pre.p, &pre.d, e, neg), &bpre.p)?;
-        cx.covers(&pre.d, &bpre.d)?;
-        let constant = |q: &crate::arith::Poly, which: &'static str| {
-            if q.terms.keys().all(Vec::is_empty) {
-                Ok(q.terms.iter().map(|(_, v)| v.clone()).fold(Rat::zero(), |a, b| a + b))
-            } else {
-                Err(cx.rej(Reason::IfsplitPotential { branch: name, which, q: q.to_string() }))
-            }
+    let branch =
+        |child: &Node, i: usize, st: &crate::syntax::Stmt, set: Vec<u64>, neg: bool| -> Result<Rat, Rejection> {
+            let saved = cx.lane_set.replace(Some(std::rc::Rc::new(set)));
+            let checked = cx.check_node(child, Subject::Stmt(st), pre, i);
+            *cx.lane_set.borrow_mut() = saved;
+            checked?;
+            let (bpre, bpost) = cx.pp(child)?;
+            let name = if neg { "else" } else { "then" };
+            cx.entail(n, name, &cx.and_cond(&pre.p, &pre.d, e, neg), &bpre.p)?;
+            cx.covers(&pre.d, &bpre.d)?;
+            let constant = |q: &crate::arith::Poly, which: &'static str| {
+                if q.terms.keys().all(Vec::is_empty) {
+                    Ok(q.terms.iter().map(|(_, v)| v.clone()).fold(Rat::zero(), |a, b| a + b))
+                } else {
+                    Err(cx.rej(Reason::IfsplitPotential { branch: name, which, q: q.to_string() }))
+                }
+            };
+            Ok(constant(&bpre.q, "pre")? - constant(&bpost.q, "post")?)
         };
-        Ok(constant(&bpre.q, "pre")? - constant(&bpost.q, "post")?)
-    };
-    let k1 = branch(1, s1, t1, false)?;
-    let k2 = branch(2, s2, t2, true)?;
+    let k1 = branch(&c[1], 1, s1, t1, false)?;
+    let k2 = branch(&c[2], 2, s2, t2, true)?;
     let mut w = s1.writes();
     w.extend(s2.writes());
     for x in &w {

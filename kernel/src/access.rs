@@ -178,16 +178,37 @@ pub fn n_star(block: [u32; 3], hw: [u32; 4], p: &[Cstr], dep: Option<&Dep>, es: 
 /// Errors: `Err(work)` when the enumeration would exceed [`WORK_LIMIT`] (or the warp is
 /// empty: `Err(0)`).
 pub fn n_warp(block: [u32; 3], hw: [u32; 4], warp: u32, dep: Option<&Dep>, es: u32, kind: Kind) -> Result<u64, u64> {
-    let [wsz, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    let wsz = u64::from(hw[0]);
     let total = block_threads(block).ok_or(u64::MAX)?;
     let start = u64::from(warp).checked_mul(wsz).filter(|&s| s < total).ok_or(0u64)?;
+    let threads: Vec<u64> = (start..start.saturating_add(wsz).min(total)).collect();
+    n_lanes(block, hw, &threads, dep, es, kind)
+}
+
+/// [`n_warp`] over the thread ids `threads` (a non-empty lane subset `T` of the named warp,
+/// spec/logic.md §4b L:IFSPLIT: the lanes a branch runs on): the smallest count of those
+/// lanes' addresses over the admissible base addresses; 1 without a linear entry.
+///
+/// Errors: `Err(work)` above [`WORK_LIMIT`], `Err(0)` for an empty `threads`.
+pub fn n_lanes(
+    block: [u32; 3],
+    hw: [u32; 4],
+    threads: &[u64],
+    dep: Option<&Dep>,
+    es: u32,
+    kind: Kind,
+) -> Result<u64, u64> {
+    let [_, banks, bank_bytes, sector_bytes] = hw.map(u64::from);
+    if threads.is_empty() {
+        return Err(0);
+    }
     let Some(d) = dep.filter(|d| d.linear()) else {
         return Ok(1);
     };
     let m = if kind == Kind::MemReads { sector_bytes } else { bank_bytes * banks };
     let step = (&d.g * BigInt::from(es)).gcd(&BigInt::from(m)).to_u64().unwrap_or(m).max(1);
     let base = (&d.r * BigInt::from(es)).mod_floor(&BigInt::from(step)).to_u64().unwrap_or(0);
-    let lanes: Vec<[i64; 3]> = (start..start.saturating_add(wsz).min(total)).map(|t| thread_index(block, t)).collect();
+    let lanes: Vec<[i64; 3]> = threads.iter().map(|&t| thread_index(block, t)).collect();
     if (lanes.len() as u64).saturating_mul(m.div_ceil(step)) > WORK_LIMIT {
         return Err(WORK_LIMIT);
     }

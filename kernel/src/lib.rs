@@ -445,6 +445,25 @@ pub enum Reason {
         /// The failed condition.
         why: &'static str,
     },
+    /// L:IFSPLIT (§4b "Lane subsets"): the test `test` does not split the judgment's lane set
+    /// by a remainder entry (`x == 0` / `x != 0` with `D(x) = (rem x k r m)`, both subsets
+    /// non-empty); `why` says which condition fails.
+    IfsplitLanes {
+        /// The test, as written.
+        test: String,
+        /// The failed condition.
+        why: &'static str,
+    },
+    /// L:IFSPLIT (§4b "Lane subsets"): the `branch` (`then`/`else`) child's `which`
+    /// (`pre`/`post`) potential `q` is not a constant.
+    IfsplitPotential {
+        /// `then` or `else`.
+        branch: &'static str,
+        /// `pre` or `post`.
+        which: &'static str,
+        /// The potential, shown.
+        q: String,
+    },
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
     /// branch of the `if` writes (the branches' runs are not followed).
     IfdWritten {
@@ -598,6 +617,12 @@ impl fmt::Display for Reason {
             }
             IfwrapSplit { test, warp, why } => {
                 write!(f, "L:IFWRAP: the test `{test}` does not provably split warp {warp}: {why}")
+            }
+            IfsplitLanes { test, why } => {
+                write!(f, "L:IFSPLIT: the test `{test}` does not split the lane set: {why}")
+            }
+            IfsplitPotential { branch, which, q } => {
+                write!(f, "L:IFSPLIT: the {branch} branch's {which} potential `{q}` is not a constant")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

@@ -101,6 +101,7 @@ pub const LOWER_RULES: &[&str] = &[
     "L:SARRAY",
     "L:GARRAYSTRIDE",
     "L:GWRITESTRIDE",
+    "L:IFSPLIT",
 ];
 
 /// Which certificates a rule may occur in (spec/logic.md §4b): upper-bound certificates
@@ -212,6 +213,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "L:SARRAY" => (E, l_sarray as Rule),
         "L:GARRAYSTRIDE" => (E, l_garraystride as Rule),
         "L:GWRITESTRIDE" => (S, l_gwritestride as Rule),
+        "L:IFSPLIT" => (S, l_ifsplit as Rule),
         _ => return None,
     })
 }

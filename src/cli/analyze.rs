@@ -623,9 +623,26 @@ impl LowerSearch<'_> {
                 // the lower logic does not cover this program (no warp will do better)
                 return Ok(None);
             };
-            if !warpcert_kernel::check(&text).is_ok_and(|v| v.bound == upper) {
-                continue;
-            }
+            let reaches = |t: &str| warpcert_kernel::check(t).is_ok_and(|v| v.bound == upper);
+            // L:IFSPLIT (branches counted over their own lanes, spec/logic.md §4b "Lane
+            // subsets") only where the certificate without it falls short: it has no
+            // LowerCheck.v case, so the other stays exportable to Coq
+            let text = if reaches(&text) {
+                text
+            } else {
+                match crate::analysis::lower::lower_certificate_split(
+                    &l.program,
+                    self.m,
+                    &l.hw,
+                    &l.launch,
+                    upper_deriv,
+                    w,
+                    hyp,
+                ) {
+                    Ok((t, _)) if t != text && reaches(&t) => t,
+                    _ => continue,
+                }
+            };
             let path = match self.upper_path {
                 Some(p) => {
                     let lp = format!("{}.lower.cert", p.strip_suffix(".cert").unwrap_or(p));

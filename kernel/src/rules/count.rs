@@ -111,11 +111,12 @@ impl Ctx<'_> {
     /// (spec/logic.md §4b, [`access::n_warp`]); returns `N`.
     pub fn access_lower(&self, n: &Node, env: &Assn, arr: &str, o: &Opd, space: Space) -> Result<Rat, Rejection> {
         let (a, claimed, kind) = self.access_site(n, arr, space)?;
-        let warp = self.lower.unwrap_or(0);
+        // the lanes of the judgment's set T (all of warp W, or a branch's subset: L:IFSPLIT)
         let dep = Self::dep_opd(&env.d, o);
-        let allowed = access::n_warp(self.block, self.hw, warp, dep.as_ref(), a.bytes, kind).map_err(|_| {
-            self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
-        })?;
+        let allowed =
+            access::n_lanes(self.block, self.hw, &self.threads(), dep.as_ref(), a.bytes, kind).map_err(|_| {
+                self.rej(Reason::ResourceLimit { what: "access enumeration work", limit: access::WORK_LIMIT })
+            })?;
         if claimed.is_negative() || claimed > BigInt::from(allowed) {
             return Err(self.rej(Reason::AccessAbove { claimed: claimed.to_string(), allowed }));
         }

@@ -144,13 +144,9 @@ fn wrap_split(cx: &Ctx, d: &crate::arith::DepMap, e: &crate::syntax::Expr, warp:
     let ws = cx.hw[0];
     let m =
         ent.g.to_u32().filter(|m| (2..=ws).contains(m)).ok_or_else(|| bad("the modulus is not in 2 … warp size"))?;
-    let total = crate::access::block_threads(cx.block).unwrap_or(0);
     let mut seen = vec![false; m as usize];
-    for l in 0..u64::from(ws) {
-        let t = u64::from(ws) * u64::from(warp) + l;
-        if t >= total {
-            break;
-        }
+    // the lanes of the judgment's set T (all of warp `warp`, or a branch's subset)
+    for t in cx.threads() {
         let tid = crate::access::thread_index(cx.block, t);
         let v: num_bigint::BigInt = ent.k.iter().zip(tid.iter()).map(|(k, t)| k * *t).sum();
         let r = v.mod_floor(&num_bigint::BigInt::from(m)).to_usize().unwrap_or(0);
@@ -261,6 +257,10 @@ fn lane_facts(
     if crate::access::block_threads(cx.block).is_none_or(|b| t >= b) {
         return Err(bad());
     }
+    // the lane must be in the judgment's lane set T (a branch's subset under L:IFSPLIT)
+    if !cx.threads().contains(&t) {
+        return Err(bad());
+    }
     let tid = crate::access::thread_index(cx.block, t);
     Ok(super::TIDS
         .iter()
@@ -350,6 +350,111 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
         }
     }
     Ok(Rat::zero())
+}
+
+/// L:IFSPLIT — `if e then s1 else s2` whose test splits the judgment's lane set `T` by a
+/// remainder entry (issue 14, addSub0's `if (j % 2 == 0)`; spec/logic.md §4b "Lane
+/// subsets"): the test is `x == 0` or `x != 0` with the pre's entry `D(x) = (rem x k r m)`,
+/// `T1 = {ℓ ∈ T : m | k·tid(ℓ) + r}` for `==` (`T \ T1` for `!=`) the lanes taking the then
+/// branch and `T2 = T \ T1`, both non-empty ([`split_set`], else `IfsplitLanes`). Three
+/// children: `e`, the then branch as a lower judgment over `T1` and the else branch over
+/// `T2` (checked with [`Ctx::lane_set`] set to the subset). Fields `(entail post …)`:
+/// `P ⇒ P'`; `(entail then …)`: `P ∧ e ⇒ P1`; `(entail else …)`: `P ∧ ¬e ⇒ P2` (`∧` with
+/// `cond` and `lane_D`, §2); `D ⊒ D1`, `D ⊒ D2` (`DepNotImplied`); each branch's pre and
+/// post potentials constants (`IfsplitPotential`); L:IFD's frame (`IfdWritten`,
+/// `D' = D \ W(s1) ∪ W(s2)`); `Q = Q' + M^if + C + M^div + (Q1 − Q1') + (Q2 − Q2')`.
+/// Sound: the lock-step run is SC:IFD with the then branch on exactly `T1` and the else
+/// branch on exactly `T2` (from the store the then branch left, which changed no local of
+/// `T2`'s lanes), each costing at least its constant difference.
+pub fn l_ifsplit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    use crate::Reason;
+    let (e, s1, s2) = stmt::cond_stmt(cx, s)?;
+    let post = cx.post(n)?;
+    let c = cx.shape::<3>(n, &["entail post", "entail then", "entail else"])?;
+    let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
+    let (t1, t2) = split_set(cx, &pre.d, e)?;
+    // each branch: a lower judgment over its lane subset, from `P ∧ e` (`P ∧ ¬e`) and `D`,
+    // with constant potentials; returns `Qi − Qi'`
+    let branch =
+        |child: &Node, i: usize, st: &crate::syntax::Stmt, set: Vec<u64>, neg: bool| -> Result<Rat, Rejection> {
+            let saved = cx.lane_set.replace(Some(std::rc::Rc::new(set)));
+            let checked = cx.check_node(child, Subject::Stmt(st), pre, i);
+            *cx.lane_set.borrow_mut() = saved;
+            checked?;
+            let (bpre, bpost) = cx.pp(child)?;
+            let name = if neg { "else" } else { "then" };
+            cx.entail(n, name, &cx.and_cond(&pre.p, &pre.d, e, neg), &bpre.p)?;
+            cx.covers(&pre.d, &bpre.d)?;
+            let constant = |q: &crate::arith::Poly, which: &'static str| {
+                if q.terms.keys().all(Vec::is_empty) {
+                    Ok(q.terms.iter().map(|(_, v)| v.clone()).fold(Rat::zero(), |a, b| a + b))
+                } else {
+                    Err(cx.rej(Reason::IfsplitPotential { branch: name, which, q: q.to_string() }))
+                }
+            };
+            Ok(constant(&bpre.q, "pre")? - constant(&bpost.q, "post")?)
+        };
+    let k1 = branch(&c[1], 1, s1, t1, false)?;
+    let k2 = branch(&c[2], 2, s2, t2, true)?;
+    let mut w = s1.writes();
+    w.extend(s2.writes());
+    for x in &w {
+        if post.p.iter().any(|c| c.lin.mentions(x)) {
+            return Err(cx.rej(Reason::IfdWritten { part: "P", var: x.clone() }));
+        }
+        if post.q.mentions(x) {
+            return Err(cx.rej(Reason::IfdWritten { part: "Q", var: x.clone() }));
+        }
+    }
+    cx.entail(n, "post", &pre.p, &post.p)?;
+    cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
+    let extra = &cx.m.if_ + cost + &cx.m.div + k1 + k2;
+    cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div + (Q1 − Q1') + (Q2 − Q2')")?;
+    Ok(Rat::zero())
+}
+
+/// L:IFSPLIT's lane subsets for the test `e` under the pre's map `d` (spec/logic.md §4b):
+/// `e` is `(bin == (var x) (int 0))` or `(bin != (var x) (int 0))` with `d(x)` a remainder
+/// entry `(rem x k r m)`; returns the thread ids of the judgment's set `T` ([`Ctx::threads`])
+/// taking the then branch (`m | k·tid + r` for `==`, not for `!=`) and the others, in
+/// order. Errors: `IfsplitLanes` naming the failed condition (either set empty included).
+pub fn split_set(
+    cx: &Ctx,
+    d: &crate::arith::DepMap,
+    e: &crate::syntax::Expr,
+) -> Result<(Vec<u64>, Vec<u64>), Rejection> {
+    use crate::arith::EntryKind;
+    use crate::syntax::{Expr, Opd};
+    use num_integer::Integer;
+    let bad = |why| cx.rej(crate::Reason::IfsplitLanes { test: e.to_string(), why });
+    let (x, eq) = match e {
+        Expr::Bin(op, Opd::Var(x), Opd::Int(z)) if (op == "==" || op == "!=") && z.is_zero() => (x, op == "=="),
+        _ => return Err(bad("not `x == 0` or `x != 0` for a local x")),
+    };
+    let ent =
+        d.get(x).filter(|ent| ent.kind == EntryKind::Rem).ok_or_else(|| bad("no remainder entry for the local"))?;
+    if ent.g < num_bigint::BigInt::from(1) {
+        return Err(bad("the remainder entry's modulus is below 1"));
+    }
+    let (mut then, mut other) = (Vec::new(), Vec::new());
+    for t in cx.threads() {
+        let tid = crate::access::thread_index(cx.block, t);
+        let v: num_bigint::BigInt =
+            ent.k.iter().zip(tid.iter()).map(|(k, t)| k * *t).sum::<num_bigint::BigInt>() + &ent.r;
+        // `σ(x, ℓ) = 0` iff `m | k·tid(ℓ) + r`, since `−m < σ(x, ℓ) < m`
+        if v.mod_floor(&ent.g).is_zero() == eq {
+            then.push(t);
+        } else {
+            other.push(t);
+        }
+    }
+    if then.is_empty() {
+        return Err(bad("no lane of the set takes the then branch"));
+    }
+    if other.is_empty() {
+        return Err(bad("no lane of the set takes the else branch"));
+    }
+    Ok((then, other))
 }
 
 /// L:UNROLL — `while (e) s` with a constant trip count: one child about
@@ -444,12 +549,9 @@ pub fn stride_count(cx: &Ctx, n: &Node, env: &Assn, arr: &str, o: &crate::syntax
         return Err(bad("the multiplier is 0"));
     }
     let dim = dep.unknown_dims().iter().position(|b| *b).unwrap_or(0);
-    // the named warp's lanes (all active): thread ids Wsz·W + l below the block size
-    let wsz = u64::from(cx.hw[0]);
-    let total = crate::access::block_threads(cx.block).unwrap_or(0);
-    let first = wsz.saturating_mul(u64::from(cx.lower.unwrap_or(0)));
-    let lanes: Vec<[i64; 3]> =
-        (first..first.saturating_add(wsz).min(total)).map(|t| crate::access::thread_index(cx.block, t)).collect();
+    // the lanes of the judgment's set T (all of the named warp, or a branch's subset under
+    // L:IFSPLIT), all active
+    let lanes: Vec<[i64; 3]> = cx.threads().into_iter().map(|t| crate::access::thread_index(cx.block, t)).collect();
     let rest = |t: &[i64; 3]| -> num_bigint::BigInt {
         dep.k
             .iter()

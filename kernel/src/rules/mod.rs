@@ -136,9 +136,27 @@ pub struct Ctx<'a> {
     /// The parameter hypotheses `H` of a lower certificate (L:HYP; empty without them):
     /// their congruences `(mod p m (r))` feed `went_W` (§4b "Warp-exact products").
     pub hyps: Vec<crate::arith::Cstr>,
+    /// The lane set `T` of the lower judgment `⊢ᴸ_{M,T}` being checked (spec/logic.md §4b,
+    /// L:IFSPLIT), as thread ids of the named warp: `None` is all its lanes (thread ids
+    /// `Wsz·W + ℓ` below the block size); L:IFSPLIT sets each branch's subset while the
+    /// branch is checked.
+    pub lane_set: RefCell<Option<Rc<Vec<u64>>>>,
 }
 
 impl Ctx<'_> {
+    /// The thread ids of the current lower judgment's lane set `T` ([`Ctx::lane_set`]; all
+    /// lanes of the named warp below the block size when no subset is set; warp 0 for an
+    /// upper certificate, which never reads it).
+    pub fn threads(&self) -> Vec<u64> {
+        if let Some(t) = self.lane_set.borrow().as_ref() {
+            return t.to_vec();
+        }
+        let wsz = u64::from(self.hw[0]);
+        let total = access::block_threads(self.block).unwrap_or(0);
+        let first = wsz.saturating_mul(u64::from(self.lower.unwrap_or(0)));
+        (first..first.saturating_add(wsz).min(total)).collect()
+    }
+
     /// The `M^div` an exit node (Q:IFEXIT4, Q:IFGUARD4, Q:FLAGEXIT) charges for a split:
     /// `M^div`, or 0 in the body of Q:WHILEGUARDCAP / Q:WHILEEXITCAP ([`Ctx::capped`]).
     pub fn split_cost(&self) -> Rat {

@@ -95,6 +95,7 @@ pub fn check_certificate(text: &str) -> Result<Verdict, Rejection> {
         cost_optional: cert.version >= 5,
         lower: cert.lower,
         hyps: cert.hypotheses.as_ref().map(|h| h.facts.clone()).unwrap_or_default(),
+        lane_set: RefCell::new(None),
     };
     if let Some(w) = cert.lower {
         let threads = access::block_threads(cert.block).unwrap_or(u64::MAX);

@@ -130,6 +130,22 @@ pub(super) fn live_in<'s>(
     elses: &mut BTreeMap<usize, Names<'s>>,
     seqs: &mut HashMap<usize, Names<'s>>,
 ) -> Names<'s> {
+    live_in_with(s, after, fixed, loops, elses, seqs, false)
+}
+
+/// [`live_in`]; with `thread_else` the then branch of every `if` also keeps the locals
+/// live at the start of its else branch (Q:IF4 threads the then branch's post `D` into
+/// the else branch's pre: a lower derivation's L:IFSPLIT needs the else branch's entries,
+/// spec/logic.md §4b "Lane subsets"; [`super::Ctx::with_strides`]).
+pub(super) fn live_in_with<'s>(
+    s: &'s Stmt,
+    after: &Names<'s>,
+    fixed: Fixed<'_, 's>,
+    loops: &mut BTreeMap<usize, Names<'s>>,
+    elses: &mut BTreeMap<usize, Names<'s>>,
+    seqs: &mut HashMap<usize, Names<'s>>,
+    thread_else: bool,
+) -> Names<'s> {
     match s {
         Stmt::Seq(..) => {
             let mut cur = after.clone();
@@ -140,7 +156,7 @@ pub(super) fn live_in<'s>(
                     names: &later,
                     up: Some(&fixed),
                 };
-                let next = live_in(it, &cur, here, loops, elses, seqs);
+                let next = live_in_with(it, &cur, here, loops, elses, seqs, thread_else);
                 fixed_reads(it, &mut later);
                 seqs.insert(it as *const Stmt as usize, cur);
                 cur = next;
@@ -148,8 +164,14 @@ pub(super) fn live_in<'s>(
             cur
         }
         Stmt::If(c, a, b, _) => {
-            let mut out = live_in(a, after, fixed, loops, elses, seqs);
-            let lb = live_in(b, after, fixed, loops, elses, seqs);
+            let lb = live_in_with(b, after, fixed, loops, elses, seqs, thread_else);
+            let mut out = if thread_else {
+                let mut both = after.clone();
+                both.extend(lb.iter().copied());
+                live_in_with(a, &both, fixed, loops, elses, seqs, thread_else)
+            } else {
+                live_in_with(a, after, fixed, loops, elses, seqs, thread_else)
+            };
             out.extend(lb.iter().copied());
             let mut own = Names::new();
             fixed_reads(b, &mut own);
@@ -172,7 +194,7 @@ pub(super) fn live_in<'s>(
                 names: &own,
                 up: Some(&fixed),
             };
-            live_in(body, &l, inner, loops, elses, seqs);
+            live_in_with(body, &l, inner, loops, elses, seqs, thread_else);
             loops.insert(loop_key(body), inner.full(l.clone()));
             l
         }

@@ -652,6 +652,21 @@ impl<'a> Ctx<'a> {
     /// certificate's assertions where L:GARRAYSTRIDE / L:GWRITESTRIDE need them.
     pub fn with_strides(mut self) -> Self {
         self.strides = true;
+        // each branch of a divergent `if` keeps the entries the other reads (L:IFSPLIT's
+        // branches are derived over their own lanes, each from the if's `D`)
+        let read_after_end = Names::new();
+        self.live_loop.clear();
+        self.live_else.clear();
+        self.live_after.clear();
+        self.live_root = liveness::live_in_with(
+            &self.prog.body,
+            &BTreeSet::new(),
+            Fixed::end(&read_after_end),
+            &mut self.live_loop,
+            &mut self.live_else,
+            &mut self.live_after,
+            true,
+        );
         self
     }
 

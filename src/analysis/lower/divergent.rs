@@ -56,6 +56,15 @@ impl Lx<'_> {
             d: std::sync::Arc::new(d),
             q: post_q.clone(),
         };
+        // L:IFSPLIT when a remainder test splits the lane set and the branches' constant
+        // lower bounds over their lanes exceed `minc(s1) + minc(s2)` (so the bound is
+        // above L:IFDIV's and L:IFDT's; where it is not, the certificate is unchanged)
+        let splitted = self
+            .split_if(n, e, [s1, s2], pre, &ipost, &ws, &le, &c)
+            .filter(|(_, k)| *k > self.minc(s1) + self.minc(s2));
+        if let Some((node, _)) = splitted {
+            return Ok(self.narrowed(node, pre, post, post_q));
+        }
         // L:IFDIV when two lanes of the warp decide the test both ways under P (only
         // where M^div counts: elsewhere L:IFD proves the same bound)
         let split = if self.m.div.is_zero() {
@@ -144,21 +153,27 @@ impl Lx<'_> {
                 ),
             },
         };
+        Ok(self.narrowed(ifd, pre, post, post_q))
+    }
+
+    /// `ifd` (post `D \ W`) under an L:WEAK without rewrites that narrows its post's `D`
+    /// to the upper post's (`pre`, `post`: the upper node's), or `ifd` itself when equal.
+    fn narrowed(&self, ifd: Node, pre: &Assn, post: &Assn, post_q: &Poly) -> Node {
+        let Ok((ipre, ipost)) = pp(&ifd) else {
+            return ifd;
+        };
         if ipost.d == post.d {
-            return Ok(ifd);
+            return ifd;
         }
-        let ipre = ifd
-            .pre()
-            .cloned()
-            .ok_or_else(|| "L:IFD: no pre".to_string())?;
+        let ipre = ipre.clone();
         let fields = vec![ids("pre", pre.p.len()), ids("post", post.p.len())];
-        Ok(stmt_node(
+        stmt_node(
             "L:WEAK",
             ipre,
             with_q(post, post_q.clone()),
             fields,
             vec![ifd],
-        ))
+        )
     }
 
     /// L:IFDT's lane witness (spec/logic.md §4b): a lane `ℓ` of the warp where
@@ -193,15 +208,8 @@ impl Lx<'_> {
         if !(2..=ws).contains(&m) {
             return false;
         }
-        let Some(total) = warpcert_kernel::access::block_threads(self.launch.block) else {
-            return false;
-        };
         let mut seen = vec![false; m as usize];
-        for l in 0..self.hw.warp_size {
-            let t = u64::from(self.hw.warp_size) * u64::from(self.warp) + u64::from(l);
-            if t >= total {
-                break;
-            }
+        for &t in &self.threads {
             let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
             let v: i128 = (0..3)
                 .map(|i| i128::from(ent.k[i]) * i128::from(tid[i]))
@@ -260,14 +268,13 @@ impl Lx<'_> {
     /// The lanes of the warp with their L:IFDIV / L:IFDT witness sources: the three
     /// thread-index facts `threadIdx.d = v` of the lane, then `p`.
     fn lane_sources(&self, p: &[Cstr]) -> Vec<(u32, Vec<Cstr>)> {
-        let ws = self.hw.warp_size;
-        let Some(total) = warpcert_kernel::access::block_threads(self.launch.block) else {
-            return Vec::new();
-        };
-        (0..ws)
+        let ws = u64::from(self.hw.warp_size);
+        let first = ws * u64::from(self.warp);
+        // the lanes of the judgment's set (a branch's subset under L:IFSPLIT)
+        (0..self.hw.warp_size)
             .filter_map(|l| {
-                let t = u64::from(ws) * u64::from(self.warp) + u64::from(l);
-                (t < total).then(|| {
+                let t = first + u64::from(l);
+                self.threads.contains(&t).then(|| {
                     let tid = warpcert_kernel::access::thread_index(self.launch.block, t);
                     let mut src: Vec<Cstr> = ["threadIdx.x", "threadIdx.y", "threadIdx.z"]
                         .iter()

@@ -8,10 +8,10 @@ use crate::certificate::{Assn, Field, Judgment, Node};
 use crate::core::ir::{Expr, Operand, Space};
 use crate::core::metric::Q;
 use num_bigint::BigInt;
-use warpcert_kernel::access::{n_warp, Kind};
+use warpcert_kernel::access::{n_lanes, Kind};
 
 impl Lx<'_> {
-    /// `N_W(o)` of spec/logic.md §4b (the kernel's own enumeration, [`n_warp`]).
+    /// `N_W(o)` of spec/logic.md §4b (the kernel's own enumeration, [`n_lanes`]).
     pub(super) fn n_w(
         &self,
         a: &str,
@@ -41,10 +41,10 @@ impl Lx<'_> {
             self.hw.bank_bytes,
             self.hw.sector_bytes,
         ];
-        n_warp(
+        n_lanes(
             self.launch.block,
             hw,
-            self.warp,
+            &self.threads,
             dep.as_ref(),
             arr.elem_bytes,
             kind,

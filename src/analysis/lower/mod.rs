@@ -27,13 +27,15 @@
 //! the statement rules, `divergent.rs` the divergent `if`s, `loops.rs` counted loops,
 //! `expr.rs` expressions and access counts; `hypotheses.rs` the parameter hypotheses of
 //! L:HYP and their witness point, `congruence.rs` the congruence hypotheses of warp-exact
-//! products.
+//! products, `split.rs` L:IFSPLIT (branches over their own lanes,
+//! [`lower_certificate_split`]).
 
 mod congruence;
 mod divergent;
 mod expr;
 mod hypotheses;
 mod loops;
+mod split;
 mod stmt;
 mod stride;
 
@@ -79,12 +81,47 @@ pub fn lower_certificate_under(
     warp: u32,
     hyp: Option<&Hypotheses>,
 ) -> Result<(String, Poly), LowerError> {
+    lower_certificate_with(prog, metric, hw, launch, upper, warp, hyp, false)
+}
+
+/// [`lower_certificate_under`] that also uses L:IFSPLIT (`split.rs`, spec/logic.md §4b
+/// "Lane subsets") where a remainder test splits the lane set and the branches' bounds
+/// over their lanes beat `minc`. A separate entry: L:IFSPLIT has no LowerCheck.v case, so
+/// `analyze` asks for it only where the certificate without it does not reach the upper
+/// bound (a certificate that did stays exportable to Coq).
+pub fn lower_certificate_split(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    upper: &Node,
+    warp: u32,
+    hyp: Option<&Hypotheses>,
+) -> Result<(String, Poly), LowerError> {
+    lower_certificate_with(prog, metric, hw, launch, upper, warp, hyp, true)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn lower_certificate_with(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    upper: &Node,
+    warp: u32,
+    hyp: Option<&Hypotheses>,
+    split: bool,
+) -> Result<(String, Poly), LowerError> {
+    let wsz = u64::from(hw.warp_size);
+    let first = wsz * u64::from(warp);
     let cx = Lx {
         prog,
         m: metric,
         hw,
         launch,
         warp,
+        threads: (first..(first + wsz).min(launch.block_threads())).collect(),
+        split,
     };
     // `Lx::stmt` recurses along the derivation (an unrolled loop nests its copies): on a
     // large stack, as the upper analysis (a rayon worker's 2 MiB overflowed in a debug
@@ -115,13 +152,33 @@ pub fn lower_certificate_under(
 }
 
 /// The context of one lower derivation (the methods live in `stmt.rs`, `divergent.rs`,
-/// `loops.rs` and `expr.rs`): the program, metric, hardware, launch and the named warp.
+/// `loops.rs` and `expr.rs`): the program, metric, hardware, launch, the named warp and
+/// the judgment's lane set `T` (thread ids; all lanes of the warp, or a branch's subset
+/// under L:IFSPLIT, `split.rs`).
 struct Lx<'a> {
     prog: &'a Program,
     m: &'a Metric,
     hw: &'a Hardware,
     launch: &'a Launch,
     warp: u32,
+    threads: Vec<u64>,
+    /// Whether L:IFSPLIT may be used ([`lower_certificate_split`]).
+    split: bool,
+}
+
+impl<'a> Lx<'a> {
+    /// The same context on the lane subset `threads` (L:IFSPLIT's branches).
+    fn on(&self, threads: Vec<u64>) -> Lx<'a> {
+        Lx {
+            prog: self.prog,
+            m: self.m,
+            hw: self.hw,
+            launch: self.launch,
+            warp: self.warp,
+            threads,
+            split: self.split,
+        }
+    }
 }
 
 fn stmt_node(

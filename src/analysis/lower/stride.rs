@@ -68,10 +68,11 @@ impl Lx<'_> {
         let dep = scaled_operand(&pre.d, o)?;
         let fact = stride_fact(&dep, arr.elem_bytes, self.hw)?;
         let dim = dep.unknown_dims().iter().position(|b| *b)?;
-        let wsz = u64::from(self.hw.warp_size);
-        let first = wsz * u64::from(self.warp);
-        let lanes: Vec<[i64; 3]> = (first..(first + wsz).min(self.launch.block_threads()))
-            .map(|t| self.launch.thread_index(t))
+        // the judgment's lanes (all of the warp, or a branch's subset under L:IFSPLIT)
+        let lanes: Vec<[i64; 3]> = self
+            .threads
+            .iter()
+            .map(|t| self.launch.thread_index(*t))
             .collect();
         let rest = |t: &[i64; 3]| -> i128 {
             (0..3)

@@ -1,0 +1,111 @@
+//! L:IFSPLIT in lower-bound certificates (spec/logic.md §4b "Lane subsets", issue 14,
+//! addSub0's `if (j % 2 == 0)`): a divergent `if` whose test `x == 0` / `x != 0` has a
+//! remainder entry `(rem x k r m)` runs its then branch on exactly the lanes
+//! `T1 = {ℓ ∈ T : m | k·tid(ℓ) + r}` and its else branch on the others, so each branch gets
+//! its own lower derivation over its lane subset (access counts over those lanes only).
+//! Heuristic and untrusted: the kernel checks (`rules::lower::l_ifsplit`).
+
+use super::{pp, pre_q, stmt_node, with_q, Lx};
+use crate::certificate::{Assn, Farkas, Field, Node};
+use crate::core::assertion::{EntryKind, Poly};
+use crate::core::ir::{BinOp, Const, Expr, Operand, Stmt};
+use crate::core::metric::Q;
+
+/// The constant value of `q`, `None` if it has a non-constant term.
+fn constant(q: &Poly) -> Option<Q> {
+    let mut v = Q::from_integer(0.into());
+    for (m, c) in q.terms.iter() {
+        if !m.is_empty() {
+            return None;
+        }
+        v += c;
+    }
+    Some(v)
+}
+
+impl Lx<'_> {
+    /// The lanes of the judgment's set taking the then branch of the test `e` and the
+    /// others (the kernel's `split_set`): `e` is `x == 0` or `x != 0` with a remainder entry
+    /// `(rem x k r m)` in `pre`'s `D`. `None` otherwise or when either set is empty.
+    fn split_set(&self, e: &Expr, pre: &Assn) -> Option<(Vec<u64>, Vec<u64>)> {
+        let (x, eq) = match e {
+            Expr::Bin(
+                op @ (BinOp::Eq | BinOp::Ne),
+                Operand::Var(x),
+                Operand::Const(Const::Int(0)),
+            ) => (x, *op == BinOp::Eq),
+            _ => return None,
+        };
+        let ent = pre.d.get(x).filter(|d| d.kind == EntryKind::Rem)?;
+        if ent.g < 1 {
+            return None;
+        }
+        let (mut then, mut other) = (Vec::new(), Vec::new());
+        for &t in &self.threads {
+            let tid = self.launch.thread_index(t);
+            let v: i128 = (0..3)
+                .map(|i| i128::from(ent.k[i]) * i128::from(tid[i]))
+                .sum::<i128>()
+                + i128::from(ent.r);
+            if (v.rem_euclid(i128::from(ent.g)) == 0) == eq {
+                then.push(t);
+            } else {
+                other.push(t);
+            }
+        }
+        (!then.is_empty() && !other.is_empty()).then_some((then, other))
+    }
+
+    /// The L:IFSPLIT node for the divergent `if e then s1 else s2` of the upper Q:IF4 node
+    /// `n` (children: the test, then and else derivations), with the test's lower node `le`
+    /// and cost `c`, the post `ipost` (the if's `P'`, `D \ W`, the post potential) and the
+    /// witnesses `ws` of `P ⇒ P'`. Each branch is derived over its lane subset from post
+    /// potential 0 and must come out with a constant pre potential. `None` where the rule
+    /// does not apply or a branch has no such derivation (the caller falls back to L:IFD and
+    /// its relatives).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn split_if(
+        &self,
+        n: &Node,
+        e: &Expr,
+        [s1, s2]: [&Stmt; 2],
+        pre: &Assn,
+        ipost: &Assn,
+        ws: &[Farkas],
+        le: &Node,
+        c: &Q,
+    ) -> Option<(Node, Q)> {
+        if !self.split || n.rule != "Q:IF4" {
+            return None;
+        }
+        let [_, t, f] = n.children.as_slice() else {
+            return None;
+        };
+        let (t1, t2) = self.split_set(e, pre)?;
+        let zero = Poly::zero();
+        let lt = self.on(t1).stmt(t, s1, &zero).ok()?;
+        let lf = self.on(t2).stmt(f, s2, &zero).ok()?;
+        let (k1, k2) = (constant(&pre_q(&lt))?, constant(&pre_q(&lf))?);
+        // `P ∧ e ⇒ P1`: Q:IF4's then pre is `P ∧ e` itself; `P ∧ ¬e ⇒ P2`: Q:IF4's
+        // `else-cond` list proves the else pre from `P ∧ ¬e`
+        let (tp, _) = pp(&lt).ok()?;
+        let then_ids = Field::Entail("then", (0..tp.p.len()).map(Farkas::Id).collect());
+        let else_ws = n.fields.iter().find_map(|fl| match fl {
+            Field::Entail("else-cond", w) => Some(w.clone()),
+            _ => None,
+        })?;
+        let charge = &self.m.if_ + c + &self.m.div + &k1 + &k2;
+        let node = stmt_node(
+            "L:IFSPLIT",
+            with_q(pre, ipost.q.plus_const(&charge)),
+            ipost.clone(),
+            vec![
+                Field::Entail("post", ws.to_vec()),
+                then_ids,
+                Field::Entail("else", else_ws),
+            ],
+            vec![le.clone(), lt, lf],
+        );
+        Some((node, k1 + k2))
+    }
+}

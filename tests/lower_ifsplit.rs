@@ -1,0 +1,261 @@
+//! Rule L:IFSPLIT (spec/logic.md §4b "Lane subsets", issue 14): a divergent `if` whose test
+//! `x == 0` has a remainder entry `(rem x k r m)` runs its then branch on exactly the lanes
+//! `m | k·tid + r` and its else branch on the others; each branch is a lower judgment over
+//! its own lanes, so its access counts are counted over those lanes only. addSub0's
+//! `sectors` and `steps` answers become `exact` (both certificates accepted by the kernel).
+//! The kernel rejects a count above a branch's lanes, a then derivation about the other
+//! lanes, a missing branch, a missing else witness list and a test of another form, each
+//! pinned by its message.
+//!
+//! Hand derivation (int = 4 bytes, 32-byte sectors, warp 32, block 1024, warp 0,
+//! `blockIdx.x = 0`): addSub0's round `i` of `for (i = 0; i < w; i++)` has `j = tid`,
+//! `t1 = j % 2` and `if (t1 == 0) B[j·w + i] += A[i]; else B[j·w + i] -= A[i];`. The then
+//! branch runs on the 16 even lanes, the else branch on the 16 odd ones (SC:IFD: both run).
+//! In a branch, neighbouring lanes' `B` indices are `2w` ints = `8w` bytes apart, so the
+//! read and the write of `B` each touch 16 sectors once `8w ≥ 32` (`w ≥ 4`), and `A[i]`
+//! one: 33 per branch, 66 per round, `66·w` from `w = 4` — the upper bound
+//! `66·max(0, w)`. Below: `w = 1`: a branch's 16 lanes span 128 contiguous bytes (8-byte
+//! steps, base 0 or 4): 4 sectors, so `2·(4 + 4 + 1) = 18`; `w = 2`: 16-byte steps over
+//! 256 bytes: 8 sectors, `2·2·(8 + 8 + 1) = 68`. The lower certificate's region is
+//! `w ≥ 8` (L:GWRITESTRIDE's `8 − w ≤ 0`: its count uses the gap between consecutive
+//! `tid`s, 1, not the branch's gap 2), where the bound is attained.
+//!
+//! The lock-step semantics (`run_warp`, tests/common::warp_cost) confirms each value.
+
+mod common;
+
+use common::answer::{exact_answer, loaded};
+use common::{load_for, racuda_corpus, warp_cost};
+use warpcert::analysis::AnalysisOptions;
+use warpcert::core::ir::Program;
+use warpcert::core::metric::{q, MetricName};
+use warpcert::core::Launch;
+
+fn addsub0() -> Option<(Program, Launch)> {
+    let dir = racuda_corpus("lower_ifsplit addSub0")?;
+    let launch = Launch {
+        block: [1024, 1, 1],
+        grid: None,
+    };
+    Some((load_for(&dir.join("addSub0.cu"), &launch), launch))
+}
+
+/// The `metric` answer of `prog`: relation `exact` with bound `want`, both certificates
+/// accepted by the kernel, the lower one for warp 0; returns the lower certificate.
+fn exact(name: &str, prog: &Program, launch: Launch, metric: MetricName, want: &str) -> String {
+    let l = loaded(prog.clone(), launch, metric);
+    let (rel, per_warp, upper, lower) = exact_answer(&l, metric, &AnalysisOptions::default(), name);
+    assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", want), "{name}");
+    let u = warpcert_kernel::check(&upper).unwrap_or_else(|r| panic!("{name}: {r}"));
+    assert_eq!(u.bound, want, "{name}");
+    let v = warpcert_kernel::check(&lower).unwrap_or_else(|r| panic!("{name}: {r}"));
+    assert_eq!(
+        (v.role, v.bound.as_str()),
+        (warpcert_kernel::Role::Lower(0), want),
+        "{name}"
+    );
+    lower
+}
+
+/// `text` without the balanced s-expression that starts at the `nth` (0-based) occurrence
+/// of `start`.
+fn without_subtree(text: &str, start: &str, nth: usize) -> String {
+    let at = text
+        .match_indices(start)
+        .nth(nth)
+        .map(|(i, _)| i)
+        .unwrap_or_else(|| panic!("`{start}` #{nth} not in the certificate"));
+    let mut depth = 0i32;
+    for (k, ch) in text[at..].char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return format!("{}{}", &text[..at], &text[at + k + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced subtree at `{start}`")
+}
+
+/// Hand values of the module docs: `66·w` from `w = 4`, 18 at `w = 1`, 68 at `w = 2`; the
+/// certificate's region `w ≥ 8`, where the lower bound `66·w` is at most (here equal to)
+/// the lock-step cost of warp 0 (and of the block's last warp, 31).
+#[test]
+fn addsub0_sectors_exact() {
+    let Some((prog, launch)) = addsub0() else {
+        return;
+    };
+    let lower = exact(
+        "addsub0-sectors",
+        &prog,
+        launch,
+        MetricName::Sectors,
+        "66*max(0, w)",
+    );
+    assert!(lower.contains("(hyp (le (lin 8 (-1 w))))"), "{lower}");
+    assert_eq!(lower.matches("(L:IFSPLIT ").count(), 1, "{lower}");
+    // each branch's B read and write: 16 lanes, 16 sectors
+    assert_eq!(
+        lower.matches("(L:GARRAYSTRIDE (n 16)").count(),
+        2,
+        "{lower}"
+    );
+    assert_eq!(
+        lower.matches("(L:GWRITESTRIDE (post ").count(),
+        2,
+        "{lower}"
+    );
+    let cost = |w: i64, warp: u64| {
+        warp_cost(
+            &prog,
+            MetricName::Sectors,
+            &launch,
+            [0, 0, 0],
+            warp,
+            &[("w", w), ("h", 1)],
+        )
+    };
+    for w in [4, 5, 8, 9, 12] {
+        for warp in [0, 31] {
+            assert_eq!(cost(w, warp), q(66 * w), "w={w} warp {warp}");
+        }
+    }
+    assert_eq!(cost(1, 0), q(18), "w=1");
+    assert_eq!(cost(2, 0), q(68), "w=2");
+}
+
+/// `steps` rides on the same counts: `6 + 123·max(0, w)` (the semantics at `w = 8, 9`, in
+/// the region, equal to it).
+#[test]
+fn addsub0_steps_exact() {
+    let Some((prog, launch)) = addsub0() else {
+        return;
+    };
+    exact(
+        "addsub0-steps",
+        &prog,
+        launch,
+        MetricName::Steps,
+        "6 + 123*max(0, w)",
+    );
+    for w in [8, 9] {
+        assert_eq!(
+            warp_cost(
+                &prog,
+                MetricName::Steps,
+                &launch,
+                [0, 0, 0],
+                0,
+                &[("w", w), ("h", 1)]
+            ),
+            q(6 + 123 * w),
+            "w={w}"
+        );
+    }
+}
+
+/// Mutants of addSub0's lower certificate, each rejected with its message.
+#[test]
+fn addsub0_ifsplit_mutants_rejected() {
+    let Some((prog, launch)) = addsub0() else {
+        return;
+    };
+    let lower = exact(
+        "addsub0-mut",
+        &prog,
+        launch,
+        MetricName::Sectors,
+        "66*max(0, w)",
+    );
+    let reject = |what: &str, text: String, msg: &str| {
+        let r = warpcert_kernel::check(&text)
+            .err()
+            .unwrap_or_else(|| panic!("{what}: accepted"));
+        assert!(r.to_string().contains(msg), "{what}: {r}");
+    };
+    // a wrong lane count: the then branch's B read claims 17 sectors of its 16 lanes (or
+    // the warp's 32, which a full-warp judgment would allow)
+    for n in [17, 32] {
+        reject(
+            "n above the branch's lanes",
+            lower.replacen(
+                "(L:GARRAYSTRIDE (n 16)",
+                &format!("(L:GARRAYSTRIDE (n {n})"),
+                1,
+            ),
+            &format!("claimed access count {n} is above the named warp's count 16"),
+        );
+    }
+    // a branch derivation over the wrong lanes: with the test `t1 != 0` the then branch
+    // runs on the odd lanes, but its derivation's pre is about the even ones (`t1 = 0`,
+    // `threadIdx.x mod 2 = 0`), which `P ∧ t1 ≠ 0` does not entail
+    let test = "(if (bin == (var t1) (int 0))";
+    assert!(lower.contains(test), "{lower}");
+    reject(
+        "then derivation on the else lanes",
+        lower.replacen(test, "(if (bin != (var t1) (int 0))", 1),
+        "entail then",
+    );
+    // a missing branch: the else derivation dropped
+    let split = lower.find("(L:IFSPLIT ").unwrap_or_default();
+    let else_at = lower[split..]
+        .match_indices("(L:SEQ (pre ")
+        .nth(1)
+        .map(|(i, _)| split + i)
+        .unwrap_or_else(|| panic!("no else branch: {lower}"));
+    let head = &lower[..else_at];
+    let dropped = format!(
+        "{head}{}",
+        &without_subtree(&lower[else_at..], "(L:SEQ (pre ", 0)
+    );
+    reject(
+        "missing else branch",
+        dropped,
+        "expected 3 children, found 2",
+    );
+    // the else branch's witnesses (`P ∧ ¬e ⇒` its pre) dropped
+    let with_else = lower
+        .split("(entail else ")
+        .nth(1)
+        .and_then(|r| r.find(") _").map(|k| format!("(entail else {}) ", &r[..k])))
+        .unwrap_or_else(|| panic!("no else witnesses: {lower}"));
+    reject(
+        "no else witnesses",
+        lower.replacen(&with_else, "", 1),
+        "entail else: expected",
+    );
+    // a test of another form: `t1 == 1` is not decided by the remainder entry here
+    reject(
+        "test t1 == 1",
+        lower.replacen(test, "(if (bin == (var t1) (int 1))", 1),
+        "L:IFSPLIT: the test `(bin == (var t1) (int 1))` does not split the lane set: not `x == 0` or `x != 0` for a local x",
+    );
+}
+
+/// L:IFSPLIT has no LowerCheck.v case yet (spec/logic.md §4b "Lane subsets"; Split.v
+/// proves the rule's soundness lemma only): `export-coq` refuses the accepted lower
+/// certificate by the rule's name (the L:IFSPLIT node is the first unformalized one on
+/// the way down, above its branches' stride nodes).
+#[test]
+fn export_refuses_ifsplit_by_name() {
+    let Some((prog, launch)) = addsub0() else {
+        return;
+    };
+    let lower = exact(
+        "addsub0-export",
+        &prog,
+        launch,
+        MetricName::Sectors,
+        "66*max(0, w)",
+    );
+    match warpcert::export::coq::export(&lower) {
+        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
+            assert_eq!(r, "L:IFSPLIT")
+        }
+        other => panic!("export of the lower certificate: {other:?}"),
+    }
+}

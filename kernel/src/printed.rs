@@ -153,9 +153,13 @@ impl Expr {
                     _ => return None,
                 }
             }
-            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) | Expr::LogQ(..) | Expr::Res(..) | Expr::Win(..) | Expr::Sum(..) => {
-                return None
-            }
+            Expr::Max0(..)
+            | Expr::Floor(..)
+            | Expr::Log(..)
+            | Expr::LogQ(..)
+            | Expr::Res(..)
+            | Expr::Win(..)
+            | Expr::Sum(..) => return None,
         })
     }
 

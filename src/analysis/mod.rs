@@ -207,7 +207,9 @@ fn run_once(
         r => r,
     };
     let r = match r {
-        Ok(found) => Ok(windowed_run(prog, metric, hw, launch, opts, target, &ctx, found)),
+        Ok(found) => Ok(windowed_run(
+            prog, metric, hw, launch, opts, target, &ctx, found,
+        )),
         r => r,
     };
     (r, floors)

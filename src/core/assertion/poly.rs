@@ -200,9 +200,7 @@ impl Atom {
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
             Atom::Max0(l) => Some(l.as_ref()),
-            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => {
-                None
-            }
+            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => None,
         }
     }
     /// The divisor `d` (1 for `max0`).

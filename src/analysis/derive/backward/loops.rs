@@ -483,7 +483,10 @@ impl Back<'_, '_> {
                     Some(_) if window.is_some() => {
                         let (x, m, a, b) = window.expect("checked");
                         fields.push(Field::N(num_traits::ToPrimitive::to_u64(m).unwrap_or(0)));
-                        ("Q:WHILELASTWINDOW", ik.plus(&self.window_charge(x, m, *a, *b)))
+                        (
+                            "Q:WHILELASTWINDOW",
+                            ik.plus(&self.window_charge(x, m, *a, *b)),
+                        )
                     }
                     Some((form, s, m)) => {
                         fields.push(Field::Class(s.clone(), m.clone()));

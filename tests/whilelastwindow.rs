@@ -104,7 +104,7 @@ fn whilelastwindow_mutants_are_rejected_by_message() {
         "modulus 96",
     );
     rejected(&with(" (n 0)"), "M < 1", "modulus 0");
-    rejected(&with(""), "n", "no (n M)");
+    rejected(&with(""), "missing field (n …)", "no (n M)");
     // the charged atom of some copy, one integer narrower
     let atom = "256 31)";
     assert!(cert.contains(atom));

@@ -347,7 +347,7 @@ pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProb
 pub fn atom_arg(a: &Atom, name: &str) -> Result<(Lin, Vec<Cstr>), FarkasProblem> {
     match a {
         Atom::Max0(l) => Ok((l.clone(), Vec::new())),
-        Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => Err(FarkasProblem::LogAtom(a.to_string())),
+        Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => Err(FarkasProblem::LogAtom(a.to_string())),
         Atom::Floor(l, d) => {
             if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) || !d.is_positive() {
                 return Err(FarkasProblem::NotIntegral(a.to_string()));
@@ -383,6 +383,37 @@ pub enum Atom {
     /// `(ndvd L m)`, issue 15): 0 when `m` divides the integer `L`, else 1. Non-negative,
     /// at most 1, not monotone in `L`; canonical: `L` not constant, `m ≥ 2`.
     Res(Lin, BigInt),
+    /// The window atom `[L mod m < w]` (spec/logic.md §1 "Window atoms", certificate syntax
+    /// `(inwin L m w)`, issue 15): 1 when the integer `L` lies in `[0, w)` modulo `m`, else
+    /// 0. Non-negative, at most 1, not monotone in `L`; canonical: `L` not constant,
+    /// `1 ≤ w < m`.
+    Win(Lin, BigInt, BigInt),
+}
+
+/// The value `[v mod m < w]` of a window atom whose form has the value `v` (`⌊v⌋` for a
+/// non-integer `v`; `m ≥ 1`).
+pub fn win_value(v: &Rat, m: &BigInt, w: &BigInt) -> BigInt {
+    if &v.floor().to_integer().mod_floor(m) < w {
+        BigInt::one()
+    } else {
+        BigInt::zero()
+    }
+}
+
+/// The canonical form of the window atom `[l mod m < w]` (spec/logic.md §1 "Window
+/// atoms"): `Err(v)` for a constant atom (`w ≤ 0`: 0; `w ≥ m`: 1; a constant form: its
+/// value), else the atom as it is.
+fn win_canonical(l: &Lin, m: &BigInt, w: &BigInt) -> Result<Atom, Rat> {
+    if !w.is_positive() {
+        return Err(Rat::zero());
+    }
+    if w >= m {
+        return Err(Rat::one());
+    }
+    match l.as_const() {
+        Some(c) => Err(Rat::from_integer(win_value(c, m, w))),
+        None => Ok(Atom::Win(l.clone(), m.clone(), w.clone())),
+    }
 }
 
 /// The value `[m ∤ v]` of a residue atom whose form has the value `v` (a non-integer `v`
@@ -436,7 +467,12 @@ impl Atom {
     /// ([`Atom::forms`]).
     pub fn lin(&self) -> &Lin {
         match self {
-            Atom::Max0(l) | Atom::Floor(l, _) | Atom::Log(l) | Atom::LogQ(l, _) | Atom::Res(l, _) => l,
+            Atom::Max0(l)
+            | Atom::Floor(l, _)
+            | Atom::Log(l)
+            | Atom::LogQ(l, _)
+            | Atom::Res(l, _)
+            | Atom::Win(l, _, _) => l,
         }
     }
     /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
@@ -454,6 +490,7 @@ impl Atom {
             Atom::Log(l) => Atom::Log(f(l)),
             Atom::LogQ(l, m) => Atom::LogQ(f(l), f(m)),
             Atom::Res(l, m) => Atom::Res(f(l), m.clone()),
+            Atom::Win(l, m, w) => Atom::Win(f(l), m.clone(), w.clone()),
         }
     }
     /// Canonical form: `Err(v)` when the atom is the constant `v`, else `Ok((f, A'))` with
@@ -483,6 +520,7 @@ impl Atom {
                 }
             }
             Atom::Res(l, m) => return res_canonical(l, m).map(|a| (Rat::one(), a)),
+            Atom::Win(l, m, w) => return win_canonical(l, m, w).map(|a| (Rat::one(), a)),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(&a.denom()));
@@ -514,7 +552,9 @@ impl Atom {
                 Ok(Atom::Floor(l.add_scaled(&Lin::constant(k), &-Rat::one()), dv.clone()))
             }
             Atom::Floor(..) => Err(FarkasProblem::NotIntegral(d.to_string())),
-            Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => Err(FarkasProblem::LogAtom(self.to_string())),
+            Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => {
+                Err(FarkasProblem::LogAtom(self.to_string()))
+            }
         }
     }
 }
@@ -528,6 +568,7 @@ impl fmt::Display for Atom {
             Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
             Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
             Atom::Res(l, m) => write!(f, "[{m} ∤ {l}]"),
+            Atom::Win(l, m, w) => write!(f, "[({l}) mod {m} < {w}]"),
         }
     }
 }
@@ -644,7 +685,7 @@ impl Poly {
         self.terms.keys().flatten().all(|a| {
             a.lin().terms.get(v).is_none_or(|k| !k.is_positive())
                 && !matches!(a, Atom::LogQ(_, m) if m.mentions(v))
-                && !matches!(a, Atom::Res(..) if a.mentions(v))
+                && !matches!(a, Atom::Res(..) | Atom::Win(..) if a.mentions(v))
         })
     }
     /// The first term with a negative coefficient, printed, if any.

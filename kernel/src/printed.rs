@@ -131,6 +131,8 @@ enum Expr {
     Log(Box<Expr>, usize),
     LogQ(Box<Expr>, Box<Expr>, usize),
     Res(Box<Expr>, BigInt, usize),
+    /// `[(L) mod m < w]`, the window atom.
+    Win(Box<Expr>, BigInt, BigInt, usize),
     /// `Σ_{k=a..b} F`: the bound name, `a`, `b` and `F`.
     Sum(String, u32, u32, Box<Expr>),
 }
@@ -151,9 +153,13 @@ impl Expr {
                     _ => return None,
                 }
             }
-            Expr::Max0(..) | Expr::Floor(..) | Expr::Log(..) | Expr::LogQ(..) | Expr::Res(..) | Expr::Sum(..) => {
-                return None
-            }
+            Expr::Max0(..)
+            | Expr::Floor(..)
+            | Expr::Log(..)
+            | Expr::LogQ(..)
+            | Expr::Res(..)
+            | Expr::Win(..)
+            | Expr::Sum(..) => return None,
         })
     }
 
@@ -171,6 +177,7 @@ impl Expr {
             Expr::Log(x, at) => Expr::Log(b(x), *at),
             Expr::LogQ(x, y, at) => Expr::LogQ(b(x), b(y), *at),
             Expr::Res(x, m, at) => Expr::Res(b(x), m.clone(), *at),
+            Expr::Win(x, m, w, at) => Expr::Win(b(x), m.clone(), w.clone(), *at),
             // an inner sum over the same name binds it again
             Expr::Sum(n, ..) if n == k => self.clone(),
             Expr::Sum(n, lo, hi, f) => Expr::Sum(n.clone(), *lo, *hi, b(f)),
@@ -196,6 +203,7 @@ impl Expr {
             Expr::Log(e, at) => atom(Atom::Log(arg(e, *at)?)),
             Expr::LogQ(l, m, at) => atom(Atom::LogQ(arg(l, *at)?, arg(m, *at)?)),
             Expr::Res(e, m, at) => atom(Atom::Res(arg(e, *at)?, m.clone())),
+            Expr::Win(e, m, w, at) => atom(Atom::Win(arg(e, *at)?, m.clone(), w.clone())),
             Expr::Sum(k, lo, hi, f) => {
                 let mut p = Poly::zero();
                 for v in *lo..=*hi {
@@ -370,6 +378,17 @@ impl Reader {
                     (e, Some(self.divisor()?))
                 }
                 AtomKind::Res => {
+                    // the window atom `[(L) mod m < w]` (spec/logic.md §1 "Window atoms")
+                    if self.eat("(") {
+                        let e = self.sum()?;
+                        self.expect(")")?;
+                        self.expect("mod")?;
+                        let m = self.divisor()?;
+                        self.expect("<")?;
+                        let w = self.integer()?;
+                        self.expect(close)?;
+                        return Ok(Expr::Win(Box::new(e), m, w, at));
+                    }
                     let m = self.divisor()?;
                     self.expect("∤")?;
                     let e = self.sum()?;

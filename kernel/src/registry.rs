@@ -3,7 +3,7 @@
 
 use crate::arith::Rat;
 use crate::rules::{
-    align::{q_ifalign, q_whilelastalign},
+    align::{q_ifalign, q_whilelastalign, q_whilelastwindow},
     cap::{q_whileexitcap, q_whileguardcap},
     case::{q_case, q_whilenone},
     expr::*,
@@ -74,6 +74,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:WHILENONE",
     "Q:GWRITEGUARD",
     "Q:VWRITEGUARD",
+    "Q:WHILELASTWINDOW",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -190,6 +191,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:WHILENONE" => (S, q_whilenone as Rule),
         "Q:GWRITEGUARD" => (S, q_gwriteguard as Rule),
         "Q:VWRITEGUARD" => (S, q_vwriteguard as Rule),
+        "Q:WHILELASTWINDOW" => (S, q_whilelastwindow as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

@@ -1001,6 +1001,33 @@ pub fn align_charge<T: Types + ?Sized>(
     ))
 }
 
+/// Q:WHILELASTWINDOW's charge for the loop test `L ≤ 0` under `d` (spec/logic.md §4; checked
+/// by the kernel's `q_whilelastwindow`): `(X, m, a, b)`, the uniform part `X`, the modulus
+/// `m = G` (the local class modulus) and the hull `[a, b]` of the warps' split windows; the
+/// charge is the window atom `M^div·[(b − X) mod m < b − a + 1]`. Only when `G > 0` and
+/// the hull has fewer than `m` integers (else the atom is the constant 1; it is then at
+/// most the residue charge of [`align_charge`]). `None` otherwise, or when no warp can
+/// split.
+pub fn window_charge<T: Types + ?Sized>(
+    prog: &T,
+    d: &DepMap,
+    l: &Lin,
+    launch: &crate::core::Launch,
+    warp: u32,
+) -> Option<(Lin, num_bigint::BigInt, i128, i128)> {
+    let (k, x, g) = local_class(prog, d, l)?;
+    if g <= 0 {
+        return None;
+    }
+    let windows = split_windows(&k, launch, warp)?;
+    let a = windows.iter().map(|w| w.0).min()?;
+    let b = windows.iter().map(|w| w.0 + w.1 - 1).max()?;
+    if b - a + 1 >= g {
+        return None;
+    }
+    Some((x, num_bigint::BigInt::from(g), a, b))
+}
+
 /// The least class `(s, m)` of [`align_charge`] for the thread coefficients `k` and the
 /// local class modulus `g`: `m` from above the widest window, each `m` by one sweep.
 fn residue_class(

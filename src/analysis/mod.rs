@@ -206,7 +206,55 @@ fn run_once(
         }
         r => r,
     };
+    let r = match r {
+        Ok(found) => Ok(windowed_run(
+            prog, metric, hw, launch, opts, target, &ctx, found,
+        )),
+        r => r,
+    };
     (r, floors)
+}
+
+/// A run with the triangular loops of constant trip count unrolled and the Q:WHILELAST
+/// loops charged by Q:WHILELASTWINDOW (spec/logic.md §4; `derive::Ctx::windowed`), tried
+/// when the metric charges `M^div`, `first` (the run of [`run_once`]) has a
+/// Q:WHILELASTALIGN node and some triangular loop's trip count may be a launch constant:
+/// each unrolled copy of an inner loop then pays its split only when its own entry offset
+/// can reach a split window (tests/precision/nest_entry_stride.cu). Kept only when its
+/// bound is at most `first`'s at every sampled point and below it at one; otherwise, or
+/// when the run fails, `first`.
+#[allow(clippy::too_many_arguments)]
+fn windowed_run(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    target: Option<&Poly>,
+    first_ctx: &derive::Ctx<'_>,
+    first: (Node, Poly),
+) -> (Node, Poly) {
+    use num_traits::Zero;
+    if metric.div.is_zero() || !opts.align || !first_ctx.has_constant_triangular() {
+        return first;
+    }
+    let mut rules = BTreeMap::new();
+    first.0.count_rules(&mut rules);
+    if !rules.contains_key("Q:WHILELASTALIGN") {
+        return first;
+    }
+    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
+        .unrolling()
+        .windowed();
+    match derive::run_toward(&mut ctx, target) {
+        Ok((node, bound))
+            if form::at_most_everywhere(&bound, &first.1)
+                && !form::at_most_everywhere(&first.1, &bound) =>
+        {
+            (node, bound)
+        }
+        _ => first,
+    }
 }
 
 /// The derivation of [`analyze`] with the parameter hypotheses `hyps` (linear facts over

@@ -149,6 +149,15 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
                                 1.0
                             }
                         }
+                        // [⌊L⌋ mod m < w] (spec/logic.md §1 "Window atoms")
+                        warpcert_kernel::arith::Atom::Win(_, m, w) => {
+                            let (m, w) = (r(&m.clone().into()), r(&w.clone().into()));
+                            if v.floor().rem_euclid(m) < w {
+                                1.0
+                            } else {
+                                0.0
+                            }
+                        }
                         // ⌊log2 max(1, ⌊L⌋)⌋ (spec/logic.md §1 "Log atoms")
                         warpcert_kernel::arith::Atom::Log(_) => v.floor().max(1.0).log2().floor(),
                         // ⌊log2 max(1, ⌊⌊L⌋ / max(1, ⌊M⌋)⌋)⌋ (spec/logic.md §1 "Quotient log atoms")

@@ -186,6 +186,11 @@ fn write_atom(out: &mut String, a: &Atom) {
             write_lin(out, l);
             let _ = write!(out, " {m}");
         }
+        Atom::Win(l, m, w) => {
+            out.push_str("(inwin ");
+            write_lin(out, l);
+            let _ = write!(out, " {m} {w}");
+        }
     }
     out.push(')');
 }
@@ -323,6 +328,12 @@ fn hash_poly(q: &Poly) -> u64 {
                     4u8.hash(&mut h);
                     hash_lin(l, &mut h);
                     m.hash(&mut h);
+                }
+                Atom::Win(l, m, w) => {
+                    5u8.hash(&mut h);
+                    hash_lin(l, &mut h);
+                    m.hash(&mut h);
+                    w.hash(&mut h);
                 }
             }
         }

@@ -238,6 +238,7 @@ pub fn verdict_bound(v: &Verdict) -> crate::core::assertion::Poly {
                 Atom::Log(l) => A::Log(lin(l).into()),
                 Atom::LogQ(l, m) => A::LogQ(lin(l).into(), lin(m).into()),
                 Atom::Res(l, m) => A::Res(lin(l).into(), m.clone()),
+                Atom::Win(l, m, w) => A::Win(lin(l).into(), m.clone(), w.clone()),
             })
             .collect();
         p.add_raw_term(&atoms, c.big());

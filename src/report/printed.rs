@@ -134,6 +134,7 @@ fn sigma_runs(bound: &Poly) -> Option<(Poly, Vec<String>)> {
             Atom::Max0(l) => (0u8, String::new(), l),
             Atom::Floor(l, d) => (1, d.to_string(), l),
             Atom::Res(l, m) => (2, m.to_string(), l),
+            Atom::Win(l, m, w) => (3, format!("{m},{w}"), l),
             Atom::Log(_) | Atom::LogQ(..) => continue,
         };
         let mut part = lin.clone();
@@ -177,6 +178,7 @@ fn sigma_runs(bound: &Poly) -> Option<(Poly, Vec<String>)> {
             Atom::Max0(l) => Atom::Max0(with_k(l)),
             Atom::Floor(l, d) => Atom::Floor(with_k(l), d.clone()),
             Atom::Res(l, m) => Atom::Res(with_k(l), m.clone()),
+            Atom::Win(l, m, w) => Atom::Win(with_k(l), m.clone(), w.clone()),
             Atom::Log(_) | Atom::LogQ(..) => continue,
         };
         let sum = format!("Σ_{{{k}=0..{}}} {}", members.len() - 1, atom_text(&atom));
@@ -247,7 +249,7 @@ fn atom_text(a: &Atom) -> String {
         Atom::Floor(l, d) => format!("⌊({l})/{d}⌋⁺"),
         Atom::Log(l) => format!("⌊log2({l})⌋⁺"),
         // the kernel's rendering (no compact form: it has two linear forms)
-        Atom::LogQ(..) | Atom::Res(..) => a.to_string(),
+        Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => a.to_string(),
     }
 }
 

@@ -104,3 +104,40 @@ pub fn q_whilelastalign(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Resul
     }
     whilelast(cx, n, s, pre, &charge, "body pre + M^if + C + M^div·[m ∤ s − X]", &["class"])
 }
+
+/// Q:WHILELASTWINDOW — Q:WHILELAST whose one-time `M^div` is charged only when the uniform
+/// part of the test can reach a split window (spec/logic.md §4): with `(n M)` the node's
+/// modulus, `X` the uniform part and `G` the local modulus of the test form `L` under the
+/// loop's `D` ([`local_class`]), `K` its thread coefficients and `[a, b]` the hull of the
+/// warps' split windows ([`super::nosplit::window_hull`]), every premise of Q:WHILELAST with
+/// `pre = (P, D, I + M^if + C + M^div·[(b − X) mod M < b − a + 1])` (a window atom,
+/// spec/logic.md §1). Side conditions: `M ≥ 1`, `M | G` (every `M` when `G = 0`), some warp
+/// has a window, and no variable of `X` is written by the body. Errors: those of
+/// Q:WHILELAST, [`Reason::BadResidueClass`] (class `(0, M)`) and
+/// [`Reason::UniformPartWritten`].
+pub fn q_whilelastwindow(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let (e, body) = while_parts(cx, s)?;
+    let m = n.n.clone().ok_or_else(|| cx.rej(Reason::MissingField("n")))?;
+    let l = test_form(cx, e)?;
+    let k = thread_k(cx, &pre.d, &l)?;
+    let (x, g) = local_class(cx, &pre.d, &l)?;
+    let bad = |why| cx.rej(Reason::BadResidueClass { test: e.to_string(), class: (BigInt::zero(), m.clone()), why });
+    if !m.is_positive() {
+        return Err(bad("M < 1"));
+    }
+    if !g.is_zero() && !g.is_multiple_of(&m) {
+        return Err(bad("M does not divide the local class's modulus G"));
+    }
+    let Some((a, b)) = super::nosplit::window_hull(cx, &k)? else {
+        return Err(bad("no warp has a split window (K not integer or constant on every warp)"));
+    };
+    let writes = body.writes();
+    if let Some(v) = x.terms.keys().find(|v| writes.contains(v)) {
+        return Err(cx.rej(Reason::UniformPartWritten { var: v.clone(), test: e.to_string() }));
+    }
+    // [(b − X) mod M < b − a + 1]
+    let form = Lin::constant(Rat::from_integer(b.clone())).add_scaled(&x, &-Rat::one());
+    let mut charge = Poly::zero();
+    charge.add_term(cx.m.div.clone(), vec![Atom::Win(form, m, &b - &a + BigInt::one())]);
+    whilelast(cx, n, s, pre, &charge, "body pre + M^if + C + M^div·[(b − X) mod M < b − a + 1]", &["n"])
+}

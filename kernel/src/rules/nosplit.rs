@@ -106,3 +106,42 @@ pub fn q_whilewarp(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
     }
     while_rule(cx, n, s, pre, Test::NoSplit)
 }
+
+/// The hull `[a, b]` of the split windows of Q:WHILEWARP's window check: `a` the least
+/// `1 − hi` and `b` the largest `−lo` over the warps of the block (`lo`, `hi` the least and
+/// largest `K·tid` over a warp's lanes, `lo < hi`), so that a test `L = K·tid + c ≤ 0` that splits a
+/// warp has `c ∈ [a, b]` (spec/logic.md §4, Q:WHILELASTWINDOW). `None` for a non-integer
+/// `K`. Errors: a block too large to enumerate.
+pub(super) fn window_hull(cx: &Ctx, k: &[Rat; 3]) -> Result<Option<(BigInt, BigInt)>, Rejection> {
+    if k.iter().any(|kd| !kd.is_integer()) {
+        return Ok(None);
+    }
+    let k: Vec<BigInt> = k.iter().map(|kd| kd.to_integer()).collect();
+    let total = crate::access::block_threads(cx.block)
+        .filter(|&t| t <= crate::access::WORK_LIMIT)
+        .ok_or_else(|| cx.rej(Reason::NoLinearEntry("the block's lanes (too many to enumerate)".into())))?;
+    let warp = u64::from(cx.hw[0].max(1));
+    let (mut a, mut b): (Option<BigInt>, Option<BigInt>) = (None, None);
+    let mut start = 0u64;
+    while start < total {
+        let end = (start + warp).min(total);
+        let vals: Vec<BigInt> = (start..end)
+            .map(|t| {
+                let ti = crate::access::thread_index(cx.block, t);
+                k.iter().zip(ti).fold(BigInt::zero(), |acc, (kd, x)| acc + kd * BigInt::from(x))
+            })
+            .collect();
+        // a warp whose lanes share one `K·tid` (`lo = hi`) has an empty window
+        if let (Some(lo), Some(hi)) = (vals.iter().min(), vals.iter().max()) {
+            if lo == hi {
+                start = end;
+                continue;
+            }
+            let (wa, wb) = (BigInt::from(1) - hi, -lo);
+            a = Some(a.map_or(wa.clone(), |x| x.min(wa)));
+            b = Some(b.map_or(wb.clone(), |x| x.max(wb)));
+        }
+        start = end;
+    }
+    Ok(a.zip(b))
+}

@@ -302,9 +302,10 @@ pub(super) fn term(t: &Sexp, p: &mut Poly) -> Result<(), Rejection> {
 }
 
 /// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(log2 LIN)`,
-/// `(log2q LIN1 LIN2)` or `(ndvd LIN M)` with an integer `M ≥ 1` (spec/certificate.md).
+/// `(log2q LIN1 LIN2)`, `(ndvd LIN M)` with an integer `M ≥ 1` or `(inwin LIN M W)` with
+/// integers `M ≥ 1`, `W` (spec/certificate.md).
 pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
-    let e = "(max0 LIN), (floor LIN C), (log2 LIN), (log2q LIN1 LIN2) or (ndvd LIN M)";
+    let e = "(max0 LIN), (floor LIN C), (log2 LIN), (log2q LIN1 LIN2), (ndvd LIN M) or (inwin LIN M W)";
     match a.head() {
         Some("max0") => {
             let [l] = exactly(items(a, "max0", e)?, a, e)?;
@@ -337,6 +338,18 @@ pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
                 return Err(err(a, "a residue atom's form with integer coefficients and constant"));
             }
             Ok(Atom::Res(l, m))
+        }
+        Some("inwin") => {
+            let [l, c, w] = exactly(items(a, "inwin", e)?, a, e)?;
+            let m = int(c)?;
+            if !m.is_positive() {
+                return Err(err(c, "a modulus M ≥ 1"));
+            }
+            let l = lin(l)?;
+            if !l.c.is_integer() || !l.terms.values().all(|a| a.is_integer()) {
+                return Err(err(a, "a window atom's form with integer coefficients and constant"));
+            }
+            Ok(Atom::Win(l, m, int(w)?))
         }
         _ => Err(err(a, e)),
     }

@@ -8,7 +8,7 @@ use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK};
 use crate::analysis::derive::{LastRound, WhileAn};
 use crate::analysis::entail::{entails, entails_all};
 use crate::analysis::linear::{
-    align_charge, cond, expr_uniform, join_deps, lane_spread, never_splits,
+    align_charge, cond, expr_uniform, join_deps, lane_spread, never_splits, window_charge,
 };
 use crate::analysis::AnalysisError;
 use crate::core::assertion::linear::{CKind, Cstr, DepMap};
@@ -176,12 +176,23 @@ impl Ctx<'_> {
         } else {
             None
         };
+        // Q:WHILELASTWINDOW (a windowed run): the split charged by the window atom
+        // [(b − X) mod m < b − a + 1] (spec/logic.md §4)
+        let window = if self.window && align.is_some() {
+            window_charge(&*self, d, &l, self.launch, self.hw.warp_size).filter(|(x, ..)| {
+                let writes = body.writes();
+                !x.vars().any(|v| writes.contains(v))
+            })
+        } else {
+            None
+        };
         match entails_all(&b.post.p, &exit) {
             Some(w_post) if covered => Ok(Some(LastRound {
                 body: Box::new(b),
                 w_post,
                 exit,
                 align,
+                window,
             })),
             _ => Ok(None),
         }

@@ -364,6 +364,10 @@ struct LastRound {
     /// class under the loop's `D` and the body writes no variable of `X`; `None`:
     /// Q:WHILELAST.
     align: Option<(Lin, BigInt, BigInt)>,
+    /// Q:WHILELASTWINDOW's charge (spec/logic.md §4) in a [`Ctx::windowed`] run:
+    /// `(X, m, a, b)`, the uniform part `X` of the test, the modulus and the hull of the
+    /// split windows (`linear::window_charge`); used instead of `align` when present.
+    window: Option<(Lin, BigInt, i128, i128)>,
 }
 
 /// Congruence hypotheses `(p, r, m)`: the `int` parameter `p` is `≡ r (mod m)`
@@ -388,6 +392,9 @@ pub struct Ctx<'a> {
     floor: bool,
     /// Whether divergent `if`s try Q:IFALIGN (`AnalysisOptions::align`).
     align: bool,
+    /// Whether Q:WHILELAST loops are charged by Q:WHILELASTWINDOW where it applies
+    /// ([`Ctx::windowed`]).
+    window: bool,
     /// Candidate floor atoms `⌊L/c⌋⁺` (canonical) of each loop's invariant template, keyed
     /// and scoped like `atoms`.
     floors: BTreeMap<usize, Vec<Atom>>,
@@ -570,6 +577,7 @@ impl<'a> Ctx<'a> {
             atoms: BTreeMap::new(),
             floor: opts.floor,
             align: opts.align,
+            window: false,
             floors: BTreeMap::new(),
             guard_loops: Vec::new(),
             guards: true,
@@ -740,6 +748,15 @@ impl<'a> Ctx<'a> {
     /// loops"); a fresh context.
     pub fn unrolling(mut self) -> Self {
         self.nests.unroll = true;
+        self
+    }
+
+    /// The context whose Q:WHILELAST loops are charged by Q:WHILELASTWINDOW where it applies
+    /// (spec/logic.md §4: the window atom `[(b − X) mod m < b − a + 1]` instead of the
+    /// residue atom); a fresh context. Used with [`Ctx::unrolling`], where each copy
+    /// of an inner loop enters with its own uniform part `X`.
+    pub fn windowed(mut self) -> Self {
+        self.window = true;
         self
     }
 

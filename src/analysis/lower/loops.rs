@@ -158,5 +158,6 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
         ),
         // never a ranking atom (Q:IFALIGN's charge only)
         Atom::Res(..) => Err("L:WHILE: a residue atom is no ranking atom".to_string()),
+        Atom::Win(..) => Err("L:WHILE: a window atom is no ranking atom".to_string()),
     }
 }

@@ -86,6 +86,33 @@ pub enum Atom {
     /// `(ndvd L m)`, issue 15): 0 when `m` divides the integer `L`, else 1; not monotone.
     /// Canonical as the kernel's: `L` not constant, `m ≥ 2`.
     Res(Arc<Lin>, BigInt),
+    /// The window atom `[L mod m < w]` (spec/logic.md §1 "Window atoms", certificate syntax
+    /// `(inwin L m w)`, issue 15): 1 when the integer `L` lies in `[0, w)` modulo `m`, else
+    /// 0; not monotone. Canonical as the kernel's: `L` not constant, `1 ≤ w < m`.
+    Win(Arc<Lin>, BigInt, BigInt),
+}
+
+/// `[⌊v⌋ mod m < w]`, the value of a window atom whose form has the value `v`.
+pub fn win_value(v: &Q, m: &BigInt, w: &BigInt) -> Q {
+    if &v.floor().to_integer().mod_floor(m) < w {
+        Q::one()
+    } else {
+        Q::zero()
+    }
+}
+
+/// The canonical window atom `[l mod m < w]` (the kernel's `win_canonical`): `w ≤ 0` is 0,
+/// `w ≥ m` is 1, a constant form its value, else the atom as it is.
+fn win_canonical(l: &Arc<Lin>, m: &BigInt, w: &BigInt) -> AtomVal<Atom> {
+    if !w.is_positive() {
+        AtomVal::Const(Q::zero())
+    } else if w >= m {
+        AtomVal::Const(Q::one())
+    } else if l.is_const() {
+        AtomVal::Const(win_value(&l.c, m, w))
+    } else {
+        AtomVal::Scaled(Q::one(), Atom::Win(l.clone(), m.clone(), w.clone()))
+    }
 }
 
 /// `[m ∤ v]`, the value of a residue atom whose form has the value `v` (a non-integer `v`
@@ -158,7 +185,8 @@ impl Atom {
             | Atom::Floor(l, _)
             | Atom::Log(l)
             | Atom::LogQ(l, _)
-            | Atom::Res(l, _) => l,
+            | Atom::Res(l, _)
+            | Atom::Win(l, _, _) => l,
         }
     }
     /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
@@ -172,13 +200,15 @@ impl Atom {
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
             Atom::Max0(l) => Some(l.as_ref()),
-            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => None,
+            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => None,
         }
     }
     /// The divisor `d` (1 for `max0`).
     pub fn divisor(&self) -> BigInt {
         match self {
-            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => BigInt::one(),
+            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => {
+                BigInt::one()
+            }
             Atom::Floor(_, d) => d.clone(),
         }
     }
@@ -190,6 +220,7 @@ impl Atom {
             Atom::Log(l) => Atom::Log(Arc::new(f(l))),
             Atom::LogQ(l, m) => Atom::LogQ(Arc::new(f(l)), Arc::new(f(m))),
             Atom::Res(l, m) => Atom::Res(Arc::new(f(l)), m.clone()),
+            Atom::Win(l, m, w) => Atom::Win(Arc::new(f(l)), m.clone(), w.clone()),
         }
     }
     /// Whether `v` occurs in a form.
@@ -215,7 +246,7 @@ impl Atom {
                 d.clone(),
             ),
             // not used on log atoms (no shift rewrite applies to them)
-            Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) => self.clone(),
+            Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => self.clone(),
         }
     }
     /// The atom's value at `env` (variables missing from `env` count as 0):
@@ -227,6 +258,7 @@ impl Atom {
             Atom::Log(l) => log2_floor(&l.eval(env)),
             Atom::LogQ(l, m) => log2q_floor(&l.eval(env), &m.eval(env)),
             Atom::Res(l, m) => res_value(&l.eval(env), m),
+            Atom::Win(l, m, w) => win_value(&l.eval(env), m, w),
         };
         if v.is_positive() {
             v
@@ -258,6 +290,7 @@ impl Atom {
             }
             Atom::LogQ(..) => return AtomVal::Scaled(Q::one(), self.clone()),
             Atom::Res(l, m) => return res_canonical(l, m),
+            Atom::Win(l, m, w) => return win_canonical(l, m, w),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -295,6 +328,7 @@ impl std::fmt::Display for Atom {
             Atom::Log(l) => write!(f, "⌊log2(max(1, {l}))⌋"),
             Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
             Atom::Res(l, m) => write!(f, "[{m} ∤ {l}]"),
+            Atom::Win(l, m, w) => write!(f, "[({l}) mod {m} < {w}]"),
         }
     }
 }

@@ -249,6 +249,10 @@ impl<'p> Names<'p> {
                 ),
                 BigInt::one(),
             )),
+            // not formalized in Coq (spec/logic.md §1 "Window atoms")
+            Atom::Win(..) => Err(ExportError::Unsupported(format!(
+                "window atom {a} (not formalized in Coq)"
+            ))),
         }
     }
 

@@ -135,6 +135,18 @@ impl Back<'_, '_> {
         charge
     }
 
+    /// The divergence charge `M^div·[(b − X) mod m < b − a + 1]` of Q:WHILELASTWINDOW
+    /// (spec/logic.md §4): one window atom.
+    pub(super) fn window_charge(&self, x: &Lin, m: &BigInt, a: i128, b: i128) -> TPoly {
+        let mut charge = TPoly::zero();
+        let form = x
+            .scale(&crate::core::metric::q(-1))
+            .plus_const(&crate::core::metric::Q::from_integer(BigInt::from(b)));
+        let atom = Atom::Win(Arc::new(form), m.clone(), BigInt::from(b - a + 1));
+        charge.add_raw_term(&[atom], Coef::from_q(&self.ctx.metric.div));
+        charge
+    }
+
     /// The atom part `mul·Σ C_j·[M_j ∤ X]` of a row charge (Q:GWRITEROWS, Q:VWRITEROWS;
     /// spec/logic.md §4 "Rows"), `mul` the metric's per-access factor; `N₀` is in the
     /// constant cost.

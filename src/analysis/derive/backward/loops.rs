@@ -477,7 +477,17 @@ impl Back<'_, '_> {
                     identity_witnesses(&last.as_ref().map_or(vec![], |l| l.exit.clone())),
                 )];
                 // Q:WHILELASTALIGN charges the one split M^div·[m ∤ s − X] (spec/logic.md §4)
+                let window = last.as_ref().and_then(|l| l.window.as_ref());
                 let (rule, qpre) = match last.as_ref().and_then(|l| l.align.as_ref()) {
+                    // Q:WHILELASTWINDOW charges M^div·[(b − X) mod m < b − a + 1]
+                    Some(_) if window.is_some() => {
+                        let (x, m, a, b) = window.expect("checked");
+                        fields.push(Field::N(num_traits::ToPrimitive::to_u64(m).unwrap_or(0)));
+                        (
+                            "Q:WHILELASTWINDOW",
+                            ik.plus(&self.window_charge(x, m, *a, *b)),
+                        )
+                    }
                     Some((form, s, m)) => {
                         fields.push(Field::Class(s.clone(), m.clone()));
                         ("Q:WHILELASTALIGN", ik.plus(&self.residue_charge(form, m)))

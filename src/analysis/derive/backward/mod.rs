@@ -393,7 +393,7 @@ impl Back<'_, '_> {
                 qpost.clone(),
                 |a| match a {
                     Atom::LogQ(_, m) => m.mentions(x),
-                    Atom::Res(..) => a.mentions(x),
+                    Atom::Res(..) | Atom::Win(..) => a.mentions(x),
                     _ => false,
                 },
                 "a halving assignment cannot bound a quotient log atom's divisor or a residue atom",
@@ -415,7 +415,7 @@ impl Back<'_, '_> {
                 |a| {
                     a.lin().coef(x) > Q::zero()
                         || matches!(a, Atom::LogQ(_, m) if m.mentions(x))
-                        || matches!(a, Atom::Res(..) if a.mentions(x))
+                        || matches!(a, Atom::Res(..) | Atom::Win(..) if a.mentions(x))
                 },
                 "the potential after a product's assignment must not rise with the variable",
             )?;

@@ -36,6 +36,7 @@ fn katom(a: &Atom) -> k::Atom {
         Atom::Log(l) => k::Atom::Log(klin(l)),
         Atom::LogQ(l, m) => k::Atom::LogQ(klin(l), klin(m)),
         Atom::Res(l, m) => k::Atom::Res(klin(l), m.clone()),
+        Atom::Win(l, m, w) => k::Atom::Win(klin(l), m.clone(), w.clone()),
     }
 }
 

@@ -249,6 +249,19 @@ fn atom_at(a: &Atom, x: i64, y: i64) -> warpcert_kernel::arith::Rat {
                 rat(1)
             }
         }
+        // [L mod m < w] (spec/logic.md §1 "Window atoms"): 1 when the least non-negative
+        // residue of L modulo m lies in [0, w), from the definition (L has integer
+        // coefficients there; not the kernel's `win_value`)
+        Atom::Win(l, m, w) => {
+            let v = at(l, x, y).floor();
+            let m = warpcert_kernel::arith::Rat::from_integer(m.clone());
+            let r = v.clone() - m.clone() * (v / m).floor();
+            if r < warpcert_kernel::arith::Rat::from_integer(w.clone()) {
+                rat(1)
+            } else {
+                rat(0)
+            }
+        }
     };
     if v < rat(0) {
         rat(0)

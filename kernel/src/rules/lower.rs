@@ -273,6 +273,32 @@ fn lane_facts(
         .collect())
 }
 
+/// L:IFD's frame (shared by L:IFD, L:IFDIV, L:IFALIGN and L:IFSPLIT, spec/logic.md §4b): no
+/// constraint of `P'` and no atom of `Q'` mentions a local of `W(s1) ∪ W(s2)`
+/// (`IfdWritten`), `(entail post …)` proves `P ⇒ P'`, and `D' = D \ W(s1) ∪ W(s2)`.
+fn ifd_frame(
+    cx: &Ctx,
+    n: &Node,
+    s1: &crate::syntax::Stmt,
+    s2: &crate::syntax::Stmt,
+    pre: &Assn,
+    post: &Assn,
+) -> Result<(), Rejection> {
+    use crate::Reason;
+    let mut w = s1.writes();
+    w.extend(s2.writes());
+    for x in &w {
+        if post.p.iter().any(|c| c.lin.mentions(x)) {
+            return Err(cx.rej(Reason::IfdWritten { part: "P", var: x.clone() }));
+        }
+        if post.q.mentions(x) {
+            return Err(cx.rej(Reason::IfdWritten { part: "Q", var: x.clone() }));
+        }
+    }
+    cx.entail(n, "post", &pre.p, &post.p)?;
+    cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")
+}
+
 /// L:IFD, L:IFDIV and L:IFALIGN (`split`: the charge beyond `M^if + C`).
 fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) -> Result<Rat, Rejection> {
     use crate::Reason;
@@ -285,18 +311,7 @@ fn divergent_if(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, split: Split) ->
         Split::No | Split::Wrap => cx.shape::<1>(n, &["entail post"])?,
     };
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
-    let mut w = s1.writes();
-    w.extend(s2.writes());
-    for x in &w {
-        if post.p.iter().any(|c| c.lin.mentions(x)) {
-            return Err(cx.rej(Reason::IfdWritten { part: "P", var: x.clone() }));
-        }
-        if post.q.mentions(x) {
-            return Err(cx.rej(Reason::IfdWritten { part: "Q", var: x.clone() }));
-        }
-    }
-    cx.entail(n, "post", &pre.p, &post.p)?;
-    cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
+    ifd_frame(cx, n, s1, s2, pre, post)?;
     let mut extra = &cx.m.if_ + cost;
     // `Fix(ℓ) ∧ P ⇒ cond(e)` (`neg`: `cond(¬e)`), the witnesses in list `name`
     let lane_witness = |lane, neg, name| {
@@ -396,18 +411,7 @@ pub fn l_ifsplit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
         };
     let k1 = branch(&c[1], 1, s1, t1, false)?;
     let k2 = branch(&c[2], 2, s2, t2, true)?;
-    let mut w = s1.writes();
-    w.extend(s2.writes());
-    for x in &w {
-        if post.p.iter().any(|c| c.lin.mentions(x)) {
-            return Err(cx.rej(Reason::IfdWritten { part: "P", var: x.clone() }));
-        }
-        if post.q.mentions(x) {
-            return Err(cx.rej(Reason::IfdWritten { part: "Q", var: x.clone() }));
-        }
-    }
-    cx.entail(n, "post", &pre.p, &post.p)?;
-    cx.same_d(&stmt::without(&pre.d, &w), &post.d, "pre D \\ W(s1) ∪ W(s2)", "post")?;
+    ifd_frame(cx, n, s1, s2, pre, post)?;
     let extra = &cx.m.if_ + cost + &cx.m.div + k1 + k2;
     cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div + (Q1 − Q1') + (Q2 − Q2')")?;
     Ok(Rat::zero())

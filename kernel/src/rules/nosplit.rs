@@ -60,14 +60,26 @@ fn class_meets(rho: &BigInt, g: &BigInt, lo: &BigInt, hi: &BigInt) -> bool {
 /// with `L(a) ≤ 0 < L(b)` give `1 − hi ≤ 1 − K·tid(b) ≤ c ≤ −K·tid(a) ≤ −lo`.
 /// Errors: a non-integer `K`, or a block too large to enumerate.
 pub(super) fn never_splits(cx: &Ctx, k: &[Rat; 3], rho: &BigInt, g: &BigInt) -> Result<bool, Rejection> {
-    if k.iter().any(|kd| !kd.is_integer()) {
+    let Some(spans) = warp_spans(cx, k)? else {
         return Ok(false);
+    };
+    let one = BigInt::from(1);
+    Ok(!spans.iter().any(|(lo, hi)| class_meets(rho, g, &(&one - hi), &-lo)))
+}
+
+/// The least and largest `K·tid` over the lanes of each warp of the block, in warp order
+/// (the enumeration behind [`never_splits`] and [`window_hull`]). `None` for a non-integer
+/// `K`. Errors: a block too large to enumerate.
+fn warp_spans(cx: &Ctx, k: &[Rat; 3]) -> Result<Option<Vec<(BigInt, BigInt)>>, Rejection> {
+    if k.iter().any(|kd| !kd.is_integer()) {
+        return Ok(None);
     }
     let k: Vec<BigInt> = k.iter().map(|kd| kd.to_integer()).collect();
     let total = crate::access::block_threads(cx.block)
         .filter(|&t| t <= crate::access::WORK_LIMIT)
         .ok_or_else(|| cx.rej(Reason::NoLinearEntry("the block's lanes (too many to enumerate)".into())))?;
     let warp = u64::from(cx.hw[0].max(1));
+    let mut spans = Vec::new();
     let mut start = 0u64;
     while start < total {
         let end = (start + warp).min(total);
@@ -78,14 +90,11 @@ pub(super) fn never_splits(cx: &Ctx, k: &[Rat; 3], rho: &BigInt, g: &BigInt) -> 
             })
             .collect();
         if let (Some(lo), Some(hi)) = (vals.iter().min(), vals.iter().max()) {
-            let one = BigInt::from(1);
-            if class_meets(rho, g, &(&one - hi), &-lo) {
-                return Ok(false);
-            }
+            spans.push((lo.clone(), hi.clone()));
         }
         start = end;
     }
-    Ok(true)
+    Ok(Some(spans))
 }
 
 /// Q:WHILEWARP — a loop whose test cannot split a warp (spec/logic.md §4): `cond(e) =
@@ -113,35 +122,13 @@ pub fn q_whilewarp(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat
 /// warp has `c ∈ [a, b]` (spec/logic.md §4, Q:WHILELASTWINDOW). `None` for a non-integer
 /// `K`. Errors: a block too large to enumerate.
 pub(super) fn window_hull(cx: &Ctx, k: &[Rat; 3]) -> Result<Option<(BigInt, BigInt)>, Rejection> {
-    if k.iter().any(|kd| !kd.is_integer()) {
+    let Some(spans) = warp_spans(cx, k)? else {
         return Ok(None);
-    }
-    let k: Vec<BigInt> = k.iter().map(|kd| kd.to_integer()).collect();
-    let total = crate::access::block_threads(cx.block)
-        .filter(|&t| t <= crate::access::WORK_LIMIT)
-        .ok_or_else(|| cx.rej(Reason::NoLinearEntry("the block's lanes (too many to enumerate)".into())))?;
-    let warp = u64::from(cx.hw[0].max(1));
-    let (mut a, mut b): (Option<BigInt>, Option<BigInt>) = (None, None);
-    let mut start = 0u64;
-    while start < total {
-        let end = (start + warp).min(total);
-        let vals: Vec<BigInt> = (start..end)
-            .map(|t| {
-                let ti = crate::access::thread_index(cx.block, t);
-                k.iter().zip(ti).fold(BigInt::zero(), |acc, (kd, x)| acc + kd * BigInt::from(x))
-            })
-            .collect();
-        // a warp whose lanes share one `K·tid` (`lo = hi`) has an empty window
-        if let (Some(lo), Some(hi)) = (vals.iter().min(), vals.iter().max()) {
-            if lo == hi {
-                start = end;
-                continue;
-            }
-            let (wa, wb) = (BigInt::from(1) - hi, -lo);
-            a = Some(a.map_or(wa.clone(), |x| x.min(wa)));
-            b = Some(b.map_or(wb.clone(), |x| x.max(wb)));
-        }
-        start = end;
-    }
-    Ok(a.zip(b))
+    };
+    // a warp whose lanes share one `K·tid` (`lo = hi`) has an empty window
+    let windows = spans.into_iter().filter(|(lo, hi)| lo != hi).map(|(lo, hi)| (BigInt::from(1) - hi, -lo));
+    Ok(windows.fold(None, |acc, (wa, wb)| match acc {
+        None => Some((wa, wb)),
+        Some((a, b)) => Some((a.min(wa), b.max(wb))),
+    }))
 }

@@ -8,5 +8,7 @@
 static ALLOC: warpcert::cli::guard::Guarded = warpcert::cli::guard::Guarded;
 
 fn main() {
-    std::process::exit(warpcert::cli::main());
+    let code = warpcert::cli::main();
+    warpcert::frontend::clang::run::remove_support_dir();
+    std::process::exit(code);
 }

@@ -219,3 +219,39 @@ fn cert_accepts_a_directory_for_one_metric() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The clang front end's scratch directory (`warpcert-clang-PID`: the prelude and the
+/// header stubs) is deleted when the command ends, after a successful analysis and after a
+/// failed one, so runs leave nothing in the temporary directory.
+#[test]
+fn clang_scratch_directory_is_removed() {
+    if !warpcert::frontend::clang::available() {
+        eprintln!("SKIPPED: clang is not installed (apt-get install -y clang); the builtin front end writes no scratch directory");
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("warpcert-cli-scratch-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let runs: [&[&str]; 2] = [
+        &["analyze", "--metric", "sectors"],
+        &["analyze", "--metric", "nope"],
+    ];
+    for args in runs {
+        let o = bin()
+            .args(args)
+            .arg(example("vector_add.cu"))
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap();
+        let left: Vec<String> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("warpcert-clang-"))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{args:?} (exit {:?}) left {left:?}",
+            o.status.code()
+        );
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

@@ -51,28 +51,41 @@ pub fn available() -> bool {
         .unwrap_or(false)
 }
 
-/// The directory holding `prelude.cuh` and `include/` (the stubs), written once per process.
+/// The per-process directory of [`support_dir`], once written.
+static SUPPORT_DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+
+/// The directory holding `prelude.cuh` and `include/` (the stubs), written once per process
+/// under the system's temporary directory (`warpcert-clang-PID`); [`remove_support_dir`]
+/// deletes it. Errors: the directory or a file cannot be written (the message names it).
 pub fn support_dir() -> Result<&'static Path, String> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("warpcert-clang-{}", std::process::id()));
-        let inc = dir.join("include");
-        let w = |p: &Path, t: &str| -> Result<(), String> {
-            if let Some(d) = p.parent() {
-                std::fs::create_dir_all(d)
-                    .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    SUPPORT_DIR
+        .get_or_init(|| {
+            let dir = std::env::temp_dir().join(format!("warpcert-clang-{}", std::process::id()));
+            let inc = dir.join("include");
+            let w = |p: &Path, t: &str| -> Result<(), String> {
+                if let Some(d) = p.parent() {
+                    std::fs::create_dir_all(d)
+                        .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+                }
+                std::fs::write(p, t).map_err(|e| format!("cannot write {}: {e}", p.display()))
+            };
+            w(&dir.join("prelude.cuh"), PRELUDE)?;
+            for h in STUB_HEADERS {
+                w(&inc.join(h), STUB_EXTRA)?;
             }
-            std::fs::write(p, t).map_err(|e| format!("cannot write {}: {e}", p.display()))
-        };
-        w(&dir.join("prelude.cuh"), PRELUDE)?;
-        for h in STUB_HEADERS {
-            w(&inc.join(h), STUB_EXTRA)?;
-        }
-        Ok(dir)
-    })
-    .as_ref()
-    .map(|p| p.as_path())
-    .map_err(|e| e.clone())
+            Ok(dir)
+        })
+        .as_ref()
+        .map(|p| p.as_path())
+        .map_err(|e| e.clone())
+}
+
+/// Deletes the directory [`support_dir`] wrote, if this process wrote one (the command line
+/// calls it before exiting; a failure to delete is ignored: the directory is scratch).
+pub fn remove_support_dir() {
+    if let Some(Ok(dir)) = SUPPORT_DIR.get() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// One diagnostic of clang: file, line, column, `error`/`fatal error`, message.

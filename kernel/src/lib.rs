@@ -422,7 +422,8 @@ pub enum Reason {
     LowerPostNotZero(String),
     /// L:IFDIV, L:IFALIGN, L:IFDT (§4b): a lane witness of `(lanes L1 L2)` / `(lanes L)`
     /// is not a lane of warp `warp` (`0 ≤ L < Wsz` and thread id `Wsz·W + L` below the
-    /// block size).
+    /// block size) in the judgment's lane set (all of the warp, or a branch's subset under
+    /// L:IFSPLIT, §4b "Lane subsets").
     IfdivLane {
         /// The rule of the node.
         rule: &'static str,
@@ -610,7 +611,7 @@ impl fmt::Display for Reason {
             }
             LowerPostNotZero(q) => write!(f, "the root post potential of a lower-bound certificate is `{q}`, not 0"),
             IfdivLane { rule, lane, warp } => {
-                write!(f, "{rule}: lane witness `{lane}` is not a lane of warp {warp}")
+                write!(f, "{rule}: lane witness `{lane}` is not a lane of warp {warp} in the judgment's lane set")
             }
             IfalignCharge(d) => {
                 write!(f, "L:IFALIGN: the pre potential minus post + M^if + C + minc(s1) + minc(s2) + M^div·[m ∤ s − X] is `{d}`, not 0")

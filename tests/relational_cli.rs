@@ -46,8 +46,10 @@ fn relation_json_says_which_relation_holds() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v[0]["metric"], "sectors");
     // The answer is the kernel-accepted bound (issue 14); Pico's `66*w` (Table 1) is shown
-    // as unchecked, with the relation the relational analysis claims.
-    assert_eq!(v[0]["relation"], "upper");
+    // as unchecked, with the relation the relational analysis claims. Since L:IFSPLIT
+    // (spec/logic.md §4b "Lane subsets") the answer is `exact`: a lower-bound certificate
+    // of `66·w` (the hand count and lock-step cost of tests/lower_ifsplit.rs) is accepted.
+    assert_eq!(v[0]["relation"], "exact");
     assert_eq!(v[0]["per_warp"], "66*max(0, w)");
     assert_eq!(v[0]["unchecked"]["per_warp"], "66*w");
     assert_eq!(v[0]["unchecked"]["relation"], "upper");
@@ -60,12 +62,33 @@ fn relation_json_says_which_relation_holds() {
         .contains("point checks passed"));
 }
 
+/// `--relation exact` refuses (exit 1, "not exact") an answer only the upper certificate
+/// supports: addSub2's `sectors`, for which the lower producer finds no certificate of the
+/// upper bound (the benchmark table's relation `upper`; checked first with `auto`, so that
+/// this test names the premise when a later lower rule makes addSub2 exact). `--relation
+/// lower` on addSub0 gives the kernel-replayed witness.
 #[test]
 fn exact_refuses_an_upper_bound_and_lower_gives_a_replayed_witness() {
-    let Some(f) = corpus("addSub0.cu") else {
+    let (Some(f), Some(f2)) = (corpus("addSub0.cu"), corpus("addSub2.cu")) else {
         return;
     };
-    let (code, out) = warpcert(&["analyze", &f, "--relation", "exact", "--metric", "sectors"]);
+    let (code, out) = warpcert(&[
+        "analyze",
+        &f2,
+        "--relation",
+        "auto",
+        "--metric",
+        "sectors",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v[0]["relation"], "upper",
+        "premise: addSub2 sectors is not certified exact"
+    );
+    let (code, out) = warpcert(&["analyze", &f2, "--relation", "exact", "--metric", "sectors"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("not exact"), "{out}");
     let (code, out) = warpcert(&[

@@ -24,9 +24,8 @@
 
 mod common;
 
-use common::answer::{exact_answer, loaded};
+use common::answer::exact_both;
 use common::{load_for, racuda_corpus, warp_cost};
-use warpcert::analysis::AnalysisOptions;
 use warpcert::core::ir::Program;
 use warpcert::core::metric::{q, MetricName};
 use warpcert::core::Launch;
@@ -38,23 +37,6 @@ fn addsub0() -> Option<(Program, Launch)> {
         grid: None,
     };
     Some((load_for(&dir.join("addSub0.cu"), &launch), launch))
-}
-
-/// The `metric` answer of `prog`: relation `exact` with bound `want`, both certificates
-/// accepted by the kernel, the lower one for warp 0; returns the lower certificate.
-fn exact(name: &str, prog: &Program, launch: Launch, metric: MetricName, want: &str) -> String {
-    let l = loaded(prog.clone(), launch, metric);
-    let (rel, per_warp, upper, lower) = exact_answer(&l, metric, &AnalysisOptions::default(), name);
-    assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", want), "{name}");
-    let u = warpcert_kernel::check(&upper).unwrap_or_else(|r| panic!("{name}: {r}"));
-    assert_eq!(u.bound, want, "{name}");
-    let v = warpcert_kernel::check(&lower).unwrap_or_else(|r| panic!("{name}: {r}"));
-    assert_eq!(
-        (v.role, v.bound.as_str()),
-        (warpcert_kernel::Role::Lower(0), want),
-        "{name}"
-    );
-    lower
 }
 
 /// `text` without the balanced s-expression that starts at the `nth` (0-based) occurrence
@@ -89,7 +71,7 @@ fn addsub0_sectors_exact() {
     let Some((prog, launch)) = addsub0() else {
         return;
     };
-    let lower = exact(
+    let lower = exact_both(
         "addsub0-sectors",
         &prog,
         launch,
@@ -135,7 +117,7 @@ fn addsub0_steps_exact() {
     let Some((prog, launch)) = addsub0() else {
         return;
     };
-    exact(
+    exact_both(
         "addsub0-steps",
         &prog,
         launch,
@@ -164,7 +146,7 @@ fn addsub0_ifsplit_mutants_rejected() {
     let Some((prog, launch)) = addsub0() else {
         return;
     };
-    let lower = exact(
+    let lower = exact_both(
         "addsub0-mut",
         &prog,
         launch,
@@ -245,7 +227,7 @@ fn export_refuses_ifsplit_by_name() {
     let Some((prog, launch)) = addsub0() else {
         return;
     };
-    let lower = exact(
+    let lower = exact_both(
         "addsub0-export",
         &prog,
         launch,

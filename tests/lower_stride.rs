@@ -24,10 +24,9 @@
 
 mod common;
 
-use common::answer::{exact_answer, loaded};
+use common::answer::exact_both;
 use common::{load_for, racuda_corpus, warp_cost};
 use std::collections::BTreeMap;
-use warpcert::analysis::AnalysisOptions;
 use warpcert::core::ir::Program;
 use warpcert::core::metric::{q, MetricName};
 use warpcert::core::{Hardware, Launch};
@@ -45,30 +44,13 @@ fn addsub1() -> Option<(Program, Launch)> {
     Some((load_for(&dir.join("addSub1.cu"), &launch), launch))
 }
 
-/// The `metric` answer of `prog`: relation `exact` with bound `want`, both certificates
-/// accepted by the kernel, the lower one for warp 0; returns the lower certificate.
-fn exact(name: &str, prog: &Program, launch: Launch, metric: MetricName, want: &str) -> String {
-    let l = loaded(prog.clone(), launch, metric);
-    let (rel, per_warp, upper, lower) = exact_answer(&l, metric, &AnalysisOptions::default(), name);
-    assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", want), "{name}");
-    let u = warpcert_kernel::check(&upper).unwrap_or_else(|r| panic!("{name}: {r}"));
-    assert_eq!(u.bound, want, "{name}");
-    let v = warpcert_kernel::check(&lower).unwrap_or_else(|r| panic!("{name}: {r}"));
-    assert_eq!(
-        (v.role, v.bound.as_str()),
-        (warpcert_kernel::Role::Lower(0), want),
-        "{name}"
-    );
-    lower
-}
-
 /// Hand values of the module docs: `w·2·(2·S(w) + 1)` with `S = 8, 16, 24, 32, 32, …`.
 #[test]
 fn addsub1_sectors_exact_from_w_4() {
     let Some((prog, launch)) = addsub1() else {
         return;
     };
-    let lower = exact(
+    let lower = exact_both(
         "addsub1-sectors",
         &prog,
         launch,
@@ -107,7 +89,7 @@ fn addsub1_steps_exact_from_w_4() {
     let Some((prog, launch)) = addsub1() else {
         return;
     };
-    exact(
+    exact_both(
         "addsub1-steps",
         &prog,
         launch,
@@ -146,7 +128,7 @@ fn addsub1_stride_mutants_rejected() {
     let Some((prog, launch)) = addsub1() else {
         return;
     };
-    let lower = exact(
+    let lower = exact_both(
         "addsub1-mut",
         &prog,
         launch,
@@ -214,7 +196,7 @@ fn columns_count_distinct_thread_indices() {
     let ast = frontend::parse_str("k.cu", COLS).unwrap_or_else(|d| panic!("{d}"));
     let (prog, _) = frontend::lower(&ast, None, &launch, &Hardware::default(), &BTreeMap::new())
         .unwrap_or_else(|d| panic!("{d}"));
-    let lower = exact("cols", &prog, launch, MetricName::Sectors, "16");
+    let lower = exact_both("cols", &prog, launch, MetricName::Sectors, "16");
     assert!(lower.contains("(hyp (le (lin 8 (-1 w))))"), "{lower}");
     for (w, want) in [(1, 2), (2, 4), (8, 16), (9, 16)] {
         assert_eq!(

@@ -1,6 +1,7 @@
 //! `analyze`'s answer for one metric with both certificates read back (issue 14: an
 //! `exact` answer carries an upper and a lower certificate), shared by the lower-bound
-//! tests (`tests/lower_align.rs`, `tests/lower_ifdt.rs`).
+//! tests (`tests/lower_align.rs`, `tests/lower_ifdt.rs`, `tests/lower_stride.rs`,
+//! `tests/lower_ifsplit.rs`).
 
 use warpcert::analysis::AnalysisOptions;
 use warpcert::cli::analyze::analyze_metric;
@@ -50,4 +51,28 @@ pub fn exact_answer(
         });
     let _ = std::fs::remove_dir_all(&tmp);
     (b.relation.to_string(), b.per_warp, upper, lower)
+}
+
+/// The `metric` answer of `prog` at `launch` (default options): relation `exact` with
+/// bound `want`, both certificates accepted by the kernel, the lower one for warp 0 (its
+/// role `Lower(0)` and bound `want`). Returns the lower certificate. Panics naming `name`.
+pub fn exact_both(
+    name: &str,
+    prog: &Program,
+    launch: Launch,
+    metric: MetricName,
+    want: &str,
+) -> String {
+    let l = loaded(prog.clone(), launch, metric);
+    let (rel, per_warp, upper, lower) = exact_answer(&l, metric, &AnalysisOptions::default(), name);
+    assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", want), "{name}");
+    let u = warpcert_kernel::check(&upper).unwrap_or_else(|r| panic!("{name}: {r}"));
+    assert_eq!(u.bound, want, "{name}");
+    let v = warpcert_kernel::check(&lower).unwrap_or_else(|r| panic!("{name}: {r}"));
+    assert_eq!(
+        (v.role, v.bound.as_str()),
+        (warpcert_kernel::Role::Lower(0), want),
+        "{name}"
+    );
+    lower
 }

@@ -222,7 +222,9 @@ fn cert_accepts_a_directory_for_one_metric() {
 
 /// The clang front end's scratch directory (`warpcert-clang-PID`: the prelude and the
 /// header stubs) is deleted when the command ends, after a successful analysis and after a
-/// failed one, so runs leave nothing in the temporary directory.
+/// failed one, so runs leave nothing in the temporary directory. A directory left by a
+/// process that has ended (a test binary using the library never removes its own) is
+/// collected by the next run; one of a running process is kept.
 #[test]
 fn clang_scratch_directory_is_removed() {
     if !warpcert::frontend::clang::available() {
@@ -231,6 +233,16 @@ fn clang_scratch_directory_is_removed() {
     }
     let tmp = std::env::temp_dir().join(format!("warpcert-cli-scratch-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
+    // PID 4 000 000 000 exceeds Linux's largest pid_max (2^22), so no process has it; this
+    // test's own PID is alive while it runs.
+    let stale = tmp.join("warpcert-clang-4000000000");
+    let live = tmp.join(format!("warpcert-clang-{}", std::process::id()));
+    // Liveness is read from /proc; without it nothing is collected (and nothing planted).
+    if std::path::Path::new("/proc/self").exists() {
+        for d in [&stale, &live] {
+            std::fs::create_dir_all(d.join("include")).unwrap();
+        }
+    }
     let runs: [&[&str]; 2] = [
         &["analyze", "--metric", "sectors"],
         &["analyze", "--metric", "nope"],
@@ -246,11 +258,18 @@ fn clang_scratch_directory_is_removed() {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.starts_with("warpcert-clang-"))
+            .filter(|n| *n != live.file_name().unwrap().to_string_lossy())
             .collect();
         assert!(
             left.is_empty(),
             "{args:?} (exit {:?}) left {left:?}",
             o.status.code()
+        );
+    }
+    if std::path::Path::new("/proc/self").exists() {
+        assert!(
+            live.exists(),
+            "the directory of a running process was deleted"
         );
     }
     std::fs::remove_dir_all(&tmp).unwrap();

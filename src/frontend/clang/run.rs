@@ -60,6 +60,7 @@ static SUPPORT_DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
 pub fn support_dir() -> Result<&'static Path, String> {
     SUPPORT_DIR
         .get_or_init(|| {
+            remove_stale_support_dirs();
             let dir = std::env::temp_dir().join(format!("warpcert-clang-{}", std::process::id()));
             let inc = dir.join("include");
             let w = |p: &Path, t: &str| -> Result<(), String> {
@@ -85,6 +86,33 @@ pub fn support_dir() -> Result<&'static Path, String> {
 pub fn remove_support_dir() {
     if let Some(Ok(dir)) = SUPPORT_DIR.get() {
         let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Deletes the `warpcert-clang-PID` directories of processes that no longer run. A process
+/// that uses the front end as a library (the test binaries, an embedding tool) never calls
+/// [`remove_support_dir`], so its directory outlives it; the next process to write one
+/// collects it. Liveness is read from `/proc/PID`; where `/proc` is absent (not Linux),
+/// nothing is deleted. Errors are ignored: the directories are scratch.
+fn remove_stale_support_dirs() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("warpcert-clang-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
     }
 }
 

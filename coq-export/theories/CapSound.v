@@ -1,0 +1,319 @@
+(** * The lane-count cap (spec/logic.md §4a, Q:WHILEGUARDCAP / Q:WHILEEXITCAP), the loop
+
+    Soundness of the two capped loop rules from two facts about their body:
+    - its validity under [ctx_nodiv G] (the body's judgment with [M^div := 0], Cap.v
+      step (1)): that is what the kernel checks when it checks [B] with the exit nodes
+      charged without [M^div] (and every other node of [B] charges no [M^div]);
+    - the per-round split count [body_split] (below): a run of the body on the threads
+      that pass the test, followed by a test whose passing threads are [A₁], costs its
+      [ctx_nodiv G] cost plus at most [M^div·k·(|T| − max(|A₁|, 1))], [k = a + t].
+    From them, [cap_guard_valid] and [cap_exit_valid] prove the rules' conclusions under
+    [G] with the kernel's pre ([cap_charge], kernel/src/rules/cap.rs):
+    - Q:WHILEGUARDCAP: [J + Q' + M^if + C + M^div·(k + 1)·(N − 1)];
+    - Q:WHILEEXITCAP: [I + Q' + 2(M^if + C) + M^div·(k + 1)·(N − 1)],
+    [N = cap_lanes G = min(warp size, bx·by·bz)] (the kernel's [lanes]).
+    The proof composes Cap.v's [cap_loop_lanes] (step (2), which turns [body_split] into
+    the loop's bound) with Soundness.v's [whileexit_run] applied to [ctx_nodiv G].
+
+    Not formalized yet (issue 15): [body_split] from the cap condition on [B]'s derivation
+    (kernel [walk]: each Q:IFEXIT4 split loses its exit side for good, Q:IFGUARD4 /
+    Q:FLAGEXIT split at most once per round and only in a round that loses a lane, every
+    other node never splits), the constructors in Logic.v, Check.v's nodes and the export;
+    the two rules stay in tests/coq_export.rs [NOT_IN_COQ]. *)
+From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
+From WarpCert Require Import Metric Syntax Semantics Lin Shift Guard Logic IntRw Soundness Cap.
+Import ListNotations.
+Open Scope Q_scope.
+
+Section CapSound.
+Variable G : ctx.
+Let M := c_metric G.
+Let G0 := ctx_nodiv G.
+Hypothesis HWU : wu_sound G.
+
+Lemma wu_nodiv : wu_sound G0.
+Proof. exact HWU. Qed.
+
+Lemma md_nonneg : 0 <= m_div M.
+Proof. destruct (m_nonneg M) as (?&?&?&?&?&?&?&?); auto. Qed.
+
+(** A run on no thread never splits (SC:IFD and SC:WHILESOME need a thread on each
+    side): it is a run under [ctx_nodiv G] of the same cost. *)
+Lemma seval_nil_nodiv : forall F ps s st T s' C, T = [] ->
+  seval G F ps s st T s' C -> seval G0 F ps s st T s' C.
+Proof.
+  intros F ps s st T s' C ET H. induction H; subst.
+  - constructor.
+  - eapply SC_SEQ; eauto.
+  - exact (SC_VWRITE G0 F ps s x e [] R C ty (eeval_nodiv _ _ _ _ _ _ _ _ H) H0 H1).
+  - exact (SC_GWRITE G0 F ps s A i e [] C1 C2 R es H (oeval_nodiv _ _ _ _ _ H0)
+             (eeval_nodiv _ _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_SWRITE G0 F ps s A i e [] C1 C2 R es H (oeval_nodiv _ _ _ _ _ H0)
+             (eeval_nodiv _ _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_LWRITE G0 F ps s A i e [] C1 C2 R es H (oeval_nodiv _ _ _ _ _ H0)
+             (eeval_nodiv _ _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_IFT G0 F ps s e s1 s2 [] R C1 st1 C2 (eeval_nodiv _ _ _ _ _ _ _ _ H) H0
+             (IHseval eq_refl)).
+  - exact (SC_IFF G0 F ps s e s1 s2 [] R C1 st1 C2 (eeval_nodiv _ _ _ _ _ _ _ _ H) H0
+             (IHseval eq_refl)).
+  - exfalso. apply H1. reflexivity.
+  - exact (SC_WHILEALL G0 F ps s e b [] R C1 st1 C2 st2 C3 (eeval_nodiv _ _ _ _ _ _ _ _ H) H0
+             (IHseval1 eq_refl) (IHseval2 eq_refl)).
+  - exfalso. apply H1. reflexivity.
+  - exact (SC_WHILENONE G0 F ps s e b [] R C (eeval_nodiv _ _ _ _ _ _ _ _ H) H0).
+  - exact (SC_SYNC G0 F ps s []).
+  - exact (SC_SHFL G0 F ps s x k w v l [] C1 C2 ty (oeval_nodiv _ _ _ _ _ H)
+             (oeval_nodiv _ _ _ _ _ H0) H1 H2 H3).
+  - exact (SC_VOTE G0 F ps s x k p [] C (oeval_nodiv _ _ _ _ _ H) H0 H1).
+Qed.
+
+(** What the threads [T] at the loop head have (Soundness.v [whileexit_loop]'s premises):
+    [P] on every thread, [D] and the guard facts [GE] on those that pass the test [e]. *)
+Definition cap_inv (F : fmodel) (ps : nat -> val) (w : nat) (P : list cstr) (D : list dent)
+    (GE : list cstr) (e : expr) (s : store) (T : list nat) : Prop :=
+  pok G ps /\ wt G s /\ NoDup T /\ incl T (lanes G w) /\
+  (forall t, In t T -> sat (rho G ps s t) P) /\
+  (filter (etrue G F ps s e) T <> [] -> dsat G ps s (filter (etrue G F ps s e) T) D) /\
+  (forall t, In t (filter (etrue G F ps s e) T) -> sat (rho G ps s t) GE).
+
+(** The body's per-round split count (the premise the cap condition must give): on a
+    non-empty set [T] of threads that passed the test, a run of the body followed by a test
+    with result [R1] is a [ctx_nodiv G] run whose cost is lower by at most
+    [M^div·k·(|T| − max(|passing R1 T|, 1))]. *)
+Definition body_split (F : fmodel) (ps : nat -> val) (e : expr) (b : stmt) (k : nat)
+    (Inv : store -> list nat -> Prop) : Prop :=
+  forall s T0 T s1 C R0 C0 R1 C1, Inv s T0 -> eeval G F ps s e T0 R0 C0 ->
+  T = passing R0 T0 -> T <> [] -> seval G F ps s b T s1 C -> eeval G F ps s1 e T R1 C1 ->
+  exists C', seval G0 F ps s b T s1 C' /\
+    C <= C' + m_div M * qn (k * (length T - Nat.max (length (passing R1 T)) 1)).
+
+Lemma passing_etrue : forall F ps s e T R C, eeval G F ps s e T R C ->
+  forall t, In t (passing R T) <-> In t (filter (etrue G F ps s e) T).
+Proof.
+  intros F ps s e T R C H t. unfold passing. rewrite !filter_In.
+  split; intros [Ht E]; split; auto; rewrite (etrue_R G _ _ _ _ _ _ _ H t Ht) in *; auto.
+Qed.
+
+(** [body_split] and the body's validity under [ctx_nodiv G] give Cap.v's [body_cap] for
+    the loop-head facts [cap_inv]: the facts are kept by the [ctx_nodiv G] run. *)
+Lemma body_cap_of_split : forall F ps w e n C b k P D GE B I PB QB',
+  noread e = true -> qexpr G0 P D e n C ->
+  validF G0 false e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
+  (forall F ps s T s' C, seval G0 F ps s b T s' C -> pok G ps -> wt G s ->
+     forall t, In t T -> etrue G F ps s' e t = true -> sat (rho G ps s' t) GE) ->
+  body_split F ps e b k (cap_inv F ps w P D GE e) ->
+  body_cap G F ps e b k (cap_inv F ps w P D GE e).
+Proof.
+  intros F ps w e n C b k P D GE B I PB QB' Hnr Hq V HB HPB HGb Hs.
+  intros s T0 T s1 Cb R0 C0 R1 C1 HI He0 ET Hrun He1.
+  destruct HI as (Hp & Hw & Hn & Hi & HP & HD & HG).
+  assert (Hw1 : wt G s1) by (eapply run_wt; eauto).
+  assert (HnT : NoDup T) by (subst T; apply NoDup_filter; auto).
+  assert (HiT : incl T (lanes G w)) by (subst T; eapply incl_tran; [apply incl_filter|]; auto).
+  assert (HTc : T = [] \/ T <> []) by (destruct T; [left|right]; congruence).
+  destruct HTc as [ET0 | HTne].
+  - (* no thread passes: nothing runs, nothing splits *)
+    rewrite ET0 in *. split.
+    + unfold cap_inv. split; [|split; [|split; [|split; [|split; [|split]]]]]; auto.
+      all: simpl; first [ intros E; exfalso; apply E; reflexivity | constructor | intros ? [] ].
+    + exists Cb. split; [apply seval_nil_nodiv; auto|].
+      replace (k * (length (@nil nat) - Nat.max (length (passing R1 [])) 1))%nat with 0%nat
+        by (simpl; lia).
+      change (qn 0) with 0. rewrite Qmult_0_r. lra.
+  - destruct (Hs s T0 T s1 Cb R0 C0 R1 C1 (conj Hp (conj Hw (conj Hn (conj Hi (conj HP (conj HD HG))))))
+                He0 ET HTne Hrun He1) as (C' & Hr0 & HC').
+    assert (HTe : forall t, In t T <-> In t (filter (etrue G F ps s e) T0))
+      by (intros t; subst T; apply (passing_etrue F ps s e T0 R0 C0 He0)).
+    assert (HTe' : filter (etrue G F ps s e) T0 <> []).
+    { intros E. destruct (nonempty_elem _ HTne) as [t Ht]. apply HTe in Ht. rewrite E in Ht. contradiction. }
+    assert (Hpre : sat_assn G0 ps (mkAssn B D I) s T).
+    { split; cbn [aP aD].
+      - intros t Ht. pose proof Ht as Ht0. rewrite ET in Ht0. apply filter_In in Ht0 as [Ht0 Hr].
+        apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; [exact (HP t Ht0)|]. apply sat_app.
+        + exact (proj1 (cond_correct G F ps s e T0 R0 C0 t Hp Hw He0 Ht0) Hr).
+        + exact (HG t (proj1 (HTe t) Ht)).
+      - apply (@dsat_sub G ps s (filter (etrue G F ps s e) T0) T D); [|exact (HD HTe')].
+        intros t Ht; apply HTe; auto. }
+    destruct (V F ps s T s1 C' w Hp HnT HTne HiT Hw Hpre Hr0) as (HP1 & HD1 & _ & _ & _).
+    cbn [aP aD aQ] in *.
+    split; [|exists C'; split; auto].
+    unfold cap_inv. split; [|split; [|split; [|split; [|split; [|split]]]]]; auto.
+    + intros t Ht. apply (cstrs_equiv_sat' _ _ _ HPB (HP1 t Ht)).
+    + intros t Ht. apply filter_In in Ht as [Ht1 Ht2]. eapply HGb; eauto.
+Qed.
+
+(** The pre of a capped loop pays [δ = M^div·(k + 1)·(N − 1)] on top of the [ctx_nodiv G]
+    loop's pre. *)
+Definition cap_delta (k : nat) : Q := m_div M * qn (S k * (cap_lanes G - 1)).
+
+Lemma cap_delta_nonneg : forall k, 0 <= cap_delta k.
+Proof. intros k. unfold cap_delta. apply Qmult_le_0_compat; [apply md_nonneg | apply qn_nonneg]. Qed.
+
+(** The capped loop on one run from the loop head: [whileexit_run] under [ctx_nodiv G]
+    for the pre [Qn − δ], and [cap_loop_lanes] for the splits. *)
+Lemma cap_run : forall GE P D Qn Q' e n C b B I PB QB' P' D' k2 k,
+  qexpr G0 P D e n C -> noread e = true ->
+  validF G0 false e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cstrs_equiv PB P = true ->
+  (forall r, sat r (PB ++ GE) -> pval r (padd I (m_if M + C)) <= pval r QB') ->
+  (forall F ps s T s' C, seval G0 F ps s b T s' C -> pok G ps -> wt G s ->
+     forall t, In t T -> etrue G F ps s' e t = true -> sat (rho G ps s' t) GE) ->
+  m_if M + C <= k2 ->
+  (forall ps s t, pval (rho G ps s t) Q' + k2 + cap_delta k <= pval (rho G ps s t) Qn) ->
+  (forall ps s T t te, dsat G ps s T D -> In t T -> In te T -> sat (rho G ps s te) (P ++ GE) ->
+     pval (rho G ps s te) I + (m_if M + C) + pval (rho G ps s t) Q' + k2 + cap_delta k
+       <= pval (rho G ps s t) Qn) ->
+  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D' Q' = true ->
+  forall F ps s T s' Crun w, pok G ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt G s ->
+  sat_assn G ps (mkAssn P D Qn) s T ->
+  (forall t, In t (filter (etrue G F ps s e) T) -> sat (rho G ps s t) GE) ->
+  body_split F ps e b k (cap_inv F ps w P D GE e) ->
+  seval G F ps s (SWhile e b) T s' Crun ->
+  sat_assn G ps (mkAssn P' D' Q') s' T /\
+  forall t, In t T -> Crun + pval (rho G ps s' t) Q' <= pval (rho G ps s t) Qn.
+Proof.
+  intros GE P D Qn Q' e n C b B I PB QB' P' D' k2 k Hq Hnr V HB HPB HQB' HGb Hk2 Hnone Hsome
+    HP' HcD HdD HuQ F ps s T s' Crun w Hp Hn Hne Hi Hw HA HG Hs Hrun.
+  pose proof (cap_delta_nonneg k) as Hd.
+  assert (HC : body_cap G F ps e b k (cap_inv F ps w P D GE e))
+    by (eapply body_cap_of_split; eauto).
+  destruct (while_eeval _ _ _ _ _ _ _ _ _ Hrun) as (R & C0 & He).
+  destruct HA as [HP HD]. cbn [aP aD aQ] in HP, HD.
+  assert (HI : cap_inv F ps w P D GE e s T).
+  { repeat split; auto. intros _. eapply (dsat_sub G); [apply incl_filter | exact HD]. }
+  destruct (cap_loop_lanes G F ps e b k (cap_inv F ps w P D GE e) HC w s T s' Crun R C0 Hn Hi
+              Hrun HI He) as (C' & Hr' & HC').
+  fold (cap_delta k) in HC'. fold M in HC'.
+  set (Qd := padd Qn (- cap_delta k)).
+  assert (HQd : forall r, pval r Qd == pval r Qn - cap_delta k)
+    by (intros r; unfold Qd; rewrite padd_val; ring).
+  assert (Hkk : kk G0 false C == m_if M + C).
+  { unfold kk. change (m_div (c_metric G0)) with 0. change (m_if (c_metric G0)) with (m_if M). ring. }
+  destruct (whileexit_run G0 wu_nodiv false GE P D Qd Q' e n C b B I PB QB' P' D' k2 Hq Hnr
+              ltac:(discriminate) V HB HPB
+              ltac:(intros r Hr; pose proof (HQB' r Hr) as H1; rewrite padd_val in H1 |- *;
+                    rewrite Hkk; exact H1)
+              HGb Hk2
+              ltac:(intros ps' s1 t; rewrite HQd; change (rho G0) with (rho G); pose proof (Hnone ps' s1 t); lra)
+              ltac:(intros ps' s1 T1 t te HD1 Ht Hte Hs1; rewrite HQd, Hkk;
+                    change (rho G0) with (rho G) in *; pose proof (Hsome ps' s1 T1 t te HD1 Ht Hte Hs1); lra)
+              HP' HcD HdD HuQ F ps s T s' C' w Hp Hn Hne Hi Hw (conj HP HD) HG Hr')
+    as [HA' HQ1].
+  split; [exact HA'|]. intros t Ht. specialize (HQ1 t Ht). rewrite HQd in HQ1.
+  change (rho G0) with (rho G) in HQ1. unfold cap_delta in HQ1. lra.
+Qed.
+
+(** ** Q:WHILEGUARDCAP
+
+    Premises, and the kernel check each stands for (kernel/src/rules/cap.rs
+    [q_whileguardcap] = [while_guard] with the charge [cap_charge] and [M^div := 0] in the
+    loop test and the body's exit nodes):
+    - [valid G A s0 (P, D, Qn)]: the child [s0], checked under [M] (unchanged);
+    - [c_lty G g = Some TBool], [guard_last … s0], [guard_last … b], [qexpr]: Q:WHILEGUARD's
+      guard premises (the test's cost [C] is [M]'s and [M']'s: a variable);
+    - [validF (ctx_nodiv G) false g (B, D, I) b (PB, D, QB')]: the body [B] checked with
+      [M^div := 0] at its exit nodes (the cap condition makes every other node of [B] a
+      rule that charges no [M^div]);
+    - [pot_ge_under B rg QB' (I + M^if + C)]: Q:WHILEGUARD's round with [k = M^if + C]
+      (no [M^div]: the loop test's split is in [δ]);
+    - [pot_ge Qn (QB' + Q' + M^if + C + δ)], [δ = M^div·(k + 1)·(N − 1)]: the pre with
+      [cap_charge]; [k = a + t] from the kernel's [walk];
+    - [body_split]: the cap condition ([walk]'s positions), not formalized yet;
+    - the post's premises: Q:WHILEGUARD's. *)
+Theorem cap_guard_valid : forall A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg k,
+  valid G A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+  guard_last G g GE s0 = true -> guard_last G g GE b = true ->
+  qexpr G0 P D (EOpd (OVar g)) n C ->
+  validF G0 false (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
+  pot_ge_under B rg QB' (padd I (m_if M + C)) = true ->
+  pot_ge Qn (padd (pplus QB' Q') (m_if M + C + cap_delta k)) = true ->
+  cstrs_equiv P' P = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D QB' = true -> pnonneg QB' = true -> puni G D' Q' = true ->
+  (forall F ps w, body_split F ps (EOpd (OVar g)) b k (cap_inv F ps w P D GE (EOpd (OVar g)))) ->
+  valid G A (SSeq s0 (SWhile (EOpd (OVar g)) b)) (mkAssn P' D' Q').
+Proof.
+  intros A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg k V0 Hty Hg0 Hgb Hq V HB HPB HQB'
+    Hpre HP' HcD HdD HuJ HnJ HuQ Hs F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst.
+  match goal with H1 : seval _ _ _ s s0 T ?a ?c1, H2 : seval _ _ _ ?a (SWhile _ _) T s' ?c2 |- _ =>
+    rename H1 into Hr0, H2 into Hr1, a into st1, c1 into C1, c2 into C2 end.
+  destruct (V0 F ps s T st1 C1 w Hp Hn Hne Hi Hw HA Hr0) as [HA1 HQ0]. cbn [aQ] in HQ0.
+  assert (Hw1 : wt G st1) by (eapply run_wt; eauto).
+  assert (HGb : forall F ps s T s' C, seval G0 F ps s b T s' C -> pok G ps -> wt G s ->
+     forall t, In t T -> etrue G F ps s' (EOpd (OVar g)) t = true -> sat (rho G ps s' t) GE).
+  { intros F' ps' s1 T' s2 C' Hr Hp' Hw' t Ht E.
+    eapply (guard_last_sound G0 F' ps' s1 b T' s2 C' Hr Hp' Hw' g GE Hty Hgb t Ht).
+    unfold etrue in E. simpl in E. destruct (sl s2 g t) as [| [] |]; simpl in E; try discriminate; reflexivity. }
+  assert (HG : forall t, In t (filter (etrue G F ps st1 (EOpd (OVar g))) T) -> sat (rho G ps st1 t) GE).
+  { intros t Ht. apply filter_In in Ht as [Ht E]. eapply guard_last_sound; eauto.
+    unfold etrue in E. simpl in E. destruct (sl st1 g t) as [| [] |]; simpl in E; try discriminate; reflexivity. }
+  assert (HB' : cstrs_equiv B (P ++ fst (cond G (EOpd (OVar g))) ++ GE) = true) by exact HB.
+  assert (HP'' : cstrs_equiv P' (P ++ snd (cond G (EOpd (OVar g)))) = true)
+    by (simpl; rewrite app_nil_r; exact HP').
+  assert (HJ : forall r, sat r (P ++ GE) -> pval r (padd I (m_if M + C)) <= pval r QB')
+    by (intros r Hr; apply (pot_ge_under_sound r B rg); auto; apply (cstrs_equiv_sat _ _ _ HB Hr)).
+  assert (HQB'' : forall r, sat r (PB ++ GE) -> pval r (padd I (m_if M + C)) <= pval r QB').
+  { intros r Hr. apply HJ, sat_app.
+    - apply (cstrs_equiv_sat' _ _ _ HPB). eapply sat_app_l; eauto.
+    - intros c Hc. apply Hr, in_app_iff; auto. }
+  assert (Hnone : forall ps s t, pval (rho G ps s t) Q' + (m_if M + C) + cap_delta k <= pval (rho G ps s t) Qn).
+  { intros ps' s1 t. pose proof (pot_ge_sound (rho G ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. pose proof (pnonneg_sound (rho G ps' s1 t) _ HnJ). lra. }
+  assert (Hsome : forall ps s T t te, dsat G ps s T D -> In t T -> In te T -> sat (rho G ps s te) (P ++ GE) ->
+     pval (rho G ps s te) I + (m_if M + C) + pval (rho G ps s t) Q' + (m_if M + C) + cap_delta k
+       <= pval (rho G ps s t) Qn).
+  { intros ps' s1 T1 t te HD1 Ht Hte Hs1. pose proof (pot_ge_sound (rho G ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. pose proof (HJ _ Hs1) as H2. rewrite padd_val in H2.
+    rewrite (puni_sound G ps' s1 T1 D QB' HD1 HuJ te t) in H2 by auto. lra. }
+  destruct (cap_run GE P D Qn Q' (EOpd (OVar g)) n C b B I PB QB' P' D' (m_if M + C) k Hq eq_refl V
+              HB' HPB HQB'' HGb (Qle_refl _) Hnone Hsome HP'' HcD HdD HuQ F ps st1 T s' C2 w Hp Hn Hne Hi
+              Hw1 HA1 HG (Hs F ps w) Hr1) as [HA' HQ1].
+  split; auto. intros t Ht. specialize (HQ0 t Ht). specialize (HQ1 t Ht). cbn [aQ] in *. lra.
+Qed.
+
+(** ** Q:WHILEEXITCAP
+
+    Q:WHILEEXIT2 (mode [u = false]) with [M^div := 0] in the loop test ([B.post ≥ I + M^if +
+    C]) and the body's exit nodes, and the pre [I + Q' + 2(M^if + C) + δ] (kernel
+    [q_whileexitcap] = [while_exit_ge] with [cap_charge]); premises as
+    [cap_guard_valid]'s, without the guard ([GE = []]). *)
+Theorem cap_exit_valid : forall P D Qn Q' e n C b B I PB QB' P' D' k,
+  qexpr G0 P D e n C -> noread e = true ->
+  validF G0 false e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + C)) = true ->
+  pot_ge Qn (padd (pplus I Q') ((m_if M + C) + (m_if M + C) + cap_delta k)) = true ->
+  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
+  (forall F ps w, body_split F ps e b k (cap_inv F ps w P D [] e)) ->
+  valid G (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn Q' e n C b B I PB QB' P' D' k Hq Hnr V HB HPB HQB' Hpre HP' HcD HdD HuI HnI HuQ Hs
+    F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  assert (HB' : cstrs_equiv B (P ++ fst (cond G e) ++ []) = true) by (rewrite app_nil_r; exact HB).
+  assert (Hk0 : 0 <= m_if M + C).
+  { pose proof (qexpr_noread_nonneg G0 _ _ _ _ _ Hnr Hq).
+    destruct (m_nonneg M) as (_ & _ & _ & _ & Hif & _). lra. }
+  assert (HQB'' : forall r, sat r (PB ++ []) -> pval r (padd I (m_if M + C)) <= pval r QB')
+    by (intros r _; apply pot_ge_sound; auto).
+  assert (Hnone : forall ps s t, pval (rho G ps s t) Q' + (m_if M + C) + cap_delta k <= pval (rho G ps s t) Qn).
+  { intros ps' s1 t. pose proof (pot_ge_sound (rho G ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1. pose proof (pnonneg_sound (rho G ps' s1 t) _ HnI). lra. }
+  assert (Hsome : forall ps s T t te, dsat G ps s T D -> In t T -> In te T -> sat (rho G ps s te) (P ++ []) ->
+     pval (rho G ps s te) I + (m_if M + C) + pval (rho G ps s t) Q' + (m_if M + C) + cap_delta k
+       <= pval (rho G ps s t) Qn).
+  { intros ps' s1 T1 t te HD1 Ht Hte _. pose proof (pot_ge_sound (rho G ps' s1 t) _ _ Hpre) as H1.
+    rewrite padd_val, pplus_val in H1.
+    rewrite (puni_sound G ps' s1 T1 D I HD1 HuI te t) by auto. lra. }
+  eapply (cap_run [] P D Qn Q' e n C b B I PB QB' P' D' (m_if M + C) k Hq Hnr V HB' HPB HQB''
+            ltac:(intros; intros c []) (Qle_refl _) Hnone Hsome HP' HcD HdD HuQ); eauto.
+  intros t _. intros c [].
+Qed.
+
+End CapSound.

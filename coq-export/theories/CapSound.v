@@ -316,4 +316,101 @@ Proof.
   intros t _. intros c [].
 Qed.
 
+(** ** Toward [body_split]: the counted judgment's meaning
+
+    [validFC a t e A st A']: a run under [G] of [st] on [T] from [A] is a [ctx_nodiv G] run
+    whose cost is lower by at most [M^div·x] with [x ≤ a·c + t·min(c, 1)], where
+    [c = min(out, |T| − 1)] and [out] is the number of threads of [T] that fail the filter
+    [e] at the end (they leave). This is what each node of a capped body at a tail position
+    gives (kernel [walk]): a Q:IFEXIT4 split ([a]) loses its exit side, which fails [e]
+    for good, and leaves at least one thread on the other side; a Q:IFGUARD4 / Q:FLAGEXIT
+    test ([t] of them) splits at most once, and only when some thread leaves. *)
+Definition cap_c (e : expr) (F : fmodel) (ps : nat -> val) (s' : store) (T : list nat) : nat :=
+  Nat.min (length T - length (filter (etrue G F ps s' e) T)) (length T - 1).
+
+Definition validFC (a t : nat) (e : expr) (A : assn) (st : stmt) (A' : assn) : Prop :=
+  forall F ps s T s' C w, pok G ps -> NoDup T -> T <> [] -> incl T (lanes G w) -> wt G s ->
+  sat_assn G ps A s T -> seval G F ps s st T s' C ->
+  exists C0 x, seval G0 F ps s st T s' C0 /\ C <= C0 + m_div M * qn x /\
+    (x <= a * cap_c e F ps s' T + t * Nat.min (cap_c e F ps s' T) 1)%nat.
+
+(** The round's arithmetic: [a·c + t·min(c, 1) ≤ (a + t)·(|T| − max(|A₁|, 1))] for the
+    [A₁ ⊆ T] threads that pass the next test. *)
+Lemma cap_round_le : forall a t (T A1 : nat), (A1 <= T)%nat -> (1 <= T)%nat ->
+  (a * Nat.min (T - A1) (T - 1) + t * Nat.min (Nat.min (T - A1) (T - 1)) 1 <=
+   (a + t) * (T - Nat.max A1 1))%nat.
+Proof.
+  intros a t T A1 H1 H2.
+  replace (T - Nat.max A1 1)%nat with (Nat.min (T - A1) (T - 1)) by lia.
+  rewrite Nat.mul_add_distr_r. apply Nat.add_le_mono; [lia|].
+  apply Nat.mul_le_mono_l. lia.
+Qed.
+
+Lemma filter_length_ext : forall (f g : nat -> bool) T, (forall x, In x T -> f x = g x) ->
+  length (filter f T) = length (filter g T).
+Proof. intros f g T H. rewrite (filter_ext_in f g T H). reflexivity. Qed.
+
+(** [validFC] of the body at the loop's tail (filter = the loop test) gives [body_split]
+    with [k = a + t]. *)
+Lemma body_split_of_FC : forall F ps w e b a t P D GE B I A',
+  cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true ->
+  validFC a t e (mkAssn B D I) b A' ->
+  body_split F ps e b (a + t) (cap_inv F ps w P D GE e).
+Proof.
+  intros F ps w e b a t P D GE B I A' HB V.
+  intros s T0 T s1 Cb R0 C0 R1 C1 HI He0 ET HTne Hrun He1.
+  destruct HI as (Hp & Hw & Hn & Hi & HP & HD & HG).
+  assert (HnT : NoDup T) by (subst T; apply NoDup_filter; auto).
+  assert (HiT : incl T (lanes G w)) by (subst T; eapply incl_tran; [apply incl_filter|]; auto).
+  assert (HTe : forall t, In t T <-> In t (filter (etrue G F ps s e) T0))
+    by (intros x; subst T; apply (passing_etrue F ps s e T0 R0 C0 He0)).
+  assert (HTe' : filter (etrue G F ps s e) T0 <> []).
+  { intros E. destruct (nonempty_elem _ HTne) as [x Hx]. apply HTe in Hx. rewrite E in Hx. contradiction. }
+  assert (Hpre : sat_assn G ps (mkAssn B D I) s T).
+  { split; cbn [aP aD].
+    - intros x Hx. pose proof Hx as Hx0. rewrite ET in Hx0. apply filter_In in Hx0 as [Hx0 Hr].
+      apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; [exact (HP x Hx0)|]. apply sat_app.
+      + exact (proj1 (cond_correct G F ps s e T0 R0 C0 x Hp Hw He0 Hx0) Hr).
+      + exact (HG x (proj1 (HTe x) Hx)).
+    - apply (@dsat_sub G ps s (filter (etrue G F ps s e) T0) T D); [|exact (HD HTe')].
+      intros x Hx; apply HTe; auto. }
+  destruct (V F ps s T s1 Cb w Hp HnT HTne HiT Hw Hpre Hrun) as (C' & x & Hr0 & HC & Hx).
+  exists C'. split; [exact Hr0|].
+  assert (HA1 : length (passing R1 T) = length (filter (etrue G F ps s1 e) T)).
+  { unfold passing. apply filter_length_ext. intros y Hy. rewrite (etrue_R G _ _ _ _ _ _ _ He1 y Hy). reflexivity. }
+  assert (Hle : (x <= (a + t) * (length T - Nat.max (length (passing R1 T)) 1))%nat).
+  { unfold cap_c in Hx. rewrite HA1. etransitivity; [exact Hx|]. apply cap_round_le.
+    - apply filter_length_le.
+    - destruct T; [contradiction|simpl; lia]. }
+  apply qn_le in Hle.
+  assert (m_div M * qn x <= m_div M * qn ((a + t) * (length T - Nat.max (length (passing R1 T)) 1)))
+    by (apply mul_le_l; [apply md_nonneg | exact Hle]).
+  lra.
+Qed.
+
+(** A statement without a branch or a loop (Cap.v [straight]) at a tail position: it
+    never splits ([x = 0]); its validity under [G] is the [validFC] premise's run part. *)
+Lemma validFC_straight : forall a t e A st A', straight st = true -> validFC a t e A st A'.
+Proof.
+  intros a t e A st A' Hs F ps s T s' C w _ _ _ _ _ _ Hrun.
+  exists C, 0%nat. split; [exact (seval_straight G F ps s st T s' C Hs Hrun)|].
+  split; [change (qn 0) with 0; rewrite Qmult_0_r; lra | lia].
+Qed.
+
+(** Q:SEQ / F_SEQ at a tail position: an ordinary straight first part ([valid] under [G]
+    for the intermediate facts, no split) and the tail part's count. *)
+Lemma validFC_seq : forall a t e A A1 A' s1 s2, straight s1 = true -> valid G A s1 A1 ->
+  validFC a t e A1 s2 A' -> validFC a t e A (SSeq s1 s2) A'.
+Proof.
+  intros a t e A A1 A' s1 s2 Hs V1 V2 F ps s T s' C w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst.
+  match goal with R1 : seval _ _ _ s s1 T ?st1 ?c1, R2 : seval _ _ _ ?st1 s2 T s' ?c2 |- _ =>
+    rename R1 into Hr1, R2 into Hr2, st1 into sm, c1 into Ca, c2 into Cb end.
+  destruct (V1 F ps s T sm Ca w Hp Hn Hne Hi Hw HA Hr1) as [HA1 _].
+  destruct (V2 F ps sm T s' Cb w Hp Hn Hne Hi (run_wt G _ _ _ _ _ _ _ Hr1 Hw) HA1 Hr2)
+    as (C0 & x & Hr0 & HC & Hx).
+  exists (Ca + C0), x. split; [|split; [lra | exact Hx]].
+  eapply SC_SEQ; [exact (seval_straight G F ps s s1 T sm Ca Hs Hr1) | exact Hr0].
+Qed.
+
 End CapSound.

@@ -413,4 +413,121 @@ Proof.
   eapply SC_SEQ; [exact (seval_straight G F ps s s1 T sm Ca Hs Hr1) | exact Hr0].
 Qed.
 
+Lemma filter_tf_length : forall (R : fam) T, (forall t, In t T -> is_bool_v (R t) = true) ->
+  (length (filter (fun t => is_true_v (R t)) T) + length (filter (fun t => is_false_v (R t)) T)
+   = length T)%nat.
+Proof.
+  intros R T H. induction T as [|x T IH]; [reflexivity|]. simpl.
+  assert (Hx : is_bool_v (R x) = true) by (apply H; left; auto).
+  rewrite <- IH by (intros; apply H; right; auto).
+  destruct (R x) as [| [] |]; simpl in *; try discriminate; lia.
+Qed.
+
+Lemma same_elems_length : forall (A B : list nat), NoDup A -> NoDup B ->
+  (forall t, In t A <-> In t B) -> length A = length B.
+Proof.
+  intros A B HA HB H. apply Nat.le_antisymm; apply NoDup_incl_length; auto;
+    intros t Ht; apply H; auto.
+Qed.
+
+(** Q:IFEXIT4 at a tail position (the exit node, [a ≥ 1]): its then branch [s1]
+    (ordinary, straight) ends on [cond(¬f)] ([wx]), so the threads of [𝒯_T] fail [f] at
+    the end; a split ([SC:IFD]) adds 1 to the count of [s2] on [𝒯_F], and
+    [1 + c(𝒯_F) ≤ c(𝒯)] because [𝒯_T] is non-empty and leaves. *)
+Lemma validFC_ifexit4 : forall a t f P D Qn c s1 s2 PT QT P1 D1 Q1 PF QF A2 A' wx,
+  (1 <= a)%nat ->
+  cstrs_equiv PT (andc G P D c false) = true -> cstrs_equiv PF (andc G P D c true) = true ->
+  straight s1 = true -> valid G (mkAssn PT D QT) s1 (mkAssn P1 D1 Q1) ->
+  validFC a t f (mkAssn PF D QF) s2 A2 ->
+  nonempty (snd (cond G f)) = true -> entails P1 (snd (cond G f)) wx = true ->
+  validFC a t f (mkAssn P D Qn) (SIf c s1 s2) A'.
+Proof.
+  intros a t f P D Qn c s1 s2 PT QT P1 D1 Q1 PF QF A2 A' wx Ha HPT HPF Hs V1 V2 Hxn Hx.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+  - (* SC_IFT: no split *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    exists (C1 + m_if (c_metric G) + C2), 0%nat. split; [|split; [|lia]].
+    + eapply (SC_IFT G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption
+                          | exact (seval_straight G _ _ _ _ _ _ _ Hs Hs1)].
+    + change (qn 0) with 0. rewrite Qmult_0_r. lra.
+  - (* SC_IFF: the count of [s2] on [𝒯] *)
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    assert (Hpre2 : sat_assn G ps (mkAssn PF D QF) s T).
+    { split; cbn [aP aD]; auto. intros u Hu; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct G F ps s c T R C1 D P u Hp Hw HD Hee Hu (HP u Hu)); auto. }
+    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs2) as (C0 & x & Hr0 & HC & Hxb).
+    exists (C1 + m_if (c_metric G) + C0), x. split; [|split; [lra | exact Hxb]].
+    eapply (SC_IFF G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption | exact Hr0].
+  - (* SC_IFD: 𝒯_T leaves, one split, then the count of [s2] on 𝒯_F *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros u H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R u) as [| [] |]; discriminate. }
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HnF : NoDup TF) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HiF : incl TF (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre1 : sat_assn G ps (mkAssn PT D QT) s TT).
+    { split; cbn [aP aD].
+      - intros u Hu. apply HTT in Hu as [Hu Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply (andc_correct G F ps s c T R C1 D P u Hp Hw HD Hee Hu (HP u Hu)); auto.
+      - eapply (@dsat_sub G); [apply incl_filter | exact HD]. }
+    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as [[HP1 _] _].
+    cbn [aP] in HP1.
+    assert (Hst1 : forall x u, In u TF -> sl st1 x u = sl s x u) by
+      (intros x u Hu; eapply (frame_threads G); [exact Hs1 | apply HTTF; exact Hu]).
+    assert (Hpre2 : sat_assn G ps (mkAssn PF D QF) st1 TF).
+    { split; cbn [aP aD].
+      - intros u Hu. apply (sat_ext (rho G ps s u)); [intros; symmetry; apply rho_frame; auto|].
+        apply HTF in Hu as [Hu Hr]. apply (cstrs_equiv_sat _ _ _ HPF).
+        apply (andc_correct G F ps s c T R C1 D P u Hp Hw HD Hee Hu (HP u Hu)); auto.
+      - apply (@dsat_threads G ps s); auto. eapply (@dsat_sub G); [apply incl_filter | exact HD]. }
+    destruct (V2 F ps st1 TF s' C3 w Hp HnF HneF HiF (run_wt G _ _ _ _ _ _ _ Hs1 Hw) Hpre2 Hs2)
+      as (C0 & x & Hr0 & HC & Hxb).
+    assert (Hs'1 : forall x u, In u TT -> sl s' x u = sl st1 x u).
+    { intros x' u Hu. eapply (frame_threads G); [exact Hs2|]. intros Hu'. exact (HTTF u Hu' Hu). }
+    assert (Hw1 : wt G s') by (eapply run_wt; [exact Hs2|]; eapply run_wt; eauto).
+    (* the threads of 𝒯_T fail [f] at the end *)
+    assert (HTe : forall u, In u (filter (etrue G F ps s' f) T) <-> In u (filter (etrue G F ps s' f) TF)).
+    { intros u. rewrite !filter_In. split; intros [Hu E]; split; auto.
+      - specialize (Hbool u Hu). apply HTF. split; auto.
+        destruct (R u) as [| [] |] eqn:Er; try discriminate; auto.
+        assert (HuT : In u TT) by (apply HTT; rewrite Er; auto).
+        rewrite (exit_false G F ps s' f u Hp Hw1 Hxn) in E; [discriminate|].
+        apply (sat_ext (rho G ps st1 u)); [intros; symmetry; apply rho_frame; auto|].
+        apply (entails_sound _ _ _ _ (HP1 u HuT) Hx).
+      - apply HTF in Hu; tauto. }
+    assert (HL : length (filter (etrue G F ps s' f) T) = length (filter (etrue G F ps s' f) TF))
+      by (apply same_elems_length; auto using NoDup_filter).
+    assert (HLT : (length TT + length TF = length T)%nat) by (apply filter_tf_length; auto).
+    assert (HTT1 : (1 <= length TT)%nat) by (destruct TT; [contradiction|simpl; lia]).
+    assert (HTF1 : (1 <= length TF)%nat) by (destruct TF; [contradiction|simpl; lia]).
+    pose proof (filter_length_le (etrue G F ps s' f) TF) as HfF.
+    exists (C1 + m_if (c_metric G) + C2 + C0 + 0), (S x). split; [|split].
+    + eapply (SC_IFD G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption .. |
+        exact (seval_straight G _ _ _ _ _ _ _ Hs Hs1) | exact Hr0].
+    + change (S x) with (1 + x)%nat. rewrite qn_add. change (qn 1) with 1. change M with (c_metric G) in *. lra.
+    + unfold cap_c in *. rewrite HL, <- HLT.
+      set (c' := Nat.min (length TF - length (filter (etrue G F ps s' f) TF)) (length TF - 1)) in *.
+      assert (Hc : (1 + c' <= Nat.min (length TT + length TF - length (filter (etrue G F ps s' f) TF))
+                                     (length TT + length TF - 1))%nat) by (unfold c'; lia).
+      set (cc := Nat.min (length TT + length TF - length (filter (etrue G F ps s' f) TF))
+                        (length TT + length TF - 1)) in *.
+      assert (a * (1 + c') <= a * cc)%nat by (apply Nat.mul_le_mono_l; exact Hc).
+      assert (t * Nat.min c' 1 <= t * Nat.min cc 1)%nat by (apply Nat.mul_le_mono_l; lia).
+      rewrite Nat.mul_add_distr_l in *. lia.
+Qed.
+
 End CapSound.

@@ -530,4 +530,99 @@ Proof.
       rewrite Nat.mul_add_distr_l in *. lia.
 Qed.
 
+(** Q:IFGUARD4 at the loop's tail (a test node, [t + 1]): its else branch [s2] (ordinary,
+    straight) falsifies the guard [g], so the threads of [𝒯_F] fail the loop test at the
+    end; a split adds 1 to the count of the then branch [s1] (tail) on [𝒯_T], and then
+    [c(𝒯) ≥ c(𝒯_T)] and [min(c(𝒯), 1) = 1]. *)
+Lemma validFC_ifguard4 : forall a t g P D Qn c s1 s2 PT QT A1 PF A',
+  cstrs_equiv PT (andc G P D c false) = true -> cstrs_equiv PF (andc G P D c true) = true ->
+  validFC a t (EOpd (OVar g)) (mkAssn PT D QT) s1 A1 ->
+  straight s2 = true -> falsifies g s2 = true ->
+  validFC a (S t) (EOpd (OVar g)) (mkAssn P D Qn) (SIf c s1 s2) A'.
+Proof.
+  intros a t g P D Qn c s1 s2 PT QT A1 PF A' HPT HPF V1 Hs Hf.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+  - (* SC_IFT: the count of [s1] on [𝒯] *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    assert (Hpre1 : sat_assn G ps (mkAssn PT D QT) s T).
+    { split; cbn [aP aD]; auto. intros u Hu; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct G F ps s c T R C1 D P u Hp Hw HD Hee Hu (HP u Hu)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as (C0 & x & Hr0 & HC & Hxb).
+    exists (C1 + m_if (c_metric G) + C0), x. split; [|split; [lra|]].
+    + eapply (SC_IFT G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption | exact Hr0].
+    + assert (t * Nat.min (cap_c (EOpd (OVar g)) F ps s' T) 1 <=
+              S t * Nat.min (cap_c (EOpd (OVar g)) F ps s' T) 1)%nat
+        by (apply Nat.mul_le_mono_r; lia).
+      lia.
+  - (* SC_IFF: straight, no split *)
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    exists (C1 + m_if (c_metric G) + C2), 0%nat. split; [|split; [|lia]].
+    + eapply (SC_IFF G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption
+                          | exact (seval_straight G _ _ _ _ _ _ _ Hs Hs2)].
+    + change (qn 0) with 0. rewrite Qmult_0_r. lra.
+  - (* SC_IFD: the count of [s1] on 𝒯_T, one split, 𝒯_F leaves *)
+    match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros u H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R u) as [| [] |]; discriminate. }
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (Hpre1 : sat_assn G ps (mkAssn PT D QT) s TT).
+    { split; cbn [aP aD].
+      - intros u Hu. apply HTT in Hu as [Hu Hr]. apply (cstrs_equiv_sat _ _ _ HPT).
+        apply (andc_correct G F ps s c T R C1 D P u Hp Hw HD Hee Hu (HP u Hu)); auto.
+      - eapply (@dsat_sub G); [apply incl_filter | exact HD]. }
+    destruct (V1 F ps s TT st1 C2 w Hp HnT HneT HiT Hw Hpre1 Hs1) as (C0 & x & Hr0 & HC & Hxb).
+    assert (Hs'1 : forall u, In u TT -> sl s' g u = sl st1 g u).
+    { intros u Hu. eapply (frame_threads G); [exact Hs2|]. intros Hu'. exact (HTTF u Hu' Hu). }
+    assert (HfF : forall u, In u TF -> sl s' g u = VBool false)
+      by (intros u Hu; eapply (falsifies_sound G); eauto).
+    (* at the end, the threads passing the test are those of 𝒯_T that passed after [s1] *)
+    assert (HTe : forall u, In u (filter (etrue G F ps s' (EOpd (OVar g))) T) <->
+                            In u (filter (etrue G F ps st1 (EOpd (OVar g))) TT)).
+    { intros u. rewrite !filter_In. split; intros [Hu E].
+      - specialize (Hbool u Hu). destruct (R u) as [| [] |] eqn:Er; try discriminate.
+        + assert (HuT : In u TT) by (apply HTT; rewrite Er; auto).
+          split; auto. rewrite <- (etrue_var_frame G F ps st1 s' g u (Hs'1 u HuT)). exact E.
+        + assert (HuF : In u TF) by (apply HTF; rewrite Er; auto).
+          rewrite (etrue_var_false G F ps s' g u (HfF u HuF)) in E. discriminate.
+      - split; [apply HTT in Hu; tauto|].
+        rewrite (etrue_var_frame G F ps st1 s' g u (Hs'1 u Hu)). exact E. }
+    assert (HL : length (filter (etrue G F ps s' (EOpd (OVar g))) T) =
+                 length (filter (etrue G F ps st1 (EOpd (OVar g))) TT))
+      by (apply same_elems_length; auto using NoDup_filter).
+    assert (HLT : (length TT + length TF = length T)%nat) by (apply filter_tf_length; auto).
+    assert (HTT1 : (1 <= length TT)%nat) by (destruct TT; [contradiction|simpl; lia]).
+    assert (HTF1 : (1 <= length TF)%nat) by (destruct TF; [contradiction|simpl; lia]).
+    pose proof (filter_length_le (etrue G F ps st1 (EOpd (OVar g))) TT) as HfT.
+    exists (C1 + m_if (c_metric G) + C0 + C3 + 0), (S x). split; [|split].
+    + eapply (SC_IFD G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption .. | exact Hr0 |
+        exact (seval_straight G _ _ _ _ _ _ _ Hs Hs2)].
+    + change (S x) with (1 + x)%nat. rewrite qn_add. change (qn 1) with 1.
+      change M with (c_metric G) in *. lra.
+    + unfold cap_c in *. rewrite HL, <- HLT.
+      set (c' := Nat.min (length TT - length (filter (etrue G F ps st1 (EOpd (OVar g))) TT))
+                         (length TT - 1)) in *.
+      set (cc := Nat.min (length TT + length TF - length (filter (etrue G F ps st1 (EOpd (OVar g))) TT))
+                         (length TT + length TF - 1)) in *.
+      assert (Hc : (c' <= cc)%nat) by (unfold c', cc; lia).
+      assert (Hc1 : Nat.min cc 1 = 1%nat) by (unfold cc; lia).
+      rewrite Hc1.
+      assert (a * c' <= a * cc)%nat by (apply Nat.mul_le_mono_l; exact Hc).
+      assert (t * Nat.min c' 1 <= t * 1)%nat by (apply Nat.mul_le_mono_l; lia).
+      lia.
+Qed.
+
 End CapSound.

@@ -625,4 +625,146 @@ Proof.
       lia.
 Qed.
 
+(** Q:FLAGEXIT at the loop's tail ([s1] is its part [N] at the flag's tail, filtered by the
+    jump flag [f]; then [if f then s2 else s3], [s2] at the loop's tail, [s3] ordinary,
+    straight, falsifying [g]): the threads failing [f] after [N] leave (they run [s3]), so
+    [N]'s count is paid by them; the flag test splits once, only when some leave. The
+    validity of [N] under [ctx_nodiv G] gives the facts [s2] starts from. *)
+Lemma validFC_flagexit : forall a tN t2 u1 g f P D Q0 Qn s1 s2 s3 P1 D1 Q1 PT A2 A',
+  validF G0 u1 f (mkAssn P D Q0) s1 (mkAssn P1 D1 Q1) ->
+  validFC a tN f (mkAssn P D Q0) s1 (mkAssn P1 D1 Q1) ->
+  cstrs_equiv PT (P1 ++ fst (cond G f)) = true ->
+  validFC a t2 (EOpd (OVar g)) (mkAssn PT D1 Q1) s2 A2 ->
+  straight s3 = true -> falsifies g s3 = true ->
+  validFC a (tN + S t2) (EOpd (OVar g)) (mkAssn P D Qn) (SSeq s1 (SIf f s2 s3)) A'.
+Proof.
+  intros a tN t2 u1 g f P D Q0 Qn s1 s2 s3 P1 D1 Q1 PT A2 A' V1F V1C HPT V2 Hs Hf.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun.
+  inversion Hrun; subst.
+  match goal with R1 : seval _ _ _ s s1 T ?st1 ?c1, R2 : seval _ _ _ ?st1 (SIf _ _ _) T s' ?c2 |- _ =>
+    rename R1 into Hr1, R2 into Hr2, st1 into sm, c1 into Ca, c2 into Cb end.
+  destruct (V1C F ps s T sm Ca w Hp Hn Hne Hi Hw HA Hr1) as (C0N & xN & HrN & HCN & HxN).
+  destruct (V1F F ps s T sm C0N w Hp Hn Hne Hi Hw HA HrN) as (HP1 & HD1 & _ & _ & _).
+  cbn [aP aD] in HP1, HD1.
+  change (etrue G0) with (etrue G) in HD1. change (rho G0) with (rho G) in HP1.
+  change (dsat G0) with (dsat G) in HD1.
+  assert (Hwm : wt G sm) by (eapply run_wt; eauto).
+  inversion Hr2; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+  - (* SC_IFT: every thread passes the flag test; [N] did not split *)
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : forall t, In t T -> is_true_v _ = true |- _ => rename H into Hall end.
+    assert (HfT : forall u, In u T -> In u (filter (etrue G F ps sm f) T)).
+    { intros u Hu. apply filter_In. split; auto. rewrite (etrue_R G _ _ _ _ _ _ _ Hee u Hu). auto. }
+    assert (HfT' : filter (etrue G F ps sm f) T <> []).
+    { intros E. destruct (nonempty_elem _ Hne) as [u Hu]. specialize (HfT u Hu). rewrite E in HfT. contradiction. }
+    assert (Hpre2 : sat_assn G ps (mkAssn PT D1 Q1) sm T).
+    { split; cbn [aP aD].
+      - intros u Hu. apply (cstrs_equiv_sat _ _ _ HPT). apply sat_app; [exact (HP1 u Hu)|].
+        exact (proj1 (cond_correct G F ps sm f T R C1 u Hp Hwm Hee Hu) (Hall u Hu)).
+      - eapply (@dsat_sub G); [exact HfT | exact (HD1 HfT')]. }
+    destruct (V2 F ps sm T s' C2 w Hp Hn Hne Hi Hwm Hpre2 Hs2) as (C02 & x2 & Hr02 & HC2 & Hx2).
+    assert (HxN0 : xN = 0%nat).
+    { unfold cap_c in HxN.
+      assert (HL : length (filter (etrue G F ps sm f) T) = length T).
+      { apply Nat.le_antisymm; [apply filter_length_le|]. apply NoDup_incl_length; auto. }
+      rewrite HL, Nat.sub_diag in HxN. simpl in HxN. lia. }
+    subst xN.
+    exists (C0N + (C1 + m_if (c_metric G) + C02)), (0 + x2)%nat. split; [|split].
+    + eapply (SC_SEQ G0); [exact HrN|].
+      eapply (SC_IFT G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption | exact Hr02].
+    + rewrite qn_add. change (qn 0) with 0 in *. change M with (c_metric G) in *. lra.
+    + assert (t2 * Nat.min (cap_c (EOpd (OVar g)) F ps s' T) 1 <=
+              (tN + S t2) * Nat.min (cap_c (EOpd (OVar g)) F ps s' T) 1)%nat
+        by (apply Nat.mul_le_mono_r; lia).
+      lia.
+  - (* SC_IFF: every thread fails the flag and leaves *)
+    match goal with H : seval _ _ _ _ s3 _ _ _ |- _ => rename H into Hs3 end.
+    match goal with H : forall t, In t T -> is_false_v _ = true |- _ => rename H into Hall end.
+    assert (HfN : filter (etrue G F ps sm f) T = []).
+    { apply filter_all_false. intros u Hu. rewrite (etrue_R G _ _ _ _ _ _ _ Hee u Hu).
+      specialize (Hall u Hu). destruct (R u) as [| [] |]; auto; discriminate. }
+    assert (HfG : filter (etrue G F ps s' (EOpd (OVar g))) T = []).
+    { apply filter_all_false. intros u Hu. apply (etrue_var_false G).
+      eapply (falsifies_sound G); eauto. }
+    exists (C0N + (C1 + m_if (c_metric G) + C2)), xN. split; [|split].
+    + eapply (SC_SEQ G0); [exact HrN|].
+      eapply (SC_IFF G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption
+                          | exact (seval_straight G _ _ _ _ _ _ _ Hs Hs3)].
+    + change M with (c_metric G) in *. lra.
+    + unfold cap_c in *. rewrite HfN in HxN. rewrite HfG. simpl in *.
+      assert (tN * Nat.min (Nat.min (length T - 0) (length T - 1)) 1 <=
+              (tN + S t2) * Nat.min (Nat.min (length T - 0) (length T - 1)) 1)%nat
+        by (apply Nat.mul_le_mono_r; lia).
+      lia.
+  - (* SC_IFD: 𝒯_F leaves, one split, the count of [s2] on 𝒯_T *)
+    match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    match goal with H : seval _ _ _ _ s3 _ _ _ |- _ => rename H into Hs3 end.
+    match goal with H : forall t, In t T -> is_bool_v _ = true |- _ => rename H into Hbool end.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ => rename H into HneT end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ => rename H into HneF end.
+    set (TT := filter (fun t => is_true_v (R t)) T) in *.
+    set (TF := filter (fun t => is_false_v (R t)) T) in *.
+    assert (HTT : forall t, In t TT <-> In t T /\ is_true_v (R t) = true) by
+      (intros; unfold TT; apply filter_In).
+    assert (HTF : forall t, In t TF <-> In t T /\ is_false_v (R t) = true) by
+      (intros; unfold TF; apply filter_In).
+    assert (HTTF : forall t, In t TF -> ~ In t TT).
+    { intros u H1 H2. apply HTF in H1; apply HTT in H2.
+      destruct H1 as [_ H1], H2 as [_ H2]. destruct (R u) as [| [] |]; discriminate. }
+    assert (HnT : NoDup TT) by (apply NoDup_filter; auto).
+    assert (HiT : incl TT (lanes G w)) by (eapply incl_tran; [apply incl_filter|]; auto).
+    assert (HfT : forall u, In u TT -> In u (filter (etrue G F ps sm f) T)).
+    { intros u Hu. apply HTT in Hu as [Hu Hr]. apply filter_In. split; auto.
+      rewrite (etrue_R G _ _ _ _ _ _ _ Hee u Hu). auto. }
+    assert (HfT' : filter (etrue G F ps sm f) T <> []).
+    { intros E. destruct (nonempty_elem _ HneT) as [u Hu]. specialize (HfT u Hu). rewrite E in HfT. contradiction. }
+    assert (Hpre2 : sat_assn G ps (mkAssn PT D1 Q1) sm TT).
+    { split; cbn [aP aD].
+      - intros u Hu. pose proof Hu as Hu0. apply HTT in Hu0 as [Hu0 Hr].
+        apply (cstrs_equiv_sat _ _ _ HPT). apply sat_app; [exact (HP1 u Hu0)|].
+        exact (proj1 (cond_correct G F ps sm f T R C1 u Hp Hwm Hee Hu0) Hr).
+      - eapply (@dsat_sub G); [exact HfT | exact (HD1 HfT')]. }
+    destruct (V2 F ps sm TT st1 C2 w Hp HnT HneT HiT Hwm Hpre2 Hs2) as (C02 & x2 & Hr02 & HC2 & Hx2).
+    assert (Hs'1 : forall u, In u TT -> sl s' g u = sl st1 g u).
+    { intros u Hu. eapply (frame_threads G); [exact Hs3|]. intros Hu'. exact (HTTF u Hu' Hu). }
+    assert (HfF : forall u, In u TF -> sl s' g u = VBool false)
+      by (intros u Hu; eapply (falsifies_sound G); eauto).
+    assert (HTe : forall u, In u (filter (etrue G F ps s' (EOpd (OVar g))) T) <->
+                            In u (filter (etrue G F ps st1 (EOpd (OVar g))) TT)).
+    { intros u. rewrite !filter_In. split; intros [Hu E].
+      - specialize (Hbool u Hu). destruct (R u) as [| [] |] eqn:Er; try discriminate.
+        + assert (HuT : In u TT) by (apply HTT; rewrite Er; auto).
+          split; auto. rewrite <- (etrue_var_frame G F ps st1 s' g u (Hs'1 u HuT)). exact E.
+        + assert (HuF : In u TF) by (apply HTF; rewrite Er; auto).
+          rewrite (etrue_var_false G F ps s' g u (HfF u HuF)) in E. discriminate.
+      - split; [apply HTT in Hu; tauto|].
+        rewrite (etrue_var_frame G F ps st1 s' g u (Hs'1 u Hu)). exact E. }
+    assert (HL : length (filter (etrue G F ps s' (EOpd (OVar g))) T) =
+                 length (filter (etrue G F ps st1 (EOpd (OVar g))) TT))
+      by (apply same_elems_length; auto using NoDup_filter).
+    assert (HLN : length (filter (etrue G F ps sm f) T) = length TT).
+    { unfold TT. apply filter_length_ext. intros u Hu. apply (etrue_R G _ _ _ _ _ _ _ Hee u Hu). }
+    assert (HLT : (length TT + length TF = length T)%nat) by (apply filter_tf_length; auto).
+    assert (HTT1 : (1 <= length TT)%nat) by (destruct TT; [contradiction|simpl; lia]).
+    assert (HTF1 : (1 <= length TF)%nat) by (destruct TF; [contradiction|simpl; lia]).
+    pose proof (filter_length_le (etrue G F ps st1 (EOpd (OVar g))) TT) as HfL.
+    exists (C0N + (C1 + m_if (c_metric G) + C02 + C3 + 0)), (xN + 1 + x2)%nat. split; [|split].
+    + eapply (SC_SEQ G0); [exact HrN|].
+      eapply (SC_IFD G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption .. | exact Hr02 |
+        exact (seval_straight G _ _ _ _ _ _ _ Hs Hs3)].
+    + rewrite !qn_add. change (qn 1) with 1. change M with (c_metric G) in *. lra.
+    + unfold cap_c in *. rewrite HLN, <- HLT in HxN. rewrite HL, <- HLT.
+      replace (Nat.min (length TT + length TF - length TT) (length TT + length TF - 1))
+        with (length TF) in HxN by lia.
+      set (c2 := Nat.min (length TT - length (filter (etrue G F ps st1 (EOpd (OVar g))) TT))
+                         (length TT - 1)) in *.
+      replace (Nat.min (length TT + length TF - length (filter (etrue G F ps st1 (EOpd (OVar g))) TT))
+                       (length TT + length TF - 1)) with (length TF + c2)%nat by (unfold c2; lia).
+      replace (Nat.min (length TF + c2) 1) with 1%nat by lia.
+      replace (Nat.min (length TF) 1) with 1%nat in HxN by lia.
+      assert (t2 * Nat.min c2 1 <= t2 * 1)%nat by (apply Nat.mul_le_mono_l; lia).
+      rewrite Nat.mul_add_distr_l. lia.
+Qed.
+
 End CapSound.

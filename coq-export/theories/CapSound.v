@@ -767,4 +767,107 @@ Proof.
       rewrite Nat.mul_add_distr_l. lia.
 Qed.
 
+(** Q:WEAK / F_WEAK at a tail position: the same run, counted from a stronger pre. *)
+Lemma validFC_weak : forall a t f P D Qn NP ND NQ st A1 A' wpre,
+  validFC a t f (mkAssn NP ND NQ) st A1 -> entails P NP wpre = true -> dcovers D ND = true ->
+  validFC a t f (mkAssn P D Qn) st A'.
+Proof.
+  intros a t f P D Qn NP ND NQ st A1 A' wpre V Hpre HcD.
+  intros F ps s T s' C w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD] in HP, HD.
+  apply (V F ps s T s' C w Hp Hn Hne Hi Hw); auto. split; cbn [aP aD].
+  - intros u Hu; apply (entails_sound _ _ _ _ (HP u Hu) Hpre).
+  - eapply (dcovers_sound G); eauto.
+Qed.
+
+(** An [if] whose test cannot split on the pre's threads (both sides non-empty is
+    impossible): a branch's count on all of [𝒯]. *)
+Lemma validFC_if_nosplit : forall a t f P D Qn c s1 s2 PT QT PF QF A1 A2 A',
+  cstrs_equiv PT (andc G P D c false) = true -> cstrs_equiv PF (andc G P D c true) = true ->
+  validFC a t f (mkAssn PT D QT) s1 A1 -> validFC a t f (mkAssn PF D QF) s2 A2 ->
+  (forall F ps s T R C1 w, pok G ps -> wt G s -> incl T (lanes G w) ->
+     sat_assn G ps (mkAssn P D Qn) s T -> eeval G F ps s c T R C1 ->
+     filter (fun t => is_true_v (R t)) T <> [] -> filter (fun t => is_false_v (R t)) T <> [] ->
+     False) ->
+  validFC a t f (mkAssn P D Qn) (SIf c s1 s2) A'.
+Proof.
+  intros a t f P D Qn c s1 s2 PT QT PF QF A1 A2 A' HPT HPF V1 V2 Hno.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw HA Hrun. pose proof HA as [HP HD].
+  cbn [aP aD aQ] in HP, HD.
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end.
+  - match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs1 end.
+    assert (Hpre1 : sat_assn G ps (mkAssn PT D QT) s T).
+    { split; cbn [aP aD]; auto. intros u Hu; apply (cstrs_equiv_sat _ _ _ HPT).
+      apply (andc_correct G F ps s c T R C1 D P u Hp Hw HD Hee Hu (HP u Hu)); auto. }
+    destruct (V1 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre1 Hs1) as (C0 & x & Hr0 & HC & Hxb).
+    exists (C1 + m_if (c_metric G) + C0), x. split; [|split; [lra | exact Hxb]].
+    eapply (SC_IFT G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption | exact Hr0].
+  - match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs2 end.
+    assert (Hpre2 : sat_assn G ps (mkAssn PF D QF) s T).
+    { split; cbn [aP aD]; auto. intros u Hu; apply (cstrs_equiv_sat _ _ _ HPF).
+      apply (andc_correct G F ps s c T R C1 D P u Hp Hw HD Hee Hu (HP u Hu)); auto. }
+    destruct (V2 F ps s T s' C2 w Hp Hn Hne Hi Hw Hpre2 Hs2) as (C0 & x & Hr0 & HC & Hxb).
+    exists (C1 + m_if (c_metric G) + C0), x. split; [|split; [lra | exact Hxb]].
+    eapply (SC_IFF G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption | exact Hr0].
+  - exfalso. eapply Hno; eauto.
+Qed.
+
+(** Q:IF1 / Q:IFEXIT1: a test uniform under [D] never splits. *)
+Lemma unif_nosplit : forall P D Qn c, unif G (dunif G D) c = true ->
+  forall F ps s T R C1 w, pok G ps -> wt G s -> incl T (lanes G w) ->
+  sat_assn G ps (mkAssn P D Qn) s T -> eeval G F ps s c T R C1 ->
+  filter (fun t => is_true_v (R t)) T <> [] -> filter (fun t => is_false_v (R t)) T <> [] ->
+  False.
+Proof.
+  intros P D Qn c Hu F ps s T R C1 w Hp Hw Hi [_ HD] Hee H1 H2. cbn [aD] in HD.
+  assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
+         sl s x t = sl s x t') by (intros; eapply (dunif_sound G HWU); eauto).
+  destruct (nonempty_elem _ H1) as [t1 Ht1]. destruct (nonempty_elem _ H2) as [t2 Ht2].
+  apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+  rewrite (unif_correct G HWU F ps s c T R C1 (dunif G D) w Hu Hee Hi HX t1 t2 Ht1 Ht2) in E1.
+  destruct (R t2) as [| [] |]; discriminate.
+Qed.
+
+(** Q:IF2 / Q:IF3 at a tail position: a decided test runs one branch on all of [𝒯]. *)
+Lemma validFC_if_decided : forall a t f P D Qn Q c s1 s2 sb ws A1 A' (neg : bool),
+  nonempty ((if neg then snd else fst) (cond G c)) = true ->
+  entails P ((if neg then snd else fst) (cond G c)) ws = true ->
+  sb = (if neg then s2 else s1) ->
+  validFC a t f (mkAssn P D Q) sb A1 ->
+  validFC a t f (mkAssn P D Qn) (SIf c s1 s2) A'.
+Proof.
+  intros a t f P D Qn Q c s1 s2 sb ws A1 A' neg Hne1 Hent Hsb V.
+  intros F ps s T s' Crun w Hp Hn Hne Hi Hw [HP HD] Hrun. cbn [aP aD aQ] in HP, HD.
+  assert (Hdec : forall R C1, eeval G F ps s c T R C1 -> forall u, In u T -> R u = VBool (negb neg)).
+  { intros R C1 He u Hu. pose proof (entails_sound _ _ _ _ (HP u Hu) Hent) as Hs.
+    destruct (cond_decides G F ps s c T R C1 u Hp Hw He Hu) as [D1 D2].
+    destruct neg; simpl in *; auto. }
+  inversion Hrun; subst;
+    match goal with H : eeval _ _ _ _ _ _ _ _ |- _ => rename H into Hee end;
+    pose proof (Hdec _ _ Hee) as HR.
+  - destruct neg.
+    + exfalso. destruct (nonempty_elem _ Hne) as [u Hu].
+      match goal with H : forall t, In t T -> is_true_v _ = true |- _ => specialize (H u Hu) end.
+      rewrite HR in *; auto; discriminate.
+    + match goal with H : seval _ _ _ _ s1 _ _ _ |- _ => rename H into Hs end.
+      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs) as (C0 & x & Hr0 & HC & Hxb).
+      exists (C1 + m_if (c_metric G) + C0), x. split; [|split; [lra | exact Hxb]].
+      eapply (SC_IFT G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption | exact Hr0].
+  - destruct neg.
+    + match goal with H : seval _ _ _ _ s2 _ _ _ |- _ => rename H into Hs end.
+      destruct (V F ps s T s' C2 w Hp Hn Hne Hi Hw (conj HP HD) Hs) as (C0 & x & Hr0 & HC & Hxb).
+      exists (C1 + m_if (c_metric G) + C0), x. split; [|split; [lra | exact Hxb]].
+      eapply (SC_IFF G0); [exact (eeval_nodiv _ _ _ _ _ _ _ _ Hee) | eassumption | exact Hr0].
+    + exfalso. destruct (nonempty_elem _ Hne) as [u Hu].
+      match goal with H : forall t, In t T -> is_false_v _ = true |- _ => specialize (H u Hu) end.
+      rewrite HR in *; auto; discriminate.
+  - exfalso.
+    match goal with H : filter (fun t => is_true_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t1 Ht1] end.
+    match goal with H : filter (fun t => is_false_v _) T <> [] |- _ =>
+      destruct (nonempty_elem _ H) as [t2 Ht2] end.
+    apply filter_In in Ht1 as [Ht1 E1]. apply filter_In in Ht2 as [Ht2 E2].
+    rewrite (HR t1 Ht1) in E1. rewrite (HR t2 Ht2) in E2. destruct neg; discriminate.
+Qed.
+
 End CapSound.

@@ -870,4 +870,84 @@ Proof.
     rewrite (HR t1 Ht1) in E1. rewrite (HR t2 Ht2) in E2. destruct neg; discriminate.
 Qed.
 
+(** ** Ordinary children and the loop test under [ctx_nodiv G]
+
+    The capped body's validity under [ctx_nodiv G] (the premise of [cap_guard_valid]) is
+    built from Soundness.v's lemmas applied to [ctx_nodiv G]; its ordinary children are
+    straight statements whose judgments are checked under [G]: they are valid under
+    [ctx_nodiv G] too ([valid_straight_nodiv]), and so is a test's cost ([qexpr_nodiv]). *)
+Lemma oeval_back : forall s o T C, oeval G0 s o T C -> oeval G s o T C.
+Proof.
+  intros s o T C H; destruct H.
+  - exact (OC_VAR G s x T).
+  - exact (OC_CONST G s v T).
+  - exact (OC_PARAM G s p T).
+  - exact (OC_TID G s d T).
+Qed.
+
+Lemma eeval_back : forall F ps s e T R C, eeval G0 F ps s e T R C -> eeval G F ps s e T R C.
+Proof.
+  intros F ps s e T R C H; destruct H.
+  - exact (EC_OPD G F ps s o T C (oeval_back _ _ _ _ H)).
+  - exact (EC_OP G F ps s op a b T C1 C2 R (oeval_back _ _ _ _ H) (oeval_back _ _ _ _ H0) H1).
+  - exact (EC_UOP G F ps s op a T C R (oeval_back _ _ _ _ H) H0).
+  - exact (EC_GARR G F ps s A i T C es H (oeval_back _ _ _ _ H0) H1).
+  - exact (EC_SARR G F ps s A i T C es H (oeval_back _ _ _ _ H0) H1).
+  - exact (EC_LARR G F ps s A i T C es H (oeval_back _ _ _ _ H0) H1).
+Qed.
+
+(** A straight run under [ctx_nodiv G] is a run under [G] of the same cost. *)
+Lemma seval_straight_back : forall F ps s st T s' C, straight st = true ->
+  seval G0 F ps s st T s' C -> seval G F ps s st T s' C.
+Proof.
+  intros F ps s st T s' C Hs H. induction H; simpl in Hs; try discriminate.
+  - constructor.
+  - apply andb_prop in Hs as [H1 H2]. eapply SC_SEQ; eauto.
+  - exact (SC_VWRITE G F ps s x e T R C ty (eeval_back _ _ _ _ _ _ _ H) H0 H1).
+  - exact (SC_GWRITE G F ps s A i e T C1 C2 R es H (oeval_back _ _ _ _ H0)
+             (eeval_back _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_SWRITE G F ps s A i e T C1 C2 R es H (oeval_back _ _ _ _ H0)
+             (eeval_back _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_LWRITE G F ps s A i e T C1 C2 R es H (oeval_back _ _ _ _ H0)
+             (eeval_back _ _ _ _ _ _ _ H1) H2 H3).
+  - exact (SC_SYNC G F ps s T).
+  - exact (SC_SHFL G F ps s x k w v l T C1 C2 ty (oeval_back _ _ _ _ H)
+             (oeval_back _ _ _ _ H0) H1 H2 H3).
+  - exact (SC_VOTE G F ps s x k p T C (oeval_back _ _ _ _ H) H0 H1).
+Qed.
+
+Lemma valid_straight_nodiv : forall A st A', straight st = true -> valid G A st A' -> valid G0 A st A'.
+Proof.
+  intros A st A' Hs V F ps s T s' C w Hp Hn Hne Hi Hw HA Hrun.
+  exact (V F ps s T s' C w Hp Hn Hne Hi Hw HA (seval_straight_back F ps s st T s' C Hs Hrun)).
+Qed.
+
+Lemma qopd_nodiv : forall o C, qopd G o C -> qopd G0 o C.
+Proof.
+  intros o C H; destruct H.
+  - exact (OQ_VAR G0 x).
+  - exact (OQ_CONST G0 v).
+  - exact (OQ_PARAM G0 p).
+  - exact (OQ_TID G0 d).
+Qed.
+
+Lemma qexpr_nodiv : forall P D e n C, qexpr G P D e n C -> qexpr G0 P D e n C.
+Proof.
+  intros P D e n C H; destruct H.
+  - exact (EQ_OPD G0 P D o n C (qopd_nodiv _ _ H)).
+  - exact (EQ_OP G0 P D op a b n Ca Cb (qopd_nodiv _ _ H) (qopd_nodiv _ _ H0)).
+  - exact (EQ_UOP G0 P D op a n Ca (qopd_nodiv _ _ H)).
+  - exact (EQ_GARRAY G0 P D A i n Ci es H (qopd_nodiv _ _ H0) H1).
+  - exact (EQ_SARRAY G0 P D A i n Ci es H (qopd_nodiv _ _ H0) H1).
+  - exact (EQ_LARRAY G0 P D A i n Ci es H (qopd_nodiv _ _ H0)).
+Qed.
+
+(** A straight child at a tail position from its judgment under [G] (F_ORD, Q:GUARD,
+    Q:GUARDEXIT): valid under [ctx_nodiv G], no split. *)
+Lemma valid_straight_G : forall A st A', straight st = true -> valid G0 A st A' -> valid G A st A'.
+Proof.
+  intros A st A' Hs V F ps s T s' C w Hp Hn Hne Hi Hw HA Hrun.
+  exact (V F ps s T s' C w Hp Hn Hne Hi Hw HA (seval_straight G F ps s st T s' C Hs Hrun)).
+Qed.
+
 End CapSound.

@@ -950,4 +950,46 @@ Proof.
   exact (V F ps s T s' C w Hp Hn Hne Hi Hw HA (seval_straight G F ps s st T s' C Hs Hrun)).
 Qed.
 
+(** ** The rules from the counted body
+
+    [cap_guard_valid] / [cap_exit_valid] with [body_split] given by the body's [validFC]
+    at the loop's tail: [k = a + t], the kernel's [walk] counts ([a = found.exit],
+    [t = found.tests]). *)
+Corollary cap_guard_valid_FC : forall A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg a t,
+  valid G A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->
+  guard_last G g GE s0 = true -> guard_last G g GE b = true ->
+  qexpr G0 P D (EOpd (OVar g)) n C ->
+  validF G0 false (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
+  validFC a t (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->
+  pot_ge_under B rg QB' (padd I (m_if M + C)) = true ->
+  pot_ge Qn (padd (pplus QB' Q') (m_if M + C + cap_delta (a + t))) = true ->
+  cstrs_equiv P' P = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D QB' = true -> pnonneg QB' = true -> puni G D' Q' = true ->
+  valid G A (SSeq s0 (SWhile (EOpd (OVar g)) b)) (mkAssn P' D' Q').
+Proof.
+  intros A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg a t V0 Hty Hg0 Hgb Hq V VC HB HPB HQB'
+    Hpre HP' HcD HdD HuJ HnJ HuQ.
+  eapply cap_guard_valid; eauto.
+  intros F ps w. eapply body_split_of_FC; [|exact VC]. exact HB.
+Qed.
+
+Corollary cap_exit_valid_FC : forall P D Qn Q' e n C b B I PB QB' P' D' a t,
+  qexpr G0 P D e n C -> noread e = true ->
+  validF G0 false e (mkAssn B D I) b (mkAssn PB D QB') ->
+  validFC a t e (mkAssn B D I) b (mkAssn PB D QB') ->
+  cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->
+  pot_ge QB' (padd I (m_if M + C)) = true ->
+  pot_ge Qn (padd (pplus I Q') ((m_if M + C) + (m_if M + C) + cap_delta (a + t))) = true ->
+  cstrs_equiv P' (P ++ snd (cond G e)) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->
+  puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->
+  valid G (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn Q' e n C b B I PB QB' P' D' a t Hq Hnr V VC HB HPB HQB' Hpre HP' HcD HdD HuI HnI HuQ.
+  eapply cap_exit_valid; eauto.
+  intros F ps w. eapply body_split_of_FC; [|exact VC]. rewrite app_nil_r. exact HB.
+Qed.
+
 End CapSound.

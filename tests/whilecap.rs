@@ -346,7 +346,9 @@ fn cap_budget_in_coq_is_the_kernels_charge() {
 /// of the per-lane count `k` (written `k_charge`) on a block of `bx` threads is computed to
 /// `claim`, and the rule is valid under the kernel's pre `J + Q' + M^if + C + claim` for a
 /// body whose counted meaning has break_loop's `a = 1` (the data `if`, Q:IFEXIT4) and
-/// `t = 1` (the flag test, Q:FLAGEXIT).
+/// `t = 1` (the flag test, Q:FLAGEXIT). The two facts are first computed as booleans
+/// (`count_b`: the charge's count is `a + t`; `charge_b`: the charge is `claim`), so that a
+/// wrong one is refused by `vm_compute; reflexivity` (`true` vs `false`).
 fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
     format!(
         "From Coq Require Import ZArith QArith List Arith.\n\
@@ -356,6 +358,10 @@ fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
          c_bank_bytes := 4%Z; c_sector_bytes := 32%Z; c_bx := {bx}%nat; c_by := 1%nat; c_bz := 1%nat;\n  \
          c_lty := fun _ => None; c_pty := fun _ => None; c_arr := fun _ => None;\n  \
          c_blockidx := []; c_griddim := []; c_bgrid := []; c_wu := [] |}}.\n\n\
+         Lemma count_b : ({k_charge} =? 1 + 1)%nat = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Lemma charge_b : Qeq_bool (cap_delta G ({k_charge})) ({claim} # 1) = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
          Lemma charge_ok : cap_delta G ({k_charge}) = {claim} # 1.\n\
          Proof. vm_compute. reflexivity. Qed.\n\n\
          Theorem capped_guard_loop : wu_sound G ->\n  \
@@ -376,6 +382,7 @@ fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
          intros HWU A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg V0 Hty Hg0 Hgb Hq V VC HB HPB\n    \
          HQB' Hpre HP' HcD HdD HuJ HnJ HuQ.\n  \
          rewrite <- charge_ok in Hpre.\n  \
+         pose proof count_b as E. apply Nat.eqb_eq in E. try rewrite E in Hpre.\n  \
          exact (cap_guard_valid_FC G HWU A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg 1 1 V0 Hty\n    \
          Hg0 Hgb Hq V VC HB HPB HQB' Hpre HP' HcD HdD HuJ HnJ HuQ).\n\
          Qed.\n\n\
@@ -387,12 +394,13 @@ fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
 /// certificate B for break_loop (93; the truth for `n ≥ 32` by the hand derivation of
 /// tests/precision/break_loop.cu): `cap_delta` with `k = a + t = 2`, `N = min(32, 32)` is
 /// `3·31 = 93`. Mutants, each refused by coqc (reasons derived by hand):
-/// - a lowered cap charge, 92: `charge_ok` fails (`3·31 = 93 ≠ 92`);
+/// - a lowered cap charge, 92: `charge_b` is false (`3·31 = 93 ≠ 92`);
 /// - a wrong `N`, the block's 64 threads (`3·63 = 189`): `cap_lanes` is `min(32, 64) = 32`,
-///   so `charge_ok` computes 93 ≠ 189;
+///   so `charge_b` computes 93 ≠ 189;
 /// - a wrong per-lane count, `k = 1` (the flag test forgotten) with its own charge
-///   `2·31 = 62`: `charge_ok` holds, but the body's counts `a = 1, t = 1` need
-///   `cap_delta G (1 + 1)` = 93, and the `exact` does not type-check (`cap_delta G 1`).
+///   `2·31 = 62` (`charge_b` holds): the body's counts are `a = 1, t = 1`, and `count_b`
+///   is false (`1 ≠ 1 + 1`); without it the theorem does not type-check either
+///   (`cap_delta G 1` where `cap_guard_valid_FC` needs `cap_delta G (1 + 1)`).
 /// The body's premises (`validFC`, its `ctx_nodiv` validity) are hypotheses here: the
 /// capped body has no judgment, constructor or export yet (tests/coq_export.rs
 /// `NOT_IN_COQ`).

@@ -401,6 +401,7 @@ fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
 ///   `2·31 = 62` (`charge_b` holds): the body's counts are `a = 1, t = 1`, and `count_b`
 ///   is false (`1 ≠ 1 + 1`); without it the theorem does not type-check either
 ///   (`cap_delta G 1` where `cap_guard_valid_FC` needs `cap_delta G (1 + 1)`).
+///
 /// The body's premises (`validFC`, its `ctx_nodiv` validity) are hypotheses here: the
 /// capped body has no judgment, constructor or export yet (tests/coq_export.rs
 /// `NOT_IN_COQ`).

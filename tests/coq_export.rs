@@ -103,9 +103,12 @@ fn coq_constructors_are_the_logic_rules() {
     // coqrows17 (`Q_GWRITEROWS`, `Q_VWRITEROWS`).
     // NOT FORMALIZED YET (issue 15): Q:WHILEGUARDCAP and Q:WHILEEXITCAP (spec/logic.md §4a,
     // the lane-count cap of loops left by divergent jumps) are checked by the kernel only;
-    // `export-coq` refuses them by name (tests/whilecap.rs). Listed here by name so that
-    // the gap is explicit and this test fails once they are formalized (remove them then)
-    // or if any other rule lacks a constructor.
+    // `export-coq` refuses them by name (tests/whilecap.rs). Their soundness is proved at
+    // the level of meanings (coq-export/theories/CapSound.v, capcoq19: `cap_guard_valid_FC`,
+    // `cap_exit_valid_FC` and a counted lemma per node the cap condition allows); the
+    // judgment for the capped body, the constructors, Check.v's nodes and the export are
+    // missing. Listed here by name so that the gap is explicit and this test fails once
+    // they are formalized (remove them then) or if any other rule lacks a constructor.
     // Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15) are
     // formalized since coqguard18 (`Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Guard.v).
     // Q:WHILELASTWINDOW (spec/logic.md §4, issue 15) and its window atom are not formalized

@@ -341,6 +341,94 @@ fn cap_budget_in_coq_is_the_kernels_charge() {
     );
 }
 
+/// The Coq file of Q:WHILEGUARDCAP's soundness for break_loop's capped loop
+/// (coq-export/theories/CapSound.v, `cap_guard_valid_FC`, closed): the charge `cap_delta`
+/// of the per-lane count `k` (written `k_charge`) on a block of `bx` threads is computed to
+/// `claim`, and the rule is valid under the kernel's pre `J + Q' + M^if + C + claim` for a
+/// body whose counted meaning has break_loop's `a = 1` (the data `if`, Q:IFEXIT4) and
+/// `t = 1` (the flag test, Q:FLAGEXIT). The two facts are first computed as booleans
+/// (`count_b`: the charge's count is `a + t`; `charge_b`: the charge is `claim`), so that a
+/// wrong one is refused by `vm_compute; reflexivity` (`true` vs `false`).
+fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
+    format!(
+        "From Coq Require Import ZArith QArith List Arith.\n\
+         From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Cap CapSound.\n\
+         Import ListNotations.\n\n\
+         Definition G : ctx := {{| c_metric := divwarps; c_warp := 32%nat; c_banks := 32%Z;\n  \
+         c_bank_bytes := 4%Z; c_sector_bytes := 32%Z; c_bx := {bx}%nat; c_by := 1%nat; c_bz := 1%nat;\n  \
+         c_lty := fun _ => None; c_pty := fun _ => None; c_arr := fun _ => None;\n  \
+         c_blockidx := []; c_griddim := []; c_bgrid := []; c_wu := [] |}}.\n\n\
+         Lemma count_b : ({k_charge} =? 1 + 1)%nat = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Lemma charge_b : Qeq_bool (cap_delta G ({k_charge})) ({claim} # 1) = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Lemma charge_ok : cap_delta G ({k_charge}) = {claim} # 1.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Theorem capped_guard_loop : wu_sound G ->\n  \
+         forall A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg,\n  \
+         valid G A s0 (mkAssn P D Qn) -> c_lty G g = Some TBool ->\n  \
+         guard_last G g GE s0 = true -> guard_last G g GE b = true ->\n  \
+         qexpr (ctx_nodiv G) P D (EOpd (OVar g)) n C ->\n  \
+         validF (ctx_nodiv G) false (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->\n  \
+         validFC G 1 1 (EOpd (OVar g)) (mkAssn B D I) b (mkAssn PB D QB') ->\n  \
+         cstrs_equiv B (P ++ GE) = true -> cstrs_equiv PB P = true ->\n  \
+         pot_ge_under B rg QB' (padd I (m_if (c_metric G) + C)) = true ->\n  \
+         pot_ge Qn (padd (pplus QB' Q') (m_if (c_metric G) + C + ({claim} # 1))) = true ->\n  \
+         cstrs_equiv P' P = true ->\n  \
+         dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->\n  \
+         puni G D QB' = true -> pnonneg QB' = true -> puni G D' Q' = true ->\n  \
+         valid G A (SSeq s0 (SWhile (EOpd (OVar g)) b)) (mkAssn P' D' Q').\n\
+         Proof.\n  \
+         intros HWU A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg V0 Hty Hg0 Hgb Hq V VC HB HPB\n    \
+         HQB' Hpre HP' HcD HdD HuJ HnJ HuQ.\n  \
+         rewrite <- charge_ok in Hpre.\n  \
+         pose proof count_b as E. apply Nat.eqb_eq in E. try rewrite E in Hpre.\n  \
+         exact (cap_guard_valid_FC G HWU A s0 g GE P D Qn Q' n C b B I PB QB' P' D' rg 1 1 V0 Hty\n    \
+         Hg0 Hgb Hq V VC HB HPB HQB' Hpre HP' HcD HdD HuJ HnJ HuQ).\n\
+         Qed.\n\n\
+         Print Assumptions capped_guard_loop.\n"
+    )
+}
+
+/// Q:WHILEGUARDCAP's soundness in Coq (CapSound.v, closed) with the kernel's charge of
+/// certificate B for break_loop (93; the truth for `n ≥ 32` by the hand derivation of
+/// tests/precision/break_loop.cu): `cap_delta` with `k = a + t = 2`, `N = min(32, 32)` is
+/// `3·31 = 93`. Mutants, each refused by coqc (reasons derived by hand):
+/// - a lowered cap charge, 92: `charge_b` is false (`3·31 = 93 ≠ 92`);
+/// - a wrong `N`, the block's 64 threads (`3·63 = 189`): `cap_lanes` is `min(32, 64) = 32`,
+///   so `charge_b` computes 93 ≠ 189;
+/// - a wrong per-lane count, `k = 1` (the flag test forgotten) with its own charge
+///   `2·31 = 62` (`charge_b` holds): the body's counts are `a = 1, t = 1`, and `count_b`
+///   is false (`1 ≠ 1 + 1`); without it the theorem does not type-check either
+///   (`cap_delta G 1` where `cap_guard_valid_FC` needs `cap_delta G (1 + 1)`).
+///
+/// The body's premises (`validFC`, its `ctx_nodiv` validity) are hypotheses here: the
+/// capped body has no judgment, constructor or export yet (tests/coq_export.rs
+/// `NOT_IN_COQ`).
+#[test]
+fn cap_rule_soundness_in_coq_takes_the_kernels_charge() {
+    let a = analysis(&src("break_loop"), MetricName::Divwarps);
+    let b = a.capped.as_ref().expect("no capped bound");
+    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
+    assert_eq!(v.bound, "93", "the kernel's bound of B");
+    if !common::coq::coqc_available() {
+        eprintln!(
+            "SKIPPED: coqc is not installed (apt-get install -y coq); CapSound.v is not checked"
+        );
+        return;
+    }
+    let lowered = (v.bound.parse::<i64>().unwrap() - 1).to_string();
+    common::coq::accepted_and_mutants_refuted(
+        "capsound",
+        &[("cap_sound", cap_sound_file(32, "1 + 1", &v.bound))],
+        &[
+            ("cap_sound_lowered", cap_sound_file(32, "1 + 1", &lowered)),
+            ("cap_sound_block_lanes", cap_sound_file(64, "1 + 1", "189")),
+            ("cap_sound_per_lane", cap_sound_file(32, "1", "62")),
+        ],
+    );
+}
+
 /// `analyze --coq` on the loops answered `min(A, B)` (break_loop, for_return; block 32):
 /// A's Coq file is written and `coqc` accepts it (closed); B's rule is named in a note (no
 /// `…_capped.v`, Q:WHILEGUARDCAP has no Coq constructor yet) and the exit status is 0; the

@@ -12,10 +12,9 @@
     [k·(|T| − 1)] times ([k = a + t], the body's premise [body]), then the whole loop
     splits at most [(k + 1)·(N − 1)] times, [N = min(warp size, block threads)]
     ([cap_lanes]): the loop's cost under [G] is its cost under [ctx_nodiv G] plus at most
-    [M^div·(a + t + 1)·(N − 1)], the kernel's [cap_charge]. Not formalized yet: the body's
-    premise from the cap condition on the body's derivation (exit nodes at tail positions,
-    every other node non-splitting), and so the two rules have no constructor
-    (tests/coq_export.rs [NOT_IN_COQ]). *)
+    [M^div·(a + t + 1)·(N − 1)], the kernel's [cap_charge]. CapSound.v derives the
+    body's premise from a counted meaning of the cap condition's nodes and proves the two
+    rules valid; they have no constructor yet (tests/coq_export.rs [NOT_IN_COQ]). *)
 From Coq Require Import ZArith QArith Lqa Lia List Arith.
 From WarpCert Require Import Metric Syntax Semantics.
 Open Scope Q_scope.

@@ -151,7 +151,7 @@ fn shift_windows(v: &str, d: i64) -> String {
 /// - width 30 instead of 31: the pre holds `[… < 30]` but the check builds `[… < 31]`
 ///   (`b − a + 1` from the enumerated hull), and the pre's `pot_ge` fails;
 /// - modulus 96 in every atom and node: the local class's modulus `G = 256` is not a
-///   multiple of 96 (`g mod m =? 0` fails);
+///   multiple of 96 (`g mod m =? 0` fails); the same renaming with 128 is accepted;
 /// - hull shifted by +1 (every form's constant + 1, i.e. `b = 1`): the check builds the
 ///   charge with `b = 0`, a different atom, and the pre's `pot_ge` fails.
 ///
@@ -193,6 +193,12 @@ fn coq_accepts_whilelastwindow_and_refutes_mutants() {
     let m96 = div
         .replace(" 256%positive (31)%Z)", " 96%positive (31)%Z)")
         .replace(" 256%positive\n", " 96%positive\n");
+    // control: the modulus 128 in every atom and node is accepted (128 divides G = 256, so
+    // the offset is still ≡ X (mod 128), and the charge matches): the refusal of 96 is the
+    // `g mod m` check, not the renaming
+    let m128 = div
+        .replace(" 256%positive (31)%Z)", " 128%positive (31)%Z)")
+        .replace(" 256%positive\n", " 128%positive\n");
     let shifted = shift_windows(&div, 1);
     assert_ne!(shifted, div);
     common::coq::accepted_and_mutants_refuted(
@@ -200,6 +206,7 @@ fn coq_accepts_whilelastwindow_and_refutes_mutants() {
         &[
             ("whilelastwindow_divwarps", div.as_str()),
             ("whilelastwindow_steps", steps.as_str()),
+            ("whilelastwindow_divwarps_m128", m128.as_str()),
         ],
         &[
             ("whilelastwindow_w30", narrow.as_str()),

@@ -3,7 +3,8 @@
 //! unrolled (8 copies, `i = threadIdx.x + 32k`), and copy `k`'s inner loop
 //! `for (j = i; j < n; j += 256)` is charged its one split as
 //! `[(n − 32k − 1) mod 256 < 31]` instead of Q:WHILELASTALIGN's `[32 ∤ n]` in every copy
-//! (before: `287/32·[32 ∤ n]`, 8.97 times the truth).
+//! (before: `287/32·[32 ∤ n]`, 8.97 times the truth). The export to Coq is checked by
+//! `coqc` (Lin.KWin, Check.v's DWhileLastWindow), with three refuted mutants.
 
 mod common;
 
@@ -120,15 +121,97 @@ fn whilelastwindow_mutants_are_rejected_by_message() {
     );
 }
 
-/// `export-coq` refuses the certificate: neither the rule nor the window atom is in Coq
-/// (tests/coq_export.rs `NOT_IN_COQ`).
+/// Shifts the constant of every window atom's form in a Coq export by `d`
+/// (`KWin (mkLin C%Z …)` → `KWin (mkLin (C + d)%Z …)`): the charge of a hull `[a + d, b + d]`.
+fn shift_windows(v: &str, d: i64) -> String {
+    let key = "(KWin (mkLin ";
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(at) = rest.find(key) {
+        let (head, tail) = rest.split_at(at + key.len());
+        out.push_str(head);
+        let end = tail.find("%Z").expect("the form's constant");
+        let c: i64 = tail[..end]
+            .trim_matches(|ch| ch == '(' || ch == ')')
+            .parse()
+            .expect("an integer constant");
+        out.push_str(&format!("({})", c + d));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `export-coq` exports the divwarps and steps certificates (Check.v's `DWhileLastWindow`,
+/// `Lin.KWin`) and `coqc` accepts both (Soundness.sound_Q_WHILELASTWINDOW). Three mutants
+/// of the divwarps export, each changed consistently in every window atom so that only the
+/// rule's own checks can tell, are refuted by the reflective check. Hand derivation of the
+/// reasons: the one warp (lanes 0 … 31, `K = 1`) has `lo = 0`, `hi = 31`, so `win_hull`
+/// gives `[a, b] = [−30, 0]` and the charge `[(0 − X) mod 256 < 31]`;
+/// - width 30 instead of 31: the pre holds `[… < 30]` but the check builds `[… < 31]`
+///   (`b − a + 1` from the enumerated hull), and the pre's `pot_ge` fails;
+/// - modulus 96 in every atom and node: the local class's modulus `G = 256` is not a
+///   multiple of 96 (`g mod m =? 0` fails); the same renaming with 128 is accepted;
+/// - hull shifted by +1 (every form's constant + 1, i.e. `b = 1`): the check builds the
+///   charge with `b = 0`, a different atom, and the pre's `pot_ge` fails.
+///
+/// Skipped without `coqc`.
 #[test]
-fn whilelastwindow_is_not_exported_to_coq() {
-    let a = common::precision_one_block("nest_entry_stride", MetricName::Divwarps);
-    let e = warpcert::export::coq::export(&a.certificate).expect_err("exported");
-    let msg = e.to_string();
-    assert!(
-        msg.contains("Q:WHILELASTWINDOW") || msg.contains("window atom"),
-        "{msg}"
+fn coq_accepts_whilelastwindow_and_refutes_mutants() {
+    if !common::coq::coqc_available() {
+        eprintln!("coqc not installed: skipped");
+        return;
+    }
+    let export = |m: MetricName| {
+        let a = common::precision_one_block("nest_entry_stride", m);
+        assert!(
+            a.certificate.contains("(Q:WHILELASTWINDOW "),
+            "{m:?}: no Q:WHILELASTWINDOW"
+        );
+        warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{m:?}: {e}"))
+    };
+    let div = export(MetricName::Divwarps);
+    let steps = export(MetricName::Steps);
+    for v in [&div, &steps] {
+        assert_eq!(
+            v.matches("(DWhileLastWindow ").count(),
+            8,
+            "one per unrolled copy"
+        );
+        assert!(
+            v.contains(" 256%positive (31)%Z)"),
+            "window atoms of width 31"
+        );
+    }
+    let narrow = div.replace(" 256%positive (31)%Z)", " 256%positive (30)%Z)");
+    // the node's modulus ends its line (`… wl 256%positive`, then the children)
+    assert_eq!(
+        div.matches(" 256%positive\n").count(),
+        8,
+        "the nodes' moduli"
+    );
+    let m96 = div
+        .replace(" 256%positive (31)%Z)", " 96%positive (31)%Z)")
+        .replace(" 256%positive\n", " 96%positive\n");
+    // control: the modulus 128 in every atom and node is accepted (128 divides G = 256, so
+    // the offset is still ≡ X (mod 128), and the charge matches): the refusal of 96 is the
+    // `g mod m` check, not the renaming
+    let m128 = div
+        .replace(" 256%positive (31)%Z)", " 128%positive (31)%Z)")
+        .replace(" 256%positive\n", " 128%positive\n");
+    let shifted = shift_windows(&div, 1);
+    assert_ne!(shifted, div);
+    common::coq::accepted_and_mutants_refuted(
+        "whilelastwindow",
+        &[
+            ("whilelastwindow_divwarps", div.as_str()),
+            ("whilelastwindow_steps", steps.as_str()),
+            ("whilelastwindow_divwarps_m128", m128.as_str()),
+        ],
+        &[
+            ("whilelastwindow_w30", narrow.as_str()),
+            ("whilelastwindow_m96", m96.as_str()),
+            ("whilelastwindow_shift1", shifted.as_str()),
+        ],
     );
 }

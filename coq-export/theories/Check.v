@@ -85,7 +85,12 @@ Inductive dtree :=
   (* issue 15 (coqguard18): Q:GWRITEGUARD / Q:VWRITEGUARD, the charge's fields [(n N₀)],
      [(guard I S (C t)…)]; the written expression's claim [ne] *)
   | DWriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)) (ne : accw)
-  | DVwriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)).
+  | DVwriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z))
+  (* issue 15 (wincoq19): Q:WHILELASTWINDOW, Q:WHILELAST's fields then the node's modulus
+     [(n m)]; the hull [[a, b]] and the charge [[(b − X) mod m < b − a + 1]] are built by the
+     check *)
+  | DWhileLastWindow (A B : assn) (ne : accw) (sw : Z) (wl : list fwit) (m : positive)
+      (db dl : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -109,6 +114,7 @@ Definition dpre (d : dtree) : assn :=
   | DWriteRows A _ _ _ _ | DVwriteRows A _ _ _ => A
   | DVwrite1S A _ _ _ _ | DVwrite2S A _ _ _ _ | DWriteS A _ _ _ _ => A
   | DWriteGuard A _ _ _ _ _ _ | DVwriteGuard A _ _ _ _ _ => A
+  | DWhileLastWindow A _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -132,6 +138,7 @@ Definition dpost (d : dtree) : assn :=
   | DWriteRows _ B _ _ _ | DVwriteRows _ B _ _ => B
   | DVwrite1S _ B _ _ _ | DVwrite2S _ B _ _ _ | DWriteS _ B _ _ _ => B
   | DWriteGuard _ B _ _ _ _ _ | DVwriteGuard _ B _ _ _ _ => B
+  | DWhileLastWindow _ B _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=
@@ -752,6 +759,41 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
           check None false s0 d0 && fco fe A B
       | _, _ => false
       end
+  (* issue 15 (wincoq19): Q:WHILELASTWINDOW, DWhileLastAlign's checks with the hull
+     [[a, b]] of the warps' split windows computed by enumeration ([win_hull], as the
+     kernel's [window_hull]) and checked pairwise ([hull_ok]), and the charge
+     [M^div·[(b − X) mod m < b − a + 1]] *)
+  | DWhileLastWindow A B ne sw wl m db dl, SWhile e s =>
+      match ecost (aP A) (aD A) e ne, fst (cond G e) with
+      | Some C, CLe L :: nil =>
+          match lin_k G (aD A) L, lin_loc G (aD A) L with
+          | Some k, Some (X, g) =>
+              match win_hull wt k with
+              | Some (a, b) =>
+                  let Bp := dpre db in let Bq := dpost db in
+                  let Lp := dpre dl in let Lq := dpost dl in
+                  nonempty (snd (cond G e)) && spread_ok wt k sw &&
+                  deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+                  deq (aD Lp) (aD A) && deq (aD Lq) (aD A) && qeq (aQ Lp) (aQ Bp) &&
+                  cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
+                  cstrs_equiv (aP Lp) (andc G (aP A) (aD A) e false ++ [last_window L sw]) &&
+                  entails (aP Lq) (aP A ++ snd (cond G e)) wl &&
+                  pot_ge (aQ Bq) (padd (aQ Bp) (m_if M + C)) &&
+                  pot_ge (aQ Lq) (padd (aQ Bp) (m_if M + C)) &&
+                  (g mod Zpos m =? 0)%Z && hull_ok wt k a b &&
+                  disjoint (lin_locals X) (writes s) &&
+                  pot_ge (aQ A)
+                    (padd (paddm (aQ Bp) (m_div M) [win_atom X b m (b - a + 1)]) (m_if M + C)) &&
+                  cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) &&
+                  dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s) &&
+                  puni G (aD A) (aQ Bp) && puni G (aD B) (aQ B) && pot_ge (aQ Bp) (aQ B) &&
+                  check None false s db && check None false s dl && fco fe A B
+              | None => false
+              end
+          | _, _ => false
+          end
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
@@ -1091,6 +1133,19 @@ Proof.
     split_b. apply ord_close; [|assumption].
     destruct A as [P D Qn], B as [P' D' Q']; simpl in *. rewrite Hwt in *.
     eapply Q_VWRITEGUARD; eauto using ocost_sound. apply negb_true_iff; auto.
+  - (* DWhileLastWindow (wincoq19) *)
+    destruct (ecost (aP A) (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (fst (cond G e)) as [|[L|L|L mm rs] [|c' l']] eqn:EL; try discriminate.
+    destruct (lin_k G (aD A) L) as [k|] eqn:Ek; try discriminate.
+    destruct (lin_loc G (aD A) L) as [[X g]|] eqn:Eo; try discriminate.
+    destruct (win_hull wt k) as [[a b]|] eqn:Eh; try discriminate. split_b.
+    apply ord_close; [|assumption].
+    match goal with Hc : check _ _ _ d1 = true |- _ => ih_none IHd1 Hc end.
+    match goal with Hc : check _ _ _ d2 = true |- _ => ih_none IHd2 Hc end.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PB DB QB] eqn:E1,
+      (dpost d1) as [PB' DB' QB'] eqn:E2, (dpre d2) as [PL DL QL] eqn:E3,
+      (dpost d2) as [PN DN QN] eqn:E4; simpl in *; subst. rewrite Hwt in *.
+    eapply Q_WHILELASTWINDOW; eauto using ecost_sound.
 Qed.
 
 End Check.

@@ -313,24 +313,32 @@ Local Open Scope Q_scope.
 (** Residue atoms (spec/logic.md §1 "Residue atoms", issue 15, Q:IFALIGN): the kind
     [KRes M m] carries its own integral form [M] and modulus [m]; its value is [0] when [m]
     divides [M], else [1], whatever [q] (the atom's own [alin] is the zero form). *)
-Inductive akind := KFl | KLog | KLogQ (M : lin) | KRes (M : lin) (m : positive).
+(** Window atoms (spec/logic.md §1 "Window atoms", issue 15, Q:WHILELASTWINDOW): the kind
+    [KWin M m w] carries its own integral form [M], modulus [m] and width [w]; its value
+    [[M mod m < w]] is [1] when the least non-negative residue of [M] modulo [m] is below
+    [w], else [0], whatever [q] (the atom's own [alin] is the zero form). *)
+Inductive akind := KFl | KLog | KLogQ (M : lin) | KRes (M : lin) (m : positive)
+  | KWin (M : lin) (m : positive) (w : Z).
 Record atm := mkAtmK { alin : lin; adiv : positive; akd : akind }.
 Notation mkAtm L d := (mkAtmK L d KFl).
 Definition am (L : lin) : atm := mkAtm L 1.
 Definition kmap (f : lin -> lin) (k : akind) : akind :=
-  match k with KLogQ M => KLogQ (f M) | KRes M m => KRes (f M) m | _ => k end.
+  match k with KLogQ M => KLogQ (f M) | KRes M m => KRes (f M) m
+            | KWin M m w => KWin (f M) m w | _ => k end.
 Definition amap (f : lin -> lin) (A : atm) : atm := mkAtmK (f (alin A)) (adiv A) (kmap f (akd A)).
 Definition anorm (A : atm) : atm := amap lnorm A.
 (** The forms of an atom ([L], and [M] of a quotient log atom) and their terms. *)
 Definition aforms (A : atm) : list lin :=
-  alin A :: match akd A with KLogQ M => [M] | KRes M _ => [M] | _ => [] end.
+  alin A :: match akd A with KLogQ M => [M] | KRes M _ => [M] | KWin M _ _ => [M] | _ => [] end.
 Definition avars (A : atm) : list (Z * var) := flat_map lterms (aforms A).
 
 Lemma akind_eq_dec : forall a b : akind, {a = b} + {a <> b}.
 Proof.
-  intros [| |M|M m] [| |M'|M' m']; try (left; reflexivity); try (right; discriminate).
+  intros [| |M|M m|M m w] [| |M'|M' m'|M' m' w']; try (left; reflexivity); try (right; discriminate).
   - destruct (lin_eq_dec M M'); [left; subst; reflexivity|right; intros H; inversion H; auto].
   - destruct (lin_eq_dec M M'), (Pos.eq_dec m m'); subst; auto; right; intros H; inversion H; auto.
+  - destruct (lin_eq_dec M M'), (Pos.eq_dec m m'), (Z.eq_dec w w'); subst; auto;
+      right; intros H; inversion H; auto.
 Defined.
 
 Lemma atm_eq_dec : forall a b : atm, {a = b} + {a <> b}.
@@ -348,20 +356,22 @@ Definition akval (rho : var -> Z) (k : akind) (q : Z) : Z :=
   | KLog => Z.log2 q
   | KLogQ M => Z.log2 (q / Z.max 1 (leval rho M))
   | KRes M m => if Z.eqb (Z.modulo (leval rho M) (Zpos m)) 0 then 0 else 1
+  | KWin M m w => if Z.ltb (Z.modulo (leval rho M) (Zpos m)) w then 1 else 0
   end.
 Definition atom (rho : var -> Z) (A : atm) : Q :=
   inject_Z (akval rho (akd A) (leval rho (alin A) / Zpos (adiv A))).
 
 Lemma akval_nonneg : forall rho k q, (0 <= akval rho k q)%Z.
 Proof.
-  intros rho [| |M|M m] q; simpl; [lia|apply Z.log2_nonneg|apply Z.log2_nonneg|].
-  destruct (Z.eqb _ 0); lia.
+  intros rho [| |M|M m|M m w] q; simpl; [lia|apply Z.log2_nonneg|apply Z.log2_nonneg| |].
+  - destruct (Z.eqb _ 0); lia.
+  - destruct (Z.ltb _ w); lia.
 Qed.
 
 (** Every kind is monotone in [q]. *)
 Lemma akval_mono : forall rho k q1 q2, (q1 <= q2)%Z -> (akval rho k q1 <= akval rho k q2)%Z.
 Proof.
-  intros rho [| |M|M m] q1 q2 H; simpl; [lia|apply Z.log2_le_mono; exact H| |lia].
+  intros rho [| |M|M m|M m w] q1 q2 H; simpl; [lia|apply Z.log2_le_mono; exact H| |lia|lia].
   apply Z.log2_le_mono, Z.div_le_mono; lia.
 Qed.
 Definition mval (rho : var -> Z) (m : list atm) : Q :=
@@ -436,7 +446,7 @@ Lemma lgcd_nonneg : forall L, (0 <= lgcd L)%Z.
 Proof. intros [c l]; unfold lgcd; simpl; destruct l as [|[a v] l]; simpl; [lia|apply Z.gcd_nonneg]. Qed.
 
 Lemma akval_kmap_lnorm : forall rho k q, akval rho (kmap lnorm k) q = akval rho k q.
-Proof. intros rho [| |M|M m] q; simpl; auto; rewrite lnorm_eval; reflexivity. Qed.
+Proof. intros rho [| |M|M m|M m w] q; simpl; auto; rewrite lnorm_eval; reflexivity. Qed.
 
 Lemma atom_lnorm : forall rho A, atom rho (anorm A) = atom rho A.
 Proof.
@@ -517,6 +527,15 @@ Definition acanon (A : atm) : Q * list atm :=
       match lterms M1 with
       | [] => (inject_Z (if Z.eqb (Z.modulo (lcst M1) (Zpos m)) 0 then 0 else 1), [])
       | _ => if Pos.eqb m 1 then (0, []) else (1, [mkAtmK (mkLin 0 []) 1 (KRes M1 m)])
+      end
+  (* a window atom (the kernel's [win_canonical]): [w ≤ 0] is 0, [w ≥ m] is 1, a constant
+     form is its value, else the atom with its form normalized *)
+  | KWin M m w =>
+      if (w <=? 0)%Z then (0, []) else if (Zpos m <=? w)%Z then (1, []) else
+      let M1 := lnorm M in
+      match lterms M1 with
+      | [] => (inject_Z (if Z.ltb (Z.modulo (lcst M1) (Zpos m)) w then 1 else 0), [])
+      | _ => (1, [mkAtmK (mkLin 0 []) 1 (KWin M1 m w)])
       end
   end.
 
@@ -600,7 +619,7 @@ Qed.
 
 Lemma acanon_val : forall rho A, atom rho A == fst (acanon A) * mval rho (snd (acanon A)).
 Proof.
-  intros rho [L d [| |M|M m]]; unfold acanon; cbn [akd alin adiv].
+  intros rho [L d [| |M|M m|M m w]]; unfold acanon; cbn [akd alin adiv].
   - apply fcanon_val.
   - apply klog_val.
   - destruct (lterms (lnorm M)) eqn:Hm.
@@ -620,6 +639,20 @@ Proof.
         rewrite Z.mod_1_r. simpl. ring.
       * cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
         rewrite !lnorm_eval. ring.
+  - unfold atom; cbn [alin adiv akd akval].
+    pose proof (Z.mod_pos_bound (leval rho M) (Zpos m) ltac:(lia)) as Hb.
+    destruct (Z.leb_spec w 0) as [Hw|Hw].
+    { cbn [fst snd mval fold_right]. destruct (Z.ltb_spec (leval rho M mod Zpos m) w); [lia|].
+      reflexivity. }
+    destruct (Z.leb_spec (Zpos m) w) as [Hm|Hm].
+    { cbn [fst snd mval fold_right]. destruct (Z.ltb_spec (leval rho M mod Zpos m) w); [|lia].
+      reflexivity. }
+    destruct (lterms (lnorm M)) eqn:HM.
+    + assert (EM : leval rho M = lcst (lnorm M))
+        by (rewrite <- (lnorm_eval rho M); unfold leval; rewrite HM; simpl; lia).
+      cbn [fst snd mval fold_right]. rewrite EM. ring.
+    + cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+      rewrite !lnorm_eval. ring.
 Qed.
 
 Lemma lcanon_one : forall L f A', lcanon L = (f, [A']) -> 0 < f.
@@ -631,7 +664,9 @@ Qed.
 
 Lemma acanon_one : forall A f A', acanon A = (f, [A']) -> 0 < f.
 Proof.
-  intros [L d [| |M|M m]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
+  intros [L d [| |M|M m|M m w]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
+  5: { destruct (w <=? 0)%Z; [inversion H|]. destruct (Zpos m <=? w)%Z; [inversion H|].
+       destruct (lterms (lnorm M)); inversion H; subst; reflexivity. }
   4: { destruct (lterms (lnorm M)); [inversion H|].
        destruct (Pos.eqb m 1); inversion H; subst; reflexivity. }
   2: { unfold klog in H. destruct (lterms (lnorm L)); inversion H; subst; reflexivity. }
@@ -760,7 +795,7 @@ Definition psubst (x : var) (E : lin) (Q1 : pot) : pot :=
 
 Lemma akval_kmap_subst : forall rho x E k q,
   akval rho (kmap (lsubst x E) k) q = akval (upd rho x (leval rho E)) k q.
-Proof. intros rho x E [| |M|M m] q; simpl; auto; rewrite lsubst_eval; reflexivity. Qed.
+Proof. intros rho x E [| |M|M m|M m w] q; simpl; auto; rewrite lsubst_eval; reflexivity. Qed.
 
 Lemma psubst_val : forall rho x E Q1,
   pval rho (psubst x E Q1) == pval (upd rho x (leval rho E)) Q1.
@@ -783,7 +818,7 @@ Definition pmentions (x : var) (Q1 : pot) : bool :=
 Lemma atom_upd_notin : forall rho x z A, amentions x A = false ->
   atom (upd rho x z) A = atom rho A.
 Proof.
-  intros rho x z [L d [| |M|M m]]; unfold amentions, aforms, atom; cbn [alin adiv akd akval existsb];
+  intros rho x z [L d [| |M|M m|M m w]]; unfold amentions, aforms, atom; cbn [alin adiv akd akval existsb];
     intros H; repeat rewrite orb_false_r in H; try (apply orb_false_iff in H as [H H']);
     rewrite leval_upd_notin by auto; try rewrite (leval_upd_notin rho x z M) by auto; reflexivity.
 Qed.

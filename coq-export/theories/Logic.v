@@ -702,6 +702,37 @@ Definition paddm (Q1 : pot) (c : Q) (m : list atm) : pot := mkPot (pcst Q1) ((c,
 Definition lin_locals (L : lin) : list nat :=
   flat_map (fun av => match snd av with VL x => [x] | _ => [] end) (lterms L).
 
+(** Q:WHILELASTWINDOW (spec/logic.md §4, issue 15): the hull [[a, b]] of the warps' split
+    windows, by enumeration as the kernel's [nosplit::window_hull]: over the warps [l] of
+    [wt] whose [k·tid] is not constant ([lo < hi], the least and largest [k·tid] of the
+    warp's lanes), [a] the least [1 − hi] and [b] the largest [−lo]; [None] when no warp
+    has a window. [hull_ok] is the property the soundness proof uses, checked pairwise over
+    the lanes [x], [y] of every warp: an offset [c] with [k·tid(x) + c ≤ 0 < k·tid(y) + c]
+    (the window [[1 − k·tid(y), −k·tid(x)]] non-empty) lies in [[a, b]]. *)
+Definition warp_win (k : trip) (l : list trip) : option (Z * Z) :=
+  match map (kvalz k) l with
+  | [] => None
+  | v :: vs =>
+      let lo := fold_right Z.min v vs in let hi := fold_right Z.max v vs in
+      if (lo <? hi)%Z then Some ((1 - hi)%Z, (- lo)%Z) else None
+  end.
+Definition win_hull (wt : list (list trip)) (k : trip) : option (Z * Z) :=
+  fold_right (fun l acc =>
+    match warp_win k l, acc with
+    | Some (wa, wb), Some (a, b) => Some (Z.min wa a, Z.max wb b)
+    | Some ab, None => Some ab
+    | None, _ => acc
+    end) None wt.
+Definition hull_pair (a b kx ky : Z) : bool :=
+  ((- kx <? 1 - ky) || ((a <=? 1 - ky) && (- kx <=? b)))%Z.
+Definition hull_ok (wt : list (list trip)) (k : trip) (a b : Z) : bool :=
+  forallb (fun l => forallb (fun x => forallb (fun y =>
+    hull_pair a b (kvalz k x) (kvalz k y)) l) l) wt.
+(** The charge atom [[(b − X) mod m < w]] (a window atom, spec/logic.md §1). *)
+Definition win_atom (X : lin) (b : Z) (m : positive) (w : Z) : atm :=
+  mkAtmK (mkLin 0 []) 1
+    (KWin (mkLin (b - lcst X) (map (fun av => (- fst av, snd av))%Z (lterms X))) m w).
+
 (** Potentials that mention only [int] parameters and locals of [X] (the root's bound:
     [X = []]). *)
 Definition lvars_ok (X : list nat) (L : lin) : bool :=
@@ -1643,6 +1674,28 @@ Inductive qstmt : assn -> stmt -> assn -> Prop :=
       pmentions (VL x) Q' = false ->
       gpot_ok Qn Q' (m_gread M 1) Lu S n0 terms (m_vwrite M + C) = true ->
       qstmt (mkAssn P D Qn) (SAssign x (ERead A i)) (mkAssn P' D' Q')
+  (* issue 15 (wincoq19): Q:WHILELASTWINDOW, Q:WHILELASTALIGN's premises with the charge
+     [M^div·[(b − X) mod m < b − a + 1]] for a hull [[a, b]] of the warps' split windows *)
+  | Q_WHILELASTWINDOW : forall P D Qn Q' e n C s B PB BL PN I QB' QL' P' D' L k w wl X g a b m,
+      cstrs_equiv B (andc P D e false) = true ->
+      cstrs_equiv BL (andc P D e false ++ [last_window L w]) = true ->
+      qstmt (mkAssn B D I) s (mkAssn PB D QB') ->
+      qstmt (mkAssn BL D I) s (mkAssn PN D QL') ->
+      qexpr P D e n C ->
+      fst (cond e) = [CLe L] -> nonempty (snd (cond e)) = true ->
+      lin_k D L = Some k -> spread_ok wtids k w = true ->
+      cstrs_equiv PB P = true ->
+      entails PN (P ++ snd (cond e)) wl = true ->
+      pot_ge QB' (padd I (m_if M + C)) = true ->
+      pot_ge QL' (padd I (m_if M + C)) = true ->
+      lin_loc D L = Some (X, g) ->
+      (g mod Zpos m =? 0)%Z = true -> hull_ok wtids k a b = true ->
+      disjoint (lin_locals X) (writes s) = true ->
+      pot_ge Qn (padd (paddm I (m_div M) [win_atom X b m (b - a + 1)]) (m_if M + C)) = true ->
+      cstrs_equiv P' (andc P D e true) = true ->
+      dcovers D D' = true -> disjoint (dvars D') (writes s) = true ->
+      puni D I = true -> puni D' Q' = true -> pot_ge I Q' = true ->
+      qstmt (mkAssn P D Qn) (SWhile e s) (mkAssn P' D' Q')
 with qstmtF : bool -> expr -> assn -> stmt -> assn -> Prop :=
   | F_ORD : forall u e A s A', qstmt A s A' -> puni (aD A) (aQ A) = true -> pnonneg (aQ A') = true ->
       qstmtF u e A s A'

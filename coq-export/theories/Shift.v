@@ -71,14 +71,14 @@ Qed.
     antitone in [M]: no bounding substitution applies there; the kernel's
     [divisor_mentions], [atoms_nonrising]). *)
 Definition kfree (x : var) (a : atm) : bool :=
-  match akd a with KLogQ M | KRes M _ => negb (mentions x M) | _ => true end.
+  match akd a with KLogQ M | KRes M _ | KWin M _ _ => negb (mentions x M) | _ => true end.
 Definition pdivfree (x : var) (Q1 : pot) : bool :=
   forallb (fun cm => forallb (kfree x) (snd cm)) (pterms Q1).
 
 Lemma akval_upd_free : forall rho x z a q, kfree x a = true ->
   akval (upd rho x z) (akd a) q = akval rho (akd a) q.
 Proof.
-  intros rho x z [L d [| |M|M m]] q H; unfold kfree in H; cbn [akd akval] in *; auto.
+  intros rho x z [L d [| |M|M m|M m w]] q H; unfold kfree in H; cbn [akd akval] in *; auto.
   all: rewrite leval_upd_notin; auto; destruct (mentions x M); auto; discriminate.
 Qed.
 

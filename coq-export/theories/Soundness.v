@@ -94,7 +94,7 @@ Proof.
   assert (HL : leval r1 L = leval r2 L).
   { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin].
     apply in_or_app; left; exact Hv. }
-  rewrite HL. destruct k as [| |Mf|Mf m]; cbn [akval]; auto.
+  rewrite HL. destruct k as [| |Mf|Mf m|Mf m w]; cbn [akval]; auto.
   all: assert (HM : leval r1 Mf = leval r2 Mf) by
     (apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin akd];
      apply in_or_app; right; rewrite app_nil_r; exact Hv).
@@ -383,7 +383,7 @@ Proof.
     change (mval (rho ps s t) (L :: m)) with (atom (rho ps s t) L * mval (rho ps s t) m).
     change (mval (rho ps s t') (L :: m)) with (atom (rho ps s t') L * mval (rho ps s t') m).
     rewrite IHm by auto. f_equal.
-    destruct L as [L d [| |Mf|Mf mr]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
+    destruct L as [L d [| |Mf|Mf mr|Mf mr wr]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
       rewrite ?andb_true_r in H1; try (apply andb_true_iff in H1 as [H1 H1']);
       unfold atom; cbn [alin adiv akd akval];
       try rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'); auto.
@@ -4149,6 +4149,141 @@ Proof.
     lra.
 Qed.
 
+(** ** Q:WHILELASTWINDOW (spec/logic.md §4, issue 15): [whilelast_loop] with the charge
+    [M^div·[(b − X) mod m < b − a + 1]]: [≥ 0]; [M^div] when the warp splits ([win_split]:
+    the offset [c ≡ X (mod m)] of [L] lies in the hull [[a, b]] ([hull_ok]), so
+    [(b − X) mod m = (b − c) mod m ≤ b − c ≤ b − a]); unchanged by the body, which writes no
+    local of [X] ([win_atom_frame]). *)
+Lemma hull_ok_sound : forall k a b w0 x y, hull_ok (wtids G) k a b = true ->
+  In x (lanes G w0) -> In y (lanes G w0) -> hull_pair a b (kval G k x) (kval G k y) = true.
+Proof.
+  intros k a b w0 x y H Hx Hy.
+  pose proof (lanes_warp_pos _ _ Hx) as HW.
+  pose proof (in_wtids w0 (lanes_nwarps w0 x HW Hx)) as Hin.
+  unfold hull_ok in H. rewrite forallb_forall in H. specialize (H _ Hin).
+  rewrite forallb_forall in H. specialize (H (lane_t G x) (in_map _ _ _ Hx)).
+  rewrite forallb_forall in H. specialize (H (lane_t G y) (in_map _ _ _ Hy)).
+  rewrite !kvalz_lane in H. exact H.
+Qed.
+
+(** The window atom's arithmetic: [c ≡ v (mod m)], [a ≤ c ≤ b] give
+    [(b − v) mod m < b − a + 1]. *)
+Lemma win_hit : forall a b c v m, (0 < m)%Z -> Z.divide m (c - v) -> (a <= c <= b)%Z ->
+  ((b - v) mod m < b - a + 1)%Z.
+Proof.
+  intros a b c v m Hm [q Hq] Hc.
+  replace (b - v)%Z with ((b - c) + q * m)%Z by lia.
+  rewrite Z.mod_add by lia.
+  pose proof (Z.mod_le (b - c) m ltac:(lia) Hm). lia.
+Qed.
+
+Lemma win_split : forall F ps s e T R C1 w t1 t2 L k X g a b m D, pok ps -> wt s -> dsat ps s T D ->
+  incl T (lanes G w) -> eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
+  is_true_v (R t1) = true -> is_false_v (R t2) = true ->
+  fst (cond G e) = [CLe L] -> lin_k G D L = Some k -> lin_loc G D L = Some (X, g) ->
+  (g mod Zpos m =? 0)%Z = true -> hull_ok (wtids G) k a b = true ->
+  forall t, In t T -> atom (rho ps s t) (win_atom X b m (b - a + 1)) = 1.
+Proof.
+  intros F ps s e T R C1 w t1 t2 L k X g a b m D Hp Hw HD Hi He Ht1 Ht2 E1 E2 HL Hk Hlo Hgm Hok t Ht.
+  pose proof (cond_pass_le0 F ps s e T R C1 t1 L Hp Hw He Ht1 HL E1) as H1.
+  pose proof (cond_fail_ge1 F ps s e T R C1 t2 L Hp Hw He Ht2 HL E2) as H2.
+  unfold lin_loc in Hlo. unfold lin_k in Hk.
+  destruct (fold_right (loc_step G D) (Some ([], 0, 0)%Z) (lterms L)) as [[[xs r0] g0]|] eqn:Eo;
+    [|discriminate].
+  injection Hlo as <- <-.
+  destruct (lin_loc_terms ps s T D (lterms L) k xs r0 g0 HD Hk Eo) as [B [HdB [HB HU]]].
+  unfold leval in H1, H2. rewrite (HB t1 Ht1) in H1. rewrite (HB t2 Ht2) in H2.
+  rewrite (HU t2 t1 Ht2 Ht1) in H2.
+  apply Z.eqb_eq in Hgm. apply Z.mod_divide in Hgm; [|lia].
+  pose proof (hull_ok_sound k a b w t1 t2 Hok (Hi t1 Ht1) (Hi t2 Ht2)) as Hh.
+  unfold hull_pair in Hh.
+  set (c := (lcst L + B + tsum (rho ps s t1) xs)%Z).
+  assert (Hc : (a <= c <= b)%Z).
+  { unfold c. destruct (Z.ltb_spec (- kval G k t1) (1 - kval G k t2)) as [Hl|Hl]; [lia|].
+    cbn [orb] in Hh. apply andb_true_iff in Hh as [Ha Hb].
+    apply Z.leb_le in Ha. apply Z.leb_le in Hb. lia. }
+  unfold atom, win_atom; cbn [alin adiv akd akval].
+  unfold leval; cbn [lcst lterms]. rewrite tsum_neg. rewrite (HU t t1 Ht Ht1).
+  replace (b - (lcst L + r0) + - tsum (rho ps s t1) xs)%Z
+    with (b - (lcst L + r0 + tsum (rho ps s t1) xs))%Z by ring.
+  rewrite (proj2 (Z.ltb_lt _ _)); [reflexivity|].
+  apply (win_hit a b c); [lia| |exact Hc].
+  replace (c - (lcst L + r0 + tsum (rho ps s t1) xs))%Z with (B - r0)%Z by (unfold c; ring).
+  apply Z.divide_trans with g0; [exact Hgm|exact HdB].
+Qed.
+
+Lemma win_atom_frame : forall ps s s' t X b m w W,
+  disjoint (lin_locals X) W = true ->
+  (forall x, ~ In x W -> sl s' x t = sl s x t) ->
+  mval (rho ps s' t) [win_atom X b m w] = mval (rho ps s t) [win_atom X b m w].
+Proof.
+  intros ps s s' t X b m w W Hd Hf. apply mval_ext.
+  intros A a v HA Hv. destruct HA as [<-|[]].
+  unfold avars, aforms, win_atom in Hv; cbn [flat_map alin akd lterms app] in Hv.
+  rewrite app_nil_r in Hv. apply in_map_iff in Hv as [[a' v'] [Ev Hv']]. cbn [fst snd] in Ev. injection Ev as _ <-.
+  destruct v' as [x|p|d]; cbn; auto.
+  rewrite Hf; auto. intros Hx.
+  unfold disjoint in Hd. rewrite forallb_forall in Hd.
+  assert (Hl : In x (lin_locals X)).
+  { unfold lin_locals. apply in_flat_map. exists (a', VL x). split; [exact Hv'|left; reflexivity]. }
+  specialize (Hd x Hl). apply negb_true_iff in Hd. rewrite (proj2 (memn_In x W) Hx) in Hd.
+  discriminate.
+Qed.
+
+Lemma sound_Q_WHILELASTWINDOW : forall P D Qn Q' e n C b0 B PB BL PN I QB' QL' P' D' L k sw wl
+  X g a b m,
+  cstrs_equiv B (andc G P D e false) = true ->
+  cstrs_equiv BL (andc G P D e false ++ [last_window L sw]) = true ->
+  valid (mkAssn B D I) b0 (mkAssn PB D QB') ->
+  valid (mkAssn BL D I) b0 (mkAssn PN D QL') ->
+  qexpr G P D e n C ->
+  fst (cond G e) = [CLe L] -> nonempty (snd (cond G e)) = true ->
+  lin_k G D L = Some k -> spread_ok (wtids G) k sw = true ->
+  cstrs_equiv PB P = true ->
+  entails PN (P ++ snd (cond G e)) wl = true ->
+  pot_ge QB' (padd I (m_if M + C)) = true ->
+  pot_ge QL' (padd I (m_if M + C)) = true ->
+  lin_loc G D L = Some (X, g) ->
+  (g mod Zpos m =? 0)%Z = true -> hull_ok (wtids G) k a b = true ->
+  disjoint (lin_locals X) (writes b0) = true ->
+  pot_ge Qn (padd (paddm I (m_div M) [win_atom X b m (b - a + 1)]) (m_if M + C)) = true ->
+  cstrs_equiv P' (andc G P D e true) = true ->
+  dcovers D D' = true -> disjoint (dvars D') (writes b0) = true ->
+  puni G D I = true -> puni G D' Q' = true -> pot_ge I Q' = true ->
+  valid (mkAssn P D Qn) (SWhile e b0) (mkAssn P' D' Q').
+Proof.
+  intros P D Qn Q' e n C b0 B PB BL PN I QB' QL' P' D' L k sw wl X g a b m HB HBL V VL Hq HL Hnz
+    Hk Hs HPB HPN HQB' HQL' Hlo Hgm Hok HdX Hpre HP' HcD HdD HuI HuQ HIQ.
+  pose proof (m_nonneg M) as Hnn. destruct Hnn as (_ & _ & _ & _ & _ & Hdiv & _).
+  set (W := win_atom X b m (b - a + 1)) in *.
+  start_valid.
+  assert (HK0 : forall rh, 0 <= m_div M * mval rh [W]).
+  { intros rh. apply Qmult_le_0_compat; [exact Hdiv|apply mval_nonneg]. }
+  assert (HKs : forall F ps s T R C1 w t1 t2, pok ps -> wt s -> dsat ps s T D -> incl T (lanes G w) ->
+     eeval G F ps s e T R C1 -> In t1 T -> In t2 T ->
+     is_true_v (R t1) = true -> is_false_v (R t2) = true ->
+     forall t, In t T -> m_div M <= m_div M * mval (rho ps s t) [W]).
+  { intros F0 ps0 s0 T0 R C1 w0 t1 t2 Hp0 Hw0 HD0 Hi0 Hee Ht1 Ht2 Hr1 Hr2 t Ht.
+    assert (Hr : mval (rho ps0 s0 t) [W] == 1).
+    { cbn [mval fold_right]. unfold W. rewrite (win_split F0 ps0 s0 e T0 R C1 w0 t1 t2 L k X g a b m D
+        Hp0 Hw0 HD0 Hi0 Hee Ht1 Ht2 Hr1 Hr2 HL Hk Hlo Hgm Hok t Ht). reflexivity. }
+    rewrite Hr. lra. }
+  assert (HKf : forall ps0 s0 s1 t, (forall x, ~ In x (writes b0) -> sl s1 x t = sl s0 x t) ->
+     m_div M * mval (rho ps0 s1 t) [W] == m_div M * mval (rho ps0 s0 t) [W]).
+  { intros ps0 s0 s1 t Hf. unfold W.
+    rewrite (win_atom_frame ps0 s0 s1 t X b m (b - a + 1) (writes b0) HdX Hf). reflexivity. }
+  destruct (whilelast_loop (fun rh => m_div M * mval rh [W])
+              P D Q' e n C b0 B PB BL PN I QB' QL' D' L k sw wl
+              Hq HL Hnz Hk Hs V VL HB HPB HBL HPN HQB' HQL' HcD HdD HuI HuQ HIQ HK0 HKs HKf
+              F ps s _ T s' Crun Hrun eq_refl w Hp Hn Hne Hi Hw (conj HP HD)) as [Hpost HC].
+  split; [split|].
+  - intros t Ht; apply (cstrs_equiv_sat _ _ _ HP'); auto.
+  - eapply dsat_frame; eauto. intros x t Hx. apply (frame_writes _ _ _ _ _ _ _ Hrun); auto.
+  - intros t Ht. simpl. specialize (HC t Ht). cbv beta in HC.
+    pose proof (pot_ge_sound (rho ps s t) _ _ Hpre) as H1. rewrite padd_val, paddm_val in H1.
+    lra.
+Qed.
+
 (** ** Q:WEAK and atom rewrites *)
 Lemma psum_cons : forall r x l, psum r (x :: l) = fst x * mval r (snd x) + psum r l.
 Proof. reflexivity. Qed.
@@ -6201,6 +6336,8 @@ Proof.
   (* issue 15 (coqguard18) *)
   - eapply sound_Q_GWRITEGUARD; eauto.
   - eapply sound_Q_VWRITEGUARD; eauto.
+  (* issue 15 (wincoq19) *)
+  - eapply sound_Q_WHILELASTWINDOW; eauto.
   - apply sound_F_ORD; auto.
   - eapply sound_F_SEQ; eauto.
   - eapply sound_F_IF1; eauto.

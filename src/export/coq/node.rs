@@ -128,7 +128,10 @@ impl Exporter<'_> {
                 };
                 format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
-            (r @ ("Q:WHILELAST" | "Q:WHILELASTALIGN"), Stmt::While(e, body)) => {
+            (
+                r @ ("Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILELASTWINDOW"),
+                Stmt::While(e, body),
+            ) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let last = child(2)?;
                 let (Some(lpre), Some(lpost)) = (&last.pre, &last.post) else {
@@ -158,16 +161,21 @@ impl Exporter<'_> {
                 let dl = self.node(last, body, ind + 2)?;
                 // Q:WHILELASTALIGN (`DWhileLastAlign`): then the node's class `(class S M)`
                 // as `S M` (Check.v builds the charge `[M ∤ S − X]`, as for Q:IFALIGN)
-                let class = if r == "Q:WHILELASTALIGN" {
-                    let (s, m) = Self::class_args(&at, r)?;
-                    format!(" ({s})%Z {m}%positive")
-                } else {
-                    String::new()
-                };
-                let k = if class.is_empty() {
-                    "DWhileLast"
-                } else {
-                    "DWhileLastAlign"
+                // Q:WHILELASTWINDOW (`DWhileLastWindow`): then the node's modulus `(n M)` as
+                // `M` (Check.v computes the hull `[a, b]` and builds the charge
+                // `[(b − X) mod M < b − a + 1]`, as the kernel does)
+                let (k, class) = match r {
+                    "Q:WHILELASTALIGN" => {
+                        let (s, m) = Self::class_args(&at, r)?;
+                        ("DWhileLastAlign", format!(" ({s})%Z {m}%positive"))
+                    }
+                    "Q:WHILELASTWINDOW" => {
+                        let m = at.n.n.as_ref().filter(|m| m.is_positive()).ok_or_else(|| {
+                            ExportError::Unsupported(format!("{r} without a modulus (n M), M ≥ 1"))
+                        })?;
+                        ("DWhileLastWindow", format!(" {m}%positive"))
+                    }
+                    _ => ("DWhileLast", String::new()),
                 };
                 format!(
                     "{k} {a} {b} {acc} {} {wl}{class}\n{pad}  ({db})\n{pad}  ({dl})",
@@ -251,7 +259,8 @@ impl Exporter<'_> {
                 | "Q:WHILE2" | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEWARP" | "Q:UNROLL"
                 | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
                 | "Q:GWRITEROWS" | "Q:VWRITEROWS" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
-                | "Q:IFGUARD4" | "Q:FLAGEXIT" | "Q:GWRITEGUARD" | "Q:VWRITEGUARD"),
+                | "Q:IFGUARD4" | "Q:FLAGEXIT" | "Q:GWRITEGUARD" | "Q:VWRITEGUARD"
+                | "Q:WHILELASTWINDOW"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(

@@ -201,7 +201,9 @@ impl<'p> Names<'p> {
     /// the log atom `⌊log2 L⌋⁺` as `mkAtmK (s·L) s KLog` and the quotient log atom
     /// `⌊log2 (L/M)⌋⁺` as `mkAtmK (s·L) s (KLogQ M)` (spec/logic.md §1 "Log atoms",
     /// "Quotient log atoms"; scale 1); the residue atom `[m ∤ L]` as
-    /// `mkAtmK (mkLin 0 []) 1 (KRes L m)` (spec/logic.md §1 "Residue atoms"; scale 1).
+    /// `mkAtmK (mkLin 0 []) 1 (KRes L m)` (spec/logic.md §1 "Residue atoms"; scale 1); the
+    /// window atom `[L mod m < w]` as `mkAtmK (mkLin 0 []) 1 (KWin L m w)` (spec/logic.md §1
+    /// "Window atoms"; scale 1).
     ///
     /// Errors: [`ExportError::Unsupported`] for a floor divisor below 1 or a quotient log
     /// atom whose divisor form `M` is not integral (`Lin.akind`'s `KLogQ` takes an integral
@@ -249,10 +251,22 @@ impl<'p> Names<'p> {
                 ),
                 BigInt::one(),
             )),
-            // not formalized in Coq (spec/logic.md §1 "Window atoms")
-            Atom::Win(..) => Err(ExportError::Unsupported(format!(
-                "window atom {a} (not formalized in Coq)"
-            ))),
+            // `[L mod m < w]` as `mkAtmK (mkLin 0 []) 1 (KWin L m w)` (spec/logic.md §1
+            // "Window atoms"; the kernel requires an integral L and m ≥ 1)
+            Atom::Win(l, m, w) => {
+                if !m.is_positive() {
+                    return Err(ExportError::Unsupported(format!(
+                        "window atom {a} with modulus {m} < 1"
+                    )));
+                }
+                Ok((
+                    format!(
+                        "mkAtmK (mkLin 0 []) 1 (KWin ({}) {m}%positive ({w})%Z)",
+                        self.int_divisor(a, l)?
+                    ),
+                    BigInt::one(),
+                ))
+            }
         }
     }
 

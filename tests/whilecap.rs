@@ -509,7 +509,11 @@ fn per_round_test_bound_is_sound_on_the_lock_step_semantics() {
     let chain = a.chain();
     assert_eq!(chain.len(), 3, "no C beside A and B");
     let c = chain[2];
-    assert!(c.certificate.contains("(Q:WHILEEXITCAP2 "), "{}", c.certificate);
+    assert!(
+        c.certificate.contains("(Q:WHILEEXITCAP2 "),
+        "{}",
+        c.certificate
+    );
     let v = warpcert_kernel::check(&c.certificate).unwrap_or_else(|e| panic!("C rejected: {e}"));
     assert_eq!(v.bound, "33 + max(0, n)");
     let vb = warpcert_kernel::check(&chain[1].certificate).expect("B rejected");
@@ -546,7 +550,11 @@ fn per_round_test_bound_is_sound_on_the_lock_step_semantics() {
 fn kernel_refuses_mutated_per_round_certificates() {
     let a = analysis(RET4, MetricName::Divwarps);
     let c = a.chain()[2].certificate.clone();
-    assert_eq!(c.matches("(-33)").count(), 1, "the body's pre: the loop's less 33");
+    assert_eq!(
+        c.matches("(-33)").count(),
+        1,
+        "the body's pre: the loop's less 33"
+    );
     let m1 = c.replace("(33)", "(32)").replace("(-33)", "(-32)");
     let r1 = warpcert_kernel::check(&m1).expect_err("mutant 1 accepted");
     assert_eq!(r1.rule, "Q:WHILEEXITCAP2", "{r1}");
@@ -559,7 +567,8 @@ fn kernel_refuses_mutated_per_round_certificates() {
     let r2 = warpcert_kernel::check(&m2).expect_err("mutant 2 accepted");
     assert_eq!(r2.rule, "Q:WHILEEXITCAP", "{r2}");
     assert!(
-        r2.to_string().contains("body post differs from body pre + loop-test cost"),
+        r2.to_string()
+            .contains("body post differs from body pre + loop-test cost"),
         "{r2}"
     );
     let m3 = mutate(&c, "(Q:WHILEEXITCAP2 ", "(Q:WHILEEXIT2 ");

@@ -36,9 +36,7 @@ pub fn min_at_most_everywhere(floors: &[&Poly], poly: &Poly) -> bool {
     vars.extend(poly.vars());
     vars.sort();
     vars.dedup();
-    let below = |env: &BTreeMap<String, i64>| {
-        floors.iter().any(|f| f.eval(env) <= poly.eval(env))
-    };
+    let below = |env: &BTreeMap<String, i64>| floors.iter().any(|f| f.eval(env) <= poly.eval(env));
     match vars.len() {
         0 => below(&BTreeMap::new()),
         1 | 2 => {

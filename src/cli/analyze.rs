@@ -159,9 +159,10 @@ fn coq_capped_path(cert: &Path, first: &Path) -> PathBuf {
     let stem = first
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let which = cert
-        .extension()
-        .map_or_else(|| "capped".to_string(), |s| s.to_string_lossy().into_owned());
+    let which = cert.extension().map_or_else(
+        || "capped".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
     first.with_file_name(format!("{stem}_{which}.v"))
 }
 
@@ -305,7 +306,11 @@ pub fn analyze_metric(
     if let (AnalyzeOutcome::Bound(b), Some(c)) = (&mut outcome, a.capped.take()) {
         // B at `PATH.capped`, C (Q:WHILEEXITCAP2) at `PATH.capped2`
         for (i, c) in c.chain().into_iter().enumerate() {
-            let suffix = if i == 0 { String::new() } else { (i + 1).to_string() };
+            let suffix = if i == 0 {
+                String::new()
+            } else {
+                (i + 1).to_string()
+            };
             add_capped(l, b, c, path.as_deref(), source, &suffix)?;
         }
     }

@@ -238,6 +238,13 @@ fn benches() -> Vec<Bench> {
         // NUMBLOCKS IMAGEW IMAGEH GRIDWIDTH SEED TRIES CLIMBS`: `20 1 32 1 1 1 1500 1500`
         // → 15 of at most 19, `100 4 40 3 2 1 1500 1500` → 82 of at most 94, `200 3 64 2 2
         // 2 1500 3000` → 107 of at most 120, `1000 1 32 1 1 2 800 1500` → 45 of at most 62).
+        // Hand maxima of divwarps per sample (that script's header; a call of crunch = 20R
+        // has R rounds, at most min(31, 20R − 1) exit splits and min(31, R − 1) loop-test
+        // splits; a block cut by the image edge has 8 lanes and 1 more split): crunch 20: 19;
+        // crunch 100: 2·(31 + 4) + 2·(1 + 7 + 4) = 94; crunch 200: 3·(31 + 9) = 120;
+        // crunch 1000: 31 + 31 = 62. Bounds there (issue 15, mandel19): A (Q:WHILEEXIT2)
+        // 42 / 508 / 693 / 1071, B (Q:WHILEEXITCAP) 62 / 252 / 186 / 62, C
+        // (Q:WHILEEXITCAP2, the loop test per round) 34 / 156 / 129 / 83.
         // The bounds hold per warp for every gridDim (the analysis grid is symbolic, the
         // bound a multiple of numBlocks); with grid 1 one warp runs every block of the
         // block loop, the largest per-warp cost, so the simulation runs 1 block.

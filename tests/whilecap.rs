@@ -381,7 +381,7 @@ fn analyze_coq_writes_a_and_names_the_capped_rule() {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".cert") || n.ends_with(".capped"))
+        .filter(|n| n.ends_with(".cert") || n.contains(".capped"))
         .collect();
     assert!(left.is_empty(), "temporary certificates left: {left:?}");
     if common::coq::coqc_available() {
@@ -601,4 +601,46 @@ fn kernel_refuses_mutated_per_round_certificates() {
         }
         other => panic!("export of C: {other:?}"),
     }
+}
+
+/// `analyze --coq` on [`RET4`] (answer `min(A, B, C)`, C by Q:WHILEEXITCAP2): the printed
+/// answer has the three parts (hand values in `per_round_test_bound_is_sound_on_the_lock_step_semantics`),
+/// C's rule is named in a note (no Coq constructor), the exit status is 0 and the temporary
+/// certificates (`.capped`, `.capped2`) are removed.
+#[test]
+fn analyze_coq_names_the_per_round_rule_and_leaves_no_temporary_file() {
+    let tmp = std::env::temp_dir().join(format!("warpcert-coqcap2-{}", std::process::id()));
+    let scratch = tmp.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let src = tmp.join("ret4.cu");
+    std::fs::write(&src, RET4).unwrap();
+    let out = tmp.join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .env("TMPDIR", &scratch)
+        .arg("analyze")
+        .arg(&src)
+        .args(["--metric", "divwarps", "--block", "32", "--coq"])
+        .arg(format!("{}/", out.display()))
+        .output()
+        .expect("warpcert runs");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("min(6 + 5*max(0, n), 62, 33 + max(0, n))"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "C of min(A, B, C) is not exported to Coq (rule Q:WHILEEXITCAP2 is not formalized"
+        ),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -182,8 +182,14 @@ fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {
             std::fs::write(&out, v).map_err(|e| format!("cannot write {}: {e}", out.display()))
         }
         Err(ExportError::UnsupportedRule(r)) => {
+            // `PATH.capped` is B, `PATH.capped2` C (Q:WHILEEXITCAP2)
+            let which = if cert.to_string_lossy().ends_with(".capped") {
+                "B of min(A, B)"
+            } else {
+                "C of min(A, B, C)"
+            };
             eprintln!(
-                "note: the capped bound B of min(A, B) is not exported to Coq (rule {r} is not \
+                "note: the capped bound {which} is not exported to Coq (rule {r} is not \
                  formalized in the Coq theories): {} proves A only",
                 first.display()
             );

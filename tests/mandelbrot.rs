@@ -60,11 +60,19 @@ fn program(which: Which) -> Program {
         .0
 }
 
-/// The program, the bound, the certificate and the rules used, analysed and
-/// kernel-checked once per test binary.
-fn analysed(which: Which, m: MetricName) -> (Program, Poly, String, BTreeMap<&'static str, usize>) {
+/// The program, the bound, the certificate, the rules used and the further bounds of the
+/// answer `min(A, B, C)` (the capped chain: B, Q:WHILEEXITCAP; C, Q:WHILEEXITCAP2; each with
+/// its rule's name), analysed and kernel-checked once per test binary.
+type Entry = (
+    Program,
+    Poly,
+    String,
+    BTreeMap<&'static str, usize>,
+    Vec<(Poly, String)>,
+);
+
+fn analysed(which: Which, m: MetricName) -> Entry {
     use std::sync::{Mutex, OnceLock};
-    type Entry = (Program, Poly, String, BTreeMap<&'static str, usize>);
     static CACHE: OnceLock<Mutex<BTreeMap<(Which, MetricName), Entry>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(e) = cache.lock().unwrap().get(&(which, m)) {
@@ -86,7 +94,20 @@ fn analysed(which: Which, m: MetricName) -> (Program, Poly, String, BTreeMap<&'s
     let v = warpcert_kernel::check(&a.certificate)
         .unwrap_or_else(|r| panic!("{which:?} {m}: rejected: {r}"));
     assert_eq!(v.bound, a.bound.to_bound_string());
-    let e = (prog, a.bound, a.certificate, a.rules_used);
+    let further: Vec<(Poly, String)> = a.chain()[1..]
+        .iter()
+        .map(|c| {
+            let v = warpcert_kernel::check(&c.certificate)
+                .unwrap_or_else(|r| panic!("{which:?} {m}: capped rejected: {r}"));
+            assert_eq!(v.bound, c.bound.to_bound_string());
+            let rule = ["Q:WHILEEXITCAP2", "Q:WHILEEXITCAP", "Q:WHILEGUARDCAP"]
+                .into_iter()
+                .find(|r| c.rules_used.contains_key(r))
+                .unwrap_or("?");
+            (c.bound.clone(), rule.to_string())
+        })
+        .collect();
+    let e = (prog, a.bound, a.certificate, a.rules_used, further);
     cache.lock().unwrap().insert((which, m), e.clone());
     e
 }
@@ -126,10 +147,10 @@ fn entry_bounds_are_certified() {
         MetricName::Conflicts,
         MetricName::Divwarps,
     ] {
-        let (_, b, _, _) = analysed(Which::Entry, m);
+        let (_, b, _, _, _) = analysed(Which::Entry, m);
         assert_eq!(b.to_bound_string(), "0", "{m}");
     }
-    let (_, b, _, rules) = analysed(Which::Entry, MetricName::Steps);
+    let (_, b, _, rules, _) = analysed(Which::Entry, MetricName::Steps);
     assert_eq!(b.degree(), 1, "{}", b.to_bound_string());
     let vars: Vec<String> = b
         .terms
@@ -157,11 +178,11 @@ fn wrapper_bounds_are_certified() {
     if samples_corpus("wrapper_bounds_are_certified").is_none() {
         return;
     }
-    let (_, b, _, _) = analysed(Which::Wrapper, MetricName::Sectors);
+    let (_, b, _, _, _) = analysed(Which::Wrapper, MetricName::Sectors);
     assert_eq!(b.to_bound_string(), "5*max(0, numBlocks)");
-    let (_, b, _, _) = analysed(Which::Wrapper, MetricName::Conflicts);
+    let (_, b, _, _, _) = analysed(Which::Wrapper, MetricName::Conflicts);
     assert_eq!(b.to_bound_string(), "0");
-    let (_, b, cert, rules) = analysed(Which::Wrapper, MetricName::Divwarps);
+    let (_, b, cert, rules, _) = analysed(Which::Wrapper, MetricName::Divwarps);
     assert_eq!(
         coef(&b, &["numBlocks", "crunch"]),
         q(21, 20),
@@ -175,7 +196,7 @@ fn wrapper_bounds_are_certified() {
         cert.contains("(mono "),
         "the grid-stride loop uses a mono rewrite"
     );
-    let (_, b, _, _) = analysed(Which::Wrapper, MetricName::Steps);
+    let (_, b, _, _, _) = analysed(Which::Wrapper, MetricName::Steps);
     assert!(coef(&b, &["numBlocks", "crunch"]) > q(0, 1));
 }
 
@@ -190,7 +211,7 @@ fn metrics() -> Vec<Metric> {
 /// simulated per-warp cost with the bound at `params` (`blockIdx.x = 0`, where the bound is
 /// largest). Returns the simulated costs.
 fn sound_at(which: Which, params: &[(&str, Value)], grid: u32) -> Result<Vec<Q>, String> {
-    let (prog, _, _, _) = analysed(which, MetricName::Steps);
+    let (prog, _, _, _, _) = analysed(which, MetricName::Steps);
     let mut ps = Params::new();
     let mut env = BTreeMap::new();
     for (k, v) in params {
@@ -207,8 +228,11 @@ fn sound_at(which: Which, params: &[(&str, Value)], grid: u32) -> Result<Vec<Q>,
         .map_err(|e| format!("{which:?} {params:?}: run: {e}"))?;
     let mut out = Vec::new();
     for r in &run.metrics {
-        let (_, b, _, _) = analysed(which, r.metric);
-        let bv = b.eval(&env);
+        // the answer `min(A, B, C)`: every certified part must hold
+        let (_, b, _, _, further) = analysed(which, r.metric);
+        let bv = further
+            .iter()
+            .fold(b.eval(&env), |v, (k, _)| v.min(k.eval(&env)));
         if r.max_per_warp > bv {
             return Err(format!(
                 "{which:?} {} at {params:?} grid {grid}: simulated {} > bound {} = {}",
@@ -359,8 +383,10 @@ fn wrapper_adversarial_lanes() {
 /// for, on grid 1: the lock-step semantics gives the divwarps that script's model counts (an
 /// independent count: a split at each exit check some but not all active lanes take, one at
 /// the loop test `jmp < 2` after such a round, one where the image edge cuts a block), and
-/// stays within `min(A, B)` (B by hand: `numBlocks·(62 + [32 ∤ imageW])`, A from the
-/// analysis).
+/// stays within `min(A, B, C)` (B by hand: `numBlocks·(62 + [32 ∤ imageW])`; C by hand
+/// from Q:WHILEEXITCAP2: `numBlocks·(33 + 1/20·crunch + [32 ∤ imageW])`, the exits' `31`,
+/// the loop test's `1/20` a unit of `crunch` (one a round of 20) and `2k = 2`; A from the
+/// analysis). Both B and C are the analysis's bounds there, certified by the kernel.
 #[test]
 fn wrapper_bench_adversarial_rows() {
     if samples_corpus("wrapper_bench_adversarial_rows").is_none() {
@@ -422,6 +448,9 @@ fn wrapper_bench_adversarial_rows() {
             62,
         ),
     ];
+    let (_, _, _, _, further) = analysed(Which::Wrapper, MetricName::Divwarps);
+    let rules: Vec<&str> = further.iter().map(|(_, r)| r.as_str()).collect();
+    assert_eq!(rules, ["Q:WHILEEXITCAP", "Q:WHILEEXITCAP2"]);
     for (crunch, nb, gw, wh, row, model, b) in rows {
         let ps = wrapper_params(crunch, nb, gw, wh, row, None);
         let sim = sound_at(Which::Wrapper, &ps, 1).unwrap();
@@ -430,5 +459,15 @@ fn wrapper_bench_adversarial_rows() {
             sim[div] <= Q::from_integer(b.into()),
             "B at crunch {crunch}"
         );
+        let cut = i64::from(wh.0 % 32 != 0);
+        let c = Q::from_integer((nb * (33 + cut)).into()) + q(nb * crunch, 20);
+        assert!(sim[div] <= c, "C at crunch {crunch}");
+        let env = BTreeMap::from([
+            ("numBlocks".to_string(), nb),
+            ("crunch".to_string(), crunch),
+            ("imageW".to_string(), wh.0),
+        ]);
+        assert_eq!(further[0].0.eval(&env), Q::from_integer(b.into()));
+        assert_eq!(further[1].0.eval(&env), c, "C at crunch {crunch}");
     }
 }

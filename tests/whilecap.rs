@@ -469,7 +469,7 @@ fn analyze_coq_writes_a_and_names_the_capped_rule() {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".cert") || n.ends_with(".capped"))
+        .filter(|n| n.ends_with(".cert") || n.contains(".capped"))
         .collect();
     assert!(left.is_empty(), "temporary certificates left: {left:?}");
     if common::coq::coqc_available() {
@@ -533,4 +533,202 @@ fn return_loop_pays_the_loop_test_split_of_every_lane() {
             .contains("pre differs from body pre + post + 2·loop-test cost (Q: `-31` vs `0`)"),
         "{r}"
     );
+}
+
+/// Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15, mandel19): a `do … while (1)` left by
+/// `return`s with four data exits a round (`CalcMandelbrot`'s shape at a smaller scale: its
+/// 20 exits a round make Q:WHILEEXIT2 pay every exit in every round, Q:WHILEEXITCAP the loop
+/// test 31 times).
+const RET4: &str = "__global__ void k(float *out, const float *in, int n) {
+  int i = 0;
+  do {
+    if (in[128 * i + threadIdx.x] < 0.0f) {
+      return;
+    }
+    if (in[128 * i + 32 + threadIdx.x] < 0.0f) {
+      return;
+    }
+    if (in[128 * i + 64 + threadIdx.x] < 0.0f) {
+      return;
+    }
+    if (in[128 * i + 96 + threadIdx.x] < 0.0f) {
+      return;
+    }
+    i = i + 1;
+    if (i >= n) {
+      return;
+    }
+  } while (1);
+}";
+
+/// The lock-step `divwarps` of one warp of [`RET4`] at `n` when lane `t` with
+/// `leave(t) = Some((r, e))` reads a negative cell at exit `e` of round `r` (the others never).
+fn ret4_run(n: i64, leave: impl Fn(usize) -> Option<(usize, usize)>) -> Q {
+    let hw = Hardware::default();
+    let file = warpcert::frontend::parse_str("k.cu", RET4).unwrap();
+    let l = launch(Some([1, 1, 1]));
+    let (prog, _) = warpcert::frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
+    let mut cells = vec![Value::Float(1.0); 32 * 128];
+    for t in 0..32 {
+        if let Some((r, e)) = leave(t) {
+            cells[128 * r + 32 * e + t] = Value::Float(-1.0);
+        }
+    }
+    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
+    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
+    let m = Metric::standard(MetricName::Divwarps);
+    let run = run_kernel(&prog, &[m], &hw, &l, &params, &inputs).unwrap();
+    run.metrics[0].max_per_warp.clone()
+}
+
+/// The third bound C of [`RET4`] (`divwarps`), by hand from Q:WHILEEXITCAP2: the four data
+/// exits are Q:IFEXIT4 (`a = 1`, no flag test: `t = 0`), so the exits cost `(32 − 1)·1 = 31`
+/// in all; the loop test pays `M^div` a round by the shift of `max0(n − i)` (`I = max0(n −
+/// i)`), and `2k = 2`: `C = 33 + max0(n)`. A is `6 + 5·max0(n)` (five splits a round), B is
+/// `62`; C is below both for `7 ≤ n ≤ 28`. Hand worst case at `n = 8`: lane `t < 31` leaves
+/// at exit `t mod 4` of round `⌊t/4⌋` (alone at its exit, lanes behind it), lane 31 stays to
+/// the end (`i >= n` returns it with lanes 28–30 gone): 31 exit splits, and a loop-test split
+/// after each of rounds 0–6 (some lanes returned, some stay) = 38 ≤ C = 41. Lock-step
+/// agrees, and stays within C on other inputs (every lane at the first exit, staggered
+/// rounds, `n` from 1 to 28).
+#[test]
+fn per_round_test_bound_is_sound_on_the_lock_step_semantics() {
+    let a = analysis(RET4, MetricName::Divwarps);
+    let chain = a.chain();
+    assert_eq!(chain.len(), 3, "no C beside A and B");
+    let c = chain[2];
+    assert!(
+        c.certificate.contains("(Q:WHILEEXITCAP2 "),
+        "{}",
+        c.certificate
+    );
+    let v = warpcert_kernel::check(&c.certificate).unwrap_or_else(|e| panic!("C rejected: {e}"));
+    assert_eq!(v.bound, "33 + max(0, n)");
+    let vb = warpcert_kernel::check(&chain[1].certificate).expect("B rejected");
+    assert_eq!(vb.bound, "62");
+    assert_eq!(a.bound.to_bound_string(), "6 + 5*max(0, n)");
+    let at = |n: i64| BTreeMap::from([("n".to_string(), n)]);
+    let worst = ret4_run(8, |t| (t < 31).then_some((t / 4, t % 4)));
+    assert_eq!(worst, q(38), "hand count at n = 8");
+    assert_eq!(c.bound.eval(&at(8)), q(41));
+    for n in [1i64, 2, 5, 8, 13, 20, 28] {
+        let cn = c.bound.eval(&at(n));
+        let rounds = n as usize;
+        let runs = [
+            ret4_run(n, |t| (t < 31).then_some((t / 4 % rounds, t % 4))),
+            ret4_run(n, |t| (t % 2 == 0).then_some((0, 0))),
+            ret4_run(n, |t| Some((t % rounds, 3 - t % 4))),
+            ret4_run(n, |t| (t > 0).then_some(((t * 7) % rounds, (t * 3) % 4))),
+        ];
+        for (i, r) in runs.iter().enumerate() {
+            assert!(*r <= cn, "n = {n}, input {i}: lock-step {r} > C = {cn}");
+        }
+    }
+}
+
+/// Kernel mutants of C (Q:WHILEEXITCAP2) for [`RET4`], pinned by message: (1) the
+/// constant 33 lowered to 32, the body's pre kept (the loop's pre is 1 short of the
+/// lane-count charge `31` plus the test's `2k = 2`); (2) C's loop named Q:WHILEEXITCAP (that rule charges `31·2 = 62` and
+/// no `M^div` in the test: the pre does not match); (3) C's loop named Q:WHILEEXIT2 (its
+/// body's exits are then charged `M^div`, which C's body nodes lack); (4) A's loop named
+/// Q:WHILEEXITCAP2 (the body's exits charge `M^div`, while the capped body's exit nodes
+/// must charge 0); (5) C on a 16-lane warp (`15·1`, not `31`); (6) `export-coq` refuses C
+/// by the rule's name.
+#[test]
+fn kernel_refuses_mutated_per_round_certificates() {
+    let a = analysis(RET4, MetricName::Divwarps);
+    let c = a.chain()[2].certificate.clone();
+    assert_eq!(
+        c.matches("(-33)").count(),
+        1,
+        "the body's pre: the loop's less 33"
+    );
+    let m1 = c.replace("(33)", "(32)").replace("(-33)", "(-32)");
+    let r1 = warpcert_kernel::check(&m1).expect_err("mutant 1 accepted");
+    assert_eq!(r1.rule, "Q:WHILEEXITCAP2", "{r1}");
+    assert!(
+        r1.to_string()
+            .contains("pre differs from body pre + post + 2·loop-test cost"),
+        "{r1}"
+    );
+    let m2 = mutate(&c, "(Q:WHILEEXITCAP2 ", "(Q:WHILEEXITCAP ");
+    let r2 = warpcert_kernel::check(&m2).expect_err("mutant 2 accepted");
+    assert_eq!(r2.rule, "Q:WHILEEXITCAP", "{r2}");
+    assert!(
+        r2.to_string()
+            .contains("body post differs from body pre + loop-test cost"),
+        "{r2}"
+    );
+    let m3 = mutate(&c, "(Q:WHILEEXITCAP2 ", "(Q:WHILEEXIT2 ");
+    let r3 = warpcert_kernel::check(&m3).expect_err("mutant 3 accepted");
+    assert_eq!(r3.rule, "Q:IFEXIT4", "{r3}");
+    assert!(
+        r3.to_string()
+            .contains("pre differs from then pre + else pre + M^if + C + M^div"),
+        "{r3}"
+    );
+    let m4 = mutate(&a.certificate, "(Q:WHILEEXIT2 ", "(Q:WHILEEXITCAP2 ");
+    let r4 = warpcert_kernel::check(&m4).expect_err("mutant 4 accepted");
+    assert_eq!(r4.rule, "Q:IFEXIT4", "{r4}");
+    assert!(
+        r4.to_string()
+            .contains("pre differs from then pre + else pre + M^if + C + M^div"),
+        "{r4}"
+    );
+    let m5 = mutate(&c, "(hardware 32 32 4 32)", "(hardware 16 32 4 32)");
+    let r5 = warpcert_kernel::check(&m5).expect_err("mutant 5 accepted");
+    assert_eq!(r5.rule, "Q:WHILEEXITCAP2", "{r5}");
+    assert!(
+        r5.to_string()
+            .contains("pre differs from body pre + post + 2·loop-test cost"),
+        "{r5}"
+    );
+    match warpcert::export::coq::export(&c) {
+        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
+            assert_eq!(r, "Q:WHILEEXITCAP2")
+        }
+        other => panic!("export of C: {other:?}"),
+    }
+}
+
+/// `analyze --coq` on [`RET4`] (answer `min(A, B, C)`, C by Q:WHILEEXITCAP2): the printed
+/// answer has the three parts (hand values in `per_round_test_bound_is_sound_on_the_lock_step_semantics`),
+/// C's rule is named in a note (no Coq constructor), the exit status is 0 and the temporary
+/// certificates (`.capped`, `.capped2`) are removed.
+#[test]
+fn analyze_coq_names_the_per_round_rule_and_leaves_no_temporary_file() {
+    let tmp = std::env::temp_dir().join(format!("warpcert-coqcap2-{}", std::process::id()));
+    let scratch = tmp.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let src = tmp.join("ret4.cu");
+    std::fs::write(&src, RET4).unwrap();
+    let out = tmp.join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .env("TMPDIR", &scratch)
+        .arg("analyze")
+        .arg(&src)
+        .args(["--metric", "divwarps", "--block", "32", "--coq"])
+        .arg(format!("{}/", out.display()))
+        .output()
+        .expect("warpcert runs");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("min(6 + 5*max(0, n), 62, 33 + max(0, n))"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "C of min(A, B, C) is not exported to Coq (rule Q:WHILEEXITCAP2 is not formalized"
+        ),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -4,7 +4,7 @@
 use crate::arith::Rat;
 use crate::rules::{
     align::{q_ifalign, q_whilelastalign, q_whilelastwindow},
-    cap::{q_whileexitcap, q_whileguardcap},
+    cap::{q_whileexitcap, q_whileexitcap2, q_whileguardcap},
     case::{q_case, q_whilenone},
     expr::*,
     guarded::{q_gwriteguard, q_vwriteguard},
@@ -75,6 +75,7 @@ pub const LOGIC_RULES: &[&str] = &[
     "Q:GWRITEGUARD",
     "Q:VWRITEGUARD",
     "Q:WHILELASTWINDOW",
+    "Q:WHILEEXITCAP2",
 ];
 
 /// The lower-bound rules of spec/logic.md §4b (its `lower-rules:` line), in its order.
@@ -192,6 +193,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "Q:GWRITEGUARD" => (S, q_gwriteguard as Rule),
         "Q:VWRITEGUARD" => (S, q_vwriteguard as Rule),
         "Q:WHILELASTWINDOW" => (S, q_whilelastwindow as Rule),
+        "Q:WHILEEXITCAP2" => (S, q_whileexitcap2 as Rule),
         "L:SKIP" => (S, l_skip as Rule),
         "L:SYNC" => (S, l_sync as Rule),
         "L:SEQ" => (S, l_seq as Rule),

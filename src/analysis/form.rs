@@ -26,11 +26,17 @@ pub fn has_floor(p: &Poly) -> bool {
 /// [`VALUES`] for at most two variables, else 4 000 points drawn from it by a fixed
 /// generator (the same points on every run).
 pub fn at_most_everywhere(floor: &Poly, poly: &Poly) -> bool {
-    let mut vars: Vec<String> = floor.vars();
+    min_at_most_everywhere(&[floor], poly)
+}
+
+/// Whether `min(floors) ≤ poly` at every sampled point of their variables (the points of
+/// [`at_most_everywhere`]); `floors` non-empty, else `true`.
+pub fn min_at_most_everywhere(floors: &[&Poly], poly: &Poly) -> bool {
+    let mut vars: Vec<String> = floors.iter().flat_map(|f| f.vars()).collect();
     vars.extend(poly.vars());
     vars.sort();
     vars.dedup();
-    let below = |env: &BTreeMap<String, i64>| floor.eval(env) <= poly.eval(env);
+    let below = |env: &BTreeMap<String, i64>| floors.iter().any(|f| f.eval(env) <= poly.eval(env));
     match vars.len() {
         0 => below(&BTreeMap::new()),
         1 | 2 => {

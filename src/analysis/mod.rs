@@ -95,15 +95,30 @@ pub struct Analysis {
     /// A second bound B with its own derivation and certificate (Q:WHILEGUARDCAP /
     /// Q:WHILEEXITCAP, spec/logic.md §4a, issue 15): the loops left by divergent jumps
     /// capped by the warp's lane count. Present when B is below this bound at some sampled
-    /// point; the answer is `min(bound, B)`, each certificate checked on its own.
+    /// point; the answer is `min(bound, B)`, each certificate checked on its own. B's own
+    /// `capped` may hold a third bound C (Q:WHILEEXITCAP2: the loop test paid per round), and
+    /// so on: the answer is the minimum of the chain ([`Analysis::chain`]).
     pub capped: Option<Box<Analysis>>,
 }
 
-/// The capped second bound of [`Analysis::capped`]: a run of [`derive::Ctx::capped`] when
-/// the metric charges `M^div` and the derivation has a loop left by divergent jumps
-/// (Q:WHILEGUARD, Q:WHILEGUARD0, Q:WHILEEXIT2); kept when it is below `bound` at some
-/// sampled point. `None` otherwise, or when the capped run fails (a body whose other nodes
-/// may split, spec/logic.md §4a).
+impl Analysis {
+    /// This analysis and the further bounds of its [`Analysis::capped`] chain, in order
+    /// (A, B, C): the answer is their minimum, each certificate checked on its own.
+    pub fn chain(&self) -> Vec<&Analysis> {
+        let mut out = vec![self];
+        while let Some(c) = out.last().and_then(|a| a.capped.as_deref()) {
+            out.push(c);
+        }
+        out
+    }
+}
+
+/// The capped bounds of [`Analysis::capped`]: B, a run of [`derive::Ctx::capped`], and C, a
+/// run of [`derive::Ctx::capped_per_round`] (Q:WHILEEXITCAP2), when the metric charges
+/// `M^div` and the derivation has a loop left by divergent jumps (Q:WHILEGUARD,
+/// Q:WHILEGUARD0, Q:WHILEEXIT2); each kept when it is below the minimum of the bounds before
+/// it at some sampled point, C chained after B (or alone). `None` otherwise, or when the
+/// capped runs fail (a body whose other nodes may split, spec/logic.md §4a).
 #[allow(clippy::too_many_arguments)]
 fn capped_run(
     prog: &Program,
@@ -120,9 +135,43 @@ fn capped_run(
     if metric.div.is_zero() || !divergent.iter().any(|r| rules_used.contains_key(r)) {
         return None;
     }
-    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).capped();
-    let (derivation, b) = derive::run_toward(&mut ctx, target).ok()?;
-    if form::at_most_everywhere(bound, &b) {
+    let run = |per_round: bool, before: &[&Poly]| {
+        let ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
+        let mut ctx = if per_round {
+            ctx.capped_per_round()
+        } else {
+            ctx.capped()
+        };
+        capped_one(prog, metric, hw, launch, &mut ctx, target, before)
+    };
+    let b = run(false, &[bound]);
+    let mut before = vec![bound];
+    before.extend(b.as_ref().map(|b| &b.bound));
+    // C only where a loop is Q:WHILEEXITCAP2 (else it is B again)
+    let c = run(true, &before).filter(|c| c.rules_used.contains_key("Q:WHILEEXITCAP2"));
+    match (b, c) {
+        (Some(mut b), c) => {
+            b.capped = c;
+            Some(b)
+        }
+        (None, c) => c,
+    }
+}
+
+/// One capped run (B or C of [`capped_run`]) in `ctx`: kept when its bound is below
+/// `min(before)` at some sampled point.
+#[allow(clippy::too_many_arguments)]
+fn capped_one(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    ctx: &mut derive::Ctx<'_>,
+    target: Option<&Poly>,
+    before: &[&Poly],
+) -> Option<Box<Analysis>> {
+    let (derivation, b) = derive::run_toward(ctx, target).ok()?;
+    if form::min_at_most_everywhere(before, &b) {
         return None;
     }
     let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);

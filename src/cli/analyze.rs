@@ -139,26 +139,31 @@ fn lower_cert_path(o: &AnalyzeOutcome) -> Option<String> {
     }
 }
 
-/// Where the capped certificate B of a `min(A, B)` answer was written (`PATH.capped`,
-/// [`add_capped`]), if any.
-fn capped_cert_path(o: &AnalyzeOutcome) -> Option<String> {
+/// Where the capped certificates B, C of a `min(A, B, C)` answer were written
+/// (`PATH.capped`, `PATH.capped2`, [`add_capped`]), in order.
+fn capped_cert_paths(o: &AnalyzeOutcome) -> Vec<String> {
     match o {
         AnalyzeOutcome::Bound(b) => b
             .certificates
             .iter()
             .filter_map(|c| c.path.clone())
-            .find(|p| p.ends_with(".capped")),
-        _ => None,
+            .filter(|p| p.contains(".capped"))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
-/// The Coq file of the capped certificate beside the first one's `…/NAME.v`:
-/// `…/NAME_capped.v` (a Coq module name).
-fn coq_capped_path(first: &Path) -> PathBuf {
+/// The Coq file of the capped certificate `PATH.capped…` beside the first one's `…/NAME.v`:
+/// `…/NAME_capped….v` (a Coq module name).
+fn coq_capped_path(cert: &Path, first: &Path) -> PathBuf {
     let stem = first
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    first.with_file_name(format!("{stem}_capped.v"))
+    let which = cert.extension().map_or_else(
+        || "capped".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    first.with_file_name(format!("{stem}_{which}.v"))
 }
 
 /// Exports the capped certificate `cert` (Q:WHILEGUARDCAP / Q:WHILEEXITCAP, spec/logic.md
@@ -169,7 +174,7 @@ fn coq_capped_path(first: &Path) -> PathBuf {
 /// read or exported otherwise, or the file written.
 fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {
     use crate::export::coq::ExportError;
-    let out = coq_capped_path(first);
+    let out = coq_capped_path(cert, first);
     let text = std::fs::read_to_string(cert)
         .map_err(|e| format!("cannot read {}: {e}", cert.display()))?;
     match crate::export::coq::export(&text) {
@@ -177,8 +182,14 @@ fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {
             std::fs::write(&out, v).map_err(|e| format!("cannot write {}: {e}", out.display()))
         }
         Err(ExportError::UnsupportedRule(r)) => {
+            // `PATH.capped` is B, `PATH.capped2` C (Q:WHILEEXITCAP2)
+            let which = if cert.to_string_lossy().ends_with(".capped") {
+                "B of min(A, B)"
+            } else {
+                "C of min(A, B, C)"
+            };
             eprintln!(
-                "note: the capped bound B of min(A, B) is not exported to Coq (rule {r} is not \
+                "note: the capped bound {which} is not exported to Coq (rule {r} is not \
                  formalized in the Coq theories): {} proves A only",
                 first.display()
             );
@@ -299,7 +310,15 @@ pub fn analyze_metric(
     };
     let mut outcome = outcome_from_verdict(l, metric, &text, path.clone(), time_ms);
     if let (AnalyzeOutcome::Bound(b), Some(c)) = (&mut outcome, a.capped.take()) {
-        add_capped(l, b, &c, path.as_deref(), source)?;
+        // B at `PATH.capped`, C (Q:WHILEEXITCAP2) at `PATH.capped2`
+        for (i, c) in c.chain().into_iter().enumerate() {
+            let suffix = if i == 0 {
+                String::new()
+            } else {
+                (i + 1).to_string()
+            };
+            add_capped(l, b, c, path.as_deref(), source, &suffix)?;
+        }
     }
     if let AnalyzeOutcome::Bound(b) = &mut outcome {
         let upper = b
@@ -322,19 +341,20 @@ pub fn analyze_metric(
     Ok(outcome)
 }
 
-/// The second bound B of [`crate::analysis::Analysis::capped`] (Q:WHILEGUARDCAP /
-/// Q:WHILEEXITCAP, spec/logic.md §4a): its certificate is written beside the first
-/// (`PATH.capped`) and checked by the kernel; if accepted, the report's answer becomes
-/// `min(A, B)` (per warp and for the kernel; each part a formula the kernel's printed-formula
-/// reader checked against its own certificate's bound) and B is listed among the
-/// certificates. A rejected B is left out (the answer is A's). Errors: the file cannot be
-/// written.
+/// A further bound of [`crate::analysis::Analysis::capped`]'s chain (B: Q:WHILEGUARDCAP /
+/// Q:WHILEEXITCAP, C: Q:WHILEEXITCAP2, spec/logic.md §4a): its certificate is written
+/// beside the first (`PATH.capped` + `suffix`) and checked by the kernel; if accepted, the
+/// report's answer becomes `min(A, B)` (per warp and for the kernel; each part a formula the
+/// kernel's printed-formula reader checked against its own certificate's bound; a further
+/// bound joins the `min`) and B is listed among the certificates. A rejected B is left out.
+/// Errors: the file cannot be written.
 fn add_capped(
     l: &Loaded,
     b: &mut BoundReport,
     c: &crate::analysis::Analysis,
     path: Option<&str>,
     source: Option<&Source>,
+    suffix: &str,
 ) -> Result<(), String> {
     let text = match source {
         Some(src) => provenance::add(&c.certificate, src)?,
@@ -345,15 +365,22 @@ fn add_capped(
     };
     let path = match path {
         Some(p) => {
-            let p = format!("{p}.capped");
+            let p = format!("{p}.capped{suffix}");
             std::fs::write(&p, &text).map_err(|e| format!("cannot write {p}: {e}"))?;
             Some(p)
         }
         None => None,
     };
     let printed = crate::report::printed::print_bound(&v.bound_poly, &v.bound);
-    b.per_warp = format!("min({}, {})", b.per_warp, printed.text);
-    b.total = format!("min({}, {})", b.total, whole_kernel(l, &v));
+    let join = |sofar: &str, next: &str| match sofar.strip_suffix(')') {
+        // `min(A, B)` and C: `min(A, B, C)`
+        Some(head) if !suffix.is_empty() && sofar.starts_with("min(") => {
+            format!("{head}, {next})")
+        }
+        _ => format!("min({sofar}, {next})"),
+    };
+    b.per_warp = join(&b.per_warp, &printed.text);
+    b.total = join(&b.total, &whole_kernel(l, &v));
     b.certificates.push(crate::report::CertEntry {
         role: v.role.name(),
         path,
@@ -956,8 +983,9 @@ fn analyze_kernel(
                             let _ = std::fs::remove_file(&lp);
                         }
                     }
-                    // the capped half B of a `min(A, B)` answer: `…_capped.v` beside it
-                    if let Some(cp) = capped_cert_path(&o) {
+                    // the capped parts B, C of a `min(A, B, C)` answer: `…_capped.v`,
+                    // `…_capped2.v` beside it
+                    for cp in capped_cert_paths(&o) {
                         if written.is_ok() {
                             written = write_coq_capped(Path::new(&cp), v);
                         }

@@ -238,6 +238,13 @@ fn benches() -> Vec<Bench> {
         // NUMBLOCKS IMAGEW IMAGEH GRIDWIDTH SEED TRIES CLIMBS`: `20 1 32 1 1 1 1500 1500`
         // → 15 of at most 19, `100 4 40 3 2 1 1500 1500` → 82 of at most 94, `200 3 64 2 2
         // 2 1500 3000` → 107 of at most 120, `1000 1 32 1 1 2 800 1500` → 45 of at most 62).
+        // Hand maxima of divwarps per sample (that script's header; a call of crunch = 20R
+        // has R rounds, at most min(31, 20R − 1) exit splits and min(31, R − 1) loop-test
+        // splits; a block cut by the image edge has 8 lanes and 1 more split): crunch 20: 19;
+        // crunch 100: 2·(31 + 4) + 2·(1 + 7 + 4) = 94; crunch 200: 3·(31 + 9) = 120;
+        // crunch 1000: 31 + 31 = 62. Bounds there (issue 15, mandel19): A (Q:WHILEEXIT2)
+        // 42 / 508 / 693 / 1071, B (Q:WHILEEXITCAP) 62 / 252 / 186 / 62, C
+        // (Q:WHILEEXITCAP2, the loop test per round) 34 / 156 / 129 / 83.
         // The bounds hold per warp for every gridDim (the analysis grid is symbolic, the
         // bound a multiple of numBlocks); with grid 1 one warp runs every block of the
         // block loop, the largest per-warp cost, so the simulation runs 1 block.
@@ -429,14 +436,14 @@ struct Simulated {
 }
 
 /// `bound / max simulated per-warp cost` at each sample (max over zero, two random and
-/// the [`alternating`] inputs; the bound is `min(A, B)` where `capped` has a second
-/// certified bound B, Q:WHILEGUARDCAP / Q:WHILEEXITCAP), as `lo–hi` over the samples; `1` when both are 0, `∞` when
+/// the [`alternating`] inputs; the bound is `min(A, B, …)` where `capped` has further
+/// certified bounds B, C, Q:WHILEGUARDCAP / Q:WHILEEXITCAP / Q:WHILEEXITCAP2), as `lo–hi` over the samples; `1` when both are 0, `∞` when
 /// only the bound is. Also returns the simulated maxima (for [`below_simulated`]).
 fn tightness(
     prog: &Program,
     b: &Bench,
     bounds: &[Option<Poly>],
-    capped: &[Option<Poly>],
+    capped: &[Vec<Poly>],
     hw: &Hardware,
 ) -> Result<(Vec<String>, Vec<Simulated>), String> {
     let mut sims = Vec::new();
@@ -508,10 +515,11 @@ fn tightness(
         }
         for (i, w) in worst.iter().enumerate() {
             if let Some(bd) = &bounds[i] {
-                let bv = match capped.get(i).and_then(Option::as_ref) {
-                    Some(k) => bd.eval(&env).min(k.eval(&env)),
-                    None => bd.eval(&env),
-                };
+                let bv = capped
+                    .get(i)
+                    .into_iter()
+                    .flatten()
+                    .fold(bd.eval(&env), |v, k| v.min(k.eval(&env)));
                 let r = if w.is_zero() {
                     if bv.is_zero() {
                         1.0
@@ -723,7 +731,7 @@ pub fn run(args: &BenchArgs) -> i32 {
             let mut times = Vec::new();
             let mut checks = Vec::new();
             let mut last = None;
-            let mut last_capped = None;
+            let mut last_capped = Vec::new();
             for _ in 0..args.runs.max(1) {
                 let t0 = Instant::now();
                 let a = analyze(prog, &metric, &hw, &launch, &opts);
@@ -734,16 +742,21 @@ pub fn run(args: &BenchArgs) -> i32 {
                         let verdict = warpcert_kernel::check(&a.certificate);
                         checks.push(c0.elapsed().as_secs_f64() * 1e3);
                         times.push(t1);
-                        // the capped second bound (Q:WHILEGUARDCAP / Q:WHILEEXITCAP),
-                        // shown as `min(A, B)` when its own certificate is accepted; the
-                        // simulated ratio uses the minimum, the comparisons A
-                        let capped = a.capped.as_ref().and_then(|c| {
-                            let v = warpcert_kernel::check(&c.certificate).ok()?;
-                            let text =
-                                crate::report::printed::print_bound(&v.bound_poly, &v.bound).text;
-                            Some((text, super::analyze::verdict_bound(&v)))
-                        });
-                        last_capped = capped.as_ref().map(|c| c.1.clone());
+                        // the capped bounds (Q:WHILEGUARDCAP / Q:WHILEEXITCAP /
+                        // Q:WHILEEXITCAP2), shown as `min(A, B, …)` for those whose own
+                        // certificate is accepted; the simulated ratio uses the minimum, the
+                        // comparisons A
+                        let capped: Vec<(String, Poly)> = a.chain()[1..]
+                            .iter()
+                            .filter_map(|c| {
+                                let v = warpcert_kernel::check(&c.certificate).ok()?;
+                                let text =
+                                    crate::report::printed::print_bound(&v.bound_poly, &v.bound)
+                                        .text;
+                                Some((text, super::analyze::verdict_bound(&v)))
+                            })
+                            .collect();
+                        last_capped = capped.iter().map(|c| c.1.clone()).collect();
                         // the row's bound is the kernel's verdict; a rejection shows none
                         last = Some(
                             verdict
@@ -754,9 +767,12 @@ pub fn run(args: &BenchArgs) -> i32 {
                                         &v.bound,
                                     );
                                     let b = super::analyze::verdict_bound(v);
-                                    let text = match &capped {
-                                        Some((k, _)) => format!("min({}, {k})", shown.text),
-                                        None => shown.text,
+                                    let text = if capped.is_empty() {
+                                        shown.text
+                                    } else {
+                                        let ks: Vec<&str> =
+                                            capped.iter().map(|c| c.0.as_str()).collect();
+                                        format!("min({}, {})", shown.text, ks.join(", "))
                                     };
                                     (b, text, v.bound.clone(), a.derivation)
                                 })
@@ -788,12 +804,12 @@ pub fn run(args: &BenchArgs) -> i32 {
                 Some(Err(e)) => {
                     all_ok = false;
                     bounds.push(None);
-                    capped_bounds.push(None);
+                    capped_bounds.push(Vec::new());
                     rows.push((m, Err(e)));
                 }
                 None => {
                     bounds.push(None);
-                    capped_bounds.push(None);
+                    capped_bounds.push(Vec::new());
                 }
             }
         }

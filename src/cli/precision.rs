@@ -584,14 +584,15 @@ pub fn measure_with(
         let (bound, accepted, error, capped) = match a {
             Ok(a) => {
                 let ok = warpcert_kernel::check(&a.certificate).is_ok();
-                // the capped bound counts only with its own certificate accepted
-                let capped = a
-                    .capped
+                // a capped bound counts only with its own certificate accepted
+                let capped: Vec<_> = a.chain()[1..]
+                    .iter()
                     .filter(|c| warpcert_kernel::check(&c.certificate).is_ok())
-                    .map(|c| c.bound);
+                    .map(|c| c.bound.clone())
+                    .collect();
                 (Some(a.bound), ok, None, capped)
             }
-            Err(e) => (None, false, Some(e.to_string()), None),
+            Err(e) => (None, false, Some(e.to_string()), Vec::new()),
         };
         let points = sims
             .iter()
@@ -599,10 +600,7 @@ pub fn measure_with(
                 at: pt.clone(),
                 bound: bound.as_ref().map(|b| {
                     let v = b.eval(&bound_env(pt));
-                    match &capped {
-                        Some(k) => v.min(k.eval(&bound_env(pt))),
-                        None => v,
-                    }
+                    capped.iter().fold(v, |v, k| v.min(k.eval(&bound_env(pt))))
                 }),
                 truth: w[i].clone(),
             })

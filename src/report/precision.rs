@@ -54,9 +54,10 @@ pub struct Cell {
     pub hand_derived: bool,
     /// The per-warp bound, if one was found.
     pub bound: Option<Poly>,
-    /// A second certified bound (Q:WHILEGUARDCAP / Q:WHILEEXITCAP, spec/logic.md §4a), its
-    /// certificate accepted by the kernel: the cell's answer is `min(bound, capped)`.
-    pub capped: Option<Poly>,
+    /// Further certified bounds (Q:WHILEGUARDCAP / Q:WHILEEXITCAP / Q:WHILEEXITCAP2,
+    /// spec/logic.md §4a), each certificate accepted by the kernel: the cell's answer is
+    /// `min(bound, capped…)`.
+    pub capped: Vec<Poly>,
     /// Whether the kernel accepted its certificate.
     pub accepted: bool,
     /// Why there is no bound.
@@ -133,14 +134,21 @@ fn cells_of(c: &Cell) -> [String; 8] {
         c.metric.to_string()
     };
     let bound = match (&c.bound, &c.error) {
-        (Some(b), _) if c.accepted => match &c.capped {
-            Some(k) => format!(
+        (Some(b), _) if c.accepted && c.capped.is_empty() => {
+            super::printed::fold_text(&b.to_bound_string())
+        }
+        (Some(b), _) if c.accepted => {
+            let ks: Vec<String> = c
+                .capped
+                .iter()
+                .map(|k| super::printed::fold_text(&k.to_bound_string()))
+                .collect();
+            format!(
                 "min({}, {})",
                 super::printed::fold_text(&b.to_bound_string()),
-                super::printed::fold_text(&k.to_bound_string())
-            ),
-            None => super::printed::fold_text(&b.to_bound_string()),
-        },
+                ks.join(", ")
+            )
+        }
         (Some(b), _) => format!("{} (REJECTED)", b.to_bound_string()),
         (None, e) => format!(
             "no bound: {}",

@@ -1,6 +1,7 @@
-//! Q:WHILEGUARDCAP and Q:WHILEEXITCAP (spec/logic.md §4a, issue 15): a loop left by
-//! divergent jumps whose body splits the warp only at exit nodes that lose a lane for good;
-//! the splits are paid by the warp's lane count instead of per round.
+//! Q:WHILEGUARDCAP, Q:WHILEEXITCAP and Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15): a loop
+//! left by divergent jumps whose body splits the warp only at exit nodes that lose a lane for
+//! good; the splits are paid by the warp's lane count instead of per round (Q:WHILEEXITCAP2:
+//! the exit nodes' splits only, the loop test's per round).
 
 use super::stmt::{while_exit_ge, while_guard};
 use super::{Ctx, Subject};
@@ -101,9 +102,10 @@ fn walk(cx: &Ctx, n: &Node, pos: Pos, found: &mut Found) -> Result<(), Rejection
 }
 
 /// The lane-count charge `(N − 1)·(a + t + 1)·M^div` of a capped loop node `n` (its body is
-/// child 1; spec/logic.md §4a): `N = min(warp size, threads of the block)`, `a`, `t` from
-/// [`walk`]. A node without a body child is charged 0 (the loop rule refuses its shape).
-fn cap_charge(cx: &Ctx, n: &Node) -> Result<Rat, Rejection> {
+/// child 1; spec/logic.md §4a), `(N − 1)·(a + t)·M^div` when the loop test is paid per round
+/// (`test_per_round`, Q:WHILEEXITCAP2): `N = min(warp size, threads of the block)`, `a`, `t`
+/// from [`walk`]. A node without a body child is charged 0 (the loop rule refuses its shape).
+fn cap_charge(cx: &Ctx, n: &Node, test_per_round: bool) -> Result<Rat, Rejection> {
     let Some(body) = n.children.get(1) else {
         return Ok(Rat::zero());
     };
@@ -111,7 +113,7 @@ fn cap_charge(cx: &Ctx, n: &Node) -> Result<Rat, Rejection> {
     walk(cx, body, Pos::TailLoop, &mut found)?;
     let threads = crate::access::block_threads(cx.block).unwrap_or(u64::MAX);
     let lanes = u64::from(cx.hw[0]).min(threads).max(1);
-    let splits = (lanes - 1) * (u64::from(found.exit) + found.tests + 1);
+    let splits = (lanes - 1) * (u64::from(found.exit) + found.tests + u64::from(!test_per_round));
     Ok(Rat::from_integer(splits.into()) * &cx.m.div)
 }
 
@@ -120,8 +122,8 @@ fn cap_charge(cx: &Ctx, n: &Node) -> Result<Rat, Rejection> {
 /// `(P, D, J + Q' + M^if + C + (N − 1)·(a + t + 1)·M^div)` (spec/logic.md §4a). Errors: as
 /// Q:WHILEGUARD, [`Reason::CapSplit`].
 pub fn q_whileguardcap(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    let charge = cap_charge(cx, n)?;
-    while_guard(cx, n, s, pre, false, false, Some(&charge))
+    let charge = cap_charge(cx, n, false)?;
+    while_guard(cx, n, s, pre, false, false, Some((&charge, false)))
 }
 
 /// Q:WHILEEXITCAP — Q:WHILEEXIT2 with `M^div := 0` in the loop test and the body's exit
@@ -129,6 +131,16 @@ pub fn q_whileguardcap(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result
 /// `(P, D, I + Q' + 2(M^if + C) + (N − 1)·(a + t + 1)·M^div)` (spec/logic.md §4a). Errors:
 /// as Q:WHILEEXIT2, [`Reason::CapSplit`].
 pub fn q_whileexitcap(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
-    let charge = cap_charge(cx, n)?;
-    while_exit_ge(cx, n, s, pre, false, None, false, Some(&charge))
+    let charge = cap_charge(cx, n, false)?;
+    while_exit_ge(cx, n, s, pre, false, None, false, Some((&charge, false)))
+}
+
+/// Q:WHILEEXITCAP2 — Q:WHILEEXIT2 whose loop test keeps `M^div` (`k = M^if + M^div + C`,
+/// paid per round) and whose body's exit nodes are charged without `M^div`: `B.post =
+/// (P, D, I + k)`, the pre `(P, D, I + Q' + 2k + (N − 1)·(a + t)·M^div)` under the cap
+/// condition (spec/logic.md §4a; issue 15, NVIDIA's `CalcMandelbrot`: one `M^div` a round
+/// for the test instead of `(N − 1)` for it). Errors: as Q:WHILEEXIT2, [`Reason::CapSplit`].
+pub fn q_whileexitcap2(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let charge = cap_charge(cx, n, true)?;
+    while_exit_ge(cx, n, s, pre, false, None, false, Some((&charge, true)))
 }

@@ -662,9 +662,11 @@ fn while_exit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn, uniform: bool) -> 
 /// Q:WHILEEXIT1/2 (`ge = None`), or Q:WHILEGUARD/Q:WHILEGUARD1 with the facts `GE` added to
 /// the body's pre, the body's post `J` paying the round `I + k` under `P ∧ GE`
 /// (`(rewrite guard …)`) and the pre `J + Q' + M^if + C` (the last test never splits the
-/// warp; a loop no lane enters costs it alone). `cap = Some(X)`: Q:WHILEGUARDCAP /
+/// warp; a loop no lane enters costs it alone). `cap = Some((X, false))`: Q:WHILEGUARDCAP /
 /// Q:WHILEEXITCAP (`rules/cap.rs`): `k = M^if + C`, the body checked with its exit nodes
-/// charged without `M^div` ([`Ctx::split_cost`]), and the pre `X` more.
+/// charged without `M^div` ([`Ctx::split_cost`]), and the pre `X` more;
+/// `cap = Some((X, true))`: Q:WHILEEXITCAP2, the same with the loop test's
+/// `k = M^if + M^div + C` (the test pays its split per round, as Q:WHILEEXIT2).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn while_exit_ge(
     cx: &Ctx,
@@ -674,7 +676,7 @@ pub(super) fn while_exit_ge(
     uniform: bool,
     guard: Option<&[Cstr]>,
     entry: bool,
-    cap: Option<&Rat>,
+    cap: Option<(&Rat, bool)>,
 ) -> Result<Rat, Rejection> {
     let ge = guard.unwrap_or(&[]);
     let Subject::Stmt(Stmt::While(e, body)) = s else {
@@ -708,9 +710,12 @@ pub(super) fn while_exit_ge(
     }
     let (bpre, bpost) = cx.pp(&c[1])?;
     let k0 = &cx.m.if_ + &cost;
-    let k = if uniform || cap.is_some() { k0.clone() } else { &k0 + &cx.m.div };
-    // Q:WHILEGUARDCAP / Q:WHILEEXITCAP: the pre less the lane-count charge `X`
-    let pre_q = cap.map_or_else(|| pre.q.clone(), |x| plus(&pre.q, &-x.clone()));
+    // Q:WHILEEXITCAP2 (`cap = Some((_, true))`) keeps the test's `M^div`, the other cap
+    // rules drop it
+    let test_div = cap.is_none_or(|(_, per_round)| per_round);
+    let k = if uniform || !test_div { k0.clone() } else { &k0 + &cx.m.div };
+    // Q:WHILEGUARDCAP / Q:WHILEEXITCAP(2): the pre less the lane-count charge `X`
+    let pre_q = cap.map_or_else(|| pre.q.clone(), |(x, _)| plus(&pre.q, &-x.clone()));
     // `P ∧ cond(e)`, `P ∧ cond(¬e)`: no lane facts (spec/logic.md §4a, Q:WHILEEXIT2)
     let and_cond = |neg| -> Vec<Cstr> { pre.p.iter().cloned().chain(cx.cond(e, neg)).collect() };
     let body_p: Vec<Cstr> = and_cond(false).into_iter().chain(ge.iter().cloned()).collect();
@@ -798,7 +803,7 @@ pub(super) fn while_guard(
     pre: &Assn,
     uniform: bool,
     entry: bool,
-    cap: Option<&Rat>,
+    cap: Option<(&Rat, bool)>,
 ) -> Result<Rat, Rejection> {
     let Subject::Stmt(Stmt::While(Expr::Opd(Opd::Var(g)), body)) = s else {
         return Err(wrong(cx, "a loop on a bool guard", s));

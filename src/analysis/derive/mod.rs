@@ -476,6 +476,10 @@ pub struct Ctx<'a> {
     /// jump-flag test is Q:FLAGEXIT whenever its part has an exit, and the loops with a
     /// divergent exit are capped ([`Ctx::capped`]).
     pub(super) cap: bool,
+    /// With `cap`: the loops left by divergent jumps without a guard are Q:WHILEEXITCAP2
+    /// (the loop test paid per round, the exit nodes by the lane count) instead of
+    /// Q:WHILEEXITCAP ([`Ctx::capped_per_round`]).
+    pub(super) cap_test: bool,
     /// Whether to keep scaled entries with a row multiplier where they group no lanes
     /// (`B[2·j·w + i]`): set by [`Ctx::with_strides`] for the derivation a lower-bound
     /// certificate borrows its assertions from (L:GARRAYSTRIDE, spec/logic.md §4b). `N*`
@@ -625,6 +629,7 @@ impl<'a> Ctx<'a> {
             }),
             wraps: false,
             cap: false,
+            cap_test: false,
             strides: false,
             nests: Default::default(),
         };
@@ -779,6 +784,16 @@ impl<'a> Ctx<'a> {
     /// `capped`); a fresh context.
     pub fn capped(mut self) -> Self {
         self.cap = true;
+        self
+    }
+
+    /// [`Ctx::capped`] with Q:WHILEEXITCAP2 for the loops left by divergent jumps without a
+    /// guard (spec/logic.md §4a, issue 15): the loop test's split paid per round, the exit
+    /// nodes' by the lane count. A third certificate ([`crate::analysis::Analysis`]'s
+    /// `capped` chain); a fresh context.
+    pub fn capped_per_round(mut self) -> Self {
+        self.cap = true;
+        self.cap_test = true;
         self
     }
 

@@ -41,7 +41,10 @@ impl Back<'_, '_> {
         // Q:WHILEGUARDCAP / Q:WHILEEXITCAP (capped mode): no `M^div` in the loop test nor in
         // the body's exit nodes; the lane count pays the splits (`cap_charge`)
         let cap = self.ctx.cap && !*uniform && self.ctx.metric.div > Q::zero();
-        let k = if *uniform || cap {
+        // Q:WHILEEXITCAP2: the loop test keeps `M^div` (paid per round), only the body's exit
+        // nodes are capped (loops without a guard)
+        let per_round = cap && self.ctx.cap_test && ge.is_none();
+        let k = if *uniform || (cap && !per_round) {
             cost + &self.ctx.metric.if_
         } else {
             cost + &self.ctx.metric.if_ + &self.ctx.metric.div
@@ -90,7 +93,7 @@ impl Back<'_, '_> {
         self.capped = saved;
         let (nb, qb) = nb?;
         let charge = if cap {
-            Some(self.cap_charge(&nb)?)
+            Some(self.cap_charge(&nb, per_round)?)
         } else {
             None
         };
@@ -146,6 +149,8 @@ impl Back<'_, '_> {
         let wnode = TNode {
             rule: if charge.is_some() && ge.is_some() {
                 "Q:WHILEGUARDCAP"
+            } else if per_round {
+                "Q:WHILEEXITCAP2"
             } else if charge.is_some() {
                 "Q:WHILEEXITCAP"
             } else if entry {
@@ -181,11 +186,12 @@ impl Back<'_, '_> {
     }
 
     /// The lane-count charge `(N − 1)·(a + t + 1)·M^div` of a capped loop whose body's
-    /// derivation is `body` (spec/logic.md §4a, the kernel's `rules/cap.rs`): `N = min(warp
-    /// size, threads of the block)`, `a = 1` with a Q:IFEXIT4 node, `t` the Q:IFGUARD4 and
-    /// Q:FLAGEXIT nodes. Errors: a node that may split off the cap condition (the capped
-    /// run then fails, and the ordinary certificate stands alone).
-    fn cap_charge(&self, body: &TNode) -> Result<Q, AnalysisError> {
+    /// derivation is `body` (spec/logic.md §4a, the kernel's `rules/cap.rs`), `(N − 1)·(a +
+    /// t)·M^div` when the loop test is paid per round (`per_round`, Q:WHILEEXITCAP2): `N =
+    /// min(warp size, threads of the block)`, `a = 1` with a Q:IFEXIT4 node, `t` the
+    /// Q:IFGUARD4 and Q:FLAGEXIT nodes. Errors: a node that may split off the cap condition
+    /// (the capped run then fails, and the ordinary certificate stands alone).
+    fn cap_charge(&self, body: &TNode, per_round: bool) -> Result<Q, AnalysisError> {
         #[derive(Clone, Copy, PartialEq)]
         enum Pos {
             TailLoop,
@@ -221,7 +227,7 @@ impl Back<'_, '_> {
                 }
                 "Q:IFEXIT4" | "Q:IFGUARD4" | "Q:FLAGEXIT" | "Q:IF4" | "Q:IFALIGN" | "Q:WHILE2"
                 | "Q:WHILELAST" | "Q:WHILELASTALIGN" | "Q:WHILEEXIT2" | "Q:WHILEGUARD"
-                | "Q:WHILEGUARD0" | "Q:WHILEGUARDCAP" | "Q:WHILEEXITCAP" => {
+                | "Q:WHILEGUARD0" | "Q:WHILEGUARDCAP" | "Q:WHILEEXITCAP" | "Q:WHILEEXITCAP2" => {
                     return Err(format!("a {} node may split the warp", n.rule))
                 }
                 _ => Vec::new(),
@@ -241,7 +247,7 @@ impl Back<'_, '_> {
         let lanes = u64::from(self.ctx.hw.warp_size)
             .min(self.ctx.launch.block_threads())
             .max(1);
-        let splits = (lanes - 1) * (u64::from(found.0) + found.1 + 1);
+        let splits = (lanes - 1) * (u64::from(found.0) + found.1 + u64::from(!per_round));
         Ok(Q::from_integer(splits.into()) * &self.ctx.metric.div)
     }
 

@@ -85,7 +85,11 @@ Inductive dtree :=
   (* issue 15 (coqguard18): Q:GWRITEGUARD / Q:VWRITEGUARD, the charge's fields [(n N₀)],
      [(guard I S (C t)…)]; the written expression's claim [ne] *)
   | DWriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)) (ne : accw)
-  | DVwriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z)).
+  | DVwriteGuard (A B : assn) (n0 : Z) (gi : nat) (sd : Z) (terms : list (Z * Z))
+  (* issue 14 (lowersplit19): L:IFSPLIT, a lower rule only (LowerCheck.v; [check] rejects
+     it): the test's claim [ne], the witnesses of [P ⇒ P'] ([wjt]), [P ∧ e ⇒ P1] ([wth])
+     and [P ∧ ¬e ⇒ P2] ([wel]); the branches over the two lane subsets *)
+  | DIfSplit (A B : assn) (ne : accw) (wjt wth wel : list fwit) (dt df : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -109,6 +113,7 @@ Definition dpre (d : dtree) : assn :=
   | DWriteRows A _ _ _ _ | DVwriteRows A _ _ _ => A
   | DVwrite1S A _ _ _ _ | DVwrite2S A _ _ _ _ | DWriteS A _ _ _ _ => A
   | DWriteGuard A _ _ _ _ _ _ | DVwriteGuard A _ _ _ _ _ => A
+  | DIfSplit A _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -132,6 +137,7 @@ Definition dpost (d : dtree) : assn :=
   | DWriteRows _ B _ _ _ | DVwriteRows _ B _ _ => B
   | DVwrite1S _ B _ _ _ | DVwrite2S _ B _ _ _ | DWriteS _ B _ _ _ => B
   | DWriteGuard _ B _ _ _ _ _ | DVwriteGuard _ B _ _ _ _ => B
+  | DIfSplit _ B _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=

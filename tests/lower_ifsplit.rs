@@ -5,7 +5,8 @@
 //! `sectors` and `steps` answers become `exact` (both certificates accepted by the kernel).
 //! The kernel rejects a count above a branch's lanes, a then derivation about the other
 //! lanes, a missing branch, a missing else witness list and a test of another form, each
-//! pinned by its message.
+//! pinned by its message. In Coq (LowerCheck.v `DIfSplit`, lowersplit19), `coqc` accepts
+//! both certificates of both answers and refutes mutants of the L:IFSPLIT part.
 //!
 //! Hand derivation (int = 4 bytes, 32-byte sectors, warp 32, block 1024, warp 0,
 //! `blockIdx.x = 0`): addSub0's round `i` of `for (i = 0; i < w; i++)` has `j = tid`,

@@ -5,7 +5,8 @@
 //! `sectors` and `steps` answers become `exact` (both certificates accepted by the kernel).
 //! The kernel rejects a count above a branch's lanes, a then derivation about the other
 //! lanes, a missing branch, a missing else witness list and a test of another form, each
-//! pinned by its message.
+//! pinned by its message. In Coq (LowerCheck.v `DIfSplit`, lowersplit19), `coqc` accepts
+//! both certificates of both answers and refutes mutants of the L:IFSPLIT part.
 //!
 //! Hand derivation (int = 4 bytes, 32-byte sectors, warp 32, block 1024, warp 0,
 //! `blockIdx.x = 0`): addSub0's round `i` of `for (i = 0; i < w; i++)` has `j = tid`,
@@ -218,26 +219,146 @@ fn addsub0_ifsplit_mutants_rejected() {
     );
 }
 
-/// L:IFSPLIT has no LowerCheck.v case yet (spec/logic.md §4b "Lane subsets"; Split.v
-/// proves the rule's soundness lemma only): `export-coq` refuses the accepted lower
-/// certificate by the rule's name (the L:IFSPLIT node is the first unformalized one on
-/// the way down, above its branches' stride nodes).
+/// L:IFSPLIT in Coq (LowerCheck.v `DIfSplit`, lowersplit19; spec/logic.md §4b "Lane
+/// subsets"): `export-coq` writes addSub0's `sectors` and `steps` certificates, upper and
+/// lower, and `coqc` accepts all four (theorem closed under the global context). Mutants
+/// of the L:IFSPLIT part of the lower `sectors` export are refuted by the reflective check
+/// (`lcheck` computes `false`); the reason of each, derived by hand, is in its comment.
+/// Skips (saying so) without the corpus or `coqc`.
 #[test]
-fn export_refuses_ifsplit_by_name() {
+fn coqc_accepts_ifsplit_exports_and_refutes_mutants() {
+    use common::answer::{exact_answer, loaded};
+    use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
+    use warpcert::analysis::AnalysisOptions;
     let Some((prog, launch)) = addsub0() else {
         return;
     };
-    let lower = exact_both(
-        "addsub0-export",
-        &prog,
-        launch,
-        MetricName::Sectors,
-        "66*max(0, w)",
-    );
-    match warpcert::export::coq::export(&lower) {
-        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
-            assert_eq!(r, "L:IFSPLIT")
+    let mut exports: Vec<(String, String)> = Vec::new();
+    for (m, want) in [
+        (MetricName::Sectors, "66*max(0, w)"),
+        (MetricName::Steps, "6 + 123*max(0, w)"),
+    ] {
+        let name = format!("addsub0-coq-{m:?}");
+        let l = loaded(prog.clone(), launch, m);
+        let (rel, per_warp, upper, lower) = exact_answer(&l, m, &AnalysisOptions::default(), &name);
+        assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", want), "{name}");
+        assert_eq!(lower.matches("(L:IFSPLIT ").count(), 1, "{name}: {lower}");
+        for (role, text) in [("upper", &upper), ("lower", &lower)] {
+            let x = warpcert::export::coq::export(text)
+                .unwrap_or_else(|e| panic!("{name} {role}: {e:?}"));
+            exports.push((format!("addsub0_{m:?}_{role}"), x));
         }
-        other => panic!("export of the lower certificate: {other:?}"),
     }
+    let lower = &exports[1].1;
+    assert_eq!(lower.matches("DIfSplit ").count(), 1, "{lower}");
+    // Mutants of the L:IFSPLIT part of the lower `sectors` export (warp 0, block 1024: the
+    // then lanes are the 16 even ones, tid.x = 0, 2, …, 30; the else lanes the 16 odd ones).
+    let mutants: Vec<(&str, String)> = vec![
+        // a raised branch claim: the then branch's strided read of B claims 17 sectors;
+        // `stride_ok` counts the distinct tid.x of the then lanes, 16 < 17 (over the whole
+        // warp it would count 32 and accept: the branch is checked over its subset)
+        (
+            "ifsplit_then_claim_17",
+            mutate_after(lower, "(DVwrite2S ", " 16%Z ", " 17%Z "),
+        ),
+        // the same for the else branch's strided write of B (its second `DWriteS`): the 16
+        // odd lanes have 16 distinct tid.x < 17
+        ("ifsplit_else_claim_17", {
+            let at = nth_at(lower, "(DWriteS ", 1);
+            let tail = mutate_after(&lower[at..], "(DWriteS ", " 16%Z ", " 17%Z ");
+            format!("{}{tail}", &lower[..at])
+        }),
+        // the lanes moved to the other branch: the test `t1 != 0` makes the then lanes the
+        // odd ones (`split_test` gives `b = false`), and `P ∧ t1 ≠ 0` has no constraint
+        // `t1 = 0` at index 12 (its cond list is empty for `!=`), so the then witnesses do
+        // not prove the then pre's `t1 = 0` (`entails … wth` is false)
+        (
+            "ifsplit_test_ne",
+            replace_once(
+                lower,
+                "(SIf (EBin OEq (OVar 3) (OConst (VInt 0%Z)))",
+                "(SIf (EBin ONe (OVar 3) (OConst (VInt 0%Z)))",
+            ),
+        ),
+        // a changed remainder modulus, consistently (`t1 = j % 4` and every entry
+        // `(rem t1 1 0 0 0 4)`, which L:VWRITE's entry rule derives, so only the split
+        // changes): the then lanes are tid.x ≡ 0 (mod 4), 8 lanes with 8 distinct tid.x,
+        // below the then branch's claims 16 (`stride_ok` is false)
+        (
+            "ifsplit_modulus_4",
+            replace_all(
+                &replace_once(
+                    lower,
+                    "EBin OMod (OVar 2) (OConst (VInt 2%Z))",
+                    "EBin OMod (OVar 2) (OConst (VInt 4%Z))",
+                ),
+                "DRem 3 (1%Z, 0%Z, 0%Z) 0%Z 2%Z",
+                "DRem 3 (1%Z, 0%Z, 0%Z) 0%Z 4%Z",
+            ),
+        ),
+        // the then witnesses dropped: the then pre has 14 constraints and `entails` needs
+        // one witness per constraint (`entails _ (_ :: _) [] = false`)
+        (
+            "ifsplit_then_witnesses_dropped",
+            drop_list(lower, "DIfSplit ", 1),
+        ),
+    ];
+
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the L:IFSPLIT exports are not checked");
+        return;
+    }
+    let accepted: Vec<(&str, &str)> = exports
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let muts: Vec<(&str, &str)> = mutants.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    accepted_and_mutants_refuted("lower-ifsplit", &accepted, &muts);
+}
+
+/// The byte offset of the `n`th (0-based) occurrence of `pat` in `text` (which must occur).
+fn nth_at(text: &str, pat: &str, n: usize) -> usize {
+    text.match_indices(pat)
+        .nth(n)
+        .map(|(i, _)| i)
+        .unwrap_or_else(|| panic!("`{pat}` #{n} not in the export"))
+}
+
+/// `text` with its only occurrence of `from` replaced by `to`.
+fn replace_once(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "`{from}` in the export");
+    text.replacen(from, to, 1)
+}
+
+/// `text` with every occurrence of `from` (at least one) replaced by `to`.
+fn replace_all(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "`{from}` not in the export");
+    text.replace(from, to)
+}
+
+/// `text` with the `n`th (0-based) bracketed list after the first `anchor` replaced by `[]`.
+fn drop_list(text: &str, anchor: &str, n: usize) -> String {
+    let at = nth_at(text, anchor, 0);
+    let (mut depth, mut seen, mut start) = (0i32, 0usize, None);
+    for (k, ch) in text[at..].char_indices() {
+        match ch {
+            '[' => {
+                if depth == 0 && seen == n {
+                    start = Some(at + k);
+                }
+                depth += 1;
+            }
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    if let Some(b) = start {
+                        return format!("{}[]{}", &text[..b], &text[at + k + 1..]);
+                    }
+                    seen += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("no list #{n} after `{anchor}`")
 }

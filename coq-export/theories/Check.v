@@ -90,7 +90,11 @@ Inductive dtree :=
      [(n m)]; the hull [[a, b]] and the charge [[(b − X) mod m < b − a + 1]] are built by the
      check *)
   | DWhileLastWindow (A B : assn) (ne : accw) (sw : Z) (wl : list fwit) (m : positive)
-      (db dl : dtree).
+      (db dl : dtree)
+  (* issue 14 (lowersplit19): L:IFSPLIT, a lower rule only (LowerCheck.v; [check] rejects
+     it): the test's claim [ne], the witnesses of [P ⇒ P'] ([wjt]), [P ∧ e ⇒ P1] ([wth])
+     and [P ∧ ¬e ⇒ P2] ([wel]); the branches over the two lane subsets *)
+  | DIfSplit (A B : assn) (ne : accw) (wjt wth wel : list fwit) (dt df : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -115,6 +119,7 @@ Definition dpre (d : dtree) : assn :=
   | DVwrite1S A _ _ _ _ | DVwrite2S A _ _ _ _ | DWriteS A _ _ _ _ => A
   | DWriteGuard A _ _ _ _ _ _ | DVwriteGuard A _ _ _ _ _ => A
   | DWhileLastWindow A _ _ _ _ _ _ _ => A
+  | DIfSplit A _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -139,6 +144,7 @@ Definition dpost (d : dtree) : assn :=
   | DVwrite1S _ B _ _ _ | DVwrite2S _ B _ _ _ | DWriteS _ B _ _ _ => B
   | DWriteGuard _ B _ _ _ _ _ | DVwriteGuard _ B _ _ _ _ => B
   | DWhileLastWindow _ B _ _ _ _ _ _ => B
+  | DIfSplit _ B _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=

@@ -25,7 +25,7 @@
     No axiom; every proof is closed. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Shift Logic Soundness Check.
-From WarpCert Require Lower Stride.
+From WarpCert Require Lower Stride Split.
 Import ListNotations.
 
 (** Rewrites that are equalities under [P] (no [mono]/[imono]). *)
@@ -45,12 +45,16 @@ Qed.
 
 Section LCheck.
 Variable G : ctx.
-(** [wl]: the lanes' thread ids of every warp ([wtids G]); [lt]: those of the named warp. *)
+(** [wl]: the lanes' thread ids of every warp ([wtids G]). *)
 Variable wl : list (list trip).
+Let M := c_metric G.
+(** The side conditions about the judgment's lane set: [lt], the thread ids of its lanes
+    (the named warp's at the root, a subset below an L:IFSPLIT), a section variable here
+    and an argument of [lcheck]. *)
+Section Lanes.
 Variable lt : list trip.
 (** [hc]: the root's parameter hypotheses (L:HYP; their congruences feed [wdep]). *)
 Variable hc : list cstr.
-Let M := c_metric G.
 
 (** [N ≤ N_W(i)] (spec/logic.md §4b), in the covered subset described above. *)
 Definition nw_ok (sh : bool) (D : list dent) (i : opd) (es n : Z) : bool :=
@@ -225,38 +229,56 @@ Definition lecost_st (P : list cstr) (D : list dent) (e : expr) (n : Z) (ws : li
   | _ => None
   end.
 
-(** [lcheck s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}]. *)
-Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
+(** L:IFSPLIT (spec/logic.md §4b "Lane subsets"): the test [x == 0] ([true]) or [x != 0]
+    ([false]) and the remainder entry [(rem x k r m)] of [x] in [D]. *)
+Definition split_test (D : list dent) (e : expr) : option (trip * Z * Z * bool) :=
+  match e with
+  | EBin OEq (OVar x) (OConst (VInt Z0)) =>
+      match dget D x with Some (DRem _ k r m) => Some (k, r, m, true) | _ => None end
+  | EBin ONe (OVar x) (OConst (VInt Z0)) =>
+      match dget D x with Some (DRem _ k r m) => Some (k, r, m, false) | _ => None end
+  | _ => None
+  end.
+(** A lane takes the then branch iff [m | k·tid + r] is [b] (the kernel's [split_set]). *)
+Definition split_lane (k : trip) (r m : Z) (b : bool) (tt : trip) : bool :=
+  Bool.eqb ((kvalz k tt + r) mod m =? 0)%Z b.
+(** A constant potential (no term; the exporter prints constants as [mkPot c []]). *)
+Definition pconst (Q1 : pot) : bool := match pterms Q1 with [] => true | _ => false end.
+
+End Lanes.
+
+(** [lcheck lt hc s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}] over the lanes [lt]. *)
+Fixpoint lcheck (lt : list trip) (hc : list cstr) (s : stmt) (d : dtree) : bool :=
   match d, s with
   | DSkip A, SSkip => true
   | DSync A B, SSync =>
       peq (aP A) (aP B) && deq (aD A) (aD B) && pot_ge (padd (aQ B) (m_sync M)) (aQ A)
   | DSeq A B d1 d2, SSeq s1 s2 =>
       aeq (dpre d1) A && aeq (dpost d1) (dpre d2) && aeq (dpost d2) B &&
-      lcheck s1 d1 && lcheck s2 d2
+      lcheck lt hc s1 d1 && lcheck lt hc s2 d2
   | DVwrite1 A B ne ws, SAssign x e =>
-      match lecost (aD A) e ne with
+      match lecost lt (aD A) e ne with
       | Some C =>
-          vw_dent_l (aP A) (aD A) x e (aD B) &&
+          vw_dent_l lt hc (aP A) (aD A) x e (aD B) &&
           entails_subst G (aP A) x e (aP B) ws &&
           (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
           pot_ge (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) (aQ A)
       | None => false
       end
   | DVwrite2 A B ne ws, SAssign x e =>
-      match lecost (aD A) e ne with
+      match lecost lt (aD A) e ne with
       | Some C =>
-          vw_dent_l (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
+          vw_dent_l lt hc (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
           negb (pmentions (VL x) (aQ B)) && pot_ge (padd (aQ B) (m_vwrite M + C)) (aQ A)
       | None => false
       end
   | DWrite A B n ne, SWrite Ar i e =>
-      match lecost (aD A) e ne, c_arr G Ar with
+      match lecost lt (aD A) e ne, c_arr G Ar with
       | Some C2, Some (Global, es) =>
-          peq (aP A) (aP B) && deq (aD A) (aD B) && nw_ok false (aD A) i es n &&
+          peq (aP A) (aP B) && deq (aD A) (aD B) && nw_ok lt false (aD A) i es n &&
           pot_ge (padd (aQ B) (m_gwrite M n + ocost G i + C2)) (aQ A)
       | Some C2, Some (Shared, es) =>
-          peq (aP A) (aP B) && deq (aD A) (aD B) && nw_ok true (aD A) i es n &&
+          peq (aP A) (aP B) && deq (aD A) (aD B) && nw_ok lt true (aD A) i es n &&
           pot_ge (padd (aQ B) (m_swrite M n + ocost G i + C2)) (aQ A)
       | Some C2, Some (Local, es) =>
           peq (aP A) (aP B) && deq (aD A) (aD B) &&
@@ -264,7 +286,7 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
       | _, _ => false
       end
   | DIf1 A B ne dt df, SIf e s1 s2 =>
-      match lecost (aD A) e ne with
+      match lecost lt (aD A) e ne with
       | Some C =>
           let T := dpre dt in let F := dpre df in
           unif G (dunif G (aD A)) e &&
@@ -272,25 +294,25 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           cstrs_equiv (aP F) (andc G (aP A) (aD A) e true) &&
           deq (aD T) (aD A) && deq (aD F) (aD A) && qeq (aQ F) (aQ T) &&
           aeq (dpost dt) B && aeq (dpost df) B &&
-          pot_ge (padd (aQ T) (m_if M + C)) (aQ A) && lcheck s1 dt && lcheck s2 df
+          pot_ge (padd (aQ T) (m_if M + C)) (aQ A) && lcheck lt hc s1 dt && lcheck lt hc s2 df
       | None => false
       end
   | DIf2 A B ne ws dt, SIf e s1 s2 =>
-      match lecost (aD A) e ne with
+      match lecost lt (aD A) e ne with
       | Some C =>
           let T := dpre dt in
           nonempty (fst (cond G e)) && entails (aP A) (fst (cond G e)) ws &&
           peq (aP T) (aP A) && deq (aD T) (aD A) && aeq (dpost dt) B &&
-          pot_ge (padd (aQ T) (m_if M + C)) (aQ A) && lcheck s1 dt
+          pot_ge (padd (aQ T) (m_if M + C)) (aQ A) && lcheck lt hc s1 dt
       | None => false
       end
   | DIf3 A B ne ws df, SIf e s1 s2 =>
-      match lecost (aD A) e ne with
+      match lecost lt (aD A) e ne with
       | Some C =>
           let F := dpre df in
           nonempty (snd (cond G e)) && entails (aP A) (snd (cond G e)) ws &&
           peq (aP F) (aP A) && deq (aD F) (aD A) && aeq (dpost df) B &&
-          pot_ge (padd (aQ F) (m_if M + C)) (aQ A) && lcheck s2 df
+          pot_ge (padd (aQ F) (m_if M + C)) (aQ A) && lcheck lt hc s2 df
       | None => false
       end
   | DIf4 A B ne wec wet wjt _ _ _, SIf e s1 s2 =>
@@ -301,15 +323,15 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
          the warp ([lane_entails]), and [M^div] and both branches' [Lower.sminc] are
          charged; or L:IFDT when only [wet] is not empty: some lane takes the then
          branch, charged [Lower.sminc G s1] *)
-      match lecost (aD A) e ne with
+      match lecost lt (aD A) e ne with
       | Some C =>
           let W := writes (SIf e s1 s2) in
           let split := nonempty wet in
           let both := nonempty wec in
           (negb split || (nonempty (fst (cond G e)) &&
-             lane_entails (aP A) (fst (cond G e)) wet &&
+             lane_entails lt (aP A) (fst (cond G e)) wet &&
              (negb both || (nonempty (snd (cond G e)) &&
-                lane_entails (aP A) (snd (cond G e)) wec)))) &&
+                lane_entails lt (aP A) (snd (cond G e)) wec)))) &&
           entails (aP A) (aP B) wjt &&
           forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
@@ -326,14 +348,14 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
          charged instead of [M^div], the atom built from the node's class [(r, m)] as
          Check.v's Q:IFALIGN builds it ([res_atom X r m], written through [res_lower]);
          the class itself needs no check here: any residue atom is at most 1 *)
-      match lecost (aD A) e ne, fst (cond G e) with
+      match lecost lt (aD A) e ne, fst (cond G e) with
       | Some C, CLe L :: nil =>
           match lin_loc G (aD A) L with
           | Some (X, _) =>
           let W := writes (SIf e s1 s2) in
           nonempty (fst (cond G e)) && nonempty (snd (cond G e)) &&
-          lane_entails (aP A) (fst (cond G e)) wet &&
-          lane_entails (aP A) (snd (cond G e)) wec &&
+          lane_entails lt (aP A) (fst (cond G e)) wet &&
+          lane_entails lt (aP A) (snd (cond G e)) wec &&
           entails (aP A) (aP B) wjt &&
           forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
@@ -348,10 +370,10 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
   | DIfWrap A B ne wjt, SIf e s1 s2 =>
       (* L:IFWRAP: L:IFD's frame, the split from the wrapped entry and the lanes, and
          L:IFDIV's charge [M^div + sminc s1 + sminc s2] *)
-      match lecost (aD A) e ne, wrap_test (aD A) e with
+      match lecost lt (aD A) e ne, wrap_test (aD A) e with
       | Some C, Some (k, m) =>
           let W := writes (SIf e s1 s2) in
-          (2 <=? m)%Z && wrap_covers k m &&
+          (2 <=? m)%Z && wrap_covers lt k m &&
           entails (aP A) (aP B) wjt &&
           forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
           forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
@@ -361,34 +383,34 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
       end
   (* L:VWRITE1 / L:VWRITE2 whose read is L:GARRAYSTRIDE (lowercoq18) *)
   | DVwrite1S A B ne wst ws, SAssign x e =>
-      match lecost_st (aP A) (aD A) e ne wst with
+      match lecost_st lt (aP A) (aD A) e ne wst with
       | Some C =>
-          vw_dent_l (aP A) (aD A) x e (aD B) &&
+          vw_dent_l lt hc (aP A) (aD A) x e (aD B) &&
           entails_subst G (aP A) x e (aP B) ws &&
           (match lin_fix G (aP A) e with Some _ => true | None => negb (pmentions (VL x) (aQ B)) end) &&
           pot_ge (padd (psubst_e G (aP A) x e (aQ B)) (m_vwrite M + C)) (aQ A)
       | None => false
       end
   | DVwrite2S A B ne wst ws, SAssign x e =>
-      match lecost_st (aP A) (aD A) e ne wst with
+      match lecost_st lt (aP A) (aD A) e ne wst with
       | Some C =>
-          vw_dent_l (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
+          vw_dent_l lt hc (aP A) (aD A) x e (aD B) && entails_subst G (aP A) x e (aP B) ws &&
           negb (pmentions (VL x) (aQ B)) && pot_ge (padd (aQ B) (m_vwrite M + C)) (aQ A)
       | None => false
       end
   (* L:GWRITESTRIDE (lowercoq18): L:GWRITE with the stride count *)
   | DWriteS A B n ne wst, SWrite Ar i e =>
-      match lecost (aD A) e ne, c_arr G Ar with
+      match lecost lt (aD A) e ne, c_arr G Ar with
       | Some C2, Some (Global, es) =>
-          peq (aP A) (aP B) && deq (aD A) (aD B) && stride_ok (aP A) (aD A) i es n wst &&
+          peq (aP A) (aP B) && deq (aD A) (aD B) && stride_ok lt (aP A) (aD A) i es n wst &&
           pot_ge (padd (aQ B) (m_gwrite M n + ocost G i + C2)) (aQ A)
       | _, _ => false
       end
   | DUnroll A B d, SWhile e s =>
       (* L:UNROLL *)
-      aeq (dpre d) A && aeq (dpost d) B && lcheck (SIf e (SSeq s (SWhile e s)) SSkip) d
+      aeq (dpre d) A && aeq (dpost d) B && lcheck lt hc (SIf e (SSeq s (SWhile e s)) SSkip) d
   | DWhile1 A B ne db, SWhile e s =>
-      match lecost (aD A) e ne with
+      match lecost lt (aD A) e ne with
       | Some C =>
           let Bp := dpre db in let Bq := dpost db in
           unif G (dunif G (aD A)) e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
@@ -396,7 +418,7 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
           cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
           pot_ge (aQ Bp) (aQ B) && pot_ge (padd (aQ B) (m_if M + C)) (aQ Bq) &&
           pot_ge (padd (aQ B) (m_if M + C)) (aQ A) &&
-          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) && lcheck s db
+          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) && lcheck lt hc s db
       | None => false
       end
   | DWeak A B k wpre rpre wpost rpost d, s =>
@@ -405,13 +427,45 @@ Fixpoint lcheck (s : stmt) (d : dtree) : bool :=
       pot_ge (padd (aQ N) k) (rws_apply rpre (aQ A)) && dcovers (aD A) (aD N) &&
       entails (aP N') (aP B) wpost && rws_eq (aP N') rpost (padd (aQ N') k) &&
       pot_ge (aQ B) (rws_apply rpost (padd (aQ N') k)) && dcovers (aD N') (aD B) &&
-      lcheck s d
+      lcheck lt hc s d
+  | DIfSplit A B ne wjt wth wel dt df, SIf e s1 s2 =>
+      (* L:IFSPLIT (lowersplit19): the remainder entry splits [lt] into the lanes [lt1]
+         taking the then branch and the others [lt2], both non-empty; [P ∧ e ⇒ P1] by
+         [wth], [P ∧ ¬e ⇒ P2] by [wel], [D ⊒ D1], [D ⊒ D2]; the branches' potentials
+         constants; L:IFD's frame; [Q ≤ Q' + M^if + C + M^div + K1 + K2]; each branch
+         checked over its own lanes *)
+      match lecost lt (aD A) e ne, split_test (aD A) e with
+      | Some C, Some (k, r, m, b) =>
+          let W := writes (SIf e s1 s2) in
+          let lt1 := filter (split_lane k r m b) lt in
+          let lt2 := filter (fun tt => negb (split_lane k r m b tt)) lt in
+          let T1 := dpre dt in let T1' := dpost dt in
+          let F1 := dpre df in let F1' := dpost df in
+          (1 <=? m)%Z && nonempty lt1 && nonempty lt2 &&
+          entails (andc G (aP A) (aD A) e false) (aP T1) wth &&
+          entails (andc G (aP A) (aD A) e true) (aP F1) wel &&
+          dcovers (aD A) (aD T1) && dcovers (aD A) (aD F1) &&
+          pconst (aQ T1) && pconst (aQ T1') && pconst (aQ F1) && pconst (aQ F1') &&
+          entails (aP A) (aP B) wjt &&
+          forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
+          forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
+          pot_ge (padd (aQ B) (m_if M + C + m_div M + (pcst (aQ T1) - pcst (aQ T1'))
+                               + (pcst (aQ F1) - pcst (aQ F1')))) (aQ A) &&
+          lcheck lt1 hc s1 dt && lcheck lt2 hc s2 df
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
 End LCheck.
 
-(** ** Soundness: an accepted tree is a valid lower judgment on the warp's lanes *)
+(** ** Soundness: an accepted tree is a valid lower judgment on its lane set
+
+    The judgment's lane set [T] is a list of lanes of the named warp [w] without
+    duplicates, and [t0] one of them, the lane at which potentials are read (every lane
+    gives the same inequalities). The root's set is the warp's lanes; an L:IFSPLIT
+    branch's is a subset ([lsound]: an accepted tree is valid over every such set). *)
 Section LSound.
 Variable G : ctx.
 Hypothesis HWU : wu_sound G.
@@ -419,23 +473,47 @@ Variable F : fmodel.
 Variable ps : nat -> val.
 Hypothesis Hp : pok G ps.
 Variable w : nat.
-(** [t0]: the lane at which potentials are read (every lane gives the same inequalities). *)
-Variable t0 : nat.
-Hypothesis Ht0 : In t0 (lanes G w).
-Let T := lanes G w.
 Let M := c_metric G.
 (** [hc]: the root's parameter hypotheses, which the parameter values satisfy (L:HYP). *)
 Variable hc : list cstr.
 Hypothesis Hhc : sat (rho_params ps) hc.
 
-(** The semantic assertion and potential of an exported assertion on the warp [T]. *)
+(** [T] is a lane set of warp [w] read at [t0]. *)
+Definition lanes_ok (T : list nat) (t0 : nat) : Prop :=
+  In t0 T /\ NoDup T /\ incl T (lanes G w).
+(** The semantic assertion and potential of an exported assertion on the lanes [T]. *)
+Definition LPg (T : list nat) (A : assn) : store -> Prop := fun st => wt G st /\ sat_assn G ps A st T.
+Definition LIg (t0 : nat) (A : assn) : store -> Q := fun st => pval (rho G ps st t0) (aQ A).
+(** An accepted tree is a valid lower judgment over every lane set. *)
+Definition lsound (d : dtree) : Prop :=
+  forall T t0, lanes_ok T t0 -> forall s,
+  lcheck G (wtids G) (map (lane_t G) T) hc s d = true ->
+  Lower.lvalid G F ps T (LPg T (dpre d)) (LIg t0 (dpre d)) s (LPg T (dpost d)) (LIg t0 (dpost d)).
+(** The children of a node that [lcheck] checks (the induction hypotheses of
+    [lcheck_sound]). *)
+Definition kids (d : dtree) : Prop :=
+  match d with
+  | DSeq _ _ d1 d2 | DIf1 _ _ _ d1 d2 | DIfSplit _ _ _ _ _ _ d1 d2 => lsound d1 /\ lsound d2
+  | DIf2 _ _ _ _ d1 | DIf3 _ _ _ _ d1 | DWhile1 _ _ _ d1 | DUnroll _ _ d1
+  | DWeak _ _ _ _ _ _ _ d1 => lsound d1
+  | _ => True
+  end.
+
+Section Lanes.
+Variable T : list nat.
+Variable t0 : nat.
+Hypothesis Ht0 : In t0 T.
+Hypothesis HTnd : NoDup T.
+Hypothesis HTw : incl T (lanes G w).
+
+(** The semantic assertion and potential of an exported assertion on the lanes [T]. *)
 Definition LP (A : assn) : store -> Prop := fun st => wt G st /\ sat_assn G ps A st T.
 Definition LI (A : assn) : store -> Q := fun st => pval (rho G ps st t0) (aQ A).
 
 Lemma T_nodup : NoDup T.
-Proof. apply NoDup_filter, seq_NoDup. Qed.
+Proof. exact HTnd. Qed.
 Lemma T_ne : T <> [].
-Proof. intros E. unfold T in E. rewrite E in Ht0. contradiction. Qed.
+Proof. intros E. rewrite E in Ht0. contradiction. Qed.
 
 Lemma LP_local : forall A, Lower.alocal (LP A).
 Proof.
@@ -638,8 +716,8 @@ Lemma unif_uniform : forall D e st R C, unif G (dunif G D) e = true -> wt G st -
 Proof.
   intros D e st R C Hu Hw HD He.
   assert (HX : forall x, memn x (dunif G D) = true -> forall t t', In t T -> In t' T ->
-         sl st x t = sl st x t') by (intros; eapply dunif_sound; eauto; apply incl_refl).
-  intros t t' Ht Ht'. eapply (unif_correct G HWU); eauto. apply incl_refl.
+         sl st x t = sl st x t') by (intros; eapply dunif_sound; eauto).
+  intros t t' Ht Ht'. eapply (unif_correct G HWU); eauto.
 Qed.
 
 (** The helpers of [lcheck_sound]: a pre potential at most [Q + k] ([pot_ge] reversed),
@@ -834,7 +912,7 @@ Proof.
   unfold vw_dent_l in H. rewrite forallb_forall in H. specialize (H d Hd).
   apply orb_true_iff in H as [H|H].
   - assert (Hs : dsat G ps (set_local st x T R) T [d]).
-    { eapply (vw_dent_sound G HWU) with (D' := [d]) (w := w); eauto. apply incl_refl. }
+    { eapply (vw_dent_sound G HWU) with (D' := [d]) (w := w); eauto. }
     apply Hs; left; reflexivity.
   - apply andb_true_iff in H as [Ex H]. apply Nat.eqb_eq in Ex.
     destruct (c_lty G x) as [[]|] eqn:Ey; try discriminate.
@@ -953,10 +1031,96 @@ Ltac pre_side H :=
   intros ?st ?Hs; cbv beta;
   match goal with st : store |- _ => pose proof (pre_le _ _ _ st H) end; unfold LI, M in *; lra.
 
-Lemma lcheck_sound : forall d s, lcheck G (wtids G) (map (lane_t G) T) hc s d = true ->
+(** L:IFSPLIT (spec/logic.md §4b "Lane subsets"): the lanes of a filtered list of thread
+    ids are the filtered lanes. *)
+Lemma filter_map_lane : forall (p : trip -> bool) (l : list nat),
+  filter p (map (lane_t G) l) = map (lane_t G) (filter (fun t => p (lane_t G t)) l).
+Proof.
+  intros p l; induction l as [|t l IH]; simpl; [reflexivity|].
+  destruct (p (lane_t G t)); simpl; rewrite IH; reflexivity.
+Qed.
+
+Lemma nonempty_map_in : forall (l : list nat) (g : nat -> trip), nonempty (map g l) = true ->
+  exists t, In t l.
+Proof. intros [|t l] g H; [discriminate | exists t; left; reflexivity]. Qed.
+
+(** A constant potential's value. *)
+Lemma pconst_val : forall r Q1, pconst Q1 = true -> pval r Q1 == pcst Q1.
+Proof.
+  intros r [c l] H. unfold pconst in H. cbn [pterms] in H. destruct l; [|discriminate].
+  unfold pval, psum. cbn. ring.
+Qed.
+
+(** A judgment whose pre and post potentials are constants, with those constants. *)
+Lemma lvalid_const : forall T' t' P s P' A B, pconst (aQ A) = true -> pconst (aQ B) = true ->
+  Lower.lvalid G F ps T' P (LIg t' A) s P' (LIg t' B) ->
+  Lower.lvalid G F ps T' P (fun _ => pcst (aQ A)) s P' (fun _ => pcst (aQ B)).
+Proof.
+  intros T' t' P s P' A B HA HB V.
+  eapply (Lower.L_WEAK G F ps T') with (f := 0); [| exact V |].
+  - intros st Hs. split; [exact Hs|]. unfold LIg. rewrite pconst_val by exact HA. lra.
+  - intros st Hs. split; [exact Hs|]. unfold LIg. rewrite pconst_val by exact HB. lra.
+Qed.
+
+(** The remainder entry decides the test lane by lane ([Split.rem_zero_iff]): on a lane
+    of [T], [x == 0] ([b = true]) or [x != 0] ([b = false]) is true iff [split_lane]
+    says the lane takes the then branch. *)
+Lemma split_lanes : forall A e k r m b st R C,
+  split_test (aD A) e = Some (k, r, m, b) -> (1 <= m)%Z -> LP A st -> eeval G F ps st e T R C ->
+  forall t, In t T -> is_true_v (R t) = split_lane k r m b (lane_t G t) /\
+                      is_false_v (R t) = negb (split_lane k r m b (lane_t G t)).
+Proof.
+  intros A e k r m b st R C Hs Hm [Hwt [HP HD]] He.
+  assert (Hx : exists op x, e = EBin op (OVar x) (OConst (VInt 0)) /\
+                 ((op = OEq /\ b = true) \/ (op = ONe /\ b = false)) /\ In (DRem x k r m) (aD A)).
+  { destruct e as [|op a c| |]; simpl in Hs; try discriminate.
+    destruct op; simpl in Hs; try discriminate;
+      destruct a as [x| | |]; simpl in Hs; try discriminate;
+      destruct c as [| |v|]; simpl in Hs; try discriminate;
+      destruct v as [z| |]; simpl in Hs; try discriminate;
+      destruct z; simpl in Hs; try discriminate;
+      destruct (dget (aD A) x) as [[]|] eqn:Eg; try discriminate;
+      injection Hs as <- <- <- <-; apply dget_In in Eg as [Hin Ev]; cbn [dvar] in Ev; subst;
+      eexists; exists x; (split; [reflexivity | split; [auto | exact Hin]]). }
+  destruct Hx as (op & x & -> & Hop & Hin).
+  destruct (HD _ Hin) as [Hty Hrem].
+  intros t Ht. specialize (Hrem t Ht). destruct Hrem as [Hdv Hlt].
+  inversion He; subst.
+  match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some (R t) |- _ =>
+    specialize (Hb t Ht); rename Hb into HB end.
+  pose proof (Hwt x TInt Hty t) as Ht'.
+  cbn [oval] in HB. destruct (sl st x t) as [z| |]; try discriminate. cbn [int_of] in Hdv, Hlt.
+  assert (Hz : (z = 0 <-> (kval G k t + r) mod m = 0)%Z).
+  { apply Split.rem_zero_iff; [lia | lia |].
+    destruct Hdv as [q Hq]. replace z with ((kval G k t + r) + q * m)%Z by lia.
+    apply Z.mod_add. lia. }
+  unfold split_lane. rewrite kvalz_lane.
+  destruct (Z.eqb_spec z 0) as [Ez|Ez]; destruct (Z.eqb_spec ((kval G k t + r) mod m) 0) as [Em|Em];
+    try tauto; destruct Hop as [[-> ->]|[-> ->]]; cbn in HB; rewrite ?(proj2 (Z.eqb_eq z 0) Ez),
+    ?(proj2 (Z.eqb_neq z 0) Ez) in HB; cbn in HB; injection HB as <-; auto.
+Qed.
+
+Lemma lcheck_sound : forall d, kids d -> forall s,
+  lcheck G (wtids G) (map (lane_t G) T) hc s d = true ->
   Lower.lvalid G F ps T (LP (dpre d)) (LI (dpre d)) s (LP (dpost d)) (LI (dpost d)).
 Proof.
-  induction d; intros s H;
+  (* the children's judgments over [T] (all but L:IFSPLIT's, which are over subsets) *)
+  assert (Here : forall d, lsound d -> forall s,
+    lcheck G (wtids G) (map (lane_t G) T) hc s d = true ->
+    Lower.lvalid G F ps T (LP (dpre d)) (LI (dpre d)) s (LP (dpost d)) (LI (dpost d)))
+    by (intros d Hd; exact (Hd T t0 (conj Ht0 (conj HTnd HTw)))).
+  intros d Hk; destruct d; cbn [kids] in Hk;
+    [lazymatch goal with
+     | |- context [DIfSplit] => idtac
+     | _ => lazymatch type of Hk with
+            | lsound ?a /\ lsound ?b =>
+                pose proof (Here a (proj1 Hk)) as IHd1; pose proof (Here b (proj2 Hk)) as IHd2;
+                clear Hk
+            | lsound ?a => pose proof (Here a Hk) as IHd; clear Hk
+            | _ => idtac
+            end
+     end..];
+    intros s H;
     [match goal with
      | _ : lcheck _ _ _ _ _ (DWeak _ _ _ _ _ _ _ _) = true |- _ => idtac
      | _ => destruct s; cbn [lcheck] in H; try discriminate; cbn [dpre dpost]
@@ -1167,6 +1331,84 @@ Proof.
          eauto using LP_local, LI_local, lecost_sound | pre_side Hge].
     + intros st [Hw [HP HD]]. eapply stride_mem_sound; eauto.
     + intros st C [Hw HA] Ho. eapply ocost_le; eauto.
+  - (* DIfSplit: L:IFSPLIT, by [Split.L_IFSPLIT_R]; the branches over their lanes [T1],
+       [T2] by the children's [lsound] *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (split_test (aD A) e) as [[[[k r] m] b]|] eqn:Es; try discriminate.
+    cbv zeta in H. split_b.
+    destruct Hk as [K1 K2].
+    set (f := split_lane k r m b) in *.
+    rewrite (filter_map_lane f T) in *.
+    rewrite (filter_map_lane (fun tt => negb (f tt)) T) in *.
+    cbv beta in *.
+    set (T1 := filter (fun t => f (lane_t G t)) T) in *.
+    set (T2 := filter (fun t => negb (f (lane_t G t))) T) in *.
+    match goal with Hc : (1 <=? m)%Z = true |- _ => apply Z.leb_le in Hc; rename Hc into Hm1 end.
+    match goal with Hc : lcheck _ _ (map _ T1) _ s1 d1 = true |- _ => rename Hc into Hc1 end.
+    match goal with Hc : lcheck _ _ (map _ T2) _ s2 d2 = true |- _ => rename Hc into Hc2 end.
+    match goal with Hc : nonempty (map _ T1) = true |- _ => rename Hc into Hn1 end.
+    match goal with Hc : nonempty (map _ T2) = true |- _ => rename Hc into Hn2 end.
+    match goal with Hc : entails _ (aP (dpre d1)) wth = true |- _ => rename Hc into Hw1 end.
+    match goal with Hc : entails _ (aP (dpre d2)) wel = true |- _ => rename Hc into Hw2 end.
+    match goal with Hc : dcovers (aD A) (aD (dpre d1)) = true |- _ => rename Hc into Hd1 end.
+    match goal with Hc : dcovers (aD A) (aD (dpre d2)) = true |- _ => rename Hc into Hd2 end.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    assert (HT1 : incl T1 T) by (intros t Ht; apply filter_In in Ht; tauto).
+    assert (HT2 : incl T2 T) by (intros t Ht; apply filter_In in Ht; tauto).
+    assert (Hdis : forall t, In t T2 -> ~ In t T1).
+    { intros t H2 H1. apply filter_In in H1 as [_ E1]. apply filter_In in H2 as [_ E2].
+      rewrite E1 in E2. discriminate. }
+    destruct (nonempty_map_in _ _ Hn1) as [t1 Ht1].
+    destruct (nonempty_map_in _ _ Hn2) as [t2 Ht2].
+    assert (V1 := K1 T1 t1 (conj Ht1 (conj (NoDup_filter _ HTnd)
+                   (fun t Ht => HTw t (HT1 t Ht)))) s1 Hc1).
+    assert (V2 := K2 T2 t2 (conj Ht2 (conj (NoDup_filter _ HTnd)
+                   (fun t Ht => HTw t (HT2 t Ht)))) s2 Hc2).
+    apply lvalid_const in V1; [|assumption..]. apply lvalid_const in V2; [|assumption..].
+    eapply lvalid_pre;
+      [eapply (Split.L_IFSPLIT_R G F ps T T1 T2 (LP A) (LP B) (LPg T1 (dpre d1))
+                 (LPg T1 (dpost d1)) (LPg T2 (dpre d2)) (LPg T2 (dpost d2)) (LI B) e s1 s2 C);
+         [intros E; rewrite E in Ht1; exact Ht1 | intros E; rewrite E in Ht2; exact Ht2
+         | eapply lecost_sound; eauto
+         | | exact V1 | exact V2 | eapply ifd_frame; eauto]
+      | pre_side Hge].
+    intros st R C1 HA He.
+    pose proof (split_lanes A e k r m b st R C1 Es Hm1 HA He) as Hl.
+    destruct HA as [Hw [HP HD]].
+    split; [unfold T1; apply filter_ext_in; intros t Ht; apply Hl, Ht|].
+    split; [unfold T2; apply filter_ext_in; intros t Ht; apply Hl, Ht|].
+    split.
+    + split; [exact Hw|]. split.
+      * intros t Ht. assert (HtT := HT1 t Ht).
+        unfold T1 in Ht. apply filter_In in Ht as [_ Hft].
+        eapply entails_sound; [|exact Hw1].
+        apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He HtT (HP t HtT)).
+        rewrite (proj1 (Hl t HtT)). exact Hft.
+      * eapply dcovers_sound; [exact Hd1|]. eapply dsat_sub; [exact HT1 | exact HD].
+    + intros st1 C2 Hs1.
+      assert (Hfr : forall x t, In t T2 -> sl st1 x t = sl st x t)
+        by (intros x t Ht; eapply (frame_threads G); [exact Hs1 | apply Hdis, Ht]).
+      split; [eapply run_wt; eauto|]. split.
+      * intros t Ht. assert (HtT := HT2 t Ht).
+        assert (Hs : sat (rho G ps st t) (aP (dpre d2))).
+        { eapply entails_sound; [|exact Hw2].
+          apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He HtT (HP t HtT)).
+          rewrite (proj2 (Hl t HtT)). unfold T2 in Ht. apply filter_In in Ht as [_ Hft].
+          exact Hft. }
+        intros c Hc. apply (holds_frame (rho G ps st t)); [|exact (Hs c Hc)].
+        intros a [x|p|dd] _; cbn [rho]; auto. rewrite (Hfr x t Ht). reflexivity.
+      * intros dd Hdd. eapply (esat_frame G); [intros t Ht; apply Hfr, Ht|].
+        eapply dcovers_sound; [exact Hd2| |exact Hdd].
+        eapply dsat_sub; [exact HT2 | exact HD].
+Qed.
+
+End Lanes.
+
+(** Every accepted tree is valid over every lane set of the warp (induction on the tree;
+    L:IFSPLIT's children over their subsets). *)
+Theorem lcheck_sound_all : forall d, lsound d.
+Proof.
+  induction d; intros T t0 [Ht0 [HTnd HTw]]; eapply lcheck_sound; eauto; cbn [kids]; auto.
 Qed.
 
 End LSound.
@@ -1230,15 +1472,17 @@ Proof.
   destruct (lanes G w) as [|t0 l] eqn:El; [discriminate|].
   assert (Ht0 : In t0 (lanes G w)) by (rewrite El; left; reflexivity).
   rewrite <- El in Hchk, Hrun.
-  pose proof (lcheck_sound G HWU F ps Hp w t0 Ht0 Hy HH d body Hchk) as V.
-  assert (V0 : Lower.lvalid G F ps (lanes G w) (LP G ps w (dpre d)) (LI G ps t0 (dpre d)) body
-                 (LP G ps w (dpost d)) (fun _ => 0)).
+  assert (Hnd : NoDup (lanes G w)) by (apply NoDup_filter, seq_NoDup).
+  pose proof (lcheck_sound_all G HWU F ps Hp w Hy HH d (lanes G w) t0
+                (conj Ht0 (conj Hnd (incl_refl _))) body Hchk) as V.
+  assert (V0 : Lower.lvalid G F ps (lanes G w) (LPg G ps (lanes G w) (dpre d)) (LIg G ps t0 (dpre d)) body
+                 (LPg G ps (lanes G w) (dpost d)) (fun _ => 0)).
   { eapply (Lower.L_WEAK G F ps (lanes G w)) with (f := 0); [| exact V |].
     - intros st Hs. split; [exact Hs | lra].
-    - intros st Hs. split; [exact Hs|]. unfold LI.
+    - intros st Hs. split; [exact Hs|]. unfold LIg.
       pose proof (pot_ge_sound (rho G ps st t0) _ _ Hz) as Hg. unfold pval in Hg at 2.
       simpl in Hg. lra. }
-  assert (Hsat : LP G ps w (dpre d) (init_store G arrays)).
+  assert (Hsat : LPg G ps (lanes G w) (dpre d) (init_store G arrays)).
   { split; [intros x ty Hx t; simpl; rewrite Hx; destruct ty; reflexivity|]. split.
     - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). intros c Hc.
       apply in_app_or in Hc as [Hc|Hc]; [eapply launch_facts_hold; eauto|].
@@ -1246,7 +1490,7 @@ Proof.
       rewrite forallb_forall in Hhp. apply hyp_params_holds; auto.
     - apply root_dsat; auto. }
   pose proof (Lower.lower_claim G F ps (lanes G w) _ _ body _ _ _ _ V0 Hsat Hrun) as Hc.
-  unfold LI in Hc. rewrite HQb in Hc.
+  unfold LIg in Hc. rewrite HQb in Hc.
   assert (pval (rho G ps (init_store G arrays) t0) bound = pval (rho_params ps) bound).
   { unfold pval; f_equal. apply psum_ext. intros c m L a v HcL HL Hav.
     pose proof (pvars_ok_var [] bound c m L a v Hpv HcL HL Hav) as Hv.

@@ -10,8 +10,8 @@
     lanes: a value [v] with [−m < v < m] and [v ≡ a (mod m)] (a remainder entry
     [(rem x k r m)], [a = k·tid + r]) is [0] exactly when [m | a].
 
-    Not yet here: a [LowerCheck] case (the checker's lane list is a section variable
-    there) and the export; [warpcert export-coq] refuses L:IFSPLIT by name.
+    [L_IFSPLIT_R] is the form [LowerCheck.lcheck_sound] uses (its [DIfSplit] case,
+    lowersplit19): the branch pres stated for the test's evaluation at hand.
 
     No axiom; every proof is closed. *)
 
@@ -74,6 +74,48 @@ Proof.
     match goal with Hb : seval _ _ _ st s1 T1 ?st1 ?C2 |- _ =>
       destruct (H1 _ _ _ (Hp1 _ HP) Hb) as [_ K1];
       pose proof (Hp2 _ _ _ HP Hb) as HP2 end.
+    match goal with Hb : seval _ _ _ _ s2 T2 _ ?C3 |- _ =>
+      destruct (H2 _ _ _ HP2 Hb) as [_ K2] end.
+    lra.
+Qed.
+
+(** [L_IFSPLIT] with the premises about the branches' pres stated for the test's
+    evaluation at hand (the form [LowerCheck.lcheck_sound] uses, issue 14
+    lowersplit19): on every store of [P] and every evaluation [R] of [e] on [T], the true
+    and false lanes are [T1] and [T2], [P1] holds and [P2] holds on every store [s1]
+    leaves on [T1] (the pres [P ∧ e] and [P ∧ ¬e] hold on the lanes where the evaluated
+    test is true or false). *)
+Lemma L_IFSPLIT_R : forall G F ps (T T1 T2 : list nat) (P P' P1 P1' P2 P2' : assn) (I' : pot)
+    e s1 s2 (c a1 b1 a2 b2 : Q),
+  T1 <> [] -> T2 <> [] ->
+  elow G F ps T P e c ->
+  (forall st R C, P st -> eeval G F ps st e T R C ->
+     filter (fun t => is_true_v (R t)) T = T1 /\ filter (fun t => is_false_v (R t)) T = T2 /\
+     P1 st /\ (forall st1 C1, seval G F ps st s1 T1 st1 C1 -> P2 st1)) ->
+  lvalid G F ps T1 P1 (fun _ => a1) s1 P1' (fun _ => b1) ->
+  lvalid G F ps T2 P2 (fun _ => a2) s2 P2' (fun _ => b2) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid G F ps T P
+    (fun st => I' st + m_if (c_metric G) + c + m_div (c_metric G) + (a1 - b1) + (a2 - b2))
+    (SIf e s1 s2) P' I'.
+Proof.
+  intros G F ps T T1 T2 P P' P1 P1' P2 P2' I' e s1 s2 c a1 b1 a2 b2
+    HT1 HT2 Hc Hsplit H1 H2 Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; [exact HP'|].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto);
+      destruct (Hsplit _ _ _ HP He) as [E1 [E2 [Hp1 Hp2]]] end.
+  - exfalso. apply HT2. rewrite <- E2. apply filter_nil_of_all. intros t Ht.
+    match goal with Hall : forall t, In t T -> is_true_v _ = true |- _ =>
+      apply true_not_false, Hall, Ht end.
+  - exfalso. apply HT1. rewrite <- E1. apply filter_nil_of_all. intros t Ht.
+    match goal with Hall : forall t, In t T -> is_false_v _ = true |- _ =>
+      apply false_not_true, Hall, Ht end.
+  - rewrite E1 in *. rewrite E2 in *.
+    match goal with Hb : seval _ _ _ st s1 T1 ?st1 ?C2 |- _ =>
+      destruct (H1 _ _ _ Hp1 Hb) as [_ K1];
+      pose proof (Hp2 _ _ Hb) as HP2 end.
     match goal with Hb : seval _ _ _ _ s2 T2 _ ?C3 |- _ =>
       destruct (H2 _ _ _ HP2 Hb) as [_ K2] end.
     lra.

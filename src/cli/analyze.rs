@@ -653,8 +653,8 @@ impl LowerSearch<'_> {
             };
             let reaches = |t: &str| warpcert_kernel::check(t).is_ok_and(|v| v.bound == upper);
             // L:IFSPLIT (branches counted over their own lanes, spec/logic.md §4b "Lane
-            // subsets") only where the certificate without it falls short: it has no
-            // LowerCheck.v case, so the other stays exportable to Coq
+            // subsets") only where the certificate without it falls short (both export to
+            // Coq since lowersplit19; the certificates that did not need it are unchanged)
             let text = if reaches(&text) {
                 text
             } else {

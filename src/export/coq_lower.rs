@@ -14,7 +14,9 @@
 //! L:IFD with its lane witnesses as the `else-then` (`e`) and `else-cond` (`¬e`) lists),
 //! `L:IFALIGN` (as `DIfAlign` with L:IFDIV's lists and the node's class), `L:IFDT` (as
 //! L:IFDIV with an empty `else-cond` list: LowerCheck.v charges `sminc` of the then
-//! branch), `L:IFWRAP` (its own constructor `DIfWrap` with `P ⇒ P'`), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! branch), `L:IFWRAP` (its own constructor `DIfWrap` with `P ⇒ P'`), `L:IFSPLIT` (its own
+//! constructor `DIfSplit`: `P ⇒ P'`, `P ∧ e ⇒ P1`, `P ∧ ¬e ⇒ P2` and both branches, which
+//! `lcheck` checks over their lane subsets), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
 //! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
@@ -53,6 +55,8 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         "L:WEAK" => "Q:WEAK",
         // printed by its own case (`DWriteS`, LowerCheck.v)
         "L:GWRITESTRIDE" => "L:GWRITESTRIDE",
+        // printed by its own case (`DIfSplit`, LowerCheck.v: each branch over its lanes)
+        "L:IFSPLIT" => "L:IFSPLIT",
         r => return Err(ExportError::UnsupportedRule(r.to_string())),
     })
 }

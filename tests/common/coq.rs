@@ -29,9 +29,10 @@ pub const THEORIES: [&str; 22] = [
     "Check",
     "Refute",
     "Lower",
+    // before LowerCheck, which uses its L:IFSPLIT lemmas (lowersplit19)
+    "Split",
     "LowerCheck",
     "Cap",
-    "Split",
     "CapSound",
 ];
 

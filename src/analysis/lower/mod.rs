@@ -86,9 +86,9 @@ pub fn lower_certificate_under(
 
 /// [`lower_certificate_under`] that also uses L:IFSPLIT (`split.rs`, spec/logic.md §4b
 /// "Lane subsets") where a remainder test splits the lane set and the branches' bounds
-/// over their lanes beat `minc`. A separate entry: L:IFSPLIT has no LowerCheck.v case, so
-/// `analyze` asks for it only where the certificate without it does not reach the upper
-/// bound (a certificate that did stays exportable to Coq).
+/// over their lanes beat `minc`. A separate entry: `analyze` asks for it only where the
+/// certificate without it does not reach the upper bound (the certificates that did are
+/// unchanged; LowerCheck.v checks L:IFSPLIT since lowersplit19).
 pub fn lower_certificate_split(
     prog: &Program,
     metric: &Metric,

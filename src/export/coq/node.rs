@@ -222,6 +222,31 @@ impl Exporter<'_> {
                 let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
                 format!("DIfWrap {a} {b} {acc} {w}")
             }
+            // L:IFSPLIT (LowerCheck.v `DIfSplit`, spec/logic.md §4b "Lane subsets"): the
+            // test's claim, the witnesses of `P ⇒ P'` (`post`), `P ∧ e ⇒ P1` (`then`) and
+            // `P ∧ ¬e ⇒ P2` (`else`), the last two from `P`, `cond(e)` (`cond(¬e)`) and at
+            // most one lane fact (the kernel's `and_cond`, as Q:IF4's else-cond), then the
+            // branches (Coq checks each over its lane subset, from the pre's remainder entry)
+            ("L:IFSPLIT", Stmt::If(e, s1, s2)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+                let (t, f) = (child(1)?, child(2)?);
+                let (tpre, fpre) = match (&t.pre, &f.pre) {
+                    (Some(x), Some(y)) => (x, y),
+                    _ => {
+                        return Err(ExportError::Unsupported(
+                            "L:IFSPLIT children without pre".into(),
+                        ))
+                    }
+                };
+                let then_ss = Self::scales(&pre.p, self.cond_len(e, false) + 1);
+                let else_ss = Self::scales(&pre.p, self.cond_len(e, true) + 1);
+                let wth = Self::witnesses(n, "then", &Self::scales(&tpre.p, 0), &then_ss)?;
+                let wel = Self::witnesses(n, "else", &Self::scales(&fpre.p, 0), &else_ss)?;
+                let dt = self.node(t, s1, ind + 2)?;
+                let df = self.node(f, s2, ind + 2)?;
+                format!("DIfSplit {a} {b} {acc} {w} {wth} {wel}\n{pad}  ({dt})\n{pad}  ({df})")
+            }
             // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
             // the node's class `(class S M)` as `S M` (LowerCheck.v builds the charge
             // `[M ∤ S − X]`, as Check.v does); join-else empty, the (unused) children `DSkip`

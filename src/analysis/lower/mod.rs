@@ -84,9 +84,10 @@ pub fn lower_certificate_under(
     lower_certificate_with(prog, metric, hw, launch, upper, warp, hyp, false)
 }
 
-/// [`lower_certificate_under`] that also uses L:IFSPLIT (`split.rs`, spec/logic.md §4b
-/// "Lane subsets") where a remainder test splits the lane set and the branches' bounds
-/// over their lanes beat `minc`. A separate entry: L:IFSPLIT has no LowerCheck.v case, so
+/// [`lower_certificate_under`] that also uses L:IFSPLIT and L:IFLANES (`split.rs`,
+/// spec/logic.md §4b "Lane subsets") where a remainder test splits the lane set, or a
+/// comparison of exact values is decided lane by lane, and the branches' bounds over their
+/// lanes beat `minc`. A separate entry: neither rule has a LowerCheck.v case, so
 /// `analyze` asks for it only where the certificate without it does not reach the upper
 /// bound (a certificate that did stays exportable to Coq).
 pub fn lower_certificate_split(

@@ -3,7 +3,10 @@
 //! remainder entry `(rem x k r m)` runs its then branch on exactly the lanes
 //! `T1 = {ℓ ∈ T : m | k·tid(ℓ) + r}` and its else branch on the others, so each branch gets
 //! its own lower derivation over its lane subset (access counts over those lanes only).
-//! Heuristic and untrusted: the kernel checks (`rules::lower::l_ifsplit`).
+//! L:IFLANES (reduce1's `if (index < blockDim.x)` in an unrolled round): a comparison
+//! of operands whose values are exact on every lane (`(dep x k r 0)`) is decided lane by
+//! lane, and each non-empty side is derived over its lanes the same way.
+//! Heuristic and untrusted: the kernel checks (`rules::lower::l_ifsplit`, `l_iflanes`).
 
 use super::{pp, pre_q, stmt_node, with_q, Lx};
 use crate::certificate::{Assn, Farkas, Field, Node};

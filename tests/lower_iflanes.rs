@@ -85,7 +85,13 @@ fn reduce1_conflicts_exact() {
     let Some((prog, launch)) = reduce1() else {
         return;
     };
-    let lower = exact_both("reduce1-conflicts", &prog, launch, MetricName::Conflicts, "87");
+    let lower = exact_both(
+        "reduce1-conflicts",
+        &prog,
+        launch,
+        MetricName::Conflicts,
+        "87",
+    );
     // no parameter hypothesis: the rounds do not depend on `n`
     assert!(lower.contains("(lower 0)\n"), "{lower}");
     assert_eq!(lower.matches("(L:IFLANES ").count(), 7, "{lower}");
@@ -99,8 +105,15 @@ fn reduce1_conflicts_exact() {
             rest[..rest.find(')').unwrap()].parse().unwrap()
         })
         .collect();
-    assert_eq!(counts, [2, 2, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 2, 2], "{lower}");
-    for params in [[("n", 512), ("blockIdx.x", 0)], [("n", 1), ("blockIdx.x", 0)]] {
+    assert_eq!(
+        counts,
+        [2, 2, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 2, 2],
+        "{lower}"
+    );
+    for params in [
+        [("n", 512), ("blockIdx.x", 0)],
+        [("n", 1), ("blockIdx.x", 0)],
+    ] {
         assert_eq!(
             warp_cost(&prog, MetricName::Conflicts, &launch, [0, 0, 0], 0, &params),
             q(87),

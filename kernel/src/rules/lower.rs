@@ -477,24 +477,23 @@ pub fn l_iflanes(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     let post = cx.post(n)?;
     let (t1, t2) = lanes_set(cx, &pre.d, e)?;
     let fields = ["entail post", "entail then", "entail else"];
-    let (e_node, kids): (&Node, Vec<(&Node, &crate::syntax::Stmt, Vec<u64>, bool)>) =
-        match (t1.is_empty(), t2.is_empty()) {
-            (false, false) => {
-                let c = cx.shape::<3>(n, &fields)?;
-                (&c[0], vec![(&c[1], s1, t1, false), (&c[2], s2, t2, true)])
-            }
-            (false, true) => {
-                let c = cx.shape::<2>(n, &fields)?;
-                (&c[0], vec![(&c[1], s1, t1, false)])
-            }
-            (true, false) => {
-                let c = cx.shape::<2>(n, &fields)?;
-                (&c[0], vec![(&c[1], s2, t2, true)])
-            }
-            (true, true) => {
-                return Err(cx.rej(crate::Reason::IflanesTest { test: e.to_string(), why: "the lane set is empty" }))
-            }
-        };
+    let (e_node, kids) = match (t1.is_empty(), t2.is_empty()) {
+        (false, false) => {
+            let c = cx.shape::<3>(n, &fields)?;
+            (&c[0], vec![(&c[1], s1, t1, false), (&c[2], s2, t2, true)])
+        }
+        (false, true) => {
+            let c = cx.shape::<2>(n, &fields)?;
+            (&c[0], vec![(&c[1], s1, t1, false)])
+        }
+        (true, false) => {
+            let c = cx.shape::<2>(n, &fields)?;
+            (&c[0], vec![(&c[1], s2, t2, true)])
+        }
+        (true, true) => {
+            return Err(cx.rej(crate::Reason::IflanesTest { test: e.to_string(), why: "the lane set is empty" }))
+        }
+    };
     let cost = cx.check_node(e_node, Subject::Expr(e), pre, 0)?;
     let split = kids.len() == 2;
     let mut extra = &cx.m.if_ + cost;

@@ -120,3 +120,82 @@ Proof.
       destruct (H2 _ _ _ HP2 Hb) as [_ K2] end.
     lra.
 Qed.
+
+(** * L:IFLANES (spec/logic.md §4b "Lane subsets", issue 14, reduce1's guard)
+
+    The kernel's [lanes_set] evaluates a comparison of exact values [k·tid + r] on each lane
+    of [T], so the test's value on lane [t] is a known boolean [f t]: its true lanes are
+    [filter f T] and its false lanes the others ([lanes_filter]).  When both are non-empty
+    the rule is [L_IFSPLIT]; when every lane is true ([T2 = ∅]) the step is [SC_IFT] and the
+    then branch runs on all of [T] ([L_IFLANES_ALL]); when every lane is false, [SC_IFF]
+    ([L_IFLANES_NONE]).  Constant branch potentials, L:IFD's frame, as [L_IFSPLIT]. *)
+
+(** A test whose value on every lane [t] of [T] is [VBool (f t)] has the true lanes
+    [filter f T] and the false lanes [filter (negb ∘ f) T]. *)
+Lemma lanes_filter : forall (R : nat -> val) (f : nat -> bool) (T : list nat),
+  (forall t, In t T -> R t = VBool (f t)) ->
+  filter (fun t => is_true_v (R t)) T = filter f T /\
+  filter (fun t => is_false_v (R t)) T = filter (fun t => negb (f t)) T.
+Proof.
+  intros R f T H. split; apply filter_ext_in; intros t Ht; rewrite (H t Ht);
+    destruct (f t); reflexivity.
+Qed.
+
+(** L:IFLANES with [T2 = ∅]: the test is true on every lane of the non-empty [T]; [SC_IFF]
+    and [SC_IFD] (which needs a false lane) are impossible, and [SC_IFT] runs [s1] on all of
+    [T], costing at least [a1 − b1] from [P1] ([P ∧ e ⇒ P1]). *)
+Lemma L_IFLANES_ALL : forall G F ps (T : list nat) (P P' P1 P1' : assn) (I' : pot)
+    e s1 s2 (c a1 b1 : Q),
+  T <> [] ->
+  elow G F ps T P e c ->
+  (forall st R C, P st -> eeval G F ps st e T R C -> forall t, In t T -> is_true_v (R t) = true) ->
+  (forall st, P st -> P1 st) ->
+  lvalid G F ps T P1 (fun _ => a1) s1 P1' (fun _ => b1) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid G F ps T P (fun st => I' st + m_if (c_metric G) + c + (a1 - b1)) (SIf e s1 s2) P' I'.
+Proof.
+  intros G F ps T P P' P1 P1' I' e s1 s2 c a1 b1 HT Hc Hd Hp1 H1 Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; [exact HP'|].
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); pose proof (Hd _ _ _ HP He) as Hall end.
+  - match goal with Hb : seval _ _ _ st s1 T _ _ |- _ =>
+      destruct (H1 _ _ _ (Hp1 _ HP) Hb) as [_ K1] end.
+    lra.
+  - exfalso. match goal with Hf0 : forall t, In t T -> is_false_v _ = true |- _ =>
+      pose proof (Hf0 t0 Hin) as F0 end.
+    rewrite (true_not_false _ (Hall t0 Hin)) in F0. discriminate.
+  - exfalso. match goal with Hn : filter (fun t => is_false_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply true_not_false, Hall, Ht.
+Qed.
+
+(** L:IFLANES with [T1 = ∅]: the test is false on every lane; [SC_IFF] runs [s2] on all of
+    [T], costing at least [a2 − b2] from [P2] ([P ∧ ¬e ⇒ P2]). *)
+Lemma L_IFLANES_NONE : forall G F ps (T : list nat) (P P' P2 P2' : assn) (I' : pot)
+    e s1 s2 (c a2 b2 : Q),
+  T <> [] ->
+  elow G F ps T P e c ->
+  (forall st R C, P st -> eeval G F ps st e T R C -> forall t, In t T -> is_false_v (R t) = true) ->
+  (forall st, P st -> P2 st) ->
+  lvalid G F ps T P2 (fun _ => a2) s2 P2' (fun _ => b2) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid G F ps T P (fun st => I' st + m_if (c_metric G) + c + (a2 - b2)) (SIf e s1 s2) P' I'.
+Proof.
+  intros G F ps T P P' P2 P2' I' e s1 s2 c a2 b2 HT Hc Hd Hp2 H2 Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; [exact HP'|].
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); pose proof (Hd _ _ _ HP He) as Hall end.
+  - exfalso. match goal with Ht0 : forall t, In t T -> is_true_v _ = true |- _ =>
+      pose proof (Ht0 t0 Hin) as T0 end.
+    rewrite (false_not_true _ (Hall t0 Hin)) in T0. discriminate.
+  - match goal with Hb : seval _ _ _ st s2 T _ _ |- _ =>
+      destruct (H2 _ _ _ (Hp2 _ HP) Hb) as [_ K2] end.
+    lra.
+  - exfalso. match goal with Hn : filter (fun t => is_true_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply false_not_true, Hall, Ht.
+Qed.

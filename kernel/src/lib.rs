@@ -465,6 +465,25 @@ pub enum Reason {
         /// The potential, shown.
         q: String,
     },
+    /// L:IFLANES (§4b "Lane subsets"): the test `test` is not decided lane by lane (a
+    /// comparison of operands with exact linear entries over a non-empty lane set); `why`
+    /// says which condition fails.
+    IflanesTest {
+        /// The test, as written.
+        test: String,
+        /// The failed condition.
+        why: &'static str,
+    },
+    /// L:IFLANES (§4b "Lane subsets"): the `branch` (`then`/`else`) child's `which`
+    /// (`pre`/`post`) potential `q` is not a constant.
+    IflanesPotential {
+        /// `then` or `else`.
+        branch: &'static str,
+        /// `pre` or `post`.
+        which: &'static str,
+        /// The potential, shown.
+        q: String,
+    },
     /// L:IFD (§4b): the post's `part` (`P` or `Q`) mentions the local `var`, which a
     /// branch of the `if` writes (the branches' runs are not followed).
     IfdWritten {
@@ -624,6 +643,12 @@ impl fmt::Display for Reason {
             }
             IfsplitPotential { branch, which, q } => {
                 write!(f, "L:IFSPLIT: the {branch} branch's {which} potential `{q}` is not a constant")
+            }
+            IflanesTest { test, why } => {
+                write!(f, "L:IFLANES: the test `{test}` is not decided lane by lane: {why}")
+            }
+            IflanesPotential { branch, which, q } => {
+                write!(f, "L:IFLANES: the {branch} branch's {which} potential `{q}` is not a constant")
             }
             IfdWritten { part, var } => {
                 write!(f, "L:IFD: the post {part} mentions `{var}`, which a branch of the if writes")

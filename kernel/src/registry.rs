@@ -104,6 +104,7 @@ pub const LOWER_RULES: &[&str] = &[
     "L:GARRAYSTRIDE",
     "L:GWRITESTRIDE",
     "L:IFSPLIT",
+    "L:IFLANES",
 ];
 
 /// Which certificates a rule may occur in (spec/logic.md §4b): upper-bound certificates
@@ -218,6 +219,7 @@ pub fn lookup(name: &str) -> Option<(RuleKind, Rule)> {
         "L:GARRAYSTRIDE" => (E, l_garraystride as Rule),
         "L:GWRITESTRIDE" => (S, l_gwritestride as Rule),
         "L:IFSPLIT" => (S, l_ifsplit as Rule),
+        "L:IFLANES" => (S, l_iflanes as Rule),
         _ => return None,
     })
 }

@@ -461,6 +461,138 @@ pub fn split_set(
     Ok((then, other))
 }
 
+/// L:IFLANES — `if e then s1 else s2` whose test is decided lane by lane by exact entries
+/// (issue 14, reduce1's `if (index < blockDim.x)` with `index = 2·s·tid` in an unrolled
+/// round; spec/logic.md §4b "Lane subsets"): `e` compares two operands whose values are
+/// exact on every lane ([`lanes_set`], else `IflanesTest`), which gives the lanes `T1` of
+/// the judgment's set `T` taking the then branch and `T2 = T \ T1`. One child `e`, then one
+/// lower judgment per **non-empty** subset, then-branch first (over `T1`, from `P ∧ e`;
+/// over `T2`, from `P ∧ ¬e`, each checked as L:IFSPLIT's branches, [`lanes_branch`]); fields
+/// `(entail post …)`, `(entail then …)` (read when `T1 ≠ ∅`), `(entail else …)` (read when
+/// `T2 ≠ ∅`); L:IFD's frame; `Q = Q' + M^if + C + Σ_{Ti ≠ ∅} (Qi − Qi') + [T1 ≠ ∅ ≠ T2]·M^div`.
+/// Sound: the lock-step step is SC:IFT (`T2 = ∅`: `s1` on all of `T`), SC:IFF (`T1 = ∅`)
+/// or SC:IFD (both non-empty: L:IFSPLIT's argument), each branch on exactly its subset.
+pub fn l_iflanes(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, Rejection> {
+    let (e, s1, s2) = stmt::cond_stmt(cx, s)?;
+    let post = cx.post(n)?;
+    let (t1, t2) = lanes_set(cx, &pre.d, e)?;
+    let fields = ["entail post", "entail then", "entail else"];
+    let (e_node, kids) = match (t1.is_empty(), t2.is_empty()) {
+        (false, false) => {
+            let c = cx.shape::<3>(n, &fields)?;
+            (&c[0], vec![(&c[1], s1, t1, false), (&c[2], s2, t2, true)])
+        }
+        (false, true) => {
+            let c = cx.shape::<2>(n, &fields)?;
+            (&c[0], vec![(&c[1], s1, t1, false)])
+        }
+        (true, false) => {
+            let c = cx.shape::<2>(n, &fields)?;
+            (&c[0], vec![(&c[1], s2, t2, true)])
+        }
+        (true, true) => {
+            return Err(cx.rej(crate::Reason::IflanesTest { test: e.to_string(), why: "the lane set is empty" }))
+        }
+    };
+    let cost = cx.check_node(e_node, Subject::Expr(e), pre, 0)?;
+    let split = kids.len() == 2;
+    let mut extra = &cx.m.if_ + cost;
+    for (i, (child, st, set, neg)) in kids.into_iter().enumerate() {
+        extra += lanes_branch(cx, n, pre, e, child, i + 1, st, set, neg)?;
+    }
+    if split {
+        extra += &cx.m.div;
+    }
+    ifd_frame(cx, n, s1, s2, pre, post)?;
+    cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + Σ (Qi − Qi') [+ M^div]")?;
+    Ok(Rat::zero())
+}
+
+/// One branch of L:IFLANES: `child`, about `st` (child index `i`), a lower judgment over
+/// the lane subset `set` (checked with [`Ctx::lane_set`] set to it), whose pre `P` is
+/// entailed by `P ∧ e` (`neg`: `P ∧ ¬e`; list `then`/`else`), whose pre `D` the if's covers,
+/// and whose potentials are constants (`IflanesPotential`); returns `Qi − Qi'`.
+#[allow(clippy::too_many_arguments)]
+fn lanes_branch(
+    cx: &Ctx,
+    n: &Node,
+    pre: &Assn,
+    e: &crate::syntax::Expr,
+    child: &Node,
+    i: usize,
+    st: &crate::syntax::Stmt,
+    set: Vec<u64>,
+    neg: bool,
+) -> Result<Rat, Rejection> {
+    let saved = cx.lane_set.replace(Some(std::rc::Rc::new(set)));
+    let checked = cx.check_node(child, Subject::Stmt(st), pre, i);
+    *cx.lane_set.borrow_mut() = saved;
+    checked?;
+    let (bpre, bpost) = cx.pp(child)?;
+    let name = if neg { "else" } else { "then" };
+    cx.entail(n, name, &cx.and_cond(&pre.p, &pre.d, e, neg), &bpre.p)?;
+    cx.covers(&pre.d, &bpre.d)?;
+    let constant = |q: &crate::arith::Poly, which: &'static str| {
+        if q.terms.keys().all(Vec::is_empty) {
+            Ok(q.terms.iter().map(|(_, v)| v.clone()).fold(Rat::zero(), |a, b| a + b))
+        } else {
+            Err(cx.rej(crate::Reason::IflanesPotential { branch: name, which, q: q.to_string() }))
+        }
+    };
+    Ok(constant(&bpre.q, "pre")? - constant(&bpost.q, "post")?)
+}
+
+/// L:IFLANES's lane subsets for the test `e` under the pre's map `d` (spec/logic.md §4b):
+/// `e` is `(bin op a b)` with `op` one of `<`, `<=`, `>`, `>=`, `==`, `!=` and each operand
+/// an integer constant, a `threadIdx.d` or a local with an **exact** linear entry
+/// `(dep x k r 0)` (`dep_D` with `g = 0`), so that its value on lane `ℓ` is
+/// `k·tid(ℓ) + r`; returns the thread ids of the judgment's set `T` ([`Ctx::threads`])
+/// where the comparison of these values holds and the others, in order (either may be
+/// empty). Errors: `IflanesTest` naming the failed condition.
+pub fn lanes_set(
+    cx: &Ctx,
+    d: &crate::arith::DepMap,
+    e: &crate::syntax::Expr,
+) -> Result<(Vec<u64>, Vec<u64>), Rejection> {
+    use crate::syntax::Expr;
+    use num_bigint::BigInt;
+    let bad = |why| cx.rej(crate::Reason::IflanesTest { test: e.to_string(), why });
+    let Expr::Bin(op, a, b) = e else {
+        return Err(bad("not a comparison `a op b`"));
+    };
+    if !["<", "<=", ">", ">=", "==", "!="].contains(&op.as_str()) {
+        return Err(bad("not a comparison `a op b`"));
+    }
+    let exact = |o| {
+        Ctx::dep_opd(d, o)
+            .filter(|x| x.linear() && x.g.is_zero())
+            .ok_or_else(|| bad("an operand has no exact linear entry"))
+    };
+    let (da, db) = (exact(a)?, exact(b)?);
+    let value = |x: &crate::arith::Dep, tid: &[i64; 3]| -> BigInt {
+        x.k.iter().zip(tid.iter()).map(|(k, t)| k * BigInt::from(*t)).sum::<BigInt>() + &x.r
+    };
+    let (mut then, mut other) = (Vec::new(), Vec::new());
+    for t in cx.threads() {
+        let tid = crate::access::thread_index(cx.block, t);
+        let (va, vb) = (value(&da, &tid), value(&db, &tid));
+        let holds = match op.as_str() {
+            "<" => va < vb,
+            "<=" => va <= vb,
+            ">" => va > vb,
+            ">=" => va >= vb,
+            "==" => va == vb,
+            _ => va != vb,
+        };
+        if holds {
+            then.push(t);
+        } else {
+            other.push(t);
+        }
+    }
+    Ok((then, other))
+}
+
 /// L:UNROLL — `while (e) s` with a constant trip count: one child about
 /// `if e then (s; while (e) s) else skip` with the node's pre and post (Q:UNROLL's premises;
 /// both statements have the same runs and costs, so the lower bound carries over).

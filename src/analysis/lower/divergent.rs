@@ -65,6 +65,14 @@ impl Lx<'_> {
         if let Some((node, _)) = splitted {
             return Ok(self.narrowed(node, pre, post, post_q));
         }
+        // L:IFLANES when the test compares exact values lane by lane (an unrolled round of
+        // reduce1's `if (index < blockDim.x)`): each branch over the lanes taking it
+        let laned = self
+            .lanes_if(n, e, [s1, s2], pre, &ipost, &ws, &le, &c)
+            .filter(|(_, k)| *k > self.minc(s1) + self.minc(s2));
+        if let Some((node, _)) = laned {
+            return Ok(self.narrowed(node, pre, post, post_q));
+        }
         // L:IFDIV when two lanes of the warp decide the test both ways under P (only
         // where M^div counts: elsewhere L:IFD proves the same bound)
         let split = if self.m.div.is_zero() {

@@ -84,11 +84,13 @@ pub fn lower_certificate_under(
     lower_certificate_with(prog, metric, hw, launch, upper, warp, hyp, false)
 }
 
-/// [`lower_certificate_under`] that also uses L:IFSPLIT (`split.rs`, spec/logic.md §4b
-/// "Lane subsets") where a remainder test splits the lane set and the branches' bounds
-/// over their lanes beat `minc`. A separate entry: `analyze` asks for it only where the
-/// certificate without it does not reach the upper bound (the certificates that did are
-/// unchanged; LowerCheck.v checks L:IFSPLIT since lowersplit19).
+/// [`lower_certificate_under`] that also uses L:IFSPLIT and L:IFLANES (`split.rs`,
+/// spec/logic.md §4b "Lane subsets") where a remainder test splits the lane set, or a
+/// comparison of exact values is decided lane by lane, and the branches' bounds over their
+/// lanes beat `minc`. A separate entry: `analyze` asks for it only where the certificate
+/// without it does not reach the upper bound (the certificates that did are unchanged;
+/// LowerCheck.v checks L:IFSPLIT since lowersplit19, but L:IFLANES has no LowerCheck.v
+/// case: `export-coq` refuses it by name).
 pub fn lower_certificate_split(
     prog: &Program,
     metric: &Metric,

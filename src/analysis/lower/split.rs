@@ -3,7 +3,10 @@
 //! remainder entry `(rem x k r m)` runs its then branch on exactly the lanes
 //! `T1 = {ℓ ∈ T : m | k·tid(ℓ) + r}` and its else branch on the others, so each branch gets
 //! its own lower derivation over its lane subset (access counts over those lanes only).
-//! Heuristic and untrusted: the kernel checks (`rules::lower::l_ifsplit`).
+//! L:IFLANES (reduce1's `if (index < blockDim.x)` in an unrolled round): a comparison
+//! of operands whose values are exact on every lane (`(dep x k r 0)`) is decided lane by
+//! lane, and each non-empty side is derived over its lanes the same way.
+//! Heuristic and untrusted: the kernel checks (`rules::lower::l_ifsplit`, `l_iflanes`).
 
 use super::{pp, pre_q, stmt_node, with_q, Lx};
 use crate::certificate::{Assn, Farkas, Field, Node};
@@ -107,5 +110,132 @@ impl Lx<'_> {
             vec![le.clone(), lt, lf],
         );
         Some((node, k1 + k2))
+    }
+}
+
+impl Lx<'_> {
+    /// The lanes of the judgment's set where the comparison `e` holds and the others (the
+    /// kernel's `lanes_set`, L:IFLANES): `e` is `a op b` with `op` a comparison and each
+    /// operand an integer constant, a `threadIdx.d` or a local whose entry in `pre`'s `D`
+    /// is linear and exact (`g = 0`). `None` otherwise; either set may be empty.
+    fn lanes_set(&self, e: &Expr, pre: &Assn) -> Option<(Vec<u64>, Vec<u64>)> {
+        let Expr::Bin(op, a, b) = e else {
+            return None;
+        };
+        if !matches!(
+            op,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        ) {
+            return None;
+        }
+        // (k, r) with the operand's value `k·tid + r` on every lane
+        let exact = |o: &Operand| -> Option<([i128; 3], i128)> {
+            match o {
+                Operand::Const(Const::Int(z)) => Some(([0; 3], i128::from(*z))),
+                Operand::Tid(d) => {
+                    let mut k = [0; 3];
+                    k[d.index()] = 1;
+                    Some((k, 0))
+                }
+                Operand::Var(x) => {
+                    let ent = pre
+                        .d
+                        .get(x)
+                        .filter(|d| d.kind == EntryKind::Linear && d.g == 0)?;
+                    Some((ent.k.map(i128::from), i128::from(ent.r)))
+                }
+                _ => None,
+            }
+        };
+        let (ka, kb) = (exact(a)?, exact(b)?);
+        let (mut then, mut other) = (Vec::new(), Vec::new());
+        for &t in &self.threads {
+            let tid = self.launch.thread_index(t);
+            let v = |(k, r): ([i128; 3], i128)| -> i128 {
+                (0..3).map(|i| k[i] * i128::from(tid[i])).sum::<i128>() + r
+            };
+            let (va, vb) = (v(ka), v(kb));
+            let holds = match op {
+                BinOp::Lt => va < vb,
+                BinOp::Le => va <= vb,
+                BinOp::Gt => va > vb,
+                BinOp::Ge => va >= vb,
+                BinOp::Eq => va == vb,
+                _ => va != vb,
+            };
+            if holds {
+                then.push(t);
+            } else {
+                other.push(t);
+            }
+        }
+        Some((then, other))
+    }
+
+    /// The L:IFLANES node for the divergent `if e then s1 else s2` of the upper Q:IF4 node
+    /// `n` (arguments as [`Self::split_if`]): each branch whose lane subset is non-empty is
+    /// derived over it from post potential 0 and must come out constant; the charge is
+    /// `M^if + C + Σ Ki`, plus `M^div` when both subsets are non-empty. Returns the node and
+    /// `Σ Ki`. `None` where the rule does not apply.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn lanes_if(
+        &self,
+        n: &Node,
+        e: &Expr,
+        [s1, s2]: [&Stmt; 2],
+        pre: &Assn,
+        ipost: &Assn,
+        ws: &[Farkas],
+        le: &Node,
+        c: &Q,
+    ) -> Option<(Node, Q)> {
+        if !self.split || n.rule != "Q:IF4" {
+            return None;
+        }
+        let [_, t, f] = n.children.as_slice() else {
+            return None;
+        };
+        let (t1, t2) = self.lanes_set(e, pre)?;
+        if t1.is_empty() && t2.is_empty() {
+            return None;
+        }
+        let zero = Poly::zero();
+        let mut kids = vec![le.clone()];
+        let mut fields = vec![Field::Entail("post", ws.to_vec())];
+        let mut ks = Q::from_integer(0.into());
+        if !t1.is_empty() {
+            let lt = self.on(t1.clone()).stmt(t, s1, &zero).ok()?;
+            ks += constant(&pre_q(&lt))?;
+            // `P ∧ e ⇒ P1`: Q:IF4's then pre is `P ∧ e` itself
+            let (tp, _) = pp(&lt).ok()?;
+            fields.push(Field::Entail(
+                "then",
+                (0..tp.p.len()).map(Farkas::Id).collect(),
+            ));
+            kids.push(lt);
+        }
+        if !t2.is_empty() {
+            let lf = self.on(t2.clone()).stmt(f, s2, &zero).ok()?;
+            ks += constant(&pre_q(&lf))?;
+            // `P ∧ ¬e ⇒ P2`: Q:IF4's `else-cond` list
+            let else_ws = n.fields.iter().find_map(|fl| match fl {
+                Field::Entail("else-cond", w) => Some(w.clone()),
+                _ => None,
+            })?;
+            fields.push(Field::Entail("else", else_ws));
+            kids.push(lf);
+        }
+        let mut charge = &self.m.if_ + c + &ks;
+        if !t1.is_empty() && !t2.is_empty() {
+            charge += &self.m.div;
+        }
+        let node = stmt_node(
+            "L:IFLANES",
+            with_q(pre, ipost.q.plus_const(&charge)),
+            ipost.clone(),
+            fields,
+            kids,
+        );
+        Some((node, ks))
     }
 }

@@ -388,29 +388,9 @@ pub fn l_ifsplit(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     let c = cx.shape::<3>(n, &["entail post", "entail then", "entail else"])?;
     let cost = cx.check_node(&c[0], Subject::Expr(e), pre, 0)?;
     let (t1, t2) = split_set(cx, &pre.d, e)?;
-    // each branch: a lower judgment over its lane subset, from `P ∧ e` (`P ∧ ¬e`) and `D`,
-    // with constant potentials; returns `Qi − Qi'`
-    let branch =
-        |child: &Node, i: usize, st: &crate::syntax::Stmt, set: Vec<u64>, neg: bool| -> Result<Rat, Rejection> {
-            let saved = cx.lane_set.replace(Some(std::rc::Rc::new(set)));
-            let checked = cx.check_node(child, Subject::Stmt(st), pre, i);
-            *cx.lane_set.borrow_mut() = saved;
-            checked?;
-            let (bpre, bpost) = cx.pp(child)?;
-            let name = if neg { "else" } else { "then" };
-            cx.entail(n, name, &cx.and_cond(&pre.p, &pre.d, e, neg), &bpre.p)?;
-            cx.covers(&pre.d, &bpre.d)?;
-            let constant = |q: &crate::arith::Poly, which: &'static str| {
-                if q.terms.keys().all(Vec::is_empty) {
-                    Ok(q.terms.iter().map(|(_, v)| v.clone()).fold(Rat::zero(), |a, b| a + b))
-                } else {
-                    Err(cx.rej(Reason::IfsplitPotential { branch: name, which, q: q.to_string() }))
-                }
-            };
-            Ok(constant(&bpre.q, "pre")? - constant(&bpost.q, "post")?)
-        };
-    let k1 = branch(&c[1], 1, s1, t1, false)?;
-    let k2 = branch(&c[2], 2, s2, t2, true)?;
+    let potential = |branch, which, q| Reason::IfsplitPotential { branch, which, q };
+    let k1 = subset_branch(cx, n, pre, e, &c[1], 1, s1, t1, false, potential)?;
+    let k2 = subset_branch(cx, n, pre, e, &c[2], 2, s2, t2, true, potential)?;
     ifd_frame(cx, n, s1, s2, pre, post)?;
     let extra = &cx.m.if_ + cost + &cx.m.div + k1 + k2;
     cx.same_q(&pre.q, &post.q.plus_const(&extra), "pre", "post + M^if + C + M^div + (Q1 − Q1') + (Q2 − Q2')")?;
@@ -467,7 +447,7 @@ pub fn split_set(
 /// exact on every lane ([`lanes_set`], else `IflanesTest`), which gives the lanes `T1` of
 /// the judgment's set `T` taking the then branch and `T2 = T \ T1`. One child `e`, then one
 /// lower judgment per **non-empty** subset, then-branch first (over `T1`, from `P ∧ e`;
-/// over `T2`, from `P ∧ ¬e`, each checked as L:IFSPLIT's branches, [`lanes_branch`]); fields
+/// over `T2`, from `P ∧ ¬e`, each checked as L:IFSPLIT's branches, [`subset_branch`]); fields
 /// `(entail post …)`, `(entail then …)` (read when `T1 ≠ ∅`), `(entail else …)` (read when
 /// `T2 ≠ ∅`); L:IFD's frame; `Q = Q' + M^if + C + Σ_{Ti ≠ ∅} (Qi − Qi') + [T1 ≠ ∅ ≠ T2]·M^div`.
 /// Sound: the lock-step step is SC:IFT (`T2 = ∅`: `s1` on all of `T`), SC:IFF (`T1 = ∅`)
@@ -497,8 +477,9 @@ pub fn l_iflanes(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     let cost = cx.check_node(e_node, Subject::Expr(e), pre, 0)?;
     let split = kids.len() == 2;
     let mut extra = &cx.m.if_ + cost;
+    let potential = |branch, which, q| crate::Reason::IflanesPotential { branch, which, q };
     for (i, (child, st, set, neg)) in kids.into_iter().enumerate() {
-        extra += lanes_branch(cx, n, pre, e, child, i + 1, st, set, neg)?;
+        extra += subset_branch(cx, n, pre, e, child, i + 1, st, set, neg, potential)?;
     }
     if split {
         extra += &cx.m.div;
@@ -508,12 +489,13 @@ pub fn l_iflanes(cx: &Ctx, n: &Node, s: Subject<'_>, pre: &Assn) -> Result<Rat, 
     Ok(Rat::zero())
 }
 
-/// One branch of L:IFLANES: `child`, about `st` (child index `i`), a lower judgment over
-/// the lane subset `set` (checked with [`Ctx::lane_set`] set to it), whose pre `P` is
-/// entailed by `P ∧ e` (`neg`: `P ∧ ¬e`; list `then`/`else`), whose pre `D` the if's covers,
-/// and whose potentials are constants (`IflanesPotential`); returns `Qi − Qi'`.
+/// One branch of L:IFSPLIT or L:IFLANES: `child`, about `st` (child index `i`), a lower
+/// judgment over the lane subset `set` (checked with [`Ctx::lane_set`] set to it), whose pre
+/// `P` is entailed by `P ∧ e` (`neg`: `P ∧ ¬e`; list `then`/`else`), whose pre `D` the if's
+/// covers, and whose potentials are constants (else the rule's reason `potential(branch,
+/// which, q)`); returns `Qi − Qi'`.
 #[allow(clippy::too_many_arguments)]
-fn lanes_branch(
+fn subset_branch(
     cx: &Ctx,
     n: &Node,
     pre: &Assn,
@@ -523,6 +505,7 @@ fn lanes_branch(
     st: &crate::syntax::Stmt,
     set: Vec<u64>,
     neg: bool,
+    potential: fn(&'static str, &'static str, String) -> crate::Reason,
 ) -> Result<Rat, Rejection> {
     let saved = cx.lane_set.replace(Some(std::rc::Rc::new(set)));
     let checked = cx.check_node(child, Subject::Stmt(st), pre, i);
@@ -536,7 +519,7 @@ fn lanes_branch(
         if q.terms.keys().all(Vec::is_empty) {
             Ok(q.terms.iter().map(|(_, v)| v.clone()).fold(Rat::zero(), |a, b| a + b))
         } else {
-            Err(cx.rej(crate::Reason::IflanesPotential { branch: name, which, q: q.to_string() }))
+            Err(cx.rej(potential(name, which, q.to_string())))
         }
     };
     Ok(constant(&bpre.q, "pre")? - constant(&bpost.q, "post")?)

@@ -212,7 +212,49 @@ fn run_once(
         )),
         r => r,
     };
+    let r = match r {
+        Ok(found) => Ok(counted_run(
+            prog, metric, hw, launch, opts, target, &ctx, found,
+        )),
+        r => r,
+    };
     (r, floors)
+}
+
+/// A run with the innermost loops of launch-constant trip count unrolled (Q:UNROLL;
+/// `derive::Ctx::unrolling_counted`), tried when some global access is charged per sector
+/// (`M^gread` or `M^gwrite` with `μ > 0`) and the first run met such a loop: each copy
+/// knows its counter, so an access indexed by `counter·W + …` may be aligned in some
+/// copies (matrixMulBad: `B[b + wB·k + tx]` is 4 sectors for `k ≡ 0 (mod 8)`, 5 for the
+/// other `k`, 508 sectors a tile where every round charged 5 gives 512). Kept only when its
+/// bound is at most `first`'s at every sampled point and below it at one; otherwise, or
+/// when the run fails, `first`.
+#[allow(clippy::too_many_arguments)]
+fn counted_run(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    target: Option<&Poly>,
+    first_ctx: &derive::Ctx<'_>,
+    first: (Node, Poly),
+) -> (Node, Poly) {
+    use num_traits::Zero;
+    let unsectored = metric.gread.mul.is_zero() && metric.gwrite.mul.is_zero();
+    if unsectored || !first_ctx.has_counted_loops() {
+        return first;
+    }
+    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).unrolling_counted();
+    match derive::run_toward(&mut ctx, target) {
+        Ok((node, bound))
+            if form::at_most_everywhere(&bound, &first.1)
+                && !form::at_most_everywhere(&first.1, &bound) =>
+        {
+            (node, bound)
+        }
+        _ => first,
+    }
 }
 
 /// A run with the triangular loops of constant trip count unrolled and the Q:WHILELAST

@@ -356,6 +356,30 @@ pub fn derivation_at_warp(
     })
 }
 
+/// [`derivation_at_warp`] with the innermost loops of launch-constant trip count unrolled
+/// (Q:UNROLL, `derive::Ctx::unrolling_counted`, as [`analyze`]'s counted run): each copy
+/// knows its counter, so an access indexed by `counter·p + …` has, under `p ≡ r (mod m)`,
+/// the exact residue of that copy (matrixMulBad: `B[b + wB·k + tx]` costs 4 sectors in
+/// the copies `k ≡ 0 (mod 8)` and 5 in the others under `wB ≡ 1 (mod 8)`). Errors: as
+/// [`derivation_under`].
+#[allow(clippy::too_many_arguments)]
+pub fn derivation_at_warp_counted(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    warp: u32,
+    cong: &[(String, i64, i64)],
+) -> Result<Node, AnalysisError> {
+    on_analysis_thread(|| {
+        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
+            .at_warp(warp, cong)
+            .unrolling_counted();
+        derive::run(&mut ctx).map(|(n, _)| n)
+    })
+}
+
 /// The derivation of `prog` (as [`derivation`]) whose assertions also carry wrapped
 /// entries for `x ← a % m` (`derive::Ctx::with_wraps`): the source of a lower-bound
 /// certificate using L:IFWRAP (spec/logic.md §4b). Its bound is the upper derivation's

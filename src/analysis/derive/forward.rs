@@ -454,18 +454,19 @@ impl Ctx<'_> {
             _ => dep_expr(&pre.d, e, &self.udims),
         };
         // a lower derivation's warp-exact product (spec/logic.md §4b), where dep_D knows
-        // no more than "uniform", or where it is finer than dep_D's uniform entry (`wB·k`
-        // with `k` exact in an unrolled copy and `wB ≡ 1 (mod 8)`: `≡ k (mod 8k)`, where
-        // dep_D gives `≡ 0 (mod k)`)
+        // no more than "uniform", or, with counted loops unrolled, where it is finer than
+        // dep_D's uniform entry (`wB·k` with `k` exact in an unrolled copy and `wB ≡ 1
+        // (mod 8)`: `≡ k (mod 8k)`, where dep_D gives `≡ 0 (mod k)`)
         let dep_e = match dep_e {
             d if xty == Ty::Int && d.is_none_or(|d| d == Dep::unknown_uniform()) => {
                 self.warp_exact_product(&pre.d, e).or(d)
             }
-            Some(d) if xty == Ty::Int && d.is_uniform() => match self.warp_exact_product(&pre.d, e)
-            {
-                Some(w) if w != d && w.implies(&d) => Some(w),
-                _ => Some(d),
-            },
+            Some(d) if xty == Ty::Int && self.unroll_counted && d.is_uniform() => {
+                match self.warp_exact_product(&pre.d, e) {
+                    Some(w) if w != d && w.implies(&d) => Some(w),
+                    _ => Some(d),
+                }
+            }
             d => d,
         };
         // Q:VWRITE1 needs only the value uniform (spec/logic.md §4)

@@ -307,8 +307,11 @@ fn corpus_matrix_kernels_equal_hand_derivations() {
         br["executions"], "max(0, wA + 31)",
         "32 per outer iteration"
     );
-    // 1 + 5 + 5 + 5 sectors per inner iteration, 32(wA + 31)/32 inner iterations
-    assert_eq!(metric_bound(bad, "sectors"), "16*max(0, wA + 31)");
+    // 1 + 5 + 5 + 5 sectors per inner iteration, except B's read in the rounds k ≡ 0
+    // (mod 8), where its row `b + wB·k` is a multiple of 8 floats (`b ≡ 0 mod 32`): 4
+    // sectors. 508 per 32 inner iterations (the inner loop unrolled, Q:UNROLL: spec/logic.md
+    // §4 "Producer, counted loops"; tests/matmul_bad_unroll.rs), (wA + 31)/32 outer ones
+    assert_eq!(metric_bound(bad, "sectors"), "127/8*max(0, wA + 31)");
     assert_eq!(metric_bound(bad, "divwarps"), "max(0, wA + 31)");
     // matrixMulTranspose
     assert_finding(finding(tr, 101, 9, "write"), "bank-conflict", 32, 1, 31);

@@ -261,7 +261,49 @@ fn run_once(
         )),
         r => r,
     };
+    let r = match r {
+        Ok(found) => Ok(counted_run(
+            prog, metric, hw, launch, opts, target, &ctx, found,
+        )),
+        r => r,
+    };
     (r, floors)
+}
+
+/// A run with the innermost loops of launch-constant trip count unrolled (Q:UNROLL;
+/// `derive::Ctx::unrolling_counted`), tried when some global access is charged per sector
+/// (`M^gread` or `M^gwrite` with `μ > 0`) and the first run met such a loop: each copy
+/// knows its counter, so an access indexed by `counter·W + …` may be aligned in some
+/// copies (matrixMulBad: `B[b + wB·k + tx]` is 4 sectors for `k ≡ 0 (mod 8)`, 5 for the
+/// other `k`, 508 sectors a tile where every round charged 5 gives 512). Kept only when its
+/// bound is at most `first`'s at every sampled point and below it at one; otherwise, or
+/// when the run fails, `first`.
+#[allow(clippy::too_many_arguments)]
+fn counted_run(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    target: Option<&Poly>,
+    first_ctx: &derive::Ctx<'_>,
+    first: (Node, Poly),
+) -> (Node, Poly) {
+    use num_traits::Zero;
+    let unsectored = metric.gread.mul.is_zero() && metric.gwrite.mul.is_zero();
+    if unsectored || !first_ctx.has_counted_loops() {
+        return first;
+    }
+    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).unrolling_counted();
+    match derive::run_toward(&mut ctx, target) {
+        Ok((node, bound))
+            if form::at_most_everywhere(&bound, &first.1)
+                && !form::at_most_everywhere(&first.1, &bound) =>
+        {
+            (node, bound)
+        }
+        _ => first,
+    }
 }
 
 /// A run with the triangular loops of constant trip count unrolled and the Q:WHILELAST
@@ -359,6 +401,30 @@ pub fn derivation_at_warp(
 ) -> Result<Node, AnalysisError> {
     on_analysis_thread(|| {
         let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).at_warp(warp, cong);
+        derive::run(&mut ctx).map(|(n, _)| n)
+    })
+}
+
+/// [`derivation_at_warp`] with the innermost loops of launch-constant trip count unrolled
+/// (Q:UNROLL, `derive::Ctx::unrolling_counted`, as [`analyze`]'s counted run): each copy
+/// knows its counter, so an access indexed by `counter·p + …` has, under `p ≡ r (mod m)`,
+/// the exact residue of that copy (matrixMulBad: `B[b + wB·k + tx]` costs 4 sectors in
+/// the copies `k ≡ 0 (mod 8)` and 5 in the others under `wB ≡ 1 (mod 8)`). Errors: as
+/// [`derivation_under`].
+#[allow(clippy::too_many_arguments)]
+pub fn derivation_at_warp_counted(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    warp: u32,
+    cong: &[(String, i64, i64)],
+) -> Result<Node, AnalysisError> {
+    on_analysis_thread(|| {
+        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
+            .at_warp(warp, cong)
+            .unrolling_counted();
         derive::run(&mut ctx).map(|(n, _)| n)
     })
 }

@@ -468,7 +468,10 @@ pub(super) fn exact_lower(
     }
     // rows misaligned by a parameter (matrixMul at a 32×32 block): warp-exact products
     // under congruence hypotheses (spec/logic.md §4b "Warp-exact products")
-    if let Some(r) = search.congruent(&warps)? {
+    // (`unrolled`: the upper derivation has Q:UNROLL nodes, e.g. analysis::counted_run's)
+    let mut rules = std::collections::BTreeMap::new();
+    upper_deriv.count_rules(&mut rules);
+    if let Some(r) = search.congruent(&warps, rules.contains_key("Q:UNROLL"))? {
         return Ok(Some(r));
     }
     // where M^div counts: the region where the guards split the warp (L:IFDIV)
@@ -605,8 +608,14 @@ impl LowerSearch<'_> {
     /// ([`crate::analysis::lower::congruence_hypotheses`]), each warp from its own
     /// derivation with warp-exact products ([`crate::analysis::derivation_at_warp`]). Tried
     /// only when a thread dimension other than x has extent above 1 (where the collapse of
-    /// spec/logic.md §2 loses a row's offset).
-    fn congruent(&self, warps: &[u32]) -> Result<Option<crate::report::LowerReport>, String> {
+    /// spec/logic.md §2 loses a row's offset); with `unrolled` (the upper derivation has
+    /// Q:UNROLL nodes) also from derivations with the counted loops unrolled
+    /// ([`crate::analysis::derivation_at_warp_counted`]).
+    fn congruent(
+        &self,
+        warps: &[u32],
+        unrolled: bool,
+    ) -> Result<Option<crate::report::LowerReport>, String> {
         let l = self.l;
         if l.launch.block[1] <= 1 && l.launch.block[2] <= 1 {
             return Ok(None);
@@ -618,6 +627,21 @@ impl LowerSearch<'_> {
         };
         for &w in warps {
             let Ok(d) = crate::analysis::derivation_at_warp(
+                &l.program, self.m, &l.hw, &l.launch, self.opts, w, &cong,
+            ) else {
+                continue;
+            };
+            if let Some(r) = self.for_warps(&d, Some(&h), &[w])? {
+                return Ok(Some(r));
+            }
+        }
+        // an upper bound found with counted loops unrolled (analysis::counted_run): the
+        // lower derivation unrolls them too, each copy's access at its own residue
+        if !unrolled {
+            return Ok(None);
+        }
+        for &w in warps {
+            let Ok(d) = crate::analysis::derivation_at_warp_counted(
                 &l.program, self.m, &l.hw, &l.launch, self.opts, w, &cong,
             ) else {
                 continue;

@@ -4,7 +4,7 @@
 //! their access bounds `N*`.
 
 use crate::analysis::access::{n_star, range_bound, AccessKind};
-use crate::analysis::derive::candidates::loop_key;
+use crate::analysis::derive::candidates::{self, loop_key};
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN, UNROLL_LIMIT};
 use crate::analysis::derive::{AssignAn, If1An, If4An, WarpAn};
 use crate::analysis::entail::{entails, entails_all, join_p, thread_projection};
@@ -454,10 +454,18 @@ impl Ctx<'_> {
             _ => dep_expr(&pre.d, e, &self.udims),
         };
         // a lower derivation's warp-exact product (spec/logic.md §4b), where dep_D knows
-        // no more than "uniform"
+        // no more than "uniform", or, with counted loops unrolled, where it is finer than
+        // dep_D's uniform entry (`wB·k` with `k` exact in an unrolled copy and `wB ≡ 1
+        // (mod 8)`: `≡ k (mod 8k)`, where dep_D gives `≡ 0 (mod k)`)
         let dep_e = match dep_e {
             d if xty == Ty::Int && d.is_none_or(|d| d == Dep::unknown_uniform()) => {
                 self.warp_exact_product(&pre.d, e).or(d)
+            }
+            Some(d) if xty == Ty::Int && self.unroll_counted && d.is_uniform() => {
+                match self.warp_exact_product(&pre.d, e) {
+                    Some(w) if w != d && w.implies(&d) => Some(w),
+                    _ => Some(d),
+                }
             }
             d => d,
         };
@@ -894,7 +902,16 @@ impl Ctx<'_> {
         }
         // a triangular outer loop with a constant trip count (derive/nest.rs, unroll mode)
         let tri = self.nests.unroll_triangular(loop_key(body));
-        let unrolled = if !has_atom || proportional || tri {
+        // an innermost counted loop whose first test `pre` decides (a launch-constant trip
+        // count; unrolled in a Ctx::unrolling_counted run)
+        let counted = has_atom && !proportional && !candidates::has_loop(body) && {
+            let (ce, _, can_t, _) = cond(&*self, e);
+            can_t && !ce.is_empty() && entails_all(&pre.p, &ce).is_some()
+        };
+        if counted {
+            self.counted_loops += 1;
+        }
+        let unrolled = if !has_atom || proportional || tri || (counted && self.unroll_counted) {
             self.unroll(e, body, *loc, pre, 0)?
         } else {
             None

@@ -395,6 +395,12 @@ pub struct Ctx<'a> {
     /// Whether Q:WHILELAST loops are charged by Q:WHILELASTWINDOW where it applies
     /// ([`Ctx::windowed`]).
     window: bool,
+    /// Whether innermost loops with a ranking atom whose every test `P` decides (a launch
+    /// constant trip count) are unrolled by Q:UNROLL ([`Ctx::unrolling_counted`]).
+    unroll_counted: bool,
+    /// How many innermost loops with a ranking atom had a first test `P` decides (the
+    /// candidates of [`Ctx::unrolling_counted`]).
+    counted_loops: usize,
     /// Candidate floor atoms `⌊L/c⌋⁺` (canonical) of each loop's invariant template, keyed
     /// and scoped like `atoms`.
     floors: BTreeMap<usize, Vec<Atom>>,
@@ -582,6 +588,8 @@ impl<'a> Ctx<'a> {
             floor: opts.floor,
             align: opts.align,
             window: false,
+            unroll_counted: false,
+            counted_loops: 0,
             floors: BTreeMap::new(),
             guard_loops: Vec::new(),
             guards: true,
@@ -763,6 +771,23 @@ impl<'a> Ctx<'a> {
     pub fn windowed(mut self) -> Self {
         self.window = true;
         self
+    }
+
+    /// The context whose innermost loops with a ranking atom and a launch-constant trip
+    /// count (every test decided by `P`, at most [`UNROLL_LIMIT`] rounds) are unrolled by
+    /// Q:UNROLL (spec/logic.md §4): each copy knows its counter's value, so an access
+    /// indexed by `counter·W` gets the congruence of that value (matrixMulBad's
+    /// `B[b + wB·k + tx]` is 32-byte aligned in the copies `k ≡ 0 (mod 8)`: 4 sectors
+    /// there, 5 elsewhere). A fresh context.
+    pub fn unrolling_counted(mut self) -> Self {
+        self.unroll_counted = true;
+        self
+    }
+
+    /// Whether the forward pass met an innermost loop with a ranking atom whose first test
+    /// its pre decides (a candidate of [`Ctx::unrolling_counted`]).
+    pub fn has_counted_loops(&self) -> bool {
+        self.counted_loops > 0
     }
 
     /// Whether the forward pass of an [`Ctx::unrolling`] context unrolled some triangular

@@ -88,6 +88,12 @@ pub struct BenchArgs {
     /// lane-steps and interleaving thread-steps per CPU second on vector_add).
     #[arg(long, conflicts_with_all = ["scaling", "precision"])]
     interp: bool,
+    /// With the benchmark table (issue 14 item 5): for every `exact` row, export both
+    /// certificates (`export-coq`) and check each with `coqc` against `coq-export/theories`
+    /// (compiled first by `coq-export/build.sh`); the relation column then reads `exact,
+    /// coqc upper ok / lower ok`, or names the export refusal or the file coqc rejected.
+    #[arg(long, conflicts_with_all = ["scaling", "precision", "interp"])]
+    coq: bool,
     /// Only these benchmark kernels (names as in the table's first column, e.g.
     /// `vectorAdd,reduce1`; comma-separated); an unknown name is an error.
     #[arg(long, value_delimiter = ',')]
@@ -774,7 +780,7 @@ pub fn run(args: &BenchArgs) -> i32 {
                                             capped.iter().map(|c| c.0.as_str()).collect();
                                         format!("min({}, {})", shown.text, ks.join(", "))
                                     };
-                                    (b, text, v.bound.clone(), a.derivation)
+                                    (b, text, v.bound.clone(), a.derivation, a.certificate)
                                 })
                                 .map_err(|r| crate::report::check::rejected_no_bound(r, None)),
                         );
@@ -786,16 +792,36 @@ pub fn run(args: &BenchArgs) -> i32 {
                 }
             }
             match last {
-                Some(Ok((bound, shown, upper, deriv))) => {
+                Some(Ok((bound, shown, upper, deriv, cert))) => {
                     // the relation as `analyze` decides it (a lower-bound certificate the
-                    // kernel accepts with the same bound), outside the timed runs
-                    let lower =
-                        super::analyze::exact_lower(&loaded, &metric, &opts, &deriv, &upper, None);
-                    let relation = match lower {
+                    // kernel accepts with the same bound), outside the timed runs; with
+                    // `--coq` the lower certificate is written to a scratch file
+                    let scratch = args.coq.then(|| {
+                        std::env::temp_dir()
+                            .join(format!("warpcert-bench-coq-{}", std::process::id()))
+                            .join(format!("{stem}.{m}.cert"))
+                    });
+                    if let Some(d) = scratch.as_ref().and_then(|p| p.parent()) {
+                        let _ = std::fs::create_dir_all(d);
+                    }
+                    let sp = scratch.as_ref().map(|p| p.display().to_string());
+                    let lower = super::analyze::exact_lower(
+                        &loaded,
+                        &metric,
+                        &opts,
+                        &deriv,
+                        &upper,
+                        sp.as_deref(),
+                    );
+                    let mut relation = match &lower {
                         Ok(lr) => super::analyze::relation_of(lr.as_ref()).to_string(),
-                        Err(e) => format!("upper (lower-bound search: {})", report::short(&e)),
+                        Err(e) => format!("upper (lower-bound search: {})", report::short(e)),
                     };
                     count.exact += usize::from(relation == "exact");
+                    if let (Some(p), Ok(Some(lr))) = (&scratch, &lower) {
+                        let lp = lr.path.clone().map(PathBuf::from);
+                        relation = format!("exact, {}", coq_pair(p, &cert, lp.as_deref()));
+                    }
                     bounds.push(Some(bound.clone()));
                     capped_bounds.push(last_capped.clone());
                     let timed = (median(times), median(checks));
@@ -873,11 +899,76 @@ pub fn run(args: &BenchArgs) -> i32 {
         }
     }
     out.finish_counted(&count);
+    if args.coq {
+        let _ = std::fs::remove_dir_all(
+            std::env::temp_dir().join(format!("warpcert-bench-coq-{}", std::process::id())),
+        );
+    }
     if all_ok {
         0
     } else {
         EXIT_FAILED
     }
+}
+
+/// `coqc` of both certificates of an exact row (`bench --coq`): the upper certificate
+/// `cert` and the lower one at `lower` (written by `exact_lower`), each exported with
+/// [`crate::export::coq::export`] beside `scratch` and checked with `coqc -Q theories
+/// WarpCert` from `coq-export/` of the source tree. Returns `coqc upper ok / lower ok`, or
+/// for each side the export's refusal (`export: …`) or `coqc rejected` with its first line.
+fn coq_pair(scratch: &std::path::Path, cert: &str, lower: Option<&std::path::Path>) -> String {
+    let coq_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("coq-export");
+    let one = |text: Result<String, String>, side: &str| -> String {
+        let text = match text {
+            Ok(t) => t,
+            Err(e) => return format!("{side} unreadable: {e}"),
+        };
+        let v = match crate::export::coq::export(&text) {
+            Ok(v) => v,
+            Err(e) => return format!("{side} export: {e}"),
+        };
+        let stem = scratch
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("row")
+            .replace(['-', '.'], "_");
+        let file = scratch.with_file_name(format!("{stem}_{side}.v"));
+        if let Err(e) = std::fs::write(&file, v) {
+            return format!("{side}: {e}");
+        }
+        let out = std::process::Command::new("coqc")
+            .current_dir(&coq_dir)
+            .args(["-Q", "theories", "WarpCert"])
+            .arg(&file)
+            .output();
+        let _ = std::fs::remove_file(&file);
+        let _ = std::fs::remove_file(file.with_extension("vo"));
+        let _ = std::fs::remove_file(file.with_extension("glob"));
+        let _ = std::fs::remove_file(file.with_extension("vok"));
+        let _ = std::fs::remove_file(file.with_extension("vos"));
+        match out {
+            Ok(o) if o.status.success() => format!("{side} ok"),
+            Ok(o) => {
+                let err = String::from_utf8_lossy(&o.stderr);
+                let first = err.lines().find(|l| l.contains("Error")).unwrap_or("");
+                format!("{side} coqc rejected ({})", report::short(first))
+            }
+            Err(e) => format!("{side}: coqc could not run ({e})"),
+        }
+    };
+    let u = one(Ok(cert.to_string()), "upper");
+    let l = match lower {
+        Some(p) => one(
+            std::fs::read_to_string(p).map_err(|e| e.to_string()),
+            "lower",
+        ),
+        None => "lower not written".to_string(),
+    };
+    let _ = std::fs::remove_file(scratch);
+    if let Some(p) = lower {
+        let _ = std::fs::remove_file(p);
+    }
+    format!("coqc {u} / {l}")
 }
 
 #[cfg(test)]

@@ -11,11 +11,11 @@
 //! kernel with role lower and **the same bound as the upper certificate** (the kernel's
 //! verdicts are the expected values: the kernel is the checker). Both certificates are then
 //! exported to Coq and every export must be accepted by `coqc` with a closed theorem.
-//! The one refusal allowed is a lower certificate using L:IFSPLIT (addSub0 `sectors` and
-//! `steps`), which LowerCheck.v does not cover yet: its export must fail naming that rule,
-//! so the check turns into a `coqc` check as soon as the exporter covers it.
+//! The one refusal allowed is a lower certificate using L:IFLANES (reduce1 `conflicts`),
+//! which LowerCheck.v does not cover yet: its export must fail naming that rule, so the
+//! check turns into a `coqc` check as soon as the exporter covers it.
 //!
-//! Cost (2 workers): the 42 analyses of the debug binary (about a CPU minute) and 82 `coqc`
+//! Cost (2 workers): the 44 analyses of the debug binary (about a CPU minute) and 88 `coqc`
 //! runs of 1.7–3.9 CPU seconds each (sampled), about 2–3 minutes on two idle cores. Skips when `../shared/corpus` is absent, the Coq part when `coqc` is.
 
 mod common;
@@ -38,7 +38,8 @@ type ExactKernel = (
 );
 
 /// The rows of `warpcert bench --no-sim --runs 1` whose relation is `exact` (42 of 72 at
-/// e44cd60): (table name, file — under `../shared/corpus` unless it starts with `tests/` —,
+/// e44cd60; 44 since reduce1 `conflicts` (L:IFLANES, tests/lower_iflanes.rs) and
+/// matrixMulBad `sectors` (counted loops unrolled, tests/matmul_bad_unroll.rs)): (table name, file — under `../shared/corpus` unless it starts with `tests/` —,
 /// `--block`, `--kernel`, metrics).
 const EXACT: &[ExactKernel] = &[
     ("addSub0", "racuda/addSub0.cu", "1024", None, ALL),
@@ -70,7 +71,7 @@ const EXACT: &[ExactKernel] = &[
         "racuda/matrixMulBad.cu",
         "32,32",
         None,
-        &["conflicts"],
+        &["sectors", "conflicts"],
     ),
     (
         "matrixMulTranspose",
@@ -86,7 +87,13 @@ const EXACT: &[ExactKernel] = &[
         None,
         &["sectors", "conflicts"],
     ),
-    ("reduce1", "racuda/reduce1.cu", "256", None, &["sectors"]),
+    (
+        "reduce1",
+        "racuda/reduce1.cu",
+        "256",
+        None,
+        &["sectors", "conflicts"],
+    ),
     (
         "reduce2",
         "racuda/reduce2.cu",
@@ -140,11 +147,12 @@ const EXACT: &[ExactKernel] = &[
 
 /// The lower rules the Coq lower checker does not cover yet: an export refused naming one
 /// of them is reported, not failed.
-const NOT_IN_LOWERCHECK: &[&str] = &["L:IFSPLIT"];
+const NOT_IN_LOWERCHECK: &[&str] = &["L:IFLANES"];
 
-/// The rows whose lower certificate uses one of [`NOT_IN_LOWERCHECK`] at e44cd60 (L:IFSPLIT
-/// made them exact, `tests/lower_ifsplit.rs`); any other refusal fails the test.
-const IFSPLIT_ROWS: &[&str] = &["addSub0.sectors", "addSub0.steps"];
+/// The rows whose lower certificate uses one of [`NOT_IN_LOWERCHECK`] (L:IFLANES made
+/// reduce1 `conflicts` exact, `tests/lower_iflanes.rs`); any other refusal fails the test.
+/// (addSub0 `sectors` and `steps`, L:IFSPLIT, are checked by `coqc` since lowersplit19.)
+const REFUSED_ROWS: &[&str] = &["reduce1.conflicts"];
 
 /// One exact row after the analysis: name, upper and lower certificate texts, or a problem.
 type Row = Result<(String, String, String), String>;
@@ -216,7 +224,7 @@ fn exact_rows_have_both_certificates_accepted_by_the_kernel_and_coqc() {
         .flat_map(|(s, _, _, _, ms)| ms.iter().map(move |m| format!("{s}.{m}.lower.cert")))
         .collect();
     expected.sort();
-    assert_eq!(expected.len(), 42);
+    assert_eq!(expected.len(), 44);
     let mut committed: Vec<String> = std::fs::read_dir(root().join("certificates"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -276,7 +284,7 @@ fn exact_rows_have_both_certificates_accepted_by_the_kernel_and_coqc() {
                 Err(ExportError::UnsupportedRule(rule))
                     if role == "lower"
                         && NOT_IN_LOWERCHECK.contains(&rule.as_str())
-                        && IFSPLIT_ROWS.contains(&name.as_str()) =>
+                        && REFUSED_ROWS.contains(&name.as_str()) =>
                 {
                     refused.push(format!("{name} lower: {rule}"));
                 }

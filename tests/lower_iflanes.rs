@@ -5,8 +5,9 @@
 //! lanes (SC:IFT when every lane passes, SC:IFD when the warp splits). reduce1's
 //! `conflicts` answer becomes `exact` (both certificates accepted by the kernel). The kernel
 //! rejects a count above a branch's lanes, a missing child, a missing witness list and a
-//! test that is not exact on the lanes, each pinned by its message; `export-coq` refuses
-//! the rule by name (no LowerCheck.v case yet).
+//! test that is not exact on the lanes, each pinned by its message. In Coq (LowerCheck.v
+//! `DIfLanes`, iflanescoq19), `coqc` accepts both certificates and refutes mutants of the
+//! L:IFLANES part.
 //!
 //! Hand derivation (block 256, warp 0 = `tid = threadIdx.x = 0 … 31`, `int` = 4 bytes,
 //! 32 banks of 4 bytes: word `w` is in bank `w mod 32`; `conflicts` charges `n − 1` per
@@ -189,19 +190,93 @@ fn reduce1_iflanes_mutants_rejected() {
     );
 }
 
-/// L:IFLANES has no LowerCheck.v case yet (spec/logic.md §4b; Split.v proves the rule's
-/// soundness lemmas only): `export-coq` refuses the accepted lower certificate by the
-/// rule's name.
+/// L:IFLANES in Coq (LowerCheck.v `DIfLanes`, iflanescoq19; spec/logic.md §4b "Lane
+/// subsets"): `export-coq` writes reduce1's `conflicts` certificates, upper and lower, and
+/// `coqc` accepts both (theorem closed under the global context). Mutants of the L:IFLANES
+/// part of the lower export are refuted by the reflective check (`lcheck` computes
+/// `false`); the reason of each, derived by hand, is in its comment. Skips (saying so)
+/// without the corpus or `coqc`.
 #[test]
-fn export_refuses_iflanes_by_name() {
+fn coqc_accepts_iflanes_exports_and_refutes_mutants() {
+    use common::answer::{exact_answer, loaded};
+    use common::coq::{accepted_and_mutants_refuted, coqc_available, mutate_after};
+    use warpcert::analysis::AnalysisOptions;
     let Some((prog, launch)) = reduce1() else {
         return;
     };
-    let lower = exact_both("reduce1-export", &prog, launch, MetricName::Conflicts, "87");
-    match warpcert::export::coq::export(&lower) {
-        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
-            assert_eq!(r, "L:IFLANES")
-        }
-        other => panic!("export of the lower certificate: {other:?}"),
+    let m = MetricName::Conflicts;
+    let l = loaded(prog, launch, m);
+    let (rel, per_warp, upper, lower) =
+        exact_answer(&l, m, &AnalysisOptions::default(), "reduce1-coq");
+    assert_eq!((rel.as_str(), per_warp.as_str()), ("exact", "87"));
+    let export = |role: &str, text: &str| {
+        warpcert::export::coq::export(text).unwrap_or_else(|e| panic!("reduce1 {role}: {e:?}"))
+    };
+    let (up, low) = (export("upper", &upper), export("lower", &lower));
+    // the 7 rounds s = 1 … 64 (round 128 is L:IFD)
+    assert_eq!(low.matches("(DIfLanes ").count(), 7, "{low}");
+    // Mutants (warp 0, lanes tid = 0 … 31; round s: the then lanes are tid < 128/s).
+    let round8 = nth_at(&low, "(DIfLanes ", 3);
+    let mutants: Vec<(&str, String)> = vec![
+        // a raised branch claim: round s = 8's first read `sdata[index]` claims 9 words in
+        // the fullest bank; `lcheck` checks the then branch over its lanes tid = 0 … 15,
+        // whose words 16·tid (+ base) fill two banks with 8 each, so `nw_ok` (8 < 9) is
+        // false (over the whole warp it would count 16 and accept: the subset matters)
+        ("iflanes_then_claim_9", {
+            let tail = mutate_after(&low[round8..], "(DVwrite2 ", " 8%Z ", " 9%Z ");
+            format!("{}{tail}", &low[..round8])
+        }),
+        // the comparison flipped, `index >= 256`: in round s = 1 (index = 2·tid ≤ 62) no lane
+        // of the warp passes, so `lcheck` reads the else side, whose child is the printed
+        // placeholder `DSkip` with the if's pre (10+ constraints) and whose witness list is
+        // empty; `entails _ (_ :: _) [] = false`
+        ("iflanes_test_ge", {
+            let from = "(SIf (EBin OLt (OVar 5) (OConst (VInt 256%Z)))";
+            assert_eq!(low.matches(from).count(), 1, "{low}");
+            low.replacen(from, "(SIf (EBin OGe (OVar 5) (OConst (VInt 256%Z)))", 1)
+        }),
+        // round s = 8's then witnesses (`P ∧ e ⇒ P1`, its second list) dropped: the then
+        // pre has constraints and `entails` needs one witness per constraint
+        ("iflanes_then_witnesses_dropped", {
+            let tail = drop_list(&low[round8..], 1);
+            format!("{}{tail}", &low[..round8])
+        }),
+    ];
+    if !coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the L:IFLANES exports are not checked");
+        return;
     }
+    let accepted = [
+        ("reduce1_conflicts_upper", up.as_str()),
+        ("reduce1_conflicts_lower", low.as_str()),
+    ];
+    let muts: Vec<(&str, &str)> = mutants.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    accepted_and_mutants_refuted("lower-iflanes", &accepted, &muts);
+}
+
+/// `text` (starting at a constructor) with its `n`th (0-based) top-level bracketed list
+/// replaced by `[]`.
+fn drop_list(text: &str, n: usize) -> String {
+    let (mut depth, mut seen, mut start) = (0i32, 0usize, None);
+    for (k, ch) in text.char_indices() {
+        match ch {
+            '[' => {
+                if depth == 0 && seen == n {
+                    start = Some(k);
+                }
+                depth += 1;
+            }
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    if let Some(b) = start {
+                        return format!("{}[]{}", &text[..b], &text[k + 1..]);
+                    }
+                    seen += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("no list #{n}")
 }

@@ -94,7 +94,11 @@ Inductive dtree :=
   (* issue 14 (lowersplit19): L:IFSPLIT, a lower rule only (LowerCheck.v; [check] rejects
      it): the test's claim [ne], the witnesses of [P ⇒ P'] ([wjt]), [P ∧ e ⇒ P1] ([wth])
      and [P ∧ ¬e ⇒ P2] ([wel]); the branches over the two lane subsets *)
-  | DIfSplit (A B : assn) (ne : accw) (wjt wth wel : list fwit) (dt df : dtree).
+  | DIfSplit (A B : assn) (ne : accw) (wjt wth wel : list fwit) (dt df : dtree)
+  (* issue 14 (iflanescoq19): L:IFLANES, a lower rule only (LowerCheck.v; [check] rejects
+     it): DIfSplit's fields; a side with no lanes has no child in the certificate and is
+     printed as [DSkip] (not checked) *)
+  | DIfLanes (A B : assn) (ne : accw) (wjt wth wel : list fwit) (dt df : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -120,6 +124,7 @@ Definition dpre (d : dtree) : assn :=
   | DWriteGuard A _ _ _ _ _ _ | DVwriteGuard A _ _ _ _ _ => A
   | DWhileLastWindow A _ _ _ _ _ _ _ => A
   | DIfSplit A _ _ _ _ _ _ _ => A
+  | DIfLanes A _ _ _ _ _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -145,6 +150,7 @@ Definition dpost (d : dtree) : assn :=
   | DWriteGuard _ B _ _ _ _ _ | DVwriteGuard _ B _ _ _ _ => B
   | DWhileLastWindow _ B _ _ _ _ _ _ => B
   | DIfSplit _ B _ _ _ _ _ _ => B
+  | DIfLanes _ B _ _ _ _ _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=

@@ -245,6 +245,23 @@ Definition split_lane (k : trip) (r m : Z) (b : bool) (tt : trip) : bool :=
 (** A constant potential (no term; the exporter prints constants as [mkPot c []]). *)
 Definition pconst (Q1 : pot) : bool := match pterms Q1 with [] => true | _ => false end.
 
+(** L:IFLANES (spec/logic.md §4b "Lane subsets", iflanescoq19): the test is a comparison
+    [a op b] ([cmpZ] defined for [op]) whose operands have exact linear entries [(k, r, 0)]
+    ([idep_opd]: an integer constant, a [threadIdx.d], or a local with [(dep x k r 0)]),
+    as the kernel's [lanes_set]. *)
+Definition lanes_test (D : list dent) (e : expr) : option (binop * trip * Z * trip * Z) :=
+  match e with
+  | EBin op a b =>
+      match cmpZ op 0 0, idep_opd G D a, idep_opd G D b with
+      | Some _, Some (ka, ra, Z0), Some (kb, rb, Z0) => Some (op, ka, ra, kb, rb)
+      | _, _, _ => None
+      end
+  | _ => None
+  end.
+(** A lane takes the then branch iff the comparison of its two values [k·tid + r] holds. *)
+Definition lanes_lane (op : binop) (ka : trip) (ra : Z) (kb : trip) (rb : Z) (tt : trip) : bool :=
+  match cmpZ op (kvalz ka tt + ra) (kvalz kb tt + rb) with Some b => b | None => false end.
+
 End Lanes.
 
 (** [lcheck lt hc s d]: [d] derives [⊢ᴸ {dpre d} s {dpost d}] over the lanes [lt]. *)
@@ -455,6 +472,35 @@ Fixpoint lcheck (lt : list trip) (hc : list cstr) (s : stmt) (d : dtree) : bool 
           lcheck lt1 hc s1 dt && lcheck lt2 hc s2 df
       | _, _ => false
       end
+  | DIfLanes A B ne wjt wth wel dt df, SIf e s1 s2 =>
+      (* L:IFLANES (iflanescoq19): the exact values of the test's operands split [lt] into
+         the lanes [lt1] where the comparison holds and the others [lt2]; each non-empty
+         side's branch is checked over its lanes as L:IFSPLIT's (an empty side's child is
+         not read: SC:IFT / SC:IFF); [M^div] only when both sides are non-empty *)
+      match lecost lt (aD A) e ne, lanes_test (aD A) e with
+      | Some C, Some (op, ka, ra, kb, rb) =>
+          let W := writes (SIf e s1 s2) in
+          let lt1 := filter (lanes_lane op ka ra kb rb) lt in
+          let lt2 := filter (fun tt => negb (lanes_lane op ka ra kb rb tt)) lt in
+          let n1 := nonempty lt1 in let n2 := nonempty lt2 in
+          let T1 := dpre dt in let T1' := dpost dt in
+          let F1 := dpre df in let F1' := dpost df in
+          (n1 || n2) &&
+          (negb n1 || (entails (andc G (aP A) (aD A) e false) (aP T1) wth &&
+             dcovers (aD A) (aD T1) && pconst (aQ T1) && pconst (aQ T1') &&
+             lcheck lt1 hc s1 dt)) &&
+          (negb n2 || (entails (andc G (aP A) (aD A) e true) (aP F1) wel &&
+             dcovers (aD A) (aD F1) && pconst (aQ F1) && pconst (aQ F1') &&
+             lcheck lt2 hc s2 df)) &&
+          entails (aP A) (aP B) wjt &&
+          forallb (fun c => forallb (fun x => negb (mentions (VL x) (cform c))) W) (aP B) &&
+          forallb (fun x => negb (pmentions (VL x) (aQ B))) W &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) W &&
+          pot_ge (padd (aQ B) (m_if M + C + (if n1 && n2 then m_div M else 0)
+                               + (if n1 then pcst (aQ T1) - pcst (aQ T1') else 0)
+                               + (if n2 then pcst (aQ F1) - pcst (aQ F1') else 0))) (aQ A)
+      | _, _ => false
+      end
   | _, _ => false
   end.
 
@@ -493,7 +539,8 @@ Definition lsound (d : dtree) : Prop :=
     [lcheck_sound]). *)
 Definition kids (d : dtree) : Prop :=
   match d with
-  | DSeq _ _ d1 d2 | DIf1 _ _ _ d1 d2 | DIfSplit _ _ _ _ _ _ d1 d2 => lsound d1 /\ lsound d2
+  | DSeq _ _ d1 d2 | DIf1 _ _ _ d1 d2 | DIfSplit _ _ _ _ _ _ d1 d2
+  | DIfLanes _ _ _ _ _ _ d1 d2 => lsound d1 /\ lsound d2
   | DIf2 _ _ _ _ d1 | DIf3 _ _ _ _ d1 | DWhile1 _ _ _ d1 | DUnroll _ _ d1
   | DWeak _ _ _ _ _ _ _ d1 => lsound d1
   | _ => True
@@ -1100,6 +1147,51 @@ Proof.
     ?(proj2 (Z.eqb_neq z 0) Ez) in HB; cbn in HB; injection HB as <-; auto.
 Qed.
 
+(** L:IFLANES: the exact entries decide the comparison lane by lane: on a lane of [T] the
+    test is true iff [lanes_lane] says the lane takes the then branch. *)
+Lemma vbool_tf : forall b, is_true_v (VBool b) = b /\ is_false_v (VBool b) = negb b.
+Proof. intros []; split; reflexivity. Qed.
+
+Lemma lanes_lanes : forall A e op ka ra kb rb st R C,
+  lanes_test G (aD A) e = Some (op, ka, ra, kb, rb) -> LP A st -> eeval G F ps st e T R C ->
+  forall t, In t T -> is_true_v (R t) = lanes_lane op ka ra kb rb (lane_t G t) /\
+                      is_false_v (R t) = negb (lanes_lane op ka ra kb rb (lane_t G t)).
+Proof.
+  intros A e op ka ra kb rb st R C Hs [Hwt [HP HD]] He.
+  destruct e as [|op' a b| |]; cbn [lanes_test] in Hs; try discriminate.
+  destruct (cmpZ op' 0 0) eqn:Ec; try discriminate.
+  destruct (idep_opd G (aD A) a) as [[[ka' ra'] ga]|] eqn:Ea; try discriminate.
+  destruct ga; try discriminate.
+  destruct (idep_opd G (aD A) b) as [[[kb' rb'] gb]|] eqn:Eb; try discriminate.
+  destruct gb; try discriminate.
+  injection Hs as <- <- <- <- <-.
+  destruct (idep_opd_sound G ps st T (aD A) a ka' ra' 0 Hp Hwt HD Ea) as [ca [Hca Va]].
+  destruct (idep_opd_sound G ps st T (aD A) b kb' rb' 0 Hp Hwt HD Eb) as [cb [Hcb Vb]].
+  apply Z.divide_0_l in Hca. apply Z.divide_0_l in Hcb.
+  intros t Ht. inversion He; subst.
+  match goal with Hb : forall t, In t T -> bop_eval _ _ _ _ = Some (R t) |- _ =>
+    specialize (Hb t Ht); rename Hb into HB end.
+  rewrite (Va t Ht), (Vb t Ht) in HB.
+  replace ca with ra' in HB by lia. replace cb with rb' in HB by lia.
+  unfold lanes_lane. rewrite !kvalz_lane.
+  destruct op'; cbn in Ec; try discriminate; cbn [bop_eval cmpZ option_map] in HB |- *;
+    injection HB as HB; rewrite <- HB; apply vbool_tf.
+Qed.
+
+Lemma orb_negb_l : forall b c, (negb b || c)%bool = true -> b = true -> c = true.
+Proof. intros [] c H E; [exact H | discriminate]. Qed.
+
+Lemma filter_true_id : forall (p : nat -> bool) (l : list nat),
+  (forall t, In t l -> p t = true) -> filter p l = l.
+Proof.
+  intros p l; induction l as [|a l IH]; intros H; simpl; [reflexivity|].
+  rewrite (H a) by (left; reflexivity). f_equal. apply IH. intros t Ht. apply H. right; exact Ht.
+Qed.
+
+Lemma nonempty_map_nil : forall (l : list nat) (g : nat -> trip), nonempty (map g l) = false ->
+  l = [].
+Proof. intros [|t l] g H; [reflexivity | discriminate]. Qed.
+
 Lemma lcheck_sound : forall d, kids d -> forall s,
   lcheck G (wtids G) (map (lane_t G) T) hc s d = true ->
   Lower.lvalid G F ps T (LP (dpre d)) (LI (dpre d)) s (LP (dpost d)) (LI (dpost d)).
@@ -1112,6 +1204,7 @@ Proof.
   intros d Hk; destruct d; cbn [kids] in Hk;
     [lazymatch goal with
      | |- context [DIfSplit] => idtac
+     | |- context [DIfLanes] => idtac
      | _ => lazymatch type of Hk with
             | lsound ?a /\ lsound ?b =>
                 pose proof (Here a (proj1 Hk)) as IHd1; pose proof (Here b (proj2 Hk)) as IHd2;
@@ -1400,6 +1493,142 @@ Proof.
       * intros dd Hdd. eapply (esat_frame G); [intros t Ht; apply Hfr, Ht|].
         eapply dcovers_sound; [exact Hd2| |exact Hdd].
         eapply dsat_sub; [exact HT2 | exact HD].
+  - (* DIfLanes: L:IFLANES; both sides non-empty by [Split.L_IFSPLIT_R] (as DIfSplit),
+       only the then side by [Split.L_IFLANES_ALL_R], only the else side by
+       [Split.L_IFLANES_NONE_R] *)
+    destruct (lecost G _ (aD A) e ne) as [C|] eqn:Ec; try discriminate.
+    destruct (lanes_test G (aD A) e) as [[[[[op ka] ra] kb] rb]|] eqn:Es; try discriminate.
+    cbv zeta in H.
+    destruct Hk as [K1 K2].
+    set (f := lanes_lane op ka ra kb rb) in *.
+    rewrite (filter_map_lane f T) in *.
+    rewrite (filter_map_lane (fun tt => negb (f tt)) T) in *.
+    cbv beta in *.
+    set (T1 := filter (fun t => f (lane_t G t)) T) in *.
+    set (T2 := filter (fun t => negb (f (lane_t G t))) T) in *.
+    assert (HT1 : incl T1 T) by (intros t Ht; apply filter_In in Ht; tauto).
+    assert (HT2 : incl T2 T) by (intros t Ht; apply filter_In in Ht; tauto).
+    split_b.
+    match goal with Hc : (nonempty _ || nonempty _)%bool = true |- _ => rename Hc into Hor end.
+    match goal with Hc : (negb (nonempty (map _ T1)) || _)%bool = true |- _ => rename Hc into HB1 end.
+    match goal with Hc : (negb (nonempty (map _ T2)) || _)%bool = true |- _ => rename Hc into HB2 end.
+    match goal with Hc : pot_ge _ (aQ A) = true |- _ => rename Hc into Hge end.
+    match type of Hor with (?n1 || ?n2)%bool = true =>
+      destruct n1 eqn:Hn1; destruct n2 eqn:Hn2 end;
+      rewrite ?Hn1, ?Hn2 in Hge, Hor; cbn [andb orb] in Hge, Hor.
+    4: discriminate.
+    + (* both sides: SC:IFD *)
+      pose proof (orb_negb_l _ _ HB1 ltac:(first [exact Hn1 | reflexivity])) as HB1'. pose proof (orb_negb_l _ _ HB2 ltac:(first [exact Hn2 | reflexivity])) as HB2'.
+      clear HB1 HB2. split_b.
+      match goal with Hc : lcheck _ _ (map _ T1) _ s1 d1 = true |- _ => rename Hc into Hc1 end.
+      match goal with Hc : lcheck _ _ (map _ T2) _ s2 d2 = true |- _ => rename Hc into Hc2 end.
+      match goal with Hc : entails _ (aP (dpre d1)) wth = true |- _ => rename Hc into Hw1 end.
+      match goal with Hc : entails _ (aP (dpre d2)) wel = true |- _ => rename Hc into Hw2 end.
+      match goal with Hc : dcovers (aD A) (aD (dpre d1)) = true |- _ => rename Hc into Hd1 end.
+      match goal with Hc : dcovers (aD A) (aD (dpre d2)) = true |- _ => rename Hc into Hd2 end.
+      assert (Hdis : forall t, In t T2 -> ~ In t T1).
+      { intros t Hi2 Hi1. apply filter_In in Hi1 as [_ E1]. apply filter_In in Hi2 as [_ E2].
+        rewrite E1 in E2. discriminate. }
+      destruct (nonempty_map_in _ _ Hn1) as [t1 Ht1].
+      destruct (nonempty_map_in _ _ Hn2) as [t2 Ht2].
+      assert (V1 := K1 T1 t1 (conj Ht1 (conj (NoDup_filter _ HTnd)
+                     (fun t Ht => HTw t (HT1 t Ht)))) s1 Hc1).
+      assert (V2 := K2 T2 t2 (conj Ht2 (conj (NoDup_filter _ HTnd)
+                     (fun t Ht => HTw t (HT2 t Ht)))) s2 Hc2).
+      apply lvalid_const in V1; [|assumption..]. apply lvalid_const in V2; [|assumption..].
+      eapply lvalid_pre;
+        [eapply (Split.L_IFSPLIT_R G F ps T T1 T2 (LP A) (LP B) (LPg T1 (dpre d1))
+                   (LPg T1 (dpost d1)) (LPg T2 (dpre d2)) (LPg T2 (dpost d2)) (LI B) e s1 s2 C);
+           [intros E; rewrite E in Ht1; exact Ht1 | intros E; rewrite E in Ht2; exact Ht2
+           | eapply lecost_sound; eauto
+           | | exact V1 | exact V2 | eapply ifd_frame; eauto]
+        | pre_side Hge].
+      intros st R C1 HA He.
+      pose proof (lanes_lanes A e op ka ra kb rb st R C1 Es HA He) as Hl.
+      destruct HA as [Hw [HP HD]].
+      split; [unfold T1; apply filter_ext_in; intros t Ht; apply Hl, Ht|].
+      split; [unfold T2; apply filter_ext_in; intros t Ht; apply Hl, Ht|].
+      split.
+      * split; [exact Hw|]. split.
+        -- intros t Ht. assert (HtT := HT1 t Ht).
+           unfold T1 in Ht. apply filter_In in Ht as [_ Hft].
+           eapply entails_sound; [|exact Hw1].
+           apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He HtT (HP t HtT)).
+           rewrite (proj1 (Hl t HtT)). exact Hft.
+        -- eapply dcovers_sound; [exact Hd1|]. eapply dsat_sub; [exact HT1 | exact HD].
+      * intros st1 C2 Hs1.
+        assert (Hfr : forall x t, In t T2 -> sl st1 x t = sl st x t)
+          by (intros x t Ht; eapply (frame_threads G); [exact Hs1 | apply Hdis, Ht]).
+        split; [eapply run_wt; eauto|]. split.
+        -- intros t Ht. assert (HtT := HT2 t Ht).
+           assert (Hs : sat (rho G ps st t) (aP (dpre d2))).
+           { eapply entails_sound; [|exact Hw2].
+             apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He HtT (HP t HtT)).
+             rewrite (proj2 (Hl t HtT)). unfold T2 in Ht. apply filter_In in Ht as [_ Hft].
+             exact Hft. }
+           intros c Hc. apply (holds_frame (rho G ps st t)); [|exact (Hs c Hc)].
+           intros a [x|p|dd] _; cbn [rho]; auto. rewrite (Hfr x t Ht). reflexivity.
+        -- intros dd Hdd. eapply (esat_frame G); [intros t Ht; apply Hfr, Ht|].
+           eapply dcovers_sound; [exact Hd2| |exact Hdd].
+           eapply dsat_sub; [exact HT2 | exact HD].
+    + (* only the then side: SC:IFT over all of [T] *)
+      pose proof (orb_negb_l _ _ HB1 ltac:(first [exact Hn1 | reflexivity])) as HB1'. clear HB1 HB2. split_b.
+      match goal with Hc : lcheck _ _ (map _ T1) _ s1 d1 = true |- _ => rename Hc into Hc1 end.
+      match goal with Hc : entails _ (aP (dpre d1)) wth = true |- _ => rename Hc into Hw1 end.
+      match goal with Hc : dcovers (aD A) (aD (dpre d1)) = true |- _ => rename Hc into Hd1 end.
+      assert (E2 : T2 = []) by (eapply nonempty_map_nil; exact Hn2).
+      assert (Hall : forall t, In t T -> f (lane_t G t) = true).
+      { intros t Ht. destruct (f (lane_t G t)) eqn:Ef; [reflexivity|].
+        assert (Hin : In t T2) by (unfold T2; apply filter_In; rewrite Ef; auto).
+        rewrite E2 in Hin. contradiction. }
+      assert (E1 : T1 = T) by (unfold T1; apply filter_true_id; exact Hall).
+      rewrite E1 in Hc1.
+      assert (V1 := K1 T t0 (conj Ht0 (conj HTnd HTw)) s1 Hc1).
+      apply lvalid_const in V1; [|assumption..].
+      eapply lvalid_pre;
+        [eapply (Split.L_IFLANES_ALL_R G F ps T (LP A) (LP B) (LPg T (dpre d1))
+                   (LPg T (dpost d1)) (LI B) e s1 s2 C);
+           [exact T_ne | eapply lecost_sound; eauto | | exact V1 | eapply ifd_frame; eauto]
+        | pre_side Hge].
+      intros st R C1 HA He.
+      pose proof (lanes_lanes A e op ka ra kb rb st R C1 Es HA He) as Hl.
+      destruct HA as [Hw [HP HD]].
+      split; [intros t Ht; rewrite (proj1 (Hl t Ht)); apply Hall, Ht|].
+      split; [exact Hw|]. split.
+      * intros t Ht.
+        eapply entails_sound; [|exact Hw1].
+        apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)).
+        rewrite (proj1 (Hl t Ht)). apply Hall, Ht.
+      * eapply dcovers_sound; [exact Hd1| exact HD].
+    + (* only the else side: SC:IFF over all of [T] *)
+      pose proof (orb_negb_l _ _ HB2 ltac:(first [exact Hn2 | reflexivity])) as HB2'. clear HB1 HB2. split_b.
+      match goal with Hc : lcheck _ _ (map _ T2) _ s2 d2 = true |- _ => rename Hc into Hc2 end.
+      match goal with Hc : entails _ (aP (dpre d2)) wel = true |- _ => rename Hc into Hw2 end.
+      match goal with Hc : dcovers (aD A) (aD (dpre d2)) = true |- _ => rename Hc into Hd2 end.
+      assert (E1 : T1 = []) by (eapply nonempty_map_nil; exact Hn1).
+      assert (Hnone : forall t, In t T -> negb (f (lane_t G t)) = true).
+      { intros t Ht. destruct (f (lane_t G t)) eqn:Ef; [|reflexivity].
+        assert (Hin : In t T1) by (unfold T1; apply filter_In; rewrite Ef; auto).
+        rewrite E1 in Hin. contradiction. }
+      assert (E2 : T2 = T) by (unfold T2; apply filter_true_id; exact Hnone).
+      rewrite E2 in Hc2.
+      assert (V2 := K2 T t0 (conj Ht0 (conj HTnd HTw)) s2 Hc2).
+      apply lvalid_const in V2; [|assumption..].
+      eapply lvalid_pre;
+        [eapply (Split.L_IFLANES_NONE_R G F ps T (LP A) (LP B) (LPg T (dpre d2))
+                   (LPg T (dpost d2)) (LI B) e s1 s2 C);
+           [exact T_ne | eapply lecost_sound; eauto | | exact V2 | eapply ifd_frame; eauto]
+        | pre_side Hge].
+      intros st R C1 HA He.
+      pose proof (lanes_lanes A e op ka ra kb rb st R C1 Es HA He) as Hl.
+      destruct HA as [Hw [HP HD]].
+      split; [intros t Ht; rewrite (proj2 (Hl t Ht)); apply Hnone, Ht|].
+      split; [exact Hw|]. split.
+      * intros t Ht.
+        eapply entails_sound; [|exact Hw2].
+        apply (andc_correct G F ps st e T R C1 (aD A) (aP A) t Hp Hw HD He Ht (HP t Ht)).
+        rewrite (proj2 (Hl t Ht)). apply Hnone, Ht.
+      * eapply dcovers_sound; [exact Hd2| exact HD].
 Qed.
 
 End Lanes.

@@ -199,3 +199,61 @@ Proof.
   - exfalso. match goal with Hn : filter (fun t => is_true_v _) _ <> [] |- _ => apply Hn end.
     apply filter_nil_of_all. intros t Ht. apply false_not_true, Hall, Ht.
 Qed.
+
+(** [L_IFLANES_ALL] and [L_IFLANES_NONE] with the branch's pre stated for the test's
+    evaluation at hand (the form [LowerCheck.lcheck_sound] uses, its [DIfLanes] case,
+    iflanescoq19): the pre [P ∧ e] ([P ∧ ¬e]) holds on the lanes where the evaluated test
+    is true (false). *)
+Lemma L_IFLANES_ALL_R : forall G F ps (T : list nat) (P P' P1 P1' : assn) (I' : pot)
+    e s1 s2 (c a1 b1 : Q),
+  T <> [] ->
+  elow G F ps T P e c ->
+  (forall st R C, P st -> eeval G F ps st e T R C ->
+     (forall t, In t T -> is_true_v (R t) = true) /\ P1 st) ->
+  lvalid G F ps T P1 (fun _ => a1) s1 P1' (fun _ => b1) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid G F ps T P (fun st => I' st + m_if (c_metric G) + c + (a1 - b1)) (SIf e s1 s2) P' I'.
+Proof.
+  intros G F ps T P P' P1 P1' I' e s1 s2 c a1 b1 HT Hc Hd H1 Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; [exact HP'|].
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); destruct (Hd _ _ _ HP He) as [Hall Hp1] end.
+  - match goal with Hb : seval _ _ _ st s1 T _ _ |- _ =>
+      destruct (H1 _ _ _ Hp1 Hb) as [_ K1] end.
+    lra.
+  - exfalso. match goal with Hf0 : forall t, In t T -> is_false_v _ = true |- _ =>
+      pose proof (Hf0 t0 Hin) as F0 end.
+    rewrite (true_not_false _ (Hall t0 Hin)) in F0. discriminate.
+  - exfalso. match goal with Hn : filter (fun t => is_false_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply true_not_false, Hall, Ht.
+Qed.
+
+Lemma L_IFLANES_NONE_R : forall G F ps (T : list nat) (P P' P2 P2' : assn) (I' : pot)
+    e s1 s2 (c a2 b2 : Q),
+  T <> [] ->
+  elow G F ps T P e c ->
+  (forall st R C, P st -> eeval G F ps st e T R C ->
+     (forall t, In t T -> is_false_v (R t) = true) /\ P2 st) ->
+  lvalid G F ps T P2 (fun _ => a2) s2 P2' (fun _ => b2) ->
+  (forall st st' C, P st -> seval G F ps st (SIf e s1 s2) T st' C -> P' st' /\ I' st == I' st') ->
+  lvalid G F ps T P (fun st => I' st + m_if (c_metric G) + c + (a2 - b2)) (SIf e s1 s2) P' I'.
+Proof.
+  intros G F ps T P P' P2 P2' I' e s1 s2 c a2 b2 HT Hc Hd H2 Hf st st' C HP Hs.
+  destruct (Hf _ _ _ HP Hs) as [HP' HI]. split; [exact HP'|].
+  assert (Hin : exists t0, In t0 T) by (destruct T as [|t0 T0]; [congruence | exists t0; left; auto]).
+  destruct Hin as [t0 Hin].
+  inversion Hs; subst;
+    match goal with He : eeval _ _ _ st e _ ?R ?C1 |- _ =>
+      assert (c <= C1) by (eapply Hc; eauto); destruct (Hd _ _ _ HP He) as [Hall Hp2] end.
+  - exfalso. match goal with Ht0 : forall t, In t T -> is_true_v _ = true |- _ =>
+      pose proof (Ht0 t0 Hin) as T0 end.
+    rewrite (false_not_true _ (Hall t0 Hin)) in T0. discriminate.
+  - match goal with Hb : seval _ _ _ st s2 T _ _ |- _ =>
+      destruct (H2 _ _ _ Hp2 Hb) as [_ K2] end.
+    lra.
+  - exfalso. match goal with Hn : filter (fun t => is_true_v _) _ <> [] |- _ => apply Hn end.
+    apply filter_nil_of_all. intros t Ht. apply false_not_true, Hall, Ht.
+Qed.

@@ -16,7 +16,8 @@
 //! L:IFDIV with an empty `else-cond` list: LowerCheck.v charges `sminc` of the then
 //! branch), `L:IFWRAP` (its own constructor `DIfWrap` with `P ⇒ P'`), `L:IFSPLIT` (its own
 //! constructor `DIfSplit`: `P ⇒ P'`, `P ∧ e ⇒ P1`, `P ∧ ¬e ⇒ P2` and both branches, which
-//! `lcheck` checks over their lane subsets), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
+//! `lcheck` checks over their lane subsets), `L:IFLANES` (its own constructor `DIfLanes`,
+//! L:IFSPLIT's fields, an empty side's child printed `DSkip`), `L:WHILE`, `L:UNROLL`, `L:WEAK` (equality rewrites), `L:GARRAY`, `L:SARRAY` and the exact expression
 //! rules, with every access claim `N ≤ N_W` (`MemReads` and `Conflicts`: Coq recomputes the
 //! kernel's enumeration over the admissible base addresses, `LowerCheck.nw_ok`).
 
@@ -57,6 +58,9 @@ pub(crate) fn as_upper_rule(rule: &str) -> Result<&'static str, ExportError> {
         "L:GWRITESTRIDE" => "L:GWRITESTRIDE",
         // printed by its own case (`DIfSplit`, LowerCheck.v: each branch over its lanes)
         "L:IFSPLIT" => "L:IFSPLIT",
+        // printed by its own case (`DIfLanes`, LowerCheck.v: each non-empty side over its
+        // lanes, computed from the test's exact entries)
+        "L:IFLANES" => "L:IFLANES",
         r => return Err(ExportError::UnsupportedRule(r.to_string())),
     })
 }

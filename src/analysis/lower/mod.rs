@@ -89,8 +89,8 @@ pub fn lower_certificate_under(
 /// comparison of exact values is decided lane by lane, and the branches' bounds over their
 /// lanes beat `minc`. A separate entry: `analyze` asks for it only where the certificate
 /// without it does not reach the upper bound (the certificates that did are unchanged;
-/// LowerCheck.v checks L:IFSPLIT since lowersplit19, but L:IFLANES has no LowerCheck.v
-/// case: `export-coq` refuses it by name).
+/// LowerCheck.v checks L:IFSPLIT since lowersplit19 and L:IFLANES (`DIfLanes`) since
+/// iflanescoq19).
 pub fn lower_certificate_split(
     prog: &Program,
     metric: &Metric,

@@ -247,6 +247,43 @@ impl Exporter<'_> {
                 let df = self.node(f, s2, ind + 2)?;
                 format!("DIfSplit {a} {b} {acc} {w} {wth} {wel}\n{pad}  ({dt})\n{pad}  ({df})")
             }
+            // L:IFLANES (LowerCheck.v `DIfLanes`, spec/logic.md §4b "Lane subsets"): L:IFSPLIT's
+            // fields; the kernel's children are `e` then one judgment per non-empty side
+            // (then first). With one branch child, it is the else branch when the node has
+            // an `(entail else …)` list and no `(entail then …)` list (SC:IFF), else the then
+            // branch (SC:IFT); the missing side is printed `DSkip` with an empty witness list
+            // (`lcheck` reads neither: Coq recomputes the sides from the test's exact entries)
+            ("L:IFLANES", Stmt::If(e, s1, s2)) => {
+                let acc = self.expr_acc(child(0)?, e, pre);
+                let w = Self::witnesses(n, "post", &at.post_scales, &Self::scales(&pre.p, 0))?;
+                let (t, f) = match n.children.len() {
+                    3 => (Some(child(1)?), Some(child(2)?)),
+                    2 if n.entails.contains_key("else") && !n.entails.contains_key("then") => {
+                        (None, Some(child(1)?))
+                    }
+                    2 => (Some(child(1)?), None),
+                    k => {
+                        return Err(ExportError::Unsupported(format!(
+                            "L:IFLANES with {k} children"
+                        )))
+                    }
+                };
+                let mut side = |c: Option<&Node>, neg: bool, st: &Stmt| match c {
+                    None => Ok(("[]".to_string(), format!("DSkip {a}"))),
+                    Some(c) => {
+                        let cpre = c.pre.as_ref().ok_or_else(|| {
+                            ExportError::Unsupported("L:IFLANES child without pre".into())
+                        })?;
+                        let ss = Self::scales(&pre.p, self.cond_len(e, neg) + 1);
+                        let name = if neg { "else" } else { "then" };
+                        let ws = Self::witnesses(n, name, &Self::scales(&cpre.p, 0), &ss)?;
+                        Ok((ws, self.node(c, st, ind + 2)?))
+                    }
+                };
+                let (wth, dt) = side(t, false, s1)?;
+                let (wel, df) = side(f, true, s2)?;
+                format!("DIfLanes {a} {b} {acc} {w} {wth} {wel}\n{pad}  ({dt})\n{pad}  ({df})")
+            }
             // L:IFALIGN (LowerCheck.v): L:IFDIV's fields in Q:IFALIGN's constructor, then
             // the node's class `(class S M)` as `S M` (LowerCheck.v builds the charge
             // `[M ∤ S − X]`, as Check.v does); join-else empty, the (unused) children `DSkip`

@@ -11,9 +11,8 @@
 //! kernel with role lower and **the same bound as the upper certificate** (the kernel's
 //! verdicts are the expected values: the kernel is the checker). Both certificates are then
 //! exported to Coq and every export must be accepted by `coqc` with a closed theorem.
-//! The one refusal allowed is a lower certificate using L:IFLANES (reduce1 `conflicts`),
-//! which LowerCheck.v does not cover yet: its export must fail naming that rule, so the
-//! check turns into a `coqc` check as soon as the exporter covers it.
+//! No export may be refused: every lower rule the rows use (L:IFSPLIT for addSub0, L:IFLANES
+//! for reduce1 `conflicts` included) has a LowerCheck.v case.
 //!
 //! Cost (2 workers): the 44 analyses of the debug binary (about a CPU minute) and 88 `coqc`
 //! runs of 1.7–3.9 CPU seconds each (sampled), about 2–3 minutes on two idle cores. Skips when `../shared/corpus` is absent, the Coq part when `coqc` is.
@@ -24,7 +23,7 @@ use common::coq::{assert_accepted, build_theories, coqc_all, coqc_available};
 use common::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use warpcert::export::coq::{export, ExportError};
+use warpcert::export::coq::export;
 
 const ALL: &[&str] = &["sectors", "conflicts", "divwarps", "steps"];
 
@@ -145,15 +144,6 @@ const EXACT: &[ExactKernel] = &[
     ),
 ];
 
-/// The lower rules the Coq lower checker does not cover yet: an export refused naming one
-/// of them is reported, not failed.
-const NOT_IN_LOWERCHECK: &[&str] = &["L:IFLANES"];
-
-/// The rows whose lower certificate uses one of [`NOT_IN_LOWERCHECK`] (L:IFLANES made
-/// reduce1 `conflicts` exact, `tests/lower_iflanes.rs`); any other refusal fails the test.
-/// (addSub0 `sectors` and `steps`, L:IFSPLIT, are checked by `coqc` since lowersplit19.)
-const REFUSED_ROWS: &[&str] = &["reduce1.conflicts"];
-
 /// One exact row after the analysis: name, upper and lower certificate texts, or a problem.
 type Row = Result<(String, String, String), String>;
 
@@ -270,7 +260,6 @@ fn exact_rows_have_both_certificates_accepted_by_the_kernel_and_coqc() {
     }
     build_theories().unwrap_or_else(|e| panic!("{e}"));
     let mut files: Vec<PathBuf> = Vec::new();
-    let mut refused = Vec::new();
     for (_, r) in &done {
         let (name, upper, lower) = r.as_ref().unwrap();
         let coq_name = name.replace(['-', '.'], "_");
@@ -281,18 +270,10 @@ fn exact_rows_have_both_certificates_accepted_by_the_kernel_and_coqc() {
                     std::fs::write(&f, v).unwrap();
                     files.push(f);
                 }
-                Err(ExportError::UnsupportedRule(rule))
-                    if role == "lower"
-                        && NOT_IN_LOWERCHECK.contains(&rule.as_str())
-                        && REFUSED_ROWS.contains(&name.as_str()) =>
-                {
-                    refused.push(format!("{name} lower: {rule}"));
-                }
                 Err(e) => panic!("{name} {role}: export refused: {e}"),
             }
         }
     }
-    eprintln!("{test}: lower exports refused (rule not in LowerCheck.v): {refused:?}");
     let t = std::time::Instant::now();
     let runs = coqc_all(&files, 2);
     let cpu: f64 = runs.iter().map(|r| r.secs).sum();

@@ -295,7 +295,19 @@ fn counted_run(
         return first;
     }
     let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).unrolling_counted();
-    match derive::run_toward(&mut ctx, target) {
+    tighter_or_first(&mut ctx, target, first)
+}
+
+/// The run of `ctx` (toward `target`) when its bound is at most `first`'s at every sampled
+/// point and below it at one (`form::at_most_everywhere` both ways); otherwise, or when the
+/// run fails, `first`. The acceptance test of the extra runs [`counted_run`] and
+/// [`windowed_run`].
+fn tighter_or_first(
+    ctx: &mut derive::Ctx<'_>,
+    target: Option<&Poly>,
+    first: (Node, Poly),
+) -> (Node, Poly) {
+    match derive::run_toward(ctx, target) {
         Ok((node, bound))
             if form::at_most_everywhere(&bound, &first.1)
                 && !form::at_most_everywhere(&first.1, &bound) =>
@@ -337,15 +349,7 @@ fn windowed_run(
     let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
         .unrolling()
         .windowed();
-    match derive::run_toward(&mut ctx, target) {
-        Ok((node, bound))
-            if form::at_most_everywhere(&bound, &first.1)
-                && !form::at_most_everywhere(&first.1, &bound) =>
-        {
-            (node, bound)
-        }
-        _ => first,
-    }
+    tighter_or_first(&mut ctx, target, first)
 }
 
 /// The derivation of [`analyze`] with the parameter hypotheses `hyps` (linear facts over

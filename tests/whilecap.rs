@@ -765,7 +765,11 @@ fn cap_exit2_sound_file(bx: u32, k_charge: &str, claim: &str, k_test: &str, kons
 fn per_round_rule_soundness_in_coq_takes_the_kernels_charge() {
     let a = analysis(RET4, MetricName::Divwarps);
     let c = a.chain()[2];
-    assert!(c.certificate.contains("(Q:WHILEEXITCAP2 "), "{}", c.certificate);
+    assert!(
+        c.certificate.contains("(Q:WHILEEXITCAP2 "),
+        "{}",
+        c.certificate
+    );
     let v = warpcert_kernel::check(&c.certificate).unwrap_or_else(|e| panic!("C rejected: {e}"));
     assert_eq!(v.bound, "33 + max(0, n)", "the kernel's bound of C");
     let konst = v.bound.split(" + ").next().unwrap().to_string();

@@ -114,8 +114,10 @@ fn coq_constructors_are_the_logic_rules() {
     // Q:WHILELASTWINDOW (spec/logic.md §4, issue 15) and its window atom are formalized
     // since wincoq19 (`Q_WHILELASTWINDOW`, `Lin.KWin`; tests/whilelastwindow.rs).
     // Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15, mandel19: the loop test paid per round,
-    // the exit nodes by the lane count) is not formalized; `export-coq` refuses it by name
-    // (tests/whilecap.rs).
+    // the exit nodes by the lane count): its validity is proved at the level of meanings
+    // (coq-export/theories/CapSound2.v, capsound2_20: `cap_exit2_valid_FC`); like the two
+    // other cap rules it has no constructor, Check.v node or export, and `export-coq`
+    // refuses it by name (tests/whilecap.rs).
     const NOT_IN_COQ: [&str; 3] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP", "Q:WHILEEXITCAP2"];
     for r in NOT_IN_COQ {
         assert!(

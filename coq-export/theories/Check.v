@@ -311,6 +311,17 @@ Definition vw1p_ok (P : list cstr) (D : list dent) (Qn : pot) (P' : list cstr)
   | _, _ => false
   end.
 
+(** The divisors of symbolic floor atoms named by rewrites ([RSShift], [RSZero], [RSMono])
+    are [gridDim] parameters (spec/certificate.md "Integer rewrites"; [Logic.sdiv_wf]
+    checks the rest): every variable of [D] is a parameter listed in [c_griddim]. *)
+Definition sdiv_gd (Dv : lin) : bool :=
+  forallb (fun av => match snd av with VP p => existsb (Nat.eqb p) (c_griddim G) | _ => false end)
+    (lterms Dv).
+Definition rws_gd (rs : list rw) : bool :=
+  forallb (fun r => match r with
+                    | RSShift _ Dv _ _ | RSZero _ Dv _ | RSMono _ _ Dv _ => sdiv_gd Dv
+                    | _ => true end) rs.
+
 (** [check fe u s d]: [d] derives [s] as an ordinary judgment ([fe = None]) or as a
     filtered judgment for the loop condition [e] ([fe = Some e]; [u]: no Q:IFEXIT4 in
     filtered position, as Q:WHILEEXIT1 requires). *)
@@ -535,7 +546,7 @@ Fixpoint check (fe : option expr) (u : bool) (s : stmt) (d : dtree) : bool :=
       Qle_bool 0 k && entails (aP A) (aP N) wpre &&
       pot_ge_under (aP A) rpre (aQ A) (padd (aQ N) k) && dcovers (aD A) (aD N) &&
       entails (aP N') (aP B) wpost && pot_ge_under (aP N') rpost (padd (aQ N') k) (aQ B) &&
-      dcovers (aD N') (aD B) && check fe u s d
+      dcovers (aD N') (aD B) && rws_gd (rpre ++ rpost) && check fe u s d
   | DIfExit1 A B ne wx wjt wje dt df, SIf c s1 s2 =>
       match fe, ecost (aP A) (aD A) c ne with
       | Some f, Some C =>

@@ -115,7 +115,7 @@ Lemma irw_sound : forall r P rw0, sat r P -> rw_ok P rw0 = true ->
   end.
 Proof.
   intros r P rw0 HP H. unfold afl.
-  destruct rw0 as [| | | |q A d cg|q A cg|q A1 A2 cg| |]; auto; simpl in H.
+  destruct rw0 as [| | | |q A d cg|q A cg|q A1 A2 cg| | | | |]; auto; simpl in H.
   - destruct (aarg (VL q) A) as [a1 f1] eqn:Ea.
     repeat rewrite andb_true_iff in H. destruct H as [[Hd Hf] Hc]. apply Z.leb_le in Hd.
     destruct (fenv_ok r q P [A] (leval r (alin A) / Zpos (adiv A)) 0 Hf HP) as [HP' [HA [H0 _]]].
@@ -173,4 +173,99 @@ Lemma atom_imono : forall r A1 A2, afl r A2 <= afl r A1 -> (atom r (aflr A2) <= 
 Proof.
   intros r A1 A2 H. unfold afl, atom, aflr in *; cbn [alin adiv akd akval].
   rewrite <- Zle_Qle. apply imono_sound; auto.
+Qed.
+
+(** ** Symbolic floor atoms (spec/certificate.md "Integer rewrites", [Lin.KFloorS])
+
+    [⌊L/D⌋⁺] with a divisor form [D] of [gridDim] parameters: the rewrites [RSShift],
+    [RSZero], [RSMono] of Logic.v have no defining facts; their witness proves its target
+    from [P] alone ([srw_sound]).  [ishift] needs [D ≥ 1], read off the launch facts in [P]
+    ([sdiv_pos_sound]); [izero] and [imono] hold for every value of [D] (the atom is [0]
+    when [D < 1]). *)
+Lemma sdiv_pos_sound : forall r P Dv, sat r P -> sdiv_wf Dv = true -> sdiv_pos P Dv = true ->
+  1 <= leval r Dv.
+Proof.
+  intros r P [c l] HP Hw Hp. unfold sdiv_wf, sdiv_pos in *; cbn [lcst lterms] in *.
+  apply andb_true_iff in Hw as [[Hc Hn]%andb_true_iff Hl]. apply Z.leb_le in Hc.
+  destruct l as [|av0 l0]; [discriminate|]. clear Hn.
+  assert (Ht : forall l, forallb (fun av => (0 <? fst av)%Z && match snd av with VP _ => true | _ => false end) l = true ->
+            forallb (fun av => match snd av with
+                     | VP p => existsb (fun c => match c with
+                                                 | CLe L => lin_eqb (lnorm L) (gd_fact p)
+                                                 | _ => false end) P
+                     | _ => false end) l = true ->
+            forall a v, In (a, v) l -> 1 <= a /\ 1 <= r v).
+  { intros l H1 H2 a v Hin. rewrite forallb_forall in H1, H2.
+    specialize (H1 _ Hin). specialize (H2 _ Hin). cbn [fst snd] in *.
+    apply andb_true_iff in H1 as [Ha Hv]. apply Z.ltb_lt in Ha. split; [lia|].
+    destruct v as [|p|]; try discriminate. apply existsb_exists in H2 as [c0 [Hc0 Hm]].
+    destruct c0 as [L|L|L m rs]; try discriminate. unfold lin_eqb in Hm.
+    destruct (lin_eq_dec (lnorm L) (gd_fact p)) as [E|]; [|discriminate].
+    specialize (HP _ Hc0). cbn [holds] in HP. rewrite <- lnorm_eval, E in HP.
+    unfold gd_fact, leval, tsum in HP; cbn [fold_right lcst lterms fst snd] in HP. lia. }
+  specialize (Ht _ Hl Hp).
+  assert (Hs : forall l', (forall a v, In (a, v) l' -> 1 <= a /\ 1 <= r v) -> 0 <= tsum r l').
+  { intros l'; induction l' as [|[a v] l' IH]; intros H; simpl; [lia|].
+    destruct (H a v (or_introl eq_refl)). assert (0 <= tsum r l') by (apply IH; intros; apply H; right; auto).
+    nia. }
+  destruct av0 as [a v]. unfold leval; cbn [lcst lterms tsum fold_right fst snd].
+  destruct (Ht a v (or_introl eq_refl)).
+  assert (0 <= tsum r l0) by (apply Hs; intros; apply Ht; right; auto).
+  fold (tsum r l0). nia.
+Qed.
+
+(** What an accepted symbolic rewrite proves about the atom's form and divisor. *)
+Lemma srw_sound : forall r P rw0, sat r P -> rw_ok P rw0 = true ->
+  match rw0 with
+  | RSShift L Dv k _ => 0 <= k /\ 1 <= leval r Dv /\ k * leval r Dv <= leval r L
+  | RSZero L Dv _ => leval r L - leval r Dv + 1 <= 0
+  | RSMono L1 L2 Dv _ => leval r L2 <= leval r L1
+  | _ => True
+  end.
+Proof.
+  intros r P rw0 HP H.
+  assert (HP0 : sat r (P ++ [])) by (rewrite app_nil_r; exact HP).
+  destruct rw0 as [| | | | | | | | |L Dv k cg|L Dv cg|L1 L2 Dv cg]; auto; simpl in H.
+  - repeat rewrite andb_true_iff in H. destruct H as [[[Hk Hw] Hp] Hc]. apply Z.leb_le in Hk.
+    pose proof (cg_ok_sound r P [] cg _ HP0 Hc) as Ht.
+    unfold lsub in Ht. rewrite ladd_eval, !lscale_eval in Ht.
+    split; [exact Hk|]. split; [exact (sdiv_pos_sound r P Dv HP Hw Hp)|lia].
+  - apply andb_true_iff in H as [_ Hc].
+    pose proof (cg_ok_sound r P [] cg _ HP0 Hc) as Ht.
+    unfold lplus, lsub in Ht. rewrite !ladd_eval, lscale_eval in Ht.
+    unfold leval at 3 in Ht; cbn [lcst lterms tsum fold_right] in Ht. lia.
+  - apply andb_true_iff in H as [_ Hc].
+    pose proof (cg_ok_sound r P [] cg _ HP0 Hc) as Ht.
+    unfold lsub in Ht. rewrite ladd_eval, lscale_eval in Ht. lia.
+Qed.
+
+(** The atoms' values: [⌊L/D⌋⁺ = k + ⌊(L − k·D)/D⌋⁺] ([ishift]), [⌊L/D⌋⁺ = 0] ([izero]),
+    [⌊L2/D⌋⁺ ≤ ⌊L1/D⌋⁺] ([imono]). *)
+Lemma atom_sshift : forall r L Dv k, 0 <= k -> 1 <= leval r Dv -> k * leval r Dv <= leval r L ->
+  (atom r (satm L Dv) == inject_Z k + atom r (satm (lsub L (lscale k Dv)) Dv))%Q.
+Proof.
+  intros r L Dv k H0 H1 H2. unfold atom, satm; cbn [alin adiv akd akval].
+  rewrite !Z.div_1_r. unfold lsub. rewrite ladd_eval, !lscale_eval.
+  destruct (Z.leb_spec 1 (leval r Dv)) as [_|]; [|lia].
+  set (x := leval r L). set (y := leval r Dv) in *.
+  replace (x + -1 * (k * y)) with (x + (- k) * y) by ring.
+  rewrite Z.div_add by lia.
+  assert (k <= x / y) by (apply Z.div_le_lower_bound; lia).
+  replace (Z.max 0 (x / y)) with (k + Z.max 0 (x / y + - k)) by lia.
+  rewrite inject_Z_plus. reflexivity.
+Qed.
+
+Lemma atom_szero : forall r L Dv, leval r L - leval r Dv + 1 <= 0 -> (atom r (satm L Dv) == 0)%Q.
+Proof.
+  intros r L Dv H. unfold atom, satm; cbn [alin adiv akd akval]. rewrite Z.div_1_r.
+  destruct (Z.leb_spec 1 (leval r Dv)); [|reflexivity].
+  assert (leval r L / leval r Dv < 1) by (apply Z.div_lt_upper_bound; lia).
+  rewrite Z.max_l by lia. reflexivity.
+Qed.
+
+Lemma atom_smono : forall r L1 L2 Dv, leval r L2 <= leval r L1 ->
+  (atom r (satm L2 Dv) <= atom r (satm L1 Dv))%Q.
+Proof.
+  intros r L1 L2 Dv H. unfold atom, satm; cbn [alin adiv akd]. rewrite <- Zle_Qle.
+  apply akval_mono. apply Z.div_le_mono; lia.
 Qed.

@@ -317,28 +317,35 @@ Local Open Scope Q_scope.
     [KWin M m w] carries its own integral form [M], modulus [m] and width [w]; its value
     [[M mod m < w]] is [1] when the least non-negative residue of [M] modulo [m] is below
     [w], else [0], whatever [q] (the atom's own [alin] is the zero form). *)
+(** Floor atoms with a symbolic launch divisor (spec/logic.md §1, [(floors LIN DLIN)]): the
+    kind [KFloorS D] carries the divisor form [D] (well-formed: [gridDim] parameters with
+    positive integer coefficients and a constant [≥ 0], so [D ≥ 1] under the launch facts);
+    its value is [max(0, ⌊q/D⌋)] when [D ≥ 1] and [0] otherwise ([q = ⌊L/d⌋], exported with
+    [d = 1]), so [⌊gL/gD⌋ = ⌊L/D⌋] holds for every state. *)
 Inductive akind := KFl | KLog | KLogQ (M : lin) | KRes (M : lin) (m : positive)
-  | KWin (M : lin) (m : positive) (w : Z).
+  | KWin (M : lin) (m : positive) (w : Z) | KFloorS (D : lin).
 Record atm := mkAtmK { alin : lin; adiv : positive; akd : akind }.
 Notation mkAtm L d := (mkAtmK L d KFl).
 Definition am (L : lin) : atm := mkAtm L 1.
 Definition kmap (f : lin -> lin) (k : akind) : akind :=
   match k with KLogQ M => KLogQ (f M) | KRes M m => KRes (f M) m
-            | KWin M m w => KWin (f M) m w | _ => k end.
+            | KWin M m w => KWin (f M) m w | KFloorS D => KFloorS (f D) | _ => k end.
 Definition amap (f : lin -> lin) (A : atm) : atm := mkAtmK (f (alin A)) (adiv A) (kmap f (akd A)).
 Definition anorm (A : atm) : atm := amap lnorm A.
 (** The forms of an atom ([L], and [M] of a quotient log atom) and their terms. *)
 Definition aforms (A : atm) : list lin :=
-  alin A :: match akd A with KLogQ M => [M] | KRes M _ => [M] | KWin M _ _ => [M] | _ => [] end.
+  alin A :: match akd A with KLogQ M => [M] | KRes M _ => [M] | KWin M _ _ => [M]
+                             | KFloorS D => [D] | _ => [] end.
 Definition avars (A : atm) : list (Z * var) := flat_map lterms (aforms A).
 
 Lemma akind_eq_dec : forall a b : akind, {a = b} + {a <> b}.
 Proof.
-  intros [| |M|M m|M m w] [| |M'|M' m'|M' m' w']; try (left; reflexivity); try (right; discriminate).
+  intros [| |M|M m|M m w|M] [| |M'|M' m'|M' m' w'|M']; try (left; reflexivity); try (right; discriminate).
   - destruct (lin_eq_dec M M'); [left; subst; reflexivity|right; intros H; inversion H; auto].
   - destruct (lin_eq_dec M M'), (Pos.eq_dec m m'); subst; auto; right; intros H; inversion H; auto.
   - destruct (lin_eq_dec M M'), (Pos.eq_dec m m'), (Z.eq_dec w w'); subst; auto;
       right; intros H; inversion H; auto.
+  - destruct (lin_eq_dec M M'); [left; subst; reflexivity|right; intros H; inversion H; auto].
 Defined.
 
 Lemma atm_eq_dec : forall a b : atm, {a = b} + {a <> b}.
@@ -357,22 +364,26 @@ Definition akval (rho : var -> Z) (k : akind) (q : Z) : Z :=
   | KLogQ M => Z.log2 (q / Z.max 1 (leval rho M))
   | KRes M m => if Z.eqb (Z.modulo (leval rho M) (Zpos m)) 0 then 0 else 1
   | KWin M m w => if Z.ltb (Z.modulo (leval rho M) (Zpos m)) w then 1 else 0
+  | KFloorS D => if Z.leb 1 (leval rho D) then Z.max 0 (q / leval rho D) else 0
   end.
 Definition atom (rho : var -> Z) (A : atm) : Q :=
   inject_Z (akval rho (akd A) (leval rho (alin A) / Zpos (adiv A))).
 
 Lemma akval_nonneg : forall rho k q, (0 <= akval rho k q)%Z.
 Proof.
-  intros rho [| |M|M m|M m w] q; simpl; [lia|apply Z.log2_nonneg|apply Z.log2_nonneg| |].
+  intros rho [| |M|M m|M m w|D] q; simpl; [lia|apply Z.log2_nonneg|apply Z.log2_nonneg| | |].
   - destruct (Z.eqb _ 0); lia.
   - destruct (Z.ltb _ w); lia.
+  - destruct (Z.leb _ _); lia.
 Qed.
 
 (** Every kind is monotone in [q]. *)
 Lemma akval_mono : forall rho k q1 q2, (q1 <= q2)%Z -> (akval rho k q1 <= akval rho k q2)%Z.
 Proof.
-  intros rho [| |M|M m|M m w] q1 q2 H; simpl; [lia|apply Z.log2_le_mono; exact H| |lia|lia].
-  apply Z.log2_le_mono, Z.div_le_mono; lia.
+  intros rho [| |M|M m|M m w|D] q1 q2 H; simpl; [lia|apply Z.log2_le_mono; exact H| |lia|lia|].
+  - apply Z.log2_le_mono, Z.div_le_mono; lia.
+  - destruct (Z.leb_spec 1 (leval rho D)); [|lia].
+    pose proof (Z.div_le_mono q1 q2 (leval rho D) ltac:(lia) H). lia.
 Qed.
 Definition mval (rho : var -> Z) (m : list atm) : Q :=
   fold_right (fun L acc => atom rho L * acc) 1 m.
@@ -446,7 +457,7 @@ Lemma lgcd_nonneg : forall L, (0 <= lgcd L)%Z.
 Proof. intros [c l]; unfold lgcd; simpl; destruct l as [|[a v] l]; simpl; [lia|apply Z.gcd_nonneg]. Qed.
 
 Lemma akval_kmap_lnorm : forall rho k q, akval rho (kmap lnorm k) q = akval rho k q.
-Proof. intros rho [| |M|M m|M m w] q; simpl; auto; rewrite lnorm_eval; reflexivity. Qed.
+Proof. intros rho [| |M|M m|M m w|D] q; simpl; auto; rewrite lnorm_eval; reflexivity. Qed.
 
 Lemma atom_lnorm : forall rho A, atom rho (anorm A) = atom rho A.
 Proof.
@@ -505,6 +516,19 @@ Definition klog (L0 : lin) (dp : positive) : Q * list atm :=
   | _ => (1, [mkAtmK (fst (lgnorm L1 dp)) (snd (lgnorm L1 dp)) KLog])
   end.
 
+(** [scanon L d D]: the symbolic floor atom [⌊⌊L/d⌋/D⌋⁺ = ⌊L/(d·D)⌋⁺] (the kernel's
+    canonical [(floors LIN DLIN)]): with [D' = d·D] constant [c] the floor atom [⌊L/c⌋⁺]
+    ([fcanon]; [0] when [c < 1]); else [L] and [D'] (normalized) divided by the gcd [g] of
+    all their coefficients and constants, with [d = 1]. *)
+Definition scanon (L0 : lin) (dp : positive) (D0 : lin) : Q * list atm :=
+  let D1 := lnorm (lscale (Zpos dp) D0) in
+  match lterms D1 with
+  | [] => if (1 <=? lcst D1)%Z then fcanon L0 (Z.to_pos (lcst D1)) else (0, [])
+  | _ => let L1 := lnorm L0 in
+         let g := Z.gcd (lgcd L1) (lgcd D1) in
+         if (g =? 0)%Z then (0, []) else (1, [mkAtmK (ldiv g L1) 1 (KFloorS (ldiv g D1))])
+  end.
+
 (** [acanon A = (f, m)]: [A = f·Π m]: a floor atom by [fcanon]; a log atom by [klog]; a
     quotient log atom with a constant divisor form [M] is the log atom of
     [L / (d·max(1, M))] (the kernel's [Atom::canonical]), else its [L], [d] as [lgnorm]
@@ -537,6 +561,7 @@ Definition acanon (A : atm) : Q * list atm :=
       | [] => (inject_Z (if Z.ltb (Z.modulo (lcst M1) (Zpos m)) w then 1 else 0), [])
       | _ => (1, [mkAtmK (mkLin 0 []) 1 (KWin M1 m w)])
       end
+  | KFloorS D => scanon (alin A) (adiv A) D
   end.
 
 Lemma lcanon_val : forall rho L, latom rho L == fst (lcanon L) * mval rho (snd (lcanon L)).
@@ -617,9 +642,47 @@ Proof.
   - unfold atom; cbn [alin adiv akd akval]. rewrite lgnorm_val. ring.
 Qed.
 
+Lemma scanon_val : forall rho L d D,
+  atom rho (mkAtmK L d (KFloorS D)) == fst (scanon L d D) * mval rho (snd (scanon L d D)).
+Proof.
+  intros rho L d D. unfold scanon. unfold atom at 1; cbn [alin adiv akd akval].
+  assert (ED : leval rho (lnorm (lscale (Zpos d) D)) = (Zpos d * leval rho D)%Z)
+    by (rewrite lnorm_eval, lscale_eval; reflexivity).
+  set (D1 := lnorm (lscale (Zpos d) D)) in *. clearbody D1.
+  destruct (lterms D1) eqn:Ht.
+  - assert (EC : leval rho D1 = lcst D1) by (unfold leval; rewrite Ht; simpl; lia).
+    destruct (Z.leb_spec 1 (lcst D1)) as [H1|H1].
+    + rewrite <- fcanon_val. unfold atom; cbn [alin adiv akd akval].
+      rewrite Z2Pos.id by lia.
+      destruct (Z.leb_spec 1 (leval rho D)) as [H2|H2]; [|nia].
+      rewrite <- EC, ED, Z.div_div by lia. reflexivity.
+    + cbn [fst snd mval fold_right].
+      destruct (Z.leb_spec 1 (leval rho D)) as [H2|H2]; [nia|]. reflexivity.
+  - rewrite <- (lnorm_eval rho L). set (L1 := lnorm L). clearbody L1.
+    set (g := Z.gcd (lgcd L1) (lgcd D1)).
+    assert (Hg0 : (0 <= g)%Z) by apply Z.gcd_nonneg.
+    destruct (Z.eqb_spec g 0) as [E0|E0].
+    + apply Z.gcd_eq_0_r in E0. rewrite (lgcd_zero rho D1 E0) in ED.
+      cbn [fst snd mval fold_right].
+      destruct (Z.leb_spec 1 (leval rho D)) as [H2|H2]; [nia|]. reflexivity.
+    + cbn [fst snd mval fold_right]. unfold atom; cbn [alin adiv akd akval].
+      rewrite Z.div_1_r.
+      assert (EL : leval rho L1 = (g * leval rho (ldiv g L1))%Z)
+        by (apply ldiv_eval_g; [exact E0|apply Z.gcd_divide_l]).
+      assert (EL2 : leval rho D1 = (g * leval rho (ldiv g D1))%Z)
+        by (apply ldiv_eval_g; [exact E0|apply Z.gcd_divide_r]).
+      rewrite ED in EL2.
+      set (L2 := leval rho (ldiv g L1)) in *. set (D2 := leval rho (ldiv g D1)) in *.
+      destruct (Z.leb_spec 1 (leval rho D)) as [H2|H2];
+        destruct (Z.leb_spec 1 D2) as [H3|H3]; try nia.
+      * rewrite Z.div_div by lia. rewrite EL2, EL, Z.div_mul_cancel_l by lia. ring.
+      * ring.
+Qed.
+
 Lemma acanon_val : forall rho A, atom rho A == fst (acanon A) * mval rho (snd (acanon A)).
 Proof.
-  intros rho [L d [| |M|M m|M m w]]; unfold acanon; cbn [akd alin adiv].
+  intros rho [L d [| |M|M m|M m w|D]]; unfold acanon; cbn [akd alin adiv].
+  6: apply scanon_val.
   - apply fcanon_val.
   - apply klog_val.
   - destruct (lterms (lnorm M)) eqn:Hm.
@@ -664,7 +727,13 @@ Qed.
 
 Lemma acanon_one : forall A f A', acanon A = (f, [A']) -> 0 < f.
 Proof.
-  intros [L d [| |M|M m|M m w]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
+  intros [L d [| |M|M m|M m w|D]] f A' H; unfold acanon in H; cbn [alin adiv akd] in H.
+  6: { unfold scanon in H. destruct (lterms (lnorm (lscale (Zpos d) D))).
+       - destruct (1 <=? _)%Z; [|inversion H]. unfold fcanon in H.
+         destruct (Z.eqb _ 1); [eapply lcanon_one; eauto|].
+         destruct (lterms (lnorm L)); [inversion H|].
+         destruct (Z.eqb _ 1); [eapply lcanon_one; eauto|]. inversion H; subst. reflexivity.
+       - destruct (Z.eqb _ 0); inversion H; subst; reflexivity. }
   5: { destruct (w <=? 0)%Z; [inversion H|]. destruct (Zpos m <=? w)%Z; [inversion H|].
        destruct (lterms (lnorm M)); inversion H; subst; reflexivity. }
   4: { destruct (lterms (lnorm M)); [inversion H|].
@@ -795,7 +864,7 @@ Definition psubst (x : var) (E : lin) (Q1 : pot) : pot :=
 
 Lemma akval_kmap_subst : forall rho x E k q,
   akval rho (kmap (lsubst x E) k) q = akval (upd rho x (leval rho E)) k q.
-Proof. intros rho x E [| |M|M m|M m w] q; simpl; auto; rewrite lsubst_eval; reflexivity. Qed.
+Proof. intros rho x E [| |M|M m|M m w|D] q; simpl; auto; rewrite lsubst_eval; reflexivity. Qed.
 
 Lemma psubst_val : forall rho x E Q1,
   pval rho (psubst x E Q1) == pval (upd rho x (leval rho E)) Q1.
@@ -818,9 +887,9 @@ Definition pmentions (x : var) (Q1 : pot) : bool :=
 Lemma atom_upd_notin : forall rho x z A, amentions x A = false ->
   atom (upd rho x z) A = atom rho A.
 Proof.
-  intros rho x z [L d [| |M|M m|M m w]]; unfold amentions, aforms, atom; cbn [alin adiv akd akval existsb];
+  intros rho x z [L d [| |M|M m|M m w|M]]; unfold amentions, aforms, atom; cbn [alin adiv akd akval existsb];
     intros H; repeat rewrite orb_false_r in H; try (apply orb_false_iff in H as [H H']);
-    rewrite leval_upd_notin by auto; try rewrite (leval_upd_notin rho x z M) by auto; reflexivity.
+    try rewrite (leval_upd_notin rho x z L) by auto; try rewrite (leval_upd_notin rho x z M) by auto; reflexivity.
 Qed.
 
 Lemma pval_upd_notin : forall rho x z Q1, pmentions x Q1 = false ->

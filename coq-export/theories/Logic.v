@@ -1113,7 +1113,35 @@ Inductive rw := RShift (L : lin) (d : Z) (w : fwit) | RZero (L : lin) (w : fwit)
   | RIShift (q : nat) (A : atm) (d : Z) (cg : cgw) | RIZero (q : nat) (A : atm) (cg : cgw)
   | RIMono (q : nat) (A1 A2 : atm) (cg : cgw)
   | RLHalve (L : lin) (s : positive) (w : fwit)
-  | RLDouble (L : lin) (s : positive) (Mf : lin) (w1 w2 : fwit).
+  | RLDouble (L : lin) (s : positive) (Mf : lin) (w1 w2 : fwit)
+  | RSShift (L Dv : lin) (k : Z) (cg : cgw) | RSZero (L Dv : lin) (cg : cgw)
+  | RSMono (L1 L2 Dv : lin) (cg : cgw).
+
+(** Integer rewrites of symbolic floor atoms [⌊L/D⌋⁺] ([(floors L D)], [Lin.KFloorS D];
+    spec/certificate.md "Integer rewrites"): [RSShift L D k cg] ([ishift]: [⌊L/D⌋⁺ = k +
+    ⌊(L − k·D)/D⌋⁺] when [P ⇒ k·D − L ≤ 0], [k ≥ 0]), [RSZero L D cg] ([izero]:
+    [⌊L/D⌋⁺ = 0] when [P ⇒ L − D + 1 ≤ 0]) and [RSMono L1 L2 D cg] ([imono]:
+    [⌊L1/D⌋⁺ ≥ ⌊L2/D⌋⁺] when [P ⇒ L2 − L1 ≤ 0]); the atoms have no defining facts, the
+    witness [cg] (cuts, then Farkas) works from [P] alone.  The divisor must be
+    well-formed ([sdiv_wf]): parameters with positive coefficients, at least one, and a
+    constant [≥ 0] (that they are [gridDim] parameters, [c_griddim], is checked by
+    Check.v's Q:WEAK node, [rws_gd]: [rw_ok] does not depend on the context); [ishift] also
+    needs [D ≥ 1] on the states of [P], which [sdiv_pos] reads off the launch facts
+    [1 − p ≤ 0] of its parameters in [P] (parameters are never assigned, so the root's
+    launch facts stay in [P]). *)
+Definition sdiv_wf (Dv : lin) : bool :=
+  (0 <=? lcst Dv)%Z && negb (match lterms Dv with [] => true | _ => false end) &&
+  forallb (fun av => (0 <? fst av)%Z && match snd av with VP _ => true | _ => false end)
+    (lterms Dv).
+Definition gd_fact (p : nat) : lin := mkLin 1 [((-1)%Z, VP p)].
+Definition sdiv_pos (P : list cstr) (Dv : lin) : bool :=
+  forallb (fun av => match snd av with
+                     | VP p => existsb (fun c => match c with
+                                                 | CLe L => lin_eqb (lnorm L) (gd_fact p)
+                                                 | _ => false end) P
+                     | _ => false end) (lterms Dv).
+(** The symbolic floor atom [⌊L/D⌋⁺] as exported ([mkAtmK L 1 (KFloorS D)]). *)
+Definition satm (L Dv : lin) : atm := mkAtmK L 1 (KFloorS Dv).
 
 (** The argument of an atom and its defining facts (the kernel's [atom_arg]): [max0(L)]
     ([d = 1]) has the argument [L] and no facts; the floor atom [⌊L/d⌋⁺] the variable
@@ -1179,6 +1207,10 @@ Definition rw_ok (P : list cstr) (r : rw) : bool :=
   | RLDouble L s Mf w1 w2 =>
       farkas_ok P (CLe (lsub (mkLin 1 []) Mf)) w1 &&
       farkas_ok P (CLe (lsub (lscale (2 * Zpos s) Mf) L)) w2
+  | RSShift L Dv k cg =>
+      (0 <=? k)%Z && sdiv_wf Dv && sdiv_pos P Dv && cg_ok P [] cg (lsub (lscale k Dv) L)
+  | RSZero L Dv cg => sdiv_wf Dv && cg_ok P [] cg (lplus (lsub L Dv) 1)
+  | RSMono L1 L2 Dv cg => sdiv_wf Dv && cg_ok P [] cg (lsub L2 L1)
   end.
 
 (** The floor atom [⌊L/d⌋⁺] of an atom's form and divisor. *)
@@ -1194,6 +1226,7 @@ Definition rw_lhs (r : rw) : atm :=
   | RIShift _ A _ _ | RIZero _ A _ | RIMono _ A _ _ => aflr A
   | RLHalve L s _ => mkAtmK L s KLog
   | RLDouble L s Mf _ _ => mkAtmK L s (KLogQ Mf)
+  | RSShift L Dv _ _ | RSZero L Dv _ | RSMono L _ Dv _ => satm L Dv
   end.
 (** The right-hand side of the atom: [d + max0(L − d)], [0], [max0(L2)],
     [max0(L − D) + max0(D)], [d + A↓d], [0], [A2], [1 + ⌊log2 (L/2s)⌋⁺], resp.
@@ -1208,9 +1241,12 @@ Definition rw_rhs (r : rw) : list (Q * list atm) :=
   | RIMono _ _ A2 _ => [(1%Q, [aflr A2])]
   | RLHalve L s _ => [(1%Q, []); (1%Q, [mkAtmK L (2 * s)%positive KLog])]
   | RLDouble L s Mf _ _ => [(1%Q, []); (1%Q, [mkAtmK L s (KLogQ (lscale 2 Mf))])]
+  | RSShift L Dv k _ => [(inject_Z k, []); (1%Q, [satm (lsub L (lscale k Dv)) Dv])]
+  | RSZero _ _ _ => []
+  | RSMono _ L2 Dv _ => [(1%Q, [satm L2 Dv])]
   end.
 Definition is_mono (r : rw) : bool :=
-  match r with RMono _ _ _ | RIMono _ _ _ _ => true | _ => false end.
+  match r with RMono _ _ _ | RIMono _ _ _ _ | RSMono _ _ _ _ => true | _ => false end.
 (** The terms of a potential have non-negative coefficients. *)
 Definition ptnonneg (Q1 : pot) : bool := forallb (fun cm => Qle_bool 0 (fst cm)) (pterms Q1).
 

@@ -71,14 +71,14 @@ Qed.
     antitone in [M]: no bounding substitution applies there; the kernel's
     [divisor_mentions], [atoms_nonrising]). *)
 Definition kfree (x : var) (a : atm) : bool :=
-  match akd a with KLogQ M | KRes M _ | KWin M _ _ => negb (mentions x M) | _ => true end.
+  match akd a with KLogQ M | KRes M _ | KWin M _ _ | KFloorS M => negb (mentions x M) | _ => true end.
 Definition pdivfree (x : var) (Q1 : pot) : bool :=
   forallb (fun cm => forallb (kfree x) (snd cm)) (pterms Q1).
 
 Lemma akval_upd_free : forall rho x z a q, kfree x a = true ->
   akval (upd rho x z) (akd a) q = akval rho (akd a) q.
 Proof.
-  intros rho x z [L d [| |M|M m|M m w]] q H; unfold kfree in H; cbn [akd akval] in *; auto.
+  intros rho x z [L d [| |M|M m|M m w|M]] q H; unfold kfree in H; cbn [akd akval] in *; auto.
   all: rewrite leval_upd_notin; auto; destruct (mentions x M); auto; discriminate.
 Qed.
 
@@ -88,7 +88,7 @@ Qed.
 Definition lbsub (x : var) (A : lin) (d : Z) (L : lin) : lin :=
   ladd (lscale d (lsubst x (mkLin 0 []) L)) (lscale (lcoef x L) A).
 
-Definition is_log (a : atm) : bool := match akd a with KFl => false | _ => true end.
+Definition is_log (a : atm) : bool := match akd a with KFl | KFloorS _ => false | _ => true end.
 
 (** The bounding substitution of one atom: a log atom whose form rises with [x] gets
     [x ← A/d] (under [d·v ≤ A] for the new value [v]; [Log.log_bsubst_le]), every other

@@ -94,7 +94,7 @@ Proof.
   assert (HL : leval r1 L = leval r2 L).
   { apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin].
     apply in_or_app; left; exact Hv. }
-  rewrite HL. destruct k as [| |Mf|Mf m|Mf m w]; cbn [akval]; auto.
+  rewrite HL. destruct k as [| |Mf|Mf m|Mf m w|Mf]; cbn [akval]; auto.
   all: assert (HM : leval r1 Mf = leval r2 Mf) by
     (apply leval_ext; intros a v Hv; apply (H a v); unfold avars, aforms; cbn [flat_map alin akd];
      apply in_or_app; right; rewrite app_nil_r; exact Hv).
@@ -383,7 +383,7 @@ Proof.
     change (mval (rho ps s t) (L :: m)) with (atom (rho ps s t) L * mval (rho ps s t) m).
     change (mval (rho ps s t') (L :: m)) with (atom (rho ps s t') L * mval (rho ps s t') m).
     rewrite IHm by auto. f_equal.
-    destruct L as [L d [| |Mf|Mf mr|Mf mr wr]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
+    destruct L as [L d [| |Mf|Mf mr|Mf mr wr|Mf]]; unfold aforms in H1; cbn [forallb alin akd] in H1;
       rewrite ?andb_true_r in H1; try (apply andb_true_iff in H1 as [H1 H1']);
       unfold atom; cbn [alin adiv akd akval];
       try rewrite (luni_sound ps s T D L HD H1 t t' Ht Ht'); auto.
@@ -4368,7 +4368,9 @@ Lemma rw_rhs_sum : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0 
   psum r (rw_rhs rw0) == atom r (rw_lhs rw0).
 Proof.
   intros r P rw0 HP H Hm. pose proof (irw_sound r P rw0 HP H) as Hi.
-  destruct rw0 as [L d w|L w|L1 L2 w|L D w0 w|q A d cg|q A cg|q A1 A2 cg|L s w|L s Mf w1 w2];
+  pose proof (srw_sound r P rw0 HP H) as Hs.
+  destruct rw0 as [L d w|L w|L1 L2 w|L D w0 w|q A d cg|q A cg|q A1 A2 cg|L s w|L s Mf w1 w2
+                  |L Dv k cg|L Dv cg|L1 L2 Dv cg];
     simpl in H |- *; try discriminate.
   - apply andb_true_iff in H as [Hd H]. apply Z.leb_le in Hd.
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
@@ -4392,6 +4394,8 @@ Proof.
     unfold lsub in Hf1, Hf2. rewrite ladd_eval, lscale_eval, leval_const in Hf1.
     rewrite ladd_eval, !lscale_eval in Hf2.
     rewrite (atom_ldouble r L s Mf) by nia. ring.
+  - destruct Hs as [Hk [HD HL]]. rewrite (atom_sshift r L Dv k Hk HD HL). ring.
+  - rewrite (atom_szero r L Dv Hs). reflexivity.
 Qed.
 
 Lemma rw_apply_sound : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = false ->
@@ -4441,11 +4445,13 @@ Lemma rw_mono_rhs : forall r P rw0, sat r P -> rw_ok P rw0 = true -> is_mono rw0
   exists A2, rw_rhs rw0 = [(1, [A2])] /\ atom r A2 <= atom r (rw_lhs rw0).
 Proof.
   intros r P rw0 HP H Hm. pose proof (irw_sound r P rw0 HP H) as Hi.
-  destruct rw0 as [| |L1 L2 w| | | |q A1 A2 cg| |]; try discriminate; simpl in H |- *.
+  pose proof (srw_sound r P rw0 HP H) as Hs.
+  destruct rw0 as [| |L1 L2 w| | | |q A1 A2 cg| | | | |L1 L2 Dv cg]; try discriminate; simpl in H |- *.
   - exists (am L2). split; [reflexivity|].
     pose proof (farkas_sound _ _ _ _ HP H) as Hf. cbn [holds] in Hf.
     unfold lsub in Hf. rewrite ladd_eval, lscale_eval in Hf. apply atom_le; lia.
   - exists (aflr A2). split; [reflexivity|]. apply atom_imono; auto.
+  - exists (satm L2 Dv). split; [reflexivity|]. apply atom_smono; auto.
 Qed.
 
 Lemma rw_apply_mono : forall r P rw0 Q1, sat r P -> rw_ok P rw0 = true -> is_mono rw0 = true ->

@@ -86,6 +86,43 @@ Fixpoint ccheck (s : stmt) (d : dtree) {struct d} : bool :=
   | DSeq A B d1 d2, SSeq s1 s2 =>
       aeq (dpre d1) A && aeq (dpost d1) (dpre d2) && aeq (dpost d2) B &&
       ccheck s1 d1 && ccheck s2 d2
+  (* Q:WHILE1 and Q:IFALIGN with their children on the spine (a capped loop inside them:
+     NVIDIA's Mandelbrot, whose CalcMandelbrot loop is in a grid-stride loop's [if]) *)
+  | DWhile1 A B ne db, SWhile e b =>
+      match ecost G tab (aP A) (aD A) e ne with
+      | Some C =>
+          let Bp := dpre db in let Bq := dpost db in
+          unif G (dunif G (aD A)) e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+          deq (aD B) (aD A) &&
+          cstrs_equiv (aP Bp) (andc G (aP A) (aD A) e false) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ B) (aQ Bp) && pot_ge (aQ Bq) (padd (aQ B) (m_if (c_metric G) + C)) &&
+          pot_ge (aQ A) (padd (aQ B) (m_if (c_metric G) + C)) &&
+          cstrs_equiv (aP B) (andc G (aP A) (aD A) e true) && ccheck b db
+      | None => false
+      end
+  | DIfAlign A B ne wec wet wjt wje r m dt df, SIf e s1 s2 =>
+      match ecost G tab (aP A) (aD A) e ne, fst (cond G e) with
+      | Some C, CLe L :: nil =>
+          match lin_k G (aD A) L, lin_loc G (aD A) L with
+          | Some k, Some (X, g) =>
+              let T := dpre dt in let T' := dpost dt in let F := dpre df in let F' := dpost df in
+              cstrs_equiv (aP T) (andc G (aP A) (aD A) e false) && deq (aD T) (aD A) &&
+              qeq (aQ F) (aQ T') && qeq (aQ B) (aQ F') &&
+              entails (andc G (aP A) (aD A) e true) (aP F) wec &&
+              entails (aP T') (filter is_lin (aP F)) wet &&
+              entails (aP T') (aP B) wjt && entails (aP F') (aP B) wje &&
+              dcovers (aD A) (aD F) && disjoint (dvars (aD F)) (writes s1) &&
+              dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes s1 ++ writes s2) &&
+              puni G (aD A) (aQ T) && puni G (aD F) (aQ T') && puni G (aD B) (aQ F') &&
+              pot_ge (aQ T) (aQ T') && pot_ge (aQ T') (aQ F') &&
+              (g mod Zpos m =? 0)%Z && nosplit_ok wt k r (Zpos m) &&
+              pot_ge (aQ A) (padd (paddm (aQ T) (m_div (c_metric G)) [res_atom X r m])
+                                  (m_if (c_metric G) + C)) &&
+              ccheck s1 dt && ccheck s2 df
+          | _, _ => false
+          end
+      | _, _ => false
+      end
   | DAssoc A B d1, SSeq s1 (SSeq s2 s3) =>
       aeq (dpre d1) A && aeq (dpost d1) B && ccheck (SSeq (SSeq s1 s2) s3) d1
   | DWeak A B k wpre rpre wpost rpost d1, _ =>
@@ -322,6 +359,14 @@ Proof.
     cbn [ccheck] in H. split_b. subst A B. cbn [dpre dpost].
     eapply sound_Q_SEQ; [apply IHd1; eauto|].
     match goal with E : dpost d1 = dpre d2 |- _ => rewrite E end. apply IHd2; eauto.
+  - (* DWhile1 *)
+    destruct s as [| | | | | | e b |]; try (apply chk_valid; exact H).
+    cbn [ccheck] in H.
+    destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate]. split_b. cbn [dpre dpost].
+    pose proof (IHd _ ltac:(eassumption)) as V.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d) as [PB DB QB],
+      (dpost d) as [PB' DB' QB']; cbn [aP aD aQ] in *. subst DB DB' D'.
+    eapply (sound_Q_WHILE1 G HWU); eauto using (ecost_sound G tab Htab).
   - (* DWeak *)
     cbn [ccheck] in H. split_b. cbn [dpre dpost].
     pose proof (IHd _ ltac:(eassumption)) as V.
@@ -333,6 +378,20 @@ Proof.
     destruct s23; try (apply chk_valid; exact H).
     cbn [ccheck] in H. split_b. subst A B. cbn [dpre dpost].
     apply sound_SEQ_ASSOC. apply IHd; auto.
+  - (* DIfAlign *)
+    destruct s as [| | | | | e s1 s2 | |]; try (apply chk_valid; exact H).
+    cbn [ccheck] in H.
+    destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate].
+    destruct (fst (cond G e)) as [|[L|L|L mm rs] [|c' l']] eqn:EL; try discriminate.
+    destruct (lin_k G (aD A) L) as [k|] eqn:Ek; try discriminate.
+    destruct (lin_loc G (aD A) L) as [[X g]|] eqn:Eo; try discriminate. split_b.
+    cbn [dpre dpost].
+    pose proof (IHd1 _ ltac:(eassumption)) as V1.
+    pose proof (IHd2 _ ltac:(eassumption)) as V2.
+    destruct A as [P D Qn], B as [P' D' Q'], (dpre d1) as [PT DT QT],
+      (dpost d1) as [P1 D1 Q1], (dpre d2) as [PF DF QF],
+      (dpost d2) as [P2 D2 Q2]; cbn [aP aD aQ] in *. subst DT QF Q'. rewrite Hwt in *.
+    eapply (sound_Q_IFALIGN G P D Qn QT e ne C s1 s2 PT); eauto using (ecost_sound G tab Htab).
   - (* DWhileGuardCap *)
     destruct s as [| | s0 sw | | | | |]; try (apply chk_valid; exact H).
     destruct sw as [| | | | | | [[g| | |]| | |] b |]; try (apply chk_valid; exact H).

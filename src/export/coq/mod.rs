@@ -10,8 +10,8 @@
 //! Theorem 1 for warpcert's representations). See `coq-export/README.md`. A certificate
 //! with a capped loop (Q:WHILEGUARDCAP, Q:WHILEEXITCAP, spec/logic.md §4a) proves
 //! `ccheck_root` and applies `CapCheck.cbound_sound` instead (the loop's body is checked
-//! under `M^div := 0` and its splits counted; a capped loop off the root's Q:SEQ / Q:WEAK
-//! spine is refused).
+//! under `M^div := 0` and its splits counted; a capped loop off the root's spine, Q:SEQ /
+//! Q:WEAK / Q:WHILE1 / Q:IFALIGN, is refused).
 //!
 //! Representations (coq-export/README.md "What the export prints"): names become
 //! indices in declaration order (printed in comments); every linear constraint `L ≤ 0` /
@@ -247,8 +247,9 @@ impl<'c> Exporter<'c> {
 const CAP_RULES: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
 
 /// Whether the derivation `n` has a capped loop node ([`CAP_RULES`]). `CapCheck.ccheck`
-/// accepts one on the certificate's spine only: `n` itself (`spine`) and, through Q:SEQ
-/// and Q:WEAK, their children.
+/// accepts one on the certificate's spine only: `n` itself (`spine`) and, through Q:SEQ,
+/// Q:WEAK, Q:WHILE1 and Q:IFALIGN, their children (NVIDIA's Mandelbrot: the capped loop in
+/// a grid-stride loop's `if`).
 ///
 /// Errors: [`ExportError::Unsupported`] for a capped loop off the spine (inside another
 /// rule's child).
@@ -257,11 +258,11 @@ fn capped_on_spine(n: &Node, spine: bool) -> Result<bool, ExportError> {
     if cap && !spine {
         return Err(ExportError::Unsupported(format!(
             "{} off the certificate's spine: Coq checks a capped loop only at the root or \
-             under its Q:SEQ / Q:WEAK nodes (CapCheck.v)",
+             under its Q:SEQ / Q:WEAK / Q:WHILE1 / Q:IFALIGN nodes (CapCheck.v)",
             n.rule
         )));
     }
-    let keep = spine && matches!(n.rule.as_str(), "Q:SEQ" | "Q:WEAK");
+    let keep = spine && matches!(n.rule.as_str(), "Q:SEQ" | "Q:WEAK" | "Q:WHILE1" | "Q:IFALIGN");
     let mut any = cap;
     for c in &n.children {
         any |= capped_on_spine(c, keep)?;

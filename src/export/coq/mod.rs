@@ -251,18 +251,22 @@ const CAP_RULES: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
 /// Q:WEAK, Q:WHILE1 and Q:IFALIGN, their children (NVIDIA's Mandelbrot: the capped loop in
 /// a grid-stride loop's `if`).
 ///
-/// Errors: [`ExportError::Unsupported`] for a capped loop off the spine (inside another
-/// rule's child).
+/// Errors: [`ExportError::UnsupportedRule`] for a capped loop off the spine (inside
+/// another rule's child), naming the rule and the place.
 fn capped_on_spine(n: &Node, spine: bool) -> Result<bool, ExportError> {
     let cap = CAP_RULES.contains(&n.rule.as_str());
     if cap && !spine {
-        return Err(ExportError::Unsupported(format!(
-            "{} off the certificate's spine: Coq checks a capped loop only at the root or \
-             under its Q:SEQ / Q:WEAK / Q:WHILE1 / Q:IFALIGN nodes (CapCheck.v)",
+        return Err(ExportError::UnsupportedRule(format!(
+            "{} off the root's Q:SEQ / Q:WEAK / Q:WHILE1 / Q:IFALIGN spine (CapCheck.v \
+             checks a capped loop there only)",
             n.rule
         )));
     }
-    let keep = spine && matches!(n.rule.as_str(), "Q:SEQ" | "Q:WEAK" | "Q:WHILE1" | "Q:IFALIGN");
+    let keep = spine
+        && matches!(
+            n.rule.as_str(),
+            "Q:SEQ" | "Q:WEAK" | "Q:WHILE1" | "Q:IFALIGN"
+        );
     let mut any = cap;
     for c in &n.children {
         any |= capped_on_spine(c, keep)?;

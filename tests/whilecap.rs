@@ -587,6 +587,25 @@ fn return_loop_pays_the_loop_test_split_of_every_lane() {
             .contains("pre differs from body pre + post + 2·loop-test cost (Q: `-31` vs `0`)"),
         "{r}"
     );
+    // B in Coq (CapCheck.v `DWhileExitCap`, capcons20): coqc accepts it; the same charge
+    // `(a + t)·31 = 31` written into the Coq file (every `62` of the root's potential, the
+    // loop's pre and the bound) is refused by Coq's own charge `cap_delta (a + t)`
+    let file = warpcert::export::coq::export(&b.certificate).expect("B's export");
+    assert!(file.contains("DWhileExitCap ") && file.contains("ccheck_root"));
+    assert!(
+        file.matches("(62 # 1)").count() >= 2,
+        "62 in the root pre and the bound"
+    );
+    if !common::coq::coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed; B's export is not checked");
+        return;
+    }
+    let halved = file.replace("(62 # 1)", "(31 # 1)");
+    common::coq::accepted_and_mutants_refuted(
+        "capreturn",
+        &[("return_capped", file.as_str())],
+        &[("return_halved", halved.as_str())],
+    );
 }
 
 /// Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15, mandel19): a `do … while (1)` left by

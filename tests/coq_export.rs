@@ -101,24 +101,34 @@ fn coq_constructors_are_the_logic_rules() {
     }
     // Q:GWRITEROWS and Q:VWRITEROWS (spec/logic.md §4 "Rows") are formalized since
     // coqrows17 (`Q_GWRITEROWS`, `Q_VWRITEROWS`).
-    // NOT FORMALIZED YET (issue 15): Q:WHILEGUARDCAP and Q:WHILEEXITCAP (spec/logic.md §4a,
-    // the lane-count cap of loops left by divergent jumps) are checked by the kernel only;
-    // `export-coq` refuses them by name (tests/whilecap.rs). Their soundness is proved at
-    // the level of meanings (coq-export/theories/CapSound.v, capcoq19: `cap_guard_valid_FC`,
-    // `cap_exit_valid_FC` and a counted lemma per node the cap condition allows); the
-    // judgment for the capped body, the constructors, Check.v's nodes and the export are
-    // missing. Listed here by name so that the gap is explicit and this test fails once
-    // they are formalized (remove them then) or if any other rule lacks a constructor.
+    // Q:WHILEGUARDCAP and Q:WHILEEXITCAP (spec/logic.md §4a, the lane-count cap of loops
+    // left by divergent jumps) are formalized since capcons20 without a Logic.v constructor
+    // (the body's judgment is at another context, `ctx_nodiv G`): Check.v's nodes
+    // `DWhileGuardCap` / `DWhileExitCap`, checked by CapCheck.v's `ccheck` (the body by
+    // `check` under `ctx_nodiv G` and the counted walk `cwalk`) and proved by
+    // `ccheck_valid` from CapSound.v's `cap_guard_valid_FC` / `cap_exit_valid_FC`.
+    let check_v = std::fs::read_to_string(coq_dir().join("theories/Check.v")).unwrap();
+    let capcheck = std::fs::read_to_string(coq_dir().join("theories/CapCheck.v")).unwrap();
+    for (rule, node) in [
+        ("Q:WHILEGUARDCAP", "DWhileGuardCap"),
+        ("Q:WHILEEXITCAP", "DWhileExitCap"),
+    ] {
+        let declared = check_v.contains(&format!("| {node} (A B : assn)"));
+        let checked = capcheck.contains(&format!("| {node} A B "));
+        if declared && checked && capcheck.contains("Theorem ccheck_valid") {
+            have.push(rule.to_string());
+        }
+    }
     // Q:GWRITEGUARD and Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses", issue 15) are
     // formalized since coqguard18 (`Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Guard.v).
     // Q:WHILELASTWINDOW (spec/logic.md §4, issue 15) and its window atom are formalized
     // since wincoq19 (`Q_WHILELASTWINDOW`, `Lin.KWin`; tests/whilelastwindow.rs).
-    // Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15, mandel19: the loop test paid per round,
-    // the exit nodes by the lane count): its validity is proved at the level of meanings
-    // (coq-export/theories/CapSound2.v, capsound2_20: `cap_exit2_valid_FC`); like the two
-    // other cap rules it has no constructor, Check.v node or export, and `export-coq`
-    // refuses it by name (tests/whilecap.rs).
-    const NOT_IN_COQ: [&str; 3] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP", "Q:WHILEEXITCAP2"];
+    // NOT FORMALIZED YET: Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15, mandel19: the loop
+    // test paid per round, the exit nodes by the lane count; its validity at the level of
+    // meanings is CapSound2.v's `cap_exit2_valid_FC`); `export-coq` refuses it by
+    // name (tests/mandelbrot.rs). Listed here by name so that the gap is explicit and this
+    // test fails once it is formalized (remove it then) or if any other rule lacks one.
+    const NOT_IN_COQ: [&str; 1] = ["Q:WHILEEXITCAP2"];
     for r in NOT_IN_COQ {
         assert!(
             !have.iter().any(|c| c == r),

@@ -225,20 +225,60 @@ fn kernel_refuses_mutated_capped_certificates() {
 }
 
 /// The ordinary certificate A is unchanged by the capped run (same text as
-/// `common::warp32::analyse`), and the export to Coq refuses B by its rule's name
-/// (Q:WHILEGUARDCAP is not formalized yet: spec/logic.md §4a).
+/// `common::warp32::analyse`), and B exports to Coq (CapCheck.v, capcons20: `DWhileGuardCap`,
+/// its body checked under `M^div := 0` and its splits counted by `cwalk`) for `divwarps`
+/// and `steps`: coqc accepts both files, closed. Mutants of the `divwarps` file, each
+/// refused at the reflective check (reasons by hand):
+/// - every `93` lowered to `92` (the root pre, the loop's pre and the bound, consistently):
+///   the capped loop's pre must pay `M^div·(a + t + 1)·(N − 1) = 3·31 = 93` on top of a
+///   body and a post of potential 0, so `pot_ge` fails at the `DWhileGuardCap` node;
+/// - the data `if` (the body's exit node, Q:IFEXIT4, `a = 1`) claimed as Q:IFEXIT1 (a test
+///   that never splits, `a = 0`): its test reads `in[…]`, not uniform under `D`;
+/// - `check_root` instead of `ccheck_root`: Check.v's `check` alone has no capped node and
+///   refuses the tree.
 #[test]
-fn capped_certificate_is_refused_by_the_coq_export_by_name() {
+fn capped_certificates_check_in_coq_and_mutants_fail() {
     let s = src("break_loop");
     let a = analysis(&s, MetricName::Divwarps);
     assert_eq!(a.certificate, analyse(&s, MetricName::Divwarps).0);
     let b = a.capped.as_ref().expect("no capped bound");
-    match warpcert::export::coq::export(&b.certificate) {
-        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
-            assert_eq!(r, "Q:WHILEGUARDCAP")
-        }
-        other => panic!("export of B: {other:?}"),
+    assert!(b.certificate.contains("(Q:WHILEGUARDCAP "));
+    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
+    assert_eq!(v.bound, "93", "the kernel's bound of B (hand: 3·31)");
+    let div = warpcert::export::coq::export(&b.certificate).expect("B's export");
+    assert!(div.contains("ccheck_root G tab body tree bound") && div.contains("DWhileGuardCap "));
+    let st = analysis(&s, MetricName::Steps);
+    let bs = st.capped.as_ref().expect("no capped steps bound");
+    let steps = warpcert::export::coq::export(&bs.certificate).expect("B's steps export");
+    if !common::coq::coqc_available() {
+        eprintln!(
+            "SKIPPED: coqc is not installed (apt-get install -y coq); B's exports are not checked"
+        );
+        return;
     }
+    assert_eq!(
+        div.matches("(93 # 1)").count(),
+        6,
+        "93 in the assertions and the bound"
+    );
+    let lowered = div.replace("(93 # 1)", "(92 # 1)");
+    assert_eq!(div.matches("DIfExit4 ").count(), 1);
+    let no_exit = div.replace("DIfExit4 ", "DIfExit1 ");
+    let plain = div
+        .replace("ccheck_root", "check_root")
+        .replace("cbound_sound", "bound_sound");
+    common::coq::accepted_and_mutants_refuted(
+        "capcheck",
+        &[
+            ("cap_divwarps", div.as_str()),
+            ("cap_steps", steps.as_str()),
+        ],
+        &[
+            ("cap_lowered", lowered.as_str()),
+            ("cap_no_exit", no_exit.as_str()),
+            ("cap_plain_check", plain.as_str()),
+        ],
+    );
 }
 
 /// NVIDIA's `CalcMandelbrot` (read in place from the shared corpus through
@@ -280,6 +320,22 @@ fn mandelbrot_divwarps_capped_by_the_lane_count() {
         let want = nb * (62 + i64::from(w % 32 != 0));
         assert_eq!(b.bound.eval(&at), q(want), "B at {at:?} ({})", v.bound);
     }
+    // B in Coq (CapCheck.v, capcons20): the capped loop sits in the grid-stride loop's
+    // Q:WHILE1 body under two Q:IFALIGN branches, on `ccheck`'s spine; coqc accepts the
+    // export, and refuses it with the first data exit (Q:IFEXIT4, `a = 1`) claimed as a
+    // Q:IFEXIT1 that never splits (its test reads the data: not uniform under `D`)
+    let file = warpcert::export::coq::export(&b.certificate).expect("B's export");
+    assert!(file.contains("DWhileExitCap ") && file.contains("ccheck_root"));
+    if !common::coq::coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed; B's export is not checked");
+        return;
+    }
+    let no_exit = file.replacen("DIfExit4 ", "DIfExit1 ", 1);
+    common::coq::accepted_and_mutants_refuted(
+        "capmandel",
+        &[("mandel_capped", file.as_str())],
+        &[("mandel_no_exit", no_exit.as_str())],
+    );
 }
 
 /// The Coq file of step (2) for a block of `bx` threads: `Cap.cap_loop_lanes` instantiated
@@ -317,9 +373,9 @@ fn cap_budget_file(bx: u32, claim: &str) -> String {
 /// tests/precision/break_loop.cu gives as the truth for `n ≥ 32`). Mutants, each refused
 /// at the computation: B lowered by one (a cap charge of `(N − 1)·δ − 1`: 92 is not
 /// `3·31`), and `N` taken as the block's threads instead of `min(warp, block)` (a block of
-/// 64 claiming `3·63 = 189`: Coq's `cap_lanes` is `min(32, 64) = 32`). The constructors are
-/// not formalized yet (the body's premise `body_cap` from the cap condition), so this is the
-/// theorem with the body's premise as a hypothesis, not an export of B.
+/// 64 claiming `3·63 = 189`: Coq's `cap_lanes` is `min(32, 64) = 32`). This is the step's
+/// theorem with the body's premise as a hypothesis; the export of B, where CapCheck.v
+/// derives the premise from the certificate, is `capped_certificates_check_in_coq_and_mutants_fail`.
 #[test]
 fn cap_budget_in_coq_is_the_kernels_charge() {
     let a = analysis(&src("break_loop"), MetricName::Divwarps);
@@ -402,9 +458,8 @@ fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
 ///   is false (`1 ≠ 1 + 1`); without it the theorem does not type-check either
 ///   (`cap_delta G 1` where `cap_guard_valid_FC` needs `cap_delta G (1 + 1)`).
 ///
-/// The body's premises (`validFC`, its `ctx_nodiv` validity) are hypotheses here: the
-/// capped body has no judgment, constructor or export yet (tests/coq_export.rs
-/// `NOT_IN_COQ`).
+/// The body's premises (`validFC`, its `ctx_nodiv` validity) are hypotheses here; in an
+/// export of B, CapCheck.v derives them from the body's tree (`cwalk_sound`, `chk0_validF`).
 #[test]
 fn cap_rule_soundness_in_coq_takes_the_kernels_charge() {
     let a = analysis(&src("break_loop"), MetricName::Divwarps);
@@ -430,11 +485,11 @@ fn cap_rule_soundness_in_coq_takes_the_kernels_charge() {
 }
 
 /// `analyze --coq` on the loops answered `min(A, B)` (break_loop, for_return; block 32):
-/// A's Coq file is written and `coqc` accepts it (closed); B's rule is named in a note (no
-/// `…_capped.v`, Q:WHILEGUARDCAP has no Coq constructor yet) and the exit status is 0; the
-/// temporary certificates (A's and B's `.capped`) are removed.
+/// A's Coq file and B's `…_capped.v` (Q:WHILEGUARDCAP, CapCheck.v) are written and `coqc`
+/// accepts both (closed), with no note on stderr and exit status 0; the temporary
+/// certificates (A's and B's `.capped`) are removed.
 #[test]
-fn analyze_coq_writes_a_and_names_the_capped_rule() {
+fn analyze_coq_writes_a_and_b() {
     let tmp = std::env::temp_dir().join(format!("warpcert-coqcap-{}", std::process::id()));
     let scratch = tmp.join("tmp");
     std::fs::create_dir_all(&scratch).unwrap();
@@ -456,14 +511,13 @@ fn analyze_coq_writes_a_and_names_the_capped_rule() {
             stdout.contains(", 93") || stdout.contains(", 94"),
             "{name}: no min(A, B):\n{stdout}"
         );
-        assert!(
-            stderr.contains("not exported to Coq (rule Q:WHILEGUARDCAP is not formalized"),
-            "{name}: {stderr}"
-        );
+        assert!(!stderr.contains("not exported to Coq"), "{name}: {stderr}");
         let v = out.join(format!("{name}_divwarps.v"));
         assert!(v.exists(), "{name}: A's Coq file not written");
-        assert!(!out.join(format!("{name}_divwarps_capped.v")).exists());
+        let vb = out.join(format!("{name}_divwarps_capped.v"));
+        assert!(vb.exists(), "{name}: B's Coq file not written");
         files.push(v);
+        files.push(vb);
     }
     let left: Vec<_> = std::fs::read_dir(&scratch)
         .unwrap()
@@ -478,7 +532,7 @@ fn analyze_coq_writes_a_and_names_the_capped_rule() {
             common::coq::assert_accepted(f.display(), &r);
         }
     } else {
-        eprintln!("SKIPPED: coqc is not installed; the exports of A are not checked");
+        eprintln!("SKIPPED: coqc is not installed; the exports of A and B are not checked");
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -532,6 +586,25 @@ fn return_loop_pays_the_loop_test_split_of_every_lane() {
         r.to_string()
             .contains("pre differs from body pre + post + 2·loop-test cost (Q: `-31` vs `0`)"),
         "{r}"
+    );
+    // B in Coq (CapCheck.v `DWhileExitCap`, capcons20): coqc accepts it; the same charge
+    // `(a + t)·31 = 31` written into the Coq file (every `62` of the root's potential, the
+    // loop's pre and the bound) is refused by Coq's own charge `cap_delta (a + t)`
+    let file = warpcert::export::coq::export(&b.certificate).expect("B's export");
+    assert!(file.contains("DWhileExitCap ") && file.contains("ccheck_root"));
+    assert!(
+        file.matches("(62 # 1)").count() >= 2,
+        "62 in the root pre and the bound"
+    );
+    if !common::coq::coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed; B's export is not checked");
+        return;
+    }
+    let halved = file.replace("(62 # 1)", "(31 # 1)");
+    common::coq::accepted_and_mutants_refuted(
+        "capreturn",
+        &[("return_capped", file.as_str())],
+        &[("return_halved", halved.as_str())],
     );
 }
 

@@ -14,7 +14,7 @@
     ([cap_lanes]): the loop's cost under [G] is its cost under [ctx_nodiv G] plus at most
     [M^div·(a + t + 1)·(N − 1)], the kernel's [cap_charge]. CapSound.v derives the
     body's premise from a counted meaning of the cap condition's nodes and proves the two
-    rules valid; they have no constructor yet (tests/coq_export.rs [NOT_IN_COQ]). *)
+    rules valid; CapCheck.v checks them (no [qstmt] constructor). *)
 From Coq Require Import ZArith QArith Lqa Lia List Arith.
 From WarpCert Require Import Metric Syntax Semantics.
 Open Scope Q_scope.

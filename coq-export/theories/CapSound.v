@@ -15,11 +15,11 @@
     The proof composes Cap.v's [cap_loop_lanes] (step (2), which turns [body_split] into
     the loop's bound) with Soundness.v's [whileexit_run] applied to [ctx_nodiv G].
 
-    Not formalized yet (issue 15): [body_split] from the cap condition on [B]'s derivation
-    (kernel [walk]: each Q:IFEXIT4 split loses its exit side for good, Q:IFGUARD4 /
-    Q:FLAGEXIT split at most once per round and only in a round that loses a lane, every
-    other node never splits), the constructors in Logic.v, Check.v's nodes and the export;
-    the two rules stay in tests/coq_export.rs [NOT_IN_COQ]. *)
+    [body_split] comes from the body's counted meaning [validFC] ([body_split_of_FC], one
+    lemma per node the kernel's [walk] allows: each Q:IFEXIT4 split loses its exit side for
+    good, Q:IFGUARD4 / Q:FLAGEXIT split at most once per round and only in a round that
+    loses a lane, every other node never splits). CapCheck.v checks the two rules on
+    certificates (Check.v's nodes [DWhileGuardCap] / [DWhileExitCap], the export). *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Shift Guard Logic IntRw Soundness Cap.
 Import ListNotations.

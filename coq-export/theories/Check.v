@@ -98,7 +98,12 @@ Inductive dtree :=
   (* issue 14 (iflanescoq19): L:IFLANES, a lower rule only (LowerCheck.v; [check] rejects
      it): DIfSplit's fields; a side with no lanes has no child in the certificate and is
      printed as [DSkip] (not checked) *)
-  | DIfLanes (A B : assn) (ne : accw) (wjt wth wel : list fwit) (dt df : dtree).
+  | DIfLanes (A B : assn) (ne : accw) (wjt wth wel : list fwit) (dt df : dtree)
+  (* issue 15 (capcons20): Q:WHILEGUARDCAP ([s0; while (g) s], DWhileGuard's fields without
+     the mode) and Q:WHILEEXITCAP (DWhileExit2's fields); the body [db] is checked under
+     [ctx_nodiv G] and the charge counted by CapCheck.v ([ccheck]; [check] rejects them) *)
+  | DWhileGuardCap (A B : assn) (ne : accw) (GE : list cstr) (rg : list rw) (d0 db : dtree)
+  | DWhileExitCap (A B : assn) (ne : accw) (db : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -125,6 +130,7 @@ Definition dpre (d : dtree) : assn :=
   | DWhileLastWindow A _ _ _ _ _ _ _ => A
   | DIfSplit A _ _ _ _ _ _ _ => A
   | DIfLanes A _ _ _ _ _ _ _ => A
+  | DWhileGuardCap A _ _ _ _ _ _ | DWhileExitCap A _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -151,6 +157,7 @@ Definition dpost (d : dtree) : assn :=
   | DWhileLastWindow _ B _ _ _ _ _ _ => B
   | DIfSplit _ B _ _ _ _ _ _ => B
   | DIfLanes _ B _ _ _ _ _ _ => B
+  | DWhileGuardCap _ B _ _ _ _ _ | DWhileExitCap _ B _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=

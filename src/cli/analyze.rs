@@ -166,12 +166,12 @@ fn coq_capped_path(cert: &Path, first: &Path) -> PathBuf {
     first.with_file_name(format!("{stem}_{which}.v"))
 }
 
-/// Exports the capped certificate `cert` (Q:WHILEGUARDCAP / Q:WHILEEXITCAP, spec/logic.md
-/// §4a) to [`coq_capped_path`] of the first half's Coq file `first`. A rule the Coq theories
-/// do not formalize (these two rules: spec/logic.md §6, step (2) of their soundness is
-/// proved for the loop only) is a note on stderr, not an error: `first` still proves the
-/// answer's first part, and no `…_capped.v` is written. Errors: the certificate cannot be
-/// read or exported otherwise, or the file written.
+/// Exports the capped certificate `cert` (Q:WHILEGUARDCAP / Q:WHILEEXITCAP /
+/// Q:WHILEEXITCAP2, spec/logic.md §4a) to [`coq_capped_path`] of the first half's Coq file
+/// `first`. A rule the Coq theories do not formalize (Q:WHILEEXITCAP2, or a capped loop off
+/// the root's spine, coq-export/theories/CapCheck.v) is a note on stderr, not an error:
+/// `first` still proves the answer's first part, and no `…_capped.v` is written. Errors:
+/// the certificate cannot be read or exported otherwise, or the file written.
 fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {
     use crate::export::coq::ExportError;
     let out = coq_capped_path(cert, first);

@@ -180,6 +180,7 @@ impl Exporter<'_> {
                 "Q:WHILEGUARD1",
                 "Q:WHILEGUARD0",
                 "Q:WHILENONE",
+                "Q:WHILEGUARDCAP",
             ]
             .contains(&w.rule.as_str())
         }) {
@@ -291,7 +292,15 @@ impl Exporter<'_> {
         let uf = wg.rule == "Q:WHILEGUARD1";
         // `(rewrite guard …)` under the body's pre `P ++ GE`
         let rg = self.rewrites(wg, "guard", &bpre.p)?;
-        Ok(if wg.rule == "Q:WHILEGUARD0" {
+        Ok(if wg.rule == "Q:WHILEGUARDCAP" {
+            // Q:WHILEGUARDCAP (CapCheck.v `DWhileGuardCap`): Q:WHILEGUARD's fields without
+            // the mode; Coq checks the body under `M^div := 0`, counts `a`, `t` (the
+            // kernel's cap condition) and builds the charge `M^div·(a + t + 1)·(N − 1)`
+            format!(
+                "DWhileGuardCap {a} {m} {acc} [{}] {rg}\n{pad}    ({d0})\n{pad}    ({db})",
+                ge.join("; ")
+            )
+        } else if wg.rule == "Q:WHILEGUARD0" {
             // Q:WHILEGUARD0: the entry potential `J₀ = pre − Q' − (M^if + M^var)` (the test
             // `(var g)` costs `M^var`, OQ:VAR) and `(rewrite entry …)`
             let m0 = warpcert_kernel::metric::standard(&self.cert.metric)

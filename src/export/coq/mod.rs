@@ -7,7 +7,11 @@
 //! table `tab`, proves `root_ok : check_root G tab body tree bound = true` by
 //! `vm_compute`, and concludes (`warp_bound`) by applying
 //! `Check.bound_sound`, itself a consequence of `Soundness.soundness` (RaCUDA
-//! Theorem 1 for warpcert's representations). See `coq-export/README.md`.
+//! Theorem 1 for warpcert's representations). See `coq-export/README.md`. A certificate
+//! with a capped loop (Q:WHILEGUARDCAP, Q:WHILEEXITCAP, spec/logic.md §4a) proves
+//! `ccheck_root` and applies `CapCheck.cbound_sound` instead (the loop's body is checked
+//! under `M^div := 0` and its splits counted; a capped loop off the root's spine, Q:SEQ /
+//! Q:WEAK / Q:WHILE1 / Q:IFALIGN, is refused).
 //!
 //! Representations (coq-export/README.md "What the export prints"): names become
 //! indices in declaration order (printed in comments); every linear constraint `L ≤ 0` /
@@ -171,6 +175,7 @@ impl<'c> Exporter<'c> {
             return crate::export::coq_lower::lower_file(&parts, assumptions);
         }
         let p = &c.program;
+        let capped = capped_on_spine(&c.root, true)?;
         let metric = match c.metric.as_str() {
             m @ ("sectors" | "conflicts" | "divwarps" | "steps") => m,
             m => return Err(ExportError::Unsupported(format!("metric {m}"))),
@@ -189,9 +194,16 @@ impl<'c> Exporter<'c> {
         );
         out.push_str(
             "From Coq Require Import ZArith QArith List.\n\
-             From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Check.\n\
-             Import ListNotations.\nOpen Scope Q_scope.\nOpen Scope nat_scope.\n\n",
+             From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Check.\n",
         );
+        // a certificate with a capped loop is checked by `CapCheck.ccheck_root`
+        let (root, sound) = if capped {
+            out.push_str("From WarpCert Require Import Cap CapSound CapCheck.\n");
+            ("ccheck_root", "cbound_sound")
+        } else {
+            ("check_root", "bound_sound")
+        };
+        out.push_str("Import ListNotations.\nOpen Scope Q_scope.\nOpen Scope nat_scope.\n\n");
         out.push_str(&names_comment(p));
         out.push_str(&ctx_def("G", metric, p, c.hardware, c.block));
         let _ = writeln!(out, "Definition body : stmt :=\n  {body}.\n");
@@ -209,23 +221,57 @@ impl<'c> Exporter<'c> {
              Definition tab : ntab := [\n{}].\n",
             tab.join(";\n")
         );
-        out.push_str(
-            "Lemma root_ok : check_root G tab body tree bound = true.\n\
-             Proof. vm_compute. reflexivity. Qed.\n\n",
+        let _ = write!(
+            out,
+            "Lemma root_ok : {root} G tab body tree bound = true.\n\
+             Proof. vm_compute. reflexivity. Qed.\n\n"
         );
         out.push_str(&theorem_comment(assumptions));
-        out.push_str(
+        let _ = write!(
+            out,
             "Theorem warp_bound : forall (F : fmodel) (ps : nat -> val) (arrays : nat -> Z -> val)\n  \
              (w : nat) (s' : store) (C : Q)\n  \
              (params_typed : pok G ps) (launch_facts : launch_ok G ps)\n  \
              (warp_nonempty : lanes G w <> [])\n  \
              (terminates_no_runtime_error : seval G F ps (init_store G arrays) body (lanes G w) s' C),\n  \
              (C <= pval (rho_params ps) bound)%Q.\n\
-             Proof. exact (bound_sound G tab body tree bound root_ok). Qed.\n\n\
-             Print Assumptions warp_bound.\n",
+             Proof. exact ({sound} G tab body tree bound root_ok). Qed.\n\n\
+             Print Assumptions warp_bound.\n"
         );
         Ok(out)
     }
+}
+
+/// The capped loop rules of spec/logic.md §4a that Coq checks (CapCheck.v `ccheck`;
+/// Q:WHILEEXITCAP2 is not formalized and is refused by name).
+const CAP_RULES: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
+
+/// Whether the derivation `n` has a capped loop node ([`CAP_RULES`]). `CapCheck.ccheck`
+/// accepts one on the certificate's spine only: `n` itself (`spine`) and, through Q:SEQ,
+/// Q:WEAK, Q:WHILE1 and Q:IFALIGN, their children (NVIDIA's Mandelbrot: the capped loop in
+/// a grid-stride loop's `if`).
+///
+/// Errors: [`ExportError::UnsupportedRule`] for a capped loop off the spine (inside
+/// another rule's child), naming the rule and the place.
+fn capped_on_spine(n: &Node, spine: bool) -> Result<bool, ExportError> {
+    let cap = CAP_RULES.contains(&n.rule.as_str());
+    if cap && !spine {
+        return Err(ExportError::UnsupportedRule(format!(
+            "{} off the root's Q:SEQ / Q:WEAK / Q:WHILE1 / Q:IFALIGN spine (CapCheck.v \
+             checks a capped loop there only)",
+            n.rule
+        )));
+    }
+    let keep = spine
+        && matches!(
+            n.rule.as_str(),
+            "Q:SEQ" | "Q:WEAK" | "Q:WHILE1" | "Q:IFALIGN"
+        );
+    let mut any = cap;
+    for c in &n.children {
+        any |= capped_on_spine(c, keep)?;
+    }
+    Ok(any)
 }
 
 fn bad(x: &str) -> ExportError {

@@ -71,9 +71,13 @@ fn run(prog: &Program, n: i64, leave: impl Fn(usize) -> Option<(usize, usize)>) 
 fn exit_loop_floor_atom_bound_covers_the_lock_step_worst() {
     let a = analysis(MetricName::Divwarps);
     let v = warpcert_kernel::check(&a.certificate).unwrap_or_else(|e| panic!("A rejected: {e}"));
-    assert!(a.certificate.contains("(Q:WHILEEXIT2 "), "Q:WHILEEXIT2 not used");
     assert!(
-        a.certificate.contains("(ishift (floor (lin 3 (1 i)) 4) 1 (cg "),
+        a.certificate.contains("(Q:WHILEEXIT2 "),
+        "Q:WHILEEXIT2 not used"
+    );
+    assert!(
+        a.certificate
+            .contains("(ishift (floor (lin 3 (1 i)) 4) 1 (cg "),
         "no ishift of the exit loop's floor atom"
     );
     assert_eq!(v.bound, "5 + 4*max(0, ⌊(n - 1)/4⌋)");
@@ -104,8 +108,14 @@ fn exit_loop_floor_atom_bound_covers_the_lock_step_worst() {
                 })
                 .collect();
             let c = run(&prog, n, |t| plan[t]);
-            assert!(c <= bound, "n = {n}, case {case}: lock-step {c} > A = {bound}");
-            assert!(c <= q(4 * r as i64 - 1), "n = {n}, case {case}: {c} above the hand worst");
+            assert!(
+                c <= bound,
+                "n = {n}, case {case}: lock-step {c} > A = {bound}"
+            );
+            assert!(
+                c <= q(4 * r as i64 - 1),
+                "n = {n}, case {case}: {c} above the hand worst"
+            );
         }
     }
 }
@@ -120,15 +130,23 @@ fn kernel_refuses_mutated_exit_floor_certificates() {
     let a = analysis(MetricName::Divwarps);
     let cert = &a.certificate;
     let rw = "(ishift (floor (lin 3 (1 i)) 4) 1 (cg (cut (3 1/4) (5 1/4)) (farkas (6 1))))";
-    assert_eq!(cert.matches(rw).count(), 1, "the ishift of the else branch of `i <= 0`");
+    assert_eq!(
+        cert.matches(rw).count(),
+        1,
+        "the ishift of the else branch of `i <= 0`"
+    );
     let check = |from: &str, to: &str| {
         let m = cert.replacen(from, to, 1);
         assert_ne!(&m, cert);
-        warpcert_kernel::check(&m).expect_err("mutant accepted").to_string()
+        warpcert_kernel::check(&m)
+            .expect_err("mutant accepted")
+            .to_string()
     };
     let e = check(rw, &rw.replace("(cut (3 1/4) (5 1/4))", "(cut (5 1/4))"));
     assert!(
-        e.contains("rewrite pre witness 1 for `cut 0`: `1/4*i - (q0)` has a non-integer coefficient"),
+        e.contains(
+            "rewrite pre witness 1 for `cut 0`: `1/4*i - (q0)` has a non-integer coefficient"
+        ),
         "{e}"
     );
     let e = check(rw, &rw.replace(" 4) 1 (cg", " 4) 2 (cg"));

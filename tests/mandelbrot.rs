@@ -169,7 +169,11 @@ fn entry_bounds_are_certified() {
         .flat_map(|a| a.lin().vars().cloned().collect::<Vec<_>>())
         .collect();
     assert!(vars.iter().all(|v| v == "crunch"), "{vars:?}");
-    assert!(floor_coef(&b, &["crunch - 1"], 20) > q(0, 1), "{}", b.to_bound_string());
+    assert!(
+        floor_coef(&b, &["crunch - 1"], 20) > q(0, 1),
+        "{}",
+        b.to_bound_string()
+    );
     assert_eq!(rules.get("Q:WHILEEXIT1"), Some(&1));
     assert_eq!(rules.get("Q:IFEXIT1"), Some(&21));
     assert_eq!(rules.get("Q:IFEXIT4"), None);
@@ -197,7 +201,7 @@ fn wrapper_bounds_are_certified() {
     let (_, b, cert, rules, _) = analysed(Which::Wrapper, MetricName::Divwarps);
     assert_eq!(
         b.to_bound_string(),
-        "max(0, numBlocks)*(21 + 21*⌊(crunch - 1)/20⌋⁺ + [32 ∤ imageW])"
+        "21*max(0, numBlocks) + 21*max(0, numBlocks)*max(0, ⌊(crunch - 1)/20⌋) + max(0, numBlocks)*[32 ∤ imageW]"
     );
     assert_eq!(rules.get("Q:WHILEEXIT2"), Some(&1));
     assert_eq!(rules.get("Q:IFEXIT4"), Some(&20));

@@ -112,16 +112,24 @@ fn analysed(which: Which, m: MetricName) -> Entry {
     e
 }
 
-fn coef(p: &Poly, atoms: &[&str]) -> Q {
+/// The coefficient in `p` of the monomial whose atoms are `max(0, L)` and `⌊L/d⌋⁺`, named
+/// by their linear forms `L` (`d` the divisor of its floor atoms; at least one).
+fn floor_coef(p: &Poly, atoms: &[&str], d: i64) -> Q {
+    use warpcert::core::assertion::poly::Atom;
     p.terms
         .iter()
         .find(|(m, _)| {
-            // `max(0, L)` atoms named by their linear form `L`
+            let floors_ok = m.iter().all(|a| match a {
+                Atom::Floor(_, c) => *c == d.into(),
+                Atom::Max0(_) => true,
+                _ => false,
+            });
+            let has_floor = m.iter().any(|a| matches!(a, Atom::Floor(..)));
             let mut names: Vec<String> = m.iter().map(|a| a.lin().to_string()).collect();
             names.sort();
             let mut want: Vec<String> = atoms.iter().map(|s| s.to_string()).collect();
             want.sort();
-            names == want
+            floors_ok && has_floor && names == want
         })
         .map(|(_, c)| c.clone())
         .unwrap_or_default()
@@ -133,7 +141,9 @@ fn q(n: i64, d: i64) -> Q {
 
 /// The device entry: no arrays, and every branch is uniform (its arguments are the same in
 /// every lane), so sectors, conflicts and divwarps are 0 (by hand); steps is affine in
-/// `max(0, crunch)` — one round of the `do … while (1)` per 20 iterations of the limit.
+/// `⌊(crunch − 1)/20⌋⁺` — one round of the `do … while (1)` per 20 iterations of the limit,
+/// `1 + ⌊(crunch − 1)/20⌋⁺` rounds for `crunch ≥ 1` (the exit loop's floor atom, spec/logic.md
+/// §4a; it was `max(0, crunch)` before mandel20).
 /// Derivation shape (by hand from the source): one uniform loop left by jumps
 /// (Q:WHILEEXIT1) with 21 uniform exits (Q:IFEXIT1: the 19 escape tests before `i -= 20`,
 /// `i <= 0` and the escape test after it).
@@ -159,7 +169,11 @@ fn entry_bounds_are_certified() {
         .flat_map(|a| a.lin().vars().cloned().collect::<Vec<_>>())
         .collect();
     assert!(vars.iter().all(|v| v == "crunch"), "{vars:?}");
-    assert!(coef(&b, &["crunch"]) > q(0, 1));
+    assert!(
+        floor_coef(&b, &["crunch - 1"], 20) > q(0, 1),
+        "{}",
+        b.to_bound_string()
+    );
     assert_eq!(rules.get("Q:WHILEEXIT1"), Some(&1));
     assert_eq!(rules.get("Q:IFEXIT1"), Some(&21));
     assert_eq!(rules.get("Q:IFEXIT4"), None);
@@ -169,9 +183,11 @@ fn entry_bounds_are_certified() {
 /// ints (128 bytes at an unknown 4-byte alignment: at most 5 sectors) per round of the
 /// grid-stride loop, at most `numBlocks − blockIdx.x ≤ numBlocks` rounds (the step
 /// `gridDim.x` is ≥ 1; the root Q:WEAK drops `blockIdx.x ≥ 0` from the bound);
-/// conflicts 0 (no shared memory); divwarps — per 20 iterations of the limit, each of the 20
-/// escape tests (thread-dependent pixel) may diverge once and so may the loop test: 21/20 per
-/// unit of `crunch` and round. The certificates use Q:WHILEEXIT2 with 20 Q:IFEXIT4 and one
+/// conflicts 0 (no shared memory); divwarps — per round of 20 iterations of the limit, each
+/// of the 20 escape tests (thread-dependent pixel) may diverge once and so may the loop test:
+/// 21 a round, `1 + ⌊(crunch − 1)/20⌋⁺` rounds (the exit loop's floor atom, spec/logic.md §4a,
+/// mandel20; `21/20` per unit of `crunch` with `max0(crunch)` before), and the `if` of the
+/// image edge once a block. The certificates use Q:WHILEEXIT2 with 20 Q:IFEXIT4 and one
 /// Q:IFEXIT1 (`i <= 0` is uniform), and the grid-stride loop a `mono` rewrite.
 #[test]
 fn wrapper_bounds_are_certified() {
@@ -184,10 +200,8 @@ fn wrapper_bounds_are_certified() {
     assert_eq!(b.to_bound_string(), "0");
     let (_, b, cert, rules, _) = analysed(Which::Wrapper, MetricName::Divwarps);
     assert_eq!(
-        coef(&b, &["numBlocks", "crunch"]),
-        q(21, 20),
-        "{}",
-        b.to_bound_string()
+        b.to_bound_string(),
+        "21*max(0, numBlocks) + 21*max(0, numBlocks)*max(0, ⌊(crunch - 1)/20⌋) + max(0, numBlocks)*[32 ∤ imageW]"
     );
     assert_eq!(rules.get("Q:WHILEEXIT2"), Some(&1));
     assert_eq!(rules.get("Q:IFEXIT4"), Some(&20));
@@ -197,7 +211,11 @@ fn wrapper_bounds_are_certified() {
         "the grid-stride loop uses a mono rewrite"
     );
     let (_, b, _, _, _) = analysed(Which::Wrapper, MetricName::Steps);
-    assert!(coef(&b, &["numBlocks", "crunch"]) > q(0, 1));
+    assert!(
+        floor_coef(&b, &["numBlocks", "crunch - 1"], 20) > q(0, 1),
+        "{}",
+        b.to_bound_string()
+    );
 }
 
 fn metrics() -> Vec<Metric> {
@@ -384,8 +402,9 @@ fn wrapper_adversarial_lanes() {
 /// independent count: a split at each exit check some but not all active lanes take, one at
 /// the loop test `jmp < 2` after such a round, one where the image edge cuts a block), and
 /// stays within `min(A, B, C)` (B by hand: `numBlocks·(62 + [32 ∤ imageW])`; C by hand
-/// from Q:WHILEEXITCAP2: `numBlocks·(33 + 1/20·crunch + [32 ∤ imageW])`, the exits' `31`,
-/// the loop test's `1/20` a unit of `crunch` (one a round of 20) and `2k = 2`; A from the
+/// from Q:WHILEEXITCAP2: `numBlocks·(33 + ⌊(crunch − 1)/20⌋⁺ + [32 ∤ imageW])`, the exits'
+/// `31`, the loop test's split after each round but the last (`⌊(crunch − 1)/20⌋⁺` of them,
+/// the exit loop's floor atom, mandel20; `1/20·crunch` before) and `2k = 2`; A from the
 /// analysis). Both B and C are the analysis's bounds there, certified by the kernel.
 #[test]
 fn wrapper_bench_adversarial_rows() {
@@ -460,7 +479,7 @@ fn wrapper_bench_adversarial_rows() {
             "B at crunch {crunch}"
         );
         let cut = i64::from(wh.0 % 32 != 0);
-        let c = Q::from_integer((nb * (33 + cut)).into()) + q(nb * crunch, 20);
+        let c = Q::from_integer((nb * (33 + cut + (crunch - 1).max(0) / 20)).into());
         assert!(sim[div] <= c, "C at crunch {crunch}");
         let env = BTreeMap::from([
             ("numBlocks".to_string(), nb),

@@ -248,9 +248,11 @@ fn benches() -> Vec<Bench> {
         // has R rounds, at most min(31, 20R − 1) exit splits and min(31, R − 1) loop-test
         // splits; a block cut by the image edge has 8 lanes and 1 more split): crunch 20: 19;
         // crunch 100: 2·(31 + 4) + 2·(1 + 7 + 4) = 94; crunch 200: 3·(31 + 9) = 120;
-        // crunch 1000: 31 + 31 = 62. Bounds there (issue 15, mandel19): A (Q:WHILEEXIT2)
-        // 42 / 508 / 693 / 1071, B (Q:WHILEEXITCAP) 62 / 252 / 186 / 62, C
-        // (Q:WHILEEXITCAP2, the loop test per round) 34 / 156 / 129 / 83.
+        // crunch 1000: 31 + 31 = 62. Bounds there (issue 15, mandel19; the exit loop's floor
+        // atom `⌊(i − 1)/20⌋⁺`, mandel20): A (Q:WHILEEXIT2) 21 / 424 / 630 / 1050, B
+        // (Q:WHILEEXITCAP) 62 / 252 / 186 / 62, C (Q:WHILEEXITCAP2, the loop test per round)
+        // 33 / 152 / 126 / 82 (with `max0(i)` alone A was 42 / 508 / 693 / 1071 and C
+        // 34 / 156 / 129 / 83).
         // The bounds hold per warp for every gridDim (the analysis grid is symbolic, the
         // bound a multiple of numBlocks); with grid 1 one warp runs every block of the
         // block loop, the largest per-warp cost, so the simulation runs 1 block.

@@ -2,6 +2,7 @@
 //! of the loops it encloses, their shifts, and the floor atoms of floor ranks; with the
 //! syntactic helpers the loop passes share (loop keys, flattened bodies, assignments).
 
+use crate::analysis::derive::exits::exit_floor_atoms;
 use crate::analysis::derive::ranking::{floor_divisor, log_form, FloorRank};
 use crate::analysis::derive::Ctx;
 use crate::analysis::linear::{lin_expr, lin_operand};
@@ -32,6 +33,8 @@ impl Ctx<'_> {
                     let mut floor_div: Option<i64> = None;
                     let mut own_floors: Vec<Atom> = Vec::new();
                     let mut log_x: Option<String> = None;
+                    // an exit loop's seeds' floor divisors (exits.rs `exit_atoms`)
+                    let mut seed_divs: Vec<Option<i64>> = Vec::new();
                     // a doubling counter: the quotient log atom's forms (and before the loop)
                     let mut dbl: Option<(Lin, Lin)> = None;
                     // the counter's form before the loop (its entry value, nest.rs)
@@ -71,7 +74,7 @@ impl Ctx<'_> {
                             }
                         }
                         Err(_) => {
-                            let (hs, shifted) = self.exit_atoms(e, body);
+                            let (hs, shifted, divs) = self.exit_atoms(e, body);
                             if !hs.is_empty() {
                                 self.exit_candidates.insert(key);
                                 let direct: Vec<Lin> = hs
@@ -83,9 +86,19 @@ impl Ctx<'_> {
                                     })
                                     .collect();
                                 self.exit_own.insert(key, direct);
+                                // a constant step c ≥ 2: the atoms' floor forms (exits.rs)
+                                let mut fl: Vec<Atom> = Vec::new();
+                                for (h, c) in hs.iter().zip(&divs) {
+                                    for a in c.iter().flat_map(|c| exit_floor_atoms(h, *c)) {
+                                        push_canonical(&mut fl, a);
+                                    }
+                                }
+                                own_floors.extend(fl.iter().cloned());
+                                self.exit_floors.insert(key, fl);
                             }
                             cands.extend(hs.iter().cloned());
                             seeds = hs;
+                            seed_divs = divs;
                             tail = shifted;
                         }
                     }
@@ -133,6 +146,10 @@ impl Ctx<'_> {
                                                     if let Some(u) = self.tid_free(&cur) {
                                                         own_floors.push(Atom::floor(u, c));
                                                     }
+                                                }
+                                                // an exit atom's floor forms before the loop
+                                                if let Some(Some(c)) = seed_divs.get(si) {
+                                                    own_floors.extend(exit_floor_atoms(&cur, *c));
                                                 }
                                                 // a counter started at `threadIdx.*` (a
                                                 // block-stride loop inside another loop):
@@ -183,6 +200,12 @@ impl Ctx<'_> {
                             .entry(*k)
                             .or_default()
                             .extend(own_f.iter().cloned());
+                        // an enclosing exit loop's template sees them too (as `exit_own`)
+                        if let Some(x) = self.exit_floors.get_mut(k) {
+                            for a in own_f.iter() {
+                                push_canonical(x, a.clone());
+                            }
+                        }
                     }
                     let inherited: Vec<Atom> = stack
                         .last()
@@ -273,6 +296,16 @@ impl Ctx<'_> {
             if !own.contains(&c) {
                 own.push(c);
             }
+        }
+    }
+}
+
+/// Pushes the canonical form of the floor atom `a` (when it is not a constant) onto
+/// `out`, once.
+fn push_canonical(out: &mut Vec<Atom>, a: Atom) {
+    if let AtomVal::Scaled(_, a) = a.canonical() {
+        if !out.contains(&a) {
+            out.push(a);
         }
     }
 }

@@ -4,6 +4,7 @@
 use crate::analysis::derive::candidates::{has_loop, loop_key};
 use crate::analysis::derive::liveness::restrict_deps;
 use crate::analysis::derive::loops::houdini_candidates;
+use crate::analysis::derive::ranking::floor_rank;
 use crate::analysis::derive::{err, minus_writes, with, Abs, Ctx, AK, AN};
 use crate::analysis::derive::{FlagExitAn, If1An, IfExitAn, IfGuardAn, WhileExitAn};
 use crate::analysis::entail::{entails, entails_all, join_p};
@@ -11,9 +12,10 @@ use crate::analysis::linear::{cond, expr_uniform, join_deps, lin_expr};
 use crate::analysis::AnalysisError;
 use crate::certificate::{Farkas, Rewrite};
 use crate::core::assertion::linear::{CKind, Cstr, DepMap, Lin};
+use crate::core::assertion::poly::{Atom, AtomVal};
 use crate::core::metric::Q;
 use crate::core::{Const, Expr, Loc, Operand, Stmt, Ty};
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 
 impl Ctx<'_> {
     /// Candidate atoms of a loop without a ranking atom of its own, from the conditions
@@ -26,7 +28,12 @@ impl Ctx<'_> {
     /// For a loop whose condition is a `bool` guard `g` (spec/lowering.md §6), every write
     /// `g ← c` of the body gives its conditions too, on the side that stays (`cond(c)`):
     /// `n − k` for `g ← k < n` (Q:GUARD).
-    pub(super) fn exit_atoms(&self, e: &Expr, body: &Stmt) -> (Vec<Lin>, Vec<Lin>) {
+    ///
+    /// The third list, parallel to the atoms, is each atom's floor divisor (spec/logic.md §1
+    /// "Floor atoms"): the integer `c ≥ 2` by which its only update lowers it (`20` for
+    /// `i` under `i −= 20`), in the floor form only; [`exit_floor_atoms`] gives its floor
+    /// atoms.
+    pub(super) fn exit_atoms(&self, e: &Expr, body: &Stmt) -> ExitAtoms {
         fn walk<'s>(s: &'s Stmt, ifs: &mut Vec<&'s Expr>, asg: &mut Vec<(&'s String, &'s Expr)>) {
             match s {
                 Stmt::Seq(..) => {
@@ -63,7 +70,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        let (mut hs, mut shifted) = (Vec::new(), Vec::new());
+        let (mut hs, mut shifted, mut divs) = (Vec::new(), Vec::new(), Vec::new());
         // the else branch: the one that stays in the loop when the then-branch jumps
         // (spec/lowering.md §6); for a guard write, the side that sets the guard
         let stays = ifs
@@ -83,8 +90,14 @@ impl Ctx<'_> {
             if upd.is_empty() {
                 continue;
             }
+            // one update of one variable of `h`, lowering it by an integer c ≥ 2 a round
+            let div = match upd.as_slice() {
+                [u] if self.floor => exit_floor_divisor(&u.sub(&h)),
+                _ => None,
+            };
             if !hs.contains(&h) {
                 hs.push(h);
+                divs.push(div);
             }
             for u in upd {
                 if !shifted.contains(&u) {
@@ -92,7 +105,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        (hs, shifted)
+        (hs, shifted, divs)
     }
 
     /// Shift rewrites for a branch of a loop body in filtered position whose pre is `p`
@@ -123,6 +136,29 @@ impl Ctx<'_> {
             }
             if let Some((s, w)) = best {
                 out.push(Rewrite::Shift(a.clone(), s, w));
+            }
+        }
+        // floor atoms (spec/logic.md §4a, "Floor atoms of exit loops"): for candidates
+        // `⌊L/c⌋⁺`, `⌊(L − c)/c⌋⁺` with `p ⇒ L ≥ c`, `⌊L/c⌋⁺ = ⌊(L − c)/c⌋⁺ + 1` (`ishift`,
+        // the integer witness of a counted loop's floor rank, ranking.rs `floor_rank`)
+        let floors = self.exit_floors.get(key).cloned().unwrap_or_default();
+        for a in &floors {
+            let Atom::Floor(l, c) = a else { continue };
+            let below = match a.shifted(&Q::one()).canonical() {
+                AtomVal::Scaled(f, b) if f.is_one() => b,
+                _ => continue,
+            };
+            let Some(ci) = c.to_i64() else { continue };
+            if !floors.contains(&below) {
+                continue;
+            }
+            let cq = Q::from_integer(c.clone());
+            // p ⇒ L ≥ c, i.e. c − L ≤ 0
+            let Some(w) = entails(p, &Cstr::le(Lin::constant(cq.clone()).sub(l))) else {
+                continue;
+            };
+            if let Some(fr) = floor_rank(l, ci, &Q::one(), l, &cq, &w, p) {
+                out.push(Rewrite::IShift(fr.atom.clone(), Q::one(), fr.cg(p.len())));
             }
         }
         out
@@ -665,4 +701,34 @@ fn joined(p1: &[Cstr], p2: &[Cstr], loc: Loc, what: &str) -> Result<Joined, Anal
     let w1 = entails_all(p1, &pj).ok_or_else(internal)?;
     let w2 = entails_all(p2, &pj).ok_or_else(internal)?;
     Ok((pj, w1, w2))
+}
+
+/// [`Ctx::exit_atoms`]' result: the atoms, the atoms before their update, and each atom's
+/// floor divisor.
+pub(super) type ExitAtoms = (Vec<Lin>, Vec<Lin>, Vec<Option<i64>>);
+
+/// The floor divisor of an exit atom whose update lowers it by the constant `s` (`s` the
+/// form before the update minus the form after): `s` when it is an integer `≥ 2`
+/// ([`floor_divisor`](crate::analysis::derive::ranking::floor_divisor) of a counted loop's
+/// step).
+fn exit_floor_divisor(s: &Lin) -> Option<i64> {
+    if !s.is_const() {
+        return None;
+    }
+    crate::analysis::derive::ranking::floor_divisor(&s.c, false, false)
+}
+
+/// The floor atoms of an exit atom `h` (`h ≥ 1` keeps a lane in the loop at its test) that
+/// its only update lowers by `c ≥ 2` a round (spec/logic.md §4a, "Floor atoms of exit
+/// loops"): `⌊(h − 1)/c⌋⁺`, the rounds after the current one when the test follows the
+/// update (`do { …; i −= 20; if (i <= 0) return; }` from `i`: `1 + ⌊(i − 1)/20⌋⁺` rounds),
+/// and `⌊(h − 1 + c)/c⌋⁺`, one more, the same count when the test precedes the update.
+/// Under `h − 1 ≥ 0` the second is the first plus one (`ishift`, [`Ctx::branch_rewrites`]).
+pub(super) fn exit_floor_atoms(h: &Lin, c: i64) -> [crate::core::assertion::poly::Atom; 2] {
+    use crate::core::assertion::poly::Atom;
+    let r = h.plus_const(&-Q::one());
+    [
+        Atom::floor(r.clone(), c),
+        Atom::floor(r.plus_const(&Q::from_integer(c.into())), c),
+    ]
 }

@@ -436,6 +436,10 @@ pub struct Ctx<'a> {
     /// (not those of enclosing loops, nor the forms before the loop), the atoms of its
     /// invariant `I` (Q:WHILEEXIT keeps the potential after the loop apart).
     exit_own: BTreeMap<usize, Vec<Lin>>,
+    /// For each exit loop: the canonical floor atoms of its own atoms whose update lowers
+    /// them by a constant `c ≥ 2` (`exits::exit_floor_atoms`), and its nested loops'
+    /// floor atoms; with `exit_own`, the atoms of its invariant `I` (floor form only).
+    exit_floors: BTreeMap<usize, Vec<Atom>>,
     /// For each loop (keyed like `atoms`): the locals, parameters and `threadIdx.d` live at
     /// its head (read before written by some continuation, the loop included). The
     /// invariant's `D` keeps only these.
@@ -607,6 +611,7 @@ impl<'a> Ctx<'a> {
             exit_stack: Vec::new(),
             guard_entry: BTreeMap::new(),
             exit_own: BTreeMap::new(),
+            exit_floors: BTreeMap::new(),
             live_loop: BTreeMap::new(),
             exit_fix: BTreeMap::new(),
             live_else: BTreeMap::new(),

@@ -56,14 +56,17 @@ impl Back<'_, '_> {
         }
     }
 
+    /// The monomials of at most `degree` atoms of `atoms` and `floors` uniform under `d`
+    /// that mention no variable of `exclude` (an exit loop's invariant template).
     pub(super) fn monomials_deg(
         &self,
         atoms: Option<&Vec<Lin>>,
+        floors: Option<&Vec<Atom>>,
         d: &DepMap,
         exclude: &[String],
         degree: usize,
     ) -> BTreeSet<Mono> {
-        self.monomials_over(atoms, None, d, exclude, degree)
+        self.monomials_over(atoms, floors, d, exclude, degree)
     }
 
     fn monomials_over(

@@ -52,7 +52,13 @@ impl Back<'_, '_> {
         // a body without loops costs at most a constant per iteration: the ranking
         // atoms alone suffice (the potential after the loop is kept apart)
         let degree = if *nested { self.ctx.degree } else { 1 };
-        let mut monos = self.monomials_deg(self.ctx.exit_own.get(key), &inv.d, &[], degree);
+        let mut monos = self.monomials_deg(
+            self.ctx.exit_own.get(key),
+            self.ctx.exit_floors.get(key),
+            &inv.d,
+            &[],
+            degree,
+        );
         if *nested {
             self.add_chains(*key, &inv.d, &[], &mut monos);
         }

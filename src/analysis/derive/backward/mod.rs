@@ -517,28 +517,34 @@ fn bound_subst(q: &TPoly, x: &str, a: &Lin, div: &Q) -> TPoly {
 }
 
 /// The monomials of `q` with each atom `A'` that a shift of `rw` produces
-/// (`max0(A) = max0(A') + s`) replaced by `A`: the monomials a template needs so that the
-/// rewrites can turn it into `q`.
+/// (`max0(A) = max0(A') + s`, `⌊L/c⌋⁺ = ⌊(L − c)/c⌋⁺ + 1`) replaced by `A`: the monomials
+/// a template needs so that the rewrites can turn it into `q`.
 pub(super) fn unshifted_monos(rw: &[Rewrite], q: &TPoly) -> Vec<Mono> {
     let mut out = Vec::new();
     for r in rw {
-        if let Rewrite::Shift(a, sft, _) = r {
-            let AtomVal::Scaled(f, b) = canon_atom(&a.plus_const(&-sft.clone())) else {
-                continue;
-            };
-            if !f.is_one() {
-                continue;
-            }
-            for m in q.terms.keys() {
-                let (a, b) = (Atom::from(a), Atom::from(&b));
-                if m.contains(&b) {
-                    let mut nm: Mono = m
-                        .iter()
-                        .map(|x| if *x == b { a.clone() } else { x.clone() })
-                        .collect();
-                    nm.sort();
-                    out.push(nm);
-                }
+        // `max0(A) = max0(A − s) + s`, and for a floor atom `⌊L/c⌋⁺ = ⌊(L − c)/c⌋⁺ + 1`
+        let (a, f, b) = match r {
+            Rewrite::Shift(a, sft, _) => match canon_atom(&a.plus_const(&-sft.clone())) {
+                AtomVal::Scaled(f, b) => (Atom::from(a), f, Atom::from(&b)),
+                AtomVal::Const(_) => continue,
+            },
+            Rewrite::IShift(a, d, _) => match a.shifted(d).canonical() {
+                AtomVal::Scaled(f, b) => (a.clone(), f, b),
+                AtomVal::Const(_) => continue,
+            },
+            _ => continue,
+        };
+        if !f.is_one() {
+            continue;
+        }
+        for m in q.terms.keys() {
+            if m.contains(&b) {
+                let mut nm: Mono = m
+                    .iter()
+                    .map(|x| if *x == b { a.clone() } else { x.clone() })
+                    .collect();
+                nm.sort();
+                out.push(nm);
             }
         }
     }

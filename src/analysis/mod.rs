@@ -367,7 +367,7 @@ pub struct DerivationOptions<'a> {
     /// Warp-exact products for the warp `.0` under the congruence hypotheses `.1` (`(p, r,
     /// m)`: `p ≡ r (mod m)`; `derive::Ctx::at_warp`, "Warp-exact products"). The root pre
     /// is unchanged; the maps hold entries only a lower derivation may claim.
-    pub at_warp: Option<(u32, &'a [(String, i64, i64)])>,
+    pub at_warp: Option<(u32, &'a derive::Congruences)>,
     /// Unroll the innermost loops of launch-constant trip count (Q:UNROLL,
     /// `derive::Ctx::unrolling_counted`, as [`analyze`]'s counted run): each copy knows its
     /// counter, so with [`Self::at_warp`] an access indexed by `counter·p + …` has, under

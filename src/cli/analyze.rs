@@ -640,7 +640,7 @@ impl LowerSearch<'_> {
         };
         let at_warp = |w: u32, counted: bool| {
             let with = crate::analysis::DerivationOptions {
-                at_warp: Some((w, cong.as_slice())),
+                at_warp: Some((w, &cong)),
                 counted,
                 ..Default::default()
             };

@@ -121,3 +121,42 @@ fn bench_only_rejects_an_unknown_kernel() {
         "{err}"
     );
 }
+
+/// `bench --coq` (issue 14 item 5): every `exact` row's two certificates are exported
+/// (`export-coq`) and checked with `coqc`, and the relation column says how. vectorAdd's
+/// `sectors` (12) and `conflicts` (0) are exact by the hand derivation above, and both
+/// exports of each are accepted (as tests/coq_lower_rows.rs checks for every exact row), so
+/// their relation reads `exact, coqc upper ok / lower ok`; `divwarps` and `steps` read that
+/// too when exact, else `upper` with no coqc part. The summary still counts the exact cells.
+/// Skips, saying so, without the corpus or `coqc`.
+#[test]
+fn bench_coq_checks_both_certificates_of_each_exact_row() {
+    if racuda_corpus("bench_coq_checks_both_certificates_of_each_exact_row").is_none() {
+        return;
+    }
+    if !coq::coqc_available() {
+        eprintln!(
+            "SKIPPED: coqc is not installed (apt-get install -y coq); bench --coq is not run"
+        );
+        return;
+    }
+    coq::build_theories().unwrap_or_else(|e| panic!("{e}"));
+    let out = bench(&["--only", "vectorAdd", "--coq"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let passed = "exact, coqc upper ok / lower ok";
+    assert_eq!(row(&text, "vectorAdd", "sectors")[10], passed, "{text}");
+    assert_eq!(row(&text, "vectorAdd", "conflicts")[10], passed, "{text}");
+    let mut exact = 0;
+    for m in ["sectors", "conflicts", "divwarps", "steps"] {
+        let r = row(&text, "vectorAdd", m);
+        assert!(r[10] == "upper" || r[10] == passed, "{m}: {r:?}");
+        exact += usize::from(r[10] == passed);
+    }
+    let summary = format!("exact cells: {exact} of 4");
+    assert_eq!(text.lines().last(), Some(summary.as_str()), "{text}");
+}

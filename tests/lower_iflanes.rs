@@ -39,44 +39,14 @@
 mod common;
 
 use common::answer::exact_both;
-use common::{load_for, racuda_corpus, warp_cost};
+use common::mutants::{drop_list, kernel_refuses, nth_at, without_subtree_at};
+use common::{racuda_kernel, warp_cost};
 use warpcert::core::ir::Program;
 use warpcert::core::metric::{q, MetricName};
 use warpcert::core::Launch;
 
 fn reduce1() -> Option<(Program, Launch)> {
-    let dir = racuda_corpus("lower_iflanes reduce1")?;
-    let launch = Launch {
-        block: [256, 1, 1],
-        grid: None,
-    };
-    Some((load_for(&dir.join("reduce1.cu"), &launch), launch))
-}
-
-/// The byte offset of the `nth` (0-based) occurrence of `pat` in `text`.
-fn nth_at(text: &str, pat: &str, nth: usize) -> usize {
-    text.match_indices(pat)
-        .nth(nth)
-        .map(|(i, _)| i)
-        .unwrap_or_else(|| panic!("`{pat}` #{nth} not in the certificate"))
-}
-
-/// `text` without the balanced s-expression that starts at byte `at`.
-fn without_subtree_at(text: &str, at: usize) -> String {
-    let mut depth = 0i32;
-    for (k, ch) in text[at..].char_indices() {
-        match ch {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return format!("{}{}", &text[..at], &text[at + k + 1..]);
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("unbalanced subtree at byte {at}")
+    racuda_kernel("lower_iflanes reduce1", "reduce1.cu", 256)
 }
 
 /// The hand count of the module docs (87), the certificate's shape (L:IFLANES for the
@@ -136,12 +106,7 @@ fn reduce1_iflanes_mutants_rejected() {
         return;
     };
     let lower = exact_both("reduce1-mut", &prog, launch, MetricName::Conflicts, "87");
-    let reject = |what: &str, text: String, msg: &str| {
-        let r = warpcert_kernel::check(&text)
-            .err()
-            .unwrap_or_else(|| panic!("{what}: accepted"));
-        assert!(r.to_string().contains(msg), "{what}: {r}");
-    };
+    let reject = |what: &str, text: String, msg: &str| kernel_refuses(what, &text, None, msg);
     // round s = 8 (the 4th L:IFLANES, the first that splits the warp): its then branch
     // runs on lanes 0 … 15 only, whose reads hit banks 0 and 16 with 8 words each; over
     // the whole warp (lanes 0 … 31, `16·tid`) the fullest bank would hold 16 words
@@ -252,31 +217,4 @@ fn coqc_accepts_iflanes_exports_and_refutes_mutants() {
     ];
     let muts: Vec<(&str, &str)> = mutants.iter().map(|(n, t)| (*n, t.as_str())).collect();
     accepted_and_mutants_refuted("lower-iflanes", &accepted, &muts);
-}
-
-/// `text` (starting at a constructor) with its `n`th (0-based) top-level bracketed list
-/// replaced by `[]`.
-fn drop_list(text: &str, n: usize) -> String {
-    let (mut depth, mut seen, mut start) = (0i32, 0usize, None);
-    for (k, ch) in text.char_indices() {
-        match ch {
-            '[' => {
-                if depth == 0 && seen == n {
-                    start = Some(k);
-                }
-                depth += 1;
-            }
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    if let Some(b) = start {
-                        return format!("{}[]{}", &text[..b], &text[k + 1..]);
-                    }
-                    seen += 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("no list #{n}")
 }

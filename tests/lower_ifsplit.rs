@@ -26,42 +26,14 @@
 mod common;
 
 use common::answer::exact_both;
-use common::{load_for, racuda_corpus, warp_cost};
+use common::mutants::{drop_list, kernel_refuses, nth_at, without_subtree_at};
+use common::{racuda_kernel, warp_cost};
 use warpcert::core::ir::Program;
 use warpcert::core::metric::{q, MetricName};
 use warpcert::core::Launch;
 
 fn addsub0() -> Option<(Program, Launch)> {
-    let dir = racuda_corpus("lower_ifsplit addSub0")?;
-    let launch = Launch {
-        block: [1024, 1, 1],
-        grid: None,
-    };
-    Some((load_for(&dir.join("addSub0.cu"), &launch), launch))
-}
-
-/// `text` without the balanced s-expression that starts at the `nth` (0-based) occurrence
-/// of `start`.
-fn without_subtree(text: &str, start: &str, nth: usize) -> String {
-    let at = text
-        .match_indices(start)
-        .nth(nth)
-        .map(|(i, _)| i)
-        .unwrap_or_else(|| panic!("`{start}` #{nth} not in the certificate"));
-    let mut depth = 0i32;
-    for (k, ch) in text[at..].char_indices() {
-        match ch {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return format!("{}{}", &text[..at], &text[at + k + 1..]);
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("unbalanced subtree at `{start}`")
+    racuda_kernel("lower_ifsplit addSub0", "addSub0.cu", 1024)
 }
 
 /// Hand values of the module docs: `66·w` from `w = 4`, 18 at `w = 1`, 68 at `w = 2`; the
@@ -154,12 +126,7 @@ fn addsub0_ifsplit_mutants_rejected() {
         MetricName::Sectors,
         "66*max(0, w)",
     );
-    let reject = |what: &str, text: String, msg: &str| {
-        let r = warpcert_kernel::check(&text)
-            .err()
-            .unwrap_or_else(|| panic!("{what}: accepted"));
-        assert!(r.to_string().contains(msg), "{what}: {r}");
-    };
+    let reject = |what: &str, text: String, msg: &str| kernel_refuses(what, &text, None, msg);
     // a wrong lane count: the then branch's B read claims 17 sectors of its 16 lanes (or
     // the warp's 32, which a full-warp judgment would allow)
     for n in [17, 32] {
@@ -184,20 +151,11 @@ fn addsub0_ifsplit_mutants_rejected() {
         "entail then",
     );
     // a missing branch: the else derivation dropped
-    let split = lower.find("(L:IFSPLIT ").unwrap_or_default();
-    let else_at = lower[split..]
-        .match_indices("(L:SEQ (pre ")
-        .nth(1)
-        .map(|(i, _)| split + i)
-        .unwrap_or_else(|| panic!("no else branch: {lower}"));
-    let head = &lower[..else_at];
-    let dropped = format!(
-        "{head}{}",
-        &without_subtree(&lower[else_at..], "(L:SEQ (pre ", 0)
-    );
+    let split = nth_at(&lower, "(L:IFSPLIT ", 0);
+    let else_at = split + nth_at(&lower[split..], "(L:SEQ (pre ", 1);
     reject(
         "missing else branch",
-        dropped,
+        without_subtree_at(&lower, else_at),
         "expected 3 children, found 2",
     );
     // the else branch's witnesses (`P ∧ ¬e ⇒` its pre) dropped
@@ -298,10 +256,10 @@ fn coqc_accepts_ifsplit_exports_and_refutes_mutants() {
         ),
         // the then witnesses dropped: the then pre has 14 constraints and `entails` needs
         // one witness per constraint (`entails _ (_ :: _) [] = false`)
-        (
-            "ifsplit_then_witnesses_dropped",
-            drop_list(lower, "DIfSplit ", 1),
-        ),
+        ("ifsplit_then_witnesses_dropped", {
+            let at = nth_at(lower, "DIfSplit ", 0);
+            format!("{}{}", &lower[..at], drop_list(&lower[at..], 1))
+        }),
     ];
 
     if !coqc_available() {
@@ -316,14 +274,6 @@ fn coqc_accepts_ifsplit_exports_and_refutes_mutants() {
     accepted_and_mutants_refuted("lower-ifsplit", &accepted, &muts);
 }
 
-/// The byte offset of the `n`th (0-based) occurrence of `pat` in `text` (which must occur).
-fn nth_at(text: &str, pat: &str, n: usize) -> usize {
-    text.match_indices(pat)
-        .nth(n)
-        .map(|(i, _)| i)
-        .unwrap_or_else(|| panic!("`{pat}` #{n} not in the export"))
-}
-
 /// `text` with its only occurrence of `from` replaced by `to`.
 fn replace_once(text: &str, from: &str, to: &str) -> String {
     assert_eq!(text.matches(from).count(), 1, "`{from}` in the export");
@@ -334,31 +284,4 @@ fn replace_once(text: &str, from: &str, to: &str) -> String {
 fn replace_all(text: &str, from: &str, to: &str) -> String {
     assert!(text.contains(from), "`{from}` not in the export");
     text.replace(from, to)
-}
-
-/// `text` with the `n`th (0-based) bracketed list after the first `anchor` replaced by `[]`.
-fn drop_list(text: &str, anchor: &str, n: usize) -> String {
-    let at = nth_at(text, anchor, 0);
-    let (mut depth, mut seen, mut start) = (0i32, 0usize, None);
-    for (k, ch) in text[at..].char_indices() {
-        match ch {
-            '[' => {
-                if depth == 0 && seen == n {
-                    start = Some(at + k);
-                }
-                depth += 1;
-            }
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    if let Some(b) = start {
-                        return format!("{}[]{}", &text[..b], &text[at + k + 1..]);
-                    }
-                    seen += 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("no list #{n} after `{anchor}`")
 }

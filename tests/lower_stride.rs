@@ -25,7 +25,8 @@
 mod common;
 
 use common::answer::exact_both;
-use common::{load_for, racuda_corpus, warp_cost};
+use common::mutants::kernel_refuses;
+use common::{racuda_kernel, warp_cost};
 use std::collections::BTreeMap;
 use warpcert::core::ir::Program;
 use warpcert::core::metric::{q, MetricName};
@@ -36,12 +37,7 @@ use warpcert::frontend;
 const COLS: &str = "__global__ void k(int *out, int w) { out[threadIdx.x * w] = w; }";
 
 fn addsub1() -> Option<(Program, Launch)> {
-    let dir = racuda_corpus("lower_stride addSub1")?;
-    let launch = Launch {
-        block: [1024, 1, 1],
-        grid: None,
-    };
-    Some((load_for(&dir.join("addSub1.cu"), &launch), launch))
+    racuda_kernel("lower_stride addSub1", "addSub1.cu", 1024)
 }
 
 /// Hand values of the module docs: `w·2·(2·S(w) + 1)` with `S = 8, 16, 24, 32, 32, …`.
@@ -135,12 +131,7 @@ fn addsub1_stride_mutants_rejected() {
         MetricName::Sectors,
         "130*max(0, w)",
     );
-    let reject = |what: &str, text: String, msg: &str| {
-        let r = warpcert_kernel::check(&text)
-            .err()
-            .unwrap_or_else(|| panic!("{what}: accepted"));
-        assert!(r.to_string().contains(msg), "{what}: {r}");
-    };
+    let reject = |what: &str, text: String, msg: &str| kernel_refuses(what, &text, None, msg);
     // a count above the warp's 32 distinct lanes
     reject(
         "n 33",

@@ -5,59 +5,25 @@
 
 mod common;
 
-use common::warp32::{analyse, launch};
+use common::mutants::{kernel_refuses, replace_first};
+use common::warp32::{analyse, analysis, launch, lock_step};
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
-use warpcert::core::metric::Q;
+use std::path::{Path, PathBuf};
+use warpcert::analysis::{analyze, AnalysisOptions};
+use warpcert::core::metric::{q, Q};
 use warpcert::core::{Hardware, Metric, MetricName};
-use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
+use warpcert::semantics::Value;
 
 fn src(name: &str) -> String {
     let path = format!("{}/tests/precision/{name}.cu", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// The analysis of `src` for `m` (block 32, symbolic grid), with its capped second bound.
-fn analysis(src: &str, m: MetricName) -> Analysis {
-    let hw = Hardware::default();
-    let file = warpcert::frontend::parse_str("k.cu", src).unwrap();
-    let (prog, _) =
-        warpcert::frontend::lower(&file, None, &launch(None), &hw, &BTreeMap::new()).unwrap();
-    analyze(
-        &prog,
-        &Metric::standard(m),
-        &hw,
-        &launch(None),
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
-}
-
 /// The lock-step per-warp cost (one block of 32) of `src` at `n` when lane `k < lanes`
 /// reads its negative cell in round `k` (`in[33k] = −1`, the staircase of the kernels'
-/// comments: one lane leaves per round), the other cells 1.
+/// comments: one lane leaves per round), the other cells 1 (`32·128` cells).
 fn staircase(src: &str, m: MetricName, n: i64, lanes: usize) -> Q {
-    let hw = Hardware::default();
-    let file = warpcert::frontend::parse_str("k.cu", src).unwrap();
-    let l = launch(Some([1, 1, 1]));
-    let (prog, _) = warpcert::frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
-    let cells = (0..32 * 128)
-        .map(|i| {
-            Value::Float(if i % 33 == 0 && i / 33 < lanes {
-                -1.0
-            } else {
-                1.0
-            })
-        })
-        .collect();
-    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
-    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
-    let run = run_kernel(&prog, &[Metric::standard(m)], &hw, &l, &params, &inputs).unwrap();
-    run.metrics[0].max_per_warp.clone()
-}
-
-fn q(v: i64) -> Q {
-    Q::from_integer(v.into())
+    common::warp32::staircase(src, m, n, lanes, 32 * 128)
 }
 
 /// The hand derivation of the kernels' comments (tests/precision/break_loop.cu,
@@ -179,12 +145,6 @@ fn a_body_with_another_divergent_if_gets_no_cap() {
     assert!(a.bound.eval(&BTreeMap::from([("n".to_string(), 100)])) >= truth);
 }
 
-/// `s` with the first occurrence of `from` replaced by `to` (which must occur).
-fn mutate(s: &str, from: &str, to: &str) -> String {
-    assert!(s.contains(from), "`{from}` not in the certificate");
-    s.replacen(from, to, 1)
-}
-
 /// Kernel mutants, pinned by message: (1) B with its loop rule named Q:WHILEGUARD (the
 /// exit nodes charged without `M^div` outside a capped body: the data `if`'s Q:IFEXIT4,
 /// checked first, is short of `M^div = 1`); (2) A with its loop rule named Q:WHILEGUARDCAP (the body's data `if` is a
@@ -200,27 +160,23 @@ fn kernel_refuses_mutated_capped_certificates() {
         .expect("no capped bound")
         .certificate
         .clone();
-    let m1 = mutate(&b, "(Q:WHILEGUARDCAP ", "(Q:WHILEGUARD ");
-    let r1 = warpcert_kernel::check(&m1).expect_err("mutant 1 accepted");
-    assert_eq!(r1.rule, "Q:IFEXIT4", "{r1}");
-    assert!(
-        r1.to_string()
-            .contains("pre differs from then pre + else pre + M^if + C + M^div (Q: `0` vs `1`)"),
-        "{r1}"
+    kernel_refuses(
+        "mutant 1",
+        &replace_first(&b, "(Q:WHILEGUARDCAP ", "(Q:WHILEGUARD "),
+        Some("Q:IFEXIT4"),
+        "pre differs from then pre + else pre + M^if + C + M^div (Q: `0` vs `1`)",
     );
-    let m2 = mutate(&a.certificate, "(Q:WHILEGUARD0 ", "(Q:WHILEGUARDCAP ");
-    let r2 = warpcert_kernel::check(&m2).expect_err("mutant 2 accepted");
-    assert!(
-        r2.to_string()
-            .contains("the capped loop's body has a Q:IF4 node (a rule that may split the warp)"),
-        "{r2}"
+    kernel_refuses(
+        "mutant 2",
+        &replace_first(&a.certificate, "(Q:WHILEGUARD0 ", "(Q:WHILEGUARDCAP "),
+        None,
+        "the capped loop's body has a Q:IF4 node (a rule that may split the warp)",
     );
-    let m3 = mutate(&b, "(hardware 32 32 4 32)", "(hardware 16 32 4 32)");
-    let r3 = warpcert_kernel::check(&m3).expect_err("mutant 3 accepted");
-    assert_eq!(r3.rule, "Q:WHILEGUARDCAP", "{r3}");
-    assert!(
-        r3.to_string().contains("body post + post + M^if + C"),
-        "{r3}"
+    kernel_refuses(
+        "mutant 3",
+        &replace_first(&b, "(hardware 32 32 4 32)", "(hardware 16 32 4 32)"),
+        Some("Q:WHILEGUARDCAP"),
+        "body post + post + M^if + C",
     );
 }
 
@@ -338,19 +294,46 @@ fn mandelbrot_divwarps_capped_by_the_lane_count() {
     );
 }
 
+/// The head of a Coq file about break_loop's capped loop: the `Require`s of the WarpCert
+/// `theories` and the context `G` (`divwarps`, warp 32, 32 banks of 4 bytes, 32-byte
+/// sectors, a block of `bx` threads).
+fn coq_head(theories: &str, bx: u32) -> String {
+    format!(
+        "From Coq Require Import ZArith QArith List Arith.\n\
+         From WarpCert Require Import {theories}.\n\
+         Import ListNotations.\n\n\
+         Definition G : ctx := {{| c_metric := divwarps; c_warp := 32%nat; c_banks := 32%Z;\n  \
+         c_bank_bytes := 4%Z; c_sector_bytes := 32%Z; c_bx := {bx}%nat; c_by := 1%nat; c_bz := 1%nat;\n  \
+         c_lty := fun _ => None; c_pty := fun _ => None; c_arr := fun _ => None;\n  \
+         c_blockidx := []; c_griddim := []; c_bgrid := []; c_wu := [] |}}.\n\n"
+    )
+}
+
+/// The bound of break_loop's capped certificate B (`divwarps`) as the kernel prints it,
+/// asserted to be 93 (the truth for `n ≥ 32` by the hand derivation of
+/// tests/precision/break_loop.cu), and that bound lowered by one (a mutant's claim). `None`
+/// when coqc is absent, saying that `what` is not checked.
+fn break_loop_cap_claims(what: &str) -> Option<(String, String)> {
+    let a = analysis(&src("break_loop"), MetricName::Divwarps);
+    let b = a.capped.as_ref().expect("no capped bound");
+    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
+    assert_eq!(v.bound, "93", "the kernel's bound of B");
+    if !common::coq::coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); {what} is not checked");
+        return None;
+    }
+    let lowered = (v.bound.parse::<i64>().unwrap() - 1).to_string();
+    Some((v.bound, lowered))
+}
+
 /// The Coq file of step (2) for a block of `bx` threads: `Cap.cap_loop_lanes` instantiated
 /// with `k = a + t = 2` (break_loop: the data `if`, Q:IFEXIT4, and the flag test,
 /// Q:FLAGEXIT) states that a capped loop costs its `M^div := 0` cost plus at most
 /// `M^div·claim`, after `(S k)·(N − 1) = claim` is computed (`N = min(32, bx)`).
 fn cap_budget_file(bx: u32, claim: &str) -> String {
+    let head = coq_head("Metric Syntax Semantics Cap", bx);
     format!(
-        "From Coq Require Import ZArith QArith List Arith.\n\
-         From WarpCert Require Import Metric Syntax Semantics Cap.\n\
-         Import ListNotations.\n\n\
-         Definition G : ctx := {{| c_metric := divwarps; c_warp := 32%nat; c_banks := 32%Z;\n  \
-         c_bank_bytes := 4%Z; c_sector_bytes := 32%Z; c_bx := {bx}%nat; c_by := 1%nat; c_bz := 1%nat;\n  \
-         c_lty := fun _ => None; c_pty := fun _ => None; c_arr := fun _ => None;\n  \
-         c_blockidx := []; c_griddim := []; c_bgrid := []; c_wu := [] |}}.\n\n\
+        "{head}\
          Lemma budget_ok : (S 2 * (cap_lanes G - 1) =? {claim})%nat = true.\n\
          Proof. vm_compute. reflexivity. Qed.\n\n\
          Theorem loop_budget : forall F ps e b Inv, body_cap G F ps e b 2 Inv ->\n  \
@@ -378,18 +361,12 @@ fn cap_budget_file(bx: u32, claim: &str) -> String {
 /// derives the premise from the certificate, is `capped_certificates_check_in_coq_and_mutants_fail`.
 #[test]
 fn cap_budget_in_coq_is_the_kernels_charge() {
-    let a = analysis(&src("break_loop"), MetricName::Divwarps);
-    let b = a.capped.as_ref().expect("no capped bound");
-    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
-    assert_eq!(v.bound, "93", "the kernel's bound of B");
-    if !common::coq::coqc_available() {
-        eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq cap budget is not checked");
+    let Some((bound, lowered)) = break_loop_cap_claims("the Coq cap budget") else {
         return;
-    }
-    let lowered = (v.bound.parse::<i64>().unwrap() - 1).to_string();
+    };
     common::coq::accepted_and_mutants_refuted(
         "cap",
-        &[("cap_budget", cap_budget_file(32, &v.bound))],
+        &[("cap_budget", cap_budget_file(32, &bound))],
         &[
             ("cap_lowered", cap_budget_file(32, &lowered)),
             ("cap_block_lanes", cap_budget_file(64, "189")),
@@ -406,14 +383,12 @@ fn cap_budget_in_coq_is_the_kernels_charge() {
 /// (`count_b`: the charge's count is `a + t`; `charge_b`: the charge is `claim`), so that a
 /// wrong one is refused by `vm_compute; reflexivity` (`true` vs `false`).
 fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
+    let head = coq_head(
+        "Metric Syntax Semantics Lin Logic Soundness Cap CapSound",
+        bx,
+    );
     format!(
-        "From Coq Require Import ZArith QArith List Arith.\n\
-         From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Cap CapSound.\n\
-         Import ListNotations.\n\n\
-         Definition G : ctx := {{| c_metric := divwarps; c_warp := 32%nat; c_banks := 32%Z;\n  \
-         c_bank_bytes := 4%Z; c_sector_bytes := 32%Z; c_bx := {bx}%nat; c_by := 1%nat; c_bz := 1%nat;\n  \
-         c_lty := fun _ => None; c_pty := fun _ => None; c_arr := fun _ => None;\n  \
-         c_blockidx := []; c_griddim := []; c_bgrid := []; c_wu := [] |}}.\n\n\
+        "{head}\
          Lemma count_b : ({k_charge} =? 1 + 1)%nat = true.\n\
          Proof. vm_compute. reflexivity. Qed.\n\n\
          Lemma charge_b : Qeq_bool (cap_delta G ({k_charge})) ({claim} # 1) = true.\n\
@@ -462,20 +437,12 @@ fn cap_sound_file(bx: u32, k_charge: &str, claim: &str) -> String {
 /// export of B, CapCheck.v derives them from the body's tree (`cwalk_sound`, `chk0_validF`).
 #[test]
 fn cap_rule_soundness_in_coq_takes_the_kernels_charge() {
-    let a = analysis(&src("break_loop"), MetricName::Divwarps);
-    let b = a.capped.as_ref().expect("no capped bound");
-    let v = warpcert_kernel::check(&b.certificate).expect("B rejected");
-    assert_eq!(v.bound, "93", "the kernel's bound of B");
-    if !common::coq::coqc_available() {
-        eprintln!(
-            "SKIPPED: coqc is not installed (apt-get install -y coq); CapSound.v is not checked"
-        );
+    let Some((bound, lowered)) = break_loop_cap_claims("CapSound.v") else {
         return;
-    }
-    let lowered = (v.bound.parse::<i64>().unwrap() - 1).to_string();
+    };
     common::coq::accepted_and_mutants_refuted(
         "capsound",
-        &[("cap_sound", cap_sound_file(32, "1 + 1", &v.bound))],
+        &[("cap_sound", cap_sound_file(32, "1 + 1", &bound))],
         &[
             ("cap_sound_lowered", cap_sound_file(32, "1 + 1", &lowered)),
             ("cap_sound_block_lanes", cap_sound_file(64, "1 + 1", "189")),
@@ -490,23 +457,13 @@ fn cap_rule_soundness_in_coq_takes_the_kernels_charge() {
 /// certificates (A's and B's `.capped`) are removed.
 #[test]
 fn analyze_coq_writes_a_and_b() {
-    let tmp = std::env::temp_dir().join(format!("warpcert-coqcap-{}", std::process::id()));
-    let scratch = tmp.join("tmp");
-    std::fs::create_dir_all(&scratch).unwrap();
+    let (tmp, scratch) = scratch_dirs("coqcap");
     let out = tmp.join("out");
     let mut files = Vec::new();
     for name in ["break_loop", "for_return"] {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
-            .current_dir(common::root())
-            .env("TMPDIR", &scratch)
-            .args(["analyze", &format!("tests/precision/{name}.cu")])
-            .args(["--metric", "divwarps", "--block", "32", "--coq"])
-            .arg(format!("{}/", out.display()))
-            .output()
-            .expect("warpcert runs");
-        let stdout = String::from_utf8_lossy(&o.stdout);
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{name}: {stderr}");
+        let file = Path::new("tests/precision").join(format!("{name}.cu"));
+        let (ok, stdout, stderr) = analyze_coq(&file, &out, &scratch);
+        assert!(ok, "{name}: {stderr}");
         assert!(
             stdout.contains(", 93") || stdout.contains(", 94"),
             "{name}: no min(A, B):\n{stdout}"
@@ -519,10 +476,8 @@ fn analyze_coq_writes_a_and_b() {
         files.push(v);
         files.push(vb);
     }
-    let left: Vec<_> = std::fs::read_dir(&scratch)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+    let left: Vec<_> = files_in(&scratch)
+        .into_iter()
         .filter(|n| n.ends_with(".cert") || n.contains(".capped"))
         .collect();
     assert!(left.is_empty(), "temporary certificates left: {left:?}");
@@ -536,6 +491,41 @@ fn analyze_coq_writes_a_and_b() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A fresh temporary directory for the test `tag` and its subdirectory `tmp` (the `TMPDIR`
+/// of [`analyze_coq`], where the temporary certificates go).
+fn scratch_dirs(tag: &str) -> (PathBuf, PathBuf) {
+    let tmp = std::env::temp_dir().join(format!("warpcert-{tag}-{}", std::process::id()));
+    let scratch = tmp.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    (tmp, scratch)
+}
+
+/// Runs `warpcert analyze FILE --metric divwarps --block 32 --coq OUT/` from the project
+/// root with `TMPDIR` set to `scratch`: whether it succeeded, its stdout and its stderr.
+fn analyze_coq(file: &Path, out: &Path, scratch: &Path) -> (bool, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .current_dir(common::root())
+        .env("TMPDIR", scratch)
+        .arg("analyze")
+        .arg(file)
+        .args(["--metric", "divwarps", "--block", "32", "--coq"])
+        .arg(format!("{}/", out.display()))
+        .output()
+        .expect("warpcert runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (o.status.success(), text(&o.stdout), text(&o.stderr))
+}
+
+/// The names of the files in `dir`.
+fn files_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 /// Why the `+ 1` of `δ = (a + t + 1)·M^div` stays for a `do … while (1)` left only by
 /// `return`s (NVIDIA's `CalcMandelbrot` shape): the loop is lowered to `while (jmp < 2)`
 /// (spec/lowering.md §6), and a lane that returns sets `jmp ← 3` and stays active until the
@@ -579,13 +569,11 @@ fn return_loop_pays_the_loop_test_split_of_every_lane() {
     // own lane-count charge at the loop node (pinned by message)
     assert!(b.certificate.contains("(d 0 (dep jmp0 0 0 0 0 0))"));
     assert_eq!(b.certificate.matches("(poly (62))").count(), 2);
-    let m = b.certificate.replace("(poly (62))", "(poly (31))");
-    let r = warpcert_kernel::check(&m).expect_err("a charge without the loop test accepted");
-    assert_eq!(r.rule, "Q:WHILEEXITCAP", "{r}");
-    assert!(
-        r.to_string()
-            .contains("pre differs from body pre + post + 2·loop-test cost (Q: `-31` vs `0`)"),
-        "{r}"
+    kernel_refuses(
+        "a charge without the loop test",
+        &b.certificate.replace("(poly (62))", "(poly (31))"),
+        Some("Q:WHILEEXITCAP"),
+        "pre differs from body pre + post + 2·loop-test cost (Q: `-31` vs `0`)",
     );
     // B in Coq (CapCheck.v `DWhileExitCap`, capcons20): coqc accepts it; the same charge
     // `(a + t)·31 = 31` written into the Coq file (every `62` of the root's potential, the
@@ -637,21 +625,13 @@ const RET4: &str = "__global__ void k(float *out, const float *in, int n) {
 /// The lock-step `divwarps` of one warp of [`RET4`] at `n` when lane `t` with
 /// `leave(t) = Some((r, e))` reads a negative cell at exit `e` of round `r` (the others never).
 fn ret4_run(n: i64, leave: impl Fn(usize) -> Option<(usize, usize)>) -> Q {
-    let hw = Hardware::default();
-    let file = warpcert::frontend::parse_str("k.cu", RET4).unwrap();
-    let l = launch(Some([1, 1, 1]));
-    let (prog, _) = warpcert::frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
     let mut cells = vec![Value::Float(1.0); 32 * 128];
     for t in 0..32 {
         if let Some((r, e)) = leave(t) {
             cells[128 * r + 32 * e + t] = Value::Float(-1.0);
         }
     }
-    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
-    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
-    let m = Metric::standard(MetricName::Divwarps);
-    let run = run_kernel(&prog, &[m], &hw, &l, &params, &inputs).unwrap();
-    run.metrics[0].max_per_warp.clone()
+    lock_step(RET4, MetricName::Divwarps, n, cells)
 }
 
 /// The third bound C of [`RET4`] (`divwarps`), by hand from Q:WHILEEXITCAP2: the four data
@@ -716,45 +696,35 @@ fn kernel_refuses_mutated_per_round_certificates() {
         1,
         "the body's pre: the loop's less 33"
     );
-    let m1 = c.replace("(33)", "(32)").replace("(-33)", "(-32)");
-    let r1 = warpcert_kernel::check(&m1).expect_err("mutant 1 accepted");
-    assert_eq!(r1.rule, "Q:WHILEEXITCAP2", "{r1}");
-    assert!(
-        r1.to_string()
-            .contains("pre differs from body pre + post + 2·loop-test cost"),
-        "{r1}"
+    kernel_refuses(
+        "mutant 1",
+        &c.replace("(33)", "(32)").replace("(-33)", "(-32)"),
+        Some("Q:WHILEEXITCAP2"),
+        "pre differs from body pre + post + 2·loop-test cost",
     );
-    let m2 = mutate(&c, "(Q:WHILEEXITCAP2 ", "(Q:WHILEEXITCAP ");
-    let r2 = warpcert_kernel::check(&m2).expect_err("mutant 2 accepted");
-    assert_eq!(r2.rule, "Q:WHILEEXITCAP", "{r2}");
-    assert!(
-        r2.to_string()
-            .contains("body post differs from body pre + loop-test cost"),
-        "{r2}"
+    kernel_refuses(
+        "mutant 2",
+        &replace_first(&c, "(Q:WHILEEXITCAP2 ", "(Q:WHILEEXITCAP "),
+        Some("Q:WHILEEXITCAP"),
+        "body post differs from body pre + loop-test cost",
     );
-    let m3 = mutate(&c, "(Q:WHILEEXITCAP2 ", "(Q:WHILEEXIT2 ");
-    let r3 = warpcert_kernel::check(&m3).expect_err("mutant 3 accepted");
-    assert_eq!(r3.rule, "Q:IFEXIT4", "{r3}");
-    assert!(
-        r3.to_string()
-            .contains("pre differs from then pre + else pre + M^if + C + M^div"),
-        "{r3}"
+    kernel_refuses(
+        "mutant 3",
+        &replace_first(&c, "(Q:WHILEEXITCAP2 ", "(Q:WHILEEXIT2 "),
+        Some("Q:IFEXIT4"),
+        "pre differs from then pre + else pre + M^if + C + M^div",
     );
-    let m4 = mutate(&a.certificate, "(Q:WHILEEXIT2 ", "(Q:WHILEEXITCAP2 ");
-    let r4 = warpcert_kernel::check(&m4).expect_err("mutant 4 accepted");
-    assert_eq!(r4.rule, "Q:IFEXIT4", "{r4}");
-    assert!(
-        r4.to_string()
-            .contains("pre differs from then pre + else pre + M^if + C + M^div"),
-        "{r4}"
+    kernel_refuses(
+        "mutant 4",
+        &replace_first(&a.certificate, "(Q:WHILEEXIT2 ", "(Q:WHILEEXITCAP2 "),
+        Some("Q:IFEXIT4"),
+        "pre differs from then pre + else pre + M^if + C + M^div",
     );
-    let m5 = mutate(&c, "(hardware 32 32 4 32)", "(hardware 16 32 4 32)");
-    let r5 = warpcert_kernel::check(&m5).expect_err("mutant 5 accepted");
-    assert_eq!(r5.rule, "Q:WHILEEXITCAP2", "{r5}");
-    assert!(
-        r5.to_string()
-            .contains("pre differs from body pre + post + 2·loop-test cost"),
-        "{r5}"
+    kernel_refuses(
+        "mutant 5",
+        &replace_first(&c, "(hardware 32 32 4 32)", "(hardware 16 32 4 32)"),
+        Some("Q:WHILEEXITCAP2"),
+        "pre differs from body pre + post + 2·loop-test cost",
     );
     match warpcert::export::coq::export(&c) {
         Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
@@ -874,23 +844,11 @@ fn per_round_rule_soundness_in_coq_takes_the_kernels_charge() {
 /// certificates (`.capped`, `.capped2`) are removed.
 #[test]
 fn analyze_coq_names_the_per_round_rule_and_leaves_no_temporary_file() {
-    let tmp = std::env::temp_dir().join(format!("warpcert-coqcap2-{}", std::process::id()));
-    let scratch = tmp.join("tmp");
-    std::fs::create_dir_all(&scratch).unwrap();
+    let (tmp, scratch) = scratch_dirs("coqcap2");
     let src = tmp.join("ret4.cu");
     std::fs::write(&src, RET4).unwrap();
-    let out = tmp.join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
-        .env("TMPDIR", &scratch)
-        .arg("analyze")
-        .arg(&src)
-        .args(["--metric", "divwarps", "--block", "32", "--coq"])
-        .arg(format!("{}/", out.display()))
-        .output()
-        .expect("warpcert runs");
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
+    let (ok, stdout, stderr) = analyze_coq(&src, &tmp.join("out"), &scratch);
+    assert!(ok, "{stderr}");
     assert!(
         stdout.contains("min(6 + 5*max(0, n), 62, 33 + max(0, n))"),
         "{stdout}"
@@ -901,11 +859,7 @@ fn analyze_coq_names_the_per_round_rule_and_leaves_no_temporary_file() {
         ),
         "{stderr}"
     );
-    let left: Vec<_> = std::fs::read_dir(&scratch)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+    let left = files_in(&scratch);
     assert!(left.is_empty(), "temporary files left: {left:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -379,29 +379,10 @@ fn flagexit_while_return_is_tight_and_mutants_are_rejected() {
     assert_eq!(r.rule, "Q:IFGUARD4", "{r:?}");
 }
 
-/// The lock-step per-warp cost of `src` under `m` at `n` on one block, with `in[33·k] = −1`
-/// for every `k < lanes` (the others 1): lane `k` reads a negative value in round `k`
-/// (`in[32·i + threadIdx.x]` at `i = k`, `threadIdx.x = k`) and returns there.
+/// The lock-step staircase cost of `src` ([`common::warp32::staircase`]: lane `k < lanes`
+/// reads a negative value in round `k` and returns there) with `in` of `32·48` cells.
 fn staircase(src: &str, m: MetricName, n: i64, lanes: usize) -> Q {
-    use warpcert::core::{Hardware, Metric};
-    use warpcert::semantics::{run_kernel, ArrayInit, Inputs, Params, Value};
-    let hw = Hardware::default();
-    let file = warpcert::frontend::parse_str("k.cu", src).unwrap();
-    let l = common::warp32::launch(Some([1, 1, 1]));
-    let (prog, _) = warpcert::frontend::lower(&file, None, &l, &hw, &BTreeMap::new()).unwrap();
-    let cells = (0..32 * 48)
-        .map(|i| {
-            Value::Float(if i % 33 == 0 && i / 33 < lanes {
-                -1.0
-            } else {
-                1.0
-            })
-        })
-        .collect();
-    let inputs = Inputs::zero().with_array("in", ArrayInit::Values(cells));
-    let params: Params = BTreeMap::from([("n".to_string(), Value::Int(n))]);
-    let run = run_kernel(&prog, &[Metric::standard(m)], &hw, &l, &params, &inputs).unwrap();
-    run.metrics[0].max_per_warp.clone()
+    common::warp32::staircase(src, m, n, lanes, 32 * 48)
 }
 
 /// The worst `divwarps` of one warp of the loops left by `return` (for_return.cu,

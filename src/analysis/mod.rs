@@ -352,100 +352,60 @@ fn windowed_run(
     tighter_or_first(&mut ctx, target, first)
 }
 
-/// The derivation of [`analyze`] with the parameter hypotheses `hyps` (linear facts over
-/// `int` parameters) appended to the root's launch facts (spec/logic.md §4b, L:HYP): not
-/// an upper certificate, the source of a lower-bound certificate's assertions
-/// (`analysis::lower`). Errors as [`analyze`].
-pub fn derivation_under(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    hyps: &[crate::core::assertion::Cstr],
-) -> Result<Node, AnalysisError> {
-    on_analysis_thread(|| {
-        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).under(hyps);
-        derive::run(&mut ctx).map(|(n, _)| n)
-    })
+/// What a derivation that is not an upper certificate adds to [`analyze`]'s first run: the
+/// sources of lower-bound certificates' assertions (`analysis::lower`, spec/logic.md §4b).
+/// The default adds nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DerivationOptions<'a> {
+    /// Parameter hypotheses (linear facts over `int` parameters) appended to the root's
+    /// launch facts (L:HYP; `derive::Ctx::under`).
+    pub hyps: &'a [crate::core::assertion::Cstr],
+    /// Keep scaled entries with a row multiplier where they group no lanes
+    /// (`derive::Ctx::with_strides`): for L:GARRAYSTRIDE / L:GWRITESTRIDE ("Strided
+    /// accesses").
+    pub strides: bool,
+    /// Warp-exact products for the warp `.0` under the congruence hypotheses `.1` (`(p, r,
+    /// m)`: `p ≡ r (mod m)`; `derive::Ctx::at_warp`, "Warp-exact products"). The root pre
+    /// is unchanged; the maps hold entries only a lower derivation may claim.
+    pub at_warp: Option<(u32, &'a derive::Congruences)>,
+    /// Unroll the innermost loops of launch-constant trip count (Q:UNROLL,
+    /// `derive::Ctx::unrolling_counted`, as [`analyze`]'s counted run): each copy knows its
+    /// counter, so with [`Self::at_warp`] an access indexed by `counter·p + …` has, under
+    /// `p ≡ r (mod m)`, the exact residue of that copy (matrixMulBad: `B[b + wB·k + tx]`
+    /// costs 4 sectors in the copies `k ≡ 0 (mod 8)` and 5 in the others under
+    /// `wB ≡ 1 (mod 8)`).
+    pub counted: bool,
+    /// Wrapped entries for `x ← a % m` (`derive::Ctx::with_wraps`): for L:IFWRAP. The
+    /// bound is the upper derivation's where the entries change no rule's choice; callers
+    /// compare it with the accepted one.
+    pub wraps: bool,
 }
 
-/// [`derivation_under`] whose maps also keep scaled entries with a row multiplier where
-/// they group no lanes (`derive::Ctx::with_strides`): the source of a lower-bound
-/// certificate using L:GARRAYSTRIDE / L:GWRITESTRIDE (spec/logic.md §4b "Strided
-/// accesses"). Errors as [`analyze`].
-pub fn derivation_strided(
+/// The derivation of `prog` as [`analyze`]'s first run, with what `with` adds
+/// ([`DerivationOptions`]): not an upper certificate, the source of a lower-bound
+/// certificate's assertions (`analysis::lower`, spec/logic.md §4b). Errors as [`analyze`].
+pub fn derivation(
     prog: &Program,
     metric: &Metric,
     hw: &Hardware,
     launch: &Launch,
     opts: &AnalysisOptions,
-    hyps: &[crate::core::assertion::Cstr],
+    with: &DerivationOptions<'_>,
 ) -> Result<Node, AnalysisError> {
     on_analysis_thread(|| {
-        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
-            .under(hyps)
-            .with_strides();
-        derive::run(&mut ctx).map(|(n, _)| n)
-    })
-}
-
-/// The derivation a lower-bound certificate about warp `warp` borrows its assertions from
-/// under the congruence hypotheses `cong` (`(p, r, m)`: `p ≡ r (mod m)`; spec/logic.md §4b
-/// "Warp-exact products"): [`derive::Ctx::at_warp`]. Not an upper certificate (its maps
-/// hold entries only a lower derivation may claim). Errors: as [`derivation_under`].
-pub fn derivation_at_warp(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    warp: u32,
-    cong: &[(String, i64, i64)],
-) -> Result<Node, AnalysisError> {
-    on_analysis_thread(|| {
-        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).at_warp(warp, cong);
-        derive::run(&mut ctx).map(|(n, _)| n)
-    })
-}
-
-/// [`derivation_at_warp`] with the innermost loops of launch-constant trip count unrolled
-/// (Q:UNROLL, `derive::Ctx::unrolling_counted`, as [`analyze`]'s counted run): each copy
-/// knows its counter, so an access indexed by `counter·p + …` has, under `p ≡ r (mod m)`,
-/// the exact residue of that copy (matrixMulBad: `B[b + wB·k + tx]` costs 4 sectors in
-/// the copies `k ≡ 0 (mod 8)` and 5 in the others under `wB ≡ 1 (mod 8)`). Errors: as
-/// [`derivation_under`].
-#[allow(clippy::too_many_arguments)]
-pub fn derivation_at_warp_counted(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    warp: u32,
-    cong: &[(String, i64, i64)],
-) -> Result<Node, AnalysisError> {
-    on_analysis_thread(|| {
-        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
-            .at_warp(warp, cong)
-            .unrolling_counted();
-        derive::run(&mut ctx).map(|(n, _)| n)
-    })
-}
-
-/// The derivation of `prog` (as [`derivation`]) whose assertions also carry wrapped
-/// entries for `x ← a % m` (`derive::Ctx::with_wraps`): the source of a lower-bound
-/// certificate using L:IFWRAP (spec/logic.md §4b). Its bound is the upper derivation's
-/// where the entries change no rule's choice; callers compare it with the accepted one.
-pub fn derivation_with_wraps(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-) -> Result<Node, AnalysisError> {
-    on_analysis_thread(|| {
-        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).with_wraps();
+        let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).under(with.hyps);
+        if let Some((warp, cong)) = with.at_warp {
+            ctx = ctx.at_warp(warp, cong);
+        }
+        if with.strides {
+            ctx = ctx.with_strides();
+        }
+        if with.wraps {
+            ctx = ctx.with_wraps();
+        }
+        if with.counted {
+            ctx = ctx.unrolling_counted();
+        }
         derive::run(&mut ctx).map(|(n, _)| n)
     })
 }

@@ -448,8 +448,11 @@ pub(super) fn exact_lower(
     // a divergent test `x % m == 0` whose lanes move with a uniform value (L:IFWRAP): the
     // assertions need the wrapped entries the upper derivation does not carry
     if !num_traits::Zero::is_zero(&m.div) && has_rem(&l.program.body) {
-        if let Ok(d) = crate::analysis::derivation_with_wraps(&l.program, m, &l.hw, &l.launch, opts)
-        {
+        let wraps = crate::analysis::DerivationOptions {
+            wraps: true,
+            ..Default::default()
+        };
+        if let Ok(d) = crate::analysis::derivation(&l.program, m, &l.hw, &l.launch, opts, &wraps) {
             if let Some(r) = search.for_warps(&d, None, &warps)? {
                 return Ok(Some(r));
             }
@@ -558,9 +561,13 @@ impl LowerSearch<'_> {
             return Ok(None);
         };
         let h = Hypotheses { facts, witness };
-        let Ok(d) = crate::analysis::derivation_under(
-            &l.program, self.m, &l.hw, &l.launch, self.opts, &h.facts,
-        ) else {
+        let under = crate::analysis::DerivationOptions {
+            hyps: &h.facts,
+            ..Default::default()
+        };
+        let Ok(d) =
+            crate::analysis::derivation(&l.program, self.m, &l.hw, &l.launch, self.opts, &under)
+        else {
             return Ok(None);
         };
         self.for_warps(&d, Some(&h), warps)
@@ -570,7 +577,8 @@ impl LowerSearch<'_> {
     /// one sector per lane (spec/logic.md §4b "Strided accesses"): the facts of
     /// [`crate::analysis::lower::stride_hypotheses`] (with the guard hypotheses), from a
     /// derivation that keeps scaled entries with row multipliers
-    /// ([`crate::analysis::derivation_strided`]). `None` when the program has no such access.
+    /// ([`crate::analysis::DerivationOptions::strides`]). `None` when the program has no such
+    /// access.
     fn strided(&self, warps: &[u32]) -> Result<Option<crate::report::LowerReport>, String> {
         use crate::analysis::lower::{
             guard_hypotheses, stride_hypotheses, witness_point, Hypotheses,
@@ -583,8 +591,13 @@ impl LowerSearch<'_> {
         if !counted || !has_param_product(&l.program.body) {
             return Ok(None);
         }
-        let strided = |h: &[crate::core::assertion::Cstr]| {
-            crate::analysis::derivation_strided(&l.program, self.m, &l.hw, &l.launch, self.opts, h)
+        let strided = |hyps: &[crate::core::assertion::Cstr]| {
+            let with = crate::analysis::DerivationOptions {
+                hyps,
+                strides: true,
+                ..Default::default()
+            };
+            crate::analysis::derivation(&l.program, self.m, &l.hw, &l.launch, self.opts, &with)
         };
         let Ok(d0) = strided(&[]) else {
             return Ok(None);
@@ -606,11 +619,11 @@ impl LowerSearch<'_> {
 
     /// [`Self::for_warps`] under congruence hypotheses on the `int` parameters
     /// ([`crate::analysis::lower::congruence_hypotheses`]), each warp from its own
-    /// derivation with warp-exact products ([`crate::analysis::derivation_at_warp`]). Tried
+    /// derivation with warp-exact products ([`crate::analysis::DerivationOptions::at_warp`]). Tried
     /// only when a thread dimension other than x has extent above 1 (where the collapse of
     /// spec/logic.md §2 loses a row's offset); with `unrolled` (the upper derivation has
     /// Q:UNROLL nodes) also from derivations with the counted loops unrolled
-    /// ([`crate::analysis::derivation_at_warp_counted`]).
+    /// ([`crate::analysis::DerivationOptions::counted`]).
     fn congruent(
         &self,
         warps: &[u32],
@@ -625,29 +638,26 @@ impl LowerSearch<'_> {
         else {
             return Ok(None);
         };
-        for &w in warps {
-            let Ok(d) = crate::analysis::derivation_at_warp(
-                &l.program, self.m, &l.hw, &l.launch, self.opts, w, &cong,
-            ) else {
-                continue;
+        let at_warp = |w: u32, counted: bool| {
+            let with = crate::analysis::DerivationOptions {
+                at_warp: Some((w, &cong)),
+                counted,
+                ..Default::default()
             };
-            if let Some(r) = self.for_warps(&d, Some(&h), &[w])? {
-                return Ok(Some(r));
-            }
-        }
-        // an upper bound found with counted loops unrolled (analysis::counted_run): the
-        // lower derivation unrolls them too, each copy's access at its own residue
-        if !unrolled {
-            return Ok(None);
-        }
-        for &w in warps {
-            let Ok(d) = crate::analysis::derivation_at_warp_counted(
-                &l.program, self.m, &l.hw, &l.launch, self.opts, w, &cong,
-            ) else {
-                continue;
-            };
-            if let Some(r) = self.for_warps(&d, Some(&h), &[w])? {
-                return Ok(Some(r));
+            crate::analysis::derivation(&l.program, self.m, &l.hw, &l.launch, self.opts, &with)
+        };
+        // with `unrolled`, an upper bound found with counted loops unrolled
+        // (analysis::counted_run): the lower derivation unrolls them too, each copy's
+        // access at its own residue
+        let passes: &[bool] = if unrolled { &[false, true] } else { &[false] };
+        for &counted in passes {
+            for &w in warps {
+                let Ok(d) = at_warp(w, counted) else {
+                    continue;
+                };
+                if let Some(r) = self.for_warps(&d, Some(&h), &[w])? {
+                    return Ok(Some(r));
+                }
             }
         }
         Ok(None)

@@ -39,13 +39,17 @@ pub fn guard_lower(warp: u32) -> (Program, Launch, String, String) {
     let launch_p = warpcert::analysis::derive::launch_facts(&prog, &launch);
     let witness = witness_point(&launch_p, &facts).expect("a witness point");
     let h = Hypotheses { facts, witness };
-    let d = warpcert::analysis::derivation_under(
+    let under = warpcert::analysis::DerivationOptions {
+        hyps: &h.facts,
+        ..Default::default()
+    };
+    let d = warpcert::analysis::derivation(
         &prog,
         &metric,
         &hw,
         &launch,
         &AnalysisOptions::default(),
-        &h.facts,
+        &under,
     )
     .unwrap();
     let (text, _) =

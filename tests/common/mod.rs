@@ -7,6 +7,7 @@ pub mod answer;
 pub mod clang;
 pub mod coq;
 pub mod lower_guard;
+pub mod mutants;
 pub mod relational_kernels;
 pub mod rng;
 pub mod warp32;
@@ -39,6 +40,14 @@ pub fn corpus_dir(folder: &str, test: &str) -> Option<PathBuf> {
 /// `../shared/corpus/racuda` ([`corpus_dir`]).
 pub fn racuda_corpus(test: &str) -> Option<PathBuf> {
     corpus_dir("racuda", test)
+}
+
+/// The only kernel of `../shared/corpus/racuda/FILE` lowered for a block of `bx` threads
+/// and a symbolic grid, with that launch; `None` as [`racuda_corpus`] without the corpus.
+pub fn racuda_kernel(test: &str, file: &str, bx: u32) -> Option<(Program, Launch)> {
+    let dir = racuda_corpus(test)?;
+    let launch = launch(bx, None);
+    Some((load_for(&dir.join(file), &launch), launch))
 }
 
 /// `../shared/corpus/cuda-samples-dev`, NVIDIA's samples as users write them today

@@ -2,6 +2,7 @@
 //! the warp provably splits or a lane provably runs the then branch L:IFDIV, L:IFALIGN,
 //! L:IFWRAP and L:IFDT, with their lane witnesses and `minc` (the least cost of a branch).
 
+use super::split::Subsets;
 use super::{ids, pp, pre_q, stmt_node, with_q, LowerError, Lx};
 use crate::analysis::linear::cond;
 use crate::certificate::{Assn, Field, Node};
@@ -56,21 +57,17 @@ impl Lx<'_> {
             d: std::sync::Arc::new(d),
             q: post_q.clone(),
         };
-        // L:IFSPLIT when a remainder test splits the lane set and the branches' constant
-        // lower bounds over their lanes exceed `minc(s1) + minc(s2)` (so the bound is
+        // L:IFSPLIT when a remainder test splits the lane set, else L:IFLANES when the test
+        // compares exact values lane by lane (an unrolled round of reduce1's
+        // `if (index < blockDim.x)`): each branch over the lanes taking it, kept where the
+        // branches' constant lower bounds exceed `minc(s1) + minc(s2)` (so the bound is
         // above L:IFDIV's and L:IFDT's; where it is not, the certificate is unchanged)
-        let splitted = self
-            .split_if(n, e, [s1, s2], pre, &ipost, &ws, &le, &c)
-            .filter(|(_, k)| *k > self.minc(s1) + self.minc(s2));
-        if let Some((node, _)) = splitted {
-            return Ok(self.narrowed(node, pre, post, post_q));
-        }
-        // L:IFLANES when the test compares exact values lane by lane (an unrolled round of
-        // reduce1's `if (index < blockDim.x)`): each branch over the lanes taking it
-        let laned = self
-            .lanes_if(n, e, [s1, s2], pre, &ipost, &ws, &le, &c)
-            .filter(|(_, k)| *k > self.minc(s1) + self.minc(s2));
-        if let Some((node, _)) = laned {
+        let minc = self.minc(s1) + self.minc(s2);
+        let subset = [Subsets::Rem, Subsets::Exact].into_iter().find_map(|how| {
+            self.subset_if(how, n, e, [s1, s2], pre, &ipost, &ws, &le, &c)
+                .filter(|(_, k)| *k > minc)
+        });
+        if let Some((node, _)) = subset {
             return Ok(self.narrowed(node, pre, post, post_q));
         }
         // L:IFDIV when two lanes of the warp decide the test both ways under P (only

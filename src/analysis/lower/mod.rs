@@ -18,7 +18,7 @@
 //! [`guard_hypotheses`] finds facts over `int` parameters under which each such guard
 //! passes on every lane, [`witness_point`] a parameter valuation satisfying them and the
 //! launch facts, and [`lower_certificate_under`] writes `(lower W (hyp …) (witness …))`
-//! from a derivation whose root pre includes them (`analysis::derivation_under`).
+//! from a derivation whose root pre includes them (`analysis::derivation` with `DerivationOptions::hyps`).
 //!
 //! Untrusted: the kernel checks every certificate this writes (`warpcert_kernel::check`).
 //!
@@ -71,7 +71,7 @@ pub fn lower_certificate(
 /// [`lower_certificate`] with the parameter hypotheses `hyp` (section
 /// `(lower W (hyp …) (witness …))`, spec/logic.md §4b, L:HYP): `upper` must then be a
 /// derivation whose root pre is the launch facts followed by `hyp.facts`
-/// ([`crate::analysis::derivation_under`]).
+/// ([`crate::analysis::derivation`] with [`crate::analysis::DerivationOptions::hyps`]).
 pub fn lower_certificate_under(
     prog: &Program,
     metric: &Metric,

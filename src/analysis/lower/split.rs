@@ -26,7 +26,33 @@ fn constant(q: &Poly) -> Option<Q> {
     Some(v)
 }
 
+/// `k·tid + r`: the value of a linear entry `(k, r)` on the lane of thread index `tid`.
+fn at_lane(k: [i128; 3], r: i128, tid: [i64; 3]) -> i128 {
+    (0..3).map(|i| k[i] * i128::from(tid[i])).sum::<i128>() + r
+}
+
+/// How a divergent `if`'s lanes are divided between its branches, one way per lane-subset
+/// rule (spec/logic.md §4b "Lane subsets").
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Subsets {
+    /// L:IFSPLIT: a remainder test `x == 0` / `x != 0` (`Lx::split_set`); both subsets
+    /// non-empty.
+    Rem,
+    /// L:IFLANES: a comparison of lane-exact operands (`Lx::lanes_set`); one subset may be
+    /// empty.
+    Exact,
+}
+
 impl Lx<'_> {
+    /// The lanes of the judgment's set whose thread index satisfies `holds`, and the others
+    /// (both in the set's order).
+    fn lanes_where(&self, holds: impl Fn([i64; 3]) -> bool) -> (Vec<u64>, Vec<u64>) {
+        self.threads
+            .iter()
+            .copied()
+            .partition(|&t| holds(self.launch.thread_index(t)))
+    }
+
     /// The lanes of the judgment's set taking the then branch of the test `e` and the
     /// others (the kernel's `split_set`): `e` is `x == 0` or `x != 0` with a remainder entry
     /// `(rem x k r m)` in `pre`'s `D`. `None` otherwise or when either set is empty.
@@ -43,77 +69,11 @@ impl Lx<'_> {
         if ent.g < 1 {
             return None;
         }
-        let (mut then, mut other) = (Vec::new(), Vec::new());
-        for &t in &self.threads {
-            let tid = self.launch.thread_index(t);
-            let v: i128 = (0..3)
-                .map(|i| i128::from(ent.k[i]) * i128::from(tid[i]))
-                .sum::<i128>()
-                + i128::from(ent.r);
-            if (v.rem_euclid(i128::from(ent.g)) == 0) == eq {
-                then.push(t);
-            } else {
-                other.push(t);
-            }
-        }
+        let (k, r, g) = (ent.k.map(i128::from), i128::from(ent.r), i128::from(ent.g));
+        let (then, other) = self.lanes_where(|tid| (at_lane(k, r, tid).rem_euclid(g) == 0) == eq);
         (!then.is_empty() && !other.is_empty()).then_some((then, other))
     }
 
-    /// The L:IFSPLIT node for the divergent `if e then s1 else s2` of the upper Q:IF4 node
-    /// `n` (children: the test, then and else derivations), with the test's lower node `le`
-    /// and cost `c`, the post `ipost` (the if's `P'`, `D \ W`, the post potential) and the
-    /// witnesses `ws` of `P ⇒ P'`. Each branch is derived over its lane subset from post
-    /// potential 0 and must come out with a constant pre potential. `None` where the rule
-    /// does not apply or a branch has no such derivation (the caller falls back to L:IFD and
-    /// its relatives).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn split_if(
-        &self,
-        n: &Node,
-        e: &Expr,
-        [s1, s2]: [&Stmt; 2],
-        pre: &Assn,
-        ipost: &Assn,
-        ws: &[Farkas],
-        le: &Node,
-        c: &Q,
-    ) -> Option<(Node, Q)> {
-        if !self.split || n.rule != "Q:IF4" {
-            return None;
-        }
-        let [_, t, f] = n.children.as_slice() else {
-            return None;
-        };
-        let (t1, t2) = self.split_set(e, pre)?;
-        let zero = Poly::zero();
-        let lt = self.on(t1).stmt(t, s1, &zero).ok()?;
-        let lf = self.on(t2).stmt(f, s2, &zero).ok()?;
-        let (k1, k2) = (constant(&pre_q(&lt))?, constant(&pre_q(&lf))?);
-        // `P ∧ e ⇒ P1`: Q:IF4's then pre is `P ∧ e` itself; `P ∧ ¬e ⇒ P2`: Q:IF4's
-        // `else-cond` list proves the else pre from `P ∧ ¬e`
-        let (tp, _) = pp(&lt).ok()?;
-        let then_ids = Field::Entail("then", (0..tp.p.len()).map(Farkas::Id).collect());
-        let else_ws = n.fields.iter().find_map(|fl| match fl {
-            Field::Entail("else-cond", w) => Some(w.clone()),
-            _ => None,
-        })?;
-        let charge = &self.m.if_ + c + &self.m.div + &k1 + &k2;
-        let node = stmt_node(
-            "L:IFSPLIT",
-            with_q(pre, ipost.q.plus_const(&charge)),
-            ipost.clone(),
-            vec![
-                Field::Entail("post", ws.to_vec()),
-                then_ids,
-                Field::Entail("else", else_ws),
-            ],
-            vec![le.clone(), lt, lf],
-        );
-        Some((node, k1 + k2))
-    }
-}
-
-impl Lx<'_> {
     /// The lanes of the judgment's set where the comparison `e` holds and the others (the
     /// kernel's `lanes_set`, L:IFLANES): `e` is `a op b` with `op` a comparison and each
     /// operand an integer constant, a `threadIdx.d` or a local whose entry in `pre`'s `D`
@@ -147,39 +107,33 @@ impl Lx<'_> {
                 _ => None,
             }
         };
-        let (ka, kb) = (exact(a)?, exact(b)?);
-        let (mut then, mut other) = (Vec::new(), Vec::new());
-        for &t in &self.threads {
-            let tid = self.launch.thread_index(t);
-            let v = |(k, r): ([i128; 3], i128)| -> i128 {
-                (0..3).map(|i| k[i] * i128::from(tid[i])).sum::<i128>() + r
-            };
-            let (va, vb) = (v(ka), v(kb));
-            let holds = match op {
+        let ((ka, ra), (kb, rb)) = (exact(a)?, exact(b)?);
+        Some(self.lanes_where(|tid| {
+            let (va, vb) = (at_lane(ka, ra, tid), at_lane(kb, rb, tid));
+            match op {
                 BinOp::Lt => va < vb,
                 BinOp::Le => va <= vb,
                 BinOp::Gt => va > vb,
                 BinOp::Ge => va >= vb,
                 BinOp::Eq => va == vb,
                 _ => va != vb,
-            };
-            if holds {
-                then.push(t);
-            } else {
-                other.push(t);
             }
-        }
-        Some((then, other))
+        }))
     }
 
-    /// The L:IFLANES node for the divergent `if e then s1 else s2` of the upper Q:IF4 node
-    /// `n` (arguments as [`Self::split_if`]): each branch whose lane subset is non-empty is
-    /// derived over it from post potential 0 and must come out constant; the charge is
+    /// The L:IFSPLIT (`how` = [`Subsets::Rem`]) or L:IFLANES ([`Subsets::Exact`]) node for
+    /// the divergent `if e then s1 else s2` of the upper Q:IF4 node `n` (children: the
+    /// test, then and else derivations), with the test's lower node `le` and cost `c`, the
+    /// post `ipost` (the if's `P'`, `D \ W`, the post potential) and the witnesses `ws` of
+    /// `P ⇒ P'`. Each branch whose lane subset is non-empty is derived over it from post
+    /// potential 0 and must come out with a constant pre potential `Ki`; the charge is
     /// `M^if + C + Σ Ki`, plus `M^div` when both subsets are non-empty. Returns the node and
-    /// `Σ Ki`. `None` where the rule does not apply.
+    /// `Σ Ki`. `None` where the rule does not apply or a branch has no such derivation (the
+    /// caller falls back to L:IFD and its relatives).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn lanes_if(
+    pub(super) fn subset_if(
         &self,
+        how: Subsets,
         n: &Node,
         e: &Expr,
         [s1, s2]: [&Stmt; 2],
@@ -195,16 +149,20 @@ impl Lx<'_> {
         let [_, t, f] = n.children.as_slice() else {
             return None;
         };
-        let (t1, t2) = self.lanes_set(e, pre)?;
+        let (rule, (t1, t2)) = match how {
+            Subsets::Rem => ("L:IFSPLIT", self.split_set(e, pre)?),
+            Subsets::Exact => ("L:IFLANES", self.lanes_set(e, pre)?),
+        };
         if t1.is_empty() && t2.is_empty() {
             return None;
         }
+        let both = !t1.is_empty() && !t2.is_empty();
         let zero = Poly::zero();
         let mut kids = vec![le.clone()];
         let mut fields = vec![Field::Entail("post", ws.to_vec())];
         let mut ks = Q::from_integer(0.into());
         if !t1.is_empty() {
-            let lt = self.on(t1.clone()).stmt(t, s1, &zero).ok()?;
+            let lt = self.on(t1).stmt(t, s1, &zero).ok()?;
             ks += constant(&pre_q(&lt))?;
             // `P ∧ e ⇒ P1`: Q:IF4's then pre is `P ∧ e` itself
             let (tp, _) = pp(&lt).ok()?;
@@ -215,7 +173,7 @@ impl Lx<'_> {
             kids.push(lt);
         }
         if !t2.is_empty() {
-            let lf = self.on(t2.clone()).stmt(f, s2, &zero).ok()?;
+            let lf = self.on(t2).stmt(f, s2, &zero).ok()?;
             ks += constant(&pre_q(&lf))?;
             // `P ∧ ¬e ⇒ P2`: Q:IF4's `else-cond` list
             let else_ws = n.fields.iter().find_map(|fl| match fl {
@@ -226,11 +184,11 @@ impl Lx<'_> {
             kids.push(lf);
         }
         let mut charge = &self.m.if_ + c + &ks;
-        if !t1.is_empty() && !t2.is_empty() {
+        if both {
             charge += &self.m.div;
         }
         let node = stmt_node(
-            "L:IFLANES",
+            rule,
             with_q(pre, ipost.q.plus_const(&charge)),
             ipost.clone(),
             fields,

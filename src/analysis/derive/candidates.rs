@@ -30,6 +30,9 @@ impl Ctx<'_> {
                     let mut geo_seed: Option<Lin> = None;
                     // a constant step c > 1: the seed's forms as floor atoms ⌊·/c⌋⁺ too
                     let mut floor_div: Option<i64> = None;
+                    // a launch-form symbolic step under Ctx::symbolic_divisors: the seed's
+                    // forms as symbolic floor atoms ⌊(· − s + δ)/δ⌋⁺ instead (δ, s)
+                    let mut sym_div: Option<(Lin, Q)> = None;
                     let mut own_floors: Vec<Atom> = Vec::new();
                     let mut log_x: Option<String> = None;
                     // a doubling counter: the quotient log atom's forms (and before the loop)
@@ -37,7 +40,7 @@ impl Ctx<'_> {
                     // the counter's form before the loop (its entry value, nest.rs)
                     let mut x0: Option<Lin> = None;
                     match self.loop_atom_raw(e, body, None) {
-                        Ok((raw, sh, x, symbolic, proportional)) => {
+                        Ok((raw, sh, x, symbolic, proportional, step)) => {
                             dbl = self.doubling_forms(body, &raw, &sh, &x, None);
                             own_floors.extend(
                                 dbl.iter()
@@ -45,6 +48,23 @@ impl Ctx<'_> {
                             );
                             floor_div =
                                 floor_divisor(&sh, symbolic, proportional).filter(|_| self.floor);
+                            if self.floor
+                                && symbolic
+                                && !proportional
+                                && crate::core::assertion::poly::launch_divisor(&step)
+                            {
+                                self.sym_steps += 1;
+                            }
+                            if let Some(dv) = self.sym_divisor(symbolic, proportional, &step) {
+                                floor_div = None;
+                                let l = raw.plus_const(&-sh.clone()).add_scaled(&dv, &Q::one());
+                                own_floors.push(Atom::FloorSym(l.into(), dv.clone().into()));
+                                own_floors.push(Atom::FloorSym(
+                                    raw.plus_const(&-sh.clone()).into(),
+                                    dv.clone().into(),
+                                ));
+                                sym_div = Some((dv, sh.clone()));
+                            }
                             if let Some(c) = floor_div {
                                 self.nests.div.insert(key, c);
                             }
@@ -132,6 +152,22 @@ impl Ctx<'_> {
                                                     own_floors.push(Atom::floor(cur.clone(), c));
                                                     if let Some(u) = self.tid_free(&cur) {
                                                         own_floors.push(Atom::floor(u, c));
+                                                    }
+                                                }
+                                                if let Some((dv, sh)) =
+                                                    sym_div.as_ref().filter(|_| si == 0)
+                                                {
+                                                    let sym = |l: &Lin| {
+                                                        Atom::FloorSym(
+                                                            l.plus_const(&-sh.clone())
+                                                                .add_scaled(dv, &Q::one())
+                                                                .into(),
+                                                            dv.clone().into(),
+                                                        )
+                                                    };
+                                                    own_floors.push(sym(&cur));
+                                                    if let Some(u) = self.tid_free(&cur) {
+                                                        own_floors.push(sym(&u));
                                                     }
                                                 }
                                                 // a counter started at `threadIdx.*` (a

@@ -163,7 +163,7 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
                             let dv = r(&d.c)
                                 + d.terms
                                     .iter()
-                                    .map(|(x, a)| r(a) * at.get(x).copied().unwrap_or(0) as f64)
+                                    .map(|(x, a)| r(a) * at.get(x).copied().unwrap_or(1) as f64)
                                     .sum::<f64>();
                             (v / dv.max(1.0)).floor().max(0.0)
                         }

@@ -287,8 +287,9 @@ impl Atom {
             Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => self.clone(),
         }
     }
-    /// The atom's value at `env` (variables missing from `env` count as 0):
-    /// `max(0, L(env))`, resp. `max(0, ⌊L(env)/d⌋)`.
+    /// The atom's value at `env` (variables missing from `env` count as 0, except the grid
+    /// dimensions of a symbolic divisor, which count as 1): `max(0, L(env))`, resp.
+    /// `max(0, ⌊L(env)/d⌋)`.
     pub fn eval(&self, env: &BTreeMap<String, i64>) -> Q {
         let v = match self {
             Atom::Max0(l) => l.eval(env),
@@ -297,8 +298,14 @@ impl Atom {
             Atom::LogQ(l, m) => log2q_floor(&l.eval(env), &m.eval(env)),
             Atom::Res(l, m) => res_value(&l.eval(env), m),
             Atom::Win(l, m, w) => win_value(&l.eval(env), m, w),
-            // D ≥ 1 on every launch; a point without gridDim values reads it as at least 1
-            Atom::FloorSym(l, d) => (l.eval(env) / d.eval(env).max(Q::one())).floor(),
+            // D ≥ 1 on every launch: a grid dimension missing from `env` counts as 1 (the
+            // smallest grid, where the atom is largest), and D as at least 1
+            Atom::FloorSym(l, d) => {
+                let dv = d.terms.iter().fold(d.c.clone(), |acc, (v, a)| {
+                    acc + a * Q::from_integer(env.get(v).copied().unwrap_or(1).into())
+                });
+                (l.eval(env) / dv.max(Q::one())).floor()
+            }
         };
         if v.is_positive() {
             v

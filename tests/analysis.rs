@@ -1162,6 +1162,82 @@ fn grid_stride_loop_with_symbolic_step() {
     }
 }
 
+/// The same grid-stride loop with the symbolic floor atom (spec/logic.md §1 "Symbolic
+/// divisors", issue 14): the analysis' chain ends with a second bound B whose ranking atom
+/// divides by the step itself, `4·⌊(n + 64·gridDim.x − 1)/(64·gridDim.x)⌋⁺`, certified by
+/// the kernel on its own; the answer is `min(A, B)`. Hand derivation: warp 0 of block 0 (the
+/// most rounds) visits `pos = 64·g·k < n`, `⌈n/(64g)⌉ = ⌊(n + 64g − 1)/(64g)⌋` rounds of at
+/// most 4 sectors (32 consecutive aligned ints), so B is sound at every grid `g` and equal
+/// to A at `g = 1`; at `g = 2`, `n = 1000`: 8 rounds, 32 sectors, where A says
+/// `4·⌊1063/64⌋ = 64`. Oracle: the lock-step semantics (`run_kernel`) at grids 1, 2 and 4.
+#[test]
+fn grid_stride_loop_with_symbolic_divisor() {
+    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
+    let a = run(&grid_stride(), MetricName::Sectors, 64);
+    assert_eq!(a.bound.to_bound_string(), "4*max(0, ⌊(n + 63)/64⌋)");
+    let chain = a.chain();
+    let b = chain.last().expect("the chain has the first bound");
+    assert_eq!(chain.len(), 2, "A and the symbolic-divisor bound B");
+    assert_eq!(
+        b.bound.to_bound_string(),
+        "4*max(0, ⌊(64*gridDim.x + n - 1)/(64*gridDim.x)⌋)"
+    );
+    assert!(b.certificate.contains("(floors "));
+    let v = warpcert_kernel::check(&b.certificate).expect("the kernel accepts B");
+    assert_eq!(v.bound, b.bound.to_bound_string());
+    // the Coq export refuses the symbolic atom by name (no KFloorS in the export yet)
+    match warpcert::export::coq::export(&b.certificate) {
+        Err(e @ warpcert::export::coq::ExportError::UnsupportedAtom(_)) => {
+            assert!(e.to_string().contains("64*gridDim.x"), "{e}")
+        }
+        other => panic!("expected UnsupportedAtom, got {other:?}"),
+    }
+    let hw = Hardware::default();
+    let mut tighter = 0;
+    for n in [-5, 0, 1, 63, 64, 65, 127, 128, 129, 200, 1000, 1024] {
+        for g in [1u32, 2, 4] {
+            let params = Params::from([("n".to_string(), Value::Int(n))]);
+            let l = Launch {
+                block: [64, 1, 1],
+                grid: Some([g, 1, 1]),
+            };
+            let r = run_kernel(
+                &grid_stride(),
+                &[Metric::standard(MetricName::Sectors)],
+                &hw,
+                &l,
+                &params,
+                &Inputs::zero(),
+            )
+            .unwrap();
+            let at = env(&[("n", n), ("gridDim.x", i64::from(g))]);
+            let (old, new) = (a.bound.eval(&at), b.bound.eval(&at));
+            let truth = &r.metrics[0].max_per_warp;
+            assert!(*truth <= new, "B unsound at n={n} grid={g}");
+            // the hand count ⌈n/(64g)⌉ rounds of 4 sectors
+            let rounds = if n > 0 {
+                (n + 64 * i64::from(g) - 1) / (64 * i64::from(g))
+            } else {
+                0
+            };
+            assert_eq!(new, q(4 * rounds), "n={n} grid={g}");
+            if g == 1 {
+                assert_eq!(new, old, "n={n}");
+            } else if new < old {
+                tighter += 1;
+            }
+            // n a multiple of 64g: every round of warp 0 is full, B is attained
+            if n > 0 && n % (64 * i64::from(g)) == 0 {
+                assert_eq!(*truth, new, "n={n} grid={g}");
+            }
+        }
+    }
+    assert!(
+        tighter >= 10,
+        "B below A at grids 2 and 4 ({tighter} points)"
+    );
+}
+
 /// A remainder by a constant (issue 15): `v ← D[threadIdx.x]; t ← v % 32; i ← t + 32;
 /// S[i] ← 1` (block 32, conflicts). C's truncating `v % 32` lies in `[−31, 31]` whatever
 /// the sign of `v`, so `t` has the range entry `(rng t 62)` and `i` the window `[1, 63]`:

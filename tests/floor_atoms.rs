@@ -37,6 +37,7 @@ fn katom(a: &Atom) -> k::Atom {
         Atom::LogQ(l, m) => k::Atom::LogQ(klin(l), klin(m)),
         Atom::Res(l, m) => k::Atom::Res(klin(l), m.clone()),
         Atom::Win(l, m, w) => k::Atom::Win(klin(l), m.clone(), w.clone()),
+        Atom::FloorSym(l, d) => k::Atom::FloorSym(klin(l), klin(d)),
     }
 }
 
@@ -64,6 +65,12 @@ fn canonical_forms_are_the_kernels() {
             Atom::floor(l.clone(), d),
             logq(Lin::constant(m.clone())),
             logq(lin(m, &[(q(1), "i")])),
+            // a symbolic divisor (spec/logic.md §1 "Symbolic divisors"): the gcd of both
+            // forms divided out on both sides
+            Atom::FloorSym(
+                l.clone().into(),
+                lin(q(d - 1), &[(q(2 * d), "gridDim.x")]).into(),
+            ),
         ] {
             let ours = atom.canonical();
             let theirs = katom(&atom).canonical();

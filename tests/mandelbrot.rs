@@ -103,6 +103,9 @@ fn analysed(which: Which, m: MetricName) -> Entry {
             let rule = ["Q:WHILEEXITCAP2", "Q:WHILEEXITCAP", "Q:WHILEGUARDCAP"]
                 .into_iter()
                 .find(|r| c.rules_used.contains_key(r))
+                // the symbolic-divisor run (spec/logic.md §1 "Symbolic divisors"): the
+                // block loop `blockIndex += gridDim.x` ranked by ⌊(numBlocks + G − 1)/G⌋⁺
+                .or_else(|| c.certificate.contains("(floors ").then_some("floors"))
                 .unwrap_or("?");
             (c.bound.clone(), rule.to_string())
         })
@@ -238,6 +241,8 @@ fn sound_at(which: Which, params: &[(&str, Value)], grid: u32) -> Result<Vec<Q>,
             env.insert(k.to_string(), *n);
         }
     }
+    // the symbolic-divisor bound of the chain divides by gridDim.x
+    env.insert("gridDim.x".to_string(), i64::from(grid));
     let launch = Launch {
         block: BLOCK,
         grid: Some([grid, 1, 1]),
@@ -469,7 +474,7 @@ fn wrapper_bench_adversarial_rows() {
     ];
     let (_, _, _, _, further) = analysed(Which::Wrapper, MetricName::Divwarps);
     let rules: Vec<&str> = further.iter().map(|(_, r)| r.as_str()).collect();
-    assert_eq!(rules, ["Q:WHILEEXITCAP", "Q:WHILEEXITCAP2"]);
+    assert_eq!(rules, ["Q:WHILEEXITCAP", "Q:WHILEEXITCAP2", "floors"]);
     for (crunch, nb, gw, wh, row, model, b) in rows {
         let ps = wrapper_params(crunch, nb, gw, wh, row, None);
         let sim = sound_at(Which::Wrapper, &ps, 1).unwrap();

@@ -246,6 +246,10 @@ pub enum FarkasProblem {
     /// A log atom named by an integer rewrite (`ishift`, `izero`, `imono`), which has no
     /// defining facts (spec/certificate.md "Integer rewrites").
     LogAtom(String),
+    /// An `imono` of two atoms with different units ([`atom_unit`]): a symbolic floor atom
+    /// is compared only with a symbolic floor atom of the same divisor (spec/certificate.md
+    /// "Integer rewrites").
+    MixedDivisor(String, String),
 }
 
 impl fmt::Display for FarkasProblem {
@@ -266,6 +270,9 @@ impl fmt::Display for FarkasProblem {
             }
             FarkasProblem::NotIntegral(r) => write!(f, "`{r}` has a non-integer coefficient"),
             FarkasProblem::LogAtom(a) => write!(f, "the log atom `{a}` has no integer rewrite"),
+            FarkasProblem::MixedDivisor(a, b) => {
+                write!(f, "imono of `{a}` and `{b}`: a symbolic floor atom needs another with the same divisor")
+            }
         }
     }
 }
@@ -343,10 +350,18 @@ pub fn check_cut(source: &[Cstr], w: &[(usize, Rat)]) -> Result<Cstr, FarkasProb
 /// rewrites"): `max0(L)` ↦ `L`, no facts; `⌊L/d⌋⁺` (`L` with integer coefficients and
 /// constant, `d ≥ 1`) ↦ the fresh integer variable `q` (named `name`) with its defining
 /// facts `d·q − L ≤ 0` and `L − d·q − (d − 1) ≤ 0`, i.e. `q = ⌊L/d⌋`. The atom's value is
-/// `max(0, arg)`. `Err` names a non-integral floor form.
+/// `max(0, arg)`. A symbolic floor atom `⌊L/D⌋⁺` (spec/logic.md §1 "Symbolic divisors")
+/// ↦ `L`, no facts; its rewrites' targets are scaled by `D` ([`atom_unit`]). `Err` names a
+/// non-integral floor form.
 pub fn atom_arg(a: &Atom, name: &str) -> Result<(Lin, Vec<Cstr>), FarkasProblem> {
     match a {
         Atom::Max0(l) => Ok((l.clone(), Vec::new())),
+        Atom::FloorSym(l, _) => {
+            if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) {
+                return Err(FarkasProblem::NotIntegral(a.to_string()));
+            }
+            Ok((l.clone(), Vec::new()))
+        }
         Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => Err(FarkasProblem::LogAtom(a.to_string())),
         Atom::Floor(l, d) => {
             if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) || !d.is_positive() {
@@ -358,6 +373,17 @@ pub fn atom_arg(a: &Atom, name: &str) -> Result<(Lin, Vec<Cstr>), FarkasProblem>
             upper.c = add(&upper.c, &-Rat::from_integer(d - BigInt::one()));
             Ok((Lin::var(name), vec![Cstr::le(lower), Cstr::le(upper)]))
         }
+    }
+}
+
+/// The unit `U` of an atom's argument in the integer rewrites (spec/certificate.md "Integer
+/// rewrites"): the divisor `D` of a symbolic floor atom (its argument `L` counts in
+/// multiples of `D`), else the constant 1. The targets are `K·U − arg` (`ishift` by `K`),
+/// `arg − (U − 1)` (`izero`) and, for two atoms with the same unit, `arg2 − arg1` (`imono`).
+pub fn atom_unit(a: &Atom) -> Lin {
+    match a {
+        Atom::FloorSym(_, d) => d.clone(),
+        _ => Lin::constant(Rat::one()),
     }
 }
 
@@ -388,6 +414,53 @@ pub enum Atom {
     /// 0. Non-negative, at most 1, not monotone in `L`; canonical: `L` not constant,
     /// `1 ≤ w < m`.
     Win(Lin, BigInt, BigInt),
+    /// The symbolic floor atom `max(0, ⌊L/D⌋)` (spec/logic.md §1 "Symbolic divisors",
+    /// certificate syntax `(floors L D)`, issue 14): `D` a launch form over `gridDim.x|y|z`
+    /// with positive integer coefficients and an integer constant `≥ 0` ([`floors_wf`]), so
+    /// `D ≥ 1` on every launch. Non-negative, monotone in `L`; canonical: the gcd of all
+    /// coefficients and constants of `L` and `D` together is 1.
+    FloorSym(Lin, Lin),
+}
+
+/// The grid dimensions a symbolic divisor may mention (spec/logic.md §1 "Symbolic
+/// divisors").
+pub const GRID_DIMS: [&str; 3] = ["gridDim.x", "gridDim.y", "gridDim.z"];
+
+/// Well-formedness of a symbolic floor atom `⌊L/D⌋⁺` (spec/logic.md §1 "Symbolic
+/// divisors"): `L` has integer coefficients and constant; `D` has at least one variable,
+/// each a grid dimension ([`GRID_DIMS`]) with a positive integer coefficient, and an
+/// integer constant `≥ 0`. `Err` says what was expected.
+pub fn floors_wf(l: &Lin, d: &Lin) -> Result<(), &'static str> {
+    if !l.c.is_integer() || !l.terms.values().all(Rat::is_integer) {
+        return Err("a symbolic floor atom's form LIN with integer coefficients and constant");
+    }
+    if d.terms.is_empty() {
+        return Err("a symbolic divisor DLIN that mentions a grid dimension (a constant divisor is (floor LIN C))");
+    }
+    if !d.terms.keys().all(|v| GRID_DIMS.contains(&v.as_str())) {
+        return Err("a symbolic divisor DLIN over gridDim.x, gridDim.y and gridDim.z only");
+    }
+    if !d.terms.values().all(|a| a.is_integer() && a.is_positive()) {
+        return Err("a symbolic divisor DLIN with positive integer coefficients");
+    }
+    if !d.c.is_integer() || d.c.is_negative() {
+        return Err("a symbolic divisor DLIN with an integer constant ≥ 0");
+    }
+    Ok(())
+}
+
+/// The canonical form `(L', D')` of the symbolic floor atom `⌊L/D⌋⁺`: both multiplied by
+/// the least common denominator of their coefficients and constants, then divided by the
+/// gcd of all of them (`⌊kL/kD⌋ = ⌊L/D⌋` for `k > 0`).
+pub fn floors_canonical(l: &Lin, d: &Lin) -> (Lin, Lin) {
+    let all = || std::iter::once(&l.c).chain(l.terms.values()).chain(std::iter::once(&d.c)).chain(d.terms.values());
+    let den = all().fold(BigInt::one(), |acc, a| acc.lcm(&a.denom()));
+    let g = all().fold(BigInt::zero(), |acc, a| acc.gcd(&(a * Rat::from_integer(den.clone())).to_integer()));
+    if den.is_one() && g.is_one() || g.is_zero() {
+        return (l.clone(), d.clone());
+    }
+    let k = Rat::new(den, g);
+    (l.scale(&k), d.scale(&k))
 }
 
 /// The value `[v mod m < w]` of a window atom whose form has the value `v` (`⌊v⌋` for a
@@ -472,13 +545,15 @@ impl Atom {
             | Atom::Log(l)
             | Atom::LogQ(l, _)
             | Atom::Res(l, _)
-            | Atom::Win(l, _, _) => l,
+            | Atom::Win(l, _, _)
+            | Atom::FloorSym(l, _) => l,
         }
     }
-    /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
+    /// All the atom's linear forms: `[L]`, `[L, M]` for a quotient log atom, `[L, D]` for a
+    /// symbolic floor atom.
     pub fn forms(&self) -> Vec<&Lin> {
         match self {
-            Atom::LogQ(l, m) => vec![l, m],
+            Atom::LogQ(l, m) | Atom::FloorSym(l, m) => vec![l, m],
             _ => vec![self.lin()],
         }
     }
@@ -491,6 +566,8 @@ impl Atom {
             Atom::LogQ(l, m) => Atom::LogQ(f(l), f(m)),
             Atom::Res(l, m) => Atom::Res(f(l), m.clone()),
             Atom::Win(l, m, w) => Atom::Win(f(l), m.clone(), w.clone()),
+            // the divisor D mentions grid dimensions only, never assigned
+            Atom::FloorSym(l, d) => Atom::FloorSym(f(l), d.clone()),
         }
     }
     /// Canonical form: `Err(v)` when the atom is the constant `v`, else `Ok((f, A'))` with
@@ -521,6 +598,10 @@ impl Atom {
             }
             Atom::Res(l, m) => return res_canonical(l, m).map(|a| (Rat::one(), a)),
             Atom::Win(l, m, w) => return win_canonical(l, m, w).map(|a| (Rat::one(), a)),
+            Atom::FloorSym(l, d) => {
+                let (l, d) = floors_canonical(l, d);
+                return Ok((Rat::one(), Atom::FloorSym(l, d)));
+            }
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(&a.denom()));
@@ -543,7 +624,8 @@ impl Atom {
     }
     /// `A↓D` of `(ishift A D CG)` (spec/certificate.md "Integer rewrites"): `max0(L − D)`,
     /// resp. `⌊(L − d·D)/d⌋⁺` for a floor atom (`⌊L/d⌋ − D = ⌊(L − d·D)/d⌋` needs an
-    /// integer `D`: `Err` otherwise).
+    /// integer `D`: `Err` otherwise), resp. `⌊(L − D·U)/U⌋⁺` for a symbolic floor atom with
+    /// divisor `U` (integer `D` too).
     pub fn shifted(&self, d: &Rat) -> Result<Atom, FarkasProblem> {
         match self {
             Atom::Max0(l) => Ok(Atom::Max0(l.add_scaled(&Lin::constant(d.clone()), &-Rat::one()))),
@@ -551,7 +633,8 @@ impl Atom {
                 let k = mul(d, &Rat::from_integer(dv.clone()));
                 Ok(Atom::Floor(l.add_scaled(&Lin::constant(k), &-Rat::one()), dv.clone()))
             }
-            Atom::Floor(..) => Err(FarkasProblem::NotIntegral(d.to_string())),
+            Atom::FloorSym(l, u) if d.is_integer() => Ok(Atom::FloorSym(l.add_scaled(u, &-d.clone()), u.clone())),
+            Atom::Floor(..) | Atom::FloorSym(..) => Err(FarkasProblem::NotIntegral(d.to_string())),
             Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => {
                 Err(FarkasProblem::LogAtom(self.to_string()))
             }
@@ -569,6 +652,7 @@ impl fmt::Display for Atom {
             Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
             Atom::Res(l, m) => write!(f, "[{m} ∤ {l}]"),
             Atom::Win(l, m, w) => write!(f, "[({l}) mod {m} < {w}]"),
+            Atom::FloorSym(l, d) => write!(f, "max(0, ⌊({l})/({d})⌋)"),
         }
     }
 }
@@ -684,7 +768,7 @@ impl Poly {
     pub fn atoms_nonrising(&self, v: &str) -> bool {
         self.terms.keys().flatten().all(|a| {
             a.lin().terms.get(v).is_none_or(|k| !k.is_positive())
-                && !matches!(a, Atom::LogQ(_, m) if m.mentions(v))
+                && !matches!(a, Atom::LogQ(_, m) | Atom::FloorSym(_, m) if m.mentions(v))
                 && !matches!(a, Atom::Res(..) | Atom::Win(..) if a.mentions(v))
         })
     }

@@ -15,6 +15,8 @@
 //!         | 'max(0,' sum ')'                    max0 atom (sum linear)
 //!         | 'max(0,' '⌊' arg '/' NUM '⌋' ')'    floor atom, the kernel's own rendering
 //!         | '⌊' arg '/' NUM '⌋⁺'                floor atom, compact
+//!         | 'max(0,' '⌊' arg '/' '(' sum ')' '⌋' ')'   symbolic floor atom (also compact,
+//!                                               `⌊' arg '/(' sum ')⌋⁺'`): divisor a launch form
 //!         | '⌊log2(max(1,' sum '))⌋'            log atom, the kernel's own rendering
 //!         | '⌊log2(' sum ')⌋⁺'                  log atom, compact
 //!         | 'Σ_{' NAME '=' INT '..' INT '}' factor   a finite sum
@@ -65,6 +67,14 @@ pub enum PrintedProblem {
         /// Column.
         at: usize,
     },
+    /// A symbolic floor atom (column `at`) whose divisor is not a launch form
+    /// (spec/logic.md §1 "Symbolic divisors"): `expected` says what was expected.
+    BadSymbolicDivisor {
+        /// Column of the atom.
+        at: usize,
+        /// What was expected ([`crate::arith::floors_wf`]).
+        expected: &'static str,
+    },
     /// The formula reads as a polynomial other than the bound: `printed − bound` is
     /// `difference` (the kernel's rendering).
     Differs {
@@ -82,6 +92,7 @@ impl fmt::Display for PrintedProblem {
             PrintedProblem::BadDivisor { at } => {
                 write!(f, "column {at}: a zero denominator or a floor divisor below 1")
             }
+            PrintedProblem::BadSymbolicDivisor { at, expected } => write!(f, "column {at}: expected {expected}"),
             PrintedProblem::Differs { difference } => {
                 write!(f, "the printed formula is not the bound: printed − bound = {difference}")
             }
@@ -128,6 +139,8 @@ enum Expr {
     Mul(Box<Expr>, Box<Expr>),
     Max0(Box<Expr>, usize),
     Floor(Box<Expr>, BigInt, usize),
+    /// `⌊(L)/(D)⌋⁺`, the symbolic floor atom (spec/logic.md §1 "Symbolic divisors").
+    FloorSym(Box<Expr>, Box<Expr>, usize),
     Log(Box<Expr>, usize),
     LogQ(Box<Expr>, Box<Expr>, usize),
     Res(Box<Expr>, BigInt, usize),
@@ -155,6 +168,7 @@ impl Expr {
             }
             Expr::Max0(..)
             | Expr::Floor(..)
+            | Expr::FloorSym(..)
             | Expr::Log(..)
             | Expr::LogQ(..)
             | Expr::Res(..)
@@ -174,6 +188,7 @@ impl Expr {
             Expr::Mul(x, y) => Expr::Mul(b(x), b(y)),
             Expr::Max0(x, at) => Expr::Max0(b(x), *at),
             Expr::Floor(x, d, at) => Expr::Floor(b(x), d.clone(), *at),
+            Expr::FloorSym(x, d, at) => Expr::FloorSym(b(x), b(d), *at),
             Expr::Log(x, at) => Expr::Log(b(x), *at),
             Expr::LogQ(x, y, at) => Expr::LogQ(b(x), b(y), *at),
             Expr::Res(x, m, at) => Expr::Res(b(x), m.clone(), *at),
@@ -200,6 +215,12 @@ impl Expr {
             Expr::Mul(a, b) => a.poly()?.mul(&b.poly()?),
             Expr::Max0(e, at) => atom(Atom::Max0(arg(e, *at)?)),
             Expr::Floor(e, d, at) => atom(Atom::Floor(arg(e, *at)?, d.clone())),
+            Expr::FloorSym(e, d, at) => {
+                let (l, d) = (arg(e, *at)?, arg(d, *at)?);
+                crate::arith::floors_wf(&l, &d)
+                    .map_err(|expected| PrintedProblem::BadSymbolicDivisor { at: *at, expected })?;
+                atom(Atom::FloorSym(l, d))
+            }
             Expr::Log(e, at) => atom(Atom::Log(arg(e, *at)?)),
             Expr::LogQ(l, m, at) => atom(Atom::LogQ(arg(l, *at)?, arg(m, *at)?)),
             Expr::Res(e, m, at) => atom(Atom::Res(arg(e, *at)?, m.clone())),
@@ -375,6 +396,13 @@ impl Reader {
                 AtomKind::Floor => {
                     let e = self.floor_arg()?;
                     self.expect("/")?;
+                    // a symbolic divisor `(D)` (spec/logic.md §1 "Symbolic divisors")
+                    if self.eat("(") {
+                        let d = self.sum()?;
+                        self.expect(")")?;
+                        self.expect(close)?;
+                        return Ok(Expr::FloorSym(Box::new(e), Box::new(d), at));
+                    }
                     (e, Some(self.divisor()?))
                 }
                 AtomKind::Res => {

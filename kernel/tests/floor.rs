@@ -217,6 +217,8 @@ fn atom_at(a: &Atom, x: i64, y: i64) -> warpcert_kernel::arith::Rat {
     let v = match a {
         Atom::Max0(l) => at(l, x, y),
         Atom::Floor(l, d) => (at(l, x, y) / warpcert_kernel::arith::Rat::from_integer(d.clone())).floor(),
+        // max(0, ⌊L/D⌋) with a symbolic divisor (spec/logic.md §1 "Symbolic divisors")
+        Atom::FloorSym(l, d) => (at(l, x, y) / at(d, x, y)).floor(),
         // ⌊log2 max(1, ⌊L⌋)⌋ (spec/logic.md §1 "Log atoms"): the k with 2^k ≤ ⌊L⌋ < 2^(k+1)
         Atom::Log(l) => {
             let z = at(l, x, y).floor();

@@ -16,10 +16,12 @@ const VALUES: [i64; 30] = [
 /// Whether `p` has a floor atom or a log atom (spec/logic.md §1 "Log atoms", which the
 /// floor form adds for halving loops).
 pub fn has_floor(p: &Poly) -> bool {
-    p.terms
-        .keys()
-        .flatten()
-        .any(|a| matches!(a, Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..)))
+    p.terms.keys().flatten().any(|a| {
+        matches!(
+            a,
+            Atom::Floor(..) | Atom::FloorSym(..) | Atom::Log(_) | Atom::LogQ(..)
+        )
+    })
 }
 
 /// Whether `floor ≤ poly` at every sampled point of their variables: the full grid of

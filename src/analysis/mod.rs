@@ -158,6 +158,65 @@ fn capped_run(
     }
 }
 
+thread_local! {
+    /// Whether a run of [`run_once`] on this thread met a loop whose symbolic step is a
+    /// launch form (`derive::Ctx::has_symbolic_steps`): the trigger of [`symdiv_run`].
+    static SYM_STEPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The run with symbolic floor atoms (spec/logic.md §1 "Symbolic divisors", issue 14;
+/// [`derive::Ctx::symbolic_divisors`]): a grid-stride loop `pos += 192·gridDim.x` ranked by
+/// `⌊(R − s + δ)/δ⌋⁺` with the step `δ` itself as the divisor, exact at every grid where the
+/// first run's `⌊R/s⌋⁺` is exact at `gridDim = 1` only; without guarded charges (their
+/// atoms divide by constants). Appended to the end of the chain
+/// `capped` of `bound` (the answer is the minimum of the chain) when it is below the
+/// minimum of the bounds before it at some sampled point; `capped` unchanged otherwise.
+#[allow(clippy::too_many_arguments)]
+fn symdiv_run(
+    prog: &Program,
+    metric: &Metric,
+    hw: &Hardware,
+    launch: &Launch,
+    opts: &AnalysisOptions,
+    target: Option<&Poly>,
+    bound: &Poly,
+    capped: Option<Box<Analysis>>,
+) -> Option<Box<Analysis>> {
+    if !opts.floor {
+        return capped;
+    }
+    let mut before = vec![bound];
+    let mut at = capped.as_deref();
+    while let Some(c) = at {
+        before.push(&c.bound);
+        at = c.capped.as_deref();
+    }
+    // without guarded charges: their atoms `⌊(−L_u − t_j)/S⌋⁺` (Q:GWRITEGUARD) divide by the
+    // step's lower bound `S`, exact at `gridDim = 1` only, where the first bound is already
+    // exact; the flat per-round charge divided by the step is the tighter one at larger grids
+    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
+        .symbolic_divisors()
+        .without_guards();
+    let Some(s) = capped_one(prog, metric, hw, launch, &mut ctx, target, &before) else {
+        return capped;
+    };
+    match capped {
+        None => Some(s),
+        Some(mut head) => {
+            append_to_chain(&mut head, s);
+            Some(head)
+        }
+    }
+}
+
+/// `s` after the last bound of the chain starting at `head` ([`Analysis::chain`]).
+fn append_to_chain(head: &mut Analysis, s: Box<Analysis>) {
+    match head.capped.as_mut() {
+        Some(next) => append_to_chain(next, s),
+        None => head.capped = Some(s),
+    }
+}
+
 /// One capped run (B or C of [`capped_run`]) in `ctx`: kept when its bound is below
 /// `min(before)` at some sampled point.
 #[allow(clippy::too_many_arguments)]
@@ -208,6 +267,7 @@ fn run_once(
     let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
     let r = derive::run_toward(&mut ctx, target);
     let floors = ctx.has_floors();
+    SYM_STEPS.with(|c| c.set(c.get() || ctx.has_symbolic_steps()));
     let r = match r {
         Err(e) if ctx.has_triangular() => {
             let mut deferred = derive::Ctx::new(prog, metric, hw, launch, opts).deferred();
@@ -473,7 +533,9 @@ pub fn analyze_toward(
     // The passes recurse along the program's nesting (sequences are right-nested), so they
     // run on a thread with a large stack, like the kernel.
     on_analysis_thread(|| {
+        SYM_STEPS.with(|c| c.set(false));
         let (first, floors) = run_once(prog, metric, hw, launch, opts, target);
+        let sym_steps = SYM_STEPS.with(std::cell::Cell::get);
         // a loop with a constant step had floor atoms: the polynomial form too, and
         // the floor form only where it is at least as tight at every sampled point
         let (derivation, bound) = if floors {
@@ -508,6 +570,10 @@ pub fn analyze_toward(
         let mut rules_used = BTreeMap::new();
         derivation.count_rules(&mut rules_used);
         let capped = capped_run(prog, metric, hw, launch, opts, target, &rules_used, &bound);
+        let capped = match sym_steps {
+            true => symdiv_run(prog, metric, hw, launch, opts, target, &bound, capped),
+            false => capped,
+        };
         Ok(Analysis {
             bound,
             derivation,

@@ -158,6 +158,15 @@ pub fn eval(poly: &Poly, at: &std::collections::BTreeMap<String, i64>) -> f64 {
                                 0.0
                             }
                         }
+                        // max(0, ⌊L/D⌋), D ≥ 1 (spec/logic.md §1 "Symbolic divisors")
+                        warpcert_kernel::arith::Atom::FloorSym(_, d) => {
+                            let dv = r(&d.c)
+                                + d.terms
+                                    .iter()
+                                    .map(|(x, a)| r(a) * at.get(x).copied().unwrap_or(1) as f64)
+                                    .sum::<f64>();
+                            (v / dv.max(1.0)).floor().max(0.0)
+                        }
                         // ⌊log2 max(1, ⌊L⌋)⌋ (spec/logic.md §1 "Log atoms")
                         warpcert_kernel::arith::Atom::Log(_) => v.floor().max(1.0).log2().floor(),
                         // ⌊log2 max(1, ⌊⌊L⌋ / max(1, ⌊M⌋)⌋)⌋ (spec/logic.md §1 "Quotient log atoms")

@@ -175,6 +175,13 @@ fn write_atom(out: &mut String, a: &Atom) {
             out.push_str("(log2 ");
             write_lin(out, l);
         }
+        // spec/certificate.md `(floors LIN DLIN)`
+        Atom::FloorSym(l, d) => {
+            out.push_str("(floors ");
+            write_lin(out, l);
+            out.push(' ');
+            write_lin(out, d);
+        }
         Atom::LogQ(l, m) => {
             out.push_str("(log2q ");
             write_lin(out, l);
@@ -334,6 +341,11 @@ fn hash_poly(q: &Poly) -> u64 {
                     hash_lin(l, &mut h);
                     m.hash(&mut h);
                     w.hash(&mut h);
+                }
+                Atom::FloorSym(l, d) => {
+                    6u8.hash(&mut h);
+                    hash_lin(l, &mut h);
+                    hash_lin(d, &mut h);
                 }
             }
         }

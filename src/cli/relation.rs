@@ -253,6 +253,16 @@ fn certified_companion(
         };
     };
     let certified = super::analyze::verdict_bound(&v);
+    // the further bounds of the analysis's chain (a symbolic-divisor run, spec/logic.md §1
+    // "Symbolic divisors"; the capped runs of §4a), each checked by the kernel on its own:
+    // the certified bound is the minimum of the accepted ones
+    let extra: Vec<warpcert_kernel::Verdict> = a
+        .chain()
+        .into_iter()
+        .skip(1)
+        .filter_map(|c| warpcert_kernel::check(&c.certificate).ok())
+        .collect();
+    let extra_polys: Vec<_> = extra.iter().map(super::analyze::verdict_bound).collect();
     let comparison = r.filter(|r| r.has_bound()).map(|r| {
         let mut c = Comparison {
             n: 0,
@@ -264,7 +274,10 @@ fn certified_companion(
         for p in sample_points(l) {
             let Some(f) = r.eval(&p) else { continue };
             c.n += 1;
-            let b = certified.eval(&p);
+            let b = extra_polys
+                .iter()
+                .map(|e| e.eval(&p))
+                .fold(certified.eval(&p), |m, x| if x < m { x } else { m });
             if f == b {
                 c.equal += 1;
             } else if f < b {
@@ -288,8 +301,17 @@ fn certified_companion(
             eprintln!("error: {e}");
             None
         });
+    let bound = match extra.as_slice() {
+        [] => v.bound.clone(),
+        more => {
+            let parts: Vec<&str> = std::iter::once(v.bound.as_str())
+                .chain(more.iter().map(|x| x.bound.as_str()))
+                .collect();
+            format!("min({})", parts.join(", "))
+        }
+    };
     Certified {
-        bound: Some(v.bound.clone()),
+        bound: Some(bound),
         checked: true,
         verdict: note,
         comparison,

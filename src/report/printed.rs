@@ -135,7 +135,7 @@ fn sigma_runs(bound: &Poly) -> Option<(Poly, Vec<String>)> {
             Atom::Floor(l, d) => (1, d.to_string(), l),
             Atom::Res(l, m) => (2, m.to_string(), l),
             Atom::Win(l, m, w) => (3, format!("{m},{w}"), l),
-            Atom::Log(_) | Atom::LogQ(..) => continue,
+            Atom::Log(_) | Atom::LogQ(..) | Atom::FloorSym(..) => continue,
         };
         let mut part = lin.clone();
         part.c = Rat::zero();
@@ -179,7 +179,7 @@ fn sigma_runs(bound: &Poly) -> Option<(Poly, Vec<String>)> {
             Atom::Floor(l, d) => Atom::Floor(with_k(l), d.clone()),
             Atom::Res(l, m) => Atom::Res(with_k(l), m.clone()),
             Atom::Win(l, m, w) => Atom::Win(with_k(l), m.clone(), w.clone()),
-            Atom::Log(_) | Atom::LogQ(..) => continue,
+            Atom::Log(_) | Atom::LogQ(..) | Atom::FloorSym(..) => continue,
         };
         let sum = format!("Σ_{{{k}=0..{}}} {}", members.len() - 1, atom_text(&atom));
         runs.push(if coef.is_one() {
@@ -248,6 +248,8 @@ fn atom_text(a: &Atom) -> String {
         Atom::Floor(l, d) if is_name(l) => format!("⌊{l}/{d}⌋⁺"),
         Atom::Floor(l, d) => format!("⌊({l})/{d}⌋⁺"),
         Atom::Log(l) => format!("⌊log2({l})⌋⁺"),
+        // spec/logic.md §1 "Symbolic divisors": `⌊(L)/(D)⌋⁺`
+        Atom::FloorSym(l, d) => format!("⌊({l})/({d})⌋⁺"),
         // the kernel's rendering (no compact form: it has two linear forms)
         Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => a.to_string(),
     }

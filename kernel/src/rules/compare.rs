@@ -198,8 +198,12 @@ impl Ctx<'_> {
     /// is `p`, then the defining facts of `A`'s and `A2`'s arguments ([`atom_arg`], fresh
     /// integer variables `(q0)`, `(q1)`: parentheses never occur in a certificate's names),
     /// then each Chvátal–Gomory cut in order ([`check_cut`]); the final Farkas witness proves
-    /// `D − arg(A) ≤ 0`, `arg(A) ≤ 0`, resp. `arg(A2) − arg(A) ≤ 0` from it. Returns `A` and
-    /// the polynomial that replaces it (`D + A↓D`, `0`, resp. `A2`).
+    /// `D·U − arg(A) ≤ 0`, `arg(A) − (U − 1) ≤ 0`, resp. `arg(A2) − arg(A) ≤ 0` from it, `U`
+    /// the unit of `A` ([`atom_unit`]: 1, or the divisor of a symbolic floor atom, whose
+    /// argument is its form and which has no defining facts, spec/logic.md §1 "Symbolic
+    /// divisors"); `imono` needs the same unit for both atoms
+    /// ([`FarkasProblem::MixedDivisor`]). Returns `A` and the polynomial that replaces it
+    /// (`D + A↓D`, `0`, resp. `A2`).
     fn int_rewrite(
         &self,
         p: &[Cstr],
@@ -212,7 +216,11 @@ impl Ctx<'_> {
         let mut source = p.to_vec();
         let (arg1, facts1) = atom_arg(a, "(q0)").map_err(|e| rej(a.to_string(), e))?;
         source.extend(facts1);
+        let unit = atom_unit(a);
         let arg2 = match a2 {
+            Some(x) if atom_unit(x) != unit => {
+                return Err(rej(a.to_string(), FarkasProblem::MixedDivisor(a.to_string(), x.to_string())))
+            }
             Some(x) => {
                 let (arg, facts) = atom_arg(x, "(q1)").map_err(|e| rej(x.to_string(), e))?;
                 source.extend(facts);
@@ -236,9 +244,11 @@ impl Ctx<'_> {
                 }
                 let mut by = Poly::constant(d.clone());
                 by.add_term(Rat::one(), vec![a.shifted(d).map_err(|e| rej(a.to_string(), e))?]);
-                (Lin::constant(d.clone()).add_scaled(&arg1, &-Rat::one()), by)
+                (unit.scale(d).add_scaled(&arg1, &-Rat::one()), by)
             }
-            (None, None) => (arg1, Poly::zero()),
+            (None, None) => {
+                (arg1.add_scaled(&unit, &-Rat::one()).add_scaled(&Lin::constant(Rat::one()), &Rat::one()), Poly::zero())
+            }
         };
         let target = Cstr::le(target);
         check_farkas(&source, &target, &cg.farkas).map_err(|e| rej(target.to_string(), e))?;

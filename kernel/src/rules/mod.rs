@@ -25,7 +25,8 @@ pub use root::{check_certificate, launch_facts, warp_uniform_dims};
 
 use crate::access::{self, Kind};
 use crate::arith::{
-    atom_arg, check_cut, check_farkas, rat, Atom, Cstr, Dep, DepMap, EntryKind, FarkasProblem, Lin, Poly, Rat,
+    atom_arg, atom_unit, check_cut, check_farkas, rat, Atom, Cstr, Dep, DepMap, EntryKind, FarkasProblem, Lin, Poly,
+    Rat,
 };
 use crate::metric::{self, Metric};
 use crate::registry::{self, RuleKind};

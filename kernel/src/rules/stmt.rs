@@ -154,7 +154,7 @@ fn log_bound_subst(atom: &Atom, x: &str, a: &Lin, d: &BigInt) -> Atom {
 /// "Halving").
 fn divisor_mentions(q: &Poly, x: &str) -> bool {
     q.terms.keys().flatten().any(|a| match a {
-        Atom::LogQ(_, m) => m.mentions(x),
+        Atom::LogQ(_, m) | Atom::FloorSym(_, m) => m.mentions(x),
         Atom::Res(l, _) | Atom::Win(l, _, _) => l.mentions(x),
         _ => false,
     })

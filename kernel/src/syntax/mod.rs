@@ -3,7 +3,7 @@
 //! nodes, built from [`Sexp`]s. Everything is parsed with exact numbers; `float`
 //! constants are kept as text.
 
-use crate::arith::{Atom, Cstr, Dep, DepMap, EntryKind, Lane, Lin, Mul, Poly, Rat};
+use crate::arith::{floors_canonical, floors_wf, Atom, Cstr, Dep, DepMap, EntryKind, Lane, Lin, Mul, Poly, Rat};
 use crate::assume::{self, Assumption};
 use crate::sexp::Sexp;
 use crate::sorted::SortedMap;

@@ -301,11 +301,13 @@ pub(super) fn term(t: &Sexp, p: &mut Poly) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(log2 LIN)`,
+/// `(max0 LIN)`, `(floor LIN C)` with an integer `C ≥ 1`, `(floors LIN DLIN)` (well-formed,
+/// [`floors_wf`], and canonical, [`floors_canonical`]), `(log2 LIN)`,
 /// `(log2q LIN1 LIN2)`, `(ndvd LIN M)` with an integer `M ≥ 1` or `(inwin LIN M W)` with
 /// integers `M ≥ 1`, `W` (spec/certificate.md).
 pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
-    let e = "(max0 LIN), (floor LIN C), (log2 LIN), (log2q LIN1 LIN2), (ndvd LIN M) or (inwin LIN M W)";
+    let e =
+        "(max0 LIN), (floor LIN C), (floors LIN DLIN), (log2 LIN), (log2q LIN1 LIN2), (ndvd LIN M) or (inwin LIN M W)";
     match a.head() {
         Some("max0") => {
             let [l] = exactly(items(a, "max0", e)?, a, e)?;
@@ -318,6 +320,19 @@ pub fn pot_atom(a: &Sexp) -> Result<Atom, Rejection> {
                 return Err(err(c, "a divisor C ≥ 1"));
             }
             Ok(Atom::Floor(lin(l)?, d))
+        }
+        Some("floors") => {
+            // spec/logic.md §1 "Symbolic divisors": well-formed and canonical as written
+            let [l, d] = exactly(items(a, "floors", e)?, a, e)?;
+            let (l, d) = (lin(l)?, lin(d)?);
+            floors_wf(&l, &d).map_err(|m| err(a, m))?;
+            if floors_canonical(&l, &d) != (l.clone(), d.clone()) {
+                return Err(err(
+                    a,
+                    "a canonical symbolic floor atom (the gcd of the coefficients and constants of LIN and DLIN is 1)",
+                ));
+            }
+            Ok(Atom::FloorSym(l, d))
         }
         Some("log2") => {
             let [l] = exactly(items(a, "log2", e)?, a, e)?;

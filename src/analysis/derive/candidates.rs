@@ -31,6 +31,9 @@ impl Ctx<'_> {
                     let mut geo_seed: Option<Lin> = None;
                     // a constant step c > 1: the seed's forms as floor atoms ⌊·/c⌋⁺ too
                     let mut floor_div: Option<i64> = None;
+                    // a launch-form symbolic step under Ctx::symbolic_divisors: the seed's
+                    // forms as symbolic floor atoms ⌊(· − s + δ)/δ⌋⁺ instead (δ, s)
+                    let mut sym_div: Option<(Lin, Q)> = None;
                     let mut own_floors: Vec<Atom> = Vec::new();
                     let mut log_x: Option<String> = None;
                     // an exit loop's seeds' floor divisors (exits.rs `exit_atoms`)
@@ -40,7 +43,7 @@ impl Ctx<'_> {
                     // the counter's form before the loop (its entry value, nest.rs)
                     let mut x0: Option<Lin> = None;
                     match self.loop_atom_raw(e, body, None) {
-                        Ok((raw, sh, x, symbolic, proportional)) => {
+                        Ok((raw, sh, x, symbolic, proportional, step)) => {
                             dbl = self.doubling_forms(body, &raw, &sh, &x, None);
                             own_floors.extend(
                                 dbl.iter()
@@ -48,6 +51,23 @@ impl Ctx<'_> {
                             );
                             floor_div =
                                 floor_divisor(&sh, symbolic, proportional).filter(|_| self.floor);
+                            if self.floor
+                                && symbolic
+                                && !proportional
+                                && crate::core::assertion::poly::launch_divisor(&step)
+                            {
+                                self.sym_steps += 1;
+                            }
+                            if let Some(dv) = self.sym_divisor(symbolic, proportional, &step) {
+                                floor_div = None;
+                                let l = raw.plus_const(&-sh.clone()).add_scaled(&dv, &Q::one());
+                                own_floors.push(Atom::FloorSym(l.into(), dv.clone().into()));
+                                own_floors.push(Atom::FloorSym(
+                                    raw.plus_const(&-sh.clone()).into(),
+                                    dv.clone().into(),
+                                ));
+                                sym_div = Some((dv, sh.clone()));
+                            }
                             if let Some(c) = floor_div {
                                 self.nests.div.insert(key, c);
                             }
@@ -150,6 +170,22 @@ impl Ctx<'_> {
                                                 // an exit atom's floor forms before the loop
                                                 if let Some(Some(c)) = seed_divs.get(si) {
                                                     own_floors.extend(exit_floor_atoms(&cur, *c));
+                                                }
+                                                if let Some((dv, sh)) =
+                                                    sym_div.as_ref().filter(|_| si == 0)
+                                                {
+                                                    let sym = |l: &Lin| {
+                                                        Atom::FloorSym(
+                                                            l.plus_const(&-sh.clone())
+                                                                .add_scaled(dv, &Q::one())
+                                                                .into(),
+                                                            dv.clone().into(),
+                                                        )
+                                                    };
+                                                    own_floors.push(sym(&cur));
+                                                    if let Some(u) = self.tid_free(&cur) {
+                                                        own_floors.push(sym(&u));
+                                                    }
                                                 }
                                                 // a counter started at `threadIdx.*` (a
                                                 // block-stride loop inside another loop):

@@ -889,7 +889,7 @@ impl Ctx<'_> {
         // proportional to its counter (`for (s = 1; s < 256; s *= 2)`: the ranking atom
         // only gives a linear bound on its logarithmic trip count)
         let atom = self.loop_atom_raw(e, body, None);
-        let proportional = matches!(atom, Ok((_, _, _, _, true)));
+        let proportional = matches!(atom, Ok((_, _, _, _, true, _)));
         let has_atom = atom.is_ok();
         // a loop left by jumps whose body tests a counter (spec/logic.md §4a)
         if !has_atom

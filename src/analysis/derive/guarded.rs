@@ -50,7 +50,7 @@ impl Ctx<'_> {
         if !self.align || !self.floor || !self.guards {
             return None;
         }
-        let Ok((_, _, _, _, false)) = self.loop_atom_raw(e, body, None) else {
+        let Ok((_, _, _, _, false, _)) = self.loop_atom_raw(e, body, None) else {
             return None;
         };
         let div = *self.nests.div.get(&loop_key(body))?;

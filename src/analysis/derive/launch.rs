@@ -58,6 +58,9 @@ pub fn launch_facts(prog: &Program, launch: &Launch) -> Vec<Cstr> {
 /// ≤ 0`, rounded to `q2 − q1 + ⌈…⌉ ≤ 0` with `⌈…⌉ ≥ 0`: `(farkas (n+4 1))` proves
 /// `q2 − q1 ≤ 0`. `None` when no term is dropped or the image is not of that shape.
 fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)> {
+    if let Atom::FloorSym(l, d) = a {
+        return sym_floor_image(prog, p, a, l, d);
+    }
     let Atom::Floor(l, c) = a else { return None };
     let mut img: Lin = (**l).clone();
     for (v, k) in &l.terms {
@@ -78,6 +81,39 @@ fn floor_image(prog: &Program, p: &[Cstr], a: &Atom) -> Option<(Atom, Atom, Cg)>
         return None;
     }
     let cg = crate::analysis::derive::ranking::floor_mono_cg(p, il, l, c)?;
+    Some((ia.clone(), a.clone(), cg))
+}
+
+/// [`floor_image`] of a symbolic floor atom `A = ⌊L/D⌋⁺` (spec/logic.md §1 "Symbolic
+/// divisors"): `A' = ⌊L'/D⌋⁺` without the negative `blockIdx.d` terms of `L` (canonical with
+/// the same divisor), and the plain Farkas witness of `L − L' ≤ 0` from the launch facts
+/// for `(imono A' A CG)` (no defining facts, no cut).
+fn sym_floor_image(
+    prog: &Program,
+    p: &[Cstr],
+    a: &Atom,
+    l: &Lin,
+    d: &Lin,
+) -> Option<(Atom, Atom, Cg)> {
+    let mut img: Lin = l.clone();
+    for (v, k) in &l.terms {
+        if v.starts_with("blockIdx.") && prog.param_ty(v) == Some(Ty::Int) && *k < Q::zero() {
+            img.terms.remove(v);
+        }
+    }
+    if img == *l {
+        return None;
+    }
+    let AtomVal::Scaled(_, ia) = Atom::FloorSym(img.into(), d.clone().into()).canonical() else {
+        return None;
+    };
+    let Atom::FloorSym(il, id) = &ia else {
+        return None;
+    };
+    if **id != *d {
+        return None;
+    }
+    let cg = crate::analysis::derive::ranking::sym_mono_cg(p, il, l)?;
     Some((ia.clone(), a.clone(), cg))
 }
 
@@ -118,7 +154,7 @@ pub(super) fn drop_block_indices(prog: &Program, tn: TNode, qroot: &TPoly) -> (T
         .terms
         .keys()
         .flatten()
-        .filter(|a| matches!(a, Atom::Floor(..)))
+        .filter(|a| matches!(a, Atom::Floor(..) | Atom::FloorSym(..)))
         .collect();
     let floors: Vec<(Atom, Atom, Cg)> = floors
         .into_iter()

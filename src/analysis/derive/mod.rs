@@ -398,6 +398,12 @@ pub struct Ctx<'a> {
     /// Whether innermost loops with a ranking atom whose every test `P` decides (a launch
     /// constant trip count) are unrolled by Q:UNROLL ([`Ctx::unrolling_counted`]).
     unroll_counted: bool,
+    /// Whether a loop whose symbolic step is a launch form (`pos += 192·gridDim.x`) gets
+    /// the symbolic floor atom `⌊R/step⌋⁺` ([`Ctx::symbolic_divisors`]).
+    symdiv: bool,
+    /// How many loops had a symbolic step that is a launch form (candidates of
+    /// [`Ctx::symbolic_divisors`]).
+    sym_steps: usize,
     /// How many innermost loops with a ranking atom had a first test `P` decides (the
     /// candidates of [`Ctx::unrolling_counted`]).
     counted_loops: usize,
@@ -593,6 +599,8 @@ impl<'a> Ctx<'a> {
             align: opts.align,
             window: false,
             unroll_counted: false,
+            symdiv: false,
+            sym_steps: 0,
             counted_loops: 0,
             floors: BTreeMap::new(),
             guard_loops: Vec::new(),
@@ -787,6 +795,23 @@ impl<'a> Ctx<'a> {
     pub fn unrolling_counted(mut self) -> Self {
         self.unroll_counted = true;
         self
+    }
+
+    /// Loops whose symbolic step `δ` is a launch form (`pos += 192·gridDim.x`: the
+    /// block size constant, `c·gridDim.d + k`) get the symbolic floor atom
+    /// `⌊(R − s + δ)/δ⌋⁺` (spec/logic.md §1 "Symbolic divisors", issue 14) instead of the
+    /// floor atom by the step's lower bound `s`: exact at every grid, where the other is
+    /// exact at `gridDim = 1` only. A fresh context; its bound is kept beside the first
+    /// (`min(A, B)`, [`crate::analysis::Analysis`]'s chain) where it is below it somewhere.
+    pub fn symbolic_divisors(mut self) -> Self {
+        self.symdiv = true;
+        self
+    }
+
+    /// Whether some loop of the derivation had a symbolic step that is a launch form (a
+    /// candidate of [`Ctx::symbolic_divisors`]).
+    pub fn has_symbolic_steps(&self) -> bool {
+        self.sym_steps > 0
     }
 
     /// Whether the forward pass met an innermost loop with a ranking atom whose first test
@@ -1006,6 +1031,15 @@ pub(super) fn objective(ctx: &Ctx<'_>, qroot: &TPoly, vars: std::ops::Range<usiz
         for a in m {
             if let Atom::Floor(_, d) = a {
                 w *= Q::new(99.into(), d * 100);
+            }
+            // a symbolic floor atom ⌊L/D⌋⁺ (spec/logic.md §1 "Symbolic divisors") is at most
+            // the floor atom by D's value at gridDim = 1 (`d₁`, the sum of D's coefficients
+            // and constant): weighted 98/100 of max0(L)/d₁, below that floor atom
+            if let Atom::FloorSym(_, d) = a {
+                let d1: Q = d.terms.values().fold(d.c.clone(), |acc, k| acc + k);
+                if d1 > Q::zero() {
+                    w *= q(98) / (d1 * q(100));
+                }
             }
             // a log atom ⌊log2 L⌋⁺ is far below max0(L) for large L: weighted 1/64 of it
             if let Atom::Log(_) | Atom::LogQ(..) = a {

@@ -11,7 +11,7 @@ use crate::analysis::entail::entails;
 use crate::analysis::linear::{cond, lin_expr, lin_fixed};
 use crate::certificate::{Cg, Farkas};
 use crate::core::assertion::linear::{tid_name, CKind, Cstr, DepMap, Lin};
-use crate::core::assertion::poly::{canon_atom, Atom, AtomVal};
+use crate::core::assertion::poly::{canon_atom, launch_divisor, Atom, AtomVal};
 use crate::core::metric::{q, Q};
 use crate::core::{Expr, Loc, Operand, Stmt, Ty};
 use num_traits::{One, Zero};
@@ -79,6 +79,9 @@ pub(super) struct FloorRank {
     cut: Vec<(usize, Q)>,
     /// `1/C`, the cut's multiplier on the upper defining fact.
     inv_c: Q,
+    /// A symbolic floor atom `⌊L/D⌋⁺` ([`sym_floor_rank`]): the plain Farkas witness of its
+    /// `ishift` by 1 (target `D − L ≤ 0`, no defining facts, no cut); `cut`, `inv_c` unused.
+    sym: Option<Farkas>,
 }
 
 impl FloorRank {
@@ -86,6 +89,12 @@ impl FloorRank {
     /// constraints (`P ∧ e` first): sources `n`, `n + 1` are the atom's defining facts,
     /// `n + 2` the cut.
     pub(super) fn cg(&self, n: usize) -> Cg {
+        if let Some(w) = &self.sym {
+            return Cg {
+                cuts: Vec::new(),
+                farkas: w.clone(),
+            };
+        }
         let mut cut = self.cut.clone();
         cut.push((n + 1, self.inv_c.clone()));
         Cg {
@@ -124,6 +133,17 @@ pub(super) fn floor_mono_cg(p: &[Cstr], l1: &Lin, l2: &Lin, c: &num_bigint::BigI
     })
 }
 
+/// The `CG` of `(imono ⌊L1/D⌋⁺ ⌊L2/D⌋⁺ CG)` for two symbolic floor atoms of the same
+/// divisor (spec/certificate.md "Integer rewrites"; no defining facts, no cuts): the Farkas
+/// witness of `L2 − L1 ≤ 0` from `p`. `None` when `p` does not entail it.
+pub(super) fn sym_mono_cg(p: &[Cstr], l1: &Lin, l2: &Lin) -> Option<Cg> {
+    let w = entails(p, &Cstr::le(l2.sub(l1)))?;
+    Some(Cg {
+        cuts: Vec::new(),
+        farkas: w,
+    })
+}
+
 /// The floor atom `F = ⌊R/c⌋⁺` (canonical `⌊L/C⌋⁺`, `L/C = R/c`) of the raw ranking form
 /// `R = f·a` (`a` canonical, `f > 0`), and the integer witness that `F` decreases by 1 in a
 /// round: `w` proves `P ∧ e ⇒ c/f − a ≤ 0` with residual `μ ≤ 0` (`c/f − a − Σλ·L_I = μ`).
@@ -159,10 +179,51 @@ pub(super) fn floor_rank(
     let k = f / q(c);
     let cut: Vec<(usize, Q)> = w.terms().map(|(i, l)| (i, l * &k)).collect();
     let inv_c = Q::new(1.into(), big_c.clone());
-    Some(FloorRank { atom, cut, inv_c })
+    Some(FloorRank {
+        atom,
+        cut,
+        inv_c,
+        sym: None,
+    })
+}
+
+/// The symbolic floor rank of a loop whose step `δ` is a launch form (spec/logic.md §1
+/// "Symbolic divisors"): `raw = R` its (uniform) raw ranking form with the step's lower
+/// bound `s` (`R = −L + s` for the test `L ≤ 0`), the atom `⌊(R − s + δ)/δ⌋⁺ =
+/// ⌊(−L + δ)/δ⌋⁺` (canonical `⌊L'/D'⌋⁺`) and the witness of its `ishift` by one round from
+/// `P ∧ e` (`pe`): target `D' − L' ≤ 0`, i.e. `L ≤ 0` scaled. `None` when the atom is not
+/// symbolic after canonicalization or `pe` does not give the target.
+pub(super) fn sym_floor_rank(raw: &Lin, s: &Q, step: &Lin, pe: &[Cstr]) -> Option<FloorRank> {
+    let l = raw.plus_const(&-s.clone()).add_scaled(step, &Q::one());
+    let AtomVal::Scaled(_, atom) = Atom::FloorSym(l.into(), step.clone().into()).canonical() else {
+        return None;
+    };
+    let Atom::FloorSym(l2, d2) = &atom else {
+        return None;
+    };
+    let w = entails(pe, &Cstr::le(d2.sub(l2)))?;
+    Some(FloorRank {
+        atom,
+        cut: Vec::new(),
+        inv_c: Q::zero(),
+        sym: Some(w),
+    })
 }
 
 impl Ctx<'_> {
+    /// The step `δ` of a loop as the divisor of its symbolic floor atom
+    /// ([`Ctx::symbolic_divisors`]): a symbolic (not proportional) step that is a launch form
+    /// (`launch_divisor`), in the floor form only.
+    pub(super) fn sym_divisor(
+        &self,
+        symbolic: bool,
+        proportional: bool,
+        step: &Lin,
+    ) -> Option<Lin> {
+        (self.symdiv && self.floor && symbolic && !proportional && launch_divisor(step))
+            .then(|| step.clone())
+    }
+
     /// The raw ranking atom `−L + s` of `while (e) body` (RaCUDA §7 `⟦x, U⟧`; note §8.4):
     /// `cond(e) = [L ≤ 0]`, the counter `x` is updated once, by `x ← x + δ` at the top level
     /// of the body, and `s = coef_x(L)·δ > 0`. Other variables of `L` written in the body are
@@ -176,14 +237,15 @@ impl Ctx<'_> {
     /// A halving counter (`x ← x >> c`, `x ← x / c`) has the step `−1`: Q:VWRITE1's bounding
     /// substitution (spec/logic.md §4, "Halving") lowers it by at least 1 while `x ≥ 1`.
     /// Returns the atom `−L + s`, `s`, the counter's name, whether `s` is such a lower
-    /// bound and whether the step mentions the counter (or halves it), or why there is no
-    /// atom.
+    /// bound, whether the step mentions the counter (or halves it) and the step
+    /// `coef_x(L)·δ` itself (a form; the constant `s` when it is constant), or why there is
+    /// no atom.
     pub(super) fn loop_atom_raw(
         &self,
         e: &Expr,
         body: &Stmt,
         pinv: Option<&[Cstr]>,
-    ) -> Result<(Lin, Q, String, bool, bool), String> {
+    ) -> Result<(Lin, Q, String, bool, bool, Lin), String> {
         let (ce, _, _, _) = cond(self, e);
         let l = match ce.as_slice() {
             [c] if c.kind == CKind::Le => c.lin.clone(),
@@ -304,6 +366,7 @@ impl Ctx<'_> {
             x,
             symbolic,
             proportional,
+            step,
         ))
     }
 
@@ -485,8 +548,10 @@ impl Ctx<'_> {
         let mut atom_err = None;
         let pe = with(p, &self.with_lanes(d, e, &ce, false));
         let atom = match self.loop_atom_raw(e, body, Some(p)) {
-            Ok((raw, s, x, symbolic, proportional)) => {
+            Ok((raw, s, x, symbolic, proportional, step)) => {
                 let div = floor_divisor(&s, symbolic, proportional).filter(|_| self.floor);
+                // a launch-form step under Ctx::symbolic_divisors: the symbolic floor atom
+                let sym_div = self.sym_divisor(symbolic, proportional, &step);
                 // P ∧ e ⇒ 2R ≥ 2, i.e. 2 − 2R ≤ 0 (the lhalve rewrite's witness)
                 let log = log_form(&raw, &x, symbolic, proportional)
                     .filter(|_| self.floor)
@@ -520,9 +585,14 @@ impl Ctx<'_> {
                             let target = Cstr::le(Lin::constant(shift.clone()).sub(&a));
                             match entails(&pe, &target) {
                                 Some(w) => {
-                                    let floor = div
-                                        .filter(|_| a == a0)
-                                        .and_then(|c| floor_rank(&raw, c, &f, &a, &shift, &w, &pe));
+                                    let floor = match &sym_div {
+                                        Some(dv) => (a == a0)
+                                            .then(|| sym_floor_rank(&raw, &s_orig, dv, &pe))
+                                            .flatten(),
+                                        None => div.filter(|_| a == a0).and_then(|c| {
+                                            floor_rank(&raw, c, &f, &a, &shift, &w, &pe)
+                                        }),
+                                    };
                                     self.note_own_atoms(loop_key(body), &a, &shift, floor.as_ref());
                                     let relaxed = (!symbolic)
                                         .then(|| {

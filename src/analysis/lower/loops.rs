@@ -159,5 +159,10 @@ fn exit_zero(p: &[Cstr], atom: &Atom) -> Result<Rewrite, LowerError> {
         // never a ranking atom (Q:IFALIGN's charge only)
         Atom::Res(..) => Err("L:WHILE: a residue atom is no ranking atom".to_string()),
         Atom::Win(..) => Err("L:WHILE: a window atom is no ranking atom".to_string()),
+        // the upper bound of a symbolic grid only; the lower derivations keep constant ones
+        Atom::FloorSym(..) => Err(
+            "L:WHILE: a symbolic floor atom (spec/logic.md §1 \"Symbolic divisors\") has no lower-bound rule"
+                .to_string(),
+        ),
     }
 }

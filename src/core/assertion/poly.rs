@@ -90,6 +90,27 @@ pub enum Atom {
     /// `(inwin L m w)`, issue 15): 1 when the integer `L` lies in `[0, w)` modulo `m`, else
     /// 0; not monotone. Canonical as the kernel's: `L` not constant, `1 ≤ w < m`.
     Win(Arc<Lin>, BigInt, BigInt),
+    /// The symbolic floor atom `max(0, ⌊L/D⌋)` (spec/logic.md §1 "Symbolic divisors",
+    /// certificate syntax `(floors L D)`, issue 14): `D` a launch form over `gridDim.x|y|z`
+    /// with positive integer coefficients and an integer constant `≥ 0` ([`launch_divisor`]).
+    /// Canonical as the kernel's: the gcd of all coefficients and constants of `L` and `D`
+    /// together is 1.
+    FloorSym(Arc<Lin>, Arc<Lin>),
+}
+
+/// Whether `d` is a launch form a symbolic floor atom may divide by (the kernel's
+/// `floors_wf` on the divisor, spec/logic.md §1 "Symbolic divisors"): at least one
+/// variable, each `gridDim.x|y|z` with a positive integer coefficient, and an integer
+/// constant `≥ 0`.
+pub fn launch_divisor(d: &Lin) -> bool {
+    !d.terms.is_empty()
+        && d.terms.iter().all(|(v, a)| {
+            ["gridDim.x", "gridDim.y", "gridDim.z"].contains(&v.as_str())
+                && a.is_integer()
+                && a.is_positive()
+        })
+        && d.c.is_integer()
+        && !d.c.is_negative()
 }
 
 /// `[⌊v⌋ mod m < w]`, the value of a window atom whose form has the value `v`.
@@ -186,13 +207,15 @@ impl Atom {
             | Atom::Log(l)
             | Atom::LogQ(l, _)
             | Atom::Res(l, _)
-            | Atom::Win(l, _, _) => l,
+            | Atom::Win(l, _, _)
+            | Atom::FloorSym(l, _) => l,
         }
     }
-    /// All the atom's linear forms: `[L]`, or `[L, M]` for a quotient log atom.
+    /// All the atom's linear forms: `[L]`, `[L, M]` for a quotient log atom, `[L, D]` for a
+    /// symbolic floor atom.
     pub fn forms(&self) -> Vec<&Lin> {
         match self {
-            Atom::LogQ(l, m) => vec![l, m],
+            Atom::LogQ(l, m) | Atom::FloorSym(l, m) => vec![l, m],
             _ => vec![self.lin()],
         }
     }
@@ -200,15 +223,24 @@ impl Atom {
     pub fn as_max0(&self) -> Option<&Lin> {
         match self {
             Atom::Max0(l) => Some(l.as_ref()),
-            Atom::Floor(..) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => None,
+            Atom::Floor(..)
+            | Atom::Log(_)
+            | Atom::LogQ(..)
+            | Atom::Res(..)
+            | Atom::Win(..)
+            | Atom::FloorSym(..) => None,
         }
     }
-    /// The divisor `d` (1 for `max0`).
+    /// The divisor `d` (1 for `max0`; 1 for a symbolic floor atom too, whose divisor is a
+    /// form, [`Atom::FloorSym`]).
     pub fn divisor(&self) -> BigInt {
         match self {
-            Atom::Max0(_) | Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => {
-                BigInt::one()
-            }
+            Atom::Max0(_)
+            | Atom::Log(_)
+            | Atom::LogQ(..)
+            | Atom::Res(..)
+            | Atom::Win(..)
+            | Atom::FloorSym(..) => BigInt::one(),
             Atom::Floor(_, d) => d.clone(),
         }
     }
@@ -221,13 +253,15 @@ impl Atom {
             Atom::LogQ(l, m) => Atom::LogQ(Arc::new(f(l)), Arc::new(f(m))),
             Atom::Res(l, m) => Atom::Res(Arc::new(f(l)), m.clone()),
             Atom::Win(l, m, w) => Atom::Win(Arc::new(f(l)), m.clone(), w.clone()),
+            // the divisor mentions grid dimensions only, never assigned
+            Atom::FloorSym(l, d) => Atom::FloorSym(Arc::new(f(l)), d.clone()),
         }
     }
     /// Whether `v` occurs in a form.
     pub fn mentions(&self, v: &str) -> bool {
         // the forms of `forms`, without collecting them (a hot test of the backward pass)
         match self {
-            Atom::LogQ(l, m) => l.mentions(v) || m.mentions(v),
+            Atom::LogQ(l, m) | Atom::FloorSym(l, m) => l.mentions(v) || m.mentions(v),
             _ => self.lin().mentions(v),
         }
     }
@@ -245,12 +279,17 @@ impl Atom {
                 Arc::new(l.plus_const(&-(sft * Q::from_integer(d.clone())))),
                 d.clone(),
             ),
+            // ⌊L/D⌋ − K = ⌊(L − K·D)/D⌋ (spec/logic.md §1 "Symbolic divisors")
+            Atom::FloorSym(l, d) => {
+                Atom::FloorSym(Arc::new(l.add_scaled(d, &-sft.clone())), d.clone())
+            }
             // not used on log atoms (no shift rewrite applies to them)
             Atom::Log(_) | Atom::LogQ(..) | Atom::Res(..) | Atom::Win(..) => self.clone(),
         }
     }
-    /// The atom's value at `env` (variables missing from `env` count as 0):
-    /// `max(0, L(env))`, resp. `max(0, ⌊L(env)/d⌋)`.
+    /// The atom's value at `env` (variables missing from `env` count as 0, except the grid
+    /// dimensions of a symbolic divisor, which count as 1): `max(0, L(env))`, resp.
+    /// `max(0, ⌊L(env)/d⌋)`.
     pub fn eval(&self, env: &BTreeMap<String, i64>) -> Q {
         let v = match self {
             Atom::Max0(l) => l.eval(env),
@@ -259,6 +298,14 @@ impl Atom {
             Atom::LogQ(l, m) => log2q_floor(&l.eval(env), &m.eval(env)),
             Atom::Res(l, m) => res_value(&l.eval(env), m),
             Atom::Win(l, m, w) => win_value(&l.eval(env), m, w),
+            // D ≥ 1 on every launch: a grid dimension missing from `env` counts as 1 (the
+            // smallest grid, where the atom is largest), and D as at least 1
+            Atom::FloorSym(l, d) => {
+                let dv = d.terms.iter().fold(d.c.clone(), |acc, (v, a)| {
+                    acc + a * Q::from_integer(env.get(v).copied().unwrap_or(1).into())
+                });
+                (l.eval(env) / dv.max(Q::one())).floor()
+            }
         };
         if v.is_positive() {
             v
@@ -291,6 +338,7 @@ impl Atom {
             Atom::LogQ(..) => return AtomVal::Scaled(Q::one(), self.clone()),
             Atom::Res(l, m) => return res_canonical(l, m),
             Atom::Win(l, m, w) => return win_canonical(l, m, w),
+            Atom::FloorSym(l, d) => return floors_canonical(self, l, d),
         };
         let all = || std::iter::once(&l.c).chain(l.terms.values());
         let den = all().fold(BigInt::one(), |acc, a| acc.lcm(a.denom()));
@@ -329,8 +377,33 @@ impl std::fmt::Display for Atom {
             Atom::LogQ(l, m) => write!(f, "⌊log2(max(1, {l})/max(1, {m}))⌋"),
             Atom::Res(l, m) => write!(f, "[{m} ∤ {l}]"),
             Atom::Win(l, m, w) => write!(f, "[({l}) mod {m} < {w}]"),
+            Atom::FloorSym(l, d) => write!(f, "max(0, ⌊({l})/({d})⌋)"),
         }
     }
+}
+
+/// The canonical symbolic floor atom `a = ⌊l/d⌋⁺` (the kernel's `floors_canonical`): both
+/// forms multiplied by the lcm of their denominators and divided by the gcd of all their
+/// coefficients and constants.
+fn floors_canonical(a: &Atom, l: &Arc<Lin>, d: &Arc<Lin>) -> AtomVal<Atom> {
+    let all = || {
+        std::iter::once(&l.c)
+            .chain(l.terms.values())
+            .chain(std::iter::once(&d.c))
+            .chain(d.terms.values())
+    };
+    let den = all().fold(BigInt::one(), |acc, x| acc.lcm(x.denom()));
+    let g = all().fold(BigInt::zero(), |acc, x| {
+        acc.gcd(&(x * Q::from_integer(den.clone())).to_integer())
+    });
+    if g.is_zero() || (den.is_one() && g.is_one()) {
+        return AtomVal::Scaled(Q::one(), a.clone());
+    }
+    let k = Q::new(den, g);
+    AtomVal::Scaled(
+        Q::one(),
+        Atom::FloorSym(Arc::new(l.scale(&k)), Arc::new(d.scale(&k))),
+    )
 }
 
 fn lcm_big(a: &BigInt, b: &BigInt) -> BigInt {

@@ -64,6 +64,11 @@ pub enum ExportError {
     /// A rule of the derivation is not formalized in the Coq theories.
     #[error("rule {0} is not formalized in the Coq theories (coq-export/README.md lists the supported rules)")]
     UnsupportedRule(String),
+    /// An atom the Coq theories do not formalize yet: the symbolic floor atom `(floors L D)`
+    /// (spec/logic.md §1 "Symbolic divisors"; Coq constructor `KFloorS`, not wired into the
+    /// export yet: `Exporter::atom` in src/export/coq/terms.rs), named as printed.
+    #[error("the symbolic floor atom {0} (floors LIN DLIN) is not exported to Coq yet (constructor KFloorS, spec/logic.md §1 \"Symbolic divisors\")")]
+    UnsupportedAtom(String),
     /// Anything else the Coq representation cannot express, with an explanation.
     #[error("cannot export: {0}")]
     Unsupported(String),

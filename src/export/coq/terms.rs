@@ -224,6 +224,8 @@ impl<'p> Names<'p> {
                 }
                 Ok((format!("mkAtm ({}) {sd}", self.lin(l, &s)?), BigInt::one()))
             }
+            // the Coq constructor KFloorS (symdivcoq20) is wired here after the merge
+            Atom::FloorSym(..) => Err(ExportError::UnsupportedAtom(a.to_string())),
             Atom::Log(l) => {
                 let s = scale_of(l);
                 Ok((

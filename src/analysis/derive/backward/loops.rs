@@ -2,7 +2,7 @@
 //! ranking atom) and Q:WHILEEXIT1/2.
 
 use super::{apply_rewrites, node_of, unshifted_monos, Back, TChild, TNode};
-use crate::analysis::derive::ranking::{floor_mono_cg, LoopAtom};
+use crate::analysis::derive::ranking::{floor_mono_cg, sym_mono_cg, LoopAtom};
 use crate::analysis::derive::{err, identity_witnesses, Abs, WhileAn, WhileExitAn, AK, AN};
 use crate::analysis::entail::entails;
 use crate::analysis::tpoly::TPoly;
@@ -694,8 +694,42 @@ impl Back<'_, '_> {
 /// `ishift` has `from = ⌊(R − c)/c⌋⁺` and the body's potential `qb` a floor atom
 /// `⌊L2/c⌋⁺` it lacks with `P ⇒ L2 ≤ R − c` (the atom the step `i += 256·gridDim.x` leaves),
 /// the `(imono from ⌊L2/c⌋⁺ …)` rewrite replacing the one by the other in `ishift`
-/// (spec/certificate.md "Integer rewrites"). Nothing when there is none.
+/// (spec/certificate.md "Integer rewrites"). A symbolic floor atom `⌊(R − D)/D⌋⁺` (the
+/// divisor the step itself, spec/logic.md §1 "Symbolic divisors") is bridged the same way
+/// to an atom `⌊L2/D⌋⁺` of the same divisor, by a plain Farkas witness of `L2 − L1 ≤ 0`
+/// (no defining facts, [`sym_mono_cg`]), unless the body's potential has `from` itself (the
+/// step is the divisor: `L1` is what the step leaves). Nothing when there is none.
 fn step_imono(from: &Atom, ishift: &mut TPoly, rws: &mut Vec<Rewrite>, qb: &TPoly, p: &[Cstr]) {
+    if let Atom::FloorSym(l1, d) = from {
+        // the step by the divisor itself leaves exactly `from` in the body's potential:
+        // nothing to bridge
+        let in_body = qb.terms.keys().flatten().any(|a| a == from);
+        if in_body || !ishift.terms.keys().flatten().any(|a| a == from) {
+            return;
+        }
+        let have: BTreeSet<&Atom> = ishift.terms.keys().flatten().collect();
+        let mut missing: Vec<(&Atom, &Lin)> = qb
+            .terms
+            .keys()
+            .flatten()
+            .filter(|b| !have.contains(b))
+            .filter_map(|b| match b {
+                Atom::FloorSym(l2, d2) if d2 == d => Some((b, l2.as_ref())),
+                _ => None,
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        missing.sort_by(|a, b| b.1.sub(l1).c.cmp(&a.1.sub(l1).c));
+        let found = missing
+            .into_iter()
+            .find_map(|(b, l2)| sym_mono_cg(p, l1, l2).map(|cg| (b.clone(), cg)));
+        if let Some((to, cg)) = found {
+            *ishift = ishift.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
+            rws.push(Rewrite::IMono(from.clone(), to, cg));
+        }
+        return;
+    }
     let Atom::Floor(l1, c) = from else { return };
     let have: BTreeSet<&Atom> = ishift.terms.keys().flatten().collect();
 

@@ -3,7 +3,7 @@
 //! rewrites `Logic.RSShift`, `RSZero`, `RSMono` (soundness `IntRw.srw_sound`,
 //! `atom_sshift`, `atom_szero`, `atom_smono`) and Q:WEAK's divisor check `Check.rws_gd`.
 //!
-//! The Rust kernel does not export these atoms yet, so the instance is hand-written Coq:
+//! The hand-written instance (the exporter also prints these atoms: the last test below):
 //! `tests/data/coq/grid_stride_symdiv.v` derives the grid-stride loop
 //! `t = 32 * gridDim.x; i = 32 * blockIdx.x; while (i < n) { A[i] = 0; i = i + t; }`
 //! (sectors, launch 32 1 1, every lane writing the uniform cell `A[i]`: one sector a round)
@@ -88,6 +88,82 @@ fn symbolic_floor_atoms_check_in_coq_and_mutants_fail() {
             ("grid_stride_symdiv", inst.as_str()),
             ("symdiv_checks", checks.as_str()),
         ],
+        &muts
+            .iter()
+            .map(|(n, t)| (*n, t.as_str()))
+            .collect::<Vec<_>>(),
+    );
+}
+
+/// The exporter prints the kernel's symbolic floor atoms and their rewrites
+/// (`mkAtmK L 1 (KFloorS D)`, `RSShift`, `RSMono`): `analyze --coq` on the precision
+/// suite's grid-stride loop (tests/precision/gridstride.cu, block 256, symbolic grid) writes
+/// the second bound of its `min(A, B)`, B = `8·⌊(n + 256·gridDim.x − 1)/(256·gridDim.x)⌋⁺`
+/// (by hand: warp 0 of block 0 runs `⌈n/(256g)⌉` rounds of at most 8 sectors, 4 read and 4
+/// written), as `…_capped.v`, and coqc accepts it (closed). Mutants refused by the
+/// reflective check: the loop's `ishift` by K = 2 rounds (its target `2·256g − L ≤ 0` does
+/// not follow from the loop condition), and the same rewrite's divisor halved to `128·g`
+/// (its atom is then not the potential's, so Q:WEAK's `pot_ge` fails).
+#[test]
+fn exported_symbolic_divisor_bound_is_accepted_by_coqc() {
+    let dir = std::env::temp_dir().join(format!("warpcert-symdiv-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpcert"))
+        .current_dir(root())
+        .args([
+            "analyze",
+            "tests/precision/gridstride.cu",
+            "--block",
+            "256",
+            "--metric",
+            "sectors",
+            "--coq",
+        ])
+        .arg(format!("{}/", dir.display()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("8*⌊(256*gridDim.x + n - 1)/(256*gridDim.x)⌋⁺"),
+        "no symbolic-divisor bound:\n{stdout}"
+    );
+    let text = std::fs::read_to_string(dir.join("gridstride_sectors_capped.v")).unwrap();
+    assert!(
+        text.contains("KFloorS") && text.contains("RSShift"),
+        "{text}"
+    );
+    let shift = "RSShift (mkLin (-1)%Z [(256%Z, VP 2)";
+    let muts = [
+        (
+            "symdiv_export_k2",
+            common::coq::mutate_after(&text, shift, "]) 1%Z (", "]) 2%Z ("),
+        ),
+        (
+            "symdiv_export_divisor",
+            common::coq::mutate_after(
+                &text,
+                shift,
+                "(mkLin 0%Z [(256%Z, VP 2)]) 1%Z",
+                "(mkLin 0%Z [(128%Z, VP 2)]) 1%Z",
+            ),
+        ),
+    ];
+    let _ = std::fs::remove_dir_all(&dir);
+    if !coqc_available() {
+        eprintln!(
+            "SKIPPED: coqc is not installed (apt-get install -y coq); the export is not checked"
+        );
+        return;
+    }
+    accepted_and_mutants_refuted(
+        "symdiv-export",
+        &[("gridstride_sectors_capped", text.as_str())],
         &muts
             .iter()
             .map(|(n, t)| (*n, t.as_str()))

@@ -224,8 +224,22 @@ impl<'p> Names<'p> {
                 }
                 Ok((format!("mkAtm ({}) {sd}", self.lin(l, &s)?), BigInt::one()))
             }
-            // the Coq constructor KFloorS (symdivcoq20) is wired here after the merge
-            Atom::FloorSym(..) => Err(ExportError::UnsupportedAtom(a.to_string())),
+            // `⌊L/D⌋⁺` with a launch divisor as `mkAtmK L 1 (KFloorS D)` (Logic.satm): the
+            // kernel's canonical form has integral `L` and `D` with gcd 1, printed as is
+            Atom::FloorSym(l, d) => {
+                if !scale_of(l).is_one() || !scale_of(d).is_one() {
+                    return Err(ExportError::UnsupportedAtom(a.to_string()));
+                }
+                let one = BigInt::one();
+                Ok((
+                    format!(
+                        "mkAtmK ({}) 1 (KFloorS ({}))",
+                        self.lin(l, &one)?,
+                        self.lin(d, &one)?
+                    ),
+                    one,
+                ))
+            }
             Atom::Log(l) => {
                 let s = scale_of(l);
                 Ok((

@@ -225,6 +225,37 @@ impl Exporter<'_> {
                         Self::farkas(&w, &one, &ss)?
                     ));
                 }
+                Rw::IShift(Atom::FloorSym(l, dv), k, cg) => {
+                    if !k.denom().is_one() {
+                        return Err(ExportError::Unsupported(format!(
+                            "ishift of a symbolic floor atom by the rational {k}"
+                        )));
+                    }
+                    out.push(format!(
+                        "RSShift ({}) ({}) {} {}",
+                        self.names.lin(&l, &one)?,
+                        self.names.lin(&dv, &one)?,
+                        z(&k.numer()),
+                        Self::cg(&cg, &ss, 0)?
+                    ));
+                }
+                Rw::IZero(Atom::FloorSym(l, dv), cg) => {
+                    out.push(format!(
+                        "RSZero ({}) ({}) {}",
+                        self.names.lin(&l, &one)?,
+                        self.names.lin(&dv, &one)?,
+                        Self::cg(&cg, &ss, 0)?
+                    ));
+                }
+                Rw::IMono(Atom::FloorSym(l1, d1), Atom::FloorSym(l2, d2), cg) if d1 == d2 => {
+                    out.push(format!(
+                        "RSMono ({}) ({}) ({}) {}",
+                        self.names.lin(&l1, &one)?,
+                        self.names.lin(&l2, &one)?,
+                        self.names.lin(&d1, &one)?,
+                        Self::cg(&cg, &ss, 0)?
+                    ));
+                }
                 Rw::IShift(a, d, cg) => {
                     if !d.denom().is_one() {
                         return Err(ExportError::Unsupported(format!(
@@ -273,6 +304,13 @@ impl Exporter<'_> {
         if !scale_of(a.lin()).is_one() {
             return Err(ExportError::Unsupported(format!(
                 "integer rewrite of {a} with a rational form"
+            )));
+        }
+        if let Atom::FloorSym(..) = a {
+            // RSShift / RSZero / RSMono above; a symbolic atom here is a mixed imono, which
+            // the kernel refuses (`MixedDivisor`)
+            return Err(ExportError::UnsupportedAtom(format!(
+                "integer rewrite of the symbolic floor atom {a} beside a constant-divisor one"
             )));
         }
         if let Atom::Floor(_, d) = a {

@@ -124,7 +124,8 @@ fn coq_constructors_are_the_logic_rules() {
     // Q:WHILELASTWINDOW (spec/logic.md §4, issue 15) and its window atom are formalized
     // since wincoq19 (`Q_WHILELASTWINDOW`, `Lin.KWin`; tests/whilelastwindow.rs).
     // NOT FORMALIZED YET: Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15, mandel19: the loop
-    // test paid per round, the exit nodes by the lane count); `export-coq` refuses it by
+    // test paid per round, the exit nodes by the lane count; its validity at the level of
+    // meanings is CapSound2.v's `cap_exit2_valid_FC`); `export-coq` refuses it by
     // name (tests/mandelbrot.rs). Listed here by name so that the gap is explicit and this
     // test fails once it is formalized (remove it then) or if any other rule lacks one.
     const NOT_IN_COQ: [&str; 1] = ["Q:WHILEEXITCAP2"];

@@ -764,6 +764,110 @@ fn kernel_refuses_mutated_per_round_certificates() {
     }
 }
 
+/// The Coq file of Q:WHILEEXITCAP2's soundness for [`RET4`]'s loop
+/// (coq-export/theories/CapSound2.v, `cap_exit2_valid_FC`, closed): the lane-count charge
+/// `cap2_delta` of the per-lane count `k_charge` (`a + t`) on a block of `bx` threads is
+/// computed to `claim`, the kernel's loop constant `konst` is `2k + claim` with the loop
+/// test's `k = k_test` at the test's cost `C = 0` (divwarps: `m_if = 0`, `m_div = 1`, and a
+/// test that reads no array costs 0), and the rule is valid under the kernel's pre
+/// `I + Q' + 2k + claim` for a body whose counted meaning has [`RET4`]'s `a = 1` (its four
+/// data exits, Q:IFEXIT4) and `t = 0` (no flag test). The facts are first computed as
+/// booleans (`count_b`, `charge_b`, `loop_const_b`), so that a wrong one is refused by
+/// `vm_compute; reflexivity` (`true` vs `false`).
+fn cap_exit2_sound_file(bx: u32, k_charge: &str, claim: &str, k_test: &str, konst: &str) -> String {
+    format!(
+        "From Coq Require Import ZArith QArith List Arith.\n\
+         From WarpCert Require Import Metric Syntax Semantics Lin Logic Soundness Cap CapSound CapSound2.\n\
+         Import ListNotations.\n\n\
+         Definition G : ctx := {{| c_metric := divwarps; c_warp := 32%nat; c_banks := 32%Z;\n  \
+         c_bank_bytes := 4%Z; c_sector_bytes := 32%Z; c_bx := {bx}%nat; c_by := 1%nat; c_bz := 1%nat;\n  \
+         c_lty := fun _ => None; c_pty := fun _ => None; c_arr := fun _ => None;\n  \
+         c_blockidx := []; c_griddim := []; c_bgrid := []; c_wu := [] |}}.\n\n\
+         Lemma count_b : ({k_charge} =? 1 + 0)%nat = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Lemma charge_b : Qeq_bool (cap2_delta G ({k_charge})) ({claim} # 1) = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Lemma loop_const_b : Qeq_bool (let C := 0 in ({k_test}) + ({k_test}) + ({claim} # 1)) ({konst} # 1) = true.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Lemma charge_ok : cap2_delta G ({k_charge}) = {claim} # 1.\n\
+         Proof. vm_compute. reflexivity. Qed.\n\n\
+         Theorem capped_exit2_loop : wu_sound G ->\n  \
+         forall P D Qn Q' e n C b B I PB QB' P' D',\n  \
+         qexpr (ctx_nodiv G) P D e n C -> noread e = true ->\n  \
+         validF (ctx_nodiv G) false e (mkAssn B D I) b (mkAssn PB D QB') ->\n  \
+         validFC G 1 0 e (mkAssn B D I) b (mkAssn PB D QB') ->\n  \
+         cstrs_equiv B (P ++ fst (cond G e)) = true -> cstrs_equiv PB P = true ->\n  \
+         pot_ge QB' (padd I ({k_test})) = true ->\n  \
+         pot_ge Qn (padd (pplus I Q') (({k_test}) + ({k_test}) + ({claim} # 1))) = true ->\n  \
+         cstrs_equiv P' (P ++ snd (cond G e)) = true ->\n  \
+         dcovers D D' = true -> disjoint (dvars D') (writes b) = true ->\n  \
+         puni G D I = true -> pnonneg I = true -> puni G D' Q' = true ->\n  \
+         valid G (mkAssn P D Qn) (SWhile e b) (mkAssn P' D' Q').\n\
+         Proof.\n  \
+         intros HWU P D Qn Q' e n C b B I PB QB' P' D' Hq Hnr V VC HB HPB HQB' Hpre HP' HcD HdD\n    \
+         HuI HnI HuQ.\n  \
+         rewrite <- charge_ok in Hpre.\n  \
+         pose proof count_b as E. apply Nat.eqb_eq in E. try rewrite E in Hpre.\n  \
+         exact (cap_exit2_valid_FC G HWU P D Qn Q' e n C b B I PB QB' P' D' 1 0 Hq Hnr V VC HB HPB\n    \
+         HQB' Hpre HP' HcD HdD HuI HnI HuQ).\n\
+         Qed.\n\n\
+         Print Assumptions capped_exit2_loop.\n"
+    )
+}
+
+/// Q:WHILEEXITCAP2's soundness in Coq (CapSound2.v, closed) for [`RET4`]'s certificate C:
+/// the kernel's bound `33 + max(0, n)` has the loop constant 33 = `2k + (N − 1)·(a + t)`,
+/// by hand `2·1 + 31·(1 + 0)` (divwarps: `k = M^if + M^div + C = 0 + 1 + 0`; `N = min(32,
+/// 32)`, `a = 1`, `t = 0`; the derivation in
+/// `per_round_test_bound_is_sound_on_the_lock_step_semantics`). coqc accepts the theorem
+/// with the charge 31 and the kernel's 33. Mutants, each refused by coqc at a computed
+/// boolean (reasons by hand):
+/// - the charge lowered to 30: `charge_b` is false (`31·1 = 31 ≠ 30`);
+/// - a wrong `k` of the loop test, Q:WHILEEXITCAP's `M^if + C` (the test's split not paid
+///   per round): `loop_const_b` is false (`0 + 0 + 31 = 31 ≠ 33`); without it the theorem
+///   does not type-check either (`cap_exit2_valid_FC` needs `M^if + M^div + C`);
+/// - a wrong per-lane count, `k = 1 + 1` (a flag test that the body does not have) with its
+///   own charge `2·31 = 62` (`charge_b` holds): `count_b` is false (`2 ≠ 1 + 0`);
+/// - the block's 64 threads as `N` with the charge `63`: `cap_lanes` is `min(32, 64) = 32`,
+///   `charge_b` computes 31 ≠ 63.
+///
+/// The body's premises (`validFC`, its `ctx_nodiv` validity) are hypotheses here, as for
+/// Q:WHILEEXITCAP (`cap_rule_soundness_in_coq_takes_the_kernels_charge`): the capped body
+/// has no judgment, constructor or export yet (tests/coq_export.rs `NOT_IN_COQ`).
+#[test]
+fn per_round_rule_soundness_in_coq_takes_the_kernels_charge() {
+    let a = analysis(RET4, MetricName::Divwarps);
+    let c = a.chain()[2];
+    assert!(
+        c.certificate.contains("(Q:WHILEEXITCAP2 "),
+        "{}",
+        c.certificate
+    );
+    let v = warpcert_kernel::check(&c.certificate).unwrap_or_else(|e| panic!("C rejected: {e}"));
+    assert_eq!(v.bound, "33 + max(0, n)", "the kernel's bound of C");
+    let konst = v.bound.split(" + ").next().unwrap().to_string();
+    if !common::coq::coqc_available() {
+        eprintln!(
+            "SKIPPED: coqc is not installed (apt-get install -y coq); CapSound2.v is not checked"
+        );
+        return;
+    }
+    // the loop test's `k` of Q:WHILEEXITCAP2 (Q:WHILEEXIT2's) and of Q:WHILEEXITCAP
+    let k2 = "m_if (c_metric G) + m_div (c_metric G) + C";
+    let k1 = "m_if (c_metric G) + C";
+    let f = |bx, kc, claim, kt| cap_exit2_sound_file(bx, kc, claim, kt, &konst);
+    common::coq::accepted_and_mutants_refuted(
+        "capsound2",
+        &[("cap_exit2_sound", f(32, "1 + 0", "31", k2))],
+        &[
+            ("cap_exit2_lowered", f(32, "1 + 0", "30", k2)),
+            ("cap_exit2_test_k", f(32, "1 + 0", "31", k1)),
+            ("cap_exit2_per_lane", f(32, "1 + 1", "62", k2)),
+            ("cap_exit2_block_lanes", f(64, "1 + 0", "63", k2)),
+        ],
+    );
+}
+
 /// `analyze --coq` on [`RET4`] (answer `min(A, B, C)`, C by Q:WHILEEXITCAP2): the printed
 /// answer has the three parts (hand values in `per_round_test_bound_is_sound_on_the_lock_step_semantics`),
 /// C's rule is named in a note (no Coq constructor), the exit status is 0 and the temporary

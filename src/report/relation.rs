@@ -285,6 +285,10 @@ pub fn comparison_note(c: &Comparison) -> String {
         Some(w) if c.exact => format!(
             "CONTRADICTION: the exact formula exceeds the certified bound at some of {n} sampled points ({w})"
         ),
+        Some(w) if c.below > 0 => format!(
+            "neither is tighter everywhere: the certified bound is tighter at some of {n} sampled points ({w}), the unchecked formula at {} of them",
+            c.below
+        ),
         Some(w) => format!(
             "the certified bound is tighter than the formula at some of {n} sampled points ({w})"
         ),
@@ -502,6 +506,48 @@ fn totals_block(
             format!("{}/{}", s.indices.exact, s.indices.total),
             s.indices.pct(),
             skipped
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{comparison_note, Comparison};
+
+    fn cmp(equal: usize, below: usize, above: bool, exact: bool) -> Comparison {
+        let n = equal + below + usize::from(above);
+        let above = above.then(|| ("13".into(), "9".into(), "n=1".into()));
+        Comparison {
+            n,
+            equal,
+            below,
+            above,
+            exact,
+        }
+    }
+
+    /// Each of the five outcomes has its own sentence; in particular a formula that is
+    /// tighter at some points and looser at others says both (histogram256 at a symbolic
+    /// grid: the formula divides by `gridDim.x`, the certified bound by 192).
+    #[test]
+    fn comparison_note_names_each_outcome() {
+        assert_eq!(
+            comparison_note(&cmp(4, 0, false, false)),
+            "formula = certified bound at all 4 sampled points"
+        );
+        assert!(comparison_note(&cmp(3, 2, false, false))
+            .starts_with("formula ≤ certified bound at all 5"));
+        assert!(comparison_note(&cmp(3, 0, true, true)).starts_with("CONTRADICTION"));
+        let one_way = comparison_note(&cmp(3, 0, true, false));
+        assert!(
+            one_way.starts_with("the certified bound is tighter"),
+            "{one_way}"
+        );
+        let both = comparison_note(&cmp(3, 2, true, false));
+        assert!(both.starts_with("neither is tighter everywhere"), "{both}");
+        assert!(
+            both.ends_with("the unchecked formula at 2 of them"),
+            "{both}"
         );
     }
 }

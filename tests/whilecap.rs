@@ -1009,7 +1009,7 @@ fn analyze_coq_writes_c_and_leaves_no_temporary_file() {
         "{stdout}"
     );
     assert!(!stderr.contains("not exported to Coq"), "{stderr}");
-    let vc = out.join("ret4_divwarps_capped2.v");
+    let vc = out.join("k_divwarps_capped2.v");
     let text = std::fs::read_to_string(&vc)
         .unwrap_or_else(|e| panic!("C's Coq file {}: {e}", vc.display()));
     assert!(text.contains("DWhileExitCap2 ") && text.contains("ccheck_root"));

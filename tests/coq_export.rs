@@ -109,9 +109,13 @@ fn coq_constructors_are_the_logic_rules() {
     // `ccheck_valid` from CapSound.v's `cap_guard_valid_FC` / `cap_exit_valid_FC`.
     let check_v = std::fs::read_to_string(coq_dir().join("theories/Check.v")).unwrap();
     let capcheck = std::fs::read_to_string(coq_dir().join("theories/CapCheck.v")).unwrap();
+    // Q:WHILEEXITCAP2 (mandel19's rule: the loop test paid per round, the exit nodes by
+    // the lane count) since cap2wire20: Check.v's `DWhileExitCap2`, CapCheck.v's `ccheck`
+    // case, proved in `ccheck_valid` from CapSound2.v's `cap_exit2_valid_FC`.
     for (rule, node) in [
         ("Q:WHILEGUARDCAP", "DWhileGuardCap"),
         ("Q:WHILEEXITCAP", "DWhileExitCap"),
+        ("Q:WHILEEXITCAP2", "DWhileExitCap2"),
     ] {
         let declared = check_v.contains(&format!("| {node} (A B : assn)"));
         let checked = capcheck.contains(&format!("| {node} A B "));
@@ -123,12 +127,10 @@ fn coq_constructors_are_the_logic_rules() {
     // formalized since coqguard18 (`Q_GWRITEGUARD`, `Q_VWRITEGUARD`, Guard.v).
     // Q:WHILELASTWINDOW (spec/logic.md §4, issue 15) and its window atom are formalized
     // since wincoq19 (`Q_WHILELASTWINDOW`, `Lin.KWin`; tests/whilelastwindow.rs).
-    // NOT FORMALIZED YET: Q:WHILEEXITCAP2 (spec/logic.md §4a, issue 15, mandel19: the loop
-    // test paid per round, the exit nodes by the lane count; its validity at the level of
-    // meanings is CapSound2.v's `cap_exit2_valid_FC`); `export-coq` refuses it by
-    // name (tests/mandelbrot.rs). Listed here by name so that the gap is explicit and this
-    // test fails once it is formalized (remove it then) or if any other rule lacks one.
-    const NOT_IN_COQ: [&str; 1] = ["Q:WHILEEXITCAP2"];
+    // NOT FORMALIZED YET: none (every rule the kernel checks has its Coq counterpart). A
+    // rule added later without one is listed here by name, so that the gap is explicit and
+    // this test fails once it is formalized (remove it then) or if any other rule lacks one.
+    const NOT_IN_COQ: [&str; 0] = [];
     for r in NOT_IN_COQ {
         assert!(
             !have.iter().any(|c| c == r),

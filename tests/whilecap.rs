@@ -326,6 +326,78 @@ fn break_loop_cap_claims(what: &str) -> Option<(String, String)> {
     Some((v.bound, lowered))
 }
 
+/// C of NVIDIA's Mandelbrot (Q:WHILEEXITCAP2, the loop test paid per round; read through
+/// tests/data/frontend/mandelbrot_wrapper.cu, skipped without the shared corpus) in Coq
+/// (cap2wire20, CapCheck.v's `DWhileExitCap2`): for `divwarps` C is
+/// `max0(numBlocks)·(33 + ⌊(crunch − 1)/20⌋⁺ + [32 ∤ imageW])` (hand, spec/logic.md §4a's
+/// example: the exits' `31·(1 + 0)` and `2k = 2`, `k = M^if + M^div + C = 0 + 1 + 0`), for
+/// `steps` the kernel's C (a third bound below A and B at a sampled point); both exports
+/// print the capped loop as `DWhileExitCap2` under Q:WHILE1 / Q:IFALIGN on `ccheck`'s spine
+/// and coqc accepts them. Mutant: `divwarps`'s `33` lowered to `32` at every place the
+/// export prints it (the charge − 1), refused by coqc.
+#[test]
+fn mandelbrot_per_round_c_checks_in_coq() {
+    if common::corpus_dir(
+        "cuda-samples-subset",
+        "mandelbrot_per_round_c_checks_in_coq",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let path = common::root().join("tests/data/frontend/mandelbrot_wrapper.cu");
+    let l = launch(None);
+    let prog = common::load_for(&path, &l);
+    let hw = Hardware::default();
+    let mut files = Vec::new();
+    for metric in [MetricName::Divwarps, MetricName::Steps] {
+        let m = Metric::standard(metric);
+        let a = analyze(&prog, &m, &hw, &l, &AnalysisOptions::default()).unwrap();
+        let chain = a.chain();
+        let c = *chain
+            .iter()
+            .find(|c| c.certificate.contains("(Q:WHILEEXITCAP2 "))
+            .unwrap_or_else(|| panic!("{metric}: no C beside A and B"));
+        let v = warpcert_kernel::check(&c.certificate)
+            .unwrap_or_else(|e| panic!("{metric}: C rejected: {e}"));
+        if metric == MetricName::Divwarps {
+            for (nb, crunch, w) in [(1i64, 0i64, 64i64), (1, 1000, 64), (3, 200, 33)] {
+                let at = BTreeMap::from([
+                    ("numBlocks".to_string(), nb),
+                    ("crunch".to_string(), crunch),
+                    ("imageW".to_string(), w),
+                ]);
+                // the exit loop's floor atom (mandel20): one split a round of 20
+                // iterations after the first, `⌊(crunch − 1)/20⌋⁺`
+                let rounds = (crunch - 1).div_euclid(20).max(0);
+                let want = q(nb * (33 + i64::from(w % 32 != 0) + rounds));
+                assert_eq!(c.bound.eval(&at), want, "C at {at:?} ({})", v.bound);
+            }
+        }
+        let file = warpcert::export::coq::export(&c.certificate)
+            .unwrap_or_else(|e| panic!("{metric}: C's export: {e}"));
+        assert_eq!(file.matches("DWhileExitCap2 ").count(), 1, "{metric}");
+        assert!(file.contains("ccheck_root"), "{metric}");
+        files.push((format!("mandel_capped2_{metric}"), file));
+    }
+    if !common::coq::coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed; C's exports are not checked");
+        return;
+    }
+    assert!(files[0].1.contains("(33 # 1)"));
+    assert!(!files[0].1.contains("(32 # 1)"));
+    let lowered = files[0].1.replace("(33 # 1)", "(32 # 1)");
+    let ok: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, f)| (n.as_str(), f.as_str()))
+        .collect();
+    common::coq::accepted_and_mutants_refuted(
+        "capmandel2",
+        &ok,
+        &[("mandel_capped2_lowered", lowered.as_str())],
+    );
+}
+
 /// The Coq file of step (2) for a block of `bx` threads: `Cap.cap_loop_lanes` instantiated
 /// with `k = a + t = 2` (break_loop: the data `if`, Q:IFEXIT4, and the flag test,
 /// Q:FLAGEXIT) states that a capped loop costs its `M^div := 0` cost plus at most
@@ -685,8 +757,9 @@ fn per_round_test_bound_is_sound_on_the_lock_step_semantics() {
 /// no `M^div` in the test: the pre does not match); (3) C's loop named Q:WHILEEXIT2 (its
 /// body's exits are then charged `M^div`, which C's body nodes lack); (4) A's loop named
 /// Q:WHILEEXITCAP2 (the body's exits charge `M^div`, while the capped body's exit nodes
-/// must charge 0); (5) C on a 16-lane warp (`15·1`, not `31`); (6) `export-coq` refuses C
-/// by the rule's name.
+/// must charge 0); (5) C on a 16-lane warp (`15·1`, not `31`). (6) `export-coq` prints C's
+/// loop as CapCheck.v's `DWhileExitCap2` (cap2wire20; coqc's verdicts in
+/// `per_round_certificate_checks_in_coq`).
 #[test]
 fn kernel_refuses_mutated_per_round_certificates() {
     let a = analysis(RET4, MetricName::Divwarps);
@@ -726,12 +799,55 @@ fn kernel_refuses_mutated_per_round_certificates() {
         Some("Q:WHILEEXITCAP2"),
         "pre differs from body pre + post + 2·loop-test cost",
     );
-    match warpcert::export::coq::export(&c) {
-        Err(warpcert::export::coq::ExportError::UnsupportedRule(r)) => {
-            assert_eq!(r, "Q:WHILEEXITCAP2")
-        }
-        other => panic!("export of C: {other:?}"),
+    let file = warpcert::export::coq::export(&c).unwrap_or_else(|e| panic!("export of C: {e}"));
+    assert_eq!(
+        file.matches("DWhileExitCap2 ").count(),
+        1,
+        "C's one capped loop"
+    );
+    assert!(file.contains("ccheck_root G tab body tree bound"));
+    assert!(
+        !file.contains("DWhileExitCap "),
+        "C's loop printed as Q:WHILEEXITCAP"
+    );
+}
+
+/// C of [`RET4`] (Q:WHILEEXITCAP2, bound `33 + max(0, n)`) in Coq (cap2wire20: Check.v's
+/// `DWhileExitCap2`, checked by CapCheck.v's `ccheck`, the loop test's `k = M^if + M^div +
+/// C` and the charge `cap2_delta (a + t)` computed by Coq from `cwalk`'s `a = 1`, `t = 0`):
+/// coqc accepts the export (closed). Mutants, each a constant `2k + (N − 1)·(a + t)` other
+/// than `2·1 + 31·1 = 33` (hand, divwarps: `k = 0 + 1 + 0`) written at every place the
+/// export prints C's constant (the root's pre, the loop's pre, the bound), refused by coqc
+/// at the `DWhileExitCap2` node's `pot_ge` on the pre:
+/// - the charge lowered by one, `2 + 30 = 32`;
+/// - the loop test's `k` without `M^div` (Q:WHILEEXITCAP's `M^if + C = 0`): `0 + 31 = 31`.
+#[test]
+fn per_round_certificate_checks_in_coq() {
+    let a = analysis(RET4, MetricName::Divwarps);
+    let c = a.chain()[2];
+    assert!(c.certificate.contains("(Q:WHILEEXITCAP2 "));
+    let v = warpcert_kernel::check(&c.certificate).unwrap_or_else(|e| panic!("C rejected: {e}"));
+    assert_eq!(v.bound, "33 + max(0, n)");
+    let file = warpcert::export::coq::export(&c.certificate).expect("C's export");
+    assert!(file.contains("DWhileExitCap2 ") && file.contains("ccheck_root"));
+    let n33 = file.matches("(33 # 1)").count();
+    assert!(n33 >= 2, "33 in the root pre and the bound: {n33}");
+    assert_eq!(file.matches("(32 # 1)").count(), 0);
+    assert_eq!(file.matches("(31 # 1)").count(), 0);
+    if !common::coq::coqc_available() {
+        eprintln!("SKIPPED: coqc is not installed; C's export is not checked");
+        return;
     }
+    let lowered = file.replace("(33 # 1)", "(32 # 1)");
+    let no_div_k = file.replace("(33 # 1)", "(31 # 1)");
+    common::coq::accepted_and_mutants_refuted(
+        "capcheck2",
+        &[("ret4_capped2", file.as_str())],
+        &[
+            ("ret4_capped2_lowered", lowered.as_str()),
+            ("ret4_capped2_k_no_div", no_div_k.as_str()),
+        ],
+    );
 }
 
 /// The Coq file of Q:WHILEEXITCAP2's soundness for [`RET4`]'s loop
@@ -802,8 +918,8 @@ fn cap_exit2_sound_file(bx: u32, k_charge: &str, claim: &str, k_test: &str, kons
 ///   `charge_b` computes 31 ≠ 63.
 ///
 /// The body's premises (`validFC`, its `ctx_nodiv` validity) are hypotheses here, as for
-/// Q:WHILEEXITCAP (`cap_rule_soundness_in_coq_takes_the_kernels_charge`): the capped body
-/// has no judgment, constructor or export yet (tests/coq_export.rs `NOT_IN_COQ`).
+/// Q:WHILEEXITCAP (`cap_rule_soundness_in_coq_takes_the_kernels_charge`); CapCheck.v's
+/// `ccheck` discharges them for a certificate (`per_round_certificate_checks_in_coq`).
 #[test]
 fn per_round_rule_soundness_in_coq_takes_the_kernels_charge() {
     let a = analysis(RET4, MetricName::Divwarps);
@@ -840,10 +956,11 @@ fn per_round_rule_soundness_in_coq_takes_the_kernels_charge() {
 
 /// `analyze --coq` on [`RET4`] (answer `min(A, B, C)`, C by Q:WHILEEXITCAP2): the printed
 /// answer has the three parts (hand values in `per_round_test_bound_is_sound_on_the_lock_step_semantics`),
-/// C's rule is named in a note (no Coq constructor), the exit status is 0 and the temporary
-/// certificates (`.capped`, `.capped2`) are removed.
+/// C is exported to `…_capped2.v` (CapCheck.v's `DWhileExitCap2`, cap2wire20) with no note
+/// on stderr, the exit status is 0 and the temporary certificates (`.capped`, `.capped2`)
+/// are removed.
 #[test]
-fn analyze_coq_names_the_per_round_rule_and_leaves_no_temporary_file() {
+fn analyze_coq_writes_c_and_leaves_no_temporary_file() {
     let (tmp, scratch) = scratch_dirs("coqcap2");
     let src = tmp.join("ret4.cu");
     std::fs::write(&src, RET4).unwrap();
@@ -853,12 +970,11 @@ fn analyze_coq_names_the_per_round_rule_and_leaves_no_temporary_file() {
         stdout.contains("min(6 + 5*max(0, n), 62, 33 + max(0, n))"),
         "{stdout}"
     );
-    assert!(
-        stderr.contains(
-            "C of min(A, B, C) is not exported to Coq (rule Q:WHILEEXITCAP2 is not formalized"
-        ),
-        "{stderr}"
-    );
+    assert!(!stderr.contains("not exported to Coq"), "{stderr}");
+    let vc = tmp.join("out").join("k_divwarps_capped2.v");
+    let text = std::fs::read_to_string(&vc)
+        .unwrap_or_else(|e| panic!("C's Coq file {}: {e}", vc.display()));
+    assert!(text.contains("DWhileExitCap2 ") && text.contains("ccheck_root"));
     let left = files_in(&scratch);
     assert!(left.is_empty(), "temporary files left: {left:?}");
     let _ = std::fs::remove_dir_all(&tmp);

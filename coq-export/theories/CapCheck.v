@@ -1,7 +1,9 @@
-(** * The capped loops in the checker (spec/logic.md §4a, Q:WHILEGUARDCAP / Q:WHILEEXITCAP)
+(** * The capped loops in the checker (spec/logic.md §4a, Q:WHILEGUARDCAP / Q:WHILEEXITCAP /
+    Q:WHILEEXITCAP2)
 
-    The two rules' conclusions are proved valid at the level of meanings in CapSound.v
-    ([cap_guard_valid_FC], [cap_exit_valid_FC]) from two facts about the body [B]: its
+    The three rules' conclusions are proved valid at the level of meanings in CapSound.v
+    ([cap_guard_valid_FC], [cap_exit_valid_FC]) and CapSound2.v ([cap_exit2_valid_FC])
+    from two facts about the body [B]: its
     filtered judgment under [ctx_nodiv G] (the metric with [M^div := 0], Cap.v) and its
     counted meaning [validFC a t]. Logic.v's judgment is a section over one context and
     cannot hold the body's judgment at another, so the rules have no [qstmt] constructor;
@@ -13,25 +15,27 @@
       which is stricter than the kernel (its [NO_SPLIT] rules) and enough for the
       certificates the producer writes;
     - [ccheck] walks the spine of a certificate (Q:SEQ, SEQ_ASSOC, Q:WEAK) and checks a
-      [DWhileGuardCap] / [DWhileExitCap] node: its own side conditions under [G] with the
-      charge [cap_delta (a + t)] = [M^div·(a + t + 1)·(N − 1)] (the kernel's
-      [cap_charge]), the body's tree by [check] under [ctx_nodiv G] (a call of the checker
-      at another context: [check] is a function of the context) and by [cwalk]; every
-      other node by [check] under [G];
+      [DWhileGuardCap] / [DWhileExitCap] / [DWhileExitCap2] node: its own side conditions
+      under [G] with the charge [cap_delta (a + t)] = [M^div·(a + t + 1)·(N − 1)] (the
+      kernel's [cap_charge]; [DWhileExitCap2]: [cap2_delta (a + t)] = [M^div·(a + t)·(N − 1)]
+      with the loop test's [k = M^if + M^div + C] paid per round), the body's tree by
+      [check] under [ctx_nodiv G] (a call of the checker at another context: [check] is a
+      function of the context) and by [cwalk]; every other node by [check] under [G];
     - [ccheck_valid]: an accepted tree is valid, from [check_qstmt] and [soundness_mut] at
-      [G] and at [ctx_nodiv G], CapSound.v's counted lemmas ([cwalk_sound]) and its two
-      corollaries; [cbound_sound] is [Check.bound_sound] for [ccheck_root].
+      [G] and at [ctx_nodiv G], CapSound.v's counted lemmas ([cwalk_sound]), its two
+      corollaries and CapSound2.v's [cap_exit2_valid_FC]; [cbound_sound] is
+      [Check.bound_sound] for [ccheck_root].
     A capped loop is accepted on the spine only (not inside another rule's child), where
     the producer puts it.
 
-    A third capped rule is added the same way: a [dtree] constructor at the end of Check.v's
+    A further capped rule is added the same way (Q:WHILEEXITCAP2 was): a [dtree] constructor at the end of Check.v's
     list (with its [dpre] / [dpost] cases; [check] rejects it), a case of [ccheck] with its
     side conditions and the body checked by [check] under [ctx_nodiv G] and [cwalk], and a
     case of [ccheck_valid] that applies its meaning-level theorem to [cwalk_sound] and
     [chk0_validF] (or [chk0_valid]). *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Shift Guard Logic IntRw Soundness Check.
-From WarpCert Require Import Cap CapSound.
+From WarpCert Require Import Cap CapSound CapSound2.
 Import ListNotations.
 Open Scope Q_scope.
 
@@ -163,6 +167,23 @@ Fixpoint ccheck (s : stmt) (d : dtree) {struct d} : bool :=
           pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B))
                               ((m_if (c_metric G) + C) + (m_if (c_metric G) + C)
                                + cap_delta G (a + t))) &&
+          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
+          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
+          puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
+          check (ctx_nodiv G) tab wt (Some e) false b db
+      | _, _ => false
+      end
+  (* Q:WHILEEXITCAP2: DWhileExitCap's checks with the loop test's [k = M^if + M^div + C]
+     (paid per round, as Q:WHILEEXIT2) and the pre charged [2k + cap2_delta (a + t)] *)
+  | DWhileExitCap2 A B ne db, SWhile e b =>
+      match ecost G tab (aP A) (aD A) e ne, cwalk true b db with
+      | Some C, Some (a, t) =>
+          let Bp := dpre db in let Bq := dpost db in
+          let k := m_if (c_metric G) + m_div (c_metric G) + C in
+          noread e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+          pot_ge (aQ Bq) (padd (aQ Bp) k) &&
+          pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B)) (k + k + cap2_delta G (a + t))) &&
           cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
           dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
           puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
@@ -423,6 +444,19 @@ Proof.
       destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'].
     cbn [aP aD aQ] in *. subst DB0 DB.
     eapply (cap_exit_valid_FC G HWU); eauto.
+  - (* DWhileExitCap2 *)
+    destruct s as [| | | | | | e b |]; try (apply chk_valid; exact H).
+    cbn [ccheck] in H.
+    destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate].
+    destruct (cwalk true b d) as [[a t]|] eqn:Ew; [|discriminate].
+    cbv zeta in H. split_b. cbn [dpre dpost].
+    pose proof (chk0_validF _ _ _ _ ltac:(eassumption)) as VF.
+    pose proof (cwalk_sound _ _ _ _ _ _ Ew ltac:(eassumption)) as VC.
+    pose proof (qexpr_nodiv G _ _ _ _ _ (ecost_sound G tab Htab _ _ _ _ _ Ec)) as Hq.
+    destruct A as [P D Qn]; destruct B as [P' D' Q'];
+      destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'].
+    cbn [aP aD aQ] in *. subst DB0 DB.
+    eapply (cap_exit2_valid_FC G HWU); eauto.
 Qed.
 
 End CapCheck.

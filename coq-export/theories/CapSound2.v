@@ -25,9 +25,8 @@
     facts are Soundness.v's [whileexit_run] applied to the loop's [ctx_nodiv G] run (Cap.v
     [cap_loop_lanes]).
 
-    Not formalized yet (as for Q:WHILEGUARDCAP / Q:WHILEEXITCAP): the capped body's
-    judgment, the constructor, Check.v's node and the export; the rule stays in
-    tests/coq_export.rs [NOT_IN_COQ]. *)
+    Check.v's node [DWhileExitCap2], its [ccheck] case and its soundness in [ccheck_valid]
+    (from this corollary) are in CapCheck.v (cap2wire20), as Q:WHILEEXITCAP's. *)
 From Coq Require Import ZArith QArith List Bool Arith Lia Lqa.
 From WarpCert Require Import Metric Syntax Semantics Lin Shift Guard Logic IntRw Soundness Cap CapSound.
 Import ListNotations.

@@ -103,7 +103,10 @@ Inductive dtree :=
      the mode) and Q:WHILEEXITCAP (DWhileExit2's fields); the body [db] is checked under
      [ctx_nodiv G] and the charge counted by CapCheck.v ([ccheck]; [check] rejects them) *)
   | DWhileGuardCap (A B : assn) (ne : accw) (GE : list cstr) (rg : list rw) (d0 db : dtree)
-  | DWhileExitCap (A B : assn) (ne : accw) (db : dtree).
+  | DWhileExitCap (A B : assn) (ne : accw) (db : dtree)
+  (* issue 15 (cap2wire20): Q:WHILEEXITCAP2, DWhileExitCap's fields; the loop test keeps
+     [M^div] ([k = M^if + M^div + C]), checked by CapCheck.v ([check] rejects it) *)
+  | DWhileExitCap2 (A B : assn) (ne : accw) (db : dtree).
 
 Definition dpre (d : dtree) : assn :=
   match d with
@@ -131,6 +134,7 @@ Definition dpre (d : dtree) : assn :=
   | DIfSplit A _ _ _ _ _ _ _ => A
   | DIfLanes A _ _ _ _ _ _ _ => A
   | DWhileGuardCap A _ _ _ _ _ _ | DWhileExitCap A _ _ _ => A
+  | DWhileExitCap2 A _ _ _ => A
   end.
 Definition dpost (d : dtree) : assn :=
   match d with
@@ -158,6 +162,7 @@ Definition dpost (d : dtree) : assn :=
   | DIfSplit _ B _ _ _ _ _ _ => B
   | DIfLanes _ B _ _ _ _ _ _ => B
   | DWhileGuardCap _ B _ _ _ _ _ | DWhileExitCap _ B _ _ => B
+  | DWhileExitCap2 _ B _ _ => B
   end.
 
 Definition dec_b {A} (d : forall a b : A, {a = b} + {a <> b}) (a b : A) : bool :=

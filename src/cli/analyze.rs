@@ -168,8 +168,8 @@ fn coq_capped_path(cert: &Path, first: &Path) -> PathBuf {
 
 /// Exports the capped certificate `cert` (Q:WHILEGUARDCAP / Q:WHILEEXITCAP /
 /// Q:WHILEEXITCAP2, spec/logic.md §4a) to [`coq_capped_path`] of the first half's Coq file
-/// `first`. A rule the Coq theories do not formalize (Q:WHILEEXITCAP2, or a capped loop off
-/// the root's spine, coq-export/theories/CapCheck.v) is a note on stderr, not an error:
+/// `first`. A rule the Coq theories do not check (a capped loop off the root's spine,
+/// coq-export/theories/CapCheck.v) is a note on stderr, not an error:
 /// `first` still proves the answer's first part, and no `…_capped.v` is written. Errors:
 /// the certificate cannot be read or exported otherwise, or the file written.
 fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {

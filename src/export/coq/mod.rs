@@ -8,7 +8,7 @@
 //! `vm_compute`, and concludes (`warp_bound`) by applying
 //! `Check.bound_sound`, itself a consequence of `Soundness.soundness` (RaCUDA
 //! Theorem 1 for warpcert's representations). See `coq-export/README.md`. A certificate
-//! with a capped loop (Q:WHILEGUARDCAP, Q:WHILEEXITCAP, spec/logic.md §4a) proves
+//! with a capped loop (Q:WHILEGUARDCAP, Q:WHILEEXITCAP, Q:WHILEEXITCAP2, spec/logic.md §4a) proves
 //! `ccheck_root` and applies `CapCheck.cbound_sound` instead (the loop's body is checked
 //! under `M^div := 0` and its splits counted; a capped loop off the root's spine, Q:SEQ /
 //! Q:WEAK / Q:WHILE1 / Q:IFALIGN, is refused).
@@ -247,9 +247,8 @@ impl<'c> Exporter<'c> {
     }
 }
 
-/// The capped loop rules of spec/logic.md §4a that Coq checks (CapCheck.v `ccheck`;
-/// Q:WHILEEXITCAP2 is not formalized and is refused by name).
-const CAP_RULES: [&str; 2] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP"];
+/// The capped loop rules of spec/logic.md §4a that Coq checks (CapCheck.v `ccheck`).
+const CAP_RULES: [&str; 3] = ["Q:WHILEGUARDCAP", "Q:WHILEEXITCAP", "Q:WHILEEXITCAP2"];
 
 /// Whether the derivation `n` has a capped loop node ([`CAP_RULES`]). `CapCheck.ccheck`
 /// accepts one on the certificate's spine only: `n` itself (`spine`) and, through Q:SEQ,

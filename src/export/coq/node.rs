@@ -306,15 +306,21 @@ impl Exporter<'_> {
             (r @ ("Q:IFEXIT1" | "Q:IFEXIT4"), Stmt::If(c, s1, s2)) => {
                 self.ifexit(&at, r, c, s1, s2)?
             }
-            (r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2" | "Q:WHILEEXITCAP"), Stmt::While(e, body)) => {
+            (
+                r @ ("Q:WHILEEXIT1" | "Q:WHILEEXIT2" | "Q:WHILEEXITCAP" | "Q:WHILEEXITCAP2"),
+                Stmt::While(e, body),
+            ) => {
                 let acc = self.expr_acc(child(0)?, e, pre);
                 let db = self.node_under(Some(e.clone()), child(1)?, body, ind + 2)?;
-                // Q:WHILEEXITCAP (CapCheck.v `DWhileExitCap`): Q:WHILEEXIT2's fields; Coq
-                // checks the body under `M^div := 0`, counts `a`, `t` and builds the charge
+                // Q:WHILEEXITCAP / Q:WHILEEXITCAP2 (CapCheck.v `DWhileExitCap` /
+                // `DWhileExitCap2`): Q:WHILEEXIT2's fields; Coq checks the body under
+                // `M^div := 0`, counts `a`, `t` and builds the charge (CAP2: the loop test's
+                // `k = M^if + M^div + C`, the charge `(N − 1)·(a + t)·M^div`)
                 let k = match r {
                     "Q:WHILEEXIT1" => "DWhileExit1",
                     "Q:WHILEEXIT2" => "DWhileExit2",
-                    _ => "DWhileExitCap",
+                    "Q:WHILEEXITCAP" => "DWhileExitCap",
+                    _ => "DWhileExitCap2",
                 };
                 format!("{k} {a} {b} {acc}\n{pad}  ({db})")
             }
@@ -324,7 +330,7 @@ impl Exporter<'_> {
                 | "Q:GWRITE" | "Q:SWRITE" | "Q:LWRITE" | "Q:IFEXIT1" | "Q:IFEXIT4"
                 | "Q:GWRITEROWS" | "Q:VWRITEROWS" | "Q:WHILEEXIT1" | "Q:WHILEEXIT2"
                 | "Q:IFGUARD4" | "Q:FLAGEXIT" | "Q:GWRITEGUARD" | "Q:VWRITEGUARD"
-                | "Q:WHILELASTWINDOW" | "Q:WHILEEXITCAP"),
+                | "Q:WHILELASTWINDOW" | "Q:WHILEEXITCAP" | "Q:WHILEEXITCAP2"),
                 _,
             ) => {
                 return Err(ExportError::Unsupported(format!(

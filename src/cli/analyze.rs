@@ -188,15 +188,15 @@ fn write_coq_capped(cert: &Path, first: &Path) -> Result<(), String> {
             } else {
                 "C of min(A, B, C)"
             };
+            // every rule is in Coq (tests/coq_export.rs `NOT_IN_COQ` is empty); what the
+            // export refuses is a capped loop off CapCheck.v's spine, which `r` names
             eprintln!(
-                "note: the capped bound {which} is not exported to Coq (rule {r} is not \
-                 formalized in the Coq theories): {} proves A only",
+                "note: the capped bound {which} is not exported to Coq ({r}): {} proves A only",
                 first.display()
             );
             Ok(())
         }
-        // a symbolic-divisor bound (spec/logic.md §1 "Symbolic divisors"): its atom has no
-        // Coq constructor in the export yet
+        // an atom the export refuses (a symbolic floor atom whose form is not integral)
         Err(e @ ExportError::UnsupportedAtom(_)) => {
             eprintln!(
                 "note: a further bound of the min is not exported to Coq ({e}): {} proves A only",

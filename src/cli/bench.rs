@@ -466,7 +466,14 @@ fn tightness(
     let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
     for s in b.samples {
         let mut worst = vec![Q::zero(); metrics.len()];
-        let mut env = BTreeMap::new();
+        // the simulation's grid: a bound over a symbolic grid (a symbolic floor atom's
+        // `gridDim.x`) is evaluated at the launch that is simulated
+        let mut env: BTreeMap<String, i64> = ["gridDim.x", "gridDim.y", "gridDim.z"]
+            .iter()
+            .zip(b.grid)
+            .filter(|(k, _)| prog.param_ty(k).is_some())
+            .map(|(k, g)| (k.to_string(), i64::from(g)))
+            .collect();
         for (k, x) in b.fixed {
             if prog.param_ty(k) == Some(crate::core::Ty::Int) {
                 env.insert(k.to_string(), *x as i64);

@@ -288,7 +288,7 @@ impl Atom {
         }
     }
     /// The atom's value at `env` (variables missing from `env` count as 0, except the grid
-    /// dimensions of a symbolic divisor, which count as 1): `max(0, L(env))`, resp.
+    /// dimensions of a symbolic divisor, which count as 1 in `L` and `D` alike): `max(0, L(env))`, resp.
     /// `max(0, ⌊L(env)/d⌋)`.
     pub fn eval(&self, env: &BTreeMap<String, i64>) -> Q {
         let v = match self {
@@ -300,11 +300,13 @@ impl Atom {
             Atom::Win(l, m, w) => win_value(&l.eval(env), m, w),
             // D ≥ 1 on every launch: a grid dimension missing from `env` counts as 1 (the
             // smallest grid, where the atom is largest), and D as at least 1
+            // in `L` too, so that the atom is the one of that grid
             Atom::FloorSym(l, d) => {
-                let dv = d.terms.iter().fold(d.c.clone(), |acc, (v, a)| {
-                    acc + a * Q::from_integer(env.get(v).copied().unwrap_or(1).into())
-                });
-                (l.eval(env) / dv.max(Q::one())).floor()
+                let mut at = env.clone();
+                for v in d.terms.keys() {
+                    at.entry(v.clone()).or_insert(1);
+                }
+                (l.eval(&at) / d.eval(&at).max(Q::one())).floor()
             }
         };
         if v.is_positive() {
@@ -736,5 +738,35 @@ impl Poly {
     /// Whether every coefficient is ≥ 0.
     pub fn nonneg(&self) -> bool {
         self.terms.values().all(|c| !c.is_negative())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Atom, Lin, Q};
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    /// A symbolic floor atom at a point without its grid dimension is the atom of the grid
+    /// of one block, in `L` as in `D`: `⌊(g + n − 1)/g⌋⁺` at `n = 5` is 5 both with `g = 1`
+    /// given and with `g` missing (by hand: `⌊5/1⌋`), not `⌊4/1⌋` (`g` read as 0 in `L`).
+    #[test]
+    fn symbolic_floor_atom_reads_a_missing_grid_dimension_as_one() {
+        let g = Lin::var("gridDim.x");
+        let l = g.add_scaled(&Lin::var("n"), &Q::from_integer(1.into()));
+        let l = l.add_scaled(
+            &Lin::constant(Q::from_integer(1.into())),
+            &Q::from_integer((-1).into()),
+        );
+        let a = Atom::FloorSym(Arc::new(l), Arc::new(g));
+        let n5 = BTreeMap::from([("n".to_string(), 5)]);
+        let mut n5g1 = n5.clone();
+        n5g1.insert("gridDim.x".to_string(), 1);
+        let mut n5g2 = n5.clone();
+        n5g2.insert("gridDim.x".to_string(), 2);
+        assert_eq!(a.eval(&n5), Q::from_integer(5.into()));
+        assert_eq!(a.eval(&n5g1), Q::from_integer(5.into()));
+        // ⌊(2 + 5 − 1)/2⌋ = 3 rounds of a stride-2 loop over 5 items
+        assert_eq!(a.eval(&n5g2), Q::from_integer(3.into()));
     }
 }

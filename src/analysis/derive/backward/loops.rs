@@ -700,59 +700,43 @@ impl Back<'_, '_> {
 /// (no defining facts, [`sym_mono_cg`]), unless the body's potential has `from` itself (the
 /// step is the divisor: `L1` is what the step leaves). Nothing when there is none.
 fn step_imono(from: &Atom, ishift: &mut TPoly, rws: &mut Vec<Rewrite>, qb: &TPoly, p: &[Cstr]) {
-    if let Atom::FloorSym(l1, d) = from {
-        // the step by the divisor itself leaves exactly `from` in the body's potential:
-        // nothing to bridge
-        let in_body = qb.terms.keys().flatten().any(|a| a == from);
-        if in_body || !ishift.terms.keys().flatten().any(|a| a == from) {
-            return;
-        }
-        let have: BTreeSet<&Atom> = ishift.terms.keys().flatten().collect();
-        let mut missing: Vec<(&Atom, &Lin)> = qb
-            .terms
-            .keys()
-            .flatten()
-            .filter(|b| !have.contains(b))
-            .filter_map(|b| match b {
-                Atom::FloorSym(l2, d2) if d2 == d => Some((b, l2.as_ref())),
-                _ => None,
-            })
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        missing.sort_by(|a, b| b.1.sub(l1).c.cmp(&a.1.sub(l1).c));
-        let found = missing
-            .into_iter()
-            .find_map(|(b, l2)| sym_mono_cg(p, l1, l2).map(|cg| (b.clone(), cg)));
-        if let Some((to, cg)) = found {
-            *ishift = ishift.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
-            rws.push(Rewrite::IMono(from.clone(), to, cg));
-        }
+    // the witness of `from ≥ to` for an atom `to` of the same divisor
+    let mono_cg = |to: &Atom| match (from, to) {
+        (Atom::Floor(l1, c), Atom::Floor(l2, c2)) if c2 == c => floor_mono_cg(p, l1, l2, c),
+        (Atom::FloorSym(l1, d), Atom::FloorSym(l2, d2)) if d2 == d => sym_mono_cg(p, l1, l2),
+        _ => None,
+    };
+    let same_divisor = |to: &Atom| match (from, to) {
+        (Atom::Floor(_, c), Atom::Floor(_, c2)) => c2 == c,
+        (Atom::FloorSym(_, d), Atom::FloorSym(_, d2)) => d2 == d,
+        _ => false,
+    };
+    if !matches!(from, Atom::Floor(..) | Atom::FloorSym(..)) {
         return;
     }
-    let Atom::Floor(l1, c) = from else { return };
+    // a symbolic step by the divisor itself leaves exactly `from` in the body's potential:
+    // nothing to bridge
+    if matches!(from, Atom::FloorSym(..)) && qb.terms.keys().flatten().any(|a| a == from) {
+        return;
+    }
     let have: BTreeSet<&Atom> = ishift.terms.keys().flatten().collect();
-
     if !have.contains(from) {
         return;
     }
     // among several, the one closest to `from` (as `step_mono`)
-    let mut missing: Vec<(&Atom, &Lin)> = qb
+    let l1 = from.lin();
+    let mut missing: Vec<&Atom> = qb
         .terms
         .keys()
         .flatten()
-        .filter(|b| !have.contains(b))
-        .filter_map(|b| match b {
-            Atom::Floor(l2, c2) if c2 == c => Some((b, l2.as_ref())),
-            _ => None,
-        })
+        .filter(|b| !have.contains(b) && same_divisor(b))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    missing.sort_by(|a, b| b.1.sub(l1).c.cmp(&a.1.sub(l1).c));
+    missing.sort_by(|a, b| b.lin().sub(l1).c.cmp(&a.lin().sub(l1).c));
     let found = missing
         .into_iter()
-        .find_map(|(b, l2)| floor_mono_cg(p, l1, l2, c).map(|cg| (b.clone(), cg)));
+        .find_map(|b| mono_cg(b).map(|cg| (b.clone(), cg)));
     if let Some((to, cg)) = found {
         *ishift = ishift.replace_atom(from, &[(Q::one(), Some(to.clone()))]);
         rws.push(Rewrite::IMono(from.clone(), to, cg));

@@ -186,11 +186,7 @@ fn symdiv_run(
         return capped;
     }
     let mut before = vec![bound];
-    let mut at = capped.as_deref();
-    while let Some(c) = at {
-        before.push(&c.bound);
-        at = c.capped.as_deref();
-    }
+    before.extend(capped.iter().flat_map(|c| c.chain()).map(|a| &a.bound));
     // without guarded charges: their atoms `⌊(−L_u − t_j)/S⌋⁺` (Q:GWRITEGUARD) divide by the
     // step's lower bound `S`, exact at `gridDim = 1` only, where the first bound is already
     // exact; the flat per-round charge divided by the step is the tighter one at larger grids

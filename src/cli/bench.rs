@@ -252,7 +252,10 @@ fn benches() -> Vec<Bench> {
         // atom `⌊(i − 1)/20⌋⁺`, mandel20): A (Q:WHILEEXIT2) 21 / 424 / 630 / 1050, B
         // (Q:WHILEEXITCAP) 62 / 252 / 186 / 62, C (Q:WHILEEXITCAP2, the loop test per round)
         // 33 / 152 / 126 / 82 (with `max0(i)` alone A was 42 / 508 / 693 / 1071 and C
-        // 34 / 156 / 129 / 83).
+        // 34 / 156 / 129 / 83). Why crunch 100 stays at C = 152 (1.85×):
+        // tests/mandelbrot_havoc.rs (a variant whose escape iterations are free input gets
+        // these A, B, C and reaches 140 at gridWidth 1, which a bound without gridWidth
+        // cannot tell from this sample).
         // The bounds hold per warp for every gridDim (the analysis grid is symbolic, the
         // bound a multiple of numBlocks); with grid 1 one warp runs every block of the
         // block loop, the largest per-warp cost, so the simulation runs 1 block.

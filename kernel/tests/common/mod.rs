@@ -19,6 +19,22 @@ pub fn rej(t: &str) -> Rejection {
     }
 }
 
+/// The kernel's rejection of the mutant `t`, which must be rejected with a message
+/// containing `pinned` (the pinned-by-message check of a mutated certificate; panics with
+/// the verdict or the other message).
+pub fn rej_msg(t: &str, pinned: &str) -> Rejection {
+    let r = rej(t);
+    assert!(r.to_string().contains(pinned), "expected a rejection saying `{pinned}`, got: {r}\n{t}");
+    r
+}
+
+/// The mutant of `t` with the first occurrence of `from` (which must occur: a mutant that
+/// changes nothing would test nothing) replaced by `to`.
+pub fn mutant(t: &str, from: &str, to: &str) -> String {
+    assert!(t.contains(from), "mutant pattern `{from}` absent");
+    t.replacen(from, to, 1)
+}
+
 /// The launch facts of spec/logic.md §5 for block `b` (no `blockIdx` parameters).
 pub fn launch(b: [u32; 3]) -> String {
     let mut s = String::new();

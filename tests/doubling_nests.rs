@@ -80,61 +80,30 @@ const HALF: &str = "__global__ void k(float *out, int n) {
 /// the inner loop could not pay it.
 #[test]
 fn doubling_around_halving_copy_is_bounded_linearly() {
-    let (prog, launch) = lower(COPY, 32);
-    let a = certified(&prog, &launch, MetricName::Sectors);
-    assert!(a.bound.degree() <= 1, "bound {:?} is not linear", a.bound);
-    for n in [0i64, 1, 2, 3, 4, 5, 8, 9, 17, 100, 1000] {
-        let mut hand = 0;
-        let mut s = 1;
-        while s < n {
-            hand += 4 * halvings(s);
-            s <<= 1;
-        }
-        let sim = warp_cost(
-            &prog,
-            MetricName::Sectors,
-            &launch,
-            [0, 0, 0],
-            0,
-            &[("n", n)],
-        );
-        assert_eq!(
-            sim,
-            Q::from_integer(hand.into()),
-            "hand derivation at n = {n}"
-        );
-        let b = at(&a, n);
-        assert!(b >= sim, "n = {n}: bound {b} < {sim}");
-        assert!(
-            b <= Q::from_integer((8 * n.max(1)).into()),
-            "n = {n}: bound {b} above 8·n"
-        );
-    }
-    for m in [
-        MetricName::Steps,
-        MetricName::Conflicts,
-        MetricName::Divwarps,
-    ] {
-        let a = certified(&prog, &launch, m);
-        for n in [0i64, 1, 2, 7, 64, 300] {
-            let sim = warp_cost(&prog, m, &launch, [0, 0, 0], 0, &[("n", n)]);
-            assert!(at(&a, n) >= sim, "{m} at n = {n}: {} < {sim}", at(&a, n));
-        }
-    }
+    doubling_around_halving_is_linear(COPY, 1, halvings);
 }
 
 /// `sectors` of [`HALF`] at block 32: rounds `s = 2, 4, … < n`, inner `halvings(s / 2)`
 /// rounds of 4 sectors (hand derivation, confirmed by the semantics).
 #[test]
 fn doubling_around_halving_half_is_bounded_linearly() {
-    let (prog, launch) = lower(HALF, 32);
+    doubling_around_halving_is_linear(HALF, 2, |s| halvings(s / 2));
+}
+
+/// The checks of both doubling-around-halving tests on `src` at block 32: the certified
+/// `sectors` bound is linear in `n`; at each sample `n` the lock-step semantics (warp 0)
+/// equals the hand count `Σ 4·inner(s)` over the outer rounds `s = s0, 2·s0, 4·s0, … < n`
+/// (4 sectors an inner round), and the bound lies between it and `8·max(1, n)`; the
+/// `steps`, `conflicts` and `divwarps` bounds are certified and above the semantics.
+fn doubling_around_halving_is_linear(src: &str, s0: i64, inner: impl Fn(i64) -> i64) {
+    let (prog, launch) = lower(src, 32);
     let a = certified(&prog, &launch, MetricName::Sectors);
     assert!(a.bound.degree() <= 1, "bound {:?} is not linear", a.bound);
     for n in [0i64, 1, 2, 3, 4, 5, 8, 9, 17, 100, 1000] {
         let mut hand = 0;
-        let mut s = 2;
+        let mut s = s0;
         while s < n {
-            hand += 4 * halvings(s / 2);
+            hand += 4 * inner(s);
             s <<= 1;
         }
         let sim = warp_cost(

@@ -157,6 +157,21 @@ fn a_factor_of_unknown_sign_gives_no_bound() {
     assert!(e.contains("no bound for this loop"), "{e}");
 }
 
+/// The stride's temporary in a certificate of [`STRIDE2D`]: the local its program assigns
+/// `gridDim.x * gridDim.y` (the first word after `(assign ` on that line).
+fn stride_temporary(certificate: &str) -> String {
+    let line = certificate
+        .lines()
+        .find(|l| l.contains("(bin * (param gridDim.x) (param gridDim.y))"))
+        .expect("the stride's product");
+    line.trim()
+        .trim_start_matches("(assign ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
 /// The kernel rejects product facts stronger than the rule's lower bound: in the accepted
 /// certificate of [`STRIDE2D`], the stride's fact `t ≥ gridDim.x + gridDim.y − 1` made
 /// `t ≥ gridDim.x + gridDim.y` (false at `gx = gy = 1`), and `t ≥ 1` made `t ≥ 2`.
@@ -165,19 +180,7 @@ fn the_kernel_rejects_facts_stronger_than_the_product_bound() {
     let (prog, launch) = lower(STRIDE2D);
     let a = analysis(&prog, &launch, MetricName::Sectors).unwrap();
     assert!(warpcert_kernel::check(&a.certificate).is_ok());
-    // the stride's temporary: the local assigned `gridDim.x * gridDim.y`
-    let line = a
-        .certificate
-        .lines()
-        .find(|l| l.contains("(bin * (param gridDim.x) (param gridDim.y))"))
-        .expect("the stride's product");
-    let t = line
-        .trim()
-        .trim_start_matches("(assign ")
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let t = stride_temporary(&a.certificate);
     let floor = format!("(le (lin -1 (1 gridDim.x) (1 gridDim.y) (-1 {t})))");
     let one = format!("(le (lin 1 (-1 {t})))");
     assert!(a.certificate.contains(&floor) && a.certificate.contains(&one));
@@ -218,21 +221,11 @@ fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
     );
     let exported = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
     // the stride's temporary's index among the locals (`VL k` in the export)
-    let line = a
-        .certificate
-        .lines()
-        .find(|l| l.contains("(bin * (param gridDim.x) (param gridDim.y))"))
-        .expect("the stride's product");
-    let t = line
-        .trim()
-        .trim_start_matches("(assign ")
-        .split(' ')
-        .next()
-        .unwrap();
+    let t = stride_temporary(&a.certificate);
     let k = prog
         .locals
         .iter()
-        .position(|(x, _)| x == t)
+        .position(|(x, _)| *x == t)
         .expect("a local");
     let fact = format!("CLe (mkLin 1%Z [((-1)%Z, VL {k})])");
     assert!(exported.contains(&fact), "no `{fact}` in the export");

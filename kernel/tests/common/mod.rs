@@ -1,7 +1,7 @@
 //! Builders for hand-written certificates (spec/certificate.md, version 1).
 #![allow(dead_code)]
 
-use warpcert_kernel::{check, Rejection, Verdict};
+use warpcert_kernel::{check, Reason, Rejection, Verdict};
 
 /// The kernel's verdict on `t`, which must be accepted (panics with the rejection).
 pub fn ok(t: &str) -> Verdict {
@@ -26,6 +26,16 @@ pub fn rej_msg(t: &str, pinned: &str) -> Rejection {
     let r = rej(t);
     assert!(r.to_string().contains(pinned), "expected a rejection saying `{pinned}`, got: {r}\n{t}");
     r
+}
+
+/// Whether `r` is the reader's refusal of a malformed rational (spec/certificate.md: an
+/// optional `-`, digits, and a positive denominator after `/`).
+pub fn bad_rational(r: &Reason) -> bool {
+    matches!(
+        r,
+        Reason::Syntax { expected: "a rational", .. }
+            | Reason::Syntax { expected: "a rational with positive denominator", .. }
+    )
 }
 
 /// The mutant of `t` with the first occurrence of `from` (which must occur: a mutant that

@@ -7,39 +7,15 @@
 
 mod common;
 
-use common::warp_cost;
+use common::{certified, lower_1d, warp_cost};
 
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
+use warpcert::analysis::Analysis;
 use warpcert::core::metric::Q;
-use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
-use warpcert::frontend;
+use warpcert::core::{Launch, MetricName, Program};
 
 fn lower(src: &str, block: u32) -> (Program, Launch) {
-    let launch = Launch {
-        block: [block, 1, 1],
-        grid: None,
-    };
-    let ast = frontend::parse_str("nest.cu", src).unwrap_or_else(|d| panic!("{d}"));
-    let (prog, _) = frontend::lower(&ast, None, &launch, &Hardware::default(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
-    (prog, launch)
-}
-
-/// The analysis at the default options, its certificate accepted by the kernel.
-fn certified(prog: &Program, launch: &Launch, m: MetricName) -> Analysis {
-    let a = analyze(
-        prog,
-        &Metric::standard(m),
-        &Hardware::default(),
-        launch,
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{m}: {e}"));
-    if let Err(r) = warpcert_kernel::check(&a.certificate) {
-        panic!("{m}: certificate rejected: {r:?}");
-    }
-    a
+    lower_1d("nest.cu", src, block)
 }
 
 fn at(a: &Analysis, n: i64) -> Q {
@@ -188,7 +164,7 @@ fn sexp_prefix(s: &str) -> (&str, &str) {
 /// atom (`D := LIN`, with the original witnesses) is rejected by the reflective check.
 #[test]
 fn split_rewrite_checks_in_coq_and_a_mutant_fails() {
-    use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+    use common::coq::{accepted_and_mutants_refuted, coqc_available};
     let (prog, launch) = lower(COPY, 32);
     let a = certified(&prog, &launch, MetricName::Sectors);
     let e = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
@@ -207,17 +183,9 @@ fn split_rewrite_checks_in_coq_and_a_mutant_fails() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-split-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let files = [
-        tmp.join("copy_sectors.v"),
-        tmp.join("copy_sectors_mutant.v"),
-    ];
-    std::fs::write(&files[0], &e).unwrap();
-    std::fs::write(&files[1], &mutant).unwrap();
-    let runs = coqc_all(&files, 2);
-    assert_accepted("the export", &runs[0]);
-    assert_refuted("the mutant", &runs[1]);
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "split",
+        &[("copy_sectors", &e)],
+        &[("copy_sectors_mutant", &mutant)],
+    );
 }

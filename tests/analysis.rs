@@ -1127,36 +1127,50 @@ fn grid_stride() -> Program {
     }
 }
 
-#[test]
-fn grid_stride_loop_with_symbolic_step() {
-    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
+/// The analysis of [`grid_stride`] (sectors, block 64), whose first bound must be the
+/// constant-divisor `4·⌊(n + 63)/64⌋⁺` derived above (both grid-stride tests pin it).
+fn grid_stride_analysis() -> Analysis {
     let a = run(&grid_stride(), MetricName::Sectors, 64);
     assert_eq!(a.bound.to_bound_string(), "4*max(0, ⌊(n + 63)/64⌋)");
+    a
+}
+
+/// The largest per-warp `sectors` cost of [`grid_stride`] by the lock-step semantics
+/// (`run_kernel`, the oracle of both grid-stride tests): block 64, grid `g` blocks,
+/// parameter `n`, zero inputs.
+fn grid_stride_truth(n: i64, g: u32) -> Q {
+    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
+    let params = Params::from([("n".to_string(), Value::Int(n))]);
+    let l = Launch {
+        block: [64, 1, 1],
+        grid: Some([g, 1, 1]),
+    };
+    let r = run_kernel(
+        &grid_stride(),
+        &[Metric::standard(MetricName::Sectors)],
+        &Hardware::default(),
+        &l,
+        &params,
+        &Inputs::zero(),
+    )
+    .unwrap();
+    r.metrics[0].max_per_warp.clone()
+}
+
+#[test]
+fn grid_stride_loop_with_symbolic_step() {
+    let a = grid_stride_analysis();
     assert!(a.certificate.contains("(imono "));
     assert_eq!(a.rules_used.get("Q:WHILE2"), Some(&1));
-    let hw = Hardware::default();
     for n in [-5, 0, 1, 63, 64, 65, 200, 1000, 1024] {
         for g in [1, 2, 3] {
-            let params = Params::from([("n".to_string(), Value::Int(n))]);
-            let l = Launch {
-                block: [64, 1, 1],
-                grid: Some([g, 1, 1]),
-            };
-            let r = run_kernel(
-                &grid_stride(),
-                &[Metric::standard(MetricName::Sectors)],
-                &hw,
-                &l,
-                &params,
-                &Inputs::zero(),
-            )
-            .unwrap();
+            let truth = grid_stride_truth(n, g);
             let bound = a.bound.eval(&env(&[("n", n)]));
-            assert!(r.metrics[0].max_per_warp <= bound, "n={n} grid={g}");
+            assert!(truth <= bound, "n={n} grid={g}");
             // one block, n a multiple of 64: every iteration of every warp is a full one, 4
             // sectors, n/64 of them (the bound's 4·(n + 63)/64 is exact up to the ceiling)
             if g == 1 && n > 0 && n % 64 == 0 {
-                assert_eq!(r.metrics[0].max_per_warp, q(4 * ((n + 63) / 64)));
+                assert_eq!(truth, q(4 * ((n + 63) / 64)));
             }
         }
     }
@@ -1172,9 +1186,7 @@ fn grid_stride_loop_with_symbolic_step() {
 /// `4·⌊1063/64⌋ = 64`. Oracle: the lock-step semantics (`run_kernel`) at grids 1, 2 and 4.
 #[test]
 fn grid_stride_loop_with_symbolic_divisor() {
-    use warpcert::semantics::{run_kernel, Inputs, Params, Value};
-    let a = run(&grid_stride(), MetricName::Sectors, 64);
-    assert_eq!(a.bound.to_bound_string(), "4*max(0, ⌊(n + 63)/64⌋)");
+    let a = grid_stride_analysis();
     let chain = a.chain();
     let b = chain.last().expect("the chain has the first bound");
     assert_eq!(chain.len(), 2, "A and the symbolic-divisor bound B");
@@ -1189,28 +1201,13 @@ fn grid_stride_loop_with_symbolic_divisor() {
     // tests/coq_symdiv.rs)
     let v = warpcert::export::coq::export(&b.certificate).expect("B exports to Coq");
     assert!(v.contains("KFloorS") && v.contains("RSShift"), "{v}");
-    let hw = Hardware::default();
     let mut tighter = 0;
     for n in [-5, 0, 1, 63, 64, 65, 127, 128, 129, 200, 1000, 1024] {
         for g in [1u32, 2, 4] {
-            let params = Params::from([("n".to_string(), Value::Int(n))]);
-            let l = Launch {
-                block: [64, 1, 1],
-                grid: Some([g, 1, 1]),
-            };
-            let r = run_kernel(
-                &grid_stride(),
-                &[Metric::standard(MetricName::Sectors)],
-                &hw,
-                &l,
-                &params,
-                &Inputs::zero(),
-            )
-            .unwrap();
             let at = env(&[("n", n), ("gridDim.x", i64::from(g))]);
             let (old, new) = (a.bound.eval(&at), b.bound.eval(&at));
-            let truth = &r.metrics[0].max_per_warp;
-            assert!(*truth <= new, "B unsound at n={n} grid={g}");
+            let truth = grid_stride_truth(n, g);
+            assert!(truth <= new, "B unsound at n={n} grid={g}");
             // the hand count ⌈n/(64g)⌉ rounds of 4 sectors
             let rounds = if n > 0 {
                 (n + 64 * i64::from(g) - 1) / (64 * i64::from(g))
@@ -1225,7 +1222,7 @@ fn grid_stride_loop_with_symbolic_divisor() {
             }
             // n a multiple of 64g: every round of warp 0 is full, B is attained
             if n > 0 && n % (64 * i64::from(g)) == 0 {
-                assert_eq!(*truth, new, "n={n} grid={g}");
+                assert_eq!(truth, new, "n={n} grid={g}");
             }
         }
     }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+use common::coq::{accepted_and_mutants_refuted, coqc_available};
 use common::warp32::analyse;
 use std::collections::BTreeMap;
 use warpcert::core::metric::Q;
@@ -140,7 +140,7 @@ fn case_certificates_check_in_coq_and_mutants_fail() {
             "{name}: no DCase"
         );
         assert!(v.contains("DWhileNone "), "{name}: no DWhileNone");
-        texts.push((name.to_string(), v));
+        texts.push((format!("case_{name}"), v));
     }
     let orig = texts[0].1.clone();
     let shift_rw = orig
@@ -157,20 +157,12 @@ fn case_certificates_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-case-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    let mutants = [("no_rf".to_string(), no_rf), ("no_ws".to_string(), no_ws)];
-    for (name, text) in texts.iter().chain(mutants.iter()) {
-        let f = tmp.join(format!("case_{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    assert_refuted(files[2].display(), &runs[2]);
-    assert_refuted(files[3].display(), &runs[3]);
+    accepted_and_mutants_refuted(
+        "case",
+        &texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), t))
+            .collect::<Vec<_>>(),
+        &[("case_no_rf", &no_rf), ("case_no_ws", &no_ws)],
+    );
 }

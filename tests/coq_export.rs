@@ -781,26 +781,11 @@ fn scaled_entries_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-scaled-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in [("rows16_sectors", &e16), ("rows8_sectors", &e8)]
-        .into_iter()
-        .chain(muts.iter().map(|(n, t)| (*n, t)))
-    {
-        let f = tmp.join(format!("{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    for (f, r) in files.iter().zip(&runs).skip(2) {
-        assert_refuted(f.display(), r);
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "scaled",
+        &[("rows16_sectors", &e16), ("rows8_sectors", &e8)],
+        &muts.iter().map(|(n, t)| (*n, t)).collect::<Vec<_>>(),
+    );
 }
 
 /// The sectors certificate of a precision kernel made with the default options: its
@@ -903,26 +888,11 @@ fn row_rules_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-rowrules-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in [("rows8_rows", &e8), ("rows16_rows", &e16)]
-        .into_iter()
-        .chain(muts.iter().map(|(n, t)| (*n, t)))
-    {
-        let f = tmp.join(format!("{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    for (f, r) in files.iter().zip(&runs).skip(2) {
-        assert_refuted(f.display(), r);
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "rowrules",
+        &[("rows8_rows", &e8), ("rows16_rows", &e16)],
+        &muts.iter().map(|(n, t)| (*n, t)).collect::<Vec<_>>(),
+    );
 }
 
 /// Floor atoms and integer rewrites in Coq (issue 14; spec/logic.md §1 "Floor atoms",
@@ -989,24 +959,11 @@ fn floor_atoms_and_integer_rewrites_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-floor-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in
-        std::iter::once(("floor_step32_sectors", &e)).chain(muts.iter().map(|(n, t)| (*n, t)))
-    {
-        let f = tmp.join(format!("{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    eprintln!("coqc floor_step32_sectors: {:.2} s", runs[0].secs);
-    assert_accepted(files[0].display(), &runs[0]);
-    for (f, r) in files.iter().zip(&runs).skip(1) {
-        assert_refuted(f.display(), r);
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "floor",
+        &[("floor_step32_sectors", &e)],
+        &muts.iter().map(|(n, t)| (*n, t)).collect::<Vec<_>>(),
+    );
 }
 
 /// The sectors certificate the analysis makes in floor form (the default) for a precision
@@ -1108,29 +1065,11 @@ fn analysis_made_floor_certificates_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the floor exports are not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-afloor-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in [("last_round_sectors", &lr), ("gridstride_sum_sectors", &gs)]
-        .into_iter()
-        .chain(muts.iter().map(|(n, t)| (*n, t)))
-    {
-        let f = tmp.join(format!("{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs) {
-        eprintln!("coqc {}: {:.2} s", f.display(), r.secs);
-    }
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    for (f, r) in files.iter().zip(&runs).skip(2) {
-        assert_refuted(f.display(), r);
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "afloor",
+        &[("last_round_sectors", &lr), ("gridstride_sum_sectors", &gs)],
+        &muts.iter().map(|(n, t)| (*n, t)).collect::<Vec<_>>(),
+    );
 }
 
 /// Q:GWRITEGUARD / Q:VWRITEGUARD in Coq (spec/logic.md §4 "Guarded accesses"; Guard.v,
@@ -1228,29 +1167,11 @@ fn guarded_rules_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the guarded exports are not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-guard-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in [("gridstride_sectors", &gs), ("last_round_sectors", &lr)]
-        .into_iter()
-        .chain(muts.iter().map(|(n, t)| (*n, t)))
-    {
-        let f = tmp.join(format!("{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs) {
-        eprintln!("coqc {}: {:.2} s", f.display(), r.secs);
-    }
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    for (f, r) in files.iter().zip(&runs).skip(2) {
-        assert_refuted(f.display(), r);
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "guard",
+        &[("gridstride_sectors", &gs), ("last_round_sectors", &lr)],
+        &muts.iter().map(|(n, t)| (*n, t)).collect::<Vec<_>>(),
+    );
 }
 
 /// `analyze --coq DIR` names its files `KERNEL_METRIC.v`; a template instance's name

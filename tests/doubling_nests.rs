@@ -7,39 +7,15 @@
 
 mod common;
 
-use common::warp_cost;
+use common::{certified, lower_1d, warp_cost};
 
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
+use warpcert::analysis::Analysis;
 use warpcert::core::metric::Q;
-use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
-use warpcert::frontend;
+use warpcert::core::{Launch, MetricName, Program};
 
 fn lower(src: &str, block: u32) -> (Program, Launch) {
-    let launch = Launch {
-        block: [block, 1, 1],
-        grid: None,
-    };
-    let ast = frontend::parse_str("nest.cu", src).unwrap_or_else(|d| panic!("{d}"));
-    let (prog, _) = frontend::lower(&ast, None, &launch, &Hardware::default(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
-    (prog, launch)
-}
-
-/// The analysis at the default options, its certificate accepted by the kernel.
-fn certified(prog: &Program, launch: &Launch, m: MetricName) -> Analysis {
-    let a = analyze(
-        prog,
-        &Metric::standard(m),
-        &Hardware::default(),
-        launch,
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{m}: {e}"));
-    if let Err(r) = warpcert_kernel::check(&a.certificate) {
-        panic!("{m}: certificate rejected: {r:?}");
-    }
-    a
+    lower_1d("nest.cu", src, block)
 }
 
 fn at(a: &Analysis, n: i64) -> Q {
@@ -80,61 +56,30 @@ const HALF: &str = "__global__ void k(float *out, int n) {
 /// the inner loop could not pay it.
 #[test]
 fn doubling_around_halving_copy_is_bounded_linearly() {
-    let (prog, launch) = lower(COPY, 32);
-    let a = certified(&prog, &launch, MetricName::Sectors);
-    assert!(a.bound.degree() <= 1, "bound {:?} is not linear", a.bound);
-    for n in [0i64, 1, 2, 3, 4, 5, 8, 9, 17, 100, 1000] {
-        let mut hand = 0;
-        let mut s = 1;
-        while s < n {
-            hand += 4 * halvings(s);
-            s <<= 1;
-        }
-        let sim = warp_cost(
-            &prog,
-            MetricName::Sectors,
-            &launch,
-            [0, 0, 0],
-            0,
-            &[("n", n)],
-        );
-        assert_eq!(
-            sim,
-            Q::from_integer(hand.into()),
-            "hand derivation at n = {n}"
-        );
-        let b = at(&a, n);
-        assert!(b >= sim, "n = {n}: bound {b} < {sim}");
-        assert!(
-            b <= Q::from_integer((8 * n.max(1)).into()),
-            "n = {n}: bound {b} above 8·n"
-        );
-    }
-    for m in [
-        MetricName::Steps,
-        MetricName::Conflicts,
-        MetricName::Divwarps,
-    ] {
-        let a = certified(&prog, &launch, m);
-        for n in [0i64, 1, 2, 7, 64, 300] {
-            let sim = warp_cost(&prog, m, &launch, [0, 0, 0], 0, &[("n", n)]);
-            assert!(at(&a, n) >= sim, "{m} at n = {n}: {} < {sim}", at(&a, n));
-        }
-    }
+    doubling_around_halving_is_linear(COPY, 1, halvings);
 }
 
 /// `sectors` of [`HALF`] at block 32: rounds `s = 2, 4, … < n`, inner `halvings(s / 2)`
 /// rounds of 4 sectors (hand derivation, confirmed by the semantics).
 #[test]
 fn doubling_around_halving_half_is_bounded_linearly() {
-    let (prog, launch) = lower(HALF, 32);
+    doubling_around_halving_is_linear(HALF, 2, |s| halvings(s / 2));
+}
+
+/// The checks of both doubling-around-halving tests on `src` at block 32: the certified
+/// `sectors` bound is linear in `n`; at each sample `n` the lock-step semantics (warp 0)
+/// equals the hand count `Σ 4·inner(s)` over the outer rounds `s = s0, 2·s0, 4·s0, … < n`
+/// (4 sectors an inner round), and the bound lies between it and `8·max(1, n)`; the
+/// `steps`, `conflicts` and `divwarps` bounds are certified and above the semantics.
+fn doubling_around_halving_is_linear(src: &str, s0: i64, inner: impl Fn(i64) -> i64) {
+    let (prog, launch) = lower(src, 32);
     let a = certified(&prog, &launch, MetricName::Sectors);
     assert!(a.bound.degree() <= 1, "bound {:?} is not linear", a.bound);
     for n in [0i64, 1, 2, 3, 4, 5, 8, 9, 17, 100, 1000] {
         let mut hand = 0;
-        let mut s = 2;
+        let mut s = s0;
         while s < n {
-            hand += 4 * halvings(s / 2);
+            hand += 4 * inner(s);
             s <<= 1;
         }
         let sim = warp_cost(
@@ -219,7 +164,7 @@ fn sexp_prefix(s: &str) -> (&str, &str) {
 /// atom (`D := LIN`, with the original witnesses) is rejected by the reflective check.
 #[test]
 fn split_rewrite_checks_in_coq_and_a_mutant_fails() {
-    use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+    use common::coq::{accepted_and_mutants_refuted, coqc_available};
     let (prog, launch) = lower(COPY, 32);
     let a = certified(&prog, &launch, MetricName::Sectors);
     let e = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
@@ -238,17 +183,9 @@ fn split_rewrite_checks_in_coq_and_a_mutant_fails() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-split-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let files = [
-        tmp.join("copy_sectors.v"),
-        tmp.join("copy_sectors_mutant.v"),
-    ];
-    std::fs::write(&files[0], &e).unwrap();
-    std::fs::write(&files[1], &mutant).unwrap();
-    let runs = coqc_all(&files, 2);
-    assert_accepted("the export", &runs[0]);
-    assert_refuted("the mutant", &runs[1]);
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "split",
+        &[("copy_sectors", &e)],
+        &[("copy_sectors_mutant", &mutant)],
+    );
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::balanced_end;
-use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+use common::coq::{accepted_and_mutants_refuted, coqc_available};
 use common::warp32::analyse;
 use std::collections::BTreeMap;
 use warpcert::core::metric::Q;
@@ -117,7 +117,7 @@ fn guard_certificates_check_in_coq_and_a_mutant_fails() {
         let (cert, _) = analyse(UNIFORM, m);
         let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(v.contains("DGuard ") && v.contains("DGuardExit "), "{name}");
-        texts.push((name.to_string(), v));
+        texts.push((format!("guard_{name}"), v));
     }
     // the guard rewrite's shift raised from 1 to 3 (its witness proves only `A ≥ 2`; the
     // rewrite list emptied is no longer a mutant: under Q:WHILEGUARD1 the certificate does
@@ -139,20 +139,14 @@ fn guard_certificates_check_in_coq_and_a_mutant_fails() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-guard-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    for (name, text) in texts.iter().chain([("mutant".to_string(), mutant)].iter()) {
-        let f = tmp.join(format!("guard_{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    assert!(!runs[2].ok, "coqc accepted the mutant:\n{}", runs[2].out);
+    accepted_and_mutants_refuted(
+        "guard",
+        &texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), t))
+            .collect::<Vec<_>>(),
+        &[("guard_mutant", &mutant)],
+    );
 }
 
 /// The divergent break of `tests/precision/break_loop.cu`: lanes leave the loop at
@@ -312,7 +306,7 @@ fn ifguard4_certificates_check_in_coq_and_mutants_fail() {
         let (cert, _) = analyse(&src, m);
         let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(v.contains("DIfGuard4 "), "{name}");
-        texts.push((name.to_string(), v));
+        texts.push((format!("ifguard_{name}"), v));
     }
     let div = texts[1].1.clone();
     // the DIfGuard4 node: `DIfGuard4 aI aJ ne [wjt] [wje]`
@@ -354,25 +348,14 @@ fn ifguard4_certificates_check_in_coq_and_mutants_fail() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-ifguard-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mutants = [
-        ("no_div".to_string(), no_div),
-        ("no_wje".to_string(), no_wje),
-    ];
-    let mut files = Vec::new();
-    for (name, text) in texts.iter().chain(mutants.iter()) {
-        let f = tmp.join(format!("ifguard_{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(3) {
-        assert_accepted(f.display(), r);
-    }
-    for (f, r) in files.iter().zip(&runs).skip(3) {
-        // refused by the reflective check (`check_root … = true`), not by the parser
-        assert_refuted(f.display(), r);
-    }
+    // the mutants are refused by the reflective check (`check_root … = true`), not by the
+    // parser
+    accepted_and_mutants_refuted(
+        "ifguard",
+        &texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), t))
+            .collect::<Vec<_>>(),
+        &[("ifguard_no_div", &no_div), ("ifguard_no_wje", &no_wje)],
+    );
 }

@@ -107,30 +107,20 @@ fn one_lane_store_exact() {
     let (prog, launch) = lower_src(ONE, 64, 2);
     assert_exact_sectors("one", prog.clone(), launch, "1");
     for b in [0, 1] {
-        assert_eq!(
-            warp_cost(
-                &prog,
-                MetricName::Sectors,
-                &launch,
-                [b, 0, 0],
-                0,
-                &[("n", 7)]
-            ),
-            q(1),
-            "warp 0, block {b}"
-        );
-        assert_eq!(
-            warp_cost(
-                &prog,
-                MetricName::Sectors,
-                &launch,
-                [b, 0, 0],
-                1,
-                &[("n", 7)]
-            ),
-            q(0),
-            "warp 1, block {b}"
-        );
+        for (w, cost) in [(0, 1), (1, 0)] {
+            assert_eq!(
+                warp_cost(
+                    &prog,
+                    MetricName::Sectors,
+                    &launch,
+                    [b, 0, 0],
+                    w,
+                    &[("n", 7)]
+                ),
+                q(cost),
+                "warp {w}, block {b}"
+            );
+        }
     }
 }
 

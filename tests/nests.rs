@@ -5,13 +5,11 @@
 
 mod common;
 
-use common::warp_cost;
+use common::{certified, lower_1d, warp_cost};
 
 use std::collections::BTreeMap;
-use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
 use warpcert::core::metric::Q;
-use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
-use warpcert::frontend;
+use warpcert::core::{Launch, MetricName, Program};
 
 /// A nest of `d` loops `for (ik = 0; ik < m; ik++)` around `x = x + g[threadIdx.x]`, then
 /// `g[threadIdx.x] = x` (the `depth` family of `warpcert bench --scaling`).
@@ -26,31 +24,7 @@ fn nest(d: usize) -> String {
 }
 
 fn lower(src: &str, block: u32) -> (Program, Launch) {
-    let launch = Launch {
-        block: [block, 1, 1],
-        grid: None,
-    };
-    let ast = frontend::parse_str("nest.cu", src).unwrap_or_else(|d| panic!("{d}"));
-    let (prog, _) = frontend::lower(&ast, None, &launch, &Hardware::default(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
-    (prog, launch)
-}
-
-/// The analysis at the default options, its certificate accepted by the kernel.
-fn certified(prog: &Program, launch: &Launch, m: MetricName) -> Analysis {
-    let hw = Hardware::default();
-    let a = analyze(
-        prog,
-        &Metric::standard(m),
-        &hw,
-        launch,
-        &AnalysisOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{m}: {e}"));
-    if let Err(r) = warpcert_kernel::check(&a.certificate) {
-        panic!("{m}: certificate rejected: {r:?}");
-    }
-    a
+    lower_1d("nest.cu", src, block)
 }
 
 /// Depth-`d` nests for `d` = 3 … 6 at the default degree (2, below the depth): a bound is

@@ -13,7 +13,6 @@ use std::collections::BTreeMap;
 use warpcert::analysis::{analyze, Analysis, AnalysisOptions};
 use warpcert::core::metric::Q;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
-use warpcert::frontend;
 
 /// A grid-stride copy over a 2-D grid: the block's linear index `blockIdx.y·gridDim.x +
 /// blockIdx.x` (a product of a factor ≥ 0 and one ≥ 1) and the stride
@@ -40,14 +39,7 @@ __global__ void anyfactor(float *out, int n, int m) {
 const BLOCK: u32 = 64;
 
 fn lower(src: &str) -> (Program, Launch) {
-    let launch = Launch {
-        block: [BLOCK, 1, 1],
-        grid: None,
-    };
-    let ast = frontend::parse_str("products.cu", src).unwrap_or_else(|d| panic!("{d}"));
-    let (prog, _) = frontend::lower(&ast, None, &launch, &Hardware::default(), &BTreeMap::new())
-        .unwrap_or_else(|d| panic!("{d}"));
-    (prog, launch)
+    common::lower_1d("products.cu", src, BLOCK)
 }
 
 fn analysis(prog: &Program, launch: &Launch, m: MetricName) -> Result<Analysis, String> {
@@ -157,6 +149,21 @@ fn a_factor_of_unknown_sign_gives_no_bound() {
     assert!(e.contains("no bound for this loop"), "{e}");
 }
 
+/// The stride's temporary in a certificate of [`STRIDE2D`]: the local its program assigns
+/// `gridDim.x * gridDim.y` (the first word after `(assign ` on that line).
+fn stride_temporary(certificate: &str) -> String {
+    let line = certificate
+        .lines()
+        .find(|l| l.contains("(bin * (param gridDim.x) (param gridDim.y))"))
+        .expect("the stride's product");
+    line.trim()
+        .trim_start_matches("(assign ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
 /// The kernel rejects product facts stronger than the rule's lower bound: in the accepted
 /// certificate of [`STRIDE2D`], the stride's fact `t ≥ gridDim.x + gridDim.y − 1` made
 /// `t ≥ gridDim.x + gridDim.y` (false at `gx = gy = 1`), and `t ≥ 1` made `t ≥ 2`.
@@ -165,19 +172,7 @@ fn the_kernel_rejects_facts_stronger_than_the_product_bound() {
     let (prog, launch) = lower(STRIDE2D);
     let a = analysis(&prog, &launch, MetricName::Sectors).unwrap();
     assert!(warpcert_kernel::check(&a.certificate).is_ok());
-    // the stride's temporary: the local assigned `gridDim.x * gridDim.y`
-    let line = a
-        .certificate
-        .lines()
-        .find(|l| l.contains("(bin * (param gridDim.x) (param gridDim.y))"))
-        .expect("the stride's product");
-    let t = line
-        .trim()
-        .trim_start_matches("(assign ")
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let t = stride_temporary(&a.certificate);
     let floor = format!("(le (lin -1 (1 gridDim.x) (1 gridDim.y) (-1 {t})))");
     let one = format!("(le (lin 1 (-1 {t})))");
     assert!(a.certificate.contains(&floor) && a.certificate.contains(&one));
@@ -200,7 +195,7 @@ fn the_kernel_rejects_facts_stronger_than_the_product_bound() {
 /// `coqc` is not installed.
 #[test]
 fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
-    use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+    use common::coq::{accepted_and_mutants_refuted, coqc_available};
     let (prog, launch) = lower(STRIDE2D);
     // the default analysis: the grid-stride loop's accesses are Q:GWRITEGUARD /
     // Q:VWRITEGUARD (spec/logic.md §4 "Guarded accesses"), formalized in Coq since coqguard18
@@ -218,21 +213,11 @@ fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
     );
     let exported = warpcert::export::coq::export(&a.certificate).unwrap_or_else(|e| panic!("{e}"));
     // the stride's temporary's index among the locals (`VL k` in the export)
-    let line = a
-        .certificate
-        .lines()
-        .find(|l| l.contains("(bin * (param gridDim.x) (param gridDim.y))"))
-        .expect("the stride's product");
-    let t = line
-        .trim()
-        .trim_start_matches("(assign ")
-        .split(' ')
-        .next()
-        .unwrap();
+    let t = stride_temporary(&a.certificate);
     let k = prog
         .locals
         .iter()
-        .position(|(x, _)| x == t)
+        .position(|(x, _)| *x == t)
         .expect("a local");
     let fact = format!("CLe (mkLin 1%Z [((-1)%Z, VL {k})])");
     assert!(exported.contains(&fact), "no `{fact}` in the export");
@@ -241,22 +226,9 @@ fn the_product_rule_checks_in_coq_and_a_stronger_fact_fails() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-products-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let files: Vec<_> = [
-        ("stride2d_sectors", &exported),
-        ("stride2d_mutant", &mutant),
-    ]
-    .iter()
-    .map(|(n, text)| {
-        let f = tmp.join(format!("{n}.v"));
-        std::fs::write(&f, text).unwrap();
-        f
-    })
-    .collect();
-    let runs = coqc_all(&files, 2);
-    assert_accepted("the export", &runs[0]);
-    assert_refuted("the mutant", &runs[1]);
-    let _ = std::fs::remove_dir_all(&tmp);
+    accepted_and_mutants_refuted(
+        "products",
+        &[("stride2d_sectors", &exported)],
+        &[("stride2d_mutant", &mutant)],
+    );
 }

@@ -15,10 +15,8 @@
 mod common;
 
 use common::rng::Rng;
-use std::collections::BTreeMap;
 use warpcert::core::BinOp;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
-use warpcert::frontend;
 use warpcert::semantics::interleaving::{
     run_interleaving, InterleavingOptions, Outcome, Scheduler,
 };
@@ -91,16 +89,7 @@ fn kernel(seed: u64, len: usize) -> String {
 }
 
 fn lower(src: &str, launch: &Launch) -> Program {
-    let parsed = frontend::parse_str("gen.cu", src).unwrap_or_else(|d| panic!("{d}\n{src}"));
-    frontend::lower(
-        &parsed,
-        None,
-        launch,
-        &Hardware::default(),
-        &BTreeMap::new(),
-    )
-    .unwrap_or_else(|d| panic!("{d}\n{src}"))
-    .0
+    common::lower_str("gen.cu", src, launch)
 }
 
 fn written(m: &Memory, name: &str) -> Vec<(i64, Value)> {

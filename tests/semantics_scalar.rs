@@ -17,9 +17,7 @@ mod common;
 
 use common::rng::Rng;
 use quickcheck::{QuickCheck, TestResult};
-use std::collections::BTreeMap;
 use warpcert::core::{Hardware, Launch, Metric, MetricName, Program};
-use warpcert::frontend;
 use warpcert::semantics::interleaving::{
     run_interleaving, InterleavingOptions, Outcome, Scheduler,
 };
@@ -112,16 +110,7 @@ fn kernel(seed: u64, len: usize) -> String {
 }
 
 fn lower(src: &str, launch: &Launch) -> Program {
-    let parsed = frontend::parse_str("gen.cu", src).unwrap_or_else(|d| panic!("{d}\n{src}"));
-    frontend::lower(
-        &parsed,
-        None,
-        launch,
-        &Hardware::default(),
-        &BTreeMap::new(),
-    )
-    .unwrap_or_else(|d| panic!("{d}\n{src}"))
-    .0
+    common::lower_str("gen.cu", src, launch)
 }
 
 /// Every written cell of every array, as bits (floats by bit pattern).

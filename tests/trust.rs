@@ -3,7 +3,7 @@
 //! ties a certificate to its CUDA source; `analyze` warns about a data race the
 //! interleaving semantics finds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use warpcert::cli::analyze::{analyze_metric, outcome_from_verdict};
 use warpcert::cli::options::load;
@@ -180,38 +180,21 @@ fn check_source_ties_a_certificate_to_its_source() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
-    let o = bin()
-        .arg("check")
-        .arg(&cert)
-        .arg("--source")
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).contains("same lowered program"));
+    let (code, out) = check_source(&cert, &src);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("same lowered program"));
     // The verdict prints the assumptions.
     assert!(
-        stdout(&o).contains("race-free: the launch has no data race"),
-        "{}",
-        stdout(&o)
+        out.contains("race-free: the launch has no data race"),
+        "{out}"
     );
     // Another program: x[gid] * y[gid] instead of +.
     let other = dir.join("other.cu");
     let text = std::fs::read_to_string(&src).unwrap();
     std::fs::write(&other, text.replace("x[gid] + y[gid]", "x[gid] * y[gid]")).unwrap();
-    let o = bin()
-        .arg("check")
-        .arg(&cert)
-        .arg("--source")
-        .arg(&other)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).contains("REJECTED: --source does not match"),
-        "{}",
-        stdout(&o)
-    );
+    let (code, out) = check_source(&cert, &other);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("REJECTED: --source does not match"), "{out}");
     // Same source hash claimed for the other file (a forged provenance): the lowered program differs.
     let forged = dir.join("forged.cert");
     let cert_text = std::fs::read_to_string(&cert).unwrap();
@@ -219,33 +202,25 @@ fn check_source_ties_a_certificate_to_its_source() {
     let new =
         warpcert::certificate::provenance::sha256_hex(std::fs::read(&other).unwrap().as_slice());
     std::fs::write(&forged, cert_text.replace(&old, &new)).unwrap();
-    let o = bin()
-        .arg("check")
-        .arg(&forged)
-        .arg("--source")
-        .arg(&other)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).contains("gives a program with SHA-256"),
-        "{}",
-        stdout(&o)
-    );
+    let (code, out) = check_source(&forged, &other);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("gives a program with SHA-256"), "{out}");
     // A committed certificate has no provenance section.
+    let (code, out) = check_source(&root().join("certificates/vector_add.sectors.cert"), &src);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("no provenance section"), "{out}");
+}
+
+/// `warpcert check CERT --source SRC`: (exit code, stdout).
+fn check_source(cert: &Path, src: &Path) -> (Option<i32>, String) {
     let o = bin()
         .arg("check")
-        .arg(root().join("certificates/vector_add.sectors.cert"))
+        .arg(cert)
         .arg("--source")
-        .arg(&src)
+        .arg(src)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).contains("no provenance section"),
-        "{}",
-        stdout(&o)
-    );
+    (o.status.code(), stdout(&o))
 }
 
 /// A kernel where every lane writes one cell: `analyze` warns beside the bound (exact: one

@@ -7,7 +7,7 @@
 mod common;
 
 use common::balanced_end;
-use common::coq::{assert_accepted, assert_refuted, build_theories, coqc_all, coqc_available};
+use common::coq::{accepted_and_mutants_refuted, coqc_available};
 use common::warp32::analyse;
 use std::collections::BTreeMap;
 use warpcert::core::metric::Q;
@@ -215,20 +215,11 @@ fn whileguard0_charges_the_first_round_no_split_and_mutants_are_rejected() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-whileguard0-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let files: Vec<_> = [("orig", &v), ("no_r0", &no_r0)]
-        .iter()
-        .map(|(name, text)| {
-            let f = tmp.join(format!("whileguard0_{name}.v"));
-            std::fs::write(&f, text).unwrap();
-            f
-        })
-        .collect();
-    let runs = coqc_all(&files, 2);
-    assert_accepted(files[0].display(), &runs[0]);
-    assert_refuted(files[1].display(), &runs[1]);
+    accepted_and_mutants_refuted(
+        "whileguard0",
+        &[("whileguard0_orig", &v)],
+        &[("whileguard0_no_r0", &no_r0)],
+    );
 }
 
 /// Mutants the kernel rejects: the guard's write in the body made `k <= n` (the body no
@@ -295,7 +286,7 @@ fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
         let (cert, _) = analyse(&src(name), m);
         let v = warpcert::export::coq::export(&cert).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(v.contains("(DWhileGuard "), "{name}");
-        texts.push((name.to_string(), v));
+        texts.push((format!("whileguard_{name}"), v));
     }
     assert!(texts[1].1.contains("(DAssoc "), "for_return: no DAssoc");
     let orig = &texts[0].1;
@@ -313,22 +304,14 @@ fn whileguard_certificates_check_in_coq_and_a_mutant_fails() {
         eprintln!("SKIPPED: coqc is not installed (apt-get install -y coq); the Coq export is not checked");
         return;
     }
-    build_theories().unwrap_or_else(|e| panic!("{e}"));
-    let tmp = std::env::temp_dir().join(format!("warpcert-coq-whileguard-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut files = Vec::new();
-    let mutants = [("mutant".to_string(), mutant), ("no_rg".to_string(), no_rg)];
-    for (name, text) in texts.iter().chain(mutants.iter()) {
-        let f = tmp.join(format!("whileguard_{name}.v"));
-        std::fs::write(&f, text).unwrap();
-        files.push(f);
-    }
-    let runs = coqc_all(&files, 2);
-    for (f, r) in files.iter().zip(&runs).take(2) {
-        assert_accepted(f.display(), r);
-    }
-    assert_refuted(files[2].display(), &runs[2]);
-    assert_refuted(files[3].display(), &runs[3]);
+    accepted_and_mutants_refuted(
+        "whileguard",
+        &texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), t))
+            .collect::<Vec<_>>(),
+        &[("whileguard_mutant", &mutant), ("whileguard_no_rg", &no_rg)],
+    );
 }
 
 /// Q:FLAGEXIT (spec/logic.md §4a, issue 15): `while_return` (a `while` loop left by

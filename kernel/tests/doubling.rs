@@ -45,12 +45,14 @@ fn halving_bounds_the_bound_form_and_refuses_the_divisor_form() {
         "(1 (log2q (lin 0 (1 i)) (lin 0 (1 gridDim.x))))",
     ));
     assert_eq!(v.bound, "⌊log2(max(1, 1/2*gridDim.x)/max(1, gridDim.x))⌋");
-    let r = rej(&halve_cert(
-        "(1 (log2q (lin 0 (1 gridDim.x)) (lin -1 (1 gridDim.x))))",
-        "(1 (log2q (lin 0 (1 gridDim.x)) (lin 0 (1 i))))",
-    ));
+    let r = rej_msg(
+        &halve_cert(
+            "(1 (log2q (lin 0 (1 gridDim.x)) (lin -1 (1 gridDim.x))))",
+            "(1 (log2q (lin 0 (1 gridDim.x)) (lin 0 (1 i))))",
+        ),
+        "substitution for `i` needs a linear right-hand side",
+    );
     assert!(matches!(&r.reason, Reason::SubstUndefined(x) if x == "i"), "{r}");
-    assert!(r.to_string().contains("substitution for `i` needs a linear right-hand side"), "{r}");
     // the unsoundness the refusal prevents, at g = 4
     let after = log2q_floor(&rat(4), &rat(4 / 2));
     let claimed = log2q_floor(&rat(4), &rat(4 - 1));

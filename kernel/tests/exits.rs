@@ -118,7 +118,7 @@ fn exits_accepted() {
 /// The divergent exit as Q:IFEXIT1: its condition reads `threadIdx.x`.
 #[test]
 fn ifexit1_needs_a_uniform_condition() {
-    let t = exits_cert().replacen("(Q:IFEXIT4", "(Q:IFEXIT1", 1);
+    let t = mutant(&exits_cert(), "(Q:IFEXIT4", "(Q:IFEXIT1");
     let r = rej(&t);
     assert!(matches!(r.reason, Reason::NotUniform(_)), "{r}");
 }
@@ -127,7 +127,7 @@ fn ifexit1_needs_a_uniform_condition() {
 /// (some lanes leave while others stay, so the test splits the warp).
 #[test]
 fn whileexit1_rejects_divergent_exits() {
-    let t = exits_cert().replacen("(Q:WHILEEXIT2", "(Q:WHILEEXIT1", 1);
+    let t = mutant(&exits_cert(), "(Q:WHILEEXIT2", "(Q:WHILEEXIT1");
     let r = rej(&t);
     assert_eq!(r.reason, Reason::DivergentExit, "{r}");
 }
@@ -136,7 +136,7 @@ fn whileexit1_rejects_divergent_exits() {
 /// not allowed there.
 #[test]
 fn ifexit_only_in_filtered_position() {
-    let t = exits_cert().replacen("(Q:WHILEEXIT2", "(Q:WHILE2", 1);
+    let t = mutant(&exits_cert(), "(Q:WHILEEXIT2", "(Q:WHILE2");
     let r = rej(&t);
     assert_eq!(r.reason, Reason::NotFiltered, "{r}");
 }
@@ -145,7 +145,7 @@ fn ifexit_only_in_filtered_position() {
 /// the remainder `5 − 2j` is not a constant.
 #[test]
 fn exit_witness_is_checked() {
-    let t = exits_cert().replacen("(entail exit (farkas (6 -1)))", "(entail exit (farkas (6 1)))", 1);
+    let t = mutant(&exits_cert(), "(entail exit (farkas (6 -1)))", "(entail exit (farkas (6 1)))");
     let r = rej(&t);
     assert!(matches!(r.reason, Reason::Farkas { problem: FarkasProblem::NotConstant(_), .. }), "{r}");
 }
@@ -166,7 +166,7 @@ fn whileexit_charges_the_final_test() {
 /// A loop condition without `cond(¬e)` (`j == 0`): no exit can be shown.
 #[test]
 fn exit_needs_a_negatable_condition() {
-    let t = exits_cert().replacen("(while (bin < (var j) (int 2))", "(while (bin == (var j) (int 0))", 1);
+    let t = mutant(&exits_cert(), "(while (bin < (var j) (int 2))", "(while (bin == (var j) (int 0))");
     let r = rej(&t);
     assert!(matches!(r.reason, Reason::NoCondition(_)), "{r}");
 }
@@ -176,7 +176,7 @@ fn exit_needs_a_negatable_condition() {
 /// Q:WHILEEXIT1/2 reject it before anything else (spec/logic.md §4a).
 #[test]
 fn whileexit_test_reads_no_array() {
-    let t = exits_cert().replacen("(arrays )", "(arrays (B global bool 1))", 1).replacen(
+    let t = mutant(&exits_cert(), "(arrays )", "(arrays (B global bool 1))").replacen(
         "(while (bin < (var j) (int 2))",
         "(while (read B (var j))",
         1,

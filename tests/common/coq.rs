@@ -111,7 +111,8 @@ pub fn assert_refuted(name: impl std::fmt::Display, run: &Run) {
 /// Writes the exports `accepted` and the mutants `muts` (`(file stem, Coq text)`) to a fresh
 /// temporary directory named after `tag`, runs [`coqc_all`] on them, and asserts that every
 /// export is accepted ([`assert_accepted`]) and every mutant refuted at the reflective check
-/// ([`assert_refuted`]). Builds the theories first; the caller skips when coqc is absent.
+/// ([`assert_refuted`]), printing each run's seconds to stderr. Builds the theories first;
+/// the caller skips when coqc is absent.
 pub fn accepted_and_mutants_refuted<T: AsRef<str>>(
     tag: &str,
     accepted: &[(&str, T)],
@@ -127,6 +128,9 @@ pub fn accepted_and_mutants_refuted<T: AsRef<str>>(
         files.push(f);
     }
     let runs = coqc_all(&files, 2);
+    for (f, r) in files.iter().zip(&runs) {
+        eprintln!("coqc {}: {:.2} s", f.display(), r.secs);
+    }
     let n = accepted.len();
     for (f, r) in files.iter().zip(&runs).take(n) {
         assert_accepted(f.display(), r);

@@ -90,6 +90,39 @@ pub fn load_for(path: &Path, launch: &Launch) -> Program {
     prog
 }
 
+/// Parses `src` (named `name` in diagnostics) and lowers its only kernel for `launch` on
+/// the default hardware; panics with the diagnostic and the source.
+pub fn lower_str(name: &str, src: &str, launch: &Launch) -> Program {
+    let ast = frontend::parse_str(name, src).unwrap_or_else(|d| panic!("{d}\n{src}"));
+    frontend::lower(&ast, None, launch, &Hardware::default(), &BTreeMap::new())
+        .unwrap_or_else(|d| panic!("{d}\n{src}"))
+        .0
+}
+
+/// [`lower_str`] for a 1-D block of `block` threads and a symbolic grid; the program and
+/// its launch.
+pub fn lower_1d(name: &str, src: &str, block: u32) -> (Program, Launch) {
+    let launch = launch(block, None);
+    (lower_str(name, src, &launch), launch)
+}
+
+/// The analysis of `prog` for `m` at the default options, its certificate accepted by the
+/// kernel (panics with the metric otherwise).
+pub fn certified(prog: &Program, launch: &Launch, m: MetricName) -> Analysis {
+    let a = analyze(
+        prog,
+        &Metric::standard(m),
+        &Hardware::default(),
+        launch,
+        &AnalysisOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{m}: {e}"));
+    if let Err(r) = warpcert_kernel::check(&a.certificate) {
+        panic!("{m}: certificate rejected: {r:?}");
+    }
+    a
+}
+
 /// The cost under the standard `metric` of warp `warp` of block `block` of `prog` with the
 /// `int` parameters `params` (name, value): the lock-step semantics (`run_warp`) on the
 /// default hardware (warp 32, 32-byte sectors), zero inputs, default fuel — the oracle of

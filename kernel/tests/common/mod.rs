@@ -1,7 +1,7 @@
 //! Builders for hand-written certificates (spec/certificate.md, version 1).
 #![allow(dead_code)]
 
-use warpcert_kernel::{check, Rejection, Verdict};
+use warpcert_kernel::{check, Reason, Rejection, Verdict};
 
 /// The kernel's verdict on `t`, which must be accepted (panics with the rejection).
 pub fn ok(t: &str) -> Verdict {
@@ -17,6 +17,32 @@ pub fn rej(t: &str) -> Rejection {
         Ok(v) => panic!("accepted: {v}\n{t}"),
         Err(r) => r,
     }
+}
+
+/// The kernel's rejection of the mutant `t`, which must be rejected with a message
+/// containing `pinned` (the pinned-by-message check of a mutated certificate; panics with
+/// the verdict or the other message).
+pub fn rej_msg(t: &str, pinned: &str) -> Rejection {
+    let r = rej(t);
+    assert!(r.to_string().contains(pinned), "expected a rejection saying `{pinned}`, got: {r}\n{t}");
+    r
+}
+
+/// Whether `r` is the reader's refusal of a malformed rational (spec/certificate.md: an
+/// optional `-`, digits, and a positive denominator after `/`).
+pub fn bad_rational(r: &Reason) -> bool {
+    matches!(
+        r,
+        Reason::Syntax { expected: "a rational", .. }
+            | Reason::Syntax { expected: "a rational with positive denominator", .. }
+    )
+}
+
+/// The mutant of `t` with the first occurrence of `from` (which must occur: a mutant that
+/// changes nothing would test nothing) replaced by `to`.
+pub fn mutant(t: &str, from: &str, to: &str) -> String {
+    assert!(t.contains(from), "mutant pattern `{from}` absent");
+    t.replacen(from, to, 1)
 }
 
 /// The launch facts of spec/logic.md §5 for block `b` (no `blockIdx` parameters).

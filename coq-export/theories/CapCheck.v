@@ -23,8 +23,8 @@
       function of the context) and by [cwalk]; every other node by [check] under [G];
     - [ccheck_valid]: an accepted tree is valid, from [check_qstmt] and [soundness_mut] at
       [G] and at [ctx_nodiv G], CapSound.v's counted lemmas ([cwalk_sound]), its two
-      corollaries and CapSound2.v's [cap_exit2_valid_FC]; [cbound_sound] is
-      [Check.bound_sound] for [ccheck_root].
+      corollaries and CapSound2.v's [cap_exit2_valid_FC]; [cbound_sound] is Check.v's
+      [root_sound] (as [bound_sound]) for [ccheck_root].
     A capped loop is accepted on the spine only (not inside another rule's child), where
     the producer puts it.
 
@@ -463,47 +463,14 @@ End CapCheck.
 
 (** ** The root with the capped loops: [check_root] with [ccheck] *)
 Definition ccheck_root (G : ctx) (tab : ntab) (body : stmt) (d : dtree) (bound : pot) : bool :=
-  let wt := wtids G in
-  (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
-  forallb (wud_b_w wt) (c_wu G) && tab_ok_w G tab wt &&
-  cstrs_equiv (aP (dpre d)) (launch_facts G) && forallb (root_dent G) (aD (dpre d)) &&
-  qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
-  pnonneg (aQ (dpost d)) && ccheck G tab wt body d.
+  root_chk G tab (ccheck G tab) body d bound.
 
-(** [Check.bound_sound] for [ccheck_root]: the same proof with [ccheck_valid]. *)
+(** [Check.bound_sound] for [ccheck_root]: [Check.root_sound] with [ccheck_valid]. *)
 Theorem cbound_sound : forall G tab body d bound, ccheck_root G tab body d bound = true ->
   forall F ps arrays w s' C, pok G ps -> launch_ok G ps ->
   lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->
   C <= pval (rho_params ps) bound.
 Proof.
-  intros G tab body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
-  unfold ccheck_root in H. cbv zeta in H. fold (wud_b G) in H. fold (tab_ok G tab) in H. split_b.
-  repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
-  match goal with Hc : ccheck _ _ _ body d = true |- _ => rename Hc into Hchk end.
-  match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
-  match goal with Hc : forallb (root_dent G) _ = true |- _ => rename Hc into Hrd end.
-  match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
-  match goal with Hc : pnonneg _ = true |- _ => rename Hc into Hnn end.
-  match goal with Hc : aQ (dpre d) = bound |- _ => rename Hc into HQb end.
-  match goal with Hc : tab_ok G tab = true |- _ => rename Hc into Htab end.
-  match goal with Hc : forallb (wud_b G) _ = true |- _ => rename Hc into Hwu end.
-  assert (HWU : wu_sound G) by (apply wud_sound; auto).
-  pose proof (ccheck_valid G tab _ Htab eq_refl HWU d body Hchk) as V.
-  assert (Hsat : sat_assn G ps (dpre d) (init_store G arrays) (lanes G w)).
-  { split.
-    - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
-    - apply root_dsat; auto. }
-  assert (Hwt : wt G (init_store G arrays)).
-  { intros x ty Hx t. simpl. rewrite Hx. destruct ty; reflexivity. }
-  assert (Hn : NoDup (lanes G w)) by (apply NoDup_filter, seq_NoDup).
-  destruct (V F ps _ _ _ _ w Hp Hn Hne (incl_refl _) Hwt Hsat Hrun) as [_ HQ].
-  destruct (nonempty_elem _ Hne) as [t Ht]. specialize (HQ t Ht).
-  pose proof (pnonneg_sound (rho G ps s' t) _ Hnn).
-  rewrite HQb in HQ.
-  assert (pval (rho G ps (init_store G arrays) t) bound = pval (rho_params ps) bound).
-  { unfold pval; f_equal. apply psum_ext. intros c m L a v HcL HL Hav.
-    pose proof (pvars_ok_var [] bound c m L a v Hpv HcL HL Hav) as Hv.
-    destruct v; simpl in *; auto; try discriminate; contradiction. }
-  match goal with Hv : pval _ bound = pval _ bound |- _ => rewrite Hv in HQ end.
-  lra.
+  intros G tab. refine (root_sound G tab (ccheck G tab) _). intros Htab HWU s d.
+  exact (ccheck_valid G tab _ Htab eq_refl HWU d s).
 Qed.

@@ -84,6 +84,25 @@ Variable G : ctx.
 Variable tab : ntab.
 Variable wt : list (list trip).
 
+(** Q:WHILEEXITCAP / Q:WHILEEXITCAP2's checks (DWhileExit2's, the body by [check] under
+    [ctx_nodiv G] and by [cwalk]) with the loop test's [k C] ([C] the test's cost) and the
+    pre charged [2k + delta (a + t)]; the two rules differ in [k] and [delta] only. *)
+Definition cexit (k : Q -> Q) (delta : nat -> Q) (A B : assn) (ne : accw) (e : expr)
+    (b : stmt) (db : dtree) : bool :=
+  match ecost G tab (aP A) (aD A) e ne, cwalk true b db with
+  | Some C, Some (a, t) =>
+      let Bp := dpre db in let Bq := dpost db in
+      noread e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+      cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+      pot_ge (aQ Bq) (padd (aQ Bp) (k C)) &&
+      pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B)) (k C + k C + delta (a + t)%nat)) &&
+      cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
+      dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
+      puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
+      check (ctx_nodiv G) tab wt (Some e) false b db
+  | _, _ => false
+  end.
+
 (** The checker on the spine of a certificate, with the capped loops (see the header). *)
 Fixpoint ccheck (s : stmt) (d : dtree) {struct d} : bool :=
   match d, s with
@@ -155,41 +174,13 @@ Fixpoint ccheck (s : stmt) (d : dtree) {struct d} : bool :=
           ccheck s0 d0 && check (ctx_nodiv G) tab wt (Some (EOpd (OVar g))) false b db
       | _, _ => false
       end
-  (* Q:WHILEEXITCAP: DWhileExit2's checks with the loop test's [k = M^if + C] and the pre
-     charged [2(M^if + C) + cap_delta (a + t)] *)
+  (* Q:WHILEEXITCAP: the loop test's [k = M^if + C], the charge [cap_delta (a + t)] *)
   | DWhileExitCap A B ne db, SWhile e b =>
-      match ecost G tab (aP A) (aD A) e ne, cwalk true b db with
-      | Some C, Some (a, t) =>
-          let Bp := dpre db in let Bq := dpost db in
-          noread e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
-          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
-          pot_ge (aQ Bq) (padd (aQ Bp) (m_if (c_metric G) + C)) &&
-          pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B))
-                              ((m_if (c_metric G) + C) + (m_if (c_metric G) + C)
-                               + cap_delta G (a + t))) &&
-          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
-          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
-          puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
-          check (ctx_nodiv G) tab wt (Some e) false b db
-      | _, _ => false
-      end
-  (* Q:WHILEEXITCAP2: DWhileExitCap's checks with the loop test's [k = M^if + M^div + C]
-     (paid per round, as Q:WHILEEXIT2) and the pre charged [2k + cap2_delta (a + t)] *)
+      cexit (fun C => m_if (c_metric G) + C) (cap_delta G) A B ne e b db
+  (* Q:WHILEEXITCAP2: the loop test's [k = M^if + M^div + C] (paid per round, as
+     Q:WHILEEXIT2), the charge [cap2_delta (a + t)] *)
   | DWhileExitCap2 A B ne db, SWhile e b =>
-      match ecost G tab (aP A) (aD A) e ne, cwalk true b db with
-      | Some C, Some (a, t) =>
-          let Bp := dpre db in let Bq := dpost db in
-          let k := m_if (c_metric G) + m_div (c_metric G) + C in
-          noread e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
-          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
-          pot_ge (aQ Bq) (padd (aQ Bp) k) &&
-          pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B)) (k + k + cap2_delta G (a + t))) &&
-          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
-          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
-          puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
-          check (ctx_nodiv G) tab wt (Some e) false b db
-      | _, _ => false
-      end
+      cexit (fun C => m_if (c_metric G) + m_div (c_metric G) + C) (cap2_delta G) A B ne e b db
   | _, _ => check G tab wt None false s d
   end.
 
@@ -371,6 +362,23 @@ Proof.
              (dpost d2) B V1F V1' ltac:(eassumption) V2' Hs3 ltac:(eassumption)).
 Qed.
 
+(** Q:WHILEEXITCAP / Q:WHILEEXITCAP2 in [ccheck_valid]: [cexit]'s checks taken apart, the
+    body's validity under [ctx_nodiv G] ([VF]), its counted meaning ([VC]) and the test's
+    cost under [ctx_nodiv G] ([Hq]); the case then applies its meaning-level theorem. *)
+Ltac cexit_facts H :=
+  lazymatch goal with |- valid _ (dpre (_ ?A ?B _ ?d)) _ _ =>
+  cbn [ccheck] in H; unfold cexit in H;
+  destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate];
+  destruct (cwalk true _ _) as [[a t]|] eqn:Ew; [|discriminate];
+  cbv beta zeta in H; split_b; cbn [dpre dpost];
+  pose proof (chk0_validF _ _ _ _ ltac:(eassumption)) as VF;
+  pose proof (cwalk_sound _ _ _ _ _ _ Ew ltac:(eassumption)) as VC;
+  pose proof (qexpr_nodiv G _ _ _ _ _ (ecost_sound G tab Htab _ _ _ _ _ Ec)) as Hq;
+  destruct A as [P D Qn]; destruct B as [P' D' Q'];
+  destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'];
+  cbn [aP aD aQ] in *; subst DB0 DB
+  end.
+
 (** An accepted tree is valid. *)
 Theorem ccheck_valid : forall d s, ccheck s d = true -> valid G (dpre d) s (dpost d).
 Proof.
@@ -433,30 +441,10 @@ Proof.
     eapply (cap_guard_valid_FC G HWU); eauto.
   - (* DWhileExitCap *)
     destruct s as [| | | | | | e b |]; try (apply chk_valid; exact H).
-    cbn [ccheck] in H.
-    destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate].
-    destruct (cwalk true b d) as [[a t]|] eqn:Ew; [|discriminate].
-    split_b. cbn [dpre dpost].
-    pose proof (chk0_validF _ _ _ _ ltac:(eassumption)) as VF.
-    pose proof (cwalk_sound _ _ _ _ _ _ Ew ltac:(eassumption)) as VC.
-    pose proof (qexpr_nodiv G _ _ _ _ _ (ecost_sound G tab Htab _ _ _ _ _ Ec)) as Hq.
-    destruct A as [P D Qn]; destruct B as [P' D' Q'];
-      destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'].
-    cbn [aP aD aQ] in *. subst DB0 DB.
-    eapply (cap_exit_valid_FC G HWU); eauto.
+    cexit_facts H. eapply (cap_exit_valid_FC G HWU); eauto.
   - (* DWhileExitCap2 *)
     destruct s as [| | | | | | e b |]; try (apply chk_valid; exact H).
-    cbn [ccheck] in H.
-    destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate].
-    destruct (cwalk true b d) as [[a t]|] eqn:Ew; [|discriminate].
-    cbv zeta in H. split_b. cbn [dpre dpost].
-    pose proof (chk0_validF _ _ _ _ ltac:(eassumption)) as VF.
-    pose proof (cwalk_sound _ _ _ _ _ _ Ew ltac:(eassumption)) as VC.
-    pose proof (qexpr_nodiv G _ _ _ _ _ (ecost_sound G tab Htab _ _ _ _ _ Ec)) as Hq.
-    destruct A as [P D Qn]; destruct B as [P' D' Q'];
-      destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'].
-    cbn [aP aD aQ] in *. subst DB0 DB.
-    eapply (cap_exit2_valid_FC G HWU); eauto.
+    cexit_facts H. eapply (cap_exit2_valid_FC G HWU); eauto.
 Qed.
 
 End CapCheck.

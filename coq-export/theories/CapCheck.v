@@ -23,8 +23,8 @@
       function of the context) and by [cwalk]; every other node by [check] under [G];
     - [ccheck_valid]: an accepted tree is valid, from [check_qstmt] and [soundness_mut] at
       [G] and at [ctx_nodiv G], CapSound.v's counted lemmas ([cwalk_sound]), its two
-      corollaries and CapSound2.v's [cap_exit2_valid_FC]; [cbound_sound] is
-      [Check.bound_sound] for [ccheck_root].
+      corollaries and CapSound2.v's [cap_exit2_valid_FC]; [cbound_sound] is Check.v's
+      [root_sound] (as [bound_sound]) for [ccheck_root].
     A capped loop is accepted on the spine only (not inside another rule's child), where
     the producer puts it.
 
@@ -83,6 +83,25 @@ Section CapCheck.
 Variable G : ctx.
 Variable tab : ntab.
 Variable wt : list (list trip).
+
+(** Q:WHILEEXITCAP / Q:WHILEEXITCAP2's checks (DWhileExit2's, the body by [check] under
+    [ctx_nodiv G] and by [cwalk]) with the loop test's [k C] ([C] the test's cost) and the
+    pre charged [2k + delta (a + t)]; the two rules differ in [k] and [delta] only. *)
+Definition cexit (k : Q -> Q) (delta : nat -> Q) (A B : assn) (ne : accw) (e : expr)
+    (b : stmt) (db : dtree) : bool :=
+  match ecost G tab (aP A) (aD A) e ne, cwalk true b db with
+  | Some C, Some (a, t) =>
+      let Bp := dpre db in let Bq := dpost db in
+      noread e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
+      cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
+      pot_ge (aQ Bq) (padd (aQ Bp) (k C)) &&
+      pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B)) (k C + k C + delta (a + t)%nat)) &&
+      cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
+      dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
+      puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
+      check (ctx_nodiv G) tab wt (Some e) false b db
+  | _, _ => false
+  end.
 
 (** The checker on the spine of a certificate, with the capped loops (see the header). *)
 Fixpoint ccheck (s : stmt) (d : dtree) {struct d} : bool :=
@@ -155,41 +174,13 @@ Fixpoint ccheck (s : stmt) (d : dtree) {struct d} : bool :=
           ccheck s0 d0 && check (ctx_nodiv G) tab wt (Some (EOpd (OVar g))) false b db
       | _, _ => false
       end
-  (* Q:WHILEEXITCAP: DWhileExit2's checks with the loop test's [k = M^if + C] and the pre
-     charged [2(M^if + C) + cap_delta (a + t)] *)
+  (* Q:WHILEEXITCAP: the loop test's [k = M^if + C], the charge [cap_delta (a + t)] *)
   | DWhileExitCap A B ne db, SWhile e b =>
-      match ecost G tab (aP A) (aD A) e ne, cwalk true b db with
-      | Some C, Some (a, t) =>
-          let Bp := dpre db in let Bq := dpost db in
-          noread e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
-          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
-          pot_ge (aQ Bq) (padd (aQ Bp) (m_if (c_metric G) + C)) &&
-          pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B))
-                              ((m_if (c_metric G) + C) + (m_if (c_metric G) + C)
-                               + cap_delta G (a + t))) &&
-          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
-          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
-          puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
-          check (ctx_nodiv G) tab wt (Some e) false b db
-      | _, _ => false
-      end
-  (* Q:WHILEEXITCAP2: DWhileExitCap's checks with the loop test's [k = M^if + M^div + C]
-     (paid per round, as Q:WHILEEXIT2) and the pre charged [2k + cap2_delta (a + t)] *)
+      cexit (fun C => m_if (c_metric G) + C) (cap_delta G) A B ne e b db
+  (* Q:WHILEEXITCAP2: the loop test's [k = M^if + M^div + C] (paid per round, as
+     Q:WHILEEXIT2), the charge [cap2_delta (a + t)] *)
   | DWhileExitCap2 A B ne db, SWhile e b =>
-      match ecost G tab (aP A) (aD A) e ne, cwalk true b db with
-      | Some C, Some (a, t) =>
-          let Bp := dpre db in let Bq := dpost db in
-          let k := m_if (c_metric G) + m_div (c_metric G) + C in
-          noread e && deq (aD Bp) (aD A) && deq (aD Bq) (aD A) &&
-          cstrs_equiv (aP Bp) (aP A ++ fst (cond G e)) && cstrs_equiv (aP Bq) (aP A) &&
-          pot_ge (aQ Bq) (padd (aQ Bp) k) &&
-          pot_ge (aQ A) (padd (pplus (aQ Bp) (aQ B)) (k + k + cap2_delta G (a + t))) &&
-          cstrs_equiv (aP B) (aP A ++ snd (cond G e)) &&
-          dcovers (aD A) (aD B) && disjoint (dvars (aD B)) (writes b) &&
-          puni G (aD A) (aQ Bp) && pnonneg (aQ Bp) && puni G (aD B) (aQ B) &&
-          check (ctx_nodiv G) tab wt (Some e) false b db
-      | _, _ => false
-      end
+      cexit (fun C => m_if (c_metric G) + m_div (c_metric G) + C) (cap2_delta G) A B ne e b db
   | _, _ => check G tab wt None false s d
   end.
 
@@ -371,6 +362,23 @@ Proof.
              (dpost d2) B V1F V1' ltac:(eassumption) V2' Hs3 ltac:(eassumption)).
 Qed.
 
+(** Q:WHILEEXITCAP / Q:WHILEEXITCAP2 in [ccheck_valid]: [cexit]'s checks taken apart, the
+    body's validity under [ctx_nodiv G] ([VF]), its counted meaning ([VC]) and the test's
+    cost under [ctx_nodiv G] ([Hq]); the case then applies its meaning-level theorem. *)
+Ltac cexit_facts H :=
+  lazymatch goal with |- valid _ (dpre (_ ?A ?B _ ?d)) _ _ =>
+  cbn [ccheck] in H; unfold cexit in H;
+  destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate];
+  destruct (cwalk true _ _) as [[a t]|] eqn:Ew; [|discriminate];
+  cbv beta zeta in H; split_b; cbn [dpre dpost];
+  pose proof (chk0_validF _ _ _ _ ltac:(eassumption)) as VF;
+  pose proof (cwalk_sound _ _ _ _ _ _ Ew ltac:(eassumption)) as VC;
+  pose proof (qexpr_nodiv G _ _ _ _ _ (ecost_sound G tab Htab _ _ _ _ _ Ec)) as Hq;
+  destruct A as [P D Qn]; destruct B as [P' D' Q'];
+  destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'];
+  cbn [aP aD aQ] in *; subst DB0 DB
+  end.
+
 (** An accepted tree is valid. *)
 Theorem ccheck_valid : forall d s, ccheck s d = true -> valid G (dpre d) s (dpost d).
 Proof.
@@ -433,77 +441,24 @@ Proof.
     eapply (cap_guard_valid_FC G HWU); eauto.
   - (* DWhileExitCap *)
     destruct s as [| | | | | | e b |]; try (apply chk_valid; exact H).
-    cbn [ccheck] in H.
-    destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate].
-    destruct (cwalk true b d) as [[a t]|] eqn:Ew; [|discriminate].
-    split_b. cbn [dpre dpost].
-    pose proof (chk0_validF _ _ _ _ ltac:(eassumption)) as VF.
-    pose proof (cwalk_sound _ _ _ _ _ _ Ew ltac:(eassumption)) as VC.
-    pose proof (qexpr_nodiv G _ _ _ _ _ (ecost_sound G tab Htab _ _ _ _ _ Ec)) as Hq.
-    destruct A as [P D Qn]; destruct B as [P' D' Q'];
-      destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'].
-    cbn [aP aD aQ] in *. subst DB0 DB.
-    eapply (cap_exit_valid_FC G HWU); eauto.
+    cexit_facts H. eapply (cap_exit_valid_FC G HWU); eauto.
   - (* DWhileExitCap2 *)
     destruct s as [| | | | | | e b |]; try (apply chk_valid; exact H).
-    cbn [ccheck] in H.
-    destruct (ecost _ _ _ _ _ _) as [C|] eqn:Ec; [|discriminate].
-    destruct (cwalk true b d) as [[a t]|] eqn:Ew; [|discriminate].
-    cbv zeta in H. split_b. cbn [dpre dpost].
-    pose proof (chk0_validF _ _ _ _ ltac:(eassumption)) as VF.
-    pose proof (cwalk_sound _ _ _ _ _ _ Ew ltac:(eassumption)) as VC.
-    pose proof (qexpr_nodiv G _ _ _ _ _ (ecost_sound G tab Htab _ _ _ _ _ Ec)) as Hq.
-    destruct A as [P D Qn]; destruct B as [P' D' Q'];
-      destruct (dpre d) as [PB0 DB0 I]; destruct (dpost d) as [PB DB QB'].
-    cbn [aP aD aQ] in *. subst DB0 DB.
-    eapply (cap_exit2_valid_FC G HWU); eauto.
+    cexit_facts H. eapply (cap_exit2_valid_FC G HWU); eauto.
 Qed.
 
 End CapCheck.
 
 (** ** The root with the capped loops: [check_root] with [ccheck] *)
 Definition ccheck_root (G : ctx) (tab : ntab) (body : stmt) (d : dtree) (bound : pot) : bool :=
-  let wt := wtids G in
-  (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
-  forallb (wud_b_w wt) (c_wu G) && tab_ok_w G tab wt &&
-  cstrs_equiv (aP (dpre d)) (launch_facts G) && forallb (root_dent G) (aD (dpre d)) &&
-  qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
-  pnonneg (aQ (dpost d)) && ccheck G tab wt body d.
+  root_chk G tab (ccheck G tab) body d bound.
 
-(** [Check.bound_sound] for [ccheck_root]: the same proof with [ccheck_valid]. *)
+(** [Check.bound_sound] for [ccheck_root]: [Check.root_sound] with [ccheck_valid]. *)
 Theorem cbound_sound : forall G tab body d bound, ccheck_root G tab body d bound = true ->
   forall F ps arrays w s' C, pok G ps -> launch_ok G ps ->
   lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->
   C <= pval (rho_params ps) bound.
 Proof.
-  intros G tab body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
-  unfold ccheck_root in H. cbv zeta in H. fold (wud_b G) in H. fold (tab_ok G tab) in H. split_b.
-  repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
-  match goal with Hc : ccheck _ _ _ body d = true |- _ => rename Hc into Hchk end.
-  match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
-  match goal with Hc : forallb (root_dent G) _ = true |- _ => rename Hc into Hrd end.
-  match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
-  match goal with Hc : pnonneg _ = true |- _ => rename Hc into Hnn end.
-  match goal with Hc : aQ (dpre d) = bound |- _ => rename Hc into HQb end.
-  match goal with Hc : tab_ok G tab = true |- _ => rename Hc into Htab end.
-  match goal with Hc : forallb (wud_b G) _ = true |- _ => rename Hc into Hwu end.
-  assert (HWU : wu_sound G) by (apply wud_sound; auto).
-  pose proof (ccheck_valid G tab _ Htab eq_refl HWU d body Hchk) as V.
-  assert (Hsat : sat_assn G ps (dpre d) (init_store G arrays) (lanes G w)).
-  { split.
-    - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
-    - apply root_dsat; auto. }
-  assert (Hwt : wt G (init_store G arrays)).
-  { intros x ty Hx t. simpl. rewrite Hx. destruct ty; reflexivity. }
-  assert (Hn : NoDup (lanes G w)) by (apply NoDup_filter, seq_NoDup).
-  destruct (V F ps _ _ _ _ w Hp Hn Hne (incl_refl _) Hwt Hsat Hrun) as [_ HQ].
-  destruct (nonempty_elem _ Hne) as [t Ht]. specialize (HQ t Ht).
-  pose proof (pnonneg_sound (rho G ps s' t) _ Hnn).
-  rewrite HQb in HQ.
-  assert (pval (rho G ps (init_store G arrays) t) bound = pval (rho_params ps) bound).
-  { unfold pval; f_equal. apply psum_ext. intros c m L a v HcL HL Hav.
-    pose proof (pvars_ok_var [] bound c m L a v Hpv HcL HL Hav) as Hv.
-    destruct v; simpl in *; auto; try discriminate; contradiction. }
-  match goal with Hv : pval _ bound = pval _ bound |- _ => rewrite Hv in HQ end.
-  lra.
+  intros G tab. refine (root_sound G tab (ccheck G tab) _). intros Htab HWU s d.
+  exact (ccheck_valid G tab _ Htab eq_refl HWU d s).
 Qed.

@@ -94,6 +94,28 @@ Proof.
   split; intros [Ht E]; split; auto; rewrite (etrue_R G _ _ _ _ _ _ _ H t Ht) in *; auto.
 Qed.
 
+(** The body's pre on the threads that pass the test, from the loop-head facts [cap_inv]
+    (used by [body_cap_of_split] and CapSound2.v's [cap2_loop]). *)
+Lemma cap_body_pre : forall F ps w P D GE e B I s T0 R0 C0,
+  cstrs_equiv B (P ++ fst (cond G e) ++ GE) = true -> cap_inv F ps w P D GE e s T0 ->
+  eeval G F ps s e T0 R0 C0 -> passing R0 T0 <> [] ->
+  sat_assn G0 ps (mkAssn B D I) s (passing R0 T0).
+Proof.
+  intros F ps w P D GE e B I s T0 R0 C0 HB HI He0 HTne.
+  destruct HI as (Hp & Hw & Hn & Hi & HP & HD & HG).
+  assert (HTe : forall t, In t (passing R0 T0) <-> In t (filter (etrue G F ps s e) T0))
+    by (intros t; apply (passing_etrue F ps s e T0 R0 C0 He0)).
+  assert (HTe' : filter (etrue G F ps s e) T0 <> []).
+  { intros E. destruct (nonempty_elem _ HTne) as [t Ht]. apply HTe in Ht. rewrite E in Ht. contradiction. }
+  split; cbn [aP aD].
+  - intros t Ht. pose proof Ht as Ht0. unfold passing in Ht0. apply filter_In in Ht0 as [Ht0 Hr].
+    apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; [exact (HP t Ht0)|]. apply sat_app.
+    + exact (proj1 (cond_correct G F ps s e T0 R0 C0 t Hp Hw He0 Ht0) Hr).
+    + exact (HG t (proj1 (HTe t) Ht)).
+  - apply (@dsat_sub G ps s (filter (etrue G F ps s e) T0) (passing R0 T0) D); [|exact (HD HTe')].
+    intros t Ht; apply HTe; auto.
+Qed.
+
 (** [body_split] and the body's validity under [ctx_nodiv G] give Cap.v's [body_cap] for
     the loop-head facts [cap_inv]: the facts are kept by the [ctx_nodiv G] run. *)
 Lemma body_cap_of_split : forall F ps w e n C b k P D GE B I PB QB',
@@ -107,7 +129,7 @@ Lemma body_cap_of_split : forall F ps w e n C b k P D GE B I PB QB',
 Proof.
   intros F ps w e n C b k P D GE B I PB QB' Hnr Hq V HB HPB HGb Hs.
   intros s T0 T s1 Cb R0 C0 R1 C1 HI He0 ET Hrun He1.
-  destruct HI as (Hp & Hw & Hn & Hi & HP & HD & HG).
+  pose proof HI as (Hp & Hw & Hn & Hi & HP & HD & HG).
   assert (Hw1 : wt G s1) by (eapply run_wt; eauto).
   assert (HnT : NoDup T) by (subst T; apply NoDup_filter; auto).
   assert (HiT : incl T (lanes G w)) by (subst T; eapply incl_tran; [apply incl_filter|]; auto).
@@ -123,18 +145,8 @@ Proof.
       change (qn 0) with 0. rewrite Qmult_0_r. lra.
   - destruct (Hs s T0 T s1 Cb R0 C0 R1 C1 (conj Hp (conj Hw (conj Hn (conj Hi (conj HP (conj HD HG))))))
                 He0 ET HTne Hrun He1) as (C' & Hr0 & HC').
-    assert (HTe : forall t, In t T <-> In t (filter (etrue G F ps s e) T0))
-      by (intros t; subst T; apply (passing_etrue F ps s e T0 R0 C0 He0)).
-    assert (HTe' : filter (etrue G F ps s e) T0 <> []).
-    { intros E. destruct (nonempty_elem _ HTne) as [t Ht]. apply HTe in Ht. rewrite E in Ht. contradiction. }
-    assert (Hpre : sat_assn G0 ps (mkAssn B D I) s T).
-    { split; cbn [aP aD].
-      - intros t Ht. pose proof Ht as Ht0. rewrite ET in Ht0. apply filter_In in Ht0 as [Ht0 Hr].
-        apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; [exact (HP t Ht0)|]. apply sat_app.
-        + exact (proj1 (cond_correct G F ps s e T0 R0 C0 t Hp Hw He0 Ht0) Hr).
-        + exact (HG t (proj1 (HTe t) Ht)).
-      - apply (@dsat_sub G ps s (filter (etrue G F ps s e) T0) T D); [|exact (HD HTe')].
-        intros t Ht; apply HTe; auto. }
+    assert (Hpre : sat_assn G0 ps (mkAssn B D I) s T)
+      by (subst T; exact (cap_body_pre F ps w P D GE e B I s T0 R0 C0 HB HI He0 HTne)).
     destruct (V F ps s T s1 C' w Hp HnT HTne HiT Hw Hpre Hr0) as (HP1 & HD1 & _ & _ & _).
     cbn [aP aD aQ] in *.
     split; [|exists C'; split; auto].

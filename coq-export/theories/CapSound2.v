@@ -61,27 +61,6 @@ Proof.
   intros y Hy. rewrite (etrue_R G _ _ _ _ _ _ _ H y Hy). reflexivity.
 Qed.
 
-(** The body's pre on the threads that pass the test, from the loop-head facts (as in
-    CapSound.v [body_cap_of_split]). *)
-Lemma cap2_body_pre : forall F ps w P D e B I s T0 R0 C0,
-  cstrs_equiv B (P ++ fst (cond G e)) = true -> cap_inv G F ps w P D [] e s T0 ->
-  eeval G F ps s e T0 R0 C0 -> passing R0 T0 <> [] ->
-  sat_assn G0 ps (mkAssn B D I) s (passing R0 T0).
-Proof.
-  intros F ps w P D e B I s T0 R0 C0 HB HI He0 HTne.
-  destruct HI as (Hp & Hw & Hn & Hi & HP & HD & HG).
-  assert (HTe : forall t, In t (passing R0 T0) <-> In t (filter (etrue G F ps s e) T0))
-    by (intros t; apply (passing_etrue G F ps s e T0 R0 C0 He0)).
-  assert (HTe' : filter (etrue G F ps s e) T0 <> []).
-  { intros E. destruct (nonempty_elem _ HTne) as [t Ht]. apply HTe in Ht. rewrite E in Ht. contradiction. }
-  split; cbn [aP aD].
-  - intros t Ht. pose proof Ht as Ht0. unfold passing in Ht0. apply filter_In in Ht0 as [Ht0 Hr].
-    apply (cstrs_equiv_sat _ _ _ HB). apply sat_app; [exact (HP t Ht0)|].
-    exact (proj1 (cond_correct G F ps s e T0 R0 C0 t Hp Hw He0 Ht0) Hr).
-  - apply (@dsat_sub G ps s (filter (etrue G F ps s e) T0) (passing R0 T0) D); [|exact (HD HTe')].
-    intros t Ht; apply HTe; auto.
-Qed.
-
 (** The loop on one run under [G], by induction on the run (Soundness.v [whileexit_loop]'s
     potential with Q:WHILEEXIT2's [k], and the body's splits by the lane budget): when no
     thread enters the body the loop costs the last test, at most [M^if + C]; else, for [te]
@@ -115,7 +94,7 @@ Proof.
     destruct (HC s T T st1 C2 R C1 R1 C1' HI H (eq_sym HpT) Hrun1 He1) as (HI1 & C' & Hb0 & HC').
     pose proof HI as (Hp & Hw & Hn & Hi & _).
     assert (Hpre : sat_assn G0 ps (mkAssn B D I) s T).
-    { pose proof (cap2_body_pre F ps w P D e B I s T R C1 HB HI H ltac:(rewrite HpT; exact Hne)) as X.
+    { pose proof (cap_body_pre G F ps w P D [] e B I s T R C1 HB' HI H ltac:(rewrite HpT; exact Hne)) as X.
       rewrite HpT in X. exact X. }
     destruct (V F ps s T st1 C' w Hp Hn Hne Hi Hw Hpre Hb0) as (_ & _ & _ & HE1 & HQ1).
     cbn [aQ] in HE1, HQ1. change (etrue G0) with (etrue G) in HE1, HQ1.
@@ -157,7 +136,7 @@ Proof.
     destruct (HC s T (passing R T) st1 C2 R C1 R1 C1' HI H eq_refl Hrun1 He1) as (HI1 & C' & Hb0 & HC').
     pose proof HI as (Hp & Hw & _ & _ & _).
     pose proof HI1 as (_ & _ & HnA & HiA & _).
-    pose proof (cap2_body_pre F ps w P D e B I s T R C1 HB HI H H1) as Hpre.
+    pose proof (cap_body_pre G F ps w P D [] e B I s T R C1 HB' HI H H1) as Hpre.
     destruct (V F ps s (passing R T) st1 C' w Hp HnA H1 HiA Hw Hpre Hb0) as (_ & _ & _ & HE1 & HQ1).
     cbn [aQ] in HE1, HQ1. change (etrue G0) with (etrue G) in HE1, HQ1.
     change (rho G0) with (rho G) in HE1, HQ1.

@@ -1256,13 +1256,19 @@ Proof.
   - intros t t' _ _. reflexivity.
 Qed.
 
-Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=
+(** The root's checks with [chk] the checker of the tree on the lanes [wtids G]: [check]
+    ([check_root] below) or CapCheck.v's [ccheck] ([ccheck_root], the capped loops). *)
+Definition root_chk (chk : list (list trip) -> stmt -> dtree -> bool)
+    (body : stmt) (d : dtree) (bound : pot) : bool :=
   let wt := wtids G in
   (0 <? c_bx G) && (0 <? c_by G) && (0 <? c_bz G) && (0 <? c_warp G) &&
   forallb (wud_b_w wt) (c_wu G) && tab_ok_w G tab wt &&
   cstrs_equiv (aP (dpre d)) launch_facts && forallb root_dent (aD (dpre d)) &&
   qeq (aQ (dpre d)) bound && pvars_ok [] bound &&
-  pnonneg (aQ (dpost d)) && check G tab wt None false body d.
+  pnonneg (aQ (dpost d)) && chk wt body d.
+
+Definition check_root (body : stmt) (d : dtree) (bound : pot) : bool :=
+  root_chk (fun wt => check G tab wt None false) body d bound.
 
 (** The value of a potential that mentions only parameters. *)
 Definition rho_params (ps : nat -> val) : var -> Z :=
@@ -1292,15 +1298,20 @@ Proof.
     unfold holds, leval, tsum; cbv beta iota zeta delta [fold_right fst snd lcst lterms rho]. lia.
 Qed.
 
-Theorem bound_sound : forall body d bound, check_root body d bound = true ->
+(** The bound theorem for a checker [chk] whose accepted trees are valid (given the facts
+    the root checks: the table and the warp-uniform dimensions). *)
+Theorem root_sound : forall chk,
+  (tab_ok G tab = true -> wu_sound G -> forall s d, chk (wtids G) s d = true ->
+   valid G (dpre d) s (dpost d)) ->
+  forall body d bound, root_chk chk body d bound = true ->
   forall F ps arrays w s' C, pok G ps -> launch_ok ps ->
   lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->
   C <= pval (rho_params ps) bound.
 Proof.
-  intros body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
-  unfold check_root in H. cbv zeta in H. fold wud_b in H. fold (tab_ok G tab) in H. split_b.
+  intros chk Hvalid body d bound H F ps arrays w s' C Hp Hb Hne Hrun.
+  unfold root_chk in H. cbv zeta in H. fold wud_b in H. fold (tab_ok G tab) in H. split_b.
   repeat match goal with Hl : (_ <? _)%nat = true |- _ => apply Nat.ltb_lt in Hl end.
-  match goal with Hc : check _ _ _ None false body d = true |- _ => rename Hc into Hchk end.
+  match goal with Hc : chk _ body d = true |- _ => rename Hc into Hchk end.
   match goal with Hc : cstrs_equiv _ _ = true |- _ => rename Hc into Heq end.
   match goal with Hc : forallb root_dent _ = true |- _ => rename Hc into Hrd end.
   match goal with Hc : pvars_ok _ _ = true |- _ => rename Hc into Hpv end.
@@ -1309,7 +1320,7 @@ Proof.
   match goal with Hc : tab_ok G tab = true |- _ => rename Hc into Htab end.
   match goal with Hc : forallb wud_b _ = true |- _ => rename Hc into Hwu end.
   assert (HWU : wu_sound G) by (apply wud_sound; auto).
-  pose proof (soundness G HWU _ _ _ (check_qstmt G tab _ Htab eq_refl _ None false _ Hchk)) as V.
+  pose proof (Hvalid Htab HWU _ _ Hchk) as V.
   assert (Hsat : sat_assn G ps (dpre d) (init_store G arrays) (lanes G w)).
   { split.
     - intros t Ht. apply (cstrs_equiv_sat _ _ _ Heq). eapply launch_facts_hold; eauto.
@@ -1327,6 +1338,15 @@ Proof.
     destruct v; simpl in *; auto; try discriminate; contradiction. }
   match goal with Hv : pval _ bound = pval _ bound |- _ => rewrite Hv in HQ end.
   lra.
+Qed.
+
+Theorem bound_sound : forall body d bound, check_root body d bound = true ->
+  forall F ps arrays w s' C, pok G ps -> launch_ok ps ->
+  lanes G w <> [] -> seval G F ps (init_store G arrays) body (lanes G w) s' C ->
+  C <= pval (rho_params ps) bound.
+Proof.
+  refine (root_sound (fun wt => check G tab wt None false) _). intros Htab HWU s d H.
+  exact (soundness G HWU _ _ _ (check_qstmt G tab _ Htab eq_refl _ None false _ H)).
 Qed.
 
 End Root.

@@ -267,3 +267,64 @@ fn analyze_json_lists_the_certificates_and_check_names_the_role() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The whole-kernel line of a symbolic grid multiplies the per-warp bound by
+/// `gridDim.x*gridDim.y*gridDim.z` and the warps per block without nesting a product in a
+/// product: hand, [`STEP`] costs `⌊(n + 31)/32⌋⁺` per warp (above); a block of 64 threads
+/// has 2 warps, so the kernel is `gridDim.x*gridDim.y*gridDim.z*2*⌊(n + 31)/32⌋⁺` (no
+/// parentheses around the product `2*⌊…⌋⁺`), and a block of 32 has one warp (`warps` is
+/// the block count, without a factor `*1`). A sum stays a parenthesised factor: one more
+/// sector for `A[0] = 1` before the loop is `1 + ⌊(n + 31)/32⌋⁺` per warp and
+/// `…*(2 + 2*⌊(n + 31)/32⌋⁺)` for the kernel.
+#[test]
+fn the_whole_kernel_bound_nests_no_product_in_a_product() {
+    let dir = std::env::temp_dir().join(format!("warpcert-printed-k-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let step = dir.join("step.cu");
+    std::fs::write(&step, STEP).unwrap();
+    let first = dir.join("step_first.cu");
+    std::fs::write(&first, STEP.replace("{ for", "{ A[0] = 1; for").as_str()).unwrap();
+    let g = "gridDim.x*gridDim.y*gridDim.z";
+    for (src, block, per_warp, warps, kernel) in [
+        (
+            &step,
+            "32",
+            "⌊(n + 31)/32⌋⁺",
+            g.to_string(),
+            format!("{g}*⌊(n + 31)/32⌋⁺"),
+        ),
+        (
+            &step,
+            "64",
+            "⌊(n + 31)/32⌋⁺",
+            format!("{g}*2"),
+            format!("{g}*2*⌊(n + 31)/32⌋⁺"),
+        ),
+        (
+            &first,
+            "64",
+            "1 + ⌊(n + 31)/32⌋⁺",
+            format!("{g}*2"),
+            format!("{g}*(2 + 2*⌊(n + 31)/32⌋⁺)"),
+        ),
+    ] {
+        let o = bin()
+            .args(["analyze", "--metric", "sectors", "--block", block])
+            .arg(src)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{text}");
+        for line in [
+            format!("  per warp  = {per_warp}\n"),
+            format!("  warps     = {warps}\n"),
+            format!("  kernel    ≤ {kernel}\n"),
+        ] {
+            assert!(
+                text.contains(&line),
+                "block {block}: no {line:?} in\n{text}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -97,6 +97,8 @@ pub fn warps_expr(l: &Loaded) -> String {
     let per_block = l.launch.warps_per_block(&l.hw);
     match super::options::total_warps(&l.launch, &l.hw) {
         Some(w) => w.to_string(),
+        // one warp per block: the grid's block count, without a factor `*1`
+        None if per_block == 1 => "gridDim.x*gridDim.y*gridDim.z".to_string(),
         None => format!("gridDim.x*gridDim.y*gridDim.z*{per_block}"),
     }
 }
@@ -232,7 +234,10 @@ pub fn whole_kernel(l: &Loaded, v: &Verdict) -> String {
     // exact: a grid of (2³¹−1)×65535×65535 blocks has more warps than a u64 holds
     match l.launch.grid {
         Some(g) => scaled(per_block * g.iter().map(|&d| BigInt::from(d)).product::<BigInt>()),
-        None => format!("gridDim.x*gridDim.y*gridDim.z*({})", scaled(per_block)),
+        None => format!(
+            "gridDim.x*gridDim.y*gridDim.z*{}",
+            crate::report::printed::as_factor(&scaled(per_block))
+        ),
     }
 }
 

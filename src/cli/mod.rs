@@ -44,8 +44,7 @@ pub const EXIT_FAILED: i32 = 1;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Stop after this many seconds with a timeout error (exit 1). `analyze`, `run`, `check`
-    /// and every other command.
+    /// Stop after this many seconds with a timeout error (exit 1); every command takes it.
     #[arg(long, global = true, value_name = "SECONDS")]
     timeout: Option<f64>,
     /// Stop with a resource failure (exit 1) when warpcert holds more than this many MiB of
@@ -91,7 +90,11 @@ enum Command {
     /// Example: warpcert claim matrixMul.cu --block 32,32 --metric sectors
     /// --bound '4 + 0.312496*max(0, 31 + wA)'; warpcert claim --table claims.csv
     Claim(claim::ClaimArgs),
-    /// Analyse every benchmark kernel × metric and print a table with times.
+    /// The benchmark table: every benchmark kernel × metric with its bound, the published
+    /// bounds' verdicts, tightness, times and relation.
+    ///
+    /// `--precision`, `--scaling` and `--interp` print other tables instead (README,
+    /// "Performance"). Example: warpcert bench --no-sim --runs 1
     Bench(bench::BenchArgs),
     /// Print the big-step lock-step derivation tree of one warp (RaCUDA Figs. 6/7 style).
     ///
@@ -112,7 +115,7 @@ enum Command {
     /// conflicts, divergent branches), block-size independence and cache-reuse advice for
     /// every kernel of files and directories; text, JSON, JSON Lines, SARIF, HTML.
     ///
-    /// Example: warpcert audit ../shared/corpus/racuda --format sarif > audit.sarif --html audit.html
+    /// Example: warpcert audit ../shared/corpus/racuda --format sarif --html audit.html > audit.sarif
     Audit(audit::AuditArgs),
     /// One point of `bench --scaling`, run in a child process (internal).
     #[command(hide = true)]
@@ -124,13 +127,16 @@ enum Command {
 pub struct KernelArgs {
     /// The CUDA source file (`.cu`).
     pub file: PathBuf,
-    /// Which `__global__` function to use (default: the only one in the file).
+    /// Which `__global__` function to use, or a template instance `k<float, 128>`
+    /// (default: `analyze` bounds every kernel of the file; `run`, `derive` and `claim` need
+    /// it when the file has several).
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Metric: sectors, conflicts, divwarps, steps, or all.
+    /// Metric: sectors, conflicts, divwarps, steps, or all (`claim`: one metric).
     #[arg(long, default_value = "all")]
     pub metric: String,
-    /// Block dimensions X[,Y[,Z]] (default: the file's `//--blockDim=` header, else 256).
+    /// Block dimensions X[,Y[,Z]] (default: the file's `//--blockDim=` header, else the host
+    /// code's `<<<…>>>`, else 256).
     #[arg(long)]
     pub block: Option<String>,
     /// Grid dimensions X[,Y[,Z]], or `symbolic` to ignore the header and the host code

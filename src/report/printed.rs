@@ -63,6 +63,32 @@ pub fn checked(text: String, bound: &Poly, kernel_text: &str) -> Printed {
     }
 }
 
+/// `text` as a factor of a product: itself when it is one product of factors (a number, a
+/// name, an atom, a parenthesised group and their `*` products), else in parentheses (a
+/// top-level `+` or binary `-`, a leading `-`, or a finite sum `Σ`). The whole-kernel
+/// bound `gridDim.x*gridDim.y*gridDim.z*F` uses it, so a product is not nested in a
+/// product (`g*(a*(b + c))` prints `g*a*(b + c)`).
+pub fn as_factor(text: &str) -> String {
+    let mut depth = 0i32;
+    let mut prev = ' ';
+    let mut flat = !text.starts_with('-') && !text.contains('Σ') && !text.is_empty();
+    for ch in text.chars() {
+        match ch {
+            '(' | '[' | '⌊' | '{' => depth += 1,
+            ')' | ']' | '⌋' | '}' => depth -= 1,
+            '+' if depth == 0 => flat = false,
+            '-' if depth == 0 && prev == ' ' => flat = false,
+            _ => {}
+        }
+        prev = ch;
+    }
+    if flat {
+        text.to_string()
+    } else {
+        format!("({text})")
+    }
+}
+
 /// The short form of `bound`, unchecked: runs of unrolled copies as finite sums
 /// ([`sigma_runs`]) when that is shorter, the rest by the e-graph (or term by term).
 pub fn simplify(bound: &Poly) -> String {
@@ -352,6 +378,9 @@ fn to_rec(p: &P, e: &mut RecExpr<Term>) -> Id {
     }
 }
 
+/// The tree of the extracted expression `e` at `id`, flat: a sum's summands are no sums
+/// and a product's factors no products ([`unit_product`]), so the text never nests a sum
+/// directly in a sum or a product in a product.
 fn from_rec(e: &RecExpr<Term>, id: Id) -> P {
     let node = &e[id];
     match node {
@@ -372,9 +401,23 @@ fn from_rec(e: &RecExpr<Term>, id: Id) -> P {
             if is_add {
                 P::Sum(out)
             } else {
-                P::Prod(out)
+                unit_product(out)
             }
         }
+    }
+}
+
+/// The product of `factors` (already flat), or its one factor when the numbers multiply
+/// to 1 and one other factor is left: the e-graph's `1·(a + b)` (factoring terms whose
+/// coefficient is 1) is the sum `a + b`, which a parent sum then takes in flat
+/// (`33 + a + b`, not `33 + (a + b)`; associativity of `+`, spec/certificate.md "Printed
+/// formula"). Any other product stays one product.
+fn unit_product(factors: Vec<P>) -> P {
+    let (c, mut rest) = split(&factors);
+    if c.is_one() && rest.len() == 1 {
+        rest.pop().unwrap_or(P::Num(c))
+    } else {
+        P::Prod(factors)
     }
 }
 
@@ -506,6 +549,51 @@ mod tests {
             term(7);
         }
         p
+    }
+
+    /// A sum factored out of terms whose coefficient is 1 prints flat inside its parent
+    /// sum, and the kernel reads the text back as the bound. Hand: `33·M + M·F + M·R`
+    /// (Mandelbrot's divwarps term C, `M = max(0, n)`, `F = ⌊(c − 1)/20⌋⁺`,
+    /// `R = max(0, r)`) is `M·(33 + R + F)`; the e-graph factors `M·R + M·F` as
+    /// `1·M·(R + F)`, whose sum the printer used to keep in parentheses inside the outer one
+    /// (Mandelbrot: `max(0, numBlocks)*(33 + (⌊(crunch - 1)/20⌋⁺ + [32 ∤ imageW]))`).
+    #[test]
+    fn a_sum_inside_a_sum_prints_flat() {
+        let m = Atom::Max0(Lin::var("n"));
+        let mut cm1 = Lin::var("c");
+        cm1.c = -Rat::one();
+        let f = Atom::Floor(cm1, 20u32.into());
+        let r = Atom::Max0(Lin::var("r"));
+        let mut b = Poly::zero();
+        b.add_term(Rat::from_integer(33.into()), vec![m.clone()]);
+        b.add_term(Rat::one(), vec![m.clone(), f]);
+        b.add_term(Rat::one(), vec![m, r]);
+        let text = simplify(&b);
+        // summands in the kernel's term order: the constant, `max0` atoms, floor atoms
+        assert_eq!(text, "max(0, n)*(33 + max(0, r) + ⌊(c - 1)/20⌋⁺)");
+        assert_eq!(warpcert_kernel::printed::check_printed(&text, &b), Ok(()));
+    }
+
+    /// A factor of a product is parenthesised exactly when it is not itself a product
+    /// (hand: the grammar of spec/certificate.md "Printed formula").
+    #[test]
+    fn as_factor_parenthesises_sums_only() {
+        assert_eq!(
+            as_factor("max(0, n)*(33 + ⌊(c - 1)/20⌋⁺)"),
+            "max(0, n)*(33 + ⌊(c - 1)/20⌋⁺)"
+        );
+        assert_eq!(as_factor("4*max(0, n - 1)"), "4*max(0, n - 1)");
+        assert_eq!(as_factor("7"), "7");
+        assert_eq!(
+            as_factor("5 + 10*⌊(wA + 31)/32⌋⁺"),
+            "(5 + 10*⌊(wA + 31)/32⌋⁺)"
+        );
+        assert_eq!(as_factor("max(0, n) - 1"), "(max(0, n) - 1)");
+        assert_eq!(as_factor("-max(0, n)"), "(-max(0, n))");
+        assert_eq!(
+            as_factor("Σ_{k=0..4} max(0, k + n - 4)"),
+            "(Σ_{k=0..4} max(0, k + n - 4))"
+        );
     }
 
     /// A run of unrolled copies prints as one finite sum that the kernel reads back as the

@@ -12,7 +12,7 @@ use common::lower_guard::{guard_lower, lower_src, GUARD};
 use common::warp_cost;
 
 use std::collections::BTreeMap;
-use warpcert::analysis::lower::lower_certificate;
+use warpcert::analysis::lower::{lower_certificate, LowerOptions};
 use warpcert::analysis::{analyze, AnalysisOptions};
 use warpcert::core::metric::{q, Metric, MetricName};
 use warpcert::core::Hardware;
@@ -112,9 +112,16 @@ fn lower_bounds_are_accepted_and_below_the_semantics() {
             let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default())
                 .unwrap_or_else(|e| panic!("{m}: {e}"));
             for w in 0..case.block / 32 {
-                let (text, bound) =
-                    lower_certificate(&prog, &metric, &hw, &launch, &up.derivation, w)
-                        .unwrap_or_else(|e| panic!("{}: {m}: warp {w}: {e}", case.src));
+                let (text, bound) = lower_certificate(
+                    &prog,
+                    &metric,
+                    &hw,
+                    &launch,
+                    &up.derivation,
+                    w,
+                    &LowerOptions::default(),
+                )
+                .unwrap_or_else(|e| panic!("{}: {m}: warp {w}: {e}", case.src));
                 let v = warpcert_kernel::check(&text).unwrap_or_else(|r| {
                     panic!("{}: {m}: warp {w}: rejected: {r}\n{text}", case.src)
                 });
@@ -164,7 +171,16 @@ fn mutated_access_counts_are_rejected() {
     let (prog, launch) = lower_src(ROWS, 64, 3);
     let metric = Metric::standard(MetricName::Sectors);
     let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default()).unwrap();
-    let (text, _) = lower_certificate(&prog, &metric, &hw, &launch, &up.derivation, 1).unwrap();
+    let (text, _) = lower_certificate(
+        &prog,
+        &metric,
+        &hw,
+        &launch,
+        &up.derivation,
+        1,
+        &LowerOptions::default(),
+    )
+    .unwrap();
     assert!(text.contains("(n 4)"), "{text}");
     let r = warpcert_kernel::check(&text.replacen("(n 4)", "(n 5)", 1)).unwrap_err();
     assert_eq!(
@@ -423,8 +439,16 @@ fn ifd_posts_mentioning_a_written_local_are_rejected() {
     let (prog, launch) = lower_src(WRITES_X, 32, 1);
     let metric = Metric::standard(MetricName::Sectors);
     let up = analyze(&prog, &metric, &hw, &launch, &AnalysisOptions::default()).unwrap();
-    let (text, _) = lower_certificate(&prog, &metric, &hw, &launch, &up.derivation, 0)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (text, _) = lower_certificate(
+        &prog,
+        &metric,
+        &hw,
+        &launch,
+        &up.derivation,
+        0,
+        &LowerOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let v = warpcert_kernel::check(&text).unwrap_or_else(|r| panic!("rejected: {r}\n{text}"));
     assert_eq!((v.role, v.bound.as_str()), (Role::Lower(0), "4"));
     // a fact about x in the post's P

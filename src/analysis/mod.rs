@@ -113,49 +113,123 @@ impl Analysis {
     }
 }
 
-/// The capped bounds of [`Analysis::capped`]: B, a run of [`derive::Ctx::capped`], and C, a
-/// run of [`derive::Ctx::capped_per_round`] (Q:WHILEEXITCAP2), when the metric charges
-/// `M^div` and the derivation has a loop left by divergent jumps (Q:WHILEGUARD,
-/// Q:WHILEGUARD0, Q:WHILEEXIT2); each kept when it is below the minimum of the bounds before
-/// it at some sampled point, C chained after B (or alone). `None` otherwise, or when the
+/// The fixed inputs of the runs of one inference ([`analyze_toward`]): the program, metric,
+/// hardware, launch, options and the claimed bound `target` (issue 19; `None`: the tightest
+/// bound). Every run ([`run_once`]'s fallbacks and the extra runs [`capped_run`],
+/// [`symdiv_run`], [`counted_run`], [`windowed_run`]) differs from the first only in the
+/// variant of [`derive::Ctx`] it builds from [`Job::ctx`].
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    prog: &'a Program,
+    metric: &'a Metric,
+    hw: &'a Hardware,
+    launch: &'a Launch,
+    opts: &'a AnalysisOptions,
+    target: Option<&'a Poly>,
+}
+
+/// What the bound of an extra run ([`Job::extra`]) must beat to be kept.
+#[derive(Clone, Copy)]
+enum Beat<'b> {
+    /// Below the minimum of these bounds at some sampled point
+    /// (`form::min_at_most_everywhere`): a further bound of the chain of
+    /// [`Analysis::capped`] (B and C of [`capped_run`], [`symdiv_run`]); the answer is the
+    /// minimum of the chain.
+    Chain(&'b [&'b Poly]),
+    /// At most this bound at every sampled point and below it at one
+    /// (`form::at_most_everywhere` both ways): the run replaces the first
+    /// ([`counted_run`], [`windowed_run`]).
+    Replace(&'b Poly),
+}
+
+impl<'a> Job<'a> {
+    /// A fresh context for one run of this job ([`derive::Ctx::new`]).
+    fn ctx(&self) -> derive::Ctx<'a> {
+        derive::Ctx::new(self.prog, self.metric, self.hw, self.launch, self.opts)
+    }
+
+    /// One run of the inference toward the target ([`derive::run_toward`]) in the context
+    /// `variant` makes of a fresh one ([`Self::ctx`]).
+    fn run(
+        &self,
+        variant: impl FnOnce(derive::Ctx<'a>) -> derive::Ctx<'a>,
+    ) -> Result<(Node, Poly), AnalysisError> {
+        derive::run_toward(&mut variant(self.ctx()), self.target)
+    }
+
+    /// An extra run ([`Self::run`] in the context `variant` makes): its derivation and bound
+    /// when the bound beats `beat`; `None` when it does not, or when the run fails.
+    fn extra(
+        &self,
+        variant: impl FnOnce(derive::Ctx<'a>) -> derive::Ctx<'a>,
+        beat: Beat<'_>,
+    ) -> Option<(Node, Poly)> {
+        let (derivation, bound) = self.run(variant).ok()?;
+        let kept = match beat {
+            Beat::Chain(before) => !form::min_at_most_everywhere(before, &bound),
+            Beat::Replace(first) => {
+                form::at_most_everywhere(&bound, first) && !form::at_most_everywhere(first, &bound)
+            }
+        };
+        kept.then_some((derivation, bound))
+    }
+
+    /// The [`Analysis`] of a derivation of this job and its bound: the certificate
+    /// (`spec/certificate.md`) and the rule counts; no further bound (`capped: None`).
+    fn analysis(&self, (derivation, bound): (Node, Poly)) -> Box<Analysis> {
+        let certificate =
+            crate::certificate::write(self.prog, self.metric, self.hw, self.launch, &derivation);
+        let mut rules_used = BTreeMap::new();
+        derivation.count_rules(&mut rules_used);
+        Box::new(Analysis {
+            bound,
+            derivation,
+            certificate,
+            rules_used,
+            capped: None,
+        })
+    }
+
+    /// An extra bound for the chain of `head` ([`Analysis::chain`]; the answer is its
+    /// minimum): the run of [`Self::extra`] in the context `variant` makes, appended to the
+    /// end of the chain when it is below the minimum of the chain's bounds at some sampled
+    /// point ([`Beat::Chain`]) and `keep` accepts its analysis; the chain unchanged
+    /// otherwise, or when the run fails.
+    fn chain_run(
+        &self,
+        head: &mut Analysis,
+        variant: impl FnOnce(derive::Ctx<'a>) -> derive::Ctx<'a>,
+        keep: impl FnOnce(&Analysis) -> bool,
+    ) {
+        let before: Vec<&Poly> = head.chain().into_iter().map(|a| &a.bound).collect();
+        let Some(found) = self.extra(variant, Beat::Chain(&before)) else {
+            return;
+        };
+        let found = self.analysis(found);
+        if keep(&found) {
+            append_to_chain(head, found);
+        }
+    }
+}
+
+/// The capped bounds of [`Analysis::capped`] appended to the chain of `head` (the first
+/// run's analysis, alone so far): B, a run of [`derive::Ctx::capped`], and C, a run of
+/// [`derive::Ctx::capped_per_round`] (Q:WHILEEXITCAP2), when the metric charges `M^div` and
+/// the derivation has a loop left by divergent jumps (Q:WHILEGUARD, Q:WHILEGUARD0,
+/// Q:WHILEEXIT2); each kept when it is below the minimum of the bounds before it at some
+/// sampled point ([`Job::chain_run`]), C after B (or alone). Nothing otherwise, or when the
 /// capped runs fail (a body whose other nodes may split, spec/logic.md §4a).
-#[allow(clippy::too_many_arguments)]
-fn capped_run(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    target: Option<&Poly>,
-    rules_used: &BTreeMap<&'static str, usize>,
-    bound: &Poly,
-) -> Option<Box<Analysis>> {
+fn capped_run(job: Job<'_>, head: &mut Analysis) {
     use num_traits::Zero;
     let divergent = ["Q:WHILEGUARD", "Q:WHILEGUARD0", "Q:WHILEEXIT2"];
-    if metric.div.is_zero() || !divergent.iter().any(|r| rules_used.contains_key(r)) {
-        return None;
+    if job.metric.div.is_zero() || !divergent.iter().any(|r| head.rules_used.contains_key(r)) {
+        return;
     }
-    let run = |per_round: bool, before: &[&Poly]| {
-        let ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
-        let mut ctx = if per_round {
-            ctx.capped_per_round()
-        } else {
-            ctx.capped()
-        };
-        capped_one(prog, metric, hw, launch, &mut ctx, target, before)
-    };
-    let b = run(false, &[bound]);
-    let mut before = vec![bound];
-    before.extend(b.as_ref().map(|b| &b.bound));
+    job.chain_run(head, derive::Ctx::capped, |_| true);
     // C only where a loop is Q:WHILEEXITCAP2 (else it is B again)
-    let c = run(true, &before).filter(|c| c.rules_used.contains_key("Q:WHILEEXITCAP2"));
-    match (b, c) {
-        (Some(mut b), c) => {
-            b.capped = c;
-            Some(b)
-        }
-        (None, c) => c,
-    }
+    job.chain_run(head, derive::Ctx::capped_per_round, |c| {
+        c.rules_used.contains_key("Q:WHILEEXITCAP2")
+    });
 }
 
 thread_local! {
@@ -168,41 +242,17 @@ thread_local! {
 /// [`derive::Ctx::symbolic_divisors`]): a grid-stride loop `pos += 192·gridDim.x` ranked by
 /// `⌊(R − s + δ)/δ⌋⁺` with the step `δ` itself as the divisor, exact at every grid where the
 /// first run's `⌊R/s⌋⁺` is exact at `gridDim = 1` only; without guarded charges (their
-/// atoms divide by constants). Appended to the end of the chain
-/// `capped` of `bound` (the answer is the minimum of the chain) when it is below the
-/// minimum of the bounds before it at some sampled point; `capped` unchanged otherwise.
-#[allow(clippy::too_many_arguments)]
-fn symdiv_run(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    target: Option<&Poly>,
-    bound: &Poly,
-    capped: Option<Box<Analysis>>,
-) -> Option<Box<Analysis>> {
-    if !opts.floor {
-        return capped;
+/// atoms divide by constants). Appended to the end of the chain of `head` (the answer is
+/// the minimum of the chain) when it is below the minimum of the bounds before it at some
+/// sampled point ([`Job::chain_run`]); the chain unchanged otherwise.
+fn symdiv_run(job: Job<'_>, head: &mut Analysis) {
+    if !job.opts.floor {
+        return;
     }
-    let mut before = vec![bound];
-    before.extend(capped.iter().flat_map(|c| c.chain()).map(|a| &a.bound));
     // without guarded charges: their atoms `⌊(−L_u − t_j)/S⌋⁺` (Q:GWRITEGUARD) divide by the
     // step's lower bound `S`, exact at `gridDim = 1` only, where the first bound is already
     // exact; the flat per-round charge divided by the step is the tighter one at larger grids
-    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
-        .symbolic_divisors()
-        .without_guards();
-    let Some(s) = capped_one(prog, metric, hw, launch, &mut ctx, target, &before) else {
-        return capped;
-    };
-    match capped {
-        None => Some(s),
-        Some(mut head) => {
-            append_to_chain(&mut head, s);
-            Some(head)
-        }
-    }
+    job.chain_run(head, |c| c.symbolic_divisors().without_guards(), |_| true);
 }
 
 /// `s` after the last bound of the chain starting at `head` ([`Analysis::chain`]).
@@ -211,34 +261,6 @@ fn append_to_chain(head: &mut Analysis, s: Box<Analysis>) {
         Some(next) => append_to_chain(next, s),
         None => head.capped = Some(s),
     }
-}
-
-/// One capped run (B or C of [`capped_run`]) in `ctx`: kept when its bound is below
-/// `min(before)` at some sampled point.
-#[allow(clippy::too_many_arguments)]
-fn capped_one(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    ctx: &mut derive::Ctx<'_>,
-    target: Option<&Poly>,
-    before: &[&Poly],
-) -> Option<Box<Analysis>> {
-    let (derivation, b) = derive::run_toward(ctx, target).ok()?;
-    if form::min_at_most_everywhere(before, &b) {
-        return None;
-    }
-    let certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
-    let mut rules_used = BTreeMap::new();
-    derivation.count_rules(&mut rules_used);
-    Some(Box::new(Analysis {
-        bound: b,
-        derivation,
-        certificate,
-        rules_used,
-        capped: None,
-    }))
 }
 
 /// One run of the inference ([`derive::run_toward`]); a triangular nest once more with the
@@ -252,77 +274,52 @@ fn capped_one(
 /// charged inside a loop is no candidate of the loop's invariant template, so its LP can be
 /// infeasible where the constant `M^div` is not). Also returns whether some loop had
 /// candidate floor atoms.
-fn run_once(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    target: Option<&Poly>,
-) -> (Result<(Node, Poly), AnalysisError>, bool) {
-    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts);
-    let r = derive::run_toward(&mut ctx, target);
+fn run_once(job: Job<'_>) -> (Result<(Node, Poly), AnalysisError>, bool) {
+    let mut ctx = job.ctx();
+    let r = derive::run_toward(&mut ctx, job.target);
     let floors = ctx.has_floors();
     SYM_STEPS.with(|c| c.set(c.get() || ctx.has_symbolic_steps()));
     let r = match r {
-        Err(e) if ctx.has_triangular() => {
-            let mut deferred = derive::Ctx::new(prog, metric, hw, launch, opts).deferred();
-            derive::run_toward(&mut deferred, target)
-                .or_else(|_| {
-                    if !ctx.has_constant_triangular() {
-                        return Err(());
-                    }
-                    let mut unrolled = derive::Ctx::new(prog, metric, hw, launch, opts).unrolling();
-                    let r = derive::run_toward(&mut unrolled, target);
-                    match r {
-                        Ok(v) if unrolled.unrolled_triangular() => Ok(v),
-                        _ => Err(()),
-                    }
-                })
-                .or_else(|_| {
-                    let mut again = derive::Ctx::new(prog, metric, hw, launch, opts).overshifted();
-                    derive::run_toward(&mut again, target)
-                })
-                .or_else(|_| {
-                    let mut relaxed = derive::Ctx::new(prog, metric, hw, launch, opts).relaxed();
-                    derive::run_toward(&mut relaxed, target).map_err(|_| e)
-                })
-        }
+        Err(e) if ctx.has_triangular() => job
+            .run(derive::Ctx::deferred)
+            .or_else(|_| {
+                if !ctx.has_constant_triangular() {
+                    return Err(());
+                }
+                let mut unrolled = job.ctx().unrolling();
+                let r = derive::run_toward(&mut unrolled, job.target);
+                match r {
+                    Ok(v) if unrolled.unrolled_triangular() => Ok(v),
+                    _ => Err(()),
+                }
+            })
+            .or_else(|_| job.run(derive::Ctx::overshifted))
+            .or_else(|_| job.run(derive::Ctx::relaxed).map_err(|_| e)),
         r => r,
     };
     // a guarded charge the loops' templates cannot pay (derive/guarded.rs): once more without
     // guarded charges, before giving up residue atoms too
     let r = match r {
-        Err(e) if ctx.used_guards() => {
-            let mut plain = derive::Ctx::new(prog, metric, hw, launch, opts).without_guards();
-            derive::run_toward(&mut plain, target).map_err(|_| e)
-        }
+        Err(e) if ctx.used_guards() => job.run(derive::Ctx::without_guards).map_err(|_| e),
         r => r,
     };
     let r = match r {
-        Err(e) if opts.align => {
+        Err(e) if job.opts.align => {
             let plain = AnalysisOptions {
                 align: false,
-                ..opts.clone()
+                ..job.opts.clone()
             };
-            run_once(prog, metric, hw, launch, &plain, target)
-                .0
-                .map_err(|_| e)
+            run_once(Job {
+                opts: &plain,
+                ..job
+            })
+            .0
+            .map_err(|_| e)
         }
         r => r,
     };
-    let r = match r {
-        Ok(found) => Ok(windowed_run(
-            prog, metric, hw, launch, opts, target, &ctx, found,
-        )),
-        r => r,
-    };
-    let r = match r {
-        Ok(found) => Ok(counted_run(
-            prog, metric, hw, launch, opts, target, &ctx, found,
-        )),
-        r => r,
-    };
+    let r = r.map(|found| windowed_run(job, &ctx, found));
+    let r = r.map(|found| counted_run(job, &ctx, found));
     (r, floors)
 }
 
@@ -332,46 +329,16 @@ fn run_once(
 /// knows its counter, so an access indexed by `counter·W + …` may be aligned in some
 /// copies (matrixMulBad: `B[b + wB·k + tx]` is 4 sectors for `k ≡ 0 (mod 8)`, 5 for the
 /// other `k`, 508 sectors a tile where every round charged 5 gives 512). Kept only when its
-/// bound is at most `first`'s at every sampled point and below it at one; otherwise, or
-/// when the run fails, `first`.
-#[allow(clippy::too_many_arguments)]
-fn counted_run(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    target: Option<&Poly>,
-    first_ctx: &derive::Ctx<'_>,
-    first: (Node, Poly),
-) -> (Node, Poly) {
+/// bound is at most `first`'s at every sampled point and below it at one
+/// ([`Beat::Replace`]); otherwise, or when the run fails, `first`.
+fn counted_run(job: Job<'_>, first_ctx: &derive::Ctx<'_>, first: (Node, Poly)) -> (Node, Poly) {
     use num_traits::Zero;
-    let unsectored = metric.gread.mul.is_zero() && metric.gwrite.mul.is_zero();
+    let unsectored = job.metric.gread.mul.is_zero() && job.metric.gwrite.mul.is_zero();
     if unsectored || !first_ctx.has_counted_loops() {
         return first;
     }
-    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts).unrolling_counted();
-    tighter_or_first(&mut ctx, target, first)
-}
-
-/// The run of `ctx` (toward `target`) when its bound is at most `first`'s at every sampled
-/// point and below it at one (`form::at_most_everywhere` both ways); otherwise, or when the
-/// run fails, `first`. The acceptance test of the extra runs [`counted_run`] and
-/// [`windowed_run`].
-fn tighter_or_first(
-    ctx: &mut derive::Ctx<'_>,
-    target: Option<&Poly>,
-    first: (Node, Poly),
-) -> (Node, Poly) {
-    match derive::run_toward(ctx, target) {
-        Ok((node, bound))
-            if form::at_most_everywhere(&bound, &first.1)
-                && !form::at_most_everywhere(&first.1, &bound) =>
-        {
-            (node, bound)
-        }
-        _ => first,
-    }
+    job.extra(derive::Ctx::unrolling_counted, Beat::Replace(&first.1))
+        .unwrap_or(first)
 }
 
 /// A run with the triangular loops of constant trip count unrolled and the Q:WHILELAST
@@ -380,21 +347,11 @@ fn tighter_or_first(
 /// Q:WHILELASTALIGN node and some triangular loop's trip count may be a launch constant:
 /// each unrolled copy of an inner loop then pays its split only when its own entry offset
 /// can reach a split window (tests/precision/nest_entry_stride.cu). Kept only when its
-/// bound is at most `first`'s at every sampled point and below it at one; otherwise, or
-/// when the run fails, `first`.
-#[allow(clippy::too_many_arguments)]
-fn windowed_run(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    opts: &AnalysisOptions,
-    target: Option<&Poly>,
-    first_ctx: &derive::Ctx<'_>,
-    first: (Node, Poly),
-) -> (Node, Poly) {
+/// bound is at most `first`'s at every sampled point and below it at one
+/// ([`Beat::Replace`]); otherwise, or when the run fails, `first`.
+fn windowed_run(job: Job<'_>, first_ctx: &derive::Ctx<'_>, first: (Node, Poly)) -> (Node, Poly) {
     use num_traits::Zero;
-    if metric.div.is_zero() || !opts.align || !first_ctx.has_constant_triangular() {
+    if job.metric.div.is_zero() || !job.opts.align || !first_ctx.has_constant_triangular() {
         return first;
     }
     let mut rules = BTreeMap::new();
@@ -402,10 +359,8 @@ fn windowed_run(
     if !rules.contains_key("Q:WHILELASTALIGN") {
         return first;
     }
-    let mut ctx = derive::Ctx::new(prog, metric, hw, launch, opts)
-        .unrolling()
-        .windowed();
-    tighter_or_first(&mut ctx, target, first)
+    job.extra(|c| c.unrolling().windowed(), Beat::Replace(&first.1))
+        .unwrap_or(first)
 }
 
 /// What a derivation that is not an upper certificate adds to [`analyze`]'s first run: the
@@ -526,11 +481,19 @@ pub fn analyze_toward(
             reason: "block dimensions must be positive".into(),
         });
     }
+    let job = Job {
+        prog,
+        metric,
+        hw,
+        launch,
+        opts,
+        target,
+    };
     // The passes recurse along the program's nesting (sequences are right-nested), so they
     // run on a thread with a large stack, like the kernel.
     on_analysis_thread(|| {
         SYM_STEPS.with(|c| c.set(false));
-        let (first, floors) = run_once(prog, metric, hw, launch, opts, target);
+        let (first, floors) = run_once(job);
         let sym_steps = SYM_STEPS.with(std::cell::Cell::get);
         // a loop with a constant step had floor atoms: the polynomial form too, and
         // the floor form only where it is at least as tight at every sampled point
@@ -539,10 +502,11 @@ pub fn analyze_toward(
                 floor: false,
                 ..opts.clone()
             };
-            match (
-                first,
-                run_once(prog, metric, hw, launch, &poly_opts, target).0,
-            ) {
+            let poly = Job {
+                opts: &poly_opts,
+                ..job
+            };
+            match (first, run_once(poly).0) {
                 (Ok((d, b)), Ok(p))
                     if form::has_floor(&b) && form::at_most_everywhere(&b, &p.1) =>
                 {
@@ -555,27 +519,18 @@ pub fn analyze_toward(
             first?
         };
         // Q:CASE on the sign of a parameter (spec/logic.md §4a; derive/case.rs)
-        let (derivation, bound) = match target {
+        let found = match target {
             None => derive::split_cases(prog, metric, hw, launch, opts, derivation, bound),
             Some(_) => (derivation, bound),
         };
-        let mut certificate = crate::certificate::write(prog, metric, hw, launch, &derivation);
+        let mut a = job.analysis(found);
         // without the writer's spare capacity: the text is kept while the kernel checks it
         // (issue 13)
-        certificate.shrink_to_fit();
-        let mut rules_used = BTreeMap::new();
-        derivation.count_rules(&mut rules_used);
-        let capped = capped_run(prog, metric, hw, launch, opts, target, &rules_used, &bound);
-        let capped = match sym_steps {
-            true => symdiv_run(prog, metric, hw, launch, opts, target, &bound, capped),
-            false => capped,
-        };
-        Ok(Analysis {
-            bound,
-            derivation,
-            certificate,
-            rules_used,
-            capped,
-        })
+        a.certificate.shrink_to_fit();
+        capped_run(job, &mut a);
+        if sym_steps {
+            symdiv_run(job, &mut a);
+        }
+        Ok(*a)
     })
 }

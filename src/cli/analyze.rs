@@ -688,15 +688,19 @@ impl LowerSearch<'_> {
     ) -> Result<Option<crate::report::LowerReport>, String> {
         let (l, upper) = (self.l, self.upper);
         for &w in warps {
-            let Ok((text, _)) = crate::analysis::lower::lower_certificate_under(
-                &l.program,
-                self.m,
-                &l.hw,
-                &l.launch,
-                upper_deriv,
-                w,
-                hyp,
-            ) else {
+            let lower = |split: bool| {
+                let with = crate::analysis::lower::LowerOptions { hyp, split };
+                crate::analysis::lower::lower_certificate(
+                    &l.program,
+                    self.m,
+                    &l.hw,
+                    &l.launch,
+                    upper_deriv,
+                    w,
+                    &with,
+                )
+            };
+            let Ok((text, _)) = lower(false) else {
                 // the lower logic does not cover this program (no warp will do better)
                 return Ok(None);
             };
@@ -707,15 +711,7 @@ impl LowerSearch<'_> {
             let text = if reaches(&text) {
                 text
             } else {
-                match crate::analysis::lower::lower_certificate_split(
-                    &l.program,
-                    self.m,
-                    &l.hw,
-                    &l.launch,
-                    upper_deriv,
-                    w,
-                    hyp,
-                ) {
+                match lower(true) {
                     Ok((t, _)) if t != text && reaches(&t) => t,
                     _ => continue,
                 }

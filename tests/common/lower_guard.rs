@@ -30,7 +30,7 @@ pub const GUARD: &str = "__global__ void k(float *A, float *B, float *C, int n) 
 /// The lower certificate of GUARD for `warp` under the hypotheses the producer finds.
 pub fn guard_lower(warp: u32) -> (Program, Launch, String, String) {
     use warpcert::analysis::lower::{
-        guard_hypotheses, lower_certificate_under, witness_point, Hypotheses,
+        guard_hypotheses, lower_certificate, witness_point, Hypotheses, LowerOptions,
     };
     let hw = Hardware::default();
     let (prog, launch) = lower_src(GUARD, 64, 3);
@@ -52,7 +52,10 @@ pub fn guard_lower(warp: u32) -> (Program, Launch, String, String) {
         &under,
     )
     .unwrap();
-    let (text, _) =
-        lower_certificate_under(&prog, &metric, &hw, &launch, &d, warp, Some(&h)).unwrap();
+    let with = LowerOptions {
+        hyp: Some(&h),
+        ..Default::default()
+    };
+    let (text, _) = lower_certificate(&prog, &metric, &hw, &launch, &d, warp, &with).unwrap();
     (prog, launch, text, h.text())
 }

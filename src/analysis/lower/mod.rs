@@ -17,18 +17,19 @@
 //! `i = 256·blockIdx.x + threadIdx.x`) are decided under **parameter hypotheses** (L:HYP):
 //! [`guard_hypotheses`] finds facts over `int` parameters under which each such guard
 //! passes on every lane, [`witness_point`] a parameter valuation satisfying them and the
-//! launch facts, and [`lower_certificate_under`] writes `(lower W (hyp …) (witness …))`
-//! from a derivation whose root pre includes them (`analysis::derivation` with `DerivationOptions::hyps`).
+//! launch facts, and [`lower_certificate`] with [`LowerOptions::hyp`] writes
+//! `(lower W (hyp …) (witness …))` from a derivation whose root pre includes them
+//! (`analysis::derivation` with `DerivationOptions::hyps`).
 //!
 //! Untrusted: the kernel checks every certificate this writes (`warpcert_kernel::check`).
 //!
 //! Layout, one job per file: this file writes the certificate ([`lower_certificate`],
-//! [`lower_certificate_under`]) and holds the walk's context and node helpers; `stmt.rs`
+//! [`LowerOptions`]) and holds the walk's context and node helpers; `stmt.rs`
 //! the statement rules, `divergent.rs` the divergent `if`s, `loops.rs` counted loops,
 //! `expr.rs` expressions and access counts; `hypotheses.rs` the parameter hypotheses of
 //! L:HYP and their witness point, `congruence.rs` the congruence hypotheses of warp-exact
 //! products, `split.rs` L:IFSPLIT (branches over their own lanes,
-//! [`lower_certificate_split`]).
+//! [`LowerOptions::split`]).
 
 mod congruence;
 mod divergent;
@@ -53,10 +54,30 @@ use num_traits::Zero;
 /// Why no lower derivation was made (the statement's rule and what is missing).
 pub type LowerError = String;
 
-/// A lower-bound certificate text (spec/certificate.md, version 5 with `(lower W)`) for
-/// warp `warp` of `prog`, derived from the upper derivation `upper` (root: the body); its
-/// bound is the root's pre potential (a polynomial in the `int` parameters, in the
-/// metric's unit). Errors: a construct the lower logic does not cover (module docs).
+/// What a lower certificate ([`lower_certificate`]) may use beyond the launch facts and
+/// the rules of the module docs. The default adds nothing: the section `(lower W)`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowerOptions<'a> {
+    /// Parameter hypotheses (section `(lower W (hyp …) (witness …))`, spec/logic.md §4b,
+    /// L:HYP): the upper derivation must then be one whose root pre is the launch facts
+    /// followed by `hyp.facts` ([`crate::analysis::derivation`] with
+    /// [`crate::analysis::DerivationOptions::hyps`]).
+    pub hyp: Option<&'a Hypotheses>,
+    /// L:IFSPLIT and L:IFLANES (`split.rs`, spec/logic.md §4b "Lane subsets") where a
+    /// remainder test splits the lane set, or a comparison of exact values is decided lane
+    /// by lane, and the branches' bounds over their lanes beat `minc`. `analyze` asks for
+    /// it only where the certificate without it does not reach the upper bound (the
+    /// certificates that did are unchanged; LowerCheck.v checks L:IFSPLIT since
+    /// lowersplit19 and L:IFLANES (`DIfLanes`) since iflanescoq19).
+    pub split: bool,
+}
+
+/// A lower-bound certificate text (spec/certificate.md, version 5 with `(lower W)`, or
+/// `(lower W (hyp …) (witness …))` with [`LowerOptions::hyp`]) for warp `warp` of `prog`,
+/// derived from the upper derivation `upper` (root: the body) with what `with` allows
+/// ([`LowerOptions`]); its bound is the root's pre potential (a polynomial in the `int`
+/// parameters, in the metric's unit). Errors: a construct the lower logic does not cover
+/// (module docs).
 pub fn lower_certificate(
     prog: &Program,
     metric: &Metric,
@@ -64,55 +85,7 @@ pub fn lower_certificate(
     launch: &Launch,
     upper: &Node,
     warp: u32,
-) -> Result<(String, Poly), LowerError> {
-    lower_certificate_under(prog, metric, hw, launch, upper, warp, None)
-}
-
-/// [`lower_certificate`] with the parameter hypotheses `hyp` (section
-/// `(lower W (hyp …) (witness …))`, spec/logic.md §4b, L:HYP): `upper` must then be a
-/// derivation whose root pre is the launch facts followed by `hyp.facts`
-/// ([`crate::analysis::derivation`] with [`crate::analysis::DerivationOptions::hyps`]).
-pub fn lower_certificate_under(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    upper: &Node,
-    warp: u32,
-    hyp: Option<&Hypotheses>,
-) -> Result<(String, Poly), LowerError> {
-    lower_certificate_with(prog, metric, hw, launch, upper, warp, hyp, false)
-}
-
-/// [`lower_certificate_under`] that also uses L:IFSPLIT and L:IFLANES (`split.rs`,
-/// spec/logic.md §4b "Lane subsets") where a remainder test splits the lane set, or a
-/// comparison of exact values is decided lane by lane, and the branches' bounds over their
-/// lanes beat `minc`. A separate entry: `analyze` asks for it only where the certificate
-/// without it does not reach the upper bound (the certificates that did are unchanged;
-/// LowerCheck.v checks L:IFSPLIT since lowersplit19 and L:IFLANES (`DIfLanes`) since
-/// iflanescoq19).
-pub fn lower_certificate_split(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    upper: &Node,
-    warp: u32,
-    hyp: Option<&Hypotheses>,
-) -> Result<(String, Poly), LowerError> {
-    lower_certificate_with(prog, metric, hw, launch, upper, warp, hyp, true)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn lower_certificate_with(
-    prog: &Program,
-    metric: &Metric,
-    hw: &Hardware,
-    launch: &Launch,
-    upper: &Node,
-    warp: u32,
-    hyp: Option<&Hypotheses>,
-    split: bool,
+    with: &LowerOptions<'_>,
 ) -> Result<(String, Poly), LowerError> {
     let wsz = u64::from(hw.warp_size);
     let first = wsz * u64::from(warp);
@@ -123,7 +96,7 @@ fn lower_certificate_with(
         launch,
         warp,
         threads: (first..(first + wsz).min(launch.block_threads())).collect(),
-        split,
+        split: with.split,
     };
     // `Lx::stmt` recurses along the derivation (an unrolled loop nests its copies): on a
     // large stack, as the upper analysis (a rayon worker's 2 MiB overflowed in a debug
@@ -134,7 +107,7 @@ fn lower_certificate_with(
     let (head, rest) = text
         .split_once("(assumptions")
         .ok_or_else(|| "the certificate writer wrote no assumptions section".to_string())?;
-    let section = match hyp {
+    let section = match with.hyp {
         None => format!("(lower {warp})"),
         Some(h) => {
             let facts: Vec<String> = h.facts.iter().map(certificate::cstr_sexp).collect();
@@ -164,7 +137,7 @@ struct Lx<'a> {
     launch: &'a Launch,
     warp: u32,
     threads: Vec<u64>,
-    /// Whether L:IFSPLIT may be used ([`lower_certificate_split`]).
+    /// Whether L:IFSPLIT may be used ([`LowerOptions::split`]).
     split: bool,
 }
 

@@ -232,12 +232,6 @@ fn capped_run(job: Job<'_>, head: &mut Analysis) {
     });
 }
 
-thread_local! {
-    /// Whether a run of [`run_once`] on this thread met a loop whose symbolic step is a
-    /// launch form (`derive::Ctx::has_symbolic_steps`): the trigger of [`symdiv_run`].
-    static SYM_STEPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// The run with symbolic floor atoms (spec/logic.md §1 "Symbolic divisors", issue 14;
 /// [`derive::Ctx::symbolic_divisors`]): a grid-stride loop `pos += 192·gridDim.x` ranked by
 /// `⌊(R − s + δ)/δ⌋⁺` with the step `δ` itself as the divisor, exact at every grid where the
@@ -272,13 +266,15 @@ fn append_to_chain(head: &mut Analysis, s: Box<Analysis>) {
 /// a failed run that proposed guarded charges (Q:GWRITEGUARD, Q:VWRITEGUARD) once more
 /// without them; a failed run with Q:IFALIGN once more with Q:IF4 everywhere (a residue atom
 /// charged inside a loop is no candidate of the loop's invariant template, so its LP can be
-/// infeasible where the constant `M^div` is not). Also returns whether some loop had
-/// candidate floor atoms.
-fn run_once(job: Job<'_>) -> (Result<(Node, Poly), AnalysisError>, bool) {
+/// infeasible where the constant `M^div` is not). Also returns what the first attempt's
+/// loops met ([`Met`]).
+fn run_once(job: Job<'_>) -> (Result<(Node, Poly), AnalysisError>, Met) {
     let mut ctx = job.ctx();
     let r = derive::run_toward(&mut ctx, job.target);
-    let floors = ctx.has_floors();
-    SYM_STEPS.with(|c| c.set(c.get() || ctx.has_symbolic_steps()));
+    let mut met = Met {
+        floors: ctx.has_floors(),
+        symbolic_steps: ctx.has_symbolic_steps(),
+    };
     let r = match r {
         Err(e) if ctx.has_triangular() => job
             .run(derive::Ctx::deferred)
@@ -309,18 +305,30 @@ fn run_once(job: Job<'_>) -> (Result<(Node, Poly), AnalysisError>, bool) {
                 align: false,
                 ..job.opts.clone()
             };
-            run_once(Job {
+            let (r, plain_met) = run_once(Job {
                 opts: &plain,
                 ..job
-            })
-            .0
-            .map_err(|_| e)
+            });
+            met.symbolic_steps |= plain_met.symbolic_steps;
+            r.map_err(|_| e)
         }
         r => r,
     };
     let r = r.map(|found| windowed_run(job, &ctx, found));
     let r = r.map(|found| counted_run(job, &ctx, found));
-    (r, floors)
+    (r, met)
+}
+
+/// What the loops of a [`run_once`] met, read from its first context: the triggers of the
+/// runs after it in [`analyze_toward`].
+#[derive(Clone, Copy)]
+struct Met {
+    /// Some loop had candidate floor atoms (`derive::Ctx::has_floors`): the polynomial form
+    /// is run too.
+    floors: bool,
+    /// Some loop's symbolic step is a launch form (`derive::Ctx::has_symbolic_steps`; also
+    /// in the run without Q:IFALIGN): the trigger of [`symdiv_run`].
+    symbolic_steps: bool,
 }
 
 /// A run with the innermost loops of launch-constant trip count unrolled (Q:UNROLL;
@@ -492,12 +500,10 @@ pub fn analyze_toward(
     // The passes recurse along the program's nesting (sequences are right-nested), so they
     // run on a thread with a large stack, like the kernel.
     on_analysis_thread(|| {
-        SYM_STEPS.with(|c| c.set(false));
-        let (first, floors) = run_once(job);
-        let sym_steps = SYM_STEPS.with(std::cell::Cell::get);
+        let (first, met) = run_once(job);
         // a loop with a constant step had floor atoms: the polynomial form too, and
         // the floor form only where it is at least as tight at every sampled point
-        let (derivation, bound) = if floors {
+        let (derivation, bound) = if met.floors {
             let poly_opts = AnalysisOptions {
                 floor: false,
                 ..opts.clone()
@@ -528,7 +534,7 @@ pub fn analyze_toward(
         // (issue 13)
         a.certificate.shrink_to_fit();
         capped_run(job, &mut a);
-        if sym_steps {
+        if met.symbolic_steps {
             symdiv_run(job, &mut a);
         }
         Ok(*a)
